@@ -1,0 +1,4 @@
+#ifndef WPEXPORTER_CZLIB_SHIM_H
+#define WPEXPORTER_CZLIB_SHIM_H
+#include <zlib.h>
+#endif

@@ -1,0 +1,1 @@
+// WPClient: filled in by its issue; see docs/architecture.md.

@@ -1,0 +1,1 @@
+// WPCollector: filled in by its issue; see docs/architecture.md.

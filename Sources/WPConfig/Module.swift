@@ -1,0 +1,1 @@
+// WPConfig: filled in by its issue; see docs/architecture.md.

@@ -1,0 +1,1 @@
+// WPEnergy: filled in by its issue; see docs/architecture.md.

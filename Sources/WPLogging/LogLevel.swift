@@ -1,0 +1,30 @@
+/// Severity of a log record, ordered from the most verbose to the most severe.
+public enum LogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
+    case debug
+    case info
+    case warn
+    case error
+
+    /// Parses a configured level name: `debug`, `info`, `warn` (or `warning`), `error`.
+    /// Case-insensitive; returns `nil` for anything else.
+    public init?(name: String) {
+        switch name.lowercased() {
+        case "debug": self = .debug
+        case "info": self = .info
+        case "warn", "warning": self = .warn
+        case "error": self = .error
+        default: return nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .debug: "debug"
+        case .info: "info"
+        case .warn: "warn"
+        case .error: "error"
+        }
+    }
+
+    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+/// One log event as handed to a ``LogSink``: already filtered by level and redacted.
+public struct LogRecord: Sendable, Equatable {
+    /// Wall-clock time the event was logged.
+    public var time: Date
+    public var level: LogLevel
+    public var message: String
+    /// The logger's label, usually the module or component name (`client`, `server`).
+    public var logger: String
+    public var fields: LogFields
+    /// `#fileID:#line` of the call site.
+    public var file: String
+    public var line: UInt
+
+    public init(time: Date, level: LogLevel, message: String, logger: String,
+                fields: LogFields = [:], file: String = "", line: UInt = 0) {
+        self.time = time
+        self.level = level
+        self.message = message
+        self.logger = logger
+        self.fields = fields
+        self.file = file
+        self.line = line
+    }
+}
+
+/// Where log records go (stdout, a rotating file, memory in tests).
+///
+/// Contract: `write` may be called from any thread at any time, concurrently; a sink
+/// serialises its own output so records never interleave. It must not throw or crash:
+/// an I/O failure is swallowed (and reported on stderr at most once per failure kind).
+public protocol LogSink: Sendable {
+    func write(_ record: LogRecord)
+}

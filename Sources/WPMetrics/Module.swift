@@ -1,0 +1,1 @@
+// WPMetrics: filled in by its issue; see docs/architecture.md.

@@ -1,0 +1,1 @@
+// WPScheduler: filled in by its issue; see docs/architecture.md.

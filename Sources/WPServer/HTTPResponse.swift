@@ -1,0 +1,36 @@
+/// A response produced by an ``HTTPHandler``.
+///
+/// The server adds `Date`, `Content-Length` (or chunked framing) and `Connection`. When the
+/// handler has already set `Content-Encoding`, the server sends the body as it is and never
+/// compresses it again: a handler can serve a pre-compressed body this way.
+public struct HTTPResponse: Sendable, Equatable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+
+    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A `text/plain; charset=utf-8` response.
+    public static func text(_ text: String, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array(text.utf8))
+    }
+
+    /// An `application/json` response from already encoded JSON bytes.
+    public static func json(_ body: [UInt8], status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: body)
+    }
+}
+
+/// Answers HTTP requests. The one seam between the server and what it serves.
+///
+/// Contract: `handle` is called concurrently from many connections; implementations must be
+/// safe for that. A thrown error becomes a `500` response (logged, never sent to the client),
+/// and the server keeps serving. `handle` should not block a thread for long: do slow work
+/// asynchronously.
+public protocol HTTPHandler: Sendable {
+    func handle(_ request: HTTPRequest) async throws -> HTTPResponse
+}

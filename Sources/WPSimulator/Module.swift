@@ -1,0 +1,1 @@
+// WPSimulator: filled in by its issue; see docs/architecture.md.

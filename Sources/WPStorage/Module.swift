@@ -1,0 +1,1 @@
+// WPStorage: filled in by its issue; see docs/architecture.md.

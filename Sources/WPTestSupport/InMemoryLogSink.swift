@@ -1,0 +1,30 @@
+import Synchronization
+import WPLogging
+
+/// A ``LogSink`` that keeps every record in memory, for assertions in tests.
+public final class InMemoryLogSink: LogSink {
+    private let storage = Mutex<[LogRecord]>([])
+
+    public init() {}
+
+    public func write(_ record: LogRecord) {
+        storage.withLock { $0.append(record) }
+    }
+
+    /// Every record written so far, in order.
+    public var records: [LogRecord] { storage.withLock { $0 } }
+
+    /// Every message and field value written so far, as one string: handy for asserting a
+    /// secret appears nowhere.
+    public var allText: String {
+        records.map { record in
+            ([record.message] + record.fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })
+                .joined(separator: " ")
+        }.joined(separator: "\n")
+    }
+
+    /// A logger at `level` writing into this sink.
+    public func logger(label: String = "test", level: LogLevel = .debug) -> Logger {
+        Logger(label: label, level: level, sink: self)
+    }
+}

@@ -1,0 +1,104 @@
+import Synchronization
+
+/// A `Clock` that only moves when a test advances it.
+///
+/// `sleep(until:)` really suspends until ``advance(by:)`` moves `now` past the deadline (or the
+/// task is cancelled), so code under test that sleeps on an injected clock runs
+/// deterministically without real waiting. ``waitForSleepers(_:)`` lets a test wait until the
+/// code under test is parked in `sleep` before advancing.
+public final class ManualClock: Clock, Sendable {
+    public struct Instant: InstantProtocol, Sendable, Hashable, CustomStringConvertible {
+        public var offset: Duration
+        public init(offset: Duration) { self.offset = offset }
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+        public var description: String { "ManualClock.Instant(\(offset))" }
+    }
+
+    private struct Sleeper {
+        let id: UInt64
+        let deadline: Instant
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var now = Instant(offset: .zero)
+        var nextID: UInt64 = 0
+        var sleepers: [Sleeper] = []
+        var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public var now: Instant { state.withLock { $0.now } }
+    public var minimumResolution: Duration { .zero }
+
+    /// The number of tasks currently suspended in `sleep`.
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        try Task.checkCancellation()
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let resumeNow: Bool = state.withLock { state in
+                    if deadline <= state.now { return true }
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    return false
+                }
+                if resumeNow {
+                    continuation.resume()
+                } else {
+                    notifySleeperWaiters()
+                }
+            }
+        } onCancel: {
+            let sleeper: Sleeper? = state.withLock { state in
+                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.sleepers.remove(at: index)
+            }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves `now` forward by `duration` and wakes every sleeper whose deadline has passed,
+    /// earliest deadline first.
+    public func advance(by duration: Duration) {
+        let due: [Sleeper] = state.withLock { state in
+            state.now = state.now.advanced(by: duration)
+            let now = state.now
+            let due = state.sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
+            state.sleepers.removeAll { $0.deadline <= now }
+            return due
+        }
+        for sleeper in due { sleeper.continuation.resume() }
+    }
+
+    /// Suspends until at least `count` tasks are sleeping on this clock.
+    public func waitForSleepers(_ count: Int = 1) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready: Bool = state.withLock { state in
+                if state.sleepers.count >= count { return true }
+                state.sleeperWaiters.append((count: count, continuation: continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    private func notifySleeperWaiters() {
+        let ready: [CheckedContinuation<Void, Never>] = state.withLock { state in
+            let count = state.sleepers.count
+            let ready = state.sleeperWaiters.filter { $0.count <= count }.map(\.continuation)
+            state.sleeperWaiters.removeAll { $0.count <= count }
+            return ready
+        }
+        for continuation in ready { continuation.resume() }
+    }
+}

@@ -1,0 +1,4 @@
+/// Benchmark scenarios for the Client area.
+enum ClientBench {
+    static let scenarios: [Scenario] = []
+}

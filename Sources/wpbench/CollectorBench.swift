@@ -1,0 +1,4 @@
+/// Benchmark scenarios for the Collector area.
+enum CollectorBench {
+    static let scenarios: [Scenario] = []
+}

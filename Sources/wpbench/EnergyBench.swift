@@ -1,0 +1,4 @@
+/// Benchmark scenarios for the Energy area.
+enum EnergyBench {
+    static let scenarios: [Scenario] = []
+}

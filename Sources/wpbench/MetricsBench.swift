@@ -1,0 +1,4 @@
+/// Benchmark scenarios for the Metrics area.
+enum MetricsBench {
+    static let scenarios: [Scenario] = []
+}

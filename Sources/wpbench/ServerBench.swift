@@ -1,0 +1,4 @@
+/// Benchmark scenarios for the Server area.
+enum ServerBench {
+    static let scenarios: [Scenario] = []
+}

@@ -1,0 +1,2 @@
+// wpexporter — command-line entry point. Filled in by the foundation issue.
+print("wpexporter")

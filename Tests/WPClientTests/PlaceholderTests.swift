@@ -1,0 +1,6 @@
+import Testing
+@testable import WPClient
+
+@Test func moduleBuilds() {
+    #expect(Bool(true))
+}

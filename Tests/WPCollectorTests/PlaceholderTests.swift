@@ -1,0 +1,6 @@
+import Testing
+@testable import WPCollector
+
+@Test func moduleBuilds() {
+    #expect(Bool(true))
+}

@@ -1,0 +1,6 @@
+import Testing
+@testable import WPConfig
+
+@Test func moduleBuilds() {
+    #expect(Bool(true))
+}

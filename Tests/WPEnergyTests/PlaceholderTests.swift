@@ -1,0 +1,6 @@
+import Testing
+@testable import WPEnergy
+
+@Test func moduleBuilds() {
+    #expect(Bool(true))
+}

@@ -1,0 +1,34 @@
+import Testing
+import WPLogging
+import WPTestSupport
+
+@Suite struct LoggerTests {
+    @Test func filtersBelowMinimumLevel() {
+        let sink = InMemoryLogSink()
+        let log = Logger(label: "t", level: .warn, sink: sink)
+        log.debug("d")
+        log.info("i")
+        log.warn("w")
+        log.error("e")
+        #expect(sink.records.map(\.message) == ["w", "e"])
+        #expect(sink.records.map(\.level) == [.warn, .error])
+    }
+
+    @Test func childMergesFieldsWithoutChangingParent() {
+        let sink = InMemoryLogSink()
+        let parent = Logger(label: "parent", level: .debug, sink: sink, fields: ["a": 1])
+        let child = parent.child(label: "child", fields: ["b": "x"])
+        child.info("hello", ["a": 2])
+        parent.info("plain")
+        #expect(sink.records[0].logger == "child")
+        #expect(sink.records[0].fields == ["a": 2, "b": "x"])
+        #expect(sink.records[1].logger == "parent")
+        #expect(sink.records[1].fields == ["a": 1])
+    }
+
+    @Test func levelNamesParse() {
+        #expect(LogLevel(name: "WARNING") == .warn)
+        #expect(LogLevel(name: "debug") == .debug)
+        #expect(LogLevel(name: "verbose") == nil)
+    }
+}

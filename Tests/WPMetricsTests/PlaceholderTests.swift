@@ -1,0 +1,6 @@
+import Testing
+@testable import WPMetrics
+
+@Test func moduleBuilds() {
+    #expect(Bool(true))
+}

@@ -1,0 +1,6 @@
+import Testing
+@testable import WPSimulator
+
+@Test func moduleBuilds() {
+    #expect(Bool(true))
+}

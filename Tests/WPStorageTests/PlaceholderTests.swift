@@ -1,0 +1,6 @@
+import Testing
+@testable import WPStorage
+
+@Test func moduleBuilds() {
+    #expect(Bool(true))
+}

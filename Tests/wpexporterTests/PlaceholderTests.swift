@@ -1,0 +1,5 @@
+import Testing
+
+@Test func executableBuilds() {
+    #expect(Bool(true))
+}
