@@ -3,6 +3,7 @@
 //   swift run -c release wpbench            # every scenario
 //   swift run -c release wpbench NAME...    # scenarios whose name starts with NAME
 //   swift run -c release wpbench --list
+//   wpbench --child NAME ARGS...            # helper processes for tests
 
 import Foundation
 
@@ -10,6 +11,11 @@ let scenarios: [Scenario] = MetricsBench.scenarios + ServerBench.scenarios + Cli
     + EnergyBench.scenarios + CollectorBench.scenarios
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+// `wpbench --child NAME ARGS...` runs a helper process used by tests (e.g. the storage crash
+// test kills one with SIGKILL); see ChildProcesses.swift.
+if arguments.first == "--child" {
+    exit(await ChildProcesses.run(Array(arguments.dropFirst())))
+}
 if arguments.contains("--help") || arguments.contains("-h") {
     print("usage: wpbench [--list] [SCENARIO-PREFIX...]")
     exit(0)

@@ -1,0 +1,15 @@
+import Foundation
+
+/// Helper processes that tests start (and may kill) through `wpbench --child NAME ARGS...`.
+enum ChildProcesses {
+    /// Name → entry point returning the exit status. Areas add their own entries.
+    static let all: [String: @Sendable ([String]) async -> Int32] = [:]
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        guard let name = arguments.first, let entry = all[name] else {
+            FileHandle.standardError.write(Data("wpbench --child: unknown child '\(arguments.first ?? "")'; known: \(all.keys.sorted().joined(separator: ", "))\n".utf8))
+            return 64
+        }
+        return await entry(Array(arguments.dropFirst()))
+    }
+}
