@@ -48,7 +48,7 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPMetricsTests", dependencies: ["WPMetrics", "WPTestSupport"]),
         .testTarget(name: "WPStorageTests", dependencies: ["WPStorage", "WPTestSupport"]),
-        .testTarget(name: "WPEnergyTests", dependencies: ["WPEnergy", "WPTestSupport"]),
+        .testTarget(name: "WPEnergyTests", dependencies: ["WPEnergy", "WPSimulator", "WPTestSupport"]),
         .testTarget(name: "WPClientTests", dependencies: ["WPClient", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPServerTests", dependencies: ["WPServer", "WPTestSupport"]),

@@ -1,1 +1,0 @@
-// WPSimulator: filled in by its issue; see docs/architecture.md.
