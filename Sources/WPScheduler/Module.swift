@@ -1,1 +1,0 @@
-// WPScheduler: filled in by its issue; see docs/architecture.md.

@@ -1,0 +1,212 @@
+import Synchronization
+import WPLogging
+
+/// Runs a piece of work at a fixed rate, never twice at once.
+///
+/// Tick `n` is due at `start + n × interval` (drift-free: a slow collection does not push
+/// later ticks back). The first tick runs immediately. A tick that comes due while the
+/// previous run is still in progress is skipped and counted, as is any tick that passed
+/// entirely while the scheduler could not wake (for example a suspended machine): the
+/// scheduler never runs missed ticks back to back to "catch up".
+///
+/// `run()` returns when its task is cancelled. A run in progress at that moment may finish
+/// within ``Configuration/gracefulShutdownTimeout``; after that it is cancelled and `run()`
+/// returns without waiting further. Cancelled before the first tick, `run()` returns at once
+/// and the work never runs.
+///
+/// ```swift
+/// let scheduler = Scheduler(configuration: .init(interval: .seconds(5)), clock: ContinuousClock(),
+///                           logger: log) { tick in await collector.collect() }
+/// try await scheduler.run()   // until cancelled
+/// ```
+public final class Scheduler<C: Clock>: Sendable where C.Duration == Duration {
+    /// Scheduling settings.
+    public struct Configuration: Sendable, Equatable {
+        /// Time between the starts of consecutive ticks. Must be positive.
+        public var interval: Duration
+        /// How long a run in progress may take to finish after cancellation.
+        public var gracefulShutdownTimeout: Duration
+
+        public init(interval: Duration = .seconds(5), gracefulShutdownTimeout: Duration = .seconds(5)) {
+            self.interval = interval
+            self.gracefulShutdownTimeout = gracefulShutdownTimeout
+        }
+    }
+
+    /// Counters describing what the scheduler has done so far.
+    public struct Statistics: Sendable, Equatable {
+        /// Ticks whose work was started.
+        public var started = 0
+        /// Runs that returned.
+        public var completed = 0
+        /// Ticks that came due while a run was in progress or while the scheduler could not wake.
+        public var skipped = 0
+        /// Runs cancelled because they outlived the graceful shutdown timeout.
+        public var abandoned = 0
+        public init() {}
+    }
+
+    /// Work for one tick: its 0-based index and its due time as an offset from the first tick.
+    public typealias Work = @Sendable (Tick) async -> Void
+
+    private let configuration: Configuration
+    private let clock: C
+    private let logger: Logger
+    private let work: Work
+    private let state = Mutex(State())
+
+    private struct State {
+        var statistics = Statistics()
+        var runInProgress = false
+        var started = false
+        var startWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    /// Creates a scheduler. Nothing runs until ``run()``.
+    ///
+    /// - Parameters:
+    ///   - configuration: interval and shutdown timeout. An interval that is not positive is
+    ///     treated as one second (configuration validation rejects it before this point).
+    ///   - clock: the clock ticks are measured on; tests inject a manual clock.
+    ///   - logger: receives a debug line per skipped tick and a warning per abandoned run.
+    ///   - work: what to do on each tick.
+    public init(configuration: Configuration = Configuration(), clock: C, logger: Logger,
+                work: @escaping Work) {
+        var configuration = configuration
+        if configuration.interval <= .zero { configuration.interval = .seconds(1) }
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger
+        self.work = work
+    }
+
+    /// A snapshot of the counters.
+    public var statistics: Statistics { state.withLock { $0.statistics } }
+
+    /// Suspends until ``run()`` has started ticking (returns at once if it already has).
+    public func waitUntilStarted() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if state.started { return true }
+                state.startWaiters.append(continuation)
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    /// Ticks until the calling task is cancelled, then lets a run in progress finish within the
+    /// graceful shutdown timeout.
+    public func run() async {
+        guard !Task.isCancelled else { return }
+        let start = clock.now
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.started = true
+            defer { state.startWaiters = [] }
+            return state.startWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+
+        var next = 0
+        var inFlight: Task<Void, Never>?
+        while !Task.isCancelled {
+            do {
+                try await clock.sleep(until: start.advanced(by: configuration.interval * next), tolerance: nil)
+            } catch {
+                break
+            }
+            // The latest tick that is due now; any between `next` and it were missed.
+            let elapsed = start.duration(to: clock.now)
+            let due = max(next, Int(elapsed / configuration.interval))
+            let tick = Tick(index: due, offset: configuration.interval * due)
+            let missed = due - next
+            let startedRun = state.withLock { state -> Bool in
+                state.statistics.skipped += missed
+                if state.runInProgress {
+                    state.statistics.skipped += 1
+                    return false
+                }
+                state.runInProgress = true
+                state.statistics.started += 1
+                return true
+            }
+            if missed > 0 {
+                logger.warn("scheduler missed ticks", ["missed": .int(missed), "tick": .int(due)])
+            }
+            if startedRun {
+                // Unstructured on purpose: cancelling `run()` must not cancel a run in progress
+                // before its graceful shutdown timeout.
+                inFlight = Task { [work] in
+                    await work(tick)
+                    self.state.withLock { state in
+                        state.runInProgress = false
+                        state.statistics.completed += 1
+                    }
+                }
+            } else {
+                logger.debug("previous collection still running; tick skipped", ["tick": .int(due)])
+            }
+            next = due + 1
+        }
+        if let inFlight { await finish(inFlight) }
+    }
+
+    /// Waits for `task` up to the graceful shutdown timeout, then cancels it. Returns at the
+    /// timeout even if the cancelled work ignores cancellation.
+    private func finish(_ task: Task<Void, Never>) async {
+        guard state.withLock({ $0.runInProgress }) else { return }
+        let (clock, timeout) = (self.clock, configuration.gracefulShutdownTimeout)
+        let outcome = FirstOutcome()
+        // Fresh tasks: the caller is cancelled, and the timeout must really sleep.
+        let finished = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            outcome.set(continuation)
+            let timer = Task {
+                do { try await clock.sleep(for: timeout) } catch { return }
+                outcome.resolve(false)
+            }
+            Task {
+                await task.value
+                timer.cancel()
+                outcome.resolve(true)
+            }
+        }
+        if !finished {
+            task.cancel()
+            state.withLock { $0.statistics.abandoned += 1 }
+            logger.warn("collection still running after graceful shutdown timeout; cancelled it",
+                        ["timeout": "\(timeout)"])
+        }
+    }
+}
+
+/// Resumes a continuation with whichever result arrives first.
+private final class FirstOutcome: Sendable {
+    private let state = Mutex<(continuation: CheckedContinuation<Bool, Never>?, done: Bool)>((nil, false))
+
+    func set(_ continuation: CheckedContinuation<Bool, Never>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    func resolve(_ value: Bool) {
+        let continuation = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            guard !state.done else { return nil }
+            state.done = true
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(returning: value)
+    }
+}
+
+/// One scheduler tick.
+public struct Tick: Sendable, Equatable {
+    /// 0-based index; tick `n` is due at `start + n × interval`.
+    public var index: Int
+    /// Due time as an offset from the first tick.
+    public var offset: Duration
+
+    public init(index: Int, offset: Duration) {
+        self.index = index
+        self.offset = offset
+    }
+}

@@ -1,0 +1,189 @@
+import Synchronization
+import Testing
+import WPLogging
+import WPScheduler
+import WPTestSupport
+
+/// A one-shot gate a test opens; waiting on it ends early if the waiting task is cancelled.
+final class Gate: Sendable {
+    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func wait() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resume = state.withLock { state -> Bool in
+                    if state.open { return true }
+                    state.waiters.append(continuation)
+                    return false
+                }
+                if resume { continuation.resume() }
+            }
+        } onCancel: { open() }
+    }
+
+    func open() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.open = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}
+
+/// Records each tick with the clock's time at which the work started.
+struct Recorder: Sendable {
+    let stream: AsyncStream<(tick: Tick, at: Duration)>
+    let continuation: AsyncStream<(tick: Tick, at: Duration)>.Continuation
+    init() { (stream, continuation) = AsyncStream.makeStream() }
+}
+
+@Suite struct SchedulerTests {
+    let clock = ManualClock()
+    let recorder = Recorder()
+
+    private func makeScheduler(interval: Duration = .seconds(5), shutdown: Duration = .seconds(5),
+                               work: @escaping @Sendable (Tick) async -> Void = { _ in }) -> Scheduler<ManualClock> {
+        let (clock, recorder) = (self.clock, self.recorder)
+        let origin = clock.now
+        return Scheduler(configuration: .init(interval: interval, gracefulShutdownTimeout: shutdown),
+                         clock: clock, logger: .disabled) { tick in
+            recorder.continuation.yield((tick, origin.duration(to: clock.now)))
+            await work(tick)
+        }
+    }
+
+    @Test func firstTickIsImmediateAndLaterTicksDoNotDrift() async throws {
+        let scheduler = makeScheduler { tick in
+            // Each run takes 2 s of clock time; the next tick must still come at n × 5 s.
+            try? await self.clock.sleep(for: .seconds(2))
+        }
+        let task = Task { await scheduler.run() }
+        var ticks = recorder.stream.makeAsyncIterator()
+        let first = try #require(await ticks.next())
+        #expect(first.tick == Tick(index: 0, offset: .zero))
+        #expect(first.at == .zero)
+        for n in 1...3 {
+            await clock.waitForSleepers(2)       // the run's own sleep + the scheduler's
+            clock.advance(by: .seconds(2))       // run finishes at n×5 − 3
+            await waitForCompleted(scheduler, n)
+            clock.advance(by: .seconds(3))
+            let next = try #require(await ticks.next())
+            #expect(next.tick.index == n)
+            #expect(next.at == .seconds(5 * n))
+        }
+        task.cancel()
+        await clock.waitForSleepers(2)           // run 3's sleep + the shutdown timeout
+        clock.advance(by: .seconds(2))
+        await task.value
+        #expect(scheduler.statistics == stats(started: 4, completed: 4, skipped: 0))
+    }
+
+    @Test func tickDuringRunningCollectionIsSkippedAndCounted() async throws {
+        let gate = Gate()
+        let scheduler = makeScheduler { tick in
+            if tick.index == 0 { await gate.wait() }
+        }
+        let task = Task { await scheduler.run() }
+        var ticks = recorder.stream.makeAsyncIterator()
+        _ = await ticks.next()
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(5))           // tick 1 finds tick 0 still running
+        await clock.waitForSleepers(1)           // the scheduler is asleep again, for tick 2
+        #expect(scheduler.statistics == stats(started: 1, completed: 0, skipped: 1))
+        gate.open()
+        await waitForCompleted(scheduler, 1)
+        clock.advance(by: .seconds(5))
+        let next = try #require(await ticks.next())
+        #expect(next.tick.index == 2)
+        task.cancel()
+        await task.value
+        #expect(scheduler.statistics.skipped == 1)
+        #expect(scheduler.statistics.started == 2)
+    }
+
+    @Test func ticksMissedWhileAsleepAreCountedNotReplayed() async throws {
+        let scheduler = makeScheduler()
+        let task = Task { await scheduler.run() }
+        var ticks = recorder.stream.makeAsyncIterator()
+        _ = await ticks.next()
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(17))          // ticks 1 and 2 passed; tick 3 is due
+        let next = try #require(await ticks.next())
+        #expect(next.tick == Tick(index: 3, offset: .seconds(15)))
+        await clock.waitForSleepers(1)
+        #expect(scheduler.statistics.skipped == 2)
+        clock.advance(by: .seconds(3))           // t = 20 s: tick 4, on the original grid
+        #expect(try #require(await ticks.next()).tick.index == 4)
+        task.cancel()
+        await task.value
+    }
+
+    @Test func cancellationLetsRunningCollectionFinish() async throws {
+        let gate = Gate()
+        let finished = Mutex(false)
+        let scheduler = makeScheduler { _ in
+            await gate.wait()
+            finished.withLock { $0 = true }
+        }
+        let task = Task { await scheduler.run() }
+        var ticks = recorder.stream.makeAsyncIterator()
+        _ = await ticks.next()
+        await clock.waitForSleepers(1)
+        task.cancel()
+        await clock.waitForSleepers(1)           // the shutdown timeout is now running
+        gate.open()
+        await task.value
+        #expect(finished.withLock { $0 })
+        #expect(scheduler.statistics == stats(started: 1, completed: 1, skipped: 0))
+    }
+
+    @Test func collectionOutlivingShutdownTimeoutIsCancelled() async throws {
+        let gate = Gate()
+        let scheduler = makeScheduler(shutdown: .seconds(3)) { _ in await gate.wait() }
+        let task = Task { await scheduler.run() }
+        var ticks = recorder.stream.makeAsyncIterator()
+        _ = await ticks.next()
+        await clock.waitForSleepers(1)
+        task.cancel()
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(3))
+        await task.value
+        #expect(scheduler.statistics.abandoned == 1)
+        #expect(scheduler.statistics.started == 1)
+    }
+
+    @Test func cancelledBeforeStartNeverRuns() async {
+        let scheduler = makeScheduler()
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            await scheduler.run()
+        }
+        await task.value
+        #expect(scheduler.statistics == stats(started: 0, completed: 0, skipped: 0))
+    }
+
+    @Test func waitUntilStartedResumesOnceTicking() async {
+        let scheduler = makeScheduler()
+        let task = Task { await scheduler.run() }
+        await scheduler.waitUntilStarted()
+        var ticks = recorder.stream.makeAsyncIterator()
+        #expect(await ticks.next()?.tick.index == 0)
+        task.cancel()
+        await task.value
+    }
+
+    /// Yields until the scheduler has completed `count` runs (a run's bookkeeping happens on
+    /// its own task, just after the work returns).
+    private func waitForCompleted(_ scheduler: Scheduler<ManualClock>, _ count: Int) async {
+        while scheduler.statistics.completed < count { await Task.yield() }
+    }
+
+    private func stats(started: Int, completed: Int, skipped: Int) -> Scheduler<ManualClock>.Statistics {
+        var s = Scheduler<ManualClock>.Statistics()
+        s.started = started
+        s.completed = completed
+        s.skipped = skipped
+        return s
+    }
+}
