@@ -39,7 +39,7 @@ enum TextEscaping {
             } else if byte == 0xE2, index + 2 < count, bytes[index + 1] == 0x80,
                       bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9 {
                 width = 3
-                scalar = 0x2000 + UInt32(bytes[index + 2])
+                scalar = 0x2000 + UInt32(bytes[index + 2]) - 0x80
             }
             if width == 0 {
                 index += 1

@@ -18,7 +18,9 @@ enum Timestamp {
         if !seconds.isFinite { seconds = 0 }
         // ±1e13 s is ±300,000 years: far outside what we print, and safe to convert to Int64.
         seconds = min(max(seconds, -1e13), 1e13)
-        let totalMillis = Int64((seconds * 1000).rounded(.down))
+        // Round to whole microseconds first so that binary noise (…039.123 stored as
+        // …039.12299999) does not truncate to the previous millisecond.
+        let totalMillis = floorDiv(Int64((seconds * 1_000_000).rounded()), 1000)
         let secs = floorDiv(totalMillis, 1000)
         let millis = Int(totalMillis - secs * 1000)
         let days = floorDiv(secs, 86_400)
