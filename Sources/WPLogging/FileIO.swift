@@ -38,19 +38,22 @@ enum FileIO {
     ///   directory that failed.
     static func makeDirectories(_ path: String) throws(LoggingError) {
         if path.isEmpty || isDirectory(path) { return }
-        var prefix = path.hasPrefix("/") ? "/" : ""
+        var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/", omittingEmptySubsequences: true) {
-            prefix += component
-            if !isDirectory(prefix) {
-                if mkdir(prefix, 0o755) != 0 {
-                    let code = errno
-                    if !(code == EEXIST && isDirectory(prefix)) {
-                        throw .cannotCreateDirectory(path: prefix, errno: code, reason: reason(code))
-                    }
-                }
+            prefix += "/" + component
+            guard !isDirectory(prefix), mkdir(prefix, 0o755) != 0 else { continue }
+            var code = errno
+            if code == EEXIST {
+                if isDirectory(prefix) { continue } // created concurrently
+                code = ENOTDIR // a file is in the way: say so rather than "File exists"
             }
-            prefix += "/"
+            throw .cannotCreateDirectory(path: displayPath(prefix, original: path), errno: code, reason: reason(code))
         }
+    }
+
+    /// `./a/b` back to `a/b` for relative paths, so errors name the path as configured.
+    private static func displayPath(_ built: String, original: String) -> String {
+        original.hasPrefix("/") || !built.hasPrefix("./") ? built : String(built.dropFirst(2))
     }
 
     static func isDirectory(_ path: String) -> Bool {
