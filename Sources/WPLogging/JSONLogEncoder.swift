@@ -24,7 +24,12 @@ public struct JSONLogEncoder: LogEncoder {
         self.caller = caller
     }
 
-    static let reservedKeys: Set<String> = ["time", "level", "logger", "message", "caller"]
+    static func isReserved(_ key: String) -> Bool {
+        switch key {
+        case "time", "level", "logger", "message", "caller": true
+        default: false
+        }
+    }
 
     public func encode(_ record: LogRecord, into out: inout [UInt8]) {
         out.reserveCapacity(out.count + 128 + record.message.utf8.count + record.fields.count * 24)
@@ -45,7 +50,7 @@ public struct JSONLogEncoder: LogEncoder {
         }
         for (key, value) in record.fields.sorted(by: { $0.key < $1.key }) {
             out.append(UInt8(ascii: ","))
-            appendString(Self.reservedKeys.contains(key) ? "fields." + key : key, to: &out)
+            appendString(Self.isReserved(key) ? "fields." + key : key, to: &out)
             out.append(UInt8(ascii: ":"))
             appendValue(value, to: &out)
         }

@@ -78,8 +78,9 @@ public struct Logger: Sendable {
         guard isEnabled(level) else { return }
         var merged = self.fields
         if !fields.isEmpty { merged.merge(fields) { _, new in new } }
-        sink.write(LogRecord(time: now(), level: level, message: redactor.redact(message()), logger: label,
-                             fields: redactor.redact(merged), file: file, line: line))
+        let (text, safeFields) = redactor.redact(message: message(), fields: merged)
+        sink.write(LogRecord(time: now(), level: level, message: text, logger: label,
+                             fields: safeFields, file: file, line: line))
     }
 
     /// Writes a `debug` record; see ``log(_:_:_:file:line:)``.

@@ -98,7 +98,11 @@ public final class Redactor: Sendable {
     /// - Returns: The masked fields.
     public func redact(_ fields: LogFields) -> LogFields {
         if fields.isEmpty { return fields }
-        let patterns = state.withLock { $0.patterns }
+        return redact(fields, patterns: state.withLock { $0.patterns })
+    }
+
+    private func redact(_ fields: LogFields, patterns: [[UInt8]]) -> LogFields {
+        if fields.isEmpty { return fields }
         var result = fields
         for (key, value) in fields {
             if Self.isSensitiveKey(key) {
@@ -128,9 +132,17 @@ public final class Redactor: Sendable {
     /// Whether a field named `key` holds a secret: its name contains one of
     /// ``sensitiveKeyFragments``, ignoring ASCII case (`Password`, `x_auth_token`, `Set-Cookie`).
     public static func isSensitiveKey(_ key: String) -> Bool {
-        let bytes = Array(key.utf8)
-        return sensitiveKeyBytes.contains { SecretScanner.containsIgnoringASCIICase(bytes, $0) }
+        var key = key
+        return key.withUTF8 { bytes in
+            sensitiveKeyBytes.contains { SecretScanner.containsIgnoringASCIICase(bytes, $0) }
+        }
     }
 
     private static let sensitiveKeyBytes: [[UInt8]] = sensitiveKeyFragments.map { Array($0.utf8) }
+
+    /// The message and fields of one record, redacted under a single lock acquisition.
+    func redact(message: String, fields: LogFields) -> (String, LogFields) {
+        let patterns = state.withLock { $0.patterns }
+        return (SecretScanner.mask(message, patterns: patterns), redact(fields, patterns: patterns))
+    }
 }

@@ -74,11 +74,12 @@ enum SecretScanner {
         isWordByte(byte) || byte == 0x2D || byte == 0x2E || byte == 0x7E || byte == 0x2B || byte == 0x2F || byte == 0x3D
     }
 
-    /// Whether `haystack` contains `needle` (lower-case ASCII) ignoring ASCII case.
-    static func containsIgnoringASCIICase(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
-        guard !needle.isEmpty, haystack.count >= needle.count else { return false }
-        outer: for start in 0...(haystack.count - needle.count) {
-            for offset in 0..<needle.count {
+    /// Whether `haystack` contains `needle` ignoring ASCII case. `needle` must be lower-case
+    /// ASCII starting with a letter (as the sensitive key fragments are).
+    static func containsIgnoringASCIICase(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, haystack.count >= needle.count else { return false }
+        outer: for start in 0...(haystack.count - needle.count) where haystack[start] | 0x20 == first {
+            for offset in 1..<needle.count {
                 var byte = haystack[start + offset]
                 if byte >= 0x41 && byte <= 0x5A { byte |= 0x20 }
                 if byte != needle[offset] { continue outer }
