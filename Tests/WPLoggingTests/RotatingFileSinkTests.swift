@@ -49,6 +49,16 @@ import WPTestSupport
         }
     }
 
+    @Test func backupsRotatedInTheSameMillisecondAreOrderedBySequence() throws {
+        try withLoggingTemporaryDirectory { dir in
+            let sink = try makeSink(dir, maxBackups: 1)
+            write(sink, 0..<7)
+            sink.waitForMaintenance()
+            #expect(LoggingFiles.names(in: dir) == ["app-\(stamp)-2.log", "app.log"])
+            #expect(LoggingFiles.text(dir + "/app-\(stamp)-2.log") == "line-04\nline-05\n")
+        }
+    }
+
     @Test func deletesBackupsOlderThanMaxAgeByTheInjectedClock() throws {
         try withLoggingTemporaryDirectory { dir in
             let day: TimeInterval = 86_400
@@ -167,6 +177,32 @@ import WPTestSupport
             #expect(reports.count == 2)
             #expect(reports.first { $0.contains("cannot rename \(logDir)/app.log") && $0.contains("No such file or directory") } != nil)
             #expect(reports.first { $0.contains("cannot open log file \(logDir)/app.log") } != nil)
+        }
+    }
+
+    @Test func concurrentWritersWithBackgroundCompressionLoseNothing() async throws {
+        try await withLoggingTemporaryDirectory { dir in
+            let sink = try RotatingFileSink(
+                configuration: .init(path: dir + "/app.log", maxSizeBytes: 2048, maxBackups: 0, maxAge: 0, compress: true),
+                encoder: MessageOnlyEncoder(), now: clock.now)
+            let tasks = 4, perTask = 300
+            await withTaskGroup(of: Void.self) { group in
+                for task in 0..<tasks {
+                    group.addTask {
+                        for index in 0..<perTask { sink.write(.make(message: "t\(task)-\(index)")) }
+                    }
+                }
+            }
+            sink.close()
+            var lines: [Substring] = []
+            for name in LoggingFiles.names(in: dir) {
+                #expect(!name.hasSuffix(".tmp"))
+                let text = name.hasSuffix(".gz") ? try LoggingFiles.gunzip(dir + "/" + name) : LoggingFiles.text(dir + "/" + name)
+                #expect(name.hasSuffix(".gz") || name == "app.log")
+                lines += text.split(separator: "\n")
+            }
+            #expect(lines.count == tasks * perTask)
+            #expect(Set(lines).count == tasks * perTask)
         }
     }
 
