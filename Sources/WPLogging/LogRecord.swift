@@ -31,5 +31,15 @@ public struct LogRecord: Sendable, Equatable {
 /// serialises its own output so records never interleave. It must not throw or crash:
 /// an I/O failure is swallowed (and reported on stderr at most once per failure kind).
 public protocol LogSink: Sendable {
+    /// Writes one record. Never throws, never crashes; may be called concurrently.
     func write(_ record: LogRecord)
+
+    /// Finishes pending background work (such as compressing a rotated file) and releases
+    /// resources; records written afterwards may be dropped. Call it once at shutdown. The
+    /// default implementation does nothing.
+    func close()
+}
+
+extension LogSink {
+    public func close() {}
 }

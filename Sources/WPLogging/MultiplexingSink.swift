@@ -18,4 +18,9 @@ public struct MultiplexingSink: LogSink {
     public func write(_ record: LogRecord) {
         for sink in sinks { sink.write(record) }
     }
+
+    /// Closes every destination, in order.
+    public func close() {
+        for sink in sinks { sink.close() }
+    }
 }

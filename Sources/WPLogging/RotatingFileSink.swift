@@ -14,8 +14,9 @@ import Darwin
 /// - **Rotation.** Before a write that would make the file larger than
 ///   ``Configuration-swift.struct/maxSizeBytes``, the file is renamed to
 ///   `<stem>-<YYYY-MM-DDTHH-MM-SS.mmm><ext>` (UTC rotation time from the injected wall clock,
-///   e.g. `wpexporter-2026-11-22T02-37-19.123.log`; `-1`, `-2`, ... is appended if that name is
-///   taken) and a new file is started. A single record larger than the limit is still written
+///   e.g. `wpexporter-2026-11-22T02-37-19.123.log`; `-1`, `-2`, ... is appended for rotations
+///   in the same millisecond) and a new file is started. Names always sort oldest to newest: if
+///   the clock steps back, the newest backup's time is reused with a higher sequence number. A single record larger than the limit is still written
 ///   whole, into a fresh file.
 /// - **Retention.** Rotated files beyond ``Configuration-swift.struct/maxBackups`` (newest kept)
 ///   and those whose rotation time is older than ``Configuration-swift.struct/maxAge`` are
@@ -49,6 +50,10 @@ public final class RotatingFileSink: LogSink {
         var fd: Int32
         var size: Int
         var closed = false
+        /// Stamp and sequence of the newest backup, so the next name always sorts after it,
+        /// even when maintenance has deleted older names or the wall clock stepped back.
+        var lastStamp: String?
+        var lastSequence = 0
     }
 
     private let state: Mutex<State>
@@ -81,6 +86,12 @@ public final class RotatingFileSink: LogSink {
         try FileIO.makeDirectories(naming.directory)
         let opened = try FileIO.openForAppend(configuration.path, mode: configuration.fileMode)
         self.state = Mutex(State(fd: opened.fd, size: opened.size))
+        if let newest = listBackups().first {
+            state.withLock { state in
+                state.lastStamp = newest.stamp
+                state.lastSequence = newest.sequence
+            }
+        }
         scheduleMaintenance()
     }
 
@@ -146,13 +157,19 @@ public final class RotatingFileSink: LogSink {
     private func rotate(_ state: inout State) -> [(String, String)] {
         FileIO.closeDescriptor(state.fd)
         state.fd = -1
-        let stamp = Timestamp.fileStamp(now())
+        var stamp = Timestamp.fileStamp(now())
         var sequence = 0
+        if let last = state.lastStamp, stamp <= last {
+            stamp = last
+            sequence = state.lastSequence + 1
+        }
         var target = naming.path(naming.name(stamp: stamp, sequence: sequence))
         while FileIO.exists(target) || FileIO.exists(target + ".gz") || FileIO.exists(target + ".gz.tmp") {
             sequence += 1
             target = naming.path(naming.name(stamp: stamp, sequence: sequence))
         }
+        state.lastStamp = stamp
+        state.lastSequence = sequence
         guard rename(configuration.path, target) == 0 else {
             let code = errno
             return [("rotate", "cannot rename \(configuration.path) to \(target): \(FileIO.reason(code)) (errno \(code))")]

@@ -59,6 +59,23 @@ import WPTestSupport
         }
     }
 
+    @Test func newBackupsSortNewestAcrossRestartsAndClockStepsBack() throws {
+        try withLoggingTemporaryDirectory { dir in
+            let first = try makeSink(dir, maxBackups: 1)
+            write(first, 0..<3)
+            first.close()
+            #expect(LoggingFiles.names(in: dir) == ["app-\(stamp).log", "app.log"])
+
+            let second = try makeSink(dir, maxBackups: 1)
+            clock.advance(by: -3600)
+            write(second, 3..<5)
+            second.close()
+            #expect(LoggingFiles.names(in: dir) == ["app-\(stamp)-1.log", "app.log"])
+            #expect(LoggingFiles.text(dir + "/app-\(stamp)-1.log") == "line-02\nline-03\n")
+            #expect(LoggingFiles.text(dir + "/app.log") == "line-04\n")
+        }
+    }
+
     @Test func deletesBackupsOlderThanMaxAgeByTheInjectedClock() throws {
         try withLoggingTemporaryDirectory { dir in
             let day: TimeInterval = 86_400
