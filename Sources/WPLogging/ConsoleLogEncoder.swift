@@ -42,7 +42,7 @@ public struct ConsoleLogEncoder: LogEncoder {
         out.append(UInt8(ascii: " "))
 
         style(Self.color(for: record.level), to: &out)
-        let levelName = record.level.description.uppercased()
+        let levelName = Self.levelName(record.level)
         out.append(contentsOf: levelName.utf8)
         style(Self.reset, to: &out)
         pad(from: levelName.utf8.count, to: 5, out: &out)
@@ -104,6 +104,15 @@ public struct ConsoleLogEncoder: LogEncoder {
 
     static let reset = "\u{1B}[0m"
     static let dim = "\u{1B}[2m"
+
+    static func levelName(_ level: LogLevel) -> String {
+        switch level {
+        case .debug: "DEBUG"
+        case .info: "INFO"
+        case .warn: "WARN"
+        case .error: "ERROR"
+        }
+    }
 
     static func color(for level: LogLevel) -> String {
         switch level {

@@ -153,7 +153,8 @@ public final class RotatingFileSink: LogSink {
         maintenance.sync {}
     }
 
-    /// Closes and renames the active file, then opens a new one. Runs under the lock.
+    /// Closes the active file and renames it to the next backup name; `write` then opens a
+    /// fresh file. Runs under the lock.
     private func rotate(_ state: inout State) -> [(String, String)] {
         FileIO.closeDescriptor(state.fd)
         state.fd = -1
