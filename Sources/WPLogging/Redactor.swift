@@ -11,6 +11,9 @@ import Synchronization
 /// - **By value.** Secrets registered with ``register(_:)`` or ``setSecret(_:named:)`` (the
 ///   configured WinPower password, the current session token) are replaced by `***` wherever
 ///   they occur inside a message or a field value, including numbers whose text contains them.
+///   Each secret is also matched in its percent-encoded form (`p@ss w` → `p%40ss%20w`, as in a
+///   URL or form body) and its JSON-escaped form (`a"b` → `a\"b`), so it is masked when a
+///   request body or URL is logged.
 /// - **Bearer tokens.** `Bearer <token>` (any case, at a word start) becomes `Bearer ***` in
 ///   messages and field values, even when the token was never registered.
 ///
@@ -38,8 +41,11 @@ public final class Redactor: Sendable {
         var patterns: [[UInt8]] = []
 
         mutating func rebuild() {
-            let all = anonymous.union(named.values).filter { !$0.isEmpty }
-            patterns = all.map { Array($0.utf8) }.sorted { $0.count != $1.count ? $0.count > $1.count : $0.lexicographicallyPrecedes($1) }
+            var all: Set<[UInt8]> = []
+            for secret in anonymous.union(named.values) where !secret.isEmpty {
+                all.formUnion(SecretScanner.variants(of: Array(secret.utf8)))
+            }
+            patterns = all.sorted { $0.count != $1.count ? $0.count > $1.count : $0.lexicographicallyPrecedes($1) }
         }
     }
 
@@ -80,8 +86,11 @@ public final class Redactor: Sendable {
         }
     }
 
-    /// The number of distinct non-empty secret values currently masked.
-    public var secretCount: Int { state.withLock { $0.patterns.count } }
+    /// The number of distinct non-empty secret values currently masked (not counting their
+    /// encoded variants).
+    public var secretCount: Int {
+        state.withLock { Set($0.anonymous.union($0.named.values).filter { !$0.isEmpty }).count }
+    }
 
     /// `text` with every registered secret and every Bearer token masked.
     ///

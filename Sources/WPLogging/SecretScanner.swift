@@ -48,6 +48,28 @@ enum SecretScanner {
         return true
     }
 
+    /// `secret` itself, percent-encoded (every byte outside RFC 3986 unreserved characters as
+    /// `%XX`, upper-case hex), and JSON-escaped. Duplicates collapse in the caller's set.
+    static func variants(of secret: [UInt8]) -> [[UInt8]] {
+        var percent: [UInt8] = []
+        let hex = Array("0123456789ABCDEF".utf8)
+        for byte in secret {
+            if isUnreserved(byte) {
+                percent.append(byte)
+            } else {
+                percent += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            }
+        }
+        var json: [UInt8] = []
+        secret.withUnsafeBufferPointer { TextEscaping.append($0, quoting: .quoted, to: &json) }
+        return [secret, percent, json]
+    }
+
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
+            || byte == 0x2D || byte == 0x2E || byte == 0x5F || byte == 0x7E
+    }
+
     private static let bearerWord: [UInt8] = Array("bearer".utf8)
 
     /// At `index`, `Bearer` + blanks + a token (RFC 6750 b64token characters)? Returns the

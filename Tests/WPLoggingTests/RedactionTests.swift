@@ -71,6 +71,14 @@ import WPTestSupport
         #expect(redactor.redact("abc") == "abc")
     }
 
+    @Test func percentEncodedAndJSONEscapedFormsOfASecretAreMaskedToo() {
+        let redactor = Redactor(secrets: [#"p@ss w"rd"#])
+        #expect(redactor.secretCount == 1)
+        #expect(redactor.redact("GET /login?password=p%40ss%20w%22rd&x=1") == "GET /login?password=***&x=1")
+        #expect(redactor.redact(#"body {"password":"p@ss w\"rd"}"#) == #"body {"password":"***"}"#)
+        #expect(redactor.redact(#"raw p@ss w"rd"#) == "raw ***")
+    }
+
     @Test func longerSecretsWinOverTheirPrefixes() {
         let redactor = Redactor(secrets: ["abc", "abcdef"])
         #expect(redactor.redact("xabcdefx abcx") == "x***x ***x")
