@@ -4,15 +4,20 @@ import Foundation
 public struct LogRecord: Sendable, Equatable {
     /// Wall-clock time the event was logged.
     public var time: Date
+    /// The record's severity.
     public var level: LogLevel
+    /// The message, already redacted.
     public var message: String
     /// The logger's label, usually the module or component name (`client`, `server`).
     public var logger: String
+    /// Structured fields, already redacted.
     public var fields: LogFields
-    /// `#fileID:#line` of the call site.
+    /// `#fileID` of the call site (`Module/File.swift`); written as `caller` when enabled.
     public var file: String
+    /// `#line` of the call site.
     public var line: UInt
 
+    /// Creates a record; ``Logger`` does this for you.
     public init(time: Date, level: LogLevel, message: String, logger: String,
                 fields: LogFields = [:], file: String = "", line: UInt = 0) {
         self.time = time
