@@ -37,6 +37,18 @@ import WPTestSupport
         }
     }
 
+    @Test func aFileMayReachExactlyTheMaximumSize() throws {
+        try withLoggingTemporaryDirectory { dir in
+            let sink = try makeSink(dir, maxSizeBytes: 16)
+            write(sink, 0..<2)
+            #expect(sink.currentSize == 16)
+            write(sink, 2..<3)
+            sink.close()
+            #expect(LoggingFiles.text(dir + "/app-\(stamp).log") == "line-00\nline-01\n")
+            #expect(LoggingFiles.text(dir + "/app.log") == "line-02\n")
+        }
+    }
+
     @Test func keepsOnlyTheNewestBackups() throws {
         try withLoggingTemporaryDirectory { dir in
             let sink = try makeSink(dir, maxBackups: 2)
