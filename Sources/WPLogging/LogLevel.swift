@@ -1,8 +1,12 @@
 /// Severity of a log record, ordered from the most verbose to the most severe.
 public enum LogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
+    /// Detail for diagnosing problems; off by default.
     case debug
+    /// Normal operation: start-up, logins, periodic summaries.
     case info
+    /// Something unexpected that wpexporter recovered from.
     case warn
+    /// A failure that lost data or stopped an operation.
     case error
 
     /// Parses a configured level name: `debug`, `info`, `warn` (or `warning`), `error`.
@@ -17,6 +21,7 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConve
         }
     }
 
+    /// The lower-case name used in configuration and JSON output.
     public var description: String {
         switch self {
         case .debug: "debug"

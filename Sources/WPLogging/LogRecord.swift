@@ -4,15 +4,20 @@ import Foundation
 public struct LogRecord: Sendable, Equatable {
     /// Wall-clock time the event was logged.
     public var time: Date
+    /// The record's severity.
     public var level: LogLevel
+    /// The message, already redacted.
     public var message: String
     /// The logger's label, usually the module or component name (`client`, `server`).
     public var logger: String
+    /// Structured fields, already redacted.
     public var fields: LogFields
-    /// `#fileID:#line` of the call site.
+    /// `#fileID` of the call site (`Module/File.swift`); written as `caller` when enabled.
     public var file: String
+    /// `#line` of the call site.
     public var line: UInt
 
+    /// Creates a record; ``Logger`` does this for you.
     public init(time: Date, level: LogLevel, message: String, logger: String,
                 fields: LogFields = [:], file: String = "", line: UInt = 0) {
         self.time = time
@@ -31,5 +36,15 @@ public struct LogRecord: Sendable, Equatable {
 /// serialises its own output so records never interleave. It must not throw or crash:
 /// an I/O failure is swallowed (and reported on stderr at most once per failure kind).
 public protocol LogSink: Sendable {
+    /// Writes one record. Never throws, never crashes; may be called concurrently.
     func write(_ record: LogRecord)
+
+    /// Finishes pending background work (such as compressing a rotated file) and releases
+    /// resources; records written afterwards may be dropped. Call it once at shutdown. The
+    /// default implementation does nothing.
+    func close()
+}
+
+extension LogSink {
+    public func close() {}
 }

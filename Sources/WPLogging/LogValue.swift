@@ -3,11 +3,16 @@
 /// Literals convert implicitly, so call sites read naturally:
 /// `logger.info("collected", ["devices": 3, "duration_ms": 12.5, "url": "\(url)"])`.
 public enum LogValue: Sendable, Equatable, CustomStringConvertible {
+    /// Text; JSON string, console value quoted when needed.
     case string(String)
+    /// An integer; JSON number.
     case int(Int)
+    /// A floating-point number; JSON number, or `"NaN"`/`"+Inf"`/`"-Inf"` when not finite.
     case double(Double)
+    /// `true` or `false`.
     case bool(Bool)
 
+    /// The value as plain text (no quoting or escaping).
     public var description: String {
         switch self {
         case .string(let value): value

@@ -10,20 +10,43 @@ import Foundation
 /// let deviceLog = log.child(fields: ["device_id": "e156e6cb"])
 /// deviceLog.warn("reading dropped", ["field": "loadTotalWatt"])
 /// ```
+///
+/// Every record passes through the logger's ``Redactor`` before it reaches the sink: sensitive
+/// field names, registered secret values and `Bearer` tokens are masked whatever the call site
+/// passes. Control characters are escaped later, by the encoder. To build a logger from a
+/// ``LoggingConfiguration`` use ``LoggingConfiguration/makeLogger(label:redactor:environment:)``.
 public struct Logger: Sendable {
+    /// The component name written with every record (`client`, `server`).
     public var label: String
+    /// Records below this level are dropped before anything is evaluated.
     public var level: LogLevel
+    /// Fixed fields every record carries; call-site fields with the same key win.
     public var fields: LogFields
+    /// Where records go.
     public let sink: any LogSink
+    /// Masks secrets in every record; shared by reference with every child logger.
+    public let redactor: Redactor
     private let now: @Sendable () -> Date
 
+    /// Creates a logger.
+    ///
+    /// - Parameters:
+    ///   - label: The component name written with every record.
+    ///   - level: The minimum level written; `info` by default.
+    ///   - sink: Where records go.
+    ///   - fields: Fixed fields for every record.
+    ///   - now: The wall clock stamped on records.
+    ///   - redactor: The secrets to mask; share one redactor between the loggers that may see
+    ///     the same secrets. A fresh one (masking sensitive keys and Bearer tokens) by default.
     public init(label: String, level: LogLevel = .info, sink: any LogSink,
-                fields: LogFields = [:], now: @escaping @Sendable () -> Date = { Date() }) {
+                fields: LogFields = [:], now: @escaping @Sendable () -> Date = { Date() },
+                redactor: Redactor = Redactor()) {
         self.label = label
         self.level = level
         self.sink = sink
         self.fields = fields
         self.now = now
+        self.redactor = redactor
     }
 
     /// A logger that discards everything.
@@ -42,30 +65,43 @@ public struct Logger: Sendable {
     /// Whether a record at `level` would be written.
     public func isEnabled(_ level: LogLevel) -> Bool { level >= self.level }
 
+    /// Writes a record at `level` if the logger is enabled for it, after redaction.
+    ///
+    /// - Parameters:
+    ///   - level: The record's severity.
+    ///   - message: The message; only evaluated when the level is enabled.
+    ///   - fields: Fields for this record, merged over the logger's fixed fields.
+    ///   - file: The call site's `#fileID`, written as `caller` when enabled.
+    ///   - line: The call site's line.
     public func log(_ level: LogLevel, _ message: @autoclosure () -> String, _ fields: LogFields = [:],
                     file: String = #fileID, line: UInt = #line) {
         guard isEnabled(level) else { return }
         var merged = self.fields
-        merged.merge(fields) { _, new in new }
-        sink.write(LogRecord(time: now(), level: level, message: message(), logger: label,
-                             fields: merged, file: file, line: line))
+        if !fields.isEmpty { merged.merge(fields) { _, new in new } }
+        let (text, safeFields) = redactor.redact(message: message(), fields: merged)
+        sink.write(LogRecord(time: now(), level: level, message: text, logger: label,
+                             fields: safeFields, file: file, line: line))
     }
 
+    /// Writes a `debug` record; see ``log(_:_:_:file:line:)``.
     public func debug(_ message: @autoclosure () -> String, _ fields: LogFields = [:],
                       file: String = #fileID, line: UInt = #line) {
         log(.debug, message(), fields, file: file, line: line)
     }
 
+    /// Writes a `info` record; see ``log(_:_:_:file:line:)``.
     public func info(_ message: @autoclosure () -> String, _ fields: LogFields = [:],
                      file: String = #fileID, line: UInt = #line) {
         log(.info, message(), fields, file: file, line: line)
     }
 
+    /// Writes a `warn` record; see ``log(_:_:_:file:line:)``.
     public func warn(_ message: @autoclosure () -> String, _ fields: LogFields = [:],
                      file: String = #fileID, line: UInt = #line) {
         log(.warn, message(), fields, file: file, line: line)
     }
 
+    /// Writes a `error` record; see ``log(_:_:_:file:line:)``.
     public func error(_ message: @autoclosure () -> String, _ fields: LogFields = [:],
                       file: String = #fileID, line: UInt = #line) {
         log(.error, message(), fields, file: file, line: line)

@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Thin wrappers over the POSIX calls the sinks use; errors carry `errno` and its text.
+enum FileIO {
+    /// The operating system's text for `code`, e.g. `Permission denied`.
+    static func reason(_ code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+
+    /// Writes all of `bytes` to `fd`, retrying on `EINTR` and partial writes. A record up to
+    /// the pipe buffer size goes out in one `write(2)`. Returns `nil` or the failing `errno`.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
+        bytes.withUnsafeBytes { raw -> Int32? in
+            guard let base = raw.baseAddress else { return nil }
+            var offset = 0
+            while offset < raw.count {
+                let written = write(fd, base + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                if written == 0 { return EIO }
+                offset += written
+            }
+            return nil
+        }
+    }
+
+    /// Creates `path` and its missing parents (`mkdir -p`) with mode 0755.
+    ///
+    /// - Throws: ``LoggingError/cannotCreateDirectory(path:errno:reason:)`` naming the
+    ///   directory that failed.
+    static func makeDirectories(_ path: String) throws(LoggingError) {
+        if path.isEmpty || isDirectory(path) { return }
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+            prefix += "/" + component
+            guard !isDirectory(prefix), mkdir(prefix, 0o755) != 0 else { continue }
+            var code = errno
+            if code == EEXIST {
+                if isDirectory(prefix) { continue } // created concurrently
+                code = ENOTDIR // a file is in the way: say so rather than "File exists"
+            }
+            throw .cannotCreateDirectory(path: displayPath(prefix, original: path), errno: code, reason: reason(code))
+        }
+    }
+
+    /// `./a/b` back to `a/b` for relative paths, so errors name the path as configured.
+    private static func displayPath(_ built: String, original: String) -> String {
+        original.hasPrefix("/") || !built.hasPrefix("./") ? built : String(built.dropFirst(2))
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// Opens `path` for appending (creating it with `mode`), returning the descriptor and the
+    /// current size.
+    ///
+    /// - Throws: ``LoggingError/cannotOpenFile(path:errno:reason:)``.
+    static func openForAppend(_ path: String, mode: mode_t) throws(LoggingError) -> (fd: Int32, size: Int) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, mode)
+        if fd < 0 {
+            let code = errno
+            throw .cannotOpenFile(path: path, errno: code, reason: reason(code))
+        }
+        var info = stat()
+        let size = fstat(fd, &info) == 0 ? Int(info.st_size) : 0
+        return (fd, size)
+    }
+
+    /// Closes `fd`, ignoring errors (nothing useful can be done about them here).
+    static func closeDescriptor(_ fd: Int32) {
+        _ = close(fd)
+    }
+
+    /// The directory part of `path` (`.` when there is none).
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        if slash == path.startIndex { return "/" }
+        return String(path[..<slash])
+    }
+
+    /// The file-name part of `path`.
+    static func fileName(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+
+/// Fast RFC 3339 formatting and parsing of wall-clock times in UTC with milliseconds.
+///
+/// `DateFormatter` and `ISO8601DateFormatter` cost microseconds per call and allocate; log
+/// encoding formats one timestamp per record, so this does the civil-date arithmetic by hand
+/// (Howard Hinnant's `civil_from_days`). Years are clamped to 0...9999 so the output always has
+/// the fixed width `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+enum Timestamp {
+    /// Broken-down UTC time.
+    struct Parts: Equatable {
+        var year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, millisecond: Int
+    }
+
+    /// Milliseconds are truncated toward the past (never rounded up into the next second).
+    static func parts(of date: Date) -> Parts {
+        var seconds = date.timeIntervalSince1970
+        if !seconds.isFinite { seconds = 0 }
+        // ±1e13 s is ±300,000 years: far outside what we print, and safe to convert to Int64.
+        seconds = min(max(seconds, -1e13), 1e13)
+        // Round to whole microseconds first so that binary noise (…039.123 stored as
+        // …039.12299999) does not truncate to the previous millisecond.
+        let totalMillis = floorDiv(Int64((seconds * 1_000_000).rounded()), 1000)
+        let secs = floorDiv(totalMillis, 1000)
+        let millis = Int(totalMillis - secs * 1000)
+        let days = floorDiv(secs, 86_400)
+        let secondOfDay = Int(secs - days * 86_400)
+
+        // civil_from_days
+        let z = days + 719_468
+        let era = floorDiv(z, 146_097)
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = Int(doy - (153 * mp + 2) / 5 + 1)
+        let month = Int(mp < 10 ? mp + 3 : mp - 9)
+        var year = Int(yoe + era * 400) + (month <= 2 ? 1 : 0)
+        year = min(max(year, 0), 9999)
+        return Parts(year: year, month: month, day: day, hour: secondOfDay / 3600,
+                     minute: secondOfDay / 60 % 60, second: secondOfDay % 60, millisecond: millis)
+    }
+
+    /// Appends `2026-11-22T02:37:19.123Z`.
+    static func appendRFC3339(_ date: Date, to out: inout [UInt8]) {
+        append(parts(of: date), timeSeparator: UInt8(ascii: ":"), zulu: true, to: &out)
+    }
+
+    /// The RFC 3339 text of `date`, e.g. `2026-11-22T02:37:19.123Z`.
+    static func rfc3339(_ date: Date) -> String {
+        var out: [UInt8] = []
+        appendRFC3339(date, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// File-name friendly form used for rotated logs: `2026-11-22T02-37-19.123` (no colons).
+    static func fileStamp(_ date: Date) -> String {
+        var out: [UInt8] = []
+        append(parts(of: date), timeSeparator: UInt8(ascii: "-"), zulu: false, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Length of ``fileStamp(_:)`` output.
+    static let fileStampLength = 23
+
+    /// Parses the output of ``fileStamp(_:)`` back into a date; `nil` if it is not one.
+    static func parseFileStamp(_ text: Substring) -> Date? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == fileStampLength else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                let byte = bytes[index]
+                guard byte >= 0x30, byte <= 0x39 else { return nil }
+                value = value * 10 + Int(byte - 0x30)
+            }
+            return value
+        }
+        let separators: [(Int, UInt8)] = [(4, 0x2D), (7, 0x2D), (10, 0x54), (13, 0x2D), (16, 0x2D), (19, 0x2E)]
+        guard separators.allSatisfy({ bytes[$0.0] == $0.1 }),
+              let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+              let millis = number(20..<23),
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second) + Double(millis) / 1000
+        return Date(timeIntervalSince1970: seconds)
+    }
+
+    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    private static func append(_ p: Parts, timeSeparator: UInt8, zulu: Bool, to out: inout [UInt8]) {
+        appendDigits(p.year, width: 4, to: &out)
+        out.append(UInt8(ascii: "-"))
+        appendDigits(p.month, width: 2, to: &out)
+        out.append(UInt8(ascii: "-"))
+        appendDigits(p.day, width: 2, to: &out)
+        out.append(UInt8(ascii: "T"))
+        appendDigits(p.hour, width: 2, to: &out)
+        out.append(timeSeparator)
+        appendDigits(p.minute, width: 2, to: &out)
+        out.append(timeSeparator)
+        appendDigits(p.second, width: 2, to: &out)
+        out.append(UInt8(ascii: "."))
+        appendDigits(p.millisecond, width: 3, to: &out)
+        if zulu { out.append(UInt8(ascii: "Z")) }
+    }
+
+    private static func appendDigits(_ value: Int, width: Int, to out: inout [UInt8]) {
+        var divisor = 1
+        for _ in 1..<width { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            out.append(UInt8(ascii: "0") + UInt8(rest / divisor % 10))
+            rest %= divisor
+            divisor /= 10
+        }
+    }
+
+    private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
+        let q = a / b
+        return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+import WPLogging
+
+/// Deterministic pseudo-random strings (fixed seed) rich in control characters, quotes,
+/// backslashes, line separators and non-ASCII text, pushed through both encoders.
+@Suite struct EscapingPropertyTests {
+    struct Generator {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+
+        mutating func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+
+        mutating func string() -> String {
+            let pool: [Unicode.Scalar] = ["\n", "\r", "\t", "\u{0}", "\u{1B}", "\u{7F}", "\u{85}", "\u{9B}",
+                                          "\u{2028}", "\u{2029}", "\"", "\\", "=", " ", "a", "Z", "9", "é", "中", "😀"]
+            var scalars = String.UnicodeScalarView()
+            for _ in 0..<next(24) {
+                if next(4) == 0, let random = Unicode.Scalar(UInt32(next(0x3000))) {
+                    scalars.append(random)
+                } else {
+                    scalars.append(pool[next(pool.count)])
+                }
+            }
+            return String(scalars)
+        }
+    }
+
+    @Test func jsonLinesAreOneLineAndRoundTripExactly() throws {
+        var generator = Generator()
+        let encoder = JSONLogEncoder()
+        for _ in 0..<500 {
+            let message = generator.string(), key = generator.string(), value = generator.string()
+            let line = encoder.encodedLine(.make(message: message, logger: value, fields: ["k" + key: .string(value)]))
+            #expect(line.utf8.filter { $0 < 0x20 } == [0x0A])
+            #expect(!line.contains("\u{2028}") && !line.contains("\u{85}"))
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(object["message"] as? String == message)
+            #expect(object["logger"] as? String == value)
+            #expect(object["k" + key] as? String == value)
+        }
+    }
+
+    @Test func consoleLinesAreOneLineWithoutRawControlCharacters() {
+        var generator = Generator(state: 42)
+        let encoder = ConsoleLogEncoder()
+        for _ in 0..<500 {
+            let text = generator.string()
+            let line = encoder.encodedLine(.make(message: text, logger: text, fields: [text: .string(text)]))
+            #expect(line.utf8.filter { $0 < 0x20 || $0 == 0x7F } == [0x0A])
+            #expect(line.unicodeScalars.allSatisfy { !(0x80...0x9F).contains($0.value) && $0 != "\u{2028}" && $0 != "\u{2029}" })
+        }
+    }
+}
