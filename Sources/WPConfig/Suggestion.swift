@@ -36,8 +36,15 @@ public enum Suggestion {
         return previous[b.count]
     }
 
-    /// `; did you mean "x"?` or the empty string.
-    static func hint(_ input: String, _ candidates: [String], quote: Bool = true) -> String {
+    /// `; did you mean "x"?` (or without quotes, for flags) when a candidate is close enough,
+    /// otherwise the empty string.
+    ///
+    /// - Parameters:
+    ///   - input: What was written.
+    ///   - candidates: The valid names.
+    ///   - quote: Whether to quote the suggestion.
+    /// - Returns: A suffix for an error message.
+    public static func hint(_ input: String, _ candidates: [String], quote: Bool = true) -> String {
         guard let match = closest(to: input, in: candidates) else { return "" }
         return quote ? "; did you mean \"\(match)\"?" : "; did you mean \(match)?"
     }
