@@ -27,9 +27,6 @@ extension BlockParser {
         let scalars = line.scalars
         let start = line.indent
         try rejectIndicator(line, at: start, context: "keys")
-        if scalars[start] == "?" {
-            throw error(line, column: start, "complex keys ('? ') are not supported")
-        }
         guard let colon = try findMappingColon(line) else {
             throw error(line, column: start, "expected 'key: value' (a colon followed by a space)")
         }
@@ -63,6 +60,8 @@ extension BlockParser {
             if context != "keys" {
                 throw error(line, column: column, "a sequence item cannot start on the same line as its key; put '- item' on the next line")
             }
+        case "?" where next == nil || next == " ":
+            throw error(line, column: column, "complex keys ('? ') are not supported")
         case ":" where next == nil || next == " ":
             throw error(line, column: column, "missing key before ':'")
         default: break
