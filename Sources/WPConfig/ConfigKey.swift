@@ -30,7 +30,7 @@ public enum ConfigValueType: Sendable, Equatable {
         case .secret: return "string (secret)"
         case .path: return "path"
         case .url: return "URL"
-        case .integer: return "integer"
+        case .integer(let range): return "integer \(range.lowerBound)–\(range.upperBound)"
         case .boolean: return "boolean"
         case .duration: return "duration"
         case .fileMode: return "octal file mode"

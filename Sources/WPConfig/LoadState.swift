@@ -116,7 +116,7 @@ struct LoadState {
             }
             let valueSource = ConfigSource.file(path: path, position: entry.value.position)
             guard let scalar = entry.value.scalar else {
-                problem(name, valueSource, "must be a \(key.type.name), found \(entry.value.shapeName)")
+                problem(name, valueSource, "must be a single value (\(key.type.name)), found \(entry.value.shapeName)")
                 continue
             }
             if scalar.isNull { continue }
@@ -142,8 +142,10 @@ struct LoadState {
             }
             set(key, text: value, source: .environment(name))
         }
+        let suffixes = known.map { String($0.dropFirst(prefix.count)) }
         for name in names where !known.contains(name) {
-            warning(nil, .environment(name), "unknown variable, ignored" + Suggestion.hint(name, known, quote: false))
+            let suggestion = Suggestion.closest(to: String(name.dropFirst(prefix.count)), in: suffixes)
+            warning(nil, .environment(name), "unknown variable, ignored" + (suggestion.map { "; did you mean \(prefix)\($0)?" } ?? ""))
         }
     }
 
