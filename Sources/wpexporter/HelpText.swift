@@ -63,7 +63,7 @@ enum HelpText {
         Export metrics from a WinPower G2 server. Requires winpower.base_url, winpower.username
         and winpower.password (or winpower.password_file).
 
-        """ + configurationFlags
+        """ + "\n" + configurationFlags
 
     static let demo = """
         Usage: wpexporter demo [flags]
@@ -71,7 +71,7 @@ enum HelpText {
         Export metrics from the embedded WinPower simulator: no WinPower server or credentials
         needed. Every other key works as for 'server'.
 
-        """ + configurationFlags
+        """ + "\n" + configurationFlags
 
     static let checkConfig = """
         Usage: wpexporter check-config [flags]
@@ -80,7 +80,7 @@ enum HelpText {
         its value and source (default, file, env or flag); secrets are masked. Exits 0 when the
         configuration is valid and 78 with every problem when it is not.
 
-        """ + configurationFlags
+        """ + "\n" + configurationFlags
 
     static let simulate = """
         Usage: wpexporter simulate [flags]
