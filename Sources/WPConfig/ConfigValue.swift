@@ -12,7 +12,7 @@ public enum ConfigValue: Sendable, Hashable {
     public func formatted(as type: ConfigValueType) -> String {
         if type == .secret { return Secret.mask }
         switch self {
-        case .string(let text): return text
+        case .string(let text): return type == .url ? URLRedaction.redact(text) : text
         case .integer(let number):
             return type == .fileMode ? "0" + String(number, radix: 8) : String(number)
         case .boolean(let flag): return flag ? "true" : "false"

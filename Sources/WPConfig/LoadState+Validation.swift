@@ -70,7 +70,9 @@ extension LoadState {
     private mutating func validateTexts() {
         for name in ["winpower.base_url", "push.url"] {
             guard let (url, source) = text(name) else { continue }
-            if let problemText = Self.urlProblem(url) { problem(name, source, "\"\(url)\" \(problemText)") }
+            if let problemText = Self.urlProblem(url) {
+                problem(name, source, "\"\(URLRedaction.redact(url))\" \(problemText)")
+            }
         }
         if let (path, source) = text("server.metrics_path"), !path.hasPrefix("/") {
             problem("server.metrics_path", source, "\"\(path)\" must start with '/'")

@@ -30,7 +30,7 @@ struct LoadState {
         case .success(let value):
             settings[key.name] = ConfigSetting(value: value, source: source)
         case .failure(let error):
-            let shown = key.isSecret ? Secret.mask : "\"\(text)\""
+            let shown = key.isSecret ? Secret.mask : "\"\(key.type == .url ? URLRedaction.redact(text) : text)\""
             problem(key.name, source, "\(shown) \(error.reason)")
         }
     }

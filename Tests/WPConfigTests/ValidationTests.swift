@@ -141,6 +141,26 @@ import Testing
     }
 }
 
+@Suite struct URLRedactionTests {
+    @Test(arguments: [
+        ("https://user:pw-secret@h.example:8081/x", "https://user:******@h.example:8081/x"),
+        ("https://user@h.example", "https://user@h.example"),
+        ("https://h.example/a@b:c", "https://h.example/a@b:c"),
+        ("no scheme", "no scheme"),
+    ])
+    func passwordsInURLsAreMasked(url: String, shown: String) {
+        #expect(URLRedaction.redact(url) == shown)
+    }
+
+    @Test func urlPasswordsNeverReachMessagesOrTheTable() throws {
+        let problems = TestInputs.problems(TestInputs.make(flags: [("--push.url", "ftp://u:pw-secret@h")]))
+        #expect(problems == [#"flag --push.url: push.url: "ftp://u:******@h" has scheme "ftp"; must be http or https"#])
+        let loaded = try ConfigurationLoader.load(TestInputs.make(flags: [("--push.url", "https://u:pw-secret@h")]))
+        #expect(loaded.configuration.push.url == "https://u:pw-secret@h")
+        #expect(!loaded.effectiveSettingsTable().contains("pw-secret"))
+    }
+}
+
 @Suite struct WarningTests {
     @Test func keysWithoutMeaningAreAcceptedWithAWarning() throws {
         let loaded = try ConfigurationLoader.load(TestInputs.make(

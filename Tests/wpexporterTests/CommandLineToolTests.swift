@@ -116,15 +116,15 @@ private func tool(_ recorder: Recorder, environment: [String: String] = credenti
         #expect(recorder.calls == ["simulate 5"])
     }
 
-    @Test(arguments: [
-        (RuntimeFailure(message: "listen failed") as any Error & Sendable, Int32(1), "listen failed\n"),
-        (UsageError(command: "simulate", message: "unknown fault \"x\"") as any Error & Sendable, Int32(64),
-         "wpexporter simulate: unknown fault \"x\"\nRun 'wpexporter simulate --help' for usage.\n"),
-    ])
-    func hookErrorsMapToExitCodes(error: any Error & Sendable, status: Int32, message: String) async {
+    @Test(arguments: ["runtime", "usage"])
+    func hookErrorsMapToExitCodes(kind: String) async {
+        let error: any Error & Sendable = kind == "runtime"
+            ? RuntimeFailure(message: "listen failed") : UsageError(command: "simulate", message: "unknown fault \"x\"")
         let recorder = Recorder()
-        #expect(await tool(recorder, hookError: error).run(["simulate"]) == status)
-        #expect(recorder.err == message)
+        let status = await tool(recorder, hookError: error).run(["simulate"])
+        #expect(status == (kind == "runtime" ? 1 : 64))
+        #expect(recorder.err == (kind == "runtime" ? "listen failed\n"
+            : "wpexporter simulate: unknown fault \"x\"\nRun 'wpexporter simulate --help' for usage.\n"))
     }
 
     @Test func usageErrorsExit64WithoutRunningAnything() async {
