@@ -3,8 +3,9 @@ import WPConfig
 /// Parses `wpexporter` arguments (without the program name) into a ``Command``.
 ///
 /// GNU-style long flags: `--flag=value` and `--flag value`; booleans as `--flag` or
-/// `--flag=false`; `-c PATH` and `-h`; `--` ends the flags. Unknown commands and flags are
-/// usage errors with a "did you mean" suggestion.
+/// `--flag=false`; `-c PATH` (or `-c=PATH`) and `-h`; `--` ends the flags. Unknown commands
+/// and flags are usage errors with a "did you mean" suggestion; single-dash long flags
+/// (`-config`) are unknown flags too, never split into `-c onfig`.
 enum CommandParser {
     static let commands = ["server", "demo", "simulate", "check-config", "version", "help"]
     static let helpTopics = commands + ["configuration"]
@@ -79,8 +80,6 @@ enum CommandParser {
             var token = Token(name: argument, inlineValue: nil)
             if let equals = argument.firstIndex(of: "=") {
                 token = Token(name: String(argument[..<equals]), inlineValue: String(argument[argument.index(after: equals)...]))
-            } else if argument.hasPrefix("-c"), argument.count > 2, !argument.hasPrefix("--") {
-                token = Token(name: "-c", inlineValue: String(argument.dropFirst(2)))
             }
             guard isKnown(token.name) else {
                 throw UsageError(command: command, message: "unknown flag \(token.name)"

@@ -25,7 +25,7 @@ private func usageError(_ arguments: [String]) -> UsageError? {
 
     @Test func configPathForms() throws {
         #expect(try CommandParser.parse(["demo", "--config=/a.yaml"]) == .demo(ConfigurationOptions(configPath: "/a.yaml")))
-        #expect(try CommandParser.parse(["demo", "-c/b.yaml"]) == .demo(ConfigurationOptions(configPath: "/b.yaml")))
+        #expect(try CommandParser.parse(["demo", "-c=/b.yaml"]) == .demo(ConfigurationOptions(configPath: "/b.yaml")))
         #expect(try CommandParser.parse(["check-config", "--config", "c.yaml", "--"]) == .checkConfig(ConfigurationOptions(configPath: "c.yaml")))
     }
 
@@ -37,6 +37,8 @@ private func usageError(_ arguments: [String]) -> UsageError? {
         (["server", "extra"], "server", "unexpected argument \"extra\""),
         (["server", "--", "extra"], "server", "unexpected argument \"extra\""),
         (["server", "-x"], "server", "unknown flag -x"),
+        (["server", "-config", "a.yaml"], "server", "unknown flag -config; did you mean --config?"),
+        (["server", "-port=1"], "server", "unknown flag -port; did you mean --port?"),
         (["server", "--config="], "server", "flag --config needs a path"),
         (["severe"], nil, "unknown command \"severe\"; did you mean \"server\"?"),
         (["--verbose"], nil, "unknown flag \"--verbose\""),
