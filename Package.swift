@@ -5,6 +5,7 @@
 // a benchmark executable, and one test target per module. No package dependencies.
 
 import PackageDescription
+import Foundation
 
 let package = Package(
     name: "wpexporter",
@@ -37,7 +38,9 @@ let package = Package(
         .target(name: "WPCollector", dependencies: ["WPClient", "WPEnergy", "WPMetrics", "WPLogging"]),
         .target(name: "WPSimulator", dependencies: ["WPServer", "WPLogging"]),
 
-        .executableTarget(name: "wpexporter", dependencies: allModules),
+        // Build date and git commit for `wpexporter version` (see gitCommit() below).
+        .target(name: "CBuildInfo", cSettings: [.define("WPEXPORTER_GIT_COMMIT", to: "\"\(gitCommit())\"")]),
+        .executableTarget(name: "wpexporter", dependencies: allModules + ["CBuildInfo"]),
         .executableTarget(name: "wpbench", dependencies: allModules),
 
         // Fakes and helpers shared by the test targets; not a product.
@@ -55,13 +58,49 @@ let package = Package(
         .testTarget(name: "WPSchedulerTests", dependencies: ["WPScheduler", "WPTestSupport"]),
         .testTarget(name: "WPCollectorTests", dependencies: ["WPCollector", "WPTestSupport"]),
         .testTarget(name: "WPSimulatorTests", dependencies: ["WPSimulator", "WPClient", "WPTestSupport"]),
-        .testTarget(name: "wpexporterTests", dependencies: ["wpexporter", "WPTestSupport"]),
+        .testTarget(name: "wpexporterTests", dependencies: ["wpexporter", "WPTestSupport"],
+                    exclude: ["Golden"]),  // help goldens, read from the source tree
     ]
 )
 
 var allModules: [Target.Dependency] {
     ["WPLogging", "WPConfig", "WPMetrics", "WPStorage", "WPEnergy", "WPClient",
      "WPServer", "WPScheduler", "WPCollector", "WPSimulator"]
+}
+
+// The commit checked out in this package's git repository (worktrees included), read from
+// .git without running git; "unknown" outside a repository. Only hexadecimal ids are used,
+// so nothing from .git can reach the C define unescaped. Evaluated with the manifest, so a
+// build reports the commit of the last manifest evaluation.
+func gitCommit() -> String {
+    func read(_ path: String) -> String? {
+        (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    func resolve(_ path: String, against base: String) -> String {
+        path.hasPrefix("/") ? path : base + "/" + path
+    }
+    func commitID(_ text: String?) -> String? {
+        guard let text, text.count == 40 || text.count == 64,
+              text.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { return nil }
+        return text
+    }
+    let root = Context.packageDirectory
+    var gitDir = root + "/.git"
+    if let pointer = read(gitDir), pointer.hasPrefix("gitdir:") {
+        gitDir = resolve(pointer.dropFirst("gitdir:".count).trimmingCharacters(in: .whitespaces), against: root)
+    }
+    guard let head = read(gitDir + "/HEAD") else { return "unknown" }
+    guard head.hasPrefix("ref: ") else { return commitID(head) ?? "unknown" }
+    let ref = String(head.dropFirst("ref: ".count))
+    var bases = [gitDir]
+    if let common = read(gitDir + "/commondir") { bases.append(resolve(common, against: gitDir)) }
+    for base in bases {
+        if let id = commitID(read(base + "/" + ref)) { return id }
+        for line in (read(base + "/packed-refs") ?? "").split(separator: "\n") where line.hasSuffix(" " + ref) {
+            if let id = commitID(line.split(separator: " ").first.map(String.init)) { return id }
+        }
+    }
+    return "unknown"
 }
 
 // Strict settings for every Swift target, in one place.

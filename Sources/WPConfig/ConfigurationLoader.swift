@@ -1,0 +1,125 @@
+/// Where the configuration loader takes its input from: everything explicit, nothing read
+/// from the process, so loading is a pure function of its inputs.
+public struct ConfigurationInputs: Sendable {
+    /// What the configuration is for; decides which keys are required.
+    public enum Purpose: Sendable, Equatable {
+        /// Exporting from a real WinPower server: `winpower.base_url`, `username` and
+        /// `password` are required.
+        case server
+        /// Running against the embedded simulator: WinPower credentials are optional.
+        case demo
+    }
+
+    /// A configuration flag as given on the command line.
+    public struct Flag: Sendable, Equatable {
+        /// The flag as written, with `--` (`--port`, `--winpower.base_url`).
+        public var name: String
+        /// Its value (`"true"` for a boolean flag given alone).
+        public var value: String
+        /// Creates a flag setting.
+        public init(_ name: String, _ value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The path given with `-c/--config`, if any; it must exist.
+    public var configPath: String?
+    /// Configuration flags in command-line order (later ones win).
+    public var flags: [Flag]
+    /// The process environment (only `WINPOWER_EXPORTER_*` and `HOME` are used).
+    public var environment: [String: String]
+    /// How files are read.
+    public var files: FileAccess
+    /// Which keys are required.
+    public var purpose: Purpose
+
+    /// Creates inputs.
+    public init(configPath: String? = nil, flags: [Flag] = [], environment: [String: String] = [:],
+                files: FileAccess, purpose: Purpose = .server) {
+        self.configPath = configPath
+        self.flags = flags
+        self.environment = environment
+        self.files = files
+        self.purpose = purpose
+    }
+
+    /// The files tried, in order, when no `-c/--config` is given.
+    public func searchPaths() -> [String] {
+        var paths = ["./config.yaml", "./config/config.yaml"]
+        if let home = environment["HOME"], !home.isEmpty {
+            paths.append(home + "/.config/winpower-exporter/config.yaml")
+        }
+        paths.append("/etc/winpower-exporter/config.yaml")
+        return paths
+    }
+}
+
+/// A value and where it came from.
+public struct ConfigSetting: Sendable, Equatable {
+    /// The typed value.
+    public var value: ConfigValue
+    /// Its source.
+    public var source: ConfigSource
+}
+
+/// A validated configuration, with the provenance of every value and the warnings found.
+public struct LoadedConfiguration: Sendable {
+    /// The typed configuration.
+    public var configuration: ExporterConfiguration
+    /// The YAML file read, if any.
+    public var configurationFile: String?
+    /// Every set key (defaults included), by dotted name.
+    public var settings: [String: ConfigSetting]
+    /// Things worth telling the user that do not stop the exporter.
+    public var warnings: [ConfigDiagnostic]
+
+    /// One line per key, in documentation order: `key  value  source`, secrets masked,
+    /// unset optional keys shown as `(unset)`.
+    public func effectiveSettingsTable() -> String {
+        let rows = ConfigKey.all.map { key -> (String, String, String) in
+            guard let setting = settings[key.name] else { return (key.name, "(unset)", "default") }
+            return (key.name, setting.value.formatted(as: key.type), setting.source.description)
+        }
+        let nameWidth = rows.map(\.0.count).max() ?? 0
+        let valueWidth = min(40, rows.map(\.1.count).max() ?? 0)
+        func padded(_ text: String, _ width: Int) -> String {
+            text + String(repeating: " ", count: max(0, width - text.count))
+        }
+        return rows.map { name, value, source in
+            padded(name, nameWidth) + "  " + padded(value, valueWidth) + "  " + source
+        }.joined(separator: "\n")
+    }
+}
+
+/// Loads the exporter configuration from defaults, a YAML file, the environment and flags.
+///
+/// Precedence is per key: flags > environment > file > defaults. Validation collects every
+/// problem before failing, so one run shows everything to fix.
+///
+/// ```swift
+/// let inputs = ConfigurationInputs(flags: [.init("--port", "9100")],
+///                                  environment: ProcessInfo.processInfo.environment,
+///                                  files: files)
+/// let loaded = try ConfigurationLoader.load(inputs)
+/// ```
+public enum ConfigurationLoader {
+    /// Loads and validates.
+    ///
+    /// - Parameter inputs: The arguments, environment and file access to use.
+    /// - Returns: The validated configuration with sources and warnings.
+    /// - Throws: ``ConfigurationError`` listing every problem (and the warnings so far).
+    public static func load(_ inputs: ConfigurationInputs) throws(ConfigurationError) -> LoadedConfiguration {
+        var state = LoadState(inputs: inputs)
+        state.applyDefaults()
+        state.applyFile()
+        state.applyEnvironment()
+        state.applyFlags()
+        state.validate()
+        guard state.problems.isEmpty else {
+            throw ConfigurationError(problems: state.problems, warnings: state.warnings)
+        }
+        return LoadedConfiguration(configuration: state.build(), configurationFile: state.filePath,
+                                   settings: state.settings, warnings: state.warnings)
+    }
+}

@@ -1,0 +1,160 @@
+/// The exporter's complete, validated configuration.
+///
+/// Every key of ``ConfigKey/all`` has a field here. Defaults come from ``init()``;
+/// ``ConfigurationLoader`` builds a value from the YAML file, the environment and the flags
+/// and only returns one that passed validation. The executable maps each section onto the
+/// `Configuration` struct of the library that uses it.
+///
+/// ```swift
+/// let loaded = try ConfigurationLoader.load(inputs)
+/// let port = loaded.configuration.server.port
+/// ```
+public struct ExporterConfiguration: Sendable, Equatable {
+    /// `server.*`: the HTTP server.
+    public struct Server: Sendable, Equatable {
+        /// `server.port`: TCP port to listen on.
+        public var port = 9090
+        /// `server.host`: address to bind.
+        public var host = "0.0.0.0"
+        /// `server.read_timeout`: longest time to read one request.
+        public var readTimeout: Duration = .seconds(30)
+        /// `server.write_timeout`: longest time to write one response.
+        public var writeTimeout: Duration = .seconds(30)
+        /// Accepted for compatibility; has no effect.
+        public var enablePprof = false
+        /// `server.metrics_path`: the path serving metrics.
+        public var metricsPath = "/metrics"
+        /// TLS and basic-authentication file, when set.
+        public var webConfigFile: String?
+        public init() {}
+    }
+
+    /// `winpower.*`: the WinPower G2 server and how to reach it.
+    public struct WinPower: Sendable, Equatable {
+        /// Required by `server`; nil for `demo`, which uses the embedded simulator.
+        public var baseURL: String?
+        /// `winpower.username`; required by `server`.
+        public var username: String?
+        /// The password from `winpower.password` or read from `winpower.password_file`.
+        public var password: Secret?
+        /// The file the password was read from, when it was.
+        public var passwordFile: String?
+        /// `winpower.timeout`: limit of one whole collection from WinPower.
+        public var timeout: Duration = .seconds(30)
+        /// `winpower.api_timeout`: limit of one API request (at most `timeout`).
+        public var apiTimeout: Duration = .seconds(10)
+        /// `winpower.skip_ssl_verify`: accept any TLS certificate.
+        public var skipSSLVerify = false
+        /// `winpower.refresh_threshold`: log in again when the token has less left.
+        public var refreshThreshold: Duration = .seconds(300)
+        /// PEM bundle to trust, when set.
+        public var caFile: String?
+        public init() {}
+    }
+
+    /// `storage.*`: the energy state on disk.
+    public struct Storage: Sendable, Equatable {
+        /// `storage.data_dir`: directory of the energy state.
+        public var dataDirectory = "./data"
+        /// Permission bits, e.g. `0o644`.
+        public var filePermissions = 0o644
+        /// `storage.sync_write`: write and fsync after every collection.
+        public var syncWrite = true
+        /// Used when `syncWrite` is false.
+        public var flushInterval: Duration = .seconds(60)
+        public init() {}
+    }
+
+    /// `scheduler.*`: collection timing.
+    public struct Scheduler: Sendable, Equatable {
+        /// `scheduler.collection_interval`: time between collections.
+        public var collectionInterval: Duration = .seconds(5)
+        /// `scheduler.graceful_shutdown_timeout`: longest wait for a running collection on stop.
+        public var gracefulShutdownTimeout: Duration = .seconds(5)
+        public init() {}
+    }
+
+    /// `energy.*`: integration of power into energy.
+    public struct Energy: Sendable, Equatable {
+        /// `energy.max_gap`: longest sample gap that is integrated.
+        public var maxGap: Duration = .seconds(60)
+        public init() {}
+    }
+
+    /// `logging.*`: what is logged and where.
+    public struct Logging: Sendable, Equatable {
+        /// `logging.level`.
+        public enum Level: String, Sendable, Equatable, CaseIterable {
+            case debug, info, warn, error
+        }
+
+        /// `logging.format`.
+        public enum Format: String, Sendable, Equatable, CaseIterable {
+            case json, console
+        }
+
+        /// Where records go; `file` and `both` carry the log file's path.
+        public enum Output: Sendable, Equatable {
+            case stdout
+            case stderr
+            case file(String)
+            /// Standard output and the file.
+            case both(String)
+        }
+
+        /// `logging.level`: lowest level written.
+        public var level: Level = .info
+        /// `logging.format`.
+        public var format: Format = .json
+        /// `logging.output`, resolved with `logging.file_path`.
+        public var output: Output = .stdout
+        /// `logging.file_path` as configured (the path in `output` when it uses a file).
+        public var filePath = "./logs/wpexporter.log"
+        /// Megabytes before rotation.
+        public var maxSize = 100
+        /// Days rotated files are kept; 0 keeps them.
+        public var maxAge = 7
+        /// Rotated files kept; 0 keeps all.
+        public var maxBackups = 3
+        /// `logging.compress`: gzip rotated files.
+        public var compress = true
+        /// `logging.enable_caller`: add `file:line` to records.
+        public var enableCaller = false
+        /// Accepted for compatibility; has no effect.
+        public var enableStacktrace = false
+        public init() {}
+    }
+
+    /// `push.*`: optional pushing to a Prometheus Pushgateway.
+    public struct Push: Sendable, Equatable {
+        /// Pushing is off when nil.
+        public var url: String?
+        /// `push.interval`: time between pushes.
+        public var interval: Duration = .seconds(15)
+        /// `push.job`: the job label.
+        public var job = "wpexporter"
+        /// `push.username`: basic-authentication user.
+        public var username: String?
+        /// `push.password`: basic-authentication password.
+        public var password: Secret?
+        public init() {}
+    }
+
+    /// `server.*`.
+    public var server = Server()
+    /// `winpower.*`.
+    public var winPower = WinPower()
+    /// `storage.*`.
+    public var storage = Storage()
+    /// `scheduler.*`.
+    public var scheduler = Scheduler()
+    /// `energy.*`.
+    public var energy = Energy()
+    /// `logging.*`.
+    public var logging = Logging()
+    /// `push.*`.
+    public var push = Push()
+
+    /// The defaults of every key.
+    public init() {}
+}

@@ -1,0 +1,81 @@
+/// Turns validated settings into an ``ExporterConfiguration``.
+extension LoadState {
+    private func string(_ name: String) -> String? {
+        guard case .string(let value)? = settings[name]?.value else { return nil }
+        return value
+    }
+
+    private func integer(_ name: String, _ fallback: Int) -> Int {
+        guard case .integer(let value)? = settings[name]?.value else { return fallback }
+        return value
+    }
+
+    private func boolean(_ name: String, _ fallback: Bool) -> Bool {
+        guard case .boolean(let value)? = settings[name]?.value else { return fallback }
+        return value
+    }
+
+    private func duration(_ name: String, _ fallback: Duration) -> Duration {
+        guard case .duration(let value)? = settings[name]?.value else { return fallback }
+        return value
+    }
+
+    func build() -> ExporterConfiguration {
+        var config = ExporterConfiguration()
+        let server = config.server
+        config.server.port = integer("server.port", server.port)
+        config.server.host = string("server.host") ?? server.host
+        config.server.readTimeout = duration("server.read_timeout", server.readTimeout)
+        config.server.writeTimeout = duration("server.write_timeout", server.writeTimeout)
+        config.server.enablePprof = boolean("server.enable_pprof", server.enablePprof)
+        config.server.metricsPath = string("server.metrics_path") ?? server.metricsPath
+        config.server.webConfigFile = string("server.web_config_file")
+
+        let winPower = config.winPower
+        config.winPower.baseURL = string("winpower.base_url")
+        config.winPower.username = string("winpower.username")
+        config.winPower.password = string("winpower.password").map(Secret.init)
+        config.winPower.passwordFile = string("winpower.password_file")
+        config.winPower.timeout = duration("winpower.timeout", winPower.timeout)
+        config.winPower.apiTimeout = duration("winpower.api_timeout", winPower.apiTimeout)
+        config.winPower.skipSSLVerify = boolean("winpower.skip_ssl_verify", winPower.skipSSLVerify)
+        config.winPower.refreshThreshold = duration("winpower.refresh_threshold", winPower.refreshThreshold)
+        config.winPower.caFile = string("winpower.ca_file")
+
+        let storage = config.storage
+        config.storage.dataDirectory = string("storage.data_dir") ?? storage.dataDirectory
+        config.storage.filePermissions = integer("storage.file_permissions", storage.filePermissions)
+        config.storage.syncWrite = boolean("storage.sync_write", storage.syncWrite)
+        config.storage.flushInterval = duration("storage.flush_interval", storage.flushInterval)
+
+        config.scheduler.collectionInterval = duration("scheduler.collection_interval", config.scheduler.collectionInterval)
+        config.scheduler.gracefulShutdownTimeout = duration("scheduler.graceful_shutdown_timeout",
+                                                            config.scheduler.gracefulShutdownTimeout)
+        config.energy.maxGap = duration("energy.max_gap", config.energy.maxGap)
+
+        let logging = config.logging
+        config.logging.level = string("logging.level").flatMap(ExporterConfiguration.Logging.Level.init) ?? logging.level
+        config.logging.format = string("logging.format").flatMap(ExporterConfiguration.Logging.Format.init) ?? logging.format
+        config.logging.filePath = string("logging.file_path") ?? logging.filePath
+        switch string("logging.output") ?? "stdout" {
+        case "stdout": config.logging.output = .stdout
+        case "stderr": config.logging.output = .stderr
+        case "file": config.logging.output = .file(config.logging.filePath)
+        case "both": config.logging.output = .both(config.logging.filePath)
+        case let path: config.logging.output = .file(path)
+        }
+        config.logging.maxSize = integer("logging.max_size", logging.maxSize)
+        config.logging.maxAge = integer("logging.max_age", logging.maxAge)
+        config.logging.maxBackups = integer("logging.max_backups", logging.maxBackups)
+        config.logging.compress = boolean("logging.compress", logging.compress)
+        config.logging.enableCaller = boolean("logging.enable_caller", logging.enableCaller)
+        config.logging.enableStacktrace = boolean("logging.enable_stacktrace", logging.enableStacktrace)
+
+        config.push.url = string("push.url")
+        config.push.interval = duration("push.interval", config.push.interval)
+        config.push.job = string("push.job") ?? config.push.job
+        config.push.username = string("push.username")
+        config.push.password = string("push.password").map(Secret.init)
+        return config
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+
+/// Checks that involve ranges, several keys, required keys and referenced files.
+extension LoadState {
+    func setting(_ name: String) -> ConfigSetting? { settings[name] }
+
+    func duration(_ name: String) -> (Duration, ConfigSource)? {
+        guard let setting = settings[name], case .duration(let value) = setting.value else { return nil }
+        return (value, setting.source)
+    }
+
+    func text(_ name: String) -> (String, ConfigSource)? {
+        guard let setting = settings[name], case .string(let value) = setting.value else { return nil }
+        return (value, setting.source)
+    }
+
+    mutating func validate() {
+        validateIntegers()
+        validateDurations()
+        validateTexts()
+        validateRequired()
+        validateFiles()
+        warnAboutIgnoredKeys()
+        warnAboutFilePermissions()
+    }
+
+    private mutating func validateIntegers() {
+        for key in ConfigKey.all {
+            guard case .integer(let range) = key.type, let setting = settings[key.name],
+                  case .integer(let value) = setting.value, !range.contains(value) else { continue }
+            problem(key.name, setting.source, "\(value) is out of range; must be \(range.lowerBound)–\(range.upperBound)")
+        }
+        if let setting = settings["storage.file_permissions"], case .integer(let mode) = setting.value, mode > 0o777 {
+            problem("storage.file_permissions", setting.source,
+                    "0\(String(mode, radix: 8)) is not a file mode; must be at most 0777")
+        }
+    }
+
+    private mutating func validateDurations() {
+        let atLeastOneSecond = ["scheduler.collection_interval", "storage.flush_interval", "push.interval", "energy.max_gap"]
+        for name in atLeastOneSecond {
+            if let (value, source) = duration(name), value < .seconds(1) {
+                problem(name, source, "\(DurationText.format(value)) is too short; must be at least 1s")
+            }
+        }
+        let positive = ["server.read_timeout", "server.write_timeout", "winpower.timeout", "winpower.api_timeout",
+                        "scheduler.graceful_shutdown_timeout"]
+        for name in positive {
+            if let (value, source) = duration(name), value <= .zero {
+                problem(name, source, "\(DurationText.format(value)) must be greater than 0")
+            }
+        }
+        if let (threshold, source) = duration("winpower.refresh_threshold"),
+           threshold <= .zero || threshold >= .seconds(3600) {
+            problem("winpower.refresh_threshold", source,
+                    "\(DurationText.format(threshold)) must be greater than 0 and less than the 1h token lifetime")
+        }
+        if let (api, source) = duration("winpower.api_timeout"), let (total, _) = duration("winpower.timeout"),
+           api > total {
+            problem("winpower.api_timeout", source,
+                    "\(DurationText.format(api)) must not exceed winpower.timeout (\(DurationText.format(total)))")
+        }
+        if let (gap, source) = duration("energy.max_gap"), let (interval, _) = duration("scheduler.collection_interval"),
+           gap <= interval, gap >= .seconds(1) {
+            problem("energy.max_gap", source,
+                    "\(DurationText.format(gap)) must be longer than scheduler.collection_interval (\(DurationText.format(interval)))")
+        }
+    }
+
+    private mutating func validateTexts() {
+        for name in ["winpower.base_url", "push.url"] {
+            guard let (url, source) = text(name) else { continue }
+            if let problemText = Self.urlProblem(url) {
+                problem(name, source, "\"\(URLRedaction.redact(url))\" \(problemText)")
+            }
+        }
+        if let (path, source) = text("server.metrics_path"), !path.hasPrefix("/") {
+            problem("server.metrics_path", source, "\"\(path)\" must start with '/'")
+        }
+        for name in ["server.host", "push.job", "storage.data_dir", "logging.file_path"] {
+            if let (value, source) = text(name), value.isEmpty { problem(name, source, "must not be empty") }
+        }
+    }
+
+    /// Why `text` is not an http(s) URL with a host, or nil when it is one.
+    static func urlProblem(_ text: String) -> String? {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else {
+            return "is not a URL; must look like https://host[:port]"
+        }
+        guard scheme == "http" || scheme == "https" else {
+            return "has scheme \"\(scheme)\"; must be http or https"
+        }
+        guard let host = components.host, !host.isEmpty else {
+            return "has no host; must look like https://host[:port]"
+        }
+        return nil
+    }
+
+    private mutating func validateRequired() {
+        let passwordFile = text("winpower.password_file")
+        if let (_, source) = text("winpower.password"), let (_, fileSource) = passwordFile {
+            problem("winpower.password", source,
+                    "cannot be combined with winpower.password_file (\(fileSource)); set only one")
+        }
+        guard inputs.purpose == .server else { return }
+        for name in ["winpower.base_url", "winpower.username", "winpower.password"] {
+            if name == "winpower.password", passwordFile != nil { continue }
+            guard text(name)?.0.isEmpty ?? true, let key = ConfigKey.named(name) else { continue }
+            let also = name == "winpower.password" ? " (or winpower.password_file)" : ""
+            problem(name, nil, "is required by `server`\(also); set it in the configuration file, with "
+                    + "\(key.environmentVariable) or with \(key.flag)")
+        }
+    }
+
+    private mutating func validateFiles() {
+        if let (path, source) = text("winpower.password_file") {
+            switch inputs.files.read(path) {
+            case .success(var secret):
+                if secret.hasSuffix("\n") { secret.removeLast() }
+                if secret.hasSuffix("\r") { secret.removeLast() }
+                if secret.isEmpty {
+                    problem("winpower.password_file", source, "\"\(path)\" is empty")
+                } else {
+                    settings["winpower.password"] = ConfigSetting(value: .string(secret),
+                                                                  source: .file(path: path, position: nil))
+                }
+            case .failure(let error):
+                problem("winpower.password_file", source, "\"\(path)\" " + Self.describe(error))
+            }
+        }
+        for name in ["winpower.ca_file", "server.web_config_file"] {
+            guard let (path, source) = text(name) else { continue }
+            if case .failure(let error) = inputs.files.read(path) {
+                problem(name, source, "\"\(path)\" " + Self.describe(error))
+            }
+        }
+    }
+
+    static func describe(_ error: FileAccessError) -> String {
+        switch error {
+        case .notFound: return "does not exist"
+        case .unreadable(let reason): return "cannot be read: \(reason)"
+        }
+    }
+
+    private mutating func warnAboutIgnoredKeys() {
+        for key in ConfigKey.all {
+            guard let reason = key.ignoredBecause, let setting = settings[key.name],
+                  setting.source != .defaultValue else { continue }
+            warning(key.name, setting.source, "has no effect: \(reason)")
+        }
+    }
+
+    private mutating func warnAboutFilePermissions() {
+        guard let path = filePath, let mode = inputs.files.permissions(path), mode & 0o044 != 0 else { return }
+        for name in ["winpower.password", "push.password"] where fileKeys.contains(name) {
+            warning(name, .file(path: path, position: nil),
+                    "the file holds a password and is readable by other users (mode 0\(String(mode & 0o777, radix: 8))); "
+                    + "run chmod 600 \(path)")
+        }
+    }
+}

@@ -1,0 +1,161 @@
+/// The working state of one load: settings so far, problems and warnings.
+struct LoadState {
+    let inputs: ConfigurationInputs
+    var settings: [String: ConfigSetting] = [:]
+    var problems: [ConfigDiagnostic] = []
+    var warnings: [ConfigDiagnostic] = []
+    var filePath: String?
+    /// Keys whose values the configuration file sets (for the permissions warning).
+    var fileKeys: Set<String> = []
+
+    init(inputs: ConfigurationInputs) { self.inputs = inputs }
+
+    mutating func problem(_ key: String?, _ source: ConfigSource?, _ message: String) {
+        problems.append(ConfigDiagnostic(key: key, source: source, message: message))
+    }
+
+    mutating func warning(_ key: String?, _ source: ConfigSource?, _ message: String) {
+        warnings.append(ConfigDiagnostic(key: key, source: source, message: message))
+    }
+
+    mutating func applyDefaults() {
+        for key in ConfigKey.all {
+            if let value = key.defaultValue { settings[key.name] = ConfigSetting(value: value, source: .defaultValue) }
+        }
+    }
+
+    /// Parses `text` for `key` and records it, or records why it is not valid.
+    mutating func set(_ key: ConfigKey, text: String, source: ConfigSource) {
+        switch ConfigValue.parse(text, as: key.type) {
+        case .success(let value):
+            settings[key.name] = ConfigSetting(value: value, source: source)
+        case .failure(let error):
+            let shown = key.isSecret ? Secret.mask : "\"\(key.type == .url ? URLRedaction.redact(text) : text)\""
+            problem(key.name, source, "\(shown) \(error.reason)")
+        }
+    }
+
+    // MARK: File
+
+    mutating func applyFile() {
+        let text: String
+        if let path = inputs.configPath {
+            switch inputs.files.read(path) {
+            case .success(let contents):
+                text = contents
+                filePath = path
+            case .failure(.notFound):
+                problem(nil, .flag("--config"), "configuration file \"\(path)\" does not exist")
+                return
+            case .failure(.unreadable(let reason)):
+                problem(nil, .flag("--config"), "configuration file \"\(path)\" cannot be read: \(reason)")
+                return
+            }
+        } else {
+            var found: (String, String)?
+            for path in inputs.searchPaths() {
+                switch inputs.files.read(path) {
+                case .success(let contents): found = (path, contents)
+                case .failure(.notFound): continue
+                case .failure(.unreadable(let reason)):
+                    problem(nil, nil, "configuration file \"\(path)\" exists but cannot be read: \(reason)")
+                    return
+                }
+                break
+            }
+            guard let (path, contents) = found else { return }
+            filePath = path
+            text = contents
+        }
+        guard let path = filePath else { return }
+        let root: YAMLNode?
+        do {
+            root = try YAMLReader.parse(text, file: path)
+        } catch {
+            problems.append(ConfigDiagnostic(key: nil, source: .file(path: path, position: error.position),
+                                             message: error.message))
+            return
+        }
+        guard let root else { return }
+        guard let sections = root.entries else {
+            if root.scalar?.isNull == true { return }
+            problem(nil, .file(path: path, position: root.position),
+                    "the configuration file must hold a mapping of sections (server:, winpower:, ...), found \(root.shapeName)")
+            return
+        }
+        for section in sections {
+            applySection(section, path: path)
+        }
+    }
+
+    private mutating func applySection(_ section: YAMLNode.Entry, path: String) {
+        let position = ConfigSource.file(path: path, position: section.keyPosition)
+        guard ConfigKey.sections.contains(section.key) else {
+            if ConfigKey.named(section.key) != nil {
+                problem(section.key, position, "dotted keys are not supported in the file; nest the key under its section")
+            } else {
+                problem(nil, position, "unknown section \"\(section.key)\"; allowed: \(ConfigKey.sections.joined(separator: ", "))"
+                        + Suggestion.hint(section.key, ConfigKey.sections))
+            }
+            return
+        }
+        if section.value.scalar?.isNull == true { return }
+        guard let entries = section.value.entries else {
+            problem(section.key, .file(path: path, position: section.value.position),
+                    "must be a mapping of keys, found \(section.value.shapeName)")
+            return
+        }
+        for entry in entries {
+            let name = section.key + "." + entry.key
+            guard let key = ConfigKey.named(name) else {
+                let alias = ConfigKey.all.first { $0.flagAliases.contains("--" + name) }
+                let hint = alias.map { "; did you mean \"\($0.name)\"?" }
+                    ?? Suggestion.hint(name, ConfigKey.all.map(\.name))
+                problem(nil, .file(path: path, position: entry.keyPosition), "unknown key \"\(name)\"" + hint)
+                continue
+            }
+            let valueSource = ConfigSource.file(path: path, position: entry.value.position)
+            guard let scalar = entry.value.scalar else {
+                problem(name, valueSource, "must be a single value (\(key.type.name)), found \(entry.value.shapeName)")
+                continue
+            }
+            if scalar.isNull { continue }
+            fileKeys.insert(name)
+            set(key, text: scalar.text, source: valueSource)
+        }
+    }
+
+    // MARK: Environment and flags
+
+    mutating func applyEnvironment() {
+        let prefix = ConfigKey.environmentPrefix
+        let names = inputs.environment.keys.filter { $0.hasPrefix(prefix) }.sorted()
+        let known = ConfigKey.all.flatMap { [$0.environmentVariable] + $0.environmentAliases }
+        for key in ConfigKey.all {
+            let present = ([key.environmentVariable] + key.environmentAliases).compactMap { name -> (String, String)? in
+                guard let value = inputs.environment[name], !value.isEmpty else { return nil }
+                return (name, value)
+            }
+            guard let (name, value) = present.first else { continue }
+            for (other, otherValue) in present.dropFirst() where otherValue != value {
+                warning(key.name, .environment(other), "ignored because \(name) is also set and takes precedence")
+            }
+            set(key, text: value, source: .environment(name))
+        }
+        let suffixes = known.map { String($0.dropFirst(prefix.count)) }
+        for name in names where !known.contains(name) {
+            let suggestion = Suggestion.closest(to: String(name.dropFirst(prefix.count)), in: suffixes)
+            warning(nil, .environment(name), "unknown variable, ignored" + (suggestion.map { "; did you mean \(prefix)\($0)?" } ?? ""))
+        }
+    }
+
+    mutating func applyFlags() {
+        for flag in inputs.flags {
+            guard let key = ConfigKey.forFlag(flag.name) else {
+                problem(nil, .flag(flag.name), "unknown flag" + Suggestion.hint(flag.name, ConfigKey.allFlags, quote: false))
+                continue
+            }
+            set(key, text: flag.value, source: .flag(flag.name))
+        }
+    }
+}

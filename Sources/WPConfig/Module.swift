@@ -1,1 +1,0 @@
-// WPConfig: filled in by its issue; see docs/architecture.md.

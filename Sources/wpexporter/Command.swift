@@ -1,0 +1,45 @@
+import WPConfig
+
+/// A parsed command line, ready to run.
+enum Command: Sendable, Equatable {
+    /// Print help: for a command, a topic (`configuration`), or the overview when nil.
+    case help(String?)
+    /// Print the build facts as text or JSON.
+    case version(json: Bool)
+    /// Load and validate as `server` would, print the effective configuration.
+    case checkConfig(ConfigurationOptions)
+    /// Export from a real WinPower server.
+    case server(ConfigurationOptions)
+    /// Export from the embedded simulator.
+    case demo(ConfigurationOptions)
+    /// Run the WinPower simulator on its own.
+    case simulate(SimulatorOptions)
+}
+
+/// The configuration-related part of a command line.
+struct ConfigurationOptions: Sendable, Equatable {
+    /// `-c/--config PATH`.
+    var configPath: String?
+    /// Configuration flags in order.
+    var flags: [ConfigurationInputs.Flag] = []
+}
+
+/// The options of `wpexporter simulate`, handed to the simulate hook.
+struct SimulatorOptions: Sendable, Equatable {
+    /// Address to bind.
+    var host = "127.0.0.1"
+    /// Port to bind; 0 picks a free one.
+    var port = 8081
+    /// Number of simulated UPS devices.
+    var devices = 3
+    /// Devices per page of the device list.
+    var pageSize = 20
+    /// How long a login token stays valid.
+    var tokenLifetime: Duration = .seconds(1800)
+    /// Accepted user name.
+    var username = "admin"
+    /// Accepted password.
+    var password = Secret("admin")
+    /// Fault names to inject, as given (validated by the hook).
+    var faults: [String] = []
+}

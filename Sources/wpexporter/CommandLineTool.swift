@@ -1,0 +1,73 @@
+import WPConfig
+
+/// Runs one `wpexporter` invocation: parse, load and validate, then print or call a hook.
+///
+/// Everything from the process (arguments, environment, files, output streams) comes in
+/// through the initializer, so every command is testable without a process.
+///
+/// ```swift
+/// let tool = CommandLineTool(environment: env, files: files, output: output, hooks: hooks)
+/// exit(await tool.run(Array(CommandLine.arguments.dropFirst())))
+/// ```
+struct CommandLineTool: Sendable {
+    var environment: [String: String]
+    var files: FileAccess
+    var output: TerminalOutput
+    var hooks: RunHooks
+    var buildInfo: BuildInfo = .current
+
+    /// Runs the command and returns the process exit status.
+    ///
+    /// - Parameter arguments: The arguments without the program name.
+    /// - Returns: 0, 1, 64 or 78 (see ``ExitCode``).
+    func run(_ arguments: [String]) async -> Int32 {
+        do {
+            try await execute(try CommandParser.parse(arguments))
+            return ExitCode.success.rawValue
+        } catch let error as ConfigurationError {
+            report(error.warnings)
+            output.standardError(error.description + "\n")
+            let count = error.problems.count
+            output.standardError("configuration is invalid: \(count) problem\(count == 1 ? "" : "s")\n")
+            return ExitCode.forError(error).rawValue
+        } catch {
+            output.standardError("\(error)\n")
+            return ExitCode.forError(error).rawValue
+        }
+    }
+
+    private func execute(_ command: Command) async throws {
+        switch command {
+        case .help(let topic):
+            output.standardOutput(HelpText.page(topic))
+        case .version(let json):
+            output.standardOutput((json ? buildInfo.json : buildInfo.text) + "\n")
+        case .checkConfig(let options):
+            let loaded = try load(options, purpose: .server)
+            let file = loaded.configurationFile ?? "none (defaults, environment and flags only)"
+            output.standardOutput("configuration file: \(file)\n\n\(loaded.effectiveSettingsTable())\n")
+            report(loaded.warnings)
+            output.standardOutput("\nconfiguration is valid\n")
+        case .server(let options):
+            let loaded = try load(options, purpose: .server)
+            report(loaded.warnings)
+            try await hooks.server(loaded)
+        case .demo(let options):
+            let loaded = try load(options, purpose: .demo)
+            report(loaded.warnings)
+            try await hooks.demo(loaded)
+        case .simulate(let options):
+            try await hooks.simulate(options)
+        }
+    }
+
+    private func load(_ options: ConfigurationOptions, purpose: ConfigurationInputs.Purpose) throws(ConfigurationError)
+        -> LoadedConfiguration {
+        try ConfigurationLoader.load(ConfigurationInputs(configPath: options.configPath, flags: options.flags,
+                                                         environment: environment, files: files, purpose: purpose))
+    }
+
+    private func report(_ warnings: [ConfigDiagnostic]) {
+        for warning in warnings { output.standardError("warning: \(warning)\n") }
+    }
+}

@@ -1,0 +1,36 @@
+import WPConfig
+
+extension CommandParser {
+    static let simulatorFlags = ["--host", "--port", "--devices", "--page-size", "--token-lifetime",
+                                 "--username", "--password", "--fault"]
+
+    /// Parses the flags of `wpexporter simulate`.
+    static func parseSimulator(_ arguments: [String]) throws(UsageError) -> SimulatorOptions {
+        var options = SimulatorOptions()
+        func number(_ flag: String, _ value: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int {
+            guard let parsed = Int(value), range.contains(parsed) else {
+                throw UsageError(command: "simulate",
+                                 message: "\(flag) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(value)\"")
+            }
+            return parsed
+        }
+        try walk(arguments, command: "simulate", isKnown: { simulatorFlags.contains($0) }, isBoolean: { _ in false },
+                 allNames: simulatorFlags) { flag, value throws(UsageError) in
+            switch flag {
+            case "--host": options.host = value
+            case "--port": options.port = try number(flag, value, 0...65535)
+            case "--devices": options.devices = try number(flag, value, 0...10_000)
+            case "--page-size": options.pageSize = try number(flag, value, 1...10_000)
+            case "--token-lifetime":
+                guard case .success(let lifetime) = DurationText.parse(value), lifetime > .zero else {
+                    throw UsageError(command: "simulate", message: "--token-lifetime must be a positive duration such as 30m, not \"\(value)\"")
+                }
+                options.tokenLifetime = lifetime
+            case "--username": options.username = value
+            case "--password": options.password = Secret(value)
+            default: options.faults.append(value)
+            }
+        }
+        return options
+    }
+}

@@ -1,0 +1,126 @@
+import WPConfig
+
+/// The help pages of `wpexporter`. Golden-tested byte for byte.
+enum HelpText {
+    /// The help for a command or topic; the overview for nil.
+    static func page(_ topic: String?) -> String {
+        switch topic {
+        case "server": return server
+        case "demo": return demo
+        case "check-config": return checkConfig
+        case "simulate": return simulate
+        case "version": return version
+        case "configuration": return configuration
+        case "help": return "Usage: wpexporter help [command | configuration]\n\nShow help for a command, or every configuration key.\n"
+        default: return overview
+        }
+    }
+
+    static let overview = """
+        wpexporter: Prometheus exporter for WinPower G2 UPS management servers
+
+        Usage: wpexporter <command> [flags]
+
+        Commands:
+          server        Export metrics from a WinPower G2 server
+          demo          Export metrics from the embedded WinPower simulator
+          simulate      Run the WinPower G2 simulator on its own
+          check-config  Validate the configuration and print every value with its source
+          version       Print version, Swift version, platform, build date and git commit
+          help          Show help for a command, or 'help configuration' for every key
+
+        Run 'wpexporter <command> --help' for the flags of a command.
+        Exit status: 0 success, 1 runtime failure, 64 usage error, 78 configuration error.
+
+        """
+
+    static let configurationFlags = """
+        Flags:
+          -c, --config PATH          Configuration file; without it the first existing of
+                                     ./config.yaml, ./config/config.yaml,
+                                     $HOME/.config/winpower-exporter/config.yaml,
+                                     /etc/winpower-exporter/config.yaml
+          --winpower.url URL         WinPower server URL (same as --winpower.base_url)
+          --winpower.username NAME   WinPower user name
+          --winpower.password TEXT   WinPower password (prefer --winpower.password_file PATH)
+          --port PORT                HTTP port (same as --server.port; default 9090)
+          --log-level LEVEL          debug, info, warn or error (default info)
+          --skip-ssl-verify[=BOOL]   Accept any TLS certificate from WinPower (default false)
+          --data-dir PATH            Energy state directory (default ./data)
+          --sync-write[=BOOL]        Write the state after every collection (default true)
+          --SECTION.KEY VALUE        Any configuration key, e.g. --scheduler.collection_interval 10s;
+                                     see 'wpexporter help configuration'
+          -h, --help                 Show this help
+
+        Values come from flags, then WINPOWER_EXPORTER_* environment variables, then the file,
+        then defaults (the first that sets a key wins).
+
+        """
+
+    static let server = """
+        Usage: wpexporter server [flags]
+
+        Export metrics from a WinPower G2 server. Requires winpower.base_url, winpower.username
+        and winpower.password (or winpower.password_file).
+
+        """ + "\n" + configurationFlags
+
+    static let demo = """
+        Usage: wpexporter demo [flags]
+
+        Export metrics from the embedded WinPower simulator: no WinPower server or credentials
+        needed. Every other key works as for 'server'.
+
+        """ + "\n" + configurationFlags
+
+    static let checkConfig = """
+        Usage: wpexporter check-config [flags]
+
+        Load and validate the configuration exactly as 'server' does, then print every key with
+        its value and source (default, file, env or flag); secrets are masked. Exits 0 when the
+        configuration is valid and 78 with every problem when it is not.
+
+        """ + "\n" + configurationFlags
+
+    static let simulate = """
+        Usage: wpexporter simulate [flags]
+
+        Run a WinPower G2 simulator that speaks the real protocol, for testing an exporter.
+
+        Flags:
+          --host ADDRESS             Address to bind (default 127.0.0.1)
+          --port PORT                Port to bind, 0 for any free port (default 8081)
+          --devices N                Number of simulated UPS devices (default 3)
+          --page-size N              Devices per page of the device list (default 20)
+          --token-lifetime DURATION  Lifetime of a login token (default 30m)
+          --username NAME            Accepted user name (default admin)
+          --password TEXT            Accepted password (default admin)
+          --fault NAME               Inject a fault; repeat for several
+          -h, --help                 Show this help
+
+        """
+
+    static let version = """
+        Usage: wpexporter version [--format text|json]
+
+        Print the version, Swift version, platform, build date and git commit.
+
+        Flags:
+          --format FORMAT            text (default) or json
+          -h, --help                 Show this help
+
+        """
+
+    /// Every configuration key with its type, default, environment variables and flags.
+    static var configuration: String {
+        var out = "Configuration keys (flags > environment > file > defaults):\n"
+        for key in ConfigKey.all {
+            let defaultText = key.defaultValue.map { "default \($0.formatted(as: key.type))" } ?? "no default"
+            out += "\n\(key.name)  \(key.type.name), \(defaultText)\n"
+            out += "    \(key.summary)\n"
+            out += "    env  " + ([key.environmentVariable] + key.environmentAliases).joined(separator: ", ") + "\n"
+            out += "    flag " + ([key.flag] + key.flagAliases).joined(separator: ", ") + "\n"
+        }
+        return out
+    }
+}

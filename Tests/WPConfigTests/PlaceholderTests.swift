@@ -1,6 +1,0 @@
-import Testing
-@testable import WPConfig
-
-@Test func moduleBuilds() {
-    #expect(Bool(true))
-}

@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+
+/// Runs the built `wpexporter` executable as a process: what users get, including `main`.
+@Suite struct BinaryTests {
+    struct Result {
+        var status: Int32
+        var out: String
+        var err: String
+    }
+
+    /// The `wpexporter` binary next to the test bundle in `.build`.
+    static func binary() throws -> URL {
+        var directory = Bundle.main.bundleURL
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("wpexporter")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory.deleteLastPathComponent()
+        }
+        throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "wpexporter near \(Bundle.main.bundleURL.path)"])
+    }
+
+    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = try binary()
+        process.arguments = arguments
+        process.environment = environment
+        if let directory { process.currentDirectoryURL = directory }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, out: String(decoding: outData, as: UTF8.self),
+                      err: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// A fresh directory used as working directory and HOME, so no real configuration is found.
+    static func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        return try body(directory)
+    }
+
+    @Test func helpMatchesTheGolden() throws {
+        let result = try Self.run(["--help"])
+        #expect(result.status == 0)
+        let golden = try String(contentsOf: HelpGoldenTests.goldenDirectory.appendingPathComponent("help-overview.txt"), encoding: .utf8)
+        #expect(result.out == golden)
+        #expect(result.err.isEmpty)
+    }
+
+    @Test func versionAsTextAndJSON() throws {
+        let text = try Self.run(["version"])
+        #expect(text.status == 0)
+        #expect(text.out.hasPrefix("wpexporter 0.1.0\n"))
+        let json = try Self.run(["version", "--format", "json"])
+        #expect(json.status == 0)
+        let object = try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: String]
+        #expect(object?["version"] == "0.1.0")
+        #expect(Set(object?.keys.map { $0 } ?? []) == ["version", "swift", "platform", "arch", "build_date", "git_commit"])
+        #expect(object?["build_date"]?.count == 19)
+    }
+
+    @Test func checkConfigReadsTheWorkingDirectoryFileAndMasksSecrets() throws {
+        try Self.withTemporaryDirectory { directory in
+            let file = directory.appendingPathComponent("config.yaml")
+            try "server:\n  port: 9333\nwinpower:\n  base_url: https://wp.example\n  username: u\n  password: binary-secret\n"
+                .write(to: file, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
+            let result = try Self.run(["check-config", "--log-level=warn"], in: directory, environment: ["HOME": directory.path])
+            #expect(result.status == 0, "\(result.err)")
+            #expect(result.out.hasPrefix("configuration file: ./config.yaml\n"))
+            #expect(result.out.contains("file ./config.yaml:2:9"))
+            #expect(result.out.contains("flag --log-level"))
+            #expect(!result.out.contains("binary-secret") && !result.err.contains("binary-secret"))
+            #expect(result.err.contains("readable by other users (mode 0644)"))
+        }
+    }
+
+    @Test func exitCodesFromTheProcess() throws {
+        try Self.withTemporaryDirectory { directory in
+            let invalid = try Self.run(["check-config", "--port", "0"], in: directory, environment: ["HOME": directory.path])
+            #expect(invalid.status == 78)
+            #expect(invalid.err.contains("flag --port: server.port: 0 is out of range; must be 1–65535"))
+            let missing = try Self.run(["check-config", "-c", "nope.yaml"], in: directory, environment: [:])
+            #expect(missing.status == 78)
+            #expect(missing.err.contains("configuration file \"nope.yaml\" does not exist"))
+            let usage = try Self.run(["server", "--prot=1"], in: directory, environment: [:])
+            #expect(usage.status == 64)
+            #expect(usage.err.contains("did you mean --port?"))
+        }
+    }
+}

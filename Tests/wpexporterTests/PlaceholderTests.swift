@@ -1,5 +1,0 @@
-import Testing
-
-@Test func executableBuilds() {
-    #expect(Bool(true))
-}
