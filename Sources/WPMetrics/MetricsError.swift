@@ -29,6 +29,8 @@ public enum MetricsError: Error, Equatable, Sendable, CustomStringConvertible {
     case conflictingRegistration(String, reason: String)
     /// Bucket helper arguments are out of range.
     case invalidBucketParameters(String)
+    /// A `/proc` file could not be parsed; names the file and what was wrong.
+    case unparsableProcessFile(String, reason: String)
 
     public var description: String {
         switch self {
@@ -58,6 +60,8 @@ public enum MetricsError: Error, Equatable, Sendable, CustomStringConvertible {
             return "a metric named \(name) is already registered with \(reason)"
         case .invalidBucketParameters(let reason):
             return "invalid bucket parameters: \(reason)"
+        case .unparsableProcessFile(let file, let reason):
+            return "cannot parse \(file): \(reason)"
         }
     }
 
