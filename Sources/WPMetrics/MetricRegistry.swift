@@ -37,16 +37,19 @@ public final class MetricRegistry: Sendable {
         let result: MetricsError? = state.withLock { state in
             var names = Set<String>()
             for descriptor in descriptors {
-                let key = Self.conflictKey(descriptor)
-                if let existing = state.descriptors[key]?.descriptor {
-                    return Self.conflict(existing, descriptor)
+                for key in Self.conflictKeys(descriptor) {
+                    if let existing = state.descriptors[key]?.descriptor {
+                        return Self.conflict(existing, descriptor)
+                    }
+                    guard names.insert(key).inserted else { return .alreadyRegistered(descriptor.name) }
                 }
-                guard names.insert(key).inserted else { return .alreadyRegistered(descriptor.name) }
             }
             let id = state.nextID
             state.nextID += 1
             state.collectors.append((id, collector))
-            for descriptor in descriptors { state.descriptors[Self.conflictKey(descriptor)] = (id, descriptor) }
+            for descriptor in descriptors {
+                for key in Self.conflictKeys(descriptor) { state.descriptors[key] = (id, descriptor) }
+            }
             return nil
         }
         if let result { throw result }
@@ -102,10 +105,13 @@ public final class MetricRegistry: Sendable {
         ExpositionEncoder(format: format).encode(collect(), into: &bytes)
     }
 
-    /// Counters and `foo`/`foo_total` share one OpenMetrics family name, so they conflict.
-    private static func conflictKey(_ descriptor: MetricDescriptor) -> String {
-        if descriptor.type == .counter, descriptor.name.hasSuffix("_total") { return String(descriptor.name.dropLast(6)) }
-        return descriptor.name
+    /// The names a descriptor occupies: its own, and for a counter `foo_total` also `foo`
+    /// (its OpenMetrics family name), so `foo` and `foo_total` cannot both be registered.
+    private static func conflictKeys(_ descriptor: MetricDescriptor) -> [String] {
+        if descriptor.type == .counter, descriptor.name.hasSuffix("_total") {
+            return [descriptor.name, String(descriptor.name.dropLast(6))]
+        }
+        return [descriptor.name]
     }
 
     private static func conflict(_ existing: MetricDescriptor, _ new: MetricDescriptor) -> MetricsError {
