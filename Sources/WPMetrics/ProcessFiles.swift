@@ -14,6 +14,17 @@ public enum ProcessFiles {
         public var virtualBytes: UInt64
         /// Resident set size in pages (field 24).
         public var residentPages: UInt64
+
+        /// Creates parsed stat fields (for tests and other sources).
+        public init(userTicks: UInt64, systemTicks: UInt64, threads: UInt64, startTicks: UInt64,
+                    virtualBytes: UInt64, residentPages: UInt64) {
+            self.userTicks = userTicks
+            self.systemTicks = systemTicks
+            self.threads = threads
+            self.startTicks = startTicks
+            self.virtualBytes = virtualBytes
+            self.residentPages = residentPages
+        }
     }
 
     /// Parses `/proc/<pid>/stat`; the command name may contain spaces and parentheses.
@@ -47,6 +58,12 @@ public enum ProcessFiles {
         public var maxOpenFiles: UInt64?
         /// "Max address space" soft limit in bytes; `UInt64.max` when unlimited.
         public var maxAddressSpace: UInt64?
+
+        /// Creates limits (nil where unknown).
+        public init(maxOpenFiles: UInt64? = nil, maxAddressSpace: UInt64? = nil) {
+            self.maxOpenFiles = maxOpenFiles
+            self.maxAddressSpace = maxAddressSpace
+        }
     }
 
     /// Parses `/proc/<pid>/limits` (a fixed-width table; the soft limit follows the name).

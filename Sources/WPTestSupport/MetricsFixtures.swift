@@ -61,11 +61,10 @@ public enum MetricsFixtures {
     }
 
     /// A collector that hands over prebuilt families, like a per-cycle snapshot does:
-    /// an `unknown` family, a family without help, and samples with `_created`.
+    /// an `unknown` family and samples with `_created`.
     struct SnapshotCollector: Collector {
         var descriptors: [MetricDescriptor] {
             [MetricDescriptor(name: "sample_untyped", help: "An untyped family.", type: .unknown),
-             MetricDescriptor(name: "sample_no_help", help: "", type: .gauge),
              MetricDescriptor(name: "sample_created_total", help: "A counter with a creation time.", type: .counter,
                               labelNames: ["device_id"])]
         }
@@ -74,12 +73,10 @@ public enum MetricsFixtures {
             do {
                 var untyped = try descriptors[0].makeFamily()
                 try untyped.append(labelValues: [], value: 7)
-                var noHelp = try descriptors[1].makeFamily()
-                try noHelp.append(labelValues: [], value: 1)
-                var created = try descriptors[2].makeFamily()
+                var created = try descriptors[1].makeFamily()
                 try created.append(Sample(labelValues: ["2"], value: .counter(5), created: 1_700_000_000.5))
                 try created.append(Sample(labelValues: ["1"], value: .counter(3), created: 1_700_000_000))
-                return [untyped, noHelp, created]
+                return [untyped, created]
             } catch {
                 return []
             }
