@@ -74,10 +74,13 @@ public struct ExpositionEncoder: Sendable {
         }
         writeHeader(family, familyName: familyName, into: &bytes)
         let labels = LabelWriter(names: family.labelNames)
+        let fast = FastLineWriter(name: sampleName, labelNames: family.labelNames)
         for sample in family.samples {
             switch sample.value {
             case .gauge(let value), .counter(let value):
-                writeLine(sampleName, "", labels, sample.labelValues, value, into: &bytes)
+                if !fast.write(sample.labelValues, value, into: &bytes) {
+                    writeLine(sampleName, "", labels, sample.labelValues, value, into: &bytes)
+                }
                 if openMetrics, family.type == .counter, let created = sample.created {
                     writeLine(familyName, "_created", labels, sample.labelValues, created, into: &bytes)
                 }
@@ -120,7 +123,7 @@ public struct ExpositionEncoder: Sendable {
             bytes.append(contentsOf: "_bucket".utf8)
             labels.write(sample.labelValues, extraName: "le", extraValue: bound, into: &bytes)
             bytes.append(UInt8(ascii: " "))
-            NumberFormatting.appendUnsigned(UInt(count), to: &bytes)
+            NumberFormatting.appendUnsigned(count, to: &bytes)
             bytes.append(UInt8(ascii: "\n"))
         }
         // OpenMetrics forbids _sum on histograms with negative buckets, and a negative or NaN
@@ -176,7 +179,7 @@ public struct ExpositionEncoder: Sendable {
         bytes.append(contentsOf: "_count".utf8)
         labels.write(values, into: &bytes)
         bytes.append(UInt8(ascii: " "))
-        NumberFormatting.appendUnsigned(UInt(count), to: &bytes)
+        NumberFormatting.appendUnsigned(count, to: &bytes)
         bytes.append(UInt8(ascii: "\n"))
     }
 }

@@ -10,136 +10,200 @@
 /// NumberFormatting.format(.infinity) // "+Inf"
 /// ```
 public enum NumberFormatting {
+    /// The most bytes ``write(_:to:)`` produces (`-1.2345678901234567e-308` is 24).
+    static let maximumLength = 32
+
     /// Formats `value` as Prometheus expects it in both exposition formats.
     ///
     /// - Parameter value: Any `Double`, including infinities and NaN.
     /// - Returns: The Go-style shortest round-trip text.
     public static func format(_ value: Double) -> String {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(24)
         append(value, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends the formatted `value` to `bytes` without intermediate heap allocation for
-    /// integral values and for values whose shortest form fits in 15 characters.
+    /// Appends the formatted `value` to `bytes` without heap allocation.
     ///
     /// - Parameters:
     ///   - value: The value to format.
     ///   - bytes: The buffer to append UTF-8 to.
     public static func append(_ value: Double, to bytes: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maximumLength) { scratch in
+            guard let base = scratch.baseAddress else { return }
+            let count = write(value, to: base)
+            bytes.append(contentsOf: UnsafeBufferPointer(start: base, count: count))
+        }
+    }
+
+    /// Writes the formatted value at `out`, which must have room for ``maximumLength`` bytes.
+    ///
+    /// - Returns: The number of bytes written.
+    static func write(_ value: Double, to out: UnsafeMutablePointer<UInt8>) -> Int {
         if value.isNaN {
-            bytes.append(contentsOf: [0x4E, 0x61, 0x4E])  // NaN
-            return
+            out[0] = UInt8(ascii: "N"); out[1] = UInt8(ascii: "a"); out[2] = UInt8(ascii: "N")
+            return 3
         }
         if value.isInfinite {
-            bytes.append(value < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
-            bytes.append(contentsOf: [0x49, 0x6E, 0x66])  // Inf
-            return
+            out[0] = value < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+")
+            out[1] = UInt8(ascii: "I"); out[2] = UInt8(ascii: "n"); out[3] = UInt8(ascii: "f")
+            return 4
         }
         // Integral values below 1e6 print as plain integers in Go's shortest 'g' format.
         if value.magnitude < 1e6, value == value.rounded(.towardZero) {
-            if value == 0 {
-                if value.sign == .minus { bytes.append(UInt8(ascii: "-")) }
-                bytes.append(UInt8(ascii: "0"))
-                return
-            }
-            appendInteger(Int(value), to: &bytes)
-            return
+            var position = 0
+            if value.sign == .minus { out[0] = UInt8(ascii: "-"); position = 1 }
+            return position + writeUnsigned(UInt64(value.magnitude), to: out + position)
         }
-        appendGeneral(value, to: &bytes)
+        return writeGeneral(value, to: out)
     }
 
-    /// Appends a signed decimal integer.
-    static func appendInteger(_ value: Int, to bytes: inout [UInt8]) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        appendUnsigned(value.magnitude, to: &bytes)
-    }
-
-    /// Appends an unsigned decimal integer without allocating.
-    static func appendUnsigned(_ value: UInt, to bytes: inout [UInt8]) {
+    /// Writes an unsigned decimal integer (at most 20 bytes); returns the count.
+    static func writeUnsigned(_ value: UInt64, to out: UnsafeMutablePointer<UInt8>) -> Int {
         if value < 10 {
-            bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value))
-            return
+            out[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value)
+            return 1
         }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes of scratch, enough for UInt64
-        var count = 0
+        var digits = 0
+        var probe = value
+        while probe > 0 { digits += 1; probe /= 10 }
         var rest = value
-        withUnsafeMutableBytes(of: &digits) { scratch in
-            while rest > 0 {
-                scratch[23 - count] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
-                rest /= 10
-                count += 1
-            }
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[(24 - count)...]))
+        var index = digits - 1
+        while index >= 0 {
+            out[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+            index -= 1
+        }
+        return digits
+    }
+
+    /// Appends an unsigned decimal integer.
+    static func appendUnsigned(_ value: UInt64, to bytes: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { scratch in
+            guard let base = scratch.baseAddress else { return }
+            bytes.append(contentsOf: UnsafeBufferPointer(start: base, count: writeUnsigned(value, to: base)))
         }
     }
 
-    /// The general path: take Swift's shortest round-trip digits and lay them out Go-style.
-    private static func appendGeneral(_ value: Double, to bytes: inout [UInt8]) {
-        // Swift's description is the shortest round-trip form too, only laid out differently
-        // ("1e-07", "1234567.0", "1.2345e+16"); extract digits and the decimal exponent.
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // up to 17 significant digits
+    /// The general path. Finite values with 1e-5 <= |v| < 1e15 get the exact shortest digits
+    /// from 128-bit integer arithmetic, allocation-free. Values outside that range (rare in
+    /// metrics) take Swift's own shortest formatter (`description`), which allocates when the
+    /// text is longer than 15 bytes.
+    private static func writeGeneral(_ value: Double, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { scratch -> Int in
+            guard let digits = scratch.baseAddress else { return 0 }
+            let magnitude = value.magnitude
+            let negative = value.sign == .minus
+            if magnitude < 1e15, magnitude >= 1e-5 {
+                if magnitude == magnitude.rounded(.towardZero) {
+                    let count = writeUnsigned(UInt64(magnitude), to: digits)
+                    return layout(digits, count: count, decimalPoint: count, negative: negative, to: out)
+                }
+                // Readings with up to four decimals (230.5, 49.98): an exact floating-point check,
+                // since m / 10^d is correctly rounded when both are exactly representable.
+                var scale = 1.0
+                for decimals in 1...4 {
+                    scale *= 10
+                    let mantissa = (magnitude * scale).rounded()
+                    if mantissa < 9.007_199_254_740_992e15, mantissa / scale == magnitude {
+                        let count = writeUnsigned(UInt64(mantissa), to: digits)
+                        return layout(digits, count: count, decimalPoint: count - decimals, negative: negative, to: out)
+                    }
+                }
+                let (mantissa, decimals) = ShortestDecimal.find(magnitude)
+                let count = writeUnsigned(mantissa, to: digits)
+                return layout(digits, count: count, decimalPoint: count - decimals, negative: negative, to: out)
+            }
+            return writeParsing(value.magnitude.description, negative: negative, digits: digits, to: out)
+        }
+    }
+
+    /// Lays out significant digits Go-style. `decimalPoint` is where the point goes relative to
+    /// the first digit (value = 0.d1d2… × 10^decimalPoint); leading zeros are skipped here.
+    private static func layout(
+        _ rawDigits: UnsafeMutablePointer<UInt8>, count rawCount: Int, decimalPoint rawPoint: Int,
+        negative: Bool, to out: UnsafeMutablePointer<UInt8>
+    ) -> Int {
+        var significant = rawDigits
+        var count = rawCount
+        var decimalPoint = rawPoint
+        while count > 1, significant[0] == UInt8(ascii: "0") {
+            significant += 1
+            count -= 1
+            decimalPoint -= 1
+        }
+        while count > 1, significant[count - 1] == UInt8(ascii: "0") { count -= 1 }
+        let exp10 = decimalPoint - 1
+        var position = 0
+        func put(_ byte: UInt8) {
+            out[position] = byte
+            position += 1
+        }
+        if negative { put(UInt8(ascii: "-")) }
+        if exp10 < -4 || exp10 >= 6 {
+            put(significant[0])
+            if count > 1 {
+                put(UInt8(ascii: "."))
+                for offset in 1..<count { put(significant[offset]) }
+            }
+            put(UInt8(ascii: "e"))
+            put(exp10 < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+            let exponent = UInt64(exp10.magnitude)
+            if exponent < 10 { put(UInt8(ascii: "0")) }
+            position += writeUnsigned(exponent, to: out + position)
+        } else if decimalPoint <= 0 {
+            put(UInt8(ascii: "0"))
+            put(UInt8(ascii: "."))
+            for _ in 0..<(-decimalPoint) { put(UInt8(ascii: "0")) }
+            for offset in 0..<count { put(significant[offset]) }
+        } else {
+            for offset in 0..<decimalPoint { put(offset < count ? significant[offset] : UInt8(ascii: "0")) }
+            if count > decimalPoint {
+                put(UInt8(ascii: "."))
+                for offset in decimalPoint..<count { put(significant[offset]) }
+            }
+        }
+        return position
+    }
+
+    /// Re-lays out Swift's `description` ("1e-07", "1.2345e+16", "0.001") Go-style.
+    private static func writeParsing(
+        _ description: String, negative: Bool, digits: UnsafeMutablePointer<UInt8>, to out: UnsafeMutablePointer<UInt8>
+    ) -> Int {
+        var text = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        var length = 0
+        withUnsafeMutableBytes(of: &text) { buffer in
+            for byte in description.utf8.prefix(32) {
+                buffer[length] = byte
+                length += 1
+            }
+        }
+        // Parse "d.ddddde±xx" (or Swift's description elsewhere) into digits and exponent.
         var digitCount = 0
-        var pointPosition = -1  // digits before the '.'
+        var pointPosition = -1
         var exponent = 0
         var exponentSign = 1
+        var index = 0
         var inExponent = false
-        let text = value.magnitude.description
-        withUnsafeMutableBytes(of: &digits) { scratch in
-            for byte in text.utf8 {
-                if inExponent {
-                    if byte == UInt8(ascii: "-") { exponentSign = -1 }
-                    else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
-                        exponent = exponent * 10 + Int(byte - UInt8(ascii: "0"))
-                    }
-                } else if byte == UInt8(ascii: ".") {
-                    pointPosition = digitCount
-                } else if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
-                    inExponent = true
-                } else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), digitCount < 24 {
-                    scratch[digitCount] = byte
-                    digitCount += 1
+        while index < length {
+            let byte = withUnsafeBytes(of: &text) { $0[index] }
+            if inExponent {
+                if byte == UInt8(ascii: "-") { exponentSign = -1 }
+                else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                    exponent = exponent * 10 + Int(byte &- UInt8(ascii: "0"))
                 }
+            } else if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+                inExponent = true
+            } else if byte == UInt8(ascii: ".") {
+                pointPosition = digitCount
+            } else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), digitCount < 30 {
+                digits[digitCount] = byte
+                digitCount += 1
             }
-            if pointPosition < 0 { pointPosition = digitCount }
-            // Normalise: drop leading zeros (moving the point) and trailing zeros.
-            var start = 0
-            while start < digitCount - 1, scratch[start] == UInt8(ascii: "0") {
-                start += 1
-                pointPosition -= 1
-            }
-            var end = digitCount
-            while end > start + 1, scratch[end - 1] == UInt8(ascii: "0") { end -= 1 }
-            let significant = UnsafeRawBufferPointer(rebasing: scratch[start..<end])
-            let decimalPoint = pointPosition + exponentSign * exponent  // value = 0.d1d2… × 10^dp
-            let exp10 = decimalPoint - 1
-            if value.sign == .minus { bytes.append(UInt8(ascii: "-")) }
-            if exp10 < -4 || exp10 >= 6 {
-                bytes.append(significant[0])
-                if significant.count > 1 {
-                    bytes.append(UInt8(ascii: "."))
-                    bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: significant[1...]))
-                }
-                bytes.append(UInt8(ascii: "e"))
-                bytes.append(exp10 < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
-                let magnitude = exp10.magnitude
-                if magnitude < 10 { bytes.append(UInt8(ascii: "0")) }
-                appendUnsigned(magnitude, to: &bytes)
-            } else if decimalPoint <= 0 {
-                bytes.append(UInt8(ascii: "0"))
-                bytes.append(UInt8(ascii: "."))
-                for _ in 0..<(-decimalPoint) { bytes.append(UInt8(ascii: "0")) }
-                bytes.append(contentsOf: significant)
-            } else {
-                let integerDigits = min(decimalPoint, significant.count)
-                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: significant[0..<integerDigits]))
-                for _ in integerDigits..<decimalPoint { bytes.append(UInt8(ascii: "0")) }
-                if significant.count > decimalPoint {
-                    bytes.append(UInt8(ascii: "."))
-                    bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: significant[decimalPoint...]))
-                }
-            }
+            index += 1
         }
+        if pointPosition < 0 { pointPosition = digitCount }
+        return layout(digits, count: digitCount, decimalPoint: pointPosition + exponentSign * exponent,
+                      negative: negative, to: out)
     }
 }

@@ -32,6 +32,31 @@ import WPMetrics
         }
     }
 
+    @Test func metricRangeValuesAreShortestAndExact() {
+        var generator = SplitMix64(seed: 7)
+        var values: [Double] = []
+        for _ in 0..<50_000 {
+            let exponent = Double(Int(generator.next() % 20)) - 5
+            let fraction = Double(generator.next() % 1_000_000_007) / 1_000_000_007
+            values.append((1 + fraction * 9) * pow10(Int(exponent)))
+        }
+        for device in 0..<1000 {
+            for gauge in 0..<30 { values.append(200 + Double(device) / 10 + Double(gauge) * 0.01) }
+        }
+        values += [0.1, 0.2, 0.3, 0.1 + 0.2, 1.0 / 3, 2.0 / 3, 0.5, 0.25, 0.125, 1e-5, 0.00001234, 999999999999999.9]
+        for value in values {
+            let text = NumberFormatting.format(value)
+            #expect(Double(text) == value, "\(value) formatted as \(text)")
+            #expect(significantDigits(text) == significantDigits(value.description), "\(value): \(text) vs \(value.description)")
+        }
+    }
+
+    private func significantDigits(_ text: String) -> Int {
+        let mantissa = text.split(separator: "e").first ?? ""
+        let digits = mantissa.filter(\.isNumber).drop(while: { $0 == "0" })
+        return digits.reversed().drop(while: { $0 == "0" }).count
+    }
+
     @Test func appendsToExistingBytes() {
         var bytes = Array("x=".utf8)
         NumberFormatting.append(2.5, to: &bytes)
