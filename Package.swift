@@ -42,6 +42,9 @@ let package = Package(
         // Allocation counting for wpbench's figures (interposes malloc; see its header).
         .target(name: "CMallocCounter"),
 
+        // A service embedding WPMetrics on its own (docs/embedding.md); built by `swift build`.
+        .executableTarget(name: "InstrumentedService", dependencies: ["WPMetrics"], path: "Examples/InstrumentedService"),
+
         // Fakes and helpers shared by the test targets; not a product.
         .target(name: "WPTestSupport", dependencies: allModules),
 

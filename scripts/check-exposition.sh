@@ -32,7 +32,9 @@ if ! python3 -c 'import prometheus_client' >/dev/null 2>&1; then
 fi
 
 swift build --product wpbench >/dev/null
+swift build --product InstrumentedService >/dev/null
 bench="$(swift build --show-bin-path)/wpbench"
+example="$(swift build --show-bin-path)/InstrumentedService"
 work="$(mktemp -d)"
 gateway_pid=""
 cleanup() {
@@ -43,11 +45,14 @@ trap cleanup EXIT
 
 "$bench" --child exposition-sample text >"$work/sample.txt"
 "$bench" --child exposition-sample openmetrics >"$work/sample.om.txt"
+# The example service adds the process collector's live /proc values.
+"$example" 2>/dev/null >"$work/example.txt"
+"$example" --accept 'application/openmetrics-text;version=1.0.0' 2>/dev/null >"$work/example.om.txt"
 cp Tests/WPMetricsTests/Golden/every-type.txt "$work/golden.txt"
 cp Tests/WPMetricsTests/Golden/every-type.om.txt "$work/golden.om.txt"
 say "rendered $(wc -l <"$work/sample.txt") text lines and $(wc -l <"$work/sample.om.txt") OpenMetrics lines"
 
-for file in sample.txt golden.txt; do
+for file in sample.txt golden.txt example.txt; do
     if ! problems="$(promtool check metrics <"$work/$file" 2>&1)" || [ -n "$problems" ]; then
         fail "promtool reports problems in $file:
 $problems"
@@ -61,8 +66,9 @@ from prometheus_client.parser import text_string_to_metric_families as parse_tex
 from prometheus_client.openmetrics.parser import text_string_to_metric_families as parse_openmetrics
 
 work = sys.argv[1]
-for name, parse in (("sample.txt", parse_text), ("golden.txt", parse_text),
-                    ("sample.om.txt", parse_openmetrics), ("golden.om.txt", parse_openmetrics)):
+for name, parse in (("sample.txt", parse_text), ("golden.txt", parse_text), ("example.txt", parse_text),
+                    ("sample.om.txt", parse_openmetrics), ("golden.om.txt", parse_openmetrics),
+                    ("example.om.txt", parse_openmetrics)):
     with open(f"{work}/{name}", encoding="utf-8") as handle:
         families = list(parse(handle.read()))
     types = sorted({family.type for family in families})
