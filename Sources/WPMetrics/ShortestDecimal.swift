@@ -24,14 +24,26 @@ enum ShortestDecimal {
         // Decimal exponent estimate; an error of one only shifts the search range.
         let exponent10 = Int((value.exponent == 0 ? 0 : Double(value.exponent)) * 0.30102999566398120)
             - (value < 1 ? 1 : 0)
+        // Computed values usually need 15-17 digits: probe 15 first, then narrow the search.
         var low = 1
         var high = 18
         var best: (UInt64, Int)?
+        func attempt(_ precision: Int) -> Bool {
+            let decimals = max(0, min(22, precision - 1 - exponent10))
+            guard let candidate = candidate(significand, shift: shift, decimals: decimals, powerOfTwo: isPowerOfTwo) else {
+                return false
+            }
+            best = (candidate, decimals)
+            return true
+        }
+        if attempt(15) {
+            high = 14
+        } else {
+            low = 16
+        }
         while low <= high {
             let precision = (low + high) / 2
-            let decimals = max(0, min(22, precision - 1 - exponent10))
-            if let candidate = candidate(significand, shift: shift, decimals: decimals, powerOfTwo: isPowerOfTwo) {
-                best = (candidate, decimals)
+            if attempt(precision) {
                 high = precision - 1
             } else {
                 low = precision + 1

@@ -16,6 +16,9 @@ enum MetricsBench {
         Scenario(name: "metrics.render.openmetrics", summary: "render 30,000 gauge series, OpenMetrics 1.0.0") {
             try render(format: .openMetrics)
         },
+        Scenario(name: "metrics.render.fullprecision", summary: "render 30,000 series whose values all need 16-17 digits, text 0.0.4") {
+            try render(format: .text, fullPrecision: true)
+        },
         Scenario(name: "metrics.snapshot.build", summary: "build the 30,000-series [MetricFamily] snapshot") {
             try buildSnapshot()
         },
@@ -36,16 +39,29 @@ enum MetricsBench {
     static let gaugesPerDevice = 30
 
     /// 30 families of 1,000 samples labelled device_id/device_name/device_type, sorted.
-    static func snapshot() throws -> [MetricFamily] {
+    ///
+    /// Values mimic a WinPower cycle: 0/1 status gauges, readings parsed from decimal text
+    /// ("230.4", "49.98") and two computed energy values with full 17-digit precision per device.
+    /// `fullPrecision` makes every value a computed one (the formatter's slowest exact path).
+    static func snapshot(fullPrecision: Bool = false) throws -> [MetricFamily] {
+        // One label array per device, shared (copy-on-write) by its 30 samples.
+        let labels = (0..<devices).map { [String(1000 + $0), "UPS Rack \($0 / 10) Slot \($0 % 10)", "ups"] }
         var families: [MetricFamily] = []
         for gauge in 0..<gaugesPerDevice {
             var family = try MetricFamily(
                 name: "winpower_device_reading_\(gauge)", help: "Reading number \(gauge) of a UPS.", type: .gauge,
                 labelNames: ["device_id", "device_name", "device_type"], capacity: devices)
             for device in 0..<devices {
-                let value = gauge % 3 == 0 ? Double(device % 2) : 200 + Double(device) / 10 + Double(gauge) * 0.01
-                try family.append(labelValues: [String(1000 + device), "UPS Rack \(device / 10) Slot \(device % 10)", "ups"],
-                                  value: value)
+                let computed = (Double(device) + 1) * 1234.5678 / 7 + Double(gauge) / 3
+                let value: Double
+                if fullPrecision || gauge >= 28 {
+                    value = computed
+                } else if gauge % 3 == 0 {
+                    value = Double(device % 2)
+                } else {
+                    value = Double("\(200 + device % 50).\(gauge % 10)\(device % 7)") ?? 0
+                }
+                try family.append(labelValues: labels[device], value: value)
             }
             family.sortSamples()
             families.append(family)
@@ -53,8 +69,8 @@ enum MetricsBench {
         return families
     }
 
-    static func render(format: ExpositionFormat) throws {
-        let families = try snapshot()
+    static func render(format: ExpositionFormat, fullPrecision: Bool = false) throws {
+        let families = try snapshot(fullPrecision: fullPrecision)
         let series = Double(devices * gaugesPerDevice)
         let encoder = ExpositionEncoder(format: format)
         var buffer: [UInt8] = []
@@ -90,7 +106,7 @@ enum MetricsBench {
         }
         let series = Double(devices * gaugesPerDevice)
         print("   build: \(fixed(nanoseconds(best) / series)) ns/series (best of 5), "
-              + "\(fixed(Double(allocations) / series, 2)) allocations per series (label strings, arrays)")
+              + "\(fixed(Double(allocations) / series, 2)) allocations per series (label arrays built once per device and shared)")
     }
 
     static func labelledGauge() throws {
