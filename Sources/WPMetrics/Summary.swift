@@ -47,8 +47,8 @@ public final class Summary: Collector, SampledMetric {
             guard ageBuckets >= 1 else {
                 throw .invalidSummaryWindow(metric: metric, reason: "ageBuckets must be at least 1, got \(ageBuckets)")
             }
-            guard maxAge > .zero else {
-                throw .invalidSummaryWindow(metric: metric, reason: "maxAge must be positive, got \(maxAge)")
+            guard maxAge / ageBuckets >= .milliseconds(1) else {
+                throw .invalidSummaryWindow(metric: metric, reason: "maxAge / ageBuckets must be at least 1 ms, got \(maxAge) / \(ageBuckets)")
             }
             return self
         }
@@ -155,17 +155,15 @@ public final class Summary: Collector, SampledMetric {
         if state.streams.isEmpty { return }
         var rotations = 0
         while now >= state.headExpiry {
-            if rotations < state.streams.count {
-                state.streams[state.head].reset()
-                state.head = (state.head + 1) % state.streams.count
-                rotations += 1
+            if rotations == state.streams.count {
+                // Everything expired: restart the schedule from now instead of looping per period.
+                state.headExpiry = now + streamDuration
+                break
             }
+            state.streams[state.head].reset()
+            state.head = (state.head + 1) % state.streams.count
+            rotations += 1
             state.headExpiry += streamDuration
-            if rotations == state.streams.count, now >= state.headExpiry {
-                // Everything expired; jump the schedule forward without looping per period.
-                let behind = (now - state.headExpiry) / streamDuration
-                state.headExpiry += streamDuration * Int(behind.rounded(.down))
-            }
         }
     }
 }
