@@ -38,7 +38,7 @@ if ! python3 -c 'import prometheus_client' >/dev/null 2>&1; then
     say "installing prometheus-client"
     python3 -m pip install -q prometheus-client >/dev/null 2>&1 \
         || python3 -m pip install -q --break-system-packages prometheus-client >/dev/null 2>&1 \
-        || { apt_updated=false; need_apt_package python3-prometheus-client; }
+        || need_apt_package python3-prometheus-client
 fi
 
 swift build --product wpbench >/dev/null

@@ -38,15 +38,20 @@ public struct ExpositionEncoder: Sendable {
 
     /// Appends the rendering of `families` to `bytes`.
     ///
+    /// To combine a prerendered snapshot with families rendered per scrape, render the
+    /// snapshot with `terminated: false` and the last part with `terminated: true`, so the
+    /// OpenMetrics `# EOF` appears exactly once, at the end.
+    ///
     /// - Parameters:
     ///   - families: The families, in output order.
     ///   - bytes: The buffer to append to; call `removeAll(keepingCapacity: true)` between
     ///     cycles to reuse it.
-    public func encode(_ families: [MetricFamily], into bytes: inout [UInt8]) {
+    ///   - terminated: Whether to end with `# EOF` (OpenMetrics only; ignored for text).
+    public func encode(_ families: [MetricFamily], into bytes: inout [UInt8], terminated: Bool = true) {
         for family in families {
             encode(family, into: &bytes)
         }
-        if format == .openMetrics {
+        if terminated, format == .openMetrics {
             bytes.append(contentsOf: "# EOF\n".utf8)
         }
     }

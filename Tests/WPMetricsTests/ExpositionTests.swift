@@ -56,6 +56,18 @@ import WPTestSupport
         #expect(render([family], .text).contains("t_sum 3\nt_count 2\n"))
     }
 
+    @Test func snapshotAndPerScrapePartsShareOneEOF() throws {
+        var snapshot = try MetricFamily(name: "a", help: "", type: .gauge)
+        try snapshot.append(labelValues: [], value: 1)
+        var perScrape = try MetricFamily(name: "b", help: "", type: .gauge)
+        try perScrape.append(labelValues: [], value: 2)
+        let encoder = ExpositionEncoder(format: .openMetrics)
+        var bytes: [UInt8] = []
+        encoder.encode([snapshot], into: &bytes, terminated: false)
+        encoder.encode([perScrape], into: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == "# TYPE a gauge\na 1\n# TYPE b gauge\nb 2\n# EOF\n")
+    }
+
     @Test func emptyHelpWritesNoHelpLine() throws {
         var family = try MetricFamily(name: "quiet", help: "", type: .gauge)
         try family.append(labelValues: [], value: 1)
