@@ -58,23 +58,53 @@ public enum NumberFormatting {
         return writeGeneral(value, to: out)
     }
 
+    /// "00" through "99", for writing two digits per division.
+    private static let digitPairs: StaticString = """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899
+        """
+
+    /// 10^0 through 10^19.
+    private static let powersOfTen: [UInt64] = (0...19).map { exponent in
+        var value: UInt64 = 1
+        for _ in 0..<exponent { value &*= 10 }
+        return value
+    }
+
+    /// Number of decimal digits of `value` (1 for 0).
+    @inline(__always)
+    static func digitCount(_ value: UInt64) -> Int {
+        // floor(log10) from the bit length (1233 / 4096 ≈ log10(2)), corrected by one compare.
+        let estimate = ((64 - value.leadingZeroBitCount) &* 1233) &>> 12
+        return estimate + (value >= powersOfTen[min(estimate, 19)] ? 1 : 0) - (estimate > 19 ? 1 : 0)
+    }
+
     /// Writes an unsigned decimal integer (at most 20 bytes); returns the count.
     static func writeUnsigned(_ value: UInt64, to out: UnsafeMutablePointer<UInt8>) -> Int {
         if value < 10 {
             out[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value)
             return 1
         }
-        var digits = 0
-        var probe = value
-        while probe > 0 { digits += 1; probe /= 10 }
+        let count = digitCount(value)
+        let pairs = digitPairs.utf8Start
         var rest = value
-        var index = digits - 1
-        while index >= 0 {
-            out[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
-            rest /= 10
-            index -= 1
+        var index = count
+        while rest >= 100 {
+            let pair = Int(truncatingIfNeeded: rest % 100) &* 2
+            rest /= 100
+            index -= 2
+            out[index] = pairs[pair]
+            out[index + 1] = pairs[pair + 1]
         }
-        return digits
+        if rest >= 10 {
+            let pair = Int(truncatingIfNeeded: rest) &* 2
+            out[0] = pairs[pair]
+            out[1] = pairs[pair + 1]
+        } else {
+            out[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest)
+        }
+        return count
     }
 
     /// Appends an unsigned decimal integer.

@@ -55,22 +55,24 @@ enum ShortestDecimal {
         return (rounded(significand, shift: shift, decimals: decimals).digits, decimals)
     }
 
+    @inline(__always)
     private static func rounded(_ significand: UInt128, shift: Int, decimals: Int) -> (digits: UInt64, error: UInt128, up: Bool) {
-        let product = significand * powersOfTen[decimals]
-        let quotient = product >> shift
-        let remainder = product & ((1 << shift) - 1)
-        let half: UInt128 = 1 << (shift - 1)
-        if remainder >= half {
-            return (UInt64(truncatingIfNeeded: quotient + 1), (1 << shift) - remainder, true)
+        let product = significand &* powersOfTen[decimals]
+        let quotient = product &>> UInt128(truncatingIfNeeded: shift)
+        let one: UInt128 = 1 &<< UInt128(truncatingIfNeeded: shift)
+        let remainder = product & (one &- 1)
+        if remainder >= one &>> 1 {
+            return (UInt64(truncatingIfNeeded: quotient &+ 1), one &- remainder, true)
         }
         return (UInt64(truncatingIfNeeded: quotient), remainder, false)
     }
 
+    @inline(__always)
     private static func candidate(_ significand: UInt128, shift: Int, decimals: Int, powerOfTwo: Bool) -> UInt64? {
         let (digits, error, up) = rounded(significand, shift: shift, decimals: decimals)
         let scale = powersOfTen[decimals]
         // Below a power of two the gap to the next smaller double is half as wide.
         let factor: UInt128 = powerOfTwo && !up ? 4 : 2
-        return error * factor < scale ? digits : nil
+        return error &* factor < scale ? digits : nil
     }
 }

@@ -19,6 +19,9 @@ enum MetricsBench {
         Scenario(name: "metrics.render.fullprecision", summary: "render 30,000 series whose values all need 16-17 digits, text 0.0.4") {
             try render(format: .text, fullPrecision: true)
         },
+        Scenario(name: "metrics.format", summary: "NumberFormatting per value: integers, short decimals, full precision") {
+            formatValues()
+        },
         Scenario(name: "metrics.snapshot.build", summary: "build the 30,000-series [MetricFamily] snapshot") {
             try buildSnapshot()
         },
@@ -92,6 +95,27 @@ enum MetricsBench {
         }
         print("   \(format.rawValue): \(fixed(nanoseconds(best) / series)) ns/series (best of \(rounds)), "
               + "\(buffer.count) bytes, \(allocations) allocations per render (\(fixed(Double(allocations) / series, 4)) per series)")
+    }
+
+    static func formatValues() {
+        let count = 100_000
+        let kinds: [(String, [Double])] = [
+            ("integer", (0..<count).map { Double($0 % 5000) }),
+            ("short decimal", (0..<count).map { Double($0 % 5000) + Double($0 % 10) / 10 }),
+            ("full precision", (0..<count).map { (Double($0) + 1) * 1234.5678 / 7 }),
+        ]
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(count * 32)
+        for (name, values) in kinds {
+            var best = Duration.seconds(1000)
+            for _ in 0..<5 {
+                buffer.removeAll(keepingCapacity: true)
+                best = min(best, ContinuousClock().measure {
+                    for value in values { NumberFormatting.append(value, to: &buffer) }
+                })
+            }
+            print("   \(name): \(fixed(nanoseconds(best) / Double(count))) ns/value")
+        }
     }
 
     static func buildSnapshot() throws {
