@@ -18,6 +18,7 @@ struct QuantileStream {
     private var buffer: [Double] = []
     private var sorted = true
     private var entries: [Entry] = []
+    private var scratch: [Entry] = []
     private var total: Double = 0
 
     init(targets: [Target], bufferCapacity: Int) {
@@ -38,6 +39,7 @@ struct QuantileStream {
     mutating func reset() {
         buffer.removeAll(keepingCapacity: true)
         entries.removeAll(keepingCapacity: true)
+        scratch.removeAll(keepingCapacity: true)
         total = 0
         sorted = true
     }
@@ -93,52 +95,53 @@ struct QuantileStream {
         return minimum
     }
 
+    /// Merges the sorted buffer into the entries in one linear pass (same ranks and deltas as
+    /// inserting one by one), then compresses.
     private mutating func merge() {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.reserveCapacity(entries.count + buffer.count)
         var rank: Double = 0
         var index = 0
         for value in buffer {
-            var inserted = false
-            while index < entries.count {
-                let entry = entries[index]
-                if entry.value > value {
-                    let delta = max(0, invariant(rank).rounded(.down) - 1)
-                    entries.insert(Entry(value: value, width: 1, delta: delta), at: index)
-                    index += 1
-                    inserted = true
-                    break
-                }
-                rank += entry.width
+            while index < entries.count, entries[index].value <= value {
+                rank += entries[index].width
+                scratch.append(entries[index])
                 index += 1
             }
-            if !inserted {
-                entries.append(Entry(value: value, width: 1, delta: 0))
-                index += 1
-            }
+            let delta = index < entries.count ? max(0, invariant(rank).rounded(.down) - 1) : 0
+            scratch.append(Entry(value: value, width: 1, delta: delta))
             total += 1
             rank += 1
         }
+        while index < entries.count {
+            scratch.append(entries[index])
+            index += 1
+        }
+        swap(&entries, &scratch)
         compress()
     }
 
+    /// Merges neighbours whose combined width stays within the error invariant, walking from
+    /// the largest value down, in one linear pass.
     private mutating func compress() {
         if entries.count < 2 { return }
+        scratch.removeAll(keepingCapacity: true)
         var last = entries[entries.count - 1]
-        var lastIndex = entries.count - 1
         var rank = total - 1 - last.width
         var index = entries.count - 2
         while index >= 0 {
             let entry = entries[index]
             if entry.width + last.width + last.delta <= invariant(rank) {
                 last.width += entry.width
-                entries[lastIndex] = last
-                entries.remove(at: index)
-                lastIndex -= 1
             } else {
+                scratch.append(last)
                 last = entry
-                lastIndex = index
             }
             rank -= entry.width
             index -= 1
         }
+        scratch.append(last)
+        entries.removeAll(keepingCapacity: true)
+        entries.append(contentsOf: scratch.reversed())
     }
 }
