@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 @testable import WPMetrics
 import WPTestSupport
@@ -121,3 +124,49 @@ import WPTestSupport
         }
     }
 }
+
+#if canImport(Glibc)
+@Suite struct URLSessionPushTransportTests {
+    /// A loopback port that was free a moment ago: bind port 0, read it, close.
+    private func closedLoopbackPort() throws -> UInt16 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(bound == 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        try #require(named == 0)
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    @Test func connectionRefusedIsUnreachableWithoutThePassword() async throws {
+        let port = try closedLoopbackPort()
+        let secret = "pa55-w0rd-secret"
+        let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
+        let client = try PushgatewayClient(
+            configuration: .init(url: url, job: "j", timeout: .seconds(5), maxAttempts: 1, username: "u", password: secret),
+            clock: ManualClock())
+        do {
+            try await client.delete()
+            Issue.record("expected the push to fail")
+        } catch {
+            guard case .unreachable(let shownURL, _, let attempts) = error else {
+                Issue.record("unexpected error \(error)")
+                return
+            }
+            #expect(shownURL == "http://127.0.0.1:\(port)/metrics/job/j")
+            #expect(attempts == 1)
+            #expect(!error.description.contains(secret))
+        }
+    }
+}
+#endif
