@@ -41,7 +41,12 @@ let package = Package(
         // Build date and git commit for `wpexporter version` (see gitCommit() below).
         .target(name: "CBuildInfo", cSettings: [.define("WPEXPORTER_GIT_COMMIT", to: "\"\(gitCommit())\"")]),
         .executableTarget(name: "wpexporter", dependencies: allModules + ["CBuildInfo"]),
-        .executableTarget(name: "wpbench", dependencies: allModules),
+        .executableTarget(name: "wpbench", dependencies: allModules + ["CMallocCounter", "WPTestSupport"]),
+        // Allocation counting for wpbench's figures (interposes malloc; see its header).
+        .target(name: "CMallocCounter"),
+
+        // A service embedding WPMetrics on its own (docs/embedding.md); built by `swift build`.
+        .executableTarget(name: "InstrumentedService", dependencies: ["WPMetrics"], path: "Examples/InstrumentedService"),
 
         // Fakes and helpers shared by the test targets; not a product.
         .target(name: "WPTestSupport", dependencies: allModules),
@@ -49,7 +54,7 @@ let package = Package(
         .testTarget(name: "WPLoggingTests", dependencies: ["WPLogging", "WPTestSupport"]),
         .testTarget(name: "WPConfigTests", dependencies: ["WPConfig", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "WPMetricsTests", dependencies: ["WPMetrics", "WPTestSupport"]),
+        .testTarget(name: "WPMetricsTests", dependencies: ["WPMetrics", "WPTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "WPStorageTests", dependencies: ["WPStorage", "WPTestSupport"]),
         .testTarget(name: "WPEnergyTests", dependencies: ["WPEnergy", "WPSimulator", "WPTestSupport"]),
         .testTarget(name: "WPClientTests", dependencies: ["WPClient", "WPTestSupport"],

@@ -1,0 +1,129 @@
+import Synchronization
+
+/// A set of collectors that is scraped together: the value you create, fill and render.
+///
+/// There is no global default registry; create one and pass it where it is needed. Names are
+/// unique per registry: registering a second collector that produces a family name already
+/// present throws (``MetricsError/alreadyRegistered(_:)`` when type, help and labels are the
+/// same, ``MetricsError/conflictingRegistration(_:reason:)`` otherwise). All methods are safe to
+/// call from any thread, also while another thread renders.
+///
+/// ```swift
+/// let registry = MetricRegistry()
+/// let requests = try registry.counterVec(name: "http_requests_total", help: "Requests.",
+///                                        labelNames: ["code"])
+/// try requests.labels("200").increment()
+/// let body = registry.render(format: .negotiate(accept: acceptHeader))
+/// ```
+public final class MetricRegistry: Sendable {
+    private struct State {
+        var collectors: [(id: Int, collector: any Collector)] = []
+        var descriptors: [String: (id: Int, descriptor: MetricDescriptor)] = [:]
+        var nextID = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// Creates an empty registry.
+    public init() {}
+
+    /// Adds a collector (or instrument) to the registry.
+    ///
+    /// - Parameter collector: The collector; its ``Collector/descriptors`` are checked.
+    /// - Throws: ``MetricsError/alreadyRegistered(_:)`` or
+    ///   ``MetricsError/conflictingRegistration(_:reason:)``; nothing is registered then.
+    public func register(_ collector: any Collector) throws(MetricsError) {
+        let descriptors = collector.descriptors
+        let result: MetricsError? = state.withLock { state in
+            var names = Set<String>()
+            for descriptor in descriptors {
+                for key in Self.conflictKeys(descriptor) {
+                    if let existing = state.descriptors[key]?.descriptor {
+                        return Self.conflict(existing, descriptor)
+                    }
+                    guard names.insert(key).inserted else { return .alreadyRegistered(descriptor.name) }
+                }
+            }
+            let id = state.nextID
+            state.nextID += 1
+            state.collectors.append((id, collector))
+            for descriptor in descriptors {
+                for key in Self.conflictKeys(descriptor) { state.descriptors[key] = (id, descriptor) }
+            }
+            return nil
+        }
+        if let result { throw result }
+    }
+
+    /// Removes a previously registered collector (matched by identity for classes).
+    ///
+    /// - Parameter collector: The collector to remove.
+    /// - Returns: Whether it was registered.
+    @discardableResult
+    public func unregister(_ collector: some Collector & AnyObject) -> Bool {
+        state.withLock { state in
+            guard let index = state.collectors.firstIndex(where: { ($0.collector as AnyObject) === collector }) else {
+                return false
+            }
+            let id = state.collectors[index].id
+            state.collectors.remove(at: index)
+            state.descriptors = state.descriptors.filter { $0.value.id != id }
+            return true
+        }
+    }
+
+    /// Collects every family, sorted by name, each family's samples sorted by label values.
+    ///
+    /// - Returns: The families to render.
+    public func collect() -> [MetricFamily] {
+        let collectors = state.withLock { $0.collectors.map(\.collector) }
+        var families: [MetricFamily] = []
+        for collector in collectors {
+            for var family in collector.collect() {
+                family.sortSamples()
+                families.append(family)
+            }
+        }
+        families.sort { $0.name < $1.name }
+        return families
+    }
+
+    /// Collects and renders everything in one format.
+    ///
+    /// - Parameter format: The exposition format (see ``ExpositionFormat/negotiate(accept:)``).
+    /// - Returns: The complete body.
+    public func render(format: ExpositionFormat) -> [UInt8] {
+        ExpositionEncoder(format: format).encode(collect())
+    }
+
+    /// Collects and appends the rendering to a reusable buffer.
+    ///
+    /// - Parameters:
+    ///   - format: The exposition format.
+    ///   - bytes: The buffer to append to.
+    public func render(format: ExpositionFormat, into bytes: inout [UInt8]) {
+        ExpositionEncoder(format: format).encode(collect(), into: &bytes)
+    }
+
+    /// The names a descriptor occupies: its own, and for a counter `foo_total` also `foo`
+    /// (its OpenMetrics family name), so `foo` and `foo_total` cannot both be registered.
+    private static func conflictKeys(_ descriptor: MetricDescriptor) -> [String] {
+        if descriptor.type == .counter, descriptor.name.hasSuffix("_total") {
+            return [descriptor.name, String(descriptor.name.dropLast(6))]
+        }
+        return [descriptor.name]
+    }
+
+    private static func conflict(_ existing: MetricDescriptor, _ new: MetricDescriptor) -> MetricsError {
+        if existing.type != new.type {
+            return .conflictingRegistration(new.name, reason: "type \(existing.type.rawValue), not \(new.type.rawValue)")
+        }
+        if existing.help != new.help {
+            return .conflictingRegistration(new.name, reason: "different help text")
+        }
+        if existing.labelNames != new.labelNames || existing.unit != new.unit || existing.name != new.name {
+            return .conflictingRegistration(new.name, reason: "different label names or unit")
+        }
+        return .alreadyRegistered(new.name)
+    }
+}

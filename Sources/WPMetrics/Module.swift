@@ -1,1 +1,0 @@
-// WPMetrics: filled in by its issue; see docs/architecture.md.

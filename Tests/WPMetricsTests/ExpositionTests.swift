@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+import WPMetrics
+import WPTestSupport
+
+@Suite struct ExpositionTests {
+    private func render(_ families: [MetricFamily], _ format: ExpositionFormat) -> String {
+        String(decoding: ExpositionEncoder(format: format).encode(families), as: UTF8.self)
+    }
+
+    @Test func escapesLabelValuesAndHelp() throws {
+        var family = try MetricFamily(name: "m", help: "a\\b\nc \"q\"", type: .gauge, labelNames: ["l"])
+        try family.append(labelValues: ["x\\y\"z\nw ü"], value: 1)
+        #expect(render([family], .text) == """
+            # HELP m a\\\\b\\nc "q"
+            # TYPE m gauge
+            m{l="x\\\\y\\"z\\nw ü"} 1
+
+            """)
+        #expect(render([family], .openMetrics) == """
+            # HELP m a\\\\b\\nc \\"q\\"
+            # TYPE m gauge
+            m{l="x\\\\y\\"z\\nw ü"} 1
+            # EOF
+
+            """)
+    }
+
+    @Test func countersCarryTotalOnlyOnSamplesInOpenMetrics() throws {
+        var family = try MetricFamily(name: "energy_joules_total", help: "E.", type: .counter, unit: "joules")
+        try family.append(Sample(labelValues: [], value: .counter(5), created: 1.5))
+        #expect(render([family], .text) == """
+            # HELP energy_joules_total E.
+            # TYPE energy_joules_total counter
+            energy_joules_total 5
+
+            """)
+        #expect(render([family], .openMetrics) == """
+            # HELP energy_joules E.
+            # TYPE energy_joules counter
+            # UNIT energy_joules joules
+            energy_joules_total 5
+            energy_joules_created 1.5
+            # EOF
+
+            """)
+    }
+
+    @Test func histogramsWithNegativeBucketsOmitSumInOpenMetrics() throws {
+        var family = try MetricFamily(name: "t", help: "", type: .histogram)
+        try family.append(Sample(labelValues: [], value: .histogram(
+            HistogramValue(upperBounds: [-1, .infinity], cumulativeCounts: [1, 2], count: 2, sum: 3))))
+        let openMetrics = render([family], .openMetrics)
+        #expect(!openMetrics.contains("t_sum"))
+        #expect(openMetrics.contains("t_bucket{le=\"-1\"} 1\nt_bucket{le=\"+Inf\"} 2\n"))
+        #expect(render([family], .text).contains("t_sum 3\nt_count 2\n"))
+    }
+
+    @Test func snapshotAndPerScrapePartsShareOneEOF() throws {
+        var snapshot = try MetricFamily(name: "a", help: "", type: .gauge)
+        try snapshot.append(labelValues: [], value: 1)
+        var perScrape = try MetricFamily(name: "b", help: "", type: .gauge)
+        try perScrape.append(labelValues: [], value: 2)
+        let encoder = ExpositionEncoder(format: .openMetrics)
+        var bytes: [UInt8] = []
+        encoder.encode([snapshot], into: &bytes, terminated: false)
+        encoder.encode([perScrape], into: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == "# TYPE a gauge\na 1\n# TYPE b gauge\nb 2\n# EOF\n")
+    }
+
+    @Test func emptyHelpWritesNoHelpLine() throws {
+        var family = try MetricFamily(name: "quiet", help: "", type: .gauge)
+        try family.append(labelValues: [], value: 1)
+        #expect(render([family], .text) == "# TYPE quiet gauge\nquiet 1\n")
+    }
+
+    @Test func rendersIntoAReusedBuffer() throws {
+        var family = try MetricFamily(name: "g", help: "h", type: .gauge, labelNames: ["a"])
+        for index in 0..<100 { try family.append(labelValues: ["\(index)"], value: Double(index)) }
+        let encoder = ExpositionEncoder(format: .text)
+        var buffer: [UInt8] = []
+        encoder.encode([family], into: &buffer)
+        let first = buffer
+        buffer.removeAll(keepingCapacity: true)
+        encoder.encode([family], into: &buffer)
+        #expect(buffer == first)
+    }
+
+    @Test(arguments: ExpositionFormat.allCases)
+    func goldenExposition(format: ExpositionFormat) throws {
+        let registry = try MetricsFixtures.everyTypeRegistry(clock: ManualClock())
+        let rendered = String(decoding: registry.render(format: format), as: UTF8.self)
+        let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Golden/every-type.\(format == .text ? "txt" : "om.txt")")
+        if ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] != nil {
+            try Data(rendered.utf8).write(to: golden)
+        }
+        let expected = try String(contentsOf: golden, encoding: .utf8)
+        #expect(rendered == expected, "set UPDATE_GOLDEN=1 to rewrite \(golden.lastPathComponent)")
+    }
+
+    @Test func comparesOnlyNamedFamilies() throws {
+        let registry = MetricRegistry()
+        let gauge = try registry.gauge(name: "wanted", help: "h")
+        _ = try registry.gauge(name: "noise", help: "h")
+        gauge.set(3)
+        #expect(MetricsAssertions.render(registry, only: ["wanted"]) == """
+            # HELP wanted h
+            # TYPE wanted gauge
+            wanted 3
+
+            """)
+    }
+}

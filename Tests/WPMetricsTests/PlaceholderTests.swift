@@ -1,6 +1,0 @@
-import Testing
-@testable import WPMetrics
-
-@Test func moduleBuilds() {
-    #expect(Bool(true))
-}
