@@ -25,6 +25,9 @@ let package = Package(
     targets: [
         // System zlib (a Swift prerequisite on Linux): gzip for HTTP responses and rotated logs.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+        // Linux system calls Swift does not import conveniently (epoll, accept4, MSG_NOSIGNAL,
+        // setrlimit) and gzip for the HTTP server.
+        .target(name: "CSystem", linkerSettings: [.linkedLibrary("z")]),
 
         .target(name: "WPLogging", dependencies: ["CZlib"]),
         .target(name: "WPConfig"),
@@ -32,7 +35,7 @@ let package = Package(
         .target(name: "WPStorage", dependencies: ["WPLogging"]),
         .target(name: "WPEnergy", dependencies: ["WPStorage", "WPLogging"]),
         .target(name: "WPClient", dependencies: ["WPLogging"]),
-        .target(name: "WPServer", dependencies: ["WPLogging", "CZlib"]),
+        .target(name: "WPServer", dependencies: ["WPLogging", "CZlib", "CSystem"]),
         .target(name: "WPScheduler", dependencies: ["WPLogging"]),
         .target(name: "WPCollector", dependencies: ["WPClient", "WPEnergy", "WPMetrics", "WPLogging"]),
         .target(name: "WPSimulator", dependencies: ["WPServer", "WPLogging"]),
@@ -41,7 +44,7 @@ let package = Package(
         .executableTarget(name: "wpbench", dependencies: allModules),
 
         // Fakes and helpers shared by the test targets; not a product.
-        .target(name: "WPTestSupport", dependencies: allModules),
+        .target(name: "WPTestSupport", dependencies: allModules + ["CSystem"]),
 
         .testTarget(name: "WPLoggingTests", dependencies: ["WPLogging", "WPTestSupport"]),
         .testTarget(name: "WPConfigTests", dependencies: ["WPConfig", "WPTestSupport"],
@@ -51,7 +54,7 @@ let package = Package(
         .testTarget(name: "WPEnergyTests", dependencies: ["WPEnergy", "WPSimulator", "WPTestSupport"]),
         .testTarget(name: "WPClientTests", dependencies: ["WPClient", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "WPServerTests", dependencies: ["WPServer", "WPTestSupport"]),
+        .testTarget(name: "WPServerTests", dependencies: ["WPServer", "WPTestSupport", "CSystem"]),
         .testTarget(name: "WPSchedulerTests", dependencies: ["WPScheduler", "WPTestSupport"]),
         .testTarget(name: "WPCollectorTests", dependencies: ["WPCollector", "WPTestSupport"]),
         .testTarget(name: "WPSimulatorTests", dependencies: ["WPSimulator", "WPClient", "WPTestSupport"]),

@@ -1,0 +1,114 @@
+import CSystem
+
+/// The outcome of one non-blocking read or write.
+enum IOResult: Equatable {
+    case bytes(Int)
+    case endOfStream
+    case wouldBlock
+    case failed(Int32)
+}
+
+/// Byte I/O of one accepted connection: the seam a TLS layer wraps.
+///
+/// Confined to the event loop thread. Calls never block: a call that cannot make progress
+/// answers ``IOResult/wouldBlock`` and the loop waits for readiness of ``descriptor``.
+protocol ConnectionIO: AnyObject {
+    /// The socket the loop polls for readiness.
+    var descriptor: Int32 { get }
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> IOResult
+    /// Writes `first` then `second` (either may be empty); returns the bytes accepted.
+    func write(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> IOResult
+    /// Closes the connection; further calls fail.
+    func close()
+}
+
+/// Plain TCP: `recv`, `sendmsg` with `MSG_NOSIGNAL` (a closed peer never raises SIGPIPE).
+final class SocketIO: ConnectionIO {
+    private(set) var descriptor: Int32
+
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
+        guard descriptor >= 0 else { return .failed(9) }
+        let count = cs_recv(descriptor, buffer.baseAddress, buffer.count)
+        return Self.result(count, zeroIs: .endOfStream)
+    }
+
+    func write(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> IOResult {
+        guard descriptor >= 0 else { return .failed(9) }
+        let count = cs_send2(descriptor, first.baseAddress, first.count, second.baseAddress, second.count)
+        return Self.result(count, zeroIs: .bytes(0))
+    }
+
+    func close() {
+        guard descriptor >= 0 else { return }
+        _ = cs_close(descriptor)
+        descriptor = -1
+    }
+
+    private static func result(_ count: Int, zeroIs zero: IOResult) -> IOResult {
+        if count > 0 { return .bytes(count) }
+        if count == 0 { return zero }
+        let code = Int32(-count)
+        return code == 11 /* EAGAIN */ ? .wouldBlock : .failed(code)
+    }
+}
+
+/// One accepted connection's state. Confined to the event loop thread.
+final class Connection {
+    enum Phase: Equatable {
+        /// Waiting for the first byte of the next request.
+        case idle
+        /// Part of a request head has arrived.
+        case head
+        /// The head is complete; the body is arriving.
+        case body
+        /// The handler is running.
+        case processing
+        /// A response (or `100 Continue`) is being written.
+        case writing
+    }
+
+    /// What is being written and what happens after it.
+    struct PendingWrite {
+        var response: EncodedResponse
+        var written = 0
+        /// `false` for `100 Continue`: reading resumes afterwards.
+        var isFinal: Bool
+        var keepAlive: Bool
+    }
+
+    /// What the access log and observer need about the request in flight.
+    struct InFlight {
+        var method: String
+        var path: String
+        var started: Int64
+    }
+
+    let id: UInt64
+    let io: any ConnectionIO
+    let remoteAddress: String
+    var parser: HTTPRequestParser
+    var buffer: [UInt8] = []
+    var phase: Phase = .idle
+    /// Monotonic nanoseconds after which the current phase times out; 0 when none.
+    var deadline: Int64 = 0
+    var readable = true
+    var writable = true
+    var requestCount = 0
+    var sentContinue = false
+    /// Set on shutdown: the response in flight is the last one.
+    var closeAfterResponse = false
+    var pending: PendingWrite?
+    var inFlight: InFlight?
+    var task: Task<Void, Never>?
+
+    init(id: UInt64, io: any ConnectionIO, remoteAddress: String, limits: HTTPParserLimits) {
+        self.id = id
+        self.io = io
+        self.remoteAddress = remoteAddress
+        self.parser = HTTPRequestParser(limits: limits)
+    }
+}
