@@ -102,8 +102,14 @@ extension EventLoop {
     /// A handler finished: write its response unless shutdown closed the connection meanwhile.
     func responseReady(_ connection: Connection, _ response: EncodedResponse) {
         guard connection.phase == .processing else { return }
-        let keepAlive = !response.head.isEmpty && !connection.closeAfterResponse
-            && !Self.containsConnectionClose(response.head)
+        var response = response
+        let announcedClose = Self.containsConnectionClose(response.head)
+        if connection.closeAfterResponse, !announcedClose, response.head.count >= 2 {
+            // Shutdown began while the handler ran: tell the client this is the last response.
+            response.head.removeLast(2)
+            response.head.append(contentsOf: "Connection: close\r\n\r\n".utf8)
+        }
+        let keepAlive = !connection.closeAfterResponse && !announcedClose
         startWrite(connection, response, isFinal: true, keepAlive: keepAlive)
     }
 

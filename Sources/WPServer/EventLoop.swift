@@ -135,12 +135,12 @@ final class EventLoop: @unchecked Sendable {
             inbox.completions.removeAll(keepingCapacity: true)
             return (taken, inbox.shutdownRequested)
         }
+        if shutdown && !draining { beginDrain(now: now) }
         for (id, response) in completions {
             guard let connection = connections[id] else { continue }
             connection.task = nil
             responseReady(connection, response)
         }
-        if shutdown && !draining { beginDrain(now: now) }
         return false
     }
 
