@@ -12,12 +12,12 @@ enum ChunkedDecoder {
         var body: [UInt8] = []
         var index = start
         while true {
-            guard let lineEnd = findLineEnd(bytes, from: index) else {
-                return bytes.count - index > 1024 ? .failure(.bad("chunk size line too long")) : .needMore
-            }
-            guard case .success(let line) = lineEnd else {
-                if case .failure(let error) = lineEnd { return .failure(error) }
-                return .needMore
+            let line: Range<Int>
+            switch findLineEnd(bytes, from: index, maxLength: maxSizeLine) {
+            case .needMore: return .needMore
+            case .tooLong: return .failure(.bad("chunk size line longer than \(maxSizeLine) bytes at offset \(index)"))
+            case .failure(let error): return .failure(error)
+            case .line(let range): line = range
             }
             let size: Int
             switch parseSizeLine(bytes, line) {
@@ -39,22 +39,28 @@ enum ChunkedDecoder {
         }
     }
 
-    /// The line starting at `start` without its CRLF; `nil` when no LF has arrived yet.
-    private static func findLineEnd(_ bytes: UnsafeRawBufferPointer,
-                                    from start: Int) -> Swift.Result<Range<Int>, HTTPParseError>? {
+    /// Longest accepted chunk size line (size plus extensions).
+    static let maxSizeLine = 1024
+
+    private enum LineEnd { case needMore, tooLong, line(Range<Int>), failure(HTTPParseError) }
+
+    /// The line starting at `start` without its CRLF. Only the first `maxLength` bytes (plus
+    /// CRLF) are examined, so the answer never depends on how much more has arrived.
+    private static func findLineEnd(_ bytes: UnsafeRawBufferPointer, from start: Int, maxLength: Int) -> LineEnd {
         var index = start
-        while index < bytes.count {
+        let limit = min(bytes.count, start + maxLength + 2)
+        while index < limit {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\n") {
                 guard index > start, bytes[index - 1] == UInt8(ascii: "\r") else {
                     return .failure(.bad("bare LF in chunked body at offset \(index)"))
                 }
-                return .success(start..<index - 1)
+                return .line(start..<index - 1)
             }
             if byte == 0 { return .failure(.bad("NUL byte in chunked framing at offset \(index)")) }
             index += 1
         }
-        return nil
+        return limit == start + maxLength + 2 ? .tooLong : .needMore
     }
 
     private static func parseSizeLine(_ bytes: UnsafeRawBufferPointer,
@@ -85,19 +91,16 @@ enum ChunkedDecoder {
     private static func decodeTrailers(_ bytes: UnsafeRawBufferPointer, from start: Int, body: [UInt8],
                                        limits: HTTPParserLimits) -> Result {
         var index = start
+        let tooLarge = HTTPParseError(status: 431, reason: "trailer section exceeds \(limits.maxHeaderBytes) bytes")
         while true {
-            if index - start > limits.maxHeaderBytes {
-                return .failure(HTTPParseError(status: 431, reason: "trailer section exceeds \(limits.maxHeaderBytes) bytes"))
-            }
-            guard let lineEnd = findLineEnd(bytes, from: index) else {
-                return bytes.count - start > limits.maxHeaderBytes
-                    ? .failure(HTTPParseError(status: 431, reason: "trailer section exceeds \(limits.maxHeaderBytes) bytes"))
-                    : .needMore
-            }
+            let budget = limits.maxHeaderBytes - (index - start)
+            guard budget >= 0 else { return .failure(tooLarge) }
             let line: Range<Int>
-            switch lineEnd {
+            switch findLineEnd(bytes, from: index, maxLength: budget) {
+            case .needMore: return .needMore
+            case .tooLong: return .failure(tooLarge)
             case .failure(let error): return .failure(error)
-            case .success(let range): line = range
+            case .line(let range): line = range
             }
             index = line.upperBound + 2
             if line.isEmpty { return .done(body: body, end: index) }

@@ -76,7 +76,9 @@ struct HTTPRequestParser: Sendable {
     /// Looks for the empty line ending the head, rejecting bare LF and NUL on the way.
     private mutating func scanHead(_ bytes: UnsafeRawBufferPointer) -> Scan {
         var index = scanned
-        while index < bytes.count {
+        // Only the first maxHeaderBytes of the head are examined, so the answer never depends
+        // on how much more has arrived.
+        while index < bytes.count, index < headStart + limits.maxHeaderBytes {
             let byte = bytes[index]
             if byte == 0 { return .failure(.bad("NUL byte in request head at offset \(index)")) }
             if byte == UInt8(ascii: "\n") {
@@ -93,7 +95,6 @@ struct HTTPRequestParser: Sendable {
                         continue
                     }
                     scanned = index + 1
-                    if index + 1 - headStart > limits.maxHeaderBytes { return .failure(Self.headTooLarge(limits)) }
                     return .found(index + 1)
                 }
                 lineStart = index + 1
@@ -101,7 +102,7 @@ struct HTTPRequestParser: Sendable {
             index += 1
         }
         scanned = index
-        if bytes.count - headStart > limits.maxHeaderBytes { return .failure(Self.headTooLarge(limits)) }
+        if index >= headStart + limits.maxHeaderBytes { return .failure(Self.headTooLarge(limits)) }
         return .needMore
     }
 
