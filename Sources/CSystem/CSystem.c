@@ -6,6 +6,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -174,6 +175,10 @@ long cs_raise_nofile_limit(void) {
         if (setrlimit(RLIMIT_NOFILE, &limit) != 0) return -errno;
     }
     return (long)limit.rlim_cur;
+}
+
+void cs_set_thread_name(const char *name) {
+    pthread_setname_np(pthread_self(), name);
 }
 
 int64_t cs_monotonic_ns(void) {

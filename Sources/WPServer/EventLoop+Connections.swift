@@ -84,7 +84,8 @@ extension EventLoop {
         let logger = self.logger
         let gzipMinimum = configuration.gzipMinimumBytes
         let id = connection.id
-        connection.task = Task { [self] in
+        let executor: (any TaskExecutor)? = configuration.runsHandlersOnEventLoop ? self : nil
+        connection.task = Task(executorPreference: executor) { [self] in
             let response: HTTPResponse
             do {
                 response = try await handler.handle(request)

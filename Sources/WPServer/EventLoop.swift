@@ -1,22 +1,28 @@
 import CSystem
-import Foundation
+import Glibc
 import Synchronization
 import WPLogging
 
 /// One epoll event loop thread owning the listener and every connection.
 ///
-/// The loop accepts, reads, parses and writes; handlers run as tasks on the Swift concurrency
-/// pool and hand their encoded responses back through ``complete(_:_:)``.
+/// The loop accepts, reads, parses and writes. Handlers run as tasks whose executor
+/// preference is the loop itself (it is a `TaskExecutor`): a handler that does not suspend
+/// runs to completion on the loop thread without a thread hop, and one that awaits elsewhere
+/// comes back to the loop when it resumes. Results come back through ``complete(_:_:)``.
+/// With ``HTTPServer/Configuration/runsHandlersOnEventLoop`` off, handlers run on the
+/// global concurrent executor instead.
 ///
 /// Safety of `@unchecked Sendable`: every stored `var` (and the connections) is only touched
 /// on the loop thread, which is the only caller of `runLoop()` and everything it calls. Other
 /// threads call only ``complete(_:_:)`` and ``requestShutdown()``, which touch nothing but the
 /// `inbox` (a `Mutex`) and signal the eventfd while holding that lock and only while it is open.
-final class EventLoop: @unchecked Sendable {
+final class EventLoop: TaskExecutor, @unchecked Sendable {
     struct Inbox {
+        var jobs: [UnownedJob] = []
         var completions: [(UInt64, EncodedResponse)] = []
         var shutdownRequested = false
-        var wakePending = false
+        /// `true` while the loop is awake (or already signalled): producers need not signal.
+        var wakePending = true
         var open = true
     }
 
@@ -73,6 +79,19 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
+    /// Runs a job of a handler task on the loop thread (or, once the loop has stopped, on
+    /// the global concurrent executor, so no task is ever stranded).
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let accepted = inbox.withLock { inbox in
+            guard inbox.open else { return false }
+            inbox.jobs.append(job)
+            wakeLocked(&inbox)
+            return true
+        }
+        if !accepted { globalConcurrentExecutor.enqueue(job) }
+    }
+
     /// Starts a graceful shutdown. Callable from any thread, any number of times.
     func requestShutdown() {
         inbox.withLock { inbox in
@@ -95,8 +114,9 @@ final class EventLoop: @unchecked Sendable {
     func runLoop() {
         var events = [cs_event](repeating: cs_event(), count: 256)
         while true {
-            let now = cs_monotonic_ns()
-            if drainInbox(now: now) { break }
+            var now = cs_monotonic_ns()
+            processInbox(now: now)
+            now = cs_monotonic_ns()
             if draining && (connections.isEmpty || now >= drainDeadline) { break }
             if acceptPausedUntil != 0, now >= acceptPausedUntil, listener >= 0 {
                 acceptPausedUntil = 0
@@ -106,11 +126,19 @@ final class EventLoop: @unchecked Sendable {
                 scanTimeouts(now: now)
                 nextScan = now + scanInterval
             }
-            let timeout = connections.isEmpty && !draining && acceptPausedUntil == 0
-                ? -1 : Int32(max(1, min(nextScan - now, 1_000_000_000) / 1_000_000))
+            let idle = connections.isEmpty && !draining && acceptPausedUntil == 0
+            let hasWork = inbox.withLock { inbox in
+                if !inbox.jobs.isEmpty || !inbox.completions.isEmpty || (inbox.shutdownRequested && !draining) {
+                    return true
+                }
+                inbox.wakePending = false
+                return false
+            }
+            let timeout = hasWork ? 0 : idle ? -1 : Int32(max(1, min(nextScan - now, 1_000_000_000) / 1_000_000))
             let count = events.withUnsafeMutableBufferPointer { buffer in
                 cs_epoll_wait(epoll, buffer.baseAddress, Int32(buffer.count), timeout)
             }
+            inbox.withLock { $0.wakePending = true }
             if count < 0 {
                 logger.error("epoll_wait failed", ["error": "\(Self.message(-count))"])
                 break
@@ -127,21 +155,26 @@ final class EventLoop: @unchecked Sendable {
         shutDownNow()
     }
 
-    /// Applies completions and shutdown requests; returns `true` when the loop must stop now.
-    private func drainInbox(now: Int64) -> Bool {
-        let (completions, shutdown) = inbox.withLock { inbox in
-            inbox.wakePending = false
-            let taken = inbox.completions
-            inbox.completions.removeAll(keepingCapacity: true)
-            return (taken, inbox.shutdownRequested)
+    /// Runs queued handler jobs and applies completions and shutdown requests, a bounded
+    /// number of rounds so socket events are never starved.
+    private func processInbox(now: Int64) {
+        for _ in 0..<8 {
+            let (jobs, completions, shutdown) = inbox.withLock { inbox in
+                defer {
+                    inbox.jobs.removeAll(keepingCapacity: true)
+                    inbox.completions.removeAll(keepingCapacity: true)
+                }
+                return (inbox.jobs, inbox.completions, inbox.shutdownRequested)
+            }
+            if shutdown && !draining { beginDrain(now: now) }
+            if jobs.isEmpty && completions.isEmpty { return }
+            for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+            for (id, response) in completions {
+                guard let connection = connections[id] else { continue }
+                connection.task = nil
+                responseReady(connection, response)
+            }
         }
-        if shutdown && !draining { beginDrain(now: now) }
-        for (id, response) in completions {
-            guard let connection = connections[id] else { continue }
-            connection.task = nil
-            responseReady(connection, response)
-        }
-        return false
     }
 
     private func beginDrain(now: Int64) {
@@ -161,15 +194,23 @@ final class EventLoop: @unchecked Sendable {
         logger.debug("http server draining", ["in_flight": .int(connections.count)])
     }
 
+    /// Releases everything without running (the loop thread could not be started).
+    func discard() {
+        shutDownNow()
+    }
+
     private func shutDownNow() {
         for connection in Array(connections.values) {
             connection.task?.cancel()
             close(connection)
         }
-        inbox.withLock { inbox in
+        let stranded = inbox.withLock { inbox in
             inbox.open = false
             inbox.completions.removeAll()
+            defer { inbox.jobs.removeAll() }
+            return inbox.jobs
         }
+        for job in stranded { globalConcurrentExecutor.enqueue(job) }
         if listener >= 0 { _ = cs_close(listener) }
         listener = -1
         _ = cs_close(wakeDescriptor)

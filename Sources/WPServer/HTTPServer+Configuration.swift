@@ -37,6 +37,10 @@ extension HTTPServer {
         public var shutdownGracePeriod: Duration = .seconds(10)
         /// Bodies at least this long are gzip-compressed when accepted; `nil` disables gzip.
         public var gzipMinimumBytes: Int? = 1024
+        /// Run handlers on the event loop thread (as tasks preferring the loop as their
+        /// executor) instead of the global concurrent pool. Saves two thread hops per request;
+        /// turn it off when handlers do long synchronous work.
+        public var runsHandlersOnEventLoop: Bool = true
         /// Raise the soft open-files limit to the hard limit at start (as the Go runtime does).
         public var raiseOpenFilesLimit: Bool = true
 

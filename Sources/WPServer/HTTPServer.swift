@@ -1,5 +1,5 @@
 import CSystem
-import Foundation
+import Glibc
 import Synchronization
 import WPLogging
 
@@ -76,17 +76,23 @@ public final class HTTPServer: Sendable {
         state.withLock { $0 = .listening(address) }
         resumeWaiters(.success(address))
         logger.info("http server listening", ["address": .string(address.description)])
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let thread = Thread {
+        let outcome: Result<Void, HTTPServerError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let started = LoopThread.start {
                     loop.runLoop()
-                    continuation.resume()
+                    continuation.resume(returning: .success(()))
                 }
-                thread.name = "http-loop"
-                thread.start()
+                if let error = started {
+                    loop.discard()
+                    continuation.resume(returning: .failure(error))
+                }
             }
         } onCancel: {
             loop.requestShutdown()
+        }
+        if case .failure(let error) = outcome {
+            state.withLock { $0 = .failed(error) }
+            throw error
         }
         state.withLock { $0 = .finished }
         logger.info("http server stopped", ["address": .string(address.description)])
