@@ -54,7 +54,9 @@ enum ServerBench {
     private static func loopback(connections: Int, bodyBytes: Int, duration: Duration) async throws {
         let body = [UInt8](repeating: 0x61, count: bodyBytes)
         let handler = HandlerFunction { _ in HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: body) }
-        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: handler, logger: .disabled)
+        var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
+        configuration.maxRequestsPerConnection = Int.max
+        let server = HTTPServer(configuration: configuration, handler: handler, logger: .disabled)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }
             let port = try await server.waitUntilListening().port

@@ -43,7 +43,7 @@ enum LoopbackClient {
             var expected = -1
             while expected < 0 || received < expected {
                 let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress! + received, $0.count - received, 0) }
-                guard count > 0 else { throw Failure(description: "connection closed") }
+                guard count > 0 else { throw Failure(description: "connection closed (\(count), errno \(errno), after \(latencies.count) requests, \(received) bytes)") }
                 received += count
                 if expected < 0, let total = totalLength(buffer, received) { expected = total }
             }
