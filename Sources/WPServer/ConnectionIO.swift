@@ -96,6 +96,8 @@ final class Connection {
     /// Monotonic nanoseconds after which the current phase times out; 0 when none.
     var deadline: Int64 = 0
     var readable = true
+    /// The peer shut down its side (or the socket failed): reads must continue to the end.
+    var peerClosed = false
     var writable = true
     var requestCount = 0
     var sentContinue = false

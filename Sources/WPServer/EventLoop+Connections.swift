@@ -1,4 +1,6 @@
 import CSystem
+import Glibc
+import Synchronization
 import WPLogging
 
 /// Per-connection work on the loop thread: read, parse, dispatch, write, time out.
@@ -21,7 +23,12 @@ extension EventLoop {
             switch connection.io.read(into: scratch) {
             case .bytes(let count):
                 connection.buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[..<count]))
+                // A short read drained the socket; with edge-triggered epoll, bytes arriving
+                // later raise a new event, so no extra read is needed to see EAGAIN. Not so
+                // for a FIN reported together with the data: keep reading until end of stream.
+                if count < scratch.count, !connection.peerClosed { connection.readable = false }
                 parseBuffered(connection)
+                if !connection.readable { return }
             case .wouldBlock:
                 connection.readable = false
                 return
@@ -57,7 +64,7 @@ extension EventLoop {
             connection.inFlight = Connection.InFlight(method: "-", path: "-", started: now)
             let response = HTTPResponse.text(error.reason + "\n", status: error.status)
             let encoded = HTTPResponseEncoder.encode(response, context: ResponseContext(keepAlive: false),
-                                                     date: HTTPDate.now(), gzipMinimumBytes: nil)
+                                                     date: dates.now(), gzipMinimumBytes: nil)
             logger.debug("rejected request", ["status": .int(error.status), "reason": .string(error.reason),
                                               "remote": .string(connection.remoteAddress)])
             connection.buffer.removeAll()
@@ -94,7 +101,7 @@ extension EventLoop {
                                                 "error": .string(String(describing: error))])
                 response = .text("internal server error\n", status: 500)
             }
-            let encoded = HTTPResponseEncoder.encode(response, context: context, date: HTTPDate.now(),
+            let encoded = HTTPResponseEncoder.encode(response, context: context, date: dates.now(),
                                                      gzipMinimumBytes: gzipMinimum)
             complete(id, encoded)
         }
@@ -192,7 +199,7 @@ extension EventLoop {
                 logger.debug("request timeout", ["phase": .string(phase), "remote": .string(connection.remoteAddress)])
                 let encoded = HTTPResponseEncoder.encode(.text("request timeout\n", status: 408),
                                                          context: ResponseContext(keepAlive: false),
-                                                         date: HTTPDate.now(), gzipMinimumBytes: nil)
+                                                         date: dates.now(), gzipMinimumBytes: nil)
                 // Best effort, one attempt: the peer is slow by definition.
                 encoded.head.withUnsafeBytes { head in
                     encoded.body.withUnsafeBytes { body in _ = connection.io.write(head, body) }
@@ -220,10 +227,22 @@ extension EventLoop {
     }
 }
 
-/// `Date` header values.
-enum HTTPDate {
+/// `Date` header values, formatted at most once per second.
+///
+/// Owned by one event loop; safe to call from any thread.
+final class HTTPDate: Sendable {
+    private let cache = Mutex<(second: Int, text: String)>((-1, ""))
+
     /// The current time as an IMF-fixdate.
-    static func now() -> String {
+    func now() -> String {
+        let second = time(nil)
+        if let cached = cache.withLock({ $0.second == second ? $0.text : nil }) { return cached }
+        let text = Self.format()
+        cache.withLock { $0 = (second, text) }
+        return text
+    }
+
+    static func format() -> String {
         withUnsafeTemporaryAllocation(of: CChar.self, capacity: 40) { buffer in
             let count = cs_http_date(buffer.baseAddress, 40)
             return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress, count: max(0, Int(count))),

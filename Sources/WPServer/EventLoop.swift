@@ -33,6 +33,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     let handler: any HTTPHandler
     let logger: Logger
     let inbox = Mutex(Inbox())
+    let dates = HTTPDate()
     private let epoll: Int32
     private let wakeDescriptor: Int32
     private var listener: Int32
@@ -258,6 +259,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     private func connectionEvent(_ id: UInt64, _ events: UInt32) {
         guard let connection = connections[id] else { return }
         if events & UInt32(CS_EV_IN | CS_EV_RDHUP | CS_EV_HUP | CS_EV_ERR) != 0 { connection.readable = true }
+        if events & UInt32(CS_EV_RDHUP | CS_EV_HUP | CS_EV_ERR) != 0 { connection.peerClosed = true }
         if events & UInt32(CS_EV_OUT | CS_EV_HUP | CS_EV_ERR) != 0 { connection.writable = true }
         drive(connection)
     }

@@ -38,7 +38,7 @@ extension HTTPRequestParser {
             }
         }
         var request = HTTPRequest(method: method, target: target, version: version, headers: headers)
-        if let path = absoluteFormPath(target) {
+        if !target.hasPrefix("/"), let path = absoluteFormPath(target) {
             let origin = HTTPRequest(method: method, target: path)
             request.path = origin.path
             request.query = origin.query

@@ -96,10 +96,17 @@ enum HTTPResponseEncoder {
     }
 
     static func isCompressible(_ contentType: String?) -> Bool {
-        guard let type = contentType?.lowercased() else { return false }
-        return type.hasPrefix("text/") || type.hasPrefix("application/json") || type.contains("+json")
-            || type.hasPrefix("application/xml") || type.contains("+xml") || type.contains("javascript")
-            || type.hasPrefix("application/openmetrics-text")
+        guard let contentType else { return false }
+        let type = Array(contentType.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 })
+        func has(_ needle: StaticString, prefixOnly: Bool) -> Bool {
+            let needle = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
+            guard type.count >= needle.count else { return false }
+            let last = prefixOnly ? 0 : type.count - needle.count
+            return (0...last).contains { start in needle.indices.allSatisfy { type[start + $0] == needle[$0] } }
+        }
+        return has("text/", prefixOnly: true) || has("application/json", prefixOnly: true) || has("+json", prefixOnly: false)
+            || has("application/xml", prefixOnly: true) || has("+xml", prefixOnly: false)
+            || has("javascript", prefixOnly: false) || has("application/openmetrics-text", prefixOnly: true)
     }
 
     private static func isValidField(_ name: String, _ value: String) -> Bool {

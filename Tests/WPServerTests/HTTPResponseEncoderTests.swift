@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test func dateIsIMFFixdate() {
-        let now = HTTPDate.now()
+        let now = HTTPDate().now()
         #expect(now.utf8.count == 29)
         #expect(now.hasSuffix(" GMT"))
     }
