@@ -19,7 +19,7 @@ extension EventLoop {
 
     /// Reads until the socket is drained or a request is dispatched.
     private func readAvailable(_ connection: Connection) {
-        while connections[connection.id] != nil, [.idle, .head, .body].contains(connection.phase) {
+        while connections[connection.id] != nil, connection.isReading {
             switch connection.io.read(into: scratch) {
             case .bytes(let count):
                 connection.buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[..<count]))
@@ -41,7 +41,7 @@ extension EventLoop {
 
     /// Parses buffered bytes; dispatches a complete request or answers a malformed one.
     func parseBuffered(_ connection: Connection) {
-        guard !connection.buffer.isEmpty, [.idle, .head, .body].contains(connection.phase),
+        guard !connection.buffer.isEmpty, connection.isReading,
               connections[connection.id] != nil else { return }
         let result = connection.buffer.withUnsafeBytes { connection.parser.parse($0) }
         let now = cs_monotonic_ns()
@@ -161,6 +161,7 @@ extension EventLoop {
     private func finishWrite(_ connection: Connection, _ pending: Connection.PendingWrite) {
         if !pending.isFinal {
             connection.phase = .body
+            connection.deadline = cs_monotonic_ns() + configuration.bodyTimeout.nanoseconds
             parseBuffered(connection)
             if connections[connection.id] != nil { drive(connection) }
             return

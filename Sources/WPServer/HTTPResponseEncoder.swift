@@ -30,7 +30,7 @@ struct EncodedResponse: Sendable, Equatable {
 /// and the date string.
 ///
 /// Framing is always the server's: handler-set `Content-Length`/`Transfer-Encoding` are
-/// replaced, fields with CR, LF or NUL are dropped (no response splitting), `Date` and
+/// replaced (a handler's `Connection: close` is honoured), fields with CR, LF or NUL are dropped (no response splitting), `Date` and
 /// `Content-Type` are added when missing. A body is gzip-compressed when the client accepts
 /// it, the handler did not set `Content-Encoding`, the type is textual, the body is at least
 /// `gzipMinimumBytes` long and compression actually makes it smaller.
@@ -38,6 +38,12 @@ enum HTTPResponseEncoder {
     static func encode(_ response: HTTPResponse, context: ResponseContext, date: String,
                        gzipMinimumBytes: Int?) -> EncodedResponse {
         var body = response.body
+        var context = context
+        if let connection = response.headers["Connection"], HTTPRequestParser.commaList(connection)
+            .contains(where: { $0.lowercased() == "close" }) {
+            // The handler asked to close the connection after this response.
+            context.keepAlive = false
+        }
         var headers = HTTPHeaders()
         for field in response.headers where isValidField(field.name, field.value) {
             if field.name.caseInsensitiveEquals("Content-Length") || field.name.caseInsensitiveEquals("Transfer-Encoding")
@@ -64,7 +70,7 @@ enum HTTPResponseEncoder {
         head.append(contentsOf: "HTTP/1.1 \(response.status) \(reasonPhrase(response.status))\r\n".utf8)
         if !headers.contains("Date") { appendField(&head, "Date", date) }
         for field in headers { appendField(&head, field.name, field.value) }
-        if response.status >= 200, response.status != 204 {
+        if response.status >= 200, response.status != 204, response.status != 304 {
             appendField(&head, "Content-Length", String(body.count))
         }
         if !context.keepAlive {

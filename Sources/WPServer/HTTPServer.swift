@@ -23,6 +23,7 @@ import WPLogging
 public final class HTTPServer: Sendable {
     private enum State {
         case idle
+        case starting
         case listening(ServerAddress)
         case failed(HTTPServerError)
         case finished
@@ -60,7 +61,7 @@ public final class HTTPServer: Sendable {
     public func run() async throws {
         let started = state.withLock { state -> Bool in
             guard case .idle = state else { return false }
-            state = .finished
+            state = .starting
             return true
         }
         guard started else { throw HTTPServerError.alreadyStarted }
@@ -112,7 +113,7 @@ public final class HTTPServer: Sendable {
                     case .listening(let address): return .success(address)
                     case .failed(let error): return .failure(error)
                     case .finished: return .failure(HTTPServerError.notListening)
-                    case .idle:
+                    case .idle, .starting:
                         waiters.withLock { $0[id] = continuation }
                         return nil
                     }

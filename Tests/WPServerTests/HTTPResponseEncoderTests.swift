@@ -20,6 +20,13 @@ import Testing
         #expect(text(old).contains("\r\nConnection: keep-alive\r\n"))
     }
 
+    @Test func handlerCanAskToClose() {
+        var response = HTTPResponse.text("bye")
+        response.headers.add(name: "Connection", value: "close")
+        let encoded = text(HTTPResponseEncoder.encode(response, context: ResponseContext(), date: date, gzipMinimumBytes: nil))
+        #expect(encoded.components(separatedBy: "Connection: close\r\n").count == 2)
+    }
+
     @Test func headKeepsContentLengthButSendsNoBody() {
         let encoded = HTTPResponseEncoder.encode(.text("hello"), context: ResponseContext(isHead: true), date: date, gzipMinimumBytes: nil)
         #expect(encoded.body.isEmpty)

@@ -117,6 +117,25 @@ import WPTestSupport
         #expect(await client.isClosedByServer())
     }
 
+    @Test func waitingBeforeRunStartsGetsTheAddress() async throws {
+        let server = HTTPServer(configuration: configuration(), handler: EchoHandler(), logger: .disabled)
+        async let address = server.waitUntilListening()
+        let run = Task { try await server.run() }
+        #expect(try await address.port > 0)
+        run.cancel()
+        try await run.value
+    }
+
+    @Test func cancelledBeforeListeningStopsCleanly() async throws {
+        let server = HTTPServer(configuration: configuration(), handler: EchoHandler(), logger: .disabled)
+        let run = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await server.run()
+        }
+        try await run.value
+        await #expect(throws: HTTPServerError.notListening) { try await server.waitUntilListening() }
+    }
+
     @Test func bindingAnAddressInUseThrowsNamingIt() async throws {
         try await withTestServer(EchoHandler()) { port in
             let second = HTTPServer(configuration: .init(host: "127.0.0.1", port: port), handler: EchoHandler(), logger: .disabled)

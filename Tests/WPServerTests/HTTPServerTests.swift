@@ -158,6 +158,17 @@ import WPTestSupport
         }
     }
 
+    @Test func handlerConnectionCloseIsHonoured() async throws {
+        let handler = HandlerFunction { _ in HTTPResponse(status: 200, headers: ["Connection": "close"], body: Array("x".utf8)) }
+        try await withTestServer(handler) { port in
+            let client = try await TestHTTPClient.connect(port: port)
+            defer { client.close() }
+            try await client.send(get("/"))
+            #expect(try await client.readResponse().header("Connection") == "close")
+            #expect(await client.isClosedByServer())
+        }
+    }
+
     @Test func http10ClosesUnlessKeepAliveAsked() async throws {
         try await withTestServer(EchoHandler()) { port in
             let client = try await TestHTTPClient.connect(port: port)
