@@ -162,6 +162,10 @@ ssize_t cs_send2(int fd, const void *a, size_t a_len, const void *b, size_t b_le
     }
 }
 
+int cs_shutdown_write(int fd) {
+    return shutdown(fd, SHUT_WR) == 0 ? 0 : -errno;
+}
+
 int cs_close(int fd) {
     // Linux closes the descriptor even when close reports EINTR: never retry.
     return close(fd) == 0 ? 0 : -errno;

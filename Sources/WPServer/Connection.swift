@@ -11,6 +11,10 @@ final class Connection {
         case processing
         /// A response (or `100 Continue`) is being written.
         case writing
+        /// After an error response: our side is shut down, the peer's leftover input is
+        /// read and discarded briefly so that closing does not reset the connection before
+        /// the peer has read the error.
+        case lingering
     }
 
     /// What is being written and what happens after it.
@@ -20,6 +24,8 @@ final class Connection {
         /// `false` for `100 Continue`: reading resumes afterwards.
         var isFinal: Bool
         var keepAlive: Bool
+        /// Linger (see ``Phase/lingering``) instead of closing at once after this response.
+        var linger = false
     }
 
     /// What the access log and observer need about the request in flight.
@@ -42,6 +48,8 @@ final class Connection {
     var peerClosed = false
     var writable = true
     var requestCount = 0
+    /// Bytes discarded while lingering.
+    var discarded = 0
     var sentContinue = false
     /// Set on shutdown: the response in flight is the last one.
     var closeAfterResponse = false

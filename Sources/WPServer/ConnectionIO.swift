@@ -18,6 +18,8 @@ protocol ConnectionIO: AnyObject {
     func read(into buffer: UnsafeMutableRawBufferPointer) -> IOResult
     /// Writes `first` then `second` (either may be empty); returns the bytes accepted.
     func write(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> IOResult
+    /// Sends end-of-stream to the peer but keeps reading possible.
+    func shutdownWrite()
     /// Closes the connection; further calls fail.
     func close()
 }
@@ -40,6 +42,11 @@ final class SocketIO: ConnectionIO {
         guard descriptor >= 0 else { return .failed(9) }
         let count = cs_send2(descriptor, first.baseAddress, first.count, second.baseAddress, second.count)
         return Self.result(count, zeroIs: .bytes(0))
+    }
+
+    func shutdownWrite() {
+        guard descriptor >= 0 else { return }
+        _ = cs_shutdown_write(descriptor)
     }
 
     func close() {

@@ -12,6 +12,8 @@ extension EventLoop {
             if connection.writable { flush(connection) }
         case .idle, .head, .body:
             if connection.readable { readAvailable(connection) }
+        case .lingering:
+            if connection.readable { discardAvailable(connection) }
         case .processing:
             break
         }
@@ -38,6 +40,26 @@ extension EventLoop {
             }
         }
     }
+
+    /// Reads and drops the peer's leftovers until it closes, a limit, or the linger deadline.
+    private func discardAvailable(_ connection: Connection) {
+        while connections[connection.id] != nil {
+            switch connection.io.read(into: scratch) {
+            case .bytes(let count):
+                connection.discarded += count
+                if connection.discarded > Self.maxLingerBytes { close(connection) }
+            case .wouldBlock:
+                connection.readable = false
+                return
+            case .endOfStream, .failed:
+                close(connection)
+                return
+            }
+        }
+    }
+
+    static let maxLingerBytes = 1 << 20
+    static let lingerNanoseconds: Int64 = 500_000_000
 
     /// Parses buffered bytes; dispatches a complete request or answers a malformed one.
     func parseBuffered(_ connection: Connection) {
@@ -68,7 +90,7 @@ extension EventLoop {
             logger.debug("rejected request", ["status": .int(error.status), "reason": .string(error.reason),
                                               "remote": .string(connection.remoteAddress)])
             connection.buffer.removeAll()
-            startWrite(connection, encoded, isFinal: true, keepAlive: false)
+            startWrite(connection, encoded, isFinal: true, keepAlive: false, linger: true)
         case .request(let parsed):
             connection.buffer.removeFirst(parsed.consumed)
             connection.parser.reset()
@@ -121,8 +143,10 @@ extension EventLoop {
         startWrite(connection, response, isFinal: true, keepAlive: keepAlive)
     }
 
-    private func startWrite(_ connection: Connection, _ response: EncodedResponse, isFinal: Bool, keepAlive: Bool) {
-        connection.pending = Connection.PendingWrite(response: response, isFinal: isFinal, keepAlive: keepAlive)
+    private func startWrite(_ connection: Connection, _ response: EncodedResponse, isFinal: Bool, keepAlive: Bool,
+                            linger: Bool = false) {
+        connection.pending = Connection.PendingWrite(response: response, isFinal: isFinal, keepAlive: keepAlive,
+                                                     linger: linger)
         connection.phase = .writing
         connection.deadline = cs_monotonic_ns() + configuration.writeTimeout.nanoseconds
         flush(connection)
@@ -168,7 +192,15 @@ extension EventLoop {
         }
         accessLog(connection, status: pending.response.status, bytes: pending.response.count, outcome: nil)
         guard pending.keepAlive, !connection.closeAfterResponse else {
-            close(connection)
+            if pending.linger, !connection.closeAfterResponse {
+                connection.io.shutdownWrite()
+                connection.phase = .lingering
+                connection.deadline = cs_monotonic_ns() + min(Self.lingerNanoseconds, configuration.headTimeout.nanoseconds)
+                connection.buffer = []
+                drive(connection)
+            } else {
+                close(connection)
+            }
             return
         }
         connection.phase = .idle
@@ -193,7 +225,7 @@ extension EventLoop {
     func scanTimeouts(now: Int64) {
         for connection in Array(connections.values) where connection.deadline != 0 && now >= connection.deadline {
             switch connection.phase {
-            case .idle, .processing:
+            case .idle, .processing, .lingering:
                 close(connection)
             case .head, .body:
                 let phase = connection.phase == .head ? "head" : "body"

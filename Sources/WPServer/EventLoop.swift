@@ -188,7 +188,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         }
         for connection in Array(connections.values) {
             switch connection.phase {
-            case .idle, .head, .body: close(connection)
+            case .idle, .head, .body, .lingering: close(connection)
             case .processing, .writing: connection.closeAfterResponse = true
             }
         }

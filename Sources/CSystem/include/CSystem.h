@@ -48,6 +48,8 @@ ssize_t cs_recv(int fd, void *buffer, size_t length);
 /// Sends a then b in one sendmsg with MSG_NOSIGNAL; returns bytes sent or -errno (EINTR retried).
 ssize_t cs_send2(int fd, const void *a, size_t a_len, const void *b, size_t b_len);
 int cs_close(int fd);
+/// shutdown(SHUT_WR): sends FIN, keeps reading possible.
+int cs_shutdown_write(int fd);
 
 /// Raises the soft RLIMIT_NOFILE to the hard limit; returns the new soft limit or -errno.
 long cs_raise_nofile_limit(void);
