@@ -260,6 +260,12 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         guard let connection = connections[id] else { return }
         if events & UInt32(CS_EV_IN | CS_EV_RDHUP | CS_EV_HUP | CS_EV_ERR) != 0 { connection.readable = true }
         if events & UInt32(CS_EV_RDHUP | CS_EV_HUP | CS_EV_ERR) != 0 { connection.peerClosed = true }
+        if events & UInt32(CS_EV_HUP | CS_EV_ERR) != 0, connection.phase == .processing {
+            // Reset or fully closed while the handler runs: nobody can read the answer.
+            // (A half-close alone is a valid way to end a request, so it is not enough.)
+            close(connection)
+            return
+        }
         if events & UInt32(CS_EV_OUT | CS_EV_HUP | CS_EV_ERR) != 0 { connection.writable = true }
         drive(connection)
     }

@@ -102,6 +102,11 @@ public final class TestHTTPClient: Sendable {
         }
     }
 
+    /// Sends end-of-stream (half-close); reading stays possible.
+    public func shutdownWrite() {
+        _ = cs_shutdown_write(descriptor)
+    }
+
     /// Closes the socket; with `abort`, the server sees a reset instead of a FIN.
     public func close(abort: Bool = false) {
         _ = abort ? cs_abort_close(descriptor) : cs_close(descriptor)

@@ -4,7 +4,7 @@ import WPLogging
 @testable import WPServer
 import WPTestSupport
 
-@Suite struct HTTPServerLifecycleTests {
+@Suite(.timeLimit(.minutes(1))) struct HTTPServerLifecycleTests {
     @Test func headTimeoutAnswers408AndCloses() async throws {
         try await withTestServer(EchoHandler(), configuration: configuration { $0.headTimeout = .milliseconds(50) }) { port in
             let client = try await TestHTTPClient.connect(port: port)
@@ -134,6 +134,37 @@ import WPTestSupport
         }
         try await run.value
         await #expect(throws: HTTPServerError.notListening) { try await server.waitUntilListening() }
+    }
+
+    @Test func resetWhileHandlerRunsCancelsIt() async throws {
+        let cancelled = AsyncStream<Void>.makeStream()
+        let gate = Gate()
+        let handler = HandlerFunction { _ in
+            await withTaskCancellationHandler {
+                await gate.pass()
+            } onCancel: {
+                cancelled.continuation.yield()
+            }
+            return .text("late")
+        }
+        try await withTestServer(handler) { port in
+            let client = try await TestHTTPClient.connect(port: port)
+            try await client.send(get("/"))
+            await gate.waitUntilEntered()
+            client.close(abort: true)
+            var iterator = cancelled.stream.makeAsyncIterator()
+            await iterator.next()
+        }
+    }
+
+    @Test func halfClosedClientStillGetsItsAnswer() async throws {
+        try await withTestServer(EchoHandler()) { port in
+            let client = try await TestHTTPClient.connect(port: port)
+            defer { client.close() }
+            try await client.send(get("/half"))
+            client.shutdownWrite()
+            #expect(try await client.readResponse().text == "GET /half ")
+        }
     }
 
     @Test func bindingAnAddressInUseThrowsNamingIt() async throws {

@@ -3,7 +3,7 @@ import WPLogging
 @testable import WPServer
 import WPTestSupport
 
-@Suite struct HTTPServerTests {
+@Suite(.timeLimit(.minutes(1))) struct HTTPServerTests {
     @Test func keepAliveReusesTheConnection() async throws {
         try await withTestServer(EchoHandler()) { port in
             let client = try await TestHTTPClient.connect(port: port)
