@@ -9,6 +9,9 @@ enum ServerBench {
         Scenario(name: "server-loopback", summary: "keep-alive GET of a 60 KB body over loopback, 4 connections") {
             try await loopback(connections: 4, bodyBytes: 60 * 1024, duration: .seconds(3))
         },
+        Scenario(name: "server-codec", summary: "parse a typical scrape request and encode a 60 KB response") {
+            codec()
+        },
         Scenario(name: "server-loopback-small", summary: "keep-alive GET of a 100 B body over loopback, 4 connections") {
             try await loopback(connections: 4, bodyBytes: 100, duration: .seconds(3))
         },
@@ -48,6 +51,35 @@ enum ServerBench {
             FileHandle.standardError.write(Data("http-serve: \(error)\n".utf8))
             return 1
         }
+    }
+
+    /// Times the pure codec without sockets.
+    private static func codec() {
+        let request = Array(("GET /metrics HTTP/1.1\r\nHost: exporter:9090\r\nUser-Agent: Prometheus/2.53.0\r\n"
+            + "Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5\r\n"
+            + "Accept-Encoding: gzip\r\nX-Prometheus-Scrape-Timeout-Seconds: 10\r\n\r\n").utf8)
+        let answering = HTTPRequest(method: "GET", target: "/metrics", headers: ["Accept-Encoding": "gzip"])
+        let response = HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"],
+                                    body: [UInt8](repeating: 0x61, count: 60 * 1024))
+        let iterations = 200_000
+        let clock = ContinuousClock()
+        var parsed = 0
+        let parseTime = clock.measure {
+            for _ in 0..<iterations {
+                if let (parsedRequest, _) = try? HTTPCodec.parseRequest(request) { parsed += parsedRequest.headers.count }
+            }
+        }
+        var bytes = 0
+        let encodeTime = clock.measure {
+            for _ in 0..<iterations {
+                bytes += HTTPCodec.encode(response, answering: answering, date: "Sun, 06 Nov 1994 08:49:37 GMT").count
+            }
+        }
+        func perCall(_ duration: Duration) -> Double {
+            (Double(duration.components.seconds) * 1e9 + Double(duration.components.attoseconds) / 1e9) / Double(iterations)
+        }
+        print(String(format: "   parse %.0f ns/request, encode %.0f ns/response (%d, %d)",
+                     perCall(parseTime), perCall(encodeTime), parsed / iterations, bytes / iterations))
     }
 
     /// Runs the server in-process and hammers it from blocking client threads.
