@@ -26,6 +26,9 @@ let package = Package(
     targets: [
         // System zlib (a Swift prerequisite on Linux): gzip for HTTP responses and rotated logs.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+        // Linux system calls Swift does not import conveniently (epoll, accept4, MSG_NOSIGNAL,
+        // setrlimit) and gzip for the HTTP server.
+        .target(name: "CSystem", linkerSettings: [.linkedLibrary("z")]),
 
         .target(name: "WPLogging", dependencies: ["CZlib"]),
         .target(name: "WPConfig"),
@@ -33,7 +36,7 @@ let package = Package(
         .target(name: "WPStorage", dependencies: ["WPLogging"]),
         .target(name: "WPEnergy", dependencies: ["WPStorage", "WPLogging"]),
         .target(name: "WPClient", dependencies: ["WPLogging"]),
-        .target(name: "WPServer", dependencies: ["WPLogging", "CZlib"]),
+        .target(name: "WPServer", dependencies: ["WPLogging", "CZlib", "CSystem"]),
         .target(name: "WPScheduler", dependencies: ["WPLogging"]),
         .target(name: "WPCollector", dependencies: ["WPClient", "WPEnergy", "WPMetrics", "WPLogging"]),
         .target(name: "WPSimulator", dependencies: ["WPServer", "WPLogging"]),
@@ -49,7 +52,7 @@ let package = Package(
         .executableTarget(name: "InstrumentedService", dependencies: ["WPMetrics"], path: "Examples/InstrumentedService"),
 
         // Fakes and helpers shared by the test targets; not a product.
-        .target(name: "WPTestSupport", dependencies: allModules),
+        .target(name: "WPTestSupport", dependencies: allModules + ["CSystem"]),
 
         .testTarget(name: "WPLoggingTests", dependencies: ["WPLogging", "WPTestSupport"]),
         .testTarget(name: "WPConfigTests", dependencies: ["WPConfig", "WPTestSupport"],
@@ -59,7 +62,7 @@ let package = Package(
         .testTarget(name: "WPEnergyTests", dependencies: ["WPEnergy", "WPSimulator", "WPTestSupport"]),
         .testTarget(name: "WPClientTests", dependencies: ["WPClient", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "WPServerTests", dependencies: ["WPServer", "WPTestSupport"]),
+        .testTarget(name: "WPServerTests", dependencies: ["WPServer", "WPTestSupport", "CSystem"]),
         .testTarget(name: "WPSchedulerTests", dependencies: ["WPScheduler", "WPTestSupport"]),
         .testTarget(name: "WPCollectorTests", dependencies: ["WPCollector", "WPTestSupport"]),
         .testTarget(name: "WPSimulatorTests", dependencies: ["WPSimulator", "WPClient", "WPTestSupport"]),

@@ -5,6 +5,7 @@ enum ChildProcesses {
     /// Name → entry point returning the exit status. Areas add their own entries.
     static let all: [String: @Sendable ([String]) async -> Int32] = [
         "exposition-sample": MetricsExpositionSample.run,
+        "http-serve": ServerBench.serveChild,
     ]
 
     static func run(_ arguments: [String]) async -> Int32 {

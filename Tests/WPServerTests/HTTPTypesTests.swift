@@ -21,4 +21,17 @@ import WPServer
         #expect(request.queryValue("flag") == "")
         #expect(HTTPRequest(method: "GET", target: "/x").query == nil)
     }
+
+    @Test func codecParsesAndEncodesBytes() throws {
+        let bytes = Array("GET /a?b=1 HTTP/1.1\r\nHost: x\r\n\r\nGET".utf8)
+        let (request, consumed) = try #require(try HTTPCodec.parseRequest(bytes))
+        #expect(request.path == "/a" && consumed == bytes.count - 3)
+        #expect(try HTTPCodec.parseRequest(Array("GET / HT".utf8)) == nil)
+        #expect(throws: HTTPParseError(status: 400, reason: "HTTP/1.1 request without Host header")) {
+            try HTTPCodec.parseRequest(Array("GET / HTTP/1.1\r\n\r\n".utf8))
+        }
+        let wire = HTTPCodec.encode(.text("ok"), keepAlive: false, date: "D")
+        #expect(String(decoding: wire, as: UTF8.self)
+            == "HTTP/1.1 200 OK\r\nDate: D\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+    }
 }

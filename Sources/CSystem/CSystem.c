@@ -1,0 +1,303 @@
+#define _GNU_SOURCE
+#include "CSystem.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+int cs_listen(const char *host, int port, int backlog) {
+    struct addrinfo hints;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    char service[16];
+    snprintf(service, sizeof service, "%d", port);
+    struct addrinfo *result = NULL;
+    int gai = getaddrinfo(host, service, &hints, &result);
+    if (gai != 0) return -(100000 + (gai < 0 ? -gai : gai));
+    int last_error = EADDRNOTAVAIL;
+    for (struct addrinfo *ai = result; ai != NULL; ai = ai->ai_next) {
+        int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+        if (fd < 0) { last_error = errno; continue; }
+        int one = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, backlog) == 0) {
+            freeaddrinfo(result);
+            return fd;
+        }
+        last_error = errno;
+        close(fd);
+    }
+    freeaddrinfo(result);
+    return -last_error;
+}
+
+const char *cs_listen_error(int code) {
+    if (code <= -100000) return gai_strerror(-(-code - 100000));
+    return strerror(-code);
+}
+
+static void format_address(const struct sockaddr_storage *ss, char *host, size_t host_len, int *port) {
+    if (ss->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ss;
+        inet_ntop(AF_INET6, &a->sin6_addr, host, (socklen_t)host_len);
+        *port = ntohs(a->sin6_port);
+    } else if (ss->ss_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)ss;
+        inet_ntop(AF_INET, &a->sin_addr, host, (socklen_t)host_len);
+        *port = ntohs(a->sin_port);
+    } else {
+        if (host_len > 0) host[0] = 0;
+        *port = 0;
+    }
+}
+
+int cs_local_address(int fd, char *host, size_t host_len, int *port) {
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    if (getsockname(fd, (struct sockaddr *)&ss, &len) != 0) return -errno;
+    format_address(&ss, host, host_len, port);
+    return 0;
+}
+
+int cs_accept(int listen_fd, char *peer, size_t peer_len) {
+    struct sockaddr_storage ss;
+    for (;;) {
+        socklen_t len = sizeof ss;
+        int fd = accept4(listen_fd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EINTR) continue;
+            return -errno;
+        }
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        char host[INET6_ADDRSTRLEN];
+        int port = 0;
+        format_address(&ss, host, sizeof host, &port);
+        if (ss.ss_family == AF_INET6) snprintf(peer, peer_len, "[%s]:%d", host, port);
+        else snprintf(peer, peer_len, "%s:%d", host, port);
+        return fd;
+    }
+}
+
+int cs_epoll_create(void) {
+    int fd = epoll_create1(EPOLL_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+int cs_epoll_add(int epfd, int fd, uint32_t events, uint64_t data) {
+    struct epoll_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.events = events;
+    ev.data.u64 = data;
+    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) == 0 ? 0 : -errno;
+}
+
+int cs_epoll_del(int epfd, int fd) {
+    return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL) == 0 ? 0 : -errno;
+}
+
+int cs_epoll_wait(int epfd, cs_event *events, int max_events, int timeout_ms) {
+    struct epoll_event raw[256];
+    if (max_events > 256) max_events = 256;
+    int n = epoll_wait(epfd, raw, max_events, timeout_ms);
+    if (n < 0) return errno == EINTR ? 0 : -errno;
+    for (int i = 0; i < n; i++) {
+        events[i].events = raw[i].events;
+        events[i].data = raw[i].data.u64;
+    }
+    return n;
+}
+
+int cs_eventfd(void) {
+    int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+void cs_eventfd_signal(int fd) {
+    uint64_t one = 1;
+    while (write(fd, &one, sizeof one) < 0 && errno == EINTR) {}
+}
+
+void cs_eventfd_drain(int fd) {
+    uint64_t value;
+    while (read(fd, &value, sizeof value) < 0 && errno == EINTR) {}
+}
+
+ssize_t cs_recv(int fd, void *buffer, size_t length) {
+    for (;;) {
+        ssize_t n = recv(fd, buffer, length, 0);
+        if (n >= 0) return n;
+        if (errno != EINTR) return -errno;
+    }
+}
+
+ssize_t cs_send2(int fd, const void *a, size_t a_len, const void *b, size_t b_len) {
+    struct iovec iov[2];
+    int count = 0;
+    if (a_len > 0) { iov[count].iov_base = (void *)a; iov[count].iov_len = a_len; count++; }
+    if (b_len > 0) { iov[count].iov_base = (void *)b; iov[count].iov_len = b_len; count++; }
+    if (count == 0) return 0;
+    struct msghdr msg;
+    memset(&msg, 0, sizeof msg);
+    msg.msg_iov = iov;
+    msg.msg_iovlen = (size_t)count;
+    for (;;) {
+        ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL);
+        if (n >= 0) return n;
+        if (errno != EINTR) return -errno;
+    }
+}
+
+int cs_shutdown_write(int fd) {
+    return shutdown(fd, SHUT_WR) == 0 ? 0 : -errno;
+}
+
+int cs_close(int fd) {
+    // Linux closes the descriptor even when close reports EINTR: never retry.
+    return close(fd) == 0 ? 0 : -errno;
+}
+
+long cs_raise_nofile_limit(void) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return -errno;
+    if (limit.rlim_cur < limit.rlim_max) {
+        limit.rlim_cur = limit.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &limit) != 0) return -errno;
+    }
+    return (long)limit.rlim_cur;
+}
+
+void cs_set_thread_name(const char *name) {
+    pthread_setname_np(pthread_self(), name);
+}
+
+int64_t cs_monotonic_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int cs_http_date(char *buffer, size_t length) {
+    static const char *days[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+    static const char *months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                   "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    return snprintf(buffer, length, "%s, %02d %s %04d %02d:%02d:%02d GMT", days[tm.tm_wday],
+                    tm.tm_mday, months[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+size_t cs_gzip_bound(size_t length) {
+    return compressBound((uLong)length) + 32;
+}
+
+long cs_gzip(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap, int level) {
+    z_stream stream;
+    memset(&stream, 0, sizeof stream);
+    if (deflateInit2(&stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) return -1;
+    stream.next_in = (Bytef *)in;
+    stream.avail_in = (uInt)in_len;
+    stream.next_out = out;
+    stream.avail_out = (uInt)out_cap;
+    int status = deflate(&stream, Z_FINISH);
+    long written = (long)stream.total_out;
+    deflateEnd(&stream);
+    return status == Z_STREAM_END ? written : -1;
+}
+
+long cs_gunzip(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap) {
+    z_stream stream;
+    memset(&stream, 0, sizeof stream);
+    if (inflateInit2(&stream, 15 + 16) != Z_OK) return -1;
+    stream.next_in = (Bytef *)in;
+    stream.avail_in = (uInt)in_len;
+    stream.next_out = out;
+    stream.avail_out = (uInt)out_cap;
+    int status = inflate(&stream, Z_FINISH);
+    long written = (long)stream.total_out;
+    inflateEnd(&stream);
+    if (status == Z_STREAM_END) return written;
+    return status == Z_BUF_ERROR && stream.avail_out == 0 ? -2 : -1;
+}
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <sys/time.h>
+
+int cs_connect(const char *host, int port, int rcvbuf) {
+    struct addrinfo hints;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV;
+    char service[16];
+    snprintf(service, sizeof service, "%d", port);
+    struct addrinfo *result = NULL;
+    int gai = getaddrinfo(host, service, &hints, &result);
+    if (gai != 0) return -(100000 + (gai < 0 ? -gai : gai));
+    int last_error = ECONNREFUSED;
+    for (struct addrinfo *ai = result; ai != NULL; ai = ai->ai_next) {
+        int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+        if (fd < 0) { last_error = errno; continue; }
+        struct timeval tv = {10, 0};
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+        if (rcvbuf > 0) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        int rc;
+        do { rc = connect(fd, ai->ai_addr, ai->ai_addrlen); } while (rc != 0 && errno == EINTR);
+        if (rc == 0) { freeaddrinfo(result); return fd; }
+        last_error = errno;
+        close(fd);
+    }
+    freeaddrinfo(result);
+    return -last_error;
+}
+
+int cs_abort_close(int fd) {
+    struct linger linger = {1, 0};
+    setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, sizeof linger);
+    return close(fd) == 0 ? 0 : -errno;
+}
+
+static int count_fds(int port) {
+    DIR *dir = opendir("/proc/self/fd");
+    if (dir == NULL) return -errno;
+    int own = dirfd(dir);
+    int count = 0;
+    struct dirent *entry;
+    while ((entry = readdir(dir)) != NULL) {
+        if (entry->d_name[0] == '.') continue;
+        int fd = atoi(entry->d_name);
+        if (fd == own) continue;
+        if (port < 0) { count++; continue; }
+        struct sockaddr_storage ss;
+        socklen_t len = sizeof ss;
+        if (getsockname(fd, (struct sockaddr *)&ss, &len) != 0) continue;
+        char host[INET6_ADDRSTRLEN];
+        int local = 0;
+        format_address(&ss, host, sizeof host, &local);
+        if ((ss.ss_family == AF_INET || ss.ss_family == AF_INET6) && local == port) count++;
+    }
+    closedir(dir);
+    return count;
+}
+
+int cs_count_sockets_on_port(int port) { return count_fds(port); }
+int cs_count_open_fds(void) { return count_fds(-1); }

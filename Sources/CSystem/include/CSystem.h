@@ -1,0 +1,83 @@
+// Thin wrappers over Linux system calls that Swift does not import conveniently
+// (epoll's packed event struct, accept4, MSG_NOSIGNAL, sendmsg, setrlimit) plus gzip via zlib.
+// Every function returns -errno (or -1 with errno set where noted) instead of raising signals.
+#ifndef WPEXPORTER_CSYSTEM_H
+#define WPEXPORTER_CSYSTEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/// One readiness event, unpacked (the kernel's struct epoll_event is packed on x86_64).
+typedef struct {
+    uint32_t events;
+    uint64_t data;
+} cs_event;
+
+enum {
+    CS_EV_IN = 0x001,
+    CS_EV_OUT = 0x004,
+    CS_EV_ERR = 0x008,
+    CS_EV_HUP = 0x010,
+    CS_EV_RDHUP = 0x2000,
+};
+
+/// Binds and listens on host:port. Returns the fd, or a negative value: -errno for socket
+/// errors, or -(100000 + gai error) when the host cannot be resolved.
+int cs_listen(const char *host, int port, int backlog);
+/// Writes the bound address of `fd` ("127.0.0.1" / "::1") into host and its port into *port.
+int cs_local_address(int fd, char *host, size_t host_len, int *port);
+/// accept4 with SOCK_NONBLOCK|SOCK_CLOEXEC and TCP_NODELAY; writes the peer as "ip:port".
+/// Returns the fd or -errno.
+int cs_accept(int listen_fd, char *peer, size_t peer_len);
+/// A message for a cs_listen error code.
+const char *cs_listen_error(int code);
+
+int cs_epoll_create(void);
+int cs_epoll_add(int epfd, int fd, uint32_t events, uint64_t data);
+int cs_epoll_del(int epfd, int fd);
+/// Waits for events; returns the count, 0 on timeout or EINTR, -errno otherwise.
+int cs_epoll_wait(int epfd, cs_event *events, int max_events, int timeout_ms);
+
+int cs_eventfd(void);
+void cs_eventfd_signal(int fd);
+void cs_eventfd_drain(int fd);
+
+/// recv; returns bytes (0 = EOF) or -errno (EINTR retried).
+ssize_t cs_recv(int fd, void *buffer, size_t length);
+/// Sends a then b in one sendmsg with MSG_NOSIGNAL; returns bytes sent or -errno (EINTR retried).
+ssize_t cs_send2(int fd, const void *a, size_t a_len, const void *b, size_t b_len);
+int cs_close(int fd);
+/// shutdown(SHUT_WR): sends FIN, keeps reading possible.
+int cs_shutdown_write(int fd);
+
+/// Raises the soft RLIMIT_NOFILE to the hard limit; returns the new soft limit or -errno.
+long cs_raise_nofile_limit(void);
+/// Names the calling thread (visible in top -H and debuggers); at most 15 characters.
+void cs_set_thread_name(const char *name);
+/// CLOCK_MONOTONIC in nanoseconds.
+int64_t cs_monotonic_ns(void);
+/// Writes the current time as an IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT", 29 bytes).
+int cs_http_date(char *buffer, size_t length);
+
+/// Upper bound for cs_gzip output.
+size_t cs_gzip_bound(size_t length);
+/// gzip-compresses `in` into `out`; returns bytes written or -1.
+long cs_gzip(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap, int level);
+/// Decompresses a gzip stream; returns bytes written, -1 on corrupt input, -2 when out is too small.
+long cs_gunzip(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap);
+
+
+// Test and benchmark clients (blocking sockets).
+
+/// Connects a blocking TCP socket with 10 s send/receive timeouts; rcvbuf > 0 sets SO_RCVBUF
+/// before connecting. Returns the fd or -errno (-(100000 + gai error) for unknown hosts).
+int cs_connect(const char *host, int port, int rcvbuf);
+/// Closes with SO_LINGER 0 so the peer sees a reset.
+int cs_abort_close(int fd);
+/// Counts this process's open sockets whose local port is `port`.
+int cs_count_sockets_on_port(int port);
+/// Counts this process's open descriptors.
+int cs_count_open_fds(void);
+
+#endif

@@ -1,0 +1,69 @@
+/// One accepted connection's state. Confined to the event loop thread.
+final class Connection {
+    enum Phase: Equatable {
+        /// Waiting for the first byte of the next request.
+        case idle
+        /// Part of a request head has arrived.
+        case head
+        /// The head is complete; the body is arriving.
+        case body
+        /// The handler is running.
+        case processing
+        /// A response (or `100 Continue`) is being written.
+        case writing
+        /// After an error response: our side is shut down, the peer's leftover input is
+        /// read and discarded briefly so that closing does not reset the connection before
+        /// the peer has read the error.
+        case lingering
+    }
+
+    /// What is being written and what happens after it.
+    struct PendingWrite {
+        var response: EncodedResponse
+        var written = 0
+        /// `false` for `100 Continue`: reading resumes afterwards.
+        var isFinal: Bool
+        var keepAlive: Bool
+        /// Linger (see ``Phase/lingering``) instead of closing at once after this response.
+        var linger = false
+    }
+
+    /// What the access log and observer need about the request in flight.
+    struct InFlight {
+        var method: String
+        var path: String
+        var started: Int64
+    }
+
+    let id: UInt64
+    let io: any ConnectionIO
+    let remoteAddress: String
+    var parser: HTTPRequestParser
+    var buffer: [UInt8] = []
+    var phase: Phase = .idle
+    /// Monotonic nanoseconds after which the current phase times out; 0 when none.
+    var deadline: Int64 = 0
+    var readable = true
+    /// The peer shut down its side (or the socket failed): reads must continue to the end.
+    var peerClosed = false
+    var writable = true
+    var requestCount = 0
+    /// Bytes discarded while lingering.
+    var discarded = 0
+    var sentContinue = false
+    /// Set on shutdown: the response in flight is the last one.
+    var closeAfterResponse = false
+    var pending: PendingWrite?
+    var inFlight: InFlight?
+    var task: Task<Void, Never>?
+
+    /// Whether the connection is receiving a request (as opposed to running or answering one).
+    var isReading: Bool { phase == .idle || phase == .head || phase == .body }
+
+    init(id: UInt64, io: any ConnectionIO, remoteAddress: String, limits: HTTPParserLimits) {
+        self.id = id
+        self.io = io
+        self.remoteAddress = remoteAddress
+        self.parser = HTTPRequestParser(limits: limits)
+    }
+}

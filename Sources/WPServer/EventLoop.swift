@@ -1,0 +1,283 @@
+import CSystem
+import Glibc
+import Synchronization
+import WPLogging
+
+/// One epoll event loop thread owning the listener and every connection.
+///
+/// The loop accepts, reads, parses and writes. Handlers run as tasks whose executor
+/// preference is the loop itself (it is a `TaskExecutor`): a handler that does not suspend
+/// runs to completion on the loop thread without a thread hop, and one that awaits elsewhere
+/// comes back to the loop when it resumes. Results come back through ``complete(_:_:)``.
+/// With ``HTTPServer/Configuration/runsHandlersOnEventLoop`` off, handlers run on the
+/// global concurrent executor instead.
+///
+/// Safety of `@unchecked Sendable`: every stored `var` (and the connections) is only touched
+/// on the loop thread, which is the only caller of `runLoop()` and everything it calls. Other
+/// threads call only ``complete(_:_:)`` and ``requestShutdown()``, which touch nothing but the
+/// `inbox` (a `Mutex`) and signal the eventfd while holding that lock and only while it is open.
+final class EventLoop: TaskExecutor, @unchecked Sendable {
+    struct Inbox {
+        var jobs: [UnownedJob] = []
+        var completions: [(UInt64, EncodedResponse)] = []
+        var shutdownRequested = false
+        /// `true` while the loop is awake (or already signalled): producers need not signal.
+        var wakePending = true
+        var open = true
+    }
+
+    static let listenerID: UInt64 = 0
+    static let wakeID: UInt64 = 1
+
+    let configuration: HTTPServer.Configuration
+    let handler: any HTTPHandler
+    let logger: Logger
+    let inbox = Mutex(Inbox())
+    let dates = HTTPDate()
+    private let epoll: Int32
+    private let wakeDescriptor: Int32
+    private var listener: Int32
+    private var nextID: UInt64 = 2
+    var connections: [UInt64: Connection] = [:]
+    let scratch: UnsafeMutableRawBufferPointer
+    private var draining = false
+    private var drainDeadline: Int64 = 0
+    private var acceptPausedUntil: Int64 = 0
+    private let scanInterval: Int64
+    private var nextScan: Int64 = 0
+
+    /// Takes ownership of the listening socket.
+    init(listener: Int32, configuration: HTTPServer.Configuration, handler: any HTTPHandler, logger: Logger) throws {
+        let epoll = cs_epoll_create()
+        guard epoll >= 0 else { throw HTTPServerError.system(operation: "epoll_create1", reason: Self.message(-epoll)) }
+        let wake = cs_eventfd()
+        guard wake >= 0 else {
+            _ = cs_close(epoll)
+            throw HTTPServerError.system(operation: "eventfd", reason: Self.message(-wake))
+        }
+        _ = cs_epoll_add(epoll, listener, UInt32(CS_EV_IN), Self.listenerID)
+        _ = cs_epoll_add(epoll, wake, UInt32(CS_EV_IN), Self.wakeID)
+        self.epoll = epoll
+        self.wakeDescriptor = wake
+        self.listener = listener
+        self.configuration = configuration
+        self.handler = handler
+        self.logger = logger
+        self.scratch = .allocate(byteCount: 64 * 1024, alignment: 16)
+        let shortest = [configuration.headTimeout, configuration.bodyTimeout, configuration.idleTimeout,
+                        configuration.writeTimeout].map(\.nanoseconds).min() ?? 1_000_000_000
+        self.scanInterval = min(max(shortest / 4, 2_000_000), 250_000_000)
+    }
+
+    // MARK: Cross-thread entry points
+
+    /// Hands a finished response to the loop. Callable from any thread.
+    func complete(_ id: UInt64, _ response: EncodedResponse) {
+        inbox.withLock { inbox in
+            guard inbox.open else { return }
+            inbox.completions.append((id, response))
+            wakeLocked(&inbox)
+        }
+    }
+
+    /// Runs a job of a handler task on the loop thread (or, once the loop has stopped, on
+    /// the global concurrent executor, so no task is ever stranded).
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let accepted = inbox.withLock { inbox in
+            guard inbox.open else { return false }
+            inbox.jobs.append(job)
+            wakeLocked(&inbox)
+            return true
+        }
+        if !accepted { globalConcurrentExecutor.enqueue(job) }
+    }
+
+    /// Starts a graceful shutdown. Callable from any thread, any number of times.
+    func requestShutdown() {
+        inbox.withLock { inbox in
+            guard inbox.open else { return }
+            inbox.shutdownRequested = true
+            wakeLocked(&inbox)
+        }
+    }
+
+    private func wakeLocked(_ inbox: inout Inbox) {
+        if !inbox.wakePending {
+            inbox.wakePending = true
+            cs_eventfd_signal(wakeDescriptor)
+        }
+    }
+
+    // MARK: The loop
+
+    /// Runs until shutdown completes; then every descriptor the loop owns is closed.
+    func runLoop() {
+        var events = [cs_event](repeating: cs_event(), count: 256)
+        while true {
+            var now = cs_monotonic_ns()
+            processInbox(now: now)
+            now = cs_monotonic_ns()
+            if draining && (connections.isEmpty || now >= drainDeadline) { break }
+            if acceptPausedUntil != 0, now >= acceptPausedUntil, listener >= 0 {
+                acceptPausedUntil = 0
+                _ = cs_epoll_add(epoll, listener, UInt32(CS_EV_IN), Self.listenerID)
+            }
+            if now >= nextScan {
+                scanTimeouts(now: now)
+                nextScan = now + scanInterval
+            }
+            let idle = connections.isEmpty && !draining && acceptPausedUntil == 0
+            let hasWork = inbox.withLock { inbox in
+                if !inbox.jobs.isEmpty || !inbox.completions.isEmpty || (inbox.shutdownRequested && !draining) {
+                    return true
+                }
+                inbox.wakePending = false
+                return false
+            }
+            let timeout = hasWork ? 0 : idle ? -1 : Int32(max(1, min(nextScan - now, 1_000_000_000) / 1_000_000))
+            let count = events.withUnsafeMutableBufferPointer { buffer in
+                cs_epoll_wait(epoll, buffer.baseAddress, Int32(buffer.count), timeout)
+            }
+            inbox.withLock { $0.wakePending = true }
+            if count < 0 {
+                logger.error("epoll_wait failed", ["error": "\(Self.message(-count))"])
+                break
+            }
+            for index in 0..<Int(count) {
+                let event = events[index]
+                switch event.data {
+                case Self.listenerID: acceptConnections()
+                case Self.wakeID: cs_eventfd_drain(wakeDescriptor)
+                default: connectionEvent(event.data, event.events)
+                }
+            }
+        }
+        shutDownNow()
+    }
+
+    /// Runs queued handler jobs and applies completions and shutdown requests, a bounded
+    /// number of rounds so socket events are never starved.
+    private func processInbox(now: Int64) {
+        for _ in 0..<8 {
+            let (jobs, completions, shutdown) = inbox.withLock { inbox in
+                defer {
+                    inbox.jobs.removeAll(keepingCapacity: true)
+                    inbox.completions.removeAll(keepingCapacity: true)
+                }
+                return (inbox.jobs, inbox.completions, inbox.shutdownRequested)
+            }
+            if shutdown && !draining { beginDrain(now: now) }
+            if jobs.isEmpty && completions.isEmpty { return }
+            for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+            for (id, response) in completions {
+                guard let connection = connections[id] else { continue }
+                connection.task = nil
+                responseReady(connection, response)
+            }
+        }
+    }
+
+    private func beginDrain(now: Int64) {
+        draining = true
+        drainDeadline = now + configuration.shutdownGracePeriod.nanoseconds
+        if listener >= 0 {
+            _ = cs_epoll_del(epoll, listener)
+            _ = cs_close(listener)
+            listener = -1
+        }
+        for connection in Array(connections.values) {
+            switch connection.phase {
+            case .idle, .head, .body, .lingering: close(connection)
+            case .processing, .writing: connection.closeAfterResponse = true
+            }
+        }
+        logger.debug("http server draining", ["in_flight": .int(connections.count)])
+    }
+
+    /// Releases everything without running (the loop thread could not be started).
+    func discard() {
+        shutDownNow()
+    }
+
+    private func shutDownNow() {
+        for connection in Array(connections.values) {
+            connection.task?.cancel()
+            close(connection)
+        }
+        let stranded = inbox.withLock { inbox in
+            inbox.open = false
+            inbox.completions.removeAll()
+            defer { inbox.jobs.removeAll() }
+            return inbox.jobs
+        }
+        for job in stranded { globalConcurrentExecutor.enqueue(job) }
+        if listener >= 0 { _ = cs_close(listener) }
+        listener = -1
+        _ = cs_close(wakeDescriptor)
+        _ = cs_close(epoll)
+        scratch.deallocate()
+    }
+
+    private func acceptConnections() {
+        var peer = [CChar](repeating: 0, count: 64)
+        while listener >= 0 {
+            let descriptor = peer.withUnsafeMutableBufferPointer { cs_accept(listener, $0.baseAddress, $0.count) }
+            if descriptor < 0 {
+                let code = -descriptor
+                if code == EAGAIN || code == ECONNABORTED || code == EPROTO { return }
+                if code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM {
+                    // Out of descriptors: stop polling the listener briefly instead of spinning.
+                    logger.warn("accept failed; pausing accepts", ["error": "\(Self.message(code))"])
+                    _ = cs_epoll_del(epoll, listener)
+                    acceptPausedUntil = cs_monotonic_ns() + 100_000_000
+                    return
+                }
+                logger.warn("accept failed", ["error": "\(Self.message(code))"])
+                return
+            }
+            if connections.count >= configuration.maxConnections {
+                _ = cs_close(descriptor)
+                logger.debug("connection refused: limit reached", ["limit": .int(configuration.maxConnections)])
+                continue
+            }
+            let id = nextID
+            nextID += 1
+            let remote = String(decoding: peer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let connection = Connection(id: id, io: SocketIO(descriptor: descriptor), remoteAddress: remote,
+                                        limits: configuration.parserLimits)
+            let events = UInt32(CS_EV_IN | CS_EV_OUT | CS_EV_RDHUP) | UInt32(1) << 31 // EPOLLET
+            guard cs_epoll_add(epoll, descriptor, events, id) == 0 else {
+                _ = cs_close(descriptor)
+                continue
+            }
+            connections[id] = connection
+            connection.deadline = cs_monotonic_ns() + configuration.headTimeout.nanoseconds
+        }
+    }
+
+    private func connectionEvent(_ id: UInt64, _ events: UInt32) {
+        guard let connection = connections[id] else { return }
+        if events & UInt32(CS_EV_IN | CS_EV_RDHUP | CS_EV_HUP | CS_EV_ERR) != 0 { connection.readable = true }
+        if events & UInt32(CS_EV_RDHUP | CS_EV_HUP | CS_EV_ERR) != 0 { connection.peerClosed = true }
+        if events & UInt32(CS_EV_HUP | CS_EV_ERR) != 0, connection.phase == .processing {
+            // Reset or fully closed while the handler runs: nobody can read the answer.
+            // (A half-close alone is a valid way to end a request, so it is not enough.)
+            close(connection)
+            return
+        }
+        if events & UInt32(CS_EV_OUT | CS_EV_HUP | CS_EV_ERR) != 0 { connection.writable = true }
+        drive(connection)
+    }
+
+    /// Closes the connection and forgets it. Safe to call twice.
+    func close(_ connection: Connection) {
+        guard connections.removeValue(forKey: connection.id) != nil else { return }
+        connection.task?.cancel()
+        connection.task = nil
+        _ = cs_epoll_del(epoll, connection.io.descriptor)
+        connection.io.close()
+    }
+
+    static func message(_ code: Int32) -> String { String(cString: strerror(code)) }
+}

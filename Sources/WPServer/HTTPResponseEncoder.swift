@@ -1,0 +1,159 @@
+/// What the encoder needs to know about the request a response answers.
+struct ResponseContext: Sendable, Equatable {
+    var isHead: Bool
+    var keepAlive: Bool
+    var version: HTTPVersion
+    var acceptsGzip: Bool
+
+    init(isHead: Bool = false, keepAlive: Bool = true, version: HTTPVersion = .http11, acceptsGzip: Bool = false) {
+        self.isHead = isHead
+        self.keepAlive = keepAlive
+        self.version = version
+        self.acceptsGzip = acceptsGzip
+    }
+
+    init(request: HTTPRequest, keepAlive: Bool) {
+        self.init(isHead: request.method == "HEAD", keepAlive: keepAlive, version: request.version,
+                  acceptsGzip: HTTPResponseEncoder.acceptsGzip(request.headers))
+    }
+}
+
+/// A response as bytes: the status line and header section, then the body (empty for `HEAD`).
+struct EncodedResponse: Sendable, Equatable {
+    var head: [UInt8]
+    var body: [UInt8]
+    var status: Int
+    var count: Int { head.count + body.count }
+}
+
+/// Serialises ``HTTPResponse`` values: a pure function of the response, the request context
+/// and the date string.
+///
+/// Framing is always the server's: handler-set `Content-Length`/`Transfer-Encoding` are
+/// replaced (a handler's `Connection: close` is honoured), fields with CR, LF or NUL are dropped (no response splitting), `Date` and
+/// `Content-Type` are added when missing. A body is gzip-compressed when the client accepts
+/// it, the handler did not set `Content-Encoding`, the type is textual, the body is at least
+/// `gzipMinimumBytes` long and compression actually makes it smaller.
+enum HTTPResponseEncoder {
+    static func encode(_ response: HTTPResponse, context: ResponseContext, date: String,
+                       gzipMinimumBytes: Int?) -> EncodedResponse {
+        var body = response.body
+        var context = context
+        if let connection = response.headers["Connection"], HTTPRequestParser.commaList(connection)
+            .contains(where: { $0.lowercased() == "close" }) {
+            // The handler asked to close the connection after this response.
+            context.keepAlive = false
+        }
+        var headers = HTTPHeaders()
+        for field in response.headers where isValidField(field.name, field.value) {
+            if field.name.caseInsensitiveEquals("Content-Length") || field.name.caseInsensitiveEquals("Transfer-Encoding")
+                || field.name.caseInsensitiveEquals("Connection") {
+                continue
+            }
+            headers.add(name: field.name, value: field.value)
+        }
+        let bodyAllowed = !(100..<200).contains(response.status) && response.status != 204 && response.status != 304
+        if !bodyAllowed { body = [] }
+        if bodyAllowed, !body.isEmpty, !headers.contains("Content-Type") {
+            headers.add(name: "Content-Type", value: "application/octet-stream")
+        }
+        if bodyAllowed, let minimum = gzipMinimumBytes, !headers.contains("Content-Encoding"),
+           isCompressible(headers["Content-Type"]), body.count >= minimum {
+            headers.add(name: "Vary", value: "Accept-Encoding")
+            if context.acceptsGzip, let compressed = Gzip.compress(body), compressed.count < body.count {
+                body = compressed
+                headers.add(name: "Content-Encoding", value: "gzip")
+            }
+        }
+        var head: [UInt8] = []
+        head.reserveCapacity(160 + headers.count * 32)
+        head.append(contentsOf: "HTTP/1.1 \(response.status) \(reasonPhrase(response.status))\r\n".utf8)
+        if !headers.contains("Date") { appendField(&head, "Date", date) }
+        for field in headers { appendField(&head, field.name, field.value) }
+        if response.status >= 200, response.status != 204, response.status != 304 {
+            appendField(&head, "Content-Length", String(body.count))
+        }
+        if !context.keepAlive {
+            appendField(&head, "Connection", "close")
+        } else if context.version == .http10 {
+            appendField(&head, "Connection", "keep-alive")
+        }
+        head.append(contentsOf: [13, 10])
+        return EncodedResponse(head: head, body: context.isHead ? [] : body, status: response.status)
+    }
+
+    /// Whether `Accept-Encoding` allows gzip (`gzip` or `*` with a non-zero q-value).
+    static func acceptsGzip(_ headers: HTTPHeaders) -> Bool {
+        var gzip: Bool?
+        var star: Bool?
+        for value in headers.values(for: "Accept-Encoding") {
+            for item in HTTPRequestParser.commaList(value) {
+                let parts = item.split(separator: ";").map { $0.trimmingHTTPWhitespace() }
+                let coding = parts.first?.lowercased() ?? ""
+                let accepted = !parts.dropFirst().contains { (parameter: String) -> Bool in
+                    let lower = String(parameter.lowercased().filter { $0 != " " })
+                    return lower.hasPrefix("q=") && (Double(lower.dropFirst(2)) ?? 1) <= 0
+                }
+                if coding == "gzip" || coding == "x-gzip" { gzip = accepted }
+                if coding == "*" { star = accepted }
+            }
+        }
+        return gzip ?? star ?? false
+    }
+
+    static func isCompressible(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let type = Array(contentType.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 })
+        func has(_ needle: StaticString, prefixOnly: Bool) -> Bool {
+            let needle = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
+            guard type.count >= needle.count else { return false }
+            let last = prefixOnly ? 0 : type.count - needle.count
+            return (0...last).contains { start in needle.indices.allSatisfy { type[start + $0] == needle[$0] } }
+        }
+        return has("text/", prefixOnly: true) || has("application/json", prefixOnly: true) || has("+json", prefixOnly: false)
+            || has("application/xml", prefixOnly: true) || has("+xml", prefixOnly: false)
+            || has("javascript", prefixOnly: false) || has("application/openmetrics-text", prefixOnly: true)
+    }
+
+    private static func isValidField(_ name: String, _ value: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy(HTTPRequestParser.isTokenByte)
+            && !value.utf8.contains { $0 == 13 || $0 == 10 || $0 == 0 }
+    }
+
+    private static func appendField(_ bytes: inout [UInt8], _ name: String, _ value: String) {
+        bytes.append(contentsOf: name.utf8)
+        bytes.append(contentsOf: [58, 32])
+        bytes.append(contentsOf: value.utf8)
+        bytes.append(contentsOf: [13, 10])
+    }
+
+    static func reasonPhrase(_ status: Int) -> String {
+        switch status {
+        case 100: "Continue"
+        case 200: "OK"
+        case 201: "Created"
+        case 202: "Accepted"
+        case 204: "No Content"
+        case 301: "Moved Permanently"
+        case 302: "Found"
+        case 304: "Not Modified"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 408: "Request Timeout"
+        case 413: "Content Too Large"
+        case 417: "Expectation Failed"
+        case 429: "Too Many Requests"
+        case 431: "Request Header Fields Too Large"
+        case 500: "Internal Server Error"
+        case 501: "Not Implemented"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        case 505: "HTTP Version Not Supported"
+        default: "Status \(status)"
+        }
+    }
+}

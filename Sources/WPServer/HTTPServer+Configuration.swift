@@ -1,0 +1,66 @@
+extension HTTPServer {
+    /// Where to listen and the limits that keep the server alive on the open internet.
+    ///
+    /// Every field has a default suited to a metrics endpoint; embedders change what they need:
+    ///
+    /// ```swift
+    /// var configuration = HTTPServer.Configuration(host: "::", port: 9090)
+    /// configuration.idleTimeout = .seconds(30)
+    /// ```
+    public struct Configuration: Sendable, Equatable {
+        /// Host name or IP literal to bind: `0.0.0.0`, `::`, `127.0.0.1`, `localhost`.
+        public var host: String
+        /// TCP port; `0` picks an ephemeral port (read it from ``HTTPServer/waitUntilListening()``).
+        public var port: Int
+        /// Listen backlog.
+        public var backlog: Int = 1024
+        /// Maximum bytes of the request line plus headers; larger heads get `431`.
+        public var maxHeaderBytes: Int = 16 * 1024
+        /// Maximum number of request header fields; more get `431`.
+        public var maxHeaderCount: Int = 100
+        /// Maximum request body bytes; larger bodies get `413`.
+        public var maxBodyBytes: Int = 1 << 20
+        /// Maximum open connections; connections beyond it are closed right after accept.
+        public var maxConnections: Int = 10_000
+        /// Requests served on one connection before it is closed (`Connection: close`).
+        public var maxRequestsPerConnection: Int = 10_000
+        /// Time allowed to receive a complete request head, from the connection's first byte
+        /// (or from accept for a new connection): the slowloris limit.
+        public var headTimeout: Duration = .seconds(10)
+        /// Time allowed to receive the body once the head is complete.
+        public var bodyTimeout: Duration = .seconds(30)
+        /// How long a keep-alive connection may sit idle between requests.
+        public var idleTimeout: Duration = .seconds(60)
+        /// How long a response write may make no progress (a peer that stopped reading).
+        public var writeTimeout: Duration = .seconds(30)
+        /// On shutdown, how long in-flight requests may take before connections are closed.
+        public var shutdownGracePeriod: Duration = .seconds(10)
+        /// Bodies at least this long are gzip-compressed when accepted; `nil` disables gzip.
+        public var gzipMinimumBytes: Int? = 1024
+        /// Run handlers on the event loop thread (as tasks preferring the loop as their
+        /// executor) instead of the global concurrent pool. Saves two thread hops per request;
+        /// turn it off when handlers do long synchronous work.
+        public var runsHandlersOnEventLoop: Bool = true
+        /// Raise the soft open-files limit to the hard limit at start (as the Go runtime does).
+        public var raiseOpenFilesLimit: Bool = true
+
+        public init(host: String = "0.0.0.0", port: Int = 0) {
+            self.host = host
+            self.port = port
+        }
+
+        var parserLimits: HTTPParserLimits {
+            HTTPParserLimits(maxHeaderBytes: maxHeaderBytes, maxHeaderCount: maxHeaderCount, maxBodyBytes: maxBodyBytes)
+        }
+    }
+}
+
+extension Duration {
+    /// Whole nanoseconds, saturating.
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? .min : .max }
+        return product.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
+    }
+}

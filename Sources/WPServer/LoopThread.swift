@@ -1,0 +1,30 @@
+import CSystem
+import Glibc
+
+/// Starts the event loop's dedicated thread (plain pthreads: no Foundation needed).
+enum LoopThread {
+    private final class Box {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+
+    /// Runs `body` on a new detached thread named `http-loop`; returns an error when the
+    /// thread cannot be created (and then `body` never runs).
+    static func start(_ body: @escaping @Sendable () -> Void) -> HTTPServerError? {
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        var thread = pthread_t()
+        let status = pthread_create(&thread, nil, { argument in
+            guard let argument else { return nil }
+            let box = Unmanaged<Box>.fromOpaque(argument).takeRetainedValue()
+            cs_set_thread_name("http-loop")
+            box.body()
+            return nil
+        }, box)
+        guard status == 0 else {
+            Unmanaged<Box>.fromOpaque(box).release()
+            return .system(operation: "pthread_create", reason: String(cString: strerror(status)))
+        }
+        pthread_detach(thread)
+        return nil
+    }
+}

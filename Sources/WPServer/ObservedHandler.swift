@@ -1,0 +1,36 @@
+/// A handler that reports every request it handles to an observer.
+///
+/// ```swift
+/// let metrics = ObservedHandler(name: "/metrics", handler: renderer, observer: requestMetrics)
+/// ```
+public struct ObservedHandler: HTTPHandler {
+    public let name: String
+    public let handler: any HTTPHandler
+    public let observer: any RequestObserver
+
+    public init(name: String, handler: any HTTPHandler, observer: any RequestObserver) {
+        self.name = name
+        self.handler = handler
+        self.observer = observer
+    }
+
+    public func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let clock = ContinuousClock()
+        let start = clock.now
+        do {
+            let response = try await handler.handle(request)
+            observer.requestHandled(RequestEvent(handler: name, method: request.method, status: response.status,
+                                                 durationSeconds: Self.seconds(start.duration(to: clock.now))))
+            return response
+        } catch {
+            observer.requestHandled(RequestEvent(handler: name, method: request.method, status: 500,
+                                                 durationSeconds: Self.seconds(start.duration(to: clock.now))))
+            throw error
+        }
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

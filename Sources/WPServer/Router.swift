@@ -1,0 +1,59 @@
+/// Routes requests by method and exact path to handlers.
+///
+/// Unknown paths get `404`; a known path with another method gets `405` with an `Allow`
+/// header listing the registered methods. A route for `GET` also answers `HEAD` (the server
+/// drops the body). With an observer, every routed request is reported under its route path;
+/// requests answered `404`/`405` are reported under the handler name `unmatched`.
+///
+/// ```swift
+/// var router = Router(observer: requestMetrics)
+/// router.add("GET", "/metrics", metricsHandler)
+/// router.get("/healthz") { _ in .text("ok\n") }
+/// let server = HTTPServer(configuration: .init(port: 9090), handler: router, logger: log)
+/// ```
+public struct Router: HTTPHandler {
+    private var routes: [String: [String: any HTTPHandler]] = [:]
+    private let observer: (any RequestObserver)?
+
+    /// - Parameter observer: Receives one ``RequestEvent`` per request, named after the route.
+    public init(observer: (any RequestObserver)? = nil) {
+        self.observer = observer
+    }
+
+    /// Registers `handler` for `method` (case-sensitive, e.g. `GET`) on the exact `path`.
+    /// A later registration for the same method and path replaces the earlier one.
+    public mutating func add(_ method: String, _ path: String, _ handler: any HTTPHandler) {
+        let wrapped: any HTTPHandler = observer.map { ObservedHandler(name: path, handler: handler, observer: $0) } ?? handler
+        routes[path, default: [:]][method] = wrapped
+    }
+
+    /// Registers a closure for `GET` (and so `HEAD`) on `path`.
+    public mutating func get(_ path: String, _ body: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
+        add("GET", path, HandlerFunction(body))
+    }
+
+    /// Registers a closure for `POST` on `path`.
+    public mutating func post(_ path: String, _ body: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
+        add("POST", path, HandlerFunction(body))
+    }
+
+    public func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard let methods = routes[request.path] else {
+            return report(request, .text("not found\n", status: 404))
+        }
+        if let handler = methods[request.method] ?? (request.method == "HEAD" ? methods["GET"] : nil) {
+            return try await handler.handle(request)
+        }
+        var allowed = Set(methods.keys)
+        if allowed.contains("GET") { allowed.insert("HEAD") }
+        var response = HTTPResponse.text("method not allowed\n", status: 405)
+        response.headers.set(name: "Allow", value: allowed.sorted().joined(separator: ", "))
+        return report(request, response)
+    }
+
+    private func report(_ request: HTTPRequest, _ response: HTTPResponse) -> HTTPResponse {
+        observer?.requestHandled(RequestEvent(handler: "unmatched", method: request.method,
+                                              status: response.status, durationSeconds: 0))
+        return response
+    }
+}

@@ -1,0 +1,43 @@
+import WPLogging
+import WPServer
+
+/// Runs an ``HTTPServer`` for the duration of `body` and always shuts it down.
+///
+/// The server binds `configuration` (by default an ephemeral port on 127.0.0.1); `body`
+/// receives the bound port. When `body` returns or throws, the server is cancelled and this
+/// function waits until it has closed every descriptor.
+///
+/// ```swift
+/// try await withTestServer(HandlerFunction { _ in .text("hi") }) { port in
+///     let client = try await TestHTTPClient.connect(port: port)
+///     try await client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+///     #expect(try await client.readResponse().status == 200)
+/// }
+/// ```
+///
+/// - Throws: The server's bind error, or whatever `body` throws.
+public func withTestServer<T>(
+    _ handler: any HTTPHandler,
+    configuration: HTTPServer.Configuration = .init(host: "127.0.0.1", port: 0),
+    logger: Logger = .disabled,
+    _ body: (Int) async throws -> T
+) async throws -> T {
+    let server = HTTPServer(configuration: configuration, handler: handler, logger: logger)
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await server.run() }
+        let result: Result<T, any Error>
+        do {
+            let address = try await server.waitUntilListening()
+            result = .success(try await body(address.port))
+        } catch {
+            result = .failure(error)
+        }
+        group.cancelAll()
+        do {
+            try await group.waitForAll()
+        } catch {
+            if case .success = result { throw error }
+        }
+        return try result.get()
+    }
+}

@@ -1,0 +1,89 @@
+import Synchronization
+import WPLogging
+import WPServer
+import WPTestSupport
+
+/// Lets a test hold a handler inside `handle` until it says so.
+final class Gate: Sendable {
+    private let enteredStream = AsyncStream<Void>.makeStream()
+    private let releaseStream = AsyncStream<Void>.makeStream()
+
+    /// Called by the handler: signals entry, then waits for ``release()`` or cancellation.
+    func pass() async {
+        enteredStream.continuation.yield()
+        var iterator = releaseStream.stream.makeAsyncIterator()
+        _ = await iterator.next()
+    }
+
+    /// Waits until a handler is inside ``pass()``.
+    func waitUntilEntered() async {
+        var iterator = enteredStream.stream.makeAsyncIterator()
+        _ = await iterator.next()
+    }
+
+    func release() { releaseStream.continuation.yield() }
+}
+
+/// A log sink that lets a test wait for a message.
+final class LogWaiter: LogSink {
+    private struct State {
+        var messages: [String] = []
+        var waiters: [(String, CheckedContinuation<Void, Never>)] = []
+    }
+    private let state = Mutex(State())
+
+    func write(_ record: LogRecord) {
+        let ready = state.withLock { state in
+            state.messages.append(record.message)
+            let ready = state.waiters.filter { $0.0 == record.message }.map(\.1)
+            state.waiters.removeAll { $0.0 == record.message }
+            return ready
+        }
+        for continuation in ready { continuation.resume() }
+    }
+
+    func waitFor(_ message: String) async {
+        await withCheckedContinuation { continuation in
+            let seen = state.withLock { state in
+                if state.messages.contains(message) { return true }
+                state.waiters.append((message, continuation))
+                return false
+            }
+            if seen { continuation.resume() }
+        }
+    }
+
+    func logger() -> Logger { Logger(label: "test", level: .debug, sink: self) }
+}
+
+/// Echoes method, path and body; `/slow` waits on the gate, `/boom` throws, `/big` sends `bigBody`.
+struct EchoHandler: HTTPHandler {
+    var gate = Gate()
+    var bigBodySize = 16 << 20
+
+    func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
+        switch request.path {
+        case "/slow":
+            await gate.pass()
+            return .text("slow done")
+        case "/boom":
+            throw Boom()
+        case "/big":
+            return HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: Array(repeating: UInt8(ascii: "b"), count: bigBodySize))
+        case "/text":
+            return .text(String(repeating: "wp_metric{device=\"1\"} 42\n", count: 400))
+        default:
+            return .text("\(request.method) \(request.path) \(String(decoding: request.body, as: UTF8.self))")
+        }
+    }
+}
+
+func get(_ path: String, _ extra: String = "") -> String {
+    "GET \(path) HTTP/1.1\r\nHost: test\r\n\(extra)\r\n"
+}
+
+func configuration(_ change: (inout HTTPServer.Configuration) -> Void = { _ in }) -> HTTPServer.Configuration {
+    var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
+    change(&configuration)
+    return configuration
+}

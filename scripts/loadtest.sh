@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Load test for WPServer (not part of CI): wrk against a release build serving a 60 KB and a
+# 2 MB body at 10 and 100 connections, idle RSS of a server-only binary, and the latency of
+# a fresh request while a second process holds 5,000 idle connections.
+#
+#   scripts/loadtest.sh [SECONDS]     # seconds per wrk run, default 10
+#
+# Installs wrk (Debian package) when missing. Prints requests/s, p50/p99 latency and peak RSS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds="${1:-10}"
+work=.build/loadtest
+mkdir -p "$work/modules"
+
+if ! command -v wrk >/dev/null 2>&1; then
+    echo "loadtest: installing wrk"
+    (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null
+fi
+
+echo "loadtest: building a server-only binary (WPServer + WPLogging, release)"
+clang -O2 -c Sources/CSystem/CSystem.c -I Sources/CSystem/include -o "$work/CSystem.o"
+cat > "$work/modules/module.modulemap" <<MAP
+module CSystem {
+    header "$PWD/Sources/CSystem/include/CSystem.h"
+    export *
+}
+MAP
+flags=(-O -wmo -parse-as-library -swift-version 6 -I "$work/modules" -I Sources/CZlib)
+swiftc "${flags[@]}" -module-name WPLogging -emit-module -emit-module-path "$work/modules/WPLogging.swiftmodule" \
+    -c Sources/WPLogging/*.swift -o "$work/WPLogging.o"
+swiftc "${flags[@]}" -module-name WPServer -emit-module -emit-module-path "$work/modules/WPServer.swiftmodule" \
+    -c Sources/WPServer/*.swift -o "$work/WPServer.o"
+swiftc -O -swift-version 6 -I "$work/modules" scripts/loadtest/ServerOnlyMain.swift \
+    "$work/WPLogging.o" "$work/WPServer.o" "$work/CSystem.o" -lz -o "$work/http-serve-only"
+
+ulimit -n "$(ulimit -Hn)"
+"$work/http-serve-only" 0 > "$work/server.out" &
+server=$!
+trap 'kill $server 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do
+    grep -q listening "$work/server.out" 2>/dev/null && break
+    sleep 0.1
+done
+port=$(awk '/listening/ {print $2}' "$work/server.out")
+rss() { awk -v key="$1:" '$1 == key {print $2 / 1024 " MB"}' "/proc/$server/status"; }
+
+sleep 1
+echo "idle RSS after start: $(rss VmRSS)"
+curl -s -o /dev/null "http://127.0.0.1:$port/small"
+echo "idle RSS after one request: $(rss VmRSS)"
+
+for path in 60k 2m; do
+    for connections in 10 100; do
+        result=$(wrk -t2 -c"$connections" -d"${seconds}s" --latency "http://127.0.0.1:$port/$path")
+        rps=$(awk '/Requests\/sec/ {print $2}' <<<"$result")
+        p50=$(awk '$1 == "50%" {print $2}' <<<"$result")
+        p99=$(awk '$1 == "99%" {print $2}' <<<"$result")
+        errors=$(grep -E "Socket errors|Non-2xx" <<<"$result" | tr '\n' ' ' || true)
+        printf '%-4s %3d connections: %10s req/s  p50 %-9s p99 %-9s %s\n' "$path" "$connections" "$rps" "$p50" "$p99" "$errors"
+    done
+done
+echo "peak RSS under load: $(rss VmHWM)"
+
+echo "holding 5000 idle connections from a second process"
+python3 scripts/loadtest/idle_connections.py "$port" 5000 50
+echo "RSS with the idle connections gone: $(rss VmRSS), peak $(rss VmHWM)"
