@@ -3,7 +3,9 @@ import Foundation
 /// Helper processes that tests start (and may kill) through `wpbench --child NAME ARGS...`.
 enum ChildProcesses {
     /// Name → entry point returning the exit status. Areas add their own entries.
-    static let all: [String: @Sendable ([String]) async -> Int32] = [:]
+    static let all: [String: @Sendable ([String]) async -> Int32] = [
+        "storage-writer": StorageWriterChild.run,
+    ]
 
     static func run(_ arguments: [String]) async -> Int32 {
         guard let name = arguments.first, let entry = all[name] else {
