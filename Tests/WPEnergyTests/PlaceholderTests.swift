@@ -1,6 +1,1 @@
 import Testing
-@testable import WPEnergy
-
-@Test func moduleBuilds() {
-    #expect(Bool(true))
-}
