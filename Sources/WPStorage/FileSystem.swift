@@ -44,8 +44,9 @@ enum FileSystem {
         guard fchmod(fd, mode_t(mode)) == 0 else { throw .posix("chmod", path) }
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { raw in
-                write(fd, raw.baseAddress! + offset, raw.count - offset)
+            let written = bytes.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return write(fd, base + offset, raw.count - offset)
             }
             if written < 0 {
                 if errno == EINTR { continue }
