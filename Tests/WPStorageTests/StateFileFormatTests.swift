@@ -9,7 +9,7 @@ import Testing
         state.devices = [
             "ups-1": StoredDeviceEnergy(joules: 0.1 + 0.2, gaps: 3),
             "with space and %": StoredDeviceEnergy(joules: 1e300),
-            "ünïcode\n\ttab": StoredDeviceEnergy(joules: 5e-324),
+            "ünïcode\n\ttab": StoredDeviceEnergy(joules: .leastNonzeroMagnitude),
             "": StoredDeviceEnergy(joules: 0),
         ]
         let bytes = StateFileFormat.encode(state)
