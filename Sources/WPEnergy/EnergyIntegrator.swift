@@ -76,7 +76,15 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
                     summary.gapDevices.append(sample.deviceID)
                     summary.longestGap = max(summary.longestGap, elapsed)
                 } else if elapsed > .zero {
-                    track.energy.joules += (last.watts + watts) / 2 * elapsed.seconds
+                    let total = track.energy.joules + (last.watts + watts) / 2 * elapsed.seconds
+                    // An absurd but finite reading could overflow; such a total could not be
+                    // stored, so the sample is treated as unusable instead.
+                    guard total.isFinite else {
+                        track.last = nil
+                        summary.unusable += 1
+                        continue
+                    }
+                    track.energy.joules = total
                 }
             }
             track.last = (instant, watts)

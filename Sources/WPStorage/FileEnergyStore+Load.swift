@@ -109,7 +109,7 @@ extension FileEnergyStore {
     }
 
     static func timestamp(_ date: Date) -> String {
-        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+        let seconds = StateFileFormat.clampedMillis(date) / 1000
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let rest = seconds - days * 86_400
         let (year, month, day) = civilDate(daysSinceEpoch: days)

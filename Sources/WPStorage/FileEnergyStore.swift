@@ -105,10 +105,15 @@ public final class FileEnergyStore: EnergyStore {
     /// Writes `state` atomically (temp file, `fsync`, backup link, rename, directory `fsync`).
     ///
     /// - Parameter state: the full state; its `generation` and `savedAt` are assigned here.
-    /// - Throws: ``StorageError`` when any step fails; the previous state file is untouched.
+    /// - Throws: ``StorageError`` when any step fails (or the state holds a total that is not a
+    ///   finite number ≥ 0, which could not be loaded back); the previous state file is untouched.
     public func save(_ state: EnergyState) throws {
         try guarded.withLock { guarded throws(StorageError) in
             guard guarded.lock != nil else { throw .closed(dataDirectory: paths.directory) }
+            if let (id, bad) = state.devices.first(where: { !$0.value.joules.isFinite || $0.value.joules < 0 || $0.value.gaps < 0 }) {
+                guarded.statistics.failedSaves += 1
+                throw .invalidState(reason: "device '\(id)' has total \(bad.joules) J and \(bad.gaps) gaps")
+            }
             var stamped = state
             stamped.generation = max(guarded.generation, state.generation) + 1
             stamped.savedAt = now()

@@ -66,6 +66,9 @@ enum LegacyImport {
         guard let wattHours = Double(lines[1]), wattHours.isFinite else {
             return .failure(Rejection(description: "line 2: '\(lines[1].prefix(40))' is not a number of Wh"))
         }
+        guard (wattHours * 3600).isFinite else {
+            return .failure(Rejection(description: "line 2: energy \(lines[1].prefix(40)) Wh is out of range"))
+        }
         guard wattHours >= 0 else {
             return .failure(Rejection(description: "line 2: energy \(lines[1]) Wh is negative"))
         }

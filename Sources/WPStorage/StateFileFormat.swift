@@ -26,7 +26,7 @@ enum StateFileFormat {
         text.reserveCapacity(64 + state.devices.count * 48)
         text += magic + "\n"
         text += "generation \(state.generation)\n"
-        let savedMillis = state.savedAt.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } ?? 0
+        let savedMillis = state.savedAt.map { clampedMillis($0) } ?? 0
         text += "saved-at-ms \(savedMillis)\n"
         text += "legacy-imported \(state.legacyFilesImported ? 1 : 0)\n"
         text += "devices \(state.devices.count)\n"
@@ -38,6 +38,12 @@ enum StateFileFormat {
         let crc = CRC32.checksum(bytes)
         bytes += Array("crc32 \(hex8(crc))\n".utf8)
         return bytes
+    }
+
+    /// Unix milliseconds of `date`, 0 when not representable (a wildly wrong wall clock).
+    static func clampedMillis(_ date: Date) -> Int64 {
+        let millis = (date.timeIntervalSince1970 * 1000).rounded()
+        return millis.isFinite && abs(millis) < 9e18 ? Int64(millis) : 0
     }
 
     /// Decodes file bytes.

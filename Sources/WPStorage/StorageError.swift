@@ -12,6 +12,8 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
     case system(operation: String, path: String, errno: Int32, message: String)
     /// A state file could not be decoded (bad header, checksum, syntax or values).
     case invalidStateFile(path: String, reason: String)
+    /// The state given to `save` cannot be stored (a total that is not a finite number ≥ 0).
+    case invalidState(reason: String)
     /// The store was closed and cannot be used any more.
     case closed(dataDirectory: String)
 
@@ -30,6 +32,8 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
             return "\(operation) \(path): \(message) (errno \(code))"
         case .invalidStateFile(let path, let reason):
             return "invalid energy state file \(path): \(reason)"
+        case .invalidState(let reason):
+            return "energy state not saved: \(reason)"
         case .closed(let dataDirectory):
             return "energy store for \(dataDirectory) is closed"
         }

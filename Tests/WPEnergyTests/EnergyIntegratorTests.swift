@@ -116,3 +116,14 @@ import WPTestSupport
         }
     }
 }
+
+@Suite struct EnergyIntegratorLimitTests {
+    @Test func overflowingReadingIsUnusableAndTotalsStayFinite() {
+        var integrator = makeIntegrator()
+        integrator.integrate([sample(100)], at: at(0))
+        integrator.integrate([sample(100)], at: at(5))
+        let summary = integrator.integrate([sample(.greatestFiniteMagnitude)], at: at(10))
+        #expect(summary.unusable == 1)
+        #expect(integrator.total(for: "ups")?.joules == 500)
+    }
+}

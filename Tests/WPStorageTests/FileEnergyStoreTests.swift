@@ -105,3 +105,33 @@ import Glibc
         #expect(error.description.contains("/data/wpexporter.lock"))
     }
 }
+
+@Suite struct FileEnergyStoreValidationTests {
+    @Test func refusesToWriteATotalItCouldNotReadBack() throws {
+        try withTemporaryDirectory { directory in
+            try withStore(directory) { store in
+                _ = try store.load()
+                try store.save(sampleState(step: 1))
+                for bad in [Double.infinity, .nan, -1] {
+                    let error = #expect(throws: StorageError.self) {
+                        try store.save(EnergyState(devices: ["ups-x": StoredDeviceEnergy(joules: bad)]))
+                    }
+                    #expect(error?.description.contains("ups-x") == true)
+                }
+                let devices = try store.load().state.devices
+                #expect(devices == sampleState(step: 1).devices)
+            }
+        }
+    }
+
+    @Test func absurdWallClockDoesNotCrashSaves() throws {
+        try withTemporaryDirectory { directory in
+            try withStore(directory, now: { Date(timeIntervalSince1970: 1e300) }) { store in
+                _ = try store.load()
+                try store.save(sampleState(step: 1))
+                let loaded = try store.load()
+                #expect(loaded.state.savedAt == nil)
+            }
+        }
+    }
+}
