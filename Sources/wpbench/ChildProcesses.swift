@@ -6,6 +6,7 @@ enum ChildProcesses {
     static let all: [String: @Sendable ([String]) async -> Int32] = [
         "exposition-sample": MetricsExpositionSample.run,
         "http-serve": ServerBench.serveChild,
+        "storage-writer": StorageWriterChild.run,
     ]
 
     static func run(_ arguments: [String]) async -> Int32 {

@@ -1,0 +1,119 @@
+import WPStorage
+
+/// Per-device trapezoidal integration of active power over a monotonic time line.
+///
+/// A pure value type: feed it each cycle's samples with the monotonic instant they were taken,
+/// read the totals. Between two consecutive valid samples of a device the energy added is
+/// `(p₀ + p₁) / 2 · Δt`. The chain of valid samples is broken by a sample whose power is
+/// absent, non-finite or negative, or whose device is disconnected: it adds nothing, and the
+/// next valid sample starts a new chain. A device missing from a cycle keeps its chain, so a
+/// dropped sample is bridged — unless the interval exceeds ``EnergyConfiguration/maxGap``, in
+/// which case it is skipped and counted as a gap. Totals never decrease: every added term is
+/// a non-negative power times a positive monotonic duration.
+///
+/// ```swift
+/// var integrator = EnergyIntegrator<ContinuousClock.Instant>(configuration: .init())
+/// integrator.integrate([EnergySample(deviceID: "ups-1", watts: 400)], at: clock.now)
+/// let wh = integrator.totals["ups-1"]?.wattHours
+/// ```
+public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
+    /// What one call to ``integrate(_:at:)`` did, for logging.
+    public struct Summary: Sendable, Equatable {
+        /// Samples that extended a chain (added energy, possibly zero).
+        public var integrated = 0
+        /// Samples that were unusable and broke their device's chain.
+        public var unusable = 0
+        /// Devices whose interval since their previous valid sample exceeded the max gap.
+        public var gapDevices: [String] = []
+        /// The longest skipped interval in this call.
+        public var longestGap: Duration = .zero
+    }
+
+    private struct Track: Sendable {
+        var energy = DeviceEnergy()
+        var last: (instant: Instant, watts: Double)?
+    }
+
+    public var configuration: EnergyConfiguration
+    private var tracks: [String: Track] = [:]
+
+    /// Creates an integrator, seeding device totals from a loaded state.
+    ///
+    /// - Parameters:
+    ///   - configuration: the max gap.
+    ///   - seed: totals to continue from (a device absent from it starts at 0).
+    public init(configuration: EnergyConfiguration, seed: EnergyState = EnergyState()) {
+        self.configuration = configuration
+        tracks.reserveCapacity(seed.devices.count)
+        for (id, stored) in seed.devices {
+            tracks[id] = Track(energy: DeviceEnergy(joules: stored.joules, gaps: stored.gaps))
+        }
+    }
+
+    /// Integrates one cycle's samples taken at `instant` (a monotonic clock's reading).
+    ///
+    /// - Parameters:
+    ///   - samples: one sample per device (devices may be missing; a duplicate id is applied in
+    ///     order, the later one restarting the chain at the same instant).
+    ///   - instant: when the samples were taken; must not go backwards across calls. An instant
+    ///     not after a device's previous sample adds nothing and restarts its chain.
+    /// - Returns: counts for logging.
+    @discardableResult
+    public mutating func integrate(_ samples: [EnergySample], at instant: Instant) -> Summary {
+        var summary = Summary()
+        for sample in samples {
+            var track = tracks[sample.deviceID] ?? Track()
+            defer { tracks[sample.deviceID] = track }
+            guard let watts = sample.usableWatts else {
+                track.last = nil
+                summary.unusable += 1
+                continue
+            }
+            if let last = track.last {
+                let elapsed = last.instant.duration(to: instant)
+                if elapsed > configuration.maxGap {
+                    track.energy.gaps += 1
+                    summary.gapDevices.append(sample.deviceID)
+                    summary.longestGap = max(summary.longestGap, elapsed)
+                } else if elapsed > .zero {
+                    let total = track.energy.joules + (last.watts + watts) / 2 * elapsed.seconds
+                    // An absurd but finite reading could overflow; such a total could not be
+                    // stored, so the sample is treated as unusable instead.
+                    guard total.isFinite else {
+                        track.last = nil
+                        summary.unusable += 1
+                        continue
+                    }
+                    track.energy.joules = total
+                }
+            }
+            track.last = (instant, watts)
+            summary.integrated += 1
+        }
+        return summary
+    }
+
+    /// The totals of every device known (seeded or seen).
+    public var totals: [String: DeviceEnergy] { tracks.mapValues(\.energy) }
+
+    /// The totals of one device, or `nil` when it was never seen nor seeded.
+    public func total(for deviceID: String) -> DeviceEnergy? { tracks[deviceID]?.energy }
+
+    /// The number of devices known.
+    public var deviceCount: Int { tracks.count }
+
+    /// The devices' totals as a state to persist (bookkeeping fields copied from `base`).
+    public func state(base: EnergyState = EnergyState()) -> EnergyState {
+        var state = base
+        state.devices = tracks.mapValues { StoredDeviceEnergy(joules: $0.energy.joules, gaps: $0.energy.gaps) }
+        return state
+    }
+}
+
+extension Duration {
+    /// The duration in seconds as a `Double`.
+    var seconds: Double {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
+    }
+}

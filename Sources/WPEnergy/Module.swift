@@ -1,1 +1,0 @@
-// WPEnergy: filled in by its issue; see docs/architecture.md.

@@ -1,0 +1,107 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Thin wrappers over the POSIX calls the store needs, capturing `errno` where it happens.
+enum FileSystem {
+    /// The outcome of reading a whole file.
+    enum ReadResult {
+        case missing
+        case bytes([UInt8])
+        case failed(StorageError)
+    }
+
+    static func readFile(_ path: String) -> ReadResult {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            return errno == ENOENT ? .missing : .failed(.posix("open", path))
+        }
+        defer { close(fd) }
+        var result: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failed(.posix("read", path))
+            }
+            if count == 0 { break }
+            result.append(contentsOf: buffer[0..<count])
+        }
+        return .bytes(result)
+    }
+
+    /// Writes `bytes` to a new file at `path` (truncating any leftover), with exactly `mode`,
+    /// and flushes it to stable storage with `fsync`.
+    static func writeAndSync(_ path: String, _ bytes: [UInt8], mode: UInt16) throws(StorageError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode_t(mode))
+        guard fd >= 0 else { throw .posix("create", path) }
+        defer { close(fd) }
+        // Apply the configured mode exactly, whatever the umask.
+        guard fchmod(fd, mode_t(mode)) == 0 else { throw .posix("chmod", path) }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return write(fd, base + offset, raw.count - offset)
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw .posix("write", path)
+            }
+            offset += written
+        }
+        guard fsync(fd) == 0 else { throw .posix("fsync", path) }
+    }
+
+    /// Flushes directory entries (renames, links) of `path` to stable storage.
+    static func syncDirectory(_ path: String) throws(StorageError) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw .posix("open directory", path) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw .posix("fsync directory", path) }
+    }
+
+    static func rename(_ from: String, _ to: String) throws(StorageError) {
+        #if canImport(Glibc)
+        let result = Glibc.rename(from, to)
+        #else
+        let result = Darwin.rename(from, to)
+        #endif
+        guard result == 0 else { throw .posix("rename to \(to)", from) }
+    }
+
+    /// Makes `alias` a second name of `existing`; `false` when `existing` does not exist.
+    static func hardLink(_ existing: String, _ alias: String) throws(StorageError) -> Bool {
+        if unlink(alias) != 0 && errno != ENOENT { throw .posix("unlink", alias) }
+        if link(existing, alias) == 0 { return true }
+        if errno == ENOENT { return false }
+        throw .posix("link to \(alias)", existing)
+    }
+
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// Creates `path` (and missing parents) with mode 0755 when it does not exist.
+    static func ensureDirectory(_ path: String) throws(StorageError) {
+        var info = stat()
+        if stat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFDIR else {
+                throw .system(operation: "use as data directory", path: path, errno: ENOTDIR,
+                              message: String(cString: strerror(ENOTDIR)))
+            }
+            return
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty && parent != path && !exists(parent) {
+            try ensureDirectory(parent)
+        }
+        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw .posix("create directory", path) }
+        guard chmod(path, 0o755) == 0 else { throw .posix("chmod", path) }
+    }
+}

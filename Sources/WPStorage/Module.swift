@@ -1,1 +1,0 @@
-// WPStorage: filled in by its issue; see docs/architecture.md.

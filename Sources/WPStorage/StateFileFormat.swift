@@ -1,0 +1,175 @@
+import Foundation
+
+/// The on-disk format of the energy state file (version 1): line-oriented UTF-8 text with a
+/// CRC-32 of everything before the last line.
+///
+/// ```
+/// wpexporter-energy-state v1
+/// generation 42
+/// saved-at-ms 1763780000000
+/// legacy-imported 1
+/// devices 2
+/// d 5400000.125 0 ups-1
+/// d 0 3 id%20with%20space
+/// crc32 1a2b3c4d
+/// ```
+///
+/// Joules are written with Swift's shortest round-trip representation, so decoding gives back
+/// the exact `Double`. Device ids are percent-encoded outside printable ASCII (and `%`).
+/// Decoding is a pure function that rejects anything unexpected with a reason.
+enum StateFileFormat {
+    static let magic = "wpexporter-energy-state v1"
+
+    /// Encodes `state` into file bytes.
+    static func encode(_ state: EnergyState) -> [UInt8] {
+        var text = ""
+        text.reserveCapacity(64 + state.devices.count * 48)
+        text += magic + "\n"
+        text += "generation \(state.generation)\n"
+        let savedMillis = state.savedAt.map { clampedMillis($0) } ?? 0
+        text += "saved-at-ms \(savedMillis)\n"
+        text += "legacy-imported \(state.legacyFilesImported ? 1 : 0)\n"
+        text += "devices \(state.devices.count)\n"
+        for id in state.devices.keys.sorted() {
+            guard let device = state.devices[id] else { continue }
+            text += "d \(device.joules) \(device.gaps) \(escape(id))\n"
+        }
+        var bytes = Array(text.utf8)
+        let crc = CRC32.checksum(bytes)
+        bytes += Array("crc32 \(hex8(crc))\n".utf8)
+        return bytes
+    }
+
+    /// Unix milliseconds of `date`, 0 when not representable (a wildly wrong wall clock).
+    static func clampedMillis(_ date: Date) -> Int64 {
+        let millis = (date.timeIntervalSince1970 * 1000).rounded()
+        return millis.isFinite && abs(millis) < 9e18 ? Int64(millis) : 0
+    }
+
+    /// Decodes file bytes.
+    ///
+    /// - Returns: the state, or the reason it is invalid.
+    static func decode(_ bytes: [UInt8]) -> Result<EnergyState, FormatFailure> {
+        guard !bytes.isEmpty else { return .failure("file is empty") }
+        guard bytes.last == UInt8(ascii: "\n") else { return .failure("file is truncated (no final newline)") }
+        // The checksum line is the last line.
+        let body = bytes.dropLast()
+        guard let lastNewline = body.lastIndex(of: UInt8(ascii: "\n")) else {
+            return .failure("file has no checksum line")
+        }
+        let covered = bytes[..<(lastNewline + 1)]
+        let checksumLine = String(decoding: body[(lastNewline + 1)...], as: UTF8.self)
+        guard checksumLine.hasPrefix("crc32 "), let stored = UInt32(checksumLine.dropFirst(6), radix: 16),
+              checksumLine.count == 14 else {
+            return .failure("last line is not a checksum (file truncated?)")
+        }
+        let actual = CRC32.checksum(covered)
+        guard actual == stored else {
+            return .failure("checksum mismatch: stored \(hex8(stored)), computed \(hex8(actual))")
+        }
+        guard let text = String(validating: covered, as: UTF8.self) else {
+            return .failure("file is not valid UTF-8")
+        }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()[...]
+        guard lines.popFirst() == Substring(magic) else {
+            return .failure("unknown format: first line must be '\(magic)'")
+        }
+        do throws(FormatFailure) {
+            var state = EnergyState()
+            state.generation = try header("generation", lines.popFirst()) { UInt64($0) }
+            let millis = try header("saved-at-ms", lines.popFirst()) { Int64($0) }
+            state.savedAt = millis > 0 ? Date(timeIntervalSince1970: Double(millis) / 1000) : nil
+            let imported = try header("legacy-imported", lines.popFirst()) { Int($0) }
+            guard imported == 0 || imported == 1 else { throw FormatFailure("legacy-imported must be 0 or 1") }
+            state.legacyFilesImported = imported == 1
+            let count = try header("devices", lines.popFirst()) { Int($0) }
+            guard count == lines.count else {
+                throw FormatFailure("header announces \(count) devices, file has \(lines.count) device lines")
+            }
+            state.devices.reserveCapacity(count)
+            for (offset, line) in lines.enumerated() {
+                let (id, device) = try deviceLine(line, number: offset + 6)
+                guard state.devices.updateValue(device, forKey: id) == nil else {
+                    throw FormatFailure("line \(offset + 6): device '\(id)' appears twice")
+                }
+            }
+            return .success(state)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Why a state file was rejected.
+    struct FormatFailure: Error, Equatable, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    private static func header<T>(_ key: String, _ line: Substring?, _ parse: (Substring) -> T?) throws(FormatFailure) -> T {
+        guard let line, line.hasPrefix(key + " "), let value = parse(line.dropFirst(key.count + 1)) else {
+            throw FormatFailure("expected '\(key) <value>', found '\(line.map(String.init) ?? "end of file")'")
+        }
+        return value
+    }
+
+    private static func deviceLine(_ line: Substring, number: Int) throws(FormatFailure) -> (String, StoredDeviceEnergy) {
+        let parts = line.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "d" else {
+            throw FormatFailure("line \(number): expected 'd <joules> <gaps> <device id>'")
+        }
+        guard let joules = Double(parts[1]), joules.isFinite, joules >= 0 else {
+            throw FormatFailure("line \(number): energy '\(parts[1])' is not a finite number ≥ 0")
+        }
+        guard let gaps = Int(parts[2]), gaps >= 0 else {
+            throw FormatFailure("line \(number): gap count '\(parts[2])' is not an integer ≥ 0")
+        }
+        guard let id = unescape(parts[3]) else {
+            throw FormatFailure("line \(number): device id '\(parts[3])' has a bad %-escape")
+        }
+        return (id, StoredDeviceEnergy(joules: joules, gaps: gaps))
+    }
+
+    static func escape(_ id: String) -> String {
+        let bytes = id.utf8
+        if bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "%") }) { return id }
+        var out = ""
+        for byte in bytes {
+            if byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: "%") {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return out
+    }
+
+    static func unescape(_ text: Substring) -> String? {
+        guard text.contains("%") else { return String(text) }
+        var bytes: [UInt8] = []
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%") {
+                guard let high = iterator.next(), let low = iterator.next(),
+                      let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) else { return nil }
+                bytes.append(value)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hex8(_ value: UInt32) -> String {
+        String(value, radix: 16).leftPadded(to: 8)
+    }
+}
+
+extension Result where Failure == StateFileFormat.FormatFailure {
+    static func failure(_ text: String) -> Self { .failure(StateFileFormat.FormatFailure(text)) }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

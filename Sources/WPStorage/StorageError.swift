@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Errors of the energy store. Each names the file or directory involved.
+public enum StorageError: Error, Equatable, CustomStringConvertible {
+    /// Another process holds the data directory's lock file.
+    case locked(lockFile: String, ownerPID: Int32?)
+    /// A system call failed; `errno` and its text are captured where it was thrown.
+    case system(operation: String, path: String, errno: Int32, message: String)
+    /// A state file could not be decoded (bad header, checksum, syntax or values).
+    case invalidStateFile(path: String, reason: String)
+    /// The state given to `save` cannot be stored (a total that is not a finite number ≥ 0).
+    case invalidState(reason: String)
+    /// The store was closed and cannot be used any more.
+    case closed(dataDirectory: String)
+
+    /// Captures the current `errno` for `operation` on `path`.
+    static func posix(_ operation: String, _ path: String, errno code: Int32 = errno) -> StorageError {
+        .system(operation: operation, path: path, errno: code, message: String(cString: strerror(code)))
+    }
+
+    public var description: String {
+        switch self {
+        case .locked(let lockFile, let pid):
+            let owner = pid.map { "another wpexporter process (pid \($0))" } ?? "another wpexporter process"
+            return "data directory is in use by \(owner): lock \(lockFile) is held; "
+                + "stop that process or give this one another storage.data_dir"
+        case .system(let operation, let path, let code, let message):
+            return "\(operation) \(path): \(message) (errno \(code))"
+        case .invalidStateFile(let path, let reason):
+            return "invalid energy state file \(path): \(reason)"
+        case .invalidState(let reason):
+            return "energy state not saved: \(reason)"
+        case .closed(let dataDirectory):
+            return "energy store for \(dataDirectory) is closed"
+        }
+    }
+}

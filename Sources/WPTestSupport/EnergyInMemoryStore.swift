@@ -1,0 +1,71 @@
+import Synchronization
+import WPStorage
+
+/// An ``EnergyStore`` kept in memory, for tests of modules that persist energy (the collector).
+///
+/// It records every saved state, can start from a given load result, and can be told to fail
+/// the next saves or loads to exercise error paths.
+///
+/// ```swift
+/// let store = InMemoryEnergyStore(initial: EnergyState(devices: ["ups-1": .init(joules: 3600)]))
+/// store.failNextSaves(2)
+/// ```
+public final class InMemoryEnergyStore: EnergyStore {
+    private struct State {
+        var loaded: LoadedEnergyState
+        var saved: [EnergyState] = []
+        var loads = 0
+        var failingSaves = 0
+        var loadError: StorageError?
+    }
+
+    private let state: Mutex<State>
+
+    /// A store whose `load()` returns `initial` from the primary file (or a fresh state).
+    public init(initial: EnergyState? = nil) {
+        let loaded = initial.map { LoadedEnergyState(state: $0, source: .primary) }
+            ?? LoadedEnergyState(state: EnergyState(), source: .fresh)
+        state = Mutex(State(loaded: loaded))
+    }
+
+    /// A store whose `load()` returns exactly `loaded` (e.g. a `.reset` source).
+    public init(loaded: LoadedEnergyState) {
+        state = Mutex(State(loaded: loaded))
+    }
+
+    public func load() throws -> LoadedEnergyState {
+        try state.withLock { state throws(StorageError) in
+            state.loads += 1
+            if let error = state.loadError { throw error }
+            return state.loaded
+        }
+    }
+
+    public func save(_ newState: EnergyState) throws {
+        try state.withLock { state throws(StorageError) in
+            if state.failingSaves > 0 {
+                state.failingSaves -= 1
+                throw .system(operation: "save (injected failure)", path: "memory", errno: 5, message: "Input/output error")
+            }
+            var stamped = newState
+            stamped.generation = (state.saved.last?.generation ?? state.loaded.state.generation) + 1
+            state.saved.append(stamped)
+            state.loaded = LoadedEnergyState(state: stamped, source: .primary)
+        }
+    }
+
+    /// Makes the next `count` saves throw an I/O error.
+    public func failNextSaves(_ count: Int) { state.withLock { $0.failingSaves = count } }
+
+    /// Makes every following `load()` throw `error` (`nil` to stop).
+    public func failLoads(with error: StorageError?) { state.withLock { $0.loadError = error } }
+
+    /// Every successfully saved state, oldest first.
+    public var savedStates: [EnergyState] { state.withLock { $0.saved } }
+
+    /// The last successfully saved state.
+    public var lastSaved: EnergyState? { state.withLock { $0.saved.last } }
+
+    /// How many times `load()` was called.
+    public var loadCount: Int { state.withLock { $0.loads } }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import Synchronization
+import Testing
+import WPEnergy
+import WPLogging
+import WPStorage
+import WPTestSupport
+
+@Suite struct EnergyMeterTests {
+    private func openMeter(store: any EnergyStore, clock: ManualClock, logger: Logger = .disabled,
+                           persistence: PersistencePolicy = PersistencePolicy()) throws -> EnergyMeter<ManualClock> {
+        try EnergyMeter.open(persistence: persistence, store: store, clock: clock, logger: logger)
+    }
+
+    /// Runs one cycle `seconds` after the previous one.
+    @discardableResult
+    private func cycle(_ meter: EnergyMeter<ManualClock>, _ clock: ManualClock, after seconds: Double,
+                       _ samples: [EnergySample]) -> EnergyMeter<ManualClock>.CycleReport {
+        clock.advance(by: .seconds(seconds))
+        return meter.record(samples)
+    }
+
+    @Test func gapsAreCountedPerDeviceAndLoggedOncePerCycle() throws {
+        let sink = InMemoryLogSink()
+        let clock = ManualClock()
+        let meter = try openMeter(store: InMemoryEnergyStore(), clock: clock, logger: sink.logger())
+        let all = (0..<3).map { sample(100, id: "ups-\($0)") }
+        cycle(meter, clock, after: 0, all)
+        cycle(meter, clock, after: 5, all)
+        let report = cycle(meter, clock, after: 90, all)  // WinPower unreachable for 90 s
+        cycle(meter, clock, after: 5, all)
+        #expect(report.summary.gapDevices.count == 3)
+        for index in 0..<3 {
+            #expect(meter.totals["ups-\(index)"] == DeviceEnergy(joules: 1000, gaps: 1))
+        }
+        let warnings = sink.records.filter { $0.level == .warn }
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.fields["devices"] == .int(3))
+        #expect(warnings.first?.fields["longest_gap_s"] == .double(90))
+        #expect(meter.state.devices["ups-0"]?.gaps == 1, "gap counts are persisted")
+    }
+
+    /// A restart is a gap: the time the exporter was down is not guessed, totals continue from
+    /// the stored values (through a real file store), and the first sample only starts a chain.
+    @Test func restartContinuesFromStoredTotalsWithoutGuessingTheDowntime() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpenergy-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let configuration = StorageConfiguration(dataDirectory: directory)
+        do {
+            let store = try FileEnergyStore(configuration: configuration, logger: .disabled)
+            defer { store.close() }
+            let clock = ManualClock()
+            let meter = try openMeter(store: store, clock: clock)
+            #expect(meter.loaded.source == .fresh)
+            for _ in 0..<3 { cycle(meter, clock, after: 5, [sample(100), sample(10, id: "other")]) }
+            try meter.flush()
+        }
+        // New process: a new monotonic clock starting from zero, hours later in wall time.
+        let store = try FileEnergyStore(configuration: configuration, logger: .disabled)
+        defer { store.close() }
+        let clock = ManualClock()
+        let meter = try openMeter(store: store, clock: clock)
+        #expect(meter.loaded.source == .primary)
+        #expect(meter.totals["ups"]?.joules == 1000)
+        cycle(meter, clock, after: 0, [sample(400), sample(50, id: "new")])
+        #expect(meter.totals["ups"]?.joules == 1000, "nothing added for the downtime")
+        #expect(meter.totals["new"]?.joules == 0)
+        cycle(meter, clock, after: 5, [sample(400), sample(50, id: "new")])
+        #expect(meter.totals["ups"]?.joules == 3000)
+        #expect(meter.totals["new"]?.joules == 250)
+        #expect(meter.totals["other"]?.joules == 100, "devices absent after the restart keep their totals")
+        #expect(meter.state.devices["other"]?.joules == 100)
+    }
+
+    /// The wall clock only names files and stamps saves: stepping it back or forward changes
+    /// nothing in the totals, which follow the monotonic clock.
+    @Test func wallClockJumpsNeverChangeTotals() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpenergy-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let wall = Mutex(Date(timeIntervalSince1970: 1_763_779_200))
+        let store = try FileEnergyStore(configuration: StorageConfiguration(dataDirectory: directory), logger: .disabled,
+                                        now: { wall.withLock { $0 } })
+        defer { store.close() }
+        let clock = ManualClock()
+        let meter = try openMeter(store: store, clock: clock)
+        var expected = 0.0
+        for step in 0..<40 {
+            wall.withLock { now in
+                switch step {
+                case 10: now -= 3600          // NTP steps the clock back an hour
+                case 20: now += 86_400 * 365  // and forward a year
+                case 30: now = Date(timeIntervalSince1970: 0)
+                default: now += 5
+                }
+            }
+            let report = cycle(meter, clock, after: 5, [sample(360)])
+            if step > 0 { expected += 1800 }
+            #expect(report.totals["ups"]?.joules == expected)
+            #expect(report.persisted)
+        }
+        #expect(try store.load().state.devices["ups"]?.joules == expected)
+    }
+
+    @Test func withoutSyncWritePersistsEveryFlushIntervalAndOnShutdown() throws {
+        let store = InMemoryEnergyStore()
+        let clock = ManualClock()
+        let meter = try openMeter(store: store, clock: clock,
+                                  persistence: PersistencePolicy(syncWrite: false, flushInterval: .seconds(60)))
+        var persistedAt: [Int] = []
+        for index in 0..<30 {
+            if cycle(meter, clock, after: 5, [sample(100)]).persisted { persistedAt.append(index) }
+        }
+        #expect(persistedAt == [0, 12, 24])
+        #expect(store.savedStates.count == 3)
+        try meter.flush()
+        #expect(store.savedStates.count == 4)
+        #expect(store.lastSaved?.devices["ups"]?.joules == 14_500.0)
+        try meter.flush()  // nothing changed since: no extra write
+        #expect(store.savedStates.count == 4)
+    }
+
+    @Test func failedSavesKeepTotalsAndAreRetried() throws {
+        let sink = InMemoryLogSink()
+        let store = InMemoryEnergyStore()
+        let clock = ManualClock()
+        let meter = try openMeter(store: store, clock: clock, logger: sink.logger(),
+                                  persistence: PersistencePolicy(syncWrite: false, flushInterval: .seconds(60)))
+        cycle(meter, clock, after: 0, [sample(100)])
+        store.failNextSaves(3)
+        var outcomes: [Bool] = []
+        for _ in 0..<16 { outcomes.append(cycle(meter, clock, after: 5, [sample(100)]).persistError == nil) }
+        // Due at 60 s; fails three cycles in a row (retried every cycle, not after another minute).
+        #expect(outcomes[11] == false && outcomes[12] == false && outcomes[13] == false && outcomes[14] == true)
+        #expect(meter.status.persistFailures == 3)
+        #expect(meter.status.lastPersistError == nil)
+        #expect(store.lastSaved?.devices["ups"]?.joules == 7500.0, "the retried save has the full total")
+        #expect(sink.records.filter { $0.level == .error }.count == 1, "one error per failure streak")
+        #expect(sink.records.contains { $0.level == .info && $0.message.contains("works again") })
+    }
+
+    @Test func resetAtStartupIsReportedInStatus() throws {
+        let store = InMemoryEnergyStore(loaded: LoadedEnergyState(state: EnergyState(), source: .reset,
+                                                                   quarantined: ["/data/energy.state.corrupt-x"]))
+        let meter = try openMeter(store: store, clock: ManualClock())
+        #expect(meter.status.stateWasReset)
+        #expect(meter.loaded.quarantined == ["/data/energy.state.corrupt-x"])
+    }
+
+    @Test func unusableStorageFailsOpen() {
+        let store = InMemoryEnergyStore()
+        store.failLoads(with: .locked(lockFile: "/data/wpexporter.lock", ownerPID: 7))
+        #expect(throws: StorageError.locked(lockFile: "/data/wpexporter.lock", ownerPID: 7)) {
+            _ = try openMeter(store: store, clock: ManualClock())
+        }
+    }
+
+    @Test func legacyImportIsPersistedByTheFirstFlush() throws {
+        let loaded = LoadedEnergyState(state: EnergyState(devices: ["old": .init(joules: 36)], legacyFilesImported: true),
+                                       source: .fresh, legacyImport: LegacyImportReport())
+        let store = InMemoryEnergyStore(loaded: loaded)
+        let meter = try openMeter(store: store, clock: ManualClock(),
+                                  persistence: PersistencePolicy(syncWrite: false, flushInterval: .seconds(60)))
+        try meter.flush()
+        #expect(store.lastSaved?.legacyFilesImported == true)
+        #expect(store.lastSaved?.devices["old"]?.joules == 36)
+    }
+}

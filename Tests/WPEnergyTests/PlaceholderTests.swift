@@ -1,6 +1,0 @@
-import Testing
-@testable import WPEnergy
-
-@Test func moduleBuilds() {
-    #expect(Bool(true))
-}

@@ -1,6 +1,0 @@
-import Testing
-@testable import WPStorage
-
-@Test func moduleBuilds() {
-    #expect(Bool(true))
-}

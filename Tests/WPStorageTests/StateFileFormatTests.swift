@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+@testable import WPStorage
+
+@Suite struct StateFileFormatTests {
+    @Test func roundTripsExactDoublesAndAwkwardIDs() throws {
+        var state = EnergyState(legacyFilesImported: true, generation: 41,
+                                savedAt: Date(timeIntervalSince1970: 1_763_779_200.123))
+        state.devices = [
+            "ups-1": StoredDeviceEnergy(joules: 0.1 + 0.2, gaps: 3),
+            "with space and %": StoredDeviceEnergy(joules: 1e300),
+            "ünïcode\n\ttab": StoredDeviceEnergy(joules: .leastNonzeroMagnitude),
+            "": StoredDeviceEnergy(joules: 0),
+        ]
+        let bytes = StateFileFormat.encode(state)
+        let decoded = try StateFileFormat.decode(bytes).get()
+        #expect(decoded.devices == state.devices)
+        #expect(decoded.generation == 41)
+        #expect(decoded.legacyFilesImported)
+        #expect(decoded.savedAt == Date(timeIntervalSince1970: 1_763_779_200.123))
+    }
+
+    @Test func everyTruncationIsRejected() {
+        let bytes = StateFileFormat.encode(EnergyState(devices: ["a": .init(joules: 12.5), "b": .init(joules: 7)]))
+        for length in 0..<bytes.count {
+            let result = StateFileFormat.decode(Array(bytes[0..<length]))
+            guard case .failure = result else {
+                Issue.record("a file truncated to \(length) of \(bytes.count) bytes was accepted")
+                return
+            }
+        }
+    }
+
+    @Test func everySingleByteFlipIsRejected() {
+        let bytes = StateFileFormat.encode(EnergyState(devices: ["ups": .init(joules: 3600.25, gaps: 1)]))
+        for index in bytes.indices {
+            var damaged = bytes
+            damaged[index] ^= 0x04
+            if case .success = StateFileFormat.decode(damaged) {
+                Issue.record("flipping byte \(index) was not detected")
+            }
+        }
+    }
+
+    @Test func checksumMismatchIsNamed() throws {
+        var bytes = StateFileFormat.encode(EnergyState(devices: ["ups": .init(joules: 1)]))
+        let index = try #require(bytes.firstIndex(of: UInt8(ascii: "1")))
+        bytes[index] = UInt8(ascii: "9")
+        guard case .failure(let failure) = StateFileFormat.decode(bytes) else {
+            Issue.record("accepted")
+            return
+        }
+        #expect(failure.description.contains("checksum mismatch"))
+    }
+
+    /// Files with a valid checksum but invalid content are rejected with a reason.
+    @Test(arguments: [
+        ("wpexporter-energy-state v2\ngeneration 1\nsaved-at-ms 0\nlegacy-imported 0\ndevices 0\n", "unknown format"),
+        ("wpexporter-energy-state v1\ngeneration x\nsaved-at-ms 0\nlegacy-imported 0\ndevices 0\n", "generation"),
+        ("wpexporter-energy-state v1\ngeneration 1\nsaved-at-ms 0\nlegacy-imported 0\ndevices 2\nd 1 0 a\n", "announces 2"),
+        ("wpexporter-energy-state v1\ngeneration 1\nsaved-at-ms 0\nlegacy-imported 0\ndevices 1\nd -1 0 a\n", "not a finite number"),
+        ("wpexporter-energy-state v1\ngeneration 1\nsaved-at-ms 0\nlegacy-imported 0\ndevices 1\nd nan 0 a\n", "not a finite number"),
+        ("wpexporter-energy-state v1\ngeneration 1\nsaved-at-ms 0\nlegacy-imported 0\ndevices 2\nd 1 0 a\nd 2 0 a\n", "appears twice"),
+        ("wpexporter-energy-state v1\ngeneration 1\nsaved-at-ms 0\nlegacy-imported 0\ndevices 1\nd 1 0 bad%zz\n", "%-escape"),
+    ])
+    func rejectsInvalidContentWithReason(body: String, reason: String) {
+        var bytes = Array(body.utf8)
+        let crc = String(CRC32.checksum(bytes), radix: 16)
+        bytes += Array("crc32 \(String(repeating: "0", count: 8 - crc.count) + crc)\n".utf8)
+        guard case .failure(let failure) = StateFileFormat.decode(bytes) else {
+            Issue.record("accepted: \(body)")
+            return
+        }
+        #expect(failure.description.contains(reason), "\(failure)")
+    }
+
+    @Test func crc32MatchesTheStandardCheckValue() {
+        #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+    }
+}

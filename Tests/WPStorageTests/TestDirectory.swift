@@ -1,0 +1,54 @@
+import Foundation
+import WPLogging
+import WPStorage
+
+/// A scratch directory removed when the body returns.
+func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
+    let path = FileManager.default.temporaryDirectory
+        .appendingPathComponent("wpstorage-tests-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    return try body(path)
+}
+
+/// Opens a store on `directory`, runs `body`, and closes it.
+@discardableResult
+func withStore<T>(_ directory: String, logger: Logger = .disabled, importLegacy: Bool = false,
+                  now: @escaping @Sendable () -> Date = { Date() },
+                  _ body: (FileEnergyStore) throws -> T) throws -> T {
+    let store = try FileEnergyStore(configuration: StorageConfiguration(dataDirectory: directory,
+                                                                        importLegacyFiles: importLegacy),
+                                    logger: logger, now: now)
+    defer { store.close() }
+    return try body(store)
+}
+
+/// A state of `count` devices whose totals grow with `step`.
+func sampleState(step: Double, count: Int = 3) -> EnergyState {
+    var state = EnergyState()
+    for index in 0..<count {
+        state.devices["ups-\(index)"] = StoredDeviceEnergy(joules: step * Double(index + 1) * 1000.5, gaps: index)
+    }
+    return state
+}
+
+func contents(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
+
+/// Files in `directory` whose name starts with `prefix`.
+func files(in directory: String, prefix: String) -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+        .filter { $0.hasPrefix(prefix) }.sorted()
+}
+
+/// A small deterministic generator (SplitMix64) so random test inputs are reproducible.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
