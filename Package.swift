@@ -31,7 +31,11 @@ let package = Package(
         .target(name: "WPMetrics"),
         .target(name: "WPStorage", dependencies: ["WPLogging"]),
         .target(name: "WPEnergy", dependencies: ["WPStorage", "WPLogging"]),
-        .target(name: "WPClient", dependencies: ["WPLogging"]),
+        // libcurl reached through dlopen (no headers at build time): the client's transport for
+        // skip_ssl_verify and ca_file, which URLSession cannot do on Linux.
+        .target(name: "CCurlShim",
+                linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "WPClient", dependencies: ["WPLogging", "CCurlShim"]),
         .target(name: "WPServer", dependencies: ["WPLogging", "CZlib"]),
         .target(name: "WPScheduler", dependencies: ["WPLogging"]),
         .target(name: "WPCollector", dependencies: ["WPClient", "WPEnergy", "WPMetrics", "WPLogging"]),
