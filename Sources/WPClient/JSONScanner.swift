@@ -133,13 +133,31 @@ struct JSONScanner {
             }
             if byte == UInt8(ascii: "\\") {
                 escaped = true
-                position += 2
+                try validateEscape()
                 continue
             }
             if byte < 0x20 { throw error("control character in string") }
             position += 1
         }
         throw error("unterminated string")
+    }
+
+    /// Checks the escape at `position` (a backslash) and moves past it.
+    private mutating func validateEscape() throws {
+        guard position + 1 < bytes.count else { throw error("unterminated string") }
+        switch bytes[position + 1] {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+             UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            position += 2
+        case UInt8(ascii: "u"):
+            guard position + 6 <= bytes.count else { throw error("invalid \\u escape") }
+            for k in position + 2..<position + 6 where !bytes[k].isHexDigit {
+                throw JSONSyntaxError(offset: k, message: "invalid \\u escape")
+            }
+            position += 6
+        default:
+            throw error("invalid escape '\\\(Self.printable(bytes[position + 1]))'")
+        }
     }
 
     /// Reads a string value, decoding escapes.
@@ -221,5 +239,11 @@ struct JSONScanner {
 
     static func printable(_ byte: UInt8) -> String {
         byte >= 0x20 && byte < 0x7F ? String(UnicodeScalar(byte)) : "\\u{\(String(byte, radix: 16))}"
+    }
+}
+
+extension UInt8 {
+    var isHexDigit: Bool {
+        (self >= 0x30 && self <= 0x39) || (self | 0x20 >= 0x61 && self | 0x20 <= 0x66)
     }
 }
