@@ -53,7 +53,7 @@ let package = Package(
         .testTarget(name: "WPMetricsTests", dependencies: ["WPMetrics", "WPTestSupport"]),
         .testTarget(name: "WPStorageTests", dependencies: ["WPStorage", "WPTestSupport"]),
         .testTarget(name: "WPEnergyTests", dependencies: ["WPEnergy", "WPSimulator", "WPTestSupport"]),
-        .testTarget(name: "WPClientTests", dependencies: ["WPClient", "WPSimulator", "WPServer", "WPTestSupport"],
+        .testTarget(name: "WPClientTests", dependencies: ["WPClient", "WPSimulator", "WPServer", "WPLogging", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPServerTests", dependencies: ["WPServer", "WPTestSupport"]),
         .testTarget(name: "WPSchedulerTests", dependencies: ["WPScheduler", "WPTestSupport"]),
