@@ -54,6 +54,15 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// Maps a `URLError` onto a ``ClientError`` kind, without the URL (it may hold secrets).
     static func map(_ error: URLError) -> ClientError {
+        // On Linux, libcurl's TLS failures arrive as `.unknown` carrying curl's message.
+        let detail = (error.userInfo[NSLocalizedDescriptionKey] as? String) ?? ""
+        if detail.localizedCaseInsensitiveContains("certificate") {
+            return .certificate(detail)
+        }
+        if detail.contains("SSL") || detail.contains("TLS") {
+            return ClientError(.tls, "TLS handshake failed (\(detail)); if the server uses a self-signed certificate, "
+                                   + "set winpower.ca_file or winpower.skip_ssl_verify: true")
+        }
         switch error.code {
         case .timedOut:
             return ClientError(.timeout, "request timed out (winpower.api_timeout)")
