@@ -8,7 +8,7 @@ import FoundationNetworking
 ///
 /// It cannot skip verification or trust a single CA file on Linux (`URLSession` offers no
 /// hook there); use ``CurlTransport`` for those. Connections are reused by the session;
-/// redirects are followed only within the same scheme, host and port.
+/// redirects are never followed.
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
 
@@ -20,7 +20,7 @@ public final class URLSessionTransport: HTTPTransport {
         configuration.httpShouldSetCookies = false
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: configuration, delegate: SameHostRedirects(), delegateQueue: nil)
+        session = URLSession(configuration: configuration, delegate: NoRedirects(), delegateQueue: nil)
     }
 
     deinit { session.finishTasksAndInvalidate() }
@@ -85,13 +85,12 @@ public final class URLSessionTransport: HTTPTransport {
     }
 }
 
-/// Follows a redirect only to the same scheme, host and port; otherwise the 3xx is returned.
-private final class SameHostRedirects: NSObject, URLSessionTaskDelegate, Sendable {
+/// Never follows a redirect: the 3xx response is returned to the client, which treats it as
+/// an unexpected status. (WinPower does not redirect its API; following one could send the
+/// bearer token to another host.)
+private final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
                     newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
-        let from = task.originalRequest?.url
-        let to = request.url
-        let same = from?.scheme == to?.scheme && from?.host == to?.host && from?.port == to?.port
-        completionHandler(same ? request : nil)
+        completionHandler(nil)
     }
 }
