@@ -58,7 +58,7 @@ let package = Package(
         .testTarget(name: "WPServerTests", dependencies: ["WPServer", "WPTestSupport"]),
         .testTarget(name: "WPSchedulerTests", dependencies: ["WPScheduler", "WPTestSupport"]),
         .testTarget(name: "WPCollectorTests", dependencies: ["WPCollector", "WPTestSupport"]),
-        .testTarget(name: "WPSimulatorTests", dependencies: ["WPSimulator", "WPClient", "WPTestSupport"]),
+        .testTarget(name: "WPSimulatorTests", dependencies: ["WPSimulator", "WPClient", "WPServer", "WPTestSupport"]),
         .testTarget(name: "wpexporterTests", dependencies: ["wpexporter", "WPTestSupport"]),
     ]
 )
