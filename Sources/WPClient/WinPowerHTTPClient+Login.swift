@@ -16,7 +16,17 @@ extension WinPowerHTTPClient {
         let task = Task { try await self.login(deadline: deadline) }
         loginInFlight = task
         defer { loginInFlight = nil }
-        return try await task.value
+        do {
+            return try await task.value
+        } catch {
+            // A renewal that fails early must not cost a collection while the old token lives.
+            if stale == nil, let token, elapsed() < token.expiresAt {
+                logger.warn("token renewal failed; using the current token until it expires",
+                            ["expires_in_s": .double((token.expiresAt - elapsed()).secondsValue)])
+                return token
+            }
+            throw error
+        }
     }
 
     private func login(deadline: Duration) async throws -> SessionToken {

@@ -57,6 +57,19 @@ import WPTestSupport
         #expect(readout.tokenExpiry == harness.epoch.addingTimeInterval(3300))
     }
 
+    @Test func failedRenewalKeepsUsingTheLiveToken() async throws {
+        let harness = SimulatorHarness()
+        let client = harness.makeClient()
+        _ = try await client.fetchDevices()
+        harness.clock.advance(by: .seconds(1600)) // inside the renewal window, before expiry
+        harness.simulator.enable(.wrongCredentials)
+        let readout = try await client.fetchDevices()
+        #expect(readout.devices.count == 3)
+        #expect(harness.simulator.counters.loginAttempts == 2)
+        harness.clock.advance(by: .seconds(200)) // expired now: the failure surfaces
+        #expect(await clientError { try await client.fetchDevices() }?.kind == .auth)
+    }
+
     @Test func tokenWithoutExpLivesOneHour() async throws {
         let logins = Mutex(0)
         let transport = StubTransport { request in
