@@ -27,6 +27,69 @@ import WPTestSupport
         }
     }
 
+    static let python = LocalServerProcess.executable("python3")
+
+    /// A minimal WinPower over TLS (login + one-device list, HTTP/1.1 keep-alive) in python3.
+    static let miniWinPower = """
+    import http.server, ssl, sys
+    class H(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        def send(self, code, body):
+            data = body.encode()
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            self.send(200, '{"code":"000000","message":"OK","data":{"token":"tls-token"}}')
+        def do_GET(self):
+            if self.headers.get("Authorization") != "Bearer tls-token":
+                return self.send(401, '{"code":"401","msg":"Unauthorized","data":null}')
+            self.send(200, '{"total":1,"pageSize":20,"currentPage":1,"data":[{"assetDevice":{"id":"tls-device"},'
+                           '"realtime":{"loadTotalWatt":"195"}}],"code":"000000","msg":"OK"}')
+        def log_message(self, *args):
+            pass
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(sys.argv[1], sys.argv[2])
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    print("PORT %d" % server.server_address[1], flush=True)
+    server.serve_forever()
+    """
+
+    /// The whole client over HTTPS: default fails with `tls`; `ca_file` and
+    /// `skip_ssl_verify` read the device (twice, on one kept connection).
+    @Test(.enabled(if: openssl != nil && python != nil, "openssl or python3 is not installed: no local HTTPS WinPower"))
+    func wholeClientOverHTTPS() async throws {
+        let openssl = try #require(Self.openssl), python = try #require(Self.python)
+        try await withTemporaryDirectory { directory in
+            try runCommand(openssl, ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "key.pem", "-out", "cert.pem",
+                                     "-days", "2", "-subj", "/CN=127.0.0.1",
+                                     "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"], in: directory)
+            let server = try LocalServerProcess(executable: python, arguments: ["-u", "-c", Self.miniWinPower, "cert.pem", "key.pem"],
+                                                directory: directory, portAfter: "PORT ")
+            defer { server.stop() }
+            func client(_ configure: (inout WinPowerHTTPClient.Configuration) -> Void) -> WinPowerHTTPClient {
+                var configuration = WinPowerHTTPClient.Configuration(
+                    baseURL: URL(string: "https://127.0.0.1:\(server.port)/")!, username: "admin", password: "pw")
+                configuration.apiTimeout = .seconds(20)
+                configure(&configuration)
+                return WinPowerHTTPClient(configuration: configuration, logger: .disabled)
+            }
+            Self.expectCertificateAdvice(await clientError { try await client { _ in }.fetchDevices() })
+            let certificate = directory.appendingPathComponent("cert.pem").path
+            for verified in [client { $0.caFile = certificate }, client { $0.skipSSLVerify = true }] {
+                for _ in 0..<2 {
+                    let readout = try await verified.fetchDevices()
+                    #expect(readout.devices.map(\.id) == ["tls-device"])
+                    #expect(readout.devices.first?.realtime.loadTotalWatt == 195)
+                }
+            }
+        }
+    }
+
     static func get(_ port: Int) -> TransportRequest {
         TransportRequest(method: "GET", url: URL(string: "https://127.0.0.1:\(port)/")!, timeout: .seconds(20))
     }
