@@ -34,11 +34,13 @@ struct Pager {
         }
         dropped.append(contentsOf: page.dropped)
 
-        let total = page.total ?? entriesRead
+        // Without a `total`, full pages keep being read until a short one (bounded below).
+        let total = page.total ?? Int.max
         let serverPageSize = max(page.pageSize ?? page.entryCount, 1)
         let shortPage = page.entryCount < serverPageSize
         if page.entryCount == 0 || shortPage {
-            finish(complete: entriesRead >= total, "server reported \(total) devices but listed \(entriesRead)")
+            finish(complete: page.total == nil || entriesRead >= total,
+                   "server reported \(total) devices but listed \(entriesRead)")
         } else if entriesRead == total {
             finish(complete: true, "")
         } else if added == 0 && page.dropped.isEmpty {

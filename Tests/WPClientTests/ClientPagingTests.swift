@@ -78,6 +78,22 @@ import WPTestSupport
         #expect(harness.simulator.counters.listCalls == 2)
     }
 
+    @Test func missingTotalReadsUntilAShortPage() async throws {
+        let harness = SimulatorHarness(devices: 45)
+        let transport = RewritingTransport(
+            base: InProcessTransport(handler: harness.simulator, clock: harness.clock),
+            rewriteResponse: { request, response in
+                guard request.url.path.hasSuffix("/list") else { return response }
+                var response = response
+                let text = String(decoding: response.body, as: UTF8.self).replacingOccurrences(of: "\"total\":45,", with: "")
+                response.body = Array(text.utf8)
+                return response
+            })
+        let readout = try await harness.makeClient(transport: transport).fetchDevices()
+        #expect(readout.devices.count == 45)
+        #expect(harness.simulator.counters.listCalls == 3)
+    }
+
     @Test func pageBoundStopsAHugeList() async throws {
         let harness = SimulatorHarness(devices: 250)
         let readout = try await harness.makeClient { $0.maxPages = 3 }.fetchDevices()
