@@ -35,7 +35,11 @@ let package = Package(
         .target(name: "WPMetrics"),
         .target(name: "WPStorage", dependencies: ["WPLogging"]),
         .target(name: "WPEnergy", dependencies: ["WPStorage", "WPLogging"]),
-        .target(name: "WPClient", dependencies: ["WPLogging"]),
+        // libcurl reached through dlopen (no headers at build time): the client's transport for
+        // skip_ssl_verify and ca_file, which URLSession cannot do on Linux.
+        .target(name: "CCurlShim",
+                linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "WPClient", dependencies: ["WPLogging", "CCurlShim"]),
         .target(name: "WPServer", dependencies: ["WPLogging", "CZlib", "CSystem"]),
         .target(name: "WPScheduler", dependencies: ["WPLogging"]),
         .target(name: "WPCollector", dependencies: ["WPClient", "WPEnergy", "WPMetrics", "WPLogging"]),
@@ -61,12 +65,12 @@ let package = Package(
         .testTarget(name: "WPStorageTests", dependencies: ["WPStorage", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPEnergyTests", dependencies: ["WPEnergy", "WPSimulator", "WPTestSupport"]),
-        .testTarget(name: "WPClientTests", dependencies: ["WPClient", "WPTestSupport"],
+        .testTarget(name: "WPClientTests", dependencies: ["WPClient", "WPSimulator", "WPServer", "WPLogging", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPServerTests", dependencies: ["WPServer", "WPTestSupport", "CSystem"]),
         .testTarget(name: "WPSchedulerTests", dependencies: ["WPScheduler", "WPTestSupport"]),
         .testTarget(name: "WPCollectorTests", dependencies: ["WPCollector", "WPTestSupport"]),
-        .testTarget(name: "WPSimulatorTests", dependencies: ["WPSimulator", "WPClient", "WPTestSupport"]),
+        .testTarget(name: "WPSimulatorTests", dependencies: ["WPSimulator", "WPClient", "WPServer", "WPTestSupport"]),
         .testTarget(name: "wpexporterTests", dependencies: ["wpexporter", "WPTestSupport"],
                     exclude: ["Golden"]),  // help goldens, read from the source tree
     ]

@@ -1,0 +1,110 @@
+/// One UPS as listed by WinPower, with every value the API reports.
+///
+/// Values that were missing, empty or not a finite number are `nil` — never `0` — so the
+/// exporter can omit them instead of exporting a fake reading.
+public struct Device: Sendable, Equatable, Identifiable {
+    /// The stable key: `assetDevice.id`.
+    public var id: String { asset.id }
+    /// Identity and inventory data (`assetDevice`).
+    public var asset: AssetDevice
+    /// Whether WinPower currently talks to the UPS (`connected`); `nil` when absent.
+    public var connected: Bool?
+    public var realtime: RealtimeReadings
+    public var config: DeviceConfig
+    public var setting: DeviceSetting
+    public var controlSupported: ControlSupport
+    /// `nil` when the member is absent or not an array.
+    public var activeAlarms: ActiveAlarms?
+
+    public init(asset: AssetDevice, connected: Bool? = nil, realtime: RealtimeReadings = RealtimeReadings(),
+                config: DeviceConfig = DeviceConfig(), setting: DeviceSetting = DeviceSetting(),
+                controlSupported: ControlSupport = ControlSupport(), activeAlarms: ActiveAlarms? = nil) {
+        self.asset = asset
+        self.connected = connected
+        self.realtime = realtime
+        self.config = config
+        self.setting = setting
+        self.controlSupported = controlSupported
+        self.activeAlarms = activeAlarms
+    }
+
+    /// `true` in battery mode (`mode` 4), `false` in another known mode, `nil` when unknown.
+    public var isOnBattery: Bool? { realtime.mode.map { $0 == 4 } }
+    /// `true` when `status` is 2 (alarm) or alarms are active; `nil` when neither is known.
+    public var hasAlarm: Bool? {
+        if (activeAlarms?.count ?? 0) > 0 || realtime.status == 2 { return true }
+        return realtime.status == nil ? nil : false
+    }
+    /// `true` when a fault code is reported.
+    public var hasFault: Bool { realtime.faultCode != nil }
+}
+
+/// The `assetDevice` object: identity and inventory.
+public struct AssetDevice: Sendable, Equatable {
+    /// The device's uuid: the stable key. Never empty.
+    public var id: String
+    /// `1` for a UPS.
+    public var deviceType: Int?
+    public var model: String?
+    /// The user-given name: not unique, may change, may hold any characters.
+    public var alias: String?
+    public var protocolId: Int?
+    public var connectType: Int?
+    public var comPort: String?
+    public var baudRate: Int?
+    public var areaId: String?
+    public var isActive: Bool?
+    public var firmwareVersion: String?
+    /// As sent: ISO-8601 local time without zone, e.g. `2025-10-13T08:37:57.048192`.
+    public var createTime: String?
+    public var warrantyStatus: Int?
+
+    public init(id: String, deviceType: Int? = nil, model: String? = nil, alias: String? = nil,
+                protocolId: Int? = nil, connectType: Int? = nil, comPort: String? = nil, baudRate: Int? = nil,
+                areaId: String? = nil, isActive: Bool? = nil, firmwareVersion: String? = nil,
+                createTime: String? = nil, warrantyStatus: Int? = nil) {
+        self.id = id
+        self.deviceType = deviceType
+        self.model = model
+        self.alias = alias
+        self.protocolId = protocolId
+        self.connectType = connectType
+        self.comPort = comPort
+        self.baudRate = baudRate
+        self.areaId = areaId
+        self.isActive = isActive
+        self.firmwareVersion = firmwareVersion
+        self.createTime = createTime
+        self.warrantyStatus = warrantyStatus
+    }
+}
+
+/// The `activeAlarms` array: how many alarms are active and their codes.
+public struct ActiveAlarms: Sendable, Equatable {
+    /// The number of entries in the array.
+    public var count: Int
+    /// The code of each entry that has one (a string or number entry, or an object's
+    /// `code`/`alarmCode`/`alarmId`/`eventCode`/`id` member), in order.
+    public var codes: [String]
+
+    public init(count: Int = 0, codes: [String] = []) {
+        self.count = count
+        self.codes = codes
+    }
+}
+
+/// The `controlSupported` object: which remote controls the UPS supports.
+public struct ControlSupport: Sendable, Equatable {
+    public var supportQuickTest: Bool?
+    public var supportDeepTest: Bool?
+    public var supportTestDuration: Bool?
+    public var supportShutdown: Bool?
+
+    public init(supportQuickTest: Bool? = nil, supportDeepTest: Bool? = nil,
+                supportTestDuration: Bool? = nil, supportShutdown: Bool? = nil) {
+        self.supportQuickTest = supportQuickTest
+        self.supportDeepTest = supportDeepTest
+        self.supportTestDuration = supportTestDuration
+        self.supportShutdown = supportShutdown
+    }
+}

@@ -1,0 +1,132 @@
+/// Decodes WinPower responses: the device list, login replies and JWT payloads.
+///
+/// A pure function of the bytes, tolerant per field: a value that is not what the schema
+/// says becomes `nil` (never `0`), a device object without a usable `assetDevice.id` is
+/// dropped and reported, unknown fields are ignored. Only a body that is not JSON, or not an
+/// object, fails — with a ``ClientError`` of kind `decode` naming the byte offset (the body
+/// itself is never quoted).
+///
+/// ```swift
+/// let decoder = DeviceListDecoder()
+/// let page = try decoder.decodeDeviceList(body, page: 1)
+/// print(page.total ?? 0, page.devices.map(\.id))
+/// ```
+public struct DeviceListDecoder: Sendable {
+    enum EnvelopeKey: String, CaseIterable, Sendable {
+        case total, pageSize, currentPage, code, msg, message, data
+    }
+
+    enum LoginKey: String, CaseIterable, Sendable {
+        case code, msg, message, data, token, deviceId
+    }
+
+    let envelopeKeys = KeyTable<EnvelopeKey>()
+    let loginKeys = KeyTable<LoginKey>()
+    let deviceKeys = KeyTable<DeviceKey>()
+    let assetKeys = KeyTable<AssetKey>()
+    let realtimeKeys = KeyTable<RealtimeKey>()
+    let configKeys = KeyTable<ConfigKey>()
+    let settingKeys = KeyTable<SettingKey>()
+    let controlKeys = KeyTable<ControlKey>()
+    let alarmKeys = KeyTable<AlarmCodeKey>()
+
+    public init() {}
+
+    /// Decodes one page of the device list.
+    ///
+    /// - Parameters:
+    ///   - body: the response body.
+    ///   - page: the 1-based page number, used in ``DroppedDevice`` reports.
+    /// - Returns: the page; check ``DeviceListPage/isSuccess`` before using its devices.
+    /// - Throws: ``ClientError`` of kind `decode` when the body is not a JSON object.
+    public func decodeDeviceList(_ body: [UInt8], page: Int = 1) throws(ClientError) -> DeviceListPage {
+        do {
+            return try body.withUnsafeBufferPointer { buffer in
+                var scanner = JSONScanner(buffer)
+                let result = try decodeEnvelope(&scanner, page: page)
+                try scanner.expectEnd()
+                return result
+            }
+        } catch let error as JSONSyntaxError {
+            throw Self.decodeError("device list response", error)
+        } catch {
+            throw ClientError(.decode, "device list response: \(error)")
+        }
+    }
+
+    /// Decodes a login reply (also usable for any `{code, message|msg, data}` envelope).
+    ///
+    /// - Throws: ``ClientError`` of kind `decode` when the body is not a JSON object.
+    public func decodeLogin(_ body: [UInt8]) throws(ClientError) -> LoginReply {
+        do {
+            return try body.withUnsafeBufferPointer { buffer in
+                var scanner = JSONScanner(buffer)
+                var reply = LoginReply()
+                try scanner.beginObject()
+                var first = true
+                while let key = try scanner.nextKey(first: &first) {
+                    switch try loginKeys.lookup(key, in: scanner) {
+                    case .code: reply.code = try scanner.readLooseString()
+                    case .msg, .message: reply.message = try scanner.readLooseString() ?? reply.message
+                    case .data where try scanner.peekKind() == .object:
+                        try scanner.beginObject()
+                        var firstData = true
+                        while let dataKey = try scanner.nextKey(first: &firstData) {
+                            switch try loginKeys.lookup(dataKey, in: scanner) {
+                            case .token: reply.token = try scanner.readLooseString().flatMap { $0.isEmpty ? nil : $0 }
+                            case .deviceId: reply.deviceId = try scanner.readLooseString()
+                            default: try scanner.skipValue()
+                            }
+                        }
+                    default: try scanner.skipValue()
+                    }
+                }
+                try scanner.expectEnd()
+                return reply
+            }
+        } catch let error as JSONSyntaxError {
+            throw Self.decodeError("login response", error)
+        } catch {
+            throw ClientError(.decode, "login response: \(error)")
+        }
+    }
+
+    private func decodeEnvelope(_ scanner: inout JSONScanner, page: Int) throws -> DeviceListPage {
+        var result = DeviceListPage()
+        guard try scanner.peekKind() == .object else { throw scanner.error("expected a JSON object") }
+        try scanner.beginObject()
+        var first = true
+        while let key = try scanner.nextKey(first: &first) {
+            switch try envelopeKeys.lookup(key, in: scanner) {
+            case .total: result.total = try scanner.readLooseInt()
+            case .pageSize: result.pageSize = try scanner.readLooseInt()
+            case .currentPage: result.currentPage = try scanner.readLooseInt()
+            case .code: result.code = try scanner.readLooseString()
+            case .msg, .message: result.message = try scanner.readLooseString() ?? result.message
+            case .data where try scanner.peekKind() == .array:
+                try decodeDevices(&scanner, page: page, into: &result)
+            case .data, nil: try scanner.skipValue()
+            }
+        }
+        return result
+    }
+
+    private func decodeDevices(_ scanner: inout JSONScanner, page: Int, into result: inout DeviceListPage) throws {
+        try scanner.beginArray()
+        var first = true
+        var index = 0
+        while try scanner.nextElement(first: &first) {
+            switch try decodeDevice(&scanner) {
+            case .success(let device): result.devices.append(device)
+            case .failure(let problem):
+                result.dropped.append(DroppedDevice(page: page, index: index, id: problem.id, reason: problem.reason))
+            }
+            index += 1
+        }
+        result.entryCount = index
+    }
+
+    static func decodeError(_ what: String, _ error: JSONSyntaxError) -> ClientError {
+        ClientError(.decode, "\(what) is not valid JSON: \(error.message) at byte \(error.offset)")
+    }
+}

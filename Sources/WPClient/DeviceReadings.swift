@@ -1,0 +1,82 @@
+/// The `realtime` object: live measurements and status codes.
+///
+/// WinPower sends every value as a string. Measurements become `Double`, status codes `Int`;
+/// an absent, empty, `"N/A"`, `"--"` or otherwise unparsable value is `nil`.
+public struct RealtimeReadings: Sendable, Equatable {
+    /// Input voltage, phase 1 (V).
+    public var inputVolt1: Double?
+    /// Output voltage, phase 1 (V).
+    public var outputVolt1: Double?
+    /// Output current, phase 1 (A).
+    public var outputCurrent1: Double?
+    /// Input frequency (Hz).
+    public var inputFreq: Double?
+    /// Output frequency (Hz).
+    public var outputFreq: Double?
+    /// Load as percent of the rating.
+    public var loadPercent: Double?
+    /// Total active output power (W): the input of the energy integration.
+    public var loadTotalWatt: Double?
+    /// Active power, phase 1 (W).
+    public var loadWatt1: Double?
+    /// Apparent power total (VA).
+    public var loadTotalVa: Double?
+    /// Apparent power, phase 1 (VA).
+    public var loadVa1: Double?
+    /// Battery charge (%).
+    public var batCapacity: Double?
+    /// Estimated battery runtime (s).
+    public var batRemainTime: Double?
+    /// Battery voltage (V).
+    public var batVoltP: Double?
+    /// UPS temperature (°C).
+    public var upsTemperature: Double?
+    /// `1` while the battery charges, `0` otherwise.
+    public var isCharging: Int?
+    /// Operating mode: `3` line (mains), `4` battery; other codes exist.
+    public var mode: Int?
+    /// `1` normal, `2` alarm.
+    public var status: Int?
+    /// `2` normal; other values vendor-defined.
+    public var batteryStatus: Int?
+    /// Self-test status code.
+    public var testStatus: Int?
+    public var outputVoltageType: Int?
+    public var inputTransformerType: Int?
+    /// The fault code, or `nil` when the server sends `""` (no fault) or nothing.
+    public var faultCode: String?
+
+    public init() {}
+}
+
+/// The `config` object: ratings of the UPS (numbers sent as strings).
+public struct DeviceConfig: Sendable, Equatable {
+    public var inputPhaseNumber: Double?
+    public var outputPhaseNumber: Double?
+    /// Rated apparent power (VA).
+    public var ratingVa: Double?
+    /// Rated voltage (V).
+    public var ratingVolt: Double?
+    /// Rated frequency (Hz).
+    public var ratingFreq: Double?
+    /// Rated battery voltage (V).
+    public var ratingBatVolt: Double?
+    public var ratingBatUnitNumber: Double?
+    public var ratingBatVoltPerUnit: Double?
+    public var upsModuleNumber: Double?
+    public var inputSourceNumber: Double?
+
+    public init() {}
+}
+
+/// The `setting` object: user settings of the UPS (numbers sent as strings).
+public struct DeviceSetting: Sendable, Equatable {
+    public var enableAudible: Double?
+    public var enableBypassWhenTurnOff: Double?
+    public var batteryModuleNumber: Double?
+    /// Days between automatic self-tests.
+    public var autoTestPeriod: Double?
+    public var enableAutoRestart: Double?
+
+    public init() {}
+}

@@ -1,0 +1,85 @@
+import Foundation
+
+/// The result of one successful ``WinPowerClient/fetchDevices()``: every device plus what the
+/// exporter reports about the connection.
+public struct DeviceReadout: Sendable, Equatable {
+    /// Every device read, de-duplicated by ``Device/id``, in the order the server listed them.
+    public var devices: [Device]
+    /// Device objects the server sent that could not be used (and why).
+    public var dropped: [DroppedDevice]
+    /// The `total` the server reported on the last page read.
+    public var reportedTotal: Int
+    /// Pages requested in this readout.
+    public var pages: Int
+    /// `false` when the server's `total` and the devices actually listed disagree, or the
+    /// page bound was reached: some devices may be missing (a warning is logged too).
+    public var isComplete: Bool
+    /// Every API request made for this readout (a login included), for a latency histogram.
+    public var calls: [APICall]
+    /// When the cached token expires (wall clock), or `nil` when not logged in.
+    public var tokenExpiry: Date?
+    /// When the last successful login happened (wall clock), or `nil` if never.
+    public var lastLogin: Date?
+
+    public init(devices: [Device], dropped: [DroppedDevice] = [], reportedTotal: Int, pages: Int = 1,
+                isComplete: Bool = true, calls: [APICall] = [], tokenExpiry: Date? = nil, lastLogin: Date? = nil) {
+        self.devices = devices
+        self.dropped = dropped
+        self.reportedTotal = reportedTotal
+        self.pages = pages
+        self.isComplete = isComplete
+        self.calls = calls
+        self.tokenExpiry = tokenExpiry
+        self.lastLogin = lastLogin
+    }
+}
+
+/// One request to the WinPower API and how long it took.
+public struct APICall: Sendable, Equatable {
+    /// Which API was called.
+    public enum Endpoint: String, Sendable, Equatable, CaseIterable {
+        case login
+        case deviceList = "device_list"
+    }
+
+    public var endpoint: Endpoint
+    /// Time from sending the request to having the whole response (or the failure).
+    public var duration: Duration
+    /// The HTTP status, or `nil` when no response arrived.
+    public var status: Int?
+
+    public init(endpoint: Endpoint, duration: Duration, status: Int?) {
+        self.endpoint = endpoint
+        self.duration = duration
+        self.status = status
+    }
+
+    /// ``duration`` in seconds, as a Prometheus histogram wants it.
+    public var seconds: Double {
+        let (s, atto) = duration.components
+        return Double(s) + Double(atto) / 1e18
+    }
+}
+
+/// A device object in the list that could not be used.
+public struct DroppedDevice: Sendable, Equatable, CustomStringConvertible {
+    /// 1-based page the object was on.
+    public var page: Int
+    /// 0-based position of the object within its page's `data` array.
+    public var index: Int
+    /// The device id, when it could be read.
+    public var id: String?
+    /// What was wrong, e.g. `assetDevice.id missing`.
+    public var reason: String
+
+    public init(page: Int, index: Int, id: String? = nil, reason: String) {
+        self.page = page
+        self.index = index
+        self.id = id
+        self.reason = reason
+    }
+
+    public var description: String {
+        "device \(index) on page \(page)\(id.map { " (id \($0))" } ?? ""): \(reason)"
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// Sends one HTTP request and returns the whole response. The client's only network seam.
+///
+/// Contract: safe to call concurrently. Must finish within ``TransportRequest/timeout`` or
+/// throw ``ClientError`` of kind `timeout`; connection failures throw kind `network`, TLS
+/// failures kind `tls` with a message naming `winpower.ca_file` and
+/// `winpower.skip_ssl_verify`. Redirects to another host are never followed (the 3xx
+/// response is returned). Any HTTP status is a response, not an error.
+public protocol HTTPTransport: Sendable {
+    func send(_ request: TransportRequest) async throws -> TransportResponse
+}
+
+/// An HTTP request as the client builds it.
+public struct TransportRequest: Sendable, Equatable {
+    public var method: String
+    public var url: URL
+    /// Header fields in order; the transport adds framing headers (`Host`, `Content-Length`).
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+    /// Time allowed for the whole exchange.
+    public var timeout: Duration
+
+    public init(method: String, url: URL, headers: [(name: String, value: String)] = [],
+                body: [UInt8] = [], timeout: Duration = .seconds(10)) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+
+    /// The first value of header `name` (case-insensitive).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    public static func == (lhs: TransportRequest, rhs: TransportRequest) -> Bool {
+        lhs.method == rhs.method && lhs.url == rhs.url && lhs.body == rhs.body && lhs.timeout == rhs.timeout
+            && lhs.headers.elementsEqual(rhs.headers) { $0.name == $1.name && $0.value == $1.value }
+    }
+}
+
+/// A complete HTTP response.
+public struct TransportResponse: Sendable, Equatable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The first value of header `name` (case-insensitive).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    public static func == (lhs: TransportResponse, rhs: TransportResponse) -> Bool {
+        lhs.status == rhs.status && lhs.body == rhs.body
+            && lhs.headers.elementsEqual(rhs.headers) { $0.name == $1.name && $0.value == $1.value }
+    }
+}
+
+extension ClientError {
+    /// The message every certificate failure carries, so users know which knob to turn.
+    static func certificate(_ detail: String) -> ClientError {
+        ClientError(.tls, "certificate verify failed (\(detail)): set winpower.ca_file to the server's CA "
+                        + "certificate or winpower.skip_ssl_verify: true")
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, at least 1.
+    var clampedMilliseconds: Int {
+        let (seconds, attoseconds) = components
+        let ms = seconds.multipliedReportingOverflow(by: 1000)
+        guard !ms.overflow else { return Int.max }
+        return max(1, Int(ms.partialValue) + Int(attoseconds / 1_000_000_000_000_000))
+    }
+
+    /// The duration in seconds as a `Double`.
+    var secondsValue: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,1 +1,0 @@
-// WPClient: filled in by its issue; see docs/architecture.md.

@@ -1,0 +1,89 @@
+import Foundation
+
+extension WinPowerHTTPClient {
+    /// Everything the client needs to reach one WinPower server, with the exporter's defaults.
+    ///
+    /// The executable maps its `winpower.*` settings onto this; embedders fill it directly.
+    ///
+    /// ```swift
+    /// var configuration = WinPowerHTTPClient.Configuration(
+    ///     baseURL: URL(string: "https://winpower.example.com:8081")!, username: "admin", password: secret)
+    /// configuration.caFile = "/etc/wpexporter/winpower-ca.pem"
+    /// ```
+    public struct Configuration: Sendable, CustomStringConvertible {
+        /// `winpower.base_url`: scheme, host, port and an optional path prefix; a trailing
+        /// slash is fine.
+        public var baseURL: URL
+        public var username: String
+        /// Sent only in the login body; never logged or put in errors.
+        public var password: String
+        /// `winpower.timeout`: the overall budget of one ``WinPowerClient/fetchDevices()``.
+        public var timeout: Duration = .seconds(30)
+        /// `winpower.api_timeout`: the limit of each request.
+        public var apiTimeout: Duration = .seconds(10)
+        /// `winpower.skip_ssl_verify`: accept any certificate (uses ``CurlTransport``).
+        public var skipSSLVerify = false
+        /// `winpower.ca_file`: trust only this PEM bundle (uses ``CurlTransport``).
+        public var caFile: String?
+        /// `winpower.refresh_threshold`: renew the token this long before it expires.
+        public var refreshThreshold: Duration = .seconds(300)
+        /// Lifetime assumed when the token carries no readable `exp` claim.
+        public var defaultTokenLifetime: Duration = .seconds(3600)
+        /// The page size requested; the server may use a smaller one.
+        public var pageSize = 100
+        /// Hard bound on pages per readout, so a lying server cannot make the client loop.
+        public var maxPages = 200
+        /// The area whose devices are listed (the root area includes all with sub-areas).
+        public var areaId = "00000000-0000-0000-0000-000000000000"
+        /// First delay after a rejected login; doubles per failure up to ``loginBackoffMax``.
+        public var loginBackoffInitial: Duration = .seconds(1)
+        public var loginBackoffMax: Duration = .seconds(300)
+        /// The `User-Agent` header, e.g. `wpexporter/1.2.0`.
+        public var userAgent = "wpexporter"
+
+        public init(baseURL: URL, username: String, password: String) {
+            self.baseURL = baseURL
+            self.username = username
+            self.password = password
+        }
+
+        /// A summary without the password.
+        public var description: String {
+            "WinPower client \(Self.redacted(baseURL)) timeout=\(timeout) api_timeout=\(apiTimeout) "
+                + "skip_ssl_verify=\(skipSSLVerify) ca_file=\(caFile ?? "none") page_size=\(pageSize)"
+        }
+
+        /// `url` without user info, query or fragment.
+        static func redacted(_ url: URL) -> String {
+            guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "<url>" }
+            components.user = nil
+            components.password = nil
+            components.query = nil
+            components.fragment = nil
+            return components.string ?? "<url>"
+        }
+
+        /// The URL of `path` (starting with `/`) under ``baseURL``, keeping any path prefix.
+        func url(path: String, query: String? = nil) -> URL? {
+            guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else { return nil }
+            var prefix = components.percentEncodedPath
+            while prefix.hasSuffix("/") { prefix.removeLast() }
+            components.percentEncodedPath = prefix + path
+            components.percentEncodedQuery = query
+            components.fragment = nil
+            return components.url
+        }
+    }
+
+    /// The transport a configuration needs: ``CurlTransport`` when certificates must be
+    /// skipped or checked against ``Configuration/caFile``, else ``URLSessionTransport``.
+    public static func makeTransport(for configuration: Configuration) -> any HTTPTransport {
+        if configuration.skipSSLVerify {
+            return CurlTransport(tls: .skip, userAgent: configuration.userAgent)
+        }
+        if let caFile = configuration.caFile, !caFile.isEmpty {
+            return CurlTransport(tls: .trust(caFile: caFile), userAgent: configuration.userAgent)
+        }
+        return URLSessionTransport()
+    }
+}

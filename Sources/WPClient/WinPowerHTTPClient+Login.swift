@@ -1,0 +1,134 @@
+import Foundation
+import WPLogging
+
+extension WinPowerHTTPClient {
+    /// A usable token: the cached one unless it is due for renewal or equals `stale` (just
+    /// rejected by the server); otherwise the result of one shared login.
+    func validToken(replacing stale: String?, deadline: Duration) async throws -> SessionToken {
+        if let token, token.value != stale, elapsed() < token.renewAt { return token }
+        if let stale, token?.value == stale { token = nil }
+        if let loginInFlight { return try await loginInFlight.value }
+        if let blockedUntil = loginBlockedUntil, elapsed() < blockedUntil {
+            let wait = (blockedUntil - elapsed()).secondsValue
+            throw ClientError(.auth, "login rejected \(failedLogins) time(s); not retrying for another "
+                                   + "\(String(format: "%.1f", wait))s: check winpower.username and winpower.password")
+        }
+        let task = Task { try await self.login(deadline: deadline) }
+        loginInFlight = task
+        defer { loginInFlight = nil }
+        do {
+            return try await task.value
+        } catch {
+            // A renewal that fails early must not cost a collection while the old token lives.
+            if stale == nil, let token, elapsed() < token.expiresAt {
+                logger.warn("token renewal failed; using the current token until it expires",
+                            ["expires_in_s": .double((token.expiresAt - elapsed()).secondsValue)])
+                return token
+            }
+            throw error
+        }
+    }
+
+    private func login(deadline: Duration) async throws -> SessionToken {
+        do {
+            let token = try await performLogin(deadline: deadline)
+            self.token = token
+            failedLogins = 0
+            loginBlockedUntil = nil
+            return token
+        } catch let error as ClientError where error.kind == .auth {
+            failedLogins += 1
+            let backoff = Self.backoff(after: failedLogins, initial: configuration.loginBackoffInitial,
+                                       max: configuration.loginBackoffMax)
+            loginBlockedUntil = elapsed() + backoff
+            logger.warn("login rejected", ["failures": .int(failedLogins), "retry_in_s": .double(backoff.secondsValue),
+                                           "error": .string(error.message)])
+            throw error
+        }
+    }
+
+    /// `initial` doubled per failure after the first, capped at `max`.
+    static func backoff(after failures: Int, initial: Duration, max: Duration) -> Duration {
+        var delay = initial
+        for _ in 1..<Swift.max(failures, 1) where delay < max { delay = delay * 2 }
+        return Swift.min(delay, max)
+    }
+
+    private func performLogin(deadline: Duration) async throws -> SessionToken {
+        guard let url = configuration.url(path: "/api/v1/auth/login") else {
+            throw ClientError(.network, "winpower.base_url is not a valid URL")
+        }
+        let body = Self.loginBody(username: configuration.username, password: configuration.password)
+        let headers: [(name: String, value: String)] = [
+            ("Accept", "application/json, text/plain, */*"), ("Content-Type", "application/json"),
+            ("Content-language", "en"), ("User-Agent", configuration.userAgent),
+        ]
+        let response = try await send(TransportRequest(method: "POST", url: url, headers: headers, body: body),
+                                      endpoint: .login, deadline: deadline)
+        let reply = try? decoder.decodeLogin(response.body)
+        switch response.status {
+        case 200:
+            guard let reply else { throw ClientError(.decode, "login response is not valid JSON", status: 200) }
+            guard reply.code == "000000" else {
+                throw ClientError(.auth, "login rejected (code \(reply.code ?? "none"): \(Self.clean(reply.message))): "
+                                       + "check winpower.username and winpower.password", status: 200, apiCode: reply.code)
+            }
+            guard let value = reply.token else {
+                throw ClientError(.decode, "login response carries no data.token", status: 200)
+            }
+            return makeToken(value)
+        case 401, 403:
+            throw ClientError(.auth, "login rejected (HTTP \(response.status)\(reply?.message.map { ": \(Self.clean($0))" } ?? "")): "
+                                   + "check winpower.username and winpower.password",
+                              status: response.status, apiCode: reply?.code)
+        default:
+            throw ClientError(.httpStatus, "login answered HTTP \(response.status)", status: response.status,
+                              apiCode: reply?.code)
+        }
+    }
+
+    private func makeToken(_ value: String) -> SessionToken {
+        let now = elapsed()
+        let wallNow = wallClock()
+        var lifetime = configuration.defaultTokenLifetime
+        var fromClaim = false
+        if let exp = decoder.jwtExpiry(value) {
+            let seconds = exp - wallNow.timeIntervalSince1970
+            lifetime = seconds > 0 ? .milliseconds(Int64((seconds * 1000).rounded(.down))) : .zero
+            fromClaim = true
+        }
+        let margin = Swift.min(configuration.refreshThreshold, lifetime / 2)
+        lastLogin = wallNow
+        logger.info("logged in", ["token_lifetime_s": .double(lifetime.secondsValue), "expiry_from_jwt": .bool(fromClaim)])
+        return SessionToken(value: value, expiresAt: now + lifetime, renewAt: now + lifetime - margin,
+                            wallExpiry: wallNow.addingTimeInterval(lifetime.secondsValue), fromClaim: fromClaim)
+    }
+
+    /// `{"username":…,"password":…}` with JSON string escaping.
+    static func loginBody(username: String, password: String) -> [UInt8] {
+        Array("{\"username\":\(jsonString(username)),\"password\":\(jsonString(password))}".utf8)
+    }
+
+    static func jsonString(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case let s where s.value < 0x20: out += String(format: "\\u%04x", s.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    /// A server-provided message made safe to show: printable, at most 120 characters.
+    static func clean(_ message: String?) -> String {
+        guard let message, !message.isEmpty else { return "no message" }
+        let printable = String(message.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
+        return printable.count > 120 ? String(printable.prefix(120)) + "…" : printable
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import WPLogging
+
+/// The WinPower G2 client: logs in, keeps the token fresh, reads every page of the device
+/// list and decodes it tolerantly.
+///
+/// - A token is reused until `refreshThreshold` before its JWT `exp` (or one hour when the
+///   token has none); concurrent callers share one login in flight.
+/// - An HTTP 401, or a 200 whose envelope code is `401`, triggers one re-login and one retry
+///   per readout.
+/// - Rejected logins back off (1 s doubling to 5 min): while backing off, readouts fail fast
+///   with an `auth` error and the server is not asked.
+/// - Pages are read until `total` devices are seen, with de-duplication by id and a page bound.
+///
+/// Time comes from the injected clock (monotonic decisions) and `wallClock` (reported instants).
+///
+/// ```swift
+/// let client = WinPowerHTTPClient(configuration: configuration, logger: logger.child(label: "client"))
+/// let readout = try await client.fetchDevices()
+/// ```
+public actor WinPowerHTTPClient: WinPowerClient {
+    let configuration: Configuration
+    let transport: any HTTPTransport
+    let logger: Logger
+    let decoder = DeviceListDecoder()
+    /// Elapsed time on the injected clock since the client was made.
+    let elapsed: @Sendable () -> Duration
+    let wallClock: @Sendable () -> Date
+
+    var token: SessionToken?
+    var loginInFlight: Task<SessionToken, any Error>?
+    var lastLogin: Date?
+    var failedLogins = 0
+    var loginBlockedUntil: Duration?
+    /// API calls not yet handed out in a readout (bounded).
+    var pendingCalls: [APICall] = []
+
+    /// Creates a client; nothing is sent until the first ``fetchDevices()``.
+    ///
+    /// - Parameters:
+    ///   - configuration: server, credentials and limits.
+    ///   - transport: how requests are sent; by default ``makeTransport(for:)``.
+    ///   - clock: drives token renewal, login backoff and the time budget.
+    ///   - wallClock: the current wall-clock time, used to read JWT `exp` and to report instants.
+    ///   - logger: where the client logs; it never logs secrets or bodies (debug previews are
+    ///     truncated and masked).
+    public init(configuration: Configuration, transport: (any HTTPTransport)? = nil,
+                clock: some Clock<Duration> = ContinuousClock(),
+                wallClock: @escaping @Sendable () -> Date = { Date() }, logger: Logger) {
+        self.configuration = configuration
+        self.transport = transport ?? Self.makeTransport(for: configuration)
+        self.logger = logger
+        self.wallClock = wallClock
+        let origin = clock.now
+        self.elapsed = { origin.duration(to: clock.now) }
+    }
+
+    /// Every page of the device list, logging in first when needed.
+    ///
+    /// - Returns: the devices and connection facts (token expiry, last login, API timings).
+    /// - Throws: ``ClientError``; `auth` when credentials are rejected (or during backoff),
+    ///   `timeout` when the collection exceeds `timeout`.
+    public func fetchDevices() async throws -> DeviceReadout {
+        let deadline = elapsed() + configuration.timeout
+        var current = try await validToken(replacing: nil, deadline: deadline)
+        var retried = false
+        var pager = Pager(maxPages: configuration.maxPages)
+        while let page = pager.nextPage {
+            let result = try await requestPage(page, token: current.value, deadline: deadline)
+            guard case .page(let listPage) = result else {
+                if retried {
+                    throw ClientError(.auth, "device list still unauthorized after logging in again")
+                }
+                retried = true
+                logger.info("token rejected; logging in again", ["page": .int(page)])
+                current = try await validToken(replacing: current.value, deadline: deadline)
+                continue
+            }
+            pager.accept(listPage, page: page)
+        }
+        if !pager.isComplete {
+            logger.warn("device list incomplete", ["reported_total": .int(pager.reportedTotal),
+                                                   "listed": .int(pager.entriesRead), "pages": .int(pager.pagesRead),
+                                                   "reason": .string(pager.incompleteReason)])
+        }
+        for problem in pager.dropped {
+            logger.warn("device dropped", ["page": .int(problem.page), "index": .int(problem.index),
+                                           "device_id": .string(problem.id ?? ""), "reason": .string(problem.reason)])
+        }
+        return DeviceReadout(devices: pager.devices, dropped: pager.dropped, reportedTotal: pager.reportedTotal,
+                             pages: pager.pagesRead, isComplete: pager.isComplete, calls: takeAPICalls(),
+                             tokenExpiry: token?.wallExpiry, lastLogin: lastLogin)
+    }
+
+    /// API calls measured since the last readout or call of this method, oldest first.
+    ///
+    /// A successful ``fetchDevices()`` already returns its calls in ``DeviceReadout/calls``;
+    /// after a failure, call this to still observe the latency of the failed requests.
+    public func takeAPICalls() -> [APICall] {
+        defer { pendingCalls.removeAll(keepingCapacity: true) }
+        return pendingCalls
+    }
+
+    /// The current token's expiry (wall clock), or `nil` when not logged in.
+    public var tokenExpiry: Date? { token?.wallExpiry }
+
+    /// When the last successful login happened, or `nil` if never.
+    public var lastLoginTime: Date? { lastLogin }
+
+    func record(_ call: APICall) {
+        if pendingCalls.count >= 1024 { pendingCalls.removeFirst(pendingCalls.count - 1023) }
+        pendingCalls.append(call)
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+extension WinPowerSimulator {
+    /// How the simulated server behaves at start. Faults can be switched later at run time.
+    public struct Configuration: Sendable {
+        /// Credentials the login accepts.
+        public var username = "admin"
+        public var password = "admin"
+        /// Number of simulated UPS devices (`--devices`).
+        public var deviceCount = 3
+        /// Largest page the server returns, whatever the client asks (the captured server: 20).
+        public var pageSizeCap = 20
+        /// Lifetime written into each token's `exp` claim and enforced by the server.
+        public var tokenLifetime: Duration = .seconds(1800)
+        /// With ``Fault/earlyExpiry``, the server rejects tokens older than this although
+        /// their `exp` claims more.
+        public var earlyExpiryAge: Duration = .seconds(60)
+        /// With ``Fault/slow``, each response is delayed this long (on the injected clock).
+        public var slowDelay: Duration = .seconds(15)
+        /// The wall-clock time at the simulator clock's origin; JWT `iat`/`exp` derive from it.
+        public var epoch = Date()
+        /// A path prefix the API lives under (e.g. `/winpower`), empty by default.
+        public var pathPrefix = ""
+        /// Faults active from the start (`--fault`).
+        public var faults: Set<Fault> = []
+
+        public init() {}
+    }
+
+    /// Injectable failures. `rawValue` is the name accepted by `--fault`.
+    public enum Fault: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        /// The server cannot be reached: the handler throws ``SimulatorError/unreachable`` and a
+        /// socket runner refuses or resets the connection.
+        case unreachable
+        /// Every response is delayed by ``Configuration/slowDelay``.
+        case slow
+        /// Every API request answers HTTP 500.
+        case http500 = "http-500"
+        /// Every API response body is not valid JSON.
+        case malformedJSON = "malformed-json"
+        /// Every API response body is cut in half.
+        case truncatedBody = "truncated-body"
+        /// The device list answers HTTP 401 to every token.
+        case unauthorized
+        /// The device list answers HTTP 200 with envelope code `401` to every token.
+        case envelope401 = "envelope-401"
+        /// Tokens are rejected after ``Configuration/earlyExpiryAge`` despite their `exp`.
+        case earlyExpiry = "early-expiry"
+        /// The first device object of each page lacks its `assetDevice.id` and has mistyped fields.
+        case malformedDevice = "malformed-device"
+        /// Every login is rejected, even with the right credentials.
+        case wrongCredentials = "wrong-credentials"
+
+        public var description: String { rawValue }
+
+        /// Parses a comma-separated list of fault names (`slow,http-500`).
+        ///
+        /// - Throws: ``SimulatorError/unknownFault(_:)`` naming the bad entry and the valid names.
+        public static func parseList(_ text: String) throws -> Set<Fault> {
+            var faults: Set<Fault> = []
+            for name in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
+                guard let fault = Fault(rawValue: name) else { throw SimulatorError.unknownFault(name) }
+                faults.insert(fault)
+            }
+            return faults
+        }
+    }
+
+    /// How many requests the simulator has served, for assertions in tests.
+    public struct Counters: Sendable, Equatable {
+        /// Login requests received (accepted or not).
+        public var loginAttempts = 0
+        /// Logins that issued a token.
+        public var logins = 0
+        /// Device-list requests received.
+        public var listCalls = 0
+        /// Device-list requests rejected as unauthorized.
+        public var unauthorized = 0
+
+        public init() {}
+    }
+}
+
+/// Errors of the simulator.
+public enum SimulatorError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Thrown by the handler while ``WinPowerSimulator/Fault/unreachable`` is active.
+    case unreachable
+    /// A `--fault` name that does not exist.
+    case unknownFault(String)
+
+    public var description: String {
+        switch self {
+        case .unreachable: "simulated WinPower is unreachable"
+        case .unknownFault(let name):
+            "unknown fault '\(name)'; known: \(WinPowerSimulator.Fault.allCases.map(\.rawValue).joined(separator: ", "))"
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Synchronization
+import WPLogging
+import WPServer
+
+extension WinPowerSimulator {
+    /// `POST /api/v1/auth/login`: checks the JSON credentials and issues a JWT-shaped token.
+    func login(_ request: HTTPRequest) -> HTTPResponse {
+        let credentials = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any]
+        let username = credentials?["username"] as? String
+        let password = credentials?["password"] as? String
+        let accepted = !faults.contains(.wrongCredentials)
+            && username == configuration.username && password == configuration.password
+        let token: String? = state.withLock { state in
+            state.counters.loginAttempts += 1
+            state.lastLoginRequest = request
+            guard accepted else { return nil }
+            state.counters.logins += 1
+            state.tokenSerial += 1
+            let token = makeToken(serial: state.tokenSerial)
+            state.tokens[token] = elapsed()
+            return token
+        }
+        guard let token else {
+            logger.info("simulator rejected a login")
+            return envelope(status: 401, code: "100401", message: "Authentication failed", key: "message")
+        }
+        let body = "{\"code\":\"000000\",\"message\":\"OK\",\"data\":{\"deviceId\":\(SimulatorJSON.string(devices.first?.id ?? "")),"
+            + "\"token\":\(SimulatorJSON.string(token))}}"
+        return .json(Array(body.utf8))
+    }
+
+    /// A token shaped like the captured one: `header.header.payload.signature.signature`.
+    private func makeToken(serial: Int) -> String {
+        let issued = Int(now.timeIntervalSince1970)
+        let expires = issued + Int(configuration.tokenLifetime.seconds)
+        let header = SimulatorJSON.base64URL("{\"alg\":\"HS512\"}")
+        let payload = SimulatorJSON.base64URL(
+            "{\"exp\":\(expires),\"iat\":\(issued),\"sub\":\"WINPOWER_TOKEN\",\"iss\":\"WINPOWER\",\"jti\":\"\(serial)\"}")
+        let signature = SimulatorJSON.base64URL("simulated-signature-\(serial)")
+        return [header, header, payload, signature, signature].joined(separator: ".")
+    }
+
+    /// Whether `request` carries a token the server still accepts.
+    private func isAuthorized(_ request: HTTPRequest) -> Bool {
+        guard let header = request.headers["Authorization"], header.hasPrefix("Bearer ") else { return false }
+        let token = String(header.dropFirst("Bearer ".count))
+        let now = elapsed()
+        let faults = self.faults
+        return state.withLock { state in
+            guard let issued = state.tokens[token] else { return false }
+            let age = now - issued
+            if age >= configuration.tokenLifetime { return false }
+            if faults.contains(.earlyExpiry), age >= configuration.earlyExpiryAge { return false }
+            return true
+        }
+    }
+
+    /// `GET /api/v1/deviceData/detail/list`: one page of devices, the page size capped.
+    func list(_ request: HTTPRequest) -> HTTPResponse {
+        let faults = self.faults
+        let authorized = isAuthorized(request) && !faults.contains(.unauthorized) && !faults.contains(.envelope401)
+        let reportedTotal: Int? = state.withLock { state in
+            state.counters.listCalls += 1
+            state.lastListRequest = request
+            if !authorized { state.counters.unauthorized += 1 }
+            return state.reportedTotal
+        }
+        let cap = max(1, configuration.pageSizeCap)
+        guard authorized else {
+            let body = "{\"total\":0,\"pageSize\":\(cap),\"currentPage\":1,\"data\":null,\"code\":\"401\",\"msg\":\"Unauthorized\"}"
+            return .json(Array(body.utf8), status: faults.contains(.envelope401) && !faults.contains(.unauthorized) ? 200 : 401)
+        }
+        let requested = Int(request.queryValue("pageSize") ?? "") ?? cap
+        let pageSize = min(max(requested, 1), cap)
+        let page = max(Int(request.queryValue("current") ?? request.queryValue("pageNum") ?? "") ?? 1, 1)
+        let ups = (request.queryValue("deviceType") ?? "1") == "1"
+        let listed = ups ? devices : []
+        let start = min((page - 1).multipliedReportingOverflow(by: pageSize).partialValue, listed.count)
+        let slice = listed[max(0, start)..<min(max(0, start) + pageSize, listed.count)]
+        let t = simulatedSeconds
+        var objects = slice.map { $0.json(at: t) }
+        if faults.contains(.malformedDevice), !objects.isEmpty {
+            objects[0] = "{\"assetDevice\":{\"deviceType\":\"UPS\",\"alias\":\"broken\",\"isActive\":\"maybe\"},"
+                + "\"realtime\":\"unavailable\",\"connected\":true}"
+        }
+        let body = "{\"total\":\(reportedTotal ?? listed.count),\"pageSize\":\(pageSize),\"currentPage\":\(page),"
+            + "\"data\":[\(objects.joined(separator: ","))],\"code\":\"000000\",\"msg\":\"OK\"}"
+        return .json(Array(body.utf8))
+    }
+}

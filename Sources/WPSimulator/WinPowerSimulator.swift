@@ -1,0 +1,145 @@
+import Foundation
+import Synchronization
+import WPLogging
+import WPServer
+
+/// A faithful fake WinPower G2 server, as an ``HTTPHandler``.
+///
+/// Serves `POST /api/v1/auth/login` and `GET /api/v1/deviceData/detail/list` with the same
+/// headers, envelopes, string-typed numbers and 401 bodies as the real server; issues
+/// JWT-shaped tokens with an `exp` claim and enforces their lifetime; caps the page size
+/// (20 by default). Devices are ``SimulatedDevice``s whose power follows
+/// `PowerCurve(deviceIndex:)` at `t` = seconds elapsed on the injected clock since the
+/// simulator was made, so a test can compute exact energy. Faults switch on and off at run
+/// time; counters record logins and list calls.
+///
+/// ```swift
+/// let simulator = WinPowerSimulator(configuration: .init(), clock: clock)
+/// simulator.enable(.earlyExpiry)
+/// let response = try await simulator.handle(request)
+/// ```
+public final class WinPowerSimulator: HTTPHandler {
+    struct State {
+        var faults: Set<Fault>
+        var counters = Counters()
+        /// Token → elapsed time at issue.
+        var tokens: [String: Duration] = [:]
+        var tokenSerial = 0
+        var reportedTotal: Int?
+        var lastLoginRequest: HTTPRequest?
+        var lastListRequest: HTTPRequest?
+    }
+
+    public let configuration: Configuration
+    /// The simulated devices, in list order.
+    public let devices: [SimulatedDevice]
+    let state: Mutex<State>
+    let logger: Logger
+    let elapsed: @Sendable () -> Duration
+    let sleep: @Sendable (Duration) async throws -> Void
+
+    /// - Parameters:
+    ///   - configuration: credentials, device count, limits and initial faults.
+    ///   - clock: drives token time, slow responses and the power curves' `t`.
+    ///   - logger: request summaries at debug level (never credentials or tokens).
+    public init(configuration: Configuration = Configuration(), clock: some Clock<Duration> = ContinuousClock(),
+                logger: Logger = .disabled) {
+        self.configuration = configuration
+        self.devices = (0..<max(0, configuration.deviceCount)).map(SimulatedDevice.init(index:))
+        self.state = Mutex(State(faults: configuration.faults))
+        self.logger = logger
+        let origin = clock.now
+        self.elapsed = { origin.duration(to: clock.now) }
+        self.sleep = { duration in try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil) }
+    }
+
+    // MARK: Control API
+
+    /// The faults active now.
+    public var faults: Set<Fault> { state.withLock { $0.faults } }
+
+    /// Replaces the active faults.
+    public func setFaults(_ faults: Set<Fault>) { state.withLock { $0.faults = faults } }
+
+    /// Switches `fault` on.
+    public func enable(_ fault: Fault) { _ = state.withLock { $0.faults.insert(fault) } }
+
+    /// Switches `fault` off.
+    public func disable(_ fault: Fault) { _ = state.withLock { $0.faults.remove(fault) } }
+
+    /// Whether a socket runner should refuse connections now.
+    public var isUnreachable: Bool { faults.contains(.unreachable) }
+
+    /// Makes the list report `total` instead of the real device count (`nil` restores it),
+    /// to simulate a server that lies about its total.
+    public func setReportedTotal(_ total: Int?) { state.withLock { $0.reportedTotal = total } }
+
+    /// Request counters so far.
+    public var counters: Counters { state.withLock { $0.counters } }
+
+    /// Every token issued so far (for tests asserting they never leak).
+    public var issuedTokens: [String] { state.withLock { Array($0.tokens.keys) } }
+
+    /// The last login request received, for header assertions.
+    public var lastLoginRequest: HTTPRequest? { state.withLock { $0.lastLoginRequest } }
+
+    /// The last device-list request received, for header assertions.
+    public var lastListRequest: HTTPRequest? { state.withLock { $0.lastListRequest } }
+
+    /// Seconds of simulated time: the `t` of the power curves now.
+    public var simulatedSeconds: Double { elapsed().seconds }
+
+    /// The wall-clock time the simulator believes it is (its epoch plus elapsed time).
+    public var now: Date { configuration.epoch.addingTimeInterval(simulatedSeconds) }
+
+    // MARK: HTTPHandler
+
+    public func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
+        if faults.contains(.unreachable) { throw SimulatorError.unreachable }
+        if faults.contains(.slow) { try await sleep(configuration.slowDelay) }
+        let prefix = configuration.pathPrefix.hasSuffix("/") ? String(configuration.pathPrefix.dropLast())
+                                                               : configuration.pathPrefix
+        guard request.path.hasPrefix(prefix) else { return notFound() }
+        let path = String(request.path.dropFirst(prefix.count))
+        let response: HTTPResponse
+        switch (request.method, path) {
+        case ("POST", "/api/v1/auth/login"): response = login(request)
+        case ("GET", "/api/v1/deviceData/detail/list"): response = list(request)
+        case (_, "/api/v1/auth/login"), (_, "/api/v1/deviceData/detail/list"):
+            return envelope(status: 405, code: "405", message: "Method Not Allowed")
+        default: return notFound()
+        }
+        logger.debug("simulator request", ["path": .string(path), "status": .int(response.status)])
+        return applyBodyFaults(response)
+    }
+
+    func notFound() -> HTTPResponse { envelope(status: 404, code: "404", message: "Not Found") }
+
+    func envelope(status: Int, code: String, message: String, key: String = "msg") -> HTTPResponse {
+        .json(Array("{\"code\":\"\(code)\",\"\(key)\":\(SimulatorJSON.string(message)),\"data\":null}".utf8), status: status)
+    }
+
+    /// HTTP 500, malformed and truncated bodies, applied to every API response.
+    private func applyBodyFaults(_ response: HTTPResponse) -> HTTPResponse {
+        let faults = self.faults
+        if faults.contains(.http500) {
+            return envelope(status: 500, code: "500", message: "Internal Server Error")
+        }
+        var response = response
+        if faults.contains(.malformedJSON) {
+            response.body = Array("{\"code\":\"000000\",\"msg\":\"OK\",\"data\":[{\"assetDevice\":{\"id\" \"x\"}]".utf8)
+        }
+        if faults.contains(.truncatedBody) {
+            response.body = Array(response.body.prefix(response.body.count / 2))
+        }
+        return response
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double {
+        let (s, atto) = components
+        return Double(s) + Double(atto) / 1e18
+    }
+}

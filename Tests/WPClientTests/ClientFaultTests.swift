@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+import WPClient
+import WPLogging
+import WPSimulator
+import WPTestSupport
+
+/// Every simulator fault surfaces as the right typed error, and nothing secret leaks.
+@Suite struct ClientFaultTests {
+    @Test func unreachableIsANetworkError() async throws {
+        let harness = SimulatorHarness()
+        harness.simulator.enable(.unreachable)
+        let error = await clientError { try await harness.makeClient().fetchDevices() }
+        #expect(error?.kind == .network)
+        #expect(error?.message.contains("winpower.base_url") == true)
+    }
+
+    @Test func slowResponseTimesOutOnTheInjectedClock() async throws {
+        let harness = SimulatorHarness { $0.slowDelay = .seconds(15) }
+        harness.simulator.enable(.slow)
+        let client = harness.makeClient { $0.apiTimeout = .seconds(10) }
+        async let result = clientError { try await client.fetchDevices() }
+        await harness.clock.waitForSleepers(2) // the simulator's delay and the request timeout
+        harness.clock.advance(by: .seconds(10))
+        let error = await result
+        #expect(error?.kind == .timeout)
+        #expect(harness.simulator.counters.loginAttempts == 0)
+    }
+
+    @Test func slowButInTimeSucceedsAndMeasuresTheResponseTime() async throws {
+        let harness = SimulatorHarness { $0.slowDelay = .seconds(2) }
+        harness.simulator.enable(.slow)
+        let client = harness.makeClient()
+        async let result = client.fetchDevices()
+        for _ in 0..<2 { // login, then the list
+            await harness.clock.waitForSleepers(2)
+            harness.clock.advance(by: .seconds(2))
+        }
+        let readout = try await result
+        #expect(readout.calls.map(\.seconds) == [2, 2])
+    }
+
+    @Test func overallBudgetLimitsTheCollection() async throws {
+        let harness = SimulatorHarness { $0.slowDelay = .seconds(8) }
+        harness.simulator.enable(.slow)
+        let client = harness.makeClient {
+            $0.apiTimeout = .seconds(10)
+            $0.timeout = .seconds(15)
+        }
+        async let result = clientError { try await client.fetchDevices() }
+        await harness.clock.waitForSleepers(2)
+        harness.clock.advance(by: .seconds(8)) // login done at 8 s; 7 s of budget remain
+        await harness.clock.waitForSleepers(2)
+        harness.clock.advance(by: .seconds(7))
+        let error = await result
+        #expect(error?.kind == .timeout)
+        #expect(harness.simulator.counters.logins == 1)
+    }
+
+    @Test func http500IsAnHTTPStatusError() async throws {
+        let harness = SimulatorHarness()
+        let client = harness.makeClient()
+        _ = try await client.fetchDevices()
+        harness.simulator.enable(.http500)
+        let error = await clientError { try await client.fetchDevices() }
+        #expect(error?.kind == .httpStatus)
+        #expect(error?.status == 500)
+        #expect(error?.apiCode == "500")
+    }
+
+    @Test(arguments: [WinPowerSimulator.Fault.malformedJSON, .truncatedBody])
+    func brokenBodiesAreDecodeErrors(fault: WinPowerSimulator.Fault) async throws {
+        let harness = SimulatorHarness()
+        let client = harness.makeClient()
+        _ = try await client.fetchDevices()
+        harness.simulator.enable(fault)
+        let error = await clientError { try await client.fetchDevices() }
+        #expect(error?.kind == .decode)
+        #expect(error?.message.contains("at byte") == true)
+        harness.expectNoSecrets(in: error?.description ?? "")
+        #expect(error?.description.contains("assetDevice") == false) // no body text
+    }
+
+    @Test func brokenLoginBodyIsADecodeError() async throws {
+        let harness = SimulatorHarness()
+        harness.simulator.enable(.truncatedBody)
+        let error = await clientError { try await harness.makeClient().fetchDevices() }
+        #expect(error?.kind == .decode)
+    }
+
+    @Test func errorEnvelopeIsAnAPICodeError() async throws {
+        let harness = SimulatorHarness()
+        let client = harness.makeClient(transport: StubTransport { request in
+            if request.url.path.hasSuffix("/login") {
+                return TransportResponse(status: 200, body: Array(#"{"code":"000000","message":"OK","data":{"token":"t"}}"#.utf8))
+            }
+            return TransportResponse(status: 200, body: Array(#"{"code":"INVALID_AREA","msg":"bad area","data":null}"#.utf8))
+        })
+        let error = await clientError { try await client.fetchDevices() }
+        #expect(error?.kind == .apiCode)
+        #expect(error?.apiCode == "INVALID_AREA")
+        #expect(error?.message.contains("bad area") == true)
+    }
+
+    @Test func loginEnvelopeErrorIsAnAuthErrorWithItsCode() async throws {
+        let harness = SimulatorHarness()
+        let client = harness.makeClient(transport: StubTransport { _ in
+            TransportResponse(status: 200, body: Array(#"{"code":"USER_LOCKED","message":"locked","data":null}"#.utf8))
+        })
+        let error = await clientError { try await client.fetchDevices() }
+        #expect(error?.kind == .auth)
+        #expect(error?.apiCode == "USER_LOCKED")
+    }
+
+    @Test func malformedDeviceIsDroppedAndReported() async throws {
+        let harness = SimulatorHarness(devices: 3)
+        harness.simulator.enable(.malformedDevice)
+        let readout = try await harness.makeClient().fetchDevices()
+        #expect(readout.devices.map(\.id) == harness.simulator.devices.dropFirst().map(\.id))
+        #expect(readout.dropped == [DroppedDevice(page: 1, index: 0, reason: "assetDevice.id missing or empty")])
+        #expect(readout.isComplete) // the object was listed, just unusable
+        #expect(harness.sink.records.contains { $0.message == "device dropped" && $0.level == .warn })
+    }
+
+    @Test func wrongCredentialsFaultIsAnAuthError() async throws {
+        let harness = SimulatorHarness()
+        harness.simulator.enable(.wrongCredentials)
+        let error = await clientError { try await harness.makeClient().fetchDevices() }
+        #expect(error?.kind == .auth)
+    }
+
+    @Test func tokensExpiringEarlyAreRenewedTransparently() async throws {
+        let harness = SimulatorHarness { $0.earlyExpiryAge = .seconds(30) }
+        harness.simulator.enable(.earlyExpiry)
+        let client = harness.makeClient()
+        for _ in 0..<3 {
+            #expect(try await client.fetchDevices().devices.count == 3)
+            harness.clock.advance(by: .seconds(31))
+        }
+        #expect(harness.simulator.counters.logins == 3)
+    }
+
+    /// Drives every path that handles a secret with debug logging on, then searches all logs
+    /// and error descriptions for the password and every token.
+    @Test func secretsNeverAppearInLogsOrErrors() async throws {
+        let harness = SimulatorHarness(devices: 3) { $0.earlyExpiryAge = .seconds(10) }
+        let client = harness.makeClient()
+        var descriptions: [String] = []
+        _ = try await client.fetchDevices()
+        harness.simulator.enable(.earlyExpiry)
+        harness.clock.advance(by: .seconds(11))
+        _ = try await client.fetchDevices()
+        for fault in WinPowerSimulator.Fault.allCases where fault != .slow {
+            harness.simulator.setFaults([fault])
+            harness.clock.advance(by: .seconds(400))
+            if let error = try? await client.fetchDevices() { descriptions.append("\(error)") }
+            do { _ = try await client.fetchDevices() } catch { descriptions.append("\(error)") }
+        }
+        let wrong = harness.makeClient { $0.password = "another-Secret-9" }
+        do { _ = try await wrong.fetchDevices() } catch { descriptions.append("\(error)") }
+
+        #expect(harness.simulator.issuedTokens.count >= 2)
+        #expect(harness.sink.records.contains { $0.fields["body_preview"] != nil })
+        let everything = harness.sink.allText + "\n" + descriptions.joined(separator: "\n")
+        harness.expectNoSecrets(in: everything)
+        #expect(!everything.contains("another-Secret-9"))
+        #expect(!everything.contains(harness.simulator.configuration.username + "\""))
+        #expect(!"\(harness.clientConfiguration)".contains(harness.simulator.configuration.password))
+    }
+
+    @Test func bodyPreviewMasksSecretsAndTruncates() {
+        let body = #"{"code":"000000","data":{"token":"abc.def","password" : "p\"w"},"x":"eyJhbGciOi.eyJleHAi.sig"}"#
+        let preview = BodyPreviewProbe.masked(body)
+        #expect(!preview.contains("abc.def"))
+        #expect(!preview.contains("p\\\"w"))
+        #expect(!preview.contains("eyJ"))
+        #expect(preview.contains("\"token\":\"***\""))
+        #expect(BodyPreviewProbe.masked(String(repeating: "a", count: 1000)).count == 257)
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+import WPClient
+import WPSimulator
+import WPTestSupport
+
+/// The ``ClientError`` thrown by `body`, or `nil` (recording an issue) when it succeeds or
+/// throws something else.
+func clientError<T>(_ body: () async throws -> T, sourceLocation: SourceLocation = #_sourceLocation) async -> ClientError? {
+    do {
+        _ = try await body()
+        Issue.record("expected a ClientError, but the call succeeded", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as ClientError {
+        return error
+    } catch {
+        Issue.record("expected a ClientError, got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+/// A transport that passes requests to another one and lets a test rewrite them or their
+/// responses.
+struct RewritingTransport: HTTPTransport {
+    let base: any HTTPTransport
+    var rewriteRequest: @Sendable (TransportRequest) -> TransportRequest = { $0 }
+    var rewriteResponse: @Sendable (TransportRequest, TransportResponse) -> TransportResponse = { $1 }
+
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        let request = rewriteRequest(request)
+        return rewriteResponse(request, try await base.send(request))
+    }
+}
+
+/// A transport answering from a closure, for protocol cases the simulator does not produce.
+struct StubTransport: HTTPTransport {
+    let answer: @Sendable (TransportRequest) throws -> TransportResponse
+    func send(_ request: TransportRequest) async throws -> TransportResponse { try answer(request) }
+}
+
+extension SimulatorHarness {
+    /// Every secret the harness's client could leak: the password and each issued token.
+    var secrets: [String] { [simulator.configuration.password] + simulator.issuedTokens }
+
+    /// Fails the test when any secret (or an Authorization header) appears in `text`.
+    func expectNoSecrets(in text: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        for secret in secrets {
+            #expect(!text.contains(secret), "secret leaked", sourceLocation: sourceLocation)
+        }
+        #expect(!text.contains("Bearer"), sourceLocation: sourceLocation)
+    }
+}

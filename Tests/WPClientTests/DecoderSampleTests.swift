@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+@testable import WPClient
+
+/// The captured WinPower responses decode to exactly their values.
+@Suite struct DecoderSampleTests {
+    static func fixture(_ name: String) throws -> [UInt8] {
+        let url = try #require(Bundle.module.url(forResource: name, withExtension: "json", subdirectory: "Fixtures"))
+        return Array(try Data(contentsOf: url))
+    }
+
+    @Test func deviceListSampleDecodesExactly() throws {
+        let page = try DeviceListDecoder().decodeDeviceList(try Self.fixture("device-list-response"))
+        #expect(page.total == 1)
+        #expect(page.pageSize == 20)
+        #expect(page.currentPage == 1)
+        #expect(page.code == "000000")
+        #expect(page.message == "OK")
+        #expect(page.isSuccess)
+        #expect(page.entryCount == 1)
+        #expect(page.dropped.isEmpty)
+        let device = try #require(page.devices.first)
+
+        #expect(device.asset == AssetDevice(
+            id: "e156e6cb-41cb-4b35-b0dd-869929186a5c", deviceType: 1, model: "ON-LINE", alias: "C3K", protocolId: 13,
+            connectType: 1, comPort: "COM3", baudRate: 2400, areaId: "00000000-0000-0000-0000-000000000000",
+            isActive: true, firmwareVersion: "03.09", createTime: "2025-10-13T08:37:57.048192", warrantyStatus: 0))
+        #expect(device.id == "e156e6cb-41cb-4b35-b0dd-869929186a5c")
+        #expect(device.connected == true)
+
+        var realtime = RealtimeReadings()
+        realtime.inputVolt1 = 236.8
+        realtime.outputVoltageType = 0
+        realtime.loadPercent = 6
+        realtime.isCharging = 1
+        realtime.inputTransformerType = 0
+        realtime.batVoltP = 81.4
+        realtime.outputCurrent1 = 1.1
+        realtime.upsTemperature = 27.0
+        realtime.mode = 3
+        realtime.batRemainTime = 6723
+        realtime.loadVa1 = 198
+        realtime.faultCode = nil
+        realtime.outputVolt1 = 220.1
+        realtime.outputFreq = 49.9
+        realtime.inputFreq = 49.9
+        realtime.loadTotalVa = 198
+        realtime.batteryStatus = 2
+        realtime.testStatus = 1
+        realtime.loadTotalWatt = 195
+        realtime.loadWatt1 = 195
+        realtime.batCapacity = 90
+        realtime.status = 1
+        #expect(device.realtime == realtime)
+
+        var config = DeviceConfig()
+        config.inputPhaseNumber = 1
+        config.ratingBatUnitNumber = 6
+        config.upsModuleNumber = 1
+        config.ratingBatVoltPerUnit = 12
+        config.ratingVa = 3000
+        config.inputSourceNumber = 1
+        config.ratingVolt = 220
+        config.outputPhaseNumber = 1
+        config.ratingFreq = 50
+        config.ratingBatVolt = 72
+        #expect(device.config == config)
+
+        var setting = DeviceSetting()
+        setting.enableAudible = 1
+        setting.enableBypassWhenTurnOff = 0
+        setting.batteryModuleNumber = 1
+        setting.autoTestPeriod = 90
+        setting.enableAutoRestart = 1
+        #expect(device.setting == setting)
+
+        #expect(device.activeAlarms == ActiveAlarms(count: 0, codes: []))
+        #expect(device.controlSupported == ControlSupport(supportQuickTest: true, supportDeepTest: true,
+                                                          supportTestDuration: true, supportShutdown: true))
+        #expect(device.isOnBattery == false)
+        #expect(device.hasAlarm == false)
+        #expect(device.hasFault == false)
+    }
+
+    /// Values equal what `Double(String)` gives for the same text: bit-exact, not approximately.
+    @Test func sampleNumbersAreBitExact() throws {
+        let page = try DeviceListDecoder().decodeDeviceList(try Self.fixture("device-list-response"))
+        let realtime = try #require(page.devices.first).realtime
+        #expect(realtime.inputVolt1?.bitPattern == Double("236.8")?.bitPattern)
+        #expect(realtime.batVoltP?.bitPattern == Double("81.4")?.bitPattern)
+        #expect(realtime.outputFreq?.bitPattern == Double("49.9")?.bitPattern)
+    }
+
+    @Test func loginSampleDecodes() throws {
+        let reply = try DeviceListDecoder().decodeLogin(try Self.fixture("login-response"))
+        #expect(reply.code == "000000")
+        #expect(reply.message == "OK")
+        #expect(reply.deviceId == "e156e6cb-41cb-4b35-b0dd-869929186a5c")
+        let token = try #require(reply.token)
+        #expect(token.hasPrefix("eyJhbGciOiJIUzUxMiJ9."))
+        // The captured token's payload: exp 1760367613, iat 1760365813 (30 minutes).
+        #expect(DeviceListDecoder().jwtExpiry(token) == 1_760_367_613)
+    }
+
+    @Test func jwtWithoutExpOrGarbageHasNoExpiry() {
+        let decoder = DeviceListDecoder()
+        #expect(decoder.jwtExpiry("not-a-jwt") == nil)
+        #expect(decoder.jwtExpiry("eyJhbGciOiJIUzUxMiJ9.eyJzdWIiOiJ4In0.sig") == nil) // {"sub":"x"}
+        #expect(decoder.jwtExpiry("a.%%%%%%%%%%%.b") == nil)
+    }
+}

@@ -1,6 +1,0 @@
-import Testing
-@testable import WPClient
-
-@Test func moduleBuilds() {
-    #expect(Bool(true))
-}

@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+import WPServer
+import WPSimulator
+import WPTestSupport
+
+func loginRequest(username: String = "admin", password: String = "s3cr3t-Pa55") -> HTTPRequest {
+    HTTPRequest(method: "POST", target: "/api/v1/auth/login",
+                headers: ["Content-Type": "application/json", "Accept": "application/json, text/plain, */*",
+                          "Content-language": "en"],
+                body: Array(#"{"username":"\#(username)","password":"\#(password)"}"#.utf8))
+}
+
+func listRequest(token: String?, page: Int = 1, pageSize: Int = 100) -> HTTPRequest {
+    var headers: HTTPHeaders = ["Accept": "application/json, text/plain, */*", "Content-language": "zh-CN"]
+    if let token { headers.add(name: "Authorization", value: "Bearer \(token)") }
+    return HTTPRequest(method: "GET", target: "/api/v1/deviceData/detail/list?current=\(page)&pageSize=\(pageSize)"
+                           + "&areaId=00000000-0000-0000-0000-000000000000&includeSubArea=true&pageNum=\(page)&deviceType=1",
+                       headers: headers)
+}
+
+/// The body parsed by Foundation (independently of the client's decoder).
+func json(_ response: HTTPResponse) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+}
+
+/// Logs in and returns the token.
+func token(_ simulator: WinPowerSimulator) async throws -> String {
+    let response = try await simulator.handle(loginRequest())
+    let data = try #require(try json(response)["data"] as? [String: Any])
+    return try #require(data["token"] as? String)
+}
+
+/// The decoded JSON payload of a JWT-shaped token (the third segment, as WinPower shapes them).
+func jwtPayload(_ token: String) throws -> [String: Any] {
+    let segments = token.split(separator: ".")
+    #expect(segments.count == 5)
+    var base64 = String(segments[2]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    while base64.count % 4 != 0 { base64 += "=" }
+    let data = try #require(Data(base64Encoded: base64))
+    return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+}
