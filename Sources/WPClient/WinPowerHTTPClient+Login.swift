@@ -7,19 +7,20 @@ extension WinPowerHTTPClient {
     func validToken(replacing stale: String?, deadline: Duration) async throws -> SessionToken {
         if let token, token.value != stale, elapsed() < token.renewAt { return token }
         if let stale, token?.value == stale { token = nil }
-        if let loginInFlight { return try await loginInFlight.value }
-        if let blockedUntil = loginBlockedUntil, elapsed() < blockedUntil {
-            let wait = (blockedUntil - elapsed()).secondsValue
-            throw ClientError(.auth, "login rejected \(failedLogins) time(s); not retrying for another "
-                                   + "\(String(format: "%.1f", wait))s: check winpower.username and winpower.password")
-        }
-        let task = Task { try await self.login(deadline: deadline) }
-        loginInFlight = task
-        defer { loginInFlight = nil }
         do {
+            if let loginInFlight { return try await loginInFlight.value }
+            if let blockedUntil = loginBlockedUntil, elapsed() < blockedUntil {
+                let wait = (blockedUntil - elapsed()).secondsValue
+                throw ClientError(.auth, "login rejected \(failedLogins) time(s); not retrying for another "
+                                       + "\(String(format: "%.1f", wait))s: check winpower.username and winpower.password")
+            }
+            let task = Task { try await self.login(deadline: deadline) }
+            loginInFlight = task
+            defer { loginInFlight = nil }
             return try await task.value
         } catch {
-            // A renewal that fails early must not cost a collection while the old token lives.
+            // A renewal that fails (or is backing off) must not cost a collection while the
+            // current token still lives.
             if stale == nil, let token, elapsed() < token.expiresAt {
                 logger.warn("token renewal failed; using the current token until it expires",
                             ["expires_in_s": .double((token.expiresAt - elapsed()).secondsValue)])

@@ -66,6 +66,8 @@ import WPTestSupport
         let readout = try await client.fetchDevices()
         #expect(readout.devices.count == 3)
         #expect(harness.simulator.counters.loginAttempts == 2)
+        _ = try await client.fetchDevices() // backing off: still served with the live token
+        #expect(harness.simulator.counters.loginAttempts == 2)
         harness.clock.advance(by: .seconds(200)) // expired now: the failure surfaces
         #expect(await clientError { try await client.fetchDevices() }?.kind == .auth)
     }
