@@ -31,7 +31,7 @@ swiftc "${flags[@]}" -module-name WPLogging -emit-module -emit-module-path "$wor
     -c Sources/WPLogging/*.swift -o "$work/WPLogging.o"
 swiftc "${flags[@]}" -module-name WPServer -emit-module -emit-module-path "$work/modules/WPServer.swiftmodule" \
     -c Sources/WPServer/*.swift -o "$work/WPServer.o"
-swiftc -O -swift-version 6 -I "$work/modules" scripts/loadtest/ServerOnlyMain.swift \
+swiftc -O -swift-version 6 -I "$work/modules" -I Sources/CZlib scripts/loadtest/ServerOnlyMain.swift \
     "$work/WPLogging.o" "$work/WPServer.o" "$work/CSystem.o" -lz -o "$work/http-serve-only"
 
 ulimit -n "$(ulimit -Hn)"

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One log event as handed to a ``LogSink``: already filtered by level and redacted.
 public struct LogRecord: Sendable, Equatable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Fast RFC 3339 formatting and parsing of wall-clock times in UTC with milliseconds.
 ///
