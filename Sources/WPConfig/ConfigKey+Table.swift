@@ -79,8 +79,7 @@ extension ConfigKey {
         ConfigKey("logging.enable_caller", .boolean, default: .boolean(false),
                   "Add the source location (`file:line`) to each record."),
         ConfigKey("logging.enable_stacktrace", .boolean, default: .boolean(false),
-                  "Accepted for compatibility; has no effect.",
-                  ignoredBecause: "Swift records carry no stack traces; use logging.enable_caller for source locations"),
+                  "Add the source location to error records (Swift has no portable stack traces)."),
 
         ConfigKey("push.url", .url, default: nil,
                   "Pushgateway URL; when set, metrics are also pushed there."),

@@ -166,9 +166,9 @@ import Testing
         let loaded = try ConfigurationLoader.load(TestInputs.make(
             file: "server:\n  enable_pprof: true\nlogging:\n  enable_stacktrace: true\n"))
         #expect(loaded.configuration.server.enablePprof)
+        #expect(loaded.configuration.logging.enableStacktrace)
         #expect(loaded.warnings.map(\.description) == [
             "./config.yaml:2:17: server.enable_pprof: has no effect: Go's pprof profiler does not exist in this implementation; process metrics are on /metrics",
-            "./config.yaml:4:22: logging.enable_stacktrace: has no effect: Swift records carry no stack traces; use logging.enable_caller for source locations",
         ])
     }
 
