@@ -1,9 +1,4 @@
 import Dispatch
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -62,7 +57,7 @@ public final class RotatingFileSink: LogSink {
 
     private let state: Mutex<State>
     let naming: BackupNaming
-    let now: @Sendable () -> Date
+    let now: @Sendable () -> LogTimestamp
     let failures: FailureReporter
     private let maintenance = DispatchQueue(label: "wpexporter.logging.rotation")
 
@@ -76,7 +71,7 @@ public final class RotatingFileSink: LogSink {
     /// - Throws: ``LoggingError/cannotCreateDirectory(path:errno:reason:)`` or
     ///   ``LoggingError/cannotOpenFile(path:errno:reason:)`` naming the path and the reason.
     public init(configuration: Configuration, encoder: any LogEncoder,
-                now: @escaping @Sendable () -> Date = { Date() },
+                now: @escaping @Sendable () -> LogTimestamp = { LogTimestamp.now() },
                 reportFailure: @escaping @Sendable (String) -> Void = LoggingEnvironment.writeToStandardError)
         throws(LoggingError) {
         guard !configuration.path.isEmpty else {
