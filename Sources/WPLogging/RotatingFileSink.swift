@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -23,8 +22,9 @@ import Darwin
 /// - **Compression.** With ``Configuration-swift.struct/compress``, rotated files are gzipped to
 ///   `<name>.gz` (via a `.gz.tmp` file renamed into place, then the original removed).
 ///
-/// Retention and compression run on a private serial dispatch queue, never on the logging
-/// path: a write only pays for a `rename(2)` and an `open(2)` when it rotates. The same
+/// Retention and compression run one pass at a time on a private background thread (started
+/// when a pass is due, gone when the sink is idle), never on the logging path: a write only
+/// pays for a `rename(2)` and an `open(2)` when it rotates. The same
 /// maintenance also runs once when the sink is created, which compresses backups left
 /// uncompressed by a previous crash and removes expired ones. ``waitForMaintenance()`` blocks
 /// until queued work is done (tests and shutdown use it).
@@ -59,7 +59,7 @@ public final class RotatingFileSink: LogSink {
     let naming: BackupNaming
     let now: @Sendable () -> LogTimestamp
     let failures: FailureReporter
-    private let maintenance = DispatchQueue(label: "wpexporter.logging.rotation")
+    private let maintenance = SerialWorker()
 
     /// Opens (creating it and its directory when missing) the log file for appending.
     ///
@@ -149,7 +149,7 @@ public final class RotatingFileSink: LogSink {
 
     /// Blocks until compression and clean-up queued so far have finished.
     public func waitForMaintenance() {
-        maintenance.sync {}
+        maintenance.wait()
     }
 
     /// Closes the active file and renames it to the next backup name; `write` then opens a
