@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Encodes records for people reading a terminal: aligned columns, `key=value` fields.
 ///
 /// ```text

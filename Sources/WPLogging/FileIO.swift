@@ -81,6 +81,21 @@ enum FileIO {
         return (fd, size)
     }
 
+    /// The names in directory `path` (without `.` and `..`), in no particular order; empty
+    /// when the directory cannot be read.
+    static func directoryEntries(_ path: String) -> [String] {
+        guard let directory = opendir(path) else { return [] }
+        defer { _ = closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: &entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
     /// Closes `fd`, ignoring errors (nothing useful can be done about them here).
     static func closeDescriptor(_ fd: Int32) {
         _ = close(fd)

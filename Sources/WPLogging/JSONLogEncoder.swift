@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Encodes records as JSON Lines: one object per line, keys in a fixed order.
 ///
 /// The object starts with `time` (RFC 3339, UTC, milliseconds), `level`, `logger`, `message`,

@@ -1,13 +1,7 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// One log event as handed to a ``LogSink``: already filtered by level and redacted.
 public struct LogRecord: Sendable, Equatable {
     /// Wall-clock time the event was logged.
-    public var time: Date
+    public var time: LogTimestamp
     /// The record's severity.
     public var level: LogLevel
     /// The message, already redacted.
@@ -22,7 +16,7 @@ public struct LogRecord: Sendable, Equatable {
     public var line: UInt
 
     /// Creates a record; ``Logger`` does this for you.
-    public init(time: Date, level: LogLevel, message: String, logger: String,
+    public init(time: LogTimestamp, level: LogLevel, message: String, logger: String,
                 fields: LogFields = [:], file: String = "", line: UInt = 0) {
         self.time = time
         self.level = level

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// A cheap, copyable handle for structured logging, passed to library code by injection.
 ///
 /// A logger has a label, a minimum level, fixed fields that every record carries, and a
@@ -30,7 +24,7 @@ public struct Logger: Sendable {
     public let sink: any LogSink
     /// Masks secrets in every record; shared by reference with every child logger.
     public let redactor: Redactor
-    private let now: @Sendable () -> Date
+    private let now: @Sendable () -> LogTimestamp
 
     /// Creates a logger.
     ///
@@ -39,11 +33,11 @@ public struct Logger: Sendable {
     ///   - level: The minimum level written; `info` by default.
     ///   - sink: Where records go.
     ///   - fields: Fixed fields for every record.
-    ///   - now: The wall clock stamped on records.
+    ///   - now: The wall clock stamped on records; ``LogTimestamp/now()`` by default.
     ///   - redactor: The secrets to mask; share one redactor between the loggers that may see
     ///     the same secrets. A fresh one (masking sensitive keys and Bearer tokens) by default.
     public init(label: String, level: LogLevel = .info, sink: any LogSink,
-                fields: LogFields = [:], now: @escaping @Sendable () -> Date = { Date() },
+                fields: LogFields = [:], now: @escaping @Sendable () -> LogTimestamp = { LogTimestamp.now() },
                 redactor: Redactor = Redactor()) {
         self.label = label
         self.level = level

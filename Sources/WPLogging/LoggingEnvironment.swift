@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -18,17 +13,17 @@ import Darwin
 /// and check the colour codes, or to move the wall clock to test age-based deletion.
 public struct LoggingEnvironment: Sendable {
     /// The wall clock: record timestamps, rotated file names, backup ages.
-    public var now: @Sendable () -> Date
+    public var now: @Sendable () -> LogTimestamp
     /// Whether a descriptor is a terminal (colours are used only then).
     public var isTerminal: @Sendable (Int32) -> Bool
     /// Receives the first failure of each kind from each sink.
     public var reportFailure: @Sendable (String) -> Void
 
     /// - Parameters:
-    ///   - now: The wall clock; the system clock by default.
+    ///   - now: The wall clock; the system clock (``LogTimestamp/now()``) by default.
     ///   - isTerminal: Terminal detection; `isatty(3)` by default.
     ///   - reportFailure: Where sink failures go; standard error by default.
-    public init(now: @escaping @Sendable () -> Date = { Date() },
+    public init(now: @escaping @Sendable () -> LogTimestamp = { LogTimestamp.now() },
                 isTerminal: @escaping @Sendable (Int32) -> Bool = { isatty($0) == 1 },
                 reportFailure: @escaping @Sendable (String) -> Void = LoggingEnvironment.writeToStandardError) {
         self.now = now

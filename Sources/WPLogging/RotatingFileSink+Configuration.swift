@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -22,7 +17,7 @@ extension RotatingFileSink {
         public var maxBackups: Int
         /// Delete rotated files whose rotation time is older than this many seconds; 0 keeps
         /// them regardless of age.
-        public var maxAge: TimeInterval
+        public var maxAge: Double
         /// Gzip rotated files (`name.log` → `name.log.gz`).
         public var compress: Bool
         /// Permissions of files the sink creates. Default `0o640`.
@@ -40,7 +35,7 @@ extension RotatingFileSink {
                     compress: Bool = true) {
             let (bytes, overflow) = max(maxSizeMB, 1).multipliedReportingOverflow(by: 1 << 20)
             self.init(path: path, maxSizeBytes: overflow ? Int.max : bytes, maxBackups: maxBackups,
-                      maxAge: TimeInterval(max(maxAgeDays, 0)) * 86_400, compress: compress)
+                      maxAge: Double(max(maxAgeDays, 0)) * 86_400, compress: compress)
         }
 
         /// Settings in bytes and seconds, for fine control (and small sizes in tests).
@@ -52,7 +47,7 @@ extension RotatingFileSink {
         ///   - maxAge: Seconds to keep rotated files; 0 keeps them regardless of age.
         ///   - compress: Gzip rotated files.
         ///   - fileMode: Permissions of created files.
-        public init(path: String, maxSizeBytes: Int, maxBackups: Int, maxAge: TimeInterval, compress: Bool,
+        public init(path: String, maxSizeBytes: Int, maxBackups: Int, maxAge: Double, compress: Bool,
                     fileMode: mode_t = 0o640) {
             self.path = path
             self.maxSizeBytes = max(maxSizeBytes, 1)
@@ -69,7 +64,7 @@ extension RotatingFileSink {
         var name: String
         var stamp: String
         var sequence: Int
-        var date: Date
+        var time: LogTimestamp
         var hasPlain: Bool
         var hasGzip: Bool
 
@@ -106,21 +101,21 @@ extension RotatingFileSink {
         }
 
         /// Parses an uncompressed backup name (no `.gz`); `nil` for anything else.
-        func parse(_ name: String) -> (stamp: String, sequence: Int, date: Date)? {
+        func parse(_ name: String) -> (stamp: String, sequence: Int, time: LogTimestamp)? {
             let prefix = stem + "-"
             guard name.hasPrefix(prefix), name.hasSuffix(ext),
                   name.utf8.count >= prefix.utf8.count + Timestamp.fileStampLength + ext.utf8.count
             else { return nil }
             let middle = name.dropFirst(prefix.count).dropLast(ext.count)
             let stampText = middle.prefix(Timestamp.fileStampLength)
-            guard let date = Timestamp.parseFileStamp(stampText) else { return nil }
+            guard let time = Timestamp.parseFileStamp(stampText) else { return nil }
             let rest = middle.dropFirst(Timestamp.fileStampLength)
             var sequence = 0
             if !rest.isEmpty {
                 guard rest.first == "-", let number = Int(rest.dropFirst()), number > 0 else { return nil }
                 sequence = number
             }
-            return (String(stampText), sequence, date)
+            return (String(stampText), sequence, time)
         }
     }
 }

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -14,14 +9,14 @@ import Darwin
 extension RotatingFileSink {
     /// The rotated files next to the active file, newest first.
     func listBackups() -> [Backup] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: naming.directory)) ?? []
+        let entries = FileIO.directoryEntries(naming.directory)
         var byName: [String: Backup] = [:]
         for entry in entries {
             let compressed = entry.hasSuffix(".gz")
             let name = compressed ? String(entry.dropLast(3)) : entry
             guard let parsed = naming.parse(name) else { continue }
             var backup = byName[name] ?? Backup(name: name, stamp: parsed.stamp, sequence: parsed.sequence,
-                                                date: parsed.date, hasPlain: false, hasGzip: false)
+                                                time: parsed.time, hasPlain: false, hasGzip: false)
             if compressed { backup.hasGzip = true } else { backup.hasPlain = true }
             byName[name] = backup
         }
@@ -37,7 +32,7 @@ extension RotatingFileSink {
         var kept: [Backup] = []
         for (index, backup) in backups.enumerated() {
             let surplus = configuration.maxBackups > 0 && index >= configuration.maxBackups
-            let expired = configuration.maxAge > 0 && current.timeIntervalSince(backup.date) > configuration.maxAge
+            let expired = configuration.maxAge > 0 && current.seconds(since: backup.time) > configuration.maxAge
             if surplus || expired {
                 if backup.hasPlain { remove(backup.name) }
                 if backup.hasGzip { remove(backup.name + ".gz") }
@@ -77,7 +72,7 @@ extension RotatingFileSink {
     }
 
     private func removeAbandonedTemporaries() {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: naming.directory)) ?? []
+        let entries = FileIO.directoryEntries(naming.directory)
         for entry in entries where entry.hasSuffix(".gz.tmp") && naming.parse(String(entry.dropLast(7))) != nil {
             remove(entry)
         }

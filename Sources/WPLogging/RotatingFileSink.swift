@@ -1,9 +1,3 @@
-import Dispatch
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -28,8 +22,9 @@ import Darwin
 /// - **Compression.** With ``Configuration-swift.struct/compress``, rotated files are gzipped to
 ///   `<name>.gz` (via a `.gz.tmp` file renamed into place, then the original removed).
 ///
-/// Retention and compression run on a private serial dispatch queue, never on the logging
-/// path: a write only pays for a `rename(2)` and an `open(2)` when it rotates. The same
+/// Retention and compression run one pass at a time on a private background thread (started
+/// when a pass is due, gone when the sink is idle), never on the logging path: a write only
+/// pays for a `rename(2)` and an `open(2)` when it rotates. The same
 /// maintenance also runs once when the sink is created, which compresses backups left
 /// uncompressed by a previous crash and removes expired ones. ``waitForMaintenance()`` blocks
 /// until queued work is done (tests and shutdown use it).
@@ -62,9 +57,9 @@ public final class RotatingFileSink: LogSink {
 
     private let state: Mutex<State>
     let naming: BackupNaming
-    let now: @Sendable () -> Date
+    let now: @Sendable () -> LogTimestamp
     let failures: FailureReporter
-    private let maintenance = DispatchQueue(label: "wpexporter.logging.rotation")
+    private let maintenance = SerialWorker()
 
     /// Opens (creating it and its directory when missing) the log file for appending.
     ///
@@ -76,7 +71,7 @@ public final class RotatingFileSink: LogSink {
     /// - Throws: ``LoggingError/cannotCreateDirectory(path:errno:reason:)`` or
     ///   ``LoggingError/cannotOpenFile(path:errno:reason:)`` naming the path and the reason.
     public init(configuration: Configuration, encoder: any LogEncoder,
-                now: @escaping @Sendable () -> Date = { Date() },
+                now: @escaping @Sendable () -> LogTimestamp = { LogTimestamp.now() },
                 reportFailure: @escaping @Sendable (String) -> Void = LoggingEnvironment.writeToStandardError)
         throws(LoggingError) {
         guard !configuration.path.isEmpty else {
@@ -154,7 +149,7 @@ public final class RotatingFileSink: LogSink {
 
     /// Blocks until compression and clean-up queued so far have finished.
     public func waitForMaintenance() {
-        maintenance.sync {}
+        maintenance.wait()
     }
 
     /// Closes the active file and renames it to the next backup name; `write` then opens a

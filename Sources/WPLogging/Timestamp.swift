@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Fast RFC 3339 formatting and parsing of wall-clock times in UTC with milliseconds.
 ///
 /// `DateFormatter` and `ISO8601DateFormatter` cost microseconds per call and allocate; log
@@ -17,16 +11,10 @@ enum Timestamp {
     }
 
     /// Milliseconds are truncated toward the past (never rounded up into the next second).
-    static func parts(of date: Date) -> Parts {
-        var seconds = date.timeIntervalSince1970
-        if !seconds.isFinite { seconds = 0 }
-        // ±1e13 s is ±300,000 years: far outside what we print, and safe to convert to Int64.
-        seconds = min(max(seconds, -1e13), 1e13)
-        // Round to whole microseconds first so that binary noise (…039.123 stored as
-        // …039.12299999) does not truncate to the previous millisecond.
-        let totalMillis = floorDiv(Int64((seconds * 1_000_000).rounded()), 1000)
-        let secs = floorDiv(totalMillis, 1000)
-        let millis = Int(totalMillis - secs * 1000)
+    static func parts(of time: LogTimestamp) -> Parts {
+        // ±1e13 s is ±300,000 years: far outside what we print, and far from overflowing.
+        let secs = min(max(time.seconds, -10_000_000_000_000), 10_000_000_000_000)
+        let millis = Int(time.nanoseconds / 1_000_000)
         let days = floorDiv(secs, 86_400)
         let secondOfDay = Int(secs - days * 86_400)
 
@@ -46,29 +34,29 @@ enum Timestamp {
     }
 
     /// Appends `2026-11-22T02:37:19.123Z`.
-    static func appendRFC3339(_ date: Date, to out: inout [UInt8]) {
-        append(parts(of: date), timeSeparator: UInt8(ascii: ":"), zulu: true, to: &out)
+    static func appendRFC3339(_ time: LogTimestamp, to out: inout [UInt8]) {
+        append(parts(of: time), timeSeparator: UInt8(ascii: ":"), zulu: true, to: &out)
     }
 
-    /// The RFC 3339 text of `date`, e.g. `2026-11-22T02:37:19.123Z`.
-    static func rfc3339(_ date: Date) -> String {
+    /// The RFC 3339 text of `time`, e.g. `2026-11-22T02:37:19.123Z`.
+    static func rfc3339(_ time: LogTimestamp) -> String {
         var out: [UInt8] = []
-        appendRFC3339(date, to: &out)
+        appendRFC3339(time, to: &out)
         return String(decoding: out, as: UTF8.self)
     }
 
     /// File-name friendly form used for rotated logs: `2026-11-22T02-37-19.123` (no colons).
-    static func fileStamp(_ date: Date) -> String {
+    static func fileStamp(_ time: LogTimestamp) -> String {
         var out: [UInt8] = []
-        append(parts(of: date), timeSeparator: UInt8(ascii: "-"), zulu: false, to: &out)
+        append(parts(of: time), timeSeparator: UInt8(ascii: "-"), zulu: false, to: &out)
         return String(decoding: out, as: UTF8.self)
     }
 
     /// Length of ``fileStamp(_:)`` output.
     static let fileStampLength = 23
 
-    /// Parses the output of ``fileStamp(_:)`` back into a date; `nil` if it is not one.
-    static func parseFileStamp(_ text: Substring) -> Date? {
+    /// Parses the output of ``fileStamp(_:)`` back into a time; `nil` if it is not one.
+    static func parseFileStamp(_ text: Substring) -> LogTimestamp? {
         let bytes = Array(text.utf8)
         guard bytes.count == fileStampLength else { return nil }
         func number(_ range: Range<Int>) -> Int? {
@@ -88,8 +76,8 @@ enum Timestamp {
               (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
         else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
-        let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second) + Double(millis) / 1000
-        return Date(timeIntervalSince1970: seconds)
+        let seconds = Int64(days * 86_400 + hour * 3600 + minute * 60 + second)
+        return LogTimestamp(seconds: seconds, nanoseconds: Int64(millis) * 1_000_000)
     }
 
     private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
@@ -130,7 +118,6 @@ enum Timestamp {
     }
 
     private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
-        let q = a / b
-        return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
+        LogTimestamp.floorDiv(a, b)
     }
 }

@@ -27,22 +27,31 @@ public func withLoggingTemporaryDirectory<Result>(_ body: (String) async throws 
 
 /// A settable wall clock for sinks and loggers (`now: clock.now`).
 public final class LoggingWallClock: Sendable {
-    private let current: Mutex<Date>
+    private let current: Mutex<LogTimestamp>
 
     /// - Parameter start: The initial time; 2026-11-22T02:37:19.123Z by default.
-    public init(_ start: Date = Date(timeIntervalSince1970: 1_795_315_039.123)) {
+    public init(_ start: LogTimestamp = LogTimestamp(seconds: 1_795_315_039, nanoseconds: 123_000_000)) {
         current = Mutex(start)
     }
 
     /// The current time.
-    public var date: Date { current.withLock { $0 } }
+    public var time: LogTimestamp { current.withLock { $0 } }
 
     /// A closure reading this clock, for `now:` parameters.
-    public var now: @Sendable () -> Date { { [self] in date } }
+    public var now: @Sendable () -> LogTimestamp { { [self] in time } }
 
     /// Moves the clock by `seconds` (may be negative).
-    public func advance(by seconds: TimeInterval) {
-        current.withLock { $0 = $0.addingTimeInterval(seconds) }
+    public func advance(by seconds: Double) {
+        current.withLock { $0 = $0.advanced(bySeconds: seconds) }
+    }
+}
+
+extension LogTimestamp {
+    /// The same instant as `date`, to the nearest microsecond; for tests that hold a `Date`.
+    ///
+    /// - Parameter date: The instant to convert.
+    public init(_ date: Date) {
+        self.init(secondsSince1970: date.timeIntervalSince1970)
     }
 }
 

@@ -44,7 +44,7 @@ enum LoggingBench {
     ]
 
     private static func encodeBench(_ encoder: any LogEncoder) {
-        let record = LogRecord(time: Date(), level: .info, message: "collected devices", logger: "collector",
+        let record = LogRecord(time: .now(), level: .info, message: "collected devices", logger: "collector",
                                fields: ["devices": 12, "duration_ms": 48.25, "device_id": "e156e6cb",
                                         "url": "https://ups.local:8081/api/v1/list", "ok": true],
                                file: "WPCollector/Collector.swift", line: 88)

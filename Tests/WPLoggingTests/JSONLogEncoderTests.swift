@@ -20,7 +20,7 @@ import WPLogging
             (.nan, "1970-01-01T00:00:00.000Z"),
         ]
         for (seconds, text) in cases {
-            let line = encoder.encodedLine(.make(time: Date(timeIntervalSince1970: seconds)))
+            let line = encoder.encodedLine(.make(time: LogTimestamp(secondsSince1970: seconds)))
             #expect(line.hasPrefix(#"{"time":""# + text + #"","#), "\(seconds)")
         }
     }
