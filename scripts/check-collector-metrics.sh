@@ -15,3 +15,19 @@ if [ "$actual" != "$expected" ]; then
     exit 1
 fi
 echo "promtool: only the documented seed name is flagged"
+
+# The strict parsers of Python's prometheus-client (installed by scripts/check-exposition.sh,
+# which CI runs first) must accept both goldens.
+if python3 -c 'import prometheus_client' >/dev/null 2>&1; then
+    python3 - <<'PYTHON'
+from prometheus_client.openmetrics.parser import text_string_to_metric_families as openmetrics
+from prometheus_client.parser import text_string_to_metric_families as text
+with open("Tests/WPCollectorTests/Golden/collector.openmetrics.txt", encoding="utf-8") as body:
+    families = list(openmetrics(body.read()))
+with open("Tests/WPCollectorTests/Golden/collector.txt", encoding="utf-8") as body:
+    assert len(list(text(body.read()))) == len(families)
+print(f"prometheus-client: both formats parse ({len(families)} families)")
+PYTHON
+else
+    echo "note: python3 prometheus-client missing; parser check skipped"
+fi
