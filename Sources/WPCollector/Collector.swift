@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 import WPClient
@@ -150,20 +151,36 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
                                     stalenessWindow: configuration.stalenessWindow)
         do {
             let families = try state.families(context)
-            var text: [UInt8] = []
-            text.reserveCapacity(state.lastTextSize + state.lastTextSize / 8 + 4096)
-            ExpositionEncoder(format: .text).encode(families, into: &text)
-            var openMetrics: [UInt8] = []
-            openMetrics.reserveCapacity(state.lastOpenMetricsSize + state.lastOpenMetricsSize / 8 + 4096)
-            ExpositionEncoder(format: .openMetrics).encode(families, into: &openMetrics, terminated: false)
+            let capacities = [state.lastTextSize, state.lastOpenMetricsSize]
+            let bodies = Self.encode(families, capacities: capacities)
+            let (text, textGzip) = bodies[0], (openMetrics, openMetricsGzip) = bodies[1]
             state.lastTextSize = text.count
             state.lastOpenMetricsSize = openMetrics.count
-            return MetricsSnapshot(text: text, textGzip: Gzip.compress(text), openMetrics: openMetrics,
-                                   openMetricsGzip: Gzip.compress(openMetrics), generatedAt: generatedAt,
+            return MetricsSnapshot(text: text, textGzip: textGzip, openMetrics: openMetrics,
+                                   openMetricsGzip: openMetricsGzip, generatedAt: generatedAt,
                                    deviceCount: live.count, seriesCount: families.reduce(0) { $0 + $1.lineCount })
         } catch {
             logger.error("rendering metrics failed; serving the previous snapshot", ["error": "\(error)"])
             return nil
         }
+    }
+
+    /// Encodes `families` in the text format and in OpenMetrics (without `# EOF`) and gzips
+    /// each, the two formats on two threads at once.
+    ///
+    /// - Parameter capacities: the previous body sizes, to reserve each buffer once.
+    /// - Returns: `[(text, gzip), (openMetrics, gzip)]`.
+    static func encode(_ families: [MetricFamily], capacities: [Int]) -> [([UInt8], [UInt8])] {
+        let formats: [ExpositionFormat] = [.text, .openMetrics]
+        let results = Mutex<[([UInt8], [UInt8])]>(Array(repeating: ([], []), count: formats.count))
+        DispatchQueue.concurrentPerform(iterations: formats.count) { index in
+            var body: [UInt8] = []
+            let previous = index < capacities.count ? capacities[index] : 0
+            body.reserveCapacity(previous + previous / 8 + 4096)
+            ExpositionEncoder(format: formats[index]).encode(families, into: &body, terminated: false)
+            let compressed = Gzip.compress(body)
+            results.withLock { $0[index] = (body, compressed) }
+        }
+        return results.withLock { $0 }
     }
 }

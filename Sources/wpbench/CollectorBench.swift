@@ -67,6 +67,8 @@ enum CollectorBench {
         print(String(format: "   whole cycle: best %.2f ms, median %.2f ms (%d cycles)", whole[0], whole[whole.count / 2], cycles))
         print(String(format: "   of which fetch+parse alone: best %.2f ms, median %.2f ms; the rest (integrate, persist, render, gzip) ≈ %.2f ms",
                      fetchOnly[0], fetchOnly[fetchOnly.count / 2], whole[0] - fetchOnly[0]))
+        let gzipTime = (0..<5).map { _ in clock.measure { _ = MetricsSnapshot.gzipMember(of: snapshot.text) } }.min() ?? .zero
+        print(String(format: "   gzip of the text body alone: best %.2f ms (the cycle gzips both formats)", milliseconds(gzipTime)))
         print("   peak RSS \(ClientBench.peakRSSMegabytes()) MB (whole process, VmHWM)")
     }
 
