@@ -148,7 +148,7 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
         let status = meter.status
         let context = RenderContext(live: live, totals: meter.totals, energyStateReset: status.stateWasReset,
                                     persistFailures: status.persistFailures, now: wall,
-                                    stalenessWindow: configuration.stalenessWindow)
+                                    fresh: state.isFresh(at: now, window: configuration.stalenessWindow))
         do {
             let families = try state.families(context)
             let capacities = [state.lastTextSize, state.lastOpenMetricsSize]

@@ -11,7 +11,8 @@ struct RenderContext: Sendable {
     var energyStateReset: Bool
     var persistFailures: Int
     var now: Date
-    var stalenessWindow: Duration
+    /// Whether the last success is within the staleness window (on the monotonic clock).
+    var fresh: Bool
 }
 
 /// Every series value of one device reading, extracted once when the reading arrives, so a
@@ -56,9 +57,9 @@ extension CollectorState {
     }
 
     private func appendExporterFamilies(_ context: RenderContext, to families: inout [MetricFamily]) throws(MetricsError) {
-        let fresh = health.isHealthy(now: context.now, stalenessWindow: context.stalenessWindow)
         try families.append(.single("winpower_exporter_up",
-            "1 when the last successful collection finished within the staleness window, 0 otherwise.", fresh ? 1 : 0))
+            "1 when the last successful collection finished within the staleness window, 0 otherwise.",
+            context.fresh ? 1 : 0))
         try families.append(.single("winpower_exporter_device_count",
             "Devices with live series: seen in a successful readout within the staleness window.",
             Double(context.live.count)))

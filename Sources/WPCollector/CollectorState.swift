@@ -27,6 +27,8 @@ struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration
     var lastCollectionSucceeded: Bool?
     /// When the last collection finished (wall clock).
     var lastCollectionFinished: Date?
+    /// When the last successful readout arrived (monotonic).
+    var lastSuccessAt: Instant?
     /// The token expiry reported by the last successful readout.
     var tokenExpiry: Date?
     /// Byte sizes of the last rendered bodies: capacity hints for the next render.
@@ -51,6 +53,7 @@ struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration
             apiResponseTime[call.endpoint.rawValue, default: HistogramAccumulator(bounds: [])].observe(call.seconds)
         }
         tokenExpiry = readout.tokenExpiry
+        lastSuccessAt = instant
         health.lastSuccess = wall
         health.lastError = nil
         health.winPowerReachable = true
@@ -73,6 +76,11 @@ struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration
     }
 
     /// Drops entries whose reading is older than `window` at `now`; returns the live ones sorted by id.
+    /// Whether the last success arrived within `window` before `now`.
+    func isFresh(at now: Instant, window: Duration) -> Bool {
+        lastSuccessAt.map { $0.duration(to: now) <= window } ?? false
+    }
+
     mutating func liveDevices(at now: Instant, window: Duration) -> [LiveDevice] {
         let stale = entries.compactMap { $0.value.sampledAt.duration(to: now) > window ? $0.key : nil }
         for id in stale { entries[id] = nil }
