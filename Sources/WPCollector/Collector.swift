@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Synchronization
 import WPClient
@@ -151,36 +150,14 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
                                     fresh: state.isFresh(at: now, window: configuration.stalenessWindow))
         do {
             let families = try state.families(context)
-            let capacities = [state.lastTextSize, state.lastOpenMetricsSize]
-            let bodies = Self.encode(families, capacities: capacities)
-            let (text, textGzip) = bodies[0], (openMetrics, openMetricsGzip) = bodies[1]
-            state.lastTextSize = text.count
-            state.lastOpenMetricsSize = openMetrics.count
-            return MetricsSnapshot(text: text, textGzip: textGzip, openMetrics: openMetrics,
-                                   openMetricsGzip: openMetricsGzip, generatedAt: generatedAt,
+            let bodies = SnapshotEncoder.encode(families, textCapacity: state.lastTextSize)
+            state.lastTextSize = bodies.text.count
+            return MetricsSnapshot(text: bodies.text, textGzip: bodies.textGzip, openMetrics: bodies.openMetrics,
+                                   openMetricsGzip: bodies.openMetricsGzip, generatedAt: generatedAt,
                                    deviceCount: live.count, seriesCount: families.reduce(0) { $0 + $1.lineCount })
         } catch {
             logger.error("rendering metrics failed; serving the previous snapshot", ["error": "\(error)"])
             return nil
         }
-    }
-
-    /// Encodes `families` in the text format and in OpenMetrics (without `# EOF`) and gzips
-    /// each, the two formats on two threads at once.
-    ///
-    /// - Parameter capacities: the previous body sizes, to reserve each buffer once.
-    /// - Returns: `[(text, gzip), (openMetrics, gzip)]`.
-    static func encode(_ families: [MetricFamily], capacities: [Int]) -> [([UInt8], [UInt8])] {
-        let formats: [ExpositionFormat] = [.text, .openMetrics]
-        let results = Mutex<[([UInt8], [UInt8])]>(Array(repeating: ([], []), count: formats.count))
-        DispatchQueue.concurrentPerform(iterations: formats.count) { index in
-            var body: [UInt8] = []
-            let previous = index < capacities.count ? capacities[index] : 0
-            body.reserveCapacity(previous + previous / 8 + 4096)
-            ExpositionEncoder(format: formats[index]).encode(families, into: &body, terminated: false)
-            let compressed = Gzip.compress(body)
-            results.withLock { $0[index] = (body, compressed) }
-        }
-        return results.withLock { $0 }
     }
 }

@@ -31,9 +31,8 @@ struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration
     var lastSuccessAt: Instant?
     /// The token expiry reported by the last successful readout.
     var tokenExpiry: Date?
-    /// Byte sizes of the last rendered bodies: capacity hints for the next render.
+    /// Byte size of the last rendered text body: the capacity hint for the next render.
     var lastTextSize = 0
-    var lastOpenMetricsSize = 0
 
     init(configuration: CollectorConfiguration) {
         collectionDuration = HistogramAccumulator(bounds: configuration.collectionDurationBuckets)
