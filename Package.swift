@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "WPClient", dependencies: ["WPLogging", "CCurlShim"]),
         .target(name: "WPServer", dependencies: ["WPLogging", "CZlib", "CSystem"]),
         .target(name: "WPScheduler", dependencies: ["WPLogging"]),
-        .target(name: "WPCollector", dependencies: ["WPClient", "WPEnergy", "WPMetrics", "WPLogging"]),
+        .target(name: "WPCollector", dependencies: ["WPClient", "WPEnergy", "WPMetrics", "WPLogging", "CZlib"]),
         .target(name: "WPSimulator", dependencies: ["WPServer", "WPLogging"]),
 
         // Build date and git commit for `wpexporter version` (see gitCommit() below).
@@ -69,7 +69,8 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPServerTests", dependencies: ["WPServer", "WPTestSupport", "CSystem"]),
         .testTarget(name: "WPSchedulerTests", dependencies: ["WPScheduler", "WPTestSupport"]),
-        .testTarget(name: "WPCollectorTests", dependencies: ["WPCollector", "WPTestSupport"]),
+        .testTarget(name: "WPCollectorTests", dependencies: ["WPCollector", "WPSimulator", "WPTestSupport", "CZlib"],
+                    exclude: ["Golden"]),
         .testTarget(name: "WPSimulatorTests", dependencies: ["WPSimulator", "WPClient", "WPServer", "WPTestSupport"]),
         .testTarget(name: "wpexporterTests", dependencies: ["wpexporter", "WPTestSupport"],
                     exclude: ["Golden"]),  // help goldens, read from the source tree

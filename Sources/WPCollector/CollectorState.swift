@@ -1,0 +1,89 @@
+import Foundation
+import WPClient
+import WPEnergy
+
+/// Everything the collector remembers between cycles; guarded by the collector's mutex.
+struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
+    /// The last successful reading of one device.
+    struct Entry: Sendable {
+        var series: LiveDevice
+        /// When the reading arrived (monotonic), for staleness.
+        var sampledAt: Instant
+    }
+
+    /// Devices from successful readouts, kept until their reading is older than the window.
+    var entries: [String: Entry] = [:]
+    /// Labels of every device seen since start: energy series outlive the readings.
+    var energyLabels: [String: [String]] = [:]
+    /// Last-update timestamps of every device seen since start.
+    var lastUpdate: [String: Date] = [:]
+    /// Failed collections by error kind.
+    var errors: [String: Int] = Dictionary(uniqueKeysWithValues: ClientError.Kind.allCases.map { ($0.rawValue, 0) })
+    var collectionDuration: HistogramAccumulator
+    var apiResponseTime: [String: HistogramAccumulator]
+    var skippedCollections = 0
+    var health = CollectorHealth()
+    /// Result of the last collection; `nil` before the first.
+    var lastCollectionSucceeded: Bool?
+    /// When the last collection finished (wall clock).
+    var lastCollectionFinished: Date?
+    /// When the last successful readout arrived (monotonic).
+    var lastSuccessAt: Instant?
+    /// The token expiry reported by the last successful readout.
+    var tokenExpiry: Date?
+    /// Byte size of the last rendered text body: the capacity hint for the next render.
+    var lastTextSize = 0
+
+    init(configuration: CollectorConfiguration) {
+        collectionDuration = HistogramAccumulator(bounds: configuration.collectionDurationBuckets)
+        let api = HistogramAccumulator(bounds: configuration.apiResponseTimeBuckets)
+        apiResponseTime = Dictionary(uniqueKeysWithValues: APICall.Endpoint.allCases.map { ($0.rawValue, api) })
+    }
+
+    /// Applies a successful readout received at `instant` / `wall`.
+    mutating func apply(_ readout: DeviceReadout, at instant: Instant, wall: Date) {
+        for device in readout.devices {
+            let series = LiveDevice(device)
+            entries[device.id] = Entry(series: series, sampledAt: instant)
+            energyLabels[device.id] = series.labels
+            lastUpdate[device.id] = wall
+        }
+        for call in readout.calls {
+            apiResponseTime[call.endpoint.rawValue, default: HistogramAccumulator(bounds: [])].observe(call.seconds)
+        }
+        tokenExpiry = readout.tokenExpiry
+        lastSuccessAt = instant
+        health.lastSuccess = wall
+        health.lastError = nil
+        health.winPowerReachable = true
+        health.authenticated = readout.tokenExpiry.map { $0 > wall } ?? true
+        lastCollectionSucceeded = true
+    }
+
+    /// Applies a failed collection of error kind `kind`.
+    mutating func apply(failure kind: String, message: String, reachable: Bool, wall: Date) {
+        errors[kind, default: 0] += 1
+        health.lastError = "\(kind): \(message)"
+        health.winPowerReachable = reachable
+        if kind == ClientError.Kind.auth.rawValue {
+            tokenExpiry = nil
+            health.authenticated = false
+        } else {
+            health.authenticated = tokenExpiry.map { $0 > wall } ?? false
+        }
+        lastCollectionSucceeded = false
+    }
+
+    /// Drops entries whose reading is older than `window` at `now`; returns the live ones sorted by id.
+    /// Whether the last success arrived within `window` before `now`.
+    func isFresh(at now: Instant, window: Duration) -> Bool {
+        lastSuccessAt.map { $0.duration(to: now) <= window } ?? false
+    }
+
+    mutating func liveDevices(at now: Instant, window: Duration) -> [LiveDevice] {
+        let stale = entries.compactMap { $0.value.sampledAt.duration(to: now) > window ? $0.key : nil }
+        for id in stale { entries[id] = nil }
+        health.deviceCount = entries.count
+        return entries.keys.sorted().compactMap { entries[$0]?.series }
+    }
+}
