@@ -311,6 +311,13 @@ int wps_peek_byte(int descriptor) {
 
 void wps_send_plain(int descriptor, const char *text) {
     (void)send(descriptor, text, strlen(text), MSG_NOSIGNAL | MSG_DONTWAIT);
+    (void)shutdown(descriptor, SHUT_WR);
+    // Consume what the peer already sent, so closing does not reset the connection before
+    // the peer has read the answer.
+    char discard[4096];
+    for (int round = 0; round < 16; round++) {
+        if (recv(descriptor, discard, sizeof(discard), MSG_DONTWAIT) <= 0) break;
+    }
 }
 
 int wps_sha256(const void *data, size_t length, unsigned char output[32]) {

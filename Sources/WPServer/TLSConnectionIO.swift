@@ -13,6 +13,8 @@ final class TLSConnectionIO: ConnectionIO {
     private(set) var descriptor: Int32
     private var session: OpaquePointer?
     private var handshakeDone = false
+    /// The first byte was a TLS handshake record (checked once, before OpenSSL reads anything).
+    private var sawClientHello = false
     private let logger: Logger
     private let remoteAddress: String
     private(set) var readWaitsForWritable = false
@@ -49,14 +51,17 @@ final class TLSConnectionIO: ConnectionIO {
 
     /// `.bytes(0)` when the handshake is complete; otherwise what `read` answers.
     private func handshake(_ session: OpaquePointer) -> IOResult {
-        let first = wps_peek_byte(descriptor)
-        if first == -1 { return .wouldBlock }
-        if first == -2 { return .endOfStream }
-        if first != 0x16 {
-            // Not a TLS handshake record: most likely plain HTTP.
-            logger.debug("tls handshake refused: plain HTTP on the TLS port", ["remote": .string(remoteAddress)])
-            wps_send_plain(descriptor, Self.plainHTTPAnswer)
-            return .failed(71)  // EPROTO
+        if !sawClientHello {
+            let first = wps_peek_byte(descriptor)
+            if first == -1 { return .wouldBlock }
+            if first == -2 { return .endOfStream }
+            if first != 0x16 {
+                // Not a TLS handshake record: most likely plain HTTP.
+                logger.debug("tls handshake refused: plain HTTP on the TLS port", ["remote": .string(remoteAddress)])
+                wps_send_plain(descriptor, Self.plainHTTPAnswer)
+                return .failed(71)  // EPROTO
+            }
+            sawClientHello = true
         }
         var wants: Int32 = 0
         var message = [CChar](repeating: 0, count: 256)

@@ -51,7 +51,8 @@ void wps_tls_session_free(void *session);
 
 /// The first byte waiting on a socket without consuming it: 0...255, -1 none yet, -2 closed.
 int wps_peek_byte(int descriptor);
-/// Writes a short plain-text answer, best effort (for plain HTTP sent to the TLS port).
+/// Writes a short plain-text answer and shuts down sending, best effort (for plain HTTP sent
+/// to the TLS port); consumes what the peer already sent so closing does not reset.
 void wps_send_plain(int descriptor, const char *text);
 
 /// SHA-256 through libcrypto; 0 on success, -1 when libcrypto is missing.
