@@ -137,3 +137,22 @@ struct TLSServerTests {
         }
     }
 }
+
+extension TLSServerTests {
+    @Test func basicAuthOverHTTPS() async throws {
+        let pki = try TLSTestCertificates.make()
+        defer { pki.remove() }
+        let hash = try #require(BCrypt.hash(password: "s3cret", setting: "$2b$04$abcdefghijklmnopqrstuu"))
+        let authenticator = try BasicAuthenticator(users: ["prometheus": hash])
+        let handler = BasicAuthHandler(wrapping: Self.hello, authenticator: authenticator)
+        try await withTestServer(handler, configuration: Self.configuration(pki)) { port in
+            let right = try await TLSTestTools.curl(port: port, caFile: pki.caCertificate, user: "prometheus:s3cret")
+            #expect(right.standardOutput == "200\n", "curl: \(right.standardError)")
+            let wrong = try await TLSTestTools.curl(port: port, caFile: pki.caCertificate, user: "prometheus:guess")
+            let unknown = try await TLSTestTools.curl(port: port, caFile: pki.caCertificate, user: "nobody:guess")
+            #expect(wrong.standardOutput == "401\n")
+            #expect(unknown.standardOutput == "401\n")
+        }
+        #expect(authenticator.bcryptVerifications == 3)
+    }
+}
