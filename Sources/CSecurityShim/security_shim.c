@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,6 +208,13 @@ void wps_tls_context_free(void *context) {
 
 void *wps_tls_session_new(void *context, int descriptor) {
     if (context == NULL || !ssl_api.loaded) return NULL;
+    // OpenSSL writes with write(2), which raises SIGPIPE when the peer has gone. Block it on
+    // the calling thread (the event loop, which does all TLS I/O): the write then fails with
+    // EPIPE instead of killing the process. Only this thread's mask changes.
+    sigset_t pipe_only;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_only, NULL);
     void *session = ssl_api.ssl_new(context);
     if (session == NULL) return NULL;
     if (ssl_api.set_fd(session, descriptor) != 1) {
