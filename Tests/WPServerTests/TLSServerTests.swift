@@ -156,3 +156,26 @@ extension TLSServerTests {
         #expect(authenticator.bcryptVerifications == 3)
     }
 }
+
+extension TLSServerTests {
+    @Test func aClientLeavingMidResponseDoesNotHurtTheServer() async throws {
+        let pki = try TLSTestCertificates.make()
+        defer { pki.remove() }
+        let big = [UInt8](repeating: 0x61, count: 8 << 20)
+        let handler = HandlerFunction { request in
+            request.path == "/big" ? HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: big)
+                : .text("ok\n")
+        }
+        try await withTestServer(handler, configuration: Self.configuration(pki)) { port in
+            let curl = try #require(TLSTestCertificates.curl)
+            for _ in 0..<3 {
+                // curl gives up after the headers (the body exceeds --max-filesize) and closes
+                // while the server is still writing: the write fails with EPIPE, not SIGPIPE.
+                _ = try await TLSTestTools.run(curl, ["-sS", "--cacert", pki.caCertificate, "--max-filesize", "1000",
+                                                      "-o", "/dev/null", "https://127.0.0.1:\(port)/big"])
+            }
+            let result = try await TLSTestTools.curl(port: port, caFile: pki.caCertificate)
+            #expect(result.standardOutput == "200\n", "curl: \(result.standardError)")
+        }
+    }
+}
