@@ -63,7 +63,8 @@ public struct WebConfiguration: Sendable, Equatable {
     public var basicAuthUsers: [String: String] = [:]
     /// Headers added to every response.
     public var headers: [Header] = []
-    /// Paths served without basic authentication (only `/-/healthy` may be listed).
+    /// Paths served without basic authentication (only the health checks `/health` and
+    /// `/-/healthy` may be listed).
     public var unauthenticatedPaths: [String] = []
     /// Things accepted but worth saying (a key file readable by others, `http2` ignored).
     public var warnings: [ConfigDiagnostic] = []
@@ -87,7 +88,7 @@ public struct WebConfiguration: Sendable, Equatable {
         "TLS_RSA_WITH_AES_128_CBC_SHA", "TLS_RSA_WITH_AES_256_CBC_SHA",
     ]
     /// Paths that may be listed in `unauthenticated_paths`.
-    public static let openablePaths: Set<String> = ["/-/healthy"]
+    public static let openablePaths: Set<String> = ["/health", "/-/healthy"]
 
     /// Reads and validates a web configuration file.
     ///
