@@ -56,16 +56,40 @@ struct TLSServerTests {
         }
     }
 
-    @Test func tls11IsRefusedByDefault() async throws {
+    @Test func minimumVersionIsTLS12ByDefaultAndConfigurable() async throws {
         let pki = try TLSTestCertificates.make()
         defer { pki.remove() }
         #expect(TLSConfiguration(certificateFile: "c", keyFile: "k").minimumVersion == .tls12)
-        try await withTestServer(Self.hello, configuration: Self.configuration(pki)) { port in
-            let openssl = try #require(TLSTestCertificates.openssl)
-            let result = try await TLSTestTools.run(openssl, ["s_client", "-connect", "127.0.0.1:\(port)", "-tls1_1",
+        let openssl = try #require(TLSTestCertificates.openssl)
+        func handshake(_ port: Int, _ version: String) async throws -> Bool {
+            let result = try await TLSTestTools.run(openssl, ["s_client", "-connect", "127.0.0.1:\(port)", version,
                                                              "-CAfile", pki.caCertificate])
-            #expect(result.status != 0)
-            #expect(!result.standardOutput.contains("BEGIN CERTIFICATE"))
+            return result.status == 0 && result.standardOutput.contains("Verify return code: 0")
+        }
+        try await withTestServer(Self.hello, configuration: Self.configuration(pki)) { port in
+            let tls12 = try await handshake(port, "-tls1_2"), tls13 = try await handshake(port, "-tls1_3")
+            #expect(tls12 && tls13)
+        }
+        try await withTestServer(Self.hello, configuration: Self.configuration(pki) { $0.minimumVersion = .tls13 }) { port in
+            let tls12 = try await handshake(port, "-tls1_2"), tls13 = try await handshake(port, "-tls1_3")
+            #expect(!tls12, "TLS 1.2 refused when min_version is TLS13")
+            #expect(tls13)
+        }
+    }
+
+    @Test func verifyIfGivenAcceptsNoCertificateButRejectsAForeignOne() async throws {
+        let pki = try TLSTestCertificates.make()
+        defer { pki.remove() }
+        let configuration = Self.configuration(pki) {
+            $0.clientAuthentication = .verifyIfGiven
+            $0.clientCAFile = pki.caCertificate
+        }
+        try await withTestServer(Self.hello, configuration: configuration) { port in
+            let none = try await TLSTestTools.curl(port: port, caFile: pki.caCertificate)
+            #expect(none.standardOutput == "200\n", "curl: \(none.standardError)")
+            let stranger = try await TLSTestTools.curl(port: port, caFile: pki.caCertificate,
+                                                       clientCertificate: (pki.strangerCertificate, pki.strangerKey))
+            #expect(stranger.standardOutput != "200\n")
         }
     }
 
