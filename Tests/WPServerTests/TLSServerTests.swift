@@ -203,3 +203,18 @@ extension TLSServerTests {
         }
     }
 }
+
+extension TLSServerTests {
+    @Test func aStalledHandshakeIsClosedByTheHeadTimeout() async throws {
+        let pki = try TLSTestCertificates.make()
+        defer { pki.remove() }
+        var configuration = Self.configuration(pki)
+        configuration.headTimeout = .milliseconds(100)
+        try await withTestServer(Self.hello, configuration: configuration) { port in
+            let stalled = try await TestHTTPClient.connect(port: port)
+            defer { stalled.close() }
+            try await stalled.send([0x16, 0x03, 0x01])
+            #expect(await stalled.isClosedByServer())
+        }
+    }
+}
