@@ -40,7 +40,11 @@ let package = Package(
         .target(name: "CCurlShim",
                 linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(name: "WPClient", dependencies: ["WPLogging", "CCurlShim"]),
-        .target(name: "WPServer", dependencies: ["WPLogging", "CZlib", "CSystem"]),
+        // OpenSSL and libcrypt reached through dlopen (no headers at build time): the TLS
+        // listener and bcrypt basic authentication of the web configuration file.
+        .target(name: "CSecurityShim",
+                linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "WPServer", dependencies: ["WPLogging", "CZlib", "CSystem", "CSecurityShim"]),
         .target(name: "WPScheduler", dependencies: ["WPLogging"]),
         .target(name: "WPCollector", dependencies: ["WPClient", "WPEnergy", "WPMetrics", "WPLogging", "CZlib"]),
         .target(name: "WPSimulator", dependencies: ["WPServer", "WPLogging"]),
@@ -67,7 +71,7 @@ let package = Package(
         .testTarget(name: "WPEnergyTests", dependencies: ["WPEnergy", "WPSimulator", "WPTestSupport"]),
         .testTarget(name: "WPClientTests", dependencies: ["WPClient", "WPSimulator", "WPServer", "WPLogging", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "WPServerTests", dependencies: ["WPServer", "WPTestSupport", "CSystem"]),
+        .testTarget(name: "WPServerTests", dependencies: ["WPServer", "WPTestSupport", "CSystem", "CSecurityShim"]),
         .testTarget(name: "WPSchedulerTests", dependencies: ["WPScheduler", "WPTestSupport"]),
         .testTarget(name: "WPCollectorTests", dependencies: ["WPCollector", "WPSimulator", "WPTestSupport", "CZlib"],
                     exclude: ["Golden"]),

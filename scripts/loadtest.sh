@@ -3,12 +3,15 @@
 # 2 MB body at 10 and 100 connections, idle RSS of a server-only binary, and the latency of
 # a fresh request while a second process holds 5,000 idle connections.
 #
-#   scripts/loadtest.sh [SECONDS]     # seconds per wrk run, default 10
+#   scripts/loadtest.sh [SECONDS]         # seconds per wrk run, default 10
+#   scripts/loadtest.sh --tls [SECONDS]   # HTTPS with keep-alive instead (see the TLS block)
 #
 # Installs wrk (Debian package) when missing. Prints requests/s, p50/p99 latency and peak RSS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+tls=0
+if [ "${1:-}" = "--tls" ]; then tls=1; shift; fi
 seconds="${1:-10}"
 work=.build/loadtest
 mkdir -p "$work/modules"
@@ -20,9 +23,14 @@ fi
 
 echo "loadtest: building a server-only binary (WPServer + WPLogging, release)"
 clang -O2 -c Sources/CSystem/CSystem.c -I Sources/CSystem/include -o "$work/CSystem.o"
+clang -O2 -c Sources/CSecurityShim/security_shim.c -I Sources/CSecurityShim/include -o "$work/CSecurityShim.o"
 cat > "$work/modules/module.modulemap" <<MAP
 module CSystem {
     header "$PWD/Sources/CSystem/include/CSystem.h"
+    export *
+}
+module CSecurityShim {
+    header "$PWD/Sources/CSecurityShim/include/security_shim.h"
     export *
 }
 MAP
@@ -35,9 +43,32 @@ swiftc "${flags[@]}" -module-name WPLogging -emit-module -emit-module-path "$wor
 swiftc "${flags[@]}" -module-name WPServer -emit-module -emit-module-path "$work/modules/WPServer.swiftmodule" \
     -c Sources/WPServer/*.swift -o "$work/WPServer.o"
 swiftc -O -swift-version 6 "${noregex[@]}" -I "$work/modules" -I Sources/CZlib scripts/loadtest/ServerOnlyMain.swift \
-    "$work/WPLogging.o" "$work/WPServer.o" "$work/CSystem.o" -lz -o "$work/http-serve-only"
+    "$work/WPLogging.o" "$work/WPServer.o" "$work/CSystem.o" "$work/CSecurityShim.o" -lz -ldl -o "$work/http-serve-only"
 
 ulimit -n "$(ulimit -Hn)"
+# --- TLS block: a throwaway certificate, the same binary serving HTTPS (TLS_CERT/TLS_KEY), wrk
+# over keep-alive connections (one handshake per connection), then exit.
+if [ "$tls" = 1 ]; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=127.0.0.1 \
+        -keyout "$work/tls.key" -out "$work/tls.crt" 2>/dev/null
+    TLS_CERT="$work/tls.crt" TLS_KEY="$work/tls.key" "$work/http-serve-only" 0 > "$work/server.out" &
+    server=$!
+    trap 'kill $server 2>/dev/null || true' EXIT
+    for _ in $(seq 1 100); do grep -q listening "$work/server.out" 2>/dev/null && break; sleep 0.1; done
+    port=$(awk '/listening/ {print $2}' "$work/server.out")
+    curl -sf --cacert "$work/tls.crt" -o /dev/null "https://127.0.0.1:$port/small"
+    for path in small 60k; do
+        for connections in 10 100; do
+            result=$(wrk -t2 -c"$connections" -d"${seconds}s" --latency "https://127.0.0.1:$port/$path")
+            printf '%-5s %3d connections (TLS): %10s req/s  p50 %-9s p99 %-9s %s\n' "$path" "$connections" \
+                "$(awk '/Requests\/sec/ {print $2}' <<<"$result")" "$(awk '$1 == "50%" {print $2}' <<<"$result")" \
+                "$(awk '$1 == "99%" {print $2}' <<<"$result")" "$(grep -E "Socket errors|Non-2xx" <<<"$result" | tr '\n' ' ' || true)"
+        done
+    done
+    echo "peak RSS under TLS load: $(awk '$1 == "VmHWM:" {print $2 / 1024 " MB"}' "/proc/$server/status")"
+    exit 0
+fi
+# --- end TLS block
 "$work/http-serve-only" 0 > "$work/server.out" &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT

@@ -20,7 +20,8 @@ extension ConfigKey {
         ConfigKey("server.metrics_path", .string, default: .string("/metrics"),
                   "Path that serves the metrics."),
         ConfigKey("server.web_config_file", .path, default: nil,
-                  "Web configuration file (TLS and basic authentication); optional."),
+                  "Web configuration file (TLS and basic authentication); optional.",
+                  flags: ["--web.config.file"]),
 
         ConfigKey("winpower.base_url", .url, default: nil,
                   "WinPower G2 server URL, e.g. https://winpower.example.com:8081. Required by `server`.",

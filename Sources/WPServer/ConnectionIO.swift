@@ -22,6 +22,15 @@ protocol ConnectionIO: AnyObject {
     func shutdownWrite()
     /// Closes the connection; further calls fail.
     func close()
+    /// The last read would block until the socket is writable (a TLS handshake message).
+    var readWaitsForWritable: Bool { get }
+    /// The last write would block until the socket is readable (TLS).
+    var writeWaitsForReadable: Bool { get }
+}
+
+extension ConnectionIO {
+    var readWaitsForWritable: Bool { false }
+    var writeWaitsForReadable: Bool { false }
 }
 
 /// Plain TCP: `recv`, `sendmsg` with `MSG_NOSIGNAL` (a closed peer never raises SIGPIPE).

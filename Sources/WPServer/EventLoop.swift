@@ -46,8 +46,12 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     private let scanInterval: Int64
     private var nextScan: Int64 = 0
 
+    /// TLS contexts when the listener serves HTTPS.
+    let tls: TLSContextStore?
+
     /// Takes ownership of the listening socket.
-    init(listener: Int32, configuration: HTTPServer.Configuration, handler: any HTTPHandler, logger: Logger) throws {
+    init(listener: Int32, configuration: HTTPServer.Configuration, handler: any HTTPHandler, logger: Logger,
+         tls: TLSContextStore? = nil) throws {
         let epoll = cs_epoll_create()
         guard epoll >= 0 else { throw HTTPServerError.system(operation: "epoll_create1", reason: Self.message(-epoll)) }
         let wake = cs_eventfd()
@@ -60,6 +64,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         self.epoll = epoll
         self.wakeDescriptor = wake
         self.listener = listener
+        self.tls = tls
         self.configuration = configuration
         self.handler = handler
         self.logger = logger
@@ -244,8 +249,18 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
             let id = nextID
             nextID += 1
             let remote = String(decoding: peer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            let connection = Connection(id: id, io: SocketIO(descriptor: descriptor), remoteAddress: remote,
-                                        limits: configuration.parserLimits)
+            let io: any ConnectionIO
+            if let tls {
+                // TLS: a session from the current (possibly just reloaded) context.
+                guard let session = tls.session(for: descriptor) else {
+                    _ = cs_close(descriptor)
+                    continue
+                }
+                io = TLSConnectionIO(descriptor: descriptor, session: session, logger: logger, remoteAddress: remote)
+            } else {
+                io = SocketIO(descriptor: descriptor)
+            }
+            let connection = Connection(id: id, io: io, remoteAddress: remote, limits: configuration.parserLimits)
             let events = UInt32(CS_EV_IN | CS_EV_OUT | CS_EV_RDHUP) | UInt32(1) << 31 // EPOLLET
             guard cs_epoll_add(epoll, descriptor, events, id) == 0 else {
                 _ = cs_close(descriptor)
@@ -267,6 +282,9 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
             return
         }
         if events & UInt32(CS_EV_OUT | CS_EV_HUP | CS_EV_ERR) != 0 { connection.writable = true }
+        // TLS: a read may wait for writability (handshake) and a write for readability.
+        if events & UInt32(CS_EV_OUT) != 0, connection.io.readWaitsForWritable { connection.readable = true }
+        if events & UInt32(CS_EV_IN) != 0, connection.io.writeWaitsForReadable { connection.writable = true }
         drive(connection)
     }
 

@@ -43,6 +43,8 @@ extension HTTPServer {
         public var runsHandlersOnEventLoop: Bool = true
         /// Raise the soft open-files limit to the hard limit at start (as the Go runtime does).
         public var raiseOpenFilesLimit: Bool = true
+        /// Serve HTTPS with these settings; `nil` (the default) serves plain HTTP.
+        public var tls: TLSConfiguration?
 
         public init(host: String = "0.0.0.0", port: Int = 0) {
             self.host = host

@@ -31,7 +31,7 @@ public final class HTTPServer: Sendable {
 
     public let configuration: Configuration
     private let handler: any HTTPHandler
-    private let logger: Logger
+    let logger: Logger
     private let state = Mutex(State.idle)
     private let waiters = Mutex<[UInt64: CheckedContinuation<ServerAddress, any Error>]>([:])
     private let nextWaiter = Atomic<UInt64>(0)
@@ -142,6 +142,7 @@ public final class HTTPServer: Sendable {
         guard (0...65535).contains(configuration.port) else {
             throw HTTPServerError.bind(address: requested, reason: "port out of range 0...65535")
         }
+        let tls = try makeTLSContextStore()
         let descriptor = cs_listen(configuration.host, Int32(configuration.port), Int32(configuration.backlog))
         guard descriptor >= 0 else {
             throw HTTPServerError.bind(address: requested, reason: String(cString: cs_listen_error(descriptor)))
@@ -151,7 +152,8 @@ public final class HTTPServer: Sendable {
         _ = host.withUnsafeMutableBufferPointer { cs_local_address(descriptor, $0.baseAddress, $0.count, &port) }
         let address = ServerAddress(host: String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), port: Int(port))
         do {
-            let loop = try EventLoop(listener: descriptor, configuration: configuration, handler: handler, logger: logger)
+            let loop = try EventLoop(listener: descriptor, configuration: configuration, handler: handler, logger: logger,
+                                     tls: tls)
             return (loop, address)
         } catch {
             _ = cs_close(descriptor)

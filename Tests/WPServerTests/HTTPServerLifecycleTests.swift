@@ -6,7 +6,10 @@ import WPTestSupport
 
 @Suite(.timeLimit(.minutes(1))) struct HTTPServerLifecycleTests {
     @Test func headTimeoutAnswers408AndCloses() async throws {
-        try await withTestServer(EchoHandler(), configuration: configuration { $0.headTimeout = .milliseconds(50) }) { port in
+        // The head timer starts at accept; the partial head must arrive before it fires, or the
+        // connection counts as silent (closed without a response). 500 ms leaves room for a
+        // loaded machine to schedule the client's write.
+        try await withTestServer(EchoHandler(), configuration: configuration { $0.headTimeout = .milliseconds(500) }) { port in
             let client = try await TestHTTPClient.connect(port: port)
             defer { client.close() }
             try await client.send("GET / HTTP/1.1\r\nHost: t\r\n")

@@ -1,0 +1,66 @@
+// OpenSSL (libssl.so.3, libcrypto.so.3) and libcrypt's crypt_r reached through dlopen: no
+// headers and no link-time dependency, so builds without a web configuration file need
+// neither. Only the calls the HTTP server's TLS listener and basic authentication use.
+#ifndef WPEXPORTER_SECURITY_SHIM_H
+#define WPEXPORTER_SECURITY_SHIM_H
+
+#include <stddef.h>
+
+/// What a non-blocking TLS call waits for.
+enum { WPS_WANTS_NOTHING = 0, WPS_WANTS_READ = 1, WPS_WANTS_WRITE = 2 };
+
+/// Client certificate policies (the Prometheus exporter-toolkit's client_auth_type values).
+enum {
+    WPS_CLIENT_NONE = 0,
+    WPS_CLIENT_REQUEST = 1,
+    WPS_CLIENT_REQUIRE_ANY = 2,
+    WPS_CLIENT_VERIFY_IF_GIVEN = 3,
+    WPS_CLIENT_REQUIRE_AND_VERIFY = 4,
+};
+
+/// Protocol versions as OpenSSL numbers them (TLS1_2_VERSION = 0x0303); 0 = library default.
+typedef struct {
+    const char *certificate_file;
+    const char *key_file;
+    const char *client_ca_file;   // NULL when none
+    int client_auth;
+    int min_version;
+    int max_version;
+    const char *cipher_list;      // OpenSSL TLS 1.2 cipher list; NULL for the default
+    int prefer_server_ciphers;
+} wps_tls_options;
+
+/// Loads libssl and libcrypto once; 0 on success, else a message in `message`.
+int wps_tls_load(char *message, size_t capacity);
+/// A server context from certificate and key files; NULL with a message on failure.
+void *wps_tls_context_new(const wps_tls_options *options, char *message, size_t capacity);
+void wps_tls_context_free(void *context);
+/// A server session on a connected non-blocking socket; NULL on failure.
+void *wps_tls_session_new(void *context, int descriptor);
+/// Advances the handshake: 1 done, 0 in progress (`wants` says for what), -1 failed (message).
+int wps_tls_handshake(void *session, int *wants, char *message, size_t capacity);
+/// Reads decrypted bytes until `capacity` is filled or the socket is drained:
+/// >0 bytes, 0 end of stream, -1 would block (`wants`), -2 failed.
+long wps_tls_read(void *session, void *buffer, size_t capacity, int *wants);
+/// Writes `first` then `second`: >0 bytes accepted, -1 would block (`wants`), -2 failed.
+long wps_tls_write(void *session, const void *first, size_t first_length,
+                   const void *second, size_t second_length, int *wants);
+/// Sends close_notify, best effort, without waiting for the peer's.
+void wps_tls_shutdown(void *session);
+void wps_tls_session_free(void *session);
+
+/// The first byte waiting on a socket without consuming it: 0...255, -1 none yet, -2 closed.
+int wps_peek_byte(int descriptor);
+/// Writes a short plain-text answer and shuts down sending, best effort (for plain HTTP sent
+/// to the TLS port); consumes what the peer already sent so closing does not reset.
+void wps_send_plain(int descriptor, const char *text);
+
+/// SHA-256 through libcrypto; 0 on success, -1 when libcrypto is missing.
+int wps_sha256(const void *data, size_t length, unsigned char output[32]);
+
+/// Loads libcrypt once; 0 on success, else a message.
+int wps_crypt_load(char *message, size_t capacity);
+/// crypt_r(phrase, setting) into `output`; 0 on success, -1 when the setting is rejected.
+int wps_crypt(const char *phrase, const char *setting, char *output, size_t capacity);
+
+#endif
