@@ -126,6 +126,17 @@ public struct PushgatewayClient: Sendable {
         try await send(method: replace ? "PUT" : "POST", body: ExpositionEncoder(format: configuration.format).encode(families))
     }
 
+    /// Pushes an exposition that is already rendered in ``Configuration/format`` (HTTP `PUT`,
+    /// or `POST` when `replace` is false): for a service that renders its metrics once per
+    /// cycle and serves the same bytes to scrapers and to the gateway.
+    ///
+    /// The body is sent as it is; it must be in the configured format (for OpenMetrics,
+    /// terminated by `# EOF`).
+    /// - Throws: ``PushError`` describing the gateway's answer or why none came.
+    public func push(rendered body: [UInt8], replace: Bool = true) async throws(PushError) {
+        try await send(method: replace ? "PUT" : "POST", body: body)
+    }
+
     /// Deletes the whole group from the gateway (HTTP `DELETE`).
     /// - Throws: ``PushError`` describing the gateway's answer or why none came.
     public func delete() async throws(PushError) {

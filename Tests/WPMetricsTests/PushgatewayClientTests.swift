@@ -40,6 +40,17 @@ import WPTestSupport
         #expect(gateway.groups.isEmpty)
     }
 
+    @Test func pushesRenderedBytesUnchanged() async throws {
+        let gateway = FakePushgateway()
+        let client = try client(gateway)
+        let body = Array("# TYPE a gauge\na 1\n".utf8)
+        try await client.push(rendered: body)
+        try await client.push(rendered: body, replace: false)
+        #expect(gateway.requests.map(\.method) == ["PUT", "POST"])
+        #expect(gateway.requests.allSatisfy { $0.body == body })
+        #expect(gateway.requests.first?.headers["Content-Type"] == "text/plain; version=0.0.4; charset=utf-8")
+    }
+
     @Test func encodesJobAndValuesThatNeedIt() {
         #expect(PushgatewayClient.segment("job", "a/b") == "job@base64/YS9i")
         #expect(PushgatewayClient.segment("x", "") == "x@base64/=")
