@@ -47,7 +47,7 @@ let package = Package(
 
         // Build date and git commit for `wpexporter version` (see gitCommit() below).
         .target(name: "CBuildInfo", cSettings: [.define("WPEXPORTER_GIT_COMMIT", to: "\"\(gitCommit())\"")]),
-        .executableTarget(name: "wpexporter", dependencies: allModules + ["CBuildInfo"]),
+        .executableTarget(name: "wpexporter", dependencies: allModules + ["CBuildInfo", "CZlib"]),
         .executableTarget(name: "wpbench", dependencies: allModules + ["CMallocCounter", "WPTestSupport"]),
         // Allocation counting for wpbench's figures (interposes malloc; see its header).
         .target(name: "CMallocCounter"),
