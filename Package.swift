@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(name: "WPSchedulerTests", dependencies: ["WPScheduler", "WPTestSupport"]),
         .testTarget(name: "WPCollectorTests", dependencies: ["WPCollector", "WPSimulator", "WPTestSupport"]),
         .testTarget(name: "WPSimulatorTests", dependencies: ["WPSimulator", "WPClient", "WPServer", "WPTestSupport"]),
-        .testTarget(name: "wpexporterTests", dependencies: ["wpexporter", "WPTestSupport"],
+        .testTarget(name: "wpexporterTests", dependencies: ["wpexporter", "WPTestSupport", "CZlib"],
                     exclude: ["Golden"]),  // help goldens, read from the source tree
     ]
 )

@@ -67,14 +67,15 @@ struct CommandLineTool: Sendable {
                                                          environment: environment, files: files, purpose: purpose))
     }
 
-    /// Loads as ``load(_:purpose:)``, except that `--port 0` (a free port, which
+    /// Loads as ``load(_:purpose:)``, except that `--port 0` (or `--server.port 0`) (a free port, which
     /// `server.port` itself does not accept) binds whatever port the system picks; the
     /// commands print the bound URL.
     private func loadBindingAnyPort(_ options: ConfigurationOptions, purpose: ConfigurationInputs.Purpose)
         throws(ConfigurationError) -> LoadedConfiguration {
         var options = options
-        let anyPort = options.flags.last { $0.name == "--port" }?.value == "0"
-        if anyPort { options.flags.removeAll { $0.name == "--port" } }
+        let portFlags = ["--port", "--server.port"]
+        let anyPort = options.flags.last { portFlags.contains($0.name) }?.value == "0"
+        if anyPort { options.flags.removeAll { portFlags.contains($0.name) } }
         var loaded = try load(options, purpose: purpose)
         if anyPort { loaded.configuration.server.port = 0 }
         return loaded

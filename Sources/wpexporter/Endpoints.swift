@@ -64,11 +64,12 @@ struct Endpoints: Sendable {
         return response
     }
 
-    /// The `/health` document; 200 when the last success is within the staleness window.
+    /// The `/health` document; 200 when the last collection succeeded within the staleness
+    /// window, 503 otherwise.
     func healthResponse() -> HTTPResponse {
         let health = self.health()
         let now = self.now()
-        let healthy = health.isHealthy(now: now, stalenessWindow: stalenessWindow)
+        let healthy = Self.succeeded(health) && health.isHealthy(now: now, stalenessWindow: stalenessWindow)
         let report = HealthReport(
             status: healthy ? "healthy" : "unhealthy", version: version,
             uptimeSeconds: (now.timeIntervalSince(startedAt) * 1000).rounded() / 1000,

@@ -125,7 +125,9 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
-    private func close() {
+    /// Persists energy and releases the data directory (``run(onListening:until:)`` does this
+    /// on its way out; call it directly only when the exporter never ran).
+    func close() {
         if persist() { logger.info("energy persisted", ["devices": .int(meter.totals.count)]) }
         store.close()
     }
