@@ -47,7 +47,9 @@ let package = Package(
 
         // Build date and git commit for `wpexporter version` (see gitCommit() below).
         .target(name: "CBuildInfo", cSettings: [.define("WPEXPORTER_GIT_COMMIT", to: "\"\(gitCommit())\"")]),
-        .executableTarget(name: "wpexporter", dependencies: allModules + ["CBuildInfo", "CZlib"]),
+        .executableTarget(name: "wpexporter", dependencies: allModules + ["CBuildInfo", "CZlib", "CMallocTuning"]),
+        // glibc heap tuning for the exporter process (arena limit, trim after each collection).
+        .target(name: "CMallocTuning"),
         .executableTarget(name: "wpbench", dependencies: allModules + ["CMallocCounter", "WPTestSupport"]),
         // Allocation counting for wpbench's figures (interposes malloc; see its header).
         .target(name: "CMallocCounter"),

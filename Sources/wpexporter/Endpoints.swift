@@ -27,6 +27,8 @@ struct Endpoints: Sendable {
     var now: @Sendable () -> Date
     /// Per-scrape metrics, also the request observer.
     var scrape: ScrapeMetrics
+    /// Bodies shared by scrapes close together.
+    var bodies: ScrapeBodyCache
 
     /// The router serving every endpoint, counting requests in ``scrape``.
     func makeRouter() -> Router {
@@ -45,21 +47,29 @@ struct Endpoints: Sendable {
     func metrics(_ request: HTTPRequest) -> HTTPResponse {
         let format = ExpositionFormat.negotiate(accept: request.headers["Accept"])
         let snapshot = self.snapshot()
-        let tail = scrape.render(format: format)
+        let prebuilt = format == .text ? snapshot.textGzip : snapshot.openMetricsGzip
+        let gzip = GzipMember.isAccepted(request.headers["Accept-Encoding"]) && !prebuilt.isEmpty
         var response = HTTPResponse(status: 200)
         response.headers.set(name: "Content-Type", value: format.contentType)
         response.headers.set(name: "Vary", value: "Accept, Accept-Encoding")
-        let prebuilt = format == .text ? snapshot.textGzip : snapshot.openMetricsGzip
-        if GzipMember.isAccepted(request.headers["Accept-Encoding"]), !prebuilt.isEmpty,
-           let member = GzipMember.compress(tail) {
-            var body = prebuilt
-            body.append(contentsOf: member)
-            response.body = body
-            response.headers.set(name: "Content-Encoding", value: "gzip")
-        } else {
-            var body = format == .text ? snapshot.text : snapshot.openMetrics
+        if gzip { response.headers.set(name: "Content-Encoding", value: "gzip") }
+        response.body = bodies.body(for: .init(format: format, gzip: gzip), snapshot: snapshot) {
+            let tail = scrape.render(format: format)
+            if gzip {
+                // zlib fails only without memory; the snapshot member alone is still valid gzip.
+                let member = GzipMember.compress(tail) ?? []
+                var body = [UInt8]()
+                body.reserveCapacity(prebuilt.count + member.count)
+                body.append(contentsOf: prebuilt)
+                body.append(contentsOf: member)
+                return body
+            }
+            let text = format == .text ? snapshot.text : snapshot.openMetrics
+            var body = [UInt8]()
+            body.reserveCapacity(text.count + tail.count)
+            body.append(contentsOf: text)
             body.append(contentsOf: tail)
-            response.body = body
+            return body
         }
         return response
     }

@@ -66,13 +66,16 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             // Ticks run one at a time, so every index between two runs was skipped.
             collector.recordSkippedCollections(total: tick.index - runs.next())
             await collector.collect()
+            MemoryTrim.afterCollection()
         }
         scrape = try ScrapeMetrics(build: .current)
+        let origin = clock.now
+        let bodies = ScrapeBodyCache(maxAge: .seconds(1), elapsed: { origin.duration(to: clock.now) })
         endpoints = Endpoints(snapshot: { collector.snapshot }, health: { collector.health },
                               stalenessWindow: collectorConfiguration.stalenessWindow,
                               target: collectorConfiguration.target, version: BuildInfo.exporterVersion,
                               metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
-                              scrape: scrape)
+                              scrape: scrape, bodies: bodies)
         server = HTTPServer(configuration: ExporterSettings.server(configuration), handler: endpoints.makeRouter(),
                             logger: logger.child(label: "http"))
     }

@@ -41,37 +41,54 @@ extension RuntimeCommands {
         let output = self.output
         let (metricsPath, interval) = (configuration.server.metricsPath, configuration.scheduler.collectionInterval)
         let dataDirectory = configuration.storage.dataDirectory + (temporary == nil ? "" : " (temporary)")
+        let onListening = Self.demoListening(output: output, simulatorAddress: simulatorAddress, dataDirectory: dataDirectory,
+                                             metricsPath: metricsPath, interval: interval)
         do {
-            try await run(configuration, client: client, logger: logger) { address, exporter in
-                output.standardOutput("""
-                wpexporter demo: \(Self.demoDevices) simulated UPS devices at \(Self.url(simulatorAddress))
-                energy state in \(dataDirectory)
-
-                  metrics:   \(Self.url(address, metricsPath))
-                  health:    \(Self.url(address, "/health"))
-                  home page: \(Self.url(address, "/"))
-
-                Press Ctrl-C to stop.
-
-                """)
-                Task {
-                    // The first collection starts with the scheduler; show its values once published.
-                    for _ in 0..<300 {
-                        let snapshot = exporter.collector.snapshot
-                        if snapshot.generatedAt != nil {
-                            output.standardOutput("live values (refreshed every \(interval) on /metrics):\n"
-                                                  + DemoSample.table(snapshot.text) + "\n")
-                            return
-                        }
-                        try? await Task.sleep(for: .milliseconds(100))
-                    }
-                }
+            do {
+                try await run(configuration, client: client, logger: logger, onListening: onListening)
+            } catch let error as HTTPServerError where isDefault("server.port") {
+                // The default port is taken (often by Prometheus itself): any free port will do.
+                guard case .bind = error else { throw error }
+                output.standardError("note: \(error); using a free port instead\n")
+                configuration.server.port = 0
+                try await run(configuration, client: client, logger: logger, onListening: onListening)
             }
         } catch {
             await simulator.stop()
             throw error
         }
         await simulator.stop()
+    }
+
+    /// What the demo prints once listening: the URLs, then the first collection's values.
+    static func demoListening(output: TerminalOutput, simulatorAddress: ServerAddress, dataDirectory: String,
+                              metricsPath: String, interval: Duration)
+        -> @Sendable (ServerAddress, Exporter<ContinuousClock>) async -> Void {
+        { address, exporter in
+            output.standardOutput("""
+            wpexporter demo: \(Self.demoDevices) simulated UPS devices at \(Self.url(simulatorAddress))
+            energy state in \(dataDirectory)
+
+              metrics:   \(Self.url(address, metricsPath))
+              health:    \(Self.url(address, "/health"))
+              home page: \(Self.url(address, "/"))
+
+            Press Ctrl-C to stop.
+
+            """)
+            Task {
+                // The first collection starts with the scheduler; show its values once published.
+                for _ in 0..<300 {
+                    let snapshot = exporter.collector.snapshot
+                    if snapshot.generatedAt != nil {
+                        output.standardOutput("live values (refreshed every \(interval) on /metrics):\n"
+                                              + DemoSample.table(snapshot.text) + "\n")
+                        return
+                    }
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
+            }
+        }
     }
 }
 

@@ -11,6 +11,7 @@ let controls = ProcessControls(waitForStop: { onRepeat in
     watcher.onRepeat { _ in onRepeat() }
     await watcher.first()
 }, exit: { status in exit(status) })
+MemoryTrim.limitArenas()
 let commands = RuntimeCommands(output: output, controls: controls)
 let tool = CommandLineTool(environment: ProcessInfo.processInfo.environment, files: .system,
                            output: output, hooks: commands.hooks)

@@ -86,10 +86,27 @@ import WPTestSupport
         _ = try await harness.get("/health")
         _ = try await harness.get("/nope")
         _ = try await harness.get("/metrics")
+        harness.clock.advance(by: .seconds(1))   // past the shared body's age limit
         let samples = try await harness.scrape()
         #expect(samples["winpower_exporter_requests_total{handler=\"/health\",code=\"503\"}"] == 1)
         #expect(samples["winpower_exporter_requests_total{handler=\"unmatched\",code=\"404\"}"] == 1)
         #expect(samples["winpower_exporter_requests_total{handler=\"/metrics\",code=\"200\"}"] == 1)
+        await harness.shutdown()
+    }
+
+    @Test func scrapesWithinOneSecondShareABodyANewSnapshotOrOneSecondRenewsIt() async throws {
+        let harness = try await ExporterHarness(devices: 2)
+        await harness.exporter.collector.collect()
+        let first = try await harness.get("/metrics")
+        let second = try await harness.get("/metrics")
+        #expect(second.body == first.body, "same snapshot within 1 s: the same shared body")
+        harness.clock.advance(by: .seconds(1))
+        let third = try await harness.get("/metrics")
+        #expect(third.text.contains("winpower_exporter_requests_total{handler=\"/metrics\",code=\"200\"} 2"))
+        await harness.exporter.collector.collect()
+        let fourth = try await harness.get("/metrics")
+        #expect(fourth.text.contains("winpower_exporter_requests_total{handler=\"/metrics\",code=\"200\"} 3"),
+                "a new snapshot renders a new body at once")
         await harness.shutdown()
     }
 
