@@ -71,7 +71,8 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPServerTests", dependencies: ["WPServer", "WPTestSupport", "CSystem"]),
         .testTarget(name: "WPSchedulerTests", dependencies: ["WPScheduler", "WPTestSupport"]),
-        .testTarget(name: "WPCollectorTests", dependencies: ["WPCollector", "WPSimulator", "WPTestSupport"]),
+        .testTarget(name: "WPCollectorTests", dependencies: ["WPCollector", "WPSimulator", "WPTestSupport", "CZlib"],
+                    exclude: ["Golden"]),
         .testTarget(name: "WPSimulatorTests", dependencies: ["WPSimulator", "WPClient", "WPServer", "WPTestSupport"]),
         .testTarget(name: "wpexporterTests", dependencies: ["wpexporter", "WPTestSupport", "CZlib"],
                     exclude: ["Golden"]),  // help goldens, read from the source tree

@@ -147,19 +147,13 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
         let status = meter.status
         let context = RenderContext(live: live, totals: meter.totals, energyStateReset: status.stateWasReset,
                                     persistFailures: status.persistFailures, now: wall,
-                                    stalenessWindow: configuration.stalenessWindow)
+                                    fresh: state.isFresh(at: now, window: configuration.stalenessWindow))
         do {
             let families = try state.families(context)
-            var text: [UInt8] = []
-            text.reserveCapacity(state.lastTextSize + state.lastTextSize / 8 + 4096)
-            ExpositionEncoder(format: .text).encode(families, into: &text)
-            var openMetrics: [UInt8] = []
-            openMetrics.reserveCapacity(state.lastOpenMetricsSize + state.lastOpenMetricsSize / 8 + 4096)
-            ExpositionEncoder(format: .openMetrics).encode(families, into: &openMetrics, terminated: false)
-            state.lastTextSize = text.count
-            state.lastOpenMetricsSize = openMetrics.count
-            return MetricsSnapshot(text: text, textGzip: Gzip.compress(text), openMetrics: openMetrics,
-                                   openMetricsGzip: Gzip.compress(openMetrics), generatedAt: generatedAt,
+            let bodies = SnapshotEncoder.encode(families, textCapacity: state.lastTextSize)
+            state.lastTextSize = bodies.text.count
+            return MetricsSnapshot(text: bodies.text, textGzip: bodies.textGzip, openMetrics: bodies.openMetrics,
+                                   openMetricsGzip: bodies.openMetricsGzip, generatedAt: generatedAt,
                                    deviceCount: live.count, seriesCount: families.reduce(0) { $0 + $1.lineCount })
         } catch {
             logger.error("rendering metrics failed; serving the previous snapshot", ["error": "\(error)"])

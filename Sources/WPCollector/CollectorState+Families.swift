@@ -11,14 +11,31 @@ struct RenderContext: Sendable {
     var energyStateReset: Bool
     var persistFailures: Int
     var now: Date
-    var stalenessWindow: Duration
+    /// Whether the last success is within the staleness window (on the monotonic clock).
+    var fresh: Bool
 }
 
-/// A device with live series: its last successful reading and its series labels.
+/// Every series value of one device reading, extracted once when the reading arrives, so a
+/// render (every cycle, failed ones included) reads flat arrays instead of whole devices.
 struct LiveDevice: Sendable {
-    var device: Device
+    var id: String
     /// `[device_id, device_name, device_type]`.
     var labels: [String]
+    /// ``labels`` plus `model` and `firmware_version`.
+    var infoLabels: [String]
+    /// ``labels`` plus `fault_code`, while a fault code is reported.
+    var faultLabels: [String]?
+    /// One value per ``DeviceGauge/all`` entry, `nil` where the reading is missing.
+    var values: [Double?]
+
+    init(_ device: Device) {
+        id = device.id
+        let labels = [device.id, device.asset.alias ?? "", device.asset.deviceType.map(String.init) ?? ""]
+        self.labels = labels
+        infoLabels = labels + [device.asset.model ?? "", device.asset.firmwareVersion ?? ""]
+        faultLabels = device.realtime.faultCode.map { labels + [$0] }
+        values = DeviceGauge.all.map { $0.read(device) }
+    }
 }
 
 /// The label names of every per-device series.
@@ -40,9 +57,9 @@ extension CollectorState {
     }
 
     private func appendExporterFamilies(_ context: RenderContext, to families: inout [MetricFamily]) throws(MetricsError) {
-        let fresh = health.isHealthy(now: context.now, stalenessWindow: context.stalenessWindow)
         try families.append(.single("winpower_exporter_up",
-            "1 when the last successful collection finished within the staleness window, 0 otherwise.", fresh ? 1 : 0))
+            "1 when the last successful collection finished within the staleness window, 0 otherwise.",
+            context.fresh ? 1 : 0))
         try families.append(.single("winpower_exporter_device_count",
             "Devices with live series: seen in a successful readout within the staleness window.",
             Double(context.live.count)))
@@ -133,19 +150,18 @@ extension CollectorState {
             help: "1 with the fault code in a label while the UPS reports a fault.", type: .gauge,
             labelNames: deviceLabelNames + ["fault_code"])
         for entry in context.live {
-            let asset = entry.device.asset
-            try info.append(labelValues: entry.labels + [asset.model ?? "", asset.firmwareVersion ?? ""], value: 1)
-            if let code = entry.device.realtime.faultCode {
-                try faults.append(labelValues: entry.labels + [code], value: 1)
+            try info.append(labelValues: entry.infoLabels, value: 1)
+            if let labels = entry.faultLabels {
+                try faults.append(labelValues: labels, value: 1)
             }
         }
         families.append(info)
         families.append(faults)
-        for gauge in DeviceGauge.all {
+        for (index, gauge) in DeviceGauge.all.enumerated() {
             var family = try MetricFamily(name: gauge.name, help: gauge.help, type: .gauge, unit: gauge.unit,
                                           labelNames: deviceLabelNames, capacity: count)
             for entry in context.live {
-                if let value = gauge.read(entry.device) {
+                if let value = entry.values[index] {
                     try family.append(Sample(labelValues: entry.labels, value: .gauge(value)))
                 }
             }

@@ -6,13 +6,9 @@ import WPEnergy
 struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
     /// The last successful reading of one device.
     struct Entry: Sendable {
-        var device: Device
-        /// `[device_id, device_name, device_type]`, shared by every series of the device.
-        var labels: [String]
+        var series: LiveDevice
         /// When the reading arrived (monotonic), for staleness.
         var sampledAt: Instant
-        /// When the reading arrived (wall clock), exported as the last-update timestamp.
-        var sampledWall: Date
     }
 
     /// Devices from successful readouts, kept until their reading is older than the window.
@@ -31,11 +27,12 @@ struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration
     var lastCollectionSucceeded: Bool?
     /// When the last collection finished (wall clock).
     var lastCollectionFinished: Date?
+    /// When the last successful readout arrived (monotonic).
+    var lastSuccessAt: Instant?
     /// The token expiry reported by the last successful readout.
     var tokenExpiry: Date?
-    /// Byte sizes of the last rendered bodies: capacity hints for the next render.
+    /// Byte size of the last rendered text body: the capacity hint for the next render.
     var lastTextSize = 0
-    var lastOpenMetricsSize = 0
 
     init(configuration: CollectorConfiguration) {
         collectionDuration = HistogramAccumulator(bounds: configuration.collectionDurationBuckets)
@@ -43,23 +40,19 @@ struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration
         apiResponseTime = Dictionary(uniqueKeysWithValues: APICall.Endpoint.allCases.map { ($0.rawValue, api) })
     }
 
-    /// The device labels: id, alias (empty when unnamed) and the numeric type (empty when absent).
-    static func labels(of device: Device) -> [String] {
-        [device.id, device.asset.alias ?? "", device.asset.deviceType.map(String.init) ?? ""]
-    }
-
     /// Applies a successful readout received at `instant` / `wall`.
     mutating func apply(_ readout: DeviceReadout, at instant: Instant, wall: Date) {
         for device in readout.devices {
-            let labels = Self.labels(of: device)
-            entries[device.id] = Entry(device: device, labels: labels, sampledAt: instant, sampledWall: wall)
-            energyLabels[device.id] = labels
+            let series = LiveDevice(device)
+            entries[device.id] = Entry(series: series, sampledAt: instant)
+            energyLabels[device.id] = series.labels
             lastUpdate[device.id] = wall
         }
         for call in readout.calls {
             apiResponseTime[call.endpoint.rawValue, default: HistogramAccumulator(bounds: [])].observe(call.seconds)
         }
         tokenExpiry = readout.tokenExpiry
+        lastSuccessAt = instant
         health.lastSuccess = wall
         health.lastError = nil
         health.winPowerReachable = true
@@ -82,10 +75,15 @@ struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration
     }
 
     /// Drops entries whose reading is older than `window` at `now`; returns the live ones sorted by id.
+    /// Whether the last success arrived within `window` before `now`.
+    func isFresh(at now: Instant, window: Duration) -> Bool {
+        lastSuccessAt.map { $0.duration(to: now) <= window } ?? false
+    }
+
     mutating func liveDevices(at now: Instant, window: Duration) -> [LiveDevice] {
-        entries = entries.filter { $0.value.sampledAt.duration(to: now) <= window }
+        let stale = entries.compactMap { $0.value.sampledAt.duration(to: now) > window ? $0.key : nil }
+        for id in stale { entries[id] = nil }
         health.deviceCount = entries.count
-        return entries.values.sorted { $0.device.id < $1.device.id }
-            .map { LiveDevice(device: $0.device, labels: $0.labels) }
+        return entries.keys.sorted().compactMap { entries[$0]?.series }
     }
 }

@@ -52,6 +52,17 @@ public final class MetricsSnapshot: Sendable {
         self.seriesCount = seriesCount
     }
 
+    /// Compresses `bytes` into one complete gzip member, as the snapshot's gzip bodies are.
+    ///
+    /// For the per-scrape part of a gzip response: send ``textGzip`` (or ``openMetricsGzip``)
+    /// followed by `gzipMember(of: perScrapeBytes)`; clients decode the concatenation as one stream.
+    ///
+    /// - Parameter bytes: the bytes to compress.
+    /// - Returns: a gzip member, or an empty array if zlib could not allocate memory.
+    public static func gzipMember(of bytes: [UInt8]) -> [UInt8] {
+        Gzip.compress(bytes)
+    }
+
     /// A snapshot with empty bodies (each gzip field a valid member of no bytes).
     public static let empty: MetricsSnapshot = {
         let gzipped = Gzip.compress([])

@@ -1,4 +1,94 @@
-/// Benchmark scenarios for the Collector area.
+import Foundation
+import WPClient
+import WPCollector
+import WPEnergy
+import WPLogging
+import WPSimulator
+import WPStorage
+
+/// Benchmark scenarios for the Collector area: one whole collection cycle.
 enum CollectorBench {
-    static let scenarios: [Scenario] = []
+    static let scenarios: [Scenario] = [1, 100, 1_000, 10_000].map { devices in
+        Scenario(name: "collector.cycle-\(devices)",
+                 summary: "one collect(): parse \(devices) simulator devices, integrate, persist, render both formats + gzip"
+                    + (devices == 1_000 ? " (goal ≤ 50 ms)" : "")) {
+            try await cycle(devices: devices, cycles: devices >= 10_000 ? 8 : 30)
+        }
+    }
+
+    /// Runs `cycles` cycles (after a warm-up) against canned simulator pages of 100 devices,
+    /// a file energy store with `sync_write`, and prints best and median figures.
+    static func cycle(devices count: Int, cycles: Int) async throws {
+        let pageSize = 100
+        let devices = (0..<count).map(SimulatedDevice.init(index:))
+        let pages = stride(from: 0, to: count, by: pageSize).enumerated().map { index, start in
+            ClientBench.listBody(devices: devices[start..<min(start + pageSize, count)], total: count,
+                                 pageSize: pageSize, page: index + 1)
+        }
+        var configuration = WinPowerHTTPClient.Configuration(
+            baseURL: URL(string: "http://bench.invalid:8081")!, username: "bench", password: "bench")
+        configuration.pageSize = pageSize
+        configuration.maxPages = pages.count + 1
+        let client = WinPowerHTTPClient(configuration: configuration, transport: CollectorBenchTransport(pages: pages),
+                                        logger: .disabled)
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("wpbench-collector-\(getpid())-\(count)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try FileEnergyStore(configuration: StorageConfiguration(dataDirectory: directory), logger: .disabled)
+        defer { store.close() }
+        let clock = ContinuousClock()
+        // `sync_write: true` (the default): one fsynced save per cycle.
+        let meter = try EnergyMeter.open(persistence: PersistencePolicy(syncWrite: true), store: store, clock: clock,
+                                         logger: .disabled)
+        let collector = Collector(configuration: CollectorConfiguration(), client: client, meter: meter, clock: clock,
+                                  wallClock: { Date() }, logger: .disabled)
+        var whole: [Double] = [], fetchOnly: [Double] = []
+        for round in 0...cycles {
+            let began = clock.now
+            await collector.collect()
+            let elapsed = began.duration(to: clock.now)
+            let fetchBegan = clock.now
+            _ = try await client.fetchDevices()
+            let fetchElapsed = fetchBegan.duration(to: clock.now)
+            if round > 0 {
+                whole.append(milliseconds(elapsed))
+                fetchOnly.append(milliseconds(fetchElapsed))
+            }
+        }
+        let snapshot = collector.snapshot
+        guard snapshot.deviceCount == count else {
+            throw ClientError(.decode, "expected \(count) devices in the snapshot, got \(snapshot.deviceCount)")
+        }
+        whole.sort()
+        fetchOnly.sort()
+        print("   devices: \(count) in \(pages.count) page(s); series \(snapshot.seriesCount); text \(snapshot.text.count / 1024) KiB "
+              + "(gzip \(snapshot.textGzip.count / 1024) KiB); OpenMetrics \(snapshot.openMetrics.count / 1024) KiB "
+              + "(gzip \(snapshot.openMetricsGzip.count / 1024) KiB); energy saves \(store.statistics.saves)")
+        print(String(format: "   whole cycle: best %.2f ms, median %.2f ms (%d cycles)", whole[0], whole[whole.count / 2], cycles))
+        print(String(format: "   of which fetch+parse alone: best %.2f ms, median %.2f ms; the rest (integrate, persist, render, gzip) ≈ %.2f ms",
+                     fetchOnly[0], fetchOnly[fetchOnly.count / 2], whole[0] - fetchOnly[0]))
+        let gzipTime = (0..<5).map { _ in clock.measure { _ = MetricsSnapshot.gzipMember(of: snapshot.text) } }.min() ?? .zero
+        print(String(format: "   gzip of the text body alone: best %.2f ms (the cycle gzips both formats)", milliseconds(gzipTime)))
+        print("   peak RSS \(ClientBench.peakRSSMegabytes()) MB (whole process, VmHWM)")
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Double {
+        let parts = duration.components
+        return Double(parts.seconds) * 1000 + Double(parts.attoseconds) * 1e-15
+    }
+}
+
+/// Answers the login and then the pre-rendered pages by `current`.
+private struct CollectorBenchTransport: HTTPTransport {
+    let pages: [[UInt8]]
+
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        if request.method == "POST" {
+            return TransportResponse(status: 200, body: Array(#"{"code":"000000","message":"OK","data":{"token":"bench"}}"#.utf8))
+        }
+        let query = request.url.query ?? ""
+        let current = query.split(separator: "&").first { $0.hasPrefix("current=") }.flatMap { Int($0.dropFirst(8)) } ?? 1
+        let body = current >= 1 && current <= pages.count ? pages[current - 1] : Array(#"{"total":0,"data":[],"code":"000000"}"#.utf8)
+        return TransportResponse(status: 200, body: body)
+    }
 }

@@ -1,6 +1,0 @@
-import Testing
-@testable import WPCollector
-
-@Test func moduleBuilds() {
-    #expect(Bool(true))
-}
