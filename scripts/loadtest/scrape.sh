@@ -55,12 +55,12 @@ start_exporter() {  # NAME DEVICES -> sets exporter_pid, exporter_port
 
 start_exporter idle 0
 sleep 11
-echo "exporter RSS, 0 devices after 2 cycles: $(pid_rss "$exporter_pid" VmRSS)"
+echo "exporter RSS, 0 devices after 2 cycles: $(pid_rss "$exporter_pid" VmRSS) (anonymous $(pid_rss "$exporter_pid" RssAnon), file-backed $(pid_rss "$exporter_pid" RssFile))"
 kill "$exporter_pid"
 
 start_exporter d1000 1000
 sleep 11
-echo "exporter RSS, 1000 devices after 3 cycles: $(pid_rss "$exporter_pid" VmRSS) (peak $(pid_rss "$exporter_pid" VmHWM))"
+echo "exporter RSS, 1000 devices after 3 cycles: $(pid_rss "$exporter_pid" VmRSS) (anonymous $(pid_rss "$exporter_pid" RssAnon), peak $(pid_rss "$exporter_pid" VmHWM))"
 body=$(curl -s "http://127.0.0.1:$exporter_port/metrics" | wc -c)
 gzip_body=$(curl -s -H 'Accept-Encoding: gzip' "http://127.0.0.1:$exporter_port/metrics" | wc -c)
 series=$(curl -s "http://127.0.0.1:$exporter_port/metrics" | grep -vc '^#')
