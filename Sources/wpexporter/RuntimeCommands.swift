@@ -23,7 +23,8 @@ struct RuntimeCommands: Sendable {
         let client = WinPowerHTTPClient(configuration: try ExporterSettings.client(configuration.winPower),
                                         logger: logger.child(label: "client"))
         try await run(configuration, client: client, logger: logger) { address, _ in
-            output.standardOutput("wpexporter \(BuildInfo.exporterVersion) exporting from \(ExporterSettings.target(configuration.winPower.baseURL))\n"
+            // Standard error: standard output may carry JSON log lines that parsers expect alone.
+            output.standardError("wpexporter \(BuildInfo.exporterVersion) exporting from \(ExporterSettings.target(configuration.winPower.baseURL))\n"
                                   + "metrics: \(Self.url(address, configuration.server.metricsPath))\n")
         }
     }

@@ -45,9 +45,10 @@ final class LaunchedExporter: Sendable {
         }
     }
 
-    /// The port of the first `http://127.0.0.1:PORT<path>` URL printed after `label`.
+    /// The port of the first `http://127.0.0.1:PORT<path>` URL printed after `label` (on
+    /// standard output or standard error).
     func printedPort(after label: String) -> Int? {
-        guard let line = standardOutput.split(separator: "\n").first(where: { $0.contains(label) }),
+        guard let line = (standardOutput + "\n" + standardError).split(separator: "\n").first(where: { $0.contains(label) }),
               let range = line.range(of: "http://127.0.0.1:") else { return nil }
         return Int(line[range.upperBound...].prefix { $0.isNumber })
     }
