@@ -21,7 +21,11 @@ final class SignalWatcher: Sendable {
         for number in signals {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { events.received(number) }
+            // Signals arriving before the handler runs are coalesced; `data` says how many. The
+            // handler holds its source until `cancel()` (in deinit) releases the handler.
+            source.setEventHandler {
+                events.received(number, times: max(1, Int(source.data)))
+            }
             source.resume()
             made.append(source)
         }
@@ -70,17 +74,14 @@ final class SignalEvents: Sendable {
         }
     }
 
-    /// One signal arrived: the first wakes the waiters, later ones run the repeat handler.
-    func received(_ number: Int32) {
-        let (count, handler) = state.withLock { state in
-            state.received += 1
+    /// `times` signals arrived: the first wakes the waiters, any later one runs the repeat handler.
+    func received(_ number: Int32, times: Int = 1) {
+        let (before, handler) = state.withLock { state in
+            defer { state.received += times }
             return (state.received, state.repeatHandler)
         }
-        if count == 1 {
-            resumeAll()
-        } else {
-            handler?(number)
-        }
+        if before == 0 { resumeAll() }
+        if before + times > 1 { handler?(number) }
     }
 
     private func resumeAll() {

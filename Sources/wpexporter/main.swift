@@ -8,7 +8,9 @@ let output = TerminalOutput(standardOutput: { FileHandle.standardOutput.write(Da
                             standardError: { FileHandle.standardError.write(Data($0.utf8)) })
 let controls = ProcessControls(waitForStop: { onRepeat in
     let watcher = SignalWatcher()
-    watcher.onRepeat { _ in onRepeat() }
+    // The handler holds the watcher on purpose: its signal sources must outlive this call so
+    // that a second signal during the graceful shutdown still reaches `onRepeat`.
+    watcher.onRepeat { _ in withExtendedLifetime(watcher) { onRepeat() } }
     await watcher.first()
 }, exit: { status in exit(status) })
 MemoryTrim.limitArenas()

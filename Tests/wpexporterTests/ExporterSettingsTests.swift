@@ -71,4 +71,13 @@ import WPStorage
         events.received(2)
         #expect(repeats.text == "2")
     }
+
+    @Test func twoCoalescedSignalsCountAsASecondSignal() async {
+        let events = SignalEvents()
+        let repeats = OutputBuffer()
+        events.onRepeat { repeats.append(Data("\($0)".utf8)) }
+        events.received(15, times: 2)
+        await events.first()
+        #expect(repeats.text == "15")
+    }
 }

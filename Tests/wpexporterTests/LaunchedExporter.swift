@@ -53,6 +53,11 @@ final class LaunchedExporter: Sendable {
         return Int(line[range.upperBound...].prefix { $0.isNumber })
     }
 
+    /// Sends `number` to the process.
+    func signal(_ number: Int32) {
+        kill(process.processIdentifier, number)
+    }
+
     /// Sends SIGTERM and waits for the exit status.
     func terminate() async -> Int32 {
         process.terminate()

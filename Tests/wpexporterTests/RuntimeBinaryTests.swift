@@ -75,6 +75,30 @@ import WPTestSupport
         try? FileManager.default.removeItem(atPath: dataDirectory)
     }
 
+    @Test func aSecondSignalDuringTheGracefulWaitPersistsAndExitsAtOnce() async throws {
+        var configuration = WinPowerSimulator.Configuration()
+        configuration.faults = [.slow]
+        configuration.slowDelay = .seconds(120)
+        let simulatorServer = SimulatorServer(simulator: WinPowerSimulator(configuration: configuration))
+        let simulatorPort = try await simulatorServer.start().port
+        let dataDirectory = Self.temporaryDirectory()
+        let server = try LaunchedExporter([
+            "server", "--port", "0", "--server.host", "127.0.0.1",
+            "--winpower.base_url", "http://127.0.0.1:\(simulatorPort)", "--winpower.username", "admin",
+            "--winpower.password", "admin", "--data-dir", dataDirectory,
+            "--winpower.timeout", "120s", "--winpower.api_timeout", "120s",
+            "--scheduler.graceful_shutdown_timeout", "120s",
+        ])
+        try await server.waitFor("the metrics URL") { server.printedPort(after: "metrics:") != nil }
+        server.signal(SIGTERM)
+        try await server.waitFor("the graceful shutdown to begin") { server.standardOutput.contains("shutting down") }
+        server.signal(SIGTERM)
+        #expect(await server.exitStatus() == 1)
+        #expect(server.standardOutput.contains("second signal: persisting energy"))
+        await simulatorServer.stop()
+        try? FileManager.default.removeItem(atPath: dataDirectory)
+    }
+
     @Test func serverThatCannotBindExitsOneNamingTheAddress() async throws {
         let occupied = SimulatorServer(simulator: WinPowerSimulator())
         let port = try await occupied.start().port
