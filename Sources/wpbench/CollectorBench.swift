@@ -42,16 +42,19 @@ enum CollectorBench {
                                          logger: .disabled)
         let collector = Collector(configuration: CollectorConfiguration(), client: client, meter: meter, clock: clock,
                                   wallClock: { Date() }, logger: .disabled)
-        var whole: [Double] = [], fetchOnly: [Double] = []
+        var whole: [Double] = [], fetchOnly: [Double] = [], cpu: [Double] = []
         for round in 0...cycles {
             let began = clock.now
+            let cpuBegan = processCPUMilliseconds()
             await collector.collect()
             let elapsed = began.duration(to: clock.now)
+            let cpuElapsed = processCPUMilliseconds() - cpuBegan
             let fetchBegan = clock.now
             _ = try await client.fetchDevices()
             let fetchElapsed = fetchBegan.duration(to: clock.now)
             if round > 0 {
                 whole.append(milliseconds(elapsed))
+                cpu.append(cpuElapsed)
                 fetchOnly.append(milliseconds(fetchElapsed))
             }
         }
@@ -61,15 +64,27 @@ enum CollectorBench {
         }
         whole.sort()
         fetchOnly.sort()
+        cpu.sort()
         print("   devices: \(count) in \(pages.count) page(s); series \(snapshot.seriesCount); text \(snapshot.text.count / 1024) KiB "
               + "(gzip \(snapshot.textGzip.count / 1024) KiB); OpenMetrics \(snapshot.openMetrics.count / 1024) KiB "
               + "(gzip \(snapshot.openMetricsGzip.count / 1024) KiB); energy saves \(store.statistics.saves)")
         print(String(format: "   whole cycle: best %.2f ms, median %.2f ms (%d cycles)", whole[0], whole[whole.count / 2], cycles))
+        print(String(format: "   CPU time of the process per cycle (all threads; steadier than wall time on a busy machine): best %.2f ms, median %.2f ms",
+                     cpu[0], cpu[cpu.count / 2]))
         print(String(format: "   of which fetch+parse alone: best %.2f ms, median %.2f ms; the rest (integrate, persist, render, gzip) ≈ %.2f ms",
                      fetchOnly[0], fetchOnly[fetchOnly.count / 2], whole[0] - fetchOnly[0]))
         let gzipTime = (0..<5).map { _ in clock.measure { _ = MetricsSnapshot.gzipMember(of: snapshot.text) } }.min() ?? .zero
         print(String(format: "   gzip of the text body alone: best %.2f ms (the cycle gzips both formats)", milliseconds(gzipTime)))
         print("   peak RSS \(ClientBench.peakRSSMegabytes()) MB (whole process, VmHWM)")
+    }
+
+    /// CPU time consumed by the whole process so far (user + system, every thread).
+    private static func processCPUMilliseconds() -> Double {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        let user = Double(usage.ru_utime.tv_sec) * 1000 + Double(usage.ru_utime.tv_usec) / 1000
+        let system = Double(usage.ru_stime.tv_sec) * 1000 + Double(usage.ru_stime.tv_usec) / 1000
+        return user + system
     }
 
     private static func milliseconds(_ duration: Duration) -> Double {

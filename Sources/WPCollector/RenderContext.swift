@@ -1,0 +1,14 @@
+import Foundation
+import WPEnergy
+
+/// What a render needs besides the collector's state.
+struct RenderContext: Sendable {
+    /// Devices with live series, sorted by id.
+    var live: [LiveDevice]
+    var totals: [String: DeviceEnergy]
+    var energyStateReset: Bool
+    var persistFailures: Int
+    var now: Date
+    /// Whether the last success is within the staleness window (on the monotonic clock).
+    var fresh: Bool
+}
