@@ -33,6 +33,7 @@ struct RuntimeCommands: Sendable {
     /// energy and exits at once with status 1.
     func run(_ configuration: ExporterConfiguration, client: any WinPowerClient, logger: Logger,
              onListening: @escaping @Sendable (ServerAddress, Exporter<ContinuousClock>) async -> Void) async throws {
+        let waitForStop = controls.watchStopSignals()
         let exporter = try Exporter(configuration: configuration, client: client, clock: ContinuousClock(),
                                     wallClock: { Date() }, logger: logger)
         let controls = self.controls
@@ -40,7 +41,7 @@ struct RuntimeCommands: Sendable {
             logger.info("exporter listening", ["address": .string(address.description)])
             await onListening(address, exporter)
         }, until: {
-            await controls.waitForStop {
+            await waitForStop {
                 logger.warn("second signal: persisting energy and exiting now")
                 exporter.persist()
                 controls.exit(1)
@@ -80,6 +81,7 @@ struct RuntimeCommands: Sendable {
         configuration.tokenLifetime = options.tokenLifetime
         configuration.username = options.username
         configuration.password = options.password.reveal()
+        let waitForStop = controls.watchStopSignals()
         let simulator = WinPowerSimulator(configuration: configuration)
         let server = SimulatorServer(simulator: simulator, host: options.host, port: options.port)
         let address = try await server.start()
@@ -88,7 +90,7 @@ struct RuntimeCommands: Sendable {
                               + "pages of at most \(options.pageSize); user \"\(options.username)\""
                               + (faults.isEmpty ? "" : "; faults: \(faults.joined(separator: ", "))") + "\n")
         let controls = self.controls
-        await controls.waitForStop { controls.exit(1) }
+        await waitForStop { controls.exit(1) }
         await server.stop()
     }
 }

@@ -6,12 +6,14 @@ import WPConfig
 
 let output = TerminalOutput(standardOutput: { FileHandle.standardOutput.write(Data($0.utf8)) },
                             standardError: { FileHandle.standardError.write(Data($0.utf8)) })
-let controls = ProcessControls(waitForStop: { onRepeat in
+let controls = ProcessControls(watchStopSignals: {
     let watcher = SignalWatcher()
-    // The handler holds the watcher on purpose: its signal sources must outlive this call so
-    // that a second signal during the graceful shutdown still reaches `onRepeat`.
-    watcher.onRepeat { _ in withExtendedLifetime(watcher) { onRepeat() } }
-    await watcher.first()
+    return { onRepeat in
+        // The handler holds the watcher on purpose: its signal sources must outlive this call
+        // so that a second signal during the graceful shutdown still reaches `onRepeat`.
+        watcher.onRepeat { _ in withExtendedLifetime(watcher) { onRepeat() } }
+        await watcher.first()
+    }
 }, exit: { status in exit(status) })
 MemoryTrim.limitArenas()
 let commands = RuntimeCommands(output: output, controls: controls)
