@@ -51,7 +51,9 @@ let package = Package(
 
         // Build date and git commit for `wpexporter version` (see gitCommit() below).
         .target(name: "CBuildInfo", cSettings: [.define("WPEXPORTER_GIT_COMMIT", to: "\"\(gitCommit())\"")]),
-        .executableTarget(name: "wpexporter", dependencies: allModules + ["CBuildInfo"]),
+        .executableTarget(name: "wpexporter", dependencies: allModules + ["CBuildInfo", "CZlib", "CMallocTuning"]),
+        // glibc heap tuning for the exporter process (arena limit, trim after each collection).
+        .target(name: "CMallocTuning"),
         .executableTarget(name: "wpbench", dependencies: allModules + ["CMallocCounter", "WPTestSupport"]),
         // Allocation counting for wpbench's figures (interposes malloc; see its header).
         .target(name: "CMallocCounter"),
@@ -76,7 +78,7 @@ let package = Package(
         .testTarget(name: "WPCollectorTests", dependencies: ["WPCollector", "WPSimulator", "WPTestSupport", "CZlib"],
                     exclude: ["Golden"]),
         .testTarget(name: "WPSimulatorTests", dependencies: ["WPSimulator", "WPClient", "WPServer", "WPTestSupport"]),
-        .testTarget(name: "wpexporterTests", dependencies: ["wpexporter", "WPTestSupport"],
+        .testTarget(name: "wpexporterTests", dependencies: ["wpexporter", "WPTestSupport", "CZlib"],
                     exclude: ["Golden"]),  // help goldens, read from the source tree
     ]
 )

@@ -99,3 +99,7 @@ echo "peak RSS under load: $(rss VmHWM)"
 echo "holding 5000 idle connections from a second process"
 python3 scripts/loadtest/idle_connections.py "$port" 5000 50
 echo "RSS with the idle connections gone: $(rss VmRSS), peak $(rss VmHWM)"
+
+# --- Exporter scrape scenarios (scripts/loadtest/scrape.sh runs them on its own too).
+kill "$server" 2>/dev/null || true
+scripts/loadtest/scrape.sh "$seconds"

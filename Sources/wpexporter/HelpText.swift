@@ -43,7 +43,8 @@ enum HelpText {
           --winpower.url URL         WinPower server URL (same as --winpower.base_url)
           --winpower.username NAME   WinPower user name
           --winpower.password TEXT   WinPower password (prefer --winpower.password_file PATH)
-          --port PORT                HTTP port (same as --server.port; default 9090)
+          --port PORT                HTTP port (same as --server.port; default 9090;
+                                     0 for any free port, server and demo only)
           --log-level LEVEL          debug, info, warn or error (default info)
           --skip-ssl-verify[=BOOL]   Accept any TLS certificate from WinPower (default false)
           --data-dir PATH            Energy state directory (default ./data)

@@ -1,0 +1,9 @@
+#include "CMallocTuning.h"
+#if defined(__GLIBC__)
+#include <malloc.h>
+int wp_malloc_limit_arenas(int count) { return mallopt(M_ARENA_MAX, count); }
+int wp_malloc_trim(void) { return malloc_trim(0); }
+#else
+int wp_malloc_limit_arenas(int count) { (void)count; return 0; }
+int wp_malloc_trim(void) { return 0; }
+#endif

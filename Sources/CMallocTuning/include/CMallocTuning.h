@@ -1,0 +1,8 @@
+#ifndef WPEXPORTER_CMALLOCTUNING_H
+#define WPEXPORTER_CMALLOCTUNING_H
+/// glibc heap tuning for the exporter process; no-ops where glibc is absent.
+/// Limits malloc to `count` arenas. Returns 1 on success.
+int wp_malloc_limit_arenas(int count);
+/// Returns free heap memory to the system. Returns 1 when memory was released.
+int wp_malloc_trim(void);
+#endif

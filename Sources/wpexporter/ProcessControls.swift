@@ -1,0 +1,13 @@
+/// The process-wide powers the long-running commands need, injected by `main`: watching for
+/// stop signals and exiting at once.
+struct ProcessControls: Sendable {
+    /// Waits for the first stop signal; `onRepeat` runs on every later one. Returns when the
+    /// first signal arrives (at once if it already did) or the task is cancelled.
+    typealias StopWaiter = @Sendable (_ onRepeat: @escaping @Sendable () -> Void) async -> Void
+
+    /// Starts watching SIGTERM/SIGINT now (so a signal that arrives while starting up is not
+    /// lost) and returns the function that waits for them.
+    var watchStopSignals: @Sendable () -> StopWaiter
+    /// Ends the process now with a status (a second signal).
+    var exit: @Sendable (Int32) -> Void
+}
