@@ -42,12 +42,12 @@ let package = Package(
         .target(name: "WPClient", dependencies: ["WPLogging", "CCurlShim"]),
         .target(name: "WPServer", dependencies: ["WPLogging", "CZlib", "CSystem"]),
         .target(name: "WPScheduler", dependencies: ["WPLogging"]),
-        .target(name: "WPCollector", dependencies: ["WPClient", "WPEnergy", "WPMetrics", "WPLogging"]),
+        .target(name: "WPCollector", dependencies: ["WPClient", "WPEnergy", "WPMetrics", "WPLogging", "CZlib"]),
         .target(name: "WPSimulator", dependencies: ["WPServer", "WPLogging"]),
 
         // Build date and git commit for `wpexporter version` (see gitCommit() below).
         .target(name: "CBuildInfo", cSettings: [.define("WPEXPORTER_GIT_COMMIT", to: "\"\(gitCommit())\"")]),
-        .executableTarget(name: "wpexporter", dependencies: allModules + ["CBuildInfo"]),
+        .executableTarget(name: "wpexporter", dependencies: allModules + ["CBuildInfo", "CZlib"]),
         .executableTarget(name: "wpbench", dependencies: allModules + ["CMallocCounter", "WPTestSupport"]),
         // Allocation counting for wpbench's figures (interposes malloc; see its header).
         .target(name: "CMallocCounter"),
@@ -69,9 +69,9 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPServerTests", dependencies: ["WPServer", "WPTestSupport", "CSystem"]),
         .testTarget(name: "WPSchedulerTests", dependencies: ["WPScheduler", "WPTestSupport"]),
-        .testTarget(name: "WPCollectorTests", dependencies: ["WPCollector", "WPTestSupport"]),
+        .testTarget(name: "WPCollectorTests", dependencies: ["WPCollector", "WPSimulator", "WPTestSupport"]),
         .testTarget(name: "WPSimulatorTests", dependencies: ["WPSimulator", "WPClient", "WPServer", "WPTestSupport"]),
-        .testTarget(name: "wpexporterTests", dependencies: ["wpexporter", "WPTestSupport"],
+        .testTarget(name: "wpexporterTests", dependencies: ["wpexporter", "WPTestSupport", "CZlib"],
                     exclude: ["Golden"]),  // help goldens, read from the source tree
     ]
 )

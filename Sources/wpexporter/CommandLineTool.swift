@@ -49,11 +49,11 @@ struct CommandLineTool: Sendable {
             report(loaded.warnings)
             output.standardOutput("\nconfiguration is valid\n")
         case .server(let options):
-            let loaded = try load(options, purpose: .server)
+            let loaded = try loadBindingAnyPort(options, purpose: .server)
             report(loaded.warnings)
             try await hooks.server(loaded)
         case .demo(let options):
-            let loaded = try load(options, purpose: .demo)
+            let loaded = try loadBindingAnyPort(options, purpose: .demo)
             report(loaded.warnings)
             try await hooks.demo(loaded)
         case .simulate(let options):
@@ -65,6 +65,20 @@ struct CommandLineTool: Sendable {
         -> LoadedConfiguration {
         try ConfigurationLoader.load(ConfigurationInputs(configPath: options.configPath, flags: options.flags,
                                                          environment: environment, files: files, purpose: purpose))
+    }
+
+    /// Loads as ``load(_:purpose:)``, except that `--port 0` (or `--server.port 0`) (a free port, which
+    /// `server.port` itself does not accept) binds whatever port the system picks; the
+    /// commands print the bound URL.
+    private func loadBindingAnyPort(_ options: ConfigurationOptions, purpose: ConfigurationInputs.Purpose)
+        throws(ConfigurationError) -> LoadedConfiguration {
+        var options = options
+        let portFlags = ["--port", "--server.port"]
+        let anyPort = options.flags.last { portFlags.contains($0.name) }?.value == "0"
+        if anyPort { options.flags.removeAll { portFlags.contains($0.name) } }
+        var loaded = try load(options, purpose: purpose)
+        if anyPort { loaded.configuration.server.port = 0 }
+        return loaded
     }
 
     private func report(_ warnings: [ConfigDiagnostic]) {

@@ -1,0 +1,169 @@
+import Foundation
+import Synchronization
+import WPClient
+import WPEnergy
+import WPLogging
+import WPMetrics
+
+/// Runs collection cycles and publishes the latest ``MetricsSnapshot``.
+///
+/// One ``collect()`` call fetches every device from WinPower, integrates their power into
+/// energy through the ``WPEnergy/EnergyMeter`` (which persists the totals), renders every
+/// metric family once in both exposition formats, gzips both, and swaps the new snapshot in.
+/// ``snapshot`` and ``health`` only copy a reference or a small value under a mutex, so
+/// `/metrics` and `/health` never wait on WinPower.
+///
+/// A failed cycle is counted by ``WPClient/ClientError/Kind`` and keeps energy counters; the
+/// instantaneous gauges of a device stay until its last successful reading is older than
+/// ``CollectorConfiguration/stalenessWindow``, then disappear (and come back with the next
+/// successful reading). A device missing from a successful readout is withdrawn the same way.
+///
+/// Calls to ``collect()`` are meant to come from one scheduler that never overlaps them;
+/// overlapping calls are still safe (each applies its result atomically).
+///
+/// ```swift
+/// let collector = Collector(configuration: CollectorConfiguration(interval: .seconds(5)),
+///                           client: client, meter: meter, clock: ContinuousClock(),
+///                           wallClock: { Date() }, logger: logger)
+/// await collector.collect()
+/// let body = collector.snapshot.text
+/// ```
+public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
+    /// The configuration given at creation.
+    public let configuration: CollectorConfiguration
+    private let client: any WinPowerClient
+    private let meter: EnergyMeter<C>
+    private let clock: C
+    private let wallClock: @Sendable () -> Date
+    private let logger: Logger
+    private let state: Mutex<CollectorState<C.Instant>>
+    private let published: Mutex<MetricsSnapshot>
+
+    /// Creates a collector and renders its first snapshot (no devices, `winpower_exporter_up 0`).
+    ///
+    /// - Parameters:
+    ///   - configuration: interval, staleness window and target.
+    ///   - client: where devices are read from.
+    ///   - meter: integrates and persists energy; already loaded from its store.
+    ///   - clock: the monotonic clock for durations and staleness (tests inject a manual clock).
+    ///   - wallClock: the wall clock for timestamps.
+    ///   - logger: where cycle failures and recoveries are logged.
+    public init(configuration: CollectorConfiguration, client: any WinPowerClient, meter: EnergyMeter<C>,
+                clock: C, wallClock: @escaping @Sendable () -> Date, logger: Logger) {
+        self.configuration = configuration
+        self.client = client
+        self.meter = meter
+        self.clock = clock
+        self.wallClock = wallClock
+        self.logger = logger
+        self.state = Mutex(CollectorState(configuration: configuration))
+        self.published = Mutex(.empty)
+        let initial = state.withLock { state in
+            render(&state, at: clock.now, wall: wallClock(), generatedAt: nil)
+        }
+        if let initial { published.withLock { $0 = initial } }
+    }
+
+    /// The latest published snapshot; cheap (a reference copy under a mutex).
+    public var snapshot: MetricsSnapshot { published.withLock { $0 } }
+
+    /// What the last collections found.
+    public var health: CollectorHealth { state.withLock { $0.health } }
+
+    /// Records the scheduler's count of skipped collections, exported as
+    /// `winpower_exporter_collections_skipped_total` from the next snapshot on.
+    ///
+    /// - Parameter total: the total skipped since start (not an increment); a smaller value
+    ///   than already recorded is ignored so the counter never decreases.
+    public func recordSkippedCollections(total: Int) {
+        state.withLock { $0.skippedCollections = max($0.skippedCollections, total) }
+    }
+
+    /// Runs one cycle: fetch → integrate → persist → render → publish. Never throws.
+    ///
+    /// Errors are counted in `winpower_exporter_scrape_errors_total{error_type}` and reported in
+    /// ``health``; the snapshot published after a failure keeps energy counters and withdraws
+    /// stale gauges.
+    public func collect() async {
+        let start = clock.now
+        let attemptWall = wallClock()
+        state.withLock { $0.health.lastAttempt = attemptWall }
+        let outcome: Result<DeviceReadout, ClientError>
+        do {
+            outcome = .success(try await client.fetchDevices())
+        } catch let error as ClientError {
+            outcome = .failure(error)
+        } catch is CancellationError {
+            outcome = .failure(ClientError(.timeout, "collection cancelled before WinPower answered"))
+        } catch {
+            outcome = .failure(ClientError(.network, "unexpected \(type(of: error)) from the WinPower client"))
+        }
+        let fetched = clock.now
+        if case .success(let readout) = outcome {
+            meter.record(readout.devices.map(Self.energySample), at: fetched)
+        }
+        let finished = clock.now
+        let wall = wallClock()
+        let next = state.withLock { state -> MetricsSnapshot? in
+            state.collectionDuration.observe(start.duration(to: finished).seconds)
+            state.lastCollectionFinished = wall
+            switch outcome {
+            case .success(let readout):
+                if state.lastCollectionSucceeded == false {
+                    logger.info("collection works again", ["devices": .int(readout.devices.count)])
+                }
+                state.apply(readout, at: fetched, wall: wall)
+            case .failure(let error):
+                if state.lastCollectionSucceeded != false {
+                    logger.warn("collection failed; serving the last readings until they go stale",
+                                ["error_type": "\(error.kind.rawValue)", "error": "\(error.message)",
+                                 "target": "\(configuration.target)"])
+                }
+                state.apply(failure: error.kind.rawValue, message: error.message,
+                            reachable: Self.reachedServer(error), wall: wall)
+            }
+            return render(&state, at: finished, wall: wall, generatedAt: wall)
+        }
+        if let next { published.withLock { $0 = next } }
+    }
+
+    /// The energy sample of a device: total active power, unusable while disconnected.
+    static func energySample(_ device: Device) -> EnergySample {
+        EnergySample(deviceID: device.id, watts: device.realtime.loadTotalWatt, connected: device.connected != false)
+    }
+
+    /// Whether a failure of this kind means WinPower answered over HTTP.
+    static func reachedServer(_ error: ClientError) -> Bool {
+        switch error.kind {
+        case .network, .timeout, .tls: return false
+        case .auth, .httpStatus, .apiCode, .decode: return true
+        }
+    }
+
+    /// Renders a snapshot of `state` as of `now`; `nil` (logged) if rendering failed.
+    private func render(_ state: inout CollectorState<C.Instant>, at now: C.Instant, wall: Date,
+                        generatedAt: Date?) -> MetricsSnapshot? {
+        let live = state.liveDevices(at: now, window: configuration.stalenessWindow)
+        let status = meter.status
+        let context = RenderContext(live: live, totals: meter.totals, energyStateReset: status.stateWasReset,
+                                    persistFailures: status.persistFailures, now: wall,
+                                    stalenessWindow: configuration.stalenessWindow)
+        do {
+            let families = try state.families(context)
+            var text: [UInt8] = []
+            text.reserveCapacity(state.lastTextSize + state.lastTextSize / 8 + 4096)
+            ExpositionEncoder(format: .text).encode(families, into: &text)
+            var openMetrics: [UInt8] = []
+            openMetrics.reserveCapacity(state.lastOpenMetricsSize + state.lastOpenMetricsSize / 8 + 4096)
+            ExpositionEncoder(format: .openMetrics).encode(families, into: &openMetrics, terminated: false)
+            state.lastTextSize = text.count
+            state.lastOpenMetricsSize = openMetrics.count
+            return MetricsSnapshot(text: text, textGzip: Gzip.compress(text), openMetrics: openMetrics,
+                                   openMetricsGzip: Gzip.compress(openMetrics), generatedAt: generatedAt,
+                                   deviceCount: live.count, seriesCount: families.reduce(0) { $0 + $1.lineCount })
+        } catch {
+            logger.error("rendering metrics failed; serving the previous snapshot", ["error": "\(error)"])
+            return nil
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// What the last collections found, for `/health` and readiness.
+///
+/// A value type copied out of the collector: reading it never waits on WinPower.
+public struct CollectorHealth: Sendable, Equatable {
+    /// When the last collection started (wall clock), `nil` before the first.
+    public var lastAttempt: Date?
+    /// When the last successful collection finished (wall clock), `nil` if none succeeded yet.
+    public var lastSuccess: Date?
+    /// The last collection's error as `kind: message`, or `nil` when it succeeded.
+    /// Built from ``WPClient/ClientError`` messages, which never hold secrets.
+    public var lastError: String?
+    /// Whether the last collection got an HTTP response from WinPower.
+    public var winPowerReachable: Bool
+    /// Whether the exporter holds a token WinPower accepted that has not expired.
+    public var authenticated: Bool
+    /// Devices with live series: seen in a successful readout within the staleness window.
+    public var deviceCount: Int
+
+    /// Creates a health value; the defaults describe a collector that has not run yet.
+    public init(lastAttempt: Date? = nil, lastSuccess: Date? = nil, lastError: String? = nil,
+                winPowerReachable: Bool = false, authenticated: Bool = false, deviceCount: Int = 0) {
+        self.lastAttempt = lastAttempt
+        self.lastSuccess = lastSuccess
+        self.lastError = lastError
+        self.winPowerReachable = winPowerReachable
+        self.authenticated = authenticated
+        self.deviceCount = deviceCount
+    }
+
+    /// Whether the last successful collection finished within `stalenessWindow` of `now`.
+    ///
+    /// A success stamped slightly in the future (the wall clock stepped back) counts as recent.
+    ///
+    /// - Parameters:
+    ///   - now: the current wall-clock time.
+    ///   - stalenessWindow: how old the last success may be.
+    /// - Returns: `true` when the exporter serves fresh data.
+    public func isHealthy(now: Date, stalenessWindow: Duration) -> Bool {
+        guard let lastSuccess else { return false }
+        return now.timeIntervalSince(lastSuccess) <= stalenessWindow.seconds
+    }
+}
+
+extension Duration {
+    /// The duration in seconds as a `Double`.
+    var seconds: Double {
+        let (whole, atto) = components
+        return Double(whole) + Double(atto) / 1e18
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import WPClient
+import WPEnergy
+import WPMetrics
+
+/// What a render needs besides the collector's state.
+struct RenderContext: Sendable {
+    /// Devices with live series, sorted by id.
+    var live: [LiveDevice]
+    var totals: [String: DeviceEnergy]
+    var energyStateReset: Bool
+    var persistFailures: Int
+    var now: Date
+    var stalenessWindow: Duration
+}
+
+/// A device with live series: its last successful reading and its series labels.
+struct LiveDevice: Sendable {
+    var device: Device
+    /// `[device_id, device_name, device_type]`.
+    var labels: [String]
+}
+
+/// The label names of every per-device series.
+let deviceLabelNames = ["device_id", "device_name", "device_type"]
+
+extension CollectorState {
+    /// Builds every family of the snapshot, sorted by exposed name, series sorted by device id.
+    ///
+    /// - Throws: ``MetricsError`` only if a family definition were invalid (a programming
+    ///   error caught by the golden tests), never because of device data.
+    func families(_ context: RenderContext) throws(MetricsError) -> [MetricFamily] {
+        var families: [MetricFamily] = []
+        families.reserveCapacity(DeviceGauge.all.count + 24)
+        try appendExporterFamilies(context, to: &families)
+        try appendEnergyFamilies(context, to: &families)
+        try appendDeviceFamilies(context, to: &families)
+        families.sort { $0.exposedName < $1.exposedName }
+        return families
+    }
+
+    private func appendExporterFamilies(_ context: RenderContext, to families: inout [MetricFamily]) throws(MetricsError) {
+        let fresh = health.isHealthy(now: context.now, stalenessWindow: context.stalenessWindow)
+        try families.append(.single("winpower_exporter_up",
+            "1 when the last successful collection finished within the staleness window, 0 otherwise.", fresh ? 1 : 0))
+        try families.append(.single("winpower_exporter_device_count",
+            "Devices with live series: seen in a successful readout within the staleness window.",
+            Double(context.live.count)))
+        try families.append(.single("winpower_exporter_last_collection_success",
+            "1 when the most recent collection succeeded, 0 when it failed or none ran yet.",
+            lastCollectionSucceeded == true ? 1 : 0))
+        if let finished = lastCollectionFinished {
+            try families.append(.single("winpower_exporter_last_collection_timestamp_seconds",
+                "Unix time the most recent collection finished, successful or not.",
+                finished.timeIntervalSince1970, unit: "seconds"))
+        }
+        try families.append(.single("winpower_exporter_collections_skipped_total",
+            "Scheduled collections skipped because the previous one was still running.",
+            Double(skippedCollections), type: .counter))
+        try families.append(.single("winpower_exporter_energy_state_reset",
+            "1 when stored energy totals could not be read at start and counting restarted from 0.",
+            context.energyStateReset ? 1 : 0))
+        try families.append(.single("winpower_exporter_energy_persist_failures_total",
+            "Failed attempts to save the energy totals.", Double(context.persistFailures), type: .counter))
+
+        var errorFamily = try MetricFamily(name: "winpower_exporter_scrape_errors_total",
+            help: "Failed collections by error type.", type: .counter, labelNames: ["error_type"])
+        for (kind, count) in errors.sorted(by: { $0.key < $1.key }) {
+            try errorFamily.append(labelValues: [kind], value: Double(count))
+        }
+        families.append(errorFamily)
+
+        var durationFamily = try MetricFamily(name: "winpower_exporter_collection_duration_seconds",
+            help: "Time one collection took: fetch, energy integration and persistence.", type: .histogram,
+            unit: "seconds")
+        try durationFamily.append(Sample(labelValues: [], value: .histogram(collectionDuration.value)))
+        families.append(durationFamily)
+
+        try families.append(.single("winpower_connection_status",
+            "1 when the last collection got an HTTP response from WinPower, 0 otherwise.",
+            health.winPowerReachable ? 1 : 0))
+        try families.append(.single("winpower_auth_status",
+            "1 when the exporter holds a token WinPower accepted that has not expired, 0 otherwise.",
+            health.authenticated ? 1 : 0))
+        if let tokenExpiry {
+            try families.append(.single("winpower_token_expiry_seconds",
+                "Seconds until the WinPower token expires, as the client reports it (0 once expired).",
+                max(0, tokenExpiry.timeIntervalSince(context.now)), unit: "seconds"))
+        }
+        var apiFamily = try MetricFamily(name: "winpower_api_response_time_seconds",
+            help: "WinPower API request latency by endpoint.", type: .histogram, unit: "seconds",
+            labelNames: ["endpoint"])
+        for (endpoint, histogram) in apiResponseTime.sorted(by: { $0.key < $1.key }) {
+            try apiFamily.append(Sample(labelValues: [endpoint], value: .histogram(histogram.value)))
+        }
+        families.append(apiFamily)
+    }
+
+    private func appendEnergyFamilies(_ context: RenderContext, to families: inout [MetricFamily]) throws(MetricsError) {
+        let ids = energyLabels.keys.sorted()
+        var watthours = try MetricFamily(name: "winpower_device_cumulative_energy",
+            help: "Energy delivered since counting began, in watt-hours.", type: .gauge,
+            labelNames: deviceLabelNames, capacity: ids.count)
+        var joules = try MetricFamily(name: "winpower_device_energy_joules_total",
+            help: "Energy delivered since counting began, in joules.", type: .counter, unit: "joules",
+            labelNames: deviceLabelNames, capacity: ids.count)
+        var gaps = try MetricFamily(name: "winpower_device_energy_gaps_total",
+            help: "Intervals longer than energy.max_gap that were not integrated.", type: .counter,
+            labelNames: deviceLabelNames, capacity: ids.count)
+        var updated = try MetricFamily(name: "winpower_device_last_update_timestamp_seconds",
+            help: "Unix time of the device's last successful reading.", type: .gauge, unit: "seconds",
+            labelNames: deviceLabelNames, capacity: ids.count)
+        for id in ids {
+            guard let labels = energyLabels[id] else { continue }
+            let energy = context.totals[id] ?? DeviceEnergy()
+            let safeJoules = energy.joules.isFinite && energy.joules >= 0 ? energy.joules : 0
+            try watthours.append(labelValues: labels, value: safeJoules / 3600)
+            try joules.append(labelValues: labels, value: safeJoules)
+            try gaps.append(labelValues: labels, value: Double(max(0, energy.gaps)))
+            if let stamp = lastUpdate[id] {
+                try updated.append(labelValues: labels, value: stamp.timeIntervalSince1970)
+            }
+        }
+        families.append(contentsOf: [watthours, joules, gaps, updated])
+    }
+
+    private func appendDeviceFamilies(_ context: RenderContext, to families: inout [MetricFamily]) throws(MetricsError) {
+        let count = context.live.count
+        var info = try MetricFamily(name: "winpower_device",
+            help: "Inventory of each UPS; always 1.", type: .info,
+            labelNames: deviceLabelNames + ["model", "firmware_version"], capacity: count)
+        var faults = try MetricFamily(name: "winpower_device_fault_info",
+            help: "1 with the fault code in a label while the UPS reports a fault.", type: .gauge,
+            labelNames: deviceLabelNames + ["fault_code"])
+        for entry in context.live {
+            let asset = entry.device.asset
+            try info.append(labelValues: entry.labels + [asset.model ?? "", asset.firmwareVersion ?? ""], value: 1)
+            if let code = entry.device.realtime.faultCode {
+                try faults.append(labelValues: entry.labels + [code], value: 1)
+            }
+        }
+        families.append(info)
+        families.append(faults)
+        for gauge in DeviceGauge.all {
+            var family = try MetricFamily(name: gauge.name, help: gauge.help, type: .gauge, unit: gauge.unit,
+                                          labelNames: deviceLabelNames, capacity: count)
+            for entry in context.live {
+                if let value = gauge.read(entry.device) {
+                    try family.append(Sample(labelValues: entry.labels, value: .gauge(value)))
+                }
+            }
+            families.append(family)
+        }
+    }
+}
+
+extension MetricFamily {
+    /// The family name as the text format shows it (info families gain `_info`).
+    var exposedName: String { type == .info ? name + "_info" : name }
+
+    /// A family holding one unlabelled sample.
+    static func single(_ name: String, _ help: String, _ value: Double, type: MetricType = .gauge,
+                       unit: String? = nil) throws(MetricsError) -> MetricFamily {
+        var family = try MetricFamily(name: name, help: help, type: type, unit: unit)
+        try family.append(labelValues: [], value: value)
+        return family
+    }
+
+    /// Lines this family contributes to the text format (histogram buckets, sum and count included).
+    var lineCount: Int {
+        samples.reduce(0) { total, sample in
+            switch sample.value {
+            case .histogram(let histogram): return total + histogram.upperBounds.count + 2
+            case .summary(let summary): return total + summary.quantiles.count + 2
+            default: return total + 1
+            }
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// One collection's metrics, rendered once in both exposition formats, plain and gzipped.
+///
+/// Immutable: `/metrics` handlers read the bytes of the latest snapshot without locking
+/// anything but the reference swap in ``Collector/snapshot``, so a scrape never waits on
+/// WinPower and never sees half a cycle.
+///
+/// ``openMetrics`` deliberately lacks the final `# EOF\n`: a server appends its per-scrape
+/// families (request counters, process metrics) and then the terminator. For gzip responses
+/// it sends ``openMetricsGzip`` followed by a second gzip member holding the per-scrape part;
+/// concatenated gzip members decode as one stream.
+///
+/// ```swift
+/// let snapshot = collector.snapshot
+/// let body = gzipAccepted ? snapshot.textGzip : snapshot.text
+/// ```
+public final class MetricsSnapshot: Sendable {
+    /// The text format 0.0.4 body.
+    public let text: [UInt8]
+    /// ``text`` compressed as one complete gzip member.
+    public let textGzip: [UInt8]
+    /// The OpenMetrics 1.0 body without the final `# EOF\n`.
+    public let openMetrics: [UInt8]
+    /// ``openMetrics`` compressed as one complete gzip member.
+    public let openMetricsGzip: [UInt8]
+    /// When the collection that produced this snapshot finished; `nil` before the first.
+    public let generatedAt: Date?
+    /// Devices with live series in this snapshot.
+    public let deviceCount: Int
+    /// Samples (lines other than comments) in ``text``.
+    public let seriesCount: Int
+
+    /// Creates a snapshot from already-rendered bodies.
+    ///
+    /// - Parameters:
+    ///   - text: the text format body.
+    ///   - textGzip: `text` as a gzip member.
+    ///   - openMetrics: the OpenMetrics body without `# EOF`.
+    ///   - openMetricsGzip: `openMetrics` as a gzip member.
+    ///   - generatedAt: when the producing collection finished.
+    ///   - deviceCount: devices with live series.
+    ///   - seriesCount: samples in `text`.
+    public init(text: [UInt8], textGzip: [UInt8], openMetrics: [UInt8], openMetricsGzip: [UInt8],
+                generatedAt: Date?, deviceCount: Int, seriesCount: Int) {
+        self.text = text
+        self.textGzip = textGzip
+        self.openMetrics = openMetrics
+        self.openMetricsGzip = openMetricsGzip
+        self.generatedAt = generatedAt
+        self.deviceCount = deviceCount
+        self.seriesCount = seriesCount
+    }
+
+    /// A snapshot with empty bodies (each gzip field a valid member of no bytes).
+    public static let empty: MetricsSnapshot = {
+        let gzipped = Gzip.compress([])
+        return MetricsSnapshot(text: [], textGzip: gzipped, openMetrics: [], openMetricsGzip: gzipped,
+                               generatedAt: nil, deviceCount: 0, seriesCount: 0)
+    }()
+}

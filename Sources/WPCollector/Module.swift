@@ -1,1 +1,0 @@
-// WPCollector: filled in by its issue; see docs/architecture.md.

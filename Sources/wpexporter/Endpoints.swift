@@ -1,0 +1,173 @@
+import Foundation
+import WPCollector
+import WPMetrics
+import WPServer
+
+/// The exporter's HTTP surface: `/metrics` (path configurable), `/health`, `/-/healthy`,
+/// `/-/ready` and the `/` landing page, as one ``Router``.
+///
+/// Everything it serves comes from closures, so the endpoints are tested without a collector:
+/// a scrape reads the latest published snapshot and never waits on WinPower.
+struct Endpoints: Sendable {
+    /// The latest snapshot of the collector.
+    var snapshot: @Sendable () -> MetricsSnapshot
+    /// The collector's health.
+    var health: @Sendable () -> CollectorHealth
+    /// How old the last success may be for `/health` to answer 200.
+    var stalenessWindow: Duration
+    /// The WinPower server, credentials removed, shown on the landing page and in `/health`.
+    var target: String
+    /// The exporter version.
+    var version: String
+    /// The path `/metrics` is served on.
+    var metricsPath: String
+    /// Start of the process, for the uptime.
+    var startedAt: Date
+    /// The wall clock.
+    var now: @Sendable () -> Date
+    /// Per-scrape metrics, also the request observer.
+    var scrape: ScrapeMetrics
+
+    /// The router serving every endpoint, counting requests in ``scrape``.
+    func makeRouter() -> Router {
+        var router = Router(observer: scrape)
+        router.get(metricsPath) { request in metrics(request) }
+        router.get("/health") { _ in healthResponse() }
+        router.get("/-/healthy") { _ in .text("OK\n") }
+        router.get("/-/ready") { _ in
+            health().lastAttempt == nil ? .text("not ready: no collection finished yet\n", status: 503) : .text("OK\n")
+        }
+        router.get("/") { _ in landingPage() }
+        return router
+    }
+
+    /// The snapshot plus the per-scrape part in the negotiated format, gzip when accepted.
+    func metrics(_ request: HTTPRequest) -> HTTPResponse {
+        let format = ExpositionFormat.negotiate(accept: request.headers["Accept"])
+        let snapshot = self.snapshot()
+        let tail = scrape.render(format: format)
+        var response = HTTPResponse(status: 200)
+        response.headers.set(name: "Content-Type", value: format.contentType)
+        response.headers.set(name: "Vary", value: "Accept, Accept-Encoding")
+        let prebuilt = format == .text ? snapshot.textGzip : snapshot.openMetricsGzip
+        if GzipMember.isAccepted(request.headers["Accept-Encoding"]), !prebuilt.isEmpty,
+           let member = GzipMember.compress(tail) {
+            var body = prebuilt
+            body.append(contentsOf: member)
+            response.body = body
+            response.headers.set(name: "Content-Encoding", value: "gzip")
+        } else {
+            var body = format == .text ? snapshot.text : snapshot.openMetrics
+            body.append(contentsOf: tail)
+            response.body = body
+        }
+        return response
+    }
+
+    /// The `/health` document; 200 when the last collection succeeded within the staleness
+    /// window, 503 otherwise.
+    func healthResponse() -> HTTPResponse {
+        let health = self.health()
+        let now = self.now()
+        let healthy = Self.succeeded(health) && health.isHealthy(now: now, stalenessWindow: stalenessWindow)
+        let report = HealthReport(
+            status: healthy ? "healthy" : "unhealthy", version: version,
+            uptimeSeconds: (now.timeIntervalSince(startedAt) * 1000).rounded() / 1000,
+            lastCollection: .init(time: health.lastAttempt.map(Self.iso), success: Self.succeeded(health),
+                                  lastSuccess: health.lastSuccess.map(Self.iso), error: health.lastError),
+            winPower: .init(target: target, reachable: health.winPowerReachable, authenticated: health.authenticated),
+            deviceCount: health.deviceCount)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let body = (try? encoder.encode(report)).map { Array($0) + [0x0A] } ?? Array("{}\n".utf8)
+        return .json(body, status: healthy ? 200 : 503)
+    }
+
+    /// Whether the last attempt succeeded: it has a success no older than the attempt.
+    static func succeeded(_ health: CollectorHealth) -> Bool {
+        guard let attempt = health.lastAttempt, let success = health.lastSuccess else { return false }
+        return success >= attempt && health.lastError == nil
+    }
+
+    static func iso(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+
+    func landingPage() -> HTTPResponse {
+        let target = HTMLEscaping.escape(self.target.isEmpty ? "(not configured)" : self.target)
+        let path = HTMLEscaping.escape(metricsPath)
+        let html = """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head><meta charset="utf-8"><title>WinPower exporter</title></head>
+        <body>
+        <h1>WinPower exporter</h1>
+        <p>Version \(HTMLEscaping.escape(version)), exporting from WinPower at <code>\(target)</code>.</p>
+        <ul>
+        <li><a href="\(path)">Metrics</a> (<code>\(path)</code>)</li>
+        <li><a href="/health">Health</a> (JSON)</li>
+        <li><a href="/-/healthy">Liveness</a> (<code>/-/healthy</code>)</li>
+        <li><a href="/-/ready">Readiness</a> (<code>/-/ready</code>)</li>
+        </ul>
+        </body>
+        </html>
+
+        """
+        var response = HTTPResponse(status: 200, body: Array(html.utf8))
+        response.headers.set(name: "Content-Type", value: "text/html; charset=utf-8")
+        return response
+    }
+}
+
+/// The JSON body of `/health`.
+struct HealthReport: Codable, Sendable, Equatable {
+    struct LastCollection: Codable, Sendable, Equatable {
+        var time: String?
+        var success: Bool
+        var lastSuccess: String?
+        var error: String?
+        enum CodingKeys: String, CodingKey {
+            case time, success, error
+            case lastSuccess = "last_success"
+        }
+    }
+    struct WinPower: Codable, Sendable, Equatable {
+        var target: String
+        var reachable: Bool
+        var authenticated: Bool
+    }
+    var status: String
+    var version: String
+    var uptimeSeconds: Double
+    var lastCollection: LastCollection
+    var winPower: WinPower
+    var deviceCount: Int
+    enum CodingKeys: String, CodingKey {
+        case status, version
+        case uptimeSeconds = "uptime_seconds"
+        case lastCollection = "last_collection"
+        case winPower = "winpower"
+        case deviceCount = "device_count"
+    }
+}
+
+/// Escapes text for HTML element content and attribute values.
+enum HTMLEscaping {
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import Synchronization
+import WPClient
+import WPCollector
+import WPConfig
+import WPEnergy
+import WPLogging
+import WPScheduler
+import WPServer
+import WPStorage
+
+/// The running exporter: energy store, meter, collector, scheduler and HTTP server, composed
+/// from one ``ExporterConfiguration``.
+///
+/// Creating it takes the data directory's lock and loads the stored energy; ``run(onListening:until:)``
+/// binds, ticks and serves until `shutdown` returns, then lets the collection and scrapes in
+/// flight finish within `scheduler.graceful_shutdown_timeout` and persists energy. The clock is
+/// injected: tests drive ``collector`` by hand with a manual clock.
+///
+/// ```swift
+/// let exporter = try Exporter(configuration: config, client: client, clock: ContinuousClock(),
+///                             wallClock: { Date() }, logger: logger)
+/// try await exporter.run(onListening: { print("http://\($0)/metrics") }, until: { await signals.first() })
+/// ```
+final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
+    let configuration: ExporterConfiguration
+    let logger: Logger
+    let store: FileEnergyStore
+    let meter: EnergyMeter<C>
+    let collector: Collector<C>
+    let scheduler: Scheduler<C>
+    let server: HTTPServer
+    let scrape: ScrapeMetrics
+    let endpoints: Endpoints
+
+    /// - Parameters:
+    ///   - configuration: the validated configuration.
+    ///   - client: where devices are read from.
+    ///   - clock: drives the scheduler, energy integration and staleness.
+    ///   - wallClock: timestamps and `/health` ages.
+    ///   - logger: the root logger; components log under child labels.
+    /// - Throws: `StorageError` when the data directory is locked by another process or
+    ///   unusable; `MetricsError` never in practice (fixed names).
+    init(configuration: ExporterConfiguration, client: any WinPowerClient, clock: C,
+         wallClock: @escaping @Sendable () -> Date, logger: Logger) throws {
+        self.configuration = configuration
+        self.logger = logger
+        let storage = ExporterSettings.storage(configuration.storage)
+        store = try FileEnergyStore(configuration: storage, logger: logger.child(label: "storage"), now: wallClock)
+        do {
+            meter = try EnergyMeter.open(configuration: ExporterSettings.energy(configuration.energy),
+                                         persistence: storage.persistencePolicy, store: store, clock: clock,
+                                         logger: logger.child(label: "energy"))
+        } catch {
+            store.close()
+            throw error
+        }
+        let collectorConfiguration = ExporterSettings.collector(configuration)
+        let collector = Collector(configuration: collectorConfiguration, client: client, meter: meter, clock: clock,
+                                  wallClock: wallClock, logger: logger.child(label: "collector"))
+        self.collector = collector
+        let runs = RunCounter()
+        scheduler = Scheduler(configuration: .init(interval: configuration.scheduler.collectionInterval,
+                                                   gracefulShutdownTimeout: configuration.scheduler.gracefulShutdownTimeout),
+                              clock: clock, logger: logger.child(label: "scheduler")) { tick in
+            // Ticks run one at a time, so every index between two runs was skipped.
+            collector.recordSkippedCollections(total: tick.index - runs.next())
+            await collector.collect()
+        }
+        scrape = try ScrapeMetrics(build: .current)
+        endpoints = Endpoints(snapshot: { collector.snapshot }, health: { collector.health },
+                              stalenessWindow: collectorConfiguration.stalenessWindow,
+                              target: collectorConfiguration.target, version: BuildInfo.exporterVersion,
+                              metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
+                              scrape: scrape)
+        server = HTTPServer(configuration: ExporterSettings.server(configuration), handler: endpoints.makeRouter(),
+                            logger: logger.child(label: "http"))
+    }
+
+    /// Binds, then collects and serves until `shutdown` returns (or the task is cancelled);
+    /// then stops ticking, lets work in flight finish, persists energy and releases the lock.
+    ///
+    /// - Parameters:
+    ///   - onListening: called once with the bound address (the real port when 0 was set).
+    ///   - shutdown: returns when the exporter should stop (a signal); must end on cancellation.
+    /// - Throws: `HTTPServerError.bind` naming the address and reason when it cannot listen.
+    func run(onListening: @escaping @Sendable (ServerAddress) async -> Void,
+             until shutdown: @escaping @Sendable () async -> Void) async throws {
+        defer { close() }
+        let (server, scheduler, logger) = (self.server, self.scheduler, self.logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await server.run() }
+            do {
+                let address = try await server.waitUntilListening()
+                group.addTask { await scheduler.run() }
+                await onListening(address)
+            } catch {
+                group.cancelAll()
+                throw error
+            }
+            group.addTask { await shutdown() }
+            do {
+                try await group.next()
+            } catch {
+                group.cancelAll()
+                throw error
+            }
+            logger.info("shutting down", ["graceful_timeout": .string("\(configuration.scheduler.gracefulShutdownTimeout)")])
+            group.cancelAll()
+            try await group.waitForAll()
+        }
+    }
+
+    /// Saves the energy totals now (on shutdown, and on a second signal before exiting).
+    ///
+    /// - Returns: whether the totals are safe on disk.
+    @discardableResult
+    func persist() -> Bool {
+        do {
+            try meter.flush()
+            return true
+        } catch {
+            logger.error("could not persist energy on shutdown", ["error": .string("\(error)")])
+            return false
+        }
+    }
+
+    /// Persists energy and releases the data directory (``run(onListening:until:)`` does this
+    /// on its way out; call it directly only when the exporter never ran).
+    func close() {
+        if persist() { logger.info("energy persisted", ["devices": .int(meter.totals.count)]) }
+        store.close()
+    }
+}
+
+/// Counts the scheduler's runs so skipped ticks can be derived from the tick index.
+private final class RunCounter: Sendable {
+    private let count = Atomic<Int>(0)
+
+    /// The number of runs before this one.
+    func next() -> Int { count.add(1, ordering: .relaxed).oldValue }
+}

@@ -1,0 +1,93 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Turns SIGTERM and SIGINT into an awaitable event with Dispatch signal sources.
+///
+/// The signals' default action is ignored while the watcher exists, so the first signal does
+/// not kill the process: ``first()`` returns and the exporter shuts down gracefully. Every
+/// further signal calls the handler given to ``onRepeat(_:)`` (the exporter persists energy and
+/// exits at once). Only `main` creates one: it changes process-wide signal dispositions.
+final class SignalWatcher: Sendable {
+    private let events = SignalEvents()
+    // Dispatch sources are not Sendable; they are only touched under this lock.
+    private let sources: Mutex<[any DispatchSourceSignal]>
+
+    /// Starts watching `signals` (SIGTERM and SIGINT by default).
+    init(signals: [Int32] = [SIGTERM, SIGINT]) {
+        let events = self.events
+        let queue = DispatchQueue(label: "wpexporter.signals")
+        var made: [any DispatchSourceSignal] = []
+        for number in signals {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { events.received(number) }
+            source.resume()
+            made.append(source)
+        }
+        sources = Mutex(made)
+    }
+
+    deinit {
+        sources.withLock { sources in for source in sources { source.cancel() } }
+    }
+
+    /// Sets what happens on the second and later signals.
+    func onRepeat(_ handler: @escaping @Sendable (Int32) -> Void) { events.onRepeat(handler) }
+
+    /// Returns when the first signal arrived (at once if it already did) or the task is cancelled.
+    func first() async { await events.first() }
+}
+
+/// The signal count, the tasks waiting for the first one and the handler for later ones.
+final class SignalEvents: Sendable {
+    private struct State {
+        var received = 0
+        var cancelled = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        var repeatHandler: (@Sendable (Int32) -> Void)?
+    }
+
+    private let state = Mutex(State())
+
+    func onRepeat(_ handler: @escaping @Sendable (Int32) -> Void) {
+        state.withLock { $0.repeatHandler = handler }
+    }
+
+    func first() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let done = state.withLock { state -> Bool in
+                    if state.received > 0 || state.cancelled { return true }
+                    state.waiters.append(continuation)
+                    return false
+                }
+                if done { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.cancelled = true }
+            resumeAll()
+        }
+    }
+
+    /// One signal arrived: the first wakes the waiters, later ones run the repeat handler.
+    func received(_ number: Int32) {
+        let (count, handler) = state.withLock { state in
+            state.received += 1
+            return (state.received, state.repeatHandler)
+        }
+        if count == 1 {
+            resumeAll()
+        } else {
+            handler?(number)
+        }
+    }
+
+    private func resumeAll() {
+        let waiters = state.withLock { state in
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}

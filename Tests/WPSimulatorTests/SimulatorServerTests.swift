@@ -1,0 +1,45 @@
+import Testing
+import WPServer
+import WPSimulator
+import WPTestSupport
+
+/// The simulator served on a real socket, and `unreachable` as refused connections.
+@Suite(.timeLimit(.minutes(1))) struct SimulatorServerTests {
+    static func login(port: Int) async throws -> TestHTTPClient.Response {
+        let connection = try await TestHTTPClient.connect(port: port)
+        defer { connection.close() }
+        let body = #"{"username":"admin","password":"admin"}"#
+        try await connection.send("POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                  + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body)
+        return try await connection.readResponse()
+    }
+
+    @Test func unreachableRefusesConnectionsAndRecoveryListensOnTheSamePort() async throws {
+        let server = SimulatorServer(simulator: WinPowerSimulator())
+        let port = try await server.start().port
+        #expect(try await Self.login(port: port).status == 200)
+
+        try await server.setUnreachable(true)
+        #expect(server.simulator.isUnreachable)
+        await #expect(throws: TestHTTPClient.ClientError.self) { _ = try await TestHTTPClient.connect(port: port) }
+
+        try await server.setUnreachable(false)
+        #expect(server.address?.port == port)
+        #expect(try await Self.login(port: port).status == 200)
+        #expect(server.simulator.counters.logins == 2)
+        await server.stop()
+        await #expect(throws: TestHTTPClient.ClientError.self) { _ = try await TestHTTPClient.connect(port: port) }
+    }
+
+    @Test func startingUnreachableLearnsThePortButRefuses() async throws {
+        var configuration = WinPowerSimulator.Configuration()
+        configuration.faults = [.unreachable]
+        let server = SimulatorServer(simulator: WinPowerSimulator(configuration: configuration))
+        let port = try await server.start().port
+        #expect(port > 0)
+        await #expect(throws: TestHTTPClient.ClientError.self) { _ = try await TestHTTPClient.connect(port: port) }
+        try await server.setUnreachable(false)
+        #expect(try await Self.login(port: port).status == 200)
+        await server.stop()
+    }
+}

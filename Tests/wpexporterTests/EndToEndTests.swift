@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+import WPCollector
+import WPServer
+import WPSimulator
+import WPTestSupport
+@testable import wpexporter
+
+/// The simulator on a socket, the exporter against it over real HTTP, scraped over real HTTP.
+@Suite(.timeLimit(.minutes(2))) struct EndToEndTests {
+    /// Realtime members of the WinPower API and the gauge each one is exported as.
+    static let gauges: [(field: String, metric: String)] = [
+        ("inputVolt1", "winpower_device_input_voltage"), ("outputVolt1", "winpower_device_output_voltage"),
+        ("outputCurrent1", "winpower_device_output_current"), ("inputFreq", "winpower_device_input_frequency"),
+        ("outputFreq", "winpower_device_output_frequency"), ("loadPercent", "winpower_device_load_percent"),
+        ("loadTotalWatt", "winpower_device_load_total_watts"), ("loadWatt1", "winpower_device_load_phase1_watts"),
+        ("loadTotalVa", "winpower_device_load_total_va"), ("loadVa1", "winpower_device_load_phase1_va"),
+        ("batCapacity", "winpower_device_battery_capacity"), ("batRemainTime", "winpower_device_battery_remain_seconds"),
+        ("upsTemperature", "winpower_device_ups_temperature"), ("mode", "winpower_device_mode"),
+        ("status", "winpower_device_status_code"), ("batteryStatus", "winpower_device_battery_status_code"),
+        ("testStatus", "winpower_device_test_status_code"), ("isCharging", "winpower_device_battery_charging"),
+    ]
+
+    @Test func everyDeviceValueOnMetricsEqualsTheSimulators() async throws {
+        let harness = try await ExporterHarness(devices: 7)
+        await harness.exporter.collector.collect()
+        let samples = try await harness.scrape()
+        let t = harness.simulator.simulatedSeconds
+        var compared = 0
+        for device in harness.simulator.devices {
+            let fields = Dictionary(device.realtimeFields(at: t), uniquingKeysWith: { first, _ in first })
+            #expect(Exposition.value(samples, "winpower_device_connected", device: device.id)
+                    == (device.role == .disconnected ? 0 : 1))
+            for (field, metric) in Self.gauges {
+                let exported = Exposition.value(samples, metric, device: device.id)
+                if let text = fields[field], let expected = Double(text) {
+                    #expect(exported == expected, "\(metric) of device \(device.index)")
+                    compared += 1
+                } else {
+                    #expect(exported == nil, "\(metric) of device \(device.index) must be omitted, not faked")
+                }
+            }
+            #expect(Exposition.value(samples, "winpower_device_on_battery", device: device.id)
+                    == (device.role == .disconnected ? nil : (device.role == .onBattery ? 1 : 0)))
+        }
+        #expect(compared > 100)
+        #expect(samples["winpower_connection_status"] == 1)
+        #expect(samples["winpower_auth_status"] == 1)
+        #expect(samples["winpower_exporter_device_count"] == 7)
+        #expect(samples.keys.contains { $0.hasPrefix("winpower_exporter_build_info{") })
+        #expect(samples.keys.contains { $0.hasPrefix("process_resident_memory_bytes") })
+        await harness.shutdown()
+    }
+
+    @Test func allOf250DevicesBehindAPageCapOf20AreExported() async throws {
+        let harness = try await ExporterHarness(devices: 250) { $0.pageSizeCap = 20 }
+        await harness.exporter.collector.collect()
+        let samples = try await harness.scrape()
+        let ids = Set(samples.keys.filter { $0.hasPrefix("winpower_device_info{") }.compactMap { key in
+            DemoSample.label("device_id", in: Substring(key))
+        })
+        #expect(ids == Set(harness.simulator.devices.map(\.id)))
+        #expect(samples["winpower_exporter_device_count"] == 250)
+        #expect(harness.simulator.counters.listCalls >= 13)
+        await harness.shutdown()
+    }
+
+    @Test func tokenExpiryMidRunCausesNoFailedCycle() async throws {
+        let harness = try await ExporterHarness(devices: 3) {
+            $0.tokenLifetime = .seconds(600)
+            $0.earlyExpiryAge = .seconds(20)
+            $0.faults = [.earlyExpiry]
+        }
+        for _ in 0..<4 {
+            await harness.exporter.collector.collect()
+            #expect(harness.exporter.collector.health.lastError == nil)
+            harness.clock.advance(by: .seconds(15))
+        }
+        harness.clock.advance(by: .seconds(600))   // past the token's own expiry too
+        await harness.exporter.collector.collect()
+        let health = harness.exporter.collector.health
+        #expect(health.lastError == nil)
+        #expect(health.authenticated)
+        #expect(harness.simulator.counters.logins >= 2)
+        let samples = try await harness.scrape()
+        #expect(!samples.contains { $0.key.hasPrefix("winpower_exporter_scrape_errors_total") && $0.value > 0 })
+        #expect(samples["winpower_exporter_last_collection_success"] == 1)
+        await harness.shutdown()
+    }
+
+    @Test func winPowerDownKeepsServingWithdrawsGaugesKeepsEnergyAndRecovers() async throws {
+        let harness = try await ExporterHarness(devices: 3)
+        let device = harness.simulator.devices[0].id
+        await harness.exporter.collector.collect()
+        harness.clock.advance(by: .seconds(5))
+        await harness.exporter.collector.collect()
+        let before = try await harness.scrape()
+        let energy = try #require(Exposition.value(before, "winpower_device_energy_joules_total", device: device))
+        #expect(energy > 0)
+        #expect(try await harness.get("/health").status == 200)
+
+        try await harness.simulatorServer.setUnreachable(true)
+        harness.clock.advance(by: .seconds(5))
+        await harness.exporter.collector.collect()
+        var samples = try await harness.scrape()
+        #expect(samples["winpower_connection_status"] == 0)
+        #expect(Exposition.value(samples, "winpower_device_load_total_watts", device: device) != nil, "still fresh")
+        #expect(try await harness.get("/health").status == 503)
+
+        harness.clock.advance(by: .seconds(20))   // past the 15 s staleness window
+        await harness.exporter.collector.collect()
+        samples = try await harness.scrape()
+        #expect(samples["winpower_connection_status"] == 0)
+        #expect(Exposition.value(samples, "winpower_device_load_total_watts", device: device) == nil)
+        #expect(Exposition.value(samples, "winpower_device_energy_joules_total", device: device) == energy)
+        let health = try await harness.get("/health")
+        #expect(health.status == 503)
+        #expect(health.text.contains("\"reachable\":false"))
+
+        try await harness.simulatorServer.setUnreachable(false)
+        harness.clock.advance(by: .seconds(5))
+        await harness.exporter.collector.collect()
+        samples = try await harness.scrape()
+        #expect(samples["winpower_connection_status"] == 1)
+        #expect(Exposition.value(samples, "winpower_device_load_total_watts", device: device) != nil)
+        #expect(try #require(Exposition.value(samples, "winpower_device_energy_joules_total", device: device)) >= energy)
+        #expect(try await harness.get("/health").status == 200)
+        await harness.shutdown()
+    }
+
+    @Test func energyAfterARestartContinuesFromThePersistedTotal() async throws {
+        let clock = ManualClock()
+        let first = try await ExporterHarness(devices: 2, clock: clock)
+        let device = first.simulator.devices[0].id
+        await first.exporter.collector.collect()
+        clock.advance(by: .seconds(10))
+        await first.exporter.collector.collect()
+        let persisted = try #require(Exposition.value(try await first.scrape(), "winpower_device_energy_joules_total", device: device))
+        #expect(persisted > 0)
+        await first.shutdown()
+
+        let second = try await ExporterHarness(devices: 2, dataDirectory: first.dataDirectory, clock: clock)
+        await second.exporter.collector.collect()
+        let restarted = try #require(Exposition.value(try await second.scrape(), "winpower_device_energy_joules_total", device: device))
+        #expect(restarted == persisted)
+        clock.advance(by: .seconds(10))
+        await second.exporter.collector.collect()
+        let later = try #require(Exposition.value(try await second.scrape(), "winpower_device_energy_joules_total", device: device))
+        #expect(later > persisted)
+        await second.shutdown()
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+import WPCollector
+import WPMetrics
+import WPServer
+import WPTestSupport
+@testable import wpexporter
+
+/// The HTTP endpoints over a real socket: formats, gzip members, health and the landing page.
+@Suite(.timeLimit(.minutes(2))) struct EndpointTests {
+    @Test func gzipBodyIsSnapshotMemberPlusPerScrapeMemberAndDecodesLikePrometheus() async throws {
+        let harness = try await ExporterHarness(devices: 20)
+        await harness.exporter.collector.collect()
+        let plain = try await harness.get("/metrics")
+        let zipped = try await harness.get("/metrics", headers: ["Accept-Encoding": "gzip"])
+        #expect(zipped.header("Content-Encoding") == "gzip")
+        #expect(plain.header("Content-Encoding") == nil)
+        let snapshot = harness.exporter.collector.snapshot
+        #expect(Array(zipped.body.prefix(snapshot.textGzip.count)) == snapshot.textGzip, "pre-built member served as is")
+        let decoded = try #require(Exposition.gunzipAll(zipped.body))
+        let text = String(decoding: decoded, as: UTF8.self)
+        #expect(text.hasPrefix(String(decoding: snapshot.text, as: UTF8.self)))
+        #expect(text.contains("winpower_exporter_build_info{"))
+        #expect(text.contains("process_cpu_seconds_total"))
+        // Apart from the request counted in between, the same series as the plain body.
+        let counted = { (key: String) in key.hasPrefix("winpower_exporter_requests_total") }
+        let sameSeries = Set(Exposition.samples(text).keys.filter { !counted($0) })
+            == Set(Exposition.samples(plain.text).keys.filter { !counted($0) })
+        #expect(sameSeries)
+        try Self.checkWithPython(zipped.body, expected: decoded)
+        await harness.shutdown()
+    }
+
+    /// Python's gzip module and a zlib MAX_WBITS|16 loop over members (what Prometheus' Go
+    /// reader does) read the whole body; skipped when python3 is missing.
+    static func checkWithPython(_ body: [UInt8], expected: [UInt8]) throws {
+        guard let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first(where: FileManager.default.isExecutableFile)
+        else { return }
+        let script = """
+        import gzip, sys, zlib
+        data = sys.stdin.buffer.read()
+        a = gzip.decompress(data)
+        out, rest = b"", data
+        while rest:
+            d = zlib.decompressobj(zlib.MAX_WBITS | 16)
+            out += d.decompress(rest)
+            rest = d.unused_data
+        assert a == out, "gzip and zlib disagree"
+        sys.stdout.buffer.write(a)
+        """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-c", script]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(Data(body))
+        try input.fileHandleForWriting.close()
+        let decoded = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(Array(decoded) == expected)
+    }
+
+    @Test func openMetricsEndsWithOneEOFAndPlainTextHasNone() async throws {
+        let harness = try await ExporterHarness(devices: 2)
+        await harness.exporter.collector.collect()
+        let accept = "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5"
+        let open = try await harness.get("/metrics", headers: ["Accept": accept])
+        #expect(open.header("Content-Type") == ExpositionFormat.openMetrics.contentType)
+        #expect(open.text.hasSuffix("# EOF\n"))
+        #expect(open.text.components(separatedBy: "# EOF").count == 2)
+        let zipped = try await harness.get("/metrics", headers: ["Accept": accept, "Accept-Encoding": "br;q=1, gzip;q=0.8"])
+        let decoded = String(decoding: try #require(Exposition.gunzipAll(zipped.body)), as: UTF8.self)
+        #expect(decoded.hasSuffix("# EOF\n"))
+        #expect(decoded.components(separatedBy: "# EOF").count == 2)
+        let plain = try await harness.get("/metrics")
+        #expect(plain.header("Content-Type") == ExpositionFormat.text.contentType)
+        #expect(!plain.text.contains("# EOF"))
+        await harness.shutdown()
+    }
+
+    @Test func requestsAreCountedByHandlerAndCode() async throws {
+        let harness = try await ExporterHarness(devices: 1)
+        _ = try await harness.get("/health")
+        _ = try await harness.get("/nope")
+        _ = try await harness.get("/metrics")
+        let samples = try await harness.scrape()
+        #expect(samples["winpower_exporter_requests_total{handler=\"/health\",code=\"503\"}"] == 1)
+        #expect(samples["winpower_exporter_requests_total{handler=\"unmatched\",code=\"404\"}"] == 1)
+        #expect(samples["winpower_exporter_requests_total{handler=\"/metrics\",code=\"200\"}"] == 1)
+        await harness.shutdown()
+    }
+
+    @Test func healthReadyAndLandingPage() async throws {
+        let harness = try await ExporterHarness(devices: 3)
+        #expect(try await harness.get("/-/healthy").status == 200)
+        #expect(try await harness.get("/-/ready").status == 503)
+        let before = try await harness.get("/health")
+        #expect(before.status == 503)
+        await harness.exporter.collector.collect()
+        #expect(try await harness.get("/-/ready").status == 200)
+        let health = try await harness.get("/health")
+        #expect(health.status == 200)
+        #expect(health.header("Content-Type")?.hasPrefix("application/json") == true)
+        let report = try JSONDecoder().decode(HealthReport.self, from: Data(health.body))
+        #expect(report.status == "healthy")
+        #expect(report.deviceCount == 3)
+        #expect(report.lastCollection.success)
+        #expect(report.winPower.reachable && report.winPower.authenticated)
+        #expect(report.lastCollection.time != nil)
+        let page = try await harness.get("/")
+        #expect(page.header("Content-Type") == "text/html; charset=utf-8")
+        #expect(page.text.contains("href=\"/metrics\""))
+        #expect(page.text.contains(harness.exporter.endpoints.target))
+        for response in [health, page] { #expect(!response.text.contains("s3cr3t-Pa55")) }
+        #expect(!harness.logs.allText.contains("s3cr3t-Pa55"))
+        await harness.shutdown()
+    }
+
+    @Test func landingPageEscapesTheTargetAndDropsCredentials() {
+        #expect(ExporterSettings.target("https://user:pw@winpower.example:8081/a?x=1") == "https://winpower.example:8081/a")
+        #expect(HTMLEscaping.escape("<a href=\"x\">&'") == "&lt;a href=&quot;x&quot;&gt;&amp;&#39;")
+    }
+
+    @Test(arguments: [("gzip", true), ("gzip;q=0", false), ("identity", false), ("*", true), ("*, gzip;q=0", false),
+                      ("deflate, GZIP;q=0.5", true), (nil, false)] as [(String?, Bool)])
+    func acceptEncoding(header: String?, accepted: Bool) {
+        #expect(GzipMember.isAccepted(header) == accepted)
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// The built `wpexporter` binary started as a child process, its output collected as it comes.
+final class LaunchedExporter: Sendable {
+    private let process: Process
+    private let out = OutputBuffer()
+    private let err = OutputBuffer()
+
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        let process = Process()
+        process.executableURL = try BinaryTests.binary()
+        process.arguments = arguments
+        process.environment = environment
+        let outPipe = Pipe(), errPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        self.process = process
+        let (out, err) = (self.out, self.err)
+        outPipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            out.append(data)
+        }
+        errPipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            err.append(data)
+        }
+        try process.run()
+    }
+
+    var standardOutput: String { out.text }
+    var standardError: String { err.text }
+
+    /// Waits until `condition` holds, checking every 20 ms; fails after `limit` (a safety net
+    /// against hangs, not a timing assertion).
+    func waitFor(_ what: String, limit: Duration = .seconds(60), _ condition: () async -> Bool) async throws {
+        let deadline = ContinuousClock.now + limit
+        while !(await condition()) {
+            guard ContinuousClock.now < deadline, process.isRunning else {
+                Issue.record("gave up waiting for \(what); stdout: \(standardOutput) stderr: \(standardError)")
+                throw CancellationError()
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// The port of the first `http://127.0.0.1:PORT<path>` URL printed after `label`.
+    func printedPort(after label: String) -> Int? {
+        guard let line = standardOutput.split(separator: "\n").first(where: { $0.contains(label) }),
+              let range = line.range(of: "http://127.0.0.1:") else { return nil }
+        return Int(line[range.upperBound...].prefix { $0.isNumber })
+    }
+
+    /// Sends SIGTERM and waits for the exit status.
+    func terminate() async -> Int32 {
+        process.terminate()
+        return await exitStatus()
+    }
+
+    func exitStatus() async -> Int32 {
+        let process = self.process
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                process.waitUntilExit()
+                continuation.resume(returning: process.terminationStatus)
+            }
+        }
+    }
+}
+
+/// Text received from a pipe so far.
+final class OutputBuffer: Sendable {
+    private let storage = Mutex("")
+    func append(_ data: Data) { storage.withLock { $0 += String(decoding: data, as: UTF8.self) } }
+    var text: String { storage.withLock { $0 } }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import WPLogging
+import WPServer
+import WPSimulator
+import WPStorage
+import WPTestSupport
+
+/// The built binary's long-running commands, stopped with signals.
+@Suite(.timeLimit(.minutes(3)), .serialized) struct RuntimeBinaryTests {
+    static func temporaryDirectory() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-bin-\(UUID().uuidString)").path
+    }
+
+    static func get(_ port: Int, _ path: String) async throws -> TestHTTPClient.Response {
+        let connection = try await TestHTTPClient.connect(port: port)
+        defer { connection.close() }
+        try await connection.send("GET \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        return try await connection.readResponse()
+    }
+
+    @Test func demoPrintsURLsAndLiveValuesServesTheSimulatedDevicesAndStopsOnSIGTERM() async throws {
+        let dataDirectory = Self.temporaryDirectory()
+        let demo = try LaunchedExporter(["demo", "--port", "0", "--data-dir", dataDirectory])
+        try await demo.waitFor("the live values") { demo.standardOutput.contains("live values") }
+        let port = try #require(demo.printedPort(after: "metrics:"))
+        #expect(demo.standardOutput.contains("health:"))
+        let metrics = try await Self.get(port, "/metrics")
+        #expect(metrics.status == 200)
+        #expect(metrics.text.contains("winpower_device_on_battery{"))
+        #expect(metrics.text.split(separator: "\n").contains { $0.hasPrefix("winpower_device_on_battery{") && $0.hasSuffix(" 1") })
+        #expect(metrics.text.split(separator: "\n").contains { $0.hasPrefix("winpower_device_connected{") && $0.hasSuffix(" 0") })
+        #expect(metrics.text.contains("winpower_exporter_device_count 4"))
+        #expect(await demo.terminate() == 0)
+        #expect(FileManager.default.fileExists(atPath: dataDirectory + "/energy.state"))
+        try? FileManager.default.removeItem(atPath: dataDirectory)
+    }
+
+    @Test func sigtermDuringASlowCollectionExitsZeroWithEnergySaved() async throws {
+        var configuration = WinPowerSimulator.Configuration()
+        configuration.deviceCount = 3
+        configuration.password = "binary-Pa55"
+        configuration.slowDelay = .seconds(2)
+        let simulatorServer = SimulatorServer(simulator: WinPowerSimulator(configuration: configuration))
+        let simulatorPort = try await simulatorServer.start().port
+        let dataDirectory = Self.temporaryDirectory()
+        let server = try LaunchedExporter([
+            "server", "--port", "0", "--server.host", "127.0.0.1",
+            "--winpower.base_url", "http://127.0.0.1:\(simulatorPort)", "--winpower.username", "admin",
+            "--data-dir", dataDirectory, "--sync-write=false", "--storage.flush_interval", "1h",
+            "--scheduler.collection_interval", "1s", "--scheduler.graceful_shutdown_timeout", "10s",
+        ], environment: ["WINPOWER_EXPORTER_WINPOWER_PASSWORD": "binary-Pa55"])
+        try await server.waitFor("the metrics URL") { server.printedPort(after: "metrics:") != nil }
+        let port = try #require(server.printedPort(after: "metrics:"))
+        var energy = 0.0
+        try await server.waitFor("energy to accumulate") {
+            let text = (try? await Self.get(port, "/metrics"))?.text ?? ""
+            let line = text.split(separator: "\n").first { $0.hasPrefix("winpower_device_energy_joules_total{") }
+            energy = line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+            return energy > 0
+        }
+        simulatorServer.simulator.enable(.slow)
+        // A collection is in flight once an attempt is newer than the last success.
+        try await server.waitFor("a slow collection in flight") {
+            let text = (try? await Self.get(port, "/health"))?.text ?? ""
+            return text.contains("\"success\":false") && !text.contains("\"error\"")
+        }
+        #expect(await server.terminate() == 0)
+        #expect(!server.standardOutput.contains("binary-Pa55") && !server.standardError.contains("binary-Pa55"))
+        let store = try FileEnergyStore(configuration: StorageConfiguration(dataDirectory: dataDirectory), logger: .disabled)
+        let saved = try store.load().state.devices.values.map(\.joules).max() ?? 0
+        store.close()
+        #expect(saved >= energy, "energy saved on shutdown (flush interval 1h: only shutdown saves)")
+        await simulatorServer.stop()
+        try? FileManager.default.removeItem(atPath: dataDirectory)
+    }
+
+    @Test func serverThatCannotBindExitsOneNamingTheAddress() async throws {
+        let occupied = SimulatorServer(simulator: WinPowerSimulator())
+        let port = try await occupied.start().port
+        let dataDirectory = Self.temporaryDirectory()
+        let result = try BinaryTests.run(["server", "--port", "\(port)", "--server.host", "127.0.0.1",
+                                          "--winpower.base_url", "http://127.0.0.1:1", "--winpower.username", "u",
+                                          "--winpower.password", "p", "--data-dir", dataDirectory])
+        #expect(result.status == 1)
+        #expect(result.err.contains("127.0.0.1:\(port)"))
+        await occupied.stop()
+        try? FileManager.default.removeItem(atPath: dataDirectory)
+    }
+
+    @Test func simulateRejectsAnUnknownFaultWithUsageStatus() throws {
+        let result = try BinaryTests.run(["simulate", "--port", "0", "--fault", "slowish"])
+        #expect(result.status == 64)
+        #expect(result.err.contains("slowish"))
+    }
+
+    @Test func simulateServesTheRequestedDevicesUntilSIGTERM() async throws {
+        let simulate = try LaunchedExporter(["simulate", "--port", "0", "--devices", "7"])
+        try await simulate.waitFor("the simulator URL") { simulate.printedPort(after: "simulator") != nil }
+        #expect(simulate.standardOutput.contains("7 devices"))
+        #expect(await simulate.terminate() == 0)
+    }
+
+    @Test func checkConfigValidatesWithoutPrintingThePassword() throws {
+        let result = try BinaryTests.run(["check-config", "--winpower.base_url", "http://winpower.example:8081",
+                                          "--winpower.username", "admin", "--winpower.password", "check-Pa55"])
+        #expect(result.status == 0)
+        #expect(result.out.contains("configuration is valid"))
+        #expect(!result.out.contains("check-Pa55") && !result.err.contains("check-Pa55"))
+    }
+}
