@@ -195,6 +195,18 @@ alerts = wait_for("UPSOnBattery", lambda: {r["metric"]["device_id"]: r["metric"]
 if set(alerts) != on_battery or not set(alerts.values()) <= {"pending", "firing"}:
     raise SystemExit(f"FAIL: UPSOnBattery {alerts}; devices on battery: {sorted(on_battery)}")
 print(f"ok: UPSOnBattery {', '.join(f'{d}={s}' for d, s in sorted(alerts.items()))}")
+
+# Every query of the Grafana dashboard is valid PromQL and most return data from the demo.
+dashboard = json.load(open("deploy/grafana/dashboards/wpexporter.json", encoding="utf-8"))
+exprs = [t["expr"] for p in dashboard["panels"] for t in p.get("targets", [])]
+empty = []
+for expr in exprs:
+    concrete = (expr.replace("$instance", ".*").replace("$device", ".+").replace("$__range", "5m"))
+    if not query(concrete):
+        empty.append(expr)
+print(f"ok: {len(exprs)} dashboard queries valid, {len(exprs) - len(empty)} with data")
+for expr in empty:
+    print(f"  no data yet (fine for counters of rare events): {expr}")
 PY
 
 # --- 4. promtool check metrics on a live scrape
