@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Checks the monitoring files under deploy/ with the real tools:
+#   - promtool check config / check rules / test rules on the Prometheus files;
+#   - every JSON file parses, every YAML file parses (python3 yaml), the Grafana dashboard
+#     only queries metric names the exporter exports;
+#   - bash -n and shellcheck on every shell script of the repository.
+# Installs Debian's prometheus (for promtool), shellcheck and python3-yaml when missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v promtool >/dev/null 2>&1 || need_apt+=(prometheus)
+command -v shellcheck >/dev/null 2>&1 || need_apt+=(shellcheck)
+command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
+python3 -c 'import yaml' >/dev/null 2>&1 || need_apt+=(python3-yaml)
+if ((${#need_apt[@]} > 0)); then
+    echo "installing ${need_apt[*]}"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+echo "== promtool check config deploy/prometheus/prometheus.yml"
+promtool check config deploy/prometheus/prometheus.yml
+echo "== promtool check rules deploy/prometheus/alerts.yml"
+promtool check rules deploy/prometheus/alerts.yml
+echo "== promtool test rules deploy/prometheus/alerts.test.yml"
+(cd deploy/prometheus && promtool test rules alerts.test.yml)
+
+echo "== JSON, YAML and metric names"
+python3 - <<'PY'
+import glob, json, re, sys
+import yaml
+
+failures = []
+for path in sorted(glob.glob("deploy/**/*.json", recursive=True)):
+    try:
+        json.load(open(path, encoding="utf-8"))
+    except ValueError as error:
+        failures.append(f"{path}: invalid JSON: {error}")
+for path in sorted(glob.glob("deploy/**/*.y*ml", recursive=True)):
+    try:
+        list(yaml.safe_load_all(open(path, encoding="utf-8")))
+    except yaml.YAMLError as error:
+        failures.append(f"{path}: invalid YAML: {error}")
+
+# Every alert has a test, and every winpower_* name used by the rules and the dashboard is a
+# name the exporter exports (the agreed names below and any in docs/metrics.md).
+documented = set()
+try:
+    documented = set(re.findall(r"\b(winpower_[a-z0-9_]+)", open("docs/metrics.md", encoding="utf-8").read()))
+except OSError:
+    pass
+contract = documented | set("""
+winpower_exporter_up winpower_exporter_requests_total winpower_exporter_collection_duration_seconds
+winpower_exporter_scrape_errors_total winpower_exporter_device_count winpower_connection_status
+winpower_auth_status winpower_api_response_time_seconds winpower_token_expiry_seconds
+winpower_device_connected winpower_device_load_percent winpower_device_load_total_watts
+winpower_device_cumulative_energy winpower_device_input_voltage winpower_device_output_voltage
+winpower_device_output_current winpower_device_input_frequency winpower_device_output_frequency
+winpower_device_battery_charging winpower_device_battery_capacity winpower_device_battery_remain_seconds
+winpower_device_ups_temperature winpower_device_energy_joules_total winpower_device_info
+winpower_device_load_phase1_watts winpower_device_load_total_va winpower_device_load_phase1_va
+winpower_device_battery_voltage_volts winpower_device_mode winpower_device_status_code
+winpower_device_battery_status_code winpower_device_test_status_code winpower_device_on_battery
+winpower_device_alarm winpower_device_fault winpower_device_fault_info winpower_device_active_alarms
+winpower_device_rated_apparent_power_va winpower_device_rated_voltage_volts
+winpower_device_rated_frequency_hertz winpower_device_rated_battery_voltage_volts
+winpower_device_last_update_timestamp_seconds winpower_device_energy_gaps_total
+winpower_exporter_collections_skipped_total winpower_exporter_last_collection_success
+winpower_exporter_last_collection_timestamp_seconds winpower_exporter_energy_state_reset
+winpower_exporter_energy_persist_failures_total winpower_exporter_build_info
+""".split())
+def base(name):
+    for suffix in ("_bucket", "_sum", "_count"):
+        if name.endswith(suffix) and name[: -len(suffix)] in contract:
+            return name[: -len(suffix)]
+    return name
+
+rules = yaml.safe_load(open("deploy/prometheus/alerts.yml", encoding="utf-8"))
+tests = yaml.safe_load(open("deploy/prometheus/alerts.test.yml", encoding="utf-8"))
+alerts = [rule["alert"] for group in rules["groups"] for rule in group["rules"] if "alert" in rule]
+tested = {}
+for test in tests["tests"]:
+    for case in test.get("alert_rule_test", []):
+        kind = "firing" if case.get("exp_alerts") else "silent"
+        tested.setdefault(case["alertname"], set()).add(kind)
+for alert in alerts:
+    missing = {"firing", "silent"} - tested.get(alert, set())
+    if missing:
+        failures.append(f"alerts.test.yml: {alert} has no {' and no '.join(sorted(missing))} test")
+if len(alerts) != len(set(alerts)):
+    failures.append("alerts.yml: an alert name is defined twice")
+used = {}
+used["deploy/prometheus/alerts.yml"] = re.findall(r"\b(winpower_[a-z0-9_]+)", open("deploy/prometheus/alerts.yml").read())
+for path in glob.glob("deploy/grafana/dashboards/*.json"):
+    used[path] = re.findall(r"\b(winpower_[a-z0-9_]+)", open(path, encoding="utf-8").read())
+for path, names in used.items():
+    for name in sorted(set(names)):
+        if base(name) not in contract:
+            failures.append(f"{path}: {name} is not an exported metric")
+dashboard = json.load(open("deploy/grafana/dashboards/wpexporter.json", encoding="utf-8"))
+if "device" not in {v["name"] for v in dashboard["templating"]["list"]}:
+    failures.append("dashboard: no device variable")
+for message in failures:
+    print("error:", message, file=sys.stderr)
+if failures:
+    sys.exit(1)
+print(f"ok: {len(alerts)} alerts tested firing and silent; JSON, YAML and metric names valid")
+PY
+
+echo "== bash -n and shellcheck"
+mapfile -t scripts < <( { git ls-files '*.sh' 2>/dev/null; find scripts deploy -name '*.sh' -type f 2>/dev/null; } | sort -u)
+for script in "${scripts[@]}"; do
+    [[ -f "$script" ]] || continue
+    bash -n "$script"
+done
+shellcheck "${scripts[@]}"
+echo "ok: ${#scripts[@]} shell scripts pass bash -n and shellcheck"

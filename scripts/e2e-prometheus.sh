@@ -1,0 +1,274 @@
+#!/usr/bin/env bash
+# End-to-end check of the shipped monitoring files against a real Prometheus:
+#   1. starts `wpexporter demo` (the embedded WinPower simulator) on a free loopback port;
+#   2. starts Prometheus with deploy/prometheus/prometheus.yml, rewritten to scrape that port
+#      every second and to evaluate deploy/prometheus/alerts.yml every second;
+#   3. waits (bounded, polling) until a full minute of samples exists, then asserts through the
+#      HTTP API: up == 1; every connected device has winpower_device_load_total_watts;
+#      rate(winpower_device_energy_joules_total[1m]) agrees with the mean load within 5%;
+#      UPSOnBattery is pending or firing for exactly the devices the simulator keeps on battery;
+#   4. runs `promtool check metrics` on a live scrape; only the seed metric names kept for
+#      compatibility (docs/metrics.md) may draw lint remarks;
+#   5. when `wpexporter server --help` offers --push.url: runs `wpexporter simulate` and
+#      `wpexporter server --push.url=...` against a real prometheus-pushgateway and checks that
+#      the gateway then serves the device series.
+# Everything started is stopped by PID on exit. Reuses the debug build of `swift test`
+# (WPEXPORTER_BIN overrides it). Installs Debian's prometheus and prometheus-pushgateway when
+# missing. Skips (exit 0, saying why) when the build has no working `demo` command.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo="$(pwd)"
+
+bin="${WPEXPORTER_BIN:-.build/debug/wpexporter}"
+timeout_s="${E2E_TIMEOUT:-150}"
+
+need_apt=()
+command -v prometheus >/dev/null 2>&1 || need_apt+=(prometheus)
+command -v promtool >/dev/null 2>&1 || need_apt+=(prometheus)
+command -v prometheus-pushgateway >/dev/null 2>&1 || need_apt+=(prometheus-pushgateway)
+command -v curl >/dev/null 2>&1 || need_apt+=(curl)
+if ((${#need_apt[@]} > 0)); then
+    echo "installing ${need_apt[*]}"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+if [[ ! -x "$bin" ]]; then
+    echo "SKIP: $bin is not built (run 'swift build' or 'swift test' first)"
+    exit 0
+fi
+
+work="$(mktemp -d)"
+pids=()
+cleanup() {
+    local status=$?
+    for pid in "${pids[@]}"; do
+        kill "$pid" 2>/dev/null || true
+    done
+    for pid in "${pids[@]}"; do
+        wait "$pid" 2>/dev/null || true
+    done
+    if ((status != 0)); then
+        for log in "$work"/*.log; do
+            [[ -f "$log" ]] || continue
+            echo "---- $(basename "$log") (last 20 lines)"
+            tail -n 20 "$log"
+        done
+    fi
+    rm -rf "$work"
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# wait_http URL SECONDS PID [any]: polls URL until it answers 2xx (with "any": any HTTP
+# status); returns 2 early when PID has exited, 1 on timeout.
+wait_http() {
+    local url=$1 limit=$2 pid=$3 accept=${4:-ok} start=$SECONDS fail_flag=-f
+    [[ $accept == any ]] && fail_flag=-s
+    while ((SECONDS - start < limit)); do
+        if curl "$fail_flag" -s --max-time 2 -o /dev/null "$url" 2>/dev/null; then
+            return 0
+        fi
+        kill -0 "$pid" 2>/dev/null || return 2
+        sleep 0.5
+    done
+    return 1
+}
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+# --- 1. the exporter in demo mode
+exporter_port="$(free_port)"
+"$bin" demo --server.host 127.0.0.1 --server.port "$exporter_port" --scheduler.collection_interval 1s \
+    --storage.data_dir "$work/data" --logging.format console >"$work/exporter.log" 2>&1 &
+exporter_pid=$!
+pids+=("$exporter_pid")
+if ! wait_http "http://127.0.0.1:$exporter_port/-/ready" 60 "$exporter_pid"; then
+    if ! kill -0 "$exporter_pid" 2>/dev/null && grep -q "not available in this build" "$work/exporter.log"; then
+        echo "SKIP: 'wpexporter demo' is not available in this build: $(head -n 1 "$work/exporter.log")"
+        exit 0
+    fi
+    fail "wpexporter demo did not become ready on port $exporter_port"
+fi
+echo "exporter (demo) ready on 127.0.0.1:$exporter_port (pid $exporter_pid)"
+
+# --- 2. Prometheus with the shipped configuration, pointed at the exporter
+prometheus_port="$(free_port)"
+python3 - "$repo/deploy/prometheus/prometheus.yml" "$work/prometheus.yml" "$exporter_port" "$repo/deploy/prometheus/alerts.yml" <<'PY'
+import sys
+import yaml
+source, target, port, rules = sys.argv[1:]
+config = yaml.safe_load(open(source, encoding="utf-8"))
+config["global"].update({"scrape_interval": "1s", "scrape_timeout": "1s", "evaluation_interval": "1s"})
+config["rule_files"] = [rules]
+config.pop("alerting", None)           # no Alertmanager here; alert states are read from the API
+jobs = [job for job in config["scrape_configs"] if job["job_name"] == "wpexporter"]
+if len(jobs) != 1:
+    sys.exit("deploy/prometheus/prometheus.yml has no single 'wpexporter' job")
+job = jobs[0]
+job.update({"scrape_interval": "1s", "scrape_timeout": "1s"})
+job["static_configs"] = [{"targets": [f"127.0.0.1:{port}"]}]
+config["scrape_configs"] = [job]
+yaml.safe_dump(config, open(target, "w", encoding="utf-8"), sort_keys=False)
+PY
+promtool check config "$work/prometheus.yml" >/dev/null
+prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
+    --web.listen-address="127.0.0.1:$prometheus_port" --log.level=warn >"$work/prometheus.log" 2>&1 &
+prometheus_pid=$!
+pids+=("$prometheus_pid")
+wait_http "http://127.0.0.1:$prometheus_port/-/ready" 60 "$prometheus_pid" || fail "Prometheus did not become ready"
+echo "Prometheus ready on 127.0.0.1:$prometheus_port (pid $prometheus_pid)"
+
+# --- 3. wait for a full minute of samples, then assert through the HTTP API
+python3 - "http://127.0.0.1:$prometheus_port" "$timeout_s" <<'PY'
+import json, sys, time, urllib.parse, urllib.request
+
+base, limit = sys.argv[1], float(sys.argv[2])
+deadline = time.monotonic() + limit
+
+def query(expr):
+    url = f"{base}/api/v1/query?" + urllib.parse.urlencode({"query": expr})
+    with urllib.request.urlopen(url, timeout=5) as response:
+        body = json.load(response)
+    if body.get("status") != "success":
+        raise SystemExit(f"FAIL: query {expr!r}: {body}")
+    return body["data"]["result"]
+
+def by_device(expr):
+    return {r["metric"].get("device_id"): float(r["value"][1]) for r in query(expr)}
+
+def wait_for(what, check):
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise SystemExit(f"FAIL: timed out waiting for {what}")
+        time.sleep(1)
+
+# Scrapes are 1 s apart; 62 samples of `up` means the 1-minute windows below are covered.
+wait_for("62 scrapes", lambda: any(float(r["value"][1]) >= 62 for r in query('count_over_time(up{job="wpexporter"}[70s])')))
+
+up = query('up{job="wpexporter"}')
+if len(up) != 1 or up[0]["value"][1] != "1":
+    raise SystemExit(f"FAIL: up == 1 expected, got {up}")
+print("ok: up == 1")
+
+devices = by_device("winpower_device_info")
+if not devices:
+    raise SystemExit("FAIL: no winpower_device_info series")
+connected = {d for d, v in by_device("winpower_device_connected").items() if v == 1}
+load = by_device("winpower_device_load_total_watts")
+missing = sorted(connected - set(load))
+if not connected or missing:
+    raise SystemExit(f"FAIL: connected devices without winpower_device_load_total_watts: {missing} (connected: {sorted(connected)})")
+print(f"ok: {len(devices)} devices, all {len(connected)} connected ones have winpower_device_load_total_watts")
+
+rate = by_device("rate(winpower_device_energy_joules_total[1m])")
+mean = by_device("avg_over_time(winpower_device_load_total_watts[1m])")
+for device in sorted(connected):
+    r, m = rate.get(device), mean.get(device)
+    if r is None or m is None or m <= 0:
+        raise SystemExit(f"FAIL: device {device}: energy rate {r} or mean load {m} missing")
+    error = abs(r - m) / m
+    if error > 0.05:
+        raise SystemExit(f"FAIL: device {device}: rate(energy[1m]) = {r:.2f} W but mean load = {m:.2f} W ({error:.1%} apart)")
+    print(f"ok: {device}: rate(energy[1m]) = {r:.2f} W, mean load {m:.2f} W ({error:.2%} apart)")
+
+on_battery = {d for d, v in by_device("winpower_device_on_battery").items() if v == 1}
+if not on_battery:
+    raise SystemExit("FAIL: the demo keeps no device on battery")
+# The simulator keeps device 1 on battery; its id is fixed.
+simulator_device_1 = "5e1a7a0c-0001-4b35-b0dd-000000000001"
+if simulator_device_1 in devices and simulator_device_1 not in on_battery:
+    raise SystemExit(f"FAIL: simulator device 1 ({simulator_device_1}) is not reported on battery")
+alerts = wait_for("UPSOnBattery", lambda: {r["metric"]["device_id"]: r["metric"]["alertstate"]
+                                           for r in query('ALERTS{alertname="UPSOnBattery"}')})
+if set(alerts) != on_battery or not set(alerts.values()) <= {"pending", "firing"}:
+    raise SystemExit(f"FAIL: UPSOnBattery {alerts}; devices on battery: {sorted(on_battery)}")
+print(f"ok: UPSOnBattery {', '.join(f'{d}={s}' for d, s in sorted(alerts.items()))}")
+
+# Every query of the Grafana dashboard is valid PromQL and most return data from the demo.
+dashboard = json.load(open("deploy/grafana/dashboards/wpexporter.json", encoding="utf-8"))
+exprs = [t["expr"] for p in dashboard["panels"] for t in p.get("targets", [])]
+empty = []
+for expr in exprs:
+    concrete = (expr.replace("$instance", ".*").replace("$device", ".+").replace("$__range", "5m"))
+    if not query(concrete):
+        empty.append(expr)
+print(f"ok: {len(exprs)} dashboard queries valid, {len(exprs) - len(empty)} with data")
+for expr in empty:
+    print(f"  no data yet (fine for counters of rare events): {expr}")
+PY
+
+# --- 4. promtool check metrics on a live scrape
+curl -fsS --max-time 5 "http://127.0.0.1:$exporter_port/metrics" >"$work/scrape.txt"
+set +e
+promtool check metrics <"$work/scrape.txt" >"$work/lint.txt" 2>&1
+lint_status=$?
+set -e
+python3 - "$work/lint.txt" "$lint_status" docs/metrics.md <<'PY'
+import os, re, sys
+lint_path, status, doc = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+# Names kept exactly from the exporter this one replaces, so existing dashboards keep working.
+seed = set("""
+winpower_exporter_up winpower_exporter_requests_total winpower_exporter_collection_duration_seconds
+winpower_exporter_scrape_errors_total winpower_exporter_device_count winpower_connection_status
+winpower_auth_status winpower_api_response_time_seconds winpower_token_expiry_seconds
+winpower_device_connected winpower_device_load_percent winpower_device_load_total_watts
+winpower_device_cumulative_energy winpower_device_input_voltage winpower_device_output_voltage
+winpower_device_output_current winpower_device_input_frequency winpower_device_output_frequency
+winpower_device_battery_charging winpower_device_battery_capacity winpower_device_battery_remain_seconds
+winpower_device_ups_temperature
+""".split())
+if os.path.exists(doc):
+    documented = set(re.findall(r"\b(winpower_[a-z0-9_]+)", open(doc, encoding="utf-8").read()))
+    seed &= documented
+lines = [line.strip() for line in open(lint_path, encoding="utf-8") if line.strip()]
+bad = [line for line in lines if line.split()[0] not in seed]
+if bad or (status not in (0, 3)):
+    print("FAIL: promtool check metrics:", *(bad or lines), sep="\n  ", file=sys.stderr)
+    sys.exit(1)
+print(f"ok: promtool check metrics ({len(lines)} remarks, all on kept seed names)")
+PY
+
+# --- 5. push mode against a real Pushgateway
+server_help="$("$bin" server --help 2>&1 || true)"
+if [[ $server_help != *--push.url* ]]; then
+    echo "SKIP: push mode: 'wpexporter server --help' does not offer --push.url in this build"
+    exit 0
+fi
+simulator_port="$(free_port)"
+gateway_port="$(free_port)"
+server_port="$(free_port)"
+"$bin" simulate --host 127.0.0.1 --port "$simulator_port" --devices 3 >"$work/simulator.log" 2>&1 &
+pids+=("$!")
+wait_http "http://127.0.0.1:$simulator_port/" 60 "$!" any || fail "the simulator did not start"
+prometheus-pushgateway --web.listen-address="127.0.0.1:$gateway_port" >"$work/pushgateway.log" 2>&1 &
+pids+=("$!")
+wait_http "http://127.0.0.1:$gateway_port/-/ready" 60 "$!" || fail "Pushgateway did not become ready"
+printf 'admin\n' >"$work/password"
+"$bin" server --server.host 127.0.0.1 --server.port "$server_port" \
+    --winpower.base_url "http://127.0.0.1:$simulator_port" --winpower.username admin \
+    --winpower.password_file "$work/password" --storage.data_dir "$work/push-data" \
+    --scheduler.collection_interval 1s --push.url="http://127.0.0.1:$gateway_port" --push.interval=1s \
+    >"$work/push-exporter.log" 2>&1 &
+pids+=("$!")
+start=$SECONDS
+while true; do
+    curl -fsS --max-time 2 -o "$work/gateway.txt" "http://127.0.0.1:$gateway_port/metrics" 2>/dev/null || true
+    if grep -q '^winpower_device_load_total_watts{.*job="wpexporter"' "$work/gateway.txt" 2>/dev/null; then
+        break
+    fi
+    ((SECONDS - start < 60)) || fail "the Pushgateway has no winpower_device_load_total_watts after 60s"
+    sleep 1
+done
+echo "ok: the Pushgateway serves the device series pushed by 'wpexporter server --push.url'"
