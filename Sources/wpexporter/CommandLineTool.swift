@@ -44,9 +44,11 @@ struct CommandLineTool: Sendable {
             output.standardOutput((json ? buildInfo.json : buildInfo.text) + "\n")
         case .checkConfig(let options):
             let loaded = try load(options, purpose: .server)
+            // The web configuration file is validated as `server` would, every problem listed.
+            let security = try loadWebSecurity(path: loaded.configuration.server.webConfigFile, files: files)
             let file = loaded.configurationFile ?? "none (defaults, environment and flags only)"
             output.standardOutput("configuration file: \(file)\n\n\(loaded.effectiveSettingsTable())\n")
-            report(loaded.warnings)
+            report(loaded.warnings + security.warnings)
             output.standardOutput("\nconfiguration is valid\n")
         case .server(let options):
             let loaded = try loadBindingAnyPort(options, purpose: .server)

@@ -74,6 +74,14 @@ struct Endpoints: Sendable {
         return response
     }
 
+    /// What a plain-text scrape gets (snapshot plus the per-scrape part), for the Pushgateway;
+    /// empty until the first collection has finished.
+    func textExposition() -> [UInt8] {
+        let snapshot = self.snapshot()
+        guard snapshot.generatedAt != nil else { return [] }
+        return snapshot.text + scrape.render(format: .text)
+    }
+
     /// The `/health` document; 200 when the last collection succeeded within the staleness
     /// window, 503 otherwise.
     func healthResponse() -> HTTPResponse {

@@ -5,6 +5,7 @@ import WPCollector
 import WPConfig
 import WPEnergy
 import WPLogging
+import WPMetrics
 import WPScheduler
 import WPServer
 import WPStorage
@@ -27,11 +28,15 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     let logger: Logger
     let store: FileEnergyStore
     let meter: EnergyMeter<C>
-    let collector: Collector<C>
+    let collector: WPCollector.Collector<C>
     let scheduler: Scheduler<C>
     let server: HTTPServer
     let scrape: ScrapeMetrics
     let endpoints: Endpoints
+    /// Pushes to `push.url` when it is set.
+    let pushLoop: PushLoop<C>?
+    /// Whether the listener speaks TLS (the web configuration file sets it up).
+    let isSecure: Bool
 
     /// - Parameters:
     ///   - configuration: the validated configuration.
@@ -39,10 +44,12 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     ///   - clock: drives the scheduler, energy integration and staleness.
     ///   - wallClock: timestamps and `/health` ages.
     ///   - logger: the root logger; components log under child labels.
+    ///   - webSecurity: TLS and basic authentication from `server.web_config_file`.
     /// - Throws: `StorageError` when the data directory is locked by another process or
-    ///   unusable; `MetricsError` never in practice (fixed names).
+    ///   unusable; `PushError` for a `push.url` the Pushgateway client cannot use;
+    ///   `MetricsError` never in practice (fixed names).
     init(configuration: ExporterConfiguration, client: any WinPowerClient, clock: C,
-         wallClock: @escaping @Sendable () -> Date, logger: Logger) throws {
+         wallClock: @escaping @Sendable () -> Date, logger: Logger, webSecurity: WebSecurity = .none) throws {
         self.configuration = configuration
         self.logger = logger
         let storage = ExporterSettings.storage(configuration.storage)
@@ -56,7 +63,7 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             throw error
         }
         let collectorConfiguration = ExporterSettings.collector(configuration)
-        let collector = Collector(configuration: collectorConfiguration, client: client, meter: meter, clock: clock,
+        let collector = WPCollector.Collector(configuration: collectorConfiguration, client: client, meter: meter, clock: clock,
                                   wallClock: wallClock, logger: logger.child(label: "collector"))
         self.collector = collector
         let runs = RunCounter()
@@ -76,8 +83,21 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                               target: collectorConfiguration.target, version: BuildInfo.exporterVersion,
                               metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
                               scrape: scrape, bodies: bodies)
-        server = HTTPServer(configuration: ExporterSettings.server(configuration), handler: endpoints.makeRouter(),
+        var serverConfiguration = ExporterSettings.server(configuration)
+        serverConfiguration.tls = webSecurity.tls
+        isSecure = webSecurity.tls != nil
+        server = HTTPServer(configuration: serverConfiguration, handler: webSecurity.wrap(endpoints.makeRouter()),
                             logger: logger.child(label: "http"))
+        let endpoints = self.endpoints
+        do {
+            pushLoop = try PushgatewayClient.exporterClient(configuration.push).map { client in
+                PushLoop(client: client, interval: configuration.push.interval, clock: clock,
+                         logger: logger.child(label: "push")) { endpoints.textExposition() }
+            }
+        } catch {
+            store.close()
+            throw error
+        }
     }
 
     /// Binds, then collects and serves until `shutdown` returns (or the task is cancelled);
@@ -90,12 +110,13 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     func run(onListening: @escaping @Sendable (ServerAddress) async -> Void,
              until shutdown: @escaping @Sendable () async -> Void) async throws {
         defer { close() }
-        let (server, scheduler, logger) = (self.server, self.scheduler, self.logger)
+        let (server, scheduler, logger, pushLoop) = (self.server, self.scheduler, self.logger, self.pushLoop)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }
             do {
                 let address = try await server.waitUntilListening()
                 group.addTask { await scheduler.run() }
+                if let pushLoop { group.addTask { await pushLoop.run() } }
                 await onListening(address)
             } catch {
                 group.cancelAll()

@@ -49,6 +49,10 @@ enum HelpText {
           --skip-ssl-verify[=BOOL]   Accept any TLS certificate from WinPower (default false)
           --data-dir PATH            Energy state directory (default ./data)
           --sync-write[=BOOL]        Write the state after every collection (default true)
+          --web.config.file PATH     TLS and basic auth for the listener, in the Prometheus
+                                     web configuration format (see docs/security.md)
+          --push.url URL             Also push metrics to this Pushgateway, every
+                                     --push.interval (default 15s)
           --SECTION.KEY VALUE        Any configuration key, e.g. --scheduler.collection_interval 10s;
                                      see 'wpexporter help configuration'
           -h, --help                 Show this help

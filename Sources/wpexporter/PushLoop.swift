@@ -7,8 +7,9 @@ import WPMetrics
 /// Pushes the exporter's metrics to a Prometheus Pushgateway at a fixed rate (`push.url`), for
 /// sites where Prometheus cannot reach the exporter.
 ///
-/// Each tick asks `source` for the metric families to push (the latest collection's snapshot
-/// plus the exporter's own metrics) and replaces the group on the gateway (HTTP `PUT`), so
+/// Each tick asks `source` for the rendered text exposition to push (the latest collection's
+/// snapshot plus the exporter's own metrics, the same bytes a scrape gets) and replaces the
+/// group on the gateway (HTTP `PUT`), so
 /// series of devices that disappeared do not linger there. An empty answer (no collection has
 /// finished yet) skips the tick. Ticks are drift-free: push *n* is due at start + *n* ×
 /// `interval`; when a push (with the client's retries) outlasts an interval, the missed ticks
@@ -21,7 +22,7 @@ import WPMetrics
 /// ```swift
 /// guard let client = try PushgatewayClient.exporterClient(configuration.push) else { return }  // push.url unset
 /// let loop = PushLoop(client: client, interval: configuration.push.interval, clock: ContinuousClock(),
-///                     logger: logger.child(label: "push")) { await snapshotFamilies() }
+///                     logger: logger.child(label: "push")) { snapshotText() }
 /// try await loop.run()      // until the task is cancelled
 /// ```
 final class PushLoop<C: Clock<Duration>>: Sendable {
@@ -41,7 +42,7 @@ final class PushLoop<C: Clock<Duration>>: Sendable {
     let interval: Duration
     let clock: C
     let logger: Logger
-    let source: @Sendable () async -> [MetricFamily]
+    let source: @Sendable () async -> [UInt8]
     private let state = Mutex(Status())
 
     /// Creates a loop; nothing happens before ``run()``.
@@ -51,9 +52,9 @@ final class PushLoop<C: Clock<Duration>>: Sendable {
     ///   - interval: Time between two pushes (`push.interval`); at least 1 ms is used.
     ///   - clock: The clock that paces the pushes (tests inject a manual clock).
     ///   - logger: Where failures and recoveries are logged.
-    ///   - source: The families to push at each tick; empty skips the tick.
+    ///   - source: The text exposition to push at each tick; empty skips the tick.
     init(client: PushgatewayClient, interval: Duration, clock: C, logger: Logger,
-         source: @escaping @Sendable () async -> [MetricFamily]) {
+         source: @escaping @Sendable () async -> [UInt8]) {
         self.client = client
         self.interval = max(interval, .milliseconds(1))
         self.clock = clock
@@ -80,15 +81,15 @@ final class PushLoop<C: Clock<Duration>>: Sendable {
         }
     }
 
-    /// One tick: collect the families and push them, recording the outcome.
+    /// One tick: take the exposition and push it, recording the outcome.
     func pushOnce() async {
-        let families = await source()
-        guard !families.isEmpty else {
+        let body = await source()
+        guard !body.isEmpty else {
             state.withLock { $0.emptyTicks += 1 }
             return
         }
         do {
-            try await client.push(families: families, replace: true)
+            try await client.push(rendered: body, replace: true)
             let recovered: (failures: Int, wasFailing: Bool) = state.withLock { status in
                 status.pushes += 1
                 defer { status.lastError = nil }

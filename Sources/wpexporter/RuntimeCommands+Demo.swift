@@ -69,9 +69,9 @@ extension RuntimeCommands {
             wpexporter demo: \(Self.demoDevices) simulated UPS devices at \(Self.url(simulatorAddress))
             energy state in \(dataDirectory)
 
-              metrics:   \(Self.url(address, metricsPath))
-              health:    \(Self.url(address, "/health"))
-              home page: \(Self.url(address, "/"))
+              metrics:   \(Self.url(address, metricsPath, secure: exporter.isSecure))
+              health:    \(Self.url(address, "/health", secure: exporter.isSecure))
+              home page: \(Self.url(address, "/", secure: exporter.isSecure))
 
             Press Ctrl-C to stop.
 

@@ -22,10 +22,10 @@ struct RuntimeCommands: Sendable {
         let logger = try makeLogger(configuration)
         let client = WinPowerHTTPClient(configuration: try ExporterSettings.client(configuration.winPower),
                                         logger: logger.child(label: "client"))
-        try await run(configuration, client: client, logger: logger) { address, _ in
+        try await run(configuration, client: client, logger: logger) { address, exporter in
             // Standard error: standard output may carry JSON log lines that parsers expect alone.
             output.standardError("wpexporter \(BuildInfo.exporterVersion) exporting from \(ExporterSettings.target(configuration.winPower.baseURL))\n"
-                                  + "metrics: \(Self.url(address, configuration.server.metricsPath))\n")
+                                  + "metrics: \(Self.url(address, configuration.server.metricsPath, secure: exporter.isSecure))\n")
         }
     }
 
@@ -34,8 +34,10 @@ struct RuntimeCommands: Sendable {
     func run(_ configuration: ExporterConfiguration, client: any WinPowerClient, logger: Logger,
              onListening: @escaping @Sendable (ServerAddress, Exporter<ContinuousClock>) async -> Void) async throws {
         let waitForStop = controls.watchStopSignals()
+        let security = try loadWebSecurity(path: configuration.server.webConfigFile)
+        for warning in security.warnings { output.standardError("warning: \(warning)\n") }
         let exporter = try Exporter(configuration: configuration, client: client, clock: ContinuousClock(),
-                                    wallClock: { Date() }, logger: logger)
+                                    wallClock: { Date() }, logger: logger, webSecurity: security)
         let controls = self.controls
         try await exporter.run(onListening: { address in
             logger.info("exporter listening", ["address": .string(address.description)])
@@ -56,14 +58,15 @@ struct RuntimeCommands: Sendable {
         return try ExporterSettings.logging(configuration.logging).makeLogger(label: "wpexporter", redactor: redactor)
     }
 
-    /// `http://host:port/path`, with a wildcard bind address shown as `localhost`.
-    static func url(_ address: ServerAddress, _ path: String = "") -> String {
+    /// `http://host:port/path` (`https` when `secure`), with a wildcard bind address shown as
+    /// `localhost`.
+    static func url(_ address: ServerAddress, _ path: String = "", secure: Bool = false) -> String {
         let host: String
         switch address.host {
         case "0.0.0.0", "::", "": host = "localhost"
         default: host = address.host.contains(":") ? "[\(address.host)]" : address.host
         }
-        return "http://\(host):\(address.port)\(path)"
+        return "\(secure ? "https" : "http")://\(host):\(address.port)\(path)"
     }
 
     /// `wpexporter simulate`.

@@ -84,6 +84,33 @@ private func tool(_ recorder: Recorder, environment: [String: String] = credenti
             """)
     }
 
+    @Test func checkConfigValidatesTheWebConfigurationFile() async {
+        let recorder = Recorder()
+        let web = """
+            tls_server_config:
+              cert_file: /missing.crt
+              key_file: /missing.key
+            basic_auth_users:
+              prometheus: plain-text-secret
+            http_server_confg:
+              headers:
+                X-Frame-Options: deny
+
+            """
+        let status = await tool(recorder, files: ["/web.yml": web])
+            .run(["check-config", "--web.config.file", "/web.yml"])
+        #expect(status == 78)
+        #expect(recorder.out.isEmpty)
+        let err = recorder.err
+        #expect(err.contains("/web.yml:2:"), "names the file and line of the certificate")
+        #expect(err.contains("/web.yml:3:"), "and of the key")
+        #expect(err.contains("/web.yml:5:"), "and of the password hash")
+        #expect(err.contains("http_server_confg"))
+        #expect(err.contains("did you mean \"http_server_config\""))
+        #expect(!err.contains("plain-text-secret"), "a hash value is never echoed")
+        #expect(recorder.calls.isEmpty)
+    }
+
     @Test func serverValidatesThenCallsItsHook() async throws {
         let recorder = Recorder()
         let status = await tool(recorder, environment: credentials.merging(["WINPOWER_EXPORTER_NOPE": "1"]) { a, _ in a })

@@ -31,6 +31,19 @@ import WPTestSupport
         await harness.shutdown()
     }
 
+    @Test func pushBodyIsEmptyBeforeTheFirstCollectionThenWhatAPlainScrapeGets() async throws {
+        let harness = try await ExporterHarness(devices: 3)
+        #expect(harness.exporter.endpoints.textExposition().isEmpty, "nothing to push before a collection")
+        await harness.exporter.collector.collect()
+        let pushed = String(decoding: harness.exporter.endpoints.textExposition(), as: UTF8.self)
+        let snapshot = harness.exporter.collector.snapshot
+        #expect(pushed.hasPrefix(String(decoding: snapshot.text, as: UTF8.self)))
+        #expect(pushed.contains("winpower_device_load_total_watts{"))
+        #expect(pushed.contains("winpower_exporter_build_info{"))
+        #expect(!pushed.contains("# EOF"), "text format, no OpenMetrics terminator")
+        await harness.shutdown()
+    }
+
     /// Python's gzip module and a zlib MAX_WBITS|16 loop over members (what Prometheus' Go
     /// reader does) read the whole body; skipped when python3 is missing.
     static func checkWithPython(_ body: [UInt8], expected: [UInt8]) throws {

@@ -6,12 +6,12 @@ import WPMetrics
 import WPTestSupport
 @testable import wpexporter
 
-private func loadFamilies(_ watts: Double = 230) -> [MetricFamily] {
+private func loadBody(_ watts: Double = 230) -> [UInt8] {
     do {
         var family = try MetricFamily(name: "winpower_device_load_total_watts", help: "Active power.", type: .gauge,
                                       labelNames: ["device_id"])
         try family.append(labelValues: ["ups-1"], value: watts)
-        return [family]
+        return ExpositionEncoder(format: .text).encode([family])
     } catch {
         Issue.record("fixture family: \(error)")
         return []
@@ -32,7 +32,7 @@ struct PushLoopTests {
         let gateway = FakePushgateway()
         let clock = ManualClock()
         let loop = PushLoop(client: try makeClient(gateway), interval: .seconds(15), clock: clock,
-                            logger: .disabled) { loadFamilies() }
+                            logger: .disabled) { loadBody() }
         let task = Task { await loop.run() }
         await clock.waitForSleepers(1)
         #expect(gateway.requests.count == 1)
@@ -69,7 +69,7 @@ struct PushLoopTests {
         let sink = InMemoryLogSink()
         let password = "pw-9f3c1e"
         let loop = PushLoop(client: try makeClient(gateway, password: password), interval: .seconds(1),
-                            clock: ManualClock(), logger: sink.logger()) { loadFamilies() }
+                            clock: ManualClock(), logger: sink.logger()) { loadBody() }
         await loop.pushOnce()
         await loop.pushOnce()
         #expect(loop.status.failures == 2)
