@@ -51,7 +51,7 @@ let package = Package(
 
         // Build date and git commit for `wpexporter version` (see gitCommit() below).
         .target(name: "CBuildInfo", cSettings: [.define("WPEXPORTER_GIT_COMMIT", to: "\"\(gitCommit())\"")]),
-        .executableTarget(name: "wpexporter", dependencies: allModules + ["CBuildInfo", "CZlib", "CMallocTuning"]),
+        .executableTarget(name: "wpexporter", dependencies: allModules + ["CBuildInfo", "CMallocTuning"]),
         // glibc heap tuning for the exporter process (arena limit, trim after each collection).
         .target(name: "CMallocTuning"),
         .executableTarget(name: "wpbench", dependencies: allModules + ["CMallocCounter", "WPTestSupport"]),

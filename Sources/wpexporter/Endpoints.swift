@@ -48,7 +48,7 @@ struct Endpoints: Sendable {
         let format = ExpositionFormat.negotiate(accept: request.headers["Accept"])
         let snapshot = self.snapshot()
         let prebuilt = format == .text ? snapshot.textGzip : snapshot.openMetricsGzip
-        let gzip = GzipMember.isAccepted(request.headers["Accept-Encoding"]) && !prebuilt.isEmpty
+        let gzip = GzipNegotiation.isAccepted(request.headers["Accept-Encoding"]) && !prebuilt.isEmpty
         var response = HTTPResponse(status: 200)
         response.headers.set(name: "Content-Type", value: format.contentType)
         response.headers.set(name: "Vary", value: "Accept, Accept-Encoding")
@@ -56,8 +56,8 @@ struct Endpoints: Sendable {
         response.body = bodies.body(for: .init(format: format, gzip: gzip), snapshot: snapshot) {
             let tail = scrape.render(format: format)
             if gzip {
-                // zlib fails only without memory; the snapshot member alone is still valid gzip.
-                let member = GzipMember.compress(tail) ?? []
+                // Empty only when zlib runs out of memory; the snapshot member alone is still valid gzip.
+                let member = MetricsSnapshot.gzipMember(of: tail)
                 var body = [UInt8]()
                 body.reserveCapacity(prebuilt.count + member.count)
                 body.append(contentsOf: prebuilt)

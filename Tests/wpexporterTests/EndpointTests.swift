@@ -157,6 +157,6 @@ import WPTestSupport
     @Test(arguments: [("gzip", true), ("gzip;q=0", false), ("identity", false), ("*", true), ("*, gzip;q=0", false),
                       ("deflate, GZIP;q=0.5", true), (nil, false)] as [(String?, Bool)])
     func acceptEncoding(header: String?, accepted: Bool) {
-        #expect(GzipMember.isAccepted(header) == accepted)
+        #expect(GzipNegotiation.isAccepted(header) == accepted)
     }
 }
