@@ -8,20 +8,6 @@ import WPTestSupport
 /// The collector against the in-process simulator: what `/metrics` shows equals what the
 /// simulated WinPower reports, device by device.
 @Suite struct CollectorSimulatorTests {
-    /// Metric name for each `realtime` member the simulator sends.
-    static let realtimeMetrics: [(field: String, metric: String)] = [
-        ("inputVolt1", "winpower_device_input_voltage"), ("outputVolt1", "winpower_device_output_voltage"),
-        ("outputCurrent1", "winpower_device_output_current"), ("inputFreq", "winpower_device_input_frequency"),
-        ("outputFreq", "winpower_device_output_frequency"), ("loadPercent", "winpower_device_load_percent"),
-        ("loadTotalWatt", "winpower_device_load_total_watts"), ("loadWatt1", "winpower_device_load_phase1_watts"),
-        ("loadTotalVa", "winpower_device_load_total_va"), ("loadVa1", "winpower_device_load_phase1_va"),
-        ("batCapacity", "winpower_device_battery_capacity"), ("batRemainTime", "winpower_device_battery_remain_seconds"),
-        ("batVoltP", "winpower_device_battery_voltage_volts"), ("upsTemperature", "winpower_device_ups_temperature"),
-        ("isCharging", "winpower_device_battery_charging"), ("mode", "winpower_device_mode"),
-        ("status", "winpower_device_status_code"), ("batteryStatus", "winpower_device_battery_status_code"),
-        ("testStatus", "winpower_device_test_status_code"),
-    ]
-
     @Test func everyDeviceValueEqualsTheSimulators() async throws {
         let harness = SimulatorHarness(devices: 10)
         let fixture = try CollectorFixture(client: harness.makeClient(), clock: harness.clock, epoch: harness.epoch)
@@ -37,7 +23,7 @@ import WPTestSupport
                 #expect(exposition.samples("winpower_device_info", labels).first?.labels["device_name"] == simulated.alias)
                 #expect(exposition.value("winpower_device_connected", labels) == (simulated.role == .disconnected ? 0 : 1))
                 let fields = Dictionary(uniqueKeysWithValues: simulated.realtimeFields(at: t))
-                for (field, metric) in Self.realtimeMetrics {
+                for (field, metric) in RealtimeMetricTable.entries {
                     let sent = fields[field].flatMap(Double.init)
                     #expect(exposition.value(metric, labels) == sent, "\(metric) of device \(simulated.index) at t=\(t)")
                 }

@@ -8,19 +8,6 @@ import WPTestSupport
 
 /// The simulator on a socket, the exporter against it over real HTTP, scraped over real HTTP.
 @Suite(.timeLimit(.minutes(2))) struct EndToEndTests {
-    /// Realtime members of the WinPower API and the gauge each one is exported as.
-    static let gauges: [(field: String, metric: String)] = [
-        ("inputVolt1", "winpower_device_input_voltage"), ("outputVolt1", "winpower_device_output_voltage"),
-        ("outputCurrent1", "winpower_device_output_current"), ("inputFreq", "winpower_device_input_frequency"),
-        ("outputFreq", "winpower_device_output_frequency"), ("loadPercent", "winpower_device_load_percent"),
-        ("loadTotalWatt", "winpower_device_load_total_watts"), ("loadWatt1", "winpower_device_load_phase1_watts"),
-        ("loadTotalVa", "winpower_device_load_total_va"), ("loadVa1", "winpower_device_load_phase1_va"),
-        ("batCapacity", "winpower_device_battery_capacity"), ("batRemainTime", "winpower_device_battery_remain_seconds"),
-        ("upsTemperature", "winpower_device_ups_temperature"), ("mode", "winpower_device_mode"),
-        ("status", "winpower_device_status_code"), ("batteryStatus", "winpower_device_battery_status_code"),
-        ("testStatus", "winpower_device_test_status_code"), ("isCharging", "winpower_device_battery_charging"),
-    ]
-
     @Test func everyDeviceValueOnMetricsEqualsTheSimulators() async throws {
         let harness = try await ExporterHarness(devices: 7)
         await harness.exporter.collector.collect()
@@ -31,7 +18,7 @@ import WPTestSupport
             let fields = Dictionary(device.realtimeFields(at: t), uniquingKeysWith: { first, _ in first })
             #expect(Exposition.value(samples, "winpower_device_connected", device: device.id)
                     == (device.role == .disconnected ? 0 : 1))
-            for (field, metric) in Self.gauges {
+            for (field, metric) in RealtimeMetricTable.entries {
                 let exported = Exposition.value(samples, metric, device: device.id)
                 if let text = fields[field], let expected = Double(text) {
                     #expect(exported == expected, "\(metric) of device \(device.index)")
