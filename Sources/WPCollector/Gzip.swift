@@ -11,12 +11,18 @@ enum Gzip {
     /// "no gzip body available".
     static func compress(_ input: [UInt8], level: Int32 = 1) -> [UInt8] {
         var stream = z_stream()
-        // windowBits 15 + 16 selects the gzip wrapper.
-        let status = deflateInit2_(&stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY,
+        // A window no larger than the input (2^9 to 2^15 bytes) and a smaller hash table for
+        // small inputs: the per-scrape member (a few KiB) then sets up kilobytes of zlib state
+        // instead of a quarter megabyte, with the same output. windowBits + 16 selects the
+        // gzip wrapper.
+        var windowBits: Int32 = 9
+        while windowBits < 15, 1 << windowBits < input.count { windowBits += 1 }
+        let memoryLevel: Int32 = input.count < 64 * 1024 ? 6 : 8
+        let status = deflateInit2_(&stream, level, Z_DEFLATED, windowBits + 16, memoryLevel, Z_DEFAULT_STRATEGY,
                                    zlibVersion(), Int32(MemoryLayout<z_stream>.size))
         guard status == Z_OK else { return [] }
         defer { deflateEnd(&stream) }
-        let chunk = 64 * 1024
+        let chunk = min(64 * 1024, input.count + 1024)
         var output: [UInt8] = []
         output.reserveCapacity(input.count / 10 + 64)
         var scratch = [UInt8](repeating: 0, count: chunk)

@@ -155,15 +155,7 @@ extension EventLoop {
     private func flush(_ connection: Connection) {
         guard var pending = connection.pending else { return }
         while pending.written < pending.response.count {
-            let written = pending.written
-            let result = pending.response.head.withUnsafeBytes { head in
-                pending.response.body.withUnsafeBytes { body in
-                    written < head.count
-                        ? connection.io.write(UnsafeRawBufferPointer(rebasing: head[written...]), body)
-                        : connection.io.write(UnsafeRawBufferPointer(rebasing: body[(written - head.count)...]),
-                                              UnsafeRawBufferPointer(start: nil, count: 0))
-                }
-            }
+            let result = pending.response.withUnwritten(from: pending.written) { connection.io.write($0, $1) }
             switch result {
             case .bytes(let count):
                 pending.written += count
@@ -234,9 +226,7 @@ extension EventLoop {
                                                          context: ResponseContext(keepAlive: false),
                                                          date: dates.now(), gzipMinimumBytes: nil)
                 // Best effort, one attempt: the peer is slow by definition.
-                encoded.head.withUnsafeBytes { head in
-                    encoded.body.withUnsafeBytes { body in _ = connection.io.write(head, body) }
-                }
+                _ = encoded.withUnwritten(from: 0) { connection.io.write($0, $1) }
                 close(connection)
             case .writing:
                 logger.debug("write timeout", ["remote": .string(connection.remoteAddress)])

@@ -3,16 +3,26 @@
 /// The server adds `Date`, `Content-Length` (or chunked framing) and `Connection`. When the
 /// handler has already set `Content-Encoding`, the server sends the body as it is and never
 /// compresses it again: a handler can serve a pre-compressed body this way.
+///
+/// The body is `body` followed by `bodySuffix`. A handler that serves a large shared buffer
+/// plus a small per-request part sets both: the server writes them back to back (one
+/// `sendmsg` with two buffers) and never copies the large one.
 public struct HTTPResponse: Sendable, Equatable {
     public var status: Int
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// Bytes sent right after `body`, as part of the same body.
+    public var bodySuffix: [UInt8]
 
-    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], bodySuffix: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.bodySuffix = bodySuffix
     }
+
+    /// The length of the whole body, `body` and `bodySuffix`.
+    public var bodyCount: Int { body.count + bodySuffix.count }
 
     /// A `text/plain; charset=utf-8` response.
     public static func text(_ text: String, status: Int = 200) -> HTTPResponse {

@@ -18,12 +18,43 @@ struct ResponseContext: Sendable, Equatable {
     }
 }
 
-/// A response as bytes: the status line and header section, then the body (empty for `HEAD`).
+/// A response as bytes: the status line and header section, then the body in one or two
+/// parts (both empty for `HEAD`). The parts are the handler's buffers, never copies.
 struct EncodedResponse: Sendable, Equatable {
     var head: [UInt8]
     var body: [UInt8]
+    var bodySuffix: [UInt8] = []
     var status: Int
-    var count: Int { head.count + body.count }
+    var count: Int { head.count + body.count + bodySuffix.count }
+
+    init(head: [UInt8], body: [UInt8], bodySuffix: [UInt8] = [], status: Int) {
+        self.head = head
+        self.body = body
+        self.bodySuffix = bodySuffix
+        self.status = status
+    }
+
+    /// Calls `write` with the unwritten bytes from `offset` on: the rest of the part that
+    /// `offset` falls in, and the whole next part (empty when there is none).
+    func withUnwritten<R>(from offset: Int,
+                          _ write: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> R) -> R {
+        head.withUnsafeBytes { head in
+            body.withUnsafeBytes { body in
+                bodySuffix.withUnsafeBytes { suffix in
+                    let parts = [head, body, suffix]
+                    var start = offset
+                    var index = 0
+                    while index < parts.count - 1, start >= parts[index].count {
+                        start -= parts[index].count
+                        index += 1
+                    }
+                    let current = UnsafeRawBufferPointer(rebasing: parts[index][min(start, parts[index].count)...])
+                    let next = index + 1 < parts.count ? parts[index + 1] : UnsafeRawBufferPointer(start: nil, count: 0)
+                    return write(current, next)
+                }
+            }
+        }
+    }
 }
 
 /// Serialises ``HTTPResponse`` values: a pure function of the response, the request context
@@ -38,6 +69,7 @@ enum HTTPResponseEncoder {
     static func encode(_ response: HTTPResponse, context: ResponseContext, date: String,
                        gzipMinimumBytes: Int?) -> EncodedResponse {
         var body = response.body
+        var suffix = response.bodySuffix
         var context = context
         if let connection = response.headers["Connection"], HTTPRequestParser.commaList(connection)
             .contains(where: { $0.lowercased() == "close" }) {
@@ -53,15 +85,20 @@ enum HTTPResponseEncoder {
             headers.add(name: field.name, value: field.value)
         }
         let bodyAllowed = !(100..<200).contains(response.status) && response.status != 204 && response.status != 304
-        if !bodyAllowed { body = [] }
-        if bodyAllowed, !body.isEmpty, !headers.contains("Content-Type") {
+        if !bodyAllowed {
+            body = []
+            suffix = []
+        }
+        if bodyAllowed, body.count + suffix.count > 0, !headers.contains("Content-Type") {
             headers.add(name: "Content-Type", value: "application/octet-stream")
         }
         if bodyAllowed, let minimum = gzipMinimumBytes, !headers.contains("Content-Encoding"),
-           isCompressible(headers["Content-Type"]), body.count >= minimum {
+           isCompressible(headers["Content-Type"]), body.count + suffix.count >= minimum {
             headers.add(name: "Vary", value: "Accept-Encoding")
-            if context.acceptsGzip, let compressed = Gzip.compress(body), compressed.count < body.count {
+            let whole = suffix.isEmpty ? body : body + suffix
+            if context.acceptsGzip, let compressed = Gzip.compress(whole), compressed.count < whole.count {
                 body = compressed
+                suffix = []
                 headers.add(name: "Content-Encoding", value: "gzip")
             }
         }
@@ -71,7 +108,7 @@ enum HTTPResponseEncoder {
         if !headers.contains("Date") { appendField(&head, "Date", date) }
         for field in headers { appendField(&head, field.name, field.value) }
         if response.status >= 200, response.status != 204, response.status != 304 {
-            appendField(&head, "Content-Length", String(body.count))
+            appendField(&head, "Content-Length", String(body.count + suffix.count))
         }
         if !context.keepAlive {
             appendField(&head, "Connection", "close")
@@ -79,7 +116,8 @@ enum HTTPResponseEncoder {
             appendField(&head, "Connection", "keep-alive")
         }
         head.append(contentsOf: [13, 10])
-        return EncodedResponse(head: head, body: context.isHead ? [] : body, status: response.status)
+        return EncodedResponse(head: head, body: context.isHead ? [] : body, bodySuffix: context.isHead ? [] : suffix,
+                               status: response.status)
     }
 
     /// Whether `Accept-Encoding` allows gzip (`gzip` or `*` with a non-zero q-value).

@@ -27,8 +27,6 @@ struct Endpoints: Sendable {
     var now: @Sendable () -> Date
     /// Per-scrape metrics, also the request observer.
     var scrape: ScrapeMetrics
-    /// Bodies shared by scrapes close together.
-    var bodies: ScrapeBodyCache
 
     /// The router serving every endpoint, counting requests in ``scrape``.
     func makeRouter() -> Router {
@@ -53,23 +51,16 @@ struct Endpoints: Sendable {
         response.headers.set(name: "Content-Type", value: format.contentType)
         response.headers.set(name: "Vary", value: "Accept, Accept-Encoding")
         if gzip { response.headers.set(name: "Content-Encoding", value: "gzip") }
-        response.body = bodies.body(for: .init(format: format, gzip: gzip), snapshot: snapshot) {
-            let tail = scrape.render(format: format)
-            if gzip {
-                // Empty only when zlib runs out of memory; the snapshot member alone is still valid gzip.
-                let member = MetricsSnapshot.gzipMember(of: tail)
-                var body = [UInt8]()
-                body.reserveCapacity(prebuilt.count + member.count)
-                body.append(contentsOf: prebuilt)
-                body.append(contentsOf: member)
-                return body
-            }
-            let text = format == .text ? snapshot.text : snapshot.openMetrics
-            var body = [UInt8]()
-            body.reserveCapacity(text.count + tail.count)
-            body.append(contentsOf: text)
-            body.append(contentsOf: tail)
-            return body
+        // The snapshot's bytes are shared, never copied: the per-scrape part goes out after
+        // them as the body suffix, so a scrape costs only the small part, whatever the fleet.
+        let tail = scrape.render(format: format)
+        if gzip {
+            response.body = prebuilt
+            // Empty only when zlib runs out of memory; the snapshot member alone is still valid gzip.
+            response.bodySuffix = MetricsSnapshot.gzipMember(of: tail)
+        } else {
+            response.body = format == .text ? snapshot.text : snapshot.openMetrics
+            response.bodySuffix = tail
         }
         return response
     }

@@ -76,13 +76,11 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             MemoryTrim.afterCollection()
         }
         scrape = try ScrapeMetrics(build: .current)
-        let origin = clock.now
-        let bodies = ScrapeBodyCache(maxAge: .seconds(1), elapsed: { origin.duration(to: clock.now) })
         endpoints = Endpoints(snapshot: { collector.snapshot }, health: { collector.health },
                               stalenessWindow: collectorConfiguration.stalenessWindow,
                               target: collectorConfiguration.target, version: BuildInfo.exporterVersion,
                               metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
-                              scrape: scrape, bodies: bodies)
+                              scrape: scrape)
         var serverConfiguration = ExporterSettings.server(configuration)
         serverConfiguration.tls = webSecurity.tls
         isSecure = webSecurity.tls != nil
