@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import WPCollector
 import WPMetrics
 import WPServer
@@ -108,9 +108,7 @@ struct Endpoints: Sendable {
     }
 
     static func iso(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
     func landingPage() -> HTTPResponse {
