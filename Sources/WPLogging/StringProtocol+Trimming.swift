@@ -30,15 +30,15 @@ extension StringProtocol {
 }
 
 extension Unicode.Scalar {
-    /// A member of `CharacterSet.whitespaces`: a space separator (category Zs) or a tab.
+    /// A member of `CharacterSet.whitespaces`: a space separator (category Zs), a tab, or
+    /// U+200B ZERO WIDTH SPACE (which Foundation's set still holds).
     package var isBlank: Bool {
-        self == "\t" || properties.generalCategory == .spaceSeparator
+        self == "\t" || self == "\u{200B}" || properties.generalCategory == .spaceSeparator
     }
 
     /// A member of `CharacterSet.whitespacesAndNewlines`: a blank, U+000A–U+000D, NEL, or the
-    /// line and paragraph separators U+2028/U+2029, which is exactly the Unicode White_Space
-    /// property.
+    /// line and paragraph separators U+2028/U+2029.
     package var isWhitespaceOrNewline: Bool {
-        properties.isWhitespace
+        isBlank || ("\n"..."\r").contains(self) || self == "\u{85}" || self == "\u{2028}" || self == "\u{2029}"
     }
 }

@@ -190,10 +190,12 @@ public struct PushgatewayClient: Sendable {
     }
 
     private static func excerpt(_ body: [UInt8]) -> String {
-        // Trims what `CharacterSet.whitespacesAndNewlines` holds: the Unicode White_Space scalars.
+        // Trims what `CharacterSet.whitespacesAndNewlines` holds: the Unicode White_Space
+        // scalars and U+200B.
+        let isSpace = { (scalar: Unicode.Scalar) in scalar.properties.isWhitespace || scalar == "\u{200B}" }
         let text = String(decoding: body.prefix(512), as: UTF8.self).unicodeScalars
-        guard let first = text.firstIndex(where: { !$0.properties.isWhitespace }),
-              let last = text.lastIndex(where: { !$0.properties.isWhitespace }) else { return "(empty body)" }
+        guard let first = text.firstIndex(where: { !isSpace($0) }),
+              let last = text.lastIndex(where: { !isSpace($0) }) else { return "(empty body)" }
         return String(text[first...last])
     }
 

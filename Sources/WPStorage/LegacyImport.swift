@@ -56,7 +56,7 @@ enum LegacyImport {
         }
         let lines = text.trimmingWhitespace()
             .split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.trimming { $0.isBlank || $0 == "\r" } }
+            .map { line in line.trimming { $0.isBlank || $0 == "\r" } }
         guard lines.count == 2 else {
             return .failure(Rejection(description: "expected 2 lines (unix ms, Wh), found \(lines.count == 1 && lines[0].isEmpty ? 0 : lines.count)"))
         }
