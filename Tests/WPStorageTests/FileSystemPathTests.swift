@@ -14,7 +14,9 @@ import Testing
         let directory = NSTemporaryDirectory() + "wpstorage-list-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        for name in ["a.txt", "b.txt", "ü.txt"] { FileManager.default.createFile(atPath: directory + "/" + name, contents: Data()) }
+        for name in ["a.txt", "b.txt", "ü.txt"] {
+            #expect(FileManager.default.createFile(atPath: directory + "/" + name, contents: Data()))
+        }
         #expect(try FileSystem.listDirectory(directory).sorted() == ["a.txt", "b.txt", "ü.txt"])
         #expect(throws: StorageError.self) { try FileSystem.listDirectory(directory + "/missing") }
         do {
