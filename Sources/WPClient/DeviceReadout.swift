@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The result of one successful ``WinPowerClient/fetchDevices()``: every device plus what the
 /// exporter reports about the connection.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A login token and when to stop using it.
 struct SessionToken: Sendable, Equatable {
@@ -44,7 +44,7 @@ extension DeviceListDecoder {
     }
 
     static func base64URLDecode(_ text: Substring) -> [UInt8]? {
-        var base64 = String(text).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        var base64 = String(text).replacing("-", with: "+").replacing("_", with: "/")
         while base64.count % 4 != 0 { base64.append("=") }
         return Data(base64Encoded: base64).map { Array($0) }
     }

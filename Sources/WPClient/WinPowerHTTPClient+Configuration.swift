@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension WinPowerHTTPClient {
     /// Everything the client needs to reach one WinPower server, with the exporter's defaults.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import WPLogging
 
 extension WinPowerHTTPClient {
@@ -12,7 +12,7 @@ extension WinPowerHTTPClient {
             if let blockedUntil = loginBlockedUntil, elapsed() < blockedUntil {
                 let wait = (blockedUntil - elapsed()).secondsValue
                 throw ClientError(.auth, "login rejected \(failedLogins) time(s); not retrying for another "
-                                       + "\(String(format: "%.1f", wait))s: check winpower.username and winpower.password")
+                                       + "\(String(fixed: wait, fractionDigits: 1))s: check winpower.username and winpower.password")
             }
             let task = Task { try await self.login(deadline: deadline) }
             loginInFlight = task
@@ -119,7 +119,7 @@ extension WinPowerHTTPClient {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case let s where s.value < 0x20: out += String(format: "\\u%04x", s.value)
+            case let s where s.value < 0x20: out += "\\u" + String(s.value, radix: 16, width: 4)
             default: out.unicodeScalars.append(scalar)
             }
         }

@@ -1,4 +1,3 @@
-import Foundation
 import WPLogging
 
 extension WinPowerHTTPClient {
@@ -86,7 +85,7 @@ enum BodyPreview {
     private static func maskValues(of key: String, in text: String) -> String {
         var result = ""
         var rest = Substring(text)
-        while let range = rest.range(of: "\"\(key)\"", options: .caseInsensitive) {
+        while let range = firstRangeIgnoringCase(of: "\"\(key)\"", in: rest) {
             result += rest[..<range.upperBound]
             rest = rest[range.upperBound...]
             let afterSpaces = rest.drop { $0 == " " || $0 == ":" }
@@ -104,10 +103,34 @@ enum BodyPreview {
         return result + rest
     }
 
+    /// The first range of `needle` in `text` ignoring case, like `range(of:options: .caseInsensitive)`:
+    /// characters match when their lower-case or their upper-case forms are equal (so `ſ`
+    /// matches `s` and the Kelvin sign matches `k`).
+    static func firstRangeIgnoringCase(of needle: String, in text: Substring) -> Range<Substring.Index>? {
+        let pattern = Array(needle)
+        guard !pattern.isEmpty else { return nil }
+        var start = text.startIndex
+        while start < text.endIndex {
+            var index = start
+            var matched = 0
+            while matched < pattern.count, index < text.endIndex, sameIgnoringCase(text[index], pattern[matched]) {
+                index = text.index(after: index)
+                matched += 1
+            }
+            if matched == pattern.count { return start..<index }
+            start = text.index(after: start)
+        }
+        return nil
+    }
+
+    private static func sameIgnoringCase(_ a: Character, _ b: Character) -> Bool {
+        a == b || a.lowercased() == b.lowercased() || a.uppercased() == b.uppercased()
+    }
+
     private static func maskJWTs(_ text: String) -> String {
         var result = ""
         var rest = Substring(text)
-        while let range = rest.range(of: "eyJ") {
+        while let range = rest.firstRange(of: "eyJ") {
             result += rest[..<range.lowerBound] + "***"
             rest = rest[range.lowerBound...].drop { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }
         }

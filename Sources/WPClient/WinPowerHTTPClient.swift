@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import WPLogging
 
 /// The WinPower G2 client: logs in, keeps the token fresh, reads every page of the device

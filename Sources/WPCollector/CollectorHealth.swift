@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What the last collections found, for `/health` and readiness.
 ///

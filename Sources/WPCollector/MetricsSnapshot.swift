@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One collection's metrics, rendered once in both exposition formats, plain and gzipped.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import WPEnergy
 
 /// What a render needs besides the collector's state.

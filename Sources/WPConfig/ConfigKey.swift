@@ -1,5 +1,3 @@
-import Foundation
-
 /// The type of a configuration key: how its text is read and what it may hold.
 public enum ConfigValueType: Sendable, Equatable {
     /// Any text.
@@ -66,7 +64,7 @@ public struct ConfigKey: Sendable, Equatable {
 
     /// `WINPOWER_EXPORTER_` + the upper-cased name with `.` replaced by `_`.
     public var environmentVariable: String {
-        Self.environmentPrefix + name.uppercased().replacingOccurrences(of: ".", with: "_")
+        Self.environmentPrefix + name.uppercased().replacing(".", with: "_")
     }
 
     /// `--` + the dotted name.

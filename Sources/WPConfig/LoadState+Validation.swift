@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Checks that involve ranges, several keys, required keys and referenced files.
 extension LoadState {

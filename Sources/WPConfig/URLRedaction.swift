@@ -1,11 +1,9 @@
-import Foundation
-
 /// Masks the password of a URL's user information (`https://user:pass@host` →
 /// `https://user:******@host`), so URLs can be shown in messages and dumps.
 enum URLRedaction {
     /// The URL text with any userinfo password replaced by ``Secret/mask``.
     static func redact(_ text: String) -> String {
-        guard let scheme = text.range(of: "://") else { return text }
+        guard let scheme = text.firstRange(of: "://") else { return text }
         let authorityStart = scheme.upperBound
         let authorityEnd = text[authorityStart...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? text.endIndex
         let authority = text[authorityStart..<authorityEnd]

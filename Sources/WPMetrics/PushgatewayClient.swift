@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Pushes a registry (or families) to a Prometheus Pushgateway.
 ///
@@ -186,12 +186,17 @@ public struct PushgatewayClient: Sendable {
 
     private func redact(_ text: String) -> String {
         guard let password = configuration.password, !password.isEmpty else { return text }
-        return text.replacingOccurrences(of: password, with: "<redacted>")
+        return text.replacing(password, with: "<redacted>")
     }
 
     private static func excerpt(_ body: [UInt8]) -> String {
-        let text = String(decoding: body.prefix(512), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return text.isEmpty ? "(empty body)" : text
+        // Trims what `CharacterSet.whitespacesAndNewlines` holds: the Unicode White_Space
+        // scalars and U+200B.
+        let isSpace = { (scalar: Unicode.Scalar) in scalar.properties.isWhitespace || scalar == "\u{200B}" }
+        let text = String(decoding: body.prefix(512), as: UTF8.self).unicodeScalars
+        guard let first = text.firstIndex(where: { !isSpace($0) }),
+              let last = text.lastIndex(where: { !isSpace($0) }) else { return "(empty body)" }
+        return String(text[first...last])
     }
 
     /// Builds `/metrics/job/<job>{/<label>/<value>}` with `@base64` where needed.
@@ -209,16 +214,39 @@ public struct PushgatewayClient: Sendable {
     static func segment(_ name: String, _ value: String) -> String {
         if value.isEmpty { return name + "@base64/=" }
         if value.contains("/") { return name + "@base64/" + base64URL(value) }
-        var allowed = CharacterSet.urlPathAllowed
-        allowed.remove(charactersIn: "/;?#%")
-        return name + "/" + (value.addingPercentEncoding(withAllowedCharacters: allowed) ?? base64URL(value))
+        return name + "/" + percentEncoded(value)
+    }
+
+    /// `value` with every UTF-8 byte outside the unreserved path characters (RFC 3986 `pchar`
+    /// without `;`) written as `%XX`, upper-case hex.
+    static func percentEncoded(_ value: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        for byte in value.utf8 {
+            if isPathAllowed(byte) {
+                out.append(byte)
+            } else {
+                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func isPathAllowed(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "-._~!$&'()*+,=:@".utf8.contains(byte)
+        }
     }
 
     /// RFC 4648 §5 base64url without padding.
     static func base64URL(_ value: String) -> String {
         Data(value.utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+            .replacing("+", with: "-")
+            .replacing("/", with: "_")
+            .replacing("=", with: "")
     }
 }

@@ -1,4 +1,12 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import WPLogging
 
 extension SimulatedDevice {
     /// The device object exactly as WinPower lists it, at `t` seconds of simulated time:
@@ -13,7 +21,7 @@ extension SimulatedDevice {
         {"assetDevice":{"id":\(SimulatorJSON.string(id)),"deviceType":1,"model":"ON-LINE",\
         "alias":\(SimulatorJSON.string(alias)),"protocolId":13,"connectType":1,"comPort":"COM\(3 + index % 4)",\
         "baudRate":2400,"areaId":"00000000-0000-0000-0000-000000000000","isActive":true,\
-        "firmwareVersion":"03.09","createTime":"2025-10-13T08:\(String(format: "%02d:%02d", index / 60 % 60, index % 60)).048192",\
+        "firmwareVersion":"03.09","createTime":"2025-10-13T08:\(createTimeMinuteSecond).048192",\
         "warrantyStatus":0},\
         "realtime":{\(realtime.joined(separator: ","))},\
         "config":{"inputPhaseNumber":"1","ratingBatUnitNumber":"6","upsModuleNumber":"1","ratingBatVoltPerUnit":"12",\
@@ -70,12 +78,17 @@ extension SimulatedDevice {
         return names.map { ($0, values[$0] ?? "") }
     }
 
+    /// `mm:ss` of the device's creation time: a different second for each index.
+    private var createTimeMinuteSecond: String {
+        String(index / 60 % 60, width: 2) + ":" + String(index % 60, width: 2)
+    }
+
     private func alarmName(_ code: String) -> String {
         code == "0x0011" ? "Utility power failure" : "Fan failure"
     }
 
     private static func fixed(_ value: Double, _ digits: Int) -> String {
-        String(format: "%.\(digits)f", value)
+        String(fixed: value, fractionDigits: digits)
     }
 }
 
@@ -91,7 +104,7 @@ enum SimulatorJSON {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case let s where s.value < 0x20: out += String(format: "\\u%04x", s.value)
+            case let s where s.value < 0x20: out += "\\u" + String(s.value, radix: 16, width: 4)
             default: out.unicodeScalars.append(scalar)
             }
         }
@@ -101,7 +114,7 @@ enum SimulatorJSON {
     /// Base64url without padding.
     static func base64URL(_ text: String) -> String {
         Data(text.utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+            .replacing("+", with: "-").replacing("/", with: "_")
+            .replacing("=", with: "")
     }
 }

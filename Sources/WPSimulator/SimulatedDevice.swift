@@ -1,4 +1,4 @@
-import Foundation
+import WPLogging
 
 /// One simulated UPS: a stable identity, a role, and readings derived from a ``PowerCurve``.
 public struct SimulatedDevice: Sendable, Equatable {
@@ -29,7 +29,7 @@ public struct SimulatedDevice: Sendable, Equatable {
     /// The device number `index` of every simulator: the same values in every run.
     public init(index: Int) {
         self.index = index
-        id = String(format: "5e1a7a0c-%04x-4b35-b0dd-%012x", index % 0x10000, index)
+        id = "5e1a7a0c-" + String(index % 0x10000, radix: 16, width: 4) + "-4b35-b0dd-" + String(index, radix: 16, width: 12)
         alias = Self.aliases[index % Self.aliases.count]
         if index % 7 == 2 {
             role = .disconnected

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import WPLogging
 
 extension WinPowerSimulator {
     /// How the simulated server behaves at start. Faults can be switched later at run time.
@@ -58,7 +59,7 @@ extension WinPowerSimulator {
         /// - Throws: ``SimulatorError/unknownFault(_:)`` naming the bad entry and the valid names.
         public static func parseList(_ text: String) throws -> Set<Fault> {
             var faults: Set<Fault> = []
-            for name in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
+            for name in text.split(separator: ",").map({ $0.trimmingBlanks() }) where !name.isEmpty {
                 guard let fault = Fault(rawValue: name) else { throw SimulatorError.unknownFault(name) }
                 faults.insert(fault)
             }

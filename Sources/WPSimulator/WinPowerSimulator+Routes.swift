@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 import WPLogging
 import WPServer
@@ -6,9 +6,9 @@ import WPServer
 extension WinPowerSimulator {
     /// `POST /api/v1/auth/login`: checks the JSON credentials and issues a JWT-shaped token.
     func login(_ request: HTTPRequest) -> HTTPResponse {
-        let credentials = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any]
-        let username = credentials?["username"] as? String
-        let password = credentials?["password"] as? String
+        let credentials = try? JSONDecoder().decode(LoginCredentials.self, from: Data(request.body))
+        let username = credentials?.username
+        let password = credentials?.password
         let accepted = !faults.contains(.wrongCredentials)
             && username == configuration.username && password == configuration.password
         let token: String? = state.withLock { state in
@@ -87,5 +87,22 @@ extension WinPowerSimulator {
         let body = "{\"total\":\(reportedTotal ?? listed.count),\"pageSize\":\(pageSize),\"currentPage\":\(page),"
             + "\"data\":[\(objects.joined(separator: ","))],\"code\":\"000000\",\"msg\":\"OK\"}"
         return .json(Array(body.utf8))
+    }
+}
+
+/// The login body's two fields. A field that is missing or not a string reads as nil (and the
+/// login is rejected), like a lookup in the parsed JSON object.
+private struct LoginCredentials: Decodable {
+    var username: String?
+    var password: String?
+
+    private enum CodingKeys: String, CodingKey {
+        case username, password
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        username = try? container.decode(String.self, forKey: .username)
+        password = try? container.decode(String.self, forKey: .password)
     }
 }

@@ -1,9 +1,9 @@
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import WPLogging
 
 /// An exclusive `flock` on `<data_dir>/wpexporter.lock`, holding the owner's pid as text.
 ///
@@ -49,6 +49,6 @@ struct DataDirectoryLock: Sendable {
         let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         guard count > 0 else { return nil }
         let text = String(decoding: buffer[0..<count], as: UTF8.self)
-        return Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        return Int32(text.trimmingWhitespace())
     }
 }

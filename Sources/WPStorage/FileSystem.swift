@@ -1,4 +1,3 @@
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -87,6 +86,31 @@ enum FileSystem {
         return lstat(path, &info) == 0
     }
 
+    /// The names in `path` (without `.` and `..`), unsorted.
+    static func listDirectory(_ path: String) throws(StorageError) -> [String] {
+        guard let directory = opendir(path) else { throw .posix("list directory", path) }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// The parent of `path` as `NSString.deletingLastPathComponent` gives it:
+    /// `"/var/lib/wp"` → `"/var/lib"`, `"wp"` → `""`, `"/wp"` → `"/"`.
+    static func parentDirectory(of path: String) -> String {
+        var path = Substring(path)
+        while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        var parent = path[..<slash]
+        while parent.hasSuffix("/") { parent = parent.dropLast() }
+        return parent.isEmpty && path.hasPrefix("/") ? "/" : String(parent)
+    }
+
     /// Creates `path` (and missing parents) with mode 0755 when it does not exist.
     static func ensureDirectory(_ path: String) throws(StorageError) {
         var info = stat()
@@ -97,7 +121,7 @@ enum FileSystem {
             }
             return
         }
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = parentDirectory(of: path)
         if !parent.isEmpty && parent != path && !exists(parent) {
             try ensureDirectory(parent)
         }

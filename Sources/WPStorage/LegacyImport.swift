@@ -1,4 +1,4 @@
-import Foundation
+import WPLogging
 
 /// Reads and parses the previous exporter's files. Parsing is a pure function.
 enum LegacyImport {
@@ -8,9 +8,9 @@ enum LegacyImport {
         var report = LegacyImportReport()
         let names: [String]
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory)
+            names = try FileSystem.listDirectory(directory)
         } catch {
-            report.skipped.append(.init(file: directory, reason: "cannot list directory: \(error.localizedDescription)"))
+            report.skipped.append(.init(file: directory, reason: error.description))
             return report
         }
         for name in names.sorted() where name.hasSuffix(".txt") {
@@ -54,9 +54,9 @@ enum LegacyImport {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             return .failure(Rejection(description: "not UTF-8 text"))
         }
-        let lines = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let lines = text.trimmingWhitespace()
             .split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r"))) }
+            .map { line in line.trimming { $0.isBlank || $0 == "\r" } }
         guard lines.count == 2 else {
             return .failure(Rejection(description: "expected 2 lines (unix ms, Wh), found \(lines.count == 1 && lines[0].isEmpty ? 0 : lines.count)"))
         }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// What importing the previous exporter's per-device files did.
 ///
 /// The previous (Go) exporter kept one file per device, `<device_id>.txt`, in its data

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The on-disk format of the energy state file (version 1): line-oriented UTF-8 text with a
 /// CRC-32 of everything before the last line.

@@ -1,5 +1,5 @@
 import CBuildInfo
-import Foundation
+import FoundationEssentials
 
 /// What `wpexporter version` reports.
 struct BuildInfo: Sendable, Equatable, Codable {

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import WPCollector
+import WPLogging
 import WPMetrics
 import WPServer
 
@@ -98,10 +99,13 @@ struct Endpoints: Sendable {
         return success >= attempt && health.lastError == nil
     }
 
+    /// `2025-11-22T02:27:19.123Z`: UTC, rounded to the nearest millisecond (as
+    /// `ISO8601DateFormatter` does; `Date.ISO8601FormatStyle` truncates instead), clamped to
+    /// the years 0001–9999.
     static func iso(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+        let millis = (date.timeIntervalSince1970 * 1000 + 0.5).rounded(.down)
+        let clamped = millis.isNaN ? 0 : Int64(min(max(millis, -62_135_596_800_000), 253_402_300_799_999))
+        return LogTimestamp(seconds: 0, nanoseconds: clamped * 1_000_000).description
     }
 
     func landingPage() -> HTTPResponse {

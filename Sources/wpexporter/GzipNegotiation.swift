@@ -1,4 +1,4 @@
-import Foundation
+import WPLogging
 
 /// Content negotiation for gzip on `/metrics`.
 ///
@@ -13,12 +13,12 @@ enum GzipNegotiation {
         var accepted = false
         for item in header.split(separator: ",") {
             let parts = item.split(separator: ";")
-            guard let coding = parts.first?.trimmingCharacters(in: .whitespaces).lowercased() else { continue }
+            guard let coding = parts.first?.trimmingBlanks().lowercased() else { continue }
             var quality = 1.0
             for parameter in parts.dropFirst() {
                 let pair = parameter.split(separator: "=", maxSplits: 1)
-                if pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "q" {
-                    quality = Double(pair[1].trimmingCharacters(in: .whitespaces)) ?? 0
+                if pair.count == 2, pair[0].trimmingBlanks().lowercased() == "q" {
+                    quality = Double(pair[1].trimmingBlanks()) ?? 0
                 }
             }
             if coding == "gzip" || coding == "x-gzip" { return quality > 0 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import WPClient
 import WPCollector
 import WPConfig
@@ -108,7 +108,7 @@ enum DemoSample {
                 rows[id] = ["name": label("device_name", in: line) ?? id]
             }
             let value = String(line[line.index(after: space)...])
-            rows[id]?[String(line[..<brace])] = Double(value).map { $0 == $0.rounded() ? String(Int($0)) : String(format: "%.1f", $0) } ?? value
+            rows[id]?[String(line[..<brace])] = Double(value).map { $0 == $0.rounded() ? String(Int($0)) : String(fixed: $0, fractionDigits: 1) } ?? value
         }
         var text = "device                 connected  on battery  load (W)  battery (%)\n"
         for id in order {
@@ -127,7 +127,7 @@ enum DemoSample {
 
     /// The unescaped value of label `name` in an exposition line.
     static func label(_ name: String, in line: Substring) -> String? {
-        guard let start = line.range(of: name + "=\"") else { return nil }
+        guard let start = line.firstRange(of: name + "=\"") else { return nil }
         var value = ""
         var escaped = false
         for character in line[start.upperBound...] {

@@ -1,15 +1,21 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import WPConfig
 
 extension FileAccess {
     /// The real filesystem, relative paths resolved against the working directory.
     static var system: FileAccess {
         FileAccess(read: { path in
-            let manager = FileManager.default
-            var isDirectory: ObjCBool = false
-            guard manager.fileExists(atPath: path, isDirectory: &isDirectory) else { return .failure(.notFound) }
-            if isDirectory.boolValue { return .failure(.unreadable("it is a directory")) }
-            guard manager.isReadableFile(atPath: path), let data = manager.contents(atPath: path) else {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return .failure(.notFound) }
+            if info.st_mode & S_IFMT == S_IFDIR { return .failure(.unreadable("it is a directory")) }
+            guard access(path, R_OK) == 0, let data = FileManager.default.contents(atPath: path) else {
                 return .failure(.unreadable("permission denied"))
             }
             guard let text = String(data: data, encoding: .utf8) else {
@@ -17,8 +23,10 @@ extension FileAccess {
             }
             return .success(text)
         }, permissions: { path in
-            let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-            return (attributes?[.posixPermissions] as? NSNumber)?.intValue
+            // The link itself, not its target, as `FileManager.attributesOfItem` reports it.
+            var info = stat()
+            guard lstat(path, &info) == 0 else { return nil }
+            return Int(info.st_mode & ~S_IFMT)
         })
     }
 }

@@ -1,11 +1,34 @@
 // wpexporter: the only place that reads process state (arguments, environment, files,
 // standard streams, signals). Everything else is in CommandLineTool and RuntimeCommands and is
 // tested without a process.
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import WPConfig
 
-let output = TerminalOutput(standardOutput: { FileHandle.standardOutput.write(Data($0.utf8)) },
-                            standardError: { FileHandle.standardError.write(Data($0.utf8)) })
+/// Writes all of `text` to `fd`, retrying on `EINTR` and partial writes; a closed or full
+/// stream loses the text (there is nowhere left to report that).
+@Sendable func writeAll(_ fd: Int32, _ text: String) {
+    var text = text
+    text.withUTF8 { bytes in
+        guard let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(fd, base + offset, bytes.count - offset)
+            if written < 0 && errno == EINTR { continue }
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+}
+
+let output = TerminalOutput(standardOutput: { writeAll(STDOUT_FILENO, $0) },
+                            standardError: { writeAll(STDERR_FILENO, $0) })
 let controls = ProcessControls(watchStopSignals: {
     let watcher = SignalWatcher()
     return { onRepeat in

@@ -177,4 +177,13 @@ import WPTestSupport
         #expect(preview.contains("\"token\":\"***\""))
         #expect(BodyPreviewProbe.masked(String(repeating: "a", count: 1000)).count == 257)
     }
+
+    @Test func bodyPreviewMatchesSecretKeysIgnoringCase() {
+        let body = #"{"PassWord":"hunter2","TOKEN" : "t0k","Secret":"s3","paſſword":"long-s","passwords":"kept"}"#
+        let preview = BodyPreviewProbe.masked(body)
+        for secret in ["hunter2", "t0k", "s3", "long-s"] { #expect(!preview.contains(secret), "\(secret)") }
+        #expect(preview.contains("\"PassWord\":\"***\""))
+        #expect(preview.contains("\"TOKEN\" : \"***\""))
+        #expect(preview.contains("\"passwords\":\"kept\""))
+    }
 }

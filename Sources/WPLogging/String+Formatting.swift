@@ -1,0 +1,53 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The two `printf` conversions the package's modules need, without `String(format:)` (which
+/// FoundationEssentials does not have). `package` access: shared by the package's modules that
+/// depend on WPLogging, not part of its public API.
+extension String {
+    /// `value` with exactly `fractionDigits` digits after the point, as `%.<n>f` writes it.
+    ///
+    /// Formatted by the C library's `vsnprintf`, so rounding, `inf` and `nan` are exactly what
+    /// `String(format: "%.1f", value)` gives.
+    ///
+    /// ```swift
+    /// String(fixed: 2.25, fractionDigits: 1)   // "2.2"
+    /// ```
+    /// - Parameters:
+    ///   - value: The number to write.
+    ///   - fractionDigits: Digits after the decimal point, 0–17 (clamped).
+    package init(fixed value: Double, fractionDigits: Int) {
+        let format = "%.\(Swift.min(Swift.max(fractionDigits, 0), 17))f"
+        let length = withVaList([value]) { vsnprintf(nil, 0, format, $0) }
+        guard length > 0 else {
+            self = ""
+            return
+        }
+        var buffer = [CChar](repeating: 0, count: Int(length) + 1)
+        _ = buffer.withUnsafeMutableBufferPointer { out in
+            withVaList([value]) { vsnprintf(out.baseAddress, out.count, format, $0) }
+        }
+        self = String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `value` in `radix` (lower-case digits), left-padded with zeros to at least `width` digits
+    /// after any sign: what `%0<width>d` or `%0<width>x` writes for a value ≥ 0.
+    ///
+    /// ```swift
+    /// String(7, radix: 16, width: 4)   // "0007"
+    /// ```
+    /// - Parameters:
+    ///   - value: The integer to write.
+    ///   - radix: The base, 2–36.
+    ///   - width: The minimum number of digits.
+    package init(_ value: some BinaryInteger, radix: Int = 10, width: Int) {
+        let digits = String(value.magnitude, radix: radix)
+        let padding = String(repeating: "0", count: Swift.max(0, width - digits.count))
+        self = (value < 0 ? "-" : "") + padding + digits
+    }
+}

@@ -1,0 +1,44 @@
+/// Whitespace trimming for the package's modules, which import FoundationEssentials at most
+/// (no `CharacterSet`, no `trimmingCharacters(in:)`).
+///
+/// Works on Unicode scalars, like `trimmingCharacters(in:)`, so a trailing `"\r\n"` or a
+/// combining mark after a space is handled the same way. `package` access: shared by the
+/// package's modules that depend on WPLogging, not part of its public API.
+extension StringProtocol {
+    /// The text without leading and trailing scalars that `trim` accepts.
+    ///
+    /// - Parameter trim: Whether a scalar is dropped from either end.
+    /// - Returns: The remaining text; empty when every scalar is trimmed.
+    package func trimming(while trim: (Unicode.Scalar) -> Bool) -> String {
+        let scalars = unicodeScalars
+        guard let start = scalars.firstIndex(where: { !trim($0) }),
+              let last = scalars.lastIndex(where: { !trim($0) }) else { return "" }
+        return String(String.UnicodeScalarView(scalars[start...last]))
+    }
+
+    /// The text without leading and trailing whitespace and newlines: what
+    /// `trimmingCharacters(in: .whitespacesAndNewlines)` returns.
+    package func trimmingWhitespace() -> String {
+        trimming(while: \.isWhitespaceOrNewline)
+    }
+
+    /// The text without leading and trailing spaces and tabs (no newlines): what
+    /// `trimmingCharacters(in: .whitespaces)` returns.
+    package func trimmingBlanks() -> String {
+        trimming(while: \.isBlank)
+    }
+}
+
+extension Unicode.Scalar {
+    /// A member of `CharacterSet.whitespaces`: a space separator (category Zs), a tab, or
+    /// U+200B ZERO WIDTH SPACE (which Foundation's set still holds).
+    package var isBlank: Bool {
+        self == "\t" || self == "\u{200B}" || properties.generalCategory == .spaceSeparator
+    }
+
+    /// A member of `CharacterSet.whitespacesAndNewlines`: a blank, U+000A–U+000D, NEL, or the
+    /// line and paragraph separators U+2028/U+2029.
+    package var isWhitespaceOrNewline: Bool {
+        isBlank || ("\n"..."\r").contains(self) || self == "\u{85}" || self == "\u{2028}" || self == "\u{2029}"
+    }
+}

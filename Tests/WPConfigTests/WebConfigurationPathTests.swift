@@ -1,0 +1,13 @@
+import Foundation
+import Testing
+@testable import WPConfig
+
+/// Relative certificate paths resolve against the web configuration file's directory exactly
+/// as with `NSString.deletingLastPathComponent`, which WPConfig used before it dropped Foundation.
+@Suite struct WebConfigurationPathTests {
+    @Test func directoryMatchesNSString() {
+        for file in ["/etc/wp/web.yml", "/etc/wp/", "web.yml", "/web.yml", "/", "conf/web.yml", "a//b.yml", "./web.yml", ""] {
+            #expect(WebConfigurationReader.directory(of: file) == (file as NSString).deletingLastPathComponent, "\(file)")
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+import WPLogging
+
+/// The package's replacements for Foundation's trimming and `String(format:)` give exactly
+/// Foundation's results (the tests may import Foundation; the libraries do not).
+@Suite struct StringHelperTests {
+    /// Every scalar of the BMP up to U+3100 (all of Unicode's whitespace), plus a few beyond.
+    static let scalars: [Unicode.Scalar] = (0...0x3100).compactMap(Unicode.Scalar.init) + ["\u{FEFF}", "\u{1F600}"]
+
+    @Test func trimmingWhitespaceMatchesWhitespacesAndNewlines() {
+        for scalar in Self.scalars {
+            let text = "\(scalar)a\(scalar)b\(scalar)"
+            #expect(text.trimmingWhitespace() == text.trimmingCharacters(in: .whitespacesAndNewlines),
+                    "U+\(String(scalar.value, radix: 16))")
+        }
+    }
+
+    @Test func trimmingBlanksMatchesWhitespaces() {
+        for scalar in Self.scalars {
+            let text = "\(scalar)\(scalar)a \(scalar)"
+            #expect(text.trimmingBlanks() == text.trimmingCharacters(in: .whitespaces), "U+\(String(scalar.value, radix: 16))")
+        }
+    }
+
+    @Test func trimmingEdgeCases() {
+        #expect("".trimmingWhitespace() == "")
+        #expect(" \t\r\n ".trimmingWhitespace() == "")
+        #expect(" \t\r\n ".trimmingBlanks() == "\r\n")
+        #expect("x\r\n".trimmingWhitespace() == "x")
+        #expect(" \u{301}x ".trimmingWhitespace() == " \u{301}x ".trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect("--a--".trimming { $0 == "-" } == "a")
+        #expect(Substring(" a ").trimmingBlanks() == "a")
+    }
+
+    @Test(arguments: [0, 1, 2, 3, 6])
+    func fixedMatchesPrintf(fractionDigits: Int) {
+        let values: [Double] = [0, -0.0, 0.05, 0.15, 0.25, 0.35, 1.45, 2.5, -2.5, 12.345, 229.96, 1e15 + 0.3,
+                                1e300, -1e-300, .pi, .greatestFiniteMagnitude, .infinity, -.infinity, .nan]
+        for value in values {
+            #expect(String(fixed: value, fractionDigits: fractionDigits)
+                    == String(format: "%.\(fractionDigits)f", value), "\(value)")
+        }
+    }
+
+    @Test func zeroPaddedIntegersMatchPrintf() {
+        for value in [0, 1, 9, 10, 59, 255, 4096, 0xFFFF, 0x10000, 123_456_789] {
+            #expect(String(value, width: 2) == String(format: "%02d", value))
+            #expect(String(value, radix: 16, width: 4) == String(format: "%04x", value))
+            #expect(String(value, radix: 16, width: 12) == String(format: "%012x", value))
+        }
+        #expect(String(UInt32(0x1F), radix: 16, width: 4) == "001f")
+        #expect(String(-5, width: 3) == "-005")
+    }
+}

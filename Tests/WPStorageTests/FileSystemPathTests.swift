@@ -1,0 +1,28 @@
+import Foundation
+import Testing
+@testable import WPStorage
+
+/// Path helpers that replaced Foundation in WPStorage.
+@Suite struct FileSystemPathTests {
+    @Test func parentDirectoryMatchesNSString() {
+        for path in ["/var/lib/wp", "/var/lib/wp/", "wp", "/wp", "/", "a/b", "a//b", "a/b//", "./x", "../x/y", "//x", ""] {
+            #expect(FileSystem.parentDirectory(of: path) == (path as NSString).deletingLastPathComponent, "\(path)")
+        }
+    }
+
+    @Test func listDirectoryNamesEntriesAndNamesTheFailure() throws {
+        let directory = NSTemporaryDirectory() + "wpstorage-list-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for name in ["a.txt", "b.txt", "ü.txt"] {
+            #expect(FileManager.default.createFile(atPath: directory + "/" + name, contents: Data()))
+        }
+        #expect(try FileSystem.listDirectory(directory).sorted() == ["a.txt", "b.txt", "ü.txt"])
+        #expect(throws: StorageError.self) { try FileSystem.listDirectory(directory + "/missing") }
+        do {
+            _ = try FileSystem.listDirectory(directory + "/missing")
+        } catch {
+            #expect(error.description.contains("list directory \(directory)/missing: No such file or directory"))
+        }
+    }
+}
