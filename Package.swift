@@ -76,7 +76,7 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPEnergyTests", dependencies: ["WPEnergy", "WPSimulator", "WPTestSupport"]),
         .testTarget(name: "WPHTTPClientTests", dependencies: ["WPHTTPClient", "WPTestSupport"]),
-        .testTarget(name: "WPClientTests", dependencies: ["WPClient", "WPSimulator", "WPServer", "WPLogging", "WPTestSupport"],
+        .testTarget(name: "WPClientTests", dependencies: ["WPClient", "WPHTTPClient", "WPSimulator", "WPServer", "WPLogging", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPServerTests", dependencies: ["WPServer", "WPTestSupport", "CSystem", "CSecurityShim"]),
         .testTarget(name: "WPSchedulerTests", dependencies: ["WPScheduler", "WPTestSupport"]),
