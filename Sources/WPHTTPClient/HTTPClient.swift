@@ -1,6 +1,5 @@
 import Dispatch
 import FoundationEssentials
-import Synchronization
 
 /// A small HTTP/1.1 client: its own code on POSIX sockets for `http://`, libcurl (loaded at
 /// run time, only when first needed) for `https://`.
