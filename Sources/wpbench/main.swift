@@ -8,7 +8,7 @@
 import Foundation
 
 let scenarios: [Scenario] = MetricsBench.scenarios + ServerBench.scenarios + ClientBench.scenarios
-    + EnergyBench.scenarios + CollectorBench.scenarios + LoggingBench.scenarios
+    + EnergyBench.scenarios + CollectorBench.scenarios + LoggingBench.scenarios + HTTPClientBench.scenarios
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 // `wpbench --child NAME ARGS...` runs a helper process used by tests (e.g. the storage crash
