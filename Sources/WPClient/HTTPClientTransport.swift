@@ -74,7 +74,8 @@ public final class HTTPClientTransport: HTTPTransport {
         case .certificate:
             return .certificate(detail)
         case .caFile:
-            return ClientError(.tls, "cannot use winpower.ca_file: \(detail)")
+            let named = detail.replacing("cannot use the CA file", with: "cannot use winpower.ca_file")
+            return ClientError(.tls, named.contains("winpower.ca_file") ? named : "cannot use winpower.ca_file: \(detail)")
         case .tls:
             return ClientError(.tls, "TLS handshake failed (\(detail)); if the server uses a self-signed certificate, "
                                    + "set winpower.ca_file or winpower.skip_ssl_verify: true")

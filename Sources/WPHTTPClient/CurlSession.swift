@@ -112,14 +112,15 @@ final class CurlSession: Sendable {
         return HTTPClientResponse(status: result.status, headers: Self.parseHeaders(headerBytes), body: bytes)
     }
 
-    /// Maps a CURLcode onto an ``HTTPClientError``. `detail` is curl's error text.
+    /// Maps a CURLcode onto an ``HTTPClientError``. `detail` is curl's error text, which the
+    /// kind already classifies (certificate, TLS, time-out), so it is kept as it is.
     static func map(code: Int32, detail: String, caFile: String?) -> HTTPClientError {
         switch code {
-        case 28: HTTPClientError(.timeout, "timed out: \(detail)")
+        case 28: HTTPClientError(.timeout, detail)
         case 42: ExchangeCancellation.error
-        case 60, 51, 83, 90, 91: HTTPClientError(.certificate, "certificate verify failed: \(detail)")
+        case 60, 51, 83, 90, 91: HTTPClientError(.certificate, detail)
         case 77: HTTPClientError(.caFile, "cannot use the CA file \(caFile.map { "'\($0)'" } ?? ""): \(detail)")
-        case 35, 53, 54, 58, 59, 64, 66, 80, 82, 98: HTTPClientError(.tls, "TLS handshake failed: \(detail)")
+        case 35, 53, 54, 58, 59, 64, 66, 80, 82, 98: HTTPClientError(.tls, detail)
         case 6: HTTPClientError(.hostNotFound, detail)
         case 7: HTTPClientError(.connectionRefused, detail)
         case 1: HTTPClientError(.unsupportedScheme, "unsupported URL scheme: only http:// and https:// are supported")

@@ -16,8 +16,9 @@ import WPHTTPClient
             #expect(error.message.contains("winpower.ca_file") && error.message.contains("winpower.skip_ssl_verify"))
             #expect(error.message.contains("self-signed certificate"))
         }
-        let caFile = Self.mapped(.caFile, "cannot read '/etc/ca.pem'")
-        #expect(caFile.kind == .tls && caFile.message.contains("winpower.ca_file"))
+        let caFile = Self.mapped(.caFile, "cannot use the CA file '/etc/ca.pem': error setting certificate file")
+        #expect(caFile.kind == .tls)
+        #expect(caFile.message == "cannot use winpower.ca_file '/etc/ca.pem': error setting certificate file")
     }
 
     @Test func connectionProblemsNameTheBaseURL() {
