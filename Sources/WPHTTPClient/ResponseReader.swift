@@ -74,11 +74,11 @@ struct ResponseReader<Source: ByteSource> {
         case .chunked:
             var body: [UInt8] = []
             while true {
-                let size = try ResponseSyntax.chunkSize(try line(missing: "before a chunk size", limit: 4096).0)
+                let size = try ResponseSyntax.chunkSize(try line(missing: "before a chunk size", limit: Self.maxChunkLine, overflow: Self.chunkLineTooLong).0)
                 if size == 0 { break }
                 guard size <= maxBodyBytes - body.count else { throw tooLarge() }
                 body += try bytes(size)
-                guard try line(missing: "after a chunk", limit: 4096).0.isEmpty else {
+                guard try line(missing: "after a chunk", limit: Self.maxChunkLine, overflow: Self.chunkLineTooLong).0.isEmpty else {
                     throw HTTPClientError(.malformedResponse, "a chunk is longer than its size line says")
                 }
             }
@@ -86,6 +86,13 @@ struct ResponseReader<Source: ByteSource> {
             while try !line(missing: "in the chunk trailers").isEmpty {}
             return body
         }
+    }
+
+    /// Chunk-size lines (with extensions) longer than this are rejected.
+    static var maxChunkLine: Int { 4096 }
+
+    static var chunkLineTooLong: HTTPClientError {
+        HTTPClientError(.malformedResponse, "a chunk size line is longer than \(maxChunkLine) bytes")
     }
 
     private func tooLarge() -> HTTPClientError {
@@ -99,19 +106,21 @@ struct ResponseReader<Source: ByteSource> {
         return line
     }
 
-    /// The next line without its `\n` or `\r\n`, and its length on the wire (at most `limit`).
-    private mutating func line(missing place: String, limit: Int) throws(HTTPClientError) -> (ArraySlice<UInt8>, Int) {
+    /// The next line without its `\n` or `\r\n`, and its length on the wire (at most `limit`;
+    /// longer lines throw `overflow`, by default the head-size error).
+    private mutating func line(missing place: String, limit: Int,
+                               overflow: HTTPClientError? = nil) throws(HTTPClientError) -> (ArraySlice<UInt8>, Int) {
         var searched = start
         while true {
             if let newline = buffer[searched...].firstIndex(of: UInt8(ascii: "\n")) {
                 let length = newline + 1 - start
-                guard length <= limit else { throw headTooLarge() }
+                guard length <= limit else { throw overflow ?? headTooLarge() }
                 var end = newline
                 if end > start, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
                 defer { start = newline + 1 }
                 return (buffer[start..<end], length)
             }
-            guard buffer.count - start <= limit else { throw headTooLarge() }
+            guard buffer.count - start <= limit else { throw overflow ?? headTooLarge() }
             searched = buffer.count
             let before = start
             guard try fill() else {

@@ -56,6 +56,15 @@ func parseError(_ text: String, method: String = "GET", maxBody: Int = 1 << 20,
         #expect(parsed.reusable)
     }
 
+    /// Chunk-size lines do not count against the head limit: many small chunks are fine.
+    @Test func manySmallChunksStayWithinTheHeadLimit() throws {
+        let chunks = String(repeating: "a\r\n0123456789\r\n", count: 2000)
+        var reader = ResponseReader(source: BytesSource(bytes: Array(("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                                                      + chunks + "0\r\n\r\n").utf8), step: 1 << 20),
+                                    maxHeadBytes: 1000, maxBodyBytes: 1 << 20)
+        #expect(try reader.read(method: "GET").response.body.count == 20_000)
+    }
+
     @Test func closeDelimitedBodyIsReadToTheEndAndNotReused() throws {
         let parsed = try parse("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nall of it")
         #expect(parsed.response.body == Array("all of it".utf8))
@@ -98,6 +107,9 @@ func parseError(_ text: String, method: String = "GET", maxBody: Int = 1 << 20,
         #expect(parseError("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!")?.kind
                 == .malformedResponse)
         #expect(try parse("HTTP/1.1 200 OK\r\nContent-Length: 5, 5\r\n\r\nhello").response.body.count == 5)
+        let longExtension = "5;" + String(repeating: "e", count: 5000)
+        #expect(parseError("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\(longExtension)\r\nhello\r\n0\r\n\r\n")
+                == ResponseReader<BytesSource>.chunkLineTooLong)
     }
 
     @Test func bodiesOverTheLimitFailWhateverTheirFraming() {
