@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "WPStorageTests", dependencies: ["WPStorage", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPEnergyTests", dependencies: ["WPEnergy", "WPSimulator", "WPTestSupport"]),
-        .testTarget(name: "WPHTTPClientTests", dependencies: ["WPHTTPClient", "WPTestSupport"]),
+        .testTarget(name: "WPHTTPClientTests", dependencies: ["WPHTTPClient"]),
         .testTarget(name: "WPClientTests", dependencies: ["WPClient", "WPHTTPClient", "WPSimulator", "WPServer", "WPLogging", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPServerTests", dependencies: ["WPServer", "WPTestSupport", "CSystem", "CSecurityShim"]),
