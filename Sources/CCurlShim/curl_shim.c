@@ -196,6 +196,7 @@ wp_curl_result wp_curl_perform(void *handle, const wp_curl_request *request,
         const char *text = error_buffer[0] ? error_buffer : api.easy_strerror(result.curl_code);
         snprintf(result.message, sizeof(result.message), "%s", text);
         if (result.curl_code == CODE_WRITE_ERROR && body_sink.overflow) {
+            result.body_overflow = 1;
             snprintf(result.message, sizeof(result.message), "response body larger than %zu bytes", request->max_body_bytes);
         }
     }

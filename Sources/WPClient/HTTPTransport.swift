@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Sends one HTTP request and returns the whole response. The client's only network seam.
 ///
@@ -73,14 +73,6 @@ extension ClientError {
 }
 
 extension Duration {
-    /// Whole milliseconds, at least 1.
-    var clampedMilliseconds: Int {
-        let (seconds, attoseconds) = components
-        let ms = seconds.multipliedReportingOverflow(by: 1000)
-        guard !ms.overflow else { return Int.max }
-        return max(1, Int(ms.partialValue) + Int(attoseconds / 1_000_000_000_000_000))
-    }
-
     /// The duration in seconds as a `Double`.
     var secondsValue: Double {
         let (seconds, attoseconds) = components

@@ -21,9 +21,10 @@ extension WinPowerHTTPClient {
         public var timeout: Duration = .seconds(30)
         /// `winpower.api_timeout`: the limit of each request.
         public var apiTimeout: Duration = .seconds(10)
-        /// `winpower.skip_ssl_verify`: accept any certificate (uses ``CurlTransport``).
+        /// `winpower.skip_ssl_verify`: accept any certificate (HTTPS is still
+        /// encrypted, but the server is not authenticated).
         public var skipSSLVerify = false
-        /// `winpower.ca_file`: trust only this PEM bundle (uses ``CurlTransport``).
+        /// `winpower.ca_file`: trust only this PEM bundle.
         public var caFile: String?
         /// `winpower.refresh_threshold`: renew the token this long before it expires.
         public var refreshThreshold: Duration = .seconds(300)
@@ -75,15 +76,16 @@ extension WinPowerHTTPClient {
         }
     }
 
-    /// The transport a configuration needs: ``CurlTransport`` when certificates must be
-    /// skipped or checked against ``Configuration/caFile``, else ``URLSessionTransport``.
+    /// The transport a configuration needs: an ``HTTPClientTransport`` that skips certificate
+    /// checks for ``Configuration/skipSSLVerify``, trusts only ``Configuration/caFile`` when
+    /// set, and uses the system trust store otherwise.
     public static func makeTransport(for configuration: Configuration) -> any HTTPTransport {
         if configuration.skipSSLVerify {
-            return CurlTransport(tls: .skip, userAgent: configuration.userAgent)
+            return HTTPClientTransport(tls: .skip, userAgent: configuration.userAgent)
         }
         if let caFile = configuration.caFile, !caFile.isEmpty {
-            return CurlTransport(tls: .trust(caFile: caFile), userAgent: configuration.userAgent)
+            return HTTPClientTransport(tls: .trust(caFile: caFile), userAgent: configuration.userAgent)
         }
-        return URLSessionTransport()
+        return HTTPClientTransport(tls: .system, userAgent: configuration.userAgent)
     }
 }

@@ -1,7 +1,5 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import FoundationEssentials
+import WPHTTPClient
 
 /// One HTTP request the ``PushgatewayClient`` sends.
 public struct PushRequest: Sendable, Equatable {
@@ -45,24 +43,29 @@ public protocol PushTransport: Sendable {
     func send(_ request: PushRequest) async throws -> PushResponse
 }
 
-/// A ``PushTransport`` over `URLSession` (plain HTTP and HTTPS with system trust).
-public struct URLSessionPushTransport: PushTransport {
-    private let session: URLSession
+/// A ``PushTransport`` over WPHTTPClient's `HTTPClient`: plain HTTP on its own sockets, HTTPS
+/// through libcurl with the system trust store. Connections are kept alive between pushes;
+/// redirects are not followed.
+///
+/// Errors are `HTTPClientError`s, whose text never contains header values (the basic-auth
+/// credentials) or the body.
+public struct HTTPClientPushTransport: PushTransport {
+    private let client: HTTPClient
 
-    /// Creates a transport with an ephemeral session (no cookies, no cache).
-    public init() {
-        self.session = URLSession(configuration: .ephemeral)
+    /// Creates a transport.
+    ///
+    /// - Parameter userAgent: the `User-Agent` sent with every push.
+    public init(userAgent: String = "wpexporter-pushgateway-client") {
+        self.client = HTTPClient(configuration: .init(userAgent: userAgent))
     }
 
+    /// Performs one exchange.
+    ///
+    /// - Throws: `HTTPClientError` when no response arrived.
     public func send(_ request: PushRequest) async throws -> PushResponse {
-        var urlRequest = URLRequest(url: request.url)
-        urlRequest.httpMethod = request.method
-        let components = request.timeout.components
-        urlRequest.timeoutInterval = Double(components.seconds) + Double(components.attoseconds) / 1e18
-        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
-        if !request.body.isEmpty { urlRequest.httpBody = Data(request.body) }
-        let (data, response) = try await session.data(for: urlRequest)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        return PushResponse(status: status, body: Array(data))
+        let headers = request.headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+        let response = try await client.send(HTTPClientRequest(method: request.method, url: request.url, headers: headers,
+                                                               body: request.body, timeout: request.timeout))
+        return PushResponse(status: response.status, body: response.body)
     }
 }

@@ -78,12 +78,12 @@ public struct PushgatewayClient: Sendable {
     ///
     /// - Parameters:
     ///   - configuration: Where and how to push.
-    ///   - transport: The HTTP transport (tests inject a fake).
+    ///   - transport: The HTTP transport: ``HTTPClientPushTransport`` by default; tests inject a fake.
     ///   - clock: The clock that times backoff delays.
     /// - Throws: ``PushError/invalidConfiguration(_:)`` for a URL with credentials or without
     ///   host, an empty job, an invalid grouping label name or fewer than one attempt.
     public init<C: Clock<Duration>>(
-        configuration: Configuration, transport: any PushTransport = URLSessionPushTransport(), clock: C = ContinuousClock()
+        configuration: Configuration, transport: any PushTransport = HTTPClientPushTransport(), clock: C = ContinuousClock()
     ) throws(PushError) {
         guard let scheme = configuration.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               configuration.url.host != nil else {

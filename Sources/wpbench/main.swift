@@ -8,7 +8,8 @@
 import Foundation
 
 let scenarios: [Scenario] = MetricsBench.scenarios + ServerBench.scenarios + ClientBench.scenarios
-    + EnergyBench.scenarios + CollectorBench.scenarios + LoggingBench.scenarios + RuntimeBench.scenarios
+    + EnergyBench.scenarios + CollectorBench.scenarios + LoggingBench.scenarios + HTTPClientBench.scenarios
+    + RuntimeBench.scenarios
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 // `wpbench --child NAME ARGS...` runs a helper process used by tests (e.g. the storage crash

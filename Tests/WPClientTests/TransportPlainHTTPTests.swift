@@ -2,11 +2,12 @@ import Foundation
 import Testing
 import WPClient
 
-/// Both transports against a real local plain-HTTP server (`python3 -m http.server` on port 0).
+/// The transport against a real local plain-HTTP server (`python3 -m http.server` on port 0),
+/// whatever its certificate setting (which only matters for https://).
 @Suite(.serialized) struct TransportPlainHTTPTests {
     static let python = LocalServerProcess.executable("python3")
 
-    static var transports: [any HTTPTransport] { [URLSessionTransport(), CurlTransport()] }
+    static var transports: [any HTTPTransport] { [HTTPClientTransport(), HTTPClientTransport(tls: .skip)] }
 
     func withHTTPServer(_ body: (Int) async throws -> Void) async throws {
         let python = try #require(Self.python)
@@ -28,7 +29,7 @@ import WPClient
     }
 
     @Test(.enabled(if: python != nil, "python3 is not installed: no local plain-HTTP server"))
-    func bothTransportsFetchBodiesAndStatuses() async throws {
+    func fetchesBodiesAndStatuses() async throws {
         try await withHTTPServer { port in
             for transport in Self.transports {
                 let ok = try await transport.send(Self.get(port, "/data.json"))
@@ -59,6 +60,7 @@ import WPClient
         for transport in Self.transports {
             let error = await clientError { try await transport.send(Self.get(closedPort, "/data.json")) }
             #expect(error?.kind == .network, "\(type(of: transport))")
+            #expect(error?.message.contains("check winpower.base_url") == true)
         }
     }
 }

@@ -103,21 +103,21 @@ import WPTestSupport
     @Test(.enabled(if: openssl != nil, "openssl is not installed: cannot make a self-signed certificate"))
     func defaultVerificationFailsWithATLSError() async throws {
         try await withTLSServer { port, _ in
-            // The default transport of a plain configuration: URLSession.
+            // The default transport of a plain configuration: system trust.
             var configuration = WinPowerHTTPClient.Configuration(
                 baseURL: URL(string: "https://127.0.0.1:\(port)")!, username: "admin", password: "pw")
             configuration.apiTimeout = .seconds(20)
             let client = WinPowerHTTPClient(configuration: configuration, logger: .disabled)
             Self.expectCertificateAdvice(await clientError { try await client.fetchDevices() })
-            // libcurl verifying against the system store fails the same way.
-            Self.expectCertificateAdvice(await clientError { try await CurlTransport(tls: .system).send(Self.get(port)) })
+            // The transport on its own fails the same way.
+            Self.expectCertificateAdvice(await clientError { try await HTTPClientTransport(tls: .system).send(Self.get(port)) })
         }
     }
 
     @Test(.enabled(if: openssl != nil, "openssl is not installed: cannot make a self-signed certificate"))
     func caFileSucceeds() async throws {
         try await withTLSServer { port, certificate in
-            let response = try await CurlTransport(tls: .trust(caFile: certificate)).send(Self.get(port))
+            let response = try await HTTPClientTransport(tls: .trust(caFile: certificate)).send(Self.get(port))
             #expect(response.status == 200)
             #expect(String(decoding: response.body, as: UTF8.self).contains("<HTML>"))
         }
@@ -126,7 +126,7 @@ import WPTestSupport
     @Test(.enabled(if: openssl != nil, "openssl is not installed: cannot make a self-signed certificate"))
     func skipVerificationSucceeds() async throws {
         try await withTLSServer { port, _ in
-            let transport = CurlTransport(tls: .skip)
+            let transport = HTTPClientTransport(tls: .skip)
             for _ in 0..<2 { // the second request reuses the kept handle
                 let response = try await transport.send(Self.get(port))
                 #expect(response.status == 200)
@@ -134,24 +134,27 @@ import WPTestSupport
         }
     }
 
-    /// `ca_file` and `skip_ssl_verify` select the libcurl transport (the one tested above);
-    /// a plain configuration uses URLSession.
-    @Test func configurationSelectsTheTransport() {
+    /// `ca_file` and `skip_ssl_verify` select the certificate checking of the transport (the
+    /// one tested above); a plain configuration uses the system trust store.
+    @Test func configurationSelectsTheCertificateChecking() {
         var configuration = WinPowerHTTPClient.Configuration(
             baseURL: URL(string: "https://winpower.test")!, username: "u", password: "p")
-        #expect(WinPowerHTTPClient.makeTransport(for: configuration) is URLSessionTransport)
+        func tls() -> HTTPClientTransport.TLSVerification? {
+            (WinPowerHTTPClient.makeTransport(for: configuration) as? HTTPClientTransport)?.tls
+        }
+        #expect(tls() == .system)
         configuration.caFile = "/etc/ca.pem"
-        #expect(WinPowerHTTPClient.makeTransport(for: configuration) is CurlTransport)
+        #expect(tls() == .trust(caFile: "/etc/ca.pem"))
         configuration.caFile = nil
         configuration.skipSSLVerify = true
-        #expect(WinPowerHTTPClient.makeTransport(for: configuration) is CurlTransport)
+        #expect(tls() == .skip)
     }
 
     @Test(.enabled(if: openssl != nil, "openssl is not installed: cannot make a self-signed certificate"))
     func unreadableCAFileIsATLSErrorNamingTheSetting() async throws {
         try await withTLSServer { port, _ in
             let error = await clientError {
-                try await CurlTransport(tls: .trust(caFile: "/nonexistent/ca.pem")).send(Self.get(port))
+                try await HTTPClientTransport(tls: .trust(caFile: "/nonexistent/ca.pem")).send(Self.get(port))
             }
             #expect(error?.kind == .tls)
             #expect(error?.message.contains("winpower.ca_file") == true)

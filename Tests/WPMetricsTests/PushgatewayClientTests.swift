@@ -2,8 +2,10 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 import Testing
 @testable import WPMetrics
+import WPServer
 import WPTestSupport
 
 @Suite struct PushgatewayClientTests {
@@ -137,7 +139,8 @@ import WPTestSupport
 }
 
 #if canImport(Glibc)
-@Suite struct URLSessionPushTransportTests {
+/// The default transport, ``HTTPClientPushTransport``, over real sockets.
+@Suite struct HTTPClientPushTransportTests {
     /// A loopback port that was free a moment ago: bind port 0, read it, close.
     private func closedLoopbackPort() throws -> UInt16 {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -179,5 +182,38 @@ import WPTestSupport
             #expect(!error.description.contains(secret))
         }
     }
+
+    @Test func pushesToARealServerWithBasicAuth() async throws {
+        let seen = RequestLog()
+        let handler = HandlerFunction { request in
+            seen.append("\(request.method) \(request.path) \(request.headers["Authorization"] ?? "-") "
+                        + "\(request.headers["Content-Type"] ?? "-") \(String(decoding: request.body, as: UTF8.self))")
+            return request.method == "DELETE" ? .text("no such group", status: 404) : HTTPResponse(status: 202)
+        }
+        try await withTestServer(handler) { port in
+            let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
+            let client = try PushgatewayClient(
+                configuration: .init(url: url, job: "j", grouping: ["instance": "a"], maxAttempts: 1,
+                                     username: "u", password: "pw-secret"),
+                clock: ManualClock())
+            try await client.push(rendered: Array("a 1\n".utf8))
+            do {
+                try await client.delete()
+                Issue.record("expected a rejection")
+            } catch {
+                #expect(error as? PushError == .rejected(url: "http://127.0.0.1:\(port)/metrics/job/j/instance/a", status: 404,
+                                           body: "no such group"))
+            }
+        }
+        #expect(seen.lines == ["PUT /metrics/job/j/instance/a Basic dTpwdy1zZWNyZXQ= text/plain; version=0.0.4; charset=utf-8 a 1\n",
+                               "DELETE /metrics/job/j/instance/a Basic dTpwdy1zZWNyZXQ= - "])
+    }
+}
+
+/// Lines recorded by a handler, in order.
+private final class RequestLog: Sendable {
+    private let storage = Mutex<[String]>([])
+    func append(_ line: String) { storage.withLock { $0.append(line) } }
+    var lines: [String] { storage.withLock { $0 } }
 }
 #endif

@@ -38,7 +38,7 @@ import WPStorage
         let client = try ExporterSettings.client(configuration.winPower)
         #expect(client.username == "admin" && client.password == "Pa55" && client.apiTimeout == .seconds(4))
         #expect(client.caFile == "/etc/ca.pem")
-        #expect(WinPowerHTTPClient.makeTransport(for: client) is CurlTransport)
+        #expect((WinPowerHTTPClient.makeTransport(for: client) as? HTTPClientTransport)?.tls == .trust(caFile: "/etc/ca.pem"))
 
         let storage = ExporterSettings.storage(configuration.storage)
         #expect(storage.dataDirectory == "/var/lib/wp" && storage.filePermissions == 0o600 && !storage.syncWrite)

@@ -1,5 +1,5 @@
 // A minimal bridge to libcurl loaded at run time with dlopen: no curl headers are needed at
-// build time. Only the handful of calls the WinPower client uses are exposed.
+// build time. Only the handful of calls the HTTP client's https:// transfers use are exposed.
 #ifndef WPEXPORTER_CURL_SHIM_H
 #define WPEXPORTER_CURL_SHIM_H
 
@@ -10,6 +10,8 @@
 typedef struct {
     int curl_code;
     int shim_error;
+    /// Nonzero when the transfer stopped because the body exceeded max_body_bytes.
+    int body_overflow;
     long status;
     char message[256];
 } wp_curl_result;

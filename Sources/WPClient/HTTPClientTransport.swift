@@ -1,0 +1,104 @@
+import FoundationEssentials
+import WPHTTPClient
+
+/// The ``HTTPTransport`` the client uses: WPHTTPClient's `HTTPClient`, which speaks plain
+/// HTTP itself and HTTPS through libcurl (system trust, one CA file, or no verification).
+///
+/// Connections are kept alive and reused; redirects are never followed (WinPower does not
+/// redirect its API, and following one could send the bearer token to another host).
+/// Failures become ``ClientError``s whose messages say which setting to check, and never
+/// contain the URL's path or query, header values or bodies.
+///
+/// ```swift
+/// let transport = HTTPClientTransport(tls: .trust(caFile: "/etc/wpexporter/winpower-ca.pem"))
+/// ```
+public final class HTTPClientTransport: HTTPTransport {
+    /// How server certificates are checked (`winpower.ca_file`, `winpower.skip_ssl_verify`).
+    public enum TLSVerification: Sendable, Equatable {
+        /// Against the system trust store.
+        case system
+        /// Against the PEM bundle at this path only (`winpower.ca_file`).
+        case trust(caFile: String)
+        /// Not at all (`winpower.skip_ssl_verify`): encrypted but not authenticated.
+        case skip
+
+        var client: HTTPClient.TLSVerification {
+            switch self {
+            case .system: .system
+            case .trust(let caFile): .trust(caFile: caFile)
+            case .skip: .skip
+            }
+        }
+    }
+
+    /// The certificate checking in use.
+    public let tls: TLSVerification
+    private let client: HTTPClient
+
+    /// Creates a transport; nothing is connected (and libcurl is not loaded) before the first
+    /// request.
+    ///
+    /// - Parameters:
+    ///   - tls: certificate checking for `https://`; ``TLSVerification/system`` by default.
+    ///   - userAgent: the `User-Agent` to send when the request has none.
+    ///   - maxBodyBytes: larger responses fail with a `network` error instead of eating memory.
+    public init(tls: TLSVerification = .system, userAgent: String? = nil, maxBodyBytes: Int = 64 << 20) {
+        self.tls = tls
+        client = HTTPClient(configuration: .init(tls: tls.client, userAgent: userAgent, maxBodyBytes: maxBodyBytes))
+    }
+
+    /// Sends `request`; any HTTP status is a response.
+    ///
+    /// - Throws: ``ClientError`` (see ``map(_:)``), or `CancellationError` when the calling
+    ///   task was cancelled.
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        let outgoing = HTTPClientRequest(method: request.method, url: request.url, headers: request.headers,
+                                         body: request.body, timeout: request.timeout)
+        do {
+            let response = try await client.send(outgoing)
+            return TransportResponse(status: response.status, headers: response.headers, body: response.body)
+        } catch where error.kind == .cancelled {
+            throw CancellationError()
+        } catch {
+            throw Self.map(error)
+        }
+    }
+
+    /// The ``ClientError`` for an `HTTPClientError`, with the advice users need: which
+    /// `winpower.*` setting to check.
+    static func map(_ error: HTTPClientError) -> ClientError {
+        let detail = error.detail
+        switch error.kind {
+        case .timeout:
+            return ClientError(.timeout, "request timed out (winpower.api_timeout): \(detail)")
+        case .certificate:
+            return .certificate(detail)
+        case .caFile:
+            let named = detail.replacing("cannot use the CA file", with: "cannot use winpower.ca_file")
+            return ClientError(.tls, named.contains("winpower.ca_file") ? named : "cannot use winpower.ca_file: \(detail)")
+        case .tls:
+            return ClientError(.tls, "TLS handshake failed (\(detail)); if the server uses a self-signed certificate, "
+                                   + "set winpower.ca_file or winpower.skip_ssl_verify: true")
+        case .hostNotFound:
+            return ClientError(.network, "host not found: check winpower.base_url (\(detail))")
+        case .connectionRefused:
+            return ClientError(.network, "connection refused: check winpower.base_url and that WinPower is running "
+                                       + "(\(detail))")
+        case .unsupportedScheme:
+            return ClientError(.network, "unsupported URL scheme: winpower.base_url must start with http:// or https://")
+        case .malformedResponse:
+            return ClientError(.network, "the server's answer is not valid HTTP (\(detail)): check that "
+                                       + "winpower.base_url points at WinPower")
+        case .tooLarge:
+            return ClientError(.network, "response too large: \(detail)")
+        case .cancelled:
+            return ClientError(.network, "request cancelled")
+        case .invalidRequest:
+            return ClientError(.network, "invalid request: \(detail); check winpower.base_url")
+        case .libraryUnavailable:
+            return ClientError(.network, "\(detail); install libcurl (libcurl4) for https:// WinPower URLs")
+        case .network:
+            return ClientError(.network, "request failed: \(detail)")
+        }
+    }
+}

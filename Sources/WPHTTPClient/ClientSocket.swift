@@ -1,0 +1,191 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A connected, non-blocking TCP socket whose every wait is bounded by a ``Deadline`` and
+/// interrupted by an ``ExchangeCancellation``.
+///
+/// Not thread-safe: one exchange uses it at a time. Copies share the descriptor; exactly one
+/// owner closes it with ``close(detachingFrom:)``.
+struct ClientSocket {
+    let descriptor: Int32
+
+    /// Resolves `host` and connects to the first address that accepts, within `deadline`.
+    ///
+    /// - Throws: ``HTTPClientError`` of kind `hostNotFound`, `connectionRefused`, `timeout`,
+    ///   `cancelled` or `network`.
+    static func connect(host: String, port: Int, deadline: Deadline,
+                        cancellation: ExchangeCancellation) throws(HTTPClientError) -> ClientSocket {
+        let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = System.stream
+        hints.ai_flags = AI_NUMERICSERV
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        defer { if let list { freeaddrinfo(list) } }
+        try cancellation.check()
+        guard status == 0, let first = list else {
+            if status == EAI_SYSTEM {
+                throw HTTPClientError(.hostNotFound, "cannot resolve \(host): \(errorText(errno))")
+            }
+            let reason = gai_strerror(status).map { String(cString: $0) } ?? "error \(status)"
+            throw HTTPClientError(.hostNotFound, "cannot resolve \(host): \(reason)")
+        }
+        var lastError = HTTPClientError(.network, "no address to connect to for \(authority)")
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        while let address = entry {
+            entry = address.pointee.ai_next
+            do throws(HTTPClientError) {
+                return try connect(to: address.pointee, authority: authority, deadline: deadline,
+                                   cancellation: cancellation)
+            } catch {
+                if error.kind == .timeout || error.kind == .cancelled { throw error }
+                lastError = error
+            }
+        }
+        throw lastError
+    }
+
+    private static func connect(to address: addrinfo, authority: String, deadline: Deadline,
+                                cancellation: ExchangeCancellation) throws(HTTPClientError) -> ClientSocket {
+        let descriptor = socket(address.ai_family, System.stream | System.socketFlags, 0)
+        guard descriptor >= 0 else {
+            throw HTTPClientError(.network, "cannot create a socket: \(errorText(errno))")
+        }
+        let socket = ClientSocket(descriptor: descriptor)
+        #if canImport(Darwin)
+        var one: Int32 = 1
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        #endif
+        cancellation.attach(descriptor)
+        do throws(HTTPClientError) {
+            if System.connect(descriptor, address.ai_addr, address.ai_addrlen) != 0 {
+                let code = errno
+                guard code == EINPROGRESS || code == EINTR else { throw connectError(code, authority) }
+                try socket.wait(for: Int16(POLLOUT), deadline: deadline, cancellation: cancellation,
+                                doing: "connecting to \(authority)")
+                var socketError: Int32 = 0
+                var length = socklen_t(MemoryLayout<Int32>.size)
+                guard getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &socketError, &length) == 0 else {
+                    throw connectError(errno, authority)
+                }
+                if socketError != 0 { throw connectError(socketError, authority) }
+            }
+            try cancellation.check()
+        } catch {
+            socket.close(detachingFrom: cancellation)
+            throw error
+        }
+        return socket
+    }
+
+    private static func connectError(_ code: Int32, _ authority: String) -> HTTPClientError {
+        if code == ECONNREFUSED {
+            return HTTPClientError(.connectionRefused, "connection to \(authority) refused")
+        }
+        return HTTPClientError(.network, "cannot connect to \(authority): \(errorText(code))")
+    }
+
+    /// Waits until the socket is ready for `events` (readable also on EOF or error).
+    func wait(for events: Int16, deadline: Deadline, cancellation: ExchangeCancellation,
+              doing activity: @autoclosure () -> String) throws(HTTPClientError) {
+        while true {
+            try cancellation.check()
+            let timeout = deadline.remainingMilliseconds
+            if timeout == 0 { throw HTTPClientError(.timeout, "timed out \(activity())") }
+            var entry = pollfd(fd: descriptor, events: events, revents: 0)
+            let ready = poll(&entry, 1, Int32(timeout))
+            if ready > 0 { return }
+            if ready < 0 && errno != EINTR {
+                throw HTTPClientError(.network, "poll failed \(activity()): \(errorText(errno))")
+            }
+        }
+    }
+
+    /// Writes all of `bytes` (never raising SIGPIPE).
+    ///
+    /// - Throws: `timeout`, `cancelled`, or `network` with the system's reason.
+    func write(_ bytes: [UInt8], deadline: Deadline, cancellation: ExchangeCancellation,
+               authority: String) throws(HTTPClientError) {
+        var offset = 0
+        while offset < bytes.count {
+            try cancellation.check()
+            let sent = bytes.withUnsafeBytes { raw in
+                send(descriptor, raw.baseAddress.map { $0 + offset }, raw.count - offset, System.sendFlags)
+            }
+            if sent > 0 {
+                offset += sent
+            } else if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+                try wait(for: Int16(POLLOUT), deadline: deadline, cancellation: cancellation,
+                         doing: "sending the request to \(authority)")
+            } else {
+                try cancellation.check()
+                throw HTTPClientError(.network, "sending the request to \(authority) failed: \(errorText(errno))")
+            }
+        }
+    }
+
+    /// Reads what is available into `buffer`; 0 means the peer closed the connection.
+    ///
+    /// - Throws: `timeout`, `cancelled`, or `network` with the system's reason.
+    func read(into buffer: UnsafeMutableRawBufferPointer, deadline: Deadline, cancellation: ExchangeCancellation,
+              authority: String) throws(HTTPClientError) -> Int {
+        while true {
+            try cancellation.check()
+            let received = recv(descriptor, buffer.baseAddress, buffer.count, 0)
+            if received >= 0 {
+                try cancellation.check() // a shutdown by cancel() reads as end of stream
+                return received
+            }
+            let code = errno
+            guard code == EAGAIN || code == EWOULDBLOCK || code == EINTR else {
+                try cancellation.check()
+                throw HTTPClientError(.network, "reading the response from \(authority) failed: \(errorText(code))")
+            }
+            try wait(for: Int16(POLLIN), deadline: deadline, cancellation: cancellation,
+                     doing: "waiting for the response from \(authority)")
+        }
+    }
+
+    /// Whether an idle connection still looks usable: nothing to read, no EOF, no error.
+    var isIdleAndOpen: Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) == 0
+    }
+
+    /// Closes the socket, first making sure cancellation no longer refers to it.
+    func close(detachingFrom cancellation: ExchangeCancellation? = nil) {
+        cancellation?.detach(descriptor)
+        _ = System.close(descriptor)
+    }
+}
+
+/// The platform's socket constants and the calls whose names the socket type shadows.
+private enum System {
+    #if canImport(Glibc)
+    static var stream: Int32 { Int32(SOCK_STREAM.rawValue) }
+    static var socketFlags: Int32 { Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue) }
+    static var sendFlags: Int32 { Int32(MSG_NOSIGNAL) }
+    static func connect(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>!, _ length: socklen_t) -> Int32 {
+        Glibc.connect(fd, address, length)
+    }
+    static func close(_ fd: Int32) -> Int32 { Glibc.close(fd) }
+    #else
+    static var stream: Int32 { SOCK_STREAM }
+    static var socketFlags: Int32 { 0 }
+    static var sendFlags: Int32 { 0 } // SO_NOSIGPIPE is set on the socket instead
+    static func connect(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>!, _ length: socklen_t) -> Int32 {
+        Darwin.connect(fd, address, length)
+    }
+    static func close(_ fd: Int32) -> Int32 { Darwin.close(fd) }
+    #endif
+}
+
+/// `strerror` text for `code`.
+func errorText(_ code: Int32) -> String {
+    String(cString: strerror(code))
+}

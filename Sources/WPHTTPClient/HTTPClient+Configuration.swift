@@ -1,0 +1,47 @@
+extension HTTPClient {
+    /// How server certificates are checked on `https://` URLs.
+    public enum TLSVerification: Sendable, Equatable {
+        /// Against the system trust store.
+        case system
+        /// Against the PEM bundle at this path only.
+        case trust(caFile: String)
+        /// Not at all: encrypted but not authenticated.
+        case skip
+    }
+
+    /// Limits and defaults of one client.
+    ///
+    /// ```swift
+    /// var configuration = HTTPClient.Configuration()
+    /// configuration.userAgent = "wpexporter/1.2.0"
+    /// configuration.tls = .trust(caFile: "/etc/wpexporter/ca.pem")
+    /// ```
+    public struct Configuration: Sendable, Equatable {
+        /// Certificate checking for `https://`; ``TLSVerification/system`` by default.
+        public var tls: TLSVerification = .system
+        /// The `User-Agent` sent when the request has none; none by default.
+        public var userAgent: String?
+        /// Larger bodies fail with ``HTTPClientError/Kind/tooLarge`` instead of eating memory.
+        public var maxBodyBytes = 64 << 20
+        /// Larger response heads (status line, headers, chunk trailers) fail with
+        /// ``HTTPClientError/Kind/tooLarge``.
+        public var maxHeadBytes = 64 << 10
+        /// An idle kept-alive connection older than this is closed instead of reused.
+        public var maxIdleTime: Duration = .seconds(30)
+
+        /// Creates a configuration with the defaults.
+        public init() {}
+
+        /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - tls: certificate checking for `https://`.
+        ///   - userAgent: the default `User-Agent`.
+        ///   - maxBodyBytes: the largest body accepted.
+        public init(tls: TLSVerification = .system, userAgent: String? = nil, maxBodyBytes: Int = 64 << 20) {
+            self.tls = tls
+            self.userAgent = userAgent
+            self.maxBodyBytes = maxBodyBytes
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import WPClient
+import WPHTTPClient
+import WPServer
+import WPSimulator
+import WPTestSupport
+
+/// Benchmark scenarios for the HTTP client area: WPHTTPClient over loopback against WPServer.
+enum HTTPClientBench {
+    static let scenarios: [Scenario] = [
+        Scenario(name: "http-client.get-small", summary: "sequential GETs of 100 B on one kept-alive connection") {
+            try await gets(bodyBytes: 100, requests: 5000)
+        },
+        Scenario(name: "http-client.get-1mb", summary: "sequential GETs of 1 MiB (Content-Length) on one kept-alive connection") {
+            try await gets(bodyBytes: 1 << 20, requests: 200)
+        },
+        Scenario(name: "http-client.fetch-1000", summary: "fetchDevices of 1,000 simulated devices (pages of 100) over loopback") {
+            try await fetch(devices: 1000, iterations: 20)
+        },
+    ]
+
+    static func gets(bodyBytes: Int, requests: Int) async throws {
+        let body = [UInt8](repeating: UInt8(ascii: "x"), count: bodyBytes)
+        let handler = HandlerFunction { _ in HTTPResponse(status: 200, body: body) }
+        try await withTestServer(handler) { port in
+            let client = HTTPClient()
+            guard let url = URL(string: "http://127.0.0.1:\(port)/data") else { return }
+            let request = HTTPClientRequest(url: url, headers: [("Accept", "*/*")])
+            let clock = ContinuousClock()
+            var best = Duration.seconds(1000)
+            for _ in 0..<3 {
+                let elapsed = try await clock.measure {
+                    for _ in 0..<requests {
+                        let response = try await client.send(request)
+                        guard response.body.count == bodyBytes else { throw HTTPClientError(.network, "short body") }
+                    }
+                }
+                best = min(best, elapsed)
+            }
+            let seconds = Double(best.components.seconds) + Double(best.components.attoseconds) / 1e18
+            print("   \(requests) requests of \(bodyBytes) B: best \(ClientBench.ms(best)) ms, "
+                  + String(format: "%.1f µs/request, %.0f MB/s", seconds / Double(requests) * 1e6,
+                           Double(bodyBytes * requests) / seconds / 1e6))
+        }
+    }
+
+    static func fetch(devices: Int, iterations: Int) async throws {
+        let harness = SimulatorHarness(devices: devices) { $0.pageSizeCap = 100 }
+        try await withTestServer(harness.simulator) { port in
+            let client = harness.makeClient(transport: HTTPClientTransport()) { configuration in
+                configuration.baseURL = URL(string: "http://127.0.0.1:\(port)\(harness.simulator.configuration.pathPrefix)")
+                    ?? configuration.baseURL
+                configuration.pageSize = 100
+            }
+            let clock = ContinuousClock()
+            var best = Duration.seconds(1000)
+            for _ in 0..<iterations {
+                let elapsed = try await clock.measure {
+                    let readout = try await client.fetchDevices()
+                    guard readout.devices.count == devices else { throw ClientError(.decode, "expected \(devices) devices") }
+                }
+                best = min(best, elapsed)
+            }
+            print("   fetchDevices of \(devices) devices over HTTP: best \(ClientBench.ms(best)) ms (\(iterations) runs)")
+        }
+    }
+}
