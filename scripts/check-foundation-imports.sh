@@ -26,7 +26,7 @@ if [ -x "$binary" ] && command -v readelf >/dev/null 2>&1; then
     echo "check-foundation-imports: $binary needs: $needed"
     for library in $needed; do
         if [ "$library" != libFoundationEssentials.so ]; then
-            echo "check-foundation-imports: $binary needs $library; only libFoundationEssentials.so is expected"
+            echo "check-foundation-imports: $binary needs $library; only libFoundationEssentials.so is expected (after a clean build: an incremental one can keep stale link entries)"
             status=1
         fi
     done

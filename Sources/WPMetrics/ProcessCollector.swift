@@ -35,6 +35,9 @@ public struct ProcessCollector: Collector {
     public let configuration: Configuration
     private let ticksPerSecond: Double
     private let pageSize: Double
+    /// `btime` from `<procRoot>/stat`, read once: the kernel renders that whole file (every CPU
+    /// and interrupt counter) on each read, and the boot time never changes.
+    private let bootTime: UInt64?
 
     /// Creates a process collector.
     /// - Parameter configuration: Where to read from and how to name the metrics.
@@ -49,6 +52,7 @@ public struct ProcessCollector: Collector {
         self.ticksPerSecond = 100
         self.pageSize = 4096
         #endif
+        self.bootTime = Self.read(configuration.procRoot + "/stat").flatMap { try? ProcessFiles.parseBootTime($0) }
     }
 
     private var prefix: String { configuration.namespace.isEmpty ? "process_" : configuration.namespace + "_process_" }
@@ -71,21 +75,21 @@ public struct ProcessCollector: Collector {
     public func collect() -> [MetricFamily] {
         let directory = configuration.procRoot + "/" + configuration.process
         var values: [String: Double] = [:]
-        if let text = read(directory + "/stat"), let stat = try? ProcessFiles.parseStat(text) {
+        if let text = Self.read(directory + "/stat"), let stat = try? ProcessFiles.parseStat(text) {
             values["cpu_seconds_total"] = Double(stat.userTicks + stat.systemTicks) / ticksPerSecond
             values["threads"] = Double(stat.threads)
             values["virtual_memory_bytes"] = Double(stat.virtualBytes)
             values["resident_memory_bytes"] = Double(stat.residentPages) * pageSize
-            if let bootText = read(configuration.procRoot + "/stat"), let boot = try? ProcessFiles.parseBootTime(bootText) {
+            if let boot = bootTime ?? Self.read(configuration.procRoot + "/stat").flatMap({ try? ProcessFiles.parseBootTime($0) }) {
                 values["start_time_seconds"] = Double(boot) + Double(stat.startTicks) / ticksPerSecond
             }
         }
-        if let text = read(directory + "/limits"), let limits = try? ProcessFiles.parseLimits(text) {
+        if let text = Self.read(directory + "/limits"), let limits = try? ProcessFiles.parseLimits(text) {
             if let files = limits.maxOpenFiles { values["max_fds"] = Double(files) }
             if let space = limits.maxAddressSpace { values["virtual_memory_max_bytes"] = Double(space) }
         }
-        if let entries = try? FileManager.default.contentsOfDirectory(atPath: directory + "/fd") {
-            values["open_fds"] = Double(entries.count)
+        if let count = Self.countEntries(directory + "/fd") {
+            values["open_fds"] = Double(count)
         }
         var families: [MetricFamily] = []
         for entry in table {
@@ -97,8 +101,45 @@ public struct ProcessCollector: Collector {
         return families
     }
 
-    private func read(_ path: String) -> String? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return String(decoding: data, as: UTF8.self)
+    /// The whole file, read until end of file (procfs files report a size of 0); `nil` when it
+    /// cannot be opened or read.
+    private static func read(_ path: String) -> String? {
+        #if canImport(Glibc)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { break }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+        #else
+        return FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
+        #endif
+    }
+
+    /// The number of entries in a directory, without `.` and `..`; `nil` when it cannot be listed.
+    private static func countEntries(_ path: String) -> Int? {
+        #if canImport(Glibc)
+        guard let directory = opendir(path) else { return nil }
+        defer { closedir(directory) }
+        var count = 0
+        while let entry = readdir(directory) {
+            let isDotEntry = withUnsafeBytes(of: entry.pointee.d_name) { name in
+                name[0] == 0x2E && (name[1] == 0 || name[1] == 0x2E && name[2] == 0)
+            }
+            if !isDotEntry { count += 1 }
+        }
+        return count
+        #else
+        return (try? FileManager.default.contentsOfDirectory(atPath: path))?.count
+        #endif
     }
 }

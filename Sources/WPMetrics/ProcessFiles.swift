@@ -33,11 +33,12 @@ public enum ProcessFiles {
     /// - Returns: The parsed fields.
     /// - Throws: ``MetricsError/unparsableProcessFile(_:reason:)`` naming the missing field.
     public static func parseStat(_ text: String) throws(MetricsError) -> Stat {
-        guard let close = text.lastIndex(of: ")") else {
+        let bytes = text.utf8
+        guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else {
             throw .unparsableProcessFile("stat", reason: "no ')' closing the command name")
         }
         // Fields after the command name start at field 3 (state).
-        let fields = text[text.index(after: close)...].split(whereSeparator: { $0 == " " || $0 == "\n" })
+        let fields = bytes[bytes.index(after: close)...].split(whereSeparator: { $0 == 0x20 || $0 == 0x0A }).map(Substring.init)
         func field(_ number: Int) throws(MetricsError) -> UInt64 {
             let index = number - 3
             guard index < fields.count else {
@@ -73,18 +74,22 @@ public enum ProcessFiles {
     /// - Throws: ``MetricsError/unparsableProcessFile(_:reason:)`` for a malformed row.
     public static func parseLimits(_ text: String) throws(MetricsError) -> Limits {
         var limits = Limits()
-        for line in text.split(separator: "\n") {
-            for (prefix, keyPath) in [("Max open files", \Limits.maxOpenFiles), ("Max address space", \Limits.maxAddressSpace)]
-            where line.hasPrefix(prefix) {
-                guard let soft = line.dropFirst(prefix.count).split(separator: " ").first else {
-                    throw .unparsableProcessFile("limits", reason: "no soft limit on the \(prefix.debugDescription) row")
+        // Bytes only: Character-wise splitting and prefix tests cost more than the rest of a scrape.
+        let rows: [(prefix: String, keyPath: WritableKeyPath<Limits, UInt64?>)] =
+            [("Max open files", \.maxOpenFiles), ("Max address space", \.maxAddressSpace)]
+        for line in text.utf8.split(separator: UInt8(ascii: "\n")) {
+            guard line.first == UInt8(ascii: "M") else { continue }
+            for row in rows where line.starts(with: row.prefix.utf8) {
+                let rest = line.dropFirst(row.prefix.utf8.count)
+                guard let soft = rest.split(separator: UInt8(ascii: " ")).first.map(Substring.init) else {
+                    throw .unparsableProcessFile("limits", reason: "no soft limit on the \(row.prefix.debugDescription) row")
                 }
                 if soft == "unlimited" {
-                    limits[keyPath: keyPath] = .max
+                    limits[keyPath: row.keyPath] = .max
                 } else if let value = UInt64(soft) {
-                    limits[keyPath: keyPath] = value
+                    limits[keyPath: row.keyPath] = value
                 } else {
-                    throw .unparsableProcessFile("limits", reason: "soft limit \(String(soft).debugDescription) on the \(prefix.debugDescription) row is not a number")
+                    throw .unparsableProcessFile("limits", reason: "soft limit \(String(soft).debugDescription) on the \(row.prefix.debugDescription) row is not a number")
                 }
             }
         }
@@ -97,7 +102,8 @@ public enum ProcessFiles {
     /// - Returns: The boot time.
     /// - Throws: ``MetricsError/unparsableProcessFile(_:reason:)`` when `btime` is absent or bad.
     public static func parseBootTime(_ text: String) throws(MetricsError) -> UInt64 {
-        for line in text.split(separator: "\n") where line.hasPrefix("btime ") {
+        for lineBytes in text.utf8.split(separator: UInt8(ascii: "\n")) where lineBytes.starts(with: "btime ".utf8) {
+            let line = Substring(lineBytes)
             guard let value = UInt64(line.dropFirst(6).trimmingPrefix(while: { $0 == " " })) else {
                 throw .unparsableProcessFile("/proc/stat", reason: "btime is not a number")
             }

@@ -62,6 +62,25 @@ import WPMetrics
         #expect(values["process_virtual_memory_max_bytes"] == .gauge(Double(UInt64.max)))
         #expect(values.count == 8)
         if case .counter(let cpu) = values["process_cpu_seconds_total"] { #expect(cpu > 0) } else { Issue.record("no cpu") }
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        let startTime = 1_700_000_000 + 123_456 / ticks
+        #expect(values["process_start_time_seconds"] == .gauge(startTime))
+        // The boot time is read once, when the collector is made; later reads do not re-render
+        // the system-wide stat file.
+        try Data("btime 1800000000\n".utf8).write(to: root.appendingPathComponent("stat"))
+        let again = collector.collect().first { $0.name == "process_start_time_seconds" }?.samples.first?.value
+        #expect(again == .gauge(startTime))
+    }
+
+    @Test func bootTimeMissingAtStartIsReadWhenCollecting() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("proc-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("self"), withIntermediateDirectories: true)
+        try Data(Self.stat.utf8).write(to: root.appendingPathComponent("self/stat"))
+        let collector = ProcessCollector(configuration: .init(procRoot: root.path))
+        #expect(!collector.collect().contains { $0.name == "process_start_time_seconds" })
+        try Data("btime 1700000000\n".utf8).write(to: root.appendingPathComponent("stat"))
+        #expect(collector.collect().contains { $0.name == "process_start_time_seconds" })
     }
 
     @Test func missingProcYieldsNothing() {
