@@ -2,8 +2,10 @@
 #if defined(__GLIBC__)
 #include <malloc.h>
 int wp_malloc_limit_arenas(int count) { return mallopt(M_ARENA_MAX, count); }
+int wp_malloc_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
 int wp_malloc_trim(void) { return malloc_trim(0); }
 #else
 int wp_malloc_limit_arenas(int count) { (void)count; return 0; }
+int wp_malloc_mmap_threshold(int bytes) { (void)bytes; return 0; }
 int wp_malloc_trim(void) { return 0; }
 #endif

@@ -7,9 +7,17 @@ import CMallocTuning
 /// with Swift's thread pool that grows RSS to several times the live heap. Two arenas and a
 /// trim after each collection keep RSS close to what is live. Both are no-ops without glibc.
 enum MemoryTrim {
-    /// Limits malloc to two arenas; call once at start, before threads exist.
+    /// Limits malloc to two arenas and gives every allocation of 256 KiB or more its own
+    /// mapping; call once at start, before threads exist.
+    ///
+    /// The large allocations are the snapshot's bodies (megabytes each), WinPower pages and
+    /// rendering buffers. With their own mappings they go back to the system the moment the
+    /// last scrape sending them finishes, instead of staying in the heap as fragments between
+    /// smaller live allocations. glibc's default threshold starts at 128 KiB but rises to the
+    /// size of each such block freed, which put every later snapshot in the heap.
     static func limitArenas() {
         _ = wp_malloc_limit_arenas(2)
+        _ = wp_malloc_mmap_threshold(256 * 1024)
     }
 
     /// Returns freed heap memory to the system (about a millisecond; once per collection).
