@@ -38,7 +38,7 @@ let controls = ProcessControls(watchStopSignals: {
         await watcher.first()
     }
 }, exit: { status in exit(status) })
-MemoryTrim.limitArenas()
+MemoryTrim.configure()
 let commands = RuntimeCommands(output: output, controls: controls)
 let tool = CommandLineTool(environment: ProcessInfo.processInfo.environment, files: .system,
                            output: output, hooks: commands.hooks)

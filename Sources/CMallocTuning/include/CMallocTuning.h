@@ -8,4 +8,6 @@ int wp_malloc_limit_arenas(int count);
 int wp_malloc_mmap_threshold(int bytes);
 /// Returns free heap memory to the system. Returns 1 when memory was released.
 int wp_malloc_trim(void);
+/// 1 when built against glibc (the functions above take effect), 0 otherwise.
+int wp_malloc_is_glibc(void);
 #endif
