@@ -95,11 +95,14 @@ enum HTTPResponseEncoder {
         if bodyAllowed, let minimum = gzipMinimumBytes, !headers.contains("Content-Encoding"),
            isCompressible(headers["Content-Type"]), body.count + suffix.count >= minimum {
             headers.add(name: "Vary", value: "Accept-Encoding")
-            let whole = suffix.isEmpty ? body : body + suffix
-            if context.acceptsGzip, let compressed = Gzip.compress(whole), compressed.count < whole.count {
-                body = compressed
-                suffix = []
-                headers.add(name: "Content-Encoding", value: "gzip")
+            // Joined only when compressing: a plain response sends both parts as they are.
+            if context.acceptsGzip {
+                let whole = suffix.isEmpty ? body : body + suffix
+                if let compressed = Gzip.compress(whole), compressed.count < whole.count {
+                    body = compressed
+                    suffix = []
+                    headers.add(name: "Content-Encoding", value: "gzip")
+                }
             }
         }
         var head: [UInt8] = []

@@ -39,6 +39,21 @@ import WPTestSupport
         #expect(try #require(Gzip.decompress(encoded.body)) == first + second)
     }
 
+    /// A compressible body sent to a client that does not accept gzip goes out as the
+    /// handler's two arrays, uncompressed and uncopied.
+    @Test func plainResponseSharesBothPartsWithoutCopying() {
+        let first = Array(String(repeating: "metric_a 1\n", count: 300).utf8)
+        let second = Array(String(repeating: "metric_b 2\n", count: 10).utf8)
+        let response = HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: first, bodySuffix: second)
+        let encoded = HTTPResponseEncoder.encode(response, context: ResponseContext(acceptsGzip: false), date: date,
+                                                 gzipMinimumBytes: 1024)
+        let head = String(decoding: encoded.head, as: UTF8.self)
+        #expect(!head.contains("Content-Encoding"))
+        #expect(head.contains("\r\nVary: Accept-Encoding\r\n"))
+        #expect(encoded.body.withUnsafeBufferPointer(\.baseAddress) == first.withUnsafeBufferPointer(\.baseAddress))
+        #expect(encoded.bodySuffix.withUnsafeBufferPointer(\.baseAddress) == second.withUnsafeBufferPointer(\.baseAddress))
+    }
+
     @Test func unwrittenBytesResumeAtEveryOffset() {
         let encoded = EncodedResponse(head: [1, 2, 3], body: [4, 5], bodySuffix: [6, 7, 8, 9], status: 200)
         let whole: [UInt8] = Array(1...9)

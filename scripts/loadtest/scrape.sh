@@ -2,7 +2,7 @@
 # Scrape load test for the exporter (not part of CI): the release `wpexporter server` against
 # `wpexporter simulate` with 0 and 1,000 devices. Prints RSS idle and with 1,000 devices, then
 # wrk at 10 and 50 connections for plain and gzip scrapes: requests/s, p99, CPU per scrape
-# and RSS.
+# and the exporter's RSS sampled every 0.1 s during the run (min / median / max).
 #
 #   scripts/loadtest/scrape.sh [SECONDS]     # seconds per wrk run, default 10
 set -euo pipefail
@@ -32,6 +32,19 @@ wait_for_url() {  # FILE LABEL -> port printed after LABEL
         sleep 0.1
     done
     echo "loadtest: no URL after '$2' in $1" >&2; cat "$1" >&2; exit 1
+}
+# rss_sampler PID FILE: appends VmRSS in KiB to FILE every 0.1 s until killed.
+rss_sampler() {
+    while kill -0 "$1" 2>/dev/null; do
+        awk '$1 == "VmRSS:" {print $2}' "/proc/$1/status" >>"$2" 2>/dev/null || true
+        sleep 0.1
+    done
+}
+# rss_stats FILE: "min / median / max MB" of the sampled KiB values.
+rss_stats() {
+    sort -n "$1" | awk '{v[NR] = $1} END {
+        if (NR == 0) { print "no samples"; exit }
+        printf "%.1f / %.1f / %.1f MB (%d samples)", v[1] / 1024, v[int((NR + 1) / 2)] / 1024, v[NR] / 1024, NR }'
 }
 pid_rss() { awk -v key="$2:" '$1 == key {printf "%.1f MB", $2 / 1024}' "/proc/$1/status"; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
@@ -70,15 +83,21 @@ for mode in plain gzip; do
     for connections in 10 50; do
         headers=()
         [ "$mode" = gzip ] && headers=(-H 'Accept-Encoding: gzip')
+        samples="$scrape_dir/rss-$mode-$connections"
+        : >"$samples"
+        rss_sampler "$exporter_pid" "$samples" &
+        sampler=$!
         before=$(cpu_ticks "$exporter_pid")
         result=$(wrk -t2 -c"$connections" -d"${seconds}s" --latency "${headers[@]}" "http://127.0.0.1:$exporter_port/metrics")
         after=$(cpu_ticks "$exporter_pid")
+        kill "$sampler" 2>/dev/null || true
+        wait "$sampler" 2>/dev/null || true
         requests=$(awk '/requests in/ {print $1}' <<<"$result")
         rps=$(awk '/Requests\/sec/ {print $2}' <<<"$result")
         p99=$(awk '$1 == "99%" {print $2}' <<<"$result")
         cpu_ms=$(awk -v t=$((after - before)) -v hz="$hz" -v n="$requests" 'BEGIN {printf "%.3f", t / hz * 1000 / n}')
-        printf 'scrape %-5s %2d connections: %9s req/s  p99 %-9s CPU %s ms/scrape (incl. collections)  RSS %s\n' \
-            "$mode" "$connections" "$rps" "$p99" "$cpu_ms" "$(pid_rss "$exporter_pid" VmRSS)"
+        printf 'scrape %-5s %2d connections: %9s req/s  p99 %-9s CPU %s ms/scrape (incl. collections)  RSS min/median/max %s\n' \
+            "$mode" "$connections" "$rps" "$p99" "$cpu_ms" "$(rss_stats "$samples")"
     done
 done
 echo "exporter peak RSS over all scrape runs: $(pid_rss "$exporter_pid" VmHWM)"
