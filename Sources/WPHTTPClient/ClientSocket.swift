@@ -16,31 +16,14 @@ struct ClientSocket {
     ///
     /// - Throws: ``HTTPClientError`` of kind `hostNotFound`, `connectionRefused`, `timeout`,
     ///   `cancelled` or `network`.
-    static func connect(host: String, port: Int, deadline: Deadline,
-                        cancellation: ExchangeCancellation) throws(HTTPClientError) -> ClientSocket {
+    static func connect(host: String, port: Int, deadline: Deadline, cancellation: ExchangeCancellation,
+                        resolver: HostResolver = .system) throws(HTTPClientError) -> ClientSocket {
         let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = System.stream
-        hints.ai_flags = AI_NUMERICSERV
-        var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, String(port), &hints, &list)
-        defer { if let list { freeaddrinfo(list) } }
-        try cancellation.check()
-        guard status == 0, let first = list else {
-            if status == EAI_SYSTEM {
-                throw HTTPClientError(.hostNotFound, "cannot resolve \(host): \(errorText(errno))")
-            }
-            let reason = gai_strerror(status).map { String(cString: $0) } ?? "error \(status)"
-            throw HTTPClientError(.hostNotFound, "cannot resolve \(host): \(reason)")
-        }
+        let addresses = try resolver.resolve(host: host, port: port, deadline: deadline, cancellation: cancellation)
         var lastError = HTTPClientError(.network, "no address to connect to for \(authority)")
-        var entry: UnsafeMutablePointer<addrinfo>? = first
-        while let address = entry {
-            entry = address.pointee.ai_next
+        for address in addresses {
             do throws(HTTPClientError) {
-                return try connect(to: address.pointee, authority: authority, deadline: deadline,
-                                   cancellation: cancellation)
+                return try connect(to: address, authority: authority, deadline: deadline, cancellation: cancellation)
             } catch {
                 if error.kind == .timeout || error.kind == .cancelled { throw error }
                 lastError = error
@@ -49,9 +32,9 @@ struct ClientSocket {
         throw lastError
     }
 
-    private static func connect(to address: addrinfo, authority: String, deadline: Deadline,
+    private static func connect(to address: ResolvedAddress, authority: String, deadline: Deadline,
                                 cancellation: ExchangeCancellation) throws(HTTPClientError) -> ClientSocket {
-        let descriptor = socket(address.ai_family, System.stream | System.socketFlags, 0)
+        let descriptor = socket(address.family, System.stream | System.socketFlags, 0)
         guard descriptor >= 0 else {
             throw HTTPClientError(.network, "cannot create a socket: \(errorText(errno))")
         }
@@ -63,7 +46,11 @@ struct ClientSocket {
         #endif
         cancellation.attach(descriptor)
         do throws(HTTPClientError) {
-            if System.connect(descriptor, address.ai_addr, address.ai_addrlen) != 0 {
+            let started = address.socketAddress.withUnsafeBytes { bytes in
+                System.connect(descriptor, bytes.baseAddress?.assumingMemoryBound(to: sockaddr.self),
+                               socklen_t(bytes.count))
+            }
+            if started != 0 {
                 let code = errno
                 guard code == EINPROGRESS || code == EINTR else { throw connectError(code, authority) }
                 try socket.wait(for: Int16(POLLOUT), deadline: deadline, cancellation: cancellation,
@@ -165,23 +152,31 @@ struct ClientSocket {
 }
 
 /// The platform's socket constants and the calls whose names the socket type shadows.
-private enum System {
+enum System {
     #if canImport(Glibc)
     static var stream: Int32 { Int32(SOCK_STREAM.rawValue) }
     static var socketFlags: Int32 { Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue) }
     static var sendFlags: Int32 { Int32(MSG_NOSIGNAL) }
-    static func connect(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>!, _ length: socklen_t) -> Int32 {
+    static func connect(_ fd: Int32, _ address: UnsafePointer<sockaddr>?, _ length: socklen_t) -> Int32 {
         Glibc.connect(fd, address, length)
     }
     static func close(_ fd: Int32) -> Int32 { Glibc.close(fd) }
+    /// A connected pair of local stream sockets, closed on exec.
+    static func socketPair(_ ends: inout [Int32]) -> Int32 {
+        socketpair(AF_UNIX, stream | Int32(SOCK_CLOEXEC.rawValue), 0, &ends)
+    }
     #else
     static var stream: Int32 { SOCK_STREAM }
     static var socketFlags: Int32 { 0 }
     static var sendFlags: Int32 { 0 } // SO_NOSIGPIPE is set on the socket instead
-    static func connect(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>!, _ length: socklen_t) -> Int32 {
+    static func connect(_ fd: Int32, _ address: UnsafePointer<sockaddr>?, _ length: socklen_t) -> Int32 {
         Darwin.connect(fd, address, length)
     }
     static func close(_ fd: Int32) -> Int32 { Darwin.close(fd) }
+    /// A connected pair of local stream sockets.
+    static func socketPair(_ ends: inout [Int32]) -> Int32 {
+        socketpair(AF_UNIX, stream, 0, &ends)
+    }
     #endif
 }
 
