@@ -107,23 +107,7 @@ extension WinPowerHTTPClient {
 
     /// `{"username":…,"password":…}` with JSON string escaping.
     static func loginBody(username: String, password: String) -> [UInt8] {
-        Array("{\"username\":\(jsonString(username)),\"password\":\(jsonString(password))}".utf8)
-    }
-
-    static func jsonString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let s where s.value < 0x20: out += "\\u" + String(s.value, radix: 16, width: 4)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        Array("{\"username\":\(username.jsonQuoted),\"password\":\(password.jsonQuoted)}".utf8)
     }
 
     /// A server-provided message made safe to show: printable, at most 120 characters.

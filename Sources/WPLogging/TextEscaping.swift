@@ -83,3 +83,16 @@ enum TextEscaping {
         }
     }
 }
+
+extension String {
+    /// The string as a JSON string literal, quotes included: the escaping of
+    /// ``TextEscaping`` (RFC 8259 plus DEL, C1 controls and U+2028/U+2029), other non-ASCII
+    /// text as UTF-8. For the few JSON bodies the exporter's modules write by hand.
+    package var jsonQuoted: String {
+        var out: [UInt8] = [UInt8(ascii: "\"")]
+        out.reserveCapacity(utf8.count + 2)
+        TextEscaping.append(self, quoting: .quoted, to: &out)
+        out.append(UInt8(ascii: "\""))
+        return String(decoding: out, as: UTF8.self)
+    }
+}

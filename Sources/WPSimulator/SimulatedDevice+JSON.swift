@@ -12,14 +12,14 @@ extension SimulatedDevice {
     /// The device object exactly as WinPower lists it, at `t` seconds of simulated time:
     /// every reading a string, like the captured server.
     public func json(at t: Double) -> String {
-        let realtime = realtimeFields(at: t).map { "\(SimulatorJSON.string($0.0)):\(SimulatorJSON.string($0.1))" }
+        let realtime = realtimeFields(at: t).map { "\($0.0.jsonQuoted):\($0.1.jsonQuoted)" }
         let alarms = alarmCodes.map { code in
-            "{\"alarmCode\":\(SimulatorJSON.string(code)),\"alarmName\":\(SimulatorJSON.string(alarmName(code))),\"level\":\"2\"}"
+            "{\"alarmCode\":\(code.jsonQuoted),\"alarmName\":\(alarmName(code).jsonQuoted),\"level\":\"2\"}"
         }
         let ratingVa = curve.base > 400 ? 6000 : 3000
         return """
-        {"assetDevice":{"id":\(SimulatorJSON.string(id)),"deviceType":1,"model":"ON-LINE",\
-        "alias":\(SimulatorJSON.string(alias)),"protocolId":13,"connectType":1,"comPort":"COM\(3 + index % 4)",\
+        {"assetDevice":{"id":\(id.jsonQuoted),"deviceType":1,"model":"ON-LINE",\
+        "alias":\(alias.jsonQuoted),"protocolId":13,"connectType":1,"comPort":"COM\(3 + index % 4)",\
         "baudRate":2400,"areaId":"00000000-0000-0000-0000-000000000000","isActive":true,\
         "firmwareVersion":"03.09","createTime":"2025-10-13T08:\(createTimeMinuteSecond).048192",\
         "warrantyStatus":0},\
@@ -94,23 +94,6 @@ extension SimulatedDevice {
 
 /// JSON text helpers for the simulator's hand-built responses.
 enum SimulatorJSON {
-    /// `text` as a JSON string literal; non-ASCII is written as UTF-8, like WinPower does.
-    static func string(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let s where s.value < 0x20: out += "\\u" + String(s.value, radix: 16, width: 4)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
-
     /// Base64url without padding.
     static func base64URL(_ text: String) -> String {
         Data(text.utf8).base64EncodedString()

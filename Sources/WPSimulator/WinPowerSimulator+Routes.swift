@@ -25,8 +25,8 @@ extension WinPowerSimulator {
             logger.info("simulator rejected a login")
             return envelope(status: 401, code: "100401", message: "Authentication failed", key: "message")
         }
-        let body = "{\"code\":\"000000\",\"message\":\"OK\",\"data\":{\"deviceId\":\(SimulatorJSON.string(devices.first?.id ?? "")),"
-            + "\"token\":\(SimulatorJSON.string(token))}}"
+        let body = "{\"code\":\"000000\",\"message\":\"OK\",\"data\":{\"deviceId\":\((devices.first?.id ?? "").jsonQuoted),"
+            + "\"token\":\(token.jsonQuoted)}}"
         return .json(Array(body.utf8))
     }
 

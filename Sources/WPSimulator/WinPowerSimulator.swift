@@ -116,7 +116,7 @@ public final class WinPowerSimulator: HTTPHandler {
     func notFound() -> HTTPResponse { envelope(status: 404, code: "404", message: "Not Found") }
 
     func envelope(status: Int, code: String, message: String, key: String = "msg") -> HTTPResponse {
-        .json(Array("{\"code\":\"\(code)\",\"\(key)\":\(SimulatorJSON.string(message)),\"data\":null}".utf8), status: status)
+        .json(Array("{\"code\":\"\(code)\",\"\(key)\":\(message.jsonQuoted),\"data\":null}".utf8), status: status)
     }
 
     /// HTTP 500, malformed and truncated bodies, applied to every API response.

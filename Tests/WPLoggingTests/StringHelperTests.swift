@@ -52,4 +52,15 @@ import WPLogging
         #expect(String(UInt32(0x1F), radix: 16, width: 4) == "001f")
         #expect(String(-5, width: 3) == "-005")
     }
+
+    /// Every scalar up to U+3100 (controls, quotes, backslash, C1, U+2028/U+2029 among them)
+    /// inside a JSON string literal decodes back to the original with `JSONSerialization`.
+    @Test func jsonQuotedRoundTripsEveryScalar() throws {
+        let text = String(String.UnicodeScalarView(Self.scalars))
+        let literal = "[" + text.jsonQuoted + "]"
+        let decoded = try JSONSerialization.jsonObject(with: Data(literal.utf8)) as? [String]
+        #expect(decoded == [text])
+        #expect("a\"b\\c\n\u{7F}".jsonQuoted == #""a\"b\\c\n\u007f""#)
+        #expect("Ünïcödé ⚡".jsonQuoted == "\"Ünïcödé ⚡\"")
+    }
 }
