@@ -34,7 +34,8 @@ struct HostResolver: Sendable {
 
     /// The addresses of `host`, in the order to try them.
     ///
-    /// - Throws: ``HTTPClientError`` of kind `hostNotFound`, `timeout` or `cancelled`.
+    /// - Throws: ``HTTPClientError`` of kind `hostNotFound`, `timeout`, `cancelled`, or `network`
+    ///   when no socket pair could be made.
     func resolve(host: String, port: Int, deadline: Deadline,
                  cancellation: ExchangeCancellation) throws(HTTPClientError) -> [ResolvedAddress] {
         try cancellation.check()
