@@ -94,7 +94,9 @@ extension WinPowerHTTPClient {
         var lifetime = configuration.defaultTokenLifetime
         var fromClaim = false
         if let exp = decoder.jwtExpiry(value) {
-            let seconds = exp - wallNow.timeIntervalSince1970
+            // A claim beyond a year (or not a number) is not believed: the session is renewed
+            // at least yearly, and no claim can overflow the lifetime.
+            let seconds = Swift.min(exp - wallNow.timeIntervalSince1970, Self.longestClaimedLifetime)
             lifetime = seconds > 0 ? .milliseconds(Int64((seconds * 1000).rounded(.down))) : .zero
             fromClaim = true
         }
@@ -104,6 +106,9 @@ extension WinPowerHTTPClient {
         return SessionToken(value: value, expiresAt: now + lifetime, renewAt: now + lifetime - margin,
                             wallExpiry: wallNow.addingTimeInterval(lifetime.secondsValue), fromClaim: fromClaim)
     }
+
+    /// The longest token lifetime taken from a JWT `exp` claim, in seconds (366 days).
+    static let longestClaimedLifetime: Double = 366 * 86_400
 
     /// `{"username":…,"password":…}` with JSON string escaping.
     static func loginBody(username: String, password: String) -> [UInt8] {

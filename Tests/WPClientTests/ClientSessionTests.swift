@@ -93,6 +93,29 @@ import WPTestSupport
         #expect(logins.withLock { $0 } == 2)
     }
 
+    @Test(arguments: ["1e300", "9.3e18", "1e400", "-1e300"])
+    func absurdJWTExpiryIsBoundedNotFatal(exp: String) async throws {
+        let payload = Data("{\"exp\":\(exp)}".utf8).base64EncodedString()
+            .replacing("=", with: "").replacing("+", with: "-").replacing("/", with: "_")
+        let token = "eyJhbGciOiJIUzI1NiJ9.\(payload).c2lnbmF0dXJl"
+        let transport = StubTransport { request in
+            if request.url.path.hasSuffix("/login") {
+                return TransportResponse(status: 200, body: Array(#"{"code":"000000","message":"OK","data":{"token":"\#(token)"}}"#.utf8))
+            }
+            return TransportResponse(status: 200, body: Array(#"{"total":0,"pageSize":20,"data":[],"code":"000000","msg":"OK"}"#.utf8))
+        }
+        let harness = SimulatorHarness()
+        let readout = try await harness.makeClient(transport: transport).fetchDevices()
+        let lifetime = try #require(readout.tokenExpiry).timeIntervalSince(harness.epoch)
+        if exp.hasPrefix("-") {
+            #expect(lifetime == 0, "an expiry in the past gives no lifetime")
+        } else if exp == "1e400" {
+            #expect(lifetime == 3600, "an exp that is not a finite number is ignored: the default lifetime")
+        } else {
+            #expect(lifetime == WinPowerHTTPClient.longestClaimedLifetime, "a far-future exp is capped")
+        }
+    }
+
     @Test func twentyConcurrentFetchesShareOneLogin() async throws {
         let harness = SimulatorHarness(devices: 5)
         let client = harness.makeClient()
