@@ -35,8 +35,13 @@ public struct Device: Sendable, Equatable, Identifiable {
         if (activeAlarms?.count ?? 0) > 0 || realtime.status == 2 { return true }
         return realtime.status == nil ? nil : false
     }
-    /// `true` when a fault code is reported.
-    public var hasFault: Bool { realtime.faultCode != nil }
+    /// `true` when a fault code is reported, `false` when a connected device reports none
+    /// (`""`), `nil` when unknown: the field is missing, or the device is disconnected (WinPower
+    /// then sends every reading empty).
+    public var hasFault: Bool? {
+        if realtime.faultCode != nil { return true }
+        return realtime.faultCodeReported && connected != false ? false : nil
+    }
 }
 
 /// The `assetDevice` object: identity and inventory.

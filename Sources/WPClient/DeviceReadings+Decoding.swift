@@ -26,6 +26,7 @@ extension RealtimeReadings {
         case .faultCode:
             let code = try scanner.readLooseString()?.trimmingASCIISpaces()
             faultCode = code?.isEmpty == false ? code : nil
+            faultCodeReported = code != nil
         }
     }
 }

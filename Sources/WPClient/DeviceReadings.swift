@@ -45,6 +45,9 @@ public struct RealtimeReadings: Sendable, Equatable {
     public var inputTransformerType: Int?
     /// The fault code, or `nil` when the server sends `""` (no fault) or nothing.
     public var faultCode: String?
+    /// Whether the server sent `faultCode` at all (a string or number, `""` included), so
+    /// "no fault" can be told from "not reported".
+    public var faultCodeReported = false
 
     public init() {}
 }

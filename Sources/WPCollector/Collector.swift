@@ -17,6 +17,8 @@ import WPMetrics
 /// instantaneous gauges of a device stay until its last successful reading is older than
 /// ``CollectorConfiguration/stalenessWindow``, then disappear (and come back with the next
 /// successful reading). A device missing from a successful readout is withdrawn the same way.
+/// Withdrawal happens in the next snapshot published: the next collection's, or the one
+/// ``recordSkippedCollections(total:)`` publishes while a collection hangs.
 ///
 /// Calls to ``collect()`` are meant to come from one scheduler that never overlaps them;
 /// overlapping calls are still safe (each applies its result atomically).
@@ -71,12 +73,29 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
     public var health: CollectorHealth { state.withLock { $0.health } }
 
     /// Records the scheduler's count of skipped collections, exported as
-    /// `winpower_exporter_collections_skipped_total` from the next snapshot on.
+    /// `winpower_exporter_collections_skipped_total`, and publishes a new snapshot at once when
+    /// the count grew.
     ///
-    /// - Parameter total: the total skipped since start (not an increment); a smaller value
-    ///   than already recorded is ignored so the counter never decreases.
-    public func recordSkippedCollections(total: Int) {
-        state.withLock { $0.skippedCollections = max($0.skippedCollections, total) }
+    /// A collection only publishes when it ends, and one that hangs (WinPower accepts the
+    /// connection but does not answer) ends only at `winpower.timeout`, which may be longer than
+    /// the staleness window. The scheduler reports every tick it skips, so while a collection
+    /// hangs the counter still moves and readings older than the window are still withdrawn
+    /// (with `winpower_exporter_up` going to 0), within one interval.
+    ///
+    /// - Parameter total: the total skipped since start (not an increment); a value not above
+    ///   the one already recorded changes nothing, so the counter never decreases.
+    /// - Returns: whether a new snapshot was published.
+    @discardableResult
+    public func recordSkippedCollections(total: Int) -> Bool {
+        let now = clock.now
+        let next = state.withLock { state -> MetricsSnapshot? in
+            guard total > state.skippedCollections else { return nil }
+            state.skippedCollections = total
+            return render(&state, at: now, wall: wallClock(), generatedAt: state.lastCollectionFinished)
+        }
+        guard let next else { return false }
+        published.withLock { $0 = next }
+        return true
     }
 
     /// Runs one cycle: fetch → integrate → persist → render → publish. Never throws.
@@ -87,7 +106,7 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
     public func collect() async {
         let start = clock.now
         let attemptWall = wallClock()
-        state.withLock { $0.health.lastAttempt = attemptWall }
+        state.withLock { $0.begin(at: attemptWall) }
         let outcome: Result<DeviceReadout, ClientError>
         do {
             outcome = .success(try await client.fetchDevices())
@@ -106,7 +125,7 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
         let wall = wallClock()
         let next = state.withLock { state -> MetricsSnapshot? in
             state.collectionDuration.observe(start.duration(to: finished).seconds)
-            state.lastCollectionFinished = wall
+            state.end(at: wall)
             switch outcome {
             case .success(let readout):
                 if state.lastCollectionSucceeded == false {

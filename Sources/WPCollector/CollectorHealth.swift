@@ -4,11 +4,16 @@ import FoundationEssentials
 ///
 /// A value type copied out of the collector: reading it never waits on WinPower.
 public struct CollectorHealth: Sendable, Equatable {
-    /// When the last collection started (wall clock), `nil` before the first.
+    /// When the latest collection started (wall clock), `nil` before the first; it may still be
+    /// running (see ``inProgress``).
     public var lastAttempt: Date?
+    /// When the last collection finished, successful or not (wall clock), `nil` before the first.
+    public var lastFinished: Date?
+    /// Whether a collection is running now.
+    public var inProgress: Bool
     /// When the last successful collection finished (wall clock), `nil` if none succeeded yet.
     public var lastSuccess: Date?
-    /// The last collection's error as `kind: message`, or `nil` when it succeeded.
+    /// The last finished collection's error as `kind: message`, or `nil` when it succeeded.
     /// Built from ``WPClient/ClientError`` messages, which never hold secrets.
     public var lastError: String?
     /// Whether the last collection got an HTTP response from WinPower.
@@ -19,14 +24,23 @@ public struct CollectorHealth: Sendable, Equatable {
     public var deviceCount: Int
 
     /// Creates a health value; the defaults describe a collector that has not run yet.
-    public init(lastAttempt: Date? = nil, lastSuccess: Date? = nil, lastError: String? = nil,
+    public init(lastAttempt: Date? = nil, lastFinished: Date? = nil, inProgress: Bool = false,
+                lastSuccess: Date? = nil, lastError: String? = nil,
                 winPowerReachable: Bool = false, authenticated: Bool = false, deviceCount: Int = 0) {
         self.lastAttempt = lastAttempt
+        self.lastFinished = lastFinished
+        self.inProgress = inProgress
         self.lastSuccess = lastSuccess
         self.lastError = lastError
         self.winPowerReachable = winPowerReachable
         self.authenticated = authenticated
         self.deviceCount = deviceCount
+    }
+
+    /// Whether the last finished collection succeeded; `false` before the first finished.
+    /// A collection in progress does not change it.
+    public var lastCollectionSucceeded: Bool {
+        lastFinished != nil && lastSuccess != nil && lastError == nil
     }
 
     /// Whether the last successful collection finished within `stalenessWindow` of `now`.

@@ -37,7 +37,8 @@ extension CollectorState {
                 finished.timeIntervalSince1970, unit: "seconds"))
         }
         try families.append(.single("winpower_exporter_collections_skipped_total",
-            "Scheduled collections skipped because the previous one was still running.",
+            "Scheduled collections skipped: the previous one was still running, "
+                + "or the exporter could not run them on time (a suspended machine).",
             Double(skippedCollections), type: .counter))
         try families.append(.single("winpower_exporter_energy_state_reset",
             "1 when stored energy totals could not be read at start and counting restarted from 0.",

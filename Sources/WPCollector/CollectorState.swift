@@ -33,11 +33,28 @@ struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration
     var tokenExpiry: Date?
     /// Byte size of the last rendered text body: the capacity hint for the next render.
     var lastTextSize = 0
+    /// Collections running now (more than one only if callers overlap them).
+    var running = 0
 
     init(configuration: CollectorConfiguration) {
         collectionDuration = HistogramAccumulator(bounds: configuration.collectionDurationBuckets)
         let api = HistogramAccumulator(bounds: configuration.apiResponseTimeBuckets)
         apiResponseTime = Dictionary(uniqueKeysWithValues: APICall.Endpoint.allCases.map { ($0.rawValue, api) })
+    }
+
+    /// Records that a collection started at `wall`.
+    mutating func begin(at wall: Date) {
+        running += 1
+        health.lastAttempt = wall
+        health.inProgress = true
+    }
+
+    /// Records that a collection finished at `wall` (before its result is applied).
+    mutating func end(at wall: Date) {
+        running = max(0, running - 1)
+        health.inProgress = running > 0
+        health.lastFinished = wall
+        lastCollectionFinished = wall
     }
 
     /// Applies a successful readout received at `instant` / `wall`.
@@ -74,12 +91,12 @@ struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration
         lastCollectionSucceeded = false
     }
 
-    /// Drops entries whose reading is older than `window` at `now`; returns the live ones sorted by id.
     /// Whether the last success arrived within `window` before `now`.
     func isFresh(at now: Instant, window: Duration) -> Bool {
         lastSuccessAt.map { $0.duration(to: now) <= window } ?? false
     }
 
+    /// Drops entries whose reading is older than `window` at `now`; returns the live ones sorted by id.
     mutating func liveDevices(at now: Instant, window: Duration) -> [LiveDevice] {
         let stale = entries.compactMap { $0.value.sampledAt.duration(to: now) > window ? $0.key : nil }
         for id in stale { entries[id] = nil }

@@ -75,8 +75,8 @@ struct DeviceGauge: Sendable {
         DeviceGauge("winpower_device_alarm", "1 when the status is alarm or alarms are active, 0 otherwise.") {
             $0.hasAlarm.map { $0 ? 1 : 0 }
         },
-        DeviceGauge("winpower_device_fault", "1 while the UPS reports a fault code, 0 otherwise.") {
-            $0.hasFault ? 1 : 0
+        DeviceGauge("winpower_device_fault", "1 while the UPS reports a fault code, 0 when it reports none.") {
+            $0.hasFault.map { $0 ? 1 : 0 }
         },
         DeviceGauge("winpower_device_active_alarms", "Number of active alarms.") {
             $0.activeAlarms.map { Double($0.count) }

@@ -48,11 +48,14 @@ public final class Scheduler<C: Clock>: Sendable where C.Duration == Duration {
 
     /// Work for one tick: its 0-based index and its due time as an offset from the first tick.
     public typealias Work = @Sendable (Tick) async -> Void
+    /// Told of skipped ticks, with the counters after counting them.
+    public typealias SkipObserver = @Sendable (Statistics) -> Void
 
     private let configuration: Configuration
     private let clock: C
     private let logger: Logger
     private let work: Work
+    private let onSkip: SkipObserver?
     private let state = Mutex(State())
 
     private struct State {
@@ -69,15 +72,20 @@ public final class Scheduler<C: Clock>: Sendable where C.Duration == Duration {
     ///     treated as one second (configuration validation rejects it before this point).
     ///   - clock: the clock ticks are measured on; tests inject a manual clock.
     ///   - logger: receives a debug line per skipped tick and a warning per abandoned run.
+    ///   - onSkip: called on the scheduler's task, at the time of the tick, whenever ticks were
+    ///     skipped (the previous run still in progress, or ticks missed while the scheduler
+    ///     could not wake), before any run that tick starts; it must not block. A hung run
+    ///     leaves the observer as the only thing that still happens every interval.
     ///   - work: what to do on each tick.
     public init(configuration: Configuration = Configuration(), clock: C, logger: Logger,
-                work: @escaping Work) {
+                onSkip: SkipObserver? = nil, work: @escaping Work) {
         var configuration = configuration
         if configuration.interval <= .zero { configuration.interval = .seconds(1) }
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
         self.work = work
+        self.onSkip = onSkip
     }
 
     /// A snapshot of the counters.
@@ -120,19 +128,20 @@ public final class Scheduler<C: Clock>: Sendable where C.Duration == Duration {
             let due = max(next, Int(elapsed / configuration.interval))
             let tick = Tick(index: due, offset: configuration.interval * due)
             let missed = due - next
-            let startedRun = state.withLock { state -> Bool in
+            let (startedRun, statistics) = state.withLock { state -> (Bool, Statistics) in
                 state.statistics.skipped += missed
                 if state.runInProgress {
                     state.statistics.skipped += 1
-                    return false
+                    return (false, state.statistics)
                 }
                 state.runInProgress = true
                 state.statistics.started += 1
-                return true
+                return (true, state.statistics)
             }
             if missed > 0 {
                 logger.warn("scheduler missed ticks", ["missed": .int(missed), "tick": .int(due)])
             }
+            if missed > 0 || !startedRun { onSkip?(statistics) }
             if startedRun {
                 // Unstructured on purpose: cancelling `run()` must not cancel a run in progress
                 // before its graceful shutdown timeout.

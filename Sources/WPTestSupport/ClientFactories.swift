@@ -30,6 +30,7 @@ extension Device {
         realtime.outputVoltageType = 0
         realtime.inputTransformerType = 0
         realtime.faultCode = faultCode
+        realtime.faultCodeReported = true
         var config = DeviceConfig()
         config.ratingVa = 3000
         config.ratingVolt = 220

@@ -36,7 +36,7 @@ struct Endpoints: Sendable {
         router.get("/health") { _ in healthResponse() }
         router.get("/-/healthy") { _ in .text("OK\n") }
         router.get("/-/ready") { _ in
-            health().lastAttempt == nil ? .text("not ready: no collection finished yet\n", status: 503) : .text("OK\n")
+            health().lastFinished == nil ? .text("not ready: no collection finished yet\n", status: 503) : .text("OK\n")
         }
         router.get("/") { _ in landingPage() }
         return router
@@ -74,29 +74,24 @@ struct Endpoints: Sendable {
         return snapshot.text + scrape.render(format: .text)
     }
 
-    /// The `/health` document; 200 when the last collection succeeded within the staleness
-    /// window, 503 otherwise.
+    /// The `/health` document; 200 when the last finished collection succeeded within the
+    /// staleness window, 503 otherwise. A collection in progress changes neither.
     func healthResponse() -> HTTPResponse {
         let health = self.health()
         let now = self.now()
-        let healthy = Self.succeeded(health) && health.isHealthy(now: now, stalenessWindow: stalenessWindow)
+        let healthy = health.lastCollectionSucceeded && health.isHealthy(now: now, stalenessWindow: stalenessWindow)
         let report = HealthReport(
             status: healthy ? "healthy" : "unhealthy", version: version,
             uptimeSeconds: (now.timeIntervalSince(startedAt) * 1000).rounded() / 1000,
-            lastCollection: .init(time: health.lastAttempt.map(Self.iso), success: Self.succeeded(health),
-                                  lastSuccess: health.lastSuccess.map(Self.iso), error: health.lastError),
+            lastCollection: .init(time: health.lastFinished.map(Self.iso), success: health.lastCollectionSucceeded,
+                                  lastSuccess: health.lastSuccess.map(Self.iso), error: health.lastError,
+                                  inProgress: health.inProgress),
             winPower: .init(target: target, reachable: health.winPowerReachable, authenticated: health.authenticated),
             deviceCount: health.deviceCount)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let body = (try? encoder.encode(report)).map { Array($0) + [0x0A] } ?? Array("{}\n".utf8)
         return .json(body, status: healthy ? 200 : 503)
-    }
-
-    /// Whether the last attempt succeeded: it has a success no older than the attempt.
-    static func succeeded(_ health: CollectorHealth) -> Bool {
-        guard let attempt = health.lastAttempt, let success = health.lastSuccess else { return false }
-        return success >= attempt && health.lastError == nil
     }
 
     /// `2025-11-22T02:27:19.123Z`: UTC, rounded to the nearest millisecond (as
@@ -141,9 +136,11 @@ struct HealthReport: Codable, Sendable, Equatable {
         var success: Bool
         var lastSuccess: String?
         var error: String?
+        var inProgress: Bool
         enum CodingKeys: String, CodingKey {
             case time, success, error
             case lastSuccess = "last_success"
+            case inProgress = "in_progress"
         }
     }
     struct WinPower: Codable, Sendable, Equatable {

@@ -66,12 +66,12 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         let collector = WPCollector.Collector(configuration: collectorConfiguration, client: client, meter: meter, clock: clock,
                                   wallClock: wallClock, logger: logger.child(label: "collector"))
         self.collector = collector
-        let runs = RunCounter()
         scheduler = Scheduler(configuration: .init(interval: configuration.scheduler.collectionInterval,
                                                    gracefulShutdownTimeout: configuration.scheduler.gracefulShutdownTimeout),
-                              clock: clock, logger: logger.child(label: "scheduler")) { tick in
-            // Ticks run one at a time, so every index between two runs was skipped.
-            collector.recordSkippedCollections(total: tick.index - runs.next())
+                              clock: clock, logger: logger.child(label: "scheduler"),
+                              // Republishes at once: a hung collection publishes nothing until
+                              // it times out, yet its readings must go stale on time.
+                              onSkip: { collector.recordSkippedCollections(total: $0.skipped) }) { _ in
             await collector.collect()
             MemoryTrim.afterCollection()
         }
@@ -153,12 +153,4 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         if persist() { logger.info("energy persisted", ["devices": .int(meter.totals.count)]) }
         store.close()
     }
-}
-
-/// Counts the scheduler's runs so skipped ticks can be derived from the tick index.
-private final class RunCounter: Sendable {
-    private let count = Atomic<Int>(0)
-
-    /// The number of runs before this one.
-    func next() -> Int { count.add(1, ordering: .relaxed).oldValue }
 }

@@ -41,6 +41,7 @@ import Testing
         realtime.batRemainTime = 6723
         realtime.loadVa1 = 198
         realtime.faultCode = nil
+        realtime.faultCodeReported = true
         realtime.outputVolt1 = 220.1
         realtime.outputFreq = 49.9
         realtime.inputFreq = 49.9

@@ -40,11 +40,19 @@ import Testing
     }
 
     @Test func faultCodeEmptyIsNilAndTextIsKept() throws {
-        let empty = try DeviceListDecoder().decodeDeviceList(Self.page(realtime: "\"faultCode\":\" \""))
-        #expect(try #require(empty.devices.first).realtime.faultCode == nil)
-        let coded = try DeviceListDecoder().decodeDeviceList(Self.page(realtime: "\"faultCode\":\"0B\""))
-        #expect(try #require(coded.devices.first).realtime.faultCode == "0B")
-        #expect(try #require(coded.devices.first).hasFault)
+        let empty = try #require(try DeviceListDecoder().decodeDeviceList(Self.page(realtime: "\"faultCode\":\" \"")).devices.first)
+        #expect(empty.realtime.faultCode == nil)
+        #expect(empty.hasFault == false, "an empty code is \"no fault\"")
+        let coded = try #require(try DeviceListDecoder().decodeDeviceList(Self.page(realtime: "\"faultCode\":\"0B\"")).devices.first)
+        #expect(coded.realtime.faultCode == "0B")
+        #expect(coded.hasFault == true)
+        let missing = try #require(try DeviceListDecoder().decodeDeviceList(Self.page(realtime: "\"mode\":\"3\"")).devices.first)
+        #expect(missing.hasFault == nil, "no faultCode field: unknown, not \"no fault\"")
+        let null = try #require(try DeviceListDecoder().decodeDeviceList(Self.page(realtime: "\"faultCode\":null")).devices.first)
+        #expect(null.hasFault == nil)
+        var offline = empty
+        offline.connected = false
+        #expect(offline.hasFault == nil, "a disconnected device's empty readings say nothing")
     }
 
     @Test func unknownFieldsAreIgnoredAnywhere() throws {

@@ -27,7 +27,27 @@ import WPTestSupport
                     let sent = fields[field].flatMap(Double.init)
                     #expect(exposition.value(metric, labels) == sent, "\(metric) of device \(simulated.index) at t=\(t)")
                 }
-                #expect(exposition.value("winpower_device_fault", labels) == (simulated.role == .fault ? 1 : 0))
+                let fault: Double? = switch simulated.role {
+                case .fault: 1
+                case .disconnected: nil // every reading empty: unknown, not "no fault"
+                default: 0
+                }
+                #expect(exposition.value("winpower_device_fault", labels) == fault)
+                // Ratings and inventory, read from the simulator's JSON with Foundation's parser.
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(simulated.json(at: t).utf8)) as? [String: Any])
+                let config = try #require(object["config"] as? [String: String])
+                for (field, metric) in [("ratingVa", "winpower_device_rated_apparent_power_va"),
+                                        ("ratingVolt", "winpower_device_rated_voltage_volts"),
+                                        ("ratingFreq", "winpower_device_rated_frequency_hertz"),
+                                        ("ratingBatVolt", "winpower_device_rated_battery_voltage_volts")] {
+                    let rated = try #require(config[field].flatMap(Double.init), "\(field) in the simulator's config")
+                    #expect(exposition.value(metric, labels) == rated, "\(metric) of device \(simulated.index)")
+                }
+                let asset = try #require(object["assetDevice"] as? [String: Any])
+                let info = exposition.samples("winpower_device_info", labels).first?.labels
+                #expect(info?["model"] == asset["model"] as? String)
+                #expect(info?["firmware_version"] == asset["firmwareVersion"] as? String)
+                #expect(info?["device_type"] == (asset["deviceType"] as? Int).map(String.init))
                 #expect(exposition.samples("winpower_device_fault_info", labels).first?.labels["fault_code"]
                         == (simulated.role == .fault ? simulated.faultCode : nil))
                 if simulated.role != .disconnected {

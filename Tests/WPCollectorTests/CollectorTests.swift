@@ -61,7 +61,7 @@ private let device = ["device_id": deviceID]
         #expect(snapshot.generatedAt == fixture.epoch)
         #expect(snapshot.deviceCount == 1)
         #expect(snapshot.seriesCount == exposition.lines.count)
-        #expect(fixture.collector.health == CollectorHealth(lastAttempt: fixture.epoch, lastSuccess: fixture.epoch,
+        #expect(fixture.collector.health == CollectorHealth(lastAttempt: fixture.epoch, lastFinished: fixture.epoch, lastSuccess: fixture.epoch,
             lastError: nil, winPowerReachable: true, authenticated: true, deviceCount: 1))
     }
 
@@ -76,10 +76,10 @@ private let device = ["device_id": deviceID]
                      "winpower_device_mode", "winpower_device_status_code", "winpower_device_battery_status_code",
                      "winpower_device_test_status_code", "winpower_device_on_battery", "winpower_device_alarm",
                      "winpower_device_active_alarms", "winpower_device_ups_temperature",
-                     "winpower_device_battery_charging"] {
+                     "winpower_device_battery_charging", "winpower_device_fault"] {
             #expect(exposition.samples(name, offline).isEmpty, "\(name) must be omitted, not 0")
         }
-        #expect(exposition.value("winpower_device_fault", offline) == 0)
+        #expect(exposition.value("winpower_device_fault", ["device_id": "0b0c4d6e-0001-4b35-b0dd-000000000001"]) == 0)
         let fault = ["device_id": "0b0c4d6e-0003-4b35-b0dd-000000000003"]
         #expect(exposition.samples("winpower_device_ups_temperature", fault).isEmpty)
         #expect(exposition.samples("winpower_device_test_status_code", fault).isEmpty)

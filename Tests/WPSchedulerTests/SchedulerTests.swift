@@ -31,6 +31,11 @@ final class Gate: Sendable {
     }
 }
 
+/// What the scheduler's skip observer was told.
+final class SkipReports: Sendable {
+    let values = Mutex<[Int]>([])
+}
+
 /// Records each tick with the clock's time at which the work started.
 struct Recorder: Sendable {
     let stream: AsyncStream<(tick: Tick, at: Duration)>
@@ -42,12 +47,16 @@ struct Recorder: Sendable {
     let clock = ManualClock()
     let recorder = Recorder()
 
+    /// The `skipped` counter each time the scheduler reported skipped ticks.
+    let skipReports = SkipReports()
+
     private func makeScheduler(interval: Duration = .seconds(5), shutdown: Duration = .seconds(5),
                                work: @escaping @Sendable (Tick) async -> Void = { _ in }) -> Scheduler<ManualClock> {
-        let (clock, recorder) = (self.clock, self.recorder)
+        let (clock, recorder, skipReports) = (self.clock, self.recorder, self.skipReports)
         let origin = clock.now
         return Scheduler(configuration: .init(interval: interval, gracefulShutdownTimeout: shutdown),
-                         clock: clock, logger: .disabled) { tick in
+                         clock: clock, logger: .disabled,
+                         onSkip: { statistics in skipReports.values.withLock { $0.append(statistics.skipped) } }) { tick in
             recorder.continuation.yield((tick, origin.duration(to: clock.now)))
             await work(tick)
         }
@@ -91,6 +100,7 @@ struct Recorder: Sendable {
         clock.advance(by: .seconds(5))           // tick 1 finds tick 0 still running
         await clock.waitForSleepers(1)           // the scheduler is asleep again, for tick 2
         #expect(scheduler.statistics == stats(started: 1, completed: 0, skipped: 1))
+        #expect(skipReports.values.withLock { $0 } == [1], "the skip is reported while the run still hangs")
         gate.open()
         await waitForCompleted(scheduler, 1)
         clock.advance(by: .seconds(5))
@@ -100,6 +110,7 @@ struct Recorder: Sendable {
         await task.value
         #expect(scheduler.statistics.skipped == 1)
         #expect(scheduler.statistics.started == 2)
+        #expect(skipReports.values.withLock { $0 } == [1], "ticks that run are not reported")
     }
 
     @Test func ticksMissedWhileAsleepAreCountedNotReplayed() async throws {
@@ -113,6 +124,7 @@ struct Recorder: Sendable {
         #expect(next.tick == Tick(index: 3, offset: .seconds(15)))
         await clock.waitForSleepers(1)
         #expect(scheduler.statistics.skipped == 2)
+        #expect(skipReports.values.withLock { $0 } == [2], "missed ticks are reported once, before the run")
         clock.advance(by: .seconds(3))           // t = 20 s: tick 4, on the original grid
         #expect(try #require(await ticks.next()).tick.index == 4)
         task.cancel()

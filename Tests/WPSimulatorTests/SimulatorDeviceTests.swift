@@ -50,7 +50,10 @@ import WPTestSupport
         #expect(devices[1].activeAlarms == ActiveAlarms(count: 1, codes: ["0x0011"]))
 
         #expect(devices[2].connected == false)
-        #expect(devices[2].realtime == RealtimeReadings()) // all "" → all nil
+        var empty = RealtimeReadings()
+        empty.faultCodeReported = true
+        #expect(devices[2].realtime == empty) // all "" → all nil
+        #expect(devices[2].hasFault == nil)
         #expect(devices[2].config.ratingVa == 3000)
 
         #expect(devices[3].realtime.faultCode == "0B")

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import WPCollector
+import WPConfig
+import WPScheduler
 import WPServer
 import WPSimulator
 import WPTestSupport
@@ -112,6 +114,56 @@ import WPTestSupport
         #expect(Exposition.value(samples, "winpower_device_load_total_watts", device: device) != nil)
         #expect(try #require(Exposition.value(samples, "winpower_device_energy_joules_total", device: device)) >= energy)
         #expect(try await harness.get("/health").status == 200)
+        await harness.shutdown()
+    }
+
+    /// WinPower accepts the request but does not answer: the collection hangs (until
+    /// `winpower.timeout`), and the scheduler's skipped ticks still withdraw the readings once
+    /// they are older than the staleness window.
+    @Test func aHungCollectionStillLetsReadingsGoStaleOnSchedule() async throws {
+        let harness = try await ExporterHarness(devices: 3, configure: { $0.slowDelay = .seconds(600) },
+                                                configureExporter: { $0.scheduler.gracefulShutdownTimeout = .seconds(3600) })
+        let (clock, device) = (harness.clock, harness.simulator.devices[0].id)
+        await harness.exporter.collector.collect()
+        clock.advance(by: .seconds(5))
+        await harness.exporter.collector.collect() // t = 5 s: the last reading
+        let energy = try #require(Exposition.value(try await harness.scrape(), "winpower_device_energy_joules_total", device: device))
+        harness.simulator.enable(.slow)
+        let scheduler = harness.exporter.scheduler
+        let ticking = Task { await scheduler.run() }
+        await clock.waitForSleepers(2) // the scheduler, and tick 0's request held by the simulator
+        for _ in 0..<3 {               // ticks at 10, 15 and 20 s: skipped, the reading not yet stale
+            clock.advance(by: .seconds(5))
+            await clock.waitForSleepers(2)
+        }
+        var samples = try await harness.scrape()
+        #expect(samples["winpower_exporter_up"] == 1)
+        #expect(Exposition.value(samples, "winpower_device_load_total_watts", device: device) != nil)
+        #expect(samples["winpower_exporter_collections_skipped_total"] == 3)
+        var health = try await harness.get("/health")
+        #expect(health.status == 200, "the last finished collection succeeded 15 s ago")
+        #expect(health.text.contains("\"in_progress\":true"))
+
+        clock.advance(by: .seconds(5))  // t = 25 s: the reading is 20 s old
+        await clock.waitForSleepers(2)
+        samples = try await harness.scrape()
+        #expect(samples["winpower_exporter_up"] == 0)
+        #expect(Exposition.value(samples, "winpower_device_load_total_watts", device: device) == nil)
+        #expect(samples["winpower_exporter_device_count"] == 0)
+        #expect(Exposition.value(samples, "winpower_device_energy_joules_total", device: device) == energy)
+        #expect(samples["winpower_exporter_collections_skipped_total"] == 4)
+        health = try await harness.get("/health")
+        #expect(health.status == 503)
+
+        harness.simulator.disable(.slow)
+        ticking.cancel()
+        await clock.waitForSleepers(2) // the held request, and the graceful-shutdown timer
+        clock.advance(by: .seconds(600))
+        await ticking.value
+        #expect(scheduler.statistics.completed == 1)
+        #expect(scheduler.statistics.abandoned == 0)
+        samples = try await harness.scrape()
+        #expect(Exposition.value(samples, "winpower_device_load_total_watts", device: device) != nil, "back when it answers")
         await harness.shutdown()
     }
 

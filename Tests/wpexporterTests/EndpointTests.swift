@@ -161,6 +161,36 @@ import WPTestSupport
         await harness.shutdown()
     }
 
+    /// `/health` and `/-/ready` judge the last *finished* collection: one in progress changes
+    /// neither, and a failure makes `/health` 503 even while older readings are still fresh.
+    @Test func healthAndReadinessFollowTheLastFinishedCollection() async throws {
+        let now = Date(timeIntervalSince1970: 1_760_000_000)
+        let ago = { (seconds: Double) in now.addingTimeInterval(-seconds) }
+        let cases: [(name: String, health: CollectorHealth, status: Int, ready: Int, success: Bool)] = [
+            ("first collection running", CollectorHealth(lastAttempt: ago(1), inProgress: true), 503, 503, false),
+            ("fresh success, next one running",
+             CollectorHealth(lastAttempt: ago(1), lastFinished: ago(4), inProgress: true, lastSuccess: ago(4)), 200, 200, true),
+            ("last one failed, older success still fresh",
+             CollectorHealth(lastAttempt: ago(2), lastFinished: ago(1), lastSuccess: ago(6), lastError: "timeout: slow"),
+             503, 200, false),
+            ("success older than the window",
+             CollectorHealth(lastAttempt: ago(20), lastFinished: ago(16), lastSuccess: ago(16)), 503, 200, true),
+        ]
+        for item in cases {
+            let endpoints = Endpoints(snapshot: { .empty }, health: { item.health }, stalenessWindow: .seconds(15),
+                                      target: "http://winpower.test:8081", version: "1.0.0", metricsPath: "/metrics",
+                                      startedAt: ago(60), now: { now }, scrape: try ScrapeMetrics(build: .current))
+            let response = endpoints.healthResponse()
+            #expect(response.status == item.status, "\(item.name)")
+            let report = try JSONDecoder().decode(HealthReport.self, from: Data(response.body))
+            #expect(report.lastCollection.success == item.success, "\(item.name)")
+            #expect(report.lastCollection.inProgress == item.health.inProgress, "\(item.name)")
+            #expect(report.lastCollection.time == item.health.lastFinished.map(Endpoints.iso), "\(item.name): when it finished")
+            let ready = try await endpoints.makeRouter().handle(HTTPRequest(method: "GET", target: "/-/ready"))
+            #expect(ready.status == item.ready, "\(item.name)")
+        }
+    }
+
     @Test func landingPageEscapesTheTargetAndDropsCredentials() {
         #expect(ExporterSettings.target("https://user:pw@winpower.example:8081/a?x=1") == "https://winpower.example:8081/a")
         #expect(HTMLEscaping.escape("<a href=\"x\">&'") == "&lt;a href=&quot;x&quot;&gt;&amp;&#39;")

@@ -29,8 +29,10 @@ final class ExporterHarness: Sendable {
     ///   - dataDirectory: the energy state directory (a fresh one by default).
     ///   - clock: shared clock (pass the previous harness's to restart "later").
     ///   - configure: changes to the simulator.
+    ///   - configureExporter: changes to the exporter's configuration.
     init(devices: Int = 5, dataDirectory: String? = nil, clock: ManualClock = ManualClock(),
-         configure: (inout WinPowerSimulator.Configuration) -> Void = { _ in }) async throws {
+         configure: (inout WinPowerSimulator.Configuration) -> Void = { _ in },
+         configureExporter: (inout ExporterConfiguration) -> Void = { _ in }) async throws {
         self.clock = clock
         var simulatorConfiguration = WinPowerSimulator.Configuration()
         simulatorConfiguration.deviceCount = devices
@@ -50,6 +52,7 @@ final class ExporterHarness: Sendable {
         configuration.winPower.username = simulatorConfiguration.username
         configuration.winPower.password = Secret(simulatorConfiguration.password)
         configuration.storage.dataDirectory = directory
+        configureExporter(&configuration)
         let logs = InMemoryLogSink()
         self.logs = logs
         let redactor = Redactor(secrets: [simulatorConfiguration.password])
