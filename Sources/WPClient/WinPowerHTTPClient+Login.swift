@@ -101,6 +101,8 @@ extension WinPowerHTTPClient {
             fromClaim = true
         }
         let margin = Swift.min(configuration.refreshThreshold, lifetime / 2)
+        // Masked wherever the logger's redactor reaches, replacing the previous token.
+        logger.redactor.setSecret(value, named: "winpower.token")
         lastLogin = wallNow
         logger.info("logged in", ["token_lifetime_s": .double(lifetime.secondsValue), "expiry_from_jwt": .bool(fromClaim)])
         return SessionToken(value: value, expiresAt: now + lifetime, renewAt: now + lifetime - margin,

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import WPClient
+import WPLogging
 import WPServer
 import WPSimulator
 import WPTestSupport
@@ -114,6 +115,25 @@ import WPTestSupport
         } else {
             #expect(lifetime == WinPowerHTTPClient.longestClaimedLifetime, "a far-future exp is capped")
         }
+    }
+
+    @Test func eachSessionTokenIsMaskedByTheLoggersRedactorReplacingThePrevious() async throws {
+        let harness = SimulatorHarness()
+        let sink = InMemoryLogSink()
+        let logger = sink.logger(label: "client")
+        let client = WinPowerHTTPClient(configuration: harness.clientConfiguration,
+                                        transport: InProcessTransport(handler: harness.simulator, clock: harness.clock),
+                                        clock: harness.clock, wallClock: harness.wallClock, logger: logger)
+        _ = try await client.fetchDevices()
+        let first = try #require(harness.simulator.issuedTokens.last)
+        logger.info("echo \(first)", ["value": .string(first)]) // a field name the key rule does not mask
+        harness.clock.advance(by: .seconds(1500))             // renewal
+        _ = try await client.fetchDevices()
+        let second = try #require(harness.simulator.issuedTokens.last)
+        #expect(second != first)
+        logger.info("echo \(second)", ["value": .string(second)])
+        #expect(!sink.allText.contains(first) && !sink.allText.contains(second))
+        #expect(logger.redactor.secretCount == 1, "the renewed token replaced the old one")
     }
 
     @Test func twentyConcurrentFetchesShareOneLogin() async throws {
