@@ -73,10 +73,30 @@ enum HelpText {
     static let demo = """
         Usage: wpexporter demo [flags]
 
-        Export metrics from the embedded WinPower simulator: no WinPower server or credentials
-        needed. Every other key works as for 'server'.
+        Export metrics from the embedded WinPower simulator (one UPS on mains, one on battery,
+        one disconnected, one with a fault): no WinPower server or credentials needed. Prints
+        the URLs to open and a sample of live values; stop it with Ctrl-C. The simulator
+        replaces every winpower.* setting; every other key works as for 'server', with the
+        defaults below.
 
-        """ + "\n" + configurationFlags
+        Flags:
+          -c, --config PATH          Configuration file (found as for 'server')
+          --port PORT                HTTP port (default 9090, or any free port when 9090 is
+                                     taken; 0 for any free port)
+          --server.host ADDRESS      Address to bind (default 127.0.0.1)
+          --log-level LEVEL          debug, info, warn or error (default warn, to stderr)
+          --data-dir PATH            Energy state directory (default a temporary directory,
+                                     removed on exit)
+          --web.config.file PATH     TLS and basic auth for the listener (see docs/security.md)
+          --push.url URL             Also push metrics to this Pushgateway
+          --SECTION.KEY VALUE        Any other configuration key, e.g.
+                                     --scheduler.collection_interval 2s
+          -h, --help                 Show this help
+
+        Values come from flags, then WINPOWER_EXPORTER_* environment variables, then the file,
+        then the defaults above.
+
+        """
 
     static let checkConfig = """
         Usage: wpexporter check-config [flags]

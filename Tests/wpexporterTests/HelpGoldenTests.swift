@@ -36,7 +36,7 @@ import WPConfig
     }
 
     @Test func helpLinesFitAnEightyColumnTerminal() {
-        for topic in ["server", "simulate", "version", "check-config"] {
+        for topic in ["server", "demo", "simulate", "version", "check-config"] {
             for line in HelpText.page(topic).split(separator: "\n") {
                 #expect(line.count <= 100, "\(topic): \(line)")
             }
