@@ -74,12 +74,29 @@ extension LoadState {
                 problem(name, source, "\"\(URLRedaction.redact(url))\" \(problemText)")
             }
         }
-        if let (path, source) = text("server.metrics_path"), !path.hasPrefix("/") {
-            problem("server.metrics_path", source, "\"\(path)\" must start with '/'")
+        if let (path, source) = text("server.metrics_path"), let reason = Self.metricsPathProblem(path) {
+            problem("server.metrics_path", source, "\(path.debugDescription) \(reason)")
         }
         for name in ["server.host", "push.job", "storage.data_dir", "logging.file_path"] {
             if let (value, source) = text(name), value.isEmpty { problem(name, source, "must not be empty") }
         }
+    }
+
+    /// Paths of the exporter's other endpoints, which `server.metrics_path` must not take.
+    static let reservedPaths = ["/", "/health", "/-/healthy", "/-/ready"]
+
+    /// Why `path` cannot serve `/metrics`, or nil when it can: it must start with '/', consist
+    /// of URL path characters (RFC 3986 `pchar` and '/'), and not be another endpoint's path.
+    static func metricsPathProblem(_ path: String) -> String? {
+        guard path.hasPrefix("/") else { return "must start with '/'" }
+        if reservedPaths.contains(path) {
+            return "is the path of another endpoint; must differ from \(reservedPaths.joined(separator: ", "))"
+        }
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@%/".unicodeScalars)
+        if let bad = path.unicodeScalars.first(where: { !allowed.contains($0) }) {
+            return "contains \(String(bad).debugDescription); a path may hold letters, digits, '/' and -._~!$&'()*+,;=:@%"
+        }
+        return nil
     }
 
     /// Why `text` is not an http(s) URL with a host, or nil when it is one.

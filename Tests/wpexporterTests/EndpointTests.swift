@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WPCollector
+import WPConfig
 import WPMetrics
 import WPServer
 import WPTestSupport
@@ -189,6 +190,19 @@ import WPTestSupport
             let ready = try await endpoints.makeRouter().handle(HTTPRequest(method: "GET", target: "/-/ready"))
             #expect(ready.status == item.ready, "\(item.name)")
         }
+    }
+
+    @Test func metricsAreServedOnTheConfiguredPathOnly() async throws {
+        let harness = try await ExporterHarness(devices: 2, configureExporter: { $0.server.metricsPath = "/ups/metrics" })
+        await harness.exporter.collector.collect()
+        let metrics = try await harness.get("/ups/metrics")
+        #expect(metrics.status == 200)
+        #expect(metrics.text.contains("winpower_exporter_up 1\n"))
+        #expect(try await harness.get("/metrics").status == 404)
+        let again = try await harness.get("/ups/metrics") // counts the requests before it
+        #expect(again.text.contains("winpower_exporter_requests_total{handler=\"/ups/metrics\",code=\"200\"} 1\n"))
+        #expect(try await harness.get("/").text.contains("href=\"/ups/metrics\""))
+        await harness.shutdown()
     }
 
     @Test func landingPageEscapesTheTargetAndDropsCredentials() {
