@@ -42,6 +42,15 @@ struct Endpoints: Sendable {
         return router
     }
 
+    /// The paths ``makeRouter()`` serves.
+    var paths: Set<String> { [metricsPath, "/health", "/-/healthy", "/-/ready", "/"] }
+
+    /// What the server runs: the router inside `security`'s wrapper (basic authentication,
+    /// extra headers), with requests the wrapper refuses (401) counted in ``scrape`` too.
+    func makeHandler(security: WebSecurity) -> any HTTPHandler {
+        RefusalCounter(inner: security.wrap(makeRouter()), observer: scrape, paths: paths)
+    }
+
     /// The snapshot plus the per-scrape part in the negotiated format, gzip when accepted.
     func metrics(_ request: HTTPRequest) -> HTTPResponse {
         let format = ExpositionFormat.negotiate(accept: request.headers["Accept"])

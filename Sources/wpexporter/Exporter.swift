@@ -84,7 +84,7 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         var serverConfiguration = ExporterSettings.server(configuration)
         serverConfiguration.tls = webSecurity.tls
         isSecure = webSecurity.tls != nil
-        server = HTTPServer(configuration: serverConfiguration, handler: webSecurity.wrap(endpoints.makeRouter()),
+        server = HTTPServer(configuration: serverConfiguration, handler: endpoints.makeHandler(security: webSecurity),
                             logger: logger.child(label: "http"))
         let endpoints = self.endpoints
         do {

@@ -60,6 +60,25 @@ func loadWebSecurity(path: String?, files: FileAccess = .system) throws(Configur
     }, warnings: web.warnings)
 }
 
+/// Reports the requests basic authentication refuses, which never reach the router's own
+/// counting: a 401 under the route's path, or `unmatched` for a path no route serves. The
+/// router itself never answers 401, so every 401 seen here is a refusal.
+struct RefusalCounter: HTTPHandler {
+    let inner: any HTTPHandler
+    let observer: any RequestObserver
+    /// The router's paths.
+    let paths: Set<String>
+
+    func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let response = try await inner.handle(request)
+        if response.status == 401 {
+            observer.requestHandled(RequestEvent(handler: paths.contains(request.path) ? request.path : "unmatched",
+                                                 method: request.method, status: 401, durationSeconds: 0))
+        }
+        return response
+    }
+}
+
 /// Adds `http_server_config.headers` to every response (401s included).
 private struct ExtraHeadersHandler: HTTPHandler {
     let inner: any HTTPHandler

@@ -205,6 +205,27 @@ import WPTestSupport
         await harness.shutdown()
     }
 
+    @Test func requestsRefusedByBasicAuthenticationAreCountedOnce() async throws {
+        let hash = try #require(BCrypt.hash(password: "scrape-pw", setting: "$2b$04$abcdefghijklmnopqrstuu"))
+        let security = try loadWebSecurity(path: "/web.yml", files: .inMemory(["/web.yml": "basic_auth_users:\n  prom: \(hash)\n"]))
+        let scrape = try ScrapeMetrics(build: .current)
+        let endpoints = Endpoints(snapshot: { .empty }, health: { CollectorHealth() }, stalenessWindow: .seconds(15),
+                                  target: "http://winpower.test:8081", version: "1.0.0", metricsPath: "/metrics",
+                                  startedAt: Date(), now: { Date() }, scrape: scrape)
+        let handler = endpoints.makeHandler(security: security)
+        let credentials = "Basic " + Data("prom:scrape-pw".utf8).base64EncodedString()
+        #expect(try await handler.handle(HTTPRequest(method: "GET", target: "/metrics")).status == 401)
+        #expect(try await handler.handle(HTTPRequest(method: "GET", target: "/nowhere")).status == 401)
+        var authorized = HTTPRequest(method: "GET", target: "/metrics")
+        authorized.headers.set(name: "Authorization", value: credentials)
+        #expect(try await handler.handle(authorized).status == 200)
+        let samples = Exposition.samples(String(decoding: scrape.render(format: .text), as: UTF8.self))
+        #expect(samples["winpower_exporter_requests_total{handler=\"/metrics\",code=\"401\"}"] == 1)
+        #expect(samples["winpower_exporter_requests_total{handler=\"unmatched\",code=\"401\"}"] == 1)
+        #expect(samples["winpower_exporter_requests_total{handler=\"/metrics\",code=\"200\"}"] == 1)
+        #expect(samples.keys.filter { $0.hasPrefix("winpower_exporter_requests_total") }.count == 3, "nothing counted twice")
+    }
+
     @Test func landingPageEscapesTheTargetAndDropsCredentials() {
         #expect(ExporterSettings.target("https://user:pw@winpower.example:8081/a?x=1") == "https://winpower.example:8081/a")
         #expect(HTMLEscaping.escape("<a href=\"x\">&'") == "&lt;a href=&quot;x&quot;&gt;&amp;&#39;")
