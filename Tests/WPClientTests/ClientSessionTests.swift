@@ -125,12 +125,12 @@ import WPTestSupport
                                         transport: InProcessTransport(handler: harness.simulator, clock: harness.clock),
                                         clock: harness.clock, wallClock: harness.wallClock, logger: logger)
         _ = try await client.fetchDevices()
-        let first = try #require(harness.simulator.issuedTokens.last)
+        let first = try #require(harness.simulator.issuedTokens.first)
         logger.info("echo \(first)", ["value": .string(first)]) // a field name the key rule does not mask
         harness.clock.advance(by: .seconds(1500))             // renewal
         _ = try await client.fetchDevices()
-        let second = try #require(harness.simulator.issuedTokens.last)
-        #expect(second != first)
+        #expect(harness.simulator.issuedTokens.count == 2)
+        let second = try #require(harness.simulator.issuedTokens.first { $0 != first }) // issuedTokens is unordered
         logger.info("echo \(second)", ["value": .string(second)])
         #expect(!sink.allText.contains(first) && !sink.allText.contains(second))
         #expect(logger.redactor.secretCount == 1, "the renewed token replaced the old one")
