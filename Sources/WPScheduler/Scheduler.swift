@@ -74,8 +74,9 @@ public final class Scheduler<C: Clock>: Sendable where C.Duration == Duration {
     ///   - logger: receives a debug line per skipped tick and a warning per abandoned run.
     ///   - onSkip: called on the scheduler's task, at the time of the tick, whenever ticks were
     ///     skipped (the previous run still in progress, or ticks missed while the scheduler
-    ///     could not wake), before any run that tick starts; it must not block. A hung run
-    ///     leaves the observer as the only thing that still happens every interval.
+    ///     could not wake), before any run that tick starts. It must not wait on I/O (the
+    ///     next tick waits for it). While a run hangs, it is the only thing that still
+    ///     happens every interval.
     ///   - work: what to do on each tick.
     public init(configuration: Configuration = Configuration(), clock: C, logger: Logger,
                 onSkip: SkipObserver? = nil, work: @escaping Work) {

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Synchronization
 import WPClient
 import WPCollector
 import WPConfig
