@@ -91,7 +91,7 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
         let next = state.withLock { state -> MetricsSnapshot? in
             guard total > state.skippedCollections else { return nil }
             state.skippedCollections = total
-            return render(&state, at: now, wall: wallClock(), generatedAt: state.lastCollectionFinished)
+            return render(&state, at: now, wall: wallClock(), generatedAt: state.health.lastFinished)
         }
         guard let next else { return false }
         published.withLock { $0 = next }

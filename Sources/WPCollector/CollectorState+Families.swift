@@ -31,7 +31,7 @@ extension CollectorState {
         try families.append(.single("winpower_exporter_last_collection_success",
             "1 when the most recent collection succeeded, 0 when it failed or none ran yet.",
             lastCollectionSucceeded == true ? 1 : 0))
-        if let finished = lastCollectionFinished {
+        if let finished = health.lastFinished {
             try families.append(.single("winpower_exporter_last_collection_timestamp_seconds",
                 "Unix time the most recent collection finished, successful or not.",
                 finished.timeIntervalSince1970, unit: "seconds"))

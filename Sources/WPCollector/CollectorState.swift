@@ -25,8 +25,6 @@ struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration
     var health = CollectorHealth()
     /// Result of the last collection; `nil` before the first.
     var lastCollectionSucceeded: Bool?
-    /// When the last collection finished (wall clock).
-    var lastCollectionFinished: Date?
     /// When the last successful readout arrived (monotonic).
     var lastSuccessAt: Instant?
     /// The token expiry reported by the last successful readout.
@@ -54,7 +52,6 @@ struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration
         running = max(0, running - 1)
         health.inProgress = running > 0
         health.lastFinished = wall
-        lastCollectionFinished = wall
     }
 
     /// Applies a successful readout received at `instant` / `wall`.
