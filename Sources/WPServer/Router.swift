@@ -37,6 +37,9 @@ public struct Router: HTTPHandler {
         add("POST", path, HandlerFunction(body))
     }
 
+    /// The paths that have at least one route.
+    public var paths: Set<String> { Set(routes.keys) }
+
     public func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let methods = routes[request.path] else {
             return report(request, .text("not found\n", status: 404))

@@ -42,13 +42,11 @@ struct Endpoints: Sendable {
         return router
     }
 
-    /// The paths ``makeRouter()`` serves.
-    var paths: Set<String> { [metricsPath, "/health", "/-/healthy", "/-/ready", "/"] }
-
     /// What the server runs: the router inside `security`'s wrapper (basic authentication,
     /// extra headers), with requests the wrapper refuses (401) counted in ``scrape`` too.
     func makeHandler(security: WebSecurity) -> any HTTPHandler {
-        RefusalCounter(inner: security.wrap(makeRouter()), observer: scrape, paths: paths)
+        let router = makeRouter()
+        return RefusalCounter(inner: security.wrap(router), observer: scrape, paths: router.paths)
     }
 
     /// The snapshot plus the per-scrape part in the negotiated format, gzip when accepted.

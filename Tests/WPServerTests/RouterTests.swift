@@ -26,6 +26,10 @@ struct Boom: Error {}
         #expect(try await router.handle(HTTPRequest(method: "PUT", target: "/login")).body == Array("put".utf8))
     }
 
+    @Test func pathsListEachRoutedPathOnce() {
+        #expect(makeRouter().paths == ["/metrics", "/login", "/boom"])
+    }
+
     @Test func unknownPathIs404() async throws {
         #expect(try await makeRouter().handle(HTTPRequest(method: "GET", target: "/nope")).status == 404)
     }

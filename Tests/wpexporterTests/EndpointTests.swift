@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import WPCollector
-import WPConfig
+@testable import WPConfig
 import WPMetrics
 import WPServer
 import WPTestSupport
@@ -178,9 +178,7 @@ import WPTestSupport
              CollectorHealth(lastAttempt: ago(20), lastFinished: ago(16), lastSuccess: ago(16)), 503, 200, true),
         ]
         for item in cases {
-            let endpoints = Endpoints(snapshot: { .empty }, health: { item.health }, stalenessWindow: .seconds(15),
-                                      target: "http://winpower.test:8081", version: "1.0.0", metricsPath: "/metrics",
-                                      startedAt: ago(60), now: { now }, scrape: try ScrapeMetrics(build: .current))
+            let endpoints = try Self.endpoints(health: item.health, now: now)
             let response = endpoints.healthResponse()
             #expect(response.status == item.status, "\(item.name)")
             let report = try JSONDecoder().decode(HealthReport.self, from: Data(response.body))
@@ -208,10 +206,7 @@ import WPTestSupport
     @Test func requestsRefusedByBasicAuthenticationAreCountedOnce() async throws {
         let hash = try #require(BCrypt.hash(password: "scrape-pw", setting: "$2b$04$abcdefghijklmnopqrstuu"))
         let security = try loadWebSecurity(path: "/web.yml", files: .inMemory(["/web.yml": "basic_auth_users:\n  prom: \(hash)\n"]))
-        let scrape = try ScrapeMetrics(build: .current)
-        let endpoints = Endpoints(snapshot: { .empty }, health: { CollectorHealth() }, stalenessWindow: .seconds(15),
-                                  target: "http://winpower.test:8081", version: "1.0.0", metricsPath: "/metrics",
-                                  startedAt: Date(), now: { Date() }, scrape: scrape)
+        let endpoints = try Self.endpoints()
         let handler = endpoints.makeHandler(security: security)
         let credentials = "Basic " + Data("prom:scrape-pw".utf8).base64EncodedString()
         #expect(try await handler.handle(HTTPRequest(method: "GET", target: "/metrics")).status == 401)
@@ -219,11 +214,23 @@ import WPTestSupport
         var authorized = HTTPRequest(method: "GET", target: "/metrics")
         authorized.headers.set(name: "Authorization", value: credentials)
         #expect(try await handler.handle(authorized).status == 200)
-        let samples = Exposition.samples(String(decoding: scrape.render(format: .text), as: UTF8.self))
+        let samples = Exposition.samples(String(decoding: endpoints.scrape.render(format: .text), as: UTF8.self))
         #expect(samples["winpower_exporter_requests_total{handler=\"/metrics\",code=\"401\"}"] == 1)
         #expect(samples["winpower_exporter_requests_total{handler=\"unmatched\",code=\"401\"}"] == 1)
         #expect(samples["winpower_exporter_requests_total{handler=\"/metrics\",code=\"200\"}"] == 1)
         #expect(samples.keys.filter { $0.hasPrefix("winpower_exporter_requests_total") }.count == 3, "nothing counted twice")
+    }
+
+    /// Configuration validation keeps `server.metrics_path` off exactly the other routes.
+    @Test func theReservedPathsAreTheRoutersOtherPaths() throws {
+        #expect(try Self.endpoints().makeRouter().paths == Set(LoadState.reservedPaths + ["/metrics"]))
+    }
+
+    /// Endpoints over fixed closures, without a collector or a socket.
+    static func endpoints(health: CollectorHealth = CollectorHealth(), now: Date = Date()) throws -> Endpoints {
+        Endpoints(snapshot: { .empty }, health: { health }, stalenessWindow: .seconds(15),
+                  target: "http://winpower.test:8081", version: "1.0.0", metricsPath: "/metrics",
+                  startedAt: now.addingTimeInterval(-60), now: { now }, scrape: try ScrapeMetrics(build: .current))
     }
 
     @Test func landingPageEscapesTheTargetAndDropsCredentials() {
