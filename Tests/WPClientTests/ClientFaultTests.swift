@@ -90,12 +90,8 @@ import WPTestSupport
 
     @Test func errorEnvelopeIsAnAPICodeError() async throws {
         let harness = SimulatorHarness()
-        let client = harness.makeClient(transport: StubTransport { request in
-            if request.url.path.hasSuffix("/login") {
-                return TransportResponse(status: 200, body: Array(#"{"code":"000000","message":"OK","data":{"token":"t"}}"#.utf8))
-            }
-            return TransportResponse(status: 200, body: Array(#"{"code":"INVALID_AREA","msg":"bad area","data":null}"#.utf8))
-        })
+        let client = harness.makeClient(transport: StubTransport.loggingIn(
+            token: "t", list: #"{"code":"INVALID_AREA","msg":"bad area","data":null}"#))
         let error = await clientError { try await client.fetchDevices() }
         #expect(error?.kind == .apiCode)
         #expect(error?.apiCode == "INVALID_AREA")

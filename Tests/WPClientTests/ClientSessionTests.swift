@@ -75,13 +75,7 @@ import WPTestSupport
 
     @Test func tokenWithoutExpLivesOneHour() async throws {
         let logins = Mutex(0)
-        let transport = StubTransport { request in
-            if request.url.path.hasSuffix("/login") {
-                logins.withLock { $0 += 1 }
-                return TransportResponse(status: 200, body: Array(#"{"code":"000000","message":"OK","data":{"token":"opaque"}}"#.utf8))
-            }
-            return TransportResponse(status: 200, body: Array(#"{"total":0,"pageSize":20,"data":[],"code":"000000","msg":"OK"}"#.utf8))
-        }
+        let transport = StubTransport.loggingIn(token: "opaque", onLogin: { logins.withLock { $0 += 1 } })
         let harness = SimulatorHarness()
         let client = harness.makeClient(transport: transport)
         let readout = try await client.fetchDevices()
@@ -99,14 +93,8 @@ import WPTestSupport
         let payload = Data("{\"exp\":\(exp)}".utf8).base64EncodedString()
             .replacing("=", with: "").replacing("+", with: "-").replacing("/", with: "_")
         let token = "eyJhbGciOiJIUzI1NiJ9.\(payload).c2lnbmF0dXJl"
-        let transport = StubTransport { request in
-            if request.url.path.hasSuffix("/login") {
-                return TransportResponse(status: 200, body: Array(#"{"code":"000000","message":"OK","data":{"token":"\#(token)"}}"#.utf8))
-            }
-            return TransportResponse(status: 200, body: Array(#"{"total":0,"pageSize":20,"data":[],"code":"000000","msg":"OK"}"#.utf8))
-        }
         let harness = SimulatorHarness()
-        let readout = try await harness.makeClient(transport: transport).fetchDevices()
+        let readout = try await harness.makeClient(transport: StubTransport.loggingIn(token: token)).fetchDevices()
         let lifetime = try #require(readout.tokenExpiry).timeIntervalSince(harness.epoch)
         if exp.hasPrefix("-") {
             #expect(lifetime == 0, "an expiry in the past gives no lifetime")

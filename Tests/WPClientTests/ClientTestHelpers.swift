@@ -36,6 +36,18 @@ struct RewritingTransport: HTTPTransport {
 struct StubTransport: HTTPTransport {
     let answer: @Sendable (TransportRequest) throws -> TransportResponse
     func send(_ request: TransportRequest) async throws -> TransportResponse { try answer(request) }
+
+    /// A server whose login succeeds with `token` (calling `onLogin` each time) and which answers
+    /// every other request with `list`, by default an empty device list.
+    static func loggingIn(token: String, onLogin: @escaping @Sendable () -> Void = {},
+                          list: String = #"{"total":0,"pageSize":20,"data":[],"code":"000000","msg":"OK"}"#) -> StubTransport {
+        StubTransport { request in
+            guard request.url.path.hasSuffix("/login") else { return TransportResponse(status: 200, body: Array(list.utf8)) }
+            onLogin()
+            return TransportResponse(status: 200,
+                                     body: Array(#"{"code":"000000","message":"OK","data":{"token":"\#(token)"}}"#.utf8))
+        }
+    }
 }
 
 extension SimulatorHarness {
