@@ -1,6 +1,6 @@
-// libFuzzer target for the HTTP request parser. Built by scripts/fuzz-http.sh together with
+// libFuzzer target for the HTTP request parser. Built by scripts/fuzz.sh http-request together with
 // the parser's sources (not part of the package build):
-//   swiftc -sanitize=fuzzer,address -parse-as-library <parser sources> HTTPRequestParserFuzzer.swift
+//   swiftc -sanitize=fuzzer,address -parse-as-library <the files in ./sources> Fuzzer.swift
 //
 // Besides "never crash", it checks two invariants on every input:
 // - the answer does not depend on how the bytes were split into reads (a slow client and a

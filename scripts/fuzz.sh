@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Fuzzes one parser of outside bytes with libFuzzer (shipped with the Swift toolchain on Linux).
+#
+#   scripts/fuzz.sh TARGET [SECONDS]     # default 60
+#   scripts/fuzz.sh --list               # the targets
+#
+# A target is a directory scripts/fuzz/TARGET/ holding
+#   Fuzzer.swift  the harness (defines LLVMFuzzerTestOneInput with @_cdecl),
+#   sources       the parser's source files, one repository-relative path a line,
+#   corpus/       optional seed inputs.
+# The harness is compiled together with those sources (not through the package build) with
+# -sanitize=fuzzer,address, then run for SECONDS. Exits non-zero when libFuzzer reports a
+# crash, a leak, a timeout (one input over 5 s) or running out of memory (2 GiB); the failing
+# input is left in .build/fuzz/TARGET/ (libFuzzer prints its path).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ "${1:-}" = "--list" ]; then
+    for dir in scripts/fuzz/*/; do basename "$dir"; done
+    exit 0
+fi
+target="${1:?usage: scripts/fuzz.sh TARGET [SECONDS] (scripts/fuzz.sh --list names the targets)}"
+seconds="${2:-60}"
+dir="scripts/fuzz/$target"
+if [ ! -f "$dir/Fuzzer.swift" ] || [ ! -f "$dir/sources" ]; then
+    echo "fuzz: no target '$target' (scripts/fuzz.sh --list names the targets)" >&2
+    exit 64
+fi
+
+work=".build/fuzz/$target"
+mkdir -p "$work/corpus"
+if [ -d "$dir/corpus" ]; then cp "$dir"/corpus/* "$work/corpus/"; fi
+mapfile -t sources < <(grep -v '^[[:space:]]*\(#\|$\)' "$dir/sources")
+
+echo "fuzz $target: building"
+module=$(echo "$target" | tr -cd '[:alnum:]')
+swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name "Fuzz$module" \
+    "${sources[@]}" "$dir/Fuzzer.swift" -o "$work/fuzzer"
+
+echo "fuzz $target: running for ${seconds}s"
+cd "$work"
+"./fuzzer" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 -max_len=8192 \
+    -print_final_stats=1 -detect_leaks=1 corpus
+echo "fuzz $target: no crash, leak or timeout in ${seconds}s"
