@@ -33,7 +33,7 @@ public struct RealtimeReadings: Sendable, Equatable {
     public var upsTemperature: Double?
     /// `1` while the battery charges, `0` otherwise.
     public var isCharging: Int?
-    /// Operating mode: `3` line (mains), `4` battery; other codes exist.
+    /// Operating mode code, `0`–`6` (``OperatingMode``); an unknown code is kept as it came.
     public var mode: Int?
     /// `1` normal, `2` alarm.
     public var status: Int?
