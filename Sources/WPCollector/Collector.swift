@@ -10,8 +10,10 @@ import WPMetrics
 /// One ``collect()`` call fetches every device from WinPower, integrates their power into
 /// energy through the ``WPEnergy/EnergyMeter`` (which persists the totals), renders every
 /// metric family once in both exposition formats, gzips both, and swaps the new snapshot in.
-/// ``snapshot`` and ``health`` only copy a reference or a small value under a mutex, so
-/// `/metrics` and `/health` never wait on WinPower.
+/// ``snapshot`` and ``health`` only copy a published value under a mutex that is held for
+/// nothing else, so `/metrics`, `/health` and `/-/ready` never wait on WinPower, on the disk,
+/// nor on a rendering in progress. Lock order (see docs/architecture.md): the meter's locks
+/// are taken and released before `state`; `published` and `publishedHealth` are leaves.
 ///
 /// A failed cycle is counted by ``WPClient/ClientError/Kind`` and keeps energy counters; the
 /// instantaneous gauges of a device stay until its last successful reading is older than
@@ -40,6 +42,7 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
     private let logger: Logger
     private let state: Mutex<CollectorState<C.Instant>>
     private let published: Mutex<MetricsSnapshot>
+    private let publishedHealth: Mutex<CollectorHealth>
 
     /// Creates a collector and renders its first snapshot (no devices, `winpower_exporter_up 0`).
     ///
@@ -60,8 +63,10 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
         self.logger = logger
         self.state = Mutex(CollectorState(configuration: configuration))
         self.published = Mutex(.empty)
+        self.publishedHealth = Mutex(CollectorHealth())
+        let energy = EnergyView(meter)
         let initial = state.withLock { state in
-            render(&state, at: clock.now, wall: wallClock(), generatedAt: nil)
+            render(&state, energy, at: clock.now, wall: wallClock(), generatedAt: nil)
         }
         if let initial { published.withLock { $0 = initial } }
     }
@@ -70,7 +75,7 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
     public var snapshot: MetricsSnapshot { published.withLock { $0 } }
 
     /// What the last collections found.
-    public var health: CollectorHealth { state.withLock { $0.health } }
+    public var health: CollectorHealth { publishedHealth.withLock { $0 } }
 
     /// Records the scheduler's count of skipped collections, exported as
     /// `winpower_exporter_collections_skipped_total`, and publishes a new snapshot at once when
@@ -88,10 +93,13 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
     @discardableResult
     public func recordSkippedCollections(total: Int) -> Bool {
         let now = clock.now
+        // Read before taking `state`: the meter may be saving (a slow disk), and nothing that
+        // holds `state` may wait for it.
+        let energy = EnergyView(meter)
         let next = state.withLock { state -> MetricsSnapshot? in
             guard total > state.skippedCollections else { return nil }
             state.skippedCollections = total
-            return render(&state, at: now, wall: wallClock(), generatedAt: state.health.lastFinished)
+            return render(&state, energy, at: now, wall: wallClock(), generatedAt: state.health.lastFinished)
         }
         guard let next else { return false }
         published.withLock { $0 = next }
@@ -106,7 +114,11 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
     public func collect() async {
         let start = clock.now
         let attemptWall = wallClock()
-        state.withLock { $0.begin(at: attemptWall) }
+        let started = state.withLock { state in
+            state.begin(at: attemptWall)
+            return state.health
+        }
+        publishedHealth.withLock { $0 = started }
         let outcome: Result<DeviceReadout, ClientError>
         do {
             outcome = .success(try await client.fetchDevices())
@@ -123,7 +135,8 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
         }
         let finished = clock.now
         let wall = wallClock()
-        let next = state.withLock { state -> MetricsSnapshot? in
+        let energy = EnergyView(meter)
+        var (next, health) = state.withLock { state -> (MetricsSnapshot?, CollectorHealth) in
             state.collectionDuration.observe(start.duration(to: finished).seconds)
             state.end(at: wall)
             switch outcome {
@@ -141,14 +154,18 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
                 state.apply(failure: error.kind.rawValue, message: error.message,
                             reachable: Self.reachedServer(error), wall: wall)
             }
-            return render(&state, at: finished, wall: wall, generatedAt: wall)
+            return (render(&state, energy, at: finished, wall: wall, generatedAt: wall), state.health)
         }
         if let next { published.withLock { $0 = next } }
+        health.energySamplesRejected = energy.status.rejectedSamples
+        publishedHealth.withLock { $0 = health }
     }
 
-    /// The energy sample of a device: total active power, unusable while disconnected.
+    /// The energy sample of a device: total active power, unusable while disconnected, bounded
+    /// by the device's rating.
     static func energySample(_ device: Device) -> EnergySample {
-        EnergySample(deviceID: device.id, watts: device.realtime.loadTotalWatt, connected: device.connected != false)
+        EnergySample(deviceID: device.id, watts: device.realtime.loadTotalWatt, connected: device.connected != false,
+                     ratingVa: device.config.ratingVa)
     }
 
     /// Whether a failure of this kind means WinPower answered over HTTP.
@@ -160,12 +177,12 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// Renders a snapshot of `state` as of `now`; `nil` (logged) if rendering failed.
-    private func render(_ state: inout CollectorState<C.Instant>, at now: C.Instant, wall: Date,
+    private func render(_ state: inout CollectorState<C.Instant>, _ energy: EnergyView, at now: C.Instant, wall: Date,
                         generatedAt: Date?) -> MetricsSnapshot? {
         let live = state.liveDevices(at: now, window: configuration.stalenessWindow)
-        let status = meter.status
-        let context = RenderContext(live: live, totals: meter.totals, energyStateReset: status.stateWasReset,
-                                    persistFailures: status.persistFailures, now: wall,
+        let context = RenderContext(live: live, totals: energy.totals, energyStateReset: energy.status.stateWasReset,
+                                    persistFailures: energy.status.persistFailures,
+                                    rejectedSamples: energy.rejectedSamples, now: wall,
                                     fresh: state.isFresh(at: now, window: configuration.stalenessWindow))
         do {
             let families = try state.families(context)
@@ -177,6 +194,19 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
         } catch {
             logger.error("rendering metrics failed; serving the previous snapshot", ["error": "\(error)"])
             return nil
+        }
+    }
+
+    /// The meter's totals and status, read before the collector's state lock is taken.
+    private struct EnergyView {
+        var totals: [String: DeviceEnergy]
+        var status: EnergyMeter<C>.Status
+        var rejectedSamples: [String: Int]
+
+        init(_ meter: EnergyMeter<C>) {
+            totals = meter.totals
+            status = meter.status
+            rejectedSamples = meter.rejectedSamples
         }
     }
 }

@@ -22,6 +22,8 @@ public struct CollectorHealth: Sendable, Equatable {
     public var authenticated: Bool
     /// Devices with live series: seen in a successful readout within the staleness window.
     public var deviceCount: Int
+    /// Power readings refused as implausible since start (all devices), not integrated.
+    public var energySamplesRejected: Int = 0
 
     /// Creates a health value; the defaults describe a collector that has not run yet.
     public init(lastAttempt: Date? = nil, lastFinished: Date? = nil, inProgress: Bool = false,

@@ -104,7 +104,7 @@ extension CollectorState {
                 try updated.append(labelValues: labels, value: stamp.timeIntervalSince1970)
             }
         }
-        families.append(contentsOf: [watthours, joules, gaps, updated])
+        families.append(contentsOf: [watthours, joules, gaps, try rejectedSamplesFamily(context, ids: ids), updated])
     }
 
     private func appendDeviceFamilies(_ context: RenderContext, to families: inout [MetricFamily]) throws(MetricsError) {

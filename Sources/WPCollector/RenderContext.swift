@@ -8,6 +8,8 @@ struct RenderContext: Sendable {
     var totals: [String: DeviceEnergy]
     var energyStateReset: Bool
     var persistFailures: Int
+    /// Implausible power readings refused per device since start.
+    var rejectedSamples: [String: Int] = [:]
     var now: Date
     /// Whether the last success is within the staleness window (on the monotonic clock).
     var fresh: Bool

@@ -169,8 +169,10 @@ extension BlockParser {
         return (decoded, start + width)
     }
 
-    /// Reads a one-line flow sequence `[a, "b", [c]]` opening at `column`.
-    func parseFlowSequence(_ line: SourceLine, at column: Int) throws(YAMLError) -> (YAMLNode, Int) {
+    /// Reads a one-line flow sequence `[a, "b", [c]]` opening at `column`, nested `level`
+    /// sequences deep inside the current block.
+    func parseFlowSequence(_ line: SourceLine, at column: Int, level: Int = 1) throws(YAMLError) -> (YAMLNode, Int) {
+        try checkDepth(depth + level, line, column: column)
         let scalars = line.scalars
         var items: [YAMLNode] = []
         var at = column + 1
@@ -184,7 +186,7 @@ extension BlockParser {
             let position = SourcePosition(line: line.number, column: at + 1)
             switch scalars[at] {
             case "[":
-                let (nested, end) = try parseFlowSequence(line, at: at)
+                let (nested, end) = try parseFlowSequence(line, at: at, level: level + 1)
                 items.append(nested)
                 at = end
             case "\"", "'":

@@ -60,6 +60,8 @@ extension ConfigKey {
 
         ConfigKey("energy.max_gap", .duration, default: .duration(.seconds(60)),
                   "Longest gap between two power samples that is integrated; longer gaps are skipped and counted."),
+        ConfigKey("energy.max_power_watts", .integer(1...2_000_000_000), default: nil,
+                  "Highest plausible active power of any device; a higher reading is not integrated (counted in `winpower_device_energy_samples_rejected_total`). Unset: 2 × the device's `ratingVa`, or 2000000 W without a rating."),
 
         ConfigKey("logging.level", .choice(["debug", "info", "warn", "error"]), default: .string("info"),
                   "Lowest level written.", flags: ["--log-level"]),

@@ -78,6 +78,9 @@ public struct ExporterConfiguration: Sendable, Equatable {
     public struct Energy: Sendable, Equatable {
         /// `energy.max_gap`: longest sample gap that is integrated.
         public var maxGap: Duration = .seconds(60)
+        /// `energy.max_power_watts`: the plausibility bound for every device; `nil` derives
+        /// it from each device's rating.
+        public var maxPowerWatts: Int?
         public init() {}
     }
 

@@ -52,6 +52,7 @@ extension LoadState {
         config.scheduler.gracefulShutdownTimeout = duration("scheduler.graceful_shutdown_timeout",
                                                             config.scheduler.gracefulShutdownTimeout)
         config.energy.maxGap = duration("energy.max_gap", config.energy.maxGap)
+        if case .integer(let watts)? = settings["energy.max_power_watts"]?.value { config.energy.maxPowerWatts = watts }
 
         let logging = config.logging
         config.logging.level = string("logging.level").flatMap(ExporterConfiguration.Logging.Level.init) ?? logging.level

@@ -36,7 +36,24 @@ extension LoadState {
         }
     }
 
+    /// The longest value each duration key accepts. Far above any sensible setting, and far
+    /// below what deadline arithmetic could overflow (`Int64` nanoseconds reach 292 years; an
+    /// uptime-based deadline plus `2562047h` traps): a typo such as `30h` for `30s` still
+    /// passes, `2562047h` does not.
+    static let durationMaxima: [(name: String, max: Duration)] = [
+        ("server.read_timeout", .seconds(3600)), ("server.write_timeout", .seconds(3600)),
+        ("winpower.timeout", .seconds(3600)), ("winpower.api_timeout", .seconds(3600)),
+        ("scheduler.graceful_shutdown_timeout", .seconds(3600)),
+        ("scheduler.collection_interval", .seconds(86_400)), ("storage.flush_interval", .seconds(86_400)),
+        ("push.interval", .seconds(86_400)), ("energy.max_gap", .seconds(7 * 86_400)),
+    ]
+
     private mutating func validateDurations() {
+        for (name, maximum) in Self.durationMaxima {
+            if let (value, source) = duration(name), value > maximum {
+                problem(name, source, "\(DurationText.format(value)) is too long; must be at most \(DurationText.format(maximum))")
+            }
+        }
         let atLeastOneSecond = ["scheduler.collection_interval", "storage.flush_interval", "push.interval", "energy.max_gap"]
         for name in atLeastOneSecond {
             if let (value, source) = duration(name), value < .seconds(1) {

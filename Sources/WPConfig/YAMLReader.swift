@@ -7,12 +7,17 @@
 /// Rejected with a `file:line:column` error rather than guessed at: anchors and aliases,
 /// tags, a second document, directives, block scalars (`|`, `>`), flow mappings,
 /// multi-line scalars, tabs in indentation, duplicate keys, inconsistent indentation and
-/// unterminated quotes.
+/// unterminated quotes. Nesting (block and flow collections together) is limited to
+/// ``maxDepth`` levels, as the JSON scanner limits its input, so a hostile file cannot
+/// exhaust the stack.
 ///
 /// ```swift
 /// let root = try YAMLReader.parse("server:\n  port: 9090\n", file: "config.yaml")
 /// ```
 public enum YAMLReader {
+    /// The deepest nesting of collections accepted; configuration files need 3.
+    public static let maxDepth = 64
+
     /// Parses one YAML document.
     ///
     /// - Parameters:
@@ -38,6 +43,8 @@ struct BlockParser {
     let file: String
     var lines: [SourceLine] = []
     var index = 0
+    /// Blocks being parsed (the recursion depth), bounded by ``YAMLReader/maxDepth``.
+    var depth = 0
 
     init(text: String, file: String) throws(YAMLError) {
         self.file = file
@@ -118,6 +125,9 @@ struct BlockParser {
         guard let line = current else {
             return YAMLNode(kind: .scalar(YAMLScalar(text: "", style: .plain)), position: SourcePosition(line: 1, column: 1))
         }
+        depth += 1
+        defer { depth -= 1 }
+        try checkDepth(depth, line, column: indent)
         if isSequenceEntry(line) { return try parseSequence(indent) }
         if try findMappingColon(line) != nil { return try parseMapping(indent) }
         index += 1
@@ -127,6 +137,13 @@ struct BlockParser {
                         "bad indentation: multi-line scalars are not supported; quote the value on one line")
         }
         return node
+    }
+
+    /// Throws when `levels` exceeds ``YAMLReader/maxDepth``.
+    func checkDepth(_ levels: Int, _ line: SourceLine, column: Int) throws(YAMLError) {
+        guard levels > YAMLReader.maxDepth else { return }
+        throw error(line, column: column,
+                    "nesting deeper than \(YAMLReader.maxDepth) levels; a configuration file needs far fewer")
     }
 
     func isSequenceEntry(_ line: SourceLine) -> Bool {

@@ -8,7 +8,9 @@ import WPStorage
 /// absent, non-finite or negative, or whose device is disconnected: it adds nothing, and the
 /// next valid sample starts a new chain. A device missing from a cycle keeps its chain, so a
 /// dropped sample is bridged — unless the interval exceeds ``EnergyConfiguration/maxGap``, in
-/// which case it is skipped and counted as a gap. Totals never decrease: every added term is
+/// which case it is skipped and counted as a gap. A reading above the sample's plausibility
+/// bound (``EnergyConfiguration/maxWatts(ratingVa:)``) is a glitch: it is counted as rejected and treated as a
+/// dropped sample (the chain is bridged over it). Totals never decrease: every added term is
 /// a non-negative power times a positive monotonic duration.
 ///
 /// ```swift
@@ -27,6 +29,22 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
         public var gapDevices: [String] = []
         /// The longest skipped interval in this call.
         public var longestGap: Duration = .zero
+        /// Samples above their plausibility bound in this call, not integrated.
+        public var implausible: [Rejection] = []
+    }
+
+    /// A reading refused as implausible.
+    public struct Rejection: Sendable, Equatable {
+        public var deviceID: String
+        public var watts: Double
+        /// The bound it exceeded.
+        public var maxWatts: Double
+
+        public init(deviceID: String, watts: Double, maxWatts: Double) {
+            self.deviceID = deviceID
+            self.watts = watts
+            self.maxWatts = maxWatts
+        }
     }
 
     private struct Track: Sendable {
@@ -36,6 +54,8 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
 
     public var configuration: EnergyConfiguration
     private var tracks: [String: Track] = [:]
+    /// Readings above their plausibility bound per device since start (not persisted).
+    public private(set) var rejectedSamples: [String: Int] = [:]
 
     /// Creates an integrator, seeding device totals from a loaded state.
     ///
@@ -46,7 +66,7 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
         self.configuration = configuration
         tracks.reserveCapacity(seed.devices.count)
         for (id, stored) in seed.devices {
-            tracks[id] = Track(energy: DeviceEnergy(joules: stored.joules, gaps: stored.gaps))
+            tracks[id] = Track(energy: DeviceEnergy(joules: stored.joules, gaps: StoredDeviceEnergy.clampedGaps(stored.gaps)))
         }
     }
 
@@ -62,6 +82,14 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
     public mutating func integrate(_ samples: [EnergySample], at instant: Instant) -> Summary {
         var summary = Summary()
         for sample in samples {
+            let bound = configuration.maxWatts(ratingVa: sample.ratingVa)
+            if let watts = sample.usableWatts, watts > bound {
+                // A glitch: as if the sample had been dropped, so the chain bridges it.
+                rejectedSamples[sample.deviceID, default: 0] += 1
+                summary.implausible.append(Rejection(deviceID: sample.deviceID, watts: watts, maxWatts: bound))
+                if tracks[sample.deviceID] == nil { tracks[sample.deviceID] = Track() }
+                continue
+            }
             var track = tracks[sample.deviceID] ?? Track()
             defer { tracks[sample.deviceID] = track }
             guard let watts = sample.usableWatts else {
@@ -72,7 +100,7 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
             if let last = track.last {
                 let elapsed = last.instant.duration(to: instant)
                 if elapsed > configuration.maxGap {
-                    track.energy.gaps += 1
+                    track.energy.gaps = StoredDeviceEnergy.incremented(track.energy.gaps)
                     summary.gapDevices.append(sample.deviceID)
                     summary.longestGap = max(summary.longestGap, elapsed)
                 } else if elapsed > .zero {

@@ -47,6 +47,8 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
         public var lastPersistError: String?
         /// Successful saves since startup.
         public var saves: Int
+        /// Power readings refused as implausible (above their bound) since startup, all devices.
+        public var rejectedSamples: Int = 0
     }
 
     private struct Inner: Sendable {
@@ -55,6 +57,8 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
         var lastSave: C.Instant?
         var dirty = false
         var status: Status
+        /// Devices whose implausible reading was already logged (once per device).
+        var loggedImplausible: Set<String> = []
     }
 
     /// The result of the startup load (source, quarantined files, legacy import).
@@ -63,7 +67,10 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     private let store: any EnergyStore
     private let clock: C
     private let logger: Logger
+    /// Lock order: `saving` → `inner`. `inner` is never held across I/O; `saving` is held
+    /// across a save and taken only by ``record(_:at:)`` and ``flush()``.
     private let inner: Mutex<Inner>
+    private let saving = Mutex(())
 
     private init(configuration: EnergyConfiguration, persistence: PersistencePolicy,
                  store: any EnergyStore, clock: C, logger: Logger, loaded: LoadedEnergyState) {
@@ -107,23 +114,33 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     }
 
     /// Integrates one cycle's samples taken at `instant` and persists per policy.
+    ///
+    /// The save runs outside the lock that ``totals``, ``status`` and ``state`` take: a slow
+    /// disk delays this call (and the next cycle's), never a reader.
     @discardableResult
     public func record(_ samples: [EnergySample], at instant: C.Instant) -> CycleReport {
-        inner.withLock { inner in
-            let summary = inner.integrator.integrate(samples, at: instant)
-            inner.dirty = true
+        saving.withLock { _ in
+            let (summary, pending, totals, firstImplausible) = inner.withLock { inner in
+                let summary = inner.integrator.integrate(samples, at: instant)
+                inner.dirty = true
+                inner.status.rejectedSamples += summary.implausible.count
+                let firstImplausible = summary.implausible.filter { inner.loggedImplausible.insert($0.deviceID).inserted }
+                let elapsed = inner.lastSave.map { $0.duration(to: instant) }
+                let pending = persistence.shouldPersist(sinceLastSave: elapsed)
+                    ? inner.integrator.state(base: inner.base) : nil
+                return (summary, pending, inner.integrator.totals, firstImplausible)
+            }
             if !summary.gapDevices.isEmpty {
                 logGaps(summary)
             }
-            var persisted = false
-            var failure: StorageError?
-            let elapsed = inner.lastSave.map { $0.duration(to: instant) }
-            if persistence.shouldPersist(sinceLastSave: elapsed) {
-                failure = persist(&inner, at: instant)
-                persisted = failure == nil
+            for rejection in firstImplausible {
+                logger.warn("implausible power reading not integrated (logged once per device)",
+                            ["device_id": "\(rejection.deviceID)", "watts": .double(rejection.watts),
+                             "max_watts": .double(rejection.maxWatts)])
             }
-            return CycleReport(totals: inner.integrator.totals, summary: summary,
-                               persisted: persisted, persistError: failure)
+            let failure = pending.flatMap { persist($0, at: instant) }
+            return CycleReport(totals: totals, summary: summary, persisted: pending != nil && failure == nil,
+                               persistError: failure)
         }
     }
 
@@ -132,41 +149,57 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     ///
     /// - Throws: the store's error; totals remain in memory.
     public func flush() throws {
-        let failure = inner.withLock { inner in inner.dirty ? persist(&inner, at: clock.now) : nil }
+        let failure = saving.withLock { _ -> StorageError? in
+            let pending = inner.withLock { inner in inner.dirty ? inner.integrator.state(base: inner.base) : nil }
+            return pending.flatMap { persist($0, at: clock.now) }
+        }
         if let failure { throw failure }
     }
 
-    /// Totals of every known device.
+    /// Totals of every known device. Never waits for a save.
     public var totals: [String: DeviceEnergy] { inner.withLock { $0.integrator.totals } }
 
-    /// Persistence health and the startup reset flag.
+    /// Implausible readings refused per device since startup. Never waits for a save.
+    public var rejectedSamples: [String: Int] { inner.withLock { $0.integrator.rejectedSamples } }
+
+    /// Persistence health and the startup reset flag. Never waits for a save.
     public var status: Status { inner.withLock { $0.status } }
 
-    /// The state as it would be persisted now.
+    /// The state as it would be persisted now. Never waits for a save.
     public var state: EnergyState { inner.withLock { $0.integrator.state(base: $0.base) } }
 
-    private func persist(_ inner: inout Inner, at instant: C.Instant) -> StorageError? {
+    /// Writes `pending` (a copy taken under the lock) with the lock released, then records the
+    /// outcome. Called with `saving` held, so saves never overlap nor reorder, and no cycle
+    /// integrates between the copy and the outcome.
+    private func persist(_ pending: EnergyState, at instant: C.Instant) -> StorageError? {
+        let failure: StorageError?
         do {
-            try store.save(inner.integrator.state(base: inner.base))
+            try store.save(pending)
+            failure = nil
         } catch {
-            let storageError = error as? StorageError
+            failure = error as? StorageError
                 ?? .system(operation: "save energy state", path: "", errno: 0, message: "\(error)")
-            inner.status.persistFailures += 1
-            if inner.status.lastPersistError == nil {
-                logger.error("saving energy totals failed; keeping them in memory and retrying next cycle",
-                             ["error": "\(storageError)"])
+        }
+        let previous = inner.withLock { inner -> Status in
+            let previous = inner.status
+            if let failure {
+                inner.status.persistFailures += 1
+                inner.status.lastPersistError = failure.description
+            } else {
+                inner.status.lastPersistError = nil
+                inner.status.saves += 1
+                inner.lastSave = instant
+                inner.dirty = false
             }
-            inner.status.lastPersistError = storageError.description
-            return storageError
+            return previous
         }
-        if inner.status.lastPersistError != nil {
-            logger.info("saving energy totals works again", ["failures": .int(inner.status.persistFailures)])
+        if let failure, previous.lastPersistError == nil {
+            logger.error("saving energy totals failed; keeping them in memory and retrying next cycle",
+                         ["error": "\(failure)"])
+        } else if failure == nil, previous.lastPersistError != nil {
+            logger.info("saving energy totals works again", ["failures": .int(previous.persistFailures)])
         }
-        inner.status.lastPersistError = nil
-        inner.status.saves += 1
-        inner.lastSave = instant
-        inner.dirty = false
-        return nil
+        return failure
     }
 
     private func logGaps(_ summary: EnergyIntegrator<C.Instant>.Summary) {

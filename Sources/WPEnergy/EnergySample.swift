@@ -10,11 +10,15 @@ public struct EnergySample: Sendable, Equatable {
     public var watts: Double?
     /// Whether WinPower currently talks to the device.
     public var connected: Bool
+    /// The device's rated apparent power (`ratingVa`), when WinPower reports it: it sets the
+    /// plausibility bound of the reading (``EnergyConfiguration/maxWatts(ratingVa:)``).
+    public var ratingVa: Double?
 
-    public init(deviceID: String, watts: Double?, connected: Bool = true) {
+    public init(deviceID: String, watts: Double?, connected: Bool = true, ratingVa: Double? = nil) {
         self.deviceID = deviceID
         self.watts = watts
         self.connected = connected
+        self.ratingVa = ratingVa
     }
 
     /// The power when this sample may be integrated: present, finite, ≥ 0 and connected.

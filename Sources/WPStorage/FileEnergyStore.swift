@@ -12,9 +12,10 @@ import WPLogging
 /// - `energy.state.corrupt-<UTC time>` — damaged files moved aside, never deleted;
 /// - `wpexporter.lock` — the exclusive lock, holding the owner's pid.
 ///
-/// A save writes the temp file and `fsync`s it, hard-links the current file as the backup,
-/// renames the temp file over the current one and `fsync`s the directory: two `fsync`s per
-/// save whatever the number of devices. Every name that ever points at a file points at
+/// A save writes the temp file and `fsync`s it, hard-links the current file as the backup
+/// (or copies and `fsync`s it where the file system refuses hard links: vfat, exFAT, SMB,
+/// some FUSE), renames the temp file over the current one and `fsync`s the directory: two
+/// `fsync`s per save whatever the number of devices (three when backups are copied). Every name that ever points at a file points at
 /// content that was already flushed, so a crash at any moment leaves a loadable state.
 ///
 /// ```swift
@@ -35,12 +36,15 @@ public final class FileEnergyStore: EnergyStore {
         public var fsyncs: Int = 0
         /// Size of the last state file written.
         public var lastSaveBytes: Int = 0
+        /// Backups made by copy (+ `fsync`) because the file system refused a hard link.
+        public var copiedBackups: Int = 0
     }
 
     public let configuration: StorageConfiguration
     let paths: Paths
     let logger: Logger
     let now: @Sendable () -> Date
+    let calls: FileSystem.Calls
     let guarded: Mutex<Guarded>
 
     struct Guarded {
@@ -67,8 +71,14 @@ public final class FileEnergyStore: EnergyStore {
     /// - Throws: ``StorageError/locked(lockFile:ownerPID:)`` when another process uses the
     ///   directory; ``StorageError/system(operation:path:errno:message:)`` when it cannot be
     ///   created or locked.
-    public init(configuration: StorageConfiguration, logger: Logger,
-                now: @escaping @Sendable () -> Date = { Date() }) throws {
+    public convenience init(configuration: StorageConfiguration, logger: Logger,
+                            now: @escaping @Sendable () -> Date = { Date() }) throws {
+        try self.init(configuration: configuration, logger: logger, now: now, calls: .system)
+    }
+
+    /// Opens the store with replaced system calls (tests).
+    init(configuration: StorageConfiguration, logger: Logger, now: @escaping @Sendable () -> Date,
+         calls: FileSystem.Calls) throws {
         var directory = configuration.dataDirectory
         while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }
         if directory.isEmpty { directory = "." }
@@ -78,6 +88,7 @@ public final class FileEnergyStore: EnergyStore {
         self.paths = Paths(directory: directory)
         self.logger = logger
         self.now = now
+        self.calls = calls
         self.guarded = Mutex(Guarded(lock: lock))
     }
 
@@ -115,13 +126,25 @@ public final class FileEnergyStore: EnergyStore {
                 throw .invalidState(reason: "device '\(id)' has total \(bad.joules) J and \(bad.gaps) gaps")
             }
             var stamped = state
-            stamped.generation = max(guarded.generation, state.generation) + 1
+            // Saturating: a state file may carry any generation up to UInt64.max (it is only a
+            // counter for humans); the next save must not trap on it.
+            stamped.generation = StoredDeviceEnergy.incremented(max(guarded.generation, state.generation))
             stamped.savedAt = now()
             let bytes = StateFileFormat.encode(stamped)
             do throws(StorageError) {
                 try FileSystem.writeAndSync(paths.temporary, bytes, mode: configuration.filePermissions)
                 guarded.statistics.fsyncs += 1
-                if try FileSystem.hardLink(paths.state, paths.backupLink) {
+                let method = try FileSystem.backup(paths.state, as: paths.backupLink,
+                                                   mode: configuration.filePermissions, calls: calls)
+                if case .copy(let errno) = method {
+                    guarded.statistics.fsyncs += 1
+                    if guarded.statistics.copiedBackups == 0 {
+                        logger.info("the data directory refuses hard links; backups are copied (one more fsync per save)",
+                                    ["path": "\(paths.directory)", "errno": .int(Int(errno))])
+                    }
+                    guarded.statistics.copiedBackups += 1
+                }
+                if method != .none {
                     try FileSystem.rename(paths.backupLink, paths.backup)
                 }
                 try FileSystem.rename(paths.temporary, paths.state)

@@ -73,12 +73,47 @@ enum FileSystem {
         guard result == 0 else { throw .posix("rename to \(to)", from) }
     }
 
-    /// Makes `alias` a second name of `existing`; `false` when `existing` does not exist.
-    static func hardLink(_ existing: String, _ alias: String) throws(StorageError) -> Bool {
+    /// The system calls a save makes that a test needs to replace (the file-system seam):
+    /// `link(2)`, which vfat, exFAT, SMB and some FUSE file systems refuse.
+    struct Calls: Sendable {
+        /// Makes `alias` a second name of `existing`; returns 0 or the `errno` of the failure.
+        var link: @Sendable (_ existing: String, _ alias: String) -> Int32
+
+        /// The real system calls.
+        static let system = Calls(link: { existing, alias in
+            #if canImport(Glibc)
+            Glibc.link(existing, alias) == 0 ? 0 : errno
+            #else
+            Darwin.link(existing, alias) == 0 ? 0 : errno
+            #endif
+        })
+    }
+
+    /// How ``backup(_:as:mode:calls:)`` made the backup.
+    enum BackupMethod: Equatable {
+        /// `existing` does not exist: nothing to back up.
+        case none
+        /// A hard link (no data written).
+        case hardLink
+        /// A copy flushed with `fsync`, because the file system refused the link.
+        case copy(errno: Int32)
+    }
+
+    /// Makes `alias` a second name of `existing` — a hard link, or, when the file system refuses
+    /// links (`EPERM`, `ENOTSUP`, `EXDEV`, `EMLINK`…), a copy written with `mode` and `fsync`ed.
+    /// Either way `alias` holds flushed content when this returns.
+    static func backup(_ existing: String, as alias: String, mode: UInt16, calls: Calls) throws(StorageError) -> BackupMethod {
         if unlink(alias) != 0 && errno != ENOENT { throw .posix("unlink", alias) }
-        if link(existing, alias) == 0 { return true }
-        if errno == ENOENT { return false }
-        throw .posix("link to \(alias)", existing)
+        let failure = calls.link(existing, alias)
+        if failure == 0 { return .hardLink }
+        if failure == ENOENT { return .none }
+        switch readFile(existing) {
+        case .missing: return .none
+        case .failed(let error): throw error
+        case .bytes(let bytes):
+            try writeAndSync(alias, bytes, mode: mode)
+            return .copy(errno: failure)
+        }
     }
 
     static func exists(_ path: String) -> Bool {

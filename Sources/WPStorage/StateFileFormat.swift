@@ -126,7 +126,9 @@ enum StateFileFormat {
         guard let id = unescape(parts[3]) else {
             throw FormatFailure("line \(number): device id '\(parts[3])' has a bad %-escape")
         }
-        return (id, StoredDeviceEnergy(joules: joules, gaps: gaps))
+        // Range check: any count up to Int.max parses, but it is clamped to what the exporter
+        // can count exactly and advance without overflow; the energy total is kept as is.
+        return (id, StoredDeviceEnergy(joules: joules, gaps: StoredDeviceEnergy.clampedGaps(gaps)))
     }
 
     static func escape(_ id: String) -> String {

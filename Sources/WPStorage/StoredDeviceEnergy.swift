@@ -12,4 +12,17 @@ public struct StoredDeviceEnergy: Sendable, Equatable {
 
     /// The total in watt-hours.
     public var wattHours: Double { joules / 3600 }
+
+    /// The largest gap count kept: 2⁵³, the largest integer a `Double` (and so the exposition)
+    /// holds exactly. A loaded count above it is clamped to it, and increments stop there.
+    public static let maxGaps = 1 << 53
+
+    /// `gaps` clamped into `0...maxGaps`.
+    public static func clampedGaps(_ gaps: Int) -> Int { min(max(gaps, 0), maxGaps) }
+
+    /// `gaps + 1`, saturating at ``maxGaps`` (a state file may hold any value up to `Int.max`).
+    public static func incremented(_ gaps: Int) -> Int { clampedGaps(gaps) == maxGaps ? maxGaps : clampedGaps(gaps) + 1 }
+
+    /// `value + 1`, saturating at `UInt64.max` (state-file generations).
+    public static func incremented(_ value: UInt64) -> UInt64 { value == .max ? .max : value + 1 }
 }

@@ -48,7 +48,7 @@ public final class InMemoryEnergyStore: EnergyStore {
                 throw .system(operation: "save (injected failure)", path: "memory", errno: 5, message: "Input/output error")
             }
             var stamped = newState
-            stamped.generation = (state.saved.last?.generation ?? state.loaded.state.generation) + 1
+            stamped.generation = StoredDeviceEnergy.incremented(state.saved.last?.generation ?? state.loaded.state.generation)
             state.saved.append(stamped)
             state.loaded = LoadedEnergyState(state: stamped, source: .primary)
         }

@@ -94,7 +94,7 @@ struct Endpoints: Sendable {
                                   lastSuccess: health.lastSuccess.map(Self.iso), error: health.lastError,
                                   inProgress: health.inProgress),
             winPower: .init(target: target, reachable: health.winPowerReachable, authenticated: health.authenticated),
-            deviceCount: health.deviceCount)
+            deviceCount: health.deviceCount, energySamplesRejected: health.energySamplesRejected)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let body = (try? encoder.encode(report)).map { Array($0) + [0x0A] } ?? Array("{}\n".utf8)
@@ -161,12 +161,15 @@ struct HealthReport: Codable, Sendable, Equatable {
     var lastCollection: LastCollection
     var winPower: WinPower
     var deviceCount: Int
+    /// Implausible power readings refused since start (`winpower_device_energy_samples_rejected_total`).
+    var energySamplesRejected: Int?
     enum CodingKeys: String, CodingKey {
         case status, version
         case uptimeSeconds = "uptime_seconds"
         case lastCollection = "last_collection"
         case winPower = "winpower"
         case deviceCount = "device_count"
+        case energySamplesRejected = "energy_samples_rejected"
     }
 }
 

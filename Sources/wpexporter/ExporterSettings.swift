@@ -67,7 +67,7 @@ enum ExporterSettings {
 
     /// `energy.*` → ``EnergyConfiguration``.
     static func energy(_ energy: ExporterConfiguration.Energy) -> EnergyConfiguration {
-        EnergyConfiguration(maxGap: energy.maxGap)
+        EnergyConfiguration(maxGap: energy.maxGap, maxPowerWatts: energy.maxPowerWatts.map(Double.init))
     }
 
     /// `scheduler.*` → the scheduler's configuration.

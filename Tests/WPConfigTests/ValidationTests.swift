@@ -262,6 +262,7 @@ import Testing
         let samples: [String: String] = [
             "winpower.base_url": "https://h.example", "push.url": "https://p.example", "server.metrics_path": "/m",
             "winpower.password_file": "/pw", "winpower.ca_file": "/ca", "server.web_config_file": "/web",
+            "energy.max_power_watts": "5000",
         ]
         for key in ConfigKey.all {
             let text = samples[key.name] ?? key.defaultValue?.formatted(as: key.type) ?? "text"

@@ -119,7 +119,8 @@ import WPTestSupport
 
 @Suite struct EnergyIntegratorLimitTests {
     @Test func overflowingReadingIsUnusableAndTotalsStayFinite() {
-        var integrator = makeIntegrator()
+        // With no plausibility bound to stop it first, the overflow check does.
+        var integrator = EnergyIntegrator<Instant>(configuration: EnergyConfiguration(maxPowerWatts: .greatestFiniteMagnitude))
         integrator.integrate([sample(100)], at: at(0))
         integrator.integrate([sample(100)], at: at(5))
         let summary = integrator.integrate([sample(.greatestFiniteMagnitude)], at: at(10))

@@ -1,0 +1,86 @@
+import Foundation
+import Synchronization
+import Testing
+import WPClient
+import WPCollector
+import WPEnergy
+import WPLogging
+import WPStorage
+import WPTestSupport
+
+/// An energy store whose saves block until the test releases them: a disk whose `fsync`
+/// takes as long as the test wants.
+private final class BlockingStore: EnergyStore {
+    let entered = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    private let guarded = Mutex<(blocking: Bool, saved: [EnergyState])>((false, []))
+
+    var saved: [EnergyState] { guarded.withLock { $0.saved } }
+
+    func block() { guarded.withLock { $0.blocking = true } }
+
+    func load() throws -> LoadedEnergyState { LoadedEnergyState(state: EnergyState(), source: .fresh) }
+
+    func save(_ state: EnergyState) throws {
+        if guarded.withLock({ $0.blocking }) {
+            entered.signal()
+            release.wait()
+        }
+        guarded.withLock { $0.saved.append(state) }
+    }
+}
+
+/// While a save is stuck in the store, everything `/health`, `/-/ready` and `/metrics` read
+/// (and the skip handler's re-render) answers without waiting for it.
+@Suite struct SlowDiskTests {
+    @Test func readsDoNotWaitForASaveInProgress() async throws {
+        let store = BlockingStore()
+        let clock = ManualClock()
+        let meter = try EnergyMeter.open(persistence: PersistencePolicy(syncWrite: true), store: store,
+                                         clock: clock, logger: .disabled)
+        let client = ClientStub([.success(.make(devices: [Device.make(id: "ups-1", watts: 400)]))])
+        let collector = Collector(configuration: CollectorConfiguration(target: "http://winpower.test:8081"),
+                                  client: client, meter: meter, clock: clock,
+                                  wallClock: { Date(timeIntervalSince1970: 1_760_000_000) }, logger: .disabled)
+        await collector.collect()
+        clock.advance(by: .seconds(5))
+
+        store.block()
+        let recorded = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            meter.record([EnergySample(deviceID: "ups-1", watts: 400)])
+            recorded.signal()
+        }
+        store.entered.wait()
+
+        // The save is blocked: every reader must still answer. A reader that waited would
+        // never signal until the release below, so the bounded wait fails instead of hanging.
+        let answered = DispatchSemaphore(value: 0)
+        let seen = Mutex<(health: CollectorHealth?, totals: [String: DeviceEnergy], skipped: Bool, text: String)>((nil, [:], false, ""))
+        Thread.detachNewThread {
+            let health = collector.health
+            let totals = meter.totals
+            _ = meter.status
+            _ = meter.state
+            let skipped = collector.recordSkippedCollections(total: 1)
+            let text = String(decoding: collector.snapshot.text, as: UTF8.self)
+            seen.withLock { $0 = (health, totals, skipped, text) }
+            answered.signal()
+        }
+        let result = answered.wait(timeout: .now() + 120)
+        store.release.signal()
+        recorded.wait()
+        #expect(result == .success, "a reader waited for the blocked save")
+
+        let values = seen.withLock { $0 }
+        #expect(values.health?.lastCollectionSucceeded == true)
+        #expect(values.skipped, "the skip handler re-rendered during the save")
+        #expect(values.text.contains("winpower_exporter_collections_skipped_total 1"))
+        // The total integrated before the save is what readers saw and what was stored.
+        let total = try #require(values.totals["ups-1"])
+        #expect(total.joules == 2000)
+        #expect(store.saved.last?.devices["ups-1"]?.joules == 2000)
+        #expect(meter.status.saves == 2)
+        #expect(meter.status.persistFailures == 0)
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+import WPLogging
+@testable import WPStorage
+import WPTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Data directories whose file system refuses hard links (vfat, exFAT, SMB, FUSE): the backup
+/// generation is copied and flushed instead, and saves keep working.
+@Suite struct BackupCopyTests {
+    private static func refusingLinks(_ code: Int32) -> FileSystem.Calls {
+        FileSystem.Calls(link: { _, _ in code })
+    }
+
+    @Test(arguments: [EPERM, ENOTSUP, EXDEV, EMLINK])
+    func refusedLinkFallsBackToACopy(code: Int32) throws {
+        try withTemporaryDirectory { directory in
+            let sink = InMemoryLogSink()
+            let store = try FileEnergyStore(configuration: StorageConfiguration(dataDirectory: directory),
+                                            logger: sink.logger(), now: { Date() }, calls: Self.refusingLinks(code))
+            defer { store.close() }
+            _ = try store.load()
+            try store.save(sampleState(step: 1))
+            try store.save(sampleState(step: 2))
+            try store.save(sampleState(step: 3))
+            #expect(store.statistics.saves == 3)
+            #expect(store.statistics.failedSaves == 0)
+            #expect(store.statistics.copiedBackups == 2)
+            #expect(store.statistics.fsyncs == 3 * 2 + 2)
+            let backup = try #require(contents(directory + "/energy.state.bak"))
+            guard case .success(let previous) = StateFileFormat.decode(Array(backup)) else {
+                Issue.record("backup is not a valid state file")
+                return
+            }
+            #expect(previous.devices == sampleState(step: 2).devices)
+            #expect(files(in: directory, prefix: "energy.state.bak.tmp").isEmpty)
+            // The backup's mode is the configured one, as for the state file.
+            let attributes = try FileManager.default.attributesOfItem(atPath: directory + "/energy.state.bak")
+            #expect((attributes[.posixPermissions] as? Int) == 0o644)
+            // Said once, not once per save.
+            #expect(sink.records.filter { $0.message.contains("refuses hard links") }.count == 1)
+        }
+    }
+
+    @Test func copiedBackupRestoresTotalsWhenTheStateFileIsDamaged() throws {
+        try withTemporaryDirectory { directory in
+            do {
+                let store = try FileEnergyStore(configuration: StorageConfiguration(dataDirectory: directory),
+                                                logger: .disabled, now: { Date() }, calls: Self.refusingLinks(EPERM))
+                defer { store.close() }
+                _ = try store.load()
+                try store.save(sampleState(step: 1))
+                try store.save(sampleState(step: 2))
+            }
+            try Data("garbage\n".utf8).write(to: URL(fileURLWithPath: directory + "/energy.state"))
+            let loaded = try withStore(directory) { try $0.load() }
+            #expect(loaded.source == .backup)
+            #expect(loaded.state.devices == sampleState(step: 1).devices)
+        }
+    }
+
+    @Test func firstSaveHasNothingToBackUp() throws {
+        try withTemporaryDirectory { directory in
+            let store = try FileEnergyStore(configuration: StorageConfiguration(dataDirectory: directory),
+                                            logger: .disabled, now: { Date() }, calls: Self.refusingLinks(EPERM))
+            defer { store.close() }
+            _ = try store.load()
+            try store.save(sampleState(step: 1))
+            #expect(store.statistics.copiedBackups == 0)
+            #expect(contents(directory + "/energy.state.bak") == nil)
+        }
+    }
+}
