@@ -39,12 +39,6 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
         public var watts: Double
         /// The bound it exceeded.
         public var maxWatts: Double
-
-        public init(deviceID: String, watts: Double, maxWatts: Double) {
-            self.deviceID = deviceID
-            self.watts = watts
-            self.maxWatts = maxWatts
-        }
     }
 
     private struct Track: Sendable {

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Attack 3 of the hardening work: a disk whose fsync takes 20 s. Runs the release binary
+# against `wpexporter simulate` with 1,000 devices, with fsync slowed by an LD_PRELOAD shim
+# (Tests/Torture/slow_fsync.c), and prints the latency of /health and /metrics while saves are
+# stuck, then whether the energy totals reach the state file once the disk recovers.
+#
+#   scripts/torture/slow-disk.sh [STALL_SECONDS] [PROBE_SECONDS]   # default 20 and 30
+#
+# Goal: /health and /metrics answer in ≤ 50 ms while fsync stalls; totals persisted after.
+# Exits non-zero when the exporter dies or the totals are not persisted.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+stall="${1:-20}"
+probe_seconds="${2:-30}"
+binary="${WPEXPORTER_BIN:-.build/release/wpexporter}"
+[ -x "$binary" ] || { echo "slow-disk: build it first: swift build -c release --product wpexporter" >&2; exit 64; }
+work=$(mktemp -d)
+# On exit: stop the simulator and the exporter this script started (its background jobs).
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+
+cc -O2 -shared -fPIC Tests/Torture/slow_fsync.c -o "$work/slow_fsync.so" -ldl
+
+"$binary" simulate --port 0 --devices 1000 >"$work/sim.log" 2>&1 &
+for _ in $(seq 100); do grep -q '127.0.0.1:' "$work/sim.log" && break; sleep 0.1; done
+sim_port=$(grep -o '127.0.0.1:[0-9]*' "$work/sim.log" | head -1 | cut -d: -f2)
+
+touch "$work/disk-is-slow"
+SLOW_FSYNC_SECONDS="$stall" SLOW_FSYNC_UNTIL="$work/disk-is-slow" LD_PRELOAD="$work/slow_fsync.so" \
+    "$binary" server --winpower.url "http://127.0.0.1:$sim_port" --winpower.username admin \
+    --winpower.password admin --port 0 --server.host 127.0.0.1 --data-dir "$work/data" \
+    --scheduler.collection_interval 1s --energy.max_gap 1m --logging.format json >"$work/server.log" 2>&1 &
+server=$!
+for _ in $(seq 200); do grep -q 'exporter listening' "$work/server.log" && break; sleep 0.1; done
+port=$(grep 'exporter listening' "$work/server.log" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2)
+[ -n "$port" ] || { echo "slow-disk: exporter did not start" >&2; cat "$work/server.log" >&2; exit 1; }
+base="http://127.0.0.1:$port"
+for _ in $(seq 900); do curl -sf "$base/-/ready" >/dev/null && break; sleep 0.1; done
+
+echo "slow-disk: fsync stalls ${stall}s; probing /health and /metrics for ${probe_seconds}s (1,000 devices)"
+: >"$work/health.ms"; : >"$work/metrics.ms"
+end=$(( $(date +%s) + probe_seconds ))
+while [ "$(date +%s)" -lt "$end" ]; do
+    curl -s -o /dev/null -m 60 -w '%{time_total}\n' "$base/health" | awk '{print $1 * 1000}' >>"$work/health.ms"
+    curl -s -o /dev/null -m 60 -w '%{time_total}\n' "$base/metrics" | awk '{print $1 * 1000}' >>"$work/metrics.ms"
+    sleep 0.2
+done
+kill -0 "$server" || { echo "slow-disk: FAIL: the exporter exited" >&2; exit 1; }
+summary() {
+    sort -n "$2" | awk -v name="$1" '{v[NR]=$1} END {
+        printf "  %-8s n=%d  p50=%.1f ms  p99=%.1f ms  max=%.1f ms\n", name, NR, v[int(NR*0.5)+1 > NR ? NR : int(NR*0.5)+1], v[int(NR*0.99)+1 > NR ? NR : int(NR*0.99)+1], v[NR] }'
+}
+summary /health "$work/health.ms"
+summary /metrics "$work/metrics.ms"
+
+# The disk recovers: the stuck save completes, the next ones are fast.
+rm -f "$work/disk-is-slow"
+saved_before=$(grep -o '^d [0-9.e+]*' "$work/data/energy.state" 2>/dev/null | awk '{s += $2} END {print s + 0}')
+live=$(curl -s "$base/metrics" | awk '/^winpower_device_energy_joules_total/ {s += $NF} END {print s + 0}')
+echo "slow-disk: disk recovered; waiting for a save that holds the totals served (${live} J)"
+deadline=$(( $(date +%s) + stall + 30 ))
+persisted=""
+while [ "$(date +%s)" -lt "$deadline" ]; do
+    saved=$(grep -o '^d [0-9.e+]*' "$work/data/energy.state" 2>/dev/null | awk '{s += $2} END {print s + 0}')
+    if awk -v s="$saved" -v l="$live" 'BEGIN {exit !(s >= l && l > 0)}'; then persisted="$saved"; break; fi
+    sleep 1
+done
+if [ -z "$persisted" ]; then
+    echo "slow-disk: FAIL: state file holds ${saved:-nothing} J (was ${saved_before} J), served ${live} J" >&2
+    exit 1
+fi
+echo "slow-disk: totals persisted: ${persisted} J in the state file ≥ ${live} J served during the stall"
