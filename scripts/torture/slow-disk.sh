@@ -46,21 +46,26 @@ while [ "$(date +%s)" -lt "$end" ]; do
 done
 kill -0 "$server" || { echo "slow-disk: FAIL: the exporter exited" >&2; exit 1; }
 summary() {
-    sort -n "$2" | awk -v name="$1" '{v[NR]=$1} END {
-        printf "  %-8s n=%d  p50=%.1f ms  p99=%.1f ms  max=%.1f ms\n", name, NR, v[int(NR*0.5)+1 > NR ? NR : int(NR*0.5)+1], v[int(NR*0.99)+1 > NR ? NR : int(NR*0.99)+1], v[NR] }'
+    sort -n "$2" | awk -v name="$1" '{ v[NR] = $1 } END {
+        i50 = int(NR * 0.5) + 1; if (i50 > NR) i50 = NR
+        i99 = int(NR * 0.99) + 1; if (i99 > NR) i99 = NR
+        printf "  %-8s n=%d  p50=%.1f ms  p99=%.1f ms  max=%.1f ms\n", name, NR, v[i50], v[i99], v[NR] }'
 }
 summary /health "$work/health.ms"
 summary /metrics "$work/metrics.ms"
+# Proof the disk was stuck: collections wait for the save, so the scheduler skips ticks.
+skipped=$(curl -s "$base/metrics" | awk '/^winpower_exporter_collections_skipped_total/ {print $NF}')
+echo "  collections skipped while saves were stuck: ${skipped:-?}"
 
 # The disk recovers: the stuck save completes, the next ones are fast.
 rm -f "$work/disk-is-slow"
-saved_before=$(grep -o '^d [0-9.e+]*' "$work/data/energy.state" 2>/dev/null | awk '{s += $2} END {print s + 0}')
-live=$(curl -s "$base/metrics" | awk '/^winpower_device_energy_joules_total/ {s += $NF} END {print s + 0}')
+saved_before=$(grep -o '^d [0-9.e+]*' "$work/data/energy.state" 2>/dev/null | awk '{s += $2} END {printf "%.3f\n", s}')
+live=$(curl -s "$base/metrics" | awk '/^winpower_device_energy_joules_total/ {s += $NF} END {printf "%.3f\n", s}')
 echo "slow-disk: disk recovered; waiting for a save that holds the totals served (${live} J)"
 deadline=$(( $(date +%s) + stall + 30 ))
 persisted=""
 while [ "$(date +%s)" -lt "$deadline" ]; do
-    saved=$(grep -o '^d [0-9.e+]*' "$work/data/energy.state" 2>/dev/null | awk '{s += $2} END {print s + 0}')
+    saved=$(grep -o '^d [0-9.e+]*' "$work/data/energy.state" 2>/dev/null | awk '{s += $2} END {printf "%.3f\n", s}')
     if awk -v s="$saved" -v l="$live" 'BEGIN {exit !(s >= l && l > 0)}'; then persisted="$saved"; break; fi
     sleep 1
 done
