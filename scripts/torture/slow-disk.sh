@@ -18,7 +18,7 @@ work=$(mktemp -d)
 # On exit: stop the simulator and the exporter this script started (its background jobs).
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
-cc -O2 -shared -fPIC Tests/Torture/slow_fsync.c -o "$work/slow_fsync.so" -ldl
+"${CC:-$(command -v cc || command -v clang)}" -O2 -shared -fPIC Tests/Torture/slow_fsync.c -o "$work/slow_fsync.so" -ldl
 
 "$binary" simulate --port 0 --devices 1000 >"$work/sim.log" 2>&1 &
 for _ in $(seq 100); do grep -q '127.0.0.1:' "$work/sim.log" && break; sleep 0.1; done
