@@ -23,8 +23,9 @@ cp -R scripts/consumer "$work/consumer"
 
 export CI=true WPEXPORTER_GIT_URL="file://$work/wpexporter.git" WPEXPORTER_VERSION="$version"
 systems=(native)
-if swift build --help 2>/dev/null | grep -q -- '--build-system'; then
-    swift build --help | grep -q 'swiftbuild' && systems+=(swiftbuild)
+help=$(swift build --help 2>/dev/null || true)   # read whole: grep -q on a pipe would fail it under pipefail
+if grep -q -- '--build-system' <<<"$help" && grep -q 'swiftbuild' <<<"$help"; then
+    systems+=(swiftbuild)
 fi
 for system in "${systems[@]}"; do
     echo "check-consumer: wpexporter $version as a tagged dependency, CI=$CI, build system $system"
