@@ -71,10 +71,6 @@ let package = Package(
 
         // A service embedding WPMetrics on its own (docs/embedding.md); built by `swift build`.
         .executableTarget(name: "InstrumentedService", dependencies: ["WPMetrics"], path: "Examples/InstrumentedService"),
-        // The examples of docs/*.md and of the main doc comments, compiled so they cannot rot.
-        .executableTarget(name: "DocSnippets", dependencies: ["WPMetrics", "WPLogging", "WPScheduler",
-                                                              .target(name: "WPServer", condition: .when(platforms: [.linux]))],
-                          path: "Examples/DocSnippets"),
 
         // Fakes and helpers shared by the test targets; not a product.
         .target(name: "WPTestSupport", dependencies: allModules + ["CSystem"]),
@@ -98,6 +94,18 @@ let package = Package(
                     exclude: ["Golden"]),  // help goldens, read from the source tree
     ]
 )
+
+// Libraries for embedding services and the examples that keep the docs honest (docs/embedding.md).
+package.products.append(.library(name: "WPServerMetrics", targets: ["WPServerMetrics"]))
+package.targets += [
+    // WPServer's request metrics in WPMetrics (Linux only, like WPServer).
+    .target(name: "WPServerMetrics", dependencies: ["WPServer", "WPMetrics"]),
+    .testTarget(name: "WPServerMetricsTests", dependencies: ["WPServerMetrics", "WPTestSupport"]),
+    // The examples of docs/*.md and of the main doc comments, compiled so they cannot rot.
+    .executableTarget(name: "DocSnippets", dependencies: ["WPMetrics", "WPLogging", "WPScheduler",
+                                                          .target(name: "WPServer", condition: .when(platforms: [.linux]))],
+                      path: "Examples/DocSnippets"),
+]
 
 var allModules: [Target.Dependency] {
     ["WPLogging", "WPConfig", "WPMetrics", "WPStorage", "WPEnergy", "WPClient",
