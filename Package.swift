@@ -4,7 +4,7 @@
 // One library target per module (see docs/architecture.md), a thin executable,
 // a benchmark executable, and one test target per module. No package dependencies.
 //
-// Platforms: WPServer (epoll, Glibc), the exporter and the libraries only it uses (WPClient,
+// Platforms: WPServer (epoll, Glibc) and WPServerMetrics, the exporter and the libraries only it uses (WPClient,
 // WPCollector, WPSimulator, WPStorage, WPEnergy, WPConfig) are Linux-only; WPMetrics,
 // WPLogging, WPScheduler and WPHTTPClient are written for Linux and macOS 15 (Darwin code paths;
 // CI builds them on Linux only).
@@ -105,6 +105,12 @@ package.targets += [
     .executableTarget(name: "DocSnippets", dependencies: ["WPMetrics", "WPLogging", "WPScheduler",
                                                           .target(name: "WPServer", condition: .when(platforms: [.linux]))],
                       path: "Examples/DocSnippets"),
+    // A service written from docs/embedding.md alone (Linux only: it serves with WPServer).
+    .executableTarget(name: "EmbeddedService",
+                      dependencies: ["WPMetrics", "WPLogging", "WPScheduler",
+                                     .target(name: "WPServer", condition: .when(platforms: [.linux])),
+                                     .target(name: "WPServerMetrics", condition: .when(platforms: [.linux]))],
+                      path: "Examples/EmbeddedService"),
 ]
 
 var allModules: [Target.Dependency] {
