@@ -3,6 +3,12 @@
 // wpexporter — a Prometheus exporter for WinPower G2 UPS management servers.
 // One library target per module (see docs/architecture.md), a thin executable,
 // a benchmark executable, and one test target per module. No package dependencies.
+//
+// Platforms: WPServer (epoll, Glibc) and WPServerMetrics, the exporter and the libraries only it uses (WPClient,
+// WPCollector, WPSimulator, WPStorage, WPEnergy, WPConfig) are Linux-only; WPMetrics,
+// WPLogging, WPScheduler and WPHTTPClient are written for Linux and macOS 15 (Darwin code paths;
+// CI builds them on Linux only).
+// docs/api-stability.md says what each library promises.
 
 import PackageDescription
 import Foundation
@@ -48,6 +54,7 @@ let package = Package(
         // listener and bcrypt basic authentication of the web configuration file.
         .target(name: "CSecurityShim",
                 linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        // Linux only: the event loop is epoll (CSystem) and the sources import Glibc.
         .target(name: "WPServer", dependencies: ["WPLogging", "CZlib", "CSystem", "CSecurityShim"]),
         .target(name: "WPScheduler", dependencies: ["WPLogging"]),
         .target(name: "WPCollector", dependencies: ["WPClient", "WPEnergy", "WPMetrics", "WPLogging", "CZlib"]),
@@ -87,6 +94,24 @@ let package = Package(
                     exclude: ["Golden"]),  // help goldens, read from the source tree
     ]
 )
+
+// Libraries for embedding services and the examples that keep the docs honest (docs/embedding.md).
+package.products.append(.library(name: "WPServerMetrics", targets: ["WPServerMetrics"]))
+package.targets += [
+    // WPServer's request metrics in WPMetrics (Linux only, like WPServer).
+    .target(name: "WPServerMetrics", dependencies: ["WPServer", "WPMetrics"]),
+    .testTarget(name: "WPServerMetricsTests", dependencies: ["WPServerMetrics", "WPTestSupport"]),
+    // The examples of docs/*.md and of the main doc comments, compiled so they cannot rot.
+    .executableTarget(name: "DocSnippets", dependencies: ["WPMetrics", "WPLogging", "WPScheduler",
+                                                          .target(name: "WPServer", condition: .when(platforms: [.linux]))],
+                      path: "Examples/DocSnippets"),
+    // A service written from docs/embedding.md alone (Linux only: it serves with WPServer).
+    .executableTarget(name: "EmbeddedService",
+                      dependencies: ["WPMetrics", "WPLogging", "WPScheduler",
+                                     .target(name: "WPServer", condition: .when(platforms: [.linux])),
+                                     .target(name: "WPServerMetrics", condition: .when(platforms: [.linux]))],
+                      path: "Examples/EmbeddedService"),
+]
 
 var allModules: [Target.Dependency] {
     ["WPLogging", "WPConfig", "WPMetrics", "WPStorage", "WPEnergy", "WPClient",

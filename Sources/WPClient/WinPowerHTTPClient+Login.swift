@@ -23,7 +23,7 @@ extension WinPowerHTTPClient {
             // current token still lives.
             if stale == nil, let token, elapsed() < token.expiresAt {
                 logger.warn("token renewal failed; using the current token until it expires",
-                            ["expires_in_s": .double((token.expiresAt - elapsed()).secondsValue)])
+                            ["expires_in_s": .seconds(token.expiresAt - elapsed())])
                 return token
             }
             throw error
@@ -42,7 +42,7 @@ extension WinPowerHTTPClient {
             let backoff = Self.backoff(after: failedLogins, initial: configuration.loginBackoffInitial,
                                        max: configuration.loginBackoffMax)
             loginBlockedUntil = elapsed() + backoff
-            logger.warn("login rejected", ["failures": .int(failedLogins), "retry_in_s": .double(backoff.secondsValue),
+            logger.warn("login rejected", ["failures": .int(failedLogins), "retry_in_s": .seconds(backoff),
                                            "error": .string(error.message)])
             throw error
         }
@@ -104,7 +104,7 @@ extension WinPowerHTTPClient {
         // Masked wherever the logger's redactor reaches, replacing the previous token.
         logger.redactor.setSecret(value, named: "winpower.token")
         lastLogin = wallNow
-        logger.info("logged in", ["token_lifetime_s": .double(lifetime.secondsValue), "expiry_from_jwt": .bool(fromClaim)])
+        logger.info("logged in", ["token_lifetime_s": .seconds(lifetime), "expiry_from_jwt": .bool(fromClaim)])
         return SessionToken(value: value, expiresAt: now + lifetime, renewAt: now + lifetime - margin,
                             wallExpiry: wallNow.addingTimeInterval(lifetime.secondsValue), fromClaim: fromClaim)
     }

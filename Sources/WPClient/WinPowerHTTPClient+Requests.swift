@@ -50,7 +50,7 @@ extension WinPowerHTTPClient {
             record(APICall(endpoint: endpoint, duration: duration, status: response.status))
             if logger.isEnabled(.debug) {
                 logger.debug("api response", ["endpoint": .string(endpoint.rawValue), "status": .int(response.status),
-                                              "duration_ms": .double(duration.secondsValue * 1000),
+                                              "duration_ms": .milliseconds(duration),
                                               "bytes": .int(response.body.count),
                                               "body_preview": .string(BodyPreview.masked(response.body))])
             }

@@ -206,6 +206,6 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
         let shown = summary.gapDevices.prefix(10).joined(separator: ",")
         logger.warn("skipped intervals longer than energy.max_gap; no energy was guessed for them",
                     ["devices": .int(summary.gapDevices.count), "device_ids": "\(shown)",
-                     "longest_gap_s": .double(summary.longestGap.seconds)])
+                     "longest_gap_s": .seconds(summary.longestGap)])
     }
 }

@@ -23,6 +23,28 @@ public enum LogValue: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+extension LogValue {
+    /// `duration` in seconds, rounded to the millisecond: `3599.999873 s` is logged as `3600.0`.
+    /// Use it for fields named `…_s`.
+    public static func seconds(_ duration: Duration) -> LogValue {
+        .double(rounded(duration, perSecond: 1_000) / 1_000)
+    }
+
+    /// `duration` in milliseconds, rounded to the microsecond (`12.345`). Use it for fields
+    /// named `…_ms`.
+    public static func milliseconds(_ duration: Duration) -> LogValue {
+        .double(rounded(duration, perSecond: 1_000_000) / 1_000)
+    }
+
+    /// `duration` as a whole number of `1/perSecond` units, rounded half away from zero.
+    private static func rounded(_ duration: Duration, perSecond: Int64) -> Double {
+        let (seconds, attoseconds) = duration.components
+        let unit = 1_000_000_000_000_000_000 / perSecond
+        let fraction = (Double(attoseconds) / Double(unit)).rounded()
+        return Double(seconds) * Double(perSecond) + fraction
+    }
+}
+
 extension LogValue: ExpressibleByStringLiteral, ExpressibleByStringInterpolation {
     public init(stringLiteral value: String) { self = .string(value) }
 }

@@ -1,21 +1,25 @@
 import Synchronization
 
-/// Masks secrets in log records: by field name, by registered secret value, and `Bearer` tokens.
+/// Masks secrets in log records: by field name, by registered secret value, `Bearer` and
+/// `Basic` credentials, and passwords in URLs.
 ///
 /// Every ``Logger`` holds a redactor and applies it in ``Logger/log(_:_:_:file:line:)`` to
 /// every record before it reaches a sink, so a call site cannot bypass it:
 ///
-/// - **By key.** A field whose key contains (case-insensitively) `password`, `passwd`,
-///   `secret`, `token`, `authorization`, `cookie`, `api_key`, `api-key` or `apikey` has its
-///   whole value replaced by `***`, whatever its type. See ``isSensitiveKey(_:)``.
+/// - **By key.** A field whose name ends (case-insensitively, word by word) in `password`,
+///   `passwd`, `secret`, `token`, `authorization`, `cookie`, `api_key` or `apikey` has its
+///   whole value replaced by `***`, whatever its type; a field that only mentions one, such as
+///   `token_lifetime_s`, is not. See ``isSensitiveKey(_:)``.
 /// - **By value.** Secrets registered with ``register(_:)`` or ``setSecret(_:named:)`` (the
 ///   configured WinPower password, the current session token) are replaced by `***` wherever
 ///   they occur inside a message or a field value, including numbers whose text contains them.
 ///   Each secret is also matched in its percent-encoded form (`p@ss w` → `p%40ss%20w`, as in a
 ///   URL or form body) and its JSON-escaped form (`a"b` → `a\"b`), so it is masked when a
 ///   request body or URL is logged.
-/// - **Bearer tokens.** `Bearer <token>` (any case, at a word start) becomes `Bearer ***` in
-///   messages and field values, even when the token was never registered.
+/// - **Credentials in text.** `Bearer <token>` and `Basic <base64 of user:password>` (any
+///   case, at a word start) become `Bearer ***` and `Basic ***`, and the password of a URL's
+///   user information becomes `***` (`https://admin:***@host`), in messages and field values,
+///   even when nothing was registered.
 ///
 /// A redactor is a reference type shared by a logger and all its children, and it is
 /// thread-safe: the client can call ``setSecret(_:named:)`` with a fresh token while other tasks
@@ -51,7 +55,7 @@ public final class Redactor: Sendable {
 
     private let state: Mutex<State>
 
-    /// Creates a redactor that masks `secrets` (plus sensitive keys and Bearer tokens).
+    /// Creates a redactor that masks `secrets` (plus sensitive keys and credentials in text).
     ///
     /// - Parameter secrets: Values to mask wherever they occur; empty strings are ignored.
     public init(secrets: [String] = []) {
@@ -92,7 +96,7 @@ public final class Redactor: Sendable {
         state.withLock { Set($0.anonymous.union($0.named.values).filter { !$0.isEmpty }).count }
     }
 
-    /// `text` with every registered secret and every Bearer token masked.
+    /// `text` with every registered secret and every Bearer, Basic or URL credential masked.
     ///
     /// - Parameter text: Any text, typically a log message or field value.
     /// - Returns: The masked text; the same string when nothing matched.
@@ -134,20 +138,36 @@ public final class Redactor: Sendable {
         return result
     }
 
-    /// Key fragments that mark a field as sensitive (compared case-insensitively).
-    public static let sensitiveKeyFragments = ["password", "passwd", "secret", "token", "authorization",
-                                               "cookie", "api_key", "api-key", "apikey"]
+    /// Names that mark a field as holding a secret when they end its key (compared
+    /// case-insensitively, word by word): `password`, `x-auth-token`, `client_secret`, `apiKey`.
+    public static let sensitiveNames = ["password", "passwd", "pwd", "passphrase", "secret", "token",
+                                        "authorization", "cookie", "apikey", "credential", "credentials",
+                                        "passwords", "secrets", "tokens", "cookies"]
 
-    /// Whether a field named `key` holds a secret: its name contains one of
-    /// ``sensitiveKeyFragments``, ignoring ASCII case (`Password`, `x_auth_token`, `Set-Cookie`).
+    /// The former substring list; ``isSensitiveKey(_:)`` now matches ``sensitiveNames`` by word.
+    @available(*, deprecated, renamed: "sensitiveNames")
+    public static var sensitiveKeyFragments: [String] { sensitiveNames }
+
+    /// Whether a field named `key` holds a secret: the key's last word is one of
+    /// ``sensitiveNames``, or its last two words are `api key` (ASCII case ignored).
+    ///
+    /// Words are split at any character other than a letter or digit and where a lower-case
+    /// letter meets an upper-case one, so `Password`, `x_auth_token`, `Set-Cookie`,
+    /// `X-Api-Key` and `sessionToken` are sensitive, while a field that only mentions a
+    /// secret — `token_lifetime_s`, `password_file`, `secret_count` — is logged as it is.
     public static func isSensitiveKey(_ key: String) -> Bool {
         var key = key
         return key.withUTF8 { bytes in
-            sensitiveKeyBytes.contains { SecretScanner.containsIgnoringASCIICase(bytes, $0) }
+            guard let last = KeyWords.lastWord(in: bytes, before: bytes.count) else { return false }
+            if sensitiveNameBytes.contains(where: { KeyWords.equals(bytes, last, $0) }) { return true }
+            guard KeyWords.equals(bytes, last, apiKeyWords[1]),
+                  let previous = KeyWords.lastWord(in: bytes, before: last.lowerBound) else { return false }
+            return KeyWords.equals(bytes, previous, apiKeyWords[0])
         }
     }
 
-    private static let sensitiveKeyBytes: [[UInt8]] = sensitiveKeyFragments.map { Array($0.utf8) }
+    private static let sensitiveNameBytes: [[UInt8]] = sensitiveNames.map { Array($0.utf8) }
+    private static let apiKeyWords: [[UInt8]] = [Array("api".utf8), Array("key".utf8)]
 
     /// The message and fields of one record, redacted under a single lock acquisition.
     func redact(message: String, fields: LogFields) -> (String, LogFields) {

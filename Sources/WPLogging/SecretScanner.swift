@@ -1,6 +1,8 @@
-/// The byte-level matching behind ``Redactor``: registered secrets and `Bearer` tokens.
+/// The byte-level matching behind ``Redactor``: registered secrets, `Bearer` and `Basic`
+/// credentials, and the password of a URL's user information.
 enum SecretScanner {
-    /// `text` with each occurrence of any pattern, and each Bearer token, replaced by `***`.
+    /// `text` with each occurrence of any pattern, each Bearer or Basic credential and each
+    /// URL userinfo password replaced by `***`.
     /// Patterns must be non-empty and sorted longest first. Returns `text` itself when nothing
     /// matched, without allocating.
     static func mask(_ text: String, patterns: [[UInt8]]) -> String {
@@ -24,8 +26,12 @@ enum SecretScanner {
                     break
                 }
             }
-            if matched == 0, let (prefix, tokenLength) = bearer(bytes, at: index) {
+            if matched == 0, let (prefix, tokenLength) = authorization(bytes, at: index) {
                 matched = prefix + tokenLength
+                keep = prefix
+            }
+            if matched == 0, let (prefix, passwordLength) = userInfoPassword(bytes, at: index) {
+                matched = prefix + passwordLength
                 keep = prefix
             }
             if matched == 0 {
@@ -70,21 +76,82 @@ enum SecretScanner {
             || byte == 0x2D || byte == 0x2E || byte == 0x5F || byte == 0x7E
     }
 
-    private static let bearerWord: [UInt8] = Array("bearer".utf8)
+    /// The HTTP authentication schemes whose credentials follow them in clear or base64.
+    private static let schemes: [[UInt8]] = [Array("bearer".utf8), Array("basic".utf8)]
 
-    /// At `index`, `Bearer` + blanks + a token (RFC 6750 b64token characters)? Returns the
-    /// length of the `Bearer ` prefix and of the token.
-    private static func bearer(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (Int, Int)? {
-        guard bytes[index] | 0x20 == UInt8(ascii: "b"), bytes.count - index > 7 else { return nil }
+    /// At `index`, `Bearer` + blanks + a token (RFC 6750 b64token characters), or `Basic` +
+    /// blanks + base64 that decodes to `user:password`? Returns the length of the `Bearer `
+    /// prefix and of the credentials. `Basic` followed by an ordinary word ("basic auth") is
+    /// left alone: its base64 decoding holds no colon.
+    private static func authorization(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (Int, Int)? {
+        guard bytes[index] | 0x20 == UInt8(ascii: "b") else { return nil }
         if index > 0, isWordByte(bytes[index - 1]) { return nil }
-        for offset in 1..<6 where bytes[index + offset] | 0x20 != bearerWord[offset] { return nil }
-        var cursor = index + 6
+        guard let scheme = schemes.first(where: { startsWithIgnoringCase(bytes, at: index, $0) }) else { return nil }
+        var cursor = index + scheme.count
         while cursor < bytes.count, bytes[cursor] == 0x20 || bytes[cursor] == 0x09 { cursor += 1 }
-        guard cursor > index + 6 else { return nil }
+        guard cursor > index + scheme.count else { return nil }
         let tokenStart = cursor
         while cursor < bytes.count, isTokenByte(bytes[cursor]) { cursor += 1 }
         guard cursor > tokenStart else { return nil }
+        if scheme == schemes[1], !decodesToUserAndPassword(UnsafeBufferPointer(rebasing: bytes[tokenStart..<cursor])) {
+            return nil
+        }
         return (tokenStart - index, cursor - tokenStart)
+    }
+
+    /// Whether `text` is base64 whose decoded bytes contain a colon, as `user:password` does.
+    private static func decodesToUserAndPassword(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        var bits: UInt32 = 0
+        var bitCount = 0
+        for byte in text where byte != UInt8(ascii: "=") {
+            let value: UInt32
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(byte - UInt8(ascii: "A"))
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(byte - UInt8(ascii: "a")) + 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(byte - UInt8(ascii: "0")) + 52
+            case UInt8(ascii: "+"): value = 62
+            case UInt8(ascii: "/"): value = 63
+            default: return false
+            }
+            bits = (bits << 6 | value) & 0xFFFF
+            bitCount += 6
+            if bitCount >= 8 {
+                bitCount -= 8
+                if (bits >> UInt32(bitCount)) & 0xFF == UInt32(UInt8(ascii: ":")) { return true }
+            }
+        }
+        return false
+    }
+
+    private static func startsWithIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int, _ word: [UInt8]) -> Bool {
+        guard bytes.count - index > word.count else { return false }
+        for offset in 0..<word.count where bytes[index + offset] | 0x20 != word[offset] { return false }
+        return true
+    }
+
+    /// At `index`, the `://` of a URL whose authority holds `user:password@`? Returns the length
+    /// from `index` to the password's first byte and the password's length (non-empty).
+    private static func userInfoPassword(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (Int, Int)? {
+        guard bytes[index] == UInt8(ascii: ":"), bytes.count - index > 3,
+              bytes[index + 1] == UInt8(ascii: "/"), bytes[index + 2] == UInt8(ascii: "/") else { return nil }
+        let start = index + 3
+        var end = start
+        var at: Int?
+        while end < bytes.count, !endsAuthority(bytes[end]) {
+            if bytes[end] == UInt8(ascii: "@") { at = end }
+            end += 1
+        }
+        guard let at else { return nil }
+        var colon = start
+        while colon < at, bytes[colon] != UInt8(ascii: ":") { colon += 1 }
+        guard colon + 1 < at else { return nil }
+        return (colon + 1 - index, at - colon - 1)
+    }
+
+    /// Bytes that end a URL's authority in text: path, query, fragment, blanks, quotes, brackets.
+    private static func endsAuthority(_ byte: UInt8) -> Bool {
+        byte <= 0x20 || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
+            || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">")
     }
 
     private static func isWordByte(_ byte: UInt8) -> Bool {
@@ -94,20 +161,5 @@ enum SecretScanner {
     /// RFC 6750 b64token: ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" then "="s.
     private static func isTokenByte(_ byte: UInt8) -> Bool {
         isWordByte(byte) || byte == 0x2D || byte == 0x2E || byte == 0x7E || byte == 0x2B || byte == 0x2F || byte == 0x3D
-    }
-
-    /// Whether `haystack` contains `needle` ignoring ASCII case. `needle` must be lower-case
-    /// ASCII starting with a letter (as the sensitive key fragments are).
-    static func containsIgnoringASCIICase(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
-        guard let first = needle.first, haystack.count >= needle.count else { return false }
-        outer: for start in 0...(haystack.count - needle.count) where haystack[start] | 0x20 == first {
-            for offset in 1..<needle.count {
-                var byte = haystack[start + offset]
-                if byte >= 0x41 && byte <= 0x5A { byte |= 0x20 }
-                if byte != needle[offset] { continue outer }
-            }
-            return true
-        }
-        return false
     }
 }

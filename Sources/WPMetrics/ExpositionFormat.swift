@@ -1,8 +1,9 @@
 /// The two exposition formats WPMetrics renders, and content negotiation between them.
 ///
 /// ```swift
-/// let format = ExpositionFormat.negotiate(accept: request.headers["Accept"])
-/// response.headers["Content-Type"] = format.contentType
+/// let format = ExpositionFormat.negotiate(accept: acceptHeader)   // the scrape's Accept, or nil
+/// let contentType = format.contentType
+/// let body = registry.render(format: format)
 /// ```
 public enum ExpositionFormat: String, Sendable, Hashable, CaseIterable {
     /// Prometheus text format 0.0.4.

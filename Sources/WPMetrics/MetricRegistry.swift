@@ -72,6 +72,21 @@ public final class MetricRegistry: Sendable {
         }
     }
 
+    /// Removes the collector that registered the family `name` — any collector, structs
+    /// included, with all the families it produces.
+    ///
+    /// - Parameter name: A family name the collector declared in its descriptors.
+    /// - Returns: Whether such a collector was registered.
+    @discardableResult
+    public func unregister(named name: String) -> Bool {
+        state.withLock { state in
+            guard let id = state.descriptors.values.first(where: { $0.descriptor.name == name })?.id else { return false }
+            state.collectors.removeAll { $0.id == id }
+            state.descriptors = state.descriptors.filter { $0.value.id != id }
+            return true
+        }
+    }
+
     /// Collects every family, sorted by name, each family's samples sorted by label values.
     ///
     /// - Returns: The families to render.

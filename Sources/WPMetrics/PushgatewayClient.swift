@@ -73,6 +73,7 @@ public struct PushgatewayClient: Sendable {
     private let transport: any PushTransport
     private let sleep: @Sendable (Duration) async throws -> Void
     private let groupURL: URL
+    private let credentials: PushCredentials
 
     /// Creates a client.
     ///
@@ -103,6 +104,7 @@ public struct PushgatewayClient: Sendable {
         self.transport = transport
         self.sleep = { duration in try await clock.sleep(for: duration) }
         self.groupURL = Self.groupURL(configuration)
+        self.credentials = PushCredentials(username: configuration.username, password: configuration.password)
     }
 
     /// The URL of this client's group, e.g. `http://gw:9091/metrics/job/backup/instance/db1`.
@@ -152,10 +154,7 @@ public struct PushgatewayClient: Sendable {
     private func send(method: String, body: [UInt8]) async throws(PushError) {
         var headers: [String: String] = [:]
         if !body.isEmpty { headers["Content-Type"] = configuration.format.contentType }
-        if let username = configuration.username {
-            let credentials = Data((username + ":" + (configuration.password ?? "")).utf8).base64EncodedString()
-            headers["Authorization"] = "Basic " + credentials
-        }
+        if let header = credentials.header { headers["Authorization"] = header }
         let request = PushRequest(method: method, url: groupURL, headers: headers, body: body, timeout: configuration.timeout)
         let shownURL = groupURL.absoluteString
         var attempt = 0
@@ -184,10 +183,7 @@ public struct PushgatewayClient: Sendable {
         }
     }
 
-    private func redact(_ text: String) -> String {
-        guard let password = configuration.password, !password.isEmpty else { return text }
-        return text.replacing(password, with: "<redacted>")
-    }
+    private func redact(_ text: String) -> String { credentials.redact(text) }
 
     private static func excerpt(_ body: [UInt8]) -> String {
         // Trims what `CharacterSet.whitespacesAndNewlines` holds: the Unicode White_Space
@@ -218,12 +214,13 @@ public struct PushgatewayClient: Sendable {
     }
 
     /// `value` with every UTF-8 byte outside the unreserved path characters (RFC 3986 `pchar`
-    /// without `;`) written as `%XX`, upper-case hex.
-    static func percentEncoded(_ value: String) -> String {
+    /// without `;`) written as `%XX`, upper-case hex; with `strict`, every byte outside the
+    /// RFC 3986 unreserved characters, as a form or query encodes it.
+    static func percentEncoded(_ value: String, strict: Bool = false) -> String {
         let hex = Array("0123456789ABCDEF".utf8)
         var out: [UInt8] = []
         for byte in value.utf8 {
-            if isPathAllowed(byte) {
+            if isPathAllowed(byte), !strict || !"!$&'()*+,=:@".utf8.contains(byte) {
                 out.append(byte)
             } else {
                 out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]

@@ -15,9 +15,9 @@ import WPLogging
 /// and the work never runs.
 ///
 /// ```swift
-/// let scheduler = Scheduler(configuration: .init(interval: .seconds(5)), clock: ContinuousClock(),
-///                           logger: log) { tick in await collector.collect() }
-/// try await scheduler.run()   // until cancelled
+/// let scheduler = Scheduler(configuration: .init(interval: .seconds(5), workName: "refresh"),
+///                           clock: ContinuousClock(), logger: log) { tick in await cache.refresh() }
+/// await scheduler.run()   // until the task is cancelled
 /// ```
 public final class Scheduler<C: Clock>: Sendable where C.Duration == Duration {
     /// Scheduling settings.
@@ -26,10 +26,15 @@ public final class Scheduler<C: Clock>: Sendable where C.Duration == Duration {
         public var interval: Duration
         /// How long a run in progress may take to finish after cancellation.
         public var gracefulShutdownTimeout: Duration
+        /// What one run is called in the scheduler's log messages (`"run"`; the exporter says
+        /// `"collection"`): "collection still in progress; tick skipped".
+        public var workName: String
 
-        public init(interval: Duration = .seconds(5), gracefulShutdownTimeout: Duration = .seconds(5)) {
+        public init(interval: Duration = .seconds(5), gracefulShutdownTimeout: Duration = .seconds(5),
+                    workName: String = "run") {
             self.interval = interval
             self.gracefulShutdownTimeout = gracefulShutdownTimeout
+            self.workName = workName
         }
     }
 
@@ -140,7 +145,7 @@ public final class Scheduler<C: Clock>: Sendable where C.Duration == Duration {
                 return (true, state.statistics)
             }
             if missed > 0 {
-                logger.warn("scheduler missed ticks", ["missed": .int(missed), "tick": .int(due)])
+                logger.warn("ticks missed while the scheduler could not wake", ["missed": .int(missed), "tick": .int(due)])
             }
             if missed > 0 || !startedRun { onSkip?(statistics) }
             if startedRun {
@@ -154,7 +159,7 @@ public final class Scheduler<C: Clock>: Sendable where C.Duration == Duration {
                     }
                 }
             } else {
-                logger.debug("previous collection still running; tick skipped", ["tick": .int(due)])
+                logger.debug("\(configuration.workName) still in progress; tick skipped", ["tick": .int(due)])
             }
             next = due + 1
         }
@@ -183,8 +188,8 @@ public final class Scheduler<C: Clock>: Sendable where C.Duration == Duration {
         if !finished {
             task.cancel()
             state.withLock { $0.statistics.abandoned += 1 }
-            logger.warn("collection still running after graceful shutdown timeout; cancelled it",
-                        ["timeout": "\(timeout)"])
+            logger.warn("\(configuration.workName) still in progress after the graceful shutdown timeout; cancelled it",
+                        ["timeout_s": .seconds(timeout)])
         }
     }
 }

@@ -204,9 +204,8 @@ extension EventLoop {
 
     private func accessLog(_ connection: Connection, status: Int, bytes: Int, outcome: String?) {
         guard logger.isEnabled(.debug), let inFlight = connection.inFlight else { return }
-        let milliseconds = Double(cs_monotonic_ns() - inFlight.started) / 1e6
         var fields: LogFields = ["method": .string(inFlight.method), "path": .string(inFlight.path),
-                                 "status": .int(status), "bytes": .int(bytes), "duration_ms": .double(milliseconds),
+                                 "status": .int(status), "bytes": .int(bytes), "duration_ms": .milliseconds(.nanoseconds(cs_monotonic_ns() - inFlight.started)),
                                  "remote": .string(connection.remoteAddress)]
         if let outcome { fields["outcome"] = .string(outcome) }
         logger.debug("request", fields)

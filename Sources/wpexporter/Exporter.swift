@@ -66,7 +66,8 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                                   wallClock: wallClock, logger: logger.child(label: "collector"))
         self.collector = collector
         scheduler = Scheduler(configuration: .init(interval: configuration.scheduler.collectionInterval,
-                                                   gracefulShutdownTimeout: configuration.scheduler.gracefulShutdownTimeout),
+                                                   gracefulShutdownTimeout: configuration.scheduler.gracefulShutdownTimeout,
+                                                   workName: "collection"),
                               clock: clock, logger: logger.child(label: "scheduler"),
                               // Republishes at once: a hung collection publishes nothing until
                               // it times out, yet its readings must go stale on time.

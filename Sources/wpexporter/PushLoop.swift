@@ -69,7 +69,7 @@ final class PushLoop<C: Clock<Duration>>: Sendable {
     func run() async {
         var due = clock.now
         logger.info("pushing metrics to the Pushgateway",
-                    ["url": .string(client.url.absoluteString), "interval_s": .double(Self.seconds(interval))])
+                    ["url": .string(client.url.absoluteString), "interval_s": .seconds(interval)])
         while !Task.isCancelled {
             await pushOnce()
             due = Self.nextDue(after: due, now: clock.now, interval: interval)
@@ -121,10 +121,6 @@ final class PushLoop<C: Clock<Duration>>: Sendable {
             next = next.advanced(by: interval * missed)
         }
         return next
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }
 

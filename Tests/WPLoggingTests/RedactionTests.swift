@@ -26,13 +26,61 @@ import WPTestSupport
         #expect(sink.records[0].fields["winpower_password"] == .string("***"))
     }
 
-    @Test func sensitiveKeyMatchingIsCaseInsensitiveAndBySubstring() {
-        #expect(Redactor.isSensitiveKey("X-Auth-TOKEN"))
-        #expect(Redactor.isSensitiveKey("proxy-authorization"))
-        #expect(Redactor.isSensitiveKey("Cookie"))
-        #expect(!Redactor.isSensitiveKey("device_id"))
-        #expect(!Redactor.isSensitiveKey("pass"))
-        #expect(!Redactor.isSensitiveKey(""))
+    @Test func sensitiveKeysAreMatchedByTheirLastWordIgnoringCase() {
+        for key in ["X-Auth-TOKEN", "proxy-authorization", "Cookie", "sessionToken", "APIKey", "x_api_key",
+                    "db.password", "client_secrets", "pwd"] {
+            #expect(Redactor.isSensitiveKey(key), "\(key)")
+        }
+        for key in ["device_id", "pass", "", "_", "token_lifetime_s", "password_file", "secret_count",
+                    "tokenExpiry", "key", "monkey", "tokens_issued", "passwordless"] {
+            #expect(!Redactor.isSensitiveKey(key), "\(key)")
+        }
+    }
+
+    @Test func fieldsThatOnlyMentionASecretAreLoggedAsTheyAre() {
+        let sink = InMemoryLogSink()
+        sink.logger().info("logged in", ["token_lifetime_s": .seconds(.seconds(3600)), "password_file": "/etc/wp/pw"])
+        #expect(sink.records[0].fields["token_lifetime_s"] == .double(3600))
+        #expect(sink.records[0].fields["password_file"] == "/etc/wp/pw")
+    }
+
+    @Test func basicCredentialsAreMaskedLikeBearerTokens() {
+        let redactor = Redactor()
+        // "admin:hunter2" in base64, as an Authorization header and as a gateway echoing it.
+        #expect(redactor.redact("Authorization: Basic YWRtaW46aHVudGVyMg==") == "Authorization: Basic ***")
+        #expect(redactor.redact("got header basic\tYWRtaW46aHVudGVyMg, rejecting") == "got header basic\t***, rejecting")
+        #expect(redactor.redact("Bearer abc.def") == "Bearer ***")
+        // "Basic" before an ordinary word, or base64 that is not user:password, is text.
+        #expect(redactor.redact("basic auth enabled for 2 users") == "basic auth enabled for 2 users")
+        #expect(redactor.redact("Basic realm=\"metrics\"") == "Basic realm=\"metrics\"")
+        #expect(redactor.redact("BasicYWRtaW46aHVudGVyMg==") == "BasicYWRtaW46aHVudGVyMg==")
+    }
+
+    @Test func passwordsInURLsAreMaskedWithoutBeingRegistered() {
+        let redactor = Redactor()
+        #expect(redactor.redact("push to http://pusher:hunter2@127.0.0.1:9091/metrics failed")
+                == "push to http://pusher:***@127.0.0.1:9091/metrics failed")
+        #expect(redactor.redact("url=\"https://u:p%40ss@gw\"") == "url=\"https://u:***@gw\"")
+        for text in ["http://user@host/", "http://host/a:b@c", "http://u:@host", "mailto:a:b@c", "://"] {
+            #expect(redactor.redact(text) == text)
+        }
+        let sink = InMemoryLogSink()
+        sink.logger().warn("retrying", ["url": "https://admin:s3cr3t@ups:8081/api"])
+        #expect(sink.records[0].fields["url"] == "https://admin:***@ups:8081/api")
+    }
+
+    @Test func durationsAreRoundedForLogs() {
+        #expect(LogValue.seconds(.nanoseconds(3_599_999_873_000)) == .double(3600))
+        #expect(LogValue.seconds(.milliseconds(1_234_567)) == .double(1234.567))
+        #expect(LogValue.seconds(.microseconds(1_234_567)) == .double(1.235))
+        #expect(LogValue.milliseconds(.nanoseconds(12_345_678)) == .double(12.346))
+        #expect(LogValue.milliseconds(.nanoseconds(420_000)) == .double(0.42))
+        #expect(LogValue.milliseconds(.zero) == .double(0))
+        #expect(LogValue.seconds(.seconds(-2.5)) == .double(-2.5))
+        let sink = InMemoryLogSink()
+        sink.logger().info("request", ["duration_ms": .milliseconds(.nanoseconds(1_000_333))])
+        #expect(sink.allText.contains("1.0"))
+        #expect(!sink.allText.contains("1.000333"))
     }
 
     @Test func registeredSecretsAreMaskedInMessagesAndValues() {

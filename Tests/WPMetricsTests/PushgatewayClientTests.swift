@@ -183,6 +183,43 @@ import WPTestSupport
         }
     }
 
+    /// A gateway that echoes the request line and headers in its error answers (as a debugging
+    /// proxy or a misconfigured gateway does) must not put the credentials in the error: not the
+    /// base64 `Authorization: Basic …`, not the raw or percent-encoded password.
+    @Test func anEchoingGatewayCannotPutTheCredentialsInErrors() async throws {
+        let password = "p@ss:w0rd/echo"
+        let encoded = Data("pusher:\(password)".utf8).base64EncodedString()
+        let handler = HandlerFunction { request in
+            let echo = "\(request.method) \(request.path) Authorization: \(request.headers["Authorization"] ?? "-") "
+                + "user=pusher:\(password) form=password=p%40ss%3Aw0rd%2Fecho"
+            return .text(echo, status: request.method == "DELETE" ? 401 : 503)
+        }
+        try await withTestServer(handler) { port in
+            let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
+            let client = try PushgatewayClient(
+                configuration: .init(url: url, job: "j", maxAttempts: 1, username: "pusher", password: password),
+                clock: ManualClock())
+            var messages: [String] = []
+            for push in [{ try await client.delete() }, { try await client.push(rendered: Array("a 1\n".utf8)) }] {
+                do {
+                    try await push()
+                    Issue.record("expected the gateway's error")
+                } catch {
+                    messages.append(String(describing: error) + String(reflecting: error))
+                }
+            }
+            #expect(messages.count == 2)
+            for message in messages {
+                #expect(message.contains("Authorization: Basic <redacted>"), "\(message)")
+                #expect(message.contains("user=pusher:<redacted>"), "\(message)")
+                #expect(message.contains("form=password=<redacted>"), "\(message)")
+                #expect(!message.contains(encoded))
+                #expect(!message.contains(password))
+                #expect(!message.contains("w0rd"))
+            }
+        }
+    }
+
     @Test func pushesToARealServerWithBasicAuth() async throws {
         let seen = RequestLog()
         let handler = HandlerFunction { request in

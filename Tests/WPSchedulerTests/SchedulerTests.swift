@@ -50,12 +50,15 @@ struct Recorder: Sendable {
     /// The `skipped` counter each time the scheduler reported skipped ticks.
     let skipReports = SkipReports()
 
+    /// What the scheduler logged (every scheduler made here calls a run "refresh").
+    let log = InMemoryLogSink()
+
     private func makeScheduler(interval: Duration = .seconds(5), shutdown: Duration = .seconds(5),
                                work: @escaping @Sendable (Tick) async -> Void = { _ in }) -> Scheduler<ManualClock> {
         let (clock, recorder, skipReports) = (self.clock, self.recorder, self.skipReports)
         let origin = clock.now
-        return Scheduler(configuration: .init(interval: interval, gracefulShutdownTimeout: shutdown),
-                         clock: clock, logger: .disabled,
+        return Scheduler(configuration: .init(interval: interval, gracefulShutdownTimeout: shutdown, workName: "refresh"),
+                         clock: clock, logger: log.logger(),
                          onSkip: { statistics in skipReports.values.withLock { $0.append(statistics.skipped) } }) { tick in
             recorder.continuation.yield((tick, origin.duration(to: clock.now)))
             await work(tick)
@@ -101,6 +104,7 @@ struct Recorder: Sendable {
         await clock.waitForSleepers(1)           // the scheduler is asleep again, for tick 2
         #expect(scheduler.statistics == stats(started: 1, completed: 0, skipped: 1))
         #expect(skipReports.values.withLock { $0 } == [1], "the skip is reported while the run still hangs")
+        #expect(log.records.map(\.message) == ["refresh still in progress; tick skipped"], "in the caller's words")
         gate.open()
         await waitForCompleted(scheduler, 1)
         clock.advance(by: .seconds(5))
@@ -162,6 +166,8 @@ struct Recorder: Sendable {
         clock.advance(by: .seconds(3))
         await task.value
         #expect(scheduler.statistics.abandoned == 1)
+        #expect(log.records.last?.message == "refresh still in progress after the graceful shutdown timeout; cancelled it")
+        #expect(log.records.last?.fields["timeout_s"] == .double(3))
         #expect(scheduler.statistics.started == 1)
     }
 

@@ -1,0 +1,109 @@
+// A service written from docs/embedding.md alone: instruments with labels, a collector reading
+// an actor's state, /metrics served by WPServer, an optional Pushgateway push, structured logs,
+// and a graceful stop on SIGTERM or Ctrl-C. Linux only (WPServer).
+//
+//   swift run EmbeddedService [--port 9464] [--push http://127.0.0.1:9091]
+#if os(Linux)
+import FoundationEssentials
+import Synchronization
+import WPLogging
+import WPMetrics
+import WPScheduler
+import WPServer
+import WPServerMetrics
+
+/// The service's state, owned by an actor; `snapshot` is what scrapes read without awaiting.
+actor Inventory {
+    private var stock: [String: Int]
+    nonisolated let snapshot: Mutex<[String: Int]>
+
+    init(stock: [String: Int]) {
+        self.stock = stock
+        snapshot = Mutex(stock)
+    }
+
+    func take(_ item: String) -> Bool {
+        guard let count = stock[item], count > 0 else { return false }
+        stock[item] = count - 1
+        snapshot.withLock { $0 = stock }
+        return true
+    }
+}
+
+/// A custom collector: one gauge series per item, read from the actor's snapshot.
+struct InventoryCollector: Collector {
+    let inventory: Inventory
+    var descriptors: [MetricDescriptor] {
+        [MetricDescriptor(name: "shop_stock_items", help: "Items in stock.", type: .gauge, labelNames: ["item"])]
+    }
+    func collect() -> [MetricFamily] {
+        guard var family = try? descriptors[0].makeFamily() else { return [] }
+        for (item, count) in inventory.snapshot.withLock({ $0 }) {
+            try? family.append(labelValues: [item], value: Double(count))
+        }
+        return [family]
+    }
+}
+
+let arguments = CommandLine.arguments
+func option(_ name: String) -> String? {
+    arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+}
+
+let log = Logger(label: "shop", sink: StreamSink.standardOutput(encoder: JSONLogEncoder()))
+let registry = MetricRegistry()
+let inventory = Inventory(stock: ["apples": 12, "pears": 3])
+let orders = try registry.counterVec(name: "shop_orders_total", help: "Orders, by item and outcome.",
+                                     labelNames: ["item", "outcome"])
+let open = try registry.gauge(name: "shop_orders_in_progress", help: "Orders being handled.")
+let latency = try registry.histogram(name: "shop_order_duration_seconds", help: "Time per order.", unit: "seconds")
+let sizes = try registry.summaryVec(name: "shop_order_bytes", help: "Order body sizes.", unit: "bytes",
+                                    labelNames: ["item"])
+try registry.register(InventoryCollector(inventory: inventory))
+try registry.gaugeFunc(name: "shop_start_time_seconds", help: "Start time.") { 1_800_000_000 }
+
+var router = Router(observer: try RequestMetrics(namespace: "shop", registry: registry))
+router.get("/metrics") { request in
+    let format = ExpositionFormat.negotiate(accept: request.headers["Accept"])
+    return HTTPResponse(status: 200, headers: ["Content-Type": format.contentType],
+                        body: registry.render(format: format))
+}
+router.post("/order") { request in
+    let item = request.queryItems.first { $0.name == "item" }?.value ?? "apples"
+    open.increment()
+    defer { open.decrement() }
+    let started = ContinuousClock.now
+    let taken = await inventory.take(item)
+    try orders.labels(["item": item, "outcome": taken ? "ok" : "sold_out"]).increment()
+    try sizes.labels(item).observe(Double(request.body.count))
+    latency.observe(ContinuousClock.now - started)
+    log.info("order", ["item": .string(item), "ok": .bool(taken)])
+    return .text(taken ? "ok\n" : "sold out\n", status: taken ? 200 : 409)
+}
+
+let port = option("--port").flatMap { Int($0) } ?? 9464
+let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: port), handler: router, logger: log)
+let pusher = try option("--push").flatMap(URL.init(string:)).map {
+    try PushgatewayClient(configuration: .init(url: $0, job: "shop"))
+}
+
+log.info("listening", ["port": .int(port)])
+let signal = try await runUntilTerminated {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await server.run() }
+        if let pusher {
+            group.addTask {
+                let pushes = Scheduler(configuration: .init(interval: .seconds(15), workName: "push"),
+                                       clock: ContinuousClock(), logger: log) { _ in
+                    do { try await pusher.push(registry) } catch { log.warn("push failed", ["error": "\(error)"]) }
+                }
+                await pushes.run()
+            }
+        }
+        try await group.waitForAll()
+    }
+}
+log.info("stopped", ["signal": .int(Int(signal ?? 0))])
+#else
+print("EmbeddedService needs WPServer, which is Linux-only.")
+#endif

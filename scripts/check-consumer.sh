@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Builds and tests scripts/consumer, a package that depends on this repository the way a service
+# does (docs/embedding.md): a source-control dependency on a version tag, with CI=true set as CI
+# systems do. The repository is cloned bare into a temporary directory and the tag — the version
+# of CHANGELOG.md's latest release — is made in that clone, so nothing here touches the
+# repository's own tags. Only committed work is tested (the clone takes HEAD). With the newer
+# build system too when `swift build` offers it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+version=$(sed -n 's/^## \[\([0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*\)\].*/\1/p' CHANGELOG.md | head -n 1)
+if [ -z "$version" ]; then
+    echo "check-consumer: no '## [x.y.z]' release heading in CHANGELOG.md" >&2
+    exit 1
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+git clone --quiet --bare "$root" "$work/wpexporter.git"
+git -C "$work/wpexporter.git" tag "$version" HEAD
+cp -R scripts/consumer "$work/consumer"
+
+export CI=true WPEXPORTER_GIT_URL="file://$work/wpexporter.git" WPEXPORTER_VERSION="$version"
+systems=(native)
+help=$(swift build --help 2>/dev/null || true)   # read whole: grep -q on a pipe would fail it under pipefail
+if grep -q -- '--build-system' <<<"$help" && grep -q 'swiftbuild' <<<"$help"; then
+    systems+=(swiftbuild)
+fi
+for system in "${systems[@]}"; do
+    echo "check-consumer: wpexporter $version as a tagged dependency, CI=$CI, build system $system"
+    (cd "$work/consumer" && swift build --build-tests --build-system "$system" --scratch-path "$work/build-$system" \
+        && swift test --skip-build --build-system "$system" --scratch-path "$work/build-$system")
+done
+echo "check-consumer: ok (${systems[*]})"
