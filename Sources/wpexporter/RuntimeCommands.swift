@@ -31,9 +31,11 @@ struct RuntimeCommands: Sendable {
 
     /// Builds the exporter and runs it until the first signal; a second signal persists
     /// energy and exits at once with status 1.
+    /// `waitForStop` is the signal watcher to use, started now when not given.
     func run(_ configuration: ExporterConfiguration, client: any WinPowerClient, logger: Logger,
+             waitForStop: ProcessControls.StopWaiter? = nil,
              onListening: @escaping @Sendable (ServerAddress, Exporter<ContinuousClock>) async -> Void) async throws {
-        let waitForStop = controls.watchStopSignals()
+        let waitForStop = waitForStop ?? controls.watchStopSignals()
         let security = try loadWebSecurity(path: configuration.server.webConfigFile)
         for warning in security.warnings { output.standardError("warning: \(warning)\n") }
         let exporter = try Exporter(configuration: configuration, client: client, clock: ContinuousClock(),

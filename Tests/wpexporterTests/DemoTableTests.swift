@@ -1,0 +1,73 @@
+import Testing
+@testable import wpexporter
+
+/// The demo's table, rendered from exposition text alone.
+@Suite struct DemoTableTests {
+    static let exposition = Array("""
+    # HELP winpower_device_connected 1 when connected.
+    # TYPE winpower_device_connected gauge
+    winpower_device_connected{device_id="ups-0001-aaaa",device_name="C3K",device_type="1"} 1
+    winpower_device_connected{device_id="ups-0002-bbbb",device_name="C3K",device_type="1"} 1
+    winpower_device_connected{device_id="ups-0003-cccc",device_name="Rack \\"B\\"\\nleft",device_type="1"} 0
+    winpower_device_connected{device_id="ups-0004-dddd",device_name="Bypass",device_type="1"} 1
+    winpower_device_mode{device_id="ups-0001-aaaa",device_name="C3K",device_type="1"} 3
+    winpower_device_mode{device_id="ups-0002-bbbb",device_name="C3K",device_type="1"} 4
+    winpower_device_mode{device_id="ups-0004-dddd",device_name="Bypass",device_type="1"} 2
+    winpower_device_fault{device_id="ups-0002-bbbb",device_name="C3K",device_type="1"} 1
+    winpower_device_load_total_watts{device_id="ups-0001-aaaa",device_name="C3K",device_type="1"} 1234.6
+    winpower_device_load_percent{device_id="ups-0001-aaaa",device_name="C3K",device_type="1"} 41
+    winpower_device_battery_capacity{device_id="ups-0001-aaaa",device_name="C3K",device_type="1"} 100
+    winpower_device_battery_remain_seconds{device_id="ups-0001-aaaa",device_name="C3K",device_type="1"} 750
+    winpower_device_battery_remain_seconds{device_id="ups-0004-dddd",device_name="Bypass",device_type="1"} 3900
+    winpower_device_energy_joules_total{device_id="ups-0001-aaaa",device_name="C3K",device_type="1"} 7200000
+    winpower_device_energy_joules_total{device_id="ups-0004-dddd",device_name="Bypass",device_type="1"} 1800000
+    winpower_exporter_device_count 4
+
+    """.utf8)
+
+    @Test func everyDeviceGetsARowWithAShortIdAndItsState() {
+        let lines = DemoTable.render(Self.exposition).split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines[0] == "ID       NAME             STATE        LOAD W  LOAD % BATT % RUNTIME  ENERGY kWh")
+        #expect(lines[1] == "ups-0001 C3K              line         1235    41     100    12m30s   2.000")
+        #expect(lines[2] == "ups-0002 C3K              fault        -       -      -      -        -")
+        #expect(lines[3] == "ups-0003 Rack \"B\" left    disconnected -       -      -      -        -")
+        #expect(lines[4] == "ups-0004 Bypass           bypass       -       -      -      1h05m    0.500")
+        #expect(lines.count == 6 && lines[5].isEmpty)
+    }
+
+    @Test func statesFollowTheOperatingModeUnlessDisconnectedOrFaulted() {
+        func state(_ values: [String: Double]) -> String { DemoTable.Row(id: "x", name: "x", values: values).state }
+        #expect(state(["connected": 1, "mode": 5]) == "battery test")
+        #expect(state(["connected": 1, "mode": 4]) == "battery")
+        #expect(state(["connected": 1, "mode": 4, "fault": 1]) == "fault")
+        #expect(state(["connected": 0, "mode": 3]) == "disconnected")
+        #expect(state(["connected": 1, "mode": 42]) == "mode 42")
+        #expect(state(["connected": 1, "on_battery": 1]) == "battery")
+        #expect(state([:]) == "-")
+    }
+
+    @Test func durationsAndTotals() {
+        #expect(DemoTable.duration(45) == "45s")
+        #expect(DemoTable.duration(-1) == "-")
+        #expect(DemoTable.duration(.infinity) == "-")
+        let total = DemoTable.totalEnergy(Self.exposition)
+        #expect(total?.devices == 2)
+        #expect(total?.kilowattHours == 2.5)
+        #expect(DemoTable.totalEnergy([]) == nil)
+    }
+
+    @Test func aTerminalGetsAClearedScreenEachCollectionAPipeOneTableSayingSo() {
+        let live = DemoScreen.frame(heading: "HEAD\n", table: "TABLE\n", collectedAt: "10:00:00 UTC", live: true, interval: .seconds(5))
+        #expect(live.hasPrefix("\u{1B}[H\u{1B}[2JHEAD\n"))
+        #expect(live.contains("redrawn after every collection") && live.contains("TABLE\n") && live.hasSuffix("Press Ctrl-C to stop.\n"))
+        let once = DemoScreen.frame(heading: "HEAD\n", table: "TABLE\n", collectedAt: nil, live: false, interval: .seconds(5))
+        #expect(!once.contains("\u{1B}") && !once.contains("HEAD") && once.contains("not a terminal, so printed once"))
+    }
+
+    @Test func theFarewellSaysWhereTheEnergyWent() {
+        #expect(DemoScreen.farewell(exposition: Self.exposition, dataDirectory: "/tmp/d", temporary: true)
+            == "wpexporter demo stopped: energy totals (2.500 kWh over 2 devices) discarded with the temporary directory /tmp/d\n")
+        #expect(DemoScreen.farewell(exposition: [], dataDirectory: "/srv/d", temporary: false)
+            == "wpexporter demo stopped: energy totals kept in /srv/d\n")
+    }
+}
