@@ -130,7 +130,8 @@ extension LoadState {
     }
 
     private mutating func validateFiles() {
-        if let (path, source) = text("winpower.password_file") {
+        // `demo` replaces the WinPower settings with its simulator's: the password file is not read.
+        if inputs.purpose == .server, let (path, source) = text("winpower.password_file") {
             switch inputs.files.read(path) {
             case .success(var secret):
                 if secret.hasSuffix("\n") { secret.removeLast() }

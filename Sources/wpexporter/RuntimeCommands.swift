@@ -22,9 +22,12 @@ struct RuntimeCommands: Sendable {
         let logger = try makeLogger(configuration)
         let client = WinPowerHTTPClient(configuration: try ExporterSettings.client(configuration.winPower),
                                         logger: logger.child(label: "client"))
+        let file = loaded.configurationFile ?? CommandLineTool.noFile
+        logger.info("configuration loaded", ["file": .string(file)])
         try await run(configuration, client: client, logger: logger) { address, exporter in
             // Standard error: standard output may carry JSON log lines that parsers expect alone.
             output.standardError("wpexporter \(BuildInfo.exporterVersion) exporting from \(ExporterSettings.target(configuration.winPower.baseURL))\n"
+                                  + "configuration file: \(file)\n"
                                   + "metrics: \(Self.url(address, configuration.server.metricsPath, secure: exporter.isSecure))\n")
         }
     }
