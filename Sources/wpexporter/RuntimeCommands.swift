@@ -41,8 +41,10 @@ struct RuntimeCommands: Sendable {
         let waitForStop = waitForStop ?? controls.watchStopSignals()
         let security = try loadWebSecurity(path: configuration.server.webConfigFile)
         for warning in security.warnings { output.standardError("warning: \(warning)\n") }
-        let exporter = try Exporter(configuration: configuration, client: client, clock: ContinuousClock(),
-                                    wallClock: { Date() }, logger: logger, webSecurity: security)
+        let exporter = try SettingError.namingDataDirectory {
+            try Exporter(configuration: configuration, client: client, clock: ContinuousClock(),
+                         wallClock: { Date() }, logger: logger, webSecurity: security)
+        }
         let controls = self.controls
         try await exporter.run(onListening: { address in
             logger.info("exporter listening", ["address": .string(address.description)])
@@ -60,7 +62,9 @@ struct RuntimeCommands: Sendable {
     func makeLogger(_ configuration: ExporterConfiguration) throws -> Logger {
         let redactor = Redactor()
         if let password = configuration.winPower.password, !password.isEmpty { redactor.register(password.reveal()) }
-        return try ExporterSettings.logging(configuration.logging).makeLogger(label: "wpexporter", redactor: redactor)
+        return try SettingError.namingLogFile(configuration.logging) {
+            try ExporterSettings.logging(configuration.logging).makeLogger(label: "wpexporter", redactor: redactor)
+        }
     }
 
     /// `http://host:port/path` (`https` when `secure`), with a wildcard bind address shown as
