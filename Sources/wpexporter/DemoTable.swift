@@ -49,14 +49,26 @@ enum DemoTable {
     /// The table: a header line and one line per device, columns padded to fixed widths.
     static func render(_ exposition: [UInt8]) -> String {
         var text = line(header)
-        for row in rows(exposition) {
+        let rows = rows(exposition)
+        let ids = shortIDs(rows.map(\.id))
+        for (row, id) in zip(rows, ids) {
             let values = row.values
-            text += line([String(row.id.prefix(widths[0])), String(row.name.prefix(widths[1]).map { $0.isNewline || $0 == "\t" ? " " : $0 }), row.state,
+            text += line([id, String(row.name.prefix(widths[1]).map { $0.isNewline || $0 == "\t" ? " " : $0 }), row.state,
                           number(values["load_total_watts"], digits: 0), number(values["load_percent"], digits: 0),
                           number(values["battery_capacity"], digits: 0), duration(values["battery_remain_seconds"]),
                           number(row.energyKilowattHours, digits: 3)])
         }
         return text
+    }
+
+    /// Ids cut to the ID column: their first characters when those tell them apart, else their
+    /// last ones after `…`, else whole.
+    static func shortIDs(_ ids: [String]) -> [String] {
+        let width = widths[0]
+        let prefixes = ids.map { String($0.prefix(width)) }
+        if Set(prefixes).count == Set(ids).count { return prefixes }
+        let suffixes = ids.map { $0.count <= width ? $0 : "…" + $0.suffix(width - 1) }
+        return Set(suffixes).count == Set(ids).count ? suffixes : ids
     }
 
     /// The energy of every device together, in kWh (nil when no device has any).

@@ -46,6 +46,12 @@ import Testing
         #expect(state([:]) == "-")
     }
 
+    @Test func shortIDsTellDevicesApart() {
+        #expect(DemoTable.shortIDs(["ups-0001-aaaa", "ups-0002-bbbb"]) == ["ups-0001", "ups-0002"])
+        #expect(DemoTable.shortIDs(["5e1a7a0c-0000-0001", "5e1a7a0c-0000-0002"]) == ["…00-0001", "…00-0002"])
+        #expect(DemoTable.shortIDs(["same-prefix-0-same", "same-prefix-1-same"]) == ["same-prefix-0-same", "same-prefix-1-same"])
+    }
+
     @Test func durationsAndTotals() {
         #expect(DemoTable.duration(45) == "45s")
         #expect(DemoTable.duration(-1) == "-")
