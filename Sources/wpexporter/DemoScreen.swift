@@ -69,7 +69,7 @@ final class DemoScreen: Sendable {
     /// The closing words: what ran and where the energy totals went.
     static func farewell(exposition: [UInt8], dataDirectory: String, temporary: Bool) -> String {
         let energy = DemoTable.totalEnergy(exposition).map {
-            "energy totals (\(DemoTable.number($0.kilowattHours, digits: 3)) kWh over \($0.devices) devices)"
+            "energy totals (\(DemoTable.number($0.kilowattHours, digits: 4)) kWh over \($0.devices) devices)"
         } ?? "energy totals"
         if temporary {
             return "wpexporter demo stopped: \(energy) discarded with the temporary directory \(dataDirectory)\n"

@@ -56,7 +56,7 @@ enum DemoTable {
             text += line([id, String(row.name.prefix(widths[1]).map { $0.isNewline || $0 == "\t" ? " " : $0 }), row.state,
                           number(values["load_total_watts"], digits: 0), number(values["load_percent"], digits: 0),
                           number(values["battery_capacity"], digits: 0), duration(values["battery_remain_seconds"]),
-                          number(row.energyKilowattHours, digits: 3)])
+                          number(row.energyKilowattHours, digits: 4)])
         }
         return text
     }

@@ -28,10 +28,10 @@ import Testing
     @Test func everyDeviceGetsARowWithAShortIdAndItsState() {
         let lines = DemoTable.render(Self.exposition).split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines[0] == "ID       NAME             STATE        LOAD W  LOAD % BATT % RUNTIME  ENERGY kWh")
-        #expect(lines[1] == "ups-0001 C3K              line         1235    41     100    12m30s   2.000")
+        #expect(lines[1] == "ups-0001 C3K              line         1235    41     100    12m30s   2.0000")
         #expect(lines[2] == "ups-0002 C3K              fault        -       -      -      -        -")
         #expect(lines[3] == "ups-0003 Rack \"B\" left    disconnected -       -      -      -        -")
-        #expect(lines[4] == "ups-0004 Bypass           bypass       -       -      -      1h05m    0.500")
+        #expect(lines[4] == "ups-0004 Bypass           bypass       -       -      -      1h05m    0.5000")
         #expect(lines.count == 6 && lines[5].isEmpty)
     }
 
@@ -49,7 +49,7 @@ import Testing
     @Test func shortIDsTellDevicesApart() {
         #expect(DemoTable.shortIDs(["ups-0001-aaaa", "ups-0002-bbbb"]) == ["ups-0001", "ups-0002"])
         #expect(DemoTable.shortIDs(["5e1a7a0c-0000-0001", "5e1a7a0c-0000-0002"]) == ["…00-0001", "…00-0002"])
-        #expect(DemoTable.shortIDs(["same-prefix-0-same", "same-prefix-1-same"]) == ["same-prefix-0-same", "same-prefix-1-same"])
+        #expect(DemoTable.shortIDs(["abcdefgh-1-stuvwxyz", "abcdefgh-2-stuvwxyz"]) == ["abcdefgh-1-stuvwxyz", "abcdefgh-2-stuvwxyz"])
     }
 
     @Test func durationsAndTotals() {
@@ -72,7 +72,7 @@ import Testing
 
     @Test func theFarewellSaysWhereTheEnergyWent() {
         #expect(DemoScreen.farewell(exposition: Self.exposition, dataDirectory: "/tmp/d", temporary: true)
-            == "wpexporter demo stopped: energy totals (2.500 kWh over 2 devices) discarded with the temporary directory /tmp/d\n")
+            == "wpexporter demo stopped: energy totals (2.5000 kWh over 2 devices) discarded with the temporary directory /tmp/d\n")
         #expect(DemoScreen.farewell(exposition: [], dataDirectory: "/srv/d", temporary: false)
             == "wpexporter demo stopped: energy totals kept in /srv/d\n")
     }
