@@ -15,9 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
-
-swift build --product wpexporter >/dev/null
-binary="$(swift build --show-bin-path)/wpexporter"
+binary="$(scripts/debug-binary.sh)"
 work="$(mktemp -d)"
 pid=""
 cleanup() {

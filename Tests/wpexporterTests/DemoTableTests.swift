@@ -3,27 +3,25 @@ import Testing
 
 /// The demo's table, rendered from exposition text alone.
 @Suite struct DemoTableTests {
-    static let exposition = Array("""
-    # HELP winpower_device_connected 1 when connected.
-    # TYPE winpower_device_connected gauge
-    winpower_device_connected{device_id="ups-0001-aaaa",device_name="C3K",device_type="1"} 1
-    winpower_device_connected{device_id="ups-0002-bbbb",device_name="C3K",device_type="1"} 1
-    winpower_device_connected{device_id="ups-0003-cccc",device_name="Rack \\"B\\"\\nleft",device_type="1"} 0
-    winpower_device_connected{device_id="ups-0004-dddd",device_name="Bypass",device_type="1"} 1
-    winpower_device_mode{device_id="ups-0001-aaaa",device_name="C3K",device_type="1"} 3
-    winpower_device_mode{device_id="ups-0002-bbbb",device_name="C3K",device_type="1"} 4
-    winpower_device_mode{device_id="ups-0004-dddd",device_name="Bypass",device_type="1"} 2
-    winpower_device_fault{device_id="ups-0002-bbbb",device_name="C3K",device_type="1"} 1
-    winpower_device_load_total_watts{device_id="ups-0001-aaaa",device_name="C3K",device_type="1"} 1234.6
-    winpower_device_load_percent{device_id="ups-0001-aaaa",device_name="C3K",device_type="1"} 41
-    winpower_device_battery_capacity{device_id="ups-0001-aaaa",device_name="C3K",device_type="1"} 100
-    winpower_device_battery_remain_seconds{device_id="ups-0001-aaaa",device_name="C3K",device_type="1"} 750
-    winpower_device_battery_remain_seconds{device_id="ups-0004-dddd",device_name="Bypass",device_type="1"} 3900
-    winpower_device_energy_joules_total{device_id="ups-0001-aaaa",device_name="C3K",device_type="1"} 7200000
-    winpower_device_energy_joules_total{device_id="ups-0004-dddd",device_name="Bypass",device_type="1"} 1800000
-    winpower_exporter_device_count 4
+    /// Device ids and names (one name with a quote and a newline, escaped in the exposition).
+    static let devices = [("ups-0001-aaaa", "C3K"), ("ups-0002-bbbb", "C3K"), ("ups-0003-cccc", #"Rack \"B\"\nleft"#),
+                          ("ups-0004-dddd", "Bypass")]
+    /// (metric without `winpower_device_`, device index, value).
+    static let samples: [(String, Int, String)] = [
+        ("connected", 0, "1"), ("connected", 1, "1"), ("connected", 2, "0"), ("connected", 3, "1"),
+        ("mode", 0, "3"), ("mode", 1, "4"), ("mode", 3, "2"), ("fault", 1, "1"),
+        ("load_total_watts", 0, "1234.6"), ("load_percent", 0, "41"), ("battery_capacity", 0, "100"),
+        ("battery_remain_seconds", 0, "750"), ("battery_remain_seconds", 3, "3900"),
+        ("energy_joules_total", 0, "7200000"), ("energy_joules_total", 3, "1800000"),
+    ]
+    static let exposition = Array(("""
+        # HELP winpower_device_connected 1 when connected.
+        # TYPE winpower_device_connected gauge
 
-    """.utf8)
+        """ + samples.map { metric, index, value in
+            let (id, name) = devices[index]
+            return "winpower_device_\(metric){device_id=\"\(id)\",device_name=\"\(name)\",device_type=\"1\"} \(value)\n"
+        }.joined() + "winpower_exporter_device_count 4\n").utf8)
 
     @Test func everyDeviceGetsARowWithAShortIdAndItsState() {
         let lines = DemoTable.render(Self.exposition).split(separator: "\n", omittingEmptySubsequences: false)
