@@ -12,8 +12,7 @@ final class DemoScreen: Sendable {
 
     private struct State {
         var task: Task<Void, Never>?
-        var lastExposition: [UInt8] = []
-        var started = false
+        var snapshot: (@Sendable () -> (generatedAt: String?, text: [UInt8]))?
     }
 
     init(output: TerminalOutput) {
@@ -37,13 +36,12 @@ final class DemoScreen: Sendable {
                snapshot: @escaping @Sendable () -> (generatedAt: String?, text: [UInt8])) {
         output.standardOutput(live ? Self.clear + heading + "\nwaiting for the first collection…\n" : heading + "\nPress Ctrl-C to stop.\n\n")
         let output = self.output
-        let task = Task { [self] in
+        let task = Task {
             var shown: String?
             while !Task.isCancelled {
                 let current = snapshot()
                 if let generatedAt = current.generatedAt, generatedAt != shown {
                     shown = generatedAt
-                    self.state.withLock { $0.lastExposition = current.text }
                     output.standardOutput(Self.frame(heading: heading, table: DemoTable.render(current.text),
                                                      collectedAt: generatedAt, live: live, interval: interval))
                     if !live { return }
@@ -53,17 +51,18 @@ final class DemoScreen: Sendable {
         }
         state.withLock {
             $0.task = task
-            $0.started = true
+            $0.snapshot = snapshot
         }
     }
 
-    /// Stops redrawing; returns the last exposition shown, or nil when the screen never started.
+    /// Stops redrawing; returns the latest exposition, or nil when the screen never started.
     func stop() -> [UInt8]? {
-        state.withLock { state in
+        let snapshot = state.withLock { state in
             state.task?.cancel()
             state.task = nil
-            return state.started ? state.lastExposition : nil
+            return state.snapshot
         }
+        return snapshot.map { $0().text }
     }
 
     /// The closing words: what ran and where the energy totals went.
