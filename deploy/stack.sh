@@ -7,8 +7,8 @@
 #   deploy/stack.sh status           container state and the exporter's /health answer
 #   deploy/stack.sh logs [SERVICE]   follow the logs of every service or of one
 #
-# Settings are read from deploy/.env (see docs/deployment.md). Without WINPOWER_BASE_URL the
-# exporter runs `demo` against its built-in WinPower simulator.
+# Settings are read from deploy/.env (see docs/deployment.md). Without WINPOWER_BASE_URL (or
+# without deploy/.env at all) the exporter runs `demo` against its built-in WinPower simulator.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -33,20 +33,18 @@ env_value() {
 
 prepare() {
     command -v docker >/dev/null 2>&1 || { echo "stack.sh: docker is not installed" >&2; exit 1; }
-    local secret
-    secret="$(env_value WINPOWER_PASSWORD_SECRET)"
-    secret="${secret:-./secrets/winpower_password}"
-    if [[ ! -f "$secret" ]]; then
-        if [[ -n "$(env_value WINPOWER_BASE_URL)" ]]; then
-            echo "stack.sh: $secret is missing; write the WinPower password there (see docs/deployment.md)" >&2
+    if [[ -n "$(env_value WINPOWER_BASE_URL)" ]]; then
+        # server mode: the password comes from the secret file (compose's own default,
+        # /dev/null, is for the demo, which needs no password).
+        local secret
+        secret="$(env_value WINPOWER_PASSWORD_SECRET)"
+        secret="${secret:-./secrets/winpower_password}"
+        if [[ ! -s "$secret" ]]; then
+            echo "stack.sh: $secret is missing or empty; write the WinPower password there (mode 600, see docs/deployment.md)" >&2
             exit 1
         fi
-        # Demo mode: the secret is mounted but unused.
-        mkdir -p "$(dirname "$secret")"
-        (umask 077 && : >"$secret")
-    fi
-    if [[ -n "$(env_value WINPOWER_BASE_URL)" && -z "$(env_value WPEXPORTER_COMMAND)" ]]; then
-        export WPEXPORTER_COMMAND=server
+        export WINPOWER_PASSWORD_SECRET="$secret"
+        [[ -n "$(env_value WPEXPORTER_COMMAND)" ]] || export WPEXPORTER_COMMAND=server
     fi
 }
 
@@ -89,7 +87,7 @@ case "${1:-}" in
         compose logs -f --tail=200 "$@"
         ;;
     *)
-        sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,11p' "$here/stack.sh" | sed 's/^# \{0,1\}//'
         exit 64
         ;;
 esac

@@ -60,13 +60,13 @@ public final class HTTPClientTransport: HTTPTransport {
         } catch where error.kind == .cancelled {
             throw CancellationError()
         } catch {
-            throw Self.map(error)
+            throw Self.map(error, tls: tls)
         }
     }
 
     /// The ``ClientError`` for an `HTTPClientError`, with the advice users need: which
-    /// `winpower.*` setting to check.
-    static func map(_ error: HTTPClientError) -> ClientError {
+    /// `winpower.*` setting to check (never one already set: `tls` is the checking in use).
+    static func map(_ error: HTTPClientError, tls: TLSVerification = .system) -> ClientError {
         let detail = error.detail
         switch error.kind {
         case .timeout:
@@ -77,6 +77,18 @@ public final class HTTPClientTransport: HTTPTransport {
             let named = detail.replacing("cannot use the CA file", with: "cannot use winpower.ca_file")
             return ClientError(.tls, named.contains("winpower.ca_file") ? named : "cannot use winpower.ca_file: \(detail)")
         case .tls:
+            // OpenSSL's words when the other end answers the ClientHello in plain HTTP.
+            let plainHTTP = ["wrong version number", "packet length too long", "http request"].contains {
+                detail.lowercased().contains($0)
+            }
+            if plainHTTP {
+                return ClientError(.tls, "TLS handshake failed (\(detail)): the server likely speaks plain HTTP on this "
+                                       + "port; use http:// in winpower.base_url")
+            }
+            if tls == .skip {
+                return ClientError(.tls, "TLS handshake failed (\(detail)) although certificates are not checked "
+                                       + "(winpower.skip_ssl_verify is set): check winpower.base_url's host and port")
+            }
             return ClientError(.tls, "TLS handshake failed (\(detail)); if the server uses a self-signed certificate, "
                                    + "set winpower.ca_file or winpower.skip_ssl_verify: true")
         case .hostNotFound:

@@ -5,8 +5,8 @@ extension ConfigKey {
     /// serve features of this implementation (CA bundle, password file, energy gaps,
     /// Pushgateway, web configuration).
     public static let all: [ConfigKey] = [
-        ConfigKey("server.port", .integer(1...65535), default: .integer(9090),
-                  "TCP port the HTTP server listens on.",
+        ConfigKey("server.port", .integer(0...65535), default: .integer(9090),
+                  "TCP port the HTTP server listens on; 0 picks a free port.",
                   env: ["WINPOWER_EXPORTER_PORT"], flags: ["--port"]),
         ConfigKey("server.host", .string, default: .string("0.0.0.0"),
                   "Address the HTTP server binds to."),

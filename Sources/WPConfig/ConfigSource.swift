@@ -65,11 +65,14 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
     public var problems: [ConfigDiagnostic]
     /// Warnings found along the way (shown with the problems).
     public var warnings: [ConfigDiagnostic]
+    /// The configuration file read (given with `-c` or found in the search order), if any.
+    public var configurationFile: String?
 
     /// Creates an error.
-    public init(problems: [ConfigDiagnostic], warnings: [ConfigDiagnostic] = []) {
+    public init(problems: [ConfigDiagnostic], warnings: [ConfigDiagnostic] = [], configurationFile: String? = nil) {
         self.problems = problems
         self.warnings = warnings
+        self.configurationFile = configurationFile
     }
 
     /// One problem per line, prefixed with `error: `.

@@ -117,7 +117,7 @@ public enum ConfigurationLoader {
         state.applyFlags()
         state.validate()
         guard state.problems.isEmpty else {
-            throw ConfigurationError(problems: state.problems, warnings: state.warnings)
+            throw ConfigurationError(problems: state.problems, warnings: state.warnings, configurationFile: state.filePath)
         }
         return LoadedConfiguration(configuration: state.build(), configurationFile: state.filePath,
                                    settings: state.settings, warnings: state.warnings)

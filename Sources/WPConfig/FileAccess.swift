@@ -18,12 +18,17 @@ public struct FileAccess: Sendable {
     public var read: @Sendable (String) -> Result<String, FileAccessError>
     /// The permission bits (`0o777` mask) of a file, nil when unknown.
     public var permissions: @Sendable (String) -> Int?
+    /// Why a directory the exporter must write in cannot be used (`"is not a directory"`,
+    /// `"is not writable"`), nil when it can or does not exist yet.
+    public var directoryProblem: @Sendable (String) -> String?
 
-    /// Creates file access from two closures.
+    /// Creates file access from closures.
     public init(read: @escaping @Sendable (String) -> Result<String, FileAccessError>,
-                permissions: @escaping @Sendable (String) -> Int?) {
+                permissions: @escaping @Sendable (String) -> Int?,
+                directoryProblem: @escaping @Sendable (String) -> String? = { _ in nil }) {
         self.read = read
         self.permissions = permissions
+        self.directoryProblem = directoryProblem
     }
 
     /// Files held in memory, by path; `modes` gives permission bits (default `0o600`).
@@ -33,6 +38,8 @@ public struct FileAccess: Sendable {
             return .failure(.notFound)
         }, permissions: { path in
             files[path] == nil ? nil : modes[path] ?? 0o600
+        }, directoryProblem: { path in
+            files[path] == nil ? nil : "is not a directory"
         })
     }
 }

@@ -147,7 +147,12 @@ extension LoadState {
     }
 
     private mutating func validateFiles() {
-        if let (path, source) = text("winpower.password_file") {
+        if inputs.purpose == .server, let (path, source) = text("storage.data_dir"),
+           let reason = inputs.files.directoryProblem(path) {
+            problem("storage.data_dir", source, "\"\(path)\" \(reason); the energy state is kept in this directory")
+        }
+        // `demo` replaces the WinPower settings with its simulator's: the password file is not read.
+        if inputs.purpose == .server, let (path, source) = text("winpower.password_file") {
             switch inputs.files.read(path) {
             case .success(var secret):
                 if secret.hasSuffix("\n") { secret.removeLast() }

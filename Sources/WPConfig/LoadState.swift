@@ -66,6 +66,12 @@ struct LoadState {
             guard let (path, contents) = found else { return }
             filePath = path
             text = contents
+            // A file later in the search order is never read: say so, or it silently loses.
+            let later = inputs.searchPaths().drop { $0 != path }.dropFirst()
+            for shadowed in later where (try? inputs.files.read(shadowed).get()) != nil {
+                warning(nil, .file(path: shadowed, position: nil), "not read: \(path) comes first in the search order "
+                        + "(\(inputs.searchPaths().joined(separator: ", "))); pass -c/--config to choose")
+            }
         }
         guard let path = filePath else { return }
         let root: YAMLNode?

@@ -25,6 +25,7 @@ struct CommandLineTool: Sendable {
             try await execute(try CommandParser.parse(arguments))
             return ExitCode.success.rawValue
         } catch let error as ConfigurationError {
+            output.standardError("configuration file: \(error.configurationFile ?? Self.noFile)\n")
             report(error.warnings)
             output.standardError(error.description + "\n")
             let count = error.problems.count
@@ -36,6 +37,9 @@ struct CommandLineTool: Sendable {
         }
     }
 
+    /// What `configuration file:` says when no file was read.
+    static let noFile = "none (defaults, environment and flags only)"
+
     private func execute(_ command: Command) async throws {
         switch command {
         case .help(let topic):
@@ -46,16 +50,16 @@ struct CommandLineTool: Sendable {
             let loaded = try load(options, purpose: .server)
             // The web configuration file is validated as `server` would, every problem listed.
             let security = try loadWebSecurity(path: loaded.configuration.server.webConfigFile, files: files)
-            let file = loaded.configurationFile ?? "none (defaults, environment and flags only)"
+            let file = loaded.configurationFile ?? Self.noFile
             output.standardOutput("configuration file: \(file)\n\n\(loaded.effectiveSettingsTable())\n")
             report(loaded.warnings + security.warnings)
             output.standardOutput("\nconfiguration is valid\n")
         case .server(let options):
-            let loaded = try loadBindingAnyPort(options, purpose: .server)
+            let loaded = try load(options, purpose: .server)
             report(loaded.warnings)
             try await hooks.server(loaded)
         case .demo(let options):
-            let loaded = try loadBindingAnyPort(options, purpose: .demo)
+            let loaded = try load(options, purpose: .demo)
             report(loaded.warnings)
             try await hooks.demo(loaded)
         case .simulate(let options):
@@ -67,20 +71,6 @@ struct CommandLineTool: Sendable {
         -> LoadedConfiguration {
         try ConfigurationLoader.load(ConfigurationInputs(configPath: options.configPath, flags: options.flags,
                                                          environment: environment, files: files, purpose: purpose))
-    }
-
-    /// Loads as ``load(_:purpose:)``, except that `--port 0` (or `--server.port 0`) (a free port, which
-    /// `server.port` itself does not accept) binds whatever port the system picks; the
-    /// commands print the bound URL.
-    private func loadBindingAnyPort(_ options: ConfigurationOptions, purpose: ConfigurationInputs.Purpose)
-        throws(ConfigurationError) -> LoadedConfiguration {
-        var options = options
-        let portFlags = ["--port", "--server.port"]
-        let anyPort = options.flags.last { portFlags.contains($0.name) }?.value == "0"
-        if anyPort { options.flags.removeAll { portFlags.contains($0.name) } }
-        var loaded = try load(options, purpose: purpose)
-        if anyPort { loaded.configuration.server.port = 0 }
-        return loaded
     }
 
     private func report(_ warnings: [ConfigDiagnostic]) {

@@ -21,6 +21,7 @@ enum CommandParser {
         case "--version": return .version(json: false)
         case "help":
             guard let topic = rest.first else { return .help(nil) }
+            if rest.count == 1, topic == "-h" || topic == "--help" { return .help("help") }
             guard rest.count == 1, helpTopics.contains(topic) else {
                 throw UsageError(command: "help", message: "unknown help topic \"\(rest.joined(separator: " "))\"; one of "
                                  + helpTopics.joined(separator: ", ") + Suggestion.hint(topic, helpTopics))

@@ -11,7 +11,7 @@ enum HelpText {
         case "simulate": return simulate
         case "version": return version
         case "configuration": return configuration
-        case "help": return "Usage: wpexporter help [command | configuration]\n\nShow help for a command, or every configuration key.\n"
+        case "help": return "Usage: wpexporter help [command | configuration]\n\nShow help for a command (the same as `wpexporter COMMAND --help`), or every\nconfiguration key.\n"
         default: return overview
         }
     }
@@ -44,7 +44,7 @@ enum HelpText {
           --winpower.username NAME   WinPower user name
           --winpower.password TEXT   WinPower password (prefer --winpower.password_file PATH)
           --port PORT                HTTP port (same as --server.port; default 9090;
-                                     0 for any free port, server and demo only)
+                                     0 for any free port)
           --log-level LEVEL          debug, info, warn or error (default info)
           --skip-ssl-verify[=BOOL]   Accept any TLS certificate from WinPower (default false)
           --data-dir PATH            Energy state directory (default ./data)
@@ -81,7 +81,7 @@ enum HelpText {
 
         Flags:
           -c, --config PATH          Configuration file (found as for 'server')
-          --port PORT                HTTP port (default 9090, or any free port when 9090 is
+          --port PORT                HTTP port (default 9090; any free port when it is
                                      taken; 0 for any free port)
           --server.host ADDRESS      Address to bind (default 127.0.0.1)
           --log-level LEVEL          debug, info, warn or error (default warn, to stderr)

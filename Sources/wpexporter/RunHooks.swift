@@ -23,4 +23,6 @@ struct TerminalOutput: Sendable {
     var standardOutput: @Sendable (String) -> Void
     /// Writes text to standard error as is.
     var standardError: @Sendable (String) -> Void
+    /// Whether standard output is a terminal (the demo then redraws its table in place).
+    var standardOutputIsTerminal = false
 }

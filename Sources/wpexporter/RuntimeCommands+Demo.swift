@@ -41,17 +41,26 @@ extension RuntimeCommands {
         let output = self.output
         let (metricsPath, interval) = (configuration.server.metricsPath, configuration.scheduler.collectionInterval)
         let dataDirectory = configuration.storage.dataDirectory + (temporary == nil ? "" : " (temporary)")
-        let onListening = Self.demoListening(output: output, simulatorAddress: simulatorAddress, dataDirectory: dataDirectory,
-                                             metricsPath: metricsPath, interval: interval)
+        let screen = DemoScreen(output: output)
+        let onListening = Self.demoListening(screen: screen, live: output.standardOutputIsTerminal, simulatorAddress: simulatorAddress,
+                                             dataDirectory: dataDirectory, metricsPath: metricsPath, interval: interval)
+        // One signal watcher for both attempts: a signal during the first must stop the second.
+        let waitForStop = controls.watchStopSignals()
+        defer {
+            if let exposition = screen.stop() {
+                output.standardOutput(DemoScreen.farewell(exposition: exposition, dataDirectory: configuration.storage.dataDirectory,
+                                                          temporary: temporary != nil))
+            }
+        }
         do {
             do {
-                try await run(configuration, client: client, logger: logger, onListening: onListening)
-            } catch let error as HTTPServerError where isDefault("server.port") {
-                // The default port is taken (often by Prometheus itself): any free port will do.
+                try await run(configuration, client: client, logger: logger, waitForStop: waitForStop, onListening: onListening)
+            } catch let error as HTTPServerError where configuration.server.port != 0 {
+                // The port is taken (9090 often by Prometheus itself): any free port will do.
                 guard case .bind = error else { throw error }
                 output.standardError("note: \(error); using a free port instead\n")
                 configuration.server.port = 0
-                try await run(configuration, client: client, logger: logger, onListening: onListening)
+                try await run(configuration, client: client, logger: logger, waitForStop: waitForStop, onListening: onListening)
             }
         } catch {
             await simulator.stop()
@@ -60,12 +69,12 @@ extension RuntimeCommands {
         await simulator.stop()
     }
 
-    /// What the demo prints once listening: the URLs, then the first collection's values.
-    static func demoListening(output: TerminalOutput, simulatorAddress: ServerAddress, dataDirectory: String,
+    /// What the demo shows once listening: the URLs, then the collections' values.
+    static func demoListening(screen: DemoScreen, live: Bool, simulatorAddress: ServerAddress, dataDirectory: String,
                               metricsPath: String, interval: Duration)
         -> @Sendable (ServerAddress, Exporter<ContinuousClock>) async -> Void {
         { address, exporter in
-            output.standardOutput("""
+            let heading = """
             wpexporter demo: \(Self.demoDevices) simulated UPS devices at \(Self.url(simulatorAddress))
             energy state in \(dataDirectory)
 
@@ -73,75 +82,19 @@ extension RuntimeCommands {
               health:    \(Self.url(address, "/health", secure: exporter.isSecure))
               home page: \(Self.url(address, "/", secure: exporter.isSecure))
 
-            Press Ctrl-C to stop.
-
-            """)
-            Task {
-                // The first collection starts with the scheduler; show its values once published.
-                for _ in 0..<300 {
-                    let snapshot = exporter.collector.snapshot
-                    if snapshot.generatedAt != nil {
-                        output.standardOutput("live values (refreshed every \(interval) on /metrics):\n"
-                                              + DemoSample.table(snapshot.text) + "\n")
-                        return
-                    }
-                    try? await Task.sleep(for: .milliseconds(100))
-                }
+            """
+            let collector = exporter.collector
+            screen.start(heading: heading, live: live, interval: interval) {
+                let snapshot = collector.snapshot
+                return (snapshot.generatedAt.map(Self.timeOfDay), snapshot.text)
             }
         }
     }
-}
 
-/// Reads a few device values out of a text exposition, for the demo's printout.
-enum DemoSample {
-    /// One row per device: name, connection, power source, load and battery charge.
-    static func table(_ exposition: [UInt8]) -> String {
-        var rows: [String: [String: String]] = [:]
-        var order: [String] = []
-        let wanted = ["winpower_device_connected", "winpower_device_on_battery", "winpower_device_load_total_watts",
-                      "winpower_device_battery_capacity"]
-        for line in String(decoding: exposition, as: UTF8.self).split(separator: "\n") where !line.hasPrefix("#") {
-            guard let brace = line.firstIndex(of: "{"), wanted.contains(String(line[..<brace])),
-                  let id = label("device_id", in: line), let space = line.lastIndex(of: " ") else { continue }
-            if rows[id] == nil {
-                order.append(id)
-                rows[id] = ["name": label("device_name", in: line) ?? id]
-            }
-            let value = String(line[line.index(after: space)...])
-            rows[id]?[String(line[..<brace])] = Double(value).map { $0 == $0.rounded() ? String(Int($0)) : String(fixed: $0, fractionDigits: 1) } ?? value
-        }
-        var text = "device                 connected  on battery  load (W)  battery (%)\n"
-        for id in order {
-            guard let row = rows[id] else { continue }
-            func cell(_ key: String, _ width: Int) -> String {
-                let value = row[key] ?? "-"
-                return value + String(repeating: " ", count: max(1, width - value.count))
-            }
-            let name = String((row["name"] ?? id).prefix(22))
-            text += name + String(repeating: " ", count: max(1, 23 - name.count))
-                + cell("winpower_device_connected", 11) + cell("winpower_device_on_battery", 12)
-                + cell("winpower_device_load_total_watts", 10) + (row["winpower_device_battery_capacity"] ?? "-") + "\n"
-        }
-        return text
-    }
-
-    /// The unescaped value of label `name` in an exposition line.
-    static func label(_ name: String, in line: Substring) -> String? {
-        guard let start = line.firstRange(of: name + "=\"") else { return nil }
-        var value = ""
-        var escaped = false
-        for character in line[start.upperBound...] {
-            if escaped {
-                value.append(character == "n" ? "\n" : character)
-                escaped = false
-            } else if character == "\\" {
-                escaped = true
-            } else if character == "\"" {
-                return value
-            } else {
-                value.append(character)
-            }
-        }
-        return nil
+    /// `HH:MM:SS UTC` of a date.
+    static func timeOfDay(_ date: Date) -> String {
+        let seconds = Int(date.timeIntervalSince1970.rounded(.down)) % 86_400
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(two(seconds / 3600)):\(two(seconds % 3600 / 60)):\(two(seconds % 60)) UTC"
     }
 }

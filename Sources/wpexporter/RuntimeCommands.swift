@@ -22,22 +22,29 @@ struct RuntimeCommands: Sendable {
         let logger = try makeLogger(configuration)
         let client = WinPowerHTTPClient(configuration: try ExporterSettings.client(configuration.winPower),
                                         logger: logger.child(label: "client"))
+        let file = loaded.configurationFile ?? CommandLineTool.noFile
+        logger.info("configuration loaded", ["file": .string(file)])
         try await run(configuration, client: client, logger: logger) { address, exporter in
             // Standard error: standard output may carry JSON log lines that parsers expect alone.
             output.standardError("wpexporter \(BuildInfo.exporterVersion) exporting from \(ExporterSettings.target(configuration.winPower.baseURL))\n"
+                                  + "configuration file: \(file)\n"
                                   + "metrics: \(Self.url(address, configuration.server.metricsPath, secure: exporter.isSecure))\n")
         }
     }
 
     /// Builds the exporter and runs it until the first signal; a second signal persists
     /// energy and exits at once with status 1.
+    /// `waitForStop` is the signal watcher to use, started now when not given.
     func run(_ configuration: ExporterConfiguration, client: any WinPowerClient, logger: Logger,
+             waitForStop: ProcessControls.StopWaiter? = nil,
              onListening: @escaping @Sendable (ServerAddress, Exporter<ContinuousClock>) async -> Void) async throws {
-        let waitForStop = controls.watchStopSignals()
+        let waitForStop = waitForStop ?? controls.watchStopSignals()
         let security = try loadWebSecurity(path: configuration.server.webConfigFile)
         for warning in security.warnings { output.standardError("warning: \(warning)\n") }
-        let exporter = try Exporter(configuration: configuration, client: client, clock: ContinuousClock(),
-                                    wallClock: { Date() }, logger: logger, webSecurity: security)
+        let exporter = try SettingError.namingDataDirectory {
+            try Exporter(configuration: configuration, client: client, clock: ContinuousClock(),
+                         wallClock: { Date() }, logger: logger, webSecurity: security)
+        }
         let controls = self.controls
         try await exporter.run(onListening: { address in
             logger.info("exporter listening", ["address": .string(address.description)])
@@ -55,7 +62,9 @@ struct RuntimeCommands: Sendable {
     func makeLogger(_ configuration: ExporterConfiguration) throws -> Logger {
         let redactor = Redactor()
         if let password = configuration.winPower.password, !password.isEmpty { redactor.register(password.reveal()) }
-        return try ExporterSettings.logging(configuration.logging).makeLogger(label: "wpexporter", redactor: redactor)
+        return try SettingError.namingLogFile(configuration.logging) {
+            try ExporterSettings.logging(configuration.logging).makeLogger(label: "wpexporter", redactor: redactor)
+        }
     }
 
     /// `http://host:port/path` (`https` when `secure`), with a wildcard bind address shown as

@@ -27,6 +27,11 @@ extension FileAccess {
             var info = stat()
             guard lstat(path, &info) == 0 else { return nil }
             return Int(info.st_mode & ~S_IFMT)
+        }, directoryProblem: { path in
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }  // created on start
+            if info.st_mode & S_IFMT != S_IFDIR { return "is not a directory" }
+            return access(path, W_OK | X_OK) == 0 ? nil : "is not writable"
         })
     }
 }

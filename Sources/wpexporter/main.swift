@@ -9,6 +9,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 import WPConfig
 
 /// Writes all of `text` to `fd`, retrying on `EINTR` and partial writes; a closed or full
@@ -28,13 +29,21 @@ import WPConfig
 }
 
 let output = TerminalOutput(standardOutput: { writeAll(STDOUT_FILENO, $0) },
-                            standardError: { writeAll(STDERR_FILENO, $0) })
+                            standardError: { writeAll(STDERR_FILENO, $0) },
+                            standardOutputIsTerminal: isatty(STDOUT_FILENO) == 1)
+/// One watcher for the whole process, made by the first command that waits for signals: a
+/// command that starts the exporter twice (the demo after a port fallback) must not release
+/// the first watcher, whose signal sources hold the signals' disposition.
+let sharedWatcher = Mutex<SignalWatcher?>(nil)
 let controls = ProcessControls(watchStopSignals: {
-    let watcher = SignalWatcher()
+    let watcher = sharedWatcher.withLock { shared in
+        if let shared { return shared }
+        let made = SignalWatcher()
+        shared = made
+        return made
+    }
     return { onRepeat in
-        // The handler holds the watcher on purpose: its signal sources must outlive this call
-        // so that a second signal during the graceful shutdown still reaches `onRepeat`.
-        watcher.onRepeat { _ in withExtendedLifetime(watcher) { onRepeat() } }
+        watcher.onRepeat { _ in onRepeat() }
         await watcher.first()
     }
 }, exit: { status in exit(status) })

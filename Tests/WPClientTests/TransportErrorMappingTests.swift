@@ -21,6 +21,19 @@ import WPHTTPClient
         #expect(caFile.message == "cannot use winpower.ca_file '/etc/ca.pem': error setting certificate file")
     }
 
+    @Test func aPlainHTTPPortSaysSoAndSkipVerifyIsNeverSuggestedWhenAlreadySet() {
+        let detail = "OpenSSL/3.0.13: error:0A00010B:SSL routines::wrong version number"
+        for tls in [HTTPClientTransport.TLSVerification.system, .skip] {
+            let error = HTTPClientTransport.map(HTTPClientError(.tls, detail), tls: tls)
+            #expect(error.kind == .tls)
+            #expect(error.message.contains("likely speaks plain HTTP") && error.message.contains("http://"))
+            #expect(!error.message.contains("skip_ssl_verify: true"))
+        }
+        let skipped = HTTPClientTransport.map(HTTPClientError(.tls, "handshake failure"), tls: .skip)
+        #expect(!skipped.message.contains("set winpower.ca_file or winpower.skip_ssl_verify"))
+        #expect(skipped.message.contains("winpower.skip_ssl_verify is set"))
+    }
+
     @Test func connectionProblemsNameTheBaseURL() {
         for kind in [HTTPClientError.Kind.connectionRefused, .hostNotFound, .unsupportedScheme, .malformedResponse,
                      .invalidRequest] {

@@ -9,11 +9,10 @@ import Testing
         ("winpower:\n  url: https://x.example\n", #"./config.yaml:2:3: unknown key "winpower.url"; did you mean "winpower.base_url"?"#),
         ("server.port: 1\n", "./config.yaml:1:1: server.port: dotted keys are not supported in the file; nest the key under its section"),
         ("server:\n  port: abc\n", #"./config.yaml:2:9: server.port: "abc" must be a whole number"#),
-        ("server:\n  port: [1, 2]\n", "./config.yaml:2:9: server.port: must be a single value (integer 1–65535), found a sequence"),
+        ("server:\n  port: [1, 2]\n", "./config.yaml:2:9: server.port: must be a single value (integer 0–65535), found a sequence"),
         ("server: 9090\n", "./config.yaml:1:9: server: must be a mapping of keys, found a scalar"),
         ("- a\n- b\n", "./config.yaml:1:1: the configuration file must hold a mapping of sections (server:, winpower:, ...), found a sequence"),
-        ("server:\n  port: 0\n", "./config.yaml:2:9: server.port: 0 is out of range; must be 1–65535"),
-        ("server:\n  port: 65536\n", "./config.yaml:2:9: server.port: 65536 is out of range; must be 1–65535"),
+        ("server:\n  port: 65536\n", "./config.yaml:2:9: server.port: 65536 is out of range; must be 0–65535"),
         ("server:\n  read_timeout: 0s\n", "./config.yaml:2:17: server.read_timeout: 0s must be greater than 0"),
         ("server:\n  metrics_path: metrics\n", #"./config.yaml:2:17: server.metrics_path: "metrics" must start with '/'"#),
         ("server:\n  metrics_path: /health\n", #"./config.yaml:2:17: server.metrics_path: "/health" is the path of another endpoint; must differ from /, /health, /-/healthy, /-/ready"#),
@@ -67,13 +66,19 @@ import Testing
             "winpower.password: is required by `server` (or winpower.password_file); set it in the configuration file, with WINPOWER_EXPORTER_WINPOWER_PASSWORD or with --winpower.password",
         ])
         #expect(TestInputs.problems(TestInputs.make(withCredentials: false, purpose: .demo)).isEmpty)
+        // The demo's WinPower is its own simulator: an empty password file (compose's demo) is not read.
+        let emptySecret = ["WINPOWER_EXPORTER_WINPOWER_PASSWORD_FILE": "/run/secrets/winpower_password"]
+        #expect(TestInputs.problems(TestInputs.make(environment: emptySecret, withCredentials: false,
+                                                    files: ["/run/secrets/winpower_password": ""], purpose: .demo)).isEmpty)
+        #expect(TestInputs.problems(TestInputs.make(environment: emptySecret, withCredentials: false,
+                                                    files: ["/run/secrets/winpower_password": ""])).contains { $0.contains("is empty") })
         let empty = TestInputs.problems(TestInputs.make(flags: [("--winpower.username", "")]))
         #expect(empty.count == 1 && empty[0].hasPrefix("winpower.username: is required"))
     }
 
     @Test func everyProblemIsReportedAtOnce() {
         let problems = TestInputs.problems(TestInputs.make(
-            file: "server:\n  port: 0\n  prot: 1\nlogging:\n  level: loud\n",
+            file: "server:\n  port: 70000\n  prot: 1\nlogging:\n  level: loud\n",
             flags: [("--scheduler.collection_interval", "10ms")],
             environment: ["WINPOWER_EXPORTER_WINPOWER_API_TIMEOUT": "1m"], withCredentials: false))
         #expect(problems.count == 8, "\(problems)")

@@ -83,9 +83,17 @@ import Testing
 
     @Test func exitCodesFromTheProcess() throws {
         try Self.withTemporaryDirectory { directory in
-            let invalid = try Self.run(["check-config", "--port", "0"], in: directory, environment: ["HOME": directory.path])
+            let invalid = try Self.run(["check-config", "--port", "65536"], in: directory, environment: ["HOME": directory.path])
             #expect(invalid.status == 78)
-            #expect(invalid.err.contains("flag --port: server.port: 0 is out of range; must be 1–65535"))
+            #expect(invalid.err.contains("flag --port: server.port: 65536 is out of range; must be 0–65535"))
+            // Port 0 (any free port) is valid from a flag, the environment and the file alike, as for `server`.
+            let flag = try Self.run(["check-config", "--port", "0", "--winpower.base_url", "http://127.0.0.1:1",
+                                     "--winpower.username", "u", "--winpower.password", "p"], in: directory, environment: ["HOME": directory.path])
+            #expect(flag.status == 0, "\(flag.err)")
+            let environment = try Self.run(["check-config", "--winpower.base_url", "http://127.0.0.1:1", "--winpower.username", "u",
+                                            "--winpower.password", "p"],
+                                           in: directory, environment: ["HOME": directory.path, "WINPOWER_EXPORTER_SERVER_PORT": "0"])
+            #expect(environment.status == 0, "\(environment.err)")
             let missing = try Self.run(["check-config", "-c", "nope.yaml"], in: directory, environment: [:])
             #expect(missing.status == 78)
             #expect(missing.err.contains("configuration file \"nope.yaml\" does not exist"))

@@ -67,15 +67,38 @@ private func tool(_ recorder: Recorder, environment: [String: String] = credenti
         #expect(recorder.calls.isEmpty)
     }
 
+    @Test func portZeroFromTheFileIsValidForCheckConfigAndServerAlike() async {
+        let files = ["/c.yaml": "server:\n  port: 0\n"]
+        let check = Recorder()
+        #expect(await tool(check, files: files).run(["check-config", "-c", "/c.yaml"]) == 0)
+        #expect(check.out.contains("server.port                          0"))
+        let server = Recorder()
+        #expect(await tool(server, files: files).run(["server", "-c", "/c.yaml"]) == 0)
+        #expect(server.loaded.first?.configuration.server.port == 0)
+    }
+
+    @Test func aStrayConfigYamlShadowingConfigConfigYamlIsNamedInWarningsAndErrors() async {
+        let files = ["./config.yaml": "server:\n  port: 70000\n", "./config/config.yaml": "server:\n  port: 9100\n"]
+        let recorder = Recorder()
+        #expect(await tool(recorder, files: files).run(["check-config"]) == 78)
+        #expect(recorder.err.hasPrefix("configuration file: ./config.yaml\n"))
+        #expect(recorder.err.contains("warning: file ./config/config.yaml: not read: ./config.yaml comes first in the search order"))
+        #expect(recorder.err.contains("error: ./config.yaml:2:9: server.port: 70000 is out of range"))
+        let none = Recorder()
+        #expect(await tool(none).run(["check-config", "--port", "70000"]) == 78)
+        #expect(none.err.hasPrefix("configuration file: none (defaults, environment and flags only)\n"))
+    }
+
     @Test func checkConfigListsEveryProblemAndExits78() async {
         let recorder = Recorder()
         let status = await tool(recorder, environment: ["WINPOWER_EXPORTER_WINPOWER_PASSWORD": "hunter2-secret"],
-                                files: ["./config.yaml": "server:\n  port: 0\nwinpower:\n  password: also-secret\n"])
+                                files: ["./config.yaml": "server:\n  port: 70000\nwinpower:\n  password: also-secret\n"])
             .run(["check-config", "--scheduler.collection_interval=1ms"])
         #expect(status == 78)
         #expect(recorder.out.isEmpty)
         #expect(recorder.err == """
-            error: ./config.yaml:2:9: server.port: 0 is out of range; must be 1–65535
+            configuration file: ./config.yaml
+            error: ./config.yaml:2:9: server.port: 70000 is out of range; must be 0–65535
             error: flag --scheduler.collection_interval: scheduler.collection_interval: 1ms is too short; must be at least 1s
             error: winpower.base_url: is required by `server`; set it in the configuration file, with WINPOWER_EXPORTER_WINPOWER_BASE_URL or with --winpower.base_url
             error: winpower.username: is required by `server`; set it in the configuration file, with WINPOWER_EXPORTER_WINPOWER_USERNAME or with --winpower.username

@@ -66,6 +66,8 @@ private func usageError(_ arguments: [String]) -> UsageError? {
         #expect(try CommandParser.parse(["-h"]) == .help(nil))
         #expect(try CommandParser.parse(["help"]) == .help(nil))
         #expect(try CommandParser.parse(["help", "configuration"]) == .help("configuration"))
+        #expect(try CommandParser.parse(["help", "--help"]) == .help("help"))
+        #expect(try CommandParser.parse(["help", "-h"]) == .help("help"))
         for command in ["server", "demo", "simulate", "check-config", "version"] {
             #expect(try CommandParser.parse([command, "--help"]) == .help(command))
             #expect(try CommandParser.parse([command, "--port=1", "-h"]) == .help(command))

@@ -46,7 +46,7 @@ import WPTestSupport
         await harness.exporter.collector.collect()
         let samples = try await harness.scrape()
         let ids = Set(samples.keys.filter { $0.hasPrefix("winpower_device_info{") }.compactMap { key in
-            DemoSample.label("device_id", in: Substring(key))
+            DemoTable.label("device_id", in: Substring(key))
         })
         #expect(ids == Set(harness.simulator.devices.map(\.id)))
         #expect(samples["winpower_exporter_device_count"] == 250)

@@ -1,0 +1,124 @@
+import FoundationEssentials
+import WPClient
+import WPLogging
+
+/// The demo's table of devices, read out of a text exposition: a pure function of the bytes
+/// `/metrics` serves, so what a person sees is what Prometheus scrapes.
+enum DemoTable {
+    /// One device's values, by metric name without the `winpower_device_` prefix.
+    struct Row: Equatable {
+        var id: String
+        var name: String
+        var values: [String: Double] = [:]
+
+        /// line, battery, battery test, bypass, fault, disconnected… or `-` when nothing says.
+        var state: String {
+            if values["connected"] == 0 { return "disconnected" }
+            if values["fault"] == 1 { return "fault" }
+            if let code = values["mode"], let mode = OperatingMode(code: Int(code)) { return mode.displayName }
+            if let code = values["mode"] { return "mode \(Int(code))" }
+            if values["on_battery"] == 1 { return "battery" }
+            return values["connected"] == 1 ? "connected" : "-"
+        }
+
+        /// The energy counted by the exporter, in kWh.
+        var energyKilowattHours: Double? { values["energy_joules_total"].map { $0 / 3_600_000 } }
+    }
+
+    static let header = ["ID", "NAME", "STATE", "LOAD W", "LOAD %", "BATT %", "RUNTIME", "ENERGY kWh"]
+    static let widths = [8, 16, 12, 7, 6, 6, 8, 10]
+
+    /// The rows of every device in `exposition`, in the order they first appear.
+    static func rows(_ exposition: [UInt8]) -> [Row] {
+        var rows: [Row] = []
+        var index: [String: Int] = [:]
+        let prefix = "winpower_device_"
+        for line in String(decoding: exposition, as: UTF8.self).split(separator: "\n") where line.hasPrefix(prefix) {
+            guard let brace = line.firstIndex(of: "{"), let id = label("device_id", in: line),
+                  let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
+            let metric = String(line[line.index(line.startIndex, offsetBy: prefix.count)..<brace])
+            if index[id] == nil {
+                index[id] = rows.count
+                rows.append(Row(id: id, name: label("device_name", in: line) ?? id))
+            }
+            if let at = index[id] { rows[at].values[metric] = value }
+        }
+        return rows
+    }
+
+    /// The table: a header line and one line per device, columns padded to fixed widths.
+    static func render(_ exposition: [UInt8]) -> String {
+        var text = line(header)
+        let rows = rows(exposition)
+        let ids = shortIDs(rows.map(\.id))
+        for (row, id) in zip(rows, ids) {
+            let values = row.values
+            text += line([id, String(row.name.prefix(widths[1]).map { $0.isNewline || $0 == "\t" ? " " : $0 }), row.state,
+                          number(values["load_total_watts"], digits: 0), number(values["load_percent"], digits: 0),
+                          number(values["battery_capacity"], digits: 0), duration(values["battery_remain_seconds"]),
+                          number(row.energyKilowattHours, digits: 4)])
+        }
+        return text
+    }
+
+    /// Ids cut to the ID column: their first characters when those tell them apart, else their
+    /// last ones after `…`, else whole.
+    static func shortIDs(_ ids: [String]) -> [String] {
+        let width = widths[0]
+        let prefixes = ids.map { String($0.prefix(width)) }
+        if Set(prefixes).count == Set(ids).count { return prefixes }
+        let suffixes = ids.map { $0.count <= width ? $0 : "…" + $0.suffix(width - 1) }
+        return Set(suffixes).count == Set(ids).count ? suffixes : ids
+    }
+
+    /// The energy of every device together, in kWh (nil when no device has any).
+    static func totalEnergy(_ exposition: [UInt8]) -> (kilowattHours: Double, devices: Int)? {
+        let energies = rows(exposition).compactMap(\.energyKilowattHours)
+        return energies.isEmpty ? nil : (energies.reduce(0, +), energies.count)
+    }
+
+    static func line(_ cells: [String]) -> String {
+        var text = ""
+        for (column, cell) in cells.enumerated() {
+            let width = column < widths.count ? widths[column] : cell.count
+            let isLast = column == cells.count - 1
+            text += isLast ? cell : cell + String(repeating: " ", count: max(1, width + 1 - cell.count))
+        }
+        return text + "\n"
+    }
+
+    static func number(_ value: Double?, digits: Int) -> String {
+        guard let value, value.isFinite else { return "-" }
+        return digits == 0 ? String(Int(value.rounded())) : String(fixed: value, fractionDigits: digits)
+    }
+
+    /// `1h05m`, `12m30s`, `45s`.
+    static func duration(_ seconds: Double?) -> String {
+        guard let seconds, seconds.isFinite, seconds >= 0, seconds < 1e9 else { return "-" }
+        let total = Int(seconds.rounded())
+        let (hours, minutes, rest) = (total / 3600, total % 3600 / 60, total % 60)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        if hours > 0 { return "\(hours)h\(two(minutes))m" }
+        return minutes > 0 ? "\(minutes)m\(two(rest))s" : "\(rest)s"
+    }
+
+    /// The unescaped value of label `name` in an exposition line.
+    static func label(_ name: String, in line: Substring) -> String? {
+        guard let start = line.firstRange(of: "{" + name + "=\"") ?? line.firstRange(of: "," + name + "=\"") else { return nil }
+        var value = ""
+        var escaped = false
+        for character in line[start.upperBound...] {
+            if escaped {
+                value.append(character == "n" ? "\n" : character)
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else if character == "\"" {
+                return value
+            } else {
+                value.append(character)
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# Checks, without a container engine, that deploy/Dockerfile, deploy/docker-compose.yml and
+# deploy/stack.sh agree with the wpexporter binary:
+#   - the compose service's command, environment (with no deploy/.env: every ${VAR:-default}
+#     at its default), secrets and volume are those the image and the binary expect;
+#   - the container port of the published port, EXPOSE and the HEALTHCHECK port agree;
+#   - stack.sh's defaults (exporter port, secret) match the compose file, and its usage works
+#     from any directory;
+#   - the binary run with exactly that environment and command (on this machine: the image's
+#     paths /run/secrets and /var/lib/wpexporter mapped into a temporary directory, and the
+#     port replaced by a free one) starts with no warning, listens on all interfaces, serves
+#     /metrics with the simulated devices (fetched over 127.0.0.1 only), passes the
+#     HEALTHCHECK command, and exits 0 on SIGTERM.
+# Uses the debug build (swift build) and python3 with PyYAML.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$(pwd)"
+binary="$(scripts/debug-binary.sh)"
+work="$(mktemp -d)"
+pid=""
+cleanup() {
+    if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" 2>/dev/null || true; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "== stack.sh usage from the repository root and from another directory"
+for dir in "$root" "$work"; do
+    status=0
+    (cd "$dir" && bash "$root/deploy/stack.sh" >"$work/usage.txt" 2>&1) || status=$?
+    grep -q "deploy/stack.sh start" "$work/usage.txt" || { echo "FAIL: stack.sh usage from $dir:"; cat "$work/usage.txt"; exit 1; }
+    [[ $status == 64 ]] || { echo "FAIL: stack.sh without argument exits $status, expected 64"; exit 1; }
+done
+
+echo "== Dockerfile, docker-compose.yml and stack.sh agree"
+# Prints NAME=VALUE lines of the container's environment, then the command on a COMMAND= line.
+python3 - "$work" >"$work/container.env" <<'PY'
+import re, sys, yaml
+
+work = sys.argv[1]
+failures = []
+def fail(message):
+    failures.append(message)
+
+dockerfile = open("deploy/Dockerfile", encoding="utf-8").read().replace("\\\n", " ")
+image_env = {}
+for line in dockerfile.splitlines():
+    if line.startswith("ENV "):
+        for name, value in re.findall(r"(\w+)=(\S+)", line[4:]):
+            image_env[name] = value
+exposed = re.findall(r"^EXPOSE (\d+)", dockerfile, re.M)
+entrypoint = re.search(r'^ENTRYPOINT \["([^"]+)"\]', dockerfile, re.M)
+health = re.search(r"^HEALTHCHECK .*?CMD (.*)$", dockerfile, re.M)
+volume = re.search(r'^VOLUME \["([^"]+)"\]', dockerfile, re.M)
+if entrypoint is None or entrypoint.group(1) != "/usr/local/bin/wpexporter":
+    fail("Dockerfile: ENTRYPOINT is not /usr/local/bin/wpexporter")
+if "/usr/local/bin/wpexporter" not in dockerfile.split("ENTRYPOINT")[0]:
+    fail("Dockerfile: the binary is not installed at the ENTRYPOINT path")
+if image_env.get("WINPOWER_EXPORTER_SERVER_HOST") != "0.0.0.0":
+    fail("Dockerfile: WINPOWER_EXPORTER_SERVER_HOST must be 0.0.0.0 (demo binds 127.0.0.1 otherwise)")
+
+def resolve(text):
+    """Compose interpolation with no .env and an empty shell environment."""
+    def one(match):
+        body = match.group(1)
+        for separator in (":-", "-"):
+            if separator in body:
+                return body.split(separator, 1)[1]
+        return ""
+    return re.sub(r"\$\{([^}]*)\}", one, str(text))
+
+compose = yaml.safe_load(open("deploy/docker-compose.yml", encoding="utf-8"))
+service = compose["services"]["wpexporter"]
+command = [resolve(part) for part in service.get("command", [])]
+environment = dict(image_env)
+for name, value in (service.get("environment") or {}).items():
+    environment[name] = resolve(value)
+port = environment.get("WINPOWER_EXPORTER_SERVER_PORT", environment.get("WINPOWER_EXPORTER_PORT", "9090"))
+published = [resolve(entry) for entry in service.get("ports", [])]
+container_ports = {entry.rsplit(":", 1)[1] for entry in published}
+if container_ports != {port}:
+    fail(f"compose: container ports {sorted(container_ports)} but the exporter listens on {port}")
+if exposed != [port]:
+    fail(f"Dockerfile: EXPOSE {exposed} but the exporter listens on {port}")
+if health is None or "127.0.0.1:${WINPOWER_EXPORTER_SERVER_PORT:-9090}/-/healthy" not in health.group(1):
+    fail("Dockerfile: HEALTHCHECK does not fetch /-/healthy on the exporter's port over 127.0.0.1")
+if port != "9090":
+    fail("the HEALTHCHECK's default port 9090 differs from the exporter's port " + port)
+data_dir = environment.get("WINPOWER_EXPORTER_STORAGE_DATA_DIR", "")
+mounts = [entry.split(":", 1)[1] for entry in service.get("volumes", []) if ":" in entry]
+if volume is None or volume.group(1) != data_dir or data_dir not in mounts:
+    fail(f"storage.data_dir {data_dir!r} is not the image's VOLUME and the compose volume")
+secrets = compose.get("secrets", {})
+for name in service.get("secrets", []):
+    if name not in secrets:
+        fail(f"compose: secret {name} is not defined")
+password_file = environment.get("WINPOWER_EXPORTER_WINPOWER_PASSWORD_FILE")
+if password_file and password_file.removeprefix("/run/secrets/") not in service.get("secrets", []):
+    fail(f"compose: {password_file} is not a mounted secret")
+secret_default = resolve(secrets.get("winpower_password", {}).get("file", ""))
+if secret_default != "/dev/null":
+    fail(f"compose: the winpower_password secret defaults to {secret_default!r}; without a file the demo must still start")
+stack = open("deploy/stack.sh", encoding="utf-8").read()
+if re.search(r"WPEXPORTER_PORT\)\"\n\s*port=\"\$\{port:-(\d+)\}", stack) is None or \
+        re.search(r"WPEXPORTER_PORT\)\"\n\s*port=\"\$\{port:-(\d+)\}", stack).group(1) != published[0].rsplit(":", 1)[0]:
+    fail("stack.sh: its default exporter port differs from compose's published port")
+if "./secrets/winpower_password" not in stack or "WINPOWER_PASSWORD_SECRET" not in stack:
+    fail("stack.sh: server mode must pass ./secrets/winpower_password as WINPOWER_PASSWORD_SECRET")
+if len(command) != 1 or command[0] != "demo":
+    fail(f"compose: with no .env the command is {command}, expected [demo]")
+if failures:
+    for failure in failures:
+        print("FAIL: " + failure, file=sys.stderr)
+    sys.exit(1)
+# The image's paths, mapped into the temporary directory.
+for name, value in environment.items():
+    value = value.replace("/run/secrets/", work + "/secrets/").replace("/var/lib/wpexporter", work + "/data")
+    print(f"{name}={value}")
+print("COMMAND=" + " ".join(command))
+print("PUBLISHED=" + published[0], file=sys.stderr)
+PY
+mkdir -p "$work/secrets" "$work/data"
+: >"$work/secrets/winpower_password"   # the secret's default is /dev/null: an empty file
+command="$(sed -n 's/^COMMAND=//p' "$work/container.env")"
+port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+mapfile -t environment < <(grep -v '^COMMAND=' "$work/container.env" | grep -v '^WINPOWER_EXPORTER_SERVER_PORT=')
+environment+=("WINPOWER_EXPORTER_SERVER_PORT=$port" "HOME=$work" "PATH=$PATH")
+echo "container environment: ${environment[*]}"
+echo "container command: wpexporter $command"
+
+echo "== the binary with the container's environment and command"
+(cd "$work/data" && exec env -i "${environment[@]}" "$binary" "$command" >"$work/out.txt" 2>"$work/err.txt") &
+pid=$!
+for _ in $(seq 1 300); do
+    curl -fsS --max-time 2 -o "$work/metrics.txt" "http://127.0.0.1:$port/metrics" 2>/dev/null && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+done
+if ! grep -q '^winpower_device_connected{' "$work/metrics.txt" 2>/dev/null; then
+    echo "FAIL: no device metrics on http://127.0.0.1:$port/metrics"; cat "$work/out.txt" "$work/err.txt"; exit 1
+fi
+if grep -q "warning:" "$work/err.txt" "$work/out.txt"; then
+    echo "FAIL: warnings with the container's environment:"; grep "warning:" "$work/err.txt" "$work/out.txt"; exit 1
+fi
+hex_port="$(printf '%04X' "$port")"
+if ! grep -q "^ *[0-9]*: 00000000:$hex_port 00000000:0000 0A" /proc/net/tcp; then
+    echo "FAIL: not listening on 0.0.0.0:$port"; grep ":$hex_port " /proc/net/tcp || true; exit 1
+fi
+echo "listening on 0.0.0.0:$port, /metrics has $(grep -c '^winpower_device_connected{' "$work/metrics.txt") devices"
+echo "== the image's HEALTHCHECK command"
+health="$(sed -n 's/^ *CMD \(curl .*\) || exit 1$/\1/p' deploy/Dockerfile)"
+[[ -n "$health" ]] || { echo "FAIL: HEALTHCHECK command not found"; exit 1; }
+env -i "WINPOWER_EXPORTER_SERVER_PORT=$port" "PATH=$PATH" sh -c "$health" || { echo "FAIL: HEALTHCHECK: $health"; exit 1; }
+echo "healthcheck passes: $health"
+kill -TERM "$pid"
+status=0
+wait "$pid" || status=$?
+pid=""
+[[ $status == 0 ]] || { echo "FAIL: exit status $status on SIGTERM"; cat "$work/err.txt"; exit 1; }
+echo "stopped with status 0 on SIGTERM"
+echo "containers: consistent"
