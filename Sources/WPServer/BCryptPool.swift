@@ -51,6 +51,9 @@ public final class BCryptPool: Sendable {
         self.queueCapacity = max(1, queueCapacity)
     }
 
+    /// Verifications waiting for a worker.
+    public var queued: Int { state.withLock { $0.queued } }
+
     /// Verifications refused because the queue was full.
     public var refused: Int { refusedCount.load(ordering: .relaxed) }
 
