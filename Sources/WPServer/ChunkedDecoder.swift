@@ -125,6 +125,8 @@ struct ChunkedDecoder: Sendable, Equatable {
             }
             if byte == 0 { return .failure(.bad("NUL byte in chunked framing at offset \(position)")) }
             position += 1
+            // Checked at every byte, so the answer never depends on where the reads ended.
+            if position - start > limits.maxBodyBytes { return .failure(Self.tooLarge(limits)) }
             if position - lineStart > maxLength + 1 {
                 if case .trailer = state { return .failure(Self.trailersTooLarge(limits)) }
                 return .failure(.bad("chunk size line longer than \(maxLength) bytes at offset \(lineStart)"))
