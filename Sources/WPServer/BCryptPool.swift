@@ -1,5 +1,3 @@
-import CSystem
-import Glibc
 import Synchronization
 
 /// A small, bounded set of threads for bcrypt verifications, separate from the event loop and
@@ -96,26 +94,7 @@ public final class BCryptPool: Sendable {
         }
     }
 
-    private final class Box {
-        let pool: BCryptPool
-        init(_ pool: BCryptPool) { self.pool = pool }
-    }
-
     private func startWorker() -> Bool {
-        let box = Unmanaged.passRetained(Box(self)).toOpaque()
-        var thread = pthread_t()
-        let status = pthread_create(&thread, nil, { argument in
-            guard let argument else { return nil }
-            let box = Unmanaged<Box>.fromOpaque(argument).takeRetainedValue()
-            cs_set_thread_name("http-bcrypt")
-            box.pool.drain()
-            return nil
-        }, box)
-        guard status == 0 else {
-            Unmanaged<Box>.fromOpaque(box).release()
-            return false
-        }
-        pthread_detach(thread)
-        return true
+        LoopThread.start(name: "http-bcrypt") { self.drain() } == nil
     }
 }
