@@ -26,6 +26,15 @@ final class Entered: Sendable {
 }
 
 @Suite struct BCryptPoolTests {
+    /// Occupies the pool's single worker until the returned latch opens; returns once it is busy.
+    static func occupy(_ pool: BCryptPool) async -> (latch: Latch, job: Task<Bool?, Never>) {
+        let latch = Latch()
+        let entered = Entered()
+        let job = Task { await pool.run(lane: .clean) { entered.signal(); latch.wait(); return true } }
+        await entered.wait()
+        return (latch, job)
+    }
+
     /// Waits (yielding, never sleeping) until `count` jobs wait in the pool.
     static func waitUntilQueued(_ pool: BCryptPool, _ count: Int) async {
         while pool.queued < count { await Task.yield() }
@@ -33,10 +42,7 @@ final class Entered: Sendable {
 
     @Test func fullQueueRefusesAtOnceAndSuspectsGetHalf() async throws {
         let pool = BCryptPool(workers: 1, queueCapacity: 2)
-        let latch = Latch()
-        let entered = Entered()
-        async let busy = pool.run(lane: .clean) { entered.signal(); latch.wait(); return true }
-        await entered.wait()
+        let (latch, busyJob) = await Self.occupy(pool)
         // The worker is busy: one suspect job may wait (half the queue), a second may not.
         async let suspect = pool.run(lane: .suspect) { false }
         await Self.waitUntilQueued(pool, 1)
@@ -47,18 +53,15 @@ final class Entered: Sendable {
         #expect(await pool.run(lane: .clean) { true } == nil)
         #expect(pool.refused == 2)
         latch.open()
-        #expect(await busy == true)
+        #expect(await busyJob.value == true)
         #expect(await suspect == false)
         #expect(await clean == true)
     }
 
     @Test func cleanWorkRunsBeforeSuspectWork() async throws {
         let pool = BCryptPool(workers: 1, queueCapacity: 8)
-        let latch = Latch()
-        let entered = Entered()
         let order = EventRecorder()
-        async let busy = pool.run(lane: .clean) { entered.signal(); latch.wait(); return true }
-        await entered.wait()
+        let (latch, busyJob) = await Self.occupy(pool)
         async let suspect = pool.run(lane: .suspect) {
             order.requestHandled(RequestEvent(handler: "suspect", method: "", status: 0, durationSeconds: 0))
             return false
@@ -70,7 +73,7 @@ final class Entered: Sendable {
         }
         await Self.waitUntilQueued(pool, 2)
         latch.open()
-        _ = await (busy, suspect, clean)
+        _ = await (busyJob.value, suspect, clean)
         // Queued second, the clean job ran first.
         #expect(order.all.map(\.handler) == ["clean", "suspect"])
     }
@@ -88,10 +91,7 @@ final class Entered: Sendable {
         #expect(try await handler.handle(request("s3cret")).status == 200)
         let verifications = authenticator.bcryptVerifications
         // Flood: the worker is stuck and the queue is full.
-        let latch = Latch()
-        let entered = Entered()
-        async let busy = pool.run(lane: .clean) { entered.signal(); latch.wait(); return true }
-        await entered.wait()
+        let (latch, busyJob) = await Self.occupy(pool)
         async let queued = pool.run(lane: .clean) { false }
         await Self.waitUntilQueued(pool, 1)
         let refused = try await handler.handle(request("wrong"))
@@ -101,7 +101,7 @@ final class Entered: Sendable {
         #expect(try await handler.handle(request("s3cret")).status == 200)
         #expect(authenticator.bcryptVerifications == verifications)
         latch.open()
-        _ = await (busy, queued)
+        _ = await (busyJob.value, queued)
     }
 
     @Test func failuresSlowAnAddressAndASuccessForgivesIt() {
