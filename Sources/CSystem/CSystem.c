@@ -181,6 +181,12 @@ long cs_raise_nofile_limit(void) {
     return (long)limit.rlim_cur;
 }
 
+long cs_nofile_limit(void) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return -errno;
+    return limit.rlim_cur == RLIM_INFINITY ? (long)1 << 30 : (long)limit.rlim_cur;
+}
+
 void cs_set_thread_name(const char *name) {
     pthread_setname_np(pthread_self(), name);
 }

@@ -3,8 +3,13 @@
 /// Requests without valid credentials get `401` with
 /// `WWW-Authenticate: Basic realm="wpexporter"` (the same answer for a wrong password and an
 /// unknown user). Every path is protected except those in `openPaths` (for example
-/// `/-/healthy` for load-balancer probes). bcrypt runs off the event loop, so a slow
-/// verification never delays other connections. Credentials are never logged.
+/// `/-/healthy` for load-balancer probes). Credentials are never logged.
+///
+/// Credentials verified before are answered from the authenticator's cache on the spot, with
+/// no thread hop. Others are verified on the authenticator's ``BCryptPool``, never on the event
+/// loop; when its queue is full the answer is `429 Too Many Requests` with `Retry-After: 1`.
+/// An address with repeated failures waits in the pool's suspect lane (behind every other
+/// address) and gets its `401` late, the more so the more it fails.
 ///
 /// ```swift
 /// let protected = BasicAuthHandler(wrapping: router, authenticator: authenticator,
@@ -29,16 +34,40 @@ public struct BasicAuthHandler: HTTPHandler {
         self.openPaths = openPaths
     }
 
+    public func acceptsBody(_ head: HTTPRequest) -> Bool { inner.acceptsBody(head) }
+
     public func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
         if openPaths.contains(request.path) { return try await inner.handle(request) }
-        let header = request.headers["Authorization"]
-        let authenticator = self.authenticator
-        let accepted = await Task.detached { authenticator.verify(authorization: header) }.value
-        guard accepted else {
-            var response = HTTPResponse.text("unauthorized\n", status: 401)
-            response.headers.set(name: "WWW-Authenticate", value: "Basic realm=\"\(authenticator.realm)\"")
-            return response
+        guard let credentials = request.headers["Authorization"].flatMap(BasicCredentials.init(header:)) else {
+            return challenge()
         }
-        return try await inner.handle(request)
+        let authenticator = self.authenticator
+        if authenticator.isCached(user: credentials.user, password: credentials.password) {
+            return try await inner.handle(request)
+        }
+        let address = AuthFailureTracker.host(of: request.remoteAddress)
+        let lane: BCryptPool.Lane = authenticator.failures.isSuspect(address) ? .suspect : .clean
+        let outcome = await authenticator.pool.run(lane: lane) {
+            authenticator.verify(user: credentials.user, password: credentials.password)
+        }
+        switch outcome {
+        case nil:
+            var response = HTTPResponse.text("too many login attempts in progress; retry later\n", status: 429)
+            response.headers.set(name: "Retry-After", value: "1")
+            return response
+        case true?:
+            authenticator.failures.recordSuccess(of: address)
+            return try await inner.handle(request)
+        case false?:
+            let delay = authenticator.failures.recordFailure(of: address)
+            if delay > .zero { try? await Task.sleep(for: delay) }
+            return challenge()
+        }
+    }
+
+    private func challenge() -> HTTPResponse {
+        var response = HTTPResponse.text("unauthorized\n", status: 401)
+        response.headers.set(name: "WWW-Authenticate", value: "Basic realm=\"\(authenticator.realm)\"")
+        return response
     }
 }

@@ -21,6 +21,10 @@ public final class BasicAuthenticator: Sendable {
     private let dummySetting: String
     private let cache: Mutex<VerificationCache>
     private let verificationCount = Atomic<Int>(0)
+    /// Where ``BasicAuthHandler`` runs the verifications the cache cannot answer.
+    public let pool: BCryptPool
+    /// Recent failures per client address.
+    public let failures: AuthFailureTracker
 
     /// Creates an authenticator.
     ///
@@ -28,8 +32,11 @@ public final class BasicAuthenticator: Sendable {
     ///   - users: User name → bcrypt hash.
     ///   - realm: Realm of the `WWW-Authenticate` challenge.
     ///   - cacheCapacity: Successful verifications remembered (oldest forgotten first); 0 disables.
+    ///   - pool: Threads and queue for bcrypt; by default one thread and 16 waiting.
+    ///   - failures: Failed logins per address; by default suspect after 5 within a minute.
     /// - Throws: ``BasicAuthError`` when a hash is not bcrypt or libcrypt cannot be loaded.
-    public init(users: [String: String], realm: String = "wpexporter", cacheCapacity: Int = 64) throws(BasicAuthError) {
+    public init(users: [String: String], realm: String = "wpexporter", cacheCapacity: Int = 64,
+                pool: BCryptPool = BCryptPool(), failures: AuthFailureTracker = AuthFailureTracker()) throws(BasicAuthError) {
         var cost = 4
         for (user, hash) in users.sorted(by: { $0.key < $1.key }) {
             guard let hashCost = BCrypt.cost(of: hash) else { throw BasicAuthError.notBcrypt(user: user) }
@@ -41,6 +48,8 @@ public final class BasicAuthenticator: Sendable {
         }
         self.users = users
         self.realm = realm
+        self.pool = pool
+        self.failures = failures
         var generator = SystemRandomNumberGenerator()
         self.dummySetting = BCrypt.setting(cost: cost, using: &generator)
         var salt = [UInt8](repeating: 0, count: 32)
@@ -51,8 +60,15 @@ public final class BasicAuthenticator: Sendable {
     /// How many bcrypt verifications ran (cache hits excluded), unknown users included.
     public var bcryptVerifications: Int { verificationCount.load(ordering: .relaxed) }
 
+    /// Whether `password` is known to be the password of `user` from an earlier verification:
+    /// a SHA-256 and a lookup, cheap enough for the event loop.
+    public func isCached(user: String, password: String) -> Bool {
+        guard let stored = users[user], let key = cacheKey(user: user, password: password, hash: stored) else { return false }
+        return cache.withLock { $0.contains(key) }
+    }
+
     /// Whether `password` is the password of `user`. Runs a bcrypt unless cached: call it off
-    /// the event loop (``BasicAuthHandler`` does).
+    /// the event loop (``BasicAuthHandler`` runs it on ``pool``).
     public func verify(user: String, password: String) -> Bool {
         let stored = users[user]
         let key = stored.flatMap { cacheKey(user: user, password: password, hash: $0) }

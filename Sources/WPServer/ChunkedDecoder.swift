@@ -1,66 +1,146 @@
-/// Decodes a `Transfer-Encoding: chunked` request body (RFC 9112 §7.1).
+/// Decodes a `Transfer-Encoding: chunked` request body (RFC 9112 §7.1) incrementally.
 ///
-/// Pure function over the buffered bytes; the trailer section is validated and discarded.
-enum ChunkedDecoder {
-    enum Result: Equatable {
+/// It keeps its place between calls: every byte of the framing and of the chunk data is
+/// examined once, whatever the size of the reads it arrives in, so decoding is linear in the
+/// body's size on the wire. The body limit counts wire bytes (chunk size lines, extensions,
+/// CRLFs and trailers included), so a body of tiny chunks with long extensions is refused as
+/// soon as its framing alone passes the limit. The trailer section is validated and discarded.
+struct ChunkedDecoder: Sendable, Equatable {
+    enum Step: Equatable {
         case needMore
-        case done(body: [UInt8], end: Int)
+        /// The body is complete; `end` is the offset just past its last byte.
+        case done(end: Int)
         case failure(HTTPParseError)
     }
 
-    static func decode(_ bytes: UnsafeRawBufferPointer, from start: Int, limits: HTTPParserLimits) -> Result {
-        var body: [UInt8] = []
-        var index = start
-        while true {
-            let line: Range<Int>
-            switch findLineEnd(bytes, from: index, maxLength: maxSizeLine) {
-            case .needMore: return .needMore
-            case .tooLong: return .failure(.bad("chunk size line longer than \(maxSizeLine) bytes at offset \(index)"))
-            case .failure(let error): return .failure(error)
-            case .line(let range): line = range
-            }
-            let size: Int
-            switch parseSizeLine(bytes, line) {
-            case .failure(let error): return .failure(error)
-            case .success(let value): size = value
-            }
-            index = line.upperBound + 2
-            if size == 0 { return decodeTrailers(bytes, from: index, body: body, limits: limits) }
-            if body.count + size > limits.maxBodyBytes {
-                return .failure(HTTPParseError(status: 413, reason: "chunked body exceeds \(limits.maxBodyBytes) bytes"))
-            }
-            guard bytes.count - index >= size + 2 else { return .needMore }
-            body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index..<index + size]))
-            index += size
-            guard bytes[index] == UInt8(ascii: "\r"), bytes[index + 1] == UInt8(ascii: "\n") else {
-                return .failure(.bad("chunk data not followed by CRLF at offset \(index)"))
-            }
-            index += 2
-        }
+    private enum State: Equatable {
+        case sizeLine
+        case data(remaining: Int)
+        case dataEnd
+        case trailer(sectionStart: Int)
+        case finished(end: Int)
     }
 
     /// Longest accepted chunk size line (size plus extensions).
     static let maxSizeLine = 1024
 
-    private enum LineEnd { case needMore, tooLong, line(Range<Int>), failure(HTTPParseError) }
+    let start: Int
+    let limits: HTTPParserLimits
+    /// The decoded body so far.
+    private(set) var body: [UInt8] = []
+    /// Bytes examined so far: the work done, for tests that check it stays linear.
+    private(set) var examined = 0
+    private var position: Int
+    private var lineStart: Int
+    private var state = State.sizeLine
 
-    /// The line starting at `start` without its CRLF. Only the first `maxLength` bytes (plus
-    /// CRLF) are examined, so the answer never depends on how much more has arrived.
-    private static func findLineEnd(_ bytes: UnsafeRawBufferPointer, from start: Int, maxLength: Int) -> LineEnd {
-        var index = start
-        let limit = min(bytes.count, start + maxLength + 2)
-        while index < limit {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\n") {
-                guard index > start, bytes[index - 1] == UInt8(ascii: "\r") else {
-                    return .failure(.bad("bare LF in chunked body at offset \(index)"))
+    /// A decoder for a body whose first byte is at offset `start` of the buffer.
+    init(start: Int, limits: HTTPParserLimits) {
+        self.start = start
+        self.limits = limits
+        self.position = start
+        self.lineStart = start
+    }
+
+    /// Decodes the bytes that arrived since the last call. `bytes` must hold everything from
+    /// the buffer's start and only grow between calls.
+    mutating func advance(_ bytes: UnsafeRawBufferPointer) -> Step {
+        while true {
+            if position - start > limits.maxBodyBytes { return .failure(Self.tooLarge(limits)) }
+            switch state {
+            case .finished(let end):
+                return .done(end: end)
+            case .sizeLine:
+                switch scanLine(bytes, maxLength: Self.maxSizeLine) {
+                case .needMore: return .needMore
+                case .failure(let error): return .failure(error)
+                case .line(let line):
+                    let size: Int
+                    switch Self.parseSizeLine(bytes, line) {
+                    case .failure(let error): return .failure(error)
+                    case .success(let value): size = value
+                    }
+                    if size == 0 {
+                        state = .trailer(sectionStart: position)
+                    } else if size > limits.maxBodyBytes - (position - start) {
+                        return .failure(Self.tooLarge(limits))
+                    } else {
+                        state = .data(remaining: size)
+                    }
                 }
-                return .line(start..<index - 1)
+            case .data(let remaining):
+                let take = min(remaining, bytes.count - position)
+                if take > 0 {
+                    body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[position..<position + take]))
+                    position += take
+                    examined += take
+                }
+                guard take == remaining else {
+                    state = .data(remaining: remaining - take)
+                    return .needMore
+                }
+                state = .dataEnd
+            case .dataEnd:
+                guard bytes.count - position >= 2 else { return .needMore }
+                examined += 2
+                guard bytes[position] == UInt8(ascii: "\r"), bytes[position + 1] == UInt8(ascii: "\n") else {
+                    return .failure(.bad("chunk data not followed by CRLF at offset \(position)"))
+                }
+                position += 2
+                lineStart = position
+                state = .sizeLine
+            case .trailer(let sectionStart):
+                let budget = limits.maxHeaderBytes - (lineStart - sectionStart)
+                guard budget >= 0 else { return .failure(Self.trailersTooLarge(limits)) }
+                switch scanLine(bytes, maxLength: budget) {
+                case .needMore: return .needMore
+                case .failure(let error): return .failure(error)
+                case .line(let line):
+                    if line.isEmpty {
+                        state = .finished(end: position)
+                    } else if case .failure(let error) = HTTPRequestParser.parseFieldLine(bytes, line, what: "trailer line") {
+                        return .failure(error)
+                    }
+                }
             }
-            if byte == 0 { return .failure(.bad("NUL byte in chunked framing at offset \(index)")) }
-            index += 1
         }
-        return limit == start + maxLength + 2 ? .tooLong : .needMore
+    }
+
+    private enum LineScan { case needMore, line(Range<Int>), failure(HTTPParseError) }
+
+    /// Scans on from where the last call stopped for the CRLF ending the line at `lineStart`;
+    /// on success `position` and `lineStart` move past it.
+    private mutating func scanLine(_ bytes: UnsafeRawBufferPointer, maxLength: Int) -> LineScan {
+        while position < bytes.count {
+            let byte = bytes[position]
+            examined += 1
+            if byte == UInt8(ascii: "\n") {
+                guard position > lineStart, bytes[position - 1] == UInt8(ascii: "\r") else {
+                    return .failure(.bad("bare LF in chunked body at offset \(position)"))
+                }
+                let line = lineStart..<position - 1
+                position += 1
+                lineStart = position
+                return .line(line)
+            }
+            if byte == 0 { return .failure(.bad("NUL byte in chunked framing at offset \(position)")) }
+            position += 1
+            // Checked at every byte, so the answer never depends on where the reads ended.
+            if position - start > limits.maxBodyBytes { return .failure(Self.tooLarge(limits)) }
+            if position - lineStart > maxLength + 1 {
+                if case .trailer = state { return .failure(Self.trailersTooLarge(limits)) }
+                return .failure(.bad("chunk size line longer than \(maxLength) bytes at offset \(lineStart)"))
+            }
+        }
+        return .needMore
+    }
+
+    static func tooLarge(_ limits: HTTPParserLimits) -> HTTPParseError {
+        HTTPParseError(status: 413, reason: "chunked body exceeds \(limits.maxBodyBytes) bytes on the wire")
+    }
+
+    private static func trailersTooLarge(_ limits: HTTPParserLimits) -> HTTPParseError {
+        HTTPParseError(status: 431, reason: "trailer section exceeds \(limits.maxHeaderBytes) bytes")
     }
 
     private static func parseSizeLine(_ bytes: UnsafeRawBufferPointer,
@@ -86,28 +166,6 @@ enum ChunkedDecoder {
             }
         }
         return .success(size)
-    }
-
-    private static func decodeTrailers(_ bytes: UnsafeRawBufferPointer, from start: Int, body: [UInt8],
-                                       limits: HTTPParserLimits) -> Result {
-        var index = start
-        let tooLarge = HTTPParseError(status: 431, reason: "trailer section exceeds \(limits.maxHeaderBytes) bytes")
-        while true {
-            let budget = limits.maxHeaderBytes - (index - start)
-            guard budget >= 0 else { return .failure(tooLarge) }
-            let line: Range<Int>
-            switch findLineEnd(bytes, from: index, maxLength: budget) {
-            case .needMore: return .needMore
-            case .tooLong: return .failure(tooLarge)
-            case .failure(let error): return .failure(error)
-            case .line(let range): line = range
-            }
-            index = line.upperBound + 2
-            if line.isEmpty { return .done(body: body, end: index) }
-            if case .failure(let error) = HTTPRequestParser.parseFieldLine(bytes, line, what: "trailer line") {
-                return .failure(error)
-            }
-        }
     }
 
     private static func hexDigit(_ byte: UInt8) -> Int? {

@@ -43,6 +43,14 @@ final class Connection {
     var phase: Phase = .idle
     /// Monotonic nanoseconds after which the current phase times out; 0 when none.
     var deadline: Int64 = 0
+    /// When the request being received must be complete (``HTTPServer/Configuration/requestTimeout``).
+    var requestDeadline: Int64 = .max
+    /// When the connection was accepted: the oldest idle one makes room at the cap.
+    let acceptedAt: Int64
+    /// Bytes of the global body budget this connection's request holds.
+    var reservedBodyBytes = 0
+    /// Queued to read on in the next loop turn (its read budget ran out).
+    var readQueued = false
     var readable = true
     /// The peer shut down its side (or the socket failed): reads must continue to the end.
     var peerClosed = false
@@ -60,10 +68,11 @@ final class Connection {
     /// Whether the connection is receiving a request (as opposed to running or answering one).
     var isReading: Bool { phase == .idle || phase == .head || phase == .body }
 
-    init(id: UInt64, io: any ConnectionIO, remoteAddress: String, limits: HTTPParserLimits) {
+    init(id: UInt64, io: any ConnectionIO, remoteAddress: String, parser: HTTPRequestParser, acceptedAt: Int64) {
         self.id = id
         self.io = io
         self.remoteAddress = remoteAddress
-        self.parser = HTTPRequestParser(limits: limits)
+        self.parser = parser
+        self.acceptedAt = acceptedAt
     }
 }

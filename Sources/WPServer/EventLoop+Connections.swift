@@ -19,11 +19,19 @@ extension EventLoop {
         }
     }
 
-    /// Reads until the socket is drained or a request is dispatched.
+    /// Reads until the socket is drained, a request is dispatched, or the connection's read
+    /// budget for this turn of the loop is spent (then it continues next turn, after the other
+    /// connections and the timers have had theirs).
     private func readAvailable(_ connection: Connection) {
+        var budget = configuration.readBudgetPerTurn
         while connections[connection.id] != nil, connection.isReading {
+            guard budget > 0 else {
+                readNextTurn(connection)
+                return
+            }
             switch connection.io.read(into: scratch) {
             case .bytes(let count):
+                budget -= count
                 connection.buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[..<count]))
                 // A short read drained the socket; with edge-triggered epoll, bytes arriving
                 // later raise a new event, so no extra read is needed to see EAGAIN. Not so
@@ -38,6 +46,24 @@ extension EventLoop {
                 close(connection)
                 return
             }
+        }
+    }
+
+    /// Queues a connection whose socket may still hold bytes for the next turn of the loop.
+    private func readNextTurn(_ connection: Connection) {
+        guard !connection.readQueued else { return }
+        connection.readQueued = true
+        readAgain.append(connection.id)
+    }
+
+    /// Gives every connection queued by ``readNextTurn(_:)`` its next turn.
+    func serveQueuedReads() {
+        let queued = readAgain
+        readAgain.removeAll(keepingCapacity: true)
+        for id in queued {
+            guard let connection = connections[id] else { continue }
+            connection.readQueued = false
+            drive(connection)
         }
     }
 
@@ -71,11 +97,17 @@ extension EventLoop {
         case .needMore(let awaitingContinue):
             if connection.phase == .idle {
                 connection.phase = .head
-                connection.deadline = now + configuration.headTimeout.nanoseconds
+                connection.requestDeadline = configuration.requestTimeout.map { now.adding($0) } ?? .max
+                connection.deadline = min(now.adding(configuration.headTimeout), connection.requestDeadline)
             }
             if connection.phase == .head, connection.parser.hasHead {
+                guard reserveBody(connection) else {
+                    refuse(connection, HTTPParseError(status: 503, reason: "too many request bodies in flight; retry later"),
+                           now: now)
+                    return
+                }
                 connection.phase = .body
-                connection.deadline = now + configuration.bodyTimeout.nanoseconds
+                connection.deadline = min(now.adding(configuration.bodyTimeout), connection.requestDeadline)
             }
             if awaitingContinue, !connection.sentContinue {
                 connection.sentContinue = true
@@ -83,20 +115,54 @@ extension EventLoop {
                 startWrite(connection, EncodedResponse(head: head, body: [], status: 100), isFinal: false, keepAlive: true)
             }
         case .failure(let error):
-            connection.inFlight = Connection.InFlight(method: "-", path: "-", started: now)
-            let response = HTTPResponse.text(error.reason + "\n", status: error.status)
-            let encoded = HTTPResponseEncoder.encode(response, context: ResponseContext(keepAlive: false),
-                                                     date: dates.now(), gzipMinimumBytes: nil)
-            logger.debug("rejected request", ["status": .int(error.status), "reason": .string(error.reason),
-                                              "remote": .string(connection.remoteAddress)])
-            connection.buffer.removeAll()
-            startWrite(connection, encoded, isFinal: true, keepAlive: false, linger: true)
+            refuse(connection, error, now: now)
         case .request(let parsed):
+            releaseBody(connection)
             connection.buffer.removeFirst(parsed.consumed)
             connection.parser.reset()
             connection.sentContinue = false
             dispatch(connection, parsed, now: now)
         }
+    }
+
+    /// Answers a request the server refuses (malformed, too large, too slow, no room) with
+    /// `error.status`, counts it under the handler name `refused`, and closes after lingering.
+    private func refuse(_ connection: Connection, _ error: HTTPParseError, now: Int64) {
+        connection.inFlight = Connection.InFlight(method: "-", path: "-", started: now)
+        let response = HTTPResponse.text(error.reason + "\n", status: error.status)
+        let encoded = HTTPResponseEncoder.encode(response, context: ResponseContext(keepAlive: false),
+                                                 date: dates.now(), gzipMinimumBytes: nil)
+        logger.debug("rejected request", ["status": .int(error.status), "reason": .string(error.reason),
+                                          "remote": .string(connection.remoteAddress)])
+        reportRefused(status: error.status)
+        releaseBody(connection)
+        connection.buffer.removeAll()
+        startWrite(connection, encoded, isFinal: true, keepAlive: false, linger: true)
+    }
+
+    func reportRefused(status: Int) {
+        observer?.requestHandled(RequestEvent(handler: Self.refusedHandlerName, method: "-", status: status,
+                                              durationSeconds: 0))
+    }
+
+    /// Books the body of the request whose head just completed against the global budget.
+    private func reserveBody(_ connection: Connection) -> Bool {
+        let size: Int
+        switch connection.parser.bodyFraming {
+        case .length(let length): size = length
+        case .chunked: size = configuration.maxBodyBytes
+        case .some(.none), nil: size = 0
+        }
+        guard size > 0 else { return true }
+        guard bufferedBodyBytes <= configuration.maxBufferedBodyBytes - size else { return false }
+        bufferedBodyBytes += size
+        connection.reservedBodyBytes = size
+        return true
+    }
+
+    func releaseBody(_ connection: Connection) {
+        bufferedBodyBytes -= connection.reservedBodyBytes
+        connection.reservedBodyBytes = 0
     }
 
     private func dispatch(_ connection: Connection, _ parsed: ParsedRequest, now: Int64) {
@@ -148,7 +214,7 @@ extension EventLoop {
         connection.pending = Connection.PendingWrite(response: response, isFinal: isFinal, keepAlive: keepAlive,
                                                      linger: linger)
         connection.phase = .writing
-        connection.deadline = cs_monotonic_ns() + configuration.writeTimeout.nanoseconds
+        connection.deadline = cs_monotonic_ns().adding(configuration.writeTimeout)
         flush(connection)
     }
 
@@ -159,7 +225,7 @@ extension EventLoop {
             switch result {
             case .bytes(let count):
                 pending.written += count
-                connection.deadline = cs_monotonic_ns() + configuration.writeTimeout.nanoseconds
+                connection.deadline = cs_monotonic_ns().adding(configuration.writeTimeout)
             case .wouldBlock:
                 connection.writable = false
                 connection.pending = pending
@@ -177,7 +243,7 @@ extension EventLoop {
     private func finishWrite(_ connection: Connection, _ pending: Connection.PendingWrite) {
         if !pending.isFinal {
             connection.phase = .body
-            connection.deadline = cs_monotonic_ns() + configuration.bodyTimeout.nanoseconds
+            connection.deadline = min(cs_monotonic_ns().adding(configuration.bodyTimeout), connection.requestDeadline)
             parseBuffered(connection)
             if connections[connection.id] != nil { drive(connection) }
             return
@@ -196,7 +262,7 @@ extension EventLoop {
             return
         }
         connection.phase = .idle
-        connection.deadline = cs_monotonic_ns() + configuration.idleTimeout.nanoseconds
+        connection.deadline = cs_monotonic_ns().adding(configuration.idleTimeout)
         // Pipelined requests may already be buffered.
         parseBuffered(connection)
         if connections[connection.id] != nil { drive(connection) }
@@ -224,6 +290,7 @@ extension EventLoop {
                 let encoded = HTTPResponseEncoder.encode(.text("request timeout\n", status: 408),
                                                          context: ResponseContext(keepAlive: false),
                                                          date: dates.now(), gzipMinimumBytes: nil)
+                reportRefused(status: 408)
                 // Best effort, one attempt: the peer is slow by definition.
                 _ = encoded.withUnwritten(from: 0) { connection.io.write($0, $1) }
                 close(connection)

@@ -29,8 +29,19 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     static let listenerID: UInt64 = 0
     static let wakeID: UInt64 = 1
 
+    /// Handler name under which refused requests (400, 408, 413, 431, 503…) are reported.
+    static let refusedHandlerName = "refused"
+
     let configuration: HTTPServer.Configuration
     let handler: any HTTPHandler
+    /// Told of every request the server refuses before a handler sees it.
+    let observer: (any RequestObserver)?
+    /// Connections allowed at once: the configured cap, within the open-files limit.
+    let connectionLimit: Int
+    /// Connections whose read budget ran out, to read on next turn.
+    var readAgain: [UInt64] = []
+    /// Request body bytes booked by all connections (``HTTPServer/Configuration/maxBufferedBodyBytes``).
+    var bufferedBodyBytes = 0
     let logger: Logger
     let inbox = Mutex(Inbox())
     let dates = HTTPDate()
@@ -51,7 +62,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     /// Takes ownership of the listening socket.
     init(listener: Int32, configuration: HTTPServer.Configuration, handler: any HTTPHandler, logger: Logger,
-         tls: TLSContextStore? = nil) throws {
+         tls: TLSContextStore? = nil, observer: (any RequestObserver)? = nil, openFilesLimit: Int = .max) throws {
         let epoll = cs_epoll_create()
         guard epoll >= 0 else { throw HTTPServerError.system(operation: "epoll_create1", reason: Self.message(-epoll)) }
         let wake = cs_eventfd()
@@ -67,11 +78,20 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         self.tls = tls
         self.configuration = configuration
         self.handler = handler
+        self.observer = observer
+        self.connectionLimit = Self.connectionLimit(configuration: configuration, openFilesLimit: openFilesLimit)
         self.logger = logger
         self.scratch = .allocate(byteCount: 64 * 1024, alignment: 16)
         let shortest = [configuration.headTimeout, configuration.bodyTimeout, configuration.idleTimeout,
                         configuration.writeTimeout].map(\.nanoseconds).min() ?? 1_000_000_000
         self.scanInterval = min(max(shortest / 4, 2_000_000), 250_000_000)
+    }
+
+    /// The configured connection cap, lowered to leave ``HTTPServer/Configuration/reservedDescriptors``
+    /// of the open-files limit to the rest of the process (never below 1).
+    static func connectionLimit(configuration: HTTPServer.Configuration, openFilesLimit: Int) -> Int {
+        let room = openFilesLimit > configuration.reservedDescriptors ? openFilesLimit - configuration.reservedDescriptors : 1
+        return max(1, min(configuration.maxConnections, room))
     }
 
     // MARK: Cross-thread entry points
@@ -140,7 +160,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
                 inbox.wakePending = false
                 return false
             }
-            let timeout = hasWork ? 0 : idle ? -1 : Int32(max(1, min(nextScan - now, 1_000_000_000) / 1_000_000))
+            let timeout = hasWork || !readAgain.isEmpty ? 0 : idle ? -1 : Int32(max(1, min(nextScan - now, 1_000_000_000) / 1_000_000))
             let count = events.withUnsafeMutableBufferPointer { buffer in
                 cs_epoll_wait(epoll, buffer.baseAddress, Int32(buffer.count), timeout)
             }
@@ -157,6 +177,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
                 default: connectionEvent(event.data, event.events)
                 }
             }
+            serveQueuedReads()
         }
         shutDownNow()
     }
@@ -185,7 +206,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     private func beginDrain(now: Int64) {
         draining = true
-        drainDeadline = now + configuration.shutdownGracePeriod.nanoseconds
+        drainDeadline = now.adding(configuration.shutdownGracePeriod)
         if listener >= 0 {
             _ = cs_epoll_del(epoll, listener)
             _ = cs_close(listener)
@@ -241,9 +262,9 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
                 logger.warn("accept failed", ["error": "\(Self.message(code))"])
                 return
             }
-            if connections.count >= configuration.maxConnections {
+            if connections.count >= connectionLimit, !evictWaitingConnection() {
                 _ = cs_close(descriptor)
-                logger.debug("connection refused: limit reached", ["limit": .int(configuration.maxConnections)])
+                logger.debug("connection refused: limit reached", ["limit": .int(connectionLimit)])
                 continue
             }
             let id = nextID
@@ -260,15 +281,33 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
             } else {
                 io = SocketIO(descriptor: descriptor)
             }
-            let connection = Connection(id: id, io: io, remoteAddress: remote, limits: configuration.parserLimits)
+            let handler = self.handler
+            let parser = HTTPRequestParser(limits: configuration.parserLimits, acceptsBody: { handler.acceptsBody($0) })
+            let now = cs_monotonic_ns()
+            let connection = Connection(id: id, io: io, remoteAddress: remote, parser: parser, acceptedAt: now)
             let events = UInt32(CS_EV_IN | CS_EV_OUT | CS_EV_RDHUP) | UInt32(1) << 31 // EPOLLET
             guard cs_epoll_add(epoll, descriptor, events, id) == 0 else {
                 _ = cs_close(descriptor)
                 continue
             }
             connections[id] = connection
-            connection.deadline = cs_monotonic_ns() + configuration.headTimeout.nanoseconds
+            connection.deadline = now.adding(configuration.headTimeout)
         }
+    }
+
+    /// At the connection cap: closes the longest-open connection that has no request in
+    /// progress (idle between requests, or part of a head received), so idle or slow peers
+    /// cannot lock out new ones. `false` when every connection is busy.
+    private func evictWaitingConnection() -> Bool {
+        var oldest: Connection?
+        for connection in connections.values where connection.phase == .idle || connection.phase == .head
+            || connection.phase == .lingering {
+            if connection.acceptedAt < oldest?.acceptedAt ?? .max { oldest = connection }
+        }
+        guard let oldest else { return false }
+        logger.debug("connection closed to make room", ["remote": .string(oldest.remoteAddress)])
+        close(oldest)
+        return true
     }
 
     private func connectionEvent(_ id: UInt64, _ events: UInt32) {
@@ -291,6 +330,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// Closes the connection and forgets it. Safe to call twice.
     func close(_ connection: Connection) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
+        releaseBody(connection)
         connection.task?.cancel()
         connection.task = nil
         _ = cs_epoll_del(epoll, connection.io.descriptor)

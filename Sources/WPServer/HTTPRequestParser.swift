@@ -6,25 +6,44 @@
 /// obs-fold, NUL and other control bytes, conflicting `Content-Length`, and `Content-Length`
 /// together with `Transfer-Encoding` are all rejected (RFC 9112 §2.2, §5.2, §6.1, §6.3).
 /// After a `.request`, call ``reset()`` before parsing the next one.
+///
+/// Work is linear in the bytes received: the head is scanned once, a chunked body is decoded
+/// as it arrives by a ``ChunkedDecoder`` that keeps its place, and a fixed-length body is
+/// copied once when complete. Body limits count bytes on the wire. A request whose route
+/// takes no body (``acceptsBody``) is refused with `413` as soon as its head shows one.
 struct HTTPRequestParser: Sendable {
     let limits: HTTPParserLimits
+    /// Whether the request with this head may carry a body; `nil` accepts every body.
+    var acceptsBody: (@Sendable (HTTPRequest) -> Bool)?
     /// The head once it is complete, while the body is still arriving.
     private var head: RequestHead?
+    private var chunked: ChunkedDecoder?
+    /// Head and chunked-body bytes examined by earlier requests and the current head.
+    private var examinedBefore = 0
+    /// Bytes examined so far, over every request of the connection: the work done, for tests
+    /// that check it stays linear.
+    var examined: Int { examinedBefore + (chunked?.examined ?? 0) }
     /// Scan state for the end of the head, so slow senders do not cause rescans.
     private var scanned = 0
     private var lineStart = 0
     private var headStart = 0
 
-    init(limits: HTTPParserLimits) {
+    init(limits: HTTPParserLimits, acceptsBody: (@Sendable (HTTPRequest) -> Bool)? = nil) {
         self.limits = limits
+        self.acceptsBody = acceptsBody
     }
 
     /// Whether the head of the current request is complete (its body is still arriving).
     var hasHead: Bool { head != nil }
 
+    /// How the body of the current request is framed, once its head is complete.
+    var bodyFraming: BodyFraming? { head?.framing }
+
     /// Forgets the previous request; the next call starts at a new request.
     mutating func reset() {
         head = nil
+        if let chunked { examinedBefore += chunked.examined }
+        chunked = nil
         scanned = 0
         lineStart = 0
         headStart = 0
@@ -41,7 +60,11 @@ struct HTTPRequestParser: Sendable {
             case .found(let end):
                 switch Self.parseHead(bytes, start: headStart, end: end, limits: limits) {
                 case .failure(let error): return .failure(error)
-                case .success(let parsed): head = parsed
+                case .success(let parsed):
+                    if parsed.framing != .none, let acceptsBody, !acceptsBody(parsed.request) {
+                        return .failure(HTTPParseError(status: 413, reason: "\(parsed.request.method) \(parsed.request.path.prefix(64)) takes no request body"))
+                    }
+                    head = parsed
                 }
             }
         }
@@ -58,14 +81,19 @@ struct HTTPRequestParser: Sendable {
             return .request(ParsedRequest(request: request, keepAlive: head.keepAlive,
                                           consumed: head.headEnd + length))
         case .chunked:
-            switch ChunkedDecoder.decode(bytes, from: head.headEnd, limits: limits) {
+            // Taken out while it runs, so its body buffer is uniquely referenced and grows in place.
+            var decoder = chunked ?? ChunkedDecoder(start: head.headEnd, limits: limits)
+            chunked = nil
+            let step = decoder.advance(bytes)
+            chunked = decoder
+            switch step {
             case .needMore:
                 return .needMore(awaitingContinue: head.expectContinue && bytes.count == head.headEnd)
             case .failure(let error):
                 return .failure(error)
-            case .done(let body, let end):
+            case .done(let end):
                 var request = head.request
-                request.body = body
+                request.body = decoder.body
                 return .request(ParsedRequest(request: request, keepAlive: head.keepAlive, consumed: end))
             }
         }
@@ -80,6 +108,7 @@ struct HTTPRequestParser: Sendable {
         // on how much more has arrived.
         while index < bytes.count, index < headStart + limits.maxHeaderBytes {
             let byte = bytes[index]
+            examinedBefore += 1
             if byte == 0 { return .failure(.bad("NUL byte in request head at offset \(index)")) }
             if byte == UInt8(ascii: "\n") {
                 guard index > 0, bytes[index - 1] == UInt8(ascii: "\r") else {

@@ -43,4 +43,13 @@ public struct HTTPResponse: Sendable, Equatable {
 /// asynchronously.
 public protocol HTTPHandler: Sendable {
     func handle(_ request: HTTPRequest) async throws -> HTTPResponse
+    /// Whether a request with this head (method, target, headers; no body yet) may carry a
+    /// body. Asked on the event loop as soon as the head is complete: must be quick and
+    /// must not block. A request with a body that is not accepted is answered `413` at once,
+    /// before its body is read. The default accepts every body.
+    func acceptsBody(_ head: HTTPRequest) -> Bool
+}
+
+extension HTTPHandler {
+    public func acceptsBody(_ head: HTTPRequest) -> Bool { true }
 }

@@ -20,8 +20,23 @@ extension HTTPServer {
         public var maxHeaderCount: Int = 100
         /// Maximum request body bytes; larger bodies get `413`.
         public var maxBodyBytes: Int = 1 << 20
-        /// Maximum open connections; connections beyond it are closed right after accept.
+        /// Maximum open connections. The server also keeps ``reservedDescriptors`` of the
+        /// open-files limit free, so the cap in force is the smaller of the two. At the cap, a
+        /// new connection takes the place of the longest-waiting one that has no request in
+        /// progress (idle, or with only part of a head); when there is none it is closed right
+        /// after accept.
         public var maxConnections: Int = 10_000
+        /// File descriptors left for the rest of the process (state and log files, outgoing
+        /// connections): connections are capped at the soft `RLIMIT_NOFILE` minus this.
+        public var reservedDescriptors: Int = 64
+        /// Bytes read from one connection in one turn of the event loop before the others get
+        /// their turn (and timers are checked): a peer that keeps its socket full cannot
+        /// starve the loop.
+        public var readBudgetPerTurn: Int = 256 * 1024
+        /// Bytes of request bodies all connections together may have in flight (a body counts
+        /// its announced length, or ``maxBodyBytes`` when chunked). A body that would pass it
+        /// gets `503` and the connection is closed.
+        public var maxBufferedBodyBytes: Int = 16 << 20
         /// Requests served on one connection before it is closed (`Connection: close`).
         public var maxRequestsPerConnection: Int = 10_000
         /// Time allowed to receive a complete request head, from the connection's first byte
@@ -29,6 +44,9 @@ extension HTTPServer {
         public var headTimeout: Duration = .seconds(10)
         /// Time allowed to receive the body once the head is complete.
         public var bodyTimeout: Duration = .seconds(30)
+        /// Time allowed to receive a whole request, head and body, from its first byte; `nil`
+        /// leaves only ``headTimeout`` and ``bodyTimeout``. A request past it gets `408`.
+        public var requestTimeout: Duration?
         /// How long a keep-alive connection may sit idle between requests.
         public var idleTimeout: Duration = .seconds(60)
         /// How long a response write may make no progress (a peer that stopped reading).
@@ -54,6 +72,16 @@ extension HTTPServer {
         var parserLimits: HTTPParserLimits {
             HTTPParserLimits(maxHeaderBytes: maxHeaderBytes, maxHeaderCount: maxHeaderCount, maxBodyBytes: maxBodyBytes)
         }
+    }
+}
+
+extension Int64 {
+    /// `self + duration`, saturating at `Int64.max`: a deadline that cannot overflow, however
+    /// long the configured timeout.
+    func adding(_ duration: Duration) -> Int64 {
+        let (sum, overflow) = addingReportingOverflow(duration.nanoseconds)
+        if overflow { return duration.nanoseconds < 0 ? .min : .max }
+        return sum
     }
 }
 

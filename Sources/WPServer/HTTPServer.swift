@@ -31,6 +31,7 @@ public final class HTTPServer: Sendable {
 
     public let configuration: Configuration
     private let handler: any HTTPHandler
+    private let observer: (any RequestObserver)?
     let logger: Logger
     private let state = Mutex(State.idle)
     private let waiters = Mutex<[UInt64: CheckedContinuation<ServerAddress, any Error>]>([:])
@@ -43,9 +44,14 @@ public final class HTTPServer: Sendable {
     ///   - handler: Answers every request; usually a ``Router``.
     ///   - logger: Receives lifecycle and error lines, and an access log line per request at
     ///     debug level (method, path, status, bytes, duration; never request headers).
-    public init(configuration: Configuration, handler: any HTTPHandler, logger: Logger) {
+    ///   - observer: Told of every request the server refuses before a handler sees it
+    ///     (`400`, `408`, `413`, `417`, `431`, `501`, `503`, `505`), under the handler name
+    ///     `refused`.
+    public init(configuration: Configuration, handler: any HTTPHandler, logger: Logger,
+                observer: (any RequestObserver)? = nil) {
         self.configuration = configuration
         self.handler = handler
+        self.observer = observer
         self.logger = logger
     }
 
@@ -134,9 +140,21 @@ public final class HTTPServer: Sendable {
     }
 
     private func bind() throws -> (EventLoop, ServerAddress) {
+        let before = cs_nofile_limit()
+        var openFiles = before
         if configuration.raiseOpenFilesLimit {
-            let limit = cs_raise_nofile_limit()
-            logger.debug("open files limit", ["soft": .int(limit)])
+            openFiles = cs_raise_nofile_limit()
+            if openFiles > before {
+                logger.info("raised open files limit", ["from": .int(before), "to": .int(openFiles)])
+            }
+            if openFiles < 0 { openFiles = before }
+        }
+        let limit = openFiles > 0 ? openFiles : Int.max
+        let connectionLimit = EventLoop.connectionLimit(configuration: configuration, openFilesLimit: limit)
+        if connectionLimit < configuration.maxConnections {
+            logger.info("connection cap lowered to fit the open files limit",
+                        ["open_files": .int(openFiles), "reserved": .int(configuration.reservedDescriptors),
+                         "max_connections": .int(connectionLimit)])
         }
         let requested = ServerAddress(host: configuration.host, port: configuration.port).description
         guard (0...65535).contains(configuration.port) else {
@@ -153,7 +171,7 @@ public final class HTTPServer: Sendable {
         let address = ServerAddress(host: String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), port: Int(port))
         do {
             let loop = try EventLoop(listener: descriptor, configuration: configuration, handler: handler, logger: logger,
-                                     tls: tls)
+                                     tls: tls, observer: observer, openFilesLimit: limit)
             return (loop, address)
         } catch {
             _ = cs_close(descriptor)

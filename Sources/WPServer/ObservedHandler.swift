@@ -14,6 +14,8 @@ public struct ObservedHandler: HTTPHandler {
         self.observer = observer
     }
 
+    public func acceptsBody(_ head: HTTPRequest) -> Bool { handler.acceptsBody(head) }
+
     public func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
         let clock = ContinuousClock()
         let start = clock.now

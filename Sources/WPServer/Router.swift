@@ -5,6 +5,10 @@
 /// drops the body). With an observer, every routed request is reported under its route path;
 /// requests answered `404`/`405` are reported under the handler name `unmatched`.
 ///
+/// A route registered with `takesBody: false` has requests carrying a body refused with `413`
+/// from their head alone (``HTTPHandler/acceptsBody(_:)``); when no route takes a body,
+/// unmatched requests with one are refused the same way.
+///
 /// ```swift
 /// var router = Router(observer: requestMetrics)
 /// router.add("GET", "/metrics", metricsHandler)
@@ -13,6 +17,9 @@
 /// ```
 public struct Router: HTTPHandler {
     private var routes: [String: [String: any HTTPHandler]] = [:]
+    /// "METHOD path" of the routes registered with `takesBody: false`.
+    private var bodiless: Set<String> = []
+    private var anyTakesBody = false
     private let observer: (any RequestObserver)?
 
     /// - Parameter observer: Receives one ``RequestEvent`` per request, named after the route.
@@ -22,14 +29,23 @@ public struct Router: HTTPHandler {
 
     /// Registers `handler` for `method` (case-sensitive, e.g. `GET`) on the exact `path`.
     /// A later registration for the same method and path replaces the earlier one.
-    public mutating func add(_ method: String, _ path: String, _ handler: any HTTPHandler) {
+    ///
+    /// - Parameter takesBody: `false` refuses requests with a body (`413`) before reading it.
+    public mutating func add(_ method: String, _ path: String, _ handler: any HTTPHandler, takesBody: Bool = true) {
         let wrapped: any HTTPHandler = observer.map { ObservedHandler(name: path, handler: handler, observer: $0) } ?? handler
         routes[path, default: [:]][method] = wrapped
+        if takesBody {
+            bodiless.remove(method + " " + path)
+            anyTakesBody = true
+        } else {
+            bodiless.insert(method + " " + path)
+        }
     }
 
     /// Registers a closure for `GET` (and so `HEAD`) on `path`.
-    public mutating func get(_ path: String, _ body: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
-        add("GET", path, HandlerFunction(body))
+    public mutating func get(_ path: String, takesBody: Bool = true,
+                             _ body: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
+        add("GET", path, HandlerFunction(body), takesBody: takesBody)
     }
 
     /// Registers a closure for `POST` on `path`.
@@ -39,6 +55,13 @@ public struct Router: HTTPHandler {
 
     /// The paths that have at least one route.
     public var paths: Set<String> { Set(routes.keys) }
+
+    public func acceptsBody(_ head: HTTPRequest) -> Bool {
+        guard let methods = routes[head.path] else { return anyTakesBody }
+        let method = methods[head.method] == nil && head.method == "HEAD" ? "GET" : head.method
+        guard methods[method] != nil else { return anyTakesBody }
+        return !bodiless.contains(method + " " + head.path)
+    }
 
     public func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let methods = routes[request.path] else {

@@ -20,9 +20,10 @@ public func withTestServer<T>(
     _ handler: any HTTPHandler,
     configuration: HTTPServer.Configuration = .init(host: "127.0.0.1", port: 0),
     logger: Logger = .disabled,
+    observer: (any RequestObserver)? = nil,
     _ body: (Int) async throws -> T
 ) async throws -> T {
-    let server = HTTPServer(configuration: configuration, handler: handler, logger: logger)
+    let server = HTTPServer(configuration: configuration, handler: handler, logger: logger, observer: observer)
     return try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await server.run() }
         let result: Result<T, any Error>

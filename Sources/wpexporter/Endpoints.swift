@@ -29,16 +29,17 @@ struct Endpoints: Sendable {
     /// Per-scrape metrics, also the request observer.
     var scrape: ScrapeMetrics
 
-    /// The router serving every endpoint, counting requests in ``scrape``.
+    /// The router serving every endpoint, counting requests in ``scrape``. No route takes a
+    /// request body: one is refused with 413 from its head, before a byte of it is read.
     func makeRouter() -> Router {
         var router = Router(observer: scrape)
-        router.get(metricsPath) { request in metrics(request) }
-        router.get("/health") { _ in healthResponse() }
-        router.get("/-/healthy") { _ in .text("OK\n") }
-        router.get("/-/ready") { _ in
+        router.get(metricsPath, takesBody: false) { request in metrics(request) }
+        router.get("/health", takesBody: false) { _ in healthResponse() }
+        router.get("/-/healthy", takesBody: false) { _ in .text("OK\n") }
+        router.get("/-/ready", takesBody: false) { _ in
             health().lastFinished == nil ? .text("not ready: no collection finished yet\n", status: 503) : .text("OK\n")
         }
-        router.get("/") { _ in landingPage() }
+        router.get("/", takesBody: false) { _ in landingPage() }
         return router
     }
 

@@ -85,7 +85,7 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         serverConfiguration.tls = webSecurity.tls
         isSecure = webSecurity.tls != nil
         server = HTTPServer(configuration: serverConfiguration, handler: endpoints.makeHandler(security: webSecurity),
-                            logger: logger.child(label: "http"))
+                            logger: logger.child(label: "http"), observer: scrape)
         let endpoints = self.endpoints
         do {
             pushLoop = try PushgatewayClient.exporterClient(configuration.push).map { client in

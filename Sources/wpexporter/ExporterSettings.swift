@@ -81,12 +81,14 @@ enum ExporterSettings {
                                target: target(configuration.winPower.baseURL))
     }
 
-    /// `server.*` → the HTTP server's configuration. Reads and writes get the configured
-    /// timeouts; shutdown waits for scrapes up to `scheduler.graceful_shutdown_timeout`.
+    /// `server.*` → the HTTP server's configuration. `server.read_timeout` bounds the whole
+    /// request (head and body together), writes get `server.write_timeout`; shutdown waits for
+    /// scrapes up to `scheduler.graceful_shutdown_timeout`.
     static func server(_ configuration: ExporterConfiguration) -> HTTPServer.Configuration {
         var result = HTTPServer.Configuration(host: configuration.server.host, port: configuration.server.port)
         result.headTimeout = configuration.server.readTimeout
         result.bodyTimeout = configuration.server.readTimeout
+        result.requestTimeout = configuration.server.readTimeout
         result.writeTimeout = configuration.server.writeTimeout
         result.shutdownGracePeriod = configuration.scheduler.gracefulShutdownTimeout
         return result

@@ -61,19 +61,24 @@ func loadWebSecurity(path: String?, files: FileAccess = .system) throws(Configur
 }
 
 /// Reports the requests basic authentication refuses, which never reach the router's own
-/// counting: a 401 under the route's path, or `unmatched` for a path no route serves. The
-/// router itself never answers 401, so every 401 seen here is a refusal.
+/// counting: a 401 under the route's path, or `unmatched` for a path no route serves; a 429
+/// (too many verifications queued) under `refused`, as the server's own refusals. The router
+/// itself never answers 401 or 429, so every one seen here is a refusal.
 struct RefusalCounter: HTTPHandler {
     let inner: any HTTPHandler
     let observer: any RequestObserver
     /// The router's paths.
     let paths: Set<String>
 
+    func acceptsBody(_ head: HTTPRequest) -> Bool { inner.acceptsBody(head) }
+
     func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
         let response = try await inner.handle(request)
         if response.status == 401 {
             observer.requestHandled(RequestEvent(handler: paths.contains(request.path) ? request.path : "unmatched",
                                                  method: request.method, status: 401, durationSeconds: 0))
+        } else if response.status == 429 {
+            observer.requestHandled(RequestEvent(handler: "refused", method: request.method, status: 429, durationSeconds: 0))
         }
         return response
     }
@@ -83,6 +88,8 @@ struct RefusalCounter: HTTPHandler {
 private struct ExtraHeadersHandler: HTTPHandler {
     let inner: any HTTPHandler
     let headers: [(String, String)]
+
+    func acceptsBody(_ head: HTTPRequest) -> Bool { inner.acceptsBody(head) }
 
     func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
         var response = try await inner.handle(request)

@@ -53,6 +53,8 @@ int cs_shutdown_write(int fd);
 
 /// Raises the soft RLIMIT_NOFILE to the hard limit; returns the new soft limit or -errno.
 long cs_raise_nofile_limit(void);
+/// The soft RLIMIT_NOFILE, or -errno.
+long cs_nofile_limit(void);
 /// Names the calling thread (visible in top -H and debuggers); at most 15 characters.
 void cs_set_thread_name(const char *name);
 /// CLOCK_MONOTONIC in nanoseconds.

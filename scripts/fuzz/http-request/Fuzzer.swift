@@ -5,7 +5,9 @@
 // Besides "never crash", it checks two invariants on every input:
 // - the answer does not depend on how the bytes were split into reads (a slow client and a
 //   fast one get the same result), and
-// - a request never claims more bytes than were given or a body beyond the limit.
+// - a request never claims more bytes than were given or a body beyond the limit,
+// - the work done stays linear: no byte is examined twice, however the input is split, and
+// - a parser whose route takes no body refuses any request with one from its head (413).
 
 let fuzzLimits = HTTPParserLimits(maxHeaderBytes: 2048, maxHeaderCount: 32, maxBodyBytes: 4096)
 
@@ -15,6 +17,12 @@ public func fuzzHTTPRequestParser(_ data: UnsafePointer<UInt8>?, _ size: Int) ->
     var whole = HTTPRequestParser(limits: fuzzLimits)
     let result = whole.parse(bytes)
     check(result, size: size)
+    if whole.examined > size { fatalError("examined \(whole.examined) bytes of \(size)") }
+
+    var bodiless = HTTPRequestParser(limits: fuzzLimits, acceptsBody: { _ in false })
+    if case .request(let parsed) = bodiless.parse(bytes), !parsed.request.body.isEmpty {
+        fatalError("a body reached a route that takes none")
+    }
 
     // Same bytes in two reads, split at a point chosen by the input itself.
     if size > 1 {
@@ -30,6 +38,7 @@ public func fuzzHTTPRequestParser(_ data: UnsafePointer<UInt8>?, _ size: Int) ->
         if final != result {
             fatalError("split at \(split) changed the result: \(final) vs \(result)")
         }
+        if pieces.examined > size { fatalError("examined \(pieces.examined) bytes of \(size) in two reads") }
     }
 
     // Pipelined requests: keep cutting requests off the front, as a connection does.
