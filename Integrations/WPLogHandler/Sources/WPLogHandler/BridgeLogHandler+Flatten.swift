@@ -6,7 +6,7 @@ extension BridgeLogHandler {
     ///
     /// Strings stay strings; `stringConvertible` values become their description; a dictionary
     /// `["http": ["method": "GET"]]` becomes `http.method`; an array `["ids": ["a", "b"]]`
-    /// becomes `ids.0` and `ids.1`. An empty dictionary or array is written as `{}` or `[]` so
+    /// becomes `ids.0` and `ids.1`. An empty dictionary or array is written as `[:]` or `[]` so
     /// the key is not lost. Nesting deeper than ``maximumDepth`` is written as its description.
     public static func flatten(_ metadata: Logging.Logger.Metadata) -> LogFields {
         var fields: LogFields = [:]
