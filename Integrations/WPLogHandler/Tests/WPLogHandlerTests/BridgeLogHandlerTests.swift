@@ -87,4 +87,22 @@ final class CaptureSink: LogSink {
         #expect(sink.records.first?.fields["a"] == .string("1"))
         #expect(sink.records.first?.fields["b"] == nil)
     }
+
+    @Test func providerMetadataIsMergedUnderTheCallsAndDeepNestingIsCut() {
+        let sink = CaptureSink()
+        let base = WPLogging.Logger(label: "service", level: .debug, sink: sink)
+        let provider = Logging.Logger.MetadataProvider { ["trace_id": "t1", "shared": "provider"] }
+        let logger = Logging.Logger(label: "lib") { label in
+            BridgeLogHandler(label: label, logger: base, metadataProvider: provider)
+        }
+        var deep: Logging.Logger.MetadataValue = "leaf"
+        for _ in 0..<20 { deep = .dictionary(["d": deep]) }
+        logger.info("x", metadata: ["shared": "call", "deep": deep])
+        let fields = sink.records.first?.fields ?? [:]
+        #expect(fields["trace_id"] == .string("t1"))
+        #expect(fields["shared"] == .string("call"))
+        let deepKey = "deep" + String(repeating: ".d", count: BridgeLogHandler.maximumDepth)
+        #expect(fields[deepKey] != nil)
+        #expect(fields.keys.filter { $0.hasPrefix("deep") }.count == 1)
+    }
 }
