@@ -7,6 +7,11 @@
 
 import PackageDescription
 
+/// A library of the root package (wpexporter), by product name.
+func wpexporter(_ product: String) -> Target.Dependency {
+    .product(name: product, package: "wpexporter")
+}
+
 let package = Package(
     name: "WPMetricsBridge",
     platforms: [.macOS(.v15)],
@@ -22,7 +27,7 @@ let package = Package(
         .target(
             name: "WPMetricsBridge",
             dependencies: [
-                .product(name: "WPMetrics", package: "wpexporter"),
+                wpexporter("WPMetrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
@@ -34,26 +39,13 @@ let package = Package(
         // ConnectionPool's metrics on a WPServer /metrics page (Linux only, as WPServer).
         .executableTarget(
             name: "MetricsBridgeExample",
-            dependencies: [
-                "ConnectionPool",
-                "WPMetricsBridge",
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "WPLogging", package: "wpexporter"),
-                .product(name: "WPMetrics", package: "wpexporter"),
-                .product(name: "WPServer", package: "wpexporter"),
-            ]
+            dependencies: ["ConnectionPool", "WPMetricsBridge", .product(name: "Metrics", package: "swift-metrics")]
+                + ["WPLogging", "WPMetrics", "WPServer"].map(wpexporter)
         ),
         .testTarget(
             name: "WPMetricsBridgeTests",
-            dependencies: [
-                "ConnectionPool",
-                "WPMetricsBridge",
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "WPMetrics", package: "wpexporter"),
-                .product(name: "WPLogging", package: "wpexporter"),
-                .product(name: "WPServer", package: "wpexporter"),
-                .product(name: "WPHTTPClient", package: "wpexporter"),
-            ]
+            dependencies: ["ConnectionPool", "WPMetricsBridge", .product(name: "Metrics", package: "swift-metrics")]
+                + ["WPLogging", "WPMetrics", "WPServer", "WPHTTPClient"].map(wpexporter)
         ),
     ],
     swiftLanguageModes: [.v6]
