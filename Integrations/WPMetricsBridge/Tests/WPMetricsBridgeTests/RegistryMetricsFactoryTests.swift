@@ -141,4 +141,23 @@ final class ProblemLog: Sendable {
         counter.increment(by: -5)
         #expect(text.contains("up_total 2"))
     }
+
+    @Test func concurrentCreationUpdatesAndDestroysNeverCrashAndAddUp() async {
+        let factory = factory
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    for round in 0..<50 {
+                        Counter(label: "shared", dimensions: [("task", "\(task % 2)")], factory: factory).increment()
+                        let scratch = Meter(label: "scratch", dimensions: [("round", "\(round)")], factory: factory)
+                        scratch.set(Double(round))
+                        scratch.destroy()
+                    }
+                }
+            }
+        }
+        #expect(text.contains("shared_total{task=\"0\"} 200"))
+        #expect(text.contains("shared_total{task=\"1\"} 200"))
+        #expect(problems.problems.isEmpty)
+    }
 }
