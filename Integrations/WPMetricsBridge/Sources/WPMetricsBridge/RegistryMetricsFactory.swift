@@ -162,7 +162,10 @@ public final class RegistryMetricsFactory: MetricsFactory {
     private func destroy(_ handler: AnyObject) {
         guard let series = handler as? SeriesHandler else { return }
         state.withLock { state in
-            guard series.removeSeries() else { return }
+            // A handler of a family destroyed earlier (its name may now belong to a new family)
+            // only empties its own, unregistered vector.
+            let current = state.families[series.name]?.target.vector
+            guard series.removeSeries(), let current, current === series.target.vector else { return }
             switch series.target {
             case .counter(let vec): registry.unregister(vec)
             case .gauge(let vec): registry.unregister(vec)

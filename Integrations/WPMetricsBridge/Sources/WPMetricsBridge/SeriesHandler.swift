@@ -14,6 +14,17 @@ final class SeriesHandler: CounterHandler, FloatingPointCounterHandler, MeterHan
         case histogram(HistogramVec)
         /// A dropped metric: updates are discarded.
         case none
+
+        /// The vector, for identity comparisons.
+        var vector: AnyObject? {
+            switch self {
+            case .counter(let vec): return vec
+            case .gauge(let vec): return vec
+            case .summary(let vec): return vec
+            case .histogram(let vec): return vec
+            case .none: return nil
+            }
+        }
     }
 
     let target: Target

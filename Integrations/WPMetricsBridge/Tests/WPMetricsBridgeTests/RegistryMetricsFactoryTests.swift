@@ -160,4 +160,17 @@ final class ProblemLog: Sendable {
         #expect(text.contains("shared_total{task=\"1\"} 200"))
         #expect(problems.problems.isEmpty)
     }
+
+    @Test func destroyingAStaleHandlerLeavesTheNewFamilyOfItsNameAlone() {
+        let first = Meter(label: "slot", factory: factory)
+        let stale = Meter(label: "slot", factory: factory)  // the same series
+        first.destroy()  // the family is gone
+        let fresh = Meter(label: "slot", factory: factory)  // a new family of that name
+        fresh.set(4)
+        stale.destroy()
+        #expect(text.contains("slot 4"))
+        Meter(label: "slot", factory: factory).set(5)
+        #expect(text.contains("slot 5"))
+        #expect(problems.problems.isEmpty)
+    }
 }
