@@ -22,7 +22,9 @@ public struct ConnectionPool: Sendable {
     public func connect(waited wait: Duration) {
         opened.increment()
         open.increment()
-        waits.recordNanoseconds(wait.components.seconds * 1_000_000_000 + wait.components.attoseconds / 1_000_000_000)
+        let (seconds, attoseconds) = wait.components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        waits.recordNanoseconds(overflow ? .max : whole.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue)
     }
 
     /// Closes a connection.
