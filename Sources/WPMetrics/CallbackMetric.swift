@@ -47,9 +47,7 @@ extension MetricRegistry {
     @discardableResult
     public func gaugeFunc(name: String, help: String, unit: String? = nil,
                           _ read: @escaping @Sendable () -> Double) throws(MetricsError) -> CallbackMetric {
-        let metric = try CallbackMetric(name: name, help: help, type: .gauge, unit: unit, read)
-        try register(metric)
-        return metric
+        try registeredCallback(name: name, help: help, type: .gauge, unit: unit, read)
     }
 
     /// Registers a counter whose value `read` returns at each scrape (Go's `CounterFunc`);
@@ -58,7 +56,12 @@ extension MetricRegistry {
     @discardableResult
     public func counterFunc(name: String, help: String, unit: String? = nil,
                             _ read: @escaping @Sendable () -> Double) throws(MetricsError) -> CallbackMetric {
-        let metric = try CallbackMetric(name: name, help: help, type: .counter, unit: unit, read)
+        try registeredCallback(name: name, help: help, type: .counter, unit: unit, read)
+    }
+
+    private func registeredCallback(name: String, help: String, type: MetricType, unit: String?,
+                                    _ read: @escaping @Sendable () -> Double) throws(MetricsError) -> CallbackMetric {
+        let metric = try CallbackMetric(name: name, help: help, type: type, unit: unit, read)
         try register(metric)
         return metric
     }

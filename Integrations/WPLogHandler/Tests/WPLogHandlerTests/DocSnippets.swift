@@ -1,0 +1,18 @@
+// The Swift examples of README.md and docs/embedding.md §7 (the logging half), as written there,
+// wrapped in functions that are compiled but never called (bootstrapping is once per process).
+import Logging
+import WPLogging
+import WPLogHandler
+
+func readmeBootstrapSnippet() {
+    let base = WPLogging.Logger(label: "service", sink: StreamSink.standardError(encoder: JSONLogEncoder()))
+    LoggingSystem.bootstrap { label in BridgeLogHandler(label: label, logger: base) }
+
+    let logger = Logging.Logger(label: "nio")
+    logger.info("connected", metadata: ["peer": ["host": "db", "port": "5432"]])
+}
+
+func embeddingSnippet() {
+    let log = WPLogging.Logger(label: "service", sink: StreamSink.standardError(encoder: JSONLogEncoder()))
+    LoggingSystem.bootstrap { label in BridgeLogHandler(label: label, logger: log) }
+}
