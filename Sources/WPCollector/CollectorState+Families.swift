@@ -123,6 +123,7 @@ extension CollectorState {
         }
         families.append(info)
         families.append(faults)
+        try appendModeAndAlarmFamilies(context, to: &families)
         for (index, gauge) in DeviceGauge.all.enumerated() {
             var family = try MetricFamily(name: gauge.name, help: gauge.help, type: .gauge, unit: gauge.unit,
                                           labelNames: deviceLabelNames, capacity: count)
@@ -133,6 +134,42 @@ extension CollectorState {
             }
             families.append(family)
         }
+    }
+}
+
+extension CollectorState {
+    /// `winpower_device_operating_mode` (a StateSet in shape: one 0/1 series per known mode,
+    /// typed gauge because OpenMetrics would name a stateset's label after the family), the
+    /// bounded per-code alarm series, and the count of alarm codes left out.
+    private func appendModeAndAlarmFamilies(_ context: RenderContext,
+                                            to families: inout [MetricFamily]) throws(MetricsError) {
+        let count = context.live.count
+        var modes = try MetricFamily(name: "winpower_device_operating_mode",
+            help: "1 for the UPS's current operating mode, 0 for the other known modes "
+                + "(power_on, standby, bypass, line, battery, battery_test, fault); "
+                + "no series while the mode code is missing or unknown.",
+            type: .gauge, labelNames: deviceLabelNames + ["mode"], capacity: count * OperatingMode.allCases.count)
+        var alarms = try MetricFamily(name: "winpower_device_active_alarm",
+            help: "1 for each distinct active alarm code (at most \(AlarmSeries.limit) per device).",
+            type: .gauge, labelNames: deviceLabelNames + ["alarm_code"])
+        var dropped = try MetricFamily(name: "winpower_device_alarm_codes_dropped",
+            help: "Distinct active alarm codes not exported as series: over the \(AlarmSeries.limit) per device, "
+                + "or empty or longer than \(AlarmSeries.longestCode) characters.",
+            type: .gauge, labelNames: deviceLabelNames, capacity: count)
+        for entry in context.live {
+            if let mode = entry.mode {
+                for state in OperatingMode.allCases {
+                    try modes.append(labelValues: entry.labels + [state.label], value: state == mode ? 1 : 0)
+                }
+            }
+            for code in entry.alarmCodes {
+                try alarms.append(labelValues: entry.labels + [code], value: 1)
+            }
+            if let count = entry.alarmCodesDropped {
+                try dropped.append(labelValues: entry.labels, value: Double(count))
+            }
+        }
+        families.append(contentsOf: [modes, alarms, dropped])
     }
 }
 
