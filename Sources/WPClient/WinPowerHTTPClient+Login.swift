@@ -98,7 +98,7 @@ extension WinPowerHTTPClient {
         // Masked wherever the logger's redactor reaches, replacing the previous token.
         logger.redactor.setSecret(value, named: "winpower.token")
         lastLogin = wallNow
-        logger.info("logged in", ["token_lifetime_s": .double(lifetime.secondsValue),
+        logger.info("logged in", ["lifetime_s": .double(lifetime.secondsValue),
                                   "lifetime_from": .string(source.rawValue),
                                   "renew_in_s": .double((token.renewAt - now).secondsValue)])
         return token

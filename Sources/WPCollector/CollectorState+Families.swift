@@ -65,11 +65,12 @@ extension CollectorState {
         try families.append(.single("winpower_auth_status",
             "1 when the exporter holds a token WinPower accepted that has not expired, 0 otherwise.",
             health.authenticated ? 1 : 0))
-        if let tokenExpiry {
-            try families.append(.single("winpower_token_expiry_seconds",
-                "Seconds until the WinPower token expires, as the client reports it (0 once expired).",
-                max(0, tokenExpiry.timeIntervalSince(context.now)), unit: "seconds"))
-        }
+        // Present from the first scrape: 0 while no token is held (before the first login, after
+        // a rejected one) and once the token expired.
+        try families.append(.single("winpower_token_expiry_seconds",
+            "Seconds until the WinPower token expires, as the client reports it "
+                + "(0 while no token is held and once expired).",
+            max(0, tokenExpiry.map { $0.timeIntervalSince(context.now) } ?? 0), unit: "seconds"))
         var apiFamily = try MetricFamily(name: "winpower_api_response_time_seconds",
             help: "WinPower API request latency by endpoint.", type: .histogram, unit: "seconds",
             labelNames: ["endpoint"])

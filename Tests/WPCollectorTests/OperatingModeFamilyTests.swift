@@ -52,3 +52,30 @@ import WPTestSupport
         #expect(exposition.value("winpower_device_alarm_codes_dropped") == 7)
     }
 }
+
+/// What is exported before the first successful login, as docs/metrics.md states it.
+@Suite struct SeedFamiliesBeforeLoginTests {
+    static let present: [String: Double] = [
+        "winpower_exporter_up": 0, "winpower_exporter_device_count": 0, "winpower_exporter_last_collection_success": 0,
+        "winpower_exporter_collections_skipped_total": 0, "winpower_exporter_energy_state_reset": 0,
+        "winpower_exporter_energy_persist_failures_total": 0, "winpower_auth_status": 0,
+        "winpower_token_expiry_seconds": 0,
+    ]
+
+    @Test func seedFamiliesArePresentBeforeAnyLoginAndAfterARejectedOne() async throws {
+        let fixture = try CollectorFixture(client: ClientStub([.failure(ClientError(.auth, "login rejected"))]))
+        let before = try fixture.exposition()
+        for (name, value) in Self.present {
+            #expect(before.value(name) == value, "\(name) before any collection")
+        }
+        #expect(before.value("winpower_exporter_last_collection_timestamp_seconds") == nil)
+        await fixture.collector.collect()
+        let rejected = try fixture.exposition()
+        for (name, value) in Self.present {
+            #expect(rejected.value(name) == value, "\(name) after a rejected login")
+        }
+        #expect(rejected.value("winpower_exporter_scrape_errors_total", ["error_type": "auth"]) == 1)
+        #expect(rejected.value("winpower_exporter_last_collection_timestamp_seconds") != nil)
+        #expect(rejected.samples("winpower_device_operating_mode").isEmpty)
+    }
+}
