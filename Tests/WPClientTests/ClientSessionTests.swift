@@ -151,7 +151,7 @@ import WPTestSupport
         let first = Mutex(true)
         let transport = RewritingTransport(base: InProcessTransport(handler: harness.simulator, clock: harness.clock), rewriteResponse: { request, response in
             guard request.url.path.hasSuffix("/list"), first.withLock({ let was = $0; $0 = false; return was }) else { return response }
-            return TransportResponse(status: 200, body: Array(#"{"total":0,"pageSize":20,"currentPage":1,"data":null,"code":"401","msg":"Unauthorized"}"#.utf8))
+            return TransportResponse(status: 200, body: Array(#"{"code":"401","message":"没有登录或者令牌过期","data":"Full authentication is required to access this resource(/api/v1/deviceData/detail/list)"}"#.utf8)) // the real 401 envelope, at HTTP 200
         })
         let client = harness.makeClient(transport: transport)
         let readout = try await client.fetchDevices()

@@ -119,10 +119,10 @@ import Testing
     }
 
     @Test func errorEnvelopeDecodesWithNullData() throws {
-        let body = Array(#"{"total":0,"pageSize":20,"currentPage":1,"data":null,"code":"401","msg":"Unauthorized"}"#.utf8)
+        let body = Array(#"{"code":"401","message":"Not logged in or token expired","data":null}"#.utf8)
         let page = try DeviceListDecoder().decodeDeviceList(body)
         #expect(page.code == "401")
-        #expect(page.message == "Unauthorized")
+        #expect(page.message == "Not logged in or token expired")
         #expect(!page.isSuccess)
         #expect(page.devices.isEmpty)
     }
