@@ -28,18 +28,27 @@ public struct Device: Sendable, Equatable, Identifiable {
         self.activeAlarms = activeAlarms
     }
 
-    /// `true` in battery mode (`mode` 4), `false` in another known mode, `nil` when unknown.
-    public var isOnBattery: Bool? { realtime.mode.map { $0 == 4 } }
+    /// The operating mode, or `nil` when `mode` is missing or a code WinPower is not known to
+    /// send (the raw code stays in ``RealtimeReadings/mode``).
+    public var operatingMode: OperatingMode? { realtime.mode.flatMap(OperatingMode.init(code:)) }
+    /// `true` in battery mode (`mode` 4: an outage) only, `false` in another known mode (a
+    /// battery test included), `nil` when the mode is missing or unknown.
+    public var isOnBattery: Bool? { operatingMode.map { $0 == .battery } }
+    /// `true` during a battery self-test (`mode` 5), `false` in another known mode.
+    public var isBatteryTestRunning: Bool? { operatingMode.map { $0 == .batteryTest } }
+    /// `true` on bypass (`mode` 2), `false` in another known mode.
+    public var isOnBypass: Bool? { operatingMode.map { $0 == .bypass } }
     /// `true` when `status` is 2 (alarm) or alarms are active; `nil` when neither is known.
     public var hasAlarm: Bool? {
         if (activeAlarms?.count ?? 0) > 0 || realtime.status == 2 { return true }
         return realtime.status == nil ? nil : false
     }
-    /// `true` when a fault code is reported, `false` when a connected device reports none
-    /// (`""`), `nil` when unknown: the field is missing, or the device is disconnected (WinPower
-    /// then sends every reading empty).
+    /// `true` when a fault code is reported or the UPS is in fault mode (`mode` 6); `false`
+    /// when a connected device reports no fault code (`""`) and is not in fault mode; `nil`
+    /// when unknown: the field is missing, or the device is disconnected (WinPower then sends
+    /// every reading empty).
     public var hasFault: Bool? {
-        if realtime.faultCode != nil { return true }
+        if realtime.faultCode != nil || operatingMode == .fault { return true }
         return realtime.faultCodeReported && connected != false ? false : nil
     }
 }
@@ -89,7 +98,7 @@ public struct ActiveAlarms: Sendable, Equatable {
     /// The number of entries in the array.
     public var count: Int
     /// The code of each entry that has one (a string or number entry, or an object's
-    /// `code`/`alarmCode`/`alarmId`/`eventCode`/`id` member), in order.
+    /// `alarmCode`/`code`/`eventCode` member; never a per-occurrence `id`/`alarmId`), in order.
     public var codes: [String]
 
     public init(count: Int = 0, codes: [String] = []) {

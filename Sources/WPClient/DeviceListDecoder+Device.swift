@@ -30,8 +30,10 @@ extension DeviceListDecoder {
     }
 
     /// Members of an alarm object that may carry its code, most specific first.
+    /// Members of an alarm object that name its *code*, most specific first. Per-occurrence
+    /// ids (`id`, `alarmId`) are deliberately absent: a code is bounded, an id is not.
     enum AlarmCodeKey: String, CaseIterable, Sendable {
-        case code, alarmCode, alarmId, eventCode, id
+        case alarmCode, code, eventCode
     }
 
     struct Problem: Error {

@@ -29,6 +29,7 @@ public struct DeviceListDecoder: Sendable {
     let settingKeys = KeyTable<SettingKey>()
     let controlKeys = KeyTable<ControlKey>()
     let alarmKeys = KeyTable<AlarmCodeKey>()
+    let claimKeys = KeyTable<ClaimKey>()
 
     public init() {}
 

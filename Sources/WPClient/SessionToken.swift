@@ -1,6 +1,10 @@
 import FoundationEssentials
 
 /// A login token and when to stop using it.
+///
+/// Every instant is elapsed time on the client's monotonic clock, counted from the moment the
+/// token was received; the lifetime comes from the token's own claims
+/// (``TokenClaims/lifetime(fallback:)``), never from comparing a claim with our wall clock.
 struct SessionToken: Sendable, Equatable {
     /// The bearer token. Never logged.
     var value: String
@@ -8,44 +12,20 @@ struct SessionToken: Sendable, Equatable {
     var expiresAt: Duration
     /// Elapsed time at which to renew it (before expiry).
     var renewAt: Duration
-    /// The expiry as a wall-clock instant, for the `token expiry` metric.
+    /// The expiry as a wall-clock instant (our clock), for the `token expiry` metric.
     var wallExpiry: Date
-    /// Whether the expiry came from the JWT `exp` claim (else the default lifetime).
-    var fromClaim: Bool
-}
+    /// Which claims gave the lifetime.
+    var source: TokenClaims.Source
 
-extension DeviceListDecoder {
-    /// The `exp` claim (Unix seconds) of a JWT, or `nil` when the token is not a readable JWT.
-    ///
-    /// Every dot-separated segment is tried as base64url JSON, since WinPower tokens have been
-    /// seen with a doubled header segment. The signature is not checked (no key is known).
-    public func jwtExpiry(_ token: String) -> Double? {
-        for segment in token.split(separator: ".") where segment.count >= 8 {
-            guard let bytes = Self.base64URLDecode(segment) else { continue }
-            let exp: Double?? = bytes.withUnsafeBufferPointer { buffer in
-                var scanner = JSONScanner(buffer)
-                do {
-                    guard try scanner.peekKind() == .object else { return nil }
-                    try scanner.beginObject()
-                    var first = true
-                    var found: Double?
-                    while let key = try scanner.nextKey(first: &first) {
-                        let name = try scanner.decodeEscapes(key.range)
-                        if name == "exp" { found = try scanner.readLooseNumber() } else { try scanner.skipValue() }
-                    }
-                    return .some(found)
-                } catch {
-                    return nil
-                }
-            }
-            if case .some(.some(let value)) = exp { return value }
-        }
-        return nil
-    }
-
-    static func base64URLDecode(_ text: Substring) -> [UInt8]? {
-        var base64 = String(text).replacing("-", with: "+").replacing("_", with: "/")
-        while base64.count % 4 != 0 { base64.append("=") }
-        return Data(base64Encoded: base64).map { Array($0) }
+    /// A token received at `now` (`wallNow` on our wall clock) living `lifetime`, renewed
+    /// `refreshThreshold` before expiry but at most half the lifetime before it.
+    init(value: String, receivedAt now: Duration, wallNow: Date, lifetime: Duration,
+         refreshThreshold: Duration, source: TokenClaims.Source) {
+        let margin = Swift.min(Swift.max(refreshThreshold, .zero), lifetime / 2)
+        self.value = value
+        self.expiresAt = now + lifetime
+        self.renewAt = now + lifetime - margin
+        self.wallExpiry = wallNow.addingTimeInterval(lifetime.secondsValue)
+        self.source = source
     }
 }

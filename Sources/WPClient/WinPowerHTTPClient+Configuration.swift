@@ -26,10 +26,12 @@ extension WinPowerHTTPClient {
         public var skipSSLVerify = false
         /// `winpower.ca_file`: trust only this PEM bundle.
         public var caFile: String?
-        /// `winpower.refresh_threshold`: renew the token this long before it expires.
+        /// `winpower.refresh_threshold`: renew the token this long before it expires (at most
+        /// half its lifetime before).
         public var refreshThreshold: Duration = .seconds(300)
-        /// Lifetime assumed when the token carries no readable `exp` claim.
-        public var defaultTokenLifetime: Duration = .seconds(3600)
+        /// Lifetime assumed when the token carries no usable lifetime claim (WinPower's own
+        /// `tokenExpiredMinutes` is 30).
+        public var defaultTokenLifetime: Duration = .seconds(1800)
         /// The page size requested; the server may use a smaller one.
         public var pageSize = 100
         /// Hard bound on pages per readout, so a lying server cannot make the client loop.

@@ -89,28 +89,20 @@ extension WinPowerHTTPClient {
     }
 
     private func makeToken(_ value: String) -> SessionToken {
+        let (lifetime, source) = (decoder.tokenClaims(value) ?? TokenClaims())
+            .lifetime(fallback: configuration.defaultTokenLifetime)
         let now = elapsed()
         let wallNow = wallClock()
-        var lifetime = configuration.defaultTokenLifetime
-        var fromClaim = false
-        if let exp = decoder.jwtExpiry(value) {
-            // A claim beyond a year (or not a number) is not believed: the session is renewed
-            // at least yearly, and no claim can overflow the lifetime.
-            let seconds = Swift.min(exp - wallNow.timeIntervalSince1970, Self.longestClaimedLifetime)
-            lifetime = seconds > 0 ? .milliseconds(Int64((seconds * 1000).rounded(.down))) : .zero
-            fromClaim = true
-        }
-        let margin = Swift.min(configuration.refreshThreshold, lifetime / 2)
+        let token = SessionToken(value: value, receivedAt: now, wallNow: wallNow, lifetime: lifetime,
+                                 refreshThreshold: configuration.refreshThreshold, source: source)
         // Masked wherever the logger's redactor reaches, replacing the previous token.
         logger.redactor.setSecret(value, named: "winpower.token")
         lastLogin = wallNow
-        logger.info("logged in", ["token_lifetime_s": .seconds(lifetime), "expiry_from_jwt": .bool(fromClaim)])
-        return SessionToken(value: value, expiresAt: now + lifetime, renewAt: now + lifetime - margin,
-                            wallExpiry: wallNow.addingTimeInterval(lifetime.secondsValue), fromClaim: fromClaim)
+        logger.info("logged in", ["token_lifetime_s": .seconds(lifetime),
+                                  "lifetime_from": .string(source.rawValue),
+                                  "renew_in_s": .seconds(token.renewAt - now)])
+        return token
     }
-
-    /// The longest token lifetime taken from a JWT `exp` claim, in seconds (366 days).
-    static let longestClaimedLifetime: Double = 366 * 86_400
 
     /// `{"username":…,"password":…}` with JSON string escaping.
     static func loginBody(username: String, password: String) -> [UInt8] {

@@ -4,8 +4,10 @@ import WPLogging
 /// The WinPower G2 client: logs in, keeps the token fresh, reads every page of the device
 /// list and decodes it tolerantly.
 ///
-/// - A token is reused until `refreshThreshold` before its JWT `exp` (or one hour when the
-///   token has none); concurrent callers share one login in flight.
+/// - A token's lifetime comes from its own claims (`exp − iat`, `expire_time_key −
+///   create_time_key`, `tokenExpiredMinutes`, else 30 minutes; at most 24 h), counted from its
+///   receipt on the injected monotonic clock; it is reused until `refreshThreshold` (at most half
+///   the lifetime) before expiry. Concurrent callers share one login in flight.
 /// - An HTTP 401, or a 200 whose envelope code is `401`, triggers one re-login and one retry
 ///   per readout.
 /// - Rejected logins back off (1 s doubling to 5 min): while backing off, readouts fail fast
@@ -41,7 +43,8 @@ public actor WinPowerHTTPClient: WinPowerClient {
     ///   - configuration: server, credentials and limits.
     ///   - transport: how requests are sent; by default ``makeTransport(for:)``.
     ///   - clock: drives token renewal, login backoff and the time budget.
-    ///   - wallClock: the current wall-clock time, used to read JWT `exp` and to report instants.
+    ///   - wallClock: the current wall-clock time, used only to report instants (token expiry,
+    ///     last login); the server's claims are never compared with it.
     ///   - logger: where the client logs; it never logs secrets or bodies (debug previews are
     ///     truncated and masked).
     public init(configuration: Configuration, transport: (any HTTPTransport)? = nil,

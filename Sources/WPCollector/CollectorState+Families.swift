@@ -65,11 +65,12 @@ extension CollectorState {
         try families.append(.single("winpower_auth_status",
             "1 when the exporter holds a token WinPower accepted that has not expired, 0 otherwise.",
             health.authenticated ? 1 : 0))
-        if let tokenExpiry {
-            try families.append(.single("winpower_token_expiry_seconds",
-                "Seconds until the WinPower token expires, as the client reports it (0 once expired).",
-                max(0, tokenExpiry.timeIntervalSince(context.now)), unit: "seconds"))
-        }
+        // Present from the first scrape: 0 while no token is held (before the first login, after
+        // a rejected one) and once the token expired.
+        try families.append(.single("winpower_token_expiry_seconds",
+            "Seconds until the WinPower token expires, as the client reports it "
+                + "(0 while no token is held and once expired).",
+            max(0, tokenExpiry.map { $0.timeIntervalSince(context.now) } ?? 0), unit: "seconds"))
         var apiFamily = try MetricFamily(name: "winpower_api_response_time_seconds",
             help: "WinPower API request latency by endpoint.", type: .histogram, unit: "seconds",
             labelNames: ["endpoint"])
@@ -123,6 +124,7 @@ extension CollectorState {
         }
         families.append(info)
         families.append(faults)
+        try appendModeAndAlarmFamilies(context, to: &families)
         for (index, gauge) in DeviceGauge.all.enumerated() {
             var family = try MetricFamily(name: gauge.name, help: gauge.help, type: .gauge, unit: gauge.unit,
                                           labelNames: deviceLabelNames, capacity: count)
@@ -133,6 +135,42 @@ extension CollectorState {
             }
             families.append(family)
         }
+    }
+}
+
+extension CollectorState {
+    /// `winpower_device_operating_mode` (a StateSet in shape: one 0/1 series per known mode,
+    /// typed gauge because OpenMetrics would name a stateset's label after the family), the
+    /// bounded per-code alarm series, and the count of alarm codes left out.
+    private func appendModeAndAlarmFamilies(_ context: RenderContext,
+                                            to families: inout [MetricFamily]) throws(MetricsError) {
+        let count = context.live.count
+        var modes = try MetricFamily(name: "winpower_device_operating_mode",
+            help: "1 for the UPS's current operating mode, 0 for the other known modes "
+                + "(power_on, standby, bypass, line, battery, battery_test, fault); "
+                + "no series while the mode code is missing or unknown.",
+            type: .gauge, labelNames: deviceLabelNames + ["mode"], capacity: count * OperatingMode.allCases.count)
+        var alarms = try MetricFamily(name: "winpower_device_active_alarm",
+            help: "1 for each distinct active alarm code (at most \(AlarmSeries.limit) per device).",
+            type: .gauge, labelNames: deviceLabelNames + ["alarm_code"])
+        var dropped = try MetricFamily(name: "winpower_device_alarm_codes_dropped",
+            help: "Distinct active alarm codes not exported as series: over the \(AlarmSeries.limit) per device, "
+                + "or empty or longer than \(AlarmSeries.longestCode) characters.",
+            type: .gauge, labelNames: deviceLabelNames, capacity: count)
+        for entry in context.live {
+            if let mode = entry.mode {
+                for state in OperatingMode.allCases {
+                    try modes.append(labelValues: entry.labels + [state.label], value: state == mode ? 1 : 0)
+                }
+            }
+            for code in entry.alarmCodes {
+                try alarms.append(labelValues: entry.labels + [code], value: 1)
+            }
+            if let count = entry.alarmCodesDropped {
+                try dropped.append(labelValues: entry.labels, value: Double(count))
+            }
+        }
+        families.append(contentsOf: [modes, alarms, dropped])
     }
 }
 

@@ -57,7 +57,8 @@ struct DeviceGauge: Sendable {
         DeviceGauge("winpower_device_ups_temperature", "UPS temperature in degrees Celsius.") {
             $0.realtime.upsTemperature
         },
-        DeviceGauge("winpower_device_mode", "Raw operating mode code (3 line, 4 battery; others vendor-defined).") {
+        DeviceGauge("winpower_device_mode", "Raw operating mode code (0 power on, 1 standby, 2 bypass, 3 line, 4 battery, "
+                        + "5 battery test, 6 fault; other codes exported as sent).") {
             $0.realtime.mode.map(Double.init)
         },
         DeviceGauge("winpower_device_status_code", "Raw device status code (1 normal, 2 alarm).") {
@@ -69,13 +70,24 @@ struct DeviceGauge: Sendable {
         DeviceGauge("winpower_device_test_status_code", "Raw self-test status code.") {
             $0.realtime.testStatus.map(Double.init)
         },
-        DeviceGauge("winpower_device_on_battery", "1 when the UPS runs on battery (mode 4), 0 in another known mode.") {
+        DeviceGauge("winpower_device_on_battery",
+                    "1 when the UPS runs on battery because mains failed (mode 4), 0 in another known mode "
+                        + "(a battery test included).") {
             $0.isOnBattery.map { $0 ? 1 : 0 }
+        },
+        DeviceGauge("winpower_device_battery_test_running",
+                    "1 during a battery self-test (mode 5: on battery on purpose), 0 in another known mode.") {
+            $0.isBatteryTestRunning.map { $0 ? 1 : 0 }
+        },
+        DeviceGauge("winpower_device_on_bypass",
+                    "1 when the load is on bypass (mode 2: mains without the inverter), 0 in another known mode.") {
+            $0.isOnBypass.map { $0 ? 1 : 0 }
         },
         DeviceGauge("winpower_device_alarm", "1 when the status is alarm or alarms are active, 0 otherwise.") {
             $0.hasAlarm.map { $0 ? 1 : 0 }
         },
-        DeviceGauge("winpower_device_fault", "1 while the UPS reports a fault code, 0 when it reports none.") {
+        DeviceGauge("winpower_device_fault",
+                    "1 while the UPS reports a fault code or is in fault mode (mode 6), 0 when it reports neither.") {
             $0.hasFault.map { $0 ? 1 : 0 }
         },
         DeviceGauge("winpower_device_active_alarms", "Number of active alarms.") {

@@ -12,6 +12,13 @@ struct LiveDevice: Sendable {
     var faultLabels: [String]?
     /// One value per ``DeviceGauge/all`` entry, `nil` where the reading is missing.
     var values: [Double?]
+    /// The known operating mode, `nil` when the code is missing or unknown.
+    var mode: OperatingMode?
+    /// The distinct active alarm codes exported as labels (at most ``AlarmSeries/limit``).
+    var alarmCodes: [String]
+    /// Distinct active alarm codes over the limit (or unusable as a label): counted, not
+    /// exported; `nil` when the device sent no `activeAlarms`.
+    var alarmCodesDropped: Int?
 
     init(_ device: Device) {
         id = device.id
@@ -20,5 +27,9 @@ struct LiveDevice: Sendable {
         infoLabels = labels + [device.asset.model ?? "", device.asset.firmwareVersion ?? ""]
         faultLabels = device.realtime.faultCode.map { labels + [$0] }
         values = DeviceGauge.all.map { $0.read(device) }
+        mode = device.operatingMode
+        let alarms = AlarmSeries.bounded(device.activeAlarms?.codes ?? [])
+        alarmCodes = alarms.kept
+        alarmCodesDropped = device.activeAlarms == nil ? nil : alarms.dropped
     }
 }

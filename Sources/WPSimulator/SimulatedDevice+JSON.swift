@@ -49,17 +49,18 @@ extension SimulatedDevice {
         let ratingVa = curve.base > 400 ? 6000.0 : 3000.0
         let outputVolt = 220 + 0.4 * sin(t / 97 + phase)
         let onBattery = role == .onBattery
-        let capacity = onBattery ? max(5, 95 - t / 120) : 100
+        let discharging = onBattery || role == .batteryTest
+        let capacity = discharging ? max(5, 95 - t / 120) : 100
         let values: [String: String] = [
             "inputVolt1": onBattery ? "0.0" : Self.fixed(231 + 6 * sin(t / 300 + phase), 1),
             "outputVoltageType": "0",
             "loadPercent": Self.fixed(va / ratingVa * 100, 0),
-            "isCharging": onBattery || capacity >= 100 ? "0" : "1",
+            "isCharging": discharging || capacity >= 100 ? "0" : "1",
             "inputTransformerType": "0",
-            "batVoltP": Self.fixed(onBattery ? 70 + capacity / 10 : 81.4, 1),
+            "batVoltP": Self.fixed(discharging ? 70 + capacity / 10 : 81.4, 1),
             "outputCurrent1": Self.fixed(va / outputVolt, 1),
             "upsTemperature": Self.fixed(27 + 3 * sin(t / 1800 + phase), 1),
-            "mode": onBattery ? "4" : "3",
+            "mode": role.modeCode,
             "batRemainTime": Self.fixed(capacity * 75, 0),
             "loadVa1": Self.fixed(va, 0),
             "faultCode": faultCode,
@@ -68,12 +69,13 @@ extension SimulatedDevice {
             "inputFreq": onBattery ? "0.0" : Self.fixed(50 + 0.1 * sin(t / 60 + phase), 1),
             "loadTotalVa": Self.fixed(va, 0),
             "batteryStatus": "2",
-            "testStatus": "1",
+            // 5 "running" is the HID protocol's code; its meaning over REST is unverified.
+            "testStatus": role == .batteryTest ? "5" : "1",
             // Full precision, so a test can compare integrated energy with the curve exactly.
             "loadTotalWatt": "\(watts)",
             "loadWatt1": "\(watts)",
             "batCapacity": Self.fixed(capacity, 0),
-            "status": role == .normal ? "1" : "2",
+            "status": role == .onBattery || role == .fault ? "2" : "1",
         ]
         return names.map { ($0, values[$0] ?? "") }
     }
@@ -99,5 +101,11 @@ enum SimulatorJSON {
         Data(text.utf8).base64EncodedString()
             .replacing("+", with: "-").replacing("/", with: "_")
             .replacing("=", with: "")
+    }
+
+    /// A stable uuid-shaped string for `serial`.
+    static func uuid(_ serial: Int) -> String {
+        let hex = String(UInt64(truncatingIfNeeded: serial), radix: 16, width: 12)
+        return "6a8e1f0b-2c3d-4e5f-8a9b-" + hex
     }
 }

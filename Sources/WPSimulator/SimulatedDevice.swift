@@ -10,8 +10,30 @@ public struct SimulatedDevice: Sendable, Equatable {
         case onBattery
         /// `connected: false` and every realtime value an empty string.
         case disconnected
-        /// On mains with an active alarm and a fault code.
+        /// Fault mode (`mode` 6) with an active alarm and a fault code.
         case fault
+        /// A battery self-test (`mode` 5): on battery on purpose, mains present.
+        case batteryTest
+        /// Bypass (`mode` 2): the load on mains without the inverter.
+        case bypass
+        /// Standby (`mode` 1).
+        case standby
+        /// Powering on (`mode` 0).
+        case powerOn
+
+        /// The `realtime.mode` code WinPower sends in this role (disconnected devices send `""`).
+        public var modeCode: String {
+            switch self {
+            case .normal: "3"
+            case .onBattery: "4"
+            case .disconnected: ""
+            case .fault: "6"
+            case .batteryTest: "5"
+            case .bypass: "2"
+            case .standby: "1"
+            case .powerOn: "0"
+            }
+        }
     }
 
     /// 0-based position in the simulator's list.
@@ -31,16 +53,24 @@ public struct SimulatedDevice: Sendable, Equatable {
         self.index = index
         id = "5e1a7a0c-" + String(index % 0x10000, radix: 16, width: 4) + "-4b35-b0dd-" + String(index, radix: 16, width: 12)
         alias = Self.aliases[index % Self.aliases.count]
-        if index % 7 == 2 {
-            role = .disconnected
-        } else if index % 5 == 1 {
-            role = .onBattery
-        } else if index % 5 == 3 {
-            role = .fault
-        } else {
-            role = .normal
-        }
+        role = Self.role(index: index)
         curve = PowerCurve(deviceIndex: index)
+    }
+
+    /// The role of device `index`: devices 0–10 show every role (0 normal, 1 on battery,
+    /// 2 disconnected, 3 fault, 4 battery test, 5 bypass, 7 powering on, 10 standby), and the
+    /// pattern repeats irregularly after.
+    static func role(index: Int) -> Role {
+        if index % 7 == 2 { return .disconnected }
+        if index % 5 == 1 { return .onBattery }
+        if index % 5 == 3 { return .fault }
+        switch (index % 7, index % 5) {
+        case (4, _): return .batteryTest
+        case (5, _): return .bypass
+        case (0, 2): return .powerOn
+        case (3, _): return .standby
+        default: return .normal
+        }
     }
 
     /// The fault code reported (empty when none).
@@ -51,7 +81,7 @@ public struct SimulatedDevice: Sendable, Equatable {
         switch role {
         case .onBattery: ["0x0011"]
         case .fault: ["0x0107"]
-        case .normal, .disconnected: []
+        case .normal, .disconnected, .batteryTest, .bypass, .standby, .powerOn: []
         }
     }
 }

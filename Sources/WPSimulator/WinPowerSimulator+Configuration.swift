@@ -11,14 +11,24 @@ extension WinPowerSimulator {
         public var deviceCount = 3
         /// Largest page the server returns, whatever the client asks (the captured server: 20).
         public var pageSizeCap = 20
-        /// Lifetime written into each token's `exp` claim and enforced by the server.
+        /// Lifetime written into each token's claims (`exp − iat`, `expire_time_key −
+        /// create_time_key`, `tokenExpiredMinutes` rounded up) and enforced by the server:
+        /// 30 minutes, like the real server (`--token-lifetime`).
         public var tokenLifetime: Duration = .seconds(1800)
+        /// Writes `exp` in milliseconds with a `{"typ":"JWT","alg":"HS512"}` header and an `nbf`
+        /// claim, like newer server builds; older builds write `exp` in seconds and
+        /// `{"alg":"HS512"}` (`--token-exp-ms`).
+        public var tokenExpInMilliseconds = false
+        /// How far the server's clock is off ours (`--clock-skew`, e.g. `-1h`): token claims are
+        /// written in the server's time. Expiry is still enforced on the injected clock.
+        public var clockSkew: Duration = .zero
         /// With ``Fault/earlyExpiry``, the server rejects tokens older than this although
         /// their `exp` claims more.
         public var earlyExpiryAge: Duration = .seconds(60)
         /// With ``Fault/slow``, each response is delayed this long (on the injected clock).
         public var slowDelay: Duration = .seconds(15)
-        /// The wall-clock time at the simulator clock's origin; JWT `iat`/`exp` derive from it.
+        /// The wall-clock time at the simulator clock's origin; JWT `iat`/`exp` derive from it
+        /// (shifted by ``clockSkew``).
         public var epoch = Date()
         /// A path prefix the API lives under (e.g. `/winpower`), empty by default.
         public var pathPrefix = ""

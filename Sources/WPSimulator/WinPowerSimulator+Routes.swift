@@ -30,15 +30,25 @@ extension WinPowerSimulator {
         return .json(Array(body.utf8))
     }
 
-    /// A token shaped like the captured one: `header.header.payload.signature.signature`.
+    /// A token shaped like the real ones: `header.payload.signature`, with the real claim set
+    /// in the server's clock (``serverNow``).
     private func makeToken(serial: Int) -> String {
-        let issued = Int(now.timeIntervalSince1970)
-        let expires = issued + Int(configuration.tokenLifetime.seconds)
-        let header = SimulatorJSON.base64URL("{\"alg\":\"HS512\"}")
-        let payload = SimulatorJSON.base64URL(
-            "{\"exp\":\(expires),\"iat\":\(issued),\"sub\":\"WINPOWER_TOKEN\",\"iss\":\"WINPOWER\",\"jti\":\"\(serial)\"}")
+        let issuedMs = Int64((serverNow.timeIntervalSince1970 * 1000).rounded(.down))
+        let lifetimeMs = Int64((configuration.tokenLifetime.seconds * 1000).rounded())
+        let expiresMs = issuedMs + lifetimeMs
+        let minutes = (lifetimeMs + 59_999) / 60_000
+        let id = SimulatorJSON.uuid(serial)
+        let ms = configuration.tokenExpInMilliseconds
+        let header = ms ? "{\"typ\":\"JWT\",\"alg\":\"HS512\"}" : "{\"alg\":\"HS512\"}"
+        let exp = ms ? expiresMs : expiresMs / 1000
+        let payload = "{\"create_time_key\":\(issuedMs),"
+            + (ms ? "\"nbf\":\(issuedMs + 5)," : "")
+            + "\"token_id\":\"\(id)\",\"login_user_type\":\"SysAdmin\","
+            + "\"login_user_id\":\"00000000-0000-0000-0000-000000000000\",\"expire_time_key\":\(expiresMs),"
+            + "\"tokenExpiredMinutes\":\(minutes),\"jti\":\"\(SimulatorJSON.uuid(serial &+ 0x5000))\","
+            + "\"exp\":\(exp),\"iat\":\(issuedMs / 1000),\"sub\":\"WINPOWER_TOKEN\",\"iss\":\"WINPOWER\"}"
         let signature = SimulatorJSON.base64URL("simulated-signature-\(serial)")
-        return [header, header, payload, signature, signature].joined(separator: ".")
+        return [SimulatorJSON.base64URL(header), SimulatorJSON.base64URL(payload), signature].joined(separator: ".")
     }
 
     /// Whether `request` carries a token the server still accepts.
@@ -68,8 +78,8 @@ extension WinPowerSimulator {
         }
         let cap = max(1, configuration.pageSizeCap)
         guard authorized else {
-            let body = "{\"total\":0,\"pageSize\":\(cap),\"currentPage\":1,\"data\":null,\"code\":\"401\",\"msg\":\"Unauthorized\"}"
-            return .json(Array(body.utf8), status: faults.contains(.envelope401) && !faults.contains(.unauthorized) ? 200 : 401)
+            return unauthorized(request, path: "/api/v1/deviceData/detail/list",
+                                status: faults.contains(.envelope401) && !faults.contains(.unauthorized) ? 200 : 401)
         }
         let requested = Int(request.queryValue("pageSize") ?? "") ?? cap
         let pageSize = min(max(requested, 1), cap)
@@ -87,6 +97,18 @@ extension WinPowerSimulator {
         let body = "{\"total\":\(reportedTotal ?? listed.count),\"pageSize\":\(pageSize),\"currentPage\":\(page),"
             + "\"data\":[\(objects.joined(separator: ","))],\"code\":\"000000\",\"msg\":\"OK\"}"
         return .json(Array(body.utf8))
+    }
+}
+
+extension WinPowerSimulator {
+    /// The real server's reply to a missing, unknown or expired token (Spring Security's entry
+    /// point): `message` in the request's `Content-language`, `data` a string naming the path.
+    func unauthorized(_ request: HTTPRequest, path: String, status: Int) -> HTTPResponse {
+        let chinese = (request.headers["Content-language"] ?? "zh-CN").lowercased().hasPrefix("zh")
+        let message = chinese ? "没有登录或者令牌过期" : "Not logged in or token expired"
+        let data = "Full authentication is required to access this resource(\(path))"
+        return .json(Array("{\"code\":\"401\",\"message\":\(message.jsonQuoted),\"data\":\(data.jsonQuoted)}".utf8),
+                     status: status)
     }
 }
 

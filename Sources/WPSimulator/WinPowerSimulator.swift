@@ -6,9 +6,10 @@ import WPServer
 /// A faithful fake WinPower G2 server, as an ``HTTPHandler``.
 ///
 /// Serves `POST /api/v1/auth/login` and `GET /api/v1/deviceData/detail/list` with the same
-/// headers, envelopes, string-typed numbers and 401 bodies as the real server; issues
-/// JWT-shaped tokens with an `exp` claim and enforces their lifetime; caps the page size
-/// (20 by default). Devices are ``SimulatedDevice``s whose power follows
+/// headers (chunked, Spring Security's), envelopes, string-typed numbers and 401 body as the
+/// real server; issues three-segment HS512-shaped JWTs with the real claim set (`exp` in
+/// seconds or, like newer builds, milliseconds; claims in the server's possibly skewed clock)
+/// and enforces their lifetime; caps the page size (20 by default). Devices are ``SimulatedDevice``s whose power follows
 /// `PowerCurve(deviceIndex:)` at `t` = seconds elapsed on the injected clock since the
 /// simulator was made, so a test can compute exact energy. Faults switch on and off at run
 /// time; counters record logins and list calls.
@@ -92,6 +93,10 @@ public final class WinPowerSimulator: HTTPHandler {
     /// The wall-clock time the simulator believes it is (its epoch plus elapsed time).
     public var now: Date { configuration.epoch.addingTimeInterval(simulatedSeconds) }
 
+    /// The server's own clock: ``now`` shifted by ``Configuration/clockSkew``; token claims
+    /// are written in it.
+    public var serverNow: Date { now.addingTimeInterval(configuration.clockSkew.seconds) }
+
     // MARK: HTTPHandler
 
     public func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -99,18 +104,31 @@ public final class WinPowerSimulator: HTTPHandler {
         if faults.contains(.slow) { try await sleep(configuration.slowDelay) }
         let prefix = configuration.pathPrefix.hasSuffix("/") ? String(configuration.pathPrefix.dropLast())
                                                                : configuration.pathPrefix
-        guard request.path.hasPrefix(prefix) else { return notFound() }
+        guard request.path.hasPrefix(prefix) else { return Self.withSpringHeaders(notFound()) }
         let path = String(request.path.dropFirst(prefix.count))
         let response: HTTPResponse
         switch (request.method, path) {
         case ("POST", "/api/v1/auth/login"): response = login(request)
         case ("GET", "/api/v1/deviceData/detail/list"): response = list(request)
         case (_, "/api/v1/auth/login"), (_, "/api/v1/deviceData/detail/list"):
-            return envelope(status: 405, code: "405", message: "Method Not Allowed")
-        default: return notFound()
+            return Self.withSpringHeaders(envelope(status: 405, code: "405", message: "Method Not Allowed"))
+        default: return Self.withSpringHeaders(notFound())
         }
         logger.debug("simulator request", ["path": .string(path), "status": .int(response.status)])
-        return applyBodyFaults(response)
+        return Self.withSpringHeaders(applyBodyFaults(response))
+    }
+
+    /// The headers Spring Security adds to every reply of the real server.
+    static let springSecurityHeaders: [(String, String)] = [
+        ("Vary", "Origin"), ("X-Content-Type-Options", "nosniff"), ("X-XSS-Protection", "1; mode=block"),
+        ("Cache-Control", "no-cache, no-store, max-age=0, must-revalidate"), ("Pragma", "no-cache"),
+        ("Expires", "0"), ("X-Frame-Options", "DENY"),
+    ]
+
+    static func withSpringHeaders(_ response: HTTPResponse) -> HTTPResponse {
+        var response = response
+        for (name, value) in springSecurityHeaders { response.headers.add(name: name, value: value) }
+        return response
     }
 
     func notFound() -> HTTPResponse { envelope(status: 404, code: "404", message: "Not Found") }

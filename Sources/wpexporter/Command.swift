@@ -36,6 +36,10 @@ struct SimulatorOptions: Sendable, Equatable {
     var pageSize = 20
     /// How long a login token stays valid.
     var tokenLifetime: Duration = .seconds(1800)
+    /// Write `exp` in milliseconds, like newer WinPower builds.
+    var tokenExpInMilliseconds = false
+    /// How far the simulated server's clock is off (negative: behind).
+    var clockSkew: Duration = .zero
     /// Accepted user name.
     var username = "admin"
     /// Accepted password.

@@ -2,7 +2,7 @@ import WPConfig
 
 extension CommandParser {
     static let simulatorFlags = ["--host", "--port", "--devices", "--page-size", "--token-lifetime",
-                                 "--username", "--password", "--fault"]
+                                 "--token-exp-ms", "--clock-skew", "--username", "--password", "--fault"]
 
     /// Parses the flags of `wpexporter simulate`.
     static func parseSimulator(_ arguments: [String]) throws(UsageError) -> SimulatorOptions {
@@ -14,7 +14,7 @@ extension CommandParser {
             }
             return parsed
         }
-        try walk(arguments, command: "simulate", isKnown: { simulatorFlags.contains($0) }, isBoolean: { _ in false },
+        try walk(arguments, command: "simulate", isKnown: { simulatorFlags.contains($0) }, isBoolean: { $0 == "--token-exp-ms" },
                  allNames: simulatorFlags) { flag, value throws(UsageError) in
             switch flag {
             case "--host": options.host = value
@@ -26,6 +26,19 @@ extension CommandParser {
                     throw UsageError(command: "simulate", message: "--token-lifetime must be a positive duration such as 30m, not \"\(value)\"")
                 }
                 options.tokenLifetime = lifetime
+            case "--token-exp-ms":
+                guard let on = Bool(value) else {
+                    throw UsageError(command: "simulate", message: "--token-exp-ms takes true or false, not \"\(value)\"")
+                }
+                options.tokenExpInMilliseconds = on
+            case "--clock-skew":
+                let negative = value.hasPrefix("-")
+                let magnitude = negative || value.hasPrefix("+") ? String(value.dropFirst()) : value
+                guard case .success(let skew) = DurationText.parse(magnitude), skew <= .seconds(10 * 365 * 86_400) else {
+                    throw UsageError(command: "simulate",
+                                     message: "--clock-skew must be a duration such as -1h or 90s, not \"\(value)\"")
+                }
+                options.clockSkew = negative ? .zero - skew : skew
             case "--username": options.username = value
             case "--password": options.password = Secret(value)
             default: options.faults.append(value)

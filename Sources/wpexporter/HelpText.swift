@@ -118,6 +118,10 @@ enum HelpText {
           --devices N                Number of simulated UPS devices (default 3)
           --page-size N              Devices per page of the device list (default 20)
           --token-lifetime DURATION  Lifetime of a login token (default 30m)
+          --token-exp-ms             Write the token's exp claim in milliseconds, like newer
+                                     WinPower builds (default: seconds, like older ones)
+          --clock-skew DURATION      Offset of the server's clock in token claims, e.g. -1h
+                                     for a clock an hour behind (default 0)
           --username NAME            Accepted user name (default admin)
           --password TEXT            Accepted password (default admin)
           --fault NAME               Inject a fault; repeat for several

@@ -8,7 +8,7 @@ import WPSimulator
 
 extension RuntimeCommands {
     /// Devices of the demo: one on mains, one on battery, one disconnected, one with a fault.
-    static let demoDevices = 4
+    static let demoDevices = 6
 
     /// `wpexporter demo`: the simulator in process on a free loopback port and the exporter
     /// against it, with a temporary data directory unless `--data-dir` was given.

@@ -91,6 +91,8 @@ struct RuntimeCommands: Sendable {
         configuration.deviceCount = options.devices
         configuration.pageSizeCap = options.pageSize
         configuration.tokenLifetime = options.tokenLifetime
+        configuration.tokenExpInMilliseconds = options.tokenExpInMilliseconds
+        configuration.clockSkew = options.clockSkew
         configuration.username = options.username
         configuration.password = options.password.reveal()
         let waitForStop = controls.watchStopSignals()

@@ -73,14 +73,14 @@ import WPTestSupport
         #expect(await clientError { try await client.fetchDevices() }?.kind == .auth)
     }
 
-    @Test func tokenWithoutExpLivesOneHour() async throws {
+    @Test func tokenWithoutClaimsLivesThirtyMinutes() async throws {
         let logins = Mutex(0)
         let transport = StubTransport.loggingIn(token: "opaque", onLogin: { logins.withLock { $0 += 1 } })
         let harness = SimulatorHarness()
         let client = harness.makeClient(transport: transport)
         let readout = try await client.fetchDevices()
-        #expect(readout.tokenExpiry == harness.epoch.addingTimeInterval(3600))
-        harness.clock.advance(by: .seconds(3299))
+        #expect(readout.tokenExpiry == harness.epoch.addingTimeInterval(1800))
+        harness.clock.advance(by: .seconds(1499))
         _ = try await client.fetchDevices()
         #expect(logins.withLock { $0 } == 1)
         harness.clock.advance(by: .seconds(1))
@@ -90,18 +90,14 @@ import WPTestSupport
 
     @Test(arguments: ["1e300", "9.3e18", "1e400", "-1e300"])
     func absurdJWTExpiryIsBoundedNotFatal(exp: String) async throws {
-        let payload = Data("{\"exp\":\(exp)}".utf8).base64EncodedString()
-            .replacing("=", with: "").replacing("+", with: "-").replacing("/", with: "_")
-        let token = "eyJhbGciOiJIUzI1NiJ9.\(payload).c2lnbmF0dXJl"
+        let token = TokenFactory.jwt(payload: "{\"exp\":\(exp),\"iat\":1760365813}")
         let harness = SimulatorHarness()
         let readout = try await harness.makeClient(transport: StubTransport.loggingIn(token: token)).fetchDevices()
         let lifetime = try #require(readout.tokenExpiry).timeIntervalSince(harness.epoch)
-        if exp.hasPrefix("-") {
-            #expect(lifetime == 0, "an expiry in the past gives no lifetime")
-        } else if exp == "1e400" {
-            #expect(lifetime == 3600, "an exp that is not a finite number is ignored: the default lifetime")
+        if exp.hasPrefix("-") || exp == "1e400" {
+            #expect(lifetime == 1800, "an exp before iat, or not a finite number, is ignored: the default lifetime")
         } else {
-            #expect(lifetime == WinPowerHTTPClient.longestClaimedLifetime, "a far-future exp is capped")
+            #expect(lifetime == 86_400, "a far-future exp is capped at 24 h")
         }
     }
 
@@ -155,7 +151,7 @@ import WPTestSupport
         let first = Mutex(true)
         let transport = RewritingTransport(base: InProcessTransport(handler: harness.simulator, clock: harness.clock), rewriteResponse: { request, response in
             guard request.url.path.hasSuffix("/list"), first.withLock({ let was = $0; $0 = false; return was }) else { return response }
-            return TransportResponse(status: 200, body: Array(#"{"total":0,"pageSize":20,"currentPage":1,"data":null,"code":"401","msg":"Unauthorized"}"#.utf8))
+            return TransportResponse(status: 200, body: Array(#"{"code":"401","message":"没有登录或者令牌过期","data":"Full authentication is required to access this resource(/api/v1/deviceData/detail/list)"}"#.utf8)) // the real 401 envelope, at HTTP 200
         })
         let client = harness.makeClient(transport: transport)
         let readout = try await client.fetchDevices()

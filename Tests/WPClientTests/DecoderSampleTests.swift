@@ -99,14 +99,37 @@ import Testing
         #expect(reply.deviceId == "e156e6cb-41cb-4b35-b0dd-869929186a5c")
         let token = try #require(reply.token)
         #expect(token.hasPrefix("eyJhbGciOiJIUzUxMiJ9."))
-        // The captured token's payload: exp 1760367613, iat 1760365813 (30 minutes).
-        #expect(DeviceListDecoder().jwtExpiry(token) == 1_760_367_613)
+        // The older build's payload: exp 1760367613 s, iat 1760365813 s (30 minutes).
+        let claims = try #require(DeviceListDecoder().tokenClaims(token))
+        #expect(claims == TokenClaims(exp: 1_760_367_613, iat: 1_760_365_813, createTime: 1_760_365_813_656,
+                                      expireTime: 1_760_367_613_656, expiredMinutes: 30))
     }
 
-    @Test func jwtWithoutExpOrGarbageHasNoExpiry() {
+    @Test func newerBuildLoginSampleCarriesExpInMilliseconds() throws {
+        let reply = try DeviceListDecoder().decodeLogin(try Self.fixture("login-response-newer-build"))
+        let token = try #require(reply.token)
+        #expect(token.split(separator: ".").count == 3)
+        #expect(token.hasPrefix("eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzUxMiJ9.")) // {"typ":"JWT","alg":"HS512"}
+        let claims = try #require(DeviceListDecoder().tokenClaims(token))
+        #expect(claims.exp == 1_786_140_555_976)
+        #expect(claims.iat == 1_786_138_755)
+        #expect(claims.lifetime(fallback: .seconds(1)).lifetime == .seconds(1800))
+        #expect(claims.lifetime(fallback: .seconds(1)).source == .expIat)
+    }
+
+    @Test func realUnauthorizedSampleDecodesAsCode401WithAStringData() throws {
+        let body = try Self.fixture("unauthorized-response")
+        let page = try DeviceListDecoder().decodeDeviceList(body)
+        #expect(page.code == "401")
+        #expect(page.devices.isEmpty && page.total == nil)
+        #expect(page.message == "没有登录或者令牌过期")
+        #expect(try DeviceListDecoder().decodeLogin(body).code == "401")
+    }
+
+    @Test func jwtWithoutLifetimeClaimsOrGarbageHasNoClaims() {
         let decoder = DeviceListDecoder()
-        #expect(decoder.jwtExpiry("not-a-jwt") == nil)
-        #expect(decoder.jwtExpiry("eyJhbGciOiJIUzUxMiJ9.eyJzdWIiOiJ4In0.sig") == nil) // {"sub":"x"}
-        #expect(decoder.jwtExpiry("a.%%%%%%%%%%%.b") == nil)
+        #expect(decoder.tokenClaims("not-a-jwt") == nil)
+        #expect(decoder.tokenClaims("eyJhbGciOiJIUzUxMiJ9.eyJzdWIiOiJ4In0.sig") == nil) // {"sub":"x"}
+        #expect(decoder.tokenClaims("a.%%%%%%%%%%%.b") == nil)
     }
 }

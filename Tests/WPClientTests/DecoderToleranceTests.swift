@@ -104,10 +104,11 @@ import Testing
     @Test func alarmCodesFromStringsNumbersAndObjects() throws {
         let body = Array("""
         {"total":1,"data":[{"assetDevice":{"id":"d"},"activeAlarms":["A1",17,{"alarmName":"x","alarmCode":"0x11"},\
-        {"id":5,"code":"C9"},{"level":"2"},null]}],"code":"000000","msg":"OK"}
+        {"id":5,"code":"C9"},{"level":"2"},null,{"id":"occurrence-1"},{"alarmId":"7f3e","alarmName":"x"}]}],        "code":"000000","msg":"OK"}
         """.utf8)
         let device = try #require(try DeviceListDecoder().decodeDeviceList(body).devices.first)
-        #expect(device.activeAlarms == ActiveAlarms(count: 6, codes: ["A1", "17", "0x11", "C9"]))
+        // Per-occurrence ids (`id`, `alarmId`) are never taken as codes.
+        #expect(device.activeAlarms == ActiveAlarms(count: 8, codes: ["A1", "17", "0x11", "C9"]))
         #expect(device.hasAlarm == true)
     }
 
@@ -118,10 +119,10 @@ import Testing
     }
 
     @Test func errorEnvelopeDecodesWithNullData() throws {
-        let body = Array(#"{"total":0,"pageSize":20,"currentPage":1,"data":null,"code":"401","msg":"Unauthorized"}"#.utf8)
+        let body = Array(#"{"code":"401","message":"Not logged in or token expired","data":null}"#.utf8)
         let page = try DeviceListDecoder().decodeDeviceList(body)
         #expect(page.code == "401")
-        #expect(page.message == "Unauthorized")
+        #expect(page.message == "Not logged in or token expired")
         #expect(!page.isSuccess)
         #expect(page.devices.isEmpty)
     }

@@ -46,7 +46,7 @@ import WPTestSupport
             self.send(200, '{"code":"000000","message":"OK","data":{"token":"tls-token"}}')
         def do_GET(self):
             if self.headers.get("Authorization") != "Bearer tls-token":
-                return self.send(401, '{"code":"401","msg":"Unauthorized","data":null}')
+                return self.send(401, '{"code":"401","message":"token expired","data":"Full authentication is required to access this resource(/api/v1/deviceData/detail/list)"}')
             self.send(200, '{"total":1,"pageSize":20,"currentPage":1,"data":[{"assetDevice":{"id":"tls-device"},'
                            '"realtime":{"loadTotalWatt":"195"}}],"code":"000000","msg":"OK"}')
         def log_message(self, *args):

@@ -61,17 +61,26 @@ import WPTestSupport
         }
     }
 
-    @Test func connectionCapClosesExtraConnectionsAndServesOnceFree() async throws {
-        try await withTestServer(EchoHandler(), configuration: configuration { $0.maxConnections = 2 }) { port in
+    /// At the cap with every connection busy (its handler running), nothing can make room: a
+    /// new connection is closed. Idle ones are replaced instead
+    /// (ServerHardeningTests.atTheCapANewConnectionReplacesTheOldestWaitingOne).
+    @Test func connectionCapClosesExtraConnectionsWhileAllAreBusyAndServesOnceFree() async throws {
+        let handler = TwoGateHandler()
+        try await withTestServer(handler, configuration: configuration { $0.maxConnections = 2 }) { port in
             let first = try await TestHTTPClient.connect(port: port)
+            try await first.send(get("/first"))
+            await handler.first.waitUntilEntered()
             let second = try await TestHTTPClient.connect(port: port)
-            for client in [first, second] {
-                try await client.send(get("/held"))
-                #expect(try await client.readResponse().status == 200)
-            }
+            try await second.send(get("/second"))
+            await handler.second.waitUntilEntered()
             let extra = try await TestHTTPClient.connect(port: port)
             #expect(await extra.isClosedByServer())
             extra.close()
+            handler.first.release()
+            handler.second.release()
+            for client in [first, second] {
+                #expect(try await client.readResponse().status == 200)
+            }
             first.close()
             var served = false
             for _ in 0..<200 where !served {
@@ -241,5 +250,20 @@ import WPTestSupport
             #expect(open == 1)
         }
         #expect(cs_count_sockets_on_port(Int32(portSeen)) == 0)
+    }
+}
+
+/// Holds `/first` and `/second` on a gate each (one waiter per gate); answers anything else.
+private struct TwoGateHandler: HTTPHandler {
+    let first = Gate()
+    let second = Gate()
+
+    func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
+        switch request.path {
+        case "/first": await first.pass()
+        case "/second": await second.pass()
+        default: break
+        }
+        return .text(request.path)
     }
 }

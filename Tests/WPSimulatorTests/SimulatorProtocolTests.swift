@@ -6,22 +6,49 @@ import WPTestSupport
 
 /// The simulator speaks WinPower's shapes: envelopes, 401 bodies, tokens, page cap.
 @Suite struct SimulatorProtocolTests {
-    @Test func loginIssuesAJWTShapedTokenWithExp() async throws {
+    @Test func loginIssuesATokenWithTheRealClaimSet() async throws {
         let harness = SimulatorHarness()
         let response = try await harness.simulator.handle(loginRequest())
         #expect(response.status == 200)
         #expect(response.headers["Content-Type"] == "application/json")
+        #expect(response.headers["X-Content-Type-Options"] == "nosniff")
+        #expect(response.headers["Cache-Control"] == "no-cache, no-store, max-age=0, must-revalidate")
         let body = try json(response)
         #expect(body["code"] as? String == "000000")
         #expect(body["message"] as? String == "OK")
         let data = try #require(body["data"] as? [String: Any])
         #expect(data["deviceId"] as? String == harness.simulator.devices.first?.id)
-        let payload = try jwtPayload(try #require(data["token"] as? String))
+        let token = try #require(data["token"] as? String)
+        #expect(try jwtPayload(token, segment: 0) as? [String: String] == ["alg": "HS512"])
+        let payload = try jwtPayload(token)
+        #expect(Set(payload.keys) == ["create_time_key", "token_id", "login_user_type", "login_user_id", "expire_time_key",
+                                      "tokenExpiredMinutes", "jti", "exp", "iat", "sub", "iss"])
         let exp = try #require(payload["exp"] as? Int)
         let iat = try #require(payload["iat"] as? Int)
         #expect(iat == Int(harness.epoch.timeIntervalSince1970))
         #expect(exp - iat == 1800)
+        #expect(payload["expire_time_key"] as? Int == exp * 1000)
+        #expect(payload["tokenExpiredMinutes"] as? Int == 30)
+        #expect(payload["sub"] as? String == "WINPOWER_TOKEN" && payload["iss"] as? String == "WINPOWER")
         #expect(harness.simulator.counters.logins == 1)
+    }
+
+    @Test func newerBuildTokensCarryMillisecondExpInTheServersSkewedClock() async throws {
+        let harness = SimulatorHarness {
+            $0.tokenExpInMilliseconds = true
+            $0.clockSkew = .seconds(-3600)
+        }
+        let token = try await token(harness.simulator)
+        #expect(try jwtPayload(token, segment: 0) as? [String: String] == ["typ": "JWT", "alg": "HS512"])
+        let payload = try jwtPayload(token)
+        let issuedMs = Int(harness.epoch.timeIntervalSince1970 - 3600) * 1000
+        #expect(payload["iat"] as? Int == issuedMs / 1000)
+        #expect(payload["create_time_key"] as? Int == issuedMs)
+        #expect(payload["exp"] as? Int == issuedMs + 1_800_000)
+        #expect(payload["nbf"] as? Int == issuedMs + 5)
+        // Expiry is the server's own business: the skewed claims do not shorten the token.
+        harness.clock.advance(by: .seconds(1799))
+        #expect(try await harness.simulator.handle(listRequest(token: token)).status == 200)
     }
 
     @Test func wrongCredentialsGetTheDocumented401() async throws {
@@ -42,7 +69,8 @@ import WPTestSupport
             let response = try await harness.simulator.handle(listRequest(token: token))
             #expect(response.status == 401)
             #expect(String(decoding: response.body, as: UTF8.self)
-                    == #"{"total":0,"pageSize":20,"currentPage":1,"data":null,"code":"401","msg":"Unauthorized"}"#)
+                    == #"{"code":"401","message":"没有登录或者令牌过期","#
+                    + #""data":"Full authentication is required to access this resource(/api/v1/deviceData/detail/list)"}"#)
         }
         #expect(harness.simulator.counters.unauthorized == 2)
     }

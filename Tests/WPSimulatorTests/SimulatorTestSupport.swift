@@ -31,11 +31,11 @@ func token(_ simulator: WinPowerSimulator) async throws -> String {
     return try #require(data["token"] as? String)
 }
 
-/// The decoded JSON payload of a JWT-shaped token (the third segment, as WinPower shapes them).
-func jwtPayload(_ token: String) throws -> [String: Any] {
+/// The decoded JSON of segment `index` of a three-segment JWT (0 header, 1 payload).
+func jwtPayload(_ token: String, segment index: Int = 1) throws -> [String: Any] {
     let segments = token.split(separator: ".")
-    #expect(segments.count == 5)
-    var base64 = String(segments[2]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    #expect(segments.count == 3)
+    var base64 = String(segments[index]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
     while base64.count % 4 != 0 { base64 += "=" }
     let data = try #require(Data(base64Encoded: base64))
     return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])

@@ -30,7 +30,14 @@ import WPTestSupport
         #expect(metrics.text.contains("winpower_device_on_battery{"))
         #expect(metrics.text.split(separator: "\n").contains { $0.hasPrefix("winpower_device_on_battery{") && $0.hasSuffix(" 1") })
         #expect(metrics.text.split(separator: "\n").contains { $0.hasPrefix("winpower_device_connected{") && $0.hasSuffix(" 0") })
-        #expect(metrics.text.contains("winpower_exporter_device_count 4"))
+        #expect(metrics.text.contains("winpower_exporter_device_count 6"))
+        let lines = metrics.text.split(separator: "\n")
+        for mode in ["line", "battery", "fault", "battery_test", "bypass"] { // the sixth device is disconnected
+            #expect(lines.contains { $0.hasPrefix("winpower_device_operating_mode{") && $0.contains("mode=\"\(mode)\"") && $0.hasSuffix(" 1") })
+        }
+        #expect(lines.filter { $0.hasPrefix("winpower_device_battery_test_running{") && $0.hasSuffix(" 1") }.count == 1)
+        #expect(lines.filter { $0.hasPrefix("winpower_device_on_bypass{") && $0.hasSuffix(" 1") }.count == 1)
+        #expect(lines.filter { $0.hasPrefix("winpower_device_on_battery{") && $0.hasSuffix(" 1") }.count == 1)
         #expect(await demo.terminate() == 0)
         #expect(FileManager.default.fileExists(atPath: dataDirectory + "/energy.state"))
         try? FileManager.default.removeItem(atPath: dataDirectory)
