@@ -40,7 +40,7 @@ extension ConfigKey {
                   "Accept any TLS certificate from WinPower (prefer `winpower.ca_file`).",
                   env: ["WINPOWER_EXPORTER_SKIP_SSL_VERIFY"], flags: ["--skip-ssl-verify"]),
         ConfigKey("winpower.refresh_threshold", .duration, default: .duration(.seconds(300)),
-                  "Log in again when the token has less than this left; above 0 and below the 1h token lifetime."),
+                  "Log in again when the token has less than this left (never later than half its lifetime); above 0 and below 1h."),
         ConfigKey("winpower.ca_file", .path, default: nil,
                   "PEM bundle of certificates to trust for WinPower's TLS certificate."),
 

@@ -70,7 +70,7 @@ extension LoadState {
         if let (threshold, source) = duration("winpower.refresh_threshold"),
            threshold <= .zero || threshold >= .seconds(3600) {
             problem("winpower.refresh_threshold", source,
-                    "\(DurationText.format(threshold)) must be greater than 0 and less than the 1h token lifetime")
+                    "\(DurationText.format(threshold)) must be greater than 0 and less than 1h")
         }
         if let (api, source) = duration("winpower.api_timeout"), let (total, _) = duration("winpower.timeout"),
            api > total {
