@@ -71,11 +71,3 @@ extension ClientError {
                         + "certificate or winpower.skip_ssl_verify: true")
     }
 }
-
-extension Duration {
-    /// The duration in seconds as a `Double`.
-    var secondsValue: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}
