@@ -49,15 +49,15 @@ probe() {
 }
 
 # summary NAME FILE: count, median, p99, max of the milliseconds in FILE and how many failed
-# (60000); sets p50, p99, max.
+# (60000); sets p50, p99, max, count, failures.
 summary() {
     read -r p50 p99 max < <(sort -n "$2" | awk '{ v[NR] = $1 } END {
         if (NR == 0) { print "60000 60000 60000"; exit }
         i50 = int(NR * 0.5) + 1; if (i50 > NR) i50 = NR
         i99 = int(NR * 0.99) + 1; if (i99 > NR) i99 = NR
         printf "%.1f %.1f %.1f\n", v[i50], v[i99], v[NR] }')
-    printf "  %-16s n=%d  p50=%.1f ms  p99=%.1f ms  max=%.1f ms  failed=%d\n" "$1" "$(wc -l <"$2")" \
-        "$p50" "$p99" "$max" "$(grep -c '^60000$' "$2" || true)"
+    count=$(wc -l <"$2") failures=$(grep -c '^60000$' "$2" || true)
+    printf "  %-16s n=%d  p50=%.1f ms  p99=%.1f ms  max=%.1f ms  failed=%d\n" "$1" "$count" "$p50" "$p99" "$max" "$failures"
 }
 
 # rss_mb PID: resident set size in MB now (VmRSS), 0 when the process is gone.
