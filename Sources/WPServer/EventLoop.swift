@@ -297,17 +297,33 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     /// At the connection cap: closes the longest-open connection that has no request in
     /// progress (idle between requests, or part of a head received), so idle or slow peers
-    /// cannot lock out new ones. `false` when every connection is busy.
+    /// cannot lock out new ones. A connection whose bytes wait unread in the kernel (a request
+    /// that arrived in the same loop turn) is passed over. `false` when none can go.
     private func evictWaitingConnection() -> Bool {
-        var oldest: Connection?
-        for connection in connections.values where connection.phase == .idle || connection.phase == .head
-            || connection.phase == .lingering {
-            if connection.acceptedAt < oldest?.acceptedAt ?? .max { oldest = connection }
+        let waiting = connections.values.filter { $0.phase == .idle || $0.phase == .head || $0.phase == .lingering }
+        let chosen = Self.evictionCandidate(waiting.map { (id: $0.id, acceptedAt: $0.acceptedAt) }) { id in
+            guard let descriptor = connections[id]?.io.descriptor, descriptor >= 0 else { return false }
+            var byte: UInt8 = 0
+            return recv(descriptor, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
         }
-        guard let oldest else { return false }
+        guard let chosen, let oldest = connections[chosen] else { return false }
         logger.debug("connection closed to make room", ["remote": .string(oldest.remoteAddress)])
         close(oldest)
         return true
+    }
+
+    /// The oldest of `waiting` (by `acceptedAt`) without unread bytes, looking at the
+    /// `tries` oldest only (one peek each); nil when they all have a request pending.
+    static func evictionCandidate(_ waiting: [(id: UInt64, acceptedAt: Int64)], tries: Int = 8,
+                                  hasUnreadBytes: (UInt64) -> Bool) -> UInt64? {
+        var skipped = Set<UInt64>()
+        while skipped.count < tries {
+            guard let oldest = waiting.lazy.filter({ !skipped.contains($0.id) }).min(by: { $0.acceptedAt < $1.acceptedAt })
+            else { return nil }
+            if !hasUnreadBytes(oldest.id) { return oldest.id }
+            skipped.insert(oldest.id)
+        }
+        return nil
     }
 
     private func connectionEvent(_ id: UInt64, _ events: UInt32) {

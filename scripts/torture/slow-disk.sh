@@ -12,29 +12,15 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 stall="${1:-20}"
 probe_seconds="${2:-30}"
-binary="${WPEXPORTER_BIN:-.build/release/wpexporter}"
-[ -x "$binary" ] || { echo "slow-disk: build it first: swift build -c release --product wpexporter" >&2; exit 64; }
-work=$(mktemp -d)
-# On exit: stop the simulator and the exporter this script started (its background jobs).
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+name=slow-disk
+source scripts/torture/lib.sh
 
 "${CC:-$(command -v cc || command -v clang)}" -O2 -shared -fPIC Tests/Torture/slow_fsync.c -o "$work/slow_fsync.so" -ldl
 
-"$binary" simulate --port 0 --devices 1000 >"$work/sim.log" 2>&1 &
-for _ in $(seq 100); do grep -q '127.0.0.1:' "$work/sim.log" && break; sleep 0.1; done
-sim_port=$(grep -o '127.0.0.1:[0-9]*' "$work/sim.log" | head -1 | cut -d: -f2)
-
+start_simulator
 touch "$work/disk-is-slow"
-SLOW_FSYNC_SECONDS="$stall" SLOW_FSYNC_UNTIL="$work/disk-is-slow" LD_PRELOAD="$work/slow_fsync.so" \
-    "$binary" server --winpower.url "http://127.0.0.1:$sim_port" --winpower.username admin \
-    --winpower.password admin --port 0 --server.host 127.0.0.1 --data-dir "$work/data" \
-    --scheduler.collection_interval 1s --energy.max_gap 1m --logging.format json >"$work/server.log" 2>&1 &
-server=$!
-for _ in $(seq 200); do grep -q 'exporter listening' "$work/server.log" && break; sleep 0.1; done
-port=$(grep 'exporter listening' "$work/server.log" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2)
-[ -n "$port" ] || { echo "slow-disk: exporter did not start" >&2; cat "$work/server.log" >&2; exit 1; }
-base="http://127.0.0.1:$port"
-for _ in $(seq 900); do curl -sf "$base/-/ready" >/dev/null && break; sleep 0.1; done
+exporter_env=(SLOW_FSYNC_SECONDS="$stall" SLOW_FSYNC_UNTIL="$work/disk-is-slow" LD_PRELOAD="$work/slow_fsync.so")
+start_exporter "$work/server.log"
 
 echo "slow-disk: fsync stalls ${stall}s; probing /health and /metrics for ${probe_seconds}s (1,000 devices)"
 : >"$work/health.ms"; : >"$work/metrics.ms"
@@ -45,12 +31,6 @@ while [ "$(date +%s)" -lt "$end" ]; do
     sleep 0.2
 done
 kill -0 "$server" || { echo "slow-disk: FAIL: the exporter exited" >&2; exit 1; }
-summary() {
-    sort -n "$2" | awk -v name="$1" '{ v[NR] = $1 } END {
-        i50 = int(NR * 0.5) + 1; if (i50 > NR) i50 = NR
-        i99 = int(NR * 0.99) + 1; if (i99 > NR) i99 = NR
-        printf "  %-8s n=%d  p50=%.1f ms  p99=%.1f ms  max=%.1f ms\n", name, NR, v[i50], v[i99], v[NR] }'
-}
 summary /health "$work/health.ms"
 summary /metrics "$work/metrics.ms"
 # Proof the disk was stuck: collections wait for the save, so the scheduler skips ticks.

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Attacks 1, 2, 4 and 5 of the hardening work against the exporter serving 1,000 simulated
+# devices, loopback only. Each attack runs for SECONDS against a fresh exporter while
+# legitimate scrapes of /metrics (plain and gzip) and /-/healthy are timed; the attackers
+# (scripts/torture/attacker.py) stop themselves and everything is killed on exit.
+#
+#   scripts/torture/http-attacks.sh [--check|--survive] [SECONDS]    # default 15
+#   ATTACKS="2 5" scripts/torture/http-attacks.sh ...                  # a subset (default 1 2 4 5)
+#
+#   1 chunked POST /metrics of 1-byte chunks with 1000-byte extensions, one connection
+#   2 300 connections from 127.0.0.2 with a wrong basic-auth password (cost-10 bcrypt)
+#   4 400 connections announcing Content-Length: 1048576 and holding the body open
+#   5 the exporter under `ulimit -n 128` and 200 idle connections
+#
+# Goals: scrape median ≤ 100 ms and max ≤ 1 s, /-/healthy ≤ 100 ms, peak RSS ≤ 100 MB; attack 2
+# also authenticated scrape p99 ≤ 250 ms and no collection skipped. Each is printed PASS/FAIL.
+# Exit status: by default (--survive, spelled out in CI) 0 unless the exporter dies, or
+# /-/healthy fails every probe of an attack or after it: latency is reported only, since shared
+# CI machines are noisy. --check also fails on any missed goal.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+enforce=""
+case "${1:-}" in
+    --check) enforce=1; shift ;;
+    --survive) shift ;;
+esac
+seconds="${1:-15}"
+name=http-attacks
+source scripts/torture/lib.sh
+attacker=scripts/torture/attacker.py
+skipped_family=winpower_exporter_collections_skipped_total
+failed=0 dead=0
+
+verdict() {  # verdict WHAT VALUE LIMIT: PASS when VALUE ≤ LIMIT
+    if awk -v v="$2" -v l="$3" 'BEGIN {exit !(v <= l)}'; then echo "    PASS $1: $2 ≤ $3"
+    else echo "    FAIL $1: $2 > $3"; failed=1; fi
+}
+
+# run_attack TITLE ATTACKER-ARG...: a fresh exporter (extra exporter arguments in
+# exporter_args), the attacker for $seconds, legitimate scrapes meanwhile, then the figures.
+run_attack() {
+    local title=$1
+    shift
+    case " ${ATTACKS:-1 2 4 5} " in *" ${title:7:1} "*) ;; *) return ;; esac
+    local log="$work/server-$((++attack_number)).log"
+    rm -rf "$work/data"
+    start_exporter "$log" "${exporter_args[@]}"
+    local skipped_before
+    skipped_before=$(counter "$skipped_family" "${auth[@]}")
+    echo "$name: $title (${seconds}s)"
+    python3 "$attacker" "$1" "$port" "$seconds" "${@:2}" &
+    local attack=$!
+    : >"$work/plain.ms"; : >"$work/gzip.ms"; : >"$work/healthy.ms"
+    sleep 1  # let the attack build up before measuring
+    local end=$(( $(date +%s) + seconds - 1 ))
+    while [ "$(date +%s)" -lt "$end" ] && kill -0 "$server" 2>/dev/null; do
+        probe "$work/plain.ms" "$base/metrics" "${auth[@]}"
+        probe "$work/gzip.ms" "$base/metrics" -H 'Accept-Encoding: gzip' "${auth[@]}"
+        probe "$work/healthy.ms" "$base/-/healthy"
+        sleep 0.1
+    done
+    wait "$attack" || true
+    if ! kill -0 "$server" 2>/dev/null; then
+        echo "    FAIL the exporter exited"; tail -5 "$log"; dead=1; return
+    fi
+    summary "/metrics" "$work/plain.ms"; local plain_p50=$p50 plain_p99=$p99 plain_max=$max
+    summary "/metrics gzip" "$work/gzip.ms"; local gzip_p50=$p50 gzip_max=$max
+    summary "/-/healthy" "$work/healthy.ms"; local healthy_max=$max
+    if [ "$failures" -gt 0 ] && [ "$failures" = "$count" ]; then echo "    FAIL /-/healthy never answered"; dead=1; fi
+    local rss skipped saves_failed
+    rss=$(rss_peak_mb "$server")
+    skipped=$(( $(counter "$skipped_family" "${auth[@]}") - skipped_before ))
+    saves_failed=$(grep -c 'saving energy totals failed' "$log" || true)
+    echo "  peak RSS ${rss} MB; collections skipped +${skipped}; energy saves failed: ${saves_failed}"
+    verdict "scrape median (plain)" "$plain_p50" 100
+    verdict "scrape median (gzip)" "$gzip_p50" 100
+    verdict "scrape worst (plain)" "$plain_max" 1000
+    verdict "scrape worst (gzip)" "$gzip_max" 1000
+    verdict "/-/healthy worst" "$healthy_max" 100
+    verdict "peak RSS MB" "$rss" 100
+    if [ -n "${auth[*]}" ]; then
+        verdict "authenticated scrape p99" "$plain_p99" 250
+        verdict "collections skipped" "$skipped" 0
+    fi
+    # /-/healthy must still answer once the attack is over.
+    curl -sf -m 5 "$base/-/healthy" >/dev/null || { echo "    FAIL /-/healthy stopped answering"; dead=1; }
+    kill "$server" 2>/dev/null || true
+    wait "$server" 2>/dev/null || true
+}
+
+echo "$name: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), binary $binary, ${seconds}s per attack"
+start_simulator
+attack_number=0 exporter_args=() auth=()
+
+run_attack "attack 1: chunked POST /metrics, 1000-byte chunk extensions, one connection" chunked
+
+password=scrape-secret
+command -v htpasswd >/dev/null || { echo "$name: needs htpasswd (apt-get install apache2-utils)" >&2; exit 64; }
+hash=$(htpasswd -nbBC 10 prometheus "$password" | cut -d: -f2-)
+printf 'basic_auth_users:\n  prometheus: %s\nunauthenticated_paths: [/-/healthy]\n' "$hash" >"$work/web.yml"
+exporter_args=(--web.config.file "$work/web.yml") auth=(-u "prometheus:$password") ready_auth="prometheus:$password"
+run_attack "attack 2: 300 connections from 127.0.0.2, wrong basic-auth password (bcrypt cost 10)" auth 300 127.0.0.2
+exporter_args=() auth=() ready_auth=""
+
+run_attack "attack 4: 400 connections announcing Content-Length: 1048576, body held open" bodies 400
+
+exporter_env=(prlimit --nofile=128:128)
+run_attack "attack 5: ulimit -n 128 (soft and hard), 200 idle connections" idle 200
+
+if [ "$dead" = 1 ]; then echo "$name: FAIL: the exporter died or stopped answering"; exit 1; fi
+if [ "$failed" = 1 ]; then
+    echo "$name: some goals missed (above)${enforce:+; --check: failing}"
+    [ -z "$enforce" ] || exit 1
+else
+    echo "$name: all goals met"
+fi

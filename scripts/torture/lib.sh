@@ -1,0 +1,74 @@
+# shellcheck shell=bash disable=SC2034,SC2154  # sourced: sets variables for its caller, reads $name
+# Shared by the torture scripts (sourced, not run): the binary, a scratch directory cleaned on
+# exit with every background job, the simulator with 1,000 devices, the exporter, latency
+# percentiles and the exporter's peak RSS.
+#
+#   name=my-script; source scripts/torture/lib.sh     # from the repository root
+#
+# Sets: binary, work (scratch directory). Functions below.
+binary="${WPEXPORTER_BIN:-.build/release/wpexporter}"
+[ -x "$binary" ] || { echo "$name: build it first: swift build -c release --product wpexporter" >&2; exit 64; }
+work=$(mktemp -d)
+# On exit: stop the simulator, the exporter and the attackers this script started (its jobs).
+trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+
+# start_simulator: `wpexporter simulate` with 1,000 devices on a free loopback port; sets sim_port.
+start_simulator() {
+    "$binary" simulate --port 0 --devices 1000 >"$work/sim.log" 2>&1 &
+    for _ in $(seq 100); do grep -q '127.0.0.1:' "$work/sim.log" && break; sleep 0.1; done
+    sim_port=$(grep -o '127.0.0.1:[0-9]*' "$work/sim.log" | head -1 | cut -d: -f2)
+}
+
+# start_exporter LOG [ARG...]: the exporter against the simulator, loopback, 1 s collections,
+# extra arguments appended; waits until ready. Sets server (PID), port and base (URL).
+# Prefix with `env VAR=... ` through the exporter_env array (e.g. LD_PRELOAD).
+exporter_env=()
+start_exporter() {
+    local log=$1
+    shift
+    env "${exporter_env[@]}" "$binary" server --winpower.url "http://127.0.0.1:$sim_port" \
+        --winpower.username admin --winpower.password admin --port 0 --server.host 127.0.0.1 \
+        --data-dir "$work/data" --scheduler.collection_interval 1s --energy.max_gap 1m \
+        --logging.format json "$@" >"$log" 2>&1 &
+    server=$!
+    for _ in $(seq 200); do grep -q 'exporter listening' "$log" && break; sleep 0.1; done
+    port=$(grep 'exporter listening' "$log" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2)
+    [ -n "$port" ] || { echo "$name: exporter did not start" >&2; cat "$log" >&2; exit 1; }
+    base="http://127.0.0.1:$port"
+    for _ in $(seq 900); do curl -sf ${ready_auth:+-u "$ready_auth"} "$base/-/ready" >/dev/null && break; sleep 0.1; done
+}
+
+# probe FILE URL [CURL-ARG...]: one request, its time in milliseconds appended to FILE
+# (60000 when it failed, so a refused or dead request counts as the worst case).
+probe() {
+    local file=$1 url=$2
+    shift 2
+    local out
+    out=$(curl -s -o /dev/null -m 60 -w '%{http_code} %{time_total}' "$@" "$url" || true)
+    awk -v o="$out" 'BEGIN { split(o, f, " "); if (f[1] == "200") print f[2] * 1000; else print 60000 }' >>"$file"
+}
+
+# summary NAME FILE: count, median, p99, max of the milliseconds in FILE and how many failed
+# (60000); sets p50, p99, max, count, failures.
+summary() {
+    read -r p50 p99 max < <(sort -n "$2" | awk '{ v[NR] = $1 } END {
+        if (NR == 0) { print "60000 60000 60000"; exit }
+        i50 = int(NR * 0.5) + 1; if (i50 > NR) i50 = NR
+        i99 = int(NR * 0.99) + 1; if (i99 > NR) i99 = NR
+        printf "%.1f %.1f %.1f\n", v[i50], v[i99], v[NR] }')
+    count=$(wc -l <"$2") failures=$(grep -c '^60000$' "$2" || true)
+    printf "  %-16s n=%d  p50=%.1f ms  p99=%.1f ms  max=%.1f ms  failed=%d\n" "$1" "$count" "$p50" "$p99" "$max" "$failures"
+}
+
+# rss_mb PID: resident set size in MB now (VmRSS), 0 when the process is gone.
+rss_mb() { awk '/^VmRSS:/ {printf "%.1f\n", $2 / 1024; f = 1} END {if (!f) print 0}' "/proc/$1/status" 2>/dev/null || echo 0; }
+
+# rss_peak_mb PID: the process's peak resident set size in MB (VmHWM).
+rss_peak_mb() { awk '/^VmHWM:/ {printf "%.1f\n", $2 / 1024; f = 1} END {if (!f) print 0}' "/proc/$1/status" 2>/dev/null || echo 0; }
+
+# counter FAMILY [CURL-ARG...]: the sum of a family's samples on /metrics.
+counter() {
+    local family=$1
+    shift
+    curl -s -m 60 "$@" "$base/metrics" | awk -v f="$family" '$1 == f || index($1, f "{") == 1 {s += $NF} END {printf "%d\n", s}'
+}
