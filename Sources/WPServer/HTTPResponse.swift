@@ -1,6 +1,6 @@
 /// A response produced by an ``HTTPHandler``.
 ///
-/// The server adds `Date`, `Content-Length` (or chunked framing) and `Connection`. When the
+/// The server adds `Date`, `Content-Length` (or chunked framing, see ``chunked``) and `Connection`. When the
 /// handler has already set `Content-Encoding`, the server sends the body as it is and never
 /// compresses it again: a handler can serve a pre-compressed body this way.
 ///
@@ -13,12 +13,22 @@ public struct HTTPResponse: Sendable, Equatable {
     public var body: [UInt8]
     /// Bytes sent right after `body`, as part of the same body.
     public var bodySuffix: [UInt8]
+    /// Frame the body with `Transfer-Encoding: chunked` (chunks of at most ``chunkSize``
+    /// bytes) instead of `Content-Length`, as servers that stream their replies do. Only for
+    /// HTTP/1.1 requests: an HTTP/1.0 client gets `Content-Length`. Costs a copy of the body,
+    /// so it is meant for imitating such servers, not for large bodies.
+    public var chunked: Bool
 
-    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], bodySuffix: [UInt8] = []) {
+    /// The largest chunk of a ``chunked`` body (8 KiB, as common servlet containers send).
+    public static let chunkSize = 8192
+
+    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], bodySuffix: [UInt8] = [],
+                chunked: Bool = false) {
         self.status = status
         self.headers = headers
         self.body = body
         self.bodySuffix = bodySuffix
+        self.chunked = chunked
     }
 
     /// The length of the whole body, `body` and `bodySuffix`.

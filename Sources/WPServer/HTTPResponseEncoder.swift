@@ -110,7 +110,14 @@ enum HTTPResponseEncoder {
         head.append(contentsOf: "HTTP/1.1 \(response.status) \(reasonPhrase(response.status))\r\n".utf8)
         if !headers.contains("Date") { appendField(&head, "Date", date) }
         for field in headers { appendField(&head, field.name, field.value) }
-        if response.status >= 200, response.status != 204, response.status != 304 {
+        let chunked = response.chunked && bodyAllowed && context.version != .http10
+        if chunked {
+            appendField(&head, "Transfer-Encoding", "chunked")
+            if !context.isHead {
+                body = chunkedFraming(body, suffix)
+                suffix = []
+            }
+        } else if response.status >= 200, response.status != 204, response.status != 304 {
             appendField(&head, "Content-Length", String(body.count + suffix.count))
         }
         if !context.keepAlive {
@@ -121,6 +128,25 @@ enum HTTPResponseEncoder {
         head.append(contentsOf: [13, 10])
         return EncodedResponse(head: head, body: context.isHead ? [] : body, bodySuffix: context.isHead ? [] : suffix,
                                status: response.status)
+    }
+
+    /// `body` then `suffix` as chunks of at most ``HTTPResponse/chunkSize`` bytes, ended by the
+    /// last (empty) chunk and no trailers.
+    static func chunkedFraming(_ body: [UInt8], _ suffix: [UInt8]) -> [UInt8] {
+        let whole = suffix.isEmpty ? body : body + suffix
+        var framed: [UInt8] = []
+        framed.reserveCapacity(whole.count + (whole.count / HTTPResponse.chunkSize + 2) * 12)
+        var start = 0
+        while start < whole.count {
+            let end = min(start + HTTPResponse.chunkSize, whole.count)
+            framed.append(contentsOf: String(end - start, radix: 16).utf8)
+            framed.append(contentsOf: [13, 10])
+            framed.append(contentsOf: whole[start..<end])
+            framed.append(contentsOf: [13, 10])
+            start = end
+        }
+        framed.append(contentsOf: Array("0\r\n\r\n".utf8))
+        return framed
     }
 
     /// Whether `Accept-Encoding` allows gzip (`gzip` or `*` with a non-zero q-value).

@@ -125,9 +125,12 @@ public final class WinPowerSimulator: HTTPHandler {
         ("Expires", "0"), ("X-Frame-Options", "DENY"),
     ]
 
+    /// A reply as the real server frames it: Spring Security's headers, and the body sent with
+    /// `Transfer-Encoding: chunked` (Spring Boot streams its JSON replies).
     static func withSpringHeaders(_ response: HTTPResponse) -> HTTPResponse {
         var response = response
         for (name, value) in springSecurityHeaders { response.headers.add(name: name, value: value) }
+        response.chunked = true
         return response
     }
 

@@ -12,6 +12,7 @@ import WPTestSupport
         #expect(response.status == 200)
         #expect(response.headers["Content-Type"] == "application/json")
         #expect(response.headers["X-Content-Type-Options"] == "nosniff")
+        #expect(response.chunked)
         #expect(response.headers["Cache-Control"] == "no-cache, no-store, max-age=0, must-revalidate")
         let body = try json(response)
         #expect(body["code"] as? String == "000000")

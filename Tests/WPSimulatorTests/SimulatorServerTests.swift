@@ -14,6 +14,21 @@ import WPTestSupport
         return try await connection.readResponse()
     }
 
+    /// Like the real (Spring Boot) server, replies are framed with `Transfer-Encoding: chunked`.
+    @Test func repliesAreChunkedLikeTheRealServers() async throws {
+        let server = SimulatorServer(simulator: WinPowerSimulator())
+        let port = try await server.start().port
+        let response = try await Self.login(port: port)
+        await server.stop()
+        #expect(response.status == 200)
+        #expect(response.header("Transfer-Encoding") == "chunked")
+        #expect(response.header("Content-Length") == nil)
+        #expect(response.header("X-Frame-Options") == "DENY")
+        let body = String(decoding: response.body, as: UTF8.self)
+        #expect(body.contains("\r\n{\"code\":\"000000\""))
+        #expect(body.hasSuffix("\r\n0\r\n\r\n"))
+    }
+
     @Test func unreachableRefusesConnectionsAndRecoveryListensOnTheSamePort() async throws {
         let server = SimulatorServer(simulator: WinPowerSimulator())
         let port = try await server.start().port
