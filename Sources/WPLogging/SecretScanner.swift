@@ -104,15 +104,7 @@ enum SecretScanner {
         var bits: UInt32 = 0
         var bitCount = 0
         for byte in text where byte != UInt8(ascii: "=") {
-            let value: UInt32
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(byte - UInt8(ascii: "A"))
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(byte - UInt8(ascii: "a")) + 26
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(byte - UInt8(ascii: "0")) + 52
-            case UInt8(ascii: "+"): value = 62
-            case UInt8(ascii: "/"): value = 63
-            default: return false
-            }
+            guard let value = Base64Alphabet.value(of: byte) else { return false }
             bits = (bits << 6 | value) & 0xFFFF
             bitCount += 6
             if bitCount >= 8 {

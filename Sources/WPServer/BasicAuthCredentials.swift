@@ -1,3 +1,5 @@
+import WPLogging
+
 /// User and password from an `Authorization: Basic ...` header value.
 struct BasicCredentials {
     var user: String
@@ -22,18 +24,11 @@ struct BasicCredentials {
         var bits = 0
         var padding = 0
         for byte in text.utf8 {
-            let value: UInt32
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(byte - UInt8(ascii: "A"))
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(byte - UInt8(ascii: "a")) + 26
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(byte - UInt8(ascii: "0")) + 52
-            case UInt8(ascii: "+"): value = 62
-            case UInt8(ascii: "/"): value = 63
-            case UInt8(ascii: "="):
+            if byte == UInt8(ascii: "=") {
                 padding += 1
                 continue
-            default: return nil
             }
+            guard let value = Base64Alphabet.value(of: byte) else { return nil }
             guard padding == 0 else { return nil }
             accumulator = accumulator << 6 | value
             bits += 6
