@@ -157,6 +157,9 @@ public struct ExporterConfiguration: Sendable, Equatable {
     public var logging = Logging()
     /// `push.*`.
     public var push = Push()
+    /// `servers`: the WinPower servers of a multi-server exporter; empty when the file has no
+    /// `servers` section (the single server of ``winPower`` is used).
+    public var servers: [ServerEntry] = []
 
     /// The defaults of every key.
     public init() {}
