@@ -22,6 +22,9 @@ extension ConfigKey {
         ConfigKey("server.web_config_file", .path, default: nil,
                   "Web configuration file (TLS and basic authentication); optional.",
                   flags: ["--web.config.file"]),
+        ConfigKey("server.enable_lifecycle", .boolean, default: .boolean(false),
+                  "Serve POST /-/reload (re-read the configuration), as Prometheus' flag does.",
+                  flags: ["--web.enable-lifecycle"]),
 
         ConfigKey("winpower.base_url", .url, default: nil,
                   "WinPower G2 server URL, e.g. https://winpower.example.com:8081. Required by `server`.",

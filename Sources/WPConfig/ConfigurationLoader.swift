@@ -73,6 +73,28 @@ public struct LoadedConfiguration: Sendable {
     public var settings: [String: ConfigSetting]
     /// Things worth telling the user that do not stop the exporter.
     public var warnings: [ConfigDiagnostic]
+    /// What it was loaded from, so it can be loaded again (a reload) from the same file,
+    /// environment and flags; `nil` for a value built in code.
+    public var inputs: ConfigurationInputs?
+
+    /// A loaded configuration as built in code (tests, embedders): no provenance unless given.
+    public init(configuration: ExporterConfiguration, configurationFile: String? = nil,
+                settings: [String: ConfigSetting] = [:], warnings: [ConfigDiagnostic] = [],
+                inputs: ConfigurationInputs? = nil) {
+        self.configuration = configuration
+        self.configurationFile = configurationFile
+        self.settings = settings
+        self.warnings = warnings
+        self.inputs = inputs
+    }
+
+    /// The inputs of a reload: the same environment and flags, and the file read this time
+    /// (so a file that appears earlier in the search order later does not take over).
+    public var reloadInputs: ConfigurationInputs? {
+        guard var inputs else { return nil }
+        if let configurationFile { inputs.configPath = configurationFile }
+        return inputs
+    }
 
     /// One line per key, in documentation order: `key  value  source`, secrets masked,
     /// unset optional keys shown as `(unset)`.
@@ -120,6 +142,6 @@ public enum ConfigurationLoader {
             throw ConfigurationError(problems: state.problems, warnings: state.warnings, configurationFile: state.filePath)
         }
         return LoadedConfiguration(configuration: state.build(), configurationFile: state.filePath,
-                                   settings: state.settings, warnings: state.warnings)
+                                   settings: state.settings, warnings: state.warnings, inputs: inputs)
     }
 }

@@ -26,6 +26,8 @@ public struct ExporterConfiguration: Sendable, Equatable {
         public var metricsPath = "/metrics"
         /// TLS and basic-authentication file, when set.
         public var webConfigFile: String?
+        /// `server.enable_lifecycle` (`--web.enable-lifecycle`): serve `POST /-/reload`.
+        public var enableLifecycle = false
         public init() {}
     }
 

@@ -30,6 +30,7 @@ extension LoadState {
         config.server.enablePprof = boolean("server.enable_pprof", server.enablePprof)
         config.server.metricsPath = string("server.metrics_path") ?? server.metricsPath
         config.server.webConfigFile = string("server.web_config_file")
+        config.server.enableLifecycle = boolean("server.enable_lifecycle", server.enableLifecycle)
 
         let winPower = config.winPower
         config.winPower.baseURL = string("winpower.base_url")

@@ -28,6 +28,10 @@ struct Endpoints: Sendable {
     var now: @Sendable () -> Date
     /// Per-scrape metrics, also the request observer.
     var scrape: ScrapeMetrics
+    /// Reloads the configuration (`POST /-/reload`) and reports the last reload in `/health`.
+    var reloader: ConfigReloader? = nil
+    /// `server.enable_lifecycle` (`--web.enable-lifecycle`): whether `/-/reload` reloads.
+    var lifecycleEnabled = false
 
     /// The router serving every endpoint, counting requests in ``scrape``. No route takes a
     /// request body: one is refused with 413 from its head, before a byte of it is read.
@@ -40,6 +44,9 @@ struct Endpoints: Sendable {
             health().lastFinished == nil ? .text("not ready: no collection finished yet\n", status: 503) : .text("OK\n")
         }
         router.get("/", takesBody: false) { _ in landingPage() }
+        for method in ["POST", "PUT"] {
+            router.add(method, "/-/reload", HandlerFunction { _ in await reloadResponse() }, takesBody: false)
+        }
         return router
     }
 
@@ -82,6 +89,24 @@ struct Endpoints: Sendable {
         return snapshot.text + scrape.render(format: .text)
     }
 
+    /// `POST /-/reload`: 403 unless the lifecycle API is enabled (as Prometheus answers), then
+    /// 200 once a new configuration is applied, or 500 naming every problem of one that is not
+    /// (the running configuration is kept).
+    func reloadResponse() async -> HTTPResponse {
+        guard lifecycleEnabled, let reloader else {
+            return .text("Lifecycle API is not enabled: start with --web.enable-lifecycle (server.enable_lifecycle: true).\n",
+                         status: 403)
+        }
+        switch await reloader.reload(trigger: "POST /-/reload") {
+        case .applied(let applied):
+            let restart = applied.needsRestart.isEmpty ? ""
+                : "; needs a restart to take effect: \(applied.needsRestart.joined(separator: ", "))"
+            return .text("configuration reloaded: \(applied.summary)\(restart)\n")
+        case .rejected(let reason):
+            return .text("failed to reload the configuration; the running one is kept:\n\(reason)\n", status: 500)
+        }
+    }
+
     /// The `/health` document; 200 when the last finished collection succeeded within the
     /// staleness window, 503 otherwise. A collection in progress changes neither.
     func healthResponse() -> HTTPResponse {
@@ -95,7 +120,8 @@ struct Endpoints: Sendable {
                                   lastSuccess: health.lastSuccess.map(Self.iso), error: health.lastError,
                                   inProgress: health.inProgress),
             winPower: .init(target: target, reachable: health.winPowerReachable, authenticated: health.authenticated),
-            deviceCount: health.deviceCount, energySamplesRejected: health.energySamplesRejected)
+            deviceCount: health.deviceCount, energySamplesRejected: health.energySamplesRejected,
+            configReload: reloader.map { HealthReport.ConfigReload($0.status) })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let body = (try? encoder.encode(report)).map { Array($0) + [0x0A] } ?? Array("{}\n".utf8)
@@ -164,6 +190,28 @@ struct HealthReport: Codable, Sendable, Equatable {
     var deviceCount: Int
     /// Implausible power readings refused since start (`winpower_device_energy_samples_rejected_total`).
     var energySamplesRejected: Int?
+    /// The last configuration reload.
+    var configReload: ConfigReload?
+
+    struct ConfigReload: Codable, Sendable, Equatable {
+        var lastSuccessful: Bool
+        var lastSuccess: String
+        var lastError: String?
+        var attempts: Int
+        enum CodingKeys: String, CodingKey {
+            case lastSuccessful = "last_successful"
+            case lastSuccess = "last_success"
+            case lastError = "last_error"
+            case attempts
+        }
+
+        init(_ status: ConfigReloader.Status) {
+            lastSuccessful = status.lastSuccessful
+            lastSuccess = Endpoints.iso(status.lastSuccess)
+            lastError = status.lastError
+            attempts = status.attempts
+        }
+    }
     enum CodingKeys: String, CodingKey {
         case status, version
         case uptimeSeconds = "uptime_seconds"
@@ -171,6 +219,7 @@ struct HealthReport: Codable, Sendable, Equatable {
         case winPower = "winpower"
         case deviceCount = "device_count"
         case energySamplesRejected = "energy_samples_rejected"
+        case configReload = "config_reload"
     }
 }
 

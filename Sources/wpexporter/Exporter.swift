@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 import WPClient
 import WPCollector
 import WPConfig
@@ -36,6 +37,10 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     let pushLoop: PushLoop<C>?
     /// Whether the listener speaks TLS (the web configuration file sets it up).
     let isSecure: Bool
+    /// Re-reads the configuration on SIGHUP and `POST /-/reload`.
+    let reloader: ConfigReloader
+    /// The configuration in effect (the startup one plus what reloads applied).
+    private let running: RunningConfiguration
 
     /// - Parameters:
     ///   - configuration: the validated configuration.
@@ -44,13 +49,21 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     ///   - wallClock: timestamps and `/health` ages.
     ///   - logger: the root logger; components log under child labels.
     ///   - webSecurity: TLS and basic authentication from `server.web_config_file`.
+    ///   - reload: loads the configuration again (from the startup file, environment and
+    ///     flags); `nil` when this exporter cannot reload (a reload then fails and says so).
     /// - Throws: `StorageError` when the data directory is locked by another process or
     ///   unusable; `PushError` for a `push.url` the Pushgateway client cannot use;
     ///   `MetricsError` never in practice (fixed names).
     init(configuration: ExporterConfiguration, client: any WinPowerClient, clock: C,
-         wallClock: @escaping @Sendable () -> Date, logger: Logger, webSecurity: WebSecurity = .none) throws {
+         wallClock: @escaping @Sendable () -> Date, logger: Logger, webSecurity: WebSecurity = .none,
+         reload: ConfigReloader.Load? = nil) throws {
         self.configuration = configuration
         self.logger = logger
+        let running = RunningConfiguration(configuration)
+        self.running = running
+        reloader = ConfigReloader(load: reload ?? { throw ReloadUnavailable() },
+                                  apply: { next in Self.apply(next, to: running) },
+                                  logger: logger.child(label: "reload"), now: wallClock)
         let storage = ExporterSettings.storage(configuration.storage)
         store = try FileEnergyStore(configuration: storage, logger: logger.child(label: "storage"), now: wallClock)
         do {
@@ -76,11 +89,12 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             MemoryTrim.afterCollection()
         }
         scrape = try ScrapeMetrics(build: .current)
+        try reloader.register(in: scrape.registry)
         endpoints = Endpoints(snapshot: { collector.snapshot }, health: { collector.health },
                               stalenessWindow: collectorConfiguration.stalenessWindow,
                               target: collectorConfiguration.target, version: BuildInfo.exporterVersion,
                               metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
-                              scrape: scrape)
+                              scrape: scrape, reloader: reloader, lifecycleEnabled: configuration.server.enableLifecycle)
         var serverConfiguration = ExporterSettings.server(configuration)
         serverConfiguration.tls = webSecurity.tls
         isSecure = webSecurity.tls != nil
@@ -105,16 +119,24 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     ///   - onListening: called once with the bound address (the real port when 0 was set).
     ///   - shutdown: returns when the exporter should stop (a signal); must end on cancellation.
     /// - Throws: `HTTPServerError.bind` naming the address and reason when it cannot listen.
+    ///   - reloadRequests: one element per SIGHUP; each reloads the configuration.
     func run(onListening: @escaping @Sendable (ServerAddress) async -> Void,
+             reloadRequests: AsyncStream<Void>? = nil,
              until shutdown: @escaping @Sendable () async -> Void) async throws {
         defer { close() }
-        let (server, scheduler, logger, pushLoop) = (self.server, self.scheduler, self.logger, self.pushLoop)
+        let (server, scheduler, logger, pushLoop, reloader) = (self.server, self.scheduler, self.logger, self.pushLoop,
+                                                               self.reloader)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }
             do {
                 let address = try await server.waitUntilListening()
                 group.addTask { await scheduler.run() }
                 if let pushLoop { group.addTask { await pushLoop.run() } }
+                if let reloadRequests {
+                    group.addTask {
+                        for await _ in reloadRequests { _ = await reloader.reload(trigger: "SIGHUP") }
+                    }
+                }
                 await onListening(address)
             } catch {
                 group.cancelAll()
@@ -153,4 +175,32 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         if persist() { logger.info("energy persisted", ["devices": .int(meter.totals.count)]) }
         store.close()
     }
+
+    /// Applies a reloaded configuration: keeps what cannot change while running and says so.
+    static func apply(_ next: ExporterConfiguration, to running: RunningConfiguration) -> ConfigReloader.Applied {
+        let current = running.value
+        var needsRestart = ConfigReloader.sectionsNeedingRestart(running: current, next: next)
+        if current.winPower != next.winPower { needsRestart.append("winpower") }
+        if current.servers != next.servers { needsRestart.append("servers") }
+        if current.scheduler.collectionInterval != next.scheduler.collectionInterval {
+            needsRestart.append("scheduler.collection_interval")
+        }
+        return ConfigReloader.Applied(summary: needsRestart.isEmpty ? "no change" : "nothing applied while running",
+                                      needsRestart: needsRestart)
+    }
+}
+
+/// The configuration in effect, shared with the reloader.
+final class RunningConfiguration: Sendable {
+    private let state: Mutex<ExporterConfiguration>
+    init(_ configuration: ExporterConfiguration) { state = Mutex(configuration) }
+    var value: ExporterConfiguration {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
+    }
+}
+
+/// The exporter was built without a way to load its configuration again.
+struct ReloadUnavailable: Error, CustomStringConvertible {
+    var description: String { "this exporter was started without a configuration to reload" }
 }

@@ -53,6 +53,7 @@ enum HelpText {
                                      web configuration format (see docs/security.md)
           --push.url URL             Also push metrics to this Pushgateway, every
                                      --push.interval (default 15s)
+          --web.enable-lifecycle     Serve POST /-/reload (SIGHUP reloads in any case)
           --SECTION.KEY VALUE        Any configuration key, e.g. --scheduler.collection_interval 10s;
                                      see 'wpexporter help configuration'
           -h, --help                 Show this help
@@ -66,7 +67,8 @@ enum HelpText {
         Usage: wpexporter server [flags]
 
         Export metrics from a WinPower G2 server. Requires winpower.base_url, winpower.username
-        and winpower.password (or winpower.password_file).
+        and winpower.password (or winpower.password_file). SIGTERM or Ctrl-C stops it, saving
+        energy; SIGHUP reloads the configuration (a broken file keeps the running one).
 
         """ + "\n" + configurationFlags
 

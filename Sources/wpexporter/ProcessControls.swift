@@ -1,5 +1,5 @@
 /// The process-wide powers the long-running commands need, injected by `main`: watching for
-/// stop signals and exiting at once.
+/// stop and reload signals and exiting at once.
 struct ProcessControls: Sendable {
     /// Waits for the first stop signal; `onRepeat` runs on every later one. Returns when the
     /// first signal arrives (at once if it already did) or the task is cancelled.
@@ -10,4 +10,7 @@ struct ProcessControls: Sendable {
     var watchStopSignals: @Sendable () -> StopWaiter
     /// Ends the process now with a status (a second signal).
     var exit: @Sendable (Int32) -> Void
+    /// Starts watching SIGHUP and returns the stream of reload requests it makes (`server`
+    /// reloads its configuration on each). Tests pass a stream they feed.
+    var watchReloadSignals: @Sendable () -> AsyncStream<Void> = { AsyncStream { $0.finish() } }
 }

@@ -24,7 +24,9 @@ struct RuntimeCommands: Sendable {
                                         logger: logger.child(label: "client"))
         let file = loaded.configurationFile ?? CommandLineTool.noFile
         logger.info("configuration loaded", ["file": .string(file)])
-        try await run(configuration, client: client, logger: logger) { address, exporter in
+        let reload = loaded.reloadInputs.map { Self.reloadFunction($0, logger: logger) }
+        try await run(configuration, client: client, logger: logger, reload: reload,
+                      reloadRequests: controls.watchReloadSignals()) { address, exporter in
             // Standard error: standard output may carry JSON log lines that parsers expect alone.
             output.standardError("wpexporter \(BuildInfo.exporterVersion) exporting from \(ExporterSettings.target(configuration.winPower.baseURL))\n"
                                   + "configuration file: \(file)\n"
@@ -35,7 +37,9 @@ struct RuntimeCommands: Sendable {
     /// Builds the exporter and runs it until the first signal; a second signal persists
     /// energy and exits at once with status 1.
     /// `waitForStop` is the signal watcher to use, started now when not given.
+    /// `reload` and `reloadRequests` (SIGHUP) make the configuration reloadable (`server` only).
     func run(_ configuration: ExporterConfiguration, client: any WinPowerClient, logger: Logger,
+             reload: ConfigReloader.Load? = nil, reloadRequests: AsyncStream<Void>? = nil,
              waitForStop: ProcessControls.StopWaiter? = nil,
              onListening: @escaping @Sendable (ServerAddress, Exporter<ContinuousClock>) async -> Void) async throws {
         let waitForStop = waitForStop ?? controls.watchStopSignals()
@@ -43,19 +47,30 @@ struct RuntimeCommands: Sendable {
         for warning in security.warnings { output.standardError("warning: \(warning)\n") }
         let exporter = try SettingError.namingDataDirectory {
             try Exporter(configuration: configuration, client: client, clock: ContinuousClock(),
-                         wallClock: { Date() }, logger: logger, webSecurity: security)
+                         wallClock: { Date() }, logger: logger, webSecurity: security, reload: reload)
         }
         let controls = self.controls
         try await exporter.run(onListening: { address in
             logger.info("exporter listening", ["address": .string(address.description)])
             await onListening(address, exporter)
-        }, until: {
+        }, reloadRequests: reloadRequests, until: {
             await waitForStop {
                 logger.warn("second signal: persisting energy and exiting now")
                 exporter.persist()
                 controls.exit(1)
             }
         })
+    }
+
+    /// Loads the configuration again from `inputs`, registering every password it holds as a
+    /// secret of `logger` (a rotated password is masked like the first one).
+    static func reloadFunction(_ inputs: ConfigurationInputs, logger: Logger) -> ConfigReloader.Load {
+        return {
+            let next = try ConfigurationLoader.load(inputs)
+            let passwords = [next.configuration.winPower.password] + next.configuration.servers.map(\.winPower.password)
+            for case let password? in passwords where !password.isEmpty { logger.redactor.register(password.reveal()) }
+            return next
+        }
     }
 
     /// Builds the root logger with the WinPower password registered as a secret.

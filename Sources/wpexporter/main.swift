@@ -35,6 +35,8 @@ let output = TerminalOutput(standardOutput: { writeAll(STDOUT_FILENO, $0) },
 /// command that starts the exporter twice (the demo after a port fallback) must not release
 /// the first watcher, whose signal sources hold the signals' disposition.
 let sharedWatcher = Mutex<SignalWatcher?>(nil)
+/// Kept for the life of the process once `server` starts watching SIGHUP.
+let sharedHangupWatcher = Mutex<HangupWatcher?>(nil)
 let controls = ProcessControls(watchStopSignals: {
     let watcher = sharedWatcher.withLock { shared in
         if let shared { return shared }
@@ -46,7 +48,11 @@ let controls = ProcessControls(watchStopSignals: {
         watcher.onRepeat { _ in onRepeat() }
         await watcher.first()
     }
-}, exit: { status in exit(status) })
+}, exit: { status in exit(status) }, watchReloadSignals: {
+    let watcher = HangupWatcher()
+    sharedHangupWatcher.withLock { $0 = watcher }
+    return watcher.requests
+})
 MemoryTrim.configure()
 let commands = RuntimeCommands(output: output, controls: controls)
 let tool = CommandLineTool(environment: ProcessInfo.processInfo.environment, files: .system,

@@ -17,6 +17,7 @@ import WPTestSupport
     /// the same tables, absent from the collector's golden.
     static let perScrapeFamilies: Set<String> = [
         "winpower_exporter_requests_total", "winpower_exporter_build_info",
+        "winpower_exporter_config_last_reload_successful", "winpower_exporter_config_last_reload_success_timestamp_seconds",
         "process_cpu_seconds_total", "process_max_fds", "process_open_fds", "process_resident_memory_bytes",
         "process_start_time_seconds", "process_threads", "process_virtual_memory_bytes",
         "process_virtual_memory_max_bytes",
