@@ -14,17 +14,27 @@ import Synchronization
 public final class MetricVec<Child: SampledMetric>: Collector {
     /// The family descriptor (name, help, type, label names).
     public let descriptor: MetricDescriptor
-    private let makeChild: @Sendable () -> Child
-    private let children = Mutex<[[String]: Child]>([:])
+    /// The children, shared by a vector and the vectors curried from it.
+    let store: ChildStore<Child>
+    /// Label values fixed by ``curry(_:)``, by position in `descriptor.labelNames`, ascending.
+    let curried: [(index: Int, value: String)]
 
     init(descriptor: MetricDescriptor, makeChild: @escaping @Sendable () -> Child) {
         self.descriptor = descriptor
-        self.makeChild = makeChild
+        self.store = ChildStore(makeChild: makeChild)
+        self.curried = []
+    }
+
+    init(curriedFrom parent: MetricVec<Child>, curried: [(index: Int, value: String)]) {
+        self.descriptor = parent.descriptor
+        self.store = parent.store
+        self.curried = curried
     }
 
     /// The child for these label values, created on first use.
     ///
-    /// - Parameter values: One value per label name, in declaration order (any UTF-8).
+    /// - Parameter values: One value per label name, in declaration order (any UTF-8); on a
+    ///   curried vector, one per name of ``remainingLabelNames``.
     /// - Returns: The child instrument.
     /// - Throws: ``MetricsError/labelCountMismatch(metric:expected:got:)``.
     public func labels(_ values: String...) throws(MetricsError) -> Child {
@@ -33,24 +43,26 @@ public final class MetricVec<Child: SampledMetric>: Collector {
 
     /// The child for these label values, created on first use.
     ///
-    /// - Parameter values: One value per label name, in declaration order.
+    /// - Parameter values: One value per label name, in declaration order; on a curried
+    ///   vector, one per name of ``remainingLabelNames``.
     /// - Returns: The child instrument.
     /// - Throws: ``MetricsError/labelCountMismatch(metric:expected:got:)``.
     public func labels(_ values: [String]) throws(MetricsError) -> Child {
-        guard values.count == descriptor.labelNames.count else {
-            throw .labelCountMismatch(metric: descriptor.name, expected: descriptor.labelNames.count, got: values.count)
+        let expected = descriptor.labelNames.count - curried.count
+        guard values.count == expected else {
+            throw .labelCountMismatch(metric: descriptor.name, expected: expected, got: values.count)
         }
-        return children.withLock { children in
-            if let child = children[values] { return child }
-            let child = makeChild()
-            children[values] = child
-            return child
-        }
+        return child(remaining: values)
+    }
+
+    /// The child for values of the remaining labels, whose count the caller has checked.
+    func child(remaining values: [String]) -> Child {
+        store.child(curried.isEmpty ? values : fullValues(values))
     }
 
     /// Removes the child for these label values, so its series disappears.
     ///
-    /// - Parameter values: The label values.
+    /// - Parameter values: The label values (of ``remainingLabelNames`` on a curried vector).
     /// - Returns: Whether a child existed.
     @discardableResult
     public func remove(_ values: String...) -> Bool {
@@ -59,31 +71,91 @@ public final class MetricVec<Child: SampledMetric>: Collector {
 
     /// Removes the child for these label values.
     ///
-    /// - Parameter values: The label values.
+    /// - Parameter values: The label values (of ``remainingLabelNames`` on a curried vector).
     /// - Returns: Whether a child existed.
     @discardableResult
     public func remove(_ values: [String]) -> Bool {
-        children.withLock { $0.removeValue(forKey: values) != nil }
+        guard values.count == descriptor.labelNames.count - curried.count else { return false }
+        return store.remove(curried.isEmpty ? values : fullValues(values))
     }
 
-    /// Removes every child.
+    /// Removes every child (on a curried vector: every child with its curried values).
     public func reset() {
-        children.withLock { $0.removeAll() }
+        store.removeAll(where: matchesCurried)
     }
 
-    /// Number of children (series groups) currently present.
-    public var count: Int { children.withLock { $0.count } }
+    /// Number of children (series groups) currently present (on a curried vector: those with
+    /// its curried values).
+    public var count: Int {
+        curried.isEmpty ? store.count : store.snapshot().count { matchesCurried($0.0) }
+    }
 
     public var descriptors: [MetricDescriptor] { [descriptor] }
 
     public func collect() -> [MetricFamily] {
-        let current = children.withLock { Array($0) }
+        let current = store.snapshot()
         guard var family = try? descriptor.makeFamily(capacity: current.count) else { return [] }
-        for (values, child) in current {
+        for (values, child) in current where matchesCurried(values) {
             try? family.append(Sample(labelValues: values, value: child.sampleValue))
         }
         family.sortSamples()
         return [family]
+    }
+
+    /// Whether a child's full label values carry this vector's curried values.
+    private func matchesCurried(_ values: [String]) -> Bool {
+        curried.allSatisfy { values[$0.index] == $0.value }
+    }
+
+    /// Full label values: the curried ones in their places, `remaining` in the others, in order.
+    private func fullValues(_ remaining: [String]) -> [String] {
+        var full: [String] = []
+        full.reserveCapacity(descriptor.labelNames.count)
+        var next = remaining.startIndex
+        var fixed = curried.startIndex
+        for index in descriptor.labelNames.indices {
+            if fixed < curried.endIndex, curried[fixed].index == index {
+                full.append(curried[fixed].value)
+                fixed += 1
+            } else {
+                full.append(remaining[next])
+                next += 1
+            }
+        }
+        return full
+    }
+}
+
+/// The children of a vector, keyed by their full label values.
+final class ChildStore<Child: SampledMetric>: Sendable {
+    private let makeChild: @Sendable () -> Child
+    private let children = Mutex<[[String]: Child]>([:])
+
+    init(makeChild: @escaping @Sendable () -> Child) {
+        self.makeChild = makeChild
+    }
+
+    func child(_ values: [String]) -> Child {
+        children.withLock { children in
+            if let child = children[values] { return child }
+            let child = makeChild()
+            children[values] = child
+            return child
+        }
+    }
+
+    func remove(_ values: [String]) -> Bool {
+        children.withLock { $0.removeValue(forKey: values) != nil }
+    }
+
+    func removeAll(where matches: ([String]) -> Bool) {
+        children.withLock { children in children = children.filter { !matches($0.key) } }
+    }
+
+    var count: Int { children.withLock { $0.count } }
+
+    func snapshot() -> [([String], Child)] {
+        children.withLock { $0.map { ($0.key, $0.value) } }
     }
 }
 
