@@ -14,8 +14,9 @@
 /// requests.labels("GET", "200").increment()                 // no try
 /// ```
 ///
-/// The handle finds or creates the child exactly as the vector's `labels` does, at the same
-/// cost; for the hottest paths, keep the child itself (`let ok = requests.labels("GET", "200")`).
+/// The handle finds or creates the child as the vector's `labels` does, without building an
+/// array of the values (except on a curried vector); for the hottest paths, keep the child
+/// itself (`let ok = requests.labels("GET", "200")`).
 /// Handles of a curried vector take its ``MetricVec/remainingLabelNames``.
 public struct CheckedLabels1<Child: SampledMetric>: Sendable {
     /// The vector the children belong to.
@@ -23,7 +24,7 @@ public struct CheckedLabels1<Child: SampledMetric>: Sendable {
 
     /// The child for this label value, created on first use.
     public func labels(_ value: String) -> Child {
-        vector.child(remaining: [value])
+        vector.child(remaining: .one(value)) { [value] }
     }
 }
 
@@ -36,7 +37,8 @@ public struct CheckedLabels2<Child: SampledMetric>: Sendable {
 
     /// The child for these label values, in the order of the names given to `checkedLabels`.
     public func labels(_ first: String, _ second: String) -> Child {
-        vector.child(remaining: swapped ? [second, first] : [first, second])
+        let (a, b) = swapped ? (second, first) : (first, second)
+        return vector.child(remaining: .two(a, b)) { [a, b] }
     }
 }
 
@@ -44,15 +46,14 @@ public struct CheckedLabels2<Child: SampledMetric>: Sendable {
 public struct CheckedLabels3<Child: SampledMetric>: Sendable {
     /// The vector the children belong to.
     public let vector: MetricVec<Child>
-    /// For each remaining label, in declared order, which argument holds its value; nil when
-    /// the names were given in declared order.
-    let order: [Int]?
+    /// For each remaining label, in declared order, which argument holds its value.
+    let order: (Int, Int, Int)
 
     /// The child for these label values, in the order of the names given to `checkedLabels`.
     public func labels(_ first: String, _ second: String, _ third: String) -> Child {
-        let values = [first, second, third]
-        guard let order else { return vector.child(remaining: values) }
-        return vector.child(remaining: [values[order[0]], values[order[1]], values[order[2]]])
+        func value(_ index: Int) -> String { index == 0 ? first : index == 1 ? second : third }
+        let (a, b, c) = order == (0, 1, 2) ? (first, second, third) : (value(order.0), value(order.1), value(order.2))
+        return vector.child(remaining: .three(a, b, c)) { [a, b, c] }
     }
 }
 
@@ -86,7 +87,7 @@ extension MetricVec {
     /// - Throws: As ``checkedLabels(_:_:)``.
     public func checkedLabels(_ first: String, _ second: String, _ third: String) throws(MetricsError) -> CheckedLabels3<Child> {
         let order = try argumentOrder([first, second, third])
-        return CheckedLabels3(vector: self, order: order == [0, 1, 2] ? nil : order)
+        return CheckedLabels3(vector: self, order: (order[0], order[1], order[2]))
     }
 
     /// For each remaining label name in declared order, the index of `names` that holds it.

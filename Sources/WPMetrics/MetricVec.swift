@@ -60,6 +60,13 @@ public final class MetricVec<Child: SampledMetric>: Collector {
         store.child(curried.isEmpty ? values : fullValues(values))
     }
 
+    /// The child for values of the remaining labels given separately (``CheckedLabels1``,
+    /// ``CheckedLabels2``, ``CheckedLabels3``): `key` holds them inline, so an existing child of
+    /// an uncurried vector is found without building an array.
+    func child(remaining key: LabelKey, _ values: () -> [String]) -> Child {
+        curried.isEmpty ? store.child(key: key, values: values) : store.child(fullValues(values()))
+    }
+
     /// Removes the child for these label values, so its series disappears.
     ///
     /// - Parameter values: The label values (of ``remainingLabelNames`` on a curried vector).
@@ -129,33 +136,59 @@ public final class MetricVec<Child: SampledMetric>: Collector {
 /// The children of a vector, keyed by their full label values.
 final class ChildStore<Child: SampledMetric>: Sendable {
     private let makeChild: @Sendable () -> Child
-    private let children = Mutex<[[String]: Child]>([:])
+    private let children = Mutex<[LabelKey: (values: [String], child: Child)]>([:])
 
     init(makeChild: @escaping @Sendable () -> Child) {
         self.makeChild = makeChild
     }
 
     func child(_ values: [String]) -> Child {
+        child(key: LabelKey(values)) { values }
+    }
+
+    /// The child for `key`, created with the label values `values()` on first use.
+    func child(key: LabelKey, values: () -> [String]) -> Child {
         children.withLock { children in
-            if let child = children[values] { return child }
+            if let entry = children[key] { return entry.child }
             let child = makeChild()
-            children[values] = child
+            children[key] = (values(), child)
             return child
         }
     }
 
     func remove(_ values: [String]) -> Bool {
-        children.withLock { $0.removeValue(forKey: values) != nil }
+        children.withLock { $0.removeValue(forKey: LabelKey(values)) != nil }
     }
 
     func removeAll(where matches: ([String]) -> Bool) {
-        children.withLock { children in children = children.filter { !matches($0.key) } }
+        children.withLock { children in children = children.filter { !matches($0.value.values) } }
     }
 
     var count: Int { children.withLock { $0.count } }
 
     func snapshot() -> [([String], Child)] {
-        children.withLock { $0.map { ($0.key, $0.value) } }
+        children.withLock { $0.values.map { ($0.values, $0.child) } }
+    }
+}
+
+/// A child's label values as a dictionary key. Up to three values are held inline, so looking a
+/// child up by separate values (``CheckedLabels3``) builds no array. Always made by
+/// ``init(_:)`` or with the case of the right count, so equal values give equal keys.
+enum LabelKey: Hashable, Sendable {
+    case none
+    case one(String)
+    case two(String, String)
+    case three(String, String, String)
+    case many([String])
+
+    init(_ values: [String]) {
+        switch values.count {
+        case 0: self = .none
+        case 1: self = .one(values[0])
+        case 2: self = .two(values[0], values[1])
+        case 3: self = .three(values[0], values[1], values[2])
+        default: self = .many(values)
+        }
     }
 }
 

@@ -93,6 +93,23 @@ import WPMetrics
         #expect(text(registry).contains("requests_total{method=\"HEAD\",path=\"/\",code=\"404\"} 1\n"))
     }
 
+    @Test func checkedHandlesAndPositionalLabelsReachTheSameChildren() throws {
+        let registry = MetricRegistry()
+        let one = try registry.gaugeVec(name: "one", help: "1.", labelNames: ["a"])
+        try one.checkedLabels("a").labels("x").set(1)
+        #expect(try one.labels("x").value == 1)
+        let two = try registry.gaugeVec(name: "two", help: "2.", labelNames: ["a", "b"])
+        try two.labels("x", "y").set(2)
+        #expect(try two.checkedLabels("b", "a").labels("y", "x").value == 2)
+        #expect(two.count == 1)
+        let four = try registry.gaugeVec(name: "four", help: "4.", labelNames: ["a", "b", "c", "d"])
+        try four.labels(["d": "4", "c": "3", "b": "2", "a": "1"]).set(4)
+        #expect(try four.labels("1", "2", "3", "4").value == 4)
+        #expect(try four.curry(["a": "1"]).checkedLabels("b", "c", "d").labels("2", "3", "4").value == 4)
+        #expect(four.remove("1", "2", "3", "4"))
+        #expect(four.count == 0)
+    }
+
     @Test func checkedLabelsRejectWrongNamesOnce() throws {
         let requests = try requests(MetricRegistry())
         #expect(throws: MetricsError.labelCountMismatch(metric: "requests_total", expected: 3, got: 2)) {
