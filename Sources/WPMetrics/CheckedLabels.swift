@@ -14,9 +14,9 @@
 /// requests.labels("GET", "200").increment()                 // no try
 /// ```
 ///
-/// The handle finds or creates the child as the vector's `labels` does, without building an
-/// array of the values (except on a curried vector); for the hottest paths, keep the child
-/// itself (`let ok = requests.labels("GET", "200")`).
+/// The handle finds or creates the child as the vector's variadic `labels("GET", "200")` does,
+/// at about the same cost (one small array per call); for the hottest paths, keep the child
+/// itself (`let ok = requests.labels("GET", "200")`, then `ok.increment()`).
 /// Handles of a curried vector take its ``MetricVec/remainingLabelNames``.
 public struct CheckedLabels1<Child: SampledMetric>: Sendable {
     /// The vector the children belong to.
@@ -24,7 +24,7 @@ public struct CheckedLabels1<Child: SampledMetric>: Sendable {
 
     /// The child for this label value, created on first use.
     public func labels(_ value: String) -> Child {
-        vector.child(remaining: .one(value)) { [value] }
+        vector.child(remaining: [value])
     }
 }
 
@@ -37,8 +37,7 @@ public struct CheckedLabels2<Child: SampledMetric>: Sendable {
 
     /// The child for these label values, in the order of the names given to `checkedLabels`.
     public func labels(_ first: String, _ second: String) -> Child {
-        let (a, b) = swapped ? (second, first) : (first, second)
-        return vector.child(remaining: .two(a, b)) { [a, b] }
+        vector.child(remaining: swapped ? [second, first] : [first, second])
     }
 }
 
@@ -46,14 +45,15 @@ public struct CheckedLabels2<Child: SampledMetric>: Sendable {
 public struct CheckedLabels3<Child: SampledMetric>: Sendable {
     /// The vector the children belong to.
     public let vector: MetricVec<Child>
-    /// For each remaining label, in declared order, which argument holds its value.
-    let order: (Int, Int, Int)
+    /// For each remaining label, in declared order, which argument holds its value; nil when
+    /// the names were given in declared order.
+    let order: [Int]?
 
     /// The child for these label values, in the order of the names given to `checkedLabels`.
     public func labels(_ first: String, _ second: String, _ third: String) -> Child {
+        guard let order else { return vector.child(remaining: [first, second, third]) }
         func value(_ index: Int) -> String { index == 0 ? first : index == 1 ? second : third }
-        let (a, b, c) = order == (0, 1, 2) ? (first, second, third) : (value(order.0), value(order.1), value(order.2))
-        return vector.child(remaining: .three(a, b, c)) { [a, b, c] }
+        return vector.child(remaining: [value(order[0]), value(order[1]), value(order[2])])
     }
 }
 
@@ -87,7 +87,7 @@ extension MetricVec {
     /// - Throws: As ``checkedLabels(_:_:)``.
     public func checkedLabels(_ first: String, _ second: String, _ third: String) throws(MetricsError) -> CheckedLabels3<Child> {
         let order = try argumentOrder([first, second, third])
-        return CheckedLabels3(vector: self, order: (order[0], order[1], order[2]))
+        return CheckedLabels3(vector: self, order: order == [0, 1, 2] ? nil : order)
     }
 
     /// For each remaining label name in declared order, the index of `names` that holds it.

@@ -14,20 +14,25 @@ import Synchronization
 public final class MetricVec<Child: SampledMetric>: Collector {
     /// The family descriptor (name, help, type, label names).
     public let descriptor: MetricDescriptor
-    /// The children, shared by a vector and the vectors curried from it.
-    let store: ChildStore<Child>
+    private let makeChild: @Sendable () -> Child
+    /// The children, kept by the root vector; a curried vector uses its root's.
+    private let children = Mutex<[[String]: Child]>([:])
+    /// The vector this one was curried from (directly or not), nil for the vector itself.
+    private let root: MetricVec<Child>?
     /// Label values fixed by ``curry(_:)``, by position in `descriptor.labelNames`, ascending.
     let curried: [(index: Int, value: String)]
 
     init(descriptor: MetricDescriptor, makeChild: @escaping @Sendable () -> Child) {
         self.descriptor = descriptor
-        self.store = ChildStore(makeChild: makeChild)
+        self.makeChild = makeChild
+        self.root = nil
         self.curried = []
     }
 
     init(curriedFrom parent: MetricVec<Child>, curried: [(index: Int, value: String)]) {
         self.descriptor = parent.descriptor
-        self.store = parent.store
+        self.makeChild = parent.makeChild
+        self.root = parent.root ?? parent
         self.curried = curried
     }
 
@@ -57,14 +62,13 @@ public final class MetricVec<Child: SampledMetric>: Collector {
 
     /// The child for values of the remaining labels, whose count the caller has checked.
     func child(remaining values: [String]) -> Child {
-        store.child(curried.isEmpty ? values : fullValues(values))
-    }
-
-    /// The child for values of the remaining labels given separately (``CheckedLabels1``,
-    /// ``CheckedLabels2``, ``CheckedLabels3``): `key` holds them inline, so an existing child of
-    /// an uncurried vector is found without building an array.
-    func child(remaining key: LabelKey, _ values: () -> [String]) -> Child {
-        curried.isEmpty ? store.child(key: key, values: values) : store.child(fullValues(values()))
+        if let root { return root.child(remaining: fullValues(values)) }
+        return children.withLock { children in
+            if let child = children[values] { return child }
+            let child = makeChild()
+            children[values] = child
+            return child
+        }
     }
 
     /// Removes the child for these label values, so its series disappears.
@@ -83,24 +87,27 @@ public final class MetricVec<Child: SampledMetric>: Collector {
     @discardableResult
     public func remove(_ values: [String]) -> Bool {
         guard values.count == descriptor.labelNames.count - curried.count else { return false }
-        return store.remove(curried.isEmpty ? values : fullValues(values))
+        let full = curried.isEmpty ? values : fullValues(values)
+        return (root ?? self).children.withLock { $0.removeValue(forKey: full) != nil }
     }
 
     /// Removes every child (on a curried vector: every child with its curried values).
     public func reset() {
-        store.removeAll(where: matchesCurried)
+        guard let root else { return children.withLock { $0.removeAll() } }
+        root.children.withLock { children in children = children.filter { !matchesCurried($0.key) } }
     }
 
     /// Number of children (series groups) currently present (on a curried vector: those with
     /// its curried values).
     public var count: Int {
-        curried.isEmpty ? store.count : store.snapshot().count { matchesCurried($0.0) }
+        guard let root else { return children.withLock { $0.count } }
+        return root.children.withLock { $0.keys.count(where: matchesCurried) }
     }
 
     public var descriptors: [MetricDescriptor] { [descriptor] }
 
     public func collect() -> [MetricFamily] {
-        let current = store.snapshot()
+        let current = (root ?? self).children.withLock { Array($0) }
         guard var family = try? descriptor.makeFamily(capacity: current.count) else { return [] }
         for (values, child) in current where matchesCurried(values) {
             try? family.append(Sample(labelValues: values, value: child.sampleValue))
@@ -130,65 +137,6 @@ public final class MetricVec<Child: SampledMetric>: Collector {
             }
         }
         return full
-    }
-}
-
-/// The children of a vector, keyed by their full label values.
-final class ChildStore<Child: SampledMetric>: Sendable {
-    private let makeChild: @Sendable () -> Child
-    private let children = Mutex<[LabelKey: (values: [String], child: Child)]>([:])
-
-    init(makeChild: @escaping @Sendable () -> Child) {
-        self.makeChild = makeChild
-    }
-
-    func child(_ values: [String]) -> Child {
-        child(key: LabelKey(values)) { values }
-    }
-
-    /// The child for `key`, created with the label values `values()` on first use.
-    func child(key: LabelKey, values: () -> [String]) -> Child {
-        children.withLock { children in
-            if let entry = children[key] { return entry.child }
-            let child = makeChild()
-            children[key] = (values(), child)
-            return child
-        }
-    }
-
-    func remove(_ values: [String]) -> Bool {
-        children.withLock { $0.removeValue(forKey: LabelKey(values)) != nil }
-    }
-
-    func removeAll(where matches: ([String]) -> Bool) {
-        children.withLock { children in children = children.filter { !matches($0.value.values) } }
-    }
-
-    var count: Int { children.withLock { $0.count } }
-
-    func snapshot() -> [([String], Child)] {
-        children.withLock { $0.values.map { ($0.values, $0.child) } }
-    }
-}
-
-/// A child's label values as a dictionary key. Up to three values are held inline, so looking a
-/// child up by separate values (``CheckedLabels3``) builds no array. Always made by
-/// ``init(_:)`` or with the case of the right count, so equal values give equal keys.
-enum LabelKey: Hashable, Sendable {
-    case none
-    case one(String)
-    case two(String, String)
-    case three(String, String, String)
-    case many([String])
-
-    init(_ values: [String]) {
-        switch values.count {
-        case 0: self = .none
-        case 1: self = .one(values[0])
-        case 2: self = .two(values[0], values[1])
-        case 3: self = .three(values[0], values[1], values[2])
-        default: self = .many(values)
-        }
     }
 }
 
