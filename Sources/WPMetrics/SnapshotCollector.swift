@@ -75,6 +75,7 @@ public final class SnapshotCollector<Snapshot: Sendable>: Collector {
             state.snapshot = snapshot
             state.generation &+= 1
             state.families = nil
+            state.lastError = nil
         }
     }
 

@@ -106,6 +106,7 @@ private actor Reading {
         #expect(collector.collect().isEmpty)
         #expect((collector.lastError as? MetricsError) == .negativeCounterIncrement(metric: "jobs_done_total", amount: -1))
         collector.publish(6)
+        #expect(collector.lastError == nil)          // a new snapshot clears it
         #expect(collector.collect().count == 1)
         #expect(collector.lastError == nil)
     }
