@@ -33,9 +33,13 @@ func updateFromAnywhere(_ metrics: ServiceMetrics) throws {
 }
 
 // §4. Serve /metrics
-func metricsResponse(_ metrics: ServiceMetrics, accept: String?) -> (contentType: String, body: [UInt8]) {
-    let format = ExpositionFormat.negotiate(accept: accept)
-    return (format.contentType, metrics.registry.render(format: format))
+struct MetricsEndpoint {
+    let metrics: ServiceMetrics
+
+    func metricsResponse(accept: String?) -> (contentType: String, body: [UInt8]) {
+        let format = ExpositionFormat.negotiate(accept: accept)
+        return (format.contentType, metrics.registry.render(format: format))
+    }
 }
 
 // §5. Values computed elsewhere: collectors

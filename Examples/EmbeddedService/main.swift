@@ -5,43 +5,33 @@
 //   swift run EmbeddedService [--port 9464] [--push http://127.0.0.1:9091]
 #if os(Linux)
 import FoundationEssentials
-import Synchronization
 import WPLogging
 import WPMetrics
 import WPScheduler
 import WPServer
 import WPServerMetrics
 
-/// The service's state, owned by an actor; `snapshot` is what scrapes read without awaiting.
+/// The service's state, owned by an actor; it publishes a snapshot that scrapes read without
+/// awaiting it (a custom collector: one gauge series per item).
 actor Inventory {
     private var stock: [String: Int]
-    nonisolated let snapshot: Mutex<[String: Int]>
+    nonisolated let metrics: SnapshotCollector<[String: Int]>
 
-    init(stock: [String: Int]) {
+    init(stock: [String: Int]) throws {
         self.stock = stock
-        snapshot = Mutex(stock)
+        let items = MetricDescriptor(name: "shop_stock_items", help: "Items in stock.", type: .gauge, labelNames: ["item"])
+        metrics = try SnapshotCollector(descriptors: [items], initial: stock) { stock in
+            var family = try items.makeFamily(capacity: stock.count)
+            for (item, count) in stock { try family.append(labelValues: [item], value: Double(count)) }
+            return [family]
+        }
     }
 
     func take(_ item: String) -> Bool {
         guard let count = stock[item], count > 0 else { return false }
         stock[item] = count - 1
-        snapshot.withLock { $0 = stock }
+        metrics.publish(stock)
         return true
-    }
-}
-
-/// A custom collector: one gauge series per item, read from the actor's snapshot.
-struct InventoryCollector: Collector {
-    let inventory: Inventory
-    var descriptors: [MetricDescriptor] {
-        [MetricDescriptor(name: "shop_stock_items", help: "Items in stock.", type: .gauge, labelNames: ["item"])]
-    }
-    func collect() -> [MetricFamily] {
-        guard var family = try? descriptors[0].makeFamily() else { return [] }
-        for (item, count) in inventory.snapshot.withLock({ $0 }) {
-            try? family.append(labelValues: [item], value: Double(count))
-        }
-        return [family]
     }
 }
 
@@ -52,14 +42,14 @@ func option(_ name: String) -> String? {
 
 let log = Logger(label: "shop", sink: StreamSink.standardOutput(encoder: JSONLogEncoder()))
 let registry = MetricRegistry()
-let inventory = Inventory(stock: ["apples": 12, "pears": 3])
+let inventory = try Inventory(stock: ["apples": 12, "pears": 3])
 let orders = try registry.counterVec(name: "shop_orders_total", help: "Orders, by item and outcome.",
                                      labelNames: ["item", "outcome"])
 let open = try registry.gauge(name: "shop_orders_in_progress", help: "Orders being handled.")
 let latency = try registry.histogram(name: "shop_order_duration_seconds", help: "Time per order.", unit: "seconds")
 let sizes = try registry.summaryVec(name: "shop_order_bytes", help: "Order body sizes.", unit: "bytes",
-                                    labelNames: ["item"])
-try registry.register(InventoryCollector(inventory: inventory))
+                                    labelNames: ["item"]).checkedLabels("item")   // labels(_:) without try
+try registry.register(inventory.metrics)
 try registry.gaugeFunc(name: "shop_start_time_seconds", help: "Start time.") { 1_800_000_000 }
 
 var router = Router(observer: try RequestMetrics(namespace: "shop", registry: registry))
@@ -75,7 +65,7 @@ router.post("/order") { request in
     let started = ContinuousClock.now
     let taken = await inventory.take(item)
     try orders.labels(["item": item, "outcome": taken ? "ok" : "sold_out"]).increment()
-    try sizes.labels(item).observe(Double(request.body.count))
+    sizes.labels(item).observe(Double(request.body.count))
     latency.observe(ContinuousClock.now - started)
     log.info("order", ["item": .string(item), "ok": .bool(taken)])
     return .text(taken ? "ok\n" : "sold out\n", status: taken ? 200 : 409)

@@ -3,8 +3,8 @@
 /// length, a cache's hit count) without mirroring it into an instrument.
 ///
 /// The closure is called on the scraping thread, possibly concurrently, and must be quick and
-/// non-blocking; for state inside an actor, keep a snapshot the actor updates (a ``Gauge``) or
-/// read it through a `Mutex`.
+/// non-blocking; for state inside an actor, let the actor publish it to a
+/// ``SnapshotCollector`` (or update a ``Gauge``) instead.
 ///
 /// ```swift
 /// let queue = JobQueue()

@@ -8,7 +8,8 @@
 /// A collector is `Sendable`: ``collect()`` may run on any thread, concurrently with itself
 /// (two scrapes at once) and with any updates of the values it reports. It must return a
 /// consistent view without blocking for long (no I/O waits on the network; reading `/proc` is
-/// fine) and must not call back into the registry that holds it.
+/// fine) and must not call back into the registry that holds it. It cannot await: for state
+/// owned by an actor, use a ``SnapshotCollector`` the actor publishes to.
 ///
 /// ## Registration contract
 /// ``descriptors`` lists the families ``collect()`` can produce; the registry uses them to

@@ -15,16 +15,31 @@ public final class MetricVec<Child: SampledMetric>: Collector {
     /// The family descriptor (name, help, type, label names).
     public let descriptor: MetricDescriptor
     private let makeChild: @Sendable () -> Child
+    /// The children, kept by the root vector; a curried vector uses its root's.
     private let children = Mutex<[[String]: Child]>([:])
+    /// The vector this one was curried from (directly or not), nil for the vector itself.
+    private let root: MetricVec<Child>?
+    /// Label values fixed by ``curry(_:)``, by position in `descriptor.labelNames`, ascending.
+    let curried: [(index: Int, value: String)]
 
     init(descriptor: MetricDescriptor, makeChild: @escaping @Sendable () -> Child) {
         self.descriptor = descriptor
         self.makeChild = makeChild
+        self.root = nil
+        self.curried = []
+    }
+
+    init(curriedFrom parent: MetricVec<Child>, curried: [(index: Int, value: String)]) {
+        self.descriptor = parent.descriptor
+        self.makeChild = parent.makeChild
+        self.root = parent.root ?? parent
+        self.curried = curried
     }
 
     /// The child for these label values, created on first use.
     ///
-    /// - Parameter values: One value per label name, in declaration order (any UTF-8).
+    /// - Parameter values: One value per label name, in declaration order (any UTF-8); on a
+    ///   curried vector, one per name of ``remainingLabelNames``.
     /// - Returns: The child instrument.
     /// - Throws: ``MetricsError/labelCountMismatch(metric:expected:got:)``.
     public func labels(_ values: String...) throws(MetricsError) -> Child {
@@ -33,13 +48,21 @@ public final class MetricVec<Child: SampledMetric>: Collector {
 
     /// The child for these label values, created on first use.
     ///
-    /// - Parameter values: One value per label name, in declaration order.
+    /// - Parameter values: One value per label name, in declaration order; on a curried
+    ///   vector, one per name of ``remainingLabelNames``.
     /// - Returns: The child instrument.
     /// - Throws: ``MetricsError/labelCountMismatch(metric:expected:got:)``.
     public func labels(_ values: [String]) throws(MetricsError) -> Child {
-        guard values.count == descriptor.labelNames.count else {
-            throw .labelCountMismatch(metric: descriptor.name, expected: descriptor.labelNames.count, got: values.count)
+        let expected = descriptor.labelNames.count - curried.count
+        guard values.count == expected else {
+            throw .labelCountMismatch(metric: descriptor.name, expected: expected, got: values.count)
         }
+        return child(remaining: values)
+    }
+
+    /// The child for values of the remaining labels, whose count the caller has checked.
+    func child(remaining values: [String]) -> Child {
+        if let root { return root.child(remaining: fullValues(values)) }
         return children.withLock { children in
             if let child = children[values] { return child }
             let child = makeChild()
@@ -50,7 +73,7 @@ public final class MetricVec<Child: SampledMetric>: Collector {
 
     /// Removes the child for these label values, so its series disappears.
     ///
-    /// - Parameter values: The label values.
+    /// - Parameter values: The label values (of ``remainingLabelNames`` on a curried vector).
     /// - Returns: Whether a child existed.
     @discardableResult
     public func remove(_ values: String...) -> Bool {
@@ -59,31 +82,61 @@ public final class MetricVec<Child: SampledMetric>: Collector {
 
     /// Removes the child for these label values.
     ///
-    /// - Parameter values: The label values.
+    /// - Parameter values: The label values (of ``remainingLabelNames`` on a curried vector).
     /// - Returns: Whether a child existed.
     @discardableResult
     public func remove(_ values: [String]) -> Bool {
-        children.withLock { $0.removeValue(forKey: values) != nil }
+        guard values.count == descriptor.labelNames.count - curried.count else { return false }
+        let full = curried.isEmpty ? values : fullValues(values)
+        return (root ?? self).children.withLock { $0.removeValue(forKey: full) != nil }
     }
 
-    /// Removes every child.
+    /// Removes every child (on a curried vector: every child with its curried values).
     public func reset() {
-        children.withLock { $0.removeAll() }
+        guard let root else { return children.withLock { $0.removeAll() } }
+        root.children.withLock { children in children = children.filter { !matchesCurried($0.key) } }
     }
 
-    /// Number of children (series groups) currently present.
-    public var count: Int { children.withLock { $0.count } }
+    /// Number of children (series groups) currently present (on a curried vector: those with
+    /// its curried values).
+    public var count: Int {
+        guard let root else { return children.withLock { $0.count } }
+        return root.children.withLock { $0.keys.count(where: matchesCurried) }
+    }
 
     public var descriptors: [MetricDescriptor] { [descriptor] }
 
     public func collect() -> [MetricFamily] {
-        let current = children.withLock { Array($0) }
+        let current = (root ?? self).children.withLock { Array($0) }
         guard var family = try? descriptor.makeFamily(capacity: current.count) else { return [] }
-        for (values, child) in current {
+        for (values, child) in current where matchesCurried(values) {
             try? family.append(Sample(labelValues: values, value: child.sampleValue))
         }
         family.sortSamples()
         return [family]
+    }
+
+    /// Whether a child's full label values carry this vector's curried values.
+    private func matchesCurried(_ values: [String]) -> Bool {
+        curried.allSatisfy { values[$0.index] == $0.value }
+    }
+
+    /// Full label values: the curried ones in their places, `remaining` in the others, in order.
+    private func fullValues(_ remaining: [String]) -> [String] {
+        var full: [String] = []
+        full.reserveCapacity(descriptor.labelNames.count)
+        var next = remaining.startIndex
+        var fixed = curried.startIndex
+        for index in descriptor.labelNames.indices {
+            if fixed < curried.endIndex, curried[fixed].index == index {
+                full.append(curried[fixed].value)
+                fixed += 1
+            } else {
+                full.append(remaining[next])
+                next += 1
+            }
+        }
+        return full
     }
 }
 

@@ -5,9 +5,10 @@ public enum MetricsError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A metric or family name does not match `[a-zA-Z_:][a-zA-Z0-9_:]*`.
     case invalidMetricName(String)
     /// A label name does not match `[a-zA-Z_][a-zA-Z0-9_]*`, starts with `__`, or is reserved
-    /// for the metric type (`le` on histograms, `quantile` on summaries).
+    /// for the metric type (`le` on histograms, `quantile` on summaries); or, given to a
+    /// vector's `labels(_:)` by name or `curry(_:)`, is not one of the vector's label names.
     case invalidLabelName(String, metric: String)
-    /// The same label name appears twice in one metric.
+    /// The same label name appears twice in one metric, or is given to a curried vector again.
     case duplicateLabelName(String, metric: String)
     /// `labels(...)` or a sample was given a different number of label values than names.
     case labelCountMismatch(metric: String, expected: Int, got: Int)
@@ -37,9 +38,12 @@ public enum MetricsError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidMetricName(let name):
             return "invalid metric name \(quoted(name)): must match [a-zA-Z_:][a-zA-Z0-9_:]*"
         case .invalidLabelName(let label, let metric):
+            if NameValidation.isValidLabelName(label), label != metric, label != "le", label != "quantile" {
+                return "metric \(metric) has no label named \(quoted(label))"
+            }
             return "invalid label name \(quoted(label)) on metric \(metric): must match [a-zA-Z_][a-zA-Z0-9_]*, must not start with __ and must not be reserved"
         case .duplicateLabelName(let label, let metric):
-            return "label name \(quoted(label)) appears twice on metric \(metric)"
+            return "label name \(quoted(label)) appears twice on metric \(metric) (declared twice, or already curried)"
         case .labelCountMismatch(let metric, let expected, let got):
             return "metric \(metric) has \(expected) label name(s) but was given \(got) label value(s)"
         case .negativeCounterIncrement(let metric, let amount):

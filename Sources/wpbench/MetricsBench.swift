@@ -25,7 +25,7 @@ enum MetricsBench {
         Scenario(name: "metrics.snapshot.build", summary: "build the 30,000-series [MetricFamily] snapshot") {
             try buildSnapshot()
         },
-        Scenario(name: "metrics.gauge.labelled", summary: "GaugeVec.labels(id, name, type).set over 1,000 devices") {
+        Scenario(name: "metrics.gauge.labelled", summary: "GaugeVec.labels(id, name, type).set over 1,000 devices, also through checkedLabels") {
             try labelledGauge()
         },
         Scenario(name: "metrics.histogram.contended", summary: "Histogram.observe from 2 threads") {
@@ -152,6 +152,24 @@ enum MetricsBench {
         print("   labels(...).set: \(fixed(nanoseconds(best) / Double(operations))) ns/update, "
               + "\(fixed(Double(allocations) / Double(operations), 3)) allocations/update; "
               + "cached child .set: \(fixed(nanoseconds(direct) / Double(operations))) ns/update")
+
+        // The non-throwing path: label names checked once, three values per update (an array
+        // built per call, as the variadic labels(a, b, c) builds one).
+        let checked = try vec.checkedLabels("device_id", "device_name", "device_type")
+        var checkedBest = Duration.seconds(1000)
+        var checkedAllocations: UInt = 0
+        for _ in 0..<5 {
+            let before = cmalloccounter_allocations()
+            checkedBest = min(checkedBest, ContinuousClock().measure {
+                for index in 0..<operations {
+                    let values = labels[index % devices]
+                    checked.labels(values[0], values[1], values[2]).set(Double(index))
+                }
+            })
+            checkedAllocations = cmalloccounter_allocations() - before
+        }
+        print("   checkedLabels(...).labels(a, b, c).set: \(fixed(nanoseconds(checkedBest) / Double(operations))) ns/update, "
+              + "\(fixed(Double(checkedAllocations) / Double(operations), 3)) allocations/update")
     }
 
     static func contended(_ what: String, _ body: @escaping @Sendable (Int) -> Void) {

@@ -1,0 +1,24 @@
+// The examples of docs/http-server.md, as written there (only wrapped in functions). Linux only,
+// like WPServer.
+#if os(Linux)
+import WPLogging
+import WPServer
+
+// Quick start
+func quickStart(requestMetrics: any RequestObserver, metricsHandler: any HTTPHandler, logger: Logger) async throws {
+    var router = Router(observer: requestMetrics)          // observer is optional
+    router.get("/healthz") { _ in .text("ok\n") }
+    router.add("GET", "/metrics", metricsHandler)           // any HTTPHandler
+
+    var configuration = HTTPServer.Configuration(host: "::", port: 9090)
+    configuration.idleTimeout = .seconds(30)
+    let server = HTTPServer(configuration: configuration, handler: router, logger: logger)
+
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await server.run() }            // serves until this task is cancelled
+        let address = try await server.waitUntilListening()  // real port when port 0 was asked for
+        logger.info("listening", ["address": "\(address)"])
+        try await group.next()
+    }
+}
+#endif

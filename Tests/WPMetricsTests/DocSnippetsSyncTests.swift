@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+/// Every Swift example of the library docs is compiled (Examples/DocSnippets, or the
+/// integrations' DocSnippets.swift test files) *as written in the doc*: each example's lines,
+/// trimmed, appear in that order in one compiled file, which may add wrapping lines (a function
+/// around it, the values it uses, a `return`). So an example edited in the doc and not in the
+/// snippets, or the other way round, fails here, and `swift build` fails on one that no longer
+/// compiles. The few examples that are not compiled are listed below, each with its reason.
+@Suite struct DocSnippetsSyncTests {
+    static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let docs = ["embedding.md", "scheduler.md", "logging.md", "http-server.md", "metrics-library.md"]
+
+    /// Examples not compiled, by their first line, and why.
+    static let notCompiled: [String: String] = [
+        "// Package.swift of your service; the URL is this repository's URL (a git URL SwiftPM can clone).":
+            "a manifest line; scripts/check-consumer.sh builds a package that depends on a tag this way",
+        "let fixed = LogTimestamp(seconds: 1_795_315_039, nanoseconds: 123_000_000)":
+            "shows bare expressions and their values, which compile only with unused-result warnings",
+        "import Logging":
+            "needs both integration packages; each compiles its half (Integrations/*/Tests/*/DocSnippets.swift)",
+    ]
+
+    static func read(_ path: String) throws -> String {
+        try String(contentsOf: root.appending(path: path), encoding: .utf8)
+    }
+
+    static func compiledFiles() throws -> [(path: String, lines: [String])] {
+        var paths = try FileManager.default.contentsOfDirectory(atPath: root.appending(path: "Examples/DocSnippets").path)
+            .filter { $0.hasSuffix(".swift") }.map { "Examples/DocSnippets/\($0)" }
+        paths += ["Integrations/WPMetricsBridge/Tests/WPMetricsBridgeTests/DocSnippets.swift",
+                  "Integrations/WPLogHandler/Tests/WPLogHandlerTests/DocSnippets.swift"]
+        return try paths.map { ($0, trimmedLines(try read($0))) }
+    }
+
+    static func trimmedLines(_ text: some StringProtocol) -> [String] {
+        text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// The ```swift blocks of a doc: the line each starts on, and its trimmed lines.
+    static func examples(_ text: String) -> [(line: Int, lines: [String])] {
+        var examples: [(line: Int, lines: [String])] = []
+        var current: (line: Int, lines: [String])?
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            if current == nil, line.hasPrefix("```swift") {
+                current = (number + 1, [])
+            } else if let open = current, line.hasPrefix("```") {
+                examples.append((open.line, trimmedLines(open.lines.joined(separator: "\n"))))
+                current = nil
+            } else {
+                current?.lines.append(String(line))
+            }
+        }
+        return examples
+    }
+
+    /// Whether `needle` appears in `haystack` in order, other lines allowed in between.
+    static func isSubsequence(_ needle: [String], of haystack: [String]) -> Bool {
+        var remaining = needle[...]
+        for line in haystack where line == remaining.first { remaining = remaining.dropFirst() }
+        return remaining.isEmpty
+    }
+
+    @Test(arguments: docs) func everyExampleIsCompiledAsWritten(doc: String) throws {
+        let files = try Self.compiledFiles()
+        let examples = Self.examples(try Self.read("docs/\(doc)"))
+        #expect(!examples.isEmpty)
+        for example in examples {
+            guard let first = example.lines.first, Self.notCompiled[first] == nil else { continue }
+            let compiled = files.contains { Self.isSubsequence(example.lines, of: $0.lines) }
+            #expect(compiled, "docs/\(doc):\(example.line): this example is not in Examples/DocSnippets (or differs); first line: \(first)")
+        }
+    }
+
+    @Test func theMatcherCatchesAChangedLine() {
+        let compiled = ["func f() {", "let a = 1", "print(a)", "}"]
+        #expect(Self.isSubsequence(["let a = 1", "print(a)"], of: compiled))
+        #expect(!Self.isSubsequence(["let a = 2", "print(a)"], of: compiled))
+        #expect(!Self.isSubsequence(["print(a)", "let a = 1"], of: compiled))
+        #expect(Self.examples("x\n```swift\n  let a = 1\n\n```\n```text\nno\n```\n").map(\.lines) == [["let a = 1"]])
+    }
+}
