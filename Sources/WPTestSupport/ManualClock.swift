@@ -26,7 +26,22 @@ public final class ManualClock: Clock, Sendable {
         var now = Instant(offset: .zero)
         var nextID: UInt64 = 0
         var sleepers: [Sleeper] = []
-        var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var sleeperWaiters: [(condition: SleeperCondition, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
+    /// What a task waiting on the sleepers waits for.
+    private enum SleeperCondition {
+        /// At least this many sleepers.
+        case count(Int)
+        /// A sleeper whose deadline is at or after this instant.
+        case deadline(Instant)
+
+        func holds(for sleepers: [Sleeper]) -> Bool {
+            switch self {
+            case .count(let count): return sleepers.count >= count
+            case .deadline(let instant): return sleepers.contains { $0.deadline >= instant }
+            }
+        }
     }
 
     private let state = Mutex(State())
@@ -82,10 +97,20 @@ public final class ManualClock: Clock, Sendable {
 
     /// Suspends until at least `count` tasks are sleeping on this clock.
     public func waitForSleepers(_ count: Int = 1) async {
+        await waitFor(.count(count))
+    }
+
+    /// Suspends until a task sleeps on this clock until `deadline` or later: a way to know that
+    /// one particular timer (say a long timeout) has started, whatever else is sleeping.
+    public func waitForSleeper(until deadline: Instant) async {
+        await waitFor(.deadline(deadline))
+    }
+
+    private func waitFor(_ condition: SleeperCondition) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready: Bool = state.withLock { state in
-                if state.sleepers.count >= count { return true }
-                state.sleeperWaiters.append((count: count, continuation: continuation))
+                if condition.holds(for: state.sleepers) { return true }
+                state.sleeperWaiters.append((condition: condition, continuation: continuation))
                 return false
             }
             if ready { continuation.resume() }
@@ -94,9 +119,9 @@ public final class ManualClock: Clock, Sendable {
 
     private func notifySleeperWaiters() {
         let ready: [CheckedContinuation<Void, Never>] = state.withLock { state in
-            let count = state.sleepers.count
-            let ready = state.sleeperWaiters.filter { $0.count <= count }.map(\.continuation)
-            state.sleeperWaiters.removeAll { $0.count <= count }
+            let sleepers = state.sleepers
+            let ready = state.sleeperWaiters.filter { $0.condition.holds(for: sleepers) }.map(\.continuation)
+            state.sleeperWaiters.removeAll { $0.condition.holds(for: sleepers) }
             return ready
         }
         for continuation in ready { continuation.resume() }
