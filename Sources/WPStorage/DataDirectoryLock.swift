@@ -10,6 +10,9 @@ import WPLogging
 /// The kernel drops the lock when the process dies (even by SIGKILL), so a stale lock file
 /// never blocks a restart. A second process (or a second store in the same process) trying to
 /// lock the same directory gets ``StorageError/locked(lockFile:ownerPID:)`` naming the owner.
+/// A lock whose owner already released it, but whose descriptor a child process still holds
+/// for a moment (between fork and exec, when the owner starts a program), is waited for up to
+/// 1 s instead of being reported as taken.
 struct DataDirectoryLock: Sendable {
     static let fileName = "wpexporter.lock"
 
@@ -21,9 +24,18 @@ struct DataDirectoryLock: Sendable {
         let path = directory + "/" + fileName
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .posix("open lock file", path) }
-        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        var attempts = 0
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
             let owner = readOwner(fd)
+            // No owner written: the holder released the lock (``release()`` empties the file)
+            // and a copy of its descriptor lives on in a child process between fork and exec,
+            // or a new owner has not written its pid yet. Either ends within moments.
+            if code == EWOULDBLOCK, owner == nil, attempts < releaseRetries {
+                attempts += 1
+                usleep(5_000)
+                continue
+            }
             close(fd)
             if code == EWOULDBLOCK { throw .locked(lockFile: path, ownerPID: owner) }
             throw .posix("lock", path, errno: code)
@@ -37,9 +49,14 @@ struct DataDirectoryLock: Sendable {
         return DataDirectoryLock(path: path, descriptor: fd)
     }
 
-    /// Releases the lock (closing the descriptor releases the `flock`). Idempotent.
+    /// Checks of a lock with no owner written before giving up (5 ms apart: 1 s in all).
+    static let releaseRetries = 200
+
+    /// Releases the lock (closing the descriptor releases the `flock`). Idempotent. The pid is
+    /// erased first, so a store opened right after never names this process as the owner.
     mutating func release() {
         guard descriptor >= 0 else { return }
+        _ = ftruncate(descriptor, 0)
         close(descriptor)
         descriptor = -1
     }
