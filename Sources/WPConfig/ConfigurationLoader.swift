@@ -73,10 +73,18 @@ public struct LoadedConfiguration: Sendable {
     public var settings: [String: ConfigSetting]
     /// Things worth telling the user that do not stop the exporter.
     public var warnings: [ConfigDiagnostic]
+    /// Every `servers` entry's values and their sources (empty without `servers`).
+    public var servers: [ServerSettings] = []
 
     /// One line per key, in documentation order: `key  value  source`, secrets masked,
-    /// unset optional keys shown as `(unset)`.
+    /// unset optional keys shown as `(unset)`; then, with `servers`, each entry's values
+    /// (``ServerSettings``).
     public func effectiveSettingsTable() -> String {
+        let table = keyTable()
+        return servers.isEmpty ? table : table + "\n\n" + ServerSettings.table(servers)
+    }
+
+    private func keyTable() -> String {
         let rows = ConfigKey.all.map { key -> (String, String, String) in
             guard let setting = settings[key.name] else { return (key.name, "(unset)", "default") }
             return (key.name, setting.value.formatted(as: key.type), setting.source.description)
@@ -120,6 +128,7 @@ public enum ConfigurationLoader {
             throw ConfigurationError(problems: state.problems, warnings: state.warnings, configurationFile: state.filePath)
         }
         return LoadedConfiguration(configuration: state.build(), configurationFile: state.filePath,
-                                   settings: state.settings, warnings: state.warnings)
+                                   settings: state.settings, warnings: state.warnings,
+                                   servers: state.serverDrafts.map { ServerSettings.make($0, settings: state.settings) })
     }
 }

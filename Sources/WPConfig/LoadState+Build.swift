@@ -20,6 +20,30 @@ extension LoadState {
         return value
     }
 
+    /// The `winpower.*` values `lookup` gives (by dotted `winpower.` name), defaults for the rest.
+    func winPower(_ lookup: (String) -> ConfigValue?) -> ExporterConfiguration.WinPower {
+        func string(_ name: String) -> String? {
+            guard case .string(let value)? = lookup(name) else { return nil }
+            return value
+        }
+        func duration(_ name: String, _ fallback: Duration) -> Duration {
+            guard case .duration(let value)? = lookup(name) else { return fallback }
+            return value
+        }
+        var result = ExporterConfiguration.WinPower()
+        result.baseURL = string("winpower.base_url")
+        result.username = string("winpower.username")
+        result.password = string("winpower.password").map(Secret.init)
+        result.passwordFile = string("winpower.password_file")
+        result.timeout = duration("winpower.timeout", result.timeout)
+        result.apiTimeout = duration("winpower.api_timeout", result.apiTimeout)
+        if case .boolean(let skip)? = lookup("winpower.skip_ssl_verify") { result.skipSSLVerify = skip }
+        result.refreshThreshold = duration("winpower.refresh_threshold", result.refreshThreshold)
+        result.caFile = string("winpower.ca_file")
+        result.userAgent = string("winpower.user_agent")
+        return result
+    }
+
     func build() -> ExporterConfiguration {
         var config = ExporterConfiguration()
         let server = config.server
@@ -31,16 +55,8 @@ extension LoadState {
         config.server.metricsPath = string("server.metrics_path") ?? server.metricsPath
         config.server.webConfigFile = string("server.web_config_file")
 
-        let winPower = config.winPower
-        config.winPower.baseURL = string("winpower.base_url")
-        config.winPower.username = string("winpower.username")
-        config.winPower.password = string("winpower.password").map(Secret.init)
-        config.winPower.passwordFile = string("winpower.password_file")
-        config.winPower.timeout = duration("winpower.timeout", winPower.timeout)
-        config.winPower.apiTimeout = duration("winpower.api_timeout", winPower.apiTimeout)
-        config.winPower.skipSSLVerify = boolean("winpower.skip_ssl_verify", winPower.skipSSLVerify)
-        config.winPower.refreshThreshold = duration("winpower.refresh_threshold", winPower.refreshThreshold)
-        config.winPower.caFile = string("winpower.ca_file")
+        config.winPower = winPower { settings[$0]?.value }
+        config.servers = serverEntries()
 
         let storage = config.storage
         config.storage.dataDirectory = string("storage.data_dir") ?? storage.dataDirectory
