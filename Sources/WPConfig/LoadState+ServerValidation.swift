@@ -4,7 +4,7 @@ extension LoadState {
     mutating func validateServers() {
         guard !serverDrafts.isEmpty else { return }
         var names: [String: ServerDraft] = [:]
-        for draft in serverDrafts {
+        for draft in serverDrafts where !draft.isMalformed {
             guard let (name, source) = draft.name else {
                 problem(draft.path("name"), draft.source, "is required; every entry of servers needs a unique name")
                 continue
@@ -18,7 +18,7 @@ extension LoadState {
                 names[name] = draft
             }
         }
-        for index in serverDrafts.indices {
+        for index in serverDrafts.indices where !serverDrafts[index].isMalformed {
             var draft = serverDrafts[index]
             resolve(&draft)
             serverDrafts[index] = draft
@@ -41,7 +41,7 @@ extension LoadState {
             }
         }
         guard inputs.purpose == .server, let file = draft.own["winpower.password_file"],
-              case .string(let path) = file.value, !draft.isOwn("winpower.password") else { return }
+              case .string(let path) = file.value, draft.own["winpower.password"] == nil else { return }
         switch readPassword(path) {
         case .success(let password): draft.resolved["winpower.password"] = password
         case .failure(let reason): problem(draft.path("password_file"), file.source, reason.reason)
@@ -88,8 +88,9 @@ extension LoadState {
         if draft.isOwn("winpower.api_timeout") || draft.isOwn("winpower.timeout"),
            case .duration(let api)? = draft.value("winpower.api_timeout"),
            case .duration(let total)? = draft.value("winpower.timeout"),
+           Self.durationProblem("winpower.timeout", total) == nil,
            let reason = Self.apiTimeoutProblem(api: api, total: total, totalName: draft.path("timeout")),
-           let source = draft.resolved["winpower.api_timeout"]?.source {
+           let source = draft.own["winpower.api_timeout"]?.source ?? draft.own["winpower.timeout"]?.source {
             problem(draft.path("api_timeout"), source, reason)
         }
         guard inputs.purpose == .server else { return }

@@ -11,6 +11,7 @@ extension LoadState {
         for (index, item) in items.enumerated() {
             var draft = ServerDraft(index: index, source: source(item.position))
             guard let entries = item.entries else {
+                draft.isMalformed = true
                 problem(draft.path, source(item.position),
                         "must be a mapping with name:, base_url:, ... (the keys of winpower), found \(item.shapeName)")
                 serverDrafts.append(draft)

@@ -32,8 +32,14 @@ struct ServerDraft {
     /// `servers[2].base_url`.
     func path(_ key: String) -> String { path + "." + key }
 
-    /// Whether `key` (a dotted `winpower.` name) is the entry's own rather than inherited.
-    func isOwn(_ key: String) -> Bool { own[key] != nil }
+    /// Whether the file's item is not a mapping (reported once; nothing else is checked).
+    var isMalformed = false
+
+    /// Whether `key` (a dotted `winpower.` name) is the entry's own rather than inherited; a
+    /// password read from the entry's own `password_file` is its own.
+    func isOwn(_ key: String) -> Bool {
+        own[key] != nil || (key == "winpower.password" && own["winpower.password_file"] != nil)
+    }
 
     /// The value `ServerEntry.winPower` is built from: own values first, then `winpower`'s.
     func value(_ key: String) -> ConfigValue? { resolved[key]?.value }
