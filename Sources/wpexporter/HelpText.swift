@@ -125,6 +125,12 @@ enum HelpText {
           --username NAME            Accepted user name (default admin)
           --password TEXT            Accepted password (default admin)
           --fault NAME               Inject a fault; repeat for several
+          --servers N                Serve N independent WinPower servers (default 1), each
+                                     with its own port (--port, --port+1, ...; any free ports
+                                     with --port 0), devices and tokens; prints each base URL
+          --fault-server I=FAULT     Make server I (from 0) down (connections refused), hang
+                                     (connections never answered) or rejects-password (every
+                                     login answers 401); repeat or separate with commas
           -h, --help                 Show this help
 
         """
