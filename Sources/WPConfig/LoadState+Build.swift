@@ -1,9 +1,20 @@
-/// Turns validated settings into an ``ExporterConfiguration``.
-extension LoadState {
-    private func string(_ name: String) -> String? {
-        guard case .string(let value)? = settings[name]?.value else { return nil }
+extension ConfigValue {
+    /// The text of a string value; nil for other kinds.
+    var text: String? {
+        guard case .string(let value) = self else { return nil }
         return value
     }
+
+    /// The duration of a duration value; nil for other kinds.
+    var duration: Duration? {
+        guard case .duration(let value) = self else { return nil }
+        return value
+    }
+}
+
+/// Turns validated settings into an ``ExporterConfiguration``.
+extension LoadState {
+    private func string(_ name: String) -> String? { settings[name]?.value.text }
 
     private func integer(_ name: String, _ fallback: Int) -> Int {
         guard case .integer(let value)? = settings[name]?.value else { return fallback }
@@ -15,32 +26,23 @@ extension LoadState {
         return value
     }
 
-    private func duration(_ name: String, _ fallback: Duration) -> Duration {
-        guard case .duration(let value)? = settings[name]?.value else { return fallback }
-        return value
-    }
+    private func duration(_ name: String, _ fallback: Duration) -> Duration { settings[name]?.value.duration ?? fallback }
 
     /// The `winpower.*` values `lookup` gives (by dotted `winpower.` name), defaults for the rest.
     func winPower(_ lookup: (String) -> ConfigValue?) -> ExporterConfiguration.WinPower {
-        func string(_ name: String) -> String? {
-            guard case .string(let value)? = lookup(name) else { return nil }
-            return value
-        }
-        func duration(_ name: String, _ fallback: Duration) -> Duration {
-            guard case .duration(let value)? = lookup(name) else { return fallback }
-            return value
-        }
         var result = ExporterConfiguration.WinPower()
-        result.baseURL = string("winpower.base_url")
-        result.username = string("winpower.username")
-        result.password = string("winpower.password").map(Secret.init)
-        result.passwordFile = string("winpower.password_file")
+        func text(_ name: String) -> String? { lookup(name)?.text }
+        func duration(_ name: String, _ fallback: Duration) -> Duration { lookup(name)?.duration ?? fallback }
+        result.baseURL = text("winpower.base_url")
+        result.username = text("winpower.username")
+        result.password = text("winpower.password").map(Secret.init)
+        result.passwordFile = text("winpower.password_file")
         result.timeout = duration("winpower.timeout", result.timeout)
         result.apiTimeout = duration("winpower.api_timeout", result.apiTimeout)
         if case .boolean(let skip)? = lookup("winpower.skip_ssl_verify") { result.skipSSLVerify = skip }
         result.refreshThreshold = duration("winpower.refresh_threshold", result.refreshThreshold)
-        result.caFile = string("winpower.ca_file")
-        result.userAgent = string("winpower.user_agent")
+        result.caFile = text("winpower.ca_file")
+        result.userAgent = text("winpower.user_agent")
         return result
     }
 
