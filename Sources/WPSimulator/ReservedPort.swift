@@ -32,31 +32,18 @@ public final class ReservedPort: Sendable {
     ///   - mode: refuse connections, or accept them silently.
     /// - Throws: ``SimulatorFleetError/socket(_:)`` naming the failed call.
     public init(host: String = "127.0.0.1", port: Int = 0, mode: Mode) throws {
-        let numeric = host == "localhost" ? "127.0.0.1" : host
-        var storage = sockaddr_storage()
-        let length: Int
-        let family: Int32
-        if numeric.contains(":") {
-            var address = sockaddr_in6()
-            address.sin6_family = sa_family_t(AF_INET6)
-            address.sin6_port = in_port_t(UInt16(clamping: port).bigEndian)
-            guard inet_pton(AF_INET6, numeric, &address.sin6_addr) == 1 else { throw SimulatorFleetError.socket("\(host) is not a numeric address") }
-            withUnsafeBytes(of: address) { bytes in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) } }
-            (length, family) = (MemoryLayout<sockaddr_in6>.size, AF_INET6)
-        } else {
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(clamping: port).bigEndian)
-            guard inet_pton(AF_INET, numeric, &address.sin_addr) == 1 else { throw SimulatorFleetError.socket("\(host) is not a numeric address") }
-            withUnsafeBytes(of: address) { bytes in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) } }
-            (length, family) = (MemoryLayout<sockaddr_in>.size, AF_INET)
+        var hints = addrinfo()
+        hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host == "localhost" ? "127.0.0.1" : host, String(port), &hints, &found) == 0,
+              let info = found?.pointee else {
+            throw SimulatorFleetError.socket("\(host) is not a numeric address")
         }
-        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        defer { freeaddrinfo(found) }
+        let fd = socket(info.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SimulatorFleetError.socket("socket: \(String(cString: strerror(errno)))") }
-        let bound = withUnsafePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(length)) }
-        }
-        guard bound == 0, mode == .refusing || listen(fd, 16) == 0 else {
+        guard bind(fd, info.ai_addr, info.ai_addrlen) == 0, mode == .refusing || listen(fd, 16) == 0 else {
             let reason = String(cString: strerror(errno))
             _ = Glibc.close(fd)
             throw SimulatorFleetError.socket("bind/listen \(host):\(port): \(reason)")

@@ -17,6 +17,15 @@ import WPTestSupport
         return WinPowerHTTPClient(configuration: configuration, logger: .disabled)
     }
 
+    /// A started fleet of `servers` with `faults`, and its base URLs.
+    static func start(servers: Int, devices: Int = 3, faults: [Int: SimulatorFleet.Fault] = [:]) async throws
+        -> (SimulatorFleet, [String]) {
+        var configuration = SimulatorFleet.Configuration(servers: servers, devicesPerServer: devices)
+        configuration.faults = faults
+        let fleet = SimulatorFleet(configuration: configuration)
+        return (fleet, try await fleet.start())
+    }
+
     @Test func serversAreIndependentWithTheirOwnPortsDevicesAndTokens() async throws {
         let fleet = SimulatorFleet(configuration: .init(servers: 3, devicesPerServer: 4))
         let urls = try await fleet.start()
@@ -35,10 +44,7 @@ import WPTestSupport
     }
 
     @Test func aDownServerRefusesConnectionsAndKeepsItsPort() async throws {
-        var configuration = SimulatorFleet.Configuration(servers: 2, devicesPerServer: 1)
-        configuration.faults = [0: .down]
-        let fleet = SimulatorFleet(configuration: configuration)
-        let urls = try await fleet.start()
+        let (fleet, urls) = try await Self.start(servers: 2, devices: 1, faults: [0: .down])
         let port = try #require(URL(string: urls[0])?.port)
         await #expect(throws: TestHTTPClient.ClientError.self) { _ = try await TestHTTPClient.connect(port: port) }
         let error = await #expect(throws: ClientError.self) { _ = try await Self.client(urls[0]).fetchDevices() }
@@ -51,10 +57,7 @@ import WPTestSupport
     }
 
     @Test func aHangingServerAcceptsAndNeverAnswers() async throws {
-        var configuration = SimulatorFleet.Configuration(servers: 1)
-        configuration.faults = [0: .hang]
-        let fleet = SimulatorFleet(configuration: configuration)
-        let urls = try await fleet.start()
+        let (fleet, urls) = try await Self.start(servers: 1, faults: [0: .hang])
         let port = try #require(URL(string: urls[0])?.port)
         let connection = try await TestHTTPClient.connect(port: port)
         connection.close()
@@ -66,10 +69,7 @@ import WPTestSupport
     }
 
     @Test func aServerRejectingThePasswordAnswersTheReal401() async throws {
-        var configuration = SimulatorFleet.Configuration(servers: 2)
-        configuration.faults = [1: .rejectsPassword]
-        let fleet = SimulatorFleet(configuration: configuration)
-        let urls = try await fleet.start()
+        let (fleet, urls) = try await Self.start(servers: 2, faults: [1: .rejectsPassword])
         let port = try #require(URL(string: urls[1])?.port)
         let response = try await SimulatorServerTests.login(port: port)
         #expect(response.status == 401)
@@ -88,10 +88,8 @@ import WPTestSupport
     }
 
     @Test func stoppingReleasesEveryPort() async throws {
-        var configuration = SimulatorFleet.Configuration(servers: 3, devicesPerServer: 1)
-        configuration.faults = [0: .down, 1: .hang]
-        let fleet = SimulatorFleet(configuration: configuration)
-        let ports = try await fleet.start().compactMap { URL(string: $0)?.port }
+        let (fleet, urls) = try await Self.start(servers: 3, devices: 1, faults: [0: .down, 1: .hang])
+        let ports = urls.compactMap { URL(string: $0)?.port }
         await fleet.stop()
         await fleet.stop()
         for port in ports {
