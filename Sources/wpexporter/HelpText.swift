@@ -156,6 +156,14 @@ enum HelpText {
             out += "    env  " + ([key.environmentVariable] + key.environmentAliases).joined(separator: ", ") + "\n"
             out += "    flag " + ([key.flag] + key.flagAliases).joined(separator: ", ") + "\n"
         }
+        out += """
+
+            servers  sequence, file only (no environment variables or flags)
+                Several WinPower servers: each entry has a name (1-64 of A-Z a-z 0-9 _ . -),
+                any winpower key (those it leaves out are taken from winpower), labels,
+                collection_interval and energy_from. See docs/configuration.md, "Many servers".
+
+            """
         return out
     }
 }
