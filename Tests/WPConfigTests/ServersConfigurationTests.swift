@@ -134,3 +134,40 @@ import Testing
         #expect(table.contains("servers[1] building-b\n  name "))
     }
 }
+
+/// The energy migration rule: which entry continues which stored totals.
+@Suite struct EnergyOriginTests {
+    static func configuration(_ entries: [(String, String?, String?)], base: String? = "https://wp.example:8081")
+        -> ExporterConfiguration {
+        var configuration = ExporterConfiguration()
+        configuration.winPower.baseURL = base
+        configuration.servers = entries.map { name, url, from in
+            var winPower = ExporterConfiguration.WinPower()
+            winPower.baseURL = url ?? base
+            return ServerEntry(name: name, winPower: winPower, energyFrom: from)
+        }
+        return configuration
+    }
+
+    @Test func anExplicitEnergyFromWinpowerWins() {
+        let configuration = Self.configuration([("a", "https://wp.example:8081", nil), ("b", "https://other", "winpower")])
+        #expect(configuration.singleServerEnergyAdopter == "b")
+        #expect(configuration.energyOrigin(of: "b") == "winpower" && configuration.energyOrigin(of: "a") == nil)
+    }
+
+    @Test func otherwiseTheFirstEntryWithWinpowersBaseURLAdopts() {
+        let configuration = Self.configuration([("a", "https://other", nil), ("b", "https://wp.example:8081/", nil),
+                                                ("c", nil, nil)])
+        #expect(configuration.singleServerEnergyAdopter == "b")
+        #expect(configuration.energyOrigin(of: "b") == "winpower" && configuration.energyOrigin(of: "c") == nil)
+    }
+
+    @Test func renamesContinueTheOldName() {
+        let configuration = Self.configuration([("new-a", "https://a", "old-a"), ("b", "https://b", "b")])
+        #expect(configuration.energyOrigin(of: "new-a") == "old-a")
+        #expect(configuration.energyOrigin(of: "b") == nil, "energy_from naming the entry itself changes nothing")
+        #expect(configuration.singleServerEnergyAdopter == nil, "no entry matches: the old totals stay untouched")
+        #expect(Self.configuration([("a", "https://a", nil)], base: nil).singleServerEnergyAdopter == nil)
+        #expect(ExporterConfiguration().singleServerEnergyAdopter == nil)
+    }
+}
