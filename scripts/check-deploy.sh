@@ -99,8 +99,18 @@ for path, names in used.items():
         if base(name) not in contract:
             failures.append(f"{path}: {name} is not an exported metric")
 dashboard = json.load(open("deploy/grafana/dashboards/wpexporter.json", encoding="utf-8"))
-if "device" not in {v["name"] for v in dashboard["templating"]["list"]}:
+variables = {v["name"]: v for v in dashboard["templating"]["list"]}
+if "device" not in variables:
     failures.append("dashboard: no device variable")
+# The server variable's All must be .* (it matches the absent label of a single-server exporter,
+# which .+ would not), and every per-server query must follow it.
+if variables.get("server", {}).get("allValue") != ".*" or not variables.get("server", {}).get("includeAll"):
+    failures.append("dashboard: the server variable must include All with allValue .*")
+for panel in dashboard["panels"]:
+    for target in panel.get("targets", []):
+        expr = target.get("expr", "")
+        if 'instance=~"$instance"' in expr and 'job="wpexporter"' not in expr and 'server=~"$server"' not in expr:
+            failures.append(f"dashboard: panel {panel.get('title')!r} does not filter by $server: {expr}")
 for message in failures:
     print("error:", message, file=sys.stderr)
 if failures:

@@ -46,6 +46,8 @@ extension ConfigKey {
                   "Log in again when the token has less than this left (never later than half its lifetime); above 0 and below 1h."),
         ConfigKey("winpower.ca_file", .path, default: nil,
                   "PEM bundle of certificates to trust for WinPower's TLS certificate."),
+        ConfigKey("winpower.user_agent", .string, default: nil,
+                  "`User-Agent` header sent to WinPower. Unset: `wpexporter/<version>`."),
 
         ConfigKey("storage.data_dir", .path, default: .string("./data"),
                   "Directory holding the energy state.", flags: ["--data-dir"]),

@@ -73,6 +73,8 @@ public struct LoadedConfiguration: Sendable {
     public var settings: [String: ConfigSetting]
     /// Things worth telling the user that do not stop the exporter.
     public var warnings: [ConfigDiagnostic]
+    /// Every `servers` entry's values and their sources (empty without `servers`).
+    public var servers: [ServerSettings] = []
     /// What it was loaded from, so it can be loaded again (a reload) from the same file,
     /// environment and flags; `nil` for a value built in code.
     public var inputs: ConfigurationInputs?
@@ -80,11 +82,12 @@ public struct LoadedConfiguration: Sendable {
     /// A loaded configuration as built in code (tests, embedders): no provenance unless given.
     public init(configuration: ExporterConfiguration, configurationFile: String? = nil,
                 settings: [String: ConfigSetting] = [:], warnings: [ConfigDiagnostic] = [],
-                inputs: ConfigurationInputs? = nil) {
+                servers: [ServerSettings] = [], inputs: ConfigurationInputs? = nil) {
         self.configuration = configuration
         self.configurationFile = configurationFile
         self.settings = settings
         self.warnings = warnings
+        self.servers = servers
         self.inputs = inputs
     }
 
@@ -97,8 +100,14 @@ public struct LoadedConfiguration: Sendable {
     }
 
     /// One line per key, in documentation order: `key  value  source`, secrets masked,
-    /// unset optional keys shown as `(unset)`.
+    /// unset optional keys shown as `(unset)`; then, with `servers`, each entry's values
+    /// (``ServerSettings``).
     public func effectiveSettingsTable() -> String {
+        let table = keyTable()
+        return servers.isEmpty ? table : table + "\n\n" + ServerSettings.table(servers)
+    }
+
+    private func keyTable() -> String {
         let rows = ConfigKey.all.map { key -> (String, String, String) in
             guard let setting = settings[key.name] else { return (key.name, "(unset)", "default") }
             return (key.name, setting.value.formatted(as: key.type), setting.source.description)
@@ -142,6 +151,8 @@ public enum ConfigurationLoader {
             throw ConfigurationError(problems: state.problems, warnings: state.warnings, configurationFile: state.filePath)
         }
         return LoadedConfiguration(configuration: state.build(), configurationFile: state.filePath,
-                                   settings: state.settings, warnings: state.warnings, inputs: inputs)
+                                   settings: state.settings, warnings: state.warnings,
+                                   servers: state.serverDrafts.map { ServerSettings.make($0, settings: state.settings) },
+                                   inputs: inputs)
     }
 }

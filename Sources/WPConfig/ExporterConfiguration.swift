@@ -51,6 +51,8 @@ public struct ExporterConfiguration: Sendable, Equatable {
         public var refreshThreshold: Duration = .seconds(300)
         /// PEM bundle to trust, when set.
         public var caFile: String?
+        /// `winpower.user_agent`: the `User-Agent` header; nil sends `wpexporter/<version>`.
+        public var userAgent: String?
         public init() {}
     }
 

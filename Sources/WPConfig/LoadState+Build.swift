@@ -1,9 +1,20 @@
-/// Turns validated settings into an ``ExporterConfiguration``.
-extension LoadState {
-    private func string(_ name: String) -> String? {
-        guard case .string(let value)? = settings[name]?.value else { return nil }
+extension ConfigValue {
+    /// The text of a string value; nil for other kinds.
+    var text: String? {
+        guard case .string(let value) = self else { return nil }
         return value
     }
+
+    /// The duration of a duration value; nil for other kinds.
+    var duration: Duration? {
+        guard case .duration(let value) = self else { return nil }
+        return value
+    }
+}
+
+/// Turns validated settings into an ``ExporterConfiguration``.
+extension LoadState {
+    private func string(_ name: String) -> String? { settings[name]?.value.text }
 
     private func integer(_ name: String, _ fallback: Int) -> Int {
         guard case .integer(let value)? = settings[name]?.value else { return fallback }
@@ -15,9 +26,24 @@ extension LoadState {
         return value
     }
 
-    private func duration(_ name: String, _ fallback: Duration) -> Duration {
-        guard case .duration(let value)? = settings[name]?.value else { return fallback }
-        return value
+    private func duration(_ name: String, _ fallback: Duration) -> Duration { settings[name]?.value.duration ?? fallback }
+
+    /// The `winpower.*` values `lookup` gives (by dotted `winpower.` name), defaults for the rest.
+    func winPower(_ lookup: (String) -> ConfigValue?) -> ExporterConfiguration.WinPower {
+        var result = ExporterConfiguration.WinPower()
+        func text(_ name: String) -> String? { lookup(name)?.text }
+        func duration(_ name: String, _ fallback: Duration) -> Duration { lookup(name)?.duration ?? fallback }
+        result.baseURL = text("winpower.base_url")
+        result.username = text("winpower.username")
+        result.password = text("winpower.password").map(Secret.init)
+        result.passwordFile = text("winpower.password_file")
+        result.timeout = duration("winpower.timeout", result.timeout)
+        result.apiTimeout = duration("winpower.api_timeout", result.apiTimeout)
+        if case .boolean(let skip)? = lookup("winpower.skip_ssl_verify") { result.skipSSLVerify = skip }
+        result.refreshThreshold = duration("winpower.refresh_threshold", result.refreshThreshold)
+        result.caFile = text("winpower.ca_file")
+        result.userAgent = text("winpower.user_agent")
+        return result
     }
 
     func build() -> ExporterConfiguration {
@@ -32,16 +58,8 @@ extension LoadState {
         config.server.webConfigFile = string("server.web_config_file")
         config.server.enableLifecycle = boolean("server.enable_lifecycle", server.enableLifecycle)
 
-        let winPower = config.winPower
-        config.winPower.baseURL = string("winpower.base_url")
-        config.winPower.username = string("winpower.username")
-        config.winPower.password = string("winpower.password").map(Secret.init)
-        config.winPower.passwordFile = string("winpower.password_file")
-        config.winPower.timeout = duration("winpower.timeout", winPower.timeout)
-        config.winPower.apiTimeout = duration("winpower.api_timeout", winPower.apiTimeout)
-        config.winPower.skipSSLVerify = boolean("winpower.skip_ssl_verify", winPower.skipSSLVerify)
-        config.winPower.refreshThreshold = duration("winpower.refresh_threshold", winPower.refreshThreshold)
-        config.winPower.caFile = string("winpower.ca_file")
+        config.winPower = winPower { settings[$0]?.value }
+        config.servers = serverEntries()
 
         let storage = config.storage
         config.storage.dataDirectory = string("storage.data_dir") ?? storage.dataDirectory

@@ -20,6 +20,7 @@ extension LoadState {
         validateTexts()
         validateRequired()
         validateFiles()
+        validateServers()
         warnAboutIgnoredKeys()
         warnAboutFilePermissions()
     }
@@ -49,39 +50,59 @@ extension LoadState {
     ]
 
     private mutating func validateDurations() {
-        for (name, maximum) in Self.durationMaxima {
-            if let (value, source) = duration(name), value > maximum {
-                problem(name, source, "\(DurationText.format(value)) is too long; must be at most \(DurationText.format(maximum))")
+        for key in ConfigKey.all where key.type == .duration {
+            if let (value, source) = duration(key.name), let reason = Self.durationProblem(key.name, value) {
+                problem(key.name, source, reason)
             }
         }
+        if let (api, source) = duration("winpower.api_timeout"), let (total, _) = duration("winpower.timeout"),
+           let reason = Self.apiTimeoutProblem(api: api, total: total, totalName: "winpower.timeout") {
+            problem("winpower.api_timeout", source, reason)
+        }
+        if let (gap, source) = duration("energy.max_gap"), let (interval, _) = duration("scheduler.collection_interval"),
+           let reason = Self.maxGapProblem(gap: gap, interval: interval, intervalName: "scheduler.collection_interval") {
+            problem("energy.max_gap", source, reason)
+        }
+    }
+
+    /// Why `value` is not a valid setting of the duration key `name` on its own, or nil.
+    static func durationProblem(_ name: String, _ value: Duration) -> String? {
+        if let maximum = durationMaxima.first(where: { $0.name == name })?.max, value > maximum {
+            return "\(DurationText.format(value)) is too long; must be at most \(DurationText.format(maximum))"
+        }
         let atLeastOneSecond = ["scheduler.collection_interval", "storage.flush_interval", "push.interval", "energy.max_gap"]
-        for name in atLeastOneSecond {
-            if let (value, source) = duration(name), value < .seconds(1) {
-                problem(name, source, "\(DurationText.format(value)) is too short; must be at least 1s")
-            }
+        if atLeastOneSecond.contains(name), value < .seconds(1) {
+            return "\(DurationText.format(value)) is too short; must be at least 1s"
         }
         let positive = ["server.read_timeout", "server.write_timeout", "winpower.timeout", "winpower.api_timeout",
                         "scheduler.graceful_shutdown_timeout"]
-        for name in positive {
-            if let (value, source) = duration(name), value <= .zero {
-                problem(name, source, "\(DurationText.format(value)) must be greater than 0")
-            }
+        if positive.contains(name), value <= .zero {
+            return "\(DurationText.format(value)) must be greater than 0"
         }
-        if let (threshold, source) = duration("winpower.refresh_threshold"),
-           threshold <= .zero || threshold >= .seconds(3600) {
-            problem("winpower.refresh_threshold", source,
-                    "\(DurationText.format(threshold)) must be greater than 0 and less than 1h")
+        if name == "winpower.refresh_threshold", value <= .zero || value >= .seconds(3600) {
+            return "\(DurationText.format(value)) must be greater than 0 and less than 1h"
         }
-        if let (api, source) = duration("winpower.api_timeout"), let (total, _) = duration("winpower.timeout"),
-           api > total {
-            problem("winpower.api_timeout", source,
-                    "\(DurationText.format(api)) must not exceed winpower.timeout (\(DurationText.format(total)))")
+        return nil
+    }
+
+    /// Why an API timeout longer than the collection's is wrong, or nil.
+    static func apiTimeoutProblem(api: Duration, total: Duration, totalName: String) -> String? {
+        api > total ? "\(DurationText.format(api)) must not exceed \(totalName) (\(DurationText.format(total)))" : nil
+    }
+
+    /// Why a gap limit not above the collection interval is wrong, or nil.
+    static func maxGapProblem(gap: Duration, interval: Duration, intervalName: String) -> String? {
+        guard gap <= interval, gap >= .seconds(1) else { return nil }
+        return "\(DurationText.format(gap)) must be longer than \(intervalName) (\(DurationText.format(interval)))"
+    }
+
+    /// Why `text` cannot be sent as a `User-Agent` header, or nil.
+    static func userAgentProblem(_ text: String) -> String? {
+        if text.isEmpty { return "must not be empty" }
+        if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            return "contains a control character; a header value cannot hold one"
         }
-        if let (gap, source) = duration("energy.max_gap"), let (interval, _) = duration("scheduler.collection_interval"),
-           gap <= interval, gap >= .seconds(1) {
-            problem("energy.max_gap", source,
-                    "\(DurationText.format(gap)) must be longer than scheduler.collection_interval (\(DurationText.format(interval)))")
-        }
+        return nil
     }
 
     private mutating func validateTexts() {
@@ -93,6 +114,9 @@ extension LoadState {
         }
         if let (path, source) = text("server.metrics_path"), let reason = Self.metricsPathProblem(path) {
             problem("server.metrics_path", source, "\(path.debugDescription) \(reason)")
+        }
+        if let (agent, source) = text("winpower.user_agent"), let reason = Self.userAgentProblem(agent) {
+            problem("winpower.user_agent", source, "\(agent.debugDescription) \(reason)")
         }
         for name in ["server.host", "push.job", "storage.data_dir", "logging.file_path"] {
             if let (value, source) = text(name), value.isEmpty { problem(name, source, "must not be empty") }
@@ -136,7 +160,8 @@ extension LoadState {
             problem("winpower.password", source,
                     "cannot be combined with winpower.password_file (\(fileSource)); set only one")
         }
-        guard inputs.purpose == .server else { return }
+        // With `servers`, `winpower` only holds defaults; each entry is checked on its own.
+        guard inputs.purpose == .server, serverDrafts.isEmpty else { return }
         for name in ["winpower.base_url", "winpower.username", "winpower.password"] {
             if name == "winpower.password", passwordFile != nil { continue }
             guard text(name)?.0.isEmpty ?? true, let key = ConfigKey.named(name) else { continue }
@@ -153,18 +178,9 @@ extension LoadState {
         }
         // `demo` replaces the WinPower settings with its simulator's: the password file is not read.
         if inputs.purpose == .server, let (path, source) = text("winpower.password_file") {
-            switch inputs.files.read(path) {
-            case .success(var secret):
-                if secret.hasSuffix("\n") { secret.removeLast() }
-                if secret.hasSuffix("\r") { secret.removeLast() }
-                if secret.isEmpty {
-                    problem("winpower.password_file", source, "\"\(path)\" is empty")
-                } else {
-                    settings["winpower.password"] = ConfigSetting(value: .string(secret),
-                                                                  source: .file(path: path, position: nil))
-                }
-            case .failure(let error):
-                problem("winpower.password_file", source, "\"\(path)\" " + Self.describe(error))
+            switch readPassword(path) {
+            case .success(let password): settings["winpower.password"] = password
+            case .failure(let reason): problem("winpower.password_file", source, reason.reason)
             }
         }
         for name in ["winpower.ca_file", "server.web_config_file"] {
@@ -172,6 +188,19 @@ extension LoadState {
             if case .failure(let error) = inputs.files.read(path) {
                 problem(name, source, "\"\(path)\" " + Self.describe(error))
             }
+        }
+    }
+
+    /// The password held by the file at `path` (one trailing newline removed), or why there is none.
+    func readPassword(_ path: String) -> Result<ConfigSetting, ConfigValueError> {
+        switch inputs.files.read(path) {
+        case .success(var secret):
+            if secret.hasSuffix("\n") { secret.removeLast() }
+            if secret.hasSuffix("\r") { secret.removeLast() }
+            if secret.isEmpty { return .failure(ConfigValueError("\"\(path)\" is empty")) }
+            return .success(ConfigSetting(value: .string(secret), source: .file(path: path, position: nil)))
+        case .failure(let error):
+            return .failure(ConfigValueError("\"\(path)\" " + Self.describe(error)))
         }
     }
 

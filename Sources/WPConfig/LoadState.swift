@@ -7,6 +7,11 @@ struct LoadState {
     var filePath: String?
     /// Keys whose values the configuration file sets (for the permissions warning).
     var fileKeys: Set<String> = []
+    /// The entries of the `servers` section, in file order (empty without one).
+    var serverDrafts: [ServerDraft] = []
+
+    /// The sections a configuration file may hold: every key's section and `servers`.
+    static var fileSections: [String] { ConfigKey.sections + ["servers"] }
 
     init(inputs: ConfigurationInputs) { self.inputs = inputs }
 
@@ -26,12 +31,19 @@ struct LoadState {
 
     /// Parses `text` for `key` and records it, or records why it is not valid.
     mutating func set(_ key: ConfigKey, text: String, source: ConfigSource) {
+        if let setting = parse(key, text: text, source: source) { settings[key.name] = setting }
+    }
+
+    /// Parses `text` for `key`, or records why it is not valid (named `shownAs`, the key's
+    /// name by default) and returns nil.
+    mutating func parse(_ key: ConfigKey, text: String, source: ConfigSource, shownAs: String? = nil) -> ConfigSetting? {
         switch ConfigValue.parse(text, as: key.type) {
         case .success(let value):
-            settings[key.name] = ConfigSetting(value: value, source: source)
+            return ConfigSetting(value: value, source: source)
         case .failure(let error):
             let shown = key.isSecret ? Secret.mask : "\"\(key.type == .url ? URLRedaction.redact(text) : text)\""
-            problem(key.name, source, "\(shown) \(error.reason)")
+            problem(shownAs ?? key.name, source, "\(shown) \(error.reason)")
+            return nil
         }
     }
 
@@ -96,12 +108,16 @@ struct LoadState {
 
     private mutating func applySection(_ section: YAMLNode.Entry, path: String) {
         let position = ConfigSource.file(path: path, position: section.keyPosition)
+        if section.key == "servers" {
+            applyServers(section.value, path: path)
+            return
+        }
         guard ConfigKey.sections.contains(section.key) else {
             if ConfigKey.named(section.key) != nil {
                 problem(section.key, position, "dotted keys are not supported in the file; nest the key under its section")
             } else {
-                problem(nil, position, "unknown section \"\(section.key)\"; allowed: \(ConfigKey.sections.joined(separator: ", "))"
-                        + Suggestion.hint(section.key, ConfigKey.sections))
+                problem(nil, position, "unknown section \"\(section.key)\"; allowed: \(Self.fileSections.joined(separator: ", "))"
+                        + Suggestion.hint(section.key, Self.fileSections))
             }
             return
         }

@@ -12,7 +12,8 @@
 /// servers:
 ///   - name: building-a
 ///     base_url: https://wp-a.example:8081
-///     labels: {site: north}
+///     labels:
+///       site: north
 ///   - name: building-b
 ///     base_url: https://wp-b.example:8081
 ///     collection_interval: 10s

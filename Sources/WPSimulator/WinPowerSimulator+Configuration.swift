@@ -34,6 +34,12 @@ extension WinPowerSimulator {
         public var pathPrefix = ""
         /// Faults active from the start (`--fault`).
         public var faults: Set<Fault> = []
+        /// The number of the first device: devices are ``SimulatedDevice/init(index:)`` from
+        /// here on, so servers of a ``SimulatorFleet`` share no device id.
+        public var firstDeviceIndex = 0
+        /// Mixed into every token this server issues (0: the tokens of a lone simulator), so
+        /// servers of a ``SimulatorFleet`` never issue the same token.
+        public var tokenNamespace = 0
 
         public init() {}
     }

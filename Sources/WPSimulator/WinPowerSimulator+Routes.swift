@@ -32,7 +32,9 @@ extension WinPowerSimulator {
 
     /// A token shaped like the real ones: `header.payload.signature`, with the real claim set
     /// in the server's clock (``serverNow``).
-    private func makeToken(serial: Int) -> String {
+    private func makeToken(serial localSerial: Int) -> String {
+        let namespace = configuration.tokenNamespace
+        let serial = namespace == 0 ? localSerial : localSerial &+ (namespace << 24)
         let issuedMs = Int64((serverNow.timeIntervalSince1970 * 1000).rounded(.down))
         let lifetimeMs = Int64((configuration.tokenLifetime.seconds * 1000).rounded())
         let expiresMs = issuedMs + lifetimeMs

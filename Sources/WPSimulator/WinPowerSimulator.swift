@@ -46,7 +46,8 @@ public final class WinPowerSimulator: HTTPHandler {
     public init(configuration: Configuration = Configuration(), clock: some Clock<Duration> = ContinuousClock(),
                 logger: Logger = .disabled) {
         self.configuration = configuration
-        self.devices = (0..<max(0, configuration.deviceCount)).map(SimulatedDevice.init(index:))
+        let first = max(0, configuration.firstDeviceIndex)
+        self.devices = (first..<first + max(0, configuration.deviceCount)).map(SimulatedDevice.init(index:))
         self.state = Mutex(State(faults: configuration.faults))
         self.logger = logger
         let origin = clock.now

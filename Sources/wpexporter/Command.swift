@@ -46,4 +46,8 @@ struct SimulatorOptions: Sendable, Equatable {
     var password = Secret("admin")
     /// Fault names to inject, as given (validated by the hook).
     var faults: [String] = []
+    /// Number of independent servers (`--servers`); 1 serves one as before.
+    var servers = 1
+    /// Per-server faults (`--fault-server 1=down`), as given (validated by the hook).
+    var serverFaults: [String] = []
 }

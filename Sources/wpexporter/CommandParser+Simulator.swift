@@ -2,7 +2,8 @@ import WPConfig
 
 extension CommandParser {
     static let simulatorFlags = ["--host", "--port", "--devices", "--page-size", "--token-lifetime",
-                                 "--token-exp-ms", "--clock-skew", "--username", "--password", "--fault"]
+                                 "--token-exp-ms", "--clock-skew", "--username", "--password", "--fault",
+                                 "--servers", "--fault-server"]
 
     /// Parses the flags of `wpexporter simulate`.
     static func parseSimulator(_ arguments: [String]) throws(UsageError) -> SimulatorOptions {
@@ -41,6 +42,8 @@ extension CommandParser {
                 options.clockSkew = negative ? .zero - skew : skew
             case "--username": options.username = value
             case "--password": options.password = Secret(value)
+            case "--servers": options.servers = try number(flag, value, 1...1000)
+            case "--fault-server": options.serverFaults.append(value)
             default: options.faults.append(value)
             }
         }

@@ -55,7 +55,7 @@ enum ExporterSettings {
         result.skipSSLVerify = winPower.skipSSLVerify
         result.caFile = winPower.caFile
         result.refreshThreshold = winPower.refreshThreshold
-        result.userAgent = "wpexporter/\(BuildInfo.exporterVersion)"
+        result.userAgent = winPower.userAgent ?? "wpexporter/\(BuildInfo.exporterVersion)"
         return result
     }
 

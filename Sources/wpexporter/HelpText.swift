@@ -127,6 +127,12 @@ enum HelpText {
           --username NAME            Accepted user name (default admin)
           --password TEXT            Accepted password (default admin)
           --fault NAME               Inject a fault; repeat for several
+          --servers N                Serve N independent WinPower servers (default 1), each
+                                     with its own port (--port, --port+1, ...; any free ports
+                                     with --port 0), devices and tokens; prints each base URL
+          --fault-server I=FAULT     Make server I (from 0) down (connections refused), hang
+                                     (connections never answered) or rejects-password (every
+                                     login answers 401); repeat or separate with commas
           -h, --help                 Show this help
 
         """
@@ -152,6 +158,14 @@ enum HelpText {
             out += "    env  " + ([key.environmentVariable] + key.environmentAliases).joined(separator: ", ") + "\n"
             out += "    flag " + ([key.flag] + key.flagAliases).joined(separator: ", ") + "\n"
         }
+        out += """
+
+            servers  sequence, file only (no environment variables or flags)
+                Several WinPower servers: each entry has a name (1-64 of A-Z a-z 0-9 _ . -),
+                any winpower key (those it leaves out are taken from winpower), labels,
+                collection_interval and energy_from. See docs/configuration.md, "Many servers".
+
+            """
         return out
     }
 }

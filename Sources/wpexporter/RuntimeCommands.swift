@@ -92,34 +92,4 @@ struct RuntimeCommands: Sendable {
         }
         return "\(secure ? "https" : "http")://\(host):\(address.port)\(path)"
     }
-
-    /// `wpexporter simulate`.
-    func simulate(_ options: SimulatorOptions) async throws {
-        var configuration = WinPowerSimulator.Configuration()
-        for entry in options.faults {
-            do {
-                configuration.faults.formUnion(try WinPowerSimulator.Fault.parseList(entry))
-            } catch {
-                throw UsageError(command: "simulate", message: "--fault: \(error)")
-            }
-        }
-        configuration.deviceCount = options.devices
-        configuration.pageSizeCap = options.pageSize
-        configuration.tokenLifetime = options.tokenLifetime
-        configuration.tokenExpInMilliseconds = options.tokenExpInMilliseconds
-        configuration.clockSkew = options.clockSkew
-        configuration.username = options.username
-        configuration.password = options.password.reveal()
-        let waitForStop = controls.watchStopSignals()
-        let simulator = WinPowerSimulator(configuration: configuration)
-        let server = SimulatorServer(simulator: simulator, host: options.host, port: options.port)
-        let address = try await server.start()
-        let faults = configuration.faults.map(\.rawValue).sorted()
-        output.standardOutput("WinPower simulator on \(Self.url(address)) with \(options.devices) devices, "
-                              + "pages of at most \(options.pageSize); user \"\(options.username)\""
-                              + (faults.isEmpty ? "" : "; faults: \(faults.joined(separator: ", "))") + "\n")
-        let controls = self.controls
-        await waitForStop { controls.exit(1) }
-        await server.stop()
-    }
 }

@@ -67,6 +67,37 @@ private func tool(_ recorder: Recorder, environment: [String: String] = credenti
         #expect(recorder.calls.isEmpty)
     }
 
+    @Test func checkConfigListsEveryServerAndNoSecret() async {
+        let file = """
+            servers:
+              - name: building-a
+                base_url: https://monitor:url-secret@wp-a.example:8081
+                labels:
+                  site: north
+              - name: building-b
+                base_url: https://wp-b.example:8081
+                password: entry-secret
+
+            """
+        let recorder = Recorder()
+        #expect(await tool(recorder, files: ["/c.yaml": file]).run(["check-config", "-c", "/c.yaml"]) == 0)
+        let out = recorder.out
+        #expect(out.contains("servers[0] building-a\n"))
+        #expect(out.contains("https://monitor:******@wp-a.example:8081"))
+        #expect(out.contains("winpower (env WINPOWER_EXPORTER_WINPOWER_PASSWORD)"))
+        #expect(out.contains("servers[1] building-b\n"))
+        #expect(out.hasSuffix("configuration is valid\n"))
+        let broken = Recorder()
+        let invalid = file.replacing("name: building-b", with: "name: building-a")
+            .replacing("https://wp-b", with: "ftp://u:url-secret@wp-b")
+        #expect(await tool(broken, files: ["/c.yaml": invalid]).run(["check-config", "-c", "/c.yaml"]) == 78)
+        #expect(broken.err.contains("servers[1].name: \"building-a\" is already the name of servers[0]"))
+        #expect(broken.err.contains("servers[1].base_url: \"ftp://u:******@wp-b.example:8081\" has scheme"))
+        for secret in ["hunter2-secret", "url-secret", "entry-secret"] {
+            #expect(!out.contains(secret) && !recorder.err.contains(secret) && !broken.err.contains(secret))
+        }
+    }
+
     @Test func portZeroFromTheFileIsValidForCheckConfigAndServerAlike() async {
         let files = ["/c.yaml": "server:\n  port: 0\n"]
         let check = Recorder()

@@ -50,6 +50,7 @@ private func usageError(_ arguments: [String]) -> UsageError? {
         (["simulate", "--port=70000"], "simulate", "--port must be a whole number from 0 to 65535, not \"70000\""),
         (["simulate", "--token-lifetime", "30"], "simulate", "--token-lifetime must be a positive duration such as 30m, not \"30\""),
         (["simulate", "--faults", "x"], "simulate", "unknown flag --faults; did you mean --fault?"),
+        (["simulate", "--servers", "0"], "simulate", "--servers must be a whole number from 1 to 1000, not \"0\""),
     ] as [([String], String?, String)])
     func usageErrors(arguments: [String], command: String?, message: String) {
         let error = usageError(arguments)
@@ -101,6 +102,12 @@ private func usageError(_ arguments: [String]) -> UsageError? {
         expected.password = Secret("p")
         expected.faults = ["slow-login", "drop-page"]
         #expect(parsed == .simulate(expected))
+        let fleet = try CommandParser.parse(["simulate", "--servers", "4", "--fault-server", "1=down,2=hang",
+                                             "--fault-server=3=rejects-password"])
+        var expectedFleet = SimulatorOptions()
+        expectedFleet.servers = 4
+        expectedFleet.serverFaults = ["1=down,2=hang", "3=rejects-password"]
+        #expect(fleet == .simulate(expectedFleet))
     }
 
     @Test func everyConfigurationFlagIsAccepted() throws {

@@ -52,6 +52,14 @@ import WPStorage
         #expect(collector.target == "https://winpower.example:8081/wp")
     }
 
+    @Test func userAgentDefaultsToTheVersionAndFollowsTheKey() throws {
+        var winPower = ExporterConfiguration.WinPower()
+        winPower.baseURL = "https://winpower.example:8081"
+        #expect(try ExporterSettings.client(winPower).userAgent == "wpexporter/\(BuildInfo.exporterVersion)")
+        winPower.userAgent = "site-a-exporter/2"
+        #expect(try ExporterSettings.client(winPower).userAgent == "site-a-exporter/2")
+    }
+
     @Test func aMissingBaseURLIsARuntimeFailureNotACrash() {
         #expect(throws: RuntimeFailure.self) { try ExporterSettings.client(ExporterConfiguration.WinPower()) }
     }

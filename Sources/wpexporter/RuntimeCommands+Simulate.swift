@@ -1,0 +1,70 @@
+import WPConfig
+import WPSimulator
+
+/// `wpexporter simulate`: one simulated WinPower server, or with `--servers N` a
+/// ``SimulatorFleet`` of N independent ones.
+extension RuntimeCommands {
+    func simulate(_ options: SimulatorOptions) async throws {
+        let configuration = try Self.simulatorConfiguration(options)
+        let waitForStop = controls.watchStopSignals()
+        let faults = configuration.faults.map(\.rawValue).sorted()
+        let faultText = faults.isEmpty ? "" : "; faults: \(faults.joined(separator: ", "))"
+        let stop: () async -> Void
+        if options.servers == 1, options.serverFaults.isEmpty {
+            let simulator = WinPowerSimulator(configuration: configuration)
+            let server = SimulatorServer(simulator: simulator, host: options.host, port: options.port)
+            let address = try await server.start()
+            output.standardOutput("WinPower simulator on \(Self.url(address)) with \(options.devices) devices, "
+                                  + "pages of at most \(options.pageSize); user \"\(options.username)\"" + faultText + "\n")
+            stop = { await server.stop() }
+        } else {
+            var fleetConfiguration = SimulatorFleet.Configuration(servers: options.servers, devicesPerServer: options.devices)
+            fleetConfiguration.host = options.host
+            fleetConfiguration.firstPort = options.port
+            fleetConfiguration.server = configuration
+            for entry in options.serverFaults {
+                do {
+                    fleetConfiguration.faults.merge(try SimulatorFleet.parseFaults(entry)) { _, new in new }
+                } catch {
+                    throw UsageError(command: "simulate", message: "--fault-server: \(error)")
+                }
+            }
+            if let index = fleetConfiguration.faults.keys.first(where: { $0 >= options.servers }) {
+                throw UsageError(command: "simulate", message: "--fault-server: server \(index) does not exist; "
+                                 + "servers are numbered 0 to \(options.servers - 1)")
+            }
+            let fleet = SimulatorFleet(configuration: fleetConfiguration)
+            try await fleet.start()
+            output.standardOutput("WinPower simulators: \(options.servers) servers with \(options.devices) devices each, "
+                                  + "pages of at most \(options.pageSize); user \"\(options.username)\"" + faultText + "\n")
+            for member in fleet.members {
+                output.standardOutput("  server \(member.index): \(member.baseURL)"
+                                      + (member.fault.map { " (\($0.rawValue))" } ?? "") + "\n")
+            }
+            stop = { await fleet.stop() }
+        }
+        let controls = self.controls
+        await waitForStop { controls.exit(1) }
+        await stop()
+    }
+
+    /// The simulator settings `options` ask for.
+    static func simulatorConfiguration(_ options: SimulatorOptions) throws -> WinPowerSimulator.Configuration {
+        var configuration = WinPowerSimulator.Configuration()
+        for entry in options.faults {
+            do {
+                configuration.faults.formUnion(try WinPowerSimulator.Fault.parseList(entry))
+            } catch {
+                throw UsageError(command: "simulate", message: "--fault: \(error)")
+            }
+        }
+        configuration.deviceCount = options.devices
+        configuration.pageSizeCap = options.pageSize
+        configuration.tokenLifetime = options.tokenLifetime
+        configuration.tokenExpInMilliseconds = options.tokenExpInMilliseconds
+        configuration.clockSkew = options.clockSkew
+        configuration.username = options.username
+        configuration.password = options.password.reveal()
+        return configuration
+    }
+}
