@@ -54,13 +54,13 @@ extension RuntimeCommands {
         }
         do {
             do {
-                try await run(configuration, client: client, logger: logger, waitForStop: waitForStop, onListening: onListening)
+                try await run(configuration, clients: [client], logger: logger, waitForStop: waitForStop, onListening: onListening)
             } catch let error as HTTPServerError where configuration.server.port != 0 {
                 // The port is taken (9090 often by Prometheus itself): any free port will do.
                 guard case .bind = error else { throw error }
                 output.standardError("note: \(error); using a free port instead\n")
                 configuration.server.port = 0
-                try await run(configuration, client: client, logger: logger, waitForStop: waitForStop, onListening: onListening)
+                try await run(configuration, clients: [client], logger: logger, waitForStop: waitForStop, onListening: onListening)
             }
         } catch {
             await simulator.stop()

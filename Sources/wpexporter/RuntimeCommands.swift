@@ -20,13 +20,14 @@ struct RuntimeCommands: Sendable {
     func server(_ loaded: LoadedConfiguration) async throws {
         let configuration = loaded.configuration
         let logger = try makeLogger(configuration)
-        let client = WinPowerHTTPClient(configuration: try ExporterSettings.client(configuration.winPower),
-                                        logger: logger.child(label: "client"))
+        let clients = try Self.clients(configuration, logger: logger)
         let file = loaded.configurationFile ?? CommandLineTool.noFile
         logger.info("configuration loaded", ["file": .string(file)])
-        try await run(configuration, client: client, logger: logger) { address, exporter in
+        let source = configuration.servers.isEmpty ? ExporterSettings.target(configuration.winPower.baseURL)
+            : "\(configuration.servers.count) WinPower servers (" + configuration.servers.map(\.name).joined(separator: ", ") + ")"
+        try await run(configuration, clients: clients, logger: logger) { address, exporter in
             // Standard error: standard output may carry JSON log lines that parsers expect alone.
-            output.standardError("wpexporter \(BuildInfo.exporterVersion) exporting from \(ExporterSettings.target(configuration.winPower.baseURL))\n"
+            output.standardError("wpexporter \(BuildInfo.exporterVersion) exporting from \(source)\n"
                                   + "configuration file: \(file)\n"
                                   + "metrics: \(Self.url(address, configuration.server.metricsPath, secure: exporter.isSecure))\n")
         }
@@ -35,14 +36,14 @@ struct RuntimeCommands: Sendable {
     /// Builds the exporter and runs it until the first signal; a second signal persists
     /// energy and exits at once with status 1.
     /// `waitForStop` is the signal watcher to use, started now when not given.
-    func run(_ configuration: ExporterConfiguration, client: any WinPowerClient, logger: Logger,
+    func run(_ configuration: ExporterConfiguration, clients: [any WinPowerClient], logger: Logger,
              waitForStop: ProcessControls.StopWaiter? = nil,
              onListening: @escaping @Sendable (ServerAddress, Exporter<ContinuousClock>) async -> Void) async throws {
         let waitForStop = waitForStop ?? controls.watchStopSignals()
         let security = try loadWebSecurity(path: configuration.server.webConfigFile)
         for warning in security.warnings { output.standardError("warning: \(warning)\n") }
         let exporter = try SettingError.namingDataDirectory {
-            try Exporter(configuration: configuration, client: client, clock: ContinuousClock(),
+            try Exporter(configuration: configuration, clients: clients, clock: ContinuousClock(),
                          wallClock: { Date() }, logger: logger, webSecurity: security)
         }
         let controls = self.controls
@@ -58,10 +59,24 @@ struct RuntimeCommands: Sendable {
         })
     }
 
-    /// Builds the root logger with the WinPower password registered as a secret.
+    /// One WinPower client per `servers` entry (each with its own token, backoff and
+    /// timeouts), or the one of `winpower`.
+    static func clients(_ configuration: ExporterConfiguration, logger: Logger) throws -> [any WinPowerClient] {
+        guard !configuration.servers.isEmpty else {
+            return [WinPowerHTTPClient(configuration: try ExporterSettings.client(configuration.winPower),
+                                       logger: logger.child(label: "client"))]
+        }
+        return try configuration.servers.map { entry in
+            WinPowerHTTPClient(configuration: try ExporterSettings.client(entry.winPower),
+                               logger: logger.child(label: "client", fields: ["server": .string(entry.name)]))
+        }
+    }
+
+    /// Builds the root logger with every WinPower password registered as a secret.
     func makeLogger(_ configuration: ExporterConfiguration) throws -> Logger {
         let redactor = Redactor()
-        if let password = configuration.winPower.password, !password.isEmpty { redactor.register(password.reveal()) }
+        let passwords = [configuration.winPower.password] + configuration.servers.map(\.winPower.password)
+        for password in passwords.compactMap({ $0 }) where !password.isEmpty { redactor.register(password.reveal()) }
         return try SettingError.namingLogFile(configuration.logging) {
             try ExporterSettings.logging(configuration.logging).makeLogger(label: "wpexporter", redactor: redactor)
         }
