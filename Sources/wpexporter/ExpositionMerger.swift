@@ -26,6 +26,9 @@ final class ExpositionMerger: Sendable {
     /// The latest merged snapshot.
     var snapshot: MetricsSnapshot { merged.withLock { $0 } }
 
+    /// Whether a rebuild is running (its result not yet published).
+    var isMerging: Bool { pending.withLock { $0.running } }
+
     /// Rebuilds the merged snapshot now, or has the rebuild in progress go once more.
     func publish() {
         let runs = pending.withLock { state -> Bool in
