@@ -13,7 +13,7 @@ struct RuntimeCommands: Sendable {
 
     /// The hooks for ``CommandLineTool``.
     var hooks: RunHooks {
-        RunHooks(server: { try await server($0) }, demo: { try await demo($0) }, simulate: { try await simulate($0) })
+        RunHooks(server: { try await server($0) }, demo: { try await demo($0, servers: $1) }, simulate: { try await simulate($0) })
     }
 
     /// `wpexporter server`.
