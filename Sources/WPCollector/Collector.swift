@@ -204,15 +204,20 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
                                     fresh: state.isFresh(at: now, window: configuration.stalenessWindow))
         do {
             let families = try state.families(context)
+            let seriesCount = families.reduce(0) { $0 + $1.lineCount }
+            guard configuration.seriesLabels.isEmpty else {
+                // One server of several: its chunks only (the merge and /probe are made from them).
+                let chunks = ExpositionChunks(families: families, labels: configuration.seriesLabels,
+                                              excluding: Self.processWideFamilies, deviceCount: live.count,
+                                              generatedAt: generatedAt)
+                return MetricsSnapshot(text: [], textGzip: [], openMetrics: [], openMetricsGzip: [], generatedAt: generatedAt,
+                                       deviceCount: live.count, seriesCount: seriesCount, chunks: chunks)
+            }
             let bodies = SnapshotEncoder.encode(families, textCapacity: state.lastTextSize)
             state.lastTextSize = bodies.text.count
-            let chunks = configuration.seriesLabels.isEmpty ? nil
-                : ExpositionChunks(families: families, labels: configuration.seriesLabels,
-                                   excluding: Self.processWideFamilies, deviceCount: live.count, generatedAt: generatedAt)
             return MetricsSnapshot(text: bodies.text, textGzip: bodies.textGzip, openMetrics: bodies.openMetrics,
                                    openMetricsGzip: bodies.openMetricsGzip, generatedAt: generatedAt,
-                                   deviceCount: live.count, seriesCount: families.reduce(0) { $0 + $1.lineCount },
-                                   chunks: chunks)
+                                   deviceCount: live.count, seriesCount: seriesCount)
         } catch {
             logger.error("rendering metrics failed; serving the previous snapshot", ["error": "\(error)"])
             return nil

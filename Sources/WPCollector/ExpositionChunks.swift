@@ -39,6 +39,8 @@ public struct ExpositionChunks: Sendable {
     public var generatedAt: Date?
     /// Whether every deflated chunk is usable (zlib could allocate its memory).
     public var compressed: Bool
+    /// The labels inserted, as rendered (`server="a",site="b"`).
+    public var labelPrefix: [UInt8]
 
     /// Renders `families` into chunks, inserting `labels` first in every series' label set.
     ///
@@ -89,6 +91,53 @@ public struct ExpositionChunks: Sendable {
         self.deviceCount = deviceCount
         self.generatedAt = generatedAt
         self.compressed = compressed
+        self.labelPrefix = prefix
+    }
+
+    /// This server's families alone, without the inserted labels: its `/probe` body (text,
+    /// or OpenMetrics without `# EOF`). Built on each call (a pass over the server's lines).
+    ///
+    /// - Parameter openMetrics: OpenMetrics instead of the text format.
+    /// - Returns: the body, byte for byte what a collector without series labels renders for
+    ///   the same families.
+    public func standalone(openMetrics: Bool) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(families.reduce(0) { $0 + $1.text.count + 256 })
+        for family in families {
+            out.append(contentsOf: openMetrics ? family.openMetricsHeader : family.textHeader)
+            Self.unlabelled(openMetrics ? family.openMetrics ?? family.text : family.text, prefix: labelPrefix, into: &out)
+        }
+        return out
+    }
+
+    /// Undoes ``labelled(_:prefix:)``: removes `prefix` and its `,` (or the braces around a
+    /// label set that held only it) from each line.
+    static func unlabelled(_ lines: [UInt8], prefix: [UInt8], into out: inout [UInt8]) {
+        guard !prefix.isEmpty else {
+            out.append(contentsOf: lines)
+            return
+        }
+        var start = 0
+        while start < lines.count {
+            let end = lines[start...].firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? lines.count
+            let line = lines[start..<end]
+            guard let brace = line.firstIndex(where: { $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: " ") }),
+                  line[brace] == UInt8(ascii: "{"), brace + 1 + prefix.count < end,
+                  line[(brace + 1)..<(brace + 1 + prefix.count)].elementsEqual(prefix) else {
+                out.append(contentsOf: line)
+                start = end
+                continue
+            }
+            let after = brace + 1 + prefix.count
+            if line[after] == UInt8(ascii: "}") {
+                out.append(contentsOf: line[start..<brace])
+                out.append(contentsOf: line[(after + 1)...])
+            } else {
+                out.append(contentsOf: line[start...brace])
+                out.append(contentsOf: line[(after + 1)...])
+            }
+            start = end
+        }
     }
 
     /// Sample lines with `prefix` inserted first in each label set: `name{a="b"} 1` becomes

@@ -30,9 +30,10 @@ public final class MetricsSnapshot: Sendable {
     public let deviceCount: Int
     /// Samples (lines other than comments) in ``text``.
     public let seriesCount: Int
-    /// The same families as per-family chunks carrying the collector's
+    /// The families as per-family chunks carrying the collector's
     /// ``CollectorConfiguration/seriesLabels``, for ``MergedExposition``; `nil` when the
-    /// collector has no series labels (a single-server exporter).
+    /// collector has no series labels (a single-server exporter). When set, the four bodies
+    /// are empty.
     public let chunks: ExpositionChunks?
 
     /// Creates a snapshot from already-rendered bodies.

@@ -39,7 +39,26 @@ extension Endpoints {
         }
         let format = ExpositionFormat.negotiate(accept: request.headers["Accept"])
         let end: [UInt8] = format == .text ? [] : Array("# EOF\n".utf8)
-        return cached(server.snapshot(), format: format, request: request, tail: end)
+        let snapshot = server.snapshot()
+        guard let chunks = snapshot.chunks else {
+            return cached(snapshot, format: format, request: request, tail: end)
+        }
+        // Built per request from the server's chunks (one pass over its lines; a server's
+        // share of the exposition), so the exporter keeps no second copy of every server.
+        let body = chunks.standalone(openMetrics: format != .text)
+        let gzip = GzipNegotiation.isAccepted(request.headers["Accept-Encoding"])
+        let compressed = gzip ? MetricsSnapshot.gzipMember(of: body + end) : []
+        var response = HTTPResponse(status: 200)
+        response.headers.set(name: "Content-Type", value: format.contentType)
+        response.headers.set(name: "Vary", value: "Accept, Accept-Encoding")
+        if gzip && !compressed.isEmpty {
+            response.headers.set(name: "Content-Encoding", value: "gzip")
+            response.body = compressed
+        } else {
+            response.body = body
+            response.bodySuffix = end
+        }
+        return response
     }
 
     /// `GET /targets`: Prometheus `http_sd_configs` JSON, one group per configured server, whose

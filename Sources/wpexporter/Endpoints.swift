@@ -31,6 +31,9 @@ struct Endpoints: Sendable {
     /// The configured servers of a multi-server exporter (then `/probe` and `/targets` exist,
     /// and `/health` and `/-/ready` are per server); empty for a single server.
     var servers: [ServerView] = []
+    /// The plain OpenMetrics body when ``snapshot`` leaves it empty (built on demand: a
+    /// multi-server exporter's merged snapshot); `nil` uses the snapshot's.
+    var openMetricsBody: (@Sendable () -> [UInt8])?
 
     /// The router serving every endpoint, counting requests in ``scrape``. No route takes a
     /// request body: one is refused with 413 from its head, before a byte of it is read.
@@ -87,7 +90,8 @@ struct Endpoints: Sendable {
             // Empty only when zlib runs out of memory; the snapshot member alone is still valid gzip.
             response.bodySuffix = MetricsSnapshot.gzipMember(of: tail)
         } else {
-            response.body = format == .text ? snapshot.text : snapshot.openMetrics
+            response.body = format == .text ? snapshot.text
+                : snapshot.openMetrics.isEmpty ? openMetricsBody?() ?? [] : snapshot.openMetrics
             response.bodySuffix = tail
         }
         return response

@@ -123,6 +123,7 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                                   target: "\(entries.count) servers", version: BuildInfo.exporterVersion,
                                   metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
                                   scrape: scrape)
+            endpoints.openMetricsBody = { merger.openMetricsBody() }
             endpoints.servers = zip(entries, collectors).map { entry, collector in
                 ServerView(name: entry.name, labels: ServerPipeline<C>.seriesLabels(entry),
                            target: collector.configuration.target, snapshot: { collector.snapshot },

@@ -15,6 +15,8 @@ import WPTestSupport
         let clock: ManualClock
         let meter: EnergyMeter<ManualClock>
         let collectors: [Collector<ManualClock>]
+        /// Server "a" again, without series labels and with its own meter: the single-server rendering.
+        let single: Collector<ManualClock>
 
         init() throws {
             let logger = Logger(label: "merge", level: .debug, sink: InMemoryLogSink())
@@ -25,6 +27,12 @@ import WPTestSupport
             let readout = DeviceReadout.make(devices: [.make(id: "ups-1", watts: 100), .make(id: "ups-2", alias: "B\"x", watts: 300)])
             let clients: [any WinPowerClient] = [ClientStub([.success(readout)]), ClientStub([.success(readout)]),
                                                  ClientStub([.failure(ClientError(.network, "connection refused"))])]
+            let epoch = Date(timeIntervalSince1970: 1_760_365_813)
+            single = Collector(configuration: CollectorConfiguration(target: "http://a.test:8081"),
+                               client: ClientStub([.success(readout)]),
+                               meter: try EnergyMeter.open(store: InMemoryEnergyStore(), clock: clock, logger: logger),
+                               clock: clock, wallClock: { epoch.addingTimeInterval(Double(clock.now.offset.components.seconds)) },
+                               logger: logger)
             let names = ["a", "b", "down"]
             collectors = zip(names, clients).map { name, client in
                 var configuration = CollectorConfiguration(target: "http://\(name).test:8081")
@@ -39,7 +47,7 @@ import WPTestSupport
         }
 
         func collect() async {
-            for collector in collectors { await collector.collect() }
+            for collector in collectors + [single] { await collector.collect() }
         }
 
         var merged: MetricsSnapshot {
@@ -57,7 +65,7 @@ import WPTestSupport
         let lines = text.split(separator: "\n")
         let helps = lines.filter { $0.hasPrefix("# HELP ") }.map { $0.split(separator: " ")[2] }
         #expect(Set(helps).count == helps.count, "a family's HELP appears once")
-        let single = String(decoding: fleet.collectors[0].snapshot.text, as: UTF8.self)
+        let single = String(decoding: fleet.single.snapshot.text, as: UTF8.self)
         #expect(helps.count == single.split(separator: "\n").filter { $0.hasPrefix("# HELP ") }.count)
         #expect(helps == helps.sorted())
         for line in lines where !line.hasPrefix("#") {
@@ -79,6 +87,30 @@ import WPTestSupport
         #expect(Set(fleet.meter.totals.keys) == ["a\u{1F}ups-1", "a\u{1F}ups-2", "b\u{1F}ups-1", "b\u{1F}ups-2"])
         #expect(merged.deviceCount == 4)
         #expect(merged.seriesCount == lines.filter { !$0.hasPrefix("#") }.count)
+    }
+
+    /// `/probe`'s body: one server's chunks without their labels are what a single-server
+    /// collector renders, less the process-wide families.
+    @Test func aServersStandaloneBodyIsTheSingleServerRendering() async throws {
+        let fleet = try Fleet()
+        await fleet.collect()
+        fleet.clock.advance(by: .seconds(5))
+        await fleet.collect()
+        let chunks = try #require(fleet.collectors[0].snapshot.chunks)
+        #expect(fleet.collectors[0].snapshot.text.isEmpty, "a labelled collector keeps only its chunks")
+        func withoutProcessWide(_ body: [UInt8]) -> String {
+            String(decoding: body, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+                .filter { line in !Collector<ManualClock>.processWideFamilies.contains { line.contains($0.replacing("_total", with: "")) } }
+                .joined(separator: "\n")
+        }
+        #expect(String(decoding: chunks.standalone(openMetrics: false), as: UTF8.self)
+                == withoutProcessWide(fleet.single.snapshot.text))
+        #expect(String(decoding: chunks.standalone(openMetrics: true), as: UTF8.self)
+                == withoutProcessWide(fleet.single.snapshot.openMetrics))
+        let merged = fleet.merged
+        #expect(MergedExposition.snapshot(of: fleet.collectors.map { $0.snapshot.chunks }, openMetricsBody: false).openMetrics.isEmpty)
+        #expect(MergedExposition.openMetricsBody(of: fleet.collectors.map { $0.snapshot.chunks } + [Collector.processWideChunks(fleet.meter)])
+                == merged.openMetrics)
     }
 
     @Test func gzipBodiesDecodeToThePlainOnes() async throws {
@@ -121,7 +153,7 @@ import WPTestSupport
             // Its lint names one known problem of the single-server exposition (the gauge
             // winpower_exporter_device_count ends in _count); the merge must add none.
             let singleFile = directory.appendingPathComponent("single.txt")
-            try Data(fleet.collectors[0].snapshot.text).write(to: singleFile)
+            try Data(fleet.single.snapshot.text).write(to: singleFile)
             let merged = try Self.run(promtool, ["check", "metrics"], stdin: textFile)
             let single = try Self.run(promtool, ["check", "metrics"], stdin: singleFile)
             #expect(Set(merged.output.split(separator: "\n")) == Set(single.output.split(separator: "\n")),
