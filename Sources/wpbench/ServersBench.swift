@@ -128,17 +128,8 @@ enum ScrapeClient {
 
     private static func loop(port: Int, gzip: Bool, scrapes: Int) throws -> Double {
         let began = threadCPUMilliseconds()
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw Failure(description: "socket failed") }
+        let descriptor = try LoopbackClient.connectLoopback(port: port)
         defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw Failure(description: "connect failed") }
         let request = Array(("GET /metrics HTTP/1.1\r\nHost: bench\r\n" + (gzip ? "Accept-Encoding: gzip\r\n" : "") + "\r\n").utf8)
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         for _ in 0..<scrapes {

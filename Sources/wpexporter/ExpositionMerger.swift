@@ -54,12 +54,9 @@ final class ExpositionMerger: Sendable {
     /// Rebuilds the merged snapshot now, or has the rebuild in progress go once more.
     func publish() {
         let runs = pending.withLock { state -> Bool in
-            if state.running {
-                state.again = true
-                return false
-            }
+            state.again = state.running
             state.running = true
-            return true
+            return !state.again
         }
         guard runs else { return }
         while true {

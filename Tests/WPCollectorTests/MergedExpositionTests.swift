@@ -76,14 +76,15 @@ import WPTestSupport
             }
         }
         #expect(lines.filter { $0.hasPrefix("winpower_exporter_energy_state_reset") }.count == 1)
-        let samples = Self.samples(text)
-        #expect(samples["winpower_exporter_up{server=\"a\",site=\"north \\\"1\\\"\"}"] == 1)
-        #expect(samples["winpower_exporter_up{server=\"down\",site=\"south\"}"] == 0)
-        #expect(samples["winpower_exporter_scrape_errors_total{server=\"down\",site=\"south\",error_type=\"network\"}"] == 2)
+        let exposition = try CollectorExposition(text: merged.text)
+        #expect(exposition.value("winpower_exporter_up", ["server": "a", "site": "north \"1\""]) == 1)
+        #expect(exposition.value("winpower_exporter_up", ["server": "down", "site": "south"]) == 0)
+        #expect(exposition.value("winpower_exporter_scrape_errors_total",
+                                 ["server": "down", "site": "south", "error_type": "network"]) == 2)
         // 100 W for 5 s on each server, kept apart although the device ids are the same.
-        let joules = samples.filter { $0.key.hasPrefix("winpower_device_energy_joules_total{") && $0.key.contains("ups-1") }
-        #expect(joules.count == 2)
-        #expect(joules.values.allSatisfy { $0 == 500 })
+        let joules = exposition.samples("winpower_device_energy_joules_total", ["device_id": "ups-1"])
+        #expect(joules.map { $0.labels["server"] } == ["a", "b"])
+        #expect(joules.allSatisfy { $0.value == 500 })
         #expect(Set(fleet.meter.totals.keys) == ["a\u{1F}ups-1", "a\u{1F}ups-2", "b\u{1F}ups-1", "b\u{1F}ups-2"])
         #expect(merged.deviceCount == 4)
         #expect(merged.seriesCount == lines.filter { !$0.hasPrefix("#") }.count)
@@ -171,15 +172,6 @@ import WPTestSupport
             let (status, output) = try Self.run(python, ["-c", script, textFile.path, openMetricsFile.path])
             #expect(status == 0, "prometheus-client: \(output)")
         }
-    }
-
-    static func samples(_ text: String) -> [String: Double] {
-        var result: [String: Double] = [:]
-        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
-            guard let space = line.lastIndex(of: " ") else { continue }
-            result[String(line[..<space])] = Double(line[line.index(after: space)...])
-        }
-        return result
     }
 
     static func which(_ tool: String) -> String? {

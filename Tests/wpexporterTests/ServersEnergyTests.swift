@@ -35,13 +35,19 @@ import WPTestSupport
             && $0.key.contains("device_id=\"\(device)\"") }?.value
     }
 
-    @Test func aWinpowerOnlyStateMovedToServersKeepsEveryTotal() async throws {
-        let clock = ManualClock()
-        let single = try ServersHarness(servers: [("unused", ClientStub([.success(Self.readout)]))], clock: clock) {
+    /// A `winpower`-only exporter that collected twice, 10 s apart, and was closed.
+    static func winpowerOnly(_ clock: ManualClock) async throws -> ServersHarness {
+        let single = try ServersHarness(servers: [("unused", ClientStub([.success(readout)]))], clock: clock) {
             $0.servers = []
         }
-        await Self.run(single)
+        await run(single)
         single.exporter.close()
+        return single
+    }
+
+    @Test func aWinpowerOnlyStateMovedToServersKeepsEveryTotal() async throws {
+        let clock = ManualClock()
+        let single = try await Self.winpowerOnly(clock)
         #expect(try Self.storedKeys(single.dataDirectory) == ["ups-1": 3600, "ups-2": 7200])
 
         // The entry whose base_url is winpower's adopts them; the other starts from 0.
@@ -98,11 +104,7 @@ import WPTestSupport
 
     @Test func totalsNoEntryAdoptsStayInTheStateAndAreReported() async throws {
         let clock = ManualClock()
-        let single = try ServersHarness(servers: [("unused", ClientStub([.success(Self.readout)]))], clock: clock) {
-            $0.servers = []
-        }
-        await Self.run(single)
-        single.exporter.close()
+        let single = try await Self.winpowerOnly(clock)
         let multi = try ServersHarness(servers: [("a", ClientStub([.success(Self.readout)]))],
                                        dataDirectory: single.dataDirectory, clock: clock)
         await Self.run(multi, times: 1)

@@ -31,13 +31,8 @@ final class ServersHarness: Sendable {
         let directory = dataDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("wpexporter-servers-\(UUID().uuidString)").path
         self.dataDirectory = directory
-        var configuration = ExporterConfiguration()
-        configuration.server.host = "127.0.0.1"
-        configuration.server.port = 0
-        configuration.winPower.baseURL = "http://127.0.0.1:1"
-        configuration.winPower.username = "admin"
-        configuration.winPower.password = Secret("s3cr3t-Pa55")
-        configuration.storage.dataDirectory = directory
+        var configuration = ExporterHarness.configuration(baseURL: "http://127.0.0.1:1", username: "admin",
+                                                          password: "s3cr3t-Pa55", dataDirectory: directory)
         configuration.scheduler.gracefulShutdownTimeout = .seconds(1)
         configuration.servers = servers.enumerated().map { index, server in
             var winPower = configuration.winPower
