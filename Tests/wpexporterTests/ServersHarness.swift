@@ -78,19 +78,39 @@ final class ServersHarness: Sendable {
     }
 }
 
-/// A WinPower that accepts the request and never answers: `fetchDevices()` sleeps on the
-/// manual clock for an hour (a sleeper the test can count), then fails as a timeout.
+/// A WinPower that accepts the request and does not answer until ``release()``; then every
+/// call fails at once as a timeout. No clock is involved, so a test counts only its
+/// schedulers' sleepers.
 final class HangingClient: WinPowerClient {
-    let clock: ManualClock
-    private let count = Mutex(0)
+    private struct State {
+        var calls = 0
+        var released = false
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+    private let state = Mutex(State())
 
-    init(clock: ManualClock) { self.clock = clock }
+    var calls: Int { state.withLock { $0.calls } }
 
-    var calls: Int { count.withLock { $0 } }
+    /// Lets every held call (and every later one) fail as a timeout.
+    func release() {
+        let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.released = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
 
     func fetchDevices() async throws -> DeviceReadout {
-        count.withLock { $0 += 1 }
-        try await clock.sleep(for: .seconds(3600))
-        throw ClientError(.timeout, "WinPower did not answer within 3600 s")
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                state.calls += 1
+                if state.released { return true }
+                state.waiting.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+        throw ClientError(.timeout, "WinPower did not answer within winpower.timeout")
     }
 }

@@ -13,12 +13,12 @@ import WPTestSupport
 @Suite struct ServersIsolationTests {
     static let names = (0..<10).map { "s\($0)" }
 
-    static func clients(_ clock: ManualClock) -> [(name: String, client: any WinPowerClient)] {
+    static func clients(_ hanging: HangingClient) -> [(name: String, client: any WinPowerClient)] {
         names.enumerated().map { index, name in
             let client: any WinPowerClient = switch index {
             case 0..<5: ClientStub([.success(.make(devices: [.make(id: "ups-1", watts: 100), .make(id: "ups-2", watts: 200)]))])
             case 5..<8: ClientStub([.failure(ClientError(.network, "connection refused"))])
-            case 8: HangingClient(clock: clock)
+            case 8: hanging
             default: ClientStub([.failure(ClientError(.auth, "login rejected: wrong user name or password"))])
             }
             return (name, client)
@@ -27,7 +27,8 @@ import WPTestSupport
 
     @Test func downHungAndRejectedServersDelayNeitherTheOthersNorAScrape() async throws {
         let clock = ManualClock()
-        let harness = try ServersHarness(servers: Self.clients(clock), clock: clock)
+        let hanging = HangingClient()
+        let harness = try ServersHarness(servers: Self.clients(hanging), clock: clock)
         let pipelines = harness.exporter.pipelines
         #expect(pipelines.count == 10)
         let running = pipelines.map { pipeline in Task { await pipeline.scheduler.run() } }
@@ -35,8 +36,8 @@ import WPTestSupport
         let merger = try #require(harness.exporter.merger)
         for tick in 0..<4 {
             if tick > 0 { clock.advance(by: .seconds(5)) }
-            // 10 schedulers waiting for their next tick, and s8's request held.
-            await clock.waitForSleepers(11)
+            // 10 schedulers waiting for their next tick (s8's request is held meanwhile).
+            await clock.waitForSleepers(10)
             await harness.until("tick \(tick) of the 9 servers that answer, merged") {
                 others.allSatisfy { $0.scheduler.statistics.completed == tick + 1 } && !merger.isMerging
             }
@@ -82,9 +83,12 @@ import WPTestSupport
         #expect(report.deviceCount == 10)
         #expect(!health.text.contains("s3cr3t"))
 
+        #expect(hanging.calls == 1)
+        // WinPower's timeout ends the hung collection; then nothing runs and shutdown waits
+        // for nothing (no graceful-shutdown timer on the manual clock).
+        hanging.release()
+        await harness.until("s8's collection to end") { pipelines[8].scheduler.statistics.completed == 1 }
         for task in running { task.cancel() }
-        await clock.waitForSleepers(2) // s8's held request and its graceful-shutdown timer
-        clock.advance(by: .seconds(3600))
         for task in running { await task.value }
         harness.exporter.close()
         #expect(!harness.logs.records.contains { $0.message.contains("s3cr3t") })
