@@ -141,16 +141,23 @@ struct Endpoints: Sendable {
     func landingPage() -> HTTPResponse {
         let target = HTMLEscaping.escape(self.target.isEmpty ? "(not configured)" : self.target)
         let path = HTMLEscaping.escape(metricsPath)
+        let source = servers.isEmpty ? "WinPower at <code>\(target)</code>"
+            : "\(servers.count) WinPower servers: " + servers.map { server in
+                let name = HTMLEscaping.escape(server.name)
+                return "<a href=\"/probe?target=\(name)\"><code>\(name)</code></a> (<code>\(HTMLEscaping.escape(server.target))</code>)"
+            }.joined(separator: ", ")
+        let targets = servers.isEmpty ? "" : "<li><a href=\"/targets\">Targets</a> (Prometheus <code>http_sd_configs</code>)</li>\n"
+
         let html = """
         <!DOCTYPE html>
         <html lang="en">
         <head><meta charset="utf-8"><title>WinPower exporter</title></head>
         <body>
         <h1>WinPower exporter</h1>
-        <p>Version \(HTMLEscaping.escape(version)), exporting from WinPower at <code>\(target)</code>.</p>
+        <p>Version \(HTMLEscaping.escape(version)), exporting from \(source).</p>
         <ul>
         <li><a href="\(path)">Metrics</a> (<code>\(path)</code>)</li>
-        <li><a href="/health">Health</a> (JSON)</li>
+        \(targets)<li><a href="/health">Health</a> (JSON)</li>
         <li><a href="/-/healthy">Liveness</a> (<code>/-/healthy</code>)</li>
         <li><a href="/-/ready">Readiness</a> (<code>/-/ready</code>)</li>
         </ul>

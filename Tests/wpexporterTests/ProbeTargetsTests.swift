@@ -94,6 +94,14 @@ import WPTestSupport
         harness.exporter.close()
     }
 
+    @Test func theLandingPageLinksEveryServersProbeAndTheTargets() async throws {
+        let harness = try Self.harness()
+        let page = try await harness.get("/").text
+        #expect(page.contains("exporting from 2 WinPower servers: <a href=\"/probe?target=a\"><code>a</code></a> (<code>http://127.0.0.2:8081</code>)"))
+        #expect(page.contains("<li><a href=\"/targets\">Targets</a>"))
+        harness.exporter.close()
+    }
+
     @Test func aSingleServerExporterHasNeitherEndpoint() async throws {
         let endpoints = try EndpointTests.endpoints()
         #expect(!endpoints.makeRouter().paths.contains("/probe"))
