@@ -64,7 +64,7 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
         self.state = Mutex(CollectorState(configuration: configuration))
         self.published = Mutex(.empty)
         self.publishedHealth = Mutex(CollectorHealth())
-        let energy = EnergyView(meter)
+        let energy = EnergyView(meter, prefix: configuration.energyKeyPrefix)
         let initial = state.withLock { state in
             render(&state, energy, at: clock.now, wall: wallClock(), generatedAt: nil)
         }
@@ -95,7 +95,7 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
         let now = clock.now
         // Read before taking `state`: the meter may be saving (a slow disk), and nothing that
         // holds `state` may wait for it.
-        let energy = EnergyView(meter)
+        let energy = EnergyView(meter, prefix: configuration.energyKeyPrefix)
         let next = state.withLock { state -> MetricsSnapshot? in
             guard total > state.skippedCollections else { return nil }
             state.skippedCollections = total
@@ -131,11 +131,12 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
         }
         let fetched = clock.now
         if case .success(let readout) = outcome {
-            meter.record(readout.devices.map(Self.energySample), at: fetched)
+            let prefix = configuration.energyKeyPrefix
+            meter.record(readout.devices.map { Self.energySample($0, keyPrefix: prefix) }, at: fetched)
         }
         let finished = clock.now
         let wall = wallClock()
-        let energy = EnergyView(meter)
+        let energy = EnergyView(meter, prefix: configuration.energyKeyPrefix)
         var (next, health) = state.withLock { state -> (MetricsSnapshot?, CollectorHealth) in
             state.collectionDuration.observe(start.duration(to: finished).seconds)
             state.end(at: wall)
@@ -161,10 +162,27 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
         publishedHealth.withLock { $0 = health }
     }
 
+    /// Families of the shared energy meter's health: the same for every server, so a
+    /// multi-server exporter serves them once, without server labels.
+    public static var processWideFamilies: Set<String> {
+        ["winpower_exporter_energy_state_reset", "winpower_exporter_energy_persist_failures_total"]
+    }
+
+    /// The chunks of ``processWideFamilies`` for a merged exposition: the shared meter's
+    /// health, without server labels; `nil` only if rendering failed.
+    ///
+    /// - Parameter meter: the meter every server's collector shares.
+    public static func processWideChunks(_ meter: EnergyMeter<C>) -> ExpositionChunks? {
+        let status = meter.status
+        guard let families = try? MetricFamily.meterFamilies(stateReset: status.stateWasReset,
+                                                             persistFailures: status.persistFailures) else { return nil }
+        return ExpositionChunks(families: families, labels: [], deviceCount: 0, generatedAt: nil)
+    }
+
     /// The energy sample of a device: total active power, unusable while disconnected, bounded
-    /// by the device's rating.
-    static func energySample(_ device: Device) -> EnergySample {
-        EnergySample(deviceID: device.id, watts: device.realtime.loadTotalWatt, connected: device.connected != false,
+    /// by the device's rating; keyed `keyPrefix + id` in the meter.
+    static func energySample(_ device: Device, keyPrefix: String = "") -> EnergySample {
+        EnergySample(deviceID: keyPrefix.isEmpty ? device.id : keyPrefix + device.id, watts: device.realtime.loadTotalWatt, connected: device.connected != false,
                      ratingVa: device.config.ratingVa)
     }
 
@@ -186,11 +204,20 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
                                     fresh: state.isFresh(at: now, window: configuration.stalenessWindow))
         do {
             let families = try state.families(context)
+            let seriesCount = families.reduce(0) { $0 + $1.lineCount }
+            guard configuration.seriesLabels.isEmpty else {
+                // One server of several: its chunks only (the merge and /probe are made from them).
+                let chunks = ExpositionChunks(families: families, labels: configuration.seriesLabels,
+                                              excluding: Self.processWideFamilies, deviceCount: live.count,
+                                              generatedAt: generatedAt)
+                return MetricsSnapshot(text: [], textGzip: [], openMetrics: [], openMetricsGzip: [], generatedAt: generatedAt,
+                                       deviceCount: live.count, seriesCount: seriesCount, chunks: chunks)
+            }
             let bodies = SnapshotEncoder.encode(families, textCapacity: state.lastTextSize)
             state.lastTextSize = bodies.text.count
             return MetricsSnapshot(text: bodies.text, textGzip: bodies.textGzip, openMetrics: bodies.openMetrics,
                                    openMetricsGzip: bodies.openMetricsGzip, generatedAt: generatedAt,
-                                   deviceCount: live.count, seriesCount: families.reduce(0) { $0 + $1.lineCount })
+                                   deviceCount: live.count, seriesCount: seriesCount)
         } catch {
             logger.error("rendering metrics failed; serving the previous snapshot", ["error": "\(error)"])
             return nil
@@ -203,10 +230,21 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
         var status: EnergyMeter<C>.Status
         var rejectedSamples: [String: Int]
 
-        init(_ meter: EnergyMeter<C>) {
-            totals = meter.totals
+        /// - Parameter prefix: the collector's key prefix: only keys with it are kept,
+        ///   without it (every key when empty).
+        init(_ meter: EnergyMeter<C>, prefix: String) {
+            totals = Self.own(meter.totals, prefix: prefix)
             status = meter.status
-            rejectedSamples = meter.rejectedSamples
+            rejectedSamples = Self.own(meter.rejectedSamples, prefix: prefix)
+        }
+
+        static func own<Value>(_ all: [String: Value], prefix: String) -> [String: Value] {
+            guard !prefix.isEmpty else { return all }
+            var own: [String: Value] = [:]
+            for (key, value) in all where key.hasPrefix(prefix) {
+                own[String(key.dropFirst(prefix.count))] = value
+            }
+            return own
         }
     }
 }

@@ -22,6 +22,16 @@ public struct CollectorConfiguration: Sendable, Equatable {
     public var collectionDurationBuckets: [Double]
     /// Upper bounds (seconds) of `winpower_api_response_time_seconds`.
     public var apiResponseTimeBuckets: [Double]
+    /// Labels of one server of a multi-server exporter (`server` first, then the entry's
+    /// static labels). When not empty, snapshots carry only ``MetricsSnapshot/chunks``: the
+    /// families with these labels on every series, except the process-wide ones
+    /// (``Collector/processWideFamilies``); their bodies are empty (see
+    /// ``ExpositionChunks/standalone(openMetrics:)`` for one server's own body).
+    public var seriesLabels: [SeriesLabel] = []
+    /// What this collector's devices are called in a shared ``WPEnergy/EnergyMeter``:
+    /// `energyKeyPrefix + device_id`. Empty (the device id alone) for a single server; see
+    /// ``EnergyKey`` for the multi-server scheme.
+    public var energyKeyPrefix: String = ""
 
     /// Creates a configuration.
     ///

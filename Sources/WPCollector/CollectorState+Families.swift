@@ -40,11 +40,8 @@ extension CollectorState {
             "Scheduled collections skipped: the previous one was still running, "
                 + "or the exporter could not run them on time (a suspended machine).",
             Double(skippedCollections), type: .counter))
-        try families.append(.single("winpower_exporter_energy_state_reset",
-            "1 when stored energy totals could not be read at start and counting restarted from 0.",
-            context.energyStateReset ? 1 : 0))
-        try families.append(.single("winpower_exporter_energy_persist_failures_total",
-            "Failed attempts to save the energy totals.", Double(context.persistFailures), type: .counter))
+        try families.append(contentsOf: MetricFamily.meterFamilies(stateReset: context.energyStateReset,
+                                                                   persistFailures: context.persistFailures))
 
         var errorFamily = try MetricFamily(name: "winpower_exporter_scrape_errors_total",
             help: "Failed collections by error type.", type: .counter, labelNames: ["error_type"])
@@ -184,6 +181,15 @@ extension MetricFamily {
         var family = try MetricFamily(name: name, help: help, type: type, unit: unit)
         try family.append(labelValues: [], value: value)
         return family
+    }
+
+    /// The energy meter's health (``Collector/processWideFamilies``).
+    static func meterFamilies(stateReset: Bool, persistFailures: Int) throws(MetricsError) -> [MetricFamily] {
+        [try .single("winpower_exporter_energy_state_reset",
+            "1 when stored energy totals could not be read at start and counting restarted from 0.",
+            stateReset ? 1 : 0),
+         try .single("winpower_exporter_energy_persist_failures_total",
+            "Failed attempts to save the energy totals.", Double(persistFailures), type: .counter)]
     }
 
     /// Lines this family contributes to the text format (histogram buckets, sum and count included).

@@ -30,6 +30,11 @@ public final class MetricsSnapshot: Sendable {
     public let deviceCount: Int
     /// Samples (lines other than comments) in ``text``.
     public let seriesCount: Int
+    /// The families as per-family chunks carrying the collector's
+    /// ``CollectorConfiguration/seriesLabels``, for ``MergedExposition``; `nil` when the
+    /// collector has no series labels (a single-server exporter). When set, the four bodies
+    /// are empty.
+    public let chunks: ExpositionChunks?
 
     /// Creates a snapshot from already-rendered bodies.
     ///
@@ -41,8 +46,9 @@ public final class MetricsSnapshot: Sendable {
     ///   - generatedAt: when the producing collection finished.
     ///   - deviceCount: devices with live series.
     ///   - seriesCount: samples in `text`.
+    ///   - chunks: the labelled per-family chunks, for a merged exposition.
     public init(text: [UInt8], textGzip: [UInt8], openMetrics: [UInt8], openMetricsGzip: [UInt8],
-                generatedAt: Date?, deviceCount: Int, seriesCount: Int) {
+                generatedAt: Date?, deviceCount: Int, seriesCount: Int, chunks: ExpositionChunks? = nil) {
         self.text = text
         self.textGzip = textGzip
         self.openMetrics = openMetrics
@@ -50,6 +56,7 @@ public final class MetricsSnapshot: Sendable {
         self.generatedAt = generatedAt
         self.deviceCount = deviceCount
         self.seriesCount = seriesCount
+        self.chunks = chunks
     }
 
     /// Compresses `bytes` into one complete gzip member, as the snapshot's gzip bodies are.

@@ -73,7 +73,7 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     private let saving = Mutex(())
 
     private init(configuration: EnergyConfiguration, persistence: PersistencePolicy,
-                 store: any EnergyStore, clock: C, logger: Logger, loaded: LoadedEnergyState) {
+                 store: any EnergyStore, clock: C, logger: Logger, loaded: LoadedEnergyState, rekeyed: Bool = false) {
         self.loaded = loaded
         self.persistence = persistence
         self.store = store
@@ -83,7 +83,7 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
         base.devices = [:]
         let status = Status(stateWasReset: loaded.stateWasReset, persistFailures: 0, lastPersistError: nil, saves: 0)
         inner = Mutex(Inner(integrator: EnergyIntegrator(configuration: configuration, seed: loaded.state),
-                            base: base, dirty: loaded.legacyImport != nil, status: status))
+                            base: base, dirty: loaded.legacyImport != nil || rekeyed, status: status))
     }
 
     /// Loads the stored totals and returns a meter continuing from them.
@@ -102,6 +102,40 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
         let loaded = try store.load()
         return EnergyMeter(configuration: configuration, persistence: persistence, store: store,
                            clock: clock, logger: logger, loaded: loaded)
+    }
+
+    /// Loads the stored totals, moves some of them to new keys, and returns a meter continuing
+    /// from them; the next save persists the new keys.
+    ///
+    /// Everything stored under a key travels with it (totals, gaps and whatever else the
+    /// state keeps per device). A key whose new key already holds a total is left where it is
+    /// (logged): nothing is overwritten, nothing dropped.
+    ///
+    /// - Parameters:
+    ///   - renaming: given the stored keys, returns `old → new` for those to move.
+    ///   - others: as ``open(configuration:persistence:store:clock:logger:)``.
+    /// - Returns: the meter and the number of keys moved.
+    /// - Throws: the store's error when storage cannot be used at all.
+    public static func open(configuration: EnergyConfiguration = EnergyConfiguration(),
+                            persistence: PersistencePolicy = PersistencePolicy(),
+                            store: any EnergyStore, clock: C, logger: Logger,
+                            renaming: ([String]) -> [String: String]) throws -> (meter: EnergyMeter, moved: Int) {
+        var loaded = try store.load()
+        var moved = 0
+        for (old, new) in renaming(Array(loaded.state.devices.keys)).sorted(by: { $0.key < $1.key }) where old != new {
+            guard let entry = loaded.state.devices[old] else { continue }
+            guard loaded.state.devices[new] == nil else {
+                logger.warn("stored energy not moved: the new key already holds a total; both are kept",
+                            ["from": .string(old), "to": .string(new)])
+                continue
+            }
+            loaded.state.devices[new] = entry
+            loaded.state.devices[old] = nil
+            moved += 1
+        }
+        let meter = EnergyMeter(configuration: configuration, persistence: persistence, store: store,
+                                clock: clock, logger: logger, loaded: loaded, rekeyed: moved > 0)
+        return (meter, moved)
     }
 
     /// Integrates one cycle's samples at the clock's current instant and persists per policy.

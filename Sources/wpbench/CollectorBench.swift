@@ -79,7 +79,7 @@ enum CollectorBench {
     }
 
     /// CPU time consumed by the whole process so far (user + system, every thread).
-    private static func processCPUMilliseconds() -> Double {
+    static func processCPUMilliseconds() -> Double {
         var usage = rusage()
         getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
         let user = Double(usage.ru_utime.tv_sec) * 1000 + Double(usage.ru_utime.tv_usec) / 1000

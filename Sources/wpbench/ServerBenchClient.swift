@@ -12,10 +12,10 @@ enum LoopbackClient {
 
     struct Failure: Error, CustomStringConvertible { var description: String }
 
-    private static func loop(port: Int, duration: Duration) throws -> [Double] {
+    /// A blocking TCP socket connected to 127.0.0.1:`port`; the caller closes it.
+    static func connectLoopback(port: Int) throws -> Int32 {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw Failure(description: "socket failed") }
-        defer { close(descriptor) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -25,7 +25,16 @@ enum LoopbackClient {
                 connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard connected == 0 else { throw Failure(description: "connect failed") }
+        guard connected == 0 else {
+            close(descriptor)
+            throw Failure(description: "cannot connect to port \(port)")
+        }
+        return descriptor
+    }
+
+    private static func loop(port: Int, duration: Duration) throws -> [Double] {
+        let descriptor = try connectLoopback(port: port)
+        defer { close(descriptor) }
         var one: Int32 = 1
         setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         let request = Array("GET / HTTP/1.1\r\nHost: bench\r\n\r\n".utf8)

@@ -7,7 +7,7 @@
 
 import Foundation
 
-let scenarios: [Scenario] = MetricsBench.scenarios + ServerBench.scenarios + ClientBench.scenarios
+let scenarios: [Scenario] = MetricsBench.scenarios + ServerBench.scenarios + ClientBench.scenarios + ServersBench.scenarios
     + EnergyBench.scenarios + CollectorBench.scenarios + LoggingBench.scenarios + HTTPClientBench.scenarios
     + RuntimeBench.scenarios
 

@@ -22,6 +22,9 @@ struct ConfigurationOptions: Sendable, Equatable {
     var configPath: String?
     /// Configuration flags in order.
     var flags: [ConfigurationInputs.Flag] = []
+    /// `demo --servers N`: simulated WinPower servers (1 to ``CommandParser/maxDemoServers``);
+    /// 1 is the single-server demo.
+    var demoServers = 1
 }
 
 /// The options of `wpexporter simulate`, handed to the simulate hook.

@@ -61,7 +61,7 @@ struct CommandLineTool: Sendable {
         case .demo(let options):
             let loaded = try load(options, purpose: .demo)
             report(loaded.warnings)
-            try await hooks.demo(loaded)
+            try await hooks.demo(loaded, options.demoServers)
         case .simulate(let options):
             try await hooks.simulate(options)
         }

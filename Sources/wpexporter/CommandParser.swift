@@ -9,6 +9,8 @@ import WPConfig
 enum CommandParser {
     static let commands = ["server", "demo", "simulate", "check-config", "version", "help"]
     static let helpTopics = commands + ["configuration"]
+    /// The most servers `demo --servers` simulates.
+    static let maxDemoServers = 64
 
     /// - Throws: ``UsageError``.
     static func parse(_ arguments: [String]) throws(UsageError) -> Command {
@@ -105,11 +107,18 @@ enum CommandParser {
     private static func parseConfiguration(_ arguments: [String], command: String) throws(UsageError) -> ConfigurationOptions {
         var options = ConfigurationOptions()
         let own = ["-c", "--config"]
+        let demoOwn = command == "demo" ? ["--servers"] : []
         try walk(arguments, command: command,
-                 isKnown: { own.contains($0) || ConfigKey.forFlag($0) != nil },
+                 isKnown: { own.contains($0) || demoOwn.contains($0) || ConfigKey.forFlag($0) != nil },
                  isBoolean: { ConfigKey.forFlag($0)?.type == .boolean },
-                 allNames: ["--config"] + ConfigKey.allFlags) { name, value throws(UsageError) in
-            if own.contains(name) {
+                 allNames: ["--config"] + demoOwn + ConfigKey.allFlags) { name, value throws(UsageError) in
+            if demoOwn.contains(name) {
+                guard let count = Int(value), (1...maxDemoServers).contains(count) else {
+                    throw UsageError(command: command,
+                                     message: "--servers must be a whole number from 1 to \(maxDemoServers), not \"\(value)\"")
+                }
+                options.demoServers = count
+            } else if own.contains(name) {
                 guard !value.isEmpty else { throw UsageError(command: command, message: "flag \(name) needs a path") }
                 options.configPath = value
             } else {

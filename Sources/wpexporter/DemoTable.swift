@@ -28,7 +28,8 @@ enum DemoTable {
     static let header = ["ID", "NAME", "STATE", "LOAD W", "LOAD %", "BATT %", "RUNTIME", "ENERGY kWh"]
     static let widths = [8, 16, 12, 7, 6, 6, 8, 10]
 
-    /// The rows of every device in `exposition`, in the order they first appear.
+    /// The rows of every device in `exposition`, in the order they first appear; a device is
+    /// (server, device id) when series carry a `server` label, its name then `server/name`.
     static func rows(_ exposition: [UInt8]) -> [Row] {
         var rows: [Row] = []
         var index: [String: Int] = [:]
@@ -37,11 +38,14 @@ enum DemoTable {
             guard let brace = line.firstIndex(of: "{"), let id = label("device_id", in: line),
                   let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
             let metric = String(line[line.index(line.startIndex, offsetBy: prefix.count)..<brace])
-            if index[id] == nil {
-                index[id] = rows.count
-                rows.append(Row(id: id, name: label("device_name", in: line) ?? id))
+            let server = label("server", in: line)
+            let key = server.map { $0 + "\u{1F}" + id } ?? id
+            if index[key] == nil {
+                index[key] = rows.count
+                let name = label("device_name", in: line) ?? id
+                rows.append(Row(id: id, name: server.map { "\($0)/\(name)" } ?? name))
             }
-            if let at = index[id] { rows[at].values[metric] = value }
+            if let at = index[key] { rows[at].values[metric] = value }
         }
         return rows
     }

@@ -32,16 +32,24 @@ struct Endpoints: Sendable {
     var reloader: ConfigReloader? = nil
     /// `server.enable_lifecycle` (`--web.enable-lifecycle`): whether `/-/reload` reloads.
     var lifecycleEnabled = false
+    /// The configured servers of a multi-server exporter (then `/probe` and `/targets` exist,
+    /// and `/health` and `/-/ready` are per server); empty for a single server.
+    var servers: [ServerView] = []
+    /// The plain OpenMetrics body when ``snapshot`` leaves it empty (built on demand: a
+    /// multi-server exporter's merged snapshot); `nil` uses the snapshot's.
+    var openMetricsBody: (@Sendable () -> [UInt8])?
 
     /// The router serving every endpoint, counting requests in ``scrape``. No route takes a
     /// request body: one is refused with 413 from its head, before a byte of it is read.
     func makeRouter() -> Router {
         var router = Router(observer: scrape)
         router.get(metricsPath, takesBody: false) { request in metrics(request) }
-        router.get("/health", takesBody: false) { _ in healthResponse() }
+        router.get("/health", takesBody: false) { _ in servers.isEmpty ? healthResponse() : serversHealthResponse() }
         router.get("/-/healthy", takesBody: false) { _ in .text("OK\n") }
-        router.get("/-/ready", takesBody: false) { _ in
-            health().lastFinished == nil ? .text("not ready: no collection finished yet\n", status: 503) : .text("OK\n")
+        router.get("/-/ready", takesBody: false) { _ in readiness() }
+        if !servers.isEmpty {
+            router.get("/probe", takesBody: false) { request in probe(request) }
+            router.get("/targets", takesBody: false) { request in targets(request) }
         }
         router.get("/", takesBody: false) { _ in landingPage() }
         for method in ["POST", "PUT"] {
@@ -57,10 +65,25 @@ struct Endpoints: Sendable {
         return RefusalCounter(inner: security.wrap(router), observer: scrape, paths: router.paths)
     }
 
+    /// 200 once the first collection finished (every server's, for several), else 503.
+    func readiness() -> HTTPResponse {
+        if servers.isEmpty {
+            return health().lastFinished == nil ? .text("not ready: no collection finished yet\n", status: 503) : .text("OK\n")
+        }
+        let waiting = waitingServers()
+        return waiting.isEmpty ? .text("OK\n")
+            : .text("not ready: no collection finished yet for " + waiting.joined(separator: ", ") + "\n", status: 503)
+    }
+
     /// The snapshot plus the per-scrape part in the negotiated format, gzip when accepted.
     func metrics(_ request: HTTPRequest) -> HTTPResponse {
         let format = ExpositionFormat.negotiate(accept: request.headers["Accept"])
-        let snapshot = self.snapshot()
+        return cached(snapshot(), format: format, request: request, tail: scrape.render(format: format))
+    }
+
+    /// `snapshot`'s prebuilt body in `format`, gzip when the request accepts it, followed by
+    /// `tail` (the per-scrape part, or OpenMetrics' `# EOF`).
+    func cached(_ snapshot: MetricsSnapshot, format: ExpositionFormat, request: HTTPRequest, tail: [UInt8]) -> HTTPResponse {
         let prebuilt = format == .text ? snapshot.textGzip : snapshot.openMetricsGzip
         let gzip = GzipNegotiation.isAccepted(request.headers["Accept-Encoding"]) && !prebuilt.isEmpty
         var response = HTTPResponse(status: 200)
@@ -69,13 +92,13 @@ struct Endpoints: Sendable {
         if gzip { response.headers.set(name: "Content-Encoding", value: "gzip") }
         // The snapshot's bytes are shared, never copied: the per-scrape part goes out after
         // them as the body suffix, so a scrape costs only the small part, whatever the fleet.
-        let tail = scrape.render(format: format)
         if gzip {
             response.body = prebuilt
             // Empty only when zlib runs out of memory; the snapshot member alone is still valid gzip.
             response.bodySuffix = MetricsSnapshot.gzipMember(of: tail)
         } else {
-            response.body = format == .text ? snapshot.text : snapshot.openMetrics
+            response.body = format == .text ? snapshot.text
+                : snapshot.openMetrics.isEmpty ? openMetricsBody?() ?? [] : snapshot.openMetrics
             response.bodySuffix = tail
         }
         return response
@@ -114,18 +137,22 @@ struct Endpoints: Sendable {
         let now = self.now()
         let healthy = health.lastCollectionSucceeded && health.isHealthy(now: now, stalenessWindow: stalenessWindow)
         let report = HealthReport(
-            status: healthy ? "healthy" : "unhealthy", version: version,
-            uptimeSeconds: (now.timeIntervalSince(startedAt) * 1000).rounded() / 1000,
-            lastCollection: .init(time: health.lastFinished.map(Self.iso), success: health.lastCollectionSucceeded,
-                                  lastSuccess: health.lastSuccess.map(Self.iso), error: health.lastError,
-                                  inProgress: health.inProgress),
-            winPower: .init(target: target, reachable: health.winPowerReachable, authenticated: health.authenticated),
+            status: healthy ? "healthy" : "unhealthy", version: version, uptimeSeconds: uptime(now),
+            lastCollection: .init(health), winPower: .init(target: target, health: health),
             deviceCount: health.deviceCount, energySamplesRejected: health.energySamplesRejected,
             configReload: reloader.map { HealthReport.ConfigReload($0.status) })
+        return Self.json(report, status: healthy ? 200 : 503)
+    }
+
+    /// Seconds since start, to the millisecond.
+    func uptime(_ now: Date) -> Double { (now.timeIntervalSince(startedAt) * 1000).rounded() / 1000 }
+
+    /// `value` as sorted-keys JSON with a final newline.
+    static func json(_ value: some Encodable, status: Int) -> HTTPResponse {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let body = (try? encoder.encode(report)).map { Array($0) + [0x0A] } ?? Array("{}\n".utf8)
-        return .json(body, status: healthy ? 200 : 503)
+        let body = (try? encoder.encode(value)).map { Array($0) + [0x0A] } ?? Array("{}\n".utf8)
+        return .json(body, status: status)
     }
 
     /// `2025-11-22T02:27:19.123Z`: UTC, rounded to the nearest millisecond (as
@@ -140,16 +167,23 @@ struct Endpoints: Sendable {
     func landingPage() -> HTTPResponse {
         let target = HTMLEscaping.escape(self.target.isEmpty ? "(not configured)" : self.target)
         let path = HTMLEscaping.escape(metricsPath)
+        let source = servers.isEmpty ? "WinPower at <code>\(target)</code>"
+            : "\(servers.count) WinPower servers: " + servers.map { server in
+                let name = HTMLEscaping.escape(server.name)
+                return "<a href=\"/probe?target=\(name)\"><code>\(name)</code></a> (<code>\(HTMLEscaping.escape(server.target))</code>)"
+            }.joined(separator: ", ")
+        let targets = servers.isEmpty ? "" : "<li><a href=\"/targets\">Targets</a> (Prometheus <code>http_sd_configs</code>)</li>\n"
+
         let html = """
         <!DOCTYPE html>
         <html lang="en">
         <head><meta charset="utf-8"><title>WinPower exporter</title></head>
         <body>
         <h1>WinPower exporter</h1>
-        <p>Version \(HTMLEscaping.escape(version)), exporting from WinPower at <code>\(target)</code>.</p>
+        <p>Version \(HTMLEscaping.escape(version)), exporting from \(source).</p>
         <ul>
         <li><a href="\(path)">Metrics</a> (<code>\(path)</code>)</li>
-        <li><a href="/health">Health</a> (JSON)</li>
+        \(targets)<li><a href="/health">Health</a> (JSON)</li>
         <li><a href="/-/healthy">Liveness</a> (<code>/-/healthy</code>)</li>
         <li><a href="/-/ready">Readiness</a> (<code>/-/ready</code>)</li>
         </ul>

@@ -10,7 +10,8 @@ import WPScheduler
 import WPServer
 import WPStorage
 
-/// The running exporter: energy store, meter, collector, scheduler and HTTP server, composed
+/// The running exporter: energy store, meter, one collector and scheduler per WinPower server
+/// (``ServerPipeline``), the merged exposition of several servers, and the HTTP server, composed
 /// from one ``ExporterConfiguration``.
 ///
 /// Creating it takes the data directory's lock and loads the stored energy; ``run(onListening:until:)``
@@ -28,8 +29,10 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     let logger: Logger
     let store: FileEnergyStore
     let meter: EnergyMeter<C>
-    let collector: WPCollector.Collector<C>
-    let scheduler: Scheduler<C>
+    /// One pipeline per `servers` entry, in file order, or the single one of `winpower`.
+    let pipelines: [ServerPipeline<C>]
+    /// Merges the servers' expositions into `/metrics`; `nil` for a single server.
+    let merger: ExpositionMerger?
     let server: HTTPServer
     let scrape: ScrapeMetrics
     let endpoints: Endpoints
@@ -42,10 +45,25 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// The configuration in effect (the startup one plus what reloads applied).
     private let running: RunningConfiguration
 
+    /// The first server's collector (the only one without `servers`).
+    var collector: WPCollector.Collector<C> { primary.collector }
+    /// The first server's scheduler (the only one without `servers`).
+    var scheduler: Scheduler<C> { primary.scheduler }
+    private let primary: ServerPipeline<C>
+
+    /// A single-server exporter (or one whose `servers` has exactly one entry).
+    convenience init(configuration: ExporterConfiguration, client: any WinPowerClient, clock: C,
+                     wallClock: @escaping @Sendable () -> Date, logger: Logger, webSecurity: WebSecurity = .none,
+                     reload: ConfigReloader.Load? = nil) throws {
+        try self.init(configuration: configuration, clients: [client], clock: clock, wallClock: wallClock,
+                      logger: logger, webSecurity: webSecurity, reload: reload)
+    }
+
     /// - Parameters:
     ///   - configuration: the validated configuration.
-    ///   - client: where devices are read from.
-    ///   - clock: drives the scheduler, energy integration and staleness.
+    ///   - clients: where devices are read from: one per `servers` entry in order, or one for
+    ///     `winpower` when `servers` is empty.
+    ///   - clock: drives the schedulers, energy integration and staleness.
     ///   - wallClock: timestamps and `/health` ages.
     ///   - logger: the root logger; components log under child labels.
     ///   - webSecurity: TLS and basic authentication from `server.web_config_file`.
@@ -53,10 +71,15 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     ///     flags); `nil` when this exporter cannot reload (a reload then fails and says so).
     /// - Throws: `StorageError` when the data directory is locked by another process or
     ///   unusable; `PushError` for a `push.url` the Pushgateway client cannot use;
-    ///   `MetricsError` never in practice (fixed names).
-    init(configuration: ExporterConfiguration, client: any WinPowerClient, clock: C,
+    ///   ``RuntimeFailure`` when `clients` does not match the servers; `MetricsError` never
+    ///   in practice (fixed names).
+    init(configuration: ExporterConfiguration, clients: [any WinPowerClient], clock: C,
          wallClock: @escaping @Sendable () -> Date, logger: Logger, webSecurity: WebSecurity = .none,
          reload: ConfigReloader.Load? = nil) throws {
+        let entries = configuration.servers
+        guard let firstClient = clients.first, clients.count == max(1, entries.count) else {
+            throw RuntimeFailure(message: "\(clients.count) WinPower clients for \(max(1, entries.count)) servers")
+        }
         self.configuration = configuration
         self.logger = logger
         let running = RunningConfiguration(configuration)
@@ -66,50 +89,109 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                                   logger: logger.child(label: "reload"), now: wallClock)
         let storage = ExporterSettings.storage(configuration.storage)
         store = try FileEnergyStore(configuration: storage, logger: logger.child(label: "storage"), now: wallClock)
+        let graceful = configuration.scheduler.gracefulShutdownTimeout
         do {
-            meter = try EnergyMeter.open(configuration: ExporterSettings.energy(configuration.energy),
-                                         persistence: storage.persistencePolicy, store: store, clock: clock,
-                                         logger: logger.child(label: "energy"))
+            meter = try Self.openMeter(configuration, storage: storage, store: store, clock: clock, logger: logger)
         } catch {
             store.close()
             throw error
         }
-        let collectorConfiguration = ExporterSettings.collector(configuration)
-        let collector = WPCollector.Collector(configuration: collectorConfiguration, client: client, meter: meter, clock: clock,
-                                  wallClock: wallClock, logger: logger.child(label: "collector"))
-        self.collector = collector
-        scheduler = Scheduler(configuration: .init(interval: configuration.scheduler.collectionInterval,
-                                                   gracefulShutdownTimeout: configuration.scheduler.gracefulShutdownTimeout,
-                                                   workName: "collection"),
-                              clock: clock, logger: logger.child(label: "scheduler"),
-                              // Republishes at once: a hung collection publishes nothing until
-                              // it times out, yet its readings must go stale on time.
-                              onSkip: { collector.recordSkippedCollections(total: $0.skipped) }) { _ in
-            await collector.collect()
-            MemoryTrim.afterCollection()
-        }
-        scrape = try ScrapeMetrics(build: .current)
+        let meter = self.meter
+        let scrape = try ScrapeMetrics(build: .current)
+        self.scrape = scrape
         try reloader.register(in: scrape.registry)
-        endpoints = Endpoints(snapshot: { collector.snapshot }, health: { collector.health },
-                              stalenessWindow: collectorConfiguration.stalenessWindow,
-                              target: collectorConfiguration.target, version: BuildInfo.exporterVersion,
-                              metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
-                              scrape: scrape, reloader: reloader, lifecycleEnabled: configuration.server.enableLifecycle)
+        var endpoints: Endpoints
+        if entries.isEmpty {
+            let collectorConfiguration = ExporterSettings.collector(configuration)
+            let collector = WPCollector.Collector(configuration: collectorConfiguration, client: firstClient, meter: meter,
+                                                  clock: clock, wallClock: wallClock, logger: logger.child(label: "collector"))
+            pipelines = [ServerPipeline(name: "", labels: [], collector: collector,
+                                        interval: configuration.scheduler.collectionInterval,
+                                        gracefulShutdownTimeout: graceful, clock: clock,
+                                        logger: logger.child(label: "scheduler"), published: { MemoryTrim.afterCollection() })]
+            merger = nil
+            endpoints = Endpoints(snapshot: { collector.snapshot }, health: { collector.health },
+                                  stalenessWindow: collectorConfiguration.stalenessWindow,
+                                  target: collectorConfiguration.target, version: BuildInfo.exporterVersion,
+                                  metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
+                                  scrape: scrape)
+        } else {
+            let collectors = zip(entries, clients).map { entry, client in
+                WPCollector.Collector(configuration: ServerPipeline<C>.collectorConfiguration(entry, configuration),
+                                      client: client, meter: meter, clock: clock, wallClock: wallClock,
+                                      logger: logger.child(label: "collector", fields: ["server": .string(entry.name)]))
+            }
+            let merger = ExpositionMerger(parts: {
+                collectors.map { $0.snapshot.chunks } + [WPCollector.Collector<C>.processWideChunks(meter)]
+            }, afterMerge: { MemoryTrim.afterCollection() })
+            self.merger = merger
+            pipelines = zip(entries, collectors).map { entry, collector in
+                ServerPipeline(name: entry.name, labels: ServerPipeline<C>.seriesLabels(entry), collector: collector,
+                               interval: collector.configuration.interval, gracefulShutdownTimeout: graceful, clock: clock,
+                               logger: logger.child(label: "scheduler", fields: ["server": .string(entry.name)]),
+                               published: { merger.publish() })
+            }
+            merger.publish()
+            let first = collectors[0]
+            endpoints = Endpoints(snapshot: { merger.snapshot }, health: { first.health },
+                                  stalenessWindow: first.configuration.stalenessWindow,
+                                  target: "\(entries.count) servers", version: BuildInfo.exporterVersion,
+                                  metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
+                                  scrape: scrape)
+            endpoints.openMetricsBody = { merger.openMetricsBody() }
+            endpoints.servers = zip(entries, collectors).map { entry, collector in
+                ServerView(name: entry.name, labels: ServerPipeline<C>.seriesLabels(entry),
+                           target: collector.configuration.target, snapshot: { collector.snapshot },
+                           health: { collector.health }, stalenessWindow: collector.configuration.stalenessWindow)
+            }
+        }
+        endpoints.reloader = reloader
+        endpoints.lifecycleEnabled = configuration.server.enableLifecycle
+        primary = pipelines[0]
+        let endpointsInUse = endpoints
+        self.endpoints = endpointsInUse
         var serverConfiguration = ExporterSettings.server(configuration)
         serverConfiguration.tls = webSecurity.tls
         isSecure = webSecurity.tls != nil
-        server = HTTPServer(configuration: serverConfiguration, handler: endpoints.makeHandler(security: webSecurity),
+        server = HTTPServer(configuration: serverConfiguration, handler: endpointsInUse.makeHandler(security: webSecurity),
                             logger: logger.child(label: "http"), observer: scrape)
-        let endpoints = self.endpoints
         do {
             pushLoop = try PushgatewayClient.exporterClient(configuration.push).map { client in
                 PushLoop(client: client, interval: configuration.push.interval, clock: clock,
-                         logger: logger.child(label: "push")) { endpoints.textExposition() }
+                         logger: logger.child(label: "push")) { endpointsInUse.textExposition() }
             }
         } catch {
             store.close()
             throw error
         }
+    }
+
+    /// Opens the shared meter; with `servers`, moves stored totals as ``EnergyMigration`` says
+    /// and warns about unqualified totals no entry adopts.
+    private static func openMeter(_ configuration: ExporterConfiguration, storage: StorageConfiguration,
+                                  store: FileEnergyStore, clock: C, logger: Logger) throws -> EnergyMeter<C> {
+        let energy = ExporterSettings.energy(configuration.energy)
+        let energyLogger = logger.child(label: "energy")
+        guard !configuration.servers.isEmpty else {
+            return try EnergyMeter.open(configuration: energy, persistence: storage.persistencePolicy, store: store,
+                                        clock: clock, logger: energyLogger)
+        }
+        let migration = EnergyMigration(configuration)
+        var unadopted = 0
+        let (meter, moved) = try EnergyMeter.open(configuration: energy, persistence: storage.persistencePolicy,
+                                                  store: store, clock: clock, logger: energyLogger) { keys in
+            let plan = migration.moves(keys)
+            unadopted = plan.unadopted
+            return plan.moves
+        }
+        if moved > 0 {
+            energyLogger.info("stored energy totals moved to their servers", ["devices": .int(moved)])
+        }
+        if unadopted > 0 {
+            energyLogger.warn("energy totals of a winpower-only configuration are adopted by no server: kept, not exported "
+                              + "(set energy_from: winpower on the entry that continues them)", ["devices": .int(unadopted)])
+        }
+        return meter
     }
 
     /// Binds, then collects and serves until `shutdown` returns (or the task is cancelled);
@@ -124,13 +206,13 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
              reloadRequests: AsyncStream<Void>? = nil,
              until shutdown: @escaping @Sendable () async -> Void) async throws {
         defer { close() }
-        let (server, scheduler, logger, pushLoop, reloader) = (self.server, self.scheduler, self.logger, self.pushLoop,
+        let (server, pipelines, logger, pushLoop, reloader) = (self.server, self.pipelines, self.logger, self.pushLoop,
                                                                self.reloader)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }
             do {
                 let address = try await server.waitUntilListening()
-                group.addTask { await scheduler.run() }
+                for pipeline in pipelines { group.addTask { await pipeline.scheduler.run() } }
                 if let pushLoop { group.addTask { await pushLoop.run() } }
                 if let reloadRequests {
                     group.addTask {

@@ -83,6 +83,9 @@ enum HelpText {
 
         Flags:
           -c, --config PATH          Configuration file (found as for 'server')
+          --servers N                Simulated WinPower servers, 1 to 64 (default 1); with
+                                     more, the last one is down, and /probe and /targets
+                                     serve each server
           --port PORT                HTTP port (default 9090; any free port when it is
                                      taken; 0 for any free port)
           --server.host ADDRESS      Address to bind (default 127.0.0.1)

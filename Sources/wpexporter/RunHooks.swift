@@ -10,8 +10,9 @@ struct RunHooks: Sendable {
     /// `wpexporter server`: run the exporter against the configured WinPower server.
     /// Warnings in the loaded configuration have already been printed to standard error.
     var server: @Sendable (LoadedConfiguration) async throws -> Void
-    /// `wpexporter demo`: run the exporter against the embedded simulator.
-    var demo: @Sendable (LoadedConfiguration) async throws -> Void
+    /// `wpexporter demo`: run the exporter against the embedded simulator; the second
+    /// argument is `--servers` (1 for the single-server demo).
+    var demo: @Sendable (LoadedConfiguration, Int) async throws -> Void
     /// `wpexporter simulate`: run the simulator alone. Unknown fault names should be thrown
     /// as a ``UsageError``.
     var simulate: @Sendable (SimulatorOptions) async throws -> Void

@@ -11,8 +11,9 @@ extension RuntimeCommands {
     static let demoDevices = 6
 
     /// `wpexporter demo`: the simulator in process on a free loopback port and the exporter
-    /// against it, with a temporary data directory unless `--data-dir` was given.
-    func demo(_ loaded: LoadedConfiguration) async throws {
+    /// against it, with a temporary data directory unless `--data-dir` was given. With
+    /// `servers` above 1, that many servers (see ``demoFleet(count:first:winPower:)``).
+    func demo(_ loaded: LoadedConfiguration, servers: Int = 1) async throws {
         var configuration = loaded.configuration
         func isDefault(_ key: String) -> Bool { (loaded.settings[key]?.source ?? .defaultValue) == .defaultValue }
         var simulatorConfiguration = WinPowerSimulator.Configuration()
@@ -24,6 +25,15 @@ extension RuntimeCommands {
         configuration.winPower.baseURL = Self.url(simulatorAddress)
         configuration.winPower.username = simulatorConfiguration.username
         configuration.winPower.password = Secret(simulatorConfiguration.password)
+        let fleet: DemoFleet
+        do {
+            fleet = try await Self.demoFleet(count: servers, first: simulatorAddress, simulator: simulatorConfiguration,
+                                             winPower: configuration.winPower)
+        } catch {
+            await simulator.stop()
+            throw error
+        }
+        configuration.servers = fleet.entries
         if isDefault("server.host") { configuration.server.host = "127.0.0.1" }
         if isDefault("logging.format") { configuration.logging.format = .console }
         if isDefault("logging.output") { configuration.logging.output = .stderr }
@@ -36,14 +46,14 @@ extension RuntimeCommands {
         }
         defer { if let temporary { try? FileManager.default.removeItem(at: temporary) } }
         let logger = try makeLogger(configuration)
-        let client = WinPowerHTTPClient(configuration: try ExporterSettings.client(configuration.winPower),
-                                        logger: logger.child(label: "client"))
+        let clients = try Self.clients(configuration, logger: logger)
         let output = self.output
         let (metricsPath, interval) = (configuration.server.metricsPath, configuration.scheduler.collectionInterval)
         let dataDirectory = configuration.storage.dataDirectory + (temporary == nil ? "" : " (temporary)")
         let screen = DemoScreen(output: output)
         let onListening = Self.demoListening(screen: screen, live: output.standardOutputIsTerminal, simulatorAddress: simulatorAddress,
-                                             dataDirectory: dataDirectory, metricsPath: metricsPath, interval: interval)
+                                             dataDirectory: dataDirectory, metricsPath: metricsPath, interval: interval,
+                                             fleet: fleet)
         // One signal watcher for both attempts: a signal during the first must stop the second.
         let waitForStop = controls.watchStopSignals()
         defer {
@@ -54,38 +64,43 @@ extension RuntimeCommands {
         }
         do {
             do {
-                try await run(configuration, client: client, logger: logger, waitForStop: waitForStop, onListening: onListening)
+                try await run(configuration, clients: clients, logger: logger, waitForStop: waitForStop, onListening: onListening)
             } catch let error as HTTPServerError where configuration.server.port != 0 {
                 // The port is taken (9090 often by Prometheus itself): any free port will do.
                 guard case .bind = error else { throw error }
                 output.standardError("note: \(error); using a free port instead\n")
                 configuration.server.port = 0
-                try await run(configuration, client: client, logger: logger, waitForStop: waitForStop, onListening: onListening)
+                try await run(configuration, clients: clients, logger: logger, waitForStop: waitForStop, onListening: onListening)
             }
         } catch {
             await simulator.stop()
+            for extra in fleet.simulators { await extra.stop() }
             throw error
         }
         await simulator.stop()
+        for extra in fleet.simulators { await extra.stop() }
     }
 
     /// What the demo shows once listening: the URLs, then the collections' values.
     static func demoListening(screen: DemoScreen, live: Bool, simulatorAddress: ServerAddress, dataDirectory: String,
-                              metricsPath: String, interval: Duration)
+                              metricsPath: String, interval: Duration, fleet: DemoFleet = DemoFleet())
         -> @Sendable (ServerAddress, Exporter<ContinuousClock>) async -> Void {
         { address, exporter in
-            let heading = """
+            let secure = exporter.isSecure
+            let heading = fleet.entries.isEmpty ? """
             wpexporter demo: \(Self.demoDevices) simulated UPS devices at \(Self.url(simulatorAddress))
             energy state in \(dataDirectory)
 
-              metrics:   \(Self.url(address, metricsPath, secure: exporter.isSecure))
-              health:    \(Self.url(address, "/health", secure: exporter.isSecure))
-              home page: \(Self.url(address, "/", secure: exporter.isSecure))
+              metrics:   \(Self.url(address, metricsPath, secure: secure))
+              health:    \(Self.url(address, "/health", secure: secure))
+              home page: \(Self.url(address, "/", secure: secure))
 
-            """
+            """ : fleet.heading(address: address, simulatorAddress: simulatorAddress, dataDirectory: dataDirectory,
+                                metricsPath: metricsPath, secure: secure)
             let collector = exporter.collector
+            let merger = exporter.merger
             screen.start(heading: heading, live: live, interval: interval) {
-                let snapshot = collector.snapshot
+                let snapshot = merger?.snapshot ?? collector.snapshot
                 return (snapshot.generatedAt.map(Self.timeOfDay), snapshot.text)
             }
         }

@@ -13,22 +13,23 @@ struct RuntimeCommands: Sendable {
 
     /// The hooks for ``CommandLineTool``.
     var hooks: RunHooks {
-        RunHooks(server: { try await server($0) }, demo: { try await demo($0) }, simulate: { try await simulate($0) })
+        RunHooks(server: { try await server($0) }, demo: { try await demo($0, servers: $1) }, simulate: { try await simulate($0) })
     }
 
     /// `wpexporter server`.
     func server(_ loaded: LoadedConfiguration) async throws {
         let configuration = loaded.configuration
         let logger = try makeLogger(configuration)
-        let client = WinPowerHTTPClient(configuration: try ExporterSettings.client(configuration.winPower),
-                                        logger: logger.child(label: "client"))
+        let clients = try Self.clients(configuration, logger: logger)
         let file = loaded.configurationFile ?? CommandLineTool.noFile
         logger.info("configuration loaded", ["file": .string(file)])
+        let source = configuration.servers.isEmpty ? ExporterSettings.target(configuration.winPower.baseURL)
+            : "\(configuration.servers.count) WinPower servers (" + configuration.servers.map(\.name).joined(separator: ", ") + ")"
         let reload = loaded.reloadInputs.map { Self.reloadFunction($0, logger: logger) }
-        try await run(configuration, client: client, logger: logger, reload: reload,
+        try await run(configuration, clients: clients, logger: logger, reload: reload,
                       reloadRequests: controls.watchReloadSignals()) { address, exporter in
             // Standard error: standard output may carry JSON log lines that parsers expect alone.
-            output.standardError("wpexporter \(BuildInfo.exporterVersion) exporting from \(ExporterSettings.target(configuration.winPower.baseURL))\n"
+            output.standardError("wpexporter \(BuildInfo.exporterVersion) exporting from \(source)\n"
                                   + "configuration file: \(file)\n"
                                   + "metrics: \(Self.url(address, configuration.server.metricsPath, secure: exporter.isSecure))\n")
         }
@@ -38,7 +39,7 @@ struct RuntimeCommands: Sendable {
     /// energy and exits at once with status 1.
     /// `waitForStop` is the signal watcher to use, started now when not given.
     /// `reload` and `reloadRequests` (SIGHUP) make the configuration reloadable (`server` only).
-    func run(_ configuration: ExporterConfiguration, client: any WinPowerClient, logger: Logger,
+    func run(_ configuration: ExporterConfiguration, clients: [any WinPowerClient], logger: Logger,
              reload: ConfigReloader.Load? = nil, reloadRequests: AsyncStream<Void>? = nil,
              waitForStop: ProcessControls.StopWaiter? = nil,
              onListening: @escaping @Sendable (ServerAddress, Exporter<ContinuousClock>) async -> Void) async throws {
@@ -46,7 +47,7 @@ struct RuntimeCommands: Sendable {
         let security = try loadWebSecurity(path: configuration.server.webConfigFile)
         for warning in security.warnings { output.standardError("warning: \(warning)\n") }
         let exporter = try SettingError.namingDataDirectory {
-            try Exporter(configuration: configuration, client: client, clock: ContinuousClock(),
+            try Exporter(configuration: configuration, clients: clients, clock: ContinuousClock(),
                          wallClock: { Date() }, logger: logger, webSecurity: security, reload: reload)
         }
         let controls = self.controls
@@ -73,10 +74,24 @@ struct RuntimeCommands: Sendable {
         }
     }
 
-    /// Builds the root logger with the WinPower password registered as a secret.
+    /// One WinPower client per `servers` entry (each with its own token, backoff and
+    /// timeouts), or the one of `winpower`.
+    static func clients(_ configuration: ExporterConfiguration, logger: Logger) throws -> [any WinPowerClient] {
+        guard !configuration.servers.isEmpty else {
+            return [WinPowerHTTPClient(configuration: try ExporterSettings.client(configuration.winPower),
+                                       logger: logger.child(label: "client"))]
+        }
+        return try configuration.servers.map { entry in
+            WinPowerHTTPClient(configuration: try ExporterSettings.client(entry.winPower),
+                               logger: logger.child(label: "client", fields: ["server": .string(entry.name)]))
+        }
+    }
+
+    /// Builds the root logger with every WinPower password registered as a secret.
     func makeLogger(_ configuration: ExporterConfiguration) throws -> Logger {
         let redactor = Redactor()
-        if let password = configuration.winPower.password, !password.isEmpty { redactor.register(password.reveal()) }
+        let passwords = [configuration.winPower.password] + configuration.servers.map(\.winPower.password)
+        for password in passwords.compactMap({ $0 }) where !password.isEmpty { redactor.register(password.reveal()) }
         return try SettingError.namingLogFile(configuration.logging) {
             try ExporterSettings.logging(configuration.logging).makeLogger(label: "wpexporter", redactor: redactor)
         }

@@ -21,7 +21,7 @@ final class Recorder: Sendable {
         RunHooks(server: { loaded in
             self.state.withLock { $0.calls.append("server"); $0.loaded.append(loaded) }
             if let error { throw error }
-        }, demo: { loaded in
+        }, demo: { loaded, _ in
             self.state.withLock { $0.calls.append("demo"); $0.loaded.append(loaded) }
             if let error { throw error }
         }, simulate: { options in

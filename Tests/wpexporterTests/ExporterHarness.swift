@@ -45,13 +45,8 @@ final class ExporterHarness: Sendable {
         let directory = dataDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("wpexporter-e2e-\(UUID().uuidString)").path
         self.dataDirectory = directory
-        var configuration = ExporterConfiguration()
-        configuration.server.host = "127.0.0.1"
-        configuration.server.port = 0
-        configuration.winPower.baseURL = "http://127.0.0.1:\(address.port)"
-        configuration.winPower.username = simulatorConfiguration.username
-        configuration.winPower.password = Secret(simulatorConfiguration.password)
-        configuration.storage.dataDirectory = directory
+        var configuration = Self.configuration(baseURL: "http://127.0.0.1:\(address.port)", username: simulatorConfiguration.username,
+                                               password: simulatorConfiguration.password, dataDirectory: directory)
         configureExporter(&configuration)
         let logs = InMemoryLogSink()
         self.logs = logs
@@ -68,6 +63,19 @@ final class ExporterHarness: Sendable {
         let server = exporter.server
         serverTask = Task { try await server.run() }
         port = try await server.waitUntilListening().port
+    }
+
+    /// A configuration listening on a free loopback port, against `baseURL`.
+    static func configuration(baseURL: String, username: String, password: String,
+                              dataDirectory: String) -> ExporterConfiguration {
+        var configuration = ExporterConfiguration()
+        configuration.server.host = "127.0.0.1"
+        configuration.server.port = 0
+        configuration.winPower.baseURL = baseURL
+        configuration.winPower.username = username
+        configuration.winPower.password = Secret(password)
+        configuration.storage.dataDirectory = dataDirectory
+        return configuration
     }
 
     /// Stops both servers and persists energy (releasing the data directory).

@@ -1,0 +1,107 @@
+import CZlib
+
+/// Bytes compressed as raw deflate blocks that end on a byte boundary and refer to nothing
+/// before them, with the CRC-32 and length of the input.
+///
+/// Chunks made by ``ChunkDeflater`` can be concatenated in any order into one deflate stream:
+/// ``gzipMember(_:)`` wraps such a sequence into a complete gzip member (RFC 1952) with no
+/// compression work, only CRC arithmetic. The merged exposition of a multi-server exporter is
+/// assembled this way from each server's per-family chunks.
+public struct DeflatedChunk: Sendable, Equatable {
+    /// Raw deflate blocks ending with a full flush (an empty stored block).
+    public var bytes: [UInt8]
+    /// CRC-32 of the uncompressed input.
+    public var crc: UInt
+    /// Length of the uncompressed input.
+    public var length: Int
+
+    /// The chunk of no input: no bytes.
+    public static let empty = DeflatedChunk(bytes: [], crc: 0, length: 0)
+
+    /// One gzip member holding `chunks` in order: a header, their blocks, a final empty block,
+    /// the combined CRC-32 and the total length.
+    ///
+    /// - Parameter chunks: chunks from ``ChunkDeflater``, in output order.
+    /// - Returns: the member; decompresses to the chunks' inputs concatenated.
+    public static func gzipMember(_ chunks: [DeflatedChunk]) -> [UInt8] {
+        var size = 10 + 2 + 8
+        for chunk in chunks { size += chunk.bytes.count }
+        var output: [UInt8] = []
+        output.reserveCapacity(size)
+        // ID1 ID2, deflate, no flags, no time, no extra flags, OS unknown.
+        output.append(contentsOf: [0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xFF])
+        var crc: UInt = 0
+        var length = 0
+        for chunk in chunks where chunk.length > 0 {
+            output.append(contentsOf: chunk.bytes)
+            crc = UInt(crc32_combine(uLong(crc), uLong(chunk.crc), .init(chunk.length)))
+            length &+= chunk.length
+        }
+        // A final fixed-Huffman block holding only its end-of-block code.
+        output.append(contentsOf: [0x03, 0x00])
+        for shift in stride(from: 0, to: 32, by: 8) { output.append(UInt8(truncatingIfNeeded: crc >> UInt(shift))) }
+        let total = UInt32(truncatingIfNeeded: length)
+        for shift in stride(from: 0, to: 32, by: 8) { output.append(UInt8(truncatingIfNeeded: total >> UInt32(shift))) }
+        return output
+    }
+}
+
+/// One raw deflate stream cut into independent ``DeflatedChunk``s by full flushes.
+///
+/// Not thread-safe: one deflater per rendering. zlib failures (memory exhaustion only) make
+/// ``chunk(_:)`` return `nil`; callers then fall back to uncompressed bodies.
+final class ChunkDeflater {
+    private let stream: UnsafeMutablePointer<z_stream>
+    private var scratch = [UInt8](repeating: 0, count: 32 * 1024)
+    private var usable: Bool
+
+    /// - Parameter level: the compression level (fast by default, as ``Gzip`` uses).
+    init(level: Int32 = 1) {
+        stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        // Negative window bits: raw deflate, no zlib or gzip wrapper.
+        usable = deflateInit2_(stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, zlibVersion(),
+                               Int32(MemoryLayout<z_stream>.size)) == Z_OK
+    }
+
+    deinit {
+        if usable { deflateEnd(stream) }
+        stream.deinitialize(count: 1)
+        stream.deallocate()
+    }
+
+    /// Compresses `input` into blocks that end with a full flush, so they decode on their own
+    /// after any other chunk's blocks.
+    ///
+    /// - Parameter input: the bytes.
+    /// - Returns: the chunk, ``DeflatedChunk/empty`` for no input, `nil` if zlib failed.
+    func chunk(_ input: ArraySlice<UInt8>) -> DeflatedChunk? {
+        guard usable else { return nil }
+        guard !input.isEmpty else { return .empty }
+        var output: [UInt8] = []
+        output.reserveCapacity(input.count / 8 + 64)
+        let ok = input.withUnsafeBufferPointer { source -> Bool in
+            // zlib never writes through next_in; the cast only satisfies its non-const API.
+            stream.pointee.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
+            stream.pointee.avail_in = uInt(source.count)
+            while true {
+                let (result, produced, full) = scratch.withUnsafeMutableBufferPointer { out -> (Int32, Int, Bool) in
+                    stream.pointee.next_out = out.baseAddress
+                    stream.pointee.avail_out = uInt(out.count)
+                    let result = deflate(stream, Z_FULL_FLUSH)
+                    return (result, out.count - Int(stream.pointee.avail_out), stream.pointee.avail_out == 0)
+                }
+                output.append(contentsOf: scratch[0..<produced])
+                if result != Z_OK && result != Z_BUF_ERROR { return false }
+                if !full { return true }
+            }
+        }
+        guard ok else {
+            usable = false
+            deflateEnd(stream)
+            return nil
+        }
+        let crc = input.withUnsafeBufferPointer { crc32(0, $0.baseAddress, uInt($0.count)) }
+        return DeflatedChunk(bytes: output, crc: UInt(crc), length: input.count)
+    }
+}

@@ -1,0 +1,37 @@
+/// A label added to every series a collector exports, such as `server="building-a"` in a
+/// multi-server exporter.
+public struct SeriesLabel: Sendable, Equatable {
+    /// A valid Prometheus label name (the configuration validates it).
+    public var name: String
+    /// Any text; escaped when rendered.
+    public var value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+
+    /// `name="value",name="value"` as the text format and OpenMetrics write a label set
+    /// (backslash, double quote and newline escaped), without braces.
+    ///
+    /// - Parameter labels: the labels, in output order.
+    /// - Returns: the bytes to insert after a series' `{`.
+    public static func rendered(_ labels: [SeriesLabel]) -> [UInt8] {
+        var out: [UInt8] = []
+        for (index, label) in labels.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: label.name.utf8)
+            out.append(contentsOf: "=\"".utf8)
+            for byte in label.value.utf8 {
+                switch byte {
+                case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
+                case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
+                case UInt8(ascii: "\n"): out.append(contentsOf: "\\n".utf8)
+                default: out.append(byte)
+                }
+            }
+            out.append(UInt8(ascii: "\""))
+        }
+        return out
+    }
+}
