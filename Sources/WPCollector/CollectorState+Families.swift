@@ -106,6 +106,7 @@ extension CollectorState {
             }
         }
         families.append(contentsOf: [watthours, joules, gaps, try rejectedSamplesFamily(context, ids: ids), updated])
+        try appendLedgerFamilies(context, ids: ids, to: &families)
     }
 
     private func appendDeviceFamilies(_ context: RenderContext, to families: inout [MetricFamily]) throws(MetricsError) {

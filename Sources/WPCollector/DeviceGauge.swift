@@ -70,6 +70,11 @@ struct DeviceGauge: Sendable {
         DeviceGauge("winpower_device_test_status_code", "Raw self-test status code.") {
             $0.realtime.testStatus.map(Double.init)
         },
+        DeviceGauge("winpower_device_auto_test_period_seconds",
+                    "Interval between automatic battery self-tests the UPS is set to (autoTestPeriod), in seconds.",
+                    unit: "seconds") {
+            $0.setting.autoTestPeriod.flatMap { $0 > 0 ? $0 * 86_400 : nil }
+        },
         DeviceGauge("winpower_device_on_battery",
                     "1 when the UPS runs on battery because mains failed (mode 4), 0 in another known mode "
                         + "(a battery test included).") {

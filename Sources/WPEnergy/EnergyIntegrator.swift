@@ -1,3 +1,4 @@
+import FoundationEssentials
 import WPStorage
 
 /// Per-device trapezoidal integration of active power over a monotonic time line.
@@ -12,6 +13,9 @@ import WPStorage
 /// bound (``EnergyConfiguration/maxWatts(ratingVa:)``) is a glitch: it is counted as rejected and treated as a
 /// dropped sample (the chain is bridged over it). Totals never decrease: every added term is
 /// a non-negative power times a positive monotonic duration.
+///
+/// Each device also keeps its outage ledger (``WPStorage/OutageLedger``), updated from the
+/// same samples by the rules of `OutageTrack`, and persisted with the totals.
 ///
 /// ```swift
 /// var integrator = EnergyIntegrator<ContinuousClock.Instant>(configuration: .init())
@@ -44,6 +48,7 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
     private struct Track: Sendable {
         var energy = DeviceEnergy()
         var last: (instant: Instant, watts: Double)?
+        var outage = OutageTrack<Instant>()
     }
 
     public var configuration: EnergyConfiguration
@@ -60,7 +65,9 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
         self.configuration = configuration
         tracks.reserveCapacity(seed.devices.count)
         for (id, stored) in seed.devices {
-            tracks[id] = Track(energy: DeviceEnergy(joules: stored.joules, gaps: StoredDeviceEnergy.clampedGaps(stored.gaps)))
+            tracks[id] = Track(energy: DeviceEnergy(joules: stored.joules, gaps: StoredDeviceEnergy.clampedGaps(stored.gaps),
+                                                    ledger: stored.ledger),
+                               outage: OutageTrack(ledger: stored.ledger))
         }
     }
 
@@ -71,11 +78,20 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
     ///     order, the later one restarting the chain at the same instant).
     ///   - instant: when the samples were taken; must not go backwards across calls. An instant
     ///     not after a device's previous sample adds nothing and restarts its chain.
+    ///   - wall: the wall-clock time of the samples, for the outage ledger's timestamps only
+    ///     (`nil`: none recorded); nothing is integrated from it.
     /// - Returns: counts for logging.
     @discardableResult
-    public mutating func integrate(_ samples: [EnergySample], at instant: Instant) -> Summary {
+    public mutating func integrate(_ samples: [EnergySample], at instant: Instant, wall: Date? = nil) -> Summary {
         var summary = Summary()
         for sample in samples {
+            // The ledger first: it needs the mode of every reading, implausible power included.
+            var outage = tracks[sample.deviceID]?.outage ?? OutageTrack()
+            let step = outage.observe(mode: sample.usableMode, runtime: sample.runtimeSeconds,
+                                      testStatus: sample.testStatus, at: instant, wall: wall,
+                                      maxGap: configuration.maxGap)
+            let energyBefore = tracks[sample.deviceID]?.energy
+            defer { ledgerStep(sample.deviceID, outage, step, since: energyBefore, summary: &summary) }
             let bound = configuration.maxWatts(ratingVa: sample.ratingVa)
             if let watts = sample.usableWatts, watts > bound {
                 // A glitch: as if the sample had been dropped, so the chain bridges it.
@@ -115,6 +131,23 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
         return summary
     }
 
+    /// Stores the device's outage track after its sample was integrated: energy added over an
+    /// interval on battery at both ends is discharge, and an on-battery gap the energy chain did
+    /// not already count (power was unusable) is counted as a gap too.
+    private mutating func ledgerStep(_ id: String, _ outage: OutageTrack<Instant>, _ step: OutageTrack<Instant>.Step,
+                                     since before: DeviceEnergy?, summary: inout Summary) {
+        var track = tracks[id] ?? Track()
+        track.outage = outage
+        let before = before ?? DeviceEnergy()
+        if step.bridged { track.outage.addDischarge(track.energy.joules - before.joules) }
+        if step.gap, track.energy.gaps == before.gaps {
+            track.energy.gaps = StoredDeviceEnergy.incremented(track.energy.gaps)
+            summary.gapDevices.append(id)
+        }
+        track.energy.ledger = track.outage.ledger
+        tracks[id] = track
+    }
+
     /// The totals of every device known (seeded or seen).
     public var totals: [String: DeviceEnergy] { tracks.mapValues(\.energy) }
 
@@ -127,7 +160,9 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
     /// The devices' totals as a state to persist (bookkeeping fields copied from `base`).
     public func state(base: EnergyState = EnergyState()) -> EnergyState {
         var state = base
-        state.devices = tracks.mapValues { StoredDeviceEnergy(joules: $0.energy.joules, gaps: $0.energy.gaps) }
+        state.devices = tracks.mapValues {
+            StoredDeviceEnergy(joules: $0.energy.joules, gaps: $0.energy.gaps, ledger: $0.outage.ledger)
+        }
         return state
     }
 }

@@ -95,7 +95,8 @@ struct Endpoints: Sendable {
                                   lastSuccess: health.lastSuccess.map(Self.iso), error: health.lastError,
                                   inProgress: health.inProgress),
             winPower: .init(target: target, reachable: health.winPowerReachable, authenticated: health.authenticated),
-            deviceCount: health.deviceCount, energySamplesRejected: health.energySamplesRejected)
+            deviceCount: health.deviceCount, energySamplesRejected: health.energySamplesRejected,
+            outages: health.outages.map { .init(deviceID: $0.deviceID, since: $0.since.map(Self.iso)) })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let body = (try? encoder.encode(report)).map { Array($0) + [0x0A] } ?? Array("{}\n".utf8)
@@ -164,8 +165,19 @@ struct HealthReport: Codable, Sendable, Equatable {
     var deviceCount: Int
     /// Implausible power readings refused since start (`winpower_device_energy_samples_rejected_total`).
     var energySamplesRejected: Int?
+    /// Devices on battery now (an outage in progress, mode 4), with the outage's start.
+    var outages: [Outage] = []
+    struct Outage: Codable, Sendable, Equatable {
+        var deviceID: String
+        /// ISO-8601 start; absent when unknown.
+        var since: String?
+        enum CodingKeys: String, CodingKey {
+            case since
+            case deviceID = "device_id"
+        }
+    }
     enum CodingKeys: String, CodingKey {
-        case status, version
+        case status, version, outages
         case uptimeSeconds = "uptime_seconds"
         case lastCollection = "last_collection"
         case winPower = "winpower"
