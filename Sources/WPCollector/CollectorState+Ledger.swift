@@ -5,12 +5,14 @@ import WPStorage
 
 /// The outage-ledger families (docs/metrics.md, "Outage ledger").
 ///
-/// Four counters are exported for every device with energy series, from its first reading, so
-/// `rate()` and `increase()` see the first outage. The rest only once there is something to
-/// say: the duration histogram (14 lines) and the last outage's start from the first transfer;
-/// its end, duration and runtime once an outage ended with its end observed; the last self-test's
-/// time and status from the first self-test. A fleet that never lost mains pays 4 series per
-/// device, not 23.
+/// Two counters are exported for every device with energy series, from its first reading, so
+/// `increase()` sees the first outage and the first self-test (each jumps 0 → 1 at once). The
+/// rest only once there is something to say: from the first transfer, the time and energy on
+/// battery (their first value is 0: nothing is integrated before the second on-battery reading,
+/// so `increase()` still sees all of it), the duration histogram (14 lines) and the last outage's
+/// start; its end, duration and runtime once an outage ended with its end observed; the last
+/// self-test's time and status from the first self-test. A fleet that never lost mains pays 2
+/// series per device, not 23 (docs/performance.md has the cost).
 extension CollectorState {
     /// The `le` bounds of `winpower_device_outage_duration_seconds`, `+Inf` included.
     static var outageDurationBounds: [Double] { OutageLedger.durationBounds + [.infinity] }
@@ -51,10 +53,10 @@ extension CollectorState {
             guard let labels = energyLabels[id] else { continue }
             let ledger = context.totals[id]?.ledger ?? OutageLedger()
             try transfers.append(labelValues: labels, value: Double(max(0, ledger.transfers)))
-            try onBattery.append(labelValues: labels, value: ledger.onBatterySeconds)
-            try discharge.append(labelValues: labels, value: ledger.dischargeJoules)
             try tests.append(labelValues: labels, value: Double(max(0, ledger.tests)))
-            if ledger.transfers > 0 || ledger.observedOutages > 0 {
+            if ledger.transfers > 0 || ledger.onBatterySeconds > 0 || ledger.dischargeJoules > 0 {
+                try onBattery.append(labelValues: labels, value: ledger.onBatterySeconds)
+                try discharge.append(labelValues: labels, value: ledger.dischargeJoules)
                 let counts = ledger.cumulativeCounts
                 try durations.append(Sample(labelValues: labels, value: .histogram(HistogramValue(
                     upperBounds: Self.outageDurationBounds, cumulativeCounts: counts,
