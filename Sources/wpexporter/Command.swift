@@ -46,4 +46,6 @@ struct SimulatorOptions: Sendable, Equatable {
     var password = Secret("admin")
     /// Fault names to inject, as given (validated by the hook).
     var faults: [String] = []
+    /// Scripted outages, `[DEVICE:]START+LENGTH` lists as given (validated by the hook).
+    var outageSchedule: [String] = []
 }

@@ -2,7 +2,8 @@ import WPConfig
 
 extension CommandParser {
     static let simulatorFlags = ["--host", "--port", "--devices", "--page-size", "--token-lifetime",
-                                 "--token-exp-ms", "--clock-skew", "--username", "--password", "--fault"]
+                                 "--token-exp-ms", "--clock-skew", "--username", "--password", "--fault",
+                                 "--outage-schedule"]
 
     /// Parses the flags of `wpexporter simulate`.
     static func parseSimulator(_ arguments: [String]) throws(UsageError) -> SimulatorOptions {
@@ -41,6 +42,7 @@ extension CommandParser {
                 options.clockSkew = negative ? .zero - skew : skew
             case "--username": options.username = value
             case "--password": options.password = Secret(value)
+            case "--outage-schedule": options.outageSchedule.append(value)
             default: options.faults.append(value)
             }
         }

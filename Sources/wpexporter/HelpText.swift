@@ -125,6 +125,9 @@ enum HelpText {
           --username NAME            Accepted user name (default admin)
           --password TEXT            Accepted password (default admin)
           --fault NAME               Inject a fault; repeat for several
+          --outage-schedule LIST     Scripted mains failures: [DEVICE:]START+LENGTH in seconds
+                                     since start, comma-separated (e.g. 2+4,10+4,1:18+8: device
+                                     0 on battery at 2-6 s and 10-14 s, device 1 at 18-26 s)
           -h, --help                 Show this help
 
         """

@@ -88,6 +88,13 @@ struct RuntimeCommands: Sendable {
                 throw UsageError(command: "simulate", message: "--fault: \(error)")
             }
         }
+        for entry in options.outageSchedule {
+            do {
+                configuration.outageSchedule += try OutageWindow.parseList(entry)
+            } catch {
+                throw UsageError(command: "simulate", message: "--outage-schedule: \(error)")
+            }
+        }
         configuration.deviceCount = options.devices
         configuration.pageSizeCap = options.pageSize
         configuration.tokenLifetime = options.tokenLifetime
@@ -102,7 +109,10 @@ struct RuntimeCommands: Sendable {
         let faults = configuration.faults.map(\.rawValue).sorted()
         output.standardOutput("WinPower simulator on \(Self.url(address)) with \(options.devices) devices, "
                               + "pages of at most \(options.pageSize); user \"\(options.username)\""
-                              + (faults.isEmpty ? "" : "; faults: \(faults.joined(separator: ", "))") + "\n")
+                              + (faults.isEmpty ? "" : "; faults: \(faults.joined(separator: ", "))")
+                              + (configuration.outageSchedule.isEmpty ? ""
+                                 : "; outages: \(configuration.outageSchedule.map(\.description).joined(separator: ", "))")
+                              + "\n")
         let controls = self.controls
         await waitForStop { controls.exit(1) }
         await server.stop()
