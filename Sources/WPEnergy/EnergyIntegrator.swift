@@ -85,67 +85,67 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
     public mutating func integrate(_ samples: [EnergySample], at instant: Instant, wall: Date? = nil) -> Summary {
         var summary = Summary()
         for sample in samples {
-            // The ledger first: it needs the mode of every reading, implausible power included.
-            var outage = tracks[sample.deviceID]?.outage ?? OutageTrack()
-            let step = outage.observe(mode: sample.usableMode, runtime: sample.runtimeSeconds,
-                                      testStatus: sample.testStatus, at: instant, wall: wall,
-                                      maxGap: configuration.maxGap)
-            let energyBefore = tracks[sample.deviceID]?.energy
-            defer { ledgerStep(sample.deviceID, outage, step, since: energyBefore, summary: &summary) }
             let bound = configuration.maxWatts(ratingVa: sample.ratingVa)
+            var implausible = false
             if let watts = sample.usableWatts, watts > bound {
                 // A glitch: as if the sample had been dropped, so the chain bridges it.
+                implausible = true
                 rejectedSamples[sample.deviceID, default: 0] += 1
                 summary.implausible.append(Rejection(deviceID: sample.deviceID, watts: watts, maxWatts: bound))
-                if tracks[sample.deviceID] == nil { tracks[sample.deviceID] = Track() }
-                continue
             }
-            var track = tracks[sample.deviceID] ?? Track()
-            defer { tracks[sample.deviceID] = track }
-            guard let watts = sample.usableWatts else {
-                track.last = nil
-                summary.unusable += 1
-                continue
-            }
-            if let last = track.last {
-                let elapsed = last.instant.duration(to: instant)
-                if elapsed > configuration.maxGap {
-                    track.energy.gaps = StoredDeviceEnergy.incremented(track.energy.gaps)
-                    summary.gapDevices.append(sample.deviceID)
-                    summary.longestGap = max(summary.longestGap, elapsed)
-                } else if elapsed > .zero {
-                    let total = track.energy.joules + (last.watts + watts) / 2 * elapsed.seconds
-                    // An absurd but finite reading could overflow; such a total could not be
-                    // stored, so the sample is treated as unusable instead.
-                    guard total.isFinite else {
-                        track.last = nil
-                        summary.unusable += 1
-                        continue
-                    }
-                    track.energy.joules = total
-                }
-            }
-            track.last = (instant, watts)
-            summary.integrated += 1
+            Self.apply(sample, implausible: implausible, at: instant, wall: wall, maxGap: configuration.maxGap,
+                       summary: &summary, to: &tracks[sample.deviceID, default: Track()])
         }
         return summary
     }
 
-    /// Stores the device's outage track after its sample was integrated: energy added over an
-    /// interval on battery at both ends is discharge, and an on-battery gap the energy chain did
-    /// not already count (power was unusable) is counted as a gap too.
-    private mutating func ledgerStep(_ id: String, _ outage: OutageTrack<Instant>, _ step: OutageTrack<Instant>.Step,
-                                     since before: DeviceEnergy?, summary: inout Summary) {
-        var track = tracks[id] ?? Track()
-        track.outage = outage
-        let before = before ?? DeviceEnergy()
+    /// Applies one sample to its device's track (one dictionary access per sample): the outage
+    /// ledger first (it needs the mode of every reading, implausible power included), then the
+    /// energy. Energy added over an interval on battery at both ends is discharge, and an
+    /// on-battery gap the energy chain did not already count (power was unusable) is counted as
+    /// a gap too.
+    private static func apply(_ sample: EnergySample, implausible: Bool, at instant: Instant, wall: Date?,
+                              maxGap: Duration, summary: inout Summary, to track: inout Track) {
+        let before = track.energy
+        let step = track.outage.observe(mode: sample.usableMode, runtime: sample.runtimeSeconds,
+                                        testStatus: sample.testStatus, at: instant, wall: wall, maxGap: maxGap)
+        if !implausible { integrateEnergy(sample, at: instant, maxGap: maxGap, summary: &summary, to: &track) }
         if step.bridged { track.outage.addDischarge(track.energy.joules - before.joules) }
         if step.gap, track.energy.gaps == before.gaps {
             track.energy.gaps = StoredDeviceEnergy.incremented(track.energy.gaps)
-            summary.gapDevices.append(id)
+            summary.gapDevices.append(sample.deviceID)
         }
         track.energy.ledger = track.outage.ledger
-        tracks[id] = track
+    }
+
+    /// The trapezoid step of one usable sample, or the end of the chain for an unusable one.
+    private static func integrateEnergy(_ sample: EnergySample, at instant: Instant, maxGap: Duration,
+                                        summary: inout Summary, to track: inout Track) {
+        guard let watts = sample.usableWatts else {
+            track.last = nil
+            summary.unusable += 1
+            return
+        }
+        if let last = track.last {
+            let elapsed = last.instant.duration(to: instant)
+            if elapsed > maxGap {
+                track.energy.gaps = StoredDeviceEnergy.incremented(track.energy.gaps)
+                summary.gapDevices.append(sample.deviceID)
+                summary.longestGap = max(summary.longestGap, elapsed)
+            } else if elapsed > .zero {
+                let total = track.energy.joules + (last.watts + watts) / 2 * elapsed.seconds
+                // An absurd but finite reading could overflow; such a total could not be
+                // stored, so the sample is treated as unusable instead.
+                guard total.isFinite else {
+                    track.last = nil
+                    summary.unusable += 1
+                    return
+                }
+                track.energy.joules = total
+            }
+        }
+        track.last = (instant, watts)
+        summary.integrated += 1
     }
 
     /// The totals of every device known (seeded or seen).
