@@ -2,6 +2,7 @@ import FoundationEssentials
 import WPClient
 import WPEnergy
 import WPMetrics
+import WPStorage
 
 /// The label names of every per-device series.
 let deviceLabelNames = ["device_id", "device_name", "device_type"]
@@ -130,6 +131,7 @@ extension CollectorState {
             var family = try MetricFamily(name: gauge.name, help: gauge.help, type: .gauge, unit: gauge.unit,
                                           labelNames: deviceLabelNames, capacity: count)
             for entry in context.live {
+                if gauge.afterSelfTest, (context.totals[entry.id]?.ledger.tests ?? 0) == 0 { continue }
                 if let value = entry.values[index] {
                     try family.append(Sample(labelValues: entry.labels, value: .gauge(value)))
                 }

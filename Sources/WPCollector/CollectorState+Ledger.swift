@@ -9,10 +9,10 @@ import WPStorage
 /// `increase()` sees the first outage and the first self-test (each jumps 0 → 1 at once). The
 /// rest only once there is something to say: from the first transfer, the time and energy on
 /// battery (their first value is 0: nothing is integrated before the second on-battery reading,
-/// so `increase()` still sees all of it), the duration histogram (14 lines) and the last outage's
+/// so `increase()` still sees all of it), the duration histogram (11 lines) and the last outage's
 /// start; its end, duration and runtime once an outage ended with its end observed; the last
 /// self-test's time and status from the first self-test. A fleet that never lost mains pays 2
-/// series per device, not 23 (docs/performance.md has the cost).
+/// series per device, not 21 (docs/performance.md has the cost).
 extension CollectorState {
     /// The `le` bounds of `winpower_device_outage_duration_seconds`, `+Inf` included.
     static var outageDurationBounds: [Double] { OutageLedger.durationBounds + [.infinity] }

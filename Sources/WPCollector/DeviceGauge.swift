@@ -9,11 +9,16 @@ struct DeviceGauge: Sendable {
     let help: String
     let unit: String?
     let read: @Sendable (Device) -> Double?
+    /// Exported only for devices whose outage ledger saw a self-test (what the series is used
+    /// with), so a fleet that never tested pays no series for it.
+    let afterSelfTest: Bool
 
-    init(_ name: String, _ help: String, unit: String? = nil, _ read: @escaping @Sendable (Device) -> Double?) {
+    init(_ name: String, _ help: String, unit: String? = nil, afterSelfTest: Bool = false,
+         _ read: @escaping @Sendable (Device) -> Double?) {
         self.name = name
         self.help = help
         self.unit = unit
+        self.afterSelfTest = afterSelfTest
         self.read = read
     }
 
@@ -71,8 +76,9 @@ struct DeviceGauge: Sendable {
             $0.realtime.testStatus.map(Double.init)
         },
         DeviceGauge("winpower_device_auto_test_period_seconds",
-                    "Interval between automatic battery self-tests the UPS is set to (autoTestPeriod), in seconds.",
-                    unit: "seconds") {
+                    "Interval between automatic battery self-tests the UPS is set to (autoTestPeriod), in seconds; "
+                        + "for UPSes seen self-testing.",
+                    unit: "seconds", afterSelfTest: true) {
             $0.setting.autoTestPeriod.flatMap { $0 > 0 ? $0 * 86_400 : nil }
         },
         DeviceGauge("winpower_device_on_battery",

@@ -10,7 +10,7 @@ import FoundationEssentials
 /// legacy-imported 1
 /// devices 2
 /// d 5400000.125 0 ups-1
-/// o transfers=2 battery-s=95.5 discharge-j=38200 hist=0,1,0,0,1,0,0,0,0,0,0,0,0 hist-sum=131 …
+/// o transfers=2 battery-s=95.5 discharge-j=38200 hist=1,0,0,1,0,0,0,0,0 hist-sum=131 …
 /// d 0 3 id%20with%20space
 /// crc32 1a2b3c4d
 /// ```
