@@ -56,10 +56,10 @@ public struct OutageLedger: Sendable, Equatable {
     /// Observed finished outages (the histogram's count).
     public var observedOutages: Int { durationCounts.reduce(0) { $0 &+ $1 } }
 
-    /// Adds one finished outage of `seconds` to the histogram (negative or non-finite values
-    /// are ignored).
+    /// Adds one finished outage of `seconds` to the histogram (negative or non-finite values,
+    /// and one that would make the sum infinite, are ignored: the state must stay writable).
     public mutating func observe(duration seconds: Double) {
-        guard seconds.isFinite, seconds >= 0 else { return }
+        guard seconds.isFinite, seconds >= 0, (durationSum + seconds).isFinite else { return }
         let index = Self.durationBounds.firstIndex { seconds <= $0 } ?? Self.durationBounds.count
         durationCounts[index] = StoredDeviceEnergy.incremented(durationCounts[index])
         durationSum += seconds
