@@ -24,13 +24,8 @@ fi
 [[ -x "$binary" ]] || { echo "build first: swift build --product wpexporter" >&2; exit 1; }
 
 work="$(mktemp -d)"
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
+pids=()  # every process started, stopped on exit
+trap 'kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 
 # Outages of device 0 in seconds since the simulator started: [3,7), [11,15), [19,29).
 schedule="3+4,11+4,19+10"

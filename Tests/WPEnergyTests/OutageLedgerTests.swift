@@ -27,6 +27,11 @@ import WPTestSupport
         }
     }
 
+    /// Feeds `(seconds, mode)` readings, the wall clock in step with the monotonic one.
+    func feed(_ integrator: inout EnergyIntegrator<Instant>, timed readings: [(Double, Int?)]) {
+        for (time, mode) in readings { integrator.integrate([reading(mode)], at: at(time), wall: wall(time)) }
+    }
+
     func ledger(_ integrator: EnergyIntegrator<Instant>) -> OutageLedger {
         integrator.total(for: "ups")?.ledger ?? OutageLedger()
     }
@@ -74,9 +79,7 @@ import WPTestSupport
     @Test func aGapOnBatteryIsNotBridgedAndIsCountedOnce() {
         var integrator = makeIntegrator(maxGap: .seconds(60))
         feed(&integrator, [3, 4, 4])
-        integrator.integrate([reading(4)], at: at(200), wall: wall(200))
-        integrator.integrate([reading(4)], at: at(205), wall: wall(205))
-        integrator.integrate([reading(3)], at: at(210), wall: wall(210))
+        feed(&integrator, timed: [(200, 4), (205, 4), (210, 3)])
         let result = ledger(integrator)
         #expect(result.transfers == 1)
         #expect(result.onBatterySeconds == 10)
@@ -114,12 +117,16 @@ import WPTestSupport
         #expect(result.lastStart == wall(5))
     }
 
-    @Test func anOutageInProgressAcrossARestartStaysOneOutage() {
+    /// An integrator that saw an outage begin (on battery at 5 s and 10 s), then a new one
+    /// seeded from its state: a restart (or a crash after that save), the new clock starting anew.
+    func restartedDuringAnOutage() -> EnergyIntegrator<Instant> {
         var first = makeIntegrator()
         feed(&first, [3, 4, 4])
-        // Restart: a new process seeded from the saved state; its clock starts anew.
-        var second = EnergyIntegrator<Instant>(configuration: EnergyConfiguration(maxGap: .seconds(60)),
-                                               seed: first.state())
+        return EnergyIntegrator(configuration: EnergyConfiguration(maxGap: .seconds(60)), seed: first.state())
+    }
+
+    @Test func anOutageInProgressAcrossARestartStaysOneOutage() {
+        var second = restartedDuringAnOutage()
         second.integrate([reading(4)], at: at(0), wall: wall(40))
         second.integrate([reading(4)], at: at(5), wall: wall(45))
         second.integrate([reading(3)], at: at(10), wall: wall(50))
@@ -134,10 +141,7 @@ import WPTestSupport
     }
 
     @Test func anOutageThatEndedWhileDownIsClosedWithItsEndUnknown() {
-        var first = makeIntegrator()
-        feed(&first, [3, 4, 4])
-        var second = EnergyIntegrator<Instant>(configuration: EnergyConfiguration(maxGap: .seconds(60)),
-                                               seed: first.state())
+        var second = restartedDuringAnOutage()
         second.integrate([reading(3)], at: at(0), wall: wall(600))
         let result = ledger(second)
         #expect(result.transfers == 1)
