@@ -4,6 +4,7 @@ import WPClient
 import WPEnergy
 import WPLogging
 import WPMetrics
+import WPStorage
 
 /// Runs collection cycles and publishes the latest ``MetricsSnapshot``.
 ///
@@ -132,7 +133,7 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
         let fetched = clock.now
         if case .success(let readout) = outcome {
             let prefix = configuration.energyKeyPrefix
-            meter.record(readout.devices.map { Self.energySample($0, keyPrefix: prefix) }, at: fetched)
+            meter.record(readout.devices.map { Self.energySample($0, keyPrefix: prefix) }, at: fetched, wall: wallClock())
         }
         let finished = clock.now
         let wall = wallClock()
@@ -159,6 +160,9 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
         }
         if let next { published.withLock { $0 = next } }
         health.energySamplesRejected = energy.status.rejectedSamples
+        health.outages = energy.totals.compactMap { id, totals in
+            totals.ledger.inOutage ? CollectorHealth.DeviceOutage(deviceID: id, since: totals.ledger.lastStart) : nil
+        }.sorted { $0.deviceID < $1.deviceID }
         publishedHealth.withLock { $0 = health }
     }
 
@@ -180,10 +184,12 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// The energy sample of a device: total active power, unusable while disconnected, bounded
-    /// by the device's rating; keyed `keyPrefix + id` in the meter.
+    /// by the device's rating, with the mode, runtime and test status the outage ledger needs;
+    /// keyed `keyPrefix + id` in the meter.
     static func energySample(_ device: Device, keyPrefix: String = "") -> EnergySample {
-        EnergySample(deviceID: keyPrefix.isEmpty ? device.id : keyPrefix + device.id, watts: device.realtime.loadTotalWatt, connected: device.connected != false,
-                     ratingVa: device.config.ratingVa)
+        EnergySample(deviceID: keyPrefix.isEmpty ? device.id : keyPrefix + device.id, watts: device.realtime.loadTotalWatt,
+                     connected: device.connected != false, ratingVa: device.config.ratingVa, mode: device.realtime.mode,
+                     runtimeSeconds: device.realtime.batRemainTime, testStatus: device.realtime.testStatus)
     }
 
     /// Whether a failure of this kind means WinPower answered over HTTP.

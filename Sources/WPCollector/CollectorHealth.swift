@@ -24,6 +24,21 @@ public struct CollectorHealth: Sendable, Equatable {
     public var deviceCount: Int
     /// Power readings refused as implausible since start (all devices), not integrated.
     public var energySamplesRejected: Int = 0
+    /// Devices with an outage in progress (on battery, mode 4), sorted by device id.
+    public var outages: [DeviceOutage] = []
+
+    /// A device's outage in progress.
+    public struct DeviceOutage: Sendable, Equatable {
+        /// The device's key (as its energy totals are keyed).
+        public var deviceID: String
+        /// When the outage began (wall clock), `nil` when unknown.
+        public var since: Date?
+
+        public init(deviceID: String, since: Date?) {
+            self.deviceID = deviceID
+            self.since = since
+        }
+    }
 
     /// Creates a health value; the defaults describe a collector that has not run yet.
     public init(lastAttempt: Date? = nil, lastFinished: Date? = nil, inProgress: Bool = false,

@@ -2,6 +2,7 @@ import FoundationEssentials
 import WPClient
 import WPEnergy
 import WPMetrics
+import WPStorage
 
 /// The label names of every per-device series.
 let deviceLabelNames = ["device_id", "device_name", "device_type"]
@@ -103,6 +104,7 @@ extension CollectorState {
             }
         }
         families.append(contentsOf: [watthours, joules, gaps, try rejectedSamplesFamily(context, ids: ids), updated])
+        try appendLedgerFamilies(context, ids: ids, to: &families)
     }
 
     private func appendDeviceFamilies(_ context: RenderContext, to families: inout [MetricFamily]) throws(MetricsError) {
@@ -126,6 +128,7 @@ extension CollectorState {
             var family = try MetricFamily(name: gauge.name, help: gauge.help, type: .gauge, unit: gauge.unit,
                                           labelNames: deviceLabelNames, capacity: count)
             for entry in context.live {
+                if gauge.afterSelfTest, (context.totals[entry.id]?.ledger.tests ?? 0) == 0 { continue }
                 if let value = entry.values[index] {
                     try family.append(Sample(labelValues: entry.labels, value: .gauge(value)))
                 }

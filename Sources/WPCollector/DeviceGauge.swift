@@ -9,11 +9,16 @@ struct DeviceGauge: Sendable {
     let help: String
     let unit: String?
     let read: @Sendable (Device) -> Double?
+    /// Exported only for devices whose outage ledger saw a self-test (what the series is used
+    /// with), so a fleet that never tested pays no series for it.
+    let afterSelfTest: Bool
 
-    init(_ name: String, _ help: String, unit: String? = nil, _ read: @escaping @Sendable (Device) -> Double?) {
+    init(_ name: String, _ help: String, unit: String? = nil, afterSelfTest: Bool = false,
+         _ read: @escaping @Sendable (Device) -> Double?) {
         self.name = name
         self.help = help
         self.unit = unit
+        self.afterSelfTest = afterSelfTest
         self.read = read
     }
 
@@ -69,6 +74,12 @@ struct DeviceGauge: Sendable {
         },
         DeviceGauge("winpower_device_test_status_code", "Raw self-test status code.") {
             $0.realtime.testStatus.map(Double.init)
+        },
+        DeviceGauge("winpower_device_auto_test_period_seconds",
+                    "Interval between automatic battery self-tests the UPS is set to (autoTestPeriod), in seconds; "
+                        + "for UPSes seen self-testing.",
+                    unit: "seconds", afterSelfTest: true) {
+            $0.setting.autoTestPeriod.flatMap { $0 > 0 ? $0 * 86_400 : nil }
         },
         DeviceGauge("winpower_device_on_battery",
                     "1 when the UPS runs on battery because mains failed (mode 4), 0 in another known mode "

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import WPStorage
 
 /// Per-device trapezoidal integration of active power over a monotonic time line.
@@ -12,6 +13,9 @@ import WPStorage
 /// bound (``EnergyConfiguration/maxWatts(ratingVa:)``) is a glitch: it is counted as rejected and treated as a
 /// dropped sample (the chain is bridged over it). Totals never decrease: every added term is
 /// a non-negative power times a positive monotonic duration.
+///
+/// Each device also keeps its outage ledger (``WPStorage/OutageLedger``), updated from the
+/// same samples by the rules of `OutageTrack`, and persisted with the totals.
 ///
 /// ```swift
 /// var integrator = EnergyIntegrator<ContinuousClock.Instant>(configuration: .init())
@@ -44,6 +48,7 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
     private struct Track: Sendable {
         var energy = DeviceEnergy()
         var last: (instant: Instant, watts: Double)?
+        var outage = OutageTrack<Instant>()
     }
 
     public var configuration: EnergyConfiguration
@@ -60,7 +65,9 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
         self.configuration = configuration
         tracks.reserveCapacity(seed.devices.count)
         for (id, stored) in seed.devices {
-            tracks[id] = Track(energy: DeviceEnergy(joules: stored.joules, gaps: StoredDeviceEnergy.clampedGaps(stored.gaps)))
+            tracks[id] = Track(energy: DeviceEnergy(joules: stored.joules, gaps: StoredDeviceEnergy.clampedGaps(stored.gaps),
+                                                    ledger: stored.ledger),
+                               outage: OutageTrack(ledger: stored.ledger))
         }
     }
 
@@ -71,48 +78,74 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
     ///     order, the later one restarting the chain at the same instant).
     ///   - instant: when the samples were taken; must not go backwards across calls. An instant
     ///     not after a device's previous sample adds nothing and restarts its chain.
+    ///   - wall: the wall-clock time of the samples, for the outage ledger's timestamps only
+    ///     (`nil`: none recorded); nothing is integrated from it.
     /// - Returns: counts for logging.
     @discardableResult
-    public mutating func integrate(_ samples: [EnergySample], at instant: Instant) -> Summary {
+    public mutating func integrate(_ samples: [EnergySample], at instant: Instant, wall: Date? = nil) -> Summary {
         var summary = Summary()
         for sample in samples {
             let bound = configuration.maxWatts(ratingVa: sample.ratingVa)
+            var implausible = false
             if let watts = sample.usableWatts, watts > bound {
                 // A glitch: as if the sample had been dropped, so the chain bridges it.
+                implausible = true
                 rejectedSamples[sample.deviceID, default: 0] += 1
                 summary.implausible.append(Rejection(deviceID: sample.deviceID, watts: watts, maxWatts: bound))
-                if tracks[sample.deviceID] == nil { tracks[sample.deviceID] = Track() }
-                continue
             }
-            var track = tracks[sample.deviceID] ?? Track()
-            defer { tracks[sample.deviceID] = track }
-            guard let watts = sample.usableWatts else {
-                track.last = nil
-                summary.unusable += 1
-                continue
-            }
-            if let last = track.last {
-                let elapsed = last.instant.duration(to: instant)
-                if elapsed > configuration.maxGap {
-                    track.energy.gaps = StoredDeviceEnergy.incremented(track.energy.gaps)
-                    summary.gapDevices.append(sample.deviceID)
-                    summary.longestGap = max(summary.longestGap, elapsed)
-                } else if elapsed > .zero {
-                    let total = track.energy.joules + (last.watts + watts) / 2 * elapsed.seconds
-                    // An absurd but finite reading could overflow; such a total could not be
-                    // stored, so the sample is treated as unusable instead.
-                    guard total.isFinite else {
-                        track.last = nil
-                        summary.unusable += 1
-                        continue
-                    }
-                    track.energy.joules = total
-                }
-            }
-            track.last = (instant, watts)
-            summary.integrated += 1
+            Self.apply(sample, implausible: implausible, at: instant, wall: wall, maxGap: configuration.maxGap,
+                       summary: &summary, to: &tracks[sample.deviceID, default: Track()])
         }
         return summary
+    }
+
+    /// Applies one sample to its device's track (one dictionary access per sample): the outage
+    /// ledger first (it needs the mode of every reading, implausible power included), then the
+    /// energy. Energy added over an interval on battery at both ends is discharge, and an
+    /// on-battery gap the energy chain did not already count (power was unusable) is counted as
+    /// a gap too.
+    private static func apply(_ sample: EnergySample, implausible: Bool, at instant: Instant, wall: Date?,
+                              maxGap: Duration, summary: inout Summary, to track: inout Track) {
+        let before = track.energy
+        let step = track.outage.observe(mode: sample.usableMode, runtime: sample.runtimeSeconds,
+                                        testStatus: sample.testStatus, at: instant, wall: wall, maxGap: maxGap)
+        if !implausible { integrateEnergy(sample, at: instant, maxGap: maxGap, summary: &summary, to: &track) }
+        if step.bridged { track.outage.addDischarge(track.energy.joules - before.joules) }
+        if step.gap, track.energy.gaps == before.gaps {
+            track.energy.gaps = StoredDeviceEnergy.incremented(track.energy.gaps)
+            summary.gapDevices.append(sample.deviceID)
+        }
+        track.energy.ledger = track.outage.ledger
+    }
+
+    /// The trapezoid step of one usable sample, or the end of the chain for an unusable one.
+    private static func integrateEnergy(_ sample: EnergySample, at instant: Instant, maxGap: Duration,
+                                        summary: inout Summary, to track: inout Track) {
+        guard let watts = sample.usableWatts else {
+            track.last = nil
+            summary.unusable += 1
+            return
+        }
+        if let last = track.last {
+            let elapsed = last.instant.duration(to: instant)
+            if elapsed > maxGap {
+                track.energy.gaps = StoredDeviceEnergy.incremented(track.energy.gaps)
+                summary.gapDevices.append(sample.deviceID)
+                summary.longestGap = max(summary.longestGap, elapsed)
+            } else if elapsed > .zero {
+                let total = track.energy.joules + (last.watts + watts) / 2 * elapsed.seconds
+                // An absurd but finite reading could overflow; such a total could not be
+                // stored, so the sample is treated as unusable instead.
+                guard total.isFinite else {
+                    track.last = nil
+                    summary.unusable += 1
+                    return
+                }
+                track.energy.joules = total
+            }
+        }
+        track.last = (instant, watts)
+        summary.integrated += 1
     }
 
     /// The totals of every device known (seeded or seen).
@@ -127,7 +160,9 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
     /// The devices' totals as a state to persist (bookkeeping fields copied from `base`).
     public func state(base: EnergyState = EnergyState()) -> EnergyState {
         var state = base
-        state.devices = tracks.mapValues { StoredDeviceEnergy(joules: $0.energy.joules, gaps: $0.energy.gaps) }
+        state.devices = tracks.mapValues {
+            StoredDeviceEnergy(joules: $0.energy.joules, gaps: $0.energy.gaps, ledger: $0.outage.ledger)
+        }
         return state
     }
 }

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Synchronization
 import WPLogging
 import WPStorage
@@ -149,13 +150,20 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
 
     /// Integrates one cycle's samples taken at `instant` and persists per policy.
     ///
-    /// The save runs outside the lock that ``totals``, ``status`` and ``state`` take: a slow
-    /// disk delays this call (and the next cycle's), never a reader.
+    /// The outage ledger is updated in the same step and saved with the totals: it never causes
+    /// a save (nor an fsync) of its own. The save runs outside the lock that ``totals``,
+    /// ``status`` and ``state`` take: a slow disk delays this call (and the next cycle's),
+    /// never a reader.
+    ///
+    /// - Parameters:
+    ///   - samples: one sample per device seen in this cycle.
+    ///   - instant: the monotonic instant they were taken.
+    ///   - wall: their wall-clock time, for the ledger's timestamps only (`nil`: not recorded).
     @discardableResult
-    public func record(_ samples: [EnergySample], at instant: C.Instant) -> CycleReport {
+    public func record(_ samples: [EnergySample], at instant: C.Instant, wall: Date? = nil) -> CycleReport {
         saving.withLock { _ in
             let (summary, pending, totals, firstImplausible) = inner.withLock { inner in
-                let summary = inner.integrator.integrate(samples, at: instant)
+                let summary = inner.integrator.integrate(samples, at: instant, wall: wall)
                 inner.dirty = true
                 inner.status.rejectedSamples += summary.implausible.count
                 let firstImplausible = summary.implausible.filter { inner.loggedImplausible.insert($0.deviceID).inserted }

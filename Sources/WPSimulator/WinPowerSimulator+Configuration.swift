@@ -40,6 +40,9 @@ extension WinPowerSimulator {
         /// Mixed into every token this server issues (0: the tokens of a lone simulator), so
         /// servers of a ``SimulatorFleet`` never issue the same token.
         public var tokenNamespace = 0
+        /// Scripted mains failures (`--outage-schedule`): a device in a window reports battery
+        /// mode whatever its role (a disconnected device stays disconnected).
+        public var outageSchedule: [OutageWindow] = []
 
         public init() {}
     }
@@ -104,12 +107,16 @@ public enum SimulatorError: Error, Sendable, Equatable, CustomStringConvertible 
     case unreachable
     /// A `--fault` name that does not exist.
     case unknownFault(String)
+    /// An `--outage-schedule` entry that is not `[DEVICE:]START+LENGTH`.
+    case badOutageSchedule(String)
 
     public var description: String {
         switch self {
         case .unreachable: "simulated WinPower is unreachable"
         case .unknownFault(let name):
             "unknown fault '\(name)'; known: \(WinPowerSimulator.Fault.allCases.map(\.rawValue).joined(separator: ", "))"
+        case .badOutageSchedule(let entry):
+            "outage window '\(entry)' is not [DEVICE:]START+LENGTH in seconds (e.g. 2+4 or 1:30+10)"
         }
     }
 }

@@ -91,7 +91,14 @@ extension WinPowerSimulator {
         let start = min((page - 1).multipliedReportingOverflow(by: pageSize).partialValue, listed.count)
         let slice = listed[max(0, start)..<min(max(0, start) + pageSize, listed.count)]
         let t = simulatedSeconds
-        var objects = slice.map { $0.json(at: t) }
+        let schedule = configuration.outageSchedule
+        var objects = slice.map { device in
+            guard device.role != .disconnected,
+                  schedule.contains(where: { $0.device == device.index && $0.contains(t) }) else { return device.json(at: t) }
+            var failing = device
+            failing.role = .onBattery
+            return failing.json(at: t)
+        }
         if faults.contains(.malformedDevice), !objects.isEmpty {
             objects[0] = "{\"assetDevice\":{\"deviceType\":\"UPS\",\"alias\":\"broken\",\"isActive\":\"maybe\"},"
                 + "\"realtime\":\"unavailable\",\"connected\":true}"

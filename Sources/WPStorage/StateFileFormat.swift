@@ -1,24 +1,33 @@
 import FoundationEssentials
 
-/// The on-disk format of the energy state file (version 1): line-oriented UTF-8 text with a
+/// The on-disk format of the energy state file (version 2): line-oriented UTF-8 text with a
 /// CRC-32 of everything before the last line.
 ///
 /// ```
-/// wpexporter-energy-state v1
+/// wpexporter-energy-state v2
 /// generation 42
 /// saved-at-ms 1763780000000
 /// legacy-imported 1
 /// devices 2
 /// d 5400000.125 0 ups-1
+/// o transfers=2 battery-s=95.5 discharge-j=38200 hist=1,0,0,1,0,0,0,0,0 hist-sum=131 …
 /// d 0 3 id%20with%20space
 /// crc32 1a2b3c4d
 /// ```
 ///
-/// Joules are written with Swift's shortest round-trip representation, so decoding gives back
+/// Each `d` line may be followed by one `o` line: that device's ``OutageLedger``, as
+/// `key=value` fields, only those not at their default (StateFileFormat+Ledger.swift lists
+/// them); a device that never had an outage nor a self-test has none. `devices` counts the `d`
+/// lines. Version 1 (written by releases before the ledger) is the same without `o` lines and is
+/// still read: every total is kept, ledgers start empty; the next save writes version 2.
+///
+/// Numbers are written with Swift's shortest round-trip representation, so decoding gives back
 /// the exact `Double`. Device ids are percent-encoded outside printable ASCII (and `%`).
 /// Decoding is a pure function that rejects anything unexpected with a reason.
 enum StateFileFormat {
-    static let magic = "wpexporter-energy-state v1"
+    static let magic = "wpexporter-energy-state v2"
+    /// The first line of files written before the outage ledger existed (no `o` lines).
+    static let magicV1 = "wpexporter-energy-state v1"
 
     /// Encodes `state` into file bytes.
     static func encode(_ state: EnergyState) -> [UInt8] {
@@ -33,6 +42,7 @@ enum StateFileFormat {
         for id in state.devices.keys.sorted() {
             guard let device = state.devices[id] else { continue }
             text += "d \(device.joules) \(device.gaps) \(escape(id))\n"
+            if !device.ledger.isEmpty { appendLedgerLine(device.ledger, to: &text) }
         }
         var bytes = Array(text.utf8)
         let crc = CRC32.checksum(bytes)
@@ -71,9 +81,11 @@ enum StateFileFormat {
             return .failure("file is not valid UTF-8")
         }
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()[...]
-        guard lines.popFirst() == Substring(magic) else {
-            return .failure("unknown format: first line must be '\(magic)'")
+        let first = lines.popFirst()
+        guard first == Substring(magic) || first == Substring(magicV1) else {
+            return .failure("unknown format: first line must be '\(magic)' (or '\(magicV1)')")
         }
+        let allowsLedger = first == Substring(magic)
         do throws(FormatFailure) {
             var state = EnergyState()
             state.generation = try header("generation", lines.popFirst()) { UInt64($0) }
@@ -83,15 +95,29 @@ enum StateFileFormat {
             guard imported == 0 || imported == 1 else { throw FormatFailure("legacy-imported must be 0 or 1") }
             state.legacyFilesImported = imported == 1
             let count = try header("devices", lines.popFirst()) { Int($0) }
-            guard count == lines.count else {
-                throw FormatFailure("header announces \(count) devices, file has \(lines.count) device lines")
+            let deviceLines = allowsLedger ? lines.reduce(0) { $0 + ($1.hasPrefix("o ") ? 0 : 1) } : lines.count
+            guard count == deviceLines else {
+                throw FormatFailure("header announces \(count) devices, file has \(deviceLines) device lines")
             }
             state.devices.reserveCapacity(count)
+            var previous: String?
             for (offset, line) in lines.enumerated() {
+                if allowsLedger, line.hasPrefix("o ") {
+                    guard let id = previous, state.devices[id]?.ledger.isEmpty == true else {
+                        throw FormatFailure("line \(offset + 6): an 'o' line must follow its device's 'd' line, once")
+                    }
+                    let ledger = try ledgerLine(line, number: offset + 6)
+                    // An empty ledger is never written; reading one back as written keeps the
+                    // "one 'o' line per device" rule checkable.
+                    guard !ledger.isEmpty else { throw FormatFailure("line \(offset + 6): empty 'o' line") }
+                    state.devices[id]?.ledger = ledger
+                    continue
+                }
                 let (id, device) = try deviceLine(line, number: offset + 6)
                 guard state.devices.updateValue(device, forKey: id) == nil else {
                     throw FormatFailure("line \(offset + 6): device '\(id)' appears twice")
                 }
+                previous = id
             }
             return .success(state)
         } catch {

@@ -4,10 +4,14 @@ public struct StoredDeviceEnergy: Sendable, Equatable {
     public var joules: Double
     /// Number of gaps longer than `energy.max_gap` that were skipped for this device.
     public var gaps: Int
+    /// The device's outage ledger (empty for a device that never left mains nor self-tested,
+    /// and for every device of a state written before the ledger existed).
+    public var ledger: OutageLedger
 
-    public init(joules: Double, gaps: Int = 0) {
+    public init(joules: Double, gaps: Int = 0, ledger: OutageLedger = OutageLedger()) {
         self.joules = joules
         self.gaps = gaps
+        self.ledger = ledger
     }
 
     /// The total in watt-hours.

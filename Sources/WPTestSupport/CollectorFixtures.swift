@@ -58,7 +58,8 @@ extension DeviceReadout {
     /// one UPS on mains, one on battery with an alarm, one with a fault and missing readings,
     /// and one WinPower cannot reach (every reading missing).
     public static func collectorGolden() -> DeviceReadout {
-        let normal = Device.make(id: "0b0c4d6e-0001-4b35-b0dd-000000000001", alias: "C3K", watts: 195)
+        var normal = Device.make(id: "0b0c4d6e-0001-4b35-b0dd-000000000001", alias: "C3K", watts: 195)
+        normal.setting.autoTestPeriod = 30
         var battery = Device.make(id: "0b0c4d6e-0002-4b35-b0dd-000000000002", alias: "Server room \"A\"",
                                   watts: 412.5, mode: 4, status: 2, alarmCodes: ["0x0011"])
         battery.realtime.inputVolt1 = 0

@@ -6,7 +6,9 @@ import WPStorage
 ///
 /// It opens a file store on DIR (taking its lock), loads the state and prints `ready <tick>`.
 /// Without `hold` it then saves forever, as fast as it can: each save increments the `tick`
-/// device by one joule and 20 other devices by growing amounts, and `saved <tick>` is printed
+/// device by one joule (and its outage ledger by one transfer, one observed outage of `tick`
+/// seconds and 2.5 s on battery, an outage open on odd ticks) and 20 other devices by growing
+/// amounts, and `saved <tick>` is printed
 /// only after `save` returned. With `hold` it keeps the lock until its stdin closes.
 enum StorageWriterChild {
     static func run(_ arguments: [String]) async -> Int32 {
@@ -20,6 +22,7 @@ enum StorageWriterChild {
                                             logger: .disabled)
             var state = try store.load().state
             var tick = state.devices["tick"]?.joules ?? 0
+            var ledger = state.devices["tick"]?.ledger ?? OutageLedger()
             say("ready \(Int(tick))")
             if arguments.dropFirst().first == "hold" {
                 _ = FileHandle.standardInput.readDataToEndOfFile()
@@ -28,7 +31,12 @@ enum StorageWriterChild {
             }
             while true {
                 tick += 1
-                state.devices["tick"] = StoredDeviceEnergy(joules: tick)
+                ledger.transfers += 1
+                ledger.onBatterySeconds += 2.5
+                ledger.observe(duration: tick)
+                ledger.inOutage = Int(tick) % 2 == 1
+                ledger.lastStart = Date(timeIntervalSince1970: 1_760_000_000 + tick)
+                state.devices["tick"] = StoredDeviceEnergy(joules: tick, ledger: ledger)
                 for index in 0..<20 {
                     let id = "ups-\(index)"
                     let previous = state.devices[id]?.joules ?? 0

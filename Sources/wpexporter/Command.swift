@@ -53,4 +53,6 @@ struct SimulatorOptions: Sendable, Equatable {
     var servers = 1
     /// Per-server faults (`--fault-server 1=down`), as given (validated by the hook).
     var serverFaults: [String] = []
+    /// Scripted outages, `[DEVICE:]START+LENGTH` lists as given (validated by the hook).
+    var outageSchedule: [String] = []
 }

@@ -3,7 +3,7 @@ import WPConfig
 extension CommandParser {
     static let simulatorFlags = ["--host", "--port", "--devices", "--page-size", "--token-lifetime",
                                  "--token-exp-ms", "--clock-skew", "--username", "--password", "--fault",
-                                 "--servers", "--fault-server"]
+                                 "--servers", "--fault-server", "--outage-schedule"]
 
     /// Parses the flags of `wpexporter simulate`.
     static func parseSimulator(_ arguments: [String]) throws(UsageError) -> SimulatorOptions {
@@ -44,6 +44,7 @@ extension CommandParser {
             case "--password": options.password = Secret(value)
             case "--servers": options.servers = try number(flag, value, 1...1000)
             case "--fault-server": options.serverFaults.append(value)
+            case "--outage-schedule": options.outageSchedule.append(value)
             default: options.faults.append(value)
             }
         }

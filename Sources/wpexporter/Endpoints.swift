@@ -140,7 +140,8 @@ struct Endpoints: Sendable {
             status: healthy ? "healthy" : "unhealthy", version: version, uptimeSeconds: uptime(now),
             lastCollection: .init(health), winPower: .init(target: target, health: health),
             deviceCount: health.deviceCount, energySamplesRejected: health.energySamplesRejected,
-            configReload: reloader.map { HealthReport.ConfigReload($0.status) })
+            configReload: reloader.map { HealthReport.ConfigReload($0.status) },
+            outages: health.outages.map { .init(deviceID: $0.deviceID, since: $0.since.map(Self.iso)) })
         return Self.json(report, status: healthy ? 200 : 503)
     }
 
@@ -246,8 +247,19 @@ struct HealthReport: Codable, Sendable, Equatable {
             attempts = status.attempts
         }
     }
+    /// Devices on battery now (an outage in progress, mode 4), with the outage's start.
+    var outages: [Outage] = []
+    struct Outage: Codable, Sendable, Equatable {
+        var deviceID: String
+        /// ISO-8601 start; absent when unknown.
+        var since: String?
+        enum CodingKeys: String, CodingKey {
+            case since
+            case deviceID = "device_id"
+        }
+    }
     enum CodingKeys: String, CodingKey {
-        case status, version
+        case status, version, outages
         case uptimeSeconds = "uptime_seconds"
         case lastCollection = "last_collection"
         case winPower = "winpower"

@@ -136,6 +136,9 @@ enum HelpText {
           --fault-server I=FAULT     Make server I (from 0) down (connections refused), hang
                                      (connections never answered) or rejects-password (every
                                      login answers 401); repeat or separate with commas
+          --outage-schedule LIST     Scripted mains failures: [DEVICE:]START+LENGTH in seconds
+                                     since start, comma-separated (e.g. 2+4,10+4,1:18+8: device
+                                     0 on battery at 2-6 s and 10-14 s, device 1 at 18-26 s)
           -h, --help                 Show this help
 
         """

@@ -8,7 +8,9 @@ extension RuntimeCommands {
         let configuration = try Self.simulatorConfiguration(options)
         let waitForStop = controls.watchStopSignals()
         let faults = configuration.faults.map(\.rawValue).sorted()
-        let faultText = faults.isEmpty ? "" : "; faults: \(faults.joined(separator: ", "))"
+        let faultText = (faults.isEmpty ? "" : "; faults: \(faults.joined(separator: ", "))")
+            + (configuration.outageSchedule.isEmpty ? ""
+               : "; outages: \(configuration.outageSchedule.map(\.description).joined(separator: ", "))")
         let stop: () async -> Void
         if options.servers == 1, options.serverFaults.isEmpty {
             let simulator = WinPowerSimulator(configuration: configuration)
@@ -56,6 +58,13 @@ extension RuntimeCommands {
                 configuration.faults.formUnion(try WinPowerSimulator.Fault.parseList(entry))
             } catch {
                 throw UsageError(command: "simulate", message: "--fault: \(error)")
+            }
+        }
+        for entry in options.outageSchedule {
+            do {
+                configuration.outageSchedule += try OutageWindow.parseList(entry)
+            } catch {
+                throw UsageError(command: "simulate", message: "--outage-schedule: \(error)")
             }
         }
         configuration.deviceCount = options.devices

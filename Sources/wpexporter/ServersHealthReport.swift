@@ -14,8 +14,10 @@ struct ServersHealthReport: Codable, Sendable, Equatable {
         var lastCollection: HealthReport.LastCollection
         var winPower: HealthReport.WinPower
         var deviceCount: Int
+        /// This server's devices on battery now, with the outage's start.
+        var outages: [HealthReport.Outage] = []
         enum CodingKeys: String, CodingKey {
-            case name, status
+            case name, status, outages
             case lastCollection = "last_collection"
             case winPower = "winpower"
             case deviceCount = "device_count"
@@ -63,7 +65,8 @@ extension Endpoints {
             rejected = max(rejected, health.energySamplesRejected)
             let healthy = health.lastCollectionSucceeded && health.isHealthy(now: now, stalenessWindow: server.stalenessWindow)
             return .init(name: server.name, status: healthy ? "healthy" : "unhealthy", lastCollection: .init(health),
-                         winPower: .init(target: server.target, health: health), deviceCount: health.deviceCount)
+                         winPower: .init(target: server.target, health: health), deviceCount: health.deviceCount,
+                         outages: health.outages.map { .init(deviceID: $0.deviceID, since: $0.since.map(Endpoints.iso)) })
         }
         let healthy = entries.filter { $0.status == "healthy" }.count
         let status = healthy == entries.count ? "healthy" : healthy == 0 ? "unhealthy" : "degraded"

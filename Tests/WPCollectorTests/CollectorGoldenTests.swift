@@ -23,9 +23,31 @@ import WPTestSupport
         "process_virtual_memory_max_bytes",
     ]
 
-    /// The fixed scenario: a stored total for the first device, two cycles 5 s apart, one skip.
+    /// The fixed scenario: a stored total for the first device, a stored outage ledger (two
+    /// outages, the last one observed, and a self-test) for the third, self-tests for the first, two cycles 5 s apart, one
+    /// skip; the second device is on battery in both cycles (an outage in progress).
     static func goldenSnapshot() async throws -> MetricsSnapshot {
-        let stored = EnergyState(devices: ["0b0c4d6e-0001-4b35-b0dd-000000000001": StoredDeviceEnergy(joules: 3_600_000)])
+        var ledger = OutageLedger()
+        ledger.transfers = 2
+        ledger.onBatterySeconds = 750
+        ledger.dischargeJoules = 412_000
+        ledger.observe(duration: 42)
+        ledger.observe(duration: 710)
+        ledger.lastStart = Date(timeIntervalSince1970: 1_760_300_000)
+        ledger.lastEnd = Date(timeIntervalSince1970: 1_760_300_710)
+        ledger.lastDuration = 710
+        ledger.lastRuntime = 320
+        ledger.tests = 1
+        ledger.lastTest = Date(timeIntervalSince1970: 1_760_200_000)
+        ledger.lastTestStatus = 1
+        var tested = OutageLedger()
+        tested.tests = 4
+        tested.lastTest = Date(timeIntervalSince1970: 1_760_100_000)
+        tested.lastTestStatus = 2
+        let stored = EnergyState(devices: [
+            "0b0c4d6e-0001-4b35-b0dd-000000000001": StoredDeviceEnergy(joules: 3_600_000, ledger: tested),
+            "0b0c4d6e-0003-4b35-b0dd-000000000003": StoredDeviceEnergy(joules: 0, ledger: ledger),
+        ])
         let fixture = try CollectorFixture(client: ClientStub([.success(.collectorGolden())]),
                                            store: InMemoryEnergyStore(initial: stored))
         await fixture.collector.collect()

@@ -8,7 +8,8 @@ import Glibc
 
 /// A child process saving state as fast as it can is killed with SIGKILL at random moments;
 /// after every kill the state loads, is at least as new as the last save the child reported
-/// complete, and no total ever decreased.
+/// complete, no total ever decreased, and the outage ledger saved with the totals is the one of
+/// the same save (never torn from its energy total).
 @Suite(.serialized) struct CrashTests {
     @Test func stateSurvives200RandomKills() throws {
         try withTemporaryDirectory { directory in
@@ -44,6 +45,12 @@ import Glibc
                     #expect(tick <= lastCompleted + 1, "kill \(kill): loaded tick \(tick) was never reported")
                     for (id, device) in loaded.state.devices {
                         #expect(device.joules >= previous[id] ?? 0, "kill \(kill): \(id) decreased")
+                    }
+                    if let ledger = loaded.state.devices["tick"]?.ledger {
+                        #expect(ledger.transfers == tick && ledger.observedOutages == tick, "kill \(kill): ledger of tick \(tick)")
+                        #expect(ledger.onBatterySeconds == Double(tick) * 2.5, "kill \(kill)")
+                        #expect(ledger.inOutage == (tick % 2 == 1), "kill \(kill)")
+                        #expect(ledger.lastStart == Date(timeIntervalSince1970: 1_760_000_000 + Double(tick)), "kill \(kill)")
                     }
                     previous = loaded.state.devices.mapValues(\.joules)
                     if tick > lastCompleted { unreportedSaves += 1 }

@@ -23,13 +23,36 @@ func withStore<T>(_ directory: String, logger: Logger = .disabled, importLegacy:
     return try body(store)
 }
 
-/// A state of `count` devices whose totals grow with `step`.
+/// A state of `count` devices whose totals grow with `step`; every device but the first has an
+/// outage ledger (so the recovery tests run on files with `o` lines).
 func sampleState(step: Double, count: Int = 3) -> EnergyState {
     var state = EnergyState()
     for index in 0..<count {
-        state.devices["ups-\(index)"] = StoredDeviceEnergy(joules: step * Double(index + 1) * 1000.5, gaps: index)
+        state.devices["ups-\(index)"] = StoredDeviceEnergy(joules: step * Double(index + 1) * 1000.5, gaps: index,
+                                                           ledger: index == 0 ? OutageLedger() : sampleLedger(step: step))
     }
     return state
+}
+
+/// A ledger with every field set, growing with `step`.
+func sampleLedger(step: Double) -> OutageLedger {
+    var ledger = OutageLedger()
+    ledger.transfers = Int(step) + 2
+    ledger.onBatterySeconds = step * 61.25
+    ledger.dischargeJoules = step * 24_000.5
+    ledger.observe(duration: 4)
+    ledger.observe(duration: step * 1000)
+    ledger.lastStart = Date(timeIntervalSince1970: 1_760_000_000 + step)
+    ledger.lastEnd = Date(timeIntervalSince1970: 1_760_001_000.125 + step)
+    ledger.lastDuration = step * 1000
+    ledger.lastRuntime = 312.5
+    ledger.tests = 3
+    ledger.lastTest = Date(timeIntervalSince1970: 1_759_000_000)
+    ledger.lastTestStatus = 2
+    ledger.inOutage = true
+    ledger.openRuntime = 1200
+    ledger.inTest = true
+    return ledger
 }
 
 func contents(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }

@@ -3,7 +3,8 @@
 //
 // Each input is decoded twice: as it is (nearly always refused by the checksum), and with a
 // correct checksum line appended, so the fuzzer explores the format behind the checksum.
-// A decoded state must hold only totals that are finite and ≥ 0 and gap counts within range,
+// A decoded state must hold only totals that are finite and ≥ 0 and gap counts within range
+// (its outage ledgers too: amounts finite and ≥ 0, counts in range, one count per bucket),
 // must encode and decode back to the same state, and its counters must advance without trap.
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -24,6 +25,20 @@ private func check(_ result: Result<EnergyState, StateFileFormat.FormatFailure>)
         if !device.joules.isFinite || device.joules < 0 { fatalError("device \(id): total \(device.joules)") }
         if device.gaps < 0 || device.gaps > StoredDeviceEnergy.maxGaps { fatalError("device \(id): gaps \(device.gaps)") }
         _ = StoredDeviceEnergy.incremented(device.gaps)
+        let ledger = device.ledger
+        for amount in [ledger.onBatterySeconds, ledger.dischargeJoules, ledger.durationSum]
+            where !amount.isFinite || amount < 0 {
+            fatalError("device \(id): ledger amount \(amount)")
+        }
+        for count in [ledger.transfers, ledger.tests] + ledger.durationCounts
+            where count < 0 || count > StoredDeviceEnergy.maxGaps {
+            fatalError("device \(id): ledger count \(count)")
+        }
+        if ledger.durationCounts.count != OutageLedger.durationBounds.count + 1 { fatalError("device \(id): buckets") }
+        var copy = ledger
+        copy.observe(duration: .greatestFiniteMagnitude)
+        if !copy.durationSum.isFinite { fatalError("device \(id): observing made the sum infinite") }
+        _ = StoredDeviceEnergy.incremented(ledger.transfers)
     }
     _ = StoredDeviceEnergy.incremented(state.generation)
     guard case .success(let again) = StateFileFormat.decode(StateFileFormat.encode(state)) else {

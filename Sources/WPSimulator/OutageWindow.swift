@@ -1,0 +1,52 @@
+import WPLogging
+
+/// A scripted mains failure: device `device` runs on battery (`mode` 4, role ``SimulatedDevice/Role/onBattery``)
+/// from `start` for `length` seconds of simulated time, then returns to its own role.
+///
+/// Written `[DEVICE:]START+LENGTH` (seconds; DEVICE is the 0-based device index, default 0), several
+/// comma-separated: `2+4,10+4,1:18+8` puts device 0 on battery during [2 s, 6 s) and [10 s, 14 s)
+/// and device 1 during [18 s, 26 s) after the simulator started (`wpexporter simulate --outage-schedule`).
+public struct OutageWindow: Sendable, Equatable, CustomStringConvertible {
+    /// The 0-based index of the device.
+    public var device: Int
+    /// Seconds of simulated time when mains fails.
+    public var start: Double
+    /// Seconds on battery.
+    public var length: Double
+
+    public init(device: Int = 0, start: Double, length: Double) {
+        self.device = device
+        self.start = start
+        self.length = length
+    }
+
+    /// Whether `t` (seconds of simulated time) falls in the window.
+    public func contains(_ t: Double) -> Bool { t >= start && t < start + length }
+
+    public var description: String { "\(device):\(start)+\(length)" }
+
+    /// Parses a comma-separated list of windows.
+    ///
+    /// - Throws: ``SimulatorError/badOutageSchedule(_:)`` naming the bad entry.
+    public static func parseList(_ text: String) throws -> [OutageWindow] {
+        var windows: [OutageWindow] = []
+        for entry in text.split(separator: ",").map({ $0.trimmingBlanks() }) where !entry.isEmpty {
+            var rest = Substring(entry)
+            var device = 0
+            if let colon = rest.firstIndex(of: ":") {
+                guard let index = Int(rest[..<colon]), (0...10_000).contains(index) else {
+                    throw SimulatorError.badOutageSchedule(entry)
+                }
+                device = index
+                rest = rest[rest.index(after: colon)...]
+            }
+            let parts = rest.split(separator: "+", omittingEmptySubsequences: false)
+            guard parts.count == 2, let start = Double(parts[0]), let length = Double(parts[1]),
+                  start.isFinite, length.isFinite, start >= 0, length > 0, start + length < 1e9 else {
+                throw SimulatorError.badOutageSchedule(entry)
+            }
+            windows.append(OutageWindow(device: device, start: start, length: length))
+        }
+        return windows
+    }
+}
