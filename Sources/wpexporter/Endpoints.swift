@@ -32,9 +32,24 @@ struct Endpoints: Sendable {
     var reloader: ConfigReloader? = nil
     /// `server.enable_lifecycle` (`--web.enable-lifecycle`): whether `/-/reload` reloads.
     var lifecycleEnabled = false
-    /// The configured servers of a multi-server exporter (then `/probe` and `/targets` exist,
-    /// and `/health` and `/-/ready` are per server); empty for a single server.
-    var servers: [ServerView] = []
+    /// The configured servers of a multi-server exporter, read at each request (a reload may
+    /// change them); `nil` for a single server. With it, `/probe` and `/targets` exist and
+    /// `/health` and `/-/ready` are per server.
+    var serverViews: (@Sendable () -> [ServerView])?
+    /// The servers of a multi-server exporter now; empty for a single server.
+    var servers: [ServerView] {
+        get { serverViews?() ?? [] }
+        set {
+            let views = newValue
+            if views.isEmpty {
+                serverViews = nil
+            } else {
+                serverViews = { @Sendable () -> [ServerView] in views }
+            }
+        }
+    }
+    /// Whether this is a multi-server exporter.
+    var isMultiServer: Bool { serverViews != nil }
     /// The plain OpenMetrics body when ``snapshot`` leaves it empty (built on demand: a
     /// multi-server exporter's merged snapshot); `nil` uses the snapshot's.
     var openMetricsBody: (@Sendable () -> [UInt8])?
@@ -44,10 +59,10 @@ struct Endpoints: Sendable {
     func makeRouter() -> Router {
         var router = Router(observer: scrape)
         router.get(metricsPath, takesBody: false) { request in metrics(request) }
-        router.get("/health", takesBody: false) { _ in servers.isEmpty ? healthResponse() : serversHealthResponse() }
+        router.get("/health", takesBody: false) { _ in isMultiServer ? serversHealthResponse() : healthResponse() }
         router.get("/-/healthy", takesBody: false) { _ in .text("OK\n") }
         router.get("/-/ready", takesBody: false) { _ in readiness() }
-        if !servers.isEmpty {
+        if isMultiServer {
             router.get("/probe", takesBody: false) { request in probe(request) }
             router.get("/targets", takesBody: false) { request in targets(request) }
         }
@@ -67,7 +82,7 @@ struct Endpoints: Sendable {
 
     /// 200 once the first collection finished (every server's, for several), else 503.
     func readiness() -> HTTPResponse {
-        if servers.isEmpty {
+        guard isMultiServer else {
             return health().lastFinished == nil ? .text("not ready: no collection finished yet\n", status: 503) : .text("OK\n")
         }
         let waiting = waitingServers()

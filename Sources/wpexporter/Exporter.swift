@@ -25,12 +25,20 @@ import WPStorage
 /// try await exporter.run(onListening: { print("http://\($0)/metrics") }, until: { await signals.first() })
 /// ```
 final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
+    /// Makes a server's pipeline (collector and scheduler) around its client.
+    typealias MemberFactory = @Sendable (ServerEntry, any WinPowerClient, ExporterConfiguration) -> ServerFleet<C>.Member
+
     let configuration: ExporterConfiguration
     let logger: Logger
     let store: FileEnergyStore
     let meter: EnergyMeter<C>
-    /// One pipeline per `servers` entry, in file order, or the single one of `winpower`.
-    let pipelines: [ServerPipeline<C>]
+    /// The servers of a multi-server exporter, changed by reloads; `nil` for a single server.
+    let fleet: ServerFleet<C>?
+    /// One pipeline per `servers` entry, in file order (now: reloads change them), or the
+    /// single one of `winpower`.
+    var pipelines: [ServerPipeline<C>] { fleet?.pipelines ?? [primary] }
+    /// Makes a new server's WinPower client on reload; `nil` when servers cannot change.
+    private let clientFactory: ClientFactory?
     /// Merges the servers' expositions into `/metrics`; `nil` for a single server.
     let merger: ExpositionMerger?
     let server: HTTPServer
@@ -69,13 +77,15 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     ///   - webSecurity: TLS and basic authentication from `server.web_config_file`.
     ///   - reload: loads the configuration again (from the startup file, environment and
     ///     flags); `nil` when this exporter cannot reload (a reload then fails and says so).
+    ///   - clientFactory: makes the client of a server a reload adds or changes; without it a
+    ///     reload cannot change `servers`.
     /// - Throws: `StorageError` when the data directory is locked by another process or
     ///   unusable; `PushError` for a `push.url` the Pushgateway client cannot use;
     ///   ``RuntimeFailure`` when `clients` does not match the servers; `MetricsError` never
     ///   in practice (fixed names).
     init(configuration: ExporterConfiguration, clients: [any WinPowerClient], clock: C,
          wallClock: @escaping @Sendable () -> Date, logger: Logger, webSecurity: WebSecurity = .none,
-         reload: ConfigReloader.Load? = nil) throws {
+         reload: ConfigReloader.Load? = nil, clientFactory: ClientFactory? = nil) throws {
         let entries = configuration.servers
         guard let firstClient = clients.first, clients.count == max(1, entries.count) else {
             throw RuntimeFailure(message: "\(clients.count) WinPower clients for \(max(1, entries.count)) servers")
@@ -84,8 +94,10 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         self.logger = logger
         let running = RunningConfiguration(configuration)
         self.running = running
+        self.clientFactory = clientFactory
+        let applier = ReloadApplier<C>()
         reloader = ConfigReloader(load: reload ?? { throw ReloadUnavailable() },
-                                  apply: { next in Self.apply(next, to: running) },
+                                  apply: { next in try applier.apply(next) },
                                   logger: logger.child(label: "reload"), now: wallClock)
         let storage = ExporterSettings.storage(configuration.storage)
         store = try FileEnergyStore(configuration: storage, logger: logger.child(label: "storage"), now: wallClock)
@@ -105,49 +117,64 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             let collectorConfiguration = ExporterSettings.collector(configuration)
             let collector = WPCollector.Collector(configuration: collectorConfiguration, client: firstClient, meter: meter,
                                                   clock: clock, wallClock: wallClock, logger: logger.child(label: "collector"))
-            pipelines = [ServerPipeline(name: "", labels: [], collector: collector,
-                                        interval: configuration.scheduler.collectionInterval,
-                                        gracefulShutdownTimeout: graceful, clock: clock,
-                                        logger: logger.child(label: "scheduler"), published: { MemoryTrim.afterCollection() })]
+            primary = ServerPipeline(name: "", labels: [], collector: collector,
+                                     interval: configuration.scheduler.collectionInterval,
+                                     gracefulShutdownTimeout: graceful, clock: clock,
+                                     logger: logger.child(label: "scheduler"), published: { MemoryTrim.afterCollection() })
             merger = nil
+            fleet = nil
             endpoints = Endpoints(snapshot: { collector.snapshot }, health: { collector.health },
                                   stalenessWindow: collectorConfiguration.stalenessWindow,
                                   target: collectorConfiguration.target, version: BuildInfo.exporterVersion,
                                   metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
                                   scrape: scrape)
         } else {
-            let collectors = zip(entries, clients).map { entry, client in
-                WPCollector.Collector(configuration: ServerPipeline<C>.collectorConfiguration(entry, configuration),
-                                      client: client, meter: meter, clock: clock, wallClock: wallClock,
-                                      logger: logger.child(label: "collector", fields: ["server": .string(entry.name)]))
-            }
+            let holder = FleetHolder<C>()
             let merger = ExpositionMerger(parts: {
-                collectors.map { $0.snapshot.chunks } + [WPCollector.Collector<C>.processWideChunks(meter)]
+                (holder.fleet?.pipelines ?? []).map { $0.collector.snapshot.chunks }
+                    + [WPCollector.Collector<C>.processWideChunks(meter)]
             }, afterMerge: { MemoryTrim.afterCollection() })
             self.merger = merger
-            pipelines = zip(entries, collectors).map { entry, collector in
-                ServerPipeline(name: entry.name, labels: ServerPipeline<C>.seriesLabels(entry), collector: collector,
-                               interval: collector.configuration.interval, gracefulShutdownTimeout: graceful, clock: clock,
-                               logger: logger.child(label: "scheduler", fields: ["server": .string(entry.name)]),
-                               published: { merger.publish() })
+            let makeMember: MemberFactory = { entry, client, configuration in
+                let collector = WPCollector.Collector(
+                    configuration: ServerPipeline<C>.collectorConfiguration(entry, configuration), client: client,
+                    meter: meter, clock: clock, wallClock: wallClock,
+                    logger: logger.child(label: "collector", fields: ["server": .string(entry.name)]))
+                let pipeline = ServerPipeline(
+                    name: entry.name, labels: ServerPipeline<C>.seriesLabels(entry), collector: collector,
+                    interval: collector.configuration.interval, gracefulShutdownTimeout: graceful, clock: clock,
+                    logger: logger.child(label: "scheduler", fields: ["server": .string(entry.name)]),
+                    published: { merger.publish() })
+                return ServerFleet<C>.Member(entry: entry, interval: collector.configuration.interval, pipeline: pipeline)
             }
+            let fleet = ServerFleet<C>(members: zip(entries, clients).map { makeMember($0, $1, configuration) })
+            holder.fleet = fleet
+            self.fleet = fleet
+            primary = fleet.pipelines[0]
             merger.publish()
-            let first = collectors[0]
+            let first = primary.collector
             endpoints = Endpoints(snapshot: { merger.snapshot }, health: { first.health },
                                   stalenessWindow: first.configuration.stalenessWindow,
                                   target: "\(entries.count) servers", version: BuildInfo.exporterVersion,
                                   metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
                                   scrape: scrape)
             endpoints.openMetricsBody = { merger.openMetricsBody() }
-            endpoints.servers = zip(entries, collectors).map { entry, collector in
-                ServerView(name: entry.name, labels: ServerPipeline<C>.seriesLabels(entry),
-                           target: collector.configuration.target, snapshot: { collector.snapshot },
-                           health: { collector.health }, stalenessWindow: collector.configuration.stalenessWindow)
+            endpoints.serverViews = {
+                fleet.pipelines.map { pipeline in
+                    let collector = pipeline.collector
+                    return ServerView(name: pipeline.name, labels: pipeline.labels, target: collector.configuration.target,
+                                      snapshot: { collector.snapshot }, health: { collector.health },
+                                      stalenessWindow: collector.configuration.stalenessWindow)
+                }
             }
+            applier.fleet = fleet
+            applier.makeMember = makeMember
+            applier.merger = merger
         }
         endpoints.reloader = reloader
         endpoints.lifecycleEnabled = configuration.server.enableLifecycle
-        primary = pipelines[0]
+        applier.running = running
+        applier.clientFactory = clientFactory
         let endpointsInUse = endpoints
         self.endpoints = endpointsInUse
         var serverConfiguration = ExporterSettings.server(configuration)
@@ -206,13 +233,17 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
              reloadRequests: AsyncStream<Void>? = nil,
              until shutdown: @escaping @Sendable () async -> Void) async throws {
         defer { close() }
-        let (server, pipelines, logger, pushLoop, reloader) = (self.server, self.pipelines, self.logger, self.pushLoop,
-                                                               self.reloader)
+        let (server, fleet, primary, logger, pushLoop, reloader) = (self.server, self.fleet, self.primary, self.logger,
+                                                                    self.pushLoop, self.reloader)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }
             do {
                 let address = try await server.waitUntilListening()
-                for pipeline in pipelines { group.addTask { await pipeline.scheduler.run() } }
+                if let fleet {
+                    group.addTask { await fleet.run() }
+                } else {
+                    group.addTask { await primary.scheduler.run() }
+                }
                 if let pushLoop { group.addTask { await pushLoop.run() } }
                 if let reloadRequests {
                     group.addTask {
@@ -256,19 +287,6 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     func close() {
         if persist() { logger.info("energy persisted", ["devices": .int(meter.totals.count)]) }
         store.close()
-    }
-
-    /// Applies a reloaded configuration: keeps what cannot change while running and says so.
-    static func apply(_ next: ExporterConfiguration, to running: RunningConfiguration) -> ConfigReloader.Applied {
-        let current = running.value
-        var needsRestart = ConfigReloader.sectionsNeedingRestart(running: current, next: next)
-        if current.winPower != next.winPower { needsRestart.append("winpower") }
-        if current.servers != next.servers { needsRestart.append("servers") }
-        if current.scheduler.collectionInterval != next.scheduler.collectionInterval {
-            needsRestart.append("scheduler.collection_interval")
-        }
-        return ConfigReloader.Applied(summary: needsRestart.isEmpty ? "no change" : "nothing applied while running",
-                                      needsRestart: needsRestart)
     }
 }
 

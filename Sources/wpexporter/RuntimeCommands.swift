@@ -27,7 +27,8 @@ struct RuntimeCommands: Sendable {
             : "\(configuration.servers.count) WinPower servers (" + configuration.servers.map(\.name).joined(separator: ", ") + ")"
         let reload = loaded.reloadInputs.map { Self.reloadFunction($0, logger: logger) }
         try await run(configuration, clients: clients, logger: logger, reload: reload,
-                      reloadRequests: controls.watchReloadSignals()) { address, exporter in
+                      reloadRequests: controls.watchReloadSignals(),
+                      clientFactory: Self.clientFactory(logger: logger)) { address, exporter in
             // Standard error: standard output may carry JSON log lines that parsers expect alone.
             output.standardError("wpexporter \(BuildInfo.exporterVersion) exporting from \(source)\n"
                                   + "configuration file: \(file)\n"
@@ -38,9 +39,11 @@ struct RuntimeCommands: Sendable {
     /// Builds the exporter and runs it until the first signal; a second signal persists
     /// energy and exits at once with status 1.
     /// `waitForStop` is the signal watcher to use, started now when not given.
-    /// `reload` and `reloadRequests` (SIGHUP) make the configuration reloadable (`server` only).
+    /// `reload` and `reloadRequests` (SIGHUP) make the configuration reloadable (`server` only);
+    /// `clientFactory` lets a reload add and change servers.
     func run(_ configuration: ExporterConfiguration, clients: [any WinPowerClient], logger: Logger,
              reload: ConfigReloader.Load? = nil, reloadRequests: AsyncStream<Void>? = nil,
+             clientFactory: ClientFactory? = nil,
              waitForStop: ProcessControls.StopWaiter? = nil,
              onListening: @escaping @Sendable (ServerAddress, Exporter<ContinuousClock>) async -> Void) async throws {
         let waitForStop = waitForStop ?? controls.watchStopSignals()
@@ -48,7 +51,8 @@ struct RuntimeCommands: Sendable {
         for warning in security.warnings { output.standardError("warning: \(warning)\n") }
         let exporter = try SettingError.namingDataDirectory {
             try Exporter(configuration: configuration, clients: clients, clock: ContinuousClock(),
-                         wallClock: { Date() }, logger: logger, webSecurity: security, reload: reload)
+                         wallClock: { Date() }, logger: logger, webSecurity: security, reload: reload,
+                         clientFactory: clientFactory)
         }
         let controls = self.controls
         try await exporter.run(onListening: { address in
@@ -81,7 +85,13 @@ struct RuntimeCommands: Sendable {
             return [WinPowerHTTPClient(configuration: try ExporterSettings.client(configuration.winPower),
                                        logger: logger.child(label: "client"))]
         }
-        return try configuration.servers.map { entry in
+        return try configuration.servers.map(clientFactory(logger: logger))
+    }
+
+    /// Makes the WinPower client of a `servers` entry (at start, and for a server a reload
+    /// adds or changes).
+    static func clientFactory(logger: Logger) -> ClientFactory {
+        return { entry in
             WinPowerHTTPClient(configuration: try ExporterSettings.client(entry.winPower),
                                logger: logger.child(label: "client", fields: ["server": .string(entry.name)]))
         }

@@ -23,10 +23,13 @@ final class ServersHarness: Sendable {
     ///   - dataDirectory: the energy state directory (a fresh one by default).
     ///   - clock: shared clock (pass the previous harness's to restart "later").
     ///   - security: the web configuration's wrapper.
+    ///   - reload: what a configuration reload loads.
+    ///   - clientFactory: the clients of servers a reload adds or changes.
     ///   - configure: changes to the configuration (entries included) after they are built.
     init(servers: [(name: String, client: any WinPowerClient)], dataDirectory: String? = nil,
          clock: ManualClock = ManualClock(), security: WebSecurity = .none,
-         configure: (inout ExporterConfiguration) -> Void = { _ in }) throws {
+         configure: (inout ExporterConfiguration) -> Void = { _ in },
+         reload: ConfigReloader.Load? = nil, clientFactory: ClientFactory? = nil) throws {
         self.clock = clock
         let directory = dataDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("wpexporter-servers-\(UUID().uuidString)").path
@@ -46,7 +49,7 @@ final class ServersHarness: Sendable {
         let (epoch, wall) = (epoch, clock)
         exporter = try Exporter(configuration: configuration, clients: servers.map(\.client), clock: clock,
                                 wallClock: { epoch.addingTimeInterval(Double(wall.now.offset.components.seconds)) },
-                                logger: logger)
+                                logger: logger, reload: reload, clientFactory: clientFactory)
         handler = exporter.endpoints.makeHandler(security: security)
     }
 

@@ -1,0 +1,128 @@
+import Synchronization
+import WPClient
+import WPConfig
+
+/// Makes the WinPower client of a `servers` entry (on reload: a new or changed server).
+typealias ClientFactory = @Sendable (ServerEntry) throws -> any WinPowerClient
+
+/// Applies a reloaded configuration to a running exporter.
+///
+/// With `servers`, the fleet changes server by server: an entry whose settings are unchanged
+/// keeps its running pipeline (no collection skipped, its counters continue); a changed entry
+/// gets a new client and pipeline (its energy totals continue: they are keyed by the server's
+/// name); a removed one stops (its totals stay in the state file); a new one starts at once.
+/// A new name with `energy_from` (a rename) needs a restart, where the totals are moved. What
+/// cannot change while running is kept and named (``ConfigReloader/sectionsNeedingRestart(running:next:)``).
+/// Clients are all made before anything changes, so a reload applies completely or not at all.
+final class ReloadApplier<C: Clock>: Sendable where C.Duration == Duration {
+    private struct Parts: Sendable {
+        var running: RunningConfiguration?
+        var fleet: ServerFleet<C>?
+        var makeMember: Exporter<C>.MemberFactory?
+        var merger: ExpositionMerger?
+        var clientFactory: ClientFactory?
+    }
+
+    private let parts = Mutex(Parts())
+
+    var running: RunningConfiguration? {
+        get { parts.withLock { $0.running } }
+        set { parts.withLock { $0.running = newValue } }
+    }
+    var fleet: ServerFleet<C>? {
+        get { parts.withLock { $0.fleet } }
+        set { parts.withLock { $0.fleet = newValue } }
+    }
+    var makeMember: Exporter<C>.MemberFactory? {
+        get { parts.withLock { $0.makeMember } }
+        set { parts.withLock { $0.makeMember = newValue } }
+    }
+    var merger: ExpositionMerger? {
+        get { parts.withLock { $0.merger } }
+        set { parts.withLock { $0.merger = newValue } }
+    }
+    var clientFactory: ClientFactory? {
+        get { parts.withLock { $0.clientFactory } }
+        set { parts.withLock { $0.clientFactory = newValue } }
+    }
+
+    /// Applies `next`; called by one reload at a time.
+    ///
+    /// - Throws: the client factory's error for a server that cannot be set up (nothing changed).
+    func apply(_ next: ExporterConfiguration) throws -> ConfigReloader.Applied {
+        let parts = self.parts.withLock { $0 }
+        guard let running = parts.running else { return ConfigReloader.Applied(summary: "no change") }
+        let current = running.value
+        var needsRestart = ConfigReloader.sectionsNeedingRestart(running: current, next: next)
+        var applied = current
+        var summary = "no change to the servers"
+        if current.servers.isEmpty != next.servers.isEmpty {
+            needsRestart.append("servers (between one server and a servers list)")
+        } else if current.servers.isEmpty {
+            if current.winPower != next.winPower { needsRestart.append("winpower") }
+            if current.scheduler.collectionInterval != next.scheduler.collectionInterval {
+                needsRestart.append("scheduler.collection_interval")
+            }
+            summary = "single server"
+        } else if let fleet = parts.fleet, let makeMember = parts.makeMember, let clientFactory = parts.clientFactory {
+            let plan = try Self.plan(fleet.members, next, makeMember: makeMember, clientFactory: clientFactory)
+            fleet.replace(with: plan.members)
+            parts.merger?.publish()
+            applied.servers = plan.members.map(\.entry)
+            applied.winPower = next.winPower
+            applied.scheduler.collectionInterval = next.scheduler.collectionInterval
+            needsRestart += plan.refused.map { "servers[\($0)].energy_from" }
+            summary = plan.summary
+        } else if current.servers != next.servers || current.scheduler.collectionInterval != next.scheduler.collectionInterval {
+            needsRestart.append("servers")
+        }
+        running.value = applied
+        return ConfigReloader.Applied(summary: summary, needsRestart: needsRestart)
+    }
+
+    private struct Plan {
+        var members: [ServerFleet<C>.Member]
+        var refused: [String]
+        var summary: String
+    }
+
+    private static func plan(_ current: [ServerFleet<C>.Member], _ next: ExporterConfiguration,
+                             makeMember: Exporter<C>.MemberFactory, clientFactory: ClientFactory) throws -> Plan {
+        let byName = Dictionary(current.map { ($0.entry.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var members: [ServerFleet<C>.Member] = []
+        var (added, changed, kept, refused): ([String], [String], Int, [String]) = ([], [], 0, [])
+        for entry in next.servers {
+            let interval = entry.collectionInterval ?? next.scheduler.collectionInterval
+            if let old = byName[entry.name] {
+                if old.entry == entry && old.interval == interval {
+                    members.append(old)
+                    kept += 1
+                } else {
+                    members.append(makeMember(entry, try clientFactory(entry), next))
+                    changed.append(entry.name)
+                }
+            } else if let origin = entry.energyFrom, origin != entry.name {
+                refused.append(entry.name)
+            } else {
+                members.append(makeMember(entry, try clientFactory(entry), next))
+                added.append(entry.name)
+            }
+        }
+        let removed = current.map(\.entry.name).filter { name in !next.servers.contains { $0.name == name } }
+        var parts: [String] = []
+        if !added.isEmpty { parts.append("added " + added.joined(separator: ", ")) }
+        if !changed.isEmpty { parts.append("changed " + changed.joined(separator: ", ")) }
+        if !removed.isEmpty { parts.append("removed " + removed.joined(separator: ", ")) }
+        parts.append("\(kept) unchanged")
+        return Plan(members: members, refused: refused, summary: "servers: " + parts.joined(separator: "; "))
+    }
+}
+
+/// The fleet, once made, for the merger that is created before it.
+final class FleetHolder<C: Clock>: Sendable where C.Duration == Duration {
+    private let state = Mutex<ServerFleet<C>?>(nil)
+    var fleet: ServerFleet<C>? {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
+    }
+}

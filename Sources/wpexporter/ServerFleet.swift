@@ -1,0 +1,97 @@
+import Synchronization
+import WPConfig
+import WPScheduler
+
+/// The pipelines of a multi-server exporter, one per `servers` entry, which a configuration
+/// reload changes without touching the others.
+///
+/// ``run()`` runs every pipeline's scheduler as its own task until it is cancelled, then stops
+/// them all (each letting its collection in flight finish within the graceful timeout).
+/// ``replace(with:)`` swaps the set of pipelines: one that is kept keeps its task, so an
+/// unchanged server skips no collection; a removed one is stopped like at shutdown; a new one
+/// starts at once when the fleet runs. Energy totals live in the shared meter, so neither
+/// removing nor re-adding a server loses any.
+final class ServerFleet<C: Clock>: Sendable where C.Duration == Duration {
+    /// One server: its entry as configured and its pipeline.
+    struct Member: Sendable {
+        var entry: ServerEntry
+        /// The collection interval in effect (the entry's or `scheduler.collection_interval`).
+        var interval: Duration
+        var pipeline: ServerPipeline<C>
+    }
+
+    private struct State {
+        var members: [Member]
+        /// Scheduler tasks by server name, while the fleet runs.
+        var tasks: [String: Task<Void, Never>] = [:]
+        /// Tasks of removed servers still finishing; awaited at shutdown.
+        var retiring: [Task<Void, Never>] = []
+        var running = false
+    }
+
+    private let state: Mutex<State>
+
+    init(members: [Member]) {
+        state = Mutex(State(members: members))
+    }
+
+    /// The members now, in configuration order.
+    var members: [Member] { state.withLock { $0.members } }
+
+    /// The pipelines now, in configuration order.
+    var pipelines: [ServerPipeline<C>] { members.map(\.pipeline) }
+
+    /// Runs every pipeline until cancelled, then stops them and waits for them.
+    func run() async {
+        state.withLock { state in
+            state.running = true
+            for member in state.members where state.tasks[member.entry.name] == nil {
+                state.tasks[member.entry.name] = Self.start(member.pipeline)
+            }
+        }
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(3600))
+        }
+        let tasks = state.withLock { state -> [Task<Void, Never>] in
+            state.running = false
+            defer {
+                state.tasks = [:]
+                state.retiring = []
+            }
+            return Array(state.tasks.values) + state.retiring
+        }
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
+    }
+
+    /// Makes `next` the fleet: members whose name is in both keep the running pipeline when
+    /// `next` carries the same one (the caller decides what changed); the others start or stop.
+    ///
+    /// - Returns: the names started and stopped.
+    @discardableResult
+    func replace(with next: [Member]) -> (started: [String], stopped: [String]) {
+        state.withLock { state in
+            let keep = Dictionary(next.map { ($0.entry.name, ObjectIdentifier($0.pipeline)) }, uniquingKeysWith: { first, _ in first })
+            var stopped: [String] = []
+            for member in state.members where keep[member.entry.name] != ObjectIdentifier(member.pipeline) {
+                stopped.append(member.entry.name)
+                if let task = state.tasks.removeValue(forKey: member.entry.name) {
+                    task.cancel()
+                    state.retiring.append(task)
+                }
+            }
+            let previous = Set(state.members.map { ObjectIdentifier($0.pipeline) })
+            var started: [String] = []
+            for member in next where !previous.contains(ObjectIdentifier(member.pipeline)) {
+                started.append(member.entry.name)
+                if state.running { state.tasks[member.entry.name] = Self.start(member.pipeline) }
+            }
+            state.members = next
+            return (started, stopped)
+        }
+    }
+
+    private static func start(_ pipeline: ServerPipeline<C>) -> Task<Void, Never> {
+        Task { await pipeline.scheduler.run() }
+    }
+}

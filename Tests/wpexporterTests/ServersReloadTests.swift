@@ -1,0 +1,115 @@
+import Foundation
+import Synchronization
+import Testing
+import WPClient
+import WPCollector
+import WPConfig
+import WPEnergy
+import WPTestSupport
+@testable import wpexporter
+
+/// A reload adds, removes and changes servers without touching the unchanged ones, and loses
+/// no energy total.
+@Suite struct ServersReloadTests {
+    static func stub(_ watts: Double) -> ClientStub {
+        ClientStub([.success(.make(devices: [.make(id: "ups-1", watts: watts)]))])
+    }
+
+    /// The configuration a reload loads, set by the test.
+    final class NextConfiguration: Sendable {
+        let value = Mutex<ExporterConfiguration?>(nil)
+    }
+
+    @Test func aReloadAddsRemovesAndChangesServersKeepingTheOthersAndEveryTotal() async throws {
+        let next = NextConfiguration()
+        let made = Mutex<[String]>([])
+        let harness = try ServersHarness(
+            servers: [("a", Self.stub(100)), ("b", Self.stub(200)), ("c", Self.stub(300))],
+            reload: { LoadedConfiguration(configuration: try #require(next.value.withLock { $0 })) },
+            clientFactory: { entry in
+                made.withLock { $0.append(entry.name) }
+                return Self.stub(400)
+            })
+        let exporter = harness.exporter
+        for _ in 0..<2 {
+            for pipeline in exporter.pipelines { await pipeline.collector.collect() }
+            harness.clock.advance(by: .seconds(5))
+        }
+        let before = exporter.meter.totals
+        let keyB = EnergyKey.qualified(server: "b", device: "ups-1")
+        let keyC = EnergyKey.qualified(server: "c", device: "ups-1")
+        #expect(before[keyB]?.joules == 1000)
+        let kept = exporter.pipelines[0]
+
+        var configuration = exporter.configuration
+        configuration.servers[2].winPower.baseURL = "http://127.0.0.9:8081"   // c changes
+        var added = configuration.servers[0]
+        added.name = "d"
+        configuration.servers = [configuration.servers[0], configuration.servers[2], added]  // b removed
+        next.value.withLock { $0 = configuration }
+        let outcome = await exporter.reloader.reload(trigger: "test")
+        #expect(outcome == .applied(ConfigReloader.Applied(summary: "servers: added d; changed c; removed b; 1 unchanged")))
+        #expect(exporter.pipelines.map(\.name) == ["a", "c", "d"])
+        #expect(exporter.pipelines[0] === kept, "the unchanged server keeps its pipeline and schedule")
+        #expect(made.withLock { $0 } == ["c", "d"], "clients made only for the changed and the new server")
+
+        for pipeline in exporter.pipelines { await pipeline.collector.collect() }
+        exporter.merger?.publish()
+        let samples = try await harness.scrape()
+        #expect(!samples.keys.contains { $0.contains("server=\"b\"") }, "a removed server leaves /metrics")
+        #expect(samples["winpower_exporter_up{server=\"d\",site=\"site-0\"}"] == 1)
+        #expect(samples["winpower_exporter_up{server=\"a\",site=\"site-0\"}"] == 1)
+        let after = exporter.meter.totals
+        #expect(after[keyB] == before[keyB], "the removed server's totals stay")
+        #expect((after[keyC]?.joules ?? 0) > (before[keyC]?.joules ?? .infinity), "the changed server's totals continue")
+        let targets = try await harness.get("/targets")
+        #expect(targets.text.contains("\"d\"") && !targets.text.contains("\"b\""))
+        #expect(try await harness.get("/probe?target=b").status == 400)
+        #expect(try await harness.get("/probe?target=d").status == 200)
+        #expect(exporter.reloader.status.lastSuccessful)
+    }
+
+    @Test func aServerThatCannotBeSetUpRejectsTheWholeReload() async throws {
+        let next = NextConfiguration()
+        struct BadCA: Error, CustomStringConvertible { var description: String { "servers[d]: ca_file unreadable" } }
+        let harness = try ServersHarness(
+            servers: [("a", Self.stub(100)), ("b", Self.stub(200))],
+            reload: { LoadedConfiguration(configuration: try #require(next.value.withLock { $0 })) },
+            clientFactory: { _ in throw BadCA() })
+        var configuration = harness.exporter.configuration
+        var added = configuration.servers[0]
+        added.name = "d"
+        configuration.servers = [configuration.servers[0], added]
+        next.value.withLock { $0 = configuration }
+        let outcome = await harness.exporter.reloader.reload(trigger: "test")
+        #expect(outcome == .rejected(BadCA().description))
+        #expect(harness.exporter.pipelines.map(\.name) == ["a", "b"], "nothing changed")
+    }
+
+    @Test func aRenameNeedsARestartAndSwitchingToOneServerToo() async throws {
+        let next = NextConfiguration()
+        let harness = try ServersHarness(
+            servers: [("a", Self.stub(100)), ("b", Self.stub(200))],
+            reload: { LoadedConfiguration(configuration: try #require(next.value.withLock { $0 })) },
+            clientFactory: { _ in Self.stub(1) })
+        var configuration = harness.exporter.configuration
+        configuration.servers[1].name = "b2"
+        configuration.servers[1].energyFrom = "b"
+        next.value.withLock { $0 = configuration }
+        guard case .applied(let applied) = await harness.exporter.reloader.reload(trigger: "test") else {
+            Issue.record("the reload failed")
+            return
+        }
+        #expect(applied.needsRestart == ["servers[b2].energy_from"])
+        #expect(harness.exporter.pipelines.map(\.name) == ["a"])
+
+        configuration.servers = []
+        next.value.withLock { $0 = configuration }
+        guard case .applied(let single) = await harness.exporter.reloader.reload(trigger: "test") else {
+            Issue.record("the reload failed")
+            return
+        }
+        #expect(single.needsRestart == ["servers (between one server and a servers list)"])
+        #expect(harness.exporter.pipelines.map(\.name) == ["a"])
+    }
+}
