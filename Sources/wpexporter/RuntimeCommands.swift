@@ -72,8 +72,7 @@ struct RuntimeCommands: Sendable {
     static func reloadFunction(_ inputs: ConfigurationInputs, logger: Logger) -> ConfigReloader.Load {
         return {
             let next = try ConfigurationLoader.load(inputs)
-            let passwords = [next.configuration.winPower.password] + next.configuration.servers.map(\.winPower.password)
-            for case let password? in passwords where !password.isEmpty { logger.redactor.register(password.reveal()) }
+            registerPasswords(of: next.configuration, in: logger.redactor)
             return next
         }
     }
@@ -97,11 +96,17 @@ struct RuntimeCommands: Sendable {
         }
     }
 
+    /// Registers every WinPower password of `configuration` (`winpower` and each server) as a
+    /// secret of `redactor`.
+    static func registerPasswords(of configuration: ExporterConfiguration, in redactor: Redactor) {
+        let passwords = [configuration.winPower.password] + configuration.servers.map(\.winPower.password)
+        for case let password? in passwords where !password.isEmpty { redactor.register(password.reveal()) }
+    }
+
     /// Builds the root logger with every WinPower password registered as a secret.
     func makeLogger(_ configuration: ExporterConfiguration) throws -> Logger {
         let redactor = Redactor()
-        let passwords = [configuration.winPower.password] + configuration.servers.map(\.winPower.password)
-        for password in passwords.compactMap({ $0 }) where !password.isEmpty { redactor.register(password.reveal()) }
+        Self.registerPasswords(of: configuration, in: redactor)
         return try SettingError.namingLogFile(configuration.logging) {
             try ExporterSettings.logging(configuration.logging).makeLogger(label: "wpexporter", redactor: redactor)
         }
