@@ -45,18 +45,6 @@ import WPTestSupport
         ExpositionMerger(spacing: spacing, clock: clock, parts: { servers.chunks() })
     }
 
-    /// Yields until `condition` holds; records an issue after a minute of wall time.
-    static func until(_ what: String, _ condition: () -> Bool) async {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
-        while !condition() {
-            if ContinuousClock.now > deadline {
-                Issue.record("still waiting for \(what)")
-                return
-            }
-            await Task.yield()
-        }
-    }
-
     @Test func aBurstWithinTheSpacingMergesOnceAtOnceAndOnceMoreWithTheLatestChunks() async throws {
         let clock = ManualClock()
         let servers = Servers()
@@ -83,12 +71,12 @@ import WPTestSupport
         clock.advance(by: .milliseconds(599))
         #expect(merger.generation == 1)
         clock.advance(by: .milliseconds(1))
-        await Self.until("the trailing merge") { merger.generation == 2 }
+        await ServersHarness.until("the trailing merge") { merger.generation == 2 }
         #expect(merger.snapshot.deviceCount == servers.expected)
         #expect(servers.expected == 2 + 1000 + 1_000_000)
 
         // Nothing published since: time passes without a merge, and the next publish merges at once.
-        await Self.until("the loop to stop sleeping") { clock.sleeperCount == 0 }
+        await ServersHarness.until("the loop to stop sleeping") { clock.sleeperCount == 0 }
         clock.advance(by: .seconds(10))
         for _ in 0..<100 { await Task.yield() }
         #expect(merger.generation == 2, "no merge while nothing changed")
@@ -121,7 +109,7 @@ import WPTestSupport
 
         await clock.waitForSleepers(1)
         clock.advance(by: .seconds(1))
-        await Self.until("the trailing merge") { merger.generation == 2 }
+        await ServersHarness.until("the trailing merge") { merger.generation == 2 }
         #expect(merger.snapshot.deviceCount == 1 + 1_000_000, "nothing lost")
 
         // Cancelled while waiting for the next trailing merge: run() ends without merging.

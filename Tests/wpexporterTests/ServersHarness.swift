@@ -74,6 +74,11 @@ final class ServersHarness: Sendable {
     /// Suspends (yielding) until `condition` holds; records an issue after a minute of wall
     /// time instead of hanging the suite.
     func until(_ what: String, _ condition: () -> Bool) async {
+        await Self.until(what, condition)
+    }
+
+    /// Suspends (yielding) until `condition` holds; records an issue after a minute of wall time.
+    static func until(_ what: String, _ condition: () -> Bool) async {
         let deadline = ContinuousClock.now.advanced(by: .seconds(60))
         while !condition() {
             if ContinuousClock.now > deadline {
