@@ -19,7 +19,7 @@ final class ReloadApplier<C: Clock>: Sendable where C.Duration == Duration {
         var running: RunningConfiguration?
         var fleet: ServerFleet<C>?
         var makeMember: Exporter<C>.MemberFactory?
-        var merger: ExpositionMerger?
+        var merger: ExpositionMerger<C>?
         var clientFactory: ClientFactory?
     }
 
@@ -37,7 +37,7 @@ final class ReloadApplier<C: Clock>: Sendable where C.Duration == Duration {
         get { parts.withLock { $0.makeMember } }
         set { parts.withLock { $0.makeMember = newValue } }
     }
-    var merger: ExpositionMerger? {
+    var merger: ExpositionMerger<C>? {
         get { parts.withLock { $0.merger } }
         set { parts.withLock { $0.merger = newValue } }
     }
