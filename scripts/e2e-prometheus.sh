@@ -355,3 +355,156 @@ while True:
         sys.exit(f"FAIL: no successful TLS scrape within 60s; targets: {targets[:800]}")
     time.sleep(1)
 PY
+
+# --- 7. many servers: one exporter over a simulated fleet, scraped both ways by one Prometheus
+# with the two jobs of docs/deployment.md ("Many WinPower servers"): /metrics with every server,
+# and /probe for each target that /targets lists.
+fleet_port_log="$work/fleet.log"
+"$bin" simulate --host 127.0.0.1 --port 0 --servers 4 --devices 2 --fault-server 3=down >"$fleet_port_log" 2>&1 &
+fleet_pid=$!
+pids+=("$fleet_pid")
+start=$SECONDS
+until (($(grep -c '^  server [0-9]*: http://' "$fleet_port_log" 2>/dev/null) == 4)); do
+    kill -0 "$fleet_pid" 2>/dev/null || fail "wpexporter simulate --servers 4 exited"
+    ((SECONDS - start < 60)) || fail "wpexporter simulate --servers 4 did not print 4 base URLs"
+    sleep 0.2
+done
+mapfile -t fleet_urls < <(sed -n 's/^  server [0-9]*: \(http:[^ ]*\).*/\1/p' "$fleet_port_log")
+fleet_names=(alpha bravo charlie delta)
+fleet_sites=(north south east west)
+{
+    printf 'winpower:\n  username: admin\n  password_file: %s\nservers:\n' "$work/password"
+    for i in "${!fleet_names[@]}"; do
+        printf '  - name: %s\n    base_url: %s\n    labels:\n      site: %s\n' \
+            "${fleet_names[$i]}" "${fleet_urls[$i]}" "${fleet_sites[$i]}"
+    done
+} >"$work/servers.yml"
+servers_port="$(free_port)"
+"$bin" server --config "$work/servers.yml" --server.host 127.0.0.1 --server.port "$servers_port" \
+    --storage.data_dir "$work/servers-data" --scheduler.collection_interval 1s --logging.format console \
+    >"$work/servers-exporter.log" 2>&1 &
+servers_pid=$!
+pids+=("$servers_pid")
+wait_http "http://127.0.0.1:$servers_port/-/ready" 60 "$servers_pid" \
+    || fail "the exporter with a servers section did not become ready on port $servers_port"
+echo "exporter over ${#fleet_names[@]} simulated servers (server delta down) ready on 127.0.0.1:$servers_port"
+
+servers_prometheus_port="$(free_port)"
+python3 - docs/deployment.md "$work/prometheus-servers.yml" "127.0.0.1:$servers_port" <<'PY'
+import re, sys
+import yaml
+doc, target, address = sys.argv[1:]
+text = open(doc, encoding="utf-8").read()
+section = re.search(r"^## Many WinPower servers\n(.*?)(?=^## )", text, re.S | re.M)
+if not section:
+    sys.exit("FAIL: docs/deployment.md has no section 'Many WinPower servers'")
+blocks = re.findall(r"```yaml\n(.*?)```", section.group(1), re.S)
+jobs = [job for block in blocks
+        for job in yaml.safe_load(block.replace("wpexporter.example:9090", address))["scrape_configs"]]
+metrics_jobs = [job for job in jobs if "static_configs" in job]
+probe_jobs = [job for job in jobs if "http_sd_configs" in job]
+if len(jobs) != 2 or len(metrics_jobs) != 1 or len(probe_jobs) != 1:
+    sys.exit(f"FAIL: docs/deployment.md should show one /metrics job and one http_sd_configs job, shows {jobs}")
+for job in jobs:
+    job.update({"scrape_interval": "1s", "scrape_timeout": "1s"})
+config = {"global": {"scrape_interval": "1s", "scrape_timeout": "1s"}, "scrape_configs": jobs}
+yaml.safe_dump(config, open(target, "w", encoding="utf-8"), sort_keys=False)
+print(f"jobs from docs/deployment.md: {metrics_jobs[0]['job_name']} (/metrics), "
+      f"{probe_jobs[0]['job_name']} (/probe via {probe_jobs[0]['http_sd_configs'][0]['url']})")
+PY
+promtool check config "$work/prometheus-servers.yml" >/dev/null
+prometheus --config.file="$work/prometheus-servers.yml" --storage.tsdb.path="$work/tsdb-servers" \
+    --web.listen-address="127.0.0.1:$servers_prometheus_port" --log.level=warn >"$work/prometheus-servers.log" 2>&1 &
+pids+=("$!")
+wait_http "http://127.0.0.1:$servers_prometheus_port/-/ready" 60 "$!" || fail "the third Prometheus did not become ready"
+python3 - "http://127.0.0.1:$servers_prometheus_port" "$work/prometheus-servers.yml" \
+    "${fleet_names[*]}" "${fleet_sites[*]}" delta <<'PY'
+import json, sys, time, urllib.parse, urllib.request
+import yaml
+base, config_path, names, sites, down = sys.argv[1:]
+names, sites = names.split(), sites.split()
+site_of = dict(zip(names, sites))
+healthy = [name for name in names if name != down]
+jobs = yaml.safe_load(open(config_path, encoding="utf-8"))["scrape_configs"]
+metrics_job = next(job["job_name"] for job in jobs if "static_configs" in job)
+probe_job = next(job["job_name"] for job in jobs if "http_sd_configs" in job)
+deadline = time.monotonic() + 60
+
+def get(path, **params):
+    url = f"{base}{path}?" + urllib.parse.urlencode(params)
+    with urllib.request.urlopen(url, timeout=5) as response:
+        body = json.load(response)
+    if body.get("status") != "success":
+        raise SystemExit(f"FAIL: {path} {params}: {body}")
+    return body["data"]
+
+def query(expr):
+    return get("/api/v1/query", query=expr)["result"]
+
+def labels(result, *names):
+    return sorted(tuple(r["metric"].get(n, "") for n in names) for r in result)
+
+def values(expr, *names):
+    return {tuple(r["metric"].get(n, "") for n in names): r["value"][1] for r in query(expr)}
+
+def devices(job):
+    found = {}
+    for r in query(f'winpower_device_load_total_watts{{job="{job}"}}'):
+        found.setdefault(r["metric"].get("server", ""), set()).add(r["metric"]["device_id"])
+    return found
+
+# Each check answers None when it holds, or what is wrong; all are polled until the deadline.
+def metrics_checks():
+    up = query(f'up{{job="{metrics_job}"}}')
+    if [r["value"][1] for r in up] != ["1"]:
+        return f"up{{job={metrics_job!r}}} is {up}, not one series equal to 1"
+    exporter_up = values(f'winpower_exporter_up{{job="{metrics_job}"}}', "server", "site")
+    expected = {(n, site_of[n]): ("0" if n == down else "1") for n in names}
+    if exporter_up != expected:
+        return f"winpower_exporter_up by (server, site) is {exporter_up}, expected {expected}"
+    found = devices(metrics_job)
+    if sorted(found) != sorted(healthy) or any(len(ids) != 2 for ids in found.values()):
+        return f"winpower_device_load_total_watts device ids by server: {found}; expected 2 for each of {healthy}"
+    return None
+
+def probe_checks():
+    active = get("/api/v1/targets", state="active")["activeTargets"]
+    targets = [t for t in active if t["scrapePool"] == probe_job]
+    seen = sorted((t["labels"].get("server", ""), t["labels"].get("site", ""),
+                   t["discoveredLabels"].get("__param_target", ""), t["scrapeUrl"].split("?")[0].rsplit("/", 1)[-1],
+                   t["health"]) for t in targets)
+    expected = sorted((n, site_of[n], n, "probe", "up") for n in names)
+    if seen != expected:
+        return (f"{probe_job} targets (server, site, __param_target, path, health) are {seen}, expected {expected}; "
+                f"errors: {[t.get('lastError') for t in targets if t.get('lastError')]}")
+    up = values(f'up{{job="{probe_job}"}}', "server")
+    if up != {(n,): "1" for n in names}:
+        return f"up{{job={probe_job!r}}} by server is {up}"
+    exporter_up = values(f'winpower_exporter_up{{job="{probe_job}"}}', "server", "site")
+    expected_up = {(n, site_of[n]): ("0" if n == down else "1") for n in names}
+    if exporter_up != expected_up:
+        return f"winpower_exporter_up{{job={probe_job!r}}} by (server, site) is {exporter_up}, expected {expected_up}"
+    # A probe serves its own server only: the same devices as that server's /metrics series, and
+    # no label Prometheus had to rename because the exposition carried a server or site itself.
+    probed, listed = devices(probe_job), devices(metrics_job)
+    if probed != listed:
+        return f"device ids by server differ: /probe {probed}, /metrics {listed}"
+    clashes = query(f'count by (exported_server, exported_site) ({{job="{probe_job}", exported_server!=""}} '
+                    f'or {{job="{probe_job}", exported_site!=""}})')
+    if clashes:
+        return f"/probe series carry their own server or site labels: {labels(clashes, 'exported_server', 'exported_site')}"
+    instances = {r["metric"].get("instance") for r in query(f'up{{job="{probe_job}"}}')}
+    if len(instances) != 1:
+        return f"the probe targets should all be the exporter itself, are {sorted(instances)}"
+    return None
+
+for what, check in (("/metrics", metrics_checks), ("/probe", probe_checks)):
+    while (problem := check()) is not None:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"FAIL: {what}: {problem}")
+        time.sleep(0.5)
+print(f"ok: job {metrics_job} scrapes /metrics: up == 1, winpower_exporter_up for every server "
+      f"({', '.join(names)}; {down} down == 0), 2 devices for each of {', '.join(healthy)}")
+print(f"ok: job {probe_job} discovered {len(names)} targets through /targets, all up, each with its own "
+      f"server's series only (server and site from /targets)")
+PY
