@@ -13,7 +13,11 @@
 #      prometheus-pushgateway and checks that the gateway then serves the device series;
 #   6. starts `wpexporter demo` again behind TLS and basic auth (--web.config.file, with a
 #      throwaway CA and a bcrypt hash made here), checks 401 without credentials, and has a
-#      second real Prometheus scrape it with `tls_config` and `basic_auth` until up == 1.
+#      second real Prometheus scrape it with `tls_config` and `basic_auth` until up == 1;
+#   7. runs `wpexporter simulate --servers 4` (one down) and an exporter with a `servers` list,
+#      and a third Prometheus with the two jobs docs/deployment.md shows: `/metrics` must carry
+#      every server (winpower_exporter_up, devices, site labels) and the probe job must
+#      discover one target per server through `/targets`, all up, each with its own devices.
 # Everything started is stopped by PID on exit. Reuses the debug build of `swift test`
 # (WPEXPORTER_BIN overrides it). Installs Debian's prometheus and prometheus-pushgateway when
 # missing. Skips (exit 0, saying why) when the build has no working `demo` command.
@@ -449,7 +453,7 @@ def values(expr, *names):
 
 def devices(job):
     found = {}
-    for r in query(f'winpower_device_load_total_watts{{job="{job}"}}'):
+    for r in query(f'winpower_device_connected{{job="{job}"}}'):
         found.setdefault(r["metric"].get("server", ""), set()).add(r["metric"]["device_id"])
     return found
 
@@ -464,7 +468,7 @@ def metrics_checks():
         return f"winpower_exporter_up by (server, site) is {exporter_up}, expected {expected}"
     found = devices(metrics_job)
     if sorted(found) != sorted(healthy) or any(len(ids) != 2 for ids in found.values()):
-        return f"winpower_device_load_total_watts device ids by server: {found}; expected 2 for each of {healthy}"
+        return f"winpower_device_connected device ids by server: {found}; expected 2 for each of {healthy}"
     return None
 
 def probe_checks():
