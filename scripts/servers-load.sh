@@ -22,6 +22,7 @@ binary="${WPEXPORTER:-.build/release/wpexporter}"
 
 work="$(mktemp -d)"
 pids=()  # every process started, stopped on exit
+# shellcheck disable=SC2317  # invoked by the EXIT trap
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
