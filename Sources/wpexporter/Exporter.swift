@@ -40,7 +40,7 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// Makes a new server's WinPower client on reload; `nil` when servers cannot change.
     private let clientFactory: ClientFactory?
     /// Merges the servers' expositions into `/metrics`; `nil` for a single server.
-    let merger: ExpositionMerger?
+    let merger: ExpositionMerger<C>?
     let server: HTTPServer
     let scrape: ScrapeMetrics
     let endpoints: Endpoints
@@ -79,13 +79,16 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     ///     flags); `nil` when this exporter cannot reload (a reload then fails and says so).
     ///   - clientFactory: makes the client of a server a reload adds or changes; without it a
     ///     reload cannot change `servers`.
+    ///   - mergeSpacing: the minimum time between two merges of the servers' expositions
+    ///     (``ExpositionMerger``); zero merges on every publish.
     /// - Throws: `StorageError` when the data directory is locked by another process or
     ///   unusable; `PushError` for a `push.url` the Pushgateway client cannot use;
     ///   ``RuntimeFailure`` when `clients` does not match the servers; `MetricsError` never
     ///   in practice (fixed names).
     init(configuration: ExporterConfiguration, clients: [any WinPowerClient], clock: C,
          wallClock: @escaping @Sendable () -> Date, logger: Logger, webSecurity: WebSecurity = .none,
-         reload: ConfigReloader.Load? = nil, clientFactory: ClientFactory? = nil) throws {
+         reload: ConfigReloader.Load? = nil, clientFactory: ClientFactory? = nil,
+         mergeSpacing: Duration = ExpositionMerger<C>.defaultSpacing) throws {
         let entries = configuration.servers
         guard let firstClient = clients.first, clients.count == max(1, entries.count) else {
             throw RuntimeFailure(message: "\(clients.count) WinPower clients for \(max(1, entries.count)) servers")
@@ -130,7 +133,7 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                                   scrape: scrape)
         } else {
             let holder = FleetHolder<C>()
-            let merger = ExpositionMerger(parts: {
+            let merger = ExpositionMerger(spacing: mergeSpacing, clock: clock, parts: {
                 (holder.fleet?.pipelines ?? []).map { $0.collector.snapshot.chunks }
                     + [WPCollector.Collector<C>.processWideChunks(meter)]
             }, afterMerge: { MemoryTrim.afterCollection() })
@@ -236,11 +239,13 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         defer { close() }
         let (server, fleet, primary, logger, pushLoop, reloader) = (self.server, self.fleet, self.primary, self.logger,
                                                                     self.pushLoop, self.reloader)
+        let merger = self.merger
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }
             do {
                 let address = try await server.waitUntilListening()
                 if let fleet {
+                    if let merger { group.addTask { await merger.run() } }
                     group.addTask { await fleet.run() }
                 } else {
                     group.addTask { await primary.scheduler.run() }

@@ -24,7 +24,7 @@ final class ReloadApplier<C: Clock>: Sendable where C.Duration == Duration {
         var running: RunningConfiguration?
         var fleet: ServerFleet<C>?
         var makeMember: Exporter<C>.MemberFactory?
-        var merger: ExpositionMerger?
+        var merger: ExpositionMerger<C>?
         var clientFactory: ClientFactory?
         var meter: EnergyMeter<C>?
     }
@@ -43,7 +43,7 @@ final class ReloadApplier<C: Clock>: Sendable where C.Duration == Duration {
         get { parts.withLock { $0.makeMember } }
         set { parts.withLock { $0.makeMember = newValue } }
     }
-    var merger: ExpositionMerger? {
+    var merger: ExpositionMerger<C>? {
         get { parts.withLock { $0.merger } }
         set { parts.withLock { $0.merger = newValue } }
     }

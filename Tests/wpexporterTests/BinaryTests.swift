@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// Runs the built `wpexporter` executable as a process: what users get, including `main`.
@@ -30,8 +31,18 @@ import Testing
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        // Standard error is drained on its own thread: reading the two pipes one after the other
+        // would deadlock once the child fills the second pipe's buffer while we wait on the first.
+        let errBox = Mutex(Data())
+        let errDone = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let data = err.fileHandleForReading.readDataToEndOfFile()
+            errBox.withLock { $0 = data }
+            errDone.signal()
+        }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        errDone.wait()
+        let errData = errBox.withLock { $0 }
         process.waitUntilExit()
         return Result(status: process.terminationStatus, out: String(decoding: outData, as: UTF8.self),
                       err: String(decoding: errData, as: UTF8.self))

@@ -29,6 +29,12 @@ final class LaunchedExporter: Sendable {
         try process.run()
     }
 
+    /// A test that gave up early must not leave its exporter running (holding ports, pipes and
+    /// data directories other tests may wait on).
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
     var standardOutput: String { out.text }
     var standardError: String { err.text }
 
@@ -64,8 +70,18 @@ final class LaunchedExporter: Sendable {
         return await exitStatus()
     }
 
-    func exitStatus() async -> Int32 {
+    /// Waits for the exit status. A process still running after `limit` (a safety net against
+    /// a hung shutdown, not a timing assertion) is killed and the test fails with its output.
+    func exitStatus(limit: Duration = .seconds(60)) async -> Int32 {
         let process = self.process
+        let deadline = ContinuousClock.now + limit
+        while process.isRunning, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        if process.isRunning {
+            Issue.record("the process did not exit within \(limit); killed. stdout: \(standardOutput) stderr: \(standardError)")
+            kill(process.processIdentifier, SIGKILL)
+        }
         return await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 process.waitUntilExit()

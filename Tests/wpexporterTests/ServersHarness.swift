@@ -49,7 +49,11 @@ final class ServersHarness: Sendable {
         let (epoch, wall) = (epoch, clock)
         exporter = try Exporter(configuration: configuration, clients: servers.map(\.client), clock: clock,
                                 wallClock: { epoch.addingTimeInterval(Double(wall.now.offset.components.seconds)) },
-                                logger: logger, reload: reload, clientFactory: clientFactory)
+                                logger: logger, reload: reload, clientFactory: clientFactory,
+                                // Every publish merges at once: these tests read /metrics right
+                                // after the collections they drive (ExpositionMergerTests covers
+                                // the one-merge-per-second cap).
+                                mergeSpacing: .zero)
         handler = exporter.endpoints.makeHandler(security: security)
     }
 
@@ -70,6 +74,11 @@ final class ServersHarness: Sendable {
     /// Suspends (yielding) until `condition` holds; records an issue after a minute of wall
     /// time instead of hanging the suite.
     func until(_ what: String, _ condition: () -> Bool) async {
+        await Self.until(what, condition)
+    }
+
+    /// Suspends (yielding) until `condition` holds; records an issue after a minute of wall time.
+    static func until(_ what: String, _ condition: () -> Bool) async {
         let deadline = ContinuousClock.now.advanced(by: .seconds(60))
         while !condition() {
             if ContinuousClock.now > deadline {
