@@ -60,14 +60,7 @@ import WPTestSupport
         #expect(before.first { $0.key.hasPrefix("winpower_device_battery_transfers_total{") }?.value == 1)
         let totalB = harness.exporter.meter.totals[EnergyKey.qualified(server: "b", device: "ups-1")]
 
-        var configuration = harness.exporter.configuration
-        configuration.servers[0].name = "a2"
-        configuration.servers[0].energyFrom = "a"
-        next.value.withLock { $0 = configuration }
-        guard case .applied(let applied) = await harness.exporter.reloader.reload(trigger: "test") else {
-            Issue.record("the rename was not applied")
-            return
-        }
+        guard let applied = await ServersReloadTests.rename(harness, next, server: 0, to: "a2") else { return }
         #expect(applied.needsRestart.isEmpty)
         #expect(harness.exporter.pipelines.map(\.name) == ["a2", "b"])
 
