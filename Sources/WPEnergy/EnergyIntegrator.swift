@@ -148,6 +148,28 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
         summary.integrated += 1
     }
 
+    /// Moves whole tracks to new keys: totals, gaps, outage ledger, the chain in progress (so
+    /// the next sample under the new key continues it) and the rejected-sample count. A move
+    /// whose new key is already known is skipped, so nothing is overwritten nor dropped.
+    ///
+    /// - Parameter moves: old key → new key.
+    /// - Returns: the old keys moved and those skipped, each sorted.
+    public mutating func rekey(_ moves: [String: String]) -> (moved: [String], skipped: [String]) {
+        var (moved, skipped): ([String], [String]) = ([], [])
+        for (old, new) in moves.sorted(by: { $0.key < $1.key }) where old != new {
+            guard let track = tracks[old] else { continue }
+            guard tracks[new] == nil else {
+                skipped.append(old)
+                continue
+            }
+            tracks[new] = track
+            tracks[old] = nil
+            if let rejected = rejectedSamples.removeValue(forKey: old) { rejectedSamples[new, default: 0] += rejected }
+            moved.append(old)
+        }
+        return (moved, skipped)
+    }
+
     /// The totals of every device known (seeded or seen).
     public var totals: [String: DeviceEnergy] { tracks.mapValues(\.energy) }
 

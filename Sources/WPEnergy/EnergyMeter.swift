@@ -60,6 +60,19 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
         var status: Status
         /// Devices whose implausible reading was already logged (once per device).
         var loggedImplausible: Set<String> = []
+        /// Servers whose totals moved away (``rekey(closing:_:)``): readings keyed under them
+        /// are dropped until ``reopen(server:)``.
+        var closedServers: Set<String> = []
+    }
+
+    /// What ``rekey(closing:_:)`` did.
+    public struct Rekeying: Sendable {
+        /// Keys moved.
+        public var moved: Int
+        /// Old keys left where they were because their new key already held a total (logged).
+        public var skipped: [String]
+        /// The save failure, if any (the moved totals stay in memory and the next cycle saves).
+        public var persistError: StorageError?
     }
 
     /// The result of the startup load (source, quarantined files, legacy import).
@@ -162,15 +175,24 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     @discardableResult
     public func record(_ samples: [EnergySample], at instant: C.Instant, wall: Date? = nil) -> CycleReport {
         saving.withLock { _ in
-            let (summary, pending, totals, firstImplausible) = inner.withLock { inner in
-                let summary = inner.integrator.integrate(samples, at: instant, wall: wall)
+            let (summary, pending, totals, firstImplausible, dropped) = inner.withLock { inner in
+                var accepted = samples
+                if !inner.closedServers.isEmpty {
+                    accepted.removeAll { sample in
+                        EnergyKey.split(sample.deviceID).map { inner.closedServers.contains($0.server) } ?? false
+                    }
+                }
+                let summary = inner.integrator.integrate(accepted, at: instant, wall: wall)
                 inner.dirty = true
                 inner.status.rejectedSamples += summary.implausible.count
                 let firstImplausible = summary.implausible.filter { inner.loggedImplausible.insert($0.deviceID).inserted }
                 let elapsed = inner.lastSave.map { $0.duration(to: instant) }
                 let pending = persistence.shouldPersist(sinceLastSave: elapsed)
                     ? inner.integrator.state(base: inner.base) : nil
-                return (summary, pending, inner.integrator.totals, firstImplausible)
+                return (summary, pending, inner.integrator.totals, firstImplausible, samples.count - accepted.count)
+            }
+            if dropped > 0 {
+                logger.warn("readings of a server whose totals moved away (renamed) not recorded", ["devices": .int(dropped)])
             }
             if !summary.gapDevices.isEmpty {
                 logGaps(summary)
@@ -184,6 +206,44 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
             return CycleReport(totals: totals, summary: summary, persisted: pending != nil && failure == nil,
                                persistError: failure)
         }
+    }
+
+    /// Moves totals to new keys while the meter runs (a server renamed by a configuration
+    /// reload), then saves at once, whatever the policy.
+    ///
+    /// The move is atomic: no cycle integrates between reading the keys and moving them, so no
+    /// total is lost or counted twice. Everything kept per key travels with it, the chain in
+    /// progress included (see ``EnergyIntegrator/rekey(_:)``); a key whose new key already holds a
+    /// total stays where it is (logged). Readings keyed under a server of `closing` that arrive
+    /// afterwards (a collection that outlived its pipeline) are dropped, so they cannot bring the
+    /// old keys back, until ``reopen(server:)``. A failed save keeps everything in memory; the
+    /// next cycle saves again.
+    ///
+    /// - Parameters:
+    ///   - closing: the servers whose keys move away (``EnergyKey`` server names).
+    ///   - plan: given the keys now, returns `old → new` for those to move.
+    /// - Returns: what moved and how the save went.
+    @discardableResult
+    public func rekey(closing: Set<String>, _ plan: ([String]) -> [String: String]) -> Rekeying {
+        saving.withLock { _ in
+            let (result, pending) = inner.withLock { inner -> ((moved: [String], skipped: [String]), EnergyState) in
+                let result = inner.integrator.rekey(plan(Array(inner.integrator.totals.keys)))
+                inner.closedServers.formUnion(closing)
+                inner.dirty = true
+                return (result, inner.integrator.state(base: inner.base))
+            }
+            for old in result.skipped {
+                logger.warn("energy total not moved: the new key already holds a total; both are kept", ["from": .string(old)])
+            }
+            let failure = persist(pending, at: clock.now)
+            return Rekeying(moved: result.moved.count, skipped: result.skipped, persistError: failure)
+        }
+    }
+
+    /// Accepts readings keyed under `server` again (a server of that name is configured anew
+    /// after ``rekey(closing:_:)`` moved its totals away).
+    public func reopen(server: String) {
+        _ = inner.withLock { $0.closedServers.remove(server) }
     }
 
     /// Saves the current totals now, whatever the policy (call on shutdown). Does nothing when

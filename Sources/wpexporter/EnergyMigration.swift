@@ -20,6 +20,12 @@ struct EnergyMigration: Sendable, Equatable {
     /// Old server name → entry name.
     var renames: [String: String]
 
+    /// The moves given directly (a reload's renames, ``ReloadRenames``).
+    init(adopter: String?, renames: [String: String]) {
+        self.adopter = adopter
+        self.renames = renames
+    }
+
     /// The rule applied to `configuration.servers` (empty for a `winpower`-only configuration).
     init(_ configuration: ExporterConfiguration) {
         let servers = configuration.servers

@@ -100,7 +100,7 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         self.clientFactory = clientFactory
         let applier = ReloadApplier<C>()
         reloader = ConfigReloader(load: reload ?? { throw ReloadUnavailable() },
-                                  apply: { next in try applier.apply(next) },
+                                  apply: { next in try await applier.apply(next) },
                                   logger: logger.child(label: "reload"), now: wallClock)
         let storage = ExporterSettings.storage(configuration.storage)
         store = try FileEnergyStore(configuration: storage, logger: logger.child(label: "storage"), now: wallClock)
@@ -173,6 +173,7 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             applier.fleet = fleet
             applier.makeMember = makeMember
             applier.merger = merger
+            applier.meter = meter
         }
         endpoints.reloader = reloader
         endpoints.lifecycleEnabled = configuration.server.enableLifecycle

@@ -1,6 +1,7 @@
 import Synchronization
 import WPClient
 import WPConfig
+import WPEnergy
 
 /// Makes the WinPower client of a `servers` entry (on reload: a new or changed server).
 typealias ClientFactory = @Sendable (ServerEntry) throws -> any WinPowerClient
@@ -11,9 +12,13 @@ typealias ClientFactory = @Sendable (ServerEntry) throws -> any WinPowerClient
 /// keeps its running pipeline (no collection skipped, its counters continue); a changed entry
 /// gets a new client and pipeline (its energy totals continue: they are keyed by the server's
 /// name); a removed one stops (its totals stay in the state file); a new one starts at once.
-/// A new name with `energy_from` (a rename) needs a restart, where the totals are moved. What
-/// cannot change while running is kept and named (``ConfigReloader/sectionsNeedingRestart(running:next:)``).
-/// Clients are all made before anything changes, so a reload applies completely or not at all.
+/// A new entry with `energy_from` (a rename, ``ReloadRenames``) starts once the old server's
+/// pipeline has stopped (its collection in flight finished) and the meter moved its totals
+/// and saved them. Switching between a `winpower`-only configuration and `servers` needs a
+/// restart: the endpoints and the exposition are built for one shape or the other at startup.
+/// What cannot change while running is kept and named
+/// (``ConfigReloader/sectionsNeedingRestart(running:next:)``). Clients are all made and renames
+/// checked before anything changes, so a reload applies completely or not at all.
 final class ReloadApplier<C: Clock>: Sendable where C.Duration == Duration {
     private struct Parts: Sendable {
         var running: RunningConfiguration?
@@ -21,6 +26,7 @@ final class ReloadApplier<C: Clock>: Sendable where C.Duration == Duration {
         var makeMember: Exporter<C>.MemberFactory?
         var merger: ExpositionMerger<C>?
         var clientFactory: ClientFactory?
+        var meter: EnergyMeter<C>?
     }
 
     private let parts = Mutex(Parts())
@@ -45,11 +51,16 @@ final class ReloadApplier<C: Clock>: Sendable where C.Duration == Duration {
         get { parts.withLock { $0.clientFactory } }
         set { parts.withLock { $0.clientFactory = newValue } }
     }
+    var meter: EnergyMeter<C>? {
+        get { parts.withLock { $0.meter } }
+        set { parts.withLock { $0.meter = newValue } }
+    }
 
     /// Applies `next`; called by one reload at a time.
     ///
-    /// - Throws: the client factory's error for a server that cannot be set up (nothing changed).
-    func apply(_ next: ExporterConfiguration) throws -> ConfigReloader.Applied {
+    /// - Throws: the client factory's error for a server that cannot be set up, or
+    ///   ``ReloadRenames/Refusal`` for an `energy_from` that cannot be honoured (nothing changed).
+    func apply(_ next: ExporterConfiguration) async throws -> ConfigReloader.Applied {
         let parts = self.parts.withLock { $0 }
         guard let running = parts.running else { return ConfigReloader.Applied(summary: "no change") }
         let current = running.value
@@ -64,15 +75,27 @@ final class ReloadApplier<C: Clock>: Sendable where C.Duration == Duration {
                 needsRestart.append("scheduler.collection_interval")
             }
             summary = "single server"
-        } else if let fleet = parts.fleet, let makeMember = parts.makeMember, let clientFactory = parts.clientFactory {
+        } else if let fleet = parts.fleet, let makeMember = parts.makeMember, let clientFactory = parts.clientFactory,
+                  let meter = parts.meter {
+            let renames = try ReloadRenames(running: Set(fleet.members.map(\.entry.name)), next: next,
+                                            stored: ReloadRenames.servers(in: meter.totals.keys))
             let plan = try Self.plan(fleet.members, next, makeMember: makeMember, clientFactory: clientFactory)
-            fleet.replace(with: plan.members)
+            // A server configured anew under a name whose totals moved away records again.
+            for name in plan.added { meter.reopen(server: name) }
+            fleet.replace(with: plan.members, deferring: renames.targets)
+            summary = plan.summary
+            if !renames.isEmpty {
+                parts.merger?.publish()
+                await fleet.awaitStopped(renames.sources)
+                let moved = meter.rekey(closing: renames.sources) { renames.migration.moves($0).moves }
+                fleet.start(renames.targets)
+                summary += "; moved \(moved.moved) energy totals"
+                    + (moved.persistError.map { " (not saved yet, retried next cycle: \($0))" } ?? "")
+            }
             parts.merger?.publish()
             applied.servers = plan.members.map(\.entry)
             applied.winPower = next.winPower
             applied.scheduler.collectionInterval = next.scheduler.collectionInterval
-            needsRestart += plan.refused.map { "servers[\($0)].energy_from" }
-            summary = plan.summary
         } else if current.servers != next.servers || current.scheduler.collectionInterval != next.scheduler.collectionInterval {
             needsRestart.append("servers")
         }
@@ -82,7 +105,7 @@ final class ReloadApplier<C: Clock>: Sendable where C.Duration == Duration {
 
     private struct Plan {
         var members: [ServerFleet<C>.Member]
-        var refused: [String]
+        var added: [String]
         var summary: String
     }
 
@@ -90,7 +113,7 @@ final class ReloadApplier<C: Clock>: Sendable where C.Duration == Duration {
                              makeMember: Exporter<C>.MemberFactory, clientFactory: ClientFactory) throws -> Plan {
         let byName = Dictionary(current.map { ($0.entry.name, $0) }, uniquingKeysWith: { first, _ in first })
         var members: [ServerFleet<C>.Member] = []
-        var (added, changed, kept, refused): ([String], [String], Int, [String]) = ([], [], 0, [])
+        var (added, changed, kept): ([String], [String], Int) = ([], [], 0)
         for entry in next.servers {
             let interval = entry.collectionInterval ?? next.scheduler.collectionInterval
             if let old = byName[entry.name] {
@@ -101,8 +124,6 @@ final class ReloadApplier<C: Clock>: Sendable where C.Duration == Duration {
                     members.append(makeMember(entry, try clientFactory(entry), next))
                     changed.append(entry.name)
                 }
-            } else if let origin = entry.energyFrom, origin != entry.name {
-                refused.append(entry.name)
             } else {
                 members.append(makeMember(entry, try clientFactory(entry), next))
                 added.append(entry.name)
@@ -114,7 +135,7 @@ final class ReloadApplier<C: Clock>: Sendable where C.Duration == Duration {
         if !changed.isEmpty { parts.append("changed " + changed.joined(separator: ", ")) }
         if !removed.isEmpty { parts.append("removed " + removed.joined(separator: ", ")) }
         parts.append("\(kept) unchanged")
-        return Plan(members: members, refused: refused, summary: "servers: " + parts.joined(separator: "; "))
+        return Plan(members: members, added: added, summary: "servers: " + parts.joined(separator: "; "))
     }
 }
 

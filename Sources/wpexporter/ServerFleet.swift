@@ -9,8 +9,9 @@ import WPScheduler
 /// them all (each letting its collection in flight finish within the graceful timeout).
 /// ``replace(with:)`` swaps the set of pipelines: one that is kept keeps its task, so an
 /// unchanged server skips no collection; a removed one is stopped like at shutdown; a new one
-/// starts at once when the fleet runs. Energy totals live in the shared meter, so neither
-/// removing nor re-adding a server loses any.
+/// starts at once when the fleet runs, or, when deferred (a rename), once ``start(_:)`` is called
+/// after ``awaitStopped(_:)`` saw the old pipeline end and its totals moved. Energy totals live in
+/// the shared meter, so neither removing nor re-adding a server loses any.
 final class ServerFleet<C: Clock>: Sendable where C.Duration == Duration {
     /// One server: its entry as configured and its pipeline.
     struct Member: Sendable {
@@ -24,8 +25,10 @@ final class ServerFleet<C: Clock>: Sendable where C.Duration == Duration {
         var members: [Member]
         /// Scheduler tasks by server name, while the fleet runs.
         var tasks: [String: Task<Void, Never>] = [:]
-        /// Tasks of removed servers still finishing; awaited at shutdown.
-        var retiring: [Task<Void, Never>] = []
+        /// Tasks of removed servers still finishing, by name; awaited at shutdown.
+        var retiring: [(name: String, task: Task<Void, Never>)] = []
+        /// Members not to start until ``start(_:)``.
+        var deferred: Set<String> = []
         var running = false
     }
 
@@ -45,7 +48,8 @@ final class ServerFleet<C: Clock>: Sendable where C.Duration == Duration {
     func run() async {
         state.withLock { state in
             state.running = true
-            for member in state.members where state.tasks[member.entry.name] == nil {
+            for member in state.members where state.tasks[member.entry.name] == nil
+                && !state.deferred.contains(member.entry.name) {
                 state.tasks[member.entry.name] = Self.start(member.pipeline)
             }
         }
@@ -58,7 +62,7 @@ final class ServerFleet<C: Clock>: Sendable where C.Duration == Duration {
                 state.tasks = [:]
                 state.retiring = []
             }
-            return Array(state.tasks.values) + state.retiring
+            return Array(state.tasks.values) + state.retiring.map(\.task)
         }
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
@@ -67,9 +71,12 @@ final class ServerFleet<C: Clock>: Sendable where C.Duration == Duration {
     /// Makes `next` the fleet: members whose name is in both keep the running pipeline when
     /// `next` carries the same one (the caller decides what changed); the others start or stop.
     ///
-    /// - Returns: the names started and stopped.
+    /// - Parameters:
+    ///   - next: the members from now on.
+    ///   - deferred: new members to start only at ``start(_:)``.
+    /// - Returns: the names started (or deferred) and stopped.
     @discardableResult
-    func replace(with next: [Member]) -> (started: [String], stopped: [String]) {
+    func replace(with next: [Member], deferring deferred: Set<String> = []) -> (started: [String], stopped: [String]) {
         state.withLock { state in
             let keep = Dictionary(next.map { ($0.entry.name, ObjectIdentifier($0.pipeline)) }, uniquingKeysWith: { first, _ in first })
             var stopped: [String] = []
@@ -77,17 +84,41 @@ final class ServerFleet<C: Clock>: Sendable where C.Duration == Duration {
                 stopped.append(member.entry.name)
                 if let task = state.tasks.removeValue(forKey: member.entry.name) {
                     task.cancel()
-                    state.retiring.append(task)
+                    state.retiring.append((member.entry.name, task))
                 }
             }
             let previous = Set(state.members.map { ObjectIdentifier($0.pipeline) })
             var started: [String] = []
             for member in next where !previous.contains(ObjectIdentifier(member.pipeline)) {
                 started.append(member.entry.name)
-                if state.running { state.tasks[member.entry.name] = Self.start(member.pipeline) }
+                if deferred.contains(member.entry.name) {
+                    state.deferred.insert(member.entry.name)
+                } else {
+                    state.deferred.remove(member.entry.name)
+                    if state.running { state.tasks[member.entry.name] = Self.start(member.pipeline) }
+                }
             }
+            state.deferred.formIntersection(next.map(\.entry.name))
             state.members = next
             return (started, stopped)
+        }
+    }
+
+    /// Waits until every stopped pipeline named in `names` has ended: its collection in flight
+    /// finished, or was cancelled after the graceful shutdown timeout.
+    func awaitStopped(_ names: Set<String>) async {
+        let tasks = state.withLock { state in state.retiring.filter { names.contains($0.name) }.map(\.task) }
+        for task in tasks { await task.value }
+    }
+
+    /// Starts the deferred members named in `names` (at once when the fleet runs, else when it does).
+    func start(_ names: Set<String>) {
+        state.withLock { state in
+            state.deferred.subtract(names)
+            guard state.running else { return }
+            for member in state.members where names.contains(member.entry.name) && state.tasks[member.entry.name] == nil {
+                state.tasks[member.entry.name] = Self.start(member.pipeline)
+            }
         }
     }
 

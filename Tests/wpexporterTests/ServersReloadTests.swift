@@ -20,6 +20,26 @@ import WPTestSupport
         let value = Mutex<ExporterConfiguration?>(nil)
     }
 
+    /// Reloads `harness` with `configuration`; what was applied, or `nil` (an issue recorded).
+    static func applied(_ harness: ServersHarness, _ next: NextConfiguration,
+                        _ configuration: ExporterConfiguration) async -> ConfigReloader.Applied? {
+        next.value.withLock { $0 = configuration }
+        guard case .applied(let applied) = await harness.exporter.reloader.reload(trigger: "test") else {
+            Issue.record("the reload failed")
+            return nil
+        }
+        return applied
+    }
+
+    /// Reloads `harness` with its server at `index` renamed to `name` (`energy_from` the old name).
+    static func rename(_ harness: ServersHarness, _ next: NextConfiguration, server index: Int,
+                       to name: String) async -> ConfigReloader.Applied? {
+        var configuration = harness.exporter.configuration
+        configuration.servers[index].energyFrom = configuration.servers[index].name
+        configuration.servers[index].name = name
+        return await applied(harness, next, configuration)
+    }
+
     @Test func aReloadAddsRemovesAndChangesServersKeepingTheOthersAndEveryTotal() async throws {
         let next = NextConfiguration()
         let made = Mutex<[String]>([])
@@ -86,30 +106,20 @@ import WPTestSupport
         #expect(harness.exporter.pipelines.map(\.name) == ["a", "b"], "nothing changed")
     }
 
-    @Test func aRenameNeedsARestartAndSwitchingToOneServerToo() async throws {
+    @Test func aRenameAppliesLiveButSwitchingToOneServerNeedsARestart() async throws {
         let next = NextConfiguration()
         let harness = try ServersHarness(
             servers: [("a", Self.stub(100)), ("b", Self.stub(200))],
             reload: { LoadedConfiguration(configuration: try #require(next.value.withLock { $0 })) },
             clientFactory: { _ in Self.stub(1) })
-        var configuration = harness.exporter.configuration
-        configuration.servers[1].name = "b2"
-        configuration.servers[1].energyFrom = "b"
-        next.value.withLock { $0 = configuration }
-        guard case .applied(let applied) = await harness.exporter.reloader.reload(trigger: "test") else {
-            Issue.record("the reload failed")
-            return
-        }
-        #expect(applied.needsRestart == ["servers[b2].energy_from"])
-        #expect(harness.exporter.pipelines.map(\.name) == ["a"])
+        guard let applied = await Self.rename(harness, next, server: 1, to: "b2") else { return }
+        #expect(applied.needsRestart.isEmpty)
+        #expect(harness.exporter.pipelines.map(\.name) == ["a", "b2"])
 
+        var configuration = harness.exporter.configuration
         configuration.servers = []
-        next.value.withLock { $0 = configuration }
-        guard case .applied(let single) = await harness.exporter.reloader.reload(trigger: "test") else {
-            Issue.record("the reload failed")
-            return
-        }
+        guard let single = await Self.applied(harness, next, configuration) else { return }
         #expect(single.needsRestart == ["servers (between one server and a servers list)"])
-        #expect(harness.exporter.pipelines.map(\.name) == ["a"])
+        #expect(harness.exporter.pipelines.map(\.name) == ["a", "b2"])
     }
 }
