@@ -104,9 +104,15 @@ while IFS=$'\t' read -r where command; do
             [[ "$local_command" == *"--port"* ]] || local_command+=" --port 0"
             read -r -a words <<<"$local_command"
             start_background "${words[@]}"
-            curl -fsS --max-time 5 -o "$work/metrics.txt" "http://127.0.0.1:$bg_port/metrics"
+            # The URL is printed once the exporter listens, before its first collections: poll
+            # (bounded) until the devices are in /metrics.
+            for _ in $(seq 1 100); do
+                curl -fsS --max-time 5 -o "$work/metrics.txt" "http://127.0.0.1:$bg_port/metrics"
+                grep -q '^winpower_device_connected{' "$work/metrics.txt" && break
+                sleep 0.1
+            done
             grep -q '^winpower_device_connected{' "$work/metrics.txt" \
-                || { echo "FAIL: no device metrics from $where"; cat "$work/bg.txt"; exit 1; }
+                || { echo "FAIL: no device metrics from $where within 10 s"; cat "$work/bg.txt"; exit 1; }
             stop_background
             ;;
         "$binary simulate"*)

@@ -147,7 +147,7 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                     name: entry.name, labels: ServerPipeline<C>.seriesLabels(entry), collector: collector,
                     interval: collector.configuration.interval, gracefulShutdownTimeout: graceful, clock: clock,
                     logger: logger.child(label: "scheduler", fields: ["server": .string(entry.name)]),
-                    published: { merger.publish() })
+                    published: merger.publisher())
                 return ServerFleet<C>.Member(entry: entry, interval: collector.configuration.interval, pipeline: pipeline)
             }
             let fleet = ServerFleet<C>(members: zip(entries, clients).map { makeMember($0, $1, configuration) })

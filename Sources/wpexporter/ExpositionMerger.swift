@@ -15,6 +15,9 @@ import WPCollector
 ///   ``spacing`` after the last rebuild began (the trailing rebuild), with every server's
 ///   latest chunks, so a collection is missing from `/metrics` for at most ``spacing`` plus
 ///   one merge;
+/// - a server's first publish (``publish(first:)``) rebuilds at once whatever the spacing (or
+///   has the running rebuild go once more at once), so a server that starts, at startup or on
+///   a reload, is in `/metrics` as soon as its first collection finished;
 /// - rebuilds never overlap (a publish during one marks it outdated), and nothing rebuilds
 ///   while nothing was published.
 ///
@@ -37,6 +40,8 @@ final class ExpositionMerger<C: Clock>: Sendable where C.Duration == Duration {
         var running = false
         /// Published since the last rebuild began.
         var outdated = false
+        /// A server's first publish is among them: the spacing does not apply.
+        var urgent = false
         /// When the last rebuild began.
         var lastStart: C.Instant?
     }
@@ -92,14 +97,31 @@ final class ExpositionMerger<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// Marks the merged snapshot outdated: rebuilds it now when the last rebuild began at least
-    /// ``spacing`` ago and none is running, else leaves it to the running rebuild or to
-    /// ``run()``.
-    func publish() {
+    /// ``spacing`` ago (or `first` is set) and none is running, else leaves it to the running
+    /// rebuild or to ``run()``.
+    ///
+    /// - Parameter first: the publish of a server's first collection, merged without waiting
+    ///   for the spacing.
+    func publish(first: Bool = false) {
         let next = pending.withLock { state -> Next in
             state.outdated = true
+            state.urgent = state.urgent || first
             return self.next(&state)
         }
         perform(next)
+    }
+
+    /// The publish function of one server: its first call is a first publish
+    /// (``publish(first:)``), every later one an ordinary publish.
+    func publisher() -> @Sendable () -> Void {
+        let called = Mutex(false)
+        return { [self] in
+            let first = called.withLock { called in
+                defer { called = true }
+                return !called
+            }
+            publish(first: first)
+        }
     }
 
     /// Performs the trailing rebuilds until cancelled: each one ``spacing`` after the start of
@@ -130,8 +152,8 @@ final class ExpositionMerger<C: Clock>: Sendable where C.Duration == Duration {
     private func next(_ state: inout Pending) -> Next {
         guard state.outdated, !state.running else { return .nothing }
         let now = clock.now
-        if let last = state.lastStart, now < last.advanced(by: spacing) { return .trailing }
-        state = Pending(running: true, outdated: false, lastStart: now)
+        if !state.urgent, let last = state.lastStart, now < last.advanced(by: spacing) { return .trailing }
+        state = Pending(running: true, outdated: false, urgent: false, lastStart: now)
         return .rebuild
     }
 

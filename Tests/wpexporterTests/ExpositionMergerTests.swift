@@ -139,4 +139,35 @@ import WPTestSupport
         #expect(merger.snapshot.deviceCount == servers.expected)
         #expect(clock.sleeperCount == 0)
     }
+
+    @Test func eachServersFirstPublishMergesAtOnceWhateverTheSpacing() {
+        let clock = ManualClock()
+        let servers = Servers()
+        let merger = Self.make(servers, clock: clock)
+        let publishers = (0..<3).map { _ in merger.publisher() }
+
+        servers.bump(0)
+        publishers[0]()
+        servers.bump(1)
+        publishers[1]()
+        #expect(merger.generation == 2, "a second server's first collection does not wait for the spacing")
+        #expect(merger.snapshot.deviceCount == 1 + 1000)
+
+        // A first publish during a rebuild has that rebuild go once more at once.
+        servers.duringNextRead {
+            servers.bump(2)
+            publishers[2]()
+        }
+        servers.bump(0)
+        publishers[0]()
+        #expect(merger.generation == 2, "a later publish within the spacing waits")
+        clock.advance(by: .seconds(1))
+        // No loop runs in this test: an ordinary publish after the spacing rebuilds on its task,
+        // and the first publish arriving during that rebuild makes it go once more.
+        publishers[1]()
+        #expect(merger.generation == 4)
+        #expect(merger.snapshot.deviceCount == servers.expected)
+        #expect(servers.expected == 2 + 1000 + 1_000_000)
+        #expect(clock.sleeperCount == 0)
+    }
 }
