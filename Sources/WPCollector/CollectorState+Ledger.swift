@@ -3,6 +3,9 @@ import WPEnergy
 import WPMetrics
 import WPStorage
 
+/// The `le` bounds of the outage-duration histogram (a generic type has no stored statics).
+private let ledgerDurationBounds: [Double] = OutageLedger.durationBounds + [.infinity]
+
 /// The outage-ledger families (docs/metrics.md, "Outage ledger").
 ///
 /// Two counters are exported for every device with energy series, from its first reading, so
@@ -15,7 +18,8 @@ import WPStorage
 /// series per device, not 21 (docs/performance.md has the cost).
 extension CollectorState {
     /// The `le` bounds of `winpower_device_outage_duration_seconds`, `+Inf` included.
-    static var outageDurationBounds: [Double] { OutageLedger.durationBounds + [.infinity] }
+    /// One array for every device, so the encoder sees the same bounds (and formats them once).
+    static var outageDurationBounds: [Double] { ledgerDurationBounds }
 
     func appendLedgerFamilies(_ context: RenderContext, ids: [String],
                               to families: inout [MetricFamily]) throws(MetricsError) {

@@ -80,6 +80,7 @@ public struct ExpositionEncoder: Sendable {
         writeHeader(family, familyName: familyName, into: &bytes)
         let labels = LabelWriter(names: family.labelNames)
         let fast = FastLineWriter(name: sampleName, labelNames: family.labelNames)
+        var buckets = family.type == .histogram ? HistogramLineWriter(name: familyName, labelNames: family.labelNames) : nil
         for sample in family.samples {
             switch sample.value {
             case .gauge(let value), .counter(let value):
@@ -90,7 +91,8 @@ public struct ExpositionEncoder: Sendable {
                     writeLine(familyName, "_created", labels, sample.labelValues, created, into: &bytes)
                 }
             case .histogram(let histogram):
-                writeHistogram(histogram, name: familyName, labels: labels, sample: sample, into: &bytes)
+                writeHistogram(histogram, name: familyName, labels: labels, buckets: &buckets, sample: sample,
+                               into: &bytes)
             case .summary(let summary):
                 writeSummary(summary, name: familyName, labels: labels, sample: sample, into: &bytes)
             }
@@ -121,9 +123,11 @@ public struct ExpositionEncoder: Sendable {
     }
 
     private func writeHistogram(
-        _ histogram: HistogramValue, name: String, labels: LabelWriter, sample: Sample, into bytes: inout [UInt8]
+        _ histogram: HistogramValue, name: String, labels: LabelWriter, buckets: inout HistogramLineWriter?,
+        sample: Sample, into bytes: inout [UInt8]
     ) {
-        for (bound, count) in zip(histogram.upperBounds, histogram.cumulativeCounts) {
+        let written = buckets?.write(histogram, sample.labelValues, into: &bytes) ?? false
+        for (bound, count) in zip(histogram.upperBounds, histogram.cumulativeCounts) where !written {
             bytes.append(contentsOf: name.utf8)
             bytes.append(contentsOf: "_bucket".utf8)
             labels.write(sample.labelValues, extraName: "le", extraValue: bound, into: &bytes)

@@ -51,7 +51,16 @@ public struct OutageLedger: Sendable, Equatable {
     public init() {}
 
     /// Whether nothing was ever recorded (such a ledger is not written to the state file).
-    public var isEmpty: Bool { self == OutageLedger() }
+    ///
+    /// The same as `self == OutageLedger()`, field by field without building a ledger: the
+    /// state file asks it of every device on every save.
+    public var isEmpty: Bool {
+        transfers == 0 && tests == 0 && !inOutage && !inTest
+            && onBatterySeconds == 0 && dischargeJoules == 0 && durationSum == 0
+            && lastStart == nil && lastEnd == nil && lastDuration == nil && lastRuntime == nil
+            && lastTest == nil && lastTestStatus == nil && openRuntime == nil
+            && durationCounts.count == Self.durationBounds.count + 1 && durationCounts.allSatisfy { $0 == 0 }
+    }
 
     /// Observed finished outages (the histogram's count).
     public var observedOutages: Int { durationCounts.reduce(0) { $0 &+ $1 } }

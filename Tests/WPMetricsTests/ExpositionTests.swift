@@ -56,6 +56,29 @@ import WPTestSupport
         #expect(render([family], .text).contains("t_sum 3\nt_count 2\n"))
     }
 
+    /// Bucket lines reuse one sample's escaped labels and the formatted bounds: a second sample
+    /// with other values and other bounds must not see the first one's.
+    @Test func histogramBucketLinesOfSeveralLabelledSamples() throws {
+        var family = try MetricFamily(name: "h", help: "", type: .histogram, labelNames: ["a", "b"])
+        try family.append(Sample(labelValues: ["x\"y", "1"], value: .histogram(
+            HistogramValue(upperBounds: [0.5, .infinity], cumulativeCounts: [1, 2], count: 2, sum: 1))))
+        try family.append(Sample(labelValues: ["z", "2\n"], value: .histogram(
+            HistogramValue(upperBounds: [10, 30, .infinity], cumulativeCounts: [0, 1, 3], count: 3, sum: 70))))
+        #expect(render([family], .text) == """
+            # TYPE h histogram
+            h_bucket{a="x\\"y",b="1",le="0.5"} 1
+            h_bucket{a="x\\"y",b="1",le="+Inf"} 2
+            h_sum{a="x\\"y",b="1"} 1
+            h_count{a="x\\"y",b="1"} 2
+            h_bucket{a="z",b="2\\n",le="10"} 0
+            h_bucket{a="z",b="2\\n",le="30"} 1
+            h_bucket{a="z",b="2\\n",le="+Inf"} 3
+            h_sum{a="z",b="2\\n"} 70
+            h_count{a="z",b="2\\n"} 3
+
+            """)
+    }
+
     @Test func snapshotAndPerScrapePartsShareOneEOF() throws {
         var snapshot = try MetricFamily(name: "a", help: "", type: .gauge)
         try snapshot.append(labelValues: [], value: 1)

@@ -95,6 +95,29 @@ import Testing
         #expect(failure.description.contains(reason), "\(failure)")
     }
 
+    /// `isEmpty` is checked field by field; each field set alone makes the ledger non-empty,
+    /// exactly as comparing with a default ledger says.
+    @Test func ledgerIsEmptyOnlyAtEveryDefault() {
+        let date = Date(timeIntervalSince1970: 1_763_779_200)
+        let changes: [(String, (inout OutageLedger) -> Void)] = [
+            ("transfers", { $0.transfers = 1 }), ("battery-s", { $0.onBatterySeconds = 0.5 }),
+            ("discharge-j", { $0.dischargeJoules = 1 }), ("hist", { $0.durationCounts[8] = 1 }),
+            ("hist length", { $0.durationCounts = [0] }), ("hist-sum", { $0.durationSum = 2 }),
+            ("start", { $0.lastStart = date }), ("end", { $0.lastEnd = date }),
+            ("duration", { $0.lastDuration = 0 }), ("runtime", { $0.lastRuntime = 0 }),
+            ("tests", { $0.tests = 1 }), ("test", { $0.lastTest = date }),
+            ("status", { $0.lastTestStatus = 0 }), ("outage", { $0.inOutage = true }),
+            ("open runtime", { $0.openRuntime = 0 }), ("in test", { $0.inTest = true }),
+        ]
+        #expect(OutageLedger().isEmpty)
+        for (name, change) in changes {
+            var ledger = OutageLedger()
+            change(&ledger)
+            #expect(!ledger.isEmpty, "\(name)")
+            #expect(ledger.isEmpty == (ledger == OutageLedger()), "\(name)")
+        }
+    }
+
     @Test func crc32MatchesTheStandardCheckValue() {
         #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
     }
