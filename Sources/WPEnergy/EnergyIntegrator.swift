@@ -107,8 +107,9 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
     private static func apply(_ sample: EnergySample, implausible: Bool, at instant: Instant, wall: Date?,
                               maxGap: Duration, summary: inout Summary, to track: inout Track) {
         let before = track.energy
-        let step = track.outage.observe(mode: sample.usableMode, runtime: sample.runtimeSeconds,
-                                        testStatus: sample.testStatus, at: instant, wall: wall, maxGap: maxGap)
+        let step = track.outage.observe(mode: sample.usableMode, watts: implausible ? nil : sample.usableWatts,
+                                        runtime: sample.runtimeSeconds, testStatus: sample.testStatus,
+                                        at: instant, wall: wall, maxGap: maxGap)
         if !implausible { integrateEnergy(sample, at: instant, maxGap: maxGap, summary: &summary, to: &track) }
         if step.bridged { track.outage.addDischarge(track.energy.joules - before.joules) }
         if step.gap, track.energy.gaps == before.gaps {

@@ -43,8 +43,9 @@ import WPTestSupport
         let result = ledger(integrator)
         let lastBattery = Double(readingsOnBattery) * 5
         #expect(result.transfers == 1)
-        #expect(result.onBatterySeconds == lastBattery - 5)
-        #expect(result.dischargeJoules == 100 * (lastBattery - 5))
+        // From the midpoint of line→battery (2.5 s) to the midpoint of battery→line.
+        #expect(result.onBatterySeconds == lastBattery)
+        #expect(result.dischargeJoules == 100 * lastBattery)
         // The end is observed at the first reading back on line: 5 s after the last on battery.
         let duration = lastBattery
         #expect(result.lastDuration == duration)
@@ -82,7 +83,8 @@ import WPTestSupport
         feed(&integrator, timed: [(200, 4), (205, 4), (210, 3)])
         let result = ledger(integrator)
         #expect(result.transfers == 1)
-        #expect(result.onBatterySeconds == 10)
+        // 2.5 (line→battery) + 5 + 5 + 2.5 (battery→line); the 190 s gap is not bridged.
+        #expect(result.onBatterySeconds == 15)
         #expect(integrator.total(for: "ups")?.gaps == 1)
         // The end was observed (the last on-battery reading was 5 s before).
         #expect(result.lastDuration == 205)
@@ -103,7 +105,8 @@ import WPTestSupport
         integrator.integrate([reading(4)], at: at(20), wall: wall(20))
         integrator.integrate([reading(4)], at: at(25), wall: wall(25))
         #expect(ledger(integrator).transfers == 1)
-        #expect(ledger(integrator).onBatterySeconds == 10)
+        // 2.5 + 5 before the disconnect, 5 after it; nothing across it.
+        #expect(ledger(integrator).onBatterySeconds == 12.5)
         // Unreachable for longer than max_gap, then back on line: the end is unknown.
         integrator.integrate([reading(nil, watts: nil, connected: false)], at: at(30), wall: wall(30))
         integrator.integrate([reading(3)], at: at(200), wall: wall(200))
@@ -132,7 +135,8 @@ import WPTestSupport
         second.integrate([reading(3)], at: at(10), wall: wall(50))
         let result = ledger(second)
         #expect(result.transfers == 1)
-        #expect(result.onBatterySeconds == 10)
+        // 7.5 before the restart (2.5 + 5), 5 + 2.5 after it; the time down is not bridged.
+        #expect(result.onBatterySeconds == 15)
         #expect(result.lastStart == wall(5))
         // Observed end, duration from the stored wall-clock start.
         #expect(result.lastEnd == wall(50))
@@ -158,8 +162,63 @@ import WPTestSupport
         feed(&integrator, [3, 4, 9, 4, nil, 4])
         let result = ledger(integrator)
         #expect(result.transfers == 1)
-        #expect(result.onBatterySeconds == 0)
+        // Only the line→battery half interval: no two on-battery readings are consecutive.
+        #expect(result.onBatterySeconds == 2.5)
         #expect(result.inOutage)
+    }
+
+    /// Outages of random lengths and phases against readings every `interval`: the time on
+    /// battery is off by at most half an interval per transition, so at most one interval per
+    /// outage, and the sum of many outages' errors stays far below one interval per outage.
+    @Test(arguments: [1.0, 5.0, 30.0])
+    func timeOnBatteryIsWithinOneIntervalPerOutageOfTheTruth(interval: Double) {
+        var generator = SeededGenerator(seed: 23)
+        var integrator = makeIntegrator(maxGap: .seconds(120))
+        var truth = 0.0
+        var time = Double.random(in: 0..<interval, using: &generator)
+        var outageStart = time + Double.random(in: 1...600, using: &generator)
+        var outageEnd = outageStart + Double.random(in: interval...3_600, using: &generator)
+        var before = 0.0
+        var outages = 0
+        while outages < 200 {
+            let onBattery = time >= outageStart && time < outageEnd
+            integrator.integrate([reading(onBattery ? 4 : 3, watts: 250)], at: at(time), wall: wall(time))
+            if time >= outageEnd {
+                // The outage's closing reading: its whole time is in.
+                let credited = ledger(integrator).onBatterySeconds - before
+                let length = outageEnd - outageStart
+                #expect(abs(credited - length) <= interval, "outage \(outages): \(credited) s for \(length) s")
+                truth += length
+                outages += 1
+                before = ledger(integrator).onBatterySeconds
+                outageStart = outageEnd + Double.random(in: interval...1_200, using: &generator)
+                outageEnd = outageStart + Double.random(in: interval...3_600, using: &generator)
+            }
+            time += interval
+        }
+        let result = ledger(integrator)
+        #expect(result.transfers == 200)
+        #expect(abs(result.onBatterySeconds - truth) <= 200 * interval / 4)
+        #expect(result.dischargeJoules == result.onBatterySeconds * 250)
+    }
+
+    @Test func theFirstTransferExportsNoTimeOnBatteryYet() {
+        var integrator = makeIntegrator()
+        feed(&integrator, [3, 4])
+        // The line→battery half interval waits for the next reading, so the series appears at 0.
+        #expect(ledger(integrator).transfers == 1)
+        #expect(ledger(integrator).onBatterySeconds == 0)
+        feed(&integrator, timed: [(10, 4)])
+        #expect(ledger(integrator).onBatterySeconds == 7.5)
+    }
+
+    @Test func aTransitionIntervalLongerThanTheMaxGapAddsNoTime() {
+        var integrator = makeIntegrator(maxGap: .seconds(60))
+        feed(&integrator, timed: [(0, 3), (100, 4), (105, 4), (200, 3)])
+        let result = ledger(integrator)
+        #expect(result.transfers == 1)
+        #expect(result.onBatterySeconds == 5)
+        #expect(result.lastEnd == nil)
     }
 
     /// Random sequences of modes, connections, gaps and restarts: no total ever decreases, and

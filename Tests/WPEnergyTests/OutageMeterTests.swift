@@ -29,7 +29,9 @@ import WPTestSupport
         let saved = try #require(store.lastSaved?.devices["ups"])
         #expect(saved.ledger == meter.totals["ups"]?.ledger)
         #expect(saved.ledger.transfers == 4)
-        #expect(saved.ledger.onBatterySeconds == 3 * 15 + 5)
+        // Three finished outages of 4 readings (15 s between them, 2.5 s either side), then
+        // 2.5 + 5 s of the open one.
+        #expect(saved.ledger.onBatterySeconds == 3 * 20 + 7.5)
         #expect(saved.ledger.dischargeJoules == saved.ledger.onBatterySeconds * 200)
         #expect(saved.ledger.observedOutages == 3)
         // A restart from the saved state continues the open outage.
