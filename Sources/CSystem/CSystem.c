@@ -145,6 +145,29 @@ ssize_t cs_recv(int fd, void *buffer, size_t length) {
     }
 }
 
+ssize_t cs_sendv(int fd, const void *const *bases, const size_t *lengths, int count) {
+    struct iovec iov[1024];
+    if (count < 0) return -EINVAL;
+    if (count > 1024) count = 1024;
+    int used = 0;
+    for (int i = 0; i < count; i++) {
+        if (lengths[i] == 0) continue;
+        iov[used].iov_base = (void *)bases[i];
+        iov[used].iov_len = lengths[i];
+        used++;
+    }
+    if (used == 0) return 0;
+    struct msghdr msg;
+    memset(&msg, 0, sizeof msg);
+    msg.msg_iov = iov;
+    msg.msg_iovlen = (size_t)used;
+    for (;;) {
+        ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL);
+        if (n >= 0) return n;
+        if (errno != EINTR) return -errno;
+    }
+}
+
 ssize_t cs_send2(int fd, const void *a, size_t a_len, const void *b, size_t b_len) {
     struct iovec iov[2];
     int count = 0;

@@ -10,25 +10,36 @@ import WPMetrics
 /// concatenating them family by family (HELP/TYPE once, every server's lines after it) and the
 /// gzip bodies by concatenating the deflated chunks (see ``DeflatedChunk/gzipMember(_:)``).
 public struct ExpositionChunks: Sendable {
-    /// One family of one server.
+    /// One family of one server, its bytes slices of the server's ``ExpositionChunks/block``.
     public struct Family: Sendable {
         /// The name the text format shows (info families end in `_info`): the merge order.
         public var name: String
         /// `# HELP` and `# TYPE` lines in the text format.
-        public var textHeader: [UInt8]
+        public var textHeaderSlice: ByteSlice
         /// `# HELP`, `# TYPE` and `# UNIT` lines in OpenMetrics.
-        public var openMetricsHeader: [UInt8]
+        public var openMetricsHeaderSlice: ByteSlice
         /// The sample lines, with the server's labels.
-        public var text: [UInt8]
+        public var textSlice: ByteSlice
         /// The OpenMetrics sample lines when they differ from ``text`` (never for the
         /// collector's own families), else `nil`.
-        public var openMetrics: [UInt8]?
+        public var openMetricsSlice: ByteSlice?
         public var textHeaderDeflated: DeflatedChunk
         public var openMetricsHeaderDeflated: DeflatedChunk
         public var textDeflated: DeflatedChunk
         public var openMetricsDeflated: DeflatedChunk?
         /// Sample lines in ``text``.
         public var lineCount: Int
+
+        /// A copy of ``textHeaderSlice``'s bytes.
+        public var textHeader: [UInt8] { textHeaderSlice.array }
+        /// A copy of ``openMetricsHeaderSlice``'s bytes.
+        public var openMetricsHeader: [UInt8] { openMetricsHeaderSlice.array }
+        /// A copy of ``textSlice``'s bytes.
+        public var text: [UInt8] { textSlice.array }
+        /// A copy of ``openMetricsSlice``'s bytes.
+        public var openMetrics: [UInt8]? { openMetricsSlice?.array }
+        /// The OpenMetrics sample lines, shared with the text ones when they do not differ.
+        public var openMetricsLines: ByteSlice { openMetricsSlice ?? textSlice }
     }
 
     /// The families, sorted by ``Family/name``.
@@ -41,6 +52,8 @@ public struct ExpositionChunks: Sendable {
     public var compressed: Bool
     /// The labels inserted, as rendered (`server="a",site="b"`).
     public var labelPrefix: [UInt8]
+    /// Every family's bytes, back to back (the families hold slices of it).
+    public let block: ByteBlock
 
     /// Renders `families` into chunks, inserting `labels` first in every series' label set.
     ///
@@ -62,8 +75,16 @@ public struct ExpositionChunks: Sendable {
             compressed = false
             return .empty
         }
-        var result: [Family] = []
-        result.reserveCapacity(families.count)
+        // Each family's pieces are rendered into arrays, then copied into one block.
+        struct Rendered {
+            var name: String
+            var pieces: [[UInt8]]  // text header, OpenMetrics header, text, OpenMetrics (optional)
+            var deflated: (textHeader: DeflatedChunk, openMetricsHeader: DeflatedChunk, text: DeflatedChunk,
+                           openMetrics: DeflatedChunk?)
+            var lines: Int
+        }
+        var rendered: [Rendered] = []
+        rendered.reserveCapacity(families.count)
         var whole: [UInt8] = []
         for family in families where !excluding.contains(family.name) {
             let empty = SnapshotEncoder.headerOnly(family) ?? family
@@ -80,14 +101,26 @@ public struct ExpositionChunks: Sendable {
                 openMetricsEncoder.encode(family, into: &whole)
                 openMetrics = Self.labelled(whole[min(openMetricsHeader.count, whole.count)...], prefix: prefix)
             }
-            result.append(Family(name: family.exposedName, textHeader: textHeader, openMetricsHeader: openMetricsHeader,
-                                 text: text.bytes, openMetrics: openMetrics?.bytes,
-                                 textHeaderDeflated: deflate(textHeader),
-                                 openMetricsHeaderDeflated: deflate(openMetricsHeader),
-                                 textDeflated: deflate(text.bytes), openMetricsDeflated: openMetrics.map { deflate($0.bytes) },
-                                 lineCount: text.lines))
+            rendered.append(Rendered(name: family.exposedName,
+                                     pieces: [textHeader, openMetricsHeader, text.bytes] + (openMetrics.map { [$0.bytes] } ?? []),
+                                     deflated: (deflate(textHeader), deflate(openMetricsHeader), deflate(text.bytes),
+                                                openMetrics.map { deflate($0.bytes) }),
+                                     lines: text.lines))
         }
-        self.families = result
+        let block = ByteBlock(rendered.flatMap(\.pieces))
+        var offset = 0
+        func slice(_ bytes: [UInt8]) -> ByteSlice {
+            defer { offset += bytes.count }
+            return ByteSlice(block: block, range: offset..<offset + bytes.count)
+        }
+        self.families = rendered.map { family in
+            Family(name: family.name, textHeaderSlice: slice(family.pieces[0]), openMetricsHeaderSlice: slice(family.pieces[1]),
+                   textSlice: slice(family.pieces[2]), openMetricsSlice: family.pieces.count > 3 ? slice(family.pieces[3]) : nil,
+                   textHeaderDeflated: family.deflated.textHeader, openMetricsHeaderDeflated: family.deflated.openMetricsHeader,
+                   textDeflated: family.deflated.text, openMetricsDeflated: family.deflated.openMetrics,
+                   lineCount: family.lines)
+        }
+        self.block = block
         self.deviceCount = deviceCount
         self.generatedAt = generatedAt
         self.compressed = compressed
@@ -102,17 +135,17 @@ public struct ExpositionChunks: Sendable {
     ///   the same families.
     public func standalone(openMetrics: Bool) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(families.reduce(0) { $0 + $1.text.count + 256 })
+        out.reserveCapacity(block.count)
         for family in families {
-            out.append(contentsOf: openMetrics ? family.openMetricsHeader : family.textHeader)
-            Self.unlabelled(openMetrics ? family.openMetrics ?? family.text : family.text, prefix: labelPrefix, into: &out)
+            out.append(contentsOf: (openMetrics ? family.openMetricsHeaderSlice : family.textHeaderSlice).bytes)
+            Self.unlabelled(openMetrics ? family.openMetricsLines.bytes : family.textSlice.bytes, prefix: labelPrefix, into: &out)
         }
         return out
     }
 
     /// Undoes ``labelled(_:prefix:)``: removes `prefix` and its `,` (or the braces around a
     /// label set that held only it) from each line.
-    static func unlabelled(_ lines: [UInt8], prefix: [UInt8], into out: inout [UInt8]) {
+    static func unlabelled(_ lines: UnsafeRawBufferPointer, prefix: [UInt8], into out: inout [UInt8]) {
         guard !prefix.isEmpty else {
             out.append(contentsOf: lines)
             return

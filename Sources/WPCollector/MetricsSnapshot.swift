@@ -16,12 +16,19 @@ import FoundationEssentials
 /// let body = gzipAccepted ? snapshot.textGzip : snapshot.text
 /// ```
 public final class MetricsSnapshot: Sendable {
-    /// The text format 0.0.4 body.
+    /// The text format 0.0.4 body (of a merged snapshot: empty, see ``textParts``).
     public let text: [UInt8]
+    /// The pieces of a merged snapshot's text body, in order, each a slice of a server's
+    /// chunks: the body is ``text`` followed by them. Served as they are (``wholeText`` joins
+    /// them, at the cost of a copy). Empty for a single collector's snapshot.
+    public let textParts: [ByteSlice]
     /// ``text`` compressed as one complete gzip member.
     public let textGzip: [UInt8]
-    /// The OpenMetrics 1.0 body without the final `# EOF\n`.
+    /// The OpenMetrics 1.0 body without the final `# EOF\n` (of a merged snapshot: empty, see
+    /// ``openMetricsParts``).
     public let openMetrics: [UInt8]
+    /// The pieces of a merged snapshot's OpenMetrics body, as ``textParts`` are of the text one.
+    public let openMetricsParts: [ByteSlice]
     /// ``openMetrics`` compressed as one complete gzip member.
     public let openMetricsGzip: [UInt8]
     /// When the collection that produced this snapshot finished; `nil` before the first.
@@ -47,16 +54,35 @@ public final class MetricsSnapshot: Sendable {
     ///   - deviceCount: devices with live series.
     ///   - seriesCount: samples in `text`.
     ///   - chunks: the labelled per-family chunks, for a merged exposition.
+    ///   - textParts: pieces of the text body after `text`.
+    ///   - openMetricsParts: pieces of the OpenMetrics body after `openMetrics`.
     public init(text: [UInt8], textGzip: [UInt8], openMetrics: [UInt8], openMetricsGzip: [UInt8],
-                generatedAt: Date?, deviceCount: Int, seriesCount: Int, chunks: ExpositionChunks? = nil) {
+                generatedAt: Date?, deviceCount: Int, seriesCount: Int, chunks: ExpositionChunks? = nil,
+                textParts: [ByteSlice] = [], openMetricsParts: [ByteSlice] = []) {
         self.text = text
+        self.textParts = textParts
         self.textGzip = textGzip
         self.openMetrics = openMetrics
+        self.openMetricsParts = openMetricsParts
         self.openMetricsGzip = openMetricsGzip
         self.generatedAt = generatedAt
         self.deviceCount = deviceCount
         self.seriesCount = seriesCount
         self.chunks = chunks
+    }
+
+    /// The whole text body, ``text`` and ``textParts`` joined (a copy when there are parts).
+    public var wholeText: [UInt8] { Self.joined(text, textParts) }
+
+    /// The whole OpenMetrics body (without `# EOF`), ``openMetrics`` and ``openMetricsParts`` joined.
+    public var wholeOpenMetrics: [UInt8] { Self.joined(openMetrics, openMetricsParts) }
+
+    private static func joined(_ first: [UInt8], _ parts: [ByteSlice]) -> [UInt8] {
+        guard !parts.isEmpty else { return first }
+        var whole = first
+        whole.reserveCapacity(parts.reduce(first.count) { $0 + $1.count })
+        for part in parts { whole.append(contentsOf: part.bytes) }
+        return whole
     }
 
     /// Compresses `bytes` into one complete gzip member, as the snapshot's gzip bodies are.

@@ -21,6 +21,8 @@ final class Connection {
     struct PendingWrite {
         var response: EncodedResponse
         var written = 0
+        /// Where the next write starts.
+        var cursor = EncodedResponse.Cursor()
         /// `false` for `100 Continue`: reading resumes afterwards.
         var isFinal: Bool
         var keepAlive: Bool

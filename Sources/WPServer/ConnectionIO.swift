@@ -16,8 +16,9 @@ protocol ConnectionIO: AnyObject {
     /// The socket the loop polls for readiness.
     var descriptor: Int32 { get }
     func read(into buffer: UnsafeMutableRawBufferPointer) -> IOResult
-    /// Writes `first` then `second` (either may be empty); returns the bytes accepted.
-    func write(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> IOResult
+    /// Writes `buffers` in order (any may be empty; at most ``EncodedResponse/maxBuffersPerWrite``
+    /// are passed); returns the bytes accepted, which may end anywhere in them.
+    func write(_ buffers: UnsafeBufferPointer<UnsafeRawBufferPointer>) -> IOResult
     /// Sends end-of-stream to the peer but keeps reading possible.
     func shutdownWrite()
     /// Closes the connection; further calls fail.
@@ -33,7 +34,8 @@ extension ConnectionIO {
     var writeWaitsForReadable: Bool { false }
 }
 
-/// Plain TCP: `recv`, `sendmsg` with `MSG_NOSIGNAL` (a closed peer never raises SIGPIPE).
+/// Plain TCP: `recv`, `sendmsg` with `MSG_NOSIGNAL` (a closed peer never raises SIGPIPE), every
+/// buffer of a write gathered into one call.
 final class SocketIO: ConnectionIO {
     private(set) var descriptor: Int32
 
@@ -47,10 +49,19 @@ final class SocketIO: ConnectionIO {
         return Self.result(count, zeroIs: .endOfStream)
     }
 
-    func write(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> IOResult {
+    func write(_ buffers: UnsafeBufferPointer<UnsafeRawBufferPointer>) -> IOResult {
         guard descriptor >= 0 else { return .failed(9) }
-        let count = cs_send2(descriptor, first.baseAddress, first.count, second.baseAddress, second.count)
-        return Self.result(count, zeroIs: .bytes(0))
+        let count = Int32(min(buffers.count, EncodedResponse.maxBuffersPerWrite))
+        return withUnsafeTemporaryAllocation(of: UnsafeRawPointer?.self, capacity: Int(count)) { bases in
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: Int(count)) { lengths in
+                for index in 0..<Int(count) {
+                    bases[index] = buffers[index].baseAddress
+                    lengths[index] = buffers[index].count
+                }
+                let sent = cs_sendv(descriptor, bases.baseAddress, lengths.baseAddress, count)
+                return Self.result(sent, zeroIs: .bytes(0))
+            }
+        }
     }
 
     func shutdownWrite() {

@@ -221,10 +221,11 @@ extension EventLoop {
     private func flush(_ connection: Connection) {
         guard var pending = connection.pending else { return }
         while pending.written < pending.response.count {
-            let result = pending.response.withUnwritten(from: pending.written) { connection.io.write($0, $1) }
+            let result = pending.response.withUnwritten(from: pending.cursor) { connection.io.write($0) }
             switch result {
             case .bytes(let count):
                 pending.written += count
+                pending.response.advance(&pending.cursor, by: count)
                 connection.deadline = cs_monotonic_ns().adding(configuration.writeTimeout)
             case .wouldBlock:
                 connection.writable = false
@@ -292,7 +293,7 @@ extension EventLoop {
                                                          date: dates.now(), gzipMinimumBytes: nil)
                 reportRefused(status: 408)
                 // Best effort, one attempt: the peer is slow by definition.
-                _ = encoded.withUnwritten(from: 0) { connection.io.write($0, $1) }
+                _ = encoded.withUnwritten(from: 0) { connection.io.write($0) }
                 close(connection)
             case .writing:
                 logger.debug("write timeout", ["remote": .string(connection.remoteAddress)])

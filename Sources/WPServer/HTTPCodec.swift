@@ -33,6 +33,6 @@ public enum HTTPCodec {
                               keepAlive: Bool = true, gzipMinimumBytes: Int? = 1024, date: String? = nil) -> [UInt8] {
         let encoded = HTTPResponseEncoder.encode(response, context: ResponseContext(request: request, keepAlive: keepAlive),
                                                  date: date ?? HTTPDate.format(), gzipMinimumBytes: gzipMinimumBytes)
-        return encoded.head + encoded.body + encoded.bodySuffix
+        return HTTPResponseEncoder.joined([encoded.head, encoded.body] + encoded.bodyParts.buffers + [encoded.bodySuffix])
     }
 }

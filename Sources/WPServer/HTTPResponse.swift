@@ -4,14 +4,19 @@
 /// handler has already set `Content-Encoding`, the server sends the body as it is and never
 /// compresses it again: a handler can serve a pre-compressed body this way.
 ///
-/// The body is `body` followed by `bodySuffix`. A handler that serves a large shared buffer
-/// plus a small per-request part sets both: the server writes them back to back (one
-/// `sendmsg` with two buffers) and never copies the large one.
+/// The body is `body`, then each piece of `bodyParts`, then `bodySuffix`. A handler that serves
+/// a large shared buffer plus a small per-request part sets `body` and `bodySuffix`; one whose
+/// body is assembled from many pieces of shared storage (a merged exposition) lists them in
+/// `bodyParts` (``HTTPBodyParts``). The server writes every piece back to back (`sendmsg`
+/// gathering up to 256 buffers a call) and never copies nor joins them, unless it compresses or
+/// chunks the body.
 public struct HTTPResponse: Sendable, Equatable {
     public var status: Int
     public var headers: HTTPHeaders
     public var body: [UInt8]
-    /// Bytes sent right after `body`, as part of the same body.
+    /// Pieces sent after `body` and before `bodySuffix`, in order, as part of the same body.
+    public var bodyParts: HTTPBodyParts
+    /// Bytes sent right after `body` (and `bodyParts`), as part of the same body.
     public var bodySuffix: [UInt8]
     /// Frame the body with `Transfer-Encoding: chunked` (chunks of at most ``chunkSize``
     /// bytes) instead of `Content-Length`, as servers that stream their replies do. Only for
@@ -22,17 +27,21 @@ public struct HTTPResponse: Sendable, Equatable {
     /// The largest chunk of a ``chunked`` body (8 KiB, as common servlet containers send).
     public static let chunkSize = 8192
 
-    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], bodySuffix: [UInt8] = [],
-                chunked: Bool = false) {
+    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], bodyParts: HTTPBodyParts = [],
+                bodySuffix: [UInt8] = [], chunked: Bool = false) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.bodyParts = bodyParts
         self.bodySuffix = bodySuffix
         self.chunked = chunked
     }
 
-    /// The length of the whole body, `body` and `bodySuffix`.
-    public var bodyCount: Int { body.count + bodySuffix.count }
+    /// The length of the whole body: `body`, `bodyParts` and `bodySuffix`.
+    public var bodyCount: Int { body.count + bodyParts.byteCount + bodySuffix.count }
+
+    /// The whole body as one array (a copy when there is more than one piece).
+    public var wholeBody: [UInt8] { HTTPResponseEncoder.joined([body] + bodyParts.buffers + [bodySuffix]) }
 
     /// A `text/plain; charset=utf-8` response.
     public static func text(_ text: String, status: Int = 200) -> HTTPResponse {

@@ -18,42 +18,98 @@ struct ResponseContext: Sendable, Equatable {
     }
 }
 
-/// A response as bytes: the status line and header section, then the body in one or two
-/// parts (both empty for `HEAD`). The parts are the handler's buffers, never copies.
+/// A response as bytes: the status line and header section, then the body in pieces (`body`,
+/// each of `bodyParts`, `bodySuffix`; all empty for `HEAD`). The pieces are the handler's
+/// buffers, never copies.
 struct EncodedResponse: Sendable, Equatable {
     var head: [UInt8]
     var body: [UInt8]
+    var bodyParts: HTTPBodyParts = []
     var bodySuffix: [UInt8] = []
     var status: Int
-    var count: Int { head.count + body.count + bodySuffix.count }
+    /// Bytes in all pieces.
+    var bodyCount: Int { body.count + bodyParts.byteCount + bodySuffix.count }
+    var count: Int { head.count + bodyCount }
 
-    init(head: [UInt8], body: [UInt8], bodySuffix: [UInt8] = [], status: Int) {
+    /// The most buffers one write is given (a `sendmsg` gathers them all).
+    static let maxBuffersPerWrite = 256
+    /// Once the buffers gathered for one write hold this many bytes, no more are added: the
+    /// kernel takes at most a socket buffer's worth per call, and pieces offered but not taken
+    /// are gathered again by the next write.
+    static let gatherBytesPerWrite = 1 << 20
+
+    init(head: [UInt8], body: [UInt8], bodyParts: HTTPBodyParts = [], bodySuffix: [UInt8] = [], status: Int) {
         self.head = head
         self.body = body
+        self.bodyParts = bodyParts
         self.bodySuffix = bodySuffix
         self.status = status
     }
 
-    /// Calls `write` with the unwritten bytes from `offset` on: the rest of the part that
-    /// `offset` falls in, and the whole next part (empty when there is none).
-    func withUnwritten<R>(from offset: Int,
-                          _ write: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> R) -> R {
+    /// A position in the pieces: head (0), body (1), the body parts, the suffix (last).
+    struct Cursor: Equatable {
+        var piece = 0
+        var offset = 0
+    }
+
+    private var pieceCount: Int { bodyParts.count + 3 }
+
+    private func pieceLength(_ index: Int) -> Int {
+        switch index {
+        case 0: head.count
+        case 1: body.count
+        case pieceCount - 1: bodySuffix.count
+        default: bodyParts.piece(index - 2).count
+        }
+    }
+
+    /// Moves `cursor` forward by `count` bytes, past every piece it finishes.
+    func advance(_ cursor: inout Cursor, by count: Int) {
+        var remaining = count
+        while cursor.piece < pieceCount {
+            let left = pieceLength(cursor.piece) - cursor.offset
+            if remaining < left {
+                cursor.offset += remaining
+                return
+            }
+            remaining -= left
+            cursor = Cursor(piece: cursor.piece + 1, offset: 0)
+        }
+    }
+
+    /// Calls `write` with the unwritten bytes from `cursor` on: the rest of the piece it points
+    /// into, then the following non-empty pieces, at most ``maxBuffersPerWrite`` buffers and
+    /// no more once they hold ``gatherBytesPerWrite`` bytes (the first is always whole).
+    func withUnwritten<R>(from cursor: Cursor, _ write: (UnsafeBufferPointer<UnsafeRawBufferPointer>) -> R) -> R {
         head.withUnsafeBytes { head in
             body.withUnsafeBytes { body in
                 bodySuffix.withUnsafeBytes { suffix in
-                    let parts = [head, body, suffix]
-                    var start = offset
-                    var index = 0
-                    while index < parts.count - 1, start >= parts[index].count {
-                        start -= parts[index].count
+                    var buffers: [UnsafeRawBufferPointer] = []
+                    buffers.reserveCapacity(min(Self.maxBuffersPerWrite, pieceCount - cursor.piece))
+                    var gathered = 0
+                    var index = cursor.piece
+                    var skip = cursor.offset
+                    while index < pieceCount, buffers.count < Self.maxBuffersPerWrite, gathered < Self.gatherBytesPerWrite {
+                        let piece = index == 0 ? head : index == 1 ? body
+                            : index == pieceCount - 1 ? suffix : bodyParts.piece(index - 2)
+                        if piece.count > skip {
+                            buffers.append(UnsafeRawBufferPointer(rebasing: piece[skip...]))
+                            gathered += piece.count - skip
+                        }
+                        skip = 0
                         index += 1
                     }
-                    let current = UnsafeRawBufferPointer(rebasing: parts[index][min(start, parts[index].count)...])
-                    let next = index + 1 < parts.count ? parts[index + 1] : UnsafeRawBufferPointer(start: nil, count: 0)
-                    return write(current, next)
+                    return buffers.withUnsafeBufferPointer(write)
                 }
             }
         }
+    }
+
+    /// The same from a byte offset.
+    func withUnwritten<R>(from offset: Int, _ write: (UnsafeBufferPointer<UnsafeRawBufferPointer>) -> R) -> R {
+        var cursor = Cursor()
+        advance(&cursor, by: offset)
+        return withUnwritten(from: cursor, write)
     }
 }
 
@@ -69,6 +125,7 @@ enum HTTPResponseEncoder {
     static func encode(_ response: HTTPResponse, context: ResponseContext, date: String,
                        gzipMinimumBytes: Int?) -> EncodedResponse {
         var body = response.body
+        var parts = response.bodyParts
         var suffix = response.bodySuffix
         var context = context
         if let connection = response.headers["Connection"], HTTPRequestParser.commaList(connection)
@@ -87,19 +144,22 @@ enum HTTPResponseEncoder {
         let bodyAllowed = !(100..<200).contains(response.status) && response.status != 204 && response.status != 304
         if !bodyAllowed {
             body = []
+            parts = []
             suffix = []
         }
-        if bodyAllowed, body.count + suffix.count > 0, !headers.contains("Content-Type") {
+        let bodyCount = response.bodyCount
+        if bodyAllowed, bodyCount > 0, !headers.contains("Content-Type") {
             headers.add(name: "Content-Type", value: "application/octet-stream")
         }
         if bodyAllowed, let minimum = gzipMinimumBytes, !headers.contains("Content-Encoding"),
-           isCompressible(headers["Content-Type"]), body.count + suffix.count >= minimum {
+           isCompressible(headers["Content-Type"]), bodyCount >= minimum {
             headers.add(name: "Vary", value: "Accept-Encoding")
-            // Joined only when compressing: a plain response sends both parts as they are.
+            // Joined only when compressing: a plain response sends its pieces as they are.
             if context.acceptsGzip {
-                let whole = suffix.isEmpty ? body : body + suffix
+                let whole = response.wholeBody
                 if let compressed = Gzip.compress(whole), compressed.count < whole.count {
                     body = compressed
+                    parts = []
                     suffix = []
                     headers.add(name: "Content-Encoding", value: "gzip")
                 }
@@ -114,11 +174,12 @@ enum HTTPResponseEncoder {
         if chunked {
             appendField(&head, "Transfer-Encoding", "chunked")
             if !context.isHead {
-                body = chunkedFraming(body, suffix)
+                body = chunkedFraming(joined([body] + parts.buffers), suffix)
+                parts = []
                 suffix = []
             }
         } else if response.status >= 200, response.status != 204, response.status != 304 {
-            appendField(&head, "Content-Length", String(body.count + suffix.count))
+            appendField(&head, "Content-Length", String(body.count + parts.byteCount + suffix.count))
         }
         if !context.keepAlive {
             appendField(&head, "Connection", "close")
@@ -126,8 +187,18 @@ enum HTTPResponseEncoder {
             appendField(&head, "Connection", "keep-alive")
         }
         head.append(contentsOf: [13, 10])
-        return EncodedResponse(head: head, body: context.isHead ? [] : body, bodySuffix: context.isHead ? [] : suffix,
-                               status: response.status)
+        return EncodedResponse(head: head, body: context.isHead ? [] : body, bodyParts: context.isHead ? [] : parts,
+                               bodySuffix: context.isHead ? [] : suffix, status: response.status)
+    }
+
+    /// `pieces` as one array (the only piece itself, uncopied, when there is one).
+    static func joined(_ pieces: [[UInt8]]) -> [UInt8] {
+        let nonEmpty = pieces.filter { !$0.isEmpty }
+        guard nonEmpty.count > 1 else { return nonEmpty.first ?? [] }
+        var whole: [UInt8] = []
+        whole.reserveCapacity(nonEmpty.reduce(0) { $0 + $1.count })
+        for piece in nonEmpty { whole.append(contentsOf: piece) }
+        return whole
     }
 
     /// `body` then `suffix` as chunks of at most ``HTTPResponse/chunkSize`` bytes, ended by the

@@ -79,8 +79,14 @@ final class TLSConnectionIO: ConnectionIO {
         }
     }
 
-    func write(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> IOResult {
+    /// Writes the first two non-empty buffers (one TLS record when they are small together);
+    /// the caller comes back for the rest.
+    func write(_ buffers: UnsafeBufferPointer<UnsafeRawBufferPointer>) -> IOResult {
         guard let session, handshakeDone else { return .failed(9) }
+        var nonEmpty = buffers.lazy.filter { !$0.isEmpty }.makeIterator()
+        let none = UnsafeRawBufferPointer(start: nil, count: 0)
+        let first = nonEmpty.next() ?? none
+        let second = nonEmpty.next() ?? none
         writeWaitsForReadable = false
         var wants: Int32 = 0
         let count = wps_tls_write(UnsafeMutableRawPointer(session), first.baseAddress, first.count,

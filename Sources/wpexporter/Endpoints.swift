@@ -28,6 +28,9 @@ struct Endpoints: Sendable {
     var now: @Sendable () -> Date
     /// Per-scrape metrics, also the request observer.
     var scrape: ScrapeMetrics
+    /// A merged snapshot's plain body in a format (`true`: OpenMetrics) as parts listed once per
+    /// merge (``ExpositionMerger/bodyParts(of:openMetrics:)``); `nil` lists them per scrape.
+    var mergedBodyParts: (@Sendable (MetricsSnapshot, Bool) -> HTTPBodyParts)?
     /// Reloads the configuration (`POST /-/reload`) and reports the last reload in `/health`.
     var reloader: ConfigReloader? = nil
     /// `server.enable_lifecycle` (`--web.enable-lifecycle`): whether `/-/reload` reloads.
@@ -50,9 +53,6 @@ struct Endpoints: Sendable {
     }
     /// Whether this is a multi-server exporter.
     var isMultiServer: Bool { serverViews != nil }
-    /// The plain OpenMetrics body when ``snapshot`` leaves it empty (built on demand: a
-    /// multi-server exporter's merged snapshot); `nil` uses the snapshot's.
-    var openMetricsBody: (@Sendable () -> [UInt8])?
 
     /// The router serving every endpoint, counting requests in ``scrape``. No route takes a
     /// request body: one is refused with 413 from its head, before a byte of it is read.
@@ -107,13 +107,17 @@ struct Endpoints: Sendable {
         if gzip { response.headers.set(name: "Content-Encoding", value: "gzip") }
         // The snapshot's bytes are shared, never copied: the per-scrape part goes out after
         // them as the body suffix, so a scrape costs only the small part, whatever the fleet.
+        // A merged snapshot's plain body is its list of parts, written as they are.
         if gzip {
             response.body = prebuilt
             // Empty only when zlib runs out of memory; the snapshot member alone is still valid gzip.
             response.bodySuffix = MetricsSnapshot.gzipMember(of: tail)
         } else {
-            response.body = format == .text ? snapshot.text
-                : snapshot.openMetrics.isEmpty ? openMetricsBody?() ?? [] : snapshot.openMetrics
+            response.body = format == .text ? snapshot.text : snapshot.openMetrics
+            let slices = format == .text ? snapshot.textParts : snapshot.openMetricsParts
+            if !slices.isEmpty {
+                response.bodyParts = mergedBodyParts?(snapshot, format != .text) ?? HTTPBodyParts(slices: slices)
+            }
             response.bodySuffix = tail
         }
         return response
@@ -124,7 +128,7 @@ struct Endpoints: Sendable {
     func textExposition() -> [UInt8] {
         let snapshot = self.snapshot()
         guard snapshot.generatedAt != nil else { return [] }
-        return snapshot.text + scrape.render(format: .text)
+        return snapshot.wholeText + scrape.render(format: .text)
     }
 
     /// `POST /-/reload`: 403 unless the lifecycle API is enabled (as Prometheus answers), then

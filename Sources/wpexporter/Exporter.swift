@@ -161,7 +161,7 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                                   target: "\(entries.count) servers", version: BuildInfo.exporterVersion,
                                   metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
                                   scrape: scrape)
-            endpoints.openMetricsBody = { merger.openMetricsBody() }
+            endpoints.mergedBodyParts = { merger.bodyParts(of: $0, openMetrics: $1) }
             endpoints.serverViews = {
                 fleet.pipelines.map { pipeline in
                     let collector = pipeline.collector

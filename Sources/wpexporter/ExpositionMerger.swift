@@ -1,13 +1,15 @@
 import Synchronization
 import WPCollector
+import WPServer
 
 /// The merged `/metrics` snapshot of a multi-server exporter, rebuilt when servers publish,
 /// at most once per ``spacing``.
 ///
-/// A rebuild concatenates the servers' latest ``ExpositionChunks`` (``MergedExposition``),
-/// never renders nor compresses, yet at 50 servers × 100 devices it still costs about 34 ms
-/// of CPU; servers on their own schedules finish at different moments, so without a cap
-/// fifty servers at 5 s would merge up to ten times a second. Hence:
+/// A rebuild lists the servers' latest ``ExpositionChunks`` as the plain bodies' pieces and
+/// concatenates their deflated chunks (``MergedExposition``): it never renders nor
+/// compresses, yet at 50 servers × 100 devices it still costs milliseconds of CPU; servers
+/// on their own schedules finish at different moments, so without a cap fifty servers at 5 s
+/// would merge up to ten times a second. Hence:
 ///
 /// - a publish at least ``spacing`` after the last rebuild started rebuilds at once, on the
 ///   publishing task (a single server's change, or the first of a burst, shows at once);
@@ -25,13 +27,12 @@ import WPCollector
 /// snapshot under a mutex held for nothing else. With a zero spacing every publish rebuilds at
 /// once (a publish during a rebuild has it go once more), as tests that read `/metrics` right
 /// after the collections they drive need.
-///
-/// The plain OpenMetrics body (as large as the text one; Prometheus asks for it gzipped) is
-/// built only when a scrape asks for it, once per merge.
 final class ExpositionMerger<C: Clock>: Sendable where C.Duration == Duration {
     private struct Merged: Sendable {
         var snapshot = MetricsSnapshot.empty
-        var parts: [ExpositionChunks?] = []
+        /// The snapshot's plain bodies as parts, listed once.
+        var text = HTTPBodyParts()
+        var openMetrics = HTTPBodyParts()
         var generation = 0
     }
 
@@ -56,8 +57,6 @@ final class ExpositionMerger<C: Clock>: Sendable where C.Duration == Duration {
     private let afterMerge: @Sendable () -> Void
     private let merged = Mutex(Merged())
     private let pending = Mutex(Pending())
-    /// The plain OpenMetrics body of a generation; taken only after `merged` is released.
-    private let openMetrics = Mutex<(generation: Int, body: [UInt8])>((-1, []))
     /// One element whenever a trailing rebuild is due; ``run()`` waits on it.
     private let wakeups: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
@@ -76,25 +75,23 @@ final class ExpositionMerger<C: Clock>: Sendable where C.Duration == Duration {
         (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// The latest merged snapshot (its plain OpenMetrics body empty: see ``openMetricsBody()``).
+    /// The latest merged snapshot (its plain bodies as parts: ``MetricsSnapshot/textParts``).
     var snapshot: MetricsSnapshot { merged.withLock { $0.snapshot } }
+
+    /// `snapshot`'s plain body in the text format or OpenMetrics as parts: those listed by its
+    /// merge when it is the latest snapshot, else listed now.
+    func bodyParts(of snapshot: MetricsSnapshot, openMetrics: Bool) -> HTTPBodyParts {
+        if let parts = merged.withLock({ $0.snapshot === snapshot ? (openMetrics ? $0.openMetrics : $0.text) : nil }) {
+            return parts
+        }
+        return HTTPBodyParts(slices: openMetrics ? snapshot.openMetricsParts : snapshot.textParts)
+    }
 
     /// How many rebuilds have finished.
     var generation: Int { merged.withLock { $0.generation } }
 
     /// Whether a rebuild is running (its result not yet published).
     var isMerging: Bool { pending.withLock { $0.running } }
-
-    /// The plain OpenMetrics body of the latest merge, built on the first call after it.
-    func openMetricsBody() -> [UInt8] {
-        let (generation, parts) = merged.withLock { ($0.generation, $0.parts) }
-        return openMetrics.withLock { cached in
-            if cached.generation != generation {
-                cached = (generation, MergedExposition.openMetricsBody(of: parts))
-            }
-            return cached.body
-        }
-    }
 
     /// Marks the merged snapshot outdated: rebuilds it now when the last rebuild began at least
     /// ``spacing`` ago (or `first` is set) and none is running, else leaves it to the running
@@ -162,10 +159,12 @@ final class ExpositionMerger<C: Clock>: Sendable where C.Duration == Duration {
     private func perform(_ next: Next) {
         var next = next
         while next == .rebuild {
-            let current = parts()
-            let snapshot = MergedExposition.snapshot(of: current, openMetricsBody: false)
-            merged.withLock { $0 = Merged(snapshot: snapshot, parts: current, generation: $0.generation + 1) }
-            openMetrics.withLock { if $0.generation >= 0 { $0 = (-1, []) } }
+            let snapshot = MergedExposition.snapshot(of: parts())
+            let text = HTTPBodyParts(slices: snapshot.textParts)
+            let openMetrics = HTTPBodyParts(slices: snapshot.openMetricsParts)
+            merged.withLock {
+                $0 = Merged(snapshot: snapshot, text: text, openMetrics: openMetrics, generation: $0.generation + 1)
+            }
             afterMerge()
             next = pending.withLock { state -> Next in
                 state.running = false

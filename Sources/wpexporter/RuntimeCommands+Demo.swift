@@ -101,7 +101,7 @@ extension RuntimeCommands {
             let merger = exporter.merger
             screen.start(heading: heading, live: live, interval: interval) {
                 let snapshot = merger?.snapshot ?? collector.snapshot
-                return (snapshot.generatedAt.map(Self.timeOfDay), snapshot.text)
+                return (snapshot.generatedAt.map(Self.timeOfDay), snapshot.wholeText)
             }
         }
     }

@@ -61,7 +61,7 @@ import WPTestSupport
         fleet.clock.advance(by: .seconds(5))
         await fleet.collect()
         let merged = fleet.merged
-        let text = String(decoding: merged.text, as: UTF8.self)
+        let text = String(decoding: merged.wholeText, as: UTF8.self)
         let lines = text.split(separator: "\n")
         let helps = lines.filter { $0.hasPrefix("# HELP ") }.map { $0.split(separator: " ")[2] }
         #expect(Set(helps).count == helps.count, "a family's HELP appears once")
@@ -76,7 +76,7 @@ import WPTestSupport
             }
         }
         #expect(lines.filter { $0.hasPrefix("winpower_exporter_energy_state_reset") }.count == 1)
-        let exposition = try CollectorExposition(text: merged.text)
+        let exposition = try CollectorExposition(text: merged.wholeText)
         #expect(exposition.value("winpower_exporter_up", ["server": "a", "site": "north \"1\""]) == 1)
         #expect(exposition.value("winpower_exporter_up", ["server": "down", "site": "south"]) == 0)
         #expect(exposition.value("winpower_exporter_scrape_errors_total",
@@ -108,24 +108,49 @@ import WPTestSupport
                 == withoutProcessWide(fleet.single.snapshot.text))
         #expect(String(decoding: chunks.standalone(openMetrics: true), as: UTF8.self)
                 == withoutProcessWide(fleet.single.snapshot.openMetrics))
+    }
+
+    /// The merged plain bodies are lists of slices of the servers' own blocks: a merge copies
+    /// none of the text, and every family's lines of every server are there once, in order.
+    @Test func theMergedPlainBodiesShareTheServersBlocks() async throws {
+        let fleet = try Fleet()
+        await fleet.collect()
         let merged = fleet.merged
-        #expect(MergedExposition.snapshot(of: fleet.collectors.map { $0.snapshot.chunks }, openMetricsBody: false).openMetrics.isEmpty)
-        #expect(MergedExposition.openMetricsBody(of: fleet.collectors.map { $0.snapshot.chunks } + [Collector.processWideChunks(fleet.meter)])
-                == merged.openMetrics)
+        #expect(merged.text.isEmpty && merged.openMetrics.isEmpty)
+        let partAddresses = Set(merged.textParts.compactMap(\.bytes.baseAddress))
+        for collector in fleet.collectors {
+            let chunks = try #require(collector.snapshot.chunks)
+            for family in chunks.families where family.textSlice.count > 0 {
+                #expect(family.textSlice.block === chunks.block)
+                #expect(family.textSlice.bytes.baseAddress.map(partAddresses.contains) == true, "\(family.name) copied")
+            }
+        }
+        #expect(merged.textParts.count == merged.openMetricsParts.count)
+        #expect(merged.wholeText == merged.textParts.flatMap(\.array))
+    }
+
+    /// A block's bytes stay where they are and as they were: slices read back what was stored.
+    @Test func aByteBlockHoldsItsPiecesBackToBack() {
+        let block = ByteBlock([[1, 2, 3], [], [4, 5]])
+        #expect(block.count == 5 && Array(block.bytes) == [1, 2, 3, 4, 5])
+        let slice = ByteSlice(block: block, range: 1..<4)
+        #expect(slice.array == [2, 3, 4] && slice.count == 3)
+        #expect(slice.bytes.baseAddress == block.bytes.baseAddress.map { $0 + 1 })
+        #expect(ByteBlock([]).count == 0 && ByteBlock([]).bytes.isEmpty)
     }
 
     @Test func gzipBodiesDecodeToThePlainOnes() async throws {
         let fleet = try Fleet()
         await fleet.collect()
         let merged = fleet.merged
-        #expect(gunzip(merged.textGzip) == merged.text)
-        #expect(gunzip(merged.openMetricsGzip) == merged.openMetrics)
-        let om = String(decoding: merged.openMetrics, as: UTF8.self)
+        #expect(gunzip(merged.textGzip) == merged.wholeText)
+        #expect(gunzip(merged.openMetricsGzip) == merged.wholeOpenMetrics)
+        let om = String(decoding: merged.wholeOpenMetrics, as: UTF8.self)
         #expect(om.contains("# TYPE winpower_exporter_scrape_errors counter\n"))
         #expect(om.contains("# UNIT winpower_exporter_collection_duration_seconds seconds\n"))
         // A scrape sends the merged member then the per-scrape one: one stream for clients.
         let tail = MetricsSnapshot.gzipMember(of: Array("# EOF\n".utf8))
-        #expect(gunzip(merged.openMetricsGzip + tail) == merged.openMetrics + Array("# EOF\n".utf8))
+        #expect(gunzip(merged.openMetricsGzip + tail) == merged.wholeOpenMetrics + Array("# EOF\n".utf8))
     }
 
     @Test func chunksConcatenateInAnyOrderIntoOneGzipMember() throws {
@@ -148,8 +173,8 @@ import WPTestSupport
         defer { try? FileManager.default.removeItem(at: directory) }
         let textFile = directory.appendingPathComponent("merged.txt")
         let openMetricsFile = directory.appendingPathComponent("merged.om.txt")
-        try Data(merged.text).write(to: textFile)
-        try Data(merged.openMetrics + Array("# EOF\n".utf8)).write(to: openMetricsFile)
+        try Data(merged.wholeText).write(to: textFile)
+        try Data(merged.wholeOpenMetrics + Array("# EOF\n".utf8)).write(to: openMetricsFile)
         if let promtool = Self.which("promtool") {
             // Its lint names one known problem of the single-server exposition (the gauge
             // winpower_exporter_device_count ends in _count); the merge must add none.

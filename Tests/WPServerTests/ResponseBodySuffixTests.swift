@@ -55,16 +55,116 @@ import WPTestSupport
     }
 
     @Test func unwrittenBytesResumeAtEveryOffset() {
-        let encoded = EncodedResponse(head: [1, 2, 3], body: [4, 5], bodySuffix: [6, 7, 8, 9], status: 200)
-        let whole: [UInt8] = Array(1...9)
+        let encoded = EncodedResponse(head: [1, 2, 3], body: [4, 5], bodyParts: [[], [6], [7, 8]], bodySuffix: [9, 10],
+                                      status: 200)
+        let whole: [UInt8] = Array(1...10)
+        #expect(encoded.count == 10)
         for offset in 0..<encoded.count {
-            // Sending only the first buffer each time must still walk through every byte in order.
-            let (first, second) = encoded.withUnwritten(from: offset) { (Array($0), Array($1)) }
-            #expect(!first.isEmpty, "offset \(offset)")
-            #expect(Array(whole[offset...]).starts(with: first + second), "offset \(offset)")
+            let buffers = encoded.withUnwritten(from: offset) { $0.map { Array($0) } }
+            #expect(buffers.allSatisfy { !$0.isEmpty }, "offset \(offset): empty pieces are skipped")
+            #expect(buffers.flatMap { $0 } == Array(whole[offset...]), "offset \(offset)")
         }
+        // Writing only the first buffer each time, through the cursor, still walks every byte in order.
+        var cursor = EncodedResponse.Cursor()
+        var sent: [UInt8] = []
+        while sent.count < encoded.count {
+            let first = encoded.withUnwritten(from: cursor) { Array($0[0].prefix(1)) }
+            sent += first
+            encoded.advance(&cursor, by: first.count)
+        }
+        #expect(sent == whole)
         let emptyBody = EncodedResponse(head: [1], body: [], bodySuffix: [2, 3], status: 200)
-        #expect(emptyBody.withUnwritten(from: 1) { first, _ in Array(first) } == [2, 3])
+        #expect(emptyBody.withUnwritten(from: 1) { $0.map { Array($0) } } == [[2, 3]])
+    }
+
+    /// Bytes allocated and filled once, freed on deinit: stable storage for body parts.
+    final class Stable: StableBytes {
+        nonisolated(unsafe) let storage: UnsafeMutableRawBufferPointer
+        init(_ bytes: [UInt8]) {
+            storage = .allocate(byteCount: bytes.count, alignment: 1)
+            storage.copyBytes(from: bytes)
+        }
+        deinit { storage.deallocate() }
+        var stableBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(storage) }
+    }
+
+    @Test func bodyPartsPointIntoTheirStorageAndJoinInOrder() {
+        let storage = Stable([10, 11, 12, 13, 14, 15])
+        var parts: HTTPBodyParts = [[1, 2], []]
+        parts.append(storage, range: 4..<6)
+        parts.append(storage, range: 0..<2)
+        parts.append(storage, range: 3..<3)
+        #expect(parts.count == 5 && parts.byteCount == 6)
+        #expect(parts.buffers == [[1, 2], [], [14, 15], [10, 11], []])
+        #expect(parts.joined == [1, 2, 14, 15, 10, 11])
+        #expect(parts.piece(2).baseAddress == storage.stableBytes.baseAddress.map { $0 + 4 }, "not copied")
+        #expect(HTTPBodyParts().isEmpty && HTTPBodyParts().byteCount == 0)
+        #expect(parts == HTTPBodyParts([[1, 2], [], [14, 15], [10, 11], []]))
+        #expect(parts != HTTPBodyParts([[1, 2, 14, 15, 10, 11]]), "same bytes, other pieces")
+    }
+
+    /// A write is given at most 256 buffers; the rest follow in later writes.
+    @Test func aWriteGathersAtMostItsLimitOfBuffers() {
+        let parts = (0..<600).map { [UInt8(truncatingIfNeeded: $0)] }
+        let encoded = EncodedResponse(head: [0xFF], body: [], bodyParts: HTTPBodyParts(parts), status: 200)
+        var cursor = EncodedResponse.Cursor()
+        var sent: [UInt8] = []
+        while sent.count < encoded.count {
+            let buffers = encoded.withUnwritten(from: cursor) { $0.map { Array($0) } }
+            #expect(buffers.count <= EncodedResponse.maxBuffersPerWrite)
+            let bytes = buffers.flatMap { $0 }
+            sent += bytes
+            encoded.advance(&cursor, by: bytes.count)
+        }
+        #expect(sent == [0xFF] + parts.flatMap { $0 })
+    }
+
+    @Test func bodyPartsAreFramedCompressedAndChunkedAsOneBody() throws {
+        let parts = (0..<50).map { Array("metric_\($0) \($0)\n".utf8) }
+        let whole = Array("# HELP\n".utf8) + parts.flatMap { $0 } + Array("tail\n".utf8)
+        let response = HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Array("# HELP\n".utf8),
+                                    bodyParts: HTTPBodyParts(parts), bodySuffix: Array("tail\n".utf8))
+        #expect(response.bodyCount == whole.count)
+        #expect(response.wholeBody == whole)
+        let plain = HTTPResponseEncoder.encode(response, context: ResponseContext(), date: date, gzipMinimumBytes: 64)
+        #expect(String(decoding: plain.head, as: UTF8.self).contains("\r\nContent-Length: \(whole.count)\r\n"))
+        #expect(plain.bodyParts.buffers == parts, "sent as they are")
+        let gzip = HTTPResponseEncoder.encode(response, context: ResponseContext(acceptsGzip: true), date: date,
+                                              gzipMinimumBytes: 64)
+        #expect(gzip.bodyParts.isEmpty && gzip.bodySuffix.isEmpty)
+        #expect(try #require(Gzip.decompress(gzip.body)) == whole)
+        var chunked = response
+        chunked.chunked = true
+        let framed = HTTPResponseEncoder.encode(chunked, context: ResponseContext(), date: date, gzipMinimumBytes: nil)
+        #expect(framed.bodyParts.isEmpty)
+        #expect(framed.body == HTTPResponseEncoder.chunkedFraming(whole, []))
+        let head = HTTPResponseEncoder.encode(response, context: ResponseContext(isHead: true), date: date, gzipMinimumBytes: nil)
+        #expect(head.body.isEmpty && head.bodyParts.isEmpty && head.bodySuffix.isEmpty)
+    }
+
+    /// Thousands of parts of a few kilobytes each (a merged exposition's shape), over a socket:
+    /// partial writes end anywhere, in a part or between two.
+    @Test func manyBodyPartsArriveIntactOverASocket() async throws {
+        // Sizes from 0 to 4,000 bytes, scattered (a multiplicative hash of the index).
+        let parts: [[UInt8]] = (0..<3_000).map { index in
+            (0..<(index &* 2_654_435_761 % 4_001)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }
+        }
+        let expected = parts.flatMap { $0 }
+        let handler = HandlerFunction { _ in
+            HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: Array("start".utf8),
+                         bodyParts: HTTPBodyParts(parts), bodySuffix: Array("end".utf8))
+        }
+        try await withTestServer(handler) { port in
+            let client = try await TestHTTPClient.connect(port: port)
+            defer { client.close() }
+            for path in ["/a", "/b"] {
+                try await client.send(get(path))
+                let response = try await client.readResponse()
+                #expect(response.status == 200)
+                #expect(response.body.count == expected.count + 8)
+                #expect(response.body == Array("start".utf8) + expected + Array("end".utf8))
+            }
+        }
     }
 
     @Test func largeSharedBodyAndSuffixArriveIntactOverASocket() async throws {

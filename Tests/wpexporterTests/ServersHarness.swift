@@ -63,7 +63,7 @@ final class ServersHarness: Sendable {
         request.headers.set(name: "Host", value: "exporter.test:9102")
         for (name, value) in headers { request.headers.set(name: name, value: value) }
         let response = try await handler.handle(request)
-        return (response.status, String(decoding: response.body + response.bodySuffix, as: UTF8.self), response)
+        return (response.status, String(decoding: response.wholeBody, as: UTF8.self), response)
     }
 
     /// `/metrics` as `series → value`.

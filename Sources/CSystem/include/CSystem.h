@@ -47,6 +47,9 @@ void cs_eventfd_drain(int fd);
 ssize_t cs_recv(int fd, void *buffer, size_t length);
 /// Sends a then b in one sendmsg with MSG_NOSIGNAL; returns bytes sent or -errno (EINTR retried).
 ssize_t cs_send2(int fd, const void *a, size_t a_len, const void *b, size_t b_len);
+/// Sends `count` buffers (bases[i], lengths[i]) in one sendmsg with MSG_NOSIGNAL, at most
+/// 1024 of them (IOV_MAX); returns bytes sent or -errno (EINTR retried).
+ssize_t cs_sendv(int fd, const void *const *bases, const size_t *lengths, int count);
 int cs_close(int fd);
 /// shutdown(SHUT_WR): sends FIN, keeps reading possible.
 int cs_shutdown_write(int fd);
