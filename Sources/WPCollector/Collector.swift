@@ -239,7 +239,7 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
         /// - Parameter prefix: the collector's key prefix: only keys with it are kept,
         ///   without it (every key when empty).
         init(_ meter: EnergyMeter<C>, prefix: String) {
-            totals = Self.own(meter.totals, prefix: prefix)
+            totals = meter.totals(keyPrefix: prefix)
             status = meter.status
             rejectedSamples = Self.own(meter.rejectedSamples, prefix: prefix)
         }

@@ -174,6 +174,18 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
     /// The totals of every device known (seeded or seen).
     public var totals: [String: DeviceEnergy] { tracks.mapValues(\.energy) }
 
+    /// The totals of the devices whose key starts with `prefix`, keyed without it (every device
+    /// when it is empty): one server's devices of a meter shared by many, without copying the
+    /// others' totals.
+    public func totals(keyPrefix prefix: String) -> [String: DeviceEnergy] {
+        guard !prefix.isEmpty else { return totals }
+        var own: [String: DeviceEnergy] = [:]
+        for (key, track) in tracks where key.hasPrefix(prefix) {
+            own[String(key.dropFirst(prefix.count))] = track.energy
+        }
+        return own
+    }
+
     /// The totals of one device, or `nil` when it was never seen nor seeded.
     public func total(for deviceID: String) -> DeviceEnergy? { tracks[deviceID]?.energy }
 

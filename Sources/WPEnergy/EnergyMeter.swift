@@ -28,7 +28,8 @@ import WPStorage
 public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration {
     /// What one cycle did.
     public struct CycleReport: Sendable {
-        /// Totals of every known device after this cycle.
+        /// Totals of this cycle's devices after it (a meter shared by many servers does not
+        /// copy the others' totals on every cycle).
         public var totals: [String: DeviceEnergy]
         /// Integration counts (unusable samples, gaps).
         public var summary: EnergyIntegrator<C.Instant>.Summary
@@ -189,7 +190,10 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
                 let elapsed = inner.lastSave.map { $0.duration(to: instant) }
                 let pending = persistence.shouldPersist(sinceLastSave: elapsed)
                     ? inner.integrator.state(base: inner.base) : nil
-                return (summary, pending, inner.integrator.totals, firstImplausible, samples.count - accepted.count)
+                var totals: [String: DeviceEnergy] = [:]
+                totals.reserveCapacity(accepted.count)
+                for sample in accepted { totals[sample.deviceID] = inner.integrator.total(for: sample.deviceID) }
+                return (summary, pending, totals, firstImplausible, samples.count - accepted.count)
             }
             if dropped > 0 {
                 logger.warn("readings of a server whose totals moved away (renamed) not recorded", ["devices": .int(dropped)])
@@ -260,6 +264,12 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
 
     /// Totals of every known device. Never waits for a save.
     public var totals: [String: DeviceEnergy] { inner.withLock { $0.integrator.totals } }
+
+    /// The totals of the devices whose key starts with `prefix`, keyed without it
+    /// (``EnergyIntegrator/totals(keyPrefix:)``). Never waits for a save.
+    public func totals(keyPrefix prefix: String) -> [String: DeviceEnergy] {
+        inner.withLock { $0.integrator.totals(keyPrefix: prefix) }
+    }
 
     /// Implausible readings refused per device since startup. Never waits for a save.
     public var rejectedSamples: [String: Int] { inner.withLock { $0.integrator.rejectedSamples } }

@@ -8,7 +8,7 @@
 /// a large shared buffer plus a small per-request part sets `body` and `bodySuffix`; one whose
 /// body is assembled from many pieces of shared storage (a merged exposition) lists them in
 /// `bodyParts` (``HTTPBodyParts``). The server writes every piece back to back (`sendmsg`
-/// gathering up to 256 buffers a call) and never copies nor joins them, unless it compresses or
+/// gathering up to 1,024 buffers a call) and never copies nor joins them, unless it compresses or
 /// chunks the body.
 public struct HTTPResponse: Sendable, Equatable {
     public var status: Int

@@ -32,11 +32,11 @@ struct EncodedResponse: Sendable, Equatable {
     var count: Int { head.count + bodyCount }
 
     /// The most buffers one write is given (a `sendmsg` gathers them all).
-    static let maxBuffersPerWrite = 256
+    static let maxBuffersPerWrite = 1024
     /// Once the buffers gathered for one write hold this many bytes, no more are added: the
     /// kernel takes at most a socket buffer's worth per call, and pieces offered but not taken
     /// are gathered again by the next write.
-    static let gatherBytesPerWrite = 1 << 20
+    static let gatherBytesPerWrite = 4 << 20
 
     init(head: [UInt8], body: [UInt8], bodyParts: HTTPBodyParts = [], bodySuffix: [UInt8] = [], status: Int) {
         self.head = head

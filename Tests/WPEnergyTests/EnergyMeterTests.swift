@@ -20,6 +20,25 @@ import WPTestSupport
         return meter.record(samples)
     }
 
+    /// A meter shared by several servers: each server reads only its own totals, keyed without
+    /// its prefix, and a cycle reports only its own devices.
+    @Test func aServersTotalsAndCycleReportHoldOnlyItsDevices() throws {
+        let clock = ManualClock()
+        let meter = try openMeter(store: InMemoryEnergyStore(), clock: clock)
+        let a = ["a\u{1F}ups-1", "a\u{1F}ups-2"].map { sample(100, id: $0) }
+        let b = [sample(300, id: "b\u{1F}ups-1")]
+        cycle(meter, clock, after: 0, a)
+        cycle(meter, clock, after: 0, b)
+        cycle(meter, clock, after: 10, a)
+        let report = cycle(meter, clock, after: 0, b)
+        #expect(Set(report.totals.keys) == ["b\u{1F}ups-1"])
+        #expect(report.totals["b\u{1F}ups-1"]?.joules == 3000)
+        #expect(meter.totals(keyPrefix: "a\u{1F}") == ["ups-1": DeviceEnergy(joules: 1000), "ups-2": DeviceEnergy(joules: 1000)])
+        #expect(meter.totals(keyPrefix: "b\u{1F}") == ["ups-1": DeviceEnergy(joules: 3000)])
+        #expect(meter.totals(keyPrefix: "c\u{1F}").isEmpty)
+        #expect(meter.totals(keyPrefix: "") == meter.totals)
+    }
+
     @Test func gapsAreCountedPerDeviceAndLoggedOncePerCycle() throws {
         let sink = InMemoryLogSink()
         let clock = ManualClock()

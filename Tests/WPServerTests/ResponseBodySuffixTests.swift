@@ -103,13 +103,15 @@ import WPTestSupport
         #expect(parts != HTTPBodyParts([[1, 2, 14, 15, 10, 11]]), "same bytes, other pieces")
     }
 
-    /// A write is given at most 256 buffers; the rest follow in later writes.
+    /// A write is given at most `maxBuffersPerWrite` buffers; the rest follow in later writes.
     @Test func aWriteGathersAtMostItsLimitOfBuffers() {
-        let parts = (0..<600).map { [UInt8(truncatingIfNeeded: $0)] }
+        let parts = (0..<(2 * EncodedResponse.maxBuffersPerWrite + 5)).map { [UInt8(truncatingIfNeeded: $0)] }
         let encoded = EncodedResponse(head: [0xFF], body: [], bodyParts: HTTPBodyParts(parts), status: 200)
         var cursor = EncodedResponse.Cursor()
         var sent: [UInt8] = []
+        var writes = 0
         while sent.count < encoded.count {
+            writes += 1
             let buffers = encoded.withUnwritten(from: cursor) { $0.map { Array($0) } }
             #expect(buffers.count <= EncodedResponse.maxBuffersPerWrite)
             let bytes = buffers.flatMap { $0 }
@@ -117,6 +119,11 @@ import WPTestSupport
             encoded.advance(&cursor, by: bytes.count)
         }
         #expect(sent == [0xFF] + parts.flatMap { $0 })
+        #expect(writes == 3)
+        // Large pieces: gathering stops once the buffers hold gatherBytesPerWrite bytes.
+        let large = [UInt8](repeating: 7, count: EncodedResponse.gatherBytesPerWrite * 3 / 4)
+        let big = EncodedResponse(head: [], body: [], bodyParts: HTTPBodyParts([large, large, large]), status: 200)
+        #expect(big.withUnwritten(from: 0) { $0.map(\.count) } == [large.count, large.count])
     }
 
     @Test func bodyPartsAreFramedCompressedAndChunkedAsOneBody() throws {
