@@ -16,9 +16,11 @@ protocol ConnectionIO: AnyObject {
     /// The socket the loop polls for readiness.
     var descriptor: Int32 { get }
     func read(into buffer: UnsafeMutableRawBufferPointer) -> IOResult
-    /// Writes `buffers` in order (any may be empty; at most ``EncodedResponse/maxBuffersPerWrite``
-    /// are passed); returns the bytes accepted, which may end anywhere in them.
+    /// Writes `buffers` in order (none empty; at most ``buffersPerWrite`` are passed); returns
+    /// the bytes accepted, which may end anywhere in them.
     func write(_ buffers: UnsafeBufferPointer<UnsafeRawBufferPointer>) -> IOResult
+    /// How many buffers one ``write(_:)`` can use: the caller gathers no more.
+    var buffersPerWrite: Int { get }
     /// Sends end-of-stream to the peer but keeps reading possible.
     func shutdownWrite()
     /// Closes the connection; further calls fail.
@@ -30,6 +32,7 @@ protocol ConnectionIO: AnyObject {
 }
 
 extension ConnectionIO {
+    var buffersPerWrite: Int { EncodedResponse.maxBuffersPerWrite }
     var readWaitsForWritable: Bool { false }
     var writeWaitsForReadable: Bool { false }
 }

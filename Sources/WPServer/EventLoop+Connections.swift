@@ -221,7 +221,9 @@ extension EventLoop {
     private func flush(_ connection: Connection) {
         guard var pending = connection.pending else { return }
         while pending.written < pending.response.count {
-            let result = pending.response.withUnwritten(from: pending.cursor) { connection.io.write($0) }
+            let result = pending.response.withUnwritten(from: pending.cursor, limit: connection.io.buffersPerWrite) {
+                connection.io.write($0)
+            }
             switch result {
             case .bytes(let count):
                 pending.written += count

@@ -78,18 +78,20 @@ struct EncodedResponse: Sendable, Equatable {
     }
 
     /// Calls `write` with the unwritten bytes from `cursor` on: the rest of the piece it points
-    /// into, then the following non-empty pieces, at most ``maxBuffersPerWrite`` buffers and
-    /// no more once they hold ``gatherBytesPerWrite`` bytes (the first is always whole).
-    func withUnwritten<R>(from cursor: Cursor, _ write: (UnsafeBufferPointer<UnsafeRawBufferPointer>) -> R) -> R {
-        head.withUnsafeBytes { head in
+    /// into, then the following non-empty pieces, at most `limit` (and ``maxBuffersPerWrite``)
+    /// buffers and no more once they hold ``gatherBytesPerWrite`` bytes (the first is always whole).
+    func withUnwritten<R>(from cursor: Cursor, limit: Int = maxBuffersPerWrite,
+                          _ write: (UnsafeBufferPointer<UnsafeRawBufferPointer>) -> R) -> R {
+        let limit = max(1, min(limit, Self.maxBuffersPerWrite))
+        return head.withUnsafeBytes { head in
             body.withUnsafeBytes { body in
                 bodySuffix.withUnsafeBytes { suffix in
                     var buffers: [UnsafeRawBufferPointer] = []
-                    buffers.reserveCapacity(min(Self.maxBuffersPerWrite, pieceCount - cursor.piece))
+                    buffers.reserveCapacity(min(limit, pieceCount - cursor.piece))
                     var gathered = 0
                     var index = cursor.piece
                     var skip = cursor.offset
-                    while index < pieceCount, buffers.count < Self.maxBuffersPerWrite, gathered < Self.gatherBytesPerWrite {
+                    while index < pieceCount, buffers.count < limit, gathered < Self.gatherBytesPerWrite {
                         let piece = index == 0 ? head : index == 1 ? body
                             : index == pieceCount - 1 ? suffix : bodyParts.piece(index - 2)
                         if piece.count > skip {

@@ -79,14 +79,16 @@ final class TLSConnectionIO: ConnectionIO {
         }
     }
 
+    /// A TLS write takes two buffers (one record when they are small together).
+    var buffersPerWrite: Int { 2 }
+
     /// Writes the first two non-empty buffers (one TLS record when they are small together);
     /// the caller comes back for the rest.
     func write(_ buffers: UnsafeBufferPointer<UnsafeRawBufferPointer>) -> IOResult {
         guard let session, handshakeDone else { return .failed(9) }
-        var nonEmpty = buffers.lazy.filter { !$0.isEmpty }.makeIterator()
         let none = UnsafeRawBufferPointer(start: nil, count: 0)
-        let first = nonEmpty.next() ?? none
-        let second = nonEmpty.next() ?? none
+        let first = buffers.first ?? none
+        let second = buffers.count > 1 ? buffers[1] : none
         writeWaitsForReadable = false
         var wants: Int32 = 0
         let count = wps_tls_write(UnsafeMutableRawPointer(session), first.baseAddress, first.count,

@@ -124,6 +124,8 @@ import WPTestSupport
         let large = [UInt8](repeating: 7, count: EncodedResponse.gatherBytesPerWrite * 3 / 4)
         let big = EncodedResponse(head: [], body: [], bodyParts: HTTPBodyParts([large, large, large]), status: 200)
         #expect(big.withUnwritten(from: 0) { $0.map(\.count) } == [large.count, large.count])
+        // A connection that takes two buffers a write (TLS) is given two.
+        #expect(encoded.withUnwritten(from: EncodedResponse.Cursor(), limit: 2) { $0.map { Array($0) } } == [[0xFF], [0]])
     }
 
     @Test func bodyPartsAreFramedCompressedAndChunkedAsOneBody() throws {
