@@ -65,9 +65,14 @@ public struct HTTPBodyParts: @unchecked Sendable, Equatable, ExpressibleByArrayL
     /// All pieces as one array (a copy).
     public var joined: [UInt8] {
         var whole: [UInt8] = []
-        whole.reserveCapacity(byteCount)
-        for piece in pieces { whole.append(contentsOf: piece) }
+        append(to: &whole)
         return whole
+    }
+
+    /// Appends every piece's bytes to `bytes`.
+    func append(to bytes: inout [UInt8]) {
+        bytes.reserveCapacity(bytes.count + byteCount)
+        for piece in pieces { bytes.append(contentsOf: piece) }
     }
 
     /// The pieces as arrays (copies), for tests and diagnostics.

@@ -33,6 +33,8 @@ public enum HTTPCodec {
                               keepAlive: Bool = true, gzipMinimumBytes: Int? = 1024, date: String? = nil) -> [UInt8] {
         let encoded = HTTPResponseEncoder.encode(response, context: ResponseContext(request: request, keepAlive: keepAlive),
                                                  date: date ?? HTTPDate.format(), gzipMinimumBytes: gzipMinimumBytes)
-        return HTTPResponseEncoder.joined([encoded.head, encoded.body] + encoded.bodyParts.buffers + [encoded.bodySuffix])
+        var bytes = encoded.head + encoded.body
+        encoded.bodyParts.append(to: &bytes)
+        return bytes + encoded.bodySuffix
     }
 }

@@ -41,7 +41,15 @@ public struct HTTPResponse: Sendable, Equatable {
     public var bodyCount: Int { body.count + bodyParts.byteCount + bodySuffix.count }
 
     /// The whole body as one array (a copy when there is more than one piece).
-    public var wholeBody: [UInt8] { HTTPResponseEncoder.joined([body] + bodyParts.buffers + [bodySuffix]) }
+    public var wholeBody: [UInt8] {
+        guard !bodyParts.isEmpty || !bodySuffix.isEmpty else { return body }
+        var whole: [UInt8] = []
+        whole.reserveCapacity(bodyCount)
+        whole.append(contentsOf: body)
+        bodyParts.append(to: &whole)
+        whole.append(contentsOf: bodySuffix)
+        return whole
+    }
 
     /// A `text/plain; charset=utf-8` response.
     public static func text(_ text: String, status: Int = 200) -> HTTPResponse {

@@ -176,7 +176,8 @@ enum HTTPResponseEncoder {
         if chunked {
             appendField(&head, "Transfer-Encoding", "chunked")
             if !context.isHead {
-                body = chunkedFraming(joined([body] + parts.buffers), suffix)
+                parts.append(to: &body)
+                body = chunkedFraming(body, suffix)
                 parts = []
                 suffix = []
             }
@@ -191,16 +192,6 @@ enum HTTPResponseEncoder {
         head.append(contentsOf: [13, 10])
         return EncodedResponse(head: head, body: context.isHead ? [] : body, bodyParts: context.isHead ? [] : parts,
                                bodySuffix: context.isHead ? [] : suffix, status: response.status)
-    }
-
-    /// `pieces` as one array (the only piece itself, uncopied, when there is one).
-    static func joined(_ pieces: [[UInt8]]) -> [UInt8] {
-        let nonEmpty = pieces.filter { !$0.isEmpty }
-        guard nonEmpty.count > 1 else { return nonEmpty.first ?? [] }
-        var whole: [UInt8] = []
-        whole.reserveCapacity(nonEmpty.reduce(0) { $0 + $1.count })
-        for piece in nonEmpty { whole.append(contentsOf: piece) }
-        return whole
     }
 
     /// `body` then `suffix` as chunks of at most ``HTTPResponse/chunkSize`` bytes, ended by the
