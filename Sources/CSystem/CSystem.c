@@ -169,20 +169,9 @@ ssize_t cs_sendv(int fd, const void *const *bases, const size_t *lengths, int co
 }
 
 ssize_t cs_send2(int fd, const void *a, size_t a_len, const void *b, size_t b_len) {
-    struct iovec iov[2];
-    int count = 0;
-    if (a_len > 0) { iov[count].iov_base = (void *)a; iov[count].iov_len = a_len; count++; }
-    if (b_len > 0) { iov[count].iov_base = (void *)b; iov[count].iov_len = b_len; count++; }
-    if (count == 0) return 0;
-    struct msghdr msg;
-    memset(&msg, 0, sizeof msg);
-    msg.msg_iov = iov;
-    msg.msg_iovlen = (size_t)count;
-    for (;;) {
-        ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL);
-        if (n >= 0) return n;
-        if (errno != EINTR) return -errno;
-    }
+    const void *bases[2] = {a, b};
+    const size_t lengths[2] = {a_len, b_len};
+    return cs_sendv(fd, bases, lengths, 2);
 }
 
 int cs_shutdown_write(int fd) {

@@ -151,6 +151,23 @@ import WPTestSupport
         #expect(head.body.isEmpty && head.bodyParts.isEmpty && head.bodySuffix.isEmpty)
     }
 
+    /// Serves `respond` and asks it for `/a` then `/b` on one kept-alive connection, checking
+    /// each body against `expected(path)`.
+    func roundTrips(_ respond: @escaping @Sendable (HTTPRequest) -> HTTPResponse,
+                    expected: @escaping (String) -> [UInt8]) async throws {
+        try await withTestServer(HandlerFunction { respond($0) }) { port in
+            let client = try await TestHTTPClient.connect(port: port)
+            defer { client.close() }
+            for path in ["/a", "/b"] {
+                try await client.send(get(path))
+                let response = try await client.readResponse()
+                #expect(response.status == 200)
+                #expect(response.body.count == expected(path).count)
+                #expect(response.body == expected(path), "body of \(path)")
+            }
+        }
+    }
+
     /// Thousands of parts of a few kilobytes each (a merged exposition's shape), over a socket:
     /// partial writes end anywhere, in a part or between two.
     @Test func manyBodyPartsArriveIntactOverASocket() async throws {
@@ -158,22 +175,11 @@ import WPTestSupport
         let parts: [[UInt8]] = (0..<3_000).map { index in
             (0..<(index &* 2_654_435_761 % 4_001)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }
         }
-        let expected = parts.flatMap { $0 }
-        let handler = HandlerFunction { _ in
+        let bodyParts = HTTPBodyParts(parts)
+        try await roundTrips({ _ in
             HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: Array("start".utf8),
-                         bodyParts: HTTPBodyParts(parts), bodySuffix: Array("end".utf8))
-        }
-        try await withTestServer(handler) { port in
-            let client = try await TestHTTPClient.connect(port: port)
-            defer { client.close() }
-            for path in ["/a", "/b"] {
-                try await client.send(get(path))
-                let response = try await client.readResponse()
-                #expect(response.status == 200)
-                #expect(response.body.count == expected.count + 8)
-                #expect(response.body == Array("start".utf8) + expected + Array("end".utf8))
-            }
-        }
+                         bodyParts: bodyParts, bodySuffix: Array("end".utf8))
+        }, expected: { _ in Array("start".utf8) + parts.flatMap { $0 } + Array("end".utf8) })
     }
 
     @Test func largeSharedBodyAndSuffixArriveIntactOverASocket() async throws {
@@ -182,21 +188,9 @@ import WPTestSupport
         var shared = [UInt8](repeating: 0, count: 3 << 20)
         for index in shared.indices { shared[index] = UInt8(truncatingIfNeeded: index &* 31) }
         let snapshot = shared
-        let handler = HandlerFunction { request in
+        try await roundTrips({ request in
             HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: snapshot,
                          bodySuffix: Array("suffix for \(request.path)".utf8))
-        }
-        try await withTestServer(handler) { port in
-            let client = try await TestHTTPClient.connect(port: port)
-            defer { client.close() }
-            for path in ["/a", "/b"] {
-                try await client.send(get(path))
-                let response = try await client.readResponse()
-                #expect(response.status == 200)
-                #expect(response.body.count == snapshot.count + "suffix for \(path)".utf8.count)
-                #expect(response.body.prefix(snapshot.count).elementsEqual(snapshot))
-                #expect(String(decoding: response.body.suffix(from: snapshot.count), as: UTF8.self) == "suffix for \(path)")
-            }
-        }
+        }, expected: { path in snapshot + Array("suffix for \(path)".utf8) })
     }
 }
