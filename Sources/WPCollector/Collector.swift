@@ -241,16 +241,7 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
         init(_ meter: EnergyMeter<C>, prefix: String) {
             totals = meter.totals(keyPrefix: prefix)
             status = meter.status
-            rejectedSamples = Self.own(meter.rejectedSamples, prefix: prefix)
-        }
-
-        static func own<Value>(_ all: [String: Value], prefix: String) -> [String: Value] {
-            guard !prefix.isEmpty else { return all }
-            var own: [String: Value] = [:]
-            for (key, value) in all where key.hasPrefix(prefix) {
-                own[String(key.dropFirst(prefix.count))] = value
-            }
-            return own
+            rejectedSamples = EnergyKey.owned(meter.rejectedSamples, prefix: prefix) { $0 }
         }
     }
 }

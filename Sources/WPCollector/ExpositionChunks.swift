@@ -20,24 +20,16 @@ public struct ExpositionChunks: Sendable {
         public var openMetricsHeaderSlice: ByteSlice
         /// The sample lines, with the server's labels.
         public var textSlice: ByteSlice
-        /// The OpenMetrics sample lines when they differ from ``text`` (never for the
+        /// The OpenMetrics sample lines when they differ from ``textSlice`` (never for the
         /// collector's own families), else `nil`.
         public var openMetricsSlice: ByteSlice?
         public var textHeaderDeflated: DeflatedChunk
         public var openMetricsHeaderDeflated: DeflatedChunk
         public var textDeflated: DeflatedChunk
         public var openMetricsDeflated: DeflatedChunk?
-        /// Sample lines in ``text``.
+        /// Sample lines in ``textSlice``.
         public var lineCount: Int
 
-        /// A copy of ``textHeaderSlice``'s bytes.
-        public var textHeader: [UInt8] { textHeaderSlice.array }
-        /// A copy of ``openMetricsHeaderSlice``'s bytes.
-        public var openMetricsHeader: [UInt8] { openMetricsHeaderSlice.array }
-        /// A copy of ``textSlice``'s bytes.
-        public var text: [UInt8] { textSlice.array }
-        /// A copy of ``openMetricsSlice``'s bytes.
-        public var openMetrics: [UInt8]? { openMetricsSlice?.array }
         /// The OpenMetrics sample lines, shared with the text ones when they do not differ.
         public var openMetricsLines: ByteSlice { openMetricsSlice ?? textSlice }
     }
@@ -78,10 +70,12 @@ public struct ExpositionChunks: Sendable {
         // Each family's pieces are rendered into arrays, then copied into one block.
         struct Rendered {
             var name: String
-            var pieces: [[UInt8]]  // text header, OpenMetrics header, text, OpenMetrics (optional)
-            var deflated: (textHeader: DeflatedChunk, openMetricsHeader: DeflatedChunk, text: DeflatedChunk,
-                           openMetrics: DeflatedChunk?)
-            var lines: Int
+            var textHeader: [UInt8]
+            var openMetricsHeader: [UInt8]
+            var text: (bytes: [UInt8], lines: Int)
+            var openMetrics: [UInt8]?
+            /// In block order.
+            var pieces: [[UInt8]] { [textHeader, openMetricsHeader, text.bytes] + (openMetrics.map { [$0] } ?? []) }
         }
         var rendered: [Rendered] = []
         rendered.reserveCapacity(families.count)
@@ -101,11 +95,8 @@ public struct ExpositionChunks: Sendable {
                 openMetricsEncoder.encode(family, into: &whole)
                 openMetrics = Self.labelled(whole[min(openMetricsHeader.count, whole.count)...], prefix: prefix)
             }
-            rendered.append(Rendered(name: family.exposedName,
-                                     pieces: [textHeader, openMetricsHeader, text.bytes] + (openMetrics.map { [$0.bytes] } ?? []),
-                                     deflated: (deflate(textHeader), deflate(openMetricsHeader), deflate(text.bytes),
-                                                openMetrics.map { deflate($0.bytes) }),
-                                     lines: text.lines))
+            rendered.append(Rendered(name: family.exposedName, textHeader: textHeader, openMetricsHeader: openMetricsHeader,
+                                     text: text, openMetrics: openMetrics?.bytes))
         }
         let block = ByteBlock(rendered.flatMap(\.pieces))
         var offset = 0
@@ -114,11 +105,12 @@ public struct ExpositionChunks: Sendable {
             return ByteSlice(block: block, range: offset..<offset + bytes.count)
         }
         self.families = rendered.map { family in
-            Family(name: family.name, textHeaderSlice: slice(family.pieces[0]), openMetricsHeaderSlice: slice(family.pieces[1]),
-                   textSlice: slice(family.pieces[2]), openMetricsSlice: family.pieces.count > 3 ? slice(family.pieces[3]) : nil,
-                   textHeaderDeflated: family.deflated.textHeader, openMetricsHeaderDeflated: family.deflated.openMetricsHeader,
-                   textDeflated: family.deflated.text, openMetricsDeflated: family.deflated.openMetrics,
-                   lineCount: family.lines)
+            Family(name: family.name, textHeaderSlice: slice(family.textHeader),
+                   openMetricsHeaderSlice: slice(family.openMetricsHeader), textSlice: slice(family.text.bytes),
+                   openMetricsSlice: family.openMetrics.map(slice),
+                   textHeaderDeflated: deflate(family.textHeader), openMetricsHeaderDeflated: deflate(family.openMetricsHeader),
+                   textDeflated: deflate(family.text.bytes), openMetricsDeflated: family.openMetrics.map(deflate),
+                   lineCount: family.text.lines)
         }
         self.block = block
         self.deviceCount = deviceCount

@@ -178,12 +178,7 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
     /// when it is empty): one server's devices of a meter shared by many, without copying the
     /// others' totals.
     public func totals(keyPrefix prefix: String) -> [String: DeviceEnergy] {
-        guard !prefix.isEmpty else { return totals }
-        var own: [String: DeviceEnergy] = [:]
-        for (key, track) in tracks where key.hasPrefix(prefix) {
-            own[String(key.dropFirst(prefix.count))] = track.energy
-        }
-        return own
+        EnergyKey.owned(tracks, prefix: prefix, \.energy)
     }
 
     /// The totals of one device, or `nil` when it was never seen nor seeded.

@@ -20,6 +20,19 @@ public enum EnergyKey {
     /// The key of `device` of `server`.
     public static func qualified(server: String, device: String) -> String { prefix(server: server) + device }
 
+    /// The entries of `all` whose key starts with `prefix`, keyed without it, their values
+    /// mapped by `value` (every entry when `prefix` is empty): one server's share of a map
+    /// kept for all servers.
+    public static func owned<Stored, Value>(_ all: [String: Stored], prefix: String,
+                                            _ value: (Stored) -> Value) -> [String: Value] {
+        guard !prefix.isEmpty else { return all.mapValues(value) }
+        var own: [String: Value] = [:]
+        for (key, stored) in all where key.hasPrefix(prefix) {
+            own[String(key.dropFirst(prefix.count))] = value(stored)
+        }
+        return own
+    }
+
     /// The server and device of a qualified key, `nil` for an unqualified one (a device id
     /// stored by a single-server exporter).
     public static func split(_ key: String) -> (server: String, device: String)? {

@@ -97,8 +97,7 @@ struct OutageTrack<Instant: InstantProtocol>: Sendable where Instant.Duration ==
             if elapsed > maxGap {
                 step.gap = true
             } else if elapsed > .zero {
-                let total = ledger.onBatterySeconds + elapsed.seconds
-                if total.isFinite { ledger.onBatterySeconds = total }
+                addOnBattery(seconds: elapsed.seconds, joules: 0)
                 step.bridged = true
             }
         }
@@ -118,7 +117,8 @@ struct OutageTrack<Instant: InstantProtocol>: Sendable where Instant.Duration ==
         return elapsed.seconds / 2
     }
 
-    /// Adds time and energy on battery (a transition's half interval), keeping totals finite.
+    /// Adds time and energy on battery, keeping totals finite (the energy of an interval on
+    /// battery at both ends comes later, through ``addDischarge(_:)``: it is the energy chain's).
     private mutating func addOnBattery(seconds: Double, joules: Double) {
         let total = ledger.onBatterySeconds + seconds
         if seconds > 0, total.isFinite { ledger.onBatterySeconds = total }

@@ -29,8 +29,9 @@ struct Endpoints: Sendable {
     /// Per-scrape metrics, also the request observer.
     var scrape: ScrapeMetrics
     /// A merged snapshot's plain body in a format (`true`: OpenMetrics) as parts listed once per
-    /// merge (``ExpositionMerger/bodyParts(of:openMetrics:)``); `nil` lists them per scrape.
-    var mergedBodyParts: (@Sendable (MetricsSnapshot, Bool) -> HTTPBodyParts)?
+    /// merge (``ExpositionMerger/bodyParts(of:openMetrics:)``); when it (or its answer) is `nil`,
+    /// a scrape lists them itself.
+    var mergedBodyParts: (@Sendable (MetricsSnapshot, Bool) -> HTTPBodyParts?)?
     /// Reloads the configuration (`POST /-/reload`) and reports the last reload in `/health`.
     var reloader: ConfigReloader? = nil
     /// `server.enable_lifecycle` (`--web.enable-lifecycle`): whether `/-/reload` reloads.

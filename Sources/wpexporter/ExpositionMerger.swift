@@ -78,13 +78,10 @@ final class ExpositionMerger<C: Clock>: Sendable where C.Duration == Duration {
     /// The latest merged snapshot (its plain bodies as parts: ``MetricsSnapshot/textParts``).
     var snapshot: MetricsSnapshot { merged.withLock { $0.snapshot } }
 
-    /// `snapshot`'s plain body in the text format or OpenMetrics as parts: those listed by its
-    /// merge when it is the latest snapshot, else listed now.
-    func bodyParts(of snapshot: MetricsSnapshot, openMetrics: Bool) -> HTTPBodyParts {
-        if let parts = merged.withLock({ $0.snapshot === snapshot ? (openMetrics ? $0.openMetrics : $0.text) : nil }) {
-            return parts
-        }
-        return HTTPBodyParts(slices: openMetrics ? snapshot.openMetricsParts : snapshot.textParts)
+    /// `snapshot`'s plain body in the text format or OpenMetrics as parts, as its merge listed
+    /// them; `nil` when it is no longer the latest snapshot.
+    func bodyParts(of snapshot: MetricsSnapshot, openMetrics: Bool) -> HTTPBodyParts? {
+        merged.withLock { $0.snapshot === snapshot ? (openMetrics ? $0.openMetrics : $0.text) : nil }
     }
 
     /// How many rebuilds have finished.
