@@ -9,12 +9,12 @@ import WPStorage
 /// Runs collection cycles and publishes the latest ``MetricsSnapshot``.
 ///
 /// One ``collect()`` call fetches every device from WinPower, integrates their power into
-/// energy through the ``WPEnergy/EnergyMeter`` (which persists the totals), renders every
+/// energy through the ``WPEnergy/EnergyMeter`` (whose writer thread persists the totals), renders every
 /// metric family once in both exposition formats, gzips both, and swaps the new snapshot in.
 /// ``snapshot`` and ``health`` only copy a published value under a mutex that is held for
 /// nothing else, so `/metrics`, `/health` and `/-/ready` never wait on WinPower, on the disk,
-/// nor on a rendering in progress. Lock order (see docs/architecture.md): the meter's locks
-/// are taken and released before `state`; `published` and `publishedHealth` are leaves.
+/// nor on a rendering in progress. Lock order (see docs/architecture.md): the meter's lock
+/// is taken and released before `state`; `published` and `publishedHealth` are leaves.
 ///
 /// A failed cycle is counted by ``WPClient/ClientError/Kind`` and keeps energy counters; the
 /// instantaneous gauges of a device stay until its last successful reading is older than
@@ -44,6 +44,8 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
     private let state: Mutex<CollectorState<C.Instant>>
     private let published: Mutex<MetricsSnapshot>
     private let publishedHealth: Mutex<CollectorHealth>
+    /// This collector's right to record under its key prefix (``claimEnergy()``).
+    private let lease: Mutex<EnergyMeter<C>.Lease>
 
     /// Creates a collector and renders its first snapshot (no devices, `winpower_exporter_up 0`).
     ///
@@ -65,11 +67,21 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
         self.state = Mutex(CollectorState(configuration: configuration))
         self.published = Mutex(.empty)
         self.publishedHealth = Mutex(CollectorHealth())
+        self.lease = Mutex(meter.lease(keyPrefix: configuration.energyKeyPrefix))
         let energy = EnergyView(meter, prefix: configuration.energyKeyPrefix)
         let initial = state.withLock { state in
             render(&state, energy, at: clock.now, wall: wallClock(), generatedAt: nil)
         }
         if let initial { published.withLock { $0 = initial } }
+    }
+
+    /// Makes this collector the only one recording energy under its key prefix, from now on:
+    /// a collector made earlier for the same server (replaced by a reload), whose collection is
+    /// still in flight, records nothing more. Creating a collector claims it too; a pipeline
+    /// started after its predecessor stopped claims it again at its start.
+    public func claimEnergy() {
+        let lease = meter.lease(keyPrefix: configuration.energyKeyPrefix)
+        self.lease.withLock { $0 = lease }
     }
 
     /// The latest published snapshot; cheap (a reference copy under a mutex).
@@ -133,7 +145,8 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
         let fetched = clock.now
         if case .success(let readout) = outcome {
             let prefix = configuration.energyKeyPrefix
-            meter.record(readout.devices.map { Self.energySample($0, keyPrefix: prefix) }, at: fetched, wall: wallClock())
+            meter.record(readout.devices.map { Self.energySample($0, keyPrefix: prefix) }, at: fetched, wall: wallClock(),
+                         lease: lease.withLock { $0 })
         }
         let finished = clock.now
         let wall = wallClock()

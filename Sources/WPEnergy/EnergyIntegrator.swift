@@ -35,6 +35,9 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
         public var longestGap: Duration = .zero
         /// Samples above their plausibility bound in this call, not integrated.
         public var implausible: [Rejection] = []
+        /// Samples ignored because their instant was not after their device's previous one (a
+        /// late or repeated reading): neither energy nor the outage ledger sees them.
+        public var outOfOrder = 0
     }
 
     /// A reading refused as implausible.
@@ -49,6 +52,9 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
         var energy = DeviceEnergy()
         var last: (instant: Instant, watts: Double)?
         var outage = OutageTrack<Instant>()
+        /// The instant of the latest sample applied, usable or not: a sample not after it is
+        /// ignored, so a late reading can never restart the chain in the past.
+        var seen: Instant?
     }
 
     public var configuration: EnergyConfiguration
@@ -74,10 +80,11 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
     /// Integrates one cycle's samples taken at `instant` (a monotonic clock's reading).
     ///
     /// - Parameters:
-    ///   - samples: one sample per device (devices may be missing; a duplicate id is applied in
-    ///     order, the later one restarting the chain at the same instant).
-    ///   - instant: when the samples were taken; must not go backwards across calls. An instant
-    ///     not after a device's previous sample adds nothing and restarts its chain.
+    ///   - samples: one sample per device (devices may be missing; of a duplicate id only the
+    ///     first is applied).
+    ///   - instant: when the samples were taken. A sample whose instant is not after its
+    ///     device's previous one (a late or repeated reading) is ignored and counted in
+    ///     ``Summary/outOfOrder``: the chain continues from the latest reading, never from the past.
     ///   - wall: the wall-clock time of the samples, for the outage ledger's timestamps only
     ///     (`nil`: none recorded); nothing is integrated from it.
     /// - Returns: counts for logging.
@@ -85,6 +92,10 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
     public mutating func integrate(_ samples: [EnergySample], at instant: Instant, wall: Date? = nil) -> Summary {
         var summary = Summary()
         for sample in samples {
+            if let seen = tracks[sample.deviceID]?.seen, instant <= seen {
+                summary.outOfOrder += 1
+                continue
+            }
             let bound = configuration.maxWatts(ratingVa: sample.ratingVa)
             var implausible = false
             if let watts = sample.usableWatts, watts > bound {
@@ -106,6 +117,7 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
     /// a gap too.
     private static func apply(_ sample: EnergySample, implausible: Bool, at instant: Instant, wall: Date?,
                               maxGap: Duration, summary: inout Summary, to track: inout Track) {
+        track.seen = instant
         let before = track.energy
         let step = track.outage.observe(mode: sample.usableMode, watts: implausible ? nil : sample.usableWatts,
                                         runtime: sample.runtimeSeconds, testStatus: sample.testStatus,

@@ -9,10 +9,16 @@ import WPStorage
 /// Lifecycle:
 /// 1. at startup, ``open(configuration:persistence:store:clock:logger:)`` loads the stored
 ///    state (recovering from damage, importing the previous exporter's files once);
-/// 2. every collection cycle, ``record(_:)`` with all devices' samples: integrates, then saves
-///    at most once (every cycle with `sync_write`, else every `flush_interval`);
-/// 3. at shutdown, ``flush()`` saves whatever the policy says, then the caller closes the store.
+/// 2. every collection cycle, ``record(_:)`` with all devices' samples: integrates in memory,
+///    then asks the meter's writer thread to save (every cycle with `sync_write`, else every
+///    `flush_interval`) and returns without waiting for the disk;
+/// 3. at shutdown, ``close()`` (no more readings), then ``flush(timeout:)`` or
+///    ``save(timeout:)`` waits for the latest state to be on disk, with a deadline; then the
+///    caller closes the store.
 ///
+/// Saves run on one thread of the meter's own (``StateWriter``), never on the caller's: a disk
+/// whose `fsync` takes seconds delays no collection and blocks no thread of the Swift pool. The
+/// writer always saves the latest state asked for: a newer state replaces one still queued.
 /// A failed save never loses energy: totals stay in memory, the failure is logged and counted
 /// in ``status``, and the next cycle tries again. Totals come from the monotonic clock only,
 /// so wall-clock jumps cannot change them; a restart is a gap (nothing is guessed for the time
@@ -23,7 +29,8 @@ import WPStorage
 /// let report = meter.record(devices.map { EnergySample(deviceID: $0.id, watts: $0.watts,
 ///                                                      connected: $0.connected) })
 /// let wh = report.totals["ups-1"]?.wattHours
-/// try meter.flush()   // on shutdown
+/// meter.close()                               // on shutdown: no more readings
+/// try await meter.save(timeout: .seconds(5))  // the totals are on disk
 /// ```
 public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration {
     /// What one cycle did.
@@ -33,10 +40,31 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
         public var totals: [String: DeviceEnergy]
         /// Integration counts (unusable samples, gaps).
         public var summary: EnergyIntegrator<C.Instant>.Summary
-        /// Whether the state was saved in this cycle.
-        public var persisted: Bool
-        /// The save failure of this cycle, if any (totals are kept and retried next cycle).
-        public var persistError: StorageError?
+        /// Whether this cycle asked the writer thread to save (per the persistence policy).
+        /// The save itself happens later; ``status`` tells how saves went.
+        public var saveRequested: Bool
+        /// Readings not recorded: those of a pipeline that no longer owns its keys
+        /// (``lease(keyPrefix:)``), of a server whose totals moved away, or after ``close()``.
+        public var dropped: Int = 0
+    }
+
+    /// The right to record readings under one key prefix (one server's devices). Taking a new
+    /// lease for a prefix ends the previous one: readings recorded with it are dropped, so a
+    /// pipeline that was replaced, or whose collection outlived the graceful timeout, can never
+    /// record beside its successor.
+    public struct Lease: Sendable, Hashable {
+        /// The key prefix the lease covers (``EnergyKey/prefix(server:)``; empty for one server).
+        public let keyPrefix: String
+        let id: UInt64
+    }
+
+    /// A wait for a save that did not end in time; the save goes on.
+    public struct SaveTimeout: Error, CustomStringConvertible {
+        /// How long the caller waited.
+        public var waited: Duration
+        public var description: String {
+            "energy totals not saved within \(waited) (the disk is slow or stuck); the save goes on in the background"
+        }
     }
 
     /// Health of the meter, for self-metrics.
@@ -56,9 +84,19 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     private struct Inner: Sendable {
         var integrator: EnergyIntegrator<C.Instant>
         var base: EnergyState
-        var lastSave: C.Instant?
-        var dirty = false
+        /// When the policy last asked for a save (`nil`: never, or the last save failed, so
+        /// the next cycle saves again).
+        var lastSaveRequest: C.Instant?
+        /// Grows with every change of the state; the writer saves by generation.
+        var generation: UInt64 = 0
+        /// The newest generation known to be on disk.
+        var savedGeneration: UInt64 = 0
         var status: Status
+        /// The current lease of each key prefix.
+        var leases: [String: UInt64] = [:]
+        var nextLease: UInt64 = 0
+        /// After ``close()``: readings are dropped and no save is asked for.
+        var closed = false
         /// Devices whose implausible reading was already logged (once per device).
         var loggedImplausible: Set<String> = []
         /// Servers whose totals moved away (``rekey(closing:_:)``): readings keyed under them
@@ -72,8 +110,6 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
         public var moved: Int
         /// Old keys left where they were because their new key already held a total (logged).
         public var skipped: [String]
-        /// The save failure, if any (the moved totals stay in memory and the next cycle saves).
-        public var persistError: StorageError?
     }
 
     /// The result of the startup load (source, quarantined files, legacy import).
@@ -82,10 +118,10 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     private let store: any EnergyStore
     private let clock: C
     private let logger: Logger
-    /// Lock order: `saving` → `inner`. `inner` is never held across I/O; `saving` is held
-    /// across a save and taken only by ``record(_:at:)`` and ``flush()``.
+    /// Held for in-memory work only, never across I/O nor while logging.
     private let inner: Mutex<Inner>
-    private let saving = Mutex(())
+    /// Saves on a thread of its own; its completion takes `inner` (never the reverse).
+    private let writer: StateWriter
 
     private init(configuration: EnergyConfiguration, persistence: PersistencePolicy,
                  store: any EnergyStore, clock: C, logger: Logger, loaded: LoadedEnergyState, rekeyed: Bool = false) {
@@ -97,8 +133,18 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
         var base = loaded.state
         base.devices = [:]
         let status = Status(stateWasReset: loaded.stateWasReset, persistFailures: 0, lastPersistError: nil, saves: 0)
+        let dirty = loaded.legacyImport != nil || rekeyed
         inner = Mutex(Inner(integrator: EnergyIntegrator(configuration: configuration, seed: loaded.state),
-                            base: base, dirty: loaded.legacyImport != nil || rekeyed, status: status))
+                            base: base, generation: dirty ? 1 : 0, status: status))
+        writer = StateWriter(save: { state in
+            do {
+                try store.save(state)
+                return nil
+            } catch {
+                return error as? StorageError
+                    ?? .system(operation: "save energy state", path: "", errno: 0, message: "\(error)")
+            }
+        })
     }
 
     /// Loads the stored totals and returns a meter continuing from them.
@@ -162,58 +208,84 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
         record(samples, at: clock.now)
     }
 
-    /// Integrates one cycle's samples taken at `instant` and persists per policy.
+    /// Integrates one cycle's samples taken at `instant` and asks for a save per policy.
     ///
-    /// The outage ledger is updated in the same step and saved with the totals: it never causes
-    /// a save (nor an fsync) of its own. The save runs outside the lock that ``totals``,
-    /// ``status`` and ``state`` take: a slow disk delays this call (and the next cycle's),
-    /// never a reader.
+    /// Never waits for I/O: the outage ledger is updated in the same step, and the save (with
+    /// the totals, never one of its own) runs on the writer thread. A slow disk therefore
+    /// delays neither this call nor the next, nor any reader.
     ///
     /// - Parameters:
     ///   - samples: one sample per device seen in this cycle.
     ///   - instant: the monotonic instant they were taken.
     ///   - wall: their wall-clock time, for the ledger's timestamps only (`nil`: not recorded).
+    ///   - lease: the caller's right to record under its key prefix (``lease(keyPrefix:)``);
+    ///     readings of a lease that was superseded are dropped. `nil`: no check.
     @discardableResult
-    public func record(_ samples: [EnergySample], at instant: C.Instant, wall: Date? = nil) -> CycleReport {
-        saving.withLock { _ in
-            let (summary, pending, totals, firstImplausible, dropped) = inner.withLock { inner in
-                var accepted = samples
-                if !inner.closedServers.isEmpty {
-                    accepted.removeAll { sample in
-                        EnergyKey.split(sample.deviceID).map { inner.closedServers.contains($0.server) } ?? false
-                    }
+    public func record(_ samples: [EnergySample], at instant: C.Instant, wall: Date? = nil,
+                       lease: Lease? = nil) -> CycleReport {
+        typealias Outcome = (summary: EnergyIntegrator<C.Instant>.Summary, pending: (EnergyState, UInt64)?,
+                             totals: [String: DeviceEnergy], firstImplausible: [EnergyIntegrator<C.Instant>.Rejection],
+                             dropped: Int, superseded: Bool)
+        let (summary, pending, totals, firstImplausible, dropped, superseded) = inner.withLock { inner -> Outcome in
+            let current = lease.map { inner.leases[$0.keyPrefix] == $0.id } ?? true
+            guard !inner.closed, current else {
+                return (EnergyIntegrator<C.Instant>.Summary(), nil, [:], [], samples.count, true)
+            }
+            var accepted = samples
+            if !inner.closedServers.isEmpty {
+                accepted.removeAll { sample in
+                    EnergyKey.split(sample.deviceID).map { inner.closedServers.contains($0.server) } ?? false
                 }
-                let summary = inner.integrator.integrate(accepted, at: instant, wall: wall)
-                inner.dirty = true
-                inner.status.rejectedSamples += summary.implausible.count
-                let firstImplausible = summary.implausible.filter { inner.loggedImplausible.insert($0.deviceID).inserted }
-                let elapsed = inner.lastSave.map { $0.duration(to: instant) }
-                let pending = persistence.shouldPersist(sinceLastSave: elapsed)
-                    ? inner.integrator.state(base: inner.base) : nil
-                var totals: [String: DeviceEnergy] = [:]
-                totals.reserveCapacity(accepted.count)
-                for sample in accepted { totals[sample.deviceID] = inner.integrator.total(for: sample.deviceID) }
-                return (summary, pending, totals, firstImplausible, samples.count - accepted.count)
             }
+            let summary = inner.integrator.integrate(accepted, at: instant, wall: wall)
+            inner.generation += 1
+            inner.status.rejectedSamples += summary.implausible.count
+            let firstImplausible = summary.implausible.filter { inner.loggedImplausible.insert($0.deviceID).inserted }
+            let elapsed = inner.lastSaveRequest.map { $0.duration(to: instant) }
+            var pending: (EnergyState, UInt64)?
+            if persistence.shouldPersist(sinceLastSave: elapsed) {
+                inner.lastSaveRequest = instant
+                pending = (inner.integrator.state(base: inner.base), inner.generation)
+            }
+            var totals: [String: DeviceEnergy] = [:]
+            totals.reserveCapacity(accepted.count)
+            for sample in accepted { totals[sample.deviceID] = inner.integrator.total(for: sample.deviceID) }
+            return (summary, pending, totals, firstImplausible, samples.count - accepted.count, false)
+        }
+        if let pending { submit(pending.0, generation: pending.1) }
+        if superseded {
             if dropped > 0 {
-                logger.warn("readings of a server whose totals moved away (renamed) not recorded", ["devices": .int(dropped)])
+                logger.debug("readings of a replaced or stopped pipeline not recorded", ["devices": .int(dropped)])
             }
-            if !summary.gapDevices.isEmpty {
-                logGaps(summary)
-            }
-            for rejection in firstImplausible {
-                logger.warn("implausible power reading not integrated (logged once per device)",
-                            ["device_id": "\(rejection.deviceID)", "watts": .double(rejection.watts),
-                             "max_watts": .double(rejection.maxWatts)])
-            }
-            let failure = pending.flatMap { persist($0, at: instant) }
-            return CycleReport(totals: totals, summary: summary, persisted: pending != nil && failure == nil,
-                               persistError: failure)
+        } else if dropped > 0 {
+            logger.warn("readings of a server whose totals moved away (renamed) not recorded", ["devices": .int(dropped)])
+        }
+        if !summary.gapDevices.isEmpty {
+            logGaps(summary)
+        }
+        for rejection in firstImplausible {
+            logger.warn("implausible power reading not integrated (logged once per device)",
+                        ["device_id": "\(rejection.deviceID)", "watts": .double(rejection.watts),
+                         "max_watts": .double(rejection.maxWatts)])
+        }
+        return CycleReport(totals: totals, summary: summary, saveRequested: pending != nil, dropped: dropped)
+    }
+
+    /// Makes the caller the only one recording under `keyPrefix`: any earlier lease of the same
+    /// prefix ends, and readings recorded with it are dropped from now on.
+    ///
+    /// - Parameter keyPrefix: the server's key prefix (``EnergyKey/prefix(server:)``).
+    /// - Returns: the lease to pass to ``record(_:at:wall:lease:)``.
+    public func lease(keyPrefix: String) -> Lease {
+        inner.withLock { inner in
+            inner.nextLease += 1
+            inner.leases[keyPrefix] = inner.nextLease
+            return Lease(keyPrefix: keyPrefix, id: inner.nextLease)
         }
     }
 
     /// Moves totals to new keys while the meter runs (a server renamed by a configuration
-    /// reload), then saves at once, whatever the policy.
+    /// reload), then asks for a save at once, whatever the policy (``save(timeout:)`` waits for it).
     ///
     /// The move is atomic: no cycle integrates between reading the keys and moving them, so no
     /// total is lost or counted twice. Everything kept per key travels with it, the chain in
@@ -226,22 +298,21 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     /// - Parameters:
     ///   - closing: the servers whose keys move away (``EnergyKey`` server names).
     ///   - plan: given the keys now, returns `old → new` for those to move.
-    /// - Returns: what moved and how the save went.
+    /// - Returns: what moved.
     @discardableResult
     public func rekey(closing: Set<String>, _ plan: ([String]) -> [String: String]) -> Rekeying {
-        saving.withLock { _ in
-            let (result, pending) = inner.withLock { inner -> ((moved: [String], skipped: [String]), EnergyState) in
-                let result = inner.integrator.rekey(plan(Array(inner.integrator.totals.keys)))
-                inner.closedServers.formUnion(closing)
-                inner.dirty = true
-                return (result, inner.integrator.state(base: inner.base))
-            }
-            for old in result.skipped {
-                logger.warn("energy total not moved: the new key already holds a total; both are kept", ["from": .string(old)])
-            }
-            let failure = persist(pending, at: clock.now)
-            return Rekeying(moved: result.moved.count, skipped: result.skipped, persistError: failure)
+        let (result, pending, generation) = inner.withLock { inner in
+            let result = inner.integrator.rekey(plan(Array(inner.integrator.totals.keys)))
+            inner.closedServers.formUnion(closing)
+            inner.generation += 1
+            inner.lastSaveRequest = clock.now
+            return (result, inner.integrator.state(base: inner.base), inner.generation)
         }
+        submit(pending, generation: generation)
+        for old in result.skipped {
+            logger.warn("energy total not moved: the new key already holds a total; both are kept", ["from": .string(old)])
+        }
+        return Rekeying(moved: result.moved.count, skipped: result.skipped)
     }
 
     /// Accepts readings keyed under `server` again (a server of that name is configured anew
@@ -250,16 +321,70 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
         _ = inner.withLock { $0.closedServers.remove(server) }
     }
 
-    /// Saves the current totals now, whatever the policy (call on shutdown). Does nothing when
-    /// nothing changed since the last successful save.
+    /// Stops recording: readings recorded from now on are dropped (a collection that outlived
+    /// the graceful shutdown timeout cannot change the totals after the final save). Saves
+    /// already asked for, and those of ``flush(timeout:)`` and ``save(timeout:)``, still run.
+    public func close() {
+        inner.withLock { $0.closed = true }
+    }
+
+    /// Saves the current totals now, whatever the policy, and blocks until they are on disk or
+    /// `timeout` passed. Does nothing when nothing changed since the last successful save.
+    /// Blocks its thread: call it from a thread of your own, or use ``save(timeout:)``.
     ///
-    /// - Throws: the store's error; totals remain in memory.
-    public func flush() throws {
-        let failure = saving.withLock { _ -> StorageError? in
-            let pending = inner.withLock { inner in inner.dirty ? inner.integrator.state(base: inner.base) : nil }
-            return pending.flatMap { persist($0, at: clock.now) }
+    /// - Parameter timeout: how long to wait for the writer; `nil` waits as long as it takes.
+    /// - Throws: the store's error (totals remain in memory), or ``SaveTimeout`` when the save
+    ///   did not end in time (it goes on).
+    public func flush(timeout: Duration? = nil) throws {
+        guard let generation = requestSave() else { return }
+        try Self.check(writer.waitUntilSaved(generation, timeout: timeout), waited: timeout ?? .zero)
+    }
+
+    /// Saves the current totals now, whatever the policy, and suspends until they are on disk
+    /// or `timeout` passed; no thread is blocked meanwhile. Does nothing when nothing changed
+    /// since the last successful save.
+    ///
+    /// - Parameter timeout: how long to wait for the writer.
+    /// - Throws: the store's error (totals remain in memory), or ``SaveTimeout`` when the save
+    ///   did not end in time (it goes on).
+    public func save(timeout: Duration) async throws {
+        guard let generation = requestSave() else { return }
+        try Self.check(await writer.saved(generation, timeout: timeout), waited: timeout)
+    }
+
+    /// Blocks until every save asked for so far has ended (without asking for one), or
+    /// `timeout` passed. For tests and benchmarks that count saves; never call it from the
+    /// Swift concurrency pool in production code.
+    ///
+    /// - Throws: the last save's error, or ``SaveTimeout``.
+    public func waitForSaves(timeout: Duration? = nil) throws {
+        try Self.check(writer.waitUntilSaved(writer.newestQueued, timeout: timeout), waited: timeout ?? .zero)
+    }
+
+    /// Hands the current state to the writer unless it is on disk already; returns the
+    /// generation to wait for (`nil`: nothing to save).
+    private func requestSave() -> UInt64? {
+        let pending = inner.withLock { inner -> (EnergyState, UInt64)? in
+            guard inner.generation != inner.savedGeneration else { return nil }
+            // A generation of its own, so a state whose save failed is saved again.
+            inner.generation += 1
+            return (inner.integrator.state(base: inner.base), inner.generation)
         }
-        if let failure { throw failure }
+        guard let (state, generation) = pending else { return nil }
+        submit(state, generation: generation)
+        return generation
+    }
+
+    private func submit(_ state: EnergyState, generation: UInt64) {
+        writer.submit(state, generation: generation) { [self] generation, failure in saveEnded(generation, failure) }
+    }
+
+    private static func check(_ outcome: StateWriter.Outcome, waited: Duration) throws {
+        switch outcome {
+        case .saved: return
+        case .failed(let failure): throw failure
+        case .timedOut, .stopped: throw SaveTimeout(waited: waited)
+        }
     }
 
     /// Totals of every known device. Never waits for a save.
@@ -280,28 +405,19 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     /// The state as it would be persisted now. Never waits for a save.
     public var state: EnergyState { inner.withLock { $0.integrator.state(base: $0.base) } }
 
-    /// Writes `pending` (a copy taken under the lock) with the lock released, then records the
-    /// outcome. Called with `saving` held, so saves never overlap nor reorder, and no cycle
-    /// integrates between the copy and the outcome.
-    private func persist(_ pending: EnergyState, at instant: C.Instant) -> StorageError? {
-        let failure: StorageError?
-        do {
-            try store.save(pending)
-            failure = nil
-        } catch {
-            failure = error as? StorageError
-                ?? .system(operation: "save energy state", path: "", errno: 0, message: "\(error)")
-        }
+    /// Records a save's outcome (on the writer's thread), then logs a change of state outside
+    /// the lock.
+    private func saveEnded(_ generation: UInt64, _ failure: StorageError?) {
         let previous = inner.withLock { inner -> Status in
             let previous = inner.status
             if let failure {
                 inner.status.persistFailures += 1
                 inner.status.lastPersistError = failure.description
+                inner.lastSaveRequest = nil // the next cycle tries again
             } else {
                 inner.status.lastPersistError = nil
                 inner.status.saves += 1
-                inner.lastSave = instant
-                inner.dirty = false
+                inner.savedGeneration = max(inner.savedGeneration, generation)
             }
             return previous
         }
@@ -311,7 +427,6 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
         } else if failure == nil, previous.lastPersistError != nil {
             logger.info("saving energy totals works again", ["failures": .int(previous.persistFailures)])
         }
-        return failure
     }
 
     private func logGaps(_ summary: EnergyIntegrator<C.Instant>.Summary) {

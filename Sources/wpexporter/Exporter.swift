@@ -226,34 +226,63 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// Binds, then collects and serves until `shutdown` returns (or the task is cancelled);
-    /// then stops ticking, lets work in flight finish, persists energy and releases the lock.
+    /// then stops ticking, lets work in flight finish, stops recording energy, saves the totals
+    /// (waiting up to ``finalSaveTimeout``) and releases the lock.
+    ///
+    /// Only `shutdown` (or cancellation) stops the exporter: a part that ends on its own (the
+    /// scheduler, the reload stream, the push loop) is logged as an error and the rest runs on.
     ///
     /// - Parameters:
     ///   - onListening: called once with the bound address (the real port when 0 was set).
+    ///   - reloadRequests: one element per SIGHUP; each reloads the configuration.
     ///   - shutdown: returns when the exporter should stop (a signal); must end on cancellation.
     /// - Throws: `HTTPServerError.bind` naming the address and reason when it cannot listen.
-    ///   - reloadRequests: one element per SIGHUP; each reloads the configuration.
     func run(onListening: @escaping @Sendable (ServerAddress) async -> Void,
              reloadRequests: AsyncStream<Void>? = nil,
              until shutdown: @escaping @Sendable () async -> Void) async throws {
-        defer { close() }
+        do {
+            try await serve(onListening: onListening, reloadRequests: reloadRequests, until: shutdown)
+        } catch {
+            await finish()
+            throw error
+        }
+        await finish()
+    }
+
+    /// The parts ``run(onListening:reloadRequests:until:)`` runs as child tasks.
+    enum Part: String, Sendable {
+        case httpServer = "the HTTP server"
+        case collection = "collection"
+        case merger = "the exposition merger"
+        case push = "the Pushgateway push loop"
+        case reloads = "the reload signal watcher"
+        case shutdownTrigger = "the shutdown trigger"
+    }
+
+    private func serve(onListening: @escaping @Sendable (ServerAddress) async -> Void,
+                       reloadRequests: AsyncStream<Void>?,
+                       until shutdown: @escaping @Sendable () async -> Void) async throws {
         let (server, fleet, primary, logger, pushLoop, reloader) = (self.server, self.fleet, self.primary, self.logger,
                                                                     self.pushLoop, self.reloader)
         let merger = self.merger
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await server.run() }
+        try await withThrowingTaskGroup(of: Part.self) { group in
+            group.addTask {
+                try await server.run()
+                return .httpServer
+            }
             do {
                 let address = try await server.waitUntilListening()
                 if let fleet {
-                    if let merger { group.addTask { await merger.run() } }
-                    group.addTask { await fleet.run() }
+                    if let merger { group.addTask { await merger.run(); return .merger } }
+                    group.addTask { await fleet.run(); return .collection }
                 } else {
-                    group.addTask { await primary.scheduler.run() }
+                    group.addTask { await primary.scheduler.run(); return .collection }
                 }
-                if let pushLoop { group.addTask { await pushLoop.run() } }
+                if let pushLoop { group.addTask { await pushLoop.run(); return .push } }
                 if let reloadRequests {
                     group.addTask {
                         for await _ in reloadRequests { _ = await reloader.reload(trigger: "SIGHUP") }
+                        return .reloads
                     }
                 }
                 await onListening(address)
@@ -261,9 +290,15 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                 group.cancelAll()
                 throw error
             }
-            group.addTask { await shutdown() }
+            group.addTask {
+                await shutdown()
+                return .shutdownTrigger
+            }
             do {
-                try await group.next()
+                while let ended = try await group.next(), ended != .shutdownTrigger, !Task.isCancelled {
+                    logger.error("\(ended.rawValue) stopped on its own; the exporter runs on without it "
+                                 + "until it is stopped", ["part": .string("\(ended)")])
+                }
             } catch {
                 group.cancelAll()
                 throw error
@@ -274,24 +309,45 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
-    /// Saves the energy totals now (on shutdown, and on a second signal before exiting).
+    /// How long shutdown waits for the final save of the energy totals (a second signal exits
+    /// at once instead).
+    static var finalSaveTimeout: Duration { .seconds(30) }
+
+    /// Stops recording, saves the totals within ``finalSaveTimeout`` and releases the data
+    /// directory. A collection that outlived the graceful timeout can no longer record.
+    private func finish() async {
+        meter.close()
+        do {
+            try await meter.save(timeout: Self.finalSaveTimeout)
+            logger.info("energy persisted", ["devices": .int(meter.totals.count)])
+        } catch {
+            logger.error("could not persist energy on shutdown", ["error": .string("\(error)")])
+        }
+        store.close()
+    }
+
+    /// Saves the energy totals, waiting at most `timeout` (a second signal, before exiting
+    /// with status 1: the state file is replaced atomically, so a save cut short loses only
+    /// itself). Blocks the calling thread: call it from a signal handler's thread, never from
+    /// the Swift concurrency pool.
     ///
     /// - Returns: whether the totals are safe on disk.
     @discardableResult
-    func persist() -> Bool {
+    func persist(timeout: Duration?) -> Bool {
         do {
-            try meter.flush()
+            try meter.flush(timeout: timeout)
             return true
         } catch {
-            logger.error("could not persist energy on shutdown", ["error": .string("\(error)")])
+            logger.error("could not persist energy", ["error": .string("\(error)")])
             return false
         }
     }
 
-    /// Persists energy and releases the data directory (``run(onListening:until:)`` does this
-    /// on its way out; call it directly only when the exporter never ran).
+    /// Persists energy and releases the data directory, for an exporter that never ran
+    /// (``run(onListening:reloadRequests:until:)`` does this itself on its way out).
     func close() {
-        if persist() { logger.info("energy persisted", ["devices": .int(meter.totals.count)]) }
+        meter.close()
+        if persist(timeout: Self.finalSaveTimeout) { logger.info("energy persisted", ["devices": .int(meter.totals.count)]) }
         store.close()
     }
 }

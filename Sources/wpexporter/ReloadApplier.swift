@@ -10,8 +10,11 @@ typealias ClientFactory = @Sendable (ServerEntry) throws -> any WinPowerClient
 ///
 /// With `servers`, the fleet changes server by server: an entry whose settings are unchanged
 /// keeps its running pipeline (no collection skipped, its counters continue); a changed entry
-/// gets a new client and pipeline (its energy totals continue: they are keyed by the server's
-/// name); a removed one stops (its totals stay in the state file); a new one starts at once.
+/// gets a new client and pipeline, started only once the old pipeline has stopped (its
+/// collection in flight finished, or abandoned at the graceful timeout and unable to record),
+/// so a server never has two logins nor two collections at once; its energy totals continue
+/// (they are keyed by the server's name); a removed one stops (its totals stay in the state
+/// file); a new one starts at once.
 /// A new entry with `energy_from` (a rename, ``ReloadRenames``) starts once the old server's
 /// pipeline has stopped (its collection in flight finished) and the meter moved its totals
 /// and saved them. Switching between a `winpower`-only configuration and `servers` needs a
@@ -82,15 +85,25 @@ final class ReloadApplier<C: Clock>: Sendable where C.Duration == Duration {
             let plan = try Self.plan(fleet.members, next, makeMember: makeMember, clientFactory: clientFactory)
             // A server configured anew under a name whose totals moved away records again.
             for name in plan.added { meter.reopen(server: name) }
-            fleet.replace(with: plan.members, deferring: renames.targets)
+            let changed = Set(plan.changed)
+            fleet.replace(with: plan.members, deferring: renames.targets.union(changed))
             summary = plan.summary
+            if !changed.isEmpty {
+                // The new pipeline of a changed server starts once the old one has stopped.
+                await fleet.awaitStopped(changed)
+                fleet.start(changed)
+            }
             if !renames.isEmpty {
                 parts.merger?.publish()
                 await fleet.awaitStopped(renames.sources)
                 let moved = meter.rekey(closing: renames.sources) { renames.migration.moves($0).moves }
                 fleet.start(renames.targets)
                 summary += "; moved \(moved.moved) energy totals"
-                    + (moved.persistError.map { " (not saved yet, retried next cycle: \($0))" } ?? "")
+                do {
+                    try await meter.save(timeout: Self.saveWait)
+                } catch {
+                    summary += " (not saved yet, retried next cycle: \(error))"
+                }
             }
             parts.merger?.publish()
             applied.servers = plan.members.map(\.entry)
@@ -103,9 +116,13 @@ final class ReloadApplier<C: Clock>: Sendable where C.Duration == Duration {
         return ConfigReloader.Applied(summary: summary, needsRestart: needsRestart)
     }
 
+    /// How long a reload waits for the save of moved energy totals before answering.
+    static var saveWait: Duration { .seconds(5) }
+
     private struct Plan {
         var members: [ServerFleet<C>.Member]
         var added: [String]
+        var changed: [String]
         var summary: String
     }
 
@@ -135,7 +152,7 @@ final class ReloadApplier<C: Clock>: Sendable where C.Duration == Duration {
         if !changed.isEmpty { parts.append("changed " + changed.joined(separator: ", ")) }
         if !removed.isEmpty { parts.append("removed " + removed.joined(separator: ", ")) }
         parts.append("\(kept) unchanged")
-        return Plan(members: members, added: added, summary: "servers: " + parts.joined(separator: "; "))
+        return Plan(members: members, added: added, changed: changed, summary: "servers: " + parts.joined(separator: "; "))
     }
 }
 

@@ -37,7 +37,7 @@ struct RuntimeCommands: Sendable {
     }
 
     /// Builds the exporter and runs it until the first signal; a second signal persists
-    /// energy and exits at once with status 1.
+    /// energy (waiting at most half a second for the disk) and exits with status 1.
     /// `waitForStop` is the signal watcher to use, started now when not given.
     /// `reload` and `reloadRequests` (SIGHUP) make the configuration reloadable (`server` only);
     /// `clientFactory` lets a reload add and change servers.
@@ -60,8 +60,8 @@ struct RuntimeCommands: Sendable {
             await onListening(address, exporter)
         }, reloadRequests: reloadRequests, until: {
             await waitForStop {
-                logger.warn("second signal: persisting energy and exiting now")
-                exporter.persist()
+                logger.warn("second signal: persisting energy (waiting at most 0.5 s) and exiting now")
+                exporter.persist(timeout: .milliseconds(500))
                 controls.exit(1)
             }
         })

@@ -1,4 +1,5 @@
 import Synchronization
+import WPCollector
 import WPConfig
 import WPScheduler
 
@@ -9,8 +10,9 @@ import WPScheduler
 /// them all (each letting its collection in flight finish within the graceful timeout).
 /// ``replace(with:)`` swaps the set of pipelines: one that is kept keeps its task, so an
 /// unchanged server skips no collection; a removed one is stopped like at shutdown; a new one
-/// starts at once when the fleet runs, or, when deferred (a rename), once ``start(_:)`` is called
-/// after ``awaitStopped(_:)`` saw the old pipeline end and its totals moved. Energy totals live in
+/// starts at once when the fleet runs, or, when deferred (a changed server, a rename), once
+/// ``start(_:)`` is called after ``awaitStopped(_:)`` saw the old pipeline end (and, for a
+/// rename, its totals moved): a server never runs two pipelines at once. Energy totals live in
 /// the shared meter, so neither removing nor re-adding a server loses any.
 final class ServerFleet<C: Clock>: Sendable where C.Duration == Duration {
     /// One server: its entry as configured and its pipeline.
@@ -122,7 +124,11 @@ final class ServerFleet<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
+    /// Starts `pipeline`'s scheduler; from now on its collector is the only one recording its
+    /// server's energy (a predecessor's collection that outlived its graceful timeout records
+    /// nothing more).
     private static func start(_ pipeline: ServerPipeline<C>) -> Task<Void, Never> {
-        Task { await pipeline.scheduler.run() }
+        pipeline.collector.claimEnergy()
+        return Task { await pipeline.scheduler.run() }
     }
 }

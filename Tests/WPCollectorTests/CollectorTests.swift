@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WPClient
 import WPCollector
+import WPEnergy
 import WPStorage
 import WPTestSupport
 
@@ -229,6 +230,7 @@ private let device = ["device_id": deviceID]
         #expect(exposition.value("winpower_device_cumulative_energy", device) == 7_200_975.0 / 3600)
         #expect(exposition.value("winpower_device_energy_gaps_total", device) == 2)
         #expect(exposition.samples("winpower_device_energy_joules_total", ["device_id": "never-seen"]).isEmpty)
+        try fixture.meter.waitForSaves()
         #expect(store.lastSaved?.devices[deviceID]?.joules == 7_200_975)
         #expect(store.lastSaved?.devices["never-seen"]?.joules == 10)
     }
@@ -237,8 +239,12 @@ private let device = ["device_id": deviceID]
         let store = InMemoryEnergyStore()
         store.failNextSaves(2)
         let fixture = try CollectorFixture(client: ClientStub([.success(.make())]), store: store)
-        await fixture.collector.collect()
-        fixture.clock.advance(by: .seconds(5))
+        // Saves run on the meter's writer thread: a cycle exports the failures known when it renders.
+        for _ in 0..<2 {
+            await fixture.collector.collect()
+            #expect(throws: StorageError.self) { try fixture.meter.waitForSaves() }
+            fixture.clock.advance(by: .seconds(5))
+        }
         await fixture.collector.collect()
         #expect(try fixture.exposition().value("winpower_exporter_energy_persist_failures_total") == 2)
     }

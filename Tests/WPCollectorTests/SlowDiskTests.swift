@@ -19,6 +19,12 @@ private final class BlockingStore: EnergyStore {
 
     func block() { guarded.withLock { $0.blocking = true } }
 
+    /// Saves stop blocking; the one stuck now completes.
+    func unblock() {
+        guarded.withLock { $0.blocking = false }
+        release.signal()
+    }
+
     func load() throws -> LoadedEnergyState { LoadedEnergyState(state: EnergyState(), source: .fresh) }
 
     func save(_ state: EnergyState) throws {
@@ -43,6 +49,7 @@ private final class BlockingStore: EnergyStore {
                                   client: client, meter: meter, clock: clock,
                                   wallClock: { Date(timeIntervalSince1970: 1_760_000_000) }, logger: .disabled)
         await collector.collect()
+        try meter.waitForSaves()
         clock.advance(by: .seconds(5))
 
         store.block()
@@ -70,6 +77,7 @@ private final class BlockingStore: EnergyStore {
         let result = answered.wait(timeout: .now() + 120)
         store.release.signal()
         recorded.wait()
+        try meter.waitForSaves()
         #expect(result == .success, "a reader waited for the blocked save")
 
         let values = seen.withLock { $0 }
@@ -82,5 +90,63 @@ private final class BlockingStore: EnergyStore {
         #expect(store.saved.last?.devices["ups-1"]?.joules == 2000)
         #expect(meter.status.saves == 2)
         #expect(meter.status.persistFailures == 0)
+    }
+
+    /// More servers than the machine has cores, each collected by a real `Task` on the Swift
+    /// concurrency pool, while the disk's save is stuck: every collection still runs and
+    /// publishes, round after round, because no collection waits for the disk. (Before the
+    /// writer thread, the first collection sat in the save holding the meter's save lock and
+    /// the others blocked on it, one pool thread each, until the pool was empty.)
+    @Test func everyServersCollectionsGoOnWhileASaveIsStuck() async throws {
+        let store = BlockingStore()
+        store.block()
+        let clock = ManualClock()
+        let meter = try EnergyMeter.open(persistence: PersistencePolicy(syncWrite: true), store: store,
+                                         clock: clock, logger: .disabled)
+        let servers = ProcessInfo.processInfo.activeProcessorCount + 2
+        let collectors = (0..<servers).map { index in
+            var configuration = CollectorConfiguration(target: "http://winpower-\(index).test:8081")
+            configuration.energyKeyPrefix = EnergyKey.prefix(server: "s\(index)")
+            return Collector(configuration: configuration,
+                             client: ClientStub([.success(.make(devices: [Device.make(id: "ups-1", watts: 360)]))]),
+                             meter: meter, clock: clock, wallClock: { Date(timeIntervalSince1970: 1_760_000_000) },
+                             logger: .disabled)
+        }
+        let rounds = 4
+        let finished = DispatchSemaphore(value: 0)
+        Task.detached {
+            for _ in 0..<rounds {
+                await withTaskGroup(of: Void.self) { group in
+                    for collector in collectors { group.addTask { await collector.collect() } }
+                }
+                clock.advance(by: .seconds(10))
+            }
+            finished.signal()
+        }
+        store.entered.wait()
+        // Waited for on a thread of its own, so a stuck pool fails the test instead of hanging it.
+        let ran = await waitOffThePool(finished, seconds: 120)
+        let stuckWhileRunning = store.saved.isEmpty
+        store.unblock()
+        #expect(ran, "collections waited for the stuck save")
+        #expect(stuckWhileRunning, "the first save was still stuck while every round ran")
+        for collector in collectors {
+            #expect(collector.health.lastCollectionSucceeded)
+        }
+        // Once the disk recovers, the latest totals are saved: 3 intervals of 10 s at 360 W each.
+        try meter.flush()
+        let saved = try #require(store.saved.last)
+        for index in 0..<servers {
+            #expect(saved.devices[EnergyKey.prefix(server: "s\(index)") + "ups-1"]?.joules == 10_800)
+        }
+    }
+
+    /// Waits for `semaphore` on a new thread (never a thread of the Swift pool).
+    private func waitOffThePool(_ semaphore: DispatchSemaphore, seconds: Int) async -> Bool {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(returning: semaphore.wait(timeout: .now() + .seconds(seconds)) == .success)
+            }
+        }
     }
 }

@@ -52,6 +52,7 @@ import WPTestSupport
                 lastTime[index] = time
             }
             meter.record(samples)
+            try meter.waitForSaves()
         }
         let totals = meter.totals
         for (index, curve) in curves.enumerated() {

@@ -80,14 +80,22 @@ import WPTestSupport
         #expect(integrator.state().devices["old"]?.joules == 7200)
     }
 
-    @Test func instantNotAfterThePreviousOneAddsNothing() {
+    @Test func instantNotAfterThePreviousOneIsIgnored() {
         var integrator = makeIntegrator()
         integrator.integrate([sample(100)], at: at(10))
-        integrator.integrate([sample(100)], at: at(10))
-        integrator.integrate([sample(100)], at: at(5))
+        #expect(integrator.integrate([sample(100)], at: at(10)).outOfOrder == 1)
+        #expect(integrator.integrate([sample(100)], at: at(5)).outOfOrder == 1)
         #expect(integrator.total(for: "ups")?.joules == 0)
-        integrator.integrate([sample(100)], at: at(6))
-        #expect(integrator.total(for: "ups")?.joules == 100)
+        // The chain continues from 10 s, not from the late reading at 5 s.
+        integrator.integrate([sample(100)], at: at(16))
+        #expect(integrator.total(for: "ups")?.joules == 600)
+    }
+
+    @Test func aLateReadingDoesNotRestartTheChainInThePast() {
+        var integrator = makeIntegrator()
+        for seconds in [0.0, 10, 5, 20] { integrator.integrate([sample(100)], at: at(seconds)) }
+        // 100 W from 0 s to 20 s: 2,000 J, whatever arrived late.
+        #expect(integrator.total(for: "ups")?.joules == 2000)
     }
 
     @Test func totalsNeverDecreaseOnRandomInput() {

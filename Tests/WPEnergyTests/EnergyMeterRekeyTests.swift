@@ -26,6 +26,7 @@ import WPTestSupport
             clock.advance(by: .seconds(5))
             meter.record([reading("a", mode: mode), reading("a", "ups-2"), reading("b")], at: clock.now,
                          wall: wallOrigin.addingTimeInterval(Double(index) * 5))
+            try meter.waitForSaves()
         }
         return meter
     }
@@ -50,10 +51,10 @@ import WPTestSupport
         let savesBefore = store.savedStates.count
 
         let result = meter.rekey(closing: ["a"], Self.rename("a", to: "a2"))
+        try meter.waitForSaves()
 
         #expect(result.moved == 2)
         #expect(result.skipped.isEmpty)
-        #expect(result.persistError == nil)
         let after = meter.totals
         #expect(after[Self.key("a2")] == ups, "energy, gaps and ledger travel together")
         #expect(after[Self.key("a2", "ups-2")] == before[Self.key("a", "ups-2")])
@@ -88,6 +89,7 @@ import WPTestSupport
         clock.advance(by: .seconds(5))
         meter.record([Self.reading("a", mode: 4), Self.reading("b")], at: clock.now,
                      wall: Self.wallOrigin.addingTimeInterval(20))
+        try meter.waitForSaves()
         #expect(meter.totals[Self.key("a")] == nil, "a late reading does not bring the old key back")
         #expect(meter.totals[Self.key("a2")] == moved[Self.key("a2")])
         #expect(meter.totals[Self.key("b")]?.joules == 4000, "other servers' readings in the same cycle count")
@@ -109,6 +111,7 @@ import WPTestSupport
         let before = meter.totals
 
         let result = meter.rekey(closing: ["a"], Self.rename("a", to: "b"))
+        try meter.waitForSaves()
 
         #expect(result.moved == 1, "ups-2 has no total under b and moves")
         #expect(result.skipped == [Self.key("a")])
@@ -125,13 +128,14 @@ import WPTestSupport
         let meter = try Self.meterWithHistory(store: store, clock: clock)
         store.failNextSaves(1)
 
-        let result = meter.rekey(closing: ["a"], Self.rename("a", to: "a2"))
+        meter.rekey(closing: ["a"], Self.rename("a", to: "a2"))
 
-        #expect(result.persistError != nil)
+        #expect(throws: StorageError.self) { try meter.waitForSaves() }
         #expect(meter.totals[Self.key("a2")]?.joules == 3000)
         #expect(store.lastSaved?.devices[Self.key("a")]?.joules == 3000, "the file still holds the old keys")
         clock.advance(by: .seconds(5))
         meter.record([Self.reading("b")], at: clock.now, wall: Self.wallOrigin.addingTimeInterval(20))
+        try meter.waitForSaves()
         let saved = try #require(store.lastSaved)
         #expect(saved.devices[Self.key("a2")]?.joules == 3000)
         #expect(saved.devices[Self.key("a")] == nil)

@@ -12,12 +12,14 @@ import WPTestSupport
         try EnergyMeter.open(persistence: persistence, store: store, clock: clock, logger: logger)
     }
 
-    /// Runs one cycle `seconds` after the previous one.
+    /// Runs one cycle `seconds` after the previous one and waits for the save it asked for.
     @discardableResult
     private func cycle(_ meter: EnergyMeter<ManualClock>, _ clock: ManualClock, after seconds: Double,
                        _ samples: [EnergySample]) -> EnergyMeter<ManualClock>.CycleReport {
         clock.advance(by: .seconds(seconds))
-        return meter.record(samples)
+        let report = meter.record(samples)
+        try? meter.waitForSaves()
+        return report
     }
 
     /// A meter shared by several servers: each server reads only its own totals, keyed without
@@ -115,7 +117,8 @@ import WPTestSupport
             let report = cycle(meter, clock, after: 5, [sample(360)])
             if step > 0 { expected += 1800 }
             #expect(report.totals["ups"]?.joules == expected)
-            #expect(report.persisted)
+            #expect(report.saveRequested)
+            #expect(meter.status.saves == step + 1)
         }
         #expect(try store.load().state.devices["ups"]?.joules == expected)
     }
@@ -127,7 +130,7 @@ import WPTestSupport
                                   persistence: PersistencePolicy(syncWrite: false, flushInterval: .seconds(60)))
         var persistedAt: [Int] = []
         for index in 0..<30 {
-            if cycle(meter, clock, after: 5, [sample(100)]).persisted { persistedAt.append(index) }
+            if cycle(meter, clock, after: 5, [sample(100)]).saveRequested { persistedAt.append(index) }
         }
         #expect(persistedAt == [0, 12, 24])
         #expect(store.savedStates.count == 3)
@@ -147,7 +150,11 @@ import WPTestSupport
         cycle(meter, clock, after: 0, [sample(100)])
         store.failNextSaves(3)
         var outcomes: [Bool] = []
-        for _ in 0..<16 { outcomes.append(cycle(meter, clock, after: 5, [sample(100)]).persistError == nil) }
+        for _ in 0..<16 {
+            let failures = meter.status.persistFailures
+            cycle(meter, clock, after: 5, [sample(100)])
+            outcomes.append(meter.status.persistFailures == failures)
+        }
         // Due at 60 s; fails three cycles in a row (retried every cycle, not after another minute).
         #expect(outcomes[11] == false && outcomes[12] == false && outcomes[13] == false && outcomes[14] == true)
         #expect(meter.status.persistFailures == 3)

@@ -22,6 +22,7 @@ import WPTestSupport
             clock.advance(by: .seconds(5))
             meter.record([reading(index / 4 % 2 == 1 ? 4 : 3)], at: clock.now,
                          wall: wallOrigin.addingTimeInterval(Double(index) * 5))
+            try meter.waitForSaves()
         }
         // The same saves as without a ledger (withoutSyncWritePersistsEveryFlushIntervalAndOnShutdown).
         #expect(store.savedStates.count == 3)

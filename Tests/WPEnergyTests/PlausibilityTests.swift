@@ -7,8 +7,8 @@ import WPTestSupport
 /// One glitched reading (`loadTotalWatt: "1e12"`) must not inflate a counter that can never
 /// go down: readings above the plausibility bound are refused, counted and logged once.
 @Suite struct PlausibilityTests {
-    private func rated(_ watts: Double?, ratingVa: Double? = 3000) -> EnergySample {
-        EnergySample(deviceID: "ups", watts: watts, ratingVa: ratingVa)
+    private func rated(_ watts: Double?, ratingVa: Double? = 3000, id: String = "ups") -> EnergySample {
+        EnergySample(deviceID: id, watts: watts, ratingVa: ratingVa)
     }
 
     @Test func defaultBoundIsTwiceTheRatingElseTheCeiling() {
@@ -55,7 +55,7 @@ import WPTestSupport
 
     @Test func negativeNaNAndInfiniteStayUnusableNotImplausible() {
         var integrator = makeIntegrator()
-        let summary = integrator.integrate([rated(-5), rated(.nan), rated(.infinity)], at: at(0))
+        let summary = integrator.integrate([rated(-5), rated(.nan, id: "b"), rated(.infinity, id: "c")], at: at(0))
         #expect(summary.unusable == 3)
         #expect(summary.implausible.isEmpty)
         #expect(integrator.rejectedSamples.isEmpty)
@@ -78,6 +78,7 @@ import WPTestSupport
         #expect(meter.status.rejectedSamples == 6)
         let warnings = sink.records.filter { $0.message.hasPrefix("implausible power reading") }
         #expect(warnings.count == 2)
+        try meter.waitForSaves()
         #expect(store.savedStates.last?.devices["ups"]?.joules == 9200)
     }
 }
