@@ -122,4 +122,99 @@ import WPTestSupport
         #expect(single.needsRestart == ["servers (between one server and a servers list)"])
         #expect(harness.exporter.pipelines.map(\.name) == ["a", "b2"])
     }
+
+    /// A reload that changes a server's URL while its collection is in flight: the new pipeline
+    /// starts only once the old collection has finished and recorded, so the server is never
+    /// collected twice at once, and its energy is the exact integral of its constant power.
+    @Test func aChangedServerIsNeverCollectedTwiceAtOnceAndItsEnergyIsExact() async throws {
+        let next = NextConfiguration()
+        let probe = ConcurrencyProbe()
+        let old = GatedClient(probe: probe, blockingCall: 2)
+        let replacement = GatedClient(probe: probe, blockingCall: nil)
+        let harness = try ServersHarness(
+            servers: [("a", Self.stub(100)), ("c", old)],
+            reload: { LoadedConfiguration(configuration: try #require(next.value.withLock { $0 })) },
+            clientFactory: { _ in replacement })
+        let exporter = harness.exporter
+        let fleet = try #require(exporter.fleet)
+        let key = EnergyKey.qualified(server: "c", device: "ups-1")
+        let running = Task { await fleet.run() }
+
+        await harness.until("the first collection of c") { exporter.meter.totals[key] != nil && old.calls == 1 }
+        harness.clock.advance(by: .seconds(10))
+        await harness.until("the second collection of c, in flight") { probe.inFlight == 1 && old.calls == 2 }
+
+        var configuration = exporter.configuration
+        configuration.servers[1].winPower.baseURL = "http://127.0.0.9:8081"
+        next.value.withLock { $0 = configuration }
+        let reload = Task { await exporter.reloader.reload(trigger: "test") }
+        // Give the reload every chance to start the new pipeline early.
+        for _ in 0..<1000 { await Task.yield() }
+        #expect(replacement.calls == 0, "the new pipeline waits for the old collection")
+        old.release()
+        let outcome = await reload.value
+        #expect(outcome == .applied(ConfigReloader.Applied(summary: "servers: changed c; 1 unchanged")))
+        await harness.until("the new pipeline's first collection") { replacement.calls == 1 && probe.inFlight == 0 }
+        harness.clock.advance(by: .seconds(10))
+        await harness.until("the new pipeline's second collection") { exporter.meter.totals[key]?.joules == 8000 }
+
+        #expect(probe.maximum == 1, "two collections of c ran at once")
+        // 400 W from 0 s to 20 s, whichever pipeline read it.
+        #expect(exporter.meter.totals[key]?.joules == 8000)
+        running.cancel()
+        await running.value
+    }
+}
+
+/// Counts the collections of one server in flight, across its old and new clients.
+final class ConcurrencyProbe: Sendable {
+    private let state = Mutex<(now: Int, maximum: Int)>((0, 0))
+    var inFlight: Int { state.withLock { $0.now } }
+    var maximum: Int { state.withLock { $0.maximum } }
+    func enter() { state.withLock { $0.now += 1; $0.maximum = max($0.maximum, $0.now) } }
+    func leave() { state.withLock { $0.now -= 1 } }
+}
+
+/// A WinPower client reading 400 W from one UPS; call number `blockingCall` (1-based) holds
+/// its answer until ``release()``.
+final class GatedClient: WinPowerClient {
+    private struct State {
+        var calls = 0
+        var released = false
+        var waiting: CheckedContinuation<Void, Never>?
+    }
+    private let state = Mutex(State())
+    private let probe: ConcurrencyProbe
+    private let blockingCall: Int?
+
+    init(probe: ConcurrencyProbe, blockingCall: Int?) {
+        self.probe = probe
+        self.blockingCall = blockingCall
+    }
+
+    var calls: Int { state.withLock { $0.calls } }
+
+    func release() {
+        let waiting = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.released = true
+            defer { state.waiting = nil }
+            return state.waiting
+        }
+        waiting?.resume()
+    }
+
+    func fetchDevices() async throws -> DeviceReadout {
+        probe.enter()
+        defer { probe.leave() }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                state.calls += 1
+                guard state.calls == blockingCall, !state.released else { return true }
+                state.waiting = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
+        return .make(devices: [.make(id: "ups-1", watts: 400)])
+    }
 }
