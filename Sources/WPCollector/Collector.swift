@@ -46,6 +46,8 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
     private let publishedHealth: Mutex<CollectorHealth>
     /// This collector's right to record under its key prefix (``claimEnergy()``).
     private let lease: Mutex<EnergyMeter<C>.Lease>
+    /// When the last successful readout was taken, on the monotonic clock (a leaf lock).
+    private let lastSuccessInstant = Mutex<C.Instant?>(nil)
 
     /// Creates a collector and renders its first snapshot (no devices, `winpower_exporter_up 0`).
     ///
@@ -89,6 +91,14 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
 
     /// What the last collections found.
     public var health: CollectorHealth { publishedHealth.withLock { $0 } }
+
+    /// Time since the last successful readout was taken, on the collector's monotonic clock
+    /// (the one readings go stale on); `nil` before the first success. Stepping the wall clock
+    /// changes nothing here: `/health` judges freshness with it, and shows wall time only as
+    /// timestamps.
+    public func timeSinceLastSuccess() -> Duration? {
+        lastSuccessInstant.withLock { $0 }.map { $0.duration(to: clock.now) }
+    }
 
     /// Records the scheduler's count of skipped collections, exported as
     /// `winpower_exporter_collections_skipped_total`, and publishes a new snapshot at once when
@@ -172,6 +182,7 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
             return (render(&state, energy, at: finished, wall: wall, generatedAt: wall), state.health)
         }
         if let next { published.withLock { $0 = next } }
+        if case .success = outcome { lastSuccessInstant.withLock { $0 = fetched } }
         health.energySamplesRejected = energy.status.rejectedSamples
         health.outages = energy.totals.compactMap { id, totals in
             totals.ledger.inOutage ? CollectorHealth.DeviceOutage(deviceID: id, since: totals.ledger.lastStart) : nil

@@ -13,7 +13,7 @@ public struct CollectorConfiguration: Sendable, Equatable {
     /// The collection interval (default 5 s).
     public var interval: Duration
     /// How old the last successful reading of a device may be before its instantaneous gauges
-    /// are withdrawn; also the window of ``CollectorHealth/isHealthy(now:stalenessWindow:)``.
+    /// are withdrawn; also the window of ``CollectorHealth/isHealthy(sinceLastSuccess:stalenessWindow:)``.
     /// Defaults to `max(3 × interval, 15 s)`.
     public var stalenessWindow: Duration
     /// The WinPower base URL without credentials, for log fields and the health report.

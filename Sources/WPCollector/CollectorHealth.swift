@@ -60,17 +60,18 @@ public struct CollectorHealth: Sendable, Equatable {
         lastFinished != nil && lastSuccess != nil && lastError == nil
     }
 
-    /// Whether the last successful collection finished within `stalenessWindow` of `now`.
-    ///
-    /// A success stamped slightly in the future (the wall clock stepped back) counts as recent.
+    /// Whether the last finished collection succeeded and the last success is at most
+    /// `stalenessWindow` old.
     ///
     /// - Parameters:
-    ///   - now: the current wall-clock time.
+    ///   - sinceLastSuccess: the age of the last successful readout on the monotonic clock
+    ///   (``Collector/timeSinceLastSuccess()``), `nil` before the first; never the wall clock,
+    ///   which may be stepped.
     ///   - stalenessWindow: how old the last success may be.
     /// - Returns: `true` when the exporter serves fresh data.
-    public func isHealthy(now: Date, stalenessWindow: Duration) -> Bool {
-        guard let lastSuccess else { return false }
-        return now.timeIntervalSince(lastSuccess) <= stalenessWindow.seconds
+    public func isHealthy(sinceLastSuccess: Duration?, stalenessWindow: Duration) -> Bool {
+        guard lastCollectionSucceeded, let sinceLastSuccess else { return false }
+        return sinceLastSuccess <= stalenessWindow
     }
 }
 

@@ -14,6 +14,8 @@ struct ServerView: Sendable {
     /// The server's own snapshot (no server labels): what `/probe` serves.
     var snapshot: @Sendable () -> MetricsSnapshot
     var health: @Sendable () -> CollectorHealth
+    /// The age of the last successful readout on the monotonic clock.
+    var sinceLastSuccess: @Sendable () -> Duration?
     var stalenessWindow: Duration
 }
 

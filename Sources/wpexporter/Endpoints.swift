@@ -14,6 +14,9 @@ struct Endpoints: Sendable {
     var snapshot: @Sendable () -> MetricsSnapshot
     /// The collector's health.
     var health: @Sendable () -> CollectorHealth
+    /// The age of the last successful readout on the monotonic clock
+    /// (`Collector.timeSinceLastSuccess()`), what `/health` judges freshness by.
+    var sinceLastSuccess: @Sendable () -> Duration?
     /// How old the last success may be for `/health` to answer 200.
     var stalenessWindow: Duration
     /// The WinPower server, credentials removed, shown on the landing page and in `/health`.
@@ -155,7 +158,7 @@ struct Endpoints: Sendable {
     func healthResponse() -> HTTPResponse {
         let health = self.health()
         let now = self.now()
-        let healthy = health.lastCollectionSucceeded && health.isHealthy(now: now, stalenessWindow: stalenessWindow)
+        let healthy = health.isHealthy(sinceLastSuccess: sinceLastSuccess(), stalenessWindow: stalenessWindow)
         let report = HealthReport(
             status: healthy ? "healthy" : "unhealthy", version: version, uptimeSeconds: uptime(now),
             lastCollection: .init(health), winPower: .init(target: target, health: health),

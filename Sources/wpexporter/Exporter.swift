@@ -127,6 +127,7 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             merger = nil
             fleet = nil
             endpoints = Endpoints(snapshot: { collector.snapshot }, health: { collector.health },
+                                  sinceLastSuccess: { collector.timeSinceLastSuccess() },
                                   stalenessWindow: collectorConfiguration.stalenessWindow,
                                   target: collectorConfiguration.target, version: BuildInfo.exporterVersion,
                                   metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
@@ -157,6 +158,7 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             merger.publish()
             let first = primary.collector
             endpoints = Endpoints(snapshot: { merger.snapshot }, health: { first.health },
+                                  sinceLastSuccess: { first.timeSinceLastSuccess() },
                                   stalenessWindow: first.configuration.stalenessWindow,
                                   target: "\(entries.count) servers", version: BuildInfo.exporterVersion,
                                   metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
@@ -167,6 +169,7 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                     let collector = pipeline.collector
                     return ServerView(name: pipeline.name, labels: pipeline.labels, target: collector.configuration.target,
                                       snapshot: { collector.snapshot }, health: { collector.health },
+                                      sinceLastSuccess: { collector.timeSinceLastSuccess() },
                                       stalenessWindow: collector.configuration.stalenessWindow)
                 }
             }

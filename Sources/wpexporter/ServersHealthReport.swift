@@ -63,7 +63,7 @@ extension Endpoints {
         let entries = servers.map { server -> ServersHealthReport.Server in
             let health = server.health()
             rejected = max(rejected, health.energySamplesRejected)
-            let healthy = health.lastCollectionSucceeded && health.isHealthy(now: now, stalenessWindow: server.stalenessWindow)
+            let healthy = health.isHealthy(sinceLastSuccess: server.sinceLastSuccess(), stalenessWindow: server.stalenessWindow)
             return .init(name: server.name, status: healthy ? "healthy" : "unhealthy", lastCollection: .init(health),
                          winPower: .init(target: server.target, health: health), deviceCount: health.deviceCount,
                          outages: health.outages.map { .init(deviceID: $0.deviceID, since: $0.since.map(Endpoints.iso)) })

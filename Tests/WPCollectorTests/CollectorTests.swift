@@ -1,8 +1,10 @@
 import Foundation
+import Synchronization
 import Testing
 import WPClient
 import WPCollector
 import WPEnergy
+import WPLogging
 import WPStorage
 import WPTestSupport
 
@@ -127,7 +129,8 @@ private let device = ["device_id": deviceID]
         #expect(exposition.value("winpower_exporter_device_count") == 0)
         #expect(exposition.value("winpower_exporter_scrape_errors_total", ["error_type": "network"]) == 3)
         #expect(fixture.collector.snapshot.deviceCount == 0)
-        #expect(!fixture.collector.health.isHealthy(now: fixture.now, stalenessWindow: .seconds(15)))
+        #expect(!fixture.collector.health.isHealthy(sinceLastSuccess: fixture.collector.timeSinceLastSuccess(),
+                                                   stalenessWindow: .seconds(15)))
 
         stub.enqueue(.success(.make()))
         fixture.clock.advance(by: .seconds(5))
@@ -139,7 +142,9 @@ private let device = ["device_id": deviceID]
         // 21 s between successes (t = 5 → 26) is within max_gap (60 s): the trapezoid spans the outage.
         let joules = exposition.samples("winpower_device_energy_joules_total", device).first?.value ?? 0
         #expect(abs(joules - (975 + 195 * 21)) < 1e-6, "\(joules.bitPattern) \(Double(5070).bitPattern)")
-        #expect(fixture.collector.health.isHealthy(now: fixture.now, stalenessWindow: .seconds(15)))
+        #expect(fixture.collector.health.isHealthy(sinceLastSuccess: fixture.collector.timeSinceLastSuccess(),
+                                                  stalenessWindow: .seconds(15)))
+        #expect(fixture.collector.timeSinceLastSuccess() == .zero)
         #expect(fixture.sink.allText.contains("collection works again"))
     }
 
@@ -294,11 +299,34 @@ private let device = ["device_id": deviceID]
 
     @Test func healthIsHealthyWithinTheWindow() {
         let success = Date(timeIntervalSince1970: 1000)
-        let health = CollectorHealth(lastSuccess: success)
-        #expect(health.isHealthy(now: success.addingTimeInterval(15), stalenessWindow: .seconds(15)))
-        #expect(!health.isHealthy(now: success.addingTimeInterval(15.5), stalenessWindow: .seconds(15)))
-        #expect(health.isHealthy(now: success.addingTimeInterval(-3), stalenessWindow: .seconds(15)))
-        #expect(!CollectorHealth().isHealthy(now: success, stalenessWindow: .seconds(15)))
+        let health = CollectorHealth(lastFinished: success, lastSuccess: success)
+        #expect(health.isHealthy(sinceLastSuccess: .seconds(15), stalenessWindow: .seconds(15)))
+        #expect(!health.isHealthy(sinceLastSuccess: .milliseconds(15_500), stalenessWindow: .seconds(15)))
+        #expect(!health.isHealthy(sinceLastSuccess: nil, stalenessWindow: .seconds(15)))
+        var failed = health
+        failed.lastError = "network: refused"
+        #expect(!failed.isHealthy(sinceLastSuccess: .zero, stalenessWindow: .seconds(15)))
+        #expect(!CollectorHealth().isHealthy(sinceLastSuccess: nil, stalenessWindow: .seconds(15)))
+    }
+
+    /// Freshness follows the monotonic clock: however the wall clock is stepped, the age of the
+    /// last success is the monotonic time since that readout.
+    @Test func freshnessIgnoresWallClockSteps() async throws {
+        let wall = Mutex(Date(timeIntervalSince1970: 1_760_000_000))
+        let clock = ManualClock()
+        let meter = try EnergyMeter.open(store: InMemoryEnergyStore(), clock: clock, logger: .disabled)
+        let collector = Collector(configuration: CollectorConfiguration(target: "http://winpower.test:8081"),
+                                  client: ClientStub([.success(.make())]), meter: meter, clock: clock,
+                                  wallClock: { wall.withLock { $0 } }, logger: .disabled)
+        await collector.collect()
+        wall.withLock { $0 += 3600 }      // stepped forward an hour
+        clock.advance(by: .seconds(4))
+        #expect(collector.timeSinceLastSuccess() == .seconds(4))
+        #expect(collector.health.isHealthy(sinceLastSuccess: collector.timeSinceLastSuccess(), stalenessWindow: .seconds(15)))
+        wall.withLock { $0 -= 7200 }      // and back two hours
+        clock.advance(by: .seconds(20))
+        #expect(collector.timeSinceLastSuccess() == .seconds(24))
+        #expect(!collector.health.isHealthy(sinceLastSuccess: collector.timeSinceLastSuccess(), stalenessWindow: .seconds(15)))
     }
 }
 

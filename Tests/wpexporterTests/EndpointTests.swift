@@ -230,7 +230,9 @@ import WPTestSupport
 
     /// Endpoints over fixed closures, without a collector or a socket.
     static func endpoints(health: CollectorHealth = CollectorHealth(), now: Date = Date()) throws -> Endpoints {
-        Endpoints(snapshot: { .empty }, health: { health }, stalenessWindow: .seconds(15),
+        Endpoints(snapshot: { .empty }, health: { health },
+                  sinceLastSuccess: { health.lastSuccess.map { .seconds(now.timeIntervalSince($0)) } },
+                  stalenessWindow: .seconds(15),
                   target: "http://winpower.test:8081", version: "1.0.0", metricsPath: "/metrics",
                   startedAt: now.addingTimeInterval(-60), now: { now }, scrape: try ScrapeMetrics(build: .current))
     }
