@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Why a file could not be read.
 public enum FileAccessError: Error, Sendable, Equatable {
     /// No file at that path.
@@ -16,6 +24,9 @@ public enum FileAccessError: Error, Sendable, Equatable {
 public struct FileAccess: Sendable {
     /// Reads a whole file as UTF-8 text.
     public var read: @Sendable (String) -> Result<String, FileAccessError>
+    /// Reads at most `limit` bytes from the start of a file (fewer when the file is shorter):
+    /// for files that must be small, such as a password file, which are never read whole.
+    public var readPrefix: @Sendable (_ path: String, _ limit: Int) -> Result<[UInt8], FileAccessError>
     /// The permission bits (`0o777` mask) of a file, nil when unknown.
     public var permissions: @Sendable (String) -> Int?
     /// Why a directory the exporter must write in cannot be used (`"is not a directory"`,
@@ -23,10 +34,16 @@ public struct FileAccess: Sendable {
     public var directoryProblem: @Sendable (String) -> String?
 
     /// Creates file access from closures.
+    ///
+    /// - Parameter readPrefix: Reads the start of a file; `nil` (the default) reads the real
+    ///   filesystem with ``readPrefix(ofFileAt:limit:)``. Pass one when `read` does not read the
+    ///   real filesystem and password files are involved.
     public init(read: @escaping @Sendable (String) -> Result<String, FileAccessError>,
+                readPrefix: (@Sendable (_ path: String, _ limit: Int) -> Result<[UInt8], FileAccessError>)? = nil,
                 permissions: @escaping @Sendable (String) -> Int?,
                 directoryProblem: @escaping @Sendable (String) -> String? = { _ in nil }) {
         self.read = read
+        self.readPrefix = readPrefix ?? { path, limit in Self.readPrefix(ofFileAt: path, limit: limit) }
         self.permissions = permissions
         self.directoryProblem = directoryProblem
     }
@@ -36,10 +53,70 @@ public struct FileAccess: Sendable {
         FileAccess(read: { path in
             if let text = files[path] { return .success(text) }
             return .failure(.notFound)
+        }, readPrefix: { path, limit in
+            if let text = files[path] { return .success(Array(text.utf8.prefix(limit))) }
+            return .failure(.notFound)
         }, permissions: { path in
             files[path] == nil ? nil : modes[path] ?? 0o600
         }, directoryProblem: { path in
             files[path] == nil ? nil : "is not a directory"
         })
+    }
+}
+
+extension FileAccess {
+    /// At most `limit` bytes from the start of the file at `path`, read with `open` and `read`:
+    /// a huge or endless file (a 256 MB sparse file, `/dev/zero`) costs `limit` bytes, not its
+    /// size. Relative paths resolve against the working directory.
+    ///
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - limit: The most bytes to read (at least 0).
+    /// - Returns: The bytes, or ``FileAccessError/notFound`` when nothing is at `path` and
+    ///   ``FileAccessError/unreadable(_:)`` for a directory or a failed `open` or `read`.
+    public static func readPrefix(ofFileAt path: String, limit: Int) -> Result<[UInt8], FileAccessError> {
+        SystemFile.readPrefix(path, limit: limit)
+    }
+}
+
+/// The system calls behind ``FileAccess/readPrefix(ofFileAt:limit:)`` (outside `FileAccess`,
+/// whose `read` property would hide `read(2)`).
+private enum SystemFile {
+    static func readPrefix(_ path: String, limit: Int) -> Result<[UInt8], FileAccessError> {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return .failure(openError(errno)) }
+        defer { close(descriptor) }
+        var info = stat()
+        if fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+            return .failure(.unreadable("it is a directory"))
+        }
+        var bytes = [UInt8](repeating: 0, count: max(limit, 0))
+        var filled = 0
+        while filled < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { buffer in
+                read(descriptor, buffer.baseAddress! + filled, buffer.count - filled)
+            }
+            if count == 0 { break }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(.unreadable(message(errno)))
+            }
+            filled += count
+        }
+        bytes.removeLast(bytes.count - filled)
+        return .success(bytes)
+    }
+
+    private static func openError(_ code: Int32) -> FileAccessError {
+        switch code {
+        case ENOENT, ENOTDIR: return .notFound
+        case EACCES, EPERM: return .unreadable("permission denied")
+        default: return .unreadable(message(code))
+        }
+    }
+
+    private static func message(_ code: Int32) -> String {
+        guard let text = strerror(code) else { return "error \(code)" }
+        return String(cString: text).lowercased()
     }
 }

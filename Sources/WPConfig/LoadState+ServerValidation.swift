@@ -60,6 +60,8 @@ extension LoadState {
                 if let reason = Self.urlProblem(text) {
                     problem(shown, setting.source, "\"\(URLRedaction.redact(text))\" \(reason)")
                 }
+            case .string(let text) where name == "winpower.password":
+                if let reason = Self.passwordProblem(text) { problem(shown, setting.source, reason) }
             case .string(let text) where name == "winpower.user_agent":
                 if let reason = Self.userAgentProblem(text) { problem(shown, setting.source, "\(text.debugDescription) \(reason)") }
             case .string(let path) where name == "winpower.ca_file":

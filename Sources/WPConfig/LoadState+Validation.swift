@@ -118,6 +118,9 @@ extension LoadState {
         if let (agent, source) = text("winpower.user_agent"), let reason = Self.userAgentProblem(agent) {
             problem("winpower.user_agent", source, "\(agent.debugDescription) \(reason)")
         }
+        if let (password, source) = text("winpower.password"), let reason = Self.passwordProblem(password) {
+            problem("winpower.password", source, reason)
+        }
         for name in ["server.host", "push.job", "storage.data_dir", "logging.file_path"] {
             if let (value, source) = text(name), value.isEmpty { problem(name, source, "must not be empty") }
         }
@@ -191,10 +194,31 @@ extension LoadState {
         }
     }
 
-    /// The password held by the file at `path` (one trailing newline removed), or why there is none.
+    /// The most bytes a password, and a password file, may hold (4 KiB): far more than any
+    /// password, and small enough that reading, storing and masking one costs nothing. It is
+    /// also the longest secret the log redactor accepts.
+    static let passwordLimit = 4096
+
+    /// Why a password of `password` is not acceptable (too long), or nil. Never shows it.
+    static func passwordProblem(_ password: String) -> String? {
+        let length = password.utf8.count
+        guard length > passwordLimit else { return nil }
+        return "is \(length) bytes long; a password may hold at most \(passwordLimit) bytes"
+    }
+
+    /// The password held by the file at `path` (one trailing newline removed), or why there is
+    /// none. At most ``passwordLimit`` + 1 bytes are read: a larger file is refused without being
+    /// read whole.
     func readPassword(_ path: String) -> Result<ConfigSetting, ConfigValueError> {
-        switch inputs.files.read(path) {
-        case .success(var secret):
+        switch inputs.files.readPrefix(path, Self.passwordLimit + 1) {
+        case .success(let bytes):
+            if bytes.count > Self.passwordLimit {
+                return .failure(ConfigValueError(
+                    "\"\(path)\" is larger than \(Self.passwordLimit) bytes; a password file holds only the password"))
+            }
+            guard var secret = String(validating: bytes, as: UTF8.self) else {
+                return .failure(ConfigValueError("\"\(path)\" cannot be read: not UTF-8 text"))
+            }
             if secret.hasSuffix("\n") { secret.removeLast() }
             if secret.hasSuffix("\r") { secret.removeLast() }
             if secret.isEmpty { return .failure(ConfigValueError("\"\(path)\" is empty")) }

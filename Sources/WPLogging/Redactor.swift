@@ -23,13 +23,18 @@ import Synchronization
 ///
 /// A redactor is a reference type shared by a logger and all its children, and it is
 /// thread-safe: the client can call ``setSecret(_:named:)`` with a fresh token while other tasks
-/// log. Longer secrets are matched first, so a secret that contains another is masked whole.
-/// An empty secret is ignored. A very short secret (a few characters) is still masked
-/// everywhere it occurs, which can make unrelated text noisy; that is the safe trade-off.
+/// log. Changing the secrets never holds up logging: the new set of patterns (each secret and its
+/// encoded forms, longest first) is computed under a lock only writers take, then swapped in
+/// whole; `redact` only copies the current set. Longer secrets are matched first,
+/// so a secret that contains another is masked whole. An empty secret is ignored, and so is one
+/// longer than ``maxSecretLength`` bytes (``register(_:)`` and ``setSecret(_:named:)`` return
+/// `false`): no password or token is that long, and each registered secret costs time on every
+/// record. A very short secret (a few characters) is still masked everywhere it occurs, which
+/// can make unrelated text noisy; that is the safe trade-off.
 ///
 /// ```swift
 /// let redactor = Redactor()
-/// redactor.register(configuration.password)
+/// redactor.setSecret(configuration.password, named: "winpower.password")  // replaced on reload
 /// let log = Logger(label: "client", sink: sink, redactor: redactor)
 /// redactor.setSecret(session.token, named: "winpower.token")   // replaces the previous token
 /// log.info("login ok for \(url)", ["token": .string(session.token)])  // token=***
@@ -38,62 +43,137 @@ public final class Redactor: Sendable {
     /// What masked text is replaced with.
     public static let mask = "***"
 
-    private struct State {
+    /// The longest secret, in UTF-8 bytes, that a redactor accepts (4 KiB). Longer values are
+    /// refused: a password or session token is far shorter, and the configuration loader
+    /// refuses longer passwords and password files.
+    public static let maxSecretLength = 4096
+
+    /// The secrets as registered; only writers touch it, under `registry`'s lock.
+    private struct Registry {
         var anonymous: Set<String> = []
         var named: [String: String] = [:]
-        /// All secrets as UTF-8, longest first; rebuilt on every change.
-        var patterns: [[UInt8]] = []
+        /// Each secret's encoded forms, kept so that a change computes only the new secret's.
+        var variants: [String: [[UInt8]]] = [:]
 
-        mutating func rebuild() {
+        static func accepts(_ secret: String) -> Bool {
+            !secret.isEmpty && secret.utf8.count <= Redactor.maxSecretLength
+        }
+
+        /// What `redact` reads after this change: every secret's forms, longest first.
+        mutating func publish() -> Published {
+            let secrets = anonymous.union(named.values)
+            variants = variants.filter { secrets.contains($0.key) }
             var all: Set<[UInt8]> = []
-            for secret in anonymous.union(named.values) where !secret.isEmpty {
-                all.formUnion(SecretScanner.variants(of: Array(secret.utf8)))
+            for secret in secrets {
+                let forms = variants[secret] ?? SecretScanner.variants(of: Array(secret.utf8))
+                variants[secret] = forms
+                all.formUnion(forms)
             }
-            patterns = all.sorted { $0.count != $1.count ? $0.count > $1.count : $0.lexicographicallyPrecedes($1) }
+            let patterns = all.sorted { $0.count != $1.count ? $0.count > $1.count : $0.lexicographicallyPrecedes($1) }
+            return Published(patterns: patterns, secretCount: secrets.count, names: named.keys.sorted())
         }
     }
 
-    private let state: Mutex<State>
+    /// What readers see; replaced whole, never changed in place.
+    private struct Published: Sendable {
+        /// All secrets and their encoded forms as UTF-8, longest first.
+        var patterns: [[UInt8]] = []
+        var secretCount = 0
+        var names: [String] = []
+    }
+
+    /// Held by writers while they compute the next ``Published``; `redact` never takes it.
+    private let registry: Mutex<Registry>
+    /// Held only to copy or swap the published patterns.
+    private let published: Mutex<Published>
 
     /// Creates a redactor that masks `secrets` (plus sensitive keys and credentials in text).
     ///
-    /// - Parameter secrets: Values to mask wherever they occur; empty strings are ignored.
+    /// - Parameter secrets: Values to mask wherever they occur; empty strings and strings longer
+    ///   than ``maxSecretLength`` bytes are ignored.
     public init(secrets: [String] = []) {
-        var initial = State()
-        initial.anonymous = Set(secrets)
-        initial.rebuild()
-        state = Mutex(initial)
+        var initial = Registry()
+        initial.anonymous = Set(secrets.filter(Registry.accepts))
+        published = Mutex(initial.publish())
+        registry = Mutex(initial)
     }
 
-    /// Adds a secret value that stays registered for the redactor's lifetime.
+    /// Changes the registry under the writers' lock and swaps the result in; the previous
+    /// patterns are released after the readers' lock is let go.
+    private func update(_ change: (inout Registry) -> Void) {
+        registry.withLock { registry in
+            change(&registry)
+            var next = registry.publish()
+            published.withLock { swap(&$0, &next) }
+        }
+    }
+
+    /// Runs `body` while holding the lock a registration holds as it computes the next patterns,
+    /// as a slow registration would; tests use it to show that redaction does not wait.
+    func whileRegistering(_ body: () -> Void) {
+        registry.withLock { _ in body() }
+    }
+
+    /// Adds a secret value that stays registered for the redactor's lifetime. Use
+    /// ``setSecret(_:named:)`` for values that can change (a reloaded password, a token).
     ///
     /// - Parameter secret: The value to mask; an empty string is ignored.
-    public func register(_ secret: String) {
-        guard !secret.isEmpty else { return }
-        state.withLock { state in
-            state.anonymous.insert(secret)
-            state.rebuild()
-        }
+    /// - Returns: Whether the secret is masked from now on: `false` when it is empty or longer
+    ///   than ``maxSecretLength`` bytes.
+    @discardableResult
+    public func register(_ secret: String) -> Bool {
+        guard Registry.accepts(secret) else { return false }
+        update { _ = $0.anonymous.insert(secret) }
+        return true
     }
 
     /// Sets (or with `nil`, removes) the secret stored under `name`, replacing its previous
     /// value. Use it for values that rotate, such as a session token, so that the set of
-    /// secrets does not grow for ever.
+    /// secrets does not grow for ever. A refused value (empty, or longer than
+    /// ``maxSecretLength`` bytes) empties the slot.
     ///
     /// - Parameters:
     ///   - secret: The current value, or `nil` to forget the slot.
     ///   - name: A slot name of your choosing, e.g. `winpower.token`.
-    public func setSecret(_ secret: String?, named name: String) {
-        state.withLock { state in
-            state.named[name] = secret
-            state.rebuild()
+    /// - Returns: Whether `secret` is masked from now on (`true` for `nil`).
+    @discardableResult
+    public func setSecret(_ secret: String?, named name: String) -> Bool {
+        let accepted = secret.map(Registry.accepts) ?? true
+        update { $0.named[name] = accepted ? secret : nil }
+        return accepted
+    }
+
+    /// Makes `secrets` the slots whose names start with `prefix`, in one step: each slot in
+    /// `secrets` is set as by ``setSecret(_:named:)``, and every other slot under `prefix` is
+    /// removed. Use it for a group of values that is replaced together, such as the passwords of
+    /// the configured servers after a reload (`servers.` → `servers.<name>.password`), so that
+    /// replaced values and the slots of removed entries stop being masked.
+    ///
+    /// - Parameters:
+    ///   - prefix: The group's name prefix, e.g. `servers.`.
+    ///   - secrets: The group's slots by full name; each name should start with `prefix`.
+    /// - Returns: The names whose values were refused (empty or too long), sorted; their slots
+    ///   are empty.
+    @discardableResult
+    public func replaceSecrets(withPrefix prefix: String, by secrets: [String: String]) -> [String] {
+        let refused = secrets.filter { !Registry.accepts($0.value) }.keys.sorted()
+        update { registry in
+            registry.named = registry.named.filter { !$0.key.hasPrefix(prefix) }
+            for (name, secret) in secrets where Registry.accepts(secret) { registry.named[name] = secret }
         }
+        return refused
     }
 
     /// The number of distinct non-empty secret values currently masked (not counting their
     /// encoded variants).
     public var secretCount: Int {
-        state.withLock { Set($0.anonymous.union($0.named.values).filter { !$0.isEmpty }).count }
+        published.withLock { $0.secretCount }
+    }
+
+    /// The names of the slots set with ``setSecret(_:named:)`` or
+    /// ``replaceSecrets(withPrefix:by:)`` that hold a secret, sorted.
+    public var secretNames: [String] {
+        published.withLock { $0.names }
     }
 
     /// `text` with every registered secret and every Bearer, Basic or URL credential masked.
@@ -101,7 +181,7 @@ public final class Redactor: Sendable {
     /// - Parameter text: Any text, typically a log message or field value.
     /// - Returns: The masked text; the same string when nothing matched.
     public func redact(_ text: String) -> String {
-        let patterns = state.withLock { $0.patterns }
+        let patterns = published.withLock { $0.patterns }
         return SecretScanner.mask(text, patterns: patterns)
     }
 
@@ -111,7 +191,7 @@ public final class Redactor: Sendable {
     /// - Returns: The masked fields.
     public func redact(_ fields: LogFields) -> LogFields {
         if fields.isEmpty { return fields }
-        return redact(fields, patterns: state.withLock { $0.patterns })
+        return redact(fields, patterns: published.withLock { $0.patterns })
     }
 
     private func redact(_ fields: LogFields, patterns: [[UInt8]]) -> LogFields {
@@ -171,7 +251,7 @@ public final class Redactor: Sendable {
 
     /// The message and fields of one record, redacted under a single lock acquisition.
     func redact(message: String, fields: LogFields) -> (String, LogFields) {
-        let patterns = state.withLock { $0.patterns }
+        let patterns = published.withLock { $0.patterns }
         return (SecretScanner.mask(message, patterns: patterns), redact(fields, patterns: patterns))
     }
 }

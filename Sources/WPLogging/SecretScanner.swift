@@ -17,6 +17,7 @@ enum SecretScanner {
         var copied = 0 // bytes before this index are already in `out` (or need no copy yet)
         var index = 0
         let count = bytes.count
+        var region = URLRegion()
         while index < count {
             var matched = 0      // bytes of input consumed by a match at `index`
             var keep = 0         // leading bytes of the match to keep verbatim (the `Bearer ` part)
@@ -30,7 +31,7 @@ enum SecretScanner {
                 matched = prefix + tokenLength
                 keep = prefix
             }
-            if matched == 0, let (prefix, passwordLength) = userInfoPassword(bytes, at: index) {
+            if matched == 0, let (prefix, passwordLength) = userInfoPassword(bytes, at: index, &region) {
                 matched = prefix + passwordLength
                 keep = prefix
             }
@@ -121,29 +122,60 @@ enum SecretScanner {
         return true
     }
 
-    /// At `index`, the `://` of a URL whose authority holds `user:password@`? Returns the length
-    /// from `index` to the password's first byte and the password's length (non-empty).
-    private static func userInfoPassword(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (Int, Int)? {
+    /// The stretch of text a URL at some `://` may span: up to the first byte that cannot be in
+    /// a URL written in text (``endsURL(_:)``), and the last `@` before it. Kept between calls
+    /// so that text full of `://` is scanned once, not once per `://`.
+    struct URLRegion {
+        /// Index of the byte that ends the region (or the text's length); -1 before the first.
+        var end = -1
+        /// Index of the last `@` in the region, if any.
+        var lastAt: Int?
+    }
+
+    /// At `index`, the `://` of a URL whose user information holds `user:password@`? Returns
+    /// the length from `index` to the password's first byte and the password's length
+    /// (non-empty).
+    ///
+    /// The user information ends at the **last** `@` before the URL ends (a blank, a control
+    /// character, `"`, `<` or `>`), so a password holding `/`, `?`, `#`, `@` or any other
+    /// reserved character is masked whole (`http://admin:***@host`). The user name runs to the
+    /// first `:` and may not hold `/`, `?`, `#`, `[` or `]`: in `http://host/a:b@c` and
+    /// `http://[::1]/x?a:b@c` the `@` is in the path or query, and nothing is masked. A URL
+    /// whose host has a port and whose path or query holds an `@` (`http://h:80/p?m=a@b`)
+    /// cannot be told from a password holding `/`; it is masked, the safe reading.
+    private static func userInfoPassword(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int,
+                                         _ region: inout URLRegion) -> (Int, Int)? {
         guard bytes[index] == UInt8(ascii: ":"), bytes.count - index > 3,
               bytes[index + 1] == UInt8(ascii: "/"), bytes[index + 2] == UInt8(ascii: "/") else { return nil }
         let start = index + 3
-        var end = start
-        var at: Int?
-        while end < bytes.count, !endsAuthority(bytes[end]) {
-            if bytes[end] == UInt8(ascii: "@") { at = end }
-            end += 1
+        if start > region.end {
+            region = URLRegion(end: start, lastAt: nil)
+            while region.end < bytes.count, !endsURL(bytes[region.end]) {
+                if bytes[region.end] == UInt8(ascii: "@") { region.lastAt = region.end }
+                region.end += 1
+            }
         }
-        guard let at else { return nil }
+        guard let at = region.lastAt, at > start else { return nil }
         var colon = start
-        while colon < at, bytes[colon] != UInt8(ascii: ":") { colon += 1 }
+        while colon < at, bytes[colon] != UInt8(ascii: ":") {
+            if endsUserName(bytes[colon]) { return nil }
+            colon += 1
+        }
         guard colon + 1 < at else { return nil }
         return (colon + 1 - index, at - colon - 1)
     }
 
-    /// Bytes that end a URL's authority in text: path, query, fragment, blanks, quotes, brackets.
-    private static func endsAuthority(_ byte: UInt8) -> Bool {
-        byte <= 0x20 || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
-            || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">")
+    /// Bytes that cannot be part of a URL written in text: blanks, control characters, `"`,
+    /// `<` and `>` (RFC 3986 appendix C's delimiters of URLs in text).
+    private static func endsURL(_ byte: UInt8) -> Bool {
+        byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">")
+    }
+
+    /// Bytes that end a URL's authority before any `@` could: a user name holding one means the
+    /// `@` is in the path, query or fragment, or the host is an IPv6 literal.
+    static func endsUserName(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
+            || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]")
     }
 
     private static func isWordByte(_ byte: UInt8) -> Bool {

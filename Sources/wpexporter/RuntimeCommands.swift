@@ -96,11 +96,18 @@ struct RuntimeCommands: Sendable {
         }
     }
 
-    /// Registers every WinPower password of `configuration` (`winpower` and each server) as a
-    /// secret of `redactor`.
+    /// Makes every WinPower password of `configuration` a secret of `redactor`, each in the slot
+    /// named by its configuration path: `winpower.password` and `servers.<name>.password`. Called
+    /// at start and after each reload, it replaces the previous load's values and removes the
+    /// slots of servers that are gone, so a rotated password stops being masked and the set of
+    /// secrets does not grow.
     static func registerPasswords(of configuration: ExporterConfiguration, in redactor: Redactor) {
-        let passwords = [configuration.winPower.password] + configuration.servers.map(\.winPower.password)
-        for case let password? in passwords where !password.isEmpty { redactor.register(password.reveal()) }
+        redactor.setSecret(configuration.winPower.password?.reveal(), named: "winpower.password")
+        var servers: [String: String] = [:]
+        for server in configuration.servers {
+            if let password = server.winPower.password { servers["servers.\(server.name).password"] = password.reveal() }
+        }
+        redactor.replaceSecrets(withPrefix: "servers.", by: servers)
     }
 
     /// Builds the root logger with every WinPower password registered as a secret.
