@@ -96,7 +96,7 @@ extension WinPowerHTTPClient {
         let token = SessionToken(value: value, receivedAt: now, wallNow: wallNow, lifetime: lifetime,
                                  refreshThreshold: configuration.refreshThreshold, source: source)
         // Masked wherever the logger's redactor reaches, replacing the previous token.
-        logger.redactor.setSecret(value, named: "winpower.token")
+        logger.redactor.setSecret(value, named: tokenSlot)
         lastLogin = wallNow
         logger.info("logged in", ["token_lifetime_s": .seconds(lifetime),
                                   "lifetime_from": .string(source.rawValue),

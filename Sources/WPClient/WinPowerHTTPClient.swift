@@ -28,6 +28,9 @@ public actor WinPowerHTTPClient: WinPowerClient {
     /// Elapsed time on the injected clock since the client was made.
     let elapsed: @Sendable () -> Duration
     let wallClock: @Sendable () -> Date
+    /// This client's slot in the logger's redactor: each client masks its own current token, so
+    /// several servers sharing one redactor never unmask each other's.
+    let tokenSlot = "winpower.token." + UUID().uuidString
 
     var token: SessionToken?
     var loginInFlight: Task<SessionToken, any Error>?
@@ -56,6 +59,10 @@ public actor WinPowerHTTPClient: WinPowerClient {
         self.wallClock = wallClock
         let origin = clock.now
         self.elapsed = { origin.duration(to: clock.now) }
+    }
+
+    deinit {
+        logger.redactor.setSecret(nil, named: tokenSlot)
     }
 
     /// Every page of the device list, logging in first when needed.

@@ -120,6 +120,28 @@ import WPTestSupport
         #expect(logger.redactor.secretCount == 1, "the renewed token replaced the old one")
     }
 
+    /// Several servers' clients share the process's redactor: each masks its own token, so one
+    /// server's login never unmasks another's token.
+    @Test func clientsSharingARedactorEachKeepTheirOwnTokenMasked() async throws {
+        let (one, two) = (SimulatorHarness(), SimulatorHarness())
+        two.clock.advance(by: .seconds(7)) // a later login: another token
+        let sink = InMemoryLogSink()
+        let logger = sink.logger(label: "client")
+        var clients: [WinPowerHTTPClient] = []
+        for harness in [one, two] {
+            let client = WinPowerHTTPClient(configuration: harness.clientConfiguration,
+                                            transport: InProcessTransport(handler: harness.simulator, clock: harness.clock),
+                                            clock: harness.clock, wallClock: harness.wallClock, logger: logger)
+            _ = try await client.fetchDevices()
+            clients.append(client)
+        }
+        let tokens = [one, two].compactMap { $0.simulator.issuedTokens.first }
+        #expect(tokens.count == 2 && tokens[0] != tokens[1])
+        for token in tokens { logger.info("echo \(token)", ["value": .string(token)]) }
+        #expect(!tokens.contains { sink.allText.contains($0) }, "a server's token appeared in the log")
+        #expect(clients.count == 2) // both clients live (and mask) until here
+    }
+
     @Test func twentyConcurrentFetchesShareOneLogin() async throws {
         let harness = SimulatorHarness(devices: 5)
         let client = harness.makeClient()
