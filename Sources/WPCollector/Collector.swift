@@ -74,7 +74,7 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
         let initial = state.withLock { state in
             render(&state, energy, at: clock.now, wall: wallClock(), generatedAt: nil)
         }
-        if let initial { published.withLock { $0 = initial } }
+        publish(initial)
     }
 
     /// Makes this collector the only one recording energy under its key prefix, from now on:
@@ -119,14 +119,13 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
         // Read before taking `state`: the meter may be saving (a slow disk), and nothing that
         // holds `state` may wait for it.
         let energy = EnergyView(meter, prefix: configuration.energyKeyPrefix)
-        let next = state.withLock { state -> MetricsSnapshot? in
+        let next = state.withLock { state -> Result<MetricsSnapshot, any Error>? in
             guard total > state.skippedCollections else { return nil }
             state.skippedCollections = total
             return render(&state, energy, at: now, wall: wallClock(), generatedAt: state.health.lastFinished)
         }
         guard let next else { return false }
-        published.withLock { $0 = next }
-        return true
+        return publish(next)
     }
 
     /// Runs one cycle: fetch → integrate → persist → render → publish. Never throws.
@@ -161,27 +160,32 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
         let finished = clock.now
         let wall = wallClock()
         let energy = EnergyView(meter, prefix: configuration.energyKeyPrefix)
-        var (next, health) = state.withLock { state -> (MetricsSnapshot?, CollectorHealth) in
+        // Logged after the lock is released: a blocked log output must not hold `state`.
+        var (next, health, previouslySucceeded) = state.withLock { state in
             state.collectionDuration.observe(start.duration(to: finished).seconds)
             state.end(at: wall)
+            let previouslySucceeded = state.lastCollectionSucceeded
             switch outcome {
             case .success(let readout):
-                if state.lastCollectionSucceeded == false {
-                    logger.info("collection works again", ["devices": .int(readout.devices.count)])
-                }
                 state.apply(readout, at: fetched, wall: wall)
             case .failure(let error):
-                if state.lastCollectionSucceeded != false {
-                    logger.warn("collection failed; serving the last readings until they go stale",
-                                ["error_type": "\(error.kind.rawValue)", "error": "\(error.message)",
-                                 "target": "\(configuration.target)"])
-                }
                 state.apply(failure: error.kind.rawValue, message: error.message,
                             reachable: Self.reachedServer(error), wall: wall)
             }
-            return (render(&state, energy, at: finished, wall: wall, generatedAt: wall), state.health)
+            let rendered = render(&state, energy, at: finished, wall: wall, generatedAt: wall)
+            return (rendered, state.health, previouslySucceeded)
         }
-        if let next { published.withLock { $0 = next } }
+        switch outcome {
+        case .success(let readout) where previouslySucceeded == false:
+            logger.info("collection works again", ["devices": .int(readout.devices.count)])
+        case .failure(let error) where previouslySucceeded != false:
+            logger.warn("collection failed; serving the last readings until they go stale",
+                        ["error_type": "\(error.kind.rawValue)", "error": "\(error.message)",
+                         "target": "\(configuration.target)"])
+        default:
+            break
+        }
+        publish(next)
         if case .success = outcome { lastSuccessInstant.withLock { $0 = fetched } }
         health.energySamplesRejected = energy.status.rejectedSamples
         health.outages = energy.totals.compactMap { id, totals in
@@ -225,8 +229,22 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// Renders a snapshot of `state` as of `now`; `nil` (logged) if rendering failed.
+    /// Swaps in a rendered snapshot, or logs why rendering failed (the previous one stays).
+    /// Called with no lock held.
+    @discardableResult
+    private func publish(_ rendered: Result<MetricsSnapshot, any Error>) -> Bool {
+        switch rendered {
+        case .success(let snapshot):
+            published.withLock { $0 = snapshot }
+            return true
+        case .failure(let error):
+            logger.error("rendering metrics failed; serving the previous snapshot", ["error": "\(error)"])
+            return false
+        }
+    }
+
     private func render(_ state: inout CollectorState<C.Instant>, _ energy: EnergyView, at now: C.Instant, wall: Date,
-                        generatedAt: Date?) -> MetricsSnapshot? {
+                        generatedAt: Date?) -> Result<MetricsSnapshot, any Error> {
         let live = state.liveDevices(at: now, window: configuration.stalenessWindow)
         let context = RenderContext(live: live, totals: energy.totals, energyStateReset: energy.status.stateWasReset,
                                     persistFailures: energy.status.persistFailures,
@@ -240,17 +258,17 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
                 let chunks = ExpositionChunks(families: families, labels: configuration.seriesLabels,
                                               excluding: Self.processWideFamilies, deviceCount: live.count,
                                               generatedAt: generatedAt)
-                return MetricsSnapshot(text: [], textGzip: [], openMetrics: [], openMetricsGzip: [], generatedAt: generatedAt,
-                                       deviceCount: live.count, seriesCount: seriesCount, chunks: chunks)
+                return .success(MetricsSnapshot(text: [], textGzip: [], openMetrics: [], openMetricsGzip: [],
+                                                generatedAt: generatedAt, deviceCount: live.count,
+                                                seriesCount: seriesCount, chunks: chunks))
             }
             let bodies = SnapshotEncoder.encode(families, textCapacity: state.lastTextSize)
             state.lastTextSize = bodies.text.count
-            return MetricsSnapshot(text: bodies.text, textGzip: bodies.textGzip, openMetrics: bodies.openMetrics,
-                                   openMetricsGzip: bodies.openMetricsGzip, generatedAt: generatedAt,
-                                   deviceCount: live.count, seriesCount: seriesCount)
+            return .success(MetricsSnapshot(text: bodies.text, textGzip: bodies.textGzip, openMetrics: bodies.openMetrics,
+                                            openMetricsGzip: bodies.openMetricsGzip, generatedAt: generatedAt,
+                                            deviceCount: live.count, seriesCount: seriesCount))
         } catch {
-            logger.error("rendering metrics failed; serving the previous snapshot", ["error": "\(error)"])
-            return nil
+            return .failure(error)
         }
     }
 
