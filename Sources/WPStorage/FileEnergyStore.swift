@@ -45,7 +45,11 @@ public final class FileEnergyStore: EnergyStore {
     let logger: Logger
     let now: @Sendable () -> Date
     let calls: FileSystem.Calls
+    /// The lock file, generation and counters: held for in-memory work only, so ``close()``
+    /// and ``statistics`` never wait for a save in progress.
     let guarded: Mutex<Guarded>
+    /// Serialises saves; held across a save's I/O and taken by nothing else.
+    let saving = Mutex(())
 
     struct Guarded {
         var lock: DataDirectoryLock?
@@ -119,44 +123,59 @@ public final class FileEnergyStore: EnergyStore {
     /// - Throws: ``StorageError`` when any step fails (or the state holds a total that is not a
     ///   finite number ≥ 0, which could not be loaded back); the previous state file is untouched.
     public func save(_ state: EnergyState) throws {
-        try guarded.withLock { guarded throws(StorageError) in
-            guard guarded.lock != nil else { throw .closed(dataDirectory: paths.directory) }
-            if let (id, bad) = state.devices.first(where: { !$0.value.joules.isFinite || $0.value.joules < 0 || $0.value.gaps < 0 }) {
-                guarded.statistics.failedSaves += 1
-                throw .invalidState(reason: "device '\(id)' has total \(bad.joules) J and \(bad.gaps) gaps")
+        var firstCopiedBackup: Int32?
+        try saving.withLock { _ throws(StorageError) in
+            let generation = try guarded.withLock { guarded throws(StorageError) -> UInt64 in
+                guard guarded.lock != nil else { throw .closed(dataDirectory: paths.directory) }
+                if let (id, bad) = state.devices.first(where: { !$0.value.joules.isFinite || $0.value.joules < 0 || $0.value.gaps < 0 }) {
+                    guarded.statistics.failedSaves += 1
+                    throw .invalidState(reason: "device '\(id)' has total \(bad.joules) J and \(bad.gaps) gaps")
+                }
+                return guarded.generation
             }
             var stamped = state
             // Saturating: a state file may carry any generation up to UInt64.max (it is only a
             // counter for humans); the next save must not trap on it.
-            stamped.generation = StoredDeviceEnergy.incremented(max(guarded.generation, state.generation))
+            stamped.generation = StoredDeviceEnergy.incremented(max(generation, state.generation))
             stamped.savedAt = now()
             let bytes = StateFileFormat.encode(stamped)
+            var fsyncs = 0
             do throws(StorageError) {
                 try FileSystem.writeAndSync(paths.temporary, bytes, mode: configuration.filePermissions)
-                guarded.statistics.fsyncs += 1
+                fsyncs += 1
                 let method = try FileSystem.backup(paths.state, as: paths.backupLink,
                                                    mode: configuration.filePermissions, calls: calls)
                 if case .copy(let errno) = method {
-                    guarded.statistics.fsyncs += 1
-                    if guarded.statistics.copiedBackups == 0 {
-                        logger.info("the data directory refuses hard links; backups are copied (one more fsync per save)",
-                                    ["path": "\(paths.directory)", "errno": .int(Int(errno))])
+                    fsyncs += 1
+                    let first = guarded.withLock { guarded in
+                        defer { guarded.statistics.copiedBackups += 1 }
+                        return guarded.statistics.copiedBackups == 0
                     }
-                    guarded.statistics.copiedBackups += 1
+                    if first { firstCopiedBackup = errno }
                 }
                 if method != .none {
                     try FileSystem.rename(paths.backupLink, paths.backup)
                 }
                 try FileSystem.rename(paths.temporary, paths.state)
                 try FileSystem.syncDirectory(paths.directory)
-                guarded.statistics.fsyncs += 1
+                fsyncs += 1
             } catch {
-                guarded.statistics.failedSaves += 1
+                guarded.withLock { guarded in
+                    guarded.statistics.fsyncs += fsyncs
+                    guarded.statistics.failedSaves += 1
+                }
                 throw error
             }
-            guarded.generation = stamped.generation
-            guarded.statistics.saves += 1
-            guarded.statistics.lastSaveBytes = bytes.count
+            guarded.withLock { guarded in
+                guarded.statistics.fsyncs += fsyncs
+                guarded.generation = stamped.generation
+                guarded.statistics.saves += 1
+                guarded.statistics.lastSaveBytes = bytes.count
+            }
+        }
+        if let errno = firstCopiedBackup {
+            logger.info("the data directory refuses hard links; backups are copied (one more fsync per save)",
+                        ["path": "\(paths.directory)", "errno": .int(Int(errno))])
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import WPLogging
 @testable import WPStorage
@@ -70,6 +71,51 @@ import Glibc
             try store.save(sampleState(step: 1))
             #expect(store.statistics.copiedBackups == 0)
             #expect(contents(directory + "/energy.state.bak") == nil)
+        }
+    }
+}
+
+/// A save stuck in the file system holds only the saves' own lock: the counters and `close()`
+/// answer at once (shutdown closes the store even while the last save is stuck).
+@Suite struct StuckSaveTests {
+    @Test func statisticsAndCloseDoNotWaitForASaveInProgress() throws {
+        try withTemporaryDirectory { directory in
+            let entered = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            let stuck = Mutex(false)
+            let calls = FileSystem.Calls(link: { existing, alias in
+                if stuck.withLock({ $0 }) {
+                    entered.signal()
+                    release.wait()
+                }
+                return FileSystem.Calls.system.link(existing, alias)
+            })
+            let store = try FileEnergyStore(configuration: StorageConfiguration(dataDirectory: directory),
+                                            logger: .disabled, now: { Date() }, calls: calls)
+            _ = try store.load()
+            try store.save(sampleState(step: 1))
+            stuck.withLock { $0 = true } // the next save's backup link is stuck
+            let saved = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                try? store.save(sampleState(step: 2))
+                saved.signal()
+            }
+            try #require(entered.wait(timeout: .now() + 60) == .success, "the save never reached its backup link")
+            // Read on a thread of its own: were they to wait for the stuck save, the bounded
+            // wait fails the test instead of hanging it.
+            let answered = DispatchSemaphore(value: 0)
+            let seen = Mutex(0)
+            Thread.detachNewThread {
+                seen.withLock { $0 = store.statistics.saves }
+                store.close()
+                answered.signal()
+            }
+            let result = answered.wait(timeout: .now() + 60)
+            release.signal()
+            saved.wait()
+            #expect(result == .success, "statistics or close waited for the stuck save")
+            #expect(seen.withLock { $0 } == 1)
+            #expect(throws: StorageError.self) { try store.save(sampleState(step: 3)) }
         }
     }
 }
