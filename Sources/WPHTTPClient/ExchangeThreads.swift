@@ -12,9 +12,9 @@ import Darwin
 /// beyond that wait in submission order (FIFO) for a thread of this set only. A thread with
 /// nothing to run for `idleTime` ends, so an idle client holds no thread. A job whose
 /// exchange is cancelled, or whose deadline passes, while it waits is withdrawn at once
-/// (``withdraw(_:with:)``). If no thread
-/// can be created and none is running, the waiting jobs are refused with a `network` error
-/// rather than run on the caller's thread.
+/// (``withdraw(_:with:)``). A job for which no thread can be created is refused with a
+/// `network` error (all waiting jobs when no thread is left), never run on the caller's
+/// thread.
 final class ExchangeThreads: @unchecked Sendable {
     // Safety of `@unchecked Sendable`: `jobs`, `threads`, `idle` and `starting` are read and
     // written only while `mutex` is held. `mutex` and `condition` (a condition variable is
@@ -132,9 +132,15 @@ final class ExchangeThreads: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         threads -= 1
         starting -= 1
-        // With another thread alive the jobs still run, later; with none they never would.
+        // With no thread alive the jobs would never run: all are refused. Otherwise only the
+        // newest job that this thread was to take, which set no deadline timer as one that
+        // had to wait does (see HTTPClient.send); the others run when a thread frees up.
         var refused: [Job] = []
-        if threads == 0 { swap(&refused, &jobs) }
+        if threads == 0 {
+            swap(&refused, &jobs)
+        } else if jobs.count > idle + starting, let newest = jobs.popLast() {
+            refused.append(newest)
+        }
         pthread_mutex_unlock(mutex)
         let error = HTTPClientError(.network, "cannot start a thread for the exchange: \(reason)")
         for job in refused { job.refuse(error) }
