@@ -16,7 +16,8 @@ import Darwin
 /// `network` error (all waiting jobs when no thread is left), never run on the caller's
 /// thread.
 final class ExchangeThreads: @unchecked Sendable {
-    // Safety of `@unchecked Sendable`: `jobs`, `threads`, `idle` and `starting` are read and
+    // Safety of `@unchecked Sendable`: `jobs`, `threads`, `idle`, `starting` and `finishing`
+    // are read and
     // written only while `mutex` is held. `mutex` and `condition` (a condition variable is
     // what `Synchronization.Mutex` lacks: idle threads wait on it with a time limit) are
     // allocated and initialised once in `init`, never moved, and destroyed in `deinit`, which
@@ -28,8 +29,10 @@ final class ExchangeThreads: @unchecked Sendable {
         /// Identifies the job for ``withdraw(_:with:)``; a job submitted already cancelled is
         /// refused.
         let cancellation: ExchangeCancellation
-        /// The blocking exchange; it reports its own outcome.
-        let run: @Sendable () -> Void
+        /// The blocking exchange. It calls its argument once the exchange is over, just before
+        /// it reports the outcome (resumes its caller), so the thread counts as free by the
+        /// time the caller can submit its next job: that job then needs no other thread.
+        let run: @Sendable (_ exchangeDone: () -> Void) -> Void
         /// Called instead of `run` when the job is withdrawn or no thread can be had.
         let refuse: @Sendable (HTTPClientError) -> Void
     }
@@ -48,6 +51,8 @@ final class ExchangeThreads: @unchecked Sendable {
     private var idle = 0
     /// Threads created that have not yet taken the lock; each will take a job.
     private var starting = 0
+    /// Threads whose job's exchange is over, about to look at `jobs` again without waiting.
+    private var finishing = 0
 
     init(maxThreads: Int, idleTime: Duration, name: String = "http-client") {
         self.maxThreads = max(1, maxThreads)
@@ -93,13 +98,15 @@ final class ExchangeThreads: @unchecked Sendable {
             return false
         }
         jobs.append(job)
-        let spawn = jobs.count > idle + starting && threads < maxThreads
+        // Starting and finishing threads look at `jobs` before they wait; idle ones need a
+        // signal. A new thread only when those will not cover every waiting job.
+        let spawn = jobs.count > idle + starting + finishing && threads < maxThreads
         if spawn {
             threads += 1
             starting += 1
         }
-        let waits = jobs.count > idle + starting
-        if idle > 0 { pthread_cond_signal(condition) }
+        let waits = jobs.count > idle + starting + finishing
+        if idle > 0 && jobs.count > starting + finishing { pthread_cond_signal(condition) }
         pthread_mutex_unlock(mutex)
         if spawn { startThread() }
         return waits
@@ -138,7 +145,7 @@ final class ExchangeThreads: @unchecked Sendable {
         var refused: [Job] = []
         if threads == 0 {
             swap(&refused, &jobs)
-        } else if jobs.count > idle + starting, let newest = jobs.popLast() {
+        } else if jobs.count > idle + starting + finishing, let newest = jobs.popLast() {
             refused.append(newest)
         }
         pthread_mutex_unlock(mutex)
@@ -154,8 +161,15 @@ final class ExchangeThreads: @unchecked Sendable {
             if !jobs.isEmpty {
                 let job = jobs.removeFirst()
                 pthread_mutex_unlock(mutex)
-                job.run()
+                var marked = false
+                job.run {
+                    pthread_mutex_lock(mutex)
+                    finishing += 1
+                    pthread_mutex_unlock(mutex)
+                    marked = true
+                }
                 pthread_mutex_lock(mutex)
+                if marked { finishing -= 1 }
                 continue
             }
             idle += 1

@@ -63,10 +63,12 @@ public final class HTTPClient: Sendable {
         var expiry: Task<Void, Never>?
         let result: Result<HTTPClientResponse, HTTPClientError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let waits = threads.submit(ExchangeThreads.Job(cancellation: cancellation, run: { [self] in
-                    continuation.resume(returning: Result { () throws(HTTPClientError) in
+                let waits = threads.submit(ExchangeThreads.Job(cancellation: cancellation, run: { [self] exchangeDone in
+                    let result = Result { () throws(HTTPClientError) in
                         try perform(request, target: target, deadline: deadline, cancellation: cancellation)
-                    })
+                    }
+                    exchangeDone()
+                    continuation.resume(returning: result)
                 }, refuse: { error in
                     continuation.resume(returning: .failure(error))
                 }))
