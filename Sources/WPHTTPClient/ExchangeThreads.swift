@@ -37,6 +37,9 @@ final class ExchangeThreads: @unchecked Sendable {
         let refuse: @Sendable (HTTPClientError) -> Void
     }
 
+    /// Yields a thread makes, looking for the next job, before it waits on `condition`.
+    static let spinsBeforeSleeping = 64
+
     /// The most threads running at once (at least 1).
     let maxThreads: Int
     /// How long a thread waits for a job before it ends.
@@ -169,7 +172,18 @@ final class ExchangeThreads: @unchecked Sendable {
                     marked = true
                 }
                 pthread_mutex_lock(mutex)
-                if marked { finishing -= 1 }
+                if marked {
+                    // The caller often sends its next request at once: look for it a little
+                    // while (still counted as finishing, so it is not signalled) before sleeping.
+                    var spins = 0
+                    while jobs.isEmpty && spins < Self.spinsBeforeSleeping {
+                        pthread_mutex_unlock(mutex)
+                        sched_yield()
+                        spins += 1
+                        pthread_mutex_lock(mutex)
+                    }
+                    finishing -= 1
+                }
                 continue
             }
             idle += 1
