@@ -17,12 +17,11 @@ import Darwin
 /// thread.
 final class ExchangeThreads: @unchecked Sendable {
     // Safety of `@unchecked Sendable`: `jobs`, `threads`, `idle`, `starting` and `finishing`
-    // are read and
-    // written only while `mutex` is held. `mutex` and `condition` (a condition variable is
-    // what `Synchronization.Mutex` lacks: idle threads wait on it with a time limit) are
-    // allocated and initialised once in `init`, never moved, and destroyed in `deinit`, which
-    // runs only when no thread holds a reference (a running thread retains the set). No lock
-    // is held while a job runs.
+    // are read and written only while `mutex` is held. `mutex` and `condition` (a condition
+    // variable is what `Synchronization.Mutex` lacks: idle threads wait on it with a time
+    // limit) are allocated and initialised once in `init`, never moved, and destroyed in
+    // `deinit`, which runs only when no thread holds a reference (a running thread retains the
+    // set). No lock is held while a job runs.
 
     /// An exchange waiting for, or running on, a thread.
     struct Job: Sendable {
@@ -54,7 +53,8 @@ final class ExchangeThreads: @unchecked Sendable {
     private var idle = 0
     /// Threads created that have not yet taken the lock; each will take a job.
     private var starting = 0
-    /// Threads whose job's exchange is over, about to look at `jobs` again without waiting.
+    /// Threads whose job's exchange is over, about to look at `jobs` again (yielding a while)
+    /// before they wait: a job they will take needs no signal.
     private var finishing = 0
 
     init(maxThreads: Int, idleTime: Duration, name: String = "http-client") {
