@@ -8,14 +8,17 @@ import Synchronization
 
 /// `https://` exchanges through libcurl, loaded with `dlopen` on the first one.
 ///
-/// One curl easy handle is kept per client, so connections and TLS sessions are reused;
-/// transfers on it run one at a time (guarded by a mutex, on the client's dispatch queue).
+/// Easy handles are kept per client and reused, so connections and TLS sessions are too; each
+/// transfer takes an idle handle (or makes one) for its length, on one of the client's
+/// threads, so transfers run side by side and no lock is held while one runs.
 /// Redirects are never followed; libcurl's own timeout enforces the deadline and its progress
 /// callback polls the cancellation flag (about once a second while waiting).
 final class CurlSession: Sendable {
     private let tls: HTTPClient.TLSVerification
-    /// The easy handle; only used while holding this lock.
-    private let handle = Mutex<CurlHandle?>(nil)
+    /// Easy handles no transfer is using; one is taken out for each transfer and put back
+    /// after it, so there are at most as many as transfers ever ran at once (the client's
+    /// `maxThreads`).
+    private let idleHandles = Mutex<[CurlHandle]>([])
 
     init(tls: HTTPClient.TLSVerification) {
         self.tls = tls
@@ -37,21 +40,20 @@ final class CurlSession: Sendable {
         var headerLines = try RequestEncoder.fields(of: request, userAgent: configuration.userAgent)
             .map { "\($0.name): \($0.value)" }
         if request.header("Expect") == nil { headerLines.append("Expect:") } // no 100-continue round trip
-        let result: Result<HTTPClientResponse, HTTPClientError> = handle.withLock { stored in
-            if stored == nil {
-                guard let raw = wp_curl_handle_create() else {
-                    if case .failure(let error) = Self.availability() { return .failure(error) }
-                    return .failure(HTTPClientError(.libraryUnavailable, "could not create a curl handle"))
+        let result: Result<HTTPClientResponse, HTTPClientError>
+        if cancellation.isCancelled {
+            result = .failure(ExchangeCancellation.error)
+        } else {
+            switch takeHandle() {
+            case .failure(let error):
+                result = .failure(error)
+            case .success(let easy):
+                // Only this transfer uses `easy` until it is put back; no lock is held meanwhile.
+                result = Result { () throws(HTTPClientError) in
+                    try transfer(request, url: target.curlURL, headerLines: headerLines, on: easy.raw,
+                                 configuration: configuration, deadline: deadline, cancellation: cancellation)
                 }
-                stored = CurlHandle(raw: raw)
-            }
-            guard let easy = stored?.raw else {
-                return .failure(HTTPClientError(.libraryUnavailable, "could not create a curl handle"))
-            }
-            if cancellation.isCancelled { return .failure(ExchangeCancellation.error) }
-            return Result { () throws(HTTPClientError) in
-                try transfer(request, url: target.curlURL, headerLines: headerLines, on: easy,
-                             configuration: configuration, deadline: deadline, cancellation: cancellation)
+                idleHandles.withLock { $0.append(easy) }
             }
         }
         do throws(HTTPClientError) {
@@ -59,6 +61,16 @@ final class CurlSession: Sendable {
         } catch {
             throw Self.scrubbed(error, of: request, target: target)
         }
+    }
+
+    /// An idle easy handle, or a new one.
+    private func takeHandle() -> Result<CurlHandle, HTTPClientError> {
+        if let idle = idleHandles.withLock({ $0.popLast() }) { return .success(idle) }
+        guard let raw = wp_curl_handle_create() else {
+            if case .failure(let error) = Self.availability() { return .failure(error) }
+            return .failure(HTTPClientError(.libraryUnavailable, "could not create a curl handle"))
+        }
+        return .success(CurlHandle(raw: raw))
     }
 
     private func transfer(_ request: HTTPClientRequest, url: String, headerLines: [String],
@@ -168,7 +180,11 @@ final class CurlSession: Sendable {
 }
 
 /// Owns one curl easy handle and destroys it with the session.
-private final class CurlHandle {
+///
+/// `@unchecked Sendable` is safe here: a handle is used by one transfer at a time, the one
+/// that took it out of ``CurlSession``'s idle list (under its lock), and the list hands it to
+/// the next transfer only after it was put back.
+private final class CurlHandle: @unchecked Sendable {
     let raw: UnsafeMutableRawPointer
     init(raw: UnsafeMutableRawPointer) { self.raw = raw }
     deinit { wp_curl_handle_destroy(raw) }

@@ -28,6 +28,14 @@ extension HTTPClient {
         public var maxHeadBytes = 64 << 10
         /// An idle kept-alive connection older than this is closed instead of reused.
         public var maxIdleTime: Duration = .seconds(30)
+        /// The most threads the client runs exchanges on at once (at least 1); 8 by default.
+        /// Each request occupies one for its whole exchange, so this many can hang on
+        /// unresponsive servers at once; further requests wait, in order, for one of this
+        /// client's threads. Threads start only when requests need them.
+        public var maxThreads = 8
+        /// A client thread with no request to run for this long ends; 30 s by default. An idle
+        /// client therefore holds no thread.
+        public var threadIdleTime: Duration = .seconds(30)
 
         /// Creates a configuration with the defaults.
         public init() {}

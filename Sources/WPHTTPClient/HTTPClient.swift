@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 
 /// A small HTTP/1.1 client: its own code on POSIX sockets for `http://`, libcurl (loaded at
@@ -13,8 +12,13 @@ import FoundationEssentials
 ///   on a fresh connection, whatever the method.
 /// - Cancelling the calling task aborts the exchange.
 ///
-/// Blocking work runs on a private dispatch queue, never on the Swift concurrency pool. Safe
-/// to use from many tasks at once; concurrent requests to one host use separate connections.
+/// Blocking work runs on the client's own threads (named `http-client`; host names are looked
+/// up on threads named `dns`), never on Dispatch's or Swift's shared pools: `send` suspends
+/// while a thread does the exchange. Threads start on demand up to
+/// ``Configuration/maxThreads`` and end after ``Configuration/threadIdleTime`` without work;
+/// further requests wait in order for this client's threads only, so a server that hangs holds
+/// at most its own client's threads. Safe to use from many tasks at once; concurrent requests
+/// to one host use separate connections.
 ///
 /// ```swift
 /// let client = HTTPClient(configuration: .init(userAgent: "wpexporter"))
@@ -24,17 +28,26 @@ import FoundationEssentials
 public final class HTTPClient: Sendable {
     /// The configuration in use.
     public let configuration: Configuration
-    let queue = DispatchQueue(label: "wpexporter.http-client", attributes: .concurrent)
+    /// The threads exchanges run on.
+    let threads: ExchangeThreads
     let pool: ConnectionPool
     let curl: CurlSession
+    let resolver: HostResolver
 
     /// Creates a client; nothing is connected or loaded until the first request.
     ///
     /// - Parameter configuration: limits, `User-Agent` and certificate checking.
-    public init(configuration: Configuration = Configuration()) {
+    public convenience init(configuration: Configuration = Configuration()) {
+        self.init(configuration: configuration, resolver: .system)
+    }
+
+    /// Creates a client resolving `http://` host names with `resolver`.
+    init(configuration: Configuration, resolver: HostResolver) {
         self.configuration = configuration
+        self.threads = ExchangeThreads(maxThreads: configuration.maxThreads, idleTime: configuration.threadIdleTime)
         self.pool = ConnectionPool(maxIdleTime: configuration.maxIdleTime)
         self.curl = CurlSession(tls: configuration.tls)
+        self.resolver = resolver
     }
 
     /// Sends `request` and returns the whole response, whatever its status.
@@ -46,29 +59,53 @@ public final class HTTPClient: Sendable {
     public func send(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
         let target = try RequestTarget(request.url)
         let cancellation = ExchangeCancellation()
+        let deadline = Deadline(after: request.timeout) // a wait for a thread counts too
+        var expiry: Task<Void, Never>?
         let result: Result<HTTPClientResponse, HTTPClientError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                queue.async { [self] in
-                    continuation.resume(returning: Result { () throws(HTTPClientError) in
-                        try perform(request, target: target, cancellation: cancellation)
-                    })
-                }
+                let waits = threads.submit(ExchangeThreads.Job(cancellation: cancellation, run: { [self] exchangeDone in
+                    let result = Result { () throws(HTTPClientError) in
+                        try perform(request, target: target, deadline: deadline, cancellation: cancellation)
+                    }
+                    exchangeDone()
+                    continuation.resume(returning: result)
+                }, refuse: { error in
+                    continuation.resume(returning: .failure(error))
+                }))
+                // Rare: every thread is busy. Answer at the deadline even if none frees up by then.
+                if waits { expiry = expire(cancellation, at: deadline, authority: target.authority) }
             }
         } onCancel: {
             cancellation.cancel()
+            threads.withdraw(cancellation, with: ExchangeCancellation.error) // still waiting: answered at once
         }
+        expiry?.cancel()
         return try result.get()
     }
 
-    /// Runs one exchange; blocking, on ``queue``.
-    private func perform(_ request: HTTPClientRequest, target: RequestTarget,
+    /// Refuses the exchange of `cancellation` with a time-out at `deadline` if it is still
+    /// waiting for a thread then.
+    private func expire(_ cancellation: ExchangeCancellation, at deadline: Deadline,
+                        authority: String) -> Task<Void, Never> {
+        Task { [threads] in
+            do {
+                try await Task.sleep(until: deadline.end, clock: .continuous)
+            } catch {
+                return // answered before the deadline
+            }
+            threads.withdraw(cancellation, with: HTTPClientError(
+                .timeout, "timed out waiting for a thread to reach \(authority): all \(threads.maxThreads) of the client's are busy"))
+        }
+    }
+
+    /// Runs one exchange; blocking, on one of ``threads``.
+    private func perform(_ request: HTTPClientRequest, target: RequestTarget, deadline: Deadline,
                          cancellation: ExchangeCancellation) throws(HTTPClientError) -> HTTPClientResponse {
         try cancellation.check()
-        let deadline = Deadline(after: request.timeout)
         switch target.scheme {
         case .http:
             return try PlainExchange(request: request, target: target, configuration: configuration,
-                                     deadline: deadline, cancellation: cancellation, pool: pool).run()
+                                     deadline: deadline, cancellation: cancellation, pool: pool, resolver: resolver).run()
         case .https:
             return try curl.perform(request, target: target, configuration: configuration, deadline: deadline,
                                     cancellation: cancellation)

@@ -7,6 +7,7 @@ struct PlainExchange {
     let deadline: Deadline
     let cancellation: ExchangeCancellation
     let pool: ConnectionPool
+    let resolver: HostResolver
 
     private enum Outcome {
         case response(HTTPClientResponse)
@@ -23,7 +24,7 @@ struct PlainExchange {
             }
         }
         let fresh = try ClientSocket.connect(host: target.host, port: target.port, deadline: deadline,
-                                             cancellation: cancellation)
+                                             cancellation: cancellation, resolver: resolver)
         switch try exchange(bytes, on: fresh) {
         case .response(let response): return response
         case .failedBeforeResponse(let error): throw error

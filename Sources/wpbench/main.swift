@@ -9,6 +9,7 @@ import Foundation
 
 let scenarios: [Scenario] = MetricsBench.scenarios + ServerBench.scenarios + ClientBench.scenarios + ServersBench.scenarios
     + EnergyBench.scenarios + CollectorBench.scenarios + LoggingBench.scenarios + HTTPClientBench.scenarios
+    + HTTPClientHungBench.scenarios
     + RuntimeBench.scenarios
 
 let arguments = Array(CommandLine.arguments.dropFirst())
