@@ -14,7 +14,7 @@
 # /metrics (timed with curl; also `winpower_exporter_last_collection_timestamp_seconds`, shown
 # for comparison: the merged exposition is rebuilt at most once a second).
 #
-#   scripts/torture/isolation.sh [SLOW_SECONDS] [HUNG_SECONDS]   # default 16 and 15 (about 75 s)
+#   scripts/torture/isolation.sh [SLOW_SECONDS] [HUNG_SECONDS]   # default 16 and 15 (about 50 s)
 #
 # Goals (a missed one is named and the exit status is 1):
 #   1. every server's last successful collection ≤ 3 s old at every poll of the stall; once the

@@ -23,7 +23,12 @@ start_simulator() {
 # free loopback ports; sets fleet_ports (server 0 first).
 start_fleet() {
     "$binary" simulate --servers "$1" --port 0 --devices "$2" >"$work/fleet.log" 2>&1 &
-    for _ in $(seq 100); do [ "$(grep -c 'server [0-9]*: http://127.0.0.1:' "$work/fleet.log")" -ge "$1" ] && break; sleep 0.1; done
+    local listed
+    for _ in $(seq 100); do
+        listed=$(grep -sc 'server [0-9]*: http://127.0.0.1:' "$work/fleet.log" || true)
+        [ "${listed:-0}" -ge "$1" ] && break
+        sleep 0.1
+    done
     mapfile -t fleet_ports < <(grep -o 'server [0-9]*: http://127.0.0.1:[0-9]*' "$work/fleet.log" | cut -d: -f4)
     [ "${#fleet_ports[@]}" -eq "$1" ] || { echo "$name: the simulators did not start" >&2; cat "$work/fleet.log" >&2; exit 1; }
 }
