@@ -1,7 +1,7 @@
 # shellcheck shell=bash disable=SC2034,SC2154  # sourced: sets variables for its caller, reads $name
 # Shared by the torture scripts (sourced, not run): the binary, a scratch directory cleaned on
-# exit with every background job, the simulator with 1,000 devices, the exporter, latency
-# percentiles and the exporter's peak RSS.
+# exit with every background job, the simulator with 1,000 devices (or a fleet of simulated
+# servers), the exporter, latency percentiles and the exporter's peak RSS.
 #
 #   name=my-script; source scripts/torture/lib.sh     # from the repository root
 #
@@ -19,11 +19,26 @@ start_simulator() {
     sim_port=$(grep -o '127.0.0.1:[0-9]*' "$work/sim.log" | head -1 | cut -d: -f2)
 }
 
-# start_exporter LOG [ARG...]: the exporter against the simulator, loopback, 1 s collections,
-# extra arguments appended; waits until ready. Sets server (PID), port and base (URL).
+# start_fleet N DEVICES: `wpexporter simulate --servers N` with DEVICES devices per server on
+# free loopback ports; sets fleet_ports (server 0 first).
+start_fleet() {
+    "$binary" simulate --servers "$1" --port 0 --devices "$2" >"$work/fleet.log" 2>&1 &
+    local listed
+    for _ in $(seq 100); do
+        listed=$(grep -sc 'server [0-9]*: http://127.0.0.1:' "$work/fleet.log" || true)
+        [ "${listed:-0}" -ge "$1" ] && break
+        sleep 0.1
+    done
+    mapfile -t fleet_ports < <(grep -o 'server [0-9]*: http://127.0.0.1:[0-9]*' "$work/fleet.log" | cut -d: -f4)
+    [ "${#fleet_ports[@]}" -eq "$1" ] || { echo "$name: the simulators did not start" >&2; cat "$work/fleet.log" >&2; exit 1; }
+}
+
+# launch_exporter LOG [ARG...]: the exporter against the simulator, loopback, 1 s collections,
+# extra arguments appended (later flags win, e.g. a second --data-dir); waits until it
+# listens, not for its first collection. Sets server (PID), port and base (URL).
 # Prefix with `env VAR=... ` through the exporter_env array (e.g. LD_PRELOAD).
 exporter_env=()
-start_exporter() {
+launch_exporter() {
     local log=$1
     shift
     env "${exporter_env[@]}" "$binary" server --winpower.url "http://127.0.0.1:$sim_port" \
@@ -35,6 +50,11 @@ start_exporter() {
     port=$(grep 'exporter listening' "$log" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2)
     [ -n "$port" ] || { echo "$name: exporter did not start" >&2; cat "$log" >&2; exit 1; }
     base="http://127.0.0.1:$port"
+}
+
+# start_exporter LOG [ARG...]: launch_exporter, then waits until ready (the first collection).
+start_exporter() {
+    launch_exporter "$@"
     for _ in $(seq 900); do curl -sf ${ready_auth:+-u "$ready_auth"} "$base/-/ready" >/dev/null && break; sleep 0.1; done
 }
 
