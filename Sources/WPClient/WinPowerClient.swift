@@ -20,3 +20,11 @@ public protocol WinPowerClient: Sendable {
     /// - Throws: ``ClientError``.
     func fetchDevices() async throws -> DeviceReadout
 }
+
+/// A client whose credentials can change while it runs (a configuration reload with a rotated
+/// password), without a new client, connection pool or pipeline.
+public protocol CredentialUpdating: Sendable {
+    /// Uses `username` and `password` from the next login on: the current session token is
+    /// dropped and any login backoff ends, so the next collection logs in with them at once.
+    func updateCredentials(username: String, password: String) async
+}

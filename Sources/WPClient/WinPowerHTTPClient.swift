@@ -20,8 +20,9 @@ import WPLogging
 /// let client = WinPowerHTTPClient(configuration: configuration, logger: logger.child(label: "client"))
 /// let readout = try await client.fetchDevices()
 /// ```
-public actor WinPowerHTTPClient: WinPowerClient {
-    let configuration: Configuration
+public actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
+    /// Changed only by ``updateCredentials(username:password:)``.
+    private(set) var configuration: Configuration
     let transport: any HTTPTransport
     let logger: Logger
     let decoder = DeviceListDecoder()
@@ -59,6 +60,16 @@ public actor WinPowerHTTPClient: WinPowerClient {
         self.wallClock = wallClock
         let origin = clock.now
         self.elapsed = { origin.duration(to: clock.now) }
+    }
+
+    public func updateCredentials(username: String, password: String) {
+        guard username != configuration.username || password != configuration.password else { return }
+        configuration.username = username
+        configuration.password = password
+        token = nil
+        failedLogins = 0
+        loginBlockedUntil = nil
+        logger.info("credentials changed; the next collection logs in with them")
     }
 
     deinit {

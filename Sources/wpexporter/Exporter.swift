@@ -126,6 +126,7 @@ final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                                      logger: logger.child(label: "scheduler"), published: { MemoryTrim.afterCollection() })
             merger = nil
             fleet = nil
+            applier.singleClient = firstClient
             endpoints = Endpoints(snapshot: { collector.snapshot }, health: { collector.health },
                                   sinceLastSuccess: { collector.timeSinceLastSuccess() },
                                   stalenessWindow: collectorConfiguration.stalenessWindow,

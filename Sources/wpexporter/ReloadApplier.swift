@@ -17,8 +17,10 @@ typealias ClientFactory = @Sendable (ServerEntry) throws -> any WinPowerClient
 /// file); a new one starts at once.
 /// A new entry with `energy_from` (a rename, ``ReloadRenames``) starts once the old server's
 /// pipeline has stopped (its collection in flight finished) and the meter moved its totals
-/// and saved them. Switching between a `winpower`-only configuration and `servers` needs a
-/// restart: the endpoints and the exposition are built for one shape or the other at startup.
+/// and saved them. Without `servers`, changed credentials (`winpower.username`,
+/// `winpower.password`, or the contents of `winpower.password_file`) go to the running client;
+/// other `winpower` changes need a restart. Switching between a `winpower`-only configuration
+/// and `servers` needs a restart: the endpoints and the exposition are built for one shape or the other at startup.
 /// What cannot change while running is kept and named
 /// (``ConfigReloader/sectionsNeedingRestart(running:next:)``). Clients are all made and renames
 /// checked before anything changes, so a reload applies completely or not at all.
@@ -30,6 +32,8 @@ final class ReloadApplier<C: Clock>: Sendable where C.Duration == Duration {
         var merger: ExpositionMerger<C>?
         var clientFactory: ClientFactory?
         var meter: EnergyMeter<C>?
+        /// The client of a `winpower`-only exporter (its credentials change live).
+        var singleClient: (any WinPowerClient)?
     }
 
     private let parts = Mutex(Parts())
@@ -58,6 +62,10 @@ final class ReloadApplier<C: Clock>: Sendable where C.Duration == Duration {
         get { parts.withLock { $0.meter } }
         set { parts.withLock { $0.meter = newValue } }
     }
+    var singleClient: (any WinPowerClient)? {
+        get { parts.withLock { $0.singleClient } }
+        set { parts.withLock { $0.singleClient = newValue } }
+    }
 
     /// Applies `next`; called by one reload at a time.
     ///
@@ -73,11 +81,23 @@ final class ReloadApplier<C: Clock>: Sendable where C.Duration == Duration {
         if current.servers.isEmpty != next.servers.isEmpty {
             needsRestart.append("servers (between one server and a servers list)")
         } else if current.servers.isEmpty {
-            if current.winPower != next.winPower { needsRestart.append("winpower") }
+            summary = "single server"
+            if Self.withoutCredentials(current.winPower) != Self.withoutCredentials(next.winPower) {
+                needsRestart.append("winpower")
+            } else if current.winPower != next.winPower {
+                // Only the credentials changed (a rotated password): the running client takes them.
+                if let client = parts.singleClient as? any CredentialUpdating {
+                    await client.updateCredentials(username: next.winPower.username ?? "",
+                                                   password: next.winPower.password?.reveal() ?? "")
+                    applied.winPower = next.winPower
+                    summary = "single server: credentials changed, the next login uses them"
+                } else {
+                    needsRestart.append("winpower")
+                }
+            }
             if current.scheduler.collectionInterval != next.scheduler.collectionInterval {
                 needsRestart.append("scheduler.collection_interval")
             }
-            summary = "single server"
         } else if let fleet = parts.fleet, let makeMember = parts.makeMember, let clientFactory = parts.clientFactory,
                   let meter = parts.meter {
             let renames = try ReloadRenames(running: Set(fleet.members.map(\.entry.name)), next: next,
@@ -114,6 +134,15 @@ final class ReloadApplier<C: Clock>: Sendable where C.Duration == Duration {
         }
         running.value = applied
         return ConfigReloader.Applied(summary: summary, needsRestart: needsRestart)
+    }
+
+    /// `settings` without the keys a running client can change (``CredentialUpdating``).
+    static func withoutCredentials(_ settings: ExporterConfiguration.WinPower) -> ExporterConfiguration.WinPower {
+        var settings = settings
+        settings.username = nil
+        settings.password = nil
+        settings.passwordFile = nil
+        return settings
     }
 
     /// How long a reload waits for the save of moved energy totals before answering.

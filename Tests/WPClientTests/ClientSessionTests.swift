@@ -142,6 +142,23 @@ import WPTestSupport
         #expect(clients.count == 2) // both clients live (and mask) until here
     }
 
+    /// A rotated password handed to the running client (a configuration reload) is used by the
+    /// very next collection: the old session and the login backoff are dropped.
+    @Test func updatedCredentialsAreUsedByTheNextLoginWithoutWaitingForTheBackoff() async throws {
+        let harness = SimulatorHarness()
+        var configuration = harness.clientConfiguration
+        let password = configuration.password
+        configuration.password = "rotated-away"
+        let client = WinPowerHTTPClient(configuration: configuration,
+                                        transport: InProcessTransport(handler: harness.simulator, clock: harness.clock),
+                                        clock: harness.clock, wallClock: harness.wallClock, logger: .disabled)
+        await #expect(throws: ClientError.self) { _ = try await client.fetchDevices() }
+        await #expect(throws: ClientError.self, "within the login backoff") { _ = try await client.fetchDevices() }
+        await client.updateCredentials(username: configuration.username, password: password)
+        let readout = try await client.fetchDevices()
+        #expect(!readout.devices.isEmpty)
+    }
+
     @Test func twentyConcurrentFetchesShareOneLogin() async throws {
         let harness = SimulatorHarness(devices: 5)
         let client = harness.makeClient()

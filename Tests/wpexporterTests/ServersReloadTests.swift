@@ -5,6 +5,7 @@ import WPClient
 import WPCollector
 import WPConfig
 import WPEnergy
+import WPLogging
 import WPTestSupport
 @testable import wpexporter
 
@@ -216,5 +217,46 @@ final class GatedClient: WinPowerClient {
             if now { continuation.resume() }
         }
         return .make(devices: [.make(id: "ups-1", watts: 400)])
+    }
+}
+
+/// A WinPower client that records the credentials a reload hands it.
+final class CredentialRecorder: WinPowerClient, CredentialUpdating {
+    private let received = Mutex<[String]>([])
+    var credentials: [String] { received.withLock { $0 } }
+    func fetchDevices() async throws -> DeviceReadout { .make() }
+    func updateCredentials(username: String, password: String) async {
+        received.withLock { $0.append("\(username):\(password)") }
+    }
+}
+
+/// Without `servers`, a reload hands rotated credentials to the running client; other
+/// `winpower` changes still need a restart.
+@Suite struct SingleServerReloadTests {
+    @Test func aRotatedPasswordReachesTheRunningClient() async throws {
+        let next = ServersReloadTests.NextConfiguration()
+        let client = CredentialRecorder()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-single-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let configuration = ExporterHarness.configuration(baseURL: "http://127.0.0.1:1", username: "admin",
+                                                          password: "old-Pa55", dataDirectory: directory)
+        let exporter = try Exporter(configuration: configuration, client: client, clock: ManualClock(),
+                                    wallClock: { Date() }, logger: .disabled,
+                                    reload: { LoadedConfiguration(configuration: try #require(next.value.withLock { $0 })) })
+        defer { exporter.close() }
+
+        var rotated = configuration
+        rotated.winPower.password = Secret("new-Pa55")
+        next.value.withLock { $0 = rotated }
+        #expect(await exporter.reloader.reload(trigger: "test")
+                == .applied(ConfigReloader.Applied(summary: "single server: credentials changed, the next login uses them")))
+        #expect(client.credentials == ["admin:new-Pa55"])
+
+        var moved = rotated
+        moved.winPower.baseURL = "http://127.0.0.2:1"
+        next.value.withLock { $0 = moved }
+        #expect(await exporter.reloader.reload(trigger: "test")
+                == .applied(ConfigReloader.Applied(summary: "single server", needsRestart: ["winpower"])))
+        #expect(client.credentials == ["admin:new-Pa55"], "nothing else reaches the client")
     }
 }
