@@ -27,6 +27,10 @@ final class ConfigReloader: Sendable {
         /// Sections that changed but take effect only after a restart (their running values
         /// are kept).
         var needsRestart: [String] = []
+        /// What the reload could not do as the file says, or left behind (energy totals not
+        /// moved, totals stored but no longer exported): in the log, the HTTP answer and
+        /// `/health`.
+        var warnings: [String] = []
     }
 
     /// The result of one reload.
@@ -44,6 +48,8 @@ final class ConfigReloader: Sendable {
         var lastSuccess: Date
         /// Why the last reload failed; `nil` once one succeeds.
         var lastError: String?
+        /// The last applied reload's warnings (``Applied/warnings``).
+        var lastWarnings: [String] = []
         /// Reloads attempted since start.
         var attempts = 0
     }
@@ -108,10 +114,11 @@ final class ConfigReloader: Sendable {
         state.withLock { status in
             status.attempts += 1
             switch outcome {
-            case .applied:
+            case .applied(let applied):
                 status.lastSuccessful = true
                 status.lastSuccess = at
                 status.lastError = nil
+                status.lastWarnings = applied.warnings
             case .rejected(let reason):
                 status.lastSuccessful = false
                 status.lastError = reason
@@ -123,6 +130,9 @@ final class ConfigReloader: Sendable {
             if !applied.needsRestart.isEmpty {
                 logger.warn("changed settings take effect only after a restart; the running values are kept",
                             ["sections": .string(applied.needsRestart.joined(separator: ","))])
+            }
+            for warning in applied.warnings {
+                logger.warn("configuration reloaded with a warning", ["warning": .string(warning)])
             }
         case .rejected(let reason):
             logger.error("configuration reload failed; keeping the running configuration",

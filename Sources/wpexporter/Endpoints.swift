@@ -147,7 +147,8 @@ struct Endpoints: Sendable {
         case .applied(let applied):
             let restart = applied.needsRestart.isEmpty ? ""
                 : "; needs a restart to take effect: \(applied.needsRestart.joined(separator: ", "))"
-            return .text("configuration reloaded: \(applied.summary)\(restart)\n")
+            let warnings = applied.warnings.map { "warning: \($0)\n" }.joined()
+            return .text("configuration reloaded: \(applied.summary)\(restart)\n\(warnings)")
         case .rejected(let reason):
             return .text("failed to reload the configuration; the running one is kept:\n\(reason)\n", status: 500)
         }
@@ -255,11 +256,14 @@ struct HealthReport: Codable, Sendable, Equatable {
         var lastSuccessful: Bool
         var lastSuccess: String
         var lastError: String?
+        /// The last applied reload's warnings; absent when it had none.
+        var lastWarnings: [String]?
         var attempts: Int
         enum CodingKeys: String, CodingKey {
             case lastSuccessful = "last_successful"
             case lastSuccess = "last_success"
             case lastError = "last_error"
+            case lastWarnings = "last_warnings"
             case attempts
         }
 
@@ -267,6 +271,7 @@ struct HealthReport: Codable, Sendable, Equatable {
             lastSuccessful = status.lastSuccessful
             lastSuccess = Endpoints.iso(status.lastSuccess)
             lastError = status.lastError
+            lastWarnings = status.lastWarnings.isEmpty ? nil : status.lastWarnings
             attempts = status.attempts
         }
     }

@@ -78,6 +78,7 @@ final class ReloadApplier<C: Clock>: Sendable where C.Duration == Duration {
         var needsRestart = ConfigReloader.sectionsNeedingRestart(running: current, next: next)
         var applied = current
         var summary = "no change to the servers"
+        var warnings: [String] = []
         if current.servers.isEmpty != next.servers.isEmpty {
             needsRestart.append("servers (between one server and a servers list)")
         } else if current.servers.isEmpty {
@@ -119,11 +120,24 @@ final class ReloadApplier<C: Clock>: Sendable where C.Duration == Duration {
                 let moved = meter.rekey(closing: renames.sources) { renames.migration.moves($0).moves }
                 fleet.start(renames.targets)
                 summary += "; moved \(moved.moved) energy totals"
+                for (server, count) in Self.countByServer(moved.skipped) {
+                    let target = renames.migration.renames[server] ?? "the new entry"
+                    warnings.append("servers[\(target)].energy_from: \(count) energy totals of \(server.debugDescription) "
+                                    + "not moved: \(target) already holds totals for the same devices; both are kept, "
+                                    + "those of \(server.debugDescription) stored but not exported")
+                }
                 do {
                     try await meter.save(timeout: Self.saveWait)
                 } catch {
                     summary += " (not saved yet, retried next cycle: \(error))"
                 }
+            }
+            // Servers removed without a successor keep their totals in the state file only.
+            let continued = Set(renames.sources)
+            let stored = meter.totals.keys
+            for (server, count) in Self.countByServer(stored) where plan.removed.contains(server) && !continued.contains(server) {
+                warnings.append("servers[\(server)] removed: its \(count) energy totals stay stored but are no longer "
+                                + "exported; a new entry with energy_from: \(server) continues them")
             }
             parts.merger?.publish()
             applied.servers = plan.members.map(\.entry)
@@ -133,7 +147,16 @@ final class ReloadApplier<C: Clock>: Sendable where C.Duration == Duration {
             needsRestart.append("servers")
         }
         running.value = applied
-        return ConfigReloader.Applied(summary: summary, needsRestart: needsRestart)
+        return ConfigReloader.Applied(summary: summary, needsRestart: needsRestart, warnings: warnings)
+    }
+
+    /// The number of keys per server name, sorted by name (unqualified keys are left out).
+    static func countByServer(_ keys: some Sequence<String>) -> [(String, Int)] {
+        var counts: [String: Int] = [:]
+        for key in keys {
+            if let server = EnergyKey.split(key)?.server { counts[server, default: 0] += 1 }
+        }
+        return counts.sorted { $0.key < $1.key }
     }
 
     /// `settings` without the keys a running client can change (``CredentialUpdating``).
@@ -152,6 +175,7 @@ final class ReloadApplier<C: Clock>: Sendable where C.Duration == Duration {
         var members: [ServerFleet<C>.Member]
         var added: [String]
         var changed: [String]
+        var removed: Set<String>
         var summary: String
     }
 
@@ -181,7 +205,7 @@ final class ReloadApplier<C: Clock>: Sendable where C.Duration == Duration {
         if !changed.isEmpty { parts.append("changed " + changed.joined(separator: ", ")) }
         if !removed.isEmpty { parts.append("removed " + removed.joined(separator: ", ")) }
         parts.append("\(kept) unchanged")
-        return Plan(members: members, added: added, changed: changed, summary: "servers: " + parts.joined(separator: "; "))
+        return Plan(members: members, added: added, changed: changed, removed: Set(removed), summary: "servers: " + parts.joined(separator: "; "))
     }
 }
 

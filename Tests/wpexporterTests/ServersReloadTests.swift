@@ -69,7 +69,11 @@ import WPTestSupport
         configuration.servers = [configuration.servers[0], configuration.servers[2], added]  // b removed
         next.value.withLock { $0 = configuration }
         let outcome = await exporter.reloader.reload(trigger: "test")
-        #expect(outcome == .applied(ConfigReloader.Applied(summary: "servers: added d; changed c; removed b; 1 unchanged")))
+        let removedB = "servers[b] removed: its 1 energy totals stay stored but are no longer exported; "
+            + "a new entry with energy_from: b continues them"
+        #expect(outcome == .applied(ConfigReloader.Applied(summary: "servers: added d; changed c; removed b; 1 unchanged",
+                                                           warnings: [removedB])))
+        #expect(exporter.reloader.status.lastWarnings == [removedB])
         #expect(exporter.pipelines.map(\.name) == ["a", "c", "d"])
         #expect(exporter.pipelines[0] === kept, "the unchanged server keeps its pipeline and schedule")
         #expect(made.withLock { $0 } == ["c", "d"], "clients made only for the changed and the new server")
@@ -122,6 +126,29 @@ import WPTestSupport
         guard let single = await Self.applied(harness, next, configuration) else { return }
         #expect(single.needsRestart == ["servers (between one server and a servers list)"])
         #expect(harness.exporter.pipelines.map(\.name) == ["a", "b2"])
+    }
+
+    /// A rename whose target already holds totals moves nothing for those devices: the answer
+    /// and `/health` say so, not only the log.
+    @Test func aMoveThatCannotHappenIsAWarningInTheAnswerAndHealth() async throws {
+        let next = NextConfiguration()
+        let harness = try ServersHarness(
+            servers: [("a", Self.stub(100)), ("b", Self.stub(200)), ("c", Self.stub(300))],
+            reload: { LoadedConfiguration(configuration: try #require(next.value.withLock { $0 })) },
+            clientFactory: { _ in Self.stub(1) })
+        for pipeline in harness.exporter.pipelines { await pipeline.collector.collect() }
+        var configuration = harness.exporter.configuration
+        let removed = configuration.servers.removeLast()  // c leaves; its totals stay stored
+        guard await Self.applied(harness, next, configuration) != nil else { return }
+        configuration.servers[1].energyFrom = "b"         // b comes back as c: c's totals are in the way
+        configuration.servers[1].name = removed.name
+        guard let applied = await Self.applied(harness, next, configuration) else { return }
+        let expected = "servers[c].energy_from: 1 energy totals of \"b\" not moved: c already holds totals for the "
+            + "same devices; both are kept, those of \"b\" stored but not exported"
+        #expect(applied.warnings == [expected])
+        let health = try await harness.get("/health").text
+        #expect(health.contains("\"last_warnings\""))
+        #expect(health.contains("already holds totals for the same devices"))
     }
 
     /// A reload that changes a server's URL while its collection is in flight: the new pipeline
