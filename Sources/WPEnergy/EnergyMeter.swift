@@ -383,7 +383,7 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
         switch outcome {
         case .saved: return
         case .failed(let failure): throw failure
-        case .timedOut, .stopped: throw SaveTimeout(waited: waited)
+        case .timedOut: throw SaveTimeout(waited: waited)
         }
     }
 

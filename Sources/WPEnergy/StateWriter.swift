@@ -30,8 +30,6 @@ final class StateWriter: @unchecked Sendable {
         case failed(StorageError)
         /// The deadline passed first; the save goes on.
         case timedOut
-        /// The writer was stopped before anything covered the generation.
-        case stopped
     }
 
     /// Saves a state; returns its failure, if any. Runs on the writer's thread.
@@ -59,7 +57,6 @@ final class StateWriter: @unchecked Sendable {
     private let condition: UnsafeMutablePointer<pthread_cond_t>
     private var pending: Job?
     private var running = false
-    private var stopped = false
     /// The highest generation queued so far (queued, in progress or done).
     private var queued: UInt64 = 0
     /// The highest generation whose save attempt ended, and how.
@@ -110,7 +107,7 @@ final class StateWriter: @unchecked Sendable {
     @discardableResult
     func submit(_ state: EnergyState, generation: UInt64, completion: @escaping Completion) -> Bool {
         pthread_mutex_lock(mutex)
-        guard !stopped, generation > queued else {
+        guard generation > queued else {
             pthread_mutex_unlock(mutex)
             return false
         }
@@ -179,30 +176,12 @@ final class StateWriter: @unchecked Sendable {
         return result
     }
 
-    /// Accepts nothing more; waiters for saves that will not happen return ``Outcome/stopped``.
-    /// A save in progress or queued still completes.
-    func stop() {
-        let woken = withLock { () -> [(Waiter, Outcome)] in
-            stopped = true
-            pthread_cond_broadcast(condition)
-            var woken: [(Waiter, Outcome)] = []
-            waiters.removeAll { waiter in
-                guard let outcome = outcome(for: waiter.generation) else { return false }
-                woken.append((waiter, outcome))
-                return true
-            }
-            return woken
-        }
-        for (waiter, outcome) in woken { waiter.continuation.resume(returning: outcome) }
-    }
-
     /// The outcome of `generation` if known. Called with `mutex` held.
     private func outcome(for generation: UInt64) -> Outcome? {
         if finished >= generation {
             if let lastFailure, failedGeneration >= generation { return .failed(lastFailure) }
             return .saved
         }
-        if stopped && generation > queued { return .stopped }
         return nil
     }
 
