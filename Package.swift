@@ -32,12 +32,12 @@ let package = Package(
     ],
     targets: [
         // System zlib (a Swift prerequisite on Linux): gzip for HTTP responses and rotated logs.
-        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+        .systemLibrary(name: "WPCZlib", path: "Sources/WPCZlib"),
         // Linux system calls Swift does not import conveniently (epoll, accept4, MSG_NOSIGNAL,
         // setrlimit) and gzip for the HTTP server.
-        .target(name: "CSystem", linkerSettings: [.linkedLibrary("z")]),
+        .target(name: "WPCSystem", linkerSettings: [.linkedLibrary("z")]),
 
-        .target(name: "WPLogging", dependencies: ["CZlib"]),
+        .target(name: "WPLogging", dependencies: ["WPCZlib"]),
         .target(name: "WPConfig"),
         // WPHTTPClient: see docs/architecture.md (deviations) for why WPMetrics depends on it.
         .target(name: "WPMetrics", dependencies: ["WPHTTPClient"]),
@@ -45,35 +45,35 @@ let package = Package(
         .target(name: "WPEnergy", dependencies: ["WPStorage", "WPLogging"]),
         // libcurl reached through dlopen (no headers at build time): https:// for WPHTTPClient,
         // loaded only when an https request is made.
-        .target(name: "CCurlShim",
+        .target(name: "WPCCurlShim",
                 linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // HTTP/1.1 client without Foundation: POSIX sockets for http://, libcurl for https://.
-        .target(name: "WPHTTPClient", dependencies: ["CCurlShim"]),
+        .target(name: "WPHTTPClient", dependencies: ["WPCCurlShim"]),
         .target(name: "WPClient", dependencies: ["WPLogging", "WPHTTPClient"]),
         // OpenSSL and libcrypt reached through dlopen (no headers at build time): the TLS
         // listener and bcrypt basic authentication of the web configuration file.
-        .target(name: "CSecurityShim",
+        .target(name: "WPCSecurityShim",
                 linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
-        // Linux only: the event loop is epoll (CSystem) and the sources import Glibc.
-        .target(name: "WPServer", dependencies: ["WPLogging", "CZlib", "CSystem", "CSecurityShim"]),
+        // Linux only: the event loop is epoll (WPCSystem) and the sources import Glibc.
+        .target(name: "WPServer", dependencies: ["WPLogging", "WPCZlib", "WPCSystem", "WPCSecurityShim"]),
         .target(name: "WPScheduler", dependencies: ["WPLogging"]),
-        .target(name: "WPCollector", dependencies: ["WPClient", "WPEnergy", "WPMetrics", "WPLogging", "CZlib"]),
+        .target(name: "WPCollector", dependencies: ["WPClient", "WPEnergy", "WPMetrics", "WPLogging", "WPCZlib"]),
         .target(name: "WPSimulator", dependencies: ["WPServer", "WPLogging"]),
 
         // Build date and git commit for `wpexporter version` (see gitCommit() below).
-        .target(name: "CBuildInfo", cSettings: [.define("WPEXPORTER_GIT_COMMIT", to: "\"\(gitCommit())\"")]),
-        .executableTarget(name: "wpexporter", dependencies: allModules + ["CBuildInfo", "CMallocTuning"]),
+        .target(name: "WPCBuildInfo", cSettings: [.define("WPEXPORTER_GIT_COMMIT", to: "\"\(gitCommit())\"")]),
+        .executableTarget(name: "wpexporter", dependencies: allModules + ["WPCBuildInfo", "WPCMallocTuning"]),
         // glibc heap tuning for the exporter process (arena limit, trim after each collection).
-        .target(name: "CMallocTuning"),
-        .executableTarget(name: "wpbench", dependencies: allModules + ["CMallocCounter", "WPTestSupport"]),
+        .target(name: "WPCMallocTuning"),
+        .executableTarget(name: "wpbench", dependencies: allModules + ["WPCMallocCounter", "WPTestSupport"]),
         // Allocation counting for wpbench's figures (interposes malloc; see its header).
-        .target(name: "CMallocCounter"),
+        .target(name: "WPCMallocCounter"),
 
         // A service embedding WPMetrics on its own (docs/embedding.md); built by `swift build`.
         .executableTarget(name: "InstrumentedService", dependencies: ["WPMetrics"], path: "Examples/InstrumentedService"),
 
         // Fakes and helpers shared by the test targets; not a product.
-        .target(name: "WPTestSupport", dependencies: allModules + ["CSystem"]),
+        .target(name: "WPTestSupport", dependencies: allModules + ["WPCSystem"]),
 
         .testTarget(name: "WPLoggingTests", dependencies: ["WPLogging", "WPTestSupport"]),
         .testTarget(name: "WPConfigTests", dependencies: ["WPConfig", "WPTestSupport"],
@@ -85,12 +85,12 @@ let package = Package(
         .testTarget(name: "WPHTTPClientTests", dependencies: ["WPHTTPClient"]),
         .testTarget(name: "WPClientTests", dependencies: ["WPClient", "WPHTTPClient", "WPSimulator", "WPServer", "WPLogging", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "WPServerTests", dependencies: ["WPServer", "WPTestSupport", "CSystem", "CSecurityShim"]),
+        .testTarget(name: "WPServerTests", dependencies: ["WPServer", "WPTestSupport", "WPCSystem", "WPCSecurityShim"]),
         .testTarget(name: "WPSchedulerTests", dependencies: ["WPScheduler", "WPTestSupport"]),
-        .testTarget(name: "WPCollectorTests", dependencies: ["WPCollector", "WPSimulator", "WPTestSupport", "CZlib"],
+        .testTarget(name: "WPCollectorTests", dependencies: ["WPCollector", "WPSimulator", "WPTestSupport", "WPCZlib"],
                     exclude: ["Golden"]),
         .testTarget(name: "WPSimulatorTests", dependencies: ["WPSimulator", "WPClient", "WPServer", "WPTestSupport"]),
-        .testTarget(name: "wpexporterTests", dependencies: ["wpexporter", "WPTestSupport", "CZlib"],
+        .testTarget(name: "wpexporterTests", dependencies: ["wpexporter", "WPTestSupport", "WPCZlib"],
                     exclude: ["Golden"]),  // help goldens, read from the source tree
     ]
 )

@@ -22,28 +22,28 @@ if ! command -v wrk >/dev/null 2>&1; then
 fi
 
 echo "loadtest: building a server-only binary (WPServer + WPLogging, release)"
-clang -O2 -c Sources/CSystem/CSystem.c -I Sources/CSystem/include -o "$work/CSystem.o"
-clang -O2 -c Sources/CSecurityShim/security_shim.c -I Sources/CSecurityShim/include -o "$work/CSecurityShim.o"
+clang -O2 -c Sources/WPCSystem/WPCSystem.c -I Sources/WPCSystem/include -o "$work/WPCSystem.o"
+clang -O2 -c Sources/WPCSecurityShim/security_shim.c -I Sources/WPCSecurityShim/include -o "$work/WPCSecurityShim.o"
 cat > "$work/modules/module.modulemap" <<MAP
-module CSystem {
-    header "$PWD/Sources/CSystem/include/CSystem.h"
+module WPCSystem {
+    header "$PWD/Sources/WPCSystem/include/WPCSystem.h"
     export *
 }
-module CSecurityShim {
-    header "$PWD/Sources/CSecurityShim/include/security_shim.h"
+module WPCSecurityShim {
+    header "$PWD/Sources/WPCSecurityShim/include/security_shim.h"
     export *
 }
 MAP
 # Neither module uses regexes: skip the implicit string-processing import, so the binary does
 # not load the regex runtime libraries (about 0.9 MB of RSS).
 noregex=(-Xfrontend -disable-implicit-string-processing-module-import)
-flags=(-O -wmo -parse-as-library -swift-version 6 "${noregex[@]}" -I "$work/modules" -I Sources/CZlib)
+flags=(-O -wmo -parse-as-library -swift-version 6 "${noregex[@]}" -I "$work/modules" -I Sources/WPCZlib)
 swiftc "${flags[@]}" -module-name WPLogging -emit-module -emit-module-path "$work/modules/WPLogging.swiftmodule" \
     -c Sources/WPLogging/*.swift -o "$work/WPLogging.o"
 swiftc "${flags[@]}" -module-name WPServer -emit-module -emit-module-path "$work/modules/WPServer.swiftmodule" \
     -c Sources/WPServer/*.swift -o "$work/WPServer.o"
-swiftc -O -swift-version 6 "${noregex[@]}" -I "$work/modules" -I Sources/CZlib scripts/loadtest/ServerOnlyMain.swift \
-    "$work/WPLogging.o" "$work/WPServer.o" "$work/CSystem.o" "$work/CSecurityShim.o" -lz -ldl -o "$work/http-serve-only"
+swiftc -O -swift-version 6 "${noregex[@]}" -I "$work/modules" -I Sources/WPCZlib scripts/loadtest/ServerOnlyMain.swift \
+    "$work/WPLogging.o" "$work/WPServer.o" "$work/WPCSystem.o" "$work/WPCSecurityShim.o" -lz -ldl -o "$work/http-serve-only"
 
 ulimit -n "$(ulimit -Hn)"
 # --- TLS block: a throwaway certificate, the same binary serving HTTPS (TLS_CERT/TLS_KEY), wrk

@@ -1,4 +1,4 @@
-import CZlib
+import WPCZlib
 
 /// Bytes compressed as raw deflate blocks that end on a byte boundary and refer to nothing
 /// before them, with the CRC-32 and length of the input.

@@ -1,4 +1,4 @@
-import CZlib
+import WPCZlib
 
 /// One-shot gzip compression of an in-memory buffer, done once per collection cycle.
 enum Gzip {

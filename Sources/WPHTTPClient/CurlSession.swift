@@ -1,4 +1,4 @@
-import CCurlShim
+import WPCCurlShim
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

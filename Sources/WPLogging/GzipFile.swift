@@ -1,4 +1,4 @@
-import CZlib
+import WPCZlib
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,4 +1,4 @@
-import CSystem
+import WPCSystem
 import Synchronization
 
 /// Remembers recent failed logins per client address, so that an address guessing passwords

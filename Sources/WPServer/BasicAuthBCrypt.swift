@@ -1,4 +1,4 @@
-import CSecurityShim
+import WPCSecurityShim
 
 /// bcrypt through libcrypt's `crypt_r`.
 public enum BCrypt {

@@ -1,4 +1,4 @@
-import CSecurityShim
+import WPCSecurityShim
 import Synchronization
 
 /// Checks HTTP basic credentials against bcrypt hashes (`$2a$`, `$2b$`, `$2y$`).

@@ -1,4 +1,4 @@
-import CSystem
+import WPCSystem
 
 /// The outcome of one non-blocking read or write.
 enum IOResult: Equatable {

@@ -1,4 +1,4 @@
-import CSystem
+import WPCSystem
 import Glibc
 import Synchronization
 import WPLogging

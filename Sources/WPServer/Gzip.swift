@@ -1,4 +1,4 @@
-import CSystem
+import WPCSystem
 
 /// gzip through the system zlib.
 enum Gzip {

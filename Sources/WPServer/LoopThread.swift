@@ -1,4 +1,4 @@
-import CSystem
+import WPCSystem
 import Glibc
 
 /// Starts the server's dedicated threads, the event loop's and the bcrypt workers' (plain

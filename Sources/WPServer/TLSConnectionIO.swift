@@ -1,5 +1,5 @@
-import CSecurityShim
-import CSystem
+import WPCSecurityShim
+import WPCSystem
 import WPLogging
 
 /// TLS over one accepted socket: a non-blocking server handshake, then encrypted reads and

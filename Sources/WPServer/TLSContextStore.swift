@@ -1,4 +1,4 @@
-import CSecurityShim
+import WPCSecurityShim
 import Glibc
 import WPLogging
 

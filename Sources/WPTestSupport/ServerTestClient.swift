@@ -1,4 +1,4 @@
-import CSystem
+import WPCSystem
 import Foundation
 import Synchronization
 

@@ -1,4 +1,4 @@
-import CMallocCounter
+import WPCMallocCounter
 import Dispatch
 import WPMetrics
 import WPTestSupport
@@ -7,7 +7,7 @@ import WPTestSupport
 ///
 /// Time is wall-clock from `ContinuousClock`; each scenario runs several rounds and prints the
 /// best (the machine is shared). Allocations are counted by interposing malloc and friends
-/// (target CMallocCounter) and reported per series / per operation.
+/// (target WPCMallocCounter) and reported per series / per operation.
 enum MetricsBench {
     static let scenarios: [Scenario] = [
         Scenario(name: "metrics.render.text", summary: "render 30,000 gauge series (1,000 devices x 30, 3 labels), text 0.0.4") {

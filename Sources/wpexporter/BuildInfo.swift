@@ -1,4 +1,4 @@
-import CBuildInfo
+import WPCBuildInfo
 import FoundationEssentials
 
 /// What `wpexporter version` reports.

@@ -1,4 +1,4 @@
-import CMallocTuning
+import WPCMallocTuning
 
 /// Keeps glibc's heap from holding on to memory the exporter no longer uses.
 ///

@@ -1,4 +1,4 @@
-import CZlib
+import WPCZlib
 
 /// Decompresses a gzip stream (several concatenated members allowed); `nil` when invalid.
 func gunzip(_ input: [UInt8]) -> [UInt8]? {

@@ -1,4 +1,4 @@
-import CZlib
+import WPCZlib
 import Foundation
 import WPLogging
 

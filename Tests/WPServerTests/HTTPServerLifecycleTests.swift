@@ -1,4 +1,4 @@
-import CSystem
+import WPCSystem
 import Testing
 import WPLogging
 @testable import WPServer

@@ -1,7 +1,7 @@
 // <stdlib.h> first: on glibc it includes <features.h>, which defines __GLIBC__. Without an
 // include before the test below, __GLIBC__ is undefined and every function is a no-op.
 #include <stdlib.h>
-#include "CMallocTuning.h"
+#include "WPCMallocTuning.h"
 #if defined(__GLIBC__)
 #include <malloc.h>
 int wp_malloc_limit_arenas(int count) { return mallopt(M_ARENA_MAX, count); }

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "CSystem.h"
+#include "WPCSystem.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-#include "CBuildInfo.h"
+#include "WPCBuildInfo.h"
 
 #ifndef WPEXPORTER_GIT_COMMIT
 #define WPEXPORTER_GIT_COMMIT "unknown"

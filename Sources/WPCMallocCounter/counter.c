@@ -1,4 +1,4 @@
-#include "CMallocCounter.h"
+#include "WPCMallocCounter.h"
 
 #include <errno.h>  // also defines __GLIBC__ on glibc systems
 
