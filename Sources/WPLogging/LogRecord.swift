@@ -41,8 +41,15 @@ public protocol LogSink: Sendable {
     /// resources; records written afterwards may be dropped. Call it once at shutdown. The
     /// default implementation does nothing.
     func close()
+
+    /// Waits, at most `timeout`, until records written before have left the process (a sink
+    /// that writes from a thread of its own); `false` when they had not. The default
+    /// implementation returns `true` at once: the sink writes on the caller's thread.
+    func flush(timeout: Duration) -> Bool
 }
 
 extension LogSink {
     public func close() {}
+
+    public func flush(timeout: Duration) -> Bool { true }
 }

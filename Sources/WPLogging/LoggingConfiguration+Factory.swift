@@ -1,7 +1,8 @@
 extension LoggingConfiguration {
     /// Builds the sink this configuration describes.
     ///
-    /// - `stdout` / `stderr`: a ``StreamSink`` on descriptor 1 / 2.
+    /// - `stdout` / `stderr`: a ``StreamSink`` on descriptor 1 / 2, written from a thread of
+    ///   its own (``StreamSink/Delivery/background``): close the sink before the process exits.
     /// - `file`: a ``RotatingFileSink`` at ``filePath`` (its directory is created when missing).
     /// - `both`: a ``MultiplexingSink`` writing to standard output and the file.
     ///
@@ -61,7 +62,7 @@ extension LoggingConfiguration {
     private func streamSink(fileDescriptor: Int32, name: String, environment: LoggingEnvironment) -> StreamSink {
         StreamSink(fileDescriptor: fileDescriptor,
                    encoder: makeEncoder(colors: environment.isTerminal(fileDescriptor)),
-                   name: name, reportFailure: environment.reportFailure)
+                   name: name, reportFailure: environment.reportFailure, delivery: .background)
     }
 
     private func fileSink(environment: LoggingEnvironment) throws(LoggingError) -> RotatingFileSink {

@@ -23,4 +23,12 @@ public struct MultiplexingSink: LogSink {
     public func close() {
         for sink in sinks { sink.close() }
     }
+
+    /// Flushes every destination, in order, sharing one deadline.
+    public func flush(timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        var all = true
+        for sink in sinks where !sink.flush(timeout: ContinuousClock.now.duration(to: deadline)) { all = false }
+        return all
+    }
 }

@@ -32,7 +32,17 @@ final class SerialWorker: @unchecked Sendable {
         pthread_mutex_init(mutex, nil)
         condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
         condition.initialize(to: pthread_cond_t())
+        #if canImport(Darwin)
         pthread_cond_init(condition, nil)
+        #else
+        // Timed waits measure against the monotonic clock, so a wall-clock step neither cuts
+        // a wait short nor stretches it.
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+        #endif
     }
 
     deinit {
@@ -62,6 +72,36 @@ final class SerialWorker: @unchecked Sendable {
         let target = submitted
         while finished < target { pthread_cond_wait(condition, mutex) }
         pthread_mutex_unlock(mutex)
+    }
+
+    /// Like ``wait()``, for at most `timeout`; `false` when a job submitted before this call
+    /// had not finished by then. Must not be called from a job.
+    func wait(timeout: Duration) -> Bool {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        let target = submitted
+        let deadline = Self.deadline(after: timeout)
+        while finished < target {
+            var until = deadline
+            if pthread_cond_timedwait(condition, mutex, &until) == ETIMEDOUT { return finished >= target }
+        }
+        return true
+    }
+
+    /// `timeout` from now on the clock the condition waits with.
+    private static func deadline(after timeout: Duration) -> timespec {
+        var now = timespec()
+        #if canImport(Darwin)
+        clock_gettime(CLOCK_REALTIME, &now)
+        #else
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        #endif
+        let (seconds, attoseconds) = max(timeout, .zero).components
+        var nanoseconds = Int(now.tv_nsec) + Int(attoseconds / 1_000_000_000)
+        var wholeSeconds = Int(now.tv_sec) + Int(min(seconds, Int64(Int32.max)))
+        wholeSeconds += nanoseconds / 1_000_000_000
+        nanoseconds %= 1_000_000_000
+        return timespec(tv_sec: time_t(wholeSeconds), tv_nsec: Int(nanoseconds))
     }
 
     /// Runs queued jobs until the queue is empty, then marks the worker idle.

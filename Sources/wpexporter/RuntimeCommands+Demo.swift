@@ -46,6 +46,7 @@ extension RuntimeCommands {
         }
         defer { if let temporary { try? FileManager.default.removeItem(at: temporary) } }
         let logger = try makeLogger(configuration)
+        defer { logger.sink.close() }
         let clients = try Self.clients(configuration, logger: logger)
         let output = self.output
         let (metricsPath, interval) = (configuration.server.metricsPath, configuration.scheduler.collectionInterval)

@@ -20,6 +20,8 @@ struct RuntimeCommands: Sendable {
     func server(_ loaded: LoadedConfiguration) async throws {
         let configuration = loaded.configuration
         let logger = try makeLogger(configuration)
+        // Waits (up to 1 s) for log lines still queued for standard output, then closes a log file.
+        defer { logger.sink.close() }
         let clients = try Self.clients(configuration, logger: logger)
         let file = loaded.configurationFile ?? CommandLineTool.noFile
         logger.info("configuration loaded", ["file": .string(file)])
@@ -62,6 +64,7 @@ struct RuntimeCommands: Sendable {
             await waitForStop {
                 logger.warn("second signal: persisting energy (waiting at most 0.5 s) and exiting now")
                 exporter.persist(timeout: .milliseconds(500))
+                _ = logger.sink.flush(timeout: .milliseconds(250))
                 controls.exit(1)
             }
         })

@@ -11,25 +11,22 @@ import Darwin
 #endif
 import Synchronization
 import WPConfig
+import WPLogging
 
-/// Writes all of `text` to `fd`, retrying on `EINTR` and partial writes; a closed or full
-/// stream loses the text (there is nowhere left to report that).
-@Sendable func writeAll(_ fd: Int32, _ text: String) {
-    var text = text
-    text.withUTF8 { bytes in
-        guard let base = bytes.baseAddress else { return }
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(fd, base + offset, bytes.count - offset)
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 { return }
-            offset += written
-        }
-    }
+// Standard output and error are written from threads of their own (WPLogging's StreamWriter,
+// shared with the log sinks on the same descriptors, so their order is kept): a terminal
+// paused with Ctrl-S or a log reader that stopped never blocks a task. Every exit waits a
+// little for what is queued.
+let standardOutput = StreamWriter.shared(fileDescriptor: STDOUT_FILENO, name: "stdout")
+let standardError = StreamWriter.shared(fileDescriptor: STDERR_FILENO, name: "stderr")
+/// Exits with `status` once the queued output is written, waiting at most `timeout` for a
+/// reader that is not reading.
+func exitFlushingOutput(_ status: Int32, timeout: Duration) -> Never {
+    StreamWriter.flushShared(timeout: timeout)
+    exit(status)
 }
-
-let output = TerminalOutput(standardOutput: { writeAll(STDOUT_FILENO, $0) },
-                            standardError: { writeAll(STDERR_FILENO, $0) },
+let output = TerminalOutput(standardOutput: { standardOutput.write(Array($0.utf8)) },
+                            standardError: { standardError.write(Array($0.utf8)) },
                             standardOutputIsTerminal: isatty(STDOUT_FILENO) == 1)
 /// One watcher for the whole process, made by the first command that waits for signals: a
 /// command that starts the exporter twice (the demo after a port fallback) must not release
@@ -48,7 +45,7 @@ let controls = ProcessControls(watchStopSignals: {
         watcher.onRepeat { _ in onRepeat() }
         await watcher.first()
     }
-}, exit: { status in exit(status) }, watchReloadSignals: {
+}, exit: { status in exitFlushingOutput(status, timeout: .milliseconds(500)) }, watchReloadSignals: {
     let watcher = HangupWatcher()
     sharedHangupWatcher.withLock { $0 = watcher }
     return watcher.requests
@@ -57,4 +54,4 @@ MemoryTrim.configure()
 let commands = RuntimeCommands(output: output, controls: controls)
 let tool = CommandLineTool(environment: ProcessInfo.processInfo.environment, files: .system,
                            output: output, hooks: commands.hooks)
-exit(await tool.run(Array(CommandLine.arguments.dropFirst())))
+exitFlushingOutput(await tool.run(Array(CommandLine.arguments.dropFirst())), timeout: .seconds(1))

@@ -24,6 +24,15 @@ import WPHTTPClient
 
     static let ok = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
 
+    /// A client whose idle connections stay usable for an hour: the tests that count
+    /// connections must not see one expire because a loaded machine left the test waiting
+    /// longer than the default 30 s between two requests.
+    static func keptAliveClient(userAgent: String? = nil) -> HTTPClient {
+        var configuration = HTTPClient.Configuration(userAgent: userAgent)
+        configuration.maxIdleTime = .seconds(3600)
+        return HTTPClient(configuration: configuration)
+    }
+
     @Test func allThreeFramingsOverASocket() async throws {
         try await withRawServer({ _, index, _ in
             switch index {
@@ -32,7 +41,7 @@ import WPHTTPClient
             default: .sendAndClose("HTTP/1.1 200 OK\r\n\r\nthird, until close")
             }
         }) { server in
-            let client = HTTPClient()
+            let client = Self.keptAliveClient()
             let first = try await client.send(try Self.request(server.port))
             #expect(first.status == 200 && first.body == Array("first".utf8))
             let second = try await client.send(try Self.request(server.port))
@@ -47,7 +56,7 @@ import WPHTTPClient
         try await withRawServer({ _, index, _ in
             index == 3 ? .send("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok") : .send(Self.ok)
         }) { server in
-            let client = HTTPClient(configuration: .init(userAgent: "test-agent"))
+            let client = Self.keptAliveClient(userAgent: "test-agent")
             for _ in 0..<3 { #expect(try await client.send(try Self.request(server.port, method: "POST", body: "{}")).status == 200) }
             #expect(server.acceptedConnections == 1)
             _ = try await client.send(try Self.request(server.port))
@@ -68,7 +77,7 @@ import WPHTTPClient
         try await withRawServer({ connection, index, _ in
             connection == 1 && index == 2 ? .close : .send(Self.ok)
         }) { server in
-            let client = HTTPClient()
+            let client = Self.keptAliveClient()
             _ = try await client.send(try Self.request(server.port))
             let retried = try await client.send(try Self.request(server.port, method: "POST", body: "x"))
             #expect(retried.status == 200)
@@ -78,7 +87,7 @@ import WPHTTPClient
 
     @Test func aFreshConnectionClosedWithoutAnswerIsANetworkError() async throws {
         try await withRawServer({ _, _, _ in .close }) { server in
-            let client = HTTPClient()
+            let client = Self.keptAliveClient()
             let request = try Self.request(server.port)
             let error = await Self.failure { () async throws(HTTPClientError) in try await client.send(request) }
             #expect(error?.kind == .network)

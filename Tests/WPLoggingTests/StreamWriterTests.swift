@@ -1,0 +1,142 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+@testable import WPLogging
+
+/// A pipe whose reader starts only when asked: until then the writer's thread blocks in
+/// `write(2)` once the pipe's buffer is full, as with a log shipper that stopped reading.
+private final class StalledPipe: @unchecked Sendable {
+    // Safety: `readFD`/`writeFD` are set once in init; `received` is written by the reader
+    // thread before it signals `done`, and read only after `done` was waited for.
+    let readFD: Int32
+    let writeFD: Int32
+    private var received: [UInt8] = []
+    private let done = DispatchSemaphore(value: 0)
+
+    init() throws {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw POSIXError(.EMFILE) }
+        readFD = fds[0]
+        writeFD = fds[1]
+        #if os(Linux)
+        _ = fcntl(writeFD, 1031 /* F_SETPIPE_SZ */, 4096) // fill it sooner; the test holds at any size
+        capacity = Int(fcntl(writeFD, 1032 /* F_GETPIPE_SZ */))
+        #else
+        capacity = 65_536
+        #endif
+    }
+
+    /// The most bytes the pipe holds unread.
+    let capacity: Int
+
+    /// Starts reading until end of file on a thread of its own.
+    func startReading() {
+        Thread.detachNewThread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(readFD, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { break }
+                received.append(contentsOf: buffer[0..<count])
+            }
+            done.signal()
+        }
+    }
+
+    /// Closes the write end and returns everything read, or `nil` if the reader did not finish
+    /// within 30 s.
+    func finish() -> String? {
+        close(writeFD)
+        guard done.wait(timeout: .now() + 30) == .success else { return nil }
+        close(readFD)
+        return String(decoding: received, as: UTF8.self)
+    }
+}
+
+/// Runs `body` on a thread of its own and waits at most 30 s for it: a call that blocks fails
+/// the test instead of hanging it.
+private func finishesWithoutBlocking(_ body: @escaping @Sendable () -> Void) -> Bool {
+    let finished = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+        body()
+        finished.signal()
+    }
+    return finished.wait(timeout: .now() + 30) == .success
+}
+
+/// Writes numbered lines to `writer` until it accepted more bytes than `pipe` holds (so some
+/// are waiting: the writer's thread is stuck in `write(2)` behind a reader that never reads)
+/// and dropped one (its queue is full). Returns the numbers of the accepted lines, or `nil` if
+/// a write blocked (the test then fails instead of hanging).
+private func stall(_ writer: StreamWriter, _ pipe: StalledPipe) -> [Int]? {
+    let accepted = Mutex<[Int]>([])
+    let finished = finishesWithoutBlocking {
+        var bytes = 0
+        for index in 0..<1_000_000 {
+            if bytes > pipe.capacity && writer.droppedWrites > 0 { break }
+            let line = Array("record \(index) \(String(repeating: "x", count: 80))\n".utf8)
+            if writer.write(line) {
+                bytes += line.count
+                accepted.withLock { $0.append(index) }
+            }
+        }
+    }
+    return finished ? accepted.withLock { $0 } : nil
+}
+
+@Suite struct StreamWriterTests {
+    @Test func writesNeverWaitForAReaderThatStoppedAndTheQueueIsBounded() throws {
+        let pipe = try StalledPipe()
+        let writer = StreamWriter(fileDescriptor: pipe.writeFD, name: "pipe", limit: 2048)
+        let accepted = try #require(stall(writer, pipe), "a write waited for the reader")
+        #expect(writer.droppedWrites > 0)
+        #expect(writer.queuedBytes <= 2048)
+        #expect(writer.flush(timeout: .milliseconds(20)) == false, "nothing reads the pipe, so the queue cannot drain")
+
+        pipe.startReading()
+        #expect(writer.flush(timeout: .seconds(30)))
+        let lines = try #require(pipe.finish()).split(separator: "\n")
+        #expect(lines.count == accepted.count, "every accepted write arrives, whole and once")
+        #expect(zip(lines, accepted).allSatisfy { $0.hasPrefix("record \($1) ") }, "in the order written")
+    }
+
+    @Test func aSinkSaysHowManyRecordsItDroppedBeforeTheNextOneThatFits() throws {
+        let pipe = try StalledPipe()
+        let writer = StreamWriter(fileDescriptor: pipe.writeFD, name: "pipe", limit: 1024)
+        let sink = StreamSink(writer: writer, encoder: JSONLogEncoder())
+        _ = try #require(stall(writer, pipe), "a write waited for the reader")
+        #expect(finishesWithoutBlocking {
+            for index in 0..<1_000_000 where sink.droppedRecords < 5 { sink.write(.make(message: "record \(index)")) }
+        })
+        let dropped = sink.droppedRecords
+        #expect(dropped == 5, "the queue stays full while the reader is stuck, so every record after it filled is counted")
+        pipe.startReading()
+        #expect(sink.flush(timeout: .seconds(30)))
+        sink.write(.make(message: "after the reader came back"))
+        #expect(sink.flush(timeout: .seconds(30)))
+        #expect(sink.droppedRecords == 0)
+        let lines = try #require(pipe.finish()).split(separator: "\n")
+        try #require(lines.count >= 2)
+        let notice = String(lines[lines.count - 2])
+        #expect(notice.contains(#""level":"warn""#) && notice.contains(#""logger":"logging""#))
+        #expect(notice.contains(#""dropped":\#(dropped)"#))
+        #expect(lines.last?.contains("after the reader came back") == true)
+    }
+
+    @Test func closeWaitsForQueuedRecordsWhenTheReaderReads() throws {
+        let pipe = try StalledPipe()
+        pipe.startReading()
+        let sink = StreamSink(writer: StreamWriter(fileDescriptor: pipe.writeFD, name: "pipe"), encoder: MessageOnlyEncoder())
+        for index in 0..<500 { sink.write(.make(message: "line \(index)")) }
+        sink.close()
+        let text = try #require(pipe.finish())
+        #expect(text == (0..<500).map { "line \($0)\n" }.joined())
+    }
+
+    @Test func theFactoryWritesStandardStreamsInTheBackground() throws {
+        let sink = try #require(try LoggingConfiguration(output: .stderr).makeSink() as? StreamSink)
+        #expect(sink.delivery == .background)
+        #expect(StreamSink(fileDescriptor: 2, encoder: JSONLogEncoder()).delivery == .synchronous)
+    }
+}
