@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "WPCollector", targets: ["WPCollector"]),
         .library(name: "WPSimulator", targets: ["WPSimulator"]),
         .library(name: "WPHTTPClient", targets: ["WPHTTPClient"]),
+        .library(name: "WPExporter", targets: ["WPExporter"]),
     ],
     targets: [
         // System zlib (a Swift prerequisite on Linux): gzip for HTTP responses and rotated logs.
@@ -62,7 +63,12 @@ let package = Package(
 
         // Build date and git commit for `wpexporter version` (see gitCommit() below).
         .target(name: "WPCBuildInfo", cSettings: [.define("WPEXPORTER_GIT_COMMIT", to: "\"\(gitCommit())\"")]),
-        .executableTarget(name: "wpexporter", dependencies: allModules + ["WPCBuildInfo", "WPCMallocTuning"]),
+        // The running exporter as a library: one or many WinPower servers, merge, reload, the HTTP
+        // surface, the push loop (docs/architecture.md). The executable only composes the command line.
+        .target(name: "WPExporter", dependencies: ["WPLogging", "WPConfig", "WPMetrics", "WPStorage", "WPEnergy",
+                                                    "WPClient", "WPServer", "WPScheduler", "WPCollector", "WPCBuildInfo"]),
+        .executableTarget(name: "wpexporter", dependencies: ["WPExporter", "WPLogging", "WPConfig", "WPClient", "WPCollector",
+                                                             "WPServer", "WPSimulator", "WPCMallocTuning"]),
         // glibc heap tuning for the exporter process (arena limit, trim after each collection).
         .target(name: "WPCMallocTuning"),
         .executableTarget(name: "wpbench", dependencies: allModules + ["WPCMallocCounter", "WPTestSupport"]),
@@ -90,7 +96,8 @@ let package = Package(
         .testTarget(name: "WPCollectorTests", dependencies: ["WPCollector", "WPSimulator", "WPTestSupport", "WPCZlib"],
                     exclude: ["Golden"]),
         .testTarget(name: "WPSimulatorTests", dependencies: ["WPSimulator", "WPClient", "WPServer", "WPTestSupport"]),
-        .testTarget(name: "wpexporterTests", dependencies: ["wpexporter", "WPTestSupport", "WPCZlib"],
+        .testTarget(name: "WPExporterTests", dependencies: ["WPExporter", "WPSimulator", "WPTestSupport", "WPCZlib"]),
+        .testTarget(name: "wpexporterTests", dependencies: ["wpexporter", "WPExporter", "WPTestSupport", "WPCZlib"],
                     exclude: ["Golden"]),  // help goldens, read from the source tree
     ]
 )

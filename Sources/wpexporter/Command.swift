@@ -1,4 +1,5 @@
 import WPConfig
+import WPExporter
 
 /// A parsed command line, ready to run.
 enum Command: Sendable, Equatable {

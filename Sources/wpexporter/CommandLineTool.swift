@@ -1,4 +1,5 @@
 import WPConfig
+import WPExporter
 
 /// Runs one `wpexporter` invocation: parse, load and validate, then print or call a hook.
 ///

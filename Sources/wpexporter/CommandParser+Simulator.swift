@@ -1,4 +1,5 @@
 import WPConfig
+import WPExporter
 
 extension CommandParser {
     static let simulatorFlags = ["--host", "--port", "--devices", "--page-size", "--token-lifetime",

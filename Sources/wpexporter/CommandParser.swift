@@ -1,4 +1,5 @@
 import WPConfig
+import WPExporter
 
 /// Parses `wpexporter` arguments (without the program name) into a ``Command``.
 ///

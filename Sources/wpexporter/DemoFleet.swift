@@ -1,5 +1,6 @@
 import FoundationEssentials
 import WPConfig
+import WPExporter
 import WPServer
 import WPSimulator
 

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import WPClient
+import WPExporter
 import WPLogging
 
 /// The demo's table of devices, read out of a text exposition: a pure function of the bytes

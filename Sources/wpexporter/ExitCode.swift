@@ -1,4 +1,5 @@
 import WPConfig
+import WPExporter
 
 /// The process exit status of `wpexporter`, following the BSD `sysexits` convention.
 enum ExitCode: Int32, Sendable, Equatable {
@@ -38,11 +39,4 @@ struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
         let name = command.map { "wpexporter \($0)" } ?? "wpexporter"
         return "\(name): \(message)\nRun '\(name) --help' for usage."
     }
-}
-
-/// A failure while running a command; exits 1.
-struct RuntimeFailure: Error, Sendable, Equatable, CustomStringConvertible {
-    /// What failed.
-    var message: String
-    var description: String { message }
 }

@@ -1,4 +1,5 @@
 import WPConfig
+import WPExporter
 
 /// The help pages of `wpexporter`. Golden-tested byte for byte.
 enum HelpText {

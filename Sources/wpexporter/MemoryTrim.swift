@@ -1,4 +1,5 @@
 import WPCMallocTuning
+import WPExporter
 
 /// Keeps glibc's heap from holding on to memory the exporter no longer uses.
 ///

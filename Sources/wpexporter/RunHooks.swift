@@ -1,4 +1,5 @@
 import WPConfig
+import WPExporter
 
 /// What the long-running commands do once their input is valid.
 ///

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import WPClient
+import WPExporter
 import WPCollector
 import WPConfig
 import WPLogging

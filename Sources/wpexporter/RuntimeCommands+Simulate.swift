@@ -1,4 +1,5 @@
 import WPConfig
+import WPExporter
 import WPSimulator
 
 /// `wpexporter simulate`: one simulated WinPower server, or with `--servers N` a

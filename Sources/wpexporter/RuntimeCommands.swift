@@ -1,5 +1,6 @@
 import FoundationEssentials
 import WPClient
+import WPExporter
 import WPConfig
 import WPLogging
 import WPServer
@@ -54,7 +55,7 @@ struct RuntimeCommands: Sendable {
         let exporter = try SettingError.namingDataDirectory {
             try Exporter(configuration: configuration, clients: clients, clock: ContinuousClock(),
                          wallClock: { Date() }, logger: logger, webSecurity: security, reload: reload,
-                         clientFactory: clientFactory)
+                         clientFactory: clientFactory, afterCollection: { MemoryTrim.afterCollection() })
         }
         let controls = self.controls
         try await exporter.run(onListening: { address in

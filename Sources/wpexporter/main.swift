@@ -11,6 +11,7 @@ import Darwin
 #endif
 import Synchronization
 import WPConfig
+import WPExporter
 import WPLogging
 
 // Standard output and error are written from threads of their own (WPLogging's StreamWriter,

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Testing
+@testable import WPExporter
 @testable import wpexporter
 
 /// `wpexporter version` prints the version of CHANGELOG.md's latest release, the tag a release

@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 import WPConfig
+@testable import WPExporter
 @testable import wpexporter
 
 /// Collects what a command writes, and what the hooks were called with.

@@ -1,5 +1,6 @@
 import Testing
 import WPConfig
+@testable import WPExporter
 @testable import wpexporter
 
 private func usageError(_ arguments: [String]) -> UsageError? {

@@ -16,7 +16,8 @@ import WPTestSupport
 
     static func reloadGauge(_ port: Int) async -> Double? {
         let text = (try? await request(port, "GET", "/metrics"))?.text ?? ""
-        return Exposition.samples(text)["winpower_exporter_config_last_reload_successful"]
+        let sample = text.split(separator: "\n").first { $0.hasPrefix("winpower_exporter_config_last_reload_successful ") }
+        return sample.flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }
     }
 
     @Test func sighupAndPostReloadKeepTheProcessAndTheRunningConfigurationOnABrokenFile() async throws {

@@ -1,0 +1,92 @@
+import WPCBuildInfo
+import FoundationEssentials
+
+/// What `wpexporter version` reports.
+package struct BuildInfo: Sendable, Equatable, Codable {
+    package var version: String
+    package var swift: String
+    package var platform: String
+    package var arch: String
+    package var buildDate: String
+    package var gitCommit: String
+
+    package enum CodingKeys: String, CodingKey {
+        case version, swift, platform, arch
+        case buildDate = "build_date"
+        case gitCommit = "git_commit"
+    }
+
+    /// The exporter's version.
+    package static let exporterVersion = "0.1.0"
+
+    /// The facts of this build: compiler, platform and the C build-info unit.
+    package static var current: BuildInfo {
+        BuildInfo(version: exporterVersion, swift: compilerVersion, platform: platformName, arch: architecture,
+                  buildDate: isoDate(date: String(cString: cbuildinfo_date()), time: String(cString: cbuildinfo_time())),
+                  gitCommit: String(cString: cbuildinfo_commit()))
+    }
+
+    /// Plain text, one fact per line.
+    package var text: String {
+        """
+        wpexporter \(version)
+          swift:    \(swift)
+          platform: \(platform)/\(arch)
+          built:    \(buildDate)
+          commit:   \(gitCommit)
+        """
+    }
+
+    /// One JSON object with sorted keys.
+    package var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(self) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Turns `__DATE__` ("Nov  2 2026") and `__TIME__` into `2026-11-02T02:50:07`.
+    package static func isoDate(date: String, time: String) -> String {
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        let parts = date.split(separator: " ")
+        guard parts.count == 3, let month = months.firstIndex(of: String(parts[0])), let day = Int(parts[1]),
+              let year = Int(parts[2]) else { return "\(date) \(time)" }
+        let dayText = day < 10 ? "0\(day)" : "\(day)"
+        let monthText = month < 9 ? "0\(month + 1)" : "\(month + 1)"
+        return "\(year)-\(monthText)-\(dayText)T\(time)"
+    }
+
+    package static var compilerVersion: String {
+        #if compiler(>=6.4)
+        return "6.4 or newer"
+        #elseif compiler(>=6.3)
+        return "6.3"
+        #elseif compiler(>=6.2)
+        return "6.2"
+        #elseif compiler(>=6.1)
+        return "6.1"
+        #else
+        return "6.0"
+        #endif
+    }
+
+    package static var platformName: String {
+        #if os(Linux)
+        return "linux"
+        #elseif os(macOS)
+        return "macos"
+        #else
+        return "unknown"
+        #endif
+    }
+
+    package static var architecture: String {
+        #if arch(x86_64)
+        return "x86_64"
+        #elseif arch(arm64)
+        return "arm64"
+        #else
+        return "unknown"
+        #endif
+    }
+}

@@ -1,0 +1,170 @@
+import FoundationEssentials
+import Synchronization
+import WPConfig
+import WPLogging
+import WPMetrics
+
+/// Re-reads the configuration on SIGHUP or `POST /-/reload` and hands a valid one to the
+/// running exporter; a configuration that does not load keeps the running one.
+///
+/// The configuration is read from the same file, environment and flags as at startup (a
+/// password file is read again, so rotated credentials are picked up). Reloads never overlap:
+/// a trigger arriving during a reload waits for it, then reloads again. The outcome is exported
+/// as `winpower_exporter_config_last_reload_successful` and
+/// `winpower_exporter_config_last_reload_success_timestamp_seconds` (as Prometheus names its
+/// own), logged, and shown in `/health`.
+///
+/// ```swift
+/// let reloader = ConfigReloader(running: loaded.configuration, load: { try loadAgain() },
+///                               apply: { try await exporter.apply($0) }, logger: logger, now: { Date() })
+/// let outcome = await reloader.reload(trigger: "SIGHUP")
+/// ```
+package final class ConfigReloader: Sendable {
+    /// What the running exporter did with a new configuration.
+    package struct Applied: Sendable, Equatable {
+        /// One line for the log and the HTTP answer, e.g. `servers: 1 added, 2 kept`.
+        var summary: String
+        /// Sections that changed but take effect only after a restart (their running values
+        /// are kept).
+        var needsRestart: [String] = []
+        /// What the reload could not do as the file says, or left behind (energy totals not
+        /// moved, totals stored but no longer exported): in the log, the HTTP answer and
+        /// `/health`.
+        var warnings: [String] = []
+    }
+
+    /// The result of one reload.
+    package enum Outcome: Sendable, Equatable {
+        case applied(Applied)
+        /// The new configuration did not load, or could not be applied; the running one is kept.
+        case rejected(String)
+    }
+
+    /// The last reload, for `/health` and the metrics.
+    package struct Status: Sendable, Equatable {
+        /// Whether the last reload applied (true before any reload: the startup load counts).
+        var lastSuccessful = true
+        /// When the configuration was last loaded successfully (startup or reload).
+        var lastSuccess: Date
+        /// Why the last reload failed; `nil` once one succeeds.
+        var lastError: String?
+        /// The last applied reload's warnings (``Applied/warnings``).
+        var lastWarnings: [String] = []
+        /// Reloads attempted since start.
+        var attempts = 0
+    }
+
+    package typealias Load = @Sendable () throws -> LoadedConfiguration
+    package typealias Apply = @Sendable (ExporterConfiguration) async throws -> Applied
+
+    private let load: Load
+    private let apply: Apply
+    private let logger: Logger
+    private let now: @Sendable () -> Date
+    private let state: Mutex<Status>
+    /// The reload in progress or last started; the next one waits for it.
+    private let tail = Mutex<Task<Outcome, Never>?>(nil)
+
+    /// - Parameters:
+    ///   - load: reads and validates the configuration again (throws `ConfigurationError`).
+    ///   - apply: applies a valid configuration to the running exporter.
+    ///   - logger: where outcomes are logged.
+    ///   - now: the wall clock.
+    package init(load: @escaping Load, apply: @escaping Apply, logger: Logger, now: @escaping @Sendable () -> Date) {
+        self.load = load
+        self.apply = apply
+        self.logger = logger
+        self.now = now
+        state = Mutex(Status(lastSuccess: now()))
+    }
+
+    /// The last reload's outcome.
+    package var status: Status { state.withLock { $0 } }
+
+    /// Reloads once, after any reload already running.
+    ///
+    /// - Parameter trigger: what asked for it (`SIGHUP`, `POST /-/reload`), for the log.
+    package func reload(trigger: String) async -> Outcome {
+        let task = tail.withLock { tail -> Task<Outcome, Never> in
+            let previous = tail
+            // Detached: the configuration file is read here, never on the HTTP event loop
+            // that runs the `/-/reload` handler.
+            let next = Task.detached { [self] in
+                _ = await previous?.value
+                return await perform(trigger: trigger)
+            }
+            tail = next
+            return next
+        }
+        return await task.value
+    }
+
+    private func perform(trigger: String) async -> Outcome {
+        let outcome: Outcome
+        do {
+            let loaded = try load()
+            for warning in loaded.warnings {
+                logger.warn("configuration warning", ["warning": .string("\(warning)")])
+            }
+            outcome = .applied(try await apply(loaded.configuration))
+        } catch {
+            outcome = .rejected("\(error)")
+        }
+        let at = now()
+        state.withLock { status in
+            status.attempts += 1
+            switch outcome {
+            case .applied(let applied):
+                status.lastSuccessful = true
+                status.lastSuccess = at
+                status.lastError = nil
+                status.lastWarnings = applied.warnings
+            case .rejected(let reason):
+                status.lastSuccessful = false
+                status.lastError = reason
+            }
+        }
+        switch outcome {
+        case .applied(let applied):
+            logger.info("configuration reloaded", ["trigger": .string(trigger), "changes": .string(applied.summary)])
+            if !applied.needsRestart.isEmpty {
+                logger.warn("changed settings take effect only after a restart; the running values are kept",
+                            ["sections": .string(applied.needsRestart.joined(separator: ","))])
+            }
+            for warning in applied.warnings {
+                logger.warn("configuration reloaded with a warning", ["warning": .string(warning)])
+            }
+        case .rejected(let reason):
+            logger.error("configuration reload failed; keeping the running configuration",
+                         ["trigger": .string(trigger), "error": .string(reason)])
+        }
+        return outcome
+    }
+
+    /// Registers the two reload gauges in `registry` (read at each scrape).
+    package func register(in registry: MetricRegistry) throws {
+        try registry.gaugeFunc(name: "winpower_exporter_config_last_reload_successful",
+                               help: "Whether the last configuration reload succeeded (1 before any reload).") { [self] in
+            status.lastSuccessful ? 1 : 0
+        }
+        try registry.gaugeFunc(name: "winpower_exporter_config_last_reload_success_timestamp_seconds",
+                               help: "Unix time of the last successful configuration load (startup or reload).") { [self] in
+            status.lastSuccess.timeIntervalSince1970
+        }
+    }
+
+    /// The sections of `next` that differ from `running` and are not applied while running:
+    /// everything but `winpower`, `servers` and `scheduler.collection_interval`.
+    package static func sectionsNeedingRestart(running: ExporterConfiguration, next: ExporterConfiguration) -> [String] {
+        var sections: [String] = []
+        if running.server != next.server { sections.append("server") }
+        if running.storage != next.storage { sections.append("storage") }
+        if running.scheduler.gracefulShutdownTimeout != next.scheduler.gracefulShutdownTimeout {
+            sections.append("scheduler.graceful_shutdown_timeout")
+        }
+        if running.energy != next.energy { sections.append("energy") }
+        if running.logging != next.logging { sections.append("logging") }
+        if running.push != next.push { sections.append("push") }
+        return sections
+    }
+}

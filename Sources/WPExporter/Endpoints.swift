@@ -1,0 +1,317 @@
+import FoundationEssentials
+import WPCollector
+import WPLogging
+import WPMetrics
+import WPServer
+
+/// The exporter's HTTP surface: `/metrics` (path configurable), `/health`, `/-/healthy`,
+/// `/-/ready` and the `/` landing page, as one ``Router``.
+///
+/// Everything it serves comes from closures, so the endpoints are tested without a collector:
+/// a scrape reads the latest published snapshot and never waits on WinPower.
+package struct Endpoints: Sendable {
+    /// The latest snapshot of the collector.
+    package var snapshot: @Sendable () -> MetricsSnapshot
+    /// The collector's health.
+    package var health: @Sendable () -> CollectorHealth
+    /// The age of the last successful readout on the monotonic clock
+    /// (`Collector.timeSinceLastSuccess()`), what `/health` judges freshness by.
+    package var sinceLastSuccess: @Sendable () -> Duration?
+    /// How old the last success may be for `/health` to answer 200.
+    package var stalenessWindow: Duration
+    /// The WinPower server, credentials removed, shown on the landing page and in `/health`.
+    package var target: String
+    /// The exporter version.
+    package var version: String
+    /// The path `/metrics` is served on.
+    package var metricsPath: String
+    /// Start of the process, for the uptime.
+    package var startedAt: Date
+    /// The wall clock.
+    package var now: @Sendable () -> Date
+    /// Per-scrape metrics, also the request observer.
+    package var scrape: ScrapeMetrics
+    /// A merged snapshot's plain body in a format (`true`: OpenMetrics) as parts listed once per
+    /// merge (``ExpositionMerger/bodyParts(of:openMetrics:)``); when it (or its answer) is `nil`,
+    /// a scrape lists them itself.
+    package var mergedBodyParts: (@Sendable (MetricsSnapshot, Bool) -> HTTPBodyParts?)?
+    /// Reloads the configuration (`POST /-/reload`) and reports the last reload in `/health`.
+    package var reloader: ConfigReloader? = nil
+    /// `server.enable_lifecycle` (`--web.enable-lifecycle`): whether `/-/reload` reloads.
+    package var lifecycleEnabled = false
+    /// The configured servers of a multi-server exporter, read at each request (a reload may
+    /// change them); `nil` for a single server. With it, `/probe` and `/targets` exist and
+    /// `/health` and `/-/ready` are per server.
+    package var serverViews: (@Sendable () -> [ServerView])?
+    /// The servers of a multi-server exporter now; empty for a single server.
+    package var servers: [ServerView] {
+        get { serverViews?() ?? [] }
+        set {
+            let views = newValue
+            if views.isEmpty {
+                serverViews = nil
+            } else {
+                serverViews = { @Sendable () -> [ServerView] in views }
+            }
+        }
+    }
+    /// Whether this is a multi-server exporter.
+    package var isMultiServer: Bool { serverViews != nil }
+
+    /// The router serving every endpoint, counting requests in ``scrape``. No route takes a
+    /// request body: one is refused with 413 from its head, before a byte of it is read.
+    package func makeRouter() -> Router {
+        var router = Router(observer: scrape)
+        router.get(metricsPath, takesBody: false) { request in metrics(request) }
+        router.get("/health", takesBody: false) { _ in isMultiServer ? serversHealthResponse() : healthResponse() }
+        router.get("/-/healthy", takesBody: false) { _ in .text("OK\n") }
+        router.get("/-/ready", takesBody: false) { _ in readiness() }
+        if isMultiServer {
+            router.get("/probe", takesBody: false) { request in probe(request) }
+            router.get("/targets", takesBody: false) { request in targets(request) }
+        }
+        router.get("/", takesBody: false) { _ in landingPage() }
+        for method in ["POST", "PUT"] {
+            router.add(method, "/-/reload", HandlerFunction { _ in await reloadResponse() }, takesBody: false)
+        }
+        return router
+    }
+
+    /// What the server runs: the router inside `security`'s wrapper (basic authentication,
+    /// extra headers), with requests the wrapper refuses (401) counted in ``scrape`` too.
+    package func makeHandler(security: WebSecurity) -> any HTTPHandler {
+        let router = makeRouter()
+        return RefusalCounter(inner: security.wrap(router), observer: scrape, paths: router.paths)
+    }
+
+    /// 200 once the first collection finished (every server's, for several), else 503.
+    package func readiness() -> HTTPResponse {
+        guard isMultiServer else {
+            return health().lastFinished == nil ? .text("not ready: no collection finished yet\n", status: 503) : .text("OK\n")
+        }
+        let waiting = waitingServers()
+        return waiting.isEmpty ? .text("OK\n")
+            : .text("not ready: no collection finished yet for " + waiting.joined(separator: ", ") + "\n", status: 503)
+    }
+
+    /// The snapshot plus the per-scrape part in the negotiated format, gzip when accepted.
+    package func metrics(_ request: HTTPRequest) -> HTTPResponse {
+        let format = ExpositionFormat.negotiate(accept: request.headers["Accept"])
+        return cached(snapshot(), format: format, request: request, tail: scrape.render(format: format))
+    }
+
+    /// `snapshot`'s prebuilt body in `format`, gzip when the request accepts it, followed by
+    /// `tail` (the per-scrape part, or OpenMetrics' `# EOF`).
+    package func cached(_ snapshot: MetricsSnapshot, format: ExpositionFormat, request: HTTPRequest, tail: [UInt8]) -> HTTPResponse {
+        let prebuilt = format == .text ? snapshot.textGzip : snapshot.openMetricsGzip
+        let gzip = GzipNegotiation.isAccepted(request.headers["Accept-Encoding"]) && !prebuilt.isEmpty
+        var response = HTTPResponse(status: 200)
+        response.headers.set(name: "Content-Type", value: format.contentType)
+        response.headers.set(name: "Vary", value: "Accept, Accept-Encoding")
+        if gzip { response.headers.set(name: "Content-Encoding", value: "gzip") }
+        // The snapshot's bytes are shared, never copied: the per-scrape part goes out after
+        // them as the body suffix, so a scrape costs only the small part, whatever the fleet.
+        // A merged snapshot's plain body is its list of parts, written as they are.
+        if gzip {
+            response.body = prebuilt
+            // Empty only when zlib runs out of memory; the snapshot member alone is still valid gzip.
+            response.bodySuffix = MetricsSnapshot.gzipMember(of: tail)
+        } else {
+            response.body = format == .text ? snapshot.text : snapshot.openMetrics
+            let slices = format == .text ? snapshot.textParts : snapshot.openMetricsParts
+            if !slices.isEmpty {
+                response.bodyParts = mergedBodyParts?(snapshot, format != .text) ?? HTTPBodyParts(slices: slices)
+            }
+            response.bodySuffix = tail
+        }
+        return response
+    }
+
+    /// What a plain-text scrape gets (snapshot plus the per-scrape part), for the Pushgateway;
+    /// empty until the first collection has finished.
+    package func textExposition() -> [UInt8] {
+        let snapshot = self.snapshot()
+        guard snapshot.generatedAt != nil else { return [] }
+        return snapshot.wholeText + scrape.render(format: .text)
+    }
+
+    /// `POST /-/reload`: 403 unless the lifecycle API is enabled (as Prometheus answers), then
+    /// 200 once a new configuration is applied, or 500 naming every problem of one that is not
+    /// (the running configuration is kept).
+    package func reloadResponse() async -> HTTPResponse {
+        guard lifecycleEnabled, let reloader else {
+            return .text("Lifecycle API is not enabled: start with --web.enable-lifecycle (server.enable_lifecycle: true).\n",
+                         status: 403)
+        }
+        switch await reloader.reload(trigger: "POST /-/reload") {
+        case .applied(let applied):
+            let restart = applied.needsRestart.isEmpty ? ""
+                : "; needs a restart to take effect: \(applied.needsRestart.joined(separator: ", "))"
+            let warnings = applied.warnings.map { "warning: \($0)\n" }.joined()
+            return .text("configuration reloaded: \(applied.summary)\(restart)\n\(warnings)")
+        case .rejected(let reason):
+            return .text("failed to reload the configuration; the running one is kept:\n\(reason)\n", status: 500)
+        }
+    }
+
+    /// The `/health` document; 200 when the last finished collection succeeded within the
+    /// staleness window, 503 otherwise. A collection in progress changes neither.
+    package func healthResponse() -> HTTPResponse {
+        let health = self.health()
+        let now = self.now()
+        let healthy = health.isHealthy(sinceLastSuccess: sinceLastSuccess(), stalenessWindow: stalenessWindow)
+        let report = HealthReport(
+            status: healthy ? "healthy" : "unhealthy", version: version, uptimeSeconds: uptime(now),
+            lastCollection: .init(health), winPower: .init(target: target, health: health),
+            deviceCount: health.deviceCount, energySamplesRejected: health.energySamplesRejected,
+            configReload: reloader.map { HealthReport.ConfigReload($0.status) },
+            outages: health.outages.map { .init(deviceID: $0.deviceID, since: $0.since.map(Self.iso)) })
+        return Self.json(report, status: healthy ? 200 : 503)
+    }
+
+    /// Seconds since start, to the millisecond.
+    package func uptime(_ now: Date) -> Double { (now.timeIntervalSince(startedAt) * 1000).rounded() / 1000 }
+
+    /// `value` as sorted-keys JSON with a final newline.
+    package static func json(_ value: some Encodable, status: Int) -> HTTPResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let body = (try? encoder.encode(value)).map { Array($0) + [0x0A] } ?? Array("{}\n".utf8)
+        return .json(body, status: status)
+    }
+
+    /// `2025-11-22T02:27:19.123Z`: UTC, rounded to the nearest millisecond (as
+    /// `ISO8601DateFormatter` does; `Date.ISO8601FormatStyle` truncates instead), clamped to
+    /// the years 0001–9999.
+    package static func iso(_ date: Date) -> String {
+        let millis = (date.timeIntervalSince1970 * 1000 + 0.5).rounded(.down)
+        let clamped = millis.isNaN ? 0 : Int64(min(max(millis, -62_135_596_800_000), 253_402_300_799_999))
+        return LogTimestamp(seconds: 0, nanoseconds: clamped * 1_000_000).description
+    }
+
+    package func landingPage() -> HTTPResponse {
+        let target = HTMLEscaping.escape(self.target.isEmpty ? "(not configured)" : self.target)
+        let path = HTMLEscaping.escape(metricsPath)
+        let source = servers.isEmpty ? "WinPower at <code>\(target)</code>"
+            : "\(servers.count) WinPower servers: " + servers.map { server in
+                let name = HTMLEscaping.escape(server.name)
+                return "<a href=\"/probe?target=\(name)\"><code>\(name)</code></a> (<code>\(HTMLEscaping.escape(server.target))</code>)"
+            }.joined(separator: ", ")
+        let targets = servers.isEmpty ? "" : "<li><a href=\"/targets\">Targets</a> (Prometheus <code>http_sd_configs</code>)</li>\n"
+
+        let html = """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head><meta charset="utf-8"><title>WinPower exporter</title></head>
+        <body>
+        <h1>WinPower exporter</h1>
+        <p>Version \(HTMLEscaping.escape(version)), exporting from \(source).</p>
+        <ul>
+        <li><a href="\(path)">Metrics</a> (<code>\(path)</code>)</li>
+        \(targets)<li><a href="/health">Health</a> (JSON)</li>
+        <li><a href="/-/healthy">Liveness</a> (<code>/-/healthy</code>)</li>
+        <li><a href="/-/ready">Readiness</a> (<code>/-/ready</code>)</li>
+        </ul>
+        </body>
+        </html>
+
+        """
+        var response = HTTPResponse(status: 200, body: Array(html.utf8))
+        response.headers.set(name: "Content-Type", value: "text/html; charset=utf-8")
+        return response
+    }
+}
+
+/// The JSON body of `/health`.
+package struct HealthReport: Codable, Sendable, Equatable {
+    package struct LastCollection: Codable, Sendable, Equatable {
+        var time: String?
+        var success: Bool
+        var lastSuccess: String?
+        var error: String?
+        var inProgress: Bool
+        enum CodingKeys: String, CodingKey {
+            case time, success, error
+            case lastSuccess = "last_success"
+            case inProgress = "in_progress"
+        }
+    }
+    package struct WinPower: Codable, Sendable, Equatable {
+        var target: String
+        var reachable: Bool
+        var authenticated: Bool
+    }
+    package var status: String
+    package var version: String
+    package var uptimeSeconds: Double
+    package var lastCollection: LastCollection
+    package var winPower: WinPower
+    package var deviceCount: Int
+    /// Implausible power readings refused since start (`winpower_device_energy_samples_rejected_total`).
+    package var energySamplesRejected: Int?
+    /// The last configuration reload.
+    package var configReload: ConfigReload?
+
+    package struct ConfigReload: Codable, Sendable, Equatable {
+        var lastSuccessful: Bool
+        var lastSuccess: String
+        var lastError: String?
+        /// The last applied reload's warnings; absent when it had none.
+        var lastWarnings: [String]?
+        var attempts: Int
+        enum CodingKeys: String, CodingKey {
+            case lastSuccessful = "last_successful"
+            case lastSuccess = "last_success"
+            case lastError = "last_error"
+            case lastWarnings = "last_warnings"
+            case attempts
+        }
+
+        init(_ status: ConfigReloader.Status) {
+            lastSuccessful = status.lastSuccessful
+            lastSuccess = Endpoints.iso(status.lastSuccess)
+            lastError = status.lastError
+            lastWarnings = status.lastWarnings.isEmpty ? nil : status.lastWarnings
+            attempts = status.attempts
+        }
+    }
+    /// Devices on battery now (an outage in progress, mode 4), with the outage's start.
+    package var outages: [Outage] = []
+    package struct Outage: Codable, Sendable, Equatable {
+        var deviceID: String
+        /// ISO-8601 start; absent when unknown.
+        var since: String?
+        enum CodingKeys: String, CodingKey {
+            case since
+            case deviceID = "device_id"
+        }
+    }
+    package enum CodingKeys: String, CodingKey {
+        case status, version, outages
+        case uptimeSeconds = "uptime_seconds"
+        case lastCollection = "last_collection"
+        case winPower = "winpower"
+        case deviceCount = "device_count"
+        case energySamplesRejected = "energy_samples_rejected"
+        case configReload = "config_reload"
+    }
+}
+
+/// Escapes text for HTML element content and attribute values.
+package enum HTMLEscaping {
+    package static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}

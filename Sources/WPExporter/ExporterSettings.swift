@@ -1,0 +1,106 @@
+import FoundationEssentials
+import WPClient
+import WPCollector
+import WPConfig
+import WPEnergy
+import WPLogging
+import WPScheduler
+import WPServer
+import WPStorage
+
+/// Maps the validated ``ExporterConfiguration`` onto each library's own `Configuration`.
+///
+/// Pure functions of the configuration, tested without starting anything; the libraries keep
+/// their own defaults so they embed without WPConfig.
+package enum ExporterSettings {
+    /// `logging.*` → ``LoggingConfiguration``.
+    package static func logging(_ logging: ExporterConfiguration.Logging) -> LoggingConfiguration {
+        var result = LoggingConfiguration()
+        result.level = switch logging.level {
+        case .debug: .debug
+        case .info: .info
+        case .warn: .warn
+        case .error: .error
+        }
+        result.format = logging.format == .json ? .json : .console
+        switch logging.output {
+        case .stdout: result.output = .stdout
+        case .stderr: result.output = .stderr
+        case .file(let path): result.output = .file; result.filePath = path
+        case .both(let path): result.output = .both; result.filePath = path
+        }
+        if case .stdout = logging.output { result.filePath = logging.filePath }
+        if case .stderr = logging.output { result.filePath = logging.filePath }
+        result.maxSizeMB = logging.maxSize
+        result.maxAgeDays = logging.maxAge
+        result.maxBackups = logging.maxBackups
+        result.compress = logging.compress
+        result.enableCaller = logging.enableCaller
+        result.enableStacktrace = logging.enableStacktrace
+        return result
+    }
+
+    /// `winpower.*` → the client's configuration.
+    ///
+    /// - Throws: ``RuntimeFailure`` when the base URL or credentials are missing (validation
+    ///   catches this first for `server`).
+    package static func client(_ winPower: ExporterConfiguration.WinPower) throws -> WinPowerHTTPClient.Configuration {
+        guard let text = winPower.baseURL, let url = URL(string: text), url.host != nil else {
+            throw RuntimeFailure(message: "winpower.base_url is not set to a usable URL")
+        }
+        var result = WinPowerHTTPClient.Configuration(baseURL: url, username: winPower.username ?? "",
+                                                      password: winPower.password?.reveal() ?? "")
+        result.timeout = winPower.timeout
+        result.apiTimeout = winPower.apiTimeout
+        result.skipSSLVerify = winPower.skipSSLVerify
+        result.caFile = winPower.caFile
+        result.refreshThreshold = winPower.refreshThreshold
+        result.userAgent = winPower.userAgent ?? "wpexporter/\(BuildInfo.exporterVersion)"
+        return result
+    }
+
+    /// `storage.*` → ``StorageConfiguration``.
+    package static func storage(_ storage: ExporterConfiguration.Storage) -> StorageConfiguration {
+        StorageConfiguration(dataDirectory: storage.dataDirectory, filePermissions: UInt16(clamping: storage.filePermissions),
+                             syncWrite: storage.syncWrite, flushInterval: storage.flushInterval)
+    }
+
+    /// `energy.*` → ``EnergyConfiguration``.
+    package static func energy(_ energy: ExporterConfiguration.Energy) -> EnergyConfiguration {
+        EnergyConfiguration(maxGap: energy.maxGap, maxPowerWatts: energy.maxPowerWatts.map(Double.init))
+    }
+
+    /// `scheduler.*` → the scheduler's configuration.
+    package static func scheduler(_ scheduler: ExporterConfiguration.Scheduler) -> WPScheduler.Scheduler<ContinuousClock>.Configuration {
+        .init(interval: scheduler.collectionInterval, gracefulShutdownTimeout: scheduler.gracefulShutdownTimeout)
+    }
+
+    /// The collector's configuration: interval, default staleness window, credential-free target.
+    package static func collector(_ configuration: ExporterConfiguration) -> CollectorConfiguration {
+        CollectorConfiguration(interval: configuration.scheduler.collectionInterval,
+                               target: target(configuration.winPower.baseURL))
+    }
+
+    /// `server.*` → the HTTP server's configuration. `server.read_timeout` bounds the whole
+    /// request (head and body together), writes get `server.write_timeout`; shutdown waits for
+    /// scrapes up to `scheduler.graceful_shutdown_timeout`.
+    package static func server(_ configuration: ExporterConfiguration) -> HTTPServer.Configuration {
+        var result = HTTPServer.Configuration(host: configuration.server.host, port: configuration.server.port)
+        result.headTimeout = configuration.server.readTimeout
+        result.bodyTimeout = configuration.server.readTimeout
+        result.requestTimeout = configuration.server.readTimeout
+        result.writeTimeout = configuration.server.writeTimeout
+        result.shutdownGracePeriod = configuration.scheduler.gracefulShutdownTimeout
+        return result
+    }
+
+    /// The WinPower URL without user information, query or fragment, for pages and logs.
+    package static func target(_ baseURL: String?) -> String {
+        guard let baseURL, var components = URLComponents(string: baseURL) else { return "" }
+        components.user = nil
+        components.password = nil
+        components.query = nil
+        components.fragment = nil
+        return components.string ?? ""
+    }
+}

@@ -1,0 +1,69 @@
+import WPConfig
+import WPEnergy
+
+/// The energy totals a reload moves to servers it adds: a new entry with `energy_from: <old>`
+/// continues the server `<old>` (a rename), and a new entry that adopts the totals of a
+/// `winpower`-only configuration (``WPConfig/ExporterConfiguration/singleServerEnergyAdopter``)
+/// continues the unqualified keys, exactly as a restart with the new file would
+/// (``EnergyMigration``).
+///
+/// `<old>` must be a server of the running configuration that the new file removes, or a
+/// server whose totals are stored (one removed by an earlier reload or before a restart). A name
+/// that is neither, one the new file still has, or one two new entries claim is refused, and
+/// the whole reload with it (config validation already refuses the last two in a file).
+/// An entry that is not new never moves anything: its `energy_from` did its work when it came.
+package struct ReloadRenames: Sendable, Equatable {
+    /// The entries that continue someone's totals (started only once they moved).
+    package var targets: Set<String> = []
+    /// The old server names whose totals move (their pipelines must have stopped first).
+    package var sources: Set<String> = []
+    /// The moves, as the startup rule states them.
+    package var migration = EnergyMigration(adopter: nil, renames: [:])
+
+    /// A reload that cannot rename as asked: the running configuration is kept.
+    package struct Refusal: Error, CustomStringConvertible {
+        package var problems: [String]
+        package var description: String { problems.joined(separator: "; ") }
+    }
+
+    package var isEmpty: Bool { targets.isEmpty }
+
+    /// - Parameters:
+    ///   - running: the names of the running servers.
+    ///   - next: the configuration being applied.
+    ///   - stored: the server names that hold totals in the meter now.
+    /// - Throws: ``Refusal`` naming every `energy_from` that cannot be honoured.
+    package init(running: Set<String>, next: ExporterConfiguration, stored: Set<String>) throws {
+        let names = Set(next.servers.map(\.name))
+        var problems: [String] = []
+        var claimed: [String: String] = [:]
+        for entry in next.servers where !running.contains(entry.name) {
+            guard let from = next.energyOrigin(of: entry.name) else { continue }
+            let shown = "servers[\(entry.name)].energy_from"
+            if from == ExporterConfiguration.singleServerEnergyName {
+                migration.adopter = entry.name
+                targets.insert(entry.name)
+            } else if let first = claimed[from] {
+                problems.append("\(shown): \(from.debugDescription) is already continued by servers[\(first)]; "
+                                + "each stored total goes to one entry")
+            } else if names.contains(from) {
+                problems.append("\(shown): \(from.debugDescription) is still configured; "
+                                + "a rename removes the old entry in the same reload")
+            } else if !running.contains(from) && !stored.contains(from) {
+                problems.append("\(shown): \(from.debugDescription) names no running server and no stored energy "
+                                + "totals; nothing to continue")
+            } else {
+                claimed[from] = entry.name
+                migration.renames[from] = entry.name
+                sources.insert(from)
+                targets.insert(entry.name)
+            }
+        }
+        if !problems.isEmpty { throw Refusal(problems: problems) }
+    }
+
+    /// The server names of the meter's keys (unqualified keys have none).
+    package static func servers(in keys: some Sequence<String>) -> Set<String> {
+        Set(keys.compactMap { EnergyKey.split($0)?.server })
+    }
+}

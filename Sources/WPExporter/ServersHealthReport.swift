@@ -1,0 +1,79 @@
+import FoundationEssentials
+import WPCollector
+import WPServer
+
+/// The JSON body of `/health` for a multi-server exporter: the whole, then each server.
+///
+/// `status` is `healthy` when every server's last finished collection succeeded within its
+/// staleness window, `degraded` when some did, `unhealthy` when none did; `/health` answers
+/// 503 only for `unhealthy` (the exporter serves nothing fresh), 200 otherwise.
+package struct ServersHealthReport: Codable, Sendable, Equatable {
+    package struct Server: Codable, Sendable, Equatable {
+        var name: String
+        var status: String
+        var lastCollection: HealthReport.LastCollection
+        var winPower: HealthReport.WinPower
+        var deviceCount: Int
+        /// This server's devices on battery now, with the outage's start.
+        var outages: [HealthReport.Outage] = []
+        enum CodingKeys: String, CodingKey {
+            case name, status, outages
+            case lastCollection = "last_collection"
+            case winPower = "winpower"
+            case deviceCount = "device_count"
+        }
+    }
+    package var status: String
+    package var version: String
+    package var uptimeSeconds: Double
+    package var servers: [Server]
+    package var deviceCount: Int
+    /// Implausible power readings refused since start, all servers.
+    package var energySamplesRejected: Int
+    /// The last configuration reload.
+    package var configReload: HealthReport.ConfigReload?
+    package enum CodingKeys: String, CodingKey {
+        case status, version, servers
+        case uptimeSeconds = "uptime_seconds"
+        case deviceCount = "device_count"
+        case energySamplesRejected = "energy_samples_rejected"
+        case configReload = "config_reload"
+    }
+}
+
+extension HealthReport.LastCollection {
+    package init(_ health: CollectorHealth) {
+        self.init(time: health.lastFinished.map(Endpoints.iso), success: health.lastCollectionSucceeded,
+                  lastSuccess: health.lastSuccess.map(Endpoints.iso), error: health.lastError,
+                  inProgress: health.inProgress)
+    }
+}
+
+extension HealthReport.WinPower {
+    package init(target: String, health: CollectorHealth) {
+        self.init(target: target, reachable: health.winPowerReachable, authenticated: health.authenticated)
+    }
+}
+
+extension Endpoints {
+    /// The multi-server `/health` document (see ``ServersHealthReport`` for the status rule).
+    package func serversHealthResponse() -> HTTPResponse {
+        let now = self.now()
+        var rejected = 0
+        let entries = servers.map { server -> ServersHealthReport.Server in
+            let health = server.health()
+            rejected = max(rejected, health.energySamplesRejected)
+            let healthy = health.isHealthy(sinceLastSuccess: server.sinceLastSuccess(), stalenessWindow: server.stalenessWindow)
+            return .init(name: server.name, status: healthy ? "healthy" : "unhealthy", lastCollection: .init(health),
+                         winPower: .init(target: server.target, health: health), deviceCount: health.deviceCount,
+                         outages: health.outages.map { .init(deviceID: $0.deviceID, since: $0.since.map(Endpoints.iso)) })
+        }
+        let healthy = entries.filter { $0.status == "healthy" }.count
+        let status = healthy == entries.count ? "healthy" : healthy == 0 ? "unhealthy" : "degraded"
+        let report = ServersHealthReport(status: status, version: version, uptimeSeconds: uptime(now), servers: entries,
+                                         deviceCount: entries.reduce(0) { $0 + $1.deviceCount },
+                                         energySamplesRejected: rejected,
+                                         configReload: reloader.map { HealthReport.ConfigReload($0.status) })
+        return Self.json(report, status: status == "unhealthy" ? 503 : 200)
+    }
+}

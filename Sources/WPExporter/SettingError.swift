@@ -1,0 +1,41 @@
+import WPConfig
+import WPLogging
+import WPStorage
+
+/// A runtime failure caused by one configuration key's value (the data directory, the log
+/// file), named the way the configuration names it: `storage.data_dir: mkdir ./data: …`.
+package struct SettingError: Error, CustomStringConvertible {
+    /// The dotted key whose value failed.
+    package var key: String
+    /// What failed.
+    package var underlying: any Error
+
+    package var description: String {
+        let text = "\(underlying)"
+        return text.contains(key) ? text : "\(key): \(text)"
+    }
+
+    /// Runs `body`, naming `storage.data_dir` in the energy store's errors.
+    package static func namingDataDirectory<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as StorageError {
+            throw SettingError(key: "storage.data_dir", underlying: error)
+        }
+    }
+
+    /// Runs `body`, naming the key that set the log file in the logger's errors:
+    /// `logging.file_path` when `logging.output` is `file` or `both`, else `logging.output`.
+    package static func namingLogFile<T>(_ logging: ExporterConfiguration.Logging, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as LoggingError {
+            var key = "logging.output"
+            switch logging.output {
+            case .file(let path), .both(let path): if path == logging.filePath { key = "logging.file_path" }
+            default: break
+            }
+            throw SettingError(key: key, underlying: error)
+        }
+    }
+}

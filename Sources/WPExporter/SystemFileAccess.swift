@@ -1,0 +1,37 @@
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import WPConfig
+
+extension FileAccess {
+    /// The real filesystem, relative paths resolved against the working directory.
+    package static var system: FileAccess {
+        FileAccess(read: { path in
+            var info = stat()
+            guard stat(path, &info) == 0 else { return .failure(.notFound) }
+            if info.st_mode & S_IFMT == S_IFDIR { return .failure(.unreadable("it is a directory")) }
+            guard access(path, R_OK) == 0, let data = FileManager.default.contents(atPath: path) else {
+                return .failure(.unreadable("permission denied"))
+            }
+            guard let text = String(data: data, encoding: .utf8) else {
+                return .failure(.unreadable("not UTF-8 text"))
+            }
+            return .success(text)
+        }, permissions: { path in
+            // The link itself, not its target, as `FileManager.attributesOfItem` reports it.
+            var info = stat()
+            guard lstat(path, &info) == 0 else { return nil }
+            return Int(info.st_mode & ~S_IFMT)
+        }, directoryProblem: { path in
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }  // created on start
+            if info.st_mode & S_IFMT != S_IFDIR { return "is not a directory" }
+            return access(path, W_OK | X_OK) == 0 ? nil : "is not writable"
+        })
+    }
+}

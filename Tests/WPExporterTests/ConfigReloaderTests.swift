@@ -1,0 +1,113 @@
+import Foundation
+import Synchronization
+import Testing
+import WPConfig
+import WPLogging
+import WPMetrics
+import WPServer
+import WPTestSupport
+@testable import WPExporter
+
+/// Reloading the configuration: outcomes, metrics, `/-/reload` and serialisation.
+@Suite("Configuration reload")
+struct ConfigReloaderTests {
+    struct Broken: Error, CustomStringConvertible {
+        var description: String { "./config.yaml:3:1: server.port: \"x\" must be an integer" }
+    }
+
+    static func loaded(_ port: Int = 9090) -> LoadedConfiguration {
+        var configuration = ExporterConfiguration()
+        configuration.server.port = port
+        return LoadedConfiguration(configuration: configuration, configurationFile: "./config.yaml", settings: [:], warnings: [])
+    }
+
+    @Test func aFailedReloadKeepsTheLastSuccessAndReportsTheErrorUntilOneSucceeds() async throws {
+        let fails = Atomic(false)
+        let clock = Mutex(Date(timeIntervalSince1970: 1_000))
+        let logs = InMemoryLogSink()
+        let reloader = ConfigReloader(load: {
+            if fails.load(ordering: .relaxed) { throw Broken() }
+            return Self.loaded()
+        }, apply: { _ in ConfigReloader.Applied(summary: "no change") },
+        logger: Logger(label: "t", level: .debug, sink: logs), now: { clock.withLock { $0 } })
+        let registry = MetricRegistry()
+        try reloader.register(in: registry)
+        func gauges() -> [String: Double] {
+            var text: [UInt8] = []
+            ExpositionEncoder(format: .text).encode(registry.collect(), into: &text)
+            return Exposition.samples(String(decoding: text, as: UTF8.self))
+        }
+        #expect(gauges()["winpower_exporter_config_last_reload_successful"] == 1)
+        #expect(gauges()["winpower_exporter_config_last_reload_success_timestamp_seconds"] == 1_000)
+
+        clock.withLock { $0 = Date(timeIntervalSince1970: 2_000) }
+        #expect(await reloader.reload(trigger: "test") == .applied(ConfigReloader.Applied(summary: "no change")))
+        #expect(gauges()["winpower_exporter_config_last_reload_success_timestamp_seconds"] == 2_000)
+
+        fails.store(true, ordering: .relaxed)
+        clock.withLock { $0 = Date(timeIntervalSince1970: 3_000) }
+        #expect(await reloader.reload(trigger: "SIGHUP") == .rejected(Broken().description))
+        #expect(gauges()["winpower_exporter_config_last_reload_successful"] == 0)
+        #expect(gauges()["winpower_exporter_config_last_reload_success_timestamp_seconds"] == 2_000)
+        #expect(reloader.status.lastError == Broken().description)
+        #expect(logs.records.contains { $0.message.contains("reload failed") && $0.level == .error })
+
+        fails.store(false, ordering: .relaxed)
+        #expect(await reloader.reload(trigger: "SIGHUP") == .applied(ConfigReloader.Applied(summary: "no change")))
+        #expect(reloader.status == ConfigReloader.Status(lastSuccessful: true, lastSuccess: Date(timeIntervalSince1970: 3_000),
+                                                         lastError: nil, attempts: 3))
+    }
+
+    @Test func reloadsNeverOverlap() async {
+        let active = Atomic(0)
+        let overlapped = Atomic(false)
+        let reloader = ConfigReloader(load: { Self.loaded() }, apply: { _ in
+            if active.add(1, ordering: .sequentiallyConsistent).newValue > 1 { overlapped.store(true, ordering: .relaxed) }
+            await Task.yield()
+            active.subtract(1, ordering: .sequentiallyConsistent)
+            return ConfigReloader.Applied(summary: "ok")
+        }, logger: .disabled, now: { Date() })
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<20 { group.addTask { _ = await reloader.reload(trigger: "test") } }
+        }
+        let didOverlap = overlapped.load(ordering: .relaxed)
+        #expect(!didOverlap)
+        #expect(reloader.status.attempts == 20)
+    }
+
+    @Test func sectionsThatNeedARestartAreNamed() {
+        let running = ExporterConfiguration()
+        var next = running
+        #expect(ConfigReloader.sectionsNeedingRestart(running: running, next: next).isEmpty)
+        next.server.port = 1
+        next.storage.dataDirectory = "/elsewhere"
+        next.logging.level = .debug
+        next.scheduler.collectionInterval = .seconds(1)  // applied while running
+        #expect(ConfigReloader.sectionsNeedingRestart(running: running, next: next) == ["server", "storage", "logging"])
+    }
+
+    @Test func reloadEndpointIsForbiddenWithoutTheLifecycleFlagAndReportsFailuresWith500() async throws {
+        let reloader = ConfigReloader(load: { throw Broken() }, apply: { _ in .init(summary: "x") },
+                                      logger: .disabled, now: { Date() })
+        var endpoints = try EndpointTests.endpoints()
+        endpoints.reloader = reloader
+        let router = endpoints.makeRouter()
+        func send(_ method: String) async throws -> HTTPResponse {
+            try await router.handle(HTTPRequest(method: method, target: "/-/reload"))
+        }
+        let forbidden = try await send("POST")
+        #expect(forbidden.status == 403)
+        #expect(String(decoding: forbidden.body, as: UTF8.self).contains("--web.enable-lifecycle"))
+        #expect(reloader.status.attempts == 0)
+        endpoints.lifecycleEnabled = true
+        let enabled = endpoints.makeRouter()
+        let failed = try await enabled.handle(HTTPRequest(method: "POST", target: "/-/reload"))
+        #expect(failed.status == 500)
+        #expect(String(decoding: failed.body, as: UTF8.self).contains("server.port"))
+        #expect(try await enabled.handle(HTTPRequest(method: "PUT", target: "/-/reload")).status == 500)
+        #expect(try await enabled.handle(HTTPRequest(method: "GET", target: "/-/reload")).status == 405)
+        let health = String(decoding: endpoints.healthResponse().body, as: UTF8.self)
+        #expect(health.contains("\"config_reload\":{\"attempts\":2,\"last_error\":"))
+        #expect(health.contains("\"last_successful\":false"))
+    }
+}

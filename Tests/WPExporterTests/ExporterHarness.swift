@@ -1,0 +1,151 @@
+import WPCZlib
+import Foundation
+import Testing
+import WPClient
+import WPConfig
+import WPLogging
+import WPServer
+import WPSimulator
+import WPTestSupport
+@testable import WPExporter
+
+/// A simulator on a real socket and an exporter against it, in process, sharing one manual
+/// clock: the simulator's readings, token lifetimes, energy integration and staleness all
+/// move only when the test advances the clock. Collections are driven by the test.
+final class ExporterHarness: Sendable {
+    let clock: ManualClock
+    let epoch = Date(timeIntervalSince1970: 1_760_365_813)
+    let simulatorServer: SimulatorServer
+    let exporter: Exporter<ManualClock>
+    let logs: InMemoryLogSink
+    let dataDirectory: String
+    private let serverTask: Task<Void, any Error>
+    let port: Int
+
+    var simulator: WinPowerSimulator { simulatorServer.simulator }
+
+    /// - Parameters:
+    ///   - devices: simulated devices.
+    ///   - dataDirectory: the energy state directory (a fresh one by default).
+    ///   - clock: shared clock (pass the previous harness's to restart "later").
+    ///   - configure: changes to the simulator.
+    ///   - configureExporter: changes to the exporter's configuration.
+    init(devices: Int = 5, dataDirectory: String? = nil, clock: ManualClock = ManualClock(),
+         configure: (inout WinPowerSimulator.Configuration) -> Void = { _ in },
+         configureExporter: (inout ExporterConfiguration) -> Void = { _ in }) async throws {
+        self.clock = clock
+        var simulatorConfiguration = WinPowerSimulator.Configuration()
+        simulatorConfiguration.deviceCount = devices
+        simulatorConfiguration.username = "admin"
+        simulatorConfiguration.password = "s3cr3t-Pa55"
+        simulatorConfiguration.epoch = epoch
+        configure(&simulatorConfiguration)
+        simulatorServer = SimulatorServer(simulator: WinPowerSimulator(configuration: simulatorConfiguration, clock: clock))
+        let address = try await simulatorServer.start()
+        let directory = dataDirectory ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("wpexporter-e2e-\(UUID().uuidString)").path
+        self.dataDirectory = directory
+        var configuration = Self.configuration(baseURL: "http://127.0.0.1:\(address.port)", username: simulatorConfiguration.username,
+                                               password: simulatorConfiguration.password, dataDirectory: directory)
+        configureExporter(&configuration)
+        let logs = InMemoryLogSink()
+        self.logs = logs
+        let redactor = Redactor(secrets: [simulatorConfiguration.password])
+        let logger = Logger(label: "test", level: .debug, sink: logs, redactor: redactor)
+        let (epoch, wall) = (epoch, clock)
+        let wallClock: @Sendable () -> Date = {
+            let offset = wall.now.offset.components
+            return epoch.addingTimeInterval(Double(offset.seconds) + Double(offset.attoseconds) / 1e18)
+        }
+        let client = WinPowerHTTPClient(configuration: try ExporterSettings.client(configuration.winPower), clock: clock,
+                                        wallClock: wallClock, logger: logger.child(label: "client"))
+        exporter = try Exporter(configuration: configuration, client: client, clock: clock, wallClock: wallClock, logger: logger)
+        let server = exporter.server
+        serverTask = Task { try await server.run() }
+        port = try await server.waitUntilListening().port
+    }
+
+    /// A configuration listening on a free loopback port, against `baseURL`.
+    static func configuration(baseURL: String, username: String, password: String,
+                              dataDirectory: String) -> ExporterConfiguration {
+        var configuration = ExporterConfiguration()
+        configuration.server.host = "127.0.0.1"
+        configuration.server.port = 0
+        configuration.winPower.baseURL = baseURL
+        configuration.winPower.username = username
+        configuration.winPower.password = Secret(password)
+        configuration.storage.dataDirectory = dataDirectory
+        return configuration
+    }
+
+    /// Stops both servers and persists energy (releasing the data directory).
+    func shutdown() async {
+        serverTask.cancel()
+        _ = try? await serverTask.value
+        exporter.close()
+        await simulatorServer.stop()
+    }
+
+    /// GET `path` from the exporter.
+    func get(_ path: String, headers: [String: String] = [:]) async throws -> TestHTTPClient.Response {
+        let connection = try await TestHTTPClient.connect(port: port)
+        defer { connection.close() }
+        var request = "GET \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
+        try await connection.send(request + "\r\n")
+        return try await connection.readResponse()
+    }
+
+    /// The scraped text exposition as `series → value` (`name{labels}` keys).
+    func scrape() async throws -> [String: Double] {
+        let response = try await get("/metrics")
+        #expect(response.status == 200)
+        return Exposition.samples(response.text)
+    }
+}
+
+/// Small readers for the text exposition and gzip bodies in tests.
+enum Exposition {
+    static func samples(_ text: String) -> [String: Double] {
+        var result: [String: Double] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " ") else { continue }
+            result[String(line[..<space])] = Double(line[line.index(after: space)...])
+        }
+        return result
+    }
+
+    /// The series of metric `name` for device `id`, with its value.
+    static func value(_ samples: [String: Double], _ name: String, device id: String) -> Double? {
+        samples.first { $0.key.hasPrefix(name + "{") && $0.key.contains("device_id=\"\(id)\"") }?.value
+    }
+
+    /// Decodes a gzip stream of one or more members, as Go's and Python's readers do.
+    static func gunzipAll(_ bytes: [UInt8]) -> [UInt8]? {
+        var output: [UInt8] = []
+        var offset = 0
+        while offset < bytes.count {
+            var stream = z_stream()
+            guard inflateInit2_(&stream, 15 + 16, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
+            defer { inflateEnd(&stream) }
+            var input = Array(bytes[offset...])
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            var status: Int32 = Z_OK
+            input.withUnsafeMutableBufferPointer { source in
+                stream.next_in = source.baseAddress
+                stream.avail_in = uInt(source.count)
+                while status == Z_OK {
+                    chunk.withUnsafeMutableBufferPointer { out in
+                        stream.next_out = out.baseAddress
+                        stream.avail_out = uInt(out.count)
+                        status = inflate(&stream, Z_NO_FLUSH)
+                        output.append(contentsOf: out.prefix(out.count - Int(stream.avail_out)))
+                    }
+                }
+            }
+            guard status == Z_STREAM_END else { return nil }
+            offset += Int(stream.total_in)
+        }
+        return output
+    }
+}

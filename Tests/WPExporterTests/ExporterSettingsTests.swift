@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+import WPClient
+import WPCollector
+import WPConfig
+import WPLogging
+import WPServer
+import WPStorage
+@testable import WPExporter
+
+/// The configuration reaches each library's own settings unchanged.
+@Suite struct ExporterSettingsTests {
+    @Test func everySectionIsMapped() throws {
+        var configuration = ExporterConfiguration()
+        configuration.server.host = "::1"
+        configuration.server.port = 9191
+        configuration.server.readTimeout = .seconds(7)
+        configuration.server.writeTimeout = .seconds(9)
+        configuration.scheduler.collectionInterval = .seconds(10)
+        configuration.scheduler.gracefulShutdownTimeout = .seconds(3)
+        configuration.winPower.baseURL = "https://ops:pw@winpower.example:8081/wp?x=1"
+        configuration.winPower.username = "admin"
+        configuration.winPower.password = Secret("Pa55")
+        configuration.winPower.apiTimeout = .seconds(4)
+        configuration.winPower.caFile = "/etc/ca.pem"
+        configuration.storage.dataDirectory = "/var/lib/wp"
+        configuration.storage.filePermissions = 0o600
+        configuration.storage.syncWrite = false
+        configuration.logging.level = .debug
+        configuration.logging.format = .console
+        configuration.logging.output = .both("/var/log/wp.log")
+
+        let server = ExporterSettings.server(configuration)
+        #expect(server.host == "::1" && server.port == 9191)
+        #expect(server.headTimeout == .seconds(7) && server.bodyTimeout == .seconds(7) && server.writeTimeout == .seconds(9))
+        #expect(server.shutdownGracePeriod == .seconds(3))
+
+        let client = try ExporterSettings.client(configuration.winPower)
+        #expect(client.username == "admin" && client.password == "Pa55" && client.apiTimeout == .seconds(4))
+        #expect(client.caFile == "/etc/ca.pem")
+        #expect((WinPowerHTTPClient.makeTransport(for: client) as? HTTPClientTransport)?.tls == .trust(caFile: "/etc/ca.pem"))
+
+        let storage = ExporterSettings.storage(configuration.storage)
+        #expect(storage.dataDirectory == "/var/lib/wp" && storage.filePermissions == 0o600 && !storage.syncWrite)
+
+        let logging = ExporterSettings.logging(configuration.logging)
+        #expect(logging.level == .debug && logging.format == .console && logging.output == .both)
+        #expect(logging.filePath == "/var/log/wp.log")
+
+        let collector = ExporterSettings.collector(configuration)
+        #expect(collector.interval == .seconds(10) && collector.stalenessWindow == .seconds(30))
+        #expect(collector.target == "https://winpower.example:8081/wp")
+    }
+
+    @Test func userAgentDefaultsToTheVersionAndFollowsTheKey() throws {
+        var winPower = ExporterConfiguration.WinPower()
+        winPower.baseURL = "https://winpower.example:8081"
+        #expect(try ExporterSettings.client(winPower).userAgent == "wpexporter/\(BuildInfo.exporterVersion)")
+        winPower.userAgent = "site-a-exporter/2"
+        #expect(try ExporterSettings.client(winPower).userAgent == "site-a-exporter/2")
+    }
+
+    @Test func aMissingBaseURLIsARuntimeFailureNotACrash() {
+        #expect(throws: RuntimeFailure.self) { try ExporterSettings.client(ExporterConfiguration.WinPower()) }
+    }
+}
