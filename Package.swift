@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "WPLogging", targets: ["WPLogging"]),
         .library(name: "WPConfig", targets: ["WPConfig"]),
         .library(name: "WPMetrics", targets: ["WPMetrics"]),
+        .library(name: "WPPushgateway", targets: ["WPPushgateway"]),
         .library(name: "WPStorage", targets: ["WPStorage"]),
         .library(name: "WPEnergy", targets: ["WPEnergy"]),
         .library(name: "WPClient", targets: ["WPClient"]),
@@ -41,7 +42,9 @@ let package = Package(
         .target(name: "WPLogging", dependencies: ["WPCZlib"]),
         .target(name: "WPConfig"),
         // WPHTTPClient: see docs/architecture.md (deviations) for why WPMetrics depends on it.
-        .target(name: "WPMetrics", dependencies: ["WPHTTPClient"]),
+        .target(name: "WPMetrics"),
+        // The Pushgateway client: WPMetrics' families pushed over WPHTTPClient.
+        .target(name: "WPPushgateway", dependencies: ["WPMetrics", "WPHTTPClient"]),
         .target(name: "WPStorage", dependencies: ["WPLogging"]),
         .target(name: "WPEnergy", dependencies: ["WPStorage", "WPLogging"]),
         // libcurl reached through dlopen (no headers at build time): https:// for WPHTTPClient,
@@ -65,7 +68,7 @@ let package = Package(
         .target(name: "WPCBuildInfo", cSettings: [.define("WPEXPORTER_GIT_COMMIT", to: "\"\(gitCommit())\"")]),
         // The running exporter as a library: one or many WinPower servers, merge, reload, the HTTP
         // surface, the push loop (docs/architecture.md). The executable only composes the command line.
-        .target(name: "WPExporter", dependencies: ["WPLogging", "WPConfig", "WPMetrics", "WPStorage", "WPEnergy",
+        .target(name: "WPExporter", dependencies: ["WPLogging", "WPConfig", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy",
                                                     "WPClient", "WPServer", "WPScheduler", "WPCollector", "WPCBuildInfo"]),
         .executableTarget(name: "wpexporter", dependencies: ["WPExporter", "WPLogging", "WPConfig", "WPClient", "WPCollector",
                                                              "WPServer", "WPSimulator", "WPCMallocTuning"]),
@@ -76,7 +79,7 @@ let package = Package(
         .target(name: "WPCMallocCounter"),
 
         // A service embedding WPMetrics on its own (docs/embedding.md); built by `swift build`.
-        .executableTarget(name: "InstrumentedService", dependencies: ["WPMetrics"], path: "Examples/InstrumentedService"),
+        .executableTarget(name: "InstrumentedService", dependencies: ["WPMetrics", "WPPushgateway"], path: "Examples/InstrumentedService"),
 
         // Fakes and helpers shared by the test targets; not a product.
         .target(name: "WPTestSupport", dependencies: allModules + ["WPCSystem"]),
@@ -85,6 +88,7 @@ let package = Package(
         .testTarget(name: "WPConfigTests", dependencies: ["WPConfig", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPMetricsTests", dependencies: ["WPMetrics", "WPServer", "WPTestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "WPPushgatewayTests", dependencies: ["WPPushgateway", "WPServer", "WPTestSupport"]),
         .testTarget(name: "WPStorageTests", dependencies: ["WPStorage", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPEnergyTests", dependencies: ["WPEnergy", "WPSimulator", "WPTestSupport"]),
@@ -109,19 +113,19 @@ package.targets += [
     .target(name: "WPServerMetrics", dependencies: ["WPServer", "WPMetrics"]),
     .testTarget(name: "WPServerMetricsTests", dependencies: ["WPServerMetrics", "WPTestSupport"]),
     // The examples of docs/*.md and of the main doc comments, compiled so they cannot rot.
-    .executableTarget(name: "DocSnippets", dependencies: ["WPMetrics", "WPLogging", "WPScheduler",
+    .executableTarget(name: "DocSnippets", dependencies: ["WPMetrics", "WPPushgateway", "WPLogging", "WPScheduler",
                                                           .target(name: "WPServer", condition: .when(platforms: [.linux]))],
                       path: "Examples/DocSnippets"),
     // A service written from docs/embedding.md alone (Linux only: it serves with WPServer).
     .executableTarget(name: "EmbeddedService",
-                      dependencies: ["WPMetrics", "WPLogging", "WPScheduler",
+                      dependencies: ["WPMetrics", "WPPushgateway", "WPLogging", "WPScheduler",
                                      .target(name: "WPServer", condition: .when(platforms: [.linux])),
                                      .target(name: "WPServerMetrics", condition: .when(platforms: [.linux]))],
                       path: "Examples/EmbeddedService"),
 ]
 
 var allModules: [Target.Dependency] {
-    ["WPLogging", "WPConfig", "WPMetrics", "WPStorage", "WPEnergy", "WPClient",
+    ["WPLogging", "WPConfig", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPClient",
      "WPServer", "WPScheduler", "WPCollector", "WPSimulator", "WPHTTPClient"]
 }
 

@@ -2,6 +2,7 @@
 // cannot rot: `swift build` compiles this target. Nothing here runs.
 import FoundationEssentials
 import WPMetrics
+import WPPushgateway
 
 // §2. Create a registry and instruments once
 struct ServiceMetrics {

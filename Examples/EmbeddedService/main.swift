@@ -7,6 +7,7 @@
 import FoundationEssentials
 import WPLogging
 import WPMetrics
+import WPPushgateway
 import WPScheduler
 import WPServer
 import WPServerMetrics

@@ -9,6 +9,7 @@
 
 import Foundation
 import WPMetrics
+import WPPushgateway
 
 /// The service's instruments, created once and passed to the code that updates them.
 struct ServiceMetrics {

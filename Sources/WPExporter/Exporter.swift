@@ -6,6 +6,7 @@ import WPConfig
 import WPEnergy
 import WPLogging
 import WPMetrics
+import WPPushgateway
 import WPScheduler
 import WPServer
 import WPStorage

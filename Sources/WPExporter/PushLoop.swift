@@ -3,6 +3,7 @@ import Synchronization
 import WPConfig
 import WPLogging
 import WPMetrics
+import WPPushgateway
 
 /// Pushes the exporter's metrics to a Prometheus Pushgateway at a fixed rate (`push.url`), for
 /// sites where Prometheus cannot reach the exporter.

@@ -1,5 +1,6 @@
 import Foundation
 import WPMetrics
+import WPPushgateway
 import WPTestSupport
 
 /// `wpbench --child exposition-sample FORMAT` prints a registry covering every metric type,

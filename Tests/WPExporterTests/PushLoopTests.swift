@@ -3,6 +3,7 @@ import Testing
 import WPConfig
 import WPLogging
 import WPMetrics
+import WPPushgateway
 import WPTestSupport
 @testable import WPExporter
 

@@ -1,3 +1,4 @@
+import WPMetrics
 /// Why a push to a Pushgateway failed. Descriptions name the gateway URL (without
 /// credentials) and what it answered; they never contain the basic-auth password.
 public enum PushError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import WPMetrics
 import WPHTTPClient
 
 /// One HTTP request the ``PushgatewayClient`` sends.

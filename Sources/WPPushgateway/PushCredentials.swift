@@ -1,4 +1,5 @@
 import FoundationEssentials
+import WPMetrics
 
 /// The basic-auth credentials of a ``PushgatewayClient``: the `Authorization` header it sends,
 /// and the masking of every form of them in what a gateway (or a proxy in front of it)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import WPMetrics
+import WPMetrics
+@testable import WPPushgateway
 
 /// The grouping path's percent-encoding equals Foundation's `addingPercentEncoding` with
 /// `urlPathAllowed` minus `/;?#%`, which PushgatewayClient used before it dropped Foundation.

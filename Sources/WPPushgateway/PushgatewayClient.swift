@@ -1,4 +1,5 @@
 import FoundationEssentials
+import WPMetrics
 
 /// Pushes a registry (or families) to a Prometheus Pushgateway.
 ///

@@ -4,7 +4,8 @@ import Glibc
 #endif
 import Synchronization
 import Testing
-@testable import WPMetrics
+import WPMetrics
+@testable import WPPushgateway
 import WPServer
 import WPTestSupport
 
