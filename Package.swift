@@ -59,9 +59,9 @@ let package = Package(
         .target(name: "WPCSecurityShim",
                 linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // Linux only: the event loop is epoll (WPCSystem) and the sources import Glibc.
-        .target(name: "WPServer", dependencies: ["WPLogging", "WPCZlib", "WPCSystem", "WPCSecurityShim"]),
+        .target(name: "WPServer", dependencies: ["WPLogging", "WPCSystem", "WPCSecurityShim"]),
         .target(name: "WPScheduler", dependencies: ["WPLogging"]),
-        .target(name: "WPCollector", dependencies: ["WPClient", "WPEnergy", "WPMetrics", "WPLogging", "WPCZlib"]),
+        .target(name: "WPCollector", dependencies: ["WPClient", "WPEnergy", "WPStorage", "WPMetrics", "WPLogging", "WPCZlib"]),
         .target(name: "WPSimulator", dependencies: ["WPServer", "WPLogging"]),
 
         // Build date and git commit for `wpexporter version` (see gitCommit() below).
@@ -74,7 +74,9 @@ let package = Package(
                                                              "WPServer", "WPSimulator", "WPCMallocTuning"]),
         // glibc heap tuning for the exporter process (arena limit, trim after each collection).
         .target(name: "WPCMallocTuning"),
-        .executableTarget(name: "wpbench", dependencies: allModules + ["WPCMallocCounter", "WPTestSupport"]),
+        .executableTarget(name: "wpbench", dependencies: ["WPLogging", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPClient",
+                                                           "WPServer", "WPCollector", "WPSimulator", "WPHTTPClient",
+                                                           "WPCMallocCounter", "WPTestSupport"]),
         // Allocation counting for wpbench's figures (interposes malloc; see its header).
         .target(name: "WPCMallocCounter"),
 
@@ -82,26 +84,31 @@ let package = Package(
         .executableTarget(name: "InstrumentedService", dependencies: ["WPMetrics", "WPPushgateway"], path: "Examples/InstrumentedService"),
 
         // Fakes and helpers shared by the test targets; not a product.
-        .target(name: "WPTestSupport", dependencies: allModules + ["WPCSystem"]),
+        .target(name: "WPTestSupport", dependencies: ["WPLogging", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPClient",
+                                                   "WPServer", "WPCollector", "WPSimulator", "WPCSystem"]),
 
-        .testTarget(name: "WPLoggingTests", dependencies: ["WPLogging", "WPTestSupport"]),
-        .testTarget(name: "WPConfigTests", dependencies: ["WPConfig", "WPTestSupport"],
+        .testTarget(name: "WPLoggingTests", dependencies: ["WPLogging", "WPTestSupport", "WPCZlib"]),
+        .testTarget(name: "WPConfigTests", dependencies: ["WPConfig"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "WPMetricsTests", dependencies: ["WPMetrics", "WPServer", "WPTestSupport"], exclude: ["Golden"]),
-        .testTarget(name: "WPPushgatewayTests", dependencies: ["WPPushgateway", "WPServer", "WPTestSupport"]),
-        .testTarget(name: "WPStorageTests", dependencies: ["WPStorage", "WPTestSupport"],
+        .testTarget(name: "WPMetricsTests", dependencies: ["WPMetrics", "WPTestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "WPPushgatewayTests", dependencies: ["WPPushgateway", "WPMetrics", "WPServer", "WPTestSupport"]),
+        .testTarget(name: "WPStorageTests", dependencies: ["WPStorage", "WPLogging", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "WPEnergyTests", dependencies: ["WPEnergy", "WPSimulator", "WPTestSupport"]),
+        .testTarget(name: "WPEnergyTests", dependencies: ["WPEnergy", "WPStorage", "WPLogging", "WPSimulator", "WPTestSupport"]),
         .testTarget(name: "WPHTTPClientTests", dependencies: ["WPHTTPClient"]),
         .testTarget(name: "WPClientTests", dependencies: ["WPClient", "WPHTTPClient", "WPSimulator", "WPServer", "WPLogging", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "WPServerTests", dependencies: ["WPServer", "WPTestSupport", "WPCSystem", "WPCSecurityShim"]),
-        .testTarget(name: "WPSchedulerTests", dependencies: ["WPScheduler", "WPTestSupport"]),
-        .testTarget(name: "WPCollectorTests", dependencies: ["WPCollector", "WPSimulator", "WPTestSupport", "WPCZlib"],
+        .testTarget(name: "WPServerTests", dependencies: ["WPServer", "WPLogging", "WPTestSupport", "WPCSystem"]),
+        .testTarget(name: "WPSchedulerTests", dependencies: ["WPScheduler", "WPLogging", "WPTestSupport"]),
+        .testTarget(name: "WPCollectorTests", dependencies: ["WPCollector", "WPClient", "WPEnergy", "WPStorage", "WPMetrics", "WPLogging",
+                                                         "WPSimulator", "WPTestSupport", "WPCZlib"],
                     exclude: ["Golden"]),
-        .testTarget(name: "WPSimulatorTests", dependencies: ["WPSimulator", "WPClient", "WPServer", "WPTestSupport"]),
-        .testTarget(name: "WPExporterTests", dependencies: ["WPExporter", "WPSimulator", "WPTestSupport", "WPCZlib"]),
-        .testTarget(name: "wpexporterTests", dependencies: ["wpexporter", "WPExporter", "WPTestSupport", "WPCZlib"],
+        .testTarget(name: "WPSimulatorTests", dependencies: ["WPSimulator", "WPClient", "WPServer", "WPLogging", "WPTestSupport"]),
+        .testTarget(name: "WPExporterTests", dependencies: ["WPExporter", "WPClient", "WPCollector", "WPConfig", "WPEnergy", "WPLogging",
+                                                         "WPMetrics", "WPPushgateway", "WPScheduler", "WPServer", "WPStorage",
+                                                         "WPSimulator", "WPTestSupport", "WPCZlib"]),
+        .testTarget(name: "wpexporterTests", dependencies: ["wpexporter", "WPExporter", "WPConfig", "WPLogging", "WPServer", "WPSimulator",
+                                                         "WPStorage", "WPTestSupport"],
                     exclude: ["Golden"]),  // help goldens, read from the source tree
     ]
 )
@@ -111,7 +118,7 @@ package.products.append(.library(name: "WPServerMetrics", targets: ["WPServerMet
 package.targets += [
     // WPServer's request metrics in WPMetrics (Linux only, like WPServer).
     .target(name: "WPServerMetrics", dependencies: ["WPServer", "WPMetrics"]),
-    .testTarget(name: "WPServerMetricsTests", dependencies: ["WPServerMetrics", "WPTestSupport"]),
+    .testTarget(name: "WPServerMetricsTests", dependencies: ["WPServerMetrics", "WPMetrics", "WPServer", "WPTestSupport"]),
     // The examples of docs/*.md and of the main doc comments, compiled so they cannot rot.
     .executableTarget(name: "DocSnippets", dependencies: ["WPMetrics", "WPPushgateway", "WPLogging", "WPScheduler",
                                                           .target(name: "WPServer", condition: .when(platforms: [.linux]))],
@@ -123,11 +130,6 @@ package.targets += [
                                      .target(name: "WPServerMetrics", condition: .when(platforms: [.linux]))],
                       path: "Examples/EmbeddedService"),
 ]
-
-var allModules: [Target.Dependency] {
-    ["WPLogging", "WPConfig", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPClient",
-     "WPServer", "WPScheduler", "WPCollector", "WPSimulator", "WPHTTPClient"]
-}
 
 // The commit checked out in this package's git repository (worktrees included), read from
 // .git without running git; "unknown" outside a repository. Only hexadecimal ids are used,
