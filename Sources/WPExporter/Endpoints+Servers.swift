@@ -48,7 +48,7 @@ extension Endpoints {
         // Built per request from the server's chunks (one pass over its lines; a server's
         // share of the exposition), so the exporter keeps no second copy of every server.
         let body = chunks.standalone(openMetrics: format != .text)
-        let gzip = GzipNegotiation.isAccepted(request.headers["Accept-Encoding"])
+        let gzip = request.acceptsGzip
         let compressed = gzip ? MetricsSnapshot.gzipMember(of: body + end) : []
         var response = HTTPResponse(status: 200)
         response.headers.set(name: "Content-Type", value: format.contentType)

@@ -104,7 +104,7 @@ package struct Endpoints: Sendable {
     /// `tail` (the per-scrape part, or OpenMetrics' `# EOF`).
     package func cached(_ snapshot: MetricsSnapshot, format: ExpositionFormat, request: HTTPRequest, tail: [UInt8]) -> HTTPResponse {
         let prebuilt = format == .text ? snapshot.textGzip : snapshot.openMetricsGzip
-        let gzip = GzipNegotiation.isAccepted(request.headers["Accept-Encoding"]) && !prebuilt.isEmpty
+        let gzip = request.acceptsGzip && !prebuilt.isEmpty
         var response = HTTPResponse(status: 200)
         response.headers.set(name: "Content-Type", value: format.contentType)
         response.headers.set(name: "Vary", value: "Accept, Accept-Encoding")

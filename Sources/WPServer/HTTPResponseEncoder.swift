@@ -14,7 +14,7 @@ struct ResponseContext: Sendable, Equatable {
 
     init(request: HTTPRequest, keepAlive: Bool) {
         self.init(isHead: request.method == "HEAD", keepAlive: keepAlive, version: request.version,
-                  acceptsGzip: HTTPResponseEncoder.acceptsGzip(request.headers))
+                  acceptsGzip: request.acceptsGzip)
     }
 }
 
@@ -211,25 +211,6 @@ enum HTTPResponseEncoder {
         }
         framed.append(contentsOf: Array("0\r\n\r\n".utf8))
         return framed
-    }
-
-    /// Whether `Accept-Encoding` allows gzip (`gzip` or `*` with a non-zero q-value).
-    static func acceptsGzip(_ headers: HTTPHeaders) -> Bool {
-        var gzip: Bool?
-        var star: Bool?
-        for value in headers.values(for: "Accept-Encoding") {
-            for item in HTTPRequestParser.commaList(value) {
-                let parts = item.split(separator: ";").map { $0.trimmingHTTPWhitespace() }
-                let coding = parts.first?.lowercased() ?? ""
-                let accepted = !parts.dropFirst().contains { (parameter: String) -> Bool in
-                    let lower = String(parameter.lowercased().filter { $0 != " " })
-                    return lower.hasPrefix("q=") && (Double(lower.dropFirst(2)) ?? 1) <= 0
-                }
-                if coding == "gzip" || coding == "x-gzip" { gzip = accepted }
-                if coding == "*" { star = accepted }
-            }
-        }
-        return gzip ?? star ?? false
     }
 
     static func isCompressible(_ contentType: String?) -> Bool {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WPTestSupport
 @testable import WPServer
 
 @Suite struct HTTPResponseEncoderTests {
@@ -85,11 +86,43 @@ import Testing
     }
 
     @Test(arguments: [
-        ("gzip", true), ("GZIP", true), ("deflate, gzip;q=0.5", true), ("gzip;q=0", false), ("gzip; q=0.0", false),
-        ("*", true), ("*;q=0", false), ("deflate", false), ("br, *;q=0, gzip", true), ("", false),
+        ("gzip", true), ("GZIP", true), ("x-gzip", true), ("deflate, gzip;q=0.5", true), ("gzip;q=0", false),
+        ("gzip; q=0.0", false), ("gzip;q=0.001", true), ("gzip;q=1.000", true),
+        ("*", true), ("*;q=0", false), ("deflate", false), ("br, *;q=0, gzip", true), ("", false), ("identity", false),
+        // An invalid qvalue makes its item unacceptable.
+        ("gzip;q=abc", false), ("gzip;q=2", false), ("gzip;q=-1", false), ("gzip;q=0.0001", false), ("gzip;q=1.5", false),
+        ("*;q=abc", false),
+        // gzip listed twice takes its highest weight: the order never matters.
+        ("gzip;q=0, gzip", true), ("gzip, gzip;q=0", true), ("gzip;q=0, x-gzip;q=0", false),
+        // gzip listed decides over `*`.
+        ("*, gzip;q=0", false), ("*;q=0, gzip;q=0.1", true),
     ])
     func acceptEncodingNegotiation(value: String, accepted: Bool) {
-        #expect(HTTPResponseEncoder.acceptsGzip(["Accept-Encoding": value]) == accepted)
+        #expect(ContentCoding.acceptsGzip(["Accept-Encoding": value]) == accepted, "\(value)")
+        #expect(ContentCoding.acceptsGzip([value]) == accepted, "\(value)")
+    }
+
+    /// Over a socket, the encoder compresses a response exactly when `ContentCoding` accepts
+    /// gzip (the rule WPExporter's `/metrics` follows for its pre-compressed bytes).
+    @Test func theEncoderFollowsContentCodingOverTheWire() async throws {
+        try await withTestServer(EchoHandler()) { port in
+            for header in ["gzip", "gzip;q=0", "gzip;q=abc", "gzip;q=0, gzip", "gzip, gzip;q=0", "*, gzip;q=0", "identity"] {
+                let client = try await TestHTTPClient.connect(port: port)
+                defer { client.close() }
+                try await client.send("GET /text HTTP/1.1\r\nHost: x\r\nAccept-Encoding: \(header)\r\n\r\n")
+                let response = try await client.readResponse()
+                #expect((response.header("Content-Encoding") == "gzip") == ContentCoding.acceptsGzip([header]), "\(header)")
+            }
+        }
+    }
+
+    @Test func everyAcceptEncodingFieldCounts() {
+        var headers: HTTPHeaders = ["Accept-Encoding": "br"]
+        headers.add(name: "Accept-Encoding", value: "gzip;q=0.2")
+        #expect(ContentCoding.acceptsGzip(headers))
+        headers.add(name: "accept-encoding", value: "gzip;q=0")
+        #expect(ContentCoding.acceptsGzip(headers), "the highest weight wins across fields too")
+        #expect(!ContentCoding.acceptsGzip(["Accept-Encoding": "br", "Accept": "gzip"]))
     }
 
     @Test func dateIsIMFFixdate() {
