@@ -70,7 +70,7 @@ let package = Package(
         // surface, the push loop (docs/architecture.md). The executable only composes the command line.
         .target(name: "WPExporter", dependencies: ["WPLogging", "WPConfig", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy",
                                                     "WPClient", "WPServer", "WPScheduler", "WPCollector", "WPCBuildInfo"]),
-        .executableTarget(name: "wpexporter", dependencies: ["WPExporter", "WPLogging", "WPConfig", "WPClient", "WPCollector",
+        .executableTarget(name: "wpexporter", dependencies: ["WPExporter", "WPLogging", "WPConfig", "WPClient", "WPCollector", "WPScheduler",
                                                              "WPServer", "WPSimulator", "WPCMallocTuning"]),
         // glibc heap tuning for the exporter process (arena limit, trim after each collection).
         .target(name: "WPCMallocTuning"),

@@ -1,4 +1,3 @@
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -7,39 +6,24 @@ import Musl
 import Darwin
 #endif
 import Synchronization
+import WPScheduler
 
-/// Turns SIGTERM and SIGINT into an awaitable event with Dispatch signal sources.
+/// Turns SIGTERM and SIGINT into an awaitable event, through WPScheduler's signal relay (a
+/// real handler writing into a pipe; on Linux a Dispatch signal source only sees signals the
+/// receiving thread blocks, which cannot be arranged for threads the process did not create).
 ///
-/// The signals' default action is ignored while the watcher exists, so the first signal does
+/// The signals' default action is replaced while the watcher exists, so the first signal does
 /// not kill the process: ``first()`` returns and the exporter shuts down gracefully. Every
 /// further signal calls the handler given to ``onRepeat(_:)`` (the exporter persists energy and
 /// exits at once). Only `main` creates one: it changes process-wide signal dispositions.
 final class SignalWatcher: Sendable {
     private let events = SignalEvents()
-    // Dispatch sources are not Sendable; they are only touched under this lock.
-    private let sources: Mutex<[any DispatchSourceSignal]>
+    private let subscription: SignalSubscription
 
     /// Starts watching `signals` (SIGTERM and SIGINT by default).
     init(signals: [Int32] = [SIGTERM, SIGINT]) {
         let events = self.events
-        let queue = DispatchQueue(label: "wpexporter.signals")
-        var made: [any DispatchSourceSignal] = []
-        for number in signals {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            // Signals arriving before the handler runs are coalesced; `data` says how many. The
-            // handler holds its source until `cancel()` (in deinit) releases the handler.
-            source.setEventHandler {
-                events.received(number, times: max(1, Int(source.data)))
-            }
-            source.resume()
-            made.append(source)
-        }
-        sources = Mutex(made)
-    }
-
-    deinit {
-        sources.withLock { sources in for source in sources { source.cancel() } }
+        subscription = SignalSubscription(signals) { events.received($0) }
     }
 
     /// Sets what happens on the second and later signals.

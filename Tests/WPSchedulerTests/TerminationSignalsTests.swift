@@ -30,6 +30,32 @@ import WPScheduler
         #expect(first == SIGUSR2)
     }
 
+    /// A subscription watches from the moment it is made: a signal sent right after `init`,
+    /// before any task runs, is delivered; after `cancel()` the signal's previous action
+    /// (ignored, here) is back.
+    @Test func aSubscriptionDeliversFromItsCreationAndRestoresTheActionWhenCancelled() async throws {
+        let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
+        let subscription = SignalSubscription([SIGUSR2]) { continuation.yield($0) }
+        kill(getpid(), SIGUSR2)
+        let bound = Task {   // a delivery that never comes fails the test instead of hanging it
+            try await Task.sleep(for: .seconds(30))
+            continuation.finish()
+        }
+        var arrivals = stream.makeAsyncIterator()
+        #expect(await arrivals.next() == SIGUSR2)
+        bound.cancel()
+        subscription.cancel()
+        var action = sigaction()
+        #expect(sigaction(SIGUSR2, nil, &action) == 0)
+        #if canImport(Darwin)
+        let handler = unsafeBitCast(action.__sigaction_u.__sa_handler, to: Int.self)
+        #else
+        let handler = unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
+        #endif
+        #expect(handler == unsafeBitCast(SIG_IGN, to: Int.self), "SIGUSR2 is ignored again")
+        subscription.cancel()   // a second cancel does nothing
+    }
+
     @Test func aSignalCancelsTheServiceAndIsReturned() async throws {
         let stopped = try await runUntilTerminated(signals: [SIGUSR2]) {
             await Self.raiseUntilCancelled()   // the service: runs until its task is cancelled
