@@ -55,12 +55,20 @@ final class ChunkDeflater {
     private var scratch = [UInt8](repeating: 0, count: 32 * 1024)
     private var usable: Bool
 
-    /// - Parameter level: the compression level (fast by default, as ``Gzip`` uses).
-    init(level: Int32 = 1) {
+    /// - Parameters:
+    ///   - level: the compression level (fast by default: metric text compresses about 14:1
+    ///     even at level 1).
+    ///   - sizedFor: the size of the largest input expected: a smaller input gets a window no
+    ///     larger than itself (2^9 to 2^15 bytes) and a smaller hash table, so compressing a few
+    ///     KiB sets up kilobytes of zlib state instead of a quarter megabyte, with the same output.
+    init(level: Int32 = 1, sizedFor expected: Int = .max) {
         stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
+        var windowBits: Int32 = 9
+        while windowBits < 15, 1 << windowBits < expected { windowBits += 1 }
+        let memoryLevel: Int32 = expected < 64 * 1024 ? 6 : 8
         // Negative window bits: raw deflate, no zlib or gzip wrapper.
-        usable = deflateInit2_(stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, zlibVersion(),
+        usable = deflateInit2_(stream, level, Z_DEFLATED, -windowBits, memoryLevel, Z_DEFAULT_STRATEGY, zlibVersion(),
                                Int32(MemoryLayout<z_stream>.size)) == Z_OK
     }
 

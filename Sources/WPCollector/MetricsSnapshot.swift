@@ -1,4 +1,5 @@
 import FoundationEssentials
+import WPCZlib
 
 /// One collection's metrics, rendered once in both exposition formats, plain and gzipped.
 ///
@@ -8,12 +9,14 @@ import FoundationEssentials
 ///
 /// ``openMetrics`` deliberately lacks the final `# EOF\n`: a server appends its per-scrape
 /// families (request counters, process metrics) and then the terminator. For gzip responses
-/// it sends ``openMetricsGzip`` followed by a second gzip member holding the per-scrape part;
-/// concatenated gzip members decode as one stream.
+/// ``gzipBody(openMetrics:appending:)`` continues the snapshot's compressed body with the
+/// per-scrape part as one gzip member (only the part is compressed per scrape): every client
+/// decodes it whole, including those that stop after the first member (curl 7.88's
+/// `--compressed`).
 ///
 /// ```swift
 /// let snapshot = collector.snapshot
-/// let body = gzipAccepted ? snapshot.textGzip : snapshot.text
+/// let (body, suffix) = snapshot.gzipBody(openMetrics: false, appending: perScrapeBytes)
 /// ```
 public final class MetricsSnapshot: Sendable {
     /// The text format 0.0.4 body (of a merged snapshot: empty, see ``textParts``).
@@ -22,15 +25,18 @@ public final class MetricsSnapshot: Sendable {
     /// chunks: the body is ``text`` followed by them. Served as they are (``wholeText`` joins
     /// them, at the cost of a copy). Empty for a single collector's snapshot.
     public let textParts: [ByteSlice]
-    /// ``text`` compressed as one complete gzip member.
-    public let textGzip: [UInt8]
+    /// ``text`` compressed as one complete gzip member (a copy: the snapshot keeps it open for
+    /// ``gzipBody(openMetrics:appending:)``).
+    public var textGzip: [UInt8] { textGzipOpen.member }
     /// The OpenMetrics 1.0 body without the final `# EOF\n` (of a merged snapshot: empty, see
     /// ``openMetricsParts``).
     public let openMetrics: [UInt8]
     /// The pieces of a merged snapshot's OpenMetrics body, as ``textParts`` are of the text one.
     public let openMetricsParts: [ByteSlice]
-    /// ``openMetrics`` compressed as one complete gzip member.
-    public let openMetricsGzip: [UInt8]
+    /// ``openMetrics`` compressed as one complete gzip member (a copy, as ``textGzip``).
+    public var openMetricsGzip: [UInt8] { openMetricsGzipOpen.member }
+    private let textGzipOpen: OpenMember
+    private let openMetricsGzipOpen: OpenMember
     /// When the collection that produced this snapshot finished; `nil` before the first.
     public let generatedAt: Date?
     /// Devices with live series in this snapshot.
@@ -47,9 +53,11 @@ public final class MetricsSnapshot: Sendable {
     ///
     /// - Parameters:
     ///   - text: the text format body.
-    ///   - textGzip: `text` as a gzip member.
+    ///   - textGzip: `text` as a gzip member; one made by ``DeflatedChunk/gzipMember(_:)`` (as
+    ///     the collector's are) is continued by ``gzipBody(openMetrics:appending:)`` as one
+    ///     member, any other is followed by a second member.
     ///   - openMetrics: the OpenMetrics body without `# EOF`.
-    ///   - openMetricsGzip: `openMetrics` as a gzip member.
+    ///   - openMetricsGzip: `openMetrics` as a gzip member, the same way.
     ///   - generatedAt: when the producing collection finished.
     ///   - deviceCount: devices with live series.
     ///   - seriesCount: samples in `text`.
@@ -61,10 +69,10 @@ public final class MetricsSnapshot: Sendable {
                 textParts: [ByteSlice] = [], openMetricsParts: [ByteSlice] = []) {
         self.text = text
         self.textParts = textParts
-        self.textGzip = textGzip
+        self.textGzipOpen = OpenMember(textGzip)
         self.openMetrics = openMetrics
         self.openMetricsParts = openMetricsParts
-        self.openMetricsGzip = openMetricsGzip
+        self.openMetricsGzipOpen = OpenMember(openMetricsGzip)
         self.generatedAt = generatedAt
         self.deviceCount = deviceCount
         self.seriesCount = seriesCount
@@ -85,10 +93,23 @@ public final class MetricsSnapshot: Sendable {
         return whole
     }
 
+    /// Whether the snapshot has a gzip body in the format (only zlib running out of memory
+    /// leaves it without).
+    public func hasGzip(openMetrics: Bool) -> Bool {
+        !(openMetrics ? openMetricsGzipOpen : textGzipOpen).head.isEmpty
+    }
+
+    /// The gzip response for the body in the format (text or OpenMetrics) followed by `tail`:
+    /// `body`, the snapshot's compressed bytes (shared, not copied), then `suffix`, the tail
+    /// compressed as blocks of the same member and the member's trailer (the CRC-32 and length
+    /// of both, combined). Only the tail is compressed, so a scrape costs what its own part
+    /// costs. A snapshot made from a member of another shape gets the tail as a second member.
+    public func gzipBody(openMetrics: Bool, appending tail: [UInt8]) -> (body: [UInt8], suffix: [UInt8]) {
+        let open = openMetrics ? openMetricsGzipOpen : textGzipOpen
+        return (open.head, open.continuation(appending: tail))
+    }
+
     /// Compresses `bytes` into one complete gzip member, as the snapshot's gzip bodies are.
-    ///
-    /// For the per-scrape part of a gzip response: send ``textGzip`` (or ``openMetricsGzip``)
-    /// followed by `gzipMember(of: perScrapeBytes)`; clients decode the concatenation as one stream.
     ///
     /// - Parameter bytes: the bytes to compress.
     /// - Returns: a gzip member, or an empty array if zlib could not allocate memory.
@@ -102,4 +123,57 @@ public final class MetricsSnapshot: Sendable {
         return MetricsSnapshot(text: [], textGzip: gzipped, openMetrics: [], openMetricsGzip: gzipped,
                                generatedAt: nil, deviceCount: 0, seriesCount: 0)
     }()
+}
+
+/// A gzip member kept open: its bytes up to the final empty block, and its CRC-32 and length,
+/// so more data can follow as blocks of the same member.
+private struct OpenMember: Sendable {
+    /// The header and the blocks (all of a member of another shape).
+    let head: [UInt8]
+    /// CRC-32 and length of the member's data; `nil` for a member that cannot be continued.
+    let trailer: (crc: UInt32, length: UInt32)?
+
+    /// The final fixed-Huffman block holding only its end-of-block code, as
+    /// ``DeflatedChunk/gzipMember(_:)`` ends its members.
+    static let finalBlock: [UInt8] = [0x03, 0x00]
+
+    init(_ member: [UInt8]) {
+        let end = member.count - 10
+        // The shape DeflatedChunk.gzipMember makes: a 10-byte header without flags, blocks that
+        // end with a full flush (an empty stored block, 00 00 FF FF) or no blocks at all, the
+        // final empty block, the trailer.
+        guard member.count >= 20, member[0] == 0x1F, member[1] == 0x8B, member[3] == 0,
+              member[end] == Self.finalBlock[0], member[end + 1] == Self.finalBlock[1],
+              end == 10 || member[(end - 4)..<end].elementsEqual([0x00, 0x00, 0xFF, 0xFF]) else {
+            head = member
+            trailer = nil
+            return
+        }
+        head = Array(member[..<end])
+        trailer = (Self.littleEndian(member[(end + 2)...].prefix(4)), Self.littleEndian(member[(end + 6)...].prefix(4)))
+    }
+
+    /// The whole member again.
+    var member: [UInt8] {
+        guard let trailer else { return head }
+        return head + Self.finalBlock + Self.trailerBytes(crc: trailer.crc, length: trailer.length)
+    }
+
+    /// What follows ``head`` to make one member of the data and `tail`; an empty member
+    /// (or nothing, when zlib fails) after a member that cannot be continued.
+    func continuation(appending tail: [UInt8]) -> [UInt8] {
+        guard let trailer else { return Gzip.compress(tail) }
+        guard let chunk = Gzip.deflate(tail) else { return Self.finalBlock + Self.trailerBytes(crc: trailer.crc, length: trailer.length) }
+        let crc = crc32_combine(uLong(trailer.crc), uLong(chunk.crc), .init(chunk.length))
+        return chunk.bytes + Self.finalBlock
+            + Self.trailerBytes(crc: UInt32(truncatingIfNeeded: crc), length: trailer.length &+ UInt32(truncatingIfNeeded: chunk.length))
+    }
+
+    private static func littleEndian(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        bytes.reversed().reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
+    private static func trailerBytes(crc: UInt32, length: UInt32) -> [UInt8] {
+        (0..<4).map { UInt8(truncatingIfNeeded: crc >> ($0 * 8)) } + (0..<4).map { UInt8(truncatingIfNeeded: length >> ($0 * 8)) }
+    }
 }

@@ -103,8 +103,7 @@ package struct Endpoints: Sendable {
     /// `snapshot`'s prebuilt body in `format`, gzip when the request accepts it, followed by
     /// `tail` (the per-scrape part, or OpenMetrics' `# EOF`).
     package func cached(_ snapshot: MetricsSnapshot, format: ExpositionFormat, request: HTTPRequest, tail: [UInt8]) -> HTTPResponse {
-        let prebuilt = format == .text ? snapshot.textGzip : snapshot.openMetricsGzip
-        let gzip = request.acceptsGzip && !prebuilt.isEmpty
+        let gzip = request.acceptsGzip && snapshot.hasGzip(openMetrics: format != .text)
         var response = HTTPResponse(status: 200)
         response.headers.set(name: "Content-Type", value: format.contentType)
         response.headers.set(name: "Vary", value: "Accept, Accept-Encoding")
@@ -113,9 +112,8 @@ package struct Endpoints: Sendable {
         // them as the body suffix, so a scrape costs only the small part, whatever the fleet.
         // A merged snapshot's plain body is its list of parts, written as they are.
         if gzip {
-            response.body = prebuilt
-            // Empty only when zlib runs out of memory; the snapshot member alone is still valid gzip.
-            response.bodySuffix = MetricsSnapshot.gzipMember(of: tail)
+            // One gzip member: the snapshot's blocks, then the per-scrape part's and the trailer.
+            (response.body, response.bodySuffix) = snapshot.gzipBody(openMetrics: format != .text, appending: tail)
         } else {
             response.body = format == .text ? snapshot.text : snapshot.openMetrics
             let slices = format == .text ? snapshot.textParts : snapshot.openMetricsParts

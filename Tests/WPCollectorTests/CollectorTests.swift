@@ -285,8 +285,12 @@ private let device = ["device_id": deviceID]
         #expect(snapshot.textGzip.count < snapshot.text.count)
         #expect(gunzip(MetricsSnapshot.empty.textGzip) == [])
         let trailer = Array("# EOF\n".utf8)
-        #expect(gunzip(snapshot.openMetricsGzip + gzipOf(trailer)) == snapshot.openMetrics + trailer,
-                "a second gzip member appends the per-scrape part")
+        let (body, suffix) = snapshot.gzipBody(openMetrics: true, appending: trailer)
+        #expect(gunzip(body + suffix) == snapshot.openMetrics + trailer, "the per-scrape part continues the same member")
+        #expect(body == Array(snapshot.openMetricsGzip.dropLast(10)), "the snapshot's blocks are sent as they are")
+        let (emptyBody, emptySuffix) = MetricsSnapshot.empty.gzipBody(openMetrics: false, appending: trailer)
+        #expect(gunzip(emptyBody + emptySuffix) == trailer)
+        #expect(gunzip(body + snapshot.gzipBody(openMetrics: true, appending: []).suffix) == snapshot.openMetrics)
         #expect(!String(decoding: snapshot.openMetrics, as: UTF8.self).contains("# EOF"))
     }
 

@@ -1,6 +1,7 @@
 import WPCZlib
 
-/// Decompresses a gzip stream (several concatenated members allowed); `nil` when invalid.
+/// Decompresses exactly one gzip member, as clients that stop after the first member do (curl
+/// 7.88's `--compressed`); `nil` when invalid or when anything follows the member.
 func gunzip(_ input: [UInt8]) -> [UInt8]? {
     var stream = z_stream()
     // 15 + 32: detect the gzip header.
@@ -20,11 +21,7 @@ func gunzip(_ input: [UInt8]) -> [UInt8]? {
                 return (status, out.count - Int(stream.avail_out))
             }
             output.append(contentsOf: buffer[0..<produced])
-            if status == Z_STREAM_END {
-                if stream.avail_in == 0 { return output }
-                guard inflateReset(&stream) == Z_OK else { return nil }
-                continue
-            }
+            if status == Z_STREAM_END { return stream.avail_in == 0 ? output : nil }
             guard status == Z_OK else { return nil }
         }
     }

@@ -148,9 +148,9 @@ import WPTestSupport
         let om = String(decoding: merged.wholeOpenMetrics, as: UTF8.self)
         #expect(om.contains("# TYPE winpower_exporter_scrape_errors counter\n"))
         #expect(om.contains("# UNIT winpower_exporter_collection_duration_seconds seconds\n"))
-        // A scrape sends the merged member then the per-scrape one: one stream for clients.
-        let tail = MetricsSnapshot.gzipMember(of: Array("# EOF\n".utf8))
-        #expect(gunzip(merged.openMetricsGzip + tail) == merged.wholeOpenMetrics + Array("# EOF\n".utf8))
+        // A scrape continues the merged member with the per-scrape part: one member for clients.
+        let (body, suffix) = merged.gzipBody(openMetrics: true, appending: Array("# EOF\n".utf8))
+        #expect(gunzip(body + suffix) == merged.wholeOpenMetrics + Array("# EOF\n".utf8))
     }
 
     @Test func chunksConcatenateInAnyOrderIntoOneGzipMember() throws {

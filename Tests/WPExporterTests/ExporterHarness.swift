@@ -120,11 +120,13 @@ enum Exposition {
         samples.first { $0.key.hasPrefix(name + "{") && $0.key.contains("device_id=\"\(id)\"") }?.value
     }
 
-    /// Decodes a gzip stream of one or more members, as Go's and Python's readers do.
-    static func gunzipAll(_ bytes: [UInt8]) -> [UInt8]? {
+    /// Decodes exactly one gzip member, as clients that stop after the first do (curl 7.88's
+    /// `--compressed`); `nil` when it is invalid or anything follows it.
+    static func gunzipSingleMember(_ bytes: [UInt8]) -> [UInt8]? {
         var output: [UInt8] = []
         var offset = 0
         while offset < bytes.count {
+            if offset > 0 { return nil }   // a second member
             var stream = z_stream()
             guard inflateInit2_(&stream, 15 + 16, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
             defer { inflateEnd(&stream) }
