@@ -83,8 +83,23 @@ extension WinPowerHTTPClient {
                                    + "check winpower.username and winpower.password",
                               status: response.status, apiCode: reply?.code)
         default:
-            throw ClientError(.httpStatus, "login answered HTTP \(response.status)", status: response.status,
-                              apiCode: reply?.code)
+            throw ClientError(.httpStatus, "login answered HTTP \(response.status)" + Self.statusHint(response.status),
+                              status: response.status, apiCode: reply?.code)
+        }
+    }
+
+    /// What an unexpected status most likely means for `winpower.base_url`: the WinPower G2
+    /// API answers `/api/v1/...` on its own port (8081 by default), so 404, 405 and 413 come
+    /// from something else listening there (another service, a proxy, WinPower's web page).
+    static func statusHint(_ status: Int) -> String {
+        switch status {
+        case 404: "; nothing answers the WinPower API there: check the port and path of winpower.base_url "
+            + "(the WinPower G2 API, port 8081 by default, without a path)"
+        case 405: "; that address does not accept the WinPower API's requests: check that winpower.base_url "
+            + "points at the WinPower G2 API (port 8081 by default), not at a web page or proxy"
+        case 413: "; the server at winpower.base_url refused the login request's size: it is probably not the "
+            + "WinPower G2 API (check the port, 8081 by default) or a proxy in front of it limits request bodies"
+        default: ""
         }
     }
 

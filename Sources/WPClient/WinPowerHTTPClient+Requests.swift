@@ -23,7 +23,8 @@ extension WinPowerHTTPClient {
         guard response.status == 200 else {
             let envelope = try? decoder.decodeLogin(response.body)
             throw ClientError(.httpStatus, "device list answered HTTP \(response.status)"
-                                + (envelope?.code.map { " (code \($0): \(Self.clean(envelope?.message)))" } ?? ""),
+                                + (envelope?.code.map { " (code \($0): \(Self.clean(envelope?.message)))" } ?? "")
+                                + Self.statusHint(response.status),
                               status: response.status, apiCode: envelope?.code)
         }
         let decoded = try decoder.decodeDeviceList(response.body, page: page)

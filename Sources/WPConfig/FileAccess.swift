@@ -83,13 +83,14 @@ extension FileAccess {
 /// whose `read` property would hide `read(2)`).
 private enum SystemFile {
     static func readPrefix(_ path: String, limit: Int) -> Result<[UInt8], FileAccessError> {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        var info = stat()
+        if stat(path, &info) == 0, let kind = notAFile(info.st_mode) { return .failure(.unreadable(kind)) }
+        // O_NONBLOCK: a FIFO that replaced the file after the check must not block the open
+        // (waiting for a writer) or the reads; a regular file ignores it.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { return .failure(openError(errno)) }
         defer { close(descriptor) }
-        var info = stat()
-        if fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
-            return .failure(.unreadable("it is a directory"))
-        }
+        if fstat(descriptor, &info) == 0, let kind = notAFile(info.st_mode) { return .failure(.unreadable(kind)) }
         var bytes = [UInt8](repeating: 0, count: max(limit, 0))
         var filled = 0
         while filled < bytes.count {
@@ -105,6 +106,22 @@ private enum SystemFile {
         }
         bytes.removeLast(bytes.count - filled)
         return .success(bytes)
+    }
+
+    /// What a path that is not a regular file is, in words, e.g. `it is a named pipe (FIFO),
+    /// not a file`; `nil` for a regular file.
+    static func notAFile(_ mode: mode_t) -> String? {
+        let kind: String
+        switch mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return "it is a directory"
+        case S_IFIFO: kind = "a named pipe (FIFO)"
+        case S_IFCHR: kind = "a character device"
+        case S_IFBLK: kind = "a block device"
+        case S_IFSOCK: kind = "a socket"
+        default: return "it is not a regular file"
+        }
+        return "it is \(kind), not a file"
     }
 
     private static func openError(_ code: Int32) -> FileAccessError {

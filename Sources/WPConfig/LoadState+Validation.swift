@@ -163,8 +163,9 @@ extension LoadState {
             problem("winpower.password", source,
                     "cannot be combined with winpower.password_file (\(fileSource)); set only one")
         }
-        // With `servers`, `winpower` only holds defaults; each entry is checked on its own.
-        guard inputs.purpose == .server, serverDrafts.isEmpty else { return }
+        // With `servers`, `winpower` only holds defaults; each entry is checked on its own. After
+        // a syntax error the file's settings are unknown: its error alone is reported.
+        guard inputs.purpose == .server, serverDrafts.isEmpty, !fileUnparsed else { return }
         for name in ["winpower.base_url", "winpower.username", "winpower.password"] {
             if name == "winpower.password", passwordFile != nil { continue }
             guard text(name)?.0.isEmpty ?? true, let key = ConfigKey.named(name) else { continue }

@@ -9,6 +9,9 @@ struct LoadState {
     var fileKeys: Set<String> = []
     /// The entries of the `servers` section, in file order (empty without one).
     var serverDrafts: [ServerDraft] = []
+    /// The configuration file could not be parsed: what it would have set is unknown, so
+    /// "is required" problems would mislead (the key may well be in the broken file).
+    var fileUnparsed = false
 
     /// The sections a configuration file may hold: every key's section and `servers`.
     static var fileSections: [String] { ConfigKey.sections + ["servers"] }
@@ -92,6 +95,7 @@ struct LoadState {
         } catch {
             problems.append(ConfigDiagnostic(key: nil, source: .file(path: path, position: error.position),
                                              message: error.message))
+            fileUnparsed = true
             return
         }
         guard let root else { return }

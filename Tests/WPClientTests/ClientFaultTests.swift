@@ -108,6 +108,25 @@ import WPTestSupport
         #expect(error?.apiCode == "USER_LOCKED")
     }
 
+    /// 404, 405 and 413 at login mean something else listens at winpower.base_url: the error
+    /// says what to check; other statuses carry no guess.
+    @Test(arguments: [(404, "check the port and path of winpower.base_url"), (405, "points at the WinPower G2 API"),
+                      (413, "probably not the WinPower G2 API"), (502, nil)] as [(Int, String?)])
+    func unexpectedLoginStatusesSayWhatToCheck(status: Int, hint: String?) async throws {
+        let harness = SimulatorHarness()
+        let client = harness.makeClient(transport: StubTransport { _ in
+            TransportResponse(status: status, body: Array("<html>not here</html>".utf8))
+        })
+        let error = try #require(await clientError { try await client.fetchDevices() })
+        #expect(error.kind == .httpStatus)
+        #expect(error.message.hasPrefix("login answered HTTP \(status)"))
+        if let hint {
+            #expect(error.message.contains(hint), "\(error.message)")
+        } else {
+            #expect(error.message == "login answered HTTP \(status)")
+        }
+    }
+
     @Test func malformedDeviceIsDroppedAndReported() async throws {
         let harness = SimulatorHarness(devices: 3)
         harness.simulator.enable(.malformedDevice)

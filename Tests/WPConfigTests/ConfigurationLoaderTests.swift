@@ -148,6 +148,19 @@ import Testing
         ])
     }
 
+    /// The credentials may be in the part of the file that did not parse: the syntax error is
+    /// the whole answer, with no "is required" errors after it.
+    @Test func aSyntaxErrorIsNotFollowedByRequiredErrors() {
+        let broken = "winpower:\n  base_url: \"http://ups:8081\n  username: admin\n"
+        let problems = TestInputs.problems(TestInputs.make(file: broken, withCredentials: false))
+        #expect(problems.count == 1)
+        #expect(problems.first?.hasPrefix("./config.yaml:2:") == true, "\(problems)")
+        #expect(!problems.contains { $0.contains("is required") })
+        // Without a file error, missing credentials are still reported.
+        #expect(TestInputs.problems(TestInputs.make(file: "server:\n  port: 9100\n", withCredentials: false))
+            .contains { $0.contains("winpower.base_url: is required by `server`") })
+    }
+
     @Test func emptyAndNullFilesAreFine() throws {
         for text in ["", "# nothing\n", "~\n", "server:\nlogging: ~\n"] {
             let loaded = try ConfigurationLoader.load(TestInputs.make(file: text))

@@ -71,12 +71,30 @@ private final class ReadLog: Sendable {
         #expect(start.prefix(8) == ArraySlice("hunter2\n".utf8))
     }
 
-    @Test func anEndlessFileIsRefusedToo() throws {
+    @Test func anEndlessDeviceIsRefusedForWhatItIs() throws {
         try #require(FileManager.default.fileExists(atPath: "/dev/zero"))
         let reads = ReadLog()
         #expect(Self.problems(passwordFile: "/dev/zero", files: Self.recordingAccess(reads)) == [
-            #"env WINPOWER_EXPORTER_WINPOWER_PASSWORD_FILE: winpower.password_file: "/dev/zero" is larger than 4096 bytes; a password file holds only the password"#,
+            #"env WINPOWER_EXPORTER_WINPOWER_PASSWORD_FILE: winpower.password_file: "/dev/zero" cannot be read: it is a character device, not a file"#,
         ])
+    }
+
+    /// A FIFO is refused at once, without waiting for a writer (opening it for reading would
+    /// block); a device and an empty file say what they are.
+    @Test func whatIsNotAPasswordFileIsNamed() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let files = FileAccess(read: { _ in .failure(.notFound) }, permissions: { _ in nil })
+        let fifo = scratch.path + "/fifo"
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let prefix = "env WINPOWER_EXPORTER_WINPOWER_PASSWORD_FILE: winpower.password_file: "
+        #expect(Self.problems(passwordFile: fifo, files: files) == [prefix + "\"\(fifo)\" cannot be read: it is a named pipe (FIFO), not a file"])
+        #expect(Self.problems(passwordFile: "/dev/null", files: files)
+                == [prefix + "\"/dev/null\" cannot be read: it is a character device, not a file"])
+        let empty = try scratch.file("empty")
+        #expect(Self.problems(passwordFile: empty, files: files) == [prefix + "\"\(empty)\" is empty"])
+        let newline = try scratch.file("newline", contents: "\n")
+        #expect(Self.problems(passwordFile: newline, files: files) == [prefix + "\"\(newline)\" is empty"])
     }
 
     @Test func theCapIsFourKiBIncludingTheNewline() throws {
