@@ -25,11 +25,10 @@ extension Endpoints {
     /// configured server and nothing else is accepted; anything else is a 400 naming the
     /// problem. Never contacts WinPower.
     package func probe(_ request: HTTPRequest) -> HTTPResponse {
-        let items = request.queryItems
-        if let other = items.first(where: { $0.name != "target" }) {
-            return .text("bad request: unknown parameter \"\(Self.clipped(other.name))\"; /probe takes only target=<server name>\n",
-                         status: 400)
+        if let refusal = Self.refuseParameters(request, allowed: ["target"], usage: "/probe takes only target=<server name>") {
+            return refusal
         }
+        let items = request.queryItems
         let targets = items.map(\.value)
         guard targets.count == 1, let name = targets.first, !name.isEmpty else {
             return .text(targets.count > 1 ? "bad request: target given \(targets.count) times; give it once\n"
@@ -67,6 +66,9 @@ extension Endpoints {
     /// target is this exporter as the request's `Host` names it (400 when it is missing or not
     /// `host[:port]`), with `__metrics_path__="/probe"`, `__param_target` and the series labels.
     package func targets(_ request: HTTPRequest) -> HTTPResponse {
+        if let refusal = Self.refuseParameters(request, allowed: [], usage: "/targets takes no parameters") {
+            return refusal
+        }
         guard let host = request.headers["Host"], Self.isValidHost(host) else {
             return .text("bad request: the Host header must be host[:port] to list this exporter's targets\n", status: 400)
         }
@@ -79,6 +81,20 @@ extension Endpoints {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let body = (try? encoder.encode(groups)).map { Array($0) + [0x0A] } ?? Array("[]\n".utf8)
         return .json(body)
+    }
+
+    /// The one rule of `/probe` and `/targets` for query parameters: only the documented ones
+    /// are accepted; any other parameter, and an empty one (`&&`, a trailing `&`), is a 400
+    /// naming it. `nil` when the query passes.
+    package static func refuseParameters(_ request: HTTPRequest, allowed: Set<String>, usage: String) -> HTTPResponse? {
+        guard let query = request.query, !query.isEmpty else { return nil }
+        if query.split(separator: "&", omittingEmptySubsequences: false).contains(where: \.isEmpty) {
+            return .text("bad request: empty query parameter (\"&&\" or a leading or trailing \"&\"); \(usage)\n", status: 400)
+        }
+        if let other = request.queryItems.first(where: { !allowed.contains($0.name) }) {
+            return .text("bad request: unknown parameter \"\(clipped(other.name))\"; \(usage)\n", status: 400)
+        }
+        return nil
     }
 
     /// Whether `host` is `name[:port]` or `[ipv6][:port]`: letters, digits, `-`, `.`, `_`, a

@@ -122,7 +122,8 @@ struct EncodedResponse: Sendable, Equatable {
 /// replaced (a handler's `Connection: close` is honoured), fields with CR, LF or NUL are dropped (no response splitting), `Date` and
 /// `Content-Type` are added when missing. A body is gzip-compressed when the client accepts
 /// it, the handler did not set `Content-Encoding`, the type is textual, the body is at least
-/// `gzipMinimumBytes` long and compression actually makes it smaller.
+/// `gzipMinimumBytes` long and compression actually makes it smaller. Every error response
+/// (status 400 and above) carries `X-Content-Type-Options: nosniff` unless the handler set it.
 enum HTTPResponseEncoder {
     static func encode(_ response: HTTPResponse, context: ResponseContext, date: String,
                        gzipMinimumBytes: Int?) -> EncodedResponse {
@@ -152,6 +153,11 @@ enum HTTPResponseEncoder {
         let bodyCount = response.bodyCount
         if bodyAllowed, bodyCount > 0, !headers.contains("Content-Type") {
             headers.add(name: "Content-Type", value: "application/octet-stream")
+        }
+        // Error bodies often quote the request (a bad parameter, an unknown target): a browser
+        // must not guess another type than the one sent.
+        if response.status >= 400, !headers.contains("X-Content-Type-Options") {
+            headers.add(name: "X-Content-Type-Options", value: "nosniff")
         }
         if bodyAllowed, let minimum = gzipMinimumBytes, !headers.contains("Content-Encoding"),
            isCompressible(headers["Content-Type"]), bodyCount >= minimum {

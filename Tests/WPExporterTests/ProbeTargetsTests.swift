@@ -44,10 +44,14 @@ import WPTestSupport
         ("/probe?target=http%3A%2F%2F127.0.0.1%3A8081", "unknown target \"http://127.0.0.1:8081\""),
         ("/probe?target=a&password=x", "unknown parameter \"password\""),
         ("/probe?target=a&url=http://127.0.0.1", "unknown parameter \"url\""),
+        ("/probe?target=a&&&", "empty query parameter"),
+        ("/probe?&target=a", "empty query parameter"),
+        ("/targets?x=1", "unknown parameter \"x\"; /targets takes no parameters"),
+        ("/targets?&", "empty query parameter"),
     ])
-    func probeRefusesAnythingButOneConfiguredName(target: String, message: String) async throws {
+    func probeAndTargetsRefuseWhatTheyDoNotTake(target: String, message: String) async throws {
         let harness = try Self.harness()
-        let response = try await harness.get(target)
+        let response = try await harness.get(target, headers: ["Host": "exporter.test:9102"])
         #expect(response.status == 400)
         #expect(response.text.contains(message), "\(response.text)")
         #expect(!response.text.contains("s3cr3t"))

@@ -116,6 +116,18 @@ import WPTestSupport
         }
     }
 
+    @Test func errorResponsesTellBrowsersNotToSniff() {
+        let error = HTTPResponseEncoder.encode(.text("bad request: unknown target \"<script>\"\n", status: 400),
+                                               context: ResponseContext(), date: date, gzipMinimumBytes: nil)
+        #expect(text(error).contains("X-Content-Type-Options: nosniff\r\n"))
+        let ok = HTTPResponseEncoder.encode(.text("ok"), context: ResponseContext(), date: date, gzipMinimumBytes: nil)
+        #expect(!text(ok).contains("X-Content-Type-Options"))
+        var own = HTTPResponse.text("gone", status: 404)
+        own.headers.set(name: "X-Content-Type-Options", value: "nosniff")
+        let once = HTTPResponseEncoder.encode(own, context: ResponseContext(), date: date, gzipMinimumBytes: nil)
+        #expect(text(once).components(separatedBy: "X-Content-Type-Options").count == 2, "set once, not twice")
+    }
+
     @Test func everyAcceptEncodingFieldCounts() {
         var headers: HTTPHeaders = ["Accept-Encoding": "br"]
         headers.add(name: "Accept-Encoding", value: "gzip;q=0.2")
