@@ -64,6 +64,8 @@ struct CommandLineTool: Sendable {
             try await hooks.demo(loaded, options.demoServers)
         case .simulate(let options):
             try await hooks.simulate(options)
+        case .healthcheck(let options):
+            try await healthcheck(options)
         }
     }
 
