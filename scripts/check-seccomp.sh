@@ -9,12 +9,13 @@
 #
 # Under that filter: `version`, `check-config` and `server` (against `wpexporter simulate`,
 # which runs outside the filter) must succeed; the server must serve /metrics with the
-# simulated devices, reload on SIGHUP and exit 0 on SIGTERM. Each command runs a second time
+# simulated devices, reload on SIGHUP and exit 0 on SIGTERM; then again over TLS, with
+# `healthcheck` (https, libcurl) against it. Each command runs a second time
 # with the kill action whatever SystemCallErrorNumber= says, so a call the filter denies is
 # found even when the unit would only make it fail.
 #
 # Binary: WPEXPORTER_BIN, default .build/debug/wpexporter. Needs systemd-analyze (Debian
-# `systemd`; systemd need not be running), cc and libseccomp-dev, curl and python3.
+# `systemd`; systemd need not be running), cc and libseccomp-dev, curl, openssl and python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 unit="${WPEXPORTER_UNIT:-deploy/systemd/wpexporter.service}"
@@ -146,6 +147,9 @@ scheduler:
   collection_interval: 1s
 YAML
 
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=localhost \
+    -keyout "$work/tls.key" -out "$work/tls.crt" >/dev/null 2>&1 || fail "openssl could not make a test certificate"
+
 for run_action in "$action" kill; do
     if [[ $run_action == kill && $action == kill && ${done_kill:-} ]]; then continue; fi
     [[ $run_action == kill ]] && done_kill=1
@@ -196,5 +200,31 @@ for run_action in "$action" kill; do
     wait "$server" || status=$?
     ((status == 0)) || fail "wpexporter server on SIGTERM: $(describe $status): $(tail -n 20 "$work/server.log")"
     echo "ok: server exits 0 on SIGTERM"
+
+    # The same over TLS (the listener's TLS library and, for `healthcheck`, libcurl).
+    tls_port="$(free_port)"
+    printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\n' "$work/tls.crt" "$work/tls.key" >"$work/web.yml"
+    tls=(--server.host 127.0.0.1 --server.port "$tls_port" --server.web_config_file "$work/web.yml")
+    "${sandbox[@]}" "$bin" server "${common[@]}" "${tls[@]}" >"$work/server-tls.log" 2>&1 &
+    server=$!
+    pids+=("$server")
+    start=$SECONDS
+    until curl -ksf --max-time 2 "https://127.0.0.1:$tls_port/metrics" 2>/dev/null | grep -q '^winpower_device_connected{.*} 1'; do
+        kill -0 "$server" 2>/dev/null || fail "wpexporter server over TLS died: $(tail -n 20 "$work/server-tls.log")"
+        ((SECONDS - start < 60)) || fail "no connected device on https /metrics after 60s"
+        sleep 0.5
+    done
+    echo "ok: server over TLS serves the simulated devices"
+    status=0
+    "${sandbox[@]}" "$bin" healthcheck "${common[@]}" "${tls[@]}" >"$work/health.txt" 2>&1 || status=$?
+    if ((status != 0)) || ! grep -q "^healthy: https://" "$work/health.txt"; then
+        fail "wpexporter healthcheck over TLS: $(describe $status): $(cat "$work/health.txt")"
+    fi
+    echo "ok: healthcheck over TLS"
+    kill -TERM "$server"
+    status=0
+    wait "$server" || status=$?
+    ((status == 0)) || fail "wpexporter server over TLS on SIGTERM: $(describe $status): $(tail -n 20 "$work/server-tls.log")"
+    echo "ok: server over TLS exits 0 on SIGTERM"
 done
 echo "seccomp: the exporter runs under the unit's system call filter"
