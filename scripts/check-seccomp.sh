@@ -3,7 +3,7 @@
 # systemd: the unit's SystemCallFilter= lines are read in order and interpreted as systemd does
 # (the first non-empty line decides allow-list or deny-list mode, an allow list starts from
 # @default, later lines add or remove names in order, an empty value resets), groups are
-# expanded with `systemd-analyze syscall-filter`, and a small libseccomp helper
+# expanded with `systemd-analyze syscall-filter`, and a small libseccomp program
 # (scripts/seccomp/seccomp-exec.c) applies the result with the unit's action: kill the process
 # (systemd's default) or the errno of SystemCallErrorNumber=.
 #
