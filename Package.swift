@@ -69,9 +69,9 @@ let package = Package(
         // The running exporter as a library: one or many WinPower servers, merge, reload, the HTTP
         // surface, the push loop (docs/architecture.md). The executable only composes the command line.
         .target(name: "WPExporter", dependencies: ["WPLogging", "WPConfig", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy",
-                                                    "WPClient", "WPServer", "WPScheduler", "WPCollector", "WPCBuildInfo"]),
+                                                    "WPClient", "WPServer", "WPScheduler", "WPCollector", "WPHTTPClient", "WPCBuildInfo"]),
         .executableTarget(name: "wpexporter", dependencies: ["WPExporter", "WPLogging", "WPConfig", "WPClient", "WPCollector", "WPScheduler",
-                                                             "WPServer", "WPSimulator", "WPCMallocTuning"]),
+                                                             "WPServer", "WPSimulator", "WPHTTPClient", "WPCMallocTuning"]),
         // glibc heap tuning for the exporter process (arena limit, trim after each collection).
         .target(name: "WPCMallocTuning"),
         .executableTarget(name: "wpbench", dependencies: ["WPLogging", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPClient",
@@ -107,7 +107,7 @@ let package = Package(
         .testTarget(name: "WPExporterTests", dependencies: ["WPExporter", "WPClient", "WPCollector", "WPConfig", "WPEnergy", "WPLogging",
                                                          "WPMetrics", "WPPushgateway", "WPScheduler", "WPServer", "WPStorage",
                                                          "WPSimulator", "WPTestSupport", "WPCZlib"]),
-        .testTarget(name: "wpexporterTests", dependencies: ["wpexporter", "WPExporter", "WPConfig", "WPLogging", "WPServer", "WPSimulator",
+        .testTarget(name: "wpexporterTests", dependencies: ["wpexporter", "WPExporter", "WPConfig", "WPLogging", "WPServer", "WPSimulator", "WPHTTPClient",
                                                          "WPStorage", "WPTestSupport"],
                     exclude: ["Golden"]),  // help goldens, read from the source tree
     ]

@@ -10,7 +10,11 @@
 #     paths /run/secrets and /var/lib/wpexporter mapped into a temporary directory, and the
 #     port replaced by a free one) starts with no warning, listens on all interfaces, serves
 #     /metrics with the simulated devices (fetched over 127.0.0.1 only), passes the
-#     HEALTHCHECK command, and exits 0 on SIGTERM.
+#     HEALTHCHECK command (`wpexporter healthcheck`), exits 0 on SIGTERM, and then fails it;
+#   - the HEALTHCHECK follows a port from the configuration file and TLS from the web
+#     configuration;
+#   - Dockerfile.dockerignore keeps deploy/.env, deploy/secrets/ and .build directories out of
+#     the build context (and not the sources); compose restarts on-failure:N, not forever.
 # Uses the debug build (swift build) and python3 with PyYAML.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,6 +55,8 @@ for line in dockerfile.splitlines():
 exposed = re.findall(r"^EXPOSE (\d+)", dockerfile, re.M)
 entrypoint = re.search(r'^ENTRYPOINT \["([^"]+)"\]', dockerfile, re.M)
 health = re.search(r"^HEALTHCHECK .*?CMD (.*)$", dockerfile, re.M)
+ignore = [line.strip() for line in open("deploy/Dockerfile.dockerignore", encoding="utf-8")
+          if line.strip() and not line.startswith("#")]
 volume = re.search(r'^VOLUME \["([^"]+)"\]', dockerfile, re.M)
 if entrypoint is None or entrypoint.group(1) != "/usr/local/bin/wpexporter":
     fail("Dockerfile: ENTRYPOINT is not /usr/local/bin/wpexporter")
@@ -82,10 +88,31 @@ if container_ports != {port}:
     fail(f"compose: container ports {sorted(container_ports)} but the exporter listens on {port}")
 if exposed != [port]:
     fail(f"Dockerfile: EXPOSE {exposed} but the exporter listens on {port}")
-if health is None or "127.0.0.1:${WINPOWER_EXPORTER_SERVER_PORT:-9090}/-/healthy" not in health.group(1):
-    fail("Dockerfile: HEALTHCHECK does not fetch /-/healthy on the exporter's port over 127.0.0.1")
-if port != "9090":
-    fail("the HEALTHCHECK's default port 9090 differs from the exporter's port " + port)
+if health is None or health.group(1).strip() != '["/usr/local/bin/wpexporter", "healthcheck"]':
+    fail("Dockerfile: HEALTHCHECK is not the exec form of `wpexporter healthcheck`, which follows the configured port and TLS")
+
+def ignored(path):
+    """dockerignore matching: * within a name, ** across directories; a match excludes below it."""
+    def pattern_regex(pattern):
+        out, i = "", 0
+        while i < len(pattern):
+            if pattern.startswith("**/", i):
+                out, i = out + "(?:.*/)?", i + 3
+            elif pattern.startswith("**", i):
+                out, i = out + ".*", i + 2
+            elif pattern[i] == "*":
+                out, i = out + "[^/]*", i + 1
+            else:
+                out, i = out + re.escape(pattern[i]), i + 1
+        return re.compile(out + "(?:/.*)?$")
+    return any(pattern_regex(p.rstrip("/")).match(path) for p in ignore if not p.startswith("!"))
+for path in ["deploy/.env", "deploy/secrets/winpower_password", ".env", ".build/debug/wpexporter",
+             "Integrations/WPSwiftLog/.build/x", ".swiftpm/x", "Package.resolved"]:
+    if not ignored(path):
+        fail(f"Dockerfile.dockerignore: {path} is sent in the build context")
+for path in ["Package.swift", "Sources/wpexporter/main.swift", "Tests/wpexporterTests/Golden/help-server.txt", ".git/HEAD"]:
+    if ignored(path):
+        fail(f"Dockerfile.dockerignore: {path} is needed by the build but excluded")
 data_dir = environment.get("WINPOWER_EXPORTER_STORAGE_DATA_DIR", "")
 mounts = [entry.split(":", 1)[1] for entry in service.get("volumes", []) if ":" in entry]
 if volume is None or volume.group(1) != data_dir or data_dir not in mounts:
@@ -106,6 +133,8 @@ if re.search(r"WPEXPORTER_PORT\)\"\n\s*port=\"\$\{port:-(\d+)\}", stack) is None
     fail("stack.sh: its default exporter port differs from compose's published port")
 if "./secrets/winpower_password" not in stack or "WINPOWER_PASSWORD_SECRET" not in stack:
     fail("stack.sh: server mode must pass ./secrets/winpower_password as WINPOWER_PASSWORD_SECRET")
+if not re.fullmatch(r"on-failure:\d+", str(service.get("restart", ""))):
+    fail(f"compose: restart {service.get('restart')!r}; on-failure:N, so exit 78 (invalid configuration) is not restarted forever")
 if len(command) != 1 or command[0] != "demo":
     fail(f"compose: with no .env the command is {command}, expected [demo]")
 if failures:
@@ -147,15 +176,47 @@ if ! grep -q "^ *[0-9]*: 00000000:$hex_port 00000000:0000 0A" /proc/net/tcp; the
     echo "FAIL: not listening on 0.0.0.0:$port"; grep ":$hex_port " /proc/net/tcp || true; exit 1
 fi
 echo "listening on 0.0.0.0:$port, /metrics has $(grep -c '^winpower_device_connected{' "$work/metrics.txt") devices"
-echo "== the image's HEALTHCHECK command"
-health="$(sed -n 's/^ *CMD \(curl .*\) || exit 1$/\1/p' deploy/Dockerfile)"
-[[ -n "$health" ]] || { echo "FAIL: HEALTHCHECK command not found"; exit 1; }
-env -i "WINPOWER_EXPORTER_SERVER_PORT=$port" "PATH=$PATH" sh -c "$health" || { echo "FAIL: HEALTHCHECK: $health"; exit 1; }
-echo "healthcheck passes: $health"
+echo "== the image's HEALTHCHECK command (wpexporter healthcheck, with the container's environment)"
+(cd "$work/data" && env -i "${environment[@]}" "$binary" healthcheck >"$work/health.txt" 2>&1) \
+    || { echo "FAIL: HEALTHCHECK against the running exporter:"; cat "$work/health.txt"; exit 1; }
+grep -qx "healthy: http://127.0.0.1:$port/-/healthy" "$work/health.txt" \
+    || { echo "FAIL: HEALTHCHECK output:"; cat "$work/health.txt"; exit 1; }
+echo "healthcheck passes: $(cat "$work/health.txt")"
 kill -TERM "$pid"
 status=0
 wait "$pid" || status=$?
 pid=""
 [[ $status == 0 ]] || { echo "FAIL: exit status $status on SIGTERM"; cat "$work/err.txt"; exit 1; }
 echo "stopped with status 0 on SIGTERM"
+status=0
+(cd "$work/data" && env -i "${environment[@]}" "$binary" healthcheck >"$work/health.txt" 2>&1) || status=$?
+if [[ $status != 1 ]] || ! grep -q "^healthcheck: no answer from http://127.0.0.1:$port/-/healthy" "$work/health.txt"; then
+    echo "FAIL: HEALTHCHECK after the exporter stopped: status $status"; cat "$work/health.txt"; exit 1
+fi
+echo "healthcheck fails once stopped: $(cat "$work/health.txt")"
+
+echo "== HEALTHCHECK with the port from the configuration file and TLS from the web configuration"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=localhost \
+    -keyout "$work/tls.key" -out "$work/tls.crt" >/dev/null 2>&1
+printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\n' "$work/tls.crt" "$work/tls.key" >"$work/web.yml"
+tls_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+printf 'server:\n  port: %s\n  web_config_file: %s\nstorage:\n  data_dir: %s\n' "$tls_port" "$work/web.yml" "$work/data-tls" >"$work/config.yaml"
+mkdir -p "$work/data-tls"
+mapfile -t tls_environment < <(grep -v '^COMMAND=' "$work/container.env" | grep -v -e '^WINPOWER_EXPORTER_SERVER_PORT=' -e '^WINPOWER_EXPORTER_STORAGE_DATA_DIR=')
+tls_environment+=("HOME=$work" "PATH=$PATH")
+(cd "$work/data-tls" && exec env -i "${tls_environment[@]}" "$binary" demo --config "$work/config.yaml" >"$work/tls-out.txt" 2>&1) &
+pid=$!
+for _ in $(seq 1 300); do
+    curl -ksf --max-time 2 -o /dev/null "https://127.0.0.1:$tls_port/-/healthy" 2>/dev/null && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+done
+(cd "$work/data-tls" && env -i "${tls_environment[@]}" "$binary" healthcheck --config "$work/config.yaml" >"$work/health.txt" 2>&1) \
+    || { echo "FAIL: HEALTHCHECK over TLS:"; cat "$work/health.txt" "$work/tls-out.txt"; exit 1; }
+grep -qx "healthy: https://127.0.0.1:$tls_port/-/healthy" "$work/health.txt" \
+    || { echo "FAIL: HEALTHCHECK over TLS output:"; cat "$work/health.txt"; exit 1; }
+echo "healthcheck passes: $(cat "$work/health.txt")"
+kill -TERM "$pid"
+wait "$pid" || true
+pid=""
 echo "containers: consistent"

@@ -27,7 +27,7 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
-# Commands run in $work/cwd; `install` ones in $work/src, which has the files they copy.
+# Commands run in $work/cwd; `install` and `jsonnet` ones in $work/src, which has deploy/.
 mkdir -p "$work/bin" "$work/etc/systemd/system" "$work/var/lib" "$work/cwd" "$work/src"
 ln -s "$root/deploy" "$work/src/deploy"
 
@@ -122,7 +122,7 @@ while IFS=$'\t' read -r where command; do
             ;;
         *)
             directory="$work/cwd"
-            [[ "$local_command" != install\ * ]] || directory="$work/src"
+            [[ "$local_command" != install\ * && "$local_command" != jsonnet\ * ]] || directory="$work/src"
             (cd "$directory" && bash -c "set -euo pipefail; $local_command") >"$work/out.txt" 2>&1 \
                 || { echo "FAIL: $where: $local_command"; cat "$work/out.txt"; exit 1; }
             ;;

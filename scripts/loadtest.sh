@@ -5,23 +5,26 @@
 #
 #   scripts/loadtest.sh [SECONDS]         # seconds per wrk run, default 10
 #   scripts/loadtest.sh --tls [SECONDS]   # HTTPS with keep-alive instead (see the TLS block)
+#   scripts/loadtest.sh --build-only      # build the server-only binary, answer one request, stop
+#                                         # (CI: keeps the hand-made build from rotting)
 #
 # Installs wrk (Debian package) when missing. Prints requests/s, p50/p99 latency and peak RSS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-tls=0
+tls=0 build_only=0
 if [ "${1:-}" = "--tls" ]; then tls=1; shift; fi
+if [ "${1:-}" = "--build-only" ]; then build_only=1; shift; fi
 seconds="${1:-10}"
 work=.build/loadtest
 mkdir -p "$work/modules"
 
-if ! command -v wrk >/dev/null 2>&1; then
+if [ "$build_only" = 0 ] && ! command -v wrk >/dev/null 2>&1; then
     echo "loadtest: installing wrk"
     (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null
 fi
 
-echo "loadtest: building a server-only binary (WPServer + WPLogging, release)"
+echo "loadtest: building a server-only binary (WPServer + WPLogging, $([ "$build_only" = 1 ] && echo "unoptimised, build check" || echo release))"
 clang -O2 -c Sources/WPCSystem/WPCSystem.c -I Sources/WPCSystem/include -o "$work/WPCSystem.o"
 clang -O2 -c Sources/WPCSecurityShim/security_shim.c -I Sources/WPCSecurityShim/include -o "$work/WPCSecurityShim.o"
 cat > "$work/modules/module.modulemap" <<MAP
@@ -37,13 +40,29 @@ MAP
 # Neither module uses regexes: skip the implicit string-processing import, so the binary does
 # not load the regex runtime libraries (about 0.9 MB of RSS).
 noregex=(-Xfrontend -disable-implicit-string-processing-module-import)
-flags=(-O -wmo -parse-as-library -swift-version 6 "${noregex[@]}" -I "$work/modules" -I Sources/WPCZlib)
+# The modules use `package` access across each other: compile them as one package, as SwiftPM does.
+# --build-only compiles without optimisation: it checks that the build works, quickly.
+optimize=-O
+if [ "$build_only" = 1 ]; then optimize=-Onone; fi
+flags=("$optimize" -wmo -parse-as-library -swift-version 6 -package-name wpexporter "${noregex[@]}" -I "$work/modules" -I Sources/WPCZlib)
 swiftc "${flags[@]}" -module-name WPLogging -emit-module -emit-module-path "$work/modules/WPLogging.swiftmodule" \
     -c Sources/WPLogging/*.swift -o "$work/WPLogging.o"
 swiftc "${flags[@]}" -module-name WPServer -emit-module -emit-module-path "$work/modules/WPServer.swiftmodule" \
     -c Sources/WPServer/*.swift -o "$work/WPServer.o"
-swiftc -O -swift-version 6 "${noregex[@]}" -I "$work/modules" -I Sources/WPCZlib scripts/loadtest/ServerOnlyMain.swift \
+swiftc "$optimize" -swift-version 6 -package-name wpexporter "${noregex[@]}" -I "$work/modules" -I Sources/WPCZlib scripts/loadtest/ServerOnlyMain.swift \
     "$work/WPLogging.o" "$work/WPServer.o" "$work/WPCSystem.o" "$work/WPCSecurityShim.o" -lz -ldl -o "$work/http-serve-only"
+
+if [ "$build_only" = 1 ]; then
+    "$work/http-serve-only" 0 > "$work/server.out" &
+    server=$!
+    trap 'kill $server 2>/dev/null || true' EXIT
+    for _ in $(seq 1 100); do grep -q listening "$work/server.out" 2>/dev/null && break; sleep 0.1; done
+    port=$(awk '/listening/ {print $2}' "$work/server.out")
+    [ -n "$port" ] || { echo "loadtest: the server-only binary did not start"; cat "$work/server.out"; exit 1; }
+    bytes=$(curl -fsS --max-time 10 "http://127.0.0.1:$port/small" | wc -c)
+    echo "loadtest: built $work/http-serve-only; GET /small answered $bytes bytes"
+    exit 0
+fi
 
 ulimit -n "$(ulimit -Hn)"
 # --- TLS block: a throwaway certificate, the same binary serving HTTPS (TLS_CERT/TLS_KEY), wrk

@@ -15,6 +15,8 @@ enum Command: Sendable, Equatable {
     case demo(ConfigurationOptions)
     /// Run the WinPower simulator on its own.
     case simulate(SimulatorOptions)
+    /// GET `/-/healthy` of the exporter the configuration describes (Healthcheck.swift).
+    case healthcheck(ConfigurationOptions)
 }
 
 /// The configuration-related part of a command line.

@@ -65,6 +65,8 @@ struct CommandLineTool: Sendable {
             try await hooks.demo(loaded, options.demoServers)
         case .simulate(let options):
             try await hooks.simulate(options)
+        case .healthcheck(let options):
+            try await healthcheck(options)
         }
     }
 

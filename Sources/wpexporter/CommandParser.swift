@@ -8,7 +8,7 @@ import WPExporter
 /// and flags are usage errors with a "did you mean" suggestion; single-dash long flags
 /// (`-config`) are unknown flags too, never split into `-c onfig`.
 enum CommandParser {
-    static let commands = ["server", "demo", "simulate", "check-config", "version", "help"]
+    static let commands = ["server", "demo", "simulate", "check-config", "healthcheck", "version", "help"]
     static let helpTopics = commands + ["configuration"]
     /// The most servers `demo --servers` simulates.
     static let maxDemoServers = 64
@@ -30,12 +30,13 @@ enum CommandParser {
                                  + helpTopics.joined(separator: ", ") + Suggestion.hint(topic, helpTopics))
             }
             return .help(topic)
-        case "server", "demo", "check-config":
+        case "server", "demo", "check-config", "healthcheck":
             if wantsHelp(rest) { return .help(first) }
             let options = try parseConfiguration(rest, command: first)
             switch first {
             case "server": return .server(options)
             case "demo": return .demo(options)
+            case "healthcheck": return .healthcheck(options)
             default: return .checkConfig(options)
             }
         case "simulate":

@@ -9,6 +9,7 @@ enum HelpText {
         case "server": return server
         case "demo": return demo
         case "check-config": return checkConfig
+        case "healthcheck": return healthcheck
         case "simulate": return simulate
         case "version": return version
         case "configuration": return configuration
@@ -27,6 +28,7 @@ enum HelpText {
           demo          Export metrics from the embedded WinPower simulator
           simulate      Run the WinPower G2 simulator on its own
           check-config  Validate the configuration and print every value with its source
+          healthcheck   Ask the configured exporter's /-/healthy; exit 0 healthy, 1 not
           version       Print version, Swift version, platform, build date and git commit
           help          Show help for a command, or 'help configuration' for every key
 
@@ -110,6 +112,19 @@ enum HelpText {
         Load and validate the configuration exactly as 'server' does, then print every key with
         its value and source (default, file, env or flag); secrets are masked. Exits 0 when the
         configuration is valid and 78 with every problem when it is not.
+
+        """ + "\n" + configurationFlags
+
+    static let healthcheck = """
+        Usage: wpexporter healthcheck [flags]
+
+        Read the configuration as 'server' does (file, environment, flags; the WinPower keys
+        are not checked) and GET /-/healthy of the exporter it describes: server.host (127.0.0.1
+        or ::1 when it is all interfaces) and server.port, over https when the web configuration
+        file sets TLS (the certificate is not verified). Prints one line and exits 0 when the
+        answer is 200, or 401 because the web configuration requires basic authentication on
+        /-/healthy; exits 1 with the reason otherwise (no answer within 4 s, another status, an
+        invalid configuration, port 0). For a container HEALTHCHECK.
 
         """ + "\n" + configurationFlags
 

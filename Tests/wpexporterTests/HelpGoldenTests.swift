@@ -8,7 +8,7 @@ import WPConfig
 @Suite struct HelpGoldenTests {
     static let goldenDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
 
-    @Test(arguments: ["overview", "server", "demo", "simulate", "check-config", "version", "help", "configuration"])
+    @Test(arguments: ["overview", "server", "demo", "simulate", "check-config", "healthcheck", "version", "help", "configuration"])
     func helpMatchesGolden(topic: String) async throws {
         let recorder = Recorder()
         let arguments = topic == "overview" ? ["--help"] : ["help", topic]
@@ -25,7 +25,7 @@ import WPConfig
     }
 
     @Test func commandHelpFlagShowsTheSamePage() async {
-        for command in ["server", "demo", "simulate", "check-config", "version"] {
+        for command in ["server", "demo", "simulate", "check-config", "healthcheck", "version"] {
             let viaFlag = Recorder(), viaHelp = Recorder()
             _ = await CommandLineTool(environment: [:], files: .inMemory([:]), output: viaFlag.output, hooks: viaFlag.hooks())
                 .run([command, "--help"])
@@ -36,7 +36,7 @@ import WPConfig
     }
 
     @Test func helpLinesFitAnEightyColumnTerminal() {
-        for topic in ["server", "demo", "simulate", "version", "check-config"] {
+        for topic in ["server", "demo", "simulate", "version", "check-config", "healthcheck"] {
             for line in HelpText.page(topic).split(separator: "\n") {
                 #expect(line.count <= 100, "\(topic): \(line)")
             }

@@ -1,0 +1,80 @@
+import FoundationEssentials
+import WPConfig
+import WPHTTPClient
+
+/// `wpexporter healthcheck`: asks the exporter that this configuration describes whether it is
+/// alive, for a container `HEALTHCHECK` or any supervisor that runs a command.
+///
+/// It reads the configuration as `server` does (file, `WINPOWER_EXPORTER_*`, flags; the
+/// WinPower keys are not checked, so it works beside `demo` too) and GETs `/-/healthy` on
+/// `server.host`:`server.port`: loopback when the exporter listens on every interface, https
+/// when the web configuration file sets TLS (the certificate is not verified: the check talks
+/// to its own exporter), through the project's HTTP client. Exits 0 when the answer is 200, or
+/// 401 from an exporter whose web configuration requires basic authentication on
+/// `/-/healthy` (it answers; the check holds no password); 1 otherwise, with one line naming
+/// the URL and what went wrong.
+package enum Healthcheck {
+    /// How long the whole exchange may take; below Docker's default 5 s health-check timeout
+    /// and the shipped Dockerfile's `--timeout=5s`.
+    package static let timeout: Duration = .seconds(4)
+
+    /// What to ask and how to read the answer, from a loaded configuration.
+    package struct Target: Sendable, Equatable {
+        /// `http(s)://host:port/-/healthy`.
+        package var url: String
+        /// The web configuration asks for basic authentication on `/-/healthy`.
+        package var authenticationRequired: Bool
+    }
+
+    /// The address to probe for a listen address: loopback for the wildcard addresses, the
+    /// address itself otherwise (IPv6 literals in brackets).
+    package static func probeHost(_ host: String) -> String {
+        switch host {
+        case "", "0.0.0.0", "*": return "127.0.0.1"
+        case "::", "[::]": return "[::1]"
+        default:
+            if host.contains(":"), !host.hasPrefix("[") { return "[\(host)]" }
+            return host
+        }
+    }
+
+    /// - Throws: ``RuntimeFailure`` when the configuration leaves nothing to probe (port 0).
+    package static func target(server: ExporterConfiguration.Server, web: WebConfiguration?) throws(RuntimeFailure) -> Target {
+        guard server.port != 0 else {
+            throw RuntimeFailure(message: "healthcheck: server.port is 0 (a free port chosen at start); "
+                                 + "set the port the exporter listens on")
+        }
+        let scheme = web?.tlsServer == nil ? "http" : "https"
+        let authenticated = !(web?.basicAuthUsers.isEmpty ?? true)
+            && !(web?.unauthenticatedPaths.contains("/-/healthy") ?? false)
+        return Target(url: "\(scheme)://\(probeHost(server.host)):\(server.port)/-/healthy",
+                      authenticationRequired: authenticated)
+    }
+
+    /// One GET of the target. Returns the line to print on success.
+    ///
+    /// - Throws: ``RuntimeFailure`` naming the URL and the answer or error.
+    package static func probe(_ target: Target, client: HTTPClient, timeout: Duration = Healthcheck.timeout) async throws(RuntimeFailure)
+        -> String {
+        guard let url = URL(string: target.url) else {
+            throw RuntimeFailure(message: "healthcheck: cannot form a URL from \(target.url)")
+        }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.send(HTTPClientRequest(url: url, timeout: timeout))
+        } catch {
+            throw RuntimeFailure(message: "healthcheck: no answer from \(target.url): \(error)")
+        }
+        switch response.status {
+        case 200:
+            return "healthy: \(target.url)"
+        case 401 where target.authenticationRequired:
+            return "alive: \(target.url) requires basic authentication (list /-/healthy in unauthenticated_paths for a full check)"
+        default:
+            let body = String(decoding: response.body.prefix(200), as: UTF8.self)
+                .split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+            throw RuntimeFailure(message: "healthcheck: \(target.url) answered \(response.status)"
+                                 + (body.isEmpty ? "" : ": \(body)"))
+        }
+    }
+}
