@@ -161,10 +161,11 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
         let wall = wallClock()
         let energy = EnergyView(meter, prefix: configuration.energyKeyPrefix)
         // Logged after the lock is released: a blocked log output must not hold `state`.
-        var (next, health, previouslySucceeded) = state.withLock { state in
+        var (next, health, previouslySucceeded, neverSucceeded) = state.withLock { state in
             state.collectionDuration.observe(start.duration(to: finished).seconds)
             state.end(at: wall)
             let previouslySucceeded = state.lastCollectionSucceeded
+            let neverSucceeded = state.lastSuccessAt == nil
             switch outcome {
             case .success(let readout):
                 state.apply(readout, at: fetched, wall: wall)
@@ -173,9 +174,12 @@ public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
                             reachable: Self.reachedServer(error), wall: wall)
             }
             let rendered = render(&state, energy, at: finished, wall: wall, generatedAt: wall)
-            return (rendered, state.health, previouslySucceeded)
+            return (rendered, state.health, previouslySucceeded, neverSucceeded)
         }
         switch outcome {
+        case .success(let readout) where neverSucceeded:
+            // Says once that the whole path works (login, device list, metrics), after `logged in`.
+            logger.info("first collection", ["devices": .int(readout.devices.count), "target": "\(configuration.target)"])
         case .success(let readout) where previouslySucceeded == false:
             logger.info("collection works again", ["devices": .int(readout.devices.count)])
         case .failure(let error) where previouslySucceeded != false:

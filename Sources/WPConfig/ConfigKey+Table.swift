@@ -71,7 +71,7 @@ extension ConfigKey {
         ConfigKey("logging.level", .choice(["debug", "info", "warn", "error"]), default: .string("info"),
                   "Lowest level written.", flags: ["--log-level"]),
         ConfigKey("logging.format", .choice(["json", "console"]), default: .string("json"),
-                  "`json` (one object per line) or `console` (for people)."),
+                  "`json` (one object per line) or `console` (for people). Not set: `console` when the log goes to a terminal, else `json`."),
         ConfigKey("logging.output", .choiceOrPath(["stdout", "stderr", "file", "both"]), default: .string("stdout"),
                   "`stdout`, `stderr`, `file` (`logging.file_path`), `both` (stdout and the file), or a path containing `/`."),
         ConfigKey("logging.file_path", .path, default: .string("./logs/wpexporter.log"),

@@ -14,6 +14,21 @@ import WPStorage
 /// their own defaults so they embed without WPConfig.
 package enum ExporterSettings {
     /// `logging.*` → ``LoggingConfiguration``.
+    /// The log format to use: the configured one, except that a format left at its default
+    /// (`json`) becomes `console` when the log goes to a terminal (`stdout`, `stderr` or `both`
+    /// on a descriptor `isTerminal` says is one). JSON stays the default for pipes, files and
+    /// log collectors.
+    package static func logFormat(_ logging: ExporterConfiguration.Logging, formatIsDefault: Bool,
+                                  isTerminal: (Int32) -> Bool) -> ExporterConfiguration.Logging.Format {
+        guard formatIsDefault else { return logging.format }
+        let descriptor: Int32? = switch logging.output {
+        case .stdout, .both: 1
+        case .stderr: 2
+        case .file: nil
+        }
+        return descriptor.map(isTerminal) == true ? .console : logging.format
+    }
+
     package static func logging(_ logging: ExporterConfiguration.Logging) -> LoggingConfiguration {
         var result = LoggingConfiguration()
         result.level = switch logging.level {

@@ -1,4 +1,11 @@
 import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import WPClient
 import WPExporter
 import WPConfig
@@ -19,7 +26,11 @@ struct RuntimeCommands: Sendable {
 
     /// `wpexporter server`.
     func server(_ loaded: LoadedConfiguration) async throws {
-        let configuration = loaded.configuration
+        var adjusted = loaded.configuration
+        adjusted.logging.format = ExporterSettings.logFormat(
+            adjusted.logging, formatIsDefault: loaded.settings["logging.format"].map { $0.source == .defaultValue } ?? true,
+            isTerminal: { isatty($0) == 1 })
+        let configuration = adjusted
         let logger = try makeLogger(configuration)
         // Waits (up to 1 s) for log lines still queued for standard output, then closes a log file.
         defer { logger.sink.close() }

@@ -148,6 +148,22 @@ private let device = ["device_id": deviceID]
         #expect(fixture.sink.allText.contains("collection works again"))
     }
 
+    /// One info line says the first successful collection worked (and how many devices it
+    /// read), also when earlier attempts failed; later successes say nothing more.
+    @Test func theFirstSuccessfulCollectionIsLoggedOnce() async throws {
+        let stub = ClientStub([.failure(ClientError(.network, "refused")), .success(.make()), .success(.make())])
+        let fixture = try CollectorFixture(client: stub)
+        for _ in 0..<3 {
+            await fixture.collector.collect()
+            fixture.clock.advance(by: .seconds(5))
+        }
+        let first = fixture.sink.records.filter { $0.message == "first collection" }
+        #expect(first.count == 1)
+        #expect(first.first?.level == .info)
+        #expect(first.first?.fields["devices"] == .int(1))
+        #expect(!fixture.sink.allText.contains("collection works again"), "the first success is not a recovery")
+    }
+
     @Test func aDeviceMissingFromTheReadoutIsWithdrawnAfterTheWindow() async throws {
         let other = Device.make(id: "7a1b2c3d-0000-4000-8000-000000000002", alias: "B", watts: 100)
         let stub = ClientStub([.success(.make(devices: [.make(), other])), .success(.make(devices: [.make()]))])

@@ -63,4 +63,20 @@ import WPStorage
     @Test func aMissingBaseURLIsARuntimeFailureNotACrash() {
         #expect(throws: RuntimeFailure.self) { try ExporterSettings.client(ExporterConfiguration.WinPower()) }
     }
+
+    /// JSON stays the default for pipes, files and collectors; on a terminal an unset format
+    /// is `console`; a format that was set is kept everywhere.
+    @Test func anUnsetLogFormatIsConsoleOnATerminal() {
+        var logging = ExporterConfiguration.Logging()
+        let terminal: (Int32) -> Bool = { $0 == 1 }
+        #expect(ExporterSettings.logFormat(logging, formatIsDefault: true, isTerminal: terminal) == .console)
+        #expect(ExporterSettings.logFormat(logging, formatIsDefault: true, isTerminal: { _ in false }) == .json)
+        #expect(ExporterSettings.logFormat(logging, formatIsDefault: false, isTerminal: terminal) == .json)
+        logging.output = .stderr
+        #expect(ExporterSettings.logFormat(logging, formatIsDefault: true, isTerminal: terminal) == .json, "stderr is not the terminal here")
+        logging.output = .file("/var/log/wpexporter.log")
+        #expect(ExporterSettings.logFormat(logging, formatIsDefault: true, isTerminal: { _ in true }) == .json)
+        logging.output = .both("/var/log/wpexporter.log")
+        #expect(ExporterSettings.logFormat(logging, formatIsDefault: true, isTerminal: terminal) == .console)
+    }
 }
