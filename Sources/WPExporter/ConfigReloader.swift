@@ -106,7 +106,11 @@ package final class ConfigReloader: Sendable {
             for warning in loaded.warnings {
                 logger.warn("configuration warning", ["warning": .string("\(warning)")])
             }
-            outcome = .applied(try await apply(loaded.configuration))
+            do {
+                outcome = .applied(try await apply(loaded.configuration))
+            } catch let refusal as ReloadRenames.Refusal {
+                outcome = .rejected(refusal.located(in: loaded))
+            }
         } catch {
             outcome = .rejected("\(error)")
         }

@@ -22,8 +22,32 @@ package struct ReloadRenames: Sendable, Equatable {
 
     /// A reload that cannot rename as asked: the running configuration is kept.
     package struct Refusal: Error, CustomStringConvertible {
-        package var problems: [String]
-        package var description: String { problems.joined(separator: "; ") }
+        /// One `energy_from` that cannot be honoured.
+        package struct Problem: Sendable, Equatable {
+            /// The entry's index in `servers` (as configuration errors name entries).
+            package var index: Int
+            /// What is wrong with its `energy_from`.
+            package var message: String
+        }
+
+        package var problems: [Problem]
+
+        /// One line per problem, as configuration errors are written:
+        /// `error: servers[3].energy_from: …`.
+        package var description: String { located(in: nil) }
+
+        /// ``description`` with each entry's `energy_from` position in the file (from
+        /// `loaded`'s `check-config` rows) before the key: `error: config.yaml:12:18: servers[3].energy_from: …`.
+        package func located(in loaded: LoadedConfiguration?) -> String {
+            problems.map { problem in
+                let source = loaded.flatMap { loaded in
+                    loaded.servers.indices.contains(problem.index)
+                        ? loaded.servers[problem.index].rows.first { $0.key == "energy_from" }?.source : nil
+                }
+                let location = source.flatMap { $0.hasPrefix("file ") ? String($0.dropFirst(5)) + ": " : nil } ?? ""
+                return "error: \(location)servers[\(problem.index)].energy_from: \(problem.message)"
+            }.joined(separator: "\n")
+        }
     }
 
     package var isEmpty: Bool { targets.isEmpty }
@@ -35,25 +59,22 @@ package struct ReloadRenames: Sendable, Equatable {
     /// - Throws: ``Refusal`` naming every `energy_from` that cannot be honoured.
     package init(running: Set<String>, next: ExporterConfiguration, stored: Set<String>) throws {
         let names = Set(next.servers.map(\.name))
-        var problems: [String] = []
-        var claimed: [String: String] = [:]
-        for entry in next.servers where !running.contains(entry.name) {
+        var problems: [Refusal.Problem] = []
+        var claimed: [String: Int] = [:]
+        for (index, entry) in next.servers.enumerated() where !running.contains(entry.name) {
             guard let from = next.energyOrigin(of: entry.name) else { continue }
-            let shown = "servers[\(entry.name)].energy_from"
+            func refuse(_ message: String) { problems.append(Refusal.Problem(index: index, message: message)) }
             if from == ExporterConfiguration.singleServerEnergyName {
                 migration.adopter = entry.name
                 targets.insert(entry.name)
             } else if let first = claimed[from] {
-                problems.append("\(shown): \(from.debugDescription) is already continued by servers[\(first)]; "
-                                + "each stored total goes to one entry")
+                refuse("\(from.debugDescription) is already continued by servers[\(first)]; each stored total goes to one entry")
             } else if names.contains(from) {
-                problems.append("\(shown): \(from.debugDescription) is still configured; "
-                                + "a rename removes the old entry in the same reload")
+                refuse("\(from.debugDescription) is still configured; a rename removes the old entry in the same reload")
             } else if !running.contains(from) && !stored.contains(from) {
-                problems.append("\(shown): \(from.debugDescription) names no running server and no stored energy "
-                                + "totals; nothing to continue")
+                refuse("\(from.debugDescription) names no running server and no stored energy totals; nothing to continue")
             } else {
-                claimed[from] = entry.name
+                claimed[from] = index
                 migration.renames[from] = entry.name
                 sources.insert(from)
                 targets.insert(entry.name)

@@ -110,7 +110,7 @@ import WPTestSupport
         configuration.servers[0].energyFrom = "nowhere"
         next.value.withLock { $0 = configuration }
         let outcome = await harness.exporter.reloader.reload(trigger: "test")
-        let expected = "servers[a2].energy_from: \"nowhere\" names no running server and no stored energy totals; "
+        let expected = "error: servers[0].energy_from: \"nowhere\" names no running server and no stored energy totals; "
             + "nothing to continue"
         #expect(outcome == .rejected(expected))
         #expect(harness.exporter.pipelines.map(\.name) == ["a", "b"])
@@ -129,5 +129,22 @@ import WPTestSupport
         #expect(Self.energyOf(Self.counters(samples, server: "a")) == Self.afterFourReadings, "a keeps counting")
         #expect(!samples.keys.contains { $0.contains("server=\"a2\"") })
         harness.exporter.close()
+    }
+
+    /// A refused `energy_from` is written as configuration errors are: `error:`, the file
+    /// position, the entry by its index.
+    @Test func aRefusedEnergyFromNamesItsFilePosition() throws {
+        let file = "servers:\n  - name: a\n    base_url: http://127.0.0.1:1\n  - name: b2\n    base_url: http://127.0.0.1:2\n"
+            + "    energy_from: nowhere\n"
+        let loaded = try ConfigurationLoader.load(ConfigurationInputs(
+            configPath: "./config.yaml",
+            environment: ["WINPOWER_EXPORTER_WINPOWER_USERNAME": "u", "WINPOWER_EXPORTER_WINPOWER_PASSWORD": "p"],
+            files: .inMemory(["./config.yaml": file])))
+        let refusal = try #require(throws: ReloadRenames.Refusal.self) {
+            try ReloadRenames(running: ["a", "b"], next: loaded.configuration, stored: ["a", "b"])
+        }
+        #expect(refusal.located(in: loaded) == #"error: ./config.yaml:6:18: servers[1].energy_from: "nowhere" names no running server "#
+            + "and no stored energy totals; nothing to continue")
+        #expect(refusal.description.hasPrefix("error: servers[1].energy_from: "))
     }
 }
