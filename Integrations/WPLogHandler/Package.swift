@@ -7,9 +7,9 @@
 
 import PackageDescription
 
-// wpexporter, the package this one extends: this checkout inside wpexporter's repository.
-// scripts/export-integrations.sh replaces the next two lines in the package it publishes with
-// wpexporter's URL and release, so a service can depend on both by version (README.md).
+// wpexporter, the package this one extends. In wpexporter's repository: the checkout around
+// this package. In the package scripts/export-integrations.sh publishes, these two lines name
+// wpexporter's URL and release instead, so a service can depend on both by version (README.md).
 let wpexporterDependency: Package.Dependency = .package(name: "wpexporter", path: "../..")
 let wpexporterPackage = "wpexporter"
 
