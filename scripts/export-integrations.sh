@@ -25,10 +25,12 @@ if ! [[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
     echo "export-integrations: VERSION must be x.y.z (a wpexporter release), not '$version'" >&2
     exit 2
 fi
-if [[ $url == *'"'* || $url == *'\'* || -z $url ]]; then
-    echo "export-integrations: WPEXPORTER_URL must be a non-empty URL without quotes or backslashes" >&2
-    exit 2
-fi
+case $url in
+    '' | *'"'* | *\\*)
+        echo "export-integrations: WPEXPORTER_URL must be a non-empty URL without quotes or backslashes" >&2
+        exit 2
+        ;;
+esac
 identity=${url%/}
 identity=${identity##*/}
 identity=${identity%.git}
