@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # Builds and tests scripts/consumer, a package that depends on this repository the way a service
-# does (docs/embedding.md): a source-control dependency on a version tag, with CI=true set as CI
-# systems do. The repository is cloned bare into a temporary directory and the tag — the version
-# of CHANGELOG.md's latest release — is made in that clone, so nothing here touches the
+# does (docs/embedding.md): a source-control dependency on a version tag, beside swift-system
+# 1.8.1 (whose C target CSystem once clashed with ours), with CI=true set as CI systems do. The
+# repository is cloned bare into a temporary directory and the tag — the version of
+# CHANGELOG.md's latest release — is made in that clone, so nothing here touches the
 # repository's own tags. Only committed work is tested (the clone takes HEAD). With the newer
 # build system too when `swift build` offers it.
+#
+# Then the integrations are published into the temporary directory as a release would
+# (scripts/export-integrations.sh: one repository per package under Integrations/, depending on
+# the tag by URL) and scripts/consumer-integrations, which depends on wpexporter and on them by
+# version, is built and tested with the native build system. It shares the first consumer's
+# scratch path, so wpexporter's modules, built from the same checkout path, are not rebuilt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -32,4 +39,11 @@ for system in "${systems[@]}"; do
     (cd "$work/consumer" && swift build --build-tests --build-system "$system" --scratch-path "$work/build-$system" \
         && swift test --skip-build --build-system "$system" --scratch-path "$work/build-$system")
 done
-echo "check-consumer: ok (${systems[*]})"
+
+scripts/export-integrations.sh "file://$work/wpexporter.git" "$version" "$work/integrations" >/dev/null
+cp -R scripts/consumer-integrations "$work/consumer-integrations"
+echo "check-consumer: the integrations published at $version, depending on wpexporter $version by URL"
+(cd "$work/consumer-integrations" && WPEXPORTER_INTEGRATIONS="$work/integrations" \
+    swift build --build-tests --scratch-path "$work/build-native" \
+    && WPEXPORTER_INTEGRATIONS="$work/integrations" swift test --skip-build --scratch-path "$work/build-native")
+echo "check-consumer: ok (${systems[*]}; integrations from a release)"

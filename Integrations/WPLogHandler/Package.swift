@@ -7,6 +7,12 @@
 
 import PackageDescription
 
+// wpexporter, the package this one extends. In wpexporter's repository: the checkout around
+// this package. In the package scripts/export-integrations.sh publishes, these two lines name
+// wpexporter's URL and release instead, so a service can depend on both by version (README.md).
+let wpexporterDependency: Package.Dependency = .package(name: "wpexporter", path: "../..")
+let wpexporterPackage = "wpexporter"
+
 let package = Package(
     name: "WPLogHandler",
     platforms: [.macOS(.v15)],
@@ -14,14 +20,14 @@ let package = Package(
         .library(name: "WPLogHandler", targets: ["WPLogHandler"]),
     ],
     dependencies: [
-        .package(name: "wpexporter", path: "../.."),
+        wpexporterDependency,
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
     ],
     targets: [
         .target(
             name: "WPLogHandler",
             dependencies: [
-                .product(name: "WPLogging", package: "wpexporter"),
+                .product(name: "WPLogging", package: wpexporterPackage),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

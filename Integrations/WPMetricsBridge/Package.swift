@@ -7,9 +7,15 @@
 
 import PackageDescription
 
+// wpexporter, the package this one extends. In wpexporter's repository: the checkout around
+// this package. In the package scripts/export-integrations.sh publishes, these two lines name
+// wpexporter's URL and release instead, so a service can depend on both by version (README.md).
+let wpexporterDependency: Package.Dependency = .package(name: "wpexporter", path: "../..")
+let wpexporterPackage = "wpexporter"
+
 /// A library of the root package (wpexporter), by product name.
 func wpexporter(_ product: String) -> Target.Dependency {
-    .product(name: product, package: "wpexporter")
+    .product(name: product, package: wpexporterPackage)
 }
 
 let package = Package(
@@ -20,7 +26,7 @@ let package = Package(
         .executable(name: "MetricsBridgeExample", targets: ["MetricsBridgeExample"]),
     ],
     dependencies: [
-        .package(name: "wpexporter", path: "../.."),
+        wpexporterDependency,
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     ],
     targets: [

@@ -19,6 +19,8 @@ import Testing
             "shows bare expressions and their values, which compile only with unused-result warnings",
         "import Logging":
             "needs both integration packages; each compiles its half (Integrations/*/Tests/*/DocSnippets.swift)",
+        "// Package.swift of your service: wpexporter and its integrations, each by URL and version.":
+            "manifest lines; scripts/check-consumer.sh builds scripts/consumer-integrations, which depends on them this way",
     ]
 
     static func read(_ path: String) throws -> String {
@@ -29,7 +31,8 @@ import Testing
         var paths = try FileManager.default.contentsOfDirectory(atPath: root.appending(path: "Examples/DocSnippets").path)
             .filter { $0.hasSuffix(".swift") }.map { "Examples/DocSnippets/\($0)" }
         paths += ["Integrations/WPMetricsBridge/Tests/WPMetricsBridgeTests/DocSnippets.swift",
-                  "Integrations/WPLogHandler/Tests/WPLogHandlerTests/DocSnippets.swift"]
+                  "Integrations/WPLogHandler/Tests/WPLogHandlerTests/DocSnippets.swift",
+                  "Integrations/WPServiceLifecycle/Tests/WPServiceLifecycleTests/DocSnippets.swift"]
         return try paths.map { ($0, trimmedLines(try read($0))) }
     }
 

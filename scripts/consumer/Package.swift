@@ -4,6 +4,10 @@
 // way docs/embedding.md says. scripts/check-consumer.sh builds and tests it with CI=true
 // against a bare clone of this repository holding the tag; WPEXPORTER_GIT_URL names that clone
 // and WPEXPORTER_VERSION the tag (the version of CHANGELOG.md's latest release).
+//
+// It depends on swift-system too, which every SwiftNIO-based package pulls in: SwiftPM needs
+// target names to be unique across a whole package graph, and swift-system has a C target
+// named CSystem, so wpexporter's C targets must never take such a name (they are all WP…).
 
 import PackageDescription
 
@@ -15,6 +19,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(url: repository, from: version),
+        .package(url: "https://github.com/apple/swift-system", exact: "1.8.1"),
     ],
     targets: [
         .target(name: "Consumer", dependencies: [
@@ -22,6 +27,7 @@ let package = Package(
             .product(name: "WPLogging", package: "wpexporter"),
             .product(name: "WPScheduler", package: "wpexporter"),
             .product(name: "WPServer", package: "wpexporter", condition: .when(platforms: [.linux])),
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "ConsumerTests", dependencies: ["Consumer"]),
     ]

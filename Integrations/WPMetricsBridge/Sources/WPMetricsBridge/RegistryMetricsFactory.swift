@@ -19,7 +19,7 @@ import WPMetrics
 /// | `Counter`, `FloatingPointCounter` | counter | `_total` appended unless present |
 /// | `Gauge` (recorder, `aggregate: false`), `Meter` | gauge | as given |
 /// | `Recorder` (`aggregate: true`) | summary (``Configuration/recorderSummary``) | as given |
-/// | `Timer` | histogram in seconds (``Configuration/timerBuckets``) | `_seconds` appended unless present |
+/// | `Timer` | histogram in seconds, unit `seconds`, sums in whole nanoseconds (``Configuration/timerBuckets``) | `_seconds` appended unless present |
 ///
 /// Conflicts never crash: a metric whose name is already used by another kind or with another
 /// set of dimension keys, or that WPMetrics rejects (a name registered outside this factory, a
@@ -154,8 +154,9 @@ public final class RegistryMetricsFactory: MetricsFactory {
             return .summary(try registry.summaryVec(name: name, help: help, labelNames: labelNames,
                                                     configuration: configuration.recorderSummary))
         case .histogram:
-            return .histogram(try registry.histogramVec(name: name, help: help, labelNames: labelNames,
-                                                        buckets: configuration.timerBuckets))
+            let timers = try TimerVec(name: name, help: help, labelNames: labelNames, buckets: configuration.timerBuckets)
+            try registry.register(timers)
+            return .timer(timers)
         }
     }
 
@@ -170,7 +171,7 @@ public final class RegistryMetricsFactory: MetricsFactory {
             case .counter(let vec): registry.unregister(vec)
             case .gauge(let vec): registry.unregister(vec)
             case .summary(let vec): registry.unregister(vec)
-            case .histogram(let vec): registry.unregister(vec)
+            case .timer(let vec): registry.unregister(vec)
             case .none: return
             }
             state.families[series.name] = nil

@@ -11,7 +11,7 @@ final class SeriesHandler: CounterHandler, FloatingPointCounterHandler, MeterHan
         case counter(CounterVec)
         case gauge(GaugeVec)
         case summary(SummaryVec)
-        case histogram(HistogramVec)
+        case timer(TimerVec)
         /// A dropped metric: updates are discarded.
         case none
 
@@ -21,7 +21,7 @@ final class SeriesHandler: CounterHandler, FloatingPointCounterHandler, MeterHan
             case .counter(let vec): return vec
             case .gauge(let vec): return vec
             case .summary(let vec): return vec
-            case .histogram(let vec): return vec
+            case .timer(let vec): return vec
             case .none: return nil
             }
         }
@@ -52,7 +52,7 @@ final class SeriesHandler: CounterHandler, FloatingPointCounterHandler, MeterHan
         switch target {
         case .counter(let vec): try? vec.labels(values).increment(by: amount)
         case .gauge(let vec): try? vec.labels(values).increment(by: amount)
-        case .summary, .histogram, .none: break
+        case .summary, .timer, .none: break
         }
     }
 
@@ -79,14 +79,13 @@ final class SeriesHandler: CounterHandler, FloatingPointCounterHandler, MeterHan
         switch target {
         case .gauge(let vec): try? vec.labels(values).set(value)
         case .summary(let vec): try? vec.labels(values).observe(value)
-        case .histogram(let vec): try? vec.labels(values).observe(value)
-        case .counter, .none: break
+        case .counter, .timer, .none: break
         }
     }
 
-    // Timer: observed in seconds.
+    // Timer: whole nanoseconds, rendered in seconds (see TimerVec).
     func recordNanoseconds(_ duration: Int64) {
-        if case .histogram(let vec) = target { try? vec.labels(values).observe(Double(duration) / 1e9) }
+        if case .timer(let vec) = target { vec.record(values, nanoseconds: duration) }
     }
 
     /// Removes this series; returns whether its family has no series left.
@@ -95,7 +94,7 @@ final class SeriesHandler: CounterHandler, FloatingPointCounterHandler, MeterHan
         case .counter(let vec): _ = vec.remove(values); return vec.count == 0
         case .gauge(let vec): _ = vec.remove(values); return vec.count == 0
         case .summary(let vec): _ = vec.remove(values); return vec.count == 0
-        case .histogram(let vec): _ = vec.remove(values); return vec.count == 0
+        case .timer(let vec): vec.remove(values); return vec.count == 0
         case .none: return false
         }
     }

@@ -77,6 +77,53 @@ final class ProblemLog: Sendable {
         #expect(!text.contains("latency_seconds_seconds"))
     }
 
+    @Test func timersCarryTheUnitSeconds() {
+        Timer(label: "db.query", factory: factory).recordMilliseconds(3)
+        let openMetrics = String(decoding: registry.render(format: .openMetrics), as: UTF8.self)
+        #expect(openMetrics.contains("# TYPE db_query_seconds histogram\n# UNIT db_query_seconds seconds\n"))
+        #expect(openMetrics.contains("db_query_seconds_sum 0.003\n"))
+    }
+
+    /// As seconds in a Double, 2 ms + 17 ms is 0.019000000000000003 and 100 ms + 200 ms is
+    /// 0.30000000000000004; summed in nanoseconds both render as written.
+    @Test func timerSumsAreExactNanoseconds() {
+        let short = Timer(label: "short", factory: factory)
+        short.recordMilliseconds(2)
+        short.recordMilliseconds(17)
+        let long = Timer(label: "long", factory: factory)
+        long.recordMilliseconds(100)
+        long.recordMilliseconds(200)
+        let many = Timer(label: "many", factory: factory)
+        for _ in 0..<1000 { many.recordNanoseconds(100_000) }   // 1000 × 0.1 ms
+        #expect(0.002 + 0.017 != 0.019, "the Double sum this test guards against")
+        #expect(text.contains("short_seconds_sum 0.019\n"))
+        #expect(text.contains("long_seconds_sum 0.3\n"))
+        #expect(text.contains("many_seconds_sum 0.1\n"))
+        #expect(text.contains("many_seconds_count 1000\n"))
+    }
+
+    @Test func timerBucketsCompareWholeNanoseconds() {
+        let timer = Timer(label: "edge", factory: factory)
+        timer.recordNanoseconds(10_000_000)      // exactly the 0.01 bound: in it
+        timer.recordNanoseconds(10_000_001)      // 1 ns above: the next bucket
+        timer.recordNanoseconds(-5)              // a clock stepped back: 0
+        #expect(text.contains("edge_seconds_bucket{le=\"0.01\"} 2\n"))
+        #expect(text.contains("edge_seconds_bucket{le=\"0.1\"} 3\n"))
+        #expect(text.contains("edge_seconds_sum 0.020000001\n"))
+        #expect(text.contains("edge_seconds_count 3\n"))
+    }
+
+    @Test func timerSumsSaturateInsteadOfWrapping() {
+        let timer = Timer(label: "huge", factory: factory)
+        timer.recordNanoseconds(.max)
+        timer.recordNanoseconds(.max)
+        timer.recordNanoseconds(.max)
+        #expect(text.contains("huge_seconds_count 3\n"))
+        let sum = text.split(separator: "\n").first { $0.hasPrefix("huge_seconds_sum ") }
+            .flatMap { Double($0.dropFirst("huge_seconds_sum ".count)) }
+        #expect(sum == Double(UInt64.max) / 1e9, "saturated at UInt64.max ns, not wrapped to a small sum")
+    }
+
     @Test func invalidNamesAreSanitized() {
         Counter(label: "9lives-café.hits", dimensions: [("__x", "1"), ("a.b", "2")], factory: factory).increment()
         #expect(text.contains("_9lives_caf__hits_total{_x=\"1\",a_b=\"2\"} 1"))

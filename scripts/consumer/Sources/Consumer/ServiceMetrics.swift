@@ -1,3 +1,4 @@
+import SystemPackage
 import WPLogging
 import WPMetrics
 import WPScheduler
@@ -27,6 +28,11 @@ public struct ServiceMetrics: Sendable {
     /// The text exposition a scrape of `/metrics` gets.
     public func exposition() -> String {
         String(decoding: registry.render(format: .text), as: UTF8.self)
+    }
+
+    /// Writes the text exposition to `descriptor` (swift-system beside wpexporter in one graph).
+    public func writeExposition(to descriptor: FileDescriptor) throws {
+        _ = try descriptor.writeAll(registry.render(format: .text))
     }
 
     #if os(Linux)

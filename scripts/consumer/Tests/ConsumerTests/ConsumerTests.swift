@@ -1,5 +1,6 @@
 import Consumer
 import Synchronization
+import SystemPackage
 import Testing
 import WPLogging
 
@@ -22,5 +23,22 @@ final class RecordingSink: LogSink {
         #expect(text.contains("consumer_latency_seconds_count 2\n"))
         #expect(sink.written.count == 2)
         #expect(sink.written.allSatisfy { $0.fields["authorization"] == .string(Redactor.mask) })
+    }
+
+    @Test func expositionGoesThroughSwiftSystem() throws {
+        let metrics = try ServiceMetrics()
+        try metrics.requests.labels("PUT").increment()
+        let pipe = try FileDescriptor.pipe()
+        defer { try? pipe.readEnd.close() }
+        try pipe.writeEnd.closeAfter { try metrics.writeExposition(to: pipe.writeEnd) }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = try buffer.withUnsafeMutableBytes { try pipe.readEnd.read(into: $0) }
+            if count == 0 { break }
+            received += buffer[..<count]
+        }
+        #expect(String(decoding: received, as: UTF8.self) == metrics.exposition())
+        #expect(metrics.exposition().contains("consumer_requests_total{method=\"PUT\"} 1\n"))
     }
 }

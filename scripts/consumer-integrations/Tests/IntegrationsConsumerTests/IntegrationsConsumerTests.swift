@@ -1,0 +1,92 @@
+#if os(Linux)
+import FoundationEssentials
+import IntegrationsConsumer
+import Synchronization
+import Testing
+import WPHTTPClient
+import WPLogging
+import WPMetrics
+
+/// Keeps every record; `wait(for:)` returns once a record with that message was written.
+final class RecordingSink: LogSink {
+    private let state = Mutex<(records: [LogRecord], waiters: [(String, CheckedContinuation<LogRecord, Never>)])>(([], []))
+
+    func write(_ record: LogRecord) {
+        let ready = state.withLock { state in
+            state.records.append(record)
+            defer { state.waiters.removeAll { $0.0 == record.message } }
+            return state.waiters.filter { $0.0 == record.message }
+        }
+        for (_, waiter) in ready { waiter.resume(returning: record) }
+    }
+
+    func wait(for message: String) async -> LogRecord {
+        await withCheckedContinuation { (continuation: CheckedContinuation<LogRecord, Never>) in
+            let found = state.withLock { state in
+                let found = state.records.first { $0.message == message }
+                if found == nil { state.waiters.append((message, continuation)) }
+                return found
+            }
+            if let found { continuation.resume(returning: found) }
+        }
+    }
+}
+
+struct TimedOut: Error { let what: String }
+
+/// `body`'s result, or ``TimedOut`` after `limit`; `body` is then cancelled and left behind.
+func within<T: Sendable>(_ limit: Duration, _ what: String,
+                         _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    let first = Mutex<CheckedContinuation<T, any Error>?>(nil)
+    let resolve: @Sendable (Result<T, any Error>) -> Void = { result in
+        first.withLock { continuation in
+            defer { continuation = nil }
+            return continuation
+        }?.resume(with: result)
+    }
+    return try await withCheckedThrowingContinuation { continuation in
+        first.withLock { $0 = continuation }
+        let work = Task {
+            do { resolve(.success(try await body())) } catch { resolve(.failure(error)) }
+        }
+        Task {
+            try? await Task.sleep(for: limit)
+            work.cancel()
+            resolve(.failure(TimedOut(what: what)))
+        }
+    }
+}
+
+@Suite struct IntegrationsConsumerTests {
+    @Test func bridgesAndLifecycleFromPublishedPackages() async throws {
+        let registry = MetricRegistry()
+        let sink = RecordingSink()
+        bootstrapIntegrations(registry: registry, log: WPLogging.Logger(label: "shop", sink: sink))
+        let service = ShopService(registry: registry, log: WPLogging.Logger(label: "shop", sink: sink))
+        let running = Task { try await service.group.run() }
+        defer { running.cancel() }
+
+        let address = try await within(.seconds(60), "the server to listen") { try await service.server.waitUntilListening() }
+        let job = try await within(.seconds(60), "the job's log line") { await sink.wait(for: "job done") }
+        #expect(job.logger == "shop.job")
+        #expect(job.fields["password"] == .string(Redactor.mask))
+
+        let url = try #require(URL(string: "http://127.0.0.1:\(address.port)/metrics"))
+        let response = try await within(.seconds(60), "a scrape") {
+            try await HTTPClient().send(HTTPClientRequest(
+                url: url, headers: [("Accept", "application/openmetrics-text; version=1.0.0")], timeout: .seconds(30)))
+        }
+        let body = String(decoding: response.body, as: UTF8.self)
+        #expect(response.status == 200)
+        #expect(body.contains("# UNIT shop_job_seconds seconds\n"))
+        #expect(body.contains("shop_job_seconds_sum 0.019\n"))
+        #expect(body.contains("shop_job_seconds_count 2\n"))
+        #expect(body.contains("shop_scrapes_total 1\n"))
+
+        await service.group.triggerGracefulShutdown()
+        try await within(.seconds(60), "the group to stop") { try await running.value }
+        #expect(service.scheduler.statistics.completed == 1)
+        _ = try await within(.seconds(60), "the server's stop line") { await sink.wait(for: "http server stopped") }
+    }
+}
+#endif
