@@ -16,6 +16,7 @@ import WPMetrics
 
 // MARK: - Options
 
+
 var runs = 20
 var only: String?
 var arguments = CommandLine.arguments.dropFirst()
@@ -65,6 +66,12 @@ func milliseconds(_ duration: Duration) -> Double {
     return Double(seconds) * 1e3 + Double(attoseconds) / 1e15
 }
 
+/// Prints and flushes at once, so each row appears as soon as it is measured, also in a file.
+func report(_ line: String) {
+    print(line)
+    fflush(nil)
+}
+
 func format(_ value: Double, _ digits: Int = 2) -> String {
     String(format: "%.\(digits)f", value)
 }
@@ -111,10 +118,10 @@ func compare(_ name: String, note: String, wpmetrics: () -> Duration, swiftProme
             ours.durations.append(wpmetrics())
         }
     }
-    print("\(name) (\(note)), \(runs) runs")
-    print("  WPMetrics        median \(format(ours.median)) ms, p99 \(format(ours.p99)) ms")
-    print("  swift-prometheus median \(format(theirs.median)) ms, p99 \(format(theirs.p99)) ms")
-    print("  ratio WPMetrics / swift-prometheus: median \(format(ours.median / theirs.median, 3)), "
+    report("\(name) (\(note)), \(runs) runs")
+    report("  WPMetrics        median \(format(ours.median)) ms, p99 \(format(ours.p99)) ms")
+    report("  swift-prometheus median \(format(theirs.median)) ms, p99 \(format(theirs.p99)) ms")
+    report("  ratio WPMetrics / swift-prometheus: median \(format(ours.median / theirs.median, 3)), "
           + "p99 \(format(ours.p99 / theirs.p99, 3))")
 }
 
@@ -220,6 +227,6 @@ for series in [10_000, 100_000] {
                     spBytes = buffer.count
                     return elapsed
                 })
-        if wpBytes > 0 { print("  output: WPMetrics \(wpBytes) bytes, swift-prometheus \(spBytes) bytes") }
+        if wpBytes > 0 { report("  output: WPMetrics \(wpBytes) bytes, swift-prometheus \(spBytes) bytes") }
     }
 }
