@@ -9,6 +9,8 @@ final class ChildEntry: Sendable {
     let hash: Int
     /// The instrument.
     let child: any SampledMetric
+    /// The instrument when its value is one number (a counter or a gauge), read when rendering.
+    let scalar: (any ScalarMetric)?
     /// `sample_name{labels} ` in the text format; empty when the vector is not rendered directly.
     let textPrefix: [UInt8]
     /// The same in OpenMetrics, nil when it is the text one (it differs only for a counter
@@ -20,6 +22,7 @@ final class ChildEntry: Sendable {
         self.values = values
         self.hash = hash
         self.child = child
+        self.scalar = child as? any ScalarMetric
         guard let names else {
             textPrefix = []
             openMetricsPrefix = nil
@@ -53,6 +56,14 @@ final class ChildEntry: Sendable {
         return false
     }
 }
+
+/// An instrument whose value is one number, read without building a ``SampleValue``.
+protocol ScalarMetric: AnyObject, Sendable {
+    var value: Double { get }
+}
+
+extension Counter: ScalarMetric {}
+extension Gauge: ScalarMetric {}
 
 /// The children of a vector, found by label values without a global lock and kept in sample
 /// order for scrapes.

@@ -243,20 +243,36 @@ extension MetricVec: PresortedCollector, DirectlyRendered {
 
     var renderedFamilyName: String { descriptor.name }
 
-    /// Writes the header, then one line per child from its rendered prefix and current value.
+    /// Writes the header, then one line per child from its rendered prefix and current value:
+    /// each line assembled in a stack buffer and appended with one copy.
     func render(format: ExpositionFormat, into bytes: inout [UInt8]) {
         let openMetrics = format == .openMetrics
         bytes.append(contentsOf: openMetrics ? headers.openMetrics : headers.text)
         let entries = table.sorted()
-        for entry in entries where curried.isEmpty || matchesCurried(entry.values) {
-            let value: Double
-            switch entry.child.sampleValue {
-            case .counter(let number), .gauge(let number): value = number
-            default: continue
+        let filtered = !curried.isEmpty
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: FastLineWriter.capacity) { scratch in
+            guard let line = scratch.baseAddress else { return }
+            entries.withUnsafeBufferPointer { entries in
+                for entry in entries {
+                    if filtered, !matchesCurried(entry.values) { continue }
+                    guard let value = entry.scalar?.value else { continue }
+                    let prefix = openMetrics ? entry.openMetricsPrefix ?? entry.textPrefix : entry.textPrefix
+                    guard prefix.count + NumberFormatting.maximumLength + 1 <= FastLineWriter.capacity else {
+                        bytes.append(contentsOf: prefix)
+                        NumberFormatting.append(value, to: &bytes)
+                        bytes.append(UInt8(ascii: "\n"))
+                        continue
+                    }
+                    let length = prefix.withUnsafeBufferPointer { prefix in
+                        if let start = prefix.baseAddress { line.update(from: start, count: prefix.count) }
+                        var length = prefix.count
+                        length += NumberFormatting.write(value, to: line + length)
+                        line[length] = UInt8(ascii: "\n")
+                        return length + 1
+                    }
+                    bytes.append(contentsOf: UnsafeBufferPointer(start: line, count: length))
+                }
             }
-            bytes.append(contentsOf: openMetrics ? entry.openMetricsPrefix ?? entry.textPrefix : entry.textPrefix)
-            NumberFormatting.append(value, to: &bytes)
-            bytes.append(UInt8(ascii: "\n"))
         }
     }
 }
