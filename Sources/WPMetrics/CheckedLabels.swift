@@ -14,8 +14,8 @@
 /// requests.labels("GET", "200").increment()                 // no try
 /// ```
 ///
-/// The handle finds or creates the child as the vector's variadic `labels("GET", "200")` does,
-/// at about the same cost (one small array per call); for the hottest paths, keep the child
+/// The handle finds or creates the child as the vector's `labels("GET", "200")` does, at the
+/// same cost (the values are compared in place, no array per call); for the hottest paths, keep the child
 /// itself (`let ok = requests.labels("GET", "200")`, then `ok.increment()`).
 /// Handles of a curried vector take its ``MetricVec/remainingLabelNames``.
 public struct CheckedLabels1<Child: SampledMetric>: Sendable {

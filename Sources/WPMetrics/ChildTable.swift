@@ -1,4 +1,9 @@
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// One child of a vector: its full label values, their hash, the instrument, and for counter
 /// and gauge vectors its rendered line prefix (`name{a="x",b="y"} `).
@@ -68,10 +73,11 @@ extension Gauge: ScalarMetric {}
 /// The children of a vector, found by label values without a global lock and kept in sample
 /// order for scrapes.
 ///
-/// Lookup: the hash of the label values is computed before any lock is taken; it picks one of
-/// 16 stripes, each a small lock around a dictionary from hash to entries, so threads updating
-/// different children rarely meet on a lock, and the work done under it is one integer-keyed
-/// lookup and a comparison of the values. Values given as separate strings are compared in
+/// Lookup: the hash of the label values is computed first; it picks one of 16 stripes, each a
+/// dictionary from hash to entries published as an immutable snapshot, which a lookup reads
+/// without taking a lock (see `Stripe`): a thread never waits for another to find an existing
+/// child, even one descheduled in the middle of a lookup. Creating or removing a child takes the
+/// stripe's lock and publishes a new snapshot (a copy of that stripe's dictionary). Values given as separate strings are compared in
 /// place: no array is built unless a child is created.
 ///
 /// Order: a new child is appended to a pending list; the next scrape sorts only the pending
@@ -85,10 +91,65 @@ final class ChildTable: Sendable {
         let labels: LabelWriter
     }
 
-    private final class Stripe: Sendable {
+    /// A stripe's entries as last published, read without a lock.
+    private final class Snapshot: Sendable {
+        let table: [Int: Bucket]
+        init(_ table: [Int: Bucket]) { self.table = table }
+    }
+
+    /// One stripe: the entries, changed under `table`'s lock, and the snapshot of them readers
+    /// use without taking it.
+    ///
+    /// Reading: count oneself in `readers`, load `published`, look up, count oneself out; no
+    /// reader ever waits. Writing (under the lock): change the table, publish a snapshot of it,
+    /// then wait until no reader is counted before releasing the previous snapshot. A reader
+    /// counted after the new snapshot was published can only load the new one (all four
+    /// operations are sequentially consistent), so the previous one is released only once no
+    /// reader can still hold it unretained. Writers are rare (a child created or removed), and a
+    /// reader is counted only for one dictionary lookup.
+    private final class Stripe: @unchecked Sendable {
+        private let readers = Atomic<Int>(0)
+        private let published: Atomic<Unmanaged<Snapshot>>
         let table = Mutex<[Int: Bucket]>([:])
-        /// Keeps neighbouring stripes' locks on separate cache lines.
+        /// Keeps neighbouring stripes on separate cache lines.
         private let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+
+        init() {
+            published = Atomic(Unmanaged.passRetained(Snapshot([:])))
+        }
+
+        deinit {
+            published.load(ordering: .relaxed).release()
+        }
+
+        /// The published entry that hashes to `hash` and satisfies `matches`, without a lock.
+        @inline(__always)
+        func find(_ hash: Int, _ matches: (ChildEntry) -> Bool) -> ChildEntry? {
+            readers.add(1, ordering: .sequentiallyConsistent)
+            let found = published.load(ordering: .sequentiallyConsistent)._withUnsafeGuaranteedRef {
+                $0.table[hash]?.first(where: matches)
+            }
+            readers.subtract(1, ordering: .sequentiallyConsistent)
+            return found
+        }
+
+        /// Publishes `table` for readers; called with the lock held, after changing it.
+        func publish(_ table: [Int: Bucket]) {
+            let previous = published.exchange(Unmanaged.passRetained(Snapshot(table)), ordering: .sequentiallyConsistent)
+            while readers.load(ordering: .sequentiallyConsistent) != 0 {
+                ChildTable.yieldProcessor()
+            }
+            previous.release()
+        }
+    }
+
+    /// Lets a reader that was descheduled while counted run (a writer waiting for it).
+    static func yieldProcessor() {
+        #if canImport(Glibc)
+        sched_yield()
+        #elseif canImport(Darwin)
+        sched_yield()
+        #endif
     }
 
     private enum Bucket {
@@ -163,7 +224,7 @@ final class ChildTable: Sendable {
     func entry(hash: Int, matches: (ChildEntry) -> Bool, values: () -> [String],
                makeChild: () -> any SampledMetric) -> ChildEntry {
         let stripe = stripe(hash)
-        if let found = stripe.table.withLock({ $0[hash]?.first(where: matches) }) { return found }
+        if let found = stripe.find(hash, matches) { return found }
         let candidate = ChildEntry(values: values(), hash: hash, child: makeChild(), names: lineNames)
         return stripe.table.withLock { table in
             if let found = table[hash]?.first(where: matches) { return found }
@@ -172,6 +233,7 @@ final class ChildTable: Sendable {
             case .one(let other): table[hash] = .many([other, candidate])
             case .many(let others): table[hash] = .many(others + [candidate])
             }
+            stripe.publish(table)
             entryCount.add(1, ordering: .relaxed)
             order.withLock { $0.pending.append(candidate) }
             return candidate
@@ -181,7 +243,8 @@ final class ChildTable: Sendable {
     /// Removes the entry with exactly these values.
     func remove(_ values: [String]) -> Bool {
         let hash = Self.hash(values)
-        let removed: ChildEntry? = stripe(hash).table.withLock { table in
+        let stripe = stripe(hash)
+        let removed: ChildEntry? = stripe.table.withLock { table in
             guard let bucket = table[hash], let entry = bucket.first(where: { $0.values == values }) else { return nil }
             switch bucket {
             case .one: table[hash] = nil
@@ -189,6 +252,7 @@ final class ChildTable: Sendable {
                 let rest = entries.filter { $0 !== entry }
                 table[hash] = rest.count == 1 ? .one(rest[0]) : .many(rest)
             }
+            stripe.publish(table)
             return entry
         }
         guard let removed else { return false }
@@ -201,6 +265,7 @@ final class ChildTable: Sendable {
         var removed: [ChildEntry] = []
         for stripe in stripes {
             stripe.table.withLock { table in
+                let before = removed.count
                 for (hash, bucket) in table {
                     let entries: [ChildEntry]
                     switch bucket {
@@ -213,6 +278,7 @@ final class ChildTable: Sendable {
                     let rest = entries.filter { !condition($0) }
                     table[hash] = rest.isEmpty ? nil : rest.count == 1 ? .one(rest[0]) : .many(rest)
                 }
+                if removed.count > before { stripe.publish(table) }
             }
         }
         retire(removed)
