@@ -4,9 +4,9 @@ import Synchronization
 ///
 /// Use the typealiases ``CounterVec``, ``GaugeVec``, ``HistogramVec`` and ``SummaryVec``.
 /// Children are created on first use by ``labels(_:)-(String...)`` and live until
-/// ``remove(_:)-(String...)`` or ``reset()``. Safe to use from any thread: looking a child up
-/// takes one of 16 small locks, chosen by the hash of the label values, so threads updating
-/// different children rarely wait for each other.
+/// ``remove(_:)-(String...)`` or ``reset()``. Safe to use from any thread: looking an existing
+/// child up takes no lock, so threads updating children never wait for each other; creating or
+/// removing one takes a lock shared with 1/16 of the children.
 ///
 /// ```swift
 /// let load = try registry.gaugeVec(name: "ups_load_watts", help: "Active power.",
