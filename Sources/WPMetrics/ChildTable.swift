@@ -168,6 +168,8 @@ final class ChildTable: Sendable {
         var sorted: [ChildEntry] = []
         var pending: [ChildEntry] = []
         var removals = false
+        /// Changes each time `sorted` changes.
+        var version = 0
     }
 
     private static let stripeBits = 4
@@ -313,6 +315,11 @@ final class ChildTable: Sendable {
     /// The entries sorted by label values (``ChildEntry/precedes(_:_:)``), brought up to date
     /// with the children created and removed since the last call.
     func sorted() -> [ChildEntry] {
+        sortedWithVersion().entries
+    }
+
+    /// ``sorted()`` and a number that changes whenever it does.
+    func sortedWithVersion() -> (entries: [ChildEntry], version: Int) {
         order.withLock { order in
             if !order.pending.isEmpty || order.removals {
                 var fresh = order.pending.filter { !$0.isRemoved }
@@ -321,8 +328,9 @@ final class ChildTable: Sendable {
                 order.sorted = Self.merge(base, fresh)
                 order.pending = []
                 order.removals = false
+                order.version += 1
             }
-            return order.sorted
+            return (order.sorted, order.version)
         }
     }
 

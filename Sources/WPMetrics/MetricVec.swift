@@ -25,6 +25,8 @@ public final class MetricVec<Child: SampledMetric>: Collector {
     let curried: [(index: Int, value: String)]
     /// `# HELP`/`# TYPE` lines in the text format and OpenMetrics, for direct rendering.
     private let headers: (text: [UInt8], openMetrics: [UInt8])
+    /// Render plans per format for the table's version of the sorted children.
+    private let plans = Mutex<(version: Int, text: RenderPlan?, openMetrics: RenderPlan?)>((-1, nil, nil))
 
     init(descriptor: MetricDescriptor, makeChild: @escaping @Sendable () -> Child) {
         self.descriptor = descriptor
@@ -223,6 +225,14 @@ public final class MetricVec<Child: SampledMetric>: Collector {
     }
 }
 
+/// The lines of a counter or gauge vector without their values: every child's `name{labels} `
+/// back to back, where each ends, and the instruments to read the values from.
+struct RenderPlan: Sendable {
+    var prefixes: [UInt8] = []
+    var ends: [Int] = []
+    var values: [any ScalarMetric] = []
+}
+
 /// A collector whose families come out of ``Collector/collect()`` with their samples already
 /// in order, so the registry does not sort them again.
 protocol PresortedCollector {}
@@ -243,36 +253,60 @@ extension MetricVec: PresortedCollector, DirectlyRendered {
 
     var renderedFamilyName: String { descriptor.name }
 
-    /// Writes the header, then one line per child from its rendered prefix and current value:
-    /// each line assembled in a stack buffer and appended with one copy.
+    /// Writes the header, then one line per child: its prefix from the render plan (all the
+    /// prefixes in sample order, back to back in one buffer), its current value and a newline,
+    /// assembled in a stack buffer and appended with one copy.
     func render(format: ExpositionFormat, into bytes: inout [UInt8]) {
         let openMetrics = format == .openMetrics
         bytes.append(contentsOf: openMetrics ? headers.openMetrics : headers.text)
-        let entries = table.sorted()
-        let filtered = !curried.isEmpty
+        let plan = renderPlan(openMetrics: openMetrics)
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: FastLineWriter.capacity) { scratch in
             guard let line = scratch.baseAddress else { return }
-            entries.withUnsafeBufferPointer { entries in
-                for entry in entries {
-                    if filtered, !matchesCurried(entry.values) { continue }
-                    guard let value = entry.scalar?.value else { continue }
-                    let prefix = openMetrics ? entry.openMetricsPrefix ?? entry.textPrefix : entry.textPrefix
-                    guard prefix.count + NumberFormatting.maximumLength + 1 <= FastLineWriter.capacity else {
-                        bytes.append(contentsOf: prefix)
-                        NumberFormatting.append(value, to: &bytes)
-                        bytes.append(UInt8(ascii: "\n"))
-                        continue
+            plan.prefixes.withUnsafeBufferPointer { prefixes in
+                plan.ends.withUnsafeBufferPointer { ends in
+                    plan.values.withUnsafeBufferPointer { values in
+                        var start = 0
+                        for index in 0..<values.count {
+                            let end = ends[index]
+                            let prefix = UnsafeBufferPointer(rebasing: prefixes[start..<end])
+                            start = end
+                            let value = values[index].value
+                            guard prefix.count + NumberFormatting.maximumLength + 1 <= FastLineWriter.capacity,
+                                  let first = prefix.baseAddress else {
+                                bytes.append(contentsOf: prefix)
+                                NumberFormatting.append(value, to: &bytes)
+                                bytes.append(UInt8(ascii: "\n"))
+                                continue
+                            }
+                            line.update(from: first, count: prefix.count)
+                            var length = prefix.count
+                            length += NumberFormatting.write(value, to: line + length)
+                            line[length] = UInt8(ascii: "\n")
+                            bytes.append(contentsOf: UnsafeBufferPointer(start: line, count: length + 1))
+                        }
                     }
-                    let length = prefix.withUnsafeBufferPointer { prefix in
-                        if let start = prefix.baseAddress { line.update(from: start, count: prefix.count) }
-                        var length = prefix.count
-                        length += NumberFormatting.write(value, to: line + length)
-                        line[length] = UInt8(ascii: "\n")
-                        return length + 1
-                    }
-                    bytes.append(contentsOf: UnsafeBufferPointer(start: line, count: length))
                 }
             }
+        }
+    }
+
+    /// The children's line prefixes in sample order, rebuilt when children were added or removed.
+    private func renderPlan(openMetrics: Bool) -> RenderPlan {
+        let (entries, version) = table.sortedWithVersion()
+        return plans.withLock { cache in
+            if cache.version != version { cache = (version, nil, nil) }
+            if let plan = openMetrics ? cache.openMetrics : cache.text { return plan }
+            var plan = RenderPlan()
+            plan.ends.reserveCapacity(entries.count)
+            plan.values.reserveCapacity(entries.count)
+            for entry in entries where curried.isEmpty || matchesCurried(entry.values) {
+                guard let scalar = entry.scalar else { continue }
+                plan.prefixes.append(contentsOf: openMetrics ? entry.openMetricsPrefix ?? entry.textPrefix : entry.textPrefix)
+                plan.ends.append(plan.prefixes.count)
+                plan.values.append(scalar)
+            }
+            if openMetrics { cache.openMetrics = plan } else { cache.text = plan }
+            return plan
         }
     }
 }

@@ -3,7 +3,7 @@
 // Both libraries do the same work: counters named alike, two labels per series, the label
 // values looked up on every update (no cached child), integer-valued totals, and a whole
 // registry rendered into a reused buffer. The runs of the two libraries alternate, so load from
-// other processes falls on both alike. Each scenario runs once unmeasured, then `runs` times;
+// other processes falls on both alike. Each scenario runs 3 times unmeasured, then `runs` times;
 // the median and the p99 (nearest rank: with 20 runs, the slowest) are printed with the ratio
 // WPMetrics ÷ swift-prometheus (below 1: WPMetrics is faster).
 //
@@ -105,8 +105,10 @@ func onThreads(_ threads: Int, _ body: @escaping @Sendable (Int) -> Void) -> Dur
 /// One scenario: runs both sides alternately (which goes first alternates too) and prints a row.
 func compare(_ name: String, note: String, wpmetrics: () -> Duration, swiftPrometheus: () -> Duration) {
     if let only, !name.hasPrefix(only) { return }
-    _ = wpmetrics()
-    _ = swiftPrometheus()
+    for _ in 0..<3 {  // unmeasured: caches, buffer capacity and lazily built state settle
+        _ = wpmetrics()
+        _ = swiftPrometheus()
+    }
     var ours = Figures()
     var theirs = Figures()
     for run in 0..<runs {
