@@ -121,7 +121,8 @@ package.targets += [
     .testTarget(name: "WPServerMetricsTests", dependencies: ["WPServerMetrics", "WPMetrics", "WPServer", "WPTestSupport"]),
     // The examples of docs/*.md and of the main doc comments, compiled so they cannot rot.
     .executableTarget(name: "DocSnippets", dependencies: ["WPMetrics", "WPPushgateway", "WPLogging", "WPScheduler",
-                                                          .target(name: "WPServer", condition: .when(platforms: [.linux]))],
+                                                          .target(name: "WPServer", condition: .when(platforms: [.linux])),
+                                                          .target(name: "WPServerMetrics", condition: .when(platforms: [.linux]))],
                       path: "Examples/DocSnippets"),
     // A service written from docs/embedding.md alone (Linux only: it serves with WPServer).
     .executableTarget(name: "EmbeddedService",

@@ -3,6 +3,10 @@
 import FoundationEssentials
 import WPMetrics
 import WPPushgateway
+#if os(Linux)
+import WPServer
+import WPServerMetrics
+#endif
 
 // §2. Create a registry and instruments once
 struct ServiceMetrics {
@@ -25,6 +29,19 @@ struct ServiceMetrics {
     }
 }
 
+// §2. Literal names, no try
+struct LiteralMetrics {
+    let jobs: CounterVec
+    let inFlight: Gauge
+    let duration: Histogram
+
+    init(registry: MetricRegistry) {
+        jobs = registry.counterVec("worker_jobs_total", help: "Jobs processed, by outcome.", labelNames: ["outcome"])
+        inFlight = registry.gauge("worker_jobs_in_flight", help: "Jobs being processed right now.")
+        duration = registry.histogram("worker_job_duration_seconds", help: "Time spent per job.", unit: "seconds")
+    }
+}
+
 // §3. Update from anywhere
 func updateFromAnywhere(_ metrics: ServiceMetrics) throws {
     metrics.inFlight.increment()
@@ -42,6 +59,15 @@ struct MetricsEndpoint {
         return (format.contentType, metrics.registry.render(format: format))
     }
 }
+
+#if os(Linux)
+// §4. Serve /metrics with WPServer
+func serveWithWPServer(_ metrics: ServiceMetrics) -> Router {
+    var router = Router()
+    router.addMetrics(registry: metrics.registry)                 // GET /metrics; MetricsHandler(registry:) is the handler
+    return router
+}
+#endif
 
 // §5. Values computed elsewhere: collectors
 final class JobQueue: Sendable {

@@ -34,6 +34,14 @@ func perCycleSnapshot(devices: [SnippetDevice]) throws -> (text: [UInt8], openMe
     return (text, openMetrics)
 }
 
+// Literal names without try (also the doc comment of MetricRegistry's literal factories)
+func literalNames() {
+    let registry = MetricRegistry()
+    let requests = registry.counterVec("http_requests_total", help: "Requests.", labelNames: ["method", "code"])
+    let inFlight = registry.gauge("http_requests_in_flight", help: "Requests in progress.")
+    _ = (requests, inFlight)
+}
+
 // State owned by an actor: SnapshotCollector (also its doc comment)
 actor Inventory {
     private var stock: [String: Int] = [:]

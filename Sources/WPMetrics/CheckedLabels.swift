@@ -14,8 +14,8 @@
 /// requests.labels("GET", "200").increment()                 // no try
 /// ```
 ///
-/// The handle finds or creates the child as the vector's variadic `labels("GET", "200")` does,
-/// at about the same cost (one small array per call); for the hottest paths, keep the child
+/// The handle finds or creates the child as the vector's `labels("GET", "200")` does, at the
+/// same cost (the values are compared in place, no array per call); for the hottest paths, keep the child
 /// itself (`let ok = requests.labels("GET", "200")`, then `ok.increment()`).
 /// Handles of a curried vector take its ``MetricVec/remainingLabelNames``.
 public struct CheckedLabels1<Child: SampledMetric>: Sendable {
@@ -24,7 +24,7 @@ public struct CheckedLabels1<Child: SampledMetric>: Sendable {
 
     /// The child for this label value, created on first use.
     public func labels(_ value: String) -> Child {
-        vector.child(remaining: [value])
+        vector.child(value)
     }
 }
 
@@ -37,7 +37,7 @@ public struct CheckedLabels2<Child: SampledMetric>: Sendable {
 
     /// The child for these label values, in the order of the names given to `checkedLabels`.
     public func labels(_ first: String, _ second: String) -> Child {
-        vector.child(remaining: swapped ? [second, first] : [first, second])
+        swapped ? vector.child(second, first) : vector.child(first, second)
     }
 }
 
@@ -51,9 +51,9 @@ public struct CheckedLabels3<Child: SampledMetric>: Sendable {
 
     /// The child for these label values, in the order of the names given to `checkedLabels`.
     public func labels(_ first: String, _ second: String, _ third: String) -> Child {
-        guard let order else { return vector.child(remaining: [first, second, third]) }
+        guard let order else { return vector.child(first, second, third) }
         func value(_ index: Int) -> String { index == 0 ? first : index == 1 ? second : third }
-        return vector.child(remaining: [value(order[0]), value(order[1]), value(order[2])])
+        return vector.child(value(order[0]), value(order[1]), value(order[2]))
     }
 }
 

@@ -63,20 +63,7 @@ public struct ExpositionEncoder: Sendable {
     ///   - bytes: The buffer to append to.
     public func encode(_ family: MetricFamily, into bytes: inout [UInt8]) {
         let openMetrics = format == .openMetrics
-        let familyName: String
-        let sampleName: String
-        switch family.type {
-        case .counter:
-            let base = family.name.hasSuffix("_total") ? String(family.name.dropLast(6)) : family.name
-            familyName = openMetrics ? base : family.name
-            sampleName = openMetrics ? base + "_total" : family.name
-        case .info:
-            familyName = openMetrics ? family.name : family.name + "_info"
-            sampleName = family.name + "_info"
-        default:
-            familyName = family.name
-            sampleName = family.name
-        }
+        let (familyName, sampleName) = Self.names(of: family.name, type: family.type, openMetrics: openMetrics)
         writeHeader(family, familyName: familyName, into: &bytes)
         let labels = LabelWriter(names: family.labelNames)
         let fast = FastLineWriter(name: sampleName, labelNames: family.labelNames)
@@ -96,6 +83,19 @@ public struct ExpositionEncoder: Sendable {
             case .summary(let summary):
                 writeSummary(summary, name: familyName, labels: labels, sample: sample, into: &bytes)
             }
+        }
+    }
+
+    /// The name in a family's `# TYPE` line and the name of its plain samples, in one format.
+    static func names(of name: String, type: MetricType, openMetrics: Bool) -> (family: String, sample: String) {
+        switch type {
+        case .counter:
+            let base = name.hasSuffix("_total") ? String(name.dropLast(6)) : name
+            return (openMetrics ? base : name, openMetrics ? base + "_total" : name)
+        case .info:
+            return (openMetrics ? name : name + "_info", name + "_info")
+        default:
+            return (name, name)
         }
     }
 

@@ -23,6 +23,8 @@ public final class MetricRegistry: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The size of the last body ``render(format:)`` returned, reserved for the next one.
+    private let lastRenderedSize = Atomic<Int>(0)
 
     /// Creates an empty registry.
     public init() {}
@@ -94,8 +96,9 @@ public final class MetricRegistry: Sendable {
         let collectors = state.withLock { $0.collectors.map(\.collector) }
         var families: [MetricFamily] = []
         for collector in collectors {
+            let presorted = collector is any PresortedCollector
             for var family in collector.collect() {
-                family.sortSamples()
+                if !presorted { family.sortSamples() }
                 families.append(family)
             }
         }
@@ -108,16 +111,51 @@ public final class MetricRegistry: Sendable {
     /// - Parameter format: The exposition format (see ``ExpositionFormat/negotiate(accept:)``).
     /// - Returns: The complete body.
     public func render(format: ExpositionFormat) -> [UInt8] {
-        ExpositionEncoder(format: format).encode(collect())
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(lastRenderedSize.load(ordering: .relaxed))
+        render(format: format, into: &bytes)
+        lastRenderedSize.store(bytes.count, ordering: .relaxed)
+        return bytes
     }
 
     /// Collects and appends the rendering to a reusable buffer.
+    ///
+    /// The output is the encoding of ``collect()``; vectors of counters and gauges are written
+    /// straight from their children (label sets rendered once per child, samples kept in order),
+    /// without building the families.
     ///
     /// - Parameters:
     ///   - format: The exposition format.
     ///   - bytes: The buffer to append to.
     public func render(format: ExpositionFormat, into bytes: inout [UInt8]) {
-        ExpositionEncoder(format: format).encode(collect(), into: &bytes)
+        enum Part {
+            case direct(any DirectlyRendered)
+            case family(MetricFamily)
+        }
+        let collectors = state.withLock { $0.collectors.map(\.collector) }
+        var parts: [(name: String, part: Part)] = []
+        parts.reserveCapacity(collectors.count)
+        for collector in collectors {
+            if let direct = collector as? any DirectlyRendered, direct.rendersDirectly {
+                parts.append((direct.renderedFamilyName, .direct(direct)))
+                continue
+            }
+            let presorted = collector is any PresortedCollector
+            for var family in collector.collect() {
+                if !presorted { family.sortSamples() }
+                parts.append((family.name, .family(family)))
+            }
+        }
+        // The same comparison on the same sequence of names as collect(): the same order.
+        parts.sort { $0.name < $1.name }
+        let encoder = ExpositionEncoder(format: format)
+        for (_, part) in parts {
+            switch part {
+            case .direct(let collector): collector.render(format: format, into: &bytes)
+            case .family(let family): encoder.encode(family, into: &bytes)
+            }
+        }
+        encoder.encode([], into: &bytes)  // the OpenMetrics `# EOF`
     }
 
     /// The names a descriptor occupies: its own, and for a counter `foo_total` also `foo`
