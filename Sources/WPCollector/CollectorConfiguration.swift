@@ -1,6 +1,6 @@
 /// How often the collector runs and how long its device readings stay valid.
 ///
-/// The collector itself never sleeps: a scheduler calls ``Collector/collect()`` every
+/// The collector itself never sleeps: a scheduler calls ``WinPowerCollector/collect()`` every
 /// ``interval``. The interval matters to the collector only through the default
 /// ``stalenessWindow``, the age after which a device's last successful reading is withdrawn
 /// from `/metrics` instead of being repeated.
@@ -25,7 +25,7 @@ public struct CollectorConfiguration: Sendable, Equatable {
     /// Labels of one server of a multi-server exporter (`server` first, then the entry's
     /// static labels). When not empty, snapshots carry only ``MetricsSnapshot/chunks``: the
     /// families with these labels on every series, except the process-wide ones
-    /// (``Collector/processWideFamilies``); their bodies are empty (see
+    /// (``WinPowerCollector/processWideFamilies``); their bodies are empty (see
     /// ``ExpositionChunks/standalone(openMetrics:)`` for one server's own body).
     public var seriesLabels: [SeriesLabel] = []
     /// What this collector's devices are called in a shared ``WPEnergy/EnergyMeter``:

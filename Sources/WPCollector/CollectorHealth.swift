@@ -65,7 +65,7 @@ public struct CollectorHealth: Sendable, Equatable {
     ///
     /// - Parameters:
     ///   - sinceLastSuccess: the age of the last successful readout on the monotonic clock
-    ///   (``Collector/timeSinceLastSuccess()``), `nil` before the first; never the wall clock,
+    ///   (``WinPowerCollector/timeSinceLastSuccess()``), `nil` before the first; never the wall clock,
     ///   which may be stepped.
     ///   - stalenessWindow: how old the last success may be.
     /// - Returns: `true` when the exporter serves fresh data.

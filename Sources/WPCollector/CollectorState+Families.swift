@@ -186,7 +186,7 @@ extension MetricFamily {
         return family
     }
 
-    /// The energy meter's health (``Collector/processWideFamilies``).
+    /// The energy meter's health (``WinPowerCollector/processWideFamilies``).
     static func meterFamilies(stateReset: Bool, persistFailures: Int) throws(MetricsError) -> [MetricFamily] {
         [try .single("winpower_exporter_energy_state_reset",
             "1 when stored energy totals could not be read at start and counting restarted from 0.",

@@ -4,7 +4,7 @@ import WPCZlib
 /// One collection's metrics, rendered once in both exposition formats, plain and gzipped.
 ///
 /// Immutable: `/metrics` handlers read the bytes of the latest snapshot without locking
-/// anything but the reference swap in ``Collector/snapshot``, so a scrape never waits on
+/// anything but the reference swap in ``WinPowerCollector/snapshot``, so a scrape never waits on
 /// WinPower and never sees half a cycle.
 ///
 /// ``openMetrics`` deliberately lacks the final `# EOF\n`: a server appends its per-scrape

@@ -15,7 +15,7 @@ package struct Endpoints: Sendable {
     /// The collector's health.
     package var health: @Sendable () -> CollectorHealth
     /// The age of the last successful readout on the monotonic clock
-    /// (`Collector.timeSinceLastSuccess()`), what `/health` judges freshness by.
+    /// (`WinPowerCollector.timeSinceLastSuccess()`), what `/health` judges freshness by.
     package var sinceLastSuccess: @Sendable () -> Duration?
     /// How old the last success may be for `/health` to answer 200.
     package var stalenessWindow: Duration

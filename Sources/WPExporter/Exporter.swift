@@ -55,7 +55,7 @@ package final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     private let running: RunningConfiguration
 
     /// The first server's collector (the only one without `servers`).
-    package var collector: WPCollector.Collector<C> { primary.collector }
+    package var collector: WPCollector.WinPowerCollector<C> { primary.collector }
     /// The first server's scheduler (the only one without `servers`).
     package var scheduler: Scheduler<C> { primary.scheduler }
     private let primary: ServerPipeline<C>
@@ -122,7 +122,7 @@ package final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         var endpoints: Endpoints
         if entries.isEmpty {
             let collectorConfiguration = ExporterSettings.collector(configuration)
-            let collector = WPCollector.Collector(configuration: collectorConfiguration, client: firstClient, meter: meter,
+            let collector = WPCollector.WinPowerCollector(configuration: collectorConfiguration, client: firstClient, meter: meter,
                                                   clock: clock, wallClock: wallClock, logger: logger.child(label: "collector"))
             primary = ServerPipeline(name: "", labels: [], collector: collector,
                                      interval: configuration.scheduler.collectionInterval,
@@ -141,11 +141,11 @@ package final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             let holder = FleetHolder<C>()
             let merger = ExpositionMerger(spacing: mergeSpacing, clock: clock, parts: {
                 (holder.fleet?.pipelines ?? []).map { $0.collector.snapshot.chunks }
-                    + [WPCollector.Collector<C>.processWideChunks(meter)]
+                    + [WPCollector.WinPowerCollector<C>.processWideChunks(meter)]
             }, afterMerge: afterCollection)
             self.merger = merger
             let makeMember: MemberFactory = { entry, client, configuration in
-                let collector = WPCollector.Collector(
+                let collector = WPCollector.WinPowerCollector(
                     configuration: ServerPipeline<C>.collectorConfiguration(entry, configuration), client: client,
                     meter: meter, clock: clock, wallClock: wallClock,
                     logger: logger.child(label: "collector", fields: ["server": .string(entry.name)]))

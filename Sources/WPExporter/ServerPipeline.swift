@@ -18,7 +18,7 @@ package final class ServerPipeline<C: Clock>: Sendable where C.Duration == Durat
     package let name: String
     /// `server` and the entry's static labels; empty for the single server.
     package let labels: [SeriesLabel]
-    package let collector: WPCollector.Collector<C>
+    package let collector: WPCollector.WinPowerCollector<C>
     package let scheduler: Scheduler<C>
 
     /// - Parameters:
@@ -30,7 +30,7 @@ package final class ServerPipeline<C: Clock>: Sendable where C.Duration == Durat
     ///   - clock: drives the scheduler.
     ///   - logger: the scheduler's logger.
     ///   - published: called after each collection and each republish of a hung one.
-    package init(name: String, labels: [SeriesLabel], collector: WPCollector.Collector<C>, interval: Duration,
+    package init(name: String, labels: [SeriesLabel], collector: WPCollector.WinPowerCollector<C>, interval: Duration,
          gracefulShutdownTimeout: Duration, clock: C, logger: Logger, published: @escaping @Sendable () -> Void) {
         self.name = name
         self.labels = labels

@@ -12,7 +12,7 @@ public struct CollectorFixture: Sendable {
     public let clock: ManualClock
     public let store: InMemoryEnergyStore
     public let meter: EnergyMeter<ManualClock>
-    public let collector: Collector<ManualClock>
+    public let collector: WinPowerCollector<ManualClock>
     public let sink: InMemoryLogSink
     public let epoch: Date
 
@@ -37,7 +37,7 @@ public struct CollectorFixture: Sendable {
             let (seconds, atto) = clock.now.offset.components
             return epoch.addingTimeInterval(Double(seconds) + Double(atto) / 1e18)
         }
-        collector = Collector(configuration: configuration, client: client, meter: meter, clock: clock,
+        collector = WinPowerCollector(configuration: configuration, client: client, meter: meter, clock: clock,
                               wallClock: wallClock, logger: logger)
     }
 

@@ -6,7 +6,7 @@ import WPLogging
 import WPSimulator
 import WPStorage
 
-/// Benchmark scenarios for the Collector area: one whole collection cycle.
+/// Benchmark scenarios for the WinPowerCollector area: one whole collection cycle.
 enum CollectorBench {
     static let scenarios: [Scenario] = [1, 100, 1_000, 10_000].map { devices in
         Scenario(name: "collector.cycle-\(devices)",
@@ -40,7 +40,7 @@ enum CollectorBench {
         // `sync_write: true` (the default): one fsynced save per cycle.
         let meter = try EnergyMeter.open(persistence: PersistencePolicy(syncWrite: true), store: store, clock: clock,
                                          logger: .disabled)
-        let collector = Collector(configuration: CollectorConfiguration(), client: client, meter: meter, clock: clock,
+        let collector = WinPowerCollector(configuration: CollectorConfiguration(), client: client, meter: meter, clock: clock,
                                   wallClock: { Date() }, logger: .disabled)
         var whole: [Double] = [], fetchOnly: [Double] = [], cpu: [Double] = []
         for round in 0...cycles {

@@ -47,7 +47,7 @@ enum LoggingBench {
         let record = LogRecord(time: .now(), level: .info, message: "collected devices", logger: "collector",
                                fields: ["devices": 12, "duration_ms": 48.25, "device_id": "e156e6cb",
                                         "url": "https://ups.local:8081/api/v1/list", "ok": true],
-                               file: "WPCollector/Collector.swift", line: 88)
+                               file: "WPCollector/WinPowerCollector.swift", line: 88)
         let count = 1_000_000
         var buffer: [UInt8] = []
         buffer.reserveCapacity(512)

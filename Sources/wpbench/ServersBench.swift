@@ -40,11 +40,11 @@ enum ServersBench {
             configuration.seriesLabels = [SeriesLabel(name: "server", value: "wp-\(server)"),
                                           SeriesLabel(name: "site", value: server.isMultiple(of: 2) ? "north" : "south")]
             configuration.energyKeyPrefix = EnergyKey.prefix(server: "wp-\(server)")
-            return Collector(configuration: configuration, client: ClientStub([.success(readout)]), meter: meter,
+            return WinPowerCollector(configuration: configuration, client: ClientStub([.success(readout)]), meter: meter,
                              clock: clock, wallClock: { Date() }, logger: .disabled)
         }
         func merge() -> MetricsSnapshot {
-            MergedExposition.snapshot(of: collectors.map { $0.snapshot.chunks } + [Collector.processWideChunks(meter)])
+            MergedExposition.snapshot(of: collectors.map { $0.snapshot.chunks } + [WinPowerCollector.processWideChunks(meter)])
         }
         var collectCPU: [Double] = []
         for round in 0..<3 {

@@ -335,7 +335,7 @@ private let device = ["device_id": deviceID]
         let wall = Mutex(Date(timeIntervalSince1970: 1_760_000_000))
         let clock = ManualClock()
         let meter = try EnergyMeter.open(store: InMemoryEnergyStore(), clock: clock, logger: .disabled)
-        let collector = Collector(configuration: CollectorConfiguration(target: "http://winpower.test:8081"),
+        let collector = WinPowerCollector(configuration: CollectorConfiguration(target: "http://winpower.test:8081"),
                                   client: ClientStub([.success(.make())]), meter: meter, clock: clock,
                                   wallClock: { wall.withLock { $0 } }, logger: .disabled)
         await collector.collect()

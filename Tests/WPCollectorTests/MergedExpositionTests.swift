@@ -14,9 +14,9 @@ import WPTestSupport
     struct Fleet {
         let clock: ManualClock
         let meter: EnergyMeter<ManualClock>
-        let collectors: [Collector<ManualClock>]
+        let collectors: [WinPowerCollector<ManualClock>]
         /// Server "a" again, without series labels and with its own meter: the single-server rendering.
-        let single: Collector<ManualClock>
+        let single: WinPowerCollector<ManualClock>
 
         init() throws {
             let logger = Logger(label: "merge", level: .debug, sink: InMemoryLogSink())
@@ -28,7 +28,7 @@ import WPTestSupport
             let clients: [any WinPowerClient] = [ClientStub([.success(readout)]), ClientStub([.success(readout)]),
                                                  ClientStub([.failure(ClientError(.network, "connection refused"))])]
             let epoch = Date(timeIntervalSince1970: 1_760_365_813)
-            single = Collector(configuration: CollectorConfiguration(target: "http://a.test:8081"),
+            single = WinPowerCollector(configuration: CollectorConfiguration(target: "http://a.test:8081"),
                                client: ClientStub([.success(readout)]),
                                meter: try EnergyMeter.open(store: InMemoryEnergyStore(), clock: clock, logger: logger),
                                clock: clock, wallClock: { epoch.addingTimeInterval(Double(clock.now.offset.components.seconds)) },
@@ -40,7 +40,7 @@ import WPTestSupport
                                               SeriesLabel(name: "site", value: name == "a" ? "north \"1\"" : "south")]
                 configuration.energyKeyPrefix = EnergyKey.prefix(server: name)
                 let epoch = Date(timeIntervalSince1970: 1_760_365_813)
-                return Collector(configuration: configuration, client: client, meter: meter, clock: clock,
+                return WinPowerCollector(configuration: configuration, client: client, meter: meter, clock: clock,
                                  wallClock: { epoch.addingTimeInterval(Double(clock.now.offset.components.seconds)) },
                                  logger: logger)
             }
@@ -51,7 +51,7 @@ import WPTestSupport
         }
 
         var merged: MetricsSnapshot {
-            MergedExposition.snapshot(of: collectors.map { $0.snapshot.chunks } + [Collector.processWideChunks(meter)])
+            MergedExposition.snapshot(of: collectors.map { $0.snapshot.chunks } + [WinPowerCollector.processWideChunks(meter)])
         }
     }
 
@@ -101,7 +101,7 @@ import WPTestSupport
         #expect(fleet.collectors[0].snapshot.text.isEmpty, "a labelled collector keeps only its chunks")
         func withoutProcessWide(_ body: [UInt8]) -> String {
             String(decoding: body, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-                .filter { line in !Collector<ManualClock>.processWideFamilies.contains { line.contains($0.replacing("_total", with: "")) } }
+                .filter { line in !WinPowerCollector<ManualClock>.processWideFamilies.contains { line.contains($0.replacing("_total", with: "")) } }
                 .joined(separator: "\n")
         }
         #expect(String(decoding: chunks.standalone(openMetrics: false), as: UTF8.self)

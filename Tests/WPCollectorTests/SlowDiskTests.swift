@@ -45,7 +45,7 @@ private final class BlockingStore: EnergyStore {
         let meter = try EnergyMeter.open(persistence: PersistencePolicy(syncWrite: true), store: store,
                                          clock: clock, logger: .disabled)
         let client = ClientStub([.success(.make(devices: [Device.make(id: "ups-1", watts: 400)]))])
-        let collector = Collector(configuration: CollectorConfiguration(target: "http://winpower.test:8081"),
+        let collector = WinPowerCollector(configuration: CollectorConfiguration(target: "http://winpower.test:8081"),
                                   client: client, meter: meter, clock: clock,
                                   wallClock: { Date(timeIntervalSince1970: 1_760_000_000) }, logger: .disabled)
         await collector.collect()
@@ -107,7 +107,7 @@ private final class BlockingStore: EnergyStore {
         let collectors = (0..<servers).map { index in
             var configuration = CollectorConfiguration(target: "http://winpower-\(index).test:8081")
             configuration.energyKeyPrefix = EnergyKey.prefix(server: "s\(index)")
-            return Collector(configuration: configuration,
+            return WinPowerCollector(configuration: configuration,
                              client: ClientStub([.success(.make(devices: [Device.make(id: "ups-1", watts: 360)]))]),
                              meter: meter, clock: clock, wallClock: { Date(timeIntervalSince1970: 1_760_000_000) },
                              logger: .disabled)

@@ -27,13 +27,13 @@ import WPStorage
 /// overlapping calls are still safe (each applies its result atomically).
 ///
 /// ```swift
-/// let collector = Collector(configuration: CollectorConfiguration(interval: .seconds(5)),
+/// let collector = WinPowerCollector(configuration: CollectorConfiguration(interval: .seconds(5)),
 ///                           client: client, meter: meter, clock: ContinuousClock(),
 ///                           wallClock: { Date() }, logger: logger)
 /// await collector.collect()
 /// let body = collector.snapshot.text
 /// ```
-public final class Collector<C: Clock>: Sendable where C.Duration == Duration {
+public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Duration {
     /// The configuration given at creation.
     public let configuration: CollectorConfiguration
     private let client: any WinPowerClient
