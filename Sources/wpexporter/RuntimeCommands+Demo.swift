@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 import WPClient
 import WPExporter
 import WPCollector
@@ -53,9 +54,11 @@ extension RuntimeCommands {
         let (metricsPath, interval) = (configuration.server.metricsPath, configuration.scheduler.collectionInterval)
         let dataDirectory = configuration.storage.dataDirectory + (temporary == nil ? "" : " (temporary)")
         let screen = DemoScreen(output: output)
+        // A note the screen keeps in its heading (a redraw would wipe a line printed once).
+        let note = Mutex<String?>(nil)
         let onListening = Self.demoListening(screen: screen, live: output.standardOutputIsTerminal, simulatorAddress: simulatorAddress,
                                              dataDirectory: dataDirectory, metricsPath: metricsPath, interval: interval,
-                                             fleet: fleet)
+                                             fleet: fleet, note: { note.withLock { $0 } })
         // One signal watcher for both attempts: a signal during the first must stop the second.
         let waitForStop = controls.watchStopSignals()
         defer {
@@ -70,7 +73,9 @@ extension RuntimeCommands {
             } catch let error as HTTPServerError where configuration.server.port != 0 {
                 // The port is taken (9090 often by Prometheus itself): any free port will do.
                 guard case .bind = error else { throw error }
-                output.standardError("note: \(error); using a free port instead\n")
+                let text = "note: \(error); using a free port instead"
+                output.standardError(text + "\n")
+                note.withLock { $0 = text }
                 configuration.server.port = 0
                 try await run(configuration, clients: clients, logger: logger, waitForStop: waitForStop, onListening: onListening)
             }
@@ -85,11 +90,13 @@ extension RuntimeCommands {
 
     /// What the demo shows once listening: the URLs, then the collections' values.
     static func demoListening(screen: DemoScreen, live: Bool, simulatorAddress: ServerAddress, dataDirectory: String,
-                              metricsPath: String, interval: Duration, fleet: DemoFleet = DemoFleet())
+                              metricsPath: String, interval: Duration, fleet: DemoFleet = DemoFleet(),
+                              note: @escaping @Sendable () -> String? = { nil })
         -> @Sendable (ServerAddress, Exporter<ContinuousClock>) async -> Void {
         { address, exporter in
             let secure = exporter.isSecure
-            let heading = fleet.entries.isEmpty ? """
+            let noted = note().map { $0 + "\n" } ?? ""
+            let heading = noted + (fleet.entries.isEmpty ? """
             wpexporter demo: \(Self.demoDevices) simulated UPS devices at \(Self.url(simulatorAddress))
             energy state in \(dataDirectory)
 
@@ -98,7 +105,7 @@ extension RuntimeCommands {
               home page: \(Self.url(address, "/", secure: secure))
 
             """ : fleet.heading(address: address, simulatorAddress: simulatorAddress, dataDirectory: dataDirectory,
-                                metricsPath: metricsPath, secure: secure)
+                                metricsPath: metricsPath, secure: secure))
             let collector = exporter.collector
             let merger = exporter.merger
             screen.start(heading: heading, live: live, interval: interval) {

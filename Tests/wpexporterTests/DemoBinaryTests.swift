@@ -20,6 +20,8 @@ import WPSimulator
         let demo = try LaunchedExporter(["demo", "--port", "\(taken)"])
         try await demo.waitFor("the live values") { demo.standardOutput.contains("live values") }
         #expect(demo.standardError.contains("using a free port instead"))
+        // Kept in the screen's heading, which every redraw prints again.
+        #expect(demo.standardOutput.contains("note: ") && demo.standardOutput.contains("using a free port instead"))
         let port = try #require(demo.printedPort(after: "metrics:"))
         #expect(port != taken)
         #expect(demo.standardOutput.contains("not a terminal, so printed once"))
