@@ -18,12 +18,17 @@ final class LaunchedExporter: Sendable {
         process.standardError = errPipe
         self.process = process
         let (out, err) = (self.out, self.err)
+        // At end of file the handler is removed: left in place it is called again and again
+        // with no data, and the pipe's dispatch source would outlive the handle that owns its
+        // descriptor (closed when the handle goes away), which can crash libdispatch's event loop.
         outPipe.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil }
             out.append(data)
         }
         errPipe.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil }
             err.append(data)
         }
         try process.run()
