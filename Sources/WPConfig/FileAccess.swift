@@ -83,10 +83,12 @@ extension FileAccess {
 /// whose `read` property would hide `read(2)`).
 private enum SystemFile {
     static func readPrefix(_ path: String, limit: Int) -> Result<[UInt8], FileAccessError> {
+        // What is not a regular file is named before it is opened: a socket cannot be opened at
+        // all (ENXIO would say nothing useful) and opening a device can have effects of its own.
         var info = stat()
         if stat(path, &info) == 0, let kind = notAFile(info.st_mode) { return .failure(.unreadable(kind)) }
         // O_NONBLOCK: a FIFO that replaced the file after the check must not block the open
-        // (waiting for a writer) or the reads; a regular file ignores it.
+        // (waiting for a writer) or the reads, and fstat names it; a regular file ignores it.
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { return .failure(openError(errno)) }
         defer { close(descriptor) }

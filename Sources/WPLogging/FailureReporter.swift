@@ -21,4 +21,19 @@ final class FailureReporter: Sendable {
         guard first else { return }
         output("logging: \(sinkName): \(message) (further \(kind) failures are not reported)")
     }
+
+    /// Reports a failed `write(2)` with its `errno` (kind `write`).
+    func reportWrite(errno code: Int32) {
+        report(kind: "write", "write failed: \(FileIO.reason(code)) (errno \(code))")
+    }
+}
+
+/// Calls `flush` on each of `items` in order, all within one deadline `timeout` from now;
+/// `false` when any of them did not finish in the time left to it.
+func flushEach<Items: Sequence>(_ items: Items, within timeout: Duration,
+                                _ flush: (Items.Element, Duration) -> Bool) -> Bool {
+    let deadline = ContinuousClock.now.advanced(by: timeout)
+    var all = true
+    for item in items where !flush(item, ContinuousClock.now.duration(to: deadline)) { all = false }
+    return all
 }

@@ -26,9 +26,6 @@ public struct MultiplexingSink: LogSink {
 
     /// Flushes every destination, in order, sharing one deadline.
     public func flush(timeout: Duration) -> Bool {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        var all = true
-        for sink in sinks where !sink.flush(timeout: ContinuousClock.now.duration(to: deadline)) { all = false }
-        return all
+        flushEach(sinks, within: timeout) { $0.flush(timeout: $1) }
     }
 }

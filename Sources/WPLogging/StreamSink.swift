@@ -29,7 +29,8 @@ public final class StreamSink: LogSink {
     /// How records reach the descriptor.
     public let delivery: Delivery
     private let lock = Mutex<Void>(())
-    private let failures: FailureReporter
+    /// Reports failed writes of synchronous delivery (the writer reports its own).
+    private let failures: FailureReporter?
     private let writer: StreamWriter?
     private let dropped = Atomic<Int>(0)
 
@@ -58,17 +59,23 @@ public final class StreamSink: LogSink {
         self.fileDescriptor = fileDescriptor
         self.encoder = encoder
         self.delivery = delivery
-        self.failures = FailureReporter(sinkName: name ?? "fd \(fileDescriptor)", output: reportFailure)
-        self.writer = delivery == .background ? StreamWriter.shared(fileDescriptor: fileDescriptor, name: name) : nil
+        switch delivery {
+        case .synchronous:
+            self.failures = FailureReporter(sinkName: name ?? "fd \(fileDescriptor)", output: reportFailure)
+            self.writer = nil
+        case .background:
+            self.failures = nil
+            self.writer = StreamWriter.shared(fileDescriptor: fileDescriptor, name: name)
+        }
     }
 
     /// Creates a sink delivering in the background through `writer` (its own queue, rather
     /// than the descriptor's shared one).
-    public init(writer: StreamWriter, encoder: any LogEncoder, name: String? = nil) {
+    public init(writer: StreamWriter, encoder: any LogEncoder) {
         self.fileDescriptor = writer.fileDescriptor
         self.encoder = encoder
         self.delivery = .background
-        self.failures = FailureReporter(sinkName: name ?? "fd \(writer.fileDescriptor)", output: LoggingEnvironment.writeToStandardError)
+        self.failures = nil
         self.writer = writer
     }
 
@@ -87,9 +94,7 @@ public final class StreamSink: LogSink {
         encoder.encode(record, into: &line)
         guard let writer else {
             let failure = lock.withLock { _ in FileIO.writeAll(fileDescriptor, line) }
-            if let failure {
-                failures.report(kind: "write", "write failed: \(FileIO.reason(failure)) (errno \(failure))")
-            }
+            if let failure { failures?.reportWrite(errno: failure) }
             return
         }
         let lost = dropped.exchange(0, ordering: .relaxed)

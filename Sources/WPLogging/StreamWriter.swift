@@ -75,11 +75,7 @@ public final class StreamWriter: Sendable {
     /// exits.
     @discardableResult
     public static func flushShared(timeout: Duration) -> Bool {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        let writers = registry.withLock { Array($0.values) }
-        var all = true
-        for writer in writers where !writer.flush(timeout: ContinuousClock.now.duration(to: deadline)) { all = false }
-        return all
+        flushEach(registry.withLock { Array($0.values) }, within: timeout) { $0.flush(timeout: $1) }
     }
 
     /// Queues `bytes` and returns at once. Returns `false`, and counts the write in
@@ -130,7 +126,7 @@ public final class StreamWriter: Sendable {
             }
             guard let batch else { return }
             if let failure = FileIO.writeAll(fileDescriptor, batch) {
-                failures.report(kind: "write", "write failed: \(FileIO.reason(failure)) (errno \(failure))")
+                failures.reportWrite(errno: failure)
             }
         }
     }

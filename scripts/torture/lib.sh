@@ -12,9 +12,10 @@ work=$(mktemp -d)
 # On exit: stop the simulator, the exporter and the attackers this script started (its jobs).
 trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 
-# start_simulator: `wpexporter simulate` with 1,000 devices on a free loopback port; sets sim_port.
+# start_simulator [DEVICES]: `wpexporter simulate` with DEVICES devices (default 1,000) on a free
+# loopback port; sets sim_port.
 start_simulator() {
-    "$binary" simulate --port 0 --devices 1000 >"$work/sim.log" 2>&1 &
+    "$binary" simulate --port 0 --devices "${1:-1000}" >"$work/sim.log" 2>&1 &
     for _ in $(seq 100); do grep -q '127.0.0.1:' "$work/sim.log" && break; sleep 0.1; done
     sim_port=$(grep -o '127.0.0.1:[0-9]*' "$work/sim.log" | head -1 | cut -d: -f2)
 }

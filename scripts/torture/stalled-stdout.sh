@@ -18,9 +18,7 @@ seconds="${1:-10}"
 source scripts/torture/lib.sh
 command -v python3 >/dev/null || { echo "$name: needs python3" >&2; exit 64; }
 
-"$binary" simulate --port 0 --devices 100 >"$work/sim.log" 2>&1 &
-for _ in $(seq 100); do grep -q '127.0.0.1:' "$work/sim.log" && break; sleep 0.1; done
-sim_port=$(grep -o '127.0.0.1:[0-9]*' "$work/sim.log" | head -1 | cut -d: -f2)
+start_simulator 100
 # python3 holds the pipe's read end open and never reads it; the exporter's stderr goes to a file.
 python3 - "$binary" "$sim_port" "$work" <<'PY' &
 import fcntl, os, subprocess, sys, time
