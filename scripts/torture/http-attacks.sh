@@ -89,7 +89,7 @@ run_attack() {
 }
 
 echo "$name: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), binary $binary, ${seconds}s per attack"
-start_simulator
+start_simulator 1000
 attack_number=0 exporter_args=() auth=()
 
 run_attack "attack 1: chunked POST /metrics, 1000-byte chunk extensions, one connection" chunked

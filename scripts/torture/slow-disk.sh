@@ -17,7 +17,7 @@ source scripts/torture/lib.sh
 
 "${CC:-$(command -v cc || command -v clang)}" -O2 -shared -fPIC Tests/Torture/slow_fsync.c -o "$work/slow_fsync.so" -ldl
 
-start_simulator
+start_simulator 1000
 touch "$work/disk-is-slow"
 exporter_env=(SLOW_FSYNC_SECONDS="$stall" SLOW_FSYNC_UNTIL="$work/disk-is-slow" LD_PRELOAD="$work/slow_fsync.so")
 start_exporter "$work/server.log"
