@@ -100,7 +100,7 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
         /// Devices whose implausible reading was already logged (once per device).
         var loggedImplausible: Set<String> = []
         /// Servers whose totals moved away (``rekey(closing:_:)``): readings keyed under them
-        /// are dropped until ``reopen(server:)``.
+        /// are dropped until ``reopen(server:)``; the empty name stands for unqualified keys.
         var closedServers: Set<String> = []
     }
 
@@ -234,7 +234,7 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
             var accepted = samples
             if !inner.closedServers.isEmpty {
                 accepted.removeAll { sample in
-                    EnergyKey.split(sample.deviceID).map { inner.closedServers.contains($0.server) } ?? false
+                    inner.closedServers.contains(EnergyKey.split(sample.deviceID)?.server ?? "")
                 }
             }
             let summary = inner.integrator.integrate(accepted, at: instant, wall: wall)
@@ -296,7 +296,8 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     /// next cycle saves again.
     ///
     /// - Parameters:
-    ///   - closing: the servers whose keys move away (``EnergyKey`` server names).
+    ///   - closing: the servers whose keys move away (``EnergyKey`` server names; the empty
+    ///     name for the unqualified keys of a `winpower`-only configuration).
     ///   - plan: given the keys now, returns `old → new` for those to move.
     /// - Returns: what moved.
     @discardableResult

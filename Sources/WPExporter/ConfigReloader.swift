@@ -19,22 +19,28 @@ import WPMetrics
 ///                               apply: { try await exporter.apply($0) }, logger: logger, now: { Date() })
 /// let outcome = await reloader.reload(trigger: "SIGHUP")
 /// ```
-package final class ConfigReloader: Sendable {
+public final class ConfigReloader: Sendable {
     /// What the running exporter did with a new configuration.
-    package struct Applied: Sendable, Equatable {
-        /// One line for the log and the HTTP answer, e.g. `servers: 1 added, 2 kept`.
-        var summary: String
+    public struct Applied: Sendable, Equatable {
+        /// One line for the log and the HTTP answer, e.g. `servers: added b; 1 unchanged`.
+        public var summary: String
         /// Sections that changed but take effect only after a restart (their running values
         /// are kept).
-        var needsRestart: [String] = []
+        public var needsRestart: [String] = []
         /// What the reload could not do as the file says, or left behind (energy totals not
         /// moved, totals stored but no longer exported): in the log, the HTTP answer and
         /// `/health`.
-        var warnings: [String] = []
+        public var warnings: [String] = []
+
+        public init(summary: String, needsRestart: [String] = [], warnings: [String] = []) {
+            self.summary = summary
+            self.needsRestart = needsRestart
+            self.warnings = warnings
+        }
     }
 
     /// The result of one reload.
-    package enum Outcome: Sendable, Equatable {
+    public enum Outcome: Sendable, Equatable {
         case applied(Applied)
         /// The new configuration did not load, or could not be applied; the running one is kept.
         case rejected(String)
@@ -54,10 +60,10 @@ package final class ConfigReloader: Sendable {
         var attempts = 0
     }
 
-    package typealias Load = @Sendable () throws -> LoadedConfiguration
+    public typealias Load = @Sendable () throws -> LoadedConfiguration
     package typealias Apply = @Sendable (ExporterConfiguration) async throws -> Applied
 
-    private let load: Load
+    private let load: Load?
     private let apply: Apply
     private let logger: Logger
     private let now: @Sendable () -> Date
@@ -66,11 +72,12 @@ package final class ConfigReloader: Sendable {
     private let tail = Mutex<Task<Outcome, Never>?>(nil)
 
     /// - Parameters:
-    ///   - load: reads and validates the configuration again (throws `ConfigurationError`).
+    ///   - load: reads and validates the configuration again (throws `ConfigurationError`);
+    ///     `nil` when the exporter cannot reload (each reload is then refused, saying so).
     ///   - apply: applies a valid configuration to the running exporter.
     ///   - logger: where outcomes are logged.
     ///   - now: the wall clock.
-    package init(load: @escaping Load, apply: @escaping Apply, logger: Logger, now: @escaping @Sendable () -> Date) {
+    package init(load: Load?, apply: @escaping Apply, logger: Logger, now: @escaping @Sendable () -> Date) {
         self.load = load
         self.apply = apply
         self.logger = logger
@@ -102,13 +109,14 @@ package final class ConfigReloader: Sendable {
     private func perform(trigger: String) async -> Outcome {
         let outcome: Outcome
         do {
+            guard let load else { throw ReloadRefusal.unavailable }
             let loaded = try load()
             for warning in loaded.warnings {
                 logger.warn("configuration warning", ["warning": .string("\(warning)")])
             }
             do {
                 outcome = .applied(try await apply(loaded.configuration))
-            } catch let refusal as ReloadRenames.Refusal {
+            } catch ReloadRefusal.energyFrom(let refusal) {
                 outcome = .rejected(refusal.located(in: loaded))
             }
         } catch {
@@ -146,7 +154,7 @@ package final class ConfigReloader: Sendable {
     }
 
     /// Registers the two reload gauges in `registry` (read at each scrape).
-    package func register(in registry: MetricRegistry) throws {
+    package func register(in registry: MetricRegistry) throws(MetricsError) {
         try registry.gaugeFunc(name: "winpower_exporter_config_last_reload_successful",
                                help: "Whether the last configuration reload succeeded (1 before any reload).") { [self] in
             status.lastSuccessful ? 1 : 0

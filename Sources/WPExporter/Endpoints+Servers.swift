@@ -24,7 +24,7 @@ extension Endpoints {
     /// server's labels (Prometheus adds them from `/targets`). Exactly one `target` naming a
     /// configured server and nothing else is accepted; anything else is a 400 naming the
     /// problem. Never contacts WinPower.
-    package func probe(_ request: HTTPRequest) -> HTTPResponse {
+    package func probe(_ request: HTTPRequest, servers: [ServerView]) -> HTTPResponse {
         if let refusal = Self.refuseParameters(request, allowed: ["target"], usage: "/probe takes only target=<server name>") {
             return refusal
         }
@@ -65,7 +65,7 @@ extension Endpoints {
     /// `GET /targets`: Prometheus `http_sd_configs` JSON, one group per configured server, whose
     /// target is this exporter as the request's `Host` names it (400 when it is missing or not
     /// `host[:port]`), with `__metrics_path__="/probe"`, `__param_target` and the series labels.
-    package func targets(_ request: HTTPRequest) -> HTTPResponse {
+    package func targets(_ request: HTTPRequest, servers: [ServerView]) -> HTTPResponse {
         if let refusal = Self.refuseParameters(request, allowed: [], usage: "/targets takes no parameters") {
             return refusal
         }
@@ -137,7 +137,7 @@ extension Endpoints {
 
     /// Whether every server's first collection finished (successful or not); the names still
     /// waiting otherwise.
-    package func waitingServers() -> [String] {
+    package static func waitingServers(_ servers: [ServerView]) -> [String] {
         servers.filter { $0.health().lastFinished == nil }.map(\.name)
     }
 }

@@ -10,17 +10,24 @@ import WPServer
 /// Everything it serves comes from closures, so the endpoints are tested without a collector:
 /// a scrape reads the latest published snapshot and never waits on WinPower.
 package struct Endpoints: Sendable {
-    /// The latest snapshot of the collector.
-    package var snapshot: @Sendable () -> MetricsSnapshot
-    /// The collector's health.
-    package var health: @Sendable () -> CollectorHealth
-    /// The age of the last successful readout on the monotonic clock
-    /// (`WinPowerCollector.timeSinceLastSuccess()`), what `/health` judges freshness by.
-    package var sinceLastSuccess: @Sendable () -> Duration?
-    /// How old the last success may be for `/health` to answer 200.
-    package var stalenessWindow: Duration
-    /// The WinPower server, credentials removed, shown on the landing page and in `/health`.
-    package var target: String
+    /// What the endpoints serve at one moment, read once per request (a reload may change the
+    /// servers, and with them the shape).
+    package struct View: Sendable {
+        /// The `/metrics` snapshot.
+        package var snapshot: MetricsSnapshot
+        /// A merged snapshot's plain body in a format (`true`: OpenMetrics) as parts listed once
+        /// per merge (``ExpositionMerger/bodyParts(of:openMetrics:)``); when it (or its answer)
+        /// is `nil`, a scrape lists them itself.
+        package var bodyParts: (@Sendable (MetricsSnapshot, Bool) -> HTTPBodyParts?)?
+        /// The server of a `winpower`-only configuration; `nil` with `servers`.
+        package var single: ServerView?
+        /// The configured servers with `servers`; empty for a single server. With them, `/probe`
+        /// and `/targets` answer and `/health` and `/-/ready` are per server.
+        package var servers: [ServerView]
+    }
+
+    /// The current view (``Exporter`` reads it from its fleet).
+    package var view: @Sendable () -> View
     /// The exporter version.
     package var version: String
     /// The path `/metrics` is served on.
@@ -31,44 +38,55 @@ package struct Endpoints: Sendable {
     package var now: @Sendable () -> Date
     /// Per-scrape metrics, also the request observer.
     package var scrape: ScrapeMetrics
-    /// A merged snapshot's plain body in a format (`true`: OpenMetrics) as parts listed once per
-    /// merge (``ExpositionMerger/bodyParts(of:openMetrics:)``); when it (or its answer) is `nil`,
-    /// a scrape lists them itself.
-    package var mergedBodyParts: (@Sendable (MetricsSnapshot, Bool) -> HTTPBodyParts?)?
     /// Reloads the configuration (`POST /-/reload`) and reports the last reload in `/health`.
-    package var reloader: ConfigReloader? = nil
+    package var reloader: ConfigReloader?
     /// `server.enable_lifecycle` (`--web.enable-lifecycle`): whether `/-/reload` reloads.
-    package var lifecycleEnabled = false
-    /// The configured servers of a multi-server exporter, read at each request (a reload may
-    /// change them); `nil` for a single server. With it, `/probe` and `/targets` exist and
-    /// `/health` and `/-/ready` are per server.
-    package var serverViews: (@Sendable () -> [ServerView])?
-    /// The servers of a multi-server exporter now; empty for a single server.
-    package var servers: [ServerView] {
-        get { serverViews?() ?? [] }
-        set {
-            let views = newValue
-            if views.isEmpty {
-                serverViews = nil
-            } else {
-                serverViews = { @Sendable () -> [ServerView] in views }
-            }
-        }
+    package var lifecycleEnabled: Bool
+
+    package init(view: @escaping @Sendable () -> View, version: String, metricsPath: String, startedAt: Date,
+                 now: @escaping @Sendable () -> Date, scrape: ScrapeMetrics, reloader: ConfigReloader? = nil,
+                 lifecycleEnabled: Bool = false) {
+        self.view = view
+        self.version = version
+        self.metricsPath = metricsPath
+        self.startedAt = startedAt
+        self.now = now
+        self.scrape = scrape
+        self.reloader = reloader
+        self.lifecycleEnabled = lifecycleEnabled
     }
-    /// Whether this is a multi-server exporter.
-    package var isMultiServer: Bool { serverViews != nil }
+
+    /// Endpoints of one unnamed server given as closures (tests serve them without a collector).
+    package init(snapshot: @escaping @Sendable () -> MetricsSnapshot, health: @escaping @Sendable () -> CollectorHealth,
+                 sinceLastSuccess: @escaping @Sendable () -> Duration?, stalenessWindow: Duration, target: String,
+                 version: String, metricsPath: String, startedAt: Date, now: @escaping @Sendable () -> Date,
+                 scrape: ScrapeMetrics) {
+        let single = ServerView(name: "", labels: [], target: target, snapshot: snapshot, health: health,
+                                sinceLastSuccess: sinceLastSuccess, stalenessWindow: stalenessWindow)
+        self.init(view: { View(snapshot: snapshot(), bodyParts: nil, single: single, servers: []) }, version: version,
+                  metricsPath: metricsPath, startedAt: startedAt, now: now, scrape: scrape)
+    }
+
+    /// The servers of a multi-server exporter now; empty for a single server.
+    package var servers: [ServerView] { view().servers }
 
     /// The router serving every endpoint, counting requests in ``scrape``. No route takes a
     /// request body: one is refused with 413 from its head, before a byte of it is read.
     package func makeRouter() -> Router {
         var router = Router(observer: scrape)
         router.get(metricsPath, takesBody: false) { request in metrics(request) }
-        router.get("/health", takesBody: false) { _ in isMultiServer ? serversHealthResponse() : healthResponse() }
+        router.get("/health", takesBody: false) { _ in healthResponse() }
         router.get("/-/healthy", takesBody: false) { _ in .text("OK\n") }
         router.get("/-/ready", takesBody: false) { _ in readiness() }
-        if isMultiServer {
-            router.get("/probe", takesBody: false) { request in probe(request) }
-            router.get("/targets", takesBody: false) { request in targets(request) }
+        // Only a multi-server exporter has targets; for a single server they are not found,
+        // as paths that do not exist are.
+        router.get("/probe", takesBody: false) { request in
+            let servers = self.servers
+            return servers.isEmpty ? Self.notFound : probe(request, servers: servers)
+        }
+        router.get("/targets", takesBody: false) { request in
+            let servers = self.servers
+            return servers.isEmpty ? Self.notFound : targets(request, servers: servers)
         }
         router.get("/", takesBody: false) { _ in landingPage() }
         for method in ["POST", "PUT"] {
@@ -86,10 +104,11 @@ package struct Endpoints: Sendable {
 
     /// 200 once the first collection finished (every server's, for several), else 503.
     package func readiness() -> HTTPResponse {
-        guard isMultiServer else {
-            return health().lastFinished == nil ? .text("not ready: no collection finished yet\n", status: 503) : .text("OK\n")
+        let view = view()
+        if let single = view.single {
+            return single.health().lastFinished == nil ? .text("not ready: no collection finished yet\n", status: 503) : .text("OK\n")
         }
-        let waiting = waitingServers()
+        let waiting = Self.waitingServers(view.servers)
         return waiting.isEmpty ? .text("OK\n")
             : .text("not ready: no collection finished yet for " + waiting.joined(separator: ", ") + "\n", status: 503)
     }
@@ -97,12 +116,18 @@ package struct Endpoints: Sendable {
     /// The snapshot plus the per-scrape part in the negotiated format, gzip when accepted.
     package func metrics(_ request: HTTPRequest) -> HTTPResponse {
         let format = ExpositionFormat.negotiate(accept: request.headers["Accept"])
-        return cached(snapshot(), format: format, request: request, tail: scrape.render(format: format))
+        let view = view()
+        return cached(view.snapshot, format: format, request: request, tail: scrape.render(format: format),
+                      bodyParts: view.bodyParts)
     }
+
+    /// What an unknown path gets (the router's answer).
+    package static var notFound: HTTPResponse { .text("not found\n", status: 404) }
 
     /// `snapshot`'s prebuilt body in `format`, gzip when the request accepts it, followed by
     /// `tail` (the per-scrape part, or OpenMetrics' `# EOF`).
-    package func cached(_ snapshot: MetricsSnapshot, format: ExpositionFormat, request: HTTPRequest, tail: [UInt8]) -> HTTPResponse {
+    package func cached(_ snapshot: MetricsSnapshot, format: ExpositionFormat, request: HTTPRequest, tail: [UInt8],
+                        bodyParts: (@Sendable (MetricsSnapshot, Bool) -> HTTPBodyParts?)? = nil) -> HTTPResponse {
         let gzip = request.acceptsGzip && snapshot.hasGzip(openMetrics: format != .text)
         var response = HTTPResponse(status: 200)
         response.headers.set(name: "Content-Type", value: format.contentType)
@@ -118,7 +143,7 @@ package struct Endpoints: Sendable {
             response.body = format == .text ? snapshot.text : snapshot.openMetrics
             let slices = format == .text ? snapshot.textParts : snapshot.openMetricsParts
             if !slices.isEmpty {
-                response.bodyParts = mergedBodyParts?(snapshot, format != .text) ?? HTTPBodyParts(slices: slices)
+                response.bodyParts = bodyParts?(snapshot, format != .text) ?? HTTPBodyParts(slices: slices)
             }
             response.bodySuffix = tail
         }
@@ -128,7 +153,7 @@ package struct Endpoints: Sendable {
     /// What a plain-text scrape gets (snapshot plus the per-scrape part), for the Pushgateway;
     /// empty until the first collection has finished.
     package func textExposition() -> [UInt8] {
-        let snapshot = self.snapshot()
+        let snapshot = view().snapshot
         guard snapshot.generatedAt != nil else { return [] }
         return snapshot.wholeText + scrape.render(format: .text)
     }
@@ -152,12 +177,19 @@ package struct Endpoints: Sendable {
         }
     }
 
-    /// The `/health` document; 200 when the last finished collection succeeded within the
-    /// staleness window, 503 otherwise. A collection in progress changes neither.
+    /// `/health`: the single server's document, or the servers' (``serversHealthResponse(_:)``).
     package func healthResponse() -> HTTPResponse {
-        let health = self.health()
+        let view = view()
+        return view.single.map { healthResponse($0) } ?? serversHealthResponse(view.servers)
+    }
+
+    /// The `/health` document of a single server; 200 when the last finished collection succeeded within the
+    /// staleness window, 503 otherwise. A collection in progress changes neither.
+    package func healthResponse(_ server: ServerView) -> HTTPResponse {
+        let health = server.health()
         let now = self.now()
-        let healthy = health.isHealthy(sinceLastSuccess: sinceLastSuccess(), stalenessWindow: stalenessWindow)
+        let target = server.target
+        let healthy = health.isHealthy(sinceLastSuccess: server.sinceLastSuccess(), stalenessWindow: server.stalenessWindow)
         let report = HealthReport(
             status: healthy ? "healthy" : "unhealthy", version: version, uptimeSeconds: uptime(now),
             lastCollection: .init(health), winPower: .init(target: target, health: health),
@@ -188,7 +220,10 @@ package struct Endpoints: Sendable {
     }
 
     package func landingPage() -> HTTPResponse {
-        let target = HTMLEscaping.escape(self.target.isEmpty ? "(not configured)" : self.target)
+        let view = view()
+        let servers = view.servers
+        let single = view.single?.target ?? ""
+        let target = HTMLEscaping.escape(single.isEmpty ? "(not configured)" : single)
         let path = HTMLEscaping.escape(metricsPath)
         let source = servers.isEmpty ? "WinPower at <code>\(target)</code>"
             : "\(servers.count) WinPower servers: " + servers.map { server in

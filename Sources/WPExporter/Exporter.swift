@@ -11,197 +11,248 @@ import WPScheduler
 import WPServer
 import WPStorage
 
+/// Makes the WinPower client of a server: a `servers` entry, or for a `winpower`-only
+/// configuration the entry ``Exporter/singleServerEntry(_:)`` (empty name). Called at start
+/// and for each server a reload adds or changes.
+public typealias ClientFactory = @Sendable (ServerEntry) throws -> any WinPowerClient
+
 /// The running exporter: energy store, meter, one collector and scheduler per WinPower server
-/// (``ServerPipeline``), the merged exposition of several servers, and the HTTP server, composed
-/// from one ``ExporterConfiguration``.
+/// (``ServerPipeline``), the merged exposition, the HTTP endpoints, the push loop and
+/// configuration reloads, composed from one `ExporterConfiguration`.
 ///
-/// Creating it takes the data directory's lock and loads the stored energy; ``run(onListening:until:)``
-/// binds, ticks and serves until `shutdown` returns, then lets the collection and scrapes in
-/// flight finish within `scheduler.graceful_shutdown_timeout` and persists energy. The clock is
-/// injected: tests drive ``collector`` by hand with a manual clock.
+/// One composition serves both shapes of the configuration: a `winpower`-only configuration is
+/// a fleet of one server without a name (its `/metrics` is that collector's own pre-rendered
+/// snapshot, byte for byte what it always was), `servers` a fleet of named servers whose
+/// expositions are merged. A reload may switch between the two (``apply(_:)``).
+///
+/// Creating it takes the data directory's lock and loads the stored energy;
+/// ``run(onListening:reloadRequests:until:)`` binds, collects and serves until `shutdown`
+/// returns, then lets the collection and scrapes in flight finish within
+/// `scheduler.graceful_shutdown_timeout` and persists energy. A service with an HTTP server of
+/// its own mounts ``router`` and calls ``runCollection(reloadRequests:until:)`` instead, or
+/// puts the WinPower families into its own registry (``register(in:)``; docs/embedding.md).
 ///
 /// ```swift
-/// let exporter = try Exporter(configuration: config, client: client, clock: ContinuousClock(),
-///                             wallClock: { Date() }, logger: logger)
-/// try await exporter.run(onListening: { print("http://\($0)/metrics") }, until: { await signals.first() })
+/// let exporter = try Exporter(configuration: loaded.configuration,
+///                             options: .init(clock: ContinuousClock(), logger: logger,
+///                                            makeClient: Exporter.httpClients(logger: logger)))
+/// try await exporter.run(onListening: { print("http://\($0)/metrics") }, until: { await stop() })
 /// ```
-package final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
-    /// Makes a server's pipeline (collector and scheduler) around its client.
-    package typealias MemberFactory = @Sendable (ServerEntry, any WinPowerClient, ExporterConfiguration) -> ServerFleet<C>.Member
+public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
+    /// What the exporter is built with besides its configuration.
+    public struct Options: Sendable {
+        /// Drives the schedulers, energy integration and staleness.
+        public var clock: C
+        /// Timestamps and `/health` ages.
+        public var wallClock: @Sendable () -> Date
+        /// The root logger; components log under child labels.
+        public var logger: Logger
+        /// Makes each server's WinPower client (``Exporter/httpClients(logger:)`` for real ones).
+        public var makeClient: ClientFactory
+        /// TLS and basic authentication of the listener, from `server.web_config_file`.
+        public var webSecurity: WebSecurity
+        /// Loads the configuration again (from the startup file, environment and flags) for
+        /// SIGHUP and `POST /-/reload`; `nil`: ``reload(trigger:)`` refuses, ``apply(_:)`` works.
+        public var reload: ConfigReloader.Load?
+        /// The minimum time between two merges of several servers' expositions
+        /// (``ExpositionMerger``); zero merges on every publish.
+        public var mergeSpacing: Duration
+        /// Runs after each published collection (and merge); the command-line tool returns
+        /// freed heap memory to the system there.
+        public var afterCollection: @Sendable () -> Void
 
-    package let configuration: ExporterConfiguration
+        public init(clock: C, logger: Logger, makeClient: @escaping ClientFactory,
+                    wallClock: @escaping @Sendable () -> Date = { Date() }, webSecurity: WebSecurity = .none,
+                    reload: ConfigReloader.Load? = nil, mergeSpacing: Duration = .seconds(1),
+                    afterCollection: @escaping @Sendable () -> Void = {}) {
+            self.clock = clock
+            self.logger = logger
+            self.makeClient = makeClient
+            self.wallClock = wallClock
+            self.webSecurity = webSecurity
+            self.reload = reload
+            self.mergeSpacing = mergeSpacing
+            self.afterCollection = afterCollection
+        }
+    }
+
     package let logger: Logger
     package let store: FileEnergyStore
     package let meter: EnergyMeter<C>
-    /// The servers of a multi-server exporter, changed by reloads; `nil` for a single server.
-    package let fleet: ServerFleet<C>?
-    /// One pipeline per `servers` entry, in file order (now: reloads change them), or the
-    /// single one of `winpower`.
-    package var pipelines: [ServerPipeline<C>] { fleet?.pipelines ?? [primary] }
-    /// Makes a new server's WinPower client on reload; `nil` when servers cannot change.
-    private let clientFactory: ClientFactory?
-    /// Merges the servers' expositions into `/metrics`; `nil` for a single server.
-    package let merger: ExpositionMerger<C>?
+    /// The servers: one unnamed member for `winpower`, one per `servers` entry; reloads change them.
+    package let fleet: ServerFleet<C>
+    /// Merges several servers' expositions into `/metrics` (idle for a single server).
+    package let merger: ExpositionMerger<C>
     package let server: HTTPServer
     package let scrape: ScrapeMetrics
     package let endpoints: Endpoints
     /// Pushes to `push.url` when it is set.
     package let pushLoop: PushLoop<C>?
     /// Whether the listener speaks TLS (the web configuration file sets it up).
-    package let isSecure: Bool
+    public let isSecure: Bool
     /// Re-reads the configuration on SIGHUP and `POST /-/reload`.
     package let reloader: ConfigReloader
     /// The configuration in effect (the startup one plus what reloads applied).
     private let running: RunningConfiguration
+    private let applier: ReloadApplier<C>
+    private let gracefulShutdownTimeout: Duration
 
-    /// The first server's collector (the only one without `servers`).
-    package var collector: WPCollector.WinPowerCollector<C> { primary.collector }
-    /// The first server's scheduler (the only one without `servers`).
-    package var scheduler: Scheduler<C> { primary.scheduler }
-    private let primary: ServerPipeline<C>
+    /// The configuration in effect: the startup one plus what reloads applied.
+    public var configuration: ExporterConfiguration { running.value }
 
-    /// A single-server exporter (or one whose `servers` has exactly one entry).
-    package convenience init(configuration: ExporterConfiguration, client: any WinPowerClient, clock: C,
-                     wallClock: @escaping @Sendable () -> Date, logger: Logger, webSecurity: WebSecurity = .none,
-                     reload: ConfigReloader.Load? = nil) throws {
-        try self.init(configuration: configuration, clients: [client], clock: clock, wallClock: wallClock,
-                      logger: logger, webSecurity: webSecurity, reload: reload)
+    /// One pipeline per server now, in configuration order.
+    package var pipelines: [ServerPipeline<C>] { fleet.pipelines }
+
+    /// The first server's collector now (the only one of a `winpower`-only configuration).
+    package var collector: WinPowerCollector<C> { fleet.pipelines[0].collector }
+
+    /// The server of a `winpower`-only configuration: `winpower` as a server without a name
+    /// (its series carry no `server` label and its energy keys no prefix).
+    public static func singleServerEntry(_ configuration: ExporterConfiguration) -> ServerEntry {
+        ServerEntry(name: "", winPower: configuration.winPower)
     }
 
+    /// The servers `configuration` describes: its `servers` entries, or ``singleServerEntry(_:)``.
+    public static func serverEntries(_ configuration: ExporterConfiguration) -> [ServerEntry] {
+        configuration.servers.isEmpty ? [singleServerEntry(configuration)] : configuration.servers
+    }
+
+    /// Real WinPower clients over HTTP(S), each with its own token, backoff and timeouts, logging
+    /// under `client` (with a `server` field for a `servers` entry).
+    public static func httpClients(logger: Logger) -> ClientFactory {
+        return { entry in
+            WinPowerHTTPClient(configuration: try ExporterSettings.client(entry.winPower),
+                               logger: entry.name.isEmpty ? logger.child(label: "client")
+                                   : logger.child(label: "client", fields: ["server": .string(entry.name)]))
+        }
+    }
+
+    /// Builds the exporter: opens the store (taking the data directory's lock) and the energy
+    /// meter, makes every server's client and pipeline, the endpoints and the HTTP server.
+    /// Nothing runs until ``run(onListening:reloadRequests:until:)`` or
+    /// ``runCollection(reloadRequests:until:)``.
+    ///
     /// - Parameters:
     ///   - configuration: the validated configuration.
-    ///   - clients: where devices are read from: one per `servers` entry in order, or one for
-    ///     `winpower` when `servers` is empty.
-    ///   - clock: drives the schedulers, energy integration and staleness.
-    ///   - wallClock: timestamps and `/health` ages.
-    ///   - logger: the root logger; components log under child labels.
-    ///   - webSecurity: TLS and basic authentication from `server.web_config_file`.
-    ///   - reload: loads the configuration again (from the startup file, environment and
-    ///     flags); `nil` when this exporter cannot reload (a reload then fails and says so).
-    ///   - clientFactory: makes the client of a server a reload adds or changes; without it a
-    ///     reload cannot change `servers`.
-    ///   - mergeSpacing: the minimum time between two merges of the servers' expositions
-    ///     (``ExpositionMerger``); zero merges on every publish.
-    ///   - afterCollection: runs after each published collection (and merge); the executable
-    ///     returns freed heap memory to the system there.
-    /// - Throws: `StorageError` when the data directory is locked by another process or
-    ///   unusable; `PushError` for a `push.url` the Pushgateway client cannot use;
-    ///   ``RuntimeFailure`` when `clients` does not match the servers; `MetricsError` never
-    ///   in practice (fixed names).
-    package init(configuration: ExporterConfiguration, clients: [any WinPowerClient], clock: C,
-         wallClock: @escaping @Sendable () -> Date, logger: Logger, webSecurity: WebSecurity = .none,
-         reload: ConfigReloader.Load? = nil, clientFactory: ClientFactory? = nil,
-         mergeSpacing: Duration = ExpositionMerger<C>.defaultSpacing,
-         afterCollection: @escaping @Sendable () -> Void = {}) throws {
-        let entries = configuration.servers
-        guard let firstClient = clients.first, clients.count == max(1, entries.count) else {
-            throw RuntimeFailure(message: "\(clients.count) WinPower clients for \(max(1, entries.count)) servers")
-        }
-        self.configuration = configuration
+    ///   - options: clock, logger, client factory and the rest (``Options``).
+    /// - Throws: ``ExporterError`` naming the key at fault; nothing is left open then.
+    public init(configuration: ExporterConfiguration, options: Options) throws(ExporterError) {
+        let (clock, wallClock, logger) = (options.clock, options.wallClock, options.logger)
         self.logger = logger
         let running = RunningConfiguration(configuration)
         self.running = running
-        self.clientFactory = clientFactory
-        let applier = ReloadApplier<C>()
-        reloader = ConfigReloader(load: reload ?? { throw ReloadUnavailable() },
-                                  apply: { next in try await applier.apply(next) },
-                                  logger: logger.child(label: "reload"), now: wallClock)
+        gracefulShutdownTimeout = configuration.scheduler.gracefulShutdownTimeout
         let storage = ExporterSettings.storage(configuration.storage)
-        store = try FileEnergyStore(configuration: storage, logger: logger.child(label: "storage"), now: wallClock)
-        let graceful = configuration.scheduler.gracefulShutdownTimeout
+        do {
+            store = try FileEnergyStore(configuration: storage, logger: logger.child(label: "storage"), now: wallClock)
+        } catch {
+            throw .dataDirectory(error)
+        }
+        let store = self.store
         do {
             meter = try Self.openMeter(configuration, storage: storage, store: store, clock: clock, logger: logger)
         } catch {
             store.close()
-            throw error
+            throw .dataDirectory(error)
         }
         let meter = self.meter
-        let scrape = try ScrapeMetrics(build: .current)
-        self.scrape = scrape
-        try reloader.register(in: scrape.registry)
-        var endpoints: Endpoints
-        if entries.isEmpty {
-            let collectorConfiguration = ExporterSettings.collector(configuration)
-            let collector = WPCollector.WinPowerCollector(configuration: collectorConfiguration, client: firstClient, meter: meter,
-                                                  clock: clock, wallClock: wallClock, logger: logger.child(label: "collector"))
-            primary = ServerPipeline(name: "", labels: [], collector: collector,
-                                     interval: configuration.scheduler.collectionInterval,
-                                     gracefulShutdownTimeout: graceful, clock: clock,
-                                     logger: logger.child(label: "scheduler"), published: afterCollection)
-            merger = nil
-            fleet = nil
-            applier.singleClient = firstClient
-            endpoints = Endpoints(snapshot: { collector.snapshot }, health: { collector.health },
-                                  sinceLastSuccess: { collector.timeSinceLastSuccess() },
-                                  stalenessWindow: collectorConfiguration.stalenessWindow,
-                                  target: collectorConfiguration.target, version: BuildInfo.exporterVersion,
-                                  metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
-                                  scrape: scrape)
-        } else {
-            let holder = FleetHolder<C>()
-            let merger = ExpositionMerger(spacing: mergeSpacing, clock: clock, parts: {
-                (holder.fleet?.pipelines ?? []).map { $0.collector.snapshot.chunks }
-                    + [WPCollector.WinPowerCollector<C>.processWideChunks(meter)]
-            }, afterMerge: afterCollection)
-            self.merger = merger
-            let makeMember: MemberFactory = { entry, client, configuration in
-                let collector = WPCollector.WinPowerCollector(
-                    configuration: ServerPipeline<C>.collectorConfiguration(entry, configuration), client: client,
-                    meter: meter, clock: clock, wallClock: wallClock,
-                    logger: logger.child(label: "collector", fields: ["server": .string(entry.name)]))
-                let pipeline = ServerPipeline(
-                    name: entry.name, labels: ServerPipeline<C>.seriesLabels(entry), collector: collector,
-                    interval: collector.configuration.interval, gracefulShutdownTimeout: graceful, clock: clock,
-                    logger: logger.child(label: "scheduler", fields: ["server": .string(entry.name)]),
-                    published: merger.publisher())
-                return ServerFleet<C>.Member(entry: entry, interval: collector.configuration.interval, pipeline: pipeline)
+        let fleet = ServerFleet<C>(members: [])
+        self.fleet = fleet
+        let afterCollection = options.afterCollection
+        merger = ExpositionMerger(spacing: options.mergeSpacing, clock: clock, parts: {
+            fleet.pipelines.map { $0.collector.snapshot.chunks } + [WinPowerCollector<C>.processWideChunks(meter)]
+        }, afterMerge: afterCollection)
+        let makeMember = Self.memberFactory(meter: meter, merger: merger, clock: clock, wallClock: wallClock,
+                                            logger: logger, graceful: gracefulShutdownTimeout,
+                                            afterCollection: afterCollection)
+        var members: [ServerFleet<C>.Member] = []
+        for entry in Self.serverEntries(configuration) {
+            do {
+                members.append(makeMember(entry, try options.makeClient(entry), configuration))
+            } catch {
+                store.close()
+                throw .client(server: entry.name, reason: "\(error)")
             }
-            let fleet = ServerFleet<C>(members: zip(entries, clients).map { makeMember($0, $1, configuration) })
-            holder.fleet = fleet
-            self.fleet = fleet
-            primary = fleet.pipelines[0]
-            merger.publish()
-            let first = primary.collector
-            endpoints = Endpoints(snapshot: { merger.snapshot }, health: { first.health },
-                                  sinceLastSuccess: { first.timeSinceLastSuccess() },
-                                  stalenessWindow: first.configuration.stalenessWindow,
-                                  target: "\(entries.count) servers", version: BuildInfo.exporterVersion,
-                                  metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
-                                  scrape: scrape)
-            endpoints.mergedBodyParts = { merger.bodyParts(of: $0, openMetrics: $1) }
-            endpoints.serverViews = {
-                fleet.pipelines.map { pipeline in
-                    let collector = pipeline.collector
-                    return ServerView(name: pipeline.name, labels: pipeline.labels, target: collector.configuration.target,
-                                      snapshot: { collector.snapshot }, health: { collector.health },
-                                      sinceLastSuccess: { collector.timeSinceLastSuccess() },
-                                      stalenessWindow: collector.configuration.stalenessWindow)
-                }
-            }
-            applier.fleet = fleet
-            applier.makeMember = makeMember
-            applier.merger = merger
-            applier.meter = meter
         }
-        endpoints.reloader = reloader
-        endpoints.lifecycleEnabled = configuration.server.enableLifecycle
-        applier.running = running
-        applier.clientFactory = clientFactory
-        let endpointsInUse = endpoints
-        self.endpoints = endpointsInUse
-        var serverConfiguration = ExporterSettings.server(configuration)
-        serverConfiguration.tls = webSecurity.tls
-        isSecure = webSecurity.tls != nil
-        server = HTTPServer(configuration: serverConfiguration, handler: endpointsInUse.makeHandler(security: webSecurity),
-                            logger: logger.child(label: "http"), observer: scrape)
+        fleet.replace(with: members)
+        if !configuration.servers.isEmpty { merger.publish() }
+        applier = ReloadApplier(running: running, fleet: fleet, merger: merger, meter: meter,
+                                makeMember: makeMember, makeClient: options.makeClient)
+        let applier = self.applier
+        reloader = ConfigReloader(load: options.reload, apply: { next in try await applier.apply(next) },
+                                  logger: logger.child(label: "reload"), now: wallClock)
         do {
-            pushLoop = try PushgatewayClient.exporterClient(configuration.push).map { client in
-                PushLoop(client: client, interval: configuration.push.interval, clock: clock,
-                         logger: logger.child(label: "push")) { endpointsInUse.textExposition() }
-            }
+            scrape = try ScrapeMetrics(build: .current)
+            try reloader.register(in: scrape.registry)
+        } catch {
+            store.close()
+            throw .metrics(error)
+        }
+        let merger = self.merger
+        endpoints = Endpoints(view: { Self.view(fleet: fleet, merger: merger) }, version: BuildInfo.exporterVersion,
+                              metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
+                              scrape: scrape, reloader: reloader, lifecycleEnabled: configuration.server.enableLifecycle)
+        var serverConfiguration = ExporterSettings.server(configuration)
+        serverConfiguration.tls = options.webSecurity.tls
+        isSecure = options.webSecurity.tls != nil
+        server = HTTPServer(configuration: serverConfiguration, handler: endpoints.makeHandler(security: options.webSecurity),
+                            logger: logger.child(label: "http"), observer: scrape)
+        let endpoints = self.endpoints
+        do {
+            pushLoop = try Self.makePushLoop(configuration.push, clock: clock, logger: logger) { endpoints.textExposition() }
         } catch {
             store.close()
             throw error
+        }
+    }
+
+    /// The exposition and servers as the endpoints see them now: a single unnamed server serves
+    /// its collector's own snapshot, several servers the merged one.
+    private static func view(fleet: ServerFleet<C>, merger: ExpositionMerger<C>) -> Endpoints.View {
+        let pipelines = fleet.pipelines
+        let servers = pipelines.map { pipeline in
+            let collector = pipeline.collector
+            return ServerView(name: pipeline.name, labels: pipeline.labels, target: collector.configuration.target,
+                              snapshot: { collector.snapshot }, health: { collector.health },
+                              sinceLastSuccess: { collector.timeSinceLastSuccess() },
+                              stalenessWindow: collector.configuration.stalenessWindow)
+        }
+        if servers.count == 1, let single = servers.first, single.name.isEmpty {
+            return Endpoints.View(snapshot: single.snapshot(), bodyParts: nil, single: single, servers: [])
+        }
+        return Endpoints.View(snapshot: merger.snapshot, bodyParts: { merger.bodyParts(of: $0, openMetrics: $1) },
+                              single: nil, servers: servers)
+    }
+
+    /// Makes a server's pipeline around its client: a named server publishes to the merger,
+    /// the unnamed one of `winpower` straight to `/metrics`.
+    private static func memberFactory(meter: EnergyMeter<C>, merger: ExpositionMerger<C>, clock: C,
+                                      wallClock: @escaping @Sendable () -> Date, logger: Logger, graceful: Duration,
+                                      afterCollection: @escaping @Sendable () -> Void) -> ServerFleet<C>.MemberFactory {
+        return { entry, client, configuration in
+            let fields: [String: LogValue] = entry.name.isEmpty ? [:] : ["server": .string(entry.name)]
+            let collector = WinPowerCollector(configuration: ServerPipeline<C>.collectorConfiguration(entry, configuration),
+                                              client: client, meter: meter, clock: clock, wallClock: wallClock,
+                                              logger: logger.child(label: "collector", fields: fields))
+            let pipeline = ServerPipeline(
+                name: entry.name, labels: collector.configuration.seriesLabels, collector: collector,
+                interval: collector.configuration.interval, gracefulShutdownTimeout: graceful, clock: clock,
+                logger: logger.child(label: "scheduler", fields: fields),
+                published: entry.name.isEmpty ? afterCollection : merger.publisher())
+            return ServerFleet<C>.Member(entry: entry, interval: collector.configuration.interval, client: client,
+                                         pipeline: pipeline)
+        }
+    }
+
+    private static func makePushLoop(_ push: ExporterConfiguration.Push, clock: C, logger: Logger,
+                                     source: @escaping @Sendable () -> [UInt8]) throws(ExporterError) -> PushLoop<C>? {
+        do {
+            return try PushgatewayClient.exporterClient(push).map { client in
+                PushLoop(client: client, interval: push.interval, clock: clock, logger: logger.child(label: "push"),
+                         source: source)
+            }
+        } catch {
+            throw .push(error)
         }
     }
 
@@ -233,6 +284,15 @@ package final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         return meter
     }
 
+    /// Every endpoint (`/metrics` at `server.metrics_path`, `/health`, `/-/healthy`, `/-/ready`,
+    /// `/probe`, `/targets`, `/-/reload`, `/`) as one router, for a service that mounts them on
+    /// its own WPServer listener. Requests are counted in `winpower_exporter_requests_total`.
+    public var router: Router { endpoints.makeRouter() }
+
+    /// The current `/metrics` snapshot, without the per-scrape families (requests, process,
+    /// build information).
+    public var snapshot: MetricsSnapshot { endpoints.view().snapshot }
+
     /// Binds, then collects and serves until `shutdown` returns (or the task is cancelled);
     /// then stops ticking, lets work in flight finish, stops recording energy, saves the totals
     /// (waiting up to ``finalSaveTimeout``) and releases the lock.
@@ -245,16 +305,41 @@ package final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     ///   - reloadRequests: one element per SIGHUP; each reloads the configuration.
     ///   - shutdown: returns when the exporter should stop (a signal); must end on cancellation.
     /// - Throws: `HTTPServerError.bind` naming the address and reason when it cannot listen.
-    package func run(onListening: @escaping @Sendable (ServerAddress) async -> Void,
-             reloadRequests: AsyncStream<Void>? = nil,
-             until shutdown: @escaping @Sendable () async -> Void) async throws {
+    public func run(onListening: @escaping @Sendable (ServerAddress) async -> Void,
+                    reloadRequests: AsyncStream<Void>? = nil,
+                    until shutdown: @escaping @Sendable () async -> Void) async throws {
         do {
-            try await serve(onListening: onListening, reloadRequests: reloadRequests, until: shutdown)
+            try await serve(listening: onListening, reloadRequests: reloadRequests, until: shutdown)
         } catch {
             await finish()
             throw error
         }
         await finish()
+    }
+
+    /// Like ``run(onListening:reloadRequests:until:)`` without the listener: for a service that
+    /// serves ``router`` (or its own registry, ``register(in:)``) itself.
+    public func runCollection(reloadRequests: AsyncStream<Void>? = nil,
+                              until shutdown: @escaping @Sendable () async -> Void) async {
+        try? await serve(listening: nil, reloadRequests: reloadRequests, until: shutdown)
+        await finish()
+    }
+
+    /// Applies a new configuration to the running exporter, as a reload does: servers added,
+    /// changed or removed (switching between `winpower` and `servers` included), energy totals
+    /// moved by `energy_from`. Sections that cannot change while running are kept and named in
+    /// the answer.
+    ///
+    /// - Returns: what changed, what needs a restart, and warnings.
+    /// - Throws: ``ReloadRefusal`` when nothing could be applied (the running configuration stays).
+    public func apply(_ next: ExporterConfiguration) async throws(ReloadRefusal) -> ConfigReloader.Applied {
+        try await applier.apply(next)
+    }
+
+    /// Loads the configuration again (``Options/reload``) and applies it, logged and counted as a
+    /// SIGHUP or `POST /-/reload` is.
+    public func reload(trigger: String) async -> ConfigReloader.Outcome {
+        await reloader.reload(trigger: trigger)
     }
 
     /// The parts ``run(onListening:reloadRequests:until:)`` runs as child tasks.
@@ -267,25 +352,23 @@ package final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         case shutdownTrigger = "the shutdown trigger"
     }
 
-    private func serve(onListening: @escaping @Sendable (ServerAddress) async -> Void,
+    private func serve(listening onListening: (@Sendable (ServerAddress) async -> Void)?,
                        reloadRequests: AsyncStream<Void>?,
                        until shutdown: @escaping @Sendable () async -> Void) async throws {
-        let (server, fleet, primary, logger, pushLoop, reloader) = (self.server, self.fleet, self.primary, self.logger,
-                                                                    self.pushLoop, self.reloader)
-        let merger = self.merger
+        let (server, fleet, merger, logger, pushLoop, reloader) = (self.server, self.fleet, self.merger, self.logger,
+                                                                   self.pushLoop, self.reloader)
         try await withThrowingTaskGroup(of: Part.self) { group in
-            group.addTask {
-                try await server.run()
-                return .httpServer
-            }
             do {
-                let address = try await server.waitUntilListening()
-                if let fleet {
-                    if let merger { group.addTask { await merger.run(); return .merger } }
-                    group.addTask { await fleet.run(); return .collection }
-                } else {
-                    group.addTask { await primary.scheduler.run(); return .collection }
+                var address: ServerAddress?
+                if onListening != nil {
+                    group.addTask {
+                        try await server.run()
+                        return .httpServer
+                    }
+                    address = try await server.waitUntilListening()
                 }
+                group.addTask { await merger.run(); return .merger }
+                group.addTask { await fleet.run(); return .collection }
                 if let pushLoop { group.addTask { await pushLoop.run(); return .push } }
                 if let reloadRequests {
                     group.addTask {
@@ -293,7 +376,7 @@ package final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                         return .reloads
                     }
                 }
-                await onListening(address)
+                if let onListening, let address { await onListening(address) }
             } catch {
                 group.cancelAll()
                 throw error
@@ -311,7 +394,7 @@ package final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                 group.cancelAll()
                 throw error
             }
-            logger.info("shutting down", ["graceful_timeout": .string("\(configuration.scheduler.gracefulShutdownTimeout)")])
+            logger.info("shutting down", ["graceful_timeout": .string("\(gracefulShutdownTimeout)")])
             group.cancelAll()
             try await group.waitForAll()
         }
@@ -319,7 +402,7 @@ package final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
 
     /// How long shutdown waits for the final save of the energy totals (a second signal exits
     /// at once instead).
-    package static var finalSaveTimeout: Duration { .seconds(30) }
+    public static var finalSaveTimeout: Duration { .seconds(30) }
 
     /// Stops recording, saves the totals within ``finalSaveTimeout`` and releases the data
     /// directory. A collection that outlived the graceful timeout can no longer record.
@@ -341,7 +424,7 @@ package final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     ///
     /// - Returns: whether the totals are safe on disk.
     @discardableResult
-    package func persist(timeout: Duration?) -> Bool {
+    public func persist(timeout: Duration?) -> Bool {
         do {
             try meter.flush(timeout: timeout)
             return true
@@ -353,7 +436,7 @@ package final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
 
     /// Persists energy and releases the data directory, for an exporter that never ran
     /// (``run(onListening:reloadRequests:until:)`` does this itself on its way out).
-    package func close() {
+    public func close() {
         meter.close()
         if persist(timeout: Self.finalSaveTimeout) { logger.info("energy persisted", ["devices": .int(meter.totals.count)]) }
         store.close()
@@ -368,9 +451,4 @@ package final class RunningConfiguration: Sendable {
         get { state.withLock { $0 } }
         set { state.withLock { $0 = newValue } }
     }
-}
-
-/// The exporter was built without a way to load its configuration again.
-package struct ReloadUnavailable: Error, CustomStringConvertible {
-    package var description: String { "this exporter was started without a configuration to reload" }
 }

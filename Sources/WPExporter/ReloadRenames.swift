@@ -12,7 +12,7 @@ import WPEnergy
 /// that is neither, one the new file still has, or one two new entries claim is refused, and
 /// the whole reload with it (config validation already refuses the last two in a file).
 /// An entry that is not new never moves anything: its `energy_from` did its work when it came.
-package struct ReloadRenames: Sendable, Equatable {
+public struct ReloadRenames: Sendable, Equatable {
     /// The entries that continue someone's totals (started only once they moved).
     package var targets: Set<String> = []
     /// The old server names whose totals move (their pipelines must have stopped first).
@@ -21,24 +21,24 @@ package struct ReloadRenames: Sendable, Equatable {
     package var migration = EnergyMigration(adopter: nil, renames: [:])
 
     /// A reload that cannot rename as asked: the running configuration is kept.
-    package struct Refusal: Error, CustomStringConvertible {
+    public struct Refusal: Error, Sendable, CustomStringConvertible {
         /// One `energy_from` that cannot be honoured.
-        package struct Problem: Sendable, Equatable {
+        public struct Problem: Sendable, Equatable {
             /// The entry's index in `servers` (as configuration errors name entries).
-            package var index: Int
+            public var index: Int
             /// What is wrong with its `energy_from`.
-            package var message: String
+            public var message: String
         }
 
-        package var problems: [Problem]
+        public var problems: [Problem]
 
         /// One line per problem, as configuration errors are written:
         /// `error: servers[3].energy_from: …`.
-        package var description: String { located(in: nil) }
+        public var description: String { located(in: nil) }
 
         /// ``description`` with each entry's `energy_from` position in the file (from
         /// `loaded`'s `check-config` rows) before the key: `error: config.yaml:12:18: servers[3].energy_from: …`.
-        package func located(in loaded: LoadedConfiguration?) -> String {
+        public func located(in loaded: LoadedConfiguration?) -> String {
             problems.map { problem in
                 let source = loaded.flatMap { loaded in
                     loaded.servers.indices.contains(problem.index)
@@ -67,6 +67,8 @@ package struct ReloadRenames: Sendable, Equatable {
             if from == ExporterConfiguration.singleServerEnergyName {
                 migration.adopter = entry.name
                 targets.insert(entry.name)
+                // A running winpower-only server (no name) stops before its totals move.
+                if running.contains("") { sources.insert("") }
             } else if let first = claimed[from] {
                 refuse("\(from.debugDescription) is already continued by servers[\(first)]; each stored total goes to one entry")
             } else if names.contains(from) {

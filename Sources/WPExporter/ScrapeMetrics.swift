@@ -20,7 +20,7 @@ package final class ScrapeMetrics: RequestObserver {
     ///   - build: the facts exported as `winpower_exporter_build_info`.
     ///   - process: where the `process_*` figures are read from (tests point it elsewhere).
     /// - Throws: `MetricsError` only if the fixed names were invalid.
-    package init(build: BuildInfo, process: ProcessCollector.Configuration = .init()) throws {
+    package init(build: BuildInfo, process: ProcessCollector.Configuration = .init()) throws(MetricsError) {
         requests = try CounterVec(name: "winpower_exporter_requests_total",
                                   help: "HTTP requests served by the exporter, by handler and status code.",
                                   labelNames: ["handler", "code"])

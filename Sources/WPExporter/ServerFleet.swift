@@ -1,4 +1,5 @@
 import Synchronization
+import WPClient
 import WPCollector
 import WPConfig
 import WPScheduler
@@ -15,13 +16,18 @@ import WPScheduler
 /// rename, its totals moved): a server never runs two pipelines at once. Energy totals live in
 /// the shared meter, so neither removing nor re-adding a server loses any.
 package final class ServerFleet<C: Clock>: Sendable where C.Duration == Duration {
-    /// One server: its entry as configured and its pipeline.
+    /// One server: its entry as configured, its client and its pipeline.
     package struct Member: Sendable {
         var entry: ServerEntry
         /// The collection interval in effect (the entry's or `scheduler.collection_interval`).
         var interval: Duration
+        /// The WinPower client the pipeline collects with (a reload may give it new credentials).
+        var client: any WinPowerClient
         var pipeline: ServerPipeline<C>
     }
+
+    /// Makes a server's member (client, collector and scheduler) for an entry of a configuration.
+    package typealias MemberFactory = @Sendable (ServerEntry, any WinPowerClient, ExporterConfiguration) -> Member
 
     private struct State {
         var members: [Member]

@@ -46,13 +46,15 @@ package final class ServerPipeline<C: Clock>: Sendable where C.Duration == Durat
         }
     }
 
-    /// The collector configuration of `entry`: its interval, base URL, labels and energy keys.
+    /// The collector configuration of `entry`: its interval, base URL, labels and energy keys;
+    /// for the unnamed server of a `winpower`-only configuration, no labels and no key prefix.
     ///
     /// - Parameters:
-    ///   - entry: the `servers` entry.
+    ///   - entry: the `servers` entry, or ``Exporter/singleServerEntry(_:)``.
     ///   - configuration: the whole configuration (for `scheduler.collection_interval`).
     package static func collectorConfiguration(_ entry: ServerEntry,
                                        _ configuration: ExporterConfiguration) -> CollectorConfiguration {
+        guard !entry.name.isEmpty else { return ExporterSettings.collector(configuration) }
         var result = CollectorConfiguration(interval: entry.collectionInterval ?? configuration.scheduler.collectionInterval,
                                             target: ExporterSettings.target(entry.winPower.baseURL))
         result.seriesLabels = seriesLabels(entry)

@@ -57,7 +57,7 @@ extension HealthReport.WinPower {
 
 extension Endpoints {
     /// The multi-server `/health` document (see ``ServersHealthReport`` for the status rule).
-    package func serversHealthResponse() -> HTTPResponse {
+    package func serversHealthResponse(_ servers: [ServerView]) -> HTTPResponse {
         let now = self.now()
         var rejected = 0
         let entries = servers.map { server -> ServersHealthReport.Server in

@@ -1,9 +1,8 @@
 import WPConfig
 import WPLogging
-import WPStorage
 
-/// A runtime failure caused by one configuration key's value (the data directory, the log
-/// file), named the way the configuration names it: `storage.data_dir: mkdir ./data: …`.
+/// A runtime failure caused by one configuration key's value (the log file), named the way
+/// the configuration names it: `logging.file_path: open ./wpexporter.log: …`.
 package struct SettingError: Error, CustomStringConvertible {
     /// The dotted key whose value failed.
     package var key: String
@@ -13,15 +12,6 @@ package struct SettingError: Error, CustomStringConvertible {
     package var description: String {
         let text = "\(underlying)"
         return text.contains(key) ? text : "\(key): \(text)"
-    }
-
-    /// Runs `body`, naming `storage.data_dir` in the energy store's errors.
-    package static func namingDataDirectory<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as StorageError {
-            throw SettingError(key: "storage.data_dir", underlying: error)
-        }
     }
 
     /// Runs `body`, naming the key that set the log file in the logger's errors:

@@ -3,16 +3,23 @@ import WPServer
 
 /// What the web configuration file (`server.web_config_file`, `--web.config.file`) changes
 /// in the HTTP server: TLS settings and a wrapper adding basic authentication and headers.
-package struct WebSecurity: Sendable {
+public struct WebSecurity: Sendable {
     /// Put into `HTTPServer.Configuration.tls`; nil serves plain HTTP.
-    package var tls: TLSConfiguration?
+    public var tls: TLSConfiguration?
     /// Wraps the exporter's router (basic authentication, extra response headers).
-    package var wrap: @Sendable (any HTTPHandler) -> any HTTPHandler
+    public var wrap: @Sendable (any HTTPHandler) -> any HTTPHandler
     /// To print on standard error at start (never contains hashes).
-    package var warnings: [ConfigDiagnostic]
+    public var warnings: [ConfigDiagnostic]
+
+    public init(tls: TLSConfiguration?, wrap: @escaping @Sendable (any HTTPHandler) -> any HTTPHandler,
+                warnings: [ConfigDiagnostic]) {
+        self.tls = tls
+        self.wrap = wrap
+        self.warnings = warnings
+    }
 
     /// No web configuration file: plain HTTP, handler unchanged.
-    package static let none = WebSecurity(tls: nil, wrap: { $0 }, warnings: [])
+    public static let none = WebSecurity(tls: nil, wrap: { $0 }, warnings: [])
 }
 
 /// Reads the web configuration file and turns it into the server's TLS settings and handler
@@ -58,6 +65,16 @@ package func loadWebSecurity(path: String?, files: FileAccess = .system) throws(
         if !headers.isEmpty { wrapped = ExtraHeadersHandler(inner: wrapped, headers: headers) }
         return wrapped
     }, warnings: web.warnings)
+}
+
+extension WebSecurity {
+    /// Reads the web configuration file at `path` (`server.web_config_file`): TLS settings,
+    /// basic authentication and extra headers; plain HTTP without a file.
+    ///
+    /// - Throws: `ConfigurationError` listing every problem of the file.
+    public static func load(path: String?) throws(ConfigurationError) -> WebSecurity {
+        try loadWebSecurity(path: path)
+    }
 }
 
 /// Reports the requests basic authentication refuses, which never reach the router's own

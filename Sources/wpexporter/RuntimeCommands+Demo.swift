@@ -49,7 +49,6 @@ extension RuntimeCommands {
         defer { if let temporary { try? FileManager.default.removeItem(at: temporary) } }
         let logger = try makeLogger(configuration)
         defer { logger.sink.close() }
-        let clients = try Self.clients(configuration, logger: logger)
         let output = self.output
         let (metricsPath, interval) = (configuration.server.metricsPath, configuration.scheduler.collectionInterval)
         let dataDirectory = configuration.storage.dataDirectory + (temporary == nil ? "" : " (temporary)")
@@ -69,7 +68,7 @@ extension RuntimeCommands {
         }
         do {
             do {
-                try await run(configuration, clients: clients, logger: logger, waitForStop: waitForStop, onListening: onListening)
+                try await run(configuration, logger: logger, waitForStop: waitForStop, onListening: onListening)
             } catch let error as HTTPServerError where configuration.server.port != 0 {
                 // The port is taken (9090 often by Prometheus itself): any free port will do.
                 guard case .bind = error else { throw error }
@@ -77,7 +76,7 @@ extension RuntimeCommands {
                 output.standardError(text + "\n")
                 note.withLock { $0 = text }
                 configuration.server.port = 0
-                try await run(configuration, clients: clients, logger: logger, waitForStop: waitForStop, onListening: onListening)
+                try await run(configuration, logger: logger, waitForStop: waitForStop, onListening: onListening)
             }
         } catch {
             await simulator.stop()
@@ -106,10 +105,8 @@ extension RuntimeCommands {
 
             """ : fleet.heading(address: address, simulatorAddress: simulatorAddress, dataDirectory: dataDirectory,
                                 metricsPath: metricsPath, secure: secure))
-            let collector = exporter.collector
-            let merger = exporter.merger
             screen.start(heading: heading, live: live, interval: interval) {
-                let snapshot = merger?.snapshot ?? collector.snapshot
+                let snapshot = exporter.snapshot
                 return (snapshot.generatedAt.map(Self.timeOfDay), snapshot.wholeText)
             }
         }

@@ -34,15 +34,13 @@ struct RuntimeCommands: Sendable {
         let logger = try makeLogger(configuration)
         // Waits (up to 1 s) for log lines still queued for standard output, then closes a log file.
         defer { logger.sink.close() }
-        let clients = try Self.clients(configuration, logger: logger)
         let file = loaded.configurationFile ?? CommandLineTool.noFile
         logger.info("configuration loaded", ["file": .string(file)])
         let source = configuration.servers.isEmpty ? ExporterSettings.target(configuration.winPower.baseURL)
             : "\(configuration.servers.count) WinPower servers (" + configuration.servers.map(\.name).joined(separator: ", ") + ")"
         let reload = loaded.reloadInputs.map { Self.reloadFunction($0, logger: logger) }
-        try await run(configuration, clients: clients, logger: logger, reload: reload,
-                      reloadRequests: controls.watchReloadSignals(),
-                      clientFactory: Self.clientFactory(logger: logger)) { address, exporter in
+        try await run(configuration, logger: logger, reload: reload,
+                      reloadRequests: controls.watchReloadSignals()) { address, exporter in
             // Standard error: standard output may carry JSON log lines that parsers expect alone.
             output.standardError("wpexporter \(BuildInfo.exporterVersion) exporting from \(source)\n"
                                   + "configuration file: \(file)\n"
@@ -53,21 +51,17 @@ struct RuntimeCommands: Sendable {
     /// Builds the exporter and runs it until the first signal; a second signal persists
     /// energy (waiting at most half a second for the disk) and exits with status 1.
     /// `waitForStop` is the signal watcher to use, started now when not given.
-    /// `reload` and `reloadRequests` (SIGHUP) make the configuration reloadable (`server` only);
-    /// `clientFactory` lets a reload add and change servers.
-    func run(_ configuration: ExporterConfiguration, clients: [any WinPowerClient], logger: Logger,
+    /// `reload` and `reloadRequests` (SIGHUP) make the configuration reloadable (`server` only).
+    func run(_ configuration: ExporterConfiguration, logger: Logger,
              reload: ConfigReloader.Load? = nil, reloadRequests: AsyncStream<Void>? = nil,
-             clientFactory: ClientFactory? = nil,
              waitForStop: ProcessControls.StopWaiter? = nil,
              onListening: @escaping @Sendable (ServerAddress, Exporter<ContinuousClock>) async -> Void) async throws {
         let waitForStop = waitForStop ?? controls.watchStopSignals()
         let security = try loadWebSecurity(path: configuration.server.webConfigFile)
         for warning in security.warnings { output.standardError("warning: \(warning)\n") }
-        let exporter = try SettingError.namingDataDirectory {
-            try Exporter(configuration: configuration, clients: clients, clock: ContinuousClock(),
-                         wallClock: { Date() }, logger: logger, webSecurity: security, reload: reload,
-                         clientFactory: clientFactory, afterCollection: { MemoryTrim.afterCollection() })
-        }
+        let exporter = try Exporter(configuration: configuration, options: .init(
+            clock: ContinuousClock(), logger: logger, makeClient: Exporter<ContinuousClock>.httpClients(logger: logger),
+            webSecurity: security, reload: reload, afterCollection: { MemoryTrim.afterCollection() }))
         let controls = self.controls
         try await exporter.run(onListening: { address in
             logger.info("exporter listening", ["address": .string(address.description)])
@@ -89,25 +83,6 @@ struct RuntimeCommands: Sendable {
             let next = try ConfigurationLoader.load(inputs)
             registerPasswords(of: next.configuration, in: logger.redactor)
             return next
-        }
-    }
-
-    /// One WinPower client per `servers` entry (each with its own token, backoff and
-    /// timeouts), or the one of `winpower`.
-    static func clients(_ configuration: ExporterConfiguration, logger: Logger) throws -> [any WinPowerClient] {
-        guard !configuration.servers.isEmpty else {
-            return [WinPowerHTTPClient(configuration: try ExporterSettings.client(configuration.winPower),
-                                       logger: logger.child(label: "client"))]
-        }
-        return try configuration.servers.map(clientFactory(logger: logger))
-    }
-
-    /// Makes the WinPower client of a `servers` entry (at start, and for a server a reload
-    /// adds or changes).
-    static func clientFactory(logger: Logger) -> ClientFactory {
-        return { entry in
-            WinPowerHTTPClient(configuration: try ExporterSettings.client(entry.winPower),
-                               logger: logger.child(label: "client", fields: ["server": .string(entry.name)]))
         }
     }
 

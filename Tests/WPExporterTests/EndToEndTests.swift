@@ -129,7 +129,7 @@ import WPTestSupport
         await harness.exporter.collector.collect() // t = 5 s: the last reading
         let energy = try #require(Exposition.value(try await harness.scrape(), "winpower_device_energy_joules_total", device: device))
         harness.simulator.enable(.slow)
-        let scheduler = harness.exporter.scheduler
+        let scheduler = harness.exporter.pipelines[0].scheduler
         let ticking = Task { await scheduler.run() }
         await clock.waitForSleepers(2) // the scheduler, and tick 0's request held by the simulator
         for _ in 0..<3 {               // ticks at 10, 15 and 20 s: skipped, the reading not yet stale

@@ -106,9 +106,14 @@ import WPTestSupport
         harness.exporter.close()
     }
 
-    @Test func aSingleServerExporterHasNeitherEndpoint() async throws {
-        let endpoints = try EndpointTests.endpoints()
-        #expect(!endpoints.makeRouter().paths.contains("/probe"))
-        #expect(!endpoints.makeRouter().paths.contains("/targets"))
+    @Test func aSingleServerExporterAnswersNeitherEndpoint() async throws {
+        let router = try EndpointTests.endpoints().makeRouter()
+        for target in ["/probe?target=a", "/targets"] {
+            var request = HTTPRequest(method: "GET", target: target)
+            request.headers.set(name: "Host", value: "exporter:9090")
+            let response = try await router.handle(request)
+            #expect(response.status == 404, "\(target)")
+            #expect(String(decoding: response.body, as: UTF8.self) == "not found\n", "\(target)")
+        }
     }
 }

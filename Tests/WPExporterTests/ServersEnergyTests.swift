@@ -20,7 +20,7 @@ import WPTestSupport
             if index > 0 { harness.clock.advance(by: .seconds(10)) }
             for pipeline in harness.exporter.pipelines { await pipeline.collector.collect() }
         }
-        harness.exporter.merger?.publish()
+        harness.exporter.merger.publish()
     }
 
     static func storedKeys(_ directory: String) throws -> [String: Double] {

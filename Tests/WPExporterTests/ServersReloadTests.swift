@@ -79,7 +79,7 @@ import WPTestSupport
         #expect(made.withLock { $0 } == ["c", "d"], "clients made only for the changed and the new server")
 
         for pipeline in exporter.pipelines { await pipeline.collector.collect() }
-        exporter.merger?.publish()
+        exporter.merger.publish()
         let samples = try await harness.scrape()
         #expect(!samples.keys.contains { $0.contains("server=\"b\"") }, "a removed server leaves /metrics")
         #expect(samples["winpower_exporter_up{server=\"d\",site=\"site-0\"}"] == 1)
@@ -111,7 +111,7 @@ import WPTestSupport
         #expect(harness.exporter.pipelines.map(\.name) == ["a", "b"], "nothing changed")
     }
 
-    @Test func aRenameAppliesLiveButSwitchingToOneServerNeedsARestart() async throws {
+    @Test func aRenameAndSwitchingBetweenServersAndOneServerApplyLive() async throws {
         let next = NextConfiguration()
         let harness = try ServersHarness(
             servers: [("a", Self.stub(100)), ("b", Self.stub(200))],
@@ -124,8 +124,16 @@ import WPTestSupport
         var configuration = harness.exporter.configuration
         configuration.servers = []
         guard let single = await Self.applied(harness, next, configuration) else { return }
-        #expect(single.needsRestart == ["servers (between one server and a servers list)"])
-        #expect(harness.exporter.pipelines.map(\.name) == ["a", "b2"])
+        #expect(single.needsRestart.isEmpty)
+        #expect(single.summary == "servers: added winpower; removed a, b2; 0 unchanged")
+        #expect(harness.exporter.pipelines.map(\.name) == [""])
+        #expect(harness.exporter.endpoints.servers.isEmpty, "/probe and /targets are gone with the servers")
+
+        configuration.servers = [ServerEntry(name: "c", winPower: configuration.winPower)]
+        guard let back = await Self.applied(harness, next, configuration) else { return }
+        #expect(back.needsRestart.isEmpty)
+        #expect(harness.exporter.pipelines.map(\.name) == ["c"])
+        #expect(harness.exporter.endpoints.servers.map(\.name) == ["c"])
     }
 
     /// A rename whose target already holds totals moves nothing for those devices: the answer
@@ -164,7 +172,7 @@ import WPTestSupport
             reload: { LoadedConfiguration(configuration: try #require(next.value.withLock { $0 })) },
             clientFactory: { _ in replacement })
         let exporter = harness.exporter
-        let fleet = try #require(exporter.fleet)
+        let fleet = exporter.fleet
         let key = EnergyKey.qualified(server: "c", device: "ups-1")
         let running = Task { await fleet.run() }
 
@@ -275,9 +283,10 @@ final class CredentialRecorder: WinPowerClient, CredentialUpdating {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let configuration = ExporterHarness.configuration(baseURL: "http://127.0.0.1:1", username: "admin",
                                                           password: "old-Pa55", dataDirectory: directory)
-        let exporter = try Exporter(configuration: configuration, client: client, clock: ManualClock(),
+        let exporter = try Exporter(configuration: configuration, clients: [client], clock: ManualClock(),
                                     wallClock: { Date() }, logger: .disabled,
-                                    reload: { LoadedConfiguration(configuration: try #require(next.value.withLock { $0 })) })
+                                    reload: { LoadedConfiguration(configuration: try #require(next.value.withLock { $0 })) },
+                                    clientFactory: { _ in CredentialRecorder() })
         defer { exporter.close() }
 
         var rotated = configuration
@@ -291,7 +300,9 @@ final class CredentialRecorder: WinPowerClient, CredentialUpdating {
         moved.winPower.baseURL = "http://127.0.0.2:1"
         next.value.withLock { $0 = moved }
         #expect(await exporter.reloader.reload(trigger: "test")
-                == .applied(ConfigReloader.Applied(summary: "single server", needsRestart: ["winpower"])))
-        #expect(client.credentials == ["admin:new-Pa55"], "nothing else reaches the client")
+                == .applied(ConfigReloader.Applied(summary: "single server: changed, its collection restarted with the new settings")))
+        #expect(client.credentials == ["admin:new-Pa55"], "nothing else reaches the old client")
+        #expect(exporter.collector.configuration.target == "http://127.0.0.2:1")
+        #expect(exporter.configuration.winPower.baseURL == "http://127.0.0.2:1", "the configuration in effect is the new one")
     }
 }

@@ -1,0 +1,52 @@
+import WPMetrics
+import WPPushgateway
+
+/// Why an ``Exporter`` could not be built. Each case names the configuration key at fault the
+/// way `check-config` does, so the message tells an operator what to change.
+public enum ExporterError: Error, Sendable, CustomStringConvertible {
+    /// The data directory (`storage.data_dir`) is locked by another process or unusable, or
+    /// its state could not be loaded.
+    case dataDirectory(any Error)
+    /// `push.url` cannot be used by the Pushgateway client.
+    case push(PushError)
+    /// The WinPower client of a server could not be made (`server` is the `servers` entry's
+    /// name, empty for `winpower`).
+    case client(server: String, reason: String)
+    /// The exporter's own metrics could not be registered (fixed names: not expected).
+    case metrics(MetricsError)
+
+    public var description: String {
+        switch self {
+        case .dataDirectory(let error):
+            let text = "\(error)"
+            return text.contains("storage.data_dir") ? text : "storage.data_dir: \(text)"
+        case .push(let error):
+            return "\(error)"
+        case .client(let server, let reason):
+            let prefix = "servers[\(server)]"
+            return server.isEmpty || reason.hasPrefix(prefix) ? reason : "\(prefix): \(reason)"
+        case .metrics(let error):
+            return "registering the exporter's own metrics: \(error)"
+        }
+    }
+}
+
+/// Why ``Exporter/apply(_:)`` refused a configuration: nothing of it was applied and the
+/// running configuration is kept.
+public enum ReloadRefusal: Error, Sendable, CustomStringConvertible {
+    /// The exporter was built without a way to load its configuration again
+    /// (``Exporter/Options/reload`` is `nil`).
+    case unavailable
+    /// An `energy_from` cannot be honoured (one problem per entry).
+    case energyFrom(ReloadRenames.Refusal)
+    /// The WinPower client of a new or changed server could not be made.
+    case client(server: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .unavailable: return "this exporter was started without a configuration to reload"
+        case .energyFrom(let refusal): return refusal.description
+        case .client(let server, let reason): return ExporterError.client(server: server, reason: reason).description
+        }
+    }
+}

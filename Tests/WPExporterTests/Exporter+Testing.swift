@@ -1,0 +1,40 @@
+import FoundationEssentials
+import Synchronization
+import WPClient
+import WPConfig
+import WPExporter
+import WPLogging
+
+extension Exporter {
+    /// An exporter whose servers take `clients` in configuration order (one for a
+    /// `winpower`-only configuration); a server a reload adds or changes gets `clientFactory`'s,
+    /// or none (the reload is refused naming it).
+    convenience init(configuration: ExporterConfiguration, clients: [any WinPowerClient], clock: C,
+                     wallClock: @escaping @Sendable () -> Date, logger: Logger, webSecurity: WebSecurity = .none,
+                     reload: ConfigReloader.Load? = nil, clientFactory: ClientFactory? = nil,
+                     mergeSpacing: Duration = .seconds(1)) throws {
+        let initial = Mutex(clients)
+        let makeClient: ClientFactory = { entry in
+            if let client = initial.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { return client }
+            guard let clientFactory else { throw TestClientsExhausted(server: entry.name) }
+            return try clientFactory(entry)
+        }
+        try self.init(configuration: configuration,
+                      options: .init(clock: clock, logger: logger, makeClient: makeClient, wallClock: wallClock,
+                                     webSecurity: webSecurity, reload: reload, mergeSpacing: mergeSpacing))
+    }
+
+    /// A `winpower`-only exporter reading from `client`.
+    convenience init(configuration: ExporterConfiguration, client: any WinPowerClient, clock: C,
+                     wallClock: @escaping @Sendable () -> Date, logger: Logger, webSecurity: WebSecurity = .none,
+                     reload: ConfigReloader.Load? = nil) throws {
+        try self.init(configuration: configuration, clients: [client], clock: clock, wallClock: wallClock, logger: logger,
+                      webSecurity: webSecurity, reload: reload)
+    }
+}
+
+/// A test exporter was given fewer clients than it has servers.
+struct TestClientsExhausted: Error, CustomStringConvertible {
+    var server: String
+    var description: String { "no client for server \(server.debugDescription)" }
+}
