@@ -293,6 +293,23 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// build information).
     public var snapshot: MetricsSnapshot { endpoints.view().snapshot }
 
+    /// Puts the WinPower families (every family of `/metrics` but the per-scrape ones: requests,
+    /// `process_*`, build information) into a service's own `registry`, which then owns no
+    /// other name starting with `winpower_`: an instrument with such a name is refused, and so is
+    /// this call when the registry already holds one. The registry's render writes them from
+    /// the latest collection (a copy of the pre-rendered bytes; the exporter's own `/metrics`
+    /// shares them instead), and the OpenMetrics `# EOF` once, after everything.
+    ///
+    /// - Returns: the registered collector, for `registry.unregister(encoded:)`.
+    /// - Throws: `MetricsError.conflictingRegistration` naming the clashing name.
+    @discardableResult
+    public func register(in registry: MetricRegistry) throws(MetricsError) -> WinPowerFamilies {
+        let endpoints = self.endpoints
+        let families = WinPowerFamilies { endpoints.view().snapshot }
+        try registry.register(encoded: families)
+        return families
+    }
+
     /// Binds, then collects and serves until `shutdown` returns (or the task is cancelled);
     /// then stops ticking, lets work in flight finish, stops recording energy, saves the totals
     /// (waiting up to ``finalSaveTimeout``) and releases the lock.
@@ -450,5 +467,21 @@ package final class RunningConfiguration: Sendable {
     package var value: ExporterConfiguration {
         get { state.withLock { $0 } }
         set { state.withLock { $0 = newValue } }
+    }
+}
+
+/// The WinPower families of an ``Exporter`` in a service's registry
+/// (``Exporter/register(in:)``): every family name starting with `winpower_`.
+public final class WinPowerFamilies: EncodedCollector {
+    public let namePrefix = "winpower_"
+    private let snapshot: @Sendable () -> MetricsSnapshot
+
+    init(snapshot: @escaping @Sendable () -> MetricsSnapshot) {
+        self.snapshot = snapshot
+    }
+
+    public func encode(format: ExpositionFormat, into bytes: inout [UInt8]) {
+        let snapshot = self.snapshot()
+        bytes += format == .text ? snapshot.wholeText : snapshot.wholeOpenMetrics
     }
 }

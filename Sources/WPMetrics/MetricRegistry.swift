@@ -19,7 +19,14 @@ public final class MetricRegistry: Sendable {
     private struct State {
         var collectors: [(id: Int, collector: any Collector)] = []
         var descriptors: [String: (id: Int, descriptor: MetricDescriptor)] = [:]
+        /// Collectors of already encoded families, each owning the names with its prefix.
+        var encoded: [(id: Int, collector: any EncodedCollector)] = []
         var nextID = 0
+
+        /// The encoded collector owning `name`, if any.
+        func owner(of name: String) -> (any EncodedCollector)? {
+            encoded.first { name.hasPrefix($0.collector.namePrefix) }?.collector
+        }
     }
 
     private let state = Mutex(State())
@@ -43,6 +50,10 @@ public final class MetricRegistry: Sendable {
                     if let existing = state.descriptors[key]?.descriptor {
                         return Self.conflict(existing, descriptor)
                     }
+                    if let owner = state.owner(of: key) {
+                        return .conflictingRegistration(descriptor.name, reason: "names starting with "
+                                                        + "\(owner.namePrefix) belong to an encoded collector")
+                    }
                     guard names.insert(key).inserted else { return .alreadyRegistered(descriptor.name) }
                 }
             }
@@ -55,6 +66,50 @@ public final class MetricRegistry: Sendable {
             return nil
         }
         if let result { throw result }
+    }
+
+    /// Adds a collector whose families arrive already encoded (another component's pre-rendered
+    /// exposition), which from now on owns every family name starting with its
+    /// ``EncodedCollector/namePrefix``.
+    ///
+    /// - Parameter collector: The encoded collector.
+    /// - Throws: ``MetricsError/conflictingRegistration(_:reason:)`` when a registered family's
+    ///   name starts with the prefix, when the prefix overlaps another encoded collector's, or
+    ///   when it is not the start of a valid metric name; nothing is registered then.
+    public func register(encoded collector: any EncodedCollector) throws(MetricsError) {
+        let prefix = collector.namePrefix
+        let result: MetricsError? = state.withLock { state in
+            guard NameValidation.isValidMetricName(prefix) else {
+                return .conflictingRegistration(prefix, reason: "not the start of a valid metric name")
+            }
+            if let taken = state.descriptors.values.first(where: { $0.descriptor.name.hasPrefix(prefix) })?.descriptor.name
+                ?? state.descriptors.keys.first(where: { $0.hasPrefix(prefix) }) {
+                return .conflictingRegistration(taken, reason: "already registered, and the encoded collector owns "
+                                                + "every name starting with \(prefix)")
+            }
+            if let other = state.encoded.first(where: {
+                $0.collector.namePrefix.hasPrefix(prefix) || prefix.hasPrefix($0.collector.namePrefix)
+            }) {
+                return .conflictingRegistration(prefix, reason: "overlaps the prefix \(other.collector.namePrefix) "
+                                                + "of another encoded collector")
+            }
+            state.encoded.append((state.nextID, collector))
+            state.nextID += 1
+            return nil
+        }
+        if let result { throw result }
+    }
+
+    /// Removes an encoded collector registered with ``register(encoded:)`` (matched by identity).
+    ///
+    /// - Returns: Whether it was registered.
+    @discardableResult
+    public func unregister(encoded collector: some EncodedCollector & AnyObject) -> Bool {
+        state.withLock { state in
+            let before = state.encoded.count
+            state.encoded.removeAll { ($0.collector as AnyObject) === collector }
+            return state.encoded.count != before
+        }
     }
 
     /// Removes a previously registered collector (matched by identity for classes).
@@ -90,6 +145,8 @@ public final class MetricRegistry: Sendable {
     }
 
     /// Collects every family, sorted by name, each family's samples sorted by label values.
+    /// Families of encoded collectors (``register(encoded:)``) are not among them: they exist
+    /// only as encoded text, which ``render(format:)`` writes.
     ///
     /// - Returns: The families to render.
     public func collect() -> [MetricFamily] {
@@ -131,10 +188,14 @@ public final class MetricRegistry: Sendable {
         enum Part {
             case direct(any DirectlyRendered)
             case family(MetricFamily)
+            case encoded(any EncodedCollector)
         }
-        let collectors = state.withLock { $0.collectors.map(\.collector) }
+        let (collectors, encoded) = state.withLock { ($0.collectors.map(\.collector), $0.encoded.map(\.collector)) }
         var parts: [(name: String, part: Part)] = []
-        parts.reserveCapacity(collectors.count)
+        parts.reserveCapacity(collectors.count + encoded.count)
+        // An encoded collector's families all start with its prefix and no other family does,
+        // so its block sorts at its prefix.
+        for collector in encoded { parts.append((collector.namePrefix, .encoded(collector))) }
         for collector in collectors {
             if let direct = collector as? any DirectlyRendered, direct.rendersDirectly {
                 parts.append((direct.renderedFamilyName, .direct(direct)))
@@ -153,6 +214,7 @@ public final class MetricRegistry: Sendable {
             switch part {
             case .direct(let collector): collector.render(format: format, into: &bytes)
             case .family(let family): encoder.encode(family, into: &bytes)
+            case .encoded(let collector): collector.encode(format: format, into: &bytes)
             }
         }
         encoder.encode([], into: &bytes)  // the OpenMetrics `# EOF`
