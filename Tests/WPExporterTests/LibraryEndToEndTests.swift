@@ -1,0 +1,142 @@
+import Foundation
+import Synchronization
+import Testing
+import WPConfig
+import WPExporter
+import WPLogging
+import WPMetrics
+import WPServer
+import WPSimulator
+import WPTestSupport
+
+/// The exporter library end to end, through its public API only (a plain `import WPExporter`,
+/// as a service embedding it has): two simulated WinPower servers on real sockets, the real
+/// clock and HTTP clients, `/metrics` served and scraped over HTTP, the WinPower families in a
+/// service's own registry, reloads (a server added, then a switch to a `winpower`-only
+/// configuration), and a stop that persists the energy totals and releases the data directory.
+@Suite struct LibraryEndToEndTests {
+    private static func simulator() async throws -> SimulatorServer {
+        var configuration = WinPowerSimulator.Configuration()
+        configuration.deviceCount = 2
+        configuration.username = "admin"
+        configuration.password = "s3cr3t-Pa55"
+        let server = SimulatorServer(simulator: WinPowerSimulator(configuration: configuration))
+        _ = try await server.start()
+        return server
+    }
+
+    private static func entry(_ name: String, _ simulator: SimulatorServer) throws -> ServerEntry {
+        var winPower = ExporterConfiguration.WinPower()
+        winPower.baseURL = "http://127.0.0.1:\(try #require(simulator.address).port)"
+        winPower.username = "admin"
+        winPower.password = Secret("s3cr3t-Pa55")
+        return ServerEntry(name: name, winPower: winPower)
+    }
+
+    private static func get(_ path: String, port: Int) async throws -> TestHTTPClient.Response {
+        let connection = try await TestHTTPClient.connect(port: port)
+        defer { connection.close() }
+        try await connection.send("GET \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        return try await connection.readResponse()
+    }
+
+    /// Scrapes `/metrics` until `condition` holds for its text (collections run on the real
+    /// clock, a few milliseconds each); records an issue after a minute.
+    private static func scrape(port: Int, until what: String, _ condition: (String) -> Bool) async throws -> String {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+        while true {
+            let response = try await get("/metrics", port: port)
+            #expect(response.status == 200)
+            if condition(response.text) { return response.text }
+            if ContinuousClock.now > deadline {
+                Issue.record("still waiting for \(what)")
+                return response.text
+            }
+            await Task.yield()
+        }
+    }
+
+    @Test func startCollectScrapeEmbedReloadAndStop() async throws {
+        let (a, b) = (try await Self.simulator(), try await Self.simulator())
+        defer { Task { await a.stop(); await b.stop() } }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-lib-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var configuration = ExporterConfiguration()
+        configuration.server.host = "127.0.0.1"
+        configuration.server.port = 0
+        configuration.storage.dataDirectory = directory
+        configuration.winPower = try Self.entry("", a).winPower
+        configuration.servers = [try Self.entry("a", a), try Self.entry("b", b)]
+        let logs = InMemoryLogSink()
+        let logger = Logger(label: "service", level: .debug, sink: logs, redactor: Redactor(secrets: ["s3cr3t-Pa55"]))
+        let exporter = try Exporter(configuration: configuration,
+                                    options: .init(clock: ContinuousClock(), logger: logger,
+                                                   makeClient: Exporter<ContinuousClock>.httpClients(logger: logger)))
+
+        // The service's own registry, with the WinPower families beside its counter.
+        let registry = MetricRegistry()
+        let jobs = try registry.counter(name: "service_jobs_total", help: "Jobs done.")
+        try jobs.increment(by: 3)
+        let families = try exporter.register(in: registry)
+        #expect(throws: MetricsError.self) { try registry.gauge(name: "winpower_exporter_up", help: "Clash.") }
+
+        let (stop, stopping) = AsyncStream<Void>.makeStream()
+        let port = Mutex<Int?>(nil)
+        let (listening, announce) = AsyncStream<Int>.makeStream()
+        let running = Task {
+            try await exporter.run(onListening: { address in announce.yield(address.port) }, until: { for await _ in stop {} })
+        }
+        for await bound in listening {
+            port.withLock { $0 = bound }
+            break
+        }
+        let exporterPort = try #require(port.withLock { $0 })
+
+        let both = try await Self.scrape(port: exporterPort, until: "both servers collected") {
+            $0.contains("winpower_exporter_up{server=\"a\"} 1") && $0.contains("winpower_exporter_up{server=\"b\"} 1")
+        }
+        #expect(both.contains("winpower_exporter_requests_total"), "the per-scrape families follow the snapshot")
+        let embedded = String(decoding: registry.render(format: .openMetrics), as: UTF8.self)
+        #expect(embedded.contains("service_jobs_total 3"))
+        #expect(embedded.contains("winpower_exporter_up{server=\"a\"} 1"))
+        #expect(embedded.hasSuffix("# EOF\n") && embedded.ranges(of: "# EOF").count == 1)
+
+        // A reload adds a server; the other two keep running.
+        var added = configuration
+        added.servers.append(try Self.entry("c", b))
+        let applied = try await exporter.apply(added)
+        #expect(applied.summary == "servers: added c; 2 unchanged")
+        #expect(exporter.configuration.servers.map(\.name) == ["a", "b", "c"])
+        _ = try await Self.scrape(port: exporterPort, until: "server c collected") {
+            $0.contains("winpower_exporter_up{server=\"c\"} 1")
+        }
+
+        // A reload to a winpower-only configuration: one server without a server label.
+        var single = added
+        single.servers = []
+        let switched = try await exporter.apply(single)
+        #expect(switched.needsRestart.isEmpty)
+        let alone = try await Self.scrape(port: exporterPort, until: "the single server collected") {
+            $0.contains("winpower_exporter_up 1")
+        }
+        #expect(!alone.contains("server=\""))
+        #expect((try await Self.get("/probe?target=a", port: exporterPort)).status == 404)
+
+        // A refused reload changes nothing and says why.
+        var bad = single
+        bad.servers = [try Self.entry("d", a)]
+        bad.servers[0].energyFrom = "nowhere"
+        await #expect(throws: ReloadRefusal.self) { _ = try await exporter.apply(bad) }
+        #expect(exporter.configuration.servers.isEmpty)
+
+        stopping.finish()
+        try await running.value
+        #expect(registry.unregister(encoded: families))
+        #expect(logs.allText.contains("energy persisted"), "the totals were saved on the way out")
+        // The data directory's lock is released: another exporter opens it.
+        let next = try Exporter(configuration: single, options: .init(clock: ContinuousClock(), logger: .disabled,
+                                                                     makeClient: Exporter<ContinuousClock>.httpClients(logger: .disabled)))
+        next.close()
+        #expect(!logs.allText.contains("s3cr3t-Pa55"))
+    }
+}
