@@ -130,6 +130,15 @@ package.targets += [
                                      .target(name: "WPServer", condition: .when(platforms: [.linux])),
                                      .target(name: "WPServerMetrics", condition: .when(platforms: [.linux]))],
                       path: "Examples/EmbeddedService"),
+    // A service embedding the WinPower exporter: two simulated servers beside its own counters
+    // on one /metrics, and a reload (docs/embedding.md; Linux only: it serves with WPServer).
+    .executableTarget(name: "EmbeddedWinPower",
+                      dependencies: ["WPExporter", "WPConfig", "WPLogging", "WPMetrics", "WPHTTPClient",
+                                     .target(name: "WPServer", condition: .when(platforms: [.linux])),
+                                     .target(name: "WPServerMetrics", condition: .when(platforms: [.linux])),
+                                     .target(name: "WPSimulator", condition: .when(platforms: [.linux]))],
+                      path: "Examples/EmbeddedWinPower"),
+    .testTarget(name: "EmbeddedWinPowerTests", dependencies: ["EmbeddedWinPower", "WPLogging"]),
 ]
 
 // The commit checked out in this package's git repository (worktrees included), read from
