@@ -69,7 +69,8 @@ let package = Package(
         // The running exporter as a library: one or many WinPower servers, merge, reload, the HTTP
         // surface, the push loop (docs/architecture.md). The executable only composes the command line.
         .target(name: "WPExporter", dependencies: ["WPLogging", "WPConfig", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy",
-                                                    "WPClient", "WPServer", "WPScheduler", "WPCollector", "WPHTTPClient", "WPCBuildInfo"]),
+                                                    "WPClient", "WPServer", "WPServerMetrics", "WPScheduler", "WPCollector", "WPHTTPClient",
+                                                    "WPCBuildInfo"]),
         .executableTarget(name: "wpexporter", dependencies: ["WPExporter", "WPLogging", "WPConfig", "WPClient", "WPCollector", "WPScheduler",
                                                              "WPServer", "WPSimulator", "WPHTTPClient", "WPCMallocTuning"]),
         // glibc heap tuning for the exporter process (arena limit, trim after each collection).
@@ -121,6 +122,8 @@ package.targets += [
     .testTarget(name: "WPServerMetricsTests", dependencies: ["WPServerMetrics", "WPMetrics", "WPServer", "WPTestSupport"]),
     // The examples of docs/*.md and of the main doc comments, compiled so they cannot rot.
     .executableTarget(name: "DocSnippets", dependencies: ["WPMetrics", "WPPushgateway", "WPLogging", "WPScheduler",
+                                                          .target(name: "WPConfig", condition: .when(platforms: [.linux])),
+                                                          .target(name: "WPExporter", condition: .when(platforms: [.linux])),
                                                           .target(name: "WPServer", condition: .when(platforms: [.linux])),
                                                           .target(name: "WPServerMetrics", condition: .when(platforms: [.linux]))],
                       path: "Examples/DocSnippets"),

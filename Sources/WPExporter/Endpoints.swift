@@ -36,7 +36,7 @@ package struct Endpoints: Sendable {
     package var startedAt: Date
     /// The wall clock.
     package var now: @Sendable () -> Date
-    /// Per-scrape metrics, also the request observer.
+    /// Per-scrape metrics; its ``ScrapeMetrics/requests`` observes every request.
     package var scrape: ScrapeMetrics
     /// Reloads the configuration (`POST /-/reload`) and reports the last reload in `/health`.
     package var reloader: ConfigReloader?
@@ -73,7 +73,7 @@ package struct Endpoints: Sendable {
     /// The router serving every endpoint, counting requests in ``scrape``. No route takes a
     /// request body: one is refused with 413 from its head, before a byte of it is read.
     package func makeRouter() -> Router {
-        var router = Router(observer: scrape)
+        var router = Router(observer: scrape.requests)
         router.get(metricsPath, takesBody: false) { request in metrics(request) }
         router.get("/health", takesBody: false) { _ in healthResponse() }
         router.get("/-/healthy", takesBody: false) { _ in .text("OK\n") }
@@ -99,7 +99,7 @@ package struct Endpoints: Sendable {
     /// extra headers), with requests the wrapper refuses (401) counted in ``scrape`` too.
     package func makeHandler(security: WebSecurity) -> any HTTPHandler {
         let router = makeRouter()
-        return RefusalCounter(inner: security.wrap(router), observer: scrape, paths: router.paths)
+        return RefusalCounter(inner: security.wrap(router), observer: scrape.requests, paths: router.paths)
     }
 
     /// 200 once the first collection finished (every server's, for several), else 503.

@@ -196,7 +196,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         serverConfiguration.tls = options.webSecurity.tls
         isSecure = options.webSecurity.tls != nil
         server = HTTPServer(configuration: serverConfiguration, handler: endpoints.makeHandler(security: options.webSecurity),
-                            logger: logger.child(label: "http"), observer: scrape)
+                            logger: logger.child(label: "http"), observer: scrape.requests)
         let endpoints = self.endpoints
         do {
             pushLoop = try Self.makePushLoop(configuration.push, clock: clock, logger: logger) { endpoints.textExposition() }

@@ -1,40 +1,35 @@
 import WPMetrics
-import WPServer
+import WPServerMetrics
 
 /// The metrics rendered on every scrape rather than once per collection: requests served by
-/// handler and status code, the `process_*` family and `winpower_exporter_build_info`.
+/// handler and status code (``requests``, the HTTP server's and router's observer), the
+/// `process_*` family and `winpower_exporter_build_info`.
 ///
-/// It is the HTTP server's ``RequestObserver``, so every routed request is counted. The small
-/// registry renders in a few microseconds and is appended after the collector's snapshot.
+/// The small registry renders in a few microseconds and is appended after the collector's snapshot.
 ///
 /// ```swift
 /// let scrape = try ScrapeMetrics(build: .current)
-/// var router = Router(observer: scrape)
+/// var router = Router(observer: scrape.requests)
 /// let tail = scrape.render(format: .text)
 /// ```
-package final class ScrapeMetrics: RequestObserver {
+package final class ScrapeMetrics: Sendable {
     package let registry = MetricRegistry()
-    private let requests: CounterVec
+    /// Counts every routed request in `winpower_exporter_requests_total{handler,code}`.
+    package let requests: RequestMetrics
 
     /// - Parameters:
     ///   - build: the facts exported as `winpower_exporter_build_info`.
     ///   - process: where the `process_*` figures are read from (tests point it elsewhere).
     /// - Throws: `MetricsError` only if the fixed names were invalid.
     package init(build: BuildInfo, process: ProcessCollector.Configuration = .init()) throws(MetricsError) {
-        requests = try CounterVec(name: "winpower_exporter_requests_total",
-                                  help: "HTTP requests served by the exporter, by handler and status code.",
-                                  labelNames: ["handler", "code"])
-        try registry.register(requests)
+        requests = try RequestMetrics(requestsName: "winpower_exporter_requests_total",
+                                      help: "HTTP requests served by the exporter, by handler and status code.",
+                                      durationName: nil, registry: registry)
         try registry.register(ProcessCollector(configuration: process))
         try registry.register(Info(name: "winpower_exporter_build_info",
                                    help: "A metric with a constant '1' value labeled by version, revision and Swift version.",
                                    labels: ["version": build.version, "revision": build.gitCommit,
                                             "swift_version": build.swift]))
-    }
-
-    package func requestHandled(_ event: RequestEvent) {
-        // Label values are route names and numbers: always valid, the error path is unreachable.
-        try? requests.labels(event.handler, String(event.status)).increment()
     }
 
     /// The per-scrape families in `format`; for OpenMetrics this ends with `# EOF`.

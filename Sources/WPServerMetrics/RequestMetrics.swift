@@ -2,9 +2,12 @@ import WPMetrics
 import WPServer
 
 /// The request metrics of a WPServer, as a ``RequestObserver`` to hand to the server
-/// (through `ObservedHandler`): every handled request counts in
-/// `<namespace>_http_requests_total{handler,code}` and its handling time goes into
-/// `<namespace>_http_request_duration_seconds{handler}`, both registered in `registry`.
+/// (through `ObservedHandler`, `Router(observer:)` or `HTTPServer(observer:)`): every handled
+/// request counts in `<namespace>_http_requests_total{handler,code}` and its handling time goes
+/// into `<namespace>_http_request_duration_seconds{handler}`, both registered in `registry`.
+/// ``init(requestsName:help:durationName:registry:buckets:)`` names the families freely, and
+/// leaves the histogram out when `durationName` is `nil` (the exporter's own
+/// `winpower_exporter_requests_total`).
 ///
 /// ```swift
 /// let registry = MetricRegistry()
@@ -16,8 +19,8 @@ import WPServer
 public final class RequestMetrics: RequestObserver {
     /// Requests handled, by handler and status code.
     public let requests: CounterVec
-    /// Seconds spent handling requests, by handler.
-    public let duration: HistogramVec
+    /// Seconds spent handling requests, by handler; `nil` when not measured.
+    public let duration: HistogramVec?
 
     /// Creates the metrics and registers them in `registry`.
     ///
@@ -26,19 +29,35 @@ public final class RequestMetrics: RequestObserver {
     ///   - registry: Where the two families are registered.
     ///   - buckets: The duration histogram's buckets, in seconds.
     /// - Throws: ``MetricsError`` for an invalid namespace or names already registered.
-    public init(namespace: String, registry: MetricRegistry,
+    public convenience init(namespace: String, registry: MetricRegistry,
+                            buckets: [Double] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5]) throws(MetricsError) {
+        try self.init(requestsName: namespace + "_http_requests_total",
+                      help: "HTTP requests handled, by handler and status code.",
+                      durationName: namespace + "_http_request_duration_seconds", registry: registry, buckets: buckets)
+    }
+
+    /// Creates the metrics under names of your own and registers them in `registry`.
+    ///
+    /// - Parameters:
+    ///   - requestsName: The request counter's name (`…_total`), labelled `handler` and `code`.
+    ///   - help: The request counter's help text.
+    ///   - durationName: The duration histogram's name (labelled `handler`, unit seconds), or
+    ///     `nil` for none.
+    ///   - registry: Where the families are registered.
+    ///   - buckets: The duration histogram's buckets, in seconds.
+    /// - Throws: ``MetricsError`` for an invalid name or names already registered.
+    public init(requestsName: String, help: String, durationName: String?, registry: MetricRegistry,
                 buckets: [Double] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5]) throws(MetricsError) {
-        requests = try registry.counterVec(name: namespace + "_http_requests_total",
-                                           help: "HTTP requests handled, by handler and status code.",
-                                           labelNames: ["handler", "code"])
-        duration = try registry.histogramVec(name: namespace + "_http_request_duration_seconds",
-                                             help: "Time spent handling HTTP requests, by handler.", unit: "seconds",
-                                             labelNames: ["handler"], buckets: buckets)
+        requests = try registry.counterVec(name: requestsName, help: help, labelNames: ["handler", "code"])
+        duration = try durationName.map { name throws(MetricsError) in
+            try registry.histogramVec(name: name, help: "Time spent handling HTTP requests, by handler.", unit: "seconds",
+                                      labelNames: ["handler"], buckets: buckets)
+        }
     }
 
     public func requestHandled(_ event: RequestEvent) {
         // Two and one label values are always supplied: the error paths are unreachable.
         try? requests.labels(event.handler, String(event.status)).increment()
-        try? duration.labels(event.handler).observe(event.durationSeconds)
+        try? duration?.labels(event.handler).observe(event.durationSeconds)
     }
 }
