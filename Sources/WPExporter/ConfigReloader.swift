@@ -69,7 +69,7 @@ public final class ConfigReloader: Sendable {
     private let now: @Sendable () -> Date
     private let state: Mutex<Status>
     /// The reload in progress or last started; the next one waits for it.
-    private let tail = Mutex<Task<Outcome, Never>?>(nil)
+    private let tail = Mutex<Task<Void, Never>?>(nil)
 
     /// - Parameters:
     ///   - load: reads and validates the configuration again (throws `ConfigurationError`);
@@ -92,32 +92,61 @@ public final class ConfigReloader: Sendable {
     ///
     /// - Parameter trigger: what asked for it (`SIGHUP`, `POST /-/reload`), for the log.
     package func reload(trigger: String) async -> Outcome {
-        let task = tail.withLock { tail -> Task<Outcome, Never> in
+        await serialized { [self] in await perform(trigger: trigger, given: nil).outcome }
+    }
+
+    /// Applies `configuration` as a reload does (after any reload already running; logged,
+    /// counted and shown in `/health` the same way), without loading anything.
+    ///
+    /// - Throws: ``ReloadRefusal`` when it could not be applied (nothing changed).
+    package func apply(_ configuration: ExporterConfiguration, trigger: String) async throws(ReloadRefusal) -> Applied {
+        let result = await serialized { [self] in await perform(trigger: trigger, given: configuration).result }
+        return try result.get()
+    }
+
+    /// Runs `body` once every reload started before it has finished; detached, so the
+    /// configuration file is never read on the HTTP event loop that runs `/-/reload`.
+    private func serialized<T: Sendable>(_ body: @escaping @Sendable () async -> T) async -> T {
+        let task = tail.withLock { tail -> Task<T, Never> in
             let previous = tail
-            // Detached: the configuration file is read here, never on the HTTP event loop
-            // that runs the `/-/reload` handler.
-            let next = Task.detached { [self] in
-                _ = await previous?.value
-                return await perform(trigger: trigger)
+            let next = Task.detached {
+                await previous?.value
+                return await body()
             }
-            tail = next
+            tail = Task { _ = await next.value }
             return next
         }
         return await task.value
     }
 
-    private func perform(trigger: String) async -> Outcome {
+    /// Loads (unless `given`) and applies once: the outcome as the log and `/health` say it,
+    /// and as the API answers it.
+    private func perform(trigger: String, given: ExporterConfiguration?)
+        async -> (outcome: Outcome, result: Result<Applied, ReloadRefusal>) {
         let outcome: Outcome
+        var result: Result<Applied, ReloadRefusal> = .failure(.unavailable)
         do {
-            guard let load else { throw ReloadRefusal.unavailable }
-            let loaded = try load()
+            let loaded: LoadedConfiguration
+            if let given {
+                loaded = LoadedConfiguration(configuration: given)
+            } else {
+                guard let load else { throw ReloadRefusal.unavailable }
+                loaded = try load()
+            }
             for warning in loaded.warnings {
                 logger.warn("configuration warning", ["warning": .string("\(warning)")])
             }
             do {
-                outcome = .applied(try await apply(loaded.configuration))
-            } catch ReloadRefusal.energyFrom(let refusal) {
-                outcome = .rejected(refusal.located(in: loaded))
+                let applied = try await apply(loaded.configuration)
+                result = .success(applied)
+                outcome = .applied(applied)
+            } catch let refusal as ReloadRefusal {
+                result = .failure(refusal)
+                if case .energyFrom(let problems) = refusal {
+                    outcome = .rejected(problems.located(in: given == nil ? loaded : nil))
+                } else {
+                    outcome = .rejected("\(refusal)")
+                }
             }
         } catch {
             outcome = .rejected("\(error)")
@@ -150,7 +179,7 @@ public final class ConfigReloader: Sendable {
             logger.error("configuration reload failed; keeping the running configuration",
                          ["trigger": .string(trigger), "error": .string(reason)])
         }
-        return outcome
+        return (outcome, result)
     }
 
     /// Registers the two reload gauges in `registry` (read at each scrape).

@@ -342,7 +342,8 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         await finish()
     }
 
-    /// Applies a new configuration to the running exporter, as a reload does: servers added,
+    /// Applies a new configuration to the running exporter, as a reload does (one at a time with
+    /// reloads; logged, counted and shown in `/health` like them): servers added,
     /// changed or removed (switching between `winpower` and `servers` included), energy totals
     /// moved by `energy_from`. Sections that cannot change while running are kept and named in
     /// the answer.
@@ -350,7 +351,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// - Returns: what changed, what needs a restart, and warnings.
     /// - Throws: ``ReloadRefusal`` when nothing could be applied (the running configuration stays).
     public func apply(_ next: ExporterConfiguration) async throws(ReloadRefusal) -> ConfigReloader.Applied {
-        try await applier.apply(next)
+        try await reloader.apply(next, trigger: "apply")
     }
 
     /// Loads the configuration again (``Options/reload``) and applies it, logged and counted as a

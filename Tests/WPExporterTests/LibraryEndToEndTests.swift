@@ -128,6 +128,11 @@ import WPTestSupport
         bad.servers[0].energyFrom = "nowhere"
         await #expect(throws: ReloadRefusal.self) { _ = try await exporter.apply(bad) }
         #expect(exporter.configuration.servers.isEmpty)
+        // Applied like reloads, one at a time, and reported with them.
+        let health = try await Self.get("/health", port: exporterPort).text
+        #expect(health.contains("\"attempts\":3"))
+        #expect(health.contains("\"last_successful\":false"))
+        #expect(health.contains("nowhere"), "the refusal names the energy_from at fault")
 
         stopping.finish()
         try await running.value
