@@ -28,6 +28,10 @@ package struct Endpoints: Sendable {
 
     /// The current view (``Exporter`` reads it from its fleet).
     package var view: @Sendable () -> View
+    /// The current `/metrics` snapshot and its parts (``View/snapshot``, ``View/bodyParts``),
+    /// read on every scrape without making the servers' views.
+    package var exposition: @Sendable () -> (snapshot: MetricsSnapshot,
+                                             bodyParts: (@Sendable (MetricsSnapshot, Bool) -> HTTPBodyParts?)?)
     /// The exporter version.
     package var version: String
     /// The path `/metrics` is served on.
@@ -43,10 +47,17 @@ package struct Endpoints: Sendable {
     /// `server.enable_lifecycle` (`--web.enable-lifecycle`): whether `/-/reload` reloads.
     package var lifecycleEnabled: Bool
 
-    package init(view: @escaping @Sendable () -> View, version: String, metricsPath: String, startedAt: Date,
+    package init(view: @escaping @Sendable () -> View,
+                 exposition: (@Sendable () -> (snapshot: MetricsSnapshot,
+                                               bodyParts: (@Sendable (MetricsSnapshot, Bool) -> HTTPBodyParts?)?))? = nil,
+                 version: String, metricsPath: String, startedAt: Date,
                  now: @escaping @Sendable () -> Date, scrape: ScrapeMetrics, reloader: ConfigReloader? = nil,
                  lifecycleEnabled: Bool = false) {
         self.view = view
+        self.exposition = exposition ?? {
+            let view = view()
+            return (view.snapshot, view.bodyParts)
+        }
         self.version = version
         self.metricsPath = metricsPath
         self.startedAt = startedAt
@@ -116,9 +127,9 @@ package struct Endpoints: Sendable {
     /// The snapshot plus the per-scrape part in the negotiated format, gzip when accepted.
     package func metrics(_ request: HTTPRequest) -> HTTPResponse {
         let format = ExpositionFormat.negotiate(accept: request.headers["Accept"])
-        let view = view()
-        return cached(view.snapshot, format: format, request: request, tail: scrape.render(format: format),
-                      bodyParts: view.bodyParts)
+        let (snapshot, bodyParts) = exposition()
+        return cached(snapshot, format: format, request: request, tail: scrape.render(format: format),
+                      bodyParts: bodyParts)
     }
 
     /// What an unknown path gets (the router's answer).
@@ -153,7 +164,7 @@ package struct Endpoints: Sendable {
     /// What a plain-text scrape gets (snapshot plus the per-scrape part), for the Pushgateway;
     /// empty until the first collection has finished.
     package func textExposition() -> [UInt8] {
-        let snapshot = view().snapshot
+        let snapshot = exposition().snapshot
         guard snapshot.generatedAt != nil else { return [] }
         return snapshot.wholeText + scrape.render(format: .text)
     }

@@ -189,7 +189,12 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             throw .metrics(error)
         }
         let merger = self.merger
-        endpoints = Endpoints(view: { Self.view(fleet: fleet, merger: merger) }, version: BuildInfo.exporterVersion,
+        endpoints = Endpoints(view: { Self.view(fleet: fleet, merger: merger) },
+                              exposition: {
+                                  if let single = fleet.single { return (single.collector.snapshot, nil) }
+                                  return (merger.snapshot, { merger.bodyParts(of: $0, openMetrics: $1) })
+                              },
+                              version: BuildInfo.exporterVersion,
                               metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
                               scrape: scrape, reloader: reloader, lifecycleEnabled: configuration.server.enableLifecycle)
         var serverConfiguration = ExporterSettings.server(configuration)
@@ -291,7 +296,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
 
     /// The current `/metrics` snapshot, without the per-scrape families (requests, process,
     /// build information).
-    public var snapshot: MetricsSnapshot { endpoints.view().snapshot }
+    public var snapshot: MetricsSnapshot { endpoints.exposition().snapshot }
 
     /// Puts the WinPower families (every family of `/metrics` but the per-scrape ones: requests,
     /// `process_*`, build information) into a service's own `registry`, which then owns no
@@ -305,7 +310,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     @discardableResult
     public func register(in registry: MetricRegistry) throws(MetricsError) -> WinPowerFamilies {
         let endpoints = self.endpoints
-        let families = WinPowerFamilies { endpoints.view().snapshot }
+        let families = WinPowerFamilies { endpoints.exposition().snapshot }
         try registry.register(encoded: families)
         return families
     }

@@ -52,6 +52,14 @@ package final class ServerFleet<C: Clock>: Sendable where C.Duration == Duration
     /// The pipelines now, in configuration order.
     package var pipelines: [ServerPipeline<C>] { members.map(\.pipeline) }
 
+    /// The pipeline of a `winpower`-only configuration (the fleet's one unnamed member), or
+    /// `nil` when the fleet is `servers`: what a scrape reads, without copying the members.
+    package var single: ServerPipeline<C>? {
+        state.withLock { state in
+            state.members.count == 1 && state.members[0].entry.name.isEmpty ? state.members[0].pipeline : nil
+        }
+    }
+
     /// Runs every pipeline until cancelled, then stops them and waits for them.
     package func run() async {
         state.withLock { state in
