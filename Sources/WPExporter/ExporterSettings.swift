@@ -57,12 +57,11 @@ package enum ExporterSettings {
 
     /// `winpower.*` → the client's configuration.
     ///
-    /// - Throws: ``RuntimeFailure`` when the base URL or credentials are missing (validation
+    /// - Throws: ``UnusableBaseURL`` when the base URL is missing or unusable (validation
     ///   catches this first for `server`).
-    package static func client(_ winPower: ExporterConfiguration.WinPower) throws -> WinPowerHTTPClient.Configuration {
-        guard let text = winPower.baseURL, let url = URL(string: text), url.host != nil else {
-            throw RuntimeFailure(message: "winpower.base_url is not set to a usable URL")
-        }
+    package static func client(_ winPower: ExporterConfiguration.WinPower) throws(UnusableBaseURL)
+        -> WinPowerHTTPClient.Configuration {
+        guard let text = winPower.baseURL, let url = URL(string: text), url.host != nil else { throw UnusableBaseURL() }
         var result = WinPowerHTTPClient.Configuration(baseURL: url, username: winPower.username ?? "",
                                                       password: winPower.password?.reveal() ?? "")
         result.timeout = winPower.timeout
@@ -118,4 +117,10 @@ package enum ExporterSettings {
         components.fragment = nil
         return components.string ?? ""
     }
+}
+
+/// `winpower.base_url` (or a `servers` entry's `base_url`) is not set to a usable URL: the
+/// WinPower client cannot be made.
+package struct UnusableBaseURL: Error, Sendable, Equatable, CustomStringConvertible {
+    package var description: String { "winpower.base_url is not set to a usable URL" }
 }

@@ -38,12 +38,9 @@ package enum Healthcheck {
         }
     }
 
-    /// - Throws: ``RuntimeFailure`` when the configuration leaves nothing to probe (port 0).
-    package static func target(server: ExporterConfiguration.Server, web: WebConfiguration?) throws(RuntimeFailure) -> Target {
-        guard server.port != 0 else {
-            throw RuntimeFailure(message: "healthcheck: server.port is 0 (a free port chosen at start); "
-                                 + "set the port the exporter listens on")
-        }
+    /// - Throws: ``HealthcheckFailure/portZero`` when the configuration leaves nothing to probe.
+    package static func target(server: ExporterConfiguration.Server, web: WebConfiguration?) throws(HealthcheckFailure) -> Target {
+        guard server.port != 0 else { throw .portZero }
         let scheme = web?.tlsServer == nil ? "http" : "https"
         let authenticated = !(web?.basicAuthUsers.isEmpty ?? true)
             && !(web?.unauthenticatedPaths.contains("/-/healthy") ?? false)
@@ -53,17 +50,15 @@ package enum Healthcheck {
 
     /// One GET of the target. Returns the line to print on success.
     ///
-    /// - Throws: ``RuntimeFailure`` naming the URL and the answer or error.
-    package static func probe(_ target: Target, client: HTTPClient, timeout: Duration = Healthcheck.timeout) async throws(RuntimeFailure)
-        -> String {
-        guard let url = URL(string: target.url) else {
-            throw RuntimeFailure(message: "healthcheck: cannot form a URL from \(target.url)")
-        }
+    /// - Throws: ``HealthcheckFailure`` naming the URL and the answer or error.
+    package static func probe(_ target: Target, client: HTTPClient, timeout: Duration = Healthcheck.timeout)
+        async throws(HealthcheckFailure) -> String {
+        guard let url = URL(string: target.url) else { throw .unusableURL(target.url) }
         let response: HTTPClientResponse
         do {
             response = try await client.send(HTTPClientRequest(url: url, timeout: timeout))
         } catch {
-            throw RuntimeFailure(message: "healthcheck: no answer from \(target.url): \(error)")
+            throw .noAnswer(url: target.url, error: "\(error)")
         }
         switch response.status {
         case 200:
@@ -73,8 +68,31 @@ package enum Healthcheck {
         default:
             let body = String(decoding: response.body.prefix(200), as: UTF8.self)
                 .split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-            throw RuntimeFailure(message: "healthcheck: \(target.url) answered \(response.status)"
-                                 + (body.isEmpty ? "" : ": \(body)"))
+            throw .answered(url: target.url, status: response.status, firstLine: body)
+        }
+    }
+}
+
+/// Why `wpexporter healthcheck` failed: one line each, exit status 1.
+package enum HealthcheckFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The configuration is invalid (its first problem).
+    case invalidConfiguration(String)
+    /// `server.port` is 0: a free port chosen at start, nothing to probe.
+    case portZero
+    /// No URL can be formed from the listen address.
+    case unusableURL(String)
+    /// Nothing answered (refused, timed out, TLS failed).
+    case noAnswer(url: String, error: String)
+    /// The exporter answered with another status than 200 (or 401 where authentication is required).
+    case answered(url: String, status: Int, firstLine: String)
+
+    package var description: String {
+        switch self {
+        case .invalidConfiguration(let problem): "healthcheck: configuration is invalid: \(problem)"
+        case .portZero: "healthcheck: server.port is 0 (a free port chosen at start); set the port the exporter listens on"
+        case .unusableURL(let url): "healthcheck: cannot form a URL from \(url)"
+        case .noAnswer(let url, let error): "healthcheck: no answer from \(url): \(error)"
+        case .answered(let url, let status, let line): "healthcheck: \(url) answered \(status)" + (line.isEmpty ? "" : ": \(line)")
         }
     }
 }

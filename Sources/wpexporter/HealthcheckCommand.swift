@@ -6,7 +6,7 @@ import WPHTTPClient
 extension CommandLineTool {
     /// Runs `wpexporter healthcheck`; any failure, an invalid configuration included, is one
     /// line and exit status 1.
-    func healthcheck(_ options: ConfigurationOptions) async throws(RuntimeFailure) {
+    func healthcheck(_ options: ConfigurationOptions) async throws(HealthcheckFailure) {
         let configuration: ExporterConfiguration
         let web: WebConfiguration?
         do {
@@ -19,7 +19,7 @@ extension CommandLineTool {
             }
         } catch {
             let first = error.problems.first.map { "\($0)" } ?? "\(error)"
-            throw RuntimeFailure(message: "healthcheck: configuration is invalid: \(first)")
+            throw .invalidConfiguration(first)
         }
         let target = try Healthcheck.target(server: configuration.server, web: web)
         var clientConfiguration = HTTPClient.Configuration(tls: .skip, userAgent: "wpexporter-healthcheck")

@@ -60,8 +60,8 @@ import WPStorage
         #expect(try ExporterSettings.client(winPower).userAgent == "site-a-exporter/2")
     }
 
-    @Test func aMissingBaseURLIsARuntimeFailureNotACrash() {
-        #expect(throws: RuntimeFailure.self) { try ExporterSettings.client(ExporterConfiguration.WinPower()) }
+    @Test func aMissingBaseURLIsAnErrorNotACrash() {
+        #expect(throws: UnusableBaseURL()) { try ExporterSettings.client(ExporterConfiguration.WinPower()) }
     }
 
     /// JSON stays the default for pipes, files and collectors; on a terminal an unset format

@@ -201,11 +201,11 @@ private func tool(_ recorder: Recorder, environment: [String: String] = credenti
     @Test(arguments: ["runtime", "usage"])
     func hookErrorsMapToExitCodes(kind: String) async {
         let error: any Error & Sendable = kind == "runtime"
-            ? RuntimeFailure(message: "listen failed") : UsageError(command: "simulate", message: "unknown fault \"x\"")
+            ? HealthcheckFailure.invalidConfiguration("listen failed") : UsageError(command: "simulate", message: "unknown fault \"x\"")
         let recorder = Recorder()
         let status = await tool(recorder, hookError: error).run(["simulate"])
         #expect(status == (kind == "runtime" ? 1 : 64))
-        #expect(recorder.err == (kind == "runtime" ? "listen failed\n"
+        #expect(recorder.err == (kind == "runtime" ? "healthcheck: configuration is invalid: listen failed\n"
             : "wpexporter simulate: unknown fault \"x\"\nRun 'wpexporter simulate --help' for usage.\n"))
     }
 

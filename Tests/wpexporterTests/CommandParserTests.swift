@@ -126,7 +126,8 @@ private func usageError(_ arguments: [String]) -> UsageError? {
     @Test func errorsMapToExitCodes() {
         #expect(ExitCode.forError(UsageError(command: nil, message: "x")) == .usage)
         #expect(ExitCode.forError(ConfigurationError(problems: [])) == .configuration)
-        #expect(ExitCode.forError(RuntimeFailure(message: "x")) == .runtimeFailure)
+        #expect(ExitCode.forError(HealthcheckFailure.portZero) == .runtimeFailure)
+        #expect(ExitCode.forError(ExporterError.client(server: "a", reason: "x")) == .runtimeFailure)
         #expect(ExitCode.forError(CancellationError()) == .runtimeFailure)
         #expect(ExitCode.usage.rawValue == 64)
         #expect(ExitCode.configuration.rawValue == 78)

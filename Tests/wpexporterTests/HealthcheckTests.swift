@@ -85,12 +85,17 @@ private struct LivenessOnly: HTTPHandler {
         let client = HTTPClient(configuration: HTTPClient.Configuration(tls: .skip))
         let (missing, healthy, failure, line) = try await withTestServer(LivenessOnly()) { port in
             let missing = Healthcheck.Target(url: "http://127.0.0.1:\(port)/nonexistent", authenticationRequired: true)
-            var failure: RuntimeFailure?
-            do { _ = try await Healthcheck.probe(missing, client: client) } catch { failure = error as? RuntimeFailure }
+            var failure: HealthcheckFailure?
+            do { _ = try await Healthcheck.probe(missing, client: client) } catch { failure = error as? HealthcheckFailure }
             let healthy = Healthcheck.Target(url: "http://127.0.0.1:\(port)/-/healthy", authenticationRequired: false)
             return (missing, healthy, failure, try? await Healthcheck.probe(healthy, client: client))
         }
-        #expect(failure?.message.hasPrefix("healthcheck: \(missing.url) answered 404") == true, "\(String(describing: failure))")
+        #expect(failure.map { "\($0)" }?.hasPrefix("healthcheck: \(missing.url) answered 404") == true, "\(String(describing: failure))")
+        if case .answered(let url, let status, _) = failure {
+            #expect(url == missing.url && status == 404)
+        } else {
+            Issue.record("expected an answered failure, got \(String(describing: failure))")
+        }
         #expect(line == "healthy: \(healthy.url)")
     }
 }
