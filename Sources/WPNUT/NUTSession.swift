@@ -1,0 +1,66 @@
+/// A NUT user's `upsmon` role (`upsmon primary` or `upsmon secondary` in a users file).
+public enum NUTRole: String, Sendable, Equatable {
+    case primary, secondary
+}
+
+/// A user who gave the right password.
+public struct NUTUser: Sendable, Equatable {
+    public var name: String
+    /// `nil`: may read and log in, but neither claim primary nor set `FSD`.
+    public var role: NUTRole?
+
+    public init(name: String, role: NUTRole?) {
+        self.name = name
+        self.role = role
+    }
+}
+
+/// Checks passwords (plain or bcrypt-hashed).
+public protocol NUTUsers: Sendable {
+    /// The user, when `password` is `username`'s; `nil` otherwise. A bcrypt check takes
+    /// milliseconds of CPU: the server calls this off its event loop.
+    func authenticate(username: String, password: String) async -> NUTUser?
+}
+
+/// The answer to one command line.
+public struct NUTReply: Sendable, Equatable {
+    /// The reply, every line ending in `\n`.
+    public var text: String
+    /// `LOGOUT`: the server closes the connection once the reply is written.
+    public var closes: Bool
+
+    public init(_ text: String, closes: Bool = false) {
+        self.text = text
+        self.closes = closes
+    }
+
+    /// `ERR <code>\n`.
+    public static func error(_ code: NUTError) -> NUTReply { NUTReply("ERR \(code.rawValue)\n") }
+}
+
+/// The protocol's error codes (the developer guide's list).
+public enum NUTError: String, Sendable, Equatable, CaseIterable {
+    case accessDenied = "ACCESS-DENIED"
+    case unknownUPS = "UNKNOWN-UPS"
+    case varNotSupported = "VAR-NOT-SUPPORTED"
+    case cmdNotSupported = "CMD-NOT-SUPPORTED"
+    case invalidArgument = "INVALID-ARGUMENT"
+    case instcmdFailed = "INSTCMD-FAILED"
+    case setFailed = "SET-FAILED"
+    case readonly = "READONLY"
+    case tooLong = "TOO-LONG"
+    case featureNotSupported = "FEATURE-NOT-SUPPORTED"
+    case featureNotConfigured = "FEATURE-NOT-CONFIGURED"
+    case alreadySSLMode = "ALREADY-SSL-MODE"
+    case driverNotConnected = "DRIVER-NOT-CONNECTED"
+    case dataStale = "DATA-STALE"
+    case alreadyLoggedIn = "ALREADY-LOGGED-IN"
+    case invalidPassword = "INVALID-PASSWORD"
+    case alreadySetPassword = "ALREADY-SET-PASSWORD"
+    case invalidUsername = "INVALID-USERNAME"
+    case alreadySetUsername = "ALREADY-SET-USERNAME"
+    case usernameRequired = "USERNAME-REQUIRED"
+    case passwordRequired = "PASSWORD-REQUIRED"
+    case unknownCommand = "UNKNOWN-COMMAND"
+    case invalidValue = "INVALID-VALUE"
+}

@@ -1,0 +1,129 @@
+import WPClient
+
+/// The low-battery thresholds of one UPS (`battery.charge.low`, `battery.runtime.low`): below
+/// either, `ups.status` carries `LB`, and a primary `upsmon` shuts down on `OB LB`.
+public struct NUTThresholds: Sendable, Equatable {
+    /// `battery.charge.low`, percent.
+    public var chargeLow: Double
+    /// `battery.runtime.low`, seconds.
+    public var runtimeLow: Double
+
+    /// NUT's usual defaults: 10 % and 120 s.
+    public init(chargeLow: Double = 10, runtimeLow: Double = 120) {
+        self.chargeLow = chargeLow
+        self.runtimeLow = runtimeLow
+    }
+}
+
+/// The NUT variables of one WinPower device, with the standard NUT names and units.
+///
+/// A reading WinPower did not give is absent, never `0`. `ups.status` follows
+/// ``status(of:thresholds:)``; `FSD` is the server's to add (``NUTServerState``).
+public enum NUTVariables {
+    /// Every variable of `device`, sorted by name (as upsd lists them).
+    ///
+    /// - Parameters:
+    ///   - device: the latest reading.
+    ///   - thresholds: the UPS's low-battery thresholds (exported too).
+    ///   - driverVersion: `driver.version` (the exporter's version).
+    public static func of(_ device: Device, thresholds: NUTThresholds, driverVersion: String) -> [(name: String, value: String)] {
+        var values: [String: String] = [:]
+        func set(_ name: String, _ value: Double?) {
+            if let value, value.isFinite { values[name] = format(value) }
+        }
+        func set(_ name: String, _ text: String?) {
+            if let text, !text.isEmpty { values[name] = text }
+        }
+        let realtime = device.realtime
+        set("battery.charge", realtime.batCapacity)
+        set("battery.runtime", realtime.batRemainTime)
+        set("battery.voltage", realtime.batVoltP)
+        set("battery.voltage.nominal", device.config.ratingBatVolt)
+        set("battery.charge.low", thresholds.chargeLow)
+        set("battery.runtime.low", thresholds.runtimeLow)
+        set("input.voltage", realtime.inputVolt1)
+        set("input.voltage.nominal", device.config.ratingVolt)
+        set("input.frequency", realtime.inputFreq)
+        set("input.frequency.nominal", device.config.ratingFreq)
+        set("output.voltage", realtime.outputVolt1)
+        set("output.current", realtime.outputCurrent1)
+        set("output.frequency", realtime.outputFreq)
+        set("ups.load", realtime.loadPercent)
+        set("ups.realpower", realtime.loadTotalWatt)
+        set("ups.power", realtime.loadTotalVa)
+        set("ups.power.nominal", device.config.ratingVa)
+        set("ups.temperature", realtime.upsTemperature)
+        set("ups.test.result", testResult(realtime.testStatus))
+        set("device.model", device.asset.model)
+        set("ups.model", device.asset.model)
+        set("ups.firmware", device.asset.firmwareVersion)
+        set("ups.id", device.id)
+        set("device.type", "ups")
+        set("driver.name", "wpexporter")
+        set("driver.version", driverVersion)
+        if let alarms = device.activeAlarms, !alarms.codes.isEmpty {
+            values["ups.alarm"] = alarms.codes.map { "alarm \($0)" }.joined(separator: ", ")
+        }
+        let status = status(of: device, thresholds: thresholds)
+        if !status.isEmpty { values["ups.status"] = status.joined(separator: " ") }
+        return values.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+    }
+
+    /// The `ups.status` words of `device`, safety first:
+    ///
+    /// - `OL` on mains (line, bypass, standby, powering on, and a self-test: the UPS runs on
+    ///   battery on purpose while mains is present, so it is `OL TEST`, never `OB`, and no
+    ///   `upsmon` shuts down for it); `OB` only in battery mode (an outage); neither in fault
+    ///   mode or an unknown mode (`ALARM` says what is known);
+    /// - `LB` when the charge or the runtime is below its threshold;
+    /// - `BYPASS`, `OFF` (standby: the output is off), `TEST`, `CHRG`/`DISCHRG`, `ALARM`
+    ///   (alarms active, or fault mode).
+    public static func status(of device: Device, thresholds: NUTThresholds) -> [String] {
+        var words: [String] = []
+        let realtime = device.realtime
+        if device.hasAlarm == true || device.operatingMode == .fault { words.append("ALARM") }
+        switch device.operatingMode {
+        case .line, .powerOn: words.append("OL")
+        case .bypass: words += ["OL", "BYPASS"]
+        case .standby: words += ["OL", "OFF"]
+        case .batteryTest: words += ["OL", "TEST"]
+        case .battery: words.append("OB")
+        case .fault, nil: break
+        }
+        if device.operatingMode == .battery || device.operatingMode == .batteryTest {
+            words.append("DISCHRG")
+        } else if realtime.isCharging == 1 {
+            words.append("CHRG")
+        }
+        if isLow(device, thresholds) { words.append("LB") }
+        return words
+    }
+
+    /// Whether the charge or the runtime is below its threshold.
+    public static func isLow(_ device: Device, _ thresholds: NUTThresholds) -> Bool {
+        if let charge = device.realtime.batCapacity, charge < thresholds.chargeLow { return true }
+        if let runtime = device.realtime.batRemainTime, runtime < thresholds.runtimeLow { return true }
+        return false
+    }
+
+    /// `ups.test.result` for WinPower's `testStatus` code, read as the HID power device codes
+    /// (unverified over REST: docs/nut.md).
+    static func testResult(_ code: Int?) -> String? {
+        switch code {
+        case 1: "Done and passed"
+        case 2: "Done and warning"
+        case 3: "Done and error"
+        case 4: "Aborted"
+        case 5: "In progress"
+        case 6: "No test initiated"
+        default: nil
+        }
+    }
+
+    /// A reading as NUT drivers write numbers: integers without a decimal point, other values
+    /// in their shortest exact form (`230.5`).
+    public static func format(_ value: Double) -> String {
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return "\(value)"
+    }
+}

@@ -1,0 +1,127 @@
+import Testing
+import WPClient
+import WPNUT
+
+@Suite struct NUTVariablesTests {
+    static func device(mode: Int?, charge: Double? = 100, runtime: Double? = 3600, charging: Int? = 0,
+                       status: Int? = 1, alarms: ActiveAlarms? = nil) -> Device {
+        var realtime = RealtimeReadings()
+        realtime.mode = mode
+        realtime.batCapacity = charge
+        realtime.batRemainTime = runtime
+        realtime.isCharging = charging
+        realtime.status = status
+        realtime.inputVolt1 = 230.5
+        realtime.loadTotalWatt = 1200
+        return Device(asset: AssetDevice(id: "ups-1", model: "Santak C3K", alias: "Rack A"), connected: true,
+                      realtime: realtime, activeAlarms: alarms)
+    }
+
+    static func status(_ device: Device, _ thresholds: NUTThresholds = NUTThresholds()) -> String {
+        NUTVariables.status(of: device, thresholds: thresholds).joined(separator: " ")
+    }
+
+    /// `OB` only for an outage; a self-test is on mains (`OL TEST`), so no upsmon shuts down.
+    @Test func statusFollowsTheOperatingMode() {
+        #expect(Self.status(Self.device(mode: 3)) == "OL")
+        #expect(Self.status(Self.device(mode: 3, charging: 1)) == "OL CHRG")
+        #expect(Self.status(Self.device(mode: 4)) == "OB DISCHRG")
+        #expect(Self.status(Self.device(mode: 5)) == "OL TEST DISCHRG")
+        #expect(!Self.status(Self.device(mode: 5, charge: 5)).contains("OB"), "a self-test is never on battery for upsmon")
+        #expect(Self.status(Self.device(mode: 2)) == "OL BYPASS")
+        #expect(Self.status(Self.device(mode: 1)) == "OL OFF")
+        #expect(Self.status(Self.device(mode: 6)) == "ALARM")
+        #expect(Self.status(Self.device(mode: nil)) == "")
+        #expect(Self.status(Self.device(mode: 3, status: 2)) == "ALARM OL")
+        #expect(Self.status(Self.device(mode: 3, alarms: ActiveAlarms(count: 1, codes: ["501"]))) == "ALARM OL")
+    }
+
+    /// `LB` below either threshold, not at it; thresholds are per UPS.
+    @Test func lowBatteryByChargeOrRuntime() {
+        #expect(Self.status(Self.device(mode: 4, charge: 9.9)) == "OB DISCHRG LB")
+        #expect(Self.status(Self.device(mode: 4, charge: 10)) == "OB DISCHRG")
+        #expect(Self.status(Self.device(mode: 4, runtime: 119)) == "OB DISCHRG LB")
+        #expect(Self.status(Self.device(mode: 4, charge: 30), NUTThresholds(chargeLow: 40, runtimeLow: 60)) == "OB DISCHRG LB")
+        #expect(Self.status(Self.device(mode: 4, charge: nil, runtime: nil)) == "OB DISCHRG", "unknown is not low")
+    }
+
+    /// Missing readings are absent, never 0; numbers as drivers write them.
+    @Test func variablesHaveStandardNamesAndOnlyKnownReadings() {
+        var device = Self.device(mode: 3)
+        device.realtime.batVoltP = nil
+        let variables = Dictionary(uniqueKeysWithValues: NUTVariables.of(device, thresholds: NUTThresholds(), driverVersion: "1.2.3")
+            .map { ($0.name, $0.value) })
+        #expect(variables["input.voltage"] == "230.5")
+        #expect(variables["ups.realpower"] == "1200")
+        #expect(variables["battery.charge"] == "100")
+        #expect(variables["battery.charge.low"] == "10")
+        #expect(variables["battery.runtime.low"] == "120")
+        #expect(variables["ups.status"] == "OL")
+        #expect(variables["device.model"] == "Santak C3K")
+        #expect(variables["driver.name"] == "wpexporter")
+        #expect(variables["driver.version"] == "1.2.3")
+        #expect(variables["battery.voltage"] == nil)
+        #expect(variables["output.current"] == nil)
+        let names = NUTVariables.of(device, thresholds: NUTThresholds(), driverVersion: "1").map(\.name)
+        #expect(names == names.sorted())
+    }
+
+    @Test func numbersAreFormattedAsDriversDo() {
+        #expect(NUTVariables.format(230) == "230")
+        #expect(NUTVariables.format(49.95) == "49.95")
+        #expect(NUTVariables.format(-3) == "-3")
+        #expect(NUTVariables.format(0.1) == "0.1")
+    }
+}
+
+@Suite struct NUTNamesTests {
+    @Test func aliasesBecomeReadableUniqueNames() {
+        let names = NUTNames.assign([(id: "1", alias: "Server Room #2"), (id: "2", alias: "Server Room #2"),
+                                     (id: "3", alias: "Ünïcode UPS"), (id: "4", alias: nil), (id: "5", alias: "   "),
+                                     (id: "6", alias: "ups"), (id: "7", alias: "Rack.A_1")])
+        #expect(names["1"] == "server-room-2")
+        #expect(names["2"] == "server-room-2-2")
+        #expect(names["3"] == "n-code-ups")
+        #expect(names["4"] == "ups")
+        #expect(names["5"] == "ups-2")
+        #expect(names["6"] == "ups-3")
+        #expect(names["7"] == "rack.a_1")
+        for name in names.values { #expect(NUTNames.isValid(name), "\(name)") }
+    }
+
+    @Test func configuredNamesWinAndNeverMove() {
+        let names = NUTNames.assign([(id: "1", alias: "ups"), (id: "2", alias: "other")], configured: ["2": "ups"])
+        #expect(names == ["1": "ups-2", "2": "ups"])
+    }
+
+    @Test func validity() {
+        #expect(NUTNames.isValid("ups"))
+        #expect(NUTNames.isValid("rack-a.1_b"))
+        #expect(!NUTNames.isValid(""))
+        #expect(!NUTNames.isValid("-ups"))
+        #expect(!NUTNames.isValid("two words"))
+        #expect(!NUTNames.isValid("ups@host"))
+        #expect(!NUTNames.isValid(String(repeating: "a", count: 65)))
+    }
+}
+
+@Suite struct NUTLineTests {
+    @Test func wordsQuotesAndEscapes() {
+        #expect(NUTLine.words(Array("GET VAR ups battery.charge".utf8)) == ["GET", "VAR", "ups", "battery.charge"])
+        #expect(NUTLine.words(Array("  LIST   UPS  ".utf8)) == ["LIST", "UPS"])
+        #expect(NUTLine.words(Array("USERNAME \"with space\"".utf8)) == ["USERNAME", "with space"])
+        #expect(NUTLine.words(Array("PASSWORD \"a\\\"b\\\\c\"".utf8)) == ["PASSWORD", "a\"b\\c"])
+        #expect(NUTLine.words(Array("PASSWORD \"\"".utf8)) == ["PASSWORD", ""])
+        #expect(NUTLine.words(Array("VER\r".utf8)) == ["VER"])
+        #expect(NUTLine.words(Array("".utf8)) == [])
+        #expect(NUTLine.words(Array("PASSWORD \"open".utf8)) == nil)
+        #expect(NUTLine.words(Array("PASSWORD trailing\\".utf8)) == nil)
+        #expect(NUTLine.words(Array(repeating: UInt8(ascii: "a"), count: NUTLine.maximumLength + 1)) == nil)
+        #expect(NUTLine.words(Array(Array(repeating: "a", count: NUTLine.maximumWords + 1).joined(separator: " ").utf8)) == nil)
+    }
+
+    @Test func escapingForQuotedReplies() {
+        #expect(NUTLine.escaped("plain text") == "plain text")
+        #expect(NUTLine.escaped("say \"hi\" \\ bye") == "say \\\"hi\\\" \\\\ bye")
+    }
+}
