@@ -1,0 +1,224 @@
+/// One connection's conversation with the NUT server: its credentials and login, and the
+/// answer to each command line, as upsd answers a read-only driver (docs/nut.md lists the
+/// commands and where the bridge differs by design).
+///
+/// Nothing here does I/O: the listener feeds it lines and writes the replies. Password checks
+/// (``NUTUsers``) may take milliseconds (bcrypt) and are awaited.
+public struct NUTSession: Sendable {
+    /// What the server answers with.
+    public struct Environment: Sendable {
+        public var data: any NUTDataSource
+        public var users: any NUTUsers
+        public var state: NUTServerState
+        /// `VER`'s version (the exporter's).
+        public var version: String
+        /// Whether reads need a user: `false` lets anyone list and read (upsd's default).
+        public var requireLogin: Bool
+        /// Whether `STARTTLS` can be offered (a certificate is configured).
+        public var tlsAvailable: Bool
+
+        public init(data: any NUTDataSource, users: any NUTUsers, state: NUTServerState, version: String,
+                    requireLogin: Bool = false, tlsAvailable: Bool = false) {
+            self.data = data
+            self.users = users
+            self.state = state
+            self.version = version
+            self.requireLogin = requireLogin
+            self.tlsAvailable = tlsAvailable
+        }
+    }
+
+    /// What the connection asked for besides a reply.
+    public enum Action: Sendable, Equatable {
+        case none
+        /// Close once the reply is written (`LOGOUT`).
+        case close
+        /// Start TLS once the reply is written (`STARTTLS`).
+        case startTLS
+    }
+
+    /// The peer, `ip:port`, for `LIST CLIENT`.
+    public let client: String
+    private var username: String?
+    private var password: String?
+    /// The user, once a password check passed (cached for the connection's life).
+    private var user: NUTUser?
+    /// The UPS this connection logged into.
+    public private(set) var loggedInto: String?
+    /// Failed password checks on this connection.
+    public private(set) var failedChecks = 0
+
+    public init(client: String) {
+        self.client = client
+    }
+
+    /// Ends the session: its login, if any, no longer counts.
+    public func end(_ environment: Environment) {
+        if let loggedInto { environment.state.logout(loggedInto, client: client) }
+    }
+
+    /// The reply to one line (without its line ending) and what to do after writing it.
+    public mutating func handle(_ line: some Collection<UInt8>, _ environment: Environment) async -> (NUTReply, Action) {
+        guard let words = NUTLine.words(line) else { return (.error(.invalidArgument), .none) }
+        guard let command = words.first?.uppercased() else { return (.error(.unknownCommand), .none) }
+        let arguments = Array(words.dropFirst())
+        switch command {
+        case "VER":
+            return (NUTReply("Network UPS Tools upsd \(environment.version) - wpexporter NUT bridge\n"), .none)
+        case "NETVER", "PROTVER":
+            return (NUTReply("1.3\n"), .none)
+        case "HELP":
+            return (NUTReply("Commands: HELP VER GET LIST SET INSTCMD LOGIN LOGOUT USERNAME PASSWORD STARTTLS\n"), .none)
+        case "STARTTLS":
+            if !environment.tlsAvailable { return (.error(.featureNotConfigured), .none) }
+            return (NUTReply("OK STARTTLS\n"), .startTLS)
+        case "USERNAME":
+            guard arguments.count == 1 else { return (.error(.invalidArgument), .none) }
+            guard username == nil else { return (.error(.alreadySetUsername), .none) }
+            username = arguments[0]
+            return (NUTReply("OK\n"), .none)
+        case "PASSWORD":
+            guard arguments.count == 1 else { return (.error(.invalidArgument), .none) }
+            guard password == nil else { return (.error(.alreadySetPassword), .none) }
+            password = arguments[0]
+            return (NUTReply("OK\n"), .none)
+        case "LOGOUT":
+            if let loggedInto { environment.state.logout(loggedInto, client: client) }
+            loggedInto = nil
+            return (NUTReply("OK Goodbye\n"), .close)
+        case "LOGIN":
+            return (await login(arguments, environment), .none)
+        case "PRIMARY", "MASTER":
+            return (await primary(arguments, granted: command, environment), .none)
+        case "FSD":
+            return (await forcedShutdown(arguments, environment), .none)
+        case "GET":
+            if let refusal = await readRefusal(environment) { return (refusal, .none) }
+            return (get(arguments, environment), .none)
+        case "LIST":
+            if let refusal = await readRefusal(environment) { return (refusal, .none) }
+            return (list(arguments, environment), .none)
+        case "SET", "INSTCMD":
+            // Read-only: nothing reaches WinPower.
+            if username == nil { return (.error(.usernameRequired), .none) }
+            return (.error(.accessDenied), .none)
+        default:
+            return (.error(.unknownCommand), .none)
+        }
+    }
+
+    /// The user of this connection's credentials, checked once.
+    private mutating func authenticated(_ environment: Environment) async -> NUTUser? {
+        if let user { return user }
+        guard let username, let password else { return nil }
+        let user = await environment.users.authenticate(username: username, password: password)
+        if user == nil { failedChecks += 1 }
+        self.user = user
+        return user
+    }
+
+    private mutating func readRefusal(_ environment: Environment) async -> NUTReply? {
+        guard environment.requireLogin else { return nil }
+        if username == nil { return .error(.usernameRequired) }
+        if password == nil { return .error(.passwordRequired) }
+        return await authenticated(environment) == nil ? .error(.accessDenied) : nil
+    }
+
+    private mutating func login(_ arguments: [String], _ environment: Environment) async -> NUTReply {
+        guard arguments.count == 1 else { return .error(.invalidArgument) }
+        guard username != nil else { return .error(.usernameRequired) }
+        guard loggedInto == nil else { return .error(.alreadyLoggedIn) }
+        guard password != nil else { return .error(.passwordRequired) }
+        guard environment.data.ups(named: arguments[0]) != nil else { return .error(.unknownUPS) }
+        guard await authenticated(environment) != nil else { return .error(.accessDenied) }
+        loggedInto = arguments[0]
+        environment.state.login(arguments[0], client: client)
+        return NUTReply("OK\n")
+    }
+
+    private mutating func primary(_ arguments: [String], granted command: String, _ environment: Environment) async -> NUTReply {
+        guard arguments.count == 1 else { return .error(.invalidArgument) }
+        guard username != nil else { return .error(.usernameRequired) }
+        guard environment.data.ups(named: arguments[0]) != nil else { return .error(.unknownUPS) }
+        guard await authenticated(environment)?.role == .primary else { return .error(.accessDenied) }
+        return NUTReply("OK \(command)-GRANTED\n")
+    }
+
+    private mutating func forcedShutdown(_ arguments: [String], _ environment: Environment) async -> NUTReply {
+        guard arguments.count == 1 else { return .error(.invalidArgument) }
+        guard username != nil else { return .error(.usernameRequired) }
+        guard environment.data.ups(named: arguments[0]) != nil else { return .error(.unknownUPS) }
+        guard await authenticated(environment)?.role == .primary else { return .error(.accessDenied) }
+        environment.state.setForcedShutdown(arguments[0])
+        return NUTReply("OK FSD-SET\n")
+    }
+
+    /// `ERR DATA-STALE` for a UPS whose readings are stale, `nil` when it may be read.
+    private func unavailable(_ ups: NUTUPS) -> NUTReply? {
+        ups.isStale ? .error(.dataStale) : nil
+    }
+
+    private func get(_ arguments: [String], _ environment: Environment) -> NUTReply {
+        guard let what = arguments.first?.uppercased(), arguments.count >= 2 else { return .error(.invalidArgument) }
+        guard let ups = environment.data.ups(named: arguments[1]) else { return .error(.unknownUPS) }
+        let name = arguments[1]
+        switch (what, arguments.count) {
+        case ("NUMLOGINS", 2):
+            return NUTReply("NUMLOGINS \(name) \(environment.state.clients(of: name).count)\n")
+        case ("UPSDESC", 2):
+            return NUTReply("UPSDESC \(name) \"\(NUTLine.escaped(ups.description))\"\n")
+        case ("VAR", 3):
+            if let stale = unavailable(ups) { return stale }
+            guard var value = ups.value(of: arguments[2]) else { return .error(.varNotSupported) }
+            if arguments[2] == "ups.status", environment.state.isForcedShutdown(ups) { value = "FSD " + value }
+            return NUTReply("VAR \(name) \(arguments[2]) \"\(NUTLine.escaped(value))\"\n")
+        case ("TYPE", 3):
+            if let stale = unavailable(ups) { return stale }
+            guard let value = ups.value(of: arguments[2]) else { return .error(.varNotSupported) }
+            return NUTReply("TYPE \(name) \(arguments[2]) \(NUTDescriptions.type(of: arguments[2], value: value))\n")
+        case ("DESC", 3):
+            return NUTReply("DESC \(name) \(arguments[2]) \"\(NUTDescriptions.description(of: arguments[2]))\"\n")
+        case ("CMDDESC", 3):
+            return NUTReply("CMDDESC \(name) \(arguments[2]) \"Description unavailable\"\n")
+        default:
+            return .error(.invalidArgument)
+        }
+    }
+
+    private func list(_ arguments: [String], _ environment: Environment) -> NUTReply {
+        guard let what = arguments.first?.uppercased() else { return .error(.invalidArgument) }
+        if what == "UPS" {
+            guard arguments.count == 1 else { return .error(.invalidArgument) }
+            var text = "BEGIN LIST UPS\n"
+            for ups in environment.data.upsList() { text += "UPS \(ups.name) \"\(NUTLine.escaped(ups.description))\"\n" }
+            return NUTReply(text + "END LIST UPS\n")
+        }
+        guard arguments.count >= 2 else { return .error(.invalidArgument) }
+        guard let ups = environment.data.ups(named: arguments[1]) else { return .error(.unknownUPS) }
+        let name = arguments[1]
+        switch (what, arguments.count) {
+        case ("VAR", 2):
+            if let stale = unavailable(ups) { return stale }
+            let forced = environment.state.isForcedShutdown(ups)
+            var text = "BEGIN LIST VAR \(name)\n"
+            for variable in ups.variables {
+                let value = forced && variable.name == "ups.status" ? "FSD " + variable.value : variable.value
+                text += "VAR \(name) \(variable.name) \"\(NUTLine.escaped(value))\"\n"
+            }
+            return NUTReply(text + "END LIST VAR \(name)\n")
+        case ("RW", 2), ("CMD", 2):
+            if let stale = unavailable(ups) { return stale }
+            return NUTReply("BEGIN LIST \(what) \(name)\nEND LIST \(what) \(name)\n")
+        case ("ENUM", 3), ("RANGE", 3):
+            if let stale = unavailable(ups) { return stale }
+            guard ups.value(of: arguments[2]) != nil else { return .error(.varNotSupported) }
+            return NUTReply("BEGIN LIST \(what) \(name) \(arguments[2])\nEND LIST \(what) \(name) \(arguments[2])\n")
+        case ("CLIENT", 2):
+            var text = "BEGIN LIST CLIENT \(name)\n"
+            for client in environment.state.clients(of: name) { text += "CLIENT \(name) \(client)\n" }
+            return NUTReply(text + "END LIST CLIENT \(name)\n")
+        default:
+            return .error(.invalidArgument)
+        }
+    }
+}

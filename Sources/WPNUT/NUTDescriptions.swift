@@ -1,0 +1,45 @@
+/// `GET DESC` texts and `GET TYPE` answers of the variables the bridge serves (descriptions as
+/// NUT's own variable table words them).
+public enum NUTDescriptions {
+    static let descriptions: [String: String] = [
+        "battery.charge": "Battery charge (percent of full)",
+        "battery.charge.low": "Remaining battery level when UPS switches to LB (percent)",
+        "battery.runtime": "Battery runtime (seconds)",
+        "battery.runtime.low": "When UPS switches to LB (seconds)",
+        "battery.voltage": "Battery voltage (V)",
+        "battery.voltage.nominal": "Nominal battery voltage (V)",
+        "device.model": "Device model",
+        "device.type": "Device type (ups, pdu, scd, psu, ats)",
+        "driver.name": "Driver name",
+        "driver.version": "Driver version - NUT release",
+        "input.frequency": "Input line frequency (Hz)",
+        "input.frequency.nominal": "Nominal input line frequency (Hz)",
+        "input.voltage": "Input voltage (V)",
+        "input.voltage.nominal": "Nominal input voltage (V)",
+        "output.current": "Output current (A)",
+        "output.frequency": "Output frequency (Hz)",
+        "output.voltage": "Output voltage (V)",
+        "ups.alarm": "UPS alarms",
+        "ups.firmware": "UPS firmware",
+        "ups.id": "UPS system identifier",
+        "ups.load": "Load on UPS (percent of full)",
+        "ups.model": "UPS model",
+        "ups.power": "Current value of apparent power (Volt-Amps)",
+        "ups.power.nominal": "UPS Nominal power (Volt-Amps)",
+        "ups.realpower": "Current value of real power (Watts)",
+        "ups.status": "UPS status",
+        "ups.temperature": "UPS temperature (degrees C)",
+        "ups.test.result": "Results of last self test",
+    ]
+
+    /// The description of `variable`, or upsd's text for one it has none for.
+    public static func description(of variable: String) -> String {
+        descriptions[variable] ?? "Description unavailable"
+    }
+
+    /// `GET TYPE`'s answer for a read-only variable: `NUMBER` for a number, `STRING:<length>`
+    /// otherwise.
+    public static func type(of variable: String, value: String) -> String {
+        Double(value) != nil ? "NUMBER" : "STRING:\(max(value.utf8.count, 1))"
+    }
+}
