@@ -43,6 +43,8 @@ public struct NUTSession: Sendable {
     private var password: String?
     /// The user, once a password check passed (cached for the connection's life).
     private var user: NUTUser?
+    /// Whether the credentials were checked (passed or not).
+    private var checked = false
     /// The UPS this connection logged into.
     public private(set) var loggedInto: String?
     /// Failed password checks on this connection.
@@ -109,11 +111,13 @@ public struct NUTSession: Sendable {
 
     /// The user of this connection's credentials, checked once.
     private mutating func authenticated(_ environment: Environment) async -> NUTUser? {
-        if let user { return user }
+        // Credentials cannot change once set (ALREADY-SET-…): one check per connection.
+        if checked { return user }
         guard let username, let password else { return nil }
         let user = await environment.users.authenticate(username: username, password: password)
         if user == nil { failedChecks += 1 }
         self.user = user
+        checked = true
         return user
     }
 

@@ -1,0 +1,146 @@
+import Synchronization
+import Testing
+import WPNUT
+
+/// A fixed set of UPSs.
+private struct Fleet: NUTDataSource {
+    var list: [NUTUPS]
+    func upsList() -> [NUTUPS] { list }
+    func ups(named name: String) -> NUTUPS? { list.first { $0.name == name } }
+}
+
+/// Plain passwords: `monuser`/`secret` (primary), `watcher`/`pw` (secondary), `reader`/`r` (no role).
+private struct Users: NUTUsers {
+    func authenticate(username: String, password: String) async -> NUTUser? {
+        switch (username, password) {
+        case ("monuser", "secret"): NUTUser(name: username, role: .primary)
+        case ("watcher", "pw"): NUTUser(name: username, role: .secondary)
+        case ("reader", "r"): NUTUser(name: username, role: nil)
+        default: nil
+        }
+    }
+}
+
+@Suite struct NUTSessionTests {
+    static func ups(_ name: String, status: String = "OL", stale: Bool = false, back: Bool = true) -> NUTUPS {
+        NUTUPS(name: name, description: "Rack \"A\" (Santak C3K)",
+               variables: [("battery.charge", "100"), ("device.model", "Santak C3K"), ("ups.status", status)],
+               isStale: stale, clearsForcedShutdown: back)
+    }
+
+    static func environment(_ list: [NUTUPS], requireLogin: Bool = false, state: NUTServerState = NUTServerState())
+        -> NUTSession.Environment {
+        NUTSession.Environment(data: Fleet(list: list), users: Users(), state: state, version: "1.0.0",
+                               requireLogin: requireLogin)
+    }
+
+    /// Sends `lines` in order and returns the replies joined.
+    static func conversation(_ lines: [String], _ environment: NUTSession.Environment,
+                             session: inout NUTSession) async -> String {
+        var out = ""
+        for line in lines { out += await session.handle(Array(line.utf8), environment).0.text }
+        return out
+    }
+
+    @Test func listsAndReadsWithQuotingAndFraming() async {
+        let environment = Self.environment([Self.ups("rack-a"), Self.ups("rack-b")])
+        var session = NUTSession(client: "127.0.0.1:5000")
+        let out = await Self.conversation(["LIST UPS", "GET VAR rack-a ups.status", "LIST VAR rack-b", "get var rack-a battery.charge"],
+                                          environment, session: &session)
+        #expect(out == """
+            BEGIN LIST UPS
+            UPS rack-a "Rack \\"A\\" (Santak C3K)"
+            UPS rack-b "Rack \\"A\\" (Santak C3K)"
+            END LIST UPS
+            VAR rack-a ups.status "OL"
+            BEGIN LIST VAR rack-b
+            VAR rack-b battery.charge "100"
+            VAR rack-b device.model "Santak C3K"
+            VAR rack-b ups.status "OL"
+            END LIST VAR rack-b
+            VAR rack-a battery.charge "100"
+
+            """)
+    }
+
+    @Test func errorsNameWhatWasWrong() async {
+        let environment = Self.environment([Self.ups("rack-a"), Self.ups("old", stale: true)])
+        var session = NUTSession(client: "c")
+        let cases: [(String, String)] = [
+            ("GET VAR nope ups.status", "ERR UNKNOWN-UPS\n"),
+            ("GET VAR rack-a input.current", "ERR VAR-NOT-SUPPORTED\n"),
+            ("GET VAR old ups.status", "ERR DATA-STALE\n"),
+            ("LIST VAR old", "ERR DATA-STALE\n"),
+            ("GET VAR rack-a", "ERR INVALID-ARGUMENT\n"),
+            ("FROB", "ERR UNKNOWN-COMMAND\n"),
+            ("SET VAR rack-a ups.status OB", "ERR USERNAME-REQUIRED\n"),
+            ("LOGIN rack-a", "ERR USERNAME-REQUIRED\n"),
+            ("STARTTLS", "ERR FEATURE-NOT-CONFIGURED\n"),
+            ("GET VAR \"unterminated", "ERR INVALID-ARGUMENT\n"),
+        ]
+        for (line, reply) in cases {
+            #expect(await session.handle(Array(line.utf8), environment).0.text == reply, "\(line)")
+        }
+    }
+
+    /// A primary logs in, claims primary and sets FSD; the flag shows in ups.status until the
+    /// UPS is back on mains above the low threshold; secondaries cannot set it.
+    @Test func primaryAndForcedShutdown() async {
+        let state = NUTServerState()
+        var onBattery = Self.environment([Self.ups("ups", status: "OB LB", back: false)], state: state)
+        var secondary = NUTSession(client: "10.0.0.2:1")
+        #expect(await Self.conversation(["USERNAME watcher", "PASSWORD pw", "LOGIN ups", "FSD ups"], onBattery,
+                                        session: &secondary) == "OK\nOK\nOK\nERR ACCESS-DENIED\n")
+        var primary = NUTSession(client: "10.0.0.1:1")
+        #expect(await Self.conversation(["USERNAME monuser", "PASSWORD secret", "LOGIN ups", "PRIMARY ups", "MASTER ups",
+                                         "GET NUMLOGINS ups", "FSD ups", "GET VAR ups ups.status"], onBattery,
+                                        session: &primary)
+                == "OK\nOK\nOK\nOK PRIMARY-GRANTED\nOK MASTER-GRANTED\nNUMLOGINS ups 2\nOK FSD-SET\nVAR ups ups.status \"FSD OB LB\"\n")
+        #expect(await Self.conversation(["LIST CLIENT ups"], onBattery, session: &primary)
+                == "BEGIN LIST CLIENT ups\nCLIENT ups 10.0.0.2:1\nCLIENT ups 10.0.0.1:1\nEND LIST CLIENT ups\n")
+        onBattery = Self.environment([Self.ups("ups", status: "OL", back: true)], state: state)
+        #expect(await Self.conversation(["GET VAR ups ups.status"], onBattery, session: &primary) == "VAR ups ups.status \"OL\"\n")
+        #expect(await primary.handle(Array("LOGOUT".utf8), onBattery) == (NUTReply("OK Goodbye\n"), .close))
+        #expect(state.clients(of: "ups") == ["10.0.0.2:1"])
+    }
+
+    @Test func wrongPasswordsAndRepeatedCredentials() async {
+        let environment = Self.environment([Self.ups("ups")])
+        var session = NUTSession(client: "c")
+        #expect(await Self.conversation(["USERNAME monuser", "USERNAME again", "PASSWORD wrong", "PASSWORD again",
+                                         "LOGIN ups", "PRIMARY ups"], environment, session: &session)
+                == "OK\nERR ALREADY-SET-USERNAME\nOK\nERR ALREADY-SET-PASSWORD\nERR ACCESS-DENIED\nERR ACCESS-DENIED\n")
+        #expect(session.failedChecks == 1, "a wrong password is checked once per connection")
+    }
+
+    /// With `require_login`, reads need a valid user; without, anyone may read.
+    @Test func anonymousReadsAreConfigurable() async {
+        var session = NUTSession(client: "c")
+        let closed = Self.environment([Self.ups("ups")], requireLogin: true)
+        #expect(await Self.conversation(["LIST UPS", "USERNAME reader", "GET VAR ups ups.status", "PASSWORD r",
+                                         "GET VAR ups ups.status"], closed, session: &session)
+                == "ERR USERNAME-REQUIRED\nOK\nERR PASSWORD-REQUIRED\nOK\nVAR ups ups.status \"OL\"\n")
+    }
+
+    @Test func readOnlyListsAreEmptyAndWritesRefused() async {
+        let environment = Self.environment([Self.ups("ups")])
+        var session = NUTSession(client: "c")
+        #expect(await Self.conversation(["LIST CMD ups", "LIST RW ups", "LIST ENUM ups ups.status", "LIST RANGE ups ups.status",
+                                         "USERNAME monuser", "INSTCMD ups test.battery.start", "SET VAR ups ups.id x"],
+                                        environment, session: &session)
+                == """
+                BEGIN LIST CMD ups
+                END LIST CMD ups
+                BEGIN LIST RW ups
+                END LIST RW ups
+                BEGIN LIST ENUM ups ups.status
+                END LIST ENUM ups ups.status
+                BEGIN LIST RANGE ups ups.status
+                END LIST RANGE ups ups.status
+                OK
+                ERR ACCESS-DENIED
+                ERR ACCESS-DENIED
+
+                """)
+    }
+}
