@@ -65,7 +65,7 @@ let package = Package(
         .target(name: "WPSimulator", dependencies: ["WPServer", "WPLogging"]),
         // The NUT network protocol (upsd) over the collectors' published readings: every
         // WinPower UPS for upsmon, NAS boxes and hypervisors (docs/nut.md).
-        .target(name: "WPNUT", dependencies: ["WPClient"]),
+        .target(name: "WPNUT", dependencies: ["WPClient", "WPServer"]),
 
         // Build date and git commit for `wpexporter version` (see gitCommit() below).
         .target(name: "WPCBuildInfo", cSettings: [.define("WPEXPORTER_GIT_COMMIT", to: "\"\(gitCommit())\"")]),
@@ -107,7 +107,7 @@ let package = Package(
         .testTarget(name: "WPCollectorTests", dependencies: ["WPCollector", "WPClient", "WPEnergy", "WPStorage", "WPMetrics", "WPLogging",
                                                          "WPSimulator", "WPTestSupport", "WPCZlib"],
                     exclude: ["Golden"]),
-        .testTarget(name: "WPNUTTests", dependencies: ["WPNUT", "WPClient"]),
+        .testTarget(name: "WPNUTTests", dependencies: ["WPNUT", "WPClient", "WPServer"]),
         .testTarget(name: "WPSimulatorTests", dependencies: ["WPSimulator", "WPClient", "WPServer", "WPLogging", "WPTestSupport"]),
         .testTarget(name: "WPExporterTests", dependencies: ["WPExporter", "WPClient", "WPCollector", "WPConfig", "WPEnergy", "WPLogging",
                                                          "WPMetrics", "WPPushgateway", "WPScheduler", "WPServer", "WPStorage",

@@ -1,3 +1,5 @@
+import WPServer
+
 /// One connection's conversation with the NUT server: its credentials and login, and the
 /// answer to each command line, as upsd answers a read-only driver (docs/nut.md lists the
 /// commands and where the bridge differs by design).
@@ -16,15 +18,20 @@ public struct NUTSession: Sendable {
         public var requireLogin: Bool
         /// Whether `STARTTLS` can be offered (a certificate is configured).
         public var tlsAvailable: Bool
+        /// Failed password checks by client host: after too many, each wrong password is
+        /// answered only after a growing delay (this connection waits; no other does).
+        public var failures: AuthFailureTracker
 
         public init(data: any NUTDataSource, users: any NUTUsers, state: NUTServerState, version: String,
-                    requireLogin: Bool = false, tlsAvailable: Bool = false) {
+                    requireLogin: Bool = false, tlsAvailable: Bool = false,
+                    failures: AuthFailureTracker = AuthFailureTracker()) {
             self.data = data
             self.users = users
             self.state = state
             self.version = version
             self.requireLogin = requireLogin
             self.tlsAvailable = tlsAvailable
+            self.failures = failures
         }
     }
 
@@ -52,6 +59,12 @@ public struct NUTSession: Sendable {
 
     public init(client: String) {
         self.client = client
+    }
+
+    /// The client's address without its port (failures are counted per host).
+    private var clientHost: String {
+        guard let colon = client.lastIndex(of: ":") else { return client }
+        return String(client[..<colon])
     }
 
     /// Ends the session: its login, if any, no longer counts.
@@ -114,10 +127,17 @@ public struct NUTSession: Sendable {
         // Credentials cannot change once set (ALREADY-SET-…): one check per connection.
         if checked { return user }
         guard let username, let password else { return nil }
-        let user = await environment.users.authenticate(username: username, password: password)
-        if user == nil { failedChecks += 1 }
+        let user = await environment.users.authenticate(username: username, password: password,
+                                                        suspect: environment.failures.isSuspect(clientHost))
         self.user = user
         checked = true
+        if user == nil {
+            failedChecks += 1
+            let delay = environment.failures.recordFailure(of: clientHost)
+            if delay > .zero { try? await Task.sleep(for: delay) }
+        } else {
+            environment.failures.recordSuccess(of: clientHost)
+        }
         return user
     }
 

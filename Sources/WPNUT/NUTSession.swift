@@ -18,8 +18,9 @@ public struct NUTUser: Sendable, Equatable {
 /// Checks passwords (plain or bcrypt-hashed).
 public protocol NUTUsers: Sendable {
     /// The user, when `password` is `username`'s; `nil` otherwise. A bcrypt check takes
-    /// milliseconds of CPU: the server calls this off its event loop.
-    func authenticate(username: String, password: String) async -> NUTUser?
+    /// milliseconds of CPU: the server calls this off its event loop. `suspect`: the client
+    /// failed too often lately (its check may wait behind others').
+    func authenticate(username: String, password: String, suspect: Bool) async -> NUTUser?
 }
 
 /// The answer to one command line.

@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 import WPNUT
+import WPServer
 
 /// A fixed set of UPSs.
 private struct Fleet: NUTDataSource {
@@ -11,7 +12,7 @@ private struct Fleet: NUTDataSource {
 
 /// Plain passwords: `monuser`/`secret` (primary), `watcher`/`pw` (secondary), `reader`/`r` (no role).
 private struct Users: NUTUsers {
-    func authenticate(username: String, password: String) async -> NUTUser? {
+    func authenticate(username: String, password: String, suspect: Bool) async -> NUTUser? {
         switch (username, password) {
         case ("monuser", "secret"): NUTUser(name: username, role: .primary)
         case ("watcher", "pw"): NUTUser(name: username, role: .secondary)
@@ -113,6 +114,23 @@ private struct Users: NUTUsers {
         #expect(session.failedChecks == 1, "a wrong password is checked once per connection")
     }
 
+    /// Wrong passwords count against the client's host (not its port), as basic
+    /// authentication's do; a right one clears the count.
+    @Test func failedChecksAreCountedPerHost() async {
+        let failures = AuthFailureTracker(threshold: 100)
+        let environment = NUTSession.Environment(data: Fleet(list: [Self.ups("ups")]), users: Users(), state: NUTServerState(),
+                                                 version: "1", failures: failures)
+        for port in 1...3 {
+            var session = NUTSession(client: "10.0.0.9:\(port)")
+            _ = await Self.conversation(["USERNAME monuser", "PASSWORD guess\(port)", "LOGIN ups"], environment, session: &session)
+        }
+        #expect(failures.failures(of: "10.0.0.9") == 3)
+        var right = NUTSession(client: "10.0.0.9:4")
+        #expect(await Self.conversation(["USERNAME monuser", "PASSWORD secret", "LOGIN ups"], environment, session: &right)
+                == "OK\nOK\nOK\n")
+        #expect(failures.failures(of: "10.0.0.9") == 0)
+    }
+
     /// With `require_login`, reads need a valid user; without, anyone may read.
     @Test func anonymousReadsAreConfigurable() async {
         var session = NUTSession(client: "c")
@@ -142,5 +160,21 @@ private struct Users: NUTUsers {
                 ERR ACCESS-DENIED
 
                 """)
+    }
+}
+
+@Suite struct NUTUserTableTests {
+    @Test func plainAndBcryptPasswordsAndRoles() async throws {
+        var generator = SystemRandomNumberGenerator()
+        let hash = try #require(BCrypt.hash(password: "s3cret", setting: BCrypt.setting(cost: 4, using: &generator)))
+        let table = NUTUserTable([NUTAccount(name: "monuser", secret: .plain("secret"), role: .primary),
+                                  NUTAccount(name: "hashed", secret: .bcrypt(hash), role: .secondary),
+                                  NUTAccount(name: "reader", secret: .plain("r"), role: nil)])
+        #expect(await table.authenticate(username: "monuser", password: "secret", suspect: false) == NUTUser(name: "monuser", role: .primary))
+        #expect(await table.authenticate(username: "monuser", password: "Secret", suspect: false) == nil)
+        #expect(await table.authenticate(username: "hashed", password: "s3cret", suspect: false) == NUTUser(name: "hashed", role: .secondary))
+        #expect(await table.authenticate(username: "hashed", password: hash, suspect: false) == nil, "the hash is not the password")
+        #expect(await table.authenticate(username: "reader", password: "r", suspect: false) == NUTUser(name: "reader", role: nil))
+        #expect(await table.authenticate(username: "nobody", password: "secret", suspect: false) == nil)
     }
 }

@@ -1,0 +1,60 @@
+import WPServer
+
+/// One NUT user: name, password (plain or a bcrypt hash) and `upsmon` role.
+public struct NUTAccount: Sendable, Equatable {
+    /// How the password is kept.
+    public enum Secret: Sendable, Equatable {
+        case plain(String)
+        /// A bcrypt hash (`$2b$10$…`, `$2y$`, `$2a$`), as in the web configuration file.
+        case bcrypt(String)
+    }
+
+    public var name: String
+    public var secret: Secret
+    public var role: NUTRole?
+
+    public init(name: String, secret: Secret, role: NUTRole?) {
+        self.name = name
+        self.secret = secret
+        self.role = role
+    }
+}
+
+/// The configured users, checked as basic authentication is: bcrypt on the shared pool's
+/// threads (never the event loop or Swift's pool; a client that failed too often waits in the
+/// pool's suspect lane, behind everyone else), plain passwords compared in constant time.
+public final class NUTUserTable: NUTUsers {
+    private let accounts: [String: NUTAccount]
+    private let pool: BCryptPool
+
+    /// - Parameters:
+    ///   - accounts: the users (names unique: validation checks them).
+    ///   - pool: where bcrypt checks run.
+    public init(_ accounts: [NUTAccount], pool: BCryptPool = BCryptPool()) {
+        self.accounts = Dictionary(accounts.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.pool = pool
+    }
+
+    public func authenticate(username: String, password: String, suspect: Bool) async -> NUTUser? {
+        guard let account = accounts[username] else { return nil }
+        let matches: Bool
+        switch account.secret {
+        case .plain(let expected):
+            matches = Self.constantTimeEqual(expected, password)
+        case .bcrypt(let hash):
+            matches = await pool.run(lane: suspect ? .suspect : .clean) {
+                BCrypt.hash(password: password, setting: hash) == hash
+            } ?? false
+        }
+        return matches ? NUTUser(name: account.name, role: account.role) : nil
+    }
+
+    /// Compares in time that depends only on the lengths.
+    static func constantTimeEqual(_ lhs: String, _ rhs: String) -> Bool {
+        let (left, right) = (Array(lhs.utf8), Array(rhs.utf8))
+        guard left.count == right.count else { return false }
+        var difference: UInt8 = 0
+        for index in left.indices { difference |= left[index] ^ right[index] }
+        return difference == 0
+    }
+}
