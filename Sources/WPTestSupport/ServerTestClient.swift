@@ -85,6 +85,20 @@ public final class TestHTTPClient: Sendable {
         return response
     }
 
+    /// Reads one line of a line-based protocol, without its `\n`.
+    public func readLine() async throws -> String {
+        while true {
+            let line = buffer.withLock { buffer -> String? in
+                guard let newline = buffer.firstIndex(of: 0x0A) else { return nil }
+                defer { buffer.removeFirst(newline + 1) }
+                return String(decoding: buffer[..<newline], as: UTF8.self)
+            }
+            if let line { return line }
+            guard let chunk = try await receive() else { throw ClientError.closed }
+            buffer.withLock { $0 += chunk }
+        }
+    }
+
     /// Reads until the server closes the connection; returns what arrived.
     public func readToEnd() async throws -> [UInt8] {
         var result = buffer.withLock { buffer in defer { buffer.removeAll() }; return buffer }

@@ -1,0 +1,165 @@
+import Synchronization
+import Testing
+import WPLogging
+import WPServer
+import WPTestSupport
+
+/// Upper-cases each line; `LOGIN` protects the connection, `QUIT` closes it, `SLOW` answers
+/// only once released.
+private struct Shouting: LineProtocol {
+    struct Session: Sendable {
+        var remote: String
+        var protected = false
+        var lines = 0
+    }
+
+    let closed = ClosedSessions()
+    let gate = LineGate()
+
+    func open(remote: String) -> Session { Session(remote: remote) }
+
+    func handle(_ line: [UInt8], session: inout Session) async -> LineReply {
+        session.lines += 1
+        let text = String(decoding: line, as: UTF8.self)
+        switch text {
+        case "LOGIN":
+            session.protected = true
+            return LineReply(Array("OK\n".utf8))
+        case "QUIT":
+            return LineReply(Array("BYE\n".utf8), then: .close)
+        case "SLOW":
+            await gate.wait()
+            return LineReply(Array("LATE\n".utf8))
+        default:
+            return LineReply(Array("\(text.uppercased()) #\(session.lines)\n".utf8))
+        }
+    }
+
+    func isProtected(_ session: Session) -> Bool { session.protected }
+    func close(_ session: Session) { closed.add(session.remote) }
+    var tooLongReply: [UInt8] { Array("ERR TOO-LONG\n".utf8) }
+}
+
+/// The remotes whose sessions were closed.
+private final class ClosedSessions: Sendable {
+    private let list = Mutex<[String]>([])
+    func add(_ remote: String) { list.withLock { $0.append(remote) } }
+    var count: Int { list.withLock { $0.count } }
+}
+
+/// Opens once; every waiter then continues.
+private final class LineGate: Sendable {
+    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let open = state.withLock { state in
+                if !state.open { state.waiters.append(continuation) }
+                return state.open
+            }
+            if open { continuation.resume() }
+        }
+    }
+    func open() {
+        for waiter in state.withLock({ state in state.open = true; defer { state.waiters = [] }; return state.waiters }) {
+            waiter.resume()
+        }
+    }
+}
+
+@Suite struct LineServerTests {
+    private static func serving<T>(_ configuration: LineServer<Shouting>.Configuration = .init(host: "127.0.0.1", port: 0),
+                                   _ lineProtocol: Shouting = Shouting(),
+                                   _ body: (Int, LineServer<Shouting>) async throws -> T) async throws -> T {
+        let server = LineServer(configuration: configuration, protocol: lineProtocol, logger: .disabled)
+        let task = Task { try await server.run() }
+        defer { task.cancel() }
+        let port = try await server.waitUntilListening().port
+        return try await body(port, server)
+    }
+
+    @Test func linesAreAnsweredInOrderIncludingPipelinedOnes() async throws {
+        try await Self.serving { port, server in
+            let client = try await TestHTTPClient.connect(port: port)
+            defer { client.close() }
+            try await client.send("hello\r\nworld\nagain\n")
+            #expect(try await client.readLine() == "HELLO #1")
+            #expect(try await client.readLine() == "WORLD #2")
+            #expect(try await client.readLine() == "AGAIN #3")
+            try await client.send("QUIT\n")
+            #expect(try await client.readLine() == "BYE")
+            #expect(await client.isClosedByServer())
+            #expect(server.statistics.lines == 4)
+        }
+    }
+
+    /// A line being handled holds up only its own connection.
+    @Test func aSlowLineDelaysOnlyItsConnection() async throws {
+        let lineProtocol = Shouting()
+        try await Self.serving(.init(host: "127.0.0.1", port: 0), lineProtocol) { port, _ in
+            let slow = try await TestHTTPClient.connect(port: port)
+            let other = try await TestHTTPClient.connect(port: port)
+            defer { slow.close(); other.close() }
+            try await slow.send("SLOW\nafter\n")
+            try await other.send("ping\n")
+            #expect(try await other.readLine() == "PING #1")
+            lineProtocol.gate.open()
+            #expect(try await slow.readLine() == "LATE")
+            #expect(try await slow.readLine() == "AFTER #2")
+        }
+    }
+
+    @Test func aLineOverTheLimitIsRefusedAndClosed() async throws {
+        try await Self.serving(.init(host: "127.0.0.1", port: 0, maxLineLength: 16)) { port, server in
+            let client = try await TestHTTPClient.connect(port: port)
+            defer { client.close() }
+            try await client.send(String(repeating: "x", count: 40))
+            #expect(try await client.readLine() == "ERR TOO-LONG")
+            #expect(await client.isClosedByServer())
+            #expect(server.statistics.timedOutOrTooLong == 1)
+        }
+    }
+
+    /// At the cap, the oldest unprotected connection makes room; protected ones stay, and when
+    /// every connection is protected a new one is refused.
+    @Test func theCapEvictsTheOldestUnprotectedConnection() async throws {
+        try await Self.serving(.init(host: "127.0.0.1", port: 0, maxConnections: 2)) { port, server in
+            let monitor = try await TestHTTPClient.connect(port: port)
+            try await monitor.send("LOGIN\n")
+            #expect(try await monitor.readLine() == "OK")
+            let idle = try await TestHTTPClient.connect(port: port)
+            try await idle.send("x\n")
+            #expect(try await idle.readLine() == "X #1")
+            let newcomer = try await TestHTTPClient.connect(port: port)
+            try await newcomer.send("y\n")
+            #expect(try await newcomer.readLine() == "Y #1")
+            #expect(await idle.isClosedByServer())
+            try await monitor.send("still\n")
+            #expect(try await monitor.readLine() == "STILL #2")
+            try await newcomer.send("LOGIN\n")
+            #expect(try await newcomer.readLine() == "OK")
+            let refused = try await TestHTTPClient.connect(port: port)
+            #expect(await refused.isClosedByServer())
+            #expect(server.statistics.evicted == 1)
+            #expect(server.statistics.refused == 1)
+            for client in [monitor, idle, newcomer, refused] { client.close() }
+        }
+    }
+
+    /// A slow sender (half a line, then nothing) is closed at the line deadline, an idle one
+    /// at the idle timeout; the protocol hears of every close.
+    @Test func slowAndIdleConnectionsAreClosed() async throws {
+        let lineProtocol = Shouting()
+        try await Self.serving(.init(host: "127.0.0.1", port: 0, lineTimeout: .milliseconds(200),
+                                     idleTimeout: .milliseconds(300)), lineProtocol) { port, server in
+            let slowloris = try await TestHTTPClient.connect(port: port)
+            try await slowloris.send("GET VAR")
+            let idle = try await TestHTTPClient.connect(port: port)
+            #expect(await slowloris.isClosedByServer())
+            #expect(await idle.isClosedByServer())
+            #expect(server.statistics.timedOutOrTooLong == 2)
+            slowloris.close()
+            idle.close()
+        }
+        #expect(lineProtocol.closed.count == 2)
+    }
+}
