@@ -107,7 +107,7 @@ let package = Package(
         .testTarget(name: "WPCollectorTests", dependencies: ["WPCollector", "WPClient", "WPEnergy", "WPStorage", "WPMetrics", "WPLogging",
                                                          "WPSimulator", "WPTestSupport", "WPCZlib"],
                     exclude: ["Golden"]),
-        .testTarget(name: "WPNUTTests", dependencies: ["WPNUT", "WPClient", "WPServer"]),
+        .testTarget(name: "WPNUTTests", dependencies: ["WPNUT", "WPClient", "WPServer", "WPLogging", "WPTestSupport"]),
         .testTarget(name: "WPSimulatorTests", dependencies: ["WPSimulator", "WPClient", "WPServer", "WPLogging", "WPTestSupport"]),
         .testTarget(name: "WPExporterTests", dependencies: ["WPExporter", "WPClient", "WPCollector", "WPConfig", "WPEnergy", "WPLogging",
                                                          "WPMetrics", "WPPushgateway", "WPScheduler", "WPServer", "WPStorage",

@@ -1,7 +1,9 @@
 import Synchronization
 import Testing
+import WPLogging
 import WPNUT
 import WPServer
+import WPTestSupport
 
 /// A fixed set of UPSs.
 private struct Fleet: NUTDataSource {
@@ -176,5 +178,28 @@ private struct Users: NUTUsers {
         #expect(await table.authenticate(username: "hashed", password: hash, suspect: false) == nil, "the hash is not the password")
         #expect(await table.authenticate(username: "reader", password: "r", suspect: false) == NUTUser(name: "reader", role: nil))
         #expect(await table.authenticate(username: "nobody", password: "secret", suspect: false) == nil)
+    }
+}
+
+/// The protocol over a real socket: a `LineServer` serving `NUTProtocol`.
+@Suite struct NUTOverTCPTests {
+    @Test func aMonitorsConversationOverTCP() async throws {
+        let state = NUTServerState()
+        let environment = NUTSession.Environment(data: Fleet(list: [NUTSessionTests.ups("ups", status: "OB")]), users: Users(),
+                                                 state: state, version: "1.0.0")
+        let server = LineServer(configuration: .init(host: "127.0.0.1", port: 0), protocol: NUTProtocol(environment: environment),
+                                logger: .disabled)
+        let task = Task { try await server.run() }
+        defer { task.cancel() }
+        let port = try await server.waitUntilListening().port
+        let client = try await TestHTTPClient.connect(port: port)
+        defer { client.close() }
+        try await client.send("USERNAME monuser\nPASSWORD secret\nLOGIN ups\nGET VAR ups ups.status\n")
+        for expected in ["OK", "OK", "OK", "VAR ups ups.status \"OB\""] { #expect(try await client.readLine() == expected) }
+        #expect(state.clients(of: "ups").count == 1)
+        try await client.send("LOGOUT\n")
+        #expect(try await client.readLine() == "OK Goodbye")
+        #expect(await client.isClosedByServer())
+        #expect(state.clients(of: "ups").isEmpty, "the login ends with the connection")
     }
 }

@@ -1,0 +1,30 @@
+import WPServer
+
+/// The NUT network protocol as a ``LineProtocol``: what a `LineServer` serves on the NUT port.
+/// Each connection is a ``NUTSession``; a connection logged into a UPS (an `upsmon`) is
+/// protected when the server is full, so a flood of idle connections cannot cut a monitor off.
+public struct NUTProtocol: LineProtocol {
+    public let environment: NUTSession.Environment
+
+    public init(environment: NUTSession.Environment) {
+        self.environment = environment
+    }
+
+    public func open(remote: String) -> NUTSession { NUTSession(client: remote) }
+
+    public func handle(_ line: [UInt8], session: inout NUTSession) async -> LineReply {
+        let (reply, action) = await session.handle(line, environment)
+        let then: LineReply.Then = switch action {
+        case .none: .continue
+        case .close: .close
+        case .startTLS: .startTLS
+        }
+        return LineReply(Array(reply.text.utf8), then: then)
+    }
+
+    public func isProtected(_ session: NUTSession) -> Bool { session.loggedInto != nil }
+
+    public func close(_ session: NUTSession) { session.end(environment) }
+
+    public var tooLongReply: [UInt8] { Array("ERR TOO-LONG\n".utf8) }
+}
