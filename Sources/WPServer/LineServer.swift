@@ -544,6 +544,9 @@ final class LineLoop<P: LineProtocol>: @unchecked Sendable {
             }
             client.io = TLSConnectionIO(descriptor: client.io.descriptor, session: session, logger: logger,
                                         remoteAddress: client.remote)
+            // Nothing sent in plain text after the STARTTLS line counts as input once encrypted.
+            client.input = []
+            client.lineDeadline = 0
         case .continue:
             break
         }
