@@ -48,6 +48,8 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
     private let lease: Mutex<EnergyMeter<C>.Lease>
     /// When the last successful readout was taken, on the monotonic clock (a leaf lock).
     private let lastSuccessInstant = Mutex<C.Instant?>(nil)
+    /// Every device as last read (a leaf lock).
+    private let publishedDevices = Mutex(DeviceReadings.empty)
 
     /// Creates a collector and renders its first snapshot (no devices, `winpower_exporter_up 0`).
     ///
@@ -91,6 +93,15 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
 
     /// What the last collections found.
     public var health: CollectorHealth { publishedHealth.withLock { $0 } }
+
+    /// Every device as last read, with when: what a bridge (the NUT server) serves. A new
+    /// value after each successful collection (compare with `===` to see a change); a device
+    /// missing from a readout stays until its reading is older than the staleness window.
+    /// Cheap: a reference copy under a mutex held for nothing else.
+    public var devices: DeviceReadings { publishedDevices.withLock { $0 } }
+
+    /// How old a reading taken at `instant` is now, on the collector's clock.
+    public func age(of instant: C.Instant) -> Duration { instant.duration(to: clock.now) }
 
     /// Time since the last successful readout was taken, on the collector's monotonic clock
     /// (the one readings go stale on); `nil` before the first success. Stepping the wall clock
@@ -190,7 +201,13 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
             break
         }
         publish(next)
-        if case .success = outcome { lastSuccessInstant.withLock { $0 = fetched } }
+        if case .success(let readout) = outcome {
+            lastSuccessInstant.withLock { $0 = fetched }
+            let previous = publishedDevices.withLock { $0 }
+            let readings = DeviceReadings(merging: readout.devices, at: fetched, into: previous,
+                                          window: configuration.stalenessWindow)
+            publishedDevices.withLock { $0 = readings }
+        }
         health.energySamplesRejected = energy.status.rejectedSamples
         health.outages = energy.totals.compactMap { id, totals in
             totals.ledger.inOutage ? CollectorHealth.DeviceOutage(deviceID: id, since: totals.ledger.lastStart) : nil
@@ -288,6 +305,39 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
             totals = meter.totals(keyPrefix: prefix)
             status = meter.status
             rejectedSamples = EnergyKey.owned(meter.rejectedSamples, prefix: prefix) { $0 }
+        }
+    }
+}
+
+extension WinPowerCollector {
+    /// The devices of the latest readouts, sorted by `device_id`, each with the instant it was
+    /// last read on the collector's clock. Immutable: a collection publishes a new one.
+    public final class DeviceReadings: Sendable {
+        /// One device as last read.
+        public struct Reading: Sendable {
+            public let device: Device
+            /// When it was read, on the collector's monotonic clock (``WinPowerCollector/age(of:)``).
+            public let readAt: C.Instant
+        }
+
+        /// The devices, sorted by `device_id`.
+        public let readings: [Reading]
+
+        static var empty: DeviceReadings { DeviceReadings([]) }
+
+        init(_ readings: [Reading]) {
+            self.readings = readings
+        }
+
+        /// `devices` read at `instant`, plus the devices of `previous` missing from them whose
+        /// reading is still within `window`.
+        convenience init(merging devices: [Device], at instant: C.Instant, into previous: DeviceReadings, window: Duration) {
+            var byID: [String: Reading] = [:]
+            for reading in previous.readings where reading.readAt.duration(to: instant) <= window {
+                byID[reading.device.id] = reading
+            }
+            for device in devices { byID[device.id] = Reading(device: device, readAt: instant) }
+            self.init(byID.values.sorted { $0.device.id < $1.device.id })
         }
     }
 }

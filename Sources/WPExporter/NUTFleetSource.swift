@@ -1,0 +1,158 @@
+import Synchronization
+import WPClient
+import WPCollector
+import WPNUT
+
+/// What the NUT bridge serves of each device besides its readings: names, thresholds and the
+/// alias a fixed-name client (a Synology NAS asks for `ups`) reaches one device by.
+package struct NUTBridgeSettings: Sendable, Equatable {
+    /// NUT names by `device_id` (the rest are derived from aliases, ``NUTNames``).
+    package var names: [String: String] = [:]
+    /// Thresholds for every UPS without its own.
+    package var thresholds = NUTThresholds()
+    /// Thresholds by `device_id`.
+    package var deviceThresholds: [String: NUTThresholds] = [:]
+    /// `ups` (or another fixed name) answers for this device (`device_id` or NUT name), too.
+    package var defaultUPS: (alias: String, device: String)?
+
+    package init() {}
+
+    package static func == (lhs: NUTBridgeSettings, rhs: NUTBridgeSettings) -> Bool {
+        lhs.names == rhs.names && lhs.thresholds == rhs.thresholds && lhs.deviceThresholds == rhs.deviceThresholds
+            && lhs.defaultUPS?.alias == rhs.defaultUPS?.alias && lhs.defaultUPS?.device == rhs.defaultUPS?.device
+    }
+}
+
+/// The NUT server's data: every device of every server in the fleet, read from the collectors'
+/// published readings (never from WinPower), so a NUT client sees what `/metrics` shows.
+///
+/// The UPS table is rebuilt once per published collection (the first NUT command after it),
+/// under a lock held for that CPU work only; a command then costs a dictionary lookup and a
+/// staleness check on the collector's clock. A device keeps its NUT name while the exporter
+/// runs, even when devices come and go (a monitor's `MONITOR name@host` must not move); names
+/// set in the configuration never move.
+package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == Duration {
+    private struct Entry {
+        var ups: NUTUPS
+        var readAt: C.Instant
+        var collector: WinPowerCollector<C>
+        var disconnected: Bool
+    }
+
+    private struct Cache {
+        /// The readings each entry was built from, by server, to see a new collection.
+        var built: [ObjectIdentifier] = []
+        var order: [String] = []
+        var entries: [String: Entry] = [:]
+        /// Names given so far, by `server` + device id; kept while running.
+        var assigned: [String: String] = [:]
+    }
+
+    private let fleet: ServerFleet<C>
+    private let settings: Mutex<NUTBridgeSettings>
+    private let version: String
+    private let cache = Mutex(Cache())
+
+    package init(fleet: ServerFleet<C>, settings: NUTBridgeSettings, version: String) {
+        self.fleet = fleet
+        self.settings = Mutex(settings)
+        self.version = version
+    }
+
+    package func upsList() -> [NUTUPS] {
+        current { cache in cache.order.compactMap { cache.entries[$0].map(Self.served) } }
+    }
+
+    package func ups(named name: String) -> NUTUPS? {
+        current { cache in
+            let settings = self.settings.withLock { $0 }
+            if let entry = cache.entries[name] { return Self.served(entry) }
+            guard let alias = settings.defaultUPS, alias.alias == name else { return nil }
+            let target = cache.entries[alias.device].map { _ in alias.device }
+                ?? cache.assigned.first { $0.key.hasSuffix("\u{1F}" + alias.device) }?.value
+            return target.flatMap { cache.entries[$0] }.map { entry in
+                var served = Self.served(entry)
+                served.name = name
+                return served
+            }
+        }
+    }
+
+    /// `entry` as served now: stale when its reading is older than the collector's staleness
+    /// window, WinPower is unreachable, or the device is disconnected.
+    private static func served(_ entry: Entry) -> NUTUPS {
+        var ups = entry.ups
+        let collector = entry.collector
+        ups.isStale = entry.disconnected || !collector.health.winPowerReachable
+            || collector.age(of: entry.readAt) > collector.configuration.stalenessWindow
+        return ups
+    }
+
+    /// Runs `body` on the table, rebuilt first when a server published a collection since.
+    private func current<T>(_ body: (Cache) -> T) -> T {
+        let collectors = fleet.pipelines.map { (name: $0.name, collector: $0.collector) }
+        let readings = collectors.map { $0.collector.devices }
+        let identities = readings.map(ObjectIdentifier.init)
+        let settings = self.settings.withLock { $0 }
+        return cache.withLock { cache in
+            if cache.built != identities {
+                rebuild(&cache, collectors: collectors, readings: readings, settings: settings)
+                cache.built = identities
+            }
+            return body(cache)
+        }
+    }
+
+    private func rebuild(_ cache: inout Cache, collectors: [(name: String, collector: WinPowerCollector<C>)],
+                         readings: [WinPowerCollector<C>.DeviceReadings], settings: NUTBridgeSettings) {
+        var order: [String] = []
+        var entries: [String: Entry] = [:]
+        let configured = Set(settings.names.values)
+        for (server, readings) in zip(collectors, readings) {
+            for reading in readings.readings {
+                let device = reading.device
+                let key = server.name + "\u{1F}" + device.id
+                let name: String
+                if let given = settings.names[device.id] {
+                    name = given
+                } else if let kept = cache.assigned[key], !configured.contains(kept) {
+                    name = kept
+                } else {
+                    name = Self.unique(NUTNames.derived(from: device.asset.alias),
+                                       taken: configured.union(cache.assigned.values).union(entries.keys))
+                }
+                guard entries[name] == nil else { continue }
+                cache.assigned[key] = name
+                let thresholds = settings.deviceThresholds[device.id] ?? settings.thresholds
+                let variables = NUTVariables.of(device, thresholds: thresholds, driverVersion: version)
+                let model = device.asset.model.map { " (\($0))" } ?? ""
+                let place = server.name.isEmpty ? "" : " on \(server.name)"
+                let ups = NUTUPS(name: name, description: (device.asset.alias ?? device.id) + model + place,
+                                 variables: variables, isStale: false,
+                                 clearsForcedShutdown: Self.isBack(device, thresholds))
+                entries[name] = Entry(ups: ups, readAt: reading.readAt, collector: server.collector,
+                                      disconnected: device.connected == false)
+                order.append(name)
+            }
+        }
+        cache.order = order
+        cache.entries = entries
+    }
+
+    /// On mains, not low, not in a self-test: a forced shutdown set earlier is over.
+    private static func isBack(_ device: Device, _ thresholds: NUTThresholds) -> Bool {
+        let status = NUTVariables.status(of: device, thresholds: thresholds)
+        return status.contains("OL") && !status.contains("LB") && !status.contains("TEST")
+    }
+
+    /// `base`, or `base-2`, `base-3`, … when taken.
+    private static func unique(_ base: String, taken: Set<String>) -> String {
+        var name = base
+        var suffix = 2
+        while taken.contains(name) {
+            name = "\(base)-\(suffix)"
+            suffix += 1
+        }
+        return name
+    }
+}
