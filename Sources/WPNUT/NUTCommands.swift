@@ -1,5 +1,3 @@
-import WPServer
-
 /// One connection's conversation with the NUT server: its credentials and login, and the
 /// answer to each command line, as upsd answers a read-only driver (docs/nut.md lists the
 /// commands and where the bridge differs by design).
@@ -20,11 +18,11 @@ public struct NUTSession: Sendable {
         public var tlsAvailable: Bool
         /// Failed password checks by client host: after too many, each wrong password is
         /// answered only after a growing delay (this connection waits; no other does).
-        public var failures: AuthFailureTracker
+        public var failures: any NUTFailureLimiter
 
         public init(data: any NUTDataSource, users: any NUTUsers, state: NUTServerState, version: String,
                     requireLogin: Bool = false, tlsAvailable: Bool = false,
-                    failures: AuthFailureTracker = AuthFailureTracker()) {
+                    failures: any NUTFailureLimiter) {
             self.data = data
             self.users = users
             self.state = state

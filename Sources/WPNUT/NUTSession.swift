@@ -23,6 +23,17 @@ public protocol NUTUsers: Sendable {
     func authenticate(username: String, password: String, suspect: Bool) async -> NUTUser?
 }
 
+/// Counts failed password checks by client host and says how long to hold back the answer
+/// (basic authentication's `AuthFailureTracker` is one).
+public protocol NUTFailureLimiter: Sendable {
+    /// Whether `host` failed too often lately.
+    func isSuspect(_ host: String) -> Bool
+    /// Counts a failure of `host`; returns how long to hold back the answer (zero below the threshold).
+    func recordFailure(of host: String) -> Duration
+    /// Clears the failures of `host`.
+    func recordSuccess(of host: String)
+}
+
 /// The answer to one command line.
 public struct NUTReply: Sendable, Equatable {
     /// The reply, every line ending in `\n`.

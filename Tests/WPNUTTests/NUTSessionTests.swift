@@ -34,7 +34,7 @@ private struct Users: NUTUsers {
     static func environment(_ list: [NUTUPS], requireLogin: Bool = false, state: NUTServerState = NUTServerState())
         -> NUTSession.Environment {
         NUTSession.Environment(data: Fleet(list: list), users: Users(), state: state, version: "1.0.0",
-                               requireLogin: requireLogin)
+                               requireLogin: requireLogin, failures: AuthFailureTracker())
     }
 
     /// Sends `lines` in order and returns the replies joined.
@@ -186,7 +186,7 @@ private struct Users: NUTUsers {
     @Test func aMonitorsConversationOverTCP() async throws {
         let state = NUTServerState()
         let environment = NUTSession.Environment(data: Fleet(list: [NUTSessionTests.ups("ups", status: "OB")]), users: Users(),
-                                                 state: state, version: "1.0.0")
+                                                 state: state, version: "1.0.0", failures: AuthFailureTracker())
         let server = LineServer(configuration: .init(host: "127.0.0.1", port: 0), protocol: NUTProtocol(environment: environment),
                                 logger: .disabled)
         let task = Task { try await server.run() }
