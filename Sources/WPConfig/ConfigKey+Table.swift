@@ -99,5 +99,20 @@ extension ConfigKey {
                   "Pushgateway basic-authentication user name."),
         ConfigKey("push.password", .secret, default: nil,
                   "Pushgateway basic-authentication password."),
+
+        ConfigKey("nut.listen", .string, default: nil,
+                  "Serve every UPS over the NUT (upsd) network protocol on this `host:port`, e.g. `:3493`; unset: off (docs/nut.md)."),
+        ConfigKey("nut.users_file", .path, default: nil,
+                  "YAML file of NUT users: plain or bcrypt-hashed passwords, `upsmon: primary` or `secondary`."),
+        ConfigKey("nut.allow_anonymous", .boolean, default: .boolean(true),
+                  "Let NUT clients list and read without a user (upsd's default); `false` requires `USERNAME` and `PASSWORD` first."),
+        ConfigKey("nut.battery_charge_low", .integer(0...100), default: .integer(10),
+                  "Battery charge in percent below which `ups.status` says `LB` (`battery.charge.low`)."),
+        ConfigKey("nut.battery_runtime_low", .duration, default: .duration(.seconds(120)),
+                  "Battery runtime below which `ups.status` says `LB` (`battery.runtime.low`)."),
+        ConfigKey("nut.default_ups", .string, default: nil,
+                  "`device_id` or NUT name of the UPS that also answers as `ups` (Synology and other fixed-name clients)."),
+        ConfigKey("nut.max_connections", .integer(1...65_536), default: .integer(256),
+                  "NUT connections at once; beyond, the oldest not logged in is closed."),
     ]
 }

@@ -147,6 +147,37 @@ public struct ExporterConfiguration: Sendable, Equatable {
         public init() {}
     }
 
+    /// `nut.*`: the NUT (upsd) network server.
+    public struct NUT: Sendable, Equatable {
+        /// `nut.listen`: `host:port`; the NUT server is off when nil.
+        public var listen: String?
+        /// `nut.users_file`.
+        public var usersFile: String?
+        /// `nut.allow_anonymous`.
+        public var allowAnonymous = true
+        /// `nut.battery_charge_low`, percent.
+        public var batteryChargeLow = 10
+        /// `nut.battery_runtime_low`.
+        public var batteryRuntimeLow: Duration = .seconds(120)
+        /// `nut.default_ups`.
+        public var defaultUPS: String?
+        /// `nut.max_connections`.
+        public var maxConnections = 256
+        public init() {}
+
+        /// `listen` split into host and port (`:3493` → `0.0.0.0`, 3493; `[::1]:3493` → `::1`);
+        /// nil when it is not `host:port` with a port 0–65535.
+        public var address: (host: String, port: Int)? {
+            guard let listen, let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
+                  (0...65535).contains(port) else { return nil }
+            var host = String(listen[..<colon])
+            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            if host.isEmpty { host = "0.0.0.0" }
+            guard !host.contains(" ") else { return nil }
+            return (host, port)
+        }
+    }
+
     /// `server.*`.
     public var server = Server()
     /// `winpower.*`.
@@ -161,6 +192,8 @@ public struct ExporterConfiguration: Sendable, Equatable {
     public var logging = Logging()
     /// `push.*`.
     public var push = Push()
+    /// `nut.*`.
+    public var nut = NUT()
     /// `servers`: the WinPower servers of a multi-server exporter; empty when the file has no
     /// `servers` section (the single server of ``winPower`` is used).
     public var servers: [ServerEntry] = []

@@ -96,6 +96,15 @@ extension LoadState {
         config.push.job = string("push.job") ?? config.push.job
         config.push.username = string("push.username")
         config.push.password = string("push.password").map(Secret.init)
+
+        let nut = ExporterConfiguration.NUT()
+        config.nut.listen = string("nut.listen").flatMap { $0.isEmpty ? nil : $0 }
+        config.nut.usersFile = string("nut.users_file")
+        config.nut.allowAnonymous = boolean("nut.allow_anonymous", nut.allowAnonymous)
+        config.nut.batteryChargeLow = integer("nut.battery_charge_low", nut.batteryChargeLow)
+        config.nut.batteryRuntimeLow = duration("nut.battery_runtime_low", nut.batteryRuntimeLow)
+        config.nut.defaultUPS = string("nut.default_ups")
+        config.nut.maxConnections = integer("nut.max_connections", nut.maxConnections)
         return config
     }
 }

@@ -47,6 +47,7 @@ extension LoadState {
         ("scheduler.graceful_shutdown_timeout", .seconds(3600)),
         ("scheduler.collection_interval", .seconds(86_400)), ("storage.flush_interval", .seconds(86_400)),
         ("push.interval", .seconds(86_400)), ("energy.max_gap", .seconds(7 * 86_400)),
+        ("nut.battery_runtime_low", .seconds(86_400)),
     ]
 
     private mutating func validateDurations() {
@@ -124,6 +125,14 @@ extension LoadState {
         for name in ["server.host", "push.job", "storage.data_dir", "logging.file_path"] {
             if let (value, source) = text(name), value.isEmpty { problem(name, source, "must not be empty") }
         }
+        if let (listen, source) = text("nut.listen"), !listen.isEmpty {
+            var nut = ExporterConfiguration.NUT()
+            nut.listen = listen
+            if nut.address == nil {
+                problem("nut.listen", source, "\(listen.debugDescription) is not host:port with a port 0–65535 (e.g. :3493 or 127.0.0.1:3493)")
+            }
+        }
+        if let (name, source) = text("nut.default_ups"), name.isEmpty { problem("nut.default_ups", source, "must not be empty") }
     }
 
     /// Paths of the exporter's other endpoints, which `server.metrics_path` must not take.
@@ -185,6 +194,15 @@ extension LoadState {
             switch readPassword(path) {
             case .success(let password): settings["winpower.password"] = password
             case .failure(let reason): problem("winpower.password_file", source, reason.reason)
+            }
+        }
+        // The users file is read again when the NUT server starts; here every problem is listed
+        // with its position, before anything starts.
+        if inputs.purpose == .server, let (path, _) = text("nut.users_file") {
+            do {
+                _ = try NUTUsersFile.load(path: path, files: inputs.files)
+            } catch {
+                problems += error.problems
             }
         }
         for name in ["winpower.ca_file", "server.web_config_file"] {

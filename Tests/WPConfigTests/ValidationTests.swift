@@ -5,7 +5,7 @@ import Testing
     /// One bad setting → exactly this problem description.
     @Test(arguments: [
         ("server:\n  prot: 1\n", #"./config.yaml:2:3: unknown key "server.prot"; did you mean "server.port"?"#),
-        ("servr:\n  port: 1\n", #"./config.yaml:1:1: unknown section "servr"; allowed: server, winpower, storage, scheduler, energy, logging, push, servers; did you mean "server"?"#),
+        ("servr:\n  port: 1\n", #"./config.yaml:1:1: unknown section "servr"; allowed: server, winpower, storage, scheduler, energy, logging, push, nut, servers; did you mean "server"?"#),
         ("winpower:\n  url: https://x.example\n", #"./config.yaml:2:3: unknown key "winpower.url"; did you mean "winpower.base_url"?"#),
         ("server.port: 1\n", "./config.yaml:1:1: server.port: dotted keys are not supported in the file; nest the key under its section"),
         ("server:\n  port: abc\n", #"./config.yaml:2:9: server.port: "abc" must be a whole number"#),
@@ -267,7 +267,7 @@ import Testing
         let samples: [String: String] = [
             "winpower.base_url": "https://h.example", "push.url": "https://p.example", "server.metrics_path": "/m",
             "winpower.password_file": "/pw", "winpower.ca_file": "/ca", "server.web_config_file": "/web",
-            "energy.max_power_watts": "5000",
+            "energy.max_power_watts": "5000", "nut.listen": "127.0.0.1:3493", "nut.default_ups": "ups-1",
         ]
         for key in ConfigKey.all {
             let text = samples[key.name] ?? key.defaultValue?.formatted(as: key.type) ?? "text"
