@@ -206,6 +206,7 @@ public final class ConfigReloader: Sendable {
         if running.energy != next.energy { sections.append("energy") }
         if running.logging != next.logging { sections.append("logging") }
         if running.push != next.push { sections.append("push") }
+        if running.nut != next.nut { sections.append("nut") }
         return sections
     }
 }

@@ -6,6 +6,7 @@ import WPConfig
 import WPEnergy
 import WPLogging
 import WPMetrics
+import WPNUT
 import WPPushgateway
 import WPScheduler
 import WPServer
@@ -88,6 +89,8 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     package let endpoints: Endpoints
     /// Pushes to `push.url` when it is set.
     package let pushLoop: PushLoop<C>?
+    /// Serves every UPS over the NUT network protocol when `nut.listen` is set.
+    package let nutServer: LineServer<NUTProtocol>?
     /// Whether the listener speaks TLS (the web configuration file sets it up).
     public let isSecure: Bool
     /// Re-reads the configuration on SIGHUP and `POST /-/reload`.
@@ -205,10 +208,43 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         let endpoints = self.endpoints
         do {
             pushLoop = try Self.makePushLoop(configuration.push, clock: clock, logger: logger) { endpoints.textExposition() }
+            nutServer = try Self.makeNUTServer(configuration, fleet: fleet, tls: options.webSecurity.tls, logger: logger)
         } catch {
             store.close()
             throw error
         }
+    }
+
+    /// The NUT server of `nut.*`, or `nil` when `nut.listen` is not set.
+    private static func makeNUTServer(_ configuration: ExporterConfiguration, fleet: ServerFleet<C>, tls: TLSConfiguration?,
+                                      logger: Logger) throws(ExporterError) -> LineServer<NUTProtocol>? {
+        let nut = configuration.nut
+        guard let address = nut.address else { return nil }
+        var accounts: [NUTAccount] = []
+        if let path = nut.usersFile {
+            do {
+                accounts = try NUTUsersFile.load(path: path, files: .system).users.map { user in
+                    NUTAccount(name: user.name,
+                               secret: user.passwordHash.map(NUTAccount.Secret.bcrypt) ?? .plain(user.password?.reveal() ?? ""),
+                               role: user.upsmon.flatMap(NUTRole.init(rawValue:)))
+                }
+            } catch {
+                throw .nut(reason: "\(error)")
+            }
+        }
+        var settings = NUTBridgeSettings()
+        settings.thresholds = NUTThresholds(chargeLow: Double(nut.batteryChargeLow),
+                                            runtimeLow: Double(nut.batteryRuntimeLow.components.seconds))
+        settings.defaultUPS = nut.defaultUPS.map { (alias: "ups", device: $0) }
+        let environment = NUTSession.Environment(
+            data: NUTFleetSource(fleet: fleet, settings: settings, version: BuildInfo.exporterVersion),
+            users: NUTUserTable(accounts), state: NUTServerState(), version: BuildInfo.exporterVersion,
+            requireLogin: !nut.allowAnonymous, tlsAvailable: tls != nil, failures: AuthFailureTracker())
+        var server = LineServer<NUTProtocol>.Configuration(host: address.host, port: address.port,
+                                                           maxConnections: nut.maxConnections)
+        server.tls = tls
+        return LineServer(configuration: server, protocol: NUTProtocol(environment: environment),
+                          logger: logger.child(label: "nut"))
     }
 
     /// The exposition and servers as the endpoints see them now: a single unnamed server serves
@@ -371,6 +407,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         case collection = "collection"
         case merger = "the exposition merger"
         case push = "the Pushgateway push loop"
+        case nutServer = "the NUT server"
         case reloads = "the reload signal watcher"
         case shutdownTrigger = "the shutdown trigger"
     }
@@ -380,6 +417,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                        until shutdown: @escaping @Sendable () async -> Void) async throws {
         let (server, fleet, merger, logger, pushLoop, reloader) = (self.server, self.fleet, self.merger, self.logger,
                                                                    self.pushLoop, self.reloader)
+        let nutServer = self.nutServer
         try await withThrowingTaskGroup(of: Part.self) { group in
             do {
                 var address: ServerAddress?
@@ -389,6 +427,14 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                         return .httpServer
                     }
                     address = try await server.waitUntilListening()
+                }
+                if let nutServer {
+                    group.addTask {
+                        try await nutServer.run()
+                        return .nutServer
+                    }
+                    // A port that cannot be bound stops the start, as the HTTP listener's does.
+                    _ = try await nutServer.waitUntilListening()
                 }
                 group.addTask { await merger.run(); return .merger }
                 group.addTask { await fleet.run(); return .collection }

@@ -14,6 +14,8 @@ public enum ExporterError: Error, Sendable, CustomStringConvertible {
     case client(server: String, reason: String)
     /// The exporter's own metrics could not be registered (fixed names: not expected).
     case metrics(MetricsError)
+    /// The NUT server cannot be set up (`nut.users_file` unreadable or invalid).
+    case nut(reason: String)
 
     public var description: String {
         switch self {
@@ -27,6 +29,8 @@ public enum ExporterError: Error, Sendable, CustomStringConvertible {
             return server.isEmpty || reason.hasPrefix(prefix) ? reason : "\(prefix): \(reason)"
         case .metrics(let error):
             return "registering the exporter's own metrics: \(error)"
+        case .nut(let reason):
+            return reason
         }
     }
 }

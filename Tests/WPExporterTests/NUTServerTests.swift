@@ -1,0 +1,66 @@
+import Foundation
+import Synchronization
+import Testing
+import WPCollector
+import WPConfig
+import WPLogging
+import WPServer
+import WPTestSupport
+@testable import WPExporter
+
+/// The exporter with `nut.listen`: the NUT server answers from the same readings as `/metrics`.
+@Suite struct NUTServerTests {
+    @Test func upsReadingsOverTheNUTPortEqualMetrics() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-nut-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let users = directory + "/nut-users.yml"
+        try "users:\n  monuser:\n    password: secret\n    upsmon: primary\n".write(toFile: users, atomically: true, encoding: .utf8)
+        let harness = try await ExporterHarness(devices: 3, configureExporter: { configuration in
+            configuration.nut.listen = "127.0.0.1:0"
+            configuration.nut.usersFile = users
+        })
+        defer { Task { await harness.shutdown() } }
+        let nut = try #require(harness.exporter.nutServer)
+        let running = Task { try await nut.run() }
+        defer { running.cancel() }
+        let port = try await nut.waitUntilListening().port
+        await harness.exporter.collector.collect()
+        let samples = try await harness.scrape()
+
+        let client = try await TestHTTPClient.connect(port: port)
+        defer { client.close() }
+        try await client.send("LIST UPS\n")
+        #expect(try await client.readLine() == "BEGIN LIST UPS")
+        var names: [String] = []
+        while true {
+            let line = try await client.readLine()
+            if line == "END LIST UPS" { break }
+            names.append(String(line.split(separator: " ")[1]))
+        }
+        #expect(names.count == 3)
+        var stale: [String] = []
+        for name in names {
+            try await client.send("GET VAR \(name) ups.id\n")
+            let idLine = try await client.readLine()
+            if idLine == "ERR DATA-STALE" {
+                stale.append(name)
+                continue
+            }
+            let id = try #require(idLine.split(separator: "\"").dropFirst().first.map(String.init), "\(idLine)")
+            try await client.send("GET VAR \(name) battery.charge\n")
+            let charge = try await client.readLine()
+            if let value = Exposition.value(samples, "winpower_device_battery_capacity", device: id) {
+                #expect(charge == "VAR \(name) battery.charge \"\(Int(value))\"")
+            } else {
+                #expect(charge == "ERR VAR-NOT-SUPPORTED")
+            }
+        }
+        let disconnected = samples.filter { $0.key.hasPrefix("winpower_device_connected{") && $0.value == 0 }.count
+        #expect(stale.count == disconnected, "a disconnected device is stale over NUT")
+        let active = try #require(names.first { !stale.contains($0) })
+        try await client.send("USERNAME monuser\nPASSWORD secret\nLOGIN \(active)\nPRIMARY \(active)\n")
+        for expected in ["OK", "OK", "OK", "OK PRIMARY-GRANTED"] { #expect(try await client.readLine() == expected) }
+        #expect(!harness.logs.allText.contains("secret"), "no NUT password in the log")
+    }
+}
