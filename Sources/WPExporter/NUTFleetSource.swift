@@ -127,7 +127,7 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
                 let variables = NUTVariables.of(device, thresholds: thresholds, driverVersion: version)
                 let model = device.asset.model.map { " (\($0))" } ?? ""
                 let place = server.name.isEmpty ? "" : " on \(server.name)"
-                let ups = NUTUPS(name: name, description: (device.asset.alias ?? device.id) + model + place,
+                let ups = NUTUPS(name: name, description: Self.plain((device.asset.alias ?? device.id) + model + place),
                                  variables: variables, isStale: false,
                                  clearsForcedShutdown: Self.isBack(device, thresholds))
                 entries[name] = Entry(ups: ups, readAt: reading.readAt, collector: server.collector,
@@ -143,6 +143,18 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
     private static func isBack(_ device: Device, _ thresholds: NUTThresholds) -> Bool {
         let status = NUTVariables.status(of: device, thresholds: thresholds)
         return status.contains("OL") && !status.contains("LB") && !status.contains("TEST")
+    }
+
+    /// `text` without `"` and `\\` (as `'` and `/`) and control characters: clients such as
+    /// PyNUT split `LIST UPS` lines at every quote, escaped or not.
+    static func plain(_ text: String) -> String {
+        String(text.unicodeScalars.compactMap { scalar -> Character? in
+            switch scalar {
+            case "\"": "'"
+            case "\\": "/"
+            default: scalar.value < 0x20 || scalar.value == 0x7F ? nil : Character(scalar)
+            }
+        })
     }
 
     /// `base`, or `base-2`, `base-3`, … when taken.

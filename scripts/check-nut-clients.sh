@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Real NUT clients against the exporter's NUT server (in CI): `upsc -l` lists every UPS of a
+# simulated WinPower, `upsc NAME@host:port` reads each, and the values equal /metrics; PyNUT
+# (Debian's python3-nut) reads the same; a wrong password is refused and never logged.
+#
+#   scripts/check-nut-clients.sh        # uses .build/debug/wpexporter (WPEXPORTER_BIN to change)
+#
+# Installs nut-client and python3-nut (Debian) when missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+name=check-nut-clients
+export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/debug/wpexporter}"
+if ! command -v upsc >/dev/null 2>&1 || [ ! -f /usr/lib/python3/dist-packages/PyNUT.py ]; then
+    echo "$name: installing nut-client python3-nut"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nut-client python3-nut) >/dev/null
+fi
+# shellcheck source=scripts/torture/lib.sh
+source scripts/torture/lib.sh
+
+start_simulator 6
+printf 'users:\n  monuser:\n    password: s3cret-nut\n    upsmon: primary\n' >"$work/nut-users.yml"
+start_exporter "$work/exporter.log" --nut.listen 127.0.0.1:0 --nut.users_file "$work/nut-users.yml"
+nut_port=$(grep '"line server listening"' "$work/exporter.log" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2)
+[ -n "$nut_port" ] || { echo "$name: no NUT listener" >&2; cat "$work/exporter.log" >&2; exit 1; }
+nut="127.0.0.1:$nut_port"
+metrics=$(curl -sf "$base/metrics")
+
+mapfile -t names < <(upsc -l "$nut" 2>/dev/null)
+echo "$name: upsc -l $nut: ${#names[@]} UPSs (${names[*]})"
+devices=$(grep -c '^winpower_device_info{' <<<"$metrics")
+[ "${#names[@]}" = "$devices" ] || { echo "$name: upsc lists ${#names[@]} UPSs, /metrics $devices devices" >&2; exit 1; }
+
+checked=0
+for ups in "${names[@]}"; do
+    if ! vars=$(upsc "$ups@$nut" 2>&1); then
+        # A disconnected device is stale: upsc says so, /metrics shows it disconnected.
+        grep -q 'Data stale' <<<"$vars" || { echo "$name: upsc $ups: $vars" >&2; exit 1; }
+        continue
+    fi
+    id=$(awk -F': ' '$1 == "ups.id" {print $2}' <<<"$vars")
+    for pair in "battery.charge winpower_device_battery_capacity" "input.voltage winpower_device_input_voltage" \
+                "ups.realpower winpower_device_load_total_watts" "ups.load winpower_device_load_percent" \
+                "output.frequency winpower_device_output_frequency"; do
+        read -r var family <<<"$pair"
+        nut_value=$(awk -F': ' -v v="$var" '$1 == v {print $2}' <<<"$vars")
+        metric_value=$(grep "^$family{device_id=\"$id\"" <<<"$metrics" | awk '{print $NF}' | head -1 || true)
+        if [ -n "$metric_value" ] && [ "$(awk -v a="$nut_value" -v b="$metric_value" 'BEGIN {print (a + 0 == b + 0)}')" != 1 ]; then
+            echo "$name: $ups $var = '$nut_value', /metrics $family = '$metric_value'" >&2
+            exit 1
+        fi
+    done
+    status=$(awk -F': ' '$1 == "ups.status" {print $2}' <<<"$vars")
+    echo "$name: upsc $ups: ups.status $status, battery.charge $(awk -F': ' '$1 == "battery.charge" {print $2}' <<<"$vars")"
+    checked=$((checked + 1))
+done
+[ "$checked" -gt 0 ] || { echo "$name: no UPS could be read" >&2; exit 1; }
+
+# PyNUT, the python3-nut client: the same names and values.
+/usr/bin/python3 - "$nut_port" "${names[0]}" <<'PY'
+import sys
+import PyNUT
+port, first = int(sys.argv[1]), sys.argv[2]
+client = PyNUT.PyNUTClient(host="127.0.0.1", port=port, login="monuser", password="s3cret-nut")
+listed = client.GetUPSList()
+print("check-nut-clients: PyNUT lists", len(listed), "UPSs")
+for name in listed:
+    name = name.decode() if isinstance(name, bytes) else name
+    try:
+        variables = client.GetUPSVars(name)
+    except Exception as error:  # a stale UPS
+        if "stale" not in str(error).lower():
+            raise
+        continue
+    assert b"ups.status" in variables or "ups.status" in variables, variables
+PY
+
+# A wrong password is refused; no NUT password reaches the log.
+reply=$(printf 'USERNAME monuser\nPASSWORD wrong\nLOGIN %s\nLOGOUT\n' "${names[0]}" | timeout 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$nut_port; cat >&3; cat <&3")
+grep -q 'ERR ACCESS-DENIED' <<<"$reply" || { echo "$name: a wrong password was not refused: $reply" >&2; exit 1; }
+if grep -q -e 's3cret-nut' -e 'wrong' "$work/exporter.log"; then echo "$name: a NUT password is in the log" >&2; exit 1; fi
+echo "$name: upsc and PyNUT read $checked UPSs; values equal /metrics"
