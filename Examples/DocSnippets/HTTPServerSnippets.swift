@@ -21,4 +21,20 @@ func quickStart(requestMetrics: any RequestObserver, metricsHandler: any HTTPHan
         try await group.next()
     }
 }
+// Line-based protocols: `LineServer`
+struct Echo: LineProtocol {                      // the session: lines answered so far
+    func open(remote: String) -> Int { 0 }
+    func handle(_ line: [UInt8], session: inout Int) async -> LineReply {
+        session += 1
+        return LineReply(Array("\(session): ".utf8) + line + [0x0A])
+    }
+    func isProtected(_ session: Int) -> Bool { false }
+    func close(_ session: Int) {}
+    var tooLongReply: [UInt8] { Array("ERR TOO-LONG\n".utf8) }
+}
+
+func lineServer(logger: Logger) async throws {
+    let server = LineServer(configuration: .init(host: "127.0.0.1", port: 7000), protocol: Echo(), logger: logger)
+    try await server.run()      // until the task is cancelled
+}
 #endif
