@@ -32,27 +32,14 @@ public struct NUTUsersFile: Sendable, Equatable {
     ///
     /// - Throws: ``ConfigurationError`` listing every problem.
     public static func load(path: String, files: FileAccess) throws(ConfigurationError) -> NUTUsersFile {
-        switch files.read(path) {
-        case .success(let text):
-            return try parse(text, file: path, files: files)
-        case .failure(let error):
-            throw ConfigurationError(problems: [ConfigDiagnostic(key: "nut.users_file", source: nil,
-                                                                 message: "\"\(path)\" " + LoadState.describe(error))])
-        }
+        try WebConfigurationReader.load(path: path, files: files, key: "nut.users_file", parse: parse)
     }
 
     /// Validates users file text; `file` names it in messages.
     public static func parse(_ text: String, file: String, files: FileAccess) throws(ConfigurationError) -> NUTUsersFile {
-        var reader = WebConfigurationReader(file: file, files: files)
-        let root: YAMLNode?
-        do {
-            root = try YAMLReader.parse(text, file: file)
-        } catch {
-            throw ConfigurationError(problems: [ConfigDiagnostic(key: nil, source: .file(path: file, position: error.position),
-                                                                 message: error.message)])
-        }
-        var result = NUTUsersFile()
-        if let root, let entries = reader.mapping(root, key: "(top level)") {
+        try WebConfigurationReader.parse(text, file: file, files: files) { root, reader in
+            var result = NUTUsersFile()
+            guard let root, let entries = reader.mapping(root, key: "(top level)") else { return result }
             for entry in entries {
                 guard entry.key == "users" else {
                     reader.unknown(entry, in: nil, allowed: ["users"])
@@ -60,9 +47,8 @@ public struct NUTUsersFile: Sendable, Equatable {
                 }
                 result.users = readUsers(entry.value, &reader)
             }
+            return result
         }
-        guard reader.problems.isEmpty else { throw ConfigurationError(problems: reader.problems) }
-        return result
     }
 
     private static func readUsers(_ node: YAMLNode, _ reader: inout WebConfigurationReader) -> [User] {

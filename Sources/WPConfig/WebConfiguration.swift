@@ -99,31 +99,13 @@ public struct WebConfiguration: Sendable, Equatable {
     /// - Returns: The validated configuration, its warnings in ``warnings``.
     /// - Throws: ``ConfigurationError`` listing every problem.
     public static func load(path: String, files: FileAccess) throws(ConfigurationError) -> WebConfiguration {
-        switch files.read(path) {
-        case .success(let text):
-            return try parse(text, file: path, files: files)
-        case .failure(let error):
-            throw ConfigurationError(problems: [ConfigDiagnostic(key: "server.web_config_file", source: nil,
-                                                                 message: "\"\(path)\" " + LoadState.describe(error))])
-        }
+        try WebConfigurationReader.load(path: path, files: files, key: "server.web_config_file", parse: parse)
     }
 
     /// Validates web configuration text; `file` names it in messages and anchors relative paths.
     ///
     /// - Throws: ``ConfigurationError`` listing every problem.
     public static func parse(_ text: String, file: String, files: FileAccess) throws(ConfigurationError) -> WebConfiguration {
-        var reader = WebConfigurationReader(file: file, files: files)
-        let root: YAMLNode?
-        do {
-            root = try YAMLReader.parse(text, file: file)
-        } catch {
-            throw ConfigurationError(problems: [ConfigDiagnostic(key: nil, source: .file(path: file, position: error.position),
-                                                                 message: error.message)])
-        }
-        let configuration = reader.read(root)
-        guard reader.problems.isEmpty else {
-            throw ConfigurationError(problems: reader.problems, warnings: reader.warnings)
-        }
-        return configuration
+        try WebConfigurationReader.parse(text, file: file, files: files) { root, reader in reader.read(root) }
     }
 }

@@ -10,6 +10,38 @@ struct WebConfigurationReader {
         self.files = files
     }
 
+    /// Reads the YAML file at `path` (named by the configuration key `key` when it cannot be
+    /// read) and hands its text to `parse`.
+    static func load<T>(path: String, files: FileAccess, key: String,
+                        parse: (String, String, FileAccess) throws(ConfigurationError) -> T) throws(ConfigurationError) -> T {
+        switch files.read(path) {
+        case .success(let text):
+            return try parse(text, path, files)
+        case .failure(let error):
+            throw ConfigurationError(problems: [ConfigDiagnostic(key: key, source: nil,
+                                                                 message: "\"\(path)\" " + LoadState.describe(error))])
+        }
+    }
+
+    /// Parses `text` as YAML and walks it with `read`; every problem the walk found (or the
+    /// YAML syntax error) is thrown with its position.
+    static func parse<T>(_ text: String, file: String, files: FileAccess,
+                         read: (YAMLNode?, inout WebConfigurationReader) -> T) throws(ConfigurationError) -> T {
+        var reader = WebConfigurationReader(file: file, files: files)
+        let root: YAMLNode?
+        do {
+            root = try YAMLReader.parse(text, file: file)
+        } catch {
+            throw ConfigurationError(problems: [ConfigDiagnostic(key: nil, source: .file(path: file, position: error.position),
+                                                                 message: error.message)])
+        }
+        let result = read(root, &reader)
+        guard reader.problems.isEmpty else {
+            throw ConfigurationError(problems: reader.problems, warnings: reader.warnings)
+        }
+        return result
+    }
+
     mutating func read(_ root: YAMLNode?) -> WebConfiguration {
         var configuration = WebConfiguration()
         guard let root else { return configuration }
