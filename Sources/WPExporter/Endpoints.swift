@@ -46,13 +46,15 @@ package struct Endpoints: Sendable {
     package var reloader: ConfigReloader?
     /// `server.enable_lifecycle` (`--web.enable-lifecycle`): whether `/-/reload` reloads.
     package var lifecycleEnabled: Bool
+    /// The NUT server's state for `/health`; `nil` without `nut.listen`.
+    package var nut: (@Sendable () -> NUTHealth)?
 
     package init(view: @escaping @Sendable () -> View,
                  exposition: (@Sendable () -> (snapshot: MetricsSnapshot,
                                                bodyParts: (@Sendable (MetricsSnapshot, Bool) -> HTTPBodyParts?)?))? = nil,
                  version: String, metricsPath: String, startedAt: Date,
                  now: @escaping @Sendable () -> Date, scrape: ScrapeMetrics, reloader: ConfigReloader? = nil,
-                 lifecycleEnabled: Bool = false) {
+                 lifecycleEnabled: Bool = false, nut: (@Sendable () -> NUTHealth)? = nil) {
         self.view = view
         self.exposition = exposition ?? {
             let view = view()
@@ -65,6 +67,7 @@ package struct Endpoints: Sendable {
         self.scrape = scrape
         self.reloader = reloader
         self.lifecycleEnabled = lifecycleEnabled
+        self.nut = nut
     }
 
     /// Endpoints of one unnamed server given as closures (tests serve them without a collector).
@@ -206,7 +209,7 @@ package struct Endpoints: Sendable {
             lastCollection: .init(health), winPower: .init(target: target, health: health),
             deviceCount: health.deviceCount, energySamplesRejected: health.energySamplesRejected,
             configReload: reloader.map { HealthReport.ConfigReload($0.status) },
-            outages: health.outages.map { .init(deviceID: $0.deviceID, since: $0.since.map(Self.iso)) })
+            outages: health.outages.map { .init(deviceID: $0.deviceID, since: $0.since.map(Self.iso)) }, nut: nut?())
         return Self.json(report, status: healthy ? 200 : 503)
     }
 
@@ -321,6 +324,8 @@ package struct HealthReport: Codable, Sendable, Equatable {
     }
     /// Devices on battery now (an outage in progress, mode 4), with the outage's start.
     package var outages: [Outage] = []
+    /// The NUT server (`nut.listen`); absent when it is off.
+    package var nut: NUTHealth?
     package struct Outage: Codable, Sendable, Equatable {
         var deviceID: String
         /// ISO-8601 start; absent when unknown.
@@ -331,7 +336,7 @@ package struct HealthReport: Codable, Sendable, Equatable {
         }
     }
     package enum CodingKeys: String, CodingKey {
-        case status, version, outages
+        case status, version, outages, nut
         case uptimeSeconds = "uptime_seconds"
         case lastCollection = "last_collection"
         case winPower = "winpower"
@@ -357,5 +362,19 @@ package enum HTMLEscaping {
             }
         }
         return out
+    }
+}
+
+/// The NUT server in `/health`: where it listens (the configured `nut.listen` until it is
+/// bound), connections open now and accepted since start.
+package struct NUTHealth: Codable, Sendable, Equatable {
+    package var listen: String
+    package var connections: Int
+    package var accepted: Int
+
+    package init(listen: String, statistics: LineServerStatistics) {
+        self.listen = listen
+        connections = statistics.open
+        accepted = statistics.accepted
     }
 }

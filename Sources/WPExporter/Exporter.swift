@@ -191,6 +191,15 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             store.close()
             throw .metrics(error)
         }
+        do {
+            nutServer = try Self.makeNUTServer(configuration, fleet: fleet, tls: options.webSecurity.tls,
+                                               registry: scrape.registry, logger: logger)
+        } catch {
+            store.close()
+            throw error
+        }
+        let nutServer = self.nutServer
+        let nutAddress = configuration.nut.listen
         let merger = self.merger
         endpoints = Endpoints(view: { Self.view(fleet: fleet, merger: merger) },
                               exposition: {
@@ -199,7 +208,8 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                               },
                               version: BuildInfo.exporterVersion,
                               metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
-                              scrape: scrape, reloader: reloader, lifecycleEnabled: configuration.server.enableLifecycle)
+                              scrape: scrape, reloader: reloader, lifecycleEnabled: configuration.server.enableLifecycle,
+                              nut: Self.nutHealth(nutServer, listen: nutAddress))
         var serverConfiguration = ExporterSettings.server(configuration)
         serverConfiguration.tls = options.webSecurity.tls
         isSecure = options.webSecurity.tls != nil
@@ -208,16 +218,22 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         let endpoints = self.endpoints
         do {
             pushLoop = try Self.makePushLoop(configuration.push, clock: clock, logger: logger) { endpoints.textExposition() }
-            nutServer = try Self.makeNUTServer(configuration, fleet: fleet, tls: options.webSecurity.tls, logger: logger)
         } catch {
             store.close()
             throw error
         }
     }
 
+    /// What `/health` shows of the NUT server; `nil` without one.
+    private static func nutHealth(_ server: LineServer<NUTProtocol>?, listen: String?) -> (@Sendable () -> NUTHealth)? {
+        guard let server else { return nil }
+        let listen = listen ?? ""
+        return { NUTHealth(listen: server.address?.description ?? listen, statistics: server.statistics) }
+    }
+
     /// The NUT server of `nut.*`, or `nil` when `nut.listen` is not set.
     private static func makeNUTServer(_ configuration: ExporterConfiguration, fleet: ServerFleet<C>, tls: TLSConfiguration?,
-                                      logger: Logger) throws(ExporterError) -> LineServer<NUTProtocol>? {
+                                      registry: MetricRegistry, logger: Logger) throws(ExporterError) -> LineServer<NUTProtocol>? {
         let nut = configuration.nut
         guard let address = nut.address else { return nil }
         var accounts: [NUTAccount] = []
@@ -236,15 +252,30 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         settings.thresholds = NUTThresholds(chargeLow: Double(nut.batteryChargeLow),
                                             runtimeLow: Double(nut.batteryRuntimeLow.components.seconds))
         settings.defaultUPS = nut.defaultUPS.map { (alias: "ups", device: $0) }
+        let state = NUTServerState()
+        let commands: CounterVec
+        do {
+            commands = try NUTServerMetrics.commands(in: registry)
+        } catch {
+            throw .metrics(error)
+        }
         let environment = NUTSession.Environment(
             data: NUTFleetSource(fleet: fleet, settings: settings, version: BuildInfo.exporterVersion),
-            users: NUTUserTable(accounts), state: NUTServerState(), version: BuildInfo.exporterVersion,
-            requireLogin: !nut.allowAnonymous, tlsAvailable: tls != nil, failures: AuthFailureTracker())
-        var server = LineServer<NUTProtocol>.Configuration(host: address.host, port: address.port,
-                                                           maxConnections: nut.maxConnections)
-        server.tls = tls
-        return LineServer(configuration: server, protocol: NUTProtocol(environment: environment),
-                          logger: logger.child(label: "nut"))
+            users: NUTUserTable(accounts), state: state, version: BuildInfo.exporterVersion,
+            requireLogin: !nut.allowAnonymous, tlsAvailable: tls != nil, failures: AuthFailureTracker(),
+            // Both label values come from fixed sets: the error path is unreachable.
+            observe: { command, result in try? commands.labels(command, result).increment() })
+        var configuration = LineServer<NUTProtocol>.Configuration(host: address.host, port: address.port,
+                                                                  maxConnections: nut.maxConnections)
+        configuration.tls = tls
+        let server = LineServer(configuration: configuration, protocol: NUTProtocol(environment: environment),
+                                logger: logger.child(label: "nut"))
+        do {
+            try registry.register(NUTServerMetrics(server: server, state: state))
+        } catch {
+            throw .metrics(error)
+        }
+        return server
     }
 
     /// The exposition and servers as the endpoints see them now: a single unnamed server serves

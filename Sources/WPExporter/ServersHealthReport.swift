@@ -32,8 +32,10 @@ package struct ServersHealthReport: Codable, Sendable, Equatable {
     package var energySamplesRejected: Int
     /// The last configuration reload.
     package var configReload: HealthReport.ConfigReload?
+    /// The NUT server (`nut.listen`); absent when it is off.
+    package var nut: NUTHealth?
     package enum CodingKeys: String, CodingKey {
-        case status, version, servers
+        case status, version, servers, nut
         case uptimeSeconds = "uptime_seconds"
         case deviceCount = "device_count"
         case energySamplesRejected = "energy_samples_rejected"
@@ -73,7 +75,8 @@ extension Endpoints {
         let report = ServersHealthReport(status: status, version: version, uptimeSeconds: uptime(now), servers: entries,
                                          deviceCount: entries.reduce(0) { $0 + $1.deviceCount },
                                          energySamplesRejected: rejected,
-                                         configReload: reloader.map { HealthReport.ConfigReload($0.status) })
+                                         configReload: reloader.map { HealthReport.ConfigReload($0.status) },
+                                         nut: nut?())
         return Self.json(report, status: status == "unhealthy" ? 503 : 200)
     }
 }

@@ -19,10 +19,14 @@ public struct NUTSession: Sendable {
         /// Failed password checks by client host: after too many, each wrong password is
         /// answered only after a growing delay (this connection waits; no other does).
         public var failures: any NUTFailureLimiter
+        /// Told of every command: its name (one of ``NUTSession/commands`` or `other`) and
+        /// result (`OK` or the error code), for the exporter's metrics.
+        public var observe: @Sendable (_ command: String, _ result: String) -> Void
 
         public init(data: any NUTDataSource, users: any NUTUsers, state: NUTServerState, version: String,
                     requireLogin: Bool = false, tlsAvailable: Bool = false,
-                    failures: any NUTFailureLimiter) {
+                    failures: any NUTFailureLimiter,
+                    observe: @escaping @Sendable (_ command: String, _ result: String) -> Void = { _, _ in }) {
             self.data = data
             self.users = users
             self.state = state
@@ -30,6 +34,7 @@ public struct NUTSession: Sendable {
             self.requireLogin = requireLogin
             self.tlsAvailable = tlsAvailable
             self.failures = failures
+            self.observe = observe
         }
     }
 
@@ -72,7 +77,21 @@ public struct NUTSession: Sendable {
 
     /// The reply to one line (without its line ending) and what to do after writing it.
     public mutating func handle(_ line: some Collection<UInt8>, _ environment: Environment) async -> (NUTReply, Action) {
-        guard let words = NUTLine.words(line) else { return (.error(.invalidArgument), .none) }
+        let words = NUTLine.words(line)
+        let answer = await answer(words, environment)
+        let command = words?.first?.uppercased() ?? ""
+        let text = answer.0.text
+        let result = text.hasPrefix("ERR ") ? String(text.dropFirst(4).dropLast()) : "OK"
+        environment.observe(Self.commands.contains(command) ? command : "other", result)
+        return answer
+    }
+
+    /// The commands counted by name (anything else is `other`).
+    public static let commands: Set<String> = ["VER", "NETVER", "PROTVER", "HELP", "STARTTLS", "USERNAME", "PASSWORD", "LOGOUT",
+                                               "LOGIN", "PRIMARY", "MASTER", "FSD", "GET", "LIST", "SET", "INSTCMD"]
+
+    private mutating func answer(_ words: [String]?, _ environment: Environment) async -> (NUTReply, Action) {
+        guard let words else { return (.error(.invalidArgument), .none) }
         guard let command = words.first?.uppercased() else { return (.error(.unknownCommand), .none) }
         let arguments = Array(words.dropFirst())
         switch command {

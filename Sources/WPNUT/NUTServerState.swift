@@ -82,6 +82,9 @@ public final class NUTServerState: Sendable {
         }
     }
 
+    /// Logins now, over every UPS.
+    public var loginCount: Int { state.withLock { $0.logins.values.reduce(0) { $0 + $1.count } } }
+
     /// The clients logged into `ups`, in login order.
     public func clients(of ups: String) -> [String] {
         state.withLock { $0.logins[ups] ?? [] }

@@ -160,6 +160,14 @@ public final class LineServer<P: LineProtocol>: Sendable {
         logger.info("line server stopped", ["address": .string(address.description)])
     }
 
+    /// The bound address while listening; `nil` before and after.
+    public var address: ServerAddress? {
+        state.withLock { state in
+            if case .listening(let address) = state { return address }
+            return nil
+        }
+    }
+
     /// The bound address once listening (the real port when 0 was configured).
     public func waitUntilListening() async throws -> ServerAddress {
         try await withCheckedThrowingContinuation { continuation in

@@ -62,5 +62,15 @@ import WPTestSupport
         try await client.send("USERNAME monuser\nPASSWORD secret\nLOGIN \(active)\nPRIMARY \(active)\n")
         for expected in ["OK", "OK", "OK", "OK PRIMARY-GRANTED"] { #expect(try await client.readLine() == expected) }
         #expect(!harness.logs.allText.contains("secret"), "no NUT password in the log")
+
+        // /health names the listener; /metrics counts connections, logins and commands.
+        let health = try await harness.get("/health").text
+        #expect(health.contains("\"nut\":{\"accepted\":1,\"connections\":1,\"listen\":\"127.0.0.1:\(port)\"}"))
+        let after = try await harness.scrape()
+        #expect(after["winpower_exporter_nut_connections_open"] == 1)
+        #expect(after["winpower_exporter_nut_logins"] == 1)
+        #expect(after["winpower_exporter_nut_connections_total{outcome=\"accepted\"}"] == 1)
+        #expect(after["winpower_exporter_nut_commands_total{command=\"LIST\",result=\"OK\"}"] == 1)
+        #expect(after["winpower_exporter_nut_commands_total{command=\"PRIMARY\",result=\"OK\"}"] == 1)
     }
 }
