@@ -192,16 +192,18 @@ import WPTestSupport
         #expect(outcome == .applied(ConfigReloader.Applied(summary: "servers: changed c; 1 unchanged")))
         await harness.until("the new pipeline's first collection") { replacement.calls == 1 && probe.inFlight == 0 }
         // The next tick of the new pipeline: an advance made before its scheduler went to sleep
-        // is a missed tick (skipped, not run late), so advance again until it collects; the
-        // reading's time then gives the exact integral, 400 W from 0 s to that time.
-        var seconds = 10
-        while replacement.calls < 2 && seconds < 100 {
+        // is a missed tick (skipped, not run late), so advance again until it collects, each
+        // time waiting until every scheduler woken by the advance has collected or slept again
+        // (the clock's sleepers are back); the reading's time then gives the exact integral,
+        // 400 W from 0 s to that time.
+        while replacement.calls < 2 && harness.clock.now.offset < .seconds(100) {
+            let sleepers = harness.clock.sleeperCount
             harness.clock.advance(by: .seconds(10))
-            seconds += 10
-            for _ in 0..<1000 where replacement.calls < 2 { await Task.yield() }
+            await harness.until("the tick handled") { replacement.calls >= 2 || harness.clock.sleeperCount >= sleepers }
         }
-        let expected = 400.0 * Double(seconds)
-        await harness.until("the new pipeline's second collection") { exporter.meter.totals[key]?.joules == expected }
+        await harness.until("the new pipeline's second collection") { replacement.calls >= 2 && probe.inFlight == 0 }
+        let expected = 400.0 * Double(harness.clock.now.offset.components.seconds)
+        await harness.until("the second collection recorded (\(expected) J)") { exporter.meter.totals[key]?.joules == expected }
 
         #expect(probe.maximum == 1, "two collections of c ran at once")
         #expect(exporter.meter.totals[key]?.joules == expected)
