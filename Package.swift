@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "WPEnergy", targets: ["WPEnergy"]),
         .library(name: "WPClient", targets: ["WPClient"]),
         .library(name: "WPServer", targets: ["WPServer"]),
+        .library(name: "WPBytes", targets: ["WPBytes"]),
         .library(name: "WPScheduler", targets: ["WPScheduler"]),
         .library(name: "WPCollector", targets: ["WPCollector"]),
         .library(name: "WPSimulator", targets: ["WPSimulator"]),
@@ -59,9 +60,11 @@ let package = Package(
         .target(name: "WPCSecurityShim",
                 linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // Linux only: the event loop is epoll (WPCSystem) and the sources import Glibc.
-        .target(name: "WPServer", dependencies: ["WPLogging", "WPCSystem", "WPCSecurityShim"]),
+        .target(name: "WPServer", dependencies: ["WPLogging", "WPBytes", "WPCSystem", "WPCSecurityShim"]),
+        // Owned, immovable bytes: what the collector renders into and a response points into.
+        .target(name: "WPBytes"),
         .target(name: "WPScheduler", dependencies: ["WPLogging"]),
-        .target(name: "WPCollector", dependencies: ["WPClient", "WPEnergy", "WPStorage", "WPMetrics", "WPLogging", "WPCZlib"]),
+        .target(name: "WPCollector", dependencies: ["WPClient", "WPEnergy", "WPStorage", "WPMetrics", "WPLogging", "WPBytes", "WPCZlib"]),
         .target(name: "WPSimulator", dependencies: ["WPServer", "WPLogging"]),
         // The NUT network protocol (upsd) over the collectors' published readings: every
         // WinPower UPS for upsmon, NAS boxes and hypervisors (docs/nut.md).
@@ -78,7 +81,7 @@ let package = Package(
                                                              "WPServer", "WPSimulator", "WPHTTPClient", "WPCMallocTuning"]),
         // glibc heap tuning for the exporter process (arena limit, trim after each collection).
         .target(name: "WPCMallocTuning"),
-        .executableTarget(name: "wpbench", dependencies: ["WPLogging", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPClient",
+        .executableTarget(name: "wpbench", dependencies: ["WPLogging", "WPBytes", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPClient",
                                                            "WPServer", "WPCollector", "WPSimulator", "WPHTTPClient",
                                                            "WPCMallocCounter", "WPTestSupport"]),
         // Allocation counting for wpbench's figures (interposes malloc; see its header).
@@ -104,7 +107,7 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPServerTests", dependencies: ["WPServer", "WPLogging", "WPTestSupport", "WPCSystem"]),
         .testTarget(name: "WPSchedulerTests", dependencies: ["WPScheduler", "WPLogging", "WPTestSupport"]),
-        .testTarget(name: "WPCollectorTests", dependencies: ["WPCollector", "WPClient", "WPEnergy", "WPStorage", "WPMetrics", "WPLogging",
+        .testTarget(name: "WPCollectorTests", dependencies: ["WPCollector", "WPBytes", "WPClient", "WPEnergy", "WPStorage", "WPMetrics", "WPLogging",
                                                          "WPSimulator", "WPTestSupport", "WPCZlib"],
                     exclude: ["Golden"]),
         .testTarget(name: "WPNUTTests", dependencies: ["WPNUT", "WPClient", "WPServer", "WPLogging", "WPTestSupport"]),

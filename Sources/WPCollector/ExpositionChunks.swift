@@ -1,3 +1,4 @@
+import WPBytes
 import FoundationEssentials
 import WPMetrics
 

@@ -1,3 +1,4 @@
+import WPBytes
 import FoundationEssentials
 
 /// Builds one ``MetricsSnapshot`` out of several servers' ``ExpositionChunks`` without

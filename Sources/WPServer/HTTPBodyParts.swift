@@ -1,3 +1,5 @@
+import WPBytes
+
 /// Bytes that stay at one address, unchanged, for as long as the object lives: storage a
 /// response body can point into without pinning it on every write.
 ///
@@ -32,9 +34,9 @@ public struct HTTPBodyParts: @unchecked Sendable, Equatable, ExpressibleByArrayL
 
     public init() {}
 
-    /// Parts holding copies of `buffers`, in order (one allocation for them all).
+    /// Parts holding copies of `buffers`, in order (one block for them all).
     public init(_ buffers: [[UInt8]]) {
-        let storage = OwnedBytes(buffers)
+        let storage = ByteBlock(buffers)
         var offset = 0
         for buffer in buffers {
             append(storage, range: offset..<offset + buffer.count)
@@ -44,6 +46,12 @@ public struct HTTPBodyParts: @unchecked Sendable, Equatable, ExpressibleByArrayL
 
     public init(arrayLiteral buffers: [UInt8]...) {
         self.init(buffers)
+    }
+
+    /// Parts pointing into the slices' blocks, in order (nothing copied).
+    public init(slices: [ByteSlice]) {
+        self.init()
+        for slice in slices { append(slice.block, range: slice.range) }
     }
 
     /// Adds the bytes of `storage` in `range` after the others (shared, not copied).
@@ -87,30 +95,8 @@ public struct HTTPBodyParts: @unchecked Sendable, Equatable, ExpressibleByArrayL
     }
 }
 
-/// Bytes copied once into memory of their own ( ``HTTPBodyParts/init(_:)``).
-private final class OwnedBytes: StableBytes {
-    nonisolated(unsafe) private let storage: UnsafeMutableRawBufferPointer
-    private let count: Int
-
-    init(_ buffers: [[UInt8]]) {
-        let count = buffers.reduce(0) { $0 + $1.count }
-        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
-        var offset = 0
-        for buffer in buffers {
-            buffer.withUnsafeBytes { source in
-                UnsafeMutableRawBufferPointer(rebasing: storage[offset..<offset + source.count]).copyMemory(from: source)
-            }
-            offset += buffer.count
-        }
-        self.storage = storage
-        self.count = count
-    }
-
-    deinit {
-        storage.deallocate()
-    }
-
-    var stableBytes: UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(storage)[0..<count])
-    }
+/// A ``ByteBlock`` is allocated, filled once and freed by itself: its bytes never move nor
+/// change while it lives, so a response can point into it.
+extension ByteBlock: StableBytes {
+    public var stableBytes: UnsafeRawBufferPointer { bytes }
 }

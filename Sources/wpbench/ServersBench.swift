@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import WPBytes
 import WPClient
 import WPCollector
 import WPEnergy
@@ -159,9 +160,4 @@ enum ScrapeClient {
         }
         return threadCPUMilliseconds() - began
     }
-}
-
-/// As the exporter serves a merged body: slices of the servers' blocks, written in place.
-extension ByteBlock: StableBytes {
-    public var stableBytes: UnsafeRawBufferPointer { bytes }
 }

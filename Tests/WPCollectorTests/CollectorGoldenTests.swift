@@ -21,6 +21,8 @@ import WPTestSupport
         "process_cpu_seconds_total", "process_max_fds", "process_open_fds", "process_resident_memory_bytes",
         "process_start_time_seconds", "process_threads", "process_virtual_memory_bytes",
         "process_virtual_memory_max_bytes",
+        "winpower_exporter_nut_connections_open", "winpower_exporter_nut_connections_total", "winpower_exporter_nut_logins",
+        "winpower_exporter_nut_commands_total",
     ]
 
     /// The fixed scenario: a stored total for the first device, a stored outage ledger (two

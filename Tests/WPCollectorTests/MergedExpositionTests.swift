@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WPBytes
 import WPClient
 @testable import WPCollector
 import WPEnergy

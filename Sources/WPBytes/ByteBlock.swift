@@ -1,5 +1,6 @@
 /// Immutable bytes at one address for the block's whole life: allocated, filled and freed by
-/// the block itself, never moved nor changed.
+/// the block itself, never moved nor changed: the owned bytes a WPServer response body points
+/// into (WPServer's `StableBytes`).
 ///
 /// A server's exposition chunks live in one block, so a merged body of many servers is a list
 /// of slices whose addresses can be taken once per merge and handed to the kernel on every
