@@ -47,10 +47,13 @@ if [ "$build_only" = 1 ]; then optimize=-Onone; fi
 flags=("$optimize" -wmo -parse-as-library -swift-version 6 -package-name wpexporter "${noregex[@]}" -I "$work/modules" -I Sources/WPCZlib)
 swiftc "${flags[@]}" -module-name WPLogging -emit-module -emit-module-path "$work/modules/WPLogging.swiftmodule" \
     -c Sources/WPLogging/*.swift -o "$work/WPLogging.o"
+swiftc "${flags[@]}" -module-name WPBytes -emit-module -emit-module-path "$work/modules/WPBytes.swiftmodule" \
+    -c Sources/WPBytes/*.swift -o "$work/WPBytes.o"
 swiftc "${flags[@]}" -module-name WPServer -emit-module -emit-module-path "$work/modules/WPServer.swiftmodule" \
     -c Sources/WPServer/*.swift -o "$work/WPServer.o"
 swiftc "$optimize" -swift-version 6 -package-name wpexporter "${noregex[@]}" -I "$work/modules" -I Sources/WPCZlib scripts/loadtest/ServerOnlyMain.swift \
-    "$work/WPLogging.o" "$work/WPServer.o" "$work/WPCSystem.o" "$work/WPCSecurityShim.o" -lz -ldl -o "$work/http-serve-only"
+    "$work/WPLogging.o" "$work/WPBytes.o" "$work/WPServer.o" "$work/WPCSystem.o" "$work/WPCSecurityShim.o" -lz -ldl \
+    -o "$work/http-serve-only"
 
 if [ "$build_only" = 1 ]; then
     "$work/http-serve-only" 0 > "$work/server.out" &
