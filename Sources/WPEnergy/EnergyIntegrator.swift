@@ -14,7 +14,7 @@ import WPStorage
 /// dropped sample (the chain is bridged over it). Totals never decrease: every added term is
 /// a non-negative power times a positive monotonic duration.
 ///
-/// Each device also keeps its outage ledger (``WPStorage/OutageLedger``), updated from the
+/// Each device also keeps its outage ledger (``OutageLedger``), updated from the
 /// same samples by the rules of `OutageTrack`, and persisted with the totals.
 ///
 /// ```swift
@@ -71,9 +71,10 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
         self.configuration = configuration
         tracks.reserveCapacity(seed.devices.count)
         for (id, stored) in seed.devices {
+            let ledger = OutageLedger(stored.ledger)
             tracks[id] = Track(energy: DeviceEnergy(joules: stored.joules, gaps: StoredDeviceEnergy.clampedGaps(stored.gaps),
-                                                    ledger: stored.ledger),
-                               outage: OutageTrack(ledger: stored.ledger))
+                                                    ledger: ledger),
+                               outage: OutageTrack(ledger: ledger))
         }
     }
 
@@ -203,7 +204,7 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
     public func state(base: EnergyState = EnergyState()) -> EnergyState {
         var state = base
         state.devices = tracks.mapValues {
-            StoredDeviceEnergy(joules: $0.energy.joules, gaps: $0.energy.gaps, ledger: $0.outage.ledger)
+            StoredDeviceEnergy(joules: $0.energy.joules, gaps: $0.energy.gaps, ledger: StoredOutageLedger($0.outage.ledger))
         }
         return state
     }

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import WPStorage
 
-/// The rules that keep one device's ``WPStorage/OutageLedger`` from its readings.
+/// The rules that keep one device's ``OutageLedger`` from its readings.
 ///
 /// Fed once per reading (in ``EnergyIntegrator/integrate(_:at:wall:)``, so the ledger is saved
 /// with the energy totals and never on its own):

@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// The `o` line of a state file (version 2): one device's ``OutageLedger`` as space-separated
+/// The `o` line of a state file (version 2): one device's ``StoredOutageLedger`` as space-separated
 /// `key=value` fields, written only when not at their default, in this order:
 ///
 /// | key | value |
@@ -8,7 +8,7 @@ import FoundationEssentials
 /// | `transfers` | transfers to battery (integer ≥ 0) |
 /// | `battery-s` | seconds on battery (finite ≥ 0) |
 /// | `discharge-j` | joules delivered on battery (finite ≥ 0) |
-/// | `hist` | outage-duration bucket counts, not cumulative, comma-separated, one per bound of ``OutageLedger/durationBounds`` plus `+Inf` |
+/// | `hist` | outage-duration bucket counts, not cumulative, comma-separated, ``StoredOutageLedger/durationBucketCount`` of them (the histogram's bounds, then `+Inf`) |
 /// | `hist-sum` | sum of observed durations, seconds (finite ≥ 0) |
 /// | `start-ms`, `end-ms`, `test-ms` | last outage start / end, last self-test start (Unix ms) |
 /// | `duration-s`, `runtime-s` | last outage duration (≥ 0) and runtime remaining (finite) |
@@ -27,12 +27,12 @@ extension StateFileFormat {
         min(max(clampedMillis(date), -maxLedgerMillis), maxLedgerMillis)
     }
 
-    static func appendLedgerLine(_ ledger: OutageLedger, to text: inout String) {
+    static func appendLedgerLine(_ ledger: StoredOutageLedger, to text: inout String) {
         var line = "o"
         if ledger.transfers != 0 { line += " transfers=\(ledger.transfers)" }
         if ledger.onBatterySeconds != 0 { line += " battery-s=\(ledger.onBatterySeconds)" }
         if ledger.dischargeJoules != 0 { line += " discharge-j=\(ledger.dischargeJoules)" }
-        if ledger.observedOutages != 0 {
+        if ledger.durationCounts.reduce(0, { $0 &+ $1 }) != 0 {
             line += " hist=" + ledger.durationCounts.map(String.init).joined(separator: ",")
         }
         if ledger.durationSum != 0 { line += " hist-sum=\(ledger.durationSum)" }
@@ -49,8 +49,8 @@ extension StateFileFormat {
         text += line + "\n"
     }
 
-    static func ledgerLine(_ line: Substring, number: Int) throws(FormatFailure) -> OutageLedger {
-        var ledger = OutageLedger()
+    static func ledgerLine(_ line: Substring, number: Int) throws(FormatFailure) -> StoredOutageLedger {
+        var ledger = StoredOutageLedger()
         var seen: Set<Substring> = []
         for field in line.dropFirst(2).split(separator: " ", omittingEmptySubsequences: false) {
             guard let equals = field.firstIndex(of: "=") else {
@@ -67,7 +67,7 @@ extension StateFileFormat {
                 let counts = try value.split(separator: ",", omittingEmptySubsequences: false).map { part throws(FormatFailure) in
                     try count(part, bad)
                 }
-                guard counts.count == OutageLedger.durationBounds.count + 1 else { throw bad }
+                guard counts.count == StoredOutageLedger.durationBucketCount else { throw bad }
                 ledger.durationCounts = counts
             case "hist-sum": ledger.durationSum = try amount(value, bad)
             case "start-ms": ledger.lastStart = try date(value, bad)

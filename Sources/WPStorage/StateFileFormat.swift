@@ -15,7 +15,7 @@ import FoundationEssentials
 /// crc32 1a2b3c4d
 /// ```
 ///
-/// Each `d` line may be followed by one `o` line: that device's ``OutageLedger``, as
+/// Each `d` line may be followed by one `o` line: that device's ``StoredOutageLedger``, as
 /// `key=value` fields, only those not at their default (StateFileFormat+Ledger.swift lists
 /// them); a device that never had an outage nor a self-test has none. `devices` counts the `d`
 /// lines. Version 1 (written by releases before the ledger) is the same without `o` lines and is

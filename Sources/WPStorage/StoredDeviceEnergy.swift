@@ -6,9 +6,9 @@ public struct StoredDeviceEnergy: Sendable, Equatable {
     public var gaps: Int
     /// The device's outage ledger (empty for a device that never left mains nor self-tested,
     /// and for every device of a state written before the ledger existed).
-    public var ledger: OutageLedger
+    public var ledger: StoredOutageLedger
 
-    public init(joules: Double, gaps: Int = 0, ledger: OutageLedger = OutageLedger()) {
+    public init(joules: Double, gaps: Int = 0, ledger: StoredOutageLedger = StoredOutageLedger()) {
         self.joules = joules
         self.gaps = gaps
         self.ledger = ledger

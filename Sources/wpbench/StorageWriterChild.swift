@@ -1,4 +1,5 @@
 import Foundation
+import WPEnergy
 import WPLogging
 import WPStorage
 
@@ -22,7 +23,7 @@ enum StorageWriterChild {
                                             logger: .disabled)
             var state = try store.load().state
             var tick = state.devices["tick"]?.joules ?? 0
-            var ledger = state.devices["tick"]?.ledger ?? OutageLedger()
+            var ledger = state.devices["tick"].map { OutageLedger($0.ledger) } ?? OutageLedger()
             say("ready \(Int(tick))")
             if arguments.dropFirst().first == "hold" {
                 _ = FileHandle.standardInput.readDataToEndOfFile()
@@ -36,7 +37,7 @@ enum StorageWriterChild {
                 ledger.observe(duration: tick)
                 ledger.inOutage = Int(tick) % 2 == 1
                 ledger.lastStart = Date(timeIntervalSince1970: 1_760_000_000 + tick)
-                state.devices["tick"] = StoredDeviceEnergy(joules: tick, ledger: ledger)
+                state.devices["tick"] = StoredDeviceEnergy(joules: tick, ledger: StoredOutageLedger(ledger))
                 for index in 0..<20 {
                     let id = "ups-\(index)"
                     let previous = state.devices[id]?.joules ?? 0

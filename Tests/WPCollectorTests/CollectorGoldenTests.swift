@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WPClient
 import WPCollector
+import WPEnergy
 import WPStorage
 import WPTestSupport
 
@@ -47,8 +48,8 @@ import WPTestSupport
         tested.lastTest = Date(timeIntervalSince1970: 1_760_100_000)
         tested.lastTestStatus = 2
         let stored = EnergyState(devices: [
-            "0b0c4d6e-0001-4b35-b0dd-000000000001": StoredDeviceEnergy(joules: 3_600_000, ledger: tested),
-            "0b0c4d6e-0003-4b35-b0dd-000000000003": StoredDeviceEnergy(joules: 0, ledger: ledger),
+            "0b0c4d6e-0001-4b35-b0dd-000000000001": StoredDeviceEnergy(joules: 3_600_000, ledger: StoredOutageLedger(tested)),
+            "0b0c4d6e-0003-4b35-b0dd-000000000003": StoredDeviceEnergy(joules: 0, ledger: StoredOutageLedger(ledger)),
         ])
         let fixture = try CollectorFixture(client: ClientStub([.success(.collectorGolden())]),
                                            store: InMemoryEnergyStore(initial: stored))

@@ -47,7 +47,7 @@ import Glibc
                         #expect(device.joules >= previous[id] ?? 0, "kill \(kill): \(id) decreased")
                     }
                     if let ledger = loaded.state.devices["tick"]?.ledger {
-                        #expect(ledger.transfers == tick && ledger.observedOutages == tick, "kill \(kill): ledger of tick \(tick)")
+                        #expect(ledger.transfers == tick && ledger.durationCounts.reduce(0, +) == tick, "kill \(kill): ledger of tick \(tick)")
                         #expect(ledger.onBatterySeconds == Double(tick) * 2.5, "kill \(kill)")
                         #expect(ledger.inOutage == (tick % 2 == 1), "kill \(kill)")
                         #expect(ledger.lastStart == Date(timeIntervalSince1970: 1_760_000_000 + Double(tick)), "kill \(kill)")

@@ -99,7 +99,7 @@ import Testing
     /// exactly as comparing with a default ledger says.
     @Test func ledgerIsEmptyOnlyAtEveryDefault() {
         let date = Date(timeIntervalSince1970: 1_763_779_200)
-        let changes: [(String, (inout OutageLedger) -> Void)] = [
+        let changes: [(String, (inout StoredOutageLedger) -> Void)] = [
             ("transfers", { $0.transfers = 1 }), ("battery-s", { $0.onBatterySeconds = 0.5 }),
             ("discharge-j", { $0.dischargeJoules = 1 }), ("hist", { $0.durationCounts[8] = 1 }),
             ("hist length", { $0.durationCounts = [0] }), ("hist-sum", { $0.durationSum = 2 }),
@@ -109,12 +109,12 @@ import Testing
             ("status", { $0.lastTestStatus = 0 }), ("outage", { $0.inOutage = true }),
             ("open runtime", { $0.openRuntime = 0 }), ("in test", { $0.inTest = true }),
         ]
-        #expect(OutageLedger().isEmpty)
+        #expect(StoredOutageLedger().isEmpty)
         for (name, change) in changes {
-            var ledger = OutageLedger()
+            var ledger = StoredOutageLedger()
             change(&ledger)
             #expect(!ledger.isEmpty, "\(name)")
-            #expect(ledger.isEmpty == (ledger == OutageLedger()), "\(name)")
+            #expect(ledger.isEmpty == (ledger == StoredOutageLedger()), "\(name)")
         }
     }
 

@@ -65,7 +65,7 @@ import WPTestSupport
     }
 
     @Test func onlyChangedFieldsAreWritten() {
-        var ledger = OutageLedger()
+        var ledger = StoredOutageLedger()
         ledger.tests = 1
         var text = ""
         StateFileFormat.appendLedgerLine(ledger, to: &text)
@@ -73,7 +73,7 @@ import WPTestSupport
     }
 
     @Test func absurdWallClockTimesAreClampedSoTheFileStaysReadable() throws {
-        var ledger = OutageLedger()
+        var ledger = StoredOutageLedger()
         ledger.lastStart = Date(timeIntervalSince1970: 1e15)
         ledger.lastTest = Date(timeIntervalSince1970: -1e15)
         let state = EnergyState(devices: ["ups": StoredDeviceEnergy(joules: 1, ledger: ledger)])

@@ -29,19 +29,23 @@ func sampleState(step: Double, count: Int = 3) -> EnergyState {
     var state = EnergyState()
     for index in 0..<count {
         state.devices["ups-\(index)"] = StoredDeviceEnergy(joules: step * Double(index + 1) * 1000.5, gaps: index,
-                                                           ledger: index == 0 ? OutageLedger() : sampleLedger(step: step))
+                                                           ledger: index == 0 ? StoredOutageLedger() : sampleLedger(step: step))
     }
     return state
 }
 
 /// A ledger with every field set, growing with `step`.
-func sampleLedger(step: Double) -> OutageLedger {
-    var ledger = OutageLedger()
+func sampleLedger(step: Double) -> StoredOutageLedger {
+    var ledger = StoredOutageLedger()
     ledger.transfers = Int(step) + 2
     ledger.onBatterySeconds = step * 61.25
     ledger.dischargeJoules = step * 24_000.5
-    ledger.observe(duration: 4)
-    ledger.observe(duration: step * 1000)
+    // Two observed outages: one of 4 s (the first bucket, ≤ 10 s) and one of `step` × 1000 s
+    // (the bucket of the first bound ≥ it, as WPEnergy's ledger counts them).
+    let bounds: [Double] = [10, 30, 60, 300, 900, 1800, 3600, 14400]
+    ledger.durationCounts[0] += 1
+    ledger.durationCounts[bounds.firstIndex { step * 1000 <= $0 } ?? bounds.count] += 1
+    ledger.durationSum = 4 + step * 1000
     ledger.lastStart = Date(timeIntervalSince1970: 1_760_000_000 + step)
     ledger.lastEnd = Date(timeIntervalSince1970: 1_760_001_000.125 + step)
     ledger.lastDuration = step * 1000

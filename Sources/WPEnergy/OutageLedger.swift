@@ -1,16 +1,19 @@
 import FoundationEssentials
+import WPStorage
 
-/// The persisted outage ledger of one device: how often mains failed, how long the battery
-/// carried the load, how long outages lasted, and the device's battery self-tests.
+/// The outage ledger of one device: how often mains failed, how long the battery carried the
+/// load, how long outages lasted, and the device's battery self-tests.
 ///
-/// Kept next to the energy totals in ``StoredDeviceEnergy`` (same file, same atomic write, same
-/// recovery). The rules that fill it live in `WPEnergy` (`OutageTrack`); this type only holds
-/// and validates the values. Counters only grow; a ledger whose every field is at its default
-/// is ``isEmpty`` and is not written to the state file at all.
+/// The rules that fill it live in `OutageTrack`; this type holds the values and the duration
+/// histogram. It is saved with the energy totals (same file, same atomic write, same recovery)
+/// as a `WPStorage.StoredOutageLedger`, the plain record of the state file:
+/// ``EnergyIntegrator`` converts when it is seeded from a loaded state and when it hands one
+/// to be saved. Counters only grow.
 public struct OutageLedger: Sendable, Equatable {
     /// Upper bounds (seconds) of the outage-duration histogram, `+Inf` implied after the last:
     /// 10 s, 30 s, 1 min, 5 min, 15 min, 30 min, 1 h, 4 h: eight, because every bound is a series
-    /// per device (docs/performance.md). Changing them changes the state-file format.
+    /// per device (docs/performance.md). Changing them changes the state-file format, which stores
+    /// one count per bucket (`StoredOutageLedger.durationBucketCount`, their number plus one).
     public static let durationBounds: [Double] = [10, 30, 60, 300, 900, 1800, 3600, 14400]
 
     /// Transfers to battery (mode 4) from another mode: outages. A self-test is not one.
@@ -50,18 +53,6 @@ public struct OutageLedger: Sendable, Equatable {
 
     public init() {}
 
-    /// Whether nothing was ever recorded (such a ledger is not written to the state file).
-    ///
-    /// The same as `self == OutageLedger()`, field by field without building a ledger: the
-    /// state file asks it of every device on every save.
-    public var isEmpty: Bool {
-        transfers == 0 && tests == 0 && !inOutage && !inTest
-            && onBatterySeconds == 0 && dischargeJoules == 0 && durationSum == 0
-            && lastStart == nil && lastEnd == nil && lastDuration == nil && lastRuntime == nil
-            && lastTest == nil && lastTestStatus == nil && openRuntime == nil
-            && durationCounts.count == Self.durationBounds.count + 1 && durationCounts.allSatisfy { $0 == 0 }
-    }
-
     /// Observed finished outages (the histogram's count).
     public var observedOutages: Int { durationCounts.reduce(0) { $0 &+ $1 } }
 
@@ -81,5 +72,53 @@ public struct OutageLedger: Sendable, Equatable {
             running &+= UInt64(max(0, count))
             return running
         }
+    }
+}
+
+extension OutageLedger {
+    /// The ledger a state file stored for a device.
+    ///
+    /// - Parameter stored: the record loaded by WPStorage (validated by the state-file format).
+    public init(_ stored: StoredOutageLedger) {
+        transfers = stored.transfers
+        onBatterySeconds = stored.onBatterySeconds
+        dischargeJoules = stored.dischargeJoules
+        durationCounts = stored.durationCounts
+        durationSum = stored.durationSum
+        lastStart = stored.lastStart
+        lastEnd = stored.lastEnd
+        lastDuration = stored.lastDuration
+        lastRuntime = stored.lastRuntime
+        tests = stored.tests
+        lastTest = stored.lastTest
+        lastTestStatus = stored.lastTestStatus
+        inOutage = stored.inOutage
+        openRuntime = stored.openRuntime
+        inTest = stored.inTest
+    }
+}
+
+extension StoredOutageLedger {
+    /// `ledger` as the state file stores it.
+    ///
+    /// - Parameter ledger: the device's ledger; converting it back with
+    ///   ``OutageLedger/init(_:)`` gives the same ledger.
+    public init(_ ledger: OutageLedger) {
+        self.init()
+        transfers = ledger.transfers
+        onBatterySeconds = ledger.onBatterySeconds
+        dischargeJoules = ledger.dischargeJoules
+        durationCounts = ledger.durationCounts
+        durationSum = ledger.durationSum
+        lastStart = ledger.lastStart
+        lastEnd = ledger.lastEnd
+        lastDuration = ledger.lastDuration
+        lastRuntime = ledger.lastRuntime
+        tests = ledger.tests
+        lastTest = ledger.lastTest
+        lastTestStatus = ledger.lastTestStatus
+        inOutage = ledger.inOutage
+        openRuntime = ledger.openRuntime
+        inTest = ledger.inTest
     }
 }
