@@ -34,8 +34,8 @@ private func check(_ result: Result<EnergyState, StateFileFormat.FormatFailure>)
             where count < 0 || count > StoredDeviceEnergy.maxGaps {
             fatalError("device \(id): ledger count \(count)")
         }
-        if ledger.durationCounts.count != OutageLedger.durationBounds.count + 1 { fatalError("device \(id): buckets") }
-        var copy = ledger
+        if ledger.durationCounts.count != StoredOutageLedger.durationBucketCount { fatalError("device \(id): buckets") }
+        var copy = OutageLedger(ledger)
         copy.observe(duration: .greatestFiniteMagnitude)
         if !copy.durationSum.isFinite { fatalError("device \(id): observing made the sum infinite") }
         _ = StoredDeviceEnergy.incremented(ledger.transfers)
