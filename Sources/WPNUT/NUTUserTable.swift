@@ -40,21 +40,12 @@ public final class NUTUserTable: NUTUsers {
         let matches: Bool
         switch account.secret {
         case .plain(let expected):
-            matches = Self.constantTimeEqual(expected, password)
+            matches = BCrypt.constantTimeEqual(expected, password)
         case .bcrypt(let hash):
             matches = await pool.run(lane: suspect ? .suspect : .clean) {
                 BCrypt.hash(password: password, setting: hash) == hash
             } ?? false
         }
         return matches ? NUTUser(name: account.name, role: account.role) : nil
-    }
-
-    /// Compares in time that depends only on the lengths.
-    static func constantTimeEqual(_ lhs: String, _ rhs: String) -> Bool {
-        let (left, right) = (Array(lhs.utf8), Array(rhs.utf8))
-        guard left.count == right.count else { return false }
-        var difference: UInt8 = 0
-        for index in left.indices { difference |= left[index] ^ right[index] }
-        return difference == 0
     }
 }

@@ -32,7 +32,7 @@ public enum BCrypt {
     }
 
     /// Compares two strings in time that depends only on their lengths.
-    static func constantTimeEqual(_ lhs: String, _ rhs: String) -> Bool {
+    public static func constantTimeEqual(_ lhs: String, _ rhs: String) -> Bool {
         let left = Array(lhs.utf8)
         let right = Array(rhs.utf8)
         guard left.count == right.count else { return false }
