@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "WPClient", targets: ["WPClient"]),
         .library(name: "WPServer", targets: ["WPServer"]),
         .library(name: "WPBytes", targets: ["WPBytes"]),
+        .library(name: "WPCompression", targets: ["WPCompression"]),
         .library(name: "WPScheduler", targets: ["WPScheduler"]),
         .library(name: "WPCollector", targets: ["WPCollector"]),
         .library(name: "WPSimulator", targets: ["WPSimulator"]),
@@ -34,19 +35,22 @@ let package = Package(
         .library(name: "WPExporter", targets: ["WPExporter"]),
     ],
     targets: [
-        // System zlib (a Swift prerequisite on Linux): gzip for HTTP responses and rotated logs.
+        // System zlib (a Swift prerequisite on Linux), reached only through WPCompression.
         .systemLibrary(name: "WPCZlib", path: "Sources/WPCZlib"),
+        // gzip, deflate chunks and CRC-32 over zlib: HTTP responses, the pre-compressed
+        // exposition, rotated logs, the state file's checksum.
+        .target(name: "WPCompression", dependencies: ["WPCZlib"]),
         // Linux system calls Swift does not import conveniently (epoll, accept4, MSG_NOSIGNAL,
-        // setrlimit) and gzip for the HTTP server.
-        .target(name: "WPCSystem", linkerSettings: [.linkedLibrary("z")]),
+        // setrlimit).
+        .target(name: "WPCSystem"),
 
-        .target(name: "WPLogging", dependencies: ["WPCZlib"]),
+        .target(name: "WPLogging", dependencies: ["WPCompression"]),
         .target(name: "WPConfig"),
         // WPHTTPClient: see docs/architecture.md (deviations) for why WPMetrics depends on it.
         .target(name: "WPMetrics"),
         // The Pushgateway client: WPMetrics' families pushed over WPHTTPClient.
         .target(name: "WPPushgateway", dependencies: ["WPMetrics", "WPHTTPClient"]),
-        .target(name: "WPStorage", dependencies: ["WPLogging"]),
+        .target(name: "WPStorage", dependencies: ["WPLogging", "WPCompression"]),
         .target(name: "WPEnergy", dependencies: ["WPStorage", "WPLogging"]),
         // libcurl reached through dlopen (no headers at build time): https:// for WPHTTPClient,
         // loaded only when an https request is made.
@@ -60,11 +64,11 @@ let package = Package(
         .target(name: "WPCSecurityShim",
                 linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // Linux only: the event loop is epoll (WPCSystem) and the sources import Glibc.
-        .target(name: "WPServer", dependencies: ["WPLogging", "WPBytes", "WPCSystem", "WPCSecurityShim"]),
+        .target(name: "WPServer", dependencies: ["WPLogging", "WPBytes", "WPCompression", "WPCSystem", "WPCSecurityShim"]),
         // Owned, immovable bytes: what the collector renders into and a response points into.
         .target(name: "WPBytes"),
         .target(name: "WPScheduler", dependencies: ["WPLogging"]),
-        .target(name: "WPCollector", dependencies: ["WPClient", "WPEnergy", "WPStorage", "WPMetrics", "WPLogging", "WPBytes", "WPCZlib"]),
+        .target(name: "WPCollector", dependencies: ["WPClient", "WPEnergy", "WPStorage", "WPMetrics", "WPLogging", "WPBytes", "WPCompression"]),
         .target(name: "WPSimulator", dependencies: ["WPServer", "WPLogging"]),
         // The NUT network protocol (upsd) over the collectors' published readings: every
         // WinPower UPS for upsmon, NAS boxes and hypervisors (docs/nut.md).
@@ -94,27 +98,28 @@ let package = Package(
         .target(name: "WPTestSupport", dependencies: ["WPLogging", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPClient",
                                                    "WPServer", "WPCollector", "WPSimulator", "WPCSystem"]),
 
-        .testTarget(name: "WPLoggingTests", dependencies: ["WPLogging", "WPTestSupport", "WPCZlib"]),
+        .testTarget(name: "WPCompressionTests", dependencies: ["WPCompression"]),
+        .testTarget(name: "WPLoggingTests", dependencies: ["WPLogging", "WPCompression", "WPTestSupport", "WPCZlib"]),
         .testTarget(name: "WPConfigTests", dependencies: ["WPConfig"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPMetricsTests", dependencies: ["WPMetrics", "WPTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "WPPushgatewayTests", dependencies: ["WPPushgateway", "WPMetrics", "WPServer", "WPTestSupport"]),
-        .testTarget(name: "WPStorageTests", dependencies: ["WPStorage", "WPLogging", "WPTestSupport"],
+        .testTarget(name: "WPStorageTests", dependencies: ["WPStorage", "WPCompression", "WPLogging", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPEnergyTests", dependencies: ["WPEnergy", "WPStorage", "WPLogging", "WPSimulator", "WPTestSupport"]),
         .testTarget(name: "WPHTTPClientTests", dependencies: ["WPHTTPClient"]),
         .testTarget(name: "WPClientTests", dependencies: ["WPClient", "WPHTTPClient", "WPSimulator", "WPServer", "WPLogging", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "WPServerTests", dependencies: ["WPServer", "WPLogging", "WPTestSupport", "WPCSystem"]),
+        .testTarget(name: "WPServerTests", dependencies: ["WPServer", "WPCompression", "WPLogging", "WPTestSupport", "WPCSystem"]),
         .testTarget(name: "WPSchedulerTests", dependencies: ["WPScheduler", "WPLogging", "WPTestSupport"]),
         .testTarget(name: "WPCollectorTests", dependencies: ["WPCollector", "WPBytes", "WPClient", "WPEnergy", "WPStorage", "WPMetrics", "WPLogging",
-                                                         "WPSimulator", "WPTestSupport", "WPCZlib"],
+                                                         "WPSimulator", "WPTestSupport", "WPCompression"],
                     exclude: ["Golden"]),
         .testTarget(name: "WPNUTTests", dependencies: ["WPNUT", "WPClient", "WPServer", "WPLogging", "WPTestSupport"]),
         .testTarget(name: "WPSimulatorTests", dependencies: ["WPSimulator", "WPClient", "WPServer", "WPLogging", "WPTestSupport"]),
         .testTarget(name: "WPExporterTests", dependencies: ["WPExporter", "WPClient", "WPCollector", "WPConfig", "WPEnergy", "WPLogging",
                                                          "WPMetrics", "WPPushgateway", "WPScheduler", "WPServer", "WPStorage",
-                                                         "WPSimulator", "WPTestSupport", "WPCZlib", "WPNUT"]),
+                                                         "WPSimulator", "WPTestSupport", "WPCompression", "WPNUT"]),
         .testTarget(name: "wpexporterTests", dependencies: ["wpexporter", "WPExporter", "WPConfig", "WPLogging", "WPServer", "WPSimulator", "WPHTTPClient",
                                                          "WPStorage", "WPTestSupport"],
                     exclude: ["Golden"]),  // help goldens, read from the source tree

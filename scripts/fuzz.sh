@@ -7,7 +7,8 @@
 # A target is a directory scripts/fuzz/TARGET/ holding
 #   Fuzzer.swift  the harness (defines LLVMFuzzerTestOneInput with @_cdecl),
 #   sources       the parser's source files, one repository-relative path a line (compiled
-#                 as one module: their `import WP…` lines are dropped),
+#                 as one module: their `import WP…` lines are dropped, except those of the
+#                 system zlib module, which is linked),
 #   corpus/       optional seed inputs.
 # The harness is compiled together with those sources (not through the package build) with
 # -sanitize=fuzzer,address, then run for SECONDS. Exits non-zero when libFuzzer reports a
@@ -36,16 +37,17 @@ mapfile -t sources < <(grep -v '^[[:space:]]*\(#\|$\)' "$dir/sources")
 echo "fuzz $target: building"
 module=$(echo "$target" | tr -cd '[:alnum:]')
 # All sources are compiled into one module, so imports of the package's own modules (WPLogging,
-# ...) are dropped from copies of them; `package` declarations get a package name.
+# ...) are dropped from copies of them (not WPCZlib, the system zlib); `package` declarations
+# get a package name.
 rm -rf "$work/src" && mkdir -p "$work/src"
 copies=()
 for source in "${sources[@]}"; do
     copy="$work/src/$(echo "$source" | tr '/' '_')"
-    sed '/^import WP[A-Za-z]*$/d' "$source" > "$copy"
+    sed -e '/^import WPCZlib$/b' -e '/^import WP[A-Za-z]*$/d' "$source" > "$copy"
     copies+=("$copy")
 done
 swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name "Fuzz$module" \
-    -package-name wpfuzz "${copies[@]}" "$dir/Fuzzer.swift" -o "$work/fuzzer"
+    -package-name wpfuzz -I Sources/WPCZlib "${copies[@]}" "$dir/Fuzzer.swift" -lz -o "$work/fuzzer"
 
 echo "fuzz $target: running for ${seconds}s"
 cd "$work"

@@ -15,7 +15,6 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 int cs_listen(const char *host, int port, int backlog) {
     struct addrinfo hints;
@@ -218,39 +217,6 @@ int cs_http_date(char *buffer, size_t length) {
     gmtime_r(&now, &tm);
     return snprintf(buffer, length, "%s, %02d %s %04d %02d:%02d:%02d GMT", days[tm.tm_wday],
                     tm.tm_mday, months[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
-}
-
-size_t cs_gzip_bound(size_t length) {
-    return compressBound((uLong)length) + 32;
-}
-
-long cs_gzip(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap, int level) {
-    z_stream stream;
-    memset(&stream, 0, sizeof stream);
-    if (deflateInit2(&stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) return -1;
-    stream.next_in = (Bytef *)in;
-    stream.avail_in = (uInt)in_len;
-    stream.next_out = out;
-    stream.avail_out = (uInt)out_cap;
-    int status = deflate(&stream, Z_FINISH);
-    long written = (long)stream.total_out;
-    deflateEnd(&stream);
-    return status == Z_STREAM_END ? written : -1;
-}
-
-long cs_gunzip(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap) {
-    z_stream stream;
-    memset(&stream, 0, sizeof stream);
-    if (inflateInit2(&stream, 15 + 16) != Z_OK) return -1;
-    stream.next_in = (Bytef *)in;
-    stream.avail_in = (uInt)in_len;
-    stream.next_out = out;
-    stream.avail_out = (uInt)out_cap;
-    int status = inflate(&stream, Z_FINISH);
-    long written = (long)stream.total_out;
-    inflateEnd(&stream);
-    if (status == Z_STREAM_END) return written;
-    return status == Z_BUF_ERROR && stream.avail_out == 0 ? -2 : -1;
 }
 
 #include <dirent.h>

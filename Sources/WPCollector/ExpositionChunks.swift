@@ -1,5 +1,6 @@
 import WPBytes
 import FoundationEssentials
+import WPCompression
 import WPMetrics
 
 /// One server's part of a merged exposition: each family's header and its sample lines, the

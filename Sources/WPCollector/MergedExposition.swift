@@ -1,5 +1,6 @@
 import WPBytes
 import FoundationEssentials
+import WPCompression
 
 /// Builds one ``MetricsSnapshot`` out of several servers' ``ExpositionChunks`` without
 /// rendering, compressing nor copying the plain bodies again.

@@ -1,6 +1,6 @@
 import WPBytes
 import FoundationEssentials
-import WPCZlib
+import WPCompression
 
 /// One collection's metrics, rendered once in both exposition formats, plain and gzipped.
 ///
@@ -36,8 +36,8 @@ public final class MetricsSnapshot: Sendable {
     public let openMetricsParts: [ByteSlice]
     /// ``openMetrics`` compressed as one complete gzip member (a copy, as ``textGzip``).
     public var openMetricsGzip: [UInt8] { openMetricsGzipOpen.member }
-    private let textGzipOpen: OpenMember
-    private let openMetricsGzipOpen: OpenMember
+    private let textGzipOpen: OpenGzipMember
+    private let openMetricsGzipOpen: OpenGzipMember
     /// When the collection that produced this snapshot finished; `nil` before the first.
     public let generatedAt: Date?
     /// Devices with live series in this snapshot.
@@ -70,10 +70,10 @@ public final class MetricsSnapshot: Sendable {
                 textParts: [ByteSlice] = [], openMetricsParts: [ByteSlice] = []) {
         self.text = text
         self.textParts = textParts
-        self.textGzipOpen = OpenMember(textGzip)
+        self.textGzipOpen = OpenGzipMember(textGzip)
         self.openMetrics = openMetrics
         self.openMetricsParts = openMetricsParts
-        self.openMetricsGzipOpen = OpenMember(openMetricsGzip)
+        self.openMetricsGzipOpen = OpenGzipMember(openMetricsGzip)
         self.generatedAt = generatedAt
         self.deviceCount = deviceCount
         self.seriesCount = seriesCount
@@ -115,66 +115,13 @@ public final class MetricsSnapshot: Sendable {
     /// - Parameter bytes: the bytes to compress.
     /// - Returns: a gzip member, or an empty array if zlib could not allocate memory.
     public static func gzipMember(of bytes: [UInt8]) -> [UInt8] {
-        Gzip.compress(bytes)
+        DeflatedChunk.appendableGzipMember(bytes) ?? []
     }
 
     /// A snapshot with empty bodies (each gzip field a valid member of no bytes).
     public static let empty: MetricsSnapshot = {
-        let gzipped = Gzip.compress([])
+        let gzipped = gzipMember(of: [])
         return MetricsSnapshot(text: [], textGzip: gzipped, openMetrics: [], openMetricsGzip: gzipped,
                                generatedAt: nil, deviceCount: 0, seriesCount: 0)
     }()
-}
-
-/// A gzip member kept open: its bytes up to the final empty block, and its CRC-32 and length,
-/// so more data can follow as blocks of the same member.
-private struct OpenMember: Sendable {
-    /// The header and the blocks (all of a member of another shape).
-    let head: [UInt8]
-    /// CRC-32 and length of the member's data; `nil` for a member that cannot be continued.
-    let trailer: (crc: UInt32, length: UInt32)?
-
-    /// The final fixed-Huffman block holding only its end-of-block code, as
-    /// ``DeflatedChunk/gzipMember(_:)`` ends its members.
-    static let finalBlock: [UInt8] = [0x03, 0x00]
-
-    init(_ member: [UInt8]) {
-        let end = member.count - 10
-        // The shape DeflatedChunk.gzipMember makes: a 10-byte header without flags, blocks that
-        // end with a full flush (an empty stored block, 00 00 FF FF) or no blocks at all, the
-        // final empty block, the trailer.
-        guard member.count >= 20, member[0] == 0x1F, member[1] == 0x8B, member[3] == 0,
-              member[end] == Self.finalBlock[0], member[end + 1] == Self.finalBlock[1],
-              end == 10 || member[(end - 4)..<end].elementsEqual([0x00, 0x00, 0xFF, 0xFF]) else {
-            head = member
-            trailer = nil
-            return
-        }
-        head = Array(member[..<end])
-        trailer = (Self.littleEndian(member[(end + 2)...].prefix(4)), Self.littleEndian(member[(end + 6)...].prefix(4)))
-    }
-
-    /// The whole member again.
-    var member: [UInt8] {
-        guard let trailer else { return head }
-        return head + Self.finalBlock + Self.trailerBytes(crc: trailer.crc, length: trailer.length)
-    }
-
-    /// What follows ``head`` to make one member of the data and `tail`; an empty member
-    /// (or nothing, when zlib fails) after a member that cannot be continued.
-    func continuation(appending tail: [UInt8]) -> [UInt8] {
-        guard let trailer else { return Gzip.compress(tail) }
-        guard let chunk = Gzip.deflate(tail) else { return Self.finalBlock + Self.trailerBytes(crc: trailer.crc, length: trailer.length) }
-        let crc = crc32_combine(uLong(trailer.crc), uLong(chunk.crc), .init(chunk.length))
-        return chunk.bytes + Self.finalBlock
-            + Self.trailerBytes(crc: UInt32(truncatingIfNeeded: crc), length: trailer.length &+ UInt32(truncatingIfNeeded: chunk.length))
-    }
-
-    private static func littleEndian(_ bytes: ArraySlice<UInt8>) -> UInt32 {
-        bytes.reversed().reduce(0) { $0 << 8 | UInt32($1) }
-    }
-
-    private static func trailerBytes(crc: UInt32, length: UInt32) -> [UInt8] {
-        (0..<4).map { UInt8(truncatingIfNeeded: crc >> ($0 * 8)) } + (0..<4).map { UInt8(truncatingIfNeeded: length >> ($0 * 8)) }
-    }
 }

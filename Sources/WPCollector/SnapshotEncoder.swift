@@ -50,7 +50,7 @@ enum SnapshotEncoder {
         let compressed = Mutex<[[UInt8]]>([[], []])
         let plain = [text, openMetrics]
         DispatchQueue.concurrentPerform(iterations: 2) { index in
-            let gzip = Gzip.compress(plain[index])
+            let gzip = MetricsSnapshot.gzipMember(of: plain[index])
             compressed.withLock { $0[index] = gzip }
         }
         let gzips = compressed.withLock { $0 }

@@ -1,4 +1,4 @@
-import WPCZlib
+import WPCompression
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -7,7 +7,7 @@ import Musl
 import Darwin
 #endif
 
-/// Streams a file through zlib into a gzip file (RFC 1952), 64 KiB at a time.
+/// Streams a file into a gzip file (RFC 1952), 64 KiB at a time.
 enum GzipFile {
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -23,43 +23,36 @@ enum GzipFile {
         guard output >= 0 else { throw failure("create \(destination)", errno) }
         defer { close(output) }
 
-        var stream = z_stream()
-        // windowBits 15 + 16 selects the gzip wrapper.
-        let initStatus = deflateInit2_(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
-                                       Z_DEFAULT_STRATEGY, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
-        guard initStatus == Z_OK else { throw Failure(description: "zlib deflateInit2 failed (\(initStatus))") }
-        defer { deflateEnd(&stream) }
-
+        let encoder: GzipEncoder
+        do {
+            encoder = try GzipEncoder(level: 6)
+        } catch {
+            throw Failure(description: error.description)
+        }
         let chunk = 64 * 1024
         var inBuffer = [UInt8](repeating: 0, count: chunk)
-        var outBuffer = [UInt8](repeating: 0, count: chunk)
-        var finished = false
-        while !finished {
+        var compressed: [UInt8] = []
+        compressed.reserveCapacity(chunk)
+        while true {
             let count = inBuffer.withUnsafeMutableBytes { read(input, $0.baseAddress, chunk) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw failure("read \(source)", errno)
             }
-            let flush = count == 0 ? Z_FINISH : Z_NO_FLUSH
-            var status = Z_OK
-            try inBuffer.withUnsafeMutableBufferPointer { (inPtr) throws(Failure) in
-                stream.next_in = inPtr.baseAddress
-                stream.avail_in = uInt(count)
-                repeat {
-                    let produced = outBuffer.withUnsafeMutableBufferPointer { outPtr -> Int in
-                        stream.next_out = outPtr.baseAddress
-                        stream.avail_out = uInt(chunk)
-                        status = deflate(&stream, flush)
-                        return chunk - Int(stream.avail_out)
-                    }
-                    guard status != Z_STREAM_ERROR else { throw Failure(description: "zlib deflate failed") }
-                    if produced > 0, let code = FileIO.writeAll(output, Array(outBuffer[0..<produced])) {
-                        throw failure("write \(destination)", code)
-                    }
-                } while stream.avail_out == 0
+            compressed.removeAll(keepingCapacity: true)
+            do {
+                if count == 0 {
+                    try encoder.finish(into: &compressed)
+                } else {
+                    try encoder.compress(Array(inBuffer[0..<count]), into: &compressed)
+                }
+            } catch {
+                throw Failure(description: error.description)
             }
-            finished = status == Z_STREAM_END
-            if count == 0 && !finished { throw Failure(description: "zlib did not finish the stream") }
+            if !compressed.isEmpty, let code = FileIO.writeAll(output, compressed) {
+                throw failure("write \(destination)", code)
+            }
+            if count == 0 { break }
         }
         if fsync(output) != 0 { throw failure("fsync \(destination)", errno) }
     }

@@ -1,3 +1,5 @@
+import WPCompression
+
 /// What the encoder needs to know about the request a response answers.
 struct ResponseContext: Sendable, Equatable {
     var isHead: Bool

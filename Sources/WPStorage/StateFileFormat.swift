@@ -1,3 +1,4 @@
+import WPCompression
 import FoundationEssentials
 
 /// The on-disk format of the energy state file (version 2): line-oriented UTF-8 text with a

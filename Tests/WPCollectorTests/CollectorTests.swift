@@ -7,6 +7,7 @@ import WPEnergy
 import WPLogging
 import WPStorage
 import WPTestSupport
+import WPCompression
 
 private let deviceID = "e156e6cb-41cb-4b35-b0dd-869929186a5c"
 private let device = ["device_id": deviceID]
@@ -296,17 +297,17 @@ private let device = ["device_id": deviceID]
         let fixture = try CollectorFixture(client: ClientStub([.success(.collectorGolden())]))
         await fixture.collector.collect()
         let snapshot = fixture.collector.snapshot
-        #expect(gunzip(snapshot.textGzip) == snapshot.text)
-        #expect(gunzip(snapshot.openMetricsGzip) == snapshot.openMetrics)
+        #expect(Gzip.decompress(snapshot.textGzip) == snapshot.text)
+        #expect(Gzip.decompress(snapshot.openMetricsGzip) == snapshot.openMetrics)
         #expect(snapshot.textGzip.count < snapshot.text.count)
-        #expect(gunzip(MetricsSnapshot.empty.textGzip) == [])
+        #expect(Gzip.decompress(MetricsSnapshot.empty.textGzip) == [])
         let trailer = Array("# EOF\n".utf8)
         let (body, suffix) = snapshot.gzipBody(openMetrics: true, appending: trailer)
-        #expect(gunzip(body + suffix) == snapshot.openMetrics + trailer, "the per-scrape part continues the same member")
+        #expect(Gzip.decompress(body + suffix) == snapshot.openMetrics + trailer, "the per-scrape part continues the same member")
         #expect(body == Array(snapshot.openMetricsGzip.dropLast(10)), "the snapshot's blocks are sent as they are")
         let (emptyBody, emptySuffix) = MetricsSnapshot.empty.gzipBody(openMetrics: false, appending: trailer)
-        #expect(gunzip(emptyBody + emptySuffix) == trailer)
-        #expect(gunzip(body + snapshot.gzipBody(openMetrics: true, appending: []).suffix) == snapshot.openMetrics)
+        #expect(Gzip.decompress(emptyBody + emptySuffix) == trailer)
+        #expect(Gzip.decompress(body + snapshot.gzipBody(openMetrics: true, appending: []).suffix) == snapshot.openMetrics)
         #expect(!String(decoding: snapshot.openMetrics, as: UTF8.self).contains("# EOF"))
     }
 

@@ -1,6 +1,7 @@
 import Testing
 import WPMetrics
 @testable import WPCollector
+import WPCompression
 
 /// The single-pass encoder must equal WPMetrics' two encoders, shared lines or not.
 @Suite struct SnapshotEncoderTests {
@@ -25,8 +26,8 @@ import WPMetrics
         var openMetrics: [UInt8] = []
         ExpositionEncoder(format: .openMetrics).encode(families, into: &openMetrics, terminated: false)
         #expect(bodies.openMetrics == openMetrics)
-        #expect(gunzip(bodies.textGzip) == bodies.text)
-        #expect(gunzip(bodies.openMetricsGzip) == bodies.openMetrics)
+        #expect(Gzip.decompress(bodies.textGzip) == bodies.text)
+        #expect(Gzip.decompress(bodies.openMetricsGzip) == bodies.openMetrics)
         #expect(!SnapshotEncoder.isShareable(created))
         #expect(!SnapshotEncoder.isShareable(negative))
         #expect(SnapshotEncoder.isShareable(counter))

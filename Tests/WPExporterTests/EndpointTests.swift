@@ -6,6 +6,7 @@ import WPMetrics
 import WPServer
 import WPTestSupport
 @testable import WPExporter
+import WPCompression
 
 /// The HTTP endpoints over a real socket: formats, gzip members, health and the landing page.
 @Suite(.timeLimit(.minutes(2))) struct EndpointTests {
@@ -19,7 +20,7 @@ import WPTestSupport
         let snapshot = harness.exporter.collector.snapshot
         let blocks = snapshot.textGzip.dropLast(10)   // the snapshot's member without its final block and trailer
         #expect(zipped.body.prefix(blocks.count).elementsEqual(blocks), "the pre-built blocks served as they are")
-        let decoded = try #require(Exposition.gunzipSingleMember(zipped.body), "one gzip member, decoded whole")
+        let decoded = try #require(Gzip.decompress(zipped.body), "one gzip member, decoded whole")
         let text = String(decoding: decoded, as: UTF8.self)
         #expect(text.hasPrefix(String(decoding: snapshot.text, as: UTF8.self)))
         #expect(text.contains("winpower_exporter_build_info{"))
@@ -86,7 +87,7 @@ import WPTestSupport
         #expect(open.text.hasSuffix("# EOF\n"))
         #expect(open.text.components(separatedBy: "# EOF").count == 2)
         let zipped = try await harness.get("/metrics", headers: ["Accept": accept, "Accept-Encoding": "br;q=1, gzip;q=0.8"])
-        let decoded = String(decoding: try #require(Exposition.gunzipSingleMember(zipped.body)), as: UTF8.self)
+        let decoded = String(decoding: try #require(Gzip.decompress(zipped.body)), as: UTF8.self)
         #expect(decoded.hasSuffix("# EOF\n"))
         #expect(decoded.components(separatedBy: "# EOF").count == 2)
         let plain = try await harness.get("/metrics")

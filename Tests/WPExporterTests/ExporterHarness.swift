@@ -1,4 +1,3 @@
-import WPCZlib
 import Foundation
 import Testing
 import WPClient
@@ -118,36 +117,5 @@ enum Exposition {
     /// The series of metric `name` for device `id`, with its value.
     static func value(_ samples: [String: Double], _ name: String, device id: String) -> Double? {
         samples.first { $0.key.hasPrefix(name + "{") && $0.key.contains("device_id=\"\(id)\"") }?.value
-    }
-
-    /// Decodes exactly one gzip member, as clients that stop after the first do (curl 7.88's
-    /// `--compressed`); `nil` when it is invalid or anything follows it.
-    static func gunzipSingleMember(_ bytes: [UInt8]) -> [UInt8]? {
-        var output: [UInt8] = []
-        var offset = 0
-        while offset < bytes.count {
-            if offset > 0 { return nil }   // a second member
-            var stream = z_stream()
-            guard inflateInit2_(&stream, 15 + 16, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
-            defer { inflateEnd(&stream) }
-            var input = Array(bytes[offset...])
-            var chunk = [UInt8](repeating: 0, count: 1 << 16)
-            var status: Int32 = Z_OK
-            input.withUnsafeMutableBufferPointer { source in
-                stream.next_in = source.baseAddress
-                stream.avail_in = uInt(source.count)
-                while status == Z_OK {
-                    chunk.withUnsafeMutableBufferPointer { out in
-                        stream.next_out = out.baseAddress
-                        stream.avail_out = uInt(out.count)
-                        status = inflate(&stream, Z_NO_FLUSH)
-                        output.append(contentsOf: out.prefix(out.count - Int(stream.avail_out)))
-                    }
-                }
-            }
-            guard status == Z_STREAM_END else { return nil }
-            offset += Int(stream.total_in)
-        }
-        return output
     }
 }

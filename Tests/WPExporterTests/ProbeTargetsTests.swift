@@ -6,6 +6,7 @@ import WPConfig
 import WPServer
 import WPTestSupport
 @testable import WPExporter
+import WPCompression
 
 /// `/probe?target=` serves one configured server's cached readings; `/targets` lists the
 /// configured servers for Prometheus' HTTP service discovery.
@@ -31,7 +32,7 @@ import WPTestSupport
         let gzip = try await harness.get("/probe?target=a", headers: ["Accept-Encoding": "gzip"])
         #expect(gzip.response.headers["Content-Encoding"] == "gzip")
         let plain = try await harness.get("/probe?target=a")
-        #expect(Exposition.gunzipSingleMember(gzip.response.wholeBody) == Array(plain.text.utf8))
+        #expect(Gzip.decompress(gzip.response.wholeBody) == Array(plain.text.utf8))
         #expect(plain.text.contains("winpower_device_load_total_watts{device_id=\"ups-1\""))
         harness.exporter.close()
     }

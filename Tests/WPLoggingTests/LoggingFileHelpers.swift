@@ -1,6 +1,7 @@
 import WPCZlib
 import Foundation
 import WPLogging
+import WPCompression
 
 /// Writes only the message and a newline, so file sizes in rotation tests are exact.
 struct MessageOnlyEncoder: LogEncoder {
@@ -20,32 +21,10 @@ enum LoggingFiles {
         (try? String(contentsOfFile: path, encoding: .utf8)) ?? "<missing \(path)>"
     }
 
-    /// Decompresses a gzip file with zlib's inflate.
+    /// Decompresses a gzip file of one member.
     static func gunzip(_ path: String) throws -> String {
         let compressed = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        var stream = z_stream()
-        guard inflateInit2_(&stream, 15 + 16, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw GunzipError(reason: "inflateInit2")
-        }
-        defer { inflateEnd(&stream) }
-        var output: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        var input = compressed
-        var status = Z_OK
-        input.withUnsafeMutableBufferPointer { inPtr in
-            stream.next_in = inPtr.baseAddress
-            stream.avail_in = uInt(inPtr.count)
-            repeat {
-                let produced = chunk.withUnsafeMutableBufferPointer { outPtr -> Int in
-                    stream.next_out = outPtr.baseAddress
-                    stream.avail_out = uInt(outPtr.count)
-                    status = inflate(&stream, Z_NO_FLUSH)
-                    return outPtr.count - Int(stream.avail_out)
-                }
-                output.append(contentsOf: chunk[0..<produced])
-            } while status == Z_OK
-        }
-        guard status == Z_STREAM_END else { throw GunzipError(reason: "inflate status \(status)") }
+        guard let output = Gzip.decompress(compressed) else { throw GunzipError(reason: "not one gzip member: \(path)") }
         return String(decoding: output, as: UTF8.self)
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WPTestSupport
 @testable import WPServer
+import WPCompression
 
 @Suite struct HTTPResponseEncoderTests {
     let date = "Sun, 06 Nov 1994 08:49:37 GMT"

@@ -2,6 +2,7 @@ import Testing
 import WPLogging
 @testable import WPServer
 import WPTestSupport
+import WPCompression
 
 @Suite(.timeLimit(.minutes(1))) struct HTTPServerTests {
     @Test func keepAliveReusesTheConnection() async throws {

@@ -1,6 +1,7 @@
 import Testing
 @testable import WPServer
 import WPTestSupport
+import WPCompression
 
 /// A response body in two parts (`body` then `bodySuffix`) is framed and sent as one body.
 @Suite(.timeLimit(.minutes(1))) struct ResponseBodySuffixTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WPLogging
 @testable import WPStorage
+import WPCompression
 import WPTestSupport
 
 /// State-file counters at the edge of their types: loading keeps the totals, saving and

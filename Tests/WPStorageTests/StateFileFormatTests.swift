@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WPStorage
+import WPCompression
 
 @Suite struct StateFileFormatTests {
     @Test func roundTripsExactDoublesAndAwkwardIDs() throws {
@@ -116,9 +117,5 @@ import Testing
             #expect(!ledger.isEmpty, "\(name)")
             #expect(ledger.isEmpty == (ledger == StoredOutageLedger()), "\(name)")
         }
-    }
-
-    @Test func crc32MatchesTheStandardCheckValue() {
-        #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WPLogging
 @testable import WPStorage
+import WPCompression
 import WPTestSupport
 
 /// The outage ledger's state-file version: files written before it (v1) are read with every

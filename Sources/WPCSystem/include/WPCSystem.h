@@ -1,5 +1,5 @@
 // Thin wrappers over Linux system calls that Swift does not import conveniently
-// (epoll's packed event struct, accept4, MSG_NOSIGNAL, sendmsg, setrlimit) plus gzip via zlib.
+// (epoll's packed event struct, accept4, MSG_NOSIGNAL, sendmsg, setrlimit).
 // Every function returns -errno (or -1 with errno set where noted) instead of raising signals.
 #ifndef WPEXPORTER_CSYSTEM_H
 #define WPEXPORTER_CSYSTEM_H
@@ -64,14 +64,6 @@ void cs_set_thread_name(const char *name);
 int64_t cs_monotonic_ns(void);
 /// Writes the current time as an IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT", 29 bytes).
 int cs_http_date(char *buffer, size_t length);
-
-/// Upper bound for cs_gzip output.
-size_t cs_gzip_bound(size_t length);
-/// gzip-compresses `in` into `out`; returns bytes written or -1.
-long cs_gzip(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap, int level);
-/// Decompresses a gzip stream; returns bytes written, -1 on corrupt input, -2 when out is too small.
-long cs_gunzip(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap);
-
 
 // Test and benchmark clients (blocking sockets).
 

@@ -11,12 +11,18 @@ public struct DeflatedChunk: Sendable, Equatable {
     /// Raw deflate blocks ending with a full flush (an empty stored block).
     public var bytes: [UInt8]
     /// CRC-32 of the uncompressed input.
-    public var crc: UInt
+    public var crc: UInt32
     /// Length of the uncompressed input.
     public var length: Int
 
     /// The chunk of no input: no bytes.
     public static let empty = DeflatedChunk(bytes: [], crc: 0, length: 0)
+
+    public init(bytes: [UInt8], crc: UInt32, length: Int) {
+        self.bytes = bytes
+        self.crc = crc
+        self.length = length
+    }
 
     /// One gzip member holding `chunks` in order: a header, their blocks, a final empty block,
     /// the combined CRC-32 and the total length.
@@ -30,19 +36,30 @@ public struct DeflatedChunk: Sendable, Equatable {
         output.reserveCapacity(size)
         // ID1 ID2, deflate, no flags, no time, no extra flags, OS unknown.
         output.append(contentsOf: [0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xFF])
-        var crc: UInt = 0
+        var crc: UInt32 = 0
         var length = 0
         for chunk in chunks where chunk.length > 0 {
             output.append(contentsOf: chunk.bytes)
-            crc = UInt(crc32_combine(uLong(crc), uLong(chunk.crc), .init(chunk.length)))
+            crc = CRC32.combine(crc, chunk.crc, secondLength: chunk.length)
             length &+= chunk.length
         }
-        // A final fixed-Huffman block holding only its end-of-block code.
-        output.append(contentsOf: [0x03, 0x00])
-        for shift in stride(from: 0, to: 32, by: 8) { output.append(UInt8(truncatingIfNeeded: crc >> UInt(shift))) }
-        let total = UInt32(truncatingIfNeeded: length)
-        for shift in stride(from: 0, to: 32, by: 8) { output.append(UInt8(truncatingIfNeeded: total >> UInt32(shift))) }
+        output.append(contentsOf: OpenGzipMember.finalBlock)
+        output.append(contentsOf: OpenGzipMember.trailer(crc: crc, length: UInt32(truncatingIfNeeded: length)))
         return output
+    }
+
+    /// `input` as one complete gzip member that more data can be appended to: its blocks end
+    /// with a full flush, then come a final empty block and the trailer (the shape
+    /// ``gzipMember(_:)`` makes and ``OpenGzipMember`` continues).
+    ///
+    /// - Parameters:
+    ///   - input: the bytes.
+    ///   - level: the compression level (fast by default: the exporter compresses its body once
+    ///     per collection, and it must stay cheap for 10,000 devices).
+    /// - Returns: the member, or `nil` if zlib could not allocate memory.
+    public static func appendableGzipMember(_ input: [UInt8], level: Int32 = 1) -> [UInt8]? {
+        guard let chunk = ChunkDeflater(level: level, sizedFor: input.count).chunk(input[...]) else { return nil }
+        return gzipMember([chunk])
     }
 }
 
@@ -50,7 +67,7 @@ public struct DeflatedChunk: Sendable, Equatable {
 ///
 /// Not thread-safe: one deflater per rendering. zlib failures (memory exhaustion only) make
 /// ``chunk(_:)`` return `nil`; callers then fall back to uncompressed bodies.
-final class ChunkDeflater {
+public final class ChunkDeflater {
     private let stream: UnsafeMutablePointer<z_stream>
     private var scratch = [UInt8](repeating: 0, count: 32 * 1024)
     private var usable: Bool
@@ -61,7 +78,7 @@ final class ChunkDeflater {
     ///   - sizedFor: the size of the largest input expected: a smaller input gets a window no
     ///     larger than itself (2^9 to 2^15 bytes) and a smaller hash table, so compressing a few
     ///     KiB sets up kilobytes of zlib state instead of a quarter megabyte, with the same output.
-    init(level: Int32 = 1, sizedFor expected: Int = .max) {
+    public init(level: Int32 = 1, sizedFor expected: Int = .max) {
         stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
         var windowBits: Int32 = 9
@@ -83,7 +100,7 @@ final class ChunkDeflater {
     ///
     /// - Parameter input: the bytes.
     /// - Returns: the chunk, ``DeflatedChunk/empty`` for no input, `nil` if zlib failed.
-    func chunk(_ input: ArraySlice<UInt8>) -> DeflatedChunk? {
+    public func chunk(_ input: ArraySlice<UInt8>) -> DeflatedChunk? {
         guard usable else { return nil }
         guard !input.isEmpty else { return .empty }
         var output: [UInt8] = []
@@ -109,7 +126,7 @@ final class ChunkDeflater {
             deflateEnd(stream)
             return nil
         }
-        let crc = input.withUnsafeBufferPointer { crc32(0, $0.baseAddress, uInt($0.count)) }
-        return DeflatedChunk(bytes: output, crc: UInt(crc), length: input.count)
+        let crc = input.withUnsafeBufferPointer { CRC32.update(0, $0) }
+        return DeflatedChunk(bytes: output, crc: crc, length: input.count)
     }
 }
