@@ -15,6 +15,12 @@ public struct Device: Sendable, Equatable, Identifiable {
     public var controlSupported: ControlSupport
     /// `nil` when the member is absent or not an array.
     public var activeAlarms: ActiveAlarms?
+    /// Numeric members of `realtime`, `config` and `setting` without a field of their own, in
+    /// the order sent (at most ``DeviceListDecoder/extraReadingLimit``).
+    public var extraReadings: [ExtraReading] = []
+    /// Numeric members left out of ``extraReadings``: over the limit, or with a name longer
+    /// than ``DeviceListDecoder/longestExtraKey`` bytes.
+    public var extraReadingsDropped = 0
 
     public init(asset: AssetDevice, connected: Bool? = nil, realtime: RealtimeReadings = RealtimeReadings(),
                 config: DeviceConfig = DeviceConfig(), setting: DeviceSetting = DeviceSetting(),
@@ -93,17 +99,21 @@ public struct AssetDevice: Sendable, Equatable {
     }
 }
 
-/// The `activeAlarms` array: how many alarms are active and their codes.
+/// The `activeAlarms` array: how many alarms are active, their codes and what else they say.
 public struct ActiveAlarms: Sendable, Equatable {
     /// The number of entries in the array.
     public var count: Int
     /// The code of each entry that has one (a string or number entry, or an object's
     /// `alarmCode`/`code`/`eventCode` member; never a per-occurrence `id`/`alarmId`), in order.
     public var codes: [String]
+    /// The entries that said anything (a code, name, message or id), in order, at most
+    /// ``DeviceListDecoder/alarmDetailLimit``; texts cut at 256 characters.
+    public var alarms: [Alarm]
 
-    public init(count: Int = 0, codes: [String] = []) {
+    public init(count: Int = 0, codes: [String] = [], alarms: [Alarm]? = nil) {
         self.count = count
         self.codes = codes
+        self.alarms = alarms ?? codes.map { Alarm(code: $0) }
     }
 }
 

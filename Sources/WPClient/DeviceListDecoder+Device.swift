@@ -29,11 +29,19 @@ extension DeviceListDecoder {
         case supportQuickTest, supportDeepTest, supportTestDuration, supportShutdown
     }
 
-    /// Members of an alarm object that may carry its code, most specific first.
-    /// Members of an alarm object that name its *code*, most specific first. Per-occurrence
-    /// ids (`id`, `alarmId`) are deliberately absent: a code is bounded, an id is not.
-    enum AlarmCodeKey: String, CaseIterable, Sendable {
+    /// Members of an alarm object, each group most specific first. Only a *code* becomes a
+    /// label; per-occurrence ids (`id`, `alarmId`, `eventId`) are shown, never labels: a code is
+    /// bounded, an id is not.
+    enum AlarmKey: String, CaseIterable, Sendable {
         case alarmCode, code, eventCode
+        case alarmName, name, eventName, title
+        case alarmMessage, message, msg, description, content, alarmDesc
+        case alarmId, id, eventId
+
+        static let codes: [AlarmKey] = [.alarmCode, .code, .eventCode]
+        static let names: [AlarmKey] = [.alarmName, .name, .eventName, .title]
+        static let messages: [AlarmKey] = [.alarmMessage, .message, .msg, .description, .content, .alarmDesc]
+        static let ids: [AlarmKey] = [.alarmId, .id, .eventId]
     }
 
     struct Problem: Error {
@@ -63,9 +71,15 @@ extension DeviceListDecoder {
                     assetProblem = "assetDevice is not an object"
                     try scanner.skipValue()
                 }
-            case .realtime: try decodeSection(&scanner) { try device.realtime.set($0, from: &$1) }
-            case .config: try decodeSection(&scanner, keys: configKeys) { try device.config.set($0, from: &$1) }
-            case .setting: try decodeSection(&scanner, keys: settingKeys) { try device.setting.set($0, from: &$1) }
+            case .realtime:
+                try decodeSection(&scanner, keys: realtimeKeys, { try device.realtime.set($0, from: &$1) },
+                                  unknown: { try decodeUnknownRealtime($0, &$1, into: &device) })
+            case .config:
+                try decodeSection(&scanner, keys: configKeys, { try device.config.set($0, from: &$1) },
+                                  unknown: { try decodeExtra($0, section: .config, &$1, into: &device) })
+            case .setting:
+                try decodeSection(&scanner, keys: settingKeys, { try device.setting.set($0, from: &$1) },
+                                  unknown: { try decodeExtra($0, section: .setting, &$1, into: &device) })
             case .controlSupported:
                 try decodeSection(&scanner, keys: controlKeys) { try device.controlSupported.set($0, from: &$1) }
             case .activeAlarms: device.activeAlarms = try decodeAlarms(&scanner)
@@ -105,15 +119,11 @@ extension DeviceListDecoder {
         return asset
     }
 
-    private func decodeSection(_ scanner: inout JSONScanner,
-                               _ assign: (RealtimeKey, inout JSONScanner) throws -> Void) throws {
-        try decodeSection(&scanner, keys: realtimeKeys, assign)
-    }
-
-    /// Walks an object whose known members are `keys`; a non-object value is skipped (its
-    /// fields stay `nil`).
+    /// Walks an object whose known members are `keys`, the others going to `unknown` (or
+    /// skipped); a non-object value is skipped (its fields stay `nil`).
     private func decodeSection<Key>(_ scanner: inout JSONScanner, keys: KeyTable<Key>,
-                                    _ assign: (Key, inout JSONScanner) throws -> Void) throws {
+                                    _ assign: (Key, inout JSONScanner) throws -> Void,
+                                    unknown: ((JSONScanner.Key, inout JSONScanner) throws -> Void)? = nil) throws {
         guard try scanner.peekKind() == .object else {
             try scanner.skipValue()
             return
@@ -123,10 +133,43 @@ extension DeviceListDecoder {
         while let key = try scanner.nextKey(first: &first) {
             if let known = try keys.lookup(key, in: scanner) {
                 try assign(known, &scanner)
+            } else if let unknown {
+                try unknown(key, &scanner)
             } else {
                 try scanner.skipValue()
             }
         }
+    }
+
+    /// An unknown `realtime` member: a phase of a per-phase quantity (`inputVolt2`,
+    /// `loadWatt3`, `inputCurrent1`, …) or an extra reading.
+    private func decodeUnknownRealtime(_ key: JSONScanner.Key, _ scanner: inout JSONScanner,
+                                       into device: inout Device) throws {
+        let range = key.range
+        if !key.escaped, range.count > 1 {
+            let digit = scanner.bytes[range.upperBound - 1]
+            if (UInt8(ascii: "1")...UInt8(ascii: "3")).contains(digit),
+               let quantity = phaseStems.lookup(scanner.bytes, range.lowerBound..<(range.upperBound - 1)) {
+                device.realtime.phases[quantity, Int(digit - UInt8(ascii: "0"))] = try scanner.readLooseNumber()
+                return
+            }
+        }
+        try decodeExtra(key, section: .realtime, &scanner, into: &device)
+    }
+
+    /// A member without a field: kept as an ``ExtraReading`` when its value is a number (or a
+    /// string holding one), skipped otherwise; counted as dropped over the limits.
+    private func decodeExtra(_ key: JSONScanner.Key, section: ExtraReading.Section, _ scanner: inout JSONScanner,
+                             into device: inout Device) throws {
+        guard let value = try scanner.readLooseNumber() else { return }
+        guard key.range.count <= Self.longestExtraKey, !key.range.isEmpty,
+              device.extraReadings.count < Self.extraReadingLimit else {
+            device.extraReadingsDropped += 1
+            return
+        }
+        let name = key.escaped ? try scanner.decodeEscapes(key.range)
+                               : String(decoding: UnsafeBufferPointer(rebasing: scanner.bytes[key.range]), as: UTF8.self)
+        device.extraReadings.append(ExtraReading(section: section, key: name, value: value))
     }
 
     /// The `activeAlarms` array; `nil` when it is not an array.
@@ -140,19 +183,32 @@ extension DeviceListDecoder {
         var first = true
         while try scanner.nextElement(first: &first) {
             alarms.count += 1
+            var alarm: Alarm?
             switch try scanner.peekKind() {
             case .string, .number:
-                if let code = try scanner.readLooseString(), !code.isEmpty { alarms.codes.append(code) }
+                if let code = try scanner.readLooseString()?.trimmingASCIISpaces(), !code.isEmpty { alarm = Alarm(code: code) }
             case .object:
-                var found: [AlarmCodeKey: String] = [:]
+                var found: [AlarmKey: String] = [:]
                 try decodeSection(&scanner, keys: alarmKeys) { key, scanner in
-                    if let code = try scanner.readLooseString(), !code.isEmpty { found[key] = code }
+                    if let text = try scanner.readLooseString()?.trimmingASCIISpaces(), !text.isEmpty { found[key] = text }
                 }
-                if let code = AlarmCodeKey.allCases.lazy.compactMap({ found[$0] }).first { alarms.codes.append(code) }
+                func first(_ keys: [AlarmKey]) -> String? { keys.lazy.compactMap { found[$0] }.first }
+                if !found.isEmpty {
+                    alarm = Alarm(code: first(AlarmKey.codes), name: first(AlarmKey.names).map(Self.cut),
+                                  message: first(AlarmKey.messages).map(Self.cut), id: first(AlarmKey.ids).map(Self.cut))
+                }
             default:
                 try scanner.skipValue()
             }
+            guard let alarm else { continue }
+            if let code = alarm.code { alarms.codes.append(code) }
+            if alarms.alarms.count < Self.alarmDetailLimit { alarms.alarms.append(alarm) }
         }
         return alarms
+    }
+
+    /// `text` cut to ``longestAlarmText`` characters.
+    private static func cut(_ text: String) -> String {
+        text.count <= longestAlarmText ? text : String(text.prefix(longestAlarmText)) + "…"
     }
 }

@@ -28,8 +28,19 @@ public struct DeviceListDecoder: Sendable {
     let configKeys = KeyTable<ConfigKey>()
     let settingKeys = KeyTable<SettingKey>()
     let controlKeys = KeyTable<ControlKey>()
-    let alarmKeys = KeyTable<AlarmCodeKey>()
+    let alarmKeys = KeyTable<AlarmKey>()
+    let phaseStems = KeyTable<PhaseReadings.Quantity>()
     let claimKeys = KeyTable<ClaimKey>()
+
+    /// Numeric members without a field kept per device in ``Device/extraReadings``; the
+    /// rest are counted in ``Device/extraReadingsDropped``. The exporter caps them lower.
+    public static let extraReadingLimit = 1_024
+    /// The longest member name kept as an extra reading, in bytes.
+    public static let longestExtraKey = 64
+    /// Alarm entries whose details are kept per device (all are counted).
+    public static let alarmDetailLimit = 64
+    /// The longest alarm name or message kept, in characters.
+    public static let longestAlarmText = 256
 
     public init() {}
 

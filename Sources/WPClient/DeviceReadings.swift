@@ -48,6 +48,22 @@ public struct RealtimeReadings: Sendable, Equatable {
     /// Whether the server sent `faultCode` at all (a string or number, `""` included), so
     /// "no fault" can be told from "not reported".
     public var faultCodeReported = false
+    /// Phases 2 and 3 (and quantities without a phase-1 field) of a multi-phase UPS.
+    public var phases = PhaseReadings()
+
+    /// The value of `quantity` on `phase` (1–3): phase 1 of the quantities with a field of
+    /// their own from that field, the rest from ``phases``.
+    public func phase(_ quantity: PhaseReadings.Quantity, _ phase: Int) -> Double? {
+        guard phase == 1 else { return phases[quantity, phase] }
+        switch quantity {
+        case .inputVolt: return inputVolt1
+        case .outputVolt: return outputVolt1
+        case .outputCurrent: return outputCurrent1
+        case .loadWatt: return loadWatt1
+        case .loadVa: return loadVa1
+        case .inputCurrent: return phases[quantity, 1]
+        }
+    }
 
     public init() {}
 }

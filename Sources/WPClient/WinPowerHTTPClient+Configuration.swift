@@ -38,6 +38,8 @@ extension WinPowerHTTPClient {
         public var maxPages = 200
         /// The area whose devices are listed (the root area includes all with sub-areas).
         public var areaId = "00000000-0000-0000-0000-000000000000"
+        /// Whether the area's sub-areas are listed too.
+        public var includeSubArea = true
         /// First delay after a rejected login; doubles per failure up to ``loginBackoffMax``.
         public var loginBackoffInitial: Duration = .seconds(1)
         public var loginBackoffMax: Duration = .seconds(300)

@@ -9,7 +9,7 @@ extension WinPowerHTTPClient {
     /// Requests and decodes one page; `.unauthorized` for HTTP 401 or envelope code `401`.
     func requestPage(_ page: Int, token: String, deadline: Duration) async throws -> PageResult {
         let query = "current=\(page)&pageSize=\(configuration.pageSize)&areaId=\(configuration.areaId)"
-            + "&includeSubArea=true&pageNum=\(page)&deviceType=1"
+            + "&includeSubArea=\(configuration.includeSubArea)&pageNum=\(page)&deviceType=1"
         guard let url = configuration.url(path: "/api/v1/deviceData/detail/list", query: query) else {
             throw ClientError(.network, "winpower.base_url is not a valid URL")
         }

@@ -32,6 +32,8 @@ public struct CollectorConfiguration: Sendable, Equatable {
     /// `energyKeyPrefix + device_id`. Empty (the device id alone) for a single server; see
     /// ``EnergyKey`` for the multi-server scheme.
     public var energyKeyPrefix: String = ""
+    /// What happens to numeric readings without a metric of their own (passed through, capped).
+    public var readings = ReadingsPolicy()
 
     /// Creates a configuration.
     ///

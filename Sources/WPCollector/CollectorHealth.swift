@@ -1,4 +1,5 @@
 import FoundationEssentials
+import WPClient
 
 /// What the last collections found, for `/health` and readiness.
 ///
@@ -26,6 +27,23 @@ public struct CollectorHealth: Sendable, Equatable {
     public var energySamplesRejected: Int = 0
     /// Devices with an outage in progress (on battery, mode 4), sorted by device id.
     public var outages: [DeviceOutage] = []
+    /// Live devices with active alarms and what the alarms say, sorted by device id.
+    public var alarms: [DeviceAlarms] = []
+
+    /// The active alarms of one device, as WinPower describes them.
+    public struct DeviceAlarms: Sendable, Equatable {
+        public var deviceID: String
+        /// The device's alias (`device_name`), empty when it has none.
+        public var deviceName: String
+        /// At most ``WPClient/DeviceListDecoder/alarmDetailLimit`` entries, in the order sent.
+        public var alarms: [Alarm]
+
+        public init(deviceID: String, deviceName: String, alarms: [Alarm]) {
+            self.deviceID = deviceID
+            self.deviceName = deviceName
+            self.alarms = alarms
+        }
+    }
 
     /// A device's outage in progress.
     public struct DeviceOutage: Sendable, Equatable {

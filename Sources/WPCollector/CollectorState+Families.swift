@@ -135,6 +135,52 @@ extension CollectorState {
             }
             families.append(family)
         }
+        try appendPhaseAndReadingFamilies(context, to: &families)
+    }
+
+    /// The per-phase families, the phase counts, the passed-through readings and their drop
+    /// counter; each only when it has a series, so a single-phase fleet without unknown
+    /// readings renders exactly what it did before they existed.
+    private func appendPhaseAndReadingFamilies(_ context: RenderContext,
+                                               to families: inout [MetricFamily]) throws(MetricsError) {
+        let phaseLabels = deviceLabelNames + ["phase"]
+        for (index, gauge) in DevicePhaseGauge.all.enumerated() {
+            var family = try MetricFamily(name: gauge.name, help: gauge.help, type: .gauge, unit: gauge.unit, labelNames: phaseLabels)
+            for entry in context.live where !entry.phaseValues.isEmpty {
+                for (phase, value) in entry.phaseValues[index] {
+                    try family.append(labelValues: entry.labels + [DevicePhaseGauge.phaseLabels[phase - 1]], value: value)
+                }
+            }
+            if !family.samples.isEmpty { families.append(family) }
+        }
+        var inputPhases = try MetricFamily(name: "winpower_device_input_phases",
+            help: "Input phases of the UPS (config inputPhaseNumber); multi-phase UPSs only.", type: .gauge,
+            labelNames: deviceLabelNames)
+        var outputPhases = try MetricFamily(name: "winpower_device_output_phases",
+            help: "Output phases of the UPS (config outputPhaseNumber); multi-phase UPSs only.", type: .gauge,
+            labelNames: deviceLabelNames)
+        var readings = try MetricFamily(name: "winpower_device_reading",
+            help: "A numeric reading WinPower sent that has no metric of its own, as sent: its object in section, "
+                + "its name in key.",
+            type: .gauge, labelNames: deviceLabelNames + ["section", "key"])
+        for entry in context.live {
+            if let count = entry.phaseCounts.input { try inputPhases.append(labelValues: entry.labels, value: count) }
+            if let count = entry.phaseCounts.output { try outputPhases.append(labelValues: entry.labels, value: count) }
+            for reading in entry.readings {
+                try readings.append(labelValues: entry.labels + [reading.section.rawValue, reading.key], value: reading.value)
+            }
+        }
+        for family in [inputPhases, outputPhases, readings] where !family.samples.isEmpty { families.append(family) }
+        if !readingsDropped.isEmpty {
+            var dropped = try MetricFamily(name: "winpower_exporter_readings_dropped_total",
+                help: "Readings without a metric of their own left out of winpower_device_reading: over the per-device "
+                    + "cap or with a name over 64 bytes (reason device), over the per-server cap (reason server).",
+                type: .counter, labelNames: ["reason"])
+            for reason in ReadingsPolicy.DropReason.allCases {
+                try dropped.append(labelValues: [reason.rawValue], value: Double(readingsDropped[reason] ?? 0))
+            }
+            families.append(dropped)
+        }
     }
 }
 

@@ -33,6 +33,8 @@ struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration
     var lastTextSize = 0
     /// Collections running now (more than one only if callers overlap them).
     var running = 0
+    /// Readings left out of `winpower_device_reading` since start, by reason.
+    var readingsDropped: [ReadingsPolicy.DropReason: Int] = [:]
 
     init(configuration: CollectorConfiguration) {
         collectionDuration = HistogramAccumulator(bounds: configuration.collectionDurationBuckets)
@@ -54,10 +56,13 @@ struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration
         health.lastFinished = wall
     }
 
-    /// Applies a successful readout received at `instant` / `wall`.
-    mutating func apply(_ readout: DeviceReadout, at instant: Instant, wall: Date) {
+    /// Applies a successful readout received at `instant` / `wall`, passing unknown readings
+    /// through under `readings`.
+    mutating func apply(_ readout: DeviceReadout, at instant: Instant, wall: Date, readings: ReadingsPolicy = ReadingsPolicy()) {
+        let extra = readings.apply(to: readout.devices)
+        for (reason, count) in extra.dropped { readingsDropped[reason, default: 0] += count }
         for device in readout.devices {
-            let series = LiveDevice(device)
+            let series = LiveDevice(device, readings: extra.kept[device.id] ?? [])
             entries[device.id] = Entry(series: series, sampledAt: instant)
             energyLabels[device.id] = series.labels
             lastUpdate[device.id] = wall
@@ -98,6 +103,11 @@ struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration
         let stale = entries.compactMap { $0.value.sampledAt.duration(to: now) > window ? $0.key : nil }
         for id in stale { entries[id] = nil }
         health.deviceCount = entries.count
-        return entries.keys.sorted().compactMap { entries[$0]?.series }
+        let live = entries.keys.sorted().compactMap { entries[$0]?.series }
+        health.alarms = live.compactMap { device in
+            device.alarms.isEmpty ? nil : CollectorHealth.DeviceAlarms(deviceID: device.id, deviceName: device.labels[1],
+                                                                       alarms: device.alarms)
+        }
+        return live
     }
 }

@@ -19,8 +19,17 @@ struct LiveDevice: Sendable {
     /// Distinct active alarm codes over the limit (or unusable as a label): counted, not
     /// exported; `nil` when the device sent no `activeAlarms`.
     var alarmCodesDropped: Int?
+    /// Per-phase values of a multi-phase UPS, one entry per ``DevicePhaseGauge/all`` family
+    /// (empty for a single-phase one): the phases sent, 1 to 3.
+    var phaseValues: [[(phase: Int, value: Double)]] = []
+    /// Input and output phase counts from `config`, for a multi-phase UPS only.
+    var phaseCounts: (input: Double?, output: Double?) = (nil, nil)
+    /// Readings without a metric of their own, under the caps (``ReadingsPolicy``).
+    var readings: [ExtraReading]
+    /// The active alarms' details, for `/health`.
+    var alarms: [Alarm]
 
-    init(_ device: Device) {
+    init(_ device: Device, readings: [ExtraReading] = []) {
         id = device.id
         let labels = [device.id, device.asset.alias ?? "", device.asset.deviceType.map(String.init) ?? ""]
         self.labels = labels
@@ -31,5 +40,16 @@ struct LiveDevice: Sendable {
         let alarms = AlarmSeries.bounded(device.activeAlarms?.codes ?? [])
         alarmCodes = alarms.kept
         alarmCodesDropped = device.activeAlarms == nil ? nil : alarms.dropped
+        self.alarms = device.activeAlarms?.alarms ?? []
+        self.readings = readings
+        let input = DevicePhaseGauge.isMultiPhase(device, side: .input)
+        let output = DevicePhaseGauge.isMultiPhase(device, side: .output)
+        if input || output {
+            phaseValues = DevicePhaseGauge.all.map { gauge in
+                guard gauge.side == .input ? input : output else { return [] }
+                return PhaseReadings.phases.compactMap { phase in device.realtime.phase(gauge.quantity, phase).map { (phase, $0) } }
+            }
+            phaseCounts = (input ? device.config.inputPhaseNumber : nil, output ? device.config.outputPhaseNumber : nil)
+        }
     }
 }

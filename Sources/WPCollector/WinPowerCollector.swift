@@ -179,7 +179,7 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
             let neverSucceeded = state.lastSuccessAt == nil
             switch outcome {
             case .success(let readout):
-                state.apply(readout, at: fetched, wall: wall)
+                state.apply(readout, at: fetched, wall: wall, readings: configuration.readings)
             case .failure(let error):
                 state.apply(failure: error.kind.rawValue, message: error.message,
                             reachable: Self.reachedServer(error), wall: wall)

@@ -53,6 +53,16 @@ public struct ExporterConfiguration: Sendable, Equatable {
         public var caFile: String?
         /// `winpower.user_agent`: the `User-Agent` header; nil sends `wpexporter/<version>`.
         public var userAgent: String?
+        /// `winpower.area_id`: the WinPower area whose devices are listed.
+        public var areaId = "00000000-0000-0000-0000-000000000000"
+        /// `winpower.include_sub_area`: list the area's sub-areas too.
+        public var includeSubArea = true
+        /// `winpower.passthrough_readings`: export readings without a metric of their own.
+        public var passthroughReadings = true
+        /// `winpower.max_readings_per_device`: passed-through readings kept per device.
+        public var maxReadingsPerDevice = 64
+        /// `winpower.max_readings_per_server`: passed-through readings kept per server.
+        public var maxReadingsPerServer = 4_096
         public init() {}
     }
 

@@ -43,6 +43,11 @@ extension LoadState {
         result.refreshThreshold = duration("winpower.refresh_threshold", result.refreshThreshold)
         result.caFile = text("winpower.ca_file")
         result.userAgent = text("winpower.user_agent")
+        result.areaId = text("winpower.area_id") ?? result.areaId
+        if case .boolean(let include)? = lookup("winpower.include_sub_area") { result.includeSubArea = include }
+        if case .boolean(let passthrough)? = lookup("winpower.passthrough_readings") { result.passthroughReadings = passthrough }
+        if case .integer(let count)? = lookup("winpower.max_readings_per_device") { result.maxReadingsPerDevice = count }
+        if case .integer(let count)? = lookup("winpower.max_readings_per_server") { result.maxReadingsPerServer = count }
         return result
     }
 

@@ -64,6 +64,8 @@ extension LoadState {
                 if let reason = Self.passwordProblem(text) { problem(shown, setting.source, reason) }
             case .string(let text) where name == "winpower.user_agent":
                 if let reason = Self.userAgentProblem(text) { problem(shown, setting.source, "\(text.debugDescription) \(reason)") }
+            case .string(let text) where name == "winpower.area_id":
+                if let reason = Self.areaIdProblem(text) { problem(shown, setting.source, "\(text.debugDescription) \(reason)") }
             case .string(let path) where name == "winpower.ca_file":
                 if case .failure(let error) = inputs.files.read(path) {
                     problem(shown, setting.source, "\"\(path)\" " + Self.describe(error))

@@ -98,6 +98,15 @@ extension LoadState {
     }
 
     /// Why `text` cannot be sent as a `User-Agent` header, or nil.
+    /// An area id goes into the list request's query: WinPower's ids are uuids.
+    static func areaIdProblem(_ text: String) -> String? {
+        let allowed = Set("0123456789abcdefABCDEF-".unicodeScalars)
+        guard !text.isEmpty, text.unicodeScalars.count <= 64, text.unicodeScalars.allSatisfy(allowed.contains) else {
+            return "must be a WinPower area id: 1 to 64 hexadecimal digits and '-' (a uuid, e.g. 00000000-0000-0000-0000-000000000000)"
+        }
+        return nil
+    }
+
     static func userAgentProblem(_ text: String) -> String? {
         if text.isEmpty { return "must not be empty" }
         if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
@@ -118,6 +127,9 @@ extension LoadState {
         }
         if let (agent, source) = text("winpower.user_agent"), let reason = Self.userAgentProblem(agent) {
             problem("winpower.user_agent", source, "\(agent.debugDescription) \(reason)")
+        }
+        if let (area, source) = text("winpower.area_id"), let reason = Self.areaIdProblem(area) {
+            problem("winpower.area_id", source, "\(area.debugDescription) \(reason)")
         }
         if let (password, source) = text("winpower.password"), let reason = Self.passwordProblem(password) {
             problem("winpower.password", source, reason)

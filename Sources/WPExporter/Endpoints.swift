@@ -1,4 +1,5 @@
 import FoundationEssentials
+import WPClient
 import WPCollector
 import WPLogging
 import WPMetrics
@@ -209,7 +210,8 @@ package struct Endpoints: Sendable {
             lastCollection: .init(health), winPower: .init(target: target, health: health),
             deviceCount: health.deviceCount, energySamplesRejected: health.energySamplesRejected,
             configReload: reloader.map { HealthReport.ConfigReload($0.status) },
-            outages: health.outages.map { .init(deviceID: $0.deviceID, since: $0.since.map(Self.iso)) }, nut: nut?())
+            outages: health.outages.map { .init(deviceID: $0.deviceID, since: $0.since.map(Self.iso)) },
+            alarms: health.alarms.map(HealthReport.DeviceAlarms.init), nut: nut?())
         return Self.json(report, status: healthy ? 200 : 503)
     }
 
@@ -324,8 +326,32 @@ package struct HealthReport: Codable, Sendable, Equatable {
     }
     /// Devices on battery now (an outage in progress, mode 4), with the outage's start.
     package var outages: [Outage] = []
+    /// Devices with active alarms, with what WinPower says of each.
+    package var alarms: [DeviceAlarms] = []
     /// The NUT server (`nut.listen`); absent when it is off.
     package var nut: NUTHealth?
+    package struct DeviceAlarms: Codable, Sendable, Equatable {
+        var deviceID: String
+        var deviceName: String
+        var alarms: [Alarm]
+        package struct Alarm: Codable, Sendable, Equatable {
+            var code: String?
+            var name: String?
+            var message: String?
+            var id: String?
+        }
+        enum CodingKeys: String, CodingKey {
+            case alarms
+            case deviceID = "device_id"
+            case deviceName = "device_name"
+        }
+
+        package init(_ device: CollectorHealth.DeviceAlarms) {
+            deviceID = device.deviceID
+            deviceName = device.deviceName
+            alarms = device.alarms.map { Alarm(code: $0.code, name: $0.name, message: $0.message, id: $0.id) }
+        }
+    }
     package struct Outage: Codable, Sendable, Equatable {
         var deviceID: String
         /// ISO-8601 start; absent when unknown.
@@ -336,7 +362,7 @@ package struct HealthReport: Codable, Sendable, Equatable {
         }
     }
     package enum CodingKeys: String, CodingKey {
-        case status, version, outages, nut
+        case status, version, outages, alarms, nut
         case uptimeSeconds = "uptime_seconds"
         case lastCollection = "last_collection"
         case winPower = "winpower"

@@ -70,6 +70,8 @@ package enum ExporterSettings {
         result.caFile = winPower.caFile
         result.refreshThreshold = winPower.refreshThreshold
         result.userAgent = winPower.userAgent ?? "wpexporter/\(BuildInfo.exporterVersion)"
+        result.areaId = winPower.areaId
+        result.includeSubArea = winPower.includeSubArea
         return result
     }
 
@@ -91,8 +93,16 @@ package enum ExporterSettings {
 
     /// The collector's configuration: interval, default staleness window, credential-free target.
     package static func collector(_ configuration: ExporterConfiguration) -> CollectorConfiguration {
-        CollectorConfiguration(interval: configuration.scheduler.collectionInterval,
-                               target: target(configuration.winPower.baseURL))
+        var result = CollectorConfiguration(interval: configuration.scheduler.collectionInterval,
+                                            target: target(configuration.winPower.baseURL))
+        result.readings = readings(configuration.winPower)
+        return result
+    }
+
+    /// `winpower.passthrough_readings` and the caps → the collector's ``ReadingsPolicy``.
+    package static func readings(_ winPower: ExporterConfiguration.WinPower) -> ReadingsPolicy {
+        ReadingsPolicy(passthrough: winPower.passthroughReadings, maxPerDevice: winPower.maxReadingsPerDevice,
+                       maxPerServer: winPower.maxReadingsPerServer)
     }
 
     /// `server.*` → the HTTP server's configuration. `server.read_timeout` bounds the whole

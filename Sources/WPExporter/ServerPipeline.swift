@@ -59,6 +59,7 @@ package final class ServerPipeline<C: Clock>: Sendable where C.Duration == Durat
                                             target: ExporterSettings.target(entry.winPower.baseURL))
         result.seriesLabels = seriesLabels(entry)
         result.energyKeyPrefix = EnergyKey.prefix(server: entry.name)
+        result.readings = ExporterSettings.readings(entry.winPower)
         return result
     }
 

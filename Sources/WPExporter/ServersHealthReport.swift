@@ -16,8 +16,10 @@ package struct ServersHealthReport: Codable, Sendable, Equatable {
         var deviceCount: Int
         /// This server's devices on battery now, with the outage's start.
         var outages: [HealthReport.Outage] = []
+        /// This server's devices with active alarms.
+        var alarms: [HealthReport.DeviceAlarms] = []
         enum CodingKeys: String, CodingKey {
-            case name, status, outages
+            case name, status, outages, alarms
             case lastCollection = "last_collection"
             case winPower = "winpower"
             case deviceCount = "device_count"
@@ -68,7 +70,8 @@ extension Endpoints {
             let healthy = health.isHealthy(sinceLastSuccess: server.sinceLastSuccess(), stalenessWindow: server.stalenessWindow)
             return .init(name: server.name, status: healthy ? "healthy" : "unhealthy", lastCollection: .init(health),
                          winPower: .init(target: server.target, health: health), deviceCount: health.deviceCount,
-                         outages: health.outages.map { .init(deviceID: $0.deviceID, since: $0.since.map(Endpoints.iso)) })
+                         outages: health.outages.map { .init(deviceID: $0.deviceID, since: $0.since.map(Endpoints.iso)) },
+                         alarms: health.alarms.map(HealthReport.DeviceAlarms.init))
         }
         let healthy = entries.filter { $0.status == "healthy" }.count
         let status = healthy == entries.count ? "healthy" : healthy == 0 ? "unhealthy" : "degraded"

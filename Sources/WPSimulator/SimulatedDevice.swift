@@ -44,6 +44,22 @@ public struct SimulatedDevice: Sendable, Equatable {
     public var role: Role
     /// Drives `loadTotalWatt` (and the values derived from it).
     public var curve: PowerCurve
+    /// A three-phase UPS: per-phase keys for phases 1 to 3, phase counts of 3.
+    public var threePhase = false
+    /// Unknown numeric `realtime` members sent (``WinPowerSimulator/Configuration/extraReadings``).
+    public var extraReadings = 0
+    /// The WinPower area the device is in (``rootArea`` by default).
+    public var areaId = SimulatedDevice.rootArea
+    /// Alarms in several shapes (``WinPowerSimulator/Configuration/alarmShapes``).
+    public var alarmShapes = false
+
+    /// The root area every WinPower server has.
+    public static let rootArea = "00000000-0000-0000-0000-000000000000"
+
+    /// The id of simulated area `number` (0: the root).
+    public static func areaId(_ number: Int) -> String {
+        number == 0 ? rootArea : "a0000000-0000-4000-8000-" + String(number, radix: 16, width: 12)
+    }
 
     /// Aliases cycled through: some repeat, some hold quotes, backslashes or non-ASCII.
     static let aliases = ["C3K", "Server room \"A\"", "C3K", "Rack\\B-2", "机房 UPS 3", "Büro-USV", "C3K"]
@@ -81,6 +97,7 @@ public struct SimulatedDevice: Sendable, Equatable {
         switch role {
         case .onBattery: ["0x0011"]
         case .fault: ["0x0107"]
+        case .batteryTest where alarmShapes: ["501", "0x0201"]
         case .normal, .disconnected, .batteryTest, .bypass, .standby, .powerOn: []
         }
     }

@@ -43,6 +43,20 @@ extension WinPowerSimulator {
         /// Scripted mains failures (`--outage-schedule`): a device in a window reports battery
         /// mode whatever its role (a disconnected device stays disconnected).
         public var outageSchedule: [OutageWindow] = []
+        /// How many of this server's devices, from the first, are three-phase UPSs
+        /// (`--three-phase`): they send `…1`/`…2`/`…3` keys and phase counts of 3.
+        public var threePhaseDevices = 0
+        /// Numeric `realtime` members every device sends besides the captured ones
+        /// (`--extra-readings`): `emdTemp`, `emdHumidity`, `batTemp`, `bypassVolt`, `bypassFreq`,
+        /// `loadSegment1State`, then `reading7`, `reading8`, …; with any, also one text member.
+        public var extraReadings = 0
+        /// WinPower areas the devices are spread over (`--areas`): device `i` is in area
+        /// `i % areas` (area 0 is the root); the list honours `areaId` and `includeSubArea`.
+        public var areas = 1
+        /// Active alarms in several shapes (`--alarm-shapes`): a plain code string for a fault,
+        /// the number `501` (BatteryTestInProgress) and an object with a message and an id for a
+        /// battery test, as well as the usual objects.
+        public var alarmShapes = false
 
         public init() {}
     }

@@ -87,7 +87,10 @@ extension WinPowerSimulator {
         let pageSize = min(max(requested, 1), cap)
         let page = max(Int(request.queryValue("current") ?? request.queryValue("pageNum") ?? "") ?? 1, 1)
         let ups = (request.queryValue("deviceType") ?? "1") == "1"
-        let listed = ups ? devices : []
+        let area = request.queryValue("areaId") ?? SimulatedDevice.rootArea
+        let subAreas = (request.queryValue("includeSubArea") ?? "true") != "false"
+        // Every area but the root is a sub-area of the root, with none of its own.
+        let listed = ups ? devices.filter { $0.areaId == area || (subAreas && area == SimulatedDevice.rootArea) } : []
         let start = min((page - 1).multipliedReportingOverflow(by: pageSize).partialValue, listed.count)
         let slice = listed[max(0, start)..<min(max(0, start) + pageSize, listed.count)]
         let t = simulatedSeconds

@@ -47,7 +47,14 @@ public final class WinPowerSimulator: HTTPHandler {
                 logger: Logger = .disabled) {
         self.configuration = configuration
         let first = max(0, configuration.firstDeviceIndex)
-        self.devices = (first..<first + max(0, configuration.deviceCount)).map(SimulatedDevice.init(index:))
+        self.devices = (first..<first + max(0, configuration.deviceCount)).map { index in
+            var device = SimulatedDevice(index: index)
+            device.threePhase = index - first < configuration.threePhaseDevices
+            device.extraReadings = max(0, configuration.extraReadings)
+            device.areaId = SimulatedDevice.areaId((index - first) % max(1, configuration.areas))
+            device.alarmShapes = configuration.alarmShapes
+            return device
+        }
         self.state = Mutex(State(faults: configuration.faults))
         self.logger = logger
         let origin = clock.now

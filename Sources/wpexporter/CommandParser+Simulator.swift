@@ -4,7 +4,8 @@ import WPExporter
 extension CommandParser {
     static let simulatorFlags = ["--host", "--port", "--devices", "--page-size", "--token-lifetime",
                                  "--token-exp-ms", "--clock-skew", "--username", "--password", "--fault",
-                                 "--servers", "--fault-server", "--outage-schedule"]
+                                 "--servers", "--fault-server", "--outage-schedule", "--three-phase", "--extra-readings",
+                                 "--areas", "--alarm-shapes"]
 
     /// Parses the flags of `wpexporter simulate`.
     static func parseSimulator(_ arguments: [String]) throws(UsageError) -> SimulatorOptions {
@@ -16,7 +17,7 @@ extension CommandParser {
             }
             return parsed
         }
-        try walk(arguments, command: "simulate", isKnown: { simulatorFlags.contains($0) }, isBoolean: { $0 == "--token-exp-ms" },
+        try walk(arguments, command: "simulate", isKnown: { simulatorFlags.contains($0) }, isBoolean: { $0 == "--token-exp-ms" || $0 == "--alarm-shapes" },
                  allNames: simulatorFlags) { flag, value throws(UsageError) in
             switch flag {
             case "--host": options.host = value
@@ -46,6 +47,12 @@ extension CommandParser {
             case "--servers": options.servers = try number(flag, value, 1...1000)
             case "--fault-server": options.serverFaults.append(value)
             case "--outage-schedule": options.outageSchedule.append(value)
+            case "--three-phase": options.threePhaseDevices = try number(flag, value, 0...10_000)
+            case "--extra-readings": options.extraReadings = try number(flag, value, 0...20_000)
+            case "--areas": options.areas = try number(flag, value, 1...1000)
+            case "--alarm-shapes":
+                guard let on = Bool(value) else { throw UsageError(command: "simulate", message: "--alarm-shapes takes true or false, not \"\(value)\"") }
+                options.alarmShapes = on
             default: options.faults.append(value)
             }
         }

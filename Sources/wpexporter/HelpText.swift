@@ -155,6 +155,12 @@ enum HelpText {
           --outage-schedule LIST     Scripted mains failures: [DEVICE:]START+LENGTH in seconds
                                      since start, comma-separated (e.g. 2+4,10+4,1:18+8: device
                                      0 on battery at 2-6 s and 10-14 s, device 1 at 18-26 s)
+          --three-phase N            The first N devices are three-phase UPSs (default 0)
+          --extra-readings N         Each device sends N numeric readings the exporter has no
+                                     metric for, and one text reading (default 0)
+          --areas N                  Spread the devices over N WinPower areas (default 1)
+          --alarm-shapes             Send alarms as code strings, numbers (501) and objects
+                                     with messages, not only as objects
           -h, --help                 Show this help
 
         """

@@ -20,6 +20,9 @@ extension RuntimeCommands {
         func isDefault(_ key: String) -> Bool { (loaded.settings[key]?.source ?? .defaultValue) == .defaultValue }
         var simulatorConfiguration = WinPowerSimulator.Configuration()
         simulatorConfiguration.deviceCount = Self.demoDevices
+        // Device 0 is three-phase; every device sends readings with no metric of their own.
+        (simulatorConfiguration.threePhaseDevices, simulatorConfiguration.extraReadings) = (1, 6)
+        simulatorConfiguration.alarmShapes = true
         simulatorConfiguration.username = "demo"
         simulatorConfiguration.password = UUID().uuidString
         let simulator = SimulatorServer(simulator: WinPowerSimulator(configuration: simulatorConfiguration))

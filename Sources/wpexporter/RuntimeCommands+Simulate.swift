@@ -54,6 +54,8 @@ extension RuntimeCommands {
     /// The simulator settings `options` ask for.
     static func simulatorConfiguration(_ options: SimulatorOptions) throws -> WinPowerSimulator.Configuration {
         var configuration = WinPowerSimulator.Configuration()
+        (configuration.threePhaseDevices, configuration.extraReadings) = (options.threePhaseDevices, options.extraReadings)
+        (configuration.areas, configuration.alarmShapes) = (options.areas, options.alarmShapes)
         for entry in options.faults {
             do {
                 configuration.faults.formUnion(try WinPowerSimulator.Fault.parseList(entry))

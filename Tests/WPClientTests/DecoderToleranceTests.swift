@@ -107,8 +107,12 @@ import Testing
         {"id":5,"code":"C9"},{"level":"2"},null,{"id":"occurrence-1"},{"alarmId":"7f3e","alarmName":"x"}]}],        "code":"000000","msg":"OK"}
         """.utf8)
         let device = try #require(try DeviceListDecoder().decodeDeviceList(body).devices.first)
-        // Per-occurrence ids (`id`, `alarmId`) are never taken as codes.
-        #expect(device.activeAlarms == ActiveAlarms(count: 8, codes: ["A1", "17", "0x11", "C9"]))
+        // Per-occurrence ids (`id`, `alarmId`) are never taken as codes, only shown; an entry
+        // saying nothing known (`{"level":"2"}`, `null`) is counted, not described.
+        #expect(device.activeAlarms == ActiveAlarms(count: 8, codes: ["A1", "17", "0x11", "C9"], alarms: [
+            Alarm(code: "A1"), Alarm(code: "17"), Alarm(code: "0x11", name: "x"), Alarm(code: "C9", id: "5"),
+            Alarm(id: "occurrence-1"), Alarm(name: "x", id: "7f3e"),
+        ]))
         #expect(device.hasAlarm == true)
     }
 

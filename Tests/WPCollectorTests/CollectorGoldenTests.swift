@@ -79,6 +79,56 @@ import WPTestSupport
         try Self.compare(try await Self.goldenSnapshot().openMetrics + Array("# EOF\n".utf8), golden: "collector.openmetrics.txt")
     }
 
+    /// The families that appear only when needed: a three-phase UPS and passed-through
+    /// readings (one device over the per-device cap), beside a single-phase UPS.
+    static func readingsSnapshot() async throws -> MetricsSnapshot {
+        var three = Device.make(id: "0b0c4d6e-0005-4b35-b0dd-000000000005", alias: "Hall 3P", watts: 2_700)
+        three.config.inputPhaseNumber = 3
+        three.config.outputPhaseNumber = 3
+        three.realtime.loadWatt1 = 900
+        three.realtime.loadVa1 = 930
+        three.realtime.inputVolt1 = 230.1
+        three.realtime.outputVolt1 = 220.1
+        three.realtime.outputCurrent1 = 4.1
+        for phase in 1...3 {
+            three.realtime.phases[.inputVolt, phase] = phase == 1 ? nil : 230 + Double(phase) / 10
+            three.realtime.phases[.inputCurrent, phase] = 4 + Double(phase) / 10
+            three.realtime.phases[.outputVolt, phase] = phase == 1 ? nil : 220 + Double(phase) / 10
+            three.realtime.phases[.outputCurrent, phase] = phase == 1 ? nil : 4.1
+            three.realtime.phases[.loadWatt, phase] = phase == 1 ? nil : 900
+            three.realtime.phases[.loadVa, phase] = phase == 1 ? nil : 930
+        }
+        three.extraReadings = [ExtraReading(section: .realtime, key: "emdTemp", value: 24.5),
+                               ExtraReading(section: .config, key: "ratingPf", value: 0.9),
+                               ExtraReading(section: .setting, key: "lowBatteryWarning", value: 20)]
+        var many = Device.make(id: "0b0c4d6e-0006-4b35-b0dd-000000000006", alias: "Many \"readings\"", watts: 100)
+        many.extraReadings = (1...70).map { ExtraReading(section: .realtime, key: "reading\($0)", value: Double($0)) }
+        let fixture = try CollectorFixture(client: ClientStub([.success(.make(devices: [three, many]))]))
+        await fixture.collector.collect()
+        return fixture.collector.snapshot
+    }
+
+    @Test func readingsExpositionMatchesTheGolden() async throws {
+        let snapshot = try await Self.readingsSnapshot()
+        try Self.compare(snapshot.text, golden: "collector-readings.txt")
+        try Self.compare(snapshot.openMetrics + Array("# EOF\n".utf8), golden: "collector-readings.openmetrics.txt")
+    }
+
+    /// docs/metrics.md lists the families that appear only when needed in their own table.
+    @Test func conditionalFamiliesAreDocumented() async throws {
+        let exposition = try CollectorExposition(text: try await Self.readingsSnapshot().text)
+        let plain = try CollectorExposition(text: try await Self.goldenSnapshot().text)
+        let conditional = exposition.familyOrder.filter { !plain.familyOrder.contains($0) }
+        #expect(conditional.count == 10)
+        let markdown = try String(contentsOf: Self.packageRoot.appendingPathComponent("docs/metrics.md"), encoding: .utf8)
+        let documented = Self.documentedRows(markdown, section: "## Families that appear only when needed")
+        #expect(documented.map(\.name) == conditional)
+        for row in documented {
+            #expect(row.meaning.hasPrefix(exposition.help[row.name] ?? "?"), "meaning of \(row.name) must start with its HELP")
+            #expect(row.type == exposition.types[row.name], "type of \(row.name)")
+        }
+    }
+
     /// A documented family: name, text-format type, label names, meaning.
     struct Row: Equatable, CustomStringConvertible {
         var name: String

@@ -47,7 +47,8 @@ import WPTestSupport
         #expect(devices[0].connected == true)
 
         #expect(devices[1].isOnBattery == true)
-        #expect(devices[1].activeAlarms == ActiveAlarms(count: 1, codes: ["0x0011"]))
+        #expect(devices[1].activeAlarms == ActiveAlarms(count: 1, codes: ["0x0011"],
+                                                         alarms: [Alarm(code: "0x0011", name: "Utility power failure")]))
 
         #expect(devices[2].connected == false)
         var empty = RealtimeReadings()
