@@ -34,6 +34,8 @@ public struct CollectorConfiguration: Sendable, Equatable {
     public var energyKeyPrefix: String = ""
     /// What happens to numeric readings without a metric of their own (passed through, capped).
     public var readings = ReadingsPolicy()
+    /// Which devices are kept, their names and static labels (every device, unchanged, by default).
+    public var devices = DeviceFilter.all
 
     /// Creates a configuration.
     ///

@@ -4,9 +4,6 @@ import WPEnergy
 import WPMetrics
 import WPStorage
 
-/// The label names of every per-device series.
-let deviceLabelNames = ["device_id", "device_name", "device_type"]
-
 extension CollectorState {
     /// Builds every family of the snapshot, sorted by exposed name, series sorted by device id.
     ///

@@ -33,6 +33,9 @@ struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration
     var lastTextSize = 0
     /// Collections running now (more than one only if callers overlap them).
     var running = 0
+    /// The label names of every per-device series: `device_id`, `device_name`, `device_type`,
+    /// then the static device labels (``DeviceFilter/labelNames``).
+    var deviceLabelNames = ["device_id", "device_name", "device_type"]
     /// Readings left out of `winpower_device_reading` since start, by reason.
     var readingsDropped: [ReadingsPolicy.DropReason: Int] = [:]
 
@@ -40,6 +43,7 @@ struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration
         collectionDuration = HistogramAccumulator(bounds: configuration.collectionDurationBuckets)
         let api = HistogramAccumulator(bounds: configuration.apiResponseTimeBuckets)
         apiResponseTime = Dictionary(uniqueKeysWithValues: APICall.Endpoint.allCases.map { ($0.rawValue, api) })
+        deviceLabelNames += configuration.devices.labelNames
     }
 
     /// Records that a collection started at `wall`.
@@ -58,11 +62,12 @@ struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration
 
     /// Applies a successful readout received at `instant` / `wall`, passing unknown readings
     /// through under `readings`.
-    mutating func apply(_ readout: DeviceReadout, at instant: Instant, wall: Date, readings: ReadingsPolicy = ReadingsPolicy()) {
+    mutating func apply(_ readout: DeviceReadout, at instant: Instant, wall: Date, readings: ReadingsPolicy = ReadingsPolicy(),
+                        devices filter: DeviceFilter = .all) {
         let extra = readings.apply(to: readout.devices)
         for (reason, count) in extra.dropped { readingsDropped[reason, default: 0] += count }
         for device in readout.devices {
-            let series = LiveDevice(device, readings: extra.kept[device.id] ?? [])
+            let series = LiveDevice(device, readings: extra.kept[device.id] ?? [], staticLabels: filter.labelValues(device.id))
             entries[device.id] = Entry(series: series, sampledAt: instant)
             energyLabels[device.id] = series.labels
             lastUpdate[device.id] = wall

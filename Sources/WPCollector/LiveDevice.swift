@@ -4,7 +4,7 @@ import WPClient
 /// render (every cycle, failed ones included) reads flat arrays instead of whole devices.
 struct LiveDevice: Sendable {
     var id: String
-    /// `[device_id, device_name, device_type]`.
+    /// `[device_id, device_name, device_type]` and the static device labels' values.
     var labels: [String]
     /// ``labels`` plus `model` and `firmware_version`.
     var infoLabels: [String]
@@ -29,9 +29,9 @@ struct LiveDevice: Sendable {
     /// The active alarms' details, for `/health`.
     var alarms: [Alarm]
 
-    init(_ device: Device, readings: [ExtraReading] = []) {
+    init(_ device: Device, readings: [ExtraReading] = [], staticLabels: [String] = []) {
         id = device.id
-        let labels = [device.id, device.asset.alias ?? "", device.asset.deviceType.map(String.init) ?? ""]
+        let labels = [device.id, device.asset.alias ?? "", device.asset.deviceType.map(String.init) ?? ""] + staticLabels
         self.labels = labels
         infoLabels = labels + [device.asset.model ?? "", device.asset.firmwareVersion ?? ""]
         faultLabels = device.realtime.faultCode.map { labels + [$0] }

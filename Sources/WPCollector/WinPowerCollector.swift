@@ -152,17 +152,19 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
             return state.health
         }
         publishedHealth.withLock { $0 = started }
-        let outcome: Result<DeviceReadout, ClientError>
+        let rawOutcome: Result<DeviceReadout, ClientError>
         do {
-            outcome = .success(try await client.fetchDevices())
+            rawOutcome = .success(try await client.fetchDevices())
         } catch let error as ClientError {
-            outcome = .failure(error)
+            rawOutcome = .failure(error)
         } catch is CancellationError {
-            outcome = .failure(ClientError(.timeout, "collection cancelled before WinPower answered"))
+            rawOutcome = .failure(ClientError(.timeout, "collection cancelled before WinPower answered"))
         } catch {
-            outcome = .failure(ClientError(.network, "unexpected \(type(of: error)) from the WinPower client"))
+            rawOutcome = .failure(ClientError(.network, "unexpected \(type(of: error)) from the WinPower client"))
         }
         let fetched = clock.now
+        let filter = configuration.devices
+        let outcome = rawOutcome.map { filter.apply(to: $0) }
         if case .success(let readout) = outcome {
             let prefix = configuration.energyKeyPrefix
             meter.record(readout.devices.map { Self.energySample($0, keyPrefix: prefix) }, at: fetched, wall: wallClock(),
@@ -179,7 +181,7 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
             let neverSucceeded = state.lastSuccessAt == nil
             switch outcome {
             case .success(let readout):
-                state.apply(readout, at: fetched, wall: wall, readings: configuration.readings)
+                state.apply(readout, at: fetched, wall: wall, readings: configuration.readings, devices: filter)
             case .failure(let error):
                 state.apply(failure: error.kind.rawValue, message: error.message,
                             reachable: Self.reachedServer(error), wall: wall)

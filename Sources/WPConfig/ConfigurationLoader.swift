@@ -75,6 +75,8 @@ public struct LoadedConfiguration: Sendable {
     public var warnings: [ConfigDiagnostic]
     /// Every `servers` entry's values and their sources (empty without `servers`).
     public var servers: [ServerSettings] = []
+    /// What `winpower.devices` sets, with sources (keys within `devices`; empty without it).
+    public var winPowerDevices: [ServerSettings.Row] = []
     /// What it was loaded from, so it can be loaded again (a reload) from the same file,
     /// environment and flags; `nil` for a value built in code.
     public var inputs: ConfigurationInputs?
@@ -82,8 +84,10 @@ public struct LoadedConfiguration: Sendable {
     /// A loaded configuration as built in code (tests, embedders): no provenance unless given.
     public init(configuration: ExporterConfiguration, configurationFile: String? = nil,
                 settings: [String: ConfigSetting] = [:], warnings: [ConfigDiagnostic] = [],
-                servers: [ServerSettings] = [], inputs: ConfigurationInputs? = nil) {
+                servers: [ServerSettings] = [], winPowerDevices: [ServerSettings.Row] = [],
+                inputs: ConfigurationInputs? = nil) {
         self.configuration = configuration
+        self.winPowerDevices = winPowerDevices
         self.configurationFile = configurationFile
         self.settings = settings
         self.warnings = warnings
@@ -108,10 +112,13 @@ public struct LoadedConfiguration: Sendable {
     }
 
     private func keyTable() -> String {
-        let rows = ConfigKey.all.map { key -> (String, String, String) in
+        var rows = ConfigKey.all.map { key -> (String, String, String) in
             guard let setting = settings[key.name] else { return (key.name, "(unset)", "default") }
             return (key.name, setting.value.formatted(as: key.type), setting.source.description)
         }
+        // `winpower.devices` after the last `winpower` key.
+        let after = (rows.lastIndex { $0.0.hasPrefix("winpower.") } ?? rows.count - 1) + 1
+        rows.insert(contentsOf: winPowerDevices.map { ("winpower.devices." + $0.key, $0.value, $0.source) }, at: after)
         let nameWidth = rows.map(\.0.count).max() ?? 0
         let valueWidth = min(40, rows.map(\.1.count).max() ?? 0)
         func padded(_ text: String, _ width: Int) -> String {
@@ -152,7 +159,8 @@ public enum ConfigurationLoader {
         }
         return LoadedConfiguration(configuration: state.build(), configurationFile: state.filePath,
                                    settings: state.settings, warnings: state.warnings,
-                                   servers: state.serverDrafts.map { ServerSettings.make($0, settings: state.settings) },
-                                   inputs: inputs)
+                                   servers: state.serverDrafts.map { ServerSettings.make($0, settings: state.settings,
+                                                                                         winPowerDevices: state.winPowerDevices) },
+                                   winPowerDevices: state.winPowerDevices?.rows ?? [], inputs: inputs)
     }
 }

@@ -63,6 +63,8 @@ public struct ExporterConfiguration: Sendable, Equatable {
         public var maxReadingsPerDevice = 64
         /// `winpower.max_readings_per_server`: passed-through readings kept per server.
         public var maxReadingsPerServer = 4_096
+        /// `winpower.devices`: which devices are exported, their names and static labels.
+        public var devices = DeviceSelection()
         public init() {}
     }
 

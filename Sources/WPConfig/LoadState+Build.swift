@@ -64,6 +64,7 @@ extension LoadState {
         config.server.enableLifecycle = boolean("server.enable_lifecycle", server.enableLifecycle)
 
         config.winPower = winPower { settings[$0]?.value }
+        config.winPower.devices = winPowerDevices?.selection ?? DeviceSelection()
         config.servers = serverEntries()
 
         let storage = config.storage

@@ -24,6 +24,7 @@ extension LoadState {
             serverDrafts[index] = draft
             validateOwnValues(serverDrafts[index])
             validateResolved(serverDrafts[index])
+            validateDeviceLabels(serverDrafts[index])
         }
         validateEnergyFrom(names: Set(names.keys))
     }
@@ -129,12 +130,27 @@ extension LoadState {
         }
     }
 
+    /// A device's static label may not repeat one of the entry's own: a series cannot carry a
+    /// label twice.
+    private mutating func validateDeviceLabels(_ draft: ServerDraft) {
+        guard let devices = draft.devices ?? winPowerDevices else { return }
+        let entryLabels = Dictionary(draft.labels.map { ($0.label.name, $0.source) }, uniquingKeysWith: { first, _ in first })
+        for label in devices.labels {
+            guard let entrySource = entryLabels[label.name] else { continue }
+            problem(label.shown, label.source,
+                    "\(label.name.debugDescription) is also a label of \(draft.path) (\(draft.path("labels." + label.name)), "
+                    + "\(entrySource.location)); a series cannot carry a label twice")
+        }
+    }
+
     /// The validated entries, in file order.
     func serverEntries() -> [ServerEntry] {
         serverDrafts.map { draft in
             var collectionInterval: Duration?
             if case .duration(let value)? = draft.collectionInterval?.value { collectionInterval = value }
-            return ServerEntry(name: draft.name?.text ?? "", winPower: winPower { draft.value($0) },
+            var winPower = winPower { draft.value($0) }
+            winPower.devices = (draft.devices ?? winPowerDevices)?.selection ?? DeviceSelection()
+            return ServerEntry(name: draft.name?.text ?? "", winPower: winPower,
                                labels: draft.labels.map(\.label), collectionInterval: collectionInterval,
                                energyFrom: draft.energyFrom?.text)
         }

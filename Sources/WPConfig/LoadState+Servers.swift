@@ -37,6 +37,10 @@ extension LoadState {
             applyLabels(entry.value, to: &draft, path: path)
             return
         }
+        if entry.key == "devices" {
+            draft.devices = parseDevices(entry.value, path: path, shown: draft.path("devices"))
+            return
+        }
         guard let scalar = entry.value.scalar else {
             problem(draft.path(entry.key), valueSource, "must be a single value, found \(entry.value.shapeName)")
             return
@@ -58,29 +62,6 @@ extension LoadState {
     }
 
     private mutating func applyLabels(_ node: YAMLNode, to draft: inout ServerDraft, path: String) {
-        if node.scalar?.isNull == true { return }
-        guard let entries = node.entries else {
-            problem(draft.path("labels"), .file(path: path, position: node.position),
-                    "must be a mapping of label names to values (site: north), found \(node.shapeName)")
-            return
-        }
-        for entry in entries {
-            let name = draft.path("labels." + entry.key)
-            let keySource = ConfigSource.file(path: path, position: entry.keyPosition)
-            let valueSource = ConfigSource.file(path: path, position: entry.value.position)
-            if let reason = ServerDraft.labelNameProblem(entry.key) {
-                problem(name, keySource, "\(entry.key.debugDescription) \(reason)")
-                continue
-            }
-            guard let scalar = entry.value.scalar else {
-                problem(name, valueSource, "must be a single value, found \(entry.value.shapeName)")
-                continue
-            }
-            guard !scalar.isNull, !scalar.text.isEmpty else {
-                problem(name, valueSource, "must not be empty; Prometheus treats an empty label as no label")
-                continue
-            }
-            draft.labels.append((ServerEntry.Label(name: entry.key, value: scalar.text), valueSource))
-        }
+        draft.labels += parseLabels(node, path: path, shown: draft.path("labels"))
     }
 }

@@ -9,6 +9,8 @@ struct LoadState {
     var fileKeys: Set<String> = []
     /// The entries of the `servers` section, in file order (empty without one).
     var serverDrafts: [ServerDraft] = []
+    /// `winpower.devices`, when the file has it.
+    var winPowerDevices: DevicesDraft?
     /// The configuration file could not be parsed: what it would have set is unknown, so
     /// "is required" problems would mislead (the key may well be in the broken file).
     var fileUnparsed = false
@@ -133,6 +135,10 @@ struct LoadState {
         }
         for entry in entries {
             let name = section.key + "." + entry.key
+            if name == "winpower.devices" {
+                winPowerDevices = parseDevices(entry.value, path: path, shown: name)
+                continue
+            }
             guard let key = ConfigKey.named(name) else {
                 let alias = ConfigKey.all.first { $0.flagAliases.contains("--" + name) }
                 let hint = alias.map { "; did you mean \"\($0.name)\"?" }

@@ -11,6 +11,8 @@ struct ServerDraft {
     var own: [String: ConfigSetting] = [:]
     /// `labels`, in file order.
     var labels: [(label: ServerEntry.Label, source: ConfigSource)] = []
+    /// `devices`, when the entry has its own (else `winpower.devices` applies).
+    var devices: DevicesDraft?
     /// `collection_interval`.
     var collectionInterval: ConfigSetting?
     /// `energy_from`, as written.
@@ -19,7 +21,7 @@ struct ServerDraft {
     var resolved: [String: ConfigSetting] = [:]
 
     /// The keys an entry may hold besides those of `winpower`.
-    static let entryKeys = ["name", "labels", "collection_interval", "energy_from"]
+    static let entryKeys = ["name", "labels", "collection_interval", "energy_from", "devices"]
 
     /// The `winpower` keys an entry may repeat, without their section (`base_url`, ...).
     static var winPowerKeys: [String] {
@@ -58,7 +60,7 @@ struct ServerDraft {
     static let reservedLabels: Set<String> = [
         "server", "job", "instance", "le", "quantile", "device_id", "device_name", "device_type", "model",
         "firmware_version", "fault_code", "mode", "alarm_code", "reason", "error_type", "endpoint", "configuration",
-        "handler", "code", "method",
+        "handler", "code", "method", "phase", "section", "key", "outcome", "command", "result",
     ]
 
     /// Why `name` cannot be a static label's name, or nil.

@@ -19,7 +19,7 @@ public struct ServerSettings: Sendable, Equatable {
 
     /// The rows of `draft`: own values with their file position, inherited ones with the
     /// section they come from and its source.
-    static func make(_ draft: ServerDraft, settings: [String: ConfigSetting]) -> ServerSettings {
+    static func make(_ draft: ServerDraft, settings: [String: ConfigSetting], winPowerDevices: DevicesDraft?) -> ServerSettings {
         var rows: [Row] = []
         if let (name, source) = draft.name { rows.append(Row(key: "name", value: name, source: source.description)) }
         for key in ConfigKey.all where key.section == "winpower" {
@@ -43,6 +43,11 @@ public struct ServerSettings: Sendable, Equatable {
         }
         rows.append(Row(key: "energy_from", value: draft.energyFrom?.text ?? "(unset)",
                         source: draft.energyFrom?.source.description ?? "default"))
+        if let own = draft.devices {
+            rows += own.rows.map { Row(key: "devices." + $0.key, value: $0.value, source: $0.source) }
+        } else if let inherited = winPowerDevices {
+            rows += inherited.rows.map { Row(key: "devices." + $0.key, value: $0.value, source: "winpower (\($0.source))") }
+        }
         return ServerSettings(name: draft.name?.text ?? "", rows: rows)
     }
 

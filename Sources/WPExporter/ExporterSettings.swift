@@ -96,7 +96,19 @@ package enum ExporterSettings {
         var result = CollectorConfiguration(interval: configuration.scheduler.collectionInterval,
                                             target: target(configuration.winPower.baseURL))
         result.readings = readings(configuration.winPower)
+        result.devices = devices(configuration.winPower.devices)
         return result
+    }
+
+    /// `winpower.devices` → the collector's ``DeviceFilter``.
+    package static func devices(_ selection: DeviceSelection) -> DeviceFilter {
+        DeviceFilter(include: Set(selection.include), exclude: Set(selection.exclude),
+                     includeAliases: selection.includeAliases.map(AliasPattern.init),
+                     excludeAliases: selection.excludeAliases.map(AliasPattern.init),
+                     names: selection.overrides.compactMapValues(\.name),
+                     labels: selection.overrides.mapValues { override in
+                         Dictionary(override.labels.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+                     }.filter { !$0.value.isEmpty })
     }
 
     /// `winpower.passthrough_readings` and the caps → the collector's ``ReadingsPolicy``.

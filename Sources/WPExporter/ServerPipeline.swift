@@ -60,6 +60,7 @@ package final class ServerPipeline<C: Clock>: Sendable where C.Duration == Durat
         result.seriesLabels = seriesLabels(entry)
         result.energyKeyPrefix = EnergyKey.prefix(server: entry.name)
         result.readings = ExporterSettings.readings(entry.winPower)
+        result.devices = ExporterSettings.devices(entry.winPower.devices)
         return result
     }
 

@@ -55,4 +55,82 @@ import Testing
                                                  : "  base_url: https://b.example\n  username: u\n  password: p\n"
         #expect(ServersConfigurationTests.problems(file + defaults) == [expected])
     }
+
+    static let devicesFile = """
+        winpower:
+          username: u
+          password: p
+          base_url: https://wp.example
+          devices:
+            include: [id-1, id-2]
+            exclude:
+              - id-9
+            include_aliases: ["Hall *"]
+            exclude_aliases: ["Test*", '*\\*']
+            overrides:
+              id-1:
+                name: Hall 1 UPS A
+                labels:
+                  rack: r12
+                  room: "2.14"
+              id-2:
+                labels:
+                  rack: r7
+        servers:
+          - name: east
+          - name: west
+            labels:
+              site: west
+            devices:
+              exclude_aliases: ["Spare*"]
+
+        """
+
+    @Test func devicesAreReadWithTheirSourcesAndInheritedByEntries() throws {
+        let loaded = try ServersConfigurationTests.load(Self.devicesFile)
+        let devices = loaded.configuration.winPower.devices
+        #expect(devices.include == ["id-1", "id-2"] && devices.exclude == ["id-9"])
+        #expect(devices.includeAliases == ["Hall *"] && devices.excludeAliases == ["Test*", "*\\*"])
+        #expect(devices.overrides["id-1"] == DeviceSelection.Override(name: "Hall 1 UPS A",
+                                                                       labels: [.init(name: "rack", value: "r12"), .init(name: "room", value: "2.14")]))
+        #expect(devices.overrides["id-2"]?.labels == [.init(name: "rack", value: "r7")])
+        #expect(devices.labelNames == ["rack", "room"])
+        let (east, west) = (loaded.configuration.servers[0].winPower.devices, loaded.configuration.servers[1].winPower.devices)
+        #expect(east == devices, "an entry without devices takes winpower's")
+        #expect(west == DeviceSelection(excludeAliases: ["Spare*"]), "an entry's own devices replace winpower's")
+        let table = loaded.effectiveSettingsTable()
+        #expect(table.contains("winpower.devices.include"))
+        #expect(table.contains("id-1, id-2") && table.contains("file ./config.yaml:6:14"))
+        #expect(table.contains("winpower.devices.overrides.id-1.labels.rack"))
+        let eastRows = Dictionary(uniqueKeysWithValues: loaded.servers[0].rows.map { ($0.key, $0.source) })
+        #expect(eastRows["devices.include"] == "winpower (file ./config.yaml:6:14)")
+        let westRows = Dictionary(uniqueKeysWithValues: loaded.servers[1].rows.map { ($0.key, $0.source) })
+        #expect(westRows["devices.exclude_aliases"] == "file ./config.yaml:26:24")
+        #expect(westRows["devices.include"] == nil)
+    }
+
+    @Test(arguments: [
+        ("    include_aliases: [\"Hall \\\\\"]\n", #"./config.yaml:6:23: winpower.devices.include_aliases: "Hall \\" ends with a lone '\' (write '\\' for a backslash)"#),
+        ("    exclude_aliases: [\"\"]\n", #"./config.yaml:6:23: winpower.devices.exclude_aliases: every item must be a non-empty single value, found a scalar"#),
+        ("    include: id-1\n", "./config.yaml:6:14: winpower.devices.include: must be a list ([a, b] or '- a' lines), found a scalar"),
+        ("    include: [a]\n    exclude: [a]\n", "./config.yaml:7:15: winpower.devices.exclude: \"a\" is already in winpower.devices.include (./config.yaml:6:15); a device id may be listed once"),
+        ("    exclud: [a]\n", #"./config.yaml:6:5: unknown key "winpower.devices.exclud"; winpower.devices holds include, exclude, include_aliases, exclude_aliases, overrides; did you mean "exclude"?"#),
+        ("    overrides:\n      a:\n        labels:\n          1x: y\n", #"./config.yaml:9:11: winpower.devices.overrides.a.labels.1x: "1x" is not a Prometheus label name; must match [a-zA-Z_][a-zA-Z0-9_]*"#),
+        ("    overrides:\n      a:\n        labels:\n          phase: y\n", #"./config.yaml:9:11: winpower.devices.overrides.a.labels.phase: "phase" is a label the exporter or Prometheus sets; choose another name (reserved: alarm_code, code, command, configuration, device_id, device_name, device_type, endpoint, error_type, fault_code, firmware_version, handler, instance, job, key, le, method, mode, model, outcome, phase, quantile, reason, result, section, server)"#),
+        ("    overrides:\n      a:\n        name: \"\"\n", "./config.yaml:8:15: winpower.devices.overrides.a.name: must be a non-empty single value, found a scalar"),
+        ("    overrides:\n      a:\n        nmae: x\n", #"./config.yaml:8:9: unknown key "winpower.devices.overrides.a.nmae"; an override holds name, labels; did you mean "name"?"#),
+        ("    overrides: [a]\n", "./config.yaml:6:16: winpower.devices.overrides: must be a mapping of device ids to name: and labels:, found a sequence"),
+    ])
+    func invalidDevicesStopStartupWithTheirPosition(devices: String, expected: String) {
+        let file = "winpower:\n  base_url: https://b.example\n  username: u\n  password: p\n  devices:\n" + devices
+        #expect(ServersConfigurationTests.problems(file) == [expected])
+    }
+
+    @Test func aDeviceLabelMayNotRepeatAnEntryLabel() {
+        let file = "winpower:\n  base_url: https://b.example\n  username: u\n  password: p\n"
+            + "servers:\n  - name: a\n    labels:\n      rack: all\n    devices:\n      overrides:\n        id-1:\n          labels:\n            rack: r1\n"
+        #expect(ServersConfigurationTests.problems(file) == [
+            #"./config.yaml:13:19: servers[0].devices.overrides.id-1.labels.rack: "rack" is also a label of servers[0] (servers[0].labels.rack, ./config.yaml:8:13); a series cannot carry a label twice"#,
+        ])
+    }
 }

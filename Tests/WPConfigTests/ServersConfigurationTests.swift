@@ -64,7 +64,7 @@ import Testing
 
     @Test(arguments: [
         ("servers:\n  - name: a\n    bse_url: https://a.example\n",
-         #"./config.yaml:3:5: unknown key "servers[0].bse_url"; an entry holds name, labels, collection_interval, energy_from, base_url, username, password, password_file, timeout, api_timeout, skip_ssl_verify, refresh_threshold, ca_file, user_agent, area_id, include_sub_area, passthrough_readings, max_readings_per_device, max_readings_per_server; did you mean "base_url"?"#),
+         #"./config.yaml:3:5: unknown key "servers[0].bse_url"; an entry holds name, labels, collection_interval, energy_from, devices, base_url, username, password, password_file, timeout, api_timeout, skip_ssl_verify, refresh_threshold, ca_file, user_agent, area_id, include_sub_area, passthrough_readings, max_readings_per_device, max_readings_per_server; did you mean "base_url"?"#),
         ("servers: a\n", "./config.yaml:1:10: servers: must be a sequence of server entries ('- name: ...'), found a scalar"),
         ("servers:\n  - a\n", "./config.yaml:2:5: servers[0]: must be a mapping with name:, base_url:, ... (the keys of winpower), found a scalar"),
         ("servers:\n  - base_url: https://a.example\n", "./config.yaml:2:5: servers[0].name: is required; every entry of servers needs a unique name"),
@@ -79,7 +79,7 @@ import Testing
         ("servers:\n  - name: a\n    collection_interval: 500ms\n", "./config.yaml:3:26: servers[0].collection_interval: 500ms is too short; must be at least 1s"),
         ("servers:\n  - name: a\n    user_agent: \"a\\nb\"\n", #"./config.yaml:3:17: servers[0].user_agent: "a\nb" contains a control character; a header value cannot hold one"#),
         ("servers:\n  - name: a\n    labels:\n      server: x\n",
-         #"./config.yaml:4:7: servers[0].labels.server: "server" is a label the exporter or Prometheus sets; choose another name (reserved: alarm_code, code, configuration, device_id, device_name, device_type, endpoint, error_type, fault_code, firmware_version, handler, instance, job, le, method, mode, model, quantile, reason, server)"#),
+         #"./config.yaml:4:7: servers[0].labels.server: "server" is a label the exporter or Prometheus sets; choose another name (reserved: alarm_code, code, command, configuration, device_id, device_name, device_type, endpoint, error_type, fault_code, firmware_version, handler, instance, job, key, le, method, mode, model, outcome, phase, quantile, reason, result, section, server)"#),
         ("servers:\n  - name: a\n    labels:\n      __x: y\n", #"./config.yaml:4:7: servers[0].labels.__x: "__x" starts with '__', which Prometheus reserves"#),
         ("servers:\n  - name: a\n    labels:\n      1x: y\n", #"./config.yaml:4:7: servers[0].labels.1x: "1x" is not a Prometheus label name; must match [a-zA-Z_][a-zA-Z0-9_]*"#),
         ("servers:\n  - name: a\n    labels:\n      site: ''\n", "./config.yaml:4:13: servers[0].labels.site: must not be empty; Prometheus treats an empty label as no label"),

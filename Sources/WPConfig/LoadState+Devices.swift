@@ -1,0 +1,155 @@
+/// A `devices` mapping as the file writes it: the selection, the rows `check-config` shows
+/// (keys within `devices`), and where each static label was set.
+struct DevicesDraft {
+    var selection = DeviceSelection()
+    var rows: [ServerSettings.Row] = []
+    /// `(shown name, label name, source)` of every override label.
+    var labels: [(shown: String, name: String, source: ConfigSource)] = []
+}
+
+/// Reads a `devices` mapping (of `winpower` or of a `servers` entry) into a ``DevicesDraft``.
+extension LoadState {
+    /// The keys a `devices` mapping may hold.
+    static let deviceKeys = ["include", "exclude", "include_aliases", "exclude_aliases", "overrides"]
+
+    /// Parses `node`, named `shown` in messages (`winpower.devices`, `servers[1].devices`),
+    /// recording every problem.
+    ///
+    mutating func parseDevices(_ node: YAMLNode, path: String, shown: String) -> DevicesDraft {
+        func source(_ position: SourcePosition) -> ConfigSource { .file(path: path, position: position) }
+        var draft = DevicesDraft()
+        if node.scalar?.isNull == true { return draft }
+        guard let entries = node.entries else {
+            problem(shown, source(node.position), "must be a mapping of \(Self.deviceKeys.joined(separator: ", ")), found \(node.shapeName)")
+            return draft
+        }
+        var ids: [String: (key: String, source: ConfigSource)] = [:]
+        for entry in entries {
+            let name = shown + "." + entry.key
+            switch entry.key {
+            case "include", "exclude", "include_aliases", "exclude_aliases":
+                guard let list = stringList(entry.value, path: path, shown: name) else { continue }
+                for (text, position) in list {
+                    if entry.key.hasSuffix("_aliases") {
+                        if let reason = DeviceSelection.patternProblem(text) {
+                            problem(name, source(position), "\(text.debugDescription) \(reason)")
+                        }
+                    } else if let earlier = ids[text] {
+                        problem(name, source(position), "\(text.debugDescription) is already in \(earlier.key) (\(earlier.source.location)); "
+                                + "a device id may be listed once")
+                    } else {
+                        ids[text] = (name, source(position))
+                    }
+                }
+                let values = list.map(\.0)
+                switch entry.key {
+                case "include": draft.selection.include = values
+                case "exclude": draft.selection.exclude = values
+                case "include_aliases": draft.selection.includeAliases = values
+                default: draft.selection.excludeAliases = values
+                }
+                draft.rows.append(ServerSettings.Row(key: entry.key, value: values.joined(separator: ", "),
+                                                     source: source(entry.value.position).description))
+            case "overrides":
+                parseOverrides(entry.value, path: path, shown: name, into: &draft)
+            default:
+                problem(nil, source(entry.keyPosition), "unknown key \"\(name)\"; \(shown) holds \(Self.deviceKeys.joined(separator: ", "))"
+                        + Suggestion.hint(entry.key, Self.deviceKeys))
+            }
+        }
+        return draft
+    }
+
+    /// A sequence of non-empty single values, with their positions; nil (reported) otherwise.
+    private mutating func stringList(_ node: YAMLNode, path: String, shown: String) -> [(String, SourcePosition)]? {
+        if node.scalar?.isNull == true { return [] }
+        guard let items = node.items else {
+            problem(shown, .file(path: path, position: node.position), "must be a list ([a, b] or '- a' lines), found \(node.shapeName)")
+            return nil
+        }
+        var result: [(String, SourcePosition)] = []
+        for item in items {
+            guard let scalar = item.scalar, !scalar.isNull, !scalar.text.isEmpty else {
+                problem(shown, .file(path: path, position: item.position), "every item must be a non-empty single value, found \(item.shapeName)")
+                continue
+            }
+            result.append((scalar.text, item.position))
+        }
+        return result
+    }
+
+    private mutating func parseOverrides(_ node: YAMLNode, path: String, shown: String, into draft: inout DevicesDraft) {
+        func source(_ position: SourcePosition) -> ConfigSource { .file(path: path, position: position) }
+        if node.scalar?.isNull == true { return }
+        guard let devices = node.entries else {
+            problem(shown, source(node.position), "must be a mapping of device ids to name: and labels:, found \(node.shapeName)")
+            return
+        }
+        for device in devices {
+            let prefix = shown + "." + device.key
+            guard let keys = device.value.entries else {
+                problem(prefix, source(device.value.position), "must be a mapping with name: and/or labels:, found \(device.value.shapeName)")
+                continue
+            }
+            var override = DeviceSelection.Override()
+            for key in keys {
+                let name = prefix + "." + key.key
+                switch key.key {
+                case "name":
+                    guard let scalar = key.value.scalar, !scalar.isNull, !scalar.text.isEmpty else {
+                        problem(name, source(key.value.position), "must be a non-empty single value, found \(key.value.shapeName)")
+                        continue
+                    }
+                    if scalar.text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) || scalar.text.count > 256 {
+                        problem(name, source(key.value.position), "\(scalar.text.debugDescription) must be at most 256 characters without control characters")
+                        continue
+                    }
+                    override.name = scalar.text
+                    draft.rows.append(ServerSettings.Row(key: "overrides.\(device.key).name", value: scalar.text,
+                                                   source: source(key.value.position).description))
+                case "labels":
+                    for (label, labelSource) in parseLabels(key.value, path: path, shown: name) {
+                        override.labels.append(label)
+                        draft.labels.append((name + "." + label.name, label.name, labelSource))
+                        draft.rows.append(ServerSettings.Row(key: "overrides.\(device.key).labels.\(label.name)", value: label.value,
+                                                       source: labelSource.description))
+                    }
+                default:
+                    problem(nil, source(key.keyPosition), "unknown key \"\(name)\"; an override holds name, labels"
+                            + Suggestion.hint(key.key, ["name", "labels"]))
+                }
+            }
+            draft.selection.overrides[device.key] = override
+        }
+    }
+
+    /// A mapping of static labels (`site: north`), validated as `servers` labels are.
+    mutating func parseLabels(_ node: YAMLNode, path: String, shown: String) -> [(ServerEntry.Label, ConfigSource)] {
+        if node.scalar?.isNull == true { return [] }
+        guard let entries = node.entries else {
+            problem(shown, .file(path: path, position: node.position),
+                    "must be a mapping of label names to values (site: north), found \(node.shapeName)")
+            return []
+        }
+        var labels: [(ServerEntry.Label, ConfigSource)] = []
+        for entry in entries {
+            let name = shown + "." + entry.key
+            let keySource = ConfigSource.file(path: path, position: entry.keyPosition)
+            let valueSource = ConfigSource.file(path: path, position: entry.value.position)
+            if let reason = ServerDraft.labelNameProblem(entry.key) {
+                problem(name, keySource, "\(entry.key.debugDescription) \(reason)")
+                continue
+            }
+            guard let scalar = entry.value.scalar else {
+                problem(name, valueSource, "must be a single value, found \(entry.value.shapeName)")
+                continue
+            }
+            guard !scalar.isNull, !scalar.text.isEmpty else {
+                problem(name, valueSource, "must not be empty; Prometheus treats an empty label as no label")
+                continue
+            }
+            labels.append((ServerEntry.Label(name: entry.key, value: scalar.text), valueSource))
+        }
+        return labels
+    }
+}
