@@ -156,19 +156,9 @@ public final class HTTPServer: Sendable {
                         ["open_files": .int(openFiles), "reserved": .int(configuration.reservedDescriptors),
                          "max_connections": .int(connectionLimit)])
         }
-        let requested = ServerAddress(host: configuration.host, port: configuration.port).description
-        guard (0...65535).contains(configuration.port) else {
-            throw HTTPServerError.bind(address: requested, reason: "port out of range 0...65535")
-        }
         let tls = try makeTLSContextStore()
-        let descriptor = cs_listen(configuration.host, Int32(configuration.port), Int32(configuration.backlog))
-        guard descriptor >= 0 else {
-            throw HTTPServerError.bind(address: requested, reason: String(cString: cs_listen_error(descriptor)))
-        }
-        var host = [CChar](repeating: 0, count: 64)
-        var port: Int32 = 0
-        _ = host.withUnsafeMutableBufferPointer { cs_local_address(descriptor, $0.baseAddress, $0.count, &port) }
-        let address = ServerAddress(host: String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), port: Int(port))
+        let (descriptor, address) = try ListeningSocket.open(host: configuration.host, port: configuration.port,
+                                                             backlog: configuration.backlog)
         do {
             let loop = try EventLoop(listener: descriptor, configuration: configuration, handler: handler, logger: logger,
                                      tls: tls, observer: observer, openFilesLimit: limit)

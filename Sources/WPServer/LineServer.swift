@@ -198,10 +198,6 @@ public final class LineServer<P: LineProtocol>: Sendable {
     }
 
     private func bind() throws(HTTPServerError) -> (LineLoop<P>, ServerAddress) {
-        let requested = ServerAddress(host: configuration.host, port: configuration.port).description
-        guard (0...65535).contains(configuration.port) else {
-            throw .bind(address: requested, reason: "port out of range 0...65535")
-        }
         var tls: TLSContextStore?
         if let settings = configuration.tls {
             do {
@@ -210,13 +206,7 @@ public final class LineServer<P: LineProtocol>: Sendable {
                 throw .system(operation: "TLS setup", reason: error.description)
             }
         }
-        let descriptor = cs_listen(configuration.host, Int32(configuration.port), 128)
-        guard descriptor >= 0 else { throw .bind(address: requested, reason: String(cString: cs_listen_error(descriptor))) }
-        var host = [CChar](repeating: 0, count: 64)
-        var port: Int32 = 0
-        _ = host.withUnsafeMutableBufferPointer { cs_local_address(descriptor, $0.baseAddress, $0.count, &port) }
-        let address = ServerAddress(host: String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
-                                    port: Int(port))
+        let (descriptor, address) = try ListeningSocket.open(host: configuration.host, port: configuration.port, backlog: 128)
         do {
             let loop = try LineLoop<P>(listener: descriptor, configuration: configuration, protocol: lineProtocol, tls: tls,
                                        logger: logger, counters: counters)

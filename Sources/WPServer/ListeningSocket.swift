@@ -1,0 +1,21 @@
+import WPCSystem
+
+/// Opening a listening socket, shared by ``HTTPServer`` and ``LineServer``.
+enum ListeningSocket {
+    /// Binds and listens on `host:port` (port 0: any free port).
+    ///
+    /// - Returns: the descriptor and the address it is bound to (the port chosen for 0).
+    /// - Throws: ``HTTPServerError/bind(address:reason:)`` naming the address asked for.
+    static func open(host: String, port: Int, backlog: Int) throws(HTTPServerError) -> (descriptor: Int32, address: ServerAddress) {
+        let requested = ServerAddress(host: host, port: port).description
+        guard (0...65535).contains(port) else { throw .bind(address: requested, reason: "port out of range 0...65535") }
+        let descriptor = cs_listen(host, Int32(port), Int32(backlog))
+        guard descriptor >= 0 else { throw .bind(address: requested, reason: String(cString: cs_listen_error(descriptor))) }
+        var name = [CChar](repeating: 0, count: 64)
+        var bound: Int32 = 0
+        _ = name.withUnsafeMutableBufferPointer { cs_local_address(descriptor, $0.baseAddress, $0.count, &bound) }
+        let address = ServerAddress(host: String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
+                                    port: Int(bound))
+        return (descriptor, address)
+    }
+}
