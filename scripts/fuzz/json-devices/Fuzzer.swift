@@ -2,8 +2,10 @@
 // scripts/fuzz.sh json-devices together with their sources (not part of the package build).
 //
 // Besides "never crash" (deep nesting, huge numbers, bad escapes and UTF-8 included), it checks
-// that decoding is a function of the bytes (the same input decodes to the same page twice) and
-// that every decoded device has an id.
+// that decoding is a function of the bytes (the same input decodes to the same page twice),
+// that every decoded device has an id, and that what a device carries beyond its fields stays
+// bounded: extra readings at most DeviceListDecoder.extraReadingLimit, each with a finite value
+// and a name of 1 to longestExtraKey bytes; alarm details at most alarmDetailLimit; phases 1–3.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDeviceList(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
@@ -13,6 +15,18 @@ public func fuzzDeviceList(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
     let second = try? decoder.decodeDeviceList(bytes)
     if first != second { fatalError("the same bytes decoded differently") }
     if let first, first.devices.contains(where: { $0.id.isEmpty }) { fatalError("a device without an id") }
+    for device in first?.devices ?? [] {
+        if device.extraReadings.count > DeviceListDecoder.extraReadingLimit { fatalError("too many extra readings") }
+        for reading in device.extraReadings where !reading.value.isFinite || reading.key.utf8.isEmpty
+            || reading.key.utf8.count > DeviceListDecoder.longestExtraKey {
+            fatalError("an extra reading out of bounds")
+        }
+        if (device.activeAlarms?.alarms.count ?? 0) > DeviceListDecoder.alarmDetailLimit { fatalError("too many alarm details") }
+        for quantity in PhaseReadings.Quantity.allCases where device.realtime.phases[quantity, 0] != nil
+            || device.realtime.phases[quantity, 4] != nil {
+            fatalError("a phase outside 1–3")
+        }
+    }
     _ = try? decoder.decodeLogin(bytes)
     return 0
 }
