@@ -14,13 +14,24 @@ enum CollectorBench {
                     + (devices == 1_000 ? " (goal ≤ 50 ms)" : "")) {
             try await cycle(devices: devices, cycles: devices >= 10_000 ? 8 : 30)
         }
-    }
+    } + [
+        Scenario(name: "collector.cycle-1000-readings",
+                 summary: "collector.cycle-1000 where every device sends 8 readings without a metric (passed through) "
+                    + "and one in ten is three-phase") {
+            try await cycle(devices: 1_000, cycles: 30, extraReadings: 8, threePhaseEvery: 10)
+        },
+    ]
 
     /// Runs `cycles` cycles (after a warm-up) against canned simulator pages of 100 devices,
     /// a file energy store with `sync_write`, and prints best and median figures.
-    static func cycle(devices count: Int, cycles: Int) async throws {
+    static func cycle(devices count: Int, cycles: Int, extraReadings: Int = 0, threePhaseEvery: Int = 0) async throws {
         let pageSize = 100
-        let devices = (0..<count).map(SimulatedDevice.init(index:))
+        let devices = (0..<count).map { index in
+            var device = SimulatedDevice(index: index)
+            device.extraReadings = extraReadings
+            device.threePhase = threePhaseEvery > 0 && index % threePhaseEvery == 0
+            return device
+        }
         let pages = stride(from: 0, to: count, by: pageSize).enumerated().map { index, start in
             ClientBench.listBody(devices: devices[start..<min(start + pageSize, count)], total: count,
                                  pageSize: pageSize, page: index + 1)
