@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Real NUT clients against the exporter's NUT server (in CI): `upsc -l` lists every UPS of a
 # simulated WinPower, `upsc NAME@host:port` reads each, and the values equal /metrics; PyNUT
-# (Debian's python3-nut) reads the same; a wrong password is refused and never logged.
+# (Debian's python3-nut) and aionut (PyPI) read the same; a wrong password is refused and never
+# logged.
 #
 #   scripts/check-nut-clients.sh        # uses .build/debug/wpexporter (WPEXPORTER_BIN to change)
 #
-# Installs nut-client and python3-nut (Debian) when missing.
+# Installs nut-client and python3-nut (Debian) and aionut (PyPI) when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 name=check-nut-clients
@@ -74,8 +75,42 @@ for name in listed:
     assert b"ups.status" in variables or "ups.status" in variables, variables
 PY
 
+# aionut (PyPI; the library Home Assistant's NUT integration uses): every readable UPS gives the
+# same steady values as upsc (ups.id, ups.status, battery.charge, device.model).
+if ! python3 -c 'import aionut' >/dev/null 2>&1; then
+    echo "$name: installing aionut"
+    python3 -m pip install -q aionut >/dev/null 2>&1 || python3 -m pip install -q --break-system-packages aionut >/dev/null 2>&1
+fi
+python3 - "$nut_port" >"$work/aionut.txt" <<'PY'
+import asyncio, sys
+from aionut import AIONUTClient, NUTError
+
+async def main(port):
+    client = AIONUTClient(host="127.0.0.1", port=port, username="monuser", password="s3cret-nut")
+    try:
+        for name in sorted(await client.list_ups()):
+            try:
+                variables = await client.list_vars(name)
+            except NUTError:  # a stale UPS: ERR DATA-STALE
+                continue
+            for key in ("ups.id", "ups.status", "battery.charge", "device.model"):
+                print(name, key, variables.get(key, "-"))
+    finally:
+        client.disconnect()
+
+asyncio.run(main(int(sys.argv[1])))
+PY
+aionut_checked=0
+while read -r ups key value; do
+    upsc_value=$(upsc "$ups@$nut" "$key" 2>/dev/null || echo -)
+    [ "$upsc_value" = "$value" ] || { echo "$name: aionut $ups $key = '$value', upsc '$upsc_value'" >&2; exit 1; }
+    aionut_checked=$((aionut_checked + 1))
+done <"$work/aionut.txt"
+[ "$aionut_checked" -ge 4 ] || { echo "$name: aionut read nothing" >&2; cat "$work/aionut.txt" >&2; exit 1; }
+echo "$name: aionut reads $((aionut_checked / 4)) UPSs with the values upsc reads"
+
 # A wrong password is refused; no NUT password reaches the log.
 reply=$(printf 'USERNAME monuser\nPASSWORD wrong\nLOGIN %s\nLOGOUT\n' "${names[0]}" | timeout 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$nut_port; cat >&3; cat <&3")
 grep -q 'ERR ACCESS-DENIED' <<<"$reply" || { echo "$name: a wrong password was not refused: $reply" >&2; exit 1; }
 if grep -q -e 's3cret-nut' -e 'wrong' "$work/exporter.log"; then echo "$name: a NUT password is in the log" >&2; exit 1; fi
-echo "$name: upsc and PyNUT read $checked UPSs; values equal /metrics"
+echo "$name: upsc, PyNUT and aionut read $checked UPSs; values equal /metrics"

@@ -145,14 +145,16 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
         return status.contains("OL") && !status.contains("LB") && !status.contains("TEST")
     }
 
-    /// `text` without `"` and `\\` (as `'` and `/`) and control characters: clients such as
-    /// PyNUT split `LIST UPS` lines at every quote, escaped or not.
+    /// `text` in printable ASCII: `"` and `\\` as `'` and `/` (clients such as PyNUT split
+    /// `LIST UPS` lines at every quote, escaped or not), every other character outside ASCII as
+    /// `?` (aionut, Home Assistant's NUT library, decodes replies as ASCII and fails on anything
+    /// else), control characters dropped.
     static func plain(_ text: String) -> String {
         String(text.unicodeScalars.compactMap { scalar -> Character? in
             switch scalar {
             case "\"": "'"
             case "\\": "/"
-            default: scalar.value < 0x20 || scalar.value == 0x7F ? nil : Character(scalar)
+            default: scalar.value < 0x20 || scalar.value == 0x7F ? nil : scalar.isASCII ? Character(scalar) : "?"
             }
         })
     }

@@ -17,6 +17,13 @@ import WPTestSupport
         // The simulator's aliases: "C3K" three times, "Server room \"A\"", "Rack\\B-2", "机房 UPS 3", "Büro-USV".
         #expect(Set(list.map(\.name)) == ["c3k", "server-room-a", "c3k-2", "rack-b-2", "ups-3", "b-ro-usv", "c3k-3"])
         for ups in list { #expect(NUTNames.isValid(ups.name), "\(ups.name)") }
+        // Descriptions are printable ASCII: PyNUT splits at quotes, aionut decodes as ASCII.
+        for ups in list {
+            #expect(ups.description.unicodeScalars.allSatisfy { $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" },
+                    "\(ups.description)")
+        }
+        #expect(list.first { $0.name == "ups-3" }?.description.hasPrefix("?? UPS 3") == true)
+        #expect(list.first { $0.name == "b-ro-usv" }?.description.hasPrefix("B?ro-USV") == true)
         let samples = try await harness.scrape()
         for ups in list {
             let id = try #require(ups.value(of: "ups.id"))
