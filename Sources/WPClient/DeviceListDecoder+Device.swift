@@ -162,13 +162,18 @@ extension DeviceListDecoder {
     private func decodeExtra(_ key: JSONScanner.Key, section: ExtraReading.Section, _ scanner: inout JSONScanner,
                              into device: inout Device) throws {
         guard let value = try scanner.readLooseNumber() else { return }
-        guard key.range.count <= Self.longestExtraKey, !key.range.isEmpty,
+        guard key.range.count <= Self.longestExtraKey * 6, !key.range.isEmpty,
               device.extraReadings.count < Self.extraReadingLimit else {
             device.extraReadingsDropped += 1
             return
         }
+        // Invalid UTF-8 becomes U+FFFD (three bytes for one): the length is checked decoded.
         let name = key.escaped ? try scanner.decodeEscapes(key.range)
                                : String(decoding: UnsafeBufferPointer(rebasing: scanner.bytes[key.range]), as: UTF8.self)
+        guard name.utf8.count <= Self.longestExtraKey else {
+            device.extraReadingsDropped += 1
+            return
+        }
         device.extraReadings.append(ExtraReading(section: section, key: name, value: value))
     }
 

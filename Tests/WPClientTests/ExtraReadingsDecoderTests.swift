@@ -84,6 +84,17 @@ import Testing
         #expect(device.extraReadings.first?.key == "k0", "the over-long name is dropped, the first others kept in order")
     }
 
+    /// Invalid UTF-8 in a name becomes U+FFFD, three bytes for one: 30 such bytes make a name
+    /// of 90 bytes, over the limit although the raw name is 30.
+    @Test func nameLengthIsCheckedAfterDecoding() throws {
+        var body = Array("{\"total\":1,\"data\":[{\"assetDevice\":{\"id\":\"d\"},\"realtime\":{\"".utf8)
+        body += [UInt8](repeating: 0xFF, count: 30)
+        body += Array("\":\"1\",\"ok\":\"2\"}}],\"code\":\"000000\"}".utf8)
+        let device = try #require(try DeviceListDecoder().decodeDeviceList(body).devices.first)
+        #expect(device.extraReadings == [ExtraReading(section: .realtime, key: "ok", value: 2)])
+        #expect(device.extraReadingsDropped == 1)
+    }
+
     @Test func escapedMemberNamesAreDecoded() throws {
         let device = try Self.device("\"realtime\":{\"temp\\u00b0C\":\"21\",\"a\\\"b\":\"2\"}")
         #expect(device.extraReadings.map(\.key) == ["temp°C", "a\"b"])
