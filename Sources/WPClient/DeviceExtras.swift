@@ -39,7 +39,7 @@ public struct PhaseReadings: Sendable, Equatable {
 
     /// Whether phase 2 or 3 of any quantity was sent.
     public var hasHigherPhases: Bool {
-        Quantity.allCases.contains { self[$0, 2] != nil || self[$0, 3] != nil }
+        !values.isEmpty && Quantity.allCases.contains { self[$0, 2] != nil || self[$0, 3] != nil }
     }
 
     private static func slot(_ quantity: Quantity, _ phase: Int) -> Int {

@@ -38,10 +38,27 @@ extension DeviceListDecoder {
         case alarmMessage, message, msg, description, content, alarmDesc
         case alarmId, id, eventId
 
-        static let codes: [AlarmKey] = [.alarmCode, .code, .eventCode]
-        static let names: [AlarmKey] = [.alarmName, .name, .eventName, .title]
-        static let messages: [AlarmKey] = [.alarmMessage, .message, .msg, .description, .content, .alarmDesc]
-        static let ids: [AlarmKey] = [.alarmId, .id, .eventId]
+        /// The member's group (0 code, 1 name, 2 message, 3 id) and its rank in it (0 most specific).
+        var groupAndRank: (group: Int, rank: Int) {
+            switch self {
+            case .alarmCode: (0, 0)
+            case .code: (0, 1)
+            case .eventCode: (0, 2)
+            case .alarmName: (1, 0)
+            case .name: (1, 1)
+            case .eventName: (1, 2)
+            case .title: (1, 3)
+            case .alarmMessage: (2, 0)
+            case .message: (2, 1)
+            case .msg: (2, 2)
+            case .description: (2, 3)
+            case .content: (2, 4)
+            case .alarmDesc: (2, 5)
+            case .alarmId: (3, 0)
+            case .id: (3, 1)
+            case .eventId: (3, 2)
+            }
+        }
     }
 
     struct Problem: Error {
@@ -71,15 +88,18 @@ extension DeviceListDecoder {
                     assetProblem = "assetDevice is not an object"
                     try scanner.skipValue()
                 }
+            // The closures capture only what they use (a copy of the whole decoder per device
+            // would retain every key table).
             case .realtime:
+                let stems = phaseStems
                 try decodeSection(&scanner, keys: realtimeKeys, { try device.realtime.set($0, from: &$1) },
-                                  unknown: { try decodeUnknownRealtime($0, &$1, into: &device) })
+                                  unknown: { try Self.decodeUnknownRealtime($0, &$1, stems: stems, into: &device) })
             case .config:
                 try decodeSection(&scanner, keys: configKeys, { try device.config.set($0, from: &$1) },
-                                  unknown: { try decodeExtra($0, section: .config, &$1, into: &device) })
+                                  unknown: { try Self.decodeExtra($0, section: .config, &$1, into: &device) })
             case .setting:
                 try decodeSection(&scanner, keys: settingKeys, { try device.setting.set($0, from: &$1) },
-                                  unknown: { try decodeExtra($0, section: .setting, &$1, into: &device) })
+                                  unknown: { try Self.decodeExtra($0, section: .setting, &$1, into: &device) })
             case .controlSupported:
                 try decodeSection(&scanner, keys: controlKeys) { try device.controlSupported.set($0, from: &$1) }
             case .activeAlarms: device.activeAlarms = try decodeAlarms(&scanner)
@@ -121,6 +141,7 @@ extension DeviceListDecoder {
 
     /// Walks an object whose known members are `keys`, the others going to `unknown` (or
     /// skipped); a non-object value is skipped (its fields stay `nil`).
+    @inline(__always)  // specialised at each call site with its closures: the hot path of every device
     private func decodeSection<Key>(_ scanner: inout JSONScanner, keys: KeyTable<Key>,
                                     _ assign: (Key, inout JSONScanner) throws -> Void,
                                     unknown: ((JSONScanner.Key, inout JSONScanner) throws -> Void)? = nil) throws {
@@ -143,8 +164,8 @@ extension DeviceListDecoder {
 
     /// An unknown `realtime` member: a phase of a per-phase quantity (`inputVolt2`,
     /// `loadWatt3`, `inputCurrent1`, …) or an extra reading.
-    private func decodeUnknownRealtime(_ key: JSONScanner.Key, _ scanner: inout JSONScanner,
-                                       into device: inout Device) throws {
+    private static func decodeUnknownRealtime(_ key: JSONScanner.Key, _ scanner: inout JSONScanner,
+                                              stems phaseStems: KeyTable<PhaseReadings.Quantity>, into device: inout Device) throws {
         let range = key.range
         if !key.escaped, range.count > 1 {
             let digit = scanner.bytes[range.upperBound - 1]
@@ -154,13 +175,13 @@ extension DeviceListDecoder {
                 return
             }
         }
-        try decodeExtra(key, section: .realtime, &scanner, into: &device)
+        try Self.decodeExtra(key, section: .realtime, &scanner, into: &device)
     }
 
     /// A member without a field: kept as an ``ExtraReading`` when its value is a number (or a
     /// string holding one), skipped otherwise; counted as dropped over the limits.
-    private func decodeExtra(_ key: JSONScanner.Key, section: ExtraReading.Section, _ scanner: inout JSONScanner,
-                             into device: inout Device) throws {
+    private static func decodeExtra(_ key: JSONScanner.Key, section: ExtraReading.Section, _ scanner: inout JSONScanner,
+                                    into device: inout Device) throws {
         guard let value = try scanner.readLooseNumber() else { return }
         guard key.range.count <= Self.longestExtraKey * 6, !key.range.isEmpty,
               device.extraReadings.count < Self.extraReadingLimit else {
@@ -193,14 +214,17 @@ extension DeviceListDecoder {
             case .string, .number:
                 if let code = try scanner.readLooseString()?.trimmingASCIISpaces(), !code.isEmpty { alarm = Alarm(code: code) }
             case .object:
-                var found: [AlarmKey: String] = [:]
+                // The most specific member of each group (code, name, message, id) wins.
+                var found: [(text: String, rank: Int)?] = [nil, nil, nil, nil]
                 try decodeSection(&scanner, keys: alarmKeys) { key, scanner in
-                    if let text = try scanner.readLooseString()?.trimmingASCIISpaces(), !text.isEmpty { found[key] = text }
+                    guard let text = try scanner.readLooseString()?.trimmingASCIISpaces(), !text.isEmpty else { return }
+                    let (group, rank) = key.groupAndRank
+                    if let kept = found[group], kept.rank < rank { return }
+                    found[group] = (text, rank)
                 }
-                func first(_ keys: [AlarmKey]) -> String? { keys.lazy.compactMap { found[$0] }.first }
-                if !found.isEmpty {
-                    alarm = Alarm(code: first(AlarmKey.codes), name: first(AlarmKey.names).map(Self.cut),
-                                  message: first(AlarmKey.messages).map(Self.cut), id: first(AlarmKey.ids).map(Self.cut))
+                if found.contains(where: { $0 != nil }) {
+                    alarm = Alarm(code: found[0]?.text, name: found[1].map { Self.cut($0.text) },
+                                  message: found[2].map { Self.cut($0.text) }, id: found[3].map { Self.cut($0.text) })
                 }
             default:
                 try scanner.skipValue()

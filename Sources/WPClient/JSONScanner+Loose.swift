@@ -143,6 +143,10 @@ extension JSONScanner {
 extension String {
     /// The string without leading and trailing ASCII spaces and tabs.
     func trimmingASCIISpaces() -> String {
+        // Nearly every value has nothing to trim: no new string then.
+        guard let first = utf8.first, let last = utf8.last,
+              first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") || last == UInt8(ascii: " ") || last == UInt8(ascii: "\t")
+        else { return self }
         var scalars = Substring(self)
         while let first = scalars.first, first == " " || first == "\t" { scalars.removeFirst() }
         while let last = scalars.last, last == " " || last == "\t" { scalars.removeLast() }

@@ -140,12 +140,14 @@ extension CollectorState {
     /// readings renders exactly what it did before they existed.
     private func appendPhaseAndReadingFamilies(_ context: RenderContext,
                                                to families: inout [MetricFamily]) throws(MetricsError) {
+        // Only devices with extras are visited (none in a single-phase fleet without unknown readings).
+        let carrying = context.extras.map { (labels: $0.labels, extras: $0.extras) }
         let phaseLabels = deviceLabelNames + ["phase"]
         for (index, gauge) in DevicePhaseGauge.all.enumerated() {
             var family = try MetricFamily(name: gauge.name, help: gauge.help, type: .gauge, unit: gauge.unit, labelNames: phaseLabels)
-            for entry in context.live where !entry.phaseValues.isEmpty {
-                for (phase, value) in entry.phaseValues[index] {
-                    try family.append(labelValues: entry.labels + [DevicePhaseGauge.phaseLabels[phase - 1]], value: value)
+            for (labels, extras) in carrying where !extras.phaseValues.isEmpty {
+                for (phase, value) in extras.phaseValues[index] {
+                    try family.append(labelValues: labels + [DevicePhaseGauge.phaseLabels[phase - 1]], value: value)
                 }
             }
             if !family.samples.isEmpty { families.append(family) }
@@ -160,11 +162,11 @@ extension CollectorState {
             help: "A numeric reading WinPower sent that has no metric of its own, as sent: its object in section, "
                 + "its name in key.",
             type: .gauge, labelNames: deviceLabelNames + ["section", "key"])
-        for entry in context.live {
-            if let count = entry.phaseCounts.input { try inputPhases.append(labelValues: entry.labels, value: count) }
-            if let count = entry.phaseCounts.output { try outputPhases.append(labelValues: entry.labels, value: count) }
-            for reading in entry.readings {
-                try readings.append(labelValues: entry.labels + [reading.section.rawValue, reading.key], value: reading.value)
+        for (labels, extras) in carrying {
+            if let count = extras.phaseCounts.input { try inputPhases.append(labelValues: labels, value: count) }
+            if let count = extras.phaseCounts.output { try outputPhases.append(labelValues: labels, value: count) }
+            for reading in extras.readings {
+                try readings.append(labelValues: labels + [reading.section.rawValue, reading.key], value: reading.value)
             }
         }
         for family in [inputPhases, outputPhases, readings] where !family.samples.isEmpty { families.append(family) }

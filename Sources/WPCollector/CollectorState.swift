@@ -7,6 +7,8 @@ struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration
     /// The last successful reading of one device.
     struct Entry: Sendable {
         var series: LiveDevice
+        /// Its phases, passed-through readings and alarm texts, when it has any.
+        var extras: LiveDevice.Extras?
         /// When the reading arrived (monotonic), for staleness.
         var sampledAt: Instant
     }
@@ -67,8 +69,8 @@ struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration
         let extra = readings.apply(to: readout.devices)
         for (reason, count) in extra.dropped { readingsDropped[reason, default: 0] += count }
         for device in readout.devices {
-            let series = LiveDevice(device, readings: extra.kept[device.id] ?? [], staticLabels: filter.labelValues(device.id))
-            entries[device.id] = Entry(series: series, sampledAt: instant)
+            let series = LiveDevice(device, staticLabels: filter.labelValues(device.id))
+            entries[device.id] = Entry(series: series, extras: .of(device, readings: extra.kept[device.id] ?? []), sampledAt: instant)
             energyLabels[device.id] = series.labels
             lastUpdate[device.id] = wall
         }
@@ -104,15 +106,20 @@ struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration
     }
 
     /// Drops entries whose reading is older than `window` at `now`; returns the live ones sorted by id.
-    mutating func liveDevices(at now: Instant, window: Duration) -> [LiveDevice] {
+    mutating func liveDevices(at now: Instant, window: Duration) -> (live: [LiveDevice], extras: [RenderContext.Extras]) {
         let stale = entries.compactMap { $0.value.sampledAt.duration(to: now) > window ? $0.key : nil }
         for id in stale { entries[id] = nil }
         health.deviceCount = entries.count
-        let live = entries.keys.sorted().compactMap { entries[$0]?.series }
-        health.alarms = live.compactMap { device in
-            device.alarms.isEmpty ? nil : CollectorHealth.DeviceAlarms(deviceID: device.id, deviceName: device.labels[1],
-                                                                       alarms: device.alarms)
+        let ids = entries.keys.sorted()
+        let live = ids.compactMap { entries[$0]?.series }
+        let extras = ids.compactMap { id -> RenderContext.Extras? in
+            guard let entry = entries[id], let extras = entry.extras else { return nil }
+            return RenderContext.Extras(labels: entry.series.labels, extras: extras)
         }
-        return live
+        health.alarms = extras.compactMap { entry in
+            entry.extras.alarms.isEmpty ? nil
+                : CollectorHealth.DeviceAlarms(deviceID: entry.labels[0], deviceName: entry.labels[1], alarms: entry.extras.alarms)
+        }
+        return (live, extras)
     }
 }

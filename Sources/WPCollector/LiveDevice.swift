@@ -19,19 +19,33 @@ struct LiveDevice: Sendable {
     /// Distinct active alarm codes over the limit (or unusable as a label): counted, not
     /// exported; `nil` when the device sent no `activeAlarms`.
     var alarmCodesDropped: Int?
-    /// Per-phase values of a multi-phase UPS, one entry per ``DevicePhaseGauge/all`` family
-    /// (empty for a single-phase one): the phases sent, 1 to 3.
-    var phaseValues: [[(phase: Int, value: Double)]] = []
-    /// Input and output phase counts from `config`, for a multi-phase UPS only.
-    var phaseCounts: (input: Double?, output: Double?) = (nil, nil)
-    /// Readings without a metric of their own, under the caps (``ReadingsPolicy``).
-    var readings: [ExtraReading]
-    /// The active alarms' details, for `/health`.
-    var alarms: [Alarm]
+    /// What only some devices have (phases beyond the first, passed-through readings, alarm
+    /// texts): kept beside the ``LiveDevice`` (``CollectorState/Entry/extras``), not in it, so
+    /// a render's loops over every device copy no more than before these existed.
+    final class Extras: Sendable {
+        /// Per-phase values of a multi-phase UPS, one entry per ``DevicePhaseGauge/all`` family
+        /// (empty for a single-phase one): the phases sent, 1 to 3.
+        let phaseValues: [[(phase: Int, value: Double)]]
+        /// Input and output phase counts from `config`, for a multi-phase UPS only.
+        let phaseCounts: (input: Double?, output: Double?)
+        /// Readings without a metric of their own, under the caps (``ReadingsPolicy``).
+        let readings: [ExtraReading]
+        /// The active alarms' details, for `/health`.
+        let alarms: [Alarm]
 
-    init(_ device: Device, readings: [ExtraReading] = [], staticLabels: [String] = []) {
+        init(phaseValues: [[(phase: Int, value: Double)]], phaseCounts: (input: Double?, output: Double?),
+             readings: [ExtraReading], alarms: [Alarm]) {
+            self.phaseValues = phaseValues
+            self.phaseCounts = phaseCounts
+            self.readings = readings
+            self.alarms = alarms
+        }
+    }
+
+    init(_ device: Device, staticLabels: [String] = []) {
         id = device.id
-        let labels = [device.id, device.asset.alias ?? "", device.asset.deviceType.map(String.init) ?? ""] + staticLabels
+        var labels = [device.id, device.asset.alias ?? "", device.asset.deviceType.map(String.init) ?? ""]
+        if !staticLabels.isEmpty { labels += staticLabels }
         self.labels = labels
         infoLabels = labels + [device.asset.model ?? "", device.asset.firmwareVersion ?? ""]
         faultLabels = device.realtime.faultCode.map { labels + [$0] }
@@ -40,16 +54,27 @@ struct LiveDevice: Sendable {
         let alarms = AlarmSeries.bounded(device.activeAlarms?.codes ?? [])
         alarmCodes = alarms.kept
         alarmCodesDropped = device.activeAlarms == nil ? nil : alarms.dropped
-        self.alarms = device.activeAlarms?.alarms ?? []
-        self.readings = readings
+    }
+}
+
+extension LiveDevice.Extras {
+    /// What `device` has beyond the seed's single-phase readings, with `readings` (its
+    /// passed-through readings under the caps); `nil` when nothing.
+    static func of(_ device: Device, readings: [ExtraReading]) -> LiveDevice.Extras? {
+        let details = device.activeAlarms?.alarms ?? []
         let input = DevicePhaseGauge.isMultiPhase(device, side: .input)
         let output = DevicePhaseGauge.isMultiPhase(device, side: .output)
+        guard input || output || !readings.isEmpty || !details.isEmpty else { return nil }
+        var phaseValues: [[(phase: Int, value: Double)]] = []
         if input || output {
             phaseValues = DevicePhaseGauge.all.map { gauge in
                 guard gauge.side == .input ? input : output else { return [] }
                 return PhaseReadings.phases.compactMap { phase in device.realtime.phase(gauge.quantity, phase).map { (phase, $0) } }
             }
-            phaseCounts = (input ? device.config.inputPhaseNumber : nil, output ? device.config.outputPhaseNumber : nil)
         }
+        return LiveDevice.Extras(phaseValues: phaseValues,
+                                 phaseCounts: (input ? device.config.inputPhaseNumber : nil,
+                                               output ? device.config.outputPhaseNumber : nil),
+                                 readings: readings, alarms: details)
     }
 }

@@ -40,8 +40,9 @@ public struct ReadingsPolicy: Sendable, Equatable {
         var kept: [String: [ExtraReading]] = [:]
         var dropped: [DropReason: Int] = [:]
         var budget = maxPerServer
-        for device in devices.sorted(by: { $0.id < $1.id })
-        where !device.extraReadings.isEmpty || device.extraReadingsDropped > 0 {
+        // Only devices with something to pass through are ordered (most send nothing).
+        let carrying = devices.filter { !$0.extraReadings.isEmpty || $0.extraReadingsDropped > 0 }
+        for device in carrying.sorted(by: { $0.id < $1.id }) {
             var seen = Set<String>()
             let distinct = device.extraReadings.filter { seen.insert($0.section.rawValue + "\u{0}" + $0.key).inserted }
             // The device's cap first, then what is left of the server's.

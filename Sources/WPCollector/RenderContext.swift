@@ -5,6 +5,14 @@ import WPEnergy
 struct RenderContext: Sendable {
     /// Devices with live series, sorted by id.
     var live: [LiveDevice]
+    /// The live devices that have extras (phases, passed-through readings, alarm texts), sorted by id.
+    var extras: [Extras] = []
+
+    /// One live device's extras and its labels.
+    struct Extras: Sendable {
+        var labels: [String]
+        var extras: LiveDevice.Extras
+    }
     var totals: [String: DeviceEnergy]
     var energyStateReset: Bool
     var persistFailures: Int

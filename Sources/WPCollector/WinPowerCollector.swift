@@ -268,8 +268,8 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
 
     private func render(_ state: inout CollectorState<C.Instant>, _ energy: EnergyView, at now: C.Instant, wall: Date,
                         generatedAt: Date?) -> Result<MetricsSnapshot, any Error> {
-        let live = state.liveDevices(at: now, window: configuration.stalenessWindow)
-        let context = RenderContext(live: live, totals: energy.totals, energyStateReset: energy.status.stateWasReset,
+        let (live, extras) = state.liveDevices(at: now, window: configuration.stalenessWindow)
+        let context = RenderContext(live: live, extras: extras, totals: energy.totals, energyStateReset: energy.status.stateWasReset,
                                     persistFailures: energy.status.persistFailures,
                                     rejectedSamples: energy.rejectedSamples, now: wall,
                                     fresh: state.isFresh(at: now, window: configuration.stalenessWindow))
