@@ -25,6 +25,9 @@ BY_DESIGN = {
     f"GET TYPE {ups} battery.charge": "dummy-ups marks its variables RW (NUMBER); the bridge's are read-only",
     f"GET TYPE {ups} device.model": "dummy-ups marks its variables RW (STRING:32); the bridge's are read-only",
     f"GET CMDDESC {ups} load.off": "load.off exists on dummy-ups only",
+    f"GET CMDDESC {ups} test.battery.start": "the bridge has no instant commands, so no command descriptions",
+    f"GET VAR {ups} server.version": "the bridge's version (the exporter's), not upsd's",
+    f"GET VAR {ups} server.info": "the bridge names itself, as in VER",
     f"INSTCMD {ups} load.off": "the bridge sends nothing to WinPower: every instant command is refused",
     f"SET VAR {ups} ups.status OB": "the bridge is read-only",
 }

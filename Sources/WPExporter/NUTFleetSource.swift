@@ -43,9 +43,12 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
         /// The readings each entry was built from, by server, to see a new collection.
         var built: [ObjectIdentifier] = []
         var order: [String] = []
+        /// By lower-cased NUT name: clients name UPSs in any case, as upsd allows.
         var entries: [String: Entry] = [:]
         /// Names given so far, by `server` + device id; kept while running.
         var assigned: [String: String] = [:]
+        /// The lower-cased NUT name of each device id (its first server's), for `nut.default_ups`.
+        var byDevice: [String: String] = [:]
     }
 
     private let fleet: ServerFleet<C>
@@ -63,16 +66,18 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
         current { cache in cache.order.compactMap { cache.entries[$0].map(Self.served) } }
     }
 
+    /// The UPS named `name` in any case (its canonical name in ``NUTUPS/name``), or the device
+    /// `nut.default_ups` names under its alias.
     package func ups(named name: String) -> NUTUPS? {
-        current { cache in
+        let key = name.lowercased()
+        return current { cache in
             let settings = self.settings.withLock { $0 }
-            if let entry = cache.entries[name] { return Self.served(entry) }
-            guard let alias = settings.defaultUPS, alias.alias == name else { return nil }
-            let target = cache.entries[alias.device].map { _ in alias.device }
-                ?? cache.assigned.first { $0.key.hasSuffix("\u{1F}" + alias.device) }?.value
-            return target.flatMap { cache.entries[$0] }.map { entry in
+            if let entry = cache.entries[key] { return Self.served(entry) }
+            guard let alias = settings.defaultUPS, alias.alias.lowercased() == key else { return nil }
+            let target = cache.entries[alias.device.lowercased()] ?? cache.byDevice[alias.device].flatMap { cache.entries[$0] }
+            return target.map { entry in
                 var served = Self.served(entry)
-                served.name = name
+                served.name = alias.alias
                 return served
             }
         }
@@ -107,7 +112,8 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
                          readings: [WinPowerCollector<C>.DeviceReadings], settings: NUTBridgeSettings) {
         var order: [String] = []
         var entries: [String: Entry] = [:]
-        let configured = Set(settings.names.values)
+        var byDevice: [String: String] = [:]
+        let configured = Set(settings.names.values.map { $0.lowercased() })
         for (server, readings) in zip(collectors, readings) {
             for reading in readings.readings {
                 let device = reading.device
@@ -115,13 +121,13 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
                 let name: String
                 if let given = settings.names[device.id] {
                     name = given
-                } else if let kept = cache.assigned[key], !configured.contains(kept) {
+                } else if let kept = cache.assigned[key], !configured.contains(kept.lowercased()) {
                     name = kept
                 } else {
                     name = Self.unique(NUTNames.derived(from: device.asset.alias),
-                                       taken: configured.union(cache.assigned.values).union(entries.keys))
+                                       taken: configured.union(cache.assigned.values.map { $0.lowercased() }).union(entries.keys))
                 }
-                guard entries[name] == nil else { continue }
+                guard entries[name.lowercased()] == nil else { continue }
                 cache.assigned[key] = name
                 let thresholds = settings.deviceThresholds[device.id] ?? settings.thresholds
                 let variables = NUTVariables.of(device, thresholds: thresholds, driverVersion: version)
@@ -130,13 +136,15 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
                 let ups = NUTUPS(name: name, description: Self.plain((device.asset.alias ?? device.id) + model + place),
                                  variables: variables, isStale: false,
                                  clearsForcedShutdown: Self.isBack(device, thresholds))
-                entries[name] = Entry(ups: ups, readAt: reading.readAt, collector: server.collector,
-                                      disconnected: device.connected == false)
-                order.append(name)
+                entries[name.lowercased()] = Entry(ups: ups, readAt: reading.readAt, collector: server.collector,
+                                                   disconnected: device.connected == false)
+                order.append(name.lowercased())
+                if byDevice[device.id] == nil { byDevice[device.id] = name.lowercased() }
             }
         }
         cache.order = order
         cache.entries = entries
+        cache.byDevice = byDevice
     }
 
     /// On mains, not low, not in a self-test: a forced shutdown set earlier is over.
@@ -159,11 +167,11 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
         })
     }
 
-    /// `base`, or `base-2`, `base-3`, … when taken.
+    /// `base`, or `base-2`, … when taken (`taken` holds lower-cased names).
     private static func unique(_ base: String, taken: Set<String>) -> String {
         var name = base
         var suffix = 2
-        while taken.contains(name) {
+        while taken.contains(name.lowercased()) {
             name = "\(base)-\(suffix)"
             suffix += 1
         }

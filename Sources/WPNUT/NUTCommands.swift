@@ -51,6 +51,8 @@ public struct NUTSession: Sendable {
     public let client: String
     private var username: String?
     private var password: String?
+    /// Where the line tokenizer stands: a quote left open continues on the next line.
+    private var tokenizer = NUTLine.Tokenizer()
     /// The user, once a password check passed (cached for the connection's life).
     private var user: NUTUser?
     /// Whether the credentials were checked (passed or not).
@@ -65,10 +67,7 @@ public struct NUTSession: Sendable {
     }
 
     /// The client's address without its port (failures are counted per host).
-    private var clientHost: String {
-        guard let colon = client.lastIndex(of: ":") else { return client }
-        return String(client[..<colon])
-    }
+    private var clientHost: String { Self.host(of: client) }
 
     /// Ends the session: its login, if any, no longer counts.
     public func end(_ environment: Environment) {
@@ -76,10 +75,13 @@ public struct NUTSession: Sendable {
     }
 
     /// The reply to one line (without its line ending) and what to do after writing it.
+    ///
+    /// A line that leaves a quote open (or ends in a backslash) continues on the next one and
+    /// gets no reply yet; one with a `#` inside quotes gets none at all (upsd's parse error).
     public mutating func handle(_ line: some Collection<UInt8>, _ environment: Environment) async -> (NUTReply, Action) {
-        let words = NUTLine.words(line)
+        guard case .words(let words) = tokenizer.line(line) else { return (NUTReply(""), .none) }
         let answer = await answer(words, environment)
-        let command = words?.first?.uppercased() ?? ""
+        let command = words.first?.uppercased() ?? ""
         let text = answer.0.text
         let result = text.hasPrefix("ERR ") ? String(text.dropFirst(4).dropLast()) : "OK"
         environment.observe(Self.commands.contains(command) ? command : "other", result)
@@ -90,16 +92,28 @@ public struct NUTSession: Sendable {
     public static let commands: Set<String> = ["VER", "NETVER", "PROTVER", "HELP", "STARTTLS", "USERNAME", "PASSWORD", "LOGOUT",
                                                "LOGIN", "PRIMARY", "MASTER", "FSD", "GET", "LIST", "SET", "INSTCMD"]
 
-    private mutating func answer(_ words: [String]?, _ environment: Environment) async -> (NUTReply, Action) {
-        guard let words else { return (.error(.invalidArgument), .none) }
+    /// upsd's `server.info`: what `VER` says.
+    private static func serverInfo(_ version: String) -> String {
+        "Network UPS Tools upsd \(version) - wpexporter NUT bridge"
+    }
+
+    private mutating func answer(_ words: [String], _ environment: Environment) async -> (NUTReply, Action) {
         guard let command = words.first?.uppercased() else { return (.error(.unknownCommand), .none) }
         let arguments = Array(words.dropFirst())
+        // Commands that act for a user need one first, whatever their arguments (upsd's FLAG_USER).
+        if ["LOGIN", "PRIMARY", "MASTER", "FSD", "SET", "INSTCMD"].contains(command) {
+            if username == nil { return (.error(.usernameRequired), .none) }
+            if password == nil { return (.error(.passwordRequired), .none) }
+        }
         switch command {
         case "VER":
-            return (NUTReply("Network UPS Tools upsd \(environment.version) - wpexporter NUT bridge\n"), .none)
+            guard arguments.isEmpty else { return (.error(.invalidArgument), .none) }
+            return (NUTReply(Self.serverInfo(environment.version) + "\n"), .none)
         case "NETVER", "PROTVER":
+            guard arguments.isEmpty else { return (.error(.invalidArgument), .none) }
             return (NUTReply("1.3\n"), .none)
         case "HELP":
+            guard arguments.isEmpty else { return (.error(.invalidArgument), .none) }
             return (NUTReply("Commands: HELP VER GET LIST SET INSTCMD LOGIN LOGOUT USERNAME PASSWORD STARTTLS\n"), .none)
         case "STARTTLS":
             if !environment.tlsAvailable { return (.error(.featureNotConfigured), .none) }
@@ -115,6 +129,7 @@ public struct NUTSession: Sendable {
             password = arguments[0]
             return (NUTReply("OK\n"), .none)
         case "LOGOUT":
+            guard arguments.isEmpty else { return (.error(.invalidArgument), .none) }
             if let loggedInto { environment.state.logout(loggedInto, client: client) }
             loggedInto = nil
             return (NUTReply("OK Goodbye\n"), .close)
@@ -132,7 +147,6 @@ public struct NUTSession: Sendable {
             return (list(arguments, environment), .none)
         case "SET", "INSTCMD":
             // Read-only: nothing reaches WinPower.
-            if username == nil { return (.error(.usernameRequired), .none) }
             return (.error(.accessDenied), .none)
         default:
             return (.error(.unknownCommand), .none)
@@ -167,19 +181,16 @@ public struct NUTSession: Sendable {
 
     private mutating func login(_ arguments: [String], _ environment: Environment) async -> NUTReply {
         guard arguments.count == 1 else { return .error(.invalidArgument) }
-        guard username != nil else { return .error(.usernameRequired) }
         guard loggedInto == nil else { return .error(.alreadyLoggedIn) }
-        guard password != nil else { return .error(.passwordRequired) }
-        guard environment.data.ups(named: arguments[0]) != nil else { return .error(.unknownUPS) }
+        guard let ups = environment.data.ups(named: arguments[0]) else { return .error(.unknownUPS) }
         guard await authenticated(environment) != nil else { return .error(.accessDenied) }
-        loggedInto = arguments[0]
-        environment.state.login(arguments[0], client: client)
+        loggedInto = ups.name
+        environment.state.login(ups.name, client: client)
         return NUTReply("OK\n")
     }
 
     private mutating func primary(_ arguments: [String], granted command: String, _ environment: Environment) async -> NUTReply {
         guard arguments.count == 1 else { return .error(.invalidArgument) }
-        guard username != nil else { return .error(.usernameRequired) }
         guard environment.data.ups(named: arguments[0]) != nil else { return .error(.unknownUPS) }
         guard await authenticated(environment)?.role == .primary else { return .error(.accessDenied) }
         return NUTReply("OK \(command)-GRANTED\n")
@@ -187,10 +198,9 @@ public struct NUTSession: Sendable {
 
     private mutating func forcedShutdown(_ arguments: [String], _ environment: Environment) async -> NUTReply {
         guard arguments.count == 1 else { return .error(.invalidArgument) }
-        guard username != nil else { return .error(.usernameRequired) }
-        guard environment.data.ups(named: arguments[0]) != nil else { return .error(.unknownUPS) }
+        guard let ups = environment.data.ups(named: arguments[0]) else { return .error(.unknownUPS) }
         guard await authenticated(environment)?.role == .primary else { return .error(.accessDenied) }
-        environment.state.setForcedShutdown(arguments[0])
+        environment.state.setForcedShutdown(ups.name)
         return NUTReply("OK FSD-SET\n")
     }
 
@@ -199,47 +209,74 @@ public struct NUTSession: Sendable {
         ups.isStale ? .error(.dataStale) : nil
     }
 
+    /// `GET`, in upsd's order of checks; arguments past those a form needs are ignored. UPS and
+    /// variable names are matched in any case and echoed as the client spelled them.
     private func get(_ arguments: [String], _ environment: Environment) -> NUTReply {
-        guard let what = arguments.first?.uppercased(), arguments.count >= 2 else { return .error(.invalidArgument) }
-        guard let ups = environment.data.ups(named: arguments[1]) else { return .error(.unknownUPS) }
+        guard let what = arguments.first?.uppercased() else { return .error(.invalidArgument) }
+        if what == "TRACKING" {
+            return arguments.count < 2 ? NUTReply("OFF\n") : .error(.featureNotConfigured)
+        }
+        guard arguments.count >= 2 else { return .error(.invalidArgument) }
         let name = arguments[1]
-        switch (what, arguments.count) {
-        case ("NUMLOGINS", 2):
-            return NUTReply("NUMLOGINS \(name) \(environment.state.clients(of: name).count)\n")
-        case ("UPSDESC", 2):
+        switch what {
+        case "NUMLOGINS":
+            guard let ups = environment.data.ups(named: name) else { return .error(.unknownUPS) }
+            if let stale = unavailable(ups) { return stale }
+            return NUTReply("NUMLOGINS \(name) \(environment.state.clients(of: ups.name).count)\n")
+        case "UPSDESC":
+            guard let ups = environment.data.ups(named: name) else { return .error(.unknownUPS) }
             return NUTReply("UPSDESC \(name) \"\(NUTLine.escaped(ups.description))\"\n")
-        case ("VAR", 3):
-            if let stale = unavailable(ups) { return stale }
-            guard var value = ups.value(of: arguments[2]) else { return .error(.varNotSupported) }
-            if arguments[2] == "ups.status", environment.state.isForcedShutdown(ups) { value = "FSD " + value }
-            return NUTReply("VAR \(name) \(arguments[2]) \"\(NUTLine.escaped(value))\"\n")
-        case ("TYPE", 3):
-            if let stale = unavailable(ups) { return stale }
-            guard let value = ups.value(of: arguments[2]) else { return .error(.varNotSupported) }
-            return NUTReply("TYPE \(name) \(arguments[2]) \(NUTDescriptions.type(of: arguments[2], value: value))\n")
-        case ("DESC", 3):
-            return NUTReply("DESC \(name) \(arguments[2]) \"\(NUTDescriptions.description(of: arguments[2]))\"\n")
-        case ("CMDDESC", 3):
-            return NUTReply("CMDDESC \(name) \(arguments[2]) \"Description unavailable\"\n")
         default:
-            return .error(.invalidArgument)
+            break
+        }
+        guard arguments.count >= 3, ["VAR", "TYPE", "DESC", "CMDDESC"].contains(what) else { return .error(.invalidArgument) }
+        let variable = arguments[2]
+        // server.info and server.version answer whatever the UPS name.
+        if what == "VAR", variable.lowercased().hasPrefix("server.") {
+            switch variable.lowercased() {
+            case "server.info": return NUTReply("VAR \(name) server.info \"\(Self.serverInfo(environment.version))\"\n")
+            case "server.version": return NUTReply("VAR \(name) server.version \"\(environment.version)\"\n")
+            default: return .error(.varNotSupported)
+            }
+        }
+        guard let ups = environment.data.ups(named: name) else { return .error(.unknownUPS) }
+        if let stale = unavailable(ups) { return stale }
+        switch what {
+        case "VAR":
+            guard var value = ups.value(of: variable) else { return .error(.varNotSupported) }
+            if variable.lowercased() == "ups.status", environment.state.isForcedShutdown(ups) { value = "FSD " + value }
+            return NUTReply("VAR \(name) \(variable) \"\(NUTLine.escaped(value))\"\n")
+        case "TYPE":
+            guard let value = ups.value(of: variable) else { return .error(.varNotSupported) }
+            return NUTReply("TYPE \(name) \(variable) \(NUTDescriptions.type(of: variable.lowercased(), value: value))\n")
+        case "DESC":
+            return NUTReply("DESC \(name) \(variable) \"\(NUTDescriptions.description(of: variable.lowercased()))\"\n")
+        default:
+            // The bridge has no instant commands, so no command descriptions.
+            return NUTReply("CMDDESC \(name) \(variable) \"Description unavailable\"\n")
         }
     }
 
+    /// `LIST`, in upsd's order of checks; arguments past those a form needs are ignored.
     private func list(_ arguments: [String], _ environment: Environment) -> NUTReply {
         guard let what = arguments.first?.uppercased() else { return .error(.invalidArgument) }
         if what == "UPS" {
-            guard arguments.count == 1 else { return .error(.invalidArgument) }
             var text = "BEGIN LIST UPS\n"
             for ups in environment.data.upsList() { text += "UPS \(ups.name) \"\(NUTLine.escaped(ups.description))\"\n" }
             return NUTReply(text + "END LIST UPS\n")
         }
         guard arguments.count >= 2 else { return .error(.invalidArgument) }
-        guard let ups = environment.data.ups(named: arguments[1]) else { return .error(.unknownUPS) }
         let name = arguments[1]
-        switch (what, arguments.count) {
-        case ("VAR", 2):
+        switch what {
+        case "VAR", "RW", "CMD", "CLIENT":
+            guard let ups = environment.data.ups(named: name) else { return .error(.unknownUPS) }
+            if what == "CLIENT" {
+                var text = "BEGIN LIST CLIENT \(name)\n"
+                for client in environment.state.clients(of: ups.name) { text += "CLIENT \(ups.name) \(Self.host(of: client))\n" }
+                return NUTReply(text + "END LIST CLIENT \(name)\n")
+            }
             if let stale = unavailable(ups) { return stale }
+            guard what == "VAR" else { return NUTReply("BEGIN LIST \(what) \(name)\nEND LIST \(what) \(name)\n") }
             let forced = environment.state.isForcedShutdown(ups)
             var text = "BEGIN LIST VAR \(name)\n"
             for variable in ups.variables {
@@ -247,19 +284,21 @@ public struct NUTSession: Sendable {
                 text += "VAR \(name) \(variable.name) \"\(NUTLine.escaped(value))\"\n"
             }
             return NUTReply(text + "END LIST VAR \(name)\n")
-        case ("RW", 2), ("CMD", 2):
-            if let stale = unavailable(ups) { return stale }
-            return NUTReply("BEGIN LIST \(what) \(name)\nEND LIST \(what) \(name)\n")
-        case ("ENUM", 3), ("RANGE", 3):
+        case "ENUM", "RANGE":
+            guard arguments.count >= 3 else { return .error(.invalidArgument) }
+            guard let ups = environment.data.ups(named: name) else { return .error(.unknownUPS) }
             if let stale = unavailable(ups) { return stale }
             guard ups.value(of: arguments[2]) != nil else { return .error(.varNotSupported) }
             return NUTReply("BEGIN LIST \(what) \(name) \(arguments[2])\nEND LIST \(what) \(name) \(arguments[2])\n")
-        case ("CLIENT", 2):
-            var text = "BEGIN LIST CLIENT \(name)\n"
-            for client in environment.state.clients(of: name) { text += "CLIENT \(name) \(client)\n" }
-            return NUTReply(text + "END LIST CLIENT \(name)\n")
         default:
             return .error(.invalidArgument)
         }
+    }
+
+    /// `ip` of an `ip:port` (or `[ip]:port`) peer, as upsd lists clients.
+    static func host(of client: String) -> String {
+        guard let colon = client.lastIndex(of: ":") else { return client }
+        let host = client[..<colon]
+        return host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : String(host)
     }
 }

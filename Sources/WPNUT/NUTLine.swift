@@ -1,65 +1,149 @@
-/// One command line of the NUT network protocol split into its words, as upsd splits it.
+/// Command lines of the NUT network protocol split into words exactly as upsd 2.8.0 splits them
+/// (its configuration-file tokenizer), and reply values escaped as upsd escapes them.
 ///
-/// Words are separated by spaces or tabs; a word in double quotes may hold spaces; a backslash
-/// takes the next character literally, inside quotes or not (`\"`, `\\`). A line is at most
-/// ``maximumLength`` bytes and ``maximumWords`` words. An unterminated quote leaves the line
-/// unparsed (`nil`), as does anything over the limits.
+/// Words are separated by blanks; a word may be quoted (`"with space"`, `""` is an empty
+/// word); a backslash takes the next byte literally, inside quotes or not; `#` outside quotes
+/// starts a comment; `=` is a word of its own. A quote left open continues on the next line (the
+/// newline dropped), as does a line ending in a backslash. Bytes below 0x20 and above 0x7F
+/// vanish from words; a word keeps its first ``maximumWordLength`` bytes, a line its first
+/// ``maximumWords`` words. A `#` inside quotes makes the line a parse error (no reply).
 public enum NUTLine {
-    /// The longest line accepted, newline excluded (bytes).
-    public static let maximumLength = 1024
-    /// The most words a line may have.
+    /// The most words a line keeps; later ones are dropped.
     public static let maximumWords = 32
+    /// The most bytes a word keeps; the rest are dropped.
+    public static let maximumWordLength = 512
 
-    /// The words of `line` (without its line ending), or `nil` when it cannot be parsed.
-    public static func words(_ line: some Collection<UInt8>) -> [String]? {
-        guard line.count <= maximumLength else { return nil }
-        var words: [String] = []
-        var current: [UInt8] = []
-        var inWord = false, quoted = false, escaped = false
-        for byte in line {
-            if escaped {
-                current.append(byte)
-                escaped = false
-                inWord = true
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\\"):
-                escaped = true
-                inWord = true
-            case UInt8(ascii: "\""):
-                if quoted {
-                    quoted = false
-                } else {
-                    quoted = true
-                    inWord = true
-                }
-            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
-                if quoted {
-                    current.append(byte)
-                } else if inWord {
-                    words.append(String(decoding: current, as: UTF8.self))
-                    current.removeAll(keepingCapacity: true)
-                    inWord = false
-                    guard words.count <= maximumWords else { return nil }
-                }
-            default:
-                current.append(byte)
-                inWord = true
-            }
-        }
-        guard !quoted, !escaped else { return nil }
-        if inWord { words.append(String(decoding: current, as: UTF8.self)) }
-        return words.count <= maximumWords ? words : nil
+    /// What a line (a run of bytes ending in a newline) amounts to.
+    public enum Outcome: Equatable, Sendable {
+        /// A complete line and its words (none for an empty line or a comment).
+        case words([String])
+        /// The line continues on the next one: a quote is open, or it ended in a backslash.
+        case continued
+        /// A `#` inside quotes: the line is dropped, unanswered.
+        case parseError
     }
 
-    /// `text` for a quoted reply field: `\` and `"` get a backslash, as upsd escapes them.
+    /// The tokenizer's state between bytes; kept by a session across lines.
+    public struct Tokenizer: Sendable {
+        private enum State: Sendable { case wordStart, collect, collectLiteral, quoted, quotedLiteral, comment }
+
+        private var state = State.wordStart
+        private var words: [String] = []
+        private var current: [UInt8] = []
+
+        public init() {}
+
+        /// Feeds one line without its newline, then the newline.
+        public mutating func line(_ bytes: some Collection<UInt8>) -> Outcome {
+            for byte in bytes {
+                if let outcome = feed(byte) { return outcome }
+            }
+            return feed(UInt8(ascii: "\n")) ?? .continued
+        }
+
+        /// Feeds one byte; the outcome when it ends a line or makes it a parse error.
+        private mutating func feed(_ byte: UInt8) -> Outcome? {
+            let newline = UInt8(ascii: "\n")
+            let blank = byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
+                || byte == 0x0B || byte == 0x0C
+            switch state {
+            case .wordStart:
+                switch byte {
+                case newline: return finish()
+                case UInt8(ascii: "#"): state = .comment
+                case _ where blank: break
+                case UInt8(ascii: "\\"): state = .collectLiteral
+                case UInt8(ascii: "\""): state = .quoted
+                case UInt8(ascii: "="): emit(Array("=".utf8))
+                default:
+                    add(byte)
+                    state = .collect
+                }
+            case .collect:
+                switch byte {
+                case newline:
+                    endWord()
+                    return finish()
+                case UInt8(ascii: "#"):
+                    endWord()
+                    state = .comment
+                case _ where blank:
+                    endWord()
+                    state = .wordStart
+                case UInt8(ascii: "\\"): state = .collectLiteral
+                case UInt8(ascii: "="):
+                    endWord()
+                    emit(Array("=".utf8))
+                    state = .wordStart
+                default: add(byte)
+                }
+            case .collectLiteral:
+                // A backslash before the newline continues the line; anything else is literal.
+                if byte != newline { add(byte) }
+                state = .collect
+            case .quoted:
+                switch byte {
+                case UInt8(ascii: "#"):
+                    reset()
+                    return .parseError
+                case UInt8(ascii: "\\"): state = .quotedLiteral
+                case UInt8(ascii: "\""):
+                    endWord(evenIfEmpty: true)
+                    state = .wordStart
+                default: add(byte)   // a newline (a control byte) vanishes: the quote stays open
+                }
+            case .quotedLiteral:
+                if byte != newline { add(byte) }
+                state = .quoted
+            case .comment:
+                if byte == newline { return finish() }
+            }
+            return nil
+        }
+
+        /// Keeps `byte` in the word unless it is a control or non-ASCII byte, or the word is full.
+        private mutating func add(_ byte: UInt8) {
+            guard byte >= 0x20, byte <= 0x7F, current.count < NUTLine.maximumWordLength else { return }
+            current.append(byte)
+        }
+
+        private mutating func endWord(evenIfEmpty: Bool = false) {
+            if !current.isEmpty || evenIfEmpty { emit(current) }
+            current.removeAll(keepingCapacity: true)
+        }
+
+        private mutating func emit(_ word: [UInt8]) {
+            if words.count < NUTLine.maximumWords { words.append(String(decoding: word, as: UTF8.self)) }
+        }
+
+        private mutating func finish() -> Outcome {
+            defer { reset() }
+            return .words(words)
+        }
+
+        private mutating func reset() {
+            state = .wordStart
+            words = []
+            current.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// The words of one complete line (without its line ending), or `nil` when it does not end
+    /// there (an open quote, a final backslash) or is a parse error.
+    public static func words(_ line: some Collection<UInt8>) -> [String]? {
+        var tokenizer = Tokenizer()
+        guard case .words(let words) = tokenizer.line(line) else { return nil }
+        return words
+    }
+
+    /// `text` for a quoted reply field: `\`, `"` and `#` get a backslash, as upsd escapes them.
     public static func escaped(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") }) else { return text }
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "#") })
+        else { return text }
         var out = ""
         out.reserveCapacity(text.utf8.count + 4)
         for character in text {
-            if character == "\\" || character == "\"" { out.append("\\") }
+            if character == "\\" || character == "\"" || character == "#" { out.append("\\") }
             out.append(character)
         }
         return out

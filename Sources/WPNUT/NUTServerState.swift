@@ -24,9 +24,11 @@ public struct NUTUPS: Sendable {
         self.clearsForcedShutdown = clearsForcedShutdown
     }
 
-    /// The value of `variable`, if the UPS has it.
+    /// The value of `variable` (any case, as upsd compares names), if the UPS has it.
     public func value(of variable: String) -> String? {
-        variables.first { $0.name == variable }?.value
+        if let exact = variables.first(where: { $0.name == variable }) { return exact.value }
+        let lowered = variable.lowercased()
+        return variables.first { $0.name.lowercased() == lowered }?.value
     }
 }
 
@@ -34,7 +36,8 @@ public struct NUTUPS: Sendable {
 public protocol NUTDataSource: Sendable {
     /// Every UPS, in `LIST UPS` order.
     func upsList() -> [NUTUPS]
-    /// The UPS named `name` (NUT names compare exactly), or `nil`.
+    /// The UPS named `name` in any case (NUT names compare case-insensitively, as upsd's do;
+    /// the UPS's ``NUTUPS/name`` is its own spelling), or `nil`.
     func ups(named name: String) -> NUTUPS?
 }
 
@@ -85,8 +88,8 @@ public final class NUTServerState: Sendable {
     /// Logins now, over every UPS.
     public var loginCount: Int { state.withLock { $0.logins.values.reduce(0) { $0 + $1.count } } }
 
-    /// The clients logged into `ups`, in login order.
+    /// The clients logged into `ups`, most recent first (as upsd lists them).
     public func clients(of ups: String) -> [String] {
-        state.withLock { $0.logins[ups] ?? [] }
+        state.withLock { ($0.logins[ups] ?? []).reversed() }
     }
 }

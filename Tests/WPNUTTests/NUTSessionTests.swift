@@ -9,7 +9,7 @@ import WPTestSupport
 private struct Fleet: NUTDataSource {
     var list: [NUTUPS]
     func upsList() -> [NUTUPS] { list }
-    func ups(named name: String) -> NUTUPS? { list.first { $0.name == name } }
+    func ups(named name: String) -> NUTUPS? { list.first { $0.name.lowercased() == name.lowercased() } }
 }
 
 /// Plain passwords: `monuser`/`secret` (primary), `watcher`/`pw` (secondary), `reader`/`r` (no role).
@@ -79,7 +79,25 @@ private struct Users: NUTUsers {
             ("SET VAR rack-a ups.status OB", "ERR USERNAME-REQUIRED\n"),
             ("LOGIN rack-a", "ERR USERNAME-REQUIRED\n"),
             ("STARTTLS", "ERR FEATURE-NOT-CONFIGURED\n"),
-            ("GET VAR \"unterminated", "ERR INVALID-ARGUMENT\n"),
+            ("VER extra", "ERR INVALID-ARGUMENT\n"),
+            ("HELP me", "ERR INVALID-ARGUMENT\n"),
+            ("LIST FOO bar", "ERR INVALID-ARGUMENT\n"),
+            ("LIST VAR nope extra", "ERR UNKNOWN-UPS\n"),
+            ("GET FOO rack-a", "ERR INVALID-ARGUMENT\n"),
+            ("GET VAR RACK-A UPS.STATUS", "VAR RACK-A UPS.STATUS \"OL\"\n"),
+            ("GET VAR rack-a ups.status extra words", "VAR rack-a ups.status \"OL\"\n"),
+            ("GET VAR nope server.version", "VAR nope server.version \"1.0.0\"\n"),
+            ("GET VAR nope SERVER.INFO", "VAR nope server.info \"Network UPS Tools upsd 1.0.0 - wpexporter NUT bridge\"\n"),
+            ("GET VAR rack-a server.other", "ERR VAR-NOT-SUPPORTED\n"),
+            ("GET DESC old ups.status", "ERR DATA-STALE\n"),
+            ("GET NUMLOGINS old", "ERR DATA-STALE\n"),
+            ("GET UPSDESC old", "UPSDESC old \"Rack \\\"A\\\" (Santak C3K)\"\n"),
+            ("LIST CLIENT old", "BEGIN LIST CLIENT old\nEND LIST CLIENT old\n"),
+            ("GET TRACKING", "OFF\n"),
+            ("", "ERR UNKNOWN-COMMAND\n"),
+            ("GET VAR rack-a ups.status # a comment", "VAR rack-a ups.status \"OL\"\n"),
+            ("GET VAR rack-a \"ups.#status\"", ""),
+            ("GET VAR \"unterminated", ""),
         ]
         for (line, reply) in cases {
             #expect(await session.handle(Array(line.utf8), environment).0.text == reply, "\(line)")
@@ -100,7 +118,7 @@ private struct Users: NUTUsers {
                                         session: &primary)
                 == "OK\nOK\nOK\nOK PRIMARY-GRANTED\nOK MASTER-GRANTED\nNUMLOGINS ups 2\nOK FSD-SET\nVAR ups ups.status \"FSD OB LB\"\n")
         #expect(await Self.conversation(["LIST CLIENT ups"], onBattery, session: &primary)
-                == "BEGIN LIST CLIENT ups\nCLIENT ups 10.0.0.2:1\nCLIENT ups 10.0.0.1:1\nEND LIST CLIENT ups\n")
+                == "BEGIN LIST CLIENT ups\nCLIENT ups 10.0.0.1\nCLIENT ups 10.0.0.2\nEND LIST CLIENT ups\n")
         onBattery = Self.environment([Self.ups("ups", status: "OL", back: true)], state: state)
         #expect(await Self.conversation(["GET VAR ups ups.status"], onBattery, session: &primary) == "VAR ups ups.status \"OL\"\n")
         #expect(await primary.handle(Array("LOGOUT".utf8), onBattery) == (NUTReply("OK Goodbye\n"), .close))
@@ -146,7 +164,8 @@ private struct Users: NUTUsers {
         let environment = Self.environment([Self.ups("ups")])
         var session = NUTSession(client: "c")
         #expect(await Self.conversation(["LIST CMD ups", "LIST RW ups", "LIST ENUM ups ups.status", "LIST RANGE ups ups.status",
-                                         "USERNAME monuser", "INSTCMD ups test.battery.start", "SET VAR ups ups.id x"],
+                                         "USERNAME monuser", "INSTCMD ups test.battery.start", "PASSWORD secret",
+                                         "INSTCMD ups test.battery.start", "SET VAR ups ups.id x"],
                                         environment, session: &session)
                 == """
                 BEGIN LIST CMD ups
@@ -157,6 +176,8 @@ private struct Users: NUTUsers {
                 END LIST ENUM ups ups.status
                 BEGIN LIST RANGE ups ups.status
                 END LIST RANGE ups ups.status
+                OK
+                ERR PASSWORD-REQUIRED
                 OK
                 ERR ACCESS-DENIED
                 ERR ACCESS-DENIED

@@ -105,23 +105,53 @@ import WPNUT
     }
 }
 
+/// The tokenizer, case by case as upsd 2.8.0 splits lines (its transcripts).
 @Suite struct NUTLineTests {
+    static func words(_ text: String) -> [String]? { NUTLine.words(Array(text.utf8)) }
+
     @Test func wordsQuotesAndEscapes() {
-        #expect(NUTLine.words(Array("GET VAR ups battery.charge".utf8)) == ["GET", "VAR", "ups", "battery.charge"])
-        #expect(NUTLine.words(Array("  LIST   UPS  ".utf8)) == ["LIST", "UPS"])
-        #expect(NUTLine.words(Array("USERNAME \"with space\"".utf8)) == ["USERNAME", "with space"])
-        #expect(NUTLine.words(Array("PASSWORD \"a\\\"b\\\\c\"".utf8)) == ["PASSWORD", "a\"b\\c"])
-        #expect(NUTLine.words(Array("PASSWORD \"\"".utf8)) == ["PASSWORD", ""])
-        #expect(NUTLine.words(Array("VER\r".utf8)) == ["VER"])
-        #expect(NUTLine.words(Array("".utf8)) == [])
-        #expect(NUTLine.words(Array("PASSWORD \"open".utf8)) == nil)
-        #expect(NUTLine.words(Array("PASSWORD trailing\\".utf8)) == nil)
-        #expect(NUTLine.words(Array(repeating: UInt8(ascii: "a"), count: NUTLine.maximumLength + 1)) == nil)
-        #expect(NUTLine.words(Array(Array(repeating: "a", count: NUTLine.maximumWords + 1).joined(separator: " ").utf8)) == nil)
+        #expect(Self.words("GET VAR ups battery.charge") == ["GET", "VAR", "ups", "battery.charge"])
+        #expect(Self.words("  LIST   UPS  ") == ["LIST", "UPS"])
+        #expect(Self.words("USERNAME \"with space\"") == ["USERNAME", "with space"])
+        #expect(Self.words("PASSWORD \"a\\\"b\\\\c\"") == ["PASSWORD", "a\"b\\c"])
+        #expect(Self.words("PASSWORD \"\"") == ["PASSWORD", ""], "an empty quoted word is a word")
+        #expect(Self.words("VER\r") == ["VER"], "CR is a blank: CRLF lines work")
+        #expect(Self.words("") == [], "an empty line has no words (ERR UNKNOWN-COMMAND)")
+        #expect(Self.words("G\"ET\"") == ["G\"ET\""], "a quote inside a bare word is literal")
+        #expect(Self.words("GET VAR \"dum\"my x") == ["GET", "VAR", "dum", "my", "x"])
+        #expect(Self.words("dum\\my") == ["dummy"], "a backslash takes the next byte outside quotes too")
+        #expect(Self.words("USERNAME a=b") == ["USERNAME", "a", "=", "b"], "= is a word of its own")
+        #expect(Self.words("= x") == ["=", "x"])
+    }
+
+    @Test func commentsControlBytesAndLimits() {
+        #expect(Self.words("GET VAR ups ups.status#x") == ["GET", "VAR", "ups", "ups.status"])
+        #expect(Self.words("# only a comment") == [])
+        #expect(NUTLine.words([UInt8(ascii: "V"), 0, UInt8(ascii: "E"), UInt8(ascii: "R")]) == ["VER"], "NUL vanishes")
+        #expect(NUTLine.words(Array("du".utf8) + [0xC3, 0xA9] + Array("mmy".utf8)) == ["dummy"], "non-ASCII bytes vanish")
+        #expect(Self.words("\"du\tmmy\"") == ["dummy"], "a tab inside quotes vanishes")
+        let long = String(repeating: "a", count: 600)
+        #expect(Self.words("VER " + long) == ["VER", String(repeating: "a", count: NUTLine.maximumWordLength)], "cut at 512")
+        let many = (1...40).map(String.init).joined(separator: " ")
+        #expect(Self.words(many)?.count == NUTLine.maximumWords, "words past the 32nd are dropped")
+        #expect(Self.words("GET VAR ups \"ups.#status\"") == nil, "# inside quotes: a parse error, no words")
+    }
+
+    @Test func aQuoteLeftOpenContinuesOnTheNextLine() {
+        var tokenizer = NUTLine.Tokenizer()
+        #expect(tokenizer.line(Array("GET VAR \"dummy ups.status".utf8)) == .continued)
+        #expect(tokenizer.line(Array("VER".utf8)) == .continued, "swallowed into the open word, newline dropped")
+        #expect(tokenizer.line(Array("\" x".utf8)) == .words(["GET", "VAR", "dummy ups.statusVER", "x"]))
+        #expect(tokenizer.line(Array("VER".utf8)) == .words(["VER"]), "back to normal")
+        #expect(tokenizer.line(Array("ups.sta\\".utf8)) == .continued, "a final backslash continues the line")
+        #expect(tokenizer.line(Array("tus".utf8)) == .words(["ups.status"]))
+        #expect(tokenizer.line(Array("X \"#\"".utf8)) == .parseError)
+        #expect(tokenizer.line(Array("HELP".utf8)) == .words(["HELP"]), "a parse error resets the tokenizer")
     }
 
     @Test func escapingForQuotedReplies() {
         #expect(NUTLine.escaped("plain text") == "plain text")
         #expect(NUTLine.escaped("say \"hi\" \\ bye") == "say \\\"hi\\\" \\\\ bye")
+        #expect(NUTLine.escaped("hash#tag") == "hash\\#tag")
     }
 }

@@ -2,8 +2,10 @@
 // together with the WPNUT sources it lists (not part of the package build).
 //
 // Each input is a conversation: its lines (split at \n) go in order to one session over a
-// fixed UPS and user table. Every reply must be non-empty, end in exactly one \n per line,
-// and be an error, an OK or one of the protocol's reply forms; nothing may crash.
+// fixed UPS and user table. Every reply must be empty (a line continued by an open quote or a
+// final backslash, or a parse error: upsd answers neither) or end in \n and be an error, an
+// OK or one of the protocol's reply forms; nothing may crash. Whatever the input, the session
+// holds at most 32 words of 512 bytes between lines.
 
 import Dispatch
 import Synchronization
@@ -32,7 +34,7 @@ private struct Users: NUTUsers {
 }
 
 private let forms = ["ERR ", "OK", "VAR ", "TYPE ", "DESC ", "CMDDESC ", "UPSDESC ", "NUMLOGINS ", "BEGIN LIST ",
-                     "Network UPS Tools upsd ", "1.3", "Commands: "]
+                     "Network UPS Tools upsd ", "1.3", "Commands: ", "OFF\n"]
 
 private final class Box: @unchecked Sendable {
     var replies: [String] = []
@@ -53,7 +55,7 @@ public func fuzzNUTCommand(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
         done.signal()
     }
     done.wait()
-    for reply in box.replies {
+    for reply in box.replies where !reply.isEmpty {
         guard reply.hasSuffix("\n"), reply.count > 1 else { fatalError("reply without its line end: \(reply.debugDescription)") }
         guard forms.contains(where: reply.hasPrefix) else { fatalError("unexpected reply \(reply.debugDescription)") }
     }
