@@ -69,15 +69,16 @@ final class LineCounters: Sendable {
 /// A TCP server for line-based protocols (the NUT network protocol): one event-loop thread of
 /// its own doing every read and write without blocking, each connection's lines handled in
 /// order by tasks on Swift's pool, with the HTTP server's hardening: a connection cap (the
-/// oldest unprotected connection makes room), a line length limit, a deadline for a line once
+/// unprotected connection whose last complete line is oldest makes room), a line length limit, a deadline for a line once
 /// it started, an idle timeout, a write timeout, and no lock held across I/O.
 public final class LineServer<P: LineProtocol>: Sendable {
     /// Where and how it listens.
     public struct Configuration: Sendable {
         public var host: String
         public var port: Int
-        /// Connections at once; a new one beyond closes the oldest unprotected one (or is
-        /// refused when all are protected).
+        /// Connections at once; a new one beyond closes the unprotected one whose last complete
+        /// line is oldest, counting from its accept when it sent none (or is refused when all
+        /// are protected).
         public var maxConnections: Int
         /// The longest line, line ending excluded.
         public var maxLineLength: Int
@@ -227,6 +228,8 @@ final class LineLoop<P: LineProtocol>: @unchecked Sendable {
         var io: any ConnectionIO
         let remote: String
         let acceptedAt: Int64
+        /// When the last complete line arrived (``acceptedAt`` before the first): who is evicted first.
+        var lastLineAt: Int64
         /// Moved out while a line is handled.
         var session: P.Session?
         var input: [UInt8] = []
@@ -248,6 +251,7 @@ final class LineLoop<P: LineProtocol>: @unchecked Sendable {
             self.io = io
             self.remote = remote
             self.acceptedAt = now
+            self.lastLineAt = now
             self.session = session
             self.idleDeadline = idleDeadline
         }
@@ -422,12 +426,17 @@ final class LineLoop<P: LineProtocol>: @unchecked Sendable {
         }
     }
 
-    /// Closes the oldest connection that is not protected; `false` when every one is.
+    /// Closes the unprotected connection whose last complete line is oldest (one that never
+    /// sent one counts from its accept), so a flood of connections that never finish a line
+    /// makes room from among its own, not from clients busy logging in; `false` when every
+    /// connection is protected.
     private func evict() -> Bool {
         let candidates = clients.values.filter { client in
             client.session.map { !lineProtocol.isProtected($0) } ?? false
         }
-        guard let oldest = candidates.min(by: { $0.acceptedAt < $1.acceptedAt }) else { return false }
+        guard let oldest = candidates.min(by: { ($0.lastLineAt, $0.acceptedAt) < ($1.lastLineAt, $1.acceptedAt) }) else {
+            return false
+        }
         logger.debug("connection closed to make room", ["remote": .string(oldest.remote)])
         counters.update { $0.evicted += 1 }
         close(oldest)
@@ -486,6 +495,7 @@ final class LineLoop<P: LineProtocol>: @unchecked Sendable {
         client.input.removeSubrange(...newline)
         client.lineDeadline = client.input.isEmpty ? 0 : cs_monotonic_ns().adding(configuration.lineTimeout)
         client.idleDeadline = cs_monotonic_ns().adding(configuration.idleTimeout)
+        client.lastLineAt = cs_monotonic_ns()
         guard var session = client.session else { return false }
         client.session = nil
         client.handling = true

@@ -145,6 +145,28 @@ private final class LineGate: Sendable {
         }
     }
 
+    /// Room is made from the connection whose last complete line is oldest, not the oldest
+    /// connection: a client busy sending lines outlives later ones that never finish a line.
+    @Test func theCapEvictsTheConnectionSilentTheLongest() async throws {
+        try await Self.serving(.init(host: "127.0.0.1", port: 0, maxConnections: 2)) { port, server in
+            let busy = try await TestHTTPClient.connect(port: port)
+            try await busy.send("a\n")
+            #expect(try await busy.readLine() == "A #1")
+            let slow = try await TestHTTPClient.connect(port: port)
+            try await slow.send("never ends")
+            try await busy.send("b\n")
+            #expect(try await busy.readLine() == "B #2")
+            let newcomer = try await TestHTTPClient.connect(port: port)
+            try await newcomer.send("c\n")
+            #expect(try await newcomer.readLine() == "C #1")
+            #expect(await slow.isClosedByServer(), "accepted after busy's first line, but busy sent one since")
+            try await busy.send("d\n")
+            #expect(try await busy.readLine() == "D #3")
+            #expect(server.statistics.evicted == 1)
+            for client in [busy, slow, newcomer] { client.close() }
+        }
+    }
+
     /// A slow sender (half a line, then nothing) is closed at the line deadline, an idle one
     /// at the idle timeout; the protocol hears of every close.
     @Test func slowAndIdleConnectionsAreClosed() async throws {

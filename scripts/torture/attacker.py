@@ -6,6 +6,9 @@ itself; it prints one line of counts (connections opened, responses by status) a
   attacker.py auth PORT SECONDS N SOURCE      attack 2: N connections, wrong basic-auth password
   attacker.py bodies PORT SECONDS N           attack 4: N connections announce 1 MiB bodies, hold them
   attacker.py idle PORT SECONDS N             attack 5: N idle connections
+  attacker.py nut-slow PORT SECONDS N         attack 6: N NUT connections sending a line a byte a second
+  attacker.py nut-flood PORT SECONDS N        attack 6: N NUT connections pipelining junk and
+                                              unknown-UPS commands as fast as they are read
 Closed connections are reopened until the time is up.
 """
 import base64
@@ -110,6 +113,32 @@ def nothing(sock, deadline):
     pass
 
 
+def nut_slow(sock, deadline):
+    """A NUT line that never ends: one byte a second (slowloris)."""
+    for byte in b"GET VAR ups ups.status" * 100:
+        if time.monotonic() >= deadline:
+            return
+        sock.sendall(bytes([byte]))
+        time.sleep(1)
+
+
+JUNK = (b"LIST VAR nosuchups\n" b"GET VAR \"x\\\"y\" z\n" b"\x00\xff\xfe junk # comment\n" b"USERNAME a=b\n"
+        b"HELP me\n") * 200
+
+
+def nut_flood(sock, deadline):
+    """Pipelines junk and error-provoking NUT commands, reading the replies."""
+    sock.settimeout(0.5)
+    while time.monotonic() < deadline:
+        sock.sendall(JUNK)
+        count("nut-batches")
+        try:
+            while sock.recv(1 << 20):
+                pass
+        except socket.timeout:
+            pass
+
+
 def main(argv):
     mode, port, seconds = argv[1], int(argv[2]), float(argv[3])
     deadline = time.monotonic() + seconds
@@ -120,6 +149,10 @@ def main(argv):
         n, send = int(argv[4]), big_body
     elif mode == "idle":
         n, send = int(argv[4]), nothing
+    elif mode == "nut-slow":
+        n, send = int(argv[4]), nut_slow
+    elif mode == "nut-flood":
+        n, send = int(argv[4]), nut_flood
     elif mode != "chunked":
         sys.exit(f"attacker.py: unknown mode {mode}")
     threads = [threading.Thread(target=worker, args=(port, deadline, source, send), daemon=True)

@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
-# Attacks 1, 2, 4 and 5 of the hardening work against the exporter serving 1,000 simulated
+# Attacks 1, 2, 4, 5 and 6 of the hardening work against the exporter serving 1,000 simulated
 # devices, loopback only. Each attack runs for SECONDS against a fresh exporter while
 # legitimate scrapes of /metrics (plain and gzip) and /-/healthy are timed; the attackers
 # (scripts/torture/attacker.py) stop themselves and everything is killed on exit.
 #
 #   scripts/torture/http-attacks.sh [--check|--survive] [SECONDS]    # default 15
-#   ATTACKS="2 5" scripts/torture/http-attacks.sh ...                  # a subset (default 1 2 4 5)
+#   ATTACKS="2 5" scripts/torture/http-attacks.sh ...                  # a subset (default 1 2 4 5 6)
 #
 #   1 chunked POST /metrics of 1-byte chunks with 1000-byte extensions, one connection
 #   2 300 connections from 127.0.0.2 with a wrong basic-auth password (cost-10 bcrypt)
 #   4 400 connections announcing Content-Length: 1048576 and holding the body open
 #   5 the exporter under `ulimit -n 128` and 200 idle connections
+#   6 the NUT port (nut.max_connections 64): 300 connections sending a line a byte a second
+#     and 4 pipelining junk commands, while a logged-in monitor polls GET VAR every 100 ms
 #
 # Goals: scrape median ≤ 100 ms and max ≤ 1 s, /-/healthy ≤ 100 ms, peak RSS ≤ 100 MB; attack 2
-# also authenticated scrape p99 ≤ 250 ms and no collection skipped. Each is printed PASS/FAIL.
+# also authenticated scrape p99 ≤ 250 ms and no collection skipped; attack 6 also the monitor's
+# GET VAR p99 ≤ 100 ms, never disconnected. Each is printed PASS/FAIL.
 # Exit status: by default (--survive, spelled out in CI) 0 unless the exporter dies, or
 # /-/healthy fails every probe of an attack or after it: latency is reported only, since shared
 # CI machines are noisy. --check also fails on any missed goal.
@@ -41,14 +44,47 @@ verdict() {  # verdict WHAT VALUE LIMIT: PASS when VALUE ≤ LIMIT
 run_attack() {
     local title=$1
     shift
-    case " ${ATTACKS:-1 2 4 5} " in *" ${title:7:1} "*) ;; *) return ;; esac
+    case " ${ATTACKS:-1 2 4 5 6} " in *" ${title:7:1} "*) ;; *) return ;; esac
     local log="$work/server-$((++attack_number)).log"
     rm -rf "$work/data"
     start_exporter "$log" "${exporter_args[@]}"
     local skipped_before
     skipped_before=$(counter "$skipped_family" "${auth[@]}")
     echo "$name: $title (${seconds}s)"
-    python3 "$attacker" "$1" "$port" "$seconds" "${@:2}" &
+    local target=$port monitor="" flood=""
+    if [ -n "${nut_attack:-}" ]; then
+        target=$(grep '"line server listening"' "$log" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2)
+        # The monitor: logged in like upsmon, one GET VAR every 100 ms, each timed.
+        python3 - "$target" "$seconds" >"$work/monitor.ms" 2>"$work/monitor.err" <<'PY' &
+import socket, sys, time
+port, seconds = int(sys.argv[1]), float(sys.argv[2])
+conn = socket.create_connection(("127.0.0.1", port))
+conn.settimeout(5)
+def ask(line, end=b"\n"):
+    conn.sendall(line + b"\n")
+    data = b""
+    while not data.endswith(end):
+        chunk = conn.recv(65536)
+        if not chunk:
+            raise SystemExit("monitor disconnected")
+        data += chunk
+    return data
+listing = ask(b"LIST UPS", b"END LIST UPS\n").decode()
+ups = next(line.split(" ")[1] for line in listing.splitlines() if line.startswith("UPS ")).encode()
+for line in (b"USERNAME monuser", b"PASSWORD attack-secret", b"LOGIN " + ups):
+    assert ask(line).startswith(b"OK"), line
+deadline = time.monotonic() + seconds
+while time.monotonic() < deadline:
+    start = time.perf_counter()
+    reply = ask(b"GET VAR " + ups + b" ups.status")
+    print(f"{(time.perf_counter() - start) * 1000:.2f}" if reply.startswith(b"VAR ") else "60000", flush=True)
+    time.sleep(0.1)
+PY
+        monitor=$!
+        python3 "$attacker" nut-flood "$target" "$seconds" 4 >"$work/flood.log" &
+        flood=$!
+    fi
+    python3 "$attacker" "$1" "$target" "$seconds" "${@:2}" &
     local attack=$!
     : >"$work/plain.ms"; : >"$work/gzip.ms"; : >"$work/healthy.ms"
     sleep 1  # let the attack build up before measuring
@@ -60,6 +96,11 @@ run_attack() {
         sleep 0.1
     done
     wait "$attack" || true
+    if [ -n "$monitor" ]; then
+        wait "$monitor" 2>/dev/null || { echo "    FAIL the logged-in NUT monitor: $(cat "$work/monitor.err")"; dead=1; }
+        wait "$flood" 2>/dev/null || true
+        cat "$work/flood.log"
+    fi
     if ! kill -0 "$server" 2>/dev/null; then
         echo "    FAIL the exporter exited"; tail -5 "$log"; dead=1; return
     fi
@@ -81,6 +122,11 @@ run_attack() {
     if [ -n "${auth[*]}" ]; then
         verdict "authenticated scrape p99" "$plain_p99" 250
         verdict "collections skipped" "$skipped" 0
+    fi
+    if [ -n "$monitor" ]; then
+        summary "NUT GET VAR" "$work/monitor.ms"
+        verdict "NUT monitor p99" "$p99" 100
+        verdict "NUT monitor failures" "$failures" 0
     fi
     # /-/healthy must still answer once the attack is over.
     curl -sf -m 5 "$base/-/healthy" >/dev/null || { echo "    FAIL /-/healthy stopped answering"; dead=1; }
@@ -106,6 +152,12 @@ run_attack "attack 4: 400 connections announcing Content-Length: 1048576, body h
 
 exporter_env=(prlimit --nofile=128:128)
 run_attack "attack 5: ulimit -n 128 (soft and hard), 200 idle connections" idle 200
+exporter_env=()
+
+printf 'users:\n  monuser:\n    password: attack-secret\n    upsmon: secondary\n' >"$work/nut-users.yml"
+exporter_args=(--nut.listen 127.0.0.1:0 --nut.max_connections 64 --nut.users_file "$work/nut-users.yml") nut_attack=1
+run_attack "attack 6: NUT port, 300 slowloris + 4 junk floods, max 64 connections, a logged-in monitor" nut-slow 300
+exporter_args=() nut_attack=""
 
 if [ "$dead" = 1 ]; then echo "$name: FAIL: the exporter died or stopped answering"; exit 1; fi
 if [ "$failed" = 1 ]; then
