@@ -75,8 +75,9 @@ public struct LoadedConfiguration: Sendable {
     public var warnings: [ConfigDiagnostic]
     /// Every `servers` entry's values and their sources (empty without `servers`).
     public var servers: [ServerSettings] = []
-    /// What `winpower.devices` sets, with sources (keys within `devices`; empty without it).
-    public var winPowerDevices: [ServerSettings.Row] = []
+    /// What the mappings `winpower.devices` and `nut.ups` set, with sources, keys in full
+    /// (`winpower.devices.include`, `nut.ups.<id>.name`); empty without them.
+    public var mappingRows: [ServerSettings.Row] = []
     /// What it was loaded from, so it can be loaded again (a reload) from the same file,
     /// environment and flags; `nil` for a value built in code.
     public var inputs: ConfigurationInputs?
@@ -84,10 +85,10 @@ public struct LoadedConfiguration: Sendable {
     /// A loaded configuration as built in code (tests, embedders): no provenance unless given.
     public init(configuration: ExporterConfiguration, configurationFile: String? = nil,
                 settings: [String: ConfigSetting] = [:], warnings: [ConfigDiagnostic] = [],
-                servers: [ServerSettings] = [], winPowerDevices: [ServerSettings.Row] = [],
+                servers: [ServerSettings] = [], mappingRows: [ServerSettings.Row] = [],
                 inputs: ConfigurationInputs? = nil) {
         self.configuration = configuration
-        self.winPowerDevices = winPowerDevices
+        self.mappingRows = mappingRows
         self.configurationFile = configurationFile
         self.settings = settings
         self.warnings = warnings
@@ -116,9 +117,15 @@ public struct LoadedConfiguration: Sendable {
             guard let setting = settings[key.name] else { return (key.name, "(unset)", "default") }
             return (key.name, setting.value.formatted(as: key.type), setting.source.description)
         }
-        // `winpower.devices` after the last `winpower` key.
-        let after = (rows.lastIndex { $0.0.hasPrefix("winpower.") } ?? rows.count - 1) + 1
-        rows.insert(contentsOf: winPowerDevices.map { ("winpower.devices." + $0.key, $0.value, $0.source) }, at: after)
+        // Each mapping's rows after the last key of its section.
+        func section(_ key: String) -> Substring { key.prefix { $0 != "." } }
+        let keys = rows
+        rows = []
+        for (index, row) in keys.enumerated() {
+            rows.append(row)
+            guard index == keys.count - 1 || section(keys[index + 1].0) != section(row.0) else { continue }
+            rows += mappingRows.filter { section($0.key) == section(row.0) }.map { ($0.key, $0.value, $0.source) }
+        }
         let nameWidth = rows.map(\.0.count).max() ?? 0
         let valueWidth = min(40, rows.map(\.1.count).max() ?? 0)
         func padded(_ text: String, _ width: Int) -> String {
@@ -161,6 +168,6 @@ public enum ConfigurationLoader {
                                    settings: state.settings, warnings: state.warnings,
                                    servers: state.serverDrafts.map { ServerSettings.make($0, settings: state.settings,
                                                                                          winPowerDevices: state.winPowerDevices) },
-                                   winPowerDevices: state.winPowerDevices?.rows ?? [], inputs: inputs)
+                                   mappingRows: state.mappingRows, inputs: inputs)
     }
 }

@@ -175,7 +175,25 @@ public struct ExporterConfiguration: Sendable, Equatable {
         public var defaultUPS: String?
         /// `nut.max_connections`.
         public var maxConnections = 256
+        /// `nut.ups`: per device (by `device_id`), its NUT name and low-battery thresholds.
+        public var ups: [String: UPS] = [:]
         public init() {}
+
+        /// One device's NUT settings; what is `nil` takes the default.
+        public struct UPS: Sendable, Equatable {
+            /// The NUT name instead of the one derived from the alias.
+            public var name: String?
+            /// `battery.charge.low` of this UPS, percent (else `nut.battery_charge_low`).
+            public var batteryChargeLow: Int?
+            /// `battery.runtime.low` of this UPS (else `nut.battery_runtime_low`).
+            public var batteryRuntimeLow: Duration?
+
+            public init(name: String? = nil, batteryChargeLow: Int? = nil, batteryRuntimeLow: Duration? = nil) {
+                self.name = name
+                self.batteryChargeLow = batteryChargeLow
+                self.batteryRuntimeLow = batteryRuntimeLow
+            }
+        }
 
         /// `listen` split into host and port (`:3493` → `0.0.0.0`, 3493; `[::1]:3493` → `::1`);
         /// nil when it is not `host:port` with a port 0–65535.

@@ -111,6 +111,7 @@ extension LoadState {
         config.nut.batteryRuntimeLow = duration("nut.battery_runtime_low", nut.batteryRuntimeLow)
         config.nut.defaultUPS = string("nut.default_ups")
         config.nut.maxConnections = integer("nut.max_connections", nut.maxConnections)
+        config.nut.ups = nutUPS
         return config
     }
 }

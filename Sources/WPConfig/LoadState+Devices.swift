@@ -153,3 +153,85 @@ extension LoadState {
         return labels
     }
 }
+
+/// Reads `nut.ups`: per device id, a NUT name and low-battery thresholds.
+extension LoadState {
+    static let nutUPSKeys = ["name", "battery_charge_low", "battery_runtime_low"]
+
+    mutating func parseNUTUPS(_ node: YAMLNode, path: String) {
+        func source(_ position: SourcePosition) -> ConfigSource { .file(path: path, position: position) }
+        if node.scalar?.isNull == true { return }
+        guard let devices = node.entries else {
+            problem("nut.ups", source(node.position),
+                    "must be a mapping of device ids to name:, battery_charge_low:, battery_runtime_low:, found \(node.shapeName)")
+            return
+        }
+        var names: [String: (shown: String, source: ConfigSource)] = [:]
+        for device in devices {
+            let prefix = "nut.ups." + device.key
+            guard let keys = device.value.entries else {
+                problem(prefix, source(device.value.position), "must be a mapping with \(Self.nutUPSKeys.joined(separator: ", ")), "
+                        + "found \(device.value.shapeName)")
+                continue
+            }
+            var ups = ExporterConfiguration.NUT.UPS()
+            for key in keys {
+                let name = prefix + "." + key.key
+                let valueSource = source(key.value.position)
+                guard Self.nutUPSKeys.contains(key.key) else {
+                    problem(nil, source(key.keyPosition), "unknown key \"\(name)\"; a UPS holds \(Self.nutUPSKeys.joined(separator: ", "))"
+                            + Suggestion.hint(key.key, Self.nutUPSKeys))
+                    continue
+                }
+                guard let scalar = key.value.scalar, !scalar.isNull else {
+                    problem(name, valueSource, "must be a single value, found \(key.value.shapeName)")
+                    continue
+                }
+                let keyType = key.key == "name" ? ConfigValueType.string
+                    : key.key == "battery_charge_low" ? .integer(0...100) : .duration
+                guard let setting = parse(ConfigKey(name, keyType, default: nil, ""), text: scalar.text, source: valueSource) else {
+                    continue
+                }
+                switch (key.key, setting.value) {
+                case ("name", .string(let text)):
+                    if let reason = Self.nutNameProblem(text) {
+                        problem(name, valueSource, "\(text.debugDescription) \(reason)")
+                    } else if let earlier = names[text.lowercased()] {
+                        problem(name, valueSource, "\(text.debugDescription) is already the name of \(earlier.shown) "
+                                + "(\(earlier.source.location)); NUT names are unique, in any case")
+                    } else {
+                        names[text.lowercased()] = (name, valueSource)
+                        ups.name = text
+                    }
+                case ("battery_charge_low", .integer(let percent)):
+                    guard (0...100).contains(percent) else {
+                        problem(name, valueSource, "\(percent) is out of range; must be 0–100")
+                        continue
+                    }
+                    ups.batteryChargeLow = percent
+                case ("battery_runtime_low", .duration(let runtime)):
+                    if runtime < .zero || runtime > .seconds(86_400) {
+                        problem(name, valueSource, "\(DurationText.format(runtime)) must be between 0s and 24h")
+                        continue
+                    }
+                    ups.batteryRuntimeLow = runtime
+                default:
+                    continue
+                }
+                nutUPSRows.append(ServerSettings.Row(key: name, value: setting.value.formatted(as: keyType),
+                                                     source: valueSource.description))
+            }
+            nutUPS[device.key] = ups
+        }
+    }
+
+    /// Why `name` cannot be a NUT UPS name: what upsc, upsmon and the NAS boxes accept.
+    static func nutNameProblem(_ name: String) -> String? {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-".unicodeScalars)
+        guard let first = name.unicodeScalars.first, first != "-", first != ".", name.unicodeScalars.count <= 32,
+              name.unicodeScalars.allSatisfy(allowed.contains) else {
+            return "must be 1 to 32 characters from A-Z, a-z, 0-9, '_', '.' and '-', not starting with '-' or '.'"
+        }
+        return nil
+    }
+}

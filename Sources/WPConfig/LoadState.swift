@@ -11,6 +11,15 @@ struct LoadState {
     var serverDrafts: [ServerDraft] = []
     /// `winpower.devices`, when the file has it.
     var winPowerDevices: DevicesDraft?
+    /// `nut.ups`, when the file has it, and its rows for `check-config`.
+    var nutUPS: [String: ExporterConfiguration.NUT.UPS] = [:]
+    var nutUPSRows: [ServerSettings.Row] = []
+
+    /// The rows of the mappings (`winpower.devices`, `nut.ups`), keys in full.
+    var mappingRows: [ServerSettings.Row] {
+        (winPowerDevices?.rows ?? []).map { ServerSettings.Row(key: "winpower.devices." + $0.key, value: $0.value, source: $0.source) }
+            + nutUPSRows
+    }
     /// The configuration file could not be parsed: what it would have set is unknown, so
     /// "is required" problems would mislead (the key may well be in the broken file).
     var fileUnparsed = false
@@ -137,6 +146,10 @@ struct LoadState {
             let name = section.key + "." + entry.key
             if name == "winpower.devices" {
                 winPowerDevices = parseDevices(entry.value, path: path, shown: name)
+                continue
+            }
+            if name == "nut.ups" {
+                parseNUTUPS(entry.value, path: path)
                 continue
             }
             guard let key = ConfigKey.named(name) else {

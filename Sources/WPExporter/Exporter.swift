@@ -252,6 +252,12 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         settings.thresholds = NUTThresholds(chargeLow: Double(nut.batteryChargeLow),
                                             runtimeLow: Double(nut.batteryRuntimeLow.components.seconds))
         settings.defaultUPS = nut.defaultUPS.map { (alias: "ups", device: $0) }
+        settings.names = nut.ups.compactMapValues(\.name)
+        settings.deviceThresholds = nut.ups.compactMapValues { ups in
+            guard ups.batteryChargeLow != nil || ups.batteryRuntimeLow != nil else { return nil }
+            return NUTThresholds(chargeLow: Double(ups.batteryChargeLow ?? nut.batteryChargeLow),
+                                 runtimeLow: Double((ups.batteryRuntimeLow ?? nut.batteryRuntimeLow).components.seconds))
+        }
         let state = NUTServerState()
         let commands: CounterVec
         do {

@@ -133,4 +133,32 @@ import Testing
             #"./config.yaml:13:19: servers[0].devices.overrides.id-1.labels.rack: "rack" is also a label of servers[0] (servers[0].labels.rack, ./config.yaml:8:13); a series cannot carry a label twice"#,
         ])
     }
+
+    @Test func nutUPSGivesNamesAndThresholdsWithTheirSources() throws {
+        let file = "winpower:\n  base_url: https://b.example\n  username: u\n  password: p\n"
+            + "nut:\n  ups:\n    id-1:\n      name: Rack-A1\n      battery_charge_low: 35\n      battery_runtime_low: 10m\n"
+            + "    id-2:\n      battery_runtime_low: 5m\n"
+        let loaded = try ServersConfigurationTests.load(file)
+        #expect(loaded.configuration.nut.ups["id-1"] == .init(name: "Rack-A1", batteryChargeLow: 35, batteryRuntimeLow: .seconds(600)))
+        #expect(loaded.configuration.nut.ups["id-2"] == .init(batteryRuntimeLow: .seconds(300)))
+        let table = loaded.effectiveSettingsTable()
+        let line = try #require(table.split(separator: "\n").first { $0.hasPrefix("nut.ups.id-1.name") })
+        #expect(line.contains("Rack-A1") && line.contains("file ./config.yaml:8:13"))
+        let lines = table.split(separator: "\n").map(String.init)
+        let lastNUTKey = try #require(lines.lastIndex { $0.hasPrefix("nut.max_connections") })
+        #expect(lines[lastNUTKey + 1].hasPrefix("nut.ups."), "after the nut keys")
+    }
+
+    @Test(arguments: [
+        ("    id-1:\n      name: \"two words\"\n", #"./config.yaml:8:13: nut.ups.id-1.name: "two words" must be 1 to 32 characters from A-Z, a-z, 0-9, '_', '.' and '-', not starting with '-' or '.'"#),
+        ("    id-1:\n      name: a\n    id-2:\n      name: A\n", #"./config.yaml:10:13: nut.ups.id-2.name: "A" is already the name of nut.ups.id-1.name (./config.yaml:8:13); NUT names are unique, in any case"#),
+        ("    id-1:\n      battery_charge_low: 120\n", "./config.yaml:8:27: nut.ups.id-1.battery_charge_low: 120 is out of range; must be 0–100"),
+        ("    id-1:\n      battery_runtime_low: 25h\n", "./config.yaml:8:28: nut.ups.id-1.battery_runtime_low: 25h must be between 0s and 24h"),
+        ("    id-1:\n      nmae: x\n", #"./config.yaml:8:7: unknown key "nut.ups.id-1.nmae"; a UPS holds name, battery_charge_low, battery_runtime_low; did you mean "name"?"#),
+        ("    id-1: x\n", "./config.yaml:7:11: nut.ups.id-1: must be a mapping with name, battery_charge_low, battery_runtime_low, found a scalar"),
+    ])
+    func invalidNUTUPSStopsStartupWithItsPosition(entry: String, expected: String) {
+        let file = "winpower:\n  base_url: https://b.example\n  username: u\n  password: p\nnut:\n  ups:\n" + entry
+        #expect(ServersConfigurationTests.problems(file) == [expected])
+    }
 }

@@ -5,6 +5,7 @@ import WPCollector
 import WPConfig
 import WPLogging
 import WPServer
+import WPSimulator
 import WPTestSupport
 @testable import WPExporter
 
@@ -72,5 +73,35 @@ import WPTestSupport
         #expect(after["winpower_exporter_nut_connections_total{outcome=\"accepted\"}"] == 1)
         #expect(after["winpower_exporter_nut_commands_total{command=\"LIST\",result=\"OK\"}"] == 1)
         #expect(after["winpower_exporter_nut_commands_total{command=\"PRIMARY\",result=\"OK\"}"] == 1)
+    }
+
+    /// `nut.ups`: a device gets its configured name and its own thresholds (exported as
+    /// variables); the others keep derived names and the defaults.
+    @Test func perUPSNamesAndThresholds() async throws {
+        let first = SimulatedDevice(index: 0).id
+        let harness = try await ExporterHarness(devices: 2, configureExporter: { configuration in
+            configuration.nut.listen = "127.0.0.1:0"
+            configuration.nut.ups = [first: .init(name: "Rack-A1", batteryChargeLow: 35, batteryRuntimeLow: .seconds(600))]
+        })
+        defer { Task { await harness.shutdown() } }
+        let nut = try #require(harness.exporter.nutServer)
+        let running = Task { try await nut.run() }
+        defer { running.cancel() }
+        let port = try await nut.waitUntilListening().port
+        await harness.exporter.collector.collect()
+        let client = try await TestHTTPClient.connect(port: port)
+        defer { client.close() }
+        try await client.send("GET VAR rack-a1 ups.id\nGET VAR Rack-A1 battery.charge.low\nGET VAR RACK-A1 battery.runtime.low\n")
+        #expect(try await client.readLine() == "VAR rack-a1 ups.id \"\(first)\"", "names compare in any case")
+        #expect(try await client.readLine() == "VAR Rack-A1 battery.charge.low \"35\"")
+        #expect(try await client.readLine() == "VAR RACK-A1 battery.runtime.low \"600\"")
+        try await client.send("LIST UPS\n")
+        #expect(try await client.readLine() == "BEGIN LIST UPS")
+        let listed = try await client.readLine()
+        #expect(listed.hasPrefix("UPS Rack-A1 "), "the configured spelling is the name")
+        let other = String(try await client.readLine().split(separator: " ")[1])
+        try await client.send("GET VAR \(other) battery.charge.low\n")
+        _ = try await client.readLine()   // END LIST UPS
+        #expect(try await client.readLine() == "VAR \(other) battery.charge.low \"10\"", "the default")
     }
 }
