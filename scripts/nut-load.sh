@@ -83,7 +83,7 @@ for _ in range(count):
 print(f"holding {len(held)} NUT connections", flush=True)
 time.sleep(3600)
 PY
-for _ in $(seq 100); do grep -q holding "$work/idle.log" && break; sleep 0.1; done
+for _ in $(seq 100); do grep -qs holding "$work/idle.log" && break; sleep 0.1; done
 open=$(curl -s "$base/metrics" | awk '$1 == "winpower_exporter_nut_connections_open" {print $2}')
 echo "$name: $(cat "$work/idle.log"); the exporter counts $open open"
 wrk_p99 "100 idle NUT clients"
