@@ -28,7 +28,8 @@ BY_DESIGN = {
     f"GET CMDDESC {ups} test.battery.start": "the bridge has no instant commands, so no command descriptions",
     f"GET VAR {ups} server.version": "the bridge's version (the exporter's), not upsd's",
     f"GET VAR {ups} server.info": "the bridge names itself, as in VER",
-    f"INSTCMD {ups} load.off": "the bridge sends nothing to WinPower: every instant command is refused",
+    f"INSTCMD {ups} load.off": "load.off exists on dummy-ups only (the bridge has no instant commands)",
+    f"USERNAME monuser / PASSWORD s3cret-nut / INSTCMD {ups} load.off": "load.off exists on dummy-ups only",
     f"SET VAR {ups} ups.status OB": "the bridge is read-only",
 }
 
@@ -53,6 +54,14 @@ COMMANDS = [
     ["USERNAME monuser", "PASSWORD s3cret-nut", f"LOGIN {ups}", f"LOGIN {ups}"],
     ["USERNAME monuser", "PASSWORD s3cret-nut", f"LOGIN {ups}", f"GET NUMLOGINS {ups}"],
     [f"SET VAR {ups} ups.status OB"], [f"INSTCMD {ups} load.off"],
+    ["SET"], ["SET VAR"], [f"SET VAR {ups} ups.status"], ["SET VAR nosuchups ups.status OB"], ["SET FOO bar"],
+    ["SET TRACKING ON", "GET TRACKING", "GET TRACKING 1234"], ["SET TRACKING maybe"],
+    ["USERNAME monuser", "PASSWORD s3cret-nut", f"SET VAR {ups} ups.status OB"],
+    ["USERNAME monuser", "PASSWORD s3cret-nut", "SET VAR nosuchups ups.status OB"],
+    ["USERNAME monuser", "PASSWORD s3cret-nut", f"INSTCMD {ups}"],
+    ["USERNAME monuser", "PASSWORD s3cret-nut", "INSTCMD nosuchups load.off"],
+    ["USERNAME monuser", "PASSWORD s3cret-nut", f"INSTCMD {ups} test.battery.start"],
+    ["USERNAME monuser", "PASSWORD s3cret-nut", "SET TRACKING ON", "GET TRACKING"],
     [f'GET VAR {ups} "ups.status'],  # an unterminated quote: no reply until it closes
     [f"GET VAR {ups} ups.status # a comment"],
 ]
@@ -90,6 +99,10 @@ def normalized(text):
     return "".join(line + "\n" for line in text.splitlines()
                    if not line.upper().startswith(f"VAR {UPS} DRIVER.") and not line.endswith('"Dummy Manufacturer"'))
 
+
+# GET DESC of every variable the bridge serves for the UPS.
+listing = exchange(bridge_port, [f"LIST VAR {ups}"])[0]
+COMMANDS += [[f"GET DESC {ups} {line.split(' ')[2]}"] for line in listing.splitlines() if line.startswith("VAR ")]
 
 unexpected = 0
 for lines in COMMANDS:

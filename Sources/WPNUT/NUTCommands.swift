@@ -53,6 +53,8 @@ public struct NUTSession: Sendable {
     private var password: String?
     /// Where the line tokenizer stands: a quote left open continues on the next line.
     private var tokenizer = NUTLine.Tokenizer()
+    /// `SET TRACKING ON`: nothing is ever tracked (nothing is written), but the flag is kept.
+    private var tracking = false
     /// The user, once a password check passed (cached for the connection's life).
     private var user: NUTUser?
     /// Whether the credentials were checked (passed or not).
@@ -145,9 +147,10 @@ public struct NUTSession: Sendable {
         case "LIST":
             if let refusal = await readRefusal(environment) { return (refusal, .none) }
             return (list(arguments, environment), .none)
-        case "SET", "INSTCMD":
-            // Read-only: nothing reaches WinPower.
-            return (.error(.accessDenied), .none)
+        case "SET":
+            return (set(arguments, environment), .none)
+        case "INSTCMD":
+            return (instantCommand(arguments, environment), .none)
         default:
             return (.error(.unknownCommand), .none)
         }
@@ -214,7 +217,8 @@ public struct NUTSession: Sendable {
     private func get(_ arguments: [String], _ environment: Environment) -> NUTReply {
         guard let what = arguments.first?.uppercased() else { return .error(.invalidArgument) }
         if what == "TRACKING" {
-            return arguments.count < 2 ? NUTReply("OFF\n") : .error(.featureNotConfigured)
+            if arguments.count < 2 { return NUTReply(tracking ? "ON\n" : "OFF\n") }
+            return tracking ? NUTReply("ERR UNKNOWN\n") : .error(.featureNotConfigured)
         }
         guard arguments.count >= 2 else { return .error(.invalidArgument) }
         let name = arguments[1]
@@ -293,6 +297,33 @@ public struct NUTSession: Sendable {
         default:
             return .error(.invalidArgument)
         }
+    }
+
+    /// `SET`, with upsd's checks up to the permission a read-only bridge never grants: nothing
+    /// reaches WinPower.
+    private mutating func set(_ arguments: [String], _ environment: Environment) -> NUTReply {
+        guard arguments.count >= 2 else { return .error(.invalidArgument) }
+        switch arguments[0].uppercased() {
+        case "VAR":
+            guard arguments.count >= 4 else { return .error(.invalidArgument) }
+            guard let ups = environment.data.ups(named: arguments[1]) else { return .error(.unknownUPS) }
+            if let stale = unavailable(ups) { return stale }
+            return .error(.accessDenied)
+        case "TRACKING":
+            guard ["ON", "OFF"].contains(arguments[1].uppercased()) else { return .error(.invalidArgument) }
+            tracking = arguments[1].uppercased() == "ON"
+            return NUTReply("OK\n")
+        default:
+            return .error(.invalidArgument)
+        }
+    }
+
+    /// `INSTCMD`, with upsd's checks: the bridge has no instant commands.
+    private func instantCommand(_ arguments: [String], _ environment: Environment) -> NUTReply {
+        guard arguments.count >= 2 else { return .error(.invalidArgument) }
+        guard let ups = environment.data.ups(named: arguments[0]) else { return .error(.unknownUPS) }
+        if let stale = unavailable(ups) { return stale }
+        return .error(.cmdNotSupported)
     }
 
     /// `ip` of an `ip:port` (or `[ip]:port`) peer, as upsd lists clients.

@@ -94,6 +94,8 @@ private struct Users: NUTUsers {
             ("GET UPSDESC old", "UPSDESC old \"Rack \\\"A\\\" (Santak C3K)\"\n"),
             ("LIST CLIENT old", "BEGIN LIST CLIENT old\nEND LIST CLIENT old\n"),
             ("GET TRACKING", "OFF\n"),
+            ("GET TRACKING 1234", "ERR FEATURE-NOT-CONFIGURED\n"),
+            ("SET TRACKING on", "ERR USERNAME-REQUIRED\n"),
             ("", "ERR UNKNOWN-COMMAND\n"),
             ("GET VAR rack-a ups.status # a comment", "VAR rack-a ups.status \"OL\"\n"),
             ("GET VAR rack-a \"ups.#status\"", ""),
@@ -160,6 +162,18 @@ private struct Users: NUTUsers {
                 == "ERR USERNAME-REQUIRED\nOK\nERR PASSWORD-REQUIRED\nOK\nVAR ups ups.status \"OL\"\n")
     }
 
+    /// SET and INSTCMD after credentials: upsd's checks, then what a user without rights gets.
+    @Test func writesAreCheckedAsUpsdChecksThem() async {
+        let environment = Self.environment([Self.ups("ups"), Self.ups("old", stale: true)])
+        var session = NUTSession(client: "c")
+        #expect(await Self.conversation(["USERNAME monuser", "PASSWORD secret", "SET VAR ups", "SET VAR nope x y",
+                                         "SET VAR old ups.id x", "SET FOO bar", "SET TRACKING maybe", "SET TRACKING on",
+                                         "GET TRACKING", "GET TRACKING 1234", "INSTCMD ups", "INSTCMD nope x",
+                                         "INSTCMD ups load.off"], environment, session: &session)
+                == "OK\nOK\nERR INVALID-ARGUMENT\nERR UNKNOWN-UPS\nERR DATA-STALE\nERR INVALID-ARGUMENT\n"
+                + "ERR INVALID-ARGUMENT\nOK\nON\nERR UNKNOWN\nERR INVALID-ARGUMENT\nERR UNKNOWN-UPS\nERR CMD-NOT-SUPPORTED\n")
+    }
+
     @Test func readOnlyListsAreEmptyAndWritesRefused() async {
         let environment = Self.environment([Self.ups("ups")])
         var session = NUTSession(client: "c")
@@ -179,7 +193,7 @@ private struct Users: NUTUsers {
                 OK
                 ERR PASSWORD-REQUIRED
                 OK
-                ERR ACCESS-DENIED
+                ERR CMD-NOT-SUPPORTED
                 ERR ACCESS-DENIED
 
                 """)
