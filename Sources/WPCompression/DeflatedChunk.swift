@@ -68,9 +68,8 @@ public struct DeflatedChunk: Sendable, Equatable {
 /// Not thread-safe: one deflater per rendering. zlib failures (memory exhaustion only) make
 /// ``chunk(_:)`` return `nil`; callers then fall back to uncompressed bodies.
 public final class ChunkDeflater {
-    private let stream: UnsafeMutablePointer<z_stream>
-    private var scratch = [UInt8](repeating: 0, count: 32 * 1024)
-    private var usable: Bool
+    /// `nil` once zlib failed (or could not start): every chunk is `nil` then.
+    private var stream: DeflateStream?
 
     /// - Parameters:
     ///   - level: the compression level (fast by default: metric text compresses about 14:1
@@ -79,20 +78,10 @@ public final class ChunkDeflater {
     ///     larger than itself (2^9 to 2^15 bytes) and a smaller hash table, so compressing a few
     ///     KiB sets up kilobytes of zlib state instead of a quarter megabyte, with the same output.
     public init(level: Int32 = 1, sizedFor expected: Int = .max) {
-        stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-        stream.initialize(to: z_stream())
         var windowBits: Int32 = 9
         while windowBits < 15, 1 << windowBits < expected { windowBits += 1 }
-        let memoryLevel: Int32 = expected < 64 * 1024 ? 6 : 8
         // Negative window bits: raw deflate, no zlib or gzip wrapper.
-        usable = deflateInit2_(stream, level, Z_DEFLATED, -windowBits, memoryLevel, Z_DEFAULT_STRATEGY, zlibVersion(),
-                               Int32(MemoryLayout<z_stream>.size)) == Z_OK
-    }
-
-    deinit {
-        if usable { deflateEnd(stream) }
-        stream.deinitialize(count: 1)
-        stream.deallocate()
+        stream = try? DeflateStream(level: level, windowBits: -windowBits, memoryLevel: expected < 64 * 1024 ? 6 : 8)
     }
 
     /// Compresses `input` into blocks that end with a full flush, so they decode on their own
@@ -101,29 +90,20 @@ public final class ChunkDeflater {
     /// - Parameter input: the bytes.
     /// - Returns: the chunk, ``DeflatedChunk/empty`` for no input, `nil` if zlib failed.
     public func chunk(_ input: ArraySlice<UInt8>) -> DeflatedChunk? {
-        guard usable else { return nil }
+        guard let stream else { return nil }
         guard !input.isEmpty else { return .empty }
         var output: [UInt8] = []
         output.reserveCapacity(input.count / 8 + 64)
-        let ok = input.withUnsafeBufferPointer { source -> Bool in
-            // zlib never writes through next_in; the cast only satisfies its non-const API.
-            stream.pointee.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
-            stream.pointee.avail_in = uInt(source.count)
-            while true {
-                let (result, produced, full) = scratch.withUnsafeMutableBufferPointer { out -> (Int32, Int, Bool) in
-                    stream.pointee.next_out = out.baseAddress
-                    stream.pointee.avail_out = uInt(out.count)
-                    let result = deflate(stream, Z_FULL_FLUSH)
-                    return (result, out.count - Int(stream.pointee.avail_out), stream.pointee.avail_out == 0)
-                }
-                output.append(contentsOf: scratch[0..<produced])
-                if result != Z_OK && result != Z_BUF_ERROR { return false }
-                if !full { return true }
+        let failed = input.withUnsafeBytes { source -> Bool in
+            do throws(CompressionError) {
+                try stream.run(source, flush: Z_FULL_FLUSH, into: &output)
+                return false
+            } catch {
+                return true
             }
         }
-        guard ok else {
-            usable = false
-            deflateEnd(stream)
+        guard !failed else {
+            self.stream = nil
             return nil
         }
         let crc = input.withUnsafeBufferPointer { CRC32.update(0, $0) }
