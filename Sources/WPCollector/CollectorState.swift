@@ -110,11 +110,13 @@ struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration
         let stale = entries.compactMap { $0.value.sampledAt.duration(to: now) > window ? $0.key : nil }
         for id in stale { entries[id] = nil }
         health.deviceCount = entries.count
-        let ids = entries.keys.sorted()
-        let live = ids.compactMap { entries[$0]?.series }
-        let extras = ids.compactMap { id -> RenderContext.Extras? in
-            guard let entry = entries[id], let extras = entry.extras else { return nil }
-            return RenderContext.Extras(labels: entry.series.labels, extras: extras)
+        var live: [LiveDevice] = []
+        var extras: [RenderContext.Extras] = []
+        live.reserveCapacity(entries.count)
+        for id in entries.keys.sorted() {
+            guard let entry = entries[id] else { continue }
+            live.append(entry.series)
+            if let more = entry.extras { extras.append(RenderContext.Extras(labels: entry.series.labels, extras: more)) }
         }
         health.alarms = extras.compactMap { entry in
             entry.extras.alarms.isEmpty ? nil
