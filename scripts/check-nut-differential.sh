@@ -36,21 +36,14 @@ mkdir -p "$work/nut/etc" "$work/nut/state"
 python3 - "$nut_port" "$work/nut/etc" <<'PY'
 import socket, sys
 port, etc = int(sys.argv[1]), sys.argv[2]
+sys.path.insert(0, "scripts")
+from nutclient import ask
 conn = socket.create_connection(("127.0.0.1", port))
-def ask(command, end):
-    conn.sendall(command.encode() + b"\n")
-    data = b""
-    while not data.endswith(end.encode()):
-        chunk = conn.recv(65536)
-        if not chunk:
-            raise SystemExit("connection closed")
-        data += chunk
-    return data.decode()
-listing = ask("LIST UPS", "END LIST UPS\n")
+listing = ask(conn, "LIST UPS", "END LIST UPS\n").decode()
 first = next(line for line in listing.splitlines() if line.startswith("UPS "))
 ups = first.split(" ")[1]
 description = first[len("UPS ") + len(ups) + 2:-1]          # still escaped, as ups.conf wants it
-variables = ask(f"LIST VAR {ups}", f"END LIST VAR {ups}\n")
+variables = ask(conn, f"LIST VAR {ups}", f"END LIST VAR {ups}\n").decode()
 with open(f"{etc}/ups.dev", "w") as dev:
     for line in variables.splitlines():
         if line.startswith("VAR "):

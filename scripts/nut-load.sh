@@ -30,31 +30,22 @@ echo "$name: 1,000 UPSs; exporter $base, NUT 127.0.0.1:$nut_port; $(nproc) cores
 
 python3 - "$nut_port" <<'PY'
 import socket, sys, time
+sys.path.insert(0, "scripts")
+from nutclient import ask
 port = int(sys.argv[1])
 
-def lines_until(conn, end):
-    data = b""
-    while not data.endswith(end):
-        chunk = conn.recv(65536)
-        if not chunk:
-            raise SystemExit("connection closed")
-        data += chunk
-    return data
-
 conn = socket.create_connection(("127.0.0.1", port))
-conn.sendall(b"LIST UPS\n")
-listing = lines_until(conn, b"END LIST UPS\n").decode()
+listing = ask(conn, "LIST UPS", "END LIST UPS\n").decode()
 names = [line.split(" ")[1] for line in listing.splitlines() if line.startswith("UPS ")]
 ups = names[0]
-request = f"LIST VAR {ups}\n".encode()
+request = f"LIST VAR {ups}".encode()
 end = f"END LIST VAR {ups}\n".encode()
 for _ in range(200):  # warm-up
-    conn.sendall(request); lines_until(conn, end)
+    ask(conn, request, end)
 times = []
 for _ in range(2000):
     start = time.perf_counter()
-    conn.sendall(request)
-    reply = lines_until(conn, end)
+    reply = ask(conn, request, end)
     times.append((time.perf_counter() - start) * 1000)
 times.sort()
 variables = reply.count(b"\nVAR ") + reply.startswith(b"VAR ")

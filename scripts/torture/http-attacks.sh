@@ -57,26 +57,18 @@ run_attack() {
         # The monitor: logged in like upsmon, one GET VAR every 100 ms, each timed.
         python3 - "$target" "$seconds" >"$work/monitor.ms" 2>"$work/monitor.err" <<'PY' &
 import socket, sys, time
+sys.path.insert(0, "scripts")
+from nutclient import ask, first_ups
 port, seconds = int(sys.argv[1]), float(sys.argv[2])
 conn = socket.create_connection(("127.0.0.1", port))
 conn.settimeout(5)
-def ask(line, end=b"\n"):
-    conn.sendall(line + b"\n")
-    data = b""
-    while not data.endswith(end):
-        chunk = conn.recv(65536)
-        if not chunk:
-            raise SystemExit("monitor disconnected")
-        data += chunk
-    return data
-listing = ask(b"LIST UPS", b"END LIST UPS\n").decode()
-ups = next(line.split(" ")[1] for line in listing.splitlines() if line.startswith("UPS ")).encode()
-for line in (b"USERNAME monuser", b"PASSWORD attack-secret", b"LOGIN " + ups):
-    assert ask(line).startswith(b"OK"), line
+ups = first_ups(conn)
+for line in ("USERNAME monuser", "PASSWORD attack-secret", "LOGIN " + ups):
+    assert ask(conn, line).startswith(b"OK"), line
 deadline = time.monotonic() + seconds
 while time.monotonic() < deadline:
     start = time.perf_counter()
-    reply = ask(b"GET VAR " + ups + b" ups.status")
+    reply = ask(conn, f"GET VAR {ups} ups.status")
     print(f"{(time.perf_counter() - start) * 1000:.2f}" if reply.startswith(b"VAR ") else "60000", flush=True)
     time.sleep(0.1)
 PY
