@@ -227,9 +227,8 @@ extension LoadState {
 
     /// Why `name` cannot be a NUT UPS name: what upsc, upsmon and the NAS boxes accept.
     static func nutNameProblem(_ name: String) -> String? {
-        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-".unicodeScalars)
         guard let first = name.unicodeScalars.first, first != "-", first != ".", name.unicodeScalars.count <= 32,
-              name.unicodeScalars.allSatisfy(allowed.contains) else {
+              name.unicodeScalars.allSatisfy(ServerDraft.nameCharacters.contains) else {
             return "must be 1 to 32 characters from A-Z, a-z, 0-9, '_', '.' and '-', not starting with '-' or '.'"
         }
         return nil

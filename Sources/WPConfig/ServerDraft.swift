@@ -46,10 +46,12 @@ struct ServerDraft {
     /// The value `ServerEntry.winPower` is built from: own values first, then `winpower`'s.
     func value(_ key: String) -> ConfigValue? { resolved[key]?.value }
 
+    /// What a server name and a NUT UPS name are made of: ASCII letters, digits, `_`, `.`, `-`.
+    static let nameCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-".unicodeScalars)
+
     /// A name or `energy_from` value: a Prometheus label value that is also safe in a URL query.
     static func nameProblem(_ text: String) -> String? {
-        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-".unicodeScalars)
-        guard !text.isEmpty, text.unicodeScalars.count <= 64, text.unicodeScalars.allSatisfy(allowed.contains) else {
+        guard !text.isEmpty, text.unicodeScalars.count <= 64, text.unicodeScalars.allSatisfy(nameCharacters.contains) else {
             return "must be 1 to 64 characters from A-Z, a-z, 0-9, '_', '.' and '-'"
         }
         return nil
