@@ -120,8 +120,14 @@ public final class HTTPServer: Sendable {
                     case .failed(let error): return .failure(error)
                     case .finished: return .failure(HTTPServerError.notListening)
                     case .idle, .starting:
-                        waiters.withLock { $0[id] = continuation }
-                        return nil
+                        // Checked under the waiters' lock: a cancellation before this point ran
+                        // `onCancel` when there was no waiter to resume; one after it finds it.
+                        let stored = waiters.withLock { waiters in
+                            if Task.isCancelled { return false }
+                            waiters[id] = continuation
+                            return true
+                        }
+                        return stored ? nil : .failure(CancellationError())
                     }
                 }
                 if let immediate { continuation.resume(with: immediate) }

@@ -45,8 +45,18 @@ public final class ManualClock: Clock, Sendable {
     }
 
     private let state = Mutex(State())
+    private let willRegisterSleeper: (@Sendable () -> Void)?
 
-    public init() {}
+    public init() {
+        willRegisterSleeper = nil
+    }
+
+    /// For tests of the clock itself: `willRegisterSleeper` runs inside every `sleep`, after its
+    /// first cancellation check and before the sleeper is registered (where a cancellation
+    /// arriving from another thread would otherwise be lost).
+    public init(willRegisterSleeper: @escaping @Sendable () -> Void) {
+        self.willRegisterSleeper = willRegisterSleeper
+    }
 
     public var now: Instant { state.withLock { $0.now } }
     public var minimumResolution: Duration { .zero }
@@ -62,15 +72,19 @@ public final class ManualClock: Clock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let resumeNow: Bool = state.withLock { state in
-                    if deadline <= state.now { return true }
+                willRegisterSleeper?()
+                // A cancellation that came after the check above ran `onCancel` before there was
+                // a sleeper to remove: seen here under the lock, or `onCancel` runs after this.
+                let outcome: Result<Bool, CancellationError> = state.withLock { state in
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    if deadline <= state.now { return .success(true) }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    return false
+                    return .success(false)
                 }
-                if resumeNow {
-                    continuation.resume()
-                } else {
-                    notifySleeperWaiters()
+                switch outcome {
+                case .failure(let error): continuation.resume(throwing: error)
+                case .success(true): continuation.resume()
+                case .success(false): notifySleeperWaiters()
                 }
             }
         } onCancel: {
