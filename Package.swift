@@ -18,6 +18,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "wpexporter", targets: ["wpexporter"]),
+        .library(name: "WPRuntime", targets: ["WPRuntime"]),
         .library(name: "WPLogging", targets: ["WPLogging"]),
         .library(name: "WPConfig", targets: ["WPConfig"]),
         .library(name: "WPMetrics", targets: ["WPMetrics"]),
@@ -44,27 +45,30 @@ let package = Package(
         // setrlimit).
         .target(name: "WPCSystem"),
 
-        .target(name: "WPLogging", dependencies: ["WPCompression"]),
+        // The runtime underneath: named threads, the condition variable with a deadline, the
+        // monotonic deadline (docs/architecture.md, "Threads").
+        .target(name: "WPRuntime"),
+        .target(name: "WPLogging", dependencies: ["WPRuntime", "WPCompression"]),
         .target(name: "WPConfig"),
         // WPHTTPClient: see docs/architecture.md (deviations) for why WPMetrics depends on it.
         .target(name: "WPMetrics"),
         // The Pushgateway client: WPMetrics' families pushed over WPHTTPClient.
         .target(name: "WPPushgateway", dependencies: ["WPMetrics", "WPHTTPClient"]),
         .target(name: "WPStorage", dependencies: ["WPLogging", "WPCompression"]),
-        .target(name: "WPEnergy", dependencies: ["WPStorage", "WPLogging"]),
+        .target(name: "WPEnergy", dependencies: ["WPRuntime", "WPStorage", "WPLogging"]),
         // libcurl reached through dlopen (no headers at build time): https:// for WPHTTPClient,
         // loaded only when an https request is made.
         .target(name: "WPCCurlShim",
                 linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // HTTP/1.1 client without Foundation: POSIX sockets for http://, libcurl for https://.
-        .target(name: "WPHTTPClient", dependencies: ["WPCCurlShim"]),
+        .target(name: "WPHTTPClient", dependencies: ["WPRuntime", "WPCCurlShim"]),
         .target(name: "WPClient", dependencies: ["WPLogging", "WPHTTPClient"]),
         // OpenSSL and libcrypt reached through dlopen (no headers at build time): the TLS
         // listener and bcrypt basic authentication of the web configuration file.
         .target(name: "WPCSecurityShim",
                 linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // Linux only: the event loop is epoll (WPCSystem) and the sources import Glibc.
-        .target(name: "WPServer", dependencies: ["WPLogging", "WPBytes", "WPCompression", "WPCSystem", "WPCSecurityShim"]),
+        .target(name: "WPServer", dependencies: ["WPRuntime", "WPLogging", "WPBytes", "WPCompression", "WPCSystem", "WPCSecurityShim"]),
         // Owned, immovable bytes: what the collector renders into and a response points into.
         .target(name: "WPBytes"),
         .target(name: "WPScheduler", dependencies: ["WPLogging"]),
@@ -107,7 +111,7 @@ let package = Package(
         .testTarget(name: "WPStorageTests", dependencies: ["WPStorage", "WPCompression", "WPLogging", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPEnergyTests", dependencies: ["WPEnergy", "WPStorage", "WPLogging", "WPSimulator", "WPTestSupport"]),
-        .testTarget(name: "WPHTTPClientTests", dependencies: ["WPHTTPClient"]),
+        .testTarget(name: "WPHTTPClientTests", dependencies: ["WPHTTPClient", "WPRuntime"]),
         .testTarget(name: "WPClientTests", dependencies: ["WPClient", "WPHTTPClient", "WPSimulator", "WPServer", "WPLogging", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPServerTests", dependencies: ["WPServer", "WPCompression", "WPLogging", "WPTestSupport", "WPCSystem"]),

@@ -198,10 +198,6 @@ long cs_nofile_limit(void) {
     return limit.rlim_cur == RLIM_INFINITY ? (long)1 << 30 : (long)limit.rlim_cur;
 }
 
-void cs_set_thread_name(const char *name) {
-    pthread_setname_np(pthread_self(), name);
-}
-
 int64_t cs_monotonic_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import Synchronization
+import WPRuntime
 import WPStorage
 
 /// Writes the energy state on a thread of its own, always the latest one asked for.
@@ -21,7 +22,7 @@ import WPStorage
 /// queued, so an idle meter owns none. Callers wait for the save of a generation with
 /// ``waitUntilSaved(_:timeout:)`` (blocking, with a deadline) or ``saved(_:timeout:)``
 /// (suspending); both give up at their deadline while the save goes on.
-final class StateWriter: @unchecked Sendable {
+final class StateWriter: Sendable {
     /// How a wait ended.
     enum Outcome: Sendable, Equatable {
         /// A save covering the generation succeeded.
@@ -49,49 +50,33 @@ final class StateWriter: @unchecked Sendable {
         var continuation: CheckedContinuation<Outcome, Never>
     }
 
-    // Safety of `@unchecked Sendable`: every `var` below is read and written only while `mutex`
-    // is held. `mutex` and `condition` are allocated once in `init`, never moved, and destroyed
-    // in `deinit`, which runs only when no thread holds a reference (a running thread retains
-    // the writer).
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
-    private var pending: Job?
-    private var running = false
-    /// The highest generation queued so far (queued, in progress or done).
-    private var queued: UInt64 = 0
-    /// The highest generation whose save attempt ended, and how.
-    private var finished: UInt64 = 0
-    private var lastFailure: StorageError?
-    private var failedGeneration: UInt64 = 0
-    private var waiters: [Waiter] = []
-    private var nextWaiter: UInt64 = 0
+    private struct State {
+        var pending: Job?
+        var running = false
+        /// The highest generation queued so far (queued, in progress or done).
+        var queued: UInt64 = 0
+        /// The highest generation whose save attempt ended, and how.
+        var finished: UInt64 = 0
+        var lastFailure: StorageError?
+        var failedGeneration: UInt64 = 0
+        var waiters: [Waiter] = []
+        var nextWaiter: UInt64 = 0
+
+        /// The outcome of `generation` if known.
+        func outcome(for generation: UInt64) -> Outcome? {
+            if finished >= generation {
+                if let lastFailure, failedGeneration >= generation { return .failed(lastFailure) }
+                return .saved
+            }
+            return nil
+        }
+    }
+
+    private let state = ConditionLock(State())
     private let save: Save
 
     init(save: @escaping Save) {
         self.save = save
-        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-        condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-        condition.initialize(to: pthread_cond_t())
-        #if canImport(Darwin)
-        pthread_cond_init(condition, nil)
-        #else
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
-        #endif
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        condition.deinitialize(count: 1)
-        condition.deallocate()
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
     }
 
     /// Queues `state` of `generation` and returns at once. A generation not above the newest
@@ -105,48 +90,35 @@ final class StateWriter: @unchecked Sendable {
     ///     wakes (not called when the state is replaced before its save started).
     /// - Returns: whether the state was queued.
     @discardableResult
-    func submit(_ state: EnergyState, generation: UInt64, completion: @escaping Completion) -> Bool {
-        pthread_mutex_lock(mutex)
-        guard generation > queued else {
-            pthread_mutex_unlock(mutex)
-            return false
+    func submit(_ energy: EnergyState, generation: UInt64, completion: @escaping Completion) -> Bool {
+        let start = state.withLock { state -> Bool? in
+            guard generation > state.queued else { return nil }
+            state.queued = generation
+            state.pending = Job(state: energy, generation: generation, completion: completion)
+            defer { state.running = true }
+            return !state.running
         }
-        queued = generation
-        pending = Job(state: state, generation: generation, completion: completion)
-        let start = !running
-        running = true
-        pthread_mutex_unlock(mutex)
-        if start && !startThread() { drain() }
+        guard let start else { return false }
+        if start {
+            do throws(ThreadStartError) {
+                try NamedThread.start(name: "state-writer") { self.drain() }
+            } catch {
+                drain()
+            }
+        }
         return true
     }
 
     /// The newest generation queued so far.
     var newestQueued: UInt64 {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return queued
+        state.withLock { $0.queued }
     }
 
     /// Blocks until a save covering `generation` ended, or `timeout` passed (`nil`: no
     /// deadline). Never call it from the Swift concurrency pool; use ``saved(_:timeout:)``.
     func waitUntilSaved(_ generation: UInt64, timeout: Duration?) -> Outcome {
-        var deadline = timespec()
-        if let timeout {
-            clock_gettime(CLOCK_MONOTONIC, &deadline)
-            let (seconds, attoseconds) = max(timeout, .zero).components
-            let nanoseconds = Int(deadline.tv_nsec) + Int(attoseconds / 1_000_000_000)
-            deadline.tv_sec += time_t(seconds) + time_t(nanoseconds / 1_000_000_000)
-            deadline.tv_nsec = Int(nanoseconds % 1_000_000_000)
-        }
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        while true {
-            if let outcome = outcome(for: generation) { return outcome }
-            if timeout == nil {
-                pthread_cond_wait(condition, mutex)
-            } else if pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT {
-                return outcome(for: generation) ?? .timedOut
-            }
+        state.wait(until: timeout.map { Deadline(after: $0) }, for: { $0.outcome(for: generation) != nil }) { state, _ in
+            state.outcome(for: generation) ?? .timedOut
         }
     }
 
@@ -155,11 +127,11 @@ final class StateWriter: @unchecked Sendable {
     func saved(_ generation: UInt64, timeout: Duration) async -> Outcome {
         let timer = Mutex<Task<Void, Never>?>(nil)
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
-            let (id, ready) = withLock { () -> (UInt64, Outcome?) in
-                if let outcome = outcome(for: generation) { return (0, outcome) }
-                nextWaiter += 1
-                waiters.append(Waiter(id: nextWaiter, generation: generation, continuation: continuation))
-                return (nextWaiter, nil)
+            let (id, ready) = state.withLock { state -> (UInt64, Outcome?) in
+                if let outcome = state.outcome(for: generation) { return (0, outcome) }
+                state.nextWaiter += 1
+                state.waiters.append(Waiter(id: state.nextWaiter, generation: generation, continuation: continuation))
+                return (state.nextWaiter, nil)
             }
             if let ready {
                 continuation.resume(returning: ready)
@@ -176,87 +148,45 @@ final class StateWriter: @unchecked Sendable {
         return result
     }
 
-    /// The outcome of `generation` if known. Called with `mutex` held.
-    private func outcome(for generation: UInt64) -> Outcome? {
-        if finished >= generation {
-            if let lastFailure, failedGeneration >= generation { return .failed(lastFailure) }
-            return .saved
-        }
-        return nil
-    }
-
     private func resumeWaiter(_ id: UInt64, with outcome: Outcome) {
-        let waiter = withLock { () -> Waiter? in
-            guard let index = waiters.firstIndex(where: { $0.id == id }) else { return nil }
-            return waiters.remove(at: index)
+        let waiter = state.withLock { state -> Waiter? in
+            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.waiters.remove(at: index)
         }
         waiter?.continuation.resume(returning: outcome)
     }
 
     /// Saves queued states until none is left, then marks the writer idle.
     private func drain() {
-        while true {
-            pthread_mutex_lock(mutex)
-            guard let job = pending else {
-                running = false
-                pthread_mutex_unlock(mutex)
-                return
+        while let job = state.withLock({ state -> Job? in
+            guard let job = state.pending else {
+                state.running = false
+                return nil
             }
-            pending = nil
-            pthread_mutex_unlock(mutex)
+            state.pending = nil
+            return job
+        }) {
             let failure = save(job.state)
             job.completion(job.generation, failure)
-            let woken = withLock { () -> [(Waiter, Outcome)] in
-                finished = max(finished, job.generation)
+            let woken = state.withLock { state -> [(Waiter, Outcome)] in
+                state.finished = max(state.finished, job.generation)
                 if let failure {
-                    lastFailure = failure
-                    failedGeneration = job.generation
+                    state.lastFailure = failure
+                    state.failedGeneration = job.generation
                 } else {
-                    lastFailure = nil
+                    state.lastFailure = nil
                 }
-                pthread_cond_broadcast(condition)
                 var woken: [(Waiter, Outcome)] = []
-                waiters.removeAll { waiter in
-                    guard let outcome = outcome(for: waiter.generation) else { return false }
+                let settled = state
+                state.waiters.removeAll { waiter in
+                    guard let outcome = settled.outcome(for: waiter.generation) else { return false }
                     woken.append((waiter, outcome))
                     return true
                 }
                 return woken
             }
+            state.broadcast()
             for (waiter, outcome) in woken { waiter.continuation.resume(returning: outcome) }
         }
-    }
-
-    private func withLock<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return body()
-    }
-
-    /// Starts a detached thread running ``drain()``; `false` when none could be created (the
-    /// caller then saves on its own thread: slower, but nothing is lost).
-    private func startThread() -> Bool {
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let body: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { argument in
-            guard let argument else { return nil }
-            let writer = Unmanaged<StateWriter>.fromOpaque(argument).takeRetainedValue()
-            writer.drain()
-            return nil
-        }
-        #if canImport(Darwin)
-        var thread: pthread_t?
-        guard pthread_create(&thread, nil, body, context) == 0, let thread else {
-            Unmanaged<StateWriter>.fromOpaque(context).release()
-            return false
-        }
-        #else
-        var thread = pthread_t()
-        guard pthread_create(&thread, nil, body, context) == 0 else {
-            Unmanaged<StateWriter>.fromOpaque(context).release()
-            return false
-        }
-        #endif
-        pthread_detach(thread)
-        return true
     }
 }

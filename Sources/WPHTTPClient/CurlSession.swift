@@ -5,6 +5,7 @@ import Glibc
 import Darwin
 #endif
 import Synchronization
+import WPRuntime
 
 /// `https://` exchanges through libcurl, loaded with `dlopen` on the first one.
 ///

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import WPRuntime
 
 /// A small HTTP/1.1 client: its own code on POSIX sockets for `http://`, libcurl (loaded at
 /// run time, only when first needed) for `https://`.

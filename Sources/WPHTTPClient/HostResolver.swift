@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Synchronization
+import WPRuntime
 
 /// One address a host name resolved to, copied out of `getaddrinfo`'s list.
 struct ResolvedAddress: Sendable, Equatable {
@@ -70,9 +71,10 @@ struct HostResolver: Sendable {
         if flights.join(waiter, key: key) {
             let lookup = self.lookup
             let flights = self.flights
-            let failure = NamedThread.start(name: "dns") { flights.land(key, with: lookup(host, port)) }
-            if let failure {
-                flights.land(key, with: .failure(HTTPClientError(.network, "cannot start a thread to resolve \(host): \(failure)")))
+            do throws(ThreadStartError) {
+                try NamedThread.start(name: "dns") { flights.land(key, with: lookup(host, port)) }
+            } catch {
+                flights.land(key, with: .failure(HTTPClientError(.network, "cannot resolve \(host): \(error)")))
             }
         }
         try waiting.wait(for: Int16(POLLIN), deadline: deadline, cancellation: cancellation,

@@ -1,3 +1,4 @@
+import WPRuntime
 /// One `http://` exchange on POSIX sockets: take or open a connection, write the request,
 /// read the response, park the connection when it can be reused.
 struct PlainExchange {

@@ -59,7 +59,7 @@ public final class RotatingFileSink: LogSink {
     let naming: BackupNaming
     let now: @Sendable () -> LogTimestamp
     let failures: FailureReporter
-    private let maintenance = SerialWorker()
+    private let maintenance = SerialWorker(name: "log-rotate")
 
     /// Opens (creating it and its directory when missing) the log file for appending.
     ///

@@ -33,7 +33,7 @@ public final class StreamWriter: Sendable {
     /// The most bytes held in the queue; later writes are dropped until it drains.
     public let limit: Int
     private let state = Mutex(State())
-    private let worker = SerialWorker()
+    private let worker = SerialWorker(name: "log-writer")
     private let failures: FailureReporter
 
     private struct State {

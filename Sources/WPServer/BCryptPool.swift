@@ -1,4 +1,5 @@
 import Synchronization
+import WPRuntime
 
 /// A small, bounded set of threads for bcrypt verifications, separate from the event loop and
 /// from Swift's shared task pool.
@@ -95,6 +96,6 @@ public final class BCryptPool: Sendable {
     }
 
     private func startWorker() -> Bool {
-        LoopThread.start(name: "http-bcrypt") { self.drain() } == nil
+        (try? NamedThread.start(name: "http-bcrypt") { self.drain() }) != nil
     }
 }

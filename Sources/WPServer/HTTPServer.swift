@@ -1,6 +1,7 @@
 import WPCSystem
 import Glibc
 import Synchronization
+import WPRuntime
 import WPLogging
 
 /// An HTTP/1.1 server on POSIX sockets: one epoll event loop thread for all connections,
@@ -85,13 +86,14 @@ public final class HTTPServer: Sendable {
         logger.info("http server listening", ["address": .string(address.description)])
         let outcome: Result<Void, HTTPServerError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let started = LoopThread.start {
-                    loop.runLoop()
-                    continuation.resume(returning: .success(()))
-                }
-                if let error = started {
+                do throws(ThreadStartError) {
+                    try NamedThread.start(name: "http-loop") {
+                        loop.runLoop()
+                        continuation.resume(returning: .success(()))
+                    }
+                } catch {
                     loop.discard()
-                    continuation.resume(returning: .failure(error))
+                    continuation.resume(returning: .failure(.system(operation: "pthread_create", reason: error.description)))
                 }
             }
         } onCancel: {

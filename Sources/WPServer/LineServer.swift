@@ -1,6 +1,7 @@
 import WPCSystem
 import Glibc
 import Synchronization
+import WPRuntime
 import WPLogging
 
 /// A line-based protocol served by ``LineServer``: one session value per connection, handed
@@ -147,10 +148,12 @@ public final class LineServer<P: LineProtocol>: Sendable {
         finishStart(.success(address))
         logger.info("line server listening", ["address": .string(address.description)])
         let started: HTTPServerError? = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                if let error = LoopThread.start(name: "line-loop", { loop.run(); continuation.resume(returning: nil) }) {
+            await withCheckedContinuation { (continuation: CheckedContinuation<HTTPServerError?, Never>) in
+                do throws(ThreadStartError) {
+                    try NamedThread.start(name: "line-loop") { loop.run(); continuation.resume(returning: nil) }
+                } catch {
                     loop.discard()
-                    continuation.resume(returning: error)
+                    continuation.resume(returning: .system(operation: "pthread_create", reason: error.description))
                 }
             }
         } onCancel: {

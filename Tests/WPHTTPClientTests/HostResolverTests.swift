@@ -6,6 +6,7 @@ import Darwin
 import Dispatch
 import Synchronization
 import Testing
+import WPRuntime
 @testable import WPHTTPClient
 
 /// Name resolution bounded by the exchange's deadline and cancellation, with a scripted lookup

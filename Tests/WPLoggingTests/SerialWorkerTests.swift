@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func jobsRunInSubmissionOrderAndWaitCoversThemAll() {
-        let worker = SerialWorker()
+        let worker = SerialWorker(name: "test-worker")
         let journal = Journal()
         for index in 0..<200 {
             worker.async { journal.run(submitter: 0, index: index) }
@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func jobsNeverOverlapEvenWithConcurrentSubmitters() async {
-        let worker = SerialWorker()
+        let worker = SerialWorker(name: "test-worker")
         let journal = Journal()
         await withTaskGroup(of: Void.self) { group in
             for submitter in 0..<8 {
@@ -58,7 +58,7 @@ import Testing
     }
 
     @Test func waitReturnsAtOnceWhenIdleAndTheWorkerIsReusable() {
-        let worker = SerialWorker()
+        let worker = SerialWorker(name: "test-worker")
         worker.wait()
         let journal = Journal()
         worker.async { journal.run(submitter: 0, index: 0) }

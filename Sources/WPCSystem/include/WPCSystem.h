@@ -58,8 +58,6 @@ int cs_shutdown_write(int fd);
 long cs_raise_nofile_limit(void);
 /// The soft RLIMIT_NOFILE, or -errno.
 long cs_nofile_limit(void);
-/// Names the calling thread (visible in top -H and debuggers); at most 15 characters.
-void cs_set_thread_name(const char *name);
 /// CLOCK_MONOTONIC in nanoseconds.
 int64_t cs_monotonic_ns(void);
 /// Writes the current time as an IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT", 29 bytes).
