@@ -179,7 +179,9 @@ echo "== the binary with the container's environment and command"
 (cd "$work/data" && exec env -i "${environment[@]}" "$binary" "$command" >"$work/out.txt" 2>"$work/err.txt") &
 pid=$!
 for _ in $(seq 1 300); do
-    curl -fsS --max-time 2 -o "$work/metrics.txt" "http://127.0.0.1:$port/metrics" 2>/dev/null && break
+    # Until the first collection is in: /metrics answers before it, without devices.
+    curl -fsS --max-time 2 -o "$work/metrics.txt" "http://127.0.0.1:$port/metrics" 2>/dev/null \
+        && grep -q '^winpower_device_connected{' "$work/metrics.txt" && break
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
 done

@@ -62,7 +62,9 @@ echo "== scripts/release.sh $*"
 scripts/release.sh "$@"
 dist="$root/dist"
 for arg in "$@"; do
-    if [[ "${previous:-}" == "--out" ]]; then dist="$root/$arg"; fi
+    if [[ "${previous:-}" == "--out" ]]; then
+        if [[ "$arg" == /* ]]; then dist="$arg"; else dist="$root/$arg"; fi
+    fi
     previous="$arg"
 done
 

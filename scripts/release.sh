@@ -22,7 +22,7 @@
 # Run from a clean clone with no arguments. The build is
 #   swift build -c release --static-swift-stdlib --product wpexporter
 # in its own scratch path (.build-release), with the manifest evaluated afresh so the commit is
-# HEAD's. Needs git, strip (binutils), dpkg-deb and dpkg-shlibdeps (dpkg-dev), gzip; lintian
+# HEAD's. Needs git, python3, strip (binutils), dpkg-deb and dpkg-shlibdeps (dpkg-dev); lintian
 # runs when installed (scripts/check-release.sh installs it and requires it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -85,7 +85,7 @@ if ldd "$bin" | grep -E 'libswift|libdispatch|libFoundation|libBlocksRuntime|not
     fail "$bin needs the libraries above; build with --static-swift-stdlib"
 fi
 
-out="$root/$out"
+[[ "$out" == /* ]] || out="$root/$out"
 rm -rf "$out"
 mkdir -p "$out"
 work="$(mktemp -d)"
