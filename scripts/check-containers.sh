@@ -6,6 +6,8 @@
 #   - the container port of the published port, EXPOSE and the HEALTHCHECK port agree;
 #   - stack.sh's defaults (exporter port, secret) match the compose file, and its usage works
 #     from any directory;
+#   - the image's build stage builds the static-stdlib binary as scripts/release.sh does, and its
+#     runtime stage is a base without the Swift runtime, of the build image's distribution;
 #   - the binary run with exactly that environment and command (on this machine: the image's
 #     paths /run/secrets and /var/lib/wpexporter mapped into a temporary directory, and the
 #     port replaced by a free one) starts with no warning, listens on all interfaces, serves
@@ -15,11 +17,12 @@
 #     configuration;
 #   - Dockerfile.dockerignore keeps deploy/.env, deploy/secrets/ and .build directories out of
 #     the build context (and not the sources); compose restarts on-failure:N, not forever.
-# Uses the debug build (swift build) and python3 with PyYAML.
+# Uses the debug build (swift build), or the binary WPEXPORTER_BIN names (scripts/check-release.sh
+# passes the release binary), and python3 with PyYAML.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
-binary="$(scripts/debug-binary.sh)"
+binary="${WPEXPORTER_BIN:-$(scripts/debug-binary.sh)}"
 work="$(mktemp -d)"
 pid=""
 cleanup() {
@@ -62,6 +65,18 @@ if entrypoint is None or entrypoint.group(1) != "/usr/local/bin/wpexporter":
     fail("Dockerfile: ENTRYPOINT is not /usr/local/bin/wpexporter")
 if "/usr/local/bin/wpexporter" not in dockerfile.split("ENTRYPOINT")[0]:
     fail("Dockerfile: the binary is not installed at the ENTRYPOINT path")
+stages = re.findall(r"^FROM (\S+)", dockerfile, re.M)
+build_runs = " ".join(re.findall(r"^RUN (.*)$", dockerfile.split("\nFROM ")[1], re.M)) if len(stages) > 1 else ""
+release_script = open("scripts/release.sh", encoding="utf-8").read()
+static_build = "swift build -c release --static-swift-stdlib --product wpexporter"
+if len(stages) != 2 or stages[-1].startswith("swift:") or "swift" in stages[-1]:
+    fail(f"Dockerfile: the runtime stage {stages[-1:]} must be a base without the Swift runtime")
+if static_build not in build_runs or "strip " not in build_runs:
+    fail(f"Dockerfile: the build stage must run `{static_build}` and strip, as scripts/release.sh does")
+if static_build not in release_script:
+    fail(f"scripts/release.sh no longer builds with `{static_build}`; keep the Dockerfile's build the same")
+if stages[0].endswith("-noble") != (stages[-1] == "ubuntu:24.04"):
+    fail(f"Dockerfile: build image {stages[0]} and runtime base {stages[-1]} are not the same distribution (glibc)")
 if image_env.get("WINPOWER_EXPORTER_SERVER_HOST") != "0.0.0.0":
     fail("Dockerfile: WINPOWER_EXPORTER_SERVER_HOST must be 0.0.0.0 (demo binds 127.0.0.1 otherwise)")
 
@@ -157,11 +172,16 @@ environment+=("WINPOWER_EXPORTER_SERVER_PORT=$port" "HOME=$work" "PATH=$PATH")
 echo "container environment: ${environment[*]}"
 echo "container command: wpexporter $command"
 
+if ldd "$binary" | grep -q 'libswiftCore'; then
+    echo "note: $binary is a dynamic build; the image runs the static one (scripts/check-release.sh passes it)"
+fi
 echo "== the binary with the container's environment and command"
 (cd "$work/data" && exec env -i "${environment[@]}" "$binary" "$command" >"$work/out.txt" 2>"$work/err.txt") &
 pid=$!
 for _ in $(seq 1 300); do
-    curl -fsS --max-time 2 -o "$work/metrics.txt" "http://127.0.0.1:$port/metrics" 2>/dev/null && break
+    # Until the first collection is in: /metrics answers before it, without devices.
+    curl -fsS --max-time 2 -o "$work/metrics.txt" "http://127.0.0.1:$port/metrics" 2>/dev/null \
+        && grep -q '^winpower_device_connected{' "$work/metrics.txt" && break
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
 done

@@ -5,7 +5,8 @@
 #
 # Each command runs as written except for these substitutions, which keep it on loopback, in a
 # temporary directory and bounded in time:
-#   - `wpexporter` and `.build/release/wpexporter` are the debug build (`swift build`);
+#   - `wpexporter` and `.build/release/wpexporter` are the debug build (`swift build`), or the
+#     binary WPEXPORTER_BIN names;
 #   - https://winpower.example.com:8081 is a local `wpexporter simulate` (user and password
 #     admin), and the passwords shown ('...', 'the-password') are admin;
 #   - /etc/..., /var/lib/... and /usr/local/bin/ are under the temporary directory;
@@ -13,13 +14,14 @@
 #     --port 0; localhost:9090 in curl commands is a running demo;
 #   - `server`, `demo` and `simulate` run until they print their URL (then /metrics is fetched
 #     for server and demo) and are stopped with SIGTERM, which must give status 0.
-# Skipped, and listed as such: the release build, docker, kubectl, systemctl, journalctl and
-# deploy/stack.sh (scripts/check-containers.sh covers the container files), env-file lines and
+# Skipped, and listed as such: the commands of deployment.md's "Installing a release" (they need
+# the release files, which scripts/check-release.sh checks), the release build, docker, kubectl,
+# systemctl, journalctl and deploy/stack.sh (scripts/check-containers.sh covers the container files), env-file lines and
 # fetching WinPower's certificate with openssl s_client.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
-binary="$(scripts/debug-binary.sh)"
+binary="${WPEXPORTER_BIN:-$(scripts/debug-binary.sh)}"
 work="$(mktemp -d)"
 pids=()
 cleanup() {
@@ -77,6 +79,9 @@ while IFS=$'\t' read -r where command; do
         unset WINPOWER_EXPORTER_WINPOWER_PASSWORD
     fi
     local_command="$command"
+    if [[ "$where" == *:release ]]; then
+        echo "skip ${where%:release}: installs a release (scripts/check-release.sh checks one): $command"; skipped=$((skipped + 1)); continue
+    fi
     case "$command" in
         "swift build -c release"*) echo "skip $where: release build (the debug build stands in)"; skipped=$((skipped + 1)); continue ;;
         docker\ *|kubectl\ *|systemctl\ *|journalctl\ *|deploy/stack.sh\ *)
@@ -131,24 +136,27 @@ while IFS=$'\t' read -r where command; do
 done < <(python3 - docs/running.md docs/deployment.md docs/troubleshooting.md <<'PY'
 import re, sys
 for path in sys.argv[1:]:
-    inside, lines = False, []
+    inside, lines, section = False, [], ""
     for number, line in enumerate(open(path, encoding="utf-8"), 1):
+        if line.startswith("## "):
+            section = line[3:].strip()
         if line.lstrip().startswith("```"):
             inside = not inside and line.strip() in ("```sh", "```bash", "```shell")
             continue
         if inside:
-            lines.append((number, line.strip()))
+            lines.append((number, line.strip(), section))
     command, start = "", 0
-    for number, line in lines:
+    for number, line, section in lines:
         if not command:
             start = number
+            release = path.endswith("deployment.md") and section == "Installing a release"
         command += line
         if command.endswith("\\"):
             command = command[:-1] + " "
             continue
         command = re.sub(r"\s+", " ", re.sub(r"\s+#.*$", "", command)).strip()
         if command and not command.startswith("#"):
-            print(f"{path}:{start}\t{command}")
+            print(f"{path}:{start}{':release' if release else ''}\t{command}")
         command = ""
 PY
 )

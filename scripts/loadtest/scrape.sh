@@ -5,6 +5,7 @@
 # and the exporter's RSS sampled every 0.1 s during the run (min / median / max).
 #
 #   scripts/loadtest/scrape.sh [SECONDS]     # seconds per wrk run, default 10
+#   WPEXPORTER_BIN=path/to/wpexporter scripts/loadtest/scrape.sh [SECONDS]   # that binary, no build
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds="${1:-10}"
@@ -14,9 +15,13 @@ if ! command -v wrk >/dev/null 2>&1; then
 fi
 # CPU per scrape is the server's utime+stime (from /proc) over the
 # requests wrk completed; RSS is read from /proc/PID/status.
-echo "loadtest: building wpexporter (release)"
-swift build -c release --product wpexporter >/dev/null
-exporter_bin="$(swift build -c release --show-bin-path)/wpexporter"
+if [ -n "${WPEXPORTER_BIN:-}" ]; then
+    exporter_bin="$WPEXPORTER_BIN"   # e.g. the release tarball's static binary (docs/performance.md)
+else
+    echo "loadtest: building wpexporter (release)"
+    swift build -c release --product wpexporter >/dev/null
+    exporter_bin="$(swift build -c release --show-bin-path)/wpexporter"
+fi
 scrape_dir=$(mktemp -d)
 started=()
 cleanup_scrape() {
