@@ -88,6 +88,14 @@ for alert in alerts:
     missing = {"firing", "silent"} - tested.get(alert, set())
     if missing:
         failures.append(f"alerts.test.yml: {alert} has no {' and no '.join(sorted(missing))} test")
+# Device ids are per WinPower server: every join or grouping that names device_id names server
+# too, or two servers sharing an id make a rule fail (many-to-many) or pair the wrong UPSes.
+for group in rules["groups"]:
+    for rule in group["rules"]:
+        for clause in re.findall(r"\b(?:on|by|ignoring|without)\s*\(([^)]*)\)", rule.get("expr", "")):
+            labels = {label.strip() for label in clause.split(",")}
+            if "device_id" in labels and "server" not in labels:
+                failures.append(f"alerts.yml: {rule.get('alert') or rule.get('record')} joins or groups by ({clause}) without server")
 if len(alerts) != len(set(alerts)):
     failures.append("alerts.yml: an alert name is defined twice")
 used = {}
