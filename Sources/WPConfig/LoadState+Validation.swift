@@ -179,6 +179,9 @@ extension LoadState {
         guard let host = components.host, !host.isEmpty else {
             return "has no host; must look like https://host[:port]"
         }
+        if let port = components.port, !(1...65535).contains(port) {
+            return "has port \(port); must be 1–65535"
+        }
         return nil
     }
 
