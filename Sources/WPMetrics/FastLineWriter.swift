@@ -101,6 +101,12 @@ extension Escaping {
         while index < utf8.count {
             let byte = utf8[index]
             index += 1
+            // Printable ASCII but `"` and `\` first: nearly every byte of an id or a name.
+            if byte > UInt8(ascii: "\""), byte < 0x7F, byte != UInt8(ascii: "\\") {
+                destination[position] = byte
+                position += 1
+                continue
+            }
             switch byte {
             case UInt8(ascii: "\\"):
                 destination[position] = UInt8(ascii: "\\"); destination[position + 1] = UInt8(ascii: "\\")
