@@ -15,8 +15,9 @@
 #     HEALTHCHECK command (`wpexporter healthcheck`), exits 0 on SIGTERM, and then fails it;
 #   - the HEALTHCHECK follows a port from the configuration file and TLS from the web
 #     configuration;
-#   - Dockerfile.dockerignore keeps deploy/.env, deploy/secrets/ and .build directories out of
-#     the build context (and not the sources); compose restarts on-failure:N, not forever.
+#   - Dockerfile.dockerignore keeps deploy/.env, deploy/secrets/, key and certificate files,
+#     configurations (config.yaml, web.yml, NUT users files) and .build directories out of the
+#     build context (and not the sources); compose restarts on-failure:N, not forever.
 # Uses the debug build (swift build), or the binary WPEXPORTER_BIN names (scripts/check-release.sh
 # passes the release binary), and python3 with PyYAML.
 set -euo pipefail
@@ -122,7 +123,9 @@ def ignored(path):
         return re.compile(out + "(?:/.*)?$")
     return any(pattern_regex(p.rstrip("/")).match(path) for p in ignore if not p.startswith("!"))
 for path in ["deploy/.env", "deploy/secrets/winpower_password", ".env", ".build/debug/wpexporter",
-             "Integrations/WPSwiftLog/.build/x", ".swiftpm/x", "Package.resolved"]:
+             "Integrations/WPSwiftLog/.build/x", ".swiftpm/x", "Package.resolved",
+             "key.pem", "deploy/tls/server.pem", "deploy/tls/client.pfx", "config.yaml", "config/config.yaml",
+             "deploy/config.yml", "web.yml", "deploy/web-config.yaml", "nut-users.yml", "etc/nut/upsd.users"]:
     if not ignored(path):
         fail(f"Dockerfile.dockerignore: {path} is sent in the build context")
 for path in ["Package.swift", "Sources/wpexporter/main.swift", "Tests/wpexporterTests/Golden/help-server.txt", ".git/HEAD"]:

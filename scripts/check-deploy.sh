@@ -26,6 +26,44 @@ promtool check rules deploy/prometheus/alerts.yml
 echo "== promtool test rules deploy/prometheus/alerts.test.yml"
 (cd deploy/prometheus && promtool test rules alerts.test.yml)
 
+echo "== docs/deployment.md: the scrape jobs for several servers"
+# Both documented ways keep a job named wpexporter scraping the exporter's /metrics (the
+# exporter-down alerts watch up{job="wpexporter"}); the probe way drops the series with a
+# server label from it (the probes store them). Each example passes promtool check config.
+jobs_dir="$(mktemp -d)"
+trap 'rm -rf "$jobs_dir"' EXIT
+python3 - docs/deployment.md "$jobs_dir" <<'PY'
+import re, sys
+import yaml
+doc, out = sys.argv[1:]
+text = open(doc, encoding="utf-8").read()
+section = re.search(r"^## Many WinPower servers\n(.*?)(?=^## )", text, re.S | re.M)
+blocks = re.findall(r"```yaml\n(.*?)```", section.group(1) if section else "", re.S)
+problems = []
+if len(blocks) != 2:
+    problems.append(f"the section 'Many WinPower servers' should show 2 YAML examples, shows {len(blocks)}")
+for number, block in enumerate(blocks, 1):
+    jobs = yaml.safe_load(block)["scrape_configs"]
+    own = [job for job in jobs if job.get("job_name") == "wpexporter"]
+    probes = [job for job in jobs if "http_sd_configs" in job]
+    if len(own) != 1 or "static_configs" not in own[0] or own[0].get("metrics_path", "/metrics") != "/metrics":
+        problems.append(f"example {number} has no job wpexporter scraping the exporter's /metrics: {jobs}")
+    elif probes:
+        drops = [rule for rule in own[0].get("metric_relabel_configs", [])
+                 if rule.get("source_labels") == ["server"] and rule.get("action") == "drop"
+                 and re.fullmatch(rule.get("regex", "(.*)"), "a") and not re.fullmatch(rule.get("regex", "(.*)"), "")]
+        if not drops:
+            problems.append(f"example {number} probes each server but its job wpexporter keeps the per-server series")
+    open(f"{out}/example-{number}.yml", "w", encoding="utf-8").write(block)
+for problem in problems:
+    print("error: docs/deployment.md:", problem, file=sys.stderr)
+sys.exit(1 if problems else 0)
+PY
+for example in "$jobs_dir"/example-*.yml; do
+    promtool check config "$example" >/dev/null
+done
+echo "ok: each example keeps job wpexporter on the exporter's /metrics and passes promtool check config"
+
 echo "== JSON, YAML and metric names"
 python3 - <<'PY'
 import glob, json, re, sys
@@ -88,6 +126,14 @@ for alert in alerts:
     missing = {"firing", "silent"} - tested.get(alert, set())
     if missing:
         failures.append(f"alerts.test.yml: {alert} has no {' and no '.join(sorted(missing))} test")
+# Device ids are per WinPower server: every join or grouping that names device_id names server
+# too, or two servers sharing an id make a rule fail (many-to-many) or pair the wrong UPSes.
+for group in rules["groups"]:
+    for rule in group["rules"]:
+        for clause in re.findall(r"\b(?:on|by|ignoring|without)\s*\(([^)]*)\)", rule.get("expr", "")):
+            labels = {label.strip() for label in clause.split(",")}
+            if "device_id" in labels and "server" not in labels:
+                failures.append(f"alerts.yml: {rule.get('alert') or rule.get('record')} joins or groups by ({clause}) without server")
 if len(alerts) != len(set(alerts)):
     failures.append("alerts.yml: an alert name is defined twice")
 used = {}

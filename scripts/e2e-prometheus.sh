@@ -402,13 +402,19 @@ text = open(doc, encoding="utf-8").read()
 section = re.search(r"^## Many WinPower servers\n(.*?)(?=^## )", text, re.S | re.M)
 if not section:
     sys.exit("FAIL: docs/deployment.md has no section 'Many WinPower servers'")
-blocks = re.findall(r"```yaml\n(.*?)```", section.group(1), re.S)
-jobs = [job for block in blocks
-        for job in yaml.safe_load(block.replace("wpexporter.example:9090", address))["scrape_configs"]]
+blocks = [yaml.safe_load(block.replace("wpexporter.example:9090", address))["scrape_configs"]
+          for block in re.findall(r"```yaml\n(.*?)```", section.group(1), re.S)]
+if len(blocks) != 2 or len(blocks[0]) != 1 or "static_configs" not in blocks[0][0]:
+    sys.exit(f"FAIL: docs/deployment.md should show a /metrics job, then the probe jobs, shows {blocks}")
+# Both ways run side by side here (a real Prometheus runs one): the first way's job, named
+# wpexporter like the probe way's own job, is renamed.
+blocks[0][0]["job_name"] = "wpexporter-all-servers"
+jobs = blocks[0] + blocks[1]
 metrics_jobs = [job for job in jobs if "static_configs" in job]
 probe_jobs = [job for job in jobs if "http_sd_configs" in job]
-if len(jobs) != 2 or len(metrics_jobs) != 1 or len(probe_jobs) != 1:
-    sys.exit(f"FAIL: docs/deployment.md should show one /metrics job and one http_sd_configs job, shows {jobs}")
+if len(jobs) != 3 or len(metrics_jobs) != 2 or len(probe_jobs) != 1 or metrics_jobs[1]["job_name"] != "wpexporter":
+    sys.exit(f"FAIL: docs/deployment.md should show one /metrics job, then a wpexporter job and an "
+             f"http_sd_configs job, shows {jobs}")
 for job in jobs:
     job.update({"scrape_interval": "1s", "scrape_timeout": "1s"})
 config = {"global": {"scrape_interval": "1s", "scrape_timeout": "1s"}, "scrape_configs": jobs}
@@ -431,6 +437,7 @@ site_of = dict(zip(names, sites))
 healthy = [name for name in names if name != down]
 jobs = yaml.safe_load(open(config_path, encoding="utf-8"))["scrape_configs"]
 metrics_job = next(job["job_name"] for job in jobs if "static_configs" in job)
+own_job = [job["job_name"] for job in jobs if "static_configs" in job][1]
 probe_job = next(job["job_name"] for job in jobs if "http_sd_configs" in job)
 deadline = time.monotonic() + 60
 
@@ -502,7 +509,20 @@ def probe_checks():
         return f"the probe targets should all be the exporter itself, are {sorted(instances)}"
     return None
 
-for what, check in (("/metrics", metrics_checks), ("/probe", probe_checks)):
+def own_checks():
+    # The probe way's job for the exporter itself: what the exporter-down alerts and the
+    # dashboard's scrape and process panels read, without the series the probes store.
+    up = query(f'up{{job="{own_job}"}}')
+    if [r["value"][1] for r in up] != ["1"]:
+        return f"up{{job={own_job!r}}} is {up}, not one series equal to 1"
+    if not query(f'winpower_exporter_build_info{{job="{own_job}"}}'):
+        return f"job {own_job} has no winpower_exporter_build_info"
+    stored_twice = query(f'count by (__name__) ({{job="{own_job}", server!=""}})')
+    if stored_twice:
+        return f"job {own_job} keeps per-server series the probes store: {labels(stored_twice, '__name__')}"
+    return None
+
+for what, check in (("/metrics", metrics_checks), ("/probe", probe_checks), ("the exporter's own job", own_checks)):
     while (problem := check()) is not None:
         if time.monotonic() > deadline:
             raise SystemExit(f"FAIL: {what}: {problem}")
@@ -511,4 +531,5 @@ print(f"ok: job {metrics_job} scrapes /metrics: up == 1, winpower_exporter_up fo
       f"({', '.join(names)}; {down} down == 0), 2 devices for each of {', '.join(healthy)}")
 print(f"ok: job {probe_job} discovered {len(names)} targets through /targets, all up, each with its own "
       f"server's series only (server and site from /targets)")
+print(f"ok: job {own_job} scrapes the exporter itself beside the probes: up == 1, no per-server series")
 PY

@@ -40,6 +40,8 @@ public actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
     var loginBlockedUntil: Duration?
     /// API calls not yet handed out in a readout (bounded).
     var pendingCalls: [APICall] = []
+    /// The drops of the last readout already logged (``reportDrops(_:)``).
+    var reportedDrops: Set<String> = []
 
     /// Creates a client; nothing is sent until the first ``fetchDevices()``.
     ///
@@ -104,10 +106,7 @@ public actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
                                                    "listed": .int(pager.entriesRead), "pages": .int(pager.pagesRead),
                                                    "reason": .string(pager.incompleteReason)])
         }
-        for problem in pager.dropped {
-            logger.warn("device dropped", ["page": .int(problem.page), "index": .int(problem.index),
-                                           "device_id": .string(problem.id ?? ""), "reason": .string(problem.reason)])
-        }
+        reportDrops(pager.dropped)
         return DeviceReadout(devices: pager.devices, dropped: pager.dropped, reportedTotal: pager.reportedTotal,
                              pages: pager.pagesRead, isComplete: pager.isComplete, calls: takeAPICalls(),
                              tokenExpiry: token?.wallExpiry, lastLogin: lastLogin)

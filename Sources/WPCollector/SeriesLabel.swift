@@ -1,3 +1,5 @@
+import WPMetrics
+
 /// A label added to every series a collector exports, such as `server="building-a"` in a
 /// multi-server exporter.
 public struct SeriesLabel: Sendable, Equatable {
@@ -12,7 +14,8 @@ public struct SeriesLabel: Sendable, Equatable {
     }
 
     /// `name="value",name="value"` as the text format and OpenMetrics write a label set
-    /// (backslash, double quote and newline escaped), without braces.
+    /// (backslash, double quote and newline escaped, control characters replaced by U+FFFD),
+    /// without braces.
     ///
     /// - Parameter labels: the labels, in output order.
     /// - Returns: the bytes to insert after a series' `{`.
@@ -22,14 +25,7 @@ public struct SeriesLabel: Sendable, Equatable {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             out.append(contentsOf: label.name.utf8)
             out.append(contentsOf: "=\"".utf8)
-            for byte in label.value.utf8 {
-                switch byte {
-                case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
-                case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
-                case UInt8(ascii: "\n"): out.append(contentsOf: "\\n".utf8)
-                default: out.append(byte)
-                }
-            }
+            Escaping.appendLabelValue(label.value, to: &out)
             out.append(UInt8(ascii: "\""))
         }
         return out

@@ -67,12 +67,17 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
     public var warnings: [ConfigDiagnostic]
     /// The configuration file read (given with `-c` or found in the search order), if any.
     public var configurationFile: String?
+    /// The configuration file that was to be read but does not exist or cannot be read, if any
+    /// (``configurationFile`` is then nil; one problem says why).
+    public var unreadFile: String?
 
     /// Creates an error.
-    public init(problems: [ConfigDiagnostic], warnings: [ConfigDiagnostic] = [], configurationFile: String? = nil) {
+    public init(problems: [ConfigDiagnostic], warnings: [ConfigDiagnostic] = [], configurationFile: String? = nil,
+                unreadFile: String? = nil) {
         self.problems = problems
         self.warnings = warnings
         self.configurationFile = configurationFile
+        self.unreadFile = unreadFile
     }
 
     /// One problem per line, prefixed with `error: `.

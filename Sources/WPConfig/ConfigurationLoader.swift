@@ -162,7 +162,8 @@ public enum ConfigurationLoader {
         state.applyFlags()
         state.validate()
         guard state.problems.isEmpty else {
-            throw ConfigurationError(problems: state.problems, warnings: state.warnings, configurationFile: state.filePath)
+            throw ConfigurationError(problems: state.problems, warnings: state.warnings, configurationFile: state.filePath,
+                                     unreadFile: state.unreadPath)
         }
         return LoadedConfiguration(configuration: state.build(), configurationFile: state.filePath,
                                    settings: state.settings, warnings: state.warnings,

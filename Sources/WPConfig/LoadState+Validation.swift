@@ -169,11 +169,18 @@ extension LoadState {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else {
             return "is not a URL; must look like https://host[:port]"
         }
+        // `host:port` parses as the scheme `host`: say what is missing, not what it seems to be.
+        guard text.contains("://") else {
+            return "has no scheme; must look like https://host[:port]"
+        }
         guard scheme == "http" || scheme == "https" else {
             return "has scheme \"\(scheme)\"; must be http or https"
         }
         guard let host = components.host, !host.isEmpty else {
             return "has no host; must look like https://host[:port]"
+        }
+        if let port = components.port, !(1...65535).contains(port) {
+            return "has port \(port); must be 1–65535"
         }
         return nil
     }

@@ -20,9 +20,11 @@ struct LoadState {
         (winPowerDevices?.rows ?? []).map { ServerSettings.Row(key: "winpower.devices." + $0.key, value: $0.value, source: $0.source) }
             + nutUPSRows
     }
-    /// The configuration file could not be parsed: what it would have set is unknown, so
-    /// "is required" problems would mislead (the key may well be in the broken file).
+    /// The configuration file could not be read or parsed: what it would have set is unknown,
+    /// so "is required" problems would mislead (the key may well be in that file).
     var fileUnparsed = false
+    /// The configuration file that was to be read but could not be (missing or unreadable).
+    var unreadPath: String?
 
     /// The sections a configuration file may hold: every key's section and `servers`.
     static var fileSections: [String] { ConfigKey.sections + ["servers"] }
@@ -63,6 +65,13 @@ struct LoadState {
 
     // MARK: File
 
+    /// Records that the configuration file at `path` could not be read: its one problem stands
+    /// for every setting it might hold.
+    private mutating func unread(_ path: String) {
+        unreadPath = path
+        fileUnparsed = true
+    }
+
     mutating func applyFile() {
         let text: String
         if let path = inputs.configPath {
@@ -72,9 +81,11 @@ struct LoadState {
                 filePath = path
             case .failure(.notFound):
                 problem(nil, .flag("--config"), "configuration file \"\(path)\" does not exist")
+                unread(path)
                 return
             case .failure(.unreadable(let reason)):
                 problem(nil, .flag("--config"), "configuration file \"\(path)\" cannot be read: \(reason)")
+                unread(path)
                 return
             }
         } else {
@@ -85,6 +96,7 @@ struct LoadState {
                 case .failure(.notFound): continue
                 case .failure(.unreadable(let reason)):
                     problem(nil, nil, "configuration file \"\(path)\" exists but cannot be read: \(reason)")
+                    unread(path)
                     return
                 }
                 break

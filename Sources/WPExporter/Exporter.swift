@@ -399,7 +399,8 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     ///   - onListening: called once with the bound address (the real port when 0 was set).
     ///   - reloadRequests: one element per SIGHUP; each reloads the configuration.
     ///   - shutdown: returns when the exporter should stop (a signal); must end on cancellation.
-    /// - Throws: `HTTPServerError.bind` naming the address and reason when it cannot listen.
+    /// - Throws: `HTTPServerError.bind` naming the address and reason when it cannot listen;
+    ///   ``ExporterError/nut(reason:)`` starting `nut.listen:` when the NUT server cannot.
     public func run(onListening: @escaping @Sendable (ServerAddress) async -> Void,
                     reloadRequests: AsyncStream<Void>? = nil,
                     until shutdown: @escaping @Sendable () async -> Void) async throws {
@@ -470,8 +471,13 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                         try await nutServer.run()
                         return .nutServer
                     }
-                    // A port that cannot be bound stops the start, as the HTTP listener's does.
-                    _ = try await nutServer.waitUntilListening()
+                    // A port that cannot be bound stops the start, as the HTTP listener's does,
+                    // naming the key: the message alone reads like the HTTP port's.
+                    do {
+                        _ = try await nutServer.waitUntilListening()
+                    } catch {
+                        throw ExporterError.nut(reason: "nut.listen: \(error)")
+                    }
                 }
                 group.addTask { await merger.run(); return .merger }
                 group.addTask { await fleet.run(); return .collection }

@@ -175,15 +175,16 @@ package final class ReloadApplier<C: Clock>: Sendable where C.Duration == Durati
         let names = Set(members.map(\.entry.name))
         let removed = current.map(\.entry.name).filter { !names.contains($0) }
         return Plan(members: members, added: added, changed: changed, removed: Set(removed),
-                    summary: summary(added: added, changed: changed, credentials: credentials, removed: removed, kept: kept))
+                    summary: summary(single: (current.map(\.entry.name) + names).allSatisfy(\.isEmpty),
+                                     added: added, changed: changed, credentials: credentials, removed: removed, kept: kept))
     }
 
     /// One line: `servers: added b; changed a; 1 unchanged`, or, when the unnamed server of a
     /// `winpower`-only configuration is all there was and is, `single server: …`.
-    private static func summary(added: [String], changed: [String], credentials: [String], removed: [String],
-                                kept: Int) -> String {
+    private static func summary(single: Bool, added: [String], changed: [String], credentials: [String],
+                                removed: [String], kept: Int) -> String {
         func names(_ list: [String]) -> String { list.map { $0.isEmpty ? "winpower" : $0 }.joined(separator: ", ") }
-        if (added + changed + credentials + removed).allSatisfy(\.isEmpty) {
+        if single {
             if !credentials.isEmpty { return "single server: credentials changed, the next login uses them" }
             if !changed.isEmpty { return "single server: changed, its collection restarted with the new settings" }
             return "single server: no change"

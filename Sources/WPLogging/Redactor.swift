@@ -12,7 +12,10 @@ import Synchronization
 ///   `token_lifetime_s`, is not. See ``isSensitiveKey(_:)``.
 /// - **By value.** Secrets registered with ``register(_:)`` or ``setSecret(_:named:)`` (the
 ///   configured WinPower password, the current session token) are replaced by `***` wherever
-///   they occur inside a message or a field value, including numbers whose text contains them.
+///   they stand as a value in a message or a field value, including numbers whose text is one:
+///   after the start or a separator (a blank, a quote, `=`, `:`, `,`, `/`, `@`, `&` and the
+///   like) and up to the end, a separator or a sentence's closing `.` or `!`. They are never
+///   masked inside a word or a number: with the secret `x`, `exporter` is logged as it is.
 ///   Each secret is also matched in its percent-encoded form (`p@ss w` → `p%40ss%20w`, as in a
 ///   URL or form body) and its JSON-escaped form (`a"b` → `a\"b`), so it is masked when a
 ///   request body or URL is logged.
@@ -29,8 +32,9 @@ import Synchronization
 /// so a secret that contains another is masked whole. An empty secret is ignored, and so is one
 /// longer than ``maxSecretLength`` bytes (``register(_:)`` and ``setSecret(_:named:)`` return
 /// `false`): no password or token is that long, and each registered secret costs time on every
-/// record. A very short secret (a few characters) is still masked everywhere it occurs, which
-/// can make unrelated text noisy; that is the safe trade-off.
+/// record. A very short secret (a few characters) is accepted and masked where it stands as a
+/// value, so it damages no word; a value equal to it (`attempt=1` with the secret `1`) is
+/// masked too, the safe trade-off.
 ///
 /// ```swift
 /// let redactor = Redactor()
@@ -89,7 +93,7 @@ public final class Redactor: Sendable {
 
     /// Creates a redactor that masks `secrets` (plus sensitive keys and credentials in text).
     ///
-    /// - Parameter secrets: Values to mask wherever they occur; empty strings and strings longer
+    /// - Parameter secrets: Values to mask wherever they stand as values; empty strings and strings longer
     ///   than ``maxSecretLength`` bytes are ignored.
     public init(secrets: [String] = []) {
         var initial = Registry()

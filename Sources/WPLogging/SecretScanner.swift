@@ -1,8 +1,15 @@
 /// The byte-level matching behind ``Redactor``: registered secrets, `Bearer` and `Basic`
 /// credentials, and the password of a URL's user information.
 enum SecretScanner {
-    /// `text` with each occurrence of any pattern, each Bearer or Basic credential and each
-    /// URL userinfo password replaced by `***`.
+    /// `text` with each pattern that stands as a value, each Bearer or Basic credential and
+    /// each URL userinfo password replaced by `***`.
+    ///
+    /// A pattern stands as a value when it starts the text or follows a separator
+    /// (``isSeparator(_:)``: a blank, a control character, a quote, `=`, `:`, `,`, `;`, `/`,
+    /// `\`, `@`, `&`, `?`, `#`, `|` or a bracket), and ends the text, precedes a separator, or
+    /// precedes a `.` or `!` that ends the text or precedes one (the end of a sentence). So a
+    /// secret is masked in `password=x`, `"x"`, `user:x@host`, `a=x&b` and `is x.`, and never
+    /// inside a word or a number: with the secret `x`, `exporter` and `0x1F` are left alone.
     /// Patterns must be non-empty and sorted longest first. Returns `text` itself when nothing
     /// matched, without allocating.
     static func mask(_ text: String, patterns: [[UInt8]]) -> String {
@@ -21,10 +28,12 @@ enum SecretScanner {
         while index < count {
             var matched = 0      // bytes of input consumed by a match at `index`
             var keep = 0         // leading bytes of the match to keep verbatim (the `Bearer ` part)
-            for pattern in patterns where pattern.count <= count - index && pattern[0] == bytes[index] {
-                if matches(bytes, at: index, pattern) {
-                    matched = pattern.count
-                    break
+            if index == 0 || isSeparator(bytes[index - 1]) {
+                for pattern in patterns where pattern.count <= count - index && pattern[0] == bytes[index] {
+                    if matches(bytes, at: index, pattern), endsValue(bytes, at: index + pattern.count) {
+                        matched = pattern.count
+                        break
+                    }
                 }
             }
             if matched == 0, let (prefix, tokenLength) = authorization(bytes, at: index) {
@@ -54,6 +63,35 @@ enum SecretScanner {
         for offset in 0..<pattern.count where bytes[index + offset] != pattern[offset] { return false }
         return true
     }
+
+    /// Whether a value that ends just before `end` ends there: at the end of the text, before a
+    /// separator, or before a `.` or `!` closing a sentence (followed by the end or a separator).
+    private static func endsValue(_ bytes: UnsafeBufferPointer<UInt8>, at end: Int) -> Bool {
+        guard end < bytes.count else { return true }
+        let next = bytes[end]
+        if isSeparator(next) { return true }
+        guard next == UInt8(ascii: ".") || next == UInt8(ascii: "!") else { return false }
+        return end + 1 == bytes.count || isSeparator(bytes[end + 1])
+    }
+
+    /// Bytes that separate values in log text: blanks and control characters, quotes, and the
+    /// punctuation of key=value pairs, URLs, query strings, JSON and lists. Letters, digits,
+    /// bytes of non-ASCII characters and `.`, `-`, `_`, `+`, `~`, `%`, `*`, `!`, `$` are not:
+    /// they join the parts of one word, number, address or host name.
+    static func isSeparator(_ byte: UInt8) -> Bool {
+        byte < 64 ? separatorsLow & (1 << UInt64(byte)) != 0
+            : byte < 128 && separatorsHigh & (1 << UInt64(byte - 64)) != 0
+    }
+
+    /// ``isSeparator(_:)`` as a bit per ASCII byte: bytes 0–63, then 64–127.
+    private static let (separatorsLow, separatorsHigh): (UInt64, UInt64) = {
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        for byte in Array(UInt8(0)...0x20) + Array("\"'`=:,;/\\@&?#|()[]{}<>\u{7F}".utf8) {
+            if byte < 64 { low |= 1 << UInt64(byte) } else { high |= 1 << UInt64(byte - 64) }
+        }
+        return (low, high)
+    }()
 
     /// `secret` itself, percent-encoded (every byte outside RFC 3986 unreserved characters as
     /// `%XX`, upper-case hex), and JSON-escaped. Duplicates collapse in the caller's set.

@@ -43,7 +43,7 @@ struct FastLineWriter {
     func write(_ values: [String], _ value: Double, into bytes: inout [UInt8]) -> Bool {
         guard values.count == labelCount else { return false }
         var bound = prefix.count + separators.count + 2 + NumberFormatting.maximumLength + 2
-        for labelValue in values { bound += 2 * labelValue.utf8.count }
+        for labelValue in values { bound += 3 * labelValue.utf8.count }
         guard bound <= Self.capacity else { return false }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.capacity) { scratch -> Bool in
             guard let line = scratch.baseAddress else { return false }
@@ -91,12 +91,22 @@ struct FastLineWriter {
 }
 
 extension Escaping {
-    /// Writes a label value with `\`, `"` and newline escaped; the destination must have room
-    /// for twice the input. Returns the bytes written.
+    /// Writes a label value with `\`, `"` and newline escaped and control characters replaced
+    /// by U+FFFD (as ``appendLabelValue(_:to:)``); the destination must have room for three
+    /// times the input. Returns the bytes written.
     @inline(__always)
     static func writeLabelValue(_ utf8: UnsafeBufferPointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>) -> Int {
         var position = 0
-        for byte in utf8 {
+        var index = 0
+        while index < utf8.count {
+            let byte = utf8[index]
+            index += 1
+            // Printable ASCII but `"` and `\` first: nearly every byte of an id or a name.
+            if byte > UInt8(ascii: "\""), byte < 0x7F, byte != UInt8(ascii: "\\") {
+                destination[position] = byte
+                position += 1
+                continue
+            }
             switch byte {
             case UInt8(ascii: "\\"):
                 destination[position] = UInt8(ascii: "\\"); destination[position + 1] = UInt8(ascii: "\\")
@@ -107,11 +117,28 @@ extension Escaping {
             case UInt8(ascii: "\n"):
                 destination[position] = UInt8(ascii: "\\"); destination[position + 1] = UInt8(ascii: "n")
                 position += 2
-            default:
+            case UInt8(ascii: "\t"), 0x20..<0x7F, 0x80..<0xC2, 0xC3...0xFF:
                 destination[position] = byte
                 position += 1
+            case 0xC2 where index < utf8.count && (0x80...0x9F).contains(utf8[index]):
+                // A C1 control character (U+0080–U+009F), two bytes in UTF-8.
+                index += 1
+                position += writeReplacement(to: destination + position)
+            case 0xC2:
+                destination[position] = byte
+                position += 1
+            default:
+                // C0 controls other than tab and newline, and DEL.
+                position += writeReplacement(to: destination + position)
             }
         }
         return position
+    }
+
+    /// Writes U+FFFD (3 bytes).
+    @inline(__always)
+    private static func writeReplacement(to destination: UnsafeMutablePointer<UInt8>) -> Int {
+        destination[0] = 0xEF; destination[1] = 0xBF; destination[2] = 0xBD
+        return 3
     }
 }

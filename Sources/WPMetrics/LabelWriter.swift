@@ -50,10 +50,19 @@ struct LabelWriter {
 }
 
 /// Exposition escaping rules.
-enum Escaping {
-    /// Appends a label value, escaping `\`, `"` and newline.
+///
+/// Label values and help texts escape `\`, newline and (label values, OpenMetrics help) `"`.
+/// Control characters the formats cannot escape — C0 other than tab and newline, DEL and C1
+/// (NUL, ESC, CSI…) — become U+FFFD: label values come from WinPower (aliases, alarm texts)
+/// and the configuration, and such bytes would reach Prometheus, terminals and dashboards as
+/// they are.
+package enum Escaping {
+    /// U+FFFD REPLACEMENT CHARACTER in UTF-8.
+    private static let replacement: [UInt8] = [0xEF, 0xBF, 0xBD]
+
+    /// Appends a label value, escaping `\`, `"` and newline and replacing control characters.
     @inline(__always)
-    static func appendLabelValue(_ value: String, to bytes: inout [UInt8]) {
+    package static func appendLabelValue(_ value: String, to bytes: inout [UInt8]) {
         append(value, escapeQuotes: true, to: &bytes)
     }
 
@@ -69,36 +78,51 @@ enum Escaping {
                 bytes.append(contentsOf: utf8)
                 return
             }
-            for byte in utf8 { appendEscaped(byte, escapeQuotes: escapeQuotes, to: &bytes) }
+            appendEscaped(utf8, escapeQuotes: escapeQuotes, to: &bytes)
         }
         if handled == nil {
-            for byte in text.utf8 { appendEscaped(byte, escapeQuotes: escapeQuotes, to: &bytes) }
+            appendEscaped(Array(text.utf8), escapeQuotes: escapeQuotes, to: &bytes)
         }
     }
 
     @inline(__always)
     private static func needsEscaping(_ utf8: UnsafeBufferPointer<UInt8>, escapeQuotes: Bool) -> Bool {
-        for byte in utf8 where byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\n")
+        for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\\") || byte == 0x7F || byte == 0xC2
             || (escapeQuotes && byte == UInt8(ascii: "\"")) {
             return true
         }
         return false
     }
 
-    @inline(__always)
-    private static func appendEscaped(_ byte: UInt8, escapeQuotes: Bool, to bytes: inout [UInt8]) {
-        switch byte {
-        case UInt8(ascii: "\\"):
-            bytes.append(UInt8(ascii: "\\"))
-            bytes.append(UInt8(ascii: "\\"))
-        case UInt8(ascii: "\n"):
-            bytes.append(UInt8(ascii: "\\"))
-            bytes.append(UInt8(ascii: "n"))
-        case UInt8(ascii: "\"") where escapeQuotes:
-            bytes.append(UInt8(ascii: "\\"))
-            bytes.append(UInt8(ascii: "\""))
-        default:
-            bytes.append(byte)
+    private static func appendEscaped(_ utf8: some RandomAccessCollection<UInt8>, escapeQuotes: Bool,
+                                      to bytes: inout [UInt8]) {
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            let next = utf8.index(after: index)
+            switch byte {
+            case UInt8(ascii: "\\"):
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(UInt8(ascii: "\\"))
+            case UInt8(ascii: "\n"):
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(UInt8(ascii: "n"))
+            case UInt8(ascii: "\"") where escapeQuotes:
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(UInt8(ascii: "\""))
+            case UInt8(ascii: "\t"):
+                bytes.append(byte)
+            case 0..<0x20, 0x7F:
+                bytes.append(contentsOf: replacement)
+            case 0xC2 where next != utf8.endIndex && (0x80...0x9F).contains(utf8[next]):
+                // A C1 control character (U+0080–U+009F), two bytes in UTF-8.
+                bytes.append(contentsOf: replacement)
+                index = utf8.index(after: next)
+                continue
+            default:
+                bytes.append(byte)
+            }
+            index = next
         }
     }
 }

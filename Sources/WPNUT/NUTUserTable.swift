@@ -43,7 +43,7 @@ public final class NUTUserTable: NUTUsers {
             matches = BCrypt.constantTimeEqual(expected, password)
         case .bcrypt(let hash):
             matches = await pool.run(lane: suspect ? .suspect : .clean) {
-                BCrypt.hash(password: password, setting: hash) == hash
+                BCrypt.hash(password: password, setting: hash).map { BCrypt.constantTimeEqual($0, hash) } ?? false
             } ?? false
         }
         return matches ? NUTUser(name: account.name, role: account.role) : nil

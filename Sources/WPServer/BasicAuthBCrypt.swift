@@ -17,7 +17,11 @@ public enum BCrypt {
 
     /// Hashes `password` with a bcrypt setting (`$2b$10$` + 22 salt characters) or verifies
     /// against a full hash (the result equals it when the password matches); nil on failure.
+    ///
+    /// A password holding a NUL byte gives nil: `crypt_r` reads a C string and would check
+    /// only the part before the NUL, so `right\0anything` would pass for `right`.
     public static func hash(password: String, setting: String) -> String? {
+        guard !password.utf8.contains(0), !setting.utf8.contains(0) else { return nil }
         var output = [CChar](repeating: 0, count: 128)
         defer { for index in output.indices { output[index] = 0 } }
         guard wps_crypt(password, setting, &output, output.count) == 0 else { return nil }

@@ -9,7 +9,9 @@
 /// no thread hop. Others are verified on the authenticator's ``BCryptPool``, never on the event
 /// loop; when its queue is full the answer is `429 Too Many Requests` with `Retry-After: 1`.
 /// An address with repeated failures waits in the pool's suspect lane (behind every other
-/// address) and gets its `401` late, the more so the more it fails.
+/// address) and gets its `401` late, the more so the more it fails; a correct login from it,
+/// from the cache or not, clears that. A password is compared whole: one holding a NUL byte
+/// never matches.
 ///
 /// ```swift
 /// let protected = BasicAuthHandler(wrapping: router, authenticator: authenticator,
@@ -42,10 +44,12 @@ public struct BasicAuthHandler: HTTPHandler {
             return challenge()
         }
         let authenticator = self.authenticator
+        let address = AuthFailureTracker.host(of: request.remoteAddress)
         if authenticator.isCached(user: credentials.user, password: credentials.password) {
+            // A correct login clears the address's failures, cached or not.
+            authenticator.failures.recordSuccess(of: address)
             return try await inner.handle(request)
         }
-        let address = AuthFailureTracker.host(of: request.remoteAddress)
         let lane: BCryptPool.Lane = authenticator.failures.isSuspect(address) ? .suspect : .clean
         let outcome = await authenticator.pool.run(lane: lane) {
             authenticator.verify(user: credentials.user, password: credentials.password)

@@ -163,7 +163,7 @@ enum HTTPResponseEncoder {
         }
         if bodyAllowed, let minimum = gzipMinimumBytes, !headers.contains("Content-Encoding"),
            isCompressible(headers["Content-Type"]), bodyCount >= minimum {
-            headers.add(name: "Vary", value: "Accept-Encoding")
+            varyOnAcceptEncoding(&headers)
             // Joined only when compressing: a plain response sends its pieces as they are.
             if context.acceptsGzip {
                 let whole = response.wholeBody
@@ -219,6 +219,19 @@ enum HTTPResponseEncoder {
         }
         framed.append(contentsOf: Array("0\r\n\r\n".utf8))
         return framed
+    }
+
+    /// Adds `Accept-Encoding` to the response's `Vary` unless a `Vary` field already names it
+    /// (or is `*`): a handler that sets `Vary: Accept, Accept-Encoding` keeps one field.
+    static func varyOnAcceptEncoding(_ headers: inout HTTPHeaders) {
+        let present = headers.values(for: "Vary")
+        let names = present.flatMap { $0.split(separator: ",") }.map { $0.filter { $0 != " " && $0 != "\t" }.lowercased() }
+        if names.contains("accept-encoding") || names.contains("*") { return }
+        if present.isEmpty {
+            headers.add(name: "Vary", value: "Accept-Encoding")
+        } else {
+            headers.set(name: "Vary", value: (present + ["Accept-Encoding"]).joined(separator: ", "))
+        }
     }
 
     static func isCompressible(_ contentType: String?) -> Bool {

@@ -26,7 +26,8 @@ struct CommandLineTool: Sendable {
             try await execute(try CommandParser.parse(arguments))
             return ExitCode.success.rawValue
         } catch let error as ConfigurationError {
-            output.standardError("configuration file: \(error.configurationFile ?? Self.noFile)\n")
+            let file = error.configurationFile ?? error.unreadFile.map { "\($0) (not read)" } ?? Self.noFile
+            output.standardError("configuration file: \(file)\n")
             report(error.warnings)
             output.standardError(error.description + "\n")
             let count = error.problems.count

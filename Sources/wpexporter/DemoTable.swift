@@ -58,7 +58,8 @@ enum DemoTable {
         let ids = shortIDs(rows.map(\.id))
         for (row, id) in zip(rows, ids) {
             let values = row.values
-            text += line([id, String(row.name.prefix(widths[1]).map { $0.isNewline || $0 == "\t" ? " " : $0 }), row.state,
+            let name = String(row.name.map { $0.isNewline || $0 == "\t" ? " " : $0 })
+            text += line([id, clipped(name, toColumns: widths[1]), row.state,
                           number(values["load_total_watts"], digits: 0), number(values["load_percent"], digits: 0),
                           number(values["battery_capacity"], digits: 0), duration(values["battery_remain_seconds"]),
                           number(row.energyKilowattHours, digits: 4)])
@@ -85,11 +86,46 @@ enum DemoTable {
     static func line(_ cells: [String]) -> String {
         var text = ""
         for (column, cell) in cells.enumerated() {
-            let width = column < widths.count ? widths[column] : cell.count
+            let used = columns(cell)
+            let width = column < widths.count ? widths[column] : used
             let isLast = column == cells.count - 1
-            text += isLast ? cell : cell + String(repeating: " ", count: max(1, width + 1 - cell.count))
+            text += isLast ? cell : cell + String(repeating: " ", count: max(1, width + 1 - used))
         }
         return text + "\n"
+    }
+
+    /// The terminal columns `text` takes: 2 for each wide character (CJK, Hangul, full-width
+    /// forms, most emoji), 0 for combining marks and other zero-width characters, else 1.
+    static func columns(_ text: String) -> Int {
+        text.reduce(0) { $0 + columns($1) }
+    }
+
+    /// The columns of one character (grapheme cluster): those of its first scalar.
+    static func columns(_ character: Character) -> Int {
+        guard let scalar = character.unicodeScalars.first else { return 0 }
+        let value = scalar.value
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .enclosingMark, .format: return 0
+        default: break
+        }
+        let wide: [ClosedRange<UInt32>] = [0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF,
+                                           0x4E00...0x9FFF, 0xA000...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF,
+                                           0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F300...0x1F64F,
+                                           0x1F900...0x1F9FF, 0x20000...0x3FFFD]
+        return wide.contains { $0.contains(value) } ? 2 : 1
+    }
+
+    /// `text` cut to at most `width` columns, whole characters only.
+    static func clipped(_ text: String, toColumns width: Int) -> String {
+        var result = ""
+        var used = 0
+        for character in text {
+            let next = columns(character)
+            if used + next > width { break }
+            result.append(character)
+            used += next
+        }
+        return result
     }
 
     static func number(_ value: Double?, digits: Int) -> String {

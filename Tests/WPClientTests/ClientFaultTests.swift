@@ -137,6 +137,21 @@ import WPTestSupport
         #expect(harness.sink.records.contains { $0.message == "device dropped" && $0.level == .warn })
     }
 
+    @Test func aDroppedDeviceIsLoggedOnceUntilItComesBack() async throws {
+        let harness = SimulatorHarness(devices: 3)
+        harness.simulator.enable(.malformedDevice)
+        let client = harness.makeClient()
+        func drops() -> Int { harness.sink.records.filter { $0.message == "device dropped" }.count }
+        for _ in 0..<3 { #expect(try await client.fetchDevices().dropped.count == 1) }
+        #expect(drops() == 1, "the same drop is not logged again at every collection")
+        harness.simulator.disable(.malformedDevice)
+        #expect(try await client.fetchDevices().dropped.isEmpty)
+        #expect(harness.sink.records.contains { $0.message == "dropped devices no longer dropped" && $0.level == .info })
+        harness.simulator.enable(.malformedDevice)
+        _ = try await client.fetchDevices()
+        #expect(drops() == 2, "dropped again after coming back: logged again")
+    }
+
     @Test func wrongCredentialsFaultIsAnAuthError() async throws {
         let harness = SimulatorHarness()
         harness.simulator.enable(.wrongCredentials)

@@ -184,6 +184,17 @@ private let device = ["device_id": deviceID]
         #expect(exposition.value("winpower_exporter_up") == 1)
     }
 
+    @Test func controlCharactersFromWinPowerNeverReachTheExposition() async throws {
+        let hostile = Device.make(alias: "UPS\u{0}\u{1B}]0;owned\u{7}\u{1B}[2J")
+        let fixture = try CollectorFixture(client: ClientStub([.success(.make(devices: [hostile]))]))
+        await fixture.collector.collect()
+        let exposition = try fixture.exposition()
+        #expect(exposition.samples("winpower_device_load_total_watts").map(\.labels["device_name"])
+                == ["UPS\u{FFFD}\u{FFFD}]0;owned\u{FFFD}\u{FFFD}[2J"])
+        let bytes = Array(fixture.collector.snapshot.text)
+        #expect(!bytes.contains(0) && !bytes.contains(0x1B) && !bytes.contains(0x07))
+    }
+
     @Test func aRenamedDeviceKeepsOneSeries() async throws {
         let renamed = Device.make(alias: "New name")
         let fixture = try CollectorFixture(client: ClientStub([.success(.make()), .success(.make(devices: [renamed]))]))

@@ -32,4 +32,20 @@ import WPTestSupport
         #expect(fixture.collector.health.energySamplesRejected == 1)
         #expect(fixture.sink.records.filter { $0.message.hasPrefix("implausible power reading") }.count == 1)
     }
+
+    /// The gauge shows what WinPower sent, glitches included (docs/metrics.md, "Implausible
+    /// values are exported as sent"); only the energy counter refuses them.
+    @Test func theGaugeShowsTheRawReadingWhileEnergyRefusesIt() async throws {
+        for glitch in [-5000, 1e308] {
+            let client = ClientStub([.success(.make(devices: [Self.device(watts: 400)])),
+                                     .success(.make(devices: [Self.device(watts: glitch)]))])
+            let fixture = try CollectorFixture(client: client)
+            await fixture.collector.collect()
+            fixture.clock.advance(by: .seconds(5))
+            await fixture.collector.collect()
+            let exposition = try fixture.exposition()
+            #expect(exposition.value("winpower_device_load_total_watts") == glitch)
+            #expect(exposition.value("winpower_device_energy_joules_total") == 0, "nothing integrated from \(glitch) W")
+        }
+    }
 }

@@ -132,6 +132,24 @@ import Testing
         ])
     }
 
+    @Test func aFileThatCannotBeReadIsOneProblemNotOnePerRequiredKey() {
+        #expect(TestInputs.problems(TestInputs.make(configPath: "/nope.yaml", withCredentials: false)) == [
+            "flag --config: configuration file \"/nope.yaml\" does not exist",
+        ])
+        var inputs = TestInputs.make(configPath: "/srv/wp.yaml", withCredentials: false)
+        inputs.files = FileAccess(read: { _ in .failure(.unreadable("permission denied")) }, permissions: { _ in nil })
+        do {
+            _ = try ConfigurationLoader.load(inputs)
+            Issue.record("an unreadable file loaded")
+        } catch {
+            #expect(error.problems.map(\.description) == [
+                "flag --config: configuration file \"/srv/wp.yaml\" cannot be read: permission denied",
+            ])
+            #expect(error.configurationFile == nil)
+            #expect(error.unreadFile == "/srv/wp.yaml")
+        }
+    }
+
     @Test func unreadableDiscoveredFileIsAnError() {
         let files = FileAccess(read: { path in path == "./config.yaml" ? .failure(.unreadable("permission denied")) : .failure(.notFound) },
                                permissions: { _ in nil })

@@ -40,7 +40,11 @@ import Testing
         ("winpower:\n  base_url: winpower.example.com\n", #"./config.yaml:2:13: winpower.base_url: "winpower.example.com" is not a URL; must look like https://host[:port]"#),
         ("winpower:\n  base_url: ftp://winpower.example.com\n", #"./config.yaml:2:13: winpower.base_url: "ftp://winpower.example.com" has scheme "ftp"; must be http or https"#),
         ("winpower:\n  base_url: https://\n", #"./config.yaml:2:13: winpower.base_url: "https://" has no host; must look like https://host[:port]"#),
-        ("push:\n  url: pushgateway:9091\n", #"./config.yaml:2:8: push.url: "pushgateway:9091" has scheme "pushgateway"; must be http or https"#),
+        ("push:\n  url: pushgateway:9091\n", #"./config.yaml:2:8: push.url: "pushgateway:9091" has no scheme; must look like https://host[:port]"#),
+        ("winpower:\n  base_url: winpower.example.com:8081\n", #"./config.yaml:2:13: winpower.base_url: "winpower.example.com:8081" has no scheme; must look like https://host[:port]"#),
+        ("winpower:\n  base_url: http://winpower.example.com:99999\n", #"./config.yaml:2:13: winpower.base_url: "http://winpower.example.com:99999" has port 99999; must be 1–65535"#),
+        ("winpower:\n  base_url: https://winpower.example.com:0/\n", #"./config.yaml:2:13: winpower.base_url: "https://winpower.example.com:0/" has port 0; must be 1–65535"#),
+        ("push:\n  url: http://pushgateway:99999\n", #"./config.yaml:2:8: push.url: "http://pushgateway:99999" has port 99999; must be 1–65535"#),
         ("push:\n  job: ''\n", "./config.yaml:2:8: push.job: must not be empty"),
     ])
     func fileProblem(file: String, expected: String) {

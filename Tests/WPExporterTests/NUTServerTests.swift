@@ -75,6 +75,28 @@ import WPTestSupport
         #expect(after["winpower_exporter_nut_commands_total{command=\"PRIMARY\",result=\"OK\"}"] == 1)
     }
 
+    /// A NUT port already taken stops the start with an error naming `nut.listen`, not one
+    /// that reads like the HTTP port's.
+    @Test func aTakenNUTPortIsNamedAsNutListen() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-nut-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await withTestServer(HandlerFunction { _ in .text("taken\n") }) { taken in
+            var configuration = ExporterHarness.configuration(baseURL: "http://127.0.0.1:9", username: "admin",
+                                                              password: "pw", dataDirectory: directory)
+            configuration.nut.listen = "127.0.0.1:\(taken)"
+            let exporter = try Exporter(configuration: configuration, client: ClientStub([.success(.make())]),
+                                        clock: ManualClock(), wallClock: { Date() }, logger: .disabled)
+            do {
+                try await exporter.run(onListening: { _ in }, until: {})
+                Issue.record("the exporter started on a taken NUT port")
+            } catch {
+                let text = "\(error)"
+                #expect(text.hasPrefix("nut.listen: cannot listen on 127.0.0.1:\(taken): "), "\(text)")
+                #expect(error is ExporterError)
+            }
+        }
+    }
+
     /// `nut.ups`: a device gets its configured name and its own thresholds (exported as
     /// variables); the others keep derived names and the defaults.
     @Test func perUPSNamesAndThresholds() async throws {

@@ -41,6 +41,17 @@ import WPTestSupport
         return await applied(harness, next, configuration)
     }
 
+    @Test func aReloadThatChangesNothingSaysSoForEveryServer() async throws {
+        let next = NextConfiguration()
+        let harness = try ServersHarness(
+            servers: [("a", Self.stub(100)), ("b", Self.stub(200)), ("c", Self.stub(300))],
+            reload: { LoadedConfiguration(configuration: try #require(next.value.withLock { $0 })) },
+            clientFactory: { _ in Self.stub(400) })
+        let applied = await Self.applied(harness, next, harness.exporter.configuration)
+        #expect(applied?.summary == "servers: 3 unchanged")
+        #expect(harness.exporter.pipelines.map(\.name) == ["a", "b", "c"])
+    }
+
     @Test func aReloadAddsRemovesAndChangesServersKeepingTheOthersAndEveryTotal() async throws {
         let next = NextConfiguration()
         let made = Mutex<[String]>([])
@@ -306,5 +317,7 @@ final class CredentialRecorder: WinPowerClient, CredentialUpdating {
         #expect(client.credentials == ["admin:new-Pa55"], "nothing else reaches the old client")
         #expect(exporter.collector.configuration.target == "http://127.0.0.2:1")
         #expect(exporter.configuration.winPower.baseURL == "http://127.0.0.2:1", "the configuration in effect is the new one")
+
+        #expect(await exporter.reloader.reload(trigger: "test") == .applied(ConfigReloader.Applied(summary: "single server: no change")))
     }
 }

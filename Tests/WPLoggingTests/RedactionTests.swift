@@ -128,16 +128,79 @@ import WPTestSupport
     }
 
     @Test func longerSecretsWinOverTheirPrefixes() {
-        let redactor = Redactor(secrets: ["abc", "abcdef"])
-        #expect(redactor.redact("xabcdefx abcx") == "x***x ***x")
+        let redactor = Redactor(secrets: ["abc", "abc def"])
+        #expect(redactor.redact("abc def, abc:abc def") == "***, ***:***")
+        #expect(redactor.redact("xabc abcx abc") == "xabc abcx ***")
     }
 
-    @Test func numbersContainingASecretBecomeMaskedStrings() {
+    @Test func numbersEqualToASecretBecomeMaskedStrings() {
         let redactor = Redactor(secrets: ["987654"])
-        let fields = redactor.redact(["pin": .int(19_876_543), "other": .int(12), "flag": true])
-        #expect(fields["pin"] == .string("1***3"))
+        let fields = redactor.redact(["pin": .int(987_654), "longer": .int(19_876_543), "other": .int(12), "flag": true])
+        #expect(fields["pin"] == .string("***"))
+        #expect(fields["longer"] == .int(19_876_543), "a number that only contains the secret's digits is another value")
         #expect(fields["other"] == .int(12))
         #expect(fields["flag"] == .bool(true))
+    }
+
+    /// The lines of a normal start and collection, as the exporter logs them.
+    static let ordinaryLines = [
+        "wpexporter listening on address=127.0.0.1:9101",
+        "collected devices from https://winpower.example.com:8081/api/v1/list in 12 ms",
+        "login hint: set winpower.password or winpower.password_file",
+        "exporter 1.2.0 (0x1F) ready; 10 devices, pass 3 of 4",
+        #"{"level":"info","message":"passing","bypass":true,"passes":12}"#,
+    ]
+
+    @Test func shortSecretsNeverDamageOrdinaryWordsAndNumbers() {
+        for secret in ["x", "1", "pass", "127", "0.0"] {
+            let redactor = Redactor(secrets: [secret])
+            for line in Self.ordinaryLines where !line.contains(" \(secret) ") && !line.hasSuffix(" \(secret)") {
+                #expect(redactor.redact(line) == line, "secret \(secret)")
+            }
+        }
+        #expect(Redactor(secrets: ["x"]).redact("wpexporter listening") == "wpexporter listening")
+        #expect(Redactor(secrets: ["1"]).redact("address=127.0.0.1:9101") == "address=127.0.0.1:9101")
+        #expect(Redactor(secrets: ["pass"]).redact("set winpower.password") == "set winpower.password")
+    }
+
+    @Test func shortSecretsAreStillMaskedWhereTheyStandAsValues() {
+        for secret in ["x", "1", "pass"] {
+            let redactor = Redactor(secrets: [secret])
+            let cases: [(String, String)] = [
+                ("password=\(secret)", "password=***"),
+                ("login with \(secret) failed", "login with *** failed"),
+                ("the password is \(secret).", "the password is ***."),
+                ("http://admin:\(secret)@ups:8081/api", "http://admin:***@ups:8081/api"),
+                ("GET /login?user=admin&password=\(secret)&lang=en", "GET /login?user=admin&password=***&lang=en"),
+                (#"{"userName":"admin","password":"\#(secret)"}"#, #"{"userName":"admin","password":"***"}"#),
+                ("'\(secret)', (\(secret)), [\(secret)]; <\(secret)>", "'***', (***), [***]; <***>"),
+                ("\(secret)", "***"),
+            ]
+            for (text, expected) in cases { #expect(redactor.redact(text) == expected, "secret \(secret)") }
+            let fields = redactor.redact(["detail": .string(secret), "note": .string("tried \(secret)\tagain")])
+            #expect(fields["detail"] == "***")
+            #expect(fields["note"] == "tried ***\tagain")
+        }
+        let one = Redactor(secrets: ["1"]).redact(["attempt": .int(1), "count": .int(10), "ratio": .double(1.5)])
+        #expect(one["attempt"] == "***", "a value equal to the secret is masked, whatever it means")
+        #expect(one["count"] == .int(10))
+        #expect(one["ratio"] == .double(1.5))
+    }
+
+    @Test func theExporterLogsUndamagedWithAShortPasswordAndNeverShowsIt() {
+        for secret in ["x", "1", "pass"] {
+            let capture = LoggingCaptureSink(encoder: JSONLogEncoder())
+            let log = Logger(label: "wpexporter", level: .debug, sink: capture, redactor: Redactor(secrets: [secret]))
+            log.info("wpexporter listening", ["address": "127.0.0.1:9101"])
+            log.warn("login failed; check winpower.password", ["url": "http://admin:\(secret)@winpower.example.com:8081",
+                                                                "body": .string(#"{"password":"\#(secret)"}"#)])
+            #expect(capture.text.contains("wpexporter listening"))
+            #expect(capture.text.contains("127.0.0.1:9101"))
+            #expect(capture.text.contains("check winpower.password"))
+            #expect(capture.text.contains("admin:***@winpower.example.com"))
+            #expect(!capture.text.contains(":\(secret)@"))
+            #expect(capture.text.contains(#"password\":\"***\""#), "\(capture.text)")
+        }
     }
 
     @Test func bearerTokensAreMaskedWithoutRegistration() {

@@ -26,6 +26,17 @@ import WPTestSupport
             """)
     }
 
+    @Test func controlCharactersInLabelValuesBecomeReplacementCharacters() throws {
+        var family = try MetricFamily(name: "m", help: "H.", type: .gauge, labelNames: ["l"])
+        try family.append(labelValues: ["a\u{0}b\u{1B}[31mc\u{7F}d\u{9B}2Je\tf\ng °ü"], value: 1)
+        for format in [ExpositionFormat.text, .openMetrics] {
+            let text = render([family], format)
+            #expect(text.contains("m{l=\"a\u{FFFD}b\u{FFFD}[31mc\u{FFFD}d\u{FFFD}2Je\tf\\ng °ü\"} 1\n"), "\(text)")
+            let bytes = Array(text.utf8)
+            #expect(!bytes.contains(0) && !bytes.contains(0x1B) && !bytes.contains(0x7F))
+        }
+    }
+
     @Test func countersCarryTotalOnlyOnSamplesInOpenMetrics() throws {
         var family = try MetricFamily(name: "energy_joules_total", help: "E.", type: .counter, unit: "joules")
         try family.append(Sample(labelValues: [], value: .counter(5), created: 1.5))

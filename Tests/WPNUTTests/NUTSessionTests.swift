@@ -214,6 +214,16 @@ private struct Users: NUTUsers {
         #expect(await table.authenticate(username: "reader", password: "r", suspect: false) == NUTUser(name: "reader", role: nil))
         #expect(await table.authenticate(username: "nobody", password: "secret", suspect: false) == nil)
     }
+
+    @Test func aNulInThePasswordFailsForPlainAndBcryptUsers() async throws {
+        var generator = SystemRandomNumberGenerator()
+        let hash = try #require(BCrypt.hash(password: "s3cret", setting: BCrypt.setting(cost: 4, using: &generator)))
+        let table = NUTUserTable([NUTAccount(name: "monuser", secret: .plain("secret"), role: .primary),
+                                  NUTAccount(name: "hashed", secret: .bcrypt(hash), role: .secondary)])
+        #expect(await table.authenticate(username: "monuser", password: "secret\0junk", suspect: false) == nil)
+        #expect(await table.authenticate(username: "hashed", password: "s3cret\0junk", suspect: false) == nil)
+        #expect(await table.authenticate(username: "hashed", password: "s3cret", suspect: false) != nil)
+    }
 }
 
 /// The protocol over a real socket: a `LineServer` serving `NUTProtocol`.

@@ -93,6 +93,45 @@ import WPTestSupport
         #expect(!authenticator.verify(authorization: Self.authorization("ops", "a:b")))
     }
 
+    @Test func aPasswordIsComparedWholeBytesAfterANulIncluded() async throws {
+        let authenticator = try BasicAuthenticator(users: ["prometheus": Self.hash("correct-horse")])
+        let handler = BasicAuthHandler(wrapping: Self.inner, authenticator: authenticator)
+        #expect(BCrypt.hash(password: "correct-horse\0junk", setting: try Self.hash("correct-horse")) == nil)
+        for password in ["correct-horse\0junk", "correct-horse\0", "\0correct-horse"] {
+            let response = try await handler.handle(Self.request(Self.authorization("prometheus", password)))
+            #expect(response.status == 401, "\(Array(password.utf8))")
+        }
+        // The right password still passes, and a NUL variant is not let in by its cache entry.
+        #expect(try await handler.handle(Self.request(Self.authorization("prometheus", "correct-horse"))).status == 200)
+        #expect(try await handler.handle(Self.request(Self.authorization("prometheus", "correct-horse\0junk"))).status == 401)
+        #expect(try await handler.handle(Self.request(Self.authorization("prometheus", "correct-horse"))).status == 200)
+    }
+
+    @Test func aCachedSuccessClearsTheAddresssFailures() async throws {
+        let failures = AuthFailureTracker(threshold: 2, delayStep: .zero, maximumDelay: .zero)
+        let authenticator = try BasicAuthenticator(users: ["prometheus": Self.hash("s3cret")], failures: failures)
+        let handler = BasicAuthHandler(wrapping: Self.inner, authenticator: authenticator)
+        func request(_ password: String, from address: String = "10.1.2.3:5000") -> HTTPRequest {
+            var request = Self.request(Self.authorization("prometheus", password))
+            request.remoteAddress = address
+            return request
+        }
+        // The first success is verified with bcrypt and cached.
+        #expect(try await handler.handle(request("s3cret")).status == 200)
+        #expect(authenticator.bcryptVerifications == 1)
+        for _ in 0..<3 { #expect(try await handler.handle(request("guess")).status == 401) }
+        #expect(failures.isSuspect("10.1.2.3"))
+        #expect(failures.isSuspect("10.9.9.9") == false)
+        for _ in 0..<2 { #expect(try await handler.handle(request("guess", from: "10.9.9.9:1")).status == 401) }
+        // The same correct password again: answered from the cache, and the penalty is gone.
+        let verifications = authenticator.bcryptVerifications
+        #expect(try await handler.handle(request("s3cret")).status == 200)
+        #expect(authenticator.bcryptVerifications == verifications, "answered from the cache")
+        #expect(failures.failures(of: "10.1.2.3") == 0)
+        #expect(!failures.isSuspect("10.1.2.3"))
+        #expect(failures.isSuspect("10.9.9.9"), "only the address that logged in is forgiven")
+    }
+
     @Test func openPathsSkipAuthentication() async throws {
         let authenticator = try BasicAuthenticator(users: ["prometheus": Self.hash("s3cret")])
         let handler = BasicAuthHandler(wrapping: Self.inner, authenticator: authenticator, openPaths: ["/-/healthy"])

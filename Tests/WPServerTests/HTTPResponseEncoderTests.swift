@@ -66,6 +66,24 @@ import WPCompression
         #expect(try #require(Gzip.decompress(encoded.body)) == Array(body.utf8))
     }
 
+    @Test func varyNamesAcceptEncodingOnceWhateverTheHandlerSent() {
+        let body = String(repeating: "metric_total 1\n", count: 200)
+        func vary(_ handlerVary: String?, gzip: Bool) -> [String] {
+            var response = HTTPResponse.text(body)
+            if let handlerVary { response.headers.set(name: "Vary", value: handlerVary) }
+            let encoded = text(HTTPResponseEncoder.encode(response, context: ResponseContext(acceptsGzip: gzip), date: date,
+                                                          gzipMinimumBytes: 1024))
+            return encoded.split(separator: "\r\n").filter { $0.lowercased().hasPrefix("vary:") }.map(String.init)
+        }
+        for gzip in [false, true] {
+            #expect(vary("Accept, Accept-Encoding", gzip: gzip) == ["Vary: Accept, Accept-Encoding"])
+            #expect(vary("accept-encoding", gzip: gzip) == ["Vary: accept-encoding"])
+            #expect(vary("Accept", gzip: gzip) == ["Vary: Accept, Accept-Encoding"])
+            #expect(vary("*", gzip: gzip) == ["Vary: *"])
+            #expect(vary(nil, gzip: gzip) == ["Vary: Accept-Encoding"])
+        }
+    }
+
     @Test func noGzipWhenNotAcceptedTooSmallOrBinary() {
         let body = String(repeating: "a", count: 2000)
         let plain = HTTPResponseEncoder.encode(.text(body), context: ResponseContext(acceptsGzip: false), date: date, gzipMinimumBytes: 1024)

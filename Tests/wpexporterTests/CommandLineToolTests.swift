@@ -121,6 +121,14 @@ private func tool(_ recorder: Recorder, environment: [String: String] = credenti
         #expect(none.err.hasPrefix("configuration file: none (defaults, environment and flags only)\n"))
     }
 
+    @Test func aMissingConfigurationFileIsNamedAndCountedOnce() async {
+        let recorder = Recorder()
+        #expect(await tool(recorder, environment: [:]).run(["check-config", "-c", "/nope.yaml"]) == 78)
+        #expect(recorder.err.hasPrefix("configuration file: /nope.yaml (not read)\n"), "\(recorder.err)")
+        #expect(recorder.err.contains("error: flag --config: configuration file \"/nope.yaml\" does not exist\n"))
+        #expect(recorder.err.hasSuffix("configuration is invalid: 1 problem\n"))
+    }
+
     @Test func checkConfigListsEveryProblemAndExits78() async {
         let recorder = Recorder()
         let status = await tool(recorder, environment: ["WINPOWER_EXPORTER_WINPOWER_PASSWORD": "hunter2-secret"],

@@ -33,6 +33,26 @@ import Testing
         #expect(lines.count == 6 && lines[5].isEmpty)
     }
 
+    @Test func wideNamesAreCutAndPaddedByTerminalColumns() throws {
+        #expect(DemoTable.columns("C3K") == 3)
+        #expect(DemoTable.columns("机房A") == 5)
+        #expect(DemoTable.columns("서버실") == 6)
+        #expect(DemoTable.columns("e\u{301}") == 1)
+        #expect(DemoTable.clipped("一号机房不间断电源系统主机", toColumns: 16) == "一号机房不间断电")
+        #expect(DemoTable.clipped("一号机房不间断电源", toColumns: 15) == "一号机房不间断")
+        let names = [("ups-0001-aaaa", "一号机房不间断电源系统"), ("ups-0002-bbbb", "서버실 UPS"), ("ups-0003-cccc", "C3K")]
+        let exposition = Array(names.map { id, name in
+            "winpower_device_connected{device_id=\"\(id)\",device_name=\"\(name)\",device_type=\"1\"} 0\n"
+        }.joined().utf8)
+        let lines = DemoTable.render(exposition).split(separator: "\n")
+        // Every STATE column starts at the same terminal column as the header's.
+        let stateColumn = DemoTable.columns(String(lines[0].prefix { $0 != "S" }))
+        for line in lines.dropFirst() {
+            let state = try #require(line.firstRange(of: "disconnected"))
+            #expect(DemoTable.columns(String(line[..<state.lowerBound])) == stateColumn, "\(line)")
+        }
+    }
+
     @Test func statesFollowTheOperatingModeUnlessDisconnectedOrFaulted() {
         func state(_ values: [String: Double]) -> String { DemoTable.Row(id: "x", name: "x", values: values).state }
         #expect(state(["connected": 1, "mode": 5]) == "battery test")
