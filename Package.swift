@@ -99,7 +99,7 @@ let package = Package(
         .executableTarget(name: "InstrumentedService", dependencies: ["WPMetrics", "WPPushgateway"], path: "Examples/InstrumentedService"),
 
         // Fakes and helpers shared by the test targets; not a product.
-        .target(name: "WPTestSupport", dependencies: ["WPLogging", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPClient",
+        .target(name: "WPTestSupport", dependencies: ["WPRuntime", "WPLogging", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPClient",
                                                    "WPServer", "WPCollector", "WPSimulator", "WPCSystem"]),
 
         .testTarget(name: "WPCompressionTests", dependencies: ["WPCompression"]),

@@ -3,10 +3,13 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -281,3 +284,39 @@ static int count_fds(int port) {
 
 int cs_count_sockets_on_port(int port) { return count_fds(port); }
 int cs_count_open_fds(void) { return count_fds(-1); }
+
+int cs_pipe_cloexec(int ends[2]) {
+    return pipe2(ends, O_CLOEXEC) == 0 ? 0 : errno;
+}
+
+int cs_spawn(const char *path, char *const argv[], char *const envp[], const char *directory,
+             int stdin_fd, int stdout_fd, int stderr_fd, int own_group, pid_t *pid) {
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    int status = posix_spawn_file_actions_init(&actions);
+    if (status != 0) return status;
+    status = posix_spawnattr_init(&attributes);
+    if (status != 0) {
+        posix_spawn_file_actions_destroy(&actions);
+        return status;
+    }
+    // The spawning thread may block signals (runtime threads often do) and the parent may
+    // handle them: the child starts as from a shell, every signal unblocked and at default.
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | (own_group ? POSIX_SPAWN_SETPGROUP : 0);
+    if ((status = posix_spawnattr_setflags(&attributes, flags)) == 0 &&
+        (status = posix_spawnattr_setsigmask(&attributes, &none)) == 0 &&
+        (status = posix_spawnattr_setsigdefault(&attributes, &all)) == 0 &&
+        (status = posix_spawnattr_setpgroup(&attributes, 0)) == 0 &&
+        (status = posix_spawn_file_actions_adddup2(&actions, stdin_fd, 0)) == 0 &&
+        (status = posix_spawn_file_actions_adddup2(&actions, stdout_fd, 1)) == 0 &&
+        (status = posix_spawn_file_actions_adddup2(&actions, stderr_fd, 2)) == 0 &&
+        (directory == NULL || (status = posix_spawn_file_actions_addchdir_np(&actions, directory)) == 0)) {
+        status = posix_spawn(pid, path, &actions, &attributes, argv, envp);
+    }
+    posix_spawnattr_destroy(&attributes);
+    posix_spawn_file_actions_destroy(&actions);
+    return status;
+}

@@ -23,41 +23,18 @@ public enum TLSTestTools {
         return directories.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// Runs a command to completion on a thread of its own; the caller's task suspends.
+    /// Runs a command to completion; the caller's task suspends (the child is reaped and read
+    /// on threads of ``ChildProcess``'s own).
     public static func run(_ executable: String, _ arguments: [String], in directory: String? = nil) async throws -> Output {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(with: Result { try runBlocking(executable, arguments, in: directory) })
-            }
-            thread.start()
-        }
+        let child = try ChildProcess(executable, arguments, directory: directory)
+        let status = await child.exitStatus(limit: .seconds(120))
+        return Output(status: status, standardOutput: child.standardOutput, standardError: child.standardError)
     }
 
     /// Runs a command to completion, blocking the calling thread.
     public static func runBlocking(_ executable: String, _ arguments: [String], in directory: String?) throws -> Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Read both pipes to the end before waiting, so a chatty command cannot fill one and stall.
-        let errorData = DataBox()
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            errorData.data = error.fileHandleForReading.readDataToEndOfFile()
-            done.signal()
-        }.start()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        done.wait()
-        process.waitUntilExit()
-        return Output(status: process.terminationStatus,
-                      standardOutput: String(decoding: outputData, as: UTF8.self),
-                      standardError: String(decoding: errorData.data, as: UTF8.self))
+        let result = try ChildProcess.run(executable, arguments, directory: directory)
+        return Output(status: result.status, standardOutput: result.output, standardError: result.error)
     }
 
     /// `curl` against `https://127.0.0.1:port/path`, trusting `caFile`. The status code is the
@@ -72,10 +49,4 @@ public enum TLSTestTools {
         arguments.append("\(scheme)://127.0.0.1:\(port)\(path)")
         return try await run(curl, arguments)
     }
-}
-
-/// Bytes handed from a reader thread to its waiter. Safety of `@unchecked Sendable`: written
-/// once by the reader before it signals the semaphore, read only after the waiter's `wait()`.
-private final class DataBox: @unchecked Sendable {
-    var data = Data()
 }

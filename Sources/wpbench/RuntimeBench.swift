@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import WPTestSupport
 
 /// Benchmark scenarios for the running exporter: resident memory of the real `wpexporter
 /// server` process, idle and with 1,000 devices, against `wpexporter simulate`.
@@ -99,38 +100,36 @@ enum RuntimeBench {
     }
 
     /// A child process whose standard output is read for the URL it prints.
-    final class Child: @unchecked Sendable {
-        let process = Process()
-        private let output = Pipe()
-        var pid: Int32 { process.processIdentifier }
+    final class Child: Sendable {
+        private let child: ChildProcess
+        var pid: Int32 { child.pid }
 
         init(_ binary: String, _ arguments: [String], environment: [String: String] = [:]) throws {
-            process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = arguments
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
+            child = try ChildProcess(binary, arguments, environment: ChildProcess.currentEnvironment().merging(environment) { $1 },
+                                     errorOutput: .merged)
         }
 
         /// The first `http://127.0.0.1:PORT` on a line containing `label`.
         func waitForURL(after label: String) throws -> String {
-            var seen = ""
-            while true {
-                let chunk = output.fileHandleForReading.availableData
-                guard !chunk.isEmpty else { throw Failure(description: "process exited before printing '\(label)':\n\(seen)") }
-                seen += String(decoding: chunk, as: UTF8.self)
-                for line in seen.split(separator: "\n") where line.contains(label) {
-                    if let start = line.range(of: "http://127.0.0.1:") {
-                        return String(line[start.lowerBound...].prefix { !$0.isWhitespace && $0 != "," })
-                    }
+            let (text, found) = child.waitForOutput { Self.url(in: $0, after: label) != nil }
+            guard found, let url = Self.url(in: text, after: label) else {
+                throw Failure(description: "process printed no '\(label)' URL:\n\(text)")
+            }
+            return url
+        }
+
+        private static func url(in text: String, after label: String) -> String? {
+            for line in text.split(separator: "\n") where line.contains(label) {
+                if let start = line.range(of: "http://127.0.0.1:") {
+                    return String(line[start.lowerBound...].prefix { !$0.isWhitespace && $0 != "," })
                 }
             }
+            return nil
         }
 
         func stop() {
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
+            child.signal(SIGTERM)
+            _ = child.waitUntilDone()
         }
     }
 }

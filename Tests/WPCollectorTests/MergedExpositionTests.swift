@@ -193,21 +193,15 @@ import WPCompression
     }
 
     static func which(_ tool: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/\(tool)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        ChildProcess.executable(named: tool)
     }
 
     static func run(_ path: String, _ arguments: [String], stdin: URL? = nil) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        if let stdin { process.standardInput = try FileHandle(forReadingFrom: stdin) }
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let child = try ChildProcess(path, arguments, standardInput: stdin != nil, errorOutput: .merged)
+        if let stdin {
+            try child.write(Array(try Data(contentsOf: stdin)))
+            child.closeInput()
+        }
+        return (child.waitUntilDone() ?? -1, child.standardOutput)
     }
 }

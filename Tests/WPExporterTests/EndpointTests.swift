@@ -63,18 +63,11 @@ import WPCompression
         assert a == out, "gzip and zlib disagree"
         sys.stdout.buffer.write(a)
         """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", script]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        input.fileHandleForWriting.write(Data(body))
-        try input.fileHandleForWriting.close()
-        let decoded = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let child = try ChildProcess(python, ["-c", script], standardInput: true)
+        try child.write(body)
+        child.closeInput()
+        #expect(child.waitUntilDone() == 0)
+        let decoded = child.standardOutputBytes
         #expect(Array(decoded) == expected)
     }
 

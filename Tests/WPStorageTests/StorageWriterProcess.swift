@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WPTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,10 +8,9 @@ import Glibc
 /// A `wpbench --child storage-writer DIR` process: saves state in a loop (or holds the lock),
 /// reporting `ready N` and `saved N` lines on stdout.
 final class StorageWriterProcess {
-    let process = Process()
-    private let output = Pipe()
-    private let input = Pipe()
-    private var buffer = Data()
+    private let child: ChildProcess
+    /// Bytes of standard output already returned as lines.
+    private var consumed = 0
 
     /// The `wpbench` binary built next to this test bundle (`swift build` builds it).
     static func binary() throws -> URL {
@@ -22,28 +22,21 @@ final class StorageWriterProcess {
     }
 
     init(directory: String, hold: Bool = false) throws {
-        process.executableURL = try Self.binary()
-        process.arguments = ["--child", "storage-writer", directory] + (hold ? ["hold"] : [])
-        process.standardOutput = output
-        process.standardInput = input
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        child = try ChildProcess(try Self.binary().path, ["--child", "storage-writer", directory] + (hold ? ["hold"] : []),
+                                 standardInput: true, errorOutput: .discarded)
     }
 
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { child.pid }
 
     /// The next line of output, or `nil` at end of output.
     func readLine() -> String? {
-        while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
-                buffer.removeSubrange(buffer.startIndex...newline)
-                return line
-            }
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { return nil }
-            buffer.append(chunk)
-        }
+        let consumed = self.consumed
+        let (text, found) = child.waitForOutput { Array($0.utf8).dropFirst(consumed).contains(UInt8(ascii: "\n")) }
+        guard found else { return nil }
+        let rest = Array(text.utf8).dropFirst(consumed)
+        guard let newline = rest.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        self.consumed = newline + 1
+        return String(decoding: rest[..<newline], as: UTF8.self)
     }
 
     /// Every remaining line until the process's output ends.
@@ -55,13 +48,13 @@ final class StorageWriterProcess {
 
     /// Sends SIGKILL and waits for the process to be gone.
     func kill() {
-        _ = Glibc.kill(pid, SIGKILL)
-        process.waitUntilExit()
+        child.signal(SIGKILL)
+        _ = child.waitUntilDone()
     }
 
     /// Closes stdin (a holding child then exits) and waits.
     func finish() {
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        child.closeInput()
+        _ = child.waitUntilDone()
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import WPTestSupport
 
 /// Runs the built `wpexporter` executable as a process: what users get, including `main`.
 @Suite struct BinaryTests {
@@ -22,30 +23,8 @@ import Testing
     }
 
     static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> Result {
-        let process = Process()
-        process.executableURL = try binary()
-        process.arguments = arguments
-        process.environment = environment
-        if let directory { process.currentDirectoryURL = directory }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Standard error is drained on its own thread: reading the two pipes one after the other
-        // would deadlock once the child fills the second pipe's buffer while we wait on the first.
-        let errBox = Mutex(Data())
-        let errDone = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            let data = err.fileHandleForReading.readDataToEndOfFile()
-            errBox.withLock { $0 = data }
-            errDone.signal()
-        }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        errDone.wait()
-        let errData = errBox.withLock { $0 }
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, out: String(decoding: outData, as: UTF8.self),
-                      err: String(decoding: errData, as: UTF8.self))
+        let result = try ChildProcess.run(try binary().path, arguments, environment: environment, directory: directory?.path)
+        return Result(status: result.status, out: result.output, err: result.error)
     }
 
     /// A fresh directory used as working directory and HOME, so no real configuration is found.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import WPConfig
 import WPLogging
@@ -33,21 +34,21 @@ import WPServer
 
     @Test func theSecondSignalRunsTheRepeatHandlerNotTheFirst() async {
         let events = SignalEvents()
-        let repeats = OutputBuffer()
-        events.onRepeat { repeats.append(Data("\($0)".utf8)) }
+        let repeats = Mutex("")
+        events.onRepeat { number in repeats.withLock { $0 += "\(number)" } }
         events.received(15)
         await events.first()
-        #expect(repeats.text.isEmpty)
+        #expect(repeats.withLock { $0 }.isEmpty)
         events.received(2)
-        #expect(repeats.text == "2")
+        #expect(repeats.withLock { $0 } == "2")
     }
 
     @Test func twoCoalescedSignalsCountAsASecondSignal() async {
         let events = SignalEvents()
-        let repeats = OutputBuffer()
-        events.onRepeat { repeats.append(Data("\($0)".utf8)) }
+        let repeats = Mutex("")
+        events.onRepeat { number in repeats.withLock { $0 += "\(number)" } }
         events.received(15, times: 2)
         await events.first()
-        #expect(repeats.text == "15")
+        #expect(repeats.withLock { $0 } == "15")
     }
 }

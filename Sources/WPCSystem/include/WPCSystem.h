@@ -75,4 +75,14 @@ int cs_count_sockets_on_port(int port);
 /// Counts this process's open descriptors.
 int cs_count_open_fds(void);
 
+/// pipe2(O_CLOEXEC): a pipe no child started by another thread meanwhile inherits. Returns 0
+/// or an errno value.
+int cs_pipe_cloexec(int ends[2]);
+/// Starts `path` with `argv` and `envp` (NULL-terminated) in `directory` (NULL: this one),
+/// its standard input, output and error on the given descriptors (each made 0, 1, 2 in the
+/// child), every signal at its default action and none blocked, in a process group of its own
+/// when `own_group` is non-zero. Returns 0 and the child's PID in `pid`, or an errno value.
+int cs_spawn(const char *path, char *const argv[], char *const envp[], const char *directory,
+             int stdin_fd, int stdout_fd, int stderr_fd, int own_group, pid_t *pid);
+
 #endif
