@@ -6,7 +6,7 @@ import WPSimulator
 import WPTestSupport
 
 /// Every simulator fault surfaces as the right typed error, and nothing secret leaks.
-@Suite struct ClientFaultTests {
+@Suite(.timeLimit(.minutes(3))) struct ClientFaultTests {
     @Test func unreachableIsANetworkError() async throws {
         let harness = SimulatorHarness()
         harness.simulator.enable(.unreachable)

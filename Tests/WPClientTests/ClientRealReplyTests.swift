@@ -7,7 +7,7 @@ import WPTestSupport
 
 /// Replies exactly as real WinPower servers send them: the real 401 body at HTTP 401 and at
 /// HTTP 200, `data` of any type in an envelope, unknown codes.
-@Suite struct ClientRealReplyTests {
+@Suite(.timeLimit(.minutes(3))) struct ClientRealReplyTests {
     static let list = #"{"total":1,"pageSize":20,"currentPage":1,"data":[{"assetDevice":{"id":"d1"},"realtime":{"mode":"3"}}],"#
         + #""code":"000000","msg":"OK"}"#
 

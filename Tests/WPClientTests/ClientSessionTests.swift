@@ -8,7 +8,7 @@ import WPSimulator
 import WPTestSupport
 
 /// Login, token lifetime, single flight, re-login and backoff, against the in-process simulator.
-@Suite struct ClientSessionTests {
+@Suite(.timeLimit(.minutes(3))) struct ClientSessionTests {
     @Test func firstFetchLogsInWithTheDocumentedRequests() async throws {
         let harness = SimulatorHarness(devices: 3)
         let client = harness.makeClient { $0.userAgent = "wpexporter/1.2.3" }

@@ -2,7 +2,7 @@ import Testing
 import WPClient
 import WPTestSupport
 
-@Suite struct ClientStubTests {
+@Suite(.timeLimit(.minutes(3))) struct ClientStubTests {
     @Test func answersInOrderThenRepeatsTheLast() async throws {
         let stub = ClientStub([.success(.make(devices: [.make(id: "a")])), .failure(ClientError(.network, "down"))])
         #expect(try await stub.fetchDevices().devices.map(\.id) == ["a"])

@@ -3,7 +3,7 @@ import Testing
 @testable import WPClient
 
 /// The captured WinPower responses decode to exactly their values.
-@Suite struct DecoderSampleTests {
+@Suite(.timeLimit(.minutes(3))) struct DecoderSampleTests {
     static func fixture(_ name: String) throws -> [UInt8] {
         let url = try #require(Bundle.module.url(forResource: name, withExtension: "json", subdirectory: "Fixtures"))
         return Array(try Data(contentsOf: url))

@@ -4,7 +4,7 @@ import Testing
 
 /// Per-field tolerance: bad values become nil (never 0), bad devices are dropped and reported,
 /// bad documents fail with a decode error that quotes nothing from the body.
-@Suite struct DecoderToleranceTests {
+@Suite(.timeLimit(.minutes(3))) struct DecoderToleranceTests {
     static func page(realtime: String, extra: String = "") -> [UInt8] {
         Array("""
         {"total":1,"pageSize":20,"currentPage":1,"data":[{"assetDevice":{"id":"dev-1"},\

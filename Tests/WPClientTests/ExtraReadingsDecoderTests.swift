@@ -4,7 +4,7 @@ import Testing
 
 /// Readings beyond the captured single-phase schema: per-phase keys, unknown numeric members
 /// (passed through, bounded) and alarms of any shape.
-@Suite struct ExtraReadingsDecoderTests {
+@Suite(.timeLimit(.minutes(3))) struct ExtraReadingsDecoderTests {
     static func device(_ members: String) throws -> Device {
         let body = Array("{\"total\":1,\"data\":[{\"assetDevice\":{\"id\":\"d\"},\(members)}],\"code\":\"000000\"}".utf8)
         return try #require(try DeviceListDecoder().decodeDeviceList(body).devices.first)

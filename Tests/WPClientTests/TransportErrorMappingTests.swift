@@ -4,7 +4,7 @@ import Testing
 import WPHTTPClient
 
 /// Every `HTTPClientError` kind becomes a ``ClientError`` that says which setting to check.
-@Suite struct TransportErrorMappingTests {
+@Suite(.timeLimit(.minutes(3))) struct TransportErrorMappingTests {
     static func mapped(_ kind: HTTPClientError.Kind, _ detail: String = "detail") -> ClientError {
         HTTPClientTransport.map(HTTPClientError(kind, detail))
     }

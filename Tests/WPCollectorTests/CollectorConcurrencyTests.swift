@@ -30,7 +30,7 @@ private final class GatedClient: WinPowerClient {
     }
 }
 
-@Suite struct CollectorConcurrencyTests {
+@Suite(.timeLimit(.minutes(3))) struct CollectorConcurrencyTests {
     @Test func readersNeverWaitForWinPowerNorSeeHalfACycle() async throws {
         let client = GatedClient()
         let fixture = try CollectorFixture(client: client)

@@ -7,7 +7,7 @@ import WPTestSupport
 
 /// The collector against the in-process simulator: what `/metrics` shows equals what the
 /// simulated WinPower reports, device by device.
-@Suite struct CollectorSimulatorTests {
+@Suite(.timeLimit(.minutes(3))) struct CollectorSimulatorTests {
     @Test func everyDeviceValueEqualsTheSimulators() async throws {
         let harness = SimulatorHarness(devices: 10)
         let fixture = try CollectorFixture(client: harness.makeClient(), clock: harness.clock, epoch: harness.epoch)

@@ -12,7 +12,7 @@ import WPCompression
 private let deviceID = "e156e6cb-41cb-4b35-b0dd-869929186a5c"
 private let device = ["device_id": deviceID]
 
-@Suite struct CollectorTests {
+@Suite(.timeLimit(.minutes(3))) struct CollectorTests {
     @Test func exportsEveryValueOfAReadout() async throws {
         let fixture = try CollectorFixture(client: ClientStub([.success(.make())]))
         await fixture.collector.collect()

@@ -8,7 +8,7 @@ import WPStorage
 import WPTestSupport
 
 /// Choosing, naming and labelling devices: `DeviceFilter` applied by the collector.
-@Suite struct DeviceFilterTests {
+@Suite(.timeLimit(.minutes(3))) struct DeviceFilterTests {
     @Test(arguments: [
         ("C3K", "C3K", true), ("C3K", "c3k", false), ("*", "", true), ("*", "anything at all", true),
         ("Hall *", "Hall 3", true), ("Hall *", "Hall", false), ("Hall*", "Hall", true), ("?3K", "C3K", true),

@@ -38,7 +38,7 @@ private final class BlockingStore: EnergyStore {
 
 /// While a save is stuck in the store, everything `/health`, `/-/ready` and `/metrics` read
 /// (and the skip handler's re-render) answers without waiting for it.
-@Suite struct SlowDiskTests {
+@Suite(.timeLimit(.minutes(3))) struct SlowDiskTests {
     @Test func readsDoNotWaitForASaveInProgress() async throws {
         let store = BlockingStore()
         let clock = ManualClock()

@@ -4,7 +4,7 @@ import WPMetrics
 import WPCompression
 
 /// The single-pass encoder must equal WPMetrics' two encoders, shared lines or not.
-@Suite struct SnapshotEncoderTests {
+@Suite(.timeLimit(.minutes(3))) struct SnapshotEncoderTests {
     @Test func equalsTheTwoEncodersForEveryFamilyShape() throws {
         var gauge = try MetricFamily(name: "a_gauge", help: "A \"gauge\".", type: .gauge, labelNames: ["id"])
         try gauge.append(labelValues: ["x\\y\n"], value: .nan)

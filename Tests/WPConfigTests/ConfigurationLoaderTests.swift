@@ -1,7 +1,7 @@
 import Testing
 @testable import WPConfig
 
-@Suite struct PrecedenceTests {
+@Suite(.timeLimit(.minutes(3))) struct PrecedenceTests {
     /// Which layers set `server.port` → which value and source win.
     @Test(arguments: [
         ([String](), 9090, "default"),
@@ -92,7 +92,7 @@ import Testing
     }
 }
 
-@Suite struct DiscoveryTests {
+@Suite(.timeLimit(.minutes(3))) struct DiscoveryTests {
     @Test(arguments: [
         "./config.yaml", "./config/config.yaml", "/home/u/.config/winpower-exporter/config.yaml",
         "/etc/winpower-exporter/config.yaml",

@@ -4,7 +4,7 @@ import Testing
 
 /// `docs/configuration.md` embeds the generated key table; this test fails when they differ.
 /// Run with `UPDATE_DOCS=1` to rewrite the table in place.
-@Suite struct ConfigurationReferenceTests {
+@Suite(.timeLimit(.minutes(3))) struct ConfigurationReferenceTests {
     static let docsURL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("docs/configuration.md")

@@ -3,7 +3,7 @@ import Testing
 
 /// The keys of issue-level device selection and readings: `winpower.area_id`,
 /// `include_sub_area`, `passthrough_readings` and the caps, in `winpower` and per entry.
-@Suite struct DeviceSelectionConfigurationTests {
+@Suite(.timeLimit(.minutes(3))) struct DeviceSelectionConfigurationTests {
     @Test func defaultsListTheRootAreaWithSubAreasAndPassReadingsThrough() throws {
         let loaded = try ServersConfigurationTests.load("winpower:\n  base_url: https://wp.example\n  username: u\n  password: p\n")
         let winPower = loaded.configuration.winPower

@@ -1,7 +1,7 @@
 import Testing
 @testable import WPConfig
 
-@Suite struct NUTConfigurationTests {
+@Suite(.timeLimit(.minutes(3))) struct NUTConfigurationTests {
     @Test func keysFromTheFileWithDefaults() throws {
         let loaded = try ConfigurationLoader.load(TestInputs.make(file: """
             nut:

@@ -1,7 +1,7 @@
 import Testing
 @testable import WPConfig
 
-@Suite struct ServersConfigurationTests {
+@Suite(.timeLimit(.minutes(3))) struct ServersConfigurationTests {
     static let twoServers = """
         winpower:
           username: admin
@@ -136,7 +136,7 @@ import Testing
 }
 
 /// The energy migration rule: which entry continues which stored totals.
-@Suite struct EnergyOriginTests {
+@Suite(.timeLimit(.minutes(3))) struct EnergyOriginTests {
     static func configuration(_ entries: [(String, String?, String?)], base: String? = "https://wp.example:8081")
         -> ExporterConfiguration {
         var configuration = ExporterConfiguration()

@@ -2,7 +2,7 @@ import Testing
 @testable import WPConfig
 
 /// URL passwords holding any character are masked wherever the configuration shows a URL.
-@Suite struct URLPasswordEchoTests {
+@Suite(.timeLimit(.minutes(3))) struct URLPasswordEchoTests {
     @Test(arguments: Array(":/?#[]@!$&'()*+,;="))
     func aPasswordHoldingAReservedCharacterIsMaskedWhole(character: Character) {
         for (url, shown) in [

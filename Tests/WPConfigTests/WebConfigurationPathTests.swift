@@ -4,7 +4,7 @@ import Testing
 
 /// Relative certificate paths resolve against the web configuration file's directory exactly
 /// as with `NSString.deletingLastPathComponent`, which WPConfig used before it dropped Foundation.
-@Suite struct WebConfigurationPathTests {
+@Suite(.timeLimit(.minutes(3))) struct WebConfigurationPathTests {
     @Test func directoryMatchesNSString() {
         for file in ["/etc/wp/web.yml", "/etc/wp/", "web.yml", "/web.yml", "/", "conf/web.yml", "a//b.yml", "./web.yml", ""] {
             #expect(WebConfigurationReader.directory(of: file) == (file as NSString).deletingLastPathComponent, "\(file)")

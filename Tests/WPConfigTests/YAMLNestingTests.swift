@@ -3,7 +3,7 @@ import Testing
 
 /// Deeply nested documents are refused with a positioned error instead of exhausting the
 /// stack (20,000 `- ` or 50,000 `[` crashed `check-config` and `server` with SIGSEGV).
-@Suite struct YAMLNestingTests {
+@Suite(.timeLimit(.minutes(3))) struct YAMLNestingTests {
     private static func parseError(_ text: String) -> YAMLError? {
         do {
             _ = try YAMLReader.parse(text, file: "deep.yaml")

@@ -24,7 +24,7 @@ private func scalar(_ node: YAMLNode?, _ path: String...) -> YAMLScalar? {
     return current?.scalar
 }
 
-@Suite struct YAMLReaderTests {
+@Suite(.timeLimit(.minutes(3))) struct YAMLReaderTests {
     @Test func nestedMappingsWithCommentsAndBlankLines() throws {
         let root = try parse("""
             # exporter

@@ -3,7 +3,7 @@ import Testing
 
 /// Mutated documents must either parse or fail with a positioned error: never crash, never
 /// report a position outside the document.
-@Suite struct YAMLRobustnessTests {
+@Suite(.timeLimit(.minutes(3))) struct YAMLRobustnessTests {
     static let document = """
         --- # config
         server:

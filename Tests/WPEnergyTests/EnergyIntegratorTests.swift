@@ -3,7 +3,7 @@ import WPEnergy
 import WPStorage
 import WPTestSupport
 
-@Suite struct EnergyIntegratorTests {
+@Suite(.timeLimit(.minutes(3))) struct EnergyIntegratorTests {
     @Test func trapezoidBetweenConsecutiveSamples() {
         var integrator = makeIntegrator()
         integrator.integrate([sample(100)], at: at(0))
@@ -125,7 +125,7 @@ import WPTestSupport
     }
 }
 
-@Suite struct EnergyIntegratorLimitTests {
+@Suite(.timeLimit(.minutes(3))) struct EnergyIntegratorLimitTests {
     @Test func overflowingReadingIsUnusableAndTotalsStayFinite() {
         // With no plausibility bound to stop it first, the overflow check does.
         var integrator = EnergyIntegrator<Instant>(configuration: EnergyConfiguration(maxPowerWatts: .greatestFiniteMagnitude))

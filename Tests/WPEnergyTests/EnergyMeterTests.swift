@@ -6,7 +6,7 @@ import WPLogging
 import WPStorage
 import WPTestSupport
 
-@Suite struct EnergyMeterTests {
+@Suite(.timeLimit(.minutes(3))) struct EnergyMeterTests {
     private func openMeter(store: any EnergyStore, clock: ManualClock, logger: Logger = .disabled,
                            persistence: PersistencePolicy = PersistencePolicy()) throws -> EnergyMeter<ManualClock> {
         try EnergyMeter.open(persistence: persistence, store: store, clock: clock, logger: logger)

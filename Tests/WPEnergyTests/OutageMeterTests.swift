@@ -6,7 +6,7 @@ import WPStorage
 import WPTestSupport
 
 /// The ledger through the meter: saved with the totals, by the same saves only.
-@Suite struct OutageMeterTests {
+@Suite(.timeLimit(.minutes(3))) struct OutageMeterTests {
     func reading(_ mode: Int) -> EnergySample {
         EnergySample(deviceID: "ups", watts: 200, mode: mode, runtimeSeconds: 600)
     }

@@ -9,7 +9,7 @@ import WPTestSupport
 @testable import WPExporter
 
 /// Reloading the configuration: outcomes, metrics, `/-/reload` and serialisation.
-@Suite("Configuration reload")
+@Suite("Configuration reload", .timeLimit(.minutes(3)))
 struct ConfigReloaderTests {
     struct Broken: Error, CustomStringConvertible {
         var description: String { "./config.yaml:3:1: server.port: \"x\" must be an integer" }

@@ -9,7 +9,7 @@ import WPStorage
 @testable import WPExporter
 
 /// The configuration reaches each library's own settings unchanged.
-@Suite struct ExporterSettingsTests {
+@Suite(.timeLimit(.minutes(3))) struct ExporterSettingsTests {
     @Test func everySectionIsMapped() throws {
         var configuration = ExporterConfiguration()
         configuration.server.host = "::1"

@@ -6,7 +6,7 @@ import WPTestSupport
 
 /// The merge cap of ``ExpositionMerger`` on a manual clock: at most one rebuild per spacing,
 /// a trailing one for what came sooner, nothing lost, nothing rebuilt while nothing changed.
-@Suite struct ExpositionMergerTests {
+@Suite(.timeLimit(.minutes(3))) struct ExpositionMergerTests {
     /// Three servers' chunks whose versions a test bumps; the merged device count shows every
     /// server's version (server `i` counts `version × 1000^i` devices).
     final class Servers: Sendable {

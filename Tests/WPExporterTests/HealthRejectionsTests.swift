@@ -5,7 +5,7 @@ import WPServer
 @testable import WPExporter
 
 /// `/health` shows how many power readings were refused as implausible.
-@Suite struct HealthRejectionsTests {
+@Suite(.timeLimit(.minutes(3))) struct HealthRejectionsTests {
     @Test func healthReportsRejectedEnergySamples() throws {
         var health = CollectorHealth()
         health.energySamplesRejected = 3

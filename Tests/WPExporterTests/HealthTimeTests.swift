@@ -4,7 +4,7 @@ import Testing
 
 /// `/health` times equal what `ISO8601DateFormatter` wrote before the executable dropped
 /// Foundation: UTC, milliseconds, `Z`.
-@Suite struct HealthTimeTests {
+@Suite(.timeLimit(.minutes(3))) struct HealthTimeTests {
     @Test func isoMatchesISO8601DateFormatter() {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]

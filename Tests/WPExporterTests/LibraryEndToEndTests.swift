@@ -14,7 +14,7 @@ import WPTestSupport
 /// clock and HTTP clients, `/metrics` served and scraped over HTTP, the WinPower families in a
 /// service's own registry, reloads (a server added, then a switch to a `winpower`-only
 /// configuration), and a stop that persists the energy totals and releases the data directory.
-@Suite struct LibraryEndToEndTests {
+@Suite(.timeLimit(.minutes(3))) struct LibraryEndToEndTests {
     private static func simulator() async throws -> SimulatorServer {
         var configuration = WinPowerSimulator.Configuration()
         configuration.deviceCount = 2

@@ -7,7 +7,7 @@ import WPTestSupport
 @testable import WPExporter
 
 /// The NUT bridge's data: the collectors' published readings as NUT UPSs.
-@Suite struct NUTFleetSourceTests {
+@Suite(.timeLimit(.minutes(3))) struct NUTFleetSourceTests {
     @Test func devicesBecomeUPSsWithReadableUniqueNamesAndTheReadingsOfMetrics() async throws {
         let harness = try await ExporterHarness(devices: 7)
         defer { Task { await harness.shutdown() } }

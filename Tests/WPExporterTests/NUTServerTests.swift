@@ -10,7 +10,7 @@ import WPTestSupport
 @testable import WPExporter
 
 /// The exporter with `nut.listen`: the NUT server answers from the same readings as `/metrics`.
-@Suite struct NUTServerTests {
+@Suite(.timeLimit(.minutes(3))) struct NUTServerTests {
     @Test func upsReadingsOverTheNUTPortEqualMetrics() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-nut-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

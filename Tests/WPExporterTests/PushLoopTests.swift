@@ -26,7 +26,7 @@ private func makeClient(_ gateway: FakePushgateway, password: String? = nil) thr
     return try PushgatewayClient(configuration: configuration, transport: gateway)
 }
 
-@Suite("PushLoop")
+@Suite("PushLoop", .timeLimit(.minutes(3)))
 struct PushLoopTests {
     @Test("pushes at once, then once per interval, replacing the group; stops on cancellation")
     func pushesAtFixedRate() async throws {

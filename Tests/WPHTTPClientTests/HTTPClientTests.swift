@@ -3,7 +3,7 @@ import Testing
 import WPHTTPClient
 
 /// The client over real sockets against ``RawServer`` (127.0.0.1, port 0).
-@Suite struct HTTPClientTests {
+@Suite(.timeLimit(.minutes(3))) struct HTTPClientTests {
     static func request(_ port: Int, _ path: String = "/", method: String = "GET", headers: [(name: String, value: String)] = [],
                         body: String = "", timeout: Duration = .seconds(20)) throws -> HTTPClientRequest {
         HTTPClientRequest(method: method, url: try #require(URL(string: "http://127.0.0.1:\(port)\(path)")),

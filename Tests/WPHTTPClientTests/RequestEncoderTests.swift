@@ -3,7 +3,7 @@ import Testing
 @testable import WPHTTPClient
 
 /// Request bytes and URL checks, as pure functions.
-@Suite struct RequestEncoderTests {
+@Suite(.timeLimit(.minutes(3))) struct RequestEncoderTests {
     func target(_ text: String) throws -> RequestTarget {
         try RequestTarget(try #require(URL(string: text)))
     }

@@ -1,7 +1,7 @@
 import Testing
 import WPLogging
 
-@Suite struct ConsoleLogEncoderTests {
+@Suite(.timeLimit(.minutes(3))) struct ConsoleLogEncoderTests {
     let encoder = ConsoleLogEncoder()
 
     @Test func goldenLineHasAlignedColumnsAndSortedFields() {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WPLogging
 
-@Suite struct JSONLogEncoderTests {
+@Suite(.timeLimit(.minutes(3))) struct JSONLogEncoderTests {
     let encoder = JSONLogEncoder()
 
     @Test func goldenLineHasFixedKeyOrderAndSortedFields() {

@@ -3,7 +3,7 @@ import Testing
 import WPLogging
 import WPTestSupport
 
-@Suite struct LogTimestampTests {
+@Suite(.timeLimit(.minutes(3))) struct LogTimestampTests {
     @Test func nanosecondsAreNormalisedIntoZeroToOneSecond() {
         let late = LogTimestamp(seconds: 10, nanoseconds: 2_500_000_000)
         #expect(late.seconds == 12 && late.nanoseconds == 500_000_000)

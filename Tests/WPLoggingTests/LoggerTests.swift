@@ -2,7 +2,7 @@ import Testing
 import WPLogging
 import WPTestSupport
 
-@Suite struct LoggerTests {
+@Suite(.timeLimit(.minutes(3))) struct LoggerTests {
     @Test func filtersBelowMinimumLevel() {
         let sink = InMemoryLogSink()
         let log = Logger(label: "t", level: .warn, sink: sink)

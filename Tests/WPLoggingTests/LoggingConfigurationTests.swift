@@ -3,7 +3,7 @@ import Testing
 import WPLogging
 import WPTestSupport
 
-@Suite struct LoggingConfigurationTests {
+@Suite(.timeLimit(.minutes(3))) struct LoggingConfigurationTests {
     @Test func defaultsMatchTheExporterContract() {
         let configuration = LoggingConfiguration()
         #expect(configuration.level == .info)
@@ -106,7 +106,7 @@ import WPTestSupport
     }
 }
 
-@Suite struct StreamAndMultiplexingSinkTests {
+@Suite(.timeLimit(.minutes(3))) struct StreamAndMultiplexingSinkTests {
     @Test func streamSinkWritesWholeLinesToItsDescriptor() throws {
         var fds: [Int32] = [0, 0]
         #expect(pipe(&fds) == 0)

@@ -2,7 +2,7 @@ import Testing
 import WPLogging
 import WPTestSupport
 
-@Suite struct RedactionTests {
+@Suite(.timeLimit(.minutes(3))) struct RedactionTests {
     @Test func sensitiveKeysAreMaskedWhateverTheValueType() {
         let sink = InMemoryLogSink()
         let log = sink.logger()

@@ -3,7 +3,7 @@ import Testing
 import WPLogging
 import WPTestSupport
 
-@Suite struct RotatingFileSinkTests {
+@Suite(.timeLimit(.minutes(3))) struct RotatingFileSinkTests {
     let clock = LoggingWallClock()
     /// 2026-11-22T02:37:19.123Z as used in rotated file names.
     let stamp = "2026-11-22T02-37-19.123"

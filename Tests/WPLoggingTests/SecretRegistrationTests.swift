@@ -4,7 +4,7 @@ import WPTestSupport
 
 /// How secrets are registered: the size cap, replacing and removing named slots, and
 /// registration that never holds up redaction.
-@Suite struct SecretRegistrationTests {
+@Suite(.timeLimit(.minutes(3))) struct SecretRegistrationTests {
     @Test func secretsLongerThanTheCapAreRefused() {
         let limit = Redactor.maxSecretLength
         #expect(limit == 4096)

@@ -2,7 +2,7 @@ import Synchronization
 import Testing
 @testable import WPLogging
 
-@Suite struct SerialWorkerTests {
+@Suite(.timeLimit(.minutes(3))) struct SerialWorkerTests {
     /// What the jobs saw, shared with the escaping job closures.
     final class Journal: Sendable {
         struct State {

@@ -85,7 +85,7 @@ private func stall(_ writer: StreamWriter, _ pipe: StalledPipe) -> [Int]? {
     return finished ? accepted.withLock { $0 } : nil
 }
 
-@Suite struct StreamWriterTests {
+@Suite(.timeLimit(.minutes(3))) struct StreamWriterTests {
     @Test func writesNeverWaitForAReaderThatStoppedAndTheQueueIsBounded() throws {
         let pipe = try StalledPipe()
         let writer = StreamWriter(fileDescriptor: pipe.writeFD, name: "pipe", limit: 2048)

@@ -3,7 +3,7 @@ import WPLogging
 import WPTestSupport
 
 /// The password of a URL's user information, masked in free text whatever it holds.
-@Suite struct URLCredentialTextTests {
+@Suite(.timeLimit(.minutes(3))) struct URLCredentialTextTests {
     static let reserved = Array(":/?#[]@!$&'()*+,;=")
 
     @Test(arguments: reserved)

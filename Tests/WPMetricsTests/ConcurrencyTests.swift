@@ -2,7 +2,7 @@ import Testing
 import WPMetrics
 import WPTestSupport
 
-@Suite struct ConcurrencyTests {
+@Suite(.timeLimit(.minutes(3))) struct ConcurrencyTests {
     @Test func manyWritersAndARendererAgree() async throws {
         let registry = MetricRegistry()
         let counter = try registry.counter(name: "events_total", help: "h")

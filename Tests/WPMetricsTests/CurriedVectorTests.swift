@@ -2,7 +2,7 @@ import Testing
 import WPMetrics
 
 /// Curried vectors (Go's `CurryWith`) and the checked, non-throwing label handles.
-@Suite struct CurriedVectorTests {
+@Suite(.timeLimit(.minutes(3))) struct CurriedVectorTests {
     private func text(_ registry: MetricRegistry) -> String {
         String(decoding: registry.render(format: .text), as: UTF8.self)
     }

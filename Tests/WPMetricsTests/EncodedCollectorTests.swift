@@ -18,7 +18,7 @@ private final class Encoded: EncodedCollector {
     }
 }
 
-@Suite struct EncodedCollectorTests {
+@Suite(.timeLimit(.minutes(3))) struct EncodedCollectorTests {
     private static let ups = """
         # HELP ups_load_percent Load.
         # TYPE ups_load_percent gauge

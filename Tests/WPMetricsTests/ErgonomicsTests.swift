@@ -3,7 +3,7 @@ import Testing
 import WPMetrics
 
 /// Labels by name, durations, callback metrics and unregistering struct collectors.
-@Suite struct ErgonomicsTests {
+@Suite(.timeLimit(.minutes(3))) struct ErgonomicsTests {
     private func text(_ registry: MetricRegistry) -> String {
         String(decoding: registry.render(format: .text), as: UTF8.self)
     }

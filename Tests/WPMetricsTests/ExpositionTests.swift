@@ -3,7 +3,7 @@ import Testing
 import WPMetrics
 import WPTestSupport
 
-@Suite struct ExpositionTests {
+@Suite(.timeLimit(.minutes(3))) struct ExpositionTests {
     private func render(_ families: [MetricFamily], _ format: ExpositionFormat) -> String {
         String(decoding: ExpositionEncoder(format: format).encode(families), as: UTF8.self)
     }

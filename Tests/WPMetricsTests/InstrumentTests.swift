@@ -2,7 +2,7 @@ import Testing
 import WPMetrics
 import WPTestSupport
 
-@Suite struct InstrumentTests {
+@Suite(.timeLimit(.minutes(3))) struct InstrumentTests {
     @Test func counterOnlyGoesUp() throws {
         let counter = try Counter(name: "c_total", help: "h")
         counter.increment()

@@ -54,7 +54,7 @@ private actor Reading {
     func set(_ value: Double) { self.value = value }
 }
 
-@Suite struct SnapshotCollectorTests {
+@Suite(.timeLimit(.minutes(3))) struct SnapshotCollectorTests {
     private func text(_ registry: MetricRegistry) -> String {
         String(decoding: registry.render(format: .text), as: UTF8.self)
     }

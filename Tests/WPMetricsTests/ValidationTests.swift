@@ -1,7 +1,7 @@
 import Testing
 import WPMetrics
 
-@Suite struct ValidationTests {
+@Suite(.timeLimit(.minutes(3))) struct ValidationTests {
     @Test(arguments: ["a", "_a", ":a", "a:b_c9", "http_requests_total", "A"])
     func acceptsValidMetricNames(name: String) {
         #expect(NameValidation.isValidMetricName(name))

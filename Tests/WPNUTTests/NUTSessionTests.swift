@@ -24,7 +24,7 @@ private struct Users: NUTUsers {
     }
 }
 
-@Suite struct NUTSessionTests {
+@Suite(.timeLimit(.minutes(3))) struct NUTSessionTests {
     static func ups(_ name: String, status: String = "OL", stale: Bool = false, back: Bool = true) -> NUTUPS {
         NUTUPS(name: name, description: "Rack \"A\" (Santak C3K)",
                variables: [("battery.charge", "100"), ("device.model", "Santak C3K"), ("ups.status", status)],
@@ -200,7 +200,7 @@ private struct Users: NUTUsers {
     }
 }
 
-@Suite struct NUTUserTableTests {
+@Suite(.timeLimit(.minutes(3))) struct NUTUserTableTests {
     @Test func plainAndBcryptPasswordsAndRoles() async throws {
         var generator = SystemRandomNumberGenerator()
         let hash = try #require(BCrypt.hash(password: "s3cret", setting: BCrypt.setting(cost: 4, using: &generator)))
@@ -227,7 +227,7 @@ private struct Users: NUTUsers {
 }
 
 /// The protocol over a real socket: a `LineServer` serving `NUTProtocol`.
-@Suite struct NUTOverTCPTests {
+@Suite(.timeLimit(.minutes(3))) struct NUTOverTCPTests {
     @Test func aMonitorsConversationOverTCP() async throws {
         let state = NUTServerState()
         let environment = NUTSession.Environment(data: Fleet(list: [NUTSessionTests.ups("ups", status: "OB")]), users: Users(),

@@ -2,7 +2,7 @@ import Testing
 import WPClient
 import WPNUT
 
-@Suite struct NUTVariablesTests {
+@Suite(.timeLimit(.minutes(3))) struct NUTVariablesTests {
     static func device(mode: Int?, charge: Double? = 100, runtime: Double? = 3600, charging: Int? = 0,
                        status: Int? = 1, alarms: ActiveAlarms? = nil) -> Device {
         var realtime = RealtimeReadings()
@@ -74,7 +74,7 @@ import WPNUT
     }
 }
 
-@Suite struct NUTNamesTests {
+@Suite(.timeLimit(.minutes(3))) struct NUTNamesTests {
     @Test func aliasesBecomeReadableUniqueNames() {
         let names = NUTNames.assign([(id: "1", alias: "Server Room #2"), (id: "2", alias: "Server Room #2"),
                                      (id: "3", alias: "Ünïcode UPS"), (id: "4", alias: nil), (id: "5", alias: "   "),
@@ -106,7 +106,7 @@ import WPNUT
 }
 
 /// The tokenizer, case by case as upsd 2.8.0 splits lines (its transcripts).
-@Suite struct NUTLineTests {
+@Suite(.timeLimit(.minutes(3))) struct NUTLineTests {
     static func words(_ text: String) -> [String]? { NUTLine.words(Array(text.utf8)) }
 
     @Test func wordsQuotesAndEscapes() {

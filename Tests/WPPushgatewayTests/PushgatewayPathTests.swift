@@ -5,7 +5,7 @@ import WPMetrics
 
 /// The grouping path's percent-encoding equals Foundation's `addingPercentEncoding` with
 /// `urlPathAllowed` minus `/;?#%`, which PushgatewayClient used before it dropped Foundation.
-@Suite struct PushgatewayPathTests {
+@Suite(.timeLimit(.minutes(3))) struct PushgatewayPathTests {
     @Test func percentEncodingMatchesFoundation() {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "/;?#%")

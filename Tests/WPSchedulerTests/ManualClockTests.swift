@@ -1,7 +1,7 @@
 import Testing
 import WPTestSupport
 
-@Suite struct ManualClockTests {
+@Suite(.timeLimit(.minutes(3))) struct ManualClockTests {
     @Test func sleepResumesOnlyWhenAdvancedPastDeadline() async throws {
         let clock = ManualClock()
         let start = clock.now

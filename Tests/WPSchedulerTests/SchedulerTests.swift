@@ -43,7 +43,7 @@ struct Recorder: Sendable {
     init() { (stream, continuation) = AsyncStream.makeStream() }
 }
 
-@Suite struct SchedulerTests {
+@Suite(.timeLimit(.minutes(3))) struct SchedulerTests {
     let clock = ManualClock()
     let recorder = Recorder()
 

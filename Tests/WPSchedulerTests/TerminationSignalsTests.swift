@@ -10,7 +10,7 @@ import WPScheduler
 /// test uses it). SIGUSR2 is ignored before anything raises it, so a signal raised before the
 /// watcher is installed is dropped rather than ending the process; the raising loops keep
 /// raising until the signal is seen, so no test depends on how quickly Dispatch installs it.
-@Suite(.serialized) struct TerminationSignalsTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct TerminationSignalsTests {
     init() { signal(SIGUSR2, SIG_IGN) }
 
     /// Raises SIGUSR2 every few milliseconds until cancelled.

@@ -4,7 +4,7 @@ import WPServer
 import WPServerMetrics
 import WPTestSupport
 
-@Suite struct MetricsHandlerTests {
+@Suite(.timeLimit(.minutes(3))) struct MetricsHandlerTests {
     /// A registry whose text rendering is well over WPServer's 1 KiB gzip threshold.
     static func registry() throws -> MetricRegistry {
         let registry = MetricRegistry()

@@ -4,7 +4,7 @@ import WPServer
 import WPServerMetrics
 import WPTestSupport
 
-@Suite struct RequestMetricsTests {
+@Suite(.timeLimit(.minutes(3))) struct RequestMetricsTests {
     @Test func handledRequestsAreCountedByHandlerAndCodeAndTimed() throws {
         let registry = MetricRegistry()
         let metrics = try RequestMetrics(namespace: "svc", registry: registry, buckets: [0.1, 1])

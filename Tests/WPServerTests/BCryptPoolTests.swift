@@ -25,7 +25,7 @@ final class Entered: Sendable {
     }
 }
 
-@Suite struct BCryptPoolTests {
+@Suite(.timeLimit(.minutes(3))) struct BCryptPoolTests {
     /// Occupies the pool's single worker until the returned latch opens; returns once it is busy.
     static func occupy(_ pool: BCryptPool) async -> (latch: Latch, job: Task<Bool?, Never>) {
         let latch = Latch()

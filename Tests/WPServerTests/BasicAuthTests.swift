@@ -3,7 +3,7 @@ import WPLogging
 @testable import WPServer
 import WPTestSupport
 
-@Suite struct BasicAuthTests {
+@Suite(.timeLimit(.minutes(3))) struct BasicAuthTests {
     /// A cost-4 bcrypt hash made with crypt_r itself from a fixed salt.
     static func hash(_ password: String) throws -> String {
         try #require(BCrypt.hash(password: password, setting: "$2b$04$abcdefghijklmnopqrstuu"))

@@ -4,7 +4,7 @@ import Testing
 
 /// `HTTPResponse.chunked`: the body framed with `Transfer-Encoding: chunked`, as servers that
 /// stream their replies send it (the WinPower simulator imitates Spring Boot this way).
-@Suite struct ChunkedResponseTests {
+@Suite(.timeLimit(.minutes(3))) struct ChunkedResponseTests {
     let date = "Sun, 06 Nov 1994 08:49:37 GMT"
 
     func encode(_ response: HTTPResponse, _ context: ResponseContext = ResponseContext(), gzip: Int? = nil) -> String {

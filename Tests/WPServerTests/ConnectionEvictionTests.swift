@@ -4,7 +4,7 @@ import Testing
 /// Which connection makes room at the descriptor cap: the oldest waiting one, unless its
 /// request already sits unread in the kernel (a flood of idle connections must not evict a
 /// scrape accepted in the same loop turn).
-@Suite struct ConnectionEvictionTests {
+@Suite(.timeLimit(.minutes(3))) struct ConnectionEvictionTests {
     static let waiting: [(id: UInt64, acceptedAt: Int64)] = [(id: 7, acceptedAt: 300), (id: 3, acceptedAt: 100),
                                                              (id: 5, acceptedAt: 200)]
 

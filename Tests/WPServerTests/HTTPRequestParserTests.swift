@@ -36,7 +36,7 @@ func parsed(_ result: HTTPParseResult) -> ParsedRequest? {
     return nil
 }
 
-@Suite struct HTTPRequestParserTests {
+@Suite(.timeLimit(.minutes(3))) struct HTTPRequestParserTests {
     @Test func parsesSimpleGetWithRepeatedCaseInsensitiveHeaders() throws {
         let text = "GET /metrics?x=1 HTTP/1.1\r\nHost: a\r\nX-A: 1\r\nx-a:  2 \r\n\r\n"
         let request = try #require(parsed(parse(text)))

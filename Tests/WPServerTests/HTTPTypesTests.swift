@@ -1,7 +1,7 @@
 import Testing
 import WPServer
 
-@Suite struct HTTPTypesTests {
+@Suite(.timeLimit(.minutes(3))) struct HTTPTypesTests {
     @Test func headersAreCaseInsensitiveAndKeepRepeats() {
         var headers: HTTPHeaders = ["Content-Type": "text/plain", "X-A": "1"]
         headers.add(name: "x-a", value: "2")

@@ -66,7 +66,7 @@ private final class LineGate: Sendable {
     }
 }
 
-@Suite struct LineServerTests {
+@Suite(.timeLimit(.minutes(3))) struct LineServerTests {
     private static func serving<T>(_ configuration: LineServer<Shouting>.Configuration = .init(host: "127.0.0.1", port: 0),
                                    _ lineProtocol: Shouting = Shouting(),
                                    _ body: (Int, LineServer<Shouting>) async throws -> T) async throws -> T {

@@ -9,7 +9,7 @@ final class RecordingObserver: RequestObserver {
 
 struct Boom: Error {}
 
-@Suite struct RouterTests {
+@Suite(.timeLimit(.minutes(3))) struct RouterTests {
     func makeRouter(_ observer: RecordingObserver? = nil) -> Router {
         var router = Router(observer: observer)
         router.get("/metrics") { _ in .text("m") }

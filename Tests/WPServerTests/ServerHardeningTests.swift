@@ -11,7 +11,7 @@ final class EventRecorder: RequestObserver {
 }
 
 /// The server's side of the hardening, over real sockets on ephemeral loopback ports.
-@Suite struct ServerHardeningTests {
+@Suite(.timeLimit(.minutes(3))) struct ServerHardeningTests {
     static let bodiless: Router = {
         var router = Router()
         router.get("/metrics", takesBody: false) { _ in .text("metrics\n") }

@@ -6,7 +6,7 @@ import WPSimulator
 import WPTestSupport
 
 /// Simulated devices: stable, varied, string-typed, and on the exact power curves.
-@Suite struct SimulatorDeviceTests {
+@Suite(.timeLimit(.minutes(3))) struct SimulatorDeviceTests {
     static func simulator(devices: Int) -> WinPowerSimulator {
         var configuration = WinPowerSimulator.Configuration()
         configuration.deviceCount = devices

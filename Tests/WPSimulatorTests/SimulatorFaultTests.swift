@@ -5,7 +5,7 @@ import WPSimulator
 import WPTestSupport
 
 /// Each fault's raw effect on the handler, switched at run time.
-@Suite struct SimulatorFaultTests {
+@Suite(.timeLimit(.minutes(3))) struct SimulatorFaultTests {
     @Test func faultNamesParse() throws {
         #expect(try WinPowerSimulator.Fault.parseList("slow, http-500,,") == [.slow, .http500])
         #expect(try WinPowerSimulator.Fault.parseList("") == [])

@@ -5,7 +5,7 @@ import WPSimulator
 import WPTestSupport
 
 /// The simulator speaks WinPower's shapes: envelopes, 401 bodies, tokens, page cap.
-@Suite struct SimulatorProtocolTests {
+@Suite(.timeLimit(.minutes(3))) struct SimulatorProtocolTests {
     @Test func loginIssuesATokenWithTheRealClaimSet() async throws {
         let harness = SimulatorHarness()
         let response = try await harness.simulator.handle(loginRequest())

@@ -10,7 +10,7 @@ import Glibc
 /// after every kill the state loads, is at least as new as the last save the child reported
 /// complete, no total ever decreased, and the outage ledger saved with the totals is the one of
 /// the same save (never torn from its energy total).
-@Suite(.serialized) struct CrashTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct CrashTests {
     @Test func stateSurvives200RandomKills() throws {
         try withTemporaryDirectory { directory in
             var generator = SeededGenerator(seed: 0xC0FFEE)

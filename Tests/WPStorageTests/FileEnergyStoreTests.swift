@@ -7,7 +7,7 @@ import WPTestSupport
 import Glibc
 #endif
 
-@Suite struct FileEnergyStoreTests {
+@Suite(.timeLimit(.minutes(3))) struct FileEnergyStoreTests {
     @Test func savesAndLoadsExactTotalsWithTwoFsyncsPerSave() throws {
         try withTemporaryDirectory { directory in
             let state = sampleState(step: 1.1, count: 50)
@@ -106,7 +106,7 @@ import Glibc
     }
 }
 
-@Suite struct FileEnergyStoreValidationTests {
+@Suite(.timeLimit(.minutes(3))) struct FileEnergyStoreValidationTests {
     @Test func refusesToWriteATotalItCouldNotReadBack() throws {
         try withTemporaryDirectory { directory in
             try withStore(directory) { store in

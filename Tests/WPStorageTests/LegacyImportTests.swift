@@ -6,7 +6,7 @@ import WPTestSupport
 
 /// Import of the previous exporter's `<device_id>.txt` files (fixtures in its exact format:
 /// `%d\n%f\n`, unix ms then Wh), including malformed ones.
-@Suite struct LegacyImportTests {
+@Suite(.timeLimit(.minutes(3))) struct LegacyImportTests {
     private func copyFixtures(to directory: String) throws -> [String] {
         let fixtures = try #require(Bundle.module.url(forResource: "Fixtures", withExtension: nil))
             .appendingPathComponent("legacy").path

@@ -3,7 +3,7 @@ import Testing
 @testable import WPStorage
 import WPCompression
 
-@Suite struct StateFileFormatTests {
+@Suite(.timeLimit(.minutes(3))) struct StateFileFormatTests {
     @Test func roundTripsExactDoublesAndAwkwardIDs() throws {
         var state = EnergyState(legacyFilesImported: true, generation: 41,
                                 savedAt: Date(timeIntervalSince1970: 1_763_779_200.123))

@@ -4,7 +4,7 @@ import Testing
 import WPTestSupport
 
 /// Runs the built `wpexporter` executable as a process: what users get, including `main`.
-@Suite struct BinaryTests {
+@Suite(.timeLimit(.minutes(3))) struct BinaryTests {
     struct Result {
         var status: Int32
         var out: String

@@ -12,7 +12,7 @@ private func usageError(_ arguments: [String]) -> UsageError? {
     }
 }
 
-@Suite struct CommandParserTests {
+@Suite(.timeLimit(.minutes(3))) struct CommandParserTests {
     @Test func longFlagsInBothFormsAndBooleans() throws {
         let command = try CommandParser.parse([
             "server", "--winpower.base_url=https://a.example", "--port", "9100", "--skip-ssl-verify",
@@ -122,7 +122,7 @@ private func usageError(_ arguments: [String]) -> UsageError? {
     }
 }
 
-@Suite struct ExitCodeTests {
+@Suite(.timeLimit(.minutes(3))) struct ExitCodeTests {
     @Test func errorsMapToExitCodes() {
         #expect(ExitCode.forError(UsageError(command: nil, message: "x")) == .usage)
         #expect(ExitCode.forError(ConfigurationError(problems: [])) == .configuration)

@@ -1,7 +1,7 @@
 import Testing
 @testable import wpexporter
 
-@Suite struct MemoryTrimTests {
+@Suite(.timeLimit(.minutes(3))) struct MemoryTrimTests {
     /// The settings reach glibc: the C shim once tested `__GLIBC__` before including any libc
     /// header, which compiled every function as a no-op and left RSS at glibc's defaults.
     @Test func glibcAcceptsTheSettings() {

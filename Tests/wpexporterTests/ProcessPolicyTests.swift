@@ -7,7 +7,7 @@ import WPServer
 @testable import wpexporter
 
 /// The executable's own process policy: the addresses it prints and its signal handling.
-@Suite struct ProcessPolicyTests {
+@Suite(.timeLimit(.minutes(3))) struct ProcessPolicyTests {
     /// Every password of the configuration is masked in logs: WinPower's, each server's, the
     /// Pushgateway's; a reload replaces them.
     @Test func everyPasswordIsASecretOfTheLog() {

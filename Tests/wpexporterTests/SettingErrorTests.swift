@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// A data directory or log file that cannot be used is reported with its configuration key.
-@Suite struct SettingErrorTests {
+@Suite(.timeLimit(.minutes(3))) struct SettingErrorTests {
     static let credentials = ["--winpower.base_url", "http://127.0.0.1:1", "--winpower.username", "u",
                               "--winpower.password", "p"]
 
