@@ -399,7 +399,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     ///   - onListening: called once with the bound address (the real port when 0 was set).
     ///   - reloadRequests: one element per SIGHUP; each reloads the configuration.
     ///   - shutdown: returns when the exporter should stop (a signal); must end on cancellation.
-    /// - Throws: `HTTPServerError.bind` naming the address and reason when it cannot listen;
+    /// - Throws: `ServerError.bind` naming the address and reason when it cannot listen;
     ///   ``ExporterError/nut(reason:)`` starting `nut.listen:` when the NUT server cannot.
     public func run(onListening: @escaping @Sendable (ServerAddress) async -> Void,
                     reloadRequests: AsyncStream<Void>? = nil,

@@ -62,13 +62,13 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     /// Takes ownership of the listening socket.
     init(listener: Int32, configuration: HTTPServer.Configuration, handler: any HTTPHandler, logger: Logger,
-         tls: TLSContextStore? = nil, observer: (any RequestObserver)? = nil, openFilesLimit: Int = .max) throws {
+         tls: TLSContextStore? = nil, observer: (any RequestObserver)? = nil, openFilesLimit: Int = .max) throws(ServerError) {
         let epoll = cs_epoll_create()
-        guard epoll >= 0 else { throw HTTPServerError.system(operation: "epoll_create1", reason: Self.message(-epoll)) }
+        guard epoll >= 0 else { throw .system(operation: "epoll_create1", reason: Self.message(-epoll)) }
         let wake = cs_eventfd()
         guard wake >= 0 else {
             _ = cs_close(epoll)
-            throw HTTPServerError.system(operation: "eventfd", reason: Self.message(-wake))
+            throw .system(operation: "eventfd", reason: Self.message(-wake))
         }
         _ = cs_epoll_add(epoll, listener, UInt32(CS_EV_IN), Self.listenerID)
         _ = cs_epoll_add(epoll, wake, UInt32(CS_EV_IN), Self.wakeID)

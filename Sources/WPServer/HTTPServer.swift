@@ -22,21 +22,11 @@ import WPLogging
 /// }
 /// ```
 public final class HTTPServer: Sendable {
-    private enum State {
-        case idle
-        case starting
-        case listening(ServerAddress)
-        case failed(HTTPServerError)
-        case finished
-    }
-
     public let configuration: Configuration
     private let handler: any HTTPHandler
     private let observer: (any RequestObserver)?
     let logger: Logger
-    private let state = Mutex(State.idle)
-    private let waiters = Mutex<[UInt64: CheckedContinuation<ServerAddress, any Error>]>([:])
-    private let nextWaiter = Atomic<UInt64>(0)
+    private let lifecycle = ListenerLifecycle()
 
     /// Creates a server; nothing is bound until ``run()``.
     ///
@@ -62,29 +52,22 @@ public final class HTTPServer: Sendable {
     /// up to ``Configuration/shutdownGracePeriod``, then closes everything. When `run()`
     /// returns, every descriptor the server opened is closed.
     ///
-    /// - Throws: ``HTTPServerError/bind(address:reason:)`` when the address cannot be used
-    ///   (in use, permission denied, unknown host); ``HTTPServerError/alreadyStarted`` when
+    /// - Throws: ``ServerError/bind(address:reason:)`` when the address cannot be used
+    ///   (in use, permission denied, unknown host); ``ServerError/alreadyStarted`` when
     ///   called twice.
     public func run() async throws {
-        let started = state.withLock { state -> Bool in
-            guard case .idle = state else { return false }
-            state = .starting
-            return true
-        }
-        guard started else { throw HTTPServerError.alreadyStarted }
+        try lifecycle.begin()
         let loop: EventLoop
         let address: ServerAddress
         do {
             (loop, address) = try bind()
-        } catch let error as HTTPServerError {
-            state.withLock { $0 = .failed(error) }
-            resumeWaiters(.failure(error))
+        } catch {
+            lifecycle.failed(error)
             throw error
         }
-        state.withLock { $0 = .listening(address) }
-        resumeWaiters(.success(address))
+        lifecycle.listening(at: address)
         logger.info("http server listening", ["address": .string(address.description)])
-        let outcome: Result<Void, HTTPServerError> = await withTaskCancellationHandler {
+        let outcome: Result<Void, ServerError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 do throws(ThreadStartError) {
                     try NamedThread.start(name: "http-loop") {
@@ -99,55 +82,24 @@ public final class HTTPServer: Sendable {
         } onCancel: {
             loop.requestShutdown()
         }
-        if case .failure(let error) = outcome {
-            state.withLock { $0 = .failed(error) }
-            throw error
-        }
-        state.withLock { $0 = .finished }
+        lifecycle.finished()
+        if case .failure(let error) = outcome { throw error }
         logger.info("http server stopped", ["address": .string(address.description)])
     }
 
     /// Waits until ``run()`` has bound its socket and returns the bound address.
     ///
     /// - Returns: The address, with the real port when port 0 was configured.
-    /// - Throws: The bind error when `run()` failed to bind, ``HTTPServerError/notListening``
+    /// - Throws: The bind error when `run()` failed to bind, ``ServerError/notListening``
     ///   when the server already stopped, `CancellationError` when the waiting task is cancelled.
     public func waitUntilListening() async throws -> ServerAddress {
-        let id = nextWaiter.add(1, ordering: .relaxed).newValue
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let immediate: Result<ServerAddress, any Error>? = state.withLock { state in
-                    switch state {
-                    case .listening(let address): return .success(address)
-                    case .failed(let error): return .failure(error)
-                    case .finished: return .failure(HTTPServerError.notListening)
-                    case .idle, .starting:
-                        // Checked under the waiters' lock: a cancellation before this point ran
-                        // `onCancel` when there was no waiter to resume; one after it finds it.
-                        let stored = waiters.withLock { waiters in
-                            if Task.isCancelled { return false }
-                            waiters[id] = continuation
-                            return true
-                        }
-                        return stored ? nil : .failure(CancellationError())
-                    }
-                }
-                if let immediate { continuation.resume(with: immediate) }
-            }
-        } onCancel: {
-            waiters.withLock { $0.removeValue(forKey: id) }?.resume(throwing: CancellationError())
-        }
+        try await lifecycle.waitUntilListening()
     }
 
-    private func resumeWaiters(_ result: Result<ServerAddress, HTTPServerError>) {
-        let pending = waiters.withLock { waiters in
-            defer { waiters.removeAll() }
-            return Array(waiters.values)
-        }
-        for continuation in pending { continuation.resume(with: result.mapError { $0 as any Error }) }
-    }
+    /// The bound address while listening; `nil` before and after.
+    public var address: ServerAddress? { lifecycle.address }
 
-    private func bind() throws -> (EventLoop, ServerAddress) {
+    private func bind() throws(ServerError) -> (EventLoop, ServerAddress) {
         let before = cs_nofile_limit()
         var openFiles = before
         if configuration.raiseOpenFilesLimit {
@@ -164,7 +116,7 @@ public final class HTTPServer: Sendable {
                         ["open_files": .int(openFiles), "reserved": .int(configuration.reservedDescriptors),
                          "max_connections": .int(connectionLimit)])
         }
-        let tls = try makeTLSContextStore()
+        let tls = try TLSContextStore.make(configuration.tls, logger: logger)
         let (descriptor, address) = try ListeningSocket.open(host: configuration.host, port: configuration.port,
                                                              backlog: configuration.backlog)
         do {

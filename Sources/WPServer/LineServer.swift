@@ -109,13 +109,8 @@ public final class LineServer<P: LineProtocol>: Sendable {
     public let configuration: Configuration
     private let lineProtocol: P
     private let logger: Logger
-    private let state = Mutex(State.idle)
-    private let listening = Mutex<[CheckedContinuation<ServerAddress, any Error>]>([])
+    private let lifecycle = ListenerLifecycle()
     private let counters = LineCounters()
-
-    private enum State {
-        case idle, starting, listening(ServerAddress), failed(HTTPServerError), finished
-    }
 
     public init(configuration: Configuration, protocol lineProtocol: P, logger: Logger) {
         self.configuration = configuration
@@ -128,27 +123,22 @@ public final class LineServer<P: LineProtocol>: Sendable {
 
     /// Binds, then serves until the task is cancelled; then closes every connection.
     ///
-    /// - Throws: ``HTTPServerError/bind(address:reason:)`` when it cannot listen,
-    ///   ``HTTPServerError/alreadyStarted`` when run twice.
+    /// - Throws: ``ServerError/bind(address:reason:)`` when it cannot listen,
+    ///   ``ServerError/alreadyStarted`` when run twice.
     public func run() async throws {
-        let fresh = state.withLock { state -> Bool in
-            guard case .idle = state else { return false }
-            state = .starting
-            return true
-        }
-        guard fresh else { throw HTTPServerError.alreadyStarted }
+        try lifecycle.begin()
         let loop: LineLoop<P>
         let address: ServerAddress
         do {
             (loop, address) = try bind()
         } catch {
-            finishStart(.failure(error))
+            lifecycle.failed(error)
             throw error
         }
-        finishStart(.success(address))
+        lifecycle.listening(at: address)
         logger.info("line server listening", ["address": .string(address.description)])
-        let started: HTTPServerError? = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<HTTPServerError?, Never>) in
+        let started: ServerError? = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<ServerError?, Never>) in
                 do throws(ThreadStartError) {
                     try NamedThread.start(name: "line-loop") { loop.run(); continuation.resume(returning: nil) }
                 } catch {
@@ -159,57 +149,25 @@ public final class LineServer<P: LineProtocol>: Sendable {
         } onCancel: {
             loop.requestShutdown()
         }
-        state.withLock { $0 = .finished }
+        lifecycle.finished()
         if let started { throw started }
         logger.info("line server stopped", ["address": .string(address.description)])
     }
 
     /// The bound address while listening; `nil` before and after.
-    public var address: ServerAddress? {
-        state.withLock { state in
-            if case .listening(let address) = state { return address }
-            return nil
-        }
-    }
+    public var address: ServerAddress? { lifecycle.address }
 
-    /// The bound address once listening (the real port when 0 was configured).
+    /// Waits until ``run()`` has bound its socket and returns the bound address (the real port
+    /// when 0 was configured).
+    ///
+    /// - Throws: The bind error when `run()` failed to bind, ``ServerError/notListening`` when
+    ///   the server already stopped, `CancellationError` when the waiting task is cancelled.
     public func waitUntilListening() async throws -> ServerAddress {
-        try await withCheckedThrowingContinuation { continuation in
-            let now: Result<ServerAddress, any Error>? = state.withLock { state in
-                switch state {
-                case .listening(let address): return .success(address)
-                case .failed(let error): return .failure(error)
-                case .finished: return .failure(HTTPServerError.notListening)
-                case .idle, .starting:
-                    listening.withLock { $0.append(continuation) }
-                    return nil
-                }
-            }
-            if let now { continuation.resume(with: now) }
-        }
+        try await lifecycle.waitUntilListening()
     }
 
-    private func finishStart(_ result: Result<ServerAddress, HTTPServerError>) {
-        state.withLock { state in
-            switch result {
-            case .success(let address): state = .listening(address)
-            case .failure(let error): state = .failed(error)
-            }
-        }
-        for waiter in listening.withLock({ waiters in defer { waiters = [] }; return waiters }) {
-            waiter.resume(with: result.mapError { $0 as any Error })
-        }
-    }
-
-    private func bind() throws(HTTPServerError) -> (LineLoop<P>, ServerAddress) {
-        var tls: TLSContextStore?
-        if let settings = configuration.tls {
-            do {
-                tls = try TLSContextStore(configuration: settings, logger: logger)
-            } catch {
-                throw .system(operation: "TLS setup", reason: error.description)
-            }
-        }
+    private func bind() throws(ServerError) -> (LineLoop<P>, ServerAddress) {
+        let tls = try TLSContextStore.make(configuration.tls, logger: logger)
         let (descriptor, address) = try ListeningSocket.open(host: configuration.host, port: configuration.port, backlog: 128)
         do {
             let loop = try LineLoop<P>(listener: descriptor, configuration: configuration, protocol: lineProtocol, tls: tls,
@@ -285,7 +243,7 @@ final class LineLoop<P: LineProtocol>: @unchecked Sendable {
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
 
     init(listener: Int32, configuration: Configuration, protocol lineProtocol: P, tls: TLSContextStore?, logger: Logger,
-         counters: LineCounters) throws(HTTPServerError) {
+         counters: LineCounters) throws(ServerError) {
         let epoll = cs_epoll_create()
         guard epoll >= 0 else { throw .system(operation: "epoll_create1", reason: String(cString: strerror(-epoll))) }
         let wake = cs_eventfd()

@@ -5,8 +5,8 @@ enum ListeningSocket {
     /// Binds and listens on `host:port` (port 0: any free port).
     ///
     /// - Returns: the descriptor and the address it is bound to (the port chosen for 0).
-    /// - Throws: ``HTTPServerError/bind(address:reason:)`` naming the address asked for.
-    static func open(host: String, port: Int, backlog: Int) throws(HTTPServerError) -> (descriptor: Int32, address: ServerAddress) {
+    /// - Throws: ``ServerError/bind(address:reason:)`` naming the address asked for.
+    static func open(host: String, port: Int, backlog: Int) throws(ServerError) -> (descriptor: Int32, address: ServerAddress) {
         let requested = ServerAddress(host: host, port: port).description
         guard (0...65535).contains(port) else { throw .bind(address: requested, reason: "port out of range 0...65535") }
         let descriptor = cs_listen(host, Int32(port), Int32(backlog))

@@ -52,7 +52,7 @@ public final class SimulatorServer: Sendable {
     /// port is bound once (to learn it) and closed again at once.
     ///
     /// - Returns: the bound address.
-    /// - Throws: `HTTPServerError.bind` when the address cannot be used.
+    /// - Throws: `ServerError.bind` when the address cannot be used.
     @discardableResult
     public func start() async throws -> ServerAddress {
         let address = try await listen(port: port)
@@ -63,7 +63,7 @@ public final class SimulatorServer: Sendable {
     /// Switches the `unreachable` fault: `true` closes the listening socket (connections are
     /// refused), `false` listens again on the same port.
     ///
-    /// - Throws: `HTTPServerError.bind` when the port was taken in the meantime.
+    /// - Throws: `ServerError.bind` when the port was taken in the meantime.
     public func setUnreachable(_ unreachable: Bool) async throws {
         if unreachable {
             simulator.enable(.unreachable)

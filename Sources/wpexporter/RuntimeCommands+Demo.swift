@@ -72,7 +72,7 @@ extension RuntimeCommands {
         do {
             do {
                 try await run(configuration, logger: logger, waitForStop: waitForStop, onListening: onListening)
-            } catch let error as HTTPServerError where configuration.server.port != 0 {
+            } catch let error as ServerError where configuration.server.port != 0 {
                 // The port is taken (9090 often by Prometheus itself): any free port will do.
                 guard case .bind = error else { throw error }
                 let text = "note: \(error); using a free port instead"

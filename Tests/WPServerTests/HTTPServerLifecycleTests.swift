@@ -118,7 +118,7 @@ import WPTestSupport
         #expect(response.header("Connection") == "close")
         try await run.value
         await #expect(throws: TestHTTPClient.ClientError.self) { try await TestHTTPClient.connect(port: port) }
-        await #expect(throws: HTTPServerError.notListening) { try await server.waitUntilListening() }
+        await #expect(throws: ServerError.notListening) { try await server.waitUntilListening() }
     }
 
     @Test func shutdownDeadlineClosesStuckRequests() async throws {
@@ -152,7 +152,7 @@ import WPTestSupport
             try await server.run()
         }
         try await run.value
-        await #expect(throws: HTTPServerError.notListening) { try await server.waitUntilListening() }
+        await #expect(throws: ServerError.notListening) { try await server.waitUntilListening() }
     }
 
     @Test func resetWhileHandlerRunsCancelsIt() async throws {
@@ -189,19 +189,19 @@ import WPTestSupport
     @Test func bindingAnAddressInUseThrowsNamingIt() async throws {
         try await withTestServer(EchoHandler()) { port in
             let second = HTTPServer(configuration: .init(host: "127.0.0.1", port: port), handler: EchoHandler(), logger: .disabled)
-            await #expect(throws: HTTPServerError.bind(address: "127.0.0.1:\(port)", reason: "Address already in use")) {
+            await #expect(throws: ServerError.bind(address: "127.0.0.1:\(port)", reason: "Address already in use")) {
                 try await second.run()
             }
-            await #expect(throws: HTTPServerError.bind(address: "127.0.0.1:\(port)", reason: "Address already in use")) {
+            await #expect(throws: ServerError.bind(address: "127.0.0.1:\(port)", reason: "Address already in use")) {
                 try await second.waitUntilListening()
             }
-            await #expect(throws: HTTPServerError.alreadyStarted) { try await second.run() }
+            await #expect(throws: ServerError.alreadyStarted) { try await second.run() }
         }
         let unknown = HTTPServer(configuration: .init(host: "no-such-host.invalid", port: 0), handler: EchoHandler(), logger: .disabled)
         do {
             try await unknown.run()
             Issue.record("bind to an unknown host succeeded")
-        } catch let HTTPServerError.bind(address, _) {
+        } catch let ServerError.bind(address, _) {
             #expect(address == "no-such-host.invalid:0")
         }
     }
@@ -213,7 +213,7 @@ import WPTestSupport
         let address: ServerAddress
         do {
             address = try await server.waitUntilListening()
-        } catch HTTPServerError.bind where host.contains(":") {
+        } catch ServerError.bind where host.contains(":") {
             return // no IPv6 on this machine
         }
         #expect(address.port > 0)

@@ -77,6 +77,30 @@ private final class LineGate: Sendable {
         return try await body(port, server)
     }
 
+    /// A task waiting for a server that never starts is freed by cancellation, as with
+    /// ``HTTPServer`` (it waited for good before).
+    @Test func waitingForListeningEndsWhenCancelled() async {
+        let server = LineServer(configuration: .init(host: "127.0.0.1", port: 0), protocol: Shouting(), logger: .disabled)
+        let waiting = Task { try await server.waitUntilListening() }
+        waiting.cancel()
+        let result = await waiting.result
+        #expect(throws: CancellationError.self) { try result.get() }
+    }
+
+    /// A port in use is a ``ServerError`` naming the address; a second run is refused.
+    @Test func aTakenPortIsABindErrorNamingTheAddress() async throws {
+        try await Self.serving { port, _ in
+            let second = LineServer(configuration: .init(host: "127.0.0.1", port: port), protocol: Shouting(), logger: .disabled)
+            await #expect {
+                try await second.run()
+            } throws: { error in
+                guard case ServerError.bind(let address, _) = error else { return false }
+                return address == "127.0.0.1:\(port)"
+            }
+            await #expect(throws: ServerError.alreadyStarted) { try await second.run() }
+        }
+    }
+
     @Test func linesAreAnsweredInOrderIncludingPipelinedOnes() async throws {
         try await Self.serving { port, server in
             let client = try await TestHTTPClient.connect(port: port)

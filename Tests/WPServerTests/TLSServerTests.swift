@@ -151,7 +151,7 @@ struct TLSServerTests {
         do {
             try await server.run()
             Issue.record("run() should have failed")
-        } catch let error as HTTPServerError {
+        } catch let error as ServerError {
             guard case .system(let operation, let reason) = error else {
                 Issue.record("unexpected \(error)")
                 return

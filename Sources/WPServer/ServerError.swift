@@ -1,5 +1,5 @@
-/// Errors thrown by ``HTTPServer``. Equatable by case and fields.
-public enum HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible {
+/// Errors thrown by ``HTTPServer`` and ``LineServer``. Equatable by case and fields.
+public enum ServerError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The listening socket could not be set up: address in use, permission denied, unknown host.
     case bind(address: String, reason: String)
     /// `run()` was called while the server was already running or after it finished.
@@ -12,9 +12,12 @@ public enum HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible
     public var description: String {
         switch self {
         case .bind(let address, let reason): "cannot listen on \(address): \(reason)"
-        case .alreadyStarted: "the HTTP server was already started"
-        case .notListening: "the HTTP server is not listening"
+        case .alreadyStarted: "the server was already started"
+        case .notListening: "the server is not listening"
         case .system(let operation, let reason): "\(operation) failed: \(reason)"
         }
     }
 }
+
+/// The name ``ServerError`` had when only ``HTTPServer`` threw it.
+public typealias HTTPServerError = ServerError
