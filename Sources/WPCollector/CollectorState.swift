@@ -32,7 +32,8 @@ struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration
     /// The token expiry reported by the last successful readout.
     var tokenExpiry: Date?
     /// Byte size of the last rendered text body: the capacity hint for the next render.
-    var lastTextSize = 0
+    /// Renderings made so far: each snapshot's generation (a newer one is never replaced).
+    var renderings: UInt64 = 0
     /// Collections running now (more than one only if callers overlap them).
     var running = 0
     /// The label names of every per-device series: `device_id`, `device_name`, `device_type`,

@@ -1,8 +1,7 @@
-import Dispatch
-import Synchronization
 import WPMetrics
 
-/// Renders a snapshot's families in both formats with one encoding pass, then gzips both.
+/// Renders a snapshot's families in both formats with one encoding pass, then gzips both
+/// (at once, in two child tasks, for a collection).
 ///
 /// The text format and OpenMetrics differ only in their family headers (`# TYPE` names of
 /// counters and info families, `# UNIT` lines, the final `# EOF`) as long as no sample carries
@@ -20,13 +19,29 @@ enum SnapshotEncoder {
         var openMetricsGzip: [UInt8]
     }
 
-    /// Encodes `families` (OpenMetrics without `# EOF`) and gzips both bodies on two threads.
+    /// Encodes `families` (OpenMetrics without `# EOF`) and gzips both bodies, one after the
+    /// other, on the calling thread.
     ///
     /// - Parameters:
     ///   - families: the families, already sorted.
     ///   - textCapacity: the previous text body size, to reserve the buffers once.
     /// - Returns: both bodies, plain and gzipped.
     static func encode(_ families: [MetricFamily], textCapacity: Int) -> Bodies {
+        let (text, openMetrics) = plain(families, textCapacity: textCapacity)
+        return Bodies(text: text, textGzip: MetricsSnapshot.gzipMember(of: text), openMetrics: openMetrics,
+                      openMetricsGzip: MetricsSnapshot.gzipMember(of: openMetrics))
+    }
+
+    /// Like ``encode(_:textCapacity:)``, the two gzips at once (a child task for one).
+    static func encodeConcurrently(_ families: [MetricFamily], textCapacity: Int) async -> Bodies {
+        let (text, openMetrics) = plain(families, textCapacity: textCapacity)
+        async let textGzip = MetricsSnapshot.gzipMember(of: text)
+        let openMetricsGzip = MetricsSnapshot.gzipMember(of: openMetrics)
+        return Bodies(text: text, textGzip: await textGzip, openMetrics: openMetrics, openMetricsGzip: openMetricsGzip)
+    }
+
+    /// Both plain bodies.
+    private static func plain(_ families: [MetricFamily], textCapacity: Int) -> (text: [UInt8], openMetrics: [UInt8]) {
         let textEncoder = ExpositionEncoder(format: .text)
         let openMetricsEncoder = ExpositionEncoder(format: .openMetrics)
         var text: [UInt8] = []
@@ -47,14 +62,7 @@ enum SnapshotEncoder {
             openMetricsEncoder.encode(empty, into: &openMetrics)
             openMetrics.append(contentsOf: text[(start + header.count)...])
         }
-        let compressed = Mutex<[[UInt8]]>([[], []])
-        let plain = [text, openMetrics]
-        DispatchQueue.concurrentPerform(iterations: 2) { index in
-            let gzip = MetricsSnapshot.gzipMember(of: plain[index])
-            compressed.withLock { $0[index] = gzip }
-        }
-        let gzips = compressed.withLock { $0 }
-        return Bodies(text: text, textGzip: gzips[0], openMetrics: openMetrics, openMetricsGzip: gzips[1])
+        return (text, openMetrics)
     }
 
     /// Whether the family's sample lines are the same in both formats.

@@ -9,12 +9,15 @@ import WPStorage
 /// Runs collection cycles and publishes the latest ``MetricsSnapshot``.
 ///
 /// One ``collect()`` call fetches every device from WinPower, integrates their power into
-/// energy through the ``WPEnergy/EnergyMeter`` (whose writer thread persists the totals), renders every
-/// metric family once in both exposition formats, gzips both, and swaps the new snapshot in.
+/// energy through the ``WPEnergy/EnergyMeter`` (whose writer thread persists the totals), builds
+/// every metric family under its state lock, then, with the lock released, encodes them once in
+/// both exposition formats, gzips both at once (two child tasks) and swaps the new snapshot in.
 /// ``snapshot`` and ``health`` only copy a published value under a mutex that is held for
 /// nothing else, so `/metrics`, `/health` and `/-/ready` never wait on WinPower, on the disk,
 /// nor on a rendering in progress. Lock order (see docs/architecture.md): the meter's lock
-/// is taken and released before `state`; `published` and `publishedHealth` are leaves.
+/// is taken and released before `state`; `published` and `publishedHealth` are leaves. Each
+/// rendering gets a generation under `state`; a snapshot encoded after a newer one was
+/// published is dropped, so snapshots never go back in time.
 ///
 /// A failed cycle is counted by ``WPClient/ClientError/Kind`` and keeps energy counters; the
 /// instantaneous gauges of a device stay until its last successful reading is older than
@@ -42,7 +45,9 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
     private let wallClock: @Sendable () -> Date
     private let logger: Logger
     private let state: Mutex<CollectorState<C.Instant>>
-    private let published: Mutex<MetricsSnapshot>
+    private let published: Mutex<(snapshot: MetricsSnapshot, generation: UInt64)>
+    /// The last text body's size, to reserve the next one's buffers at once.
+    private let lastTextSize = Atomic<Int>(0)
     private let publishedHealth: Mutex<CollectorHealth>
     /// This collector's right to record under its key prefix (``claimEnergy()``).
     private let lease: Mutex<EnergyMeter<C>.Lease>
@@ -69,14 +74,14 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
         self.wallClock = wallClock
         self.logger = logger
         self.state = Mutex(CollectorState(configuration: configuration))
-        self.published = Mutex(.empty)
+        self.published = Mutex((.empty, 0))
         self.publishedHealth = Mutex(CollectorHealth())
         self.lease = Mutex(meter.lease(keyPrefix: configuration.energyKeyPrefix))
         let energy = EnergyView(meter, prefix: configuration.energyKeyPrefix)
         let initial = state.withLock { state in
             render(&state, energy, at: clock.now, wall: wallClock(), generatedAt: nil)
         }
-        publish(initial)
+        publish(encodedHere(initial))
     }
 
     /// Makes this collector the only one recording energy under its key prefix, from now on:
@@ -89,7 +94,7 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
     }
 
     /// The latest published snapshot; cheap (a reference copy under a mutex).
-    public var snapshot: MetricsSnapshot { published.withLock { $0 } }
+    public var snapshot: MetricsSnapshot { published.withLock { $0.snapshot } }
 
     /// What the last collections found.
     public var health: CollectorHealth { publishedHealth.withLock { $0 } }
@@ -130,13 +135,13 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
         // Read before taking `state`: the meter may be saving (a slow disk), and nothing that
         // holds `state` may wait for it.
         let energy = EnergyView(meter, prefix: configuration.energyKeyPrefix)
-        let next = state.withLock { state -> Result<MetricsSnapshot, any Error>? in
+        let next = state.withLock { state -> Rendering? in
             guard total > state.skippedCollections else { return nil }
             state.skippedCollections = total
             return render(&state, energy, at: now, wall: wallClock(), generatedAt: state.health.lastFinished)
         }
         guard let next else { return false }
-        return publish(next)
+        return publish(encodedHere(next))
     }
 
     /// Runs one cycle: fetch → integrate → persist → render → publish. Never throws.
@@ -202,7 +207,7 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
         default:
             break
         }
-        publish(next)
+        publish(await encodedConcurrently(next))
         if case .success(let readout) = outcome {
             lastSuccessInstant.withLock { $0 = fetched }
             let previous = publishedDevices.withLock { $0 }
@@ -251,29 +256,49 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
         }
     }
 
-    /// Renders a snapshot of `state` as of `now`; `nil` (logged) if rendering failed.
-    /// Swaps in a rendered snapshot, or logs why rendering failed (the previous one stays).
-    /// Called with no lock held.
+    /// What ``render(_:_:at:wall:generatedAt:)`` made under the state lock: a snapshot, or
+    /// families still to encode (outside the lock), and the rendering's generation.
+    private struct Rendering {
+        enum Content {
+            case snapshot(MetricsSnapshot)
+            case families([MetricFamily], generatedAt: Date?, deviceCount: Int, seriesCount: Int)
+        }
+
+        var content: Result<Content, any Error>
+        var generation: UInt64
+    }
+
+    /// A rendered snapshot and its generation.
+    private typealias Encoded = (snapshot: Result<MetricsSnapshot, any Error>, generation: UInt64)
+
+    /// Swaps in a rendered snapshot unless a newer one is already published, or logs why
+    /// rendering failed (the previous one stays). Called with no lock held.
     @discardableResult
-    private func publish(_ rendered: Result<MetricsSnapshot, any Error>) -> Bool {
-        switch rendered {
+    private func publish(_ encoded: Encoded) -> Bool {
+        switch encoded.snapshot {
         case .success(let snapshot):
-            published.withLock { $0 = snapshot }
-            return true
+            return published.withLock { published in
+                guard encoded.generation > published.generation else { return false }
+                published = (snapshot, encoded.generation)
+                return true
+            }
         case .failure(let error):
             logger.error("rendering metrics failed; serving the previous snapshot", ["error": "\(error)"])
             return false
         }
     }
 
+    /// Builds the families of `state` as of `now` (under the state lock; nothing is encoded
+    /// here). A collector of one server of several renders its chunks at once.
     private func render(_ state: inout CollectorState<C.Instant>, _ energy: EnergyView, at now: C.Instant, wall: Date,
-                        generatedAt: Date?) -> Result<MetricsSnapshot, any Error> {
+                        generatedAt: Date?) -> Rendering {
         let (live, extras) = state.liveDevices(at: now, window: configuration.stalenessWindow)
         let context = RenderContext(live: live, extras: extras, totals: energy.totals, energyStateReset: energy.status.stateWasReset,
                                     persistFailures: energy.status.persistFailures,
                                     rejectedSamples: energy.rejectedSamples, now: wall,
                                     fresh: state.isFresh(at: now, window: configuration.stalenessWindow))
-        do {
+        state.renderings += 1
+        let content = Result { () throws -> Rendering.Content in
             let families = try state.families(context)
             let seriesCount = families.reduce(0) { $0 + $1.lineCount }
             guard configuration.seriesLabels.isEmpty else {
@@ -281,18 +306,44 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
                 let chunks = ExpositionChunks(families: families, labels: configuration.seriesLabels,
                                               excluding: Self.processWideFamilies, deviceCount: live.count,
                                               generatedAt: generatedAt)
-                return .success(MetricsSnapshot(text: [], textGzip: [], openMetrics: [], openMetricsGzip: [],
-                                                generatedAt: generatedAt, deviceCount: live.count,
-                                                seriesCount: seriesCount, chunks: chunks))
+                return .snapshot(MetricsSnapshot(text: [], textGzip: [], openMetrics: [], openMetricsGzip: [],
+                                                 generatedAt: generatedAt, deviceCount: live.count,
+                                                 seriesCount: seriesCount, chunks: chunks))
             }
-            let bodies = SnapshotEncoder.encode(families, textCapacity: state.lastTextSize)
-            state.lastTextSize = bodies.text.count
-            return .success(MetricsSnapshot(text: bodies.text, textGzip: bodies.textGzip, openMetrics: bodies.openMetrics,
-                                            openMetricsGzip: bodies.openMetricsGzip, generatedAt: generatedAt,
-                                            deviceCount: live.count, seriesCount: seriesCount))
-        } catch {
-            return .failure(error)
+            return .families(families, generatedAt: generatedAt, deviceCount: live.count, seriesCount: seriesCount)
         }
+        return Rendering(content: content, generation: state.renderings)
+    }
+
+    /// Encodes and gzips a rendering on this thread (creation and skipped ticks: rare).
+    private func encodedHere(_ rendering: Rendering) -> Encoded {
+        (rendering.content.map { content in
+            switch content {
+            case .snapshot(let snapshot): return snapshot
+            case .families(let families, let generatedAt, let deviceCount, let seriesCount):
+                return snapshot(SnapshotEncoder.encode(families, textCapacity: lastTextSize.load(ordering: .relaxed)),
+                                generatedAt: generatedAt, deviceCount: deviceCount, seriesCount: seriesCount)
+            }
+        }, rendering.generation)
+    }
+
+    /// Encodes a rendering and gzips both bodies at once, in two child tasks (a collection).
+    private func encodedConcurrently(_ rendering: Rendering) async -> Encoded {
+        switch rendering.content {
+        case .success(.families(let families, let generatedAt, let deviceCount, let seriesCount)):
+            let bodies = await SnapshotEncoder.encodeConcurrently(families, textCapacity: lastTextSize.load(ordering: .relaxed))
+            return (.success(snapshot(bodies, generatedAt: generatedAt, deviceCount: deviceCount, seriesCount: seriesCount)),
+                    rendering.generation)
+        default:
+            return encodedHere(rendering)
+        }
+    }
+
+    private func snapshot(_ bodies: SnapshotEncoder.Bodies, generatedAt: Date?, deviceCount: Int, seriesCount: Int) -> MetricsSnapshot {
+        lastTextSize.store(bodies.text.count, ordering: .relaxed)
+        return MetricsSnapshot(text: bodies.text, textGzip: bodies.textGzip, openMetrics: bodies.openMetrics,
+                               openMetricsGzip: bodies.openMetricsGzip, generatedAt: generatedAt,
+                               deviceCount: deviceCount, seriesCount: seriesCount)
     }
 
     /// The meter's totals and status, read before the collector's state lock is taken.
