@@ -43,7 +43,7 @@ import WPTestSupport
     /// Scrapes `/metrics` until `condition` holds for its text (collections run on the real
     /// clock, a few milliseconds each); records an issue after a minute.
     private static func scrape(port: Int, until what: String, _ condition: (String) -> Bool) async throws -> String {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+        let deadline = ContinuousClock.now.advanced(by: .seconds(120))
         while true {
             let response = try await get("/metrics", port: port)
             #expect(response.status == 200)
@@ -52,7 +52,7 @@ import WPTestSupport
                 Issue.record("still waiting for \(what)")
                 return response.text
             }
-            await Task.yield()
+            try? await Task.sleep(for: .milliseconds(2))
         }
     }
 

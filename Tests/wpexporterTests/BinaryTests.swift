@@ -22,32 +22,35 @@ import WPTestSupport
         throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "wpexporter near \(Bundle.main.bundleURL.path)"])
     }
 
-    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> Result {
-        let result = try ChildProcess.run(try binary().path, arguments, environment: environment, directory: directory?.path)
-        return Result(status: result.status, out: result.output, err: result.error)
+    /// Runs the binary to its end; the calling task suspends (the child is read and reaped on
+    /// threads of ``ChildProcess``'s own, never on Swift's pool).
+    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) async throws -> Result {
+        let child = try ChildProcess(try binary().path, arguments, environment: environment, directory: directory?.path)
+        let status = await child.exitStatus(limit: .seconds(120))
+        return Result(status: status, out: child.standardOutput, err: child.standardError)
     }
 
     /// A fresh directory used as working directory and HOME, so no real configuration is found.
-    static func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
+    static func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        return try body(directory)
+        return try await body(directory)
     }
 
-    @Test func helpMatchesTheGolden() throws {
-        let result = try Self.run(["--help"])
+    @Test func helpMatchesTheGolden() async throws {
+        let result = try await Self.run(["--help"])
         #expect(result.status == 0)
         let golden = try String(contentsOf: HelpGoldenTests.goldenDirectory.appendingPathComponent("help-overview.txt"), encoding: .utf8)
         #expect(result.out == golden)
         #expect(result.err.isEmpty)
     }
 
-    @Test func versionAsTextAndJSON() throws {
-        let text = try Self.run(["version"])
+    @Test func versionAsTextAndJSON() async throws {
+        let text = try await Self.run(["version"])
         #expect(text.status == 0)
         #expect(text.out.hasPrefix("wpexporter 0.1.0\n"))
-        let json = try Self.run(["version", "--format", "json"])
+        let json = try await Self.run(["version", "--format", "json"])
         #expect(json.status == 0)
         let object = try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: String]
         #expect(object?["version"] == "0.1.0")
@@ -55,13 +58,13 @@ import WPTestSupport
         #expect(object?["build_date"]?.count == 19)
     }
 
-    @Test func checkConfigReadsTheWorkingDirectoryFileAndMasksSecrets() throws {
-        try Self.withTemporaryDirectory { directory in
+    @Test func checkConfigReadsTheWorkingDirectoryFileAndMasksSecrets() async throws {
+        try await Self.withTemporaryDirectory { directory in
             let file = directory.appendingPathComponent("config.yaml")
             try "server:\n  port: 9333\nwinpower:\n  base_url: https://wp.example\n  username: u\n  password: binary-secret\n"
                 .write(to: file, atomically: true, encoding: .utf8)
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
-            let result = try Self.run(["check-config", "--log-level=warn"], in: directory, environment: ["HOME": directory.path])
+            let result = try await Self.run(["check-config", "--log-level=warn"], in: directory, environment: ["HOME": directory.path])
             #expect(result.status == 0, "\(result.err)")
             #expect(result.out.hasPrefix("configuration file: ./config.yaml\n"))
             #expect(result.out.contains("file ./config.yaml:2:9"))
@@ -71,23 +74,23 @@ import WPTestSupport
         }
     }
 
-    @Test func exitCodesFromTheProcess() throws {
-        try Self.withTemporaryDirectory { directory in
-            let invalid = try Self.run(["check-config", "--port", "65536"], in: directory, environment: ["HOME": directory.path])
+    @Test func exitCodesFromTheProcess() async throws {
+        try await Self.withTemporaryDirectory { directory in
+            let invalid = try await Self.run(["check-config", "--port", "65536"], in: directory, environment: ["HOME": directory.path])
             #expect(invalid.status == 78)
             #expect(invalid.err.contains("flag --port: server.port: 65536 is out of range; must be 0–65535"))
             // Port 0 (any free port) is valid from a flag, the environment and the file alike, as for `server`.
-            let flag = try Self.run(["check-config", "--port", "0", "--winpower.base_url", "http://127.0.0.1:1",
+            let flag = try await Self.run(["check-config", "--port", "0", "--winpower.base_url", "http://127.0.0.1:1",
                                      "--winpower.username", "u", "--winpower.password", "p"], in: directory, environment: ["HOME": directory.path])
             #expect(flag.status == 0, "\(flag.err)")
-            let environment = try Self.run(["check-config", "--winpower.base_url", "http://127.0.0.1:1", "--winpower.username", "u",
+            let environment = try await Self.run(["check-config", "--winpower.base_url", "http://127.0.0.1:1", "--winpower.username", "u",
                                             "--winpower.password", "p"],
                                            in: directory, environment: ["HOME": directory.path, "WINPOWER_EXPORTER_SERVER_PORT": "0"])
             #expect(environment.status == 0, "\(environment.err)")
-            let missing = try Self.run(["check-config", "-c", "nope.yaml"], in: directory, environment: [:])
+            let missing = try await Self.run(["check-config", "-c", "nope.yaml"], in: directory, environment: [:])
             #expect(missing.status == 78)
             #expect(missing.err.contains("configuration file \"nope.yaml\" does not exist"))
-            let usage = try Self.run(["server", "--prot=1"], in: directory, environment: [:])
+            let usage = try await Self.run(["server", "--prot=1"], in: directory, environment: [:])
             #expect(usage.status == 64)
             #expect(usage.err.contains("did you mean --port?"))
         }

@@ -108,7 +108,7 @@ import WPTestSupport
         let occupied = SimulatorServer(simulator: WinPowerSimulator())
         let port = try await occupied.start().port
         let dataDirectory = Self.temporaryDirectory()
-        let result = try BinaryTests.run(["server", "--port", "\(port)", "--server.host", "127.0.0.1",
+        let result = try await BinaryTests.run(["server", "--port", "\(port)", "--server.host", "127.0.0.1",
                                           "--winpower.base_url", "http://127.0.0.1:1", "--winpower.username", "u",
                                           "--winpower.password", "p", "--data-dir", dataDirectory])
         #expect(result.status == 1)
@@ -117,8 +117,8 @@ import WPTestSupport
         try? FileManager.default.removeItem(atPath: dataDirectory)
     }
 
-    @Test func simulateRejectsAnUnknownFaultWithUsageStatus() throws {
-        let result = try BinaryTests.run(["simulate", "--port", "0", "--fault", "slowish"])
+    @Test func simulateRejectsAnUnknownFaultWithUsageStatus() async throws {
+        let result = try await BinaryTests.run(["simulate", "--port", "0", "--fault", "slowish"])
         #expect(result.status == 64)
         #expect(result.err.contains("slowish"))
     }
@@ -130,8 +130,8 @@ import WPTestSupport
         #expect(await simulate.terminate() == 0)
     }
 
-    @Test func checkConfigValidatesWithoutPrintingThePassword() throws {
-        let result = try BinaryTests.run(["check-config", "--winpower.base_url", "http://winpower.example:8081",
+    @Test func checkConfigValidatesWithoutPrintingThePassword() async throws {
+        let result = try await BinaryTests.run(["check-config", "--winpower.base_url", "http://winpower.example:8081",
                                           "--winpower.username", "admin", "--winpower.password", "check-Pa55"])
         #expect(result.status == 0)
         #expect(result.out.contains("configuration is valid"))
