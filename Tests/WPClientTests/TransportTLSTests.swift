@@ -76,7 +76,10 @@ import WPTestSupport
             func client(_ configure: (inout WinPowerHTTPClient.Configuration) -> Void) -> WinPowerHTTPClient {
                 var configuration = WinPowerHTTPClient.Configuration(
                     baseURL: URL(string: "https://127.0.0.1:\(server.port)/")!, username: "admin", password: "pw")
-                configuration.apiTimeout = .seconds(60)   // a bound for a loaded machine, not a timing assertion
+                // Bounds for a loaded machine, not timing assertions: the whole fetch and each
+                // request (a TLS handshake with a fresh key can take seconds on a busy core).
+                configuration.timeout = .seconds(120)
+                configuration.apiTimeout = .seconds(120)
                 configure(&configuration)
                 return WinPowerHTTPClient(configuration: configuration, logger: .disabled)
             }
