@@ -89,7 +89,8 @@ package struct Endpoints: Sendable {
     /// request body: one is refused with 413 from its head, before a byte of it is read.
     package func makeRouter() -> Router {
         var router = Router(observer: scrape.requests)
-        router.get(metricsPath, takesBody: false) { request in metrics(request) }
+        // The collector's snapshot is rendered and gzipped already: served from the event loop.
+        router.get(metricsPath, takesBody: false, preRendered: true) { request in metrics(request) }
         router.get("/health", takesBody: false) { _ in healthResponse() }
         router.get("/-/healthy", takesBody: false) { _ in .text("OK\n") }
         router.get("/-/ready", takesBody: false) { _ in readiness() }

@@ -88,6 +88,7 @@ package struct RefusalCounter: HTTPHandler {
     package let paths: Set<String>
 
     package func acceptsBody(_ head: HTTPRequest) -> Bool { inner.acceptsBody(head) }
+    package func servesPreRenderedBody(_ request: HTTPRequest) -> Bool { inner.servesPreRenderedBody(request) }
 
     package func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
         let response = try await inner.handle(request)
@@ -107,6 +108,7 @@ private struct ExtraHeadersHandler: HTTPHandler {
     package let headers: [(String, String)]
 
     package func acceptsBody(_ head: HTTPRequest) -> Bool { inner.acceptsBody(head) }
+    package func servesPreRenderedBody(_ request: HTTPRequest) -> Bool { inner.servesPreRenderedBody(request) }
 
     package func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
         var response = try await inner.handle(request)

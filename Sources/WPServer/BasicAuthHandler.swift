@@ -37,6 +37,9 @@ public struct BasicAuthHandler: HTTPHandler {
     }
 
     public func acceptsBody(_ head: HTTPRequest) -> Bool { inner.acceptsBody(head) }
+    /// The wrapped handler's answer: a check is a cache look-up, or waits for the bcrypt
+    /// threads without holding the loop.
+    public func servesPreRenderedBody(_ request: HTTPRequest) -> Bool { inner.servesPreRenderedBody(request) }
 
     public func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
         if openPaths.contains(request.path) { return try await inner.handle(request) }

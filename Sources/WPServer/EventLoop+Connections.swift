@@ -179,8 +179,11 @@ extension EventLoop {
         let logger = self.logger
         let gzipMinimum = configuration.gzipMinimumBytes
         let id = connection.id
-        let executor: (any TaskExecutor)? = configuration.runsHandlersOnEventLoop ? self : nil
-        connection.task = Task(executorPreference: executor) { [self] in
+        // Only a handler serving a pre-rendered body runs on the loop; any other runs on the
+        // global pool, so rendering (a registry of many series, say) never holds the loop.
+        let onLoop = configuration.runsHandlersOnEventLoop && handler.servesPreRenderedBody(request)
+        let date = dates.now()
+        connection.task = Task(executorPreference: onLoop ? self : nil) { [self] in
             let response: HTTPResponse
             do {
                 response = try await handler.handle(request)
@@ -189,8 +192,15 @@ extension EventLoop {
                                                 "error": .string(String(describing: error))])
                 response = .text("internal server error\n", status: 500)
             }
-            let encoded = HTTPResponseEncoder.encode(response, context: context, date: dates.now(),
-                                                     gzipMinimumBytes: gzipMinimum)
+            let encoded: EncodedResponse
+            if onLoop && HTTPResponseEncoder.compresses(response, context: context, gzipMinimumBytes: gzipMinimum) {
+                // A body still to compress is compressed off the loop.
+                encoded = await withTaskExecutorPreference(globalConcurrentExecutor) {
+                    HTTPResponseEncoder.encode(response, context: context, date: date, gzipMinimumBytes: gzipMinimum)
+                }
+            } else {
+                encoded = HTTPResponseEncoder.encode(response, context: context, date: date, gzipMinimumBytes: gzipMinimum)
+            }
             complete(id, encoded)
         }
     }

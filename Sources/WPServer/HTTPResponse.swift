@@ -66,10 +66,20 @@ public struct HTTPResponse: Sendable, Equatable {
 ///
 /// Contract: `handle` is called concurrently from many connections; implementations must be
 /// safe for that. A thrown error becomes a `500` response (logged, never sent to the client),
-/// and the server keeps serving. `handle` should not block a thread for long: do slow work
-/// asynchronously.
+/// and the server keeps serving. `handle` runs as a task on Swift's global pool, never on the
+/// server's event loop, and its response body is compressed there too, so rendering a large
+/// registry in `handle` delays only that request. A handler that only hands back bytes
+/// already rendered (and compressed) says so with ``servesPreRenderedBody(_:)``: it then runs
+/// on the loop thread, saving two thread hops (a body that still needs compressing is
+/// compressed off the loop all the same). `handle` must never block a thread for long: do slow
+/// work asynchronously.
 public protocol HTTPHandler: Sendable {
     func handle(_ request: HTTPRequest) async throws -> HTTPResponse
+    /// Whether `handle` answers `request` with bytes already rendered, doing no rendering,
+    /// no compression and no blocking: then it may run on the event loop thread (with
+    /// ``HTTPServer/Configuration/runsHandlersOnEventLoop``). Asked on the loop with the whole
+    /// request: must be quick. The default is `false`.
+    func servesPreRenderedBody(_ request: HTTPRequest) -> Bool
     /// Whether a request with this head (method, target, headers; no body yet) may carry a
     /// body. Asked on the event loop as soon as the head is complete: must be quick and
     /// must not block. A request with a body that is not accepted is answered `413` at once,
@@ -79,4 +89,5 @@ public protocol HTTPHandler: Sendable {
 
 extension HTTPHandler {
     public func acceptsBody(_ head: HTTPRequest) -> Bool { true }
+    public func servesPreRenderedBody(_ request: HTTPRequest) -> Bool { false }
 }

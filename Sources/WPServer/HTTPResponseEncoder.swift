@@ -127,6 +127,16 @@ struct EncodedResponse: Sendable, Equatable {
 /// `gzipMinimumBytes` long and compression actually makes it smaller. Every error response
 /// (status 400 and above) carries `X-Content-Type-Options: nosniff` unless the handler set it.
 enum HTTPResponseEncoder {
+    /// Whether ``encode(_:context:date:gzipMinimumBytes:)`` would try to gzip the body (the
+    /// expensive part of encoding): a body that may be sent, is compressible, long enough, not
+    /// already encoded, for a client that accepts gzip.
+    static func compresses(_ response: HTTPResponse, context: ResponseContext, gzipMinimumBytes: Int?) -> Bool {
+        guard let minimum = gzipMinimumBytes, context.acceptsGzip,
+              !(100..<200).contains(response.status), response.status != 204, response.status != 304,
+              !response.headers.contains("Content-Encoding"), isCompressible(response.headers["Content-Type"]) else { return false }
+        return response.bodyCount >= minimum
+    }
+
     static func encode(_ response: HTTPResponse, context: ResponseContext, date: String,
                        gzipMinimumBytes: Int?) -> EncodedResponse {
         var body = response.body

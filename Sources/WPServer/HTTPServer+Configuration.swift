@@ -55,9 +55,10 @@ extension HTTPServer {
         public var shutdownGracePeriod: Duration = .seconds(10)
         /// Bodies at least this long are gzip-compressed when accepted; `nil` disables gzip.
         public var gzipMinimumBytes: Int? = 1024
-        /// Run handlers on the event loop thread (as tasks preferring the loop as their
-        /// executor) instead of the global concurrent pool. Saves two thread hops per request;
-        /// turn it off when handlers do long synchronous work.
+        /// Let handlers that serve a pre-rendered body (``HTTPHandler/servesPreRenderedBody(_:)``)
+        /// run on the event loop thread, saving two thread hops per request; every other
+        /// handler runs on Swift's global pool whatever this says. `false` runs every handler
+        /// on the pool.
         public var runsHandlersOnEventLoop: Bool = true
         /// Raise the soft open-files limit to the hard limit at start (as the Go runtime does).
         public var raiseOpenFilesLimit: Bool = true

@@ -5,10 +5,16 @@
 /// ```
 public struct HandlerFunction: HTTPHandler {
     private let body: @Sendable (HTTPRequest) async throws -> HTTPResponse
+    private let preRendered: Bool
 
-    public init(_ body: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
+    /// - Parameter preRendered: the closure only hands back bytes already rendered
+    ///   (``HTTPHandler/servesPreRenderedBody(_:)``): it may run on the event loop.
+    public init(preRendered: Bool = false, _ body: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
         self.body = body
+        self.preRendered = preRendered
     }
+
+    public func servesPreRenderedBody(_ request: HTTPRequest) -> Bool { preRendered }
 
     public func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
         try await body(request)

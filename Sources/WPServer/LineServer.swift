@@ -548,10 +548,12 @@ final class LineLoop<P: LineProtocol>: @unchecked Sendable {
     private func close(_ client: Client) {
         guard clients.removeValue(forKey: client.id) != nil else { return }
         client.task?.cancel()
-        _ = cs_epoll_del(epoll, client.io.descriptor)
-        client.io.close()
-        // A line being handled returns its session through the inbox; closed there.
+        // The session and the counters first: once the peer sees the connection end, both
+        // already say so. A line being handled returns its session through the inbox; closed
+        // there.
         if let session = client.session { lineProtocol.close(session) }
         counters.update { $0.open = clients.count }
+        _ = cs_epoll_del(epoll, client.io.descriptor)
+        client.io.close()
     }
 }

@@ -15,6 +15,7 @@ public struct ObservedHandler: HTTPHandler {
     }
 
     public func acceptsBody(_ head: HTTPRequest) -> Bool { handler.acceptsBody(head) }
+    public func servesPreRenderedBody(_ request: HTTPRequest) -> Bool { handler.servesPreRenderedBody(request) }
 
     public func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
         let clock = ContinuousClock()

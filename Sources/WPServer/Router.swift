@@ -43,9 +43,12 @@ public struct Router: HTTPHandler {
     }
 
     /// Registers a closure for `GET` (and so `HEAD`) on `path`.
-    public mutating func get(_ path: String, takesBody: Bool = true,
+    ///
+    /// - Parameter preRendered: the closure only hands back bytes already rendered
+    ///   (``HTTPHandler/servesPreRenderedBody(_:)``): it may run on the event loop.
+    public mutating func get(_ path: String, takesBody: Bool = true, preRendered: Bool = false,
                              _ body: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
-        add("GET", path, HandlerFunction(body), takesBody: takesBody)
+        add("GET", path, HandlerFunction(preRendered: preRendered, body), takesBody: takesBody)
     }
 
     /// Registers a closure for `POST` on `path`.
@@ -61,6 +64,14 @@ public struct Router: HTTPHandler {
         let method = methods[head.method] == nil && head.method == "HEAD" ? "GET" : head.method
         guard methods[method] != nil else { return anyTakesBody }
         return !bodiless.contains(method + " " + head.path)
+    }
+
+    /// What the route's handler says (``HTTPHandler/servesPreRenderedBody(_:)``); `false`
+    /// for `404` and `405` answers, which are tiny.
+    public func servesPreRenderedBody(_ request: HTTPRequest) -> Bool {
+        guard let methods = routes[request.path],
+              let handler = methods[request.method] ?? (request.method == "HEAD" ? methods["GET"] : nil) else { return false }
+        return handler.servesPreRenderedBody(request)
     }
 
     public func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
