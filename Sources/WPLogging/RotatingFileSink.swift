@@ -1,4 +1,5 @@
 import Synchronization
+import WPRuntime
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -59,7 +60,7 @@ public final class RotatingFileSink: LogSink {
     let naming: BackupNaming
     let now: @Sendable () -> LogTimestamp
     let failures: FailureReporter
-    private let maintenance = SerialWorker(name: "log-rotate")
+    private let maintenance = WorkerQueue(name: "log-rotate")
 
     /// Opens (creating it and its directory when missing) the log file for appending.
     ///
@@ -149,7 +150,7 @@ public final class RotatingFileSink: LogSink {
 
     /// Blocks until compression and clean-up queued so far have finished.
     public func waitForMaintenance() {
-        maintenance.wait()
+        _ = maintenance.waitForJobs(until: Deadline(after: .seconds(Int64(Int32.max))))
     }
 
     /// Closes the active file and renames it to the next backup name; `write` then opens a
@@ -178,6 +179,9 @@ public final class RotatingFileSink: LogSink {
     }
 
     private func scheduleMaintenance() {
-        maintenance.async { [self] in runMaintenance() }
+        // No thread: the pass is skipped; the next rotation or start runs one.
+        maintenance.submit(WorkerQueue.Job(run: { [self] in runMaintenance() }, refuse: { [self] error in
+            failures.report(kind: "thread", "cannot start the maintenance thread, pass skipped: \(error)")
+        }))
     }
 }
