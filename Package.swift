@@ -104,7 +104,7 @@ let package = Package(
 
         .testTarget(name: "WPRuntimeTests", dependencies: ["WPRuntime"]),
         .testTarget(name: "WPCompressionTests", dependencies: ["WPCompression"]),
-        .testTarget(name: "WPLoggingTests", dependencies: ["WPLogging", "WPCompression", "WPTestSupport", "WPCZlib"]),
+        .testTarget(name: "WPLoggingTests", dependencies: ["WPLogging", "WPRuntime", "WPCompression", "WPTestSupport", "WPCZlib"]),
         .testTarget(name: "WPConfigTests", dependencies: ["WPConfig"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPMetricsTests", dependencies: ["WPMetrics", "WPTestSupport"], exclude: ["Golden"]),
