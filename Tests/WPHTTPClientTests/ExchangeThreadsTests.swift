@@ -28,3 +28,14 @@ import WPRuntime
         #expect(await exchange() == nil)
     }
 }
+
+@Suite(.timeLimit(.minutes(1))) struct AbortFlagTests {
+    @Test func cancellingRaisesTheFlagTheTransferPolls() {
+        let cancellation = ExchangeCancellation()
+        #expect(!cancellation.abortFlag.isRaised)
+        cancellation.cancel()
+        #expect(cancellation.abortFlag.isRaised)
+        cancellation.cancel()
+        #expect(cancellation.abortFlag.isRaised)
+    }
+}
