@@ -119,10 +119,10 @@ final class StateWriter: Sendable {
         queued.withLock { $0 }
     }
 
-    /// Blocks until a save covering `generation` ended, or `timeout` passed (`nil`: no
-    /// deadline). Never call it from the Swift concurrency pool; use ``saved(_:timeout:)``.
-    func waitUntilSaved(_ generation: UInt64, timeout: Duration?) -> Outcome {
-        state.wait(until: timeout.map { Deadline(after: $0) }, for: { $0.outcome(for: generation) != nil }) { state, _ in
+    /// Blocks until a save covering `generation` ended, or `timeout` passed. Never call it
+    /// from the Swift concurrency pool; use ``saved(_:timeout:)``.
+    func waitUntilSaved(_ generation: UInt64, timeout: Duration) -> Outcome {
+        state.wait(until: Deadline(after: timeout), for: { $0.outcome(for: generation) != nil }) { state, _ in
             state.outcome(for: generation) ?? .timedOut
         }
     }
