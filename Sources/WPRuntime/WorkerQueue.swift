@@ -106,6 +106,9 @@ public final class WorkerQueue: Sendable {
         /// Threads whose job is over, about to look at `queue` again before they wait: a job
         /// they will take needs no signal.
         var finishing = 0
+        /// Callers of waitForJobs(until:) waiting; idle threads wait on the same condition, so
+        /// with any of these a change wakes everyone, else one idle thread at most.
+        var jobWaiters = 0
 
         /// Threads that will look at `queue` without a signal.
         var looking: Int { starting + finishing }
@@ -158,7 +161,7 @@ public final class WorkerQueue: Sendable {
     /// - Returns: `true` when the job has to wait for a running thread to finish its job.
     @discardableResult
     public func submit(_ job: Job) -> Bool {
-        let decision = state.withLock { state -> (spawn: Bool, waits: Bool, signal: Bool) in
+        let decision = state.withLock { state -> (spawn: Bool, waits: Bool, signal: Bool, everyone: Bool) in
             state.lastTicket += 1
             if order == .latestWins { state.queue.removeAll() }
             state.queue.append(Entry(ticket: state.lastTicket, job: job))
@@ -170,10 +173,10 @@ public final class WorkerQueue: Sendable {
                 state.starting += 1
             }
             return (spawn, state.queue.count > state.idle + state.looking,
-                    state.idle > 0 && state.queue.count > state.looking)
+                    state.idle > 0 && state.queue.count > state.looking, state.jobWaiters > 0)
         }
-        // A broadcast, not a signal: callers of waitForJobs(until:) wait on the same condition.
-        if decision.signal { state.broadcast() }
+        // A signal could wake a caller of waitForJobs(until:) instead of an idle thread.
+        if decision.signal { decision.everyone ? state.broadcast() : state.signal() }
         if decision.spawn { startThread() }
         return decision.waits
     }
@@ -199,8 +202,14 @@ public final class WorkerQueue: Sendable {
     ///
     /// - Returns: `false` when a job submitted before the call had not finished by `deadline`.
     public func waitForJobs(until deadline: Deadline) -> Bool {
-        let target = state.withLock { $0.lastTicket }
-        return state.wait(until: deadline, for: { $0.settled(through: target) }) { _, settled in settled }
+        let target = state.withLock { state in
+            state.jobWaiters += 1
+            return state.lastTicket
+        }
+        return state.wait(until: deadline, for: { $0.settled(through: target) }) { state, settled in
+            state.jobWaiters -= 1
+            return settled
+        }
     }
 
     /// Threads alive (starting, running or idle).
@@ -267,8 +276,11 @@ public final class WorkerQueue: Sendable {
                 state.withLock { $0.finishing += 1 }
                 marked = true
             }
-            state.withLock { _ = $0.running.remove(entry.ticket) }
-            state.broadcast()
+            let waiters = state.withLock { state in
+                state.running.remove(entry.ticket)
+                return state.jobWaiters > 0
+            }
+            if waiters { state.broadcast() }
             guard marked else {
                 counted = nil
                 continue
