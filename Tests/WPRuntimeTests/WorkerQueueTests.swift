@@ -26,7 +26,8 @@ final class Gate: Sendable {
     }
 }
 
-/// What the jobs saw, shared with the escaping job closures.
+/// What the jobs saw, shared with the escaping job closures. A `ConditionLock` (a pthread
+/// mutex, which ThreadSanitizer follows), not a `Mutex`.
 final class Journal: Sendable {
     struct State {
         var active = 0
@@ -35,7 +36,7 @@ final class Journal: Sendable {
         var refused: [Int] = []
         var errors: [ThreadStartError] = []
     }
-    let state = Mutex(State())
+    let state = ConditionLock(State())
 
     func run(submitter: Int, index: Int) {
         state.withLock { state in
@@ -238,7 +239,7 @@ final class Starter: Sendable {
         let queue = WorkerQueue(name: "test-worker")
         let gate = Gate()
         let key = Key()
-        let refused = Mutex<(any Error)?>(nil)
+        let refused = ConditionLock<(any Error)?>(nil)
         queue.submit(WorkerQueue.Job(run: { gate.pass() }, refuse: { _ in }))
         gate.waitUntilEntered()
         let ran = Atomic(false)
