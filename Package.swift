@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "WPCSystem"),
 
         // The runtime underneath: named threads, the condition variable with a deadline, the
-        // monotonic deadline (docs/architecture.md, "Threads").
+        // monotonic deadline, the worker queue (docs/architecture.md, "Threads").
         .target(name: "WPRuntime"),
         .target(name: "WPLogging", dependencies: ["WPRuntime", "WPCompression"]),
         .target(name: "WPConfig"),
@@ -102,19 +102,20 @@ let package = Package(
         .target(name: "WPTestSupport", dependencies: ["WPRuntime", "WPLogging", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPClient",
                                                    "WPServer", "WPCollector", "WPSimulator", "WPCSystem"]),
 
+        .testTarget(name: "WPRuntimeTests", dependencies: ["WPRuntime"]),
         .testTarget(name: "WPCompressionTests", dependencies: ["WPCompression"]),
-        .testTarget(name: "WPLoggingTests", dependencies: ["WPLogging", "WPCompression", "WPTestSupport", "WPCZlib"]),
+        .testTarget(name: "WPLoggingTests", dependencies: ["WPLogging", "WPRuntime", "WPCompression", "WPTestSupport", "WPCZlib"]),
         .testTarget(name: "WPConfigTests", dependencies: ["WPConfig"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPMetricsTests", dependencies: ["WPMetrics", "WPTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "WPPushgatewayTests", dependencies: ["WPPushgateway", "WPMetrics", "WPServer", "WPTestSupport"]),
         .testTarget(name: "WPStorageTests", dependencies: ["WPStorage", "WPCompression", "WPLogging", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "WPEnergyTests", dependencies: ["WPEnergy", "WPStorage", "WPLogging", "WPSimulator", "WPTestSupport"]),
+        .testTarget(name: "WPEnergyTests", dependencies: ["WPEnergy", "WPRuntime", "WPStorage", "WPLogging", "WPSimulator", "WPTestSupport"]),
         .testTarget(name: "WPHTTPClientTests", dependencies: ["WPHTTPClient", "WPRuntime"]),
         .testTarget(name: "WPClientTests", dependencies: ["WPClient", "WPHTTPClient", "WPSimulator", "WPServer", "WPLogging", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "WPServerTests", dependencies: ["WPServer", "WPCompression", "WPLogging", "WPTestSupport", "WPCSystem"]),
+        .testTarget(name: "WPServerTests", dependencies: ["WPServer", "WPRuntime", "WPCompression", "WPLogging", "WPTestSupport", "WPCSystem"]),
         .testTarget(name: "WPSchedulerTests", dependencies: ["WPScheduler", "WPLogging", "WPTestSupport"]),
         .testTarget(name: "WPCollectorTests", dependencies: ["WPCollector", "WPBytes", "WPClient", "WPEnergy", "WPStorage", "WPMetrics", "WPLogging",
                                                          "WPSimulator", "WPTestSupport", "WPCompression"],

@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
@@ -125,10 +126,32 @@ static size_t append(char *data, size_t size, size_t count, void *context) {
     return n;
 }
 
+struct wp_abort_flag {
+    _Atomic int raised;
+};
+
+wp_abort_flag *wp_abort_flag_create(void) {
+    wp_abort_flag *flag = malloc(sizeof(*flag));
+    if (flag != NULL) atomic_init(&flag->raised, 0);
+    return flag;
+}
+
+void wp_abort_flag_raise(wp_abort_flag *flag) {
+    if (flag != NULL) atomic_store_explicit(&flag->raised, 1, memory_order_release);
+}
+
+int wp_abort_flag_is_raised(const wp_abort_flag *flag) {
+    if (flag == NULL) return 0;
+    return atomic_load_explicit((_Atomic int *)&flag->raised, memory_order_acquire);
+}
+
+void wp_abort_flag_destroy(wp_abort_flag *flag) {
+    free(flag);
+}
+
 static int progress(void *context, long long dltotal, long long dlnow, long long ultotal, long long ulnow) {
     (void)dltotal; (void)dlnow; (void)ultotal; (void)ulnow;
-    const volatile int *flag = context;
-    return (flag != NULL && *flag) ? 1 : 0;
+    return wp_abort_flag_is_raised(context) ? 1 : 0;
 }
 
 wp_curl_result wp_curl_perform(void *handle, const wp_curl_request *request,

@@ -329,16 +329,20 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
         inner.withLock { $0.closed = true }
     }
 
+    /// How long ``flush(timeout:)`` and ``waitForSaves(timeout:)`` wait unless told: one
+    /// minute. Every wait for the writer has a deadline.
+    public static var defaultWaitTimeout: Duration { .seconds(60) }
+
     /// Saves the current totals now, whatever the policy, and blocks until they are on disk or
     /// `timeout` passed. Does nothing when nothing changed since the last successful save.
     /// Blocks its thread: call it from a thread of your own, or use ``save(timeout:)``.
     ///
-    /// - Parameter timeout: how long to wait for the writer; `nil` waits as long as it takes.
+    /// - Parameter timeout: how long to wait for the writer; ``defaultWaitTimeout`` by default.
     /// - Throws: the store's error (totals remain in memory), or ``SaveTimeout`` when the save
     ///   did not end in time (it goes on).
-    public func flush(timeout: Duration? = nil) throws {
+    public func flush(timeout: Duration = EnergyMeter.defaultWaitTimeout) throws {
         guard let generation = requestSave() else { return }
-        try Self.check(writer.waitUntilSaved(generation, timeout: timeout), waited: timeout ?? .zero)
+        try Self.check(writer.waitUntilSaved(generation, timeout: timeout), waited: timeout)
     }
 
     /// Saves the current totals now, whatever the policy, and suspends until they are on disk
@@ -358,8 +362,8 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     /// Swift concurrency pool in production code.
     ///
     /// - Throws: the last save's error, or ``SaveTimeout``.
-    public func waitForSaves(timeout: Duration? = nil) throws {
-        try Self.check(writer.waitUntilSaved(writer.newestQueued, timeout: timeout), waited: timeout ?? .zero)
+    public func waitForSaves(timeout: Duration = EnergyMeter.defaultWaitTimeout) throws {
+        try Self.check(writer.waitUntilSaved(writer.newestQueued, timeout: timeout), waited: timeout)
     }
 
     /// Hands the current state to the writer unless it is on disk already; returns the

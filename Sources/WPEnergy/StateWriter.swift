@@ -18,8 +18,10 @@ import WPStorage
 /// the whole state), so a stuck disk costs one pending copy, not a queue that grows. Saves never
 /// overlap nor run out of order.
 ///
-/// The thread starts when a state is queued and no thread runs, and exits when nothing is
-/// queued, so an idle meter owns none. Callers wait for the save of a generation with
+/// The thread is a serial, latest-wins ``WorkerQueue``: it starts when a state is queued and
+/// no thread runs, and exits when nothing is queued, so an idle meter owns none. When no
+/// thread can be created the save is not run on the caller's thread: it ends at once as a
+/// failed save (its completion and waiters are told), and the next save tries again. Callers wait for the save of a generation with
 /// ``waitUntilSaved(_:timeout:)`` (blocking, with a deadline) or ``saved(_:timeout:)``
 /// (suspending); both give up at their deadline while the save goes on.
 final class StateWriter: Sendable {
@@ -51,10 +53,6 @@ final class StateWriter: Sendable {
     }
 
     private struct State {
-        var pending: Job?
-        var running = false
-        /// The highest generation queued so far (queued, in progress or done).
-        var queued: UInt64 = 0
         /// The highest generation whose save attempt ended, and how.
         var finished: UInt64 = 0
         var lastFailure: StorageError?
@@ -73,10 +71,19 @@ final class StateWriter: Sendable {
     }
 
     private let state = ConditionLock(State())
+    /// The highest generation queued so far (queued, in progress or done). Held while a state
+    /// is handed to `writer`, so a newer generation is never replaced by an older one.
+    private let queued = Mutex<UInt64>(0)
+    private let writer: WorkerQueue
     private let save: Save
 
-    init(save: @escaping Save) {
+    /// - Parameters:
+    ///   - save: writes a state, on the writer's thread.
+    ///   - starter: how the writer's thread is started; ``NamedThread/start(name:_:)`` by default.
+    init(save: @escaping Save,
+         starter: @escaping WorkerQueue.Starter = { name, body throws(ThreadStartError) in try NamedThread.start(name: name, body) }) {
         self.save = save
+        self.writer = WorkerQueue(name: "state-writer", order: .latestWins, starter: starter)
     }
 
     /// Queues `state` of `generation` and returns at once. A generation not above the newest
@@ -91,33 +98,31 @@ final class StateWriter: Sendable {
     /// - Returns: whether the state was queued.
     @discardableResult
     func submit(_ energy: EnergyState, generation: UInt64, completion: @escaping Completion) -> Bool {
-        let start = state.withLock { state -> Bool? in
-            guard generation > state.queued else { return nil }
-            state.queued = generation
-            state.pending = Job(state: energy, generation: generation, completion: completion)
-            defer { state.running = true }
-            return !state.running
+        let job = Job(state: energy, generation: generation, completion: completion)
+        // The queue's refuse callback runs on this thread when no thread can be created; it
+        // takes `state`, never `queued`, so holding `queued` here cannot deadlock.
+        return queued.withLock { queued in
+            guard generation > queued else { return false }
+            queued = generation
+            writer.submit(WorkerQueue.Job(run: { [self] in
+                finish(job, failure: save(job.state))
+            }, refuse: { [self] error in
+                finish(job, failure: .system(operation: "save", path: "", errno: (error as? ThreadStartError)?.code ?? 0,
+                                             message: "cannot save the energy state: \(error)"))
+            }))
+            return true
         }
-        guard let start else { return false }
-        if start {
-            do throws(ThreadStartError) {
-                try NamedThread.start(name: "state-writer") { self.drain() }
-            } catch {
-                drain()
-            }
-        }
-        return true
     }
 
     /// The newest generation queued so far.
     var newestQueued: UInt64 {
-        state.withLock { $0.queued }
+        queued.withLock { $0 }
     }
 
-    /// Blocks until a save covering `generation` ended, or `timeout` passed (`nil`: no
-    /// deadline). Never call it from the Swift concurrency pool; use ``saved(_:timeout:)``.
-    func waitUntilSaved(_ generation: UInt64, timeout: Duration?) -> Outcome {
-        state.wait(until: timeout.map { Deadline(after: $0) }, for: { $0.outcome(for: generation) != nil }) { state, _ in
+    /// Blocks until a save covering `generation` ended, or `timeout` passed. Never call it
+    /// from the Swift concurrency pool; use ``saved(_:timeout:)``.
+    func waitUntilSaved(_ generation: UInt64, timeout: Duration) -> Outcome {
+        state.wait(until: Deadline(after: timeout), for: { $0.outcome(for: generation) != nil }) { state, _ in
             state.outcome(for: generation) ?? .timedOut
         }
     }
@@ -156,37 +161,27 @@ final class StateWriter: Sendable {
         waiter?.continuation.resume(returning: outcome)
     }
 
-    /// Saves queued states until none is left, then marks the writer idle.
-    private func drain() {
-        while let job = state.withLock({ state -> Job? in
-            guard let job = state.pending else {
-                state.running = false
-                return nil
+    /// Records the outcome of `job`'s save: its completion first, then every waiter it settles.
+    private func finish(_ job: Job, failure: StorageError?) {
+        job.completion(job.generation, failure)
+        let woken = state.withLock { state -> [(Waiter, Outcome)] in
+            state.finished = max(state.finished, job.generation)
+            if let failure {
+                state.lastFailure = failure
+                state.failedGeneration = job.generation
+            } else {
+                state.lastFailure = nil
             }
-            state.pending = nil
-            return job
-        }) {
-            let failure = save(job.state)
-            job.completion(job.generation, failure)
-            let woken = state.withLock { state -> [(Waiter, Outcome)] in
-                state.finished = max(state.finished, job.generation)
-                if let failure {
-                    state.lastFailure = failure
-                    state.failedGeneration = job.generation
-                } else {
-                    state.lastFailure = nil
-                }
-                var woken: [(Waiter, Outcome)] = []
-                let settled = state
-                state.waiters.removeAll { waiter in
-                    guard let outcome = settled.outcome(for: waiter.generation) else { return false }
-                    woken.append((waiter, outcome))
-                    return true
-                }
-                return woken
+            var woken: [(Waiter, Outcome)] = []
+            let settled = state
+            state.waiters.removeAll { waiter in
+                guard let outcome = settled.outcome(for: waiter.generation) else { return false }
+                woken.append((waiter, outcome))
+                return true
             }
-            state.broadcast()
-            for (waiter, outcome) in woken { waiter.continuation.resume(returning: outcome) }
+            return woken
         }
+        state.broadcast()
+        for (waiter, outcome) in woken { waiter.continuation.resume(returning: outcome) }
     }
 }

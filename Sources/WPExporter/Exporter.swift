@@ -518,10 +518,10 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
 
     /// Stops recording, saves the totals within ``finalSaveTimeout`` and releases the data
     /// directory. A collection that outlived the graceful timeout can no longer record.
-    private func finish() async {
+    private func finish(timeout: Duration = Exporter.finalSaveTimeout) async {
         meter.close()
         do {
-            try await meter.save(timeout: Self.finalSaveTimeout)
+            try await meter.save(timeout: timeout)
             logger.info("energy persisted", ["devices": .int(meter.totals.count)])
         } catch {
             logger.error("could not persist energy on shutdown", ["error": .string("\(error)")])
@@ -536,7 +536,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     ///
     /// - Returns: whether the totals are safe on disk.
     @discardableResult
-    public func persist(timeout: Duration?) -> Bool {
+    public func persist(timeout: Duration) -> Bool {
         do {
             try meter.flush(timeout: timeout)
             return true
@@ -548,10 +548,20 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
 
     /// Persists energy and releases the data directory, for an exporter that never ran
     /// (``run(onListening:reloadRequests:until:)`` does this itself on its way out).
-    public func close() {
-        meter.close()
-        if persist(timeout: Self.finalSaveTimeout) { logger.info("energy persisted", ["devices": .int(meter.totals.count)]) }
-        store.close()
+    ///
+    /// Suspends, never blocks its thread: the save runs on the energy writer's thread and this
+    /// call waits for it at most `timeout`. A save still running then goes on (the state file is
+    /// replaced atomically) and the failure is logged; the data directory is released either way.
+    ///
+    /// ```swift
+    /// let exporter = try Exporter(configuration: configuration)
+    /// // ... serve exporter.router, collect ...
+    /// await exporter.close()
+    /// ```
+    ///
+    /// - Parameter timeout: how long to wait for the final save; ``finalSaveTimeout`` by default.
+    public func close(timeout: Duration = Exporter.finalSaveTimeout) async {
+        await finish(timeout: timeout)
     }
 }
 

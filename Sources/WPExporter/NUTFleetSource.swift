@@ -35,7 +35,10 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
     private struct Entry {
         var ups: NUTUPS
         var readAt: C.Instant
-        var collector: WinPowerCollector<C>
+        /// Weak: the table is rebuilt only when a client asks, so a strong reference would keep
+        /// the collector of a server a reload removed alive until then. Gone: served as stale
+        /// (the next command rebuilds the table without it).
+        weak var collector: WinPowerCollector<C>?
         var disconnected: Bool
     }
 
@@ -87,7 +90,10 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
     /// window, WinPower is unreachable, or the device is disconnected.
     private static func served(_ entry: Entry) -> NUTUPS {
         var ups = entry.ups
-        let collector = entry.collector
+        guard let collector = entry.collector else {
+            ups.isStale = true
+            return ups
+        }
         ups.isStale = entry.disconnected || !collector.health.winPowerReachable
             || collector.age(of: entry.readAt) > collector.configuration.stalenessWindow
         return ups

@@ -32,12 +32,22 @@ package final class ServerFleet<C: Clock>: Sendable where C.Duration == Duration
     private struct State {
         var members: [Member]
         /// Scheduler tasks by server name, while the fleet runs.
-        var tasks: [String: Task<Void, Never>] = [:]
-        /// Tasks of removed servers still finishing, by name; awaited at shutdown.
-        var retiring: [(name: String, task: Task<Void, Never>)] = []
+        var tasks: [String: Running] = [:]
+        /// Tasks of removed servers still finishing, by name; awaited at shutdown. Each leaves
+        /// the list when it ends, so nothing keeps a retired pipeline once it has stopped.
+        var retiring: [(name: String, running: Running)] = []
         /// Members not to start until ``start(_:)``.
         var deferred: Set<String> = []
+        /// Members' tasks that ended on their own (not retired), by pipeline.
+        var ended: Set<ObjectIdentifier> = []
         var running = false
+    }
+
+    /// A pipeline's scheduler task.
+    private struct Running {
+        /// The pipeline's identity (the task captures the pipeline, not this record).
+        var id: ObjectIdentifier
+        var task: Task<Void, Never>
     }
 
     private let state: Mutex<State>
@@ -66,7 +76,7 @@ package final class ServerFleet<C: Clock>: Sendable where C.Duration == Duration
             state.running = true
             for member in state.members where state.tasks[member.entry.name] == nil
                 && !state.deferred.contains(member.entry.name) {
-                state.tasks[member.entry.name] = Self.start(member.pipeline)
+                state.tasks[member.entry.name] = start(member.pipeline)
             }
         }
         while !Task.isCancelled {
@@ -77,8 +87,9 @@ package final class ServerFleet<C: Clock>: Sendable where C.Duration == Duration
             defer {
                 state.tasks = [:]
                 state.retiring = []
+                state.ended = []
             }
-            return Array(state.tasks.values) + state.retiring.map(\.task)
+            return state.tasks.values.map(\.task) + state.retiring.map(\.running.task)
         }
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
@@ -98,9 +109,9 @@ package final class ServerFleet<C: Clock>: Sendable where C.Duration == Duration
             var stopped: [String] = []
             for member in state.members where keep[member.entry.name] != ObjectIdentifier(member.pipeline) {
                 stopped.append(member.entry.name)
-                if let task = state.tasks.removeValue(forKey: member.entry.name) {
-                    task.cancel()
-                    state.retiring.append((member.entry.name, task))
+                if let running = state.tasks.removeValue(forKey: member.entry.name) {
+                    running.task.cancel()
+                    if state.ended.remove(running.id) == nil { state.retiring.append((member.entry.name, running)) }
                 }
             }
             let previous = Set(state.members.map { ObjectIdentifier($0.pipeline) })
@@ -111,7 +122,7 @@ package final class ServerFleet<C: Clock>: Sendable where C.Duration == Duration
                     state.deferred.insert(member.entry.name)
                 } else {
                     state.deferred.remove(member.entry.name)
-                    if state.running { state.tasks[member.entry.name] = Self.start(member.pipeline) }
+                    if state.running { state.tasks[member.entry.name] = start(member.pipeline) }
                 }
             }
             state.deferred.formIntersection(next.map(\.entry.name))
@@ -123,7 +134,7 @@ package final class ServerFleet<C: Clock>: Sendable where C.Duration == Duration
     /// Waits until every stopped pipeline named in `names` has ended: its collection in flight
     /// finished, or was cancelled after the graceful shutdown timeout.
     package func awaitStopped(_ names: Set<String>) async {
-        let tasks = state.withLock { state in state.retiring.filter { names.contains($0.name) }.map(\.task) }
+        let tasks = state.withLock { state in state.retiring.filter { names.contains($0.name) }.map(\.running.task) }
         for task in tasks { await task.value }
     }
 
@@ -133,16 +144,38 @@ package final class ServerFleet<C: Clock>: Sendable where C.Duration == Duration
             state.deferred.subtract(names)
             guard state.running else { return }
             for member in state.members where names.contains(member.entry.name) && state.tasks[member.entry.name] == nil {
-                state.tasks[member.entry.name] = Self.start(member.pipeline)
+                state.tasks[member.entry.name] = start(member.pipeline)
             }
         }
     }
 
+    /// Retired pipelines whose task has not ended yet.
+    package var retiringCount: Int { state.withLock { $0.retiring.count } }
+
     /// Starts `pipeline`'s scheduler; from now on its collector is the only one recording its
     /// server's energy (a predecessor's collection that outlived its graceful timeout records
     /// nothing more).
-    private static func start(_ pipeline: ServerPipeline<C>) -> Task<Void, Never> {
+    /// Called with the fleet's lock held, so ``ended(_:)``, which takes it, runs only after the
+    /// caller has recorded the task.
+    private func start(_ pipeline: ServerPipeline<C>) -> Running {
         pipeline.collector.claimEnergy()
-        return Task { await pipeline.scheduler.run() }
+        let id = ObjectIdentifier(pipeline)
+        return Running(id: id, task: Task { [weak self] in
+            await pipeline.scheduler.run()
+            self?.ended(id)
+        })
+    }
+
+    /// Forgets the task of the retired pipeline `id` once it has ended, releasing the pipeline
+    /// (its scheduler, collector and client). A member's task that ended on its own, still in
+    /// `tasks`, is noted, so ``replace(with:deferring:)`` does not keep it as retiring.
+    private func ended(_ id: ObjectIdentifier) {
+        state.withLock { state in
+            let count = state.retiring.count
+            state.retiring.removeAll { $0.running.id == id }
+            if state.retiring.count == count && state.tasks.values.contains(where: { $0.id == id }) {
+                state.ended.insert(id)
+            }
+        }
     }
 }

@@ -103,7 +103,7 @@ final class CurlSession: Sendable {
                             options.ca_file = ca
                             options.user_agent = nil
                             options.max_body_bytes = configuration.maxBodyBytes
-                            options.abort_flag = UnsafePointer(cancellation.abortFlag.pointer)
+                            options.abort_flag = cancellation.abortFlag.pointer
                             return wp_curl_perform(easy, &options, &body, &headers)
                         }
                     }

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Synchronization
+import WPCCurlShim
 
 /// Lets the calling task's cancellation reach a blocking exchange on another thread.
 ///
@@ -58,19 +59,28 @@ final class ExchangeCancellation: Sendable {
 
 /// A flag libcurl's progress callback polls to abort a cancelled transfer.
 ///
-/// `@unchecked Sendable` is safe here: the only mutation is `raise()` storing 1 into a
-/// heap-allocated `Int32` that the C side only reads (through a `volatile` pointer); a torn or
-/// late read merely delays the abort to the next progress callback. The memory lives as long
-/// as the flag, which outlives the transfer that reads it.
+/// The flag is an `_Atomic int` owned by the C shim (`wp_abort_flag`): ``raise()`` is an
+/// atomic release store and the progress callback an atomic acquire load, both in C, so the
+/// store on the cancelling thread and the read on the transfer's thread never race. Should
+/// the allocation fail (out of memory), ``pointer`` is `nil`: the transfer is then never
+/// aborted by the flag and ends at its deadline.
+///
+/// `@unchecked Sendable` is safe here: ``pointer`` never changes after `init`, the memory
+/// behind it is only read and written through the shim's atomic functions, and it lives as
+/// long as the flag, which outlives the transfer that reads it (the exchange holds its
+/// ``ExchangeCancellation``).
 final class AbortFlag: @unchecked Sendable {
-    let pointer: UnsafeMutablePointer<Int32>
+    let pointer: OpaquePointer?
 
     init() {
-        pointer = .allocate(capacity: 1)
-        pointer.initialize(to: 0)
+        pointer = wp_abort_flag_create()
     }
 
-    func raise() { pointer.pointee = 1 }
+    /// Raises the flag; idempotent, any thread.
+    func raise() { wp_abort_flag_raise(pointer) }
 
-    deinit { pointer.deallocate() }
+    /// Whether the flag was raised.
+    var isRaised: Bool { wp_abort_flag_is_raised(pointer) != 0 }
+
+    deinit { wp_abort_flag_destroy(pointer) }
 }

@@ -22,6 +22,10 @@ extension RotatingFileSink {
         public var compress: Bool
         /// Permissions of files the sink creates. Default `0o640`.
         public var fileMode: mode_t
+        /// The most bytes of lines waiting for the writer's thread; later lines are dropped and
+        /// counted until it catches up (a line arriving at an empty queue is always taken).
+        /// Default 4 MiB.
+        public var bufferLimitBytes: Int = 4 << 20
 
         /// Settings in the configuration file's units.
         ///

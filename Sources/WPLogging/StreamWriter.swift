@@ -1,4 +1,5 @@
 import Synchronization
+import WPRuntime
 
 /// Writes bytes to a file descriptor from a thread of its own, so a caller never waits for the
 /// reader of the descriptor.
@@ -8,8 +9,10 @@ import Synchronization
 /// `write(2)` block. Written on the caller's thread, that would stall a Swift concurrency pool
 /// thread (there is one per core, and the pool does not grow), and with it every task
 /// scheduled on that thread. `write(_:)` only appends to a queue and returns; one background
-/// thread (a ``SerialWorker``: started when there is something to write, gone when the queue is
-/// empty) writes the queue out in order.
+/// thread (a serial `WorkerQueue`: started when there is something to write, gone when the
+/// queue is empty) writes the queue out in order. When no thread can be created, what is
+/// queued is dropped, counted in ``droppedWrites`` and reported once; the next write tries
+/// again.
 ///
 /// The queue is bounded by ``limit`` bytes. When the reader stops and the queue is full, new
 /// writes are dropped and counted (``droppedWrites``) instead of waiting or growing memory; a
@@ -33,7 +36,7 @@ public final class StreamWriter: Sendable {
     /// The most bytes held in the queue; later writes are dropped until it drains.
     public let limit: Int
     private let state = Mutex(State())
-    private let worker = SerialWorker(name: "log-writer")
+    private let worker = WorkerQueue(name: "log-writer")
     private let failures: FailureReporter
 
     private struct State {
@@ -94,7 +97,16 @@ public final class StreamWriter: Sendable {
             return true
         }
         guard let start else { return false }
-        if start { worker.async { [self] in drain() } }
+        if start {
+            worker.submit(WorkerQueue.Job(run: { [self] in drain() }, refuse: { [self] error in
+                state.withLock { state in
+                    if !state.pending.isEmpty { state.dropped += 1 }
+                    state.pending = []
+                    state.draining = false
+                }
+                failures.report(kind: "thread", "cannot start the writer thread, output dropped: \(error)")
+            }))
+        }
         return true
     }
 
@@ -109,7 +121,7 @@ public final class StreamWriter: Sendable {
     /// and the rest stays queued.
     @discardableResult
     public func flush(timeout: Duration) -> Bool {
-        worker.wait(timeout: timeout)
+        worker.waitForJobs(until: Deadline(after: timeout))
     }
 
     /// Writes the queue out until it is empty; runs on the worker's thread.

@@ -81,7 +81,7 @@ final class ExporterHarness: Sendable {
     func shutdown() async {
         serverTask.cancel()
         _ = try? await serverTask.value
-        exporter.close()
+        await exporter.close()
         await simulatorServer.stop()
     }
 

@@ -141,7 +141,7 @@ import WPTestSupport
         // The data directory's lock is released: another exporter opens it.
         let next = try Exporter(configuration: single, options: .init(clock: ContinuousClock(), logger: .disabled,
                                                                      makeClient: Exporter<ContinuousClock>.httpClients(logger: .disabled)))
-        next.close()
+        await next.close()
         #expect(!logs.allText.contains("s3cr3t-Pa55"))
     }
 }

@@ -34,7 +34,7 @@ import WPCompression
         let plain = try await harness.get("/probe?target=a")
         #expect(Gzip.decompress(gzip.response.wholeBody) == Array(plain.text.utf8))
         #expect(plain.text.contains("winpower_device_load_total_watts{device_id=\"ups-1\""))
-        harness.exporter.close()
+        await harness.exporter.close()
     }
 
     @Test(arguments: [
@@ -56,7 +56,7 @@ import WPCompression
         #expect(response.status == 400)
         #expect(response.text.contains(message), "\(response.text)")
         #expect(!response.text.contains("s3cr3t"))
-        harness.exporter.close()
+        await harness.exporter.close()
     }
 
     @Test func targetsListEveryServerForHTTPServiceDiscovery() async throws {
@@ -71,7 +71,7 @@ import WPCompression
             TargetGroup(targets: ["exporter.test:9102"],
                         labels: ["__metrics_path__": "/probe", "__param_target": "b", "server": "b", "site": "site-1"]),
         ])
-        harness.exporter.close()
+        await harness.exporter.close()
     }
 
     @Test(arguments: ["", "user:pw@host:9102", "host:9102/x", "host:0", "host:99999", "host name", "[::1", "[zz]:80", "host:"])
@@ -79,7 +79,7 @@ import WPCompression
         let harness = try Self.harness()
         let response = try await harness.get("/targets", headers: ["Host": host])
         #expect(response.status == 400)
-        harness.exporter.close()
+        await harness.exporter.close()
     }
 
     @Test(arguments: ["localhost:9102", "127.0.0.1:9102", "[::1]:9102", "exporter.example", "wp_exporter.lan:80"])
@@ -96,7 +96,7 @@ import WPCompression
         let credentials = ["Authorization": "Basic " + Data("prom:scrape-pw".utf8).base64EncodedString()]
         #expect(try await harness.get("/probe?target=a", headers: credentials).status == 200)
         #expect(try await harness.get("/targets", headers: credentials).status == 200)
-        harness.exporter.close()
+        await harness.exporter.close()
     }
 
     @Test func theLandingPageLinksEveryServersProbeAndTheTargets() async throws {
@@ -104,7 +104,7 @@ import WPCompression
         let page = try await harness.get("/").text
         #expect(page.contains("exporting from 2 WinPower servers: <a href=\"/probe?target=a\"><code>a</code></a> (<code>http://127.0.0.2:8081</code>)"))
         #expect(page.contains("<li><a href=\"/targets\">Targets</a>"))
-        harness.exporter.close()
+        await harness.exporter.close()
     }
 
     @Test func aSingleServerExporterAnswersNeitherEndpoint() async throws {

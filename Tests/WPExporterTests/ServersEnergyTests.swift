@@ -41,7 +41,7 @@ import WPTestSupport
             $0.servers = []
         }
         await run(single)
-        single.exporter.close()
+        await single.exporter.close()
         return single
     }
 
@@ -63,7 +63,7 @@ import WPTestSupport
         #expect(Self.joules(samples, server: "main", device: "ups-2") == 7200)
         #expect(Self.joules(samples, server: "other", device: "ups-1") == 0)
         #expect(multi.logs.records.contains { $0.message == "stored energy totals moved to their servers" })
-        multi.exporter.close()
+        await multi.exporter.close()
         #expect(try Self.storedKeys(single.dataDirectory)
                 == ["main\u{1F}ups-1": 3600, "main\u{1F}ups-2": 7200, "other\u{1F}ups-1": 0, "other\u{1F}ups-2": 0],
                 "the next save persists the new keys")
@@ -86,7 +86,7 @@ import WPTestSupport
         let before = try ServersHarness(servers: [("old", ClientStub([.success(Self.readout)])),
                                                   ("kept", ClientStub([.success(Self.readout)]))], clock: clock)
         await Self.run(before)
-        before.exporter.close()
+        await before.exporter.close()
         let after = try ServersHarness(servers: [("new", ClientStub([.success(Self.readout)])),
                                                  ("kept", ClientStub([.success(Self.readout)]))],
                                        dataDirectory: before.dataDirectory, clock: clock) {
@@ -97,7 +97,7 @@ import WPTestSupport
         #expect(Self.joules(samples, server: "new", device: "ups-2") == 7200)
         #expect(Self.joules(samples, server: "kept", device: "ups-2") == 7200)
         #expect(!samples.keys.contains { $0.contains("server=\"old\"") })
-        after.exporter.close()
+        await after.exporter.close()
         #expect(try Set(Self.storedKeys(before.dataDirectory).keys)
                 == ["new\u{1F}ups-1", "new\u{1F}ups-2", "kept\u{1F}ups-1", "kept\u{1F}ups-2"])
     }
@@ -110,7 +110,7 @@ import WPTestSupport
         await Self.run(multi, times: 1)
         #expect(multi.logs.records.contains { $0.level == .warn && $0.message.hasPrefix("energy totals of a winpower-only configuration") })
         #expect(Self.joules(try await multi.scrape(), server: "a", device: "ups-1") == 0)
-        multi.exporter.close()
+        await multi.exporter.close()
         let stored = try Self.storedKeys(single.dataDirectory)
         #expect(stored["ups-1"] == 3600 && stored["ups-2"] == 7200, "never dropped")
         #expect(stored["a\u{1F}ups-1"] == 0)

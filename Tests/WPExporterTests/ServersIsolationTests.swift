@@ -90,7 +90,7 @@ import WPTestSupport
         await harness.until("s8's collection to end") { pipelines[8].scheduler.statistics.completed == 1 }
         for task in running { task.cancel() }
         for task in running { await task.value }
-        harness.exporter.close()
+        await harness.exporter.close()
         #expect(!harness.logs.records.contains { $0.message.contains("s3cr3t") })
     }
 
@@ -108,6 +108,6 @@ import WPTestSupport
         #expect(health.status == 200 && health.text.contains("\"status\":\"degraded\""))
         clock.advance(by: .seconds(60))
         #expect(try await harness.get("/health").status == 503, "no server fresh: the whole is unhealthy")
-        harness.exporter.close()
+        await harness.exporter.close()
     }
 }

@@ -75,7 +75,7 @@ import WPTestSupport
         #expect(harness.exporter.meter.totals[EnergyKey.qualified(server: "b", device: "ups-1")]?.joules
                 == (totalB?.joules ?? 0) + 3600, "the unchanged server kept counting")
         #expect(harness.exporter.meter.totals.keys.allSatisfy { EnergyKey.split($0)?.server != "a" })
-        harness.exporter.close()
+        await harness.exporter.close()
         #expect(try Set(ServersEnergyTests.storedKeys(harness.dataDirectory).keys)
                 == [EnergyKey.qualified(server: "a2", device: "ups-1"), EnergyKey.qualified(server: "b", device: "ups-1")])
 
@@ -87,7 +87,7 @@ import WPTestSupport
         let reread = Self.counters(try await restarted.scrape(), server: "a2")
         #expect(Self.energyOf(reread) == Self.afterFourReadings, "nothing added for the downtime, nothing lost")
         #expect(reread.filter { !$0.key.hasPrefix(Self.energy + "{") } == after)
-        restarted.exporter.close()
+        await restarted.exporter.close()
     }
 
     @Test func aRenameFromNothingIsRefusedAndKeepsTheRunningConfigurationAndTotals() async throws {
@@ -128,7 +128,7 @@ import WPTestSupport
         let samples = try await harness.scrape()
         #expect(Self.energyOf(Self.counters(samples, server: "a")) == Self.afterFourReadings, "a keeps counting")
         #expect(!samples.keys.contains { $0.contains("server=\"a2\"") })
-        harness.exporter.close()
+        await harness.exporter.close()
     }
 
     /// A refused `energy_from` is written as configuration errors are: `error:`, the file

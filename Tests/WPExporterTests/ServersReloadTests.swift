@@ -300,8 +300,6 @@ final class CredentialRecorder: WinPowerClient, CredentialUpdating {
                                     wallClock: { Date() }, logger: .disabled,
                                     reload: { LoadedConfiguration(configuration: try #require(next.value.withLock { $0 })) },
                                     clientFactory: { _ in CredentialRecorder() })
-        defer { exporter.close() }
-
         var rotated = configuration
         rotated.winPower.password = Secret("new-Pa55")
         next.value.withLock { $0 = rotated }
@@ -319,5 +317,6 @@ final class CredentialRecorder: WinPowerClient, CredentialUpdating {
         #expect(exporter.configuration.winPower.baseURL == "http://127.0.0.2:1", "the configuration in effect is the new one")
 
         #expect(await exporter.reloader.reload(trigger: "test") == .applied(ConfigReloader.Applied(summary: "single server: no change")))
+        await exporter.close()
     }
 }

@@ -41,6 +41,7 @@ import WPTestSupport
         try withLoggingTemporaryDirectory { dir in
             let sink = try makeSink(dir, maxSizeBytes: 16)
             write(sink, 0..<2)
+            #expect(sink.flush(timeout: .seconds(60)))
             #expect(sink.currentSize == 16)
             write(sink, 2..<3)
             sink.close()

@@ -2,6 +2,7 @@ import Glibc
 import Synchronization
 import Testing
 @testable import WPServer
+import WPRuntime
 
 /// A latch a pool job waits on until the test opens it (a semaphore: no sleeping, no timing).
 final class Latch: @unchecked Sendable {
@@ -133,5 +134,26 @@ final class Entered: Sendable {
         #expect(AuthFailureTracker.host(of: "127.0.0.1:5555") == "127.0.0.1")
         #expect(AuthFailureTracker.host(of: "[::1]:5555") == "[::1]")
         #expect(AuthFailureTracker.host(of: nil) == "")
+    }
+}
+
+@Suite(.timeLimit(.minutes(3))) struct BCryptPoolThreadTests {
+    @Test func aVerificationWithNoThreadIsRefusedNotRunOnTheCaller() async {
+        let failing = Atomic(true)
+        let pool = BCryptPool(workers: 1, queueCapacity: 4, starter: { name, body throws(ThreadStartError) in
+            if failing.load(ordering: .relaxed) { throw ThreadStartError(name: name, code: 11) }
+            try NamedThread.start(name: name, body)
+        })
+        let ran = Atomic(false)
+        let refused = await pool.run(lane: .clean) {
+            ran.store(true, ordering: .relaxed)
+            return true
+        }
+        #expect(refused == nil)
+        let didRun = ran.load(ordering: .relaxed)
+        #expect(!didRun)
+        #expect(pool.queued == 0)
+        failing.store(false, ordering: .relaxed)
+        #expect(await pool.run(lane: .clean) { true } == true)
     }
 }

@@ -25,6 +25,23 @@ typedef struct {
 
 /// Options of one request. Strings are NUL-terminated; headers is an array of
 /// header_count "Name: value" strings. body may be NULL for GET.
+/// A flag one thread raises and a transfer on another polls: an `_Atomic int` that only
+/// the functions below touch (a release store, an acquire load), so the raise and the read
+/// never race.
+typedef struct wp_abort_flag wp_abort_flag;
+
+/// A new flag, not raised; NULL when out of memory.
+wp_abort_flag *wp_abort_flag_create(void);
+
+/// Raises `flag` (idempotent; any thread).
+void wp_abort_flag_raise(wp_abort_flag *flag);
+
+/// Whether `flag` was raised; NULL is never raised.
+int wp_abort_flag_is_raised(const wp_abort_flag *flag);
+
+/// Frees `flag`; nothing may use it afterwards.
+void wp_abort_flag_destroy(wp_abort_flag *flag);
+
 typedef struct {
     const char *method;
     const char *url;
@@ -37,8 +54,9 @@ typedef struct {
     const char *ca_file;
     const char *user_agent;
     size_t max_body_bytes;
-    /// Polled during the transfer; the transfer aborts when it becomes nonzero.
-    const volatile int *abort_flag;
+    /// Polled during the transfer (an atomic load); the transfer aborts once it is raised.
+    /// NULL: never aborted.
+    const struct wp_abort_flag *abort_flag;
 } wp_curl_request;
 
 /// Loads libcurl (once per process; thread-safe). Returns 0 on success, else writes a
