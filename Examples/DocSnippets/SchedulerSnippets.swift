@@ -1,6 +1,7 @@
-// The examples of docs/scheduler.md, docs/logging.md (durations) and the Scheduler and
+// The examples of docs/scheduler.md, docs/logging.md (durations), the Scheduler and
 // TerminationSignals doc comments.
 import WPLogging
+import WPProcess
 import WPScheduler
 #if os(Linux)
 import WPServer
