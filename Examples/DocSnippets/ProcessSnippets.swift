@@ -1,6 +1,11 @@
-// The examples of the GracefulTermination, SignalRequests and StandardStreams doc comments
-// and of docs/scheduler.md ("Process policy").
+// The examples of docs/process.md and of the TerminationSignals, GracefulTermination,
+// SignalRequests and StandardStreams doc comments.
+import WPLogging
 import WPProcess
+import WPScheduler
+#if os(Linux)
+import WPServer
+#endif
 
 final class SnippetStateStore: Sendable {
     func persist(timeout: Duration) {}
@@ -23,4 +28,24 @@ func reloadOnHangup(reload: @Sendable () async -> Void) async {
 func writeAndExit() -> Never {
     StandardStreams.writeOutput("ready\n")
     StandardStreams.exit(0, flushingWithin: .seconds(1))
+}
+
+#if os(Linux)
+func serveUntilTerminated(scheduler: Scheduler<ContinuousClock>, server: HTTPServer, log: Logger) async throws {
+    let signal = try await runUntilTerminated {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await scheduler.run() }
+            group.addTask { try await server.run() }
+            try await group.waitForAll()
+        }
+    }
+    log.info("stopped", ["signal": .int(Int(signal ?? 0))])
+}
+#endif
+
+func watchSignals(log: Logger) async {
+    for await signal in TerminationSignals() {
+        log.info("stopping", ["signal": .int(Int(signal))])
+        break
+    }
 }
