@@ -46,9 +46,14 @@ final class SignalRelay: Sendable {
     /// Registers `deliver` for `signals`, installing the handler on signals nobody watched yet.
     func subscribe(_ signals: [Int32], deliver: @escaping @Sendable (Int32) -> Void) -> Int {
         state.withLock { state in
+            state.nextID += 1
+            state.subscribers[state.nextID] = Subscriber(signals: Set(signals), deliver: deliver)
             if !state.reading { state.reading = startReading() }
             if state.reading {
-                for number in Set(signals) where state.previous[number] == nil {
+                // Every watched signal, not only these: the ones of subscriptions made while
+                // the relay could not start get their handler too.
+                let watched = state.subscribers.values.reduce(into: Set<Int32>()) { $0.formUnion($1.signals) }
+                for number in watched where state.previous[number] == nil {
                     var action = sigaction()
                     #if canImport(Darwin)
                     action.__sigaction_u.__sa_handler = relaySignal
@@ -60,8 +65,6 @@ final class SignalRelay: Sendable {
                     if sigaction(number, &action, &old) == 0 { state.previous[number] = old }
                 }
             }
-            state.nextID += 1
-            state.subscribers[state.nextID] = Subscriber(signals: Set(signals), deliver: deliver)
             return state.nextID
         }
     }
