@@ -6,7 +6,7 @@
 //
 // Platforms: WPServer (epoll, Glibc) and WPServerMetrics, the exporter and the libraries only it uses (WPClient,
 // WPCollector, WPSimulator, WPStorage, WPEnergy, WPConfig) are Linux-only; WPMetrics,
-// WPLogging, WPScheduler and WPHTTPClient are written for Linux and macOS 15 (Darwin code paths;
+// WPLogging, WPScheduler, WPProcess and WPHTTPClient are written for Linux and macOS 15 (Darwin code paths;
 // CI builds them on Linux only).
 // docs/api-stability.md says what each library promises.
 
@@ -30,6 +30,7 @@ let package = Package(
         .library(name: "WPBytes", targets: ["WPBytes"]),
         .library(name: "WPCompression", targets: ["WPCompression"]),
         .library(name: "WPScheduler", targets: ["WPScheduler"]),
+        .library(name: "WPProcess", targets: ["WPProcess"]),
         .library(name: "WPCollector", targets: ["WPCollector"]),
         .library(name: "WPSimulator", targets: ["WPSimulator"]),
         .library(name: "WPHTTPClient", targets: ["WPHTTPClient"]),
@@ -72,6 +73,10 @@ let package = Package(
         // Owned, immovable bytes: what the collector renders into and a response points into.
         .target(name: "WPBytes"),
         .target(name: "WPScheduler", dependencies: ["WPLogging"]),
+        // Process policy, created once at the top of a process: termination signals (first
+        // graceful, then a handler), signals as streams of requests (SIGHUP), the standard
+        // streams and their bounded flush at exit (docs/architecture.md, "Signals and process policy").
+        .target(name: "WPProcess", dependencies: ["WPRuntime", "WPLogging"]),
         .target(name: "WPCollector", dependencies: ["WPClient", "WPEnergy", "WPStorage", "WPMetrics", "WPLogging", "WPBytes", "WPCompression"]),
         .target(name: "WPSimulator", dependencies: ["WPServer", "WPLogging"]),
         // The NUT network protocol (upsd) over the collectors' published readings: every
@@ -85,7 +90,7 @@ let package = Package(
         .target(name: "WPExporter", dependencies: ["WPLogging", "WPConfig", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPNUT",
                                                     "WPClient", "WPServer", "WPServerMetrics", "WPScheduler", "WPCollector", "WPHTTPClient",
                                                     "WPCBuildInfo"]),
-        .executableTarget(name: "wpexporter", dependencies: ["WPExporter", "WPLogging", "WPConfig", "WPClient", "WPCollector", "WPScheduler",
+        .executableTarget(name: "wpexporter", dependencies: ["WPExporter", "WPLogging", "WPConfig", "WPClient", "WPCollector", "WPProcess",
                                                              "WPServer", "WPSimulator", "WPHTTPClient", "WPCMallocTuning"]),
         // glibc heap tuning for the exporter process (arena limit, trim after each collection).
         .target(name: "WPCMallocTuning"),
@@ -117,6 +122,7 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPServerTests", dependencies: ["WPServer", "WPRuntime", "WPCompression", "WPLogging", "WPTestSupport", "WPCSystem"]),
         .testTarget(name: "WPSchedulerTests", dependencies: ["WPScheduler", "WPLogging", "WPTestSupport"]),
+        .testTarget(name: "WPProcessTests", dependencies: ["WPProcess", "WPLogging", "WPRuntime"]),
         .testTarget(name: "WPCollectorTests", dependencies: ["WPCollector", "WPBytes", "WPClient", "WPEnergy", "WPStorage", "WPMetrics", "WPLogging",
                                                          "WPSimulator", "WPTestSupport", "WPCompression"],
                     exclude: ["Golden"]),
@@ -138,7 +144,7 @@ package.targets += [
     .target(name: "WPServerMetrics", dependencies: ["WPServer", "WPMetrics"]),
     .testTarget(name: "WPServerMetricsTests", dependencies: ["WPServerMetrics", "WPMetrics", "WPServer", "WPTestSupport"]),
     // The examples of docs/*.md and of the main doc comments, compiled so they cannot rot.
-    .executableTarget(name: "DocSnippets", dependencies: ["WPMetrics", "WPPushgateway", "WPLogging", "WPScheduler",
+    .executableTarget(name: "DocSnippets", dependencies: ["WPMetrics", "WPPushgateway", "WPLogging", "WPScheduler", "WPProcess",
                                                           .target(name: "WPConfig", condition: .when(platforms: [.linux])),
                                                           .target(name: "WPExporter", condition: .when(platforms: [.linux])),
                                                           .target(name: "WPServer", condition: .when(platforms: [.linux])),
@@ -146,7 +152,7 @@ package.targets += [
                       path: "Examples/DocSnippets"),
     // A service written from docs/embedding.md alone (Linux only: it serves with WPServer).
     .executableTarget(name: "EmbeddedService",
-                      dependencies: ["WPMetrics", "WPPushgateway", "WPLogging", "WPScheduler",
+                      dependencies: ["WPMetrics", "WPPushgateway", "WPLogging", "WPScheduler", "WPProcess",
                                      .target(name: "WPServer", condition: .when(platforms: [.linux])),
                                      .target(name: "WPServerMetrics", condition: .when(platforms: [.linux]))],
                       path: "Examples/EmbeddedService"),

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-targets=(WPLogging WPConfig WPMetrics WPStorage WPEnergy WPHTTPClient WPClient WPServer WPScheduler
+targets=(WPLogging WPConfig WPMetrics WPStorage WPEnergy WPHTTPClient WPClient WPServer WPScheduler WPProcess
          WPCollector WPSimulator wpexporter)
 
 status=0

@@ -7,6 +7,7 @@
 import FoundationEssentials
 import WPLogging
 import WPMetrics
+import WPProcess
 import WPPushgateway
 import WPScheduler
 import WPServer

@@ -12,47 +12,38 @@ import Darwin
 import Synchronization
 import WPConfig
 import WPExporter
-import WPLogging
+import WPProcess
 
-// Standard output and error are written from threads of their own (WPLogging's StreamWriter,
-// shared with the log sinks on the same descriptors, so their order is kept): a terminal
-// paused with Ctrl-S or a log reader that stopped never blocks a task. Every exit waits a
-// little for what is queued.
-let standardOutput = StreamWriter.shared(fileDescriptor: STDOUT_FILENO, name: "stdout")
-let standardError = StreamWriter.shared(fileDescriptor: STDERR_FILENO, name: "stderr")
-/// Exits with `status` once the queued output is written, waiting at most `timeout` for a
-/// reader that is not reading.
-func exitFlushingOutput(_ status: Int32, timeout: Duration) -> Never {
-    StreamWriter.flushShared(timeout: timeout)
-    exit(status)
-}
-let output = TerminalOutput(standardOutput: { standardOutput.write(Array($0.utf8)) },
-                            standardError: { standardError.write(Array($0.utf8)) },
+// Standard output and error are written from threads of their own (WPProcess'
+// StandardStreams): a terminal paused with Ctrl-S or a log reader that stopped never blocks a
+// task. Every exit waits a little for what is queued, never longer.
+let output = TerminalOutput(standardOutput: { StandardStreams.writeOutput($0) },
+                            standardError: { StandardStreams.writeError($0) },
                             standardOutputIsTerminal: isatty(STDOUT_FILENO) == 1)
-/// One watcher for the whole process, made by the first command that waits for signals: a
-/// command that starts the exporter twice (the demo after a port fallback) must not release
-/// the first watcher, whose signal sources hold the signals' disposition.
-let sharedWatcher = Mutex<SignalWatcher?>(nil)
+/// One termination watcher for the whole process, made by the first command that waits for
+/// signals: a command that starts the exporter twice (the demo after a port fallback) must not
+/// give the signals back between the two.
+let sharedTermination = Mutex<GracefulTermination?>(nil)
 /// Kept for the life of the process once `server` starts watching SIGHUP.
-let sharedHangupWatcher = Mutex<HangupWatcher?>(nil)
+let sharedHangups = Mutex<SignalRequests?>(nil)
 let controls = ProcessControls(watchStopSignals: {
-    let watcher = sharedWatcher.withLock { shared in
+    let termination = sharedTermination.withLock { shared in
         if let shared { return shared }
-        let made = SignalWatcher()
+        let made = GracefulTermination()
         shared = made
         return made
     }
     return { onRepeat in
-        watcher.onRepeat { _ in onRepeat() }
-        await watcher.first()
+        termination.onRepeat { _ in onRepeat() }
+        await termination.first()
     }
-}, exit: { status in exitFlushingOutput(status, timeout: .milliseconds(500)) }, watchReloadSignals: {
-    let watcher = HangupWatcher()
-    sharedHangupWatcher.withLock { $0 = watcher }
-    return watcher.requests
+}, exit: { status in StandardStreams.exit(status, flushingWithin: .milliseconds(500)) }, watchReloadSignals: {
+    let hangups = SignalRequests([SIGHUP])
+    sharedHangups.withLock { $0 = hangups }
+    return hangups.requests
 })
 MemoryTrim.configure()
 let commands = RuntimeCommands(output: output, controls: controls)
 let tool = CommandLineTool(environment: ProcessInfo.processInfo.environment, files: .system,
                            output: output, hooks: commands.hooks)
-exitFlushingOutput(await tool.run(Array(CommandLine.arguments.dropFirst())), timeout: .seconds(1))
+StandardStreams.exit(await tool.run(Array(CommandLine.arguments.dropFirst())), flushingWithin: .seconds(1))

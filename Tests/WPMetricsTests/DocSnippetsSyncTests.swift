@@ -9,7 +9,7 @@ import Testing
 /// compiles. The few examples that are not compiled are listed below, each with its reason.
 @Suite(.timeLimit(.minutes(3))) struct DocSnippetsSyncTests {
     static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let docs = ["embedding.md", "scheduler.md", "logging.md", "http-server.md", "metrics-library.md"]
+    static let docs = ["embedding.md", "scheduler.md", "process.md", "logging.md", "http-server.md", "metrics-library.md"]
 
     /// Examples not compiled, by their first line, and why.
     static let notCompiled: [String: String] = [

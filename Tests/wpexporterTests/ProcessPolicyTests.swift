@@ -1,12 +1,12 @@
 import Foundation
-import Synchronization
 import Testing
 import WPConfig
 import WPLogging
 import WPServer
 @testable import wpexporter
 
-/// The executable's own process policy: the addresses it prints and its signal handling.
+/// The executable's own process policy: the addresses it prints and the secrets of its log
+/// (its signal handling is WPProcess', tested there).
 @Suite(.timeLimit(.minutes(3))) struct ProcessPolicyTests {
     /// Every password of the configuration is masked in logs: WinPower's, each server's, the
     /// Pushgateway's; a reload replaces them.
@@ -30,25 +30,5 @@ import WPServer
     @Test func wildcardAddressesPrintAsLocalhost() {
         #expect(RuntimeCommands.url(ServerAddress(host: "0.0.0.0", port: 9090), "/metrics") == "http://localhost:9090/metrics")
         #expect(RuntimeCommands.url(ServerAddress(host: "::1", port: 1)) == "http://[::1]:1")
-    }
-
-    @Test func theSecondSignalRunsTheRepeatHandlerNotTheFirst() async {
-        let events = SignalEvents()
-        let repeats = Mutex("")
-        events.onRepeat { number in repeats.withLock { $0 += "\(number)" } }
-        events.received(15)
-        await events.first()
-        #expect(repeats.withLock { $0 }.isEmpty)
-        events.received(2)
-        #expect(repeats.withLock { $0 } == "2")
-    }
-
-    @Test func twoCoalescedSignalsCountAsASecondSignal() async {
-        let events = SignalEvents()
-        let repeats = Mutex("")
-        events.onRepeat { number in repeats.withLock { $0 += "\(number)" } }
-        events.received(15, times: 2)
-        await events.first()
-        #expect(repeats.withLock { $0 } == "15")
     }
 }
