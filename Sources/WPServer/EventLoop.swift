@@ -16,7 +16,7 @@ import WPLogging
 /// on the loop thread, which is the only caller of `runLoop()` and everything it calls. Other
 /// threads call only ``complete(_:_:)`` and ``requestShutdown()``, which touch nothing but the
 /// `inbox` (a `Mutex`) and signal the eventfd while holding that lock and only while it is open.
-final class EventLoop: TaskExecutor, @unchecked Sendable {
+final class EventLoop: TaskExecutor, ServerLoop, @unchecked Sendable {
     struct Inbox {
         var jobs: [UnownedJob] = []
         var completions: [(UInt64, EncodedResponse)] = []

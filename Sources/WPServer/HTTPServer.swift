@@ -56,35 +56,7 @@ public final class HTTPServer: Sendable {
     ///   (in use, permission denied, unknown host); ``ServerError/alreadyStarted`` when
     ///   called twice.
     public func run() async throws {
-        try lifecycle.begin()
-        let loop: EventLoop
-        let address: ServerAddress
-        do {
-            (loop, address) = try bind()
-        } catch {
-            lifecycle.failed(error)
-            throw error
-        }
-        lifecycle.listening(at: address)
-        logger.info("http server listening", ["address": .string(address.description)])
-        let outcome: Result<Void, ServerError> = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                do throws(ThreadStartError) {
-                    try NamedThread.start(name: "http-loop") {
-                        loop.runLoop()
-                        continuation.resume(returning: .success(()))
-                    }
-                } catch {
-                    loop.discard()
-                    continuation.resume(returning: .failure(.system(operation: "pthread_create", reason: error.description)))
-                }
-            }
-        } onCancel: {
-            loop.requestShutdown()
-        }
-        lifecycle.finished()
-        if case .failure(let error) = outcome { throw error }
-        logger.info("http server stopped", ["address": .string(address.description)])
+        try await lifecycle.serve(kind: "http", logger: logger) { () throws(ServerError) in try bind() }
     }
 
     /// Waits until ``run()`` has bound its socket and returns the bound address.

@@ -126,32 +126,7 @@ public final class LineServer<P: LineProtocol>: Sendable {
     /// - Throws: ``ServerError/bind(address:reason:)`` when it cannot listen,
     ///   ``ServerError/alreadyStarted`` when run twice.
     public func run() async throws {
-        try lifecycle.begin()
-        let loop: LineLoop<P>
-        let address: ServerAddress
-        do {
-            (loop, address) = try bind()
-        } catch {
-            lifecycle.failed(error)
-            throw error
-        }
-        lifecycle.listening(at: address)
-        logger.info("line server listening", ["address": .string(address.description)])
-        let started: ServerError? = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<ServerError?, Never>) in
-                do throws(ThreadStartError) {
-                    try NamedThread.start(name: "line-loop") { loop.run(); continuation.resume(returning: nil) }
-                } catch {
-                    loop.discard()
-                    continuation.resume(returning: .system(operation: "pthread_create", reason: error.description))
-                }
-            }
-        } onCancel: {
-            loop.requestShutdown()
-        }
-        lifecycle.finished()
-        if let started { throw started }
-        logger.info("line server stopped", ["address": .string(address.description)])
+        try await lifecycle.serve(kind: "line", logger: logger) { () throws(ServerError) in try bind() }
     }
 
     /// The bound address while listening; `nil` before and after.
@@ -181,7 +156,7 @@ public final class LineServer<P: LineProtocol>: Sendable {
 }
 
 /// The event loop of a ``LineServer``: confined to its thread except for the inbox.
-final class LineLoop<P: LineProtocol>: @unchecked Sendable {
+final class LineLoop<P: LineProtocol>: ServerLoop, @unchecked Sendable {
     typealias Configuration = LineServer<P>.Configuration
 
     private final class Client {
@@ -289,7 +264,7 @@ final class LineLoop<P: LineProtocol>: @unchecked Sendable {
 
     // MARK: The loop
 
-    func run() {
+    func runLoop() {
         var events = [cs_event](repeating: cs_event(), count: 64)
         var nextScan: Int64 = 0
         while true {

@@ -1,4 +1,6 @@
 import Synchronization
+import WPLogging
+import WPRuntime
 
 /// Where a server is between `run()` and its end, and the tasks waiting for it to listen: one
 /// state machine for ``HTTPServer`` and ``LineServer``.
@@ -101,5 +103,55 @@ final class ListenerLifecycle: Sendable {
             return Array(waiters.pending.values)
         }
         for continuation in pending { continuation.resume(with: result.mapError { $0 as any Error }) }
+    }
+}
+
+/// An event loop a server runs on a thread of its own (``HTTPServer``'s and ``LineServer``'s).
+protocol ServerLoop: Sendable {
+    /// Runs until a requested shutdown completes; then every descriptor of the loop is closed.
+    func runLoop()
+    /// Releases everything without running (the loop's thread could not be started).
+    func discard()
+    /// Starts a graceful shutdown; callable from any thread.
+    func requestShutdown()
+}
+
+extension ListenerLifecycle {
+    /// The whole life of a server: claims it, binds, reports listening, runs the loop on a
+    /// thread named `<kind>-loop` until the calling task is cancelled, then reports finished.
+    ///
+    /// - Throws: what `bind` throws, ``ServerError/alreadyStarted``, or
+    ///   ``ServerError/system(operation:reason:)`` when the loop's thread cannot start.
+    func serve<Loop: ServerLoop>(kind: String, logger: Logger,
+                                 bind: () throws(ServerError) -> (Loop, ServerAddress)) async throws {
+        try begin()
+        let loop: Loop
+        let address: ServerAddress
+        do {
+            (loop, address) = try bind()
+        } catch {
+            failed(error)
+            throw error
+        }
+        listening(at: address)
+        logger.info("\(kind) server listening", ["address": .string(address.description)])
+        let failure: ServerError? = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<ServerError?, Never>) in
+                do throws(ThreadStartError) {
+                    try NamedThread.start(name: "\(kind)-loop") {
+                        loop.runLoop()
+                        continuation.resume(returning: nil)
+                    }
+                } catch {
+                    loop.discard()
+                    continuation.resume(returning: .system(operation: "pthread_create", reason: error.description))
+                }
+            }
+        } onCancel: {
+            loop.requestShutdown()
+        }
+        finished()
+        if let failure { throw failure }
+        logger.info("\(kind) server stopped", ["address": .string(address.description)])
     }
 }
