@@ -54,7 +54,8 @@ public final class ChildProcess: Sendable {
     /// Starts `executable` (a path) with `arguments`.
     ///
     /// - Parameters:
-    ///   - environment: the child's whole environment; `nil` passes this process's on.
+    ///   - environment: the child's whole environment (plus ``inheritedVariables`` when this
+    ///     process has them); `nil` passes this process's on.
     ///   - directory: the child's working directory; `nil` keeps this one.
     ///   - standardInput: `true` gives the child a pipe written with ``write(_:)``; otherwise
     ///     it reads `/dev/null`.
@@ -89,7 +90,7 @@ public final class ChildProcess: Sendable {
         case .discarded: errorTarget = null
         }
 
-        let environmentLines = (environment ?? Self.currentEnvironment()).map { "\($0.key)=\($0.value)" }
+        let environmentLines = Self.childEnvironment(environment).map { "\($0.key)=\($0.value)" }
         var spawned: pid_t = 0
         let status = Self.withCStrings([executable] + arguments) { argv in
             Self.withCStrings(environmentLines) { envp in
@@ -231,6 +232,19 @@ public final class ChildProcess: Sendable {
     public static func executable(named name: String) -> String? {
         let path = currentEnvironment()["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
         return path.split(separator: ":").map { "\($0)/\(name)" }.first { access($0, X_OK) == 0 }
+    }
+
+    /// What a test runner sets for every program of a run (a preloaded library and the
+    /// sanitizer's options, as CI's ThreadSanitizer step does): passed on to a child given an
+    /// environment of its own too, so the programs a sanitized test starts are covered alike.
+    static let inheritedVariables = ["LD_PRELOAD", "TSAN_OPTIONS"]
+
+    /// `environment` (this process's when `nil`) with ``inheritedVariables`` carried over.
+    static func childEnvironment(_ environment: [String: String]?) -> [String: String] {
+        let current = currentEnvironment()
+        guard var result = environment else { return current }
+        for name in inheritedVariables where result[name] == nil { result[name] = current[name] }
+        return result
     }
 
     /// This process's environment.
