@@ -4,6 +4,11 @@
 #
 #   scripts/stress-tests.sh [RUNS] [LOADERS]     # defaults: 20 runs, one busy loop per core
 #
+# The busy loops run at nice STRESS_NICE (default 10), as background work such as a build or
+# a batch job usually does: both cores stay fully busy for the whole run, and the suite gets
+# the time they leave. STRESS_NICE=0 puts them at the suite's own priority (docs/performance.md
+# says what that does to the run's length and its time limits).
+#
 # Each run has a time limit (STRESS_RUN_LIMIT seconds, default 600): a run that has not
 # finished by then hung; it is stopped and the tests that started and never ended are listed.
 # A crash prints its signal and the last lines of the run. Logs of failed runs are kept under
@@ -15,6 +20,7 @@ cd "$(dirname "$0")/.."
 runs=${1:-20}
 loaders=${2:-$(nproc)}
 limit=${STRESS_RUN_LIMIT:-600}
+niceness=${STRESS_NICE:-10}
 logs=.build/stress
 mkdir -p "$logs"
 
@@ -26,10 +32,10 @@ stop_loaders() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; do
 trap stop_loaders EXIT
 for _ in $(seq "$loaders"); do
     # A busy loop in its own shell: a core fully taken by another process.
-    bash -c 'while :; do :; done' &
+    nice -n "$niceness" bash -c 'while :; do :; done' &
     pids+=($!)
 done
-echo "== $runs runs of swift test beside $loaders busy loops ($(nproc) cores), ${limit} s each at most"
+echo "== $runs runs of swift test beside $loaders busy loops at nice $niceness ($(nproc) cores), ${limit} s each at most"
 
 passed=0
 for run in $(seq "$runs"); do
