@@ -30,8 +30,11 @@ public final class ReservedPort: Sendable {
     ///   - host: a numeric IPv4 or IPv6 address (`127.0.0.1`, `::1`); `localhost` means `127.0.0.1`.
     ///   - port: the port, 0 for any free one.
     ///   - mode: refuse connections, or accept them silently.
+    ///   - reusingAddress: sets `SO_REUSEADDR`, so a port whose listener just closed (its
+    ///     connections in `TIME_WAIT`) can be held at once. Ports picked for port 0 and for
+    ///     outgoing connections still never land on it: the kernel skips ports bound this way.
     /// - Throws: ``SimulatorFleetError/socket(_:)`` naming the failed call.
-    public init(host: String = "127.0.0.1", port: Int = 0, mode: Mode) throws {
+    public init(host: String = "127.0.0.1", port: Int = 0, mode: Mode, reusingAddress: Bool = false) throws {
         var hints = addrinfo()
         hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -43,6 +46,10 @@ public final class ReservedPort: Sendable {
         defer { freeaddrinfo(found) }
         let fd = socket(info.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SimulatorFleetError.socket("socket: \(String(cString: strerror(errno)))") }
+        if reusingAddress {
+            var one: Int32 = 1
+            _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
         guard bind(fd, info.ai_addr, info.ai_addrlen) == 0, mode == .refusing || listen(fd, 16) == 0 else {
             let reason = String(cString: strerror(errno))
             _ = Glibc.close(fd)

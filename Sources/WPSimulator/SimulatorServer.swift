@@ -5,9 +5,10 @@ import WPServer
 /// Serves a ``WinPowerSimulator`` over real sockets with WPServer's ``HTTPServer``.
 ///
 /// Besides plain serving, the socket runner gives ``WinPowerSimulator/Fault/unreachable`` its
-/// real meaning: while the fault is active the listening socket is closed, so connections are
-/// refused exactly as with a WinPower server that is down; clearing the fault listens again on
-/// the same port.
+/// real meaning: while the fault is active the listening socket is closed and the port held
+/// without listening (a ``ReservedPort``), so connections are refused exactly as with a WinPower
+/// server that is down and no other socket of the machine can take the port meanwhile; clearing
+/// the fault listens again on the same port.
 ///
 /// ```swift
 /// let server = SimulatorServer(simulator: WinPowerSimulator(), port: 0)
@@ -21,6 +22,8 @@ public final class SimulatorServer: Sendable {
         var task: Task<Void, any Error>?
         var server: HTTPServer?
         var address: ServerAddress?
+        /// The port held while unreachable.
+        var reserved: ReservedPort?
         var stopped = false
     }
 
@@ -49,29 +52,41 @@ public final class SimulatorServer: Sendable {
     public var address: ServerAddress? { state.withLock { $0.address } }
 
     /// Binds and starts serving. When the simulator starts with the `unreachable` fault, the
-    /// port is bound once (to learn it) and closed again at once.
+    /// port is only held (bound, not listening: connections are refused).
     ///
     /// - Returns: the bound address.
-    /// - Throws: `ServerError.bind` when the address cannot be used.
+    /// - Throws: `ServerError.bind` when the address cannot be used (``SimulatorFleetError``
+    ///   when it cannot be held, unreachable).
     @discardableResult
     public func start() async throws -> ServerAddress {
-        let address = try await listen(port: port)
-        if simulator.isUnreachable { await closeListener() }
+        guard simulator.isUnreachable else { return try await listen(port: port) }
+        let reserved = try ReservedPort(host: host, port: port, mode: .refusing)
+        let address = ServerAddress(host: host, port: reserved.port)
+        state.withLock { state in
+            state.reserved = reserved
+            state.address = address
+        }
         return address
     }
 
-    /// Switches the `unreachable` fault: `true` closes the listening socket (connections are
-    /// refused), `false` listens again on the same port.
+    /// Switches the `unreachable` fault: `true` closes the listening socket and holds the port
+    /// (connections are refused), `false` listens again on the same port.
     ///
-    /// - Throws: `ServerError.bind` when the port was taken in the meantime.
+    /// - Throws: `ServerError.bind` when the port cannot be listened on again.
     public func setUnreachable(_ unreachable: Bool) async throws {
         if unreachable {
             simulator.enable(.unreachable)
             await closeListener()
+            let (address, held) = state.withLock { ($0.address, $0.reserved != nil || $0.stopped) }
+            guard !held, let address else { return }
+            let reserved = try ReservedPort(host: host, port: address.port, mode: .refusing, reusingAddress: true)
+            state.withLock { $0.reserved = reserved }
         } else {
             simulator.disable(.unreachable)
             let listening = state.withLock { $0.server != nil || $0.stopped }
             guard !listening, let address else { return }
+            // Released just before listening: the port was never free for anyone else.
+            state.withLock { $0.reserved.take() }?.close()
             try await listen(port: address.port)
         }
     }
@@ -80,6 +95,7 @@ public final class SimulatorServer: Sendable {
     public func stop() async {
         state.withLock { $0.stopped = true }
         await closeListener()
+        state.withLock { $0.reserved.take() }?.close()
     }
 
     @discardableResult
