@@ -24,7 +24,7 @@ if [ "$build_only" = 0 ] && ! command -v wrk >/dev/null 2>&1; then
     (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null
 fi
 
-echo "loadtest: building a server-only binary (WPServer + WPLogging + WPCompression, $([ "$build_only" = 1 ] && echo "unoptimised, build check" || echo release))"
+echo "loadtest: building a server-only binary (WPServer + WPLogging + WPRuntime + WPCompression, $([ "$build_only" = 1 ] && echo "unoptimised, build check" || echo release))"
 clang -O2 -c Sources/WPCSystem/WPCSystem.c -I Sources/WPCSystem/include -o "$work/WPCSystem.o"
 clang -O2 -c Sources/WPCSecurityShim/security_shim.c -I Sources/WPCSecurityShim/include -o "$work/WPCSecurityShim.o"
 cat > "$work/modules/module.modulemap" <<MAP
@@ -45,6 +45,8 @@ noregex=(-Xfrontend -disable-implicit-string-processing-module-import)
 optimize=-O
 if [ "$build_only" = 1 ]; then optimize=-Onone; fi
 flags=("$optimize" -wmo -parse-as-library -swift-version 6 -package-name wpexporter "${noregex[@]}" -I "$work/modules" -I Sources/WPCZlib)
+swiftc "${flags[@]}" -module-name WPRuntime -emit-module -emit-module-path "$work/modules/WPRuntime.swiftmodule" \
+    -c Sources/WPRuntime/*.swift -o "$work/WPRuntime.o"
 swiftc "${flags[@]}" -module-name WPCompression -emit-module -emit-module-path "$work/modules/WPCompression.swiftmodule" \
     -c Sources/WPCompression/*.swift -o "$work/WPCompression.o"
 swiftc "${flags[@]}" -module-name WPLogging -emit-module -emit-module-path "$work/modules/WPLogging.swiftmodule" \
@@ -54,7 +56,7 @@ swiftc "${flags[@]}" -module-name WPBytes -emit-module -emit-module-path "$work/
 swiftc "${flags[@]}" -module-name WPServer -emit-module -emit-module-path "$work/modules/WPServer.swiftmodule" \
     -c Sources/WPServer/*.swift -o "$work/WPServer.o"
 swiftc "$optimize" -swift-version 6 -package-name wpexporter "${noregex[@]}" -I "$work/modules" -I Sources/WPCZlib scripts/loadtest/ServerOnlyMain.swift \
-    "$work/WPCompression.o" "$work/WPLogging.o" "$work/WPBytes.o" "$work/WPServer.o" "$work/WPCSystem.o" "$work/WPCSecurityShim.o" -lz -ldl \
+    "$work/WPRuntime.o" "$work/WPCompression.o" "$work/WPLogging.o" "$work/WPBytes.o" "$work/WPServer.o" "$work/WPCSystem.o" "$work/WPCSecurityShim.o" -lz -ldl \
     -o "$work/http-serve-only"
 
 if [ "$build_only" = 1 ]; then
