@@ -131,10 +131,21 @@ enum HTTPResponseEncoder {
     /// expensive part of encoding): a body that may be sent, is compressible, long enough, not
     /// already encoded, for a client that accepts gzip.
     static func compresses(_ response: HTTPResponse, context: ResponseContext, gzipMinimumBytes: Int?) -> Bool {
-        guard let minimum = gzipMinimumBytes, context.acceptsGzip,
-              !(100..<200).contains(response.status), response.status != 204, response.status != 304,
-              !response.headers.contains("Content-Encoding"), isCompressible(response.headers["Content-Type"]) else { return false }
-        return response.bodyCount >= minimum
+        context.acceptsGzip && allowsBody(response.status)
+            && isGzipCandidate(response.headers, bodyCount: response.bodyCount, gzipMinimumBytes: gzipMinimumBytes)
+    }
+
+    /// Whether a response with this status carries a body.
+    static func allowsBody(_ status: Int) -> Bool {
+        !(100..<200).contains(status) && status != 204 && status != 304
+    }
+
+    /// Whether a body with these headers is worth gzipping: compressible, long enough, not
+    /// already encoded.
+    static func isGzipCandidate(_ headers: HTTPHeaders, bodyCount: Int, gzipMinimumBytes: Int?) -> Bool {
+        guard let minimum = gzipMinimumBytes, !headers.contains("Content-Encoding"),
+              isCompressible(headers["Content-Type"]) else { return false }
+        return bodyCount >= minimum
     }
 
     static func encode(_ response: HTTPResponse, context: ResponseContext, date: String,
@@ -156,7 +167,7 @@ enum HTTPResponseEncoder {
             }
             headers.add(name: field.name, value: field.value)
         }
-        let bodyAllowed = !(100..<200).contains(response.status) && response.status != 204 && response.status != 304
+        let bodyAllowed = allowsBody(response.status)
         if !bodyAllowed {
             body = []
             parts = []
@@ -171,8 +182,7 @@ enum HTTPResponseEncoder {
         if response.status >= 400, !headers.contains("X-Content-Type-Options") {
             headers.add(name: "X-Content-Type-Options", value: "nosniff")
         }
-        if bodyAllowed, let minimum = gzipMinimumBytes, !headers.contains("Content-Encoding"),
-           isCompressible(headers["Content-Type"]), bodyCount >= minimum {
+        if bodyAllowed, isGzipCandidate(headers, bodyCount: bodyCount, gzipMinimumBytes: gzipMinimumBytes) {
             varyOnAcceptEncoding(&headers)
             // Joined only when compressing: a plain response sends its pieces as they are.
             if context.acceptsGzip {
