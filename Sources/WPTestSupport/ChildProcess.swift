@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Glibc
 import Synchronization
 import WPCSystem
@@ -228,10 +229,11 @@ public final class ChildProcess: Sendable {
         return (status ?? -1, child.standardOutput, child.standardError)
     }
 
-    /// Finds `name` on `PATH` (or the default path).
+    /// Finds `name` on `PATH`, then in the usual directories.
     public static func executable(named name: String) -> String? {
-        let path = currentEnvironment()["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/\(name)" }.first { access($0, X_OK) == 0 }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let directories = path.split(separator: ":").map(String.init) + ["/usr/local/bin", "/usr/bin", "/bin"]
+        return directories.map { "\($0)/\(name)" }.first { access($0, X_OK) == 0 }
     }
 
     /// What a test runner sets for every program of a run (a preloaded library and the
@@ -241,23 +243,9 @@ public final class ChildProcess: Sendable {
 
     /// `environment` (this process's when `nil`) with ``inheritedVariables`` carried over.
     static func childEnvironment(_ environment: [String: String]?) -> [String: String] {
-        let current = currentEnvironment()
+        let current = ProcessInfo.processInfo.environment
         guard var result = environment else { return current }
         for name in inheritedVariables where result[name] == nil { result[name] = current[name] }
-        return result
-    }
-
-    /// This process's environment.
-    public static func currentEnvironment() -> [String: String] {
-        var result: [String: String] = [:]
-        var entry = environ
-        while let pointer = entry.pointee {
-            let line = String(cString: pointer)
-            if let equals = line.firstIndex(of: "=") {
-                result[String(line[..<equals])] = String(line[line.index(after: equals)...])
-            }
-            entry += 1
-        }
         return result
     }
 

@@ -18,9 +18,7 @@ public enum TLSTestTools {
 
     /// The first executable named `name` on `PATH` or in the usual directories.
     public static func executable(_ name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let directories = path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin", "/bin"]
-        return directories.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        ChildProcess.executable(named: name)
     }
 
     /// Runs a command to completion; the caller's task suspends (the child is reaped and read

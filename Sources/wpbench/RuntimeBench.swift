@@ -105,7 +105,7 @@ enum RuntimeBench {
         var pid: Int32 { child.pid }
 
         init(_ binary: String, _ arguments: [String], environment: [String: String] = [:]) throws {
-            child = try ChildProcess(binary, arguments, environment: ChildProcess.currentEnvironment().merging(environment) { $1 },
+            child = try ChildProcess(binary, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
                                      errorOutput: .merged)
         }
 
