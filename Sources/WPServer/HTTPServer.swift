@@ -4,8 +4,8 @@ import Synchronization
 import WPRuntime
 import WPLogging
 
-/// An HTTP/1.1 server on POSIX sockets: one epoll event loop thread for all connections,
-/// handlers run as Swift tasks.
+/// An HTTP/1.1 server on POSIX sockets: one epoll event loop thread (a ``Reactor``) for all
+/// connections, handlers run as Swift tasks.
 ///
 /// The server parses requests on its loop, calls the ``HTTPHandler`` for each, and writes the
 /// responses back in order (pipelining included). Everything that keeps it alive on the open
@@ -71,7 +71,7 @@ public final class HTTPServer: Sendable {
     /// The bound address while listening; `nil` before and after.
     public var address: ServerAddress? { lifecycle.address }
 
-    private func bind() throws(ServerError) -> (EventLoop, ServerAddress) {
+    private func bind() throws(ServerError) -> (Reactor<HTTPConnectionDriver>, ServerAddress) {
         let before = cs_nofile_limit()
         var openFiles = before
         if configuration.raiseOpenFilesLimit {
@@ -82,7 +82,7 @@ public final class HTTPServer: Sendable {
             if openFiles < 0 { openFiles = before }
         }
         let limit = openFiles > 0 ? openFiles : Int.max
-        let connectionLimit = EventLoop.connectionLimit(configuration: configuration, openFilesLimit: limit)
+        let connectionLimit = HTTPConnectionDriver.connectionLimit(configuration: configuration, openFilesLimit: limit)
         if connectionLimit < configuration.maxConnections {
             logger.info("connection cap lowered to fit the open files limit",
                         ["open_files": .int(openFiles), "reserved": .int(configuration.reservedDescriptors),
@@ -92,8 +92,10 @@ public final class HTTPServer: Sendable {
         let (descriptor, address) = try ListeningSocket.open(host: configuration.host, port: configuration.port,
                                                              backlog: configuration.backlog)
         do {
-            let loop = try EventLoop(listener: descriptor, configuration: configuration, handler: handler, logger: logger,
-                                     tls: tls, observer: observer, openFilesLimit: limit)
+            let driver = HTTPConnectionDriver(configuration: configuration, handler: handler, observer: observer,
+                                              logger: logger)
+            let loop = try Reactor(listener: descriptor, driver: driver, connectionLimit: connectionLimit, tls: tls,
+                                   tlsAtAccept: true, logger: logger)
             return (loop, address)
         } catch {
             _ = cs_close(descriptor)

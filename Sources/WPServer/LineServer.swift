@@ -68,7 +68,7 @@ final class LineCounters: Sendable {
 }
 
 /// A TCP server for line-based protocols (the NUT network protocol): one event-loop thread of
-/// its own doing every read and write without blocking, each connection's lines handled in
+/// its own (a ``Reactor``) doing every read and write without blocking, each connection's lines handled in
 /// order by tasks on Swift's pool, with the HTTP server's hardening: a connection cap (the
 /// unprotected connection whose last complete line is oldest makes room), a line length limit, a deadline for a line once
 /// it started, an idle timeout, a write timeout, and no lock held across I/O.
@@ -141,12 +141,13 @@ public final class LineServer<P: LineProtocol>: Sendable {
         try await lifecycle.waitUntilListening()
     }
 
-    private func bind() throws(ServerError) -> (LineLoop<P>, ServerAddress) {
+    private func bind() throws(ServerError) -> (Reactor<LineConnectionDriver<P>>, ServerAddress) {
         let tls = try TLSContextStore.make(configuration.tls, logger: logger)
         let (descriptor, address) = try ListeningSocket.open(host: configuration.host, port: configuration.port, backlog: 128)
         do {
-            let loop = try LineLoop<P>(listener: descriptor, configuration: configuration, protocol: lineProtocol, tls: tls,
-                                       logger: logger, counters: counters)
+            let driver = LineConnectionDriver(configuration: configuration, protocol: lineProtocol, counters: counters)
+            let loop = try Reactor(listener: descriptor, driver: driver, connectionLimit: configuration.maxConnections,
+                                   tls: tls, tlsAtAccept: false, logger: logger)
             return (loop, address)
         } catch {
             _ = cs_close(descriptor)
@@ -155,380 +156,245 @@ public final class LineServer<P: LineProtocol>: Sendable {
     }
 }
 
-/// The event loop of a ``LineServer``: confined to its thread except for the inbox.
-final class LineLoop<P: LineProtocol>: ServerLoop, @unchecked Sendable {
+/// A line protocol on a ``Reactor``: lines read and handed to the ``LineProtocol`` one at a
+/// time per connection, replies written, deadlines kept. Confined to the reactor's thread.
+final class LineConnectionDriver<P: LineProtocol>: ConnectionDriver {
     typealias Configuration = LineServer<P>.Configuration
+    typealias Loop = Reactor<LineConnectionDriver<P>>
 
-    private final class Client {
-        let id: UInt64
-        var io: any ConnectionIO
-        let remote: String
-        let acceptedAt: Int64
-        /// When the last complete line arrived (``acceptedAt`` before the first): who is evicted first.
+    final class Connection: ReactorConnection {
+        /// When the last complete line arrived (``ReactorConnection/acceptedAt`` before the
+        /// first): who is evicted first.
         var lastLineAt: Int64
         /// Moved out while a line is handled.
         var session: P.Session?
         var input: [UInt8] = []
-        var output: [UInt8] = []
+        var output: [UInt8] = [] { didSet { rearm() } }
         var written = 0
         var then = LineReply.Then.continue
-        var handling = false
-        var readable = true
-        var writable = true
-        var peerClosed = false
+        var handling = false { didSet { rearm() } }
         /// When the current partial line must be complete; 0 when no partial line.
-        var lineDeadline: Int64 = 0
-        var idleDeadline: Int64
-        var writeDeadline: Int64 = 0
-        var task: Task<Void, Never>?
+        var lineDeadline: Int64 = 0 { didSet { rearm() } }
+        var idleDeadline: Int64 { didSet { rearm() } }
+        /// When the reply being written must be taken; 0 when none.
+        var writeDeadline: Int64 = 0 { didSet { rearm() } }
 
-        init(id: UInt64, io: any ConnectionIO, remote: String, session: P.Session, now: Int64, idleDeadline: Int64) {
-            self.id = id
-            self.io = io
-            self.remote = remote
-            self.acceptedAt = now
+        init(id: UInt64, io: any ConnectionIO, remoteAddress: String, session: P.Session, now: Int64,
+             idleDeadline: Int64) {
             self.lastLineAt = now
             self.session = session
             self.idleDeadline = idleDeadline
+            super.init(id: id, io: io, remoteAddress: remoteAddress, acceptedAt: now)
+            rearm()
+        }
+
+        /// The reactor's deadline: the earliest of the write deadline, and (unless a line is
+        /// being handled) the partial line's and (unless a reply is pending) the idle one.
+        private func rearm() {
+            var earliest = Int64.max
+            if writeDeadline != 0 { earliest = writeDeadline }
+            if !handling {
+                if lineDeadline != 0 { earliest = min(earliest, lineDeadline) }
+                if output.isEmpty { earliest = min(earliest, idleDeadline) }
+            }
+            deadline = earliest == .max ? 0 : earliest
         }
     }
 
-    private struct Inbox {
-        var completions: [(UInt64, LineReply, P.Session)] = []
-        var shutdown = false
-        var wakePending = true
-        /// `false` once the loop closed its descriptors: nothing may signal them any more.
-        var open = true
-    }
-
-    private static var listenerID: UInt64 { 0 }
-    private static var wakeID: UInt64 { 1 }
+    /// Bytes read at once: a little more than a line, so a peer pipelining lines is read a
+    /// line or so at a time.
+    private static var readSize: Int { 4096 }
 
     private let configuration: Configuration
     private let lineProtocol: P
-    private let tls: TLSContextStore?
-    private let logger: Logger
     private let counters: LineCounters
-    private let epoll: Int32
-    private let wake: Int32
-    private var listener: Int32
-    private var clients: [UInt64: Client] = [:]
-    private var nextID: UInt64 = 2
-    private let inbox = Mutex(Inbox())
-    private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
 
-    init(listener: Int32, configuration: Configuration, protocol lineProtocol: P, tls: TLSContextStore?, logger: Logger,
-         counters: LineCounters) throws(ServerError) {
-        let epoll = cs_epoll_create()
-        guard epoll >= 0 else { throw .system(operation: "epoll_create1", reason: String(cString: strerror(-epoll))) }
-        let wake = cs_eventfd()
-        guard wake >= 0 else {
-            _ = cs_close(epoll)
-            throw .system(operation: "eventfd", reason: String(cString: strerror(-wake)))
-        }
-        _ = cs_epoll_add(epoll, listener, UInt32(CS_EV_IN), Self.listenerID)
-        _ = cs_epoll_add(epoll, wake, UInt32(CS_EV_IN), Self.wakeID)
-        (self.epoll, self.wake, self.listener) = (epoll, wake, listener)
+    init(configuration: Configuration, protocol lineProtocol: P, counters: LineCounters) {
         self.configuration = configuration
         self.lineProtocol = lineProtocol
-        self.tls = tls
-        self.logger = logger
         self.counters = counters
     }
 
-    // MARK: From other threads
+    // MARK: ConnectionDriver
 
-    func requestShutdown() {
-        inbox.withLock { inbox in
-            inbox.shutdown = true
-            wakeLocked(&inbox)
+    var timeouts: [Duration] { [configuration.lineTimeout, configuration.idleTimeout, configuration.writeTimeout] }
+
+    /// A line server closes every connection at once on shutdown.
+    var shutdownGracePeriod: Duration { .zero }
+
+    func makeConnection(id: UInt64, io: any ConnectionIO, remoteAddress: String, now: Int64) -> Connection {
+        Connection(id: id, io: io, remoteAddress: remoteAddress, session: lineProtocol.open(remote: remoteAddress), now: now,
+                   idleDeadline: now.adding(configuration.idleTimeout))
+    }
+
+    func isHandling(_ connection: Connection) -> Bool { connection.handling }
+
+    func complete(_ connection: Connection, _ completion: (LineReply, P.Session), in loop: Loop) {
+        connection.session = completion.1
+        connection.handling = false
+        startWrite(connection, completion.0, in: loop)
+    }
+
+    func dropped(_ completion: (LineReply, P.Session)) {
+        lineProtocol.close(completion.1)
+    }
+
+    /// The unprotected connection whose last complete line is oldest (one that never sent one
+    /// counts from its accept), so a flood of connections that never finish a line makes room
+    /// from among its own, not from clients busy logging in; `nil` when every connection is
+    /// protected.
+    func evictionCandidate(in loop: Loop) -> Connection? {
+        loop.connections.values
+            .filter { connection in connection.session.map { !lineProtocol.isProtected($0) } ?? false }
+            .min { ($0.lastLineAt, $0.acceptedAt) < ($1.lastLineAt, $1.acceptedAt) }
+    }
+
+    func deadlinePassed(_ connection: Connection, now: Int64, in loop: Loop) {
+        counters.update { $0.timedOutOrTooLong += 1 }
+        loop.close(connection)
+    }
+
+    func drain(_ connection: Connection, in loop: Loop) {
+        loop.close(connection)
+    }
+
+    /// The session and the counters first: once the peer sees the connection end, both already
+    /// say so. A line being handled returns its session through the inbox; closed there.
+    func closed(_ connection: Connection, in loop: Loop) {
+        if let session = connection.session { lineProtocol.close(session) }
+        connection.session = nil
+    }
+
+    func note(_ event: ConnectionEvent, open: Int, remoteAddress: String) {
+        counters.update { statistics in
+            switch event {
+            case .accepted: statistics.accepted += 1
+            case .refused: statistics.refused += 1
+            case .evicted: statistics.evicted += 1
+            case .closed: break
+            }
+            statistics.open = open
         }
     }
 
-    private func complete(_ id: UInt64, _ reply: LineReply, _ session: P.Session) {
-        let accepted = inbox.withLock { inbox in
-            guard inbox.open else { return false }
-            inbox.completions.append((id, reply, session))
-            wakeLocked(&inbox)
-            return true
-        }
-        if !accepted { lineProtocol.close(session) }
-    }
-
-    private func wakeLocked(_ inbox: inout Inbox) {
-        if inbox.open && !inbox.wakePending {
-            inbox.wakePending = true
-            cs_eventfd_signal(wake)
-        }
-    }
-
-    // MARK: The loop
-
-    func runLoop() {
-        var events = [cs_event](repeating: cs_event(), count: 64)
-        var nextScan: Int64 = 0
-        while true {
-            let (completions, shutdown) = inbox.withLock { inbox in
-                defer { inbox.completions.removeAll(keepingCapacity: true) }
-                return (inbox.completions, inbox.shutdown)
-            }
-            if shutdown { break }
-            for (id, reply, session) in completions {
-                guard let client = clients[id] else {
-                    lineProtocol.close(session)
-                    continue
-                }
-                client.session = session
-                client.task = nil
-                client.handling = false
-                startWrite(client, reply)
-            }
-            let now = cs_monotonic_ns()
-            if now >= nextScan {
-                scanDeadlines(now)
-                nextScan = now + 100_000_000
-            }
-            let pending = inbox.withLock { inbox in
-                if !inbox.completions.isEmpty || inbox.shutdown { return true }
-                inbox.wakePending = false
-                return false
-            }
-            let timeout: Int32 = pending ? 0 : clients.isEmpty ? -1 : 100
-            let count = events.withUnsafeMutableBufferPointer { cs_epoll_wait(epoll, $0.baseAddress, Int32($0.count), timeout) }
-            inbox.withLock { $0.wakePending = true }
-            if count < 0 {
-                logger.error("epoll_wait failed", ["error": .string(String(cString: strerror(-count)))])
-                break
-            }
-            for index in 0..<Int(count) {
-                let event = events[index]
-                switch event.data {
-                case Self.listenerID: accept()
-                case Self.wakeID: cs_eventfd_drain(wake)
-                default: clientEvent(event.data, event.events)
-                }
-            }
-        }
-        discard()
-    }
-
-    /// Closes everything; the loop is not run (again).
-    func discard() {
-        for client in Array(clients.values) { close(client) }
-        if listener >= 0 { _ = cs_close(listener) }
-        listener = -1
-        let stranded = inbox.withLock { inbox in
-            inbox.open = false
-            defer { inbox.completions.removeAll() }
-            return inbox.completions
-        }
-        _ = cs_close(wake)
-        _ = cs_close(epoll)
-        scratch.deallocate()
-        for (_, _, session) in stranded { lineProtocol.close(session) }
-    }
-
-    private func accept() {
-        var peer = [CChar](repeating: 0, count: 64)
-        while listener >= 0 {
-            let descriptor = peer.withUnsafeMutableBufferPointer { cs_accept(listener, $0.baseAddress, $0.count) }
-            guard descriptor >= 0 else {
-                if -descriptor != EAGAIN { logger.warn("accept failed", ["error": .string(String(cString: strerror(-descriptor)))]) }
-                return
-            }
-            if clients.count >= configuration.maxConnections, !evict() {
-                _ = cs_close(descriptor)
-                counters.update { $0.refused += 1 }
-                continue
-            }
-            let remote = String(decoding: peer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            let id = nextID
-            nextID += 1
-            let now = cs_monotonic_ns()
-            let client = Client(id: id, io: SocketIO(descriptor: descriptor), remote: remote,
-                                session: lineProtocol.open(remote: remote), now: now,
-                                idleDeadline: now.adding(configuration.idleTimeout))
-            let events = UInt32(CS_EV_IN | CS_EV_OUT | CS_EV_RDHUP) | UInt32(1) << 31 // EPOLLET
-            guard cs_epoll_add(epoll, descriptor, events, id) == 0 else {
-                _ = cs_close(descriptor)
-                if let session = client.session { lineProtocol.close(session) }
-                continue
-            }
-            clients[id] = client
-            counters.update {
-                $0.accepted += 1
-                $0.open = clients.count
-            }
-        }
-    }
-
-    /// Closes the unprotected connection whose last complete line is oldest (one that never
-    /// sent one counts from its accept), so a flood of connections that never finish a line
-    /// makes room from among its own, not from clients busy logging in; `false` when every
-    /// connection is protected.
-    private func evict() -> Bool {
-        let candidates = clients.values.filter { client in
-            client.session.map { !lineProtocol.isProtected($0) } ?? false
-        }
-        guard let oldest = candidates.min(by: { ($0.lastLineAt, $0.acceptedAt) < ($1.lastLineAt, $1.acceptedAt) }) else {
-            return false
-        }
-        logger.debug("connection closed to make room", ["remote": .string(oldest.remote)])
-        counters.update { $0.evicted += 1 }
-        close(oldest)
-        return true
-    }
-
-    private func clientEvent(_ id: UInt64, _ events: UInt32) {
-        guard let client = clients[id] else { return }
-        if events & UInt32(CS_EV_IN | CS_EV_RDHUP | CS_EV_HUP | CS_EV_ERR) != 0 { client.readable = true }
-        if events & UInt32(CS_EV_RDHUP | CS_EV_HUP | CS_EV_ERR) != 0 { client.peerClosed = true }
-        if events & UInt32(CS_EV_OUT | CS_EV_HUP | CS_EV_ERR) != 0 { client.writable = true }
-        if events & UInt32(CS_EV_OUT) != 0, client.io.readWaitsForWritable { client.readable = true }
-        if events & UInt32(CS_EV_IN) != 0, client.io.writeWaitsForReadable { client.writable = true }
-        drive(client)
-    }
+    // MARK: Lines
 
     /// Writes what is pending, then handles a buffered line or reads more.
-    private func drive(_ client: Client) {
-        guard clients[client.id] != nil else { return }
-        if client.written < client.output.count {
-            flush(client)
+    func drive(_ connection: Connection, in loop: Loop) {
+        guard loop.isOpen(connection) else { return }
+        if connection.written < connection.output.count {
+            flush(connection, in: loop)
             return
         }
-        guard !client.handling else { return }
-        if dispatchBufferedLine(client) { return }
-        guard client.readable else { return }
+        guard !connection.handling else { return }
+        if dispatchBufferedLine(connection, in: loop) { return }
+        guard connection.readable else { return }
+        let buffer = UnsafeMutableRawBufferPointer(rebasing: loop.scratch[0..<min(Self.readSize, loop.scratch.count)])
         while true {
-            switch client.io.read(into: scratch) {
+            switch connection.io.read(into: buffer) {
             case .bytes(let count):
-                if client.input.isEmpty { client.lineDeadline = cs_monotonic_ns().adding(configuration.lineTimeout) }
-                client.input.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
-                if dispatchBufferedLine(client) { return }
-                if client.input.count > configuration.maxLineLength {
-                    refuse(client, lineProtocol.tooLongReply)
+                if connection.input.isEmpty { connection.lineDeadline = cs_monotonic_ns().adding(configuration.lineTimeout) }
+                connection.input.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                if dispatchBufferedLine(connection, in: loop) { return }
+                if connection.input.count > configuration.maxLineLength {
+                    refuse(connection, lineProtocol.tooLongReply, in: loop)
                     return
                 }
             case .wouldBlock:
-                client.readable = false
+                connection.readable = false
                 return
             case .endOfStream, .failed:
-                close(client)
+                loop.close(connection)
                 return
             }
         }
     }
 
     /// Hands the first complete buffered line to the protocol; `false` when there is none.
-    private func dispatchBufferedLine(_ client: Client) -> Bool {
-        guard let newline = client.input.firstIndex(of: 0x0A) else { return false }
+    private func dispatchBufferedLine(_ connection: Connection, in loop: Loop) -> Bool {
+        guard let newline = connection.input.firstIndex(of: 0x0A) else { return false }
         guard newline <= configuration.maxLineLength + 1 else {
-            refuse(client, lineProtocol.tooLongReply)
+            refuse(connection, lineProtocol.tooLongReply, in: loop)
             return true
         }
-        var line = Array(client.input[..<newline])
+        var line = Array(connection.input[..<newline])
         if line.last == 0x0D { line.removeLast() }
-        client.input.removeSubrange(...newline)
-        client.lineDeadline = client.input.isEmpty ? 0 : cs_monotonic_ns().adding(configuration.lineTimeout)
-        client.idleDeadline = cs_monotonic_ns().adding(configuration.idleTimeout)
-        client.lastLineAt = cs_monotonic_ns()
-        guard var session = client.session else { return false }
-        client.session = nil
-        client.handling = true
+        connection.input.removeSubrange(...newline)
+        let now = cs_monotonic_ns()
+        connection.lineDeadline = connection.input.isEmpty ? 0 : now.adding(configuration.lineTimeout)
+        connection.idleDeadline = now.adding(configuration.idleTimeout)
+        connection.lastLineAt = now
+        guard var session = connection.session else { return false }
+        connection.session = nil
+        connection.handling = true
         counters.update { $0.lines += 1 }
         let lineProtocol = self.lineProtocol
-        let id = client.id
-        client.task = Task { [self] in
+        let id = connection.id
+        connection.task = Task {
             let reply = await lineProtocol.handle(line, session: &session)
-            complete(id, reply, session)
+            loop.complete(id, (reply, session))
         }
         return true
     }
 
-    private func startWrite(_ client: Client, _ reply: LineReply) {
-        client.output = reply.bytes
-        client.written = 0
-        client.then = reply.then
-        client.writeDeadline = cs_monotonic_ns().adding(configuration.writeTimeout)
-        flush(client)
+    private func startWrite(_ connection: Connection, _ reply: LineReply, in loop: Loop) {
+        connection.output = reply.bytes
+        connection.written = 0
+        connection.then = reply.then
+        connection.writeDeadline = cs_monotonic_ns().adding(configuration.writeTimeout)
+        flush(connection, in: loop)
     }
 
-    private func flush(_ client: Client) {
-        while client.written < client.output.count {
-            guard client.writable else { return }
-            let result = client.output.withUnsafeBytes { bytes -> IOResult in
-                let rest = UnsafeRawBufferPointer(rebasing: bytes[client.written...])
+    private func flush(_ connection: Connection, in loop: Loop) {
+        while connection.written < connection.output.count {
+            guard connection.writable else { return }
+            let result = connection.output.withUnsafeBytes { bytes -> IOResult in
+                let rest = UnsafeRawBufferPointer(rebasing: bytes[connection.written...])
                 return withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: 1) { buffers in
                     buffers[0] = rest
-                    return client.io.write(UnsafeBufferPointer(buffers))
+                    return connection.io.write(UnsafeBufferPointer(buffers))
                 }
             }
             switch result {
-            case .bytes(let count): client.written += count
+            case .bytes(let count): connection.written += count
             case .wouldBlock:
-                client.writable = false
+                connection.writable = false
                 return
             case .endOfStream, .failed:
-                close(client)
+                loop.close(connection)
                 return
             }
         }
-        client.output = []
-        client.written = 0
-        client.writeDeadline = 0
-        switch client.then {
+        connection.output = []
+        connection.written = 0
+        connection.writeDeadline = 0
+        switch connection.then {
         case .close:
-            close(client)
+            loop.close(connection)
             return
         case .startTLS:
-            client.then = .continue
-            guard let tls, let session = tls.session(for: client.io.descriptor) else {
-                close(client)
+            connection.then = .continue
+            guard loop.startTLS(connection) else {
+                loop.close(connection)
                 return
             }
-            client.io = TLSConnectionIO(descriptor: client.io.descriptor, session: session, logger: logger,
-                                        remoteAddress: client.remote)
             // Nothing sent in plain text after the STARTTLS line counts as input once encrypted.
-            client.input = []
-            client.lineDeadline = 0
+            connection.input = []
+            connection.lineDeadline = 0
         case .continue:
             break
         }
-        if client.peerClosed && client.input.firstIndex(of: 0x0A) == nil {
-            close(client)
+        if connection.peerClosed && connection.input.firstIndex(of: 0x0A) == nil {
+            loop.close(connection)
             return
         }
-        drive(client)
+        drive(connection, in: loop)
     }
 
     /// Writes `reply` (best effort) and closes the connection.
-    private func refuse(_ client: Client, _ reply: [UInt8]) {
+    private func refuse(_ connection: Connection, _ reply: [UInt8], in loop: Loop) {
         counters.update { $0.timedOutOrTooLong += 1 }
-        client.input = []
-        if !reply.isEmpty { startWrite(client, LineReply(reply, then: .close)) } else { close(client) }
-    }
-
-    private func scanDeadlines(_ now: Int64) {
-        for client in Array(clients.values) {
-            let writeLate = client.writeDeadline != 0 && now >= client.writeDeadline
-            let lineLate = !client.handling && client.lineDeadline != 0 && now >= client.lineDeadline
-            let idle = !client.handling && client.output.isEmpty && now >= client.idleDeadline
-            if writeLate || lineLate || idle {
-                counters.update { $0.timedOutOrTooLong += 1 }
-                close(client)
-            }
-        }
-    }
-
-    private func close(_ client: Client) {
-        guard clients.removeValue(forKey: client.id) != nil else { return }
-        client.task?.cancel()
-        // The session and the counters first: once the peer sees the connection end, both
-        // already say so. A line being handled returns its session through the inbox; closed
-        // there.
-        if let session = client.session { lineProtocol.close(session) }
-        counters.update { $0.open = clients.count }
-        _ = cs_epoll_del(epoll, client.io.descriptor)
-        client.io.close()
+        connection.input = []
+        if !reply.isEmpty { startWrite(connection, LineReply(reply, then: .close), in: loop) } else { loop.close(connection) }
     }
 }

@@ -88,8 +88,8 @@ import Testing
         var configuration = HTTPServer.Configuration()
         configuration.maxConnections = 10_000
         configuration.reservedDescriptors = 64
-        #expect(EventLoop.connectionLimit(configuration: configuration, openFilesLimit: 128) == 64)
-        #expect(EventLoop.connectionLimit(configuration: configuration, openFilesLimit: 1 << 20) == 10_000)
-        #expect(EventLoop.connectionLimit(configuration: configuration, openFilesLimit: 10) == 1)
+        #expect(HTTPConnectionDriver.connectionLimit(configuration: configuration, openFilesLimit: 128) == 64)
+        #expect(HTTPConnectionDriver.connectionLimit(configuration: configuration, openFilesLimit: 1 << 20) == 10_000)
+        #expect(HTTPConnectionDriver.connectionLimit(configuration: configuration, openFilesLimit: 10) == 1)
     }
 }

@@ -9,22 +9,22 @@ import Testing
                                                              (id: 5, acceptedAt: 200)]
 
     @Test func theOldestQuietConnectionGoes() {
-        #expect(EventLoop.evictionCandidate(Self.waiting) { _ in false } == 3)
+        #expect(HTTPConnectionDriver.evictionCandidate(Self.waiting) { _ in false } == 3)
     }
 
     @Test func aConnectionWithARequestPendingIsPassedOver() {
-        #expect(EventLoop.evictionCandidate(Self.waiting) { $0 == 3 } == 5)
-        #expect(EventLoop.evictionCandidate(Self.waiting) { $0 != 7 } == 7)
+        #expect(HTTPConnectionDriver.evictionCandidate(Self.waiting) { $0 == 3 } == 5)
+        #expect(HTTPConnectionDriver.evictionCandidate(Self.waiting) { $0 != 7 } == 7)
     }
 
     @Test func noneGoesWhenEveryOneHasARequestPending() {
-        #expect(EventLoop.evictionCandidate(Self.waiting) { _ in true } == nil)
-        #expect(EventLoop.evictionCandidate([]) { _ in false } == nil)
+        #expect(HTTPConnectionDriver.evictionCandidate(Self.waiting) { _ in true } == nil)
+        #expect(HTTPConnectionDriver.evictionCandidate([]) { _ in false } == nil)
     }
 
     @Test func onlyTheOldestFewArePeeked() {
         var peeked: [UInt64] = []
-        let result = EventLoop.evictionCandidate(Self.waiting, tries: 2) { id in
+        let result = HTTPConnectionDriver.evictionCandidate(Self.waiting, tries: 2) { id in
             peeked.append(id)
             return true
         }

@@ -1,5 +1,5 @@
-/// One accepted connection's state. Confined to the event loop thread.
-final class Connection {
+/// One HTTP connection's state. Confined to the reactor's thread.
+final class HTTPConnection: ReactorConnection {
     enum Phase: Equatable {
         /// Waiting for the first byte of the next request.
         case idle
@@ -37,26 +37,14 @@ final class Connection {
         var started: Int64
     }
 
-    let id: UInt64
-    let io: any ConnectionIO
-    let remoteAddress: String
     var parser: HTTPRequestParser
     var buffer: [UInt8] = []
+    /// Its ``ReactorConnection/deadline`` is the current phase's.
     var phase: Phase = .idle
-    /// Monotonic nanoseconds after which the current phase times out; 0 when none.
-    var deadline: Int64 = 0
     /// When the request being received must be complete (``HTTPServer/Configuration/requestTimeout``).
     var requestDeadline: Int64 = .max
-    /// When the connection was accepted: the oldest idle one makes room at the cap.
-    let acceptedAt: Int64
     /// Bytes of the global body budget this connection's request holds.
     var reservedBodyBytes = 0
-    /// Queued to read on in the next loop turn (its read budget ran out).
-    var readQueued = false
-    var readable = true
-    /// The peer shut down its side (or the socket failed): reads must continue to the end.
-    var peerClosed = false
-    var writable = true
     var requestCount = 0
     /// Bytes discarded while lingering.
     var discarded = 0
@@ -65,16 +53,12 @@ final class Connection {
     var closeAfterResponse = false
     var pending: PendingWrite?
     var inFlight: InFlight?
-    var task: Task<Void, Never>?
 
     /// Whether the connection is receiving a request (as opposed to running or answering one).
     var isReading: Bool { phase == .idle || phase == .head || phase == .body }
 
     init(id: UInt64, io: any ConnectionIO, remoteAddress: String, parser: HTTPRequestParser, acceptedAt: Int64) {
-        self.id = id
-        self.io = io
-        self.remoteAddress = remoteAddress
         self.parser = parser
-        self.acceptedAt = acceptedAt
+        super.init(id: id, io: io, remoteAddress: remoteAddress, acceptedAt: acceptedAt)
     }
 }

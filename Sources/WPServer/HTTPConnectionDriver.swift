@@ -1,19 +1,120 @@
 import WPCSystem
 import Glibc
-import Synchronization
 import WPLogging
 
-/// Per-connection work on the loop thread: read, parse, dispatch, write, time out.
-extension EventLoop {
+/// HTTP/1.1 on a ``Reactor``: read, parse, dispatch to the ``HTTPHandler``, write, linger and
+/// time out, per connection. Confined to the reactor's thread.
+///
+/// Handlers run as tasks: one serving a pre-rendered body (with
+/// ``HTTPServer/Configuration/runsHandlersOnEventLoop``) prefers the reactor as its executor,
+/// so it runs to completion on the loop thread without a thread hop; any other runs on the
+/// global concurrent executor. Results come back through ``Reactor/complete(_:_:)``.
+final class HTTPConnectionDriver: ConnectionDriver {
+    typealias Loop = Reactor<HTTPConnectionDriver>
+
+    /// Handler name under which refused requests (400, 408, 413, 431, 503…) are reported.
+    static let refusedHandlerName = "refused"
+
+    let configuration: HTTPServer.Configuration
+    let handler: any HTTPHandler
+    /// Told of every request the server refuses before a handler sees it.
+    let observer: (any RequestObserver)?
+    let logger: Logger
+    let dates = HTTPDate()
+    /// Request body bytes booked by all connections (``HTTPServer/Configuration/maxBufferedBodyBytes``).
+    private var bufferedBodyBytes = 0
+
+    init(configuration: HTTPServer.Configuration, handler: any HTTPHandler, observer: (any RequestObserver)?,
+         logger: Logger) {
+        self.configuration = configuration
+        self.handler = handler
+        self.observer = observer
+        self.logger = logger
+    }
+
+    /// The configured connection cap, lowered to leave ``HTTPServer/Configuration/reservedDescriptors``
+    /// of the open-files limit to the rest of the process (never below 1).
+    static func connectionLimit(configuration: HTTPServer.Configuration, openFilesLimit: Int) -> Int {
+        let room = openFilesLimit > configuration.reservedDescriptors ? openFilesLimit - configuration.reservedDescriptors : 1
+        return max(1, min(configuration.maxConnections, room))
+    }
+
+    // MARK: ConnectionDriver
+
+    var timeouts: [Duration] {
+        [configuration.headTimeout, configuration.bodyTimeout, configuration.idleTimeout, configuration.writeTimeout]
+    }
+
+    var shutdownGracePeriod: Duration { configuration.shutdownGracePeriod }
+
+    func makeConnection(id: UInt64, io: any ConnectionIO, remoteAddress: String, now: Int64) -> HTTPConnection {
+        let handler = self.handler
+        let parser = HTTPRequestParser(limits: configuration.parserLimits, acceptsBody: { handler.acceptsBody($0) })
+        let connection = HTTPConnection(id: id, io: io, remoteAddress: remoteAddress, parser: parser, acceptedAt: now)
+        connection.deadline = now.adding(configuration.headTimeout)
+        return connection
+    }
+
+    func isHandling(_ connection: HTTPConnection) -> Bool { connection.phase == .processing }
+
+    func complete(_ connection: HTTPConnection, _ completion: EncodedResponse, in loop: Loop) {
+        responseReady(connection, completion, in: loop)
+    }
+
+    func dropped(_ completion: EncodedResponse) {}
+
+    /// At the connection cap: the longest-open connection that has no request in progress
+    /// (idle between requests, or part of a head received), so idle or slow peers cannot lock
+    /// out new ones. A connection whose bytes wait unread in the kernel (a request that arrived
+    /// in the same loop turn) is passed over.
+    func evictionCandidate(in loop: Loop) -> HTTPConnection? {
+        let waiting = loop.connections.values.filter { $0.phase == .idle || $0.phase == .head || $0.phase == .lingering }
+        let chosen = Self.evictionCandidate(waiting.map { (id: $0.id, acceptedAt: $0.acceptedAt) }) { id in
+            guard let descriptor = loop.connections[id]?.io.descriptor, descriptor >= 0 else { return false }
+            var byte: UInt8 = 0
+            return recv(descriptor, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
+        }
+        return chosen.flatMap { loop.connections[$0] }
+    }
+
+    /// The oldest of `waiting` (by `acceptedAt`) without unread bytes, looking at the
+    /// `tries` oldest only (one peek each); nil when they all have a request pending.
+    static func evictionCandidate(_ waiting: [(id: UInt64, acceptedAt: Int64)], tries: Int = 8,
+                                  hasUnreadBytes: (UInt64) -> Bool) -> UInt64? {
+        var skipped = Set<UInt64>()
+        while skipped.count < tries {
+            guard let oldest = waiting.lazy.filter({ !skipped.contains($0.id) }).min(by: { $0.acceptedAt < $1.acceptedAt })
+            else { return nil }
+            if !hasUnreadBytes(oldest.id) { return oldest.id }
+            skipped.insert(oldest.id)
+        }
+        return nil
+    }
+
+    /// Shutdown: connections between requests close now; a request in flight is answered
+    /// (announcing `Connection: close`) within the grace period.
+    func drain(_ connection: HTTPConnection, in loop: Loop) {
+        switch connection.phase {
+        case .idle, .head, .body, .lingering: loop.close(connection)
+        case .processing, .writing: connection.closeAfterResponse = true
+        }
+    }
+
+    func closed(_ connection: HTTPConnection, in loop: Loop) {
+        releaseBody(connection)
+    }
+
+    func note(_ event: ConnectionEvent, open: Int, remoteAddress: String) {}
+
     /// Makes whatever progress the connection's phase and readiness allow.
-    func drive(_ connection: Connection) {
+    func drive(_ connection: HTTPConnection, in loop: Loop) {
         switch connection.phase {
         case .writing:
-            if connection.writable { flush(connection) }
+            if connection.writable { flush(connection, in: loop) }
         case .idle, .head, .body:
-            if connection.readable { readAvailable(connection) }
+            if connection.readable { readAvailable(connection, in: loop) }
         case .lingering:
-            if connection.readable { discardAvailable(connection) }
+            if connection.readable { discardAvailable(connection, in: loop) }
         case .processing:
             break
         }
@@ -22,63 +123,45 @@ extension EventLoop {
     /// Reads until the socket is drained, a request is dispatched, or the connection's read
     /// budget for this turn of the loop is spent (then it continues next turn, after the other
     /// connections and the timers have had theirs).
-    private func readAvailable(_ connection: Connection) {
+    private func readAvailable(_ connection: HTTPConnection, in loop: Loop) {
         var budget = configuration.readBudgetPerTurn
-        while connections[connection.id] != nil, connection.isReading {
+        while loop.isOpen(connection), connection.isReading {
             guard budget > 0 else {
-                readNextTurn(connection)
+                loop.readNextTurn(connection)
                 return
             }
-            switch connection.io.read(into: scratch) {
+            switch connection.io.read(into: loop.scratch) {
             case .bytes(let count):
                 budget -= count
-                connection.buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[..<count]))
+                connection.buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: loop.scratch[..<count]))
                 // A short read drained the socket; with edge-triggered epoll, bytes arriving
                 // later raise a new event, so no extra read is needed to see EAGAIN. Not so
                 // for a FIN reported together with the data: keep reading until end of stream.
-                if count < scratch.count, !connection.peerClosed { connection.readable = false }
-                parseBuffered(connection)
+                if count < loop.scratch.count, !connection.peerClosed { connection.readable = false }
+                parseBuffered(connection, in: loop)
                 if !connection.readable { return }
             case .wouldBlock:
                 connection.readable = false
                 return
             case .endOfStream, .failed:
-                close(connection)
+                loop.close(connection)
                 return
             }
         }
     }
 
-    /// Queues a connection whose socket may still hold bytes for the next turn of the loop.
-    private func readNextTurn(_ connection: Connection) {
-        guard !connection.readQueued else { return }
-        connection.readQueued = true
-        readAgain.append(connection.id)
-    }
-
-    /// Gives every connection queued by ``readNextTurn(_:)`` its next turn.
-    func serveQueuedReads() {
-        let queued = readAgain
-        readAgain.removeAll(keepingCapacity: true)
-        for id in queued {
-            guard let connection = connections[id] else { continue }
-            connection.readQueued = false
-            drive(connection)
-        }
-    }
-
     /// Reads and drops the peer's leftovers until it closes, a limit, or the linger deadline.
-    private func discardAvailable(_ connection: Connection) {
-        while connections[connection.id] != nil {
-            switch connection.io.read(into: scratch) {
+    private func discardAvailable(_ connection: HTTPConnection, in loop: Loop) {
+        while loop.isOpen(connection) {
+            switch connection.io.read(into: loop.scratch) {
             case .bytes(let count):
                 connection.discarded += count
-                if connection.discarded > Self.maxLingerBytes { close(connection) }
+                if connection.discarded > Self.maxLingerBytes { loop.close(connection) }
             case .wouldBlock:
                 connection.readable = false
                 return
             case .endOfStream, .failed:
-                close(connection)
+                loop.close(connection)
                 return
             }
         }
@@ -88,9 +171,9 @@ extension EventLoop {
     static let lingerNanoseconds: Int64 = 500_000_000
 
     /// Parses buffered bytes; dispatches a complete request or answers a malformed one.
-    func parseBuffered(_ connection: Connection) {
+    func parseBuffered(_ connection: HTTPConnection, in loop: Loop) {
         guard !connection.buffer.isEmpty, connection.isReading,
-              connections[connection.id] != nil else { return }
+              loop.isOpen(connection) else { return }
         let result = connection.buffer.withUnsafeBytes { connection.parser.parse($0) }
         let now = cs_monotonic_ns()
         switch result {
@@ -101,9 +184,9 @@ extension EventLoop {
                 connection.deadline = min(now.adding(configuration.headTimeout), connection.requestDeadline)
             }
             if connection.phase == .head, connection.parser.hasHead {
-                guard reserveBody(connection) else {
+                guard reserveBody(connection, in: loop) else {
                     refuse(connection, HTTPParseError(status: 503, reason: "too many request bodies in flight; retry later"),
-                           now: now)
+                           now: now, in: loop)
                     return
                 }
                 connection.phase = .body
@@ -112,23 +195,23 @@ extension EventLoop {
             if awaitingContinue, !connection.sentContinue {
                 connection.sentContinue = true
                 let head = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
-                startWrite(connection, EncodedResponse(head: head, body: [], status: 100), isFinal: false, keepAlive: true)
+                startWrite(connection, EncodedResponse(head: head, body: [], status: 100), isFinal: false, keepAlive: true, in: loop)
             }
         case .failure(let error):
-            refuse(connection, error, now: now)
+            refuse(connection, error, now: now, in: loop)
         case .request(let parsed):
             releaseBody(connection)
             connection.buffer.removeFirst(parsed.consumed)
             connection.parser.reset()
             connection.sentContinue = false
-            dispatch(connection, parsed, now: now)
+            dispatch(connection, parsed, now: now, in: loop)
         }
     }
 
     /// Answers a request the server refuses (malformed, too large, too slow, no room) with
     /// `error.status`, counts it under the handler name `refused`, and closes after lingering.
-    private func refuse(_ connection: Connection, _ error: HTTPParseError, now: Int64) {
-        connection.inFlight = Connection.InFlight(method: "-", path: "-", started: now)
+    private func refuse(_ connection: HTTPConnection, _ error: HTTPParseError, now: Int64, in loop: Loop) {
+        connection.inFlight = HTTPConnection.InFlight(method: "-", path: "-", started: now)
         let response = HTTPResponse.text(error.reason + "\n", status: error.status)
         let encoded = HTTPResponseEncoder.encode(response, context: ResponseContext(keepAlive: false),
                                                  date: dates.now(), gzipMinimumBytes: nil)
@@ -137,7 +220,7 @@ extension EventLoop {
         reportRefused(status: error.status)
         releaseBody(connection)
         connection.buffer.removeAll()
-        startWrite(connection, encoded, isFinal: true, keepAlive: false, linger: true)
+        startWrite(connection, encoded, isFinal: true, keepAlive: false, linger: true, in: loop)
     }
 
     func reportRefused(status: Int) {
@@ -146,7 +229,7 @@ extension EventLoop {
     }
 
     /// Books the body of the request whose head just completed against the global budget.
-    private func reserveBody(_ connection: Connection) -> Bool {
+    private func reserveBody(_ connection: HTTPConnection, in loop: Loop) -> Bool {
         let size: Int
         switch connection.parser.bodyFraming {
         case .length(let length): size = length
@@ -160,12 +243,12 @@ extension EventLoop {
         return true
     }
 
-    func releaseBody(_ connection: Connection) {
+    func releaseBody(_ connection: HTTPConnection) {
         bufferedBodyBytes -= connection.reservedBodyBytes
         connection.reservedBodyBytes = 0
     }
 
-    private func dispatch(_ connection: Connection, _ parsed: ParsedRequest, now: Int64) {
+    private func dispatch(_ connection: HTTPConnection, _ parsed: ParsedRequest, now: Int64, in loop: Loop) {
         var request = parsed.request
         request.remoteAddress = connection.remoteAddress
         connection.requestCount += 1
@@ -174,7 +257,7 @@ extension EventLoop {
         let context = ResponseContext(request: request, keepAlive: keepAlive)
         connection.phase = .processing
         connection.deadline = 0
-        connection.inFlight = Connection.InFlight(method: request.method, path: request.path, started: now)
+        connection.inFlight = HTTPConnection.InFlight(method: request.method, path: request.path, started: now)
         let handler = self.handler
         let logger = self.logger
         let gzipMinimum = configuration.gzipMinimumBytes
@@ -183,7 +266,7 @@ extension EventLoop {
         // global pool, so rendering (a registry of many series, say) never holds the loop.
         let onLoop = configuration.runsHandlersOnEventLoop && handler.servesPreRenderedBody(request)
         let date = dates.now()
-        connection.task = Task(executorPreference: onLoop ? self : nil) { [self] in
+        connection.task = Task(executorPreference: onLoop ? loop : nil) {
             let response: HTTPResponse
             do {
                 response = try await handler.handle(request)
@@ -201,12 +284,12 @@ extension EventLoop {
             } else {
                 encoded = HTTPResponseEncoder.encode(response, context: context, date: date, gzipMinimumBytes: gzipMinimum)
             }
-            complete(id, encoded)
+            loop.complete(id, encoded)
         }
     }
 
     /// A handler finished: write its response unless shutdown closed the connection meanwhile.
-    func responseReady(_ connection: Connection, _ response: EncodedResponse) {
+    func responseReady(_ connection: HTTPConnection, _ response: EncodedResponse, in loop: Loop) {
         guard connection.phase == .processing else { return }
         var response = response
         let announcedClose = Self.containsConnectionClose(response.head)
@@ -216,19 +299,19 @@ extension EventLoop {
             response.head.append(contentsOf: "Connection: close\r\n\r\n".utf8)
         }
         let keepAlive = !connection.closeAfterResponse && !announcedClose
-        startWrite(connection, response, isFinal: true, keepAlive: keepAlive)
+        startWrite(connection, response, isFinal: true, keepAlive: keepAlive, in: loop)
     }
 
-    private func startWrite(_ connection: Connection, _ response: EncodedResponse, isFinal: Bool, keepAlive: Bool,
-                            linger: Bool = false) {
-        connection.pending = Connection.PendingWrite(response: response, isFinal: isFinal, keepAlive: keepAlive,
+    private func startWrite(_ connection: HTTPConnection, _ response: EncodedResponse, isFinal: Bool, keepAlive: Bool,
+                            linger: Bool = false, in loop: Loop) {
+        connection.pending = HTTPConnection.PendingWrite(response: response, isFinal: isFinal, keepAlive: keepAlive,
                                                      linger: linger)
         connection.phase = .writing
         connection.deadline = cs_monotonic_ns().adding(configuration.writeTimeout)
-        flush(connection)
+        flush(connection, in: loop)
     }
 
-    private func flush(_ connection: Connection) {
+    private func flush(_ connection: HTTPConnection, in loop: Loop) {
         guard var pending = connection.pending else { return }
         while pending.written < pending.response.count {
             let result = pending.response.withUnwritten(from: pending.cursor, limit: connection.io.buffersPerWrite) {
@@ -245,20 +328,20 @@ extension EventLoop {
                 return
             case .endOfStream, .failed:
                 accessLog(connection, status: pending.response.status, bytes: pending.written, outcome: "write failed")
-                close(connection)
+                loop.close(connection)
                 return
             }
         }
         connection.pending = nil
-        finishWrite(connection, pending)
+        finishWrite(connection, pending, in: loop)
     }
 
-    private func finishWrite(_ connection: Connection, _ pending: Connection.PendingWrite) {
+    private func finishWrite(_ connection: HTTPConnection, _ pending: HTTPConnection.PendingWrite, in loop: Loop) {
         if !pending.isFinal {
             connection.phase = .body
             connection.deadline = min(cs_monotonic_ns().adding(configuration.bodyTimeout), connection.requestDeadline)
-            parseBuffered(connection)
-            if connections[connection.id] != nil { drive(connection) }
+            parseBuffered(connection, in: loop)
+            if loop.isOpen(connection) { drive(connection, in: loop) }
             return
         }
         accessLog(connection, status: pending.response.status, bytes: pending.response.count, outcome: nil)
@@ -268,20 +351,20 @@ extension EventLoop {
                 connection.phase = .lingering
                 connection.deadline = cs_monotonic_ns() + min(Self.lingerNanoseconds, configuration.headTimeout.nanoseconds)
                 connection.buffer = []
-                drive(connection)
+                drive(connection, in: loop)
             } else {
-                close(connection)
+                loop.close(connection)
             }
             return
         }
         connection.phase = .idle
         connection.deadline = cs_monotonic_ns().adding(configuration.idleTimeout)
         // Pipelined requests may already be buffered.
-        parseBuffered(connection)
-        if connections[connection.id] != nil { drive(connection) }
+        parseBuffered(connection, in: loop)
+        if loop.isOpen(connection) { drive(connection, in: loop) }
     }
 
-    private func accessLog(_ connection: Connection, status: Int, bytes: Int, outcome: String?) {
+    private func accessLog(_ connection: HTTPConnection, status: Int, bytes: Int, outcome: String?) {
         guard logger.isEnabled(.debug), let inFlight = connection.inFlight else { return }
         var fields: LogFields = ["method": .string(inFlight.method), "path": .string(inFlight.path),
                                  "status": .int(status), "bytes": .int(bytes), "duration_ms": .milliseconds(.nanoseconds(cs_monotonic_ns() - inFlight.started)),
@@ -291,26 +374,24 @@ extension EventLoop {
         connection.inFlight = nil
     }
 
-    /// Closes connections whose phase deadline passed; a request cut short gets `408`.
-    func scanTimeouts(now: Int64) {
-        for connection in Array(connections.values) where connection.deadline != 0 && now >= connection.deadline {
-            switch connection.phase {
-            case .idle, .processing, .lingering:
-                close(connection)
-            case .head, .body:
-                let phase = connection.phase == .head ? "head" : "body"
-                logger.debug("request timeout", ["phase": .string(phase), "remote": .string(connection.remoteAddress)])
-                let encoded = HTTPResponseEncoder.encode(.text("request timeout\n", status: 408),
-                                                         context: ResponseContext(keepAlive: false),
-                                                         date: dates.now(), gzipMinimumBytes: nil)
-                reportRefused(status: 408)
-                // Best effort, one attempt: the peer is slow by definition.
-                _ = encoded.withUnwritten(from: 0) { connection.io.write($0) }
-                close(connection)
-            case .writing:
-                logger.debug("write timeout", ["remote": .string(connection.remoteAddress)])
-                close(connection)
-            }
+    /// The phase's deadline passed: the connection closes; a request cut short gets `408`.
+    func deadlinePassed(_ connection: HTTPConnection, now: Int64, in loop: Loop) {
+        switch connection.phase {
+        case .idle, .processing, .lingering:
+            loop.close(connection)
+        case .head, .body:
+            let phase = connection.phase == .head ? "head" : "body"
+            logger.debug("request timeout", ["phase": .string(phase), "remote": .string(connection.remoteAddress)])
+            let encoded = HTTPResponseEncoder.encode(.text("request timeout\n", status: 408),
+                                                     context: ResponseContext(keepAlive: false),
+                                                     date: dates.now(), gzipMinimumBytes: nil)
+            reportRefused(status: 408)
+            // Best effort, one attempt: the peer is slow by definition.
+            _ = encoded.withUnwritten(from: 0) { connection.io.write($0) }
+            loop.close(connection)
+        case .writing:
+            logger.debug("write timeout", ["remote": .string(connection.remoteAddress)])
+            loop.close(connection)
         }
     }
 

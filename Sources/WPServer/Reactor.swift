@@ -1,0 +1,437 @@
+import WPCSystem
+import Glibc
+import Synchronization
+import WPLogging
+
+/// One accepted connection as the ``Reactor`` sees it; a protocol's connection type adds its
+/// own state. Confined to the loop thread.
+class ReactorConnection {
+    let id: UInt64
+    /// Plain TCP, or TLS once a handshake was started on it (``Reactor/startTLS(_:)``).
+    var io: any ConnectionIO
+    /// The peer, `ip:port`.
+    let remoteAddress: String
+    /// Monotonic nanoseconds of the accept.
+    let acceptedAt: Int64
+    var readable = true
+    var writable = true
+    /// The peer shut down its side (or the socket failed): reads must continue to the end.
+    var peerClosed = false
+    /// Queued by ``Reactor/readNextTurn(_:)``.
+    var readQueued = false
+    /// Monotonic nanoseconds after which ``ConnectionDriver/deadlinePassed(_:now:in:)`` is
+    /// called (at the next deadline scan); 0 when none.
+    var deadline: Int64 = 0
+    /// The task handling the connection's current request or line; cancelled on close.
+    var task: Task<Void, Never>?
+
+    init(id: UInt64, io: any ConnectionIO, remoteAddress: String, acceptedAt: Int64) {
+        self.id = id
+        self.io = io
+        self.remoteAddress = remoteAddress
+        self.acceptedAt = acceptedAt
+    }
+}
+
+/// What the ``Reactor`` reports to its driver about the connection table.
+enum ConnectionEvent {
+    case accepted
+    /// Refused at the cap: nothing could be evicted.
+    case refused
+    /// Closed to make room at the cap.
+    case evicted
+    case closed
+}
+
+/// A protocol served by a ``Reactor`` (HTTP/1.1, a line protocol): what happens on a
+/// connection between its accept and its close. Every method runs on the loop thread.
+protocol ConnectionDriver: AnyObject {
+    associatedtype Connection: ReactorConnection
+    /// What a handler task hands back to the loop through ``Reactor/complete(_:_:)``.
+    associatedtype Completion: Sendable
+
+    /// The protocol's timeouts: the shortest sets how often deadlines are scanned.
+    var timeouts: [Duration] { get }
+    /// How long a shutdown lets connections finish what they are doing (zero: close at once).
+    var shutdownGracePeriod: Duration { get }
+    /// The state of a connection just accepted (its ``ReactorConnection/deadline`` set).
+    func makeConnection(id: UInt64, io: any ConnectionIO, remoteAddress: String, now: Int64) -> Connection
+    /// Makes whatever progress the connection's state and readiness allow.
+    func drive(_ connection: Connection, in loop: Reactor<Self>)
+    /// Whether a handler is running for the connection: a reset peer then closes it at once,
+    /// since nobody can read the answer (a half-close alone is a valid way to end a request).
+    func isHandling(_ connection: Connection) -> Bool
+    /// A handler finished for a connection that is still open.
+    func complete(_ connection: Connection, _ completion: Completion, in loop: Reactor<Self>)
+    /// A handler finished for a connection that is gone, or after the loop stopped.
+    func dropped(_ completion: Completion)
+    /// At the cap: the connection to close to make room for a new one; `nil` refuses the new one.
+    func evictionCandidate(in loop: Reactor<Self>) -> Connection?
+    /// The connection's deadline passed.
+    func deadlinePassed(_ connection: Connection, now: Int64, in loop: Reactor<Self>)
+    /// Shutdown began: close the connection now or let it finish (within the grace period).
+    func drain(_ connection: Connection, in loop: Reactor<Self>)
+    /// The connection left the table; its socket is closed right after.
+    func closed(_ connection: Connection, in loop: Reactor<Self>)
+    /// The connection table changed (`open` connections now).
+    func note(_ event: ConnectionEvent, open: Int, remoteAddress: String)
+}
+
+/// The one epoll event loop under ``HTTPServer`` and ``LineServer``: a thread of its own owning
+/// the listener and every connection. It accepts (a connection cap with eviction, a pause when
+/// descriptors run out), keeps the connection table, routes readiness to the
+/// ``ConnectionDriver``, scans deadlines, starts TLS, takes results from other threads through
+/// its inbox, and drains on shutdown. What a connection's bytes mean is the driver's.
+///
+/// It is also a `TaskExecutor`: a handler task preferring it runs on the loop thread without a
+/// thread hop (``HTTPServer`` uses this for handlers serving a pre-rendered body).
+///
+/// Safety of `@unchecked Sendable`: every stored `var`, the driver and the connections are only
+/// touched on the loop thread, which is the only caller of `runLoop()` and everything it calls.
+/// Other threads call only ``complete(_:_:)``, ``enqueue(_:)`` and ``requestShutdown()``, which
+/// touch nothing but the `inbox` (a `Mutex`) and signal the eventfd while holding that lock and
+/// only while it is open.
+final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchecked Sendable {
+    private struct Inbox {
+        var jobs: [UnownedJob] = []
+        var completions: [(UInt64, Driver.Completion)] = []
+        var shutdownRequested = false
+        /// `true` while the loop is awake (or already signalled): producers need not signal.
+        var wakePending = true
+        /// `false` once the loop closed its descriptors: nothing may signal them any more.
+        var open = true
+    }
+
+    private static var listenerID: UInt64 { 0 }
+    private static var wakeID: UInt64 { 1 }
+
+    let driver: Driver
+    let logger: Logger
+    /// Connections allowed at once.
+    let connectionLimit: Int
+    /// TLS contexts: a handshake starts at accept when `tlsAtAccept`, else when the driver asks.
+    let tls: TLSContextStore?
+    private let tlsAtAccept: Bool
+    /// Read buffer shared by every connection (confined to the loop thread).
+    let scratch: UnsafeMutableRawBufferPointer
+    private(set) var connections: [UInt64: Driver.Connection] = [:]
+    private let inbox = Mutex(Inbox())
+    private let epoll: Int32
+    private let wakeDescriptor: Int32
+    private var listener: Int32
+    private var nextID: UInt64 = 2
+    /// Connections whose read budget ran out, to drive again next turn.
+    private var readAgain: [UInt64] = []
+    private var draining = false
+    private var drainDeadline: Int64 = 0
+    private var acceptPausedUntil: Int64 = 0
+    private let scanInterval: Int64
+    private var nextScan: Int64 = 0
+
+    /// Takes ownership of the listening socket once it returns (the caller closes it when this throws).
+    init(listener: Int32, driver: Driver, connectionLimit: Int, tls: TLSContextStore?, tlsAtAccept: Bool,
+         logger: Logger) throws(ServerError) {
+        let epoll = cs_epoll_create()
+        guard epoll >= 0 else { throw .system(operation: "epoll_create1", reason: Self.message(-epoll)) }
+        let wake = cs_eventfd()
+        guard wake >= 0 else {
+            _ = cs_close(epoll)
+            throw .system(operation: "eventfd", reason: Self.message(-wake))
+        }
+        _ = cs_epoll_add(epoll, listener, UInt32(CS_EV_IN), Self.listenerID)
+        _ = cs_epoll_add(epoll, wake, UInt32(CS_EV_IN), Self.wakeID)
+        self.epoll = epoll
+        self.wakeDescriptor = wake
+        self.listener = listener
+        self.driver = driver
+        self.connectionLimit = max(1, connectionLimit)
+        self.tls = tls
+        self.tlsAtAccept = tlsAtAccept && tls != nil
+        self.logger = logger
+        self.scratch = .allocate(byteCount: 64 * 1024, alignment: 16)
+        self.scanInterval = Self.scanInterval(timeouts: driver.timeouts)
+    }
+
+    /// How often deadlines are scanned: a quarter of the shortest timeout, between 2 ms and 250 ms.
+    static func scanInterval(timeouts: [Duration]) -> Int64 {
+        let shortest = timeouts.map(\.nanoseconds).min() ?? 1_000_000_000
+        return min(max(shortest / 4, 2_000_000), 250_000_000)
+    }
+
+    // MARK: Cross-thread entry points
+
+    /// Hands a handler's result for connection `id` to the loop. Callable from any thread;
+    /// after the loop stopped the result goes to ``ConnectionDriver/dropped(_:)``.
+    func complete(_ id: UInt64, _ completion: Driver.Completion) {
+        let accepted = inbox.withLock { inbox in
+            guard inbox.open else { return false }
+            inbox.completions.append((id, completion))
+            wakeLocked(&inbox)
+            return true
+        }
+        if !accepted { driver.dropped(completion) }
+    }
+
+    /// Runs a job of a task preferring this executor on the loop thread (or, once the loop
+    /// has stopped, on the global concurrent executor, so no task is ever stranded).
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let accepted = inbox.withLock { inbox in
+            guard inbox.open else { return false }
+            inbox.jobs.append(job)
+            wakeLocked(&inbox)
+            return true
+        }
+        if !accepted { globalConcurrentExecutor.enqueue(job) }
+    }
+
+    /// Starts a graceful shutdown. Callable from any thread, any number of times.
+    func requestShutdown() {
+        inbox.withLock { inbox in
+            guard inbox.open else { return }
+            inbox.shutdownRequested = true
+            wakeLocked(&inbox)
+        }
+    }
+
+    private func wakeLocked(_ inbox: inout Inbox) {
+        if inbox.open && !inbox.wakePending {
+            inbox.wakePending = true
+            cs_eventfd_signal(wakeDescriptor)
+        }
+    }
+
+    // MARK: The loop
+
+    /// Runs until shutdown completes; then every descriptor the loop owns is closed.
+    func runLoop() {
+        var events = [cs_event](repeating: cs_event(), count: 256)
+        while true {
+            var now = cs_monotonic_ns()
+            processInbox(now: now)
+            now = cs_monotonic_ns()
+            if draining && (connections.isEmpty || now >= drainDeadline) { break }
+            if acceptPausedUntil != 0, now >= acceptPausedUntil, listener >= 0 {
+                acceptPausedUntil = 0
+                _ = cs_epoll_add(epoll, listener, UInt32(CS_EV_IN), Self.listenerID)
+            }
+            if now >= nextScan {
+                scanDeadlines(now: now)
+                nextScan = now + scanInterval
+            }
+            let idle = connections.isEmpty && !draining && acceptPausedUntil == 0
+            let hasWork = inbox.withLock { inbox in
+                if !inbox.jobs.isEmpty || !inbox.completions.isEmpty || (inbox.shutdownRequested && !draining) {
+                    return true
+                }
+                inbox.wakePending = false
+                return false
+            }
+            let timeout = hasWork || !readAgain.isEmpty ? 0
+                : idle ? -1 : Int32(max(1, min(nextScan - now, 1_000_000_000) / 1_000_000))
+            let count = events.withUnsafeMutableBufferPointer { buffer in
+                cs_epoll_wait(epoll, buffer.baseAddress, Int32(buffer.count), timeout)
+            }
+            inbox.withLock { $0.wakePending = true }
+            if count < 0 {
+                logger.error("epoll_wait failed", ["error": .string(Self.message(-count))])
+                break
+            }
+            for index in 0..<Int(count) {
+                let event = events[index]
+                switch event.data {
+                case Self.listenerID: acceptConnections()
+                case Self.wakeID: cs_eventfd_drain(wakeDescriptor)
+                default: connectionEvent(event.data, event.events)
+                }
+            }
+            serveQueuedReads()
+        }
+        shutDownNow()
+    }
+
+    /// Runs queued jobs and applies completions and a shutdown request, a bounded number of
+    /// rounds so socket events are never starved.
+    private func processInbox(now: Int64) {
+        for _ in 0..<8 {
+            let (jobs, completions, shutdown) = inbox.withLock { inbox in
+                defer {
+                    inbox.jobs.removeAll(keepingCapacity: true)
+                    inbox.completions.removeAll(keepingCapacity: true)
+                }
+                return (inbox.jobs, inbox.completions, inbox.shutdownRequested)
+            }
+            if shutdown && !draining { beginDrain(now: now) }
+            if jobs.isEmpty && completions.isEmpty { return }
+            for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+            for (id, completion) in completions {
+                guard let connection = connections[id] else {
+                    driver.dropped(completion)
+                    continue
+                }
+                connection.task = nil
+                driver.complete(connection, completion, in: self)
+            }
+        }
+    }
+
+    private func beginDrain(now: Int64) {
+        draining = true
+        drainDeadline = now.adding(driver.shutdownGracePeriod)
+        if listener >= 0 {
+            _ = cs_epoll_del(epoll, listener)
+            _ = cs_close(listener)
+            listener = -1
+        }
+        for connection in Array(connections.values) { driver.drain(connection, in: self) }
+        logger.debug("server draining", ["in_flight": .int(connections.count)])
+    }
+
+    /// Releases everything without running (the loop thread could not be started).
+    func discard() {
+        shutDownNow()
+    }
+
+    private func shutDownNow() {
+        for connection in Array(connections.values) { close(connection) }
+        let (jobs, completions) = inbox.withLock { inbox in
+            inbox.open = false
+            defer {
+                inbox.jobs.removeAll()
+                inbox.completions.removeAll()
+            }
+            return (inbox.jobs, inbox.completions)
+        }
+        for job in jobs { globalConcurrentExecutor.enqueue(job) }
+        if listener >= 0 { _ = cs_close(listener) }
+        listener = -1
+        _ = cs_close(wakeDescriptor)
+        _ = cs_close(epoll)
+        scratch.deallocate()
+        for (_, completion) in completions { driver.dropped(completion) }
+    }
+
+    private func acceptConnections() {
+        var peer = [CChar](repeating: 0, count: 64)
+        while listener >= 0 {
+            let descriptor = peer.withUnsafeMutableBufferPointer { cs_accept(listener, $0.baseAddress, $0.count) }
+            if descriptor < 0 {
+                let code = -descriptor
+                if code == EAGAIN || code == ECONNABORTED || code == EPROTO { return }
+                if code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM {
+                    // Out of descriptors: stop polling the listener briefly instead of spinning.
+                    logger.warn("accept failed; pausing accepts", ["error": .string(Self.message(code))])
+                    _ = cs_epoll_del(epoll, listener)
+                    acceptPausedUntil = cs_monotonic_ns() + 100_000_000
+                    return
+                }
+                logger.warn("accept failed", ["error": .string(Self.message(code))])
+                return
+            }
+            let remote = String(decoding: peer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if connections.count >= connectionLimit {
+                guard let victim = driver.evictionCandidate(in: self) else {
+                    _ = cs_close(descriptor)
+                    logger.debug("connection refused: limit reached", ["limit": .int(connectionLimit)])
+                    driver.note(.refused, open: connections.count, remoteAddress: remote)
+                    continue
+                }
+                logger.debug("connection closed to make room", ["remote": .string(victim.remoteAddress)])
+                driver.note(.evicted, open: connections.count, remoteAddress: victim.remoteAddress)
+                close(victim)
+            }
+            var io: any ConnectionIO = SocketIO(descriptor: descriptor)
+            if tlsAtAccept {
+                guard let tlsIO = tlsIO(for: descriptor, remoteAddress: remote) else {
+                    _ = cs_close(descriptor)
+                    continue
+                }
+                io = tlsIO
+            }
+            let id = nextID
+            nextID += 1
+            let connection = driver.makeConnection(id: id, io: io, remoteAddress: remote, now: cs_monotonic_ns())
+            let events = UInt32(CS_EV_IN | CS_EV_OUT | CS_EV_RDHUP) | UInt32(1) << 31 // EPOLLET
+            guard cs_epoll_add(epoll, descriptor, events, id) == 0 else {
+                driver.closed(connection, in: self)
+                connection.io.close()
+                continue
+            }
+            connections[id] = connection
+            driver.note(.accepted, open: connections.count, remoteAddress: remote)
+        }
+    }
+
+    /// A TLS session from the current (possibly just reloaded) context; `nil` when none.
+    private func tlsIO(for descriptor: Int32, remoteAddress: String) -> TLSConnectionIO? {
+        guard let tls, let session = tls.session(for: descriptor) else { return nil }
+        return TLSConnectionIO(descriptor: descriptor, session: session, logger: logger, remoteAddress: remoteAddress)
+    }
+
+    /// Starts TLS on a connection (the next bytes are a handshake); `false` when the listener
+    /// has no certificate or no session could be made.
+    func startTLS(_ connection: Driver.Connection) -> Bool {
+        guard let io = tlsIO(for: connection.io.descriptor, remoteAddress: connection.remoteAddress) else { return false }
+        connection.io = io
+        return true
+    }
+
+    private func connectionEvent(_ id: UInt64, _ events: UInt32) {
+        guard let connection = connections[id] else { return }
+        if events & UInt32(CS_EV_IN | CS_EV_RDHUP | CS_EV_HUP | CS_EV_ERR) != 0 { connection.readable = true }
+        if events & UInt32(CS_EV_RDHUP | CS_EV_HUP | CS_EV_ERR) != 0 { connection.peerClosed = true }
+        if events & UInt32(CS_EV_HUP | CS_EV_ERR) != 0, driver.isHandling(connection) {
+            // Reset or fully closed while a handler runs: nobody can read the answer.
+            close(connection)
+            return
+        }
+        if events & UInt32(CS_EV_OUT | CS_EV_HUP | CS_EV_ERR) != 0 { connection.writable = true }
+        // TLS: a read may wait for writability (handshake) and a write for readability.
+        if events & UInt32(CS_EV_OUT) != 0, connection.io.readWaitsForWritable { connection.readable = true }
+        if events & UInt32(CS_EV_IN) != 0, connection.io.writeWaitsForReadable { connection.writable = true }
+        driver.drive(connection, in: self)
+    }
+
+    /// Drives the connection again on the next turn of the loop, after the other connections
+    /// and the timers had theirs (its socket may still hold bytes).
+    func readNextTurn(_ connection: Driver.Connection) {
+        guard !connection.readQueued else { return }
+        connection.readQueued = true
+        readAgain.append(connection.id)
+    }
+
+    private func serveQueuedReads() {
+        let queued = readAgain
+        readAgain.removeAll(keepingCapacity: true)
+        for id in queued {
+            guard let connection = connections[id] else { continue }
+            connection.readQueued = false
+            driver.drive(connection, in: self)
+        }
+    }
+
+    private func scanDeadlines(now: Int64) {
+        for connection in Array(connections.values) where connection.deadline != 0 && now >= connection.deadline {
+            guard connections[connection.id] != nil else { continue }
+            driver.deadlinePassed(connection, now: now, in: self)
+        }
+    }
+
+    /// Whether the connection is still in the table.
+    func isOpen(_ connection: Driver.Connection) -> Bool {
+        connections[connection.id] != nil
+    }
+
+    /// Closes the connection and forgets it (cancelling its handler task). Safe to call twice.
+    func close(_ connection: Driver.Connection) {
+        guard connections.removeValue(forKey: connection.id) != nil else { return }
+        connection.task?.cancel()
+        connection.task = nil
+        driver.closed(connection, in: self)
+        driver.note(.closed, open: connections.count, remoteAddress: connection.remoteAddress)
+        _ = cs_epoll_del(epoll, connection.io.descriptor)
+        connection.io.close()
+    }
+
+    static func message(_ code: Int32) -> String { String(cString: strerror(code)) }
+}
