@@ -42,6 +42,22 @@ public enum NamedThread {
         }
     }
 
+    /// Runs blocking `body` on a new thread named `name` and returns what it returns, holding
+    /// no thread of Swift's pool while it runs (the calling task is suspended). For work that
+    /// must block — a system call with no non-blocking form, a library's wait — called from
+    /// async code.
+    ///
+    /// - Throws: what `body` throws, or ``ThreadStartError`` when the thread cannot start.
+    public static func run<T: Sendable>(name: String, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            do throws(ThreadStartError) {
+                try start(name: name) { continuation.resume(with: Result { try body() }) }
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+
     /// Names the calling thread; a name that cannot be set is left as it is.
     public static func setCurrentName(_ name: String) {
         let bounded = String(decoding: name.utf8.prefix(15), as: UTF8.self)

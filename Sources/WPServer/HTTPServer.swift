@@ -56,7 +56,7 @@ public final class HTTPServer: Sendable {
     ///   (in use, permission denied, unknown host); ``ServerError/alreadyStarted`` when
     ///   called twice.
     public func run() async throws {
-        try await lifecycle.serve(kind: "http", logger: logger) { () throws(ServerError) in try bind() }
+        try await lifecycle.serve(kind: "http", logger: logger) { [self] () throws(ServerError) in try bind() }
     }
 
     /// Waits until ``run()`` has bound its socket and returns the bound address.

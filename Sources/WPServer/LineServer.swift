@@ -126,7 +126,7 @@ public final class LineServer<P: LineProtocol>: Sendable {
     /// - Throws: ``ServerError/bind(address:reason:)`` when it cannot listen,
     ///   ``ServerError/alreadyStarted`` when run twice.
     public func run() async throws {
-        try await lifecycle.serve(kind: "line", logger: logger) { () throws(ServerError) in try bind() }
+        try await lifecycle.serve(kind: "line", logger: logger) { [self] () throws(ServerError) in try bind() }
     }
 
     /// The bound address while listening; `nil` before and after.

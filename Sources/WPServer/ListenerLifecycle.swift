@@ -122,13 +122,21 @@ extension ListenerLifecycle {
     ///
     /// - Throws: what `bind` throws, ``ServerError/alreadyStarted``, or
     ///   ``ServerError/system(operation:reason:)`` when the loop's thread cannot start.
+    ///
+    /// `bind` runs on a thread of its own (`<kind>-bind`): resolving a host name may block.
     func serve<Loop: ServerLoop>(kind: String, logger: Logger,
-                                 bind: () throws(ServerError) -> (Loop, ServerAddress)) async throws {
+                                 bind: @escaping @Sendable () throws(ServerError) -> (Loop, ServerAddress)) async throws {
         try begin()
         let loop: Loop
         let address: ServerAddress
-        do {
-            (loop, address) = try bind()
+        do throws(ServerError) {
+            let bound: Result<(Loop, ServerAddress), ServerError>
+            do {
+                bound = try await NamedThread.run(name: "\(kind)-bind") { Result { () throws(ServerError) in try bind() } }
+            } catch {
+                bound = .failure(.system(operation: "pthread_create", reason: String(describing: error)))
+            }
+            (loop, address) = try bound.get()
         } catch {
             failed(error)
             throw error

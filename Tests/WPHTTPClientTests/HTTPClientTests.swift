@@ -108,7 +108,7 @@ import WPHTTPClient
         let client = HTTPClient()
         #expect(await Self.failure { () async throws(HTTPClientError) in try await client.send(refused) }?.kind
                 == .connectionRefused)
-        let unknown = HTTPClientRequest(url: try #require(URL(string: "http://no-such-host.invalid/")), timeout: .seconds(20))
+        let unknown = HTTPClientRequest(url: try #require(URL(string: "http://\(HostResolverTests.unresolvableHost)/")), timeout: .seconds(20))
         #expect(await Self.failure { () async throws(HTTPClientError) in try await client.send(unknown) }?.kind
                 == .hostNotFound)
     }
@@ -165,12 +165,12 @@ import WPHTTPClient
         }
         let path = "/api/\(secret)?token=\(secret)"
         try await collect("http://127.0.0.1:\(try RawServer.closedPort())\(path)")
-        try await collect("http://no-such-host.invalid\(path)")
+        try await collect("http://\(HostResolverTests.unresolvableHost)\(path)")
         try await collect("ftp://127.0.0.1\(path)")
         try await collect("http://127.0.0.1:1\(path)", headers: [("X-Bad", "\(secret)\r\nInjected: 1")])
         // https:// goes through libcurl, whose messages are scrubbed too.
         try await collect("https://127.0.0.1:\(try RawServer.closedPort())\(path)")
-        try await collect("https://no-such-host.invalid\(path)")
+        try await collect("https://\(HostResolverTests.unresolvableHost)\(path)")
         try await withRawServer({ _, _, head in
             head.contains("/slow") ? .silence
                 : head.contains("/big") ? .send("HTTP/1.1 200 OK\r\nContent-Length: 4096\r\n\r\n")

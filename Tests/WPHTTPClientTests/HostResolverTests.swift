@@ -31,6 +31,11 @@ import WPRuntime
 
     private static let address = ResolvedAddress(family: 2, socketAddress: [1, 2, 3])
 
+    /// A name no lookup can resolve and no resolver sends a query for: its first label is
+    /// longer than DNS allows (63 bytes), so the C library refuses it before building a query.
+    /// (`no-such-host.invalid` would be asked of the configured name server, off this machine.)
+    static let unresolvableHost = String(repeating: "a", count: 64) + ".invalid"
+
     @Test func namesGoThroughTheLookupAndItsAnswerComesBack() throws {
         let seen = Mutex<[String]>([])
         let resolver = HostResolver { host, port in
@@ -60,48 +65,52 @@ import WPRuntime
         #expect(!HostResolver.isNumeric("localhost") && !HostResolver.isNumeric("192.0.2.1.example"))
     }
 
-    @Test func aLookupStillRunningAtTheDeadlineIsATimeoutNamingTheHost() {
+    /// Runs a resolution that blocks on a thread of its own, so the pool stays free for the
+    /// rest of the suite.
+    private static func resolving(_ resolver: HostResolver, _ host: String, deadline: Duration,
+                                  cancellation: ExchangeCancellation = ExchangeCancellation())
+        async throws -> Result<[ResolvedAddress], HTTPClientError> {
+        try await NamedThread.run(name: "test-resolve") {
+            Result { () throws(HTTPClientError) in
+                try resolver.resolve(host: host, port: 80, deadline: Deadline(after: deadline), cancellation: cancellation)
+            }
+        }
+    }
+
+    @Test func aLookupStillRunningAtTheDeadlineIsATimeoutNamingTheHost() async throws {
         let lookup = BlockingLookup()
         defer { lookup.release.signal() }
-        do {
-            _ = try lookup.resolver.resolve(host: "slow-dns.example", port: 80, deadline: Deadline(after: .milliseconds(50)),
-                                            cancellation: ExchangeCancellation())
-            Issue.record("expected a timeout")
-        } catch {
+        let result = try await Self.resolving(lookup.resolver, "slow-dns.example", deadline: .milliseconds(50))
+        #expect(throws: HTTPClientError.self) { try result.get() }
+        if case .failure(let error) = result {
             #expect(error.kind == .timeout)
             #expect(error.description.contains("resolving slow-dns.example"))
         }
         // On a loaded machine the lookup's worker may only start after the deadline passed.
-        lookup.started.wait()
+        try await NamedThread.run(name: "test-wait") { lookup.started.wait() }
         #expect(lookup.hosts == ["slow-dns.example"])
     }
 
-    @Test func cancellingWakesAWaitOnAHungLookup() {
+    @Test func cancellingWakesAWaitOnAHungLookup() async throws {
         let lookup = BlockingLookup()
         defer { lookup.release.signal() }
         let cancellation = ExchangeCancellation()
-        DispatchQueue.global().async {
+        try NamedThread.start(name: "test-cancel") {
             lookup.started.wait()
             cancellation.cancel()
         }
-        do {
-            _ = try lookup.resolver.resolve(host: "hung-dns.example", port: 80, deadline: Deadline(after: .seconds(600)),
-                                            cancellation: cancellation)
-            Issue.record("expected cancellation")
-        } catch {
-            #expect(error.kind == .cancelled)
-        }
+        let result = try await Self.resolving(lookup.resolver, "hung-dns.example", deadline: .seconds(600),
+                                              cancellation: cancellation)
+        #expect(throws: HTTPClientError.self) { try result.get() }
+        if case .failure(let error) = result { #expect(error.kind == .cancelled) }
     }
 
-    @Test func theSystemLookupFindsLocalhostAndRejectsAnInvalidName() throws {
-        let found = try HostResolver.system.resolve(host: "localhost", port: 80, deadline: Deadline(after: .seconds(60)),
-                                                    cancellation: ExchangeCancellation())
+    @Test func theSystemLookupFindsLocalhostAndRejectsAnInvalidName() async throws {
+        let found = try await Self.resolving(.system, "localhost", deadline: .seconds(60)).get()
         #expect(!found.isEmpty)
         let family = try #require(found.first?.family)
         #expect(family == Int32(AF_INET) || family == Int32(AF_INET6))
-        #expect(throws: HTTPClientError.self) {
-            try HostResolver.system.resolve(host: "no-such-host.invalid", port: 80, deadline: Deadline(after: .seconds(60)),
-                                            cancellation: ExchangeCancellation())
-        }
+        let unresolvable = try await Self.resolving(.system, Self.unresolvableHost, deadline: .seconds(60))
+        #expect(throws: HTTPClientError.self) { try unresolvable.get() }
     }
 }
