@@ -10,6 +10,7 @@ import WPNUT
 import WPPushgateway
 import WPScheduler
 import WPServer
+import WPServerMetrics
 import WPStorage
 
 /// Makes the WinPower client of a server: a `servers` entry, or for a `winpower`-only
@@ -213,8 +214,17 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         var serverConfiguration = ExporterSettings.server(configuration)
         serverConfiguration.tls = options.webSecurity.tls
         isSecure = options.webSecurity.tls != nil
-        server = HTTPServer(configuration: serverConfiguration, handler: endpoints.makeHandler(security: options.webSecurity),
-                            logger: logger.child(label: "http"), observer: scrape.requests)
+        let server = HTTPServer(configuration: serverConfiguration, handler: endpoints.makeHandler(security: options.webSecurity),
+                                logger: logger.child(label: "http"), observer: scrape.requests)
+        self.server = server
+        do {
+            try scrape.registry.register(ConnectionMetrics(prefix: "winpower_exporter_http_connections", protocolName: "HTTP") {
+                server.statistics
+            })
+        } catch {
+            store.close()
+            throw .metrics(error)
+        }
         let endpoints = self.endpoints
         do {
             pushLoop = try Self.makePushLoop(configuration.push, clock: clock, logger: logger) { endpoints.textExposition() }

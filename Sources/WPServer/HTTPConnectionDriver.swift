@@ -63,32 +63,18 @@ final class HTTPConnectionDriver: ConnectionDriver {
 
     func dropped(_ completion: EncodedResponse) {}
 
-    /// At the connection cap: the longest-open connection that has no request in progress
-    /// (idle between requests, or part of a head received), so idle or slow peers cannot lock
-    /// out new ones. A connection whose bytes wait unread in the kernel (a request that arrived
-    /// in the same loop turn) is passed over.
-    func evictionCandidate(in loop: Loop) -> HTTPConnection? {
-        let waiting = loop.connections.values.filter { $0.phase == .idle || $0.phase == .head || $0.phase == .lingering }
-        let chosen = Self.evictionCandidate(waiting.map { (id: $0.id, acceptedAt: $0.acceptedAt) }) { id in
-            guard let descriptor = loop.connections[id]?.io.descriptor, descriptor >= 0 else { return false }
-            var byte: UInt8 = 0
-            return recv(descriptor, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
+    /// At the cap, what makes room first: a connection that never sent a byte or lingers after
+    /// an error, then one with part of a head, then a keep-alive connection between requests
+    /// (a scraper's), the oldest first within each; never one whose request is in progress.
+    func evictionRank(_ connection: HTTPConnection) -> EvictionRank? {
+        switch connection.phase {
+        case .lingering: return EvictionRank(activity: 0, since: connection.acceptedAt)
+        case .idle where connection.requestCount == 0 && connection.buffer.isEmpty:
+            return EvictionRank(activity: 0, since: connection.acceptedAt)
+        case .head: return EvictionRank(activity: 1, since: connection.acceptedAt)
+        case .idle: return EvictionRank(activity: 2, since: connection.acceptedAt)
+        case .body, .processing, .writing: return nil
         }
-        return chosen.flatMap { loop.connections[$0] }
-    }
-
-    /// The oldest of `waiting` (by `acceptedAt`) without unread bytes, looking at the
-    /// `tries` oldest only (one peek each); nil when they all have a request pending.
-    static func evictionCandidate(_ waiting: [(id: UInt64, acceptedAt: Int64)], tries: Int = 8,
-                                  hasUnreadBytes: (UInt64) -> Bool) -> UInt64? {
-        var skipped = Set<UInt64>()
-        while skipped.count < tries {
-            guard let oldest = waiting.lazy.filter({ !skipped.contains($0.id) }).min(by: { $0.acceptedAt < $1.acceptedAt })
-            else { return nil }
-            if !hasUnreadBytes(oldest.id) { return oldest.id }
-            skipped.insert(oldest.id)
-        }
-        return nil
     }
 
     /// Shutdown: connections between requests close now; a request in flight is answered
@@ -103,8 +89,6 @@ final class HTTPConnectionDriver: ConnectionDriver {
     func closed(_ connection: HTTPConnection, in loop: Loop) {
         releaseBody(connection)
     }
-
-    func note(_ event: ConnectionEvent, open: Int, remoteAddress: String) {}
 
     /// Makes whatever progress the connection's phase and readiness allow.
     func drive(_ connection: HTTPConnection, in loop: Loop) {

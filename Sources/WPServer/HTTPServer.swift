@@ -27,6 +27,7 @@ public final class HTTPServer: Sendable {
     private let observer: (any RequestObserver)?
     let logger: Logger
     private let lifecycle = ListenerLifecycle()
+    private let counters = ConnectionCounters()
 
     /// Creates a server; nothing is bound until ``run()``.
     ///
@@ -71,6 +72,10 @@ public final class HTTPServer: Sendable {
     /// The bound address while listening; `nil` before and after.
     public var address: ServerAddress? { lifecycle.address }
 
+    /// What the server's connections have done since it started: accepted, refused and
+    /// evicted at the cap, closed by a timeout, open now.
+    public var statistics: ConnectionStatistics { counters.current }
+
     private func bind() throws(ServerError) -> (Reactor<HTTPConnectionDriver>, ServerAddress) {
         let before = cs_nofile_limit()
         var openFiles = before
@@ -95,7 +100,7 @@ public final class HTTPServer: Sendable {
             let driver = HTTPConnectionDriver(configuration: configuration, handler: handler, observer: observer,
                                               logger: logger)
             let loop = try Reactor(listener: descriptor, driver: driver, connectionLimit: connectionLimit, tls: tls,
-                                   tlsAtAccept: true, logger: logger)
+                                   tlsAtAccept: true, counters: counters, logger: logger)
             return (loop, address)
         } catch {
             _ = cs_close(descriptor)

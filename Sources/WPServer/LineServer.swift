@@ -61,10 +61,23 @@ public struct LineServerStatistics: Sendable, Equatable {
     public var lines = 0
 }
 
-/// The statistics, shared by the server and its loop.
-final class LineCounters: Sendable {
-    let value = Mutex(LineServerStatistics())
-    func update(_ change: (inout LineServerStatistics) -> Void) { value.withLock { change(&$0) } }
+/// Lines handled by a server, counted on its loop and read from any thread.
+final class LineCount: Sendable {
+    private let value = Atomic<Int>(0)
+    var current: Int { value.load(ordering: .relaxed) }
+    func increment() { value.add(1, ordering: .relaxed) }
+}
+
+extension LineServerStatistics {
+    init(_ connections: ConnectionStatistics, lines: Int) {
+        self.init()
+        open = connections.open
+        accepted = connections.accepted
+        refused = connections.refused
+        evicted = connections.evicted
+        timedOutOrTooLong = connections.closedByLimits
+        self.lines = lines
+    }
 }
 
 /// A TCP server for line-based protocols (the NUT network protocol): one event-loop thread of
@@ -91,6 +104,9 @@ public final class LineServer<P: LineProtocol>: Sendable {
         public var writeTimeout: Duration
         /// The certificate for `STARTTLS`; `nil` when it is not offered.
         public var tls: TLSConfiguration?
+        /// Listen backlog: connections the kernel completes before they are accepted. A short
+        /// one drops new clients' SYNs while a flood reconnects (they retry after 1 s, then 2 s).
+        public var backlog: Int = 1024
 
         public init(host: String, port: Int, maxConnections: Int = 256, maxLineLength: Int = 1024,
                     lineTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(300),
@@ -110,7 +126,8 @@ public final class LineServer<P: LineProtocol>: Sendable {
     private let lineProtocol: P
     private let logger: Logger
     private let lifecycle = ListenerLifecycle()
-    private let counters = LineCounters()
+    private let counters = ConnectionCounters()
+    private let lines = LineCount()
 
     public init(configuration: Configuration, protocol lineProtocol: P, logger: Logger) {
         self.configuration = configuration
@@ -119,7 +136,12 @@ public final class LineServer<P: LineProtocol>: Sendable {
     }
 
     /// What the server has done since it started.
-    public var statistics: LineServerStatistics { counters.value.withLock { $0 } }
+    public var statistics: LineServerStatistics {
+        LineServerStatistics(counters.current, lines: lines.current)
+    }
+
+    /// What the server's connections have done, as ``HTTPServer/statistics`` reports it.
+    public var connectionStatistics: ConnectionStatistics { counters.current }
 
     /// Binds, then serves until the task is cancelled; then closes every connection.
     ///
@@ -143,11 +165,12 @@ public final class LineServer<P: LineProtocol>: Sendable {
 
     private func bind() throws(ServerError) -> (Reactor<LineConnectionDriver<P>>, ServerAddress) {
         let tls = try TLSContextStore.make(configuration.tls, logger: logger)
-        let (descriptor, address) = try ListeningSocket.open(host: configuration.host, port: configuration.port, backlog: 128)
+        let (descriptor, address) = try ListeningSocket.open(host: configuration.host, port: configuration.port,
+                                                             backlog: configuration.backlog)
         do {
-            let driver = LineConnectionDriver(configuration: configuration, protocol: lineProtocol, counters: counters)
+            let driver = LineConnectionDriver(configuration: configuration, protocol: lineProtocol, lines: lines)
             let loop = try Reactor(listener: descriptor, driver: driver, connectionLimit: configuration.maxConnections,
-                                   tls: tls, tlsAtAccept: false, logger: logger)
+                                   tls: tls, tlsAtAccept: false, counters: counters, logger: logger)
             return (loop, address)
         } catch {
             _ = cs_close(descriptor)
@@ -166,6 +189,8 @@ final class LineConnectionDriver<P: LineProtocol>: ConnectionDriver {
         /// When the last complete line arrived (``ReactorConnection/acceptedAt`` before the
         /// first): who is evicted first.
         var lastLineAt: Int64
+        /// Complete lines received.
+        var linesReceived = 0
         /// Moved out while a line is handled.
         var session: P.Session?
         var input: [UInt8] = []
@@ -207,12 +232,13 @@ final class LineConnectionDriver<P: LineProtocol>: ConnectionDriver {
 
     private let configuration: Configuration
     private let lineProtocol: P
-    private let counters: LineCounters
+    /// Lines handled, read by ``LineServer/statistics``.
+    private let lines: LineCount
 
-    init(configuration: Configuration, protocol lineProtocol: P, counters: LineCounters) {
+    init(configuration: Configuration, protocol lineProtocol: P, lines: LineCount) {
         self.configuration = configuration
         self.lineProtocol = lineProtocol
-        self.counters = counters
+        self.lines = lines
     }
 
     // MARK: ConnectionDriver
@@ -239,18 +265,19 @@ final class LineConnectionDriver<P: LineProtocol>: ConnectionDriver {
         lineProtocol.close(completion.1)
     }
 
-    /// The unprotected connection whose last complete line is oldest (one that never sent one
-    /// counts from its accept), so a flood of connections that never finish a line makes room
-    /// from among its own, not from clients busy logging in; `nil` when every connection is
-    /// protected.
-    func evictionCandidate(in loop: Loop) -> Connection? {
-        loop.connections.values
-            .filter { connection in connection.session.map { !lineProtocol.isProtected($0) } ?? false }
-            .min { ($0.lastLineAt, $0.acceptedAt) < ($1.lastLineAt, $1.acceptedAt) }
+    /// At the cap, what makes room first: a connection that never sent a byte, then one that
+    /// sent part of a line only, then one that talked (the one whose last complete line is
+    /// oldest), the oldest first within each; never a protected one (a logged-in monitor) nor
+    /// one whose line is being handled. A flood of connections that never finish a line makes
+    /// room from among its own, not from clients busy logging in or polling.
+    func evictionRank(_ connection: Connection) -> EvictionRank? {
+        guard let session = connection.session, !lineProtocol.isProtected(session) else { return nil }
+        if connection.linesReceived > 0 { return EvictionRank(activity: 2, since: connection.lastLineAt) }
+        return EvictionRank(activity: connection.input.isEmpty ? 0 : 1, since: connection.acceptedAt)
     }
 
     func deadlinePassed(_ connection: Connection, now: Int64, in loop: Loop) {
-        counters.update { $0.timedOutOrTooLong += 1 }
+        loop.counters.update { $0.closedByLimits += 1 }
         loop.close(connection)
     }
 
@@ -263,18 +290,6 @@ final class LineConnectionDriver<P: LineProtocol>: ConnectionDriver {
     func closed(_ connection: Connection, in loop: Loop) {
         if let session = connection.session { lineProtocol.close(session) }
         connection.session = nil
-    }
-
-    func note(_ event: ConnectionEvent, open: Int, remoteAddress: String) {
-        counters.update { statistics in
-            switch event {
-            case .accepted: statistics.accepted += 1
-            case .refused: statistics.refused += 1
-            case .evicted: statistics.evicted += 1
-            case .closed: break
-            }
-            statistics.open = open
-        }
     }
 
     // MARK: Lines
@@ -327,7 +342,8 @@ final class LineConnectionDriver<P: LineProtocol>: ConnectionDriver {
         guard var session = connection.session else { return false }
         connection.session = nil
         connection.handling = true
-        counters.update { $0.lines += 1 }
+        connection.linesReceived += 1
+        lines.increment()
         let lineProtocol = self.lineProtocol
         let id = connection.id
         connection.task = Task {
@@ -393,7 +409,7 @@ final class LineConnectionDriver<P: LineProtocol>: ConnectionDriver {
 
     /// Writes `reply` (best effort) and closes the connection.
     private func refuse(_ connection: Connection, _ reply: [UInt8], in loop: Loop) {
-        counters.update { $0.timedOutOrTooLong += 1 }
+        loop.counters.update { $0.closedByLimits += 1 }
         connection.input = []
         if !reply.isEmpty { startWrite(connection, LineReply(reply, then: .close), in: loop) } else { loop.close(connection) }
     }

@@ -33,14 +33,40 @@ class ReactorConnection {
     }
 }
 
-/// What the ``Reactor`` reports to its driver about the connection table.
-enum ConnectionEvent {
-    case accepted
-    /// Refused at the cap: nothing could be evicted.
-    case refused
-    /// Closed to make room at the cap.
-    case evicted
-    case closed
+/// What a server's connections have done since it started (``HTTPServer/statistics``,
+/// ``LineServer/statistics``).
+public struct ConnectionStatistics: Sendable, Equatable {
+    /// Connections open now.
+    public var open = 0
+    public var accepted = 0
+    /// Refused at the cap: no open connection could be closed to make room.
+    public var refused = 0
+    /// Closed to make room for a new connection at the cap.
+    public var evicted = 0
+    /// Closed by a limit: a request or line too long or not finished in time, idleness, a
+    /// reply the peer did not take in time.
+    public var closedByLimits = 0
+
+    public init() {}
+}
+
+/// A server's ``ConnectionStatistics``, kept by its reactor and read from any thread.
+final class ConnectionCounters: Sendable {
+    private let value = Mutex(ConnectionStatistics())
+    var current: ConnectionStatistics { value.withLock { $0 } }
+    func update(_ change: (inout ConnectionStatistics) -> Void) { value.withLock { change(&$0) } }
+}
+
+/// How readily a connection makes room at the cap: the lowest rank goes first. `activity`
+/// says what the connection has done (0: nothing, or nothing worth keeping; higher: more),
+/// `since` orders equal activity (the oldest first).
+struct EvictionRank: Comparable {
+    var activity: Int
+    var since: Int64
+
+    static func < (lhs: EvictionRank, rhs: EvictionRank) -> Bool {
+        (lhs.activity, lhs.since) < (rhs.activity, rhs.since)
+    }
 }
 
 /// A protocol served by a ``Reactor`` (HTTP/1.1, a line protocol): what happens on a
@@ -65,16 +91,15 @@ protocol ConnectionDriver: AnyObject {
     func complete(_ connection: Connection, _ completion: Completion, in loop: Reactor<Self>)
     /// A handler finished for a connection that is gone, or after the loop stopped.
     func dropped(_ completion: Completion)
-    /// At the cap: the connection to close to make room for a new one; `nil` refuses the new one.
-    func evictionCandidate(in loop: Reactor<Self>) -> Connection?
+    /// How readily the connection may be closed to make room at the cap; `nil` when it must
+    /// not be (a request in progress, a logged-in monitor).
+    func evictionRank(_ connection: Connection) -> EvictionRank?
     /// The connection's deadline passed.
     func deadlinePassed(_ connection: Connection, now: Int64, in loop: Reactor<Self>)
     /// Shutdown began: close the connection now or let it finish (within the grace period).
     func drain(_ connection: Connection, in loop: Reactor<Self>)
     /// The connection left the table; its socket is closed right after.
     func closed(_ connection: Connection, in loop: Reactor<Self>)
-    /// The connection table changed (`open` connections now).
-    func note(_ event: ConnectionEvent, open: Int, remoteAddress: String)
 }
 
 /// The one epoll event loop under ``HTTPServer`` and ``LineServer``: a thread of its own owning
@@ -107,6 +132,9 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
 
     let driver: Driver
     let logger: Logger
+    /// The server's connection statistics: the reactor counts accepts, refusals, evictions and
+    /// open connections; drivers count closes by a limit.
+    let counters: ConnectionCounters
     /// Connections allowed at once.
     let connectionLimit: Int
     /// TLS contexts: a handshake starts at accept when `tlsAtAccept`, else when the driver asks.
@@ -130,7 +158,7 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
 
     /// Takes ownership of the listening socket once it returns (the caller closes it when this throws).
     init(listener: Int32, driver: Driver, connectionLimit: Int, tls: TLSContextStore?, tlsAtAccept: Bool,
-         logger: Logger) throws(ServerError) {
+         counters: ConnectionCounters, logger: Logger) throws(ServerError) {
         let epoll = cs_epoll_create()
         guard epoll >= 0 else { throw .system(operation: "epoll_create1", reason: Self.message(-epoll)) }
         let wake = cs_eventfd()
@@ -144,6 +172,7 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
         self.wakeDescriptor = wake
         self.listener = listener
         self.driver = driver
+        self.counters = counters
         self.connectionLimit = max(1, connectionLimit)
         self.tls = tls
         self.tlsAtAccept = tlsAtAccept && tls != nil
@@ -330,14 +359,14 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
             }
             let remote = String(decoding: peer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             if connections.count >= connectionLimit {
-                guard let victim = driver.evictionCandidate(in: self) else {
+                guard let victim = evictionCandidate() else {
                     _ = cs_close(descriptor)
                     logger.debug("connection refused: limit reached", ["limit": .int(connectionLimit)])
-                    driver.note(.refused, open: connections.count, remoteAddress: remote)
+                    counters.update { $0.refused += 1 }
                     continue
                 }
                 logger.debug("connection closed to make room", ["remote": .string(victim.remoteAddress)])
-                driver.note(.evicted, open: connections.count, remoteAddress: victim.remoteAddress)
+                counters.update { $0.evicted += 1 }
                 close(victim)
             }
             var io: any ConnectionIO = SocketIO(descriptor: descriptor)
@@ -358,8 +387,39 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
                 continue
             }
             connections[id] = connection
-            driver.note(.accepted, open: connections.count, remoteAddress: remote)
+            counters.update {
+                $0.accepted += 1
+                $0.open = connections.count
+            }
         }
+    }
+
+    /// At the cap: the connection of lowest ``EvictionRank`` whose socket holds no unread bytes
+    /// (a request that arrived in this loop turn is not passed over for a quiet one).
+    private func evictionCandidate() -> Driver.Connection? {
+        let ranked = connections.values.compactMap { connection in
+            driver.evictionRank(connection).map { (id: connection.id, rank: $0) }
+        }
+        let chosen = Self.evictionCandidate(ranked) { id in
+            guard let descriptor = connections[id]?.io.descriptor, descriptor >= 0 else { return false }
+            var byte: UInt8 = 0
+            return recv(descriptor, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
+        }
+        return chosen.flatMap { connections[$0] }
+    }
+
+    /// The lowest-ranked of `ranked` without unread bytes, looking at the `tries` lowest only
+    /// (one peek each); nil when they all have bytes pending.
+    static func evictionCandidate(_ ranked: [(id: UInt64, rank: EvictionRank)], tries: Int = 8,
+                                  hasUnreadBytes: (UInt64) -> Bool) -> UInt64? {
+        var skipped = Set<UInt64>()
+        while skipped.count < tries {
+            guard let lowest = ranked.lazy.filter({ !skipped.contains($0.id) }).min(by: { $0.rank < $1.rank })
+            else { return nil }
+            if !hasUnreadBytes(lowest.id) { return lowest.id }
+            skipped.insert(lowest.id)
+        }
+        return nil
     }
 
     /// A TLS session from the current (possibly just reloaded) context; `nil` when none.
@@ -428,7 +488,7 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
         connection.task?.cancel()
         connection.task = nil
         driver.closed(connection, in: self)
-        driver.note(.closed, open: connections.count, remoteAddress: connection.remoteAddress)
+        counters.update { $0.open = connections.count }
         _ = cs_epoll_del(epoll, connection.io.descriptor)
         connection.io.close()
     }

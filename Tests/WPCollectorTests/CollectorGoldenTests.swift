@@ -24,6 +24,7 @@ import WPTestSupport
         "process_virtual_memory_max_bytes",
         "winpower_exporter_nut_connections_open", "winpower_exporter_nut_connections_total", "winpower_exporter_nut_logins",
         "winpower_exporter_nut_commands_total",
+        "winpower_exporter_http_connections_open", "winpower_exporter_http_connections_total",
     ]
 
     /// The fixed scenario: a stored total for the first device, a stored outage ledger (two

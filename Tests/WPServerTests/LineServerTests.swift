@@ -191,6 +191,34 @@ private final class LineGate: Sendable {
         }
     }
 
+    /// Churn: connections that never send a byte hold the table. A client that talked (not
+    /// logged in, accepted before all of them) outlives them: room is made from the silent
+    /// ones, oldest first, whatever their age against the talker's.
+    @Test func silentConnectionsMakeRoomBeforeAClientThatTalked() async throws {
+        try await Self.serving(.init(host: "127.0.0.1", port: 0, maxConnections: 3)) { port, server in
+            let talker = try await TestHTTPClient.connect(port: port)
+            try await talker.send("poll\n")
+            #expect(try await talker.readLine() == "POLL #1")
+            let silent = [try await TestHTTPClient.connect(port: port), try await TestHTTPClient.connect(port: port)]
+            var newcomers: [TestHTTPClient] = []
+            defer { for client in newcomers { client.close() } }
+            for round in 1...2 {
+                let newcomer = try await TestHTTPClient.connect(port: port)
+                newcomers.append(newcomer)
+                try await newcomer.send("hello\n")
+                #expect(try await newcomer.readLine() == "HELLO #1")
+                // Round 2: the first newcomer talked too, later than the talker; still the
+                // silent one goes.
+                #expect(await silent[round - 1].isClosedByServer(), "round \(round)")
+            }
+            try await talker.send("again\n")
+            #expect(try await talker.readLine() == "AGAIN #2")
+            #expect(server.statistics.evicted == 2)
+            talker.close()
+            for client in silent { client.close() }
+        }
+    }
+
     /// A slow sender (half a line, then nothing) is closed at the line deadline, an idle one
     /// at the idle timeout; the protocol hears of every close.
     @Test func slowAndIdleConnectionsAreClosed() async throws {

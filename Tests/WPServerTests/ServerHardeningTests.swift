@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import WPLogging
 import WPServer
 import WPTestSupport
 
@@ -128,20 +129,49 @@ final class EventRecorder: RequestObserver {
 
     @Test func atTheCapANewConnectionReplacesTheOldestWaitingOne() async throws {
         try await withTestServer(EchoHandler(), configuration: configuration { $0.maxConnections = 2 }) { port in
-            let idle = try await TestHTTPClient.connect(port: port)
-            try await idle.send(get("/one"))
-            #expect(try await idle.readResponse().status == 200)
-            let partial = try await TestHTTPClient.connect(port: port)
-            try await partial.send("GET /two HTTP/1.1\r\n")
-            // Both slots are taken by connections with no request in progress; a third still gets served.
+            let older = try await TestHTTPClient.connect(port: port)
+            try await older.send(get("/one"))
+            #expect(try await older.readResponse().status == 200)
+            let newer = try await TestHTTPClient.connect(port: port)
+            defer { newer.close() }
+            try await newer.send(get("/two"))
+            #expect(try await newer.readResponse().status == 200)
+            // Both slots are taken by keep-alive connections between requests; a third still gets served.
             let fresh = try await TestHTTPClient.connect(port: port)
             defer { fresh.close() }
             try await fresh.send(get("/three"))
             #expect(try await fresh.readResponse().status == 200)
-            // The oldest (the idle keep-alive connection) made room.
-            #expect(await idle.isClosedByServer())
-            idle.close()
-            partial.close()
+            // The older one made room.
+            #expect(await older.isClosedByServer())
+            older.close()
+            try await newer.send(get("/four"))
+            #expect(try await newer.readResponse().status == 200)
         }
+    }
+
+    /// What a connection has done outranks its age: a connection that never sent a byte makes
+    /// room before an older keep-alive connection that was served (a scraper's), and the
+    /// evictions are counted.
+    @Test func atTheCapASilentConnectionMakesRoomBeforeAServedOne() async throws {
+        let server = HTTPServer(configuration: configuration { $0.maxConnections = 2 }, handler: EchoHandler(),
+                                logger: .disabled)
+        let task = Task { try await server.run() }
+        defer { task.cancel() }
+        let port = try await server.waitUntilListening().port
+        let served = try await TestHTTPClient.connect(port: port)
+        defer { served.close() }
+        try await served.send(get("/one"))
+        #expect(try await served.readResponse().status == 200)
+        let silent = try await TestHTTPClient.connect(port: port)
+        let fresh = try await TestHTTPClient.connect(port: port)
+        defer { fresh.close() }
+        try await fresh.send(get("/two"))
+        #expect(try await fresh.readResponse().status == 200)
+        #expect(await silent.isClosedByServer())
+        silent.close()
+        try await served.send(get("/three"))
+        #expect(try await served.readResponse().status == 200)
+        let statistics = server.statistics
+        #expect(statistics.evicted == 1 && statistics.accepted == 3 && statistics.refused == 0)
     }
 }

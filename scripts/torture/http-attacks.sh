@@ -5,7 +5,7 @@
 # (scripts/torture/attacker.py) stop themselves and everything is killed on exit.
 #
 #   scripts/torture/http-attacks.sh [--check|--survive] [SECONDS]    # default 15
-#   ATTACKS="2 5" scripts/torture/http-attacks.sh ...                  # a subset (default 1 2 4 5 6)
+#   ATTACKS="2 5" scripts/torture/http-attacks.sh ...                  # a subset (default 1 2 4 5 6 7)
 #
 #   1 chunked POST /metrics of 1-byte chunks with 1000-byte extensions, one connection
 #   2 300 connections from 127.0.0.2 with a wrong basic-auth password (cost-10 bcrypt)
@@ -13,10 +13,14 @@
 #   5 the exporter under `ulimit -n 128` and 200 idle connections
 #   6 the NUT port (nut.max_connections 64): 300 connections sending a line a byte a second
 #     and 4 pipelining junk commands, while a logged-in monitor polls GET VAR every 100 ms
+#   7 NUT churn (nut.max_connections 256, the default): 300 silent connections reconnecting as
+#     fast as they are closed, while talking clients connect afresh: upsc every 300 ms (when
+#     installed) and a login (USERNAME, PASSWORD, LOGIN, LOGOUT) every 300 ms
 #
 # Goals: scrape median ≤ 100 ms and max ≤ 1 s, /-/healthy ≤ 100 ms, peak RSS ≤ 100 MB; attack 2
 # also authenticated scrape p99 ≤ 250 ms and no collection skipped; attack 6 also the monitor's
-# GET VAR p99 ≤ 100 ms, never disconnected. Each is printed PASS/FAIL.
+# GET VAR p99 ≤ 100 ms, never disconnected; attack 7 also no failed poll or login. Each is
+# printed PASS/FAIL.
 # Exit status: by default (--survive, spelled out in CI) 0 unless the exporter dies, or
 # /-/healthy fails every probe of an attack or after it: latency is reported only, since shared
 # CI machines are noisy. --check also fails on any missed goal.
@@ -44,7 +48,7 @@ verdict() {  # verdict WHAT VALUE LIMIT: PASS when VALUE ≤ LIMIT
 run_attack() {
     local title=$1
     shift
-    case " ${ATTACKS:-1 2 4 5 6} " in *" ${title:7:1} "*) ;; *) return ;; esac
+    case " ${ATTACKS:-1 2 4 5 6 7} " in *" ${title:7:1} "*) ;; *) return ;; esac
     local log="$work/server-$((++attack_number)).log"
     rm -rf "$work/data"
     start_exporter "$log" "${exporter_args[@]}"
@@ -54,6 +58,51 @@ run_attack() {
     local target=$port monitor="" flood=""
     if [ -n "${nut_attack:-}" ]; then
         target=$(grep '"line server listening"' "$log" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2)
+    fi
+    if [ "${nut_attack:-}" = churn ]; then
+        # Talking clients, each on a fresh connection: upsc (when installed) and a login.
+        python3 - "$target" "$seconds" >"$work/talkers.out" 2>&1 <<'PY' &
+import shutil, socket, subprocess, sys, time
+sys.path.insert(0, "scripts")
+from nutclient import ask, first_ups
+port, seconds = int(sys.argv[1]), float(sys.argv[2])
+with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
+    conn.settimeout(5)
+    name = first_ups(conn)  # before the churn builds up
+time.sleep(1)  # as the scrapes: the churn builds up first
+deadline = time.monotonic() + seconds - 1.5
+upsc = shutil.which("upsc")
+counts = {"upsc": [0, 0], "login": [0, 0]}
+times = {"upsc": [], "login": []}
+while time.monotonic() < deadline:
+    if upsc:
+        counts["upsc"][1] += 1
+        started = time.perf_counter()
+        try:
+            run = subprocess.run([upsc, f"{name}@127.0.0.1:{port}", "ups.status"], capture_output=True, timeout=10)
+            counts["upsc"][0] += run.returncode == 0 and run.stdout.strip() != b""
+        except subprocess.TimeoutExpired:
+            pass
+        times["upsc"].append((time.perf_counter() - started) * 1000)
+    counts["login"][1] += 1
+    started = time.perf_counter()
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
+            conn.settimeout(5)
+            if all(ask(conn, line).startswith(b"OK") for line in
+                   ("USERNAME monuser", "PASSWORD attack-secret", "LOGIN " + name, "LOGOUT")):
+                counts["login"][0] += 1
+    except (OSError, SystemExit):
+        pass
+    times["login"].append((time.perf_counter() - started) * 1000)
+    time.sleep(0.3)
+for kind, (good, total) in counts.items():
+    if total:
+        spent = sorted(times[kind])
+        print(f"{kind} {good} {total} {spent[len(spent) // 2]:.1f} {spent[-1]:.1f}")
+PY
+        monitor=$!
+    elif [ -n "${nut_attack:-}" ]; then
         # The monitor: logged in like upsmon, one GET VAR every 100 ms, each timed.
         python3 - "$target" "$seconds" >"$work/monitor.ms" 2>"$work/monitor.err" <<'PY' &
 import socket, sys, time
@@ -88,7 +137,10 @@ PY
         sleep 0.1
     done
     wait "$attack" || true
-    if [ -n "$monitor" ]; then
+    if [ "${nut_attack:-}" = churn ]; then
+        wait "$monitor" 2>/dev/null || true
+        monitor=""
+    elif [ -n "$monitor" ]; then
         wait "$monitor" 2>/dev/null || { echo "    FAIL the logged-in NUT monitor: $(cat "$work/monitor.err")"; dead=1; }
         wait "$flood" 2>/dev/null || true
         cat "$work/flood.log"
@@ -120,6 +172,15 @@ PY
         verdict "NUT monitor p99" "$p99" 100
         verdict "NUT monitor failures" "$failures" 0
     fi
+    if [ "${nut_attack:-}" = churn ]; then
+        local kind good total median worst
+        while read -r kind good total median worst; do
+            echo "  $kind on a fresh connection: $good of $total answered, median ${median} ms, worst ${worst} ms"
+            verdict "$kind failures" "$((total - good))" 0
+        done <"$work/talkers.out"
+        grep -q login "$work/talkers.out" || { echo "    FAIL no talking client ran: $(tail -3 "$work/talkers.out")"; failed=1; }
+        echo "  NUT connections: $(curl -sf "$base/metrics" "${auth[@]}" | grep '^winpower_exporter_nut_connections_total' | tr '\n' ' ')"
+    fi
     # /-/healthy must still answer once the attack is over.
     curl -sf -m 5 "$base/-/healthy" >/dev/null || { echo "    FAIL /-/healthy stopped answering"; dead=1; }
     kill "$server" 2>/dev/null || true
@@ -149,6 +210,8 @@ exporter_env=()
 printf 'users:\n  monuser:\n    password: attack-secret\n    upsmon: secondary\n' >"$work/nut-users.yml"
 exporter_args=(--nut.listen 127.0.0.1:0 --nut.max_connections 64 --nut.users_file "$work/nut-users.yml") nut_attack=1
 run_attack "attack 6: NUT port, 300 slowloris + 4 junk floods, max 64 connections, a logged-in monitor" nut-slow 300
+exporter_args=(--nut.listen 127.0.0.1:0 --nut.users_file "$work/nut-users.yml") nut_attack=churn
+run_attack "attack 7: NUT port, 300 silent connections reconnecting, max 256 connections, upsc and fresh logins" idle 300
 exporter_args=() nut_attack=""
 
 if [ "$dead" = 1 ]; then echo "$name: FAIL: the exporter died or stopped answering"; exit 1; fi
