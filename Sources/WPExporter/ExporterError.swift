@@ -1,5 +1,6 @@
 import WPMetrics
 import WPPushgateway
+import WPServer
 
 /// Why an ``Exporter`` could not be built. Each case names the configuration key at fault the
 /// way `check-config` does, so the message tells an operator what to change.
@@ -16,6 +17,9 @@ public enum ExporterError: Error, Sendable, CustomStringConvertible {
     case metrics(MetricsError)
     /// The NUT server cannot be set up (`nut.users_file` unreadable or invalid).
     case nut(reason: String)
+    /// The open-files limit is too low to serve at all (a configuration error of the process:
+    /// the command-line tool exits 78).
+    case openFiles(DescriptorBudgetError)
 
     public var description: String {
         switch self {
@@ -31,6 +35,8 @@ public enum ExporterError: Error, Sendable, CustomStringConvertible {
             return "registering the exporter's own metrics: \(error)"
         case .nut(let reason):
             return reason
+        case .openFiles(let error):
+            return error.description
         }
     }
 }

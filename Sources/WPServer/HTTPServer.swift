@@ -77,20 +77,19 @@ public final class HTTPServer: Sendable {
     public var statistics: ConnectionStatistics { counters.current }
 
     private func bind() throws(ServerError) -> (Reactor<HTTPConnectionDriver>, ServerAddress) {
-        let before = cs_nofile_limit()
+        let before = OpenFilesLimit.current
         var openFiles = before
         if configuration.raiseOpenFilesLimit {
-            openFiles = cs_raise_nofile_limit()
-            if openFiles > before {
+            openFiles = OpenFilesLimit.raiseToHardLimit()
+            if let before, let openFiles, openFiles > before {
                 logger.info("raised open files limit", ["from": .int(before), "to": .int(openFiles)])
             }
-            if openFiles < 0 { openFiles = before }
         }
-        let limit = openFiles > 0 ? openFiles : Int.max
+        let limit = openFiles ?? Int.max
         let connectionLimit = HTTPConnectionDriver.connectionLimit(configuration: configuration, openFilesLimit: limit)
         if connectionLimit < configuration.maxConnections {
             logger.info("connection cap lowered to fit the open files limit",
-                        ["open_files": .int(openFiles), "reserved": .int(configuration.reservedDescriptors),
+                        ["open_files": .int(limit), "reserved": .int(configuration.reservedDescriptors),
                          "max_connections": .int(connectionLimit)])
         }
         let tls = try TLSContextStore.make(configuration.tls, logger: logger)

@@ -16,12 +16,13 @@ enum ExitCode: Int32, Sendable, Equatable {
     /// maps errors the same way.
     ///
     /// - Parameter error: The error thrown by parsing, loading or a run hook.
-    /// - Returns: `.usage` for ``UsageError``, `.configuration` for `ConfigurationError`,
-    ///   `.runtimeFailure` for anything else.
+    /// - Returns: `.usage` for ``UsageError``, `.configuration` for `ConfigurationError` and an
+    ///   open-files limit too low to serve, `.runtimeFailure` for anything else.
     static func forError(_ error: any Error) -> ExitCode {
         switch error {
         case is UsageError: return .usage
         case is ConfigurationError: return .configuration
+        case ExporterError.openFiles: return .configuration
         default: return .runtimeFailure
         }
     }

@@ -74,6 +74,25 @@ import WPTestSupport
         }
     }
 
+    /// `ulimit -n 20` cannot serve a single connection beside what the process holds: the
+    /// server exits 78 naming the limit and what to raise it to, instead of running deaf.
+    @Test func anOpenFilesLimitTooLowToServeExits78WithTheNumbers() async throws {
+        try await Self.withTemporaryDirectory { directory in
+            let file = directory.appendingPathComponent("config.yaml")
+            try "server:\n  port: 0\nstorage:\n  data_dir: \(directory.path)/data\nwinpower:\n  base_url: http://127.0.0.1:9\n  username: u\n  password: limit-secret\n"
+                .write(to: file, atomically: true, encoding: .utf8)
+            let child = try ChildProcess("/bin/sh", ["-c", "ulimit -n 20 && exec \"$0\" \"$@\"", try Self.binary().path,
+                                                      "server", "--config", file.path],
+                                         environment: ["HOME": directory.path], directory: directory.path)
+            let status = await child.exitStatus(limit: .seconds(120))
+            #expect(status == 78, "\(child.standardError)")
+            #expect(child.standardError.contains("the open files limit (ulimit -n) is 20, too low to serve"))
+            #expect(child.standardError.contains("raise the limit"))
+            #expect(!child.standardError.contains("limit-secret") && !child.standardOutput.contains("limit-secret"))
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("data/wpexporter.lock").path))
+        }
+    }
+
     @Test func exitCodesFromTheProcess() async throws {
         try await Self.withTemporaryDirectory { directory in
             let invalid = try await Self.run(["check-config", "--port", "65536"], in: directory, environment: ["HOME": directory.path])

@@ -1,0 +1,82 @@
+import WPCSystem
+
+/// The process's open-files limit (`ulimit -n`), read and raised the way ``HTTPServer`` does at
+/// start.
+public enum OpenFilesLimit {
+    /// The soft limit now; `nil` when unlimited or unknown.
+    public static var current: Int? {
+        let limit = cs_nofile_limit()
+        return limit > 0 ? limit : nil
+    }
+
+    /// Raises the soft limit to the hard limit (as the Go runtime does) and returns the limit
+    /// then in force; `nil` when unlimited or unknown.
+    public static func raiseToHardLimit() -> Int? {
+        let raised = cs_raise_nofile_limit()
+        return raised > 0 ? raised : current
+    }
+}
+
+/// How a process's open-files limit is shared between what it must hold (its own files,
+/// event loops, sockets to upstream servers) and connections from clients: the HTTP and line
+/// servers' caps come out of what is left, and a limit too low to serve at all is an error
+/// naming the numbers, not a server that accepts and never answers.
+public struct DescriptorBudget: Sendable, Equatable {
+    /// The fewest connections a listener is given: fewer cannot serve a scraper and a prober.
+    public static let minimumConnections = 4
+
+    /// The open-files limit shared out.
+    public var limit: Int
+    /// Descriptors the process holds apart from client connections.
+    public var reserved: Int
+    /// The HTTP listener's connection cap.
+    public var httpConnections: Int
+    /// The line server's (NUT's) connection cap; 0 without one.
+    public var lineConnections: Int
+
+    /// Shares `limit` out: `reserved` first, then the line server gets up to
+    /// `lineConnections` but at most a quarter of the rest (never under
+    /// ``minimumConnections``), the HTTP listener up to `httpConnections` of what remains.
+    ///
+    /// - Throws: ``DescriptorBudgetError`` when either listener would get fewer than
+    ///   ``minimumConnections``.
+    public init(limit: Int, reserved: Int, httpConnections: Int, lineConnections: Int?) throws(DescriptorBudgetError) {
+        self.limit = limit
+        self.reserved = reserved
+        var available = limit - reserved
+        if let wanted = lineConnections {
+            self.lineConnections = min(wanted, max(Self.minimumConnections, available / 4))
+            available -= self.lineConnections
+        } else {
+            self.lineConnections = 0
+        }
+        self.httpConnections = min(httpConnections, available)
+        let needed = reserved + Self.minimumConnections + (lineConnections == nil ? 0 : Self.minimumConnections)
+        guard self.httpConnections >= Self.minimumConnections, limit >= needed else {
+            throw DescriptorBudgetError(limit: limit, reserved: reserved, needed: needed)
+        }
+    }
+
+    /// What ``HTTPServer/Configuration/reservedDescriptors`` must be for the HTTP cap to be
+    /// ``httpConnections``: everything but HTTP connections.
+    public var reservedForHTTP: Int { limit - httpConnections }
+}
+
+/// The open-files limit is too low to serve at all.
+public struct DescriptorBudgetError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var limit: Int
+    public var reserved: Int
+    public var needed: Int
+
+    public init(limit: Int, reserved: Int, needed: Int) {
+        self.limit = limit
+        self.reserved = reserved
+        self.needed = needed
+    }
+
+    public var description: String {
+        "the open files limit (ulimit -n) is \(limit), too low to serve: \(reserved) descriptors are needed before "
+            + "any client connection and at least \(DescriptorBudget.minimumConnections) per listener, \(needed) in all; "
+            + "raise the limit (ulimit -n, systemd LimitNOFILE=, docker --ulimit nofile=) to at least \(needed)"
+    }
+}
