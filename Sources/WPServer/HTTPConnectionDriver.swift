@@ -114,40 +114,23 @@ final class HTTPConnectionDriver: ConnectionDriver {
                 loop.readNextTurn(connection)
                 return
             }
-            switch connection.io.read(into: loop.scratch) {
-            case .bytes(let count):
-                budget -= count
-                connection.buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: loop.scratch[..<count]))
-                // A short read drained the socket; with edge-triggered epoll, bytes arriving
-                // later raise a new event, so no extra read is needed to see EAGAIN. Not so
-                // for a FIN reported together with the data: keep reading until end of stream.
-                if count < loop.scratch.count, !connection.peerClosed { connection.readable = false }
-                parseBuffered(connection, in: loop)
-                if !connection.readable { return }
-            case .wouldBlock:
-                connection.readable = false
-                return
-            case .endOfStream, .failed:
-                loop.close(connection)
-                return
-            }
+            guard let count = loop.read(connection, into: loop.scratch) else { return }
+            budget -= count
+            connection.buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: loop.scratch[..<count]))
+            // A short read drained the socket; with edge-triggered epoll, bytes arriving
+            // later raise a new event, so no extra read is needed to see EAGAIN. Not so
+            // for a FIN reported together with the data: keep reading until end of stream.
+            if count < loop.scratch.count, !connection.peerClosed { connection.readable = false }
+            parseBuffered(connection, in: loop)
+            if !connection.readable { return }
         }
     }
 
     /// Reads and drops the peer's leftovers until it closes, a limit, or the linger deadline.
     private func discardAvailable(_ connection: HTTPConnection, in loop: Loop) {
-        while loop.isOpen(connection) {
-            switch connection.io.read(into: loop.scratch) {
-            case .bytes(let count):
-                connection.discarded += count
-                if connection.discarded > Self.maxLingerBytes { loop.close(connection) }
-            case .wouldBlock:
-                connection.readable = false
-                return
-            case .endOfStream, .failed:
-                loop.close(connection)
-                return
-            }
+        while loop.isOpen(connection), let count = loop.read(connection, into: loop.scratch) {
+            connection.discarded += count
+            if connection.discarded > Self.maxLingerBytes { loop.close(connection) }
         }
     }
 

@@ -305,21 +305,12 @@ final class LineConnectionDriver<P: LineProtocol>: ConnectionDriver {
         if dispatchBufferedLine(connection, in: loop) { return }
         guard connection.readable else { return }
         let buffer = UnsafeMutableRawBufferPointer(rebasing: loop.scratch[0..<min(Self.readSize, loop.scratch.count)])
-        while true {
-            switch connection.io.read(into: buffer) {
-            case .bytes(let count):
-                if connection.input.isEmpty { connection.lineDeadline = cs_monotonic_ns().adding(configuration.lineTimeout) }
-                connection.input.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-                if dispatchBufferedLine(connection, in: loop) { return }
-                if connection.input.count > configuration.maxLineLength {
-                    refuse(connection, lineProtocol.tooLongReply, in: loop)
-                    return
-                }
-            case .wouldBlock:
-                connection.readable = false
-                return
-            case .endOfStream, .failed:
-                loop.close(connection)
+        while let count = loop.read(connection, into: buffer) {
+            if connection.input.isEmpty { connection.lineDeadline = cs_monotonic_ns().adding(configuration.lineTimeout) }
+            connection.input.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            if dispatchBufferedLine(connection, in: loop) { return }
+            if connection.input.count > configuration.maxLineLength {
+                refuse(connection, lineProtocol.tooLongReply, in: loop)
                 return
             }
         }

@@ -477,6 +477,22 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
         }
     }
 
+    /// Reads once from the connection into `buffer`: the byte count, or `nil` when nothing
+    /// more can be read now (the read would block: ``ReactorConnection/readable`` is cleared)
+    /// or the connection ended (then it is closed: ``isOpen(_:)`` says which).
+    func read(_ connection: Driver.Connection, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        switch connection.io.read(into: buffer) {
+        case .bytes(let count):
+            return count
+        case .wouldBlock:
+            connection.readable = false
+            return nil
+        case .endOfStream, .failed:
+            close(connection)
+            return nil
+        }
+    }
+
     /// Whether the connection is still in the table.
     func isOpen(_ connection: Driver.Connection) -> Bool {
         connections[connection.id] != nil
