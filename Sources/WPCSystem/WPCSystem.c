@@ -19,11 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
-int cs_listen(const char *host, int port, int backlog) {
+int cs_bind_socket(const char *host, int port, int type, int backlog) {
     struct addrinfo hints;
     memset(&hints, 0, sizeof hints);
     hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_socktype = type;
     hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
     char service[16];
     snprintf(service, sizeof service, "%d", port);
@@ -34,9 +34,11 @@ int cs_listen(const char *host, int port, int backlog) {
     for (struct addrinfo *ai = result; ai != NULL; ai = ai->ai_next) {
         int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
         if (fd < 0) { last_error = errno; continue; }
+        // TCP: a restart can bind while old connections sit in TIME_WAIT. Never for UDP,
+        // where SO_REUSEADDR lets a second socket share the port silently.
         int one = 1;
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, backlog) == 0) {
+        if (type == SOCK_STREAM) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && (type != SOCK_STREAM || listen(fd, backlog) == 0)) {
             freeaddrinfo(result);
             return fd;
         }
@@ -45,6 +47,10 @@ int cs_listen(const char *host, int port, int backlog) {
     }
     freeaddrinfo(result);
     return -last_error;
+}
+
+int cs_listen(const char *host, int port, int backlog) {
+    return cs_bind_socket(host, port, SOCK_STREAM, backlog);
 }
 
 const char *cs_listen_error(int code) {
@@ -67,6 +73,41 @@ static void format_address(const struct sockaddr_storage *ss, char *host, size_t
     }
 }
 
+/// "ip:port", or "[ip6]:port".
+static void format_peer(const struct sockaddr_storage *ss, char *peer, size_t peer_len) {
+    char host[INET6_ADDRSTRLEN];
+    int port = 0;
+    format_address(ss, host, sizeof host, &port);
+    if (ss->ss_family == AF_INET6) snprintf(peer, peer_len, "[%s]:%d", host, port);
+    else snprintf(peer, peer_len, "%s:%d", host, port);
+}
+
+long cs_recv_datagram(int fd, void *buffer, size_t length, cs_peer *peer, char *text, size_t text_len) {
+    for (;;) {
+        peer->length = sizeof peer->address;
+        ssize_t n = recvfrom(fd, buffer, length, MSG_DONTWAIT | MSG_TRUNC, (struct sockaddr *)&peer->address,
+                             &peer->length);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return -errno;
+        }
+        format_peer(&peer->address, text, text_len);
+        return (long)n;
+    }
+}
+
+long cs_send_datagram(int fd, const void *buffer, size_t length, const cs_peer *peer) {
+    for (;;) {
+        ssize_t n = sendto(fd, buffer, length, MSG_DONTWAIT | MSG_NOSIGNAL, (const struct sockaddr *)&peer->address,
+                           peer->length);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return -errno;
+        }
+        return (long)n;
+    }
+}
+
 int cs_local_address(int fd, char *host, size_t host_len, int *port) {
     struct sockaddr_storage ss;
     socklen_t len = sizeof ss;
@@ -86,11 +127,7 @@ int cs_accept(int listen_fd, char *peer, size_t peer_len) {
         }
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        char host[INET6_ADDRSTRLEN];
-        int port = 0;
-        format_address(&ss, host, sizeof host, &port);
-        if (ss.ss_family == AF_INET6) snprintf(peer, peer_len, "[%s]:%d", host, port);
-        else snprintf(peer, peer_len, "%s:%d", host, port);
+        format_peer(&ss, peer, peer_len);
         return fd;
     }
 }

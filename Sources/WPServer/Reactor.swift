@@ -100,6 +100,20 @@ protocol ConnectionDriver: AnyObject {
     func drain(_ connection: Connection, in loop: Reactor<Self>)
     /// The connection left the table; its socket is closed right after.
     func closed(_ connection: Connection, in loop: Reactor<Self>)
+    /// A handler's result arrived for `connection` (`nil` when it is gone). The default
+    /// hands it to ``complete(_:_:in:)`` or ``dropped(_:)``.
+    func deliver(_ completion: Completion, to connection: Connection?, in loop: Reactor<Self>)
+    /// A datagram listener is readable (``Reactor/Listener/datagram``); never called for a
+    /// stream listener, whose connections the reactor accepts.
+    func listenerReadable(in loop: Reactor<Self>)
+}
+
+extension ConnectionDriver {
+    func deliver(_ completion: Completion, to connection: Connection?, in loop: Reactor<Self>) {
+        if let connection { complete(connection, completion, in: loop) } else { dropped(completion) }
+    }
+
+    func listenerReadable(in loop: Reactor<Self>) {}
 }
 
 /// The one epoll event loop under ``HTTPServer`` and ``LineServer``: a thread of its own owning
@@ -117,6 +131,14 @@ protocol ConnectionDriver: AnyObject {
 /// touch nothing but the `inbox` (a `Mutex`) and signal the eventfd while holding that lock and
 /// only while it is open.
 final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchecked Sendable {
+    /// What the listening socket is.
+    enum Listener {
+        /// A TCP listener: the reactor accepts connections into its table.
+        case stream
+        /// A UDP socket: the driver reads its datagrams (``ConnectionDriver/listenerReadable(in:)``).
+        case datagram
+    }
+
     private struct Inbox {
         var jobs: [UnownedJob] = []
         var completions: [(UInt64, Driver.Completion)] = []
@@ -140,6 +162,7 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
     /// TLS contexts: a handshake starts at accept when `tlsAtAccept`, else when the driver asks.
     let tls: TLSContextStore?
     private let tlsAtAccept: Bool
+    private let listenerKind: Listener
     /// Read buffer shared by every connection (confined to the loop thread).
     let scratch: UnsafeMutableRawBufferPointer
     private(set) var connections: [UInt64: Driver.Connection] = [:]
@@ -157,8 +180,8 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
     private var nextScan: Int64 = 0
 
     /// Takes ownership of the listening socket once it returns (the caller closes it when this throws).
-    init(listener: Int32, driver: Driver, connectionLimit: Int, tls: TLSContextStore?, tlsAtAccept: Bool,
-         counters: ConnectionCounters, logger: Logger) throws(ServerError) {
+    init(listener: Int32, kind: Listener = .stream, driver: Driver, connectionLimit: Int, tls: TLSContextStore?,
+         tlsAtAccept: Bool, counters: ConnectionCounters, logger: Logger) throws(ServerError) {
         let epoll = cs_epoll_create()
         guard epoll >= 0 else { throw .system(operation: "epoll_create1", reason: Self.message(-epoll)) }
         let wake = cs_eventfd()
@@ -176,6 +199,7 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
         self.connectionLimit = max(1, connectionLimit)
         self.tls = tls
         self.tlsAtAccept = tlsAtAccept && tls != nil
+        self.listenerKind = kind
         self.logger = logger
         self.scratch = .allocate(byteCount: 64 * 1024, alignment: 16)
         self.scanInterval = Self.scanInterval(timeouts: driver.timeouts)
@@ -269,7 +293,11 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
             for index in 0..<Int(count) {
                 let event = events[index]
                 switch event.data {
-                case Self.listenerID: acceptConnections()
+                case Self.listenerID:
+                    switch listenerKind {
+                    case .stream: acceptConnections()
+                    case .datagram: driver.listenerReadable(in: self)
+                    }
                 case Self.wakeID: cs_eventfd_drain(wakeDescriptor)
                 default: connectionEvent(event.data, event.events)
                 }
@@ -294,12 +322,9 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
             if jobs.isEmpty && completions.isEmpty { return }
             for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
             for (id, completion) in completions {
-                guard let connection = connections[id] else {
-                    driver.dropped(completion)
-                    continue
-                }
-                connection.task = nil
-                driver.complete(connection, completion, in: self)
+                let connection = connections[id]
+                connection?.task = nil
+                driver.deliver(completion, to: connection, in: self)
             }
         }
     }
@@ -492,6 +517,9 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
             return nil
         }
     }
+
+    /// The listening socket (a datagram driver reads and answers on it); -1 once closed.
+    var listenerDescriptor: Int32 { listener }
 
     /// Whether the connection is still in the table.
     func isOpen(_ connection: Driver.Connection) -> Bool {

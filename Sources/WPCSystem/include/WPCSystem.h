@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/socket.h>
 
 /// One readiness event, unpacked (the kernel's struct epoll_event is packed on x86_64).
 typedef struct {
@@ -20,11 +21,28 @@ enum {
     CS_EV_ERR = 0x008,
     CS_EV_HUP = 0x010,
     CS_EV_RDHUP = 0x2000,
+    CS_SOCK_STREAM = 1, // SOCK_STREAM, for cs_bind_socket
+    CS_SOCK_DGRAM = 2,  // SOCK_DGRAM
 };
 
-/// Binds and listens on host:port. Returns the fd, or a negative value: -errno for socket
-/// errors, or -(100000 + gai error) when the host cannot be resolved.
+/// Binds a non-blocking socket of `type` (SOCK_STREAM: also listens with `backlog`;
+/// SOCK_DGRAM) on host:port. Returns the fd, or a negative value: -errno for socket errors, or
+/// -(100000 + gai error) when the host cannot be resolved.
+int cs_bind_socket(const char *host, int port, int type, int backlog);
+/// cs_bind_socket for a listening TCP socket.
 int cs_listen(const char *host, int port, int backlog);
+
+/// The sender of a datagram, to answer it.
+typedef struct {
+    struct sockaddr_storage address;
+    socklen_t length;
+} cs_peer;
+/// Receives one datagram without blocking; writes its sender to *peer and as "ip:port" (or
+/// "[ip6]:port") into text. Returns the datagram's full length (more than `length` when it
+/// was truncated), or -errno (-EAGAIN when none waits).
+long cs_recv_datagram(int fd, void *buffer, size_t length, cs_peer *peer, char *text, size_t text_len);
+/// Sends one datagram to `peer` without blocking. Returns the bytes sent or -errno.
+long cs_send_datagram(int fd, const void *buffer, size_t length, const cs_peer *peer);
 /// Writes the bound address of `fd` ("127.0.0.1" / "::1") into host and its port into *port.
 int cs_local_address(int fd, char *host, size_t host_len, int *port);
 /// accept4 with SOCK_NONBLOCK|SOCK_CLOEXEC and TCP_NODELAY; writes the peer as "ip:port".

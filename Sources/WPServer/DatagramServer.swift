@@ -1,0 +1,219 @@
+import WPCSystem
+import Glibc
+import Synchronization
+import WPLogging
+
+/// A request-response protocol over UDP served by ``DatagramServer`` (an SNMP agent): each
+/// datagram is handed over on its own and may be answered with one datagram.
+public protocol DatagramProtocol: Sendable {
+    /// The answer to `datagram` from `peer` (`ip:port`, `[ip6]:port`), or `nil` to send
+    /// nothing. Runs on Swift's pool; other datagrams are received and handled meanwhile.
+    func handle(_ datagram: [UInt8], from peer: String) async -> [UInt8]?
+}
+
+/// What a ``DatagramServer`` has done since it started.
+public struct DatagramServerStatistics: Sendable, Equatable {
+    /// Datagrams received and handed to the protocol.
+    public var received = 0
+    /// Answers sent.
+    public var answered = 0
+    /// Datagrams dropped unread: too many in flight from their sender's address, or in all.
+    public var droppedBusy = 0
+    /// Datagrams dropped for being longer than ``DatagramServer/Configuration/maxDatagramBytes``.
+    public var droppedTooLarge = 0
+    /// Answers the socket did not take (its send buffer full, or the peer unreachable).
+    public var sendFailures = 0
+
+    public init() {}
+}
+
+/// A UDP server on the same ``Reactor`` as ``HTTPServer`` and ``LineServer``: one event-loop
+/// thread receives every datagram without blocking and sends every answer; the protocol
+/// handles each datagram as a task on Swift's pool. Hardening: a datagram longer than
+/// ``Configuration/maxDatagramBytes`` is dropped unread; at most ``Configuration/maxInFlight``
+/// datagrams are handled at once, and at most ``Configuration/maxInFlightPerAddress`` from one
+/// sender address (any port), so a flood from one address is dropped while others are still
+/// served; each loop turn reads at most 64 datagrams, so timers and shutdown are never starved.
+public final class DatagramServer<P: DatagramProtocol>: Sendable {
+    /// Where and how it listens.
+    public struct Configuration: Sendable {
+        public var host: String
+        public var port: Int
+        /// The longest datagram read; longer ones are dropped (IPv4 UDP carries 65,507 at most).
+        public var maxDatagramBytes: Int
+        /// Datagrams handled at once; more are dropped until one is answered.
+        public var maxInFlight: Int
+        /// Datagrams from one sender address handled at once.
+        public var maxInFlightPerAddress: Int
+
+        public init(host: String, port: Int, maxDatagramBytes: Int = 65_507, maxInFlight: Int = 256,
+                    maxInFlightPerAddress: Int = 16) {
+            self.host = host
+            self.port = port
+            self.maxDatagramBytes = maxDatagramBytes
+            self.maxInFlight = maxInFlight
+            self.maxInFlightPerAddress = maxInFlightPerAddress
+        }
+    }
+
+    public let configuration: Configuration
+    private let datagramProtocol: P
+    private let logger: Logger
+    private let lifecycle = ListenerLifecycle()
+    private let counters = DatagramCounters()
+
+    public init(configuration: Configuration, protocol datagramProtocol: P, logger: Logger) {
+        self.configuration = configuration
+        self.datagramProtocol = datagramProtocol
+        self.logger = logger
+    }
+
+    /// What the server has done since it started.
+    public var statistics: DatagramServerStatistics { counters.value.withLock { $0 } }
+
+    /// Binds, then serves until the task is cancelled.
+    ///
+    /// - Throws: ``ServerError/bind(address:reason:)`` when it cannot bind,
+    ///   ``ServerError/alreadyStarted`` when run twice.
+    public func run() async throws {
+        try await lifecycle.serve(kind: "udp", logger: logger) { [self] () throws(ServerError) in try bind() }
+    }
+
+    /// The bound address while serving; `nil` before and after.
+    public var address: ServerAddress? { lifecycle.address }
+
+    /// Waits until ``run()`` has bound its socket and returns the bound address (the real port
+    /// when 0 was configured).
+    ///
+    /// - Throws: The bind error when `run()` failed to bind, ``ServerError/notListening`` when
+    ///   the server already stopped, `CancellationError` when the waiting task is cancelled.
+    public func waitUntilListening() async throws -> ServerAddress {
+        try await lifecycle.waitUntilListening()
+    }
+
+    private func bind() throws(ServerError) -> (Reactor<DatagramDriver<P>>, ServerAddress) {
+        let (descriptor, address) = try ListeningSocket.open(host: configuration.host, port: configuration.port, backlog: 0,
+                                                             datagram: true)
+        do {
+            let driver = DatagramDriver(configuration: configuration, protocol: datagramProtocol, counters: counters)
+            let loop = try Reactor(listener: descriptor, kind: .datagram, driver: driver, connectionLimit: 1, tls: nil,
+                                   tlsAtAccept: false, counters: ConnectionCounters(), logger: logger)
+            return (loop, address)
+        } catch {
+            _ = cs_close(descriptor)
+            throw error
+        }
+    }
+}
+
+/// A ``DatagramServer``'s statistics, kept by its driver and read from any thread.
+final class DatagramCounters: Sendable {
+    let value = Mutex(DatagramServerStatistics())
+    func update(_ change: (inout DatagramServerStatistics) -> Void) { value.withLock { change(&$0) } }
+}
+
+/// A handled datagram's answer on its way back to the loop.
+struct DatagramAnswer: @unchecked Sendable {
+    // `cs_peer` is plain bytes (a socket address and its length).
+    var peer: cs_peer
+    var address: String
+    var reply: [UInt8]?
+}
+
+/// A datagram protocol on a ``Reactor``: reads the socket, bounds what is in flight, sends the
+/// answers. Confined to the reactor's thread.
+final class DatagramDriver<P: DatagramProtocol>: ConnectionDriver {
+    typealias Loop = Reactor<DatagramDriver<P>>
+    typealias Connection = ReactorConnection
+
+    /// Datagrams read per readiness event: the loop gets back to timers and the inbox.
+    private static var readsPerTurn: Int { 64 }
+
+    private let configuration: DatagramServer<P>.Configuration
+    private let datagramProtocol: P
+    private let counters: DatagramCounters
+    private var inFlight = 0
+    private var inFlightByAddress: [String: Int] = [:]
+
+    init(configuration: DatagramServer<P>.Configuration, protocol datagramProtocol: P,
+         counters: DatagramCounters) {
+        self.configuration = configuration
+        self.datagramProtocol = datagramProtocol
+        self.counters = counters
+    }
+
+    var timeouts: [Duration] { [.seconds(1)] }
+    var shutdownGracePeriod: Duration { .zero }
+
+    func listenerReadable(in loop: Loop) {
+        let descriptor = loop.listenerDescriptor
+        guard descriptor >= 0 else { return }
+        let capacity = min(loop.scratch.count, configuration.maxDatagramBytes)
+        var text = [CChar](repeating: 0, count: 64)
+        for _ in 0..<Self.readsPerTurn {
+            var peer = cs_peer()
+            let length = text.withUnsafeMutableBufferPointer { text in
+                cs_recv_datagram(descriptor, loop.scratch.baseAddress, capacity, &peer, text.baseAddress, text.count)
+            }
+            guard length >= 0 else { return } // EAGAIN: drained (anything else: next readiness)
+            guard length <= capacity else {
+                counters.update { $0.droppedTooLarge += 1 }
+                continue
+            }
+            let remote = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let address = Self.hostPart(remote)
+            guard inFlight < configuration.maxInFlight,
+                  inFlightByAddress[address, default: 0] < configuration.maxInFlightPerAddress else {
+                counters.update { $0.droppedBusy += 1 }
+                continue
+            }
+            inFlight += 1
+            inFlightByAddress[address, default: 0] += 1
+            counters.update { $0.received += 1 }
+            let datagram = Array(UnsafeRawBufferPointer(rebasing: loop.scratch[0..<length]))
+            let datagramProtocol = self.datagramProtocol
+            let answer = DatagramAnswer(peer: peer, address: address, reply: nil)
+            Task {
+                var answer = answer
+                answer.reply = await datagramProtocol.handle(datagram, from: remote)
+                loop.complete(0, answer)
+            }
+        }
+    }
+
+    func deliver(_ completion: DatagramAnswer, to connection: ReactorConnection?, in loop: Loop) {
+        inFlight -= 1
+        if let count = inFlightByAddress[completion.address], count > 1 {
+            inFlightByAddress[completion.address] = count - 1
+        } else {
+            inFlightByAddress.removeValue(forKey: completion.address)
+        }
+        guard let reply = completion.reply, loop.listenerDescriptor >= 0 else { return }
+        var peer = completion.peer
+        let sent = reply.withUnsafeBytes { cs_send_datagram(loop.listenerDescriptor, $0.baseAddress, $0.count, &peer) }
+        counters.update { statistics in
+            if sent == reply.count { statistics.answered += 1 } else { statistics.sendFailures += 1 }
+        }
+    }
+
+    /// `ip` of `ip:port`, `ip6` of `[ip6]:port`.
+    static func hostPart(_ remote: String) -> String {
+        if remote.hasPrefix("["), let end = remote.firstIndex(of: "]") {
+            return String(remote[remote.index(after: remote.startIndex)..<end])
+        }
+        return String(remote[..<(remote.lastIndex(of: ":") ?? remote.endIndex)])
+    }
+
+    // A datagram socket has no connections.
+    func makeConnection(id: UInt64, io: any ConnectionIO, remoteAddress: String, now: Int64) -> ReactorConnection {
+        ReactorConnection(id: id, io: io, remoteAddress: remoteAddress, acceptedAt: now)
+    }
+    func drive(_ connection: ReactorConnection, in loop: Loop) {}
+    func isHandling(_ connection: ReactorConnection) -> Bool { false }
+    func complete(_ connection: ReactorConnection, _ completion: DatagramAnswer, in loop: Loop) {}
+    func dropped(_ completion: DatagramAnswer) {}
+    func evictionRank(_ connection: ReactorConnection) -> EvictionRank? { nil }
+    func deadlinePassed(_ connection: ReactorConnection, now: Int64, in loop: Loop) {}
+    func drain(_ connection: ReactorConnection, in loop: Loop) {}
+    func closed(_ connection: ReactorConnection, in loop: Loop) {}
+}

@@ -1,0 +1,152 @@
+import Glibc
+import Synchronization
+import Testing
+import WPLogging
+import WPRuntime
+import WPServer
+
+/// Upper-cases each datagram; `drop` gets no answer; `hold` answers only once released.
+private struct Upper: DatagramProtocol {
+    let gate = DatagramGate()
+
+    func handle(_ datagram: [UInt8], from peer: String) async -> [UInt8]? {
+        let text = String(decoding: datagram, as: UTF8.self)
+        switch text {
+        case "drop": return nil
+        case "hold":
+            await gate.wait()
+            return Array("HELD".utf8)
+        default: return Array(text.uppercased().utf8)
+        }
+    }
+}
+
+/// Opens once; every waiter then continues.
+private final class DatagramGate: Sendable {
+    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let open = state.withLock { state in
+                if !state.open { state.waiters.append(continuation) }
+                return state.open
+            }
+            if open { continuation.resume() }
+        }
+    }
+    func open() {
+        for waiter in state.withLock({ state in state.open = true; defer { state.waiters = [] }; return state.waiters }) {
+            waiter.resume()
+        }
+    }
+}
+
+/// A UDP client socket bound to `source` on loopback; receives on threads of its own.
+private final class UDPClient: Sendable {
+    private let descriptor: Int32
+
+    init(source: String = "127.0.0.1") throws {
+        descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        guard descriptor >= 0 else { throw ServerError.system(operation: "socket", reason: "\(errno)") }
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        inet_pton(AF_INET, source, &address.sin_addr)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw ServerError.system(operation: "bind", reason: "\(errno)") }
+    }
+
+    func send(_ text: String, to port: Int) {
+        send(Array(text.utf8), to: port)
+    }
+
+    func send(_ bytes: [UInt8], to port: Int) {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        _ = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { target in
+                bytes.withUnsafeBytes { sendto(descriptor, $0.baseAddress, $0.count, 0, target, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        }
+    }
+
+    /// The next datagram, or `nil` after 30 s.
+    func receive() async throws -> String? {
+        let descriptor = self.descriptor
+        return try await NamedThread.run(name: "test-udp") { () -> String? in
+            var buffer = [UInt8](repeating: 0, count: 2048)
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            return count < 0 ? nil : String(decoding: buffer.prefix(count), as: UTF8.self)
+        }
+    }
+
+    deinit { close(descriptor) }
+}
+
+@Suite(.timeLimit(.minutes(3))) struct DatagramServerTests {
+    private static func serving(_ configuration: DatagramServer<Upper>.Configuration = .init(host: "127.0.0.1", port: 0),
+                                _ datagramProtocol: Upper = Upper(),
+                                _ body: (Int, DatagramServer<Upper>) async throws -> Void) async throws {
+        let server = DatagramServer(configuration: configuration, protocol: datagramProtocol, logger: .disabled)
+        let task = Task { try await server.run() }
+        defer { task.cancel() }
+        try await body(try await server.waitUntilListening().port, server)
+    }
+
+    @Test func eachDatagramGetsItsAnswerAndNilSendsNothing() async throws {
+        try await Self.serving { port, server in
+            let client = try UDPClient()
+            client.send("drop", to: port)
+            client.send("hello", to: port)
+            #expect(try await client.receive() == "HELLO")
+            #expect(server.statistics.received == 2)
+            #expect(server.statistics.answered == 1)
+        }
+    }
+
+    /// A sender with its limit of datagrams in flight gets the next one dropped; another
+    /// address is served meanwhile.
+    @Test func aFloodFromOneAddressIsDroppedWhileOthersAreServed() async throws {
+        let upper = Upper()
+        try await Self.serving(.init(host: "127.0.0.1", port: 0, maxInFlightPerAddress: 2), upper) { port, server in
+            let flooder = try UDPClient(source: "127.0.0.1")
+            let other = try UDPClient(source: "127.0.0.2")
+            for _ in 0..<3 { flooder.send("hold", to: port) }
+            other.send("ping", to: port)
+            // Loopback delivers in the order sent: the three holds were read before the ping.
+            #expect(try await other.receive() == "PING")
+            #expect(server.statistics.droppedBusy == 1)
+            upper.gate.open()
+            #expect(try await flooder.receive() == "HELD")
+            #expect(try await flooder.receive() == "HELD")
+        }
+    }
+
+    @Test func aDatagramOverTheLimitIsDroppedUnread() async throws {
+        try await Self.serving(.init(host: "127.0.0.1", port: 0, maxDatagramBytes: 16)) { port, server in
+            let client = try UDPClient()
+            client.send([UInt8](repeating: 0x61, count: 100), to: port)
+            client.send("ping", to: port)
+            #expect(try await client.receive() == "PING")
+            #expect(server.statistics.droppedTooLarge == 1)
+            #expect(server.statistics.received == 1)
+        }
+    }
+
+    @Test func aTakenPortIsABindErrorNamingTheAddress() async throws {
+        try await Self.serving { port, _ in
+            let second = DatagramServer(configuration: .init(host: "127.0.0.1", port: port), protocol: Upper(),
+                                        logger: .disabled)
+            await #expect {
+                try await second.run()
+            } throws: { error in
+                guard case ServerError.bind(let address, _) = error else { return false }
+                return address == "127.0.0.1:\(port)"
+            }
+        }
+    }
+}
