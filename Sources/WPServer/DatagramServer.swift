@@ -96,7 +96,7 @@ public final class DatagramServer<P: DatagramProtocol>: Sendable {
                                                              datagram: true)
         do {
             let driver = DatagramDriver(configuration: configuration, protocol: datagramProtocol, counters: counters)
-            let loop = try Reactor(listener: descriptor, kind: .datagram, driver: driver, connectionLimit: 1, tls: nil,
+            let loop = try Reactor(name: "udp", listener: descriptor, kind: .datagram, driver: driver, connectionLimit: 1, tls: nil,
                                    tlsAtAccept: false, counters: ConnectionCounters(), logger: logger)
             return (loop, address)
         } catch {

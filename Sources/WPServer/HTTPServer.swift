@@ -98,7 +98,7 @@ public final class HTTPServer: Sendable {
         do {
             let driver = HTTPConnectionDriver(configuration: configuration, handler: handler, observer: observer,
                                               logger: logger)
-            let loop = try Reactor(listener: descriptor, driver: driver, connectionLimit: connectionLimit, tls: tls,
+            let loop = try Reactor(name: "http", listener: descriptor, driver: driver, connectionLimit: connectionLimit, tls: tls,
                                    tlsAtAccept: true, counters: counters, logger: logger)
             return (loop, address)
         } catch {

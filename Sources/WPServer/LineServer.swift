@@ -169,7 +169,7 @@ public final class LineServer<P: LineProtocol>: Sendable {
                                                              backlog: configuration.backlog)
         do {
             let driver = LineConnectionDriver(configuration: configuration, protocol: lineProtocol, lines: lines)
-            let loop = try Reactor(listener: descriptor, driver: driver, connectionLimit: configuration.maxConnections,
+            let loop = try Reactor(name: "line", listener: descriptor, driver: driver, connectionLimit: configuration.maxConnections,
                                    tls: tls, tlsAtAccept: false, counters: counters, logger: logger)
             return (loop, address)
         } catch {

@@ -163,6 +163,7 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
     let tls: TLSContextStore?
     private let tlsAtAccept: Bool
     private let listenerKind: Listener
+    private let name: String
     /// Read buffer shared by every connection (confined to the loop thread).
     let scratch: UnsafeMutableRawBufferPointer
     private(set) var connections: [UInt64: Driver.Connection] = [:]
@@ -180,8 +181,9 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
     private var nextScan: Int64 = 0
 
     /// Takes ownership of the listening socket once it returns (the caller closes it when this throws).
-    init(listener: Int32, kind: Listener = .stream, driver: Driver, connectionLimit: Int, tls: TLSContextStore?,
-         tlsAtAccept: Bool, counters: ConnectionCounters, logger: Logger) throws(ServerError) {
+    /// `name` says which server it is in log lines (`http`, `line`, `udp`).
+    init(name: String, listener: Int32, kind: Listener = .stream, driver: Driver, connectionLimit: Int,
+         tls: TLSContextStore?, tlsAtAccept: Bool, counters: ConnectionCounters, logger: Logger) throws(ServerError) {
         let epoll = cs_epoll_create()
         guard epoll >= 0 else { throw .system(operation: "epoll_create1", reason: Self.message(-epoll)) }
         let wake = cs_eventfd()
@@ -200,6 +202,7 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
         self.tls = tls
         self.tlsAtAccept = tlsAtAccept && tls != nil
         self.listenerKind = kind
+        self.name = name
         self.logger = logger
         self.scratch = .allocate(byteCount: 64 * 1024, alignment: 16)
         self.scanInterval = Self.scanInterval(timeouts: driver.timeouts)
@@ -338,7 +341,7 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
             listener = -1
         }
         for connection in Array(connections.values) { driver.drain(connection, in: self) }
-        logger.debug("server draining", ["in_flight": .int(connections.count)])
+        logger.debug("\(name) server draining", ["in_flight": .int(connections.count)])
     }
 
     /// Releases everything without running (the loop thread could not be started).
