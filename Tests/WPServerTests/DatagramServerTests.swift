@@ -7,7 +7,7 @@ import WPServer
 
 /// Upper-cases each datagram; `drop` gets no answer; `hold` answers only once released.
 private struct Upper: DatagramProtocol {
-    let gate = DatagramGate()
+    let gate = OpenOnceGate()
 
     func handle(_ datagram: [UInt8], from peer: String) async -> [UInt8]? {
         let text = String(decoding: datagram, as: UTF8.self)
@@ -17,25 +17,6 @@ private struct Upper: DatagramProtocol {
             await gate.wait()
             return Array("HELD".utf8)
         default: return Array(text.uppercased().utf8)
-        }
-    }
-}
-
-/// Opens once; every waiter then continues.
-private final class DatagramGate: Sendable {
-    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let open = state.withLock { state in
-                if !state.open { state.waiters.append(continuation) }
-                return state.open
-            }
-            if open { continuation.resume() }
-        }
-    }
-    func open() {
-        for waiter in state.withLock({ state in state.open = true; defer { state.waiters = [] }; return state.waiters }) {
-            waiter.resume()
         }
     }
 }

@@ -14,7 +14,7 @@ private struct Shouting: LineProtocol {
     }
 
     let closed = ClosedSessions()
-    let gate = LineGate()
+    let gate = OpenOnceGate()
 
     func open(remote: String) -> Session { Session(remote: remote) }
 
@@ -45,25 +45,6 @@ private final class ClosedSessions: Sendable {
     private let list = Mutex<[String]>([])
     func add(_ remote: String) { list.withLock { $0.append(remote) } }
     var count: Int { list.withLock { $0.count } }
-}
-
-/// Opens once; every waiter then continues.
-private final class LineGate: Sendable {
-    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let open = state.withLock { state in
-                if !state.open { state.waiters.append(continuation) }
-                return state.open
-            }
-            if open { continuation.resume() }
-        }
-    }
-    func open() {
-        for waiter in state.withLock({ state in state.open = true; defer { state.waiters = [] }; return state.waiters }) {
-            waiter.resume()
-        }
-    }
 }
 
 @Suite(.timeLimit(.minutes(3))) struct LineServerTests {

@@ -24,6 +24,25 @@ final class Gate: Sendable {
     func release() { releaseStream.continuation.yield() }
 }
 
+/// Opens once; every waiter then continues.
+final class OpenOnceGate: Sendable {
+    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let open = state.withLock { state in
+                if !state.open { state.waiters.append(continuation) }
+                return state.open
+            }
+            if open { continuation.resume() }
+        }
+    }
+    func open() {
+        for waiter in state.withLock({ state in state.open = true; defer { state.waiters = [] }; return state.waiters }) {
+            waiter.resume()
+        }
+    }
+}
+
 /// A log sink that lets a test wait for a message.
 final class LogWaiter: LogSink {
     private struct State {
