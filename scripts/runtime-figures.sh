@@ -3,7 +3,7 @@
 # own checkout under .build/runtime-figures/<commit>/ and measures them alternately on this
 # machine (round 1: every revision in order, round 2: again, ...), then prints each round and
 # the medians per revision. Not part of CI; figures go to docs/performance.md ("Runtime
-# before/after").
+# before and after").
 #
 #   scripts/runtime-figures.sh [--rounds N] [--seconds S] [REVISION...]
 #       REVISION   git revisions, default: a290403 (before) HEAD (after)
@@ -170,8 +170,17 @@ start_revision_exporter() {  # $1: revision index, $2: number of servers; sets e
     rm -rf "$work/data-$1-$2"
     "$(revision_binary "$1" wpexporter)" server --config "$config" >"$work/exporter.log" 2>&1 &
     exporter_pid=$!
-    wait_for "$work/exporter.log" "exporter listening"
-    exporter_url="http://$(grep -o 'exporter listening.*' "$work/exporter.log" | grep -o '127\.0\.0\.1:[0-9]*' | head -1)"
+    # The address from its log line, once a request to it gets an answer (the line may be read
+    # before the whole of it is written).
+    local address
+    for _ in $(seq 600); do
+        address=$(grep -o 'exporter listening.*' "$work/exporter.log" 2>/dev/null | grep -o '127\.0\.0\.1:[0-9]*' | head -1 || true)
+        [ -n "$address" ] && curl -s -o /dev/null --max-time 5 "http://$address/-/ready" && break
+        address=
+        sleep 0.1
+    done
+    [ -n "$address" ] || { echo "runtime-figures: the exporter did not listen within 60 s:" >&2; cat "$work/exporter.log" >&2; exit 1; }
+    exporter_url="http://$address"
 }
 # Polls /metrics every 0.2 s (up to 120 s) until every one of $1 servers shows at least 2
 # collections (winpower_exporter_collection_duration_seconds_count).
@@ -210,7 +219,9 @@ measure() {  # $1: revision index, $2: round
     local wall cpu
     wall=$(awk '/^== / {inside = ($2 == "collector.cycle-1000:")} inside && /whole cycle:/ {print $(NF - 3)}' "$work/wpbench.out")
     cpu=$(awk '/^== / {inside = ($2 == "collector.cycle-1000:")} inside && /CPU time of the process per cycle/ {print $(NF - 1)}' "$work/wpbench.out")
-    [ -n "$wall" ] && [ -n "$cpu" ] || { echo "runtime-figures: no cycle figures from wpbench:" >&2; cat "$work/wpbench.out" >&2; exit 1; }
+    if [ -z "$wall" ] || [ -z "$cpu" ]; then
+        echo "runtime-figures: no cycle figures from wpbench:" >&2; cat "$work/wpbench.out" >&2; exit 1
+    fi
     record "$index" "$round" cycle1000_ms "$wall"
     record "$index" "$round" cycle1000_cpu_ms "$cpu"
     echo "   collector.cycle-1000: median $wall ms wall, $cpu ms CPU"
