@@ -168,10 +168,10 @@ start_revision_exporter() {  # $1: revision index, $2: number of servers; sets e
     } >"$config"
     chmod 600 "$config"
     rm -rf "$work/data-$1-$2"
-    "$(revision_binary "$1" wpexporter)" server --config "$config" >"$work/exporter.log" 2>&1 &
+    : >"$work/exporter.log"  # emptied here: the job may open it after the waiting below begins
+    "$(revision_binary "$1" wpexporter)" server --config "$config" >>"$work/exporter.log" 2>&1 &
     exporter_pid=$!
-    # The address from its log line, once a request to it gets an answer (the line may be read
-    # before the whole of it is written).
+    # The address from its log line, once a request to it gets an answer.
     local address
     for _ in $(seq 600); do
         address=$(grep -o 'exporter listening.*' "$work/exporter.log" 2>/dev/null | grep -o '127\.0\.0\.1:[0-9]*' | head -1 || true)
@@ -226,7 +226,8 @@ measure() {  # $1: revision index, $2: round
     record "$index" "$round" cycle1000_cpu_ms "$cpu"
     echo "   collector.cycle-1000: median $wall ms wall, $cpu ms CPU"
 
-    "$(embedder_binary "$index")" 10000 >"$work/embedder.out" 2>&1 &
+    : >"$work/embedder.out"  # emptied before it starts, as the exporter's log
+    "$(embedder_binary "$index")" 10000 >>"$work/embedder.out" 2>&1 &
     local embedder=$!
     wait_for "$work/embedder.out" "listening"
     local url; url="http://127.0.0.1:$(awk '/listening/ {print $2}' "$work/embedder.out")"
