@@ -141,7 +141,7 @@ let package = Package(
 package.products.append(.library(name: "WPServerMetrics", targets: ["WPServerMetrics"]))
 package.targets += [
     // WPServer's request metrics in WPMetrics (Linux only, like WPServer).
-    .target(name: "WPServerMetrics", dependencies: ["WPServer", "WPMetrics"]),
+    .target(name: "WPServerMetrics", dependencies: ["WPServer", "WPMetrics", "WPRuntime", "WPCompression"]),
     .testTarget(name: "WPServerMetricsTests", dependencies: ["WPServerMetrics", "WPMetrics", "WPServer", "WPTestSupport"]),
     // The examples of docs/*.md and of the main doc comments, compiled so they cannot rot.
     .executableTarget(name: "DocSnippets", dependencies: ["WPMetrics", "WPPushgateway", "WPLogging", "WPScheduler", "WPProcess",

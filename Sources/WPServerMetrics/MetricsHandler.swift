@@ -9,31 +9,49 @@ import WPServer
 /// router.addMetrics(registry: registry)   // GET /metrics
 /// ```
 ///
-/// Each request renders the registry in the format its `Accept` header prefers
-/// (``ExpositionFormat/negotiate(accept:)``: OpenMetrics 1.0.0 for Prometheus 2.x and 3.x, the
-/// text format 0.0.4 for anything else) with the matching `Content-Type` and `Vary: Accept`.
-/// Compression is the server's: WPServer gzips a body of at least
-/// `HTTPServer.Configuration.gzipMinimumBytes` (1 KiB by default) when `Accept-Encoding` allows
-/// it, and says so in `Content-Encoding` and `Vary`. A request with a body is refused (`413`).
+/// Each request is answered with the registry rendered in the format its `Accept` header
+/// prefers (``ExpositionFormat/negotiate(accept:)``: OpenMetrics 1.0.0 for Prometheus 2.x and
+/// 3.x, the text format 0.0.4 for anything else) with the matching `Content-Type` and
+/// `Vary: Accept`, gzip-compressed (a body of at least 1 KiB) when `Accept-Encoding` allows it.
+///
+/// Rendering and compressing run on a thread of the handler's own (`metrics-render`), never on
+/// the server's event loop or Swift's pool, so the server's other routes are answered while a
+/// large registry renders; concurrent requests share renders: one arriving while a render is
+/// under way waits for the next one (never older values than at its arrival) together with
+/// every other request arriving meanwhile. A request with a body is refused (`413`).
 public struct MetricsHandler: HTTPHandler {
-    /// The registry rendered on every request.
+    /// The registry rendered for the requests.
     public let registry: MetricRegistry
+    private let shared: SharedRender
 
     /// Creates the handler.
     /// - Parameter registry: The registry to serve.
     public init(registry: MetricRegistry) {
         self.registry = registry
+        self.shared = SharedRender(registry: registry)
     }
 
     public func acceptsBody(_ head: HTTPRequest) -> Bool { false }
 
-    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+    /// The handler itself only waits for the render thread: it may run on the event loop.
+    public func servesPreRenderedBody(_ request: HTTPRequest) -> Bool { true }
+
+    public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let format = ExpositionFormat.negotiate(accept: request.headers["Accept"])
-        var response = HTTPResponse(status: 200, body: registry.render(format: format))
+        let body = await shared.body(SharedRender.Kind(format: format, gzip: ContentCoding.acceptsGzip(request.headers)))
+        var response = HTTPResponse(status: 200, body: body.bytes)
         response.headers.set(name: "Content-Type", value: format.contentType)
-        response.headers.set(name: "Vary", value: "Accept")
+        if body.gzipped {
+            response.headers.set(name: "Content-Encoding", value: "gzip")
+            response.headers.set(name: "Vary", value: "Accept, Accept-Encoding")
+        } else {
+            response.headers.set(name: "Vary", value: "Accept")
+        }
         return response
     }
+
+    /// Requests waiting for a render not yet started (for tests).
+    var waitingCount: Int { shared.waitingCount }
 }
 
 extension Router {

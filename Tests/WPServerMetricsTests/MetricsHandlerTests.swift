@@ -1,8 +1,37 @@
+import Synchronization
 import Testing
 import WPMetrics
+import WPRuntime
 import WPServer
-import WPServerMetrics
+@testable import WPServerMetrics
 import WPTestSupport
+
+/// A gauge whose value is the number of its collection; the first collection waits until
+/// released (it runs on the render thread, so the test can hold a render in progress).
+private final class RenderCounter: Collector {
+    private let state = Mutex(0)
+    private let held = ConditionLock(false)
+    private let descriptor = MetricDescriptor(name: "renders", help: "Renders so far.", type: .gauge)
+
+    var descriptors: [MetricDescriptor] { [descriptor] }
+    var renders: Int { state.withLock { $0 } }
+
+    func release() {
+        held.withLock { $0 = true }
+        held.broadcast()
+    }
+
+    func collect() -> [MetricFamily] {
+        let number = state.withLock { count in
+            count += 1
+            return count
+        }
+        if number == 1 { held.wait(until: Deadline(after: .seconds(120)), for: { $0 }) { _, _ in } }
+        guard var family = try? descriptor.makeFamily(), (try? family.append(labelValues: [], value: Double(number))) != nil
+        else { return [] }
+        return [family]
+    }
+}
 
 @Suite(.timeLimit(.minutes(3))) struct MetricsHandlerTests {
     /// A registry whose text rendering is well over WPServer's 1 KiB gzip threshold.
@@ -47,6 +76,26 @@ import WPTestSupport
             #expect(Array(response.body.prefix(2)) == [0x1f, 0x8b])  // a gzip member
             #expect(response.body.count < registry.render(format: .text).count)
         }
+    }
+
+    /// Requests arriving while a render runs share the next one, which starts after it: each
+    /// gets values no older than its arrival, and the registry is rendered twice for six.
+    @Test func concurrentRequestsShareTheNextRender() async throws {
+        let registry = MetricRegistry()
+        let counter = RenderCounter()
+        try registry.register(counter)
+        let handler = MetricsHandler(registry: registry)
+        let request = HTTPRequest(method: "GET", target: "/metrics")
+        let first = Task { await handler.handle(request) }
+        while counter.renders == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        let later = (0..<5).map { _ in Task { await handler.handle(request) } }
+        while handler.waitingCount < 5 { try await Task.sleep(for: .milliseconds(1)) }
+        counter.release()
+        #expect(String(decoding: await first.value.body, as: UTF8.self).contains("renders 1\n"))
+        for task in later {
+            #expect(String(decoding: await task.value.body, as: UTF8.self).contains("renders 2\n"))
+        }
+        #expect(counter.renders == 2)
     }
 
     @Test func aRequestWithABodyIsRefusedBeforeItIsRead() async throws {
