@@ -7,7 +7,7 @@
 #   WPEXPORTER_BIN=.build/debug/wpexporter scripts/check-gzip-clients.sh
 #
 # The gzip and the plain body of two scrapes differ only in the per-scrape families
-# (`process_*`, the request counter); everything else must be byte for byte the same.
+# (`process_*`, the request and connection counters); everything else must be byte for byte the same.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 name=check-gzip-clients
@@ -23,7 +23,7 @@ check() {
     curl -sf --compressed "$base/metrics" >"$work/compressed.txt"
     curl -sf -H 'Accept-Encoding: gzip' "$base/metrics" >"$work/raw.gz"
     curl -sf "$base/metrics" >"$work/plain.txt"
-    local per_scrape='^(# (HELP|TYPE) )?(process_|winpower_exporter_requests_total)'
+    local per_scrape='^(# (HELP|TYPE) )?(process_|winpower_exporter_requests_total|winpower_exporter_http_connections_)'
     if ! diff <(grep -Ev "$per_scrape" "$work/compressed.txt") <(grep -Ev "$per_scrape" "$work/plain.txt") >"$work/diff.txt"; then
         echo "$name: $label: curl --compressed differs from the plain body:" >&2
         head -20 "$work/diff.txt" >&2
