@@ -201,6 +201,8 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
         case .success(let readout) where previouslySucceeded == false:
             logger.info("collection works again", ["devices": .int(readout.devices.count)])
         case .failure(let error) where previouslySucceeded != false:
+            // Served until older than the staleness window: /metrics keeps the gauges, the NUT
+            // bridge answers reads (a UPS is stale by the age of its data, as upsd's MAXAGE).
             logger.warn("collection failed; serving the last readings until they go stale",
                         ["error_type": "\(error.kind.rawValue)", "error": "\(error.message)",
                          "target": "\(configuration.target)"])

@@ -202,6 +202,7 @@ extension LoadState {
                     } else {
                         names[text.lowercased()] = (name, valueSource)
                         ups.name = text
+                        nutNameSources[device.key] = valueSource
                     }
                 case ("battery_charge_low", .integer(let percent)):
                     guard (0...100).contains(percent) else {

@@ -145,6 +145,16 @@ extension LoadState {
             }
         }
         if let (name, source) = text("nut.default_ups"), name.isEmpty { problem("nut.default_ups", source, "must not be empty") }
+        // `ups` answers for the default device: no other device may be named so (the alias would
+        // silently hide it).
+        if let (target, _) = text("nut.default_ups"), !target.isEmpty {
+            for (id, ups) in nutUPS.sorted(by: { $0.key < $1.key }) {
+                guard let name = ups.name, name.lowercased() == "ups", id != target, name != target else { continue }
+                let key = "nut.ups.\(id).name"
+                problem(key, nutNameSources[id], "\"\(name)\" is the name nut.default_ups gives \(target); name this device otherwise, "
+                        + "or make it nut.default_ups")
+            }
+        }
     }
 
     /// Paths of the exporter's other endpoints, which `server.metrics_path` must not take.

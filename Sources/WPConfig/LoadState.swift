@@ -14,6 +14,8 @@ struct LoadState {
     /// `nut.ups`, when the file has it, and its rows for `check-config`.
     var nutUPS: [String: ExporterConfiguration.NUT.UPS] = [:]
     var nutUPSRows: [ServerSettings.Row] = []
+    /// Where each `nut.ups.<id>.name` is set, by device id.
+    var nutNameSources: [String: ConfigSource] = [:]
 
     /// The rows of the mappings (`winpower.devices`, `nut.ups`), keys in full.
     var mappingRows: [ServerSettings.Row] {

@@ -69,8 +69,9 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
         current { cache in cache.order.compactMap { cache.entries[$0].map(Self.served) } }
     }
 
-    /// The UPS named `name` in any case (its canonical name in ``NUTUPS/name``), or the device
-    /// `nut.default_ups` names under its alias.
+    /// The UPS named `name` in any case (its canonical name in ``NUTUPS/name``), or, for the
+    /// alias `nut.default_ups` gives (`ups`), the device it names: the same UPS under its own
+    /// name, so logins, `FSD` and `LIST CLIENT` count it once whichever name a client used.
     package func ups(named name: String) -> NUTUPS? {
         let key = name.lowercased()
         return current { cache in
@@ -78,24 +79,23 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
             if let entry = cache.entries[key] { return Self.served(entry) }
             guard let alias = settings.defaultUPS, alias.alias.lowercased() == key else { return nil }
             let target = cache.entries[alias.device.lowercased()] ?? cache.byDevice[alias.device].flatMap { cache.entries[$0] }
-            return target.map { entry in
-                var served = Self.served(entry)
-                served.name = alias.alias
-                return served
-            }
+            return target.map(Self.served)
         }
     }
 
     /// `entry` as served now: stale when its reading is older than the collector's staleness
-    /// window, WinPower is unreachable, or the device is disconnected.
+    /// window (upsd's `MAXAGE`: one failed collection does not make it stale, a reading older
+    /// than `max(3 × interval, 15 s)` does), the device is disconnected, or its server was
+    /// removed by a reload.
     private static func served(_ entry: Entry) -> NUTUPS {
         var ups = entry.ups
         guard let collector = entry.collector else {
-            ups.isStale = true
+            ups.availability = .stale
             return ups
         }
-        ups.isStale = entry.disconnected || !collector.health.winPowerReachable
-            || collector.age(of: entry.readAt) > collector.configuration.stalenessWindow
+        if entry.disconnected || collector.age(of: entry.readAt) > collector.configuration.stalenessWindow {
+            ups.availability = .stale
+        }
         return ups
     }
 
@@ -119,6 +119,10 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
         var order: [String] = []
         var entries: [String: Entry] = [:]
         var byDevice: [String: String] = [:]
+        // The alias (`ups`) is reserved: a device whose alias derives to it is named `ups-2`, …
+        // (a configured name cannot be it: validation refuses that), so the alias never hides a
+        // device; only the device it stands for may be named so.
+        let reserved = settings.defaultUPS.map { [$0.alias.lowercased()] } ?? []
         let configured = Set(settings.names.values.map { $0.lowercased() })
         for (server, readings) in zip(collectors, readings) {
             for reading in readings.readings {
@@ -130,8 +134,10 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
                 } else if let kept = cache.assigned[key], !configured.contains(kept.lowercased()) {
                     name = kept
                 } else {
+                    let isDefault = settings.defaultUPS?.device == device.id
                     name = Self.unique(NUTNames.derived(from: device.asset.alias),
-                                       taken: configured.union(cache.assigned.values.map { $0.lowercased() }).union(entries.keys))
+                                       taken: configured.union(cache.assigned.values.map { $0.lowercased() }).union(entries.keys)
+                                           .union(isDefault ? [] : reserved))
                 }
                 guard entries[name.lowercased()] == nil else { continue }
                 cache.assigned[key] = name
@@ -139,9 +145,8 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
                 let variables = NUTVariables.of(device, thresholds: thresholds, driverVersion: version)
                 let model = device.asset.model.map { " (\($0))" } ?? ""
                 let place = server.name.isEmpty ? "" : " on \(server.name)"
-                let ups = NUTUPS(name: name, description: Self.plain((device.asset.alias ?? device.id) + model + place),
-                                 variables: variables, isStale: false,
-                                 clearsForcedShutdown: Self.isBack(device, thresholds))
+                let ups = NUTUPS(name: name, description: (device.asset.alias ?? device.id) + model + place,
+                                 variables: variables)
                 entries[name.lowercased()] = Entry(ups: ups, readAt: reading.readAt, collector: server.collector,
                                                    disconnected: device.connected == false)
                 order.append(name.lowercased())
@@ -151,26 +156,6 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
         cache.order = order
         cache.entries = entries
         cache.byDevice = byDevice
-    }
-
-    /// On mains, not low, not in a self-test: a forced shutdown set earlier is over.
-    private static func isBack(_ device: Device, _ thresholds: NUTThresholds) -> Bool {
-        let status = NUTVariables.status(of: device, thresholds: thresholds)
-        return status.contains("OL") && !status.contains("LB") && !status.contains("TEST")
-    }
-
-    /// `text` in printable ASCII: `"` and `\\` as `'` and `/` (clients such as PyNUT split
-    /// `LIST UPS` lines at every quote, escaped or not), every other character outside ASCII as
-    /// `?` (aionut, Home Assistant's NUT library, decodes replies as ASCII and fails on anything
-    /// else), control characters dropped.
-    static func plain(_ text: String) -> String {
-        String(text.unicodeScalars.compactMap { scalar -> Character? in
-            switch scalar {
-            case "\"": "'"
-            case "\\": "/"
-            default: scalar.value < 0x20 || scalar.value == 0x7F ? nil : scalar.isASCII ? Character(scalar) : "?"
-            }
-        })
     }
 
     /// `base`, or `base-2`, … when taken (`taken` holds lower-cased names).

@@ -186,7 +186,8 @@ public struct NUTSession: Sendable {
         guard arguments.count == 1 else { return .error(.invalidArgument) }
         guard loggedInto == nil else { return .error(.alreadyLoggedIn) }
         guard let ups = environment.data.ups(named: arguments[0]) else { return .error(.unknownUPS) }
-        guard await authenticated(environment) != nil else { return .error(.accessDenied) }
+        // upsd grants LOGIN to `upsmon primary` and `upsmon secondary` users only.
+        guard await authenticated(environment)?.role != nil else { return .error(.accessDenied) }
         loggedInto = ups.name
         environment.state.login(ups.name, client: client)
         return NUTReply("OK\n")
@@ -207,9 +208,20 @@ public struct NUTSession: Sendable {
         return NUTReply("OK FSD-SET\n")
     }
 
-    /// `ERR DATA-STALE` for a UPS whose readings are stale, `nil` when it may be read.
+    /// upsd's `ups_available`: `ERR DRIVER-NOT-CONNECTED` for a UPS without readings yet,
+    /// `ERR DATA-STALE` for one whose readings are stale, `nil` when it may be read.
     private func unavailable(_ ups: NUTUPS) -> NUTReply? {
-        ups.isStale ? .error(.dataStale) : nil
+        switch ups.availability {
+        case .fresh: nil
+        case .stale: .error(.dataStale)
+        case .driverNotConnected: .error(.driverNotConnected)
+        }
+    }
+
+    /// A value or description as it goes on the wire: printable ASCII (``NUTLine/printable(_:)``),
+    /// escaped as upsd escapes it.
+    private static func quoted(_ text: String) -> String {
+        NUTLine.escaped(NUTLine.printable(text))
     }
 
     /// `GET`, in upsd's order of checks; arguments past those a form needs are ignored. UPS and
@@ -229,7 +241,7 @@ public struct NUTSession: Sendable {
             return NUTReply("NUMLOGINS \(name) \(environment.state.clients(of: ups.name).count)\n")
         case "UPSDESC":
             guard let ups = environment.data.ups(named: name) else { return .error(.unknownUPS) }
-            return NUTReply("UPSDESC \(name) \"\(NUTLine.escaped(ups.description))\"\n")
+            return NUTReply("UPSDESC \(name) \"\(Self.quoted(ups.description))\"\n")
         default:
             break
         }
@@ -248,11 +260,13 @@ public struct NUTSession: Sendable {
         switch what {
         case "VAR":
             guard var value = ups.value(of: variable) else { return .error(.varNotSupported) }
-            if variable.lowercased() == "ups.status", environment.state.isForcedShutdown(ups) { value = "FSD " + value }
-            return NUTReply("VAR \(name) \(variable) \"\(NUTLine.escaped(value))\"\n")
+            if variable.lowercased() == "ups.status", environment.state.isForcedShutdown(ups.name) { value = "FSD " + value }
+            return NUTReply("VAR \(name) \(variable) \"\(Self.quoted(value))\"\n")
         case "TYPE":
-            guard let value = ups.value(of: variable) else { return .error(.varNotSupported) }
-            return NUTReply("TYPE \(name) \(variable) \(NUTDescriptions.type(of: variable.lowercased(), value: value))\n")
+            guard ups.value(of: variable) != nil else { return .error(.varNotSupported) }
+            // upsd answers NUMBER for every variable its driver gave no type flag: every
+            // read-only variable of a real driver, and so every variable here.
+            return NUTReply("TYPE \(name) \(variable) NUMBER\n")
         case "DESC":
             return NUTReply("DESC \(name) \(variable) \"\(NUTDescriptions.description(of: variable.lowercased()))\"\n")
         default:
@@ -266,7 +280,7 @@ public struct NUTSession: Sendable {
         guard let what = arguments.first?.uppercased() else { return .error(.invalidArgument) }
         if what == "UPS" {
             var text = "BEGIN LIST UPS\n"
-            for ups in environment.data.upsList() { text += "UPS \(ups.name) \"\(NUTLine.escaped(ups.description))\"\n" }
+            for ups in environment.data.upsList() { text += "UPS \(ups.name) \"\(Self.quoted(ups.description))\"\n" }
             return NUTReply(text + "END LIST UPS\n")
         }
         guard arguments.count >= 2 else { return .error(.invalidArgument) }
@@ -281,11 +295,11 @@ public struct NUTSession: Sendable {
             }
             if let stale = unavailable(ups) { return stale }
             guard what == "VAR" else { return NUTReply("BEGIN LIST \(what) \(name)\nEND LIST \(what) \(name)\n") }
-            let forced = environment.state.isForcedShutdown(ups)
+            let forced = environment.state.isForcedShutdown(ups.name)
             var text = "BEGIN LIST VAR \(name)\n"
             for variable in ups.variables {
                 let value = forced && variable.name == "ups.status" ? "FSD " + variable.value : variable.value
-                text += "VAR \(name) \(variable.name) \"\(NUTLine.escaped(value))\"\n"
+                text += "VAR \(name) \(variable.name) \"\(Self.quoted(value))\"\n"
             }
             return NUTReply(text + "END LIST VAR \(name)\n")
         case "ENUM", "RANGE":

@@ -1,5 +1,4 @@
-/// `GET DESC` texts and `GET TYPE` answers of the variables the bridge serves (descriptions as
-/// NUT's own variable table words them).
+/// `GET DESC` texts of the variables the bridge serves (as NUT's own variable table words them).
 public enum NUTDescriptions {
     static let descriptions: [String: String] = [
         "battery.charge": "Battery charge (percent of full)",
@@ -35,11 +34,5 @@ public enum NUTDescriptions {
     /// The description of `variable`, or upsd's text for one it has none for.
     public static func description(of variable: String) -> String {
         descriptions[variable] ?? "Description unavailable"
-    }
-
-    /// `GET TYPE`'s answer for a read-only variable: `NUMBER` for a number, `STRING:<length>`
-    /// otherwise.
-    public static func type(of variable: String, value: String) -> String {
-        Double(value) != nil ? "NUMBER" : "STRING:\(max(value.utf8.count, 1))"
     }
 }

@@ -148,4 +148,20 @@ public enum NUTLine {
         }
         return out
     }
+
+    /// `text` in printable ASCII, as every value and description goes on the wire: `"` and `\`
+    /// become `'` and `/` (PyNUT splits reply lines at every quote, escaped or not), control
+    /// characters are dropped and every other character outside ASCII becomes `?` (aionut, Home
+    /// Assistant's library, decodes replies as ASCII and fails on the whole UPS otherwise).
+    public static func printable(_ text: String) -> String {
+        guard !text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
+        else { return text }
+        return String(text.unicodeScalars.compactMap { scalar -> Character? in
+            switch scalar {
+            case "\"": "'"
+            case "\\": "/"
+            default: scalar.value < 0x20 || scalar.value == 0x7F ? nil : scalar.isASCII ? Character(scalar) : "?"
+            }
+        })
+    }
 }

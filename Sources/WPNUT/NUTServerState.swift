@@ -2,26 +2,33 @@ import Synchronization
 
 /// One UPS as the bridge serves it at one moment.
 public struct NUTUPS: Sendable {
-    /// The NUT name (``NUTNames``).
+    /// Whether a UPS's variables may be read, as upsd decides it for its driver.
+    public enum Availability: Sendable, Equatable {
+        /// Readings within the staleness age: every read answers.
+        case fresh
+        /// The last readings are too old, or the device is disconnected: reads answer
+        /// `ERR DATA-STALE` (upsd: the driver stopped updating).
+        case stale
+        /// No readings since the start (a UPS remembered from before a restart while WinPower
+        /// is unreachable): reads answer `ERR DRIVER-NOT-CONNECTED` (upsd: driver down).
+        case driverNotConnected
+    }
+
+    /// The NUT name (``NUTNames``): the UPS's one identity, whatever name a client used to reach
+    /// it (logins, `FSD` and `LIST CLIENT` go by it).
     public var name: String
-    /// `LIST UPS` and `GET UPSDESC`: the alias and model.
+    /// `LIST UPS` and `GET UPSDESC`: the alias and model (made printable ASCII on the wire).
     public var description: String
     /// Every variable, sorted by name; `ups.status` without `FSD` (the server adds it).
     public var variables: [(name: String, value: String)]
-    /// The device's data is older than the staleness window, or WinPower is unreachable:
-    /// every read answers `ERR DATA-STALE`.
-    public var isStale: Bool
-    /// On mains with the charge above the low threshold: a forced shutdown set earlier is
-    /// cleared (as upsd clears it when the driver reports the UPS back).
-    public var clearsForcedShutdown: Bool
+    public var availability: Availability
 
-    public init(name: String, description: String, variables: [(name: String, value: String)], isStale: Bool,
-                clearsForcedShutdown: Bool) {
+    public init(name: String, description: String, variables: [(name: String, value: String)],
+                availability: Availability = .fresh) {
         self.name = name
         self.description = description
         self.variables = variables
-        self.isStale = isStale
-        self.clearsForcedShutdown = clearsForcedShutdown
+        self.availability = availability
     }
 
     /// The value of `variable` (any case, as upsd compares names), if the UPS has it.
@@ -36,13 +43,14 @@ public struct NUTUPS: Sendable {
 public protocol NUTDataSource: Sendable {
     /// Every UPS, in `LIST UPS` order.
     func upsList() -> [NUTUPS]
-    /// The UPS named `name` in any case (NUT names compare case-insensitively, as upsd's do;
-    /// the UPS's ``NUTUPS/name`` is its own spelling), or `nil`.
+    /// The UPS named `name` in any case (NUT names compare case-insensitively, as upsd's do), or
+    /// `nil`. An alias (`ups`) gives the UPS it stands for, under its own ``NUTUPS/name``.
     func ups(named name: String) -> NUTUPS?
 }
 
 /// What the server's connections share: forced shutdowns set by primaries, and who is logged
-/// into which UPS (`GET NUMLOGINS`, `LIST CLIENT`). One short lock, never held across I/O.
+/// into which UPS (`GET NUMLOGINS`, `LIST CLIENT`), by the UPS's ``NUTUPS/name`` (any case).
+/// One short lock, never held across I/O.
 public final class NUTServerState: Sendable {
     private struct State {
         var forcedShutdown: Set<String> = []
@@ -54,34 +62,30 @@ public final class NUTServerState: Sendable {
 
     public init() {}
 
-    /// Marks `ups` for a forced shutdown (`FSD`).
+    /// Marks `ups` for a forced shutdown (`FSD`). As upsd's flag, it stays until the process
+    /// ends, whatever the UPS does afterwards (mains back included): a secondary that has not
+    /// polled yet still follows the primary that is already going down.
     public func setForcedShutdown(_ ups: String) {
-        _ = state.withLock { $0.forcedShutdown.insert(ups) }
+        _ = state.withLock { $0.forcedShutdown.insert(ups.lowercased()) }
     }
 
-    /// Whether `ups` carries `FSD`, clearing it first when the UPS is back (``NUTUPS/clearsForcedShutdown``).
-    public func isForcedShutdown(_ ups: NUTUPS) -> Bool {
-        state.withLock { state in
-            guard state.forcedShutdown.contains(ups.name) else { return false }
-            if ups.clearsForcedShutdown && !ups.isStale {
-                state.forcedShutdown.remove(ups.name)
-                return false
-            }
-            return true
-        }
+    /// Whether `ups` carries `FSD`.
+    public func isForcedShutdown(_ ups: String) -> Bool {
+        state.withLock { $0.forcedShutdown.contains(ups.lowercased()) }
     }
 
     /// Records a login of `client` into `ups`.
     public func login(_ ups: String, client: String) {
-        state.withLock { $0.logins[ups, default: []].append(client) }
+        state.withLock { $0.logins[ups.lowercased(), default: []].append(client) }
     }
 
     /// Removes one login of `client` from `ups`.
     public func logout(_ ups: String, client: String) {
         state.withLock { state in
-            guard var clients = state.logins[ups], let index = clients.firstIndex(of: client) else { return }
+            let key = ups.lowercased()
+            guard var clients = state.logins[key], let index = clients.firstIndex(of: client) else { return }
             clients.remove(at: index)
-            state.logins[ups] = clients.isEmpty ? nil : clients
+            state.logins[key] = clients.isEmpty ? nil : clients
         }
     }
 
@@ -90,6 +94,6 @@ public final class NUTServerState: Sendable {
 
     /// The clients logged into `ups`, most recent first (as upsd lists them).
     public func clients(of ups: String) -> [String] {
-        state.withLock { ($0.logins[ups] ?? []).reversed() }
+        state.withLock { ($0.logins[ups.lowercased()] ?? []).reversed() }
     }
 }

@@ -74,14 +74,16 @@ public enum NUTVariables {
     /// - `OL` on mains (line, bypass, standby, powering on, and a self-test: the UPS runs on
     ///   battery on purpose while mains is present, so it is `OL TEST`, never `OB`, and no
     ///   `upsmon` shuts down for it); `OB` only in battery mode (an outage); neither in fault
-    ///   mode or an unknown mode (`ALARM` says what is known);
+    ///   mode or a missing or unknown mode (`ALARM` says so);
     /// - `LB` when the charge or the runtime is below its threshold;
     /// - `BYPASS`, `OFF` (standby: the output is off), `TEST`, `CHRG`/`DISCHRG`, `ALARM`
-    ///   (alarms active, or fault mode).
+    ///   (alarms active, fault mode, or the mode missing or unknown).
     public static func status(of device: Device, thresholds: NUTThresholds) -> [String] {
         var words: [String] = []
         let realtime = device.realtime
-        if device.hasAlarm == true || device.operatingMode == .fault { words.append("ALARM") }
+        // Fault mode, or a mode missing or unknown: ALARM says that something is wrong, and
+        // neither OL nor OB is claimed.
+        if device.hasAlarm == true || device.operatingMode == .fault || device.operatingMode == nil { words.append("ALARM") }
         switch device.operatingMode {
         case .line, .powerOn: words.append("OL")
         case .bypass: words += ["OL", "BYPASS"]

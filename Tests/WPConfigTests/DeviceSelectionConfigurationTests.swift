@@ -156,9 +156,17 @@ import Testing
         ("    id-1:\n      battery_runtime_low: 25h\n", "./config.yaml:8:28: nut.ups.id-1.battery_runtime_low: 25h must be between 0s and 24h"),
         ("    id-1:\n      nmae: x\n", #"./config.yaml:8:7: unknown key "nut.ups.id-1.nmae"; a UPS holds name, battery_charge_low, battery_runtime_low; did you mean "name"?"#),
         ("    id-1: x\n", "./config.yaml:7:11: nut.ups.id-1: must be a mapping with name, battery_charge_low, battery_runtime_low, found a scalar"),
+        ("    id-1:\n      name: UPS\n  default_ups: id-2\n", #"./config.yaml:8:13: nut.ups.id-1.name: "UPS" is the name nut.default_ups gives id-2; name this device otherwise, or make it nut.default_ups"#),
     ])
     func invalidNUTUPSStopsStartupWithItsPosition(entry: String, expected: String) {
         let file = "winpower:\n  base_url: https://b.example\n  username: u\n  password: p\nnut:\n  ups:\n" + entry
         #expect(ServersConfigurationTests.problems(file) == [expected])
+    }
+
+    /// The default device itself may be named `ups`: the alias and its name are the same UPS.
+    @Test func theDefaultDeviceMayBeNamedUps() {
+        let file = "winpower:\n  base_url: https://b.example\n  username: u\n  password: p\nnut:\n  ups:\n"
+            + "    id-1:\n      name: ups\n  default_ups: id-1\n"
+        #expect(ServersConfigurationTests.problems(file) == [])
     }
 }

@@ -2,7 +2,9 @@ import Foundation
 import Testing
 import WPClient
 import WPCollector
+import WPConfig
 import WPNUT
+import WPSimulator
 import WPTestSupport
 @testable import WPExporter
 
@@ -17,34 +19,60 @@ import WPTestSupport
         // The simulator's aliases: "C3K" three times, "Server room \"A\"", "Rack\\B-2", "机房 UPS 3", "Büro-USV".
         #expect(Set(list.map(\.name)) == ["c3k", "server-room-a", "c3k-2", "rack-b-2", "ups-3", "b-ro-usv", "c3k-3"])
         for ups in list { #expect(NUTNames.isValid(ups.name), "\(ups.name)") }
-        // Descriptions are printable ASCII: PyNUT splits at quotes, aionut decodes as ASCII.
-        for ups in list {
-            #expect(ups.description.unicodeScalars.allSatisfy { $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" },
-                    "\(ups.description)")
-        }
-        #expect(list.first { $0.name == "ups-3" }?.description.hasPrefix("?? UPS 3") == true)
-        #expect(list.first { $0.name == "b-ro-usv" }?.description.hasPrefix("B?ro-USV") == true)
+        // Descriptions keep the alias as WinPower gives it (the session makes them ASCII on the wire).
+        #expect(list.first { $0.name == "ups-3" }?.description.hasPrefix("机房 UPS 3") == true)
+        #expect(list.first { $0.name == "b-ro-usv" }?.description.hasPrefix("Büro-USV") == true)
         let samples = try await harness.scrape()
         for ups in list {
             let id = try #require(ups.value(of: "ups.id"))
             let charge = Exposition.value(samples, "winpower_device_battery_capacity", device: id)
             #expect(ups.value(of: "battery.charge") == charge.map(NUTVariables.format), "\(ups.name): what /metrics shows, or absent")
             let connected = Exposition.value(samples, "winpower_device_connected", device: id)
-            #expect(ups.isStale == (connected == 0), "\(ups.name): a disconnected device is stale")
+            #expect((ups.availability == .stale) == (connected == 0), "\(ups.name): a disconnected device is stale")
             #expect(ups.value(of: "driver.version") == "9.9.9")
         }
     }
 
-    /// Readings older than the staleness window, or WinPower unreachable: every read is stale.
-    @Test func oldReadingsAreStale() async throws {
+    /// Stale by age only, as upsd's MAXAGE: a failed collection (WinPower unreachable) keeps
+    /// the last readings fresh until they are older than the staleness window.
+    @Test func oldReadingsAreStaleAFailedCollectionIsNot() async throws {
         let harness = try await ExporterHarness(devices: 2)
         defer { Task { await harness.shutdown() } }
         await harness.exporter.collector.collect()
         let source = NUTFleetSource(fleet: harness.exporter.fleet, settings: NUTBridgeSettings(), version: "1")
         let name = try #require(source.upsList().first?.name)
-        #expect(source.ups(named: name)?.isStale == false)
-        harness.clock.advance(by: harness.exporter.collector.configuration.stalenessWindow + .seconds(1))
-        #expect(source.ups(named: name)?.isStale == true)
+        #expect(source.ups(named: name)?.availability == .fresh)
+        harness.simulator.enable(.unreachable)
+        harness.clock.advance(by: harness.exporter.collector.configuration.interval)
+        await harness.exporter.collector.collect()
+        #expect(harness.exporter.collector.health.lastError != nil, "the collection failed")
+        #expect(source.ups(named: name)?.availability == .fresh, "one failed collection does not make the UPS stale")
+        harness.clock.advance(by: harness.exporter.collector.configuration.stalenessWindow)
+        #expect(source.ups(named: name)?.availability == .stale)
+    }
+
+    /// With `nut.default_ups`, the alias `ups` is reserved: a device whose alias derives to
+    /// `ups` is named `ups-2` and `ups` reaches the default device, under its own name.
+    @Test func theAliasNeverHidesADevice() async throws {
+        var ids: [String] = []
+        let harness = try await ExporterHarness(devices: 2, configureExporter: { configuration in
+            ids = (0..<2).map { String(format: "5e1a7a0c-%04x-4b35-b0dd-%012x", $0, $0) }
+            configuration.winPower.devices.overrides = [ids[0]: .init(name: "机房")]
+        })
+        defer { Task { await harness.shutdown() } }
+        await harness.exporter.collector.collect()
+        #expect(harness.exporter.collector.devices.readings.map(\.device.id).sorted() == ids)
+        var settings = NUTBridgeSettings()
+        settings.defaultUPS = (alias: "ups", device: ids[1])
+        let source = NUTFleetSource(fleet: harness.exporter.fleet, settings: settings, version: "1")
+        let named = Dictionary(uniqueKeysWithValues: source.upsList().map { ($0.value(of: "ups.id") ?? "", $0.name) })
+        #expect(named[ids[0]] == "ups-2", "an alias of no ASCII letters does not take the reserved name")
+        let target = try #require(source.ups(named: "UPS"))
+        #expect(target.value(of: "ups.id") == ids[1])
+        #expect(target.name == named[ids[1]], "the alias is the device under its own name")
+        // Without the alias, the device may be named `ups`.
+        let plain = NUTFleetSource(fleet: harness.exporter.fleet, settings: NUTBridgeSettings(), version: "1")
+        #expect(plain.ups(named: "ups")?.value(of: "ups.id") == ids[0])
     }
 
     /// Configured names win; the fixed alias (Synology's `ups`) reaches one device; a device

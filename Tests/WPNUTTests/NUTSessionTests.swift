@@ -5,11 +5,15 @@ import WPNUT
 import WPServer
 import WPTestSupport
 
-/// A fixed set of UPSs.
+/// A fixed set of UPSs; `aliases` (lower-cased alias → name) as `nut.default_ups` makes `ups`.
 private struct Fleet: NUTDataSource {
     var list: [NUTUPS]
+    var aliases: [String: String] = [:]
     func upsList() -> [NUTUPS] { list }
-    func ups(named name: String) -> NUTUPS? { list.first { $0.name.lowercased() == name.lowercased() } }
+    func ups(named name: String) -> NUTUPS? {
+        let name = aliases[name.lowercased()] ?? name
+        return list.first { $0.name.lowercased() == name.lowercased() }
+    }
 }
 
 /// Plain passwords: `monuser`/`secret` (primary), `watcher`/`pw` (secondary), `reader`/`r` (no role).
@@ -25,15 +29,15 @@ private struct Users: NUTUsers {
 }
 
 @Suite(.timeLimit(.minutes(3))) struct NUTSessionTests {
-    static func ups(_ name: String, status: String = "OL", stale: Bool = false, back: Bool = true) -> NUTUPS {
+    static func ups(_ name: String, status: String = "OL", stale: Bool = false) -> NUTUPS {
         NUTUPS(name: name, description: "Rack \"A\" (Santak C3K)",
                variables: [("battery.charge", "100"), ("device.model", "Santak C3K"), ("ups.status", status)],
-               isStale: stale, clearsForcedShutdown: back)
+               availability: stale ? .stale : .fresh)
     }
 
-    static func environment(_ list: [NUTUPS], requireLogin: Bool = false, state: NUTServerState = NUTServerState())
-        -> NUTSession.Environment {
-        NUTSession.Environment(data: Fleet(list: list), users: Users(), state: state, version: "1.0.0",
+    static func environment(_ list: [NUTUPS], aliases: [String: String] = [:], requireLogin: Bool = false,
+                            state: NUTServerState = NUTServerState()) -> NUTSession.Environment {
+        NUTSession.Environment(data: Fleet(list: list, aliases: aliases), users: Users(), state: state, version: "1.0.0",
                                requireLogin: requireLogin, failures: AuthFailureTracker())
     }
 
@@ -52,8 +56,8 @@ private struct Users: NUTUsers {
                                           environment, session: &session)
         #expect(out == """
             BEGIN LIST UPS
-            UPS rack-a "Rack \\"A\\" (Santak C3K)"
-            UPS rack-b "Rack \\"A\\" (Santak C3K)"
+            UPS rack-a "Rack 'A' (Santak C3K)"
+            UPS rack-b "Rack 'A' (Santak C3K)"
             END LIST UPS
             VAR rack-a ups.status "OL"
             BEGIN LIST VAR rack-b
@@ -91,7 +95,7 @@ private struct Users: NUTUsers {
             ("GET VAR rack-a server.other", "ERR VAR-NOT-SUPPORTED\n"),
             ("GET DESC old ups.status", "ERR DATA-STALE\n"),
             ("GET NUMLOGINS old", "ERR DATA-STALE\n"),
-            ("GET UPSDESC old", "UPSDESC old \"Rack \\\"A\\\" (Santak C3K)\"\n"),
+            ("GET UPSDESC old", "UPSDESC old \"Rack 'A' (Santak C3K)\"\n"),
             ("LIST CLIENT old", "BEGIN LIST CLIENT old\nEND LIST CLIENT old\n"),
             ("GET TRACKING", "OFF\n"),
             ("GET TRACKING 1234", "ERR FEATURE-NOT-CONFIGURED\n"),
@@ -106,25 +110,111 @@ private struct Users: NUTUsers {
         }
     }
 
-    /// A primary logs in, claims primary and sets FSD; the flag shows in ups.status until the
-    /// UPS is back on mains above the low threshold; secondaries cannot set it.
+    /// A primary logs in, claims primary and sets FSD; the flag shows in ups.status for every
+    /// client and stays, as upsd keeps it, whatever mains does afterwards; secondaries cannot
+    /// set it.
     @Test func primaryAndForcedShutdown() async {
         let state = NUTServerState()
-        var onBattery = Self.environment([Self.ups("ups", status: "OB LB", back: false)], state: state)
+        var onBattery = Self.environment([Self.ups("rack-a", status: "OB LB")], state: state)
         var secondary = NUTSession(client: "10.0.0.2:1")
-        #expect(await Self.conversation(["USERNAME watcher", "PASSWORD pw", "LOGIN ups", "FSD ups"], onBattery,
+        #expect(await Self.conversation(["USERNAME watcher", "PASSWORD pw", "LOGIN rack-a", "FSD rack-a"], onBattery,
                                         session: &secondary) == "OK\nOK\nOK\nERR ACCESS-DENIED\n")
         var primary = NUTSession(client: "10.0.0.1:1")
-        #expect(await Self.conversation(["USERNAME monuser", "PASSWORD secret", "LOGIN ups", "PRIMARY ups", "MASTER ups",
-                                         "GET NUMLOGINS ups", "FSD ups", "GET VAR ups ups.status"], onBattery,
+        #expect(await Self.conversation(["USERNAME monuser", "PASSWORD secret", "LOGIN rack-a", "PRIMARY rack-a", "MASTER rack-a",
+                                         "GET NUMLOGINS rack-a", "FSD rack-a", "GET VAR rack-a ups.status"], onBattery,
                                         session: &primary)
-                == "OK\nOK\nOK\nOK PRIMARY-GRANTED\nOK MASTER-GRANTED\nNUMLOGINS ups 2\nOK FSD-SET\nVAR ups ups.status \"FSD OB LB\"\n")
-        #expect(await Self.conversation(["LIST CLIENT ups"], onBattery, session: &primary)
-                == "BEGIN LIST CLIENT ups\nCLIENT ups 10.0.0.1\nCLIENT ups 10.0.0.2\nEND LIST CLIENT ups\n")
-        onBattery = Self.environment([Self.ups("ups", status: "OL", back: true)], state: state)
-        #expect(await Self.conversation(["GET VAR ups ups.status"], onBattery, session: &primary) == "VAR ups ups.status \"OL\"\n")
+                == "OK\nOK\nOK\nOK PRIMARY-GRANTED\nOK MASTER-GRANTED\nNUMLOGINS rack-a 2\nOK FSD-SET\nVAR rack-a ups.status \"FSD OB LB\"\n")
+        #expect(await Self.conversation(["LIST CLIENT rack-a"], onBattery, session: &primary)
+                == "BEGIN LIST CLIENT rack-a\nCLIENT rack-a 10.0.0.1\nCLIENT rack-a 10.0.0.2\nEND LIST CLIENT rack-a\n")
+        onBattery = Self.environment([Self.ups("rack-a", status: "OL CHRG")], state: state)
+        var reader = NUTSession(client: "10.0.0.3:1")
+        #expect(await Self.conversation(["GET VAR rack-a ups.status", "LIST VAR rack-a"], onBattery, session: &reader)
+                == "VAR rack-a ups.status \"FSD OL CHRG\"\nBEGIN LIST VAR rack-a\nVAR rack-a battery.charge \"100\"\n"
+                + "VAR rack-a device.model \"Santak C3K\"\nVAR rack-a ups.status \"FSD OL CHRG\"\nEND LIST VAR rack-a\n",
+                "mains back: FSD stays until the process restarts")
         #expect(await primary.handle(Array("LOGOUT".utf8), onBattery) == (NUTReply("OK Goodbye\n"), .close))
-        #expect(state.clients(of: "ups") == ["10.0.0.2:1"])
+        #expect(state.clients(of: "rack-a") == ["10.0.0.2:1"])
+    }
+
+    /// FSD set by a primary on a UPS on mains (`upsmon -c fsd`) is kept and shown at once.
+    @Test func forcedShutdownOnMains() async {
+        let environment = Self.environment([Self.ups("rack-a", status: "OL CHRG"), Self.ups("rack-b")])
+        var primary = NUTSession(client: "10.0.0.1:1")
+        #expect(await Self.conversation(["USERNAME monuser", "PASSWORD secret", "FSD RACK-A", "GET VAR rack-a ups.status",
+                                         "GET VAR rack-b ups.status"], environment, session: &primary)
+                == "OK\nOK\nOK FSD-SET\nVAR rack-a ups.status \"FSD OL CHRG\"\nVAR rack-b ups.status \"OL\"\n")
+    }
+
+    /// The alias (`ups`, as `nut.default_ups` gives it) is the same UPS as its device's name:
+    /// FSD set under either shows under both, logins under either count once for the UPS.
+    @Test func theAliasIsTheSameUPS() async {
+        let environment = Self.environment([Self.ups("rack-a", status: "OB LB"), Self.ups("rack-b")], aliases: ["ups": "rack-a"])
+        var secondary = NUTSession(client: "10.0.0.2:1")
+        #expect(await Self.conversation(["USERNAME watcher", "PASSWORD pw", "LOGIN ups"], environment, session: &secondary)
+                == "OK\nOK\nOK\n")
+        #expect(secondary.loggedInto == "rack-a")
+        var primary = NUTSession(client: "10.0.0.1:1")
+        #expect(await Self.conversation(["USERNAME monuser", "PASSWORD secret", "LOGIN rack-a", "GET NUMLOGINS rack-a",
+                                         "GET NUMLOGINS UPS", "LIST CLIENT ups", "FSD rack-a", "GET VAR ups ups.status",
+                                         "GET NUMLOGINS rack-b"], environment, session: &primary)
+                == "OK\nOK\nOK\nNUMLOGINS rack-a 2\nNUMLOGINS UPS 2\n"
+                + "BEGIN LIST CLIENT ups\nCLIENT rack-a 10.0.0.1\nCLIENT rack-a 10.0.0.2\nEND LIST CLIENT ups\n"
+                + "OK FSD-SET\nVAR ups ups.status \"FSD OB LB\"\nNUMLOGINS rack-b 0\n")
+        var other = NUTSession(client: "10.0.0.3:1")
+        #expect(await Self.conversation(["USERNAME monuser", "PASSWORD secret", "FSD ups"], Self.environment(
+            [Self.ups("rack-a"), Self.ups("rack-b")], aliases: ["ups": "rack-b"], state: NUTServerState()), session: &other)
+                == "OK\nOK\nOK FSD-SET\n")
+    }
+
+    /// LOGIN needs an `upsmon` role (upsd grants it to primary and secondary users only); a
+    /// role-less user still reads.
+    @Test func loginNeedsAnUpsmonRole() async {
+        let state = NUTServerState()
+        let environment = Self.environment([Self.ups("rack-a")], requireLogin: true, state: state)
+        var reader = NUTSession(client: "10.0.0.4:1")
+        #expect(await Self.conversation(["USERNAME reader", "PASSWORD r", "LOGIN rack-a", "GET VAR rack-a ups.status",
+                                         "GET NUMLOGINS rack-a", "PRIMARY rack-a", "FSD rack-a"], environment, session: &reader)
+                == "OK\nOK\nERR ACCESS-DENIED\nVAR rack-a ups.status \"OL\"\nNUMLOGINS rack-a 0\nERR ACCESS-DENIED\nERR ACCESS-DENIED\n")
+        #expect(reader.loggedInto == nil)
+        #expect(state.loginCount == 0)
+    }
+
+    /// Values and descriptions are printable ASCII on the wire, whatever the alias or model.
+    @Test func valuesArePrintableASCII() async {
+        let ups = NUTUPS(name: "ups-3", description: "机房 UPS 3 (Santak \"C3K\")",
+                         variables: [("device.model", "Büro-USV Ünïcode\\1"), ("ups.alarm", "tab\there"), ("ups.status", "OL")])
+        let environment = Self.environment([ups])
+        var session = NUTSession(client: "c")
+        let out = await Self.conversation(["LIST UPS", "GET UPSDESC ups-3", "LIST VAR ups-3", "GET VAR ups-3 device.model"],
+                                          environment, session: &session)
+        #expect(out.utf8.allSatisfy { $0 == 0x0A || (0x20..<0x7F).contains($0) }, "\(out)")
+        #expect(out == """
+            BEGIN LIST UPS
+            UPS ups-3 "?? UPS 3 (Santak 'C3K')"
+            END LIST UPS
+            UPSDESC ups-3 "?? UPS 3 (Santak 'C3K')"
+            BEGIN LIST VAR ups-3
+            VAR ups-3 device.model "B?ro-USV ?n?code/1"
+            VAR ups-3 ups.alarm "tabhere"
+            VAR ups-3 ups.status "OL"
+            END LIST VAR ups-3
+            VAR ups-3 device.model "B?ro-USV ?n?code/1"
+
+            """)
+    }
+
+    /// GET TYPE answers as upsd does for read-only driver variables: NUMBER, whatever the value.
+    /// A UPS remembered without readings answers reads as upsd with its driver down.
+    @Test func typesAndAUPSWithoutItsDriver() async {
+        var waiting = Self.ups("rack-b")
+        waiting.availability = .driverNotConnected
+        let environment = Self.environment([Self.ups("rack-a"), waiting])
+        var session = NUTSession(client: "c")
+        #expect(await Self.conversation(["GET TYPE rack-a device.model", "GET TYPE rack-a battery.charge", "GET TYPE rack-a no.such",
+                                         "GET VAR rack-b ups.status", "LIST VAR rack-b", "GET NUMLOGINS rack-b",
+                                         "USERNAME watcher", "PASSWORD pw", "LOGIN rack-b"], environment, session: &session)
+                == "TYPE rack-a device.model NUMBER\nTYPE rack-a battery.charge NUMBER\nERR VAR-NOT-SUPPORTED\n"
+                + "ERR DRIVER-NOT-CONNECTED\nERR DRIVER-NOT-CONNECTED\nERR DRIVER-NOT-CONNECTED\nOK\nOK\nOK\n")
     }
 
     @Test func wrongPasswordsAndRepeatedCredentials() async {

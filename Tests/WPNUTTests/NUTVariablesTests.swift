@@ -31,7 +31,8 @@ import WPNUT
         #expect(Self.status(Self.device(mode: 2)) == "OL BYPASS")
         #expect(Self.status(Self.device(mode: 1)) == "OL OFF")
         #expect(Self.status(Self.device(mode: 6)) == "ALARM")
-        #expect(Self.status(Self.device(mode: nil)) == "")
+        #expect(Self.status(Self.device(mode: nil)) == "ALARM", "a missing mode is neither OL nor OB")
+        #expect(Self.status(Self.device(mode: 99, charging: 1)) == "ALARM CHRG", "an unknown mode says ALARM, not CHRG alone")
         #expect(Self.status(Self.device(mode: 3, status: 2)) == "ALARM OL")
         #expect(Self.status(Self.device(mode: 3, alarms: ActiveAlarms(count: 1, codes: ["501"]))) == "ALARM OL")
     }
