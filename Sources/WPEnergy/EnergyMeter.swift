@@ -316,6 +316,19 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
         return Rekeying(moved: result.moved.count, skipped: result.skipped)
     }
 
+    /// Keeps what the NUT bridge serves each device as (``EnergyState/nutNames``) with the
+    /// totals: saved with the next save, loaded by the next start. Never waits for I/O.
+    public func remember(nutNames: [String: StoredNUTName]) {
+        inner.withLock { inner in
+            guard inner.base.nutNames != nutNames else { return }
+            inner.base.nutNames = nutNames
+            inner.generation += 1
+        }
+    }
+
+    /// The NUT names kept now (loaded at the start, then as last remembered).
+    public var nutNames: [String: StoredNUTName] { inner.withLock { $0.base.nutNames } }
+
     /// Accepts readings keyed under `server` again (a server of that name is configured anew
     /// after ``rekey(closing:_:)`` moved its totals away).
     public func reopen(server: String) {

@@ -198,7 +198,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             throw .metrics(error)
         }
         do {
-            nutServer = try Self.makeNUTServer(configuration, fleet: fleet, tls: options.webSecurity.tls,
+            nutServer = try Self.makeNUTServer(configuration, fleet: fleet, meter: meter, tls: options.webSecurity.tls,
                                                maxConnections: budget.map(\.lineConnections),
                                                registry: scrape.registry, logger: logger)
         } catch {
@@ -281,8 +281,8 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// The NUT server of `nut.*`, or `nil` when `nut.listen` is not set.
-    private static func makeNUTServer(_ configuration: ExporterConfiguration, fleet: ServerFleet<C>, tls: TLSConfiguration?,
-                                      maxConnections: Int?, registry: MetricRegistry,
+    private static func makeNUTServer(_ configuration: ExporterConfiguration, fleet: ServerFleet<C>, meter: EnergyMeter<C>,
+                                      tls: TLSConfiguration?, maxConnections: Int?, registry: MetricRegistry,
                                       logger: Logger) throws(ExporterError) -> LineServer<NUTProtocol>? {
         let nut = configuration.nut
         guard let address = nut.address else { return nil }
@@ -316,7 +316,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             throw .metrics(error)
         }
         let environment = NUTSession.Environment(
-            data: NUTFleetSource(fleet: fleet, settings: settings, version: BuildInfo.exporterVersion),
+            data: NUTFleetSource(fleet: fleet, settings: settings, version: BuildInfo.exporterVersion, meter: meter),
             users: NUTUserTable(accounts), state: state, version: BuildInfo.exporterVersion,
             requireLogin: !nut.allowAnonymous, tlsAvailable: tls != nil, failures: AuthFailureTracker(),
             // Both label values come from fixed sets: the error path is unreachable.

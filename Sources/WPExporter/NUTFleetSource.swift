@@ -1,7 +1,9 @@
 import Synchronization
 import WPClient
 import WPCollector
+import WPEnergy
 import WPNUT
+import WPStorage
 
 /// What the NUT bridge serves of each device besides its readings: names, thresholds and the
 /// alias a fixed-name client (a Synology NAS asks for `ups`) reaches one device by.
@@ -28,13 +30,17 @@ package struct NUTBridgeSettings: Sendable, Equatable {
 ///
 /// The UPS table is rebuilt once per published collection (the first NUT command after it),
 /// under a lock held for that CPU work only; a command then costs a dictionary lookup and a
-/// staleness check on the collector's clock. A device keeps its NUT name while the exporter
-/// runs, even when devices come and go (a monitor's `MONITOR name@host` must not move); names
-/// set in the configuration never move.
+/// staleness check on the collector's clock. A device keeps its NUT name, even when devices come
+/// and go (a monitor's `MONITOR name@host` must not move), and across restarts: the names
+/// served are kept with the energy state (``EnergyMeter/remember(nutNames:)``). Started while
+/// a WinPower server is unreachable, the bridge lists the UPSs it served before from there and
+/// accepts `LOGIN` for them, answering reads `ERR DRIVER-NOT-CONNECTED` (upsd with its driver
+/// down) until that server's first collection. Names set in the configuration never move.
 package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == Duration {
     private struct Entry {
         var ups: NUTUPS
-        var readAt: C.Instant
+        /// `nil`: a UPS remembered from before the start, no reading yet.
+        var readAt: C.Instant?
         /// Weak: the table is rebuilt only when a client asks, so a strong reference would keep
         /// the collector of a server a reload removed alive until then. Gone: served as stale
         /// (the next command rebuilds the table without it).
@@ -48,8 +54,12 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
         var order: [String] = []
         /// By lower-cased NUT name: clients name UPSs in any case, as upsd allows.
         var entries: [String: Entry] = [:]
-        /// Names given so far, by `server` + device id; kept while running.
+        /// Names given so far, by device key (``NUTFleetSource/key(server:device:)``); kept
+        /// while running, seeded from the stored names.
         var assigned: [String: String] = [:]
+        /// The names and descriptions stored by the previous run, by device key; served while
+        /// their server has not collected since the start.
+        var remembered: [String: StoredNUTName] = [:]
         /// The lower-cased NUT name of each device id (its first server's), for `nut.default_ups`.
         var byDevice: [String: String] = [:]
     }
@@ -57,12 +67,27 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
     private let fleet: ServerFleet<C>
     private let settings: Mutex<NUTBridgeSettings>
     private let version: String
-    private let cache = Mutex(Cache())
+    private let cache: Mutex<Cache>
+    /// Where the names served are kept (`nil`: not kept).
+    private let meter: EnergyMeter<C>?
 
-    package init(fleet: ServerFleet<C>, settings: NUTBridgeSettings, version: String) {
+    /// - Parameter meter: keeps the names served with the energy state, and gives those of the
+    ///   previous run.
+    package init(fleet: ServerFleet<C>, settings: NUTBridgeSettings, version: String, meter: EnergyMeter<C>? = nil) {
         self.fleet = fleet
         self.settings = Mutex(settings)
         self.version = version
+        self.meter = meter
+        var cache = Cache()
+        cache.remembered = meter?.nutNames ?? [:]
+        cache.assigned = cache.remembered.mapValues(\.name)
+        self.cache = Mutex(cache)
+    }
+
+    /// A device's key, as the energy state keys it: the device id for the unnamed server,
+    /// `server` + U+001F + id otherwise.
+    static func key(server: String, device: String) -> String {
+        server.isEmpty ? device : EnergyKey.qualified(server: server, device: device)
     }
 
     package func upsList() -> [NUTUPS] {
@@ -93,7 +118,11 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
             ups.availability = .stale
             return ups
         }
-        if entry.disconnected || collector.age(of: entry.readAt) > collector.configuration.stalenessWindow {
+        guard let readAt = entry.readAt else {
+            ups.availability = .driverNotConnected
+            return ups
+        }
+        if entry.disconnected || collector.age(of: readAt) > collector.configuration.stalenessWindow {
             ups.availability = .stale
         }
         return ups
@@ -124,17 +153,19 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
         // device; only the device it stands for may be named so.
         let reserved = settings.defaultUPS.map { [$0.alias.lowercased()] } ?? []
         let configured = Set(settings.names.values.map { $0.lowercased() })
+        var served: [String: StoredNUTName] = [:]
         for (server, readings) in zip(collectors, readings) {
             for reading in readings.readings {
                 let device = reading.device
-                let key = server.name + "\u{1F}" + device.id
+                let key = Self.key(server: server.name, device: device.id)
+                let isDefault = settings.defaultUPS?.device == device.id
                 let name: String
                 if let given = settings.names[device.id] {
                     name = given
-                } else if let kept = cache.assigned[key], !configured.contains(kept.lowercased()) {
+                } else if let kept = cache.assigned[key], !configured.contains(kept.lowercased()),
+                          isDefault || !reserved.contains(kept.lowercased()), entries[kept.lowercased()] == nil {
                     name = kept
                 } else {
-                    let isDefault = settings.defaultUPS?.device == device.id
                     name = Self.unique(NUTNames.derived(from: device.asset.alias),
                                        taken: configured.union(cache.assigned.values.map { $0.lowercased() }).union(entries.keys)
                                            .union(isDefault ? [] : reserved))
@@ -151,11 +182,34 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
                                                    disconnected: device.connected == false)
                 order.append(name.lowercased())
                 if byDevice[device.id] == nil { byDevice[device.id] = name.lowercased() }
+                served[key] = StoredNUTName(name: name, description: ups.description)
+            }
+            // Not collected since the start (WinPower unreachable): the UPSs served before, as
+            // upsd lists a UPS whose driver is down.
+            guard server.collector.timeSinceLastSuccess() == nil else { continue }
+            let prefix = server.name.isEmpty ? nil : EnergyKey.prefix(server: server.name)
+            for (key, stored) in cache.remembered.sorted(by: { $0.key < $1.key }) where served[key] == nil {
+                let device: String
+                if let prefix {
+                    guard key.hasPrefix(prefix) else { continue }
+                    device = String(key.dropFirst(prefix.count))
+                } else {
+                    guard EnergyKey.split(key) == nil else { continue }
+                    device = key
+                }
+                let name = settings.names[device] ?? stored.name
+                guard entries[name.lowercased()] == nil else { continue }
+                entries[name.lowercased()] = Entry(ups: NUTUPS(name: name, description: stored.description, variables: []),
+                                                   readAt: nil, collector: server.collector, disconnected: false)
+                order.append(name.lowercased())
+                if byDevice[device] == nil { byDevice[device] = name.lowercased() }
+                served[key] = StoredNUTName(name: name, description: stored.description)
             }
         }
         cache.order = order
         cache.entries = entries
         cache.byDevice = byDevice
+        meter?.remember(nutNames: served)
     }
 
     /// `base`, or `base-2`, … when taken (`taken` holds lower-cased names).

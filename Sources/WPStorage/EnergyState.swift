@@ -15,12 +15,16 @@ public struct EnergyState: Sendable, Equatable {
     /// Wall-clock time of the save that produced this state (informational only; nothing is
     /// computed from it, so wall-clock jumps cannot affect totals).
     public var savedAt: Date?
+    /// The NUT name and description of each device the NUT bridge served, by the same keys as
+    /// ``devices`` (empty without the bridge).
+    public var nutNames: [String: StoredNUTName]
 
     public init(devices: [String: StoredDeviceEnergy] = [:], legacyFilesImported: Bool = false,
-                generation: UInt64 = 0, savedAt: Date? = nil) {
+                generation: UInt64 = 0, savedAt: Date? = nil, nutNames: [String: StoredNUTName] = [:]) {
         self.devices = devices
         self.legacyFilesImported = legacyFilesImported
         self.generation = generation
         self.savedAt = savedAt
+        self.nutNames = nutNames
     }
 }

@@ -22,6 +22,11 @@ import FoundationEssentials
 /// lines. Version 1 (written by releases before the ledger) is the same without `o` lines and is
 /// still read: every total is kept, ledgers start empty; the next save writes version 2.
 ///
+/// Version 3 is version 2 followed by one `n <key> <NUT name> <description>` line per device the
+/// NUT bridge served (``EnergyState/nutNames``, each field percent-encoded as device ids are);
+/// it is written only when there are such names, so a state without the NUT bridge stays
+/// version 2 (readable by releases before version 3).
+///
 /// Numbers are written with Swift's shortest round-trip representation, so decoding gives back
 /// the exact `Double`. Device ids are percent-encoded outside printable ASCII (and `%`).
 /// Decoding is a pure function that rejects anything unexpected with a reason.
@@ -29,12 +34,14 @@ enum StateFileFormat {
     static let magic = "wpexporter-energy-state v2"
     /// The first line of files written before the outage ledger existed (no `o` lines).
     static let magicV1 = "wpexporter-energy-state v1"
+    /// The first line of files with NUT names (`n` lines).
+    static let magicV3 = "wpexporter-energy-state v3"
 
     /// Encodes `state` into file bytes.
     static func encode(_ state: EnergyState) -> [UInt8] {
         var text = ""
         text.reserveCapacity(64 + state.devices.count * 48)
-        text += magic + "\n"
+        text += (state.nutNames.isEmpty ? magic : magicV3) + "\n"
         text += "generation \(state.generation)\n"
         let savedMillis = state.savedAt.map { clampedMillis($0) } ?? 0
         text += "saved-at-ms \(savedMillis)\n"
@@ -44,6 +51,10 @@ enum StateFileFormat {
             guard let device = state.devices[id] else { continue }
             text += "d \(device.joules) \(device.gaps) \(escape(id))\n"
             if !device.ledger.isEmpty { appendLedgerLine(device.ledger, to: &text) }
+        }
+        for key in state.nutNames.keys.sorted() {
+            guard let nut = state.nutNames[key] else { continue }
+            text += "n \(escape(key)) \(escape(nut.name)) \(escape(nut.description))\n"
         }
         var bytes = Array(text.utf8)
         let crc = CRC32.checksum(bytes)
@@ -83,10 +94,11 @@ enum StateFileFormat {
         }
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()[...]
         let first = lines.popFirst()
-        guard first == Substring(magic) || first == Substring(magicV1) else {
-            return .failure("unknown format: first line must be '\(magic)' (or '\(magicV1)')")
+        guard first == Substring(magic) || first == Substring(magicV1) || first == Substring(magicV3) else {
+            return .failure("unknown format: first line must be '\(magic)' (or '\(magicV1)', '\(magicV3)')")
         }
-        let allowsLedger = first == Substring(magic)
+        let allowsLedger = first != Substring(magicV1)
+        let allowsNames = first == Substring(magicV3)
         do throws(FormatFailure) {
             var state = EnergyState()
             state.generation = try header("generation", lines.popFirst()) { UInt64($0) }
@@ -96,13 +108,23 @@ enum StateFileFormat {
             guard imported == 0 || imported == 1 else { throw FormatFailure("legacy-imported must be 0 or 1") }
             state.legacyFilesImported = imported == 1
             let count = try header("devices", lines.popFirst()) { Int($0) }
-            let deviceLines = allowsLedger ? lines.reduce(0) { $0 + ($1.hasPrefix("o ") ? 0 : 1) } : lines.count
+            let deviceLines = lines.reduce(0) { count, line in
+                count + ((allowsLedger && line.hasPrefix("o ")) || (allowsNames && line.hasPrefix("n ")) ? 0 : 1)
+            }
             guard count == deviceLines else {
                 throw FormatFailure("header announces \(count) devices, file has \(deviceLines) device lines")
             }
             state.devices.reserveCapacity(count)
             var previous: String?
             for (offset, line) in lines.enumerated() {
+                if allowsNames, line.hasPrefix("n ") {
+                    let (key, nut) = try nameLine(line, number: offset + 6)
+                    guard state.nutNames.updateValue(nut, forKey: key) == nil else {
+                        throw FormatFailure("line \(offset + 6): NUT name of '\(key)' appears twice")
+                    }
+                    previous = nil
+                    continue
+                }
                 if allowsLedger, line.hasPrefix("o ") {
                     guard let id = previous, state.devices[id]?.ledger.isEmpty == true else {
                         throw FormatFailure("line \(offset + 6): an 'o' line must follow its device's 'd' line, once")
@@ -156,6 +178,18 @@ enum StateFileFormat {
         // Range check: any count up to Int.max parses, but it is clamped to what the exporter
         // can count exactly and advance without overflow; the energy total is kept as is.
         return (id, StoredDeviceEnergy(joules: joules, gaps: StoredDeviceEnergy.clampedGaps(gaps)))
+    }
+
+    /// `n <key> <name> <description>`.
+    private static func nameLine(_ line: Substring, number: Int) throws(FormatFailure) -> (String, StoredNUTName) {
+        let parts = line.split(separator: " ", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "n" else {
+            throw FormatFailure("line \(number): expected 'n <device key> <NUT name> <description>'")
+        }
+        guard let key = unescape(parts[1]), let name = unescape(parts[2]), let description = unescape(parts[3]), !name.isEmpty else {
+            throw FormatFailure("line \(number): a NUT name line with a bad %-escape or an empty name")
+        }
+        return (key, StoredNUTName(name: name, description: description))
     }
 
     static func escape(_ id: String) -> String {

@@ -42,10 +42,10 @@ import WPTestSupport
         let source = NUTFleetSource(fleet: harness.exporter.fleet, settings: NUTBridgeSettings(), version: "1")
         let name = try #require(source.upsList().first?.name)
         #expect(source.ups(named: name)?.availability == .fresh)
-        harness.simulator.enable(.unreachable)
+        try await harness.simulatorServer.setUnreachable(true)
         harness.clock.advance(by: harness.exporter.collector.configuration.interval)
         await harness.exporter.collector.collect()
-        #expect(harness.exporter.collector.health.lastError != nil, "the collection failed")
+        #expect(!harness.exporter.collector.health.winPowerReachable, "the collection failed")
         #expect(source.ups(named: name)?.availability == .fresh, "one failed collection does not make the UPS stale")
         harness.clock.advance(by: harness.exporter.collector.configuration.stalenessWindow)
         #expect(source.ups(named: name)?.availability == .stale)
@@ -97,5 +97,38 @@ import WPTestSupport
         await harness.exporter.collector.collect()
         let after = Dictionary(uniqueKeysWithValues: source.upsList().map { ($0.value(of: "ups.id") ?? "", $0.name) })
         #expect(before == after, "names do not move between collections")
+    }
+
+    /// Restarted while WinPower is unreachable, the bridge lists the UPSs it served before
+    /// (kept with the energy state), accepts LOGIN and answers reads as upsd with its driver
+    /// down, until the first collection brings the readings under the same names.
+    @Test func namesSurviveARestartWhileWinPowerIsUnreachable() async throws {
+        let first = try await ExporterHarness(devices: 3)
+        await first.exporter.collector.collect()
+        let before = NUTFleetSource(fleet: first.exporter.fleet, settings: NUTBridgeSettings(), version: "1",
+                                    meter: first.exporter.meter)
+        let served = before.upsList().map { ($0.name, $0.description) }
+        #expect(served.count == 3)
+        await first.shutdown()
+
+        let second = try await ExporterHarness(devices: 3, dataDirectory: first.dataDirectory, clock: first.clock,
+                                               configure: { $0.faults = [.unreachable] })
+        defer { Task { await second.shutdown() } }
+        await second.exporter.collector.collect()
+        let after = NUTFleetSource(fleet: second.exporter.fleet, settings: NUTBridgeSettings(), version: "1",
+                                   meter: second.exporter.meter)
+        let listed = after.upsList()
+        #expect(listed.map(\.name) == served.map(\.0), "the names served before, in the same order")
+        #expect(listed.map(\.description) == served.map(\.1))
+        #expect(listed.allSatisfy { $0.availability == .driverNotConnected && $0.variables.isEmpty })
+        let name = try #require(served.first?.0)
+        #expect(after.ups(named: name.uppercased())?.name == name)
+
+        try await second.simulatorServer.setUnreachable(false)
+        second.clock.advance(by: .seconds(5))
+        await second.exporter.collector.collect()
+        let back = after.upsList()
+        #expect(back.map(\.name) == served.map(\.0), "the same names once WinPower answers")
+        #expect(back.contains { $0.availability == .fresh }, "\(back.map { $0.availability }) \(second.exporter.collector.health)")
     }
 }

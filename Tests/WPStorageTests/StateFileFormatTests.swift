@@ -21,6 +21,19 @@ import WPCompression
         #expect(decoded.savedAt == Date(timeIntervalSince1970: 1_763_779_200.123))
     }
 
+    /// NUT names round-trip in version 3; a state without them is still written as version 2.
+    @Test func nutNamesMakeVersion3AndRoundTrip() throws {
+        var state = EnergyState(devices: ["ups-1": StoredDeviceEnergy(joules: 5)])
+        #expect(String(decoding: StateFileFormat.encode(state), as: UTF8.self).hasPrefix("wpexporter-energy-state v2\n"))
+        state.nutNames = ["ups-1": StoredNUTName(name: "rack-a", description: "机房 \"A\" (C3K) on b%1"),
+                          "site\u{1F}ups-2": StoredNUTName(name: "ups-2", description: "")]
+        let bytes = StateFileFormat.encode(state)
+        #expect(String(decoding: bytes, as: UTF8.self).hasPrefix("wpexporter-energy-state v3\n"))
+        let decoded = try StateFileFormat.decode(bytes).get()
+        #expect(decoded.nutNames == state.nutNames)
+        #expect(decoded.devices == state.devices)
+    }
+
     @Test func everyTruncationIsRejected() {
         let bytes = StateFileFormat.encode(EnergyState(devices: ["a": .init(joules: 12.5), "b": .init(joules: 7)]))
         for length in 0..<bytes.count {
@@ -56,7 +69,12 @@ import WPCompression
 
     /// Files with a valid checksum but invalid content are rejected with a reason.
     @Test(arguments: [
-        ("wpexporter-energy-state v3\ngeneration 1\nsaved-at-ms 0\nlegacy-imported 0\ndevices 0\n", "unknown format"),
+        ("wpexporter-energy-state v4\ngeneration 1\nsaved-at-ms 0\nlegacy-imported 0\ndevices 0\n", "unknown format"),
+        // NUT names: `n` lines in v3 only, three fields, once per key.
+        ("wpexporter-energy-state v2\ngeneration 1\nsaved-at-ms 0\nlegacy-imported 0\ndevices 0\nn a ups x\n", "announces 0"),
+        ("wpexporter-energy-state v3\ngeneration 1\nsaved-at-ms 0\nlegacy-imported 0\ndevices 0\nn a ups\n", "expected 'n"),
+        ("wpexporter-energy-state v3\ngeneration 1\nsaved-at-ms 0\nlegacy-imported 0\ndevices 0\nn a ups x\nn a ups-2 y\n", "appears twice"),
+        ("wpexporter-energy-state v3\ngeneration 1\nsaved-at-ms 0\nlegacy-imported 0\ndevices 0\nn a  x\n", "empty name"),
         // The outage ledger's `o` lines: only in v2, after their device, once, known keys.
         ("wpexporter-energy-state v1\ngeneration 1\nsaved-at-ms 0\nlegacy-imported 0\ndevices 1\nd 1 0 a\no transfers=1\n",
          "announces 1"),
