@@ -227,9 +227,15 @@ extension LoadState {
         }
         // The users file is read again when the NUT server starts; here every problem is listed
         // with its position, before anything starts.
-        if inputs.purpose == .server, let (path, _) = text("nut.users_file") {
+        if inputs.purpose == .server, let (path, source) = text("nut.users_file") {
             do {
-                _ = try NUTUsersFile.load(path: path, files: inputs.files)
+                let users = try NUTUsersFile.load(path: path, files: inputs.files)
+                // As upsd warns about a readable upsd.users: plain passwords others can read.
+                if users.users.contains(where: { $0.password != nil }), let mode = inputs.files.permissions(path), mode & 0o044 != 0 {
+                    warning("nut.users_file", source,
+                            "\"\(path)\" holds plain passwords and is readable by other users (mode 0\(String(mode & 0o777, radix: 8))); "
+                            + "run chmod 600 \(path), or use password_hash")
+                }
             } catch {
                 problems += error.problems
             }

@@ -63,6 +63,9 @@ public struct NUTSession: Sendable {
     public private(set) var loggedInto: String?
     /// Failed password checks on this connection.
     public private(set) var failedChecks = 0
+    /// Whether this connection's credentials passed a password check (a user, with a role or
+    /// not): the server keeps it when full, as it keeps a login.
+    public var isAuthenticated: Bool { user != nil }
 
     public init(client: String) {
         self.client = client

@@ -1,8 +1,9 @@
 import WPServer
 
 /// The NUT network protocol as a ``LineProtocol``: what a `LineServer` serves on the NUT port.
-/// Each connection is a ``NUTSession``; a connection logged into a UPS (an `upsmon`) is
-/// protected when the server is full, so a flood of idle connections cannot cut a monitor off.
+/// Each connection is a ``NUTSession``; a connection logged into a UPS (an `upsmon`), or one
+/// whose user passed a password check, is protected when the server is full, so a flood of
+/// idle connections cannot cut a monitor off.
 public struct NUTProtocol: LineProtocol {
     public let environment: NUTSession.Environment
 
@@ -22,7 +23,7 @@ public struct NUTProtocol: LineProtocol {
         return LineReply(Array(reply.text.utf8), then: then)
     }
 
-    public func isProtected(_ session: NUTSession) -> Bool { session.loggedInto != nil }
+    public func isProtected(_ session: NUTSession) -> Bool { session.loggedInto != nil || session.isAuthenticated }
 
     public func close(_ session: NUTSession) { session.end(environment) }
 

@@ -23,6 +23,24 @@ import Testing
         #expect(try ConfigurationLoader.load(TestInputs.make()).configuration.nut.listen == nil, "off by default")
     }
 
+    /// A users file with plain passwords that others can read is warned about (as upsd warns);
+    /// hashes only, or mode 600, is not.
+    @Test func aReadableUsersFileWithPlainPasswordsIsWarnedAbout() throws {
+        let plain = "users:\n  monuser:\n    password: secret\n    upsmon: secondary\n"
+        let hashed = "users:\n  admin:\n    password_hash: $2y$10$abcdefghijklmnopqrstuuMGjOkMNe4G0pmBmdLGqeh2Ar.gw.pLW\n"
+        func warnings(_ users: String, mode: Int) throws -> [String] {
+            try ConfigurationLoader.load(TestInputs.make(file: "nut:\n  listen: \":3493\"\n  users_file: /u.yml\n",
+                                                         files: ["/u.yml": users], modes: ["/u.yml": mode]))
+                .warnings.map(\.description).filter { $0.contains("nut.users_file") }
+        }
+        let warned = try warnings(plain, mode: 0o644)
+        #expect(warned.count == 1)
+        #expect(warned.first?.contains("\"/u.yml\" holds plain passwords and is readable by other users (mode 0644); run chmod 600 /u.yml") == true)
+        #expect(warned.first?.contains("secret") == false, "no password in the warning")
+        #expect(try warnings(plain, mode: 0o600).isEmpty)
+        #expect(try warnings(hashed, mode: 0o644).isEmpty)
+    }
+
     @Test func listenAddresses() {
         func address(_ listen: String) -> String? {
             var nut = ExporterConfiguration.NUT()

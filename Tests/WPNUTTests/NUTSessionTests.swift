@@ -177,6 +177,11 @@ private struct Users: NUTUsers {
                 == "OK\nOK\nERR ACCESS-DENIED\nVAR rack-a ups.status \"OL\"\nNUMLOGINS rack-a 0\nERR ACCESS-DENIED\nERR ACCESS-DENIED\n")
         #expect(reader.loggedInto == nil)
         #expect(state.loginCount == 0)
+        #expect(reader.isAuthenticated, "a user that passed its password check is kept when the server is full")
+        #expect(NUTProtocol(environment: environment).isProtected(reader))
+        var guesser = NUTSession(client: "10.0.0.5:1")
+        _ = await Self.conversation(["USERNAME reader", "PASSWORD wrong", "GET VAR rack-a ups.status"], environment, session: &guesser)
+        #expect(!NUTProtocol(environment: environment).isProtected(guesser))
     }
 
     /// Values and descriptions are printable ASCII on the wire, whatever the alias or model.
