@@ -22,7 +22,10 @@ fi
 source scripts/torture/lib.sh
 
 start_simulator 3
-printf 'users:\n  monuser:\n    password: s3cret-nut\n    upsmon: primary\n' >"$work/nut-users.yml"
+# A primary, a secondary and a user without an upsmon role, on both servers.
+printf 'users:\n  monuser:\n    password: s3cret-nut\n    upsmon: primary\n  watcher:\n    password: s3cret-sec\n    upsmon: secondary\n  reader:\n    password: s3cret-read\n' \
+    >"$work/nut-users.yml"
+chmod 600 "$work/nut-users.yml"
 # Device 0 alone (upsd serves one UPS); one collection a minute, so the values stay put while
 # both servers are asked.
 printf 'winpower:\n  devices:\n    include: [5e1a7a0c-0000-4b35-b0dd-000000000000]\n' >"$work/config.yml"
@@ -58,7 +61,8 @@ PY
 ups=$(cat "$work/nut/etc/ups.name")
 upsd_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 printf 'LISTEN 127.0.0.1 %s\nMAXAGE 15\n' "$upsd_port" >"$work/nut/etc/upsd.conf"
-printf '[monuser]\n\tpassword = s3cret-nut\n\tupsmon primary\n' >"$work/nut/etc/upsd.users"
+printf '[monuser]\n\tpassword = s3cret-nut\n\tupsmon primary\n[watcher]\n\tpassword = s3cret-sec\n\tupsmon secondary\n[reader]\n\tpassword = s3cret-read\n' \
+    >"$work/nut/etc/upsd.users"
 chmod 640 "$work/nut/etc/upsd.users"
 export NUT_CONFPATH="$work/nut/etc" NUT_STATEPATH="$work/nut/state"
 /lib/nut/dummy-ups -a "$ups" -u root -F >"$work/nut/dummy.log" 2>&1 &

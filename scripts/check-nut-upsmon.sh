@@ -1,24 +1,35 @@
 #!/usr/bin/env bash
 # The real upsmon (Debian's nut-client) against the exporter's NUT server, through a simulated
-# mains failure (in CI). Four upsmon processes run as root in the foreground, each with its own
+# mains failure and a restart (in CI). Each upsmon runs as root in the foreground, with its own
 # configuration under a scratch directory and a SHUTDOWNCMD that only writes a file:
 #
-#   primary    on the UPS whose mains fails (simulator --outage-schedule): OB alone must not
-#              shut down; once OB LB is seen it sets FSD, waits for the secondary to log out and
-#              then runs its shutdown command;
-#   secondary  on the same UPS: shuts down when it sees FSD, before the primary;
-#   self-test  a primary on a UPS running a battery self-test the whole time (OL TEST, and
-#              LB as its runtime falls under the threshold): never shuts down;
-#   stale      a primary on a disconnected UPS (every GET VAR answers ERR DATA-STALE, upsmon
-#              reports it unavailable): never shuts down, as the UPS was never seen on battery.
+#   primary      on the UPS whose mains fails (simulator --outage-schedule): OB alone must not
+#                shut down; once OB LB is seen it sets FSD, waits for both secondaries to log
+#                out and then runs its shutdown command;
+#   secondary    on the same UPS by its name: shuts down when it sees FSD, before the primary;
+#   synology     on the same UPS by the name `ups` (nut.default_ups), polling every 5 s as
+#                upsmon does by default: the same UPS for FSD and the login count, so it too
+#                shuts down before the primary (no "Host sync timer expired" on the primary);
+#   fsd-primary  on a UPS on mains: `upsmon -c fsd` sets FSD there (kept, shown as FSD OL);
+#   fsd-secondary on that UPS: shuts down on that FSD, before fsd-primary;
+#   self-test    a primary on a UPS running a battery self-test the whole time (OL TEST, and
+#                LB as its runtime falls under the threshold): never shuts down;
+#   stale        a primary on a disconnected UPS (every GET VAR answers ERR DATA-STALE, upsmon
+#                reports it unavailable): never shuts down, as the UPS was never seen on battery.
+#
+# Mains returns 20 s after it failed, a few seconds after FSD: FSD must stay (FSD OL) until the
+# exporter restarts. Then the exporter is restarted while WinPower (the simulator) is down: it
+# must list the UPSs it served before and accept LOGIN for them (reads answer
+# ERR DRIVER-NOT-CONNECTED), keep that login once WinPower is back, and serve the readings.
 #
 # Timing: the outage starts 25 s after the simulator, the battery runtime it reports falls by
-# 0.625 s a second, and nut.battery_runtime_low is set so that LB comes about 12 s after OB.
+# 0.625 s a second, and nut.battery_runtime_low is set so that LB comes about 12 s after OB. The
+# whole check takes about a minute.
 #
 #   scripts/check-nut-upsmon.sh        # uses .build/debug/wpexporter (WPEXPORTER_BIN to change)
 #
 # Needs root (upsmon runs as root here, each in a mount namespace of its own: unshare) and
-# installs nut-client when missing.
+# installs nut-client when missing. Loopback only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 name=check-nut-upsmon
@@ -32,11 +43,15 @@ fi
 # shellcheck source=scripts/torture/lib.sh
 source scripts/torture/lib.sh
 
-outage_start=25
-"$binary" simulate --port 0 --devices 5 --outage-schedule "0:$outage_start+120" >"$work/sim.log" 2>&1 &
+outage_start=25 outage_length=20
+start_simulation() {
+    "$binary" simulate --port "${1:-0}" --devices 8 --outage-schedule "0:$outage_start+$outage_length" >"$work/sim.log" 2>&1 &
+    simulator=$!
+    for _ in $(seq 100); do grep -q '127.0.0.1:' "$work/sim.log" && break; sleep 0.1; done
+    sim_port=$(grep -o '127.0.0.1:[0-9]*' "$work/sim.log" | head -1 | cut -d: -f2)
+}
+start_simulation
 started=$(date +%s.%N)
-for _ in $(seq 100); do grep -q '127.0.0.1:' "$work/sim.log" && break; sleep 0.1; done
-sim_port=$(grep -o '127.0.0.1:[0-9]*' "$work/sim.log" | head -1 | cut -d: -f2)
 
 cat >"$work/nut-users.yml" <<'USERS'
 users:
@@ -47,6 +62,7 @@ users:
     password: secondary-pass
     upsmon: secondary
 USERS
+chmod 600 "$work/nut-users.yml"
 # The runtime the simulator reports on battery is (95 - t/120) × 75 s at t seconds: 7109 s when
 # the outage starts at 25 s, under 7102 s from about 37 s.
 device_id() { printf '5e1a7a0c-%04x-4b35-b0dd-%012x' "$1" "$1"; }
@@ -60,33 +76,38 @@ winpower:
         name: stale-ups
       $(device_id 4):
         name: test-ups
+      $(device_id 7):
+        name: mains-ups
 nut:
   listen: 127.0.0.1:0
   users_file: $work/nut-users.yml
   battery_runtime_low: 7102s
   allow_anonymous: true
+  default_ups: $(device_id 0)
 CONFIG
 start_exporter "$work/exporter.log" --config "$work/config.yml"
 nut_port=$(grep '"line server listening"' "$work/exporter.log" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2)
 [ -n "$nut_port" ] || { echo "$name: no NUT listener" >&2; cat "$work/exporter.log" >&2; exit 1; }
 nut="127.0.0.1:$nut_port"
 
-# The three UPSs watched are named in the configuration (winpower.devices.overrides): NUT
-# names follow the names the exporter gives devices.
-outage_ups=outage-ups test_ups=test-ups stale_ups=stale-ups
+# The UPSs watched are named in the configuration (winpower.devices.overrides): NUT names
+# follow the names the exporter gives devices.
+outage_ups=outage-ups test_ups=test-ups stale_ups=stale-ups mains_ups=mains-ups
 listed=$(upsc -l "$nut" 2>/dev/null | tr '\n' ' ')
-for ups in "$outage_ups" "$test_ups" "$stale_ups"; do
+for ups in "$outage_ups" "$test_ups" "$stale_ups" "$mains_ups"; do
     grep -qw -- "$ups" <<<"$listed" || { echo "$name: $ups is not listed by upsc -l ($listed)" >&2; exit 1; }
 done
-echo "$name: NUT on $nut; outage on $outage_ups, self-test on $test_ups, disconnected $stale_ups"
+echo "$name: NUT on $nut; outage on $outage_ups (also 'ups'), on mains $mains_ups, self-test on $test_ups, disconnected $stale_ups"
 
 upsmon_groups=()
-stop_upsmons() { for group in "${upsmon_groups[@]}"; do kill -- "-$group" 2>/dev/null || true; done; }
+stop_upsmons() { for group in "${upsmon_groups[@]}"; do kill -- "-$group" 2>/dev/null || true; done; upsmon_groups=(); }
 trap 'stop_upsmons; kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 
-# start_upsmon ROLE UPS USER PASSWORD KIND: one upsmon in the foreground with its own files.
+# start_upsmon ROLE UPS USER PASSWORD KIND [POLLFREQ]: one upsmon in the foreground with its own
+# files; sets upsmon_pid (a process in its mount namespace).
+declare -A upsmon_pids
 start_upsmon() {
-    local role=$1 dir="$work/upsmon-$1"
+    local role=$1 dir="$work/upsmon-$1" poll=${6:-1}
     mkdir -p "$dir"
     printf '#!/bin/sh\ndate +%%s.%%N > %s/shutdown-%s\n' "$work" "$role" >"$dir/shutdown.sh"
     chmod 755 "$dir/shutdown.sh"
@@ -94,59 +115,105 @@ start_upsmon() {
 MONITOR $2@$nut 1 $3 $4 $5
 MINSUPPLIES 1
 SHUTDOWNCMD "$dir/shutdown.sh"
-POLLFREQ 1
-POLLFREQALERT 1
+POLLFREQ $poll
+POLLFREQALERT $poll
 HOSTSYNC 20
-DEADTIME 5
+DEADTIME 15
 FINALDELAY 0
 POWERDOWNFLAG $dir/killpower
 RUN_AS_USER root
 UPSMON
     chmod 600 "$dir/upsmon.conf"
     # upsmon's pid file is always /run/nut/upsmon.pid: each runs in a mount namespace of its
-    # own with a private /run/nut, so four can run at once.
+    # own with a private /run/nut, so several can run at once.
     # Each in a session of its own: upsmon forks, and the whole group is stopped at the end.
     mkdir -p /run/nut
     # shellcheck disable=SC2016  # $0 is expanded by the inner sh, on purpose
     NUT_CONFPATH="$dir" NUT_STATEPATH="$dir" setsid unshare --mount --propagation private \
         sh -c 'mount -t tmpfs none /run/nut && exec "$0" -F -u root' "$upsmon" >"$dir/log" 2>&1 &
     upsmon_groups+=("$!")
+    upsmon_pids[$role]=$!
 }
 start_upsmon primary "$outage_ups" upsmon-primary primary-pass primary
 start_upsmon secondary "$outage_ups" upsmon-secondary secondary-pass secondary
+start_upsmon synology ups upsmon-secondary secondary-pass secondary 5
+start_upsmon fsd-primary "$mains_ups" upsmon-primary primary-pass primary
+start_upsmon fsd-secondary "$mains_ups" upsmon-secondary secondary-pass secondary
 start_upsmon self-test "$test_ups" upsmon-primary primary-pass primary
 start_upsmon stale "$stale_ups" upsmon-primary primary-pass primary
 
-# Watch ups.status of the outage UPS until the primary has shut down (or 150 s).
-first_ob="" first_lb="" first_fsd=""
+# nut_ask LINE...: one NUT conversation on a fresh connection; prints the replies.
+nut_ask() { python3 - "$nut_port" "$@" <<'PY'
+import socket, sys
+sys.path.insert(0, "scripts")
+from nutclient import ask
+conn = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+for line in sys.argv[2:]:
+    print(ask(conn, line).decode(), end="")
+PY
+}
+numlogins() { nut_ask "GET NUMLOGINS $1" | awk '{print $3}'; }
+
+# Every monitor logged in: three on the outage UPS (two by its name, one as `ups`), two on the UPS on mains.
+for _ in $(seq 100); do
+    [ "$(numlogins "$outage_ups")" = 3 ] && [ "$(numlogins "$mains_ups")" = 2 ] && break
+    sleep 0.2
+done
+[ "$(numlogins ups)" = 3 ] || { echo "$name: GET NUMLOGINS ups is $(numlogins ups), not 3: 'ups' is not the same UPS" >&2; exit 1; }
+[ "$(numlogins "$mains_ups")" = 2 ] || { echo "$name: $(numlogins "$mains_ups") logins on $mains_ups, not 2" >&2; exit 1; }
+
+# upsmon -c fsd on the primary of the UPS on mains (in its mount namespace, where its pid file is).
+NUT_CONFPATH="$work/upsmon-fsd-primary" NUT_STATEPATH="$work/upsmon-fsd-primary" \
+    nsenter --mount --target "${upsmon_pids[fsd-primary]}" "$upsmon" -c fsd >/dev/null
+fsd_sent=$(date +%s.%N)
+
+# Watch ups.status of the outage UPS until both primaries have shut down and mains is back (or 150 s).
+first_ob="" first_lb="" first_fsd="" mains_back="" status_back=""
 for _ in $(seq 300); do
     now=$(date +%s.%N)
     status=$(upsc "$outage_ups@$nut" ups.status 2>/dev/null || true)
     case " $status " in *" OB "*) [ -n "$first_ob" ] || first_ob=$now ;; esac
     case " $status " in *" LB "*) [ -n "$first_lb" ] || first_lb=$now ;; esac
     case " $status " in *"FSD"*) [ -n "$first_fsd" ] || first_fsd=$now ;; esac
-    if [ -z "$first_lb" ] && [ -n "$first_ob" ] && ls "$work"/shutdown-* >/dev/null 2>&1; then
+    case " $status " in *" OL "*) if [ -n "$first_ob" ] && [ -z "$mains_back" ]; then mains_back=$now status_back=$status; fi ;; esac
+    if [ -z "$first_lb" ] && [ -n "$first_ob" ] && ls "$work"/shutdown-{primary,secondary,synology} >/dev/null 2>&1; then
         echo "$name: a shutdown command ran on OB alone (status $status)" >&2
         ls -l "$work"/shutdown-* >&2
         exit 1
     fi
-    [ -f "$work/shutdown-primary" ] && break
+    [ -f "$work/shutdown-primary" ] && [ -f "$work/shutdown-fsd-primary" ] && [ -n "$mains_back" ] && break
     sleep 0.5
 done
 since() { awk -v t="$1" -v s="$started" 'BEGIN {printf "%.1f", t - s}'; }
 [ -n "$first_ob" ] || { echo "$name: the UPS never showed OB" >&2; exit 1; }
 [ -n "$first_lb" ] || { echo "$name: the UPS never showed LB" >&2; exit 1; }
-[ -f "$work/shutdown-primary" ] || { echo "$name: the primary did not shut down" >&2; cat "$work/upsmon-primary/log" >&2; exit 1; }
-[ -f "$work/shutdown-secondary" ] || { echo "$name: the secondary did not shut down" >&2; cat "$work/upsmon-secondary/log" >&2; exit 1; }
-primary_at=$(cat "$work/shutdown-primary") secondary_at=$(cat "$work/shutdown-secondary")
+for role in primary secondary synology fsd-primary fsd-secondary; do
+    [ -f "$work/shutdown-$role" ] || { echo "$name: upsmon $role did not shut down" >&2; cat "$work/upsmon-$role/log" >&2; exit 1; }
+done
+at() { cat "$work/shutdown-$1"; }
 echo "$name: OB at $(since "$first_ob") s, LB at $(since "$first_lb") s, FSD at $(since "${first_fsd:-0}") s;" \
-     "secondary shut down at $(since "$secondary_at") s, primary at $(since "$primary_at") s"
+     "secondaries shut down at $(since "$(at secondary)") s and $(since "$(at synology)") s ('ups'), primary at $(since "$(at primary)") s;" \
+     "mains back at $(since "$mains_back") s: '$status_back'"
 awk -v a="$first_lb" -v b="$first_ob" 'BEGIN {exit !(a - b >= 5)}' \
     || { echo "$name: LB came too soon after OB to show that OB alone does nothing" >&2; exit 1; }
-awk -v s="$secondary_at" -v p="$primary_at" -v l="$first_lb" 'BEGIN {exit !(s >= l && p >= s)}' \
-    || { echo "$name: expected LB, then the secondary, then the primary" >&2; exit 1; }
-[ -n "$first_fsd" ] || grep -q 'FSD' "$work/upsmon-secondary/log" \
-    || { echo "$name: FSD was never seen" >&2; exit 1; }
+awk -v s="$(at secondary)" -v y="$(at synology)" -v p="$(at primary)" -v l="$first_lb" 'BEGIN {exit !(s >= l && y >= l && p >= s && p >= y)}' \
+    || { echo "$name: expected LB, then both secondaries, then the primary" >&2; exit 1; }
+if grep -q 'Host sync timer expired' "$work/upsmon-primary/log"; then
+    echo "$name: the primary gave up waiting for a secondary ('ups' counted apart?)" >&2; cat "$work/upsmon-primary/log" >&2; exit 1
+fi
+[ -n "$first_fsd" ] || { echo "$name: FSD was never seen" >&2; exit 1; }
+case "$status_back" in "FSD OL"*) ;; *) echo "$name: mains back, the status is '$status_back', not FSD OL…: FSD was dropped" >&2; exit 1 ;; esac
+ups_status=$(upsc "ups@$nut" ups.status 2>/dev/null || true)
+case "$ups_status" in "FSD "*) ;; *) echo "$name: 'ups' shows '$ups_status', without the FSD of $outage_ups" >&2; exit 1 ;; esac
+
+# upsmon -c fsd with mains present: FSD OL, the secondary first, then the primary.
+mains_status=$(upsc "$mains_ups@$nut" ups.status 2>/dev/null || true)
+case "$mains_status" in "FSD OL"*) ;; *) echo "$name: after upsmon -c fsd, $mains_ups shows '$mains_status'" >&2; exit 1 ;; esac
+awk -v s="$(at fsd-secondary)" -v p="$(at fsd-primary)" -v f="$fsd_sent" 'BEGIN {exit !(p >= s && s >= f - 1)}' \
+    || { echo "$name: after upsmon -c fsd, expected the secondary, then the primary" >&2; exit 1; }
+echo "$name: upsmon -c fsd on mains: $mains_ups shows '$mains_status'; secondary after" \
+     "$(awk -v s="$(at fsd-secondary)" -v f="$fsd_sent" 'BEGIN {printf "%.1f", s - f}') s, primary after" \
+     "$(awk -v s="$(at fsd-primary)" -v f="$fsd_sent" 'BEGIN {printf "%.1f", s - f}') s"
 
 # The self-test and the stale UPS: their upsmon never shut down.
 for role in self-test stale; do
@@ -160,5 +227,53 @@ test_status=$(upsc "$test_ups@$nut" ups.status 2>/dev/null || true)
 grep -q 'TEST' <<<"$test_status" || { echo "$name: the self-test UPS shows '$test_status'" >&2; exit 1; }
 grep -qi 'stale\|unavailable\|COMMBAD\|communication' "$work/upsmon-stale/log" \
     || { echo "$name: upsmon did not report the disconnected UPS as unavailable" >&2; cat "$work/upsmon-stale/log" >&2; exit 1; }
-if grep -q -e 'primary-pass' -e 'secondary-pass' "$work/exporter.log"; then echo "$name: a NUT password is in the log" >&2; exit 1; fi
-echo "$name: upsmon shut down on OB LB after FSD (secondary first); not on OB alone, a self-test ($test_status) or stale data"
+stop_upsmons
+
+# A restart while WinPower is down: the names served before, LOGIN accepted, reads as upsd with
+# its driver down; the login is kept once WinPower answers again, and FSD is gone.
+kill "$simulator"; wait "$simulator" 2>/dev/null || true
+kill -TERM "$server"; wait "$server" 2>/dev/null || true
+launch_exporter "$work/exporter-2.log" --config "$work/config.yml"
+for _ in $(seq 100); do grep -q '"line server listening"' "$work/exporter-2.log" && break; sleep 0.1; done
+nut_port=$(grep '"line server listening"' "$work/exporter-2.log" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2)
+[ -n "$nut_port" ] || { echo "$name: restarted, no NUT listener" >&2; cat "$work/exporter-2.log" >&2; exit 1; }
+nut="127.0.0.1:$nut_port"
+listed=$(upsc -l "$nut" 2>/dev/null | tr '\n' ' ')
+for ups in "$outage_ups" "$test_ups" "$stale_ups" "$mains_ups"; do
+    grep -qw -- "$ups" <<<"$listed" || { echo "$name: restarted with WinPower down, $ups is not listed ($listed)" >&2; exit 1; }
+done
+mkfifo "$work/login-in"
+cat >"$work/login.py" <<'PY'
+import socket, sys
+sys.path.insert(0, "scripts")
+from nutclient import ask
+conn = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+ups = sys.argv[2]
+for line in ["USERNAME upsmon-secondary", "PASSWORD secondary-pass", f"LOGIN {ups}", f"GET VAR {ups} ups.status"]:
+    print(ask(conn, line).decode(), end="", flush=True)
+sys.stdin.readline()                      # WinPower is back
+print(ask(conn, f"GET NUMLOGINS {ups}").decode(), end="", flush=True)
+print(ask(conn, f"GET VAR {ups} ups.status").decode(), end="", flush=True)
+PY
+python3 "$work/login.py" "$nut_port" "$outage_ups" <"$work/login-in" >"$work/login-out" 2>&1 &
+login=$!
+exec 9>"$work/login-in"
+for _ in $(seq 50); do [ "$(wc -l <"$work/login-out")" -ge 4 ] && break; sleep 0.1; done
+expected=$(printf 'OK\nOK\nOK\nERR DRIVER-NOT-CONNECTED\n')
+[ "$(cat "$work/login-out")" = "$expected" ] \
+    || { echo "$name: restarted with WinPower down, LOGIN and GET VAR answered: $(cat "$work/login-out")" >&2; exit 1; }
+start_simulation "$sim_port"
+[ -n "$sim_port" ] || { echo "$name: the simulator did not start again" >&2; exit 1; }
+for _ in $(seq 100); do upsc "$outage_ups@$nut" ups.status >/dev/null 2>&1 && break; sleep 0.2; done
+echo >&9
+exec 9>&-
+wait "$login" || true
+back=$(tail -n 2 "$work/login-out" | tr '\n' '|')
+case "$back" in "NUMLOGINS $outage_ups 1|VAR $outage_ups ups.status \"OL"*) ;;
+    *) echo "$name: WinPower back, the login and readings are: $back" >&2; exit 1 ;; esac
+echo "$name: restarted with WinPower down: the UPSs listed, LOGIN accepted (reads ERR DRIVER-NOT-CONNECTED);" \
+     "WinPower back: ${back//|/; }"
+
+if grep -q -e 'primary-pass' -e 'secondary-pass' "$work"/exporter*.log; then echo "$name: a NUT password is in the log" >&2; exit 1; fi
+echo "$name: upsmon shut down on OB LB after FSD (both secondaries, one on 'ups', first) and on upsmon -c fsd;" \
+     "FSD kept with mains back; not on OB alone, a self-test ($test_status) or stale data; names and logins survive a restart"

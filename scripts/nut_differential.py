@@ -64,6 +64,22 @@ COMMANDS = [
     ["USERNAME monuser", "PASSWORD s3cret-nut", "SET TRACKING ON", "GET TRACKING"],
     [f'GET VAR {ups} "ups.status'],  # an unterminated quote: no reply until it closes
     [f"GET VAR {ups} ups.status # a comment"],
+    # Roles: PRIMARY/MASTER and FSD need upsmon primary, LOGIN an upsmon role.
+    ["PRIMARY " + ups], ["MASTER " + ups], ["FSD " + ups],
+    ["USERNAME monuser", "PASSWORD s3cret-nut", f"PRIMARY {ups}", f"MASTER {ups}", "PRIMARY nosuchups", "PRIMARY",
+     f"PRIMARY {ups} extra"],
+    ["USERNAME monuser", "PASSWORD wrong", f"PRIMARY {ups}", f"FSD {ups}"],
+    ["USERNAME watcher", "PASSWORD s3cret-sec", f"LOGIN {ups}", f"PRIMARY {ups}", f"MASTER {ups}", f"FSD {ups}",
+     f"GET NUMLOGINS {ups}", f"LIST CLIENT {ups}"],
+    ["USERNAME reader", "PASSWORD s3cret-read", f"LOGIN {ups}", f"PRIMARY {ups}", f"FSD {ups}", f"GET VAR {ups} ups.status",
+     f"GET NUMLOGINS {ups}"],
+    ["USERNAME monuser", "PASSWORD s3cret-nut", "FSD", "FSD nosuchups", f"FSD {ups} extra"],
+]
+# Last, as FSD stays set until the server restarts: a primary sets it (the UPS is on mains), and
+# every client sees it, under any spelling of the name.
+FINAL = [
+    ["USERNAME monuser", "PASSWORD s3cret-nut", f"LOGIN {ups}", f"FSD {UPS}", f"GET VAR {ups} ups.status"],
+    [f"GET VAR {ups} ups.status"], [f"GET VAR {UPS} ups.status"], [f"LIST VAR {ups}"],
 ]
 
 
@@ -103,6 +119,7 @@ def normalized(text):
 # GET DESC of every variable the bridge serves for the UPS.
 listing = exchange(bridge_port, [f"LIST VAR {ups}"])[0]
 COMMANDS += [[f"GET DESC {ups} {line.split(' ')[2]}"] for line in listing.splitlines() if line.startswith("VAR ")]
+COMMANDS += FINAL
 
 unexpected = 0
 for lines in COMMANDS:
