@@ -42,6 +42,7 @@ fi
 [ "$(id -u)" = 0 ] || { echo "$name: upsmon is run as root here; run as root" >&2; exit 64; }
 # shellcheck source=scripts/torture/lib.sh
 source scripts/torture/lib.sh
+trap 'echo "$name: failed at line $LINENO" >&2' ERR
 
 outage_start=25 outage_length=20
 start_simulation() {
@@ -231,8 +232,10 @@ stop_upsmons
 
 # A restart while WinPower is down: the names served before, LOGIN accepted, reads as upsd with
 # its driver down; the login is kept once WinPower answers again, and FSD is gone.
-kill "$simulator"; wait "$simulator" 2>/dev/null || true
-kill -TERM "$server"; wait "$server" 2>/dev/null || true
+kill "$simulator" 2>/dev/null || true
+wait "$simulator" 2>/dev/null || true
+kill -TERM "$server" 2>/dev/null || true
+wait "$server" 2>/dev/null || true
 launch_exporter "$work/exporter-2.log" --config "$work/config.yml"
 for _ in $(seq 100); do grep -q '"line server listening"' "$work/exporter-2.log" && break; sleep 0.1; done
 nut_port=$(grep '"line server listening"' "$work/exporter-2.log" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2)
