@@ -164,17 +164,27 @@ public struct NUTSession: Sendable {
         // Credentials cannot change once set (ALREADY-SET-…): one check per connection.
         if checked { return user }
         guard let username, let password else { return nil }
-        let user = await environment.users.authenticate(username: username, password: password,
-                                                        suspect: environment.failures.isSuspect(clientHost))
+        let host = clientHost
+        let suspect = environment.failures.isSuspect(host)
+        // A host that failed too often gets one check at a time, held through its delay: its
+        // other connections are refused meanwhile, unchecked, so opening many connections at
+        // once does not multiply its guesses.
+        if suspect, !environment.state.beginSuspectCheck(of: host) {
+            checked = true
+            failedChecks += 1
+            return nil
+        }
+        let user = await environment.users.authenticate(username: username, password: password, suspect: suspect)
         self.user = user
         checked = true
         if user == nil {
             failedChecks += 1
-            let delay = environment.failures.recordFailure(of: clientHost)
+            let delay = environment.failures.recordFailure(of: host)
             if delay > .zero { try? await Task.sleep(for: delay) }
         } else {
-            environment.failures.recordSuccess(of: clientHost)
+            environment.failures.recordSuccess(of: host)
         }
+        if suspect { environment.state.endSuspectCheck(of: host) }
         return user
     }
 

@@ -48,14 +48,17 @@ public protocol NUTDataSource: Sendable {
     func ups(named name: String) -> NUTUPS?
 }
 
-/// What the server's connections share: forced shutdowns set by primaries, and who is logged
-/// into which UPS (`GET NUMLOGINS`, `LIST CLIENT`), by the UPS's ``NUTUPS/name`` (any case).
+/// What the server's connections share: forced shutdowns set by primaries, who is logged into
+/// which UPS (`GET NUMLOGINS`, `LIST CLIENT`), by the UPS's ``NUTUPS/name`` (any case), and the
+/// password checks of suspect hosts under way.
 /// One short lock, never held across I/O.
 public final class NUTServerState: Sendable {
     private struct State {
         var forcedShutdown: Set<String> = []
         /// Client addresses logged in, per UPS name (one entry per login).
         var logins: [String: [String]] = [:]
+        /// Suspect hosts with a password check under way (one at a time each).
+        var suspectChecks: Set<String> = []
     }
 
     private let state = Mutex(State())
@@ -72,6 +75,17 @@ public final class NUTServerState: Sendable {
     /// Whether `ups` carries `FSD`.
     public func isForcedShutdown(_ ups: String) -> Bool {
         state.withLock { $0.forcedShutdown.contains(ups.lowercased()) }
+    }
+
+    /// Starts the one password check a suspect `host` may have under way; `false` when one is
+    /// under way already.
+    public func beginSuspectCheck(of host: String) -> Bool {
+        state.withLock { $0.suspectChecks.insert(host).inserted }
+    }
+
+    /// Ends the check ``beginSuspectCheck(of:)`` started.
+    public func endSuspectCheck(of host: String) {
+        _ = state.withLock { $0.suspectChecks.remove(host) }
     }
 
     /// Records a login of `client` into `ups`.

@@ -28,6 +28,55 @@ private struct Users: NUTUsers {
     }
 }
 
+/// Refuses every password, each check waiting until the test releases it; says when a check
+/// started.
+private final class GatedUsers: NUTUsers, Sendable {
+    private let state = Mutex((calls: 0, waiting: [CheckedContinuation<Void, Never>](),
+                               watchers: [(target: Int, continuation: CheckedContinuation<Void, Never>)]()))
+    private let seen = Mutex(0)
+
+    var calls: Int { state.withLock { $0.calls } }
+
+    func authenticate(username: String, password: String, suspect: Bool) async -> NUTUser? {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state in
+                state.calls += 1
+                state.waiting.append(continuation)
+                let calls = state.calls
+                defer { state.watchers.removeAll { $0.target <= calls } }
+                return state.watchers.filter { $0.target <= calls }
+            }
+            for watcher in ready { watcher.continuation.resume() }
+        }
+        return nil
+    }
+
+    /// Returns once one more check has started than this method returned for before.
+    func entered() async {
+        let target = seen.withLock { count in
+            count += 1
+            return count
+        }
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state in
+                if state.calls >= target { return true }
+                state.watchers.append((target, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    /// Lets the checks under way answer.
+    func release() {
+        let waiting = state.withLock { state in
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+}
+
 @Suite(.timeLimit(.minutes(3))) struct NUTSessionTests {
     static func ups(_ name: String, status: String = "OL", stale: Bool = false) -> NUTUPS {
         NUTUPS(name: name, description: "Rack \"A\" (Santak C3K)",
@@ -246,6 +295,37 @@ private struct Users: NUTUsers {
         #expect(await Self.conversation(["USERNAME monuser", "PASSWORD secret", "LOGIN ups"], environment, session: &right)
                 == "OK\nOK\nOK\n")
         #expect(failures.failures(of: "10.0.0.9") == 0)
+    }
+
+    /// A suspect host gets one password check at a time: while one is under way, its other
+    /// connections are refused without a check; another host is not held up, and the next
+    /// check comes once the first ended.
+    @Test func aSuspectHostGetsOneCheckAtATime() async {
+        let users = GatedUsers()
+        let failures = AuthFailureTracker(threshold: 1, delayStep: .milliseconds(1), maximumDelay: .milliseconds(1))
+        _ = failures.recordFailure(of: "10.0.0.9")
+        let environment = NUTSession.Environment(data: Fleet(list: [Self.ups("ups")]), users: users, state: NUTServerState(),
+                                                 version: "1", failures: failures)
+        let first = Task {
+            var session = NUTSession(client: "10.0.0.9:1")
+            return await Self.conversation(["USERNAME monuser", "PASSWORD guess1", "LOGIN ups"], environment, session: &session)
+        }
+        await users.entered()
+        var second = NUTSession(client: "10.0.0.9:2")
+        #expect(await Self.conversation(["USERNAME monuser", "PASSWORD guess2", "LOGIN ups"], environment, session: &second)
+                == "OK\nOK\nERR ACCESS-DENIED\n")
+        #expect(second.failedChecks == 1)
+        #expect(users.calls == 1, "refused without a check")
+        users.release()
+        #expect(await first.value == "OK\nOK\nERR ACCESS-DENIED\n")
+        let thirdTask = Task {
+            var third = NUTSession(client: "10.0.0.9:3")
+            return await Self.conversation(["USERNAME monuser", "PASSWORD guess3", "LOGIN ups"], environment, session: &third)
+        }
+        await users.entered()
+        #expect(users.calls == 2, "checked once the first check ended")
+        users.release()
+        #expect(await thirdTask.value == "OK\nOK\nERR ACCESS-DENIED\n")
     }
 
     /// With `require_login`, reads need a valid user; without, anyone may read.
