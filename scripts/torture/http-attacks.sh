@@ -61,7 +61,7 @@ run_attack() {
     fi
     if [ "${nut_attack:-}" = churn ]; then
         # Talking clients, each on a fresh connection: upsc (when installed) and a login.
-        python3 - "$target" "$seconds" >"$work/talkers.out" 2>&1 <<'PY' &
+        python3 - "$target" "$seconds" >"$work/talkers.out" 2>"$work/talkers.err" <<'PY' &
 import shutil, socket, subprocess, sys, time
 sys.path.insert(0, "scripts")
 from nutclient import ask, first_ups
@@ -177,8 +177,9 @@ PY
         while read -r kind good total median worst; do
             echo "  $kind on a fresh connection: $good of $total answered, median ${median} ms, worst ${worst} ms"
             verdict "$kind failures" "$((total - good))" 0
-        done <"$work/talkers.out"
-        grep -q login "$work/talkers.out" || { echo "    FAIL no talking client ran: $(tail -3 "$work/talkers.out")"; failed=1; }
+        done < <(grep -E '^(upsc|login) [0-9]+ [0-9]+ ' "$work/talkers.out")
+        grep -q '^login ' "$work/talkers.out" \
+            || { echo "    FAIL the talking clients did not run: $(tail -3 "$work/talkers.err" | tr '\n' ' ')"; failed=1; }
         echo "  NUT connections: $(curl -sf "$base/metrics" "${auth[@]}" | grep '^winpower_exporter_nut_connections_total' | tr '\n' ' ')"
     fi
     # /-/healthy must still answer once the attack is over.
