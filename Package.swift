@@ -114,7 +114,7 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPMetricsTests", dependencies: ["WPMetrics", "WPTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "WPPushgatewayTests", dependencies: ["WPPushgateway", "WPMetrics", "WPServer", "WPTestSupport"]),
-        .testTarget(name: "WPStorageTests", dependencies: ["WPStorage", "WPCompression", "WPLogging", "WPTestSupport"],
+        .testTarget(name: "WPStorageTests", dependencies: ["WPStorage", "WPCompression", "WPLogging", "WPRuntime", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPEnergyTests", dependencies: ["WPEnergy", "WPRuntime", "WPStorage", "WPLogging", "WPSimulator", "WPTestSupport"]),
         .testTarget(name: "WPHTTPClientTests", dependencies: ["WPHTTPClient", "WPRuntime"]),
