@@ -18,13 +18,15 @@ private struct NoLimits: NUTFailureLimiter {
 }
 
 private struct Fleet: NUTDataSource {
-    let list = [NUTUPS(name: "ups", description: "Rack \"A\" \\ C3K",
-                       variables: [("battery.charge", "100"), ("ups.status", "OB LB")], isStale: false,
-                       clearsForcedShutdown: false),
-                NUTUPS(name: "old", description: "stale", variables: [("ups.status", "OL")], isStale: true,
-                       clearsForcedShutdown: true)]
+    let list = [NUTUPS(name: "rack-a", description: "Rack \"A\" \\ C3K",
+                       variables: [("battery.charge", "100"), ("ups.status", "OB LB")]),
+                NUTUPS(name: "old", description: "stale", variables: [("ups.status", "OL")], availability: .stale),
+                NUTUPS(name: "gone", description: "remembered", variables: [], availability: .driverNotConnected)]
     func upsList() -> [NUTUPS] { list }
-    func ups(named name: String) -> NUTUPS? { list.first { $0.name == name } }
+    func ups(named name: String) -> NUTUPS? {
+        let wanted = name.lowercased() == "ups" ? "rack-a" : name.lowercased()  // `ups` is an alias
+        return list.first { $0.name == wanted }
+    }
 }
 
 private struct Users: NUTUsers {
