@@ -142,7 +142,7 @@ package.products.append(.library(name: "WPServerMetrics", targets: ["WPServerMet
 package.targets += [
     // WPServer's request metrics in WPMetrics (Linux only, like WPServer).
     .target(name: "WPServerMetrics", dependencies: ["WPServer", "WPMetrics", "WPRuntime", "WPCompression"]),
-    .testTarget(name: "WPServerMetricsTests", dependencies: ["WPServerMetrics", "WPMetrics", "WPServer", "WPTestSupport"]),
+    .testTarget(name: "WPServerMetricsTests", dependencies: ["WPServerMetrics", "WPMetrics", "WPServer", "WPRuntime", "WPTestSupport"]),
     // The examples of docs/*.md and of the main doc comments, compiled so they cannot rot.
     .executableTarget(name: "DocSnippets", dependencies: ["WPMetrics", "WPPushgateway", "WPLogging", "WPScheduler", "WPProcess",
                                                           .target(name: "WPConfig", condition: .when(platforms: [.linux])),
