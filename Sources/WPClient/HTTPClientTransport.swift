@@ -42,9 +42,16 @@ public final class HTTPClientTransport: HTTPTransport {
     ///   - tls: certificate checking for `https://`; ``TLSVerification/system`` by default.
     ///   - userAgent: the `User-Agent` to send when the request has none.
     ///   - maxBodyBytes: larger responses fail with a `network` error instead of eating memory.
-    public init(tls: TLSVerification = .system, userAgent: String? = nil, maxBodyBytes: Int = 64 << 20) {
+    ///   - threadPool: threads shared with other transports (the exporter gives all its servers
+    ///     one); `nil`, the default, gives the transport threads of its own.
+    ///   - maxThreads: the most exchanges this transport runs at once; 8 by default.
+    public init(tls: TLSVerification = .system, userAgent: String? = nil, maxBodyBytes: Int = 64 << 20,
+                threadPool: HTTPClient.ThreadPool? = nil, maxThreads: Int = 8) {
         self.tls = tls
-        client = HTTPClient(configuration: .init(tls: tls.client, userAgent: userAgent, maxBodyBytes: maxBodyBytes))
+        var configuration = HTTPClient.Configuration(tls: tls.client, userAgent: userAgent, maxBodyBytes: maxBodyBytes)
+        configuration.threadPool = threadPool
+        configuration.maxThreads = maxThreads
+        client = HTTPClient(configuration: configuration)
     }
 
     /// Sends `request`; any HTTP status is a response.

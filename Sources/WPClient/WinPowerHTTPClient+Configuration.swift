@@ -1,4 +1,5 @@
 import FoundationEssentials
+import WPHTTPClient
 
 extension WinPowerHTTPClient {
     /// Everything the client needs to reach one WinPower server, with the exporter's defaults.
@@ -83,13 +84,27 @@ extension WinPowerHTTPClient {
     /// The transport a configuration needs: an ``HTTPClientTransport`` that skips certificate
     /// checks for ``Configuration/skipSSLVerify``, trusts only ``Configuration/caFile`` when
     /// set, and uses the system trust store otherwise.
-    public static func makeTransport(for configuration: Configuration) -> any HTTPTransport {
+    ///
+    /// - Parameters:
+    ///   - configuration: the server's settings.
+    ///   - threadPool: threads shared by the clients of many servers; with one, this client runs
+    ///     at most ``sharedPoolThreads`` exchanges on it at once. `nil`: threads of its own.
+    public static func makeTransport(for configuration: Configuration,
+                                     threadPool: HTTPClient.ThreadPool? = nil) -> any HTTPTransport {
+        let tls: HTTPClientTransport.TLSVerification
         if configuration.skipSSLVerify {
-            return HTTPClientTransport(tls: .skip, userAgent: configuration.userAgent)
+            tls = .skip
+        } else if let caFile = configuration.caFile, !caFile.isEmpty {
+            tls = .trust(caFile: caFile)
+        } else {
+            tls = .system
         }
-        if let caFile = configuration.caFile, !caFile.isEmpty {
-            return HTTPClientTransport(tls: .trust(caFile: caFile), userAgent: configuration.userAgent)
-        }
-        return HTTPClientTransport(tls: .system, userAgent: configuration.userAgent)
+        return HTTPClientTransport(tls: tls, userAgent: configuration.userAgent, threadPool: threadPool,
+                                   maxThreads: threadPool == nil ? 8 : sharedPoolThreads)
     }
+
+    /// The most of a shared pool's threads one server's client uses at once: a collection
+    /// sends one request at a time, the second thread serves a concurrent caller (a probe
+    /// beside the scheduled collection).
+    public static let sharedPoolThreads = 2
 }

@@ -47,7 +47,7 @@ public actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
     ///
     /// - Parameters:
     ///   - configuration: server, credentials and limits.
-    ///   - transport: how requests are sent; by default ``makeTransport(for:)``.
+    ///   - transport: how requests are sent; by default ``makeTransport(for:threadPool:)`` with threads of its own.
     ///   - clock: drives token renewal, login backoff and the time budget.
     ///   - wallClock: the current wall-clock time, used only to report instants (token expiry,
     ///     last login); the server's claims are never compared with it.

@@ -4,6 +4,7 @@ import WPClient
 import WPCollector
 import WPConfig
 import WPEnergy
+import WPHTTPClient
 import WPLogging
 import WPMetrics
 import WPNUT
@@ -127,11 +128,18 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
 
     /// Real WinPower clients over HTTP(S), each with its own token, backoff and timeouts, logging
     /// under `client` (with a `server` field for a `servers` entry).
-    public static func httpClients(logger: Logger) -> ClientFactory {
+    ///
+    /// The clients of one factory share one thread pool (`threadPool`, by default
+    /// ``HTTPClient/ThreadPool/defaultMaxThreads`` threads named `http-client`), each using at
+    /// most ``WinPowerHTTPClient/sharedPoolThreads`` of them at once: the threads follow the
+    /// requests in flight, not the number of servers.
+    public static func httpClients(logger: Logger, threadPool: HTTPClient.ThreadPool = HTTPClient.ThreadPool()) -> ClientFactory {
         return { entry in
-            WinPowerHTTPClient(configuration: try ExporterSettings.client(entry.winPower),
-                               logger: entry.name.isEmpty ? logger.child(label: "client")
-                                   : logger.child(label: "client", fields: ["server": .string(entry.name)]))
+            let configuration = try ExporterSettings.client(entry.winPower)
+            return WinPowerHTTPClient(configuration: configuration,
+                                      transport: WinPowerHTTPClient.makeTransport(for: configuration, threadPool: threadPool),
+                                      logger: entry.name.isEmpty ? logger.child(label: "client")
+                                          : logger.child(label: "client", fields: ["server": .string(entry.name)]))
         }
     }
 

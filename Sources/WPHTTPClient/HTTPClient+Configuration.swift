@@ -28,14 +28,20 @@ extension HTTPClient {
         public var maxHeadBytes = 64 << 10
         /// An idle kept-alive connection older than this is closed instead of reused.
         public var maxIdleTime: Duration = .seconds(30)
-        /// The most threads the client runs exchanges on at once (at least 1); 8 by default.
+        /// The most threads the client runs exchanges on at once (at least 1); 8 by default;
+        /// with a ``threadPool``, the most of the pool's threads it uses at once.
         /// Each request occupies one for its whole exchange, so this many can hang on
         /// unresponsive servers at once; further requests wait, in order, for one of this
         /// client's threads. Threads start only when requests need them.
         public var maxThreads = 8
         /// A client thread with no request to run for this long ends; 30 s by default. An idle
-        /// client therefore holds no thread.
+        /// client therefore holds no thread. Unused with a ``threadPool`` (the pool's
+        /// ``ThreadPool/idleTime`` applies).
         public var threadIdleTime: Duration = .seconds(30)
+        /// Threads shared with other clients; none by default (the client starts its own). With
+        /// a pool, ``maxThreads`` bounds how many of the pool's threads this client's exchanges
+        /// use at once.
+        public var threadPool: ThreadPool?
 
         /// Creates a configuration with the defaults.
         public init() {}

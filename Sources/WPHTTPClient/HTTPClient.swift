@@ -18,7 +18,10 @@ import WPRuntime
 /// while a thread does the exchange. Threads start on demand up to
 /// ``Configuration/maxThreads`` and end after ``Configuration/threadIdleTime`` without work;
 /// further requests wait in order for this client's threads only, so a server that hangs holds
-/// at most its own client's threads. Safe to use from many tasks at once; concurrent requests
+/// at most its own client's threads. Clients given one ``ThreadPool``
+/// (``Configuration/threadPool``) run on its threads instead, each at most
+/// ``Configuration/maxThreads`` at once: the threads then follow the exchanges in flight, not
+/// the number of clients. Safe to use from many tasks at once; concurrent requests
 /// to one host use separate connections.
 ///
 /// ```swift
@@ -45,7 +48,11 @@ public final class HTTPClient: Sendable {
     /// Creates a client resolving `http://` host names with `resolver`.
     init(configuration: Configuration, resolver: HostResolver) {
         self.configuration = configuration
-        self.threads = ExchangeThreads(maxThreads: configuration.maxThreads, idleTime: configuration.threadIdleTime)
+        if let pool = configuration.threadPool {
+            self.threads = ExchangeThreads(pool: pool, maxThreads: configuration.maxThreads)
+        } else {
+            self.threads = ExchangeThreads(maxThreads: configuration.maxThreads, idleTime: configuration.threadIdleTime)
+        }
         self.pool = ConnectionPool(maxIdleTime: configuration.maxIdleTime)
         self.curl = CurlSession(tls: configuration.tls)
         self.resolver = resolver
@@ -94,8 +101,9 @@ public final class HTTPClient: Sendable {
             } catch {
                 return // answered before the deadline
             }
-            threads.withdraw(cancellation, with: HTTPClientError(
-                .timeout, "timed out waiting for a thread to reach \(authority): all \(threads.maxThreads) of the client's are busy"))
+            threads.withdraw(cancellation, with: HTTPClientError(.timeout, "timed out waiting for a thread to reach \(authority): "
+                + (threads.isShared ? "the client's \(threads.maxThreads) or the shared pool's threads are all busy"
+                                    : "all \(threads.maxThreads) of the client's are busy")))
         }
     }
 
