@@ -58,6 +58,11 @@ public final class Scheduler<C: Clock>: Sendable where C.Duration == Duration {
 
     private let configuration: Configuration
     private let clock: C
+    /// The shortest time between two warnings about missed ticks: a scheduler that keeps
+    /// missing ticks (a host too slow for the interval, one of many servers) warns once a
+    /// minute with the ticks missed since its last warning, not once a tick. Every missed tick
+    /// is still counted (``Statistics/skipped``).
+    public static var missedTickWarningInterval: Duration { .seconds(60) }
     private let logger: Logger
     private let work: Work
     private let onSkip: SkipObserver?
@@ -123,6 +128,10 @@ public final class Scheduler<C: Clock>: Sendable where C.Duration == Duration {
 
         var next = 0
         var inFlight: Task<Void, Never>?
+        // Missed ticks are warned about at most once per `missedTickWarningInterval`; the next
+        // warning counts the ticks missed meanwhile.
+        var unwarnedMisses = 0
+        var lastMissWarning: C.Instant?
         while !Task.isCancelled {
             do {
                 try await clock.sleep(until: start.advanced(by: configuration.interval * next), tolerance: nil)
@@ -145,7 +154,14 @@ public final class Scheduler<C: Clock>: Sendable where C.Duration == Duration {
                 return (true, state.statistics)
             }
             if missed > 0 {
-                logger.warn("ticks missed while the scheduler could not wake", ["missed": .int(missed), "tick": .int(due)])
+                unwarnedMisses += missed
+                let now = clock.now
+                if lastMissWarning.map({ $0.duration(to: now) >= Self.missedTickWarningInterval }) ?? true {
+                    logger.warn("ticks missed while the scheduler could not wake",
+                                ["missed": .int(unwarnedMisses), "tick": .int(due)])
+                    unwarnedMisses = 0
+                    lastMissWarning = now
+                }
             }
             if missed > 0 || !startedRun { onSkip?(statistics) }
             if startedRun {

@@ -135,6 +135,33 @@ struct Recorder: Sendable {
         await task.value
     }
 
+    @Test func missedTickWarningsComeAtMostOnceAMinuteWithEveryMissCounted() async throws {
+        let scheduler = makeScheduler()
+        let task = Task { await scheduler.run() }
+        var ticks = recorder.stream.makeAsyncIterator()
+        _ = await ticks.next()
+        func miss(advancing seconds: Int64) async throws {
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(seconds))
+            _ = try #require(await ticks.next())
+        }
+        func warnings() -> [String] {
+            log.records.filter { $0.message == "ticks missed while the scheduler could not wake" }
+                .map { "missed=\($0.fields["missed"].map { "\($0)" } ?? "none")" }
+        }
+        try await miss(advancing: 17)            // t = 17 s: ticks 1 and 2 missed, tick 3 runs
+        #expect(warnings() == ["missed=2"])
+        try await miss(advancing: 15)            // t = 32 s: ticks 4 and 5 missed, within the minute
+        try await miss(advancing: 15)            // t = 47 s: ticks 7 and 8 missed
+        #expect(warnings() == ["missed=2"], "no second line within a minute")
+        try await miss(advancing: 30)            // t = 77 s: a minute after the first warning
+        #expect(warnings() == ["missed=2", "missed=9"], "the next warning counts every tick missed since the last")
+        await clock.waitForSleepers(1)
+        #expect(scheduler.statistics.skipped == 11, "every missed tick is counted")
+        task.cancel()
+        await task.value
+    }
+
     @Test func cancellationLetsRunningCollectionFinish() async throws {
         let gate = Gate()
         let finished = Mutex(false)
