@@ -104,34 +104,36 @@ let package = Package(
         .executableTarget(name: "InstrumentedService", dependencies: ["WPMetrics", "WPPushgateway"], path: "Examples/InstrumentedService"),
 
         // Fakes and helpers shared by the test targets; not a product.
+        // The test bodies' own threads (a swift-testing trait), for the test targets only.
+        .target(name: "WPTestThreads", dependencies: ["WPRuntime"]),
         .target(name: "WPTestSupport", dependencies: ["WPRuntime", "WPLogging", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPClient",
                                                    "WPServer", "WPCollector", "WPSimulator", "WPCSystem"]),
 
-        .testTarget(name: "WPRuntimeTests", dependencies: ["WPRuntime"]),
-        .testTarget(name: "WPCompressionTests", dependencies: ["WPCompression"]),
-        .testTarget(name: "WPLoggingTests", dependencies: ["WPLogging", "WPRuntime", "WPCompression", "WPTestSupport", "WPCZlib"]),
-        .testTarget(name: "WPConfigTests", dependencies: ["WPConfig"],
+        .testTarget(name: "WPRuntimeTests", dependencies: ["WPRuntime", "WPTestThreads"]),
+        .testTarget(name: "WPCompressionTests", dependencies: ["WPTestThreads", "WPCompression"]),
+        .testTarget(name: "WPLoggingTests", dependencies: ["WPTestThreads", "WPLogging", "WPRuntime", "WPCompression", "WPTestSupport", "WPCZlib"]),
+        .testTarget(name: "WPConfigTests", dependencies: ["WPTestThreads", "WPConfig"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "WPMetricsTests", dependencies: ["WPMetrics", "WPTestSupport"], exclude: ["Golden"]),
-        .testTarget(name: "WPPushgatewayTests", dependencies: ["WPPushgateway", "WPMetrics", "WPServer", "WPTestSupport"]),
-        .testTarget(name: "WPStorageTests", dependencies: ["WPStorage", "WPCompression", "WPLogging", "WPRuntime", "WPTestSupport"],
+        .testTarget(name: "WPMetricsTests", dependencies: ["WPTestThreads", "WPMetrics", "WPTestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "WPPushgatewayTests", dependencies: ["WPTestThreads", "WPPushgateway", "WPMetrics", "WPServer", "WPTestSupport"]),
+        .testTarget(name: "WPStorageTests", dependencies: ["WPTestThreads", "WPStorage", "WPCompression", "WPLogging", "WPRuntime", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "WPEnergyTests", dependencies: ["WPEnergy", "WPRuntime", "WPStorage", "WPLogging", "WPSimulator", "WPTestSupport"]),
-        .testTarget(name: "WPHTTPClientTests", dependencies: ["WPHTTPClient", "WPRuntime"]),
-        .testTarget(name: "WPClientTests", dependencies: ["WPClient", "WPHTTPClient", "WPSimulator", "WPServer", "WPLogging", "WPTestSupport"],
+        .testTarget(name: "WPEnergyTests", dependencies: ["WPTestThreads", "WPEnergy", "WPRuntime", "WPStorage", "WPLogging", "WPSimulator", "WPTestSupport"]),
+        .testTarget(name: "WPHTTPClientTests", dependencies: ["WPTestThreads", "WPHTTPClient", "WPRuntime"]),
+        .testTarget(name: "WPClientTests", dependencies: ["WPTestThreads", "WPClient", "WPHTTPClient", "WPSimulator", "WPServer", "WPLogging", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "WPServerTests", dependencies: ["WPServer", "WPRuntime", "WPCompression", "WPLogging", "WPTestSupport", "WPCSystem"]),
-        .testTarget(name: "WPSchedulerTests", dependencies: ["WPScheduler", "WPLogging", "WPTestSupport"]),
-        .testTarget(name: "WPProcessTests", dependencies: ["WPProcess", "WPLogging", "WPRuntime"]),
-        .testTarget(name: "WPCollectorTests", dependencies: ["WPCollector", "WPBytes", "WPClient", "WPEnergy", "WPStorage", "WPMetrics", "WPLogging",
+        .testTarget(name: "WPServerTests", dependencies: ["WPTestThreads", "WPServer", "WPRuntime", "WPCompression", "WPLogging", "WPTestSupport", "WPCSystem"]),
+        .testTarget(name: "WPSchedulerTests", dependencies: ["WPTestThreads", "WPScheduler", "WPLogging", "WPTestSupport"]),
+        .testTarget(name: "WPProcessTests", dependencies: ["WPTestThreads", "WPProcess", "WPLogging", "WPRuntime"]),
+        .testTarget(name: "WPCollectorTests", dependencies: ["WPTestThreads", "WPCollector", "WPBytes", "WPClient", "WPEnergy", "WPStorage", "WPMetrics", "WPLogging",
                                                          "WPSimulator", "WPTestSupport", "WPCompression"],
                     exclude: ["Golden"]),
-        .testTarget(name: "WPNUTTests", dependencies: ["WPNUT", "WPClient", "WPServer", "WPLogging", "WPTestSupport"]),
-        .testTarget(name: "WPSimulatorTests", dependencies: ["WPSimulator", "WPClient", "WPServer", "WPLogging", "WPTestSupport"]),
-        .testTarget(name: "WPExporterTests", dependencies: ["WPExporter", "WPClient", "WPCollector", "WPConfig", "WPEnergy", "WPLogging",
+        .testTarget(name: "WPNUTTests", dependencies: ["WPTestThreads", "WPNUT", "WPClient", "WPServer", "WPLogging", "WPTestSupport"]),
+        .testTarget(name: "WPSimulatorTests", dependencies: ["WPTestThreads", "WPSimulator", "WPClient", "WPServer", "WPLogging", "WPTestSupport"]),
+        .testTarget(name: "WPExporterTests", dependencies: ["WPTestThreads", "WPExporter", "WPClient", "WPCollector", "WPConfig", "WPEnergy", "WPLogging",
                                                          "WPMetrics", "WPPushgateway", "WPScheduler", "WPServer", "WPStorage",
                                                          "WPSimulator", "WPTestSupport", "WPCompression", "WPNUT"]),
-        .testTarget(name: "wpexporterTests", dependencies: ["wpexporter", "WPExporter", "WPConfig", "WPLogging", "WPServer", "WPSimulator", "WPHTTPClient",
+        .testTarget(name: "wpexporterTests", dependencies: ["WPTestThreads", "wpexporter", "WPExporter", "WPConfig", "WPLogging", "WPServer", "WPSimulator", "WPHTTPClient",
                                                          "WPStorage", "WPTestSupport"],
                     exclude: ["Golden"]),  // help goldens, read from the source tree
     ]
@@ -142,7 +144,7 @@ package.products.append(.library(name: "WPServerMetrics", targets: ["WPServerMet
 package.targets += [
     // WPServer's request metrics in WPMetrics (Linux only, like WPServer).
     .target(name: "WPServerMetrics", dependencies: ["WPServer", "WPMetrics", "WPRuntime", "WPCompression"]),
-    .testTarget(name: "WPServerMetricsTests", dependencies: ["WPServerMetrics", "WPMetrics", "WPServer", "WPRuntime", "WPTestSupport"]),
+    .testTarget(name: "WPServerMetricsTests", dependencies: ["WPTestThreads", "WPServerMetrics", "WPMetrics", "WPServer", "WPRuntime", "WPTestSupport"]),
     // The examples of docs/*.md and of the main doc comments, compiled so they cannot rot.
     .executableTarget(name: "DocSnippets", dependencies: ["WPMetrics", "WPPushgateway", "WPLogging", "WPScheduler", "WPProcess",
                                                           .target(name: "WPConfig", condition: .when(platforms: [.linux])),
@@ -164,7 +166,7 @@ package.targets += [
                                      .target(name: "WPServerMetrics", condition: .when(platforms: [.linux])),
                                      .target(name: "WPSimulator", condition: .when(platforms: [.linux]))],
                       path: "Examples/EmbeddedWinPower"),
-    .testTarget(name: "EmbeddedWinPowerTests", dependencies: ["EmbeddedWinPower", "WPLogging"]),
+    .testTarget(name: "EmbeddedWinPowerTests", dependencies: ["WPTestThreads", "EmbeddedWinPower", "WPLogging"]),
 ]
 
 // The commit checked out in this package's git repository (worktrees included), read from

@@ -22,8 +22,11 @@ extension HTTPClient {
     /// let clients = servers.map { _ in HTTPClient(configuration: configuration) }
     /// ```
     public final class ThreadPool: Sendable, Equatable {
-        /// The pool's size when none is given: 4 threads per core, at least 16.
-        public static var defaultMaxThreads: Int { max(16, 4 * ProcessInfo.processInfo.activeProcessorCount) }
+        /// The pool's size when none is given: 8 threads per core, at least 32. The threads
+        /// mostly wait on the network, so there are more than cores; an exchange holds its
+        /// thread until its deadline at most, so as many servers as the pool has threads can
+        /// hang at once before the others' requests wait for a thread.
+        public static var defaultMaxThreads: Int { max(32, 8 * ProcessInfo.processInfo.activeProcessorCount) }
 
         /// The most threads running exchanges at once, over all clients of the pool.
         public var maxThreads: Int { queue.maxThreads }

@@ -1,12 +1,13 @@
 #if os(Linux)
 import Testing
+import WPTestThreads
 import WPLogging
 @testable import EmbeddedWinPower
 
 /// The embedding example does what docs/embedding.md says: both servers and the service's own
 /// counter on one `/metrics`, in both formats' rules (each family once), and the reload's new
 /// label on the next collection.
-@Suite(.timeLimit(.minutes(3))) struct EmbeddedWinPowerTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct EmbeddedWinPowerTests {
     @Test func twoServersAndOwnCountersOnOneMetricsThenAReload() async throws {
         let bodies = try await EmbeddedWinPower.run(log: .disabled)
         try #require(bodies.count == 2)

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPClient
 import WPLogging
 import WPSimulator
 import WPTestSupport
 
 /// Every simulator fault surfaces as the right typed error, and nothing secret leaks.
-@Suite(.timeLimit(.minutes(3))) struct ClientFaultTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ClientFaultTests {
     @Test func unreachableIsANetworkError() async throws {
         let harness = SimulatorHarness()
         harness.simulator.enable(.unreachable)

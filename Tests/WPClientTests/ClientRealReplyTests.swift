@@ -1,13 +1,14 @@
 import Foundation
 import Synchronization
 import Testing
+import WPTestThreads
 @testable import WPClient
 import WPSimulator
 import WPTestSupport
 
 /// Replies exactly as real WinPower servers send them: the real 401 body at HTTP 401 and at
 /// HTTP 200, `data` of any type in an envelope, unknown codes.
-@Suite(.timeLimit(.minutes(3))) struct ClientRealReplyTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ClientRealReplyTests {
     static let list = #"{"total":1,"pageSize":20,"currentPage":1,"data":[{"assetDevice":{"id":"d1"},"realtime":{"mode":"3"}}],"#
         + #""code":"000000","msg":"OK"}"#
 

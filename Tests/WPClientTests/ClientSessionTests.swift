@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import WPTestThreads
 @testable import WPClient
 import WPLogging
 import WPServer
@@ -8,7 +9,7 @@ import WPSimulator
 import WPTestSupport
 
 /// Login, token lifetime, single flight, re-login and backoff, against the in-process simulator.
-@Suite(.timeLimit(.minutes(3))) struct ClientSessionTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ClientSessionTests {
     @Test func firstFetchLogsInWithTheDocumentedRequests() async throws {
         let harness = SimulatorHarness(devices: 3)
         let client = harness.makeClient { $0.userAgent = "wpexporter/1.2.3" }

@@ -1,8 +1,9 @@
 import Testing
+import WPTestThreads
 import WPClient
 import WPTestSupport
 
-@Suite(.timeLimit(.minutes(3))) struct ClientStubTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ClientStubTests {
     @Test func answersInOrderThenRepeatsTheLast() async throws {
         let stub = ClientStub([.success(.make(devices: [.make(id: "a")])), .failure(ClientError(.network, "down"))])
         #expect(try await stub.fetchDevices().devices.map(\.id) == ["a"])

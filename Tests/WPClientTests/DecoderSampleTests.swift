@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import WPTestThreads
 @testable import WPClient
 
 /// The captured WinPower responses decode to exactly their values.
-@Suite(.timeLimit(.minutes(3))) struct DecoderSampleTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct DecoderSampleTests {
     static func fixture(_ name: String) throws -> [UInt8] {
         let url = try #require(Bundle.module.url(forResource: name, withExtension: "json", subdirectory: "Fixtures"))
         return Array(try Data(contentsOf: url))

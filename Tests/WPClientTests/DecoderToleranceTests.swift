@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import WPTestThreads
 @testable import WPClient
 
 /// Per-field tolerance: bad values become nil (never 0), bad devices are dropped and reported,
 /// bad documents fail with a decode error that quotes nothing from the body.
-@Suite(.timeLimit(.minutes(3))) struct DecoderToleranceTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct DecoderToleranceTests {
     static func page(realtime: String, extra: String = "") -> [UInt8] {
         Array("""
         {"total":1,"pageSize":20,"currentPage":1,"data":[{"assetDevice":{"id":"dev-1"},\

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import WPTestThreads
 @testable import WPClient
 
 /// Readings beyond the captured single-phase schema: per-phase keys, unknown numeric members
 /// (passed through, bounded) and alarms of any shape.
-@Suite(.timeLimit(.minutes(3))) struct ExtraReadingsDecoderTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ExtraReadingsDecoderTests {
     static func device(_ members: String) throws -> Device {
         let body = Array("{\"total\":1,\"data\":[{\"assetDevice\":{\"id\":\"d\"},\(members)}],\"code\":\"000000\"}".utf8)
         return try #require(try DeviceListDecoder().decodeDeviceList(body).devices.first)

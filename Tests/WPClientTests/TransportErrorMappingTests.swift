@@ -1,10 +1,11 @@
 import FoundationEssentials
 import Testing
+import WPTestThreads
 @testable import WPClient
 import WPHTTPClient
 
 /// Every `HTTPClientError` kind becomes a ``ClientError`` that says which setting to check.
-@Suite(.timeLimit(.minutes(3))) struct TransportErrorMappingTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct TransportErrorMappingTests {
     static func mapped(_ kind: HTTPClientError.Kind, _ detail: String = "detail") -> ClientError {
         HTTPClientTransport.map(HTTPClientError(kind, detail))
     }

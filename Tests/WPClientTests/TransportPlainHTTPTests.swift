@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPClient
 
 /// The transport against a real local plain-HTTP server (`python3 -m http.server` on port 0),
 /// whatever its certificate setting (which only matters for https://).
-@Suite(.serialized, .timeLimit(.minutes(3))) struct TransportPlainHTTPTests {
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3))) struct TransportPlainHTTPTests {
     static let python = LocalServerProcess.executable("python3")
 
     static var transports: [any HTTPTransport] { [HTTPClientTransport(), HTTPClientTransport(tls: .skip)] }

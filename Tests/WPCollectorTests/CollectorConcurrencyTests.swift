@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import WPTestThreads
 import WPClient
 import WPCollector
 import WPTestSupport
@@ -30,7 +31,7 @@ private final class GatedClient: WinPowerClient {
     }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct CollectorConcurrencyTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct CollectorConcurrencyTests {
     @Test func readersNeverWaitForWinPowerNorSeeHalfACycle() async throws {
         let client = GatedClient()
         let fixture = try CollectorFixture(client: client)

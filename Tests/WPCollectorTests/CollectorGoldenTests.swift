@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPClient
 import WPCollector
 import WPEnergy
@@ -9,7 +10,7 @@ import WPTestSupport
 /// Byte-for-byte goldens of a fixed readout in both formats, and the metric tables in
 /// README.md and docs/metrics.md checked against them. `UPDATE_GOLDEN=1` rewrites the goldens
 /// (and `Golden/metrics-table.md`, the generated table to paste into the docs).
-@Suite(.timeLimit(.minutes(3))) struct CollectorGoldenTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct CollectorGoldenTests {
     static let testsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     static let packageRoot = testsDirectory.deletingLastPathComponent().deletingLastPathComponent()
     static let updating = ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] != nil

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPClient
 import WPCollector
 import WPSimulator
@@ -7,7 +8,7 @@ import WPTestSupport
 
 /// The collector against the in-process simulator: what `/metrics` shows equals what the
 /// simulated WinPower reports, device by device.
-@Suite(.timeLimit(.minutes(3))) struct CollectorSimulatorTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct CollectorSimulatorTests {
     @Test func everyDeviceValueEqualsTheSimulators() async throws {
         let harness = SimulatorHarness(devices: 10)
         let fixture = try CollectorFixture(client: harness.makeClient(), clock: harness.clock, epoch: harness.epoch)

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import WPTestThreads
 import WPClient
 import WPCollector
 import WPEnergy
@@ -12,7 +13,7 @@ import WPCompression
 private let deviceID = "e156e6cb-41cb-4b35-b0dd-869929186a5c"
 private let device = ["device_id": deviceID]
 
-@Suite(.timeLimit(.minutes(3))) struct CollectorTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct CollectorTests {
     @Test func exportsEveryValueOfAReadout() async throws {
         let fixture = try CollectorFixture(client: ClientStub([.success(.make())]))
         await fixture.collector.collect()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPClient
 import WPCollector
 import WPEnergy
@@ -8,7 +9,7 @@ import WPStorage
 import WPTestSupport
 
 /// Choosing, naming and labelling devices: `DeviceFilter` applied by the collector.
-@Suite(.timeLimit(.minutes(3))) struct DeviceFilterTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct DeviceFilterTests {
     @Test(arguments: [
         ("C3K", "C3K", true), ("C3K", "c3k", false), ("*", "", true), ("*", "anything at all", true),
         ("Hall *", "Hall 3", true), ("Hall *", "Hall", false), ("Hall*", "Hall", true), ("?3K", "C3K", true),

@@ -1,4 +1,5 @@
 import Testing
+import WPTestThreads
 import WPClient
 import WPCollector
 import WPLogging
@@ -6,7 +7,7 @@ import WPTestSupport
 
 /// A glitched `loadTotalWatt` reaches the exposition as a rejected sample, not as energy, and
 /// `/health` shows how many were refused.
-@Suite(.timeLimit(.minutes(3))) struct ImplausiblePowerTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ImplausiblePowerTests {
     private static func device(watts: Double) -> Device {
         var device = Device.make(id: "ups-1", watts: watts)
         device.config.ratingVa = 3000

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPBytes
 import WPClient
 @testable import WPCollector
@@ -11,7 +12,7 @@ import WPCompression
 /// The merged exposition of several servers' collectors sharing one energy meter: each
 /// family's header once, every series labelled with its server, gzip bodies that decode to
 /// the plain ones, and a body the reference parsers accept.
-@Suite(.timeLimit(.minutes(3))) struct MergedExpositionTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct MergedExpositionTests {
     /// Two servers with the same device ids (identity is (server, device)) and a third down.
     struct Fleet {
         let clock: ManualClock

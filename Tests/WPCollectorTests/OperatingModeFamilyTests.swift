@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPClient
 import WPCollector
 import WPTestSupport
 
 /// Operating modes as series a person and an alert read without a code table; alarm series
 /// bounded per device.
-@Suite(.timeLimit(.minutes(3))) struct OperatingModeFamilyTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct OperatingModeFamilyTests {
     static func exposition(_ devices: [Device]) async throws -> CollectorExposition {
         let fixture = try CollectorFixture(client: ClientStub([.success(.make(devices: devices))]))
         await fixture.collector.collect()
@@ -54,7 +55,7 @@ import WPTestSupport
 }
 
 /// What is exported before the first successful login, as docs/metrics.md states it.
-@Suite(.timeLimit(.minutes(3))) struct SeedFamiliesBeforeLoginTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct SeedFamiliesBeforeLoginTests {
     static let present: [String: Double] = [
         "winpower_exporter_up": 0, "winpower_exporter_device_count": 0, "winpower_exporter_last_collection_success": 0,
         "winpower_exporter_collections_skipped_total": 0, "winpower_exporter_energy_state_reset": 0,

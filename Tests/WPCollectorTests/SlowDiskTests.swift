@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import WPTestThreads
 import WPClient
 import WPCollector
 import WPEnergy
@@ -38,7 +39,7 @@ private final class BlockingStore: EnergyStore {
 
 /// While a save is stuck in the store, everything `/health`, `/-/ready` and `/metrics` read
 /// (and the skip handler's re-render) answers without waiting for it.
-@Suite(.timeLimit(.minutes(3))) struct SlowDiskTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct SlowDiskTests {
     @Test func readsDoNotWaitForASaveInProgress() async throws {
         let store = BlockingStore()
         let clock = ManualClock()

@@ -1,10 +1,11 @@
 import Testing
+import WPTestThreads
 import WPMetrics
 @testable import WPCollector
 import WPCompression
 
 /// The single-pass encoder must equal WPMetrics' two encoders, shared lines or not.
-@Suite(.timeLimit(.minutes(3))) struct SnapshotEncoderTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct SnapshotEncoderTests {
     @Test func equalsTheTwoEncodersForEveryFamilyShape() throws {
         var gauge = try MetricFamily(name: "a_gauge", help: "A \"gauge\".", type: .gauge, labelNames: ["id"])
         try gauge.append(labelValues: ["x\\y\n"], value: .nan)

@@ -1,4 +1,5 @@
 import Testing
+import WPTestThreads
 import WPCompression
 
 /// Deterministic bytes that compress a little, like metric text: repeated words with varying numbers.
@@ -12,7 +13,7 @@ private func sample(_ count: Int) -> [UInt8] {
     return Array(bytes.prefix(count))
 }
 
-@Suite(.timeLimit(.minutes(3))) struct CRC32Tests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct CRC32Tests {
     @Test func matchesTheStandardCheckValue() {
         #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
         #expect(CRC32.checksum([UInt8]()) == 0)
@@ -33,7 +34,7 @@ private func sample(_ count: Int) -> [UInt8] {
     }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct GzipTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct GzipTests {
     @Test(arguments: [0, 1, 100, 70_000, 300_000])
     func roundTrips(size: Int) throws {
         let bytes = sample(size)
@@ -84,7 +85,7 @@ private func sample(_ count: Int) -> [UInt8] {
     }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct DeflatedChunkTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct DeflatedChunkTests {
     @Test func chunksConcatenateInAnyOrderIntoOneMember() throws {
         let parts = [sample(10), [], sample(40_000), Array("# EOF\n".utf8)]
         let deflater = ChunkDeflater()

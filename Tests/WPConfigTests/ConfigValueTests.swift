@@ -1,7 +1,8 @@
 import Testing
+import WPTestThreads
 @testable import WPConfig
 
-@Suite(.timeLimit(.minutes(3))) struct ConfigValueTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ConfigValueTests {
     @Test(arguments: [
         ("500ms", Duration.milliseconds(500)), ("5s", .seconds(5)), ("1m30s", .seconds(90)), ("1h", .seconds(3600)),
         ("1.5s", .milliseconds(1500)), ("2h45m", .seconds(9900)), ("0", .zero), ("250us", .microseconds(250)),

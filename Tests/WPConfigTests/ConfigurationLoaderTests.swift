@@ -1,7 +1,8 @@
 import Testing
+import WPTestThreads
 @testable import WPConfig
 
-@Suite(.timeLimit(.minutes(3))) struct PrecedenceTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct PrecedenceTests {
     /// Which layers set `server.port` → which value and source win.
     @Test(arguments: [
         ([String](), 9090, "default"),
@@ -92,7 +93,7 @@ import Testing
     }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct DiscoveryTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct DiscoveryTests {
     @Test(arguments: [
         "./config.yaml", "./config/config.yaml", "/home/u/.config/winpower-exporter/config.yaml",
         "/etc/winpower-exporter/config.yaml",

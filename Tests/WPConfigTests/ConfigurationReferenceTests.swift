@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import WPTestThreads
 @testable import WPConfig
 
 /// `docs/configuration.md` embeds the generated key table; this test fails when they differ.
 /// Run with `UPDATE_DOCS=1` to rewrite the table in place.
-@Suite(.timeLimit(.minutes(3))) struct ConfigurationReferenceTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ConfigurationReferenceTests {
     static let docsURL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("docs/configuration.md")

@@ -1,9 +1,10 @@
 import Testing
+import WPTestThreads
 @testable import WPConfig
 
 /// The keys of issue-level device selection and readings: `winpower.area_id`,
 /// `include_sub_area`, `passthrough_readings` and the caps, in `winpower` and per entry.
-@Suite(.timeLimit(.minutes(3))) struct DeviceSelectionConfigurationTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct DeviceSelectionConfigurationTests {
     @Test func defaultsListTheRootAreaWithSubAreasAndPassReadingsThrough() throws {
         let loaded = try ServersConfigurationTests.load("winpower:\n  base_url: https://wp.example\n  username: u\n  password: p\n")
         let winPower = loaded.configuration.winPower

@@ -1,10 +1,11 @@
 import Testing
+import WPTestThreads
 @testable import WPConfig
 
 /// Durations far beyond any sensible value are refused where they come from, before deadline
 /// arithmetic could overflow on them (`--server.read_timeout 2562047h` trapped the event loop
 /// once the machine had been up ~47 minutes).
-@Suite(.timeLimit(.minutes(3))) struct DurationLimitTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct DurationLimitTests {
     @Test func hugeReadTimeoutFlagIsRefusedNamingTheFlag() {
         let problems = TestInputs.problems(TestInputs.make(flags: [("--server.read_timeout", "2562047h")]))
         #expect(problems == ["flag --server.read_timeout: server.read_timeout: 2562047h is too long; must be at most 1h"])

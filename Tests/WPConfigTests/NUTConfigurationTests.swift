@@ -1,7 +1,8 @@
 import Testing
+import WPTestThreads
 @testable import WPConfig
 
-@Suite(.timeLimit(.minutes(3))) struct NUTConfigurationTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct NUTConfigurationTests {
     @Test func keysFromTheFileWithDefaults() throws {
         let loaded = try ConfigurationLoader.load(TestInputs.make(file: """
             nut:

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import WPTestThreads
 @testable import WPConfig
 
 /// A private directory under the system's temporary directory, removed by `remove()`.
@@ -36,7 +37,7 @@ private final class ReadLog: Sendable {
 }
 
 /// Password files are read with a cap: a huge or endless file is refused after 4 KiB + 1 bytes.
-@Suite(.timeLimit(.minutes(3))) struct PasswordFileTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct PasswordFileTests {
     /// File access to the real filesystem for `readPrefix` whose whole-file `read` records its
     /// paths, so a test can show the password file is never read whole.
     private static func recordingAccess(_ reads: ReadLog) -> FileAccess {

@@ -1,7 +1,8 @@
 import Testing
+import WPTestThreads
 @testable import WPConfig
 
-@Suite(.timeLimit(.minutes(3))) struct ServersConfigurationTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ServersConfigurationTests {
     static let twoServers = """
         winpower:
           username: admin
@@ -136,7 +137,7 @@ import Testing
 }
 
 /// The energy migration rule: which entry continues which stored totals.
-@Suite(.timeLimit(.minutes(3))) struct EnergyOriginTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct EnergyOriginTests {
     static func configuration(_ entries: [(String, String?, String?)], base: String? = "https://wp.example:8081")
         -> ExporterConfiguration {
         var configuration = ExporterConfiguration()

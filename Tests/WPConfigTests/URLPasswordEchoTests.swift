@@ -1,8 +1,9 @@
 import Testing
+import WPTestThreads
 @testable import WPConfig
 
 /// URL passwords holding any character are masked wherever the configuration shows a URL.
-@Suite(.timeLimit(.minutes(3))) struct URLPasswordEchoTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct URLPasswordEchoTests {
     @Test(arguments: Array(":/?#[]@!$&'()*+,;="))
     func aPasswordHoldingAReservedCharacterIsMaskedWhole(character: Character) {
         for (url, shown) in [

@@ -1,7 +1,8 @@
 import Testing
+import WPTestThreads
 @testable import WPConfig
 
-@Suite(.timeLimit(.minutes(3))) struct ValidationTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ValidationTests {
     /// One bad setting → exactly this problem description.
     @Test(arguments: [
         ("server:\n  prot: 1\n", #"./config.yaml:2:3: unknown key "server.prot"; did you mean "server.port"?"#),
@@ -154,7 +155,7 @@ import Testing
     }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct URLRedactionTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct URLRedactionTests {
     @Test(arguments: [
         ("https://user:pw-secret@h.example:8081/x", "https://user:******@h.example:8081/x"),
         ("https://user@h.example", "https://user@h.example"),
@@ -174,7 +175,7 @@ import Testing
     }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct WarningTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct WarningTests {
     @Test func keysWithoutMeaningAreAcceptedWithAWarning() throws {
         let loaded = try ConfigurationLoader.load(TestInputs.make(
             file: "server:\n  enable_pprof: true\nlogging:\n  enable_stacktrace: true\n"))
@@ -209,7 +210,7 @@ import Testing
     }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct TypedConfigurationTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct TypedConfigurationTests {
     @Test func fullSeedExampleLoads() throws {
         let file = """
             server:

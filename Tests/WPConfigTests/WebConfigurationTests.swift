@@ -1,7 +1,8 @@
 import Testing
+import WPTestThreads
 @testable import WPConfig
 
-@Suite(.timeLimit(.minutes(3))) struct WebConfigurationTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct WebConfigurationTests {
     static let hash = "$2b$10$QGYj4kx8vTH7Jm1VJ1h4AOlm8bGd0xRvGqIvQ0VvU6NQx6i4d3c1e"
     static let pem = [
         "/etc/wp/tls.crt": "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",

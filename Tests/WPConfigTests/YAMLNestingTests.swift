@@ -1,9 +1,10 @@
 import Testing
+import WPTestThreads
 @testable import WPConfig
 
 /// Deeply nested documents are refused with a positioned error instead of exhausting the
 /// stack (20,000 `- ` or 50,000 `[` crashed `check-config` and `server` with SIGSEGV).
-@Suite(.timeLimit(.minutes(3))) struct YAMLNestingTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct YAMLNestingTests {
     private static func parseError(_ text: String) -> YAMLError? {
         do {
             _ = try YAMLReader.parse(text, file: "deep.yaml")

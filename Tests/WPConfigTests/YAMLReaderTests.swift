@@ -1,4 +1,5 @@
 import Testing
+import WPTestThreads
 @testable import WPConfig
 
 /// Parses or fails the test with the error's description.
@@ -24,7 +25,7 @@ private func scalar(_ node: YAMLNode?, _ path: String...) -> YAMLScalar? {
     return current?.scalar
 }
 
-@Suite(.timeLimit(.minutes(3))) struct YAMLReaderTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct YAMLReaderTests {
     @Test func nestedMappingsWithCommentsAndBlankLines() throws {
         let root = try parse("""
             # exporter

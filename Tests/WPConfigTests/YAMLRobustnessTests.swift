@@ -1,9 +1,10 @@
 import Testing
+import WPTestThreads
 @testable import WPConfig
 
 /// Mutated documents must either parse or fail with a positioned error: never crash, never
 /// report a position outside the document.
-@Suite(.timeLimit(.minutes(3))) struct YAMLRobustnessTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct YAMLRobustnessTests {
     static let document = """
         --- # config
         server:

@@ -1,9 +1,10 @@
 import Testing
+import WPTestThreads
 import WPEnergy
 import WPStorage
 import WPTestSupport
 
-@Suite(.timeLimit(.minutes(3))) struct EnergyIntegratorTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct EnergyIntegratorTests {
     @Test func trapezoidBetweenConsecutiveSamples() {
         var integrator = makeIntegrator()
         integrator.integrate([sample(100)], at: at(0))
@@ -125,7 +126,7 @@ import WPTestSupport
     }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct EnergyIntegratorLimitTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct EnergyIntegratorLimitTests {
     @Test func overflowingReadingIsUnusableAndTotalsStayFinite() {
         // With no plausibility bound to stop it first, the overflow check does.
         var integrator = EnergyIntegrator<Instant>(configuration: EnergyConfiguration(maxPowerWatts: .greatestFiniteMagnitude))

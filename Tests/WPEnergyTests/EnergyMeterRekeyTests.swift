@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPEnergy
 import WPLogging
 import WPStorage
 import WPTestSupport
 
 /// A server renamed while the meter runs: `rekey(closing:_:)` and `reopen(server:)`.
-@Suite(.timeLimit(.minutes(3))) struct EnergyMeterRekeyTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct EnergyMeterRekeyTests {
     private static let wallOrigin = Date(timeIntervalSince1970: 1_760_000_000)
 
     private static func key(_ server: String, _ device: String = "ups") -> String {

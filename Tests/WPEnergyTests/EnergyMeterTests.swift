@@ -1,12 +1,13 @@
 import Foundation
 import Synchronization
 import Testing
+import WPTestThreads
 import WPEnergy
 import WPLogging
 import WPStorage
 import WPTestSupport
 
-@Suite(.timeLimit(.minutes(3))) struct EnergyMeterTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct EnergyMeterTests {
     private func openMeter(store: any EnergyStore, clock: ManualClock, logger: Logger = .disabled,
                            persistence: PersistencePolicy = PersistencePolicy()) throws -> EnergyMeter<ManualClock> {
         try EnergyMeter.open(persistence: persistence, store: store, clock: clock, logger: logger)

@@ -1,11 +1,12 @@
 import Testing
+import WPTestThreads
 import WPEnergy
 import WPStorage
 import WPTestSupport
 
 /// A loaded gap count at the top of `Int` must not trap the next gap (the service would
 /// crash-loop on the same state file).
-@Suite(.timeLimit(.minutes(3))) struct GapSaturationTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct GapSaturationTests {
     @Test func gapCountsSaturateWhenIntegrating() {
         var seed = EnergyState()
         seed.devices["ups-1"] = StoredDeviceEnergy(joules: 10, gaps: Int.max)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPEnergy
 import WPLogging
 @testable import WPStorage
@@ -7,7 +8,7 @@ import WPLogging
 /// The ledger lives in WPEnergy and the state file stores a plain record of it: a state file
 /// with ledgers, as releases wrote it before that split, loads into the same ledgers and is
 /// written back byte for byte.
-@Suite(.timeLimit(.minutes(3))) struct OutageLedgerStateFileTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct OutageLedgerStateFileTests {
     /// A version 2 state file byte for byte as written before the split (its checksum included):
     /// a finished outage and self-tests, an outage in progress, a self-test in progress, and a
     /// device without a ledger.

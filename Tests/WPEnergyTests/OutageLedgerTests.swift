@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPEnergy
 import WPStorage
 import WPTestSupport
@@ -7,7 +8,7 @@ import WPTestSupport
 /// The outage ledger on a manual clock: transfers, time and energy on battery, durations,
 /// self-tests, gaps, disconnects and restarts (a restart is a new integrator seeded from the
 /// saved state, as after a crash the state of the last save).
-@Suite(.timeLimit(.minutes(3))) struct OutageLedgerTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct OutageLedgerTests {
     /// A reading of `ups` in `mode`, 100 W, with the given runtime and test status.
     func reading(_ mode: Int?, watts: Double? = 100, runtime: Double? = nil, testStatus: Int? = nil,
                  connected: Bool = true) -> EnergySample {

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPEnergy
 import WPLogging
 import WPStorage
 import WPTestSupport
 
 /// The ledger through the meter: saved with the totals, by the same saves only.
-@Suite(.timeLimit(.minutes(3))) struct OutageMeterTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct OutageMeterTests {
     func reading(_ mode: Int) -> EnergySample {
         EnergySample(deviceID: "ups", watts: 200, mode: mode, runtimeSeconds: 600)
     }

@@ -1,4 +1,5 @@
 import Testing
+import WPTestThreads
 import WPEnergy
 import WPLogging
 import WPStorage
@@ -6,7 +7,7 @@ import WPTestSupport
 
 /// One glitched reading (`loadTotalWatt: "1e12"`) must not inflate a counter that can never
 /// go down: readings above the plausibility bound are refused, counted and logged once.
-@Suite(.timeLimit(.minutes(3))) struct PlausibilityTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct PlausibilityTests {
     private func rated(_ watts: Double?, ratingVa: Double? = 3000, id: String = "ups") -> EnergySample {
         EnergySample(deviceID: id, watts: watts, ratingVa: ratingVa)
     }

@@ -1,12 +1,13 @@
 import Synchronization
 import Testing
+import WPTestThreads
 @testable import WPEnergy
 import WPRuntime
 import WPStorage
 
 /// The energy writer's thread-start policy: a save with no thread is a failed save that its
 /// completion and waiters hear of at once, and the next save tries again.
-@Suite(.timeLimit(.minutes(3))) struct StateWriterTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct StateWriterTests {
     @Test func aSaveWithNoThreadFailsAtOnceAndTheNextSaveTriesAgain() async {
         let failing = Atomic(true)
         let saves = Atomic(0)

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import WPTestThreads
 import WPConfig
 import WPLogging
 import WPMetrics
@@ -9,7 +10,7 @@ import WPTestSupport
 @testable import WPExporter
 
 /// Reloading the configuration: outcomes, metrics, `/-/reload` and serialisation.
-@Suite("Configuration reload", .timeLimit(.minutes(3)))
+@Suite("Configuration reload", .ownThreads, .timeLimit(.minutes(3)))
 struct ConfigReloaderTests {
     struct Broken: Error, CustomStringConvertible {
         var description: String { "./config.yaml:3:1: server.port: \"x\" must be an integer" }

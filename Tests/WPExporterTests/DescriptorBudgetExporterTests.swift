@@ -1,4 +1,5 @@
 import Testing
+import WPTestThreads
 import WPConfig
 import WPLogging
 import WPServer
@@ -6,7 +7,7 @@ import WPServer
 
 /// The exporter fits its HTTP and NUT connection caps into the open-files limit, and refuses
 /// to start when it is too low to serve.
-@Suite(.timeLimit(.minutes(3))) struct DescriptorBudgetExporterTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct DescriptorBudgetExporterTests {
     static func configuration(servers: Int, nut: Bool = false) -> ExporterConfiguration {
         var configuration = ExporterConfiguration()
         configuration.servers = (0..<servers).map { index in

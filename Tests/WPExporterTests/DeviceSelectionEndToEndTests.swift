@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import WPTestThreads
 import WPClient
 import WPCollector
 import WPConfig
@@ -10,7 +11,7 @@ import WPTestSupport
 
 /// `devices` of `servers` entries through the whole exporter: the merged `/metrics` of two
 /// servers, and a reload that excludes a device without costing its total.
-@Suite(.timeLimit(.minutes(3))) struct DeviceSelectionEndToEndTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct DeviceSelectionEndToEndTests {
     static func stub(_ watts: Double) -> ClientStub {
         ClientStub([.success(.make(devices: [.make(id: "ups-1", alias: "Hall 1", watts: watts),
                                              .make(id: "ups-2", alias: "Spare", watts: watts / 2)]))])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPCollector
 import WPConfig
 import WPScheduler
@@ -9,7 +10,7 @@ import WPTestSupport
 @testable import WPExporter
 
 /// The simulator on a socket, the exporter against it over real HTTP, scraped over real HTTP.
-@Suite(.timeLimit(.minutes(2))) struct EndToEndTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct EndToEndTests {
     @Test func everyDeviceValueOnMetricsEqualsTheSimulators() async throws {
         let harness = try await ExporterHarness(devices: 7)
         await harness.exporter.collector.collect()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPCollector
 @testable import WPConfig
 import WPMetrics
@@ -9,7 +10,7 @@ import WPTestSupport
 import WPCompression
 
 /// The HTTP endpoints over a real socket: formats, gzip members, health and the landing page.
-@Suite(.timeLimit(.minutes(2))) struct EndpointTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct EndpointTests {
     @Test func gzipBodyIsOneMemberContinuingTheSnapshotAndDecodesLikePrometheus() async throws {
         let harness = try await ExporterHarness(devices: 20)
         await harness.exporter.collector.collect()

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import WPTestThreads
 import WPClient
 import WPConfig
 import WPLogging
@@ -47,7 +48,7 @@ private final class LogWatcher: LogSink {
 }
 
 /// `Exporter.run` in process: what ends it, and what does not.
-@Suite(.timeLimit(.minutes(3))) struct ExporterRunTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ExporterRunTests {
     private func makeExporter(logs: LogWatcher) throws -> (Exporter<ManualClock>, String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-run-\(UUID().uuidString)").path
         let configuration = ExporterHarness.configuration(baseURL: "http://127.0.0.1:9", username: "admin",

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPClient
 import WPCollector
 import WPConfig
@@ -9,7 +10,7 @@ import WPStorage
 @testable import WPExporter
 
 /// The configuration reaches each library's own settings unchanged.
-@Suite(.timeLimit(.minutes(3))) struct ExporterSettingsTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ExporterSettingsTests {
     @Test func everySectionIsMapped() throws {
         var configuration = ExporterConfiguration()
         configuration.server.host = "::1"

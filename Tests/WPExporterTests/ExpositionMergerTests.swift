@@ -1,12 +1,13 @@
 import Synchronization
 import Testing
+import WPTestThreads
 import WPCollector
 import WPTestSupport
 @testable import WPExporter
 
 /// The merge cap of ``ExpositionMerger`` on a manual clock: at most one rebuild per spacing,
 /// a trailing one for what came sooner, nothing lost, nothing rebuilt while nothing changed.
-@Suite(.timeLimit(.minutes(3))) struct ExpositionMergerTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ExpositionMergerTests {
     /// Three servers' chunks whose versions a test bumps; the merged device count shows every
     /// server's version (server `i` counts `version × 1000^i` devices).
     final class Servers: Sendable {

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPCollector
 import WPServer
 @testable import WPExporter
 
 /// `/health` shows how many power readings were refused as implausible.
-@Suite(.timeLimit(.minutes(3))) struct HealthRejectionsTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct HealthRejectionsTests {
     @Test func healthReportsRejectedEnergySamples() throws {
         var health = CollectorHealth()
         health.energySamplesRejected = 3

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import WPTestThreads
 @testable import WPExporter
 
 /// `/health` times equal what `ISO8601DateFormatter` wrote before the executable dropped
 /// Foundation: UTC, milliseconds, `Z`.
-@Suite(.timeLimit(.minutes(3))) struct HealthTimeTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct HealthTimeTests {
     @Test func isoMatchesISO8601DateFormatter() {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import WPTestThreads
 import WPConfig
 import WPExporter
 import WPLogging
@@ -14,7 +15,7 @@ import WPTestSupport
 /// clock and HTTP clients, `/metrics` served and scraped over HTTP, the WinPower families in a
 /// service's own registry, reloads (a server added, then a switch to a `winpower`-only
 /// configuration), and a stop that persists the energy totals and releases the data directory.
-@Suite(.timeLimit(.minutes(3))) struct LibraryEndToEndTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct LibraryEndToEndTests {
     private static func simulator() async throws -> SimulatorServer {
         var configuration = WinPowerSimulator.Configuration()
         configuration.deviceCount = 2

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPClient
 import WPCollector
 import WPConfig
@@ -9,7 +10,7 @@ import WPTestSupport
 @testable import WPExporter
 
 /// The NUT bridge's data: the collectors' published readings as NUT UPSs.
-@Suite(.timeLimit(.minutes(3))) struct NUTFleetSourceTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct NUTFleetSourceTests {
     @Test func devicesBecomeUPSsWithReadableUniqueNamesAndTheReadingsOfMetrics() async throws {
         let harness = try await ExporterHarness(devices: 7)
         defer { Task { await harness.shutdown() } }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPClient
 import WPCollector
 import WPConfig
@@ -10,7 +11,7 @@ import WPCompression
 
 /// `/probe?target=` serves one configured server's cached readings; `/targets` lists the
 /// configured servers for Prometheus' HTTP service discovery.
-@Suite(.timeLimit(.minutes(3))) struct ProbeTargetsTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ProbeTargetsTests {
     static func harness(security: WebSecurity = .none) throws -> ServersHarness {
         try ServersHarness(servers: [("a", ClientStub([.success(.make(devices: [.make(id: "ups-1", watts: 100)]))])),
                                      ("b", ClientStub([.success(.make(devices: [.make(id: "ups-9", watts: 50)]))]))],

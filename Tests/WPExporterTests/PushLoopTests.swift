@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPConfig
 import WPLogging
 import WPMetrics
@@ -26,7 +27,7 @@ private func makeClient(_ gateway: FakePushgateway, password: String? = nil) thr
     return try PushgatewayClient(configuration: configuration, transport: gateway)
 }
 
-@Suite("PushLoop", .timeLimit(.minutes(3)))
+@Suite("PushLoop", .ownThreads, .timeLimit(.minutes(3)))
 struct PushLoopTests {
     @Test("pushes at once, then once per interval, replacing the group; stops on cancellation")
     func pushesAtFixedRate() async throws {

@@ -1,9 +1,10 @@
 import Testing
+import WPTestThreads
 import WPTestSupport
 
 /// Requests the HTTP server refuses before any handler runs are counted on the exporter's own
 /// `/metrics`, under `handler="refused"` and the status they got.
-@Suite("Refused requests on /metrics", .timeLimit(.minutes(3)))
+@Suite("Refused requests on /metrics", .ownThreads, .timeLimit(.minutes(3)))
 struct RefusedRequestsTests {
     @Test func aBodyOnABodilessRouteAndAMalformedHeadAreCountedUnderRefused() async throws {
         let harness = try await ExporterHarness(devices: 1)

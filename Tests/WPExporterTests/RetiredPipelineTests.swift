@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import WPTestThreads
 import WPClient
 import WPCollector
 import WPConfig
@@ -9,7 +10,7 @@ import WPTestSupport
 
 /// A pipeline a reload retires is released once it has stopped: nothing of the exporter keeps
 /// a removed server's scheduler, collector or client alive across reloads.
-@Suite(.timeLimit(.minutes(3))) struct RetiredPipelineTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct RetiredPipelineTests {
     final class Weak<T: AnyObject>: @unchecked Sendable {
         weak var value: T?
         init(_ value: T) { self.value = value }

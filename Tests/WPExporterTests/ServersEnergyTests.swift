@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPClient
 import WPCollector
 import WPConfig
@@ -11,7 +12,7 @@ import WPTestSupport
 
 /// Energy totals keyed by (server, device) in the one state file, and kept when a
 /// `winpower`-only configuration becomes a `servers` one or a server is renamed.
-@Suite(.timeLimit(.minutes(3))) struct ServersEnergyTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ServersEnergyTests {
     static let readout = DeviceReadout.make(devices: [.make(id: "ups-1", watts: 360), .make(id: "ups-2", watts: 720)])
 
     /// Collects `times` readings 10 s apart on every pipeline, then persists and closes.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPClient
 import WPCollector
 import WPLogging
@@ -10,7 +11,7 @@ import WPTestSupport
 /// Ten servers on one exporter: 3 down, 1 hung, 1 rejecting the password, 5 healthy. The
 /// healthy ones collect on every tick of their schedules and `/metrics` answers from the
 /// merged cache throughout.
-@Suite(.timeLimit(.minutes(3))) struct ServersIsolationTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ServersIsolationTests {
     static let names = (0..<10).map { "s\($0)" }
 
     static func clients(_ hanging: HangingClient) -> [(name: String, client: any WinPowerClient)] {

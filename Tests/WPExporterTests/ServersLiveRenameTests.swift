@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import WPTestThreads
 import WPClient
 import WPCollector
 import WPConfig
@@ -10,7 +11,7 @@ import WPTestSupport
 
 /// A reload that renames a server (a new entry with `energy_from: <old>`, the old one removed)
 /// moves every total to the new name while the exporter runs; one it cannot honour is refused.
-@Suite(.timeLimit(.minutes(3))) struct ServersLiveRenameTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ServersLiveRenameTests {
     static func readout(mode: Int) -> Result<DeviceReadout, ClientError> {
         .success(.make(devices: [.make(id: "ups-1", watts: 360, mode: mode)]))
     }

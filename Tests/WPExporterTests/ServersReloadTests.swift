@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import WPTestThreads
 import WPClient
 import WPCollector
 import WPConfig
@@ -11,7 +12,7 @@ import WPTestSupport
 
 /// A reload adds, removes and changes servers without touching the unchanged ones, and loses
 /// no energy total.
-@Suite(.timeLimit(.minutes(3))) struct ServersReloadTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ServersReloadTests {
     static func stub(_ watts: Double) -> ClientStub {
         ClientStub([.success(.make(devices: [.make(id: "ups-1", watts: watts)]))])
     }
@@ -288,7 +289,7 @@ final class CredentialRecorder: WinPowerClient, CredentialUpdating {
 
 /// Without `servers`, a reload hands rotated credentials to the running client; other
 /// `winpower` changes still need a restart.
-@Suite(.timeLimit(.minutes(3))) struct SingleServerReloadTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct SingleServerReloadTests {
     @Test func aRotatedPasswordReachesTheRunningClient() async throws {
         let next = ServersReloadTests.NextConfiguration()
         let client = CredentialRecorder()

@@ -1,12 +1,13 @@
 import Synchronization
 import Testing
+import WPTestThreads
 @testable import WPHTTPClient
 import WPRuntime
 
 /// The worker queue's thread-start policy as the client sees it: an exchange with no thread is
 /// answered with a network error at once, never run on the caller's thread; the next one tries
 /// again.
-@Suite(.timeLimit(.minutes(3))) struct ExchangeThreadsTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ExchangeThreadsTests {
     @Test func anExchangeWithNoThreadIsRefusedWithANetworkErrorAndTheNextTriesAgain() async {
         let failing = Atomic(true)
         let threads = ExchangeThreads(maxThreads: 2, idleTime: .zero, starter: { name, body throws(ThreadStartError) in
@@ -31,7 +32,7 @@ import WPRuntime
 
 /// Clients sharing one ``HTTPClient/ThreadPool``: the threads follow the exchanges in flight,
 /// bounded by the pool, and each client uses at most its share of them.
-@Suite(.timeLimit(.minutes(3))) struct SharedThreadPoolTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct SharedThreadPoolTests {
     /// Jobs that block their pool thread until the test lets them go; the test only awaits.
     final class Held: Sendable {
         private let state = ConditionLock<(running: Int, peak: Int, released: Bool)>((0, 0, false))
@@ -140,7 +141,7 @@ import WPRuntime
     }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct AbortFlagTests {
+@Suite(.ownThreads, .timeLimit(.minutes(1))) struct AbortFlagTests {
     @Test func cancellingRaisesTheFlagTheTransferPolls() {
         let cancellation = ExchangeCancellation()
         #expect(!cancellation.abortFlag.isRaised)

@@ -1,9 +1,10 @@
 import FoundationEssentials
 import Testing
+import WPTestThreads
 import WPHTTPClient
 
 /// The client over real sockets against ``RawServer`` (127.0.0.1, port 0).
-@Suite(.timeLimit(.minutes(3))) struct HTTPClientTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct HTTPClientTests {
     static func request(_ port: Int, _ path: String = "/", method: String = "GET", headers: [(name: String, value: String)] = [],
                         body: String = "", timeout: Duration = .seconds(20)) throws -> HTTPClientRequest {
         HTTPClientRequest(method: method, url: try #require(URL(string: "http://127.0.0.1:\(port)\(path)")),

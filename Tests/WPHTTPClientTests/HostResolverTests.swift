@@ -6,12 +6,13 @@ import Darwin
 import Dispatch
 import Synchronization
 import Testing
+import WPTestThreads
 import WPRuntime
 @testable import WPHTTPClient
 
 /// Name resolution bounded by the exchange's deadline and cancellation, with a scripted lookup
 /// standing in for `getaddrinfo`.
-@Suite(.timeLimit(.minutes(1))) struct HostResolverTests {
+@Suite(.ownThreads, .timeLimit(.minutes(1))) struct HostResolverTests {
     /// A lookup that blocks until released, saying when it has started.
     final class BlockingLookup: Sendable {
         let started = DispatchSemaphore(value: 0)

@@ -1,9 +1,10 @@
 import FoundationEssentials
 import Testing
+import WPTestThreads
 @testable import WPHTTPClient
 
 /// Request bytes and URL checks, as pure functions.
-@Suite(.timeLimit(.minutes(3))) struct RequestEncoderTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct RequestEncoderTests {
     func target(_ text: String) throws -> RequestTarget {
         try RequestTarget(try #require(URL(string: text)))
     }

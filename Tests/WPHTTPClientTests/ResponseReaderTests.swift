@@ -1,4 +1,5 @@
 import Testing
+import WPTestThreads
 @testable import WPHTTPClient
 
 /// A byte array read in slices of `step` bytes, as a socket might deliver it.
@@ -40,7 +41,7 @@ func parseError(_ text: String, method: String = "GET", maxBody: Int = 1 << 20,
 }
 
 /// The response codec on literal bytes: framing, reuse, and every malformed case.
-@Suite(.timeLimit(.minutes(3))) struct ResponseReaderTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ResponseReaderTests {
     @Test func contentLengthBody() throws {
         let parsed = try parse("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello")
         #expect(parsed.response.status == 200)

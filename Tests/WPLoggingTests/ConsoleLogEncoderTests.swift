@@ -1,7 +1,8 @@
 import Testing
+import WPTestThreads
 import WPLogging
 
-@Suite(.timeLimit(.minutes(3))) struct ConsoleLogEncoderTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ConsoleLogEncoderTests {
     let encoder = ConsoleLogEncoder()
 
     @Test func goldenLineHasAlignedColumnsAndSortedFields() {

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPLogging
 
 /// Deterministic pseudo-random strings (fixed seed) rich in control characters, quotes,
 /// backslashes, line separators and non-ASCII text, pushed through both encoders.
-@Suite(.timeLimit(.minutes(3))) struct EscapingPropertyTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct EscapingPropertyTests {
     struct Generator {
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
 

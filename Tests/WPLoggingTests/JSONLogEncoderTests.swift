@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPLogging
 
-@Suite(.timeLimit(.minutes(3))) struct JSONLogEncoderTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct JSONLogEncoderTests {
     let encoder = JSONLogEncoder()
 
     @Test func goldenLineHasFixedKeyOrderAndSortedFields() {

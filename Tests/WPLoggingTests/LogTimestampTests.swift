@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPLogging
 import WPTestSupport
 
-@Suite(.timeLimit(.minutes(3))) struct LogTimestampTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct LogTimestampTests {
     @Test func nanosecondsAreNormalisedIntoZeroToOneSecond() {
         let late = LogTimestamp(seconds: 10, nanoseconds: 2_500_000_000)
         #expect(late.seconds == 12 && late.nanoseconds == 500_000_000)

@@ -1,8 +1,9 @@
 import Testing
+import WPTestThreads
 import WPLogging
 import WPTestSupport
 
-@Suite(.timeLimit(.minutes(3))) struct LoggerTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct LoggerTests {
     @Test func filtersBelowMinimumLevel() {
         let sink = InMemoryLogSink()
         let log = Logger(label: "t", level: .warn, sink: sink)

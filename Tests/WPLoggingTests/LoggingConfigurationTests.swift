@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPLogging
 import WPTestSupport
 
-@Suite(.timeLimit(.minutes(3))) struct LoggingConfigurationTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct LoggingConfigurationTests {
     @Test func defaultsMatchTheExporterContract() {
         let configuration = LoggingConfiguration()
         #expect(configuration.level == .info)
@@ -106,7 +107,7 @@ import WPTestSupport
     }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct StreamAndMultiplexingSinkTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct StreamAndMultiplexingSinkTests {
     @Test func streamSinkWritesWholeLinesToItsDescriptor() throws {
         var fds: [Int32] = [0, 0]
         #expect(pipe(&fds) == 0)

@@ -1,8 +1,9 @@
 import Testing
+import WPTestThreads
 import WPLogging
 import WPTestSupport
 
-@Suite(.timeLimit(.minutes(3))) struct RedactionTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct RedactionTests {
     @Test func sensitiveKeysAreMaskedWhateverTheValueType() {
         let sink = InMemoryLogSink()
         let log = sink.logger()

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPLogging
 import WPTestSupport
 
-@Suite(.timeLimit(.minutes(3))) struct RotatingFileSinkTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct RotatingFileSinkTests {
     let clock = LoggingWallClock()
     /// 2026-11-22T02:37:19.123Z as used in rotated file names.
     let stamp = "2026-11-22T02-37-19.123"

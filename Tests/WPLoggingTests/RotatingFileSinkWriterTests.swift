@@ -1,11 +1,12 @@
 import Testing
+import WPTestThreads
 @testable import WPLogging
 import WPRuntime
 import WPTestSupport
 
 /// The background writer of ``RotatingFileSink``: a log call never waits for the disk, the
 /// queue is bounded, and a thread that cannot be started loses lines only counted and reported.
-@Suite(.timeLimit(.minutes(3))) struct RotatingFileSinkWriterTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct RotatingFileSinkWriterTests {
     let clock = LoggingWallClock()
 
     /// Starts threads that wait for ``open()`` before they run (a stalled disk), or fails.

@@ -1,10 +1,11 @@
 import Testing
+import WPTestThreads
 @testable import WPLogging
 import WPTestSupport
 
 /// How secrets are registered: the size cap, replacing and removing named slots, and
 /// registration that never holds up redaction.
-@Suite(.timeLimit(.minutes(3))) struct SecretRegistrationTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct SecretRegistrationTests {
     @Test func secretsLongerThanTheCapAreRefused() {
         let limit = Redactor.maxSecretLength
         #expect(limit == 4096)

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import Testing
+import WPTestThreads
 @testable import WPLogging
 
 /// A pipe whose reader starts only when asked: until then the writer's thread blocks in
@@ -85,7 +86,7 @@ private func stall(_ writer: StreamWriter, _ pipe: StalledPipe) -> [Int]? {
     return finished ? accepted.withLock { $0 } : nil
 }
 
-@Suite(.timeLimit(.minutes(3))) struct StreamWriterTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct StreamWriterTests {
     @Test func writesNeverWaitForAReaderThatStoppedAndTheQueueIsBounded() throws {
         let pipe = try StalledPipe()
         let writer = StreamWriter(fileDescriptor: pipe.writeFD, name: "pipe", limit: 2048)

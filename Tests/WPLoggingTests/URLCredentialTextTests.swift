@@ -1,9 +1,10 @@
 import Testing
+import WPTestThreads
 import WPLogging
 import WPTestSupport
 
 /// The password of a URL's user information, masked in free text whatever it holds.
-@Suite(.timeLimit(.minutes(3))) struct URLCredentialTextTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct URLCredentialTextTests {
     static let reserved = Array(":/?#[]@!$&'()*+,;=")
 
     @Test(arguments: reserved)

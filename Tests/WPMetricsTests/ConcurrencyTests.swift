@@ -1,8 +1,9 @@
 import Testing
+import WPTestThreads
 import WPMetrics
 import WPTestSupport
 
-@Suite(.timeLimit(.minutes(3))) struct ConcurrencyTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ConcurrencyTests {
     @Test func manyWritersAndARendererAgree() async throws {
         let registry = MetricRegistry()
         let counter = try registry.counter(name: "events_total", help: "h")

@@ -1,8 +1,9 @@
 import Testing
+import WPTestThreads
 import WPMetrics
 
 /// Curried vectors (Go's `CurryWith`) and the checked, non-throwing label handles.
-@Suite(.timeLimit(.minutes(3))) struct CurriedVectorTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct CurriedVectorTests {
     private func text(_ registry: MetricRegistry) -> String {
         String(decoding: registry.render(format: .text), as: UTF8.self)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WPTestThreads
 
 /// Every Swift example of the library docs is compiled (Examples/DocSnippets, or the
 /// integrations' DocSnippets.swift test files) *as written in the doc*: each example's lines,
@@ -7,7 +8,7 @@ import Testing
 /// around it, the values it uses, a `return`). So an example edited in the doc and not in the
 /// snippets, or the other way round, fails here, and `swift build` fails on one that no longer
 /// compiles. The few examples that are not compiled are listed below, each with its reason.
-@Suite(.timeLimit(.minutes(3))) struct DocSnippetsSyncTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct DocSnippetsSyncTests {
     static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let docs = ["embedding.md", "scheduler.md", "process.md", "logging.md", "http-server.md", "metrics-library.md"]
 

@@ -1,4 +1,5 @@
 import Testing
+import WPTestThreads
 import WPMetrics
 
 /// A fixed encoded block: what another component's pre-rendered exposition looks like.
@@ -18,7 +19,7 @@ private final class Encoded: EncodedCollector {
     }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct EncodedCollectorTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct EncodedCollectorTests {
     private static let ups = """
         # HELP ups_load_percent Load.
         # TYPE ups_load_percent gauge

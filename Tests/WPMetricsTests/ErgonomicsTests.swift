@@ -1,9 +1,10 @@
 import Synchronization
 import Testing
+import WPTestThreads
 import WPMetrics
 
 /// Labels by name, durations, callback metrics and unregistering struct collectors.
-@Suite(.timeLimit(.minutes(3))) struct ErgonomicsTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ErgonomicsTests {
     private func text(_ registry: MetricRegistry) -> String {
         String(decoding: registry.render(format: .text), as: UTF8.self)
     }

@@ -1,7 +1,8 @@
 import Testing
+import WPTestThreads
 import WPMetrics
 
-@Suite(.timeLimit(.minutes(3))) struct ExpositionFormatTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ExpositionFormatTests {
     @Test(arguments: [
         // Prometheus 2.x default scrape_protocols.
         ("application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1", ExpositionFormat.openMetrics),

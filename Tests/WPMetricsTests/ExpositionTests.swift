@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPMetrics
 import WPTestSupport
 
-@Suite(.timeLimit(.minutes(3))) struct ExpositionTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ExpositionTests {
     private func render(_ families: [MetricFamily], _ format: ExpositionFormat) -> String {
         String(decoding: ExpositionEncoder(format: format).encode(families), as: UTF8.self)
     }

@@ -1,8 +1,9 @@
 import Testing
+import WPTestThreads
 import WPMetrics
 import WPTestSupport
 
-@Suite(.timeLimit(.minutes(3))) struct InstrumentTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct InstrumentTests {
     @Test func counterOnlyGoesUp() throws {
         let counter = try Counter(name: "c_total", help: "h")
         counter.increment()

@@ -1,7 +1,8 @@
 import Testing
+import WPTestThreads
 @testable import WPMetrics
 
-@Suite(.timeLimit(.minutes(3))) struct IntegerFormattingTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct IntegerFormattingTests {
     @Test func writesEveryDigitCountExactly() {
         var values: [UInt64] = [0, 1, 9, UInt64.max, UInt64.max - 1]
         var power: UInt64 = 10

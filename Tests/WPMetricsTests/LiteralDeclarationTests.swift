@@ -1,10 +1,11 @@
 import Testing
+import WPTestThreads
 @testable import WPMetrics
 
 /// The `StaticString` overloads that declare metrics without `try`: what they create for valid
 /// literals, and the message they stop the process with otherwise (the trap itself is
 /// `preconditionFailure`; what decides it is the throwing declaration, tested in ValidationTests).
-@Suite(.timeLimit(.minutes(3))) struct LiteralDeclarationTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct LiteralDeclarationTests {
     @Test func literalDeclarationsRegisterWhatTheThrowingOnesRegister() throws {
         let literal = MetricRegistry()
         let requests = literal.counterVec("http_requests_total", help: "Requests.", labelNames: ["method", "code"])

@@ -1,7 +1,8 @@
 import Testing
+import WPTestThreads
 import WPMetrics
 
-@Suite(.timeLimit(.minutes(3))) struct NumberFormattingTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct NumberFormattingTests {
     // Expected strings are what Go's strconv.FormatFloat(v, 'g', -1, 64) prints.
     @Test(arguments: [
         (90.0, "90"), (0.0, "0"), (-0.0, "-0"), (1.0, "1"), (-1.0, "-1"), (0.1, "0.1"), (0.5, "0.5"),

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPMetrics
 
-@Suite(.timeLimit(.minutes(3))) struct ProcessCollectorTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ProcessCollectorTests {
     // A real /proc/self/stat line whose command name contains spaces and parentheses.
     static let stat = "4242 (my (odd) name) S 1 4242 4242 0 -1 4194560 1234 0 0 0 250 130 0 0 20 0 7 0 "
         + "123456 987654321 2048 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n"

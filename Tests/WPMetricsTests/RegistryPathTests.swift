@@ -1,10 +1,11 @@
 import Testing
+import WPTestThreads
 @testable import WPMetrics
 
 /// The registry path: label lookup (one, two, three values without an array; striped tables),
 /// the children's kept order, and direct rendering of counter and gauge vectors, which must
 /// write exactly what encoding `collect()` writes.
-@Suite(.timeLimit(.minutes(3))) struct RegistryPathTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct RegistryPathTests {
     /// What the registry rendered before direct rendering: the encoding of `collect()`.
     static func encoded(_ registry: MetricRegistry, _ format: ExpositionFormat) -> String {
         String(decoding: ExpositionEncoder(format: format).encode(registry.collect()), as: UTF8.self)

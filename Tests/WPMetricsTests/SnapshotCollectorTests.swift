@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import Testing
+import WPTestThreads
 import WPMetrics
 import WPTestSupport
 
@@ -54,7 +55,7 @@ private actor Reading {
     func set(_ value: Double) { self.value = value }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct SnapshotCollectorTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct SnapshotCollectorTests {
     private func text(_ registry: MetricRegistry) -> String {
         String(decoding: registry.render(format: .text), as: UTF8.self)
     }

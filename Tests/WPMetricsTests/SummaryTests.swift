@@ -1,8 +1,9 @@
 import Testing
+import WPTestThreads
 import WPMetrics
 import WPTestSupport
 
-@Suite(.timeLimit(.minutes(3))) struct SummaryTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct SummaryTests {
     private let objectives: [Double: Double] = [0.5: 0.05, 0.9: 0.01, 0.99: 0.001]
 
     @Test(arguments: [10, 1_000, 20_000])

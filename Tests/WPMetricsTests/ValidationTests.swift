@@ -1,7 +1,8 @@
 import Testing
+import WPTestThreads
 import WPMetrics
 
-@Suite(.timeLimit(.minutes(3))) struct ValidationTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ValidationTests {
     @Test(arguments: ["a", "_a", ":a", "a:b_c9", "http_requests_total", "A"])
     func acceptsValidMetricNames(name: String) {
         #expect(NameValidation.isValidMetricName(name))

@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import WPTestThreads
 import WPLogging
 import WPNUT
 import WPServer
@@ -77,7 +78,7 @@ private final class GatedUsers: NUTUsers, Sendable {
     }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct NUTSessionTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct NUTSessionTests {
     static func ups(_ name: String, status: String = "OL", stale: Bool = false) -> NUTUPS {
         NUTUPS(name: name, description: "Rack \"A\" (Santak C3K)",
                variables: [("battery.charge", "100"), ("device.model", "Santak C3K"), ("ups.status", status)],
@@ -375,7 +376,7 @@ private final class GatedUsers: NUTUsers, Sendable {
     }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct NUTUserTableTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct NUTUserTableTests {
     @Test func plainAndBcryptPasswordsAndRoles() async throws {
         var generator = SystemRandomNumberGenerator()
         let hash = try #require(BCrypt.hash(password: "s3cret", setting: BCrypt.setting(cost: 4, using: &generator)))
@@ -402,7 +403,7 @@ private final class GatedUsers: NUTUsers, Sendable {
 }
 
 /// The protocol over a real socket: a `LineServer` serving `NUTProtocol`.
-@Suite(.timeLimit(.minutes(3))) struct NUTOverTCPTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct NUTOverTCPTests {
     @Test func aMonitorsConversationOverTCP() async throws {
         let state = NUTServerState()
         let environment = NUTSession.Environment(data: Fleet(list: [NUTSessionTests.ups("ups", status: "OB")]), users: Users(),

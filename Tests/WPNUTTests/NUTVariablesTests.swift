@@ -1,8 +1,9 @@
 import Testing
+import WPTestThreads
 import WPClient
 import WPNUT
 
-@Suite(.timeLimit(.minutes(3))) struct NUTVariablesTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct NUTVariablesTests {
     static func device(mode: Int?, charge: Double? = 100, runtime: Double? = 3600, charging: Int? = 0,
                        status: Int? = 1, alarms: ActiveAlarms? = nil) -> Device {
         var realtime = RealtimeReadings()
@@ -75,7 +76,7 @@ import WPNUT
     }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct NUTNamesTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct NUTNamesTests {
     @Test func aliasesBecomeReadableUniqueNames() {
         let names = NUTNames.assign([(id: "1", alias: "Server Room #2"), (id: "2", alias: "Server Room #2"),
                                      (id: "3", alias: "Ünïcode UPS"), (id: "4", alias: nil), (id: "5", alias: "   "),
@@ -107,7 +108,7 @@ import WPNUT
 }
 
 /// The tokenizer, case by case as upsd 2.8.0 splits lines (its transcripts).
-@Suite(.timeLimit(.minutes(3))) struct NUTLineTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct NUTLineTests {
     static func words(_ text: String) -> [String]? { NUTLine.words(Array(text.utf8)) }
 
     @Test func wordsQuotesAndEscapes() {

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Testing
+import WPTestThreads
 import Synchronization
 @testable import WPProcess
 
@@ -12,7 +13,7 @@ import Synchronization
 /// before a watcher is installed is dropped rather than ending the process; the loops around
 /// ``TerminationSignals`` keep raising until the signal is seen, as it starts watching only
 /// when iteration starts. The other types watch from their creation, so one signal is enough.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct SignalsTests {
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3))) struct SignalsTests {
     init() {
         signal(SIGUSR2, SIG_IGN)
         signal(SIGUSR1, SIG_IGN)

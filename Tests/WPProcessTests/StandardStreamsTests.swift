@@ -4,13 +4,14 @@ import Glibc
 import Darwin
 #endif
 import Testing
+import WPTestThreads
 import WPLogging
 import WPProcess
 import WPRuntime
 
 /// The flush before exit: bounded by its deadline when a reader stopped reading, complete once
 /// it reads again.
-@Suite(.timeLimit(.minutes(3))) struct StandardStreamsTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct StandardStreamsTests {
     @Test func aFlushWithNothingQueuedReturnsAtOnce() {
         #expect(StandardStreams.flush(timeout: .seconds(30)))
     }

@@ -4,12 +4,13 @@ import Glibc
 #endif
 import Synchronization
 import Testing
+import WPTestThreads
 import WPMetrics
 @testable import WPPushgateway
 import WPServer
 import WPTestSupport
 
-@Suite(.timeLimit(.minutes(3))) struct PushgatewayClientTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct PushgatewayClientTests {
     private func client(
         _ gateway: FakePushgateway, grouping: [String: String] = [:], password: String? = nil,
         clock: ManualClock = ManualClock(), attempts: Int = 3
@@ -141,7 +142,7 @@ import WPTestSupport
 
 #if canImport(Glibc)
 /// The default transport, ``HTTPClientPushTransport``, over real sockets.
-@Suite(.timeLimit(.minutes(3))) struct HTTPClientPushTransportTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct HTTPClientPushTransportTests {
     /// A loopback port that was free a moment ago: bind port 0, read it, close.
     private func closedLoopbackPort() throws -> UInt16 {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

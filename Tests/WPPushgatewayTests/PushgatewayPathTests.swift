@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPMetrics
 @testable import WPPushgateway
 
 /// The grouping path's percent-encoding equals Foundation's `addingPercentEncoding` with
 /// `urlPathAllowed` minus `/;?#%`, which PushgatewayClient used before it dropped Foundation.
-@Suite(.timeLimit(.minutes(3))) struct PushgatewayPathTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct PushgatewayPathTests {
     @Test func percentEncodingMatchesFoundation() {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "/;?#%")

@@ -1,7 +1,8 @@
 import Testing
+import WPTestThreads
 import WPRuntime
 
-@Suite(.timeLimit(.minutes(3))) struct ConditionLockTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ConditionLockTests {
     @Test func aWaitWhoseConditionHoldsReturnsAtOnce() {
         let lock = ConditionLock(3)
         let result = lock.wait(until: Deadline(after: .zero), for: { $0 == 3 }) { value, satisfied in
@@ -48,7 +49,7 @@ import WPRuntime
     }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct DeadlineTests {
+@Suite(.ownThreads, .timeLimit(.minutes(1))) struct DeadlineTests {
     @Test func millisecondsRoundUp() {
         #expect(Deadline.milliseconds(.nanoseconds(1)) == 1)
         #expect(Deadline.milliseconds(.milliseconds(1)) == 1)

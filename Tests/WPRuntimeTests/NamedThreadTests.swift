@@ -4,13 +4,14 @@ import Glibc
 import Darwin
 #endif
 import Testing
+import WPTestThreads
 import WPRuntime
 
 private extension String {
     func trimmingSuffix(_ suffix: String) -> String { hasSuffix(suffix) ? String(dropLast(suffix.count)) : self }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct NamedThreadTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct NamedThreadTests {
     private struct Refused: Error, Equatable {}
 
     /// The calling thread's name, as the kernel shows it.

@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import WPTestThreads
 import WPRuntime
 
 /// Long enough never to pass on a loaded machine: the waits below end on a signal.
@@ -89,7 +90,7 @@ final class Starter: Sendable {
     }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct WorkerQueueTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct WorkerQueueTests {
     @Test func jobsRunInSubmissionOrderAndTheWaitCoversThemAll() {
         let queue = WorkerQueue(name: "test-worker")
         let journal = Journal()

@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import WPTestThreads
 import WPLogging
 import WPScheduler
 import WPTestSupport
@@ -43,7 +44,7 @@ struct Recorder: Sendable {
     init() { (stream, continuation) = AsyncStream.makeStream() }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct SchedulerTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct SchedulerTests {
     let clock = ManualClock()
     let recorder = Recorder()
 

@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import WPTestThreads
 import WPMetrics
 import WPRuntime
 import WPServer
@@ -33,7 +34,7 @@ private final class RenderCounter: Collector {
     }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct MetricsHandlerTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct MetricsHandlerTests {
     /// A registry whose text rendering is well over WPServer's 1 KiB gzip threshold.
     static func registry() throws -> MetricRegistry {
         let registry = MetricRegistry()

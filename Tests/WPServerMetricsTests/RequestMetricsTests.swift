@@ -1,10 +1,11 @@
 import Testing
+import WPTestThreads
 import WPMetrics
 import WPServer
 import WPServerMetrics
 import WPTestSupport
 
-@Suite(.timeLimit(.minutes(3))) struct RequestMetricsTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct RequestMetricsTests {
     @Test func handledRequestsAreCountedByHandlerAndCodeAndTimed() throws {
         let registry = MetricRegistry()
         let metrics = try RequestMetrics(namespace: "svc", registry: registry, buckets: [0.1, 1])

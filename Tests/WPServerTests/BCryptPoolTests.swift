@@ -1,6 +1,7 @@
 import Glibc
 import Synchronization
 import Testing
+import WPTestThreads
 @testable import WPServer
 import WPRuntime
 
@@ -26,7 +27,7 @@ final class Entered: Sendable {
     }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct BCryptPoolTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct BCryptPoolTests {
     /// Occupies the pool's single worker until the returned latch opens; returns once it is busy.
     static func occupy(_ pool: BCryptPool) async -> (latch: Latch, job: Task<Bool?, Never>) {
         let latch = Latch()
@@ -137,7 +138,7 @@ final class Entered: Sendable {
     }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct BCryptPoolThreadTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct BCryptPoolThreadTests {
     @Test func aVerificationWithNoThreadIsRefusedNotRunOnTheCaller() async {
         let failing = Atomic(true)
         let pool = BCryptPool(workers: 1, queueCapacity: 4, starter: { name, body throws(ThreadStartError) in

@@ -1,9 +1,10 @@
 import Testing
+import WPTestThreads
 import WPLogging
 @testable import WPServer
 import WPTestSupport
 
-@Suite(.timeLimit(.minutes(3))) struct BasicAuthTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct BasicAuthTests {
     /// A cost-4 bcrypt hash made with crypt_r itself from a fixed salt.
     static func hash(_ password: String) throws -> String {
         try #require(BCrypt.hash(password: password, setting: "$2b$04$abcdefghijklmnopqrstuu"))

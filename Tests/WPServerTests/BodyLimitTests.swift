@@ -1,9 +1,10 @@
 import Testing
+import WPTestThreads
 @testable import WPServer
 
 /// The codec's side of the hardening: wire-byte body limits, linear chunked decoding, bodies
 /// refused from the head, saturating deadlines.
-@Suite(.timeLimit(.minutes(3))) struct BodyLimitTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct BodyLimitTests {
     static let limits = HTTPParserLimits(maxHeaderBytes: 1024, maxHeaderCount: 10, maxBodyBytes: 64)
     static let chunkedHead = "POST /upload HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
 

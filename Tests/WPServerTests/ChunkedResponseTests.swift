@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import WPTestThreads
 @testable import WPServer
 
 /// `HTTPResponse.chunked`: the body framed with `Transfer-Encoding: chunked`, as servers that
 /// stream their replies send it (the WinPower simulator imitates Spring Boot this way).
-@Suite(.timeLimit(.minutes(3))) struct ChunkedResponseTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ChunkedResponseTests {
     let date = "Sun, 06 Nov 1994 08:49:37 GMT"
 
     func encode(_ response: HTTPResponse, _ context: ResponseContext = ResponseContext(), gzip: Int? = nil) -> String {

@@ -1,10 +1,11 @@
 import Testing
+import WPTestThreads
 @testable import WPServer
 
 /// Which connection makes room at the cap: the lowest ``EvictionRank`` (what it has done, then
 /// its age), unless its bytes already sit unread in the kernel (a flood of idle connections
 /// must not evict a scrape accepted in the same loop turn).
-@Suite(.timeLimit(.minutes(3))) struct ConnectionEvictionTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ConnectionEvictionTests {
     static func rank(_ activity: Int, _ since: Int64) -> EvictionRank { EvictionRank(activity: activity, since: since) }
 
     static let waiting: [(id: UInt64, rank: EvictionRank)] = [(id: 7, rank: rank(0, 300)), (id: 3, rank: rank(0, 100)),

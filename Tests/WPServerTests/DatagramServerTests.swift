@@ -1,6 +1,7 @@
 import Glibc
 import Synchronization
 import Testing
+import WPTestThreads
 import WPLogging
 import WPRuntime
 import WPServer
@@ -68,7 +69,7 @@ private final class UDPClient: Sendable {
     deinit { close(descriptor) }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct DatagramServerTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct DatagramServerTests {
     private static func serving(_ configuration: DatagramServer<Upper>.Configuration = .init(host: "127.0.0.1", port: 0),
                                 _ datagramProtocol: Upper = Upper(),
                                 _ body: (Int, DatagramServer<Upper>) async throws -> Void) async throws {

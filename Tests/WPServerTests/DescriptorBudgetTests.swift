@@ -1,8 +1,9 @@
 import Testing
+import WPTestThreads
 import WPServer
 
 /// How the open-files limit is shared between what the process holds and client connections.
-@Suite(.timeLimit(.minutes(3))) struct DescriptorBudgetTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct DescriptorBudgetTests {
     @Test func whatIsLeftGoesToHTTPUpToItsCap() throws {
         let budget = try DescriptorBudget(limit: 64, reserved: 36, httpConnections: 10_000, lineConnections: nil)
         #expect(budget.httpConnections == 28)

@@ -1,4 +1,5 @@
 import Testing
+import WPTestThreads
 @testable import WPServer
 
 /// Parses `text` in one piece with small limits.
@@ -36,7 +37,7 @@ func parsed(_ result: HTTPParseResult) -> ParsedRequest? {
     return nil
 }
 
-@Suite(.timeLimit(.minutes(3))) struct HTTPRequestParserTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct HTTPRequestParserTests {
     @Test func parsesSimpleGetWithRepeatedCaseInsensitiveHeaders() throws {
         let text = "GET /metrics?x=1 HTTP/1.1\r\nHost: a\r\nX-A: 1\r\nx-a:  2 \r\n\r\n"
         let request = try #require(parsed(parse(text)))

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPTestSupport
 @testable import WPServer
 import WPCompression
 
-@Suite(.timeLimit(.minutes(3))) struct HTTPResponseEncoderTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct HTTPResponseEncoderTests {
     let date = "Sun, 06 Nov 1994 08:49:37 GMT"
 
     func text(_ encoded: EncodedResponse) -> String { String(decoding: encoded.head + encoded.body, as: UTF8.self) }

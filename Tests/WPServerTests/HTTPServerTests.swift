@@ -1,10 +1,11 @@
 import Testing
+import WPTestThreads
 import WPLogging
 @testable import WPServer
 import WPTestSupport
 import WPCompression
 
-@Suite(.timeLimit(.minutes(1))) struct HTTPServerTests {
+@Suite(.ownThreads, .timeLimit(.minutes(1))) struct HTTPServerTests {
     @Test func keepAliveReusesTheConnection() async throws {
         try await withTestServer(EchoHandler()) { port in
             let client = try await TestHTTPClient.connect(port: port)

@@ -1,7 +1,8 @@
 import Testing
+import WPTestThreads
 import WPServer
 
-@Suite(.timeLimit(.minutes(3))) struct HTTPTypesTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct HTTPTypesTests {
     @Test func headersAreCaseInsensitiveAndKeepRepeats() {
         var headers: HTTPHeaders = ["Content-Type": "text/plain", "X-A": "1"]
         headers.add(name: "x-a", value: "2")

@@ -1,10 +1,11 @@
 import Testing
+import WPTestThreads
 @testable import WPServer
 import WPTestSupport
 import WPCompression
 
 /// A response body in two parts (`body` then `bodySuffix`) is framed and sent as one body.
-@Suite(.timeLimit(.minutes(1))) struct ResponseBodySuffixTests {
+@Suite(.ownThreads, .timeLimit(.minutes(1))) struct ResponseBodySuffixTests {
     let date = "Sun, 06 Nov 1994 08:49:37 GMT"
 
     @Test func contentLengthCoversBothParts() {

@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import WPTestThreads
 import WPServer
 
 final class RecordingObserver: RequestObserver {
@@ -9,7 +10,7 @@ final class RecordingObserver: RequestObserver {
 
 struct Boom: Error {}
 
-@Suite(.timeLimit(.minutes(3))) struct RouterTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct RouterTests {
     func makeRouter(_ observer: RecordingObserver? = nil) -> Router {
         var router = Router(observer: observer)
         router.get("/metrics") { _ in .text("m") }

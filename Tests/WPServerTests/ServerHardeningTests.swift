@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import WPTestThreads
 import WPLogging
 import WPServer
 import WPTestSupport
@@ -12,7 +13,7 @@ final class EventRecorder: RequestObserver {
 }
 
 /// The server's side of the hardening, over real sockets on ephemeral loopback ports.
-@Suite(.timeLimit(.minutes(3))) struct ServerHardeningTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ServerHardeningTests {
     static let bodiless: Router = {
         var router = Router()
         router.get("/metrics", takesBody: false) { _ in .text("metrics\n") }

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPLogging
 @testable import WPServer
 import WPTestSupport
 
 /// HTTPS through the listener, against `curl`, with a throwaway PKI made by `openssl`.
-@Suite(.timeLimit(.minutes(2)), .enabled(if: TLSTestCertificates.openssl != nil && TLSTestCertificates.curl != nil,
+@Suite(.ownThreads, .timeLimit(.minutes(2)), .enabled(if: TLSTestCertificates.openssl != nil && TLSTestCertificates.curl != nil,
                                          "openssl or curl is not installed: cannot make certificates or speak HTTPS"))
 struct TLSServerTests {
     static func configuration(_ pki: TLSTestCertificates,

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPClient
 import WPServer
 import WPSimulator
 import WPTestSupport
 
 /// Simulated devices: stable, varied, string-typed, and on the exact power curves.
-@Suite(.timeLimit(.minutes(3))) struct SimulatorDeviceTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct SimulatorDeviceTests {
     static func simulator(devices: Int) -> WinPowerSimulator {
         var configuration = WinPowerSimulator.Configuration()
         configuration.deviceCount = devices

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPServer
 import WPSimulator
 import WPTestSupport
 
 /// Each fault's raw effect on the handler, switched at run time.
-@Suite(.timeLimit(.minutes(3))) struct SimulatorFaultTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct SimulatorFaultTests {
     @Test func faultNamesParse() throws {
         #expect(try WinPowerSimulator.Fault.parseList("slow, http-500,,") == [.slow, .http500])
         #expect(try WinPowerSimulator.Fault.parseList("") == [])

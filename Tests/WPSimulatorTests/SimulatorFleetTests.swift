@@ -1,13 +1,14 @@
 import Foundation
 import WPLogging
 import Testing
+import WPTestThreads
 import WPClient
 import WPServer
 import WPSimulator
 import WPTestSupport
 
 /// N independent simulated servers with per-server faults, over real loopback sockets.
-@Suite(.timeLimit(.minutes(1))) struct SimulatorFleetTests {
+@Suite(.ownThreads, .timeLimit(.minutes(1))) struct SimulatorFleetTests {
     static func client(_ baseURL: String, password: String = "admin",
                        apiTimeout: Duration = .seconds(10)) throws -> WinPowerHTTPClient {
         var configuration = WinPowerHTTPClient.Configuration(baseURL: try #require(URL(string: baseURL)),

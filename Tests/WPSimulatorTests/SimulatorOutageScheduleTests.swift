@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPServer
 import WPSimulator
 import WPTestSupport
 
 /// `--outage-schedule`: scripted mains failures on the simulator's clock.
-@Suite(.timeLimit(.minutes(3))) struct SimulatorOutageScheduleTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct SimulatorOutageScheduleTests {
     @Test func windowsParse() throws {
         #expect(try OutageWindow.parseList("2+4, 1:10.5+3,,") == [OutageWindow(start: 2, length: 4),
                                                                   OutageWindow(device: 1, start: 10.5, length: 3)])

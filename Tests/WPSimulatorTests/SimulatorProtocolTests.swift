@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPServer
 import WPSimulator
 import WPTestSupport
 
 /// The simulator speaks WinPower's shapes: envelopes, 401 bodies, tokens, page cap.
-@Suite(.timeLimit(.minutes(3))) struct SimulatorProtocolTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct SimulatorProtocolTests {
     @Test func loginIssuesATokenWithTheRealClaimSet() async throws {
         let harness = SimulatorHarness()
         let response = try await harness.simulator.handle(loginRequest())

@@ -1,10 +1,11 @@
 import Testing
+import WPTestThreads
 import WPServer
 import WPSimulator
 import WPTestSupport
 
 /// The simulator served on a real socket, and `unreachable` as refused connections.
-@Suite(.timeLimit(.minutes(1))) struct SimulatorServerTests {
+@Suite(.ownThreads, .timeLimit(.minutes(1))) struct SimulatorServerTests {
     static func login(port: Int) async throws -> TestHTTPClient.Response {
         let connection = try await TestHTTPClient.connect(port: port)
         defer { connection.close() }

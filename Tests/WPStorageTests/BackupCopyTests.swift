@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import WPTestThreads
 import WPLogging
 @testable import WPStorage
 import WPTestSupport
@@ -10,7 +11,7 @@ import Glibc
 
 /// Data directories whose file system refuses hard links (vfat, exFAT, SMB, FUSE): the backup
 /// generation is copied and flushed instead, and saves keep working.
-@Suite(.timeLimit(.minutes(3))) struct BackupCopyTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct BackupCopyTests {
     private static func refusingLinks(_ code: Int32) -> FileSystem.Calls {
         FileSystem.Calls(link: { _, _ in code })
     }
@@ -77,7 +78,7 @@ import Glibc
 
 /// A save stuck in the file system holds only the saves' own lock: the counters and `close()`
 /// answer at once (shutdown closes the store even while the last save is stuck).
-@Suite(.timeLimit(.minutes(3))) struct StuckSaveTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct StuckSaveTests {
     @Test func statisticsAndCloseDoNotWaitForASaveInProgress() throws {
         try withTemporaryDirectory { directory in
             let entered = DispatchSemaphore(value: 0)

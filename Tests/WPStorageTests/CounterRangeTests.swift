@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPLogging
 @testable import WPStorage
 import WPCompression
@@ -7,7 +8,7 @@ import WPTestSupport
 
 /// State-file counters at the edge of their types: loading keeps the totals, saving and
 /// integrating saturate instead of trapping (a trap would keep the file and crash-loop).
-@Suite(.timeLimit(.minutes(3))) struct CounterRangeTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct CounterRangeTests {
     /// A state file with valid checksum whose header and device lines are given verbatim.
     private func writeStateFile(_ directory: String, generation: String, devices: [String]) throws {
         var text = "\(StateFileFormat.magic)\ngeneration \(generation)\nsaved-at-ms 0\nlegacy-imported 1\n"

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPLogging
 import WPRuntime
 import WPStorage
@@ -11,7 +12,7 @@ import Glibc
 /// after every kill the state loads, is at least as new as the last save the child reported
 /// complete, no total ever decreased, and the outage ledger saved with the totals is the one of
 /// the same save (never torn from its energy total).
-@Suite(.serialized, .timeLimit(.minutes(3))) struct CrashTests {
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3))) struct CrashTests {
     /// The 200 kills run on a thread of their own (spawning, reading and killing block), not on
     /// Swift's pool; what went wrong is collected there and expected here.
     @Test func stateSurvives200RandomKills() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPLogging
 import WPStorage
 import WPTestSupport
@@ -7,7 +8,7 @@ import WPTestSupport
 import Glibc
 #endif
 
-@Suite(.timeLimit(.minutes(3))) struct FileEnergyStoreTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct FileEnergyStoreTests {
     @Test func savesAndLoadsExactTotalsWithTwoFsyncsPerSave() throws {
         try withTemporaryDirectory { directory in
             let state = sampleState(step: 1.1, count: 50)
@@ -106,7 +107,7 @@ import Glibc
     }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct FileEnergyStoreValidationTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct FileEnergyStoreValidationTests {
     @Test func refusesToWriteATotalItCouldNotReadBack() throws {
         try withTemporaryDirectory { directory in
             try withStore(directory) { store in

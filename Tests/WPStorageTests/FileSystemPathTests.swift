@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import WPTestThreads
 @testable import WPStorage
 
 /// Path helpers that replaced Foundation in WPStorage.
-@Suite(.timeLimit(.minutes(3))) struct FileSystemPathTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct FileSystemPathTests {
     @Test func parentDirectoryMatchesNSString() {
         for path in ["/var/lib/wp", "/var/lib/wp/", "wp", "/wp", "/", "a/b", "a//b", "a/b//", "./x", "../x/y", "//x", ""] {
             #expect(FileSystem.parentDirectory(of: path) == (path as NSString).deletingLastPathComponent, "\(path)")

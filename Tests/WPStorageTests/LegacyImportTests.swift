@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPLogging
 import WPStorage
 import WPTestSupport
 
 /// Import of the previous exporter's `<device_id>.txt` files (fixtures in its exact format:
 /// `%d\n%f\n`, unix ms then Wh), including malformed ones.
-@Suite(.timeLimit(.minutes(3))) struct LegacyImportTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct LegacyImportTests {
     private func copyFixtures(to directory: String) throws -> [String] {
         let fixtures = try #require(Bundle.module.url(forResource: "Fixtures", withExtension: nil))
             .appendingPathComponent("legacy").path

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPLogging
 import WPStorage
 import WPTestSupport
@@ -8,7 +9,7 @@ import Glibc
 #endif
 
 /// Damaged storage: the totals survive (from the backup) and the evidence is kept.
-@Suite(.timeLimit(.minutes(3))) struct RecoveryTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct RecoveryTests {
     static let fixedNow: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_763_779_200) }  // 2025-11-22 02:40:00 UTC
 
     /// Saves generations 1 (step 1) and 2 (step 2), then applies `damage` to the current file.

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import WPTestThreads
 @testable import WPStorage
 import WPCompression
 
-@Suite(.timeLimit(.minutes(3))) struct StateFileFormatTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct StateFileFormatTests {
     @Test func roundTripsExactDoublesAndAwkwardIDs() throws {
         var state = EnergyState(legacyFilesImported: true, generation: 41,
                                 savedAt: Date(timeIntervalSince1970: 1_763_779_200.123))

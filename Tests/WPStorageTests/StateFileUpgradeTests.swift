@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPLogging
 @testable import WPStorage
 import WPCompression
@@ -7,7 +8,7 @@ import WPTestSupport
 
 /// The outage ledger's state-file version: files written before it (v1) are read with every
 /// total kept and rewritten as v2 on the next save; v2 files round-trip every ledger field.
-@Suite(.timeLimit(.minutes(3))) struct StateFileUpgradeTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct StateFileUpgradeTests {
     /// A v1 file byte for byte as the release before the ledger wrote it (its checksum included).
     static let releaseV1File = """
         wpexporter-energy-state v1

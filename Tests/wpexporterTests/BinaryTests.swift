@@ -1,10 +1,11 @@
 import Foundation
 import Synchronization
 import Testing
+import WPTestThreads
 import WPTestSupport
 
 /// Runs the built `wpexporter` executable as a process: what users get, including `main`.
-@Suite(.timeLimit(.minutes(3))) struct BinaryTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct BinaryTests {
     struct Result {
         var status: Int32
         var out: String

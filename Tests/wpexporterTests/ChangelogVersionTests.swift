@@ -1,11 +1,12 @@
 import FoundationEssentials
 import Testing
+import WPTestThreads
 @testable import WPExporter
 @testable import wpexporter
 
 /// `wpexporter version` prints the version of CHANGELOG.md's latest release, the tag a release
 /// gets (docs/api-stability.md).
-@Suite(.timeLimit(.minutes(3))) struct ChangelogVersionTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ChangelogVersionTests {
     @Test func versionIsTheLatestReleaseOfTheChangelog() throws {
         let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let changelog = try String(contentsOf: root.appending(path: "CHANGELOG.md"), encoding: .utf8)

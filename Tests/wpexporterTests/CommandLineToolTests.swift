@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import WPTestThreads
 import WPConfig
 @testable import WPExporter
 @testable import wpexporter
@@ -46,7 +47,7 @@ private func tool(_ recorder: Recorder, environment: [String: String] = credenti
                                          buildDate: "2026-01-02T03:04:05", gitCommit: "abc123"))
 }
 
-@Suite(.timeLimit(.minutes(3))) struct CommandLineToolTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct CommandLineToolTests {
     @Test func checkConfigPrintsEveryValueWithItsSourceAndMasksSecrets() async {
         let recorder = Recorder()
         let status = await tool(recorder, files: ["/c.yaml": "server:\n  port: 9100\npush:\n  password: pushpw-secret\n"])

@@ -1,4 +1,5 @@
 import Testing
+import WPTestThreads
 import WPConfig
 @testable import WPExporter
 @testable import wpexporter
@@ -12,7 +13,7 @@ private func usageError(_ arguments: [String]) -> UsageError? {
     }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct CommandParserTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct CommandParserTests {
     @Test func longFlagsInBothFormsAndBooleans() throws {
         let command = try CommandParser.parse([
             "server", "--winpower.base_url=https://a.example", "--port", "9100", "--skip-ssl-verify",
@@ -122,7 +123,7 @@ private func usageError(_ arguments: [String]) -> UsageError? {
     }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct ExitCodeTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ExitCodeTests {
     @Test func errorsMapToExitCodes() {
         #expect(ExitCode.forError(UsageError(command: nil, message: "x")) == .usage)
         #expect(ExitCode.forError(ConfigurationError(problems: [])) == .configuration)

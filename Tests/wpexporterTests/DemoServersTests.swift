@@ -1,10 +1,11 @@
 import Testing
+import WPTestThreads
 import WPConfig
 import WPSimulator
 @testable import wpexporter
 
 /// `wpexporter demo --servers N`.
-@Suite(.timeLimit(.minutes(3))) struct DemoServersTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct DemoServersTests {
     @Test func serversIsADemoFlagFrom1To64() throws {
         #expect(try CommandParser.parse(["demo"]) == .demo(ConfigurationOptions()))
         #expect(try CommandParser.parse(["demo", "--servers", "3"]) == .demo(ConfigurationOptions(demoServers: 3)))

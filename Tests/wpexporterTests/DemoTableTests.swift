@@ -1,8 +1,9 @@
 import Testing
+import WPTestThreads
 @testable import wpexporter
 
 /// The demo's table, rendered from exposition text alone.
-@Suite(.timeLimit(.minutes(3))) struct DemoTableTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct DemoTableTests {
     /// Device ids and names (one name with a quote and a newline, escaped in the exposition).
     static let devices = [("ups-0001-aaaa", "C3K"), ("ups-0002-bbbb", "C3K"), ("ups-0003-cccc", #"Rack \"B\"\nleft"#),
                           ("ups-0004-dddd", "Bypass")]

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPConfig
 import WPHTTPClient
 import WPServer
@@ -16,7 +17,7 @@ private struct LivenessOnly: HTTPHandler {
 
 /// `wpexporter healthcheck` against a running exporter, a closed port, and from the
 /// configuration to the URL it asks (TLS, wildcard addresses, basic authentication).
-@Suite(.timeLimit(.minutes(3))) struct HealthcheckTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct HealthcheckTests {
     private func tool(_ recorder: Recorder, files: [String: String] = [:]) -> CommandLineTool {
         CommandLineTool(environment: [:], files: .inMemory(files), output: recorder.output, hooks: recorder.hooks())
     }

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPConfig
 @testable import wpexporter
 
 /// Help pages compared byte for byte with `Golden/help-*.txt`. Run with `UPDATE_GOLDEN=1`
 /// to rewrite the golden files after an intended change.
-@Suite(.timeLimit(.minutes(3))) struct HelpGoldenTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct HelpGoldenTests {
     static let goldenDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
 
     @Test(arguments: ["overview", "server", "demo", "simulate", "check-config", "healthcheck", "version", "help", "configuration"])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPConfig
 import WPLogging
 import WPServer
@@ -7,7 +8,7 @@ import WPServer
 
 /// The executable's own process policy: the addresses it prints and the secrets of its log
 /// (its signal handling is WPProcess', tested there).
-@Suite(.timeLimit(.minutes(3))) struct ProcessPolicyTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ProcessPolicyTests {
     /// Every password of the configuration is masked in logs: WinPower's, each server's, the
     /// Pushgateway's; a reload replaces them.
     @Test func everyPasswordIsASecretOfTheLog() {

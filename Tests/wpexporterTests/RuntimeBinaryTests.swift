@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPLogging
 import WPServer
 import WPSimulator
@@ -7,7 +8,7 @@ import WPStorage
 import WPTestSupport
 
 /// The built binary's long-running commands, stopped with signals.
-@Suite(.timeLimit(.minutes(3)), .serialized) struct RuntimeBinaryTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3)), .serialized) struct RuntimeBinaryTests {
     static func temporaryDirectory() -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-bin-\(UUID().uuidString)").path
     }

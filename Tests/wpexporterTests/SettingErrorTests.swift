@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import WPTestThreads
 
 /// A data directory or log file that cannot be used is reported with its configuration key.
-@Suite(.timeLimit(.minutes(3))) struct SettingErrorTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct SettingErrorTests {
     static let credentials = ["--winpower.base_url", "http://127.0.0.1:1", "--winpower.username", "u",
                               "--winpower.password", "p"]
 
