@@ -46,22 +46,23 @@ enum EmbeddedWinPower {
         let (stop, stopNow) = AsyncStream.makeStream(of: Void.self)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }
-            group.addTask { await exporter.runCollection(until: { for await _ in stop {} }) }
+            group.addTask { try await exporter.runCollection(until: { for await _ in stop {} }) }
             let url = URL(string: "http://127.0.0.1:\(try await server.waitUntilListening().port)/metrics")!
-            func scrape(until expected: String) async throws -> String {
+            func scrape(until expected: String...) async throws -> String {
                 for await _ in published {
                     let body = String(decoding: try await HTTPClient().send(.init(url: url)).body, as: UTF8.self)
-                    if body.contains(expected) { return body }
+                    if expected.allSatisfy(body.contains) { return body }
                 }
                 throw CancellationError()
             }
             try jobs.increment(by: 2)
-            let first = try await scrape(until: "winpower_exporter_up{server=\"b\"} 1")
+            // Both servers collected (each collection merged wakes the wait; they finish in any order).
+            let first = try await scrape(until: "winpower_exporter_up{server=\"a\"} 1", "winpower_exporter_up{server=\"b\"} 1")
             var next = exporter.configuration
             next.servers[1].labels = [ServerEntry.Label(name: "room", value: "basement")]
             let applied = try await exporter.apply(next)
             log.info("configuration reloaded", ["changes": .string(applied.summary)])
-            let second = try await scrape(until: "winpower_exporter_up{server=\"b\",room=\"basement\"} 1")
+            let second = try await scrape(until: "winpower_exporter_up{server=\"a\"} 1", "winpower_exporter_up{server=\"b\",room=\"basement\"} 1")
             stopNow.finish()
             try await group.next()   // the collection stopped and saved the energy totals
             group.cancelAll()

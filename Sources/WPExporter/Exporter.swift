@@ -473,9 +473,19 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
 
     /// Like ``run(onListening:reloadRequests:until:)`` without the listener: for a service that
     /// serves ``router`` (or its own registry, ``register(in:)``) itself.
+    ///
+    /// - Throws: what stopped it before `shutdown` returned, as `run` does: an
+    ///   ``ExporterError`` naming the key at fault (`nut.listen` when the NUT port cannot be
+    ///   bound), or `CancellationError`. Energy is persisted and the data directory released
+    ///   either way.
     public func runCollection(reloadRequests: AsyncStream<Void>? = nil,
-                              until shutdown: @escaping @Sendable () async -> Void) async {
-        try? await serve(listening: nil, reloadRequests: reloadRequests, until: shutdown)
+                              until shutdown: @escaping @Sendable () async -> Void) async throws {
+        do {
+            try await serve(listening: nil, reloadRequests: reloadRequests, until: shutdown)
+        } catch {
+            await finish()
+            throw error
+        }
         await finish()
     }
 

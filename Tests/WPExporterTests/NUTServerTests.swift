@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import WPTestThreads
 import WPCollector
 import WPConfig
 import WPLogging
@@ -10,7 +11,7 @@ import WPTestSupport
 @testable import WPExporter
 
 /// The exporter with `nut.listen`: the NUT server answers from the same readings as `/metrics`.
-@Suite(.timeLimit(.minutes(3))) struct NUTServerTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct NUTServerTests {
     @Test func upsReadingsOverTheNUTPortEqualMetrics() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-nut-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -94,6 +95,31 @@ import WPTestSupport
                 #expect(text.hasPrefix("nut.listen: cannot listen on 127.0.0.1:\(taken): "), "\(text)")
                 #expect(error is ExporterError)
             }
+        }
+    }
+
+    /// `runCollection` (an embedder serving the router itself) fails as `run` does: the taken
+    /// NUT port is thrown, naming `nut.listen`, instead of a silent return.
+    @Test func runCollectionThrowsATakenNUTPortNamingTheKey() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-nut-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await withTestServer(HandlerFunction { _ in .text("taken\n") }) { taken in
+            var configuration = ExporterHarness.configuration(baseURL: "http://127.0.0.1:9", username: "admin",
+                                                              password: "pw", dataDirectory: directory)
+            configuration.nut.listen = "127.0.0.1:\(taken)"
+            let exporter = try Exporter(configuration: configuration, client: ClientStub([.success(.make())]),
+                                        clock: ManualClock(), wallClock: { Date() }, logger: .disabled)
+            do {
+                try await exporter.runCollection(until: {})
+                Issue.record("runCollection returned on a taken NUT port")
+            } catch {
+                #expect("\(error)".hasPrefix("nut.listen: cannot listen on 127.0.0.1:\(taken): "), "\(error)")
+                #expect(error is ExporterError)
+            }
+            // It released the data directory on its way out: another exporter can take it.
+            let next = try Exporter(configuration: configuration, client: ClientStub([.success(.make())]),
+                                    clock: ManualClock(), wallClock: { Date() }, logger: .disabled)
+            await next.close()
         }
     }
 
