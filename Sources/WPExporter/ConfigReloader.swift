@@ -137,6 +137,11 @@ public final class ConfigReloader: Sendable {
                 logger.warn("configuration warning", ["warning": .string("\(warning)")])
             }
             do {
+                // A file was checked as it was loaded; a configuration built in code is checked here.
+                if given != nil {
+                    let problems = loaded.configuration.problems()
+                    if !problems.isEmpty { throw ReloadRefusal.invalid(problems) }
+                }
                 let applied = try await apply(loaded.configuration)
                 result = .success(applied)
                 outcome = .applied(applied)

@@ -151,9 +151,13 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// - Parameters:
     ///   - configuration: the validated configuration.
     ///   - options: clock, logger, client factory and the rest (``Options``).
-    /// - Throws: ``ExporterError`` naming the key at fault; nothing is left open then.
+    /// - Throws: ``ExporterError`` naming the key at fault
+    ///   (``ExporterError/invalidConfiguration(_:)`` with every problem when the configuration
+    ///   breaks the rules a file is checked against); nothing is left open then.
     public init(configuration: ExporterConfiguration, options: Options) throws(ExporterError) {
         let (clock, wallClock, logger) = (options.clock, options.wallClock, options.logger)
+        let problems = configuration.problems()
+        guard problems.isEmpty else { throw .invalidConfiguration(problems) }
         self.logger = logger
         let budget = try Self.descriptorBudget(configuration, limit: options.openFilesLimit(), logger: logger)
         let running = RunningConfiguration(configuration)
@@ -496,7 +500,9 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// the answer.
     ///
     /// - Returns: what changed, what needs a restart, and warnings.
-    /// - Throws: ``ReloadRefusal`` when nothing could be applied (the running configuration stays).
+    /// - Throws: ``ReloadRefusal`` when nothing could be applied (the running configuration
+    ///   stays): ``ReloadRefusal/invalid(_:)`` with every problem when `next` breaks the rules a
+    ///   configuration file is checked against (``ExporterConfiguration/problems()``).
     public func apply(_ next: ExporterConfiguration) async throws(ReloadRefusal) -> ConfigReloader.Applied {
         try await reloader.apply(next, trigger: "apply")
     }

@@ -1,3 +1,4 @@
+import WPConfig
 import WPMetrics
 import WPPushgateway
 import WPServer
@@ -20,9 +21,20 @@ public enum ExporterError: Error, Sendable, CustomStringConvertible {
     /// The open-files limit is too low to serve at all (a configuration error of the process:
     /// the command-line tool exits 78).
     case openFiles(DescriptorBudgetError)
+    /// The configuration breaks the rules a configuration file is checked against
+    /// (``ExporterConfiguration/problems()``): every problem, each named by its key.
+    case invalidConfiguration([ConfigDiagnostic])
+
+    /// `the configuration is not valid (N problems):` and one indented line per problem.
+    static func describe(_ problems: [ConfigDiagnostic]) -> String {
+        let count = problems.count == 1 ? "1 problem" : "\(problems.count) problems"
+        return "the configuration is not valid (\(count)):" + problems.map { "\n  \($0)" }.joined()
+    }
 
     public var description: String {
         switch self {
+        case .invalidConfiguration(let problems):
+            return Self.describe(problems)
         case .dataDirectory(let error):
             let text = "\(error)"
             return text.contains("storage.data_dir") ? text : "storage.data_dir: \(text)"
@@ -51,9 +63,13 @@ public enum ReloadRefusal: Error, Sendable, CustomStringConvertible {
     case energyFrom(ReloadRenames.Refusal)
     /// The WinPower client of a new or changed server could not be made.
     case client(server: String, reason: String)
+    /// The configuration breaks the rules a configuration file is checked against
+    /// (``ExporterConfiguration/problems()``): every problem, each named by its key.
+    case invalid([ConfigDiagnostic])
 
     public var description: String {
         switch self {
+        case .invalid(let problems): return ExporterError.describe(problems)
         case .unavailable: return "this exporter was started without a configuration to reload"
         case .energyFrom(let refusal): return refusal.description
         case .client(let server, let reason): return ExporterError.client(server: server, reason: reason).description

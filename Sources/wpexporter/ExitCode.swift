@@ -23,6 +23,7 @@ enum ExitCode: Int32, Sendable, Equatable {
         case is UsageError: return .usage
         case is ConfigurationError: return .configuration
         case ExporterError.openFiles: return .configuration
+        case ExporterError.invalidConfiguration: return .configuration
         default: return .runtimeFailure
         }
     }

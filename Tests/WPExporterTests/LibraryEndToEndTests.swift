@@ -134,6 +134,24 @@ import WPTestSupport
         #expect(health.contains("\"attempts\":3"))
         #expect(health.contains("\"last_successful\":false"))
         #expect(health.contains("nowhere"), "the refusal names the energy_from at fault")
+        // A configuration breaking a file's rules is refused with every problem, named by key.
+        var invalid = single
+        invalid.scheduler.collectionInterval = .zero
+        invalid.servers = [try Self.entry("e", a), try Self.entry("e", b)]
+        do {
+            _ = try await exporter.apply(invalid)
+            Issue.record("an invalid configuration was applied")
+        } catch {
+            if case .invalid(let problems) = error {
+                #expect(problems.compactMap(\.key) == ["scheduler.collection_interval", "servers[1].name"])
+            } else {
+                Issue.record("refused as \(error)")
+            }
+        }
+        #expect(exporter.configuration.servers.isEmpty)
+        let refused = try await Self.get("/health", port: exporterPort).text
+        #expect(refused.contains("\"attempts\":4"), "counted as a reload")
+        #expect(refused.contains("servers[1].name"), "the refusal names the key at fault")
 
         stopping.finish()
         try await running.value
@@ -144,5 +162,34 @@ import WPTestSupport
                                                                      makeClient: Exporter<ContinuousClock>.httpClients(logger: .disabled)))
         await next.close()
         #expect(!logs.allText.contains("s3cr3t-Pa55"))
+    }
+}
+
+/// `Exporter.init` checks a configuration built in code as a file is checked.
+@Suite(.ownThreads, .timeLimit(.minutes(1))) struct ExporterValidationTests {
+    @Test func anInvalidConfigurationIsRefusedWithEveryProblemBeforeAnythingOpens() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-invalid-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var configuration = ExporterConfiguration()
+        configuration.storage.dataDirectory = directory
+        var winPower = ExporterConfiguration.WinPower()
+        winPower.baseURL = "http://127.0.0.1:9"
+        winPower.username = "admin"
+        winPower.password = Secret("do-not-show")
+        configuration.servers = [ServerEntry(name: "a", winPower: winPower), ServerEntry(name: "a", winPower: winPower)]
+        configuration.scheduler.gracefulShutdownTimeout = .seconds(-1)
+        configuration.nut.listen = "127.0.0.1"
+        do {
+            _ = try Exporter(configuration: configuration, options: .init(clock: ContinuousClock(), logger: .disabled,
+                                                                          makeClient: Exporter<ContinuousClock>.httpClients(logger: .disabled)))
+            Issue.record("an invalid configuration was accepted")
+        } catch {
+            guard case .invalidConfiguration(let problems) = error else { throw error }
+            #expect(problems.compactMap(\.key) == ["servers[1].name", "scheduler.graceful_shutdown_timeout", "nut.listen"])
+            let text = "\(error)"
+            #expect(text.hasPrefix("the configuration is not valid (3 problems):\n  servers[1].name: "), "\(text)")
+            #expect(!text.contains("do-not-show"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory), "nothing was opened: no data directory made")
     }
 }
