@@ -21,6 +21,8 @@ public struct Device: Sendable, Equatable, Identifiable {
     /// Numeric members left out of ``extraReadings``: over the limit, or with a name longer
     /// than ``DeviceListDecoder/longestExtraKey`` bytes.
     public var extraReadingsDropped = 0
+    /// Text fields cut to ``DeviceListDecoder/maxTextBytes`` (alias, model, alarm texts, …).
+    public var textsTruncated = 0
 
     public init(asset: AssetDevice, connected: Bool? = nil, realtime: RealtimeReadings = RealtimeReadings(),
                 config: DeviceConfig = DeviceConfig(), setting: DeviceSetting = DeviceSetting(),

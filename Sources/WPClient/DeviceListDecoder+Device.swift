@@ -110,7 +110,11 @@ extension DeviceListDecoder {
         guard let asset, !asset.id.isEmpty else {
             return .failure(Problem(id: nil, reason: assetProblem))
         }
+        guard asset.id.utf8.count <= maxTextBytes else {
+            return .failure(Problem(id: nil, reason: "assetDevice.id longer than \(maxTextBytes) bytes"))
+        }
         device.asset = asset
+        boundTexts(of: &device)
         return .success(device)
     }
 
