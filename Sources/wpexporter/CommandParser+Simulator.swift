@@ -23,7 +23,7 @@ extension CommandParser {
             case "--host": options.host = value
             case "--port": options.port = try number(flag, value, 0...65535)
             case "--devices": options.devices = try number(flag, value, 0...100_000)
-            case "--page-size": options.pageSize = try number(flag, value, 1...10_000)
+            case "--page-size": options.pageSize = try number(flag, value, 1...100_000)
             case "--token-lifetime":
                 guard case .success(let lifetime) = DurationText.parse(value), lifetime > .zero else {
                     throw UsageError(command: "simulate", message: "--token-lifetime must be a positive duration such as 30m, not \"\(value)\"")
