@@ -17,6 +17,9 @@ struct Pager {
     private(set) var pagesRead = 0
     private(set) var isComplete = true
     private(set) var incompleteReason = ""
+    /// What ended an incomplete read, without the counts (`max_devices`, `max_pages`,
+    /// `total`, `repeated`); empty when complete. Logging keys on it.
+    private(set) var incompleteKind = ""
     /// Devices left out by a bound: those listed past `maxDevices`, and those the server
     /// reported but no page was read for (its `total` minus the entries listed, when it sent one).
     private(set) var devicesDropped: [DeviceListBound: Int] = [:]
@@ -57,26 +60,27 @@ struct Pager {
         let unlisted = listEnded ? 0 : page.total.map { max(0, $0 - entriesRead) } ?? 0
         if page.skipped > 0 {
             devicesDropped[.maxDevices, default: 0] += page.skipped + unlisted
-            finish(complete: false, "kept the first \(maxDevices) devices (the device bound); "
-                       + "\(page.skipped + unlisted) more listed or reported")
+            finish(complete: false, DeviceListBound.maxDevices.rawValue,
+                   "kept the first \(maxDevices) devices (the device bound); \(page.skipped + unlisted) more listed or reported")
         } else if page.entryCount == 0 || shortPage {
-            finish(complete: page.total == nil || entriesRead >= total,
+            finish(complete: page.total == nil || entriesRead >= total, "total",
                    "server reported \(total) devices but listed \(entriesRead)")
         } else if entriesRead == total {
-            finish(complete: true, "")
+            finish(complete: true, "", "")
         } else if added == 0 && page.dropped.isEmpty {
-            finish(complete: false, "page \(number) repeated earlier devices")
+            finish(complete: false, "repeated", "page \(number) repeated earlier devices")
         } else if number >= maxPages {
             if unlisted > 0 { devicesDropped[.maxPages, default: 0] += unlisted }
-            finish(complete: false, "stopped at the page bound (\(maxPages) pages)"
+            finish(complete: false, DeviceListBound.maxPages.rawValue, "stopped at the page bound (\(maxPages) pages)"
                        + (page.total == nil ? "" : "; \(unlisted) reported devices not listed"))
         }
         // Otherwise more pages: entriesRead < total, or total proved too low and pages are full.
     }
 
-    private mutating func finish(complete: Bool, _ reason: String) {
+    private mutating func finish(complete: Bool, _ kind: String, _ reason: String) {
         finished = true
         isComplete = complete
+        incompleteKind = complete ? "" : kind
         incompleteReason = complete ? "" : reason
     }
 }

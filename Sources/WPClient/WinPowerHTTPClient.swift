@@ -44,6 +44,8 @@ public actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
     var pendingCalls: [APICall] = []
     /// The drops of the last readout already logged (``reportDrops(_:)``).
     var reportedDrops: Set<String> = []
+    /// What made the last readout incomplete, already logged (``reportIncompleteness(_:)``).
+    var reportedIncompleteness = ""
 
     /// Creates a client; nothing is sent until the first ``fetchDevices()``.
     ///
@@ -105,11 +107,7 @@ public actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
             }
             pager.accept(listPage, page: page)
         }
-        if !pager.isComplete {
-            logger.warn("device list incomplete", ["reported_total": .int(pager.reportedTotal),
-                                                   "listed": .int(pager.entriesRead), "pages": .int(pager.pagesRead),
-                                                   "reason": .string(pager.incompleteReason)])
-        }
+        reportIncompleteness(pager)
         reportDrops(pager.dropped)
         var readout = DeviceReadout(devices: pager.devices, dropped: pager.dropped, reportedTotal: pager.reportedTotal,
                                     pages: pager.pagesRead, isComplete: pager.isComplete, calls: takeAPICalls(),

@@ -61,6 +61,15 @@ import WPTestSupport
         #expect(readout.incompleteReason.contains("page bound"))
     }
 
+    @Test func theIncompleteListIsLoggedWhenItStartsNotAtEveryCollection() async throws {
+        let harness = SimulatorHarness(devices: 60)
+        let client = harness.makeClient { $0.maxDevices = 40 }
+        for _ in 0..<3 { _ = try await client.fetchDevices() }
+        let warnings = harness.sink.records.filter { $0.message == "device list incomplete" }
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.level == .warn)
+    }
+
     @Test func theDefaultsReachTenThousandDevicesAtTwentyPerPage() async throws {
         let defaults = WinPowerHTTPClient.Configuration(baseURL: URL(string: "http://127.0.0.1")!, username: "", password: "")
         #expect(defaults.maxDevices >= 10_000)
