@@ -106,7 +106,8 @@ public struct ActiveAlarms: Sendable, Equatable {
     /// The number of entries in the array.
     public var count: Int
     /// The code of each entry that has one (a string or number entry, or an object's
-    /// `alarmCode`/`code`/`eventCode` member; never a per-occurrence `id`/`alarmId`), in order.
+    /// `alarmCode`/`code`/`eventCode` member; never a per-occurrence `id`/`alarmId`), in order;
+    /// at most ``DeviceListDecoder/alarmCodeLimit``.
     public var codes: [String]
     /// The entries that said anything (a code, name, message or id), in order, at most
     /// ``DeviceListDecoder/alarmDetailLimit``; texts cut at 256 characters.

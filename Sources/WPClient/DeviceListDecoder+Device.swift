@@ -234,7 +234,7 @@ extension DeviceListDecoder {
                 try scanner.skipValue()
             }
             guard let alarm else { continue }
-            if let code = alarm.code { alarms.codes.append(code) }
+            if let code = alarm.code, alarms.codes.count < Self.alarmCodeLimit { alarms.codes.append(code) }
             if alarms.alarms.count < Self.alarmDetailLimit { alarms.alarms.append(alarm) }
         }
         return alarms

@@ -39,6 +39,8 @@ public struct DeviceListDecoder: Sendable {
     public static let longestExtraKey = 64
     /// Alarm entries whose details are kept per device (all are counted).
     public static let alarmDetailLimit = 64
+    /// Alarm codes kept per device in ``ActiveAlarms/codes`` (all entries are counted).
+    public static let alarmCodeLimit = 256
     /// The longest alarm name or message kept, in characters.
     public static let longestAlarmText = 256
     /// The default of ``maxTextBytes``.
@@ -64,8 +66,9 @@ public struct DeviceListDecoder: Sendable {
     /// - Parameters:
     ///   - body: the response body.
     ///   - page: the 1-based page number, used in ``DroppedDevice`` reports.
-    ///   - keepAtMost: usable devices decoded at most; the entries after them are skipped
-    ///     without being decoded and counted in ``DeviceListPage/skipped``.
+    ///   - keepAtMost: entries decoded at most (usable devices and dropped ones together); the
+    ///     entries after them are skipped without being decoded and counted in
+    ///     ``DeviceListPage/skipped``.
     /// - Returns: the page; check ``DeviceListPage/isSuccess`` before using its devices.
     /// - Throws: ``ClientError`` of kind `decode` when the body is not a JSON object.
     public func decodeDeviceList(_ body: [UInt8], page: Int = 1, keepAtMost: Int = .max) throws(ClientError) -> DeviceListPage {
@@ -146,7 +149,7 @@ public struct DeviceListDecoder: Sendable {
         var first = true
         var index = 0
         while try scanner.nextElement(first: &first) {
-            guard result.devices.count < keep else {
+            guard result.devices.count + result.dropped.count < keep else {
                 try scanner.skipValue()
                 result.skipped += 1
                 index += 1

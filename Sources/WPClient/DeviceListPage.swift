@@ -18,7 +18,7 @@ public struct DeviceListPage: Sendable, Equatable {
     public var dropped: [DroppedDevice]
     /// How many entries `data` held (usable or not); `0` when `data` was null or absent.
     public var entryCount: Int
-    /// Entries after the `keepAtMost` usable devices of
+    /// Entries after the first `keepAtMost` of
     /// ``DeviceListDecoder/decodeDeviceList(_:page:keepAtMost:)``: skipped, not decoded.
     public var skipped = 0
 

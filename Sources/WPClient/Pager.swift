@@ -36,8 +36,9 @@ struct Pager {
     /// The next 1-based page to request, or `nil` when done.
     var nextPage: Int? { finished ? nil : pagesRead + 1 }
 
-    /// Usable devices the next page may still bring (its `keepAtMost`).
-    var remainingDevices: Int { max(0, maxDevices - devices.count) }
+    /// Entries the next page may still have decoded (its `keepAtMost`): dropped ones count too,
+    /// so a page of millions of invalid entries cannot grow ``dropped`` past the bound either.
+    var remainingDevices: Int { max(0, maxDevices - devices.count - dropped.count) }
 
     mutating func accept(_ page: DeviceListPage, page number: Int) {
         pagesRead = number

@@ -132,6 +132,19 @@ import WPTestSupport
         #expect(page.dropped.map(\.reason) == ["assetDevice.id longer than 64 bytes"])
     }
 
+    @Test func millionsOfInvalidEntriesOrAlarmCodesAreNotAllKept() throws {
+        let junk = Array(repeating: "1", count: 200_000).joined(separator: ",")
+        let body = Array(#"{"code":"000000","total":1,"data":[\#(junk),{"assetDevice":{"id":"d1"},"activeAlarms":[\#(junk)]}]}"#.utf8)
+        let page = try DeviceListDecoder().decodeDeviceList(body, keepAtMost: 1_000)
+        #expect(page.dropped.count == 1_000)
+        #expect(page.skipped == 199_001)
+        #expect(page.entryCount == 200_001)
+        let alarms = try #require(try DeviceListDecoder().decodeDeviceList(
+            Array(#"{"code":"000000","data":[{"assetDevice":{"id":"d1"},"activeAlarms":[\#(junk)]}]}"#.utf8)).devices.first?.activeAlarms)
+        #expect(alarms.count == 200_000)
+        #expect(alarms.codes.count == DeviceListDecoder.alarmCodeLimit)
+    }
+
     @Test(arguments: [("abc", 3, nil), ("abcd", 3, "abc"), ("a€", 3, "a"), ("a€", 4, nil), ("€€", 5, "€"), ("x", 0, "")])
     func truncationKeepsWholeCharacters(text: String, limit: Int, expected: String?) {
         #expect(DeviceListDecoder.truncated(text, toBytes: limit) == expected)
