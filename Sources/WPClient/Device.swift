@@ -21,6 +21,8 @@ public struct Device: Sendable, Equatable, Identifiable {
     /// Numeric members left out of ``extraReadings``: over the limit, or with a name longer
     /// than ``DeviceListDecoder/longestExtraKey`` bytes.
     public var extraReadingsDropped = 0
+    /// Text fields cut to ``DeviceListDecoder/maxTextBytes`` (alias, model, alarm texts, …).
+    public var textsTruncated = 0
 
     public init(asset: AssetDevice, connected: Bool? = nil, realtime: RealtimeReadings = RealtimeReadings(),
                 config: DeviceConfig = DeviceConfig(), setting: DeviceSetting = DeviceSetting(),
@@ -104,7 +106,8 @@ public struct ActiveAlarms: Sendable, Equatable {
     /// The number of entries in the array.
     public var count: Int
     /// The code of each entry that has one (a string or number entry, or an object's
-    /// `alarmCode`/`code`/`eventCode` member; never a per-occurrence `id`/`alarmId`), in order.
+    /// `alarmCode`/`code`/`eventCode` member; never a per-occurrence `id`/`alarmId`), in order;
+    /// at most ``DeviceListDecoder/alarmCodeLimit``.
     public var codes: [String]
     /// The entries that said anything (a code, name, message or id), in order, at most
     /// ``DeviceListDecoder/alarmDetailLimit``; texts cut at 256 characters.

@@ -110,7 +110,11 @@ extension DeviceListDecoder {
         guard let asset, !asset.id.isEmpty else {
             return .failure(Problem(id: nil, reason: assetProblem))
         }
+        guard asset.id.utf8.count <= maxTextBytes else {
+            return .failure(Problem(id: nil, reason: "assetDevice.id longer than \(maxTextBytes) bytes"))
+        }
         device.asset = asset
+        boundTexts(of: &device)
         return .success(device)
     }
 
@@ -230,7 +234,7 @@ extension DeviceListDecoder {
                 try scanner.skipValue()
             }
             guard let alarm else { continue }
-            if let code = alarm.code { alarms.codes.append(code) }
+            if let code = alarm.code, alarms.codes.count < Self.alarmCodeLimit { alarms.codes.append(code) }
             if alarms.alarms.count < Self.alarmDetailLimit { alarms.alarms.append(alarm) }
         }
         return alarms

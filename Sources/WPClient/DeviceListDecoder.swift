@@ -39,23 +39,43 @@ public struct DeviceListDecoder: Sendable {
     public static let longestExtraKey = 64
     /// Alarm entries whose details are kept per device (all are counted).
     public static let alarmDetailLimit = 64
+    /// Alarm codes kept per device in ``ActiveAlarms/codes`` (all entries are counted).
+    public static let alarmCodeLimit = 256
     /// The longest alarm name or message kept, in characters.
     public static let longestAlarmText = 256
+    /// The default of ``maxTextBytes``.
+    public static let defaultMaxTextBytes = 256
+    /// The smallest ``maxTextBytes``: room for a device id (a 36-byte uuid) and more.
+    public static let leastMaxTextBytes = 64
 
-    public init() {}
+    /// The longest text field of a device kept, in UTF-8 bytes: the asset's strings (alias,
+    /// model, serial port, area, firmware, creation time), the fault code and every alarm
+    /// text. A longer one is cut at the last whole character within the bound and counted in
+    /// ``Device/textsTruncated``; a longer device id drops the device instead (a cut id could
+    /// merge two devices). Each text becomes a label value of dozens of series, so this bounds
+    /// what a renamed UPS can make the exporter hold and serve.
+    public let maxTextBytes: Int
+
+    /// - Parameter maxTextBytes: see ``maxTextBytes``; at least ``leastMaxTextBytes``.
+    public init(maxTextBytes: Int = DeviceListDecoder.defaultMaxTextBytes) {
+        self.maxTextBytes = max(Self.leastMaxTextBytes, maxTextBytes)
+    }
 
     /// Decodes one page of the device list.
     ///
     /// - Parameters:
     ///   - body: the response body.
     ///   - page: the 1-based page number, used in ``DroppedDevice`` reports.
+    ///   - keepAtMost: entries decoded at most (usable devices and dropped ones together); the
+    ///     entries after them are skipped without being decoded and counted in
+    ///     ``DeviceListPage/skipped``.
     /// - Returns: the page; check ``DeviceListPage/isSuccess`` before using its devices.
     /// - Throws: ``ClientError`` of kind `decode` when the body is not a JSON object.
-    public func decodeDeviceList(_ body: [UInt8], page: Int = 1) throws(ClientError) -> DeviceListPage {
+    public func decodeDeviceList(_ body: [UInt8], page: Int = 1, keepAtMost: Int = .max) throws(ClientError) -> DeviceListPage {
         do {
             return try body.withUnsafeBufferPointer { buffer in
                 var scanner = JSONScanner(buffer)
-                let result = try decodeEnvelope(&scanner, page: page)
+                let result = try decodeEnvelope(&scanner, page: page, keep: keepAtMost)
                 try scanner.expectEnd()
                 return result
             }
@@ -103,7 +123,7 @@ public struct DeviceListDecoder: Sendable {
         }
     }
 
-    private func decodeEnvelope(_ scanner: inout JSONScanner, page: Int) throws -> DeviceListPage {
+    private func decodeEnvelope(_ scanner: inout JSONScanner, page: Int, keep: Int) throws -> DeviceListPage {
         var result = DeviceListPage()
         guard try scanner.peekKind() == .object else { throw scanner.error("expected a JSON object") }
         try scanner.beginObject()
@@ -116,18 +136,25 @@ public struct DeviceListDecoder: Sendable {
             case .code: result.code = try scanner.readLooseString()
             case .msg, .message: result.message = try scanner.readLooseString() ?? result.message
             case .data where try scanner.peekKind() == .array:
-                try decodeDevices(&scanner, page: page, into: &result)
+                try decodeDevices(&scanner, page: page, keep: keep, into: &result)
             case .data, nil: try scanner.skipValue()
             }
         }
         return result
     }
 
-    private func decodeDevices(_ scanner: inout JSONScanner, page: Int, into result: inout DeviceListPage) throws {
+    private func decodeDevices(_ scanner: inout JSONScanner, page: Int, keep: Int,
+                               into result: inout DeviceListPage) throws {
         try scanner.beginArray()
         var first = true
         var index = 0
         while try scanner.nextElement(first: &first) {
+            guard result.devices.count + result.dropped.count < keep else {
+                try scanner.skipValue()
+                result.skipped += 1
+                index += 1
+                continue
+            }
             switch try decodeDevice(&scanner) {
             case .success(let device): result.devices.append(device)
             case .failure(let problem):

@@ -18,6 +18,9 @@ public struct DeviceListPage: Sendable, Equatable {
     public var dropped: [DroppedDevice]
     /// How many entries `data` held (usable or not); `0` when `data` was null or absent.
     public var entryCount: Int
+    /// Entries after the first `keepAtMost` of
+    /// ``DeviceListDecoder/decodeDeviceList(_:page:keepAtMost:)``: skipped, not decoded.
+    public var skipped = 0
 
     public init(total: Int? = nil, pageSize: Int? = nil, currentPage: Int? = nil, code: String? = nil,
                 message: String? = nil, devices: [Device] = [], dropped: [DroppedDevice] = [], entryCount: Int = 0) {

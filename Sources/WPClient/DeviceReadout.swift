@@ -14,6 +14,12 @@ public struct DeviceReadout: Sendable, Equatable {
     /// `false` when the server's `total` and the devices actually listed disagree, or the
     /// page bound was reached: some devices may be missing (a warning is logged too).
     public var isComplete: Bool
+    /// Why the readout is incomplete, in a few words; empty when ``isComplete``.
+    public var incompleteReason: String = ""
+    /// Devices the client's bounds left out, by bound (see ``DeviceListBound``); empty when none.
+    public var devicesDropped: [DeviceListBound: Int] = [:]
+    /// Text fields of the devices cut to ``DeviceListDecoder/maxTextBytes``.
+    public var textsTruncated = 0
     /// Every API request made for this readout (a login included), for a latency histogram.
     public var calls: [APICall]
     /// When the cached token expires (wall clock), or `nil` when not logged in.
@@ -32,6 +38,17 @@ public struct DeviceReadout: Sendable, Equatable {
         self.tokenExpiry = tokenExpiry
         self.lastLogin = lastLogin
     }
+}
+
+/// A bound of the client on what one WinPower server can make it hold
+/// (``WinPowerHTTPClient/Configuration``); its raw value is the `reason` label of
+/// `winpower_exporter_devices_dropped_total`.
+public enum DeviceListBound: String, Sendable, Equatable, CaseIterable {
+    /// `winpower.max_devices`: devices listed past the bound, skipped undecoded, plus the rest
+    /// of the server's reported total.
+    case maxDevices = "max_devices"
+    /// `winpower.max_pages`: devices the server reported that no page was read for.
+    case maxPages = "max_pages"
 }
 
 /// One request to the WinPower API and how long it took.

@@ -35,8 +35,16 @@ extension WinPowerHTTPClient {
         public var defaultTokenLifetime: Duration = .seconds(1800)
         /// The page size requested; the server may use a smaller one.
         public var pageSize = 100
-        /// Hard bound on pages per readout, so a lying server cannot make the client loop.
-        public var maxPages = 200
+        /// `winpower.max_pages`: hard bound on pages per readout, so a lying server cannot make
+        /// the client loop (1,000: 20,000 devices at the real server's 20 per page).
+        public var maxPages = 1_000
+        /// `winpower.max_devices`: devices kept per readout, whatever page size the server
+        /// reports; the entries past it are skipped without being decoded and counted in
+        /// ``DeviceReadout/devicesDropped``.
+        public var maxDevices = 10_000
+        /// `winpower.max_text_bytes`: the longest text field of a device kept (alias, model,
+        /// alarm texts, …), in UTF-8 bytes; longer ones are cut (see ``DeviceListDecoder/maxTextBytes``).
+        public var maxTextBytes = DeviceListDecoder.defaultMaxTextBytes
         /// The area whose devices are listed (the root area includes all with sub-areas).
         public var areaId = "00000000-0000-0000-0000-000000000000"
         /// Whether the area's sub-areas are listed too.
@@ -57,6 +65,7 @@ extension WinPowerHTTPClient {
         public var description: String {
             "WinPower client \(Self.redacted(baseURL)) timeout=\(timeout) api_timeout=\(apiTimeout) "
                 + "skip_ssl_verify=\(skipSSLVerify) ca_file=\(caFile ?? "none") page_size=\(pageSize)"
+                + " max_pages=\(maxPages) max_devices=\(maxDevices) max_text_bytes=\(maxTextBytes)"
         }
 
         /// `url` without user info, query or fragment.

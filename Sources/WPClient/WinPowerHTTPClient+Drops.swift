@@ -19,6 +19,22 @@ extension WinPowerHTTPClient {
         reportedDrops = current
     }
 
+    /// Logs an incomplete device list when it starts or its cause changes, not at every
+    /// collection (the counts are in ``DeviceReadout/devicesDropped``), and once when a list
+    /// is complete again.
+    func reportIncompleteness(_ pager: Pager) {
+        guard pager.incompleteKind != reportedIncompleteness else { return }
+        if pager.isComplete {
+            logger.info("device list complete again", ["listed": .int(pager.entriesRead), "pages": .int(pager.pagesRead)])
+        } else {
+            logger.warn("device list incomplete", ["reported_total": .int(pager.reportedTotal),
+                                                   "listed": .int(pager.entriesRead), "pages": .int(pager.pagesRead),
+                                                   "kept": .int(pager.devices.count),
+                                                   "reason": .string(pager.incompleteReason)])
+        }
+        reportedIncompleteness = pager.incompleteKind
+    }
+
     private static func dropKey(_ problem: DroppedDevice) -> String {
         let place = problem.id.map { "id \($0)" } ?? "page \(problem.page) index \(problem.index)"
         return place + "\u{0}" + problem.reason

@@ -6,8 +6,9 @@ extension WinPowerHTTPClient {
         case unauthorized
     }
 
-    /// Requests and decodes one page; `.unauthorized` for HTTP 401 or envelope code `401`.
-    func requestPage(_ page: Int, token: String, deadline: Duration) async throws -> PageResult {
+    /// Requests and decodes one page, decoding at most `keepAtMost` usable devices;
+    /// `.unauthorized` for HTTP 401 or envelope code `401`.
+    func requestPage(_ page: Int, keepAtMost: Int, token: String, deadline: Duration) async throws -> PageResult {
         let query = "current=\(page)&pageSize=\(configuration.pageSize)&areaId=\(configuration.areaId)"
             + "&includeSubArea=\(configuration.includeSubArea)&pageNum=\(page)&deviceType=1"
         guard let url = configuration.url(path: "/api/v1/deviceData/detail/list", query: query) else {
@@ -27,7 +28,7 @@ extension WinPowerHTTPClient {
                                 + Self.statusHint(response.status),
                               status: response.status, apiCode: envelope?.code)
         }
-        let decoded = try decoder.decodeDeviceList(response.body, page: page)
+        let decoded = try decoder.decodeDeviceList(response.body, page: page, keepAtMost: keepAtMost)
         if decoded.code == "401" { return .unauthorized }
         guard decoded.isSuccess else {
             throw ClientError(.apiCode, "device list returned code \(decoded.code ?? "none"): \(Self.clean(decoded.message))",

@@ -12,7 +12,9 @@ import WPLogging
 ///   per readout.
 /// - Rejected logins back off (1 s doubling to 5 min): while backing off, readouts fail fast
 ///   with an `auth` error and the server is not asked.
-/// - Pages are read until `total` devices are seen, with de-duplication by id and a page bound.
+/// - Pages are read until `total` devices are seen, with de-duplication by id, a page bound and
+///   a device bound; device texts are cut to a byte bound (``Configuration/maxDevices``,
+///   ``Configuration/maxPages``, ``Configuration/maxTextBytes``).
 ///
 /// Time comes from the injected clock (monotonic decisions) and `wallClock` (reported instants).
 ///
@@ -25,7 +27,7 @@ public actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
     private(set) var configuration: Configuration
     let transport: any HTTPTransport
     let logger: Logger
-    let decoder = DeviceListDecoder()
+    let decoder: DeviceListDecoder
     /// Elapsed time on the injected clock since the client was made.
     let elapsed: @Sendable () -> Duration
     let wallClock: @Sendable () -> Date
@@ -42,6 +44,8 @@ public actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
     var pendingCalls: [APICall] = []
     /// The drops of the last readout already logged (``reportDrops(_:)``).
     var reportedDrops: Set<String> = []
+    /// What made the last readout incomplete, already logged (``reportIncompleteness(_:)``).
+    var reportedIncompleteness = ""
 
     /// Creates a client; nothing is sent until the first ``fetchDevices()``.
     ///
@@ -57,6 +61,7 @@ public actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
                 clock: some Clock<Duration> = ContinuousClock(),
                 wallClock: @escaping @Sendable () -> Date = { Date() }, logger: Logger) {
         self.configuration = configuration
+        self.decoder = DeviceListDecoder(maxTextBytes: configuration.maxTextBytes)
         self.transport = transport ?? Self.makeTransport(for: configuration)
         self.logger = logger
         self.wallClock = wallClock
@@ -87,9 +92,10 @@ public actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
         let deadline = elapsed() + configuration.timeout
         var current = try await validToken(replacing: nil, deadline: deadline)
         var retried = false
-        var pager = Pager(maxPages: configuration.maxPages)
+        var pager = Pager(maxPages: configuration.maxPages, maxDevices: configuration.maxDevices)
         while let page = pager.nextPage {
-            let result = try await requestPage(page, token: current.value, deadline: deadline)
+            let result = try await requestPage(page, keepAtMost: pager.remainingDevices, token: current.value,
+                                               deadline: deadline)
             guard case .page(let listPage) = result else {
                 if retried {
                     throw ClientError(.auth, "device list still unauthorized after logging in again")
@@ -101,15 +107,15 @@ public actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
             }
             pager.accept(listPage, page: page)
         }
-        if !pager.isComplete {
-            logger.warn("device list incomplete", ["reported_total": .int(pager.reportedTotal),
-                                                   "listed": .int(pager.entriesRead), "pages": .int(pager.pagesRead),
-                                                   "reason": .string(pager.incompleteReason)])
-        }
+        reportIncompleteness(pager)
         reportDrops(pager.dropped)
-        return DeviceReadout(devices: pager.devices, dropped: pager.dropped, reportedTotal: pager.reportedTotal,
-                             pages: pager.pagesRead, isComplete: pager.isComplete, calls: takeAPICalls(),
-                             tokenExpiry: token?.wallExpiry, lastLogin: lastLogin)
+        var readout = DeviceReadout(devices: pager.devices, dropped: pager.dropped, reportedTotal: pager.reportedTotal,
+                                    pages: pager.pagesRead, isComplete: pager.isComplete, calls: takeAPICalls(),
+                                    tokenExpiry: token?.wallExpiry, lastLogin: lastLogin)
+        readout.incompleteReason = pager.incompleteReason
+        readout.devicesDropped = pager.devicesDropped
+        readout.textsTruncated = pager.textsTruncated
+        return readout
     }
 
     /// API calls measured since the last readout or call of this method, oldest first.

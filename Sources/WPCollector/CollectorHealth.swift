@@ -25,6 +25,16 @@ public struct CollectorHealth: Sendable, Equatable {
     public var deviceCount: Int
     /// Power readings refused as implausible since start (all devices), not integrated.
     public var energySamplesRejected: Int = 0
+    /// Devices left out of the readouts since start, by reason: a bound of the client
+    /// (``WPClient/DeviceListBound``, `max_devices`, `max_pages`) or `invalid` (a device object
+    /// without a usable id); `winpower_exporter_devices_dropped_total`.
+    public var devicesDropped: [String: Int] = [:]
+    /// Device text fields cut to the byte bound since start;
+    /// `winpower_exporter_device_texts_truncated_total`.
+    public var textsTruncated = 0
+    /// Why the last successful readout missed devices (a bound reached, or the server's total
+    /// and its pages disagree); `nil` when it was complete.
+    public var deviceListIncomplete: String?
     /// Devices with an outage in progress (on battery, mode 4), sorted by device id.
     public var outages: [DeviceOutage] = []
     /// Live devices with active alarms and what the alarms say, sorted by device id.

@@ -38,6 +38,7 @@ extension CollectorState {
             "Scheduled collections skipped: the previous one was still running, "
                 + "or the exporter could not run them on time (a suspended machine).",
             Double(skippedCollections), type: .counter))
+        try appendBoundFamilies(to: &families)
         try families.append(contentsOf: MetricFamily.meterFamilies(stateReset: context.energyStateReset,
                                                                    persistFailures: context.persistFailures))
 
@@ -249,5 +250,25 @@ extension MetricFamily {
             default: return total + 1
             }
         }
+    }
+}
+
+extension CollectorState {
+    /// The `reason` values of `winpower_exporter_devices_dropped_total`, each exported from the start.
+    static var deviceDropReasons: [String] { DeviceListBound.allCases.map(\.rawValue) + [invalidDevice] }
+
+    /// What the client's bounds left out since start: devices by reason and cut texts.
+    private func appendBoundFamilies(to families: inout [MetricFamily]) throws(MetricsError) {
+        var dropped = try MetricFamily(name: "winpower_exporter_devices_dropped_total",
+            help: "Devices left out of collections: listed past winpower.max_devices (reason max_devices), "
+                + "reported but past winpower.max_pages (reason max_pages), or without a usable id (reason invalid).",
+            type: .counter, labelNames: ["reason"])
+        for reason in Self.deviceDropReasons {
+            try dropped.append(labelValues: [reason], value: Double(health.devicesDropped[reason] ?? 0))
+        }
+        families.append(dropped)
+        try families.append(.single("winpower_exporter_device_texts_truncated_total",
+            "Device text fields (alias, model, alarm texts, ...) cut to winpower.max_text_bytes.",
+            Double(health.textsTruncated), type: .counter))
     }
 }

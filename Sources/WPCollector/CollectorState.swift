@@ -69,6 +69,13 @@ struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration
                         devices filter: DeviceFilter = .all) {
         let extra = readings.apply(to: readout.devices)
         for (reason, count) in extra.dropped { readingsDropped[reason, default: 0] += count }
+        for (bound, count) in readout.devicesDropped where count > 0 {
+            health.devicesDropped[bound.rawValue, default: 0] += count
+        }
+        if !readout.dropped.isEmpty { health.devicesDropped[Self.invalidDevice, default: 0] += readout.dropped.count }
+        health.textsTruncated += readout.textsTruncated
+        health.deviceListIncomplete = readout.isComplete ? nil
+            : readout.incompleteReason.isEmpty ? "incomplete" : readout.incompleteReason
         for device in readout.devices {
             let series = LiveDevice(device, staticLabels: filter.labelValues(device.id))
             entries[device.id] = Entry(series: series, extras: .of(device, readings: extra.kept[device.id] ?? []), sampledAt: instant)
@@ -86,6 +93,9 @@ struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration
         health.authenticated = readout.tokenExpiry.map { $0 > wall } ?? true
         lastCollectionSucceeded = true
     }
+
+    /// The `reason` of `winpower_exporter_devices_dropped_total` for device objects without a usable id.
+    static var invalidDevice: String { "invalid" }
 
     /// Applies a failed collection of error kind `kind`.
     mutating func apply(failure kind: String, message: String, reachable: Bool, wall: Date) {

@@ -58,6 +58,12 @@ extension ConfigKey {
                   "Passed-through readings kept per device; more are counted in `winpower_exporter_readings_dropped_total`."),
         ConfigKey("winpower.max_readings_per_server", .integer(0...1_000_000), default: .integer(4_096),
                   "Passed-through readings kept per WinPower server, all devices together."),
+        ConfigKey("winpower.max_devices", .integer(1...1_000_000), default: .integer(10_000),
+                  "Devices kept per WinPower server, whatever page size it reports; the rest are skipped undecoded and counted in `winpower_exporter_devices_dropped_total{reason=\"max_devices\"}`."),
+        ConfigKey("winpower.max_pages", .integer(1...100_000), default: .integer(1_000),
+                  "Device-list pages read per collection (20,000 devices at the server's 20 per page); reported devices past it are counted in `winpower_exporter_devices_dropped_total{reason=\"max_pages\"}`."),
+        ConfigKey("winpower.max_text_bytes", .integer(64...65_536), default: .integer(256),
+                  "Longest device text kept (alias, model, alarm texts, …) in UTF-8 bytes, cut at a character boundary and counted in `winpower_exporter_device_texts_truncated_total`; a longer device id drops the device."),
 
         ConfigKey("storage.data_dir", .path, default: .string("./data"),
                   "Directory holding the energy state.", flags: ["--data-dir"]),

@@ -132,6 +132,9 @@ private struct TypedCheck {
         }
         integer("winpower.max_readings_per_device", winPower.maxReadingsPerDevice, shown: prefix + "max_readings_per_device")
         integer("winpower.max_readings_per_server", winPower.maxReadingsPerServer, shown: prefix + "max_readings_per_server")
+        integer("winpower.max_devices", winPower.maxDevices, shown: prefix + "max_devices")
+        integer("winpower.max_pages", winPower.maxPages, shown: prefix + "max_pages")
+        integer("winpower.max_text_bytes", winPower.maxTextBytes, shown: prefix + "max_text_bytes")
     }
 
     /// The entries of `servers`: unique valid names, their own settings, `energy_from`.

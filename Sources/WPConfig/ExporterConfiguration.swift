@@ -63,6 +63,12 @@ public struct ExporterConfiguration: Sendable, Equatable {
         public var maxReadingsPerDevice = 64
         /// `winpower.max_readings_per_server`: passed-through readings kept per server.
         public var maxReadingsPerServer = 4_096
+        /// `winpower.max_devices`: devices kept per server, whatever page size it reports.
+        public var maxDevices = 10_000
+        /// `winpower.max_pages`: device-list pages read per collection.
+        public var maxPages = 1_000
+        /// `winpower.max_text_bytes`: longest device text kept, in UTF-8 bytes.
+        public var maxTextBytes = 256
         /// `winpower.devices`: which devices are exported, their names and static labels.
         public var devices = DeviceSelection()
         public init() {}

@@ -48,6 +48,9 @@ extension LoadState {
         if case .boolean(let passthrough)? = lookup("winpower.passthrough_readings") { result.passthroughReadings = passthrough }
         if case .integer(let count)? = lookup("winpower.max_readings_per_device") { result.maxReadingsPerDevice = count }
         if case .integer(let count)? = lookup("winpower.max_readings_per_server") { result.maxReadingsPerServer = count }
+        if case .integer(let count)? = lookup("winpower.max_devices") { result.maxDevices = count }
+        if case .integer(let count)? = lookup("winpower.max_pages") { result.maxPages = count }
+        if case .integer(let bytes)? = lookup("winpower.max_text_bytes") { result.maxTextBytes = bytes }
         return result
     }
 

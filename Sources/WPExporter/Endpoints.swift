@@ -209,7 +209,7 @@ package struct Endpoints: Sendable {
         let report = HealthReport(
             status: healthy ? "healthy" : "unhealthy", version: version, uptimeSeconds: uptime(now),
             lastCollection: .init(health), winPower: .init(target: target, health: health),
-            deviceCount: health.deviceCount, energySamplesRejected: health.energySamplesRejected,
+            deviceCount: health.deviceCount, deviceList: .init(health), energySamplesRejected: health.energySamplesRejected,
             configReload: reloader.map { HealthReport.ConfigReload($0.status) },
             outages: health.outages.map { .init(deviceID: $0.deviceID, since: $0.since.map(Self.iso)) },
             alarms: health.alarms.map(HealthReport.DeviceAlarms.init), nut: nut?())
@@ -291,12 +291,39 @@ package struct HealthReport: Codable, Sendable, Equatable {
         var reachable: Bool
         var authenticated: Bool
     }
+    /// What the client's bounds left out (`winpower.max_devices`, `winpower.max_pages`,
+    /// `winpower.max_text_bytes`): the counters of `winpower_exporter_devices_dropped_total` and
+    /// `winpower_exporter_device_texts_truncated_total`, and why the last readout was incomplete.
+    package struct DeviceList: Codable, Sendable, Equatable {
+        /// Whether the last successful readout listed every device the server has.
+        var complete: Bool
+        /// Why it did not; absent when it did.
+        var incompleteReason: String?
+        /// Devices left out since start, by reason; only reasons that happened.
+        var devicesDropped: [String: Int]
+        var textsTruncated: Int
+        enum CodingKeys: String, CodingKey {
+            case complete
+            case incompleteReason = "incomplete_reason"
+            case devicesDropped = "devices_dropped"
+            case textsTruncated = "texts_truncated"
+        }
+
+        package init(_ health: CollectorHealth) {
+            complete = health.deviceListIncomplete == nil
+            incompleteReason = health.deviceListIncomplete
+            devicesDropped = health.devicesDropped.filter { $0.value > 0 }
+            textsTruncated = health.textsTruncated
+        }
+    }
     package var status: String
     package var version: String
     package var uptimeSeconds: Double
     package var lastCollection: LastCollection
     package var winPower: WinPower
     package var deviceCount: Int
+    /// What the client's bounds left out.
+    package var deviceList: DeviceList?
     /// Implausible power readings refused since start (`winpower_device_energy_samples_rejected_total`).
     package var energySamplesRejected: Int?
     /// The last configuration reload.
@@ -368,6 +395,7 @@ package struct HealthReport: Codable, Sendable, Equatable {
         case lastCollection = "last_collection"
         case winPower = "winpower"
         case deviceCount = "device_count"
+        case deviceList = "device_list"
         case energySamplesRejected = "energy_samples_rejected"
         case configReload = "config_reload"
     }

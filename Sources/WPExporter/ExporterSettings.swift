@@ -72,6 +72,9 @@ package enum ExporterSettings {
         result.userAgent = winPower.userAgent ?? "wpexporter/\(BuildInfo.exporterVersion)"
         result.areaId = winPower.areaId
         result.includeSubArea = winPower.includeSubArea
+        result.maxDevices = winPower.maxDevices
+        result.maxPages = winPower.maxPages
+        result.maxTextBytes = winPower.maxTextBytes
         return result
     }
 

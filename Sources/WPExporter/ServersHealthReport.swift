@@ -14,6 +14,8 @@ package struct ServersHealthReport: Codable, Sendable, Equatable {
         var lastCollection: HealthReport.LastCollection
         var winPower: HealthReport.WinPower
         var deviceCount: Int
+        /// What this server's bounds left out.
+        var deviceList: HealthReport.DeviceList
         /// This server's devices on battery now, with the outage's start.
         var outages: [HealthReport.Outage] = []
         /// This server's devices with active alarms.
@@ -23,6 +25,7 @@ package struct ServersHealthReport: Codable, Sendable, Equatable {
             case lastCollection = "last_collection"
             case winPower = "winpower"
             case deviceCount = "device_count"
+            case deviceList = "device_list"
         }
     }
     package var status: String
@@ -70,6 +73,7 @@ extension Endpoints {
             let healthy = health.isHealthy(sinceLastSuccess: server.sinceLastSuccess(), stalenessWindow: server.stalenessWindow)
             return .init(name: server.name, status: healthy ? "healthy" : "unhealthy", lastCollection: .init(health),
                          winPower: .init(target: server.target, health: health), deviceCount: health.deviceCount,
+                         deviceList: .init(health),
                          outages: health.outages.map { .init(deviceID: $0.deviceID, since: $0.since.map(Endpoints.iso)) },
                          alarms: health.alarms.map(HealthReport.DeviceAlarms.init))
         }

@@ -57,6 +57,10 @@ extension WinPowerSimulator {
         /// the number `501` (BatteryTestInProgress) and an object with a message and an id for a
         /// battery test, as well as the usual objects.
         public var alarmShapes = false
+        /// When above 0, the first device's alias is this many UTF-8 bytes of `€` (three bytes
+        /// each, `x` to fill up) instead of its usual one (`--alias-bytes`): a UPS renamed to
+        /// something huge, for trying the exporter's text bound.
+        public var aliasBytes = 0
 
         public init() {}
     }

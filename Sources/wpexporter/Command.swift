@@ -58,6 +58,6 @@ struct SimulatorOptions: Sendable, Equatable {
     var serverFaults: [String] = []
     /// Scripted outages, `[DEVICE:]START+LENGTH` lists as given (validated by the hook).
     var outageSchedule: [String] = []
-    /// `--three-phase`, `--extra-readings`, `--areas`, `--alarm-shapes`.
-    var threePhaseDevices = 0, extraReadings = 0, areas = 1, alarmShapes = false
+    /// `--three-phase`, `--extra-readings`, `--areas`, `--alarm-shapes`, `--alias-bytes`.
+    var threePhaseDevices = 0, extraReadings = 0, areas = 1, alarmShapes = false, aliasBytes = 0
 }

@@ -5,7 +5,7 @@ extension CommandParser {
     static let simulatorFlags = ["--host", "--port", "--devices", "--page-size", "--token-lifetime",
                                  "--token-exp-ms", "--clock-skew", "--username", "--password", "--fault",
                                  "--servers", "--fault-server", "--outage-schedule", "--three-phase", "--extra-readings",
-                                 "--areas", "--alarm-shapes"]
+                                 "--areas", "--alarm-shapes", "--alias-bytes"]
 
     /// Parses the flags of `wpexporter simulate`.
     static func parseSimulator(_ arguments: [String]) throws(UsageError) -> SimulatorOptions {
@@ -22,8 +22,8 @@ extension CommandParser {
             switch flag {
             case "--host": options.host = value
             case "--port": options.port = try number(flag, value, 0...65535)
-            case "--devices": options.devices = try number(flag, value, 0...10_000)
-            case "--page-size": options.pageSize = try number(flag, value, 1...10_000)
+            case "--devices": options.devices = try number(flag, value, 0...100_000)
+            case "--page-size": options.pageSize = try number(flag, value, 1...100_000)
             case "--token-lifetime":
                 guard case .success(let lifetime) = DurationText.parse(value), lifetime > .zero else {
                     throw UsageError(command: "simulate", message: "--token-lifetime must be a positive duration such as 30m, not \"\(value)\"")
@@ -50,6 +50,7 @@ extension CommandParser {
             case "--three-phase": options.threePhaseDevices = try number(flag, value, 0...10_000)
             case "--extra-readings": options.extraReadings = try number(flag, value, 0...20_000)
             case "--areas": options.areas = try number(flag, value, 1...1000)
+            case "--alias-bytes": options.aliasBytes = try number(flag, value, 0...50_000_000)
             case "--alarm-shapes":
                 guard let on = Bool(value) else { throw UsageError(command: "simulate", message: "--alarm-shapes takes true or false, not \"\(value)\"") }
                 options.alarmShapes = on

@@ -161,6 +161,8 @@ enum HelpText {
           --areas N                  Spread the devices over N WinPower areas (default 1)
           --alarm-shapes             Send alarms as code strings, numbers (501) and objects
                                      with messages, not only as objects
+          --alias-bytes N            Give the first device an alias of N bytes (a renamed
+                                     UPS), to try the exporter's text bound (default 0: off)
           -h, --help                 Show this help
 
         """

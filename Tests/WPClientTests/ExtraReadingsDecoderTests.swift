@@ -115,7 +115,11 @@ import WPTestThreads
         #expect(alarms.alarms[1] == Alarm(code: "0x0107"))
         #expect(alarms.alarms[2] == Alarm(code: "0x0201", message: "Battery test running", id: "1004"))
         #expect(alarms.alarms[3] == Alarm(code: "0x0011", name: "Utility power failure"))
-        #expect(alarms.alarms[4].message?.count == DeviceListDecoder.longestAlarmText + 1, "cut, with an ellipsis")
+        let message = try #require(alarms.alarms[4].message)
+        #expect(message == String(repeating: "m", count: DeviceListDecoder.defaultMaxTextBytes - 3) + "…",
+                "cut to the byte bound, with an ellipsis")
+        #expect(message.utf8.count == DeviceListDecoder.defaultMaxTextBytes)
+        #expect(device.textsTruncated == 1)
         #expect(alarms.alarms[5] == Alarm(name: "Fan", message: "Fan 2 stopped"))
     }
 

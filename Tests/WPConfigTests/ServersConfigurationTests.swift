@@ -65,7 +65,7 @@ import WPTestThreads
 
     @Test(arguments: [
         ("servers:\n  - name: a\n    bse_url: https://a.example\n",
-         #"./config.yaml:3:5: unknown key "servers[0].bse_url"; an entry holds name, labels, collection_interval, energy_from, devices, base_url, username, password, password_file, timeout, api_timeout, skip_ssl_verify, refresh_threshold, ca_file, user_agent, area_id, include_sub_area, passthrough_readings, max_readings_per_device, max_readings_per_server; did you mean "base_url"?"#),
+         #"./config.yaml:3:5: unknown key "servers[0].bse_url"; an entry holds name, labels, collection_interval, energy_from, devices, base_url, username, password, password_file, timeout, api_timeout, skip_ssl_verify, refresh_threshold, ca_file, user_agent, area_id, include_sub_area, passthrough_readings, max_readings_per_device, max_readings_per_server, max_devices, max_pages, max_text_bytes; did you mean "base_url"?"#),
         ("servers: a\n", "./config.yaml:1:10: servers: must be a sequence of server entries ('- name: ...'), found a scalar"),
         ("servers:\n  - a\n", "./config.yaml:2:5: servers[0]: must be a mapping with name:, base_url:, ... (the keys of winpower), found a scalar"),
         ("servers:\n  - base_url: https://a.example\n", "./config.yaml:2:5: servers[0].name: is required; every entry of servers needs a unique name"),

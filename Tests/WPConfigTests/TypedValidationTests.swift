@@ -65,6 +65,7 @@ import WPTestThreads
         ("winpower:\n  api_timeout: 40s\n", "winpower.api_timeout"),
         ("server:\n  metrics_path: /health\n", "server.metrics_path"),
         ("nut:\n  battery_charge_low: 101\n", "nut.battery_charge_low"),
+        ("winpower:\n  max_devices: 0\n", "winpower.max_devices"),
     ])
     func aFileAndCodeGetTheSameMessage(file: String, key: String) throws {
         let fromFile = TestInputs.problems(TestInputs.make(file: file))
@@ -75,6 +76,7 @@ import WPTestThreads
         case "server.port": configuration.server.port = 70000
         case "winpower.api_timeout": configuration.winPower.apiTimeout = .seconds(40)
         case "server.metrics_path": configuration.server.metricsPath = "/health"
+        case "winpower.max_devices": configuration.winPower.maxDevices = 0
         default: configuration.nut.batteryChargeLow = 101
         }
         let fromCode = configuration.problems()

@@ -61,6 +61,16 @@ import WPStorage
         #expect(try ExporterSettings.client(winPower).userAgent == "site-a-exporter/2")
     }
 
+    @Test func theDeviceBoundsReachTheClient() throws {
+        var winPower = ExporterConfiguration.WinPower()
+        winPower.baseURL = "https://winpower.example:8081"
+        let defaults = try ExporterSettings.client(winPower)
+        #expect(defaults.maxDevices == 10_000 && defaults.maxPages == 1_000 && defaults.maxTextBytes == 256)
+        (winPower.maxDevices, winPower.maxPages, winPower.maxTextBytes) = (123, 45, 678)
+        let client = try ExporterSettings.client(winPower)
+        #expect(client.maxDevices == 123 && client.maxPages == 45 && client.maxTextBytes == 678)
+    }
+
     @Test func aMissingBaseURLIsAnErrorNotACrash() {
         #expect(throws: UnusableBaseURL()) { try ExporterSettings.client(ExporterConfiguration.WinPower()) }
     }

@@ -48,7 +48,7 @@ private func usageError(_ arguments: [String]) -> UsageError? {
         (["version", "--format", "yaml"], "version", "--format must be text or json, not \"yaml\""),
         (["version", "--formt=json"], "version", "unknown flag --formt; did you mean --format?"),
         (["help", "servr"], "help", "unknown help topic \"servr\"; one of server, demo, simulate, check-config, healthcheck, version, help, configuration; did you mean \"server\"?"),
-        (["simulate", "--devices", "many"], "simulate", "--devices must be a whole number from 0 to 10000, not \"many\""),
+        (["simulate", "--devices", "many"], "simulate", "--devices must be a whole number from 0 to 100000, not \"many\""),
         (["simulate", "--port=70000"], "simulate", "--port must be a whole number from 0 to 65535, not \"70000\""),
         (["simulate", "--token-lifetime", "30"], "simulate", "--token-lifetime must be a positive duration such as 30m, not \"30\""),
         (["simulate", "--faults", "x"], "simulate", "unknown flag --faults; did you mean --fault?"),

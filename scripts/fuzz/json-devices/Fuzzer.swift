@@ -5,7 +5,8 @@
 // that decoding is a function of the bytes (the same input decodes to the same page twice),
 // that every decoded device has an id, and that what a device carries beyond its fields stays
 // bounded: extra readings at most DeviceListDecoder.extraReadingLimit, each with a finite value
-// and a name of 1 to longestExtraKey bytes; alarm details at most alarmDetailLimit; phases 1–3.
+// and a name of 1 to longestExtraKey bytes; alarm details at most alarmDetailLimit; phases 1–3;
+// with a text bound and keepAtMost, every text within the bound and no more entries decoded.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDeviceList(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
@@ -25,6 +26,20 @@ public func fuzzDeviceList(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
         for quantity in PhaseReadings.Quantity.allCases where device.realtime.phases[quantity, 0] != nil
             || device.realtime.phases[quantity, 4] != nil {
             fatalError("a phase outside 1–3")
+        }
+    }
+    // The bounds: a small text bound and entry budget, every text within it, the budget kept.
+    let bounded = DeviceListDecoder(maxTextBytes: DeviceListDecoder.leastMaxTextBytes)
+    if let page = try? bounded.decodeDeviceList(bytes, keepAtMost: 3) {
+        if page.devices.count + page.dropped.count > 3 { fatalError("more entries decoded than keepAtMost") }
+        if page.devices.count + page.dropped.count + page.skipped != page.entryCount { fatalError("entries lost") }
+        for device in page.devices {
+            let alarms = device.activeAlarms
+            let texts = [device.asset.id, device.asset.alias, device.asset.model, device.asset.comPort, device.asset.areaId,
+                         device.asset.firmwareVersion, device.asset.createTime, device.realtime.faultCode]
+                + (alarms?.codes ?? []).map { Optional($0) } + (alarms?.alarms ?? []).flatMap { [$0.code, $0.name, $0.message, $0.id] }
+            if texts.contains(where: { ($0?.utf8.count ?? 0) > bounded.maxTextBytes }) { fatalError("a text over the bound") }
+            if (alarms?.codes.count ?? 0) > DeviceListDecoder.alarmCodeLimit { fatalError("too many alarm codes") }
         }
     }
     _ = try? decoder.decodeLogin(bytes)
