@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPClient
 import WPCollector
 import WPSimulator
@@ -7,7 +8,7 @@ import WPTestSupport
 
 /// The client's bounds seen from the exposition and the health value, end to end from the
 /// simulator's JSON: a 10 MB alias, a server answering one huge page, the page bound.
-@Suite(.timeLimit(.minutes(3))) struct DeviceBoundsTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct DeviceBoundsTests {
     static func fixture(devices: Int, simulator: (inout WinPowerSimulator.Configuration) -> Void,
                         client: (inout WinPowerHTTPClient.Configuration) -> Void = { _ in })
         throws -> (SimulatorHarness, CollectorFixture) {

@@ -1,9 +1,10 @@
 import Testing
+import WPTestThreads
 @testable import WPConfig
 
 /// `winpower.max_devices`, `winpower.max_pages` and `winpower.max_text_bytes`: defaults, the
 /// file, the environment, per `servers` entry, and values out of range refused by name.
-@Suite(.timeLimit(.minutes(3))) struct DeviceBoundsConfigurationTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct DeviceBoundsConfigurationTests {
     @Test func defaultsReachTenThousandDevicesAtTwentyPerPage() throws {
         let loaded = try ServersConfigurationTests.load("winpower:\n  base_url: https://wp.example\n  username: u\n  password: p\n")
         let winPower = loaded.configuration.winPower

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import WPTestThreads
 import WPCollector
 import WPServer
 @testable import WPExporter
 
 /// `/health` shows what the client's bounds left out, for one server and per server.
-@Suite(.timeLimit(.minutes(3))) struct HealthDeviceListTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct HealthDeviceListTests {
     static func bounded(_ now: Date) -> CollectorHealth {
         var health = CollectorHealth(lastFinished: now, lastSuccess: now, winPowerReachable: true, authenticated: true,
                                      deviceCount: 10_000)
