@@ -52,7 +52,7 @@ public final class MetricRegistry: Sendable {
                     }
                     if let owner = state.owner(of: key) {
                         return .conflictingRegistration(descriptor.name, reason: "names starting with "
-                                                        + "\(owner.namePrefix) belong to an encoded collector")
+                                                        + "\(owner.namePrefix) belong to an encoded collector registered earlier")
                     }
                     guard names.insert(key).inserted else { return .alreadyRegistered(descriptor.name) }
                 }
@@ -80,18 +80,18 @@ public final class MetricRegistry: Sendable {
         let prefix = collector.namePrefix
         let result: MetricsError? = state.withLock { state in
             guard NameValidation.isValidMetricName(prefix) else {
-                return .conflictingRegistration(prefix, reason: "not the start of a valid metric name")
+                return .conflictingRegistration(prefix, reason: "an encoded collector's prefix must be the start of a valid metric name")
             }
             if let taken = state.descriptors.values.first(where: { $0.descriptor.name.hasPrefix(prefix) })?.descriptor.name
                 ?? state.descriptors.keys.first(where: { $0.hasPrefix(prefix) }) {
-                return .conflictingRegistration(taken, reason: "already registered, and the encoded collector owns "
-                                                + "every name starting with \(prefix)")
+                return .conflictingRegistration(prefix, reason: "\(taken) is already registered, and an encoded collector with "
+                                                + "this prefix would own every name starting with it")
             }
             if let other = state.encoded.first(where: {
                 $0.collector.namePrefix.hasPrefix(prefix) || prefix.hasPrefix($0.collector.namePrefix)
             }) {
-                return .conflictingRegistration(prefix, reason: "overlaps the prefix \(other.collector.namePrefix) "
-                                                + "of another encoded collector")
+                return .conflictingRegistration(prefix, reason: "the prefix overlaps \(other.collector.namePrefix), "
+                                                + "the prefix of another encoded collector")
             }
             state.encoded.append((state.nextID, collector))
             state.nextID += 1
@@ -231,13 +231,14 @@ public final class MetricRegistry: Sendable {
 
     private static func conflict(_ existing: MetricDescriptor, _ new: MetricDescriptor) -> MetricsError {
         if existing.type != new.type {
-            return .conflictingRegistration(new.name, reason: "type \(existing.type.rawValue), not \(new.type.rawValue)")
+            return .conflictingRegistration(new.name, reason: "a \(existing.type.rawValue) of that name is registered; "
+                                            + "this one is a \(new.type.rawValue)")
         }
         if existing.help != new.help {
-            return .conflictingRegistration(new.name, reason: "different help text")
+            return .conflictingRegistration(new.name, reason: "a metric of that name is registered with a different help text")
         }
         if existing.labelNames != new.labelNames || existing.unit != new.unit || existing.name != new.name {
-            return .conflictingRegistration(new.name, reason: "different label names or unit")
+            return .conflictingRegistration(new.name, reason: "a metric of that name is registered with different label names or unit")
         }
         return .alreadyRegistered(new.name)
     }

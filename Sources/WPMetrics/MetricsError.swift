@@ -26,7 +26,8 @@ public enum MetricsError: Error, Equatable, Sendable, CustomStringConvertible {
     case valueKindMismatch(metric: String, expected: MetricType)
     /// The name is already registered with the same type and help.
     case alreadyRegistered(String)
-    /// The name is already registered with a different type, help or label names.
+    /// The name (or an encoded collector's prefix) conflicts with what is registered; `reason` says
+    /// how (`cannot register NAME: REASON`).
     case conflictingRegistration(String, reason: String)
     /// Bucket helper arguments are out of range.
     case invalidBucketParameters(String)
@@ -61,7 +62,7 @@ public enum MetricsError: Error, Equatable, Sendable, CustomStringConvertible {
         case .alreadyRegistered(let name):
             return "a metric named \(name) is already registered"
         case .conflictingRegistration(let name, let reason):
-            return "a metric named \(name) is already registered with \(reason)"
+            return "cannot register \(name): \(reason)"
         case .invalidBucketParameters(let reason):
             return "invalid bucket parameters: \(reason)"
         case .unparsableProcessFile(let file, let reason):

@@ -86,11 +86,17 @@ import WPTestSupport
         let registry = MetricRegistry()
         _ = try registry.counter(name: "x_total", help: "h")
         #expect(throws: MetricsError.alreadyRegistered("x_total")) { try registry.counter(name: "x_total", help: "h") }
-        #expect(throws: MetricsError.conflictingRegistration("x_total", reason: "different help text")) {
+        #expect(throws: MetricsError.conflictingRegistration("x_total", reason: "a metric of that name is registered with a different help text")) {
             try registry.counter(name: "x_total", help: "other")
         }
-        #expect(throws: MetricsError.conflictingRegistration("x_total", reason: "type counter, not gauge")) {
+        #expect(throws: MetricsError.conflictingRegistration("x_total", reason: "a counter of that name is registered; this one is a gauge")) {
             try registry.gauge(name: "x_total", help: "h")
+        }
+        do {
+            _ = try registry.gauge(name: "x_total", help: "h")
+        } catch {
+            #expect("\(error)" == "cannot register x_total: a counter of that name is registered; this one is a gauge",
+                    "one sentence naming the metric and the conflict")
         }
         // `x` and `x_total` are the same OpenMetrics family.
         #expect(throws: MetricsError.self) { try registry.counter(name: "x", help: "h") }
