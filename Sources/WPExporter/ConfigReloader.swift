@@ -201,9 +201,18 @@ public final class ConfigReloader: Sendable {
 
     /// The sections of `next` that differ from `running` and are not applied while running:
     /// everything but `winpower`, `servers` and `scheduler.collection_interval`.
-    package static func sectionsNeedingRestart(running: ExporterConfiguration, next: ExporterConfiguration) -> [String] {
+    ///
+    /// Without a listener of its own (``Exporter/runCollection(reloadRequests:until:)``, or
+    /// before ``Exporter/run(onListening:reloadRequests:until:)``), the listener's settings
+    /// (`server.host`, `port`, `read_timeout`, `write_timeout`, `web_config_file`) are used by
+    /// nothing: changing them needs no restart; what the router uses (`metrics_path`,
+    /// `enable_lifecycle`, `enable_pprof`) still does.
+    package static func sectionsNeedingRestart(running: ExporterConfiguration, next: ExporterConfiguration,
+                                               ownListener: Bool = true) -> [String] {
         var sections: [String] = []
-        if running.server != next.server { sections.append("server") }
+        if ownListener ? running.server != next.server : routed(running.server) != routed(next.server) {
+            sections.append("server")
+        }
         if running.storage != next.storage { sections.append("storage") }
         if running.scheduler.gracefulShutdownTimeout != next.scheduler.gracefulShutdownTimeout {
             sections.append("scheduler.graceful_shutdown_timeout")
@@ -213,5 +222,10 @@ public final class ConfigReloader: Sendable {
         if running.push != next.push { sections.append("push") }
         if running.nut != next.nut { sections.append("nut") }
         return sections
+    }
+
+    /// The `server` settings the router uses (the rest are the listener's).
+    private static func routed(_ server: ExporterConfiguration.Server) -> [String] {
+        [server.metricsPath, "\(server.enableLifecycle)", "\(server.enablePprof)"]
     }
 }

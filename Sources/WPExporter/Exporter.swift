@@ -105,6 +105,8 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     private let running: RunningConfiguration
     private let applier: ReloadApplier<C>
     private let gracefulShutdownTimeout: Duration
+    /// Set once ``run(onListening:reloadRequests:until:)`` serves the exporter's own listener.
+    private let ownListener = ListenerFlag()
 
     /// The configuration in effect: the startup one plus what reloads applied.
     public var configuration: ExporterConfiguration { running.value }
@@ -197,8 +199,10 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         }
         fleet.replace(with: members)
         if !configuration.servers.isEmpty { merger.publish() }
+        let ownListener = self.ownListener
         applier = ReloadApplier(running: running, fleet: fleet, merger: merger, meter: meter,
-                                makeMember: makeMember, makeClient: options.makeClient)
+                                makeMember: makeMember, makeClient: options.makeClient,
+                                ownListener: { ownListener.isSet })
         let applier = self.applier
         reloader = ConfigReloader(load: options.reload, apply: { next in try await applier.apply(next) },
                                   logger: logger.child(label: "reload"), now: wallClock)
@@ -534,6 +538,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             do {
                 var address: ServerAddress?
                 if onListening != nil {
+                    self.ownListener.set()
                     group.addTask {
                         try await server.run()
                         return .httpServer
@@ -637,6 +642,13 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     public func close(timeout: Duration = Exporter.finalSaveTimeout) async {
         await finish(timeout: timeout)
     }
+}
+
+/// Whether the exporter serves its own listener, read by reloads.
+private final class ListenerFlag: Sendable {
+    private let value = Atomic(false)
+    var isSet: Bool { value.load(ordering: .acquiring) }
+    func set() { value.store(true, ordering: .releasing) }
 }
 
 /// The configuration in effect, shared with the reloader.

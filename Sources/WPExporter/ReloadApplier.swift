@@ -30,9 +30,13 @@ package final class ReloadApplier<C: Clock>: Sendable where C.Duration == Durati
     private let meter: EnergyMeter<C>
     private let makeMember: ServerFleet<C>.MemberFactory
     private let makeClient: ClientFactory
+    /// Whether the exporter serves its own listener (`run`), so its settings need a restart.
+    private let ownListener: @Sendable () -> Bool
 
     package init(running: RunningConfiguration, fleet: ServerFleet<C>, merger: ExpositionMerger<C>, meter: EnergyMeter<C>,
-                 makeMember: @escaping ServerFleet<C>.MemberFactory, makeClient: @escaping ClientFactory) {
+                 makeMember: @escaping ServerFleet<C>.MemberFactory, makeClient: @escaping ClientFactory,
+                 ownListener: @escaping @Sendable () -> Bool = { true }) {
+        self.ownListener = ownListener
         self.running = running
         self.fleet = fleet
         self.merger = merger
@@ -47,7 +51,7 @@ package final class ReloadApplier<C: Clock>: Sendable where C.Duration == Durati
     ///   `energy_from` that cannot be honoured (nothing changed).
     package func apply(_ next: ExporterConfiguration) async throws(ReloadRefusal) -> ConfigReloader.Applied {
         let current = running.value
-        let needsRestart = ConfigReloader.sectionsNeedingRestart(running: current, next: next)
+        let needsRestart = ConfigReloader.sectionsNeedingRestart(running: current, next: next, ownListener: ownListener())
         var applied = current
         var warnings: [String] = []
         let members = fleet.members

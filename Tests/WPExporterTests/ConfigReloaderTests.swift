@@ -87,6 +87,21 @@ struct ConfigReloaderTests {
         #expect(ConfigReloader.sectionsNeedingRestart(running: running, next: next) == ["server", "storage", "logging"])
     }
 
+    /// Without its own listener (`runCollection`), the listener's settings are used by nothing:
+    /// changing them is no restart to announce; the router's (`metrics_path`) still is.
+    @Test func withoutAListenerOnlyTheRoutersServerSettingsNeedARestart() {
+        let running = ExporterConfiguration()
+        var listener = running
+        listener.server.port = 1
+        listener.server.host = "127.0.0.1"
+        listener.server.readTimeout = .seconds(3)
+        #expect(ConfigReloader.sectionsNeedingRestart(running: running, next: listener, ownListener: false).isEmpty)
+        #expect(ConfigReloader.sectionsNeedingRestart(running: running, next: listener, ownListener: true) == ["server"])
+        var routed = running
+        routed.server.metricsPath = "/winpower"
+        #expect(ConfigReloader.sectionsNeedingRestart(running: running, next: routed, ownListener: false) == ["server"])
+    }
+
     @Test func reloadEndpointIsForbiddenWithoutTheLifecycleFlagAndReportsFailuresWith500() async throws {
         let reloader = ConfigReloader(load: { throw Broken() }, apply: { _ in .init(summary: "x") },
                                       logger: .disabled, now: { Date() })

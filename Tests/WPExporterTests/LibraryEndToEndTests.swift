@@ -167,6 +167,27 @@ import WPTestSupport
 
 /// `Exporter.init` checks a configuration built in code as a file is checked.
 @Suite(.ownThreads, .timeLimit(.minutes(1))) struct ExporterValidationTests {
+    /// An exporter that serves no listener of its own (an embedder mounting its router) is not
+    /// told that a changed port needs a restart: nothing uses the port.
+    @Test func applyingANewPortWithoutAListenerAnnouncesNoRestart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-port-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var configuration = ExporterConfiguration()
+        configuration.storage.dataDirectory = directory
+        configuration.winPower.baseURL = "http://127.0.0.1:9"
+        configuration.winPower.username = "admin"
+        configuration.winPower.password = Secret("pw")
+        let exporter = try Exporter(configuration: configuration, options: .init(clock: ContinuousClock(), logger: .disabled,
+                                                                                 makeClient: Exporter<ContinuousClock>.httpClients(logger: .disabled)))
+        var next = configuration
+        next.server.port = 19_090
+        let applied = try await exporter.apply(next)
+        #expect(applied.needsRestart.isEmpty)
+        next.server.metricsPath = "/winpower"
+        #expect(try await exporter.apply(next).needsRestart == ["server"], "the router's path is fixed when it is made")
+        await exporter.close()
+    }
+
     @Test func anInvalidConfigurationIsRefusedWithEveryProblemBeforeAnythingOpens() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-invalid-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
