@@ -94,8 +94,29 @@ import WPTestSupport
         await fleet.stop()
         await fleet.stop()
         for port in ports {
-            let reserved = try ReservedPort(port: port, mode: .refusing)
-            reserved.close()
+            do {
+                let reserved = try ReservedPort(port: port, mode: .refusing)
+                reserved.close()
+            } catch {
+                // Another socket of the machine may have taken the released port as the local
+                // end of a connection meanwhile: that is not the fleet holding it.
+                #expect(Self.connectionsUsing(port), "port \(port) still held: \(error)")
+            }
         }
+    }
+
+    /// Whether a TCP connection (not a listener) on this machine has `port` as its local port
+    /// (`/proc/net/tcp` and `tcp6`, any state but LISTEN).
+    static func connectionsUsing(_ port: Int) -> Bool {
+        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                guard fields.count > 3, let colon = fields[1].lastIndex(of: ":"),
+                      Int(fields[1][fields[1].index(after: colon)...], radix: 16) == port, fields[3] != "0A" else { continue }
+                return true
+            }
+        }
+        return false
     }
 }
