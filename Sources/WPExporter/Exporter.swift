@@ -160,6 +160,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         let (clock, wallClock, logger) = (options.clock, options.wallClock, options.logger)
         let problems = configuration.problems()
         guard problems.isEmpty else { throw .invalidConfiguration(problems) }
+        ExporterSecrets.register(configuration, in: logger.redactor)
         self.logger = logger
         let budget = try Self.descriptorBudget(configuration, limit: options.openFilesLimit(), logger: logger)
         let running = RunningConfiguration(configuration)
@@ -204,8 +205,13 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                                 makeMember: makeMember, makeClient: options.makeClient,
                                 ownListener: { ownListener.isSet })
         let applier = self.applier
-        reloader = ConfigReloader(load: options.reload, apply: { next in try await applier.apply(next) },
-                                  logger: logger.child(label: "reload"), now: wallClock)
+        let redactor = logger.redactor
+        reloader = ConfigReloader(load: options.reload, apply: { next in
+            let applied = try await applier.apply(next)
+            // The passwords now in effect are the log's secrets (a rotated one is masked too).
+            ExporterSecrets.register(running.value, in: redactor)
+            return applied
+        }, logger: logger.child(label: "reload"), now: wallClock)
         do {
             scrape = try ScrapeMetrics(build: .current)
             try reloader.register(in: scrape.registry)

@@ -81,30 +81,15 @@ struct RuntimeCommands: Sendable {
     static func reloadFunction(_ inputs: ConfigurationInputs, logger: Logger) -> ConfigReloader.Load {
         return {
             let next = try ConfigurationLoader.load(inputs)
-            registerPasswords(of: next.configuration, in: logger.redactor)
+            ExporterSecrets.register(next.configuration, in: logger.redactor)
             return next
         }
-    }
-
-    /// Makes every password of `configuration` a secret of `redactor`, each in the slot named by
-    /// its configuration path: `winpower.password`, `servers.<name>.password` and `push.password`. Called
-    /// at start and after each reload, it replaces the previous load's values and removes the
-    /// slots of servers that are gone, so a rotated password stops being masked and the set of
-    /// secrets does not grow.
-    static func registerPasswords(of configuration: ExporterConfiguration, in redactor: Redactor) {
-        redactor.setSecret(configuration.winPower.password?.reveal(), named: "winpower.password")
-        redactor.setSecret(configuration.push.password?.reveal(), named: "push.password")
-        var servers: [String: String] = [:]
-        for server in configuration.servers {
-            if let password = server.winPower.password { servers["servers.\(server.name).password"] = password.reveal() }
-        }
-        redactor.replaceSecrets(withPrefix: "servers.", by: servers)
     }
 
     /// Builds the root logger with every password of the configuration registered as a secret.
     func makeLogger(_ configuration: ExporterConfiguration) throws -> Logger {
         let redactor = Redactor()
-        Self.registerPasswords(of: configuration, in: redactor)
+        ExporterSecrets.register(configuration, in: redactor)
         return try SettingError.namingLogFile(configuration.logging) {
             try ExporterSettings.logging(configuration.logging).makeLogger(label: "wpexporter", redactor: redactor)
         }

@@ -188,6 +188,30 @@ import WPTestSupport
         await exporter.close()
     }
 
+    /// The exporter makes every password it is given a secret of its log, at init and after
+    /// each applied change, with no code of the embedder's.
+    @Test func thePasswordsInEffectAreSecretsOfTheExportersLog() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-secrets-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var configuration = ExporterConfiguration()
+        configuration.storage.dataDirectory = directory
+        var winPower = ExporterConfiguration.WinPower()
+        winPower.baseURL = "http://127.0.0.1:9"
+        winPower.username = "admin"
+        winPower.password = Secret("first-Pa55word")
+        configuration.servers = [ServerEntry(name: "east", winPower: winPower)]
+        let redactor = Redactor()
+        let logger = Logger(label: "service", level: .info, sink: InMemoryLogSink(), redactor: redactor)
+        let exporter = try Exporter(configuration: configuration, options: .init(clock: ContinuousClock(), logger: logger,
+                                                                                 makeClient: Exporter<ContinuousClock>.httpClients(logger: logger)))
+        #expect(!redactor.redact("login with first-Pa55word").contains("first-Pa55word"))
+        var next = configuration
+        next.servers[0].winPower.password = Secret("rotated-Pa55word")
+        _ = try await exporter.apply(next)
+        #expect(!redactor.redact("login with rotated-Pa55word").contains("rotated-Pa55word"), "the rotated password too")
+        await exporter.close()
+    }
+
     @Test func anInvalidConfigurationIsRefusedWithEveryProblemBeforeAnythingOpens() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-invalid-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -4,6 +4,7 @@ import WPTestThreads
 import WPConfig
 import WPLogging
 import WPServer
+import WPExporter
 @testable import wpexporter
 
 /// The executable's own process policy: the addresses it prints and the secrets of its log
@@ -19,11 +20,11 @@ import WPServer
         entry.winPower.password = Secret("east-Secret-3")
         configuration.servers = [entry]
         let redactor = Redactor()
-        RuntimeCommands.registerPasswords(of: configuration, in: redactor)
+        ExporterSecrets.register(configuration, in: redactor)
         let line = redactor.redact("wp-Secret-1 push-Secret-2 east-Secret-3")
         for secret in ["wp-Secret-1", "push-Secret-2", "east-Secret-3"] { #expect(!line.contains(secret), "\(secret)") }
         configuration.push.password = Secret("push-Rotated-4")
-        RuntimeCommands.registerPasswords(of: configuration, in: redactor)
+        ExporterSecrets.register(configuration, in: redactor)
         #expect(!redactor.redact("push-Rotated-4").contains("push-Rotated-4"))
         #expect(redactor.redact("push-Secret-2").contains("push-Secret-2"), "a replaced password is no longer a secret")
     }

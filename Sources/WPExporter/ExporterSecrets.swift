@@ -1,0 +1,34 @@
+import WPConfig
+import WPLogging
+
+/// The process policy for secrets in logs: every password of the configuration is a secret of
+/// the log's ``Redactor``, in a slot named by its configuration path.
+///
+/// ``Exporter`` applies it itself: at init to the configuration it is given, and after each
+/// reload or ``Exporter/apply(_:)`` that succeeded to the configuration then in effect, on the
+/// redactor of ``Exporter/Options/logger``. A service embedding the exporter therefore needs no
+/// code of its own for it; one that logs before building the exporter (while it loads the
+/// configuration) calls ``register(_:in:)`` on its logger's redactor first, as the command-line
+/// tool does.
+public enum ExporterSecrets {
+    /// Makes every password of `configuration` a secret of `redactor`, each in the slot named
+    /// by its configuration path: `winpower.password`, `servers.<name>.password` and
+    /// `push.password`. Each call replaces the previous call's values and removes the slots of
+    /// servers that are gone, so a rotated password stops being masked and the set of secrets
+    /// does not grow.
+    ///
+    /// ```swift
+    /// let redactor = Redactor()
+    /// ExporterSecrets.register(loaded.configuration, in: redactor)
+    /// let logger = Logger(label: "winpower", redactor: redactor)
+    /// ```
+    public static func register(_ configuration: ExporterConfiguration, in redactor: Redactor) {
+        redactor.setSecret(configuration.winPower.password?.reveal(), named: "winpower.password")
+        redactor.setSecret(configuration.push.password?.reveal(), named: "push.password")
+        var servers: [String: String] = [:]
+        for server in configuration.servers {
+            if let password = server.winPower.password { servers["servers.\(server.name).password"] = password.reveal() }
+        }
+        redactor.replaceSecrets(withPrefix: "servers.", by: servers)
+    }
+}
