@@ -4,6 +4,8 @@
 #if os(Linux)
 import Logging
 import ServiceLifecycle
+import WPConfig
+import WPExporter
 import WPLogging
 import WPScheduler
 import WPServer
@@ -21,6 +23,15 @@ func serviceGroupExample(router: Router, log: WPLogging.Logger, logger: Logging.
     let group = ServiceGroup(configuration: .init(
         services: [HTTPServerService(server), SchedulerService(refresh)],
         gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    try await group.run()
+}
+
+func exporterServiceExample(configuration: ExporterConfiguration, log: WPLogging.Logger, logger: Logging.Logger) async throws {
+    let exporter = try Exporter(configuration: configuration, options: .init(
+        clock: ContinuousClock(), logger: log, makeClient: Exporter<ContinuousClock>.httpClients(logger: log)))
+    let group = ServiceGroup(configuration: .init(
+        services: [ExporterService(exporter, listener: .own(onListening: { print("metrics on \($0)") }))],
+        gracefulShutdownSignals: [.sigterm], cancellationSignals: [.sigterm, .sigint], logger: logger))
     try await group.run()
 }
 #endif
