@@ -12,9 +12,7 @@ func embedTheExporter(dc1: ExporterConfiguration.WinPower, dc2: ExporterConfigur
     configuration.storage.dataDirectory = "/var/lib/myservice/winpower"
     configuration.servers = [ServerEntry(name: "dc1", winPower: dc1), ServerEntry(name: "dc2", winPower: dc2)]
 
-    let exporter = try Exporter(configuration: configuration, options: .init(
-        clock: ContinuousClock(), logger: logger.child(label: "winpower"),
-        makeClient: Exporter<ContinuousClock>.httpClients(logger: logger)))
+    let exporter = try Exporter(configuration: configuration, logger: logger.child(label: "winpower"))
     return exporter
 }
 

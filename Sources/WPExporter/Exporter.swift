@@ -36,10 +36,15 @@ public typealias ClientFactory = @Sendable (ServerEntry) throws -> any WinPowerC
 /// puts the WinPower families into its own registry (``register(in:)``; docs/embedding.md).
 ///
 /// ```swift
-/// let exporter = try Exporter(configuration: loaded.configuration,
-///                             options: .init(clock: ContinuousClock(), logger: logger,
-///                                            makeClient: Exporter.httpClients(logger: logger)))
+/// let exporter = try Exporter(configuration: loaded.configuration, logger: logger)
 /// try await exporter.run(onListening: { print("http://\($0)/metrics") }, until: { await stop() })
+/// ```
+///
+/// Tests and simulations pass their own clock and clients through ``Options``:
+///
+/// ```swift
+/// let exporter = try Exporter(configuration: configuration, options: .init(
+///     clock: manualClock, logger: logger, makeClient: { _ in FakeWinPowerClient() }))
 /// ```
 public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// What the exporter is built with besides its configuration.
@@ -680,5 +685,30 @@ public final class WinPowerFamilies: EncodedCollector {
     public func encode(format: ExpositionFormat, into bytes: inout [UInt8]) {
         let snapshot = self.snapshot()
         bytes += format == .text ? snapshot.wholeText : snapshot.wholeOpenMetrics
+    }
+}
+
+extension Exporter where C == ContinuousClock {
+    /// The exporter on the real clocks with real WinPower clients (``httpClients(logger:threadPool:)``):
+    /// the common way to embed it, with no clock to spell.
+    ///
+    /// ```swift
+    /// let exporter = try Exporter(configuration: configuration, logger: logger.child(label: "winpower"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - configuration: the configuration (checked as a file is, ``ExporterConfiguration/problems()``).
+    ///   - logger: the root logger; components log under child labels, and every configured
+    ///     password becomes a secret of its redactor.
+    ///   - webSecurity: TLS and basic authentication of the listener; none by default.
+    ///   - reload: what SIGHUP and `POST /-/reload` load again; `nil` by default.
+    ///   - afterCollection: called after each published collection.
+    /// - Throws: ``ExporterError`` naming the key at fault.
+    public convenience init(configuration: ExporterConfiguration, logger: Logger, webSecurity: WebSecurity = .none,
+                            reload: ConfigReloader.Load? = nil,
+                            afterCollection: @escaping @Sendable () -> Void = {}) throws(ExporterError) {
+        try self.init(configuration: configuration, options: Options(
+            clock: ContinuousClock(), logger: logger, makeClient: Exporter.httpClients(logger: logger),
+            webSecurity: webSecurity, reload: reload, afterCollection: afterCollection))
     }
 }

@@ -177,8 +177,8 @@ import WPTestSupport
         configuration.winPower.baseURL = "http://127.0.0.1:9"
         configuration.winPower.username = "admin"
         configuration.winPower.password = Secret("pw")
-        let exporter = try Exporter(configuration: configuration, options: .init(clock: ContinuousClock(), logger: .disabled,
-                                                                                 makeClient: Exporter<ContinuousClock>.httpClients(logger: .disabled)))
+        // The common embedding path: no clock to spell.
+        let exporter = try Exporter(configuration: configuration, logger: .disabled)
         var next = configuration
         next.server.port = 19_090
         let applied = try await exporter.apply(next)
