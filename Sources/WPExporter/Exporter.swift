@@ -448,19 +448,21 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// build information).
     public var snapshot: MetricsSnapshot { endpoints.exposition().snapshot }
 
-    /// Puts the WinPower families (every family of `/metrics` but the per-scrape ones: requests,
-    /// `process_*`, build information) into a service's own `registry`, which then owns no
-    /// other name starting with `winpower_`: an instrument with such a name is refused, and so is
-    /// this call when the registry already holds one. The registry's render writes them from
-    /// the latest collection (a copy of the pre-rendered bytes; the exporter's own `/metrics`
-    /// shares them instead), and the OpenMetrics `# EOF` once, after everything.
+    /// Puts the WinPower families (every family of `/metrics` but `process_*`: the latest
+    /// collection's, and the exporter's own per-scrape ones, the reload status, build
+    /// information, requests and NUT figures) into a service's own `registry`, which then owns
+    /// no other name starting with `winpower_`: an instrument with such a name is refused, and
+    /// so is this call when the registry already holds one. The registry's render writes them
+    /// from the latest collection (a copy of the pre-rendered bytes; the exporter's own
+    /// `/metrics` shares them instead) and the per-scrape ones as they are at the render, and
+    /// the OpenMetrics `# EOF` once, after everything.
     ///
     /// - Returns: the registered collector, for `registry.unregister(encoded:)`.
     /// - Throws: `MetricsError.conflictingRegistration` naming the clashing name.
     @discardableResult
     public func register(in registry: MetricRegistry) throws(MetricsError) -> WinPowerFamilies {
-        let endpoints = self.endpoints
-        let families = WinPowerFamilies { endpoints.exposition().snapshot }
+        let (endpoints, scrape) = (self.endpoints, self.scrape)
+        let families = WinPowerFamilies(snapshot: { endpoints.exposition().snapshot }, perScrape: { scrape.registry.collect() })
         try registry.register(encoded: families)
         return families
     }
@@ -674,17 +676,27 @@ package final class RunningConfiguration: Sendable {
 
 /// The WinPower families of an ``Exporter`` in a service's registry
 /// (``Exporter/register(in:)``): every family name starting with `winpower_`.
+///
+/// Besides the latest collection they hold the exporter's own `winpower_` families that its
+/// `/metrics` renders per scrape: the reload status
+/// (`winpower_exporter_config_last_reload_successful`, `…_success_timestamp_seconds`),
+/// `winpower_exporter_build_info`, the requests its router served and, with `nut.listen`, the
+/// NUT server's. The `process_*` families are left to the service's own registry.
 public final class WinPowerFamilies: EncodedCollector {
     public let namePrefix = "winpower_"
     private let snapshot: @Sendable () -> MetricsSnapshot
+    private let perScrape: @Sendable () -> [MetricFamily]
 
-    init(snapshot: @escaping @Sendable () -> MetricsSnapshot) {
+    init(snapshot: @escaping @Sendable () -> MetricsSnapshot, perScrape: @escaping @Sendable () -> [MetricFamily]) {
         self.snapshot = snapshot
+        self.perScrape = perScrape
     }
 
     public func encode(format: ExpositionFormat, into bytes: inout [UInt8]) {
         let snapshot = self.snapshot()
         bytes += format == .text ? snapshot.wholeText : snapshot.wholeOpenMetrics
+        let own = perScrape().filter { $0.name.hasPrefix(namePrefix) }
+        ExpositionEncoder(format: format).encode(own, into: &bytes, terminated: false)
     }
 }
 

@@ -100,6 +100,12 @@ import WPTestSupport
         let embedded = String(decoding: registry.render(format: .openMetrics), as: UTF8.self)
         #expect(embedded.contains("service_jobs_total 3"))
         #expect(embedded.contains("winpower_exporter_up{server=\"a\"} 1"))
+        // The reload status docs/embedding.md tells embedders to alert on is there too, once.
+        #expect(embedded.components(separatedBy: "# TYPE winpower_exporter_config_last_reload_successful gauge").count == 2)
+        #expect(embedded.contains("winpower_exporter_build_info{"))
+        #expect(!embedded.contains("# TYPE process_cpu_seconds_total"), "process_* is the service's own")
+        let types = embedded.split(separator: "\n").filter { $0.hasPrefix("# TYPE ") }
+        #expect(Set(types).count == types.count, "every family once")
         #expect(embedded.hasSuffix("# EOF\n") && embedded.ranges(of: "# EOF").count == 1)
 
         // A reload adds a server; the other two keep running.
