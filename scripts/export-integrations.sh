@@ -8,7 +8,7 @@
 # For each Integrations/<Name>, DIRECTORY/<Name> becomes a git repository holding the package
 # as committed at HEAD (uncommitted changes are not exported), with the two lines naming
 # wpexporter in its Package.swift changed from this checkout (`path: "../.."`) to
-# `.package(url: WPEXPORTER_URL, from: VERSION)` and the package identity SwiftPM derives
+# `.package(url: WPEXPORTER_URL, .upToNextMinor(from: VERSION))` and the package identity SwiftPM derives
 # from that URL (its last path component without `.git`). The result is committed and tagged
 # VERSION. A DIRECTORY/<Name> that is already a clone of the published repository gets the new
 # commit on top of its history; push it and the tag to publish. Nothing in this repository
@@ -61,7 +61,7 @@ for manifest in $(git ls-tree --name-only HEAD Integrations/ | sed 's|$|/Package
     git -C "$target" rm -r --quiet --ignore-unmatch -- . >/dev/null
     git archive "HEAD:Integrations/$name" | tar -x -C "$target"
     awk -v dep="$dependency_line" -v pkg="$package_line" \
-        -v newdep="let wpexporterDependency: Package.Dependency = .package(url: \"$url\", from: \"$version\")" \
+        -v newdep="let wpexporterDependency: Package.Dependency = .package(url: \"$url\", .upToNextMinor(from: \"$version\"))" \
         -v newpkg="let wpexporterPackage = \"$identity\"" \
         '$0 == dep { print newdep; next } $0 == pkg { print newpkg; next } { print }' \
         "$target/Package.swift" >"$target/Package.swift.new"

@@ -17,10 +17,10 @@ let package = Package(
     name: "IntegrationsConsumer",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(url: repository, from: version),
-        .package(url: "file://\(integrations)/WPMetricsBridge", from: version),
-        .package(url: "file://\(integrations)/WPLogHandler", from: version),
-        .package(url: "file://\(integrations)/WPServiceLifecycle", from: version),
+        .package(url: repository, .upToNextMinor(from: version)),
+        .package(url: "file://\(integrations)/WPMetricsBridge", .upToNextMinor(from: version)),
+        .package(url: "file://\(integrations)/WPLogHandler", .upToNextMinor(from: version)),
+        .package(url: "file://\(integrations)/WPServiceLifecycle", .upToNextMinor(from: version)),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
@@ -31,6 +31,8 @@ let package = Package(
             .product(name: "WPLogging", package: "wpexporter"),
             .product(name: "WPScheduler", package: "wpexporter"),
             .product(name: "WPServer", package: "wpexporter", condition: .when(platforms: [.linux])),
+            .product(name: "WPConfig", package: "wpexporter", condition: .when(platforms: [.linux])),
+            .product(name: "WPExporter", package: "wpexporter", condition: .when(platforms: [.linux])),
             .product(name: "WPMetricsBridge", package: "WPMetricsBridge"),
             .product(name: "WPLogHandler", package: "WPLogHandler"),
             .product(name: "WPServiceLifecycle", package: "WPServiceLifecycle"),
@@ -41,6 +43,10 @@ let package = Package(
         .testTarget(name: "IntegrationsConsumerTests", dependencies: [
             "IntegrationsConsumer",
             .product(name: "WPHTTPClient", package: "wpexporter"),
+            .product(name: "WPConfig", package: "wpexporter", condition: .when(platforms: [.linux])),
+            .product(name: "WPExporter", package: "wpexporter", condition: .when(platforms: [.linux])),
+            .product(name: "WPServer", package: "wpexporter", condition: .when(platforms: [.linux])),
+            .product(name: "WPSimulator", package: "wpexporter", condition: .when(platforms: [.linux])),
         ]),
     ]
 )

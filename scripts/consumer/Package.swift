@@ -18,7 +18,7 @@ let package = Package(
     name: "Consumer",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(url: repository, from: version),
+        .package(url: repository, .upToNextMinor(from: version)),
         .package(url: "https://github.com/apple/swift-system", exact: "1.8.1"),
     ],
     targets: [

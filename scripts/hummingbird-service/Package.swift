@@ -17,8 +17,8 @@ let package = Package(
     name: "HummingbirdService",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(url: repository, from: version),
-        .package(url: "file://\(integrations)/WPMetricsBridge", from: version),
+        .package(url: repository, .upToNextMinor(from: version)),
+        .package(url: "file://\(integrations)/WPMetricsBridge", .upToNextMinor(from: version)),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),

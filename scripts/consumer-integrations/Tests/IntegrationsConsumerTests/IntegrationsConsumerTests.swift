@@ -90,3 +90,69 @@ func within<T: Sendable>(_ limit: Duration, _ what: String,
     }
 }
 #endif
+
+#if os(Linux)
+import WPConfig
+import WPExporter
+import WPServer
+import WPSimulator
+
+/// The exporter embedded as a Service from the tag: it fails loudly (a taken NUT port ends the
+/// group naming `nut.listen`), checks a configuration built in code, and saves its totals when
+/// the group stops.
+@Suite struct EmbeddedExporterTests {
+    static func configuration(baseURL: String) -> ExporterConfiguration {
+        var configuration = ExporterConfiguration()
+        configuration.storage.dataDirectory = "/tmp/consumer-exporter-\(UInt64.random(in: 0...UInt64.max))"
+        configuration.storage.syncWrite = false
+        configuration.scheduler.collectionInterval = .seconds(1)
+        configuration.winPower.baseURL = baseURL
+        configuration.winPower.username = "admin"
+        configuration.winPower.password = Secret("admin")
+        return configuration
+    }
+
+    @Test func aTakenNUTPortEndsTheGroupNamingTheKey() async throws {
+        let taken = try ReservedPort(port: 0, mode: .silent)
+        defer { taken.close() }
+        var configuration = Self.configuration(baseURL: "http://127.0.0.1:9")
+        configuration.nut.listen = "127.0.0.1:\(taken.port)"
+        let embedded = try EmbeddedExporter(configuration: configuration, log: .disabled)
+        do {
+            try await within(.seconds(60), "the group to fail") { try await embedded.group.run() }
+            Issue.record("the group ran on with a taken NUT port")
+        } catch {
+            #expect("\(error)".contains("nut.listen: cannot listen on 127.0.0.1:\(taken.port)"), "\(error)")
+        }
+    }
+
+    @Test func aConfigurationBuiltInCodeIsCheckedAsAFileIs() throws {
+        var configuration = Self.configuration(baseURL: "http://127.0.0.1:9")
+        configuration.servers = [ServerEntry(name: "a", winPower: configuration.winPower),
+                                 ServerEntry(name: "a", winPower: configuration.winPower)]
+        configuration.scheduler.collectionInterval = .zero
+        do {
+            _ = try EmbeddedExporter(configuration: configuration, log: .disabled)
+            Issue.record("an invalid configuration was accepted")
+        } catch let error as ExporterError {
+            guard case .invalidConfiguration(let problems) = error else { throw error }
+            #expect(problems.compactMap(\.key) == ["scheduler.collection_interval", "servers[1].name"])
+        }
+    }
+
+    @Test func theGroupsShutdownSavesTheTotals() async throws {
+        let simulator = SimulatorServer(simulator: WinPowerSimulator())
+        let port = try await simulator.start().port
+        let sink = RecordingSink()
+        let embedded = try EmbeddedExporter(configuration: Self.configuration(baseURL: "http://127.0.0.1:\(port)"),
+                                            log: WPLogging.Logger(label: "consumer", sink: sink))
+        let running = Task { try await embedded.group.run() }
+        defer { running.cancel() }
+        _ = try await within(.seconds(60), "a collection") { await sink.wait(for: "logged in") }
+        await embedded.group.triggerGracefulShutdown()
+        try await within(.seconds(60), "the group to return") { try await running.value }
+        _ = try await within(.seconds(5), "the totals saved") { await sink.wait(for: "energy persisted") }
+        await simulator.stop()
+    }
+}
+#endif
