@@ -87,7 +87,7 @@ let package = Package(
         .target(name: "WPCBuildInfo", cSettings: [.define("WPEXPORTER_GIT_COMMIT", to: "\"\(gitCommit())\"")]),
         // The running exporter as a library: one or many WinPower servers, merge, reload, the HTTP
         // surface, the push loop (docs/architecture.md). The executable only composes the command line.
-        .target(name: "WPExporter", dependencies: ["WPLogging", "WPConfig", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPNUT",
+        .target(name: "WPExporter", dependencies: ["WPRuntime", "WPLogging", "WPConfig", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPNUT",
                                                     "WPClient", "WPServer", "WPServerMetrics", "WPScheduler", "WPCollector", "WPHTTPClient",
                                                     "WPCBuildInfo"]),
         .executableTarget(name: "wpexporter", dependencies: ["WPExporter", "WPLogging", "WPConfig", "WPClient", "WPCollector", "WPProcess",

@@ -9,6 +9,7 @@ import WPLogging
 import WPMetrics
 import WPNUT
 import WPPushgateway
+import WPRuntime
 import WPScheduler
 import WPServer
 import WPServerMetrics
@@ -619,6 +620,18 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             logger.error("could not persist energy on shutdown", ["error": .string("\(error)")])
         }
         store.close()
+        await flushLog()
+    }
+
+    /// How long the way out waits for the log's last lines to leave the process.
+    static var logFlushTimeout: Duration { .seconds(2) }
+
+    /// Waits (on a thread of its own, at most ``logFlushTimeout``) until what the exporter
+    /// logged has left the process: a sink writing from a background thread would otherwise
+    /// lose the last lines ("energy persisted") if the service exits right after `run` returns.
+    private func flushLog() async {
+        let sink = logger.sink
+        _ = try? await NamedThread.run(name: "log-flush") { sink.flush(timeout: Self.logFlushTimeout) }
     }
 
     /// Saves the energy totals, waiting at most `timeout` (a second signal, before exiting

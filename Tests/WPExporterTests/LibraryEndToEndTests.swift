@@ -218,6 +218,37 @@ import WPTestSupport
         await exporter.close()
     }
 
+    /// A sink that delivers records only when flushed, as one writing from a background thread
+    /// delivers them only later.
+    final class DeferredSink: LogSink {
+        private let state = Mutex<(pending: [String], delivered: [String])>(([], []))
+        func write(_ record: LogRecord) { state.withLock { $0.pending.append(record.message) } }
+        func flush(timeout: Duration) -> Bool {
+            state.withLock { state in
+                state.delivered += state.pending
+                state.pending = []
+            }
+            return true
+        }
+        var delivered: [String] { state.withLock { $0.delivered } }
+    }
+
+    /// The exporter's last lines have left the process by the time it has stopped: a service
+    /// exiting right after needs no flush of its own.
+    @Test func theLastLinesAreDeliveredWhenTheExporterHasStopped() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-flush-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var configuration = ExporterConfiguration()
+        configuration.storage.dataDirectory = directory
+        configuration.winPower.baseURL = "http://127.0.0.1:9"
+        configuration.winPower.username = "admin"
+        configuration.winPower.password = Secret("pw")
+        let sink = DeferredSink()
+        let exporter = try Exporter(configuration: configuration, logger: Logger(label: "service", sink: sink))
+        await exporter.close()
+        #expect(sink.delivered.contains("energy persisted"))
+    }
+
     @Test func anInvalidConfigurationIsRefusedWithEveryProblemBeforeAnythingOpens() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-invalid-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
