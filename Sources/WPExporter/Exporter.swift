@@ -178,6 +178,10 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         } catch {
             throw .dataDirectory(error)
         }
+        // A relative storage.data_dir (the default is ./data) depends on the working directory:
+        // say where the totals are.
+        logger.info("energy totals kept in the data directory",
+                    ["data_dir": .string(Self.absolute(configuration.storage.dataDirectory))])
         let store = self.store
         do {
             meter = try Self.openMeter(configuration, storage: storage, store: store, clock: clock, logger: logger)
@@ -621,6 +625,14 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         }
         store.close()
         await flushLog()
+    }
+
+    /// `path` made absolute against the working directory.
+    package static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        var base = FileManager.default.currentDirectoryPath
+        if !base.hasSuffix("/") { base += "/" }
+        return base + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
     }
 
     /// How long the way out waits for the log's last lines to leave the process.

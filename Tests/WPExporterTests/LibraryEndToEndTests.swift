@@ -247,6 +247,9 @@ import WPTestSupport
         let exporter = try Exporter(configuration: configuration, logger: Logger(label: "service", sink: sink))
         await exporter.close()
         #expect(sink.delivered.contains("energy persisted"))
+        #expect(sink.delivered.contains("energy totals kept in the data directory"), "where the totals are is said")
+        #expect(Exporter<ContinuousClock>.absolute("./data") == FileManager.default.currentDirectoryPath + "/data")
+        #expect(Exporter<ContinuousClock>.absolute("/var/lib/x") == "/var/lib/x")
     }
 
     @Test func anInvalidConfigurationIsRefusedWithEveryProblemBeforeAnythingOpens() throws {
