@@ -16,3 +16,8 @@ func embeddingSnippet() {
     let log = WPLogging.Logger(label: "service", sink: StreamSink.standardError(encoder: JSONLogEncoder()))
     LoggingSystem.bootstrap { label in BridgeLogHandler(label: label, logger: log) }
 }
+
+func readmeSwiftLogSinkSnippet() {
+    let log = WPLogging.Logger(label: "", sink: SwiftLogSink(labelPrefix: "winpower"))
+    log.child(label: "collector").info("collected")   // swift-log logger "winpower.collector"
+}

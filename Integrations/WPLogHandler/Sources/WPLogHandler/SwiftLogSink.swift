@@ -1,0 +1,83 @@
+import Logging
+import Synchronization
+import WPLogging
+
+/// A WPLogging `LogSink` writing into swift-log: the other direction of ``BridgeLogHandler``.
+/// A service whose logging backend is swift-log (its `LoggingSystem` bootstrapped with any
+/// handler) gives the libraries of this repository, the embedded exporter included, a
+/// WPLogging logger on this sink, and their records go to that backend.
+///
+/// - **Label**: each record's `logger` (`collector`, `client`, …) under `labelPrefix`
+///   (`winpower.collector` with the prefix `winpower`), one swift-log logger per label, made
+///   on first use.
+/// - **Levels**: `debug` → `debug`, `info` → `info`, `warn` → `warning`, `error` → `error`.
+///   WPLogging filters by its logger's level first; swift-log's handler filters again by its own.
+/// - **Fields** become metadata: strings as strings, numbers and booleans as
+///   `stringConvertible` (their text); the record's file and line are passed on as its source
+///   location. Records arrive already redacted by the WPLogging logger's `Redactor`.
+///
+/// Do not combine it with ``BridgeLogHandler`` over the same logger: a record would go round.
+///
+/// ```swift
+/// LoggingSystem.bootstrap(StreamLogHandler.standardError)        // the service's backend
+/// let log = WPLogging.Logger(label: "winpower", sink: SwiftLogSink(labelPrefix: "winpower"))
+/// let exporter = try Exporter(configuration: configuration, logger: log)
+/// ```
+public final class SwiftLogSink: LogSink {
+    /// Prefixed to every record's label, with a dot; none when empty.
+    public let labelPrefix: String
+    private let makeLogger: @Sendable (String) -> Logging.Logger
+    private let loggers = LoggerCache()
+
+    /// A sink writing through swift-log's `LoggingSystem`.
+    ///
+    /// - Parameters:
+    ///   - labelPrefix: nests every record's label (`winpower.collector`); empty by default.
+    ///   - makeLogger: makes the swift-log logger of a label; `Logging.Logger(label:)` by
+    ///     default (the bootstrapped backend).
+    public init(labelPrefix: String = "",
+                makeLogger: @escaping @Sendable (String) -> Logging.Logger = { Logging.Logger(label: $0) }) {
+        self.labelPrefix = labelPrefix
+        self.makeLogger = makeLogger
+    }
+
+    public func write(_ record: LogRecord) {
+        let label = labelPrefix.isEmpty ? record.logger
+            : record.logger.isEmpty ? labelPrefix : labelPrefix + "." + record.logger
+        let logger = loggers.logger(for: label, make: makeLogger)
+        var metadata: Logging.Logger.Metadata = [:]
+        for (key, value) in record.fields {
+            switch value {
+            case .string(let text): metadata[key] = .string(text)
+            default: metadata[key] = .stringConvertible(value.description)
+            }
+        }
+        logger.log(level: Self.level(record.level), "\(record.message)", metadata: metadata,
+                   source: nil, file: record.file, function: "", line: record.line)
+    }
+
+    /// swift-log's level for a WPLogging level.
+    static func level(_ level: LogLevel) -> Logging.Logger.Level {
+        switch level {
+        case .debug: .debug
+        case .info: .info
+        case .warn: .warning
+        case .error: .error
+        }
+    }
+}
+
+/// One swift-log logger per label, made once.
+private final class LoggerCache: Sendable {
+    private let state = Mutex<[String: Logging.Logger]>([:])
+
+    func logger(for label: String, make: (String) -> Logging.Logger) -> Logging.Logger {
+        if let found = state.withLock({ $0[label] }) { return found }
+        let made = make(label)
+        return state.withLock { loggers in
+            if let found = loggers[label] { return found }
+            loggers[label] = made
+            return made
+        }
+    }
+}

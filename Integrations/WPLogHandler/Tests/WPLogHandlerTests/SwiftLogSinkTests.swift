@@ -1,0 +1,69 @@
+import Logging
+import Synchronization
+import Testing
+import WPLogging
+import WPLogHandler
+
+/// A swift-log handler that keeps what it is given.
+struct CapturingHandler: LogHandler {
+    struct Entry: Sendable, Equatable {
+        var label: String
+        var level: Logging.Logger.Level
+        var message: String
+        var metadata: [String: String]
+        var line: UInt
+    }
+
+    let label: String
+    let entries: Entries
+    var logLevel: Logging.Logger.Level = .trace
+    var metadata: Logging.Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logging.Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let values = (event.metadata ?? [:]).mapValues { "\($0)" }
+        entries.append(Entry(label: label, level: event.level, message: "\(event.message)", metadata: values, line: event.line))
+    }
+
+    final class Entries: Sendable {
+        private let stored = Mutex<[Entry]>([])
+        var all: [Entry] { stored.withLock { $0 } }
+        func append(_ entry: Entry) { stored.withLock { $0.append(entry) } }
+    }
+}
+
+/// WPLogging records into swift-log: an embedded exporter logs through the service's backend.
+@Suite struct SwiftLogSinkTests {
+    @Test func recordsReachSwiftLogUnderTheNestedLabelWithLevelsAndFields() {
+        let entries = CapturingHandler.Entries()
+        let sink = SwiftLogSink(labelPrefix: "winpower") { label in
+            Logging.Logger(label: label) { CapturingHandler(label: $0, entries: entries) }
+        }
+        let root = WPLogging.Logger(label: "", level: .debug, sink: sink)
+        let collector = root.child(label: "collector")
+        collector.debug("collected", ["devices": .int(3), "server": .string("east")])
+        collector.warn("slow")
+        root.child(label: "client").error("login failed", ["ok": .bool(false)])
+        root.info("started")
+        #expect(entries.all.map(\.label) == ["winpower.collector", "winpower.collector", "winpower.client", "winpower"])
+        #expect(entries.all.map(\.level) == [.debug, .warning, .error, .info])
+        #expect(entries.all.map(\.message) == ["collected", "slow", "login failed", "started"])
+        #expect(entries.all[0].metadata == ["devices": "3", "server": "east"])
+        #expect(entries.all[2].metadata == ["ok": "false"])
+        #expect(entries.all[0].line > 0, "the call site is passed on")
+    }
+
+    @Test func secretsAreMaskedBeforeSwiftLogSeesThem() {
+        let entries = CapturingHandler.Entries()
+        let sink = SwiftLogSink { label in Logging.Logger(label: label) { CapturingHandler(label: $0, entries: entries) } }
+        let log = WPLogging.Logger(label: "client", sink: sink, redactor: Redactor(secrets: ["hunter2-Secret"]))
+        log.info("login with hunter2-Secret", ["password": .string("hunter2-Secret")])
+        let text = entries.all.map { "\($0.message) \($0.metadata)" }.joined()
+        #expect(!text.isEmpty)
+        #expect(!text.contains("hunter2-Secret"))
+    }
+}
