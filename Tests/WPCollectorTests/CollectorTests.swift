@@ -280,6 +280,13 @@ private let device = ["device_id": deviceID]
         }
         await fixture.collector.collect()
         #expect(try fixture.exposition().value("winpower_exporter_energy_persist_failures_total") == 2)
+        #expect(try fixture.exposition().value("winpower_exporter_energy_last_save_successful") == 0)
+        // The third save succeeds: the next cycle says saving works again.
+        try fixture.meter.waitForSaves()
+        fixture.clock.advance(by: .seconds(5))
+        await fixture.collector.collect()
+        #expect(try fixture.exposition().value("winpower_exporter_energy_last_save_successful") == 1)
+        #expect(try fixture.exposition().value("winpower_exporter_energy_persist_failures_total") == 2)
     }
 
     @Test func skippedCollectionsNeverDecrease() async throws {
