@@ -2,8 +2,9 @@ import WPMetrics
 import WPPushgateway
 import WPServer
 
-/// Why an ``Exporter`` could not be built. Each case names the configuration key at fault the
-/// way `check-config` does, so the message tells an operator what to change.
+/// Why an ``Exporter`` could not be built, or (``energyNotSaved(reason:lastSaved:)``) why its
+/// run ended with the energy totals unsaved. Each case names the configuration key at fault
+/// the way `check-config` does, so the message tells an operator what to change.
 public enum ExporterError: Error, Sendable, CustomStringConvertible {
     /// The data directory (`storage.data_dir`) is locked by another process or unusable, or
     /// its state could not be loaded.
@@ -20,6 +21,10 @@ public enum ExporterError: Error, Sendable, CustomStringConvertible {
     /// The open-files limit is too low to serve at all (a configuration error of the process:
     /// the command-line tool exits 78).
     case openFiles(DescriptorBudgetError)
+    /// The exporter stopped, but its final save of the energy totals failed (`reason`): the
+    /// totals since the last successful save are lost. `lastSaved` says where the last saved
+    /// totals are (``WPStorage/SavedTotals``). The command-line tool exits 74.
+    case energyNotSaved(reason: String, lastSaved: String)
 
     public var description: String {
         switch self {
@@ -37,6 +42,8 @@ public enum ExporterError: Error, Sendable, CustomStringConvertible {
             return reason
         case .openFiles(let error):
             return error.description
+        case .energyNotSaved(let reason, let lastSaved):
+            return "storage.data_dir: energy totals not saved on shutdown: \(reason); \(lastSaved)"
         }
     }
 }
