@@ -28,7 +28,9 @@ import WPTestSupport
         let stateFile = dataDirectory + "/energy.state"
         try await server.waitFor("a first save") { FileManager.default.fileExists(atPath: stateFile) }
 
-        try FileManager.default.removeItem(atPath: dataDirectory)
+        // Renamed first, then deleted: a save in progress cannot make the removal fail.
+        try FileManager.default.moveItem(atPath: dataDirectory, toPath: dataDirectory + ".deleted")
+        try FileManager.default.removeItem(atPath: dataDirectory + ".deleted")
         try await server.waitFor("the data directory to be recreated with its lock and state") {
             FileManager.default.fileExists(atPath: stateFile)
                 && FileManager.default.fileExists(atPath: dataDirectory + "/wpexporter.lock")
