@@ -39,6 +39,11 @@ extension FileEnergyStore {
         }
         let recreated = FileSystem.identity(of: paths.directory) == nil
         try FileSystem.ensureDirectory(paths.directory)
+        if recreated {
+            // The new directory's entry is flushed too, so the saves into it survive a power loss.
+            let parent = FileSystem.parentDirectory(of: paths.directory)
+            try FileSystem.syncDirectory(parent.isEmpty ? "." : parent)
+        }
         let lock: DataDirectoryLock
         do {
             lock = try DataDirectoryLock.acquire(directory: paths.directory)
