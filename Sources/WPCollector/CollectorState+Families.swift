@@ -40,7 +40,8 @@ extension CollectorState {
             Double(skippedCollections), type: .counter))
         try appendBoundFamilies(to: &families)
         try families.append(contentsOf: MetricFamily.meterFamilies(stateReset: context.energyStateReset,
-                                                                   persistFailures: context.persistFailures))
+                                                                   persistFailures: context.persistFailures,
+                                                                   lastSaveFailed: context.lastSaveFailed))
 
         var errorFamily = try MetricFamily(name: "winpower_exporter_scrape_errors_total",
             help: "Failed collections by error type.", type: .counter, labelNames: ["error_type"])
@@ -233,8 +234,12 @@ extension MetricFamily {
     }
 
     /// The energy meter's health (``WinPowerCollector/processWideFamilies``).
-    static func meterFamilies(stateReset: Bool, persistFailures: Int) throws(MetricsError) -> [MetricFamily] {
-        [try .single("winpower_exporter_energy_state_reset",
+    static func meterFamilies(stateReset: Bool, persistFailures: Int, lastSaveFailed: Bool) throws(MetricsError) -> [MetricFamily] {
+        [try .single("winpower_exporter_energy_last_save_successful",
+            "1 when the last attempt to save the energy totals succeeded (or none was made yet), 0 while saving "
+                + "fails: the data directory is missing and cannot be recreated, read-only, full, or locked by another process.",
+            lastSaveFailed ? 0 : 1),
+         try .single("winpower_exporter_energy_state_reset",
             "1 when stored energy totals could not be read at start and counting restarted from 0.",
             stateReset ? 1 : 0),
          try .single("winpower_exporter_energy_persist_failures_total",

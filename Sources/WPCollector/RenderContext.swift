@@ -16,6 +16,8 @@ struct RenderContext: Sendable {
     var totals: [String: DeviceEnergy]
     var energyStateReset: Bool
     var persistFailures: Int
+    /// Whether the last attempt to save the energy totals failed (it is still failing).
+    var lastSaveFailed: Bool = false
     /// Implausible power readings refused per device since start.
     var rejectedSamples: [String: Int] = [:]
     var now: Date

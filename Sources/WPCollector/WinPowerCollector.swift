@@ -227,7 +227,8 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
     /// Families of the shared energy meter's health: the same for every server, so a
     /// multi-server exporter serves them once, without server labels.
     public static var processWideFamilies: Set<String> {
-        ["winpower_exporter_energy_state_reset", "winpower_exporter_energy_persist_failures_total"]
+        ["winpower_exporter_energy_state_reset", "winpower_exporter_energy_persist_failures_total",
+         "winpower_exporter_energy_last_save_successful"]
     }
 
     /// The chunks of ``processWideFamilies`` for a merged exposition: the shared meter's
@@ -237,7 +238,8 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
     public static func processWideChunks(_ meter: EnergyMeter<C>) -> ExpositionChunks? {
         let status = meter.status
         guard let families = try? MetricFamily.meterFamilies(stateReset: status.stateWasReset,
-                                                             persistFailures: status.persistFailures) else { return nil }
+                                                             persistFailures: status.persistFailures,
+                                                             lastSaveFailed: status.lastPersistError != nil) else { return nil }
         return ExpositionChunks(families: families, labels: [], deviceCount: 0, generatedAt: nil)
     }
 
@@ -297,6 +299,7 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
         let (live, extras) = state.liveDevices(at: now, window: configuration.stalenessWindow)
         let context = RenderContext(live: live, extras: extras, totals: energy.totals, energyStateReset: energy.status.stateWasReset,
                                     persistFailures: energy.status.persistFailures,
+                                    lastSaveFailed: energy.status.lastPersistError != nil,
                                     rejectedSamples: energy.rejectedSamples, now: wall,
                                     fresh: state.isFresh(at: now, window: configuration.stalenessWindow))
         state.renderings += 1

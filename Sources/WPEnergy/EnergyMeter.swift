@@ -439,7 +439,9 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
             }
             return previous
         }
-        if let failure, previous.lastPersistError == nil {
+        // Logged when a streak of failures starts and when its cause changes (a data directory
+        // that could not be recreated, then locked by another process), not at every cycle.
+        if let failure, previous.lastPersistError != failure.description {
             logger.error("saving energy totals failed; keeping them in memory and retrying next cycle",
                          ["error": "\(failure)"])
         } else if failure == nil, previous.lastPersistError != nil {

@@ -49,13 +49,17 @@ package struct Endpoints: Sendable {
     package var lifecycleEnabled: Bool
     /// The NUT server's state for `/health`; `nil` without `nut.listen`.
     package var nut: (@Sendable () -> NUTHealth)?
+    /// The energy store's state for `/health`; `nil` without one (endpoint tests). A failing
+    /// store makes `/health` unhealthy.
+    package var storage: (@Sendable () -> StorageHealth)?
 
     package init(view: @escaping @Sendable () -> View,
                  exposition: (@Sendable () -> (snapshot: MetricsSnapshot,
                                                bodyParts: (@Sendable (MetricsSnapshot, Bool) -> HTTPBodyParts?)?))? = nil,
                  version: String, metricsPath: String, startedAt: Date,
                  now: @escaping @Sendable () -> Date, scrape: ScrapeMetrics, reloader: ConfigReloader? = nil,
-                 lifecycleEnabled: Bool = false, nut: (@Sendable () -> NUTHealth)? = nil) {
+                 lifecycleEnabled: Bool = false, nut: (@Sendable () -> NUTHealth)? = nil,
+                 storage: (@Sendable () -> StorageHealth)? = nil) {
         self.view = view
         self.exposition = exposition ?? {
             let view = view()
@@ -69,6 +73,7 @@ package struct Endpoints: Sendable {
         self.reloader = reloader
         self.lifecycleEnabled = lifecycleEnabled
         self.nut = nut
+        self.storage = storage
     }
 
     /// Endpoints of one unnamed server given as closures (tests serve them without a collector).
@@ -200,19 +205,21 @@ package struct Endpoints: Sendable {
     }
 
     /// The `/health` document of a single server; 200 when the last finished collection succeeded within the
-    /// staleness window, 503 otherwise. A collection in progress changes neither.
+    /// staleness window and the energy totals can be saved, 503 otherwise. A collection in progress changes neither.
     package func healthResponse(_ server: ServerView) -> HTTPResponse {
         let health = server.health()
         let now = self.now()
         let target = server.target
+        let storage = self.storage?()
         let healthy = health.isHealthy(sinceLastSuccess: server.sinceLastSuccess(), stalenessWindow: server.stalenessWindow)
+            && storage?.lastSaveSuccessful != false
         let report = HealthReport(
             status: healthy ? "healthy" : "unhealthy", version: version, uptimeSeconds: uptime(now),
             lastCollection: .init(health), winPower: .init(target: target, health: health),
             deviceCount: health.deviceCount, deviceList: .init(health), energySamplesRejected: health.energySamplesRejected,
             configReload: reloader.map { HealthReport.ConfigReload($0.status) },
             outages: health.outages.map { .init(deviceID: $0.deviceID, since: $0.since.map(Self.iso)) },
-            alarms: health.alarms.map(HealthReport.DeviceAlarms.init), nut: nut?())
+            alarms: health.alarms.map(HealthReport.DeviceAlarms.init), nut: nut?(), storage: storage)
         return Self.json(report, status: healthy ? 200 : 503)
     }
 
@@ -358,6 +365,8 @@ package struct HealthReport: Codable, Sendable, Equatable {
     package var alarms: [DeviceAlarms] = []
     /// The NUT server (`nut.listen`); absent when it is off.
     package var nut: NUTHealth?
+    /// The energy store: data directory and whether saving works.
+    package var storage: StorageHealth?
     package struct DeviceAlarms: Codable, Sendable, Equatable {
         var deviceID: String
         var deviceName: String
@@ -390,7 +399,7 @@ package struct HealthReport: Codable, Sendable, Equatable {
         }
     }
     package enum CodingKeys: String, CodingKey {
-        case status, version, outages, alarms, nut
+        case status, version, outages, alarms, nut, storage
         case uptimeSeconds = "uptime_seconds"
         case lastCollection = "last_collection"
         case winPower = "winpower"

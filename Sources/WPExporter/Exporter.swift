@@ -248,7 +248,12 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                               version: BuildInfo.exporterVersion,
                               metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
                               scrape: scrape, reloader: reloader, lifecycleEnabled: configuration.server.enableLifecycle,
-                              nut: Self.nutHealth(nutServer, listen: nutAddress))
+                              nut: Self.nutHealth(nutServer, listen: nutAddress),
+                              storage: {
+                                  let status = meter.status
+                                  return StorageHealth(dataDirectory: storage.dataDirectory, lastError: status.lastPersistError,
+                                                       saveFailures: status.persistFailures)
+                              })
         var serverConfiguration = ExporterSettings.server(configuration)
         serverConfiguration.tls = options.webSecurity.tls
         if let budget { serverConfiguration.reservedDescriptors = budget.reservedForHTTP }
@@ -484,17 +489,19 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     ///   - reloadRequests: one element per SIGHUP; each reloads the configuration.
     ///   - shutdown: returns when the exporter should stop (a signal); must end on cancellation.
     /// - Throws: `ServerError.bind` naming the address and reason when it cannot listen;
-    ///   ``ExporterError/nut(reason:)`` starting `nut.listen:` when the NUT server cannot.
+    ///   ``ExporterError/nut(reason:)`` starting `nut.listen:` when the NUT server cannot;
+    ///   ``ExporterError/energyNotSaved(reason:lastSaved:)`` when it stopped but the final save
+    ///   of the energy totals failed (the message says where the last saved totals are).
     public func run(onListening: @escaping @Sendable (ServerAddress) async -> Void,
                     reloadRequests: AsyncStream<Void>? = nil,
                     until shutdown: @escaping @Sendable () async -> Void) async throws {
         do {
             try await serve(listening: onListening, reloadRequests: reloadRequests, until: shutdown)
         } catch {
-            await finish()
+            _ = await finish()
             throw error
         }
-        await finish()
+        if let failure = await finish() { throw failure }
     }
 
     /// Like ``run(onListening:reloadRequests:until:)`` without the listener: for a service that
@@ -502,17 +509,18 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     ///
     /// - Throws: what stopped it before `shutdown` returned, as `run` does: an
     ///   ``ExporterError`` naming the key at fault (`nut.listen` when the NUT port cannot be
-    ///   bound), or `CancellationError`. Energy is persisted and the data directory released
-    ///   either way.
+    ///   bound), or `CancellationError`; or, once stopped, ``ExporterError/energyNotSaved(reason:lastSaved:)``
+    ///   when the final save of the energy totals failed (logged with where the last saved
+    ///   totals are). The data directory is released either way.
     public func runCollection(reloadRequests: AsyncStream<Void>? = nil,
                               until shutdown: @escaping @Sendable () async -> Void) async throws {
         do {
             try await serve(listening: nil, reloadRequests: reloadRequests, until: shutdown)
         } catch {
-            await finish()
+            _ = await finish()
             throw error
         }
-        await finish()
+        if let failure = await finish() { throw failure }
     }
 
     /// Applies a new configuration to the running exporter, as a reload does (one at a time with
@@ -615,16 +623,26 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
 
     /// Stops recording, saves the totals within ``finalSaveTimeout`` and releases the data
     /// directory. A collection that outlived the graceful timeout can no longer record.
-    private func finish(timeout: Duration = Exporter.finalSaveTimeout) async {
+    ///
+    /// - Returns: `nil` when the totals are saved; otherwise the error to stop with, logged
+    ///   with where the last saved totals are (``FileEnergyStore/lastSavedTotals()``).
+    private func finish(timeout: Duration = Exporter.finalSaveTimeout) async -> ExporterError? {
         meter.close()
+        var failure: ExporterError?
         do {
             try await meter.save(timeout: timeout)
             logger.info("energy persisted", ["devices": .int(meter.totals.count)])
         } catch {
-            logger.error("could not persist energy on shutdown", ["error": .string("\(error)")])
+            let reason = "\(error)"
+            let lastSaved = store.lastSavedTotals().description
+            logger.error("could not persist energy on shutdown: the totals since the last save are lost",
+                         ["error": .string(reason), "last_saved_totals": .string(lastSaved),
+                          "devices": .int(meter.totals.count)])
+            failure = .energyNotSaved(reason: reason, lastSaved: lastSaved)
         }
         store.close()
         await flushLog()
+        return failure
     }
 
     /// `path` made absolute against the working directory.
@@ -677,8 +695,11 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// ```
     ///
     /// - Parameter timeout: how long to wait for the final save; ``finalSaveTimeout`` by default.
-    public func close(timeout: Duration = Exporter.finalSaveTimeout) async {
-        await finish(timeout: timeout)
+    /// - Returns: whether the final save succeeded (a failure is logged with where the last
+    ///   saved totals are).
+    @discardableResult
+    public func close(timeout: Duration = Exporter.finalSaveTimeout) async -> Bool {
+        await finish(timeout: timeout) == nil
     }
 }
 

@@ -3,8 +3,9 @@ import WPMetrics
 import WPPushgateway
 import WPServer
 
-/// Why an ``Exporter`` could not be built. Each case names the configuration key at fault the
-/// way `check-config` does, so the message tells an operator what to change.
+/// Why an ``Exporter`` could not be built, or (``energyNotSaved(reason:lastSaved:)``) why its
+/// run ended with the energy totals unsaved. Each case names the configuration key at fault
+/// the way `check-config` does, so the message tells an operator what to change.
 public enum ExporterError: Error, Sendable, CustomStringConvertible {
     /// The data directory (`storage.data_dir`) is locked by another process or unusable, or
     /// its state could not be loaded.
@@ -30,6 +31,10 @@ public enum ExporterError: Error, Sendable, CustomStringConvertible {
         let count = problems.count == 1 ? "1 problem" : "\(problems.count) problems"
         return "the configuration is not valid (\(count)):" + problems.map { "\n  \($0)" }.joined()
     }
+    /// The exporter stopped, but its final save of the energy totals failed (`reason`): the
+    /// totals since the last successful save are lost. `lastSaved` says where the last saved
+    /// totals are (``WPStorage/SavedTotals``). The command-line tool exits 74.
+    case energyNotSaved(reason: String, lastSaved: String)
 
     public var description: String {
         switch self {
@@ -49,6 +54,8 @@ public enum ExporterError: Error, Sendable, CustomStringConvertible {
             return reason
         case .openFiles(let error):
             return error.description
+        case .energyNotSaved(let reason, let lastSaved):
+            return "storage.data_dir: energy totals not saved on shutdown: \(reason); \(lastSaved)"
         }
     }
 }

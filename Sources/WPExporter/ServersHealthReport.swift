@@ -5,8 +5,9 @@ import WPServer
 /// The JSON body of `/health` for a multi-server exporter: the whole, then each server.
 ///
 /// `status` is `healthy` when every server's last finished collection succeeded within its
-/// staleness window, `degraded` when some did, `unhealthy` when none did; `/health` answers
-/// 503 only for `unhealthy` (the exporter serves nothing fresh), 200 otherwise.
+/// staleness window, `degraded` when some did, `unhealthy` when none did or when the energy
+/// totals cannot be saved (``StorageHealth``); `/health` answers 503 only for `unhealthy` (the
+/// exporter serves nothing fresh, or loses energy at its next stop), 200 otherwise.
 package struct ServersHealthReport: Codable, Sendable, Equatable {
     package struct Server: Codable, Sendable, Equatable {
         var name: String
@@ -39,8 +40,10 @@ package struct ServersHealthReport: Codable, Sendable, Equatable {
     package var configReload: HealthReport.ConfigReload?
     /// The NUT server (`nut.listen`); absent when it is off.
     package var nut: NUTHealth?
+    /// The energy store: data directory and whether saving works.
+    package var storage: StorageHealth?
     package enum CodingKeys: String, CodingKey {
-        case status, version, servers, nut
+        case status, version, servers, nut, storage
         case uptimeSeconds = "uptime_seconds"
         case deviceCount = "device_count"
         case energySamplesRejected = "energy_samples_rejected"
@@ -78,12 +81,14 @@ extension Endpoints {
                          alarms: health.alarms.map(HealthReport.DeviceAlarms.init))
         }
         let healthy = entries.filter { $0.status == "healthy" }.count
-        let status = healthy == entries.count ? "healthy" : healthy == 0 ? "unhealthy" : "degraded"
+        let storage = self.storage?()
+        let status = storage?.lastSaveSuccessful == false ? "unhealthy"
+            : healthy == entries.count ? "healthy" : healthy == 0 ? "unhealthy" : "degraded"
         let report = ServersHealthReport(status: status, version: version, uptimeSeconds: uptime(now), servers: entries,
                                          deviceCount: entries.reduce(0) { $0 + $1.deviceCount },
                                          energySamplesRejected: rejected,
                                          configReload: reloader.map { HealthReport.ConfigReload($0.status) },
-                                         nut: nut?())
+                                         nut: nut?(), storage: storage)
         return Self.json(report, status: status == "unhealthy" ? 503 : 200)
     }
 }

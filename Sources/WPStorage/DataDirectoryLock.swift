@@ -13,11 +13,18 @@ import WPLogging
 /// A lock whose owner already released it, but whose descriptor a child process still holds
 /// for a moment (between fork and exec, when the owner starts a program), is waited for up to
 /// 1 s instead of being reported as taken.
+///
+/// An `flock` belongs to the file, not to its name: when the lock file (or the whole data
+/// directory) is removed, renamed or replaced while the lock is held, the lock still holds the
+/// old file and no longer protects the directory at ``path``. ``isCurrent()`` tells, by
+/// comparing the locked file's device and inode with what the name points at now.
 struct DataDirectoryLock: Sendable {
     static let fileName = "wpexporter.lock"
 
     let path: String
     private(set) var descriptor: Int32
+    /// Device and inode of the locked file.
+    let identity: FileSystem.Identity
 
     /// Takes the lock or throws without waiting.
     static func acquire(directory: String) throws(StorageError) -> DataDirectoryLock {
@@ -41,12 +48,41 @@ struct DataDirectoryLock: Sendable {
             throw .posix("lock", path, errno: code)
         }
         let text = Array("\(getpid())\n".utf8)
+        var info = stat()
         if ftruncate(fd, 0) != 0 || text.withUnsafeBytes({ pwrite(fd, $0.baseAddress, $0.count, 0) }) != text.count {
             let error = StorageError.posix("write pid to lock file", path)
             close(fd)
             throw error
         }
-        return DataDirectoryLock(path: path, descriptor: fd)
+        guard fstat(fd, &info) == 0 else {
+            let error = StorageError.posix("stat lock file", path)
+            close(fd)
+            throw error
+        }
+        return DataDirectoryLock(path: path, descriptor: fd, identity: FileSystem.Identity(info))
+    }
+
+    /// Whether ``path`` still names the locked file. `false` when the lock file or its
+    /// directory was removed, renamed or replaced (or the lock was released): the lock then
+    /// protects nothing at ``path``, and another process could lock the directory there.
+    func isCurrent() -> Bool {
+        descriptor >= 0 && FileSystem.identity(of: path) == identity
+    }
+
+    /// Where the locked file is now, as the kernel names it: on Linux the target of
+    /// `/proc/self/fd/N` (for instance `/srv/data.old/wpexporter.lock` after the directory was
+    /// renamed, or the old path followed by ` (deleted)` once removed); `nil` elsewhere or
+    /// when released.
+    func currentLocation() -> String? {
+        #if os(Linux)
+        guard descriptor >= 0 else { return nil }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/fd/\(descriptor)", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        #else
+        return nil
+        #endif
     }
 
     /// Checks of a lock with no owner written before giving up (5 ms apart: 1 s in all).

@@ -32,6 +32,15 @@ extension FileEnergyStore {
                 logImport(report)
             }
             guarded.generation = max(guarded.generation, loaded.state.generation)
+            let file: String? = switch loaded.source {
+            case .primary: paths.state
+            case .backup: paths.backup
+            case .fresh, .reset: nil
+            }
+            if let file {
+                guarded.lastWritten = WrittenState(path: file, identity: FileSystem.identity(of: file),
+                                                   generation: loaded.state.generation, savedAt: loaded.state.savedAt)
+            }
             return loaded
         }
     }

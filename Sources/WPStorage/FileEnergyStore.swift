@@ -12,6 +12,10 @@ import WPLogging
 /// - `energy.state.corrupt-<UTC time>` — damaged files moved aside, never deleted;
 /// - `wpexporter.lock` — the exclusive lock, holding the owner's pid.
 ///
+/// The directory is durable state: deleted, renamed or replaced while the store runs, it is
+/// recreated and locked again at the next save (see ``save(_:)``); while that fails, saves fail
+/// and ``lastSavedTotals()`` tells where the newest totals on disk are.
+///
 /// A save writes the temp file and `fsync`s it, hard-links the current file as the backup
 /// (or copies and `fsync`s it where the file system refuses hard links: vfat, exFAT, SMB,
 /// some FUSE), renames the temp file over the current one and `fsync`s the directory: two
@@ -55,6 +59,8 @@ public final class FileEnergyStore: EnergyStore {
         var lock: DataDirectoryLock?
         var generation: UInt64 = 0
         var statistics = Statistics()
+        /// The state file last written or loaded (``lastSavedTotals()``).
+        var lastWritten: WrittenState?
     }
 
     struct Paths: Sendable {
@@ -119,9 +125,16 @@ public final class FileEnergyStore: EnergyStore {
 
     /// Writes `state` atomically (temp file, `fsync`, backup link, rename, directory `fsync`).
     ///
+    /// First it checks, with one `stat`, that the lock file is still the one it locked: when
+    /// the data directory was deleted, renamed or replaced while running (or the lock file
+    /// alone), it recreates the directory and takes the lock again (logged), so the totals are
+    /// saved again and a second exporter cannot start on the directory unnoticed.
+    ///
     /// - Parameter state: the full state; its `generation` and `savedAt` are assigned here.
     /// - Throws: ``StorageError`` when any step fails (or the state holds a total that is not a
     ///   finite number ≥ 0, which could not be loaded back); the previous state file is untouched.
+    ///   ``StorageError/lockTaken(lockFile:ownerPID:)`` when another process locked the data
+    ///   directory after its lock file was removed or replaced: nothing is written there.
     public func save(_ state: EnergyState) throws {
         var firstCopiedBackup: Int32?
         try saving.withLock { _ throws(StorageError) in
@@ -140,8 +153,10 @@ public final class FileEnergyStore: EnergyStore {
             stamped.savedAt = now()
             let bytes = StateFileFormat.encode(stamped)
             var fsyncs = 0
+            let written: FileSystem.Identity
             do throws(StorageError) {
-                try FileSystem.writeAndSync(paths.temporary, bytes, mode: configuration.filePermissions)
+                try reclaimDataDirectory()
+                written = try FileSystem.writeAndSync(paths.temporary, bytes, mode: configuration.filePermissions)
                 fsyncs += 1
                 let method = try FileSystem.backup(paths.state, as: paths.backupLink,
                                                    mode: configuration.filePermissions, calls: calls)
@@ -171,6 +186,8 @@ public final class FileEnergyStore: EnergyStore {
                 guarded.generation = stamped.generation
                 guarded.statistics.saves += 1
                 guarded.statistics.lastSaveBytes = bytes.count
+                guarded.lastWritten = WrittenState(path: paths.state, identity: written, generation: stamped.generation,
+                                                   savedAt: stamped.savedAt)
             }
         }
         if let errno = firstCopiedBackup {

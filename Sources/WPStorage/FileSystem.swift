@@ -35,7 +35,10 @@ enum FileSystem {
 
     /// Writes `bytes` to a new file at `path` (truncating any leftover), with exactly `mode`,
     /// and flushes it to stable storage with `fsync`.
-    static func writeAndSync(_ path: String, _ bytes: [UInt8], mode: UInt16) throws(StorageError) {
+    ///
+    /// - Returns: the identity of the file written.
+    @discardableResult
+    static func writeAndSync(_ path: String, _ bytes: [UInt8], mode: UInt16) throws(StorageError) -> Identity {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode_t(mode))
         guard fd >= 0 else { throw .posix("create", path) }
         defer { close(fd) }
@@ -54,6 +57,9 @@ enum FileSystem {
             offset += written
         }
         guard fsync(fd) == 0 else { throw .posix("fsync", path) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .posix("stat", path) }
+        return Identity(info)
     }
 
     /// Flushes directory entries (renames, links) of `path` to stable storage.
@@ -114,6 +120,23 @@ enum FileSystem {
             try writeAndSync(alias, bytes, mode: mode)
             return .copy(errno: failure)
         }
+    }
+
+    /// A file's device and inode: which file a name points at.
+    struct Identity: Sendable, Equatable {
+        var device: UInt64
+        var inode: UInt64
+
+        init(_ info: stat) {
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+        }
+    }
+
+    /// The identity of the file `path` names now (following symbolic links); `nil` when none.
+    static func identity(of path: String) -> Identity? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Identity(info) : nil
     }
 
     static func exists(_ path: String) -> Bool {

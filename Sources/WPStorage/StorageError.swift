@@ -8,6 +8,10 @@ import Darwin
 public enum StorageError: Error, Equatable, CustomStringConvertible {
     /// Another process holds the data directory's lock file.
     case locked(lockFile: String, ownerPID: Int32?)
+    /// While running, the lock file was removed or replaced (the data directory deleted,
+    /// renamed or swapped, or the file alone) and another process has locked the directory
+    /// since: the store no longer saves into it.
+    case lockTaken(lockFile: String, ownerPID: Int32?)
     /// A system call failed; `errno` and its text are captured where it was thrown.
     case system(operation: String, path: String, errno: Int32, message: String)
     /// A state file could not be decoded (bad header, checksum, syntax or values).
@@ -28,6 +32,11 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
             let owner = pid.map { "another wpexporter process (pid \($0))" } ?? "another wpexporter process"
             return "data directory is in use by \(owner): lock \(lockFile) is held; "
                 + "stop that process or give this one another storage.data_dir"
+        case .lockTaken(let lockFile, let pid):
+            let owner = pid.map { "another process (pid \($0))" } ?? "another process"
+            return "the data directory's lock was lost: its lock file \(lockFile) was removed or replaced while "
+                + "running and \(owner) holds the new one; not saving into a directory another exporter uses "
+                + "(stop one of them, or give them different storage.data_dir)"
         case .system(let operation, let path, let code, let message):
             return "\(operation) \(path): \(message) (errno \(code))"
         case .invalidStateFile(let path, let reason):

@@ -16,6 +16,7 @@ public final class InMemoryEnergyStore: EnergyStore {
         var saved: [EnergyState] = []
         var loads = 0
         var failingSaves = 0
+        var saveError: StorageError?
         var loadError: StorageError?
     }
 
@@ -45,7 +46,8 @@ public final class InMemoryEnergyStore: EnergyStore {
         try state.withLock { state throws(StorageError) in
             if state.failingSaves > 0 {
                 state.failingSaves -= 1
-                throw .system(operation: "save (injected failure)", path: "memory", errno: 5, message: "Input/output error")
+                throw state.saveError
+                    ?? .system(operation: "save (injected failure)", path: "memory", errno: 5, message: "Input/output error")
             }
             var stamped = newState
             stamped.generation = StoredDeviceEnergy.incremented(state.saved.last?.generation ?? state.loaded.state.generation)
@@ -54,8 +56,13 @@ public final class InMemoryEnergyStore: EnergyStore {
         }
     }
 
-    /// Makes the next `count` saves throw an I/O error.
-    public func failNextSaves(_ count: Int) { state.withLock { $0.failingSaves = count } }
+    /// Makes the next `count` saves throw `error` (an I/O error by default).
+    public func failNextSaves(_ count: Int, with error: StorageError? = nil) {
+        state.withLock { state in
+            state.failingSaves = count
+            state.saveError = error
+        }
+    }
 
     /// Makes every following `load()` throw `error` (`nil` to stop).
     public func failLoads(with error: StorageError?) { state.withLock { $0.loadError = error } }

@@ -20,7 +20,7 @@ struct CommandLineTool: Sendable {
     /// Runs the command and returns the process exit status.
     ///
     /// - Parameter arguments: The arguments without the program name.
-    /// - Returns: 0, 1, 64 or 78 (see ``ExitCode``).
+    /// - Returns: 0, 1, 64, 74 or 78 (see ``ExitCode``).
     func run(_ arguments: [String]) async -> Int32 {
         do {
             try await execute(try CommandParser.parse(arguments))

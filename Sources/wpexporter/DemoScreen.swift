@@ -65,11 +65,15 @@ final class DemoScreen: Sendable {
         return snapshot.map { $0().text }
     }
 
-    /// The closing words: what ran and where the energy totals went.
-    static func farewell(exposition: [UInt8], dataDirectory: String, temporary: Bool) -> String {
+    /// The closing words: what ran and where the energy totals went (`saved`: whether the
+    /// final save succeeded; when it failed, standard error says where the last saved ones are).
+    static func farewell(exposition: [UInt8], dataDirectory: String, temporary: Bool, saved: Bool = true) -> String {
         let energy = DemoTable.totalEnergy(exposition).map {
             "energy totals (\(DemoTable.number($0.kilowattHours, digits: 4)) kWh over \($0.devices) devices)"
         } ?? "energy totals"
+        if !saved {
+            return "wpexporter demo stopped: \(energy) could not be saved in \(dataDirectory)\n"
+        }
         if temporary {
             return "wpexporter demo stopped: \(energy) discarded with the temporary directory \(dataDirectory)\n"
         }

@@ -9,6 +9,10 @@ enum ExitCode: Int32, Sendable, Equatable {
     case runtimeFailure = 1
     /// The command line is wrong: unknown command or flag, missing or malformed value.
     case usage = 64
+    /// The exporter stopped but could not save its energy totals (`EX_IOERR`): the data
+    /// directory was gone and not recreatable, read-only, full, or locked by another process.
+    /// The log and standard error say where the last saved totals are.
+    case energyNotSaved = 74
     /// The configuration is invalid.
     case configuration = 78
 
@@ -17,13 +21,15 @@ enum ExitCode: Int32, Sendable, Equatable {
     ///
     /// - Parameter error: The error thrown by parsing, loading or a run hook.
     /// - Returns: `.usage` for ``UsageError``, `.configuration` for `ConfigurationError` and an
-    ///   open-files limit too low to serve, `.runtimeFailure` for anything else.
+    ///   open-files limit too low to serve, `.energyNotSaved` for a shutdown whose final save
+    ///   failed, `.runtimeFailure` for anything else.
     static func forError(_ error: any Error) -> ExitCode {
         switch error {
         case is UsageError: return .usage
         case is ConfigurationError: return .configuration
         case ExporterError.openFiles: return .configuration
         case ExporterError.invalidConfiguration: return .configuration
+        case ExporterError.energyNotSaved: return .energyNotSaved
         default: return .runtimeFailure
         }
     }

@@ -33,7 +33,8 @@ enum HelpText {
           help          Show help for a command, or 'help configuration' for every key
 
         Run 'wpexporter <command> --help' for the flags of a command.
-        Exit status: 0 success, 1 runtime failure, 64 usage error, 78 configuration error.
+        Exit status: 0 success, 1 runtime failure, 64 usage error, 74 energy totals not
+        saved on shutdown, 78 configuration error.
 
         """
 

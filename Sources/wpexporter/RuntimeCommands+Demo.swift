@@ -63,10 +63,11 @@ extension RuntimeCommands {
                                              fleet: fleet, note: { note.withLock { $0 } })
         // One signal watcher for both attempts: a signal during the first must stop the second.
         let waitForStop = controls.watchStopSignals()
+        var saved = true
         defer {
             if let exposition = screen.stop() {
                 output.standardOutput(DemoScreen.farewell(exposition: exposition, dataDirectory: configuration.storage.dataDirectory,
-                                                          temporary: temporary != nil))
+                                                          temporary: temporary != nil, saved: saved))
             }
         }
         do {
@@ -82,6 +83,7 @@ extension RuntimeCommands {
                 try await run(configuration, logger: logger, waitForStop: waitForStop, onListening: onListening)
             }
         } catch {
+            if case ExporterError.energyNotSaved = error { saved = false }
             await simulator.stop()
             for extra in fleet.simulators { await extra.stop() }
             throw error

@@ -283,6 +283,27 @@ private let device = ["device_id": deviceID]
         #expect(try fixture.exposition().value("winpower_exporter_energy_persist_failures_total") == 2)
     }
 
+    /// 0 while saves fail (a cycle renders the outcomes known then), 1 once one succeeded. The
+    /// test waits for saves by suspending (`save(timeout:)`), never blocking Swift's pool.
+    @Test func lastSaveSuccessfulFollowsTheSaves() async throws {
+        let store = InMemoryEnergyStore()
+        let fixture = try CollectorFixture(client: ClientStub([.success(.make())]), store: store)
+        await fixture.collector.collect()
+        #expect(try fixture.exposition().value("winpower_exporter_energy_last_save_successful") == 1)
+        store.failNextSaves(1_000)
+        fixture.clock.advance(by: .seconds(5))
+        await fixture.collector.collect()
+        await #expect(throws: StorageError.self) { try await fixture.meter.save(timeout: .seconds(60)) }
+        fixture.clock.advance(by: .seconds(5))
+        await fixture.collector.collect()
+        #expect(try fixture.exposition().value("winpower_exporter_energy_last_save_successful") == 0)
+        store.failNextSaves(0)
+        try await fixture.meter.save(timeout: .seconds(60))
+        fixture.clock.advance(by: .seconds(5))
+        await fixture.collector.collect()
+        #expect(try fixture.exposition().value("winpower_exporter_energy_last_save_successful") == 1)
+    }
+
     @Test func skippedCollectionsNeverDecrease() async throws {
         let fixture = try CollectorFixture(client: ClientStub([.success(.make())]))
         fixture.collector.recordSkippedCollections(total: 3)

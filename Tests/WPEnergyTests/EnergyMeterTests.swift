@@ -165,6 +165,29 @@ import WPTestSupport
         #expect(sink.records.contains { $0.level == .info && $0.message.contains("works again") })
     }
 
+    /// A streak whose cause changes (the data directory could not be recreated, then another
+    /// process took its lock) logs the new cause once: the lock taken is never silent.
+    @Test func aFailureStreakLogsEachNewCauseOnce() throws {
+        let sink = InMemoryLogSink()
+        let store = InMemoryEnergyStore()
+        let clock = ManualClock()
+        let meter = try openMeter(store: store, clock: clock, logger: sink.logger())
+        store.failNextSaves(2)
+        for _ in 0..<2 {
+            cycle(meter, clock, after: 5, [sample(100)])
+            #expect(throws: StorageError.self) { try meter.waitForSaves() }
+        }
+        store.failNextSaves(2, with: .lockTaken(lockFile: "/data/wpexporter.lock", ownerPID: 4242))
+        for _ in 0..<2 {
+            cycle(meter, clock, after: 5, [sample(100)])
+            #expect(throws: StorageError.self) { try meter.waitForSaves() }
+        }
+        let errors = sink.records.filter { $0.level == .error }
+        #expect(errors.count == 2)
+        #expect(errors.last.map { "\($0.fields["error"] ?? "")".contains("pid 4242") } == true)
+        #expect(meter.status.lastPersistError?.contains("lock was lost") == true)
+    }
+
     @Test func resetAtStartupIsReportedInStatus() throws {
         let store = InMemoryEnergyStore(loaded: LoadedEnergyState(state: EnergyState(), source: .reset,
                                                                    quarantined: ["/data/energy.state.corrupt-x"]))

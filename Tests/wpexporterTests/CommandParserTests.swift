@@ -130,6 +130,8 @@ private func usageError(_ arguments: [String]) -> UsageError? {
         #expect(ExitCode.forError(HealthcheckFailure.portZero) == .runtimeFailure)
         #expect(ExitCode.forError(ExporterError.client(server: "a", reason: "x")) == .runtimeFailure)
         #expect(ExitCode.forError(CancellationError()) == .runtimeFailure)
+        #expect(ExitCode.forError(ExporterError.energyNotSaved(reason: "x", lastSaved: "y")) == .energyNotSaved)
+        #expect(ExitCode.energyNotSaved.rawValue == 74)
         #expect(ExitCode.usage.rawValue == 64)
         #expect(ExitCode.configuration.rawValue == 78)
         #expect(ExitCode.runtimeFailure.rawValue == 1)

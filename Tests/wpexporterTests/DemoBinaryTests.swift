@@ -20,7 +20,8 @@ import WPSimulator
         let taken = try await occupant.start().port
         let demo = try LaunchedExporter(["demo", "--port", "\(taken)"])
         try await demo.waitFor("the live values") { demo.standardOutput.contains("live values") }
-        #expect(demo.standardError.contains("using a free port instead"))
+        // Standard error has a writer thread of its own: its line may arrive after standard output's.
+        try await demo.waitFor("the note on standard error") { demo.standardError.contains("using a free port instead") }
         // Kept in the screen's heading, which every redraw prints again.
         #expect(demo.standardOutput.contains("note: ") && demo.standardOutput.contains("using a free port instead"))
         let port = try #require(demo.printedPort(after: "metrics:"))

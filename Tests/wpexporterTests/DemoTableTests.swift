@@ -94,5 +94,7 @@ import WPTestThreads
             == "wpexporter demo stopped: energy totals (2.5000 kWh over 2 devices) discarded with the temporary directory /tmp/d\n")
         #expect(DemoScreen.farewell(exposition: [], dataDirectory: "/srv/d", temporary: false)
             == "wpexporter demo stopped: energy totals kept in /srv/d\n")
+        #expect(DemoScreen.farewell(exposition: [], dataDirectory: "/srv/d", temporary: false, saved: false)
+            == "wpexporter demo stopped: energy totals could not be saved in /srv/d\n")
     }
 }
