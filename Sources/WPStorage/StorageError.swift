@@ -26,14 +26,34 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
         .system(operation: operation, path: path, errno: code, message: String(cString: strerror(code)))
     }
 
+    /// The process holding a lock, by the pid its lock file records and, where the system says,
+    /// its program's name (`another process (pid 4242, myservice)`): the lock may be held by a
+    /// service embedding the exporter as well as by `wpexporter`.
+    static func owner(_ pid: Int32?) -> String {
+        guard let pid else { return "another process" }
+        guard let name = programName(pid) else { return "another process (pid \(pid))" }
+        return "another process (pid \(pid), \(name))"
+    }
+
+    /// The name the kernel shows for `pid` (`/proc/PID/comm`), if it runs and is readable.
+    static func programName(_ pid: Int32) -> String? {
+        let descriptor = open("/proc/\(pid)/comm", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = read(descriptor, &buffer, buffer.count)
+        guard count > 0 else { return nil }
+        let name = String(decoding: buffer.prefix(count).filter { $0 != 0x0A }, as: UTF8.self)
+        return name.isEmpty ? nil : name
+    }
+
     public var description: String {
         switch self {
         case .locked(let lockFile, let pid):
-            let owner = pid.map { "another wpexporter process (pid \($0))" } ?? "another wpexporter process"
-            return "data directory is in use by \(owner): lock \(lockFile) is held; "
+            return "data directory is in use by \(Self.owner(pid)): lock \(lockFile) is held; "
                 + "stop that process or give this one another storage.data_dir"
         case .lockTaken(let lockFile, let pid):
-            let owner = pid.map { "another process (pid \($0))" } ?? "another process"
+            let owner = Self.owner(pid)
             return "the data directory's lock was lost: its lock file \(lockFile) was removed or replaced while "
                 + "running and \(owner) holds the new one; not saving into a directory another exporter uses "
                 + "(stop one of them, or give them different storage.data_dir)"

@@ -90,7 +90,9 @@ import Glibc
                 _ = try FileEnergyStore(configuration: StorageConfiguration(dataDirectory: directory), logger: .disabled)
             }
             #expect(error == .locked(lockFile: directory + "/wpexporter.lock", ownerPID: child.pid))
-            #expect(error?.description.contains("pid \(child.pid)") == true)
+            // The program holding it is named: a service embedding the exporter as well as wpexporter.
+            #expect(error?.description.contains("in use by another process (pid \(child.pid), wpbench)") == true,
+                    "\(error?.description ?? "")")
             child.finish()
             // Once the other process is gone the directory can be used.
             try withStore(directory) { store in _ = try store.load() }
