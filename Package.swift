@@ -132,7 +132,7 @@ let package = Package(
                                                          "WPSimulator", "WPTestSupport", "WPCompression"],
                     exclude: ["Golden"]),
         .testTarget(name: "WPNUTTests", dependencies: ["WPTestThreads", "WPNUT", "WPClient", "WPServer", "WPLogging", "WPTestSupport"]),
-        .testTarget(name: "WPSNMPTests", dependencies: ["WPTestThreads", "WPSNMP", "WPServer", "WPLogging", "WPRuntime"]),
+        .testTarget(name: "WPSNMPTests", dependencies: ["WPTestThreads", "WPSNMP", "WPServer", "WPLogging", "WPRuntime", "WPTestSupport"]),
         .testTarget(name: "WPSimulatorTests", dependencies: ["WPTestThreads", "WPSimulator", "WPClient", "WPServer", "WPLogging", "WPTestSupport"]),
         .testTarget(name: "WPExporterTests", dependencies: ["WPTestThreads", "WPExporter", "WPClient", "WPCollector", "WPConfig", "WPEnergy", "WPLogging",
                                                          "WPMetrics", "WPPushgateway", "WPScheduler", "WPServer", "WPStorage",
