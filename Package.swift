@@ -98,7 +98,7 @@ let package = Package(
         // glibc heap tuning for the exporter process (arena limit, trim after each collection).
         .target(name: "WPCMallocTuning"),
         .executableTarget(name: "wpbench", dependencies: ["WPLogging", "WPBytes", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPClient",
-                                                           "WPServer", "WPCollector", "WPSimulator", "WPHTTPClient",
+                                                           "WPServer", "WPCollector", "WPSimulator", "WPHTTPClient", "WPSNMP",
                                                            "WPCMallocCounter", "WPTestSupport"]),
         // Allocation counting for wpbench's figures (interposes malloc; see its header).
         .target(name: "WPCMallocCounter"),
