@@ -195,7 +195,7 @@ func answer(_ agent: SNMPAgent, _ bytes: [UInt8], sourceLocation: SourceLocation
         #expect(served.statistics.silentDrops >= 1)
     }
 
-    @Test func bulkWalkOfAThousandUPSObjectsIsFast() throws {
+    @Test func bulkWalkOfAThousandInstancesVisitsEachOnce() throws {
         let view = numberedView(1000)
         let served = agent(view)
         let clock = ContinuousClock()
