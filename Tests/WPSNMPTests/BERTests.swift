@@ -2,11 +2,11 @@ import Testing
 import WPTestThreads
 @testable import WPSNMP
 
-/// `snmpget -v2c -c public HOST sysDescr.0` as net-snmp lays it out: a 4-byte request id
-/// (here 0x1F2E3D4C), error-status and error-index 0, one binding with a NULL value.
+/// `snmpget -v2c -c public HOST 1.3.6.1.2.1.1.1.0` as net-snmp 5.9.3 sent it (captured on
+/// loopback): a 4-byte request id, error-status and error-index 0, one binding with a NULL value.
 let sysDescrRequest: [UInt8] = [
     0x30, 0x29, 0x02, 0x01, 0x01, 0x04, 0x06, 0x70, 0x75, 0x62, 0x6C, 0x69, 0x63,
-    0xA0, 0x1C, 0x02, 0x04, 0x1F, 0x2E, 0x3D, 0x4C, 0x02, 0x01, 0x00, 0x02, 0x01, 0x00,
+    0xA0, 0x1C, 0x02, 0x04, 0x0C, 0x14, 0xF5, 0x4B, 0x02, 0x01, 0x00, 0x02, 0x01, 0x00,
     0x30, 0x0E, 0x30, 0x0C, 0x06, 0x08, 0x2B, 0x06, 0x01, 0x02, 0x01, 0x01, 0x01, 0x00, 0x05, 0x00,
 ]
 
@@ -124,10 +124,23 @@ let sysDescrRequest: [UInt8] = [
         #expect(message.version == .v2c)
         #expect(message.community == Array("public".utf8))
         #expect(message.pdu.type == BERTag.getRequest)
-        #expect(message.pdu.requestID == 0x1F2E_3D4C)
+        #expect(message.pdu.requestID == 0x0C14_F54B)
         #expect(message.pdu.varBinds == [VarBind("1.3.6.1.2.1.1.1.0", .null)])
         #expect(message.encoded() == sysDescrRequest)
         #expect(message.encodedSize(varBindBytes: 14) == sysDescrRequest.count)
+    }
+
+    /// `snmpbulkget -v2c -c public -Cn0 -Cr10 HOST 1.3.6.1.2.1.33` from net-snmp 5.9.3 (captured).
+    @Test func netSNMPGetBulkRequestDecodes() throws {
+        let bytes: [UInt8] = [
+            0x30, 0x27, 0x02, 0x01, 0x01, 0x04, 0x06, 0x70, 0x75, 0x62, 0x6C, 0x69, 0x63,
+            0xA5, 0x1A, 0x02, 0x04, 0x56, 0x79, 0x44, 0x2A, 0x02, 0x01, 0x00, 0x02, 0x01, 0x0A,
+            0x30, 0x0C, 0x30, 0x0A, 0x06, 0x06, 0x2B, 0x06, 0x01, 0x02, 0x01, 0x21, 0x05, 0x00,
+        ]
+        let message = try SNMPMessage(decoding: bytes)
+        #expect(message.pdu == PDU(type: BERTag.getBulkRequest, requestID: 0x5679_442A, field1: 0, field2: 10,
+                                   varBinds: [VarBind("1.3.6.1.2.1.33")]))
+        #expect(message.encoded() == bytes)
     }
 
     @Test func everyTruncationOfAMessageThrows() {

@@ -33,7 +33,7 @@ func answer(_ agent: SNMPAgent, _ bytes: [UInt8], sourceLocation: SourceLocation
     @Test func getAnswersTheNetSNMPRequest() throws {
         let reply = try answer(agent(), sysDescrRequest)
         #expect(reply.version == .v2c && reply.community == Array("public".utf8))
-        #expect(reply.pdu == .response(requestID: 0x1F2E_3D4C, varBinds: [VarBind("1.3.6.1.2.1.1.1.0", .string("wpexporter UPS agent"))]))
+        #expect(reply.pdu == .response(requestID: 0x0C14_F54B, varBinds: [VarBind("1.3.6.1.2.1.1.1.0", .string("wpexporter UPS agent"))]))
     }
 
     @Test func getAnswersExceptionsInV2cAndNoSuchNameInV1() throws {
