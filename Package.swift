@@ -82,6 +82,9 @@ let package = Package(
         // The NUT network protocol (upsd) over the collectors' published readings: every
         // WinPower UPS for upsmon, NAS boxes and hypervisors (docs/nut.md).
         .target(name: "WPNUT", dependencies: ["WPClient", "WPServer"]),
+        // SNMPv1/v2c over UDP: the BER codec, a read-only agent over a sorted MIB view, and the
+        // system group and UPS-MIB (RFC 1628) objects (docs/snmp.md). Not served by the exporter yet.
+        .target(name: "WPSNMP", dependencies: ["WPServer"]),
 
         // Build date and git commit for `wpexporter version` (see gitCommit() below).
         .target(name: "WPCBuildInfo", cSettings: [.define("WPEXPORTER_GIT_COMMIT", to: "\"\(gitCommit())\"")]),
@@ -95,7 +98,7 @@ let package = Package(
         // glibc heap tuning for the exporter process (arena limit, trim after each collection).
         .target(name: "WPCMallocTuning"),
         .executableTarget(name: "wpbench", dependencies: ["WPLogging", "WPBytes", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPClient",
-                                                           "WPServer", "WPCollector", "WPSimulator", "WPHTTPClient",
+                                                           "WPServer", "WPCollector", "WPSimulator", "WPHTTPClient", "WPSNMP",
                                                            "WPCMallocCounter", "WPTestSupport"]),
         // Allocation counting for wpbench's figures (interposes malloc; see its header).
         .target(name: "WPCMallocCounter"),
@@ -129,6 +132,7 @@ let package = Package(
                                                          "WPSimulator", "WPTestSupport", "WPCompression"],
                     exclude: ["Golden"]),
         .testTarget(name: "WPNUTTests", dependencies: ["WPTestThreads", "WPNUT", "WPClient", "WPServer", "WPLogging", "WPTestSupport"]),
+        .testTarget(name: "WPSNMPTests", dependencies: ["WPTestThreads", "WPSNMP", "WPServer", "WPLogging", "WPRuntime", "WPTestSupport"]),
         .testTarget(name: "WPSimulatorTests", dependencies: ["WPTestThreads", "WPSimulator", "WPClient", "WPServer", "WPLogging", "WPTestSupport"]),
         .testTarget(name: "WPExporterTests", dependencies: ["WPTestThreads", "WPExporter", "WPClient", "WPCollector", "WPConfig", "WPEnergy", "WPLogging",
                                                          "WPMetrics", "WPPushgateway", "WPScheduler", "WPServer", "WPStorage",

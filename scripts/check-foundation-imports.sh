@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 targets=(WPLogging WPConfig WPMetrics WPStorage WPEnergy WPHTTPClient WPClient WPServer WPScheduler WPProcess
-         WPCollector WPSimulator wpexporter)
+         WPCollector WPSimulator WPSNMP wpexporter)
 
 status=0
 for target in "${targets[@]}"; do

@@ -10,7 +10,7 @@ import Foundation
 let scenarios: [Scenario] = MetricsBench.scenarios + ServerBench.scenarios + ClientBench.scenarios + ServersBench.scenarios
     + EnergyBench.scenarios + CollectorBench.scenarios + LoggingBench.scenarios + HTTPClientBench.scenarios
     + HTTPClientHungBench.scenarios
-    + RuntimeBench.scenarios
+    + RuntimeBench.scenarios + SNMPBench.scenarios
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 // `wpbench --child NAME ARGS...` runs a helper process used by tests (e.g. the storage crash

@@ -1,0 +1,242 @@
+import Synchronization
+import WPServer
+
+/// What an ``SNMPAgent`` has done since it was made (the RFC 3418 `snmp` group's counters
+/// where one exists).
+public struct SNMPAgentStatistics: Sendable, Equatable {
+    /// Datagrams handed to the agent (`snmpInPkts`).
+    public var received = 0
+    /// Datagrams that were not a well-formed SNMPv1/v2c message (`snmpInASNParseErrs`).
+    public var malformed = 0
+    /// Messages of another version (SNMPv3 and unknown) (`snmpInBadVersions`).
+    public var badVersions = 0
+    /// Messages with a community that is not configured, dropped unanswered
+    /// (`snmpInBadCommunityNames`).
+    public var badCommunities = 0
+    /// Messages that are not requests to an agent (Response, Trap, Inform, Report), dropped.
+    public var notRequests = 0
+    /// Requests answered.
+    public var answered = 0
+    /// Answers of error-status `tooBig` (`snmpOutTooBigs`).
+    public var tooBig = 0
+    /// Requests dropped because even an empty answer exceeded the size bound (`snmpSilentDrops`).
+    public var silentDrops = 0
+    /// Set requests refused.
+    public var setsRefused = 0
+
+    public init() {}
+}
+
+/// A read-only SNMPv1 and SNMPv2c agent over a ``SNMPMIBView``: `Get`, `GetNext`,
+/// `GetBulk`, and `Set` refused. Served by a `DatagramServer`:
+///
+/// ```swift
+/// let agent = SNMPAgent(configuration: .init(communities: ["public"])) { latestView }
+/// let server = DatagramServer(configuration: .init(host: "0.0.0.0", port: 161), protocol: agent, logger: logger)
+/// try await server.run()
+/// ```
+///
+/// - Access: communities are read-only. A message with another community is dropped
+///   unanswered and counted (``SNMPAgentStatistics/badCommunities``); a community is never
+///   logged. A `Set` is answered `noAccess` (SNMPv2c, RFC 3416 §4.2.5 with the VACM's
+///   not-in-view) or `noSuchName` (SNMPv1: RFC 1157 §4.1.5, and RFC 3584 §4.4 maps `noAccess`
+///   to it), error-index 1, the bindings echoed.
+/// - SNMPv1: an exception (`noSuchObject`, `noSuchInstance`, `endOfMibView`) or a Counter64
+///   value answers `noSuchName` with the index of the binding (RFC 3584 §4.2.2); GetNext skips
+///   Counter64 instances.
+/// - **Response size**: at most ``Configuration/responseLimit(forRequestOf:)`` bytes, the
+///   smallest of the configured ``Configuration/maxMessageSize`` (1,472 by default: one
+///   Ethernet frame) and the amplification bound. A Get or GetNext whose answer is larger is
+///   answered `tooBig` (SNMPv2c: no bindings; SNMPv1: the request's bindings, RFC 1157
+///   §4.1.2); a GetBulk answer is cut after the last binding that fits, error-status `noError`
+///   (RFC 3416 §4.2.3), and is `tooBig` only when not even one binding fits. When even that
+///   answer does not fit, the request is dropped (``SNMPAgentStatistics/silentDrops``).
+/// - **Amplification bound** (community messages are unauthenticated, so a spoofed source
+///   could aim answers at a victim): an answer is never larger than
+///   `max(request bytes × amplificationFactor, minimumResponseLimit)`, 8 × the request and
+///   at least 484 bytes (the message size every SNMP engine must accept, RFC 3417 §3.2) by
+///   default.
+/// - GetBulk: max-repetitions is capped at ``Configuration/maxRepetitions`` (64 by default);
+///   negative non-repeaters and max-repetitions count as 0 (RFC 3416 §4.2.3); the
+///   repetitions stop early once every repeater has reached the end of the view.
+public struct SNMPAgent: DatagramProtocol {
+    /// The agent's access and bounds.
+    public struct Configuration: Sendable {
+        /// The read-only communities.
+        public var communities: Set<[UInt8]>
+        /// The largest answer sent, whatever the request (bytes of the SNMP message).
+        public var maxMessageSize: Int
+        /// The most repetitions a GetBulk request is served.
+        public var maxRepetitions: Int
+        /// An answer is at most this many times its request's size ...
+        public var amplificationFactor: Int
+        /// ... or this many bytes, whichever is larger.
+        public var minimumResponseLimit: Int
+
+        public init(communities: [String], maxMessageSize: Int = 1472, maxRepetitions: Int = 64, amplificationFactor: Int = 8,
+                    minimumResponseLimit: Int = 484) {
+            self.communities = Set(communities.map { Array($0.utf8) })
+            self.maxMessageSize = maxMessageSize
+            self.maxRepetitions = maxRepetitions
+            self.amplificationFactor = amplificationFactor
+            self.minimumResponseLimit = minimumResponseLimit
+        }
+
+        /// The largest answer to a request of `requestBytes` bytes:
+        /// `min(maxMessageSize, max(requestBytes × amplificationFactor, minimumResponseLimit))`.
+        public func responseLimit(forRequestOf requestBytes: Int) -> Int {
+            let (product, overflow) = requestBytes.multipliedReportingOverflow(by: amplificationFactor)
+            return min(maxMessageSize, max(overflow ? Int.max : product, minimumResponseLimit))
+        }
+    }
+
+    public let configuration: Configuration
+    private let view: @Sendable () -> any SNMPMIBView
+    private let counters = AgentCounters()
+
+    /// An agent answering from `view`, called once per request for the current snapshot.
+    public init(configuration: Configuration, view: @escaping @Sendable () -> any SNMPMIBView) {
+        self.configuration = configuration
+        self.view = view
+    }
+
+    /// What the agent has done since it was made.
+    public var statistics: SNMPAgentStatistics { counters.value.withLock { $0 } }
+
+    public func handle(_ datagram: [UInt8], from peer: String) async -> [UInt8]? {
+        answer(datagram)
+    }
+
+    /// The answer to `datagram`, or `nil` to send nothing (synchronous: a request is CPU work
+    /// that finishes, bounded by the response limit).
+    public func answer(_ datagram: [UInt8]) -> [UInt8]? {
+        counters.update { $0.received += 1 }
+        let request: SNMPMessage
+        do {
+            request = try SNMPMessage(decoding: datagram)
+        } catch {
+            if case .unsupportedVersion = error {
+                counters.update { $0.badVersions += 1 }
+            } else {
+                counters.update { $0.malformed += 1 }
+            }
+            return nil
+        }
+        guard configuration.communities.contains(request.community) else {
+            counters.update { $0.badCommunities += 1 }
+            return nil
+        }
+        let limit = configuration.responseLimit(forRequestOf: datagram.count)
+        let bytes: [UInt8]?
+        switch request.pdu.type {
+        case BERTag.getRequest, BERTag.getNextRequest: bytes = getOrNext(request, limit: limit)
+        case BERTag.getBulkRequest: bytes = bulk(request, limit: limit)
+        case BERTag.setRequest:
+            counters.update { $0.setsRefused += 1 }
+            let error: SNMPErrorStatus = request.version == .v1 ? .noSuchName : .noAccess
+            bytes = respond(request, request.pdu.varBinds.isEmpty ? .noError : error, index: request.pdu.varBinds.isEmpty ? 0 : 1,
+                            request.pdu.varBinds, limit: limit)
+        default:
+            counters.update { $0.notRequests += 1 }
+            return nil
+        }
+        counters.update { if bytes == nil { $0.silentDrops += 1 } else { $0.answered += 1 } }
+        return bytes
+    }
+
+    // MARK: - Requests
+
+    private func getOrNext(_ request: SNMPMessage, limit: Int) -> [UInt8]? {
+        let view = view()
+        let isNext = request.pdu.type == BERTag.getNextRequest
+        var results: [VarBind] = []
+        results.reserveCapacity(request.pdu.varBinds.count)
+        for (offset, binding) in request.pdu.varBinds.enumerated() {
+            let found = isNext ? next(after: binding.oid, in: view, version: request.version)
+                : VarBind(binding.oid, view.get(binding.oid))
+            if request.version == .v1, found.value.isException || isCounter64(found.value) {
+                return respond(request, .noSuchName, index: Int32(clamping: offset + 1), request.pdu.varBinds, limit: limit)
+            }
+            results.append(found)
+        }
+        let encoded = results.flatMap(BERWriter.varBind)
+        if response(to: request).encodedSize(varBindBytes: encoded.count) <= limit {
+            return response(to: request).encoded(varBindBytes: encoded)
+        }
+        counters.update { $0.tooBig += 1 }
+        return respond(request, .tooBig, index: 0, request.version == .v1 ? request.pdu.varBinds : [], limit: limit)
+    }
+
+    private func bulk(_ request: SNMPMessage, limit: Int) -> [UInt8]? {
+        let view = view()
+        let bindings = request.pdu.varBinds
+        let nonRepeaters = min(max(0, Int(request.pdu.field1)), bindings.count)
+        let repetitions = min(max(0, Int(request.pdu.field2)), configuration.maxRepetitions)
+        let message = response(to: request)
+        var encoded: [UInt8] = []
+        var count = 0
+        // Appends one binding if the answer still fits; false once it does not.
+        func fits(_ binding: VarBind) -> Bool {
+            let bytes = BERWriter.varBind(binding)
+            guard message.encodedSize(varBindBytes: encoded.count + bytes.count) <= limit else { return false }
+            encoded += bytes
+            count += 1
+            return true
+        }
+        var full = false
+        for binding in bindings.prefix(nonRepeaters) where !full {
+            full = !fits(next(after: binding.oid, in: view, version: .v2c))
+        }
+        var cursors = bindings.dropFirst(nonRepeaters).map(\.oid)
+        var ended = [Bool](repeating: false, count: cursors.count)
+        var repetition = 0
+        while !full, !cursors.isEmpty, repetition < repetitions, !ended.allSatisfy({ $0 }) {
+            for index in cursors.indices where !full {
+                let found = ended[index] ? VarBind(cursors[index], .endOfMibView) : next(after: cursors[index], in: view, version: .v2c)
+                if found.value == .endOfMibView { ended[index] = true } else { cursors[index] = found.oid }
+                full = !fits(found)
+            }
+            repetition += 1
+        }
+        if count == 0, !bindings.isEmpty, full {
+            counters.update { $0.tooBig += 1 }
+            return respond(request, .tooBig, index: 0, [], limit: limit)
+        }
+        return message.encoded(varBindBytes: encoded)
+    }
+
+    /// The instance after `oid` (SNMPv1: skipping Counter64 instances), or `endOfMibView`.
+    private func next(after oid: OID, in view: any SNMPMIBView, version: SNMPVersion) -> VarBind {
+        var cursor = oid
+        while let found = view.next(after: cursor) {
+            guard version == .v1, isCounter64(found.value) else { return found }
+            cursor = found.oid
+        }
+        return VarBind(oid, .endOfMibView)
+    }
+
+    private func isCounter64(_ value: SNMPValue) -> Bool {
+        if case .counter64 = value { return true }
+        return false
+    }
+
+    /// The Response message to `request` without bindings, error-status `noError`.
+    private func response(to request: SNMPMessage) -> SNMPMessage {
+        SNMPMessage(version: request.version, community: request.community,
+                    pdu: .response(requestID: request.pdu.requestID, varBinds: []))
+    }
+
+    /// A Response with `error` at `index` and `bindings`, or `nil` when larger than `limit`.
+    private func respond(_ request: SNMPMessage, _ error: SNMPErrorStatus, index: Int32, _ bindings: [VarBind], limit: Int) -> [UInt8]? {
+        let message = SNMPMessage(version: request.version, community: request.community,
+                                  pdu: .response(requestID: request.pdu.requestID, error: error, index: index, varBinds: bindings))
+        let bytes = message.encoded()
+        return bytes.count <= limit ? bytes : nil
+    }
+}
+
+/// An ``SNMPAgent``'s statistics, updated from any request's task.
+final class AgentCounters: Sendable {
+    let value = Mutex(SNMPAgentStatistics())
+    func update(_ change: (inout SNMPAgentStatistics) -> Void) { value.withLock { change(&$0) } }
+}
