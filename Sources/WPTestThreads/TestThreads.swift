@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Testing
 import WPRuntime
 
@@ -33,7 +38,7 @@ extension Trait where Self == OwnThreadsTrait {
 }
 
 /// A task executor running each job on a thread of a ``WorkerQueue`` (named `test-thread`, up
-/// to ``maxThreads`` at once, ending after a few idle seconds).
+/// to ``maxThreads`` at once, ending after a few idle seconds); further jobs wait in order.
 ///
 /// A job that finds no thread (the process's thread limit) runs on Swift's global executor
 /// instead: the test may then be slower, never lost.
@@ -41,9 +46,17 @@ public final class TestThreadExecutor: TaskExecutor, Sendable {
     /// The executor every ``OwnThreadsTrait`` test shares.
     public static let shared = TestThreadExecutor()
 
-    /// The most threads running jobs at once: enough for every test of a run's parallel
-    /// batch to block at the same time.
-    public static let maxThreads = 64
+    /// The most test bodies running at once: `WPEXPORTER_TEST_THREADS` when set (1 or more),
+    /// else 16. Enough that tests blocking at the same time never hold the others up for long,
+    /// few enough that the tests with short deadlines of their own (a 200 ms API timeout, a
+    /// 5 s SNMP client timeout) are not starved of CPU on two cores. The ThreadSanitizer run
+    /// of CI, where every test is several times slower, sets 4.
+    public static let maxThreads: Int = {
+        guard let text = getenv("WPEXPORTER_TEST_THREADS").map({ String(cString: $0) }), let value = Int(text), value > 0 else {
+            return 16
+        }
+        return value
+    }()
 
     private let queue = WorkerQueue(name: "test-thread", maxThreads: TestThreadExecutor.maxThreads, idleTime: .seconds(5))
 
