@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import WPTestThreads
 import WPTestSupport
+import WPExporter
 
 /// Runs the built `wpexporter` executable as a process: what users get, including `main`.
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct BinaryTests {
@@ -50,11 +51,11 @@ import WPTestSupport
     @Test func versionAsTextAndJSON() async throws {
         let text = try await Self.run(["version"])
         #expect(text.status == 0)
-        #expect(text.out.hasPrefix("wpexporter 0.1.0\n"))
+        #expect(text.out.hasPrefix("wpexporter \(BuildInfo.exporterVersion)\n"))
         let json = try await Self.run(["version", "--format", "json"])
         #expect(json.status == 0)
         let object = try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: String]
-        #expect(object?["version"] == "0.1.0")
+        #expect(object?["version"] == BuildInfo.exporterVersion)
         #expect(Set(object?.keys.map { $0 } ?? []) == ["version", "swift", "platform", "arch", "build_date", "git_commit"])
         #expect(object?["build_date"]?.count == 19)
     }

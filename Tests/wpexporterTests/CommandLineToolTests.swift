@@ -246,7 +246,7 @@ private func tool(_ recorder: Recorder, environment: [String: String] = credenti
         #expect(BuildInfo.isoDate(date: "Nov  2 2026", time: "02:50:07") == "2026-11-02T02:50:07")
         #expect(BuildInfo.isoDate(date: "Dec 31 2025", time: "23:59:59") == "2025-12-31T23:59:59")
         #expect(BuildInfo.isoDate(date: "garbage", time: "t") == "garbage t")
-        #expect(BuildInfo.current.version == "0.1.0")
+        #expect(BuildInfo.current.version == BuildInfo.exporterVersion)
         #expect(!BuildInfo.current.gitCommit.isEmpty)
     }
 }
