@@ -50,7 +50,7 @@ public final class TestThreadExecutor: TaskExecutor, Sendable {
     /// else 16. Enough that tests blocking at the same time never hold the others up for long,
     /// few enough that the tests with short deadlines of their own (a 200 ms API timeout, a
     /// 5 s SNMP client timeout) are not starved of CPU on two cores. The ThreadSanitizer run
-    /// of CI, where every test is several times slower, sets 4.
+    /// of CI, where every test is several times slower, sets 2.
     public static let maxThreads: Int = {
         guard let text = getenv("WPEXPORTER_TEST_THREADS").map({ String(cString: $0) }), let value = Int(text), value > 0 else {
             return 16
