@@ -26,6 +26,7 @@ public struct OwnThreadsTrait: SuiteTrait, TestTrait, TestScoping {
 
     public func provideScope(for test: Test, testCase: Test.Case?,
                              performing function: @Sendable () async throws -> Void) async throws {
+        guard TestThreadExecutor.maxThreads > 0 else { return try await function() } // kept on Swift's pool
         try await withTaskExecutorPreference(TestThreadExecutor.shared) {
             try await function()
         }
@@ -46,19 +47,20 @@ public final class TestThreadExecutor: TaskExecutor, Sendable {
     /// The executor every ``OwnThreadsTrait`` test shares.
     public static let shared = TestThreadExecutor()
 
-    /// The most test bodies running at once: `WPEXPORTER_TEST_THREADS` when set (1 or more),
-    /// else 16. Enough that tests blocking at the same time never hold the others up for long,
-    /// few enough that the tests with short deadlines of their own (a 200 ms API timeout, a
-    /// 5 s SNMP client timeout) are not starved of CPU on two cores. The ThreadSanitizer run
-    /// of CI, where every test is several times slower, sets 2.
+    /// The most test bodies running at once: `WPEXPORTER_TEST_THREADS` when set, else 16.
+    /// Enough that tests blocking at the same time never hold the others up for long, few
+    /// enough that the tests with short deadlines of their own (a 200 ms API timeout, a 5 s
+    /// SNMP client timeout) are not starved of CPU on two cores. `0` leaves test bodies on
+    /// Swift's pool, as without the trait: the ThreadSanitizer run of CI does, where every test
+    /// is several times slower and the suite's timing was tuned on that pool.
     public static let maxThreads: Int = {
-        guard let text = getenv("WPEXPORTER_TEST_THREADS").map({ String(cString: $0) }), let value = Int(text), value > 0 else {
+        guard let text = getenv("WPEXPORTER_TEST_THREADS").map({ String(cString: $0) }), let value = Int(text), value >= 0 else {
             return 16
         }
         return value
     }()
 
-    private let queue = WorkerQueue(name: "test-thread", maxThreads: TestThreadExecutor.maxThreads, idleTime: .seconds(5))
+    private let queue = WorkerQueue(name: "test-thread", maxThreads: max(1, TestThreadExecutor.maxThreads), idleTime: .seconds(5))
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)

@@ -9,7 +9,8 @@ import WPTestThreads
 
 /// `.ownThreads`: a test's body and its child tasks run on the test process's own threads, so
 /// tests that block do not hold Swift's cooperative pool (two threads on a 2-core machine).
-@Suite(.ownThreads, .timeLimit(.minutes(2))) struct OwnThreadsTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2)), .enabled(if: TestThreadExecutor.maxThreads > 0, "WPEXPORTER_TEST_THREADS=0 keeps test bodies on Swift's pool"))
+struct OwnThreadsTests {
     /// The calling thread's name, as the kernel shows it.
     private static func currentName() -> String {
         let descriptor = open("/proc/thread-self/comm", O_RDONLY)
