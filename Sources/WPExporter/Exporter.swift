@@ -495,13 +495,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     public func run(onListening: @escaping @Sendable (ServerAddress) async -> Void,
                     reloadRequests: AsyncStream<Void>? = nil,
                     until shutdown: @escaping @Sendable () async -> Void) async throws {
-        do {
-            try await serve(listening: onListening, reloadRequests: reloadRequests, until: shutdown)
-        } catch {
-            _ = await finish()
-            throw error
-        }
-        if let failure = await finish() { throw failure }
+        try await serveThenFinish(listening: onListening, reloadRequests: reloadRequests, until: shutdown)
     }
 
     /// Like ``run(onListening:reloadRequests:until:)`` without the listener: for a service that
@@ -514,8 +508,17 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     ///   totals are). The data directory is released either way.
     public func runCollection(reloadRequests: AsyncStream<Void>? = nil,
                               until shutdown: @escaping @Sendable () async -> Void) async throws {
+        try await serveThenFinish(listening: nil, reloadRequests: reloadRequests, until: shutdown)
+    }
+
+    /// Serves until `shutdown` (``serve(listening:reloadRequests:until:)``), then saves the
+    /// totals and releases the data directory however it ended; throws what stopped it early,
+    /// else a failed final save.
+    private func serveThenFinish(listening onListening: (@Sendable (ServerAddress) async -> Void)?,
+                                 reloadRequests: AsyncStream<Void>?,
+                                 until shutdown: @escaping @Sendable () async -> Void) async throws {
         do {
-            try await serve(listening: nil, reloadRequests: reloadRequests, until: shutdown)
+            try await serve(listening: onListening, reloadRequests: reloadRequests, until: shutdown)
         } catch {
             _ = await finish()
             throw error
