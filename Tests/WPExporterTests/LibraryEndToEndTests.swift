@@ -178,11 +178,8 @@ import WPTestSupport
     @Test func applyingANewPortWithoutAListenerAnnouncesNoRestart() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-port-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var configuration = ExporterConfiguration()
-        configuration.storage.dataDirectory = directory
-        configuration.winPower.baseURL = "http://127.0.0.1:9"
-        configuration.winPower.username = "admin"
-        configuration.winPower.password = Secret("pw")
+        let configuration = ExporterHarness.configuration(baseURL: "http://127.0.0.1:9", username: "admin", password: "pw",
+                                                          dataDirectory: directory)
         // The common embedding path: no clock to spell.
         let exporter = try Exporter(configuration: configuration, logger: .disabled)
         var next = configuration
@@ -199,12 +196,9 @@ import WPTestSupport
     @Test func thePasswordsInEffectAreSecretsOfTheExportersLog() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-secrets-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var configuration = ExporterConfiguration()
-        configuration.storage.dataDirectory = directory
-        var winPower = ExporterConfiguration.WinPower()
-        winPower.baseURL = "http://127.0.0.1:9"
-        winPower.username = "admin"
-        winPower.password = Secret("first-Pa55word")
+        var configuration = ExporterHarness.configuration(baseURL: "http://127.0.0.1:9", username: "admin", password: "first-Pa55word",
+                                                          dataDirectory: directory)
+        let winPower = configuration.winPower
         configuration.servers = [ServerEntry(name: "east", winPower: winPower)]
         let redactor = Redactor()
         let logger = Logger(label: "service", level: .info, sink: InMemoryLogSink(), redactor: redactor)
@@ -238,11 +232,8 @@ import WPTestSupport
     @Test func theLastLinesAreDeliveredWhenTheExporterHasStopped() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-flush-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var configuration = ExporterConfiguration()
-        configuration.storage.dataDirectory = directory
-        configuration.winPower.baseURL = "http://127.0.0.1:9"
-        configuration.winPower.username = "admin"
-        configuration.winPower.password = Secret("pw")
+        let configuration = ExporterHarness.configuration(baseURL: "http://127.0.0.1:9", username: "admin", password: "pw",
+                                                          dataDirectory: directory)
         let sink = DeferredSink()
         let exporter = try Exporter(configuration: configuration, logger: Logger(label: "service", sink: sink))
         await exporter.close()
@@ -255,12 +246,9 @@ import WPTestSupport
     @Test func anInvalidConfigurationIsRefusedWithEveryProblemBeforeAnythingOpens() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-invalid-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var configuration = ExporterConfiguration()
-        configuration.storage.dataDirectory = directory
-        var winPower = ExporterConfiguration.WinPower()
-        winPower.baseURL = "http://127.0.0.1:9"
-        winPower.username = "admin"
-        winPower.password = Secret("do-not-show")
+        var configuration = ExporterHarness.configuration(baseURL: "http://127.0.0.1:9", username: "admin", password: "do-not-show",
+                                                          dataDirectory: directory)
+        let winPower = configuration.winPower
         configuration.servers = [ServerEntry(name: "a", winPower: winPower), ServerEntry(name: "a", winPower: winPower)]
         configuration.scheduler.gracefulShutdownTimeout = .seconds(-1)
         configuration.nut.listen = "127.0.0.1"

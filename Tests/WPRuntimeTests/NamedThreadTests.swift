@@ -15,7 +15,7 @@ private extension String {
     private struct Refused: Error, Equatable {}
 
     /// The calling thread's name, as the kernel shows it.
-    private static func currentName() -> String {
+    static func currentName() -> String {
         let descriptor = open("/proc/thread-self/comm", O_RDONLY)
         guard descriptor >= 0 else { return "" }
         defer { close(descriptor) }

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Testing
 import WPRuntime
 import WPTestThreads
@@ -11,23 +6,13 @@ import WPTestThreads
 /// tests that block do not hold Swift's cooperative pool (two threads on a 2-core machine).
 @Suite(.ownThreads, .timeLimit(.minutes(2)), .enabled(if: TestThreadExecutor.maxThreads > 0, "WPEXPORTER_TEST_THREADS=0 keeps test bodies on Swift's pool"))
 struct OwnThreadsTests {
-    /// The calling thread's name, as the kernel shows it.
-    private static func currentName() -> String {
-        let descriptor = open("/proc/thread-self/comm", O_RDONLY)
-        guard descriptor >= 0 else { return "" }
-        defer { close(descriptor) }
-        var buffer = [UInt8](repeating: 0, count: 32)
-        let count = read(descriptor, &buffer, buffer.count)
-        return String(decoding: buffer.prefix(max(0, count)), as: UTF8.self).filter { $0 != "\n" }
-    }
-
     @Test func aSynchronousBodyRunsOnATestThread() {
-        #expect(Self.currentName() == "test-thread")
+        #expect(NamedThreadTests.currentName() == "test-thread")
     }
 
     @Test func anAsynchronousBodyAndItsChildTasksRunOnTestThreads() async {
-        async let child = Self.currentName()
-        #expect(Self.currentName() == "test-thread")
+        async let child = NamedThreadTests.currentName()
+        #expect(NamedThreadTests.currentName() == "test-thread")
         #expect(await child == "test-thread")
     }
 
