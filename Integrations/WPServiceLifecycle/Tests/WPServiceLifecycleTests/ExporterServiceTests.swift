@@ -37,7 +37,7 @@ import WPSimulator
         let simulator = SimulatorServer(simulator: WinPowerSimulator())
         let port = try await simulator.start().port
         let directory = Self.temporaryDirectory()
-        defer { _ = try? FileManagerless.remove(directory) }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let sink = RecordingSink()
         let log = WPLogging.Logger(label: "service", level: .info, sink: sink)
         let collected = Gate()
@@ -63,7 +63,7 @@ import WPSimulator
         let taken = try ReservedPort(port: 0, mode: .silent)
         defer { taken.close() }
         let directory = Self.temporaryDirectory()
-        defer { _ = try? FileManagerless.remove(directory) }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         var configuration = Self.configuration(baseURL: "http://127.0.0.1:9", dataDirectory: directory)
         configuration.nut.listen = "127.0.0.1:\(taken.port)"
         let exporter = try Exporter(configuration: configuration, options: .init(
@@ -88,22 +88,4 @@ import WPSimulator
     }
 }
 
-/// Removes a directory tree without Foundation's FileManager (FoundationEssentials has none).
-enum FileManagerless {
-    static func remove(_ path: String) throws {
-        _ = path.withCString { rmdirTree($0) }
-    }
-
-    private static func rmdirTree(_ path: UnsafePointer<CChar>) -> Int32 {
-        guard let directory = opendir(path) else { return unlink(path) }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name == "." || name == ".." { continue }
-            let child = String(cString: path) + "/" + name
-            if rmdirTree(child) != 0 { _ = unlink(child) }
-        }
-        return rmdir(path)
-    }
-}
 #endif
