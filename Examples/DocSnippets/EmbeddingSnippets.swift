@@ -11,7 +11,7 @@ import WPServerMetrics
 // §2. Create a registry and instruments once
 struct ServiceMetrics {
     let jobs: CounterVec
-    let inFlight: Gauge
+    let inFlight: WPGauge
     let duration: Histogram
     let registry: MetricRegistry
 
@@ -32,7 +32,7 @@ struct ServiceMetrics {
 // §2. Literal names, no try
 struct LiteralMetrics {
     let jobs: CounterVec
-    let inFlight: Gauge
+    let inFlight: WPGauge
     let duration: Histogram
 
     init(registry: MetricRegistry) {
@@ -62,8 +62,8 @@ struct MetricsEndpoint {
 
 #if os(Linux)
 // §4. Serve /metrics with WPServer
-func serveWithWPServer(_ metrics: ServiceMetrics) -> Router {
-    var router = Router()
+func serveWithWPServer(_ metrics: ServiceMetrics) -> WPRouter {
+    var router = WPRouter()
     router.addMetrics(registry: metrics.registry)                 // GET /metrics; MetricsHandler(registry:) is the handler
     return router
 }

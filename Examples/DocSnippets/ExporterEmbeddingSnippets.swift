@@ -7,7 +7,7 @@ import WPExporter
 import WPLogging
 
 func embedTheExporter(dc1: ExporterConfiguration.WinPower, dc2: ExporterConfiguration.WinPower,
-                      logger: Logger) throws -> Exporter<ContinuousClock> {
+                      logger: WPLogger) throws -> Exporter<ContinuousClock> {
     var configuration = ExporterConfiguration()           // or ConfigurationLoader.load(...) from a file
     configuration.storage.dataDirectory = "/var/lib/myservice/winpower"
     configuration.servers = [ServerEntry(name: "dc1", winPower: dc1), ServerEntry(name: "dc2", winPower: dc2)]

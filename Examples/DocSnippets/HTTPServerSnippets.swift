@@ -5,8 +5,8 @@ import WPLogging
 import WPServer
 
 // Quick start
-func quickStart(requestMetrics: any RequestObserver, metricsHandler: any HTTPHandler, logger: Logger) async throws {
-    var router = Router(observer: requestMetrics)          // observer is optional
+func quickStart(requestMetrics: any RequestObserver, metricsHandler: any HTTPHandler, logger: WPLogger) async throws {
+    var router = WPRouter(observer: requestMetrics)          // observer is optional
     router.get("/healthz") { _ in .text("ok\n") }
     router.add("GET", "/metrics", metricsHandler)           // any HTTPHandler
 
@@ -33,7 +33,7 @@ struct Echo: LineProtocol {                      // the session: lines answered 
     var tooLongReply: [UInt8] { Array("ERR TOO-LONG\n".utf8) }
 }
 
-func lineServer(logger: Logger) async throws {
+func lineServer(logger: WPLogger) async throws {
     let server = LineServer(configuration: .init(host: "127.0.0.1", port: 7000), protocol: Echo(), logger: logger)
     try await server.run()      // until the task is cancelled
 }

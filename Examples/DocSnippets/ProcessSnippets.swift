@@ -31,7 +31,7 @@ func writeAndExit() -> Never {
 }
 
 #if os(Linux)
-func serveUntilTerminated(scheduler: Scheduler<ContinuousClock>, server: HTTPServer, log: Logger) async throws {
+func serveUntilTerminated(scheduler: Scheduler<ContinuousClock>, server: HTTPServer, log: WPLogger) async throws {
     let signal = try await runUntilTerminated {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await scheduler.run() }
@@ -43,7 +43,7 @@ func serveUntilTerminated(scheduler: Scheduler<ContinuousClock>, server: HTTPSer
 }
 #endif
 
-func watchSignals(log: Logger) async {
+func watchSignals(log: WPLogger) async {
     for await signal in TerminationSignals() {
         log.info("stopping", ["signal": .int(Int(signal))])
         break

@@ -7,7 +7,7 @@ final class Cache: Sendable {
     func refresh() async {}
 }
 
-func schedule(cache: Cache, log: Logger) async {
+func schedule(cache: Cache, log: WPLogger) async {
     let scheduler = Scheduler(configuration: .init(interval: .seconds(5), gracefulShutdownTimeout: .seconds(5),
                                                    workName: "refresh"),
                               clock: ContinuousClock(), logger: log) { tick in
@@ -16,6 +16,6 @@ func schedule(cache: Cache, log: Logger) async {
     await scheduler.run()   // until the task is cancelled
 }
 
-func logDurations(log: Logger, lifetime: Duration) {
+func logDurations(log: WPLogger, lifetime: Duration) {
     log.info("logged in", ["token_lifetime_s": .seconds(lifetime)])
 }

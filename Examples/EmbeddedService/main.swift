@@ -42,7 +42,7 @@ func option(_ name: String) -> String? {
     arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
 }
 
-let log = Logger(label: "shop", sink: StreamSink.standardOutput(encoder: JSONLogEncoder()))
+let log = WPLogger(label: "shop", sink: StreamSink.standardOutput(encoder: JSONLogEncoder()))
 let registry = MetricRegistry()
 let inventory = try Inventory(stock: ["apples": 12, "pears": 3])
 let orders = try registry.counterVec(name: "shop_orders_total", help: "Orders, by item and outcome.",
@@ -54,10 +54,10 @@ let sizes = try registry.summaryVec(name: "shop_order_bytes", help: "Order body 
 try registry.register(inventory.metrics)
 try registry.gaugeFunc(name: "shop_start_time_seconds", help: "Start time.") { 1_800_000_000 }
 
-var router = Router(observer: try RequestMetrics(namespace: "shop", registry: registry))
+var router = WPRouter(observer: try RequestMetrics(namespace: "shop", registry: registry))
 router.get("/metrics") { request in
     let format = ExpositionFormat.negotiate(accept: request.headers["Accept"])
-    return HTTPResponse(status: 200, headers: ["Content-Type": format.contentType],
+    return WPHTTPResponse(status: 200, headers: ["Content-Type": format.contentType],
                         body: registry.render(format: format))
 }
 router.post("/order") { request in

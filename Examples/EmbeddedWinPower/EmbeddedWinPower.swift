@@ -16,7 +16,7 @@ enum EmbeddedWinPower {
     /// Runs the service: waits until both servers are in `/metrics`, reloads a configuration
     /// that labels server `b` with its room, waits for the label, then stops (persisting the
     /// energy totals). Returns the two `/metrics` bodies it scraped, before and after the reload.
-    static func run(log: Logger) async throws -> [String] {
+    static func run(log: WPLogger) async throws -> [String] {
         let simulators = [SimulatorServer(simulator: WinPowerSimulator()), SimulatorServer(simulator: WinPowerSimulator())]
         var configuration = ExporterConfiguration()
         // The energy totals' directory (a throwaway one for the example).
@@ -39,7 +39,7 @@ enum EmbeddedWinPower {
         let registry = MetricRegistry()
         let jobs = try registry.counter(name: "service_jobs_total", help: "Jobs the service ran.")
         try exporter.register(in: registry)
-        var router = Router(observer: try RequestMetrics(namespace: "service", registry: registry))
+        var router = WPRouter(observer: try RequestMetrics(namespace: "service", registry: registry))
         router.addMetrics(registry: registry)
         let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: router, logger: log)
 

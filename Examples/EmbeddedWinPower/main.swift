@@ -2,7 +2,7 @@
 #if os(Linux)
 import WPLogging
 
-let bodies = try await EmbeddedWinPower.run(log: Logger(label: "service", level: .warn,
+let bodies = try await EmbeddedWinPower.run(log: WPLogger(label: "service", level: .warn,
                                                         sink: StreamSink.standardError(encoder: ConsoleLogEncoder())))
 print(bodies.joined(separator: "\n--- after the reload ---\n"))
 #else

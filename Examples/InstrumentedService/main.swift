@@ -14,7 +14,7 @@ import WPPushgateway
 /// The service's instruments, created once and passed to the code that updates them.
 struct ServiceMetrics {
     let jobs: CounterVec
-    let inFlight: Gauge
+    let inFlight: WPGauge
     let duration: Histogram
     let payload: Summary
     let registry: MetricRegistry

@@ -26,7 +26,7 @@ public actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
     /// Changed only by ``updateCredentials(username:password:)``.
     private(set) var configuration: Configuration
     let transport: any HTTPTransport
-    let logger: Logger
+    let logger: WPLogger
     let decoder: DeviceListDecoder
     /// Elapsed time on the injected clock since the client was made.
     let elapsed: @Sendable () -> Duration
@@ -59,7 +59,7 @@ public actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
     ///     truncated and masked).
     public init(configuration: Configuration, transport: (any HTTPTransport)? = nil,
                 clock: some Clock<Duration> = ContinuousClock(),
-                wallClock: @escaping @Sendable () -> Date = { Date() }, logger: Logger) {
+                wallClock: @escaping @Sendable () -> Date = { Date() }, logger: WPLogger) {
         self.configuration = configuration
         self.decoder = DeviceListDecoder(maxTextBytes: configuration.maxTextBytes)
         self.transport = transport ?? Self.makeTransport(for: configuration)

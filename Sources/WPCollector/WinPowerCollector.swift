@@ -43,7 +43,7 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
     private let meter: EnergyMeter<C>
     private let clock: C
     private let wallClock: @Sendable () -> Date
-    private let logger: Logger
+    private let logger: WPLogger
     private let state: Mutex<CollectorState<C.Instant>>
     private let published: Mutex<(snapshot: MetricsSnapshot, generation: UInt64)>
     /// The last text body's size, to reserve the next one's buffers at once.
@@ -66,7 +66,7 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
     ///   - wallClock: the wall clock for timestamps.
     ///   - logger: where cycle failures and recoveries are logged.
     public init(configuration: CollectorConfiguration, client: any WinPowerClient, meter: EnergyMeter<C>,
-                clock: C, wallClock: @escaping @Sendable () -> Date, logger: Logger) {
+                clock: C, wallClock: @escaping @Sendable () -> Date, logger: WPLogger) {
         self.configuration = configuration
         self.client = client
         self.meter = meter

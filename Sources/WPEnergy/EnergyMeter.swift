@@ -117,14 +117,14 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     private let persistence: PersistencePolicy
     private let store: any EnergyStore
     private let clock: C
-    private let logger: Logger
+    private let logger: WPLogger
     /// Held for in-memory work only, never across I/O nor while logging.
     private let inner: Mutex<Inner>
     /// Saves on a thread of its own; its completion takes `inner` (never the reverse).
     private let writer: StateWriter
 
     private init(configuration: EnergyConfiguration, persistence: PersistencePolicy,
-                 store: any EnergyStore, clock: C, logger: Logger, loaded: LoadedEnergyState, rekeyed: Bool = false) {
+                 store: any EnergyStore, clock: C, logger: WPLogger, loaded: LoadedEnergyState, rekeyed: Bool = false) {
         self.loaded = loaded
         self.persistence = persistence
         self.store = store
@@ -159,7 +159,7 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     /// - Throws: the store's error when storage cannot be used at all.
     public static func open(configuration: EnergyConfiguration = EnergyConfiguration(),
                             persistence: PersistencePolicy = PersistencePolicy(),
-                            store: any EnergyStore, clock: C, logger: Logger) throws -> EnergyMeter {
+                            store: any EnergyStore, clock: C, logger: WPLogger) throws -> EnergyMeter {
         let loaded = try store.load()
         return EnergyMeter(configuration: configuration, persistence: persistence, store: store,
                            clock: clock, logger: logger, loaded: loaded)
@@ -179,7 +179,7 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     /// - Throws: the store's error when storage cannot be used at all.
     public static func open(configuration: EnergyConfiguration = EnergyConfiguration(),
                             persistence: PersistencePolicy = PersistencePolicy(),
-                            store: any EnergyStore, clock: C, logger: Logger,
+                            store: any EnergyStore, clock: C, logger: WPLogger,
                             renaming: ([String]) -> [String: String]) throws -> (meter: EnergyMeter, moved: Int) {
         var loaded = try store.load()
         var moved = 0

@@ -65,7 +65,7 @@ public final class ConfigReloader: Sendable {
 
     private let load: Load?
     private let apply: Apply
-    private let logger: Logger
+    private let logger: WPLogger
     private let now: @Sendable () -> Date
     private let state: Mutex<Status>
     /// The reload in progress or last started; the next one waits for it.
@@ -77,7 +77,7 @@ public final class ConfigReloader: Sendable {
     ///   - apply: applies a valid configuration to the running exporter.
     ///   - logger: where outcomes are logged.
     ///   - now: the wall clock.
-    package init(load: Load?, apply: @escaping Apply, logger: Logger, now: @escaping @Sendable () -> Date) {
+    package init(load: Load?, apply: @escaping Apply, logger: WPLogger, now: @escaping @Sendable () -> Date) {
         self.load = load
         self.apply = apply
         self.logger = logger

@@ -24,7 +24,7 @@ extension Endpoints {
     /// server's labels (Prometheus adds them from `/targets`). Exactly one `target` naming a
     /// configured server and nothing else is accepted; anything else is a 400 naming the
     /// problem. Never contacts WinPower.
-    package func probe(_ request: HTTPRequest, servers: [ServerView]) -> HTTPResponse {
+    package func probe(_ request: WPHTTPRequest, servers: [ServerView]) -> WPHTTPResponse {
         if let refusal = Self.refuseParameters(request, allowed: ["target"], usage: "/probe takes only target=<server name>") {
             return refusal
         }
@@ -49,7 +49,7 @@ extension Endpoints {
         let body = chunks.standalone(openMetrics: format != .text)
         let gzip = request.acceptsGzip
         let compressed = gzip ? MetricsSnapshot.gzipMember(of: body + end) : []
-        var response = HTTPResponse(status: 200)
+        var response = WPHTTPResponse(status: 200)
         response.headers.set(name: "Content-Type", value: format.contentType)
         response.headers.set(name: "Vary", value: "Accept, Accept-Encoding")
         if gzip && !compressed.isEmpty {
@@ -65,7 +65,7 @@ extension Endpoints {
     /// `GET /targets`: Prometheus `http_sd_configs` JSON, one group per configured server, whose
     /// target is this exporter as the request's `Host` names it (400 when it is missing or not
     /// `host[:port]`), with `__metrics_path__="/probe"`, `__param_target` and the series labels.
-    package func targets(_ request: HTTPRequest, servers: [ServerView]) -> HTTPResponse {
+    package func targets(_ request: WPHTTPRequest, servers: [ServerView]) -> WPHTTPResponse {
         if let refusal = Self.refuseParameters(request, allowed: [], usage: "/targets takes no parameters") {
             return refusal
         }
@@ -86,7 +86,7 @@ extension Endpoints {
     /// The one rule of `/probe` and `/targets` for query parameters: only the documented ones
     /// are accepted; any other parameter, and an empty one (`&&`, a trailing `&`), is a 400
     /// naming it. `nil` when the query passes.
-    package static func refuseParameters(_ request: HTTPRequest, allowed: Set<String>, usage: String) -> HTTPResponse? {
+    package static func refuseParameters(_ request: WPHTTPRequest, allowed: Set<String>, usage: String) -> WPHTTPResponse? {
         guard let query = request.query, !query.isEmpty else { return nil }
         if query.split(separator: "&", omittingEmptySubsequences: false).contains(where: \.isEmpty) {
             return .text("bad request: empty query parameter (\"&&\" or a leading or trailing \"&\"); \(usage)\n", status: 400)

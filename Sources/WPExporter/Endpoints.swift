@@ -6,7 +6,7 @@ import WPMetrics
 import WPServer
 
 /// The exporter's HTTP surface: `/metrics` (path configurable), `/health`, `/-/healthy`,
-/// `/-/ready` and the `/` landing page, as one ``Router``.
+/// `/-/ready` and the `/` landing page, as one ``WPRouter``.
 ///
 /// Everything it serves comes from closures, so the endpoints are tested without a collector:
 /// a scrape reads the latest published snapshot and never waits on WinPower.
@@ -92,8 +92,8 @@ package struct Endpoints: Sendable {
 
     /// The router serving every endpoint, counting requests in ``scrape``. No route takes a
     /// request body: one is refused with 413 from its head, before a byte of it is read.
-    package func makeRouter() -> Router {
-        var router = Router(observer: scrape.requests)
+    package func makeRouter() -> WPRouter {
+        var router = WPRouter(observer: scrape.requests)
         // The collector's snapshot is rendered and gzipped already: served from the event loop.
         router.get(metricsPath, takesBody: false, preRendered: true) { request in metrics(request) }
         router.get("/health", takesBody: false) { _ in healthResponse() }
@@ -124,7 +124,7 @@ package struct Endpoints: Sendable {
     }
 
     /// 200 once the first collection finished (every server's, for several), else 503.
-    package func readiness() -> HTTPResponse {
+    package func readiness() -> WPHTTPResponse {
         let view = view()
         if let single = view.single {
             return single.health().lastFinished == nil ? .text("not ready: no collection finished yet\n", status: 503) : .text("OK\n")
@@ -135,7 +135,7 @@ package struct Endpoints: Sendable {
     }
 
     /// The snapshot plus the per-scrape part in the negotiated format, gzip when accepted.
-    package func metrics(_ request: HTTPRequest) -> HTTPResponse {
+    package func metrics(_ request: WPHTTPRequest) -> WPHTTPResponse {
         let format = ExpositionFormat.negotiate(accept: request.headers["Accept"])
         let (snapshot, bodyParts) = exposition()
         return cached(snapshot, format: format, request: request, tail: scrape.render(format: format),
@@ -143,14 +143,14 @@ package struct Endpoints: Sendable {
     }
 
     /// What an unknown path gets (the router's answer).
-    package static var notFound: HTTPResponse { .text("not found\n", status: 404) }
+    package static var notFound: WPHTTPResponse { .text("not found\n", status: 404) }
 
     /// `snapshot`'s prebuilt body in `format`, gzip when the request accepts it, followed by
     /// `tail` (the per-scrape part, or OpenMetrics' `# EOF`).
-    package func cached(_ snapshot: MetricsSnapshot, format: ExpositionFormat, request: HTTPRequest, tail: [UInt8],
-                        bodyParts: (@Sendable (MetricsSnapshot, Bool) -> HTTPBodyParts?)? = nil) -> HTTPResponse {
+    package func cached(_ snapshot: MetricsSnapshot, format: ExpositionFormat, request: WPHTTPRequest, tail: [UInt8],
+                        bodyParts: (@Sendable (MetricsSnapshot, Bool) -> HTTPBodyParts?)? = nil) -> WPHTTPResponse {
         let gzip = request.acceptsGzip && snapshot.hasGzip(openMetrics: format != .text)
-        var response = HTTPResponse(status: 200)
+        var response = WPHTTPResponse(status: 200)
         response.headers.set(name: "Content-Type", value: format.contentType)
         response.headers.set(name: "Vary", value: "Accept, Accept-Encoding")
         if gzip { response.headers.set(name: "Content-Encoding", value: "gzip") }
@@ -182,7 +182,7 @@ package struct Endpoints: Sendable {
     /// `POST /-/reload`: 403 unless the lifecycle API is enabled (as Prometheus answers), then
     /// 200 once a new configuration is applied, or 500 naming every problem of one that is not
     /// (the running configuration is kept).
-    package func reloadResponse() async -> HTTPResponse {
+    package func reloadResponse() async -> WPHTTPResponse {
         guard lifecycleEnabled, let reloader else {
             return .text("Lifecycle API is not enabled: start with --web.enable-lifecycle (server.enable_lifecycle: true).\n",
                          status: 403)
@@ -199,14 +199,14 @@ package struct Endpoints: Sendable {
     }
 
     /// `/health`: the single server's document, or the servers' (``serversHealthResponse(_:)``).
-    package func healthResponse() -> HTTPResponse {
+    package func healthResponse() -> WPHTTPResponse {
         let view = view()
         return view.single.map { healthResponse($0) } ?? serversHealthResponse(view.servers)
     }
 
     /// The `/health` document of a single server; 200 when the last finished collection succeeded within the
     /// staleness window and the energy totals can be saved, 503 otherwise. A collection in progress changes neither.
-    package func healthResponse(_ server: ServerView) -> HTTPResponse {
+    package func healthResponse(_ server: ServerView) -> WPHTTPResponse {
         let health = server.health()
         let now = self.now()
         let target = server.target
@@ -227,7 +227,7 @@ package struct Endpoints: Sendable {
     package func uptime(_ now: Date) -> Double { (now.timeIntervalSince(startedAt) * 1000).rounded() / 1000 }
 
     /// `value` as sorted-keys JSON with a final newline.
-    package static func json(_ value: some Encodable, status: Int) -> HTTPResponse {
+    package static func json(_ value: some Encodable, status: Int) -> WPHTTPResponse {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let body = (try? encoder.encode(value)).map { Array($0) + [0x0A] } ?? Array("{}\n".utf8)
@@ -243,7 +243,7 @@ package struct Endpoints: Sendable {
         return LogTimestamp(seconds: 0, nanoseconds: clamped * 1_000_000).description
     }
 
-    package func landingPage() -> HTTPResponse {
+    package func landingPage() -> WPHTTPResponse {
         let view = view()
         let servers = view.servers
         let single = view.single?.target ?? ""
@@ -273,7 +273,7 @@ package struct Endpoints: Sendable {
         </html>
 
         """
-        var response = HTTPResponse(status: 200, body: Array(html.utf8))
+        var response = WPHTTPResponse(status: 200, body: Array(html.utf8))
         response.headers.set(name: "Content-Type", value: "text/html; charset=utf-8")
         return response
     }

@@ -55,7 +55,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         /// Timestamps and `/health` ages.
         public var wallClock: @Sendable () -> Date
         /// The root logger; components log under child labels.
-        public var logger: Logger
+        public var logger: WPLogger
         /// Makes each server's WinPower client (``Exporter/httpClients(logger:)`` for real ones).
         public var makeClient: ClientFactory
         /// TLS and basic authentication of the listener, from `server.web_config_file`.
@@ -74,7 +74,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         /// hard limit first, as the HTTP server does.
         public var openFilesLimit: @Sendable () -> Int? = { OpenFilesLimit.raiseToHardLimit() }
 
-        public init(clock: C, logger: Logger, makeClient: @escaping ClientFactory,
+        public init(clock: C, logger: WPLogger, makeClient: @escaping ClientFactory,
                     wallClock: @escaping @Sendable () -> Date = { Date() }, webSecurity: WebSecurity = .none,
                     reload: ConfigReloader.Load? = nil, mergeSpacing: Duration = .seconds(1),
                     afterCollection: @escaping @Sendable () -> Void = {}) {
@@ -89,7 +89,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
-    package let logger: Logger
+    package let logger: WPLogger
     package let store: FileEnergyStore
     package let meter: EnergyMeter<C>
     /// The servers: one unnamed member for `winpower`, one per `servers` entry; reloads change them.
@@ -141,7 +141,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// ``HTTPClient/ThreadPool/defaultMaxThreads`` threads named `http-client`), each using at
     /// most ``WinPowerHTTPClient/sharedPoolThreads`` of them at once: the threads follow the
     /// requests in flight, not the number of servers.
-    public static func httpClients(logger: Logger, threadPool: HTTPClient.ThreadPool = HTTPClient.ThreadPool()) -> ClientFactory {
+    public static func httpClients(logger: WPLogger, threadPool: HTTPClient.ThreadPool = HTTPClient.ThreadPool()) -> ClientFactory {
         return { entry in
             let configuration = try ExporterSettings.client(entry.winPower)
             return WinPowerHTTPClient(configuration: configuration,
@@ -290,7 +290,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     ///
     /// - Throws: ``ExporterError/openFiles(_:)`` when the limit is too low to serve at all.
     static func descriptorBudget(_ configuration: ExporterConfiguration, limit: Int?,
-                                 logger: Logger) throws(ExporterError) -> DescriptorBudget? {
+                                 logger: WPLogger) throws(ExporterError) -> DescriptorBudget? {
         guard let limit else { return nil }
         let http = HTTPServer.Configuration().maxConnections
         let nut = configuration.nut.address == nil ? nil : configuration.nut.maxConnections
@@ -320,7 +320,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// The NUT server of `nut.*`, or `nil` when `nut.listen` is not set.
     private static func makeNUTServer(_ configuration: ExporterConfiguration, fleet: ServerFleet<C>, meter: EnergyMeter<C>,
                                       tls: TLSConfiguration?, maxConnections: Int?, registry: MetricRegistry,
-                                      logger: Logger) throws(ExporterError) -> LineServer<NUTProtocol>? {
+                                      logger: WPLogger) throws(ExporterError) -> LineServer<NUTProtocol>? {
         let nut = configuration.nut
         guard let address = nut.address else { return nil }
         var accounts: [NUTAccount] = []
@@ -392,7 +392,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// Makes a server's pipeline around its client: a named server publishes to the merger,
     /// the unnamed one of `winpower` straight to `/metrics`.
     private static func memberFactory(meter: EnergyMeter<C>, merger: ExpositionMerger<C>, clock: C,
-                                      wallClock: @escaping @Sendable () -> Date, logger: Logger, graceful: Duration,
+                                      wallClock: @escaping @Sendable () -> Date, logger: WPLogger, graceful: Duration,
                                       afterCollection: @escaping @Sendable () -> Void) -> ServerFleet<C>.MemberFactory {
         return { entry, client, configuration in
             let fields: [String: LogValue] = entry.name.isEmpty ? [:] : ["server": .string(entry.name)]
@@ -409,7 +409,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
-    private static func makePushLoop(_ push: ExporterConfiguration.Push, clock: C, logger: Logger,
+    private static func makePushLoop(_ push: ExporterConfiguration.Push, clock: C, logger: WPLogger,
                                      source: @escaping @Sendable () -> [UInt8]) throws(ExporterError) -> PushLoop<C>? {
         do {
             return try PushgatewayClient.exporterClient(push).map { client in
@@ -424,7 +424,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// Opens the shared meter; with `servers`, moves stored totals as ``EnergyMigration`` says
     /// and warns about unqualified totals no entry adopts.
     private static func openMeter(_ configuration: ExporterConfiguration, storage: StorageConfiguration,
-                                  store: FileEnergyStore, clock: C, logger: Logger) throws -> EnergyMeter<C> {
+                                  store: FileEnergyStore, clock: C, logger: WPLogger) throws -> EnergyMeter<C> {
         let energy = ExporterSettings.energy(configuration.energy)
         let energyLogger = logger.child(label: "energy")
         guard !configuration.servers.isEmpty else {
@@ -452,7 +452,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// Every endpoint (`/metrics` at `server.metrics_path`, `/health`, `/-/healthy`, `/-/ready`,
     /// `/probe`, `/targets`, `/-/reload`, `/`) as one router, for a service that mounts them on
     /// its own WPServer listener. Requests are counted in `winpower_exporter_requests_total`.
-    public var router: Router { endpoints.makeRouter() }
+    public var router: WPRouter { endpoints.makeRouter() }
 
     /// The current `/metrics` snapshot, without the per-scrape families (requests, process,
     /// build information).
@@ -765,7 +765,7 @@ extension Exporter where C == ContinuousClock {
     ///   - reload: what SIGHUP and `POST /-/reload` load again; `nil` by default.
     ///   - afterCollection: called after each published collection.
     /// - Throws: ``ExporterError`` naming the key at fault.
-    public convenience init(configuration: ExporterConfiguration, logger: Logger, webSecurity: WebSecurity = .none,
+    public convenience init(configuration: ExporterConfiguration, logger: WPLogger, webSecurity: WebSecurity = .none,
                             reload: ConfigReloader.Load? = nil,
                             afterCollection: @escaping @Sendable () -> Void = {}) throws(ExporterError) {
         try self.init(configuration: configuration, options: Options(

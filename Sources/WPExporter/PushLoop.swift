@@ -42,7 +42,7 @@ package final class PushLoop<C: Clock<Duration>>: Sendable {
     package let client: PushgatewayClient
     package let interval: Duration
     package let clock: C
-    package let logger: Logger
+    package let logger: WPLogger
     package let source: @Sendable () async -> [UInt8]
     private let state = Mutex(Status())
 
@@ -54,7 +54,7 @@ package final class PushLoop<C: Clock<Duration>>: Sendable {
     ///   - clock: The clock that paces the pushes (tests inject a manual clock).
     ///   - logger: Where failures and recoveries are logged.
     ///   - source: The text exposition to push at each tick; empty skips the tick.
-    package init(client: PushgatewayClient, interval: Duration, clock: C, logger: Logger,
+    package init(client: PushgatewayClient, interval: Duration, clock: C, logger: WPLogger,
          source: @escaping @Sendable () async -> [UInt8]) {
         self.client = client
         self.interval = max(interval, .milliseconds(1))

@@ -9,7 +9,7 @@ import WPServerMetrics
 ///
 /// ```swift
 /// let scrape = try ScrapeMetrics(build: .current)
-/// var router = Router(observer: scrape.requests)
+/// var router = WPRouter(observer: scrape.requests)
 /// let tail = scrape.render(format: .text)
 /// ```
 package final class ScrapeMetrics: Sendable {

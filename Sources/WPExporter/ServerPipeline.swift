@@ -31,7 +31,7 @@ package final class ServerPipeline<C: Clock>: Sendable where C.Duration == Durat
     ///   - logger: the scheduler's logger.
     ///   - published: called after each collection and each republish of a hung one.
     package init(name: String, labels: [SeriesLabel], collector: WPCollector.WinPowerCollector<C>, interval: Duration,
-         gracefulShutdownTimeout: Duration, clock: C, logger: Logger, published: @escaping @Sendable () -> Void) {
+         gracefulShutdownTimeout: Duration, clock: C, logger: WPLogger, published: @escaping @Sendable () -> Void) {
         self.name = name
         self.labels = labels
         self.collector = collector

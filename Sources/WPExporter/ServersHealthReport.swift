@@ -67,7 +67,7 @@ extension HealthReport.WinPower {
 
 extension Endpoints {
     /// The multi-server `/health` document (see ``ServersHealthReport`` for the status rule).
-    package func serversHealthResponse(_ servers: [ServerView]) -> HTTPResponse {
+    package func serversHealthResponse(_ servers: [ServerView]) -> WPHTTPResponse {
         let now = self.now()
         var rejected = 0
         let entries = servers.map { server -> ServersHealthReport.Server in

@@ -87,10 +87,10 @@ package struct RefusalCounter: HTTPHandler {
     /// The router's paths.
     package let paths: Set<String>
 
-    package func acceptsBody(_ head: HTTPRequest) -> Bool { inner.acceptsBody(head) }
-    package func servesPreRenderedBody(_ request: HTTPRequest) -> Bool { inner.servesPreRenderedBody(request) }
+    package func acceptsBody(_ head: WPHTTPRequest) -> Bool { inner.acceptsBody(head) }
+    package func servesPreRenderedBody(_ request: WPHTTPRequest) -> Bool { inner.servesPreRenderedBody(request) }
 
-    package func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
+    package func handle(_ request: WPHTTPRequest) async throws -> WPHTTPResponse {
         let response = try await inner.handle(request)
         if response.status == 401 {
             observer.requestHandled(RequestEvent(handler: paths.contains(request.path) ? request.path : "unmatched",
@@ -107,10 +107,10 @@ private struct ExtraHeadersHandler: HTTPHandler {
     package let inner: any HTTPHandler
     package let headers: [(String, String)]
 
-    package func acceptsBody(_ head: HTTPRequest) -> Bool { inner.acceptsBody(head) }
-    package func servesPreRenderedBody(_ request: HTTPRequest) -> Bool { inner.servesPreRenderedBody(request) }
+    package func acceptsBody(_ head: WPHTTPRequest) -> Bool { inner.acceptsBody(head) }
+    package func servesPreRenderedBody(_ request: WPHTTPRequest) -> Bool { inner.servesPreRenderedBody(request) }
 
-    package func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
+    package func handle(_ request: WPHTTPRequest) async throws -> WPHTTPResponse {
         var response = try await inner.handle(request)
         for (name, value) in headers { response.headers.set(name: name, value: value) }
         return response

@@ -1,7 +1,7 @@
 /// Turns one ``LogRecord`` into the bytes of one output line (terminated by `\n`).
 ///
 /// Encoders are pure values: the same record always gives the same bytes, so they are tested
-/// against golden strings. They never see unredacted data (``Logger`` redacts before a record
+/// against golden strings. They never see unredacted data (``WPLogger`` redacts before a record
 /// reaches a sink) and they escape control characters so one record is always exactly one line.
 public protocol LogEncoder: Sendable {
     /// Appends the encoded record, including its trailing newline, to `buffer`.

@@ -15,7 +15,7 @@ public struct LogRecord: Sendable, Equatable {
     /// `#line` of the call site.
     public var line: UInt
 
-    /// Creates a record; ``Logger`` does this for you.
+    /// Creates a record; ``WPLogger`` does this for you.
     public init(time: LogTimestamp, level: LogLevel, message: String, logger: String,
                 fields: LogFields = [:], file: String = "", line: UInt = 0) {
         self.time = time

@@ -46,9 +46,9 @@ extension LoggingConfiguration {
     /// - Returns: The logger.
     /// - Throws: As ``makeSink(environment:)``.
     public func makeLogger(label: String, redactor: Redactor = Redactor(),
-                           environment: LoggingEnvironment = LoggingEnvironment()) throws(LoggingError) -> Logger {
+                           environment: LoggingEnvironment = LoggingEnvironment()) throws(LoggingError) -> WPLogger {
         let sink = try makeSink(environment: environment)
-        return Logger(label: label, level: level, sink: sink, now: environment.now, redactor: redactor)
+        return WPLogger(label: label, level: level, sink: sink, now: environment.now, redactor: redactor)
     }
 
     /// The encoder for this configuration; `colors` applies to the console format only.

@@ -3,7 +3,7 @@ import Synchronization
 /// Masks secrets in log records: by field name, by registered secret value, `Bearer` and
 /// `Basic` credentials, and passwords in URLs.
 ///
-/// Every ``Logger`` holds a redactor and applies it in ``Logger/log(_:_:_:file:line:)`` to
+/// Every ``WPLogger`` holds a redactor and applies it in ``WPLogger/log(_:_:_:file:line:)`` to
 /// every record before it reaches a sink, so a call site cannot bypass it:
 ///
 /// - **By key.** A field whose name ends (case-insensitively, word by word) in `password`,
@@ -39,7 +39,7 @@ import Synchronization
 /// ```swift
 /// let redactor = Redactor()
 /// redactor.setSecret(configuration.password, named: "winpower.password")  // replaced on reload
-/// let log = Logger(label: "client", sink: sink, redactor: redactor)
+/// let log = WPLogger(label: "client", sink: sink, redactor: redactor)
 /// redactor.setSecret(session.token, named: "winpower.token")   // replaces the previous token
 /// log.info("login ok for \(url)", ["token": .string(session.token)])  // token=***
 /// ```

@@ -19,7 +19,7 @@ import Synchronization
 ///
 /// ```swift
 /// let sink = StreamSink.standardOutput(encoder: JSONLogEncoder())
-/// let log = Logger(label: "app", sink: sink)
+/// let log = WPLogger(label: "app", sink: sink)
 /// ```
 public final class StreamSink: LogSink {
     /// The descriptor written to.

@@ -4,7 +4,7 @@
 ///
 /// The closure is called on the scraping thread, possibly concurrently, and must be quick and
 /// non-blocking; for state inside an actor, let the actor publish it to a
-/// ``SnapshotCollector`` (or update a ``Gauge``) instead.
+/// ``SnapshotCollector`` (or update a ``WPGauge``) instead.
 ///
 /// ```swift
 /// let queue = JobQueue()

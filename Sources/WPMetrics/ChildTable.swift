@@ -67,8 +67,8 @@ protocol ScalarMetric: AnyObject, Sendable {
     var value: Double { get }
 }
 
-extension Counter: ScalarMetric {}
-extension Gauge: ScalarMetric {}
+extension WPCounter: ScalarMetric {}
+extension WPGauge: ScalarMetric {}
 
 /// The children of a vector, found by label values without a global lock and kept in sample
 /// order for scrapes.

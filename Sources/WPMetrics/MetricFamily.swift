@@ -6,7 +6,7 @@
 /// validates each sample (label count, value kind, histogram consistency), so an encoder never
 /// sees an inconsistent family.
 ///
-/// Counter families are named as in the text format, usually with `_total`
+/// WPCounter families are named as in the text format, usually with `_total`
 /// (`requests_total`); the OpenMetrics encoder strips `_total` from the family name and keeps
 /// it on the sample. Info families are named without `_info` (`build` renders `build_info`).
 /// State-set families carry the state label (named like the family) as their last label.

@@ -1,15 +1,15 @@
 /// Create-and-register helpers: each creates an instrument, registers it and returns it.
 extension MetricRegistry {
-    /// Creates and registers a ``Counter``.
+    /// Creates and registers a ``WPCounter``.
     /// - Throws: ``MetricsError`` for invalid names or a name already registered.
-    public func counter(name: String, help: String, unit: String? = nil) throws(MetricsError) -> Counter {
-        try registered(try Counter(name: name, help: help, unit: unit))
+    public func counter(name: String, help: String, unit: String? = nil) throws(MetricsError) -> WPCounter {
+        try registered(try WPCounter(name: name, help: help, unit: unit))
     }
 
-    /// Creates and registers a ``Gauge``.
+    /// Creates and registers a ``WPGauge``.
     /// - Throws: ``MetricsError`` for invalid names or a name already registered.
-    public func gauge(name: String, help: String, unit: String? = nil) throws(MetricsError) -> Gauge {
-        try registered(try Gauge(name: name, help: help, unit: unit))
+    public func gauge(name: String, help: String, unit: String? = nil) throws(MetricsError) -> WPGauge {
+        try registered(try WPGauge(name: name, help: help, unit: unit))
     }
 
     /// Creates and registers a ``Histogram``.

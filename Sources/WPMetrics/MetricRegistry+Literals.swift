@@ -14,19 +14,19 @@
 /// let inFlight = registry.gauge("http_requests_in_flight", help: "Requests in progress.")
 /// ```
 extension MetricRegistry {
-    /// Creates and registers a ``Counter`` named by a literal; stops the process on an invalid
+    /// Creates and registers a ``WPCounter`` named by a literal; stops the process on an invalid
     /// name or unit, or a name already registered.
     public func counter(_ name: StaticString, help: String, unit: StaticString? = nil,
-                        file: StaticString = #fileID, line: UInt = #line) -> Counter {
+                        file: StaticString = #fileID, line: UInt = #line) -> WPCounter {
         declared(file, line) { () throws(MetricsError) in
             try counter(name: name.description, help: help, unit: unit.map(\.description))
         }
     }
 
-    /// Creates and registers a ``Gauge`` named by a literal; stops the process on an invalid
+    /// Creates and registers a ``WPGauge`` named by a literal; stops the process on an invalid
     /// name or unit, or a name already registered.
     public func gauge(_ name: StaticString, help: String, unit: StaticString? = nil,
-                      file: StaticString = #fileID, line: UInt = #line) -> Gauge {
+                      file: StaticString = #fileID, line: UInt = #line) -> WPGauge {
         declared(file, line) { () throws(MetricsError) in
             try gauge(name: name.description, help: help, unit: unit.map(\.description))
         }

@@ -33,7 +33,7 @@ public final class MetricVec<Child: SampledMetric>: Collector {
         self.makeChild = makeChild
         self.root = nil
         self.curried = []
-        let direct = Child.self == Counter.self || Child.self == Gauge.self
+        let direct = Child.self == WPCounter.self || Child.self == WPGauge.self
         table = ChildTable(lineNames: direct ? Self.lineNames(descriptor) : nil)
         headers = Self.headers(descriptor)
     }
@@ -312,29 +312,29 @@ extension MetricVec: PresortedCollector, DirectlyRendered {
 }
 
 /// Counters partitioned by labels.
-public typealias CounterVec = MetricVec<Counter>
+public typealias CounterVec = MetricVec<WPCounter>
 /// Gauges partitioned by labels.
-public typealias GaugeVec = MetricVec<Gauge>
+public typealias GaugeVec = MetricVec<WPGauge>
 /// Histograms partitioned by labels (all children share the buckets).
 public typealias HistogramVec = MetricVec<Histogram>
 /// Summaries partitioned by labels (all children share objectives and window).
 public typealias SummaryVec = MetricVec<Summary>
 
-extension MetricVec where Child == Counter {
+extension MetricVec where Child == WPCounter {
     /// Creates an unregistered counter vector.
     /// - Throws: ``MetricsError`` for invalid names, labels or unit.
     public convenience init(name: String, help: String, unit: String? = nil, labelNames: [String]) throws(MetricsError) {
         let descriptor = try MetricDescriptor(name: name, help: help, type: .counter, unit: unit, labelNames: labelNames).validated()
-        self.init(descriptor: descriptor) { Counter(descriptor: descriptor) }
+        self.init(descriptor: descriptor) { WPCounter(descriptor: descriptor) }
     }
 }
 
-extension MetricVec where Child == Gauge {
+extension MetricVec where Child == WPGauge {
     /// Creates an unregistered gauge vector.
     /// - Throws: ``MetricsError`` for invalid names, labels or unit.
     public convenience init(name: String, help: String, unit: String? = nil, labelNames: [String]) throws(MetricsError) {
         let descriptor = try MetricDescriptor(name: name, help: help, type: .gauge, unit: unit, labelNames: labelNames).validated()
-        self.init(descriptor: descriptor) { Gauge(descriptor: descriptor) }
+        self.init(descriptor: descriptor) { WPGauge(descriptor: descriptor) }
     }
 }
 

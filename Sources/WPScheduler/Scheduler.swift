@@ -63,7 +63,7 @@ public final class Scheduler<C: Clock>: Sendable where C.Duration == Duration {
     /// minute with the ticks missed since its last warning, not once a tick. Every missed tick
     /// is still counted (``Statistics/skipped``).
     public static var missedTickWarningInterval: Duration { .seconds(60) }
-    private let logger: Logger
+    private let logger: WPLogger
     private let work: Work
     private let onSkip: SkipObserver?
     private let state = Mutex(State())
@@ -88,7 +88,7 @@ public final class Scheduler<C: Clock>: Sendable where C.Duration == Duration {
     ///     next tick waits for it). While a run hangs, it is the only thing that still
     ///     happens every interval.
     ///   - work: what to do on each tick.
-    public init(configuration: Configuration = Configuration(), clock: C, logger: Logger,
+    public init(configuration: Configuration = Configuration(), clock: C, logger: WPLogger,
                 onSkip: SkipObserver? = nil, work: @escaping Work) {
         var configuration = configuration
         if configuration.interval <= .zero { configuration.interval = .seconds(1) }

@@ -36,12 +36,12 @@ public struct BasicAuthHandler: HTTPHandler {
         self.openPaths = openPaths
     }
 
-    public func acceptsBody(_ head: HTTPRequest) -> Bool { inner.acceptsBody(head) }
+    public func acceptsBody(_ head: WPHTTPRequest) -> Bool { inner.acceptsBody(head) }
     /// The wrapped handler's answer: a check is a cache look-up, or waits for the bcrypt
     /// threads without holding the loop.
-    public func servesPreRenderedBody(_ request: HTTPRequest) -> Bool { inner.servesPreRenderedBody(request) }
+    public func servesPreRenderedBody(_ request: WPHTTPRequest) -> Bool { inner.servesPreRenderedBody(request) }
 
-    public func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public func handle(_ request: WPHTTPRequest) async throws -> WPHTTPResponse {
         if openPaths.contains(request.path) { return try await inner.handle(request) }
         guard let credentials = request.headers["Authorization"].flatMap(BasicCredentials.init(header:)) else {
             return challenge()
@@ -59,7 +59,7 @@ public struct BasicAuthHandler: HTTPHandler {
         }
         switch outcome {
         case nil:
-            var response = HTTPResponse.text("too many login attempts in progress; retry later\n", status: 429)
+            var response = WPHTTPResponse.text("too many login attempts in progress; retry later\n", status: 429)
             response.headers.set(name: "Retry-After", value: "1")
             return response
         case true?:
@@ -72,8 +72,8 @@ public struct BasicAuthHandler: HTTPHandler {
         }
     }
 
-    private func challenge() -> HTTPResponse {
-        var response = HTTPResponse.text("unauthorized\n", status: 401)
+    private func challenge() -> WPHTTPResponse {
+        var response = WPHTTPResponse.text("unauthorized\n", status: 401)
         response.headers.set(name: "WWW-Authenticate", value: "Basic realm=\"\(authenticator.realm)\"")
         return response
     }

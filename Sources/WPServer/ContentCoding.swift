@@ -55,7 +55,7 @@ public enum ContentCoding {
     }
 }
 
-extension HTTPRequest {
+extension WPHTTPRequest {
     /// Whether this request accepts a gzip-coded response (``ContentCoding/acceptsGzip(_:)-(HTTPHeaders)``).
     public var acceptsGzip: Bool { ContentCoding.acceptsGzip(headers) }
 }

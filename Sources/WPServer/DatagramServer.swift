@@ -58,11 +58,11 @@ public final class DatagramServer<P: DatagramProtocol>: Sendable {
 
     public let configuration: Configuration
     private let datagramProtocol: P
-    private let logger: Logger
+    private let logger: WPLogger
     private let lifecycle = ListenerLifecycle()
     private let counters = DatagramCounters()
 
-    public init(configuration: Configuration, protocol datagramProtocol: P, logger: Logger) {
+    public init(configuration: Configuration, protocol datagramProtocol: P, logger: WPLogger) {
         self.configuration = configuration
         self.datagramProtocol = datagramProtocol
         self.logger = logger

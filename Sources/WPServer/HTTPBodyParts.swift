@@ -22,7 +22,7 @@ public protocol StableBytes: AnyObject, Sendable {
 /// ```swift
 /// var parts = HTTPBodyParts()
 /// for chunk in chunks { parts.append(chunk.storage, range: chunk.range) }
-/// let response = HTTPResponse(status: 200, body: header, bodyParts: parts, bodySuffix: tail)
+/// let response = WPHTTPResponse(status: 200, body: header, bodyParts: parts, bodySuffix: tail)
 /// ```
 public struct HTTPBodyParts: @unchecked Sendable, Equatable, ExpressibleByArrayLiteral {
     // @unchecked: `pieces` point into `owners`' storage, which is immutable and lives as long

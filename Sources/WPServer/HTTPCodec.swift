@@ -13,7 +13,7 @@ public enum HTTPCodec {
     /// - Throws: ``HTTPParseError`` with the status the server would answer (400, 413, 417,
     ///   431, 501, 505) and what was wrong.
     public static func parseRequest(_ bytes: [UInt8], configuration: HTTPServer.Configuration = .init())
-        throws(HTTPParseError) -> (request: HTTPRequest, consumed: Int)? {
+        throws(HTTPParseError) -> (request: WPHTTPRequest, consumed: Int)? {
         var parser = HTTPRequestParser(limits: configuration.parserLimits)
         switch bytes.withUnsafeBytes({ parser.parse($0) }) {
         case .needMore: return nil
@@ -29,7 +29,7 @@ public enum HTTPCodec {
     /// - Parameters:
     ///   - keepAlive: Whether the connection stays open (`false` adds `Connection: close`).
     ///   - date: The `Date` value; the current time when `nil`.
-    public static func encode(_ response: HTTPResponse, answering request: HTTPRequest = HTTPRequest(method: "GET", target: "/"),
+    public static func encode(_ response: WPHTTPResponse, answering request: WPHTTPRequest = WPHTTPRequest(method: "GET", target: "/"),
                               keepAlive: Bool = true, gzipMinimumBytes: Int? = 1024, date: String? = nil) -> [UInt8] {
         let encoded = HTTPResponseEncoder.encode(response, context: ResponseContext(request: request, keepAlive: keepAlive),
                                                  date: date ?? HTTPDate.format(), gzipMinimumBytes: gzipMinimumBytes)

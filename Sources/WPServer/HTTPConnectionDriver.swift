@@ -19,13 +19,13 @@ final class HTTPConnectionDriver: ConnectionDriver {
     let handler: any HTTPHandler
     /// Told of every request the server refuses before a handler sees it.
     let observer: (any RequestObserver)?
-    let logger: Logger
+    let logger: WPLogger
     let dates = HTTPDate()
     /// Request body bytes booked by all connections (``HTTPServer/Configuration/maxBufferedBodyBytes``).
     private var bufferedBodyBytes = 0
 
     init(configuration: HTTPServer.Configuration, handler: any HTTPHandler, observer: (any RequestObserver)?,
-         logger: Logger) {
+         logger: WPLogger) {
         self.configuration = configuration
         self.handler = handler
         self.observer = observer
@@ -179,7 +179,7 @@ final class HTTPConnectionDriver: ConnectionDriver {
     /// `error.status`, counts it under the handler name `refused`, and closes after lingering.
     private func refuse(_ connection: HTTPConnection, _ error: HTTPParseError, now: Int64, in loop: Loop) {
         connection.inFlight = HTTPConnection.InFlight(method: "-", path: "-", started: now)
-        let response = HTTPResponse.text(error.reason + "\n", status: error.status)
+        let response = WPHTTPResponse.text(error.reason + "\n", status: error.status)
         let encoded = HTTPResponseEncoder.encode(response, context: ResponseContext(keepAlive: false),
                                                  date: dates.now(), gzipMinimumBytes: nil)
         logger.debug("rejected request", ["status": .int(error.status), "reason": .string(error.reason),
@@ -234,7 +234,7 @@ final class HTTPConnectionDriver: ConnectionDriver {
         let onLoop = configuration.runsHandlersOnEventLoop && handler.servesPreRenderedBody(request)
         let date = dates.now()
         connection.task = Task(executorPreference: onLoop ? loop : nil) {
-            let response: HTTPResponse
+            let response: WPHTTPResponse
             do {
                 response = try await handler.handle(request)
             } catch {

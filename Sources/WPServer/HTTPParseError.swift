@@ -30,7 +30,7 @@ struct HTTPParserLimits: Sendable, Equatable {
 
 /// A complete request cut from the front of a byte stream.
 struct ParsedRequest: Sendable, Equatable {
-    var request: HTTPRequest
+    var request: WPHTTPRequest
     /// Whether the connection may stay open after the response (version and `Connection`).
     var keepAlive: Bool
     /// Bytes of the stream the request occupied, including its body.
@@ -55,7 +55,7 @@ enum BodyFraming: Sendable, Equatable {
 
 /// The parsed request line and header section, before the body.
 struct RequestHead: Sendable, Equatable {
-    var request: HTTPRequest
+    var request: WPHTTPRequest
     var keepAlive: Bool
     var framing: BodyFraming
     var expectContinue: Bool

@@ -37,9 +37,9 @@ extension HTTPRequestParser {
             case .success(let field): headers.add(name: field.name, value: field.value)
             }
         }
-        var request = HTTPRequest(method: method, target: target, version: version, headers: headers)
+        var request = WPHTTPRequest(method: method, target: target, version: version, headers: headers)
         if !target.hasPrefix("/"), let path = absoluteFormPath(target) {
-            let origin = HTTPRequest(method: method, target: path)
+            let origin = WPHTTPRequest(method: method, target: path)
             request.path = origin.path
             request.query = origin.query
         }

@@ -14,7 +14,7 @@
 struct HTTPRequestParser: Sendable {
     let limits: HTTPParserLimits
     /// Whether the request with this head may carry a body; `nil` accepts every body.
-    var acceptsBody: (@Sendable (HTTPRequest) -> Bool)?
+    var acceptsBody: (@Sendable (WPHTTPRequest) -> Bool)?
     /// The head once it is complete, while the body is still arriving.
     private var head: RequestHead?
     private var chunked: ChunkedDecoder?
@@ -28,7 +28,7 @@ struct HTTPRequestParser: Sendable {
     private var lineStart = 0
     private var headStart = 0
 
-    init(limits: HTTPParserLimits, acceptsBody: (@Sendable (HTTPRequest) -> Bool)? = nil) {
+    init(limits: HTTPParserLimits, acceptsBody: (@Sendable (WPHTTPRequest) -> Bool)? = nil) {
         self.limits = limits
         self.acceptsBody = acceptsBody
     }

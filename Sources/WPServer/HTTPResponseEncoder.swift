@@ -14,7 +14,7 @@ struct ResponseContext: Sendable, Equatable {
         self.acceptsGzip = acceptsGzip
     }
 
-    init(request: HTTPRequest, keepAlive: Bool) {
+    init(request: WPHTTPRequest, keepAlive: Bool) {
         self.init(isHead: request.method == "HEAD", keepAlive: keepAlive, version: request.version,
                   acceptsGzip: request.acceptsGzip)
     }
@@ -117,7 +117,7 @@ struct EncodedResponse: Sendable, Equatable {
     }
 }
 
-/// Serialises ``HTTPResponse`` values: a pure function of the response, the request context
+/// Serialises ``WPHTTPResponse`` values: a pure function of the response, the request context
 /// and the date string.
 ///
 /// Framing is always the server's: handler-set `Content-Length`/`Transfer-Encoding` are
@@ -130,7 +130,7 @@ enum HTTPResponseEncoder {
     /// Whether ``encode(_:context:date:gzipMinimumBytes:)`` would try to gzip the body (the
     /// expensive part of encoding): a body that may be sent, is compressible, long enough, not
     /// already encoded, for a client that accepts gzip.
-    static func compresses(_ response: HTTPResponse, context: ResponseContext, gzipMinimumBytes: Int?) -> Bool {
+    static func compresses(_ response: WPHTTPResponse, context: ResponseContext, gzipMinimumBytes: Int?) -> Bool {
         context.acceptsGzip && allowsBody(response.status)
             && isGzipCandidate(response.headers, bodyCount: response.bodyCount, gzipMinimumBytes: gzipMinimumBytes)
     }
@@ -148,7 +148,7 @@ enum HTTPResponseEncoder {
         return bodyCount >= minimum
     }
 
-    static func encode(_ response: HTTPResponse, context: ResponseContext, date: String,
+    static func encode(_ response: WPHTTPResponse, context: ResponseContext, date: String,
                        gzipMinimumBytes: Int?) -> EncodedResponse {
         var body = response.body
         var parts = response.bodyParts
@@ -222,15 +222,15 @@ enum HTTPResponseEncoder {
                                bodySuffix: context.isHead ? [] : suffix, status: response.status)
     }
 
-    /// `body` then `suffix` as chunks of at most ``HTTPResponse/chunkSize`` bytes, ended by the
+    /// `body` then `suffix` as chunks of at most ``WPHTTPResponse/chunkSize`` bytes, ended by the
     /// last (empty) chunk and no trailers.
     static func chunkedFraming(_ body: [UInt8], _ suffix: [UInt8]) -> [UInt8] {
         let whole = suffix.isEmpty ? body : body + suffix
         var framed: [UInt8] = []
-        framed.reserveCapacity(whole.count + (whole.count / HTTPResponse.chunkSize + 2) * 12)
+        framed.reserveCapacity(whole.count + (whole.count / WPHTTPResponse.chunkSize + 2) * 12)
         var start = 0
         while start < whole.count {
-            let end = min(start + HTTPResponse.chunkSize, whole.count)
+            let end = min(start + WPHTTPResponse.chunkSize, whole.count)
             framed.append(contentsOf: String(end - start, radix: 16).utf8)
             framed.append(contentsOf: [13, 10])
             framed.append(contentsOf: whole[start..<end])

@@ -25,7 +25,7 @@ public final class HTTPServer: Sendable {
     public let configuration: Configuration
     private let handler: any HTTPHandler
     private let observer: (any RequestObserver)?
-    let logger: Logger
+    let logger: WPLogger
     private let lifecycle = ListenerLifecycle()
     private let counters = ConnectionCounters()
 
@@ -33,13 +33,13 @@ public final class HTTPServer: Sendable {
     ///
     /// - Parameters:
     ///   - configuration: Address, limits and timeouts.
-    ///   - handler: Answers every request; usually a ``Router``.
+    ///   - handler: Answers every request; usually a ``WPRouter``.
     ///   - logger: Receives lifecycle and error lines, and an access log line per request at
     ///     debug level (method, path, status, bytes, duration; never request headers).
     ///   - observer: Told of every request the server refuses before a handler sees it
     ///     (`400`, `408`, `413`, `417`, `431`, `501`, `503`, `505`), under the handler name
     ///     `refused`.
-    public init(configuration: Configuration, handler: any HTTPHandler, logger: Logger,
+    public init(configuration: Configuration, handler: any HTTPHandler, logger: WPLogger,
                 observer: (any RequestObserver)? = nil) {
         self.configuration = configuration
         self.handler = handler

@@ -4,19 +4,19 @@
 /// let hello = HandlerFunction { _ in .text("hello\n") }
 /// ```
 public struct HandlerFunction: HTTPHandler {
-    private let body: @Sendable (HTTPRequest) async throws -> HTTPResponse
+    private let body: @Sendable (WPHTTPRequest) async throws -> WPHTTPResponse
     private let preRendered: Bool
 
     /// - Parameter preRendered: the closure only hands back bytes already rendered
     ///   (``HTTPHandler/servesPreRenderedBody(_:)``): it may run on the event loop.
-    public init(preRendered: Bool = false, _ body: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
+    public init(preRendered: Bool = false, _ body: @escaping @Sendable (WPHTTPRequest) async throws -> WPHTTPResponse) {
         self.body = body
         self.preRendered = preRendered
     }
 
-    public func servesPreRenderedBody(_ request: HTTPRequest) -> Bool { preRendered }
+    public func servesPreRenderedBody(_ request: WPHTTPRequest) -> Bool { preRendered }
 
-    public func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public func handle(_ request: WPHTTPRequest) async throws -> WPHTTPResponse {
         try await body(request)
     }
 }

@@ -124,12 +124,12 @@ public final class LineServer<P: LineProtocol>: Sendable {
 
     public let configuration: Configuration
     private let lineProtocol: P
-    private let logger: Logger
+    private let logger: WPLogger
     private let lifecycle = ListenerLifecycle()
     private let counters = ConnectionCounters()
     private let lines = LineCount()
 
-    public init(configuration: Configuration, protocol lineProtocol: P, logger: Logger) {
+    public init(configuration: Configuration, protocol lineProtocol: P, logger: WPLogger) {
         self.configuration = configuration
         self.lineProtocol = lineProtocol
         self.logger = logger

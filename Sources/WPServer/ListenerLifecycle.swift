@@ -124,7 +124,7 @@ extension ListenerLifecycle {
     ///   ``ServerError/system(operation:reason:)`` when the loop's thread cannot start.
     ///
     /// `bind` runs on a thread of its own (`<kind>-bind`): resolving a host name may block.
-    func serve<Loop: ServerLoop>(kind: String, logger: Logger,
+    func serve<Loop: ServerLoop>(kind: String, logger: WPLogger,
                                  bind: @escaping @Sendable () throws(ServerError) -> (Loop, ServerAddress)) async throws {
         try begin()
         let loop: Loop

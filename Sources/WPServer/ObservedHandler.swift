@@ -14,10 +14,10 @@ public struct ObservedHandler: HTTPHandler {
         self.observer = observer
     }
 
-    public func acceptsBody(_ head: HTTPRequest) -> Bool { handler.acceptsBody(head) }
-    public func servesPreRenderedBody(_ request: HTTPRequest) -> Bool { handler.servesPreRenderedBody(request) }
+    public func acceptsBody(_ head: WPHTTPRequest) -> Bool { handler.acceptsBody(head) }
+    public func servesPreRenderedBody(_ request: WPHTTPRequest) -> Bool { handler.servesPreRenderedBody(request) }
 
-    public func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public func handle(_ request: WPHTTPRequest) async throws -> WPHTTPResponse {
         let clock = ContinuousClock()
         let start = clock.now
         do {

@@ -153,7 +153,7 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
     private static var wakeID: UInt64 { 1 }
 
     let driver: Driver
-    let logger: Logger
+    let logger: WPLogger
     /// The server's connection statistics: the reactor counts accepts, refusals, evictions and
     /// open connections; drivers count closes by a limit.
     let counters: ConnectionCounters
@@ -183,7 +183,7 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
     /// Takes ownership of the listening socket once it returns (the caller closes it when this throws).
     /// `name` says which server it is in log lines (`http`, `line`, `udp`).
     init(name: String, listener: Int32, kind: Listener = .stream, driver: Driver, connectionLimit: Int,
-         tls: TLSContextStore?, tlsAtAccept: Bool, counters: ConnectionCounters, logger: Logger) throws(ServerError) {
+         tls: TLSContextStore?, tlsAtAccept: Bool, counters: ConnectionCounters, logger: WPLogger) throws(ServerError) {
         let epoll = cs_epoll_create()
         guard epoll >= 0 else { throw .system(operation: "epoll_create1", reason: Self.message(-epoll)) }
         let wake = cs_eventfd()

@@ -1,6 +1,6 @@
 /// One handled request, as reported to a ``RequestObserver``.
 public struct RequestEvent: Sendable, Equatable {
-    /// The handler's name: the route pattern for a ``Router`` route (`/metrics`).
+    /// The handler's name: the route pattern for a ``WPRouter`` route (`/metrics`).
     public var handler: String
     public var method: String
     /// The response status; `500` when the handler threw.

@@ -15,7 +15,7 @@ final class TLSConnectionIO: ConnectionIO {
     private var handshakeDone = false
     /// The first byte was a TLS handshake record (checked once, before OpenSSL reads anything).
     private var sawClientHello = false
-    private let logger: Logger
+    private let logger: WPLogger
     private let remoteAddress: String
     private(set) var readWaitsForWritable = false
     private(set) var writeWaitsForReadable = false
@@ -24,7 +24,7 @@ final class TLSConnectionIO: ConnectionIO {
         + "Connection: close\r\n\r\nClient sent an HTTP request to an HTTPS server.\n"
 
     /// Takes ownership of `descriptor` and `session`.
-    init(descriptor: Int32, session: OpaquePointer, logger: Logger, remoteAddress: String) {
+    init(descriptor: Int32, session: OpaquePointer, logger: WPLogger, remoteAddress: String) {
         self.descriptor = descriptor
         self.session = session
         self.logger = logger

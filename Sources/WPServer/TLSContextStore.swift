@@ -23,7 +23,7 @@ final class TLSContextStore {
     }
 
     let configuration: TLSConfiguration
-    private let logger: Logger
+    private let logger: WPLogger
     private var context: OpaquePointer?
     private var builtFrom: [FileSignature?]
     private var failedAt: [FileSignature?]?
@@ -33,7 +33,7 @@ final class TLSContextStore {
     /// Builds the first context.
     ///
     /// - Throws: ``TLSSetupError`` naming the file or setting that is wrong.
-    init(configuration: TLSConfiguration, logger: Logger) throws(TLSSetupError) {
+    init(configuration: TLSConfiguration, logger: WPLogger) throws(TLSSetupError) {
         self.configuration = configuration
         self.logger = logger
         var message = [CChar](repeating: 0, count: 256)

@@ -5,7 +5,7 @@ import WPServer
 /// a ``MetricRegistry``.
 ///
 /// ```swift
-/// var router = Router()
+/// var router = WPRouter()
 /// router.addMetrics(registry: registry)   // GET /metrics
 /// ```
 ///
@@ -31,15 +31,15 @@ public struct MetricsHandler: HTTPHandler {
         self.shared = SharedRender(registry: registry)
     }
 
-    public func acceptsBody(_ head: HTTPRequest) -> Bool { false }
+    public func acceptsBody(_ head: WPHTTPRequest) -> Bool { false }
 
     /// The handler itself only waits for the render thread: it may run on the event loop.
-    public func servesPreRenderedBody(_ request: HTTPRequest) -> Bool { true }
+    public func servesPreRenderedBody(_ request: WPHTTPRequest) -> Bool { true }
 
-    public func handle(_ request: HTTPRequest) async -> HTTPResponse {
+    public func handle(_ request: WPHTTPRequest) async -> WPHTTPResponse {
         let format = ExpositionFormat.negotiate(accept: request.headers["Accept"])
         let body = await shared.body(SharedRender.Kind(format: format, gzip: ContentCoding.acceptsGzip(request.headers)))
-        var response = HTTPResponse(status: 200, body: body.bytes)
+        var response = WPHTTPResponse(status: 200, body: body.bytes)
         response.headers.set(name: "Content-Type", value: format.contentType)
         if body.gzipped {
             response.headers.set(name: "Content-Encoding", value: "gzip")
@@ -54,7 +54,7 @@ public struct MetricsHandler: HTTPHandler {
     var waitingCount: Int { shared.waitingCount }
 }
 
-extension Router {
+extension WPRouter {
     /// Serves `registry` on `GET` (and `HEAD`) `path` with a ``MetricsHandler``; requests with
     /// a body are refused before it is read.
     ///

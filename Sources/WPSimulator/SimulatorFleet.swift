@@ -66,14 +66,14 @@ public final class SimulatorFleet: Sendable {
 
     public let configuration: Configuration
     private let clock: any Clock<Duration>
-    private let logger: Logger
+    private let logger: WPLogger
     private let state = Mutex<(members: [Member], runners: [Runner])>(([], []))
 
     /// - Parameters:
     ///   - configuration: how many servers, devices and faults.
     ///   - clock: drives every simulator's token time and power curves.
     ///   - logger: the simulators' request summaries.
-    public init(configuration: Configuration, clock: any Clock<Duration> = ContinuousClock(), logger: Logger = .disabled) {
+    public init(configuration: Configuration, clock: any Clock<Duration> = ContinuousClock(), logger: WPLogger = .disabled) {
         self.configuration = configuration
         self.clock = clock
         self.logger = logger

@@ -31,7 +31,7 @@ public final class SimulatorServer: Sendable {
     public let simulator: WinPowerSimulator
     private let host: String
     private let port: Int
-    private let logger: Logger
+    private let logger: WPLogger
     private let state = Mutex(State())
 
     /// Creates a runner; nothing is bound until ``start()``.
@@ -41,7 +41,7 @@ public final class SimulatorServer: Sendable {
     ///   - host: address to bind (`127.0.0.1` by default).
     ///   - port: port to bind; 0 picks a free one.
     ///   - logger: receives the HTTP server's lifecycle lines.
-    public init(simulator: WinPowerSimulator, host: String = "127.0.0.1", port: Int = 0, logger: Logger = .disabled) {
+    public init(simulator: WinPowerSimulator, host: String = "127.0.0.1", port: Int = 0, logger: WPLogger = .disabled) {
         self.simulator = simulator
         self.host = host
         self.port = port

@@ -5,7 +5,7 @@ import WPServer
 
 extension WinPowerSimulator {
     /// `POST /api/v1/auth/login`: checks the JSON credentials and issues a JWT-shaped token.
-    func login(_ request: HTTPRequest) -> HTTPResponse {
+    func login(_ request: WPHTTPRequest) -> WPHTTPResponse {
         let credentials = try? JSONDecoder().decode(LoginCredentials.self, from: Data(request.body))
         let username = credentials?.username
         let password = credentials?.password
@@ -54,7 +54,7 @@ extension WinPowerSimulator {
     }
 
     /// Whether `request` carries a token the server still accepts.
-    private func isAuthorized(_ request: HTTPRequest) -> Bool {
+    private func isAuthorized(_ request: WPHTTPRequest) -> Bool {
         guard let header = request.headers["Authorization"], header.hasPrefix("Bearer ") else { return false }
         let token = String(header.dropFirst("Bearer ".count))
         let now = elapsed()
@@ -69,7 +69,7 @@ extension WinPowerSimulator {
     }
 
     /// `GET /api/v1/deviceData/detail/list`: one page of devices, the page size capped.
-    func list(_ request: HTTPRequest) -> HTTPResponse {
+    func list(_ request: WPHTTPRequest) -> WPHTTPResponse {
         let faults = self.faults
         let authorized = isAuthorized(request) && !faults.contains(.unauthorized) && !faults.contains(.envelope401)
         let reportedTotal: Int? = state.withLock { state in
@@ -115,7 +115,7 @@ extension WinPowerSimulator {
 extension WinPowerSimulator {
     /// The real server's reply to a missing, unknown or expired token (Spring Security's entry
     /// point): `message` in the request's `Content-language`, `data` a string naming the path.
-    func unauthorized(_ request: HTTPRequest, path: String, status: Int) -> HTTPResponse {
+    func unauthorized(_ request: WPHTTPRequest, path: String, status: Int) -> WPHTTPResponse {
         let chinese = (request.headers["Content-language"] ?? "zh-CN").lowercased().hasPrefix("zh")
         let message = chinese ? "没有登录或者令牌过期" : "Not logged in or token expired"
         let data = "Full authentication is required to access this resource(\(path))"

@@ -27,15 +27,15 @@ public final class WinPowerSimulator: HTTPHandler {
         var tokens: [String: Duration] = [:]
         var tokenSerial = 0
         var reportedTotal: Int?
-        var lastLoginRequest: HTTPRequest?
-        var lastListRequest: HTTPRequest?
+        var lastLoginRequest: WPHTTPRequest?
+        var lastListRequest: WPHTTPRequest?
     }
 
     public let configuration: Configuration
     /// The simulated devices, in list order.
     public let devices: [SimulatedDevice]
     let state: Mutex<State>
-    let logger: Logger
+    let logger: WPLogger
     let elapsed: @Sendable () -> Duration
     let sleep: @Sendable (Duration) async throws -> Void
 
@@ -44,7 +44,7 @@ public final class WinPowerSimulator: HTTPHandler {
     ///   - clock: drives token time, slow responses and the power curves' `t`.
     ///   - logger: request summaries at debug level (never credentials or tokens).
     public init(configuration: Configuration = Configuration(), clock: some Clock<Duration> = ContinuousClock(),
-                logger: Logger = .disabled) {
+                logger: WPLogger = .disabled) {
         self.configuration = configuration
         let first = max(0, configuration.firstDeviceIndex)
         self.devices = (first..<first + max(0, configuration.deviceCount)).map { index in
@@ -94,10 +94,10 @@ public final class WinPowerSimulator: HTTPHandler {
     public var issuedTokens: [String] { state.withLock { Array($0.tokens.keys) } }
 
     /// The last login request received, for header assertions.
-    public var lastLoginRequest: HTTPRequest? { state.withLock { $0.lastLoginRequest } }
+    public var lastLoginRequest: WPHTTPRequest? { state.withLock { $0.lastLoginRequest } }
 
     /// The last device-list request received, for header assertions.
-    public var lastListRequest: HTTPRequest? { state.withLock { $0.lastListRequest } }
+    public var lastListRequest: WPHTTPRequest? { state.withLock { $0.lastListRequest } }
 
     /// Seconds of simulated time: the `t` of the power curves now.
     public var simulatedSeconds: Double { elapsed().seconds }
@@ -111,14 +111,14 @@ public final class WinPowerSimulator: HTTPHandler {
 
     // MARK: HTTPHandler
 
-    public func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public func handle(_ request: WPHTTPRequest) async throws -> WPHTTPResponse {
         if faults.contains(.unreachable) { throw SimulatorError.unreachable }
         if faults.contains(.slow) { try await sleep(configuration.slowDelay) }
         let prefix = configuration.pathPrefix.hasSuffix("/") ? String(configuration.pathPrefix.dropLast())
                                                                : configuration.pathPrefix
         guard request.path.hasPrefix(prefix) else { return Self.withSpringHeaders(notFound()) }
         let path = String(request.path.dropFirst(prefix.count))
-        let response: HTTPResponse
+        let response: WPHTTPResponse
         switch (request.method, path) {
         case ("POST", "/api/v1/auth/login"): response = login(request)
         case ("GET", "/api/v1/deviceData/detail/list"): response = list(request)
@@ -139,21 +139,21 @@ public final class WinPowerSimulator: HTTPHandler {
 
     /// A reply as the real server frames it: Spring Security's headers, and the body sent with
     /// `Transfer-Encoding: chunked` (Spring Boot streams its JSON replies).
-    static func withSpringHeaders(_ response: HTTPResponse) -> HTTPResponse {
+    static func withSpringHeaders(_ response: WPHTTPResponse) -> WPHTTPResponse {
         var response = response
         for (name, value) in springSecurityHeaders { response.headers.add(name: name, value: value) }
         response.chunked = true
         return response
     }
 
-    func notFound() -> HTTPResponse { envelope(status: 404, code: "404", message: "Not Found") }
+    func notFound() -> WPHTTPResponse { envelope(status: 404, code: "404", message: "Not Found") }
 
-    func envelope(status: Int, code: String, message: String, key: String = "msg") -> HTTPResponse {
+    func envelope(status: Int, code: String, message: String, key: String = "msg") -> WPHTTPResponse {
         .json(Array("{\"code\":\"\(code)\",\"\(key)\":\(message.jsonQuoted),\"data\":null}".utf8), status: status)
     }
 
     /// HTTP 500, malformed and truncated bodies, applied to every API response.
-    private func applyBodyFaults(_ response: HTTPResponse) -> HTTPResponse {
+    private func applyBodyFaults(_ response: WPHTTPResponse) -> WPHTTPResponse {
         let faults = self.faults
         if faults.contains(.http500) {
             return envelope(status: 500, code: "500", message: "Internal Server Error")

@@ -46,7 +46,7 @@ public final class FileEnergyStore: EnergyStore {
 
     public let configuration: StorageConfiguration
     let paths: Paths
-    let logger: Logger
+    let logger: WPLogger
     let now: @Sendable () -> Date
     let calls: FileSystem.Calls
     /// The lock file, generation and counters: held for in-memory work only, so ``close()``
@@ -81,13 +81,13 @@ public final class FileEnergyStore: EnergyStore {
     /// - Throws: ``StorageError/locked(lockFile:ownerPID:)`` when another process uses the
     ///   directory; ``StorageError/system(operation:path:errno:message:)`` when it cannot be
     ///   created or locked.
-    public convenience init(configuration: StorageConfiguration, logger: Logger,
+    public convenience init(configuration: StorageConfiguration, logger: WPLogger,
                             now: @escaping @Sendable () -> Date = { Date() }) throws {
         try self.init(configuration: configuration, logger: logger, now: now, calls: .system)
     }
 
     /// Opens the store with replaced system calls (tests).
-    init(configuration: StorageConfiguration, logger: Logger, now: @escaping @Sendable () -> Date,
+    init(configuration: StorageConfiguration, logger: WPLogger, now: @escaping @Sendable () -> Date,
          calls: FileSystem.Calls) throws {
         var directory = configuration.dataDirectory
         while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }

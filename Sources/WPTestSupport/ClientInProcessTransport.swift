@@ -24,12 +24,12 @@ public struct InProcessTransport<C: Clock>: HTTPTransport where C.Duration == Du
         if let query = request.url.query { target += "?" + query }
         var headers = HTTPHeaders()
         for (name, value) in request.headers { headers.add(name: name, value: value) }
-        let httpRequest = HTTPRequest(method: request.method, target: target, headers: headers, body: request.body,
+        let httpRequest = WPHTTPRequest(method: request.method, target: target, headers: headers, body: request.body,
                                       remoteAddress: "127.0.0.1:0")
         let handler = self.handler
         let clock = self.clock
         let timeout = request.timeout
-        let response: HTTPResponse = try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
+        let response: WPHTTPResponse = try await withThrowingTaskGroup(of: WPHTTPResponse?.self) { group in
             group.addTask {
                 do {
                     return try await handler.handle(httpRequest)
@@ -38,7 +38,7 @@ public struct InProcessTransport<C: Clock>: HTTPTransport where C.Duration == Du
                 } catch is CancellationError {
                     throw CancellationError()
                 } catch {
-                    return HTTPResponse.text("Internal Server Error", status: 500)
+                    return WPHTTPResponse.text("Internal Server Error", status: 500)
                 }
             }
             group.addTask {

@@ -27,7 +27,7 @@ public struct CollectorFixture: Sendable {
                 configuration: CollectorConfiguration = CollectorConfiguration(target: "http://winpower.test:8081"),
                 epoch: Date = Date(timeIntervalSince1970: 1_760_365_813)) throws {
         let sink = InMemoryLogSink()
-        let logger = Logger(label: "collector", level: .debug, sink: sink)
+        let logger = WPLogger(label: "collector", level: .debug, sink: sink)
         self.clock = clock
         self.store = store
         self.sink = sink

@@ -24,7 +24,7 @@ public final class InMemoryLogSink: LogSink {
     }
 
     /// A logger at `level` writing into this sink.
-    public func logger(label: String = "test", level: LogLevel = .debug) -> Logger {
-        Logger(label: label, level: level, sink: self)
+    public func logger(label: String = "test", level: LogLevel = .debug) -> WPLogger {
+        WPLogger(label: label, level: level, sink: self)
     }
 }

@@ -19,7 +19,7 @@ import WPServer
 public func withTestServer<T>(
     _ handler: any HTTPHandler,
     configuration: HTTPServer.Configuration = .init(host: "127.0.0.1", port: 0),
-    logger: Logger = .disabled,
+    logger: WPLogger = .disabled,
     observer: (any RequestObserver)? = nil,
     _ body: (Int) async throws -> T
 ) async throws -> T {

@@ -24,7 +24,7 @@ enum HTTPClientBench {
 
     static func gets(bodyBytes: Int, requests: Int) async throws {
         let body = [UInt8](repeating: UInt8(ascii: "x"), count: bodyBytes)
-        let handler = HandlerFunction { _ in HTTPResponse(status: 200, body: body) }
+        let handler = HandlerFunction { _ in WPHTTPResponse(status: 200, body: body) }
         try await withTestServer(handler) { port in
             let client = HTTPClient()
             guard let url = URL(string: "http://127.0.0.1:\(port)/data") else { return }
@@ -54,7 +54,7 @@ enum HTTPClientBench {
     /// `tasks` tasks sending `requestsPerTask` requests each, all at once, through one client.
     static func parallelGets(bodyBytes: Int, tasks: Int, requestsPerTask: Int) async throws {
         let body = [UInt8](repeating: UInt8(ascii: "x"), count: bodyBytes)
-        let handler = HandlerFunction { _ in HTTPResponse(status: 200, body: body) }
+        let handler = HandlerFunction { _ in WPHTTPResponse(status: 200, body: body) }
         try await withTestServer(handler) { port in
             let client = HTTPClient()
             guard let url = URL(string: "http://127.0.0.1:\(port)/data") else { return }

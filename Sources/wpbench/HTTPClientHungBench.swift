@@ -32,7 +32,7 @@ enum HTTPClientHungBench {
         guard bound, let silentURL = URL(string: "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/api") else {
             throw HTTPClientError(.network, "cannot listen on 127.0.0.1")
         }
-        let handler = HandlerFunction { _ in HTTPResponse(status: 200, body: Array("ok".utf8)) }
+        let handler = HandlerFunction { _ in WPHTTPResponse(status: 200, body: Array("ok".utf8)) }
         try await withTestServer(handler) { port in
             guard let healthyURL = URL(string: "http://127.0.0.1:\(port)/api") else { return }
             let clock = ContinuousClock()

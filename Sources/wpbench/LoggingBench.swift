@@ -1,7 +1,7 @@
 import Foundation
 import WPLogging
 
-/// Benchmark scenarios for the Logging area: encoder cost per record, the full `Logger.info`
+/// Benchmark scenarios for the Logging area: encoder cost per record, the full `WPLogger.info`
 /// path with redaction, and sustained writes into a rotating, compressing file sink.
 enum LoggingBench {
     static let scenarios: [Scenario] = [
@@ -11,9 +11,9 @@ enum LoggingBench {
         Scenario(name: "logging.encode-console", summary: "ConsoleLogEncoder with colours, 5 fields, ns/record") {
             encodeBench(ConsoleLogEncoder(caller: .always, colors: true))
         },
-        Scenario(name: "logging.logger-redact", summary: "Logger.info through redaction (2 secrets) to a no-op sink, ns/call") {
+        Scenario(name: "logging.logger-redact", summary: "WPLogger.info through redaction (2 secrets) to a no-op sink, ns/call") {
             let redactor = Redactor(secrets: ["Winp0wer!", "e3b0c44298fc1c149afbf4c8996fb924"])
-            let log = Logger(label: "collector", level: .info, sink: DiscardingSink(), fields: ["device_id": "e156e6cb"],
+            let log = WPLogger(label: "collector", level: .info, sink: DiscardingSink(), fields: ["device_id": "e156e6cb"],
                              redactor: redactor)
             let count = 500_000
             let elapsed = measure {
@@ -30,7 +30,7 @@ enum LoggingBench {
                 configuration: .init(path: directory + "/bench.log", maxSizeBytes: 4 << 20, maxBackups: 3,
                                      maxAge: 0, compress: true),
                 encoder: JSONLogEncoder())
-            let log = Logger(label: "bench", sink: sink)
+            let log = WPLogger(label: "bench", sink: sink)
             let count = 200_000
             let elapsed = measure {
                 for index in 0..<count {

@@ -18,12 +18,12 @@ enum ServerBench {
     ]
 
     /// Bodies the helper server answers with: `/60k`, `/2m`, `/small`; `/healthz` says ok.
-    static func makeRouter() -> Router {
+    static func makeRouter() -> WPRouter {
         let body60k = [UInt8](repeating: UInt8(ascii: "a"), count: 60 * 1024)
         let body2m = [UInt8](repeating: UInt8(ascii: "b"), count: 2 * 1024 * 1024)
-        var router = Router()
-        router.get("/60k") { _ in HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: body60k) }
-        router.get("/2m") { _ in HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: body2m) }
+        var router = WPRouter()
+        router.get("/60k") { _ in WPHTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: body60k) }
+        router.get("/2m") { _ in WPHTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: body2m) }
         router.get("/small") { _ in .text("ok\n") }
         router.get("/healthz") { _ in .text("ok\n") }
         return router
@@ -58,8 +58,8 @@ enum ServerBench {
         let request = Array(("GET /metrics HTTP/1.1\r\nHost: exporter:9090\r\nUser-Agent: Prometheus/2.53.0\r\n"
             + "Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5\r\n"
             + "Accept-Encoding: gzip\r\nX-Prometheus-Scrape-Timeout-Seconds: 10\r\n\r\n").utf8)
-        let answering = HTTPRequest(method: "GET", target: "/metrics", headers: ["Accept-Encoding": "gzip"])
-        let response = HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"],
+        let answering = WPHTTPRequest(method: "GET", target: "/metrics", headers: ["Accept-Encoding": "gzip"])
+        let response = WPHTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"],
                                     body: [UInt8](repeating: 0x61, count: 60 * 1024))
         let iterations = 200_000
         let clock = ContinuousClock()
@@ -85,7 +85,7 @@ enum ServerBench {
     /// Runs the server in-process and hammers it from blocking client threads.
     private static func loopback(connections: Int, bodyBytes: Int, duration: Duration) async throws {
         let body = [UInt8](repeating: 0x61, count: bodyBytes)
-        let handler = HandlerFunction { _ in HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: body) }
+        let handler = HandlerFunction { _ in WPHTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: body) }
         var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
         configuration.maxRequestsPerConnection = Int.max
         let server = HTTPServer(configuration: configuration, handler: handler, logger: .disabled)

@@ -77,7 +77,7 @@ enum ServersBench {
         let handler = HandlerFunction { request in
             let (current, parts) = snapshot.withLock { $0 }
             let gzip = request.headers["Accept-Encoding"] != nil
-            var response = HTTPResponse(status: 200, bodyParts: gzip ? [] : parts)
+            var response = WPHTTPResponse(status: 200, bodyParts: gzip ? [] : parts)
             // The snapshot's shared compressed blocks and the member's end, as `/metrics` sends them.
             if gzip { (response.body, response.bodySuffix) = current.gzipBody(openMetrics: false, appending: []) }
             response.headers.set(name: "Content-Type", value: "text/plain; version=0.0.4; charset=utf-8")

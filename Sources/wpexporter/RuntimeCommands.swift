@@ -52,7 +52,7 @@ struct RuntimeCommands: Sendable {
     /// energy (waiting at most half a second for the disk) and exits with status 1.
     /// `waitForStop` is the signal watcher to use, started now when not given.
     /// `reload` and `reloadRequests` (SIGHUP) make the configuration reloadable (`server` only).
-    func run(_ configuration: ExporterConfiguration, logger: Logger,
+    func run(_ configuration: ExporterConfiguration, logger: WPLogger,
              reload: ConfigReloader.Load? = nil, reloadRequests: AsyncStream<Void>? = nil,
              waitForStop: ProcessControls.StopWaiter? = nil,
              onListening: @escaping @Sendable (ServerAddress, Exporter<ContinuousClock>) async -> Void) async throws {
@@ -78,7 +78,7 @@ struct RuntimeCommands: Sendable {
 
     /// Loads the configuration again from `inputs`, registering every password it holds as a
     /// secret of `logger` (a rotated password is masked like the first one).
-    static func reloadFunction(_ inputs: ConfigurationInputs, logger: Logger) -> ConfigReloader.Load {
+    static func reloadFunction(_ inputs: ConfigurationInputs, logger: WPLogger) -> ConfigReloader.Load {
         return {
             let next = try ConfigurationLoader.load(inputs)
             ExporterSecrets.register(next.configuration, in: logger.redactor)
@@ -87,7 +87,7 @@ struct RuntimeCommands: Sendable {
     }
 
     /// Builds the root logger with every password of the configuration registered as a secret.
-    func makeLogger(_ configuration: ExporterConfiguration) throws -> Logger {
+    func makeLogger(_ configuration: ExporterConfiguration) throws -> WPLogger {
         let redactor = Redactor()
         ExporterSecrets.register(configuration, in: redactor)
         return try SettingError.namingLogFile(configuration.logging) {

@@ -22,7 +22,7 @@ import WPCompression
         let single: WinPowerCollector<ManualClock>
 
         init() throws {
-            let logger = Logger(label: "merge", level: .debug, sink: InMemoryLogSink())
+            let logger = WPLogger(label: "merge", level: .debug, sink: InMemoryLogSink())
             let clock = ManualClock()
             let meter = try EnergyMeter.open(store: InMemoryEnergyStore(), clock: clock, logger: logger)
             self.clock = clock

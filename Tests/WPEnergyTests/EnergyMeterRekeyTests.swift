@@ -21,7 +21,7 @@ import WPTestSupport
 
     /// The meter after server `a` ran 4 cycles 5 s apart (one on battery) and server `b` too.
     private static func meterWithHistory(store: InMemoryEnergyStore, clock: ManualClock,
-                                         logger: Logger = .disabled) throws -> EnergyMeter<ManualClock> {
+                                         logger: WPLogger = .disabled) throws -> EnergyMeter<ManualClock> {
         let meter = try EnergyMeter.open(store: store, clock: clock, logger: logger)
         for (index, mode) in [3, 4, 3, 3].enumerated() {
             clock.advance(by: .seconds(5))

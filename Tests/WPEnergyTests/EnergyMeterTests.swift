@@ -8,7 +8,7 @@ import WPStorage
 import WPTestSupport
 
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct EnergyMeterTests {
-    private func openMeter(store: any EnergyStore, clock: ManualClock, logger: Logger = .disabled,
+    private func openMeter(store: any EnergyStore, clock: ManualClock, logger: WPLogger = .disabled,
                            persistence: PersistencePolicy = PersistencePolicy()) throws -> EnergyMeter<ManualClock> {
         try EnergyMeter.open(persistence: persistence, store: store, clock: clock, logger: logger)
     }

@@ -30,7 +30,7 @@ struct ConfigReloaderTests {
             if fails.load(ordering: .relaxed) { throw Broken() }
             return Self.loaded()
         }, apply: { _ in ConfigReloader.Applied(summary: "no change") },
-        logger: Logger(label: "t", level: .debug, sink: logs), now: { clock.withLock { $0 } })
+        logger: WPLogger(label: "t", level: .debug, sink: logs), now: { clock.withLock { $0 } })
         let registry = MetricRegistry()
         try reloader.register(in: registry)
         func gauges() -> [String: Double] {
@@ -108,8 +108,8 @@ struct ConfigReloaderTests {
         var endpoints = try EndpointTests.endpoints()
         endpoints.reloader = reloader
         let router = endpoints.makeRouter()
-        func send(_ method: String) async throws -> HTTPResponse {
-            try await router.handle(HTTPRequest(method: method, target: "/-/reload"))
+        func send(_ method: String) async throws -> WPHTTPResponse {
+            try await router.handle(WPHTTPRequest(method: method, target: "/-/reload"))
         }
         let forbidden = try await send("POST")
         #expect(forbidden.status == 403)
@@ -117,11 +117,11 @@ struct ConfigReloaderTests {
         #expect(reloader.status.attempts == 0)
         endpoints.lifecycleEnabled = true
         let enabled = endpoints.makeRouter()
-        let failed = try await enabled.handle(HTTPRequest(method: "POST", target: "/-/reload"))
+        let failed = try await enabled.handle(WPHTTPRequest(method: "POST", target: "/-/reload"))
         #expect(failed.status == 500)
         #expect(String(decoding: failed.body, as: UTF8.self).contains("server.port"))
-        #expect(try await enabled.handle(HTTPRequest(method: "PUT", target: "/-/reload")).status == 500)
-        #expect(try await enabled.handle(HTTPRequest(method: "GET", target: "/-/reload")).status == 405)
+        #expect(try await enabled.handle(WPHTTPRequest(method: "PUT", target: "/-/reload")).status == 500)
+        #expect(try await enabled.handle(WPHTTPRequest(method: "GET", target: "/-/reload")).status == 405)
         let health = String(decoding: endpoints.healthResponse().body, as: UTF8.self)
         #expect(health.contains("\"config_reload\":{\"attempts\":2,\"last_error\":"))
         #expect(health.contains("\"last_successful\":false"))

@@ -108,7 +108,7 @@ import WPCompression
         await harness.exporter.collector.collect()
         let snapshot = harness.exporter.collector.snapshot
         for format in ["text/plain", "application/openmetrics-text"] {
-            var request = HTTPRequest(method: "GET", target: "/metrics")
+            var request = WPHTTPRequest(method: "GET", target: "/metrics")
             request.headers.add(name: "Accept", value: format)
             let first = harness.exporter.endpoints.metrics(request)
             let second = harness.exporter.endpoints.metrics(request)
@@ -129,7 +129,7 @@ import WPCompression
         #expect(gzip.header("Content-Encoding") == "gzip")
         let blocks = snapshot.textGzip.dropLast(10)
         #expect(gzip.body.prefix(blocks.count).elementsEqual(blocks))
-        var request = HTTPRequest(method: "GET", target: "/metrics")
+        var request = WPHTTPRequest(method: "GET", target: "/metrics")
         request.headers.add(name: "Accept-Encoding", value: "gzip")
         let shared = harness.exporter.endpoints.metrics(request)
         let open = snapshot.gzipBody(openMetrics: false, appending: []).body
@@ -187,7 +187,7 @@ import WPCompression
             #expect(report.lastCollection.success == item.success, "\(item.name)")
             #expect(report.lastCollection.inProgress == item.health.inProgress, "\(item.name)")
             #expect(report.lastCollection.time == item.health.lastFinished.map(Endpoints.iso), "\(item.name): when it finished")
-            let ready = try await endpoints.makeRouter().handle(HTTPRequest(method: "GET", target: "/-/ready"))
+            let ready = try await endpoints.makeRouter().handle(WPHTTPRequest(method: "GET", target: "/-/ready"))
             #expect(ready.status == item.ready, "\(item.name)")
         }
     }
@@ -211,9 +211,9 @@ import WPCompression
         let endpoints = try Self.endpoints()
         let handler = endpoints.makeHandler(security: security)
         let credentials = "Basic " + Data("prom:scrape-pw".utf8).base64EncodedString()
-        #expect(try await handler.handle(HTTPRequest(method: "GET", target: "/metrics")).status == 401)
-        #expect(try await handler.handle(HTTPRequest(method: "GET", target: "/nowhere")).status == 401)
-        var authorized = HTTPRequest(method: "GET", target: "/metrics")
+        #expect(try await handler.handle(WPHTTPRequest(method: "GET", target: "/metrics")).status == 401)
+        #expect(try await handler.handle(WPHTTPRequest(method: "GET", target: "/nowhere")).status == 401)
+        var authorized = WPHTTPRequest(method: "GET", target: "/metrics")
         authorized.headers.set(name: "Authorization", value: credentials)
         #expect(try await handler.handle(authorized).status == 200)
         let samples = Exposition.samples(String(decoding: endpoints.scrape.render(format: .text), as: UTF8.self))

@@ -10,7 +10,7 @@ extension Exporter {
     /// `winpower`-only configuration); a server a reload adds or changes gets `clientFactory`'s,
     /// or none (the reload is refused naming it).
     convenience init(configuration: ExporterConfiguration, clients: [any WinPowerClient], clock: C,
-                     wallClock: @escaping @Sendable () -> Date, logger: Logger, webSecurity: WebSecurity = .none,
+                     wallClock: @escaping @Sendable () -> Date, logger: WPLogger, webSecurity: WebSecurity = .none,
                      reload: ConfigReloader.Load? = nil, clientFactory: ClientFactory? = nil,
                      mergeSpacing: Duration = .seconds(1)) throws {
         let initial = Mutex(clients)
@@ -26,7 +26,7 @@ extension Exporter {
 
     /// A `winpower`-only exporter reading from `client`.
     convenience init(configuration: ExporterConfiguration, client: any WinPowerClient, clock: C,
-                     wallClock: @escaping @Sendable () -> Date, logger: Logger, webSecurity: WebSecurity = .none,
+                     wallClock: @escaping @Sendable () -> Date, logger: WPLogger, webSecurity: WebSecurity = .none,
                      reload: ConfigReloader.Load? = nil) throws {
         try self.init(configuration: configuration, clients: [client], clock: clock, wallClock: wallClock, logger: logger,
                       webSecurity: webSecurity, reload: reload)

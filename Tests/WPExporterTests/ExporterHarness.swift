@@ -50,7 +50,7 @@ final class ExporterHarness: Sendable {
         let logs = InMemoryLogSink()
         self.logs = logs
         let redactor = Redactor(secrets: [simulatorConfiguration.password])
-        let logger = Logger(label: "test", level: .debug, sink: logs, redactor: redactor)
+        let logger = WPLogger(label: "test", level: .debug, sink: logs, redactor: redactor)
         let (epoch, wall) = (epoch, clock)
         let wallClock: @Sendable () -> Date = {
             let offset = wall.now.offset.components

@@ -55,7 +55,7 @@ private final class LogWatcher: LogSink {
                                                           password: "pw", dataDirectory: directory)
         let exporter = try Exporter(configuration: configuration, client: ClientStub([.success(.make())]),
                                     clock: ManualClock(), wallClock: { Date() },
-                                    logger: Logger(label: "test", level: .debug, sink: logs))
+                                    logger: WPLogger(label: "test", level: .debug, sink: logs))
         return (exporter, directory)
     }
 

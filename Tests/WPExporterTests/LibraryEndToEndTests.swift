@@ -69,7 +69,7 @@ import WPTestSupport
         configuration.winPower = try Self.entry("", a).winPower
         configuration.servers = [try Self.entry("a", a), try Self.entry("b", b)]
         let logs = InMemoryLogSink()
-        let logger = Logger(label: "service", level: .debug, sink: logs, redactor: Redactor(secrets: ["s3cr3t-Pa55"]))
+        let logger = WPLogger(label: "service", level: .debug, sink: logs, redactor: Redactor(secrets: ["s3cr3t-Pa55"]))
         let exporter = try Exporter(configuration: configuration,
                                     options: .init(clock: ContinuousClock(), logger: logger,
                                                    makeClient: Exporter<ContinuousClock>.httpClients(logger: logger)))
@@ -201,7 +201,7 @@ import WPTestSupport
         let winPower = configuration.winPower
         configuration.servers = [ServerEntry(name: "east", winPower: winPower)]
         let redactor = Redactor()
-        let logger = Logger(label: "service", level: .info, sink: InMemoryLogSink(), redactor: redactor)
+        let logger = WPLogger(label: "service", level: .info, sink: InMemoryLogSink(), redactor: redactor)
         let exporter = try Exporter(configuration: configuration, options: .init(clock: ContinuousClock(), logger: logger,
                                                                                  makeClient: Exporter<ContinuousClock>.httpClients(logger: logger)))
         #expect(!redactor.redact("login with first-Pa55word").contains("first-Pa55word"))
@@ -235,7 +235,7 @@ import WPTestSupport
         let configuration = ExporterHarness.configuration(baseURL: "http://127.0.0.1:9", username: "admin", password: "pw",
                                                           dataDirectory: directory)
         let sink = DeferredSink()
-        let exporter = try Exporter(configuration: configuration, logger: Logger(label: "service", sink: sink))
+        let exporter = try Exporter(configuration: configuration, logger: WPLogger(label: "service", sink: sink))
         await exporter.close()
         #expect(sink.delivered.contains("energy persisted"))
         #expect(sink.delivered.contains("energy totals kept in the data directory"), "where the totals are is said")

@@ -111,7 +111,7 @@ import WPCompression
     @Test func aSingleServerExporterAnswersNeitherEndpoint() async throws {
         let router = try EndpointTests.endpoints().makeRouter()
         for target in ["/probe?target=a", "/targets"] {
-            var request = HTTPRequest(method: "GET", target: target)
+            var request = WPHTTPRequest(method: "GET", target: target)
             request.headers.set(name: "Host", value: "exporter:9090")
             let response = try await router.handle(request)
             #expect(response.status == 404, "\(target)")

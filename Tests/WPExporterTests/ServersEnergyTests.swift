@@ -26,7 +26,7 @@ import WPTestSupport
 
     static func storedKeys(_ directory: String) throws -> [String: Double] {
         let store = try FileEnergyStore(configuration: StorageConfiguration(dataDirectory: directory),
-                                        logger: Logger(label: "t", sink: InMemoryLogSink()), now: { Date() })
+                                        logger: WPLogger(label: "t", sink: InMemoryLogSink()), now: { Date() })
         defer { store.close() }
         return try store.load().state.devices.mapValues(\.joules)
     }
@@ -121,7 +121,7 @@ import WPTestSupport
         let logs = InMemoryLogSink()
         let store = InMemoryEnergyStore(initial: EnergyState(devices: ["ups-1": StoredDeviceEnergy(joules: 10),
                                                                        "a\u{1F}ups-1": StoredDeviceEnergy(joules: 20)]))
-        let (meter, moved) = try EnergyMeter.open(store: store, clock: ManualClock(), logger: Logger(label: "t", sink: logs)) { _ in
+        let (meter, moved) = try EnergyMeter.open(store: store, clock: ManualClock(), logger: WPLogger(label: "t", sink: logs)) { _ in
             ["ups-1": "a\u{1F}ups-1"]
         }
         #expect(moved == 0)

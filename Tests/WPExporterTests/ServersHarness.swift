@@ -45,7 +45,7 @@ final class ServersHarness: Sendable {
         configure(&configuration)
         let logs = InMemoryLogSink()
         self.logs = logs
-        let logger = Logger(label: "test", level: .debug, sink: logs, redactor: Redactor(secrets: ["s3cr3t-Pa55"]))
+        let logger = WPLogger(label: "test", level: .debug, sink: logs, redactor: Redactor(secrets: ["s3cr3t-Pa55"]))
         let (epoch, wall) = (epoch, clock)
         exporter = try Exporter(configuration: configuration, clients: servers.map(\.client), clock: clock,
                                 wallClock: { epoch.addingTimeInterval(Double(wall.now.offset.components.seconds)) },
@@ -58,8 +58,8 @@ final class ServersHarness: Sendable {
     }
 
     /// GET `target` with a `Host` header (and `headers`).
-    func get(_ target: String, headers: [String: String] = [:]) async throws -> (status: Int, text: String, response: HTTPResponse) {
-        var request = HTTPRequest(method: "GET", target: target)
+    func get(_ target: String, headers: [String: String] = [:]) async throws -> (status: Int, text: String, response: WPHTTPResponse) {
+        var request = WPHTTPRequest(method: "GET", target: target)
         request.headers.set(name: "Host", value: "exporter.test:9102")
         for (name, value) in headers { request.headers.set(name: name, value: value) }
         let response = try await handler.handle(request)

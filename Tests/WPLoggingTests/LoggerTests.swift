@@ -6,7 +6,7 @@ import WPTestSupport
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct LoggerTests {
     @Test func filtersBelowMinimumLevel() {
         let sink = InMemoryLogSink()
-        let log = Logger(label: "t", level: .warn, sink: sink)
+        let log = WPLogger(label: "t", level: .warn, sink: sink)
         log.debug("d")
         log.info("i")
         log.warn("w")
@@ -17,7 +17,7 @@ import WPTestSupport
 
     @Test func childMergesFieldsWithoutChangingParent() {
         let sink = InMemoryLogSink()
-        let parent = Logger(label: "parent", level: .debug, sink: sink, fields: ["a": 1])
+        let parent = WPLogger(label: "parent", level: .debug, sink: sink, fields: ["a": 1])
         let child = parent.child(label: "child", fields: ["b": "x"])
         child.info("hello", ["a": 2])
         parent.info("plain")

@@ -133,7 +133,7 @@ import WPTestSupport
 
     @Test func multiplexingSinkWritesEveryRecordToEverySinkInOrder() {
         let first = InMemoryLogSink(), second = InMemoryLogSink()
-        let log = Logger(label: "m", sink: MultiplexingSink([first, second]))
+        let log = WPLogger(label: "m", sink: MultiplexingSink([first, second]))
         log.info("a")
         log.error("b")
         #expect(first.records.map(\.message) == ["a", "b"])

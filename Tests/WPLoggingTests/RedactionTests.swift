@@ -87,7 +87,7 @@ import WPTestSupport
     @Test func registeredSecretsAreMaskedInMessagesAndValues() {
         let redactor = Redactor(secrets: ["s3cr3t!"])
         let sink = InMemoryLogSink()
-        let log = Logger(label: "client", level: .debug, sink: sink, redactor: redactor)
+        let log = WPLogger(label: "client", level: .debug, sink: sink, redactor: redactor)
         log.error("login with s3cr3t! failed", ["detail": "pw=s3cr3t!;s3cr3t!", "url": "https://admin:s3cr3t!@ups"])
         let record = sink.records[0]
         #expect(record.message == "login with *** failed")
@@ -98,7 +98,7 @@ import WPTestSupport
     @Test func secretsRegisteredLaterApplyToExistingLoggersAndChildren() {
         let redactor = Redactor()
         let sink = InMemoryLogSink()
-        let child = Logger(label: "root", sink: sink, redactor: redactor).child(label: "client")
+        let child = WPLogger(label: "root", sink: sink, redactor: redactor).child(label: "client")
         child.info("token abc123xyz")
         redactor.setSecret("abc123xyz", named: "winpower.token")
         child.info("token abc123xyz")
@@ -191,7 +191,7 @@ import WPTestSupport
     @Test func theExporterLogsUndamagedWithAShortPasswordAndNeverShowsIt() {
         for secret in ["x", "1", "pass"] {
             let capture = LoggingCaptureSink(encoder: JSONLogEncoder())
-            let log = Logger(label: "wpexporter", level: .debug, sink: capture, redactor: Redactor(secrets: [secret]))
+            let log = WPLogger(label: "wpexporter", level: .debug, sink: capture, redactor: Redactor(secrets: [secret]))
             log.info("wpexporter listening", ["address": "127.0.0.1:9101"])
             log.warn("login failed; check winpower.password", ["url": "http://admin:\(secret)@winpower.example.com:8081",
                                                                 "body": .string(#"{"password":"\#(secret)"}"#)])
@@ -221,7 +221,7 @@ import WPTestSupport
     @Test func secretsNeverReachTheEncodedOutput() {
         let capture = LoggingCaptureSink(encoder: ConsoleLogEncoder(caller: .always))
         let redactor = Redactor(secrets: ["Winp0wer!"])
-        let log = Logger(label: "client", level: .debug, sink: capture, redactor: redactor)
+        let log = WPLogger(label: "client", level: .debug, sink: capture, redactor: redactor)
         log.debug("POST /api/login password=Winp0wer!", ["body": #"{"password":"Winp0wer!"}"#, "token": "tkn"])
         log.info("GET /api/v1/list Authorization: Bearer tkn-123")
         #expect(!capture.text.contains("Winp0wer!"))
@@ -233,7 +233,7 @@ import WPTestSupport
         let forged = "user bob\n{\"time\":\"2026-11-22T02:37:19.123Z\",\"level\":\"error\",\"message\":\"forged\"}\r\u{1B}[1A"
         for encoder in [JSONLogEncoder() as any LogEncoder, ConsoleLogEncoder(colors: true)] {
             let capture = LoggingCaptureSink(encoder: encoder)
-            let log = Logger(label: "server", sink: capture)
+            let log = WPLogger(label: "server", sink: capture)
             log.info(forged, ["user": .string(forged)])
             #expect(capture.lines.count == 1)
             #expect(!capture.text.contains("\r"))
@@ -244,7 +244,7 @@ import WPTestSupport
 
     @Test func disabledLevelsDoNotEvaluateTheMessage() {
         let sink = InMemoryLogSink()
-        let log = Logger(label: "t", level: .info, sink: sink)
+        let log = WPLogger(label: "t", level: .info, sink: sink)
         var evaluated = false
         func expensive() -> String { evaluated = true; return "x" }
         log.debug(expensive())
@@ -256,7 +256,7 @@ import WPTestSupport
 
     @Test func callerIsTheCallSiteFileIDAndLine() {
         let capture = LoggingCaptureSink(encoder: JSONLogEncoder(caller: .always))
-        let log = Logger(label: "t", sink: capture)
+        let log = WPLogger(label: "t", sink: capture)
         log.info("here"); let line = #line
         #expect(capture.text.contains(#""caller":"WPLoggingTests/RedactionTests.swift:\#(line)""#))
     }

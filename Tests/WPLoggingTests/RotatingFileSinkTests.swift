@@ -242,7 +242,7 @@ import WPTestSupport
             let sink = try RotatingFileSink(
                 configuration: .init(path: dir + "/app.log", maxSizeBytes: 8192, maxBackups: 0, maxAge: 0, compress: false),
                 encoder: JSONLogEncoder(), now: clock.now)
-            let log = Logger(label: "load", sink: sink)
+            let log = WPLogger(label: "load", sink: sink)
             let tasks = 8, perTask = 250
             await withTaskGroup(of: Void.self) { group in
                 for task in 0..<tasks {

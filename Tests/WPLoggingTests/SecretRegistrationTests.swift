@@ -67,7 +67,7 @@ import WPTestSupport
     @Test func redactionDoesNotWaitForARegistration() {
         let redactor = Redactor(secrets: ["hunter2"])
         let sink = InMemoryLogSink()
-        let log = Logger(label: "test", sink: sink, redactor: redactor)
+        let log = WPLogger(label: "test", sink: sink, redactor: redactor)
         redactor.whileRegistering {
             #expect(redactor.redact("pw hunter2") == "pw ***")
             #expect(redactor.redact(["detail": "hunter2"])["detail"] == "***")

@@ -5,7 +5,7 @@ import WPTestSupport
 
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct InstrumentTests {
     @Test func counterOnlyGoesUp() throws {
-        let counter = try Counter(name: "c_total", help: "h")
+        let counter = try WPCounter(name: "c_total", help: "h")
         counter.increment()
         try counter.increment(by: 2.5)
         #expect(throws: MetricsError.negativeCounterIncrement(metric: "c_total", amount: -1)) {
@@ -16,7 +16,7 @@ import WPTestSupport
     }
 
     @Test func gaugeMovesBothWays() throws {
-        let gauge = try Gauge(name: "g", help: "h")
+        let gauge = try WPGauge(name: "g", help: "h")
         gauge.set(10)
         gauge.increment()
         gauge.decrement(by: 4)

@@ -124,7 +124,7 @@ import WPTestThreads
         let table = ChildTable(lineNames: nil)
         func entry(_ values: [String]) -> ChildEntry {
             table.entry(hash: 42, matches: { $0.values == values }, values: { values },
-                        makeChild: { Gauge(descriptor: MetricDescriptor(name: "g", help: "", type: .gauge)) })
+                        makeChild: { WPGauge(descriptor: MetricDescriptor(name: "g", help: "", type: .gauge)) })
         }
         let first = entry(["a"])
         let second = entry(["b"])

@@ -11,7 +11,7 @@ import WPMetrics
     @Test(arguments: ["", "9a", "a-b", "a b", "a.b", "ä", "a\n"])
     func rejectsInvalidMetricNames(name: String) throws {
         #expect(!NameValidation.isValidMetricName(name))
-        #expect(throws: MetricsError.invalidMetricName(name)) { try Gauge(name: name, help: "h") }
+        #expect(throws: MetricsError.invalidMetricName(name)) { try WPGauge(name: name, help: "h") }
     }
 
     @Test(arguments: ["a", "_a", "device_id", "A9"])
@@ -40,10 +40,10 @@ import WPMetrics
     }
 
     @Test func unitMustBeANameSuffix() throws {
-        _ = try Gauge(name: "disk_bytes", help: "h", unit: "bytes")
-        _ = try Counter(name: "energy_joules_total", help: "h", unit: "joules")
+        _ = try WPGauge(name: "disk_bytes", help: "h", unit: "bytes")
+        _ = try WPCounter(name: "energy_joules_total", help: "h", unit: "joules")
         #expect(throws: MetricsError.invalidUnit(unit: "seconds", metric: "disk_bytes")) {
-            try Gauge(name: "disk_bytes", help: "h", unit: "seconds")
+            try WPGauge(name: "disk_bytes", help: "h", unit: "seconds")
         }
     }
 

@@ -227,7 +227,7 @@ import WPTestSupport
         let handler = HandlerFunction { request in
             seen.append("\(request.method) \(request.path) \(request.headers["Authorization"] ?? "-") "
                         + "\(request.headers["Content-Type"] ?? "-") \(String(decoding: request.body, as: UTF8.self))")
-            return request.method == "DELETE" ? .text("no such group", status: 404) : HTTPResponse(status: 202)
+            return request.method == "DELETE" ? .text("no such group", status: 404) : WPHTTPResponse(status: 202)
         }
         try await withTestServer(handler) { port in
             let url = try #require(URL(string: "http://127.0.0.1:\(port)"))

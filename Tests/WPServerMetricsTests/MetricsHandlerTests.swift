@@ -45,7 +45,7 @@ private final class RenderCounter: Collector {
 
     @Test func theAcceptHeaderChoosesTheFormat() async throws {
         let registry = try Self.registry()
-        var router = Router()
+        var router = WPRouter()
         router.addMetrics(registry: registry)
         try await withTestServer(router) { port in
             let client = try await TestHTTPClient.connect(port: port)
@@ -86,7 +86,7 @@ private final class RenderCounter: Collector {
         let counter = RenderCounter()
         try registry.register(counter)
         let handler = MetricsHandler(registry: registry)
-        let request = HTTPRequest(method: "GET", target: "/metrics")
+        let request = WPHTTPRequest(method: "GET", target: "/metrics")
         let first = Task { await handler.handle(request) }
         while counter.renders == 0 { try await Task.sleep(for: .milliseconds(1)) }
         let later = (0..<5).map { _ in Task { await handler.handle(request) } }
@@ -100,7 +100,7 @@ private final class RenderCounter: Collector {
     }
 
     @Test func aRequestWithABodyIsRefusedBeforeItIsRead() async throws {
-        var router = Router()
+        var router = WPRouter()
         router.addMetrics("/custom", registry: try Self.registry())
         try await withTestServer(router) { port in
             let client = try await TestHTTPClient.connect(port: port)

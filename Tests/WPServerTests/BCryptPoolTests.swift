@@ -84,8 +84,8 @@ final class Entered: Sendable {
         let pool = BCryptPool(workers: 1, queueCapacity: 1)
         let authenticator = try BasicAuthenticator(users: ["prometheus": BasicAuthTests.hash("s3cret")], pool: pool)
         let handler = BasicAuthHandler(wrapping: BasicAuthTests.inner, authenticator: authenticator)
-        func request(_ password: String) -> HTTPRequest {
-            var request = HTTPRequest(method: "GET", target: "/metrics")
+        func request(_ password: String) -> WPHTTPRequest {
+            var request = WPHTTPRequest(method: "GET", target: "/metrics")
             request.headers.add(name: "Authorization", value: BasicAuthTests.authorization("prometheus", password))
             request.remoteAddress = "127.0.0.1:4000"
             return request

@@ -31,8 +31,8 @@ import WPTestSupport
         return output
     }
 
-    static func request(_ authorization: String?, path: String = "/metrics") -> HTTPRequest {
-        var request = HTTPRequest(method: "GET", target: path)
+    static func request(_ authorization: String?, path: String = "/metrics") -> WPHTTPRequest {
+        var request = WPHTTPRequest(method: "GET", target: path)
         if let authorization { request.headers.add(name: "Authorization", value: authorization) }
         return request
     }
@@ -112,7 +112,7 @@ import WPTestSupport
         let failures = AuthFailureTracker(threshold: 2, delayStep: .zero, maximumDelay: .zero)
         let authenticator = try BasicAuthenticator(users: ["prometheus": Self.hash("s3cret")], failures: failures)
         let handler = BasicAuthHandler(wrapping: Self.inner, authenticator: authenticator)
-        func request(_ password: String, from address: String = "10.1.2.3:5000") -> HTTPRequest {
+        func request(_ password: String, from address: String = "10.1.2.3:5000") -> WPHTTPRequest {
             var request = Self.request(Self.authorization("prometheus", password))
             request.remoteAddress = address
             return request

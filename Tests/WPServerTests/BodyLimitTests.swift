@@ -61,18 +61,18 @@ import WPTestThreads
     }
 
     @Test func routerTellsWhichRequestsTakeABody() {
-        var bodiless = Router()
+        var bodiless = WPRouter()
         bodiless.get("/metrics", takesBody: false) { _ in .text("m") }
-        #expect(!bodiless.acceptsBody(HTTPRequest(method: "GET", target: "/metrics")))
-        #expect(!bodiless.acceptsBody(HTTPRequest(method: "HEAD", target: "/metrics")))
+        #expect(!bodiless.acceptsBody(WPHTTPRequest(method: "GET", target: "/metrics")))
+        #expect(!bodiless.acceptsBody(WPHTTPRequest(method: "HEAD", target: "/metrics")))
         // No route takes a body: neither do unknown paths or methods.
-        #expect(!bodiless.acceptsBody(HTTPRequest(method: "POST", target: "/metrics")))
-        #expect(!bodiless.acceptsBody(HTTPRequest(method: "PUT", target: "/other")))
+        #expect(!bodiless.acceptsBody(WPHTTPRequest(method: "POST", target: "/metrics")))
+        #expect(!bodiless.acceptsBody(WPHTTPRequest(method: "PUT", target: "/other")))
         var mixed = bodiless
         mixed.post("/upload") { _ in .text("ok") }
-        #expect(mixed.acceptsBody(HTTPRequest(method: "POST", target: "/upload")))
-        #expect(!mixed.acceptsBody(HTTPRequest(method: "GET", target: "/metrics")))
-        #expect(mixed.acceptsBody(HTTPRequest(method: "PUT", target: "/other")))
+        #expect(mixed.acceptsBody(WPHTTPRequest(method: "POST", target: "/upload")))
+        #expect(!mixed.acceptsBody(WPHTTPRequest(method: "GET", target: "/metrics")))
+        #expect(mixed.acceptsBody(WPHTTPRequest(method: "PUT", target: "/other")))
     }
 
     @Test func deadlinesSaturateInsteadOfOverflowing() {

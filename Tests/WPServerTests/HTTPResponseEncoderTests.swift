@@ -24,7 +24,7 @@ import WPCompression
     }
 
     @Test func handlerCanAskToClose() {
-        var response = HTTPResponse.text("bye")
+        var response = WPHTTPResponse.text("bye")
         response.headers.add(name: "Connection", value: "close")
         let encoded = text(HTTPResponseEncoder.encode(response, context: ResponseContext(), date: date, gzipMinimumBytes: nil))
         #expect(encoded.components(separatedBy: "Connection: close\r\n").count == 2)
@@ -37,14 +37,14 @@ import WPCompression
     }
 
     @Test func noBodyStatusesCarryNoBody() {
-        let encoded = HTTPResponseEncoder.encode(HTTPResponse(status: 204, body: [1, 2]), context: ResponseContext(),
+        let encoded = HTTPResponseEncoder.encode(WPHTTPResponse(status: 204, body: [1, 2]), context: ResponseContext(),
                                                  date: date, gzipMinimumBytes: nil)
         #expect(encoded.body.isEmpty)
         #expect(!text(encoded).contains("Content-Length"))
     }
 
     @Test func handlerFramingAndInjectedFieldsAreDropped() {
-        var response = HTTPResponse.text("abc")
+        var response = WPHTTPResponse.text("abc")
         response.headers.add(name: "Content-Length", value: "999")
         response.headers.add(name: "Transfer-Encoding", value: "chunked")
         response.headers.add(name: "X-Evil", value: "a\r\nSet-Cookie: x=1")
@@ -70,7 +70,7 @@ import WPCompression
     @Test func varyNamesAcceptEncodingOnceWhateverTheHandlerSent() {
         let body = String(repeating: "metric_total 1\n", count: 200)
         func vary(_ handlerVary: String?, gzip: Bool) -> [String] {
-            var response = HTTPResponse.text(body)
+            var response = WPHTTPResponse.text(body)
             if let handlerVary { response.headers.set(name: "Vary", value: handlerVary) }
             let encoded = text(HTTPResponseEncoder.encode(response, context: ResponseContext(acceptsGzip: gzip), date: date,
                                                           gzipMinimumBytes: 1024))
@@ -91,7 +91,7 @@ import WPCompression
         #expect(!text(plain).contains("Content-Encoding"))
         let small = HTTPResponseEncoder.encode(.text("aaaa"), context: ResponseContext(acceptsGzip: true), date: date, gzipMinimumBytes: 1024)
         #expect(!text(small).contains("Content-Encoding"))
-        let binary = HTTPResponseEncoder.encode(HTTPResponse(status: 200, headers: ["Content-Type": "image/png"], body: Array(body.utf8)),
+        let binary = HTTPResponseEncoder.encode(WPHTTPResponse(status: 200, headers: ["Content-Type": "image/png"], body: Array(body.utf8)),
                                                 context: ResponseContext(acceptsGzip: true), date: date, gzipMinimumBytes: 1024)
         #expect(!text(binary).contains("Content-Encoding"))
     }
@@ -99,7 +99,7 @@ import WPCompression
     @Test func preCompressedBodyIsNeverCompressedAgain() throws {
         let original = Array(String(repeating: "x", count: 5000).utf8)
         let gzipped = try #require(Gzip.compress(original))
-        let response = HTTPResponse(status: 200, headers: ["Content-Type": "text/plain", "Content-Encoding": "gzip"], body: gzipped)
+        let response = WPHTTPResponse(status: 200, headers: ["Content-Type": "text/plain", "Content-Encoding": "gzip"], body: gzipped)
         let encoded = HTTPResponseEncoder.encode(response, context: ResponseContext(acceptsGzip: true), date: date, gzipMinimumBytes: 10)
         #expect(encoded.body == gzipped)
         #expect(text(encoded).components(separatedBy: "Content-Encoding").count == 2)
@@ -142,7 +142,7 @@ import WPCompression
         #expect(text(error).contains("X-Content-Type-Options: nosniff\r\n"))
         let ok = HTTPResponseEncoder.encode(.text("ok"), context: ResponseContext(), date: date, gzipMinimumBytes: nil)
         #expect(!text(ok).contains("X-Content-Type-Options"))
-        var own = HTTPResponse.text("gone", status: 404)
+        var own = WPHTTPResponse.text("gone", status: 404)
         own.headers.set(name: "X-Content-Type-Options", value: "nosniff")
         let once = HTTPResponseEncoder.encode(own, context: ResponseContext(), date: date, gzipMinimumBytes: nil)
         #expect(text(once).components(separatedBy: "X-Content-Type-Options").count == 2, "set once, not twice")

@@ -269,7 +269,7 @@ private struct TwoGateHandler: HTTPHandler {
     let first = Gate()
     let second = Gate()
 
-    func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func handle(_ request: WPHTTPRequest) async throws -> WPHTTPResponse {
         switch request.path {
         case "/first": await first.pass()
         case "/second": await second.pass()

@@ -115,7 +115,7 @@ import WPCompression
     }
 
     @Test func routerAnswers404And405Live() async throws {
-        var router = Router()
+        var router = WPRouter()
         router.get("/metrics") { _ in .text("m") }
         try await withTestServer(router) { port in
             let client = try await TestHTTPClient.connect(port: port)
@@ -176,7 +176,7 @@ import WPCompression
     }
 
     @Test func handlerConnectionCloseIsHonoured() async throws {
-        let handler = HandlerFunction { _ in HTTPResponse(status: 200, headers: ["Connection": "close"], body: Array("x".utf8)) }
+        let handler = HandlerFunction { _ in WPHTTPResponse(status: 200, headers: ["Connection": "close"], body: Array("x".utf8)) }
         try await withTestServer(handler) { port in
             let client = try await TestHTTPClient.connect(port: port)
             defer { client.close() }

@@ -14,13 +14,13 @@ import WPServer
     }
 
     @Test func requestSplitsPathAndDecodesQuery() {
-        let request = HTTPRequest(method: "GET", target: "/api/v1/list?current=2&name=a+b%2Fc&bad=%zz&flag")
+        let request = WPHTTPRequest(method: "GET", target: "/api/v1/list?current=2&name=a+b%2Fc&bad=%zz&flag")
         #expect(request.path == "/api/v1/list")
         #expect(request.queryValue("current") == "2")
         #expect(request.queryValue("name") == "a b/c")
         #expect(request.queryValue("bad") == "%zz")
         #expect(request.queryValue("flag") == "")
-        #expect(HTTPRequest(method: "GET", target: "/x").query == nil)
+        #expect(WPHTTPRequest(method: "GET", target: "/x").query == nil)
     }
 
     @Test func codecParsesAndEncodesBytes() throws {

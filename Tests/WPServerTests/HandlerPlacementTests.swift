@@ -29,7 +29,7 @@ import WPTestSupport
     /// pre-rendered body does, and a body it still has to compress is compressed off the loop.
     @Test func onlyAPreRenderedHandlerRunsOnTheLoop() async throws {
         let names = Mutex<[String: String]>([:])
-        var router = Router()
+        var router = WPRouter()
         router.get("/computed") { _ in
             names.withLock { $0["computed"] = Self.threadName() }
             return .text("computed\n")
@@ -55,11 +55,11 @@ import WPTestSupport
     }
 
     @Test func theRouterAsksTheMatchedRoute() {
-        var router = Router()
+        var router = WPRouter()
         router.get("/rendered", preRendered: true) { _ in .text("x") }
         router.get("/computed") { _ in .text("x") }
-        func request(_ method: String, _ path: String) -> HTTPRequest {
-            HTTPRequest(method: method, target: path, headers: HTTPHeaders(), body: [], remoteAddress: "127.0.0.1:1")
+        func request(_ method: String, _ path: String) -> WPHTTPRequest {
+            WPHTTPRequest(method: method, target: path, headers: HTTPHeaders(), body: [], remoteAddress: "127.0.0.1:1")
         }
         #expect(router.servesPreRenderedBody(request("GET", "/rendered")))
         #expect(router.servesPreRenderedBody(request("HEAD", "/rendered")))

@@ -9,7 +9,7 @@ import WPCompression
     let date = "Sun, 06 Nov 1994 08:49:37 GMT"
 
     @Test func contentLengthCoversBothParts() {
-        let response = HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Array("snapshot\n".utf8),
+        let response = WPHTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Array("snapshot\n".utf8),
                                     bodySuffix: Array("tail\n".utf8))
         let encoded = HTTPResponseEncoder.encode(response, context: ResponseContext(), date: date, gzipMinimumBytes: nil)
         let head = String(decoding: encoded.head, as: UTF8.self)
@@ -20,7 +20,7 @@ import WPCompression
     }
 
     @Test func headAndNoBodyStatusesDropBothParts() {
-        let response = HTTPResponse(status: 200, body: [1, 2, 3], bodySuffix: [4, 5])
+        let response = WPHTTPResponse(status: 200, body: [1, 2, 3], bodySuffix: [4, 5])
         let head = HTTPResponseEncoder.encode(response, context: ResponseContext(isHead: true), date: date, gzipMinimumBytes: nil)
         #expect(head.body.isEmpty && head.bodySuffix.isEmpty)
         #expect(String(decoding: head.head, as: UTF8.self).contains("Content-Length: 5\r\n"))
@@ -33,7 +33,7 @@ import WPCompression
     @Test func serverGzipCompressesBothPartsAsOneBody() throws {
         let first = Array(String(repeating: "metric_a 1\n", count: 300).utf8)
         let second = Array(String(repeating: "metric_b 2\n", count: 10).utf8)
-        let response = HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: first, bodySuffix: second)
+        let response = WPHTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: first, bodySuffix: second)
         let encoded = HTTPResponseEncoder.encode(response, context: ResponseContext(acceptsGzip: true), date: date,
                                                  gzipMinimumBytes: 1024)
         #expect(String(decoding: encoded.head, as: UTF8.self).contains("Content-Encoding: gzip\r\n"))
@@ -46,7 +46,7 @@ import WPCompression
     @Test func plainResponseSharesBothPartsWithoutCopying() {
         let first = Array(String(repeating: "metric_a 1\n", count: 300).utf8)
         let second = Array(String(repeating: "metric_b 2\n", count: 10).utf8)
-        let response = HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: first, bodySuffix: second)
+        let response = WPHTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: first, bodySuffix: second)
         let encoded = HTTPResponseEncoder.encode(response, context: ResponseContext(acceptsGzip: false), date: date,
                                                  gzipMinimumBytes: 1024)
         let head = String(decoding: encoded.head, as: UTF8.self)
@@ -133,7 +133,7 @@ import WPCompression
     @Test func bodyPartsAreFramedCompressedAndChunkedAsOneBody() throws {
         let parts = (0..<50).map { Array("metric_\($0) \($0)\n".utf8) }
         let whole = Array("# HELP\n".utf8) + parts.flatMap { $0 } + Array("tail\n".utf8)
-        let response = HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Array("# HELP\n".utf8),
+        let response = WPHTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Array("# HELP\n".utf8),
                                     bodyParts: HTTPBodyParts(parts), bodySuffix: Array("tail\n".utf8))
         #expect(response.bodyCount == whole.count)
         #expect(response.wholeBody == whole)
@@ -155,7 +155,7 @@ import WPCompression
 
     /// Serves `respond` and asks it for `/a` then `/b` on one kept-alive connection, checking
     /// each body against `expected(path)`.
-    func roundTrips(_ respond: @escaping @Sendable (HTTPRequest) -> HTTPResponse,
+    func roundTrips(_ respond: @escaping @Sendable (WPHTTPRequest) -> WPHTTPResponse,
                     expected: @escaping (String) -> [UInt8]) async throws {
         try await withTestServer(HandlerFunction { respond($0) }) { port in
             let client = try await TestHTTPClient.connect(port: port)
@@ -179,7 +179,7 @@ import WPCompression
         }
         let bodyParts = HTTPBodyParts(parts)
         try await roundTrips({ _ in
-            HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: Array("start".utf8),
+            WPHTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: Array("start".utf8),
                          bodyParts: bodyParts, bodySuffix: Array("end".utf8))
         }, expected: { _ in Array("start".utf8) + parts.flatMap { $0 } + Array("end".utf8) })
     }
@@ -191,7 +191,7 @@ import WPCompression
         for index in shared.indices { shared[index] = UInt8(truncatingIfNeeded: index &* 31) }
         let snapshot = shared
         try await roundTrips({ request in
-            HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: snapshot,
+            WPHTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: snapshot,
                          bodySuffix: Array("suffix for \(request.path)".utf8))
         }, expected: { path in snapshot + Array("suffix for \(path)".utf8) })
     }

@@ -14,8 +14,8 @@ final class EventRecorder: RequestObserver {
 
 /// The server's side of the hardening, over real sockets on ephemeral loopback ports.
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct ServerHardeningTests {
-    static let bodiless: Router = {
-        var router = Router()
+    static let bodiless: WPRouter = {
+        var router = WPRouter()
         router.get("/metrics", takesBody: false) { _ in .text("metrics\n") }
         return router
     }()

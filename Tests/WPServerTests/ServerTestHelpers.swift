@@ -72,7 +72,7 @@ final class LogWaiter: LogSink {
         }
     }
 
-    func logger() -> Logger { Logger(label: "test", level: .debug, sink: self) }
+    func logger() -> WPLogger { WPLogger(label: "test", level: .debug, sink: self) }
 }
 
 /// Echoes method, path and body; `/slow` waits on the gate, `/boom` throws, `/big` sends `bigBody`.
@@ -80,7 +80,7 @@ struct EchoHandler: HTTPHandler {
     var gate = Gate()
     var bigBodySize = 16 << 20
 
-    func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func handle(_ request: WPHTTPRequest) async throws -> WPHTTPResponse {
         switch request.path {
         case "/slow":
             await gate.pass()
@@ -88,7 +88,7 @@ struct EchoHandler: HTTPHandler {
         case "/boom":
             throw Boom()
         case "/big":
-            return HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: Array(repeating: UInt8(ascii: "b"), count: bigBodySize))
+            return WPHTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: Array(repeating: UInt8(ascii: "b"), count: bigBodySize))
         case "/text":
             return .text(String(repeating: "wp_metric{device=\"1\"} 42\n", count: 400))
         default:

@@ -188,7 +188,7 @@ extension TLSServerTests {
         defer { pki.remove() }
         let big = [UInt8](repeating: 0x61, count: 8 << 20)
         let handler = HandlerFunction { request in
-            request.path == "/big" ? HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: big)
+            request.path == "/big" ? WPHTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: big)
                 : .text("ok\n")
         }
         try await withTestServer(handler, configuration: Self.configuration(pki)) { port in

@@ -115,14 +115,14 @@ import WPTestSupport
 
     @Test func unknownPathsAndMethods() async throws {
         let harness = SimulatorHarness()
-        #expect(try await harness.simulator.handle(HTTPRequest(method: "GET", target: "/api/v2/x")).status == 404)
-        #expect(try await harness.simulator.handle(HTTPRequest(method: "GET", target: "/api/v1/auth/login")).status == 405)
+        #expect(try await harness.simulator.handle(WPHTTPRequest(method: "GET", target: "/api/v2/x")).status == 404)
+        #expect(try await harness.simulator.handle(WPHTTPRequest(method: "GET", target: "/api/v1/auth/login")).status == 405)
     }
 
     @Test func pathPrefixIsServed() async throws {
         let harness = SimulatorHarness { $0.pathPrefix = "/winpower/" }
         let plain = loginRequest()
-        let prefixed = HTTPRequest(method: "POST", target: "/winpower/api/v1/auth/login", headers: plain.headers, body: plain.body)
+        let prefixed = WPHTTPRequest(method: "POST", target: "/winpower/api/v1/auth/login", headers: plain.headers, body: plain.body)
         #expect(try await harness.simulator.handle(prefixed).status == 200)
         #expect(try await harness.simulator.handle(plain).status == 404)
     }

@@ -4,23 +4,23 @@ import WPServer
 import WPSimulator
 import WPTestSupport
 
-func loginRequest(username: String = "admin", password: String = "s3cr3t-Pa55") -> HTTPRequest {
-    HTTPRequest(method: "POST", target: "/api/v1/auth/login",
+func loginRequest(username: String = "admin", password: String = "s3cr3t-Pa55") -> WPHTTPRequest {
+    WPHTTPRequest(method: "POST", target: "/api/v1/auth/login",
                 headers: ["Content-Type": "application/json", "Accept": "application/json, text/plain, */*",
                           "Content-language": "en"],
                 body: Array(#"{"username":"\#(username)","password":"\#(password)"}"#.utf8))
 }
 
-func listRequest(token: String?, page: Int = 1, pageSize: Int = 100) -> HTTPRequest {
+func listRequest(token: String?, page: Int = 1, pageSize: Int = 100) -> WPHTTPRequest {
     var headers: HTTPHeaders = ["Accept": "application/json, text/plain, */*", "Content-language": "zh-CN"]
     if let token { headers.add(name: "Authorization", value: "Bearer \(token)") }
-    return HTTPRequest(method: "GET", target: "/api/v1/deviceData/detail/list?current=\(page)&pageSize=\(pageSize)"
+    return WPHTTPRequest(method: "GET", target: "/api/v1/deviceData/detail/list?current=\(page)&pageSize=\(pageSize)"
                            + "&areaId=00000000-0000-0000-0000-000000000000&includeSubArea=true&pageNum=\(page)&deviceType=1",
                        headers: headers)
 }
 
 /// The body parsed by Foundation (independently of the client's decoder).
-func json(_ response: HTTPResponse) throws -> [String: Any] {
+func json(_ response: WPHTTPResponse) throws -> [String: Any] {
     try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
 }
 

@@ -13,7 +13,7 @@ func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
 
 /// Opens a store on `directory`, runs `body`, and closes it.
 @discardableResult
-func withStore<T>(_ directory: String, logger: Logger = .disabled, importLegacy: Bool = false,
+func withStore<T>(_ directory: String, logger: WPLogger = .disabled, importLegacy: Bool = false,
                   now: @escaping @Sendable () -> Date = { Date() },
                   _ body: (FileEnergyStore) throws -> T) throws -> T {
     let store = try FileEnergyStore(configuration: StorageConfiguration(dataDirectory: directory,

@@ -10,7 +10,7 @@ import WPTestSupport
 
 /// An exporter's liveness endpoint and nothing else: `/-/healthy` answers 200, any other path 404.
 private struct LivenessOnly: HTTPHandler {
-    func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func handle(_ request: WPHTTPRequest) async throws -> WPHTTPResponse {
         request.path == "/-/healthy" ? .text("OK") : .text("not found", status: 404)
     }
 }

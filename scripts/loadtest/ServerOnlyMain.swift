@@ -8,9 +8,9 @@ import WPServer
 
 let body60k = [UInt8](repeating: UInt8(ascii: "a"), count: 60 * 1024)
 let body2m = [UInt8](repeating: UInt8(ascii: "b"), count: 2 * 1024 * 1024)
-var router = Router()
-router.get("/60k") { _ in HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: body60k) }
-router.get("/2m") { _ in HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: body2m) }
+var router = WPRouter()
+router.get("/60k") { _ in WPHTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: body60k) }
+router.get("/2m") { _ in WPHTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: body2m) }
 router.get("/small") { _ in .text("ok\n") }
 
 var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 0)

@@ -6,7 +6,7 @@ import WPLogging
 /// WPLogging output with the same secrets masked.
 ///
 /// ```swift
-/// let base = WPLogging.Logger(label: "service", sink: StreamSink.standardError(encoder: JSONLogEncoder()))
+/// let base = WPLogger(label: "service", sink: StreamSink.standardError(encoder: JSONLogEncoder()))
 /// LoggingSystem.bootstrap { label in BridgeLogHandler(label: label, logger: base) }
 /// ```
 ///
@@ -22,18 +22,18 @@ import WPLogging
 ///   secrets are masked in fields and message alike.
 public struct BridgeLogHandler: LogHandler {
     /// The WPLogging logger records are written through; its label is the swift-log label.
-    public private(set) var logger: WPLogging.Logger
+    public private(set) var logger: WPLogger
     /// The handler's own metadata (value semantics: changes affect this handler only).
-    public var metadata: Logging.Logger.Metadata = [:]
+    public var metadata: Logger.Metadata = [:]
     /// The least severe swift-log level written.
-    public var logLevel: Logging.Logger.Level
+    public var logLevel: Logger.Level
     /// Supplies contextual metadata (task locals) for every record.
-    public var metadataProvider: Logging.Logger.MetadataProvider?
+    public var metadataProvider: Logger.MetadataProvider?
 
     /// Creates a handler for the swift-log logger `label`, writing through `logger` (its sink,
     /// fixed fields and redactor) under that label.
-    public init(label: String, logger: WPLogging.Logger,
-                metadataProvider: Logging.Logger.MetadataProvider? = nil) {
+    public init(label: String, logger: WPLogger,
+                metadataProvider: Logger.MetadataProvider? = nil) {
         var inner = logger.child(label: label)
         self.logLevel = Self.swiftLogLevel(for: inner.level)
         inner.level = .debug  // swift-log has already filtered by `logLevel`
@@ -41,7 +41,7 @@ public struct BridgeLogHandler: LogHandler {
         self.metadataProvider = metadataProvider
     }
 
-    public subscript(metadataKey key: String) -> Logging.Logger.Metadata.Value? {
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
@@ -62,7 +62,7 @@ public struct BridgeLogHandler: LogHandler {
     }
 
     /// The WPLogging level a swift-log level is written at.
-    public static func level(for level: Logging.Logger.Level) -> LogLevel {
+    public static func level(for level: Logger.Level) -> LogLevel {
         switch level {
         case .trace, .debug: return .debug
         case .info, .notice: return .info
@@ -72,7 +72,7 @@ public struct BridgeLogHandler: LogHandler {
     }
 
     /// The swift-log level a handler starts at for a WPLogging logger at `level`.
-    public static func swiftLogLevel(for level: LogLevel) -> Logging.Logger.Level {
+    public static func swiftLogLevel(for level: LogLevel) -> Logger.Level {
         switch level {
         case .debug: return .debug
         case .info: return .info
@@ -87,7 +87,7 @@ public struct BridgeLogHandler: LogHandler {
     /// `["http": ["method": "GET"]]` becomes `http.method`; an array `["ids": ["a", "b"]]`
     /// becomes `ids.0` and `ids.1`. An empty dictionary or array is written as `[:]` or `[]` so
     /// the key is not lost. Nesting deeper than ``maximumDepth`` is written as its description.
-    public static func flatten(_ metadata: Logging.Logger.Metadata) -> LogFields {
+    public static func flatten(_ metadata: Logger.Metadata) -> LogFields {
         var fields: LogFields = [:]
         for (key, value) in metadata {
             add(value, key: key, depth: 0, into: &fields)
@@ -98,7 +98,7 @@ public struct BridgeLogHandler: LogHandler {
     /// How deep nested metadata is flattened before the rest is written as one value.
     public static var maximumDepth: Int { 8 }
 
-    private static func add(_ value: Logging.Logger.MetadataValue, key: String, depth: Int,
+    private static func add(_ value: Logger.MetadataValue, key: String, depth: Int,
                             into fields: inout LogFields) {
         switch value {
         case .string(let text):

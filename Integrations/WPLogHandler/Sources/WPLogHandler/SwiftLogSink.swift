@@ -20,23 +20,23 @@ import WPLogging
 ///
 /// ```swift
 /// LoggingSystem.bootstrap(StreamLogHandler.standardError)        // the service's backend
-/// let log = WPLogging.Logger(label: "winpower", sink: SwiftLogSink(labelPrefix: "winpower"))
+/// let log = WPLogger(label: "winpower", sink: SwiftLogSink(labelPrefix: "winpower"))
 /// let exporter = try Exporter(configuration: configuration, logger: log)
 /// ```
 public final class SwiftLogSink: LogSink {
     /// Prefixed to every record's label, with a dot; none when empty.
     public let labelPrefix: String
-    private let makeLogger: @Sendable (String) -> Logging.Logger
+    private let makeLogger: @Sendable (String) -> Logger
     private let loggers = LoggerCache()
 
     /// A sink writing through swift-log's `LoggingSystem`.
     ///
     /// - Parameters:
     ///   - labelPrefix: nests every record's label (`winpower.collector`); empty by default.
-    ///   - makeLogger: makes the swift-log logger of a label; `Logging.Logger(label:)` by
+    ///   - makeLogger: makes the swift-log logger of a label; `Logger(label:)` by
     ///     default (the bootstrapped backend).
     public init(labelPrefix: String = "",
-                makeLogger: @escaping @Sendable (String) -> Logging.Logger = { Logging.Logger(label: $0) }) {
+                makeLogger: @escaping @Sendable (String) -> Logger = { Logger(label: $0) }) {
         self.labelPrefix = labelPrefix
         self.makeLogger = makeLogger
     }
@@ -45,7 +45,7 @@ public final class SwiftLogSink: LogSink {
         let label = labelPrefix.isEmpty ? record.logger
             : record.logger.isEmpty ? labelPrefix : labelPrefix + "." + record.logger
         let logger = loggers.logger(for: label, make: makeLogger)
-        var metadata: Logging.Logger.Metadata = [:]
+        var metadata: Logger.Metadata = [:]
         for (key, value) in record.fields {
             switch value {
             case .string(let text): metadata[key] = .string(text)
@@ -57,7 +57,7 @@ public final class SwiftLogSink: LogSink {
     }
 
     /// swift-log's level for a WPLogging level.
-    static func level(_ level: LogLevel) -> Logging.Logger.Level {
+    static func level(_ level: LogLevel) -> Logger.Level {
         switch level {
         case .debug: .debug
         case .info: .info
@@ -69,9 +69,9 @@ public final class SwiftLogSink: LogSink {
 
 /// One swift-log logger per label, made once.
 private final class LoggerCache: Sendable {
-    private let state = Mutex<[String: Logging.Logger]>([:])
+    private let state = Mutex<[String: Logger]>([:])
 
-    func logger(for label: String, make: (String) -> Logging.Logger) -> Logging.Logger {
+    func logger(for label: String, make: (String) -> Logger) -> Logger {
         if let found = state.withLock({ $0[label] }) { return found }
         let made = make(label)
         return state.withLock { loggers in

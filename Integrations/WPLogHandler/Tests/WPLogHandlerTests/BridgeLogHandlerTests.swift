@@ -13,10 +13,10 @@ final class CaptureSink: LogSink {
 
 @Suite struct BridgeLogHandlerTests {
     private func makeLogger(_ sink: CaptureSink, level: LogLevel = .debug,
-                            redactor: Redactor = Redactor()) -> Logging.Logger {
-        let base = WPLogging.Logger(label: "service", level: level, sink: sink,
+                            redactor: Redactor = Redactor()) -> Logger {
+        let base = WPLogger(label: "service", level: level, sink: sink,
                                     now: { LogTimestamp(seconds: 0) }, redactor: redactor)
-        return Logging.Logger(label: "nio") { label in BridgeLogHandler(label: label, logger: base) }
+        return Logger(label: "nio") { label in BridgeLogHandler(label: label, logger: base) }
     }
 
     @Test func levelsAreMappedAndLabelKept() {
@@ -90,12 +90,12 @@ final class CaptureSink: LogSink {
 
     @Test func providerMetadataIsMergedUnderTheCallsAndDeepNestingIsCut() {
         let sink = CaptureSink()
-        let base = WPLogging.Logger(label: "service", level: .debug, sink: sink)
-        let provider = Logging.Logger.MetadataProvider { ["trace_id": "t1", "shared": "provider"] }
-        let logger = Logging.Logger(label: "lib") { label in
+        let base = WPLogger(label: "service", level: .debug, sink: sink)
+        let provider = Logger.MetadataProvider { ["trace_id": "t1", "shared": "provider"] }
+        let logger = Logger(label: "lib") { label in
             BridgeLogHandler(label: label, logger: base, metadataProvider: provider)
         }
-        var deep: Logging.Logger.MetadataValue = "leaf"
+        var deep: Logger.MetadataValue = "leaf"
         for _ in 0..<20 { deep = .dictionary(["d": deep]) }
         logger.info("x", metadata: ["shared": "call", "deep": deep])
         let fields = sink.records.first?.fields ?? [:]

@@ -5,19 +5,19 @@ import WPLogging
 import WPLogHandler
 
 func readmeBootstrapSnippet() {
-    let base = WPLogging.Logger(label: "service", sink: StreamSink.standardError(encoder: JSONLogEncoder()))
+    let base = WPLogger(label: "service", sink: StreamSink.standardError(encoder: JSONLogEncoder()))
     LoggingSystem.bootstrap { label in BridgeLogHandler(label: label, logger: base) }
 
-    let logger = Logging.Logger(label: "nio")
+    let logger = Logger(label: "nio")
     logger.info("connected", metadata: ["peer": ["host": "db", "port": "5432"]])
 }
 
 func embeddingSnippet() {
-    let log = WPLogging.Logger(label: "service", sink: StreamSink.standardError(encoder: JSONLogEncoder()))
+    let log = WPLogger(label: "service", sink: StreamSink.standardError(encoder: JSONLogEncoder()))
     LoggingSystem.bootstrap { label in BridgeLogHandler(label: label, logger: log) }
 }
 
 func readmeSwiftLogSinkSnippet() {
-    let log = WPLogging.Logger(label: "", sink: SwiftLogSink(labelPrefix: "winpower"))
+    let log = WPLogger(label: "", sink: SwiftLogSink(labelPrefix: "winpower"))
     log.child(label: "collector").info("collected")   // swift-log logger "winpower.collector"
 }

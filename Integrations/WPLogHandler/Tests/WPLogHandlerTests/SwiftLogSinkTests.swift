@@ -8,7 +8,7 @@ import WPLogHandler
 struct CapturingHandler: LogHandler {
     struct Entry: Sendable, Equatable {
         var label: String
-        var level: Logging.Logger.Level
+        var level: Logger.Level
         var message: String
         var metadata: [String: String]
         var line: UInt
@@ -16,10 +16,10 @@ struct CapturingHandler: LogHandler {
 
     let label: String
     let entries: Entries
-    var logLevel: Logging.Logger.Level = .trace
-    var metadata: Logging.Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+    var metadata: Logger.Metadata = [:]
 
-    subscript(metadataKey key: String) -> Logging.Logger.Metadata.Value? {
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
@@ -41,9 +41,9 @@ struct CapturingHandler: LogHandler {
     @Test func recordsReachSwiftLogUnderTheNestedLabelWithLevelsAndFields() {
         let entries = CapturingHandler.Entries()
         let sink = SwiftLogSink(labelPrefix: "winpower") { label in
-            Logging.Logger(label: label) { CapturingHandler(label: $0, entries: entries) }
+            Logger(label: label) { CapturingHandler(label: $0, entries: entries) }
         }
-        let root = WPLogging.Logger(label: "", level: .debug, sink: sink)
+        let root = WPLogger(label: "", level: .debug, sink: sink)
         let collector = root.child(label: "collector")
         collector.debug("collected", ["devices": .int(3), "server": .string("east")])
         collector.warn("slow")
@@ -59,8 +59,8 @@ struct CapturingHandler: LogHandler {
 
     @Test func secretsAreMaskedBeforeSwiftLogSeesThem() {
         let entries = CapturingHandler.Entries()
-        let sink = SwiftLogSink { label in Logging.Logger(label: label) { CapturingHandler(label: $0, entries: entries) } }
-        let log = WPLogging.Logger(label: "client", sink: sink, redactor: Redactor(secrets: ["hunter2-Secret"]))
+        let sink = SwiftLogSink { label in Logger(label: label) { CapturingHandler(label: $0, entries: entries) } }
+        let log = WPLogger(label: "client", sink: sink, redactor: Redactor(secrets: ["hunter2-Secret"]))
         log.info("login with hunter2-Secret", ["password": .string("hunter2-Secret")])
         let text = entries.all.map { "\($0.message) \($0.metadata)" }.joined()
         #expect(!text.isEmpty)

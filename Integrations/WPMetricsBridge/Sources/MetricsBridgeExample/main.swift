@@ -9,7 +9,7 @@ import WPMetrics
 import WPMetricsBridge
 import WPServer
 
-let log = Logger(label: "example", sink: StreamSink.standardError(encoder: JSONLogEncoder()))
+let log = WPLogger(label: "example", sink: StreamSink.standardError(encoder: JSONLogEncoder()))
 let registry = MetricRegistry()
 var configuration = RegistryMetricsFactory.Configuration()
 configuration.onProblem = { problem in log.warn("metric dropped", ["problem": .string(problem.description)]) }
@@ -19,10 +19,10 @@ MetricsSystem.bootstrap(RegistryMetricsFactory(registry: registry, configuration
 let pool = ConnectionPool(name: "main")
 pool.connect(waited: .milliseconds(3))
 
-var router = Router()
+var router = WPRouter()
 router.get("/metrics") { request in
     let format = ExpositionFormat.negotiate(accept: request.headers["Accept"])
-    return HTTPResponse(status: 200, headers: ["Content-Type": format.contentType],
+    return WPHTTPResponse(status: 200, headers: ["Content-Type": format.contentType],
                         body: registry.render(format: format))
 }
 router.post("/connect") { _ in

@@ -11,7 +11,7 @@ func readmeBootstrapSnippet() {
     Counter(label: "http.requests", dimensions: [("method", "GET")]).increment()
 }
 
-func readmeProblemSnippet(logger: WPLogging.Logger) {
+func readmeProblemSnippet(logger: WPLogger) {
     var configuration = RegistryMetricsFactory.Configuration()
     configuration.onProblem = { problem in logger.warn("metric dropped", ["problem": "\(problem)"]) }
 }

@@ -27,10 +27,10 @@ import WPServer
         pool.connect(waited: .milliseconds(2))
         pool.disconnect()
 
-        var router = Router()
+        var router = WPRouter()
         router.get("/metrics") { request in
             let format = ExpositionFormat.negotiate(accept: request.headers["Accept"])
-            return HTTPResponse(status: 200, headers: ["Content-Type": format.contentType],
+            return WPHTTPResponse(status: 200, headers: ["Content-Type": format.contentType],
                                 body: registry.render(format: format))
         }
         let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: router,

@@ -16,7 +16,7 @@ protocol Cache: Sendable {
     func refresh() async
 }
 
-func serviceGroupExample(router: Router, log: WPLogging.Logger, logger: Logging.Logger, cache: some Cache) async throws {
+func serviceGroupExample(router: WPRouter, log: WPLogger, logger: Logger, cache: some Cache) async throws {
     let server = HTTPServer(configuration: .init(host: "::", port: 9464), handler: router, logger: log)
     let refresh = Scheduler(configuration: .init(interval: .seconds(30), workName: "refresh"),
                             clock: ContinuousClock(), logger: log) { _ in await cache.refresh() }
@@ -26,7 +26,7 @@ func serviceGroupExample(router: Router, log: WPLogging.Logger, logger: Logging.
     try await group.run()
 }
 
-func exporterServiceExample(configuration: ExporterConfiguration, log: WPLogging.Logger, logger: Logging.Logger) async throws {
+func exporterServiceExample(configuration: ExporterConfiguration, log: WPLogger, logger: Logger) async throws {
     let exporter = try Exporter(configuration: configuration, options: .init(
         clock: ContinuousClock(), logger: log, makeClient: Exporter<ContinuousClock>.httpClients(logger: log)))
     let group = ServiceGroup(configuration: .init(

@@ -31,7 +31,7 @@ import WPSimulator
         "/tmp/wpexporter-service-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
     }
 
-    static var groupLogger: Logging.Logger { Logging.Logger(label: "group", factory: { _ in SwiftLogNoOpLogHandler() }) }
+    static var groupLogger: Logger { Logger(label: "group", factory: { _ in SwiftLogNoOpLogHandler() }) }
 
     @Test func aTriggeredShutdownStopsCollectingAndSavesTheTotals() async throws {
         let simulator = SimulatorServer(simulator: WinPowerSimulator())
@@ -39,7 +39,7 @@ import WPSimulator
         let directory = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let sink = RecordingSink()
-        let log = WPLogging.Logger(label: "service", level: .info, sink: sink)
+        let log = WPLogger(label: "service", level: .info, sink: sink)
         let collected = Gate()
         let exporter = try Exporter(configuration: Self.configuration(baseURL: "http://127.0.0.1:\(port)", dataDirectory: directory),
                                     options: .init(clock: ContinuousClock(), logger: log,

@@ -17,12 +17,12 @@ import WPServiceLifecycle
 @Suite struct GracefulShutdownTests {
     @Test func sigtermDrainsTheRequestAndTheRunInFlight() async throws {
         let sink = RecordingSink()
-        let log = WPLogging.Logger(label: "test", level: .debug, sink: sink)
+        let log = WPLogger(label: "test", level: .debug, sink: sink)
 
         // A request that is in flight when the signal arrives and answers only afterwards.
         let entered = Gate()
         let release = Gate()
-        var router = Router()
+        var router = WPRouter()
         router.get("/slow") { _ in
             entered.open()
             await release.wait()
@@ -50,7 +50,7 @@ import WPServiceLifecycle
         let group = ServiceGroup(configuration: .init(
             services: [HTTPServerService(server), SchedulerService(scheduler)],
             gracefulShutdownSignals: [.sigterm],
-            logger: Logging.Logger(label: "group", factory: { _ in SwiftLogNoOpLogHandler() })))
+            logger: Logger(label: "group", factory: { _ in SwiftLogNoOpLogHandler() })))
         let running = Task { try await group.run() }
         defer { running.cancel() }
 

@@ -19,7 +19,7 @@ import WPServiceLifecycle
         }
         let group = ServiceGroup(configuration: .init(
             services: [SchedulerService(scheduler)],
-            logger: Logging.Logger(label: "group", factory: { _ in SwiftLogNoOpLogHandler() })))
+            logger: Logger(label: "group", factory: { _ in SwiftLogNoOpLogHandler() })))
         let running = Task { try await group.run() }
         defer { running.cancel() }
         try await within(.seconds(60), "the first run") { await ran.wait() }

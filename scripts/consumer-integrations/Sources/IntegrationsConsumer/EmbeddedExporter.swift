@@ -14,10 +14,10 @@ public struct EmbeddedExporter: Sendable {
 
     /// Builds the exporter for `configuration` (which throws every configuration problem,
     /// named by key) and a group running it.
-    public init(configuration: ExporterConfiguration, log: WPLogging.Logger) throws {
+    public init(configuration: ExporterConfiguration, log: WPLogger) throws {
         exporter = try Exporter(configuration: configuration, logger: log)
         group = ServiceGroup(configuration: .init(services: [ExporterService(exporter, listener: .none)],
-                                                  logger: Logging.Logger(label: "group", factory: { _ in SwiftLogNoOpLogHandler() })))
+                                                  logger: Logger(label: "group", factory: { _ in SwiftLogNoOpLogHandler() })))
     }
 }
 #endif

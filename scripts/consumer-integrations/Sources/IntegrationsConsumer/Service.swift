@@ -12,7 +12,7 @@ import WPServer
 #endif
 
 /// Routes swift-metrics into `registry` and swift-log through `log`. Once per process.
-public func bootstrapIntegrations(registry: MetricRegistry, log: WPLogging.Logger) {
+public func bootstrapIntegrations(registry: MetricRegistry, log: WPLogger) {
     MetricsSystem.bootstrap(RegistryMetricsFactory(registry: registry))
     LoggingSystem.bootstrap { label in BridgeLogHandler(label: label, logger: log) }
 }
@@ -22,7 +22,7 @@ public func runJob() {
     let duration = Metrics.Timer(label: "shop.job")
     duration.recordMilliseconds(2)
     duration.recordMilliseconds(17)
-    Logging.Logger(label: "shop.job").info("job done", metadata: ["password": "hunter2"])
+    Logger(label: "shop.job").info("job done", metadata: ["password": "hunter2"])
 }
 
 #if os(Linux)
@@ -32,12 +32,12 @@ public struct ShopService: Sendable {
     public let scheduler: Scheduler<ContinuousClock>
     public let group: ServiceGroup
 
-    public init(registry: MetricRegistry, log: WPLogging.Logger) {
-        var router = Router()
+    public init(registry: MetricRegistry, log: WPLogger) {
+        var router = WPRouter()
         router.get("/metrics") { request in
             Counter(label: "shop.scrapes").increment()
             let format = ExpositionFormat.negotiate(accept: request.headers["Accept"])
-            return HTTPResponse(status: 200, headers: ["Content-Type": format.contentType],
+            return WPHTTPResponse(status: 200, headers: ["Content-Type": format.contentType],
                                 body: registry.render(format: format))
         }
         let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: router, logger: log)
@@ -47,7 +47,7 @@ public struct ShopService: Sendable {
         self.scheduler = scheduler
         group = ServiceGroup(configuration: .init(
             services: [HTTPServerService(server), SchedulerService(scheduler)],
-            gracefulShutdownSignals: [.sigterm], logger: Logging.Logger(label: "shop.group")))
+            gracefulShutdownSignals: [.sigterm], logger: Logger(label: "shop.group")))
     }
 }
 #endif

@@ -61,8 +61,8 @@ func within<T: Sendable>(_ limit: Duration, _ what: String,
     @Test func bridgesAndLifecycleFromPublishedPackages() async throws {
         let registry = MetricRegistry()
         let sink = RecordingSink()
-        bootstrapIntegrations(registry: registry, log: WPLogging.Logger(label: "shop", sink: sink))
-        let service = ShopService(registry: registry, log: WPLogging.Logger(label: "shop", sink: sink))
+        bootstrapIntegrations(registry: registry, log: WPLogger(label: "shop", sink: sink))
+        let service = ShopService(registry: registry, log: WPLogger(label: "shop", sink: sink))
         let running = Task { try await service.group.run() }
         defer { running.cancel() }
 
@@ -145,7 +145,7 @@ import WPSimulator
         let port = try await simulator.start().port
         let sink = RecordingSink()
         let embedded = try EmbeddedExporter(configuration: Self.configuration(baseURL: "http://127.0.0.1:\(port)"),
-                                            log: WPLogging.Logger(label: "consumer", sink: sink))
+                                            log: WPLogger(label: "consumer", sink: sink))
         let running = Task { try await embedded.group.run() }
         defer { running.cancel() }
         _ = try await within(.seconds(60), "a collection") { await sink.wait(for: "logged in") }

@@ -19,7 +19,7 @@ public struct ServiceMetrics: Sendable {
     }
 
     /// Records one request and logs it through `logger`.
-    public func record(method: String, seconds: Double, logger: Logger) throws {
+    public func record(method: String, seconds: Double, logger: WPLogger) throws {
         try requests.labels(method).increment()
         latency.observe(seconds)
         logger.info("request", ["method": .string(method), "authorization": "Basic dXNlcjpwYXNz"])

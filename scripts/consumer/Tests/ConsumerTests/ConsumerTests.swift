@@ -15,7 +15,7 @@ final class RecordingSink: LogSink {
     @Test func instrumentsRenderAndLogsAreRedacted() throws {
         let metrics = try ServiceMetrics()
         let sink = RecordingSink()
-        let logger = Logger(label: "consumer", sink: sink)
+        let logger = WPLogger(label: "consumer", sink: sink)
         try metrics.record(method: "GET", seconds: 0.02, logger: logger)
         try metrics.record(method: "GET", seconds: 0.03, logger: logger)
         let text = metrics.exposition()

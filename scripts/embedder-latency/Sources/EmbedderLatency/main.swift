@@ -2,9 +2,9 @@
 //
 //   GET /metrics   MetricsHandler over a registry of 10,000 gauge series (10 families × 1,000
 //                  label sets of 3 labels), rendered on every request
-//   GET /ping      a constant 3-byte body from a handler closure (Router.get's default)
+//   GET /ping      a constant 3-byte body from a handler closure (WPRouter.get's default)
 //   GET /ping-prerendered
-//                  the same closure declared pre-rendered (Router.get's `preRendered: true`,
+//                  the same closure declared pre-rendered (WPRouter.get's `preRendered: true`,
 //                  which lets it run on the event loop) where the revision has that parameter:
 //                  built with -DPRE_RENDERED_ROUTES; without it, the same as /ping
 //
@@ -28,7 +28,7 @@ for family in 0..<max(1, series / 1_000) {
     }
 }
 
-var router = Router()
+var router = WPRouter()
 router.addMetrics(registry: registry)
 router.get("/ping") { _ in .text("ok\n") }
 #if PRE_RENDERED_ROUTES

@@ -1,5 +1,5 @@
 /// A parsed HTTP/1.x request as handed to an ``HTTPHandler``.
-public struct HTTPRequest: Sendable, Equatable {
+public struct WPHTTPRequest: Sendable, Equatable {
     /// The method token exactly as sent (`GET`, `POST`, ...).
     public var method: String
     /// The request target exactly as sent (`/api/v1/x?current=1`).
@@ -53,7 +53,7 @@ public struct HTTPRequest: Sendable, Equatable {
             .removingPercentEncodingSafely()
     }
 
-    public static func == (lhs: HTTPRequest, rhs: HTTPRequest) -> Bool {
+    public static func == (lhs: WPHTTPRequest, rhs: WPHTTPRequest) -> Bool {
         lhs.method == rhs.method && lhs.target == rhs.target && lhs.version == rhs.version
             && lhs.headers == rhs.headers && lhs.body == rhs.body && lhs.remoteAddress == rhs.remoteAddress
     }

@@ -4,7 +4,7 @@
 /// sink. Child loggers add fields or change the label without touching the parent:
 ///
 /// ```swift
-/// let log = Logger(label: "client", level: .info, sink: sink)
+/// let log = WPLogger(label: "client", level: .info, sink: sink)
 /// let deviceLog = log.child(fields: ["device_id": "e156e6cb"])
 /// deviceLog.warn("reading dropped", ["field": "loadTotalWatt"])
 /// ```
@@ -13,7 +13,7 @@
 /// field names, registered secret values and `Bearer` tokens are masked whatever the call site
 /// passes. Control characters are escaped later, by the encoder. To build a logger from a
 /// ``LoggingConfiguration`` use ``LoggingConfiguration/makeLogger(label:redactor:environment:)``.
-public struct Logger: Sendable {
+public struct WPLogger: Sendable {
     /// The component name written with every record (`client`, `server`).
     public var label: String
     /// Records below this level are dropped before anything is evaluated.
@@ -48,12 +48,12 @@ public struct Logger: Sendable {
     }
 
     /// A logger that discards everything.
-    public static var disabled: Logger {
-        Logger(label: "disabled", level: .error, sink: DiscardingSink())
+    public static var disabled: WPLogger {
+        WPLogger(label: "disabled", level: .error, sink: DiscardingSink())
     }
 
     /// A logger with the same sink and level, a new label (if given) and extra fixed fields.
-    public func child(label: String? = nil, fields extra: LogFields = [:]) -> Logger {
+    public func child(label: String? = nil, fields extra: LogFields = [:]) -> WPLogger {
         var copy = self
         if let label { copy.label = label }
         copy.fields.merge(extra) { _, new in new }

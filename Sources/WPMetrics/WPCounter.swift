@@ -10,7 +10,7 @@ import Synchronization
 /// requests.increment()
 /// try requests.increment(by: 3)
 /// ```
-public final class Counter: Collector, SampledMetric {
+public final class WPCounter: Collector, SampledMetric {
     /// The counter's family descriptor.
     public let descriptor: MetricDescriptor
     private let bits = Atomic<UInt64>(0)

@@ -10,12 +10,12 @@
 /// unmatched requests with one are refused the same way.
 ///
 /// ```swift
-/// var router = Router(observer: requestMetrics)
+/// var router = WPRouter(observer: requestMetrics)
 /// router.add("GET", "/metrics", metricsHandler)
 /// router.get("/healthz") { _ in .text("ok\n") }
 /// let server = HTTPServer(configuration: .init(port: 9090), handler: router, logger: log)
 /// ```
-public struct Router: HTTPHandler {
+public struct WPRouter: HTTPHandler {
     private var routes: [String: [String: any HTTPHandler]] = [:]
     /// "METHOD path" of the routes registered with `takesBody: false`.
     private var bodiless: Set<String> = []
@@ -47,19 +47,19 @@ public struct Router: HTTPHandler {
     /// - Parameter preRendered: the closure only hands back bytes already rendered
     ///   (``HTTPHandler/servesPreRenderedBody(_:)``): it may run on the event loop.
     public mutating func get(_ path: String, takesBody: Bool = true, preRendered: Bool = false,
-                             _ body: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
+                             _ body: @escaping @Sendable (WPHTTPRequest) async throws -> WPHTTPResponse) {
         add("GET", path, HandlerFunction(preRendered: preRendered, body), takesBody: takesBody)
     }
 
     /// Registers a closure for `POST` on `path`.
-    public mutating func post(_ path: String, _ body: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
+    public mutating func post(_ path: String, _ body: @escaping @Sendable (WPHTTPRequest) async throws -> WPHTTPResponse) {
         add("POST", path, HandlerFunction(body))
     }
 
     /// The paths that have at least one route.
     public var paths: Set<String> { Set(routes.keys) }
 
-    public func acceptsBody(_ head: HTTPRequest) -> Bool {
+    public func acceptsBody(_ head: WPHTTPRequest) -> Bool {
         guard let methods = routes[head.path] else { return anyTakesBody }
         let method = methods[head.method] == nil && head.method == "HEAD" ? "GET" : head.method
         guard methods[method] != nil else { return anyTakesBody }
@@ -68,13 +68,13 @@ public struct Router: HTTPHandler {
 
     /// What the route's handler says (``HTTPHandler/servesPreRenderedBody(_:)``); `false`
     /// for `404` and `405` answers, which are tiny.
-    public func servesPreRenderedBody(_ request: HTTPRequest) -> Bool {
+    public func servesPreRenderedBody(_ request: WPHTTPRequest) -> Bool {
         guard let methods = routes[request.path],
               let handler = methods[request.method] ?? (request.method == "HEAD" ? methods["GET"] : nil) else { return false }
         return handler.servesPreRenderedBody(request)
     }
 
-    public func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public func handle(_ request: WPHTTPRequest) async throws -> WPHTTPResponse {
         guard let methods = routes[request.path] else {
             return report(request, .text("not found\n", status: 404))
         }
@@ -83,12 +83,12 @@ public struct Router: HTTPHandler {
         }
         var allowed = Set(methods.keys)
         if allowed.contains("GET") { allowed.insert("HEAD") }
-        var response = HTTPResponse.text("method not allowed\n", status: 405)
+        var response = WPHTTPResponse.text("method not allowed\n", status: 405)
         response.headers.set(name: "Allow", value: allowed.sorted().joined(separator: ", "))
         return report(request, response)
     }
 
-    private func report(_ request: HTTPRequest, _ response: HTTPResponse) -> HTTPResponse {
+    private func report(_ request: WPHTTPRequest, _ response: WPHTTPResponse) -> WPHTTPResponse {
         observer?.requestHandled(RequestEvent(handler: "unmatched", method: request.method,
                                               status: response.status, durationSeconds: 0))
         return response

@@ -9,7 +9,7 @@ import Synchronization
 /// inFlight.increment()
 /// defer { inFlight.decrement() }
 /// ```
-public final class Gauge: Collector, SampledMetric {
+public final class WPGauge: Collector, SampledMetric {
     /// The gauge's family descriptor.
     public let descriptor: MetricDescriptor
     private let bits = Atomic<UInt64>(0)

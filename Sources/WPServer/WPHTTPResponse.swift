@@ -10,7 +10,7 @@
 /// `bodyParts` (``HTTPBodyParts``). The server writes every piece back to back (`sendmsg`
 /// gathering up to 1,024 buffers a call) and never copies nor joins them, unless it compresses or
 /// chunks the body.
-public struct HTTPResponse: Sendable, Equatable {
+public struct WPHTTPResponse: Sendable, Equatable {
     public var status: Int
     public var headers: HTTPHeaders
     public var body: [UInt8]
@@ -52,13 +52,13 @@ public struct HTTPResponse: Sendable, Equatable {
     }
 
     /// A `text/plain; charset=utf-8` response.
-    public static func text(_ text: String, status: Int = 200) -> HTTPResponse {
-        HTTPResponse(status: status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array(text.utf8))
+    public static func text(_ text: String, status: Int = 200) -> WPHTTPResponse {
+        WPHTTPResponse(status: status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array(text.utf8))
     }
 
     /// An `application/json` response from already encoded JSON bytes.
-    public static func json(_ body: [UInt8], status: Int = 200) -> HTTPResponse {
-        HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: body)
+    public static func json(_ body: [UInt8], status: Int = 200) -> WPHTTPResponse {
+        WPHTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: body)
     }
 }
 
@@ -74,20 +74,20 @@ public struct HTTPResponse: Sendable, Equatable {
 /// compressed off the loop all the same). `handle` must never block a thread for long: do slow
 /// work asynchronously.
 public protocol HTTPHandler: Sendable {
-    func handle(_ request: HTTPRequest) async throws -> HTTPResponse
+    func handle(_ request: WPHTTPRequest) async throws -> WPHTTPResponse
     /// Whether `handle` answers `request` with bytes already rendered, doing no rendering,
     /// no compression and no blocking: then it may run on the event loop thread (with
     /// ``HTTPServer/Configuration/runsHandlersOnEventLoop``). Asked on the loop with the whole
     /// request: must be quick. The default is `false`.
-    func servesPreRenderedBody(_ request: HTTPRequest) -> Bool
+    func servesPreRenderedBody(_ request: WPHTTPRequest) -> Bool
     /// Whether a request with this head (method, target, headers; no body yet) may carry a
     /// body. Asked on the event loop as soon as the head is complete: must be quick and
     /// must not block. A request with a body that is not accepted is answered `413` at once,
     /// before its body is read. The default accepts every body.
-    func acceptsBody(_ head: HTTPRequest) -> Bool
+    func acceptsBody(_ head: WPHTTPRequest) -> Bool
 }
 
 extension HTTPHandler {
-    public func acceptsBody(_ head: HTTPRequest) -> Bool { true }
-    public func servesPreRenderedBody(_ request: HTTPRequest) -> Bool { false }
+    public func acceptsBody(_ head: WPHTTPRequest) -> Bool { true }
+    public func servesPreRenderedBody(_ request: WPHTTPRequest) -> Bool { false }
 }
