@@ -29,7 +29,7 @@
 #                   S seconds; p99 of both, and the median time of one /metrics
 #                   request alone (render and gzip, 5 requests) for comparison. Then the same
 #                   with /ping-prerendered, the constant route declared pre-rendered where the
-#                   revision can say so (Router.get(preRendered: true), which may run on the
+#                   revision can say so (WPRouter.get(preRendered: true), which may run on the
 #                   event loop); in a revision without that, the same as /ping
 #
 # One simulator (`wpexporter simulate --servers 10 --devices 100`, the first revision's binary)
@@ -93,10 +93,10 @@ build() {  # $1: commit (12 hex digits); sets built_dir
         swift build -c release --product wpexporter
         swift build -c release --product wpbench
     ) >"$built_dir/build.log" 2>&1 || { tail -30 "$built_dir/build.log" >&2; exit 1; }
-    # The embedder's pre-rendered route exists where Router.get takes `preRendered:` (the
+    # The embedder's pre-rendered route exists where WPRouter.get takes `preRendered:` (the
     # revisions that run handlers off the event loop by default).
     local defines=()
-    if grep -q 'preRendered: Bool' "$source/Sources/WPServer/Router.swift"; then defines=(-Xswiftc -DPRE_RENDERED_ROUTES); fi
+    if cat "$source"/Sources/WPServer/Router.swift "$source"/Sources/WPServer/WPRouter.swift 2>/dev/null | grep -q 'preRendered: Bool'; then defines=(-Xswiftc -DPRE_RENDERED_ROUTES); fi
     mkdir -p "$embedder"
     rm -rf "$embedder/Package.swift" "$embedder/Sources"
     cp -R "$root/scripts/embedder-latency/Package.swift" "$root/scripts/embedder-latency/Sources" "$embedder/"
@@ -294,6 +294,6 @@ for n in "${!names[@]}"; do
     done
     echo
 done
-echo "(a) with /ping probed beside (2 connections, a request every 10 ms each); (b) with /ping-prerendered instead (Router.get(preRendered: true)"
+echo "(a) with /ping probed beside (2 connections, a request every 10 ms each); (b) with /ping-prerendered instead (WPRouter.get(preRendered: true)"
 echo "    where the revision has it, else the same closure as /ping). Thread counts and milliseconds."
 echo "runtime-figures: done; $(machine)"
