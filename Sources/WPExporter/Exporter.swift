@@ -49,13 +49,28 @@ public typealias ClientFactory = @Sendable (ServerEntry) throws -> any WinPowerC
 /// ```
 public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// What the exporter is built with besides its configuration.
+    /// How the exporter's components label their log records (``Options/componentLabels``).
+    public enum ComponentLabels: Sendable, Equatable {
+        /// `label.component` under the given logger's label (just `component` when it is empty).
+        case nested
+        /// The component's name alone, whatever the given logger's label.
+        case bare
+    }
+
     public struct Options: Sendable {
         /// Drives the schedulers, energy integration and staleness.
         public var clock: C
         /// Timestamps and `/health` ages.
         public var wallClock: @Sendable () -> Date
-        /// The root logger; components log under child labels.
+        /// The root logger: the exporter's own records carry its label, and each component
+        /// (`collector`, `client`, `scheduler`, `energy`, `storage`, `http`, `nut`, `push`,
+        /// `reload`) logs under a label of its own, nested under it by default
+        /// (``ComponentLabels``).
         public var logger: WPLogger
+        /// How the components' labels relate to ``logger``'s: nested under it
+        /// (`winpower.collector` for a logger labelled `winpower`; the default), or the bare
+        /// component names (`collector`), as the command-line tool writes them.
+        public var componentLabels: ComponentLabels = .nested
         /// Makes each server's WinPower client (``Exporter/httpClients(logger:)`` for real ones).
         public var makeClient: ClientFactory
         /// TLS and basic authentication of the listener, from `server.web_config_file`.
@@ -146,8 +161,8 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             let configuration = try ExporterSettings.client(entry.winPower)
             return WinPowerHTTPClient(configuration: configuration,
                                       transport: WinPowerHTTPClient.makeTransport(for: configuration, threadPool: threadPool),
-                                      logger: entry.name.isEmpty ? logger.child(label: "client")
-                                          : logger.child(label: "client", fields: ["server": .string(entry.name)]))
+                                      logger: entry.name.isEmpty ? logger.component("client")
+                                          : logger.component("client", fields: ["server": .string(entry.name)]))
         }
     }
 
@@ -164,6 +179,8 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     ///   breaks the rules a file is checked against); nothing is left open then.
     public init(configuration: ExporterConfiguration, options: Options) throws(ExporterError) {
         let (clock, wallClock, logger) = (options.clock, options.wallClock, options.logger)
+        // The components' loggers: nested under the given label, or their bare names.
+        let components = options.componentLabels == .nested ? logger : logger.child(label: "")
         let problems = configuration.problems()
         guard problems.isEmpty else { throw .invalidConfiguration(problems) }
         ExporterSecrets.register(configuration, in: logger.redactor)
@@ -174,7 +191,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         gracefulShutdownTimeout = configuration.scheduler.gracefulShutdownTimeout
         let storage = ExporterSettings.storage(configuration.storage)
         do {
-            store = try FileEnergyStore(configuration: storage, logger: logger.child(label: "storage"), now: wallClock)
+            store = try FileEnergyStore(configuration: storage, logger: components.component("storage"), now: wallClock)
         } catch {
             throw .dataDirectory(error)
         }
@@ -184,7 +201,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                     ["data_dir": .string(Self.absolute(configuration.storage.dataDirectory))])
         let store = self.store
         do {
-            meter = try Self.openMeter(configuration, storage: storage, store: store, clock: clock, logger: logger)
+            meter = try Self.openMeter(configuration, storage: storage, store: store, clock: clock, logger: components)
         } catch {
             store.close()
             throw .dataDirectory(error)
@@ -197,7 +214,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             fleet.pipelines.map { $0.collector.snapshot.chunks } + [WinPowerCollector<C>.processWideChunks(meter)]
         }, afterMerge: afterCollection)
         let makeMember = Self.memberFactory(meter: meter, merger: merger, clock: clock, wallClock: wallClock,
-                                            logger: logger, graceful: gracefulShutdownTimeout,
+                                            logger: components, graceful: gracefulShutdownTimeout,
                                             afterCollection: afterCollection)
         var members: [ServerFleet<C>.Member] = []
         for entry in Self.serverEntries(configuration) {
@@ -221,7 +238,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             // The passwords now in effect are the log's secrets (a rotated one is masked too).
             ExporterSecrets.register(running.value, in: redactor)
             return applied
-        }, logger: logger.child(label: "reload"), now: wallClock)
+        }, logger: components.component("reload"), now: wallClock)
         do {
             scrape = try ScrapeMetrics(build: .current)
             try reloader.register(in: scrape.registry)
@@ -232,7 +249,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         do {
             nutServer = try Self.makeNUTServer(configuration, fleet: fleet, meter: meter, tls: options.webSecurity.tls,
                                                maxConnections: budget.map(\.lineConnections),
-                                               registry: scrape.registry, logger: logger)
+                                               registry: scrape.registry, logger: components)
         } catch {
             store.close()
             throw error
@@ -259,7 +276,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         if let budget { serverConfiguration.reservedDescriptors = budget.reservedForHTTP }
         isSecure = options.webSecurity.tls != nil
         let server = HTTPServer(configuration: serverConfiguration, handler: endpoints.makeHandler(security: options.webSecurity),
-                                logger: logger.child(label: "http"), observer: scrape.requests)
+                                logger: components.component("http"), observer: scrape.requests)
         self.server = server
         do {
             try scrape.registry.register(ConnectionMetrics(prefix: "winpower_exporter_http_connections", protocolName: "HTTP") {
@@ -271,7 +288,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         }
         let endpoints = self.endpoints
         do {
-            pushLoop = try Self.makePushLoop(configuration.push, clock: clock, logger: logger) { endpoints.textExposition() }
+            pushLoop = try Self.makePushLoop(configuration.push, clock: clock, logger: components) { endpoints.textExposition() }
         } catch {
             store.close()
             throw error
@@ -362,7 +379,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                                                                   maxConnections: maxConnections ?? nut.maxConnections)
         configuration.tls = tls
         let server = LineServer(configuration: configuration, protocol: NUTProtocol(environment: environment),
-                                logger: logger.child(label: "nut"))
+                                logger: logger.component("nut"))
         do {
             try registry.register(NUTServerMetrics(server: server, state: state))
         } catch {
@@ -398,11 +415,11 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             let fields: [String: LogValue] = entry.name.isEmpty ? [:] : ["server": .string(entry.name)]
             let collector = WinPowerCollector(configuration: ServerPipeline<C>.collectorConfiguration(entry, configuration),
                                               client: client, meter: meter, clock: clock, wallClock: wallClock,
-                                              logger: logger.child(label: "collector", fields: fields))
+                                              logger: logger.component("collector", fields: fields))
             let pipeline = ServerPipeline(
                 name: entry.name, labels: collector.configuration.seriesLabels, collector: collector,
                 interval: collector.configuration.interval, gracefulShutdownTimeout: graceful, clock: clock,
-                logger: logger.child(label: "scheduler", fields: fields),
+                logger: logger.component("scheduler", fields: fields),
                 published: entry.name.isEmpty ? afterCollection : merger.publisher())
             return ServerFleet<C>.Member(entry: entry, interval: collector.configuration.interval, client: client,
                                          pipeline: pipeline)
@@ -413,7 +430,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                                      source: @escaping @Sendable () -> [UInt8]) throws(ExporterError) -> PushLoop<C>? {
         do {
             return try PushgatewayClient.exporterClient(push).map { client in
-                PushLoop(client: client, interval: push.interval, clock: clock, logger: logger.child(label: "push"),
+                PushLoop(client: client, interval: push.interval, clock: clock, logger: logger.component("push"),
                          source: source)
             }
         } catch {
@@ -426,7 +443,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     private static func openMeter(_ configuration: ExporterConfiguration, storage: StorageConfiguration,
                                   store: FileEnergyStore, clock: C, logger: WPLogger) throws -> EnergyMeter<C> {
         let energy = ExporterSettings.energy(configuration.energy)
-        let energyLogger = logger.child(label: "energy")
+        let energyLogger = logger.component("energy")
         guard !configuration.servers.isEmpty else {
             return try EnergyMeter.open(configuration: energy, persistence: storage.persistencePolicy, store: store,
                                         clock: clock, logger: energyLogger)
@@ -755,6 +772,7 @@ extension Exporter where C == ContinuousClock {
     ///
     /// ```swift
     /// let exporter = try Exporter(configuration: configuration, logger: logger.child(label: "winpower"))
+    /// // records: "winpower" (the exporter's own), "winpower.collector", "winpower.client", …
     /// ```
     ///
     /// - Parameters:

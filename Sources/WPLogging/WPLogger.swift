@@ -60,6 +60,17 @@ public struct WPLogger: Sendable {
         return copy
     }
 
+    /// The logger of a component of this logger's owner: the same sink, level, redactor and
+    /// fields (plus `fields`), labelled `name` nested under this logger's label with a dot
+    /// (`winpower` → `winpower.collector`), or `name` alone when this label is empty.
+    ///
+    /// A library that logs from several components takes one logger from its embedder and
+    /// makes its components' loggers with this, so its records sit under the label the
+    /// embedder chose; ``child(label:fields:)`` replaces the label instead.
+    public func component(_ name: String, fields extra: LogFields = [:]) -> WPLogger {
+        child(label: label.isEmpty ? name : "\(label).\(name)", fields: extra)
+    }
+
     /// Whether a record at `level` would be written.
     public func isEnabled(_ level: LogLevel) -> Bool { level >= self.level }
 

@@ -59,9 +59,13 @@ struct RuntimeCommands: Sendable {
         let waitForStop = waitForStop ?? controls.watchStopSignals()
         let security = try loadWebSecurity(path: configuration.server.webConfigFile)
         for warning in security.warnings { output.standardError("warning: \(warning)\n") }
-        let exporter = try Exporter(configuration: configuration, options: .init(
-            clock: ContinuousClock(), logger: logger, makeClient: Exporter<ContinuousClock>.httpClients(logger: logger),
-            webSecurity: security, reload: reload, afterCollection: { MemoryTrim.afterCollection() }))
+        // The binary's records carry the bare component names (docs/logging.md: `collector`,
+        // `client`, …); the exporter's own records keep the label `wpexporter`.
+        var options = Exporter.Options(
+            clock: ContinuousClock(), logger: logger, makeClient: Exporter<ContinuousClock>.httpClients(logger: logger.child(label: "")),
+            webSecurity: security, reload: reload, afterCollection: { MemoryTrim.afterCollection() })
+        options.componentLabels = .bare
+        let exporter = try Exporter(configuration: configuration, options: options)
         let controls = self.controls
         try await exporter.run(onListening: { address in
             logger.info("exporter listening", ["address": .string(address.description)])

@@ -12,24 +12,25 @@ extension Exporter {
     convenience init(configuration: ExporterConfiguration, clients: [any WinPowerClient], clock: C,
                      wallClock: @escaping @Sendable () -> Date, logger: WPLogger, webSecurity: WebSecurity = .none,
                      reload: ConfigReloader.Load? = nil, clientFactory: ClientFactory? = nil,
-                     mergeSpacing: Duration = .seconds(1)) throws {
+                     mergeSpacing: Duration = .seconds(1), componentLabels: ComponentLabels = .nested) throws {
         let initial = Mutex(clients)
         let makeClient: ClientFactory = { entry in
             if let client = initial.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { return client }
             guard let clientFactory else { throw TestClientsExhausted(server: entry.name) }
             return try clientFactory(entry)
         }
-        try self.init(configuration: configuration,
-                      options: .init(clock: clock, logger: logger, makeClient: makeClient, wallClock: wallClock,
-                                     webSecurity: webSecurity, reload: reload, mergeSpacing: mergeSpacing))
+        var options = Options(clock: clock, logger: logger, makeClient: makeClient, wallClock: wallClock,
+                              webSecurity: webSecurity, reload: reload, mergeSpacing: mergeSpacing)
+        options.componentLabels = componentLabels
+        try self.init(configuration: configuration, options: options)
     }
 
     /// A `winpower`-only exporter reading from `client`.
     convenience init(configuration: ExporterConfiguration, client: any WinPowerClient, clock: C,
                      wallClock: @escaping @Sendable () -> Date, logger: WPLogger, webSecurity: WebSecurity = .none,
-                     reload: ConfigReloader.Load? = nil) throws {
+                     reload: ConfigReloader.Load? = nil, componentLabels: ComponentLabels = .nested) throws {
         try self.init(configuration: configuration, clients: [client], clock: clock, wallClock: wallClock, logger: logger,
-                      webSecurity: webSecurity, reload: reload)
+                      webSecurity: webSecurity, reload: reload, componentLabels: componentLabels)
     }
 }
 

@@ -27,6 +27,16 @@ import WPTestSupport
         #expect(sink.records[1].fields == ["a": 1])
     }
 
+    @Test func componentNestsUnderTheLabelAndKeepsTheRest() {
+        let sink = InMemoryLogSink()
+        let service = WPLogger(label: "shop", level: .warn, sink: sink, fields: ["a": 1])
+        service.component("winpower").component("collector", fields: ["server": "b"]).warn("cycle failed")
+        service.component("winpower").info("below the level")
+        WPLogger(label: "", sink: sink).component("client").warn("bare")
+        #expect(sink.records.map(\.logger) == ["shop.winpower.collector", "client"])
+        #expect(sink.records[0].fields == ["a": 1, "server": "b"])
+    }
+
     @Test func levelNamesParse() {
         #expect(LogLevel(name: "WARNING") == .warn)
         #expect(LogLevel(name: "debug") == .debug)
