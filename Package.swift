@@ -23,17 +23,14 @@ let package = Package(
         .library(name: "WPConfig", targets: ["WPConfig"]),
         .library(name: "WPMetrics", targets: ["WPMetrics"]),
         .library(name: "WPPushgateway", targets: ["WPPushgateway"]),
-        .library(name: "WPStorage", targets: ["WPStorage"]),
-        .library(name: "WPEnergy", targets: ["WPEnergy"]),
-        .library(name: "WPClient", targets: ["WPClient"]),
         .library(name: "WPServer", targets: ["WPServer"]),
         .library(name: "WPBytes", targets: ["WPBytes"]),
         .library(name: "WPCompression", targets: ["WPCompression"]),
         .library(name: "WPScheduler", targets: ["WPScheduler"]),
         .library(name: "WPProcess", targets: ["WPProcess"]),
-        .library(name: "WPCollector", targets: ["WPCollector"]),
         .library(name: "WPSimulator", targets: ["WPSimulator"]),
         .library(name: "WPHTTPClient", targets: ["WPHTTPClient"]),
+        .library(name: "WPNUT", targets: ["WPNUT"]),
         .library(name: "WPExporter", targets: ["WPExporter"]),
     ],
     targets: [
@@ -81,7 +78,9 @@ let package = Package(
         .target(name: "WPSimulator", dependencies: ["WPServer", "WPLogging"]),
         // The NUT network protocol (upsd) over the collectors' published readings: every
         // WinPower UPS for upsmon, NAS boxes and hypervisors (docs/nut.md).
-        .target(name: "WPNUT", dependencies: ["WPClient", "WPServer"]),
+        // The exporter maps WinPower readings onto NUT variables (WPExporter's NUTVariables); this
+        // library knows only its `NUTDataSource` seam.
+        .target(name: "WPNUT", dependencies: ["WPServer"]),
         // SNMPv1/v2c over UDP: the BER codec, a read-only agent over a sorted MIB view, and the
         // system group and UPS-MIB (RFC 1628) objects (docs/snmp.md). Not served by the exporter yet.
         .target(name: "WPSNMP", dependencies: ["WPServer"]),
@@ -131,7 +130,7 @@ let package = Package(
         .testTarget(name: "WPCollectorTests", dependencies: ["WPTestThreads", "WPCollector", "WPBytes", "WPClient", "WPEnergy", "WPStorage", "WPMetrics", "WPLogging",
                                                          "WPSimulator", "WPTestSupport", "WPCompression"],
                     exclude: ["Golden"]),
-        .testTarget(name: "WPNUTTests", dependencies: ["WPTestThreads", "WPNUT", "WPClient", "WPServer", "WPLogging", "WPTestSupport"]),
+        .testTarget(name: "WPNUTTests", dependencies: ["WPTestThreads", "WPNUT", "WPServer", "WPLogging", "WPTestSupport"]),
         .testTarget(name: "WPSNMPTests", dependencies: ["WPTestThreads", "WPSNMP", "WPServer", "WPLogging", "WPRuntime", "WPTestSupport"]),
         .testTarget(name: "WPSimulatorTests", dependencies: ["WPTestThreads", "WPSimulator", "WPClient", "WPServer", "WPLogging", "WPTestSupport"]),
         .testTarget(name: "WPExporterTests", dependencies: ["WPTestThreads", "WPExporter", "WPClient", "WPCollector", "WPConfig", "WPEnergy", "WPLogging",

@@ -33,7 +33,7 @@ enum EmbeddedWinPower {
         let (published, publish) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let exporter = try Exporter(configuration: configuration, options: .init(
             clock: ContinuousClock(), logger: log.child(label: "winpower"),
-            makeClient: Exporter<ContinuousClock>.httpClients(logger: log), afterCollection: { publish.yield() }))
+            afterCollection: { publish.yield() }))
 
         // The service's own metrics and the WinPower families in one registry, on one /metrics.
         let registry = MetricRegistry()

@@ -2,9 +2,9 @@
 ///
 /// Messages say what failed and what to check. They never contain a password, a token, an
 /// `Authorization` header or a response body.
-public struct ClientError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ClientError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The failure class; `rawValue` is the stable label value for metrics.
-    public enum Kind: String, Sendable, Equatable, CaseIterable {
+    package enum Kind: String, Sendable, Equatable, CaseIterable {
         /// Connection refused, reset, DNS failure, unreachable server.
         case network
         /// A request exceeded `api_timeout` or the collection exceeded `timeout`.
@@ -21,20 +21,20 @@ public struct ClientError: Error, Sendable, Equatable, CustomStringConvertible {
         case decode
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// What went wrong and what to check.
-    public var message: String
+    package var message: String
     /// The HTTP status, when one was received.
-    public var status: Int?
+    package var status: Int?
     /// The envelope `code`, for ``Kind/apiCode`` (and auth failures that carried one).
-    public var apiCode: String?
+    package var apiCode: String?
 
-    public init(_ kind: Kind, _ message: String, status: Int? = nil, apiCode: String? = nil) {
+    package init(_ kind: Kind, _ message: String, status: Int? = nil, apiCode: String? = nil) {
         self.kind = kind
         self.message = message
         self.status = status
         self.apiCode = apiCode
     }
 
-    public var description: String { "winpower \(kind.rawValue) error: \(message)" }
+    package var description: String { "winpower \(kind.rawValue) error: \(message)" }
 }

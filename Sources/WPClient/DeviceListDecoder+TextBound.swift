@@ -52,7 +52,7 @@ extension DeviceListDecoder {
     ///   - limit: the most UTF-8 bytes kept (0 or more).
     /// - Returns: the longest prefix of whole scalars within `limit` bytes, or `nil` when
     ///   `text` is no longer than `limit` bytes.
-    public static func truncated(_ text: String, toBytes limit: Int) -> String? {
+    package static func truncated(_ text: String, toBytes limit: Int) -> String? {
         let utf8 = text.utf8
         guard utf8.count > max(0, limit) else { return nil }
         var end = utf8.index(utf8.startIndex, offsetBy: max(0, limit))

@@ -11,7 +11,7 @@
 /// let page = try decoder.decodeDeviceList(body, page: 1)
 /// print(page.total ?? 0, page.devices.map(\.id))
 /// ```
-public struct DeviceListDecoder: Sendable {
+package struct DeviceListDecoder: Sendable {
     enum EnvelopeKey: String, CaseIterable, Sendable {
         case total, pageSize, currentPage, code, msg, message, data
     }
@@ -34,19 +34,19 @@ public struct DeviceListDecoder: Sendable {
 
     /// Numeric members without a field kept per device in ``Device/extraReadings``; the
     /// rest are counted in ``Device/extraReadingsDropped``. The exporter caps them lower.
-    public static let extraReadingLimit = 1_024
+    package static let extraReadingLimit = 1_024
     /// The longest member name kept as an extra reading, in bytes.
-    public static let longestExtraKey = 64
+    package static let longestExtraKey = 64
     /// Alarm entries whose details are kept per device (all are counted).
-    public static let alarmDetailLimit = 64
+    package static let alarmDetailLimit = 64
     /// Alarm codes kept per device in ``ActiveAlarms/codes`` (all entries are counted).
-    public static let alarmCodeLimit = 256
+    package static let alarmCodeLimit = 256
     /// The longest alarm name or message kept, in characters.
-    public static let longestAlarmText = 256
+    package static let longestAlarmText = 256
     /// The default of ``maxTextBytes``.
-    public static let defaultMaxTextBytes = 256
+    package static let defaultMaxTextBytes = 256
     /// The smallest ``maxTextBytes``: room for a device id (a 36-byte uuid) and more.
-    public static let leastMaxTextBytes = 64
+    package static let leastMaxTextBytes = 64
 
     /// The longest text field of a device kept, in UTF-8 bytes: the asset's strings (alias,
     /// model, serial port, area, firmware, creation time), the fault code and every alarm
@@ -54,10 +54,10 @@ public struct DeviceListDecoder: Sendable {
     /// ``Device/textsTruncated``; a longer device id drops the device instead (a cut id could
     /// merge two devices). Each text becomes a label value of dozens of series, so this bounds
     /// what a renamed UPS can make the exporter hold and serve.
-    public let maxTextBytes: Int
+    package let maxTextBytes: Int
 
     /// - Parameter maxTextBytes: see ``maxTextBytes``; at least ``leastMaxTextBytes``.
-    public init(maxTextBytes: Int = DeviceListDecoder.defaultMaxTextBytes) {
+    package init(maxTextBytes: Int = DeviceListDecoder.defaultMaxTextBytes) {
         self.maxTextBytes = max(Self.leastMaxTextBytes, maxTextBytes)
     }
 
@@ -71,7 +71,7 @@ public struct DeviceListDecoder: Sendable {
     ///     ``DeviceListPage/skipped``.
     /// - Returns: the page; check ``DeviceListPage/isSuccess`` before using its devices.
     /// - Throws: ``ClientError`` of kind `decode` when the body is not a JSON object.
-    public func decodeDeviceList(_ body: [UInt8], page: Int = 1, keepAtMost: Int = .max) throws(ClientError) -> DeviceListPage {
+    package func decodeDeviceList(_ body: [UInt8], page: Int = 1, keepAtMost: Int = .max) throws(ClientError) -> DeviceListPage {
         do {
             return try body.withUnsafeBufferPointer { buffer in
                 var scanner = JSONScanner(buffer)
@@ -89,7 +89,7 @@ public struct DeviceListDecoder: Sendable {
     /// Decodes a login reply (also usable for any `{code, message|msg, data}` envelope).
     ///
     /// - Throws: ``ClientError`` of kind `decode` when the body is not a JSON object.
-    public func decodeLogin(_ body: [UInt8]) throws(ClientError) -> LoginReply {
+    package func decodeLogin(_ body: [UInt8]) throws(ClientError) -> LoginReply {
         do {
             return try body.withUnsafeBufferPointer { buffer in
                 var scanner = JSONScanner(buffer)

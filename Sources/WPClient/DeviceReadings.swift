@@ -2,58 +2,58 @@
 ///
 /// WinPower sends every value as a string. Measurements become `Double`, status codes `Int`;
 /// an absent, empty, `"N/A"`, `"--"` or otherwise unparsable value is `nil`.
-public struct RealtimeReadings: Sendable, Equatable {
+package struct RealtimeReadings: Sendable, Equatable {
     /// Input voltage, phase 1 (V).
-    public var inputVolt1: Double?
+    package var inputVolt1: Double?
     /// Output voltage, phase 1 (V).
-    public var outputVolt1: Double?
+    package var outputVolt1: Double?
     /// Output current, phase 1 (A).
-    public var outputCurrent1: Double?
+    package var outputCurrent1: Double?
     /// Input frequency (Hz).
-    public var inputFreq: Double?
+    package var inputFreq: Double?
     /// Output frequency (Hz).
-    public var outputFreq: Double?
+    package var outputFreq: Double?
     /// Load as percent of the rating.
-    public var loadPercent: Double?
+    package var loadPercent: Double?
     /// Total active output power (W): the input of the energy integration.
-    public var loadTotalWatt: Double?
+    package var loadTotalWatt: Double?
     /// Active power, phase 1 (W).
-    public var loadWatt1: Double?
+    package var loadWatt1: Double?
     /// Apparent power total (VA).
-    public var loadTotalVa: Double?
+    package var loadTotalVa: Double?
     /// Apparent power, phase 1 (VA).
-    public var loadVa1: Double?
+    package var loadVa1: Double?
     /// Battery charge (%).
-    public var batCapacity: Double?
+    package var batCapacity: Double?
     /// Estimated battery runtime (s).
-    public var batRemainTime: Double?
+    package var batRemainTime: Double?
     /// Battery voltage (V).
-    public var batVoltP: Double?
+    package var batVoltP: Double?
     /// UPS temperature (°C).
-    public var upsTemperature: Double?
+    package var upsTemperature: Double?
     /// `1` while the battery charges, `0` otherwise.
-    public var isCharging: Int?
+    package var isCharging: Int?
     /// Operating mode code, `0`–`6` (``OperatingMode``); an unknown code is kept as it came.
-    public var mode: Int?
+    package var mode: Int?
     /// `1` normal, `2` alarm.
-    public var status: Int?
+    package var status: Int?
     /// `2` normal; other values vendor-defined.
-    public var batteryStatus: Int?
+    package var batteryStatus: Int?
     /// Self-test status code.
-    public var testStatus: Int?
-    public var outputVoltageType: Int?
-    public var inputTransformerType: Int?
+    package var testStatus: Int?
+    package var outputVoltageType: Int?
+    package var inputTransformerType: Int?
     /// The fault code, or `nil` when the server sends `""` (no fault) or nothing.
-    public var faultCode: String?
+    package var faultCode: String?
     /// Whether the server sent `faultCode` at all (a string or number, `""` included), so
     /// "no fault" can be told from "not reported".
-    public var faultCodeReported = false
+    package var faultCodeReported = false
     /// Phases 2 and 3 (and quantities without a phase-1 field) of a multi-phase UPS.
-    public var phases = PhaseReadings()
+    package var phases = PhaseReadings()
 
     /// The value of `quantity` on `phase` (1–3): phase 1 of the quantities with a field of
     /// their own from that field, the rest from ``phases``.
-    public func phase(_ quantity: PhaseReadings.Quantity, _ phase: Int) -> Double? {
+    package func phase(_ quantity: PhaseReadings.Quantity, _ phase: Int) -> Double? {
         guard phase == 1 else { return phases[quantity, phase] }
         switch quantity {
         case .inputVolt: return inputVolt1
@@ -65,37 +65,37 @@ public struct RealtimeReadings: Sendable, Equatable {
         }
     }
 
-    public init() {}
+    package init() {}
 }
 
 /// The `config` object: ratings of the UPS (numbers sent as strings).
-public struct DeviceConfig: Sendable, Equatable {
-    public var inputPhaseNumber: Double?
-    public var outputPhaseNumber: Double?
+package struct DeviceConfig: Sendable, Equatable {
+    package var inputPhaseNumber: Double?
+    package var outputPhaseNumber: Double?
     /// Rated apparent power (VA).
-    public var ratingVa: Double?
+    package var ratingVa: Double?
     /// Rated voltage (V).
-    public var ratingVolt: Double?
+    package var ratingVolt: Double?
     /// Rated frequency (Hz).
-    public var ratingFreq: Double?
+    package var ratingFreq: Double?
     /// Rated battery voltage (V).
-    public var ratingBatVolt: Double?
-    public var ratingBatUnitNumber: Double?
-    public var ratingBatVoltPerUnit: Double?
-    public var upsModuleNumber: Double?
-    public var inputSourceNumber: Double?
+    package var ratingBatVolt: Double?
+    package var ratingBatUnitNumber: Double?
+    package var ratingBatVoltPerUnit: Double?
+    package var upsModuleNumber: Double?
+    package var inputSourceNumber: Double?
 
-    public init() {}
+    package init() {}
 }
 
 /// The `setting` object: user settings of the UPS (numbers sent as strings).
-public struct DeviceSetting: Sendable, Equatable {
-    public var enableAudible: Double?
-    public var enableBypassWhenTurnOff: Double?
-    public var batteryModuleNumber: Double?
+package struct DeviceSetting: Sendable, Equatable {
+    package var enableAudible: Double?
+    package var enableBypassWhenTurnOff: Double?
+    package var batteryModuleNumber: Double?
     /// Days between automatic self-tests.
-    public var autoTestPeriod: Double?
-    public var enableAutoRestart: Double?
+    package var autoTestPeriod: Double?
+    package var enableAutoRestart: Double?
 
-    public init() {}
+    package init() {}
 }

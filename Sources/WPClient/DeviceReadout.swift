@@ -2,32 +2,32 @@ import FoundationEssentials
 
 /// The result of one successful ``WinPowerClient/fetchDevices()``: every device plus what the
 /// exporter reports about the connection.
-public struct DeviceReadout: Sendable, Equatable {
+package struct DeviceReadout: Sendable, Equatable {
     /// Every device read, de-duplicated by ``Device/id``, in the order the server listed them.
-    public var devices: [Device]
+    package var devices: [Device]
     /// Device objects the server sent that could not be used (and why).
-    public var dropped: [DroppedDevice]
+    package var dropped: [DroppedDevice]
     /// The `total` the server reported on the last page read.
-    public var reportedTotal: Int
+    package var reportedTotal: Int
     /// Pages requested in this readout.
-    public var pages: Int
+    package var pages: Int
     /// `false` when the server's `total` and the devices actually listed disagree, or the
     /// page bound was reached: some devices may be missing (a warning is logged too).
-    public var isComplete: Bool
+    package var isComplete: Bool
     /// Why the readout is incomplete, in a few words; empty when ``isComplete``.
-    public var incompleteReason: String = ""
+    package var incompleteReason: String = ""
     /// Devices the client's bounds left out, by bound (see ``DeviceListBound``); empty when none.
-    public var devicesDropped: [DeviceListBound: Int] = [:]
+    package var devicesDropped: [DeviceListBound: Int] = [:]
     /// Text fields of the devices cut to ``DeviceListDecoder/maxTextBytes``.
-    public var textsTruncated = 0
+    package var textsTruncated = 0
     /// Every API request made for this readout (a login included), for a latency histogram.
-    public var calls: [APICall]
+    package var calls: [APICall]
     /// When the cached token expires (wall clock), or `nil` when not logged in.
-    public var tokenExpiry: Date?
+    package var tokenExpiry: Date?
     /// When the last successful login happened (wall clock), or `nil` if never.
-    public var lastLogin: Date?
+    package var lastLogin: Date?
 
-    public init(devices: [Device], dropped: [DroppedDevice] = [], reportedTotal: Int, pages: Int = 1,
+    package init(devices: [Device], dropped: [DroppedDevice] = [], reportedTotal: Int, pages: Int = 1,
                 isComplete: Bool = true, calls: [APICall] = [], tokenExpiry: Date? = nil, lastLogin: Date? = nil) {
         self.devices = devices
         self.dropped = dropped
@@ -43,7 +43,7 @@ public struct DeviceReadout: Sendable, Equatable {
 /// A bound of the client on what one WinPower server can make it hold
 /// (``WinPowerHTTPClient/Configuration``); its raw value is the `reason` label of
 /// `winpower_exporter_devices_dropped_total`.
-public enum DeviceListBound: String, Sendable, Equatable, CaseIterable {
+package enum DeviceListBound: String, Sendable, Equatable, CaseIterable {
     /// `winpower.max_devices`: devices listed past the bound, skipped undecoded, plus the rest
     /// of the server's reported total.
     case maxDevices = "max_devices"
@@ -52,51 +52,51 @@ public enum DeviceListBound: String, Sendable, Equatable, CaseIterable {
 }
 
 /// One request to the WinPower API and how long it took.
-public struct APICall: Sendable, Equatable {
+package struct APICall: Sendable, Equatable {
     /// Which API was called.
-    public enum Endpoint: String, Sendable, Equatable, CaseIterable {
+    package enum Endpoint: String, Sendable, Equatable, CaseIterable {
         case login
         case deviceList = "device_list"
     }
 
-    public var endpoint: Endpoint
+    package var endpoint: Endpoint
     /// Time from sending the request to having the whole response (or the failure).
-    public var duration: Duration
+    package var duration: Duration
     /// The HTTP status, or `nil` when no response arrived.
-    public var status: Int?
+    package var status: Int?
 
-    public init(endpoint: Endpoint, duration: Duration, status: Int?) {
+    package init(endpoint: Endpoint, duration: Duration, status: Int?) {
         self.endpoint = endpoint
         self.duration = duration
         self.status = status
     }
 
     /// ``duration`` in seconds, as a Prometheus histogram wants it.
-    public var seconds: Double {
+    package var seconds: Double {
         let (s, atto) = duration.components
         return Double(s) + Double(atto) / 1e18
     }
 }
 
 /// A device object in the list that could not be used.
-public struct DroppedDevice: Sendable, Equatable, CustomStringConvertible {
+package struct DroppedDevice: Sendable, Equatable, CustomStringConvertible {
     /// 1-based page the object was on.
-    public var page: Int
+    package var page: Int
     /// 0-based position of the object within its page's `data` array.
-    public var index: Int
+    package var index: Int
     /// The device id, when it could be read.
-    public var id: String?
+    package var id: String?
     /// What was wrong, e.g. `assetDevice.id missing`.
-    public var reason: String
+    package var reason: String
 
-    public init(page: Int, index: Int, id: String? = nil, reason: String) {
+    package init(page: Int, index: Int, id: String? = nil, reason: String) {
         self.page = page
         self.index = index
         self.id = id
         self.reason = reason
     }
 
-    public var description: String {
+    package var description: String {
         "device \(index) on page \(page)\(id.map { " (id \($0))" } ?? ""): \(reason)"
     }
 }

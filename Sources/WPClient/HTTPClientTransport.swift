@@ -12,9 +12,9 @@ import WPHTTPClient
 /// ```swift
 /// let transport = HTTPClientTransport(tls: .trust(caFile: "/etc/wpexporter/winpower-ca.pem"))
 /// ```
-public final class HTTPClientTransport: HTTPTransport {
+package final class HTTPClientTransport: HTTPTransport {
     /// How server certificates are checked (`winpower.ca_file`, `winpower.skip_ssl_verify`).
-    public enum TLSVerification: Sendable, Equatable {
+    package enum TLSVerification: Sendable, Equatable {
         /// Against the system trust store.
         case system
         /// Against the PEM bundle at this path only (`winpower.ca_file`).
@@ -32,7 +32,7 @@ public final class HTTPClientTransport: HTTPTransport {
     }
 
     /// The certificate checking in use.
-    public let tls: TLSVerification
+    package let tls: TLSVerification
     private let client: HTTPClient
 
     /// Creates a transport; nothing is connected (and libcurl is not loaded) before the first
@@ -45,7 +45,7 @@ public final class HTTPClientTransport: HTTPTransport {
     ///   - threadPool: threads shared with other transports (the exporter gives all its servers
     ///     one); `nil`, the default, gives the transport threads of its own.
     ///   - maxThreads: the most exchanges this transport runs at once; 8 by default.
-    public init(tls: TLSVerification = .system, userAgent: String? = nil, maxBodyBytes: Int = 64 << 20,
+    package init(tls: TLSVerification = .system, userAgent: String? = nil, maxBodyBytes: Int = 64 << 20,
                 threadPool: HTTPClient.ThreadPool? = nil, maxThreads: Int = 8) {
         self.tls = tls
         var configuration = HTTPClient.Configuration(tls: tls.client, userAgent: userAgent, maxBodyBytes: maxBodyBytes)
@@ -58,7 +58,7 @@ public final class HTTPClientTransport: HTTPTransport {
     ///
     /// - Throws: ``ClientError`` (see ``map(_:)``), or `CancellationError` when the calling
     ///   task was cancelled.
-    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+    package func send(_ request: TransportRequest) async throws -> TransportResponse {
         let outgoing = HTTPClientRequest(method: request.method, url: request.url, headers: request.headers,
                                          body: request.body, timeout: request.timeout)
         do {

@@ -7,21 +7,21 @@ import FoundationEssentials
 /// failures kind `tls` with a message naming `winpower.ca_file` and
 /// `winpower.skip_ssl_verify`. Redirects to another host are never followed (the 3xx
 /// response is returned). Any HTTP status is a response, not an error.
-public protocol HTTPTransport: Sendable {
+package protocol HTTPTransport: Sendable {
     func send(_ request: TransportRequest) async throws -> TransportResponse
 }
 
 /// An HTTP request as the client builds it.
-public struct TransportRequest: Sendable, Equatable {
-    public var method: String
-    public var url: URL
+package struct TransportRequest: Sendable, Equatable {
+    package var method: String
+    package var url: URL
     /// Header fields in order; the transport adds framing headers (`Host`, `Content-Length`).
-    public var headers: [(name: String, value: String)]
-    public var body: [UInt8]
+    package var headers: [(name: String, value: String)]
+    package var body: [UInt8]
     /// Time allowed for the whole exchange.
-    public var timeout: Duration
+    package var timeout: Duration
 
-    public init(method: String, url: URL, headers: [(name: String, value: String)] = [],
+    package init(method: String, url: URL, headers: [(name: String, value: String)] = [],
                 body: [UInt8] = [], timeout: Duration = .seconds(10)) {
         self.method = method
         self.url = url
@@ -31,34 +31,34 @@ public struct TransportRequest: Sendable, Equatable {
     }
 
     /// The first value of header `name` (case-insensitive).
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 
-    public static func == (lhs: TransportRequest, rhs: TransportRequest) -> Bool {
+    package static func == (lhs: TransportRequest, rhs: TransportRequest) -> Bool {
         lhs.method == rhs.method && lhs.url == rhs.url && lhs.body == rhs.body && lhs.timeout == rhs.timeout
             && lhs.headers.elementsEqual(rhs.headers) { $0.name == $1.name && $0.value == $1.value }
     }
 }
 
 /// A complete HTTP response.
-public struct TransportResponse: Sendable, Equatable {
-    public var status: Int
-    public var headers: [(name: String, value: String)]
-    public var body: [UInt8]
+package struct TransportResponse: Sendable, Equatable {
+    package var status: Int
+    package var headers: [(name: String, value: String)]
+    package var body: [UInt8]
 
-    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+    package init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
     }
 
     /// The first value of header `name` (case-insensitive).
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 
-    public static func == (lhs: TransportResponse, rhs: TransportResponse) -> Bool {
+    package static func == (lhs: TransportResponse, rhs: TransportResponse) -> Bool {
         lhs.status == rhs.status && lhs.body == rhs.body
             && lhs.headers.elementsEqual(rhs.headers) { $0.name == $1.name && $0.value == $1.value }
     }

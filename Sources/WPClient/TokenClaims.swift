@@ -7,19 +7,19 @@ import FoundationEssentials
 /// `iat` (s) and `exp` (s on older server builds, ms on newer ones). Every number is the
 /// server's clock, which is not ours: only differences between claims are used (see
 /// ``lifetime``), never a claim compared with our wall clock.
-public struct TokenClaims: Sendable, Equatable {
+package struct TokenClaims: Sendable, Equatable {
     /// `exp` as sent: Unix seconds or milliseconds.
-    public var exp: Double?
+    package var exp: Double?
     /// `iat` as sent (Unix seconds on every build seen; milliseconds are accepted too).
-    public var iat: Double?
+    package var iat: Double?
     /// `create_time_key`: issue time in Unix milliseconds.
-    public var createTime: Double?
+    package var createTime: Double?
     /// `expire_time_key`: expiry in Unix milliseconds.
-    public var expireTime: Double?
+    package var expireTime: Double?
     /// `tokenExpiredMinutes`: the server's configured lifetime.
-    public var expiredMinutes: Double?
+    package var expiredMinutes: Double?
 
-    public init(exp: Double? = nil, iat: Double? = nil, createTime: Double? = nil, expireTime: Double? = nil,
+    package init(exp: Double? = nil, iat: Double? = nil, createTime: Double? = nil, expireTime: Double? = nil,
                 expiredMinutes: Double? = nil) {
         self.exp = exp
         self.iat = iat
@@ -29,7 +29,7 @@ public struct TokenClaims: Sendable, Equatable {
     }
 
     /// Which claims a lifetime came from.
-    public enum Source: String, Sendable {
+    package enum Source: String, Sendable {
         /// `exp − iat`.
         case expIat = "exp-iat"
         /// `expire_time_key − create_time_key`.
@@ -41,13 +41,13 @@ public struct TokenClaims: Sendable, Equatable {
     }
 
     /// The longest lifetime believed from a claim: 24 hours.
-    public static let longestLifetime: Duration = .seconds(86_400)
+    package static let longestLifetime: Duration = .seconds(86_400)
 
     /// The token's lifetime from its own claims, in this order: `exp − iat` (each read as
     /// seconds or milliseconds by magnitude), `expire_time_key − create_time_key`,
     /// `tokenExpiredMinutes`, else `fallback`. A difference that is not positive and finite is
     /// skipped; the result is capped at ``longestLifetime``.
-    public func lifetime(fallback: Duration) -> (lifetime: Duration, source: Source) {
+    package func lifetime(fallback: Duration) -> (lifetime: Duration, source: Source) {
         let candidates: [(Double?, Source)] = [
             // `iat` is whole seconds (truncated): with a millisecond `exp` the difference is up to
             // 1 s long, so it is rounded down to whole seconds.
@@ -78,7 +78,7 @@ extension DeviceListDecoder {
     /// The lifetime claims of a JWT, or `nil` when no segment is a base64url JSON object
     /// carrying one of them. The payload is normally the second of three segments; every
     /// segment is tried, so a token with extra segments still reads.
-    public func tokenClaims(_ token: String) -> TokenClaims? {
+    package func tokenClaims(_ token: String) -> TokenClaims? {
         for segment in token.split(separator: ".") where segment.count >= 8 {
             guard let bytes = Self.base64URLDecode(segment),
                   let claims = Self.claims(in: bytes, keys: claimKeys) else { continue }

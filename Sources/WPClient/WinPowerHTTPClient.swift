@@ -22,7 +22,7 @@ import WPLogging
 /// let client = WinPowerHTTPClient(configuration: configuration, logger: logger.child(label: "client"))
 /// let readout = try await client.fetchDevices()
 /// ```
-public actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
+package actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
     /// Changed only by ``updateCredentials(username:password:)``.
     private(set) var configuration: Configuration
     let transport: any HTTPTransport
@@ -57,7 +57,7 @@ public actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
     ///     last login); the server's claims are never compared with it.
     ///   - logger: where the client logs; it never logs secrets or bodies (debug previews are
     ///     truncated and masked).
-    public init(configuration: Configuration, transport: (any HTTPTransport)? = nil,
+    package init(configuration: Configuration, transport: (any HTTPTransport)? = nil,
                 clock: some Clock<Duration> = ContinuousClock(),
                 wallClock: @escaping @Sendable () -> Date = { Date() }, logger: WPLogger) {
         self.configuration = configuration
@@ -69,7 +69,7 @@ public actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
         self.elapsed = { origin.duration(to: clock.now) }
     }
 
-    public func updateCredentials(username: String, password: String) {
+    package func updateCredentials(username: String, password: String) {
         guard username != configuration.username || password != configuration.password else { return }
         configuration.username = username
         configuration.password = password
@@ -88,7 +88,7 @@ public actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
     /// - Returns: the devices and connection facts (token expiry, last login, API timings).
     /// - Throws: ``ClientError``; `auth` when credentials are rejected (or during backoff),
     ///   `timeout` when the collection exceeds `timeout`.
-    public func fetchDevices() async throws -> DeviceReadout {
+    package func fetchDevices() async throws -> DeviceReadout {
         let deadline = elapsed() + configuration.timeout
         var current = try await validToken(replacing: nil, deadline: deadline)
         var retried = false
@@ -122,16 +122,16 @@ public actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
     ///
     /// A successful ``fetchDevices()`` already returns its calls in ``DeviceReadout/calls``;
     /// after a failure, call this to still observe the latency of the failed requests.
-    public func takeAPICalls() -> [APICall] {
+    package func takeAPICalls() -> [APICall] {
         defer { pendingCalls.removeAll(keepingCapacity: true) }
         return pendingCalls
     }
 
     /// The current token's expiry (wall clock), or `nil` when not logged in.
-    public var tokenExpiry: Date? { token?.wallExpiry }
+    package var tokenExpiry: Date? { token?.wallExpiry }
 
     /// When the last successful login happened, or `nil` if never.
-    public var lastLoginTime: Date? { lastLogin }
+    package var lastLoginTime: Date? { lastLogin }
 
     func record(_ call: APICall) {
         if pendingCalls.count >= 1024 { pendingCalls.removeFirst(pendingCalls.count - 1023) }

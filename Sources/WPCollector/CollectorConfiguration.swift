@@ -9,33 +9,33 @@
 /// let configuration = CollectorConfiguration(interval: .seconds(5), target: "https://winpower.example:8081")
 /// // configuration.stalenessWindow == .seconds(15)
 /// ```
-public struct CollectorConfiguration: Sendable, Equatable {
+package struct CollectorConfiguration: Sendable, Equatable {
     /// The collection interval (default 5 s).
-    public var interval: Duration
+    package var interval: Duration
     /// How old the last successful reading of a device may be before its instantaneous gauges
     /// are withdrawn; also the window of ``CollectorHealth/isHealthy(sinceLastSuccess:stalenessWindow:)``.
     /// Defaults to `max(3 × interval, 15 s)`.
-    public var stalenessWindow: Duration
+    package var stalenessWindow: Duration
     /// The WinPower base URL without credentials, for log fields and the health report.
-    public var target: String
+    package var target: String
     /// Upper bounds (seconds) of `winpower_exporter_collection_duration_seconds`.
-    public var collectionDurationBuckets: [Double]
+    package var collectionDurationBuckets: [Double]
     /// Upper bounds (seconds) of `winpower_api_response_time_seconds`.
-    public var apiResponseTimeBuckets: [Double]
+    package var apiResponseTimeBuckets: [Double]
     /// Labels of one server of a multi-server exporter (`server` first, then the entry's
     /// static labels). When not empty, snapshots carry only ``MetricsSnapshot/chunks``: the
     /// families with these labels on every series, except the process-wide ones
     /// (``WinPowerCollector/processWideFamilies``); their bodies are empty (see
     /// ``ExpositionChunks/standalone(openMetrics:)`` for one server's own body).
-    public var seriesLabels: [SeriesLabel] = []
+    package var seriesLabels: [SeriesLabel] = []
     /// What this collector's devices are called in a shared ``WPEnergy/EnergyMeter``:
     /// `energyKeyPrefix + device_id`. Empty (the device id alone) for a single server; see
     /// ``EnergyKey`` for the multi-server scheme.
-    public var energyKeyPrefix: String = ""
+    package var energyKeyPrefix: String = ""
     /// What happens to numeric readings without a metric of their own (passed through, capped).
-    public var readings = ReadingsPolicy()
+    package var readings = ReadingsPolicy()
     /// Which devices are kept, their names and static labels (every device, unchanged, by default).
-    public var devices = DeviceFilter.all
+    package var devices = DeviceFilter.all
 
     /// Creates a configuration.
     ///
@@ -43,7 +43,7 @@ public struct CollectorConfiguration: Sendable, Equatable {
     ///   - interval: the collection interval.
     ///   - stalenessWindow: the staleness window, or `nil` for `max(3 × interval, 15 s)`.
     ///   - target: the WinPower base URL without credentials.
-    public init(interval: Duration = .seconds(5), stalenessWindow: Duration? = nil, target: String = "") {
+    package init(interval: Duration = .seconds(5), stalenessWindow: Duration? = nil, target: String = "") {
         self.interval = interval
         self.stalenessWindow = stalenessWindow ?? Self.defaultStalenessWindow(interval: interval)
         self.target = target
@@ -55,7 +55,7 @@ public struct CollectorConfiguration: Sendable, Equatable {
     ///
     /// - Parameter interval: the collection interval.
     /// - Returns: the default staleness window for that interval.
-    public static func defaultStalenessWindow(interval: Duration) -> Duration {
+    package static func defaultStalenessWindow(interval: Duration) -> Duration {
         max(interval * 3, .seconds(15))
     }
 }

@@ -4,51 +4,51 @@ import WPClient
 /// What the last collections found, for `/health` and readiness.
 ///
 /// A value type copied out of the collector: reading it never waits on WinPower.
-public struct CollectorHealth: Sendable, Equatable {
+package struct CollectorHealth: Sendable, Equatable {
     /// When the latest collection started (wall clock), `nil` before the first; it may still be
     /// running (see ``inProgress``).
-    public var lastAttempt: Date?
+    package var lastAttempt: Date?
     /// When the last collection finished, successful or not (wall clock), `nil` before the first.
-    public var lastFinished: Date?
+    package var lastFinished: Date?
     /// Whether a collection is running now.
-    public var inProgress: Bool
+    package var inProgress: Bool
     /// When the last successful collection finished (wall clock), `nil` if none succeeded yet.
-    public var lastSuccess: Date?
+    package var lastSuccess: Date?
     /// The last finished collection's error as `kind: message`, or `nil` when it succeeded.
     /// Built from ``WPClient/ClientError`` messages, which never hold secrets.
-    public var lastError: String?
+    package var lastError: String?
     /// Whether the last collection got an HTTP response from WinPower.
-    public var winPowerReachable: Bool
+    package var winPowerReachable: Bool
     /// Whether the exporter holds a token WinPower accepted that has not expired.
-    public var authenticated: Bool
+    package var authenticated: Bool
     /// Devices with live series: seen in a successful readout within the staleness window.
-    public var deviceCount: Int
+    package var deviceCount: Int
     /// Power readings refused as implausible since start (all devices), not integrated.
-    public var energySamplesRejected: Int = 0
+    package var energySamplesRejected: Int = 0
     /// Devices left out of the readouts since start, by reason: a bound of the client
     /// (``WPClient/DeviceListBound``, `max_devices`, `max_pages`) or `invalid` (a device object
     /// without a usable id); `winpower_exporter_devices_dropped_total`.
-    public var devicesDropped: [String: Int] = [:]
+    package var devicesDropped: [String: Int] = [:]
     /// Device text fields cut to the byte bound since start;
     /// `winpower_exporter_device_texts_truncated_total`.
-    public var textsTruncated = 0
+    package var textsTruncated = 0
     /// Why the last successful readout missed devices (a bound reached, or the server's total
     /// and its pages disagree); `nil` when it was complete.
-    public var deviceListIncomplete: String?
+    package var deviceListIncomplete: String?
     /// Devices with an outage in progress (on battery, mode 4), sorted by device id.
-    public var outages: [DeviceOutage] = []
+    package var outages: [DeviceOutage] = []
     /// Live devices with active alarms and what the alarms say, sorted by device id.
-    public var alarms: [DeviceAlarms] = []
+    package var alarms: [DeviceAlarms] = []
 
     /// The active alarms of one device, as WinPower describes them.
-    public struct DeviceAlarms: Sendable, Equatable {
-        public var deviceID: String
+    package struct DeviceAlarms: Sendable, Equatable {
+        package var deviceID: String
         /// The device's alias (`device_name`), empty when it has none.
-        public var deviceName: String
+        package var deviceName: String
         /// At most ``WPClient/DeviceListDecoder/alarmDetailLimit`` entries, in the order sent.
-        public var alarms: [Alarm]
+        package var alarms: [Alarm]
 
-        public init(deviceID: String, deviceName: String, alarms: [Alarm]) {
+        package init(deviceID: String, deviceName: String, alarms: [Alarm]) {
             self.deviceID = deviceID
             self.deviceName = deviceName
             self.alarms = alarms
@@ -56,20 +56,20 @@ public struct CollectorHealth: Sendable, Equatable {
     }
 
     /// A device's outage in progress.
-    public struct DeviceOutage: Sendable, Equatable {
+    package struct DeviceOutage: Sendable, Equatable {
         /// The device's key (as its energy totals are keyed).
-        public var deviceID: String
+        package var deviceID: String
         /// When the outage began (wall clock), `nil` when unknown.
-        public var since: Date?
+        package var since: Date?
 
-        public init(deviceID: String, since: Date?) {
+        package init(deviceID: String, since: Date?) {
             self.deviceID = deviceID
             self.since = since
         }
     }
 
     /// Creates a health value; the defaults describe a collector that has not run yet.
-    public init(lastAttempt: Date? = nil, lastFinished: Date? = nil, inProgress: Bool = false,
+    package init(lastAttempt: Date? = nil, lastFinished: Date? = nil, inProgress: Bool = false,
                 lastSuccess: Date? = nil, lastError: String? = nil,
                 winPowerReachable: Bool = false, authenticated: Bool = false, deviceCount: Int = 0) {
         self.lastAttempt = lastAttempt
@@ -84,7 +84,7 @@ public struct CollectorHealth: Sendable, Equatable {
 
     /// Whether the last finished collection succeeded; `false` before the first finished.
     /// A collection in progress does not change it.
-    public var lastCollectionSucceeded: Bool {
+    package var lastCollectionSucceeded: Bool {
         lastFinished != nil && lastSuccess != nil && lastError == nil
     }
 
@@ -97,7 +97,7 @@ public struct CollectorHealth: Sendable, Equatable {
     ///   which may be stepped.
     ///   - stalenessWindow: how old the last success may be.
     /// - Returns: `true` when the exporter serves fresh data.
-    public func isHealthy(sinceLastSuccess: Duration?, stalenessWindow: Duration) -> Bool {
+    package func isHealthy(sinceLastSuccess: Duration?, stalenessWindow: Duration) -> Bool {
         guard lastCollectionSucceeded, let sinceLastSuccess else { return false }
         return sinceLastSuccess <= stalenessWindow
     }

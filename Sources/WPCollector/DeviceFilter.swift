@@ -5,26 +5,26 @@ import WPClient
 /// Applied to every readout before anything else: a device left out is neither integrated,
 /// exported, published to NUT clients nor counted, and its stored energy total stays in the
 /// state file untouched (it continues if the device is selected again).
-public struct DeviceFilter: Sendable, Equatable {
+package struct DeviceFilter: Sendable, Equatable {
     /// Device ids to keep; with ``includeAliases`` empty too, every device is kept.
-    public var include: Set<String>
+    package var include: Set<String>
     /// Device ids never kept.
-    public var exclude: Set<String>
+    package var exclude: Set<String>
     /// Alias patterns of devices to keep.
-    public var includeAliases: [AliasPattern]
+    package var includeAliases: [AliasPattern]
     /// Alias patterns of devices never kept.
-    public var excludeAliases: [AliasPattern]
+    package var excludeAliases: [AliasPattern]
     /// Names shown instead of the WinPower alias, by device id.
-    public var names: [String: String]
+    package var names: [String: String]
     /// The names of the static device labels, in the order they follow `device_type`.
-    public var labelNames: [String]
+    package var labelNames: [String]
     /// Each device's static label values, aligned with ``labelNames`` (`""` where it has none).
-    public var labels: [String: [String]]
+    package var labels: [String: [String]]
 
     /// Keeps every device unchanged.
-    public static let all = DeviceFilter()
+    package static let all = DeviceFilter()
 
-    public init(include: Set<String> = [], exclude: Set<String> = [], includeAliases: [AliasPattern] = [],
+    package init(include: Set<String> = [], exclude: Set<String> = [], includeAliases: [AliasPattern] = [],
                 excludeAliases: [AliasPattern] = [], names: [String: String] = [:], labels: [String: [String: String]] = [:]) {
         self.include = include
         self.exclude = exclude
@@ -37,7 +37,7 @@ public struct DeviceFilter: Sendable, Equatable {
     }
 
     /// Whether `device` is kept.
-    public func keeps(_ device: Device) -> Bool {
+    package func keeps(_ device: Device) -> Bool {
         let alias = device.asset.alias ?? ""
         let included = (include.isEmpty && includeAliases.isEmpty) || include.contains(device.id)
             || includeAliases.contains { $0.matches(alias) }
@@ -66,7 +66,7 @@ public struct DeviceFilter: Sendable, Equatable {
 
 /// A pattern matched against a whole device alias: `*` any run of characters (none too), `?`
 /// one character, `\` makes the next character literal; case matters.
-public struct AliasPattern: Sendable, Equatable, CustomStringConvertible {
+package struct AliasPattern: Sendable, Equatable, CustomStringConvertible {
     private enum Token: Equatable, Sendable {
         case literal(Character)
         case one
@@ -74,9 +74,9 @@ public struct AliasPattern: Sendable, Equatable, CustomStringConvertible {
     }
 
     private let tokens: [Token]
-    public let description: String
+    package let description: String
 
-    public init(_ pattern: String) {
+    package init(_ pattern: String) {
         description = pattern
         var tokens: [Token] = []
         var escaped = false
@@ -98,7 +98,7 @@ public struct AliasPattern: Sendable, Equatable, CustomStringConvertible {
 
     /// Whether `text` matches the whole pattern (iterative, with one backtracking point per
     /// `*`: linear in practice, at most pattern × text steps).
-    public func matches(_ text: String) -> Bool {
+    package func matches(_ text: String) -> Bool {
         let characters = Array(text)
         var (t, p) = (0, 0)
         var star: (pattern: Int, text: Int)?

@@ -11,43 +11,43 @@ import WPMetrics
 /// chunks once per collection; ``MergedExposition`` then builds the whole exposition by
 /// concatenating them family by family (HELP/TYPE once, every server's lines after it) and the
 /// gzip bodies by concatenating the deflated chunks (see ``DeflatedChunk/gzipMember(_:)``).
-public struct ExpositionChunks: Sendable {
+package struct ExpositionChunks: Sendable {
     /// One family of one server, its bytes slices of the server's ``ExpositionChunks/block``.
-    public struct Family: Sendable {
+    package struct Family: Sendable {
         /// The name the text format shows (info families end in `_info`): the merge order.
-        public var name: String
+        package var name: String
         /// `# HELP` and `# TYPE` lines in the text format.
-        public var textHeaderSlice: ByteSlice
+        package var textHeaderSlice: ByteSlice
         /// `# HELP`, `# TYPE` and `# UNIT` lines in OpenMetrics.
-        public var openMetricsHeaderSlice: ByteSlice
+        package var openMetricsHeaderSlice: ByteSlice
         /// The sample lines, with the server's labels.
-        public var textSlice: ByteSlice
+        package var textSlice: ByteSlice
         /// The OpenMetrics sample lines when they differ from ``textSlice`` (never for the
         /// collector's own families), else `nil`.
-        public var openMetricsSlice: ByteSlice?
-        public var textHeaderDeflated: DeflatedChunk
-        public var openMetricsHeaderDeflated: DeflatedChunk
-        public var textDeflated: DeflatedChunk
-        public var openMetricsDeflated: DeflatedChunk?
+        package var openMetricsSlice: ByteSlice?
+        package var textHeaderDeflated: DeflatedChunk
+        package var openMetricsHeaderDeflated: DeflatedChunk
+        package var textDeflated: DeflatedChunk
+        package var openMetricsDeflated: DeflatedChunk?
         /// Sample lines in ``textSlice``.
-        public var lineCount: Int
+        package var lineCount: Int
 
         /// The OpenMetrics sample lines, shared with the text ones when they do not differ.
-        public var openMetricsLines: ByteSlice { openMetricsSlice ?? textSlice }
+        package var openMetricsLines: ByteSlice { openMetricsSlice ?? textSlice }
     }
 
     /// The families, sorted by ``Family/name``.
-    public var families: [Family]
+    package var families: [Family]
     /// Devices with live series.
-    public var deviceCount: Int
+    package var deviceCount: Int
     /// When the collection behind these chunks finished; `nil` before the first.
-    public var generatedAt: Date?
+    package var generatedAt: Date?
     /// Whether every deflated chunk is usable (zlib could allocate its memory).
-    public var compressed: Bool
+    package var compressed: Bool
     /// The labels inserted, as rendered (`server="a",site="b"`).
-    public var labelPrefix: [UInt8]
+    package var labelPrefix: [UInt8]
     /// Every family's bytes, back to back (the families hold slices of it).
-    public let block: ByteBlock
+    package let block: ByteBlock
 
     /// Renders `families` into chunks, inserting `labels` first in every series' label set.
     ///
@@ -57,7 +57,7 @@ public struct ExpositionChunks: Sendable {
     ///   - excluding: names of families left out (served once for the whole process instead).
     ///   - deviceCount: devices with live series.
     ///   - generatedAt: when the collection finished.
-    public init(families: [MetricFamily], labels: [SeriesLabel], excluding: Set<String> = [],
+    package init(families: [MetricFamily], labels: [SeriesLabel], excluding: Set<String> = [],
                 deviceCount: Int, generatedAt: Date?) {
         let prefix = SeriesLabel.rendered(labels)
         let textEncoder = ExpositionEncoder(format: .text)
@@ -127,7 +127,7 @@ public struct ExpositionChunks: Sendable {
     /// - Parameter openMetrics: OpenMetrics instead of the text format.
     /// - Returns: the body, byte for byte what a collector without series labels renders for
     ///   the same families.
-    public func standalone(openMetrics: Bool) -> [UInt8] {
+    package func standalone(openMetrics: Bool) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(block.count)
         for family in families {

@@ -16,7 +16,7 @@ import WPCompression
 /// ```swift
 /// let merged = MergedExposition.snapshot(of: servers.map { $0.snapshot.chunks } + [processWide])
 /// ```
-public enum MergedExposition {
+package enum MergedExposition {
     /// The merged snapshot of `parts`.
     ///
     /// - Parameters:
@@ -26,7 +26,7 @@ public enum MergedExposition {
     ///   bodies when a part could not be compressed); ``MetricsSnapshot/generatedAt`` is the
     ///   latest part's, ``MetricsSnapshot/deviceCount`` and ``MetricsSnapshot/seriesCount``
     ///   the sums.
-    public static func snapshot(of parts: [ExpositionChunks?]) -> MetricsSnapshot {
+    package static func snapshot(of parts: [ExpositionChunks?]) -> MetricsSnapshot {
         let parts = parts.compactMap { $0 }
         let byName = grouped(parts)
         let pieces = byName.count + parts.reduce(0) { $0 + $1.families.count }

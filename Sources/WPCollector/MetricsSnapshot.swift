@@ -19,36 +19,36 @@ import WPCompression
 /// let snapshot = collector.snapshot
 /// let (body, suffix) = snapshot.gzipBody(openMetrics: false, appending: perScrapeBytes)
 /// ```
-public final class MetricsSnapshot: Sendable {
+package final class MetricsSnapshot: Sendable {
     /// The text format 0.0.4 body (of a merged snapshot: empty, see ``textParts``).
-    public let text: [UInt8]
+    package let text: [UInt8]
     /// The pieces of a merged snapshot's text body, in order, each a slice of a server's
     /// chunks: the body is ``text`` followed by them. Served as they are (``wholeText`` joins
     /// them, at the cost of a copy). Empty for a single collector's snapshot.
-    public let textParts: [ByteSlice]
+    package let textParts: [ByteSlice]
     /// ``text`` compressed as one complete gzip member (a copy: the snapshot keeps it open for
     /// ``gzipBody(openMetrics:appending:)``).
-    public var textGzip: [UInt8] { textGzipOpen.member }
+    package var textGzip: [UInt8] { textGzipOpen.member }
     /// The OpenMetrics 1.0 body without the final `# EOF\n` (of a merged snapshot: empty, see
     /// ``openMetricsParts``).
-    public let openMetrics: [UInt8]
+    package let openMetrics: [UInt8]
     /// The pieces of a merged snapshot's OpenMetrics body, as ``textParts`` are of the text one.
-    public let openMetricsParts: [ByteSlice]
+    package let openMetricsParts: [ByteSlice]
     /// ``openMetrics`` compressed as one complete gzip member (a copy, as ``textGzip``).
-    public var openMetricsGzip: [UInt8] { openMetricsGzipOpen.member }
+    package var openMetricsGzip: [UInt8] { openMetricsGzipOpen.member }
     private let textGzipOpen: OpenGzipMember
     private let openMetricsGzipOpen: OpenGzipMember
     /// When the collection that produced this snapshot finished; `nil` before the first.
-    public let generatedAt: Date?
+    package let generatedAt: Date?
     /// Devices with live series in this snapshot.
-    public let deviceCount: Int
+    package let deviceCount: Int
     /// Samples (lines other than comments) in ``text``.
-    public let seriesCount: Int
+    package let seriesCount: Int
     /// The families as per-family chunks carrying the collector's
     /// ``CollectorConfiguration/seriesLabels``, for ``MergedExposition``; `nil` when the
     /// collector has no series labels (a single-server exporter). When set, the four bodies
     /// are empty.
-    public let chunks: ExpositionChunks?
+    package let chunks: ExpositionChunks?
 
     /// Creates a snapshot from already-rendered bodies.
     ///
@@ -65,7 +65,7 @@ public final class MetricsSnapshot: Sendable {
     ///   - chunks: the labelled per-family chunks, for a merged exposition.
     ///   - textParts: pieces of the text body after `text`.
     ///   - openMetricsParts: pieces of the OpenMetrics body after `openMetrics`.
-    public init(text: [UInt8], textGzip: [UInt8], openMetrics: [UInt8], openMetricsGzip: [UInt8],
+    package init(text: [UInt8], textGzip: [UInt8], openMetrics: [UInt8], openMetricsGzip: [UInt8],
                 generatedAt: Date?, deviceCount: Int, seriesCount: Int, chunks: ExpositionChunks? = nil,
                 textParts: [ByteSlice] = [], openMetricsParts: [ByteSlice] = []) {
         self.text = text
@@ -81,10 +81,10 @@ public final class MetricsSnapshot: Sendable {
     }
 
     /// The whole text body, ``text`` and ``textParts`` joined (a copy when there are parts).
-    public var wholeText: [UInt8] { Self.joined(text, textParts) }
+    package var wholeText: [UInt8] { Self.joined(text, textParts) }
 
     /// The whole OpenMetrics body (without `# EOF`), ``openMetrics`` and ``openMetricsParts`` joined.
-    public var wholeOpenMetrics: [UInt8] { Self.joined(openMetrics, openMetricsParts) }
+    package var wholeOpenMetrics: [UInt8] { Self.joined(openMetrics, openMetricsParts) }
 
     private static func joined(_ first: [UInt8], _ parts: [ByteSlice]) -> [UInt8] {
         guard !parts.isEmpty else { return first }
@@ -96,7 +96,7 @@ public final class MetricsSnapshot: Sendable {
 
     /// Whether the snapshot has a gzip body in the format (only zlib running out of memory
     /// leaves it without).
-    public func hasGzip(openMetrics: Bool) -> Bool {
+    package func hasGzip(openMetrics: Bool) -> Bool {
         !(openMetrics ? openMetricsGzipOpen : textGzipOpen).head.isEmpty
     }
 
@@ -105,7 +105,7 @@ public final class MetricsSnapshot: Sendable {
     /// compressed as blocks of the same member and the member's trailer (the CRC-32 and length
     /// of both, combined). Only the tail is compressed, so a scrape costs what its own part
     /// costs. A snapshot made from a member of another shape gets the tail as a second member.
-    public func gzipBody(openMetrics: Bool, appending tail: [UInt8]) -> (body: [UInt8], suffix: [UInt8]) {
+    package func gzipBody(openMetrics: Bool, appending tail: [UInt8]) -> (body: [UInt8], suffix: [UInt8]) {
         let open = openMetrics ? openMetricsGzipOpen : textGzipOpen
         return (open.head, open.continuation(appending: tail))
     }
@@ -114,12 +114,12 @@ public final class MetricsSnapshot: Sendable {
     ///
     /// - Parameter bytes: the bytes to compress.
     /// - Returns: a gzip member, or an empty array if zlib could not allocate memory.
-    public static func gzipMember(of bytes: [UInt8]) -> [UInt8] {
+    package static func gzipMember(of bytes: [UInt8]) -> [UInt8] {
         DeflatedChunk.appendableGzipMember(bytes) ?? []
     }
 
     /// A snapshot with empty bodies (each gzip field a valid member of no bytes).
-    public static let empty: MetricsSnapshot = {
+    package static let empty: MetricsSnapshot = {
         let gzipped = gzipMember(of: [])
         return MetricsSnapshot(text: [], textGzip: gzipped, openMetrics: [], openMetricsGzip: gzipped,
                                generatedAt: nil, deviceCount: 0, seriesCount: 0)

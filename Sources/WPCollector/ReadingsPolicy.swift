@@ -7,15 +7,15 @@ import WPClient
 /// ``maxPerDevice`` readings in the order sent, and a server's devices (in device-id order) at
 /// most ``maxPerServer`` together; what is left out is counted in
 /// `winpower_exporter_readings_dropped_total`.
-public struct ReadingsPolicy: Sendable, Equatable {
+package struct ReadingsPolicy: Sendable, Equatable {
     /// Whether unknown numeric readings are exported at all (on by default).
-    public var passthrough: Bool
+    package var passthrough: Bool
     /// Readings kept per device (default 64; at most ``DeviceListDecoder/extraReadingLimit``).
-    public var maxPerDevice: Int
+    package var maxPerDevice: Int
     /// Readings kept per WinPower server, all devices together (default 4,096).
-    public var maxPerServer: Int
+    package var maxPerServer: Int
 
-    public init(passthrough: Bool = true, maxPerDevice: Int = 64, maxPerServer: Int = 4_096) {
+    package init(passthrough: Bool = true, maxPerDevice: Int = 64, maxPerServer: Int = 4_096) {
         self.passthrough = passthrough
         self.maxPerDevice = max(0, min(maxPerDevice, DeviceListDecoder.extraReadingLimit))
         self.maxPerServer = max(0, maxPerServer)

@@ -2,13 +2,13 @@ import WPMetrics
 
 /// A label added to every series a collector exports, such as `server="building-a"` in a
 /// multi-server exporter.
-public struct SeriesLabel: Sendable, Equatable {
+package struct SeriesLabel: Sendable, Equatable {
     /// A valid Prometheus label name (the configuration validates it).
-    public var name: String
+    package var name: String
     /// Any text; escaped when rendered.
-    public var value: String
+    package var value: String
 
-    public init(name: String, value: String) {
+    package init(name: String, value: String) {
         self.name = name
         self.value = value
     }
@@ -19,7 +19,7 @@ public struct SeriesLabel: Sendable, Equatable {
     ///
     /// - Parameter labels: the labels, in output order.
     /// - Returns: the bytes to insert after a series' `{`.
-    public static func rendered(_ labels: [SeriesLabel]) -> [UInt8] {
+    package static func rendered(_ labels: [SeriesLabel]) -> [UInt8] {
         var out: [UInt8] = []
         for (index, label) in labels.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }

@@ -36,9 +36,9 @@ import WPStorage
 /// await collector.collect()
 /// let body = collector.snapshot.text
 /// ```
-public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Duration {
+package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Duration {
     /// The configuration given at creation.
-    public let configuration: CollectorConfiguration
+    package let configuration: CollectorConfiguration
     private let client: any WinPowerClient
     private let meter: EnergyMeter<C>
     private let clock: C
@@ -65,7 +65,7 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
     ///   - clock: the monotonic clock for durations and staleness (tests inject a manual clock).
     ///   - wallClock: the wall clock for timestamps.
     ///   - logger: where cycle failures and recoveries are logged.
-    public init(configuration: CollectorConfiguration, client: any WinPowerClient, meter: EnergyMeter<C>,
+    package init(configuration: CollectorConfiguration, client: any WinPowerClient, meter: EnergyMeter<C>,
                 clock: C, wallClock: @escaping @Sendable () -> Date, logger: WPLogger) {
         self.configuration = configuration
         self.client = client
@@ -88,31 +88,31 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
     /// a collector made earlier for the same server (replaced by a reload), whose collection is
     /// still in flight, records nothing more. Creating a collector claims it too; a pipeline
     /// started after its predecessor stopped claims it again at its start.
-    public func claimEnergy() {
+    package func claimEnergy() {
         let lease = meter.lease(keyPrefix: configuration.energyKeyPrefix)
         self.lease.withLock { $0 = lease }
     }
 
     /// The latest published snapshot; cheap (a reference copy under a mutex).
-    public var snapshot: MetricsSnapshot { published.withLock { $0.snapshot } }
+    package var snapshot: MetricsSnapshot { published.withLock { $0.snapshot } }
 
     /// What the last collections found.
-    public var health: CollectorHealth { publishedHealth.withLock { $0 } }
+    package var health: CollectorHealth { publishedHealth.withLock { $0 } }
 
     /// Every device as last read, with when: what a bridge (the NUT server) serves. A new
     /// value after each successful collection (compare with `===` to see a change); a device
     /// missing from a readout stays until its reading is older than the staleness window.
     /// Cheap: a reference copy under a mutex held for nothing else.
-    public var devices: DeviceReadings { publishedDevices.withLock { $0 } }
+    package var devices: DeviceReadings { publishedDevices.withLock { $0 } }
 
     /// How old a reading taken at `instant` is now, on the collector's clock.
-    public func age(of instant: C.Instant) -> Duration { instant.duration(to: clock.now) }
+    package func age(of instant: C.Instant) -> Duration { instant.duration(to: clock.now) }
 
     /// Time since the last successful readout was taken, on the collector's monotonic clock
     /// (the one readings go stale on); `nil` before the first success. Stepping the wall clock
     /// changes nothing here: `/health` judges freshness with it, and shows wall time only as
     /// timestamps.
-    public func timeSinceLastSuccess() -> Duration? {
+    package func timeSinceLastSuccess() -> Duration? {
         lastSuccessInstant.withLock { $0 }.map { $0.duration(to: clock.now) }
     }
 
@@ -130,7 +130,7 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
     ///   the one already recorded changes nothing, so the counter never decreases.
     /// - Returns: whether a new snapshot was published.
     @discardableResult
-    public func recordSkippedCollections(total: Int) -> Bool {
+    package func recordSkippedCollections(total: Int) -> Bool {
         let now = clock.now
         // Read before taking `state`: the meter may be saving (a slow disk), and nothing that
         // holds `state` may wait for it.
@@ -149,7 +149,7 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
     /// Errors are counted in `winpower_exporter_scrape_errors_total{error_type}` and reported in
     /// ``health``; the snapshot published after a failure keeps energy counters and withdraws
     /// stale gauges.
-    public func collect() async {
+    package func collect() async {
         let start = clock.now
         let attemptWall = wallClock()
         let started = state.withLock { state in
@@ -226,7 +226,7 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
 
     /// Families of the shared energy meter's health: the same for every server, so a
     /// multi-server exporter serves them once, without server labels.
-    public static var processWideFamilies: Set<String> {
+    package static var processWideFamilies: Set<String> {
         ["winpower_exporter_energy_state_reset", "winpower_exporter_energy_persist_failures_total",
          "winpower_exporter_energy_last_save_successful"]
     }
@@ -235,7 +235,7 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
     /// health, without server labels; `nil` only if rendering failed.
     ///
     /// - Parameter meter: the meter every server's collector shares.
-    public static func processWideChunks(_ meter: EnergyMeter<C>) -> ExpositionChunks? {
+    package static func processWideChunks(_ meter: EnergyMeter<C>) -> ExpositionChunks? {
         let status = meter.status
         guard let families = try? MetricFamily.meterFamilies(stateReset: status.stateWasReset,
                                                              persistFailures: status.persistFailures,
@@ -370,16 +370,16 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
 extension WinPowerCollector {
     /// The devices of the latest readouts, sorted by `device_id`, each with the instant it was
     /// last read on the collector's clock. Immutable: a collection publishes a new one.
-    public final class DeviceReadings: Sendable {
+    package final class DeviceReadings: Sendable {
         /// One device as last read.
-        public struct Reading: Sendable {
-            public let device: Device
+        package struct Reading: Sendable {
+            package let device: Device
             /// When it was read, on the collector's monotonic clock (``WinPowerCollector/age(of:)``).
-            public let readAt: C.Instant
+            package let readAt: C.Instant
         }
 
         /// The devices, sorted by `device_id`.
-        public let readings: [Reading]
+        package let readings: [Reading]
 
         static var empty: DeviceReadings { DeviceReadings([]) }
 

@@ -26,7 +26,7 @@ public enum ConfigValue: Sendable, Hashable {
     ///   - text: The text from a file, an environment variable or a flag.
     ///   - type: The key's type.
     /// - Returns: The value, or a message saying what is allowed.
-    public static func parse(_ text: String, as type: ConfigValueType) -> Result<ConfigValue, ConfigValueError> {
+    package static func parse(_ text: String, as type: ConfigValueType) -> Result<ConfigValue, ConfigValueError> {
         switch type {
         case .string, .secret, .path, .url:
             return .success(.string(text))
@@ -75,7 +75,7 @@ public enum ConfigValue: Sendable, Hashable {
 }
 
 /// Why a text is not a valid value for a key's type.
-public struct ConfigValueError: Error, Sendable, Equatable {
+package struct ConfigValueError: Error, Sendable, Equatable {
     /// What is allowed, phrased to follow the key name ("must be true or false").
     public var reason: String
 

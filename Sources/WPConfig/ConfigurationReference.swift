@@ -2,7 +2,7 @@
 ///
 /// `docs/configuration.md` embeds ``markdown()`` between two marker comments; a test
 /// compares them, so the documentation cannot drift from the code.
-public enum ConfigurationReference {
+package enum ConfigurationReference {
     /// The line that starts the generated part of the documentation.
     public static let beginMarker = "<!-- BEGIN GENERATED KEY TABLE: edit ConfigKey+Table.swift, not this table -->"
     /// The line that ends the generated part.

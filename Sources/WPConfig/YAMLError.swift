@@ -2,7 +2,7 @@
 ///
 /// The description has the conventional `file:line:column: message` form, so editors and
 /// terminals can jump to it.
-public struct YAMLError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct YAMLError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file name given to the reader (for messages only).
     public var file: String
     /// Where the problem is.

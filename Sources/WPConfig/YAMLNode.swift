@@ -21,7 +21,7 @@ public struct SourcePosition: Sendable, Hashable, CustomStringConvertible {
 /// file holds (after unquoting and escapes), and ``resolved`` is the YAML 1.2 core-schema
 /// reading (plus YAML 1.1 leading-zero octal) for callers that want it. Typed configuration
 /// keys convert `text` themselves, so a quoted `"0123"` password stays the string `0123`.
-public struct YAMLScalar: Sendable, Hashable {
+package struct YAMLScalar: Sendable, Hashable {
     /// How the scalar was written.
     public enum Style: Sendable, Hashable {
         case plain
@@ -73,7 +73,7 @@ public struct YAMLScalar: Sendable, Hashable {
 }
 
 /// A node of a parsed YAML document with the position where it starts.
-public struct YAMLNode: Sendable, Equatable {
+package struct YAMLNode: Sendable, Equatable {
     /// One `key: value` pair of a mapping, in file order.
     public struct Entry: Sendable, Equatable {
         /// The key's text.

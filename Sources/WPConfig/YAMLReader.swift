@@ -14,7 +14,7 @@
 /// ```swift
 /// let root = try YAMLReader.parse("server:\n  port: 9090\n", file: "config.yaml")
 /// ```
-public enum YAMLReader {
+package enum YAMLReader {
     /// The deepest nesting of collections accepted; configuration files need 3.
     public static let maxDepth = 64
 

@@ -22,30 +22,30 @@ import WPStorage
 /// integrator.integrate([EnergySample(deviceID: "ups-1", watts: 400)], at: clock.now)
 /// let wh = integrator.totals["ups-1"]?.wattHours
 /// ```
-public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
+package struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
     /// What one call to ``integrate(_:at:)`` did, for logging.
-    public struct Summary: Sendable, Equatable {
+    package struct Summary: Sendable, Equatable {
         /// Samples that extended a chain (added energy, possibly zero).
-        public var integrated = 0
+        package var integrated = 0
         /// Samples that were unusable and broke their device's chain.
-        public var unusable = 0
+        package var unusable = 0
         /// Devices whose interval since their previous valid sample exceeded the max gap.
-        public var gapDevices: [String] = []
+        package var gapDevices: [String] = []
         /// The longest skipped interval in this call.
-        public var longestGap: Duration = .zero
+        package var longestGap: Duration = .zero
         /// Samples above their plausibility bound in this call, not integrated.
-        public var implausible: [Rejection] = []
+        package var implausible: [Rejection] = []
         /// Samples ignored because their instant was not after their device's previous one (a
         /// late or repeated reading): neither energy nor the outage ledger sees them.
-        public var outOfOrder = 0
+        package var outOfOrder = 0
     }
 
     /// A reading refused as implausible.
-    public struct Rejection: Sendable, Equatable {
-        public var deviceID: String
-        public var watts: Double
+    package struct Rejection: Sendable, Equatable {
+        package var deviceID: String
+        package var watts: Double
         /// The bound it exceeded.
-        public var maxWatts: Double
+        package var maxWatts: Double
     }
 
     private struct Track: Sendable {
@@ -57,17 +57,17 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
         var seen: Instant?
     }
 
-    public var configuration: EnergyConfiguration
+    package var configuration: EnergyConfiguration
     private var tracks: [String: Track] = [:]
     /// Readings above their plausibility bound per device since start (not persisted).
-    public private(set) var rejectedSamples: [String: Int] = [:]
+    package private(set) var rejectedSamples: [String: Int] = [:]
 
     /// Creates an integrator, seeding device totals from a loaded state.
     ///
     /// - Parameters:
     ///   - configuration: the max gap.
     ///   - seed: totals to continue from (a device absent from it starts at 0).
-    public init(configuration: EnergyConfiguration, seed: EnergyState = EnergyState()) {
+    package init(configuration: EnergyConfiguration, seed: EnergyState = EnergyState()) {
         self.configuration = configuration
         tracks.reserveCapacity(seed.devices.count)
         for (id, stored) in seed.devices {
@@ -90,7 +90,7 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
     ///     (`nil`: none recorded); nothing is integrated from it.
     /// - Returns: counts for logging.
     @discardableResult
-    public mutating func integrate(_ samples: [EnergySample], at instant: Instant, wall: Date? = nil) -> Summary {
+    package mutating func integrate(_ samples: [EnergySample], at instant: Instant, wall: Date? = nil) -> Summary {
         var summary = Summary()
         for sample in samples {
             if let seen = tracks[sample.deviceID]?.seen, instant <= seen {
@@ -168,7 +168,7 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
     ///
     /// - Parameter moves: old key → new key.
     /// - Returns: the old keys moved and those skipped, each sorted.
-    public mutating func rekey(_ moves: [String: String]) -> (moved: [String], skipped: [String]) {
+    package mutating func rekey(_ moves: [String: String]) -> (moved: [String], skipped: [String]) {
         var (moved, skipped): ([String], [String]) = ([], [])
         for (old, new) in moves.sorted(by: { $0.key < $1.key }) where old != new {
             guard let track = tracks[old] else { continue }
@@ -185,23 +185,23 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
     }
 
     /// The totals of every device known (seeded or seen).
-    public var totals: [String: DeviceEnergy] { tracks.mapValues(\.energy) }
+    package var totals: [String: DeviceEnergy] { tracks.mapValues(\.energy) }
 
     /// The totals of the devices whose key starts with `prefix`, keyed without it (every device
     /// when it is empty): one server's devices of a meter shared by many, without copying the
     /// others' totals.
-    public func totals(keyPrefix prefix: String) -> [String: DeviceEnergy] {
+    package func totals(keyPrefix prefix: String) -> [String: DeviceEnergy] {
         EnergyKey.owned(tracks, prefix: prefix, \.energy)
     }
 
     /// The totals of one device, or `nil` when it was never seen nor seeded.
-    public func total(for deviceID: String) -> DeviceEnergy? { tracks[deviceID]?.energy }
+    package func total(for deviceID: String) -> DeviceEnergy? { tracks[deviceID]?.energy }
 
     /// The number of devices known.
-    public var deviceCount: Int { tracks.count }
+    package var deviceCount: Int { tracks.count }
 
     /// The devices' totals as a state to persist (bookkeeping fields copied from `base`).
-    public func state(base: EnergyState = EnergyState()) -> EnergyState {
+    package func state(base: EnergyState = EnergyState()) -> EnergyState {
         var state = base
         state.devices = tracks.mapValues {
             StoredDeviceEnergy(joules: $0.energy.joules, gaps: $0.energy.gaps, ledger: StoredOutageLedger($0.outage.ledger))

@@ -10,20 +10,20 @@
 /// EnergyKey.qualified(server: "building-a", device: "ups-1")   // "building-a\u{1F}ups-1"
 /// EnergyKey.split("building-a\u{1F}ups-1")                     // ("building-a", "ups-1")
 /// ```
-public enum EnergyKey {
+package enum EnergyKey {
     /// The separator between server name and device id.
-    public static let separator: Character = "\u{1F}"
+    package static let separator: Character = "\u{1F}"
 
     /// The key prefix of every device of `server`.
-    public static func prefix(server: String) -> String { server + String(separator) }
+    package static func prefix(server: String) -> String { server + String(separator) }
 
     /// The key of `device` of `server`.
-    public static func qualified(server: String, device: String) -> String { prefix(server: server) + device }
+    package static func qualified(server: String, device: String) -> String { prefix(server: server) + device }
 
     /// The entries of `all` whose key starts with `prefix`, keyed without it, their values
     /// mapped by `value` (every entry when `prefix` is empty): one server's share of a map
     /// kept for all servers.
-    public static func owned<Stored, Value>(_ all: [String: Stored], prefix: String,
+    package static func owned<Stored, Value>(_ all: [String: Stored], prefix: String,
                                             _ value: (Stored) -> Value) -> [String: Value] {
         guard !prefix.isEmpty else { return all.mapValues(value) }
         var own: [String: Value] = [:]
@@ -35,7 +35,7 @@ public enum EnergyKey {
 
     /// The server and device of a qualified key, `nil` for an unqualified one (a device id
     /// stored by a single-server exporter).
-    public static func split(_ key: String) -> (server: String, device: String)? {
+    package static func split(_ key: String) -> (server: String, device: String)? {
         guard let cut = key.firstIndex(of: separator) else { return nil }
         return (String(key[..<cut]), String(key[key.index(after: cut)...]))
     }

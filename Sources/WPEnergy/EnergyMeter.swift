@@ -32,53 +32,53 @@ import WPStorage
 /// meter.close()                               // on shutdown: no more readings
 /// try await meter.save(timeout: .seconds(5))  // the totals are on disk
 /// ```
-public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration {
+package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration {
     /// What one cycle did.
-    public struct CycleReport: Sendable {
+    package struct CycleReport: Sendable {
         /// Totals of this cycle's devices after it (a meter shared by many servers does not
         /// copy the others' totals on every cycle).
-        public var totals: [String: DeviceEnergy]
+        package var totals: [String: DeviceEnergy]
         /// Integration counts (unusable samples, gaps).
-        public var summary: EnergyIntegrator<C.Instant>.Summary
+        package var summary: EnergyIntegrator<C.Instant>.Summary
         /// Whether this cycle asked the writer thread to save (per the persistence policy).
         /// The save itself happens later; ``status`` tells how saves went.
-        public var saveRequested: Bool
+        package var saveRequested: Bool
         /// Readings not recorded: those of a pipeline that no longer owns its keys
         /// (``lease(keyPrefix:)``), of a server whose totals moved away, or after ``close()``.
-        public var dropped: Int = 0
+        package var dropped: Int = 0
     }
 
     /// The right to record readings under one key prefix (one server's devices). Taking a new
     /// lease for a prefix ends the previous one: readings recorded with it are dropped, so a
     /// pipeline that was replaced, or whose collection outlived the graceful timeout, can never
     /// record beside its successor.
-    public struct Lease: Sendable, Hashable {
+    package struct Lease: Sendable, Hashable {
         /// The key prefix the lease covers (``EnergyKey/prefix(server:)``; empty for one server).
-        public let keyPrefix: String
+        package let keyPrefix: String
         let id: UInt64
     }
 
     /// A wait for a save that did not end in time; the save goes on.
-    public struct SaveTimeout: Error, CustomStringConvertible {
+    package struct SaveTimeout: Error, CustomStringConvertible {
         /// How long the caller waited.
-        public var waited: Duration
-        public var description: String {
+        package var waited: Duration
+        package var description: String {
             "energy totals not saved within \(waited) (the disk is slow or stuck); the save goes on in the background"
         }
     }
 
     /// Health of the meter, for self-metrics.
-    public struct Status: Sendable, Equatable {
+    package struct Status: Sendable, Equatable {
         /// Stored totals were lost at startup (state file and backup both bad).
-        public var stateWasReset: Bool
+        package var stateWasReset: Bool
         /// Saves that failed since startup.
-        public var persistFailures: Int
+        package var persistFailures: Int
         /// The last save failure's text, `nil` once a save succeeds again.
-        public var lastPersistError: String?
+        package var lastPersistError: String?
         /// Successful saves since startup.
-        public var saves: Int
+        package var saves: Int
         /// Power readings refused as implausible (above their bound) since startup, all devices.
-        public var rejectedSamples: Int = 0
+        package var rejectedSamples: Int = 0
     }
 
     private struct Inner: Sendable {
@@ -105,15 +105,15 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     }
 
     /// What ``rekey(closing:_:)`` did.
-    public struct Rekeying: Sendable {
+    package struct Rekeying: Sendable {
         /// Keys moved.
-        public var moved: Int
+        package var moved: Int
         /// Old keys left where they were because their new key already held a total (logged).
-        public var skipped: [String]
+        package var skipped: [String]
     }
 
     /// The result of the startup load (source, quarantined files, legacy import).
-    public let loaded: LoadedEnergyState
+    package let loaded: LoadedEnergyState
     private let persistence: PersistencePolicy
     private let store: any EnergyStore
     private let clock: C
@@ -157,7 +157,7 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     ///   - logger: receives gap and persistence reports.
     /// - Returns: the meter; its ``loaded`` property describes where the totals came from.
     /// - Throws: the store's error when storage cannot be used at all.
-    public static func open(configuration: EnergyConfiguration = EnergyConfiguration(),
+    package static func open(configuration: EnergyConfiguration = EnergyConfiguration(),
                             persistence: PersistencePolicy = PersistencePolicy(),
                             store: any EnergyStore, clock: C, logger: WPLogger) throws -> EnergyMeter {
         let loaded = try store.load()
@@ -177,7 +177,7 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     ///   - others: as ``open(configuration:persistence:store:clock:logger:)``.
     /// - Returns: the meter and the number of keys moved.
     /// - Throws: the store's error when storage cannot be used at all.
-    public static func open(configuration: EnergyConfiguration = EnergyConfiguration(),
+    package static func open(configuration: EnergyConfiguration = EnergyConfiguration(),
                             persistence: PersistencePolicy = PersistencePolicy(),
                             store: any EnergyStore, clock: C, logger: WPLogger,
                             renaming: ([String]) -> [String: String]) throws -> (meter: EnergyMeter, moved: Int) {
@@ -204,7 +204,7 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     /// - Parameter samples: one sample per device seen in this cycle.
     /// - Returns: the totals after the cycle and what was persisted.
     @discardableResult
-    public func record(_ samples: [EnergySample]) -> CycleReport {
+    package func record(_ samples: [EnergySample]) -> CycleReport {
         record(samples, at: clock.now)
     }
 
@@ -221,7 +221,7 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     ///   - lease: the caller's right to record under its key prefix (``lease(keyPrefix:)``);
     ///     readings of a lease that was superseded are dropped. `nil`: no check.
     @discardableResult
-    public func record(_ samples: [EnergySample], at instant: C.Instant, wall: Date? = nil,
+    package func record(_ samples: [EnergySample], at instant: C.Instant, wall: Date? = nil,
                        lease: Lease? = nil) -> CycleReport {
         typealias Outcome = (summary: EnergyIntegrator<C.Instant>.Summary, pending: (EnergyState, UInt64)?,
                              totals: [String: DeviceEnergy], firstImplausible: [EnergyIntegrator<C.Instant>.Rejection],
@@ -276,7 +276,7 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     ///
     /// - Parameter keyPrefix: the server's key prefix (``EnergyKey/prefix(server:)``).
     /// - Returns: the lease to pass to ``record(_:at:wall:lease:)``.
-    public func lease(keyPrefix: String) -> Lease {
+    package func lease(keyPrefix: String) -> Lease {
         inner.withLock { inner in
             inner.nextLease += 1
             inner.leases[keyPrefix] = inner.nextLease
@@ -301,7 +301,7 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     ///   - plan: given the keys now, returns `old → new` for those to move.
     /// - Returns: what moved.
     @discardableResult
-    public func rekey(closing: Set<String>, _ plan: ([String]) -> [String: String]) -> Rekeying {
+    package func rekey(closing: Set<String>, _ plan: ([String]) -> [String: String]) -> Rekeying {
         let (result, pending, generation) = inner.withLock { inner in
             let result = inner.integrator.rekey(plan(Array(inner.integrator.totals.keys)))
             inner.closedServers.formUnion(closing)
@@ -318,7 +318,7 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
 
     /// Keeps what the NUT bridge serves each device as (``EnergyState/nutNames``) with the
     /// totals: saved with the next save, loaded by the next start. Never waits for I/O.
-    public func remember(nutNames: [String: StoredNUTName]) {
+    package func remember(nutNames: [String: StoredNUTName]) {
         inner.withLock { inner in
             guard inner.base.nutNames != nutNames else { return }
             inner.base.nutNames = nutNames
@@ -327,24 +327,24 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     }
 
     /// The NUT names kept now (loaded at the start, then as last remembered).
-    public var nutNames: [String: StoredNUTName] { inner.withLock { $0.base.nutNames } }
+    package var nutNames: [String: StoredNUTName] { inner.withLock { $0.base.nutNames } }
 
     /// Accepts readings keyed under `server` again (a server of that name is configured anew
     /// after ``rekey(closing:_:)`` moved its totals away).
-    public func reopen(server: String) {
+    package func reopen(server: String) {
         _ = inner.withLock { $0.closedServers.remove(server) }
     }
 
     /// Stops recording: readings recorded from now on are dropped (a collection that outlived
     /// the graceful shutdown timeout cannot change the totals after the final save). Saves
     /// already asked for, and those of ``flush(timeout:)`` and ``save(timeout:)``, still run.
-    public func close() {
+    package func close() {
         inner.withLock { $0.closed = true }
     }
 
     /// How long ``flush(timeout:)`` and ``waitForSaves(timeout:)`` wait unless told: one
     /// minute. Every wait for the writer has a deadline.
-    public static var defaultWaitTimeout: Duration { .seconds(60) }
+    package static var defaultWaitTimeout: Duration { .seconds(60) }
 
     /// Saves the current totals now, whatever the policy, and blocks until they are on disk or
     /// `timeout` passed. Does nothing when nothing changed since the last successful save.
@@ -353,7 +353,7 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     /// - Parameter timeout: how long to wait for the writer; ``defaultWaitTimeout`` by default.
     /// - Throws: the store's error (totals remain in memory), or ``SaveTimeout`` when the save
     ///   did not end in time (it goes on).
-    public func flush(timeout: Duration = EnergyMeter.defaultWaitTimeout) throws {
+    package func flush(timeout: Duration = EnergyMeter.defaultWaitTimeout) throws {
         guard let generation = requestSave() else { return }
         try Self.check(writer.waitUntilSaved(generation, timeout: timeout), waited: timeout)
     }
@@ -365,7 +365,7 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     /// - Parameter timeout: how long to wait for the writer.
     /// - Throws: the store's error (totals remain in memory), or ``SaveTimeout`` when the save
     ///   did not end in time (it goes on).
-    public func save(timeout: Duration) async throws {
+    package func save(timeout: Duration) async throws {
         guard let generation = requestSave() else { return }
         try Self.check(await writer.saved(generation, timeout: timeout), waited: timeout)
     }
@@ -375,7 +375,7 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     /// Swift concurrency pool in production code.
     ///
     /// - Throws: the last save's error, or ``SaveTimeout``.
-    public func waitForSaves(timeout: Duration = EnergyMeter.defaultWaitTimeout) throws {
+    package func waitForSaves(timeout: Duration = EnergyMeter.defaultWaitTimeout) throws {
         try Self.check(writer.waitUntilSaved(writer.newestQueued, timeout: timeout), waited: timeout)
     }
 
@@ -406,22 +406,22 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     }
 
     /// Totals of every known device. Never waits for a save.
-    public var totals: [String: DeviceEnergy] { inner.withLock { $0.integrator.totals } }
+    package var totals: [String: DeviceEnergy] { inner.withLock { $0.integrator.totals } }
 
     /// The totals of the devices whose key starts with `prefix`, keyed without it
     /// (``EnergyIntegrator/totals(keyPrefix:)``). Never waits for a save.
-    public func totals(keyPrefix prefix: String) -> [String: DeviceEnergy] {
+    package func totals(keyPrefix prefix: String) -> [String: DeviceEnergy] {
         inner.withLock { $0.integrator.totals(keyPrefix: prefix) }
     }
 
     /// Implausible readings refused per device since startup. Never waits for a save.
-    public var rejectedSamples: [String: Int] { inner.withLock { $0.integrator.rejectedSamples } }
+    package var rejectedSamples: [String: Int] { inner.withLock { $0.integrator.rejectedSamples } }
 
     /// Persistence health and the startup reset flag. Never waits for a save.
-    public var status: Status { inner.withLock { $0.status } }
+    package var status: Status { inner.withLock { $0.status } }
 
     /// The state as it would be persisted now. Never waits for a save.
-    public var state: EnergyState { inner.withLock { $0.integrator.state(base: $0.base) } }
+    package var state: EnergyState { inner.withLock { $0.integrator.state(base: $0.base) } }
 
     /// Records a save's outcome (on the writer's thread), then logs a change of state outside
     /// the lock.

@@ -8,14 +8,14 @@
 /// and measurement noise, and still refuses the glitches that matter (unit mix-ups are ×1000,
 /// overflowed registers far more). Without a usable rating the bound is a fixed ceiling above
 /// any UPS WinPower manages (the largest modular units are about 1 MVA).
-public enum PowerBound {
+package enum PowerBound {
     /// Multiple of `ratingVa` accepted as active power.
-    public static let ratingMultiple = 2.0
+    package static let ratingMultiple = 2.0
     /// Bound when the device reports no usable rating, in watts.
-    public static let ceilingWatts = 2_000_000.0
+    package static let ceilingWatts = 2_000_000.0
 
     /// `ratingMultiple × ratingVa` when the rating is finite and positive, else ``ceilingWatts``.
-    public static func bound(ratingVa: Double?) -> Double {
+    package static func bound(ratingVa: Double?) -> Double {
         guard let ratingVa, ratingVa.isFinite, ratingVa > 0 else { return ceilingWatts }
         return min(ratingVa * ratingMultiple, ceilingWatts)
     }

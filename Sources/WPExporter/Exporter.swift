@@ -18,7 +18,7 @@ import WPStorage
 /// Makes the WinPower client of a server: a `servers` entry, or for a `winpower`-only
 /// configuration the entry ``Exporter/singleServerEntry(_:)`` (empty name). Called at start
 /// and for each server a reload adds or changes.
-public typealias ClientFactory = @Sendable (ServerEntry) throws -> any WinPowerClient
+package typealias ClientFactory = @Sendable (ServerEntry) throws -> any WinPowerClient
 
 /// The running exporter: energy store, meter, one collector and scheduler per WinPower server
 /// (``ServerPipeline``), the merged exposition, the HTTP endpoints, the push loop and
@@ -71,8 +71,9 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         /// (`winpower.collector` for a logger labelled `winpower`; the default), or the bare
         /// component names (`collector`), as the command-line tool writes them.
         public var componentLabels: ComponentLabels = .nested
-        /// Makes each server's WinPower client (``Exporter/httpClients(logger:)`` for real ones).
-        public var makeClient: ClientFactory
+        /// Makes each server's WinPower client; `nil`: real ones (``Exporter/httpClients(logger:threadPool:)``
+        /// with the components' logger), as every public initializer does.
+        package var makeClient: ClientFactory?
         /// TLS and basic authentication of the listener, from `server.web_config_file`.
         public var webSecurity: WebSecurity
         /// Loads the configuration again (from the startup file, environment and flags) for
@@ -89,18 +90,29 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         /// hard limit first, as the HTTP server does.
         public var openFilesLimit: @Sendable () -> Int? = { OpenFilesLimit.raiseToHardLimit() }
 
-        public init(clock: C, logger: WPLogger, makeClient: @escaping ClientFactory,
+        /// Options with real WinPower clients (their HTTP threads one shared pool).
+        public init(clock: C, logger: WPLogger,
                     wallClock: @escaping @Sendable () -> Date = { Date() }, webSecurity: WebSecurity = .none,
                     reload: ConfigReloader.Load? = nil, mergeSpacing: Duration = .seconds(1),
                     afterCollection: @escaping @Sendable () -> Void = {}) {
             self.clock = clock
             self.logger = logger
-            self.makeClient = makeClient
+            self.makeClient = nil
             self.wallClock = wallClock
             self.webSecurity = webSecurity
             self.reload = reload
             self.mergeSpacing = mergeSpacing
             self.afterCollection = afterCollection
+        }
+
+        /// Options whose servers' clients `makeClient` makes (the tests' fakes).
+        package init(clock: C, logger: WPLogger, makeClient: @escaping ClientFactory,
+                     wallClock: @escaping @Sendable () -> Date = { Date() }, webSecurity: WebSecurity = .none,
+                     reload: ConfigReloader.Load? = nil, mergeSpacing: Duration = .seconds(1),
+                     afterCollection: @escaping @Sendable () -> Void = {}) {
+            self.init(clock: clock, logger: logger, wallClock: wallClock, webSecurity: webSecurity, reload: reload,
+                      mergeSpacing: mergeSpacing, afterCollection: afterCollection)
+            self.makeClient = makeClient
         }
     }
 
@@ -156,7 +168,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// ``HTTPClient/ThreadPool/defaultMaxThreads`` threads named `http-client`), each using at
     /// most ``WinPowerHTTPClient/sharedPoolThreads`` of them at once: the threads follow the
     /// requests in flight, not the number of servers.
-    public static func httpClients(logger: WPLogger, threadPool: HTTPClient.ThreadPool = HTTPClient.ThreadPool()) -> ClientFactory {
+    package static func httpClients(logger: WPLogger, threadPool: HTTPClient.ThreadPool = HTTPClient.ThreadPool()) -> ClientFactory {
         return { entry in
             let configuration = try ExporterSettings.client(entry.winPower)
             return WinPowerHTTPClient(configuration: configuration,
@@ -181,6 +193,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         let (clock, wallClock, logger) = (options.clock, options.wallClock, options.logger)
         // The components' loggers: nested under the given label, or their bare names.
         let components = options.componentLabels == .nested ? logger : logger.child(label: "")
+        let makeClient = options.makeClient ?? Self.httpClients(logger: components)
         let problems = configuration.problems()
         guard problems.isEmpty else { throw .invalidConfiguration(problems) }
         ExporterSecrets.register(configuration, in: logger.redactor)
@@ -219,7 +232,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         var members: [ServerFleet<C>.Member] = []
         for entry in Self.serverEntries(configuration) {
             do {
-                members.append(makeMember(entry, try options.makeClient(entry), configuration))
+                members.append(makeMember(entry, try makeClient(entry), configuration))
             } catch {
                 store.close()
                 throw .client(server: entry.name, reason: "\(error)")
@@ -229,7 +242,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         if !configuration.servers.isEmpty { merger.publish() }
         let ownListener = self.ownListener
         applier = ReloadApplier(running: running, fleet: fleet, merger: merger, meter: meter,
-                                makeMember: makeMember, makeClient: options.makeClient,
+                                makeMember: makeMember, makeClient: makeClient,
                                 ownListener: { ownListener.isSet })
         let applier = self.applier
         let redactor = logger.redactor
@@ -473,7 +486,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
 
     /// The current `/metrics` snapshot, without the per-scrape families (requests, process,
     /// build information).
-    public var snapshot: MetricsSnapshot { endpoints.exposition().snapshot }
+    package var snapshot: MetricsSnapshot { endpoints.exposition().snapshot }
 
     /// Puts the WinPower families (every family of `/metrics` but `process_*`: the latest
     /// collection's, and the exporter's own per-scrape ones, the reload status, build
@@ -787,7 +800,7 @@ extension Exporter where C == ContinuousClock {
                             reload: ConfigReloader.Load? = nil,
                             afterCollection: @escaping @Sendable () -> Void = {}) throws(ExporterError) {
         try self.init(configuration: configuration, options: Options(
-            clock: ContinuousClock(), logger: logger, makeClient: Exporter.httpClients(logger: logger),
-            webSecurity: webSecurity, reload: reload, afterCollection: afterCollection))
+            clock: ContinuousClock(), logger: logger, webSecurity: webSecurity, reload: reload,
+            afterCollection: afterCollection))
     }
 }

@@ -9,8 +9,10 @@ import Darwin
 import WPConfig
 
 extension FileAccess {
-    /// The real filesystem, relative paths resolved against the working directory.
-    package static var system: FileAccess {
+    /// The real filesystem, relative paths resolved against the working directory: what
+    /// `ConfigurationLoader` reads a configuration file (and the files it names) through, as the
+    /// command-line tool does (`ConfigurationInputs(configPath:environment:files: .system)`).
+    public static var system: FileAccess {
         FileAccess(read: { path in
             var info = stat()
             guard stat(path, &info) == 0 else { return .failure(.notFound) }

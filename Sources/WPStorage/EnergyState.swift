@@ -4,22 +4,22 @@ import FoundationEssentials
 ///
 /// This is the unit the store writes atomically, once per collection cycle, whatever the
 /// number of devices.
-public struct EnergyState: Sendable, Equatable {
+package struct EnergyState: Sendable, Equatable {
     /// Totals per device id.
-    public var devices: [String: StoredDeviceEnergy]
+    package var devices: [String: StoredDeviceEnergy]
     /// Whether the previous exporter's `<device_id>.txt` files were already imported into this
     /// state (set once by the first start; migration never runs twice).
-    public var legacyFilesImported: Bool
+    package var legacyFilesImported: Bool
     /// Monotonically increasing save counter assigned by the store (0 for a state never saved).
-    public var generation: UInt64
+    package var generation: UInt64
     /// Wall-clock time of the save that produced this state (informational only; nothing is
     /// computed from it, so wall-clock jumps cannot affect totals).
-    public var savedAt: Date?
+    package var savedAt: Date?
     /// The NUT name and description of each device the NUT bridge served, by the same keys as
     /// ``devices`` (empty without the bridge).
-    public var nutNames: [String: StoredNUTName]
+    package var nutNames: [String: StoredNUTName]
 
-    public init(devices: [String: StoredDeviceEnergy] = [:], legacyFilesImported: Bool = false,
+    package init(devices: [String: StoredDeviceEnergy] = [:], legacyFilesImported: Bool = false,
                 generation: UInt64 = 0, savedAt: Date? = nil, nutNames: [String: StoredNUTName] = [:]) {
         self.devices = devices
         self.legacyFilesImported = legacyFilesImported

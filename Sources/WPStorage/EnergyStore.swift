@@ -11,7 +11,7 @@
 ///   in the returned ``LoadedEnergyState``. It throws only when storage cannot be used at all.
 /// - Both may be called from any thread; an implementation serialises its own I/O. They block
 ///   for the duration of the I/O (a file store waits for `fsync`).
-public protocol EnergyStore: Sendable {
+package protocol EnergyStore: Sendable {
     /// Loads the last saved state, recovering from damage where possible.
     ///
     /// - Returns: the state and a report of where it came from.

@@ -29,22 +29,22 @@ import WPLogging
 /// try store.save(updatedState)            // once per cycle
 /// store.close()                           // at shutdown, after the last save
 /// ```
-public final class FileEnergyStore: EnergyStore {
+package final class FileEnergyStore: EnergyStore {
     /// Counters for benchmarks and self-metrics.
-    public struct Statistics: Sendable, Equatable {
+    package struct Statistics: Sendable, Equatable {
         /// Successful saves.
-        public var saves: Int = 0
+        package var saves: Int = 0
         /// Failed saves.
-        public var failedSaves: Int = 0
+        package var failedSaves: Int = 0
         /// `fsync` calls made by saves (files and directory).
-        public var fsyncs: Int = 0
+        package var fsyncs: Int = 0
         /// Size of the last state file written.
-        public var lastSaveBytes: Int = 0
+        package var lastSaveBytes: Int = 0
         /// Backups made by copy (+ `fsync`) because the file system refused a hard link.
-        public var copiedBackups: Int = 0
+        package var copiedBackups: Int = 0
     }
 
-    public let configuration: StorageConfiguration
+    package let configuration: StorageConfiguration
     let paths: Paths
     let logger: WPLogger
     let now: @Sendable () -> Date
@@ -81,7 +81,7 @@ public final class FileEnergyStore: EnergyStore {
     /// - Throws: ``StorageError/locked(lockFile:ownerPID:)`` when another process uses the
     ///   directory; ``StorageError/system(operation:path:errno:message:)`` when it cannot be
     ///   created or locked.
-    public convenience init(configuration: StorageConfiguration, logger: WPLogger,
+    package convenience init(configuration: StorageConfiguration, logger: WPLogger,
                             now: @escaping @Sendable () -> Date = { Date() }) throws {
         try self.init(configuration: configuration, logger: logger, now: now, calls: .system)
     }
@@ -110,7 +110,7 @@ public final class FileEnergyStore: EnergyStore {
     }
 
     /// Releases the data directory's lock; later calls to ``save(_:)`` throw. Idempotent.
-    public func close() {
+    package func close() {
         guarded.withLock { guarded in
             guarded.lock?.release()
             guarded.lock = nil
@@ -118,10 +118,10 @@ public final class FileEnergyStore: EnergyStore {
     }
 
     /// Counters since the store was opened.
-    public var statistics: Statistics { guarded.withLock { $0.statistics } }
+    package var statistics: Statistics { guarded.withLock { $0.statistics } }
 
     /// The path of the current state file.
-    public var stateFilePath: String { paths.state }
+    package var stateFilePath: String { paths.state }
 
     /// Writes `state` atomically (temp file, `fsync`, backup link, rename, directory `fsync`).
     ///
@@ -135,7 +135,7 @@ public final class FileEnergyStore: EnergyStore {
     ///   finite number ≥ 0, which could not be loaded back); the previous state file is untouched.
     ///   ``StorageError/lockTaken(lockFile:ownerPID:)`` when another process locked the data
     ///   directory after its lock file was removed or replaced: nothing is written there.
-    public func save(_ state: EnergyState) throws {
+    package func save(_ state: EnergyState) throws {
         var firstCopiedBackup: Int32?
         try saving.withLock { _ throws(StorageError) in
             let generation = try guarded.withLock { guarded throws(StorageError) -> UInt64 in

@@ -1,7 +1,7 @@
 /// The result of ``EnergyStore/load()``: a state and how it was obtained.
-public struct LoadedEnergyState: Sendable, Equatable {
+package struct LoadedEnergyState: Sendable, Equatable {
     /// Where the state came from.
-    public enum Source: Sendable, Equatable {
+    package enum Source: Sendable, Equatable {
         /// Nothing was stored yet: a first start.
         case fresh
         /// The current state file.
@@ -13,14 +13,14 @@ public struct LoadedEnergyState: Sendable, Equatable {
         case reset
     }
 
-    public var state: EnergyState
-    public var source: Source
+    package var state: EnergyState
+    package var source: Source
     /// Damaged files that were moved aside (new paths), never deleted.
-    public var quarantined: [String]
+    package var quarantined: [String]
     /// What the import of the previous exporter's files did, when it ran during this load.
-    public var legacyImport: LegacyImportReport?
+    package var legacyImport: LegacyImportReport?
 
-    public init(state: EnergyState, source: Source, quarantined: [String] = [],
+    package init(state: EnergyState, source: Source, quarantined: [String] = [],
                 legacyImport: LegacyImportReport? = nil) {
         self.state = state
         self.source = source
@@ -29,5 +29,5 @@ public struct LoadedEnergyState: Sendable, Equatable {
     }
 
     /// `true` when stored totals were lost (both files bad); export it as a metric flag.
-    public var stateWasReset: Bool { source == .reset }
+    package var stateWasReset: Bool { source == .reset }
 }

@@ -17,14 +17,14 @@ import WPRuntime
 /// let status = await child.exitStatus()       // 0
 /// child.standardOutput                        // "hi\n"
 /// ```
-public final class ChildProcess: Sendable {
+package final class ChildProcess: Sendable {
     /// The child could not be started.
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// Where the child's standard error goes.
-    public enum ErrorOutput: Sendable {
+    package enum ErrorOutput: Sendable {
         /// Collected on its own (``standardError``).
         case separate
         /// Into the same pipe as standard output.
@@ -45,7 +45,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// The child's process ID.
-    public let pid: pid_t
+    package let pid: pid_t
     private let output = ConditionLock(Stream())
     private let errors = ConditionLock(Stream())
     private let exit = ConditionLock(Exit())
@@ -63,7 +63,7 @@ public final class ChildProcess: Sendable {
     ///   - errorOutput: what becomes of standard error.
     ///   - ownProcessGroup: puts the child in a process group of its own (Ctrl-C in a terminal
     ///     then does not reach it).
-    public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+    package init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
                 directory: String? = nil, standardInput: Bool = false, errorOutput: ErrorOutput = .separate,
                 ownProcessGroup: Bool = false) throws(Failure) {
         var opened: [Int32] = []
@@ -136,27 +136,27 @@ public final class ChildProcess: Sendable {
     }
 
     /// What the child wrote to standard output so far (and standard error, when merged).
-    public var standardOutput: String { output.withLock { String(decoding: $0.bytes, as: UTF8.self) } }
+    package var standardOutput: String { output.withLock { String(decoding: $0.bytes, as: UTF8.self) } }
     /// The bytes the child wrote to standard output so far.
-    public var standardOutputBytes: [UInt8] { output.withLock { $0.bytes } }
+    package var standardOutputBytes: [UInt8] { output.withLock { $0.bytes } }
     /// What the child wrote to standard error so far.
-    public var standardError: String { errors.withLock { String(decoding: $0.bytes, as: UTF8.self) } }
+    package var standardError: String { errors.withLock { String(decoding: $0.bytes, as: UTF8.self) } }
 
     /// Whether the child has not been reaped yet.
-    public var isRunning: Bool { exit.withLock { $0.status == nil } }
+    package var isRunning: Bool { exit.withLock { $0.status == nil } }
 
     /// The exit status once the child ended: its exit code, or 128 + the signal that ended it.
-    public var status: Int32? { exit.withLock { $0.status } }
+    package var status: Int32? { exit.withLock { $0.status } }
 
     /// Sends `number` to the child (nothing once it was reaped: its PID may be reused).
-    public func signal(_ number: Int32) {
+    package func signal(_ number: Int32) {
         exit.withLock { state in
             if state.status == nil { _ = kill(pid, number) }
         }
     }
 
     /// Writes `bytes` to the child's standard input (given with `standardInput: true`).
-    public func write(_ bytes: [UInt8]) throws(Failure) {
+    package func write(_ bytes: [UInt8]) throws(Failure) {
         let fd = input.withLock { $0 }
         guard fd >= 0 else { throw Failure(description: "the child's standard input is not a pipe, or was closed") }
         var offset = 0
@@ -169,7 +169,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// Closes the child's standard input (it reads end-of-file).
-    public func closeInput() {
+    package func closeInput() {
         let fd = input.withLock { fd in
             defer { fd = -1 }
             return fd
@@ -180,7 +180,7 @@ public final class ChildProcess: Sendable {
     /// Suspends until the child exited (and its pipes ended, unless a process it started still
     /// holds them after 5 s) and returns ``status``; a child still running after
     /// `limit` (a safety net against a hung child, not a timing assertion) is killed first.
-    public func exitStatus(limit: Duration = .seconds(60)) async -> Int32 {
+    package func exitStatus(limit: Duration = .seconds(60)) async -> Int32 {
         let killer = Task { [self] in
             try await Task.sleep(for: limit)
             signal(SIGKILL)
@@ -198,7 +198,7 @@ public final class ChildProcess: Sendable {
     /// Blocks until the child exited and both its pipes ended, or `limit` passed (`nil`: no
     /// limit); returns ``status`` (`nil` at the limit). It blocks the calling thread: for
     /// commands that end at once, or from a thread of the caller's own.
-    public func waitUntilDone(limit: Duration? = nil) -> Int32? {
+    package func waitUntilDone(limit: Duration? = nil) -> Int32? {
         let deadline = limit.map { Deadline(after: $0) }
         guard output.wait(until: deadline, for: { $0.ended }, then: { _, ended in ended }),
               errors.wait(until: deadline, for: { $0.ended }, then: { _, ended in ended }) else { return nil }
@@ -208,7 +208,7 @@ public final class ChildProcess: Sendable {
     /// Blocks until standard output satisfies `condition` (given the text so far), the output
     /// ended, or `limit` passed (a safety net, not a timing assertion); returns the text then
     /// and whether `condition` held.
-    public func waitForOutput(limit: Duration = .seconds(60), _ condition: @escaping (String) -> Bool) -> (text: String, satisfied: Bool) {
+    package func waitForOutput(limit: Duration = .seconds(60), _ condition: @escaping (String) -> Bool) -> (text: String, satisfied: Bool) {
         output.wait(until: Deadline(after: limit), for: { $0.ended || condition(String(decoding: $0.bytes, as: UTF8.self)) }) { stream, _ in
             let text = String(decoding: stream.bytes, as: UTF8.self)
             return (text, condition(text))
@@ -217,7 +217,7 @@ public final class ChildProcess: Sendable {
 
     /// Runs a command to completion on this thread: its status (exit code, or 128 + signal)
     /// and its two outputs. A command not done after `limit` is killed.
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+    package static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
                            directory: String? = nil, errorOutput: ErrorOutput = .separate,
                            limit: Duration = .seconds(120)) throws(Failure) -> (status: Int32, output: String, error: String) {
         let child = try ChildProcess(executable, arguments, environment: environment, directory: directory, errorOutput: errorOutput)
@@ -230,7 +230,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// Finds `name` on `PATH`, then in the usual directories.
-    public static func executable(named name: String) -> String? {
+    package static func executable(named name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         let directories = path.split(separator: ":").map(String.init) + ["/usr/local/bin", "/usr/bin", "/bin"]
         return directories.map { "\($0)/\(name)" }.first { access($0, X_OK) == 0 }

@@ -4,7 +4,7 @@ import WPClient
 extension Device {
     /// A device for tests: line mode, connected, the given power; every other field at a
     /// realistic value from the captured sample. Pass `watts: nil` for an absent reading.
-    public static func make(id: String = "e156e6cb-41cb-4b35-b0dd-869929186a5c", alias: String? = "C3K",
+    package static func make(id: String = "e156e6cb-41cb-4b35-b0dd-869929186a5c", alias: String? = "C3K",
                             connected: Bool? = true, watts: Double? = 195, mode: Int? = 3, status: Int? = 1,
                             faultCode: String? = nil, alarmCodes: [String] = []) -> Device {
         var realtime = RealtimeReadings()
@@ -50,7 +50,7 @@ extension Device {
 
 extension DeviceReadout {
     /// A complete readout of `devices` for tests.
-    public static func make(devices: [Device] = [.make()], dropped: [DroppedDevice] = [],
+    package static func make(devices: [Device] = [.make()], dropped: [DroppedDevice] = [],
                             calls: [APICall] = [APICall(endpoint: .deviceList, duration: .milliseconds(12), status: 200)],
                             tokenExpiry: Date? = Date(timeIntervalSince1970: 1_760_367_613),
                             lastLogin: Date? = Date(timeIntervalSince1970: 1_760_365_813)) -> DeviceReadout {

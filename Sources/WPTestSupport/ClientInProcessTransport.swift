@@ -10,16 +10,16 @@ import WPSimulator
 /// `timeout` elapses (e.g. the simulator's `slow` fault sleeping on a ``ManualClock``) yields a
 /// `timeout` error. ``SimulatorError/unreachable`` becomes a `network` error, any other thrown
 /// error a 500 (as the real server does).
-public struct InProcessTransport<C: Clock>: HTTPTransport where C.Duration == Duration {
+package struct InProcessTransport<C: Clock>: HTTPTransport where C.Duration == Duration {
     let handler: any HTTPHandler
     let clock: C
 
-    public init(handler: any HTTPHandler, clock: C) {
+    package init(handler: any HTTPHandler, clock: C) {
         self.handler = handler
         self.clock = clock
     }
 
-    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+    package func send(_ request: TransportRequest) async throws -> TransportResponse {
         var target = request.url.path.isEmpty ? "/" : request.url.path
         if let query = request.url.query { target += "?" + query }
         var headers = HTTPHeaders()

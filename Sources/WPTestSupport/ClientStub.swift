@@ -12,7 +12,7 @@ import WPClient
 /// let client = ClientStub([.success(.make(devices: [.make(id: "a", watts: 100)])),
 ///                          .failure(ClientError(.network, "down"))])
 /// ```
-public final class ClientStub: WinPowerClient {
+package final class ClientStub: WinPowerClient {
     private struct State {
         var queue: [Result<DeviceReadout, ClientError>]
         var last: Result<DeviceReadout, ClientError>?
@@ -21,19 +21,19 @@ public final class ClientStub: WinPowerClient {
 
     private let state: Mutex<State>
 
-    public init(_ results: [Result<DeviceReadout, ClientError>] = []) {
+    package init(_ results: [Result<DeviceReadout, ClientError>] = []) {
         state = Mutex(State(queue: results))
     }
 
     /// Appends results to the script.
-    public func enqueue(_ results: Result<DeviceReadout, ClientError>...) {
+    package func enqueue(_ results: Result<DeviceReadout, ClientError>...) {
         state.withLock { $0.queue.append(contentsOf: results) }
     }
 
     /// How many times `fetchDevices()` was called.
-    public var calls: Int { state.withLock { $0.calls } }
+    package var calls: Int { state.withLock { $0.calls } }
 
-    public func fetchDevices() async throws -> DeviceReadout {
+    package func fetchDevices() async throws -> DeviceReadout {
         let result: Result<DeviceReadout, ClientError> = state.withLock { state in
             state.calls += 1
             if !state.queue.isEmpty { state.last = state.queue.removeFirst() }

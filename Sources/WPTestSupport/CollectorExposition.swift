@@ -9,34 +9,34 @@ import Foundation
 /// let exposition = try CollectorExposition(text: collector.snapshot.text)
 /// #expect(exposition.value("winpower_device_load_total_watts", ["device_id": id]) == 195)
 /// ```
-public struct CollectorExposition: Sendable {
+package struct CollectorExposition: Sendable {
     /// One sample line.
-    public struct Line: Sendable, Equatable {
-        public var name: String
-        public var labels: [String: String]
-        public var value: Double
+    package struct Line: Sendable, Equatable {
+        package var name: String
+        package var labels: [String: String]
+        package var value: Double
     }
 
     /// A parse failure: the 1-based line number and what was wrong.
-    public struct ParseError: Error, CustomStringConvertible {
-        public var line: Int
-        public var reason: String
-        public var description: String { "line \(line): \(reason)" }
+    package struct ParseError: Error, CustomStringConvertible {
+        package var line: Int
+        package var reason: String
+        package var description: String { "line \(line): \(reason)" }
     }
 
     /// Every sample, in order.
-    public var lines: [Line] = []
+    package var lines: [Line] = []
     /// `# HELP` text by family name.
-    public var help: [String: String] = [:]
+    package var help: [String: String] = [:]
     /// `# TYPE` by family name.
-    public var types: [String: String] = [:]
+    package var types: [String: String] = [:]
     /// Family names in the order their `# TYPE` appeared.
-    public var familyOrder: [String] = []
+    package var familyOrder: [String] = []
 
     /// Parses `text`.
     ///
     /// - Throws: ``ParseError`` naming the first malformed line.
-    public init(text: [UInt8]) throws {
+    package init(text: [UInt8]) throws {
         let string = String(decoding: text, as: UTF8.self)
         for (offset, raw) in string.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = Substring(raw)
@@ -59,12 +59,12 @@ public struct CollectorExposition: Sendable {
     }
 
     /// Samples named `name` whose labels include every pair of `labels`.
-    public func samples(_ name: String, _ labels: [String: String] = [:]) -> [Line] {
+    package func samples(_ name: String, _ labels: [String: String] = [:]) -> [Line] {
         lines.filter { line in line.name == name && labels.allSatisfy { line.labels[$0.key] == $0.value } }
     }
 
     /// The value of the one sample matching, or `nil` when there is none (or several).
-    public func value(_ name: String, _ labels: [String: String] = [:]) -> Double? {
+    package func value(_ name: String, _ labels: [String: String] = [:]) -> Double? {
         let matching = samples(name, labels)
         return matching.count == 1 ? matching[0].value : nil
     }

@@ -8,13 +8,13 @@ import WPLogging
 ///
 /// The wall clock is ``epoch`` plus the manual clock's offset, so every timestamp in a
 /// snapshot is a function of how far the test advanced the clock.
-public struct CollectorFixture: Sendable {
-    public let clock: ManualClock
-    public let store: InMemoryEnergyStore
-    public let meter: EnergyMeter<ManualClock>
-    public let collector: WinPowerCollector<ManualClock>
-    public let sink: InMemoryLogSink
-    public let epoch: Date
+package struct CollectorFixture: Sendable {
+    package let clock: ManualClock
+    package let store: InMemoryEnergyStore
+    package let meter: EnergyMeter<ManualClock>
+    package let collector: WinPowerCollector<ManualClock>
+    package let sink: InMemoryLogSink
+    package let epoch: Date
 
     /// - Parameters:
     ///   - client: where the collector reads devices (a ``ClientStub`` or a simulator client).
@@ -22,7 +22,7 @@ public struct CollectorFixture: Sendable {
     ///   - store: the energy store (its initial state is the "stored total").
     ///   - configuration: the collector configuration (default interval 5 s, window 15 s).
     ///   - epoch: the wall-clock time at clock offset 0.
-    public init(client: any WinPowerClient, clock: ManualClock = ManualClock(),
+    package init(client: any WinPowerClient, clock: ManualClock = ManualClock(),
                 store: InMemoryEnergyStore = InMemoryEnergyStore(),
                 configuration: CollectorConfiguration = CollectorConfiguration(target: "http://winpower.test:8081"),
                 epoch: Date = Date(timeIntervalSince1970: 1_760_365_813)) throws {
@@ -42,13 +42,13 @@ public struct CollectorFixture: Sendable {
     }
 
     /// The current wall-clock time of the fixture.
-    public var now: Date {
+    package var now: Date {
         let (seconds, atto) = clock.now.offset.components
         return epoch.addingTimeInterval(Double(seconds) + Double(atto) / 1e18)
     }
 
     /// The latest snapshot's text body, parsed.
-    public func exposition() throws -> CollectorExposition {
+    package func exposition() throws -> CollectorExposition {
         try CollectorExposition(text: collector.snapshot.text)
     }
 }
@@ -57,7 +57,7 @@ extension DeviceReadout {
     /// The fixed readout behind the golden expositions and the metric tables in the docs:
     /// one UPS on mains, one on battery with an alarm, one with a fault and missing readings,
     /// and one WinPower cannot reach (every reading missing).
-    public static func collectorGolden() -> DeviceReadout {
+    package static func collectorGolden() -> DeviceReadout {
         var normal = Device.make(id: "0b0c4d6e-0001-4b35-b0dd-000000000001", alias: "C3K", watts: 195)
         normal.setting.autoTestPeriod = 30
         var battery = Device.make(id: "0b0c4d6e-0002-4b35-b0dd-000000000002", alias: "Server room \"A\"",

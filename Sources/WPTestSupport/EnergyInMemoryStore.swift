@@ -10,7 +10,7 @@ import WPStorage
 /// let store = InMemoryEnergyStore(initial: EnergyState(devices: ["ups-1": .init(joules: 3600)]))
 /// store.failNextSaves(2)
 /// ```
-public final class InMemoryEnergyStore: EnergyStore {
+package final class InMemoryEnergyStore: EnergyStore {
     private struct State {
         var loaded: LoadedEnergyState
         var saved: [EnergyState] = []
@@ -23,18 +23,18 @@ public final class InMemoryEnergyStore: EnergyStore {
     private let state: Mutex<State>
 
     /// A store whose `load()` returns `initial` from the primary file (or a fresh state).
-    public init(initial: EnergyState? = nil) {
+    package init(initial: EnergyState? = nil) {
         let loaded = initial.map { LoadedEnergyState(state: $0, source: .primary) }
             ?? LoadedEnergyState(state: EnergyState(), source: .fresh)
         state = Mutex(State(loaded: loaded))
     }
 
     /// A store whose `load()` returns exactly `loaded` (e.g. a `.reset` source).
-    public init(loaded: LoadedEnergyState) {
+    package init(loaded: LoadedEnergyState) {
         state = Mutex(State(loaded: loaded))
     }
 
-    public func load() throws -> LoadedEnergyState {
+    package func load() throws -> LoadedEnergyState {
         try state.withLock { state throws(StorageError) in
             state.loads += 1
             if let error = state.loadError { throw error }
@@ -42,7 +42,7 @@ public final class InMemoryEnergyStore: EnergyStore {
         }
     }
 
-    public func save(_ newState: EnergyState) throws {
+    package func save(_ newState: EnergyState) throws {
         try state.withLock { state throws(StorageError) in
             if state.failingSaves > 0 {
                 state.failingSaves -= 1
@@ -57,7 +57,7 @@ public final class InMemoryEnergyStore: EnergyStore {
     }
 
     /// Makes the next `count` saves throw `error` (an I/O error by default).
-    public func failNextSaves(_ count: Int, with error: StorageError? = nil) {
+    package func failNextSaves(_ count: Int, with error: StorageError? = nil) {
         state.withLock { state in
             state.failingSaves = count
             state.saveError = error
@@ -65,14 +65,14 @@ public final class InMemoryEnergyStore: EnergyStore {
     }
 
     /// Makes every following `load()` throw `error` (`nil` to stop).
-    public func failLoads(with error: StorageError?) { state.withLock { $0.loadError = error } }
+    package func failLoads(with error: StorageError?) { state.withLock { $0.loadError = error } }
 
     /// Every successfully saved state, oldest first.
-    public var savedStates: [EnergyState] { state.withLock { $0.saved } }
+    package var savedStates: [EnergyState] { state.withLock { $0.saved } }
 
     /// The last successfully saved state.
-    public var lastSaved: EnergyState? { state.withLock { $0.saved.last } }
+    package var lastSaved: EnergyState? { state.withLock { $0.saved.last } }
 
     /// How many times `load()` was called.
-    public var loadCount: Int { state.withLock { $0.loads } }
+    package var loadCount: Int { state.withLock { $0.loads } }
 }

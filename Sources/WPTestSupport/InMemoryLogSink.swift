@@ -2,21 +2,21 @@ import Synchronization
 import WPLogging
 
 /// A ``LogSink`` that keeps every record in memory, for assertions in tests.
-public final class InMemoryLogSink: LogSink {
+package final class InMemoryLogSink: LogSink {
     private let storage = Mutex<[LogRecord]>([])
 
-    public init() {}
+    package init() {}
 
-    public func write(_ record: LogRecord) {
+    package func write(_ record: LogRecord) {
         storage.withLock { $0.append(record) }
     }
 
     /// Every record written so far, in order.
-    public var records: [LogRecord] { storage.withLock { $0 } }
+    package var records: [LogRecord] { storage.withLock { $0 } }
 
     /// Every message and field value written so far, as one string: handy for asserting a
     /// secret appears nowhere.
-    public var allText: String {
+    package var allText: String {
         records.map { record in
             ([record.message] + record.fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })
                 .joined(separator: " ")
@@ -24,7 +24,7 @@ public final class InMemoryLogSink: LogSink {
     }
 
     /// A logger at `level` writing into this sink.
-    public func logger(label: String = "test", level: LogLevel = .debug) -> WPLogger {
+    package func logger(label: String = "test", level: LogLevel = .debug) -> WPLogger {
         WPLogger(label: label, level: level, sink: self)
     }
 }

@@ -10,7 +10,7 @@ import WPLogging
 /// }
 /// ```
 /// The directory and everything in it are removed when the body returns or throws.
-public func withLoggingTemporaryDirectory<Result>(_ body: (String) throws -> Result) throws -> Result {
+package func withLoggingTemporaryDirectory<Result>(_ body: (String) throws -> Result) throws -> Result {
     let path = NSTemporaryDirectory() + "wplogging-" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: path) }
@@ -18,7 +18,7 @@ public func withLoggingTemporaryDirectory<Result>(_ body: (String) throws -> Res
 }
 
 /// Async variant of ``withLoggingTemporaryDirectory(_:)``.
-public func withLoggingTemporaryDirectory<Result>(_ body: (String) async throws -> Result) async throws -> Result {
+package func withLoggingTemporaryDirectory<Result>(_ body: (String) async throws -> Result) async throws -> Result {
     let path = NSTemporaryDirectory() + "wplogging-" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: path) }
@@ -26,22 +26,22 @@ public func withLoggingTemporaryDirectory<Result>(_ body: (String) async throws 
 }
 
 /// A settable wall clock for sinks and loggers (`now: clock.now`).
-public final class LoggingWallClock: Sendable {
+package final class LoggingWallClock: Sendable {
     private let current: Mutex<LogTimestamp>
 
     /// - Parameter start: The initial time; 2026-11-22T02:37:19.123Z by default.
-    public init(_ start: LogTimestamp = LogTimestamp(seconds: 1_795_315_039, nanoseconds: 123_000_000)) {
+    package init(_ start: LogTimestamp = LogTimestamp(seconds: 1_795_315_039, nanoseconds: 123_000_000)) {
         current = Mutex(start)
     }
 
     /// The current time.
-    public var time: LogTimestamp { current.withLock { $0 } }
+    package var time: LogTimestamp { current.withLock { $0 } }
 
     /// A closure reading this clock, for `now:` parameters.
-    public var now: @Sendable () -> LogTimestamp { { [self] in time } }
+    package var now: @Sendable () -> LogTimestamp { { [self] in time } }
 
     /// Moves the clock by `seconds` (may be negative).
-    public func advance(by seconds: Double) {
+    package func advance(by seconds: Double) {
         current.withLock { $0 = $0.advanced(bySeconds: seconds) }
     }
 }
@@ -50,20 +50,20 @@ extension LogTimestamp {
     /// The same instant as `date`, to the nearest microsecond; for tests that hold a `Date`.
     ///
     /// - Parameter date: The instant to convert.
-    public init(_ date: Date) {
+    package init(_ date: Date) {
         self.init(secondsSince1970: date.timeIntervalSince1970)
     }
 }
 
 /// Collects the failure reports of sinks, for `reportFailure:` parameters.
-public final class LoggingFailureRecorder: Sendable {
+package final class LoggingFailureRecorder: Sendable {
     private let messages = Mutex<[String]>([])
 
-    public init() {}
+    package init() {}
 
     /// Every report so far, in order.
-    public var reports: [String] { messages.withLock { $0 } }
+    package var reports: [String] { messages.withLock { $0 } }
 
     /// A closure appending to this recorder.
-    public var record: @Sendable (String) -> Void { { [self] message in messages.withLock { $0.append(message) } } }
+    package var record: @Sendable (String) -> Void { { [self] message in messages.withLock { $0.append(message) } } }
 }

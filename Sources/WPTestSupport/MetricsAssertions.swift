@@ -1,7 +1,7 @@
 import WPMetrics
 
 /// Helpers for comparing exposition in tests, like client_golang's `testutil.CollectAndCompare`.
-public enum MetricsAssertions {
+package enum MetricsAssertions {
     /// Renders only the named families of a registry, so a test can compare just what it owns.
     ///
     /// - Parameters:
@@ -9,7 +9,7 @@ public enum MetricsAssertions {
     ///   - names: Family names to keep.
     ///   - format: The exposition format.
     /// - Returns: The rendering as a string.
-    public static func render(_ registry: MetricRegistry, only names: Set<String>, format: ExpositionFormat = .text) -> String {
+    package static func render(_ registry: MetricRegistry, only names: Set<String>, format: ExpositionFormat = .text) -> String {
         let families = registry.collect().filter { names.contains($0.name) }
         return String(decoding: ExpositionEncoder(format: format).encode(families), as: UTF8.self)
     }

@@ -5,9 +5,9 @@ import WPPushgateway
 
 /// An in-process Pushgateway for ``PushgatewayClient`` tests: records every request and
 /// answers from a script (status codes or thrown errors), defaulting to 200.
-public final class FakePushgateway: PushTransport {
+package final class FakePushgateway: PushTransport {
     /// One scripted answer.
-    public enum Answer: Sendable {
+    package enum Answer: Sendable {
         /// Respond with this status and body.
         case status(Int, String)
         /// Fail without a response.
@@ -15,8 +15,8 @@ public final class FakePushgateway: PushTransport {
     }
 
     /// A transport-level failure the fake throws.
-    public struct ConnectionError: Error, CustomStringConvertible {
-        public let description: String
+    package struct ConnectionError: Error, CustomStringConvertible {
+        package let description: String
     }
 
     private struct State {
@@ -28,17 +28,17 @@ public final class FakePushgateway: PushTransport {
     private let state: Mutex<State>
 
     /// Creates a fake answering with `script` in order, then 200 for everything else.
-    public init(script: [Answer] = []) {
+    package init(script: [Answer] = []) {
         state = Mutex(State(script: script))
     }
 
     /// Every request received, in order.
-    public var requests: [PushRequest] { state.withLock { $0.requests } }
+    package var requests: [PushRequest] { state.withLock { $0.requests } }
 
     /// The last body stored per group path (PUT/POST store, DELETE removes), like a gateway.
-    public var groups: [String: [UInt8]] { state.withLock { $0.groups } }
+    package var groups: [String: [UInt8]] { state.withLock { $0.groups } }
 
-    public func send(_ request: PushRequest) async throws -> PushResponse {
+    package func send(_ request: PushRequest) async throws -> PushResponse {
         let answer: Answer = state.withLock { state in
             state.requests.append(request)
             return state.script.isEmpty ? .status(200, "") : state.script.removeFirst()

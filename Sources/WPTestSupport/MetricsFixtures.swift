@@ -2,18 +2,18 @@ import WPMetrics
 
 /// Registries and families that cover every metric type, escaping case and special value,
 /// for golden tests of the exposition formats.
-public enum MetricsFixtures {
+package enum MetricsFixtures {
     /// Help text that needs escaping in both formats (backslash, newline, quote, UTF-8).
-    public static let trickyHelp = "Line one.\nLine two with a backslash \\ and \"quotes\" and UTF-8: Grüße 🚀."
+    package static let trickyHelp = "Line one.\nLine two with a backslash \\ and \"quotes\" and UTF-8: Grüße 🚀."
 
     /// Label values that need escaping, keyed by a short case name.
-    public static let trickyLabelValues: [(String, String)] = [
+    package static let trickyLabelValues: [(String, String)] = [
         ("backslash", "C:\\path\\to"), ("empty", ""), ("newline", "first\nsecond"),
         ("quote", "say \"hi\""), ("utf8", "Grüße 🚀 日本"),
     ]
 
     /// Values that exercise every formatting rule, keyed by a short case name.
-    public static let specialValues: [(String, Double)] = [
+    package static let specialValues: [(String, Double)] = [
         ("integer", 90), ("fraction", 0.1), ("tiny", 1.5e-7), ("large", 1e21), ("million", 1_000_000),
         ("negative", -42.5), ("zero", 0), ("plus_inf", .infinity), ("minus_inf", -.infinity), ("nan", .nan),
     ]
@@ -23,7 +23,7 @@ public enum MetricsFixtures {
     /// - Parameter clock: The clock for the summaries (never advanced here).
     /// - Returns: The filled registry.
     /// - Throws: Only if WPMetrics rejects its own fixture (a bug).
-    public static func everyTypeRegistry(clock: ManualClock) throws -> MetricRegistry {
+    package static func everyTypeRegistry(clock: ManualClock) throws -> MetricRegistry {
         let registry = MetricRegistry()
         let requests = try registry.counter(name: "sample_requests_total", help: trickyHelp)
         try requests.increment(by: 1027)

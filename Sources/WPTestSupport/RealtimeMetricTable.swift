@@ -1,7 +1,7 @@
 /// Each `realtime` member the simulated WinPower sends and the gauge the exporter exports it
 /// as, for tests that compare `/metrics` with the simulator device by device.
-public enum RealtimeMetricTable {
-    public static let entries: [(field: String, metric: String)] = [
+package enum RealtimeMetricTable {
+    package static let entries: [(field: String, metric: String)] = [
         ("inputVolt1", "winpower_device_input_voltage"), ("outputVolt1", "winpower_device_output_voltage"),
         ("outputCurrent1", "winpower_device_output_current"), ("inputFreq", "winpower_device_input_frequency"),
         ("outputFreq", "winpower_device_output_frequency"), ("loadPercent", "winpower_device_load_percent"),

@@ -7,23 +7,23 @@ import Synchronization
 /// Blocking socket calls run on a dedicated thread each, never on the Swift concurrency
 /// pool, so a test waiting for the server cannot starve the server's handler tasks. Reads
 /// give up after 10 s (a safety net against hangs, not a timing assertion).
-public final class TestHTTPClient: Sendable {
+package final class TestHTTPClient: Sendable {
     /// A response as received.
-    public struct Response: Sendable {
-        public var status: Int
+    package struct Response: Sendable {
+        package var status: Int
         /// Header fields in order, names as sent.
-        public var headers: [(name: String, value: String)]
-        public var body: [UInt8]
+        package var headers: [(name: String, value: String)]
+        package var body: [UInt8]
 
         /// The first value of `name`, case-insensitively.
-        public func header(_ name: String) -> String? {
+        package func header(_ name: String) -> String? {
             headers.first { $0.name.lowercased() == name.lowercased() }?.value
         }
 
-        public var text: String { String(decoding: body, as: UTF8.self) }
+        package var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    public enum ClientError: Error, Equatable {
+    package enum ClientError: Error, Equatable {
         case connect(String)
         case closed
         case malformed(String)
@@ -39,16 +39,16 @@ public final class TestHTTPClient: Sendable {
 
     /// Connects to `host:port`. `receiveBufferSize` shrinks the socket's receive buffer
     /// (to make a peer that stops reading block the server quickly).
-    public static func connect(port: Int, host: String = "127.0.0.1",
+    package static func connect(port: Int, host: String = "127.0.0.1",
                                receiveBufferSize: Int = 0) async throws -> TestHTTPClient {
         let descriptor = try await offload { cs_connect(host, Int32(port), Int32(receiveBufferSize)) }
         guard descriptor >= 0 else { throw ClientError.connect(String(cString: cs_listen_error(descriptor))) }
         return TestHTTPClient(descriptor: descriptor)
     }
 
-    public func send(_ text: String) async throws { try await send(Array(text.utf8)) }
+    package func send(_ text: String) async throws { try await send(Array(text.utf8)) }
 
-    public func send(_ bytes: [UInt8]) async throws {
+    package func send(_ bytes: [UInt8]) async throws {
         let descriptor = self.descriptor
         try await Self.offload {
             var sent = 0
@@ -63,7 +63,7 @@ public final class TestHTTPClient: Sendable {
     }
 
     /// Reads one response. For a response to `HEAD`, pass `isHead` so no body is expected.
-    public func readResponse(isHead: Bool = false) async throws -> Response {
+    package func readResponse(isHead: Bool = false) async throws -> Response {
         let head = try await readUntilHeadEnd()
         let lines = String(decoding: head, as: UTF8.self).components(separatedBy: "\r\n")
         let statusParts = lines[0].split(separator: " ", maxSplits: 2)
@@ -86,7 +86,7 @@ public final class TestHTTPClient: Sendable {
     }
 
     /// Reads one line of a line-based protocol, without its `\n`.
-    public func readLine() async throws -> String {
+    package func readLine() async throws -> String {
         while true {
             let line = buffer.withLock { buffer -> String? in
                 guard let newline = buffer.firstIndex(of: 0x0A) else { return nil }
@@ -100,14 +100,14 @@ public final class TestHTTPClient: Sendable {
     }
 
     /// Reads until the server closes the connection; returns what arrived.
-    public func readToEnd() async throws -> [UInt8] {
+    package func readToEnd() async throws -> [UInt8] {
         var result = buffer.withLock { buffer in defer { buffer.removeAll() }; return buffer }
         while let chunk = try await receive() { result += chunk }
         return result
     }
 
     /// Whether the server has closed the connection (reads to end, discarding data).
-    public func isClosedByServer() async -> Bool {
+    package func isClosedByServer() async -> Bool {
         do {
             _ = try await readToEnd()
             return true
@@ -117,12 +117,12 @@ public final class TestHTTPClient: Sendable {
     }
 
     /// Sends end-of-stream (half-close); reading stays possible.
-    public func shutdownWrite() {
+    package func shutdownWrite() {
         _ = cs_shutdown_write(descriptor)
     }
 
     /// Closes the socket; with `abort`, the server sees a reset instead of a FIN.
-    public func close(abort: Bool = false) {
+    package func close(abort: Bool = false) {
         _ = abort ? cs_abort_close(descriptor) : cs_close(descriptor)
     }
 

@@ -16,7 +16,7 @@ import WPServer
 /// ```
 ///
 /// - Throws: The server's bind error, or whatever `body` throws.
-public func withTestServer<T>(
+package func withTestServer<T>(
     _ handler: any HTTPHandler,
     configuration: HTTPServer.Configuration = .init(host: "127.0.0.1", port: 0),
     logger: WPLogger = .disabled,

@@ -12,18 +12,18 @@ import WPSimulator
 /// let readout = try await client.fetchDevices()
 /// #expect(harness.simulator.counters.logins == 1)
 /// ```
-public struct SimulatorHarness: Sendable {
-    public let clock: ManualClock
-    public let simulator: WinPowerSimulator
+package struct SimulatorHarness: Sendable {
+    package let clock: ManualClock
+    package let simulator: WinPowerSimulator
     /// Receives the logs of clients made by ``makeClient(transport:configure:)``, at debug level.
-    public let sink: InMemoryLogSink
+    package let sink: InMemoryLogSink
     /// Wall-clock time at the clock's origin, shared by simulator and clients.
-    public let epoch: Date
+    package let epoch: Date
 
     /// - Parameters:
     ///   - devices: simulated device count.
     ///   - configure: further changes to the simulator's configuration.
-    public init(devices: Int = 3, configure: (inout WinPowerSimulator.Configuration) -> Void = { _ in }) {
+    package init(devices: Int = 3, configure: (inout WinPowerSimulator.Configuration) -> Void = { _ in }) {
         let clock = ManualClock()
         let epoch = Date(timeIntervalSince1970: 1_760_365_813)
         var configuration = WinPowerSimulator.Configuration()
@@ -39,21 +39,21 @@ public struct SimulatorHarness: Sendable {
     }
 
     /// Wall-clock time following the manual clock.
-    public var wallClock: @Sendable () -> Date {
+    package var wallClock: @Sendable () -> Date {
         let clock = self.clock, epoch = self.epoch
         return { epoch.addingTimeInterval(Double(clock.now.offset.components.seconds)
                                           + Double(clock.now.offset.components.attoseconds) / 1e18) }
     }
 
     /// The client configuration matching the simulator's credentials.
-    public var clientConfiguration: WinPowerHTTPClient.Configuration {
+    package var clientConfiguration: WinPowerHTTPClient.Configuration {
         WinPowerHTTPClient.Configuration(
             baseURL: URL(string: "http://winpower.test:8081\(simulator.configuration.pathPrefix)") ?? URL(fileURLWithPath: "/"),
             username: simulator.configuration.username, password: simulator.configuration.password)
     }
 
     /// A client talking to the simulator through an ``InProcessTransport`` (or `transport`).
-    public func makeClient(transport: (any HTTPTransport)? = nil,
+    package func makeClient(transport: (any HTTPTransport)? = nil,
                            configure: (inout WinPowerHTTPClient.Configuration) -> Void = { _ in }) -> WinPowerHTTPClient {
         var configuration = clientConfiguration
         configure(&configuration)

@@ -9,25 +9,25 @@ import Foundation
 /// defer { pki.remove() }
 /// var tls = TLSConfiguration(certificateFile: pki.serverCertificate, keyFile: pki.serverKey)
 /// ```
-public struct TLSTestCertificates: Sendable {
+package struct TLSTestCertificates: Sendable {
     /// The directory holding every file.
-    public let directory: String
+    package let directory: String
 
-    public var caCertificate: String { directory + "/ca.crt" }
-    public var serverCertificate: String { directory + "/server.crt" }
-    public var serverKey: String { directory + "/server.key" }
-    public var clientCertificate: String { directory + "/client.crt" }
-    public var clientKey: String { directory + "/client.key" }
-    public var strangerCertificate: String { directory + "/stranger.crt" }
-    public var strangerKey: String { directory + "/stranger.key" }
+    package var caCertificate: String { directory + "/ca.crt" }
+    package var serverCertificate: String { directory + "/server.crt" }
+    package var serverKey: String { directory + "/server.key" }
+    package var clientCertificate: String { directory + "/client.crt" }
+    package var clientKey: String { directory + "/client.key" }
+    package var strangerCertificate: String { directory + "/stranger.crt" }
+    package var strangerKey: String { directory + "/stranger.key" }
 
     /// The `openssl` executable, nil when not installed (tests skip, saying so).
-    public static let openssl = TLSTestTools.executable("openssl")
+    package static let openssl = TLSTestTools.executable("openssl")
     /// The `curl` executable, nil when not installed.
-    public static let curl = TLSTestTools.executable("curl")
+    package static let curl = TLSTestTools.executable("curl")
 
     /// Generates the CA, server (common name `server-1`), client and stranger certificates.
-    public static func make() throws -> TLSTestCertificates {
+    package static func make() throws -> TLSTestCertificates {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("wpexporter-tls-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -42,14 +42,14 @@ public struct TLSTestCertificates: Sendable {
 
     /// Issues a new server certificate and key with `commonName` and moves them over the old
     /// files (a rename, like certificate renewal tools do).
-    public func reissueServer(commonName: String) throws {
+    package func reissueServer(commonName: String) throws {
         try issue("server-next", commonName: commonName, by: "ca", serverName: "127.0.0.1")
         _ = rename(directory + "/server-next.key", serverKey)
         _ = rename(directory + "/server-next.crt", serverCertificate)
     }
 
     /// Deletes the directory.
-    public func remove() {
+    package func remove() {
         try? FileManager.default.removeItem(atPath: directory)
     }
 

@@ -2,42 +2,42 @@ import Foundation
 
 /// Runs command-line TLS clients (`curl`, `openssl`) for tests without blocking Swift
 /// concurrency's threads.
-public enum TLSTestTools {
+package enum TLSTestTools {
     /// What a finished command printed.
-    public struct Output: Sendable {
-        public var status: Int32
-        public var standardOutput: String
-        public var standardError: String
+    package struct Output: Sendable {
+        package var status: Int32
+        package var standardOutput: String
+        package var standardError: String
     }
 
     /// A helper command failed.
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
-        public init(_ description: String) { self.description = description }
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
+        package init(_ description: String) { self.description = description }
     }
 
     /// The first executable named `name` on `PATH` or in the usual directories.
-    public static func executable(_ name: String) -> String? {
+    package static func executable(_ name: String) -> String? {
         ChildProcess.executable(named: name)
     }
 
     /// Runs a command to completion; the caller's task suspends (the child is reaped and read
     /// on threads of ``ChildProcess``'s own).
-    public static func run(_ executable: String, _ arguments: [String], in directory: String? = nil) async throws -> Output {
+    package static func run(_ executable: String, _ arguments: [String], in directory: String? = nil) async throws -> Output {
         let child = try ChildProcess(executable, arguments, directory: directory)
         let status = await child.exitStatus(limit: .seconds(120))
         return Output(status: status, standardOutput: child.standardOutput, standardError: child.standardError)
     }
 
     /// Runs a command to completion, blocking the calling thread.
-    public static func runBlocking(_ executable: String, _ arguments: [String], in directory: String?) throws -> Output {
+    package static func runBlocking(_ executable: String, _ arguments: [String], in directory: String?) throws -> Output {
         let result = try ChildProcess.run(executable, arguments, directory: directory)
         return Output(status: result.status, standardOutput: result.output, standardError: result.error)
     }
 
     /// `curl` against `https://127.0.0.1:port/path`, trusting `caFile`. The status code is the
     /// last line of standard output; `verbose` adds the handshake details to standard error.
-    public static func curl(port: Int, path: String = "/", caFile: String, clientCertificate: (String, String)? = nil,
+    package static func curl(port: Int, path: String = "/", caFile: String, clientCertificate: (String, String)? = nil,
                             user: String? = nil, verbose: Bool = false, scheme: String = "https") async throws -> Output {
         guard let curl = TLSTestCertificates.curl else { throw Failure("curl is not installed") }
         var arguments = ["-sS", "--max-time", "20", "--cacert", caFile, "-o", "/dev/null", "-w", "%{http_code}\n"]

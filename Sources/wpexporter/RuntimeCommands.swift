@@ -62,7 +62,7 @@ struct RuntimeCommands: Sendable {
         // The binary's records carry the bare component names (docs/logging.md: `collector`,
         // `client`, …); the exporter's own records keep the label `wpexporter`.
         var options = Exporter.Options(
-            clock: ContinuousClock(), logger: logger, makeClient: Exporter<ContinuousClock>.httpClients(logger: logger.child(label: "")),
+            clock: ContinuousClock(), logger: logger,
             webSecurity: security, reload: reload, afterCollection: { MemoryTrim.afterCollection() })
         options.componentLabels = .bare
         let exporter = try Exporter(configuration: configuration, options: options)

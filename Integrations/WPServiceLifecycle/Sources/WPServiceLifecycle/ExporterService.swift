@@ -31,7 +31,7 @@ import WPServer
 ///
 /// ```swift
 /// let exporter = try Exporter(configuration: configuration, options: .init(
-///     clock: ContinuousClock(), logger: log, makeClient: Exporter<ContinuousClock>.httpClients(logger: log)))
+///     clock: ContinuousClock(), logger: log))
 /// let group = ServiceGroup(configuration: .init(
 ///     services: [ExporterService(exporter, listener: .own(onListening: { print("listening on \($0)") }))],
 ///     gracefulShutdownSignals: [.sigterm], cancellationSignals: [.sigint], logger: logger))

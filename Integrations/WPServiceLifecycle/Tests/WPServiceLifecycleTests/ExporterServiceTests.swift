@@ -43,7 +43,7 @@ import WPSimulator
         let collected = Gate()
         let exporter = try Exporter(configuration: Self.configuration(baseURL: "http://127.0.0.1:\(port)", dataDirectory: directory),
                                     options: .init(clock: ContinuousClock(), logger: log,
-                                                   makeClient: Exporter<ContinuousClock>.httpClients(logger: log),
+                                                   
                                                    afterCollection: { collected.open() }))
         let listening = Gate()
         let group = ServiceGroup(configuration: .init(
@@ -67,7 +67,7 @@ import WPSimulator
         var configuration = Self.configuration(baseURL: "http://127.0.0.1:9", dataDirectory: directory)
         configuration.nut.listen = "127.0.0.1:\(taken.port)"
         let exporter = try Exporter(configuration: configuration, options: .init(
-            clock: ContinuousClock(), logger: .disabled, makeClient: Exporter<ContinuousClock>.httpClients(logger: .disabled)))
+            clock: ContinuousClock(), logger: .disabled))
         let group = ServiceGroup(configuration: .init(services: [ExporterService(exporter, listener: .none)],
                                                       logger: Self.groupLogger))
         do {
@@ -83,7 +83,7 @@ import WPSimulator
         configuration.scheduler.collectionInterval = .zero
         #expect(throws: ExporterError.self) {
             _ = try Exporter(configuration: configuration, options: .init(
-                clock: ContinuousClock(), logger: .disabled, makeClient: Exporter<ContinuousClock>.httpClients(logger: .disabled)))
+                clock: ContinuousClock(), logger: .disabled))
         }
     }
 }

@@ -140,6 +140,38 @@ import WPSimulator
         }
     }
 
+    @Test func aConfigurationFileLoadsFromTheFilesystem() throws {
+        let path = "/tmp/consumer-config-\(UInt64.random(in: 0...UInt64.max)).yaml"
+        let yaml = "winpower:\n  base_url: http://127.0.0.1:9\n  username: admin\n  password: admin\n"
+            + "scheduler:\n  collection_interval: 7s\n"
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(yaml.utf8)))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let loaded = try ConfigurationLoader.load(ConfigurationInputs(configPath: path, files: .system))
+        #expect(loaded.configuration.scheduler.collectionInterval == .seconds(7))
+        #expect(loaded.configuration.winPower.baseURL == "http://127.0.0.1:9")
+        do {
+            _ = try ConfigurationLoader.load(ConfigurationInputs(configPath: path + ".missing", files: .system))
+            Issue.record("a missing configuration file was accepted")
+        } catch {
+            #expect("\(error)".contains(path + ".missing"), "\(error)")
+        }
+    }
+
+    @Test func theExportersComponentsLogUnderTheGivenLabel() async throws {
+        let simulator = SimulatorServer(simulator: WinPowerSimulator())
+        let port = try await simulator.start().port
+        let sink = RecordingSink()
+        let embedded = try EmbeddedExporter(configuration: Self.configuration(baseURL: "http://127.0.0.1:\(port)"),
+                                            log: WPLogger(label: "consumer", sink: sink))
+        let running = Task { try await embedded.group.run() }
+        defer { running.cancel() }
+        let login = try await within(.seconds(60), "a login") { await sink.wait(for: "logged in") }
+        #expect(login.logger == "consumer.client")
+        await embedded.group.triggerGracefulShutdown()
+        try await within(.seconds(60), "the group to return") { try await running.value }
+        await simulator.stop()
+    }
+
     @Test func theGroupsShutdownSavesTheTotals() async throws {
         let simulator = SimulatorServer(simulator: WinPowerSimulator())
         let port = try await simulator.start().port

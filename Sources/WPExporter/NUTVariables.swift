@@ -2,14 +2,14 @@ import WPClient
 
 /// The low-battery thresholds of one UPS (`battery.charge.low`, `battery.runtime.low`): below
 /// either, `ups.status` carries `LB`, and a primary `upsmon` shuts down on `OB LB`.
-public struct NUTThresholds: Sendable, Equatable {
+package struct NUTThresholds: Sendable, Equatable {
     /// `battery.charge.low`, percent.
-    public var chargeLow: Double
+    package var chargeLow: Double
     /// `battery.runtime.low`, seconds.
-    public var runtimeLow: Double
+    package var runtimeLow: Double
 
     /// NUT's usual defaults: 10 % and 120 s.
-    public init(chargeLow: Double = 10, runtimeLow: Double = 120) {
+    package init(chargeLow: Double = 10, runtimeLow: Double = 120) {
         self.chargeLow = chargeLow
         self.runtimeLow = runtimeLow
     }
@@ -19,14 +19,14 @@ public struct NUTThresholds: Sendable, Equatable {
 ///
 /// A reading WinPower did not give is absent, never `0`. `ups.status` follows
 /// ``status(of:thresholds:)``; `FSD` is the server's to add (``NUTServerState``).
-public enum NUTVariables {
+package enum NUTVariables {
     /// Every variable of `device`, sorted by name (as upsd lists them).
     ///
     /// - Parameters:
     ///   - device: the latest reading.
     ///   - thresholds: the UPS's low-battery thresholds (exported too).
     ///   - driverVersion: `driver.version` (the exporter's version).
-    public static func of(_ device: Device, thresholds: NUTThresholds, driverVersion: String) -> [(name: String, value: String)] {
+    package static func of(_ device: Device, thresholds: NUTThresholds, driverVersion: String) -> [(name: String, value: String)] {
         var values: [String: String] = [:]
         func set(_ name: String, _ value: Double?) {
             if let value, value.isFinite { values[name] = format(value) }
@@ -78,7 +78,7 @@ public enum NUTVariables {
     /// - `LB` when the charge or the runtime is below its threshold;
     /// - `BYPASS`, `OFF` (standby: the output is off), `TEST`, `CHRG`/`DISCHRG`, `ALARM`
     ///   (alarms active, fault mode, or the mode missing or unknown).
-    public static func status(of device: Device, thresholds: NUTThresholds) -> [String] {
+    package static func status(of device: Device, thresholds: NUTThresholds) -> [String] {
         var words: [String] = []
         let realtime = device.realtime
         // Fault mode, or a mode missing or unknown: ALARM says that something is wrong, and
@@ -102,7 +102,7 @@ public enum NUTVariables {
     }
 
     /// Whether the charge or the runtime is below its threshold.
-    public static func isLow(_ device: Device, _ thresholds: NUTThresholds) -> Bool {
+    package static func isLow(_ device: Device, _ thresholds: NUTThresholds) -> Bool {
         if let charge = device.realtime.batCapacity, charge < thresholds.chargeLow { return true }
         if let runtime = device.realtime.batRemainTime, runtime < thresholds.runtimeLow { return true }
         return false
@@ -124,7 +124,7 @@ public enum NUTVariables {
 
     /// A reading as NUT drivers write numbers: integers without a decimal point, other values
     /// in their shortest exact form (`230.5`).
-    public static func format(_ value: Double) -> String {
+    package static func format(_ value: Double) -> String {
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
         return "\(value)"
     }
