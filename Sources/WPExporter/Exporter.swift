@@ -67,6 +67,9 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         /// `reload`) logs under a label of its own, nested under it by default
         /// (``ComponentLabels``).
         public var logger: WPLogger
+        /// Where the energy totals are kept: `storage.data_dir` (the default), or in memory
+        /// only (``EnergyStorage/memory``: tests and previews, no directory created or locked).
+        public var energyStorage: EnergyStorage = .dataDirectory
         /// How the components' labels relate to ``logger``'s: nested under it
         /// (`winpower.collector` for a logger labelled `winpower`; the default), or the bare
         /// component names (`collector`), as the command-line tool writes them.
@@ -117,7 +120,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     package let logger: WPLogger
-    package let store: FileEnergyStore
+    package let store: any EnergyStore
     package let meter: EnergyMeter<C>
     /// The servers: one unnamed member for `winpower`, one per `servers` entry; reloads change them.
     package let fleet: ServerFleet<C>
@@ -204,14 +207,19 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         gracefulShutdownTimeout = configuration.scheduler.gracefulShutdownTimeout
         let storage = ExporterSettings.storage(configuration.storage)
         do {
-            store = try FileEnergyStore(configuration: storage, logger: components.component("storage"), now: wallClock)
+            store = try options.energyStorage.make(storage, components.component("storage"), wallClock)
         } catch {
             throw .dataDirectory(error)
         }
         // A relative storage.data_dir (the default is ./data) depends on the working directory:
         // say where the totals are.
-        logger.info("energy totals kept in the data directory",
-                    ["data_dir": .string(Self.absolute(configuration.storage.dataDirectory))])
+        if options.energyStorage.isDataDirectory {
+            logger.info("energy totals kept in the data directory",
+                        ["data_dir": .string(Self.absolute(configuration.storage.dataDirectory))])
+        } else {
+            logger.info("energy totals kept in memory only: they start from zero and end with the process",
+                        ["store": .string(store.location)])
+        }
         let store = self.store
         do {
             meter = try Self.openMeter(configuration, storage: storage, store: store, clock: clock, logger: components)
@@ -281,7 +289,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                               nut: Self.nutHealth(nutServer, listen: nutAddress),
                               storage: {
                                   let status = meter.status
-                                  return StorageHealth(dataDirectory: storage.dataDirectory, lastError: status.lastPersistError,
+                                  return StorageHealth(dataDirectory: store.location, lastError: status.lastPersistError,
                                                        saveFailures: status.persistFailures)
                               })
         var serverConfiguration = ExporterSettings.server(configuration)
@@ -454,7 +462,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// Opens the shared meter; with `servers`, moves stored totals as ``EnergyMigration`` says
     /// and warns about unqualified totals no entry adopts.
     private static func openMeter(_ configuration: ExporterConfiguration, storage: StorageConfiguration,
-                                  store: FileEnergyStore, clock: C, logger: WPLogger) throws -> EnergyMeter<C> {
+                                  store: any EnergyStore, clock: C, logger: WPLogger) throws -> EnergyMeter<C> {
         let energy = ExporterSettings.energy(configuration.energy)
         let energyLogger = logger.component("energy")
         guard !configuration.servers.isEmpty else {
@@ -658,7 +666,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// directory. A collection that outlived the graceful timeout can no longer record.
     ///
     /// - Returns: `nil` when the totals are saved; otherwise the error to stop with, logged
-    ///   with where the last saved totals are (``FileEnergyStore/lastSavedTotals()``).
+    ///   with where the last saved totals are (the store's `lastSavedTotals()`).
     private func finish(timeout: Duration = Exporter.finalSaveTimeout) async -> ExporterError? {
         meter.close()
         var failure: ExporterError?

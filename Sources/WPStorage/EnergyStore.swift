@@ -24,4 +24,20 @@ package protocol EnergyStore: Sendable {
     ///   assigned by the store.
     /// - Throws: ``StorageError`` when the write did not complete; the previous state is intact.
     func save(_ state: EnergyState) throws
+
+    /// Where the totals are kept, for `/health` and the logs: the data directory, or `memory`.
+    var location: String { get }
+
+    /// Where the newest saved totals are: what a shutdown whose final save failed tells.
+    func lastSavedTotals() -> SavedTotals
+
+    /// Releases what the store holds (a data directory's lock); later saves fail. Called once,
+    /// when its owner stops.
+    func close()
+}
+
+extension EnergyStore {
+    package var location: String { "memory" }
+    package func lastSavedTotals() -> SavedTotals { .notPersistent }
+    package func close() {}
 }

@@ -123,6 +123,9 @@ package final class FileEnergyStore: EnergyStore {
     /// The path of the current state file.
     package var stateFilePath: String { paths.state }
 
+    /// The data directory as configured (`storage.data_dir`).
+    package var location: String { configuration.dataDirectory }
+
     /// Writes `state` atomically (temp file, `fsync`, backup link, rename, directory `fsync`).
     ///
     /// First it checks, with one `stat`, that the lock file is still the one it locked: when

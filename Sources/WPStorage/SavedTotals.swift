@@ -12,6 +12,9 @@ package enum SavedTotals: Sendable, Equatable, CustomStringConvertible {
     /// No state file was loaded at startup nor written since (a first start whose saves all
     /// failed).
     case none(dataDirectory: String)
+    /// The store keeps its totals in memory only (``InMemoryEnergyStore``): none survive the
+    /// process.
+    case notPersistent
 
     package var description: String {
         switch self {
@@ -22,6 +25,8 @@ package enum SavedTotals: Sendable, Equatable, CustomStringConvertible {
             return "no saved totals remain: the last state file written, \(path) (generation \(generation)), no longer exists"
         case .none(let dataDirectory):
             return "no totals were ever saved: \(dataDirectory) never held a state file"
+        case .notPersistent:
+            return "the totals were kept in memory only and end with the process"
         }
     }
 }

@@ -1,3 +1,4 @@
+import WPStorage
 import Foundation
 import WPClient
 import WPCollector

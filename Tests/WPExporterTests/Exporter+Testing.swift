@@ -12,7 +12,8 @@ extension Exporter {
     convenience init(configuration: ExporterConfiguration, clients: [any WinPowerClient], clock: C,
                      wallClock: @escaping @Sendable () -> Date, logger: WPLogger, webSecurity: WebSecurity = .none,
                      reload: ConfigReloader.Load? = nil, clientFactory: ClientFactory? = nil,
-                     mergeSpacing: Duration = .seconds(1), componentLabels: ComponentLabels = .nested) throws {
+                     mergeSpacing: Duration = .seconds(1), componentLabels: ComponentLabels = .nested,
+                     energyStorage: EnergyStorage = .dataDirectory) throws {
         let initial = Mutex(clients)
         let makeClient: ClientFactory = { entry in
             if let client = initial.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { return client }
@@ -22,15 +23,17 @@ extension Exporter {
         var options = Options(clock: clock, logger: logger, makeClient: makeClient, wallClock: wallClock,
                               webSecurity: webSecurity, reload: reload, mergeSpacing: mergeSpacing)
         options.componentLabels = componentLabels
+        options.energyStorage = energyStorage
         try self.init(configuration: configuration, options: options)
     }
 
     /// A `winpower`-only exporter reading from `client`.
     convenience init(configuration: ExporterConfiguration, client: any WinPowerClient, clock: C,
                      wallClock: @escaping @Sendable () -> Date, logger: WPLogger, webSecurity: WebSecurity = .none,
-                     reload: ConfigReloader.Load? = nil, componentLabels: ComponentLabels = .nested) throws {
+                     reload: ConfigReloader.Load? = nil, componentLabels: ComponentLabels = .nested,
+                     energyStorage: EnergyStorage = .dataDirectory) throws {
         try self.init(configuration: configuration, clients: [client], clock: clock, wallClock: wallClock, logger: logger,
-                      webSecurity: webSecurity, reload: reload, componentLabels: componentLabels)
+                      webSecurity: webSecurity, reload: reload, componentLabels: componentLabels, energyStorage: energyStorage)
     }
 }
 

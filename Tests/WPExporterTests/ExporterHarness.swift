@@ -32,7 +32,8 @@ final class ExporterHarness: Sendable {
     init(devices: Int = 5, dataDirectory: String? = nil, clock: ManualClock = ManualClock(),
          configure: (inout WinPowerSimulator.Configuration) -> Void = { _ in },
          configureExporter: (inout ExporterConfiguration) -> Void = { _ in },
-         componentLabels: Exporter<ManualClock>.ComponentLabels = .nested) async throws {
+         componentLabels: Exporter<ManualClock>.ComponentLabels = .nested,
+         energyStorage: EnergyStorage = .dataDirectory) async throws {
         self.clock = clock
         var simulatorConfiguration = WinPowerSimulator.Configuration()
         simulatorConfiguration.deviceCount = devices
@@ -60,7 +61,7 @@ final class ExporterHarness: Sendable {
         let client = WinPowerHTTPClient(configuration: try ExporterSettings.client(configuration.winPower), clock: clock,
                                         wallClock: wallClock, logger: logger.child(label: "client"))
         exporter = try Exporter(configuration: configuration, client: client, clock: clock, wallClock: wallClock, logger: logger,
-                                componentLabels: componentLabels)
+                                componentLabels: componentLabels, energyStorage: energyStorage)
         let server = exporter.server
         serverTask = Task { try await server.run() }
         port = try await server.waitUntilListening().port

@@ -1,10 +1,12 @@
 import Synchronization
-import WPStorage
 
-/// An ``EnergyStore`` kept in memory, for tests of modules that persist energy (the collector).
+/// An ``EnergyStore`` kept in memory: the exporter's `.memory` energy storage (totals start from
+/// zero and end with the process, no data directory), and the tests' store for modules that
+/// persist energy (the collector).
 ///
-/// It records every saved state, can start from a given load result, and can be told to fail
-/// the next saves or loads to exercise error paths.
+/// With `history` it records every saved state (tests; without it only the last is kept, so a
+/// long-running process does not grow), can start from a given load result, and can be told to
+/// fail the next saves or loads to exercise error paths.
 ///
 /// ```swift
 /// let store = InMemoryEnergyStore(initial: EnergyState(devices: ["ups-1": .init(joules: 3600)]))
@@ -15,6 +17,7 @@ package final class InMemoryEnergyStore: EnergyStore {
         var loaded: LoadedEnergyState
         var saved: [EnergyState] = []
         var loads = 0
+        var keepsHistory = true
         var failingSaves = 0
         var saveError: StorageError?
         var loadError: StorageError?
@@ -23,10 +26,10 @@ package final class InMemoryEnergyStore: EnergyStore {
     private let state: Mutex<State>
 
     /// A store whose `load()` returns `initial` from the primary file (or a fresh state).
-    package init(initial: EnergyState? = nil) {
+    package init(initial: EnergyState? = nil, history: Bool = true) {
         let loaded = initial.map { LoadedEnergyState(state: $0, source: .primary) }
             ?? LoadedEnergyState(state: EnergyState(), source: .fresh)
-        state = Mutex(State(loaded: loaded))
+        state = Mutex(State(loaded: loaded, keepsHistory: history))
     }
 
     /// A store whose `load()` returns exactly `loaded` (e.g. a `.reset` source).
@@ -51,6 +54,7 @@ package final class InMemoryEnergyStore: EnergyStore {
             }
             var stamped = newState
             stamped.generation = StoredDeviceEnergy.incremented(state.saved.last?.generation ?? state.loaded.state.generation)
+            if !state.keepsHistory { state.saved.removeAll(keepingCapacity: true) }
             state.saved.append(stamped)
             state.loaded = LoadedEnergyState(state: stamped, source: .primary)
         }
@@ -72,6 +76,11 @@ package final class InMemoryEnergyStore: EnergyStore {
 
     /// The last successfully saved state.
     package var lastSaved: EnergyState? { state.withLock { $0.saved.last } }
+
+    /// Nothing is stored anywhere but here.
+    package var location: String { "memory" }
+
+    package func lastSavedTotals() -> SavedTotals { .notPersistent }
 
     /// How many times `load()` was called.
     package var loadCount: Int { state.withLock { $0.loads } }
