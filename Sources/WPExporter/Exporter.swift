@@ -70,6 +70,9 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         /// Where the energy totals are kept: `storage.data_dir` (the default), or in memory
         /// only (``EnergyStorage/memory``: tests and previews, no directory created or locked).
         public var energyStorage: EnergyStorage = .dataDirectory
+        /// How the HTTP and NUT listeners are made: sockets (the default), or a test's or an
+        /// embedder's fakes (``Listeners``).
+        public var listeners: Listeners = .sockets
         /// How the components' labels relate to ``logger``'s: nested under it
         /// (`winpower.collector` for a logger labelled `winpower`; the default), or the bare
         /// component names (`collector`), as the command-line tool writes them.
@@ -126,13 +129,13 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     package let fleet: ServerFleet<C>
     /// Merges several servers' expositions into `/metrics` (idle for a single server).
     package let merger: ExpositionMerger<C>
-    package let server: HTTPServer
+    package let server: any Listener<ConnectionStatistics>
     package let scrape: ScrapeMetrics
     package let endpoints: Endpoints
     /// Pushes to `push.url` when it is set.
     package let pushLoop: PushLoop<C>?
     /// Serves every UPS over the NUT network protocol when `nut.listen` is set.
-    package let nutServer: LineServer<NUTProtocol>?
+    package let nutServer: (any Listener<LineServerStatistics>)?
     /// Whether the listener speaks TLS (the web configuration file sets it up).
     public let isSecure: Bool
     /// Re-reads the configuration on SIGHUP and `POST /-/reload`.
@@ -270,7 +273,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         do {
             nutServer = try Self.makeNUTServer(configuration, fleet: fleet, meter: meter, tls: options.webSecurity.tls,
                                                maxConnections: budget.map(\.lineConnections),
-                                               registry: scrape.registry, logger: components)
+                                               registry: scrape.registry, listeners: options.listeners, logger: components)
         } catch {
             store.close()
             throw error
@@ -296,8 +299,8 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         serverConfiguration.tls = options.webSecurity.tls
         if let budget { serverConfiguration.reservedDescriptors = budget.reservedForHTTP }
         isSecure = options.webSecurity.tls != nil
-        let server = HTTPServer(configuration: serverConfiguration, handler: endpoints.makeHandler(security: options.webSecurity),
-                                logger: components.component("http"), observer: scrape.requests)
+        let server = options.listeners.http(serverConfiguration, endpoints.makeHandler(security: options.webSecurity),
+                                            components.component("http"), scrape.requests)
         self.server = server
         do {
             try scrape.registry.register(ConnectionMetrics(prefix: "winpower_exporter_http_connections", protocolName: "HTTP") {
@@ -349,7 +352,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// What `/health` shows of the NUT server; `nil` without one.
-    private static func nutHealth(_ server: LineServer<NUTProtocol>?, listen: String?) -> (@Sendable () -> NUTHealth)? {
+    private static func nutHealth(_ server: (any Listener<LineServerStatistics>)?, listen: String?) -> (@Sendable () -> NUTHealth)? {
         guard let server else { return nil }
         let listen = listen ?? ""
         return { NUTHealth(listen: server.address?.description ?? listen, statistics: server.statistics) }
@@ -358,7 +361,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// The NUT server of `nut.*`, or `nil` when `nut.listen` is not set.
     private static func makeNUTServer(_ configuration: ExporterConfiguration, fleet: ServerFleet<C>, meter: EnergyMeter<C>,
                                       tls: TLSConfiguration?, maxConnections: Int?, registry: MetricRegistry,
-                                      logger: WPLogger) throws(ExporterError) -> LineServer<NUTProtocol>? {
+                                      listeners: Listeners, logger: WPLogger) throws(ExporterError) -> (any Listener<LineServerStatistics>)? {
         let nut = configuration.nut
         guard let address = nut.address else { return nil }
         var accounts: [NUTAccount] = []
@@ -399,8 +402,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         var configuration = LineServer<NUTProtocol>.Configuration(host: address.host, port: address.port,
                                                                   maxConnections: maxConnections ?? nut.maxConnections)
         configuration.tls = tls
-        let server = LineServer(configuration: configuration, protocol: NUTProtocol(environment: environment),
-                                logger: logger.component("nut"))
+        let server = listeners.nut(configuration, NUTProtocol(environment: environment), logger.component("nut"))
         do {
             try registry.register(NUTServerMetrics(server: server, state: state))
         } catch {

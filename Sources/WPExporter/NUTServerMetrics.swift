@@ -12,7 +12,7 @@ package struct NUTServerMetrics: Collector {
     private static let loginsNow = MetricDescriptor(
         name: "winpower_exporter_nut_logins", help: "NUT clients logged into a UPS now (upsmon).", type: .gauge)
 
-    package init(server: LineServer<NUTProtocol>, state: NUTServerState) {
+    package init(server: any Listener<LineServerStatistics>, state: NUTServerState) {
         connections = ConnectionMetrics(prefix: "winpower_exporter_nut_connections", protocolName: "NUT") {
             server.connectionStatistics
         }

@@ -59,6 +59,9 @@ public struct LineServerStatistics: Sendable, Equatable {
     public var timedOutOrTooLong = 0
     /// Lines handled.
     public var lines = 0
+
+    /// No connections, no lines (a fake listener's figures).
+    public init() {}
 }
 
 /// Lines handled by a server, counted on its loop and read from any thread.

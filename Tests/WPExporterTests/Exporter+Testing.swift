@@ -13,7 +13,7 @@ extension Exporter {
                      wallClock: @escaping @Sendable () -> Date, logger: WPLogger, webSecurity: WebSecurity = .none,
                      reload: ConfigReloader.Load? = nil, clientFactory: ClientFactory? = nil,
                      mergeSpacing: Duration = .seconds(1), componentLabels: ComponentLabels = .nested,
-                     energyStorage: EnergyStorage = .dataDirectory) throws {
+                     energyStorage: EnergyStorage = .dataDirectory, listeners: Listeners = .sockets) throws {
         let initial = Mutex(clients)
         let makeClient: ClientFactory = { entry in
             if let client = initial.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { return client }
@@ -24,6 +24,7 @@ extension Exporter {
                               webSecurity: webSecurity, reload: reload, mergeSpacing: mergeSpacing)
         options.componentLabels = componentLabels
         options.energyStorage = energyStorage
+        options.listeners = listeners
         try self.init(configuration: configuration, options: options)
     }
 
@@ -31,9 +32,10 @@ extension Exporter {
     convenience init(configuration: ExporterConfiguration, client: any WinPowerClient, clock: C,
                      wallClock: @escaping @Sendable () -> Date, logger: WPLogger, webSecurity: WebSecurity = .none,
                      reload: ConfigReloader.Load? = nil, componentLabels: ComponentLabels = .nested,
-                     energyStorage: EnergyStorage = .dataDirectory) throws {
+                     energyStorage: EnergyStorage = .dataDirectory, listeners: Listeners = .sockets) throws {
         try self.init(configuration: configuration, clients: [client], clock: clock, wallClock: wallClock, logger: logger,
-                      webSecurity: webSecurity, reload: reload, componentLabels: componentLabels, energyStorage: energyStorage)
+                      webSecurity: webSecurity, reload: reload, componentLabels: componentLabels, energyStorage: energyStorage,
+                      listeners: listeners)
     }
 }
 

@@ -33,7 +33,7 @@ final class ExporterHarness: Sendable {
          configure: (inout WinPowerSimulator.Configuration) -> Void = { _ in },
          configureExporter: (inout ExporterConfiguration) -> Void = { _ in },
          componentLabels: Exporter<ManualClock>.ComponentLabels = .nested,
-         energyStorage: EnergyStorage = .dataDirectory) async throws {
+         energyStorage: EnergyStorage = .dataDirectory, listeners: Listeners = .sockets) async throws {
         self.clock = clock
         var simulatorConfiguration = WinPowerSimulator.Configuration()
         simulatorConfiguration.deviceCount = devices
@@ -61,7 +61,8 @@ final class ExporterHarness: Sendable {
         let client = WinPowerHTTPClient(configuration: try ExporterSettings.client(configuration.winPower), clock: clock,
                                         wallClock: wallClock, logger: logger.child(label: "client"))
         exporter = try Exporter(configuration: configuration, client: client, clock: clock, wallClock: wallClock, logger: logger,
-                                componentLabels: componentLabels, energyStorage: energyStorage)
+                                componentLabels: componentLabels, energyStorage: energyStorage,
+                                listeners: listeners)
         let server = exporter.server
         serverTask = Task { try await server.run() }
         port = try await server.waitUntilListening().port
