@@ -83,7 +83,7 @@ let package = Package(
         .target(name: "WPNUT", dependencies: ["WPServer"]),
         // SNMPv1/v2c over UDP: the BER codec, a read-only agent over a sorted MIB view, and the
         // system group and UPS-MIB (RFC 1628) objects (docs/snmp.md). Not served by the exporter yet.
-        .target(name: "WPSNMP", dependencies: ["WPServer"]),
+        .target(name: "WPSNMP", dependencies: ["WPServer", "WPCSecurityShim"]),
 
         // Build date and git commit for `wpexporter version` (see gitCommit() below).
         .target(name: "WPCBuildInfo", cSettings: [.define("WPEXPORTER_GIT_COMMIT", to: "\"\(gitCommit())\"")]),

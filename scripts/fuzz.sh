@@ -8,7 +8,9 @@
 #   Fuzzer.swift  the harness (defines LLVMFuzzerTestOneInput with @_cdecl),
 #   sources       the parser's source files, one repository-relative path a line (compiled
 #                 as one module: their `import WP…` lines are dropped, except those of the
-#                 system zlib module, which is linked),
+#                 system zlib module, which is linked, and of the C targets listed), and the
+#                 `.c` files of C targets (Sources/WPCName/x.c: compiled with the same
+#                 sanitizers, their headers in Sources/WPCName/include made module WPCName),
 #   corpus/       optional seed inputs.
 # The harness is compiled together with those sources (not through the package build) with
 # -sanitize=fuzzer,address, then run for SECONDS. Exits non-zero when libFuzzer reports a
@@ -39,15 +41,39 @@ module=$(echo "$target" | tr -cd '[:alnum:]')
 # All sources are compiled into one module, so imports of the package's own modules (WPLogging,
 # ...) are dropped from copies of them (not WPCZlib, the system zlib); `package` declarations
 # get a package name.
-rm -rf "$work/src" && mkdir -p "$work/src"
+rm -rf "$work/src" "$work/c" && mkdir -p "$work/src" "$work/c"
 copies=()
+objects=()
+keep='-e /^import[[:space:]]WPCZlib$/b'
 for source in "${sources[@]}"; do
+    case "$source" in
+    *.c)
+        # A C target: its object, and a module map over its public headers for `import WPCName`.
+        target_dir=$(dirname "$source")
+        name=$(basename "$target_dir")
+        clang -c -O1 -g -fsanitize=address,fuzzer-no-link -I "$target_dir/include" "$source" \
+            -o "$work/c/$name-$(basename "$source" .c).o"
+        objects+=("$work/c/$name-$(basename "$source" .c).o")
+        mkdir -p "$work/c/$name"
+        { echo "module $name {"
+          for header in "$PWD/$target_dir"/include/*.h; do echo "    header \"$header\""; done
+          echo "    export *"
+          echo "}"; } > "$work/c/$name/module.modulemap"
+        keep="$keep -e /^import[[:space:]]$name\$/b"
+        ;;
+    esac
+done
+for source in "${sources[@]}"; do
+    case "$source" in *.c) continue ;; esac
     copy="$work/src/$(echo "$source" | tr '/' '_')"
-    sed -e '/^import WPCZlib$/b' -e '/^import WP[A-Za-z]*$/d' "$source" > "$copy"
+    # shellcheck disable=SC2086
+    sed $keep -e '/^import WP[A-Za-z]*$/d' "$source" > "$copy"
     copies+=("$copy")
 done
+includes=(-I Sources/WPCZlib)
+for module_dir in "$work"/c/*/; do [ -d "$module_dir" ] && includes+=(-I "$module_dir"); done
 swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name "Fuzz$module" \
-    -package-name wpfuzz -I Sources/WPCZlib "${copies[@]}" "$dir/Fuzzer.swift" -lz -o "$work/fuzzer"
+    -package-name wpfuzz "${includes[@]}" "${copies[@]}" "$dir/Fuzzer.swift" "${objects[@]}" -lz -ldl -o "$work/fuzzer"
 
 echo "fuzz $target: running for ${seconds}s"
 cd "$work"

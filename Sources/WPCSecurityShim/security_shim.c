@@ -53,6 +53,14 @@ static struct {
     void (*err_string)(unsigned long, char *, size_t);
     void (*err_clear)(void);
     unsigned char *(*sha256)(const unsigned char *, size_t, unsigned char *);
+    const void *(*evp_sha256)(void);
+    unsigned char *(*hmac)(const void *, const void *, int, const unsigned char *, size_t, unsigned char *, unsigned int *);
+    const void *(*aes_128_cfb128)(void);
+    void *(*cipher_ctx_new)(void);
+    void (*cipher_ctx_free)(void *);
+    int (*cipher_init)(void *, const void *, void *, const unsigned char *, const unsigned char *, int);
+    int (*cipher_update)(void *, unsigned char *, int *, const unsigned char *, int);
+    int (*cipher_final)(void *, unsigned char *, int *);
     int loaded;
     char error[240];
 } ssl_api;
@@ -110,6 +118,14 @@ static void load_ssl(void) {
     LOAD(crypto, err_string, "ERR_error_string_n")
     LOAD(crypto, err_clear, "ERR_clear_error")
     LOAD(crypto, sha256, "SHA256")
+    LOAD(crypto, evp_sha256, "EVP_sha256")
+    LOAD(crypto, hmac, "HMAC")
+    LOAD(crypto, aes_128_cfb128, "EVP_aes_128_cfb128")
+    LOAD(crypto, cipher_ctx_new, "EVP_CIPHER_CTX_new")
+    LOAD(crypto, cipher_ctx_free, "EVP_CIPHER_CTX_free")
+    LOAD(crypto, cipher_init, "EVP_CipherInit_ex")
+    LOAD(crypto, cipher_update, "EVP_CipherUpdate")
+    LOAD(crypto, cipher_final, "EVP_CipherFinal_ex")
 #undef LOAD
     ssl_api.loaded = 1;
 }
@@ -331,6 +347,27 @@ void wps_send_plain(int descriptor, const char *text) {
 int wps_sha256(const void *data, size_t length, unsigned char output[32]) {
     if (wps_tls_load(NULL, 0) != 0) return -1;
     return ssl_api.sha256((const unsigned char *)data, length, output) ? 0 : -1;
+}
+
+int wps_hmac_sha256(const void *key, size_t key_length, const void *data, size_t length, unsigned char output[32]) {
+    if (wps_tls_load(NULL, 0) != 0 || key_length > 1024) return -1;
+    unsigned int written = 0;
+    if (ssl_api.hmac(ssl_api.evp_sha256(), key, (int)key_length, (const unsigned char *)data, length, output, &written) == NULL)
+        return -1;
+    return written == 32 ? 0 : -1;
+}
+
+int wps_aes128_cfb(int encrypt, const unsigned char key[16], const unsigned char iv[16],
+                   const void *input, size_t length, void *output) {
+    if (wps_tls_load(NULL, 0) != 0 || length > 65536) return -1;
+    void *context = ssl_api.cipher_ctx_new();
+    if (context == NULL) return -1;
+    int ok = ssl_api.cipher_init(context, ssl_api.aes_128_cfb128(), NULL, key, iv, encrypt ? 1 : 0) == 1;
+    int written = 0, tail = 0;
+    if (ok) ok = ssl_api.cipher_update(context, (unsigned char *)output, &written, (const unsigned char *)input, (int)length) == 1;
+    if (ok) ok = ssl_api.cipher_final(context, (unsigned char *)output + written, &tail) == 1;
+    ssl_api.cipher_ctx_free(context);
+    return ok && (size_t)(written + tail) == length ? 0 : -1;
 }
 
 int wps_crypt_load(char *message, size_t capacity) {

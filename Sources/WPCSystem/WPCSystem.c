@@ -108,6 +108,26 @@ long cs_send_datagram(int fd, const void *buffer, size_t length, const cs_peer *
     }
 }
 
+int cs_peer_parse(const char *host, int port, cs_peer *peer) {
+    if (port < 0 || port > 65535) return -1;
+    memset(peer, 0, sizeof(*peer));
+    struct sockaddr_in *v4 = (struct sockaddr_in *)&peer->address;
+    if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons((unsigned short)port);
+        peer->length = sizeof(struct sockaddr_in);
+        return 0;
+    }
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&peer->address;
+    if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons((unsigned short)port);
+        peer->length = sizeof(struct sockaddr_in6);
+        return 0;
+    }
+    return -1;
+}
+
 int cs_local_address(int fd, char *host, size_t host_len, int *port) {
     struct sockaddr_storage ss;
     socklen_t len = sizeof ss;

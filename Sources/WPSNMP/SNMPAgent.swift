@@ -8,7 +8,7 @@ public struct SNMPAgentStatistics: Sendable, Equatable {
     public var received = 0
     /// Datagrams that were not a well-formed SNMPv1/v2c message (`snmpInASNParseErrs`).
     public var malformed = 0
-    /// Messages of another version (SNMPv3 and unknown) (`snmpInBadVersions`).
+    /// Messages of another version (unknown, or SNMPv3 without users) (`snmpInBadVersions`).
     public var badVersions = 0
     /// Messages with a community that is not configured, dropped unanswered
     /// (`snmpInBadCommunityNames`).
@@ -23,6 +23,8 @@ public struct SNMPAgentStatistics: Sendable, Equatable {
     public var silentDrops = 0
     /// Set requests refused.
     public var setsRefused = 0
+    /// SNMPv3 Report PDUs sent (engine discovery, unknown users, wrong digests, time windows, …).
+    public var reports = 0
 
     public init() {}
 }
@@ -73,8 +75,15 @@ public struct SNMPAgent: DatagramProtocol {
         /// ... or this many bytes, whichever is larger.
         public var minimumResponseLimit: Int
 
+        /// The SNMPv3 engine; `nil`: SNMPv3 messages are dropped (``SNMPAgentStatistics/badVersions``).
+        public var engine: SNMPEngine?
+        /// The SNMPv3 users (their keys localized to ``engine``).
+        public var users: [USMUser]
+
         public init(communities: [String], maxMessageSize: Int = 1472, maxRepetitions: Int = 64, amplificationFactor: Int = 8,
-                    minimumResponseLimit: Int = 484) {
+                    minimumResponseLimit: Int = 484, engine: SNMPEngine? = nil, users: [USMUser] = []) {
+            self.engine = engine
+            self.users = users
             self.communities = Set(communities.map { Array($0.utf8) })
             self.maxMessageSize = maxMessageSize
             self.maxRepetitions = maxRepetitions
@@ -93,15 +102,45 @@ public struct SNMPAgent: DatagramProtocol {
     public let configuration: Configuration
     private let view: @Sendable () -> any SNMPMIBView
     private let counters = AgentCounters()
+    private let usm: USM?
 
     /// An agent answering from `view`, called once per request for the current snapshot.
     public init(configuration: Configuration, view: @escaping @Sendable () -> any SNMPMIBView) {
         self.configuration = configuration
         self.view = view
+        usm = configuration.engine.map { USM(engine: $0, users: configuration.users, saltSeed: UInt64.random(in: 0...UInt64.max)) }
     }
 
     /// What the agent has done since it was made.
     public var statistics: SNMPAgentStatistics { counters.value.withLock { $0 } }
+
+    /// What the user-based security model counted; zero without SNMPv3.
+    public var securityStatistics: USMStatistics { usm?.statistics ?? USMStatistics() }
+
+    /// A request being answered: its PDU, the semantics of its version (SNMPv3 answers as
+    /// SNMPv2c does), and how its answers are sized and written.
+    private struct Exchange {
+        var version: SNMPVersion
+        var request: PDU
+        /// The whole answer's size for a Response `PDU` whose bindings take the given bytes.
+        var size: (PDU, Int) -> Int
+        /// The whole answer for a Response `PDU` and its encoded bindings.
+        var encode: (PDU, [UInt8]) -> [UInt8]?
+
+        init(_ message: SNMPMessage) {
+            version = message.version
+            request = message.pdu
+            size = { pdu, count in SNMPMessage(version: message.version, community: message.community, pdu: pdu).encodedSize(varBindBytes: count) }
+            encode = { pdu, bytes in SNMPMessage(version: message.version, community: message.community, pdu: pdu).encoded(varBindBytes: bytes) }
+        }
+
+        init(_ message: SNMPv3Message, scoped: SNMPv3Message.ScopedPDU, user: USMUser, usm: USM) {
+            version = .v2c
+            request = scoped.pdu
+            size = { pdu, count in usm.responseSize(to: message, scoped: scoped, user: user, pdu: pdu, varBindBytes: count) }
+            encode = { pdu, bytes in usm.response(to: message, scoped: scoped, user: user, pdu: pdu, varBindBytes: bytes) }
+        }
+    }
 
     public func handle(_ datagram: [UInt8], from peer: String) async -> [UInt8]? {
         answer(datagram)
@@ -111,6 +150,7 @@ public struct SNMPAgent: DatagramProtocol {
     /// that finishes, bounded by the response limit).
     public func answer(_ datagram: [UInt8]) -> [UInt8]? {
         counters.update { $0.received += 1 }
+        if SNMPv3Message.isVersion3(datagram) { return answerVersion3(datagram) }
         let request: SNMPMessage
         do {
             request = try SNMPMessage(decoding: datagram)
@@ -126,16 +166,54 @@ public struct SNMPAgent: DatagramProtocol {
             counters.update { $0.badCommunities += 1 }
             return nil
         }
-        let limit = configuration.responseLimit(forRequestOf: datagram.count)
+        return serve(Exchange(request), limit: configuration.responseLimit(forRequestOf: datagram.count))
+    }
+
+    /// An SNMPv3 message through the user-based security model: a request at its user's level
+    /// answered at the same level, a report, or nothing.
+    private func answerVersion3(_ datagram: [UInt8]) -> [UInt8]? {
+        guard let usm else {
+            counters.update { $0.badVersions += 1 }
+            return nil
+        }
+        let message: SNMPv3Message
+        do {
+            message = try SNMPv3Message(decoding: datagram)
+        } catch {
+            counters.update { $0.malformed += 1 }
+            return nil
+        }
+        switch usm.process(message, bytes: datagram) {
+        case .drop:
+            return nil
+        case .report(let bytes):
+            // An unauthenticated report is bounded as any unauthenticated answer is.
+            guard bytes.count <= configuration.responseLimit(forRequestOf: datagram.count) else {
+                counters.update { $0.silentDrops += 1 }
+                return nil
+            }
+            counters.update { $0.reports += 1 }
+            return bytes
+        case .request(let message, let scoped, let user):
+            // An authenticated request is no amplification vector: bounded by the agent's and the
+            // manager's maximum sizes; a noAuthNoPriv one as community requests are.
+            let ownLimit = SNMPSecurityLevel(message.flags) >= .authNoPriv ? configuration.maxMessageSize
+                : configuration.responseLimit(forRequestOf: datagram.count)
+            return serve(Exchange(message, scoped: scoped, user: user, usm: usm), limit: min(ownLimit, Int(max(484, message.maxSize))))
+        }
+    }
+
+    /// Answers an authentic request of any version.
+    private func serve(_ exchange: Exchange, limit: Int) -> [UInt8]? {
         let bytes: [UInt8]?
-        switch request.pdu.type {
-        case BERTag.getRequest, BERTag.getNextRequest: bytes = getOrNext(request, limit: limit)
-        case BERTag.getBulkRequest: bytes = bulk(request, limit: limit)
+        switch exchange.request.type {
+        case BERTag.getRequest, BERTag.getNextRequest: bytes = getOrNext(exchange, limit: limit)
+        case BERTag.getBulkRequest: bytes = bulk(exchange, limit: limit)
         case BERTag.setRequest:
             counters.update { $0.setsRefused += 1 }
-            let error: SNMPErrorStatus = request.version == .v1 ? .noSuchName : .noAccess
-            bytes = respond(request, request.pdu.varBinds.isEmpty ? .noError : error, index: request.pdu.varBinds.isEmpty ? 0 : 1,
-                            request.pdu.varBinds, limit: limit)
+            let error: SNMPErrorStatus = exchange.version == .v1 ? .noSuchName : .noAccess
+            let bindings = exchange.request.varBinds
+            bytes = respond(exchange, bindings.isEmpty ? .noError : error, index: bindings.isEmpty ? 0 : 1, bindings, limit: limit)
         default:
             counters.update { $0.notRequests += 1 }
             return nil
@@ -146,39 +224,42 @@ public struct SNMPAgent: DatagramProtocol {
 
     // MARK: - Requests
 
-    private func getOrNext(_ request: SNMPMessage, limit: Int) -> [UInt8]? {
+    private func getOrNext(_ exchange: Exchange, limit: Int) -> [UInt8]? {
         let view = view()
-        let isNext = request.pdu.type == BERTag.getNextRequest
+        let request = exchange.request
+        let isNext = request.type == BERTag.getNextRequest
         var results: [VarBind] = []
-        results.reserveCapacity(request.pdu.varBinds.count)
-        for (offset, binding) in request.pdu.varBinds.enumerated() {
-            let found = isNext ? next(after: binding.oid, in: view, version: request.version)
+        results.reserveCapacity(request.varBinds.count)
+        for (offset, binding) in request.varBinds.enumerated() {
+            let found = isNext ? next(after: binding.oid, in: view, version: exchange.version)
                 : VarBind(binding.oid, view.get(binding.oid))
-            if request.version == .v1, found.value.isException || isCounter64(found.value) {
-                return respond(request, .noSuchName, index: Int32(clamping: offset + 1), request.pdu.varBinds, limit: limit)
+            if exchange.version == .v1, found.value.isException || isCounter64(found.value) {
+                return respond(exchange, .noSuchName, index: Int32(clamping: offset + 1), request.varBinds, limit: limit)
             }
             results.append(found)
         }
         let encoded = results.flatMap(BERWriter.varBind)
-        if response(to: request).encodedSize(varBindBytes: encoded.count) <= limit {
-            return response(to: request).encoded(varBindBytes: encoded)
+        let response = PDU.response(requestID: request.requestID, varBinds: [])
+        if exchange.size(response, encoded.count) <= limit {
+            return exchange.encode(response, encoded)
         }
         counters.update { $0.tooBig += 1 }
-        return respond(request, .tooBig, index: 0, request.version == .v1 ? request.pdu.varBinds : [], limit: limit)
+        return respond(exchange, .tooBig, index: 0, exchange.version == .v1 ? request.varBinds : [], limit: limit)
     }
 
-    private func bulk(_ request: SNMPMessage, limit: Int) -> [UInt8]? {
+    private func bulk(_ exchange: Exchange, limit: Int) -> [UInt8]? {
         let view = view()
-        let bindings = request.pdu.varBinds
-        let nonRepeaters = min(max(0, Int(request.pdu.field1)), bindings.count)
-        let repetitions = min(max(0, Int(request.pdu.field2)), configuration.maxRepetitions)
-        let message = response(to: request)
+        let request = exchange.request
+        let bindings = request.varBinds
+        let nonRepeaters = min(max(0, Int(request.field1)), bindings.count)
+        let repetitions = min(max(0, Int(request.field2)), configuration.maxRepetitions)
+        let response = PDU.response(requestID: request.requestID, varBinds: [])
         var encoded: [UInt8] = []
         var count = 0
         // Appends one binding if the answer still fits; false once it does not.
         func fits(_ binding: VarBind) -> Bool {
             let bytes = BERWriter.varBind(binding)
-            guard message.encodedSize(varBindBytes: encoded.count + bytes.count) <= limit else { return false }
+            guard exchange.size(response, encoded.count + bytes.count) <= limit else { return false }
             encoded += bytes
             count += 1
             return true
@@ -200,9 +281,9 @@ public struct SNMPAgent: DatagramProtocol {
         }
         if count == 0, !bindings.isEmpty, full {
             counters.update { $0.tooBig += 1 }
-            return respond(request, .tooBig, index: 0, [], limit: limit)
+            return respond(exchange, .tooBig, index: 0, [], limit: limit)
         }
-        return message.encoded(varBindBytes: encoded)
+        return exchange.encode(response, encoded)
     }
 
     /// The instance after `oid` (SNMPv1: skipping Counter64 instances), or `endOfMibView`.
@@ -220,18 +301,12 @@ public struct SNMPAgent: DatagramProtocol {
         return false
     }
 
-    /// The Response message to `request` without bindings, error-status `noError`.
-    private func response(to request: SNMPMessage) -> SNMPMessage {
-        SNMPMessage(version: request.version, community: request.community,
-                    pdu: .response(requestID: request.pdu.requestID, varBinds: []))
-    }
-
     /// A Response with `error` at `index` and `bindings`, or `nil` when larger than `limit`.
-    private func respond(_ request: SNMPMessage, _ error: SNMPErrorStatus, index: Int32, _ bindings: [VarBind], limit: Int) -> [UInt8]? {
-        let message = SNMPMessage(version: request.version, community: request.community,
-                                  pdu: .response(requestID: request.pdu.requestID, error: error, index: index, varBinds: bindings))
-        let bytes = message.encoded()
-        return bytes.count <= limit ? bytes : nil
+    private func respond(_ exchange: Exchange, _ error: SNMPErrorStatus, index: Int32, _ bindings: [VarBind], limit: Int) -> [UInt8]? {
+        let response = PDU.response(requestID: exchange.request.requestID, error: error, index: index, varBinds: [])
+        let encoded = bindings.flatMap(BERWriter.varBind)
+        guard exchange.size(response, encoded.count) <= limit else { return nil }
+        return exchange.encode(response, encoded)
     }
 }
 

@@ -42,6 +42,41 @@ public struct PDU: Sendable, Equatable {
     }
 }
 
+extension PDU {
+    /// The PDU element next in `reader`, whose tag must be one of `allowed`.
+    init(reading reader: inout BERReader, allowed: [UInt8]) throws(SNMPError) {
+        let tag = try reader.peekTag()
+        guard allowed.contains(tag) else { throw .unsupportedPDU(tag: tag) }
+        var body = try reader.nested(tag: tag, named: "PDU")
+        let requestID = try body.readInteger()
+        let field1 = try body.readInteger()
+        let field2 = try body.readInteger()
+        var list = try body.nested(tag: BERTag.sequence, named: "variable-bindings SEQUENCE")
+        try body.finish()
+        var varBinds: [VarBind] = []
+        while !list.isAtEnd {
+            var binding = try list.nested(tag: BERTag.sequence, named: "VarBind SEQUENCE")
+            let oid = try binding.readOID()
+            let value = try binding.readValue()
+            try binding.finish()
+            varBinds.append(VarBind(oid, value))
+        }
+        self.init(type: tag, requestID: requestID, field1: field1, field2: field2, varBinds: varBinds)
+    }
+
+    /// The PDU element with already-encoded variable bindings (their concatenation).
+    func encoded(varBindBytes: [UInt8]) -> [UInt8] {
+        BERWriter.element(type, BERWriter.integer(requestID) + BERWriter.integer(field1) + BERWriter.integer(field2)
+                          + BERWriter.element(BERTag.sequence, varBindBytes))
+    }
+
+    /// The exact size of ``encoded(varBindBytes:)`` when the bindings take `varBindBytes` bytes.
+    func encodedSize(varBindBytes: Int) -> Int {
+        let fields = BERWriter.integer(requestID).count + BERWriter.integer(field1).count + BERWriter.integer(field2).count
+        return BERWriter.encodedSize(contentLength: fields + BERWriter.encodedSize(contentLength: varBindBytes))
+    }
+}
+
 /// A community-based SNMP message (SNMPv1 and SNMPv2c):
 /// `SEQUENCE { version INTEGER, community OCTET STRING, data PDU }`.
 ///
@@ -74,30 +109,14 @@ public struct SNMPMessage: Sendable, Equatable {
         let rawVersion = try message.readInteger()
         guard let version = SNMPVersion(rawValue: rawVersion) else { throw .unsupportedVersion(Int(rawVersion)) }
         let community = try message.readOctetString()
-        let pduTag = try message.peekTag()
         let allowed: [UInt8] = switch version {
         case .v1: [BERTag.getRequest, BERTag.getNextRequest, BERTag.response, BERTag.setRequest]
         case .v2c: [BERTag.getRequest, BERTag.getNextRequest, BERTag.response, BERTag.setRequest, BERTag.getBulkRequest,
                     BERTag.informRequest, BERTag.snmpV2Trap, BERTag.report]
         }
-        guard allowed.contains(pduTag) else { throw .unsupportedPDU(tag: pduTag) }
-        var body = try message.nested(tag: pduTag, named: "PDU")
+        let pdu = try PDU(reading: &message, allowed: allowed)
         try message.finish()
-        let requestID = try body.readInteger()
-        let field1 = try body.readInteger()
-        let field2 = try body.readInteger()
-        var list = try body.nested(tag: BERTag.sequence, named: "variable-bindings SEQUENCE")
-        try body.finish()
-        var varBinds: [VarBind] = []
-        while !list.isAtEnd {
-            var binding = try list.nested(tag: BERTag.sequence, named: "VarBind SEQUENCE")
-            let oid = try binding.readOID()
-            let value = try binding.readValue()
-            try binding.finish()
-            varBinds.append(VarBind(oid, value))
-        }
-        self.init(version: version, community: community,
-                  pdu: PDU(type: pduTag, requestID: requestID, field1: field1, field2: field2, varBinds: varBinds))
+        self.init(version: version, community: community, pdu: pdu)
     }
 
     /// The message's BER bytes.
@@ -107,19 +126,15 @@ public struct SNMPMessage: Sendable, Equatable {
 
     /// The message's BER bytes with already-encoded variable bindings (their concatenation).
     func encoded(varBindBytes: [UInt8]) -> [UInt8] {
-        let body = BERWriter.integer(pdu.requestID) + BERWriter.integer(pdu.field1) + BERWriter.integer(pdu.field2)
-            + BERWriter.element(BERTag.sequence, varBindBytes)
-        return BERWriter.element(BERTag.sequence, BERWriter.integer(version.rawValue) + BERWriter.octetString(community)
-                                 + BERWriter.element(pdu.type, body))
+        BERWriter.element(BERTag.sequence, BERWriter.integer(version.rawValue) + BERWriter.octetString(community)
+                          + pdu.encoded(varBindBytes: varBindBytes))
     }
 
     /// The exact size of ``encoded()`` when the variable bindings take `varBindBytes` bytes
     /// (the PDU's own `varBinds` are not looked at).
     func encodedSize(varBindBytes: Int) -> Int {
-        let fields = BERWriter.integer(pdu.requestID).count + BERWriter.integer(pdu.field1).count + BERWriter.integer(pdu.field2).count
-        let body = fields + BERWriter.encodedSize(contentLength: varBindBytes)
         let content = BERWriter.integer(version.rawValue).count + BERWriter.encodedSize(contentLength: community.count)
-            + BERWriter.encodedSize(contentLength: body)
+            + pdu.encodedSize(varBindBytes: varBindBytes)
         return BERWriter.encodedSize(contentLength: content)
     }
 }

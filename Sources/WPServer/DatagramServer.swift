@@ -23,6 +23,8 @@ public struct DatagramServerStatistics: Sendable, Equatable {
     public var droppedTooLarge = 0
     /// Answers the socket did not take (its send buffer full, or the peer unreachable).
     public var sendFailures = 0
+    /// Datagrams sent on the server's own initiative (``DatagramServer/send(_:to:port:)``).
+    public var sent = 0
 
     public init() {}
 }
@@ -61,6 +63,8 @@ public final class DatagramServer<P: DatagramProtocol>: Sendable {
     private let logger: WPLogger
     private let lifecycle = ListenerLifecycle()
     private let counters = DatagramCounters()
+    /// The running loop, for ``send(_:to:port:)``.
+    private let running = Mutex<Reactor<DatagramDriver<P>>?>(nil)
 
     public init(configuration: Configuration, protocol datagramProtocol: P, logger: WPLogger) {
         self.configuration = configuration
@@ -76,7 +80,25 @@ public final class DatagramServer<P: DatagramProtocol>: Sendable {
     /// - Throws: ``ServerError/bind(address:reason:)`` when it cannot bind,
     ///   ``ServerError/alreadyStarted`` when run twice.
     public func run() async throws {
-        try await lifecycle.serve(kind: "udp", logger: logger) { [self] () throws(ServerError) in try bind() }
+        defer { running.withLock { $0 = nil } }
+        try await lifecycle.serve(kind: "udp", logger: logger) { [self] () throws(ServerError) in
+            let (loop, address) = try bind()
+            running.withLock { $0 = loop }
+            return (loop, address)
+        }
+    }
+
+    /// Sends `datagram` from the server's socket to `host` (an IPv4 or IPv6 address literal:
+    /// nothing is resolved) and `port`, without waiting: the loop thread sends it. Notifications
+    /// (SNMP traps) leave this way, from the agent's own address.
+    ///
+    /// - Returns: `false` when the server is not serving or `host` is not an address literal.
+    @discardableResult
+    public func send(_ datagram: [UInt8], to host: String, port: Int) -> Bool {
+        var peer = cs_peer()
+        guard cs_peer_parse(host, Int32(clamping: port), &peer) == 0, let loop = running.withLock({ $0 }) else { return false }
+        loop.complete(0, DatagramAnswer(peer: peer, address: "", reply: datagram, outbound: true))
+        return true
     }
 
     /// The bound address while serving; `nil` before and after.
@@ -118,6 +140,8 @@ struct DatagramAnswer: @unchecked Sendable {
     var peer: cs_peer
     var address: String
     var reply: [UInt8]?
+    /// Sent on the server's initiative: no datagram in flight to account for.
+    var outbound = false
 }
 
 /// A datagram protocol on a ``Reactor``: reads the socket, bounds what is in flight, sends the
@@ -182,6 +206,15 @@ final class DatagramDriver<P: DatagramProtocol>: ConnectionDriver {
     }
 
     func deliver(_ completion: DatagramAnswer, to connection: ReactorConnection?, in loop: Loop) {
+        if completion.outbound {
+            guard let datagram = completion.reply, loop.listenerDescriptor >= 0 else { return }
+            var peer = completion.peer
+            let sent = datagram.withUnsafeBytes { cs_send_datagram(loop.listenerDescriptor, $0.baseAddress, $0.count, &peer) }
+            counters.update { statistics in
+                if sent == datagram.count { statistics.sent += 1 } else { statistics.sendFailures += 1 }
+            }
+            return
+        }
         inFlight -= 1
         if let count = inFlightByAddress[completion.address], count > 1 {
             inFlightByAddress[completion.address] = count - 1

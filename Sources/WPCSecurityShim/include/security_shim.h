@@ -1,6 +1,7 @@
 // OpenSSL (libssl.so.3, libcrypto.so.3) and libcrypt's crypt_r reached through dlopen: no
 // headers and no link-time dependency, so builds without a web configuration file need
-// neither. Only the calls the HTTP server's TLS listener and basic authentication use.
+// neither. Only the calls the HTTP server's TLS listener, basic authentication and the SNMPv3
+// user-based security model use.
 #ifndef WPEXPORTER_SECURITY_SHIM_H
 #define WPEXPORTER_SECURITY_SHIM_H
 
@@ -57,6 +58,13 @@ void wps_send_plain(int descriptor, const char *text);
 
 /// SHA-256 through libcrypto; 0 on success, -1 when libcrypto is missing.
 int wps_sha256(const void *data, size_t length, unsigned char output[32]);
+
+/// HMAC-SHA-256 through libcrypto (keys up to 1,024 bytes); 0 on success, -1 otherwise.
+int wps_hmac_sha256(const void *key, size_t key_length, const void *data, size_t length, unsigned char output[32]);
+/// AES-128 in CFB-128 mode (RFC 3826 for SNMPv3 privacy), `length` up to 65,536 bytes into
+/// `output` (same length); `encrypt` 1 to encrypt, 0 to decrypt; 0 on success, -1 otherwise.
+int wps_aes128_cfb(int encrypt, const unsigned char key[16], const unsigned char iv[16],
+                   const void *input, size_t length, void *output);
 
 /// Loads libcrypt once; 0 on success, else a message.
 int wps_crypt_load(char *message, size_t capacity);

@@ -41,6 +41,9 @@ typedef struct {
 /// "[ip6]:port") into text. Returns the datagram's full length (more than `length` when it
 /// was truncated), or -errno (-EAGAIN when none waits).
 long cs_recv_datagram(int fd, void *buffer, size_t length, cs_peer *peer, char *text, size_t text_len);
+/// `peer` for a numeric IPv4 or IPv6 address (no name resolution) and port: 0, or -1 when
+/// `host` is not an address literal or the port is out of range.
+int cs_peer_parse(const char *host, int port, cs_peer *peer);
 /// Sends one datagram to `peer` without blocking. Returns the bytes sent or -errno.
 long cs_send_datagram(int fd, const void *buffer, size_t length, const cs_peer *peer);
 /// Writes the bound address of `fd` ("127.0.0.1" / "::1") into host and its port into *port.

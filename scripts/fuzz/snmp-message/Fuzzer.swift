@@ -4,7 +4,9 @@
 // Each input is one datagram. The generic BER walk and the message decoder must throw or
 // succeed, never crash; a decoded message must encode back to a message that decodes equal;
 // the agent's answer, when there is one, must be a well-formed Response to the request's id
-// and no larger than the response limit for the input's size.
+// and no larger than the response limit for the input's size; an SNMPv3 message's answer (a
+// report to an unauthenticated one) a well-formed SNMPv3 message with its message id, as
+// bounded.
 
 /// WPServer's protocol, declared here: the agent's sources are compiled without WPServer.
 protocol DatagramProtocol: Sendable {
@@ -25,7 +27,11 @@ private let view: MIBTable = {
     return builder.build()
 }()
 
-private let agent = SNMPAgent(configuration: .init(communities: ["public"])) { view }
+private let engineID = SNMPEngine.engineID(random: [1, 2, 3, 4, 5, 6, 7, 8])
+private let agent = SNMPAgent(configuration: .init(
+    communities: ["public"], engine: SNMPEngine(engineID: engineID, boots: 1, time: { 100 }),
+    users: [try! USMUser(name: "reader", authenticationPassword: "auth-pass-123", privacyPassword: "priv-pass-456",
+                         engineID: engineID)])) { view }
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSNMPMessage(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
@@ -33,6 +39,16 @@ public func fuzzSNMPMessage(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32
     var reader = BERReader(bytes)
     while !reader.isAtEnd {
         do { try reader.skipElement() } catch { break }
+    }
+    if let message = try? SNMPv3Message(decoding: bytes) {
+        // SNMPv3: a report or a response to the same message id, within the bound.
+        if let reply = agent.answer(bytes) {
+            guard reply.count <= agent.configuration.responseLimit(forRequestOf: bytes.count),
+                  let answer = try? SNMPv3Message(decoding: reply), answer.messageID == message.messageID else {
+                fatalError("a malformed or oversized SNMPv3 answer to \(bytes)")
+            }
+        }
+        return 0
     }
     guard let message = try? SNMPMessage(decoding: bytes) else {
         if agent.answer(bytes) != nil { fatalError("an undecodable datagram was answered") }

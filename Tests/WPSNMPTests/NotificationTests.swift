@@ -1,0 +1,139 @@
+import Foundation
+import Synchronization
+import Testing
+import WPTestThreads
+import WPLogging
+import WPRuntime
+import WPServer
+import WPTestSupport
+@testable import WPSNMP
+
+/// The UPS-MIB notifications: what a change of readings calls for, the sender's rate limit and
+/// encodings, and net-snmp's snmptrapd receiving them (SNMPv2c and SNMPv3 authPriv).
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct NotificationTests {
+    static func values(onBattery: Bool, alarms: [UPSMIBValues.Alarm] = [], test: UPSMIB.TestResult? = nil) -> UPSMIBValues {
+        var values = UPSMIBValues()
+        values.outputSource = onBattery ? .battery : .normal
+        values.secondsOnBattery = onBattery ? 30 : 0
+        values.runtimeRemaining = 1_200
+        values.lowBatteryTime = 120
+        values.alarms = alarms
+        values.testResult = test
+        values.testID = test == nil ? nil : .quickBatteryTest
+        return values
+    }
+
+    @Test func onBatteryIsSentAtOnceThenEveryMinuteWhileItLasts() {
+        var notifier = UPSNotifier()
+        #expect(notifier.update(Self.values(onBattery: false), now: .seconds(0)).isEmpty)
+        let first = notifier.update(Self.values(onBattery: true), now: .seconds(10))
+        #expect(first.map(\.trap) == [UPSMIB.Traps.onBattery])
+        #expect(first.first?.varBinds == [VarBind("1.3.6.1.2.1.33.1.2.3.0", .integer(20)), VarBind("1.3.6.1.2.1.33.1.2.2.0", .integer(30)),
+                                          VarBind("1.3.6.1.2.1.33.1.9.7.0", .integer(2))])
+        #expect(notifier.update(Self.values(onBattery: true), now: .seconds(69)).isEmpty)
+        #expect(notifier.update(Self.values(onBattery: true), now: .seconds(70)).map(\.trap) == [UPSMIB.Traps.onBattery])
+        #expect(notifier.update(Self.values(onBattery: false), now: .seconds(75)).isEmpty)
+        #expect(notifier.update(Self.values(onBattery: true), now: .seconds(76)).map(\.trap) == [UPSMIB.Traps.onBattery])
+    }
+
+    @Test func alarmRowsAddedAndRemovedAndAFinishedTest() {
+        var notifier = UPSNotifier()
+        _ = notifier.update(Self.values(onBattery: false, alarms: [.init(id: 1, alarm: .fanFailure)], test: .inProgress), now: .zero)
+        let changed = notifier.update(Self.values(onBattery: false, alarms: [.init(id: 2, alarm: .lowBattery)], test: .donePass), now: .seconds(5))
+        #expect(changed.map(\.trap) == [UPSMIB.Traps.testCompleted, UPSMIB.Traps.alarmEntryAdded, UPSMIB.Traps.alarmEntryRemoved])
+        #expect(changed[1].varBinds == [VarBind("1.3.6.1.2.1.33.1.6.2.1.1.2", .integer(2)),
+                                        VarBind("1.3.6.1.2.1.33.1.6.2.1.2.2", .objectIdentifier("1.3.6.1.2.1.33.1.6.3.3"))])
+        #expect(changed[2].varBinds.last == VarBind("1.3.6.1.2.1.33.1.6.2.1.2.1", .objectIdentifier("1.3.6.1.2.1.33.1.6.3.16")))
+        #expect(changed[0].varBinds.contains(VarBind("1.3.6.1.2.1.33.1.7.3.0", .integer(1))))
+    }
+
+    @Test func theSenderEncodesTrapsAndLimitsTheRatePerReceiver() throws {
+        let sent = Mutex<[(bytes: [UInt8], host: String, port: Int)]>([])
+        let clock = Mutex(Duration.zero)
+        let sender = SNMPNotificationSender(configuration: .init(receivers: [.init(host: "127.0.0.1", port: 1162, security: .community("traps"))],
+                                                                 maxPerMinute: 2),
+                                            uptime: { 4_200 }, now: { clock.withLock { $0 } }) { bytes, host, port in
+            sent.withLock { $0.append((bytes, host, port)) }
+            return true
+        }
+        let notification = SNMPNotification(trap: UPSMIB.Traps.onBattery, varBinds: [])
+        sender.send([notification, notification, notification])
+        #expect(sender.statistics == { var s = SNMPNotificationSender.Statistics(); s.sent = 2; s.rateLimited = 1; return s }())
+        clock.withLock { $0 = .seconds(60) }
+        sender.send([notification])
+        #expect(sender.statistics.sent == 3)
+        let first = try SNMPMessage(decoding: try #require(sent.withLock { $0.first?.bytes }))
+        #expect(first.version == .v2c && first.community == Array("traps".utf8) && first.pdu.type == BERTag.snmpV2Trap)
+        #expect(first.pdu.varBinds == [VarBind(SNMPNotification.sysUpTimeInstance, .timeTicks(4_200)),
+                                       VarBind(SNMPNotification.snmpTrapOIDInstance, .objectIdentifier(UPSMIB.Traps.onBattery))])
+        #expect(sent.withLock { $0.allSatisfy { $0.host == "127.0.0.1" && $0.port == 1162 } })
+    }
+
+    @Test func aServerSendsOnlyWhileServingAndOnlyToAddressLiterals() async throws {
+        let view = fullView()
+        let server = DatagramServer(configuration: .init(host: "127.0.0.1", port: 0),
+                                    protocol: SNMPAgent(configuration: .init(communities: ["public"])) { view }, logger: .disabled)
+        #expect(!server.send([1], to: "127.0.0.1", port: 9))
+        let task = Task { try await server.run() }
+        defer { task.cancel() }
+        _ = try await server.waitUntilListening()
+        #expect(!server.send([1], to: "localhost", port: 9), "names are never resolved")
+        #expect(!server.send([1], to: "127.0.0.1", port: 70_000))
+    }
+}
+
+/// snmptrapd receives the agent's notifications, SNMPv2c and SNMPv3 authPriv.
+@Suite(.ownThreads, .timeLimit(.minutes(3)),
+       .enabled(if: ChildProcess.executable(named: "snmptrapd") != nil || FileManager.default.isExecutableFile(atPath: "/usr/sbin/snmptrapd"),
+                "net-snmp's snmptrapd is not installed: skipped"))
+struct SNMPTrapReceiverTests {
+    /// A UDP port free a moment ago on 127.0.0.1 (snmptrapd cannot be told to take port 0).
+    static func freeUDPPort() async throws -> Int {
+        let probe = DatagramServer(configuration: .init(host: "127.0.0.1", port: 0),
+                                   protocol: SNMPAgent(configuration: .init(communities: [])) { fullView() }, logger: .disabled)
+        let task = Task { try await probe.run() }
+        let port = try await probe.waitUntilListening().port
+        task.cancel()
+        _ = try? await task.value
+        return port
+    }
+
+    @Test func snmptrapdReceivesAnOnBatteryTrapInBothVersions() async throws {
+        let engineID = SNMPEngine.engineID(random: [9, 8, 7, 6, 5, 4, 3, 2])
+        let engine = SNMPEngine(engineID: engineID, boots: 1, time: { 5 })
+        let user = try USMUser(name: "trapper", authenticationPassword: "trap-auth-123", privacyPassword: "trap-priv-456", engineID: engineID)
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("snmptrapd-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let hex = engineID.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+        try ("authCommunity log traps\ncreateUser -e 0x\(hex) trapper SHA-256 trap-auth-123 AES trap-priv-456\nauthUser log trapper priv\n")
+            .write(toFile: home + "/snmptrapd.conf", atomically: true, encoding: .utf8)
+        let port = try await Self.freeUDPPort()
+        let path = ChildProcess.executable(named: "snmptrapd") ?? "/usr/sbin/snmptrapd"
+        let trapd = try ChildProcess(path, ["-f", "-Lo", "-C", "-c", home + "/snmptrapd.conf", "-m", "", "-M", home, "-n", "-On",
+                                            "udp:127.0.0.1:\(port)"],
+                                     environment: ["HOME": home, "SNMP_PERSISTENT_DIR": home, "SNMPCONFPATH": home])
+        defer { trapd.signal(SIGTERM) }
+        let ready = try await NamedThread.run(name: "test-trapd") { trapd.waitForOutput(limit: .seconds(30)) { $0.contains("NET-SNMP version") } }
+        #expect(ready.satisfied, "snmptrapd did not start: \(trapd.standardError)")
+
+        let view = fullView()
+        let server = DatagramServer(configuration: .init(host: "127.0.0.1", port: 0),
+                                    protocol: SNMPAgent(configuration: .init(communities: ["public"])) { view }, logger: .disabled)
+        let task = Task { try await server.run() }
+        defer { task.cancel() }
+        _ = try await server.waitUntilListening()
+        let sender = SNMPNotificationSender(configuration: .init(receivers: [.init(host: "127.0.0.1", port: port, security: .community("traps")),
+                                                                            .init(host: "127.0.0.1", port: port, security: .user(user, .authPriv))],
+                                                                 engine: engine),
+                                            uptime: { 4_200 }, now: { .zero }) { bytes, host, port in server.send(bytes, to: host, port: port) }
+        var notifier = UPSNotifier()
+        sender.send(notifier.update(NotificationTests.values(onBattery: true), now: .zero))
+        #expect(sender.statistics.sent == 2 && sender.statistics.failures == 0)
+        let received = try await NamedThread.run(name: "test-trapd") {
+            trapd.waitForOutput(limit: .seconds(30)) { $0.components(separatedBy: "OID: .1.3.6.1.2.1.33.2.1").count == 3 }
+        }
+        #expect(received.satisfied, "\(trapd.standardOutput)\n\(trapd.standardError)")
+        #expect(received.text.contains(".1.3.6.1.2.1.33.1.2.3.0 = INTEGER: 20"), "\(received.text)")
+    }
+}
