@@ -1,0 +1,119 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The SNMP agent's engine as it must survive restarts (RFC 3414 §2.2): its `snmpEngineID`,
+/// and `snmpEngineBoots`, how many times it has started, so that no start reuses a boots value
+/// (SNMPv3's protection against replayed messages rests on it).
+package struct StoredSNMPEngine: Sendable, Equatable {
+    package var engineID: [UInt8]
+    package var boots: Int32
+
+    package init(engineID: [UInt8], boots: Int32) {
+        self.engineID = engineID
+        self.boots = boots
+    }
+}
+
+/// The file `snmp-engine` in the data directory, beside the energy state and under the same
+/// lock:
+///
+/// ```
+/// # wpexporter SNMP engine (RFC 3414): keep with the data directory
+/// engine_id 80000000050a1b2c3d4e5f6071
+/// boots 3
+/// ```
+package enum SNMPEngineFile {
+    package static let name = "snmp-engine"
+    /// RFC 3414 §2.2.2: boots stays at its maximum (the engine then needs a new identity).
+    package static let maxBoots: Int32 = 2_147_483_647
+    /// RFC 3411's engine IDs are 5 to 32 bytes.
+    static let engineIDLengths = 5...32
+
+    /// Counts a start of the engine kept in `directory`: reads the file, adds one to its boots
+    /// (kept at ``maxBoots``) and writes it back — a temporary file, `fsync`, rename, and the
+    /// directory's `fsync` — before returning, so a start that serves SNMPv3 never reuses a
+    /// boots value. A missing file starts a new engine (`newEngineID()`, boots 1); so does a
+    /// damaged one, and `problem` says what was wrong (the managers rediscover the new engine;
+    /// trap receivers configured with the old engine ID need the new one).
+    ///
+    /// - Throws: ``StorageError`` when the file cannot be read or written.
+    package static func start(directory: String, newEngineID: () -> [UInt8]) throws(StorageError)
+        -> (engine: StoredSNMPEngine, problem: String?) {
+        let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+        var engine = StoredSNMPEngine(engineID: newEngineID(), boots: 0)
+        var problem: String?
+        switch FileSystem.readFile(path) {
+        case .missing:
+            break
+        case .failed(let error):
+            throw error
+        case .bytes(let bytes):
+            switch parse(bytes) {
+            case .success(let stored): engine = stored
+            case .failure(let reason): problem = "\(path) is damaged (\(reason)); a new SNMP engine ID was made"
+            }
+        }
+        engine.boots = engine.boots >= maxBoots ? maxBoots : engine.boots + 1
+        let temporary = path + ".tmp"
+        try FileSystem.writeAndSync(temporary, encode(engine), mode: 0o600)
+        try FileSystem.rename(temporary, path)
+        try FileSystem.syncDirectory(directory)
+        return (engine, problem)
+    }
+
+    static func encode(_ engine: StoredSNMPEngine) -> [UInt8] {
+        let hex = engine.engineID.map { byte in
+            let digits = String(byte, radix: 16)
+            return digits.count == 1 ? "0" + digits : digits
+        }.joined()
+        return Array("# wpexporter SNMP engine (RFC 3414): keep with the data directory\nengine_id \(hex)\nboots \(engine.boots)\n".utf8)
+    }
+
+    /// The engine in the file's text, or what is wrong with it.
+    static func parse(_ bytes: [UInt8]) -> Result<StoredSNMPEngine, ParseFailure> {
+        guard bytes.count <= 4_096, let text = String(validating: bytes, as: UTF8.self) else {
+            return .failure(ParseFailure("not a short UTF-8 text"))
+        }
+        var engineID: [UInt8]?
+        var boots: Int32?
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") && !line.allSatisfy(\.isWhitespace) {
+            let words = line.split(separator: " ")
+            guard words.count == 2 else { return .failure(ParseFailure("unexpected line \(String(line.prefix(40)).debugDescription)")) }
+            switch words[0] {
+            case "engine_id":
+                guard let id = hexBytes(words[1]), engineIDLengths.contains(id.count) else {
+                    return .failure(ParseFailure("engine_id is not 5 to 32 bytes in hex"))
+                }
+                engineID = id
+            case "boots":
+                guard let value = Int32(words[1]), value >= 1 else { return .failure(ParseFailure("boots is not a number from 1")) }
+                boots = value
+            default:
+                return .failure(ParseFailure("unknown key \(String(words[0].prefix(40)).debugDescription)"))
+            }
+        }
+        guard let engineID, let boots else { return .failure(ParseFailure("engine_id or boots missing")) }
+        return .success(StoredSNMPEngine(engineID: engineID, boots: boots))
+    }
+
+    struct ParseFailure: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    private static func hexBytes(_ text: Substring) -> [UInt8]? {
+        guard text.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        var index = text.startIndex
+        while index < text.endIndex {
+            let next = text.index(index, offsetBy: 2)
+            guard let byte = UInt8(text[index..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            index = next
+        }
+        return bytes
+    }
+}
