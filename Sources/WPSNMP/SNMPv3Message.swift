@@ -8,20 +8,26 @@
 ///                                                           authenticationParameters, privacyParameters }),
 ///            msgData ScopedPDU | encryptedPDU OCTET STRING }
 /// ```
-struct SNMPv3Message: Equatable {
+package struct SNMPv3Message: Equatable {
     /// `msgFlags` bits.
-    struct Flags: OptionSet, Equatable {
-        let rawValue: UInt8
-        static let authenticated = Flags(rawValue: 1)
-        static let encrypted = Flags(rawValue: 2)
-        static let reportable = Flags(rawValue: 4)
+    package struct Flags: OptionSet, Equatable {
+        package let rawValue: UInt8
+        package init(rawValue: UInt8) { self.rawValue = rawValue }
+        package static let authenticated = Flags(rawValue: 1)
+        package static let encrypted = Flags(rawValue: 2)
+        package static let reportable = Flags(rawValue: 4)
     }
 
     /// `SEQUENCE { contextEngineID, contextName, data PDU }`.
-    struct ScopedPDU: Equatable {
-        var contextEngineID: [UInt8]
-        var contextName: [UInt8]
-        var pdu: PDU
+    package struct ScopedPDU: Equatable {
+        package var contextEngineID: [UInt8]
+        package var contextName: [UInt8]
+        package var pdu: PDU
+        package init(contextEngineID: [UInt8], contextName: [UInt8], pdu: PDU) {
+            self.contextEngineID = contextEngineID
+            self.contextName = contextName
+            self.pdu = pdu
+        }
     }
 
     /// The user-based security model's number in `msgSecurityModel`.
@@ -30,9 +36,9 @@ struct SNMPv3Message: Equatable {
     static let pduTypes: [UInt8] = [BERTag.getRequest, BERTag.getNextRequest, BERTag.response, BERTag.setRequest,
                                     BERTag.getBulkRequest, BERTag.informRequest, BERTag.snmpV2Trap, BERTag.report]
 
-    var messageID: Int32
-    var maxSize: Int32
-    var flags: Flags
+    package var messageID: Int32
+    package var maxSize: Int32
+    package var flags: Flags
     var securityModel: Int32
     var engineID: [UInt8]
     var boots: Int32
@@ -41,11 +47,11 @@ struct SNMPv3Message: Equatable {
     var authenticationParameters: [UInt8]
     var privacyParameters: [UInt8]
     /// The scoped PDU in the clear, or encrypted (the OCTET STRING's content).
-    var data: Data
+    package var data: Data
     /// Where `authenticationParameters` lie in the decoded bytes (to check the MAC).
     var authenticationRange: Range<Int> = 0..<0
 
-    enum Data: Equatable {
+    package enum Data: Equatable {
         case plain(ScopedPDU)
         case encrypted([UInt8])
     }
@@ -61,7 +67,7 @@ struct SNMPv3Message: Equatable {
     ///
     /// - Throws: ``SNMPError`` for malformed BER, a version other than 3, a `msgFlags` that is
     ///   not one byte, a scoped PDU of another type, or trailing bytes.
-    init(decoding bytes: [UInt8]) throws(SNMPError) {
+    package init(decoding bytes: [UInt8]) throws(SNMPError) {
         var outer = BERReader(bytes)
         var message = try outer.nested(tag: BERTag.sequence, named: "SNMP message SEQUENCE")
         try outer.finish()
@@ -96,7 +102,7 @@ struct SNMPv3Message: Equatable {
         try message.finish()
     }
 
-    init(messageID: Int32, maxSize: Int32, flags: Flags, engineID: [UInt8], boots: Int32, time: Int32,
+    package init(messageID: Int32, maxSize: Int32, flags: Flags, engineID: [UInt8], boots: Int32, time: Int32,
          userName: [UInt8], privacyParameters: [UInt8] = [], data: Data) {
         self.messageID = messageID
         self.maxSize = maxSize

@@ -118,9 +118,9 @@ public struct USMStatistics: Sendable, Equatable {
 /// The user-based security model of an agent (RFC 3414 §3.2 for what arrives, §3.1 for what
 /// is sent), read-only: it authenticates and decrypts requests, answers discovery and
 /// failures with Report PDUs, and authenticates and encrypts responses.
-final class USM: Sendable {
+package final class USM: Sendable {
     /// What processing an incoming message came to.
-    enum Incoming {
+    package enum Incoming {
         /// An authentic request (at the user's level) to answer.
         case request(SNMPv3Message, SNMPv3Message.ScopedPDU, USMUser)
         /// A Report PDU to send (discovery, an unknown user, a wrong digest, …).
@@ -136,7 +136,7 @@ final class USM: Sendable {
     private let users: [String: USMUser]
     private let state = Mutex<(statistics: USMStatistics, salt: UInt64)>((USMStatistics(), 0))
 
-    init(engine: SNMPEngine, users: [USMUser], saltSeed: UInt64) {
+    package init(engine: SNMPEngine, users: [USMUser], saltSeed: UInt64) {
         self.engine = engine
         var byName: [String: USMUser] = [:]
         for user in users { byName[user.name] = user }
@@ -149,7 +149,7 @@ final class USM: Sendable {
     private func count(_ change: (inout USMStatistics) -> Void) { state.withLock { change(&$0.statistics) } }
 
     /// RFC 3414 §3.2 over a decoded message whose original bytes are `bytes`.
-    func process(_ message: SNMPv3Message, bytes: [UInt8]) -> Incoming {
+    package func process(_ message: SNMPv3Message, bytes: [UInt8]) -> Incoming {
         guard message.securityModel == SNMPv3Message.userBasedSecurityModel else {
             count { $0.unknownSecurityModels += 1 }
             return .drop
@@ -221,7 +221,7 @@ final class USM: Sendable {
 
     /// The response to `request` carrying `pdu` with encoded bindings `varBindBytes`, at the
     /// request's level, or `nil` when it cannot be made (no libcrypto).
-    func response(to request: SNMPv3Message, scoped: SNMPv3Message.ScopedPDU, user: USMUser, pdu: PDU,
+    package func response(to request: SNMPv3Message, scoped: SNMPv3Message.ScopedPDU, user: USMUser, pdu: PDU,
                   varBindBytes: [UInt8]) -> [UInt8]? {
         let level = SNMPSecurityLevel(request.flags)
         var flags = request.flags
