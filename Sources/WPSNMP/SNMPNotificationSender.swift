@@ -1,7 +1,8 @@
 import Synchronization
 
-/// Sends notifications (SNMPv2-Trap PDUs) to the configured receivers, SNMPv2c with a
-/// community or SNMPv3 as a user of the agent's engine (the sender of a Trap is authoritative,
+/// Sends notifications (SNMPv2-Trap PDUs, or SNMPv2c InformRequests through
+/// ``SNMPInforms``) to the configured receivers, SNMPv2c with a community or SNMPv3 as a user
+/// of the agent's engine (the sender of a Trap is authoritative,
 /// so the user's keys are those localized to the agent's engine ID), rate-limited per
 /// receiver, never waiting: `send` encodes and hands each datagram to `transport` (the agent's
 /// `DatagramServer.send(_:to:port:)`, which the event loop sends), and returns.
@@ -29,11 +30,14 @@ public final class SNMPNotificationSender: Sendable {
         public var host: String
         public var port: Int
         public var security: Security
+        /// InformRequests, acknowledged and resent (SNMPv2c only), instead of traps.
+        public var inform: Bool
 
-        public init(host: String, port: Int = 162, security: Security) {
+        public init(host: String, port: Int = 162, security: Security, inform: Bool = false) {
             self.host = host
             self.port = port
             self.security = security
+            self.inform = inform
         }
     }
 
@@ -70,6 +74,7 @@ public final class SNMPNotificationSender: Sendable {
     private let now: @Sendable () -> Duration
     private let transport: @Sendable (_ datagram: [UInt8], _ host: String, _ port: Int) -> Bool
     private let usm: USM?
+    private let informs: (any SNMPInformDelivery)?
     /// Per receiver, the send times within the last minute; the statistics; the next request id.
     private let state: Mutex<(windows: [[Duration]], statistics: Statistics, requestID: Int32)>
 
@@ -77,9 +82,12 @@ public final class SNMPNotificationSender: Sendable {
     ///   - uptime: `sysUpTime` in hundredths of a second, the first binding of each notification.
     ///   - now: a monotonic time for the rate limit.
     ///   - transport: sends one datagram; `false` when it could not be handed over.
+    ///   - informs: sends the receivers' informs (``SNMPInforms``); `nil`: informs fail.
     public init(configuration: Configuration, uptime: @escaping @Sendable () -> UInt32, now: @escaping @Sendable () -> Duration,
+                informs: (any SNMPInformDelivery)? = nil,
                 transport: @escaping @Sendable (_ datagram: [UInt8], _ host: String, _ port: Int) -> Bool) {
         self.configuration = configuration
+        self.informs = informs
         self.uptime = uptime
         self.now = now
         self.transport = transport
@@ -106,14 +114,20 @@ public final class SNMPNotificationSender: Sendable {
                     return state.requestID
                 }
                 guard let requestID = admitted else { continue }
-                let pdu = notification.pdu(requestID: requestID, uptime: uptime())
+                let pdu = notification.pdu(requestID: requestID, uptime: uptime(),
+                                           type: receiver.inform ? BERTag.informRequest : BERTag.snmpV2Trap)
                 let bytes: [UInt8]? = switch receiver.security {
                 case .community(let community):
                     SNMPMessage(version: .v2c, community: Array(community.utf8), pdu: pdu).encoded()
                 case .user(let user, let level):
-                    usm?.outgoing(pdu, user: user, level: level, messageID: requestID)
+                    // An SNMPv3 inform's receiver is the authoritative engine: not sent.
+                    receiver.inform ? nil : usm?.outgoing(pdu, user: user, level: level, messageID: requestID)
                 }
-                let sent = bytes.map { transport($0, receiver.host, receiver.port) } ?? false
+                let sent: Bool = if let bytes, receiver.inform {
+                    informs?.inform(bytes, requestID: requestID, host: receiver.host, port: receiver.port) ?? false
+                } else {
+                    bytes.map { transport($0, receiver.host, receiver.port) } ?? false
+                }
                 state.withLock { if sent { $0.statistics.sent += 1 } else { $0.statistics.failures += 1 } }
             }
         }

@@ -69,6 +69,38 @@ import WPTestSupport
         #expect(sent.withLock { $0.allSatisfy { $0.host == "127.0.0.1" && $0.port == 1162 } })
     }
 
+    @Test func anUnacknowledgedInformIsResentThenGivenUp() async throws {
+        let clock = ManualClock()
+        let informs = SNMPInforms(configuration: .init(timeout: .seconds(5), retries: 2), clock: clock)
+        let sent = Mutex(0)
+        informs.transport = { _, _, _ in sent.withLock { $0 += 1 }; return true }
+        #expect(informs.inform([1, 2, 3], requestID: 7, host: "127.0.0.1", port: 162))
+        #expect(!informs.inform([1, 2, 3], requestID: 7, host: "127.0.0.1", port: 162), "the same request id twice")
+        for expected in [2, 3] {
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(5))
+            await informs.waitUntil { $0.sent == expected }
+        }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(5))
+        await informs.waitUntil { $0.failed == 1 }
+        #expect(informs.statistics.resent == 2 && informs.pendingCount == 0 && sent.withLock { $0 } == 3)
+    }
+
+    @Test func aResponseFromTheReceiverAcknowledgesAnInform() async throws {
+        let clock = ManualClock()
+        let informs = SNMPInforms(configuration: .init(), clock: clock)
+        informs.transport = { _, _, _ in true }
+        informs.inform([0], requestID: 9, host: "127.0.0.1", port: 162)
+        let response = SNMPMessage(version: .v2c, community: Array("traps".utf8), pdu: .response(requestID: 9, varBinds: [])).encoded()
+        #expect(await informs.handle(response, from: "127.0.0.2:162") == nil)
+        #expect(informs.statistics.unmatched == 1 && informs.pendingCount == 1, "another address acknowledges nothing")
+        _ = await informs.handle(response, from: "127.0.0.1:162")
+        #expect(informs.statistics.acknowledged == 1 && informs.pendingCount == 0)
+        _ = await informs.handle(response, from: "127.0.0.1:162")
+        #expect(informs.statistics.unmatched == 2, "a late duplicate")
+    }
+
     @Test func aServerSendsOnlyWhileServingAndOnlyToAddressLiterals() async throws {
         let view = fullView()
         let server = DatagramServer(configuration: .init(host: "127.0.0.1", port: 0),
@@ -98,7 +130,7 @@ struct SNMPTrapReceiverTests {
         return port
     }
 
-    @Test func snmptrapdReceivesAnOnBatteryTrapInBothVersions() async throws {
+    @Test func snmptrapdReceivesAnOnBatteryTrapInBothVersionsAndAcknowledgesAnInform() async throws {
         let engineID = SNMPEngine.engineID(random: [9, 8, 7, 6, 5, 4, 3, 2])
         let engine = SNMPEngine(engineID: engineID, boots: 1, time: { 5 })
         let user = try USMUser(name: "trapper", authenticationPassword: "trap-auth-123", privacyPassword: "trap-priv-456", engineID: engineID)
@@ -123,16 +155,28 @@ struct SNMPTrapReceiverTests {
         let task = Task { try await server.run() }
         defer { task.cancel() }
         _ = try await server.waitUntilListening()
+        let informs = SNMPInforms(configuration: .init(timeout: .seconds(10), retries: 3), clock: ContinuousClock())
+        let informSocket = DatagramServer(configuration: .init(host: "127.0.0.1", port: 0), protocol: informs, logger: .disabled)
+        let informTask = Task { try await informSocket.run() }
+        defer { informTask.cancel() }
+        _ = try await informSocket.waitUntilListening()
+        informs.transport = { bytes, host, port in informSocket.send(bytes, to: host, port: port) }
         let sender = SNMPNotificationSender(configuration: .init(receivers: [.init(host: "127.0.0.1", port: port, security: .community("traps")),
-                                                                            .init(host: "127.0.0.1", port: port, security: .user(user, .authPriv))],
+                                                                            .init(host: "127.0.0.1", port: port, security: .user(user, .authPriv)),
+                                                                            .init(host: "127.0.0.1", port: port, security: .community("traps"),
+                                                                                  inform: true)],
                                                                  engine: engine),
-                                            uptime: { 4_200 }, now: { .zero }) { bytes, host, port in server.send(bytes, to: host, port: port) }
+                                            uptime: { 4_200 }, now: { .zero }, informs: informs) { bytes, host, port in
+            server.send(bytes, to: host, port: port)
+        }
         var notifier = UPSNotifier()
         sender.send(notifier.update(NotificationTests.values(onBattery: true), now: .zero))
-        #expect(sender.statistics.sent == 2 && sender.statistics.failures == 0)
+        #expect(sender.statistics.sent == 3 && sender.statistics.failures == 0)
         let received = try await NamedThread.run(name: "test-trapd") {
-            trapd.waitForOutput(limit: .seconds(30)) { $0.components(separatedBy: "OID: .1.3.6.1.2.1.33.2.1").count == 3 }
+            trapd.waitForOutput(limit: .seconds(30)) { $0.components(separatedBy: "OID: .1.3.6.1.2.1.33.2.1").count == 4 }
         }
+        await informs.waitUntil { $0.acknowledged == 1 || $0.failed == 1 }
+        #expect(informs.statistics.acknowledged == 1, "snmptrapd acknowledges the inform: \(informs.statistics)")
         #expect(received.satisfied, "\(trapd.standardOutput)\n\(trapd.standardError)")
         #expect(received.text.contains(".1.3.6.1.2.1.33.1.2.3.0 = INTEGER: 20"), "\(received.text)")
     }
