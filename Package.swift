@@ -89,7 +89,7 @@ let package = Package(
         .target(name: "WPCBuildInfo", cSettings: [.define("WPEXPORTER_GIT_COMMIT", to: "\"\(gitCommit())\"")]),
         // The running exporter as a library: one or many WinPower servers, merge, reload, the HTTP
         // surface, the push loop (docs/architecture.md). The executable only composes the command line.
-        .target(name: "WPExporter", dependencies: ["WPRuntime", "WPLogging", "WPConfig", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPNUT",
+        .target(name: "WPExporter", dependencies: ["WPRuntime", "WPLogging", "WPConfig", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPNUT", "WPSNMP",
                                                     "WPClient", "WPServer", "WPServerMetrics", "WPScheduler", "WPCollector", "WPHTTPClient",
                                                     "WPCBuildInfo"]),
         .executableTarget(name: "wpexporter", dependencies: ["WPExporter", "WPLogging", "WPConfig", "WPClient", "WPCollector", "WPProcess",
@@ -135,7 +135,7 @@ let package = Package(
         .testTarget(name: "WPSimulatorTests", dependencies: ["WPTestThreads", "WPSimulator", "WPClient", "WPServer", "WPLogging", "WPTestSupport"]),
         .testTarget(name: "WPExporterTests", dependencies: ["WPTestThreads", "WPExporter", "WPClient", "WPCollector", "WPConfig", "WPEnergy", "WPLogging",
                                                          "WPMetrics", "WPPushgateway", "WPScheduler", "WPServer", "WPStorage",
-                                                         "WPSimulator", "WPTestSupport", "WPCompression", "WPNUT", "WPRuntime"]),
+                                                         "WPSimulator", "WPTestSupport", "WPCompression", "WPNUT", "WPSNMP", "WPRuntime"]),
         .testTarget(name: "wpexporterTests", dependencies: ["WPTestThreads", "wpexporter", "WPExporter", "WPConfig", "WPLogging", "WPServer", "WPSimulator", "WPHTTPClient",
                                                          "WPStorage", "WPTestSupport"],
                     exclude: ["Golden"]),  // help goldens, read from the source tree

@@ -130,5 +130,12 @@ extension ConfigKey {
                   "`device_id` or NUT name of the UPS that also answers as `ups` (Synology and other fixed-name clients)."),
         ConfigKey("nut.max_connections", .integer(1...65_536), default: .integer(256),
                   "NUT connections at once; beyond, the oldest not logged in is closed."),
+
+        ConfigKey("snmp.listen", .string, default: nil,
+                  "Serve every UPS over SNMP (UPS-MIB, RFC 1628) on this UDP `host:port`; the port defaults to 161; unset: off (docs/snmp.md)."),
+        ConfigKey("snmp.users_file", .path, default: nil,
+                  "YAML file of SNMP communities, SNMPv3 users and trap receivers; required with `snmp.listen` (docs/snmp.md)."),
+        ConfigKey("snmp.default_ups", .string, default: nil,
+                  "`device_id` or UPS name the agent answers for without a selector (`community@name`, an SNMPv3 context); else the first UPS."),
     ]
 }

@@ -51,6 +51,11 @@ extension ExporterConfiguration {
             check.problem("nut.listen", "\(listen.debugDescription) is not host:port with a port 0–65535 (e.g. :3493 or 127.0.0.1:3493)")
         }
         if let name = nut.defaultUPS, name.isEmpty { check.problem("nut.default_ups", "must not be empty") }
+        if let listen = snmp.listen, !listen.isEmpty {
+            if snmp.address == nil { check.problem("snmp.listen", LoadState.snmpListenProblem(listen)) }
+            if snmp.usersFile == nil { check.problem("snmp.listen", "needs snmp.users_file: the communities and users that may read the agent") }
+        }
+        if let name = snmp.defaultUPS, name.isEmpty { check.problem("snmp.default_ups", "must not be empty") }
         check.integer("nut.battery_charge_low", nut.batteryChargeLow)
         check.duration("nut.battery_runtime_low", nut.batteryRuntimeLow)
         check.integer("nut.max_connections", nut.maxConnections)

@@ -230,6 +230,47 @@ public struct ExporterConfiguration: Sendable, Equatable {
     public var push = Push()
     /// `nut.*`.
     public var nut = NUT()
+    /// `snmp.*`.
+    public var snmp = SNMP()
+
+    /// `snmp.*`: the SNMP agent (docs/snmp.md).
+    public struct SNMP: Sendable, Equatable {
+        /// `snmp.listen`: UDP `host:port` (port 161 when omitted); the agent is off when nil.
+        public var listen: String?
+        /// `snmp.users_file`: communities, SNMPv3 users, trap receivers.
+        public var usersFile: String?
+        /// `snmp.default_ups`.
+        public var defaultUPS: String?
+        public init() {}
+
+        /// The port when `snmp.listen` gives none.
+        public static let defaultPort = 161
+
+        /// `listen` split into host and port (`:161` or `` → `0.0.0.0`; `[::1]` → `::1`, 161);
+        /// nil when it is not `host[:port]` with a port 0–65535.
+        public var address: (host: String, port: Int)? {
+            guard let listen else { return nil }
+            var host = listen
+            var port = Self.defaultPort
+            if listen.hasPrefix("[") {
+                guard let close = listen.firstIndex(of: "]") else { return nil }
+                host = String(listen[listen.index(after: listen.startIndex)..<close])
+                let rest = listen[listen.index(after: close)...]
+                if !rest.isEmpty {
+                    guard rest.hasPrefix(":"), let value = Int(rest.dropFirst()), (0...65535).contains(value) else { return nil }
+                    port = value
+                }
+            } else if let colon = listen.lastIndex(of: ":") {
+                guard !listen[..<colon].contains(":") else { return nil }   // a bare IPv6 address needs brackets
+                host = String(listen[..<colon])
+                guard let value = Int(listen[listen.index(after: colon)...]), (0...65535).contains(value) else { return nil }
+                port = value
+            }
+            if host.isEmpty { host = "0.0.0.0" }
+            guard !host.contains(" ") else { return nil }
+            return (host, port)
+        }
+    }
     /// `servers`: the WinPower servers of a multi-server exporter; empty when the file has no
     /// `servers` section (the single server of ``winPower`` is used).
     public var servers: [ServerEntry] = []

@@ -115,6 +115,9 @@ extension LoadState {
         config.nut.defaultUPS = string("nut.default_ups")
         config.nut.maxConnections = integer("nut.max_connections", nut.maxConnections)
         config.nut.ups = nutUPS
+        config.snmp.listen = string("snmp.listen").flatMap { $0.isEmpty ? nil : $0 }
+        config.snmp.usersFile = string("snmp.users_file")
+        config.snmp.defaultUPS = string("snmp.default_ups")
         return config
     }
 }

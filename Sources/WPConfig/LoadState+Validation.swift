@@ -145,6 +145,17 @@ extension LoadState {
             }
         }
         if let (name, source) = text("nut.default_ups"), name.isEmpty { problem("nut.default_ups", source, "must not be empty") }
+        if let (listen, source) = text("snmp.listen"), !listen.isEmpty {
+            var snmp = ExporterConfiguration.SNMP()
+            snmp.listen = listen
+            if snmp.address == nil {
+                problem("snmp.listen", source, Self.snmpListenProblem(listen))
+            }
+            if inputs.purpose == .server, text("snmp.users_file") == nil {
+                problem("snmp.listen", source, "needs snmp.users_file: the communities and users that may read the agent")
+            }
+        }
+        if let (name, source) = text("snmp.default_ups"), name.isEmpty { problem("snmp.default_ups", source, "must not be empty") }
         // `ups` answers for the default device: no other device may be named so (the alias would
         // silently hide it).
         if let (target, _) = text("nut.default_ups"), !target.isEmpty {
@@ -155,6 +166,10 @@ extension LoadState {
                         + "or make it nut.default_ups")
             }
         }
+    }
+
+    static func snmpListenProblem(_ listen: String) -> String {
+        "\(listen.debugDescription) is not host[:port] with a port 0–65535 (e.g. :161, 127.0.0.1:1161 or [::1]:161)"
     }
 
     /// Paths of the exporter's other endpoints, which `server.metrics_path` must not take.
@@ -235,6 +250,19 @@ extension LoadState {
                     warning("nut.users_file", source,
                             "\"\(path)\" holds plain passwords and is readable by other users (mode 0\(String(mode & 0o777, radix: 8))); "
                             + "run chmod 600 \(path), or use password_hash")
+                }
+            } catch {
+                problems += error.problems
+            }
+        }
+        // As the NUT users file: every problem listed with its position before anything starts.
+        if inputs.purpose == .server, let (path, source) = text("snmp.users_file") {
+            do {
+                _ = try SNMPUsersFile.load(path: path, files: inputs.files)
+                if let mode = inputs.files.permissions(path), mode & 0o044 != 0 {
+                    warning("snmp.users_file", source,
+                            "\"\(path)\" holds communities and passwords and is readable by other users "
+                            + "(mode 0\(String(mode & 0o777, radix: 8))); run chmod 600 \(path)")
                 }
             } catch {
                 problems += error.problems

@@ -13,6 +13,7 @@ import WPRuntime
 import WPScheduler
 import WPServer
 import WPServerMetrics
+import WPSNMP
 import WPStorage
 
 /// Makes the WinPower client of a server: a `servers` entry, or for a `winpower`-only
@@ -136,6 +137,8 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     package let pushLoop: PushLoop<C>?
     /// Serves every UPS over the NUT network protocol when `nut.listen` is set.
     package let nutServer: (any Listener<LineServerStatistics>)?
+    /// The SNMP agent of `snmp.listen`, its notifications and their informs; `nil` when off.
+    package let snmp: SNMPService<C>?
     /// Whether the listener speaks TLS (the web configuration file sets it up).
     public let isSecure: Bool
     /// Re-reads the configuration on SIGHUP and `POST /-/reload`.
@@ -234,9 +237,14 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         let fleet = ServerFleet<C>(members: [])
         self.fleet = fleet
         let afterCollection = options.afterCollection
+        // The SNMP agent's notifications follow each publish; the agent is made further down.
+        let notify = Mutex<(@Sendable () -> Void)?>(nil)
         merger = ExpositionMerger(spacing: options.mergeSpacing, clock: clock, parts: {
             fleet.pipelines.map { $0.collector.snapshot.chunks } + [WinPowerCollector<C>.processWideChunks(meter)]
-        }, afterMerge: afterCollection)
+        }, afterMerge: {
+            notify.withLock { $0 }?()
+            afterCollection()
+        })
         let makeMember = Self.memberFactory(meter: meter, merger: merger, clock: clock, wallClock: wallClock,
                                             logger: components, graceful: gracefulShutdownTimeout,
                                             afterCollection: afterCollection)
@@ -270,14 +278,25 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             store.close()
             throw .metrics(error)
         }
-        do {
-            nutServer = try Self.makeNUTServer(configuration, fleet: fleet, meter: meter, tls: options.webSecurity.tls,
+        do throws(ExporterError) {
+            // One naming of the UPSs for NUT and SNMP (`community@rack-a` and `rack-a@host` alike).
+            let names = NUTFleetSource(fleet: fleet, settings: Self.nutSettings(configuration.nut), version: BuildInfo.exporterVersion,
+                                       meter: configuration.nut.address != nil || configuration.snmp.address != nil ? meter : nil)
+            snmp = try SNMPService.make(configuration, source: SNMPFleetSource(
+                fleet: fleet, names: names, system: SystemGroup(description: "wpexporter \(BuildInfo.exporterVersion): WinPower UPSs over the UPS-MIB",
+                                                               name: "wpexporter"),
+                defaultUPS: configuration.snmp.defaultUPS, version: BuildInfo.exporterVersion,
+                lowBatteryTime: Double(configuration.nut.batteryRuntimeLow.components.seconds), clock: clock),
+                engineDirectory: options.energyStorage.isDataDirectory ? configuration.storage.dataDirectory : nil,
+                registry: scrape.registry, clock: clock, logger: components)
+            nutServer = try Self.makeNUTServer(configuration, source: names, tls: options.webSecurity.tls,
                                                maxConnections: budget.map(\.lineConnections),
                                                registry: scrape.registry, listeners: options.listeners, logger: components)
         } catch {
             store.close()
             throw error
         }
+        if let snmp { notify.withLock { $0 = { snmp.notify() } } }
         let nutServer = self.nutServer
         let nutAddress = configuration.nut.listen
         let merger = self.merger
@@ -359,7 +378,22 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// The NUT server of `nut.*`, or `nil` when `nut.listen` is not set.
-    private static func makeNUTServer(_ configuration: ExporterConfiguration, fleet: ServerFleet<C>, meter: EnergyMeter<C>,
+    /// The NUT bridge's names and thresholds of `nut.*`.
+    private static func nutSettings(_ nut: ExporterConfiguration.NUT) -> NUTBridgeSettings {
+        var settings = NUTBridgeSettings()
+        settings.thresholds = NUTThresholds(chargeLow: Double(nut.batteryChargeLow),
+                                            runtimeLow: Double(nut.batteryRuntimeLow.components.seconds))
+        settings.defaultUPS = nut.defaultUPS.map { (alias: "ups", device: $0) }
+        settings.names = nut.ups.compactMapValues(\.name)
+        settings.deviceThresholds = nut.ups.compactMapValues { ups in
+            guard ups.batteryChargeLow != nil || ups.batteryRuntimeLow != nil else { return nil }
+            return NUTThresholds(chargeLow: Double(ups.batteryChargeLow ?? nut.batteryChargeLow),
+                                 runtimeLow: Double((ups.batteryRuntimeLow ?? nut.batteryRuntimeLow).components.seconds))
+        }
+        return settings
+    }
+
+    private static func makeNUTServer(_ configuration: ExporterConfiguration, source: NUTFleetSource<C>,
                                       tls: TLSConfiguration?, maxConnections: Int?, registry: MetricRegistry,
                                       listeners: Listeners, logger: WPLogger) throws(ExporterError) -> (any Listener<LineServerStatistics>)? {
         let nut = configuration.nut
@@ -376,16 +410,6 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                 throw .nut(reason: "\(error)")
             }
         }
-        var settings = NUTBridgeSettings()
-        settings.thresholds = NUTThresholds(chargeLow: Double(nut.batteryChargeLow),
-                                            runtimeLow: Double(nut.batteryRuntimeLow.components.seconds))
-        settings.defaultUPS = nut.defaultUPS.map { (alias: "ups", device: $0) }
-        settings.names = nut.ups.compactMapValues(\.name)
-        settings.deviceThresholds = nut.ups.compactMapValues { ups in
-            guard ups.batteryChargeLow != nil || ups.batteryRuntimeLow != nil else { return nil }
-            return NUTThresholds(chargeLow: Double(ups.batteryChargeLow ?? nut.batteryChargeLow),
-                                 runtimeLow: Double((ups.batteryRuntimeLow ?? nut.batteryRuntimeLow).components.seconds))
-        }
         let state = NUTServerState()
         let commands: CounterVec
         do {
@@ -394,7 +418,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             throw .metrics(error)
         }
         let environment = NUTSession.Environment(
-            data: NUTFleetSource(fleet: fleet, settings: settings, version: BuildInfo.exporterVersion, meter: meter),
+            data: source,
             users: NUTUserTable(accounts), state: state, version: BuildInfo.exporterVersion,
             requireLogin: !nut.allowAnonymous, tlsAvailable: tls != nil, failures: AuthFailureTracker(),
             // Both label values come from fixed sets: the error path is unreachable.
@@ -593,6 +617,8 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         case merger = "the exposition merger"
         case push = "the Pushgateway push loop"
         case nutServer = "the NUT server"
+        case snmpServer = "the SNMP agent"
+        case snmpInforms = "the SNMP informs' socket"
         case reloads = "the reload signal watcher"
         case shutdownTrigger = "the shutdown trigger"
     }
@@ -625,6 +651,28 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                         _ = try await nutServer.waitUntilListening()
                     } catch {
                         throw ExporterError.nut(reason: "nut.listen: \(error)")
+                    }
+                }
+                if let snmp = self.snmp {
+                    group.addTask {
+                        try await snmp.server.run()
+                        return .snmpServer
+                    }
+                    do {
+                        _ = try await snmp.server.waitUntilListening()
+                    } catch {
+                        throw ExporterError.snmp(reason: "snmp.listen: \(error)")
+                    }
+                    if let socket = snmp.informSocket {
+                        group.addTask {
+                            try await socket.run()
+                            return .snmpInforms
+                        }
+                        do {
+                            _ = try await socket.waitUntilListening()
+                        } catch {
+                            throw ExporterError.snmp(reason: "snmp.users_file: the informs' socket: \(error)")
+                        }
                     }
                 }
                 group.addTask { await merger.run(); return .merger }

@@ -19,6 +19,9 @@ public enum ExporterError: Error, Sendable, CustomStringConvertible {
     case metrics(MetricsError)
     /// The NUT server cannot be set up (`nut.users_file` unreadable or invalid).
     case nut(reason: String)
+    /// The SNMP agent cannot be set up (`snmp.users_file` unreadable or invalid, the engine
+    /// file in the data directory, `snmp.listen` taken): the reason names the key.
+    case snmp(reason: String)
     /// The open-files limit is too low to serve at all (a configuration error of the process:
     /// the command-line tool exits 78).
     case openFiles(DescriptorBudgetError)
@@ -51,6 +54,8 @@ public enum ExporterError: Error, Sendable, CustomStringConvertible {
         case .metrics(let error):
             return "registering the exporter's own metrics: \(error)"
         case .nut(let reason):
+            return reason
+        case .snmp(let reason):
             return reason
         case .openFiles(let error):
             return error.description

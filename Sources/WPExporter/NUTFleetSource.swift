@@ -62,6 +62,8 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
         var remembered: [String: StoredNUTName] = [:]
         /// The lower-cased NUT name of each device id (its first server's), for `nut.default_ups`.
         var byDevice: [String: String] = [:]
+        /// The name served for each device key, in the order listed (the SNMP agent's names).
+        var served: [(key: String, name: String)] = []
     }
 
     private let fleet: ServerFleet<C>
@@ -86,8 +88,14 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
 
     /// A device's key, as the energy state keys it: the device id for the unnamed server,
     /// `server` + U+001F + id otherwise.
-    static func key(server: String, device: String) -> String {
+    package static func key(server: String, device: String) -> String {
         server.isEmpty ? device : EnergyKey.qualified(server: server, device: device)
+    }
+
+    /// The name each device is served under, by device key (``key(server:device:)``), in the
+    /// order listed: the SNMP agent names its UPSs as NUT does.
+    package func servedNames() -> [(key: String, name: String)] {
+        current { $0.served }
     }
 
     package func upsList() -> [NUTUPS] {
@@ -209,6 +217,9 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
         cache.order = order
         cache.entries = entries
         cache.byDevice = byDevice
+        var byName: [String: (key: String, name: String)] = [:]
+        for (key, stored) in served { byName[stored.name.lowercased()] = (key, stored.name) }
+        cache.served = order.compactMap { byName[$0] }
         meter?.remember(nutNames: served)
     }
 

@@ -13,6 +13,8 @@ public struct SNMPAgentStatistics: Sendable, Equatable {
     /// Messages with a community that is not configured, dropped unanswered
     /// (`snmpInBadCommunityNames`).
     public var badCommunities = 0
+    /// Requests whose `community@name` or SNMPv3 context names no UPS, dropped unanswered.
+    public var unknownContexts = 0
     /// Messages that are not requests to an agent (Response, Trap, Inform, Report), dropped.
     public var notRequests = 0
     /// Requests answered.
@@ -66,6 +68,8 @@ public struct SNMPAgent: DatagramProtocol {
     public struct Configuration: Sendable {
         /// The read-only communities.
         public var communities: Set<[UInt8]>
+        /// Communities (among ``communities``) that read the `system` group only.
+        public var systemOnlyCommunities: Set<[UInt8]> = []
         /// The largest answer sent, whatever the request (bytes of the SNMP message).
         public var maxMessageSize: Int
         /// The most repetitions a GetBulk request is served.
@@ -100,14 +104,22 @@ public struct SNMPAgent: DatagramProtocol {
     }
 
     public let configuration: Configuration
-    private let view: @Sendable () -> any SNMPMIBView
+    private let views: @Sendable (_ context: String) -> (any SNMPMIBView)?
     private let counters = AgentCounters()
     private let usm: USM?
 
     /// An agent answering from `view`, called once per request for the current snapshot.
     public init(configuration: Configuration, view: @escaping @Sendable () -> any SNMPMIBView) {
+        self.init(configuration: configuration, views: { context in context.isEmpty ? view() : nil })
+    }
+
+    /// An agent answering from the view `views` gives for a request's context, called once per
+    /// request: `""` without a selector, `name` for the community `community@name` (SNMPv1
+    /// and SNMPv2c) or the SNMPv3 context name `name`; `nil` drops the request
+    /// (``SNMPAgentStatistics/unknownContexts``).
+    public init(configuration: Configuration, views: @escaping @Sendable (_ context: String) -> (any SNMPMIBView)?) {
         self.configuration = configuration
-        self.view = view
+        self.views = views
         usm = configuration.engine.map { USM(engine: $0, users: configuration.users, saltSeed: UInt64.random(in: 0...UInt64.max)) }
     }
 
@@ -122,6 +134,8 @@ public struct SNMPAgent: DatagramProtocol {
     private struct Exchange {
         var version: SNMPVersion
         var request: PDU
+        /// The view the request's context selected.
+        var view: any SNMPMIBView = MIBBuilder().build()
         /// The whole answer's size for a Response `PDU` whose bindings take the given bytes.
         var size: (PDU, Int) -> Int
         /// The whole answer for a Response `PDU` and its encoded bindings.
@@ -162,11 +176,25 @@ public struct SNMPAgent: DatagramProtocol {
             }
             return nil
         }
-        guard configuration.communities.contains(request.community) else {
+        // `community` or `community@name`: the community, and the UPS it selects.
+        var community = request.community
+        var context: [UInt8] = []
+        if !configuration.communities.contains(community), let at = community.lastIndex(of: UInt8(ascii: "@")) {
+            context = Array(community[(at + 1)...])
+            community = Array(community[..<at])
+        }
+        guard configuration.communities.contains(community) else {
             counters.update { $0.badCommunities += 1 }
             return nil
         }
-        return serve(Exchange(request), limit: configuration.responseLimit(forRequestOf: datagram.count))
+        guard var view = views(String(decoding: context, as: UTF8.self)) else {
+            counters.update { $0.unknownContexts += 1 }
+            return nil
+        }
+        if configuration.systemOnlyCommunities.contains(community) { view = SubtreeView(view, subtree: SystemGroup.system) }
+        var exchange = Exchange(request)
+        exchange.view = view
+        return serve(exchange, limit: configuration.responseLimit(forRequestOf: datagram.count))
     }
 
     /// An SNMPv3 message through the user-based security model: a request at its user's level
@@ -199,7 +227,13 @@ public struct SNMPAgent: DatagramProtocol {
             // manager's maximum sizes; a noAuthNoPriv one as community requests are.
             let ownLimit = SNMPSecurityLevel(message.flags) >= .authNoPriv ? configuration.maxMessageSize
                 : configuration.responseLimit(forRequestOf: datagram.count)
-            return serve(Exchange(message, scoped: scoped, user: user, usm: usm), limit: min(ownLimit, Int(max(484, message.maxSize))))
+            guard let view = views(String(decoding: scoped.contextName, as: UTF8.self)) else {
+                counters.update { $0.unknownContexts += 1 }
+                return nil
+            }
+            var exchange = Exchange(message, scoped: scoped, user: user, usm: usm)
+            exchange.view = view
+            return serve(exchange, limit: min(ownLimit, Int(max(484, message.maxSize))))
         }
     }
 
@@ -225,7 +259,7 @@ public struct SNMPAgent: DatagramProtocol {
     // MARK: - Requests
 
     private func getOrNext(_ exchange: Exchange, limit: Int) -> [UInt8]? {
-        let view = view()
+        let view = exchange.view
         let request = exchange.request
         let isNext = request.type == BERTag.getNextRequest
         var results: [VarBind] = []
@@ -248,7 +282,7 @@ public struct SNMPAgent: DatagramProtocol {
     }
 
     private func bulk(_ exchange: Exchange, limit: Int) -> [UInt8]? {
-        let view = view()
+        let view = exchange.view
         let request = exchange.request
         let bindings = request.varBinds
         let nonRepeaters = min(max(0, Int(request.field1)), bindings.count)

@@ -89,3 +89,26 @@ public struct MIBBuilder: Sendable {
                  objects: objects.sorted())
     }
 }
+
+/// The part of a view under one subtree (a community limited to the `system` group): other
+/// instances do not exist for it.
+public struct SubtreeView: SNMPMIBView {
+    public let base: any SNMPMIBView
+    public let subtree: OID
+
+    public init(_ base: any SNMPMIBView, subtree: OID) {
+        self.base = base
+        self.subtree = subtree
+    }
+
+    public func get(_ oid: OID) -> SNMPValue {
+        oid.isPrefixed(by: subtree) ? base.get(oid) : .noSuchObject
+    }
+
+    public func next(after oid: OID) -> VarBind? {
+        // Before the subtree: its first instance; inside it: the next one still inside.
+        let cursor = oid < subtree ? subtree : oid
+        guard let found = base.next(after: cursor), found.oid.isPrefixed(by: subtree) else { return nil }
+        return found
+    }
+}

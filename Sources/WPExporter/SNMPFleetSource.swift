@@ -1,0 +1,127 @@
+import Synchronization
+import WPClient
+import WPCollector
+import WPSNMP
+
+/// The SNMP agent's data: one UPS-MIB view per UPS of the fleet, from the collectors'
+/// published readings (never from WinPower), named as the NUT server names them (so
+/// `community@rack-a` and `MONITOR rack-a@host` reach the same UPS).
+///
+/// The views are rebuilt once per published collection (the first request after it), under a
+/// lock held for that CPU work only; a request then costs a dictionary lookup. A UPS whose
+/// reading is stale (older than its collector's staleness window) or disconnected is served
+/// with its identification and `upsAlarmCommunicationsLost` only, never old readings.
+package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Duration {
+    private struct Cache {
+        var built: [ObjectIdentifier] = []
+        /// Views by lower-cased UPS name, and the first UPS's name.
+        var views: [String: MIBTable] = [:]
+        var first: String?
+        var byDevice: [String: String] = [:]
+        var values: [(name: String, values: UPSMIBValues)] = []
+    }
+
+    private let fleet: ServerFleet<C>
+    private let names: NUTFleetSource<C>
+    private let system: SystemGroup
+    private let defaultUPS: String?
+    private let version: String
+    private let lowBatteryTime: Double
+    private let start: C.Instant
+    private let clock: C
+    private let cache = Mutex(Cache())
+
+    /// - Parameters:
+    ///   - names: the NUT names of the devices (its data source, with or without a NUT server).
+    ///   - defaultUPS: `snmp.default_ups`: a device id or UPS name; else the first UPS.
+    package init(fleet: ServerFleet<C>, names: NUTFleetSource<C>, system: SystemGroup, defaultUPS: String?, version: String,
+                 lowBatteryTime: Double, clock: C) {
+        self.fleet = fleet
+        self.names = names
+        self.system = system
+        self.defaultUPS = defaultUPS
+        self.version = version
+        self.lowBatteryTime = lowBatteryTime
+        self.clock = clock
+        self.start = clock.now
+    }
+
+    /// The view of the UPS `context` selects: `""` the default UPS, else a UPS name (any case)
+    /// or device id; `nil` for none (the request is dropped and counted).
+    package func view(context: String) -> (any SNMPMIBView)? {
+        let table: MIBTable? = current { cache in
+            if context.isEmpty {
+                let chosen = defaultUPS.map { cache.byDevice[$0] ?? $0.lowercased() } ?? cache.first
+                return chosen.flatMap { cache.views[$0] } ?? (cache.views.isEmpty ? Self.empty(system) : nil)
+            }
+            let key = cache.byDevice[context] ?? context.lowercased()
+            return cache.views[key]
+        }
+        return table.map { $0.withLiveUpTime(since: start, clock: clock) }
+    }
+
+    /// Every UPS's values as served now, in list order (the notifier's input).
+    package func upsValues() -> [(name: String, values: UPSMIBValues)] {
+        current { $0.values }
+    }
+
+    /// A view with the system group only: before the first collection, the agent still
+    /// identifies itself.
+    private static func empty(_ system: SystemGroup) -> MIBTable {
+        var builder = MIBBuilder()
+        system.add(to: &builder)
+        return builder.build()
+    }
+
+    private func current<T>(_ body: (Cache) -> T) -> T {
+        let collectors = fleet.pipelines.map { (name: $0.name, collector: $0.collector) }
+        let readings = collectors.map { $0.collector.devices }
+        let identities = readings.map(ObjectIdentifier.init)
+        let served = identities == cache.withLock({ $0.built }) ? nil : names.servedNames()
+        return cache.withLock { cache in
+            if let served, cache.built != identities {
+                rebuild(&cache, collectors: collectors, readings: readings, names: served)
+                cache.built = identities
+            }
+            return body(cache)
+        }
+    }
+
+    private func rebuild(_ cache: inout Cache, collectors: [(name: String, collector: WinPowerCollector<C>)],
+                         readings: [WinPowerCollector<C>.DeviceReadings], names: [(key: String, name: String)]) {
+        var byKey: [String: (reading: WinPowerCollector<C>.DeviceReadings.Reading, collector: WinPowerCollector<C>)] = [:]
+        for (server, readings) in zip(collectors, readings) {
+            for reading in readings.readings {
+                byKey[NUTFleetSource<C>.key(server: server.name, device: reading.device.id)] = (reading, server.collector)
+            }
+        }
+        var views: [String: MIBTable] = [:]
+        var byDevice: [String: String] = [:]
+        var values: [(name: String, values: UPSMIBValues)] = []
+        for (key, name) in names {
+            guard let (reading, collector) = byKey[key] else { continue }
+            let device = reading.device
+            var ups = UPSMIBMapping.values(of: device, name: name, agentVersion: version, lowBatteryTime: lowBatteryTime)
+            if device.connected == false || collector.age(of: reading.readAt) > collector.configuration.stalenessWindow {
+                var stale = UPSMIBValues()
+                (stale.model, stale.upsSoftwareVersion, stale.agentSoftwareVersion, stale.name, stale.attachedDevices) =
+                    (ups.model, ups.upsSoftwareVersion, ups.agentSoftwareVersion, ups.name, ups.attachedDevices)
+                stale.alarms = [.init(id: UPSMIB.WellKnownAlarm.communicationsLost.rawValue, alarm: .communicationsLost)]
+                ups = stale
+            }
+            var builder = MIBBuilder()
+            var system = self.system
+            system.name = name
+            system.add(to: &builder)
+            ups.add(to: &builder)
+            let lowered = name.lowercased()
+            views[lowered] = builder.build()
+            if byDevice[device.id] == nil { byDevice[device.id] = lowered }
+            values.append((name, ups))
+        }
+        cache.views = views
+        cache.byDevice = byDevice
+        cache.first = names.first.map { $0.name.lowercased() }.flatMap { views[$0] == nil ? nil : $0 }
+        cache.values = values
+    }
+}

@@ -1,0 +1,188 @@
+import FoundationEssentials
+import Synchronization
+import WPConfig
+import WPLogging
+import WPMetrics
+import WPServer
+import WPSNMP
+import WPStorage
+
+/// The SNMP agent of `snmp.*` (docs/snmp.md): the UDP listener serving UPS-MIB views of the
+/// fleet, its SNMPv3 engine (ID and boots kept in the data directory), and the notifications
+/// sent after each published collection, with the informs' own socket.
+package final class SNMPService<C: Clock>: Sendable where C.Duration == Duration {
+    package let server: DatagramServer<SNMPAgent>
+    package let agent: SNMPAgent
+    package let informSocket: DatagramServer<SNMPInforms<C>>?
+    package let informs: SNMPInforms<C>?
+    package let sender: SNMPNotificationSender?
+    package let source: SNMPFleetSource<C>
+    package let engine: SNMPEngine
+    private let notifiers = Mutex<[String: UPSNotifier]>([:])
+    private let clock: C
+    private let start: C.Instant
+
+    /// The agent of `configuration.snmp`, or `nil` when `snmp.listen` is not set.
+    ///
+    /// - Parameters:
+    ///   - engineDirectory: where the engine's ID and boots are kept (the data directory);
+    ///     `nil`: a new engine each start (energy kept in memory).
+    /// - Throws: ``ExporterError/snmp(reason:)`` naming `snmp.users_file` or the data
+    ///   directory.
+    package static func make(_ configuration: ExporterConfiguration, source: SNMPFleetSource<C>, engineDirectory: String?,
+                             registry: MetricRegistry, clock: C, logger: WPLogger) throws(ExporterError) -> SNMPService? {
+        let snmp = configuration.snmp
+        guard let address = snmp.address else { return nil }
+        guard let path = snmp.usersFile else { throw .snmp(reason: "snmp.listen: needs snmp.users_file") }
+        let file: SNMPUsersFile
+        do {
+            file = try SNMPUsersFile.load(path: path, files: .system)
+        } catch {
+            throw .snmp(reason: "\(error)")
+        }
+        let random = { (0..<8).map { _ in UInt8.random(in: 0...255) } }
+        var stored = StoredSNMPEngine(engineID: SNMPEngine.engineID(random: random()), boots: 1)
+        if let engineDirectory {
+            do {
+                let started = try SNMPEngineFile.start(directory: engineDirectory, newEngineID: { SNMPEngine.engineID(random: random()) })
+                stored = started.engine
+                if let problem = started.problem { logger.warn("SNMP engine file damaged; a new engine ID was made", ["problem": .string(problem)]) }
+            } catch {
+                throw .snmp(reason: "storage.data_dir: the SNMP engine file: \(error)")
+            }
+        }
+        let start = clock.now
+        let engine = SNMPEngine(engineID: stored.engineID, boots: stored.boots, time: {
+            Int32(clamping: start.duration(to: clock.now).components.seconds)
+        })
+        var users: [String: USMUser] = [:]
+        for user in file.users {
+            do {
+                users[user.name] = try USMUser(name: user.name, authenticationPassword: user.authPassword?.reveal(),
+                                               privacyPassword: user.privPassword?.reveal(), engineID: stored.engineID)
+            } catch {
+                throw .snmp(reason: "snmp.users_file: \(error)")
+            }
+        }
+        var agentConfiguration = SNMPAgent.Configuration(communities: file.communities.map { $0.community.reveal() },
+                                                         engine: engine, users: Array(users.values))
+        agentConfiguration.systemOnlyCommunities = Set(file.communities.filter(\.systemOnly).map { Array($0.community.reveal().utf8) })
+        let agent = SNMPAgent(configuration: agentConfiguration) { context in source.view(context: context) }
+        let server = DatagramServer(configuration: .init(host: address.host, port: address.port), protocol: agent,
+                                    logger: logger.component("snmp"))
+        let needsInforms = file.traps.contains(where: \.inform)
+        let informs = needsInforms ? SNMPInforms(configuration: .init(), clock: clock) : nil
+        let informSocket = informs.map { informs in
+            DatagramServer(configuration: .init(host: address.host.contains(":") ? "::" : "0.0.0.0", port: 0), protocol: informs,
+                           logger: logger.component("snmp"))
+        }
+        if let informs, let informSocket {
+            informs.transport = { bytes, host, port in informSocket.send(bytes, to: host, port: port) }
+        }
+        var sender: SNMPNotificationSender?
+        if !file.traps.isEmpty {
+            let receivers: [SNMPNotificationSender.Receiver] = file.traps.compactMap { trap in
+                if let community = trap.community {
+                    return .init(host: trap.host, port: trap.port, security: .community(community.reveal()), inform: trap.inform)
+                }
+                guard let name = trap.user, let user = users[name] else { return nil }
+                return .init(host: trap.host, port: trap.port, security: .user(user, user.minimumLevel))
+            }
+            sender = SNMPNotificationSender(configuration: .init(receivers: receivers, engine: engine),
+                                            uptime: { SNMPService.ticks(start.duration(to: clock.now)) },
+                                            now: { start.duration(to: clock.now) }, informs: informs) { bytes, host, port in
+                server.send(bytes, to: host, port: port)
+            }
+        }
+        let service = SNMPService(server: server, agent: agent, informSocket: informSocket, informs: informs, sender: sender,
+                                  source: source, engine: engine, clock: clock, start: start)
+        do {
+            try registry.register(SNMPMetrics(service: service))
+        } catch {
+            throw .metrics(error)
+        }
+        return service
+    }
+
+    private init(server: DatagramServer<SNMPAgent>, agent: SNMPAgent, informSocket: DatagramServer<SNMPInforms<C>>?,
+                 informs: SNMPInforms<C>?, sender: SNMPNotificationSender?, source: SNMPFleetSource<C>, engine: SNMPEngine,
+                 clock: C, start: C.Instant) {
+        self.server = server
+        self.agent = agent
+        self.informSocket = informSocket
+        self.informs = informs
+        self.sender = sender
+        self.source = source
+        self.engine = engine
+        self.clock = clock
+        self.start = start
+    }
+
+    /// After a published collection: each UPS's notifications (on battery, test completed,
+    /// alarms added and removed) to the receivers. Returns at once (the loop sends).
+    package func notify() {
+        guard let sender else { return }
+        let now = start.duration(to: clock.now)
+        let current = source.upsValues()
+        let notifications = notifiers.withLock { notifiers in
+            var due: [SNMPNotification] = []
+            var seen: [String: UPSNotifier] = [:]
+            for (name, values) in current {
+                var notifier = notifiers[name] ?? UPSNotifier()
+                due += notifier.update(values, now: now)
+                seen[name] = notifier
+            }
+            notifiers = seen
+            return due
+        }
+        sender.send(notifications)
+    }
+
+    /// `duration` in hundredths of a second (TimeTicks), wrapping as RFC 2578 says.
+    static func ticks(_ duration: Duration) -> UInt32 {
+        let (seconds, attoseconds) = duration.components
+        return UInt32(truncatingIfNeeded: seconds &* 100 &+ attoseconds / 10_000_000_000_000_000)
+    }
+}
+
+/// The agent on `/metrics`: requests by outcome, USM reports, notifications.
+struct SNMPMetrics<C: Clock>: Collector where C.Duration == Duration {
+    let service: SNMPService<C>
+
+    private static var requests: MetricDescriptor { MetricDescriptor(
+        name: "winpower_exporter_snmp_requests_total",
+        help: "SNMP datagrams the agent received, by outcome (answered, report, bad_community, unknown_context, bad_version, malformed, not_request, dropped).",
+        type: .counter, labelNames: ["outcome"]) }
+    private static var notifications: MetricDescriptor { MetricDescriptor(
+        name: "winpower_exporter_snmp_notifications_total",
+        help: "SNMP notifications to receivers, by outcome (sent, rate_limited, failed; informs: acknowledged, given_up).",
+        type: .counter, labelNames: ["outcome"]) }
+
+    var descriptors: [MetricDescriptor] { [Self.requests, Self.notifications] }
+
+    func collect() -> [MetricFamily] {
+        let agent = service.agent.statistics
+        let usm = service.agent.securityStatistics
+        let datagrams = service.server.statistics
+        var families: [MetricFamily] = []
+        if var family = try? Self.requests.makeFamily() {
+            let rows: [(String, Int)] = [
+                ("answered", agent.answered), ("report", agent.reports), ("bad_community", agent.badCommunities),
+                ("unknown_context", agent.unknownContexts), ("bad_version", agent.badVersions), ("malformed", agent.malformed),
+                ("not_request", agent.notRequests),
+                ("dropped", agent.silentDrops + datagrams.droppedBusy + datagrams.droppedTooLarge + usm.invalidMessages + usm.unknownSecurityModels),
+            ]
+            for (outcome, value) in rows { try? family.append(labelValues: [outcome], value: Double(value)) }
+            families.append(family)
+        }
+        if var family = try? Self.notifications.makeFamily() {
+            let sent = service.sender?.statistics ?? SNMPNotificationSender.Statistics()
+            let informs = service.informs?.statistics ?? SNMPInforms<C>.Statistics()
+            let rows: [(String, Int)] = [("sent", sent.sent), ("rate_limited", sent.rateLimited), ("failed", sent.failures),
+                                         ("acknowledged", informs.acknowledged), ("given_up", informs.failed)]
+            for (outcome, value) in rows { try? family.append(labelValues: [outcome], value: Double(value)) }
+            families.append(family)
+        }
+        return families
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+import WPTestThreads
+import WPCollector
+import WPConfig
+import WPLogging
+import WPServer
+import WPSimulator
+import WPSNMP
+import WPTestSupport
+@testable import WPExporter
+
+/// The exporter with `snmp.listen`: net-snmp's tools read the UPS-MIB of each UPS from the
+/// same readings as `/metrics`, selecting a UPS with `community@name` or an SNMPv3 context.
+@Suite(.ownThreads, .timeLimit(.minutes(3)),
+       .enabled(if: ["snmpget", "snmpwalk"].allSatisfy { ChildProcess.executable(named: $0) != nil },
+                "net-snmp's snmpget and snmpwalk are not installed: skipped"))
+struct SNMPServerTests {
+    static let community = "c0mmunity-Xy"
+
+    private static func run(_ tool: String, _ arguments: [String], port: Int, home: String, _ oids: String...) async throws
+        -> (status: Int32, output: String, error: String) {
+        let path = try #require(ChildProcess.executable(named: tool))
+        let child = try ChildProcess(path, ["-m", "", "-On", "-t", "2", "-r", "0"] + arguments + ["127.0.0.1:\(port)"] + oids,
+                                     environment: ["HOME": home, "SNMP_PERSISTENT_DIR": home, "SNMPCONFPATH": home])
+        let status = await child.exitStatus(limit: .seconds(60))
+        return (status, child.standardOutput, child.standardError)
+    }
+
+    @Test func netSNMPReadsEachUPSAsMetricsShowsIt() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-snmp-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let users = directory + "/snmp-users.yml"
+        try """
+            communities:
+              - community: \(Self.community)
+            users:
+              reader:
+                auth_password: auth-pass-123
+                priv_password: priv-pass-456
+            """.write(toFile: users, atomically: true, encoding: .utf8)
+        let harness = try await ExporterHarness(devices: 2, configureExporter: { configuration in
+            configuration.snmp.listen = "127.0.0.1:0"
+            configuration.snmp.usersFile = users
+        })
+        let snmp = try #require(harness.exporter.snmp)
+        let running = Task { try await snmp.server.run() }
+        defer { running.cancel() }
+        let port = try await snmp.server.waitUntilListening().port
+        await harness.exporter.collector.collect()
+        let samples = try await harness.scrape()
+        let served = snmp.source.upsValues()
+        #expect(served.count == 2)
+        let (first, second) = (served[0].name, served[1].name)
+
+        let get = try await Self.run("snmpget", ["-v", "2c", "-c", Self.community], port: port, home: directory,
+                                     "1.3.6.1.2.1.33.1.1.5.0", "1.3.6.1.2.1.33.1.2.4.0", "1.3.6.1.2.1.1.5.0")
+        #expect(get.status == 0, "\(get.error)")
+        #expect(get.output.contains(".1.3.6.1.2.1.33.1.1.5.0 = STRING: \"\(first)\""), "\(get.output)")
+        let device = harness.simulator.devices[0].id
+        let charge = try #require(Exposition.value(samples, "winpower_device_battery_capacity", device: device))
+        #expect(get.output.contains(".1.3.6.1.2.1.33.1.2.4.0 = INTEGER: \(Int(charge.rounded()))"), "\(get.output) vs \(charge)")
+
+        let selected = try await Self.run("snmpget", ["-v", "1", "-c", "\(Self.community)@\(second)"], port: port, home: directory,
+                                          "1.3.6.1.2.1.33.1.1.5.0")
+        #expect(selected.output.contains("STRING: \"\(second)\""), "\(selected.output)\(selected.error)")
+
+        let unknown = try await Self.run("snmpget", ["-v", "2c", "-c", "\(Self.community)@no-such-ups"], port: port, home: directory,
+                                         "1.3.6.1.2.1.33.1.1.5.0")
+        #expect(unknown.status != 0)
+        #expect(snmp.agent.statistics.unknownContexts >= 1)
+
+        let version3 = try await Self.run("snmpget", ["-v", "3", "-l", "authPriv", "-u", "reader", "-a", "SHA-256", "-A", "auth-pass-123",
+                                                      "-x", "AES", "-X", "priv-pass-456", "-n", second], port: port, home: directory,
+                                          "1.3.6.1.2.1.33.1.1.5.0")
+        #expect(version3.output.contains("STRING: \"\(second)\""), "\(version3.output)\(version3.error)")
+
+        let walk = try await Self.run("snmpwalk", ["-v", "2c", "-c", Self.community], port: port, home: directory, "1.3.6.1.2.1.33")
+        #expect(walk.status == 0 && walk.output.split(separator: "\n").count > 20, "\(walk.output)")
+
+        let engine = try String(contentsOfFile: harness.dataDirectory + "/snmp-engine", encoding: .utf8)
+        #expect(engine.contains("boots 1"), "\(engine)")
+        let metrics = try await harness.get("/metrics").text
+        #expect(metrics.contains("winpower_exporter_snmp_requests_total{outcome=\"answered\"}"), "\(metrics.suffix(800))")
+        #expect(!harness.logs.allText.contains(Self.community) && !metrics.contains(Self.community))
+        #expect(!harness.logs.allText.contains("priv-pass-456"))
+        await harness.shutdown()
+    }
+
+    @Test func aMissingUsersFileOrAnInvalidListenIsAConfigurationProblem() {
+        var configuration = ExporterConfiguration()
+        configuration.snmp.listen = "127.0.0.1:1161"
+        #expect(configuration.problems().compactMap(\.key).filter { $0.hasPrefix("snmp.") } == ["snmp.listen"])
+        configuration.snmp.usersFile = "/nonexistent"
+        configuration.snmp.listen = "[::1"
+        #expect(configuration.problems().map(\.message).contains { $0.contains("is not host[:port]") })
+        configuration.snmp.listen = ":1161"
+        #expect(configuration.snmp.address?.host == "0.0.0.0" && configuration.snmp.address?.port == 1161)
+        configuration.snmp.listen = "[::1]"
+        #expect(configuration.snmp.address?.host == "::1" && configuration.snmp.address?.port == 161)
+    }
+}
