@@ -148,16 +148,25 @@ enum HTTPResponseEncoder {
         return bodyCount >= minimum
     }
 
-    static func encode(_ response: WPHTTPResponse, context: ResponseContext, date: String,
-                       gzipMinimumBytes: Int?) -> EncodedResponse {
+    /// What ``encode(_:context:date:gzipMinimumBytes:)`` sends before framing, shared with
+    /// adapters that frame responses themselves (``WPHTTPResponse/prepared(acceptsGzip:gzipMinimumBytes:)``).
+    struct Prepared {
+        var headers: HTTPHeaders
+        var body: [UInt8]
+        var parts: HTTPBodyParts
+        var suffix: [UInt8]
+        /// The handler asked to close the connection after this response.
+        var closes: Bool
+    }
+
+    static func prepare(_ response: WPHTTPResponse, acceptsGzip: Bool, gzipMinimumBytes: Int?) -> Prepared {
         var body = response.body
         var parts = response.bodyParts
         var suffix = response.bodySuffix
-        var context = context
+        var closes = false
         if let connection = response.headers["Connection"], HTTPRequestParser.commaList(connection)
             .contains(where: { $0.lowercased() == "close" }) {
-            // The handler asked to close the connection after this response.
-            context.keepAlive = false
+            closes = true
         }
         var headers = HTTPHeaders()
         for field in response.headers where isValidField(field.name, field.value) {
@@ -185,7 +194,7 @@ enum HTTPResponseEncoder {
         if bodyAllowed, isGzipCandidate(headers, bodyCount: bodyCount, gzipMinimumBytes: gzipMinimumBytes) {
             varyOnAcceptEncoding(&headers)
             // Joined only when compressing: a plain response sends its pieces as they are.
-            if context.acceptsGzip {
+            if acceptsGzip {
                 let whole = response.wholeBody
                 if let compressed = Gzip.compress(whole), compressed.count < whole.count {
                     body = compressed
@@ -195,6 +204,16 @@ enum HTTPResponseEncoder {
                 }
             }
         }
+        return Prepared(headers: headers, body: body, parts: parts, suffix: suffix, closes: closes)
+    }
+
+    static func encode(_ response: WPHTTPResponse, context: ResponseContext, date: String,
+                       gzipMinimumBytes: Int?) -> EncodedResponse {
+        let prepared = prepare(response, acceptsGzip: context.acceptsGzip, gzipMinimumBytes: gzipMinimumBytes)
+        var (headers, body, parts, suffix) = (prepared.headers, prepared.body, prepared.parts, prepared.suffix)
+        var context = context
+        if prepared.closes { context.keepAlive = false }
+        let bodyAllowed = allowsBody(response.status)
         var head: [UInt8] = []
         head.reserveCapacity(160 + headers.count * 32)
         head.append(contentsOf: "HTTP/1.1 \(response.status) \(reasonPhrase(response.status))\r\n".utf8)

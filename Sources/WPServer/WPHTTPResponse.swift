@@ -91,3 +91,21 @@ extension HTTPHandler {
     public func acceptsBody(_ head: WPHTTPRequest) -> Bool { true }
     public func servesPreRenderedBody(_ request: WPHTTPRequest) -> Bool { false }
 }
+
+extension WPHTTPResponse {
+    /// The response as ``HTTPServer`` sends it, before HTTP/1.1 framing, for an adapter that
+    /// serves handlers on another server (Hummingbird): fields unsafe in HTTP dropped, the
+    /// framing fields (`Content-Length`, `Transfer-Encoding`, `Connection`) removed,
+    /// `Content-Type` defaulted, `X-Content-Type-Options: nosniff` on errors, and the body
+    /// gzip-compressed when `acceptsGzip` and it is textual, at least `gzipMinimumBytes` long
+    /// and smaller compressed (`Content-Encoding: gzip`, `Vary: Accept-Encoding` once).
+    ///
+    /// - Returns: the headers and the whole body (empty for a status without one).
+    public func prepared(acceptsGzip: Bool, gzipMinimumBytes: Int? = 1024) -> (headers: HTTPHeaders, body: [UInt8]) {
+        let prepared = HTTPResponseEncoder.prepare(self, acceptsGzip: acceptsGzip, gzipMinimumBytes: gzipMinimumBytes)
+        var body = prepared.body
+        prepared.parts.append(to: &body)
+        body += prepared.suffix
+        return (prepared.headers, body)
+    }
+}
