@@ -17,7 +17,7 @@ package struct BuildInfo: Sendable, Equatable, Codable {
     }
 
     /// The exporter's version.
-    package static let exporterVersion = "0.2.0"
+    package static let exporterVersion = "0.3.0"
 
     /// The facts of this build: compiler, platform and the C build-info unit.
     package static var current: BuildInfo {
