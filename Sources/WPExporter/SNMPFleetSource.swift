@@ -19,6 +19,12 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
         var first: String?
         var byDevice: [String: String] = [:]
         var values: [(name: String, values: UPSMIBValues)] = []
+        /// Each UPS's alarm rows (RFC 1628: ids from 1, a new id for each new row, constant
+        /// while the row lasts; `upsAlarmTime` when detected, 0 for what was present at the
+        /// agent's start), by lower-cased UPS name.
+        var alarmRows: [String: [UPSMIB.WellKnownAlarm: (id: UInt32, time: UInt32)]] = [:]
+        var nextAlarmID: [String: UInt32] = [:]
+        var builtOnce = false
     }
 
     private let fleet: ServerFleet<C>
@@ -73,6 +79,24 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
         return builder.build()
     }
 
+    /// The alarm table of one UPS: rows kept for alarms still present, a new id (the next
+    /// after the last given, from 1, skipping ids in use) and the time for each new one.
+    private func alarmRows(for ups: String, present: [UPSMIB.WellKnownAlarm], in cache: inout Cache) -> [UPSMIBValues.Alarm] {
+        var rows = cache.alarmRows[ups] ?? [:]
+        rows = rows.filter { present.contains($0.key) }
+        let now = cache.builtOnce ? SNMPService<C>.ticks(start.duration(to: clock.now)) : 0
+        var next = cache.nextAlarmID[ups] ?? 1
+        for alarm in present where rows[alarm] == nil {
+            let used = Set(rows.values.map(\.id))
+            while used.contains(next) { next = next == UInt32(Int32.max) ? 1 : next + 1 }
+            rows[alarm] = (next, now)
+            next = next == UInt32(Int32.max) ? 1 : next + 1
+        }
+        cache.alarmRows[ups] = rows
+        cache.nextAlarmID[ups] = next
+        return rows.map { UPSMIBValues.Alarm(id: $0.value.id, alarm: $0.key, time: $0.value.time) }.sorted { $0.id < $1.id }
+    }
+
     private func current<T>(_ body: (Cache) -> T) -> T {
         let collectors = fleet.pipelines.map { (name: $0.name, collector: $0.collector) }
         let readings = collectors.map { $0.collector.devices }
@@ -109,6 +133,7 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
                 stale.alarms = [.init(id: UPSMIB.WellKnownAlarm.communicationsLost.rawValue, alarm: .communicationsLost)]
                 ups = stale
             }
+            ups.alarms = alarmRows(for: name.lowercased(), present: ups.alarms.map(\.alarm), in: &cache)
             var builder = MIBBuilder()
             var system = self.system
             system.name = name
@@ -119,6 +144,8 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
             if byDevice[device.id] == nil { byDevice[device.id] = lowered }
             values.append((name, ups))
         }
+        cache.alarmRows = cache.alarmRows.filter { views[$0.key] != nil }
+        cache.builtOnce = true
         cache.views = views
         cache.byDevice = byDevice
         cache.first = names.first.map { $0.name.lowercased() }.flatMap { views[$0] == nil ? nil : $0 }

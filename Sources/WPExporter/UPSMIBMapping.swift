@@ -10,9 +10,9 @@ package enum UPSMIBMapping {
     ///   - name: `upsIdentName`, the UPS's name (as NUT names it).
     ///   - agentVersion: `upsIdentAgentSoftwareVersion`.
     ///   - lowBatteryTime: `upsConfigLowBattTime`, seconds (the NUT low-runtime threshold).
-    ///   - alarmTimes: when each alarm was first seen (`sysUpTime` hundredths), kept by the caller.
-    package static func values(of device: Device, name: String, agentVersion: String, lowBatteryTime: Double?,
-                               alarmTimes: [UPSMIB.WellKnownAlarm: UInt32] = [:]) -> UPSMIBValues {
+    /// The alarm rows carry provisional ids (the alarm's number); ``SNMPFleetSource`` numbers
+    /// them as RFC 1628 asks and keeps their times.
+    package static func values(of device: Device, name: String, agentVersion: String, lowBatteryTime: Double?) -> UPSMIBValues {
         var ups = UPSMIBValues()
         let realtime = device.realtime
         ups.model = device.asset.model
@@ -68,7 +68,7 @@ package enum UPSMIBMapping {
         if mode == .fault || device.hasAlarm == true { alarms.append(.generalFault) }
         if device.connected == false { alarms.append(.communicationsLost) }
         ups.alarms = alarms.map { alarm in
-            UPSMIBValues.Alarm(id: alarm.rawValue, alarm: alarm, time: alarmTimes[alarm] ?? 0)
+            UPSMIBValues.Alarm(id: alarm.rawValue, alarm: alarm)
         }
         return ups
     }

@@ -53,6 +53,13 @@ struct SNMPServerTests {
         let served = snmp.source.upsValues()
         #expect(served.count == 2)
         let (first, second) = (served[0].name, served[1].name)
+        // RFC 1628's alarm table: ids from 1, one per row; alarms present at the start have time 0.
+        let alarms = served.flatMap(\.values.alarms)
+        #expect(!alarms.isEmpty, "the simulator has a UPS on battery")
+        for ups in served where !ups.values.alarms.isEmpty {
+            #expect(ups.values.alarms.map(\.id) == Array(1...UInt32(ups.values.alarms.count)), "\(ups.values.alarms)")
+            #expect(ups.values.alarms.allSatisfy { $0.time == 0 })
+        }
 
         let get = try await Self.run("snmpget", ["-v", "2c", "-c", Self.community], port: port, home: directory,
                                      "1.3.6.1.2.1.33.1.1.5.0", "1.3.6.1.2.1.33.1.2.4.0", "1.3.6.1.2.1.1.5.0")
