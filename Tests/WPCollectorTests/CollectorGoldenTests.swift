@@ -26,6 +26,7 @@ import WPTestSupport
         "winpower_exporter_nut_connections_open", "winpower_exporter_nut_connections_total", "winpower_exporter_nut_logins",
         "winpower_exporter_nut_commands_total",
         "winpower_exporter_http_connections_open", "winpower_exporter_http_connections_total",
+        "winpower_exporter_snmp_requests_total", "winpower_exporter_snmp_notifications_total",
     ]
 
     /// The fixed scenario: a stored total for the first device, a stored outage ledger (two

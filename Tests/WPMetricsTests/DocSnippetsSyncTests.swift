@@ -33,7 +33,8 @@ import WPTestThreads
             .filter { $0.hasSuffix(".swift") }.map { "Examples/DocSnippets/\($0)" }
         paths += ["Integrations/WPMetricsBridge/Tests/WPMetricsBridgeTests/DocSnippets.swift",
                   "Integrations/WPLogHandler/Tests/WPLogHandlerTests/DocSnippets.swift",
-                  "Integrations/WPServiceLifecycle/Tests/WPServiceLifecycleTests/DocSnippets.swift"]
+                  "Integrations/WPServiceLifecycle/Tests/WPServiceLifecycleTests/DocSnippets.swift",
+                  "Integrations/WPHummingbird/Tests/WPHummingbirdTests/DocSnippets.swift"]
         return try paths.map { ($0, trimmedLines(try read($0))) }
     }
 

@@ -9,4 +9,9 @@ func readmeSnippet(exporter: Exporter<ContinuousClock>) {
     router.get("/hello") { _, _ in "hello\n" }
     router.mount(exporter.router, at: WPHandlerRoutes.exporterPaths(metricsPath: "/metrics"))
 }
+
+/// docs/embedding.md's "Beside Hummingbird" line, compiled.
+func embeddingSnippet(exporter: Exporter<ContinuousClock>, router: Router<BasicRequestContext>) {
+    router.mount(exporter.router, at: WPHandlerRoutes.exporterPaths(metricsPath: "/metrics"))
+}
 #endif
