@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Real SNMP clients against the exporter's SNMP agent (in CI), three UPSs of a simulated WinPower:
+#   - net-snmp's snmpwalk (v2c, `community@name`) and pysnmp (PyPI, a second implementation)
+#     walk every UPS and agree on every instance, type and value; SNMPv3 authPriv (SHA-256,
+#     AES-128) with a context, the same; a wrong community is answered by nothing;
+#   - the Debian prometheus-snmp-exporter scrapes the agent with deploy/snmp-exporter/snmp.yml,
+#     and its values equal snmpget's;
+#   - differential: net-snmp's own snmpd, given the same system-group values, serves the same
+#     scalars with the same types and values (sysUpTime's value and sysObjectID aside; snmpd's
+#     sysORLastChange and sysORTable, which the agent does not serve, are listed).
+#
+#   scripts/check-snmp-clients.sh        # uses .build/debug/wpexporter (WPEXPORTER_BIN to change)
+#
+# Installs snmp, snmpd and prometheus-snmp-exporter (Debian) and pysnmp (PyPI) when missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+name=check-snmp-clients
+export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/debug/wpexporter}"
+if ! command -v snmpwalk >/dev/null 2>&1 || [ ! -x /usr/sbin/snmpd ] || ! command -v prometheus-snmp-exporter >/dev/null 2>&1; then
+    echo "$name: installing snmp snmpd prometheus-snmp-exporter"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq snmp snmpd prometheus-snmp-exporter) >/dev/null
+fi
+if ! python3 -c 'import pysnmp' 2>/dev/null; then
+    echo "$name: installing pysnmp"
+    python3 -m pip install -q pysnmp 2>/dev/null || python3 -m pip install -q --break-system-packages pysnmp
+fi
+# shellcheck source=scripts/torture/lib.sh
+source scripts/torture/lib.sh
+export SNMP_PERSISTENT_DIR="$work/net-snmp" SNMPCONFPATH="$work/net-snmp" HOME="$work"
+mkdir -p "$work/net-snmp"
+
+# A UDP port free a moment ago on 127.0.0.1 (snmpd and the agent's check need a number).
+free_udp_port() { python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+free_tcp_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+community='c0mm-Unity'
+printf 'communities:\n  - community: %s\nusers:\n  reader:\n    auth_password: auth-pass-123\n    priv_password: priv-pass-456\n' \
+    "$community" >"$work/snmp-users.yml"
+chmod 600 "$work/snmp-users.yml"
+start_simulator 3
+agent_port=$(free_udp_port)
+start_exporter "$work/exporter.log" --snmp.listen "127.0.0.1:$agent_port" --snmp.users_file "$work/snmp-users.yml"
+agent="127.0.0.1:$agent_port"
+
+# `OID<TAB>TYPE<TAB>VALUE` lines of net-snmp's output (an empty string is printed `OID = ""`;
+# the end-of-view line of a v2c walk is dropped).
+walk_net_snmp() {
+    snmpwalk -m '' -On -Oe -t 5 -r 1 "$@" | grep -v 'No more variables left in this MIB View' \
+        | sed -e 's/^\([^ ]*\) = ""$/\1\tSTRING\t/' -e 's/^\([^ ]*\) = \([^:]*\): \(.*\)$/\1\t\2\t\3/'
+}
+# The default UPS's name (upsIdentName, the name NUT gives it), to select it by name too.
+first=$(snmpget -m '' -Oqv -t 5 -r 1 -v 2c -c "$community" "$agent" 1.3.6.1.2.1.33.1.1.5.0 | tr -d '"')
+[ -n "$first" ] || { echo "$name: no upsIdentName from $agent" >&2; cat "$work/exporter.log" >&2; exit 1; }
+echo "$name: the default UPS is $first"
+
+# 1. net-snmp and pysnmp agree on every instance of the default UPS and of `community@first`.
+python_walk() { python3 scripts/snmp/pysnmp-walk.py "$agent_port" "$@"; }
+normalize_net() { awk -F'\t' '{ oid = substr($1, 2); type = $2; value = $3; gsub(/^"|"$/, "", value);
+    if (type == "INTEGER") type = "Integer"; else if (type == "STRING") type = "OctetString"; else if (type == "OID") { type = "ObjectIdentifier"; value = substr(value, 2) }
+    else if (type == "Timeticks") { type = "TimeTicks"; sub(/^\(/, "", value); sub(/\).*$/, "", value) }
+    print oid "\t" type "\t" value }'; }
+for selector in "$community" "$community@$first"; do
+    walk_net_snmp -v 2c -c "$selector" "$agent" 1.3.6.1 | normalize_net | grep -v '^1.3.6.1.2.1.1.3.0' >"$work/net.tsv"
+    python_walk v2c "$selector" 1.3.6.1 | grep -v '^1.3.6.1.2.1.1.3.0' >"$work/py.tsv"
+    count=$(wc -l <"$work/net.tsv")
+    [ "$count" -gt 30 ] || { echo "$name: only $count instances walked" >&2; exit 1; }
+    diff -u "$work/net.tsv" "$work/py.tsv" || { echo "$name: net-snmp and pysnmp disagree ($selector)" >&2; exit 1; }
+    echo "$name: v2c walk: net-snmp and pysnmp agree on $count instances"
+done
+walk_net_snmp -v 3 -l authPriv -u reader -a SHA-256 -A auth-pass-123 -x AES -X priv-pass-456 -n "$first" "$agent" 1.3.6.1.2.1.33 \
+    | normalize_net >"$work/net3.tsv"
+python_walk v3 reader auth-pass-123 priv-pass-456 1.3.6.1.2.1.33 >"$work/py3.tsv"
+diff -u "$work/net3.tsv" "$work/py3.tsv" || { echo "$name: net-snmp and pysnmp disagree over SNMPv3" >&2; exit 1; }
+echo "$name: v3 authPriv walk: net-snmp and pysnmp agree on $(wc -l <"$work/net3.tsv") instances"
+if snmpget -m '' -t 1 -r 0 -v 2c -c wrong-community "$agent" 1.3.6.1.2.1.1.1.0 >/dev/null 2>&1; then
+    echo "$name: a wrong community was answered" >&2
+    exit 1
+fi
+if grep -q "$community\|priv-pass-456" "$work/exporter.log"; then
+    echo "$name: a community or password is in the log" >&2
+    exit 1
+fi
+
+# 2. prometheus-snmp-exporter with the module in deploy/.
+exporter_port=$(free_tcp_port)
+sed "s/community: public/community: $community/" deploy/snmp-exporter/snmp.yml >"$work/snmp-exporter.yml"
+prometheus-snmp-exporter --config.file="$work/snmp-exporter.yml" --web.listen-address="127.0.0.1:$exporter_port" \
+    >"$work/snmp-exporter.log" 2>&1 &
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$exporter_port/" >/dev/null && break; sleep 0.1; done
+scrape=$(curl -sf "http://127.0.0.1:$exporter_port/snmp?target=$agent&module=ups_mib")
+for pair in upsEstimatedChargeRemaining:1.3.6.1.2.1.33.1.2.4.0 upsOutputSource:1.3.6.1.2.1.33.1.4.1.0 \
+            upsEstimatedMinutesRemaining:1.3.6.1.2.1.33.1.2.3.0 'upsInputVoltage{upsInputLineIndex="1"}:1.3.6.1.2.1.33.1.3.3.1.3.1'; do
+    metric=${pair%%:*}
+    oid=${pair##*:}
+    expected=$(snmpget -m '' -Oqv -t 5 -r 1 -v 2c -c "$community" "$agent" "$oid")
+    got=$(printf '%s\n' "$scrape" | grep -F "$metric " | grep -v '^#' | awk '{ print $NF }' | head -1)
+    [ "$got" = "$expected" ] || { echo "$name: snmp_exporter $metric = '$got', snmpget $oid = '$expected'" >&2; exit 1; }
+done
+echo "$name: prometheus-snmp-exporter reads the UPS-MIB module; its values equal snmpget's"
+
+# 3. snmpd with the same system group.
+descr=$(snmpget -m '' -Oqv -t 5 -r 1 -v 2c -c "$community" "$agent" 1.3.6.1.2.1.1.1.0 | tr -d '"')
+snmpd_port=$(free_udp_port)
+cat >"$work/snmpd.conf" <<CONF
+agentaddress udp:127.0.0.1:$snmpd_port
+rocommunity $community 127.0.0.1
+sysDescr $descr
+sysName $first
+sysContact
+sysLocation
+sysServices 72
+CONF
+/usr/sbin/snmpd -f -Lo -C -c "$work/snmpd.conf" -p "$work/snmpd.pid" >"$work/snmpd.log" 2>&1 &
+for _ in $(seq 100); do snmpget -m '' -t 1 -r 0 -v 2c -c "$community" "127.0.0.1:$snmpd_port" 1.3.6.1.2.1.1.5.0 >/dev/null 2>&1 && break; sleep 0.1; done
+system_of() { walk_net_snmp -v 2c -c "$community" "$1" 1.3.6.1.2.1.1 | normalize_net; }
+system_of "$agent" >"$work/agent-system.tsv"
+system_of "127.0.0.1:$snmpd_port" >"$work/snmpd-system.tsv"
+extra=$(cut -f1 "$work/snmpd-system.tsv" | grep -c -v -x -F -f <(cut -f1 "$work/agent-system.tsv") || true)
+echo "$name: snmpd serves $extra instances the agent does not (sysORLastChange and the sysORTable rows)"
+# Values where both can be given the same (snmpd fills an empty sysContact with its own);
+# types everywhere.
+for oid in 1.3.6.1.2.1.1.1.0 1.3.6.1.2.1.1.5.0 1.3.6.1.2.1.1.7.0; do
+    a=$(grep -P "^$oid\t" "$work/agent-system.tsv" || true)
+    b=$(grep -P "^$oid\t" "$work/snmpd-system.tsv" || true)
+    [ "$a" = "$b" ] || { echo "$name: system group differs at $oid: agent '$a', snmpd '$b'" >&2; exit 1; }
+done
+for oid in 1.3.6.1.2.1.1.2.0 1.3.6.1.2.1.1.3.0 1.3.6.1.2.1.1.4.0 1.3.6.1.2.1.1.6.0; do
+    [ "$(grep -P "^$oid\t" "$work/agent-system.tsv" | cut -f2)" = "$(grep -P "^$oid\t" "$work/snmpd-system.tsv" | cut -f2)" ] \
+        || { echo "$name: the type of $oid differs from snmpd's" >&2; exit 1; }
+done
+echo "$name: the system group equals snmpd's (sysDescr, sysName, sysServices; sysObjectID, sysUpTime, sysContact, sysLocation by type)"
+echo "$name: ok"
