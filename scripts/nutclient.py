@@ -1,5 +1,5 @@
 """Small NUT client helpers for the scripts that talk to the exporter's NUT port
-(scripts/nut-load.sh, scripts/check-nut-differential.sh, scripts/torture/http-attacks.sh):
+(scripts/nut-load.sh, scripts/snmp-load.sh, scripts/check-nut-differential.sh, scripts/torture/http-attacks.sh):
 import with `sys.path.insert(0, "scripts")` from the repository root."""
 
 

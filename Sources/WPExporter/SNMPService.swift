@@ -118,12 +118,13 @@ package final class SNMPService<C: Clock>: Sendable where C.Duration == Duration
         self.start = start
     }
 
-    /// After a published collection: each UPS's notifications (on battery, test completed,
+    /// After a published collection: the UPS-MIB views rebuilt, and each UPS's notifications (on battery, test completed,
     /// alarms added and removed) to the receivers. Returns at once (the loop sends).
     package func notify() {
+        // The views are rebuilt here, after the publish, rather than by the first request.
+        let current = source.upsValues()
         guard let sender else { return }
         let now = start.duration(to: clock.now)
-        let current = source.upsValues()
         let notifications = notifiers.withLock { notifiers in
             var due: [SNMPNotification] = []
             var seen: [String: UPSNotifier] = [:]

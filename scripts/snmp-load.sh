@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# The SNMP agent under load (figures in docs/performance.md, "The SNMP agent"; not part of CI:
+# about a minute). One `wpexporter server` collects 1,000 simulated UPSs every 5 s and serves
+# them over SNMP; then:
+#   1. a GetBulk walk (SNMPv2c, max-repetitions 25) of one UPS's UPS-MIB (`community@name` of
+#      the 500th UPS), 300 times from one client: p50, p99, max;
+#   2. /metrics under wrk (2 threads, 10 connections, 15 s) without SNMP traffic, then with two
+#      clients walking UPSs back to back: scrape p99 of both (goal: within 10 %).
+#
+#   scripts/snmp-load.sh          # uses .build/release/wpexporter (swift build -c release --product wpexporter)
+#
+# Loopback only; the agent's port is one the kernel gave a moment before. Installs wrk when
+# missing. The client encodes its requests itself (a few lines of BER), so its own cost is
+# small beside the agent's.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+name=snmp-load
+export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/release/wpexporter}"
+if ! command -v wrk >/dev/null 2>&1; then
+    echo "$name: installing wrk"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk) >/dev/null
+fi
+# shellcheck source=scripts/torture/lib.sh
+source scripts/torture/lib.sh
+
+printf 'communities:\n  - community: load-community\n' >"$work/snmp-users.yml"
+chmod 600 "$work/snmp-users.yml"
+agent_port=$(python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+start_simulator 1000
+start_exporter "$work/exporter.log" --snmp.listen "127.0.0.1:$agent_port" --snmp.users_file "$work/snmp-users.yml" \
+    --nut.listen 127.0.0.1:0 --scheduler.collection_interval 5s
+echo "$name: 1,000 UPSs; exporter $base, SNMP 127.0.0.1:$agent_port; $(nproc) cores, $(uname -r)"
+
+cat >"$work/walk.py" <<'PY'
+import socket, sys, time
+
+def length(n):
+    if n < 128:
+        return bytes([n])
+    body = n.to_bytes((n.bit_length() + 7) // 8, "big")
+    return bytes([0x80 | len(body)]) + body
+
+def tlv(tag, content):
+    return bytes([tag]) + length(len(content)) + content
+
+def integer(value):
+    return tlv(0x02, value.to_bytes(max(1, (value.bit_length() + 8) // 8), "big", signed=True))
+
+def oid(text):
+    parts = [int(p) for p in text.split(".")]
+    out = bytes([parts[0] * 40 + parts[1]])
+    for p in parts[2:]:
+        chunk = [p & 0x7F]
+        p >>= 7
+        while p:
+            chunk.insert(0, 0x80 | (p & 0x7F))
+            p >>= 7
+        out += bytes(chunk)
+    return tlv(0x06, out)
+
+def read(data, at):
+    tag = data[at]
+    n = data[at + 1]
+    at += 2
+    if n & 0x80:
+        count = n & 0x7F
+        n = int.from_bytes(data[at:at + count], "big")
+        at += count
+    return tag, at, at + n
+
+def decode_oid(content):
+    parts = [content[0] // 40, content[0] % 40]
+    value = 0
+    for b in content[1:]:
+        value = (value << 7) | (b & 0x7F)
+        if not b & 0x80:
+            parts.append(value)
+            value = 0
+    return ".".join(map(str, parts))
+
+def bindings(reply):
+    """The (oid, tag) pairs of a response's variable bindings."""
+    _, at, _ = read(reply, 0)                 # message SEQUENCE
+    for _ in range(2):                        # version, community
+        _, _, end = read(reply, at)
+        at = end
+    _, at, end = read(reply, at)              # the PDU
+    for _ in range(3):                        # request-id, error-status, error-index
+        _, _, after = read(reply, at)
+        at = after
+    _, at, end = read(reply, at)              # the bindings SEQUENCE
+    out = []
+    while at < end:
+        _, inner, after = read(reply, at)
+        _, oat, oend = read(reply, inner)
+        tag = reply[oend]
+        out.append((decode_oid(reply[oat:oend]), tag))
+        at = after
+    return out
+
+def walk(sock, address, community, root, request_id):
+    cursor, count, requests = root, 0, 0
+    while True:
+        request_id += 1
+        requests += 1
+        pdu = tlv(0xA5, integer(request_id) + integer(0) + integer(25) + tlv(0x30, tlv(0x30, oid(cursor) + b"\x05\x00")))
+        sock.sendto(tlv(0x30, integer(1) + tlv(0x04, community) + pdu), address)
+        try:
+            reply, _ = sock.recvfrom(65535)
+        except socket.timeout:
+            raise SystemExit(f"no answer within 5 s to GetBulk {request_id} after {count} instances")
+        done = False
+        for name, tag in bindings(reply):
+            if tag == 0x82 or not name.startswith(root + "."):
+                done = True
+                break
+            cursor, count = name, count + 1
+        if done:
+            return count, requests, request_id
+
+port, community, mode = int(sys.argv[1]), sys.argv[2].encode(), sys.argv[3]
+address = ("127.0.0.1", port)
+sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+sock.settimeout(5)
+root = "1.3.6.1.2.1.33"
+request_id = 0
+if mode == "measure":
+    for _ in range(30):
+        _, _, request_id = walk(sock, address, community, root, request_id)
+    times = []
+    for _ in range(300):
+        start = time.perf_counter()
+        count, requests, request_id = walk(sock, address, community, root, request_id)
+        times.append((time.perf_counter() - start) * 1000)
+    times.sort()
+    print(f"{count} instances in {requests} GetBulk requests, 300 walks: p50 {times[150]:.2f} ms, "
+          f"p99 {times[296]:.2f} ms, max {times[-1]:.2f} ms")
+else:
+    walks = 0
+    deadline = time.monotonic() + float(mode)
+    while time.monotonic() < deadline:
+        _, _, request_id = walk(sock, address, community, root, request_id)
+        walks += 1
+    print(f"{walks} walks")
+PY
+
+# The 500th UPS's name: the agent names UPSs as the NUT server does, and NUT lists them.
+nut_port=$(grep '"line server listening"' "$work/exporter.log" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2)
+target=$(python3 - "$nut_port" <<'PY'
+import socket, sys
+sys.path.insert(0, "scripts")
+from nutclient import ask
+conn = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+listing = ask(conn, "LIST UPS", "END LIST UPS\n").decode()
+names = [line.split(" ")[1] for line in listing.splitlines() if line.startswith("UPS ")]
+# From the 500th on, the first UPS with a fresh reading (the simulator disconnects a few).
+for name in names[499:] + names[:499]:
+    if ask(conn, f"GET VAR {name} ups.status", "\n").startswith(b"VAR "):
+        print(name)
+        break
+PY
+)
+python3 "$work/walk.py" "$agent_port" "load-community@$target" measure | sed "s/^/$name: walk of $target: /"
+
+wrk_p99() {
+    local out p99 rps
+    out=$(wrk -t2 -c10 -d15s --latency "$base/metrics")
+    p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
+    rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+    echo "$name: /metrics under wrk, $1: $rps requests/s, p99 $p99"
+}
+wrk_p99 "no SNMP traffic"
+python3 "$work/walk.py" "$agent_port" "load-community@$target" 16 >"$work/walkers-1.log" 2>&1 &
+walker1=$!
+python3 "$work/walk.py" "$agent_port" "load-community" 16 >"$work/walkers-2.log" 2>&1 &
+walker2=$!
+wrk_p99 "two SNMP clients walking back to back"
+wait "$walker1" "$walker2" || true
+echo "$name: the SNMP clients meanwhile: $(cat "$work/walkers-1.log"), $(cat "$work/walkers-2.log")"
