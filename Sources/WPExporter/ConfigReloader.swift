@@ -221,6 +221,9 @@ public final class ConfigReloader: Sendable {
         if running.logging != next.logging { sections.append("logging") }
         if running.push != next.push { sections.append("push") }
         if running.nut != next.nut { sections.append("nut") }
+        // The agent's address, users and engine are set at start; so are its receivers (the
+        // users file is read then too).
+        if running.snmp != next.snmp { sections.append("snmp") }
         return sections
     }
 

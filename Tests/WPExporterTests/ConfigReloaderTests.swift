@@ -85,6 +85,8 @@ struct ConfigReloaderTests {
         next.logging.level = .debug
         next.scheduler.collectionInterval = .seconds(1)  // applied while running
         #expect(ConfigReloader.sectionsNeedingRestart(running: running, next: next) == ["server", "storage", "logging"])
+        next.snmp.listen = ":1161"
+        #expect(ConfigReloader.sectionsNeedingRestart(running: running, next: next) == ["server", "storage", "logging", "snmp"])
     }
 
     /// Without its own listener (`runCollection`), the listener's settings are used by nothing:
