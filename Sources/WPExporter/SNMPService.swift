@@ -130,7 +130,7 @@ package final class SNMPService<C: Clock>: Sendable where C.Duration == Duration
             var seen: [String: UPSNotifier] = [:]
             for (name, values) in current {
                 var notifier = notifiers[name] ?? UPSNotifier()
-                due += notifier.update(values, now: now)
+                due += notifier.update(values, now: now).map { $0.about(ups: name) }
                 seen[name] = notifier
             }
             notifiers = seen

@@ -121,7 +121,8 @@ public final class SNMPNotificationSender: Sendable {
                     SNMPMessage(version: .v2c, community: Array(community.utf8), pdu: pdu).encoded()
                 case .user(let user, let level):
                     // An SNMPv3 inform's receiver is the authoritative engine: not sent.
-                    receiver.inform ? nil : usm?.outgoing(pdu, user: user, level: level, messageID: requestID)
+                    receiver.inform ? nil : usm?.outgoing(pdu, user: user, level: level, messageID: requestID,
+                                                                 contextName: notification.context)
                 }
                 let sent: Bool = if let bytes, receiver.inform {
                     informs?.inform(bytes, requestID: requestID, host: receiver.host, port: receiver.port) ?? false

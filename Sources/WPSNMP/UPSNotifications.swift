@@ -22,10 +22,22 @@ public struct SNMPNotification: Sendable, Equatable {
 
     public var trap: OID
     public var varBinds: [VarBind]
+    /// The UPS it is about, when the agent serves several: the SNMPv3 context name its
+    /// SNMPv3 traps carry (the one a manager selects the UPS with); empty for the default.
+    public var context: String
 
-    public init(trap: OID, varBinds: [VarBind]) {
+    public init(trap: OID, varBinds: [VarBind], context: String = "") {
         self.trap = trap
         self.varBinds = varBinds
+        self.context = context
+    }
+
+    /// The notification about the UPS `name` of an agent serving several: its context, and
+    /// `upsIdentName.0` = `name` after the objects RFC 1628 lists (RFC 3416 §4.2.6 allows
+    /// more bindings than the OBJECTS clause), so a receiver can tell the UPSs apart.
+    public func about(ups name: String) -> SNMPNotification {
+        SNMPNotification(trap: trap, varBinds: varBinds + [VarBind(UPSMIB.Ident.name.appending(0), SNMPValue.displayString(name, maxBytes: 63))],
+                         context: name)
     }
 
     /// The SNMPv2-Trap (or InformRequest) PDU: `sysUpTime.0`, `snmpTrapOID.0`, the objects.

@@ -244,14 +244,14 @@ package final class USM: Sendable {
 
     /// A message of the engine's own initiative (a notification: for a Trap the sender is
     /// authoritative, RFC 3414 §1.5.1) carrying `pdu` for `user` at `level`.
-    func outgoing(_ pdu: PDU, user: USMUser, level: SNMPSecurityLevel, messageID: Int32) -> [UInt8]? {
+    func outgoing(_ pdu: PDU, user: USMUser, level: SNMPSecurityLevel, messageID: Int32, contextName: String = "") -> [UInt8]? {
         guard user.allows(level) else { return nil }
         var flags: SNMPv3Message.Flags = []
         if level >= .authNoPriv { flags.insert(.authenticated) }
         if level == .authPriv { flags.insert(.encrypted) }
         let template = SNMPv3Message(messageID: messageID, maxSize: 65_507, flags: flags, engineID: engine.engineID, boots: engine.boots,
                                      time: engine.time(), userName: Array(user.name.utf8), data: .encrypted([]))
-        let plain = SNMPv3Message.scopedPDUBytes(contextEngineID: engine.engineID, contextName: [], pdu: pdu,
+        let plain = SNMPv3Message.scopedPDUBytes(contextEngineID: engine.engineID, contextName: Array(contextName.utf8), pdu: pdu,
                                                  varBindBytes: pdu.varBinds.flatMap(BERWriter.varBind))
         return seal(envelope(template, flags: flags, user: user, level: level), plain: plain, user: user, level: level)
     }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WPTestThreads
 import WPCollector
+import WPRuntime
 import WPConfig
 import WPLogging
 import WPServer
@@ -92,6 +93,62 @@ struct SNMPServerTests {
         #expect(metrics.contains("winpower_exporter_snmp_requests_total{outcome=\"answered\"}"), "\(metrics.suffix(800))")
         #expect(!harness.logs.allText.contains(Self.community) && !metrics.contains(Self.community))
         #expect(!harness.logs.allText.contains("priv-pass-456"))
+        await harness.shutdown()
+    }
+
+    /// A UDP port free a moment ago on 127.0.0.1 (snmptrapd cannot be told to take port 0).
+    static func freeUDPPort() async throws -> Int {
+        let probe = DatagramServer(configuration: .init(host: "127.0.0.1", port: 0),
+                                   protocol: SNMPAgent(configuration: .init(communities: [])) { MIBBuilder().build() }, logger: .disabled)
+        let task = Task { try await probe.run() }
+        let port = try await probe.waitUntilListening().port
+        task.cancel()
+        _ = try? await task.value
+        return port
+    }
+
+    /// The simulator has a UPS on battery: the exporter's first publish sends its
+    /// upsTrapOnBattery, naming the UPS, to snmptrapd.
+    @Test(.enabled(if: ChildProcess.executable(named: "snmptrapd") != nil
+                   || FileManager.default.isExecutableFile(atPath: "/usr/sbin/snmptrapd"), "snmptrapd is not installed: skipped"))
+    func snmptrapdReceivesTheOnBatteryTrapOfAUPSOnBattery() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-traps-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let trapPort = try await Self.freeUDPPort()
+        try "authCommunity log traps-c0mm\n".write(toFile: directory + "/snmptrapd.conf", atomically: true, encoding: .utf8)
+        let path = ChildProcess.executable(named: "snmptrapd") ?? "/usr/sbin/snmptrapd"
+        let trapd = try ChildProcess(path, ["-f", "-Lo", "-C", "-c", directory + "/snmptrapd.conf", "-m", "", "-M", directory, "-n", "-On",
+                                            "udp:127.0.0.1:\(trapPort)"],
+                                     environment: ["HOME": directory, "SNMP_PERSISTENT_DIR": directory, "SNMPCONFPATH": directory])
+        defer { trapd.signal(SIGTERM) }
+        let ready = try await NamedThread.run(name: "test-trapd") { trapd.waitForOutput(limit: .seconds(30)) { $0.contains("NET-SNMP version") } }
+        #expect(ready.satisfied, "snmptrapd did not start: \(trapd.standardError)")
+
+        let users = directory + "/snmp-users.yml"
+        try """
+            communities:
+              - community: \(Self.community)
+            traps:
+              - address: 127.0.0.1:\(trapPort)
+                community: traps-c0mm
+            """.write(toFile: users, atomically: true, encoding: .utf8)
+        let harness = try await ExporterHarness(devices: 2, configureExporter: { configuration in
+            configuration.snmp.listen = "127.0.0.1:0"
+            configuration.snmp.usersFile = users
+        })
+        let snmp = try #require(harness.exporter.snmp)
+        let running = Task { try await snmp.server.run() }
+        defer { running.cancel() }
+        _ = try await snmp.server.waitUntilListening()
+        await harness.exporter.collector.collect()
+        snmp.notify()
+        let onBattery = try #require(snmp.source.upsValues().first { $0.values.outputSource == .battery }?.name)
+        let received = try await NamedThread.run(name: "test-trapd") {
+            trapd.waitForOutput(limit: .seconds(30)) { $0.contains("OID: .1.3.6.1.2.1.33.2.1") && $0.contains("\"\(onBattery)\"") }
+        }
+        #expect(received.satisfied, "\(trapd.standardOutput)")
+        #expect(snmp.sender?.statistics.sent ?? 0 >= 1)
         await harness.shutdown()
     }
 
