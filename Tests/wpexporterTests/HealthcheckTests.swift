@@ -4,6 +4,7 @@ import WPTestThreads
 import WPConfig
 import WPHTTPClient
 import WPServer
+import WPSimulator
 import WPTestSupport
 @testable import WPExporter
 @testable import wpexporter
@@ -33,7 +34,11 @@ private struct LivenessOnly: HTTPHandler {
     }
 
     @Test func stoppedExporterExitsOneNamingTheURL() async throws {
-        let port = try await withTestServer(LivenessOnly()) { $0 }   // stopped when this returns
+        // A port bound and refusing, held for the whole test: a port released by a stopped
+        // server could be taken by another test's server meanwhile and answer.
+        let refusing = try ReservedPort(port: 0, mode: .refusing)
+        defer { refusing.close() }
+        let port = refusing.port
         let recorder = Recorder()
         let status = await tool(recorder).run(["healthcheck", "--server.port", "\(port)"])
         #expect(status == 1)
