@@ -4,8 +4,11 @@
 # them over SNMP; then:
 #   1. a GetBulk walk (SNMPv2c, max-repetitions 25) of one UPS's UPS-MIB (`community@name` of
 #      the 500th UPS), 300 times from one client: p50, p99, max;
-#   2. /metrics under wrk (2 threads, 10 connections, 15 s) without SNMP traffic, then with two
-#      clients walking UPSs back to back: scrape p99 of both (goal: within 10 %).
+#   2. /metrics under wrk (2 threads, 10 connections, 15 s) without SNMP traffic, then while a
+#      manager walks every one of the 1,000 UPSs every minute (17 walks a second, each of a
+#      different UPS by `community@name`, as an NMS polls), then every 5 s (200 walks a
+#      second): scrape p99 of each (goal: within 10 %); then with walks back to back, as fast
+#      as one client can, for the ceiling.
 #
 #   scripts/snmp-load.sh          # uses .build/release/wpexporter (swift build -c release --product wpexporter)
 #
@@ -136,23 +139,42 @@ if mode == "measure":
     print(f"{count} instances in {requests} GetBulk requests, 300 walks: p50 {times[150]:.2f} ms, "
           f"p99 {times[296]:.2f} ms, max {times[-1]:.2f} ms")
 else:
-    walks = 0
-    deadline = time.monotonic() + float(mode)
-    while time.monotonic() < deadline:
-        _, _, request_id = walk(sock, address, community, root, request_id)
+    # `seconds[:rate[:names file]]`: walks for that long, at `rate` walks a second (0: back to
+    # back), each of the next UPS of the names file by `community@name` (none: the default).
+    parts = mode.split(":")
+    seconds, rate = float(parts[0]), float(parts[1]) if len(parts) > 1 else 0.0
+    names = open(parts[2]).read().split() if len(parts) > 2 else [""]
+    walks, late, times = 0, 0, []
+    start = time.monotonic()
+    while time.monotonic() < start + seconds:
+        if rate > 0:
+            due = start + walks / rate
+            pause = due - time.monotonic()
+            if pause > 0:
+                time.sleep(pause)
+            elif pause < -0.5:
+                late += 1
+        name = names[walks % len(names)]
+        selector = community + (b"@" + name.encode() if name else b"")
+        began = time.perf_counter()
+        _, _, request_id = walk(sock, address, selector, root, request_id)
+        times.append((time.perf_counter() - began) * 1000)
         walks += 1
-    print(f"{walks} walks")
+    times.sort()
+    print(f"{walks} walks in {seconds:.0f} s ({walks / seconds:.0f}/s), walk p50 {times[len(times) // 2]:.2f} ms, "
+          f"p99 {times[len(times) * 99 // 100]:.2f} ms{f', {late} more than 0.5 s late' if late else ''}")
 PY
 
 # The 500th UPS's name: the agent names UPSs as the NUT server does, and NUT lists them.
 nut_port=$(grep '"line server listening"' "$work/exporter.log" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2)
-target=$(python3 - "$nut_port" <<'PY'
+target=$(python3 - "$nut_port" "$work/names.txt" <<'PY'
 import socket, sys
 sys.path.insert(0, "scripts")
 from nutclient import ask
 conn = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
 listing = ask(conn, "LIST UPS", "END LIST UPS\n").decode()
 names = [line.split(" ")[1] for line in listing.splitlines() if line.startswith("UPS ")]
+open(sys.argv[2], "w").write("\n".join(names) + "\n")
 # From the 500th on, the first UPS with a fresh reading (the simulator disconnects a few).
 for name in names[499:] + names[:499]:
     if ask(conn, f"GET VAR {name} ups.status", "\n").startswith(b"VAR "):
@@ -170,10 +192,18 @@ wrk_p99() {
     echo "$name: /metrics under wrk, $1: $rps requests/s, p99 $p99"
 }
 wrk_p99 "no SNMP traffic"
-python3 "$work/walk.py" "$agent_port" "load-community@$target" 16 >"$work/walkers-1.log" 2>&1 &
+python3 "$work/walk.py" "$agent_port" "load-community" "16:17:$work/names.txt" >"$work/walkers-0.log" 2>&1 &
+walker0=$!
+wrk_p99 "every UPS walked every minute (17 walks/s)"
+wait "$walker0" || true
+echo "$name: the manager meanwhile: $(cat "$work/walkers-0.log")"
+python3 "$work/walk.py" "$agent_port" "load-community" "16:200:$work/names.txt" >"$work/walkers-1.log" 2>&1 &
 walker1=$!
-python3 "$work/walk.py" "$agent_port" "load-community" 16 >"$work/walkers-2.log" 2>&1 &
+wrk_p99 "every UPS walked every 5 s (200 walks/s)"
+wait "$walker1" || true
+echo "$name: the manager meanwhile: $(cat "$work/walkers-1.log")"
+python3 "$work/walk.py" "$agent_port" "load-community" "16:0:$work/names.txt" >"$work/walkers-2.log" 2>&1 &
 walker2=$!
-wrk_p99 "two SNMP clients walking back to back"
-wait "$walker1" "$walker2" || true
-echo "$name: the SNMP clients meanwhile: $(cat "$work/walkers-1.log"), $(cat "$work/walkers-2.log")"
+wrk_p99 "walks back to back from one client"
+wait "$walker2" || true
+echo "$name: the client meanwhile: $(cat "$work/walkers-2.log")"
