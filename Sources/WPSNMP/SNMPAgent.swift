@@ -135,20 +135,22 @@ public struct SNMPAgent: DatagramProtocol {
         var version: SNMPVersion
         var request: PDU
         /// The view the request's context selected.
-        var view: any SNMPMIBView = MIBBuilder().build()
+        var view: any SNMPMIBView
         /// The whole answer's size for a Response `PDU` whose bindings take the given bytes.
         var size: (PDU, Int) -> Int
         /// The whole answer for a Response `PDU` and its encoded bindings.
         var encode: (PDU, [UInt8]) -> [UInt8]?
 
-        init(_ message: SNMPMessage) {
+        init(_ message: SNMPMessage, view: any SNMPMIBView) {
+            self.view = view
             version = message.version
             request = message.pdu
             size = { pdu, count in SNMPMessage(version: message.version, community: message.community, pdu: pdu).encodedSize(varBindBytes: count) }
             encode = { pdu, bytes in SNMPMessage(version: message.version, community: message.community, pdu: pdu).encoded(varBindBytes: bytes) }
         }
 
-        init(_ message: SNMPv3Message, scoped: SNMPv3Message.ScopedPDU, user: USMUser, usm: USM) {
+        init(_ message: SNMPv3Message, scoped: SNMPv3Message.ScopedPDU, user: USMUser, usm: USM, view: any SNMPMIBView) {
+            self.view = view
             version = .v2c
             request = scoped.pdu
             size = { pdu, count in usm.responseSize(to: message, scoped: scoped, user: user, pdu: pdu, varBindBytes: count) }
@@ -192,9 +194,7 @@ public struct SNMPAgent: DatagramProtocol {
             return nil
         }
         if configuration.systemOnlyCommunities.contains(community) { view = SubtreeView(view, subtree: SystemGroup.system) }
-        var exchange = Exchange(request)
-        exchange.view = view
-        return serve(exchange, limit: configuration.responseLimit(forRequestOf: datagram.count))
+        return serve(Exchange(request, view: view), limit: configuration.responseLimit(forRequestOf: datagram.count))
     }
 
     /// An SNMPv3 message through the user-based security model: a request at its user's level
@@ -231,9 +231,7 @@ public struct SNMPAgent: DatagramProtocol {
                 counters.update { $0.unknownContexts += 1 }
                 return nil
             }
-            var exchange = Exchange(message, scoped: scoped, user: user, usm: usm)
-            exchange.view = view
-            return serve(exchange, limit: min(ownLimit, Int(max(484, message.maxSize))))
+            return serve(Exchange(message, scoped: scoped, user: user, usm: usm, view: view), limit: min(ownLimit, Int(max(484, message.maxSize))))
         }
     }
 
