@@ -105,7 +105,7 @@ package struct CollectorHealth: Sendable, Equatable {
 
 extension Duration {
     /// The duration in seconds as a `Double`.
-    var seconds: Double {
+    package var seconds: Double {
         let (whole, atto) = components
         return Double(whole) + Double(atto) / 1e18
     }

@@ -214,7 +214,8 @@ package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Du
             lastSuccessInstant.withLock { $0 = fetched }
             let previous = publishedDevices.withLock { $0 }
             let readings = DeviceReadings(merging: readout.devices, at: fetched, into: previous,
-                                          window: configuration.stalenessWindow)
+                                          window: configuration.stalenessWindow,
+                                          selfTests: energy.totals.compactMapValues { SelfTestRecord($0.ledger) })
             publishedDevices.withLock { $0 = readings }
         }
         health.energySamplesRejected = energy.status.rejectedSamples
@@ -380,22 +381,27 @@ extension WinPowerCollector {
 
         /// The devices, sorted by `device_id`.
         package let readings: [Reading]
+        /// The battery self-tests the outage ledger keeps, by `device_id`, for devices that
+        /// had one (kept across restarts with the energy totals).
+        package let selfTests: [String: SelfTestRecord]
 
-        static var empty: DeviceReadings { DeviceReadings([]) }
+        static var empty: DeviceReadings { DeviceReadings([], selfTests: [:]) }
 
-        init(_ readings: [Reading]) {
+        init(_ readings: [Reading], selfTests: [String: SelfTestRecord]) {
             self.readings = readings
+            self.selfTests = selfTests
         }
 
         /// `devices` read at `instant`, plus the devices of `previous` missing from them whose
         /// reading is still within `window`.
-        convenience init(merging devices: [Device], at instant: C.Instant, into previous: DeviceReadings, window: Duration) {
+        convenience init(merging devices: [Device], at instant: C.Instant, into previous: DeviceReadings, window: Duration,
+                         selfTests: [String: SelfTestRecord]) {
             var byID: [String: Reading] = [:]
             for reading in previous.readings where reading.readAt.duration(to: instant) <= window {
                 byID[reading.device.id] = reading
             }
             for device in devices { byID[device.id] = Reading(device: device, readAt: instant) }
-            self.init(byID.values.sorted { $0.device.id < $1.device.id })
+            self.init(byID.values.sorted { $0.device.id < $1.device.id }, selfTests: selfTests)
         }
     }
 }

@@ -286,7 +286,8 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                 fleet: fleet, names: names, system: SystemGroup(description: "wpexporter \(BuildInfo.exporterVersion): WinPower UPSs over the UPS-MIB",
                                                                name: "wpexporter"),
                 defaultUPS: configuration.snmp.defaultUPS, version: BuildInfo.exporterVersion,
-                lowBatteryTime: Double(configuration.nut.batteryRuntimeLow.components.seconds), clock: clock),
+                lowBatteryTime: Double(configuration.nut.batteryRuntimeLow.components.seconds), clock: clock,
+                wallClock: wallClock),
                 engineDirectory: options.energyStorage.isDataDirectory ? configuration.storage.dataDirectory : nil,
                 registry: scrape.registry, clock: clock, logger: components)
             nutServer = try Self.makeNUTServer(configuration, source: names, tls: options.webSecurity.tls,

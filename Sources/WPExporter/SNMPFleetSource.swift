@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Synchronization
 import WPClient
 import WPCollector
@@ -24,6 +25,10 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
         /// agent's start), by lower-cased UPS name.
         var alarmRows: [String: [UPSMIB.WellKnownAlarm: (id: UInt32, time: UInt32)]] = [:]
         var nextAlarmID: [String: UInt32] = [:]
+        /// Each UPS's self-test record at the last rebuild, and when this agent saw its last
+        /// test end (`upsTestElapsedTime` of a finished test), by lower-cased UPS name.
+        var selfTests: [String: SelfTestRecord] = [:]
+        var testEnds: [String: Date] = [:]
         var builtOnce = false
     }
 
@@ -34,14 +39,17 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
     private let version: String
     private let lowBatteryTime: Double
     private let start: C.Instant
+    private let startWall: Date
     private let clock: C
+    private let wallClock: @Sendable () -> Date
     private let cache = Mutex(Cache())
 
     /// - Parameters:
     ///   - names: the NUT names of the devices (its data source, with or without a NUT server).
     ///   - defaultUPS: `snmp.default_ups`: a device id or UPS name; else the first UPS.
+    ///   - wallClock: the wall clock the outage ledger's self-test times are in.
     package init(fleet: ServerFleet<C>, names: NUTFleetSource<C>, system: SystemGroup, defaultUPS: String?, version: String,
-                 lowBatteryTime: Double, clock: C) {
+                 lowBatteryTime: Double, clock: C, wallClock: @escaping @Sendable () -> Date) {
         self.fleet = fleet
         self.names = names
         self.system = system
@@ -49,7 +57,9 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
         self.version = version
         self.lowBatteryTime = lowBatteryTime
         self.clock = clock
+        self.wallClock = wallClock
         self.start = clock.now
+        self.startWall = wallClock()
     }
 
     /// The view of the UPS `context` selects: `""` the default UPS, else a UPS name (any case)
@@ -113,19 +123,32 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
 
     private func rebuild(_ cache: inout Cache, collectors: [(name: String, collector: WinPowerCollector<C>)],
                          readings: [WinPowerCollector<C>.DeviceReadings], names: [(key: String, name: String)]) {
-        var byKey: [String: (reading: WinPowerCollector<C>.DeviceReadings.Reading, collector: WinPowerCollector<C>)] = [:]
+        var byKey: [String: (reading: WinPowerCollector<C>.DeviceReadings.Reading, collector: WinPowerCollector<C>,
+                             selfTest: SelfTestRecord?)] = [:]
         for (server, readings) in zip(collectors, readings) {
             for reading in readings.readings {
-                byKey[NUTFleetSource<C>.key(server: server.name, device: reading.device.id)] = (reading, server.collector)
+                byKey[NUTFleetSource<C>.key(server: server.name, device: reading.device.id)] =
+                    (reading, server.collector, readings.selfTests[reading.device.id])
             }
         }
         var views: [String: MIBTable] = [:]
         var byDevice: [String: String] = [:]
         var values: [(name: String, values: UPSMIBValues)] = []
+        var selfTests: [String: SelfTestRecord] = [:]
+        let now = wallClock()
         for (key, name) in names {
-            guard let (reading, collector) = byKey[key] else { continue }
+            guard let (reading, collector, record) = byKey[key] else { continue }
             let device = reading.device
-            var ups = UPSMIBMapping.values(of: device, name: name, agentVersion: version, lowBatteryTime: lowBatteryTime)
+            let lowered = name.lowercased()
+            selfTests[lowered] = record
+            if record?.inProgress == true || record?.lastStart != cache.selfTests[lowered]?.lastStart {
+                cache.testEnds[lowered] = nil
+            } else if cache.selfTests[lowered]?.inProgress == true, record?.inProgress == false {
+                // Seen ending at this reading: its wall time on the agent's clock.
+                cache.testEnds[lowered] = startWall.addingTimeInterval(start.duration(to: reading.readAt).seconds)
+            }
+            let test = UPSMIBMapping.TestTimes(record: record, agentStart: startWall, now: now, end: cache.testEnds[lowered])
+            var ups = UPSMIBMapping.values(of: device, name: name, agentVersion: version, lowBatteryTime: lowBatteryTime, test: test)
             if device.connected == false || collector.age(of: reading.readAt) > collector.configuration.stalenessWindow {
                 var stale = UPSMIBValues()
                 (stale.model, stale.upsSoftwareVersion, stale.agentSoftwareVersion, stale.name, stale.attachedDevices) =
@@ -139,12 +162,13 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
             system.name = name
             system.add(to: &builder)
             ups.add(to: &builder)
-            let lowered = name.lowercased()
             views[lowered] = builder.build()
             if byDevice[device.id] == nil { byDevice[device.id] = lowered }
             values.append((name, ups))
         }
         cache.alarmRows = cache.alarmRows.filter { views[$0.key] != nil }
+        cache.selfTests = selfTests
+        cache.testEnds = cache.testEnds.filter { views[$0.key] != nil }
         cache.builtOnce = true
         cache.views = views
         cache.byDevice = byDevice

@@ -1,4 +1,6 @@
+import FoundationEssentials
 import WPClient
+import WPCollector
 import WPSNMP
 
 /// The UPS-MIB (RFC 1628) values of one WinPower device, in plain units (``UPSMIBValues``
@@ -12,7 +14,10 @@ package enum UPSMIBMapping {
     ///   - lowBatteryTime: `upsConfigLowBattTime`, seconds (the NUT low-runtime threshold).
     /// The alarm rows carry provisional ids (the alarm's number); ``SNMPFleetSource`` numbers
     /// them as RFC 1628 asks and keeps their times.
-    package static func values(of device: Device, name: String, agentVersion: String, lowBatteryTime: Double?) -> UPSMIBValues {
+    ///   - test: the device's self-tests from the outage ledger and the times the test group is
+    ///     reckoned in (``TestTimes``); `nil` serves WinPower's `testStatus` alone.
+    package static func values(of device: Device, name: String, agentVersion: String, lowBatteryTime: Double?,
+                               test: TestTimes? = nil) -> UPSMIBValues {
         var ups = UPSMIBValues()
         let realtime = device.realtime
         ups.model = device.asset.model
@@ -56,8 +61,7 @@ package enum UPSMIBMapping {
         ups.nominalOutputFrequency = device.config.ratingFreq
         ups.nominalOutputVA = device.config.ratingVa
         ups.lowBatteryTime = lowBatteryTime
-        ups.testResult = testResult(realtime.testStatus)
-        if mode == .batteryTest { ups.testResult = .inProgress }
+        addTest(to: &ups, record: test?.record, status: realtime.testStatus, inTestMode: mode == .batteryTest, times: test)
         // The alarm table: what the mode and readings say, as RFC 1628's well-known alarms.
         var alarms: [UPSMIB.WellKnownAlarm] = []
         if mode == .battery { alarms.append(.onBattery) }
@@ -71,6 +75,58 @@ package enum UPSMIBMapping {
             UPSMIBValues.Alarm(id: alarm.rawValue, alarm: alarm)
         }
         return ups
+    }
+
+    /// The times the UPS-MIB test group is reckoned in, with the ledger's record of the device.
+    package struct TestTimes: Sendable {
+        /// The device's self-tests as the outage ledger keeps them; `nil`: none seen.
+        package var record: SelfTestRecord?
+        /// When the agent started (`sysUpTime` 0): `upsTestStartTime` counts from it.
+        package var agentStart: Date
+        /// Now, for the elapsed time of a test in progress.
+        package var now: Date
+        /// When this agent saw the last test end (its first reading out of the test); `nil`
+        /// when it did not (the test ended before this start, or none ended).
+        package var end: Date?
+
+        package init(record: SelfTestRecord?, agentStart: Date, now: Date, end: Date?) {
+            (self.record, self.agentStart, self.now, self.end) = (record, agentStart, now, end)
+        }
+    }
+
+    /// The test group: the ledger's last self-test (its start survives restarts; its result is
+    /// WinPower's `testStatus` at the test's end), else WinPower's current `testStatus`.
+    /// WinPower's mode 5 is its battery self-test: served as `upsTestQuickBatteryTest`.
+    private static func addTest(to ups: inout UPSMIBValues, record: SelfTestRecord?, status: Int?, inTestMode: Bool, times: TestTimes?) {
+        let inProgress = inTestMode || record?.inProgress == true
+        let result = inProgress ? .inProgress : testResult(record?.lastStatus ?? status)
+        guard let result else { return }
+        ups.testResult = result
+        ups.testID = result == .noTestsInitiated ? .noTestsInitiated : .quickBatteryTest
+        var detail = switch result {
+        case .donePass: "battery self-test passed"
+        case .doneWarning: "battery self-test passed with a warning"
+        case .doneError: "battery self-test failed"
+        case .aborted: "battery self-test aborted"
+        case .inProgress: "battery self-test in progress"
+        case .noTestsInitiated: "no battery self-test initiated"
+        }
+        if let code = inProgress ? status : record?.lastStatus ?? status { detail += " (WinPower testStatus \(code))" }
+        if let record, record.count > 0 { detail += "; \(record.count) seen since counting began" }
+        ups.testResultDetail = detail
+        guard let times, let start = record?.lastStart, result != .noTestsInitiated else { return }
+        ups.testStartTime = hundredths(start.timeIntervalSince(times.agentStart))
+        if inProgress {
+            ups.testElapsedTime = hundredths(times.now.timeIntervalSince(start))
+        } else if let end = times.end {
+            ups.testElapsedTime = hundredths(end.timeIntervalSince(start))
+        }
+    }
+
+    /// `seconds` in hundredths, 0 for a negative or non-finite span, at most `UInt32.max`.
+    static func hundredths(_ seconds: Double) -> UInt32 {
+        guard seconds.isFinite, seconds > 0 else { return 0 }
+        return UInt32(clamping: Int64(min(seconds * 100, Double(UInt32.max)).rounded(.down)))
     }
 
     /// `upsTestResultsSummary` for WinPower's `testStatus` code (read as the HID codes, as

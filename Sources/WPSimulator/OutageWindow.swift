@@ -1,7 +1,8 @@
 import WPLogging
 
 /// A scripted mains failure: device `device` runs on battery (`mode` 4, role ``SimulatedDevice/Role/onBattery``)
-/// from `start` for `length` seconds of simulated time, then returns to its own role.
+/// from `start` for `length` seconds of simulated time, then returns to its own role. With another
+/// `role` the window scripts that instead (``SimulatedDevice/Role/batteryTest``: a battery self-test).
 ///
 /// Written `[DEVICE:]START+LENGTH` (seconds; DEVICE is the 0-based device index, default 0), several
 /// comma-separated: `2+4,10+4,1:18+8` puts device 0 on battery during [2 s, 6 s) and [10 s, 14 s)
@@ -13,17 +14,20 @@ public struct OutageWindow: Sendable, Equatable, CustomStringConvertible {
     public var start: Double
     /// Seconds on battery.
     public var length: Double
+    /// The device's role during the window.
+    public var role: SimulatedDevice.Role
 
-    public init(device: Int = 0, start: Double, length: Double) {
+    public init(device: Int = 0, start: Double, length: Double, role: SimulatedDevice.Role = .onBattery) {
         self.device = device
         self.start = start
         self.length = length
+        self.role = role
     }
 
     /// Whether `t` (seconds of simulated time) falls in the window.
     public func contains(_ t: Double) -> Bool { t >= start && t < start + length }
 
-    public var description: String { "\(device):\(start)+\(length)" }
+    public var description: String { "\(device):\(start)+\(length)" + (role == .onBattery ? "" : " (\(role.rawValue))") }
 
     /// Parses a comma-separated list of windows.
     ///

@@ -97,10 +97,10 @@ extension WinPowerSimulator {
         let schedule = configuration.outageSchedule
         var objects = slice.map { device in
             guard device.role != .disconnected,
-                  schedule.contains(where: { $0.device == device.index && $0.contains(t) }) else { return device.json(at: t) }
-            var failing = device
-            failing.role = .onBattery
-            return failing.json(at: t)
+                  let window = schedule.first(where: { $0.device == device.index && $0.contains(t) }) else { return device.json(at: t) }
+            var scripted = device
+            scripted.role = window.role
+            return scripted.json(at: t)
         }
         if faults.contains(.malformedDevice), !objects.isEmpty {
             objects[0] = "{\"assetDevice\":{\"deviceType\":\"UPS\",\"alias\":\"broken\",\"isActive\":\"maybe\"},"
