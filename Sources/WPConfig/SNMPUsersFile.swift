@@ -21,6 +21,9 @@
 ///     inform: true                      # SNMPv2c inform, resent until acknowledged
 ///   - address: 192.0.2.12:162
 ///     user: librenms                    # SNMPv3 trap as that user, at its level
+///   - address: 192.0.2.13
+///     user: librenms
+///     inform: true                      # SNMPv3 inform: the receiver's engine discovered first
 /// ```
 ///
 /// Every problem is reported with its `file:line:column`; a community or password is never
@@ -79,10 +82,6 @@ public struct SNMPUsersFile: Sendable, Equatable {
             for (index, trap) in result.traps.enumerated() {
                 if let user = trap.user, !names.contains(user) {
                     reader.problem("traps[\(index)].user", trapPositions[index], "\(user.debugDescription) is not one of users")
-                }
-                if trap.inform && trap.user != nil {
-                    reader.problem("traps[\(index)].inform", trapPositions[index],
-                                   "SNMPv3 informs are not sent (the receiver would be the authoritative engine); use a trap or a community")
                 }
             }
             if result.communities.isEmpty && result.users.isEmpty {

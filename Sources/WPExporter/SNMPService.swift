@@ -86,7 +86,12 @@ package final class SNMPService<C: Clock>: Sendable where C.Duration == Duration
                     return .init(host: trap.host, port: trap.port, security: .community(community.reveal()), inform: trap.inform)
                 }
                 guard let name = trap.user, let user = users[name] else { return nil }
-                return .init(host: trap.host, port: trap.port, security: .user(user, user.minimumLevel))
+                guard trap.inform else { return .init(host: trap.host, port: trap.port, security: .user(user, user.minimumLevel)) }
+                // The same user, its keys localized to each receiver's engine once discovered.
+                guard let entry = file.users.first(where: { $0.name == name }),
+                      let credentials = try? USMCredentials(name: name, authenticationPassword: entry.authPassword?.reveal(),
+                                                            privacyPassword: entry.privPassword?.reveal()) else { return nil }
+                return .init(host: trap.host, port: trap.port, security: .remoteUser(credentials), inform: true)
             }
             sender = SNMPNotificationSender(configuration: .init(receivers: receivers, engine: engine),
                                             uptime: { SNMPService.ticks(start.duration(to: clock.now)) },

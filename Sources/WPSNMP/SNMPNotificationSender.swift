@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Sends notifications (SNMPv2-Trap PDUs, or SNMPv2c InformRequests through
+/// Sends notifications (SNMPv2-Trap PDUs, or SNMPv2c and SNMPv3 InformRequests through
 /// ``SNMPInforms``) to the configured receivers, SNMPv2c with a community or SNMPv3 as a user
 /// of the agent's engine (the sender of a Trap is authoritative,
 /// so the user's keys are those localized to the agent's engine ID), rate-limited per
@@ -21,16 +21,21 @@ public final class SNMPNotificationSender: Sendable {
         public enum Security: Sendable {
             /// SNMPv2c with this community.
             case community(String)
-            /// SNMPv3 as this user at this level (`authPriv` or `authNoPriv`; `noAuthNoPriv`
-            /// only for a user configured without passwords).
+            /// SNMPv3 traps as this user of the agent's engine at this level (`authPriv` or
+            /// `authNoPriv`; `noAuthNoPriv` only for a user configured without passwords).
             case user(USMUser, SNMPSecurityLevel)
+            /// SNMPv3 informs as this user at its level, the keys localized to the receiver's
+            /// engine once ``SNMPInforms`` discovered it (the receiver is authoritative).
+            case remoteUser(USMCredentials)
         }
 
         /// An IPv4 or IPv6 address literal (nothing is resolved while sending).
         public var host: String
         public var port: Int
         public var security: Security
-        /// InformRequests, acknowledged and resent (SNMPv2c only), instead of traps.
+        /// InformRequests, acknowledged and resent, instead of traps (always for
+        /// ``Security/remoteUser(_:)``; never for ``Security/user(_:_:)``, whose keys are the
+        /// agent engine's).
         public var inform: Bool
 
         public init(host: String, port: Int = 162, security: Security, inform: Bool = false) {
@@ -114,20 +119,22 @@ public final class SNMPNotificationSender: Sendable {
                     return state.requestID
                 }
                 guard let requestID = admitted else { continue }
+                let inform: Bool = if case .remoteUser = receiver.security { true } else { receiver.inform }
                 let pdu = notification.pdu(requestID: requestID, uptime: uptime(),
-                                           type: receiver.inform ? BERTag.informRequest : BERTag.snmpV2Trap)
-                let bytes: [UInt8]? = switch receiver.security {
+                                           type: inform ? BERTag.informRequest : BERTag.snmpV2Trap)
+                let sent: Bool
+                switch receiver.security {
                 case .community(let community):
-                    SNMPMessage(version: .v2c, community: Array(community.utf8), pdu: pdu).encoded()
+                    let bytes = SNMPMessage(version: .v2c, community: Array(community.utf8), pdu: pdu).encoded()
+                    sent = inform ? informs?.inform(bytes, requestID: requestID, host: receiver.host, port: receiver.port) ?? false
+                        : transport(bytes, receiver.host, receiver.port)
                 case .user(let user, let level):
-                    // An SNMPv3 inform's receiver is the authoritative engine: not sent.
-                    receiver.inform ? nil : usm?.outgoing(pdu, user: user, level: level, messageID: requestID,
-                                                                 contextName: notification.context)
-                }
-                let sent: Bool = if let bytes, receiver.inform {
-                    informs?.inform(bytes, requestID: requestID, host: receiver.host, port: receiver.port) ?? false
-                } else {
-                    bytes.map { transport($0, receiver.host, receiver.port) } ?? false
+                    // Keys localized to the agent's engine serve traps only (an inform's receiver is authoritative).
+                    sent = inform ? false : usm?.outgoing(pdu, user: user, level: level, messageID: requestID, contextName: notification.context)
+                        .map { transport($0, receiver.host, receiver.port) } ?? false
+                case .remoteUser(let credentials):
+                    sent = informs?.inform(pdu, contextName: notification.context, credentials: credentials, host: receiver.host,
+                                           port: receiver.port) ?? false
                 }
                 state.withLock { if sent { $0.statistics.sent += 1 } else { $0.statistics.failures += 1 } }
             }

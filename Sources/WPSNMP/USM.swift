@@ -55,23 +55,60 @@ public struct USMUser: Sendable {
     /// - Throws: ``USMUserError`` for a password under 8 characters, privacy without
     ///   authentication, or no libcrypto.
     public init(name: String, authenticationPassword: String?, privacyPassword: String?, engineID: [UInt8]) throws(USMUserError) {
+        let credentials = try USMCredentials(name: name, authenticationPassword: authenticationPassword, privacyPassword: privacyPassword)
+        guard let user = credentials.localized(to: engineID) else { throw .cryptoUnavailable }
+        self = user
+    }
+
+    /// A user of already localized keys.
+    init(name: String, authenticationKey: [UInt8]?, privacyKey: [UInt8]?) {
         self.name = name
-        if privacyPassword != nil && authenticationPassword == nil { throw .privacyWithoutAuthentication(user: name) }
-        func key(_ password: String?, _ which: String) throws(USMUserError) -> [UInt8]? {
-            guard let password else { return nil }
-            guard password.count >= 8 else { throw .passwordTooShort(user: name, which: which) }
-            guard let key = USMCrypto.passwordToKey(Array(password.utf8)), let localized = USMCrypto.localize(key, engineID: engineID)
-            else { throw .cryptoUnavailable }
-            return localized
-        }
-        authenticationKey = try key(authenticationPassword, "authentication")
-        privacyKey = try key(privacyPassword, "privacy")
+        self.authenticationKey = authenticationKey
+        self.privacyKey = privacyKey
         minimumLevel = privacyKey != nil ? .authPriv : authenticationKey != nil ? .authNoPriv : .noAuthNoPriv
     }
 
     /// Whether the user may send at `level`: at least its minimum, with the keys it needs.
     func allows(_ level: SNMPSecurityLevel) -> Bool {
         level >= minimumLevel && (level < .authNoPriv || authenticationKey != nil) && (level < .authPriv || privacyKey != nil)
+    }
+}
+
+/// An SNMPv3 user for engines other than the agent's: the keys made from its passwords
+/// (RFC 3414 §2.6, `Ku`), not yet localized, so they can be localized to each receiver's
+/// engine once it is discovered (an inform's receiver is the authoritative engine, RFC 3414
+/// §1.5.1). The passwords are not kept.
+public struct USMCredentials: Sendable {
+    public let name: String
+    /// The level its messages are sent at: `authPriv` with both passwords, `authNoPriv` with
+    /// an authentication password only, `noAuthNoPriv` with none.
+    public let level: SNMPSecurityLevel
+    let authenticationMasterKey: [UInt8]?
+    let privacyMasterKey: [UInt8]?
+
+    /// - Throws: ``USMUserError`` as ``USMUser/init(name:authenticationPassword:privacyPassword:engineID:)``.
+    public init(name: String, authenticationPassword: String?, privacyPassword: String?) throws(USMUserError) {
+        self.name = name
+        if privacyPassword != nil && authenticationPassword == nil { throw .privacyWithoutAuthentication(user: name) }
+        func key(_ password: String?, _ which: String) throws(USMUserError) -> [UInt8]? {
+            guard let password else { return nil }
+            guard password.count >= 8 else { throw .passwordTooShort(user: name, which: which) }
+            guard let key = USMCrypto.passwordToKey(Array(password.utf8)) else { throw .cryptoUnavailable }
+            return key
+        }
+        authenticationMasterKey = try key(authenticationPassword, "authentication")
+        privacyMasterKey = try key(privacyPassword, "privacy")
+        level = privacyMasterKey != nil ? .authPriv : authenticationMasterKey != nil ? .authNoPriv : .noAuthNoPriv
+    }
+
+    /// The user with its keys localized to `engineID`; `nil` without libcrypto.
+    func localized(to engineID: [UInt8]) -> USMUser? {
+        func localize(_ key: [UInt8]?) -> [UInt8]?? {
+            guard let key else { return .some(nil) }
+            return USMCrypto.localize(key, engineID: engineID).map { .some($0) }
+        }
+        guard let authentication = localize(authenticationMasterKey), let privacy = localize(privacyMasterKey) else { return nil }
+        return USMUser(name: name, authenticationKey: authentication, privacyKey: privacy)
     }
 }
 

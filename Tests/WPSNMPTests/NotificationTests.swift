@@ -87,6 +87,70 @@ import WPTestSupport
         #expect(informs.statistics.resent == 2 && informs.pendingCount == 0 && sent.withLock { $0 } == 3)
     }
 
+    /// An SNMPv3 inform: a discovery probe first, the receiver's report gives its engine, the
+    /// inform goes out authenticated and encrypted with keys localized to that engine, and
+    /// only a Response with a valid MAC from the receiver's address acknowledges it. Given
+    /// up, the receiver's engine is forgotten and the next inform probes again.
+    @Test func anSNMPv3InformDiscoversTheReceiversEngineAndNeedsAnAuthenticResponse() async throws {
+        let clock = ManualClock()
+        let informs = SNMPInforms(configuration: .init(timeout: .seconds(5), retries: 1), clock: clock)
+        let sent = Mutex<[[UInt8]]>([])
+        informs.transport = { bytes, _, _ in sent.withLock { $0.append(bytes) }; return true }
+        let credentials = try USMCredentials(name: "informer", authenticationPassword: "inform-auth-1", privacyPassword: "inform-priv-2")
+        #expect(credentials.level == .authPriv)
+        // The receiver: an engine of its own, the user localized to it.
+        let receiverID = SNMPEngine.engineID(random: [1, 2, 3, 4, 5, 6, 7, 8])
+        let receiverUser = try USMUser(name: "informer", authenticationPassword: "inform-auth-1", privacyPassword: "inform-priv-2",
+                                       engineID: receiverID)
+        let receiver = USM(engine: SNMPEngine(engineID: receiverID, boots: 3, time: { 1_000 }), users: [receiverUser], saltSeed: 7)
+
+        let pdu = PDU(type: BERTag.informRequest, requestID: 41, varBinds: [VarBind("1.3.6.1.2.1.1.3.0", .timeTicks(5))])
+        #expect(informs.inform(pdu, contextName: "rack-a", credentials: credentials, host: "127.0.0.1", port: 162))
+        let probe = try SNMPv3Message(decoding: try #require(sent.withLock { $0.first }))
+        #expect(probe.engineID.isEmpty && probe.userName.isEmpty && probe.flags == [.reportable])
+        guard case .report(let report) = receiver.process(probe, bytes: sent.withLock { $0[0] }) else {
+            Issue.record("the receiver reports its engine to a probe")
+            return
+        }
+        _ = await informs.handle(report, from: "127.0.0.2:162")
+        #expect(informs.statistics.discovered == 0 && sent.withLock { $0.count } == 1, "a report from another address discovers nothing")
+        _ = await informs.handle(report, from: "127.0.0.1:162")
+        #expect(informs.statistics.discovered == 1)
+        let informBytes = try #require(sent.withLock { $0.count == 2 ? $0[1] : nil }, "the inform goes out once the engine is known")
+        let inform = try SNMPv3Message(decoding: informBytes)
+        #expect(inform.engineID == receiverID && inform.boots == 3 && inform.flags.contains(.encrypted))
+        guard case .request(let message, let scoped, let user) = receiver.process(inform, bytes: informBytes) else {
+            Issue.record("the receiver authenticates and decrypts the inform")
+            return
+        }
+        #expect(scoped.pdu.type == BERTag.informRequest && scoped.pdu.requestID == 41 && scoped.contextName == Array("rack-a".utf8))
+        let response = try #require(receiver.response(to: message, scoped: scoped, user: user,
+                                                      pdu: PDU(type: BERTag.response, requestID: 41, varBinds: []),
+                                                      varBindBytes: scoped.pdu.varBinds.flatMap(BERWriter.varBind)))
+        var forged = response
+        forged[forged.count - 1] ^= 0x01
+        _ = await informs.handle(forged, from: "127.0.0.1:162")
+        #expect(informs.statistics.acknowledged == 0 && informs.pendingCount == 1, "a Response that fails its MAC acknowledges nothing")
+        _ = await informs.handle(response, from: "127.0.0.1:162")
+        #expect(informs.statistics.acknowledged == 1 && informs.pendingCount == 0)
+
+        // Unanswered: resent once, given up, and the engine forgotten (the next inform probes).
+        let second = PDU(type: BERTag.informRequest, requestID: 42, varBinds: [])
+        #expect(informs.inform(second, contextName: "", credentials: credentials, host: "127.0.0.1", port: 162))
+        #expect(try SNMPv3Message(decoding: sent.withLock { $0.last! }).engineID == receiverID, "the known engine is used at once")
+        let before = informs.statistics.sent
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(5))
+        await informs.waitUntil { $0.sent == before + 1 }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(5))
+        await informs.waitUntil { $0.failed == 1 }
+        #expect(informs.statistics.resent == 1)
+        #expect(informs.inform(PDU(type: BERTag.informRequest, requestID: 43, varBinds: []), contextName: "", credentials: credentials,
+                               host: "127.0.0.1", port: 162))
+        #expect(try SNMPv3Message(decoding: sent.withLock { $0.last! }).engineID.isEmpty, "a probe again after the failure")
+    }
+
     @Test func aResponseFromTheReceiverAcknowledgesAnInform() async throws {
         let clock = ManualClock()
         let informs = SNMPInforms(configuration: .init(), clock: clock)
@@ -130,7 +194,9 @@ struct SNMPTrapReceiverTests {
         return port
     }
 
-    @Test func snmptrapdReceivesAnOnBatteryTrapInBothVersionsAndAcknowledgesAnInform() async throws {
+    /// snmptrapd's `informer` has keys localized to snmptrapd's own engine (no `-e`): the
+    /// SNMPv3 inform discovers that engine first, then is acknowledged with a valid MAC.
+    @Test func snmptrapdReceivesAnOnBatteryTrapInBothVersionsAndAcknowledgesInformsInBoth() async throws {
         let engineID = SNMPEngine.engineID(random: [9, 8, 7, 6, 5, 4, 3, 2])
         let engine = SNMPEngine(engineID: engineID, boots: 1, time: { 5 })
         let user = try USMUser(name: "trapper", authenticationPassword: "trap-auth-123", privacyPassword: "trap-priv-456", engineID: engineID)
@@ -138,7 +204,8 @@ struct SNMPTrapReceiverTests {
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: home) }
         let hex = engineID.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
-        try ("authCommunity log traps\ncreateUser -e 0x\(hex) trapper SHA-256 trap-auth-123 AES trap-priv-456\nauthUser log trapper priv\n")
+        try ("authCommunity log traps\ncreateUser -e 0x\(hex) trapper SHA-256 trap-auth-123 AES trap-priv-456\nauthUser log trapper priv\n"
+             + "createUser informer SHA-256 inform-auth-123 AES inform-priv-456\nauthUser log informer priv\n")
             .write(toFile: home + "/snmptrapd.conf", atomically: true, encoding: .utf8)
         let port = try await Self.freeUDPPort()
         let path = ChildProcess.executable(named: "snmptrapd") ?? "/usr/sbin/snmptrapd"
@@ -155,6 +222,7 @@ struct SNMPTrapReceiverTests {
         let task = Task { try await server.run() }
         defer { task.cancel() }
         _ = try await server.waitUntilListening()
+        let informer = try USMCredentials(name: "informer", authenticationPassword: "inform-auth-123", privacyPassword: "inform-priv-456")
         let informs = SNMPInforms(configuration: .init(timeout: .seconds(10), retries: 3), clock: ContinuousClock())
         let informSocket = DatagramServer(configuration: .init(host: "127.0.0.1", port: 0), protocol: informs, logger: .disabled)
         let informTask = Task { try await informSocket.run() }
@@ -164,19 +232,21 @@ struct SNMPTrapReceiverTests {
         let sender = SNMPNotificationSender(configuration: .init(receivers: [.init(host: "127.0.0.1", port: port, security: .community("traps")),
                                                                             .init(host: "127.0.0.1", port: port, security: .user(user, .authPriv)),
                                                                             .init(host: "127.0.0.1", port: port, security: .community("traps"),
-                                                                                  inform: true)],
+                                                                                  inform: true),
+                                                                            .init(host: "127.0.0.1", port: port, security: .remoteUser(informer))],
                                                                  engine: engine),
                                             uptime: { 4_200 }, now: { .zero }, informs: informs) { bytes, host, port in
             server.send(bytes, to: host, port: port)
         }
         var notifier = UPSNotifier()
         sender.send(notifier.update(NotificationTests.values(onBattery: true), now: .zero))
-        #expect(sender.statistics.sent == 3 && sender.statistics.failures == 0)
+        #expect(sender.statistics.sent == 4 && sender.statistics.failures == 0)
         let received = try await NamedThread.run(name: "test-trapd") {
-            trapd.waitForOutput(limit: .seconds(30)) { $0.components(separatedBy: "OID: .1.3.6.1.2.1.33.2.1").count == 4 }
+            trapd.waitForOutput(limit: .seconds(30)) { $0.components(separatedBy: "OID: .1.3.6.1.2.1.33.2.1").count == 5 }
         }
-        await informs.waitUntil { $0.acknowledged == 1 || $0.failed == 1 }
-        #expect(informs.statistics.acknowledged == 1, "snmptrapd acknowledges the inform: \(informs.statistics)")
+        await informs.waitUntil { $0.acknowledged + $0.failed == 2 }
+        #expect(informs.statistics.acknowledged == 2, "snmptrapd acknowledges both informs: \(informs.statistics)")
+        #expect(informs.statistics.discovered == 1, "snmptrapd's engine was discovered once")
         #expect(received.satisfied, "\(trapd.standardOutput)\n\(trapd.standardError)")
         #expect(received.text.contains(".1.3.6.1.2.1.33.1.2.3.0 = INTEGER: 20"), "\(received.text)")
     }
