@@ -49,6 +49,8 @@ package struct Endpoints: Sendable {
     package var lifecycleEnabled: Bool
     /// The NUT server's state for `/health`; `nil` without `nut.listen`.
     package var nut: (@Sendable () -> NUTHealth)?
+    /// The SNMP agent's state for `/health`; `nil` without `snmp.listen`.
+    package var snmp: (@Sendable () -> SNMPHealth)?
     /// The energy store's state for `/health`; `nil` without one (endpoint tests). A failing
     /// store makes `/health` unhealthy.
     package var storage: (@Sendable () -> StorageHealth)?
@@ -59,7 +61,7 @@ package struct Endpoints: Sendable {
                  version: String, metricsPath: String, startedAt: Date,
                  now: @escaping @Sendable () -> Date, scrape: ScrapeMetrics, reloader: ConfigReloader? = nil,
                  lifecycleEnabled: Bool = false, nut: (@Sendable () -> NUTHealth)? = nil,
-                 storage: (@Sendable () -> StorageHealth)? = nil) {
+                 snmp: (@Sendable () -> SNMPHealth)? = nil, storage: (@Sendable () -> StorageHealth)? = nil) {
         self.view = view
         self.exposition = exposition ?? {
             let view = view()
@@ -73,6 +75,7 @@ package struct Endpoints: Sendable {
         self.reloader = reloader
         self.lifecycleEnabled = lifecycleEnabled
         self.nut = nut
+        self.snmp = snmp
         self.storage = storage
     }
 
@@ -219,7 +222,7 @@ package struct Endpoints: Sendable {
             deviceCount: health.deviceCount, deviceList: .init(health), energySamplesRejected: health.energySamplesRejected,
             configReload: reloader.map { HealthReport.ConfigReload($0.status) },
             outages: health.outages.map { .init(deviceID: $0.deviceID, since: $0.since.map(Self.iso)) },
-            alarms: health.alarms.map(HealthReport.DeviceAlarms.init), nut: nut?(), storage: storage)
+            alarms: health.alarms.map(HealthReport.DeviceAlarms.init), nut: nut?(), snmp: snmp?(), storage: storage)
         return Self.json(report, status: healthy ? 200 : 503)
     }
 
@@ -365,6 +368,8 @@ package struct HealthReport: Codable, Sendable, Equatable {
     package var alarms: [DeviceAlarms] = []
     /// The NUT server (`nut.listen`); absent when it is off.
     package var nut: NUTHealth?
+    /// The SNMP agent (`snmp.listen`); absent when it is off.
+    package var snmp: SNMPHealth?
     /// The energy store: data directory and whether saving works.
     package var storage: StorageHealth?
     package struct DeviceAlarms: Codable, Sendable, Equatable {
@@ -399,7 +404,7 @@ package struct HealthReport: Codable, Sendable, Equatable {
         }
     }
     package enum CodingKeys: String, CodingKey {
-        case status, version, outages, alarms, nut, storage
+        case status, version, outages, alarms, nut, snmp, storage
         case uptimeSeconds = "uptime_seconds"
         case lastCollection = "last_collection"
         case winPower = "winpower"

@@ -301,6 +301,8 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         let nutServer = self.nutServer
         let nutAddress = configuration.nut.listen
         let merger = self.merger
+        let snmpListen = configuration.snmp.listen ?? ""
+        let snmpHealth: (@Sendable () -> SNMPHealth)? = if let snmp { { snmp.health(listen: snmpListen) } } else { nil }
         endpoints = Endpoints(view: { Self.view(fleet: fleet, merger: merger) },
                               exposition: {
                                   if let single = fleet.single { return (single.collector.snapshot, nil) }
@@ -310,6 +312,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                               metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
                               scrape: scrape, reloader: reloader, lifecycleEnabled: configuration.server.enableLifecycle,
                               nut: Self.nutHealth(nutServer, listen: nutAddress),
+                              snmp: snmpHealth,
                               storage: {
                                   let status = meter.status
                                   return StorageHealth(dataDirectory: store.location, lastError: status.lastPersistError,

@@ -151,6 +151,50 @@ package final class SNMPService<C: Clock>: Sendable where C.Duration == Duration
     }
 }
 
+/// The SNMP agent in `/health`: where it listens (the configured `snmp.listen` until it is
+/// bound), the UPSs it serves, its SNMPv3 engine (the ID trap receivers configure), what it
+/// answered and refused, and its notifications.
+package struct SNMPHealth: Codable, Sendable, Equatable {
+    package var listen: String
+    /// UPSs served (one UPS-MIB view each).
+    package var ups: Int
+    /// The SNMPv3 engine ID, hexadecimal.
+    package var engineID: String
+    package var engineBoots: Int
+    /// Requests answered (responses), and refused or dropped (a wrong community, an unknown
+    /// UPS name, a report, malformed input, more than in flight), since start.
+    package var answered: Int
+    package var refused: Int
+    /// Notification receivers configured, and informs awaiting acknowledgement now.
+    package var receivers: Int
+    package var informsPending: Int
+
+    enum CodingKeys: String, CodingKey {
+        case listen, ups, answered, refused, receivers
+        case engineID = "engine_id"
+        case engineBoots = "engine_boots"
+        case informsPending = "informs_pending"
+    }
+}
+
+extension SNMPService {
+    /// What `/health` shows of the agent.
+    ///
+    /// - Parameter listen: `snmp.listen`, shown until the socket is bound.
+    package func health(listen: String) -> SNMPHealth {
+        let agent = agent.statistics
+        let usm = self.agent.securityStatistics
+        let datagrams = server.statistics
+        let refused = agent.reports + agent.badCommunities + agent.unknownContexts + agent.badVersions + agent.malformed
+            + agent.notRequests + agent.silentDrops + datagrams.droppedBusy + datagrams.droppedTooLarge + usm.invalidMessages
+            + usm.unknownSecurityModels
+        return SNMPHealth(listen: server.address?.description ?? listen, ups: source.upsValues().count,
+                          engineID: engine.engineID.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined(),
+                          engineBoots: Int(engine.boots), answered: agent.answered, refused: refused,
+                          receivers: sender?.configuration.receivers.count ?? 0, informsPending: informs?.pendingCount ?? 0)
+    }
+}
+
 /// The agent on `/metrics`: requests by outcome, USM reports, notifications.
 struct SNMPMetrics<C: Clock>: Collector where C.Duration == Duration {
     let service: SNMPService<C>

@@ -40,10 +40,12 @@ package struct ServersHealthReport: Codable, Sendable, Equatable {
     package var configReload: HealthReport.ConfigReload?
     /// The NUT server (`nut.listen`); absent when it is off.
     package var nut: NUTHealth?
+    /// The SNMP agent (`snmp.listen`); absent when it is off.
+    package var snmp: SNMPHealth?
     /// The energy store: data directory and whether saving works.
     package var storage: StorageHealth?
     package enum CodingKeys: String, CodingKey {
-        case status, version, servers, nut, storage
+        case status, version, servers, nut, snmp, storage
         case uptimeSeconds = "uptime_seconds"
         case deviceCount = "device_count"
         case energySamplesRejected = "energy_samples_rejected"
@@ -88,7 +90,7 @@ extension Endpoints {
                                          deviceCount: entries.reduce(0) { $0 + $1.deviceCount },
                                          energySamplesRejected: rejected,
                                          configReload: reloader.map { HealthReport.ConfigReload($0.status) },
-                                         nut: nut?(), storage: storage)
+                                         nut: nut?(), snmp: snmp?(), storage: storage)
         return Self.json(report, status: status == "unhealthy" ? 503 : 200)
     }
 }

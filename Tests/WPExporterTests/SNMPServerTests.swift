@@ -89,6 +89,17 @@ struct SNMPServerTests {
 
         let engine = try String(contentsOfFile: harness.dataDirectory + "/snmp-engine", encoding: .utf8)
         #expect(engine.contains("boots 1"), "\(engine)")
+        // /health: the bound port, the UPSs, the engine ID a trap receiver configures, what was answered and refused.
+        let health = try await harness.get("/health")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(health.text.utf8)) as? [String: Any])
+        let agent = try #require(document["snmp"] as? [String: Any], "\(health.text)")
+        #expect(agent["listen"] as? String == "127.0.0.1:\(port)")
+        #expect(agent["ups"] as? Int == 2)
+        #expect(agent["engine_id"] as? String == snmp.engine.engineID.map { String(format: "%02x", $0) }.joined())
+        #expect(engine.contains(try #require(agent["engine_id"] as? String)), "the ID the engine file keeps")
+        #expect(agent["engine_boots"] as? Int == 1)
+        #expect((agent["answered"] as? Int ?? 0) >= 4 && (agent["refused"] as? Int ?? 0) >= 1, "\(agent)")
+        #expect(!health.text.contains(Self.community) && !health.text.contains("auth-pass-123"))
         let metrics = try await harness.get("/metrics").text
         #expect(metrics.contains("winpower_exporter_snmp_requests_total{outcome=\"answered\"}"), "\(metrics.suffix(800))")
         #expect(!harness.logs.allText.contains(Self.community) && !metrics.contains(Self.community))
