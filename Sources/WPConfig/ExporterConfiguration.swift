@@ -204,13 +204,7 @@ public struct ExporterConfiguration: Sendable, Equatable {
         /// `listen` split into host and port (`:3493` → `0.0.0.0`, 3493; `[::1]:3493` → `::1`);
         /// nil when it is not `host:port` with a port 0–65535.
         public var address: (host: String, port: Int)? {
-            guard let listen, let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
-                  (0...65535).contains(port) else { return nil }
-            var host = String(listen[..<colon])
-            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-            if host.isEmpty { host = "0.0.0.0" }
-            guard !host.contains(" ") else { return nil }
-            return (host, port)
+            listen.flatMap { HostPort.parse($0, defaultPort: nil) }
         }
     }
 
@@ -249,26 +243,7 @@ public struct ExporterConfiguration: Sendable, Equatable {
         /// `listen` split into host and port (`:161` or `` → `0.0.0.0`; `[::1]` → `::1`, 161);
         /// nil when it is not `host[:port]` with a port 0–65535.
         public var address: (host: String, port: Int)? {
-            guard let listen else { return nil }
-            var host = listen
-            var port = Self.defaultPort
-            if listen.hasPrefix("[") {
-                guard let close = listen.firstIndex(of: "]") else { return nil }
-                host = String(listen[listen.index(after: listen.startIndex)..<close])
-                let rest = listen[listen.index(after: close)...]
-                if !rest.isEmpty {
-                    guard rest.hasPrefix(":"), let value = Int(rest.dropFirst()), (0...65535).contains(value) else { return nil }
-                    port = value
-                }
-            } else if let colon = listen.lastIndex(of: ":") {
-                guard !listen[..<colon].contains(":") else { return nil }   // a bare IPv6 address needs brackets
-                host = String(listen[..<colon])
-                guard let value = Int(listen[listen.index(after: colon)...]), (0...65535).contains(value) else { return nil }
-                port = value
-            }
-            if host.isEmpty { host = "0.0.0.0" }
-            guard !host.contains(" ") else { return nil }
-            return (host, port)
+            listen.flatMap { HostPort.parse($0, defaultPort: Self.defaultPort) }
         }
     }
     /// `servers`: the WinPower servers of a multi-server exporter; empty when the file has no

@@ -233,21 +233,8 @@ public struct SNMPUsersFile: Sendable, Equatable {
     /// An IPv4 or IPv6 address literal with an optional port: `192.0.2.1`, `192.0.2.1:162`,
     /// `[2001:db8::1]:162`, `2001:db8::1`.
     static func address(_ text: String, defaultPort: Int) -> (host: String, port: Int)? {
-        var host = text
-        var port = defaultPort
-        if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]") else { return nil }
-            host = String(text[text.index(after: text.startIndex)..<close])
-            let rest = text[text.index(after: close)...]
-            if !rest.isEmpty {
-                guard rest.hasPrefix(":"), let value = Int(rest.dropFirst()), (1...65535).contains(value) else { return nil }
-                port = value
-            }
-        } else if text.filter({ $0 == ":" }).count == 1, let colon = text.firstIndex(of: ":") {
-            host = String(text[..<colon])
-            guard let value = Int(text[text.index(after: colon)...]), (1...65535).contains(value) else { return nil }
-            port = value
-        }
+        guard let (host, port) = HostPort.parse(text, defaultPort: defaultPort, ports: 1...65535, emptyHost: nil, bareIPv6: true)
+        else { return nil }
         return isAddressLiteral(host) ? (host, port) : nil
     }
 

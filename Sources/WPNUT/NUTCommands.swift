@@ -1,3 +1,5 @@
+import WPServer
+
 /// One connection's conversation with the NUT server: its credentials and login, and the
 /// answer to each command line, as upsd answers a read-only driver (docs/nut.md lists the
 /// commands and where the bridge differs by design).
@@ -354,9 +356,5 @@ public struct NUTSession: Sendable {
     }
 
     /// `ip` of an `ip:port` (or `[ip]:port`) peer, as upsd lists clients.
-    static func host(of client: String) -> String {
-        guard let colon = client.lastIndex(of: ":") else { return client }
-        let host = client[..<colon]
-        return host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : String(host)
-    }
+    static func host(of client: String) -> String { PeerAddress.host(of: client) }
 }

@@ -195,14 +195,14 @@ public final class SNMPInforms<C: Clock>: DatagramProtocol, SNMPInformDelivery w
     /// from that inform's receiver address. Never answers.
     public func handle(_ datagram: [UInt8], from peer: String) async -> [UInt8]? {
         if SNMPv3Message.isVersion3(datagram) {
-            handleVersion3(datagram, from: Self.host(of: peer))
+            handleVersion3(datagram, from: PeerAddress.host(of: peer))
             return nil
         }
         guard let message = try? SNMPMessage(decoding: datagram), message.pdu.type == BERTag.response else {
             state.withLock { $0.statistics.unmatched += 1 }
             return nil
         }
-        acknowledge(message.pdu.requestID, from: Self.host(of: peer), secured: false)
+        acknowledge(message.pdu.requestID, from: PeerAddress.host(of: peer), secured: false)
         return nil
     }
 
@@ -349,10 +349,4 @@ public final class SNMPInforms<C: Clock>: DatagramProtocol, SNMPInformDelivery w
         return sent
     }
 
-    /// `ip` of `ip:port`, `ip6` of `[ip6]:port`.
-    static func host(of peer: String) -> String {
-        if peer.hasPrefix("["), let close = peer.firstIndex(of: "]") { return String(peer[peer.index(after: peer.startIndex)..<close]) }
-        guard let colon = peer.lastIndex(of: ":") else { return peer }
-        return String(peer[..<colon])
-    }
 }

@@ -37,9 +37,7 @@ public final class AuthFailureTracker: Sendable {
 
     /// The address part of `host:port` or `[v6]:port` (the port changes with every connection).
     static func host(of remote: String?) -> String {
-        guard let remote else { return "" }
-        guard let colon = remote.lastIndex(of: ":") else { return remote }
-        return String(remote[..<colon])
+        remote.map(PeerAddress.host(of:)) ?? ""
     }
 
     /// Failures of `address` within the window.

@@ -185,7 +185,7 @@ final class DatagramDriver<P: DatagramProtocol>: ConnectionDriver {
                 continue
             }
             let remote = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            let address = Self.hostPart(remote)
+            let address = PeerAddress.host(of: remote)
             guard inFlight < configuration.maxInFlight,
                   inFlightByAddress[address, default: 0] < configuration.maxInFlightPerAddress else {
                 counters.update { $0.droppedBusy += 1 }
@@ -227,14 +227,6 @@ final class DatagramDriver<P: DatagramProtocol>: ConnectionDriver {
         counters.update { statistics in
             if sent == reply.count { statistics.answered += 1 } else { statistics.sendFailures += 1 }
         }
-    }
-
-    /// `ip` of `ip:port`, `ip6` of `[ip6]:port`.
-    static func hostPart(_ remote: String) -> String {
-        if remote.hasPrefix("["), let end = remote.firstIndex(of: "]") {
-            return String(remote[remote.index(after: remote.startIndex)..<end])
-        }
-        return String(remote[..<(remote.lastIndex(of: ":") ?? remote.endIndex)])
     }
 
     // A datagram socket has no connections.

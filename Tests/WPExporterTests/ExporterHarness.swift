@@ -43,8 +43,7 @@ final class ExporterHarness: Sendable {
         configure(&simulatorConfiguration)
         simulatorServer = SimulatorServer(simulator: WinPowerSimulator(configuration: simulatorConfiguration, clock: clock))
         let address = try await simulatorServer.start()
-        let directory = dataDirectory ?? FileManager.default.temporaryDirectory
-            .appendingPathComponent("wpexporter-e2e-\(UUID().uuidString)").path
+        let directory = dataDirectory ?? temporaryPathRemovedAtExit("wpexporter-e2e")
         self.dataDirectory = directory
         var configuration = Self.configuration(baseURL: "http://127.0.0.1:\(address.port)", username: simulatorConfiguration.username,
                                                password: simulatorConfiguration.password, dataDirectory: directory)

@@ -107,16 +107,6 @@ struct SNMPServerTests {
         await harness.shutdown()
     }
 
-    /// A UDP port free a moment ago on 127.0.0.1 (snmptrapd cannot be told to take port 0).
-    static func freeUDPPort() async throws -> Int {
-        let probe = DatagramServer(configuration: .init(host: "127.0.0.1", port: 0),
-                                   protocol: SNMPAgent(configuration: .init(communities: [])) { MIBBuilder().build() }, logger: .disabled)
-        let task = Task { try await probe.run() }
-        let port = try await probe.waitUntilListening().port
-        task.cancel()
-        _ = try? await task.value
-        return port
-    }
 
     /// The simulator has a UPS on battery: the exporter's first publish sends its
     /// upsTrapOnBattery, naming the UPS, to snmptrapd.
@@ -126,7 +116,7 @@ struct SNMPServerTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-traps-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let trapPort = try await Self.freeUDPPort()
+        let trapPort = try await freeUDPPort()
         try "authCommunity log traps-c0mm\n".write(toFile: directory + "/snmptrapd.conf", atomically: true, encoding: .utf8)
         let path = ChildProcess.executable(named: "snmptrapd") ?? "/usr/sbin/snmptrapd"
         let trapd = try ChildProcess(path, ["-f", "-Lo", "-C", "-c", directory + "/snmptrapd.conf", "-m", "", "-M", directory, "-n", "-On",

@@ -31,8 +31,7 @@ final class ServersHarness: Sendable {
          configure: (inout ExporterConfiguration) -> Void = { _ in },
          reload: ConfigReloader.Load? = nil, clientFactory: ClientFactory? = nil) throws {
         self.clock = clock
-        let directory = dataDirectory ?? FileManager.default.temporaryDirectory
-            .appendingPathComponent("wpexporter-servers-\(UUID().uuidString)").path
+        let directory = dataDirectory ?? temporaryPathRemovedAtExit("wpexporter-servers")
         self.dataDirectory = directory
         var configuration = ExporterHarness.configuration(baseURL: "http://127.0.0.1:1", username: "admin",
                                                           password: "s3cr3t-Pa55", dataDirectory: directory)

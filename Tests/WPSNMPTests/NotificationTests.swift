@@ -183,16 +183,6 @@ import WPTestSupport
        .enabled(if: ChildProcess.executable(named: "snmptrapd") != nil || FileManager.default.isExecutableFile(atPath: "/usr/sbin/snmptrapd"),
                 "net-snmp's snmptrapd is not installed: skipped"))
 struct SNMPTrapReceiverTests {
-    /// A UDP port free a moment ago on 127.0.0.1 (snmptrapd cannot be told to take port 0).
-    static func freeUDPPort() async throws -> Int {
-        let probe = DatagramServer(configuration: .init(host: "127.0.0.1", port: 0),
-                                   protocol: SNMPAgent(configuration: .init(communities: [])) { fullView() }, logger: .disabled)
-        let task = Task { try await probe.run() }
-        let port = try await probe.waitUntilListening().port
-        task.cancel()
-        _ = try? await task.value
-        return port
-    }
 
     /// snmptrapd's `informer` has keys localized to snmptrapd's own engine (no `-e`): the
     /// SNMPv3 inform discovers that engine first, then is acknowledged with a valid MAC.
@@ -207,7 +197,7 @@ struct SNMPTrapReceiverTests {
         try ("authCommunity log traps\ncreateUser -e 0x\(hex) trapper SHA-256 trap-auth-123 AES trap-priv-456\nauthUser log trapper priv\n"
              + "createUser informer SHA-256 inform-auth-123 AES inform-priv-456\nauthUser log informer priv\n")
             .write(toFile: home + "/snmptrapd.conf", atomically: true, encoding: .utf8)
-        let port = try await Self.freeUDPPort()
+        let port = try await freeUDPPort()
         let path = ChildProcess.executable(named: "snmptrapd") ?? "/usr/sbin/snmptrapd"
         let trapd = try ChildProcess(path, ["-f", "-Lo", "-C", "-c", home + "/snmptrapd.conf", "-m", "", "-M", home, "-n", "-On",
                                             "udp:127.0.0.1:\(port)"],

@@ -133,7 +133,7 @@ final class Entered: Sendable {
 
     @Test func hostDropsThePort() {
         #expect(AuthFailureTracker.host(of: "127.0.0.1:5555") == "127.0.0.1")
-        #expect(AuthFailureTracker.host(of: "[::1]:5555") == "[::1]")
+        #expect(AuthFailureTracker.host(of: "[::1]:5555") == "::1")
         #expect(AuthFailureTracker.host(of: nil) == "")
     }
 }
