@@ -8,7 +8,9 @@
 #      manager walks every one of the 1,000 UPSs every minute (17 walks a second, each of a
 #      different UPS by `community@name`, as an NMS polls), then every 5 s (200 walks a
 #      second): scrape p99 of each (goal: within 10 %); then with walks back to back, as fast
-#      as one client can, for the ceiling.
+#      as one client can, for the ceiling;
+#   3. before 2, without wrk: the exporter's CPU per second (from /proc) collecting alone, then
+#      with 200 walks a second, beside the client's own CPU: what the walks cost the process.
 #
 #   scripts/snmp-load.sh          # uses .build/release/wpexporter (swift build -c release --product wpexporter)
 #
@@ -162,7 +164,8 @@ else:
         walks += 1
     times.sort()
     print(f"{walks} walks in {seconds:.0f} s ({walks / seconds:.0f}/s), walk p50 {times[len(times) // 2]:.2f} ms, "
-          f"p99 {times[len(times) * 99 // 100]:.2f} ms{f', {late} more than 0.5 s late' if late else ''}")
+          f"p99 {times[len(times) * 99 // 100]:.2f} ms{f', {late} more than 0.5 s late' if late else ''}, "
+          f"client CPU {time.process_time() * 1000 / seconds:.0f} ms/s")
 PY
 
 # The 500th UPS's name: the agent names UPSs as the NUT server does, and NUT lists them.
@@ -191,6 +194,18 @@ wrk_p99() {
     rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
     echo "$name: /metrics under wrk, $1: $rps requests/s, p99 $p99"
 }
+# The exporter's own CPU (user + system, from /proc), without wrk: collections only, then
+# with 200 walks a second; what the walks cost the process, apart from the client's.
+hz=$(getconf CLK_TCK)
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$server/stat"; }
+before=$(cpu_ticks)
+sleep 15
+idle=$(( ($(cpu_ticks) - before) * 1000 / hz / 15 ))
+before=$(cpu_ticks)
+walking=$(python3 "$work/walk.py" "$agent_port" "load-community" "15:200:$work/names.txt")
+busy=$(( ($(cpu_ticks) - before) * 1000 / hz / 15 ))
+echo "$name: exporter CPU without wrk: $idle ms/s collecting, $busy ms/s with 200 walks/s ($walking)"
+
 wrk_p99 "no SNMP traffic"
 python3 "$work/walk.py" "$agent_port" "load-community" "16:17:$work/names.txt" >"$work/walkers-0.log" 2>&1 &
 walker0=$!
@@ -207,3 +222,4 @@ walker2=$!
 wrk_p99 "walks back to back from one client"
 wait "$walker2" || true
 echo "$name: the client meanwhile: $(cat "$work/walkers-2.log")"
+echo "$name: the agent's counters: $(curl -s "$base/metrics" | grep '^winpower_exporter_snmp_requests_total' | grep -v ' 0$' | sed 's/winpower_exporter_snmp_requests_total//' | tr '\n' ' ')"

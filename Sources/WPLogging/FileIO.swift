@@ -36,6 +36,22 @@ enum FileIO {
     ///
     /// - Throws: ``LoggingError/cannotCreateDirectory(path:errno:reason:)`` naming the
     ///   directory that failed.
+    /// Writes what `fd` takes now without waiting: chunks of at most `PIPE_BUF` bytes while
+    /// `poll` says it is writable (a pipe then has room for such a chunk whole). Returns the
+    /// bytes written; stops at the first chunk that would wait or fails.
+    static func writeWithoutWaiting(_ fd: Int32, _ bytes: [UInt8]) -> Int {
+        var written = 0
+        while written < bytes.count {
+            var descriptor = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            guard poll(&descriptor, 1, 0) == 1, descriptor.revents & Int16(POLLOUT) != 0 else { break }
+            let count = min(bytes.count - written, Int(PIPE_BUF))
+            let result = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, count) }
+            guard result > 0 else { break }
+            written += result
+        }
+        return written
+    }
+
     static func makeDirectories(_ path: String) throws(LoggingError) {
         if path.isEmpty || isDirectory(path) { return }
         var prefix = path.hasPrefix("/") ? "" : "."

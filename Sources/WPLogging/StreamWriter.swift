@@ -124,6 +124,22 @@ public final class StreamWriter: Sendable {
         worker.waitForJobs(until: Deadline(after: timeout))
     }
 
+    /// The last resort when ``flushShared(timeout:)`` ran out of time at exit (the writer
+    /// thread was not scheduled on a loaded machine, or the reader is slow): every shared
+    /// writer's queue is written by the calling thread, as much as each descriptor takes
+    /// without waiting (a reader that stopped keeps the process from nothing). What the
+    /// writer thread was already writing may end up after it.
+    public static func writeQueuedWithoutWaiting() {
+        for writer in registry.withLock({ Array($0.values) }) {
+            let queued: [UInt8] = writer.state.withLock { state in
+                var queued: [UInt8] = []
+                swap(&queued, &state.pending)
+                return queued
+            }
+            if !queued.isEmpty { _ = FileIO.writeWithoutWaiting(writer.fileDescriptor, queued) }
+        }
+    }
+
     /// Writes the queue out until it is empty; runs on the worker's thread.
     private func drain() {
         while true {

@@ -45,9 +45,11 @@ public enum StandardStreams {
     }
 
     /// Ends the process with `status` once queued output is written, waiting at most `timeout`
-    /// for a reader that is not reading.
+    /// for a reader that is not reading. When the time runs out, what is still queued is written
+    /// by this thread as far as each descriptor takes it without waiting: the last line (often
+    /// why the process exits) is not lost because the writer thread was not scheduled in time.
     public static func exit(_ status: Int32, flushingWithin timeout: Duration) -> Never {
-        flush(timeout: timeout)
+        if !flush(timeout: timeout) { StreamWriter.writeQueuedWithoutWaiting() }
         terminate(status)
     }
 

@@ -162,6 +162,14 @@ public struct SNMPAgent: DatagramProtocol {
         answer(datagram)
     }
 
+    /// Answered on the server's loop: a request is a lookup in a view held in memory (and, for
+    /// SNMPv3, a MAC and AES over at most one message), never I/O.
+    public var answersInline: Bool { true }
+
+    public func answerInline(_ datagram: [UInt8], from peer: String) -> [UInt8]? {
+        answer(datagram)
+    }
+
     /// The answer to `datagram`, or `nil` to send nothing (synchronous: a request is CPU work
     /// that finishes, bounded by the response limit).
     public func answer(_ datagram: [UInt8]) -> [UInt8]? {

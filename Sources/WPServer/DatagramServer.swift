@@ -9,6 +9,20 @@ public protocol DatagramProtocol: Sendable {
     /// The answer to `datagram` from `peer` (`ip:port`, `[ip6]:port`), or `nil` to send
     /// nothing. Runs on Swift's pool; other datagrams are received and handled meanwhile.
     func handle(_ datagram: [UInt8], from peer: String) async -> [UInt8]?
+
+    /// Whether ``answerInline(_:from:)`` answers instead of ``handle(_:from:)``, on the
+    /// server's event-loop thread: for a protocol whose answer is short CPU work on memory it
+    /// holds (no I/O, no waiting for a lock held across either), so a datagram costs no task
+    /// and no thread hand-off. `false` by default.
+    var answersInline: Bool { get }
+
+    /// The answer to `datagram`, computed on the event loop (only when ``answersInline``).
+    func answerInline(_ datagram: [UInt8], from peer: String) -> [UInt8]?
+}
+
+extension DatagramProtocol {
+    public var answersInline: Bool { false }
+    public func answerInline(_ datagram: [UInt8], from peer: String) -> [UInt8]? { nil }
 }
 
 /// What a ``DatagramServer`` has done since it started.
@@ -31,11 +45,14 @@ public struct DatagramServerStatistics: Sendable, Equatable {
 
 /// A UDP server on the same ``Reactor`` as ``HTTPServer`` and ``LineServer``: one event-loop
 /// thread receives every datagram without blocking and sends every answer; the protocol
-/// handles each datagram as a task on Swift's pool. Hardening: a datagram longer than
-/// ``Configuration/maxDatagramBytes`` is dropped unread; at most ``Configuration/maxInFlight``
-/// datagrams are handled at once, and at most ``Configuration/maxInFlightPerAddress`` from one
-/// sender address (any port), so a flood from one address is dropped while others are still
-/// served; each loop turn reads at most 64 datagrams, so timers and shutdown are never starved.
+/// handles each datagram as a task on Swift's pool, or answers it on the loop when it says
+/// it ``DatagramProtocol/answersInline`` (an SNMP agent's answer is a lookup in memory).
+/// Hardening: a datagram longer than ``Configuration/maxDatagramBytes`` is dropped unread; at
+/// most ``Configuration/maxInFlight`` datagrams are handled at once, and at most
+/// ``Configuration/maxInFlightPerAddress`` from one sender address (any port) — inline, at most
+/// that many of one address in a batch of what was waiting — so a flood from one address is
+/// dropped while others are still served; each loop turn reads at most 64 datagrams, so timers and shutdown are never
+/// starved.
 public final class DatagramServer<P: DatagramProtocol>: Sendable {
     /// Where and how it listens.
     public struct Configuration: Sendable {
@@ -174,18 +191,34 @@ final class DatagramDriver<P: DatagramProtocol>: ConnectionDriver {
         guard descriptor >= 0 else { return }
         let capacity = min(loop.scratch.count, configuration.maxDatagramBytes)
         var text = [CChar](repeating: 0, count: 64)
+        let inline = datagramProtocol.answersInline
+        // Inline: what was waiting is read first, then answered: at most `maxInFlightPerAddress`
+        // of one batch from one address (a client waiting for each answer has one at most).
+        var batch: [(datagram: [UInt8], peer: cs_peer, remote: String)] = []
+        var batchByAddress: [String: Int] = [:]
         for _ in 0..<Self.readsPerTurn {
             var peer = cs_peer()
             let length = text.withUnsafeMutableBufferPointer { text in
                 cs_recv_datagram(descriptor, loop.scratch.baseAddress, capacity, &peer, text.baseAddress, text.count)
             }
-            guard length >= 0 else { return } // EAGAIN: drained (anything else: next readiness)
+            guard length >= 0 else { break } // EAGAIN: drained (anything else: next readiness)
             guard length <= capacity else {
                 counters.update { $0.droppedTooLarge += 1 }
                 continue
             }
             let remote = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             let address = PeerAddress.host(of: remote)
+            let datagram = Array(UnsafeRawBufferPointer(rebasing: loop.scratch[0..<length]))
+            if inline {
+                guard batchByAddress[address, default: 0] < configuration.maxInFlightPerAddress else {
+                    counters.update { $0.droppedBusy += 1 }
+                    continue
+                }
+                batchByAddress[address, default: 0] += 1
+                counters.update { $0.received += 1 }
+                batch.append((datagram, peer, remote))
+                continue
+            }
             guard inFlight < configuration.maxInFlight,
                   inFlightByAddress[address, default: 0] < configuration.maxInFlightPerAddress else {
                 counters.update { $0.droppedBusy += 1 }
@@ -194,7 +227,6 @@ final class DatagramDriver<P: DatagramProtocol>: ConnectionDriver {
             inFlight += 1
             inFlightByAddress[address, default: 0] += 1
             counters.update { $0.received += 1 }
-            let datagram = Array(UnsafeRawBufferPointer(rebasing: loop.scratch[0..<length]))
             let datagramProtocol = self.datagramProtocol
             let answer = DatagramAnswer(peer: peer, address: address, reply: nil)
             Task {
@@ -202,6 +234,9 @@ final class DatagramDriver<P: DatagramProtocol>: ConnectionDriver {
                 answer.reply = await datagramProtocol.handle(datagram, from: remote)
                 loop.complete(0, answer)
             }
+        }
+        for item in batch {
+            if let reply = datagramProtocol.answerInline(item.datagram, from: item.remote) { send(reply, to: item.peer, in: loop) }
         }
     }
 
@@ -221,8 +256,14 @@ final class DatagramDriver<P: DatagramProtocol>: ConnectionDriver {
         } else {
             inFlightByAddress.removeValue(forKey: completion.address)
         }
-        guard let reply = completion.reply, loop.listenerDescriptor >= 0 else { return }
-        var peer = completion.peer
+        guard let reply = completion.reply else { return }
+        send(reply, to: completion.peer, in: loop)
+    }
+
+    /// Sends an answer to `peer` from the listening socket, counted.
+    private func send(_ reply: [UInt8], to peer: cs_peer, in loop: Loop) {
+        guard loop.listenerDescriptor >= 0 else { return }
+        var peer = peer
         let sent = reply.withUnsafeBytes { cs_send_datagram(loop.listenerDescriptor, $0.baseAddress, $0.count, &peer) }
         counters.update { statistics in
             if sent == reply.count { statistics.answered += 1 } else { statistics.sendFailures += 1 }

@@ -140,4 +140,27 @@ private func stall(_ writer: StreamWriter, _ pipe: StalledPipe) -> [Int]? {
         #expect(sink.delivery == .background)
         #expect(StreamSink(fileDescriptor: 2, encoder: JSONLogEncoder()).delivery == .synchronous)
     }
+
+    /// The exit path's last resort writes what a pipe takes now, and nothing waits for a
+    /// reader that stopped: a full pipe takes nothing and the call returns.
+    @Test func theLastResortWritesWhatThePipeTakesAndNeverWaits() throws {
+        let pipe = try StalledPipe()
+        let line = Array("config: exit 78 because ...\n".utf8)
+        #expect(FileIO.writeWithoutWaiting(pipe.writeFD, line) == line.count)
+        let fd = pipe.writeFD
+        #expect(finishesWithoutBlocking {
+            let chunk = [UInt8](repeating: 0x2E, count: 512)
+            let flags = fcntl(fd, F_GETFL)
+            _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+            while write(fd, chunk, chunk.count) > 0 {}
+            _ = fcntl(fd, F_SETFL, flags)
+        }, "the pipe filled")
+        let wrote = Mutex(-1)
+        #expect(finishesWithoutBlocking { wrote.withLock { $0 = FileIO.writeWithoutWaiting(fd, line) } }, "a full pipe never blocks the exit")
+        #expect(wrote.withLock { $0 } == 0)
+        pipe.startReading()
+        let text = try #require(pipe.finish())
+        #expect(text.hasPrefix("config: exit 78 because ...\n"), "the line written while the pipe had room")
+        #expect(text.utf8.count % 512 == line.count && text.utf8.count > pipe.capacity / 2, "the line, the filling, nothing of the refused write")
+    }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import Synchronization
 import Testing
@@ -19,6 +20,27 @@ private struct Upper: DatagramProtocol {
             return Array("HELD".utf8)
         default: return Array(text.uppercased().utf8)
         }
+    }
+}
+
+/// Answers on the server's loop: upper-cases each datagram; `hold` blocks the loop until the
+/// test releases it (so what is sent meanwhile waits in the socket, read as one batch).
+private struct InlineUpper: DatagramProtocol {
+    let entered = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+
+    func handle(_ datagram: [UInt8], from peer: String) async -> [UInt8]? { nil }
+
+    var answersInline: Bool { true }
+
+    func answerInline(_ datagram: [UInt8], from peer: String) -> [UInt8]? {
+        let text = String(decoding: datagram, as: UTF8.self)
+        if text == "hold" {
+            entered.signal()
+            release.wait()
+            return Array("HELD".utf8)
+        }
+        return Array(text.uppercased().utf8)
     }
 }
 
@@ -106,6 +128,48 @@ private final class UDPClient: Sendable {
             #expect(try await flooder.receive() == "HELD")
             #expect(try await flooder.receive() == "HELD")
         }
+    }
+
+    /// Answered on the loop, a client that waits for each answer is never dropped, however
+    /// fast it asks: the per-address limit counts what waits in the socket at once.
+    @Test func anInlineProtocolAnswersAClientThatWaitsForEachAnswerEveryTime() async throws {
+        let server = DatagramServer(configuration: .init(host: "127.0.0.1", port: 0, maxInFlightPerAddress: 2),
+                                    protocol: InlineUpper(), logger: .disabled)
+        let task = Task { try await server.run() }
+        defer { task.cancel() }
+        let port = try await server.waitUntilListening().port
+        let client = try UDPClient()
+        for index in 0..<200 {
+            client.send("ping \(index)", to: port)
+            #expect(try await client.receive() == "PING \(index)")
+        }
+        #expect(server.statistics.answered == 200 && server.statistics.droppedBusy == 0)
+    }
+
+    /// Answered on the loop, a batch of datagrams that waited in the socket gets at most the
+    /// per-address limit answered for one address; another address in the batch is served.
+    @Test func anInlineProtocolDropsAFloodBeyondTheLimitWhileOthersAreServed() async throws {
+        let inline = InlineUpper()
+        let server = DatagramServer(configuration: .init(host: "127.0.0.1", port: 0, maxInFlightPerAddress: 2),
+                                    protocol: inline, logger: .disabled)
+        let task = Task { try await server.run() }
+        defer { task.cancel() }
+        let port = try await server.waitUntilListening().port
+        let holder = try UDPClient(source: "127.0.0.3")
+        holder.send("hold", to: port)
+        let entered = try await NamedThread.run(name: "test-udp") { inline.entered.wait(timeout: .now() + 30) == .success }
+        #expect(entered)
+        let flooder = try UDPClient(source: "127.0.0.1")
+        let other = try UDPClient(source: "127.0.0.2")
+        for index in 0..<5 { flooder.send("flood \(index)", to: port) }
+        other.send("ping", to: port)
+        inline.release.signal()
+        #expect(try await holder.receive() == "HELD")
+        #expect(try await other.receive() == "PING")
+        #expect(try await flooder.receive() == "FLOOD 0")
+        #expect(try await flooder.receive() == "FLOOD 1")
+        #expect(server.statistics.droppedBusy == 3)
+        #expect(server.statistics.answered == 4)
     }
 
     @Test func aDatagramOverTheLimitIsDroppedUnread() async throws {
