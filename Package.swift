@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "WPSimulator", targets: ["WPSimulator"]),
         .library(name: "WPHTTPClient", targets: ["WPHTTPClient"]),
         .library(name: "WPNUT", targets: ["WPNUT"]),
+        .library(name: "WPSNMP", targets: ["WPSNMP"]),
         .library(name: "WPExporter", targets: ["WPExporter"]),
     ],
     targets: [
