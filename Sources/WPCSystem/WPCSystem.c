@@ -370,6 +370,9 @@ int cs_spawn(const char *path, char *const argv[], char *const envp[], const cha
         (status = posix_spawn_file_actions_adddup2(&actions, stdin_fd, 0)) == 0 &&
         (status = posix_spawn_file_actions_adddup2(&actions, stdout_fd, 1)) == 0 &&
         (status = posix_spawn_file_actions_adddup2(&actions, stderr_fd, 2)) == 0 &&
+        // Nothing else of the parent's: a pipe or socket another thread opened without
+        // O_CLOEXEC would otherwise stay open in the child (its reader never seeing the end).
+        (status = posix_spawn_file_actions_addclosefrom_np(&actions, 3)) == 0 &&
         (directory == NULL || (status = posix_spawn_file_actions_addchdir_np(&actions, directory)) == 0)) {
         status = posix_spawn(pid, path, &actions, &attributes, argv, envp);
     }
