@@ -55,11 +55,16 @@ package final class SNMPService<C: Clock>: Sendable where C.Duration == Duration
         let engine = SNMPEngine(engineID: stored.engineID, boots: stored.boots, time: {
             Int32(clamping: start.duration(to: clock.now).components.seconds)
         })
+        // Each user's passwords hashed once (RFC 3414 §2.6): the keys localized to this engine for
+        // requests and traps, and to each inform receiver's engine once discovered.
+        var credentials: [String: USMCredentials] = [:]
         var users: [String: USMUser] = [:]
         for user in file.users {
             do {
-                users[user.name] = try USMUser(name: user.name, authenticationPassword: user.authPassword?.reveal(),
-                                               privacyPassword: user.privPassword?.reveal(), engineID: stored.engineID)
+                let made = try USMCredentials(name: user.name, authenticationPassword: user.authPassword?.reveal(),
+                                              privacyPassword: user.privPassword?.reveal())
+                credentials[user.name] = made
+                users[user.name] = try USMUser(made, engineID: stored.engineID)
             } catch {
                 throw .snmp(reason: "snmp.users_file: \(error)")
             }
@@ -85,12 +90,8 @@ package final class SNMPService<C: Clock>: Sendable where C.Duration == Duration
                 if let community = trap.community {
                     return .init(host: trap.host, port: trap.port, security: .community(community.reveal()), inform: trap.inform)
                 }
-                guard let name = trap.user, let user = users[name] else { return nil }
+                guard let name = trap.user, let user = users[name], let credentials = credentials[name] else { return nil }
                 guard trap.inform else { return .init(host: trap.host, port: trap.port, security: .user(user, user.minimumLevel)) }
-                // The same user, its keys localized to each receiver's engine once discovered.
-                guard let entry = file.users.first(where: { $0.name == name }),
-                      let credentials = try? USMCredentials(name: name, authenticationPassword: entry.authPassword?.reveal(),
-                                                            privacyPassword: entry.privPassword?.reveal()) else { return nil }
                 return .init(host: trap.host, port: trap.port, security: .remoteUser(credentials), inform: true)
             }
             sender = SNMPNotificationSender(configuration: .init(receivers: receivers, engine: engine),
@@ -178,18 +179,24 @@ package struct SNMPHealth: Codable, Sendable, Equatable {
 }
 
 extension SNMPService {
+    /// Datagrams dropped unanswered that no other outcome counts: an answer that would not fit,
+    /// more in flight than allowed, too large, a malformed SNMPv3 security part or another
+    /// security model (`/metrics`' `dropped`, part of `/health`'s `refused`).
+    func dropped(_ agent: SNMPAgentStatistics) -> Int {
+        let datagrams = server.statistics
+        let usm = self.agent.securityStatistics
+        return agent.silentDrops + datagrams.droppedBusy + datagrams.droppedTooLarge + usm.invalidMessages + usm.unknownSecurityModels
+    }
+
     /// What `/health` shows of the agent.
     ///
     /// - Parameter listen: `snmp.listen`, shown until the socket is bound.
     package func health(listen: String) -> SNMPHealth {
         let agent = agent.statistics
-        let usm = self.agent.securityStatistics
-        let datagrams = server.statistics
         let refused = agent.reports + agent.badCommunities + agent.unknownContexts + agent.badVersions + agent.malformed
-            + agent.notRequests + agent.silentDrops + datagrams.droppedBusy + datagrams.droppedTooLarge + usm.invalidMessages
-            + usm.unknownSecurityModels
+            + agent.notRequests + dropped(agent)
         return SNMPHealth(listen: server.address?.description ?? listen, ups: source.upsValues().count,
-                          engineID: engine.engineID.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined(),
+                          engineID: SNMPEngineFile.hex(engine.engineID),
                           engineBoots: Int(engine.boots), answered: agent.answered, refused: refused,
                           receivers: sender?.configuration.receivers.count ?? 0, informsPending: informs?.pendingCount ?? 0)
     }
@@ -212,15 +219,13 @@ struct SNMPMetrics<C: Clock>: Collector where C.Duration == Duration {
 
     func collect() -> [MetricFamily] {
         let agent = service.agent.statistics
-        let usm = service.agent.securityStatistics
-        let datagrams = service.server.statistics
         var families: [MetricFamily] = []
         if var family = try? Self.requests.makeFamily() {
             let rows: [(String, Int)] = [
                 ("answered", agent.answered), ("report", agent.reports), ("bad_community", agent.badCommunities),
                 ("unknown_context", agent.unknownContexts), ("bad_version", agent.badVersions), ("malformed", agent.malformed),
                 ("not_request", agent.notRequests),
-                ("dropped", agent.silentDrops + datagrams.droppedBusy + datagrams.droppedTooLarge + usm.invalidMessages + usm.unknownSecurityModels),
+                ("dropped", service.dropped(agent)),
             ]
             for (outcome, value) in rows { try? family.append(labelValues: [outcome], value: Double(value)) }
             families.append(family)

@@ -32,10 +32,6 @@ enum FileIO {
         }
     }
 
-    /// Creates `path` and its missing parents (`mkdir -p`) with mode 0755.
-    ///
-    /// - Throws: ``LoggingError/cannotCreateDirectory(path:errno:reason:)`` naming the
-    ///   directory that failed.
     /// Writes what `fd` takes now without waiting: chunks of at most `PIPE_BUF` bytes while
     /// `poll` says it is writable (a pipe then has room for such a chunk whole). Returns the
     /// bytes written; stops at the first chunk that would wait or fails.
@@ -52,6 +48,10 @@ enum FileIO {
         return written
     }
 
+    /// Creates `path` and its missing parents (`mkdir -p`) with mode 0755.
+    ///
+    /// - Throws: ``LoggingError/cannotCreateDirectory(path:errno:reason:)`` naming the
+    ///   directory that failed.
     static func makeDirectories(_ path: String) throws(LoggingError) {
         if path.isEmpty || isDirectory(path) { return }
         var prefix = path.hasPrefix("/") ? "" : "."

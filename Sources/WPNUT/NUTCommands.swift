@@ -74,7 +74,7 @@ public struct NUTSession: Sendable {
     }
 
     /// The client's address without its port (failures are counted per host).
-    private var clientHost: String { Self.host(of: client) }
+    private var clientHost: String { PeerAddress.host(of: client) }
 
     /// Ends the session: its login, if any, no longer counts.
     public func end(_ environment: Environment) {
@@ -305,7 +305,7 @@ public struct NUTSession: Sendable {
             guard let ups = environment.data.ups(named: name) else { return .error(.unknownUPS) }
             if what == "CLIENT" {
                 var text = "BEGIN LIST CLIENT \(name)\n"
-                for client in environment.state.clients(of: ups.name) { text += "CLIENT \(ups.name) \(Self.host(of: client))\n" }
+                for client in environment.state.clients(of: ups.name) { text += "CLIENT \(ups.name) \(PeerAddress.host(of: client))\n" }
                 return NUTReply(text + "END LIST CLIENT \(name)\n")
             }
             if let stale = unavailable(ups) { return stale }
@@ -354,7 +354,4 @@ public struct NUTSession: Sendable {
         if let stale = unavailable(ups) { return stale }
         return .error(.cmdNotSupported)
     }
-
-    /// `ip` of an `ip:port` (or `[ip]:port`) peer, as upsd lists clients.
-    static func host(of client: String) -> String { PeerAddress.host(of: client) }
 }

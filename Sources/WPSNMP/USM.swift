@@ -55,7 +55,14 @@ public struct USMUser: Sendable {
     /// - Throws: ``USMUserError`` for a password under 8 characters, privacy without
     ///   authentication, or no libcrypto.
     public init(name: String, authenticationPassword: String?, privacyPassword: String?, engineID: [UInt8]) throws(USMUserError) {
-        let credentials = try USMCredentials(name: name, authenticationPassword: authenticationPassword, privacyPassword: privacyPassword)
+        try self.init(USMCredentials(name: name, authenticationPassword: authenticationPassword, privacyPassword: privacyPassword),
+                      engineID: engineID)
+    }
+
+    /// The user of `credentials` with its keys localized to `engineID` (no password hashed again).
+    ///
+    /// - Throws: ``USMUserError/cryptoUnavailable`` without libcrypto.
+    public init(_ credentials: USMCredentials, engineID: [UInt8]) throws(USMUserError) {
         guard let user = credentials.localized(to: engineID) else { throw .cryptoUnavailable }
         self = user
     }

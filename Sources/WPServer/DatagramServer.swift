@@ -51,8 +51,8 @@ public struct DatagramServerStatistics: Sendable, Equatable {
 /// most ``Configuration/maxInFlight`` datagrams are handled at once, and at most
 /// ``Configuration/maxInFlightPerAddress`` from one sender address (any port) — inline, at most
 /// that many of one address in a batch of what was waiting — so a flood from one address is
-/// dropped while others are still served; each loop turn reads at most 64 datagrams, so timers and shutdown are never
-/// starved.
+/// dropped while others are still served; each loop turn reads at most 64 datagrams, so timers
+/// and shutdown are never starved.
 public final class DatagramServer<P: DatagramProtocol>: Sendable {
     /// Where and how it listens.
     public struct Configuration: Sendable {

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import WPLogging
 
 /// The SNMP agent's engine as it must survive restarts (RFC 3414 §2.2): its `snmpEngineID`,
 /// and `snmpEngineBoots`, how many times it has started, so that no start reuses a boots value
@@ -65,11 +66,12 @@ package enum SNMPEngineFile {
     }
 
     static func encode(_ engine: StoredSNMPEngine) -> [UInt8] {
-        let hex = engine.engineID.map { byte in
-            let digits = String(byte, radix: 16)
-            return digits.count == 1 ? "0" + digits : digits
-        }.joined()
-        return Array("# wpexporter SNMP engine (RFC 3414): keep with the data directory\nengine_id \(hex)\nboots \(engine.boots)\n".utf8)
+        Array("# wpexporter SNMP engine (RFC 3414): keep with the data directory\nengine_id \(hex(engine.engineID))\nboots \(engine.boots)\n".utf8)
+    }
+
+    /// `bytes` as the file writes an engine ID: two lower-case hexadecimal digits each.
+    package static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String($0, radix: 16, width: 2) }.joined()
     }
 
     /// The engine in the file's text, or what is wrong with it.
