@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# Prepares what the aarch64 release build (scripts/release/build-arm64.sh) and its check
+# (scripts/release/check-arm64.sh) need, in a cache folder outside the clone:
+#
+#   ${WPEXPORTER_CACHE:-/var/cache/wpexporter-build}/
+#     roots/trixie-amd64/            Debian trixie amd64 (debootstrap minbase) with swiftlang
+#                                    (Swift 6.0.3) and lld: the build runs chrooted in it
+#       opt/aarch64/sysroot/         the aarch64 sysroot: trixie arm64 libc6-dev, libgcc,
+#                                    libstdc++ and zlib, and swiftlang arm64's Swift modules
+#                                    and static stdlib (usr/lib/swift, usr/lib/swift_static)
+#       opt/aarch64/destination.json the SwiftPM destination for aarch64-unknown-linux-gnu
+#                                    (`swift build --destination`), paths as seen in the root
+#       opt/aarch64/link-libs/       the sysroot's libstdc++.a, libgcc_eh.a and libz.a, for
+#                                    scripts/release/linker/clang (WPEXPORTER_LINK_LIBS)
+#     zig/VERSION/                   zig (scripts/release/zig.sh): the final link, against glibc 2.28
+#     roots/bullseye-amd64/          Debian bullseye (glibc 2.31, OpenSSL 1.1) roots where the
+#     roots/bullseye-arm64/          binaries are run: libc6, libssl1.1, libcurl4, ca-certificates,
+#                                    curl, openssl, snmp, python3 (arm64 through qemu-aarch64-static)
+#     debs/trixie-arm64/             the arm64 .debs the sysroot was made of
+#     roots/NAME.done, ...           completion markers: a step whose marker exists is skipped,
+#                                    so a second run downloads nothing
+#
+# Usage: scripts/release/toolchain.sh [trixie] [sysroot] [zig] [bullseye] ...
+#   with no argument: trixie, sysroot and zig (what build-arm64.sh needs); `bullseye` adds both
+#   bullseye roots (`bullseye-amd64` or `bullseye-arm64` for one); `all` does everything.
+# Prints the cache folder. Needs root, debootstrap, and qemu-user-static for arm64 roots (it
+# registers qemu-aarch64 with binfmt_misc when that is not done, see lib.sh). Network: the
+# Debian mirror (WPEXPORTER_DEBIAN_MIRROR, default deb.debian.org) and PyPI (zig).
+# A root in use is chrooted into with /proc and /dev mounted (lib.sh's in_root).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+
+[[ $(id -u) -eq 0 ]] || die "needs root (debootstrap, chroot)"
+command -v debootstrap >/dev/null || die "debootstrap is missing: apt-get install debootstrap"
+
+steps=("$@")
+[[ ${#steps[@]} -gt 0 ]] || steps=(trixie sysroot zig)
+expanded=()
+for step in "${steps[@]}"; do
+    case "$step" in
+        all) expanded+=(trixie sysroot zig bullseye-amd64 bullseye-arm64) ;;
+        bullseye) expanded+=(bullseye-amd64 bullseye-arm64) ;;
+        trixie|sysroot|zig|bullseye-amd64|bullseye-arm64) expanded+=("$step") ;;
+        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) die "unknown step $step (see --help)" ;;
+    esac
+done
+
+mkdir -p "$cache/roots" "$cache/debs"
+trixie="$cache/roots/trixie-amd64"
+
+# debootstrap_root NAME SUITE ARCH PACKAGES: a minbase root of SUITE for ARCH at roots/NAME
+# with PACKAGES (comma-separated) installed, its apt pointed at the mirror. A foreign arch
+# (arm64) is bootstrapped in two stages, the second run through qemu-aarch64-static.
+debootstrap_root() {
+    local name="$1" suite="$2" arch="$3" packages="$4" dir="$cache/roots/$1"
+    if [[ -f "$dir.done" ]]; then say "$name: present ($dir)"; return; fi
+    rm -rf "$dir"
+    local start=$SECONDS
+    if [[ "$arch" == "$(dpkg --print-architecture)" ]]; then
+        say "$name: debootstrap --variant=minbase $suite ($arch)"
+        debootstrap --variant=minbase --arch "$arch" --include="$packages" "$suite" "$dir" "$mirror"
+    else
+        ensure_aarch64_binfmt
+        say "$name: debootstrap --foreign --variant=minbase $suite ($arch), second stage through qemu"
+        debootstrap --foreign --variant=minbase --arch "$arch" --include="$packages" "$suite" "$dir" "$mirror"
+        in_root "$dir" /debootstrap/debootstrap --second-stage
+    fi
+    echo "deb $mirror $suite main" >"$dir/etc/apt/sources.list"
+    in_root "$dir" apt-get clean
+    touch "$dir.done"
+    say "$name: done in $((SECONDS - start)) s ($(du -sh "$dir" | cut -f1))"
+}
+
+# --- (a) trixie amd64 with Swift 6.0.3 --------------------------------------------------------
+step_trixie() {
+    if [[ -f "$trixie.done" ]]; then say "trixie-amd64: present ($trixie)"; return; fi
+    # The root itself, then swiftlang with apt (it needs the root's own dependency resolution).
+    if [[ ! -f "$trixie.base.done" ]]; then
+        rm -rf "$trixie"
+        say "trixie-amd64: debootstrap --variant=minbase trixie"
+        debootstrap --variant=minbase --include=ca-certificates trixie "$trixie" "$mirror"
+        echo "deb $mirror trixie main" >"$trixie/etc/apt/sources.list"
+        touch "$trixie.base.done"
+    fi
+    local start=$SECONDS
+    say "trixie-amd64: apt-get install swiftlang lld (about 440 MB)"
+    in_root "$trixie" apt-get update -q
+    in_root "$trixie" /usr/bin/env DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -q --no-install-recommends swiftlang lld binutils file \
+        libc6-dev libstdc++-14-dev zlib1g-dev
+    in_root "$trixie" apt-get clean
+    in_root "$trixie" swift --version
+    touch "$trixie.done"
+    say "trixie-amd64: swiftlang installed in $((SECONDS - start)) s"
+}
+
+# --- (b, c) the aarch64 sysroot and its destination ------------------------------------------
+# Trixie arm64 packages that make the sysroot: the C library and headers, the GCC runtime and
+# libstdc++ (the Swift runtime is C++), zlib (WPCZlib), the kernel headers (linux-libc-dev, one
+# package for every architecture since trixie), and swiftlang itself for the aarch64
+# Swift modules and static stdlib. Versions are those of the root's apt (the same snapshot of
+# trixie as its swiftlang amd64).
+sysroot_packages=(libc6 libc6-dev libgcc-s1 libgcc-14-dev libstdc++6 libstdc++-14-dev
+                  libatomic1 zlib1g zlib1g-dev libcrypt1 libcrypt-dev swiftlang)
+
+step_sysroot() {
+    local dir="$trixie/opt/aarch64" debs="$cache/debs/trixie-arm64"
+    [[ -f "$trixie.done" ]] || die "the trixie root is not ready (run the trixie step)"
+    if [[ -f "$cache/roots/aarch64-sysroot.done" ]]; then say "aarch64 sysroot: present ($dir)"; return; fi
+    local start=$SECONDS
+    if [[ ! -f "$debs.done" ]]; then
+        say "aarch64 sysroot: apt-get download ${sysroot_packages[*]} (arm64, about 400 MB)"
+        in_root "$trixie" dpkg --add-architecture arm64
+        in_root "$trixie" apt-get update -q
+        rm -rf "$debs"; mkdir -p "$debs"
+        IN_ROOT_BINDS="$debs:/tmp/debs" in_root "$trixie" /bin/sh -c \
+            "cd /tmp/debs && apt-get download $(printf '%s:arm64 ' "${sysroot_packages[@]}") linux-libc-dev"
+        touch "$debs.done"
+    fi
+    rm -rf "$dir"; mkdir -p "$dir/sysroot"
+    local deb
+    for deb in "$debs"/*.deb; do
+        dpkg-deb -x "$deb" "$dir/sysroot"
+    done
+    # Debian's swiftlang keeps its resources in usr/libexec/swift/lib/swift and swift_static
+    # (found here by the static stdlib's link arguments); the destination names them.
+    local lnk swift_lib
+    lnk="$(cd "$dir/sysroot" && find usr -path '*/swift_static/linux/static-stdlib-args.lnk' | head -n 1)"
+    [[ -n "$lnk" ]] || die "no static Swift stdlib (swift_static/linux/static-stdlib-args.lnk) in swiftlang arm64"
+    swift_lib="/${lnk%/swift_static/linux/static-stdlib-args.lnk}/swift"
+    [[ -d "$dir/sysroot$swift_lib/linux" ]] || die "no Swift modules for linux in swiftlang arm64 ($swift_lib/linux)"
+    # Absolute symlinks (libc's, the toolchain's) are made relative, so they resolve inside the
+    # sysroot wherever it is seen from.
+    local link target
+    while IFS= read -r link; do
+        target="$(readlink "$link")"
+        [[ "$target" == /* ]] || continue
+        ln -sfn "$(realpath -m -s --relative-to="$(dirname "$link")" "$dir/sysroot$target")" "$link"
+    done < <(find "$dir/sysroot" -type l)
+    # What the release link (scripts/release/linker/clang) takes statically.
+    mkdir -p "$dir/link-libs"
+    local lib found
+    for lib in libstdc++.a libgcc_eh.a libz.a; do
+        found="$(cd "$dir" && find sysroot/usr/lib -name "$lib" | sort | tail -n 1)"
+        [[ -n "$found" ]] || die "the aarch64 sysroot has no $lib"
+        ln -sfn "../$found" "$dir/link-libs/$lib"
+    done
+    cat >"$dir/destination.json" <<JSON
+{
+  "version": 1,
+  "sdk": "/opt/aarch64/sysroot",
+  "toolchain-bin-dir": "/usr/bin",
+  "target": "aarch64-unknown-linux-gnu",
+  "extra-cc-flags": [],
+  "extra-swiftc-flags": [
+    "-use-ld=lld",
+    "-sdk", "/opt/aarch64/sysroot",
+    "-resource-dir", "/opt/aarch64/sysroot$swift_lib",
+    "-Xclang-linker", "--gcc-toolchain=/opt/aarch64/sysroot/usr"
+  ],
+  "extra-cpp-flags": []
+}
+JSON
+    touch "$cache/roots/aarch64-sysroot.done"
+    say "aarch64 sysroot: done in $((SECONDS - start)) s ($(du -sh "$dir" | cut -f1))"
+}
+
+# --- zig, for the final link against glibc 2.28 ----------------------------------------------
+# scripts/release/zig.sh keeps it in CACHE/zig/VERSION (build-arm64.sh mounts it in the root).
+step_zig() {
+    WPEXPORTER_CACHE="$cache" "$here/zig.sh" >/dev/null
+    say "zig: present ($cache/zig)"
+}
+
+# --- (d) bullseye roots to run the binaries in ------------------------------------------------
+bullseye_packages="libc6,libssl1.1,libcurl4,ca-certificates,curl,openssl,snmp,python3"
+
+for step in "${expanded[@]}"; do
+    case "$step" in
+        trixie) step_trixie ;;
+        sysroot) step_sysroot ;;
+        zig) step_zig ;;
+        bullseye-amd64) debootstrap_root bullseye-amd64 bullseye amd64 "$bullseye_packages" ;;
+        bullseye-arm64) debootstrap_root bullseye-arm64 bullseye arm64 "$bullseye_packages" ;;
+    esac
+done
+echo "$cache"
