@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "WPCompression", dependencies: ["WPCZlib"]),
         // Linux system calls Swift does not import conveniently (epoll, accept4, MSG_NOSIGNAL,
         // setrlimit).
-        .target(name: "WPCSystem"),
+        .target(name: "WPCSystem", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
 
         // The runtime underneath: named threads, the condition variable with a deadline, the
         // monotonic deadline, the worker queue (docs/architecture.md, "Threads").

@@ -1,5 +1,9 @@
-// OpenSSL and libcrypt through dlopen. The constants are OpenSSL 3's stable ABI values
-// (openssl/ssl.h: SSL_CTRL_MODE = 33, SSL_CTRL_SET_MIN_PROTO_VERSION = 123, ...).
+// OpenSSL and libcrypt through dlopen. OpenSSL 3 is preferred, OpenSSL 1.1 (EL8, Kylin V10,
+// Debian 10/11) taken when it is the one the host has: every function below exists with the
+// same signature in both (1.1.1 made SSL_CTX_set_options a function taking and returning an
+// unsigned long, which is uint64_t on the 64-bit targets built), and the constants are the
+// same stable ABI values in both (openssl/ssl.h: SSL_CTRL_MODE = 33,
+// SSL_CTRL_SET_MIN_PROTO_VERSION = 123, SSL_OP_NO_RENEGOTIATION = 1 << 30, ...).
 #include "security_shim.h"
 
 #include <dlfcn.h>
@@ -61,8 +65,9 @@ static struct {
     int (*cipher_init)(void *, const void *, void *, const unsigned char *, const unsigned char *, int);
     int (*cipher_update)(void *, unsigned char *, int *, const unsigned char *, int);
     int (*cipher_final)(void *, unsigned char *, int *);
+    const char *release;  // "OpenSSL 3" or "OpenSSL 1.1", once loaded
     int loaded;
-    char error[240];
+    char error[320];
 } ssl_api;
 
 static struct {
@@ -80,14 +85,30 @@ static void *open_first(const char *const *names, size_t count) {
     return library;
 }
 
+/// The OpenSSL releases tried, newest first; libssl is taken from the same release as libcrypto.
+static const struct { const char *crypto, *ssl, *name; } openssl_releases[] = {
+    {"libcrypto.so.3", "libssl.so.3", "OpenSSL 3"},
+    {"libcrypto.so.1.1", "libssl.so.1.1", "OpenSSL 1.1"},
+};
+
 static void load_ssl(void) {
-    const char *crypto_names[] = {"libcrypto.so.3", "libcrypto.so"};
-    const char *ssl_names[] = {"libssl.so.3", "libssl.so"};
-    void *crypto = open_first(crypto_names, 2);
-    void *ssl = crypto ? open_first(ssl_names, 2) : NULL;
-    if (crypto == NULL || ssl == NULL) {
-        snprintf(ssl_api.error, sizeof(ssl_api.error), "OpenSSL 3 not found (tried libssl.so.3, libcrypto.so.3): %s",
-                 dlerror());
+    void *crypto = NULL, *ssl = NULL;
+    char reasons[160] = "";
+    for (size_t i = 0; i < sizeof(openssl_releases) / sizeof(openssl_releases[0]) && ssl == NULL; i++) {
+        crypto = dlopen(openssl_releases[i].crypto, RTLD_NOW | RTLD_LOCAL);
+        ssl = crypto ? dlopen(openssl_releases[i].ssl, RTLD_NOW | RTLD_LOCAL) : NULL;
+        if (ssl == NULL) {
+            if (reasons[0] == 0) snprintf(reasons, sizeof(reasons), "%s", dlerror());
+            if (crypto != NULL) dlclose(crypto);
+            crypto = NULL;
+        } else {
+            ssl_api.release = openssl_releases[i].name;
+        }
+    }
+    if (ssl == NULL) {
+        snprintf(ssl_api.error, sizeof(ssl_api.error),
+                 "neither OpenSSL 3 (libssl.so.3, libcrypto.so.3) nor OpenSSL 1.1 (libssl.so.1.1, libcrypto.so.1.1) "
+                 "was found: %s", reasons);
         return;
     }
 #define LOAD(lib, field, symbol) ssl_api.field = (typeof(ssl_api.field))dlsym(lib, symbol); \
@@ -154,6 +175,10 @@ int wps_tls_load(char *message, size_t capacity) {
     if (ssl_api.loaded) return 0;
     copy_message(message, capacity, ssl_api.error);
     return -1;
+}
+
+const char *wps_tls_release(void) {
+    return wps_tls_load(NULL, 0) == 0 ? ssl_api.release : NULL;
 }
 
 /// "what: first OpenSSL error" into message; clears the error queue.
@@ -379,8 +404,11 @@ int wps_crypt_load(char *message, size_t capacity) {
 
 int wps_crypt(const char *phrase, const char *setting, char *output, size_t capacity) {
     if (wps_crypt_load(NULL, 0) != 0) return -1;
-    // libxcrypt's struct crypt_data is 32 KiB; zeroed means "initialized = 0".
-    void *data = calloc(1, 65536);
+    // struct crypt_data is 32 KiB in libxcrypt and 128.2 KiB in the libcrypt of glibc 2.38 and
+    // older (a host whose libcrypt.so.1 is glibc's); 256 KiB holds either. Zeroed means
+    // "initialized = 0".
+    enum { crypt_data_size = 262144 };
+    void *data = calloc(1, crypt_data_size);
     if (data == NULL) return -1;
     const char *result = crypt_api.crypt_r(phrase, setting, data);
     int status = -1;
@@ -388,7 +416,7 @@ int wps_crypt(const char *phrase, const char *setting, char *output, size_t capa
         memcpy(output, result, strlen(result) + 1);
         status = 0;
     }
-    explicit_bzero(data, 65536);
+    explicit_bzero(data, crypt_data_size);
     free(data);
     return status;
 }

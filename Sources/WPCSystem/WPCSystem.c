@@ -2,6 +2,7 @@
 #include "WPCSystem.h"
 
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -346,6 +347,35 @@ int cs_pipe_cloexec(int ends[2]) {
     return pipe2(ends, O_CLOEXEC) == 0 ? 0 : errno;
 }
 
+// posix_spawn_file_actions_addclosefrom_np (glibc 2.34) and _addchdir_np (glibc 2.29) are looked
+// up at run time, so the binary also starts on older glibc (docs/deployment.md). Without the
+// first, each descriptor from 3 up that is open now gets a close action (the same effect but for
+// descriptors another thread opens between the listing and the spawn); without the second, a
+// working directory cannot be set and the spawn fails with ENOSYS.
+typedef int (*spawn_action_int)(posix_spawn_file_actions_t *, int);
+typedef int (*spawn_action_path)(posix_spawn_file_actions_t *, const char *);
+
+static int add_close_from(posix_spawn_file_actions_t *actions, int lowest) {
+    spawn_action_int function = (spawn_action_int)dlsym(RTLD_DEFAULT, "posix_spawn_file_actions_addclosefrom_np");
+    if (function != NULL) return function(actions, lowest);
+    DIR *dir = opendir("/proc/self/fd");
+    if (dir == NULL) return errno;
+    int own = dirfd(dir), status = 0;
+    struct dirent *entry;
+    while (status == 0 && (entry = readdir(dir)) != NULL) {
+        if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+        int fd = atoi(entry->d_name);
+        if (fd >= lowest && fd != own) status = posix_spawn_file_actions_addclose(actions, fd);
+    }
+    closedir(dir);
+    return status;
+}
+
+static int add_chdir(posix_spawn_file_actions_t *actions, const char *directory) {
+    spawn_action_path function = (spawn_action_path)dlsym(RTLD_DEFAULT, "posix_spawn_file_actions_addchdir_np");
+    return function != NULL ? function(actions, directory) : ENOSYS;
+}
+
 int cs_spawn(const char *path, char *const argv[], char *const envp[], const char *directory,
              int stdin_fd, int stdout_fd, int stderr_fd, int own_group, pid_t *pid) {
     posix_spawn_file_actions_t actions;
@@ -372,8 +402,8 @@ int cs_spawn(const char *path, char *const argv[], char *const envp[], const cha
         (status = posix_spawn_file_actions_adddup2(&actions, stderr_fd, 2)) == 0 &&
         // Nothing else of the parent's: a pipe or socket another thread opened without
         // O_CLOEXEC would otherwise stay open in the child (its reader never seeing the end).
-        (status = posix_spawn_file_actions_addclosefrom_np(&actions, 3)) == 0 &&
-        (directory == NULL || (status = posix_spawn_file_actions_addchdir_np(&actions, directory)) == 0)) {
+        (status = add_close_from(&actions, 3)) == 0 &&
+        (directory == NULL || (status = add_chdir(&actions, directory)) == 0)) {
         status = posix_spawn(pid, path, &actions, &attributes, argv, envp);
     }
     posix_spawnattr_destroy(&attributes);

@@ -35,7 +35,7 @@ public enum USMUserError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .passwordTooShort(let user, let which): "SNMPv3 user \(user.debugDescription): the \(which) password has fewer than 8 characters"
         case .privacyWithoutAuthentication(let user): "SNMPv3 user \(user.debugDescription): a privacy password needs an authentication password"
-        case .cryptoUnavailable: "SNMPv3: libcrypto (OpenSSL 3) is not available for SHA-256 and AES"
+        case .cryptoUnavailable: "SNMPv3: libcrypto (OpenSSL 3 or 1.1) is not available for SHA-256 and AES"
         }
     }
 }

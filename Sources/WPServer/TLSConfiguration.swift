@@ -1,7 +1,8 @@
 /// TLS settings of the listener: certificate, key, client certificates, versions, ciphers.
 ///
-/// Set ``HTTPServer/Configuration/tls`` to serve HTTPS. OpenSSL 3 (`libssl.so.3`) is loaded
-/// at run time, so a server without TLS never needs it. The certificate and key files are
+/// Set ``HTTPServer/Configuration/tls`` to serve HTTPS. OpenSSL 3 (`libssl.so.3`) or, where the host
+/// has only that, OpenSSL 1.1 (`libssl.so.1.1`) is loaded at run time, so a server without TLS
+/// never needs it. The certificate and key files are
 /// re-read when they change (checked on each new connection), so renewals need no restart.
 ///
 /// ```swift

@@ -38,6 +38,7 @@ final class TLSContextStore {
         self.logger = logger
         var message = [CChar](repeating: 0, count: 256)
         guard wps_tls_load(&message, message.count) == 0 else { throw TLSSetupError(Self.string(message)) }
+        if let release = wps_tls_release() { logger.debug("tls library loaded", ["library": .string(String(cString: release))]) }
         let signatures = Self.signatures(of: configuration)
         self.builtFrom = signatures
         self.context = try Self.makeContext(configuration)

@@ -57,7 +57,7 @@ enum SNMPBench {
         let engine = SNMPEngine(engineID: engineID, boots: 1, time: { 10 })
         guard let user = try? USMUser(name: "bench", authenticationPassword: "bench-auth-1", privacyPassword: "bench-priv-1",
                                       engineID: engineID) else {
-            print("   skipped: libcrypto (OpenSSL 3) is not available")
+            print("   skipped: libcrypto (OpenSSL 3 or 1.1) is not available")
             return
         }
         let agent = SNMPAgent(configuration: .init(communities: [], engine: engine, users: [user])) { view }

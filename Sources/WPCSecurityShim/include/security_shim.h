@@ -1,4 +1,5 @@
-// OpenSSL (libssl.so.3, libcrypto.so.3) and libcrypt's crypt_r reached through dlopen: no
+// OpenSSL 3 or 1.1 (libssl.so.3 and libcrypto.so.3, else libssl.so.1.1 and libcrypto.so.1.1)
+// and libcrypt's crypt_r reached through dlopen: no
 // headers and no link-time dependency, so builds without a web configuration file need
 // neither. Only the calls the HTTP server's TLS listener, basic authentication and the SNMPv3
 // user-based security model use.
@@ -31,8 +32,10 @@ typedef struct {
     int prefer_server_ciphers;
 } wps_tls_options;
 
-/// Loads libssl and libcrypto once; 0 on success, else a message in `message`.
+/// Loads libssl and libcrypto once (OpenSSL 3, else 1.1); 0 on success, else a message in `message`.
 int wps_tls_load(char *message, size_t capacity);
+/// "OpenSSL 3" or "OpenSSL 1.1": the release loaded; NULL when neither could be.
+const char *wps_tls_release(void);
 /// A server context from certificate and key files; NULL with a message on failure.
 void *wps_tls_context_new(const wps_tls_options *options, char *message, size_t capacity);
 void wps_tls_context_free(void *context);
