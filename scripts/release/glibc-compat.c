@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <dlfcn.h>
 #include <link.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,4 +74,56 @@ static int find_object_in(struct dl_phdr_info *info, size_t size, void *data) {
 __attribute__((visibility("hidden"))) int _dl_find_object(void *pc, struct dl_find_object *result) {
     struct find_object_search search = {(uintptr_t)pc, result};
     return dl_iterate_phdr(find_object_in, &search) == 1 ? 0 : -1;
+}
+
+// What an aarch64 build takes from glibc 2.38 (Debian trixie's 2.41 headers: the C library
+// itself, libstdc++, and Debian's static Swift runtime and libdispatch are compiled against them;
+// scripts/release/build-arm64.sh). With _GNU_SOURCE those headers send strtol and sscanf to
+// their C23 versions, which differ only in also reading 0b binary prefixes: here they are the
+// C99 functions every glibc since 2.17 has. Each is reached through an assembler name, so no
+// header's redirection of the name can turn it back into the C23 symbol.
+extern long compat_strtol(const char *, char **, int) __asm__("strtol");
+extern unsigned long compat_strtoul(const char *, char **, int) __asm__("strtoul");
+extern long long compat_strtoll(const char *, char **, int) __asm__("strtoll");
+extern unsigned long long compat_strtoull(const char *, char **, int) __asm__("strtoull");
+extern int compat_vsscanf(const char *, const char *, va_list) __asm__("__isoc99_vsscanf");
+
+__attribute__((visibility("hidden"))) long isoc23_strtol(const char *text, char **end, int base)
+    __asm__("__isoc23_strtol");
+long isoc23_strtol(const char *text, char **end, int base) { return compat_strtol(text, end, base); }
+
+__attribute__((visibility("hidden"))) unsigned long isoc23_strtoul(const char *text, char **end, int base)
+    __asm__("__isoc23_strtoul");
+unsigned long isoc23_strtoul(const char *text, char **end, int base) { return compat_strtoul(text, end, base); }
+
+__attribute__((visibility("hidden"))) long long isoc23_strtoll(const char *text, char **end, int base)
+    __asm__("__isoc23_strtoll");
+long long isoc23_strtoll(const char *text, char **end, int base) { return compat_strtoll(text, end, base); }
+
+__attribute__((visibility("hidden"))) unsigned long long isoc23_strtoull(const char *text, char **end, int base)
+    __asm__("__isoc23_strtoull");
+unsigned long long isoc23_strtoull(const char *text, char **end, int base) { return compat_strtoull(text, end, base); }
+
+__attribute__((visibility("hidden"))) int isoc23_sscanf(const char *text, const char *format, ...)
+    __asm__("__isoc23_sscanf");
+int isoc23_sscanf(const char *text, const char *format, ...) {
+    va_list arguments;
+    va_start(arguments, format);
+    int count = compat_vsscanf(text, format, arguments);
+    va_end(arguments);
+    return count;
+}
+
+// glibc 2.38 (libdispatch): BSD strlcpy, copying at most size - 1 bytes and always terminating;
+// returns the length of source.
+__attribute__((visibility("hidden"))) size_t compat_strlcpy(char *destination, const char *source, size_t size)
+    __asm__("strlcpy");
+size_t compat_strlcpy(char *destination, const char *source, size_t size) {
+    size_t length = strlen(source);
+    if (size > 0) {
+        size_t count = length < size - 1 ? length : size - 1;
+        memcpy(destination, source, count);
+        destination[count] = '\0';
+    }
+    return length;
 }
