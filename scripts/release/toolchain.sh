@@ -7,7 +7,7 @@
 #                                    (Swift 6.0.3) and lld: the build runs chrooted in it
 #       opt/aarch64/sysroot/         the aarch64 sysroot: trixie arm64 libc6-dev, libgcc,
 #                                    libstdc++ and zlib, and swiftlang arm64's Swift modules
-#                                    and static stdlib (usr/lib/swift, usr/lib/swift_static)
+#                                    and static stdlib (usr/libexec/swift/lib/swift_static)
 #       opt/aarch64/destination.json the SwiftPM destination for aarch64-unknown-linux-gnu
 #                                    (`swift build --destination`), paths as seen in the root
 #       opt/aarch64/link-libs/       the sysroot's libstdc++.a, libgcc_eh.a and libz.a, for
@@ -18,7 +18,8 @@
 #                                    curl, openssl, snmp, python3 (arm64 through qemu-aarch64-static)
 #     debs/trixie-arm64/             the arm64 .debs the sysroot was made of
 #     roots/NAME.done, ...           completion markers: a step whose marker exists is skipped,
-#                                    so a second run downloads nothing
+#                                    so a second run downloads nothing (a bullseye root's marker is
+#                                    its .wpexporter-root, shared with scripts/release/roots.sh)
 #
 # Usage: scripts/release/toolchain.sh [trixie] [sysroot] [zig] [bullseye] ...
 #   with no argument: trixie, sysroot and zig (what build-arm64.sh needs); `bullseye` adds both
@@ -51,26 +52,48 @@ done
 mkdir -p "$cache/roots" "$cache/debs"
 trixie="$cache/roots/trixie-amd64"
 
-# debootstrap_root NAME SUITE ARCH PACKAGES: a minbase root of SUITE for ARCH at roots/NAME
-# with PACKAGES (comma-separated) installed, its apt pointed at the mirror. A foreign arch
-# (arm64) is bootstrapped in two stages, the second run through qemu-aarch64-static.
-debootstrap_root() {
-    local name="$1" suite="$2" arch="$3" packages="$4" dir="$cache/roots/$1"
-    if [[ -f "$dir.done" ]]; then say "$name: present ($dir)"; return; fi
-    rm -rf "$dir"
-    local start=$SECONDS
-    if [[ "$arch" == "$(dpkg --print-architecture)" ]]; then
-        say "$name: debootstrap --variant=minbase $suite ($arch)"
-        debootstrap --variant=minbase --arch "$arch" --include="$packages" "$suite" "$dir" "$mirror"
-    else
-        ensure_aarch64_binfmt
-        say "$name: debootstrap --foreign --variant=minbase $suite ($arch), second stage through qemu"
-        debootstrap --foreign --variant=minbase --arch "$arch" --include="$packages" "$suite" "$dir" "$mirror"
-        in_root "$dir" /debootstrap/debootstrap --second-stage
+# bullseye_root ARCH: the bullseye root for ARCH at roots/bullseye-ARCH with bullseye_packages
+# installed and configured, its apt pointed at the mirror. scripts/release/roots.sh (check-userland.sh)
+# keeps its roots at the same place with the same marker (.wpexporter-root) and fewer packages:
+# a root either script made serves both, and this step adds what roots.sh leaves out. A root is
+# made under a temporary name and moved into place with its marker, so a half-made root is never
+# taken for a finished one. arm64 is bootstrapped in two stages, the second through qemu.
+bullseye_root() {
+    local arch="$1" dir="$cache/roots/bullseye-$1" name="bullseye-$1"
+    local tools=(usr/bin/curl usr/bin/openssl usr/bin/snmpget usr/bin/python3)
+    has_tools() { local tool; for tool in "${tools[@]}"; do [[ -e "$dir/$tool" ]] || return 1; done; }
+    [[ "$arch" == amd64 ]] || ensure_aarch64_binfmt
+    if [[ -f "$dir/.wpexporter-root" ]]; then
+        if has_tools; then say "$name: present ($dir)"; return; fi
+        # Made by roots.sh: add the tools. Its arm64 root is unpacked but not configured, and
+        # apt cannot work in it; that one is made again.
+        if [[ "$arch" == amd64 || ! -d "$dir/debootstrap" ]]; then
+            say "$name: adding ${bullseye_packages//,/ } to the root roots.sh made"
+            in_root "$dir" apt-get update -q
+            in_root "$dir" /usr/bin/env DEBIAN_FRONTEND=noninteractive \
+                apt-get install -y -q --no-install-recommends ${bullseye_packages//,/ }
+            in_root "$dir" apt-get clean
+            has_tools || die "$name: ${tools[*]} still missing after apt-get install"
+            return
+        fi
     fi
-    echo "deb $mirror $suite main" >"$dir/etc/apt/sources.list"
-    in_root "$dir" apt-get clean
-    touch "$dir.done"
+    local partial="$dir.partial" start=$SECONDS
+    rm -rf "$partial"
+    if [[ "$arch" == amd64 ]]; then
+        say "$name: debootstrap --variant=minbase bullseye"
+        debootstrap --variant=minbase --include="$bullseye_packages" bullseye "$partial" "$mirror"
+    else
+        say "$name: debootstrap --foreign --variant=minbase bullseye (arm64), second stage through qemu"
+        debootstrap --foreign --arch arm64 --variant=minbase --include="$bullseye_packages" bullseye "$partial" "$mirror"
+        in_root "$partial" /debootstrap/debootstrap --second-stage
+    fi
+    echo "deb $mirror bullseye main" >"$partial/etc/apt/sources.list"
+    in_root "$partial" apt-get clean
+    echo "bullseye $arch, made $(date -u +%Y-%m-%dT%H:%M:%SZ) from $mirror by scripts/release/toolchain.sh" \
+        >"$partial/.wpexporter-root"
+    rm -rf "$dir"
+    mv "$partial" "$dir"
+    has_tools || die "$name: ${tools[*]} missing after debootstrap"
     say "$name: done in $((SECONDS - start)) s ($(du -sh "$dir" | cut -f1))"
 }
 
@@ -126,7 +149,9 @@ step_sysroot() {
         dpkg-deb -x "$deb" "$dir/sysroot"
     done
     # Debian's swiftlang keeps its resources in usr/libexec/swift/lib/swift and swift_static
-    # (found here by the static stdlib's link arguments); the destination names them.
+    # (found here by the static stdlib's link arguments). The destination's resource folder is
+    # swift_static: with an explicit -resource-dir, Swift 6.0's driver links with that folder's
+    # static-stdlib-args.lnk and libraries, so it is for static-stdlib builds only.
     local lnk swift_lib
     lnk="$(cd "$dir/sysroot" && find usr -path '*/swift_static/linux/static-stdlib-args.lnk' | head -n 1)"
     [[ -n "$lnk" ]] || die "no static Swift stdlib (swift_static/linux/static-stdlib-args.lnk) in swiftlang arm64"
@@ -140,6 +165,8 @@ step_sysroot() {
         [[ "$target" == /* ]] || continue
         ln -sfn "$(realpath -m -s --relative-to="$(dirname "$link")" "$dir/sysroot$target")" "$link"
     done < <(find "$dir/sysroot" -type l)
+    # Merged /usr: the program interpreter is /lib/ld-linux-aarch64.so.1 (qemu-aarch64-static -L).
+    [[ -e "$dir/sysroot/lib" ]] || ln -s usr/lib "$dir/sysroot/lib"
     # What the release link (scripts/release/linker/clang) takes statically.
     mkdir -p "$dir/link-libs"
     local lib found
@@ -158,7 +185,7 @@ step_sysroot() {
   "extra-swiftc-flags": [
     "-use-ld=lld",
     "-sdk", "/opt/aarch64/sysroot",
-    "-resource-dir", "/opt/aarch64/sysroot$swift_lib",
+    "-resource-dir", "/opt/aarch64/sysroot${swift_lib}_static",
     "-Xclang-linker", "--gcc-toolchain=/opt/aarch64/sysroot/usr"
   ],
   "extra-cpp-flags": []
@@ -183,8 +210,8 @@ for step in "${expanded[@]}"; do
         trixie) step_trixie ;;
         sysroot) step_sysroot ;;
         zig) step_zig ;;
-        bullseye-amd64) debootstrap_root bullseye-amd64 bullseye amd64 "$bullseye_packages" ;;
-        bullseye-arm64) debootstrap_root bullseye-arm64 bullseye arm64 "$bullseye_packages" ;;
+        bullseye-amd64) bullseye_root amd64 ;;
+        bullseye-arm64) bullseye_root arm64 ;;
     esac
 done
 echo "$cache"
