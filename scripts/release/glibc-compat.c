@@ -115,8 +115,9 @@ int isoc23_sscanf(const char *text, const char *format, ...) {
 }
 
 // glibc 2.38 (libdispatch): BSD strlcpy, copying at most size - 1 bytes and always terminating;
-// returns the length of source.
-__attribute__((visibility("hidden"))) size_t compat_strlcpy(char *destination, const char *source, size_t size)
+// returns the length of source. Weak: a libdispatch built for an older glibc (the x86_64 build's)
+// brings its own, which then wins.
+__attribute__((weak, visibility("hidden"))) size_t compat_strlcpy(char *destination, const char *source, size_t size)
     __asm__("strlcpy");
 size_t compat_strlcpy(char *destination, const char *source, size_t size) {
     size_t length = strlen(source);
