@@ -431,7 +431,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                                                                   maxConnections: maxConnections ?? nut.maxConnections)
         configuration.tls = tls
         let server = listeners.nut(configuration, NUTProtocol(environment: environment), logger.component("nut"))
-        do {
+        do throws(MetricsError) {  // typed: Swift 6.0 infers `any Error` here
             try registry.register(NUTServerMetrics(server: server, state: state))
         } catch {
             throw .metrics(error)

@@ -70,6 +70,7 @@ public final class MetricVec<Child: SampledMetric>: Collector {
     ///   curried vector, one per name of ``remainingLabelNames``.
     /// - Returns: The child instrument.
     /// - Throws: ``MetricsError/labelCountMismatch(metric:expected:got:)``.
+    @_disfavoredOverload  // one to three values take the overloads below (Swift 6.0 finds two or three ambiguous)
     public func labels(_ values: String...) throws(MetricsError) -> Child {
         try labels(values)
     }

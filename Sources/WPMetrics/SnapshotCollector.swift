@@ -38,15 +38,7 @@ public final class SnapshotCollector<Snapshot: Sendable>: Collector {
     public let descriptors: [MetricDescriptor]
     private let makeFamilies: @Sendable (Snapshot) throws -> [MetricFamily]
 
-    private struct State {
-        var snapshot: Snapshot
-        /// Bumped by every publish, so a rendering of an older snapshot is never cached.
-        var generation: UInt64 = 0
-        var families: [MetricFamily]?
-        var lastError: (any Error)?
-    }
-
-    private let state: Mutex<State>
+    private let state: Mutex<SnapshotCollectorState<Snapshot>>
 
     /// Creates a collector exposing `initial` until something is published.
     ///
@@ -63,7 +55,7 @@ public final class SnapshotCollector<Snapshot: Sendable>: Collector {
         for descriptor in descriptors { validated.append(try descriptor.validated()) }
         self.descriptors = validated
         self.makeFamilies = families
-        self.state = Mutex(State(snapshot: initial))
+        self.state = Mutex(SnapshotCollectorState(snapshot: initial))
     }
 
     /// Replaces the snapshot; the next scrape exposes it. Never waits for a scrape in progress
@@ -132,4 +124,14 @@ public final class SnapshotCollector<Snapshot: Sendable>: Collector {
             do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
         }
     }
+}
+
+/// What a ``SnapshotCollector`` keeps under its lock. A type of its own rather than nested in
+/// the generic class: Swift 6.0's IRGen fails an assertion on a Mutex of a nested generic type.
+private struct SnapshotCollectorState<Snapshot: Sendable> {
+    var snapshot: Snapshot
+    /// Bumped by every publish, so a rendering of an older snapshot is never cached.
+    var generation: UInt64 = 0
+    var families: [MetricFamily]?
+    var lastError: (any Error)?
 }

@@ -58,7 +58,10 @@ extension String {
         let a = utf8, b = other.utf8
         guard a.count == b.count else { return false }
         return zip(a, b).allSatisfy { x, y in
-            x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A)
+            // Typed step by step: as one expression Swift 6.0 cannot type-check it in time.
+            if x == y { return true }
+            let lower: UInt8 = x | 0x20
+            return lower == y | 0x20 && lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")
         }
     }
 }
