@@ -16,6 +16,8 @@
 #   WPEXPORTER_JOBS    parallel compile jobs (default 2)
 #   WPEXPORTER_LINKER  `zig` (default) or `lld`: lld links against the sysroot's glibc 2.41
 #                      (for comparison only; such a binary is not a release)
+#   SOURCE_DATE_EPOCH  passed to the build (the binary's build date), as scripts/release.sh sets it
+# Paths of the clone and cache must not contain spaces (they are bind-mounted by name).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source=lib.sh
@@ -60,6 +62,9 @@ case "$linker" in
     lld) ;;
     *) die "WPEXPORTER_LINKER is zig or lld, not $linker" ;;
 esac
+# The build date (__DATE__ and __TIME__ of WPCBuildInfo) follows SOURCE_DATE_EPOCH when set, as
+# in scripts/release.sh; the chroot starts with an empty environment otherwise.
+[[ -z "${SOURCE_DATE_EPOCH:-}" ]] || environment+=(SOURCE_DATE_EPOCH="$SOURCE_DATE_EPOCH")
 
 say "cross-building wpexporter for aarch64 ($commit, linker $linker)"
 start=$SECONDS
