@@ -67,6 +67,10 @@ esac
 [[ -z "${SOURCE_DATE_EPOCH:-}" ]] || environment+=(SOURCE_DATE_EPOCH="$SOURCE_DATE_EPOCH")
 
 say "cross-building wpexporter for aarch64 ($commit, linker $linker)"
+# Swift 6.0's SwiftPM keeps its build description (release.yaml) while no file of the package
+# changed, with the commit define of the manifest evaluation that wrote it: without it, the
+# description is written afresh from this evaluation (unchanged targets are not rebuilt).
+rm -f "$scratch/release.yaml"
 start=$SECONDS
 IN_ROOT_BINDS="$binds" in_root "$root" /usr/bin/env "${environment[@]}" /bin/sh -c 'cd "$1" && shift && "$@" --manifest-cache none' build "$clone" "${build[@]}"
 say "built in $((SECONDS - start)) s"
