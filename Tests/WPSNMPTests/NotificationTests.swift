@@ -197,14 +197,14 @@ struct SNMPTrapReceiverTests {
         try ("authCommunity log traps\ncreateUser -e 0x\(hex) trapper SHA-256 trap-auth-123 AES trap-priv-456\nauthUser log trapper priv\n"
              + "createUser informer SHA-256 inform-auth-123 AES inform-priv-456\nauthUser log informer priv\n")
             .write(toFile: home + "/snmptrapd.conf", atomically: true, encoding: .utf8)
-        let port = try await freeUDPPort()
         let path = ChildProcess.executable(named: "snmptrapd") ?? "/usr/sbin/snmptrapd"
         let trapd = try ChildProcess(path, ["-f", "-Lo", "-C", "-c", home + "/snmptrapd.conf", "-m", "", "-M", home, "-n", "-On",
-                                            "udp:127.0.0.1:\(port)"],
+                                            "udp:127.0.0.1:0"],
                                      environment: ["HOME": home, "SNMP_PERSISTENT_DIR": home, "SNMPCONFPATH": home])
         defer { trapd.signal(SIGTERM) }
         let ready = try await NamedThread.run(name: "test-trapd") { trapd.waitForOutput(limit: .seconds(30)) { $0.contains("NET-SNMP version") } }
         #expect(ready.satisfied, "snmptrapd did not start: \(trapd.standardError)")
+        let port = try #require(await trapd.waitForUDPPort(), "snmptrapd bound no port: \(trapd.standardError)")
 
         let view = fullView()
         let server = DatagramServer(configuration: .init(host: "127.0.0.1", port: 0),
