@@ -215,7 +215,8 @@ package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Du
             let previous = publishedDevices.withLock { $0 }
             let readings = DeviceReadings(merging: readout.devices, at: fetched, into: previous,
                                           window: configuration.stalenessWindow,
-                                          selfTests: energy.totals.compactMapValues { SelfTestRecord($0.ledger) })
+                                          selfTests: energy.totals.compactMapValues { SelfTestRecord($0.ledger) },
+                                          outageStarts: energy.totals.compactMapValues { $0.ledger.inOutage ? $0.ledger.lastStart : nil })
             publishedDevices.withLock { $0 = readings }
         }
         health.energySamplesRejected = energy.status.rejectedSamples
@@ -384,24 +385,28 @@ extension WinPowerCollector {
         /// The battery self-tests the outage ledger keeps, by `device_id`, for devices that
         /// had one (kept across restarts with the energy totals).
         package let selfTests: [String: SelfTestRecord]
+        /// When the outage in progress began (wall clock), by `device_id`, for devices the outage
+        /// ledger has on battery now (kept across restarts): `upsSecondsOnBattery`.
+        package let outageStarts: [String: Date]
 
-        static var empty: DeviceReadings { DeviceReadings([], selfTests: [:]) }
+        static var empty: DeviceReadings { DeviceReadings([], selfTests: [:], outageStarts: [:]) }
 
-        init(_ readings: [Reading], selfTests: [String: SelfTestRecord]) {
+        init(_ readings: [Reading], selfTests: [String: SelfTestRecord], outageStarts: [String: Date]) {
             self.readings = readings
             self.selfTests = selfTests
+            self.outageStarts = outageStarts
         }
 
         /// `devices` read at `instant`, plus the devices of `previous` missing from them whose
         /// reading is still within `window`.
         convenience init(merging devices: [Device], at instant: C.Instant, into previous: DeviceReadings, window: Duration,
-                         selfTests: [String: SelfTestRecord]) {
+                         selfTests: [String: SelfTestRecord], outageStarts: [String: Date]) {
             var byID: [String: Reading] = [:]
             for reading in previous.readings where reading.readAt.duration(to: instant) <= window {
                 byID[reading.device.id] = reading
             }
             for device in devices { byID[device.id] = Reading(device: device, readAt: instant) }
-            self.init(byID.values.sorted { $0.device.id < $1.device.id }, selfTests: selfTests)
+            self.init(byID.values.sorted { $0.device.id < $1.device.id }, selfTests: selfTests, outageStarts: outageStarts)
         }
     }
 }

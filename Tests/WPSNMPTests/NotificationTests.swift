@@ -19,7 +19,7 @@ import WPTestSupport
         values.lowBatteryTime = 120
         values.alarms = alarms
         values.testResult = test
-        values.testID = test == nil ? nil : .quickBatteryTest
+        values.testID = test == nil ? nil : test == .inProgress ? .quickBatteryTest : .noTestsInitiated
         return values
     }
 
@@ -45,6 +45,9 @@ import WPTestSupport
                                         VarBind("1.3.6.1.2.1.33.1.6.2.1.2.2", .objectIdentifier("1.3.6.1.2.1.33.1.6.3.3"))])
         #expect(changed[2].varBinds.last == VarBind("1.3.6.1.2.1.33.1.6.2.1.2.1", .objectIdentifier("1.3.6.1.2.1.33.1.6.3.16")))
         #expect(changed[0].varBinds.contains(VarBind("1.3.6.1.2.1.33.1.7.3.0", .integer(1))))
+        // upsTestId names the test that completed, though the agent answers "no test" once it ended.
+        #expect(changed[0].varBinds.first == VarBind("1.3.6.1.2.1.33.1.7.1.0", .objectIdentifier("1.3.6.1.2.1.33.1.7.7.4")),
+                "\(changed[0].varBinds)")
     }
 
     @Test func theSenderEncodesTrapsAndLimitsTheRatePerReceiver() throws {
