@@ -169,7 +169,13 @@ package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Du
         }
         let fetched = clock.now
         let filter = configuration.devices
-        let outcome = rawOutcome.map { filter.apply(to: $0) }
+        // Battery readings outside their physical bounds are missing from here on (BatteryBounds).
+        var refused: [BatteryBounds.Reading: Int] = [:]
+        let outcome = rawOutcome.map { readout in
+            var kept = filter.apply(to: readout)
+            refused = BatteryBounds.apply(to: &kept.devices)
+            return kept
+        }
         if case .success(let readout) = outcome {
             let prefix = configuration.energyKeyPrefix
             meter.record(readout.devices.map { Self.energySample($0, keyPrefix: prefix) }, at: fetched, wall: wallClock(),
@@ -186,6 +192,7 @@ package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Du
             let neverSucceeded = state.lastSuccessAt == nil
             switch outcome {
             case .success(let readout):
+                for (reading, count) in refused { state.readingsRefused[reading, default: 0] += count }
                 state.apply(readout, at: fetched, wall: wall, readings: configuration.readings, devices: filter)
             case .failure(let error):
                 state.apply(failure: error.kind.rawValue, message: error.message,
