@@ -154,15 +154,26 @@ struct SNMPServerTests {
         await harness.shutdown()
     }
 
+    /// How the outage test configures its one WinPower server.
+    enum Shape: String, CaseIterable, Sendable {
+        /// A plain `winpower:` section.
+        case winpower
+        /// One entry of `servers:`.
+        case servers
+        /// `winpower:`, reloaded into `servers:` before mains fail and back once they return.
+        case reloaded
+    }
+
     /// What a user runs: the exporter's collections on their schedule (`runCollection`, no
     /// call to the notifier by hand) against a simulated UPS whose mains fail from 20 s to
     /// 50 s, with snmptrapd as the receiver. Each collection is followed by the
-    /// notifications it calls for, whether the server is the plain `winpower:` one or an entry
-    /// of `servers:` (issue 48: the plain one never sent any).
+    /// notifications it calls for, whether the server is the plain `winpower:` one, an entry
+    /// of `servers:`, or reloaded from one to the other (issue 48: the plain one never sent
+    /// any).
     @Test(.enabled(if: ChildProcess.executable(named: "snmptrapd") != nil
                    || FileManager.default.isExecutableFile(atPath: "/usr/sbin/snmptrapd"), "snmptrapd is not installed: skipped"),
-          arguments: [false, true])
-    func anOutageSendsItsTrapsFromTheRunningExporter(underServers: Bool) async throws {
+          arguments: Shape.allCases)
+    func anOutageSendsItsTrapsFromTheRunningExporter(shape: Shape) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-outage-traps-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -188,15 +199,20 @@ struct SNMPServerTests {
         }, configureExporter: { configuration in
             configuration.snmp.listen = "127.0.0.1:0"
             configuration.snmp.usersFile = users
-            if underServers { configuration.servers = [ServerEntry(name: "site-a", winPower: configuration.winPower)] }
-        })
-        #expect(harness.exporter.pipelines.map(\.name) == [underServers ? "site-a" : ""])
+            if shape == .servers { configuration.servers = [ServerEntry(name: "site-a", winPower: configuration.winPower)] }
+        }, clientsForReloads: shape == .reloaded)
         let snmp = try #require(harness.exporter.snmp)
         let (trigger, stop) = AsyncStream<Void>.makeStream()
         let exporter = harness.exporter
+        let plain = exporter.configuration
+        var underServers = plain
+        underServers.servers = [ServerEntry(name: "site-a", winPower: plain.winPower)]
         let running = Task { try await exporter.runCollection(until: { for await _ in trigger {} }) }
-        let scheduler = harness.exporter.pipelines[0].scheduler
-        func collected(_ count: Int) async { await ServersHarness.until("collection \(count)") { scheduler.statistics.completed >= count } }
+        // Collections completed by the pipeline running now (a reload starts a new one).
+        func collected(_ count: Int) async {
+            let scheduler = exporter.pipelines[0].scheduler
+            await ServersHarness.until("collection \(count)") { scheduler.statistics.completed >= count }
+        }
         func received(_ oid: String, _ times: Int) async throws -> Bool {
             try await NamedThread.run(name: "test-trapd") {
                 trapd.waitForOutput(limit: .seconds(60)) { text in
@@ -208,6 +224,11 @@ struct SNMPServerTests {
 
         await collected(1) // t = 0: on mains, nothing to say
         #expect(snmp.sender?.statistics.sent == 0)
+        if shape == .reloaded {
+            _ = try await exporter.apply(underServers)
+            await collected(1) // the new pipeline's first collection
+        }
+        #expect(exporter.pipelines.map(\.name) == [shape == .winpower ? "" : "site-a"])
         harness.clock.advance(by: .seconds(25))
         await collected(2) // t = 25 s: on battery since 20 s
         // Under `servers:` the notifications follow the merge, at most a second after the
@@ -217,8 +238,15 @@ struct SNMPServerTests {
         #expect(try await received(".1.3.6.1.2.1.33.2.1", 1), "upsTrapOnBattery: \(trapd.standardOutput)")
         #expect(trapd.standardOutput.contains("STRING: \"\(name)\""), "each trap names its UPS: \(trapd.standardOutput)")
         #expect(try await received(".1.3.6.1.2.1.33.2.3", 1), "upsTrapAlarmEntryAdded: \(trapd.standardOutput)")
+        var collections = 3
+        if shape == .reloaded {
+            _ = try await exporter.apply(plain)
+            #expect(exporter.pipelines.map(\.name) == [""])
+            await collected(1)
+            collections = 2
+        }
         harness.clock.advance(by: .seconds(34))
-        await collected(3) // t = 60 s: mains back
+        await collected(collections) // t = 60 s: mains back
         harness.clock.advance(by: .seconds(1))
         #expect(try await received(".1.3.6.1.2.1.33.2.4", 1), "upsTrapAlarmEntryRemoved: \(trapd.standardOutput)")
         let sent = try #require(try await harness.scrape()["winpower_exporter_snmp_notifications_total{outcome=\"sent\"}"])
