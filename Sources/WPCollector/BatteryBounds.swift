@@ -33,17 +33,25 @@ package enum BatteryBounds {
         }
     }
 
+    /// One reading removed.
+    package struct Refusal: Sendable, Equatable {
+        package var deviceID: String
+        package var reading: Reading
+        package var value: Double
+    }
+
     /// Removes every battery reading of `devices` outside its bounds.
     ///
-    /// - Returns: how many of each were removed.
-    package static func apply(to devices: inout [Device]) -> [Reading: Int] {
-        var refused: [Reading: Int] = [:]
-        func check(_ value: inout Double?, _ reading: Reading) {
-            guard let current = value, !(current.isFinite && bounds(reading).contains(current)) else { return }
-            value = nil
-            refused[reading, default: 0] += 1
-        }
+    /// - Returns: the readings removed.
+    package static func apply(to devices: inout [Device]) -> [Refusal] {
+        var refused: [Refusal] = []
         for index in devices.indices {
+            let id = devices[index].id
+            func check(_ value: inout Double?, _ reading: Reading) {
+                guard let current = value, !(current.isFinite && bounds(reading).contains(current)) else { return }
+                value = nil
+                refused.append(Refusal(deviceID: id, reading: reading, value: current))
+            }
             check(&devices[index].realtime.batCapacity, .charge)
             check(&devices[index].realtime.batRemainTime, .runtime)
             check(&devices[index].realtime.batVoltP, .voltage)

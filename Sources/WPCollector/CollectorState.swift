@@ -43,6 +43,8 @@ struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration
     var readingsDropped: [ReadingsPolicy.DropReason: Int] = [:]
     /// Battery readings refused as outside their physical bounds since start (``BatteryBounds``).
     var readingsRefused: [BatteryBounds.Reading: Int] = [:]
+    /// The device and reading of each refusal already logged (once per pair).
+    var refusalsLogged: Set<String> = []
 
     init(configuration: CollectorConfiguration) {
         collectionDuration = HistogramAccumulator(bounds: configuration.collectionDurationBuckets)

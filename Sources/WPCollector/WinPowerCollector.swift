@@ -170,7 +170,7 @@ package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Du
         let fetched = clock.now
         let filter = configuration.devices
         // Battery readings outside their physical bounds are missing from here on (BatteryBounds).
-        var refused: [BatteryBounds.Reading: Int] = [:]
+        var refused: [BatteryBounds.Refusal] = []
         let outcome = rawOutcome.map { readout in
             var kept = filter.apply(to: readout)
             refused = BatteryBounds.apply(to: &kept.devices)
@@ -192,7 +192,10 @@ package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Du
             let neverSucceeded = state.lastSuccessAt == nil
             switch outcome {
             case .success(let readout):
-                for (reading, count) in refused { state.readingsRefused[reading, default: 0] += count }
+                for refusal in refused { state.readingsRefused[refusal.reading, default: 0] += 1 }
+                // Logged below, once per device and reading: a UPS sending garbage every cycle
+                // is one warning, the counter says how often.
+                refused = refused.filter { state.refusalsLogged.insert("\($0.deviceID)\u{1F}\($0.reading.rawValue)").inserted }
                 state.apply(readout, at: fetched, wall: wall, readings: configuration.readings, devices: filter)
             case .failure(let error):
                 state.apply(failure: error.kind.rawValue, message: error.message,
@@ -200,6 +203,12 @@ package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Du
             }
             let rendered = render(&state, energy, at: finished, wall: wall, generatedAt: wall)
             return (rendered, state.health, previouslySucceeded, neverSucceeded)
+        }
+        for refusal in refused {
+            logger.warn("implausible battery reading refused: treated as missing, it sets no low battery (logged once per device)",
+                        ["device_id": .string(refusal.deviceID), "reading": .string(refusal.reading.rawValue),
+                         "value": .string("\(refusal.value)"),
+                         "bounds": .string("\(BatteryBounds.bounds(refusal.reading))")])
         }
         switch outcome {
         case .success(let readout) where neverSucceeded:

@@ -95,6 +95,8 @@ import WPTestSupport
         #expect(served.map(\.batCapacity) == [50, 0, 100], "the bounds themselves are plausible")
         let refused = try fixture.exposition().lines.filter { $0.name == "winpower_exporter_readings_refused_total" }
         #expect(refused.map(\.value) == [0, 2, 2])
+        let warnings = fixture.sink.records.filter { $0.message.hasPrefix("implausible battery reading refused") }
+        #expect(warnings.count == 2, "once per device and reading: \(warnings.map(\.message))")
     }
 
     @Test func nothingRefusedNoFamily() async throws {
