@@ -2,7 +2,7 @@
 # Runs `promtool check metrics` on the collector's golden expositions (snapshots rendered from
 # fixed readouts; the WPCollector tests keep them equal to real output): collector.txt, a
 # single-phase fleet, and collector-readings.txt, with every family that appears only when
-# needed (three-phase UPSs, passed-through readings, dropped readings). The only finding
+# needed (three-phase UPSs, passed-through readings, dropped readings, refused battery readings). The only finding
 # allowed is the seed name docs/metrics.md lists.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -35,6 +35,12 @@ need() {  # need COMMAND PACKAGE...: install Debian packages when COMMAND is mis
 need strip binutils
 need dpkg-shlibdeps dpkg-dev
 need lintian lintian
+need rpmbuild rpm
+need rpmlint rpmlint
+need debootstrap debootstrap
+need qemu-aarch64-static qemu-user-static
+need snmpget snmp
+need openssl openssl
 need man man-db
 need systemd-analyze systemd
 need unshare util-linux
@@ -70,17 +76,40 @@ done
 
 echo "== SHA256SUMS"
 (cd "$dist" && sha256sum -c SHA256SUMS) || fail "sha256sum -c SHA256SUMS"
-tarball="$(cd "$dist" && ls wpexporter-*.linux-*.tar.gz)"
-deb="$(cd "$dist" && ls wpexporter_*.deb)"
-[[ $(wc -l <"$dist/SHA256SUMS") == 2 ]] || fail "SHA256SUMS should list the tarball and the .deb"
-
-echo "== the version: CHANGELOG.md, HEAD, artifact names and the binary agree"
 release="$(sed -n 's/^## \[\([0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*\)\].*/\1/p' CHANGELOG.md | head -n 1)"
 commit="$(git rev-parse HEAD)"
-arch="$(dpkg --print-architecture)"
 version="$release+g${commit:0:12}"
-[[ "$tarball" == "wpexporter-$version.linux-$arch.tar.gz" ]] || fail "tarball $tarball, expected version $version"
-[[ "$deb" == "wpexporter_${version}_$arch.deb" ]] || fail ".deb $deb, expected version $version"
+# The architectures built: amd64 always (it is the host's), arm64 unless --arch left it out.
+mapfile -t archs < <(cd "$dist" && ls wpexporter-*.linux-*.tar.gz | sed 's/.*\.linux-\(.*\)\.tar\.gz$/\1/' | sort)
+[[ " ${archs[*]} " == *" amd64 "* ]] || fail "no amd64 tarball in $dist"
+expected_sums=()
+for a in "${archs[@]}"; do
+    case "$a" in amd64) r=x86_64 ;; arm64) r=aarch64 ;; *) fail "unexpected architecture $a" ;; esac
+    expected_sums+=("wpexporter-$version.linux-$a.tar.gz" "wpexporter_${version}_$a.deb" "wpexporter-$version-1.$r.rpm")
+done
+diff <(printf '%s\n' "${expected_sums[@]}" | sort) <(awk '{print $2}' "$dist/SHA256SUMS" | sort) \
+    || fail "SHA256SUMS does not list exactly the tarball, .deb and .rpm of ${archs[*]}"
+echo "SHA256SUMS: ${#expected_sums[@]} artifacts (${archs[*]}), each verified"
+
+echo "== every binary: glibc 2.28 or older, no libstdc++, glibc's libraries only"
+for a in "${archs[@]}"; do
+    mkdir -p "$work/$a"
+    tar -xzf "$dist/wpexporter-$version.linux-$a.tar.gz" -C "$work/$a"
+    file="$work/$a/wpexporter-$version.linux-$a/wpexporter"
+    objdump -T "$file" >"$work/$a/dynamic-symbols.txt" 2>/dev/null || readelf --dyn-syms -W "$file" >"$work/$a/dynamic-symbols.txt"
+    highest="$(readelf -V "$file" | grep -oE 'Name: GLIBC_[0-9.]+' | sed 's/^Name: GLIBC_//' | sort -V | tail -n 1)"
+    [[ "$(printf '%s\n2.28\n' "$highest" | sort -V | tail -n 1)" == 2.28 ]] || fail "$a: the binary needs GLIBC_$highest"
+    if readelf -V "$file" | grep -qE 'Name: (GLIBCXX|CXXABI)_'; then fail "$a: the binary needs libstdc++"; fi
+    needed="$(readelf -d "$file" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')"
+    [[ -z "$(printf '%s\n' $needed | grep -vE '^(libc\.so\.6|libm\.so\.6|libpthread\.so\.0|libdl\.so\.2|libz\.so\.1|ld-linux-.*)$')" ]] \
+        || fail "$a: the binary needs $needed"
+    echo "$a: highest GLIBC_$highest, no GLIBCXX/CXXABI, needs $needed"
+done
+
+echo "== the version: CHANGELOG.md, HEAD, artifact names and the binary agree"
+arch=amd64
+tarball="wpexporter-$version.linux-$arch.tar.gz"
+deb="wpexporter_${version}_$arch.deb"
 [[ "$(dpkg-deb --field "$dist/$deb" Version)" == "$version" ]] || fail ".deb Version field is not $version"
 tar -xzf "$dist/$tarball" -C "$work"
 tree="$work/wpexporter-$version.linux-$arch"
@@ -94,7 +123,12 @@ for file in wpexporter README.md CHANGELOG.md config.yaml deploy/systemd/wpexpor
         man/wpexporter.1 completions/wpexporter.bash; do
     [[ -f "$tree/$file" ]] || fail "the tarball has no $file"
 done
-if [[ -f LICENSE ]]; then [[ -f "$tree/LICENSE" ]] || fail "the tarball has no LICENSE"; fi
+for a in "${archs[@]}"; do
+    for file in wpexporter LICENSE README.md config.yaml man/wpexporter.1; do
+        [[ -f "$work/$a/wpexporter-$version.linux-$a/$file" ]] || fail "the $a tarball has no $file"
+    done
+done
+cmp -s LICENSE "$tree/LICENSE" || fail "the tarball's LICENSE is not the repository's"
 "$bin" check-config --config "$tree/config.yaml" --winpower.password x --data-dir "$work/check-data" >/dev/null \
     || fail "the example configuration does not pass check-config"
 if readelf -S "$bin" | grep -q '\.symtab'; then fail "the tarball's binary is not stripped"; fi
@@ -150,8 +184,13 @@ HIDDEN
 unshare --mount --propagation private bash "$work/hidden.sh" "$toolchain" "$bin" "$(readlink -f "$dynamic")" "$work"
 "$dynamic" version >/dev/null || fail "the toolchain is not back outside the namespace"
 
-echo "== the .deb: dpkg-deb --contents, control, conffiles"
-dpkg-deb --contents "$dist/$deb" | awk '{print $1, $6}' | sed 's|\./|/|' >"$work/contents.txt"
+for a in "${archs[@]}"; do
+echo "== the $a .deb: dpkg-deb --contents, control, conffiles"
+deb_a="wpexporter_${version}_$a.deb"
+[[ "$(dpkg-deb --field "$dist/$deb_a" Architecture)" == "$a" ]] || fail "$deb_a: Architecture is not $a"
+[[ "$(dpkg-deb --field "$dist/$deb_a" Depends)" =~ ^libc6\ \(\>=\ 2\.[0-9]+\),\ zlib1g\ \(\>=\ 1:1\.[0-9.]+\)$ ]] \
+    || fail "$deb_a: Depends is '$(dpkg-deb --field "$dist/$deb_a" Depends)', expected libc6 (>= 2.x), zlib1g (>= 1:1.x) alone"
+dpkg-deb --contents "$dist/$deb_a" | awk '{print $1, $6}' | sed 's|\./|/|' >"$work/contents.txt"
 cat >"$work/expected.txt" <<'EXPECTED'
 -rwxr-xr-x /usr/bin/wpexporter
 -rw-r--r-- /lib/systemd/system/wpexporter.service
@@ -164,18 +203,22 @@ cat >"$work/expected.txt" <<'EXPECTED'
 -rw-r--r-- /usr/share/doc/wpexporter/README.md
 EXPECTED
 while read -r line; do
-    grep -qxF -- "$line" "$work/contents.txt" || fail ".deb lacks $line"
+    grep -qxF -- "$line" "$work/contents.txt" || fail "$deb_a lacks $line"
 done <"$work/expected.txt"
 if grep -v -E '^(d[rwx-]{9} /(etc|lib|usr)?|-rw-r--r-- /(etc/winpower-exporter|lib/systemd/system|usr/share)/|-rwxr-xr-x /usr/bin/wpexporter$)' "$work/contents.txt"; then
-    fail ".deb has the unexpected entries above"
+    fail "$deb_a has the unexpected entries above"
 fi
-dpkg-deb --contents "$dist/$deb" | awk '$2 != "root/root" {print; bad = 1} END {exit bad}' || fail ".deb entries not owned by root"
-dpkg-deb --ctrl-tarfile "$dist/$deb" | tar -xOf - ./conffiles | grep -qx /etc/winpower-exporter/config.yaml || fail "config.yaml is not a conffile"
-echo "$(wc -l <"$work/contents.txt") entries, config.yaml is a conffile"
+dpkg-deb --contents "$dist/$deb_a" | awk '$2 != "root/root" {print; bad = 1} END {exit bad}' || fail "$deb_a entries not owned by root"
+dpkg-deb --ctrl-tarfile "$dist/$deb_a" | tar -xOf - ./conffiles | grep -qx /etc/winpower-exporter/config.yaml || fail "config.yaml is not a conffile"
+dpkg-deb --fsys-tarfile "$dist/$deb_a" | tar -xOf - ./usr/share/doc/wpexporter/copyright >"$work/copyright"
+grep -qx 'License: Expat' "$work/copyright" && grep -q '^ Permission is hereby granted' "$work/copyright" \
+    || fail "$deb_a: debian/copyright does not carry the MIT (Expat) license"
+echo "$a: $(wc -l <"$work/contents.txt") entries, config.yaml is a conffile, Depends: $(dpkg-deb --field "$dist/$deb_a" Depends), copyright: Expat"
 
-echo "== lintian"
-lintian --fail-on error,warning "$dist/$deb" || fail "lintian"
+echo "== lintian $deb_a"
+lintian --fail-on error,warning "$dist/$deb_a" || fail "lintian $deb_a"
 echo "lintian: no error, no warning"
+done
 
 echo "== the .deb installed into a scratch root"
 scratch="$work/root"
@@ -241,6 +284,68 @@ completion() {  # completion WORD...: what bash completes for the last word
 [[ "$(completion server --winpower.ba)" == "--winpower.base_url" ]] || fail "completion of 'server --winpower.ba': $(completion server --winpower.ba)"
 [[ "$(completion version --f)" == "--format" ]] || fail "completion of 'version --f': $(completion version --f)"
 echo "man page has every help page; bash completes commands and flags"
+
+echo "== the .rpm of each architecture: name, files, %config(noreplace), license, scriptlets, rpmlint"
+for a in "${archs[@]}"; do
+    case "$a" in amd64) r=x86_64 ;; arm64) r=aarch64 ;; esac
+    rpm_a="$dist/wpexporter-$version-1.$r.rpm"
+    [[ "$(rpm -qp --qf '%{NAME} %{VERSION} %{RELEASE} %{ARCH} %{LICENSE}' "$rpm_a")" == "wpexporter $version 1 $r MIT" ]] \
+        || fail "$rpm_a: $(rpm -qp --qf '%{NAME} %{VERSION} %{RELEASE} %{ARCH} %{LICENSE}' "$rpm_a")"
+    rpm -qp --qf '[%{FILEMODES:perms} %{FILEUSERNAME}:%{FILEGROUPNAME} %{FILENAMES} %{FILEFLAGS:fflags}\n]' "$rpm_a" >"$work/rpm-files.txt"
+    for line in "-rwxr-xr-x root:root /usr/bin/wpexporter " \
+            "-rw-r--r-- root:root /usr/lib/systemd/system/wpexporter.service " \
+            "-rw-r--r-- root:root /etc/winpower-exporter/config.yaml cn" \
+            "-rw-r--r-- root:root /usr/lib/sysusers.d/wpexporter.conf " \
+            "-rw-r--r-- root:root /usr/lib/tmpfiles.d/wpexporter.conf " \
+            "-rw-r--r-- root:root /usr/share/man/man1/wpexporter.1.gz d" \
+            "-rw-r--r-- root:root /usr/share/licenses/wpexporter/LICENSE l" \
+            "drwxr-x--- wpexporter:wpexporter /var/lib/wpexporter "; do
+        grep -qxF -- "$line" "$work/rpm-files.txt" || { cat "$work/rpm-files.txt"; fail "$rpm_a lacks: $line"; }
+    done
+    rpm -qp --scripts "$rpm_a" | grep -q 'useradd -r -g wpexporter' || fail "$rpm_a: %pre does not create the user"
+    rpmlint --strict -c scripts/release/rpmlint.toml "$rpm_a" || fail "rpmlint $rpm_a"
+    echo "$a: $(wc -l <"$work/rpm-files.txt") files, config.yaml %config(noreplace), LICENSE %license, rpmlint clean"
+done
+
+echo "== the x86_64 .rpm installed with rpm into a bullseye root (an overlay; its scriptlets run there)"
+bullseye_amd64="$(scripts/release/roots.sh amd64)"
+cat >"$work/rpm-install.sh" <<'RPMINSTALL'
+#!/usr/bin/env bash
+# In a private mount namespace: a writable overlay of the cached root, the RPM installed there.
+set -euo pipefail
+lower=$1 rpm_file=$2 work=$3
+fail() { echo "FAIL: $*"; exit 1; }
+mkdir -p "$work/upper" "$work/ovl-work" "$work/merged"
+mount -t overlay overlay -o "lowerdir=$lower,upperdir=$work/upper,workdir=$work/ovl-work" "$work/merged"
+mount -t proc proc "$work/merged/proc"
+merged="$work/merged"
+rpm --root "$merged" --initdb
+# Debian's rpm warns before every install or erase unless told that it is meant (--force-debian).
+rpm() { if [[ "$1" == --root && "$3" == -[iUe] ]]; then command rpm --force-debian "$@"; else command rpm "$@"; fi; }
+rpm --root "$merged" -i --nodeps "$rpm_file" || fail "rpm -i"
+chroot "$merged" getent passwd wpexporter | grep -q ':/var/lib/wpexporter:/sbin/nologin$' || fail "%pre made no user wpexporter"
+owner="$(chroot "$merged" stat -c '%U:%G %a' /var/lib/wpexporter)"
+[[ "$owner" == "wpexporter:wpexporter 750" ]] || fail "/var/lib/wpexporter: $owner"
+chroot "$merged" /usr/bin/wpexporter version >/dev/null || fail "the installed binary does not run in the root"
+chroot "$merged" /usr/bin/wpexporter check-config --config /etc/winpower-exporter/config.yaml --winpower.password x \
+    --data-dir /tmp/check-data >/dev/null || fail "the packaged configuration does not pass check-config"
+echo "# edited by the operator" >>"$merged/etc/winpower-exporter/config.yaml"
+rpm --root "$merged" -U --replacepkgs --nodeps "$rpm_file" || fail "rpm -U (reinstall)"
+grep -q '^# edited by the operator$' "$merged/etc/winpower-exporter/config.yaml" || fail "a reinstall replaced the edited config.yaml"
+cp /lib/systemd/system/*.target "$merged/usr/lib/systemd/system/" 2>/dev/null || true
+systemd-analyze verify --root="$merged" --man=no wpexporter.service >"$work/verify.txt" 2>&1 || { cat "$work/verify.txt"; fail "systemd-analyze verify"; }
+[[ ! -s "$work/verify.txt" ]] || { cat "$work/verify.txt"; fail "systemd-analyze verify printed the messages above"; }
+rpm --root "$merged" -e wpexporter || fail "rpm -e"
+[[ ! -e "$merged/usr/bin/wpexporter" ]] || fail "rpm -e left /usr/bin/wpexporter"
+[[ -f "$merged/etc/winpower-exporter/config.yaml.rpmsave" ]] || fail "rpm -e did not keep the edited config.yaml as .rpmsave"
+echo "installed (user wpexporter and /var/lib/wpexporter made by its scriptlets), ran, check-config passed, the edited config.yaml kept on reinstall and saved as .rpmsave on erase; the unit passes systemd-analyze verify"
+RPMINSTALL
+unshare --mount --propagation private bash "$work/rpm-install.sh" "$bullseye_amd64" "$dist/wpexporter-$version-1.x86_64.rpm" "$work/rpm-root"
+
+echo "== each binary on Debian bullseye (glibc 2.31, OpenSSL 1.1): version, demo, HTTPS login, TLS listener, SNMPv3"
+for a in "${archs[@]}"; do
+    scripts/release/check-userland.sh "$a" "$work/$a/wpexporter-$version.linux-$a/wpexporter" "$(scripts/release/roots.sh "$a")" "$commit"
+done
 
 echo "== the packaged binary under the packaged unit's system-call filter (scripts/check-seccomp.sh)"
 WPEXPORTER_BIN="$scratch/usr/bin/wpexporter" WPEXPORTER_UNIT="$scratch/lib/systemd/system/wpexporter.service" scripts/check-seccomp.sh

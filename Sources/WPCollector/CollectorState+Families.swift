@@ -182,6 +182,16 @@ extension CollectorState {
             }
             families.append(dropped)
         }
+        if !readingsRefused.isEmpty {
+            var refused = try MetricFamily(name: "winpower_exporter_readings_refused_total",
+                help: "Battery readings refused as physically implausible and treated as missing (charge outside 0-100 %, "
+                    + "runtime outside 0-604800 s, voltage outside 0-2000 V, or not finite): they never set LB or batteryLow.",
+                type: .counter, labelNames: ["reading"])
+            for reading in BatteryBounds.Reading.allCases {
+                try refused.append(labelValues: [reading.rawValue], value: Double(readingsRefused[reading] ?? 0))
+            }
+            families.append(refused)
+        }
     }
 }
 

@@ -41,6 +41,10 @@ struct CollectorState<Instant: InstantProtocol>: Sendable where Instant.Duration
     var deviceLabelNames = ["device_id", "device_name", "device_type"]
     /// Readings left out of `winpower_device_reading` since start, by reason.
     var readingsDropped: [ReadingsPolicy.DropReason: Int] = [:]
+    /// Battery readings refused as outside their physical bounds since start (``BatteryBounds``).
+    var readingsRefused: [BatteryBounds.Reading: Int] = [:]
+    /// The device and reading of each refusal already logged (once per pair).
+    var refusalsLogged: Set<String> = []
 
     init(configuration: CollectorConfiguration) {
         collectionDuration = HistogramAccumulator(bounds: configuration.collectionDurationBuckets)

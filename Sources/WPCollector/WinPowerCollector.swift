@@ -169,7 +169,13 @@ package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Du
         }
         let fetched = clock.now
         let filter = configuration.devices
-        let outcome = rawOutcome.map { filter.apply(to: $0) }
+        // Battery readings outside their physical bounds are missing from here on (BatteryBounds).
+        var refused: [BatteryBounds.Refusal] = []
+        let outcome = rawOutcome.map { readout in
+            var kept = filter.apply(to: readout)
+            refused = BatteryBounds.apply(to: &kept.devices)
+            return kept
+        }
         if case .success(let readout) = outcome {
             let prefix = configuration.energyKeyPrefix
             meter.record(readout.devices.map { Self.energySample($0, keyPrefix: prefix) }, at: fetched, wall: wallClock(),
@@ -186,6 +192,10 @@ package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Du
             let neverSucceeded = state.lastSuccessAt == nil
             switch outcome {
             case .success(let readout):
+                for refusal in refused { state.readingsRefused[refusal.reading, default: 0] += 1 }
+                // Logged below, once per device and reading: a UPS sending garbage every cycle
+                // is one warning, the counter says how often.
+                refused = refused.filter { state.refusalsLogged.insert("\($0.deviceID)\u{1F}\($0.reading.rawValue)").inserted }
                 state.apply(readout, at: fetched, wall: wall, readings: configuration.readings, devices: filter)
             case .failure(let error):
                 state.apply(failure: error.kind.rawValue, message: error.message,
@@ -193,6 +203,12 @@ package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Du
             }
             let rendered = render(&state, energy, at: finished, wall: wall, generatedAt: wall)
             return (rendered, state.health, previouslySucceeded, neverSucceeded)
+        }
+        for refusal in refused {
+            logger.warn("implausible battery reading refused: treated as missing, it sets no low battery (logged once per device)",
+                        ["device_id": .string(refusal.deviceID), "reading": .string(refusal.reading.rawValue),
+                         "value": .string("\(refusal.value)"),
+                         "bounds": .string("\(BatteryBounds.bounds(refusal.reading))")])
         }
         switch outcome {
         case .success(let readout) where neverSucceeded:
@@ -215,7 +231,8 @@ package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Du
             let previous = publishedDevices.withLock { $0 }
             let readings = DeviceReadings(merging: readout.devices, at: fetched, into: previous,
                                           window: configuration.stalenessWindow,
-                                          selfTests: energy.totals.compactMapValues { SelfTestRecord($0.ledger) })
+                                          selfTests: energy.totals.compactMapValues { SelfTestRecord($0.ledger) },
+                                          outageStarts: energy.totals.compactMapValues { $0.ledger.inOutage ? $0.ledger.lastStart : nil })
             publishedDevices.withLock { $0 = readings }
         }
         health.energySamplesRejected = energy.status.rejectedSamples
@@ -384,24 +401,28 @@ extension WinPowerCollector {
         /// The battery self-tests the outage ledger keeps, by `device_id`, for devices that
         /// had one (kept across restarts with the energy totals).
         package let selfTests: [String: SelfTestRecord]
+        /// When the outage in progress began (wall clock), by `device_id`, for devices the outage
+        /// ledger has on battery now (kept across restarts): `upsSecondsOnBattery`.
+        package let outageStarts: [String: Date]
 
-        static var empty: DeviceReadings { DeviceReadings([], selfTests: [:]) }
+        static var empty: DeviceReadings { DeviceReadings([], selfTests: [:], outageStarts: [:]) }
 
-        init(_ readings: [Reading], selfTests: [String: SelfTestRecord]) {
+        init(_ readings: [Reading], selfTests: [String: SelfTestRecord], outageStarts: [String: Date]) {
             self.readings = readings
             self.selfTests = selfTests
+            self.outageStarts = outageStarts
         }
 
         /// `devices` read at `instant`, plus the devices of `previous` missing from them whose
         /// reading is still within `window`.
         convenience init(merging devices: [Device], at instant: C.Instant, into previous: DeviceReadings, window: Duration,
-                         selfTests: [String: SelfTestRecord]) {
+                         selfTests: [String: SelfTestRecord], outageStarts: [String: Date]) {
             var byID: [String: Reading] = [:]
             for reading in previous.readings where reading.readAt.duration(to: instant) <= window {
                 byID[reading.device.id] = reading
             }
             for device in devices { byID[device.id] = Reading(device: device, readAt: instant) }
-            self.init(byID.values.sorted { $0.device.id < $1.device.id }, selfTests: selfTests)
+            self.init(byID.values.sorted { $0.device.id < $1.device.id }, selfTests: selfTests, outageStarts: outageStarts)
         }
     }
 }

@@ -237,17 +237,21 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         let fleet = ServerFleet<C>(members: [])
         self.fleet = fleet
         let afterCollection = options.afterCollection
-        // The SNMP agent's notifications follow each publish; the agent is made further down.
+        // The SNMP agent's notifications follow each publish, whoever publishes: the merger
+        // for named servers, the unnamed server of `winpower` straight to `/metrics` (one
+        // closure for both, so a reload between the two shapes keeps them). The agent is made
+        // further down.
         let notify = Mutex<(@Sendable () -> Void)?>(nil)
-        merger = ExpositionMerger(spacing: options.mergeSpacing, clock: clock, parts: {
-            fleet.pipelines.map { $0.collector.snapshot.chunks } + [WinPowerCollector<C>.processWideChunks(meter)]
-        }, afterMerge: {
+        let afterPublish: @Sendable () -> Void = {
             notify.withLock { $0 }?()
             afterCollection()
-        })
+        }
+        merger = ExpositionMerger(spacing: options.mergeSpacing, clock: clock, parts: {
+            fleet.pipelines.map { $0.collector.snapshot.chunks } + [WinPowerCollector<C>.processWideChunks(meter)]
+        }, afterMerge: afterPublish)
         let makeMember = Self.memberFactory(meter: meter, merger: merger, clock: clock, wallClock: wallClock,
                                             logger: components, graceful: gracefulShutdownTimeout,
-                                            afterCollection: afterCollection)
+                                            afterPublish: afterPublish)
         var members: [ServerFleet<C>.Member] = []
         for entry in Self.serverEntries(configuration) {
             do {
@@ -457,11 +461,12 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                               single: nil, servers: servers)
     }
 
-    /// Makes a server's pipeline around its client: a named server publishes to the merger,
-    /// the unnamed one of `winpower` straight to `/metrics`.
+    /// Makes a server's pipeline around its client: a named server publishes to the merger
+    /// (whose merge runs `afterPublish`), the unnamed one of `winpower` straight to `/metrics`
+    /// and runs `afterPublish` itself.
     private static func memberFactory(meter: EnergyMeter<C>, merger: ExpositionMerger<C>, clock: C,
                                       wallClock: @escaping @Sendable () -> Date, logger: WPLogger, graceful: Duration,
-                                      afterCollection: @escaping @Sendable () -> Void) -> ServerFleet<C>.MemberFactory {
+                                      afterPublish: @escaping @Sendable () -> Void) -> ServerFleet<C>.MemberFactory {
         return { entry, client, configuration in
             let fields: [String: LogValue] = entry.name.isEmpty ? [:] : ["server": .string(entry.name)]
             let collector = WinPowerCollector(configuration: ServerPipeline<C>.collectorConfiguration(entry, configuration),
@@ -471,7 +476,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                 name: entry.name, labels: collector.configuration.seriesLabels, collector: collector,
                 interval: collector.configuration.interval, gracefulShutdownTimeout: graceful, clock: clock,
                 logger: logger.component("scheduler", fields: fields),
-                published: entry.name.isEmpty ? afterCollection : merger.publisher())
+                published: entry.name.isEmpty ? afterPublish : merger.publisher())
             return ServerFleet<C>.Member(entry: entry, interval: collector.configuration.interval, client: client,
                                          pipeline: pipeline)
         }

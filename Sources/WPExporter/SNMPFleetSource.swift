@@ -124,11 +124,11 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
     private func rebuild(_ cache: inout Cache, collectors: [(name: String, collector: WinPowerCollector<C>)],
                          readings: [WinPowerCollector<C>.DeviceReadings], names: [(key: String, name: String)]) {
         var byKey: [String: (reading: WinPowerCollector<C>.DeviceReadings.Reading, collector: WinPowerCollector<C>,
-                             selfTest: SelfTestRecord?)] = [:]
+                             selfTest: SelfTestRecord?, outageStart: Date?)] = [:]
         for (server, readings) in zip(collectors, readings) {
             for reading in readings.readings {
                 byKey[NUTFleetSource<C>.key(server: server.name, device: reading.device.id)] =
-                    (reading, server.collector, readings.selfTests[reading.device.id])
+                    (reading, server.collector, readings.selfTests[reading.device.id], readings.outageStarts[reading.device.id])
             }
         }
         var views: [String: MIBTable] = [:]
@@ -137,7 +137,7 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
         var selfTests: [String: SelfTestRecord] = [:]
         let now = wallClock()
         for (key, name) in names {
-            guard let (reading, collector, record) = byKey[key] else { continue }
+            guard let (reading, collector, record, outageStart) = byKey[key] else { continue }
             let device = reading.device
             let lowered = name.lowercased()
             selfTests[lowered] = record
@@ -148,7 +148,8 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
                 cache.testEnds[lowered] = startWall.addingTimeInterval(start.duration(to: reading.readAt).seconds)
             }
             let test = UPSMIBMapping.TestTimes(record: record, agentStart: startWall, now: now, end: cache.testEnds[lowered])
-            var ups = UPSMIBMapping.values(of: device, name: name, agentVersion: version, lowBatteryTime: lowBatteryTime, test: test)
+            var ups = UPSMIBMapping.values(of: device, name: name, agentVersion: version, lowBatteryTime: lowBatteryTime, test: test,
+                                           onBatterySince: outageStart, now: now)
             if device.connected == false || collector.age(of: reading.readAt) > collector.configuration.stalenessWindow {
                 var stale = UPSMIBValues()
                 (stale.model, stale.upsSoftwareVersion, stale.agentSoftwareVersion, stale.name, stale.attachedDevices) =

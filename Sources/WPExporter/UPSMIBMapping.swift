@@ -16,8 +16,10 @@ package enum UPSMIBMapping {
     /// them as RFC 1628 asks and keeps their times.
     ///   - test: the device's self-tests from the outage ledger and the times the test group is
     ///     reckoned in (``TestTimes``); `nil` serves WinPower's `testStatus` alone.
+    ///   - onBatterySince: the outage ledger's start of the outage in progress (wall clock);
+    ///     with `now`, `upsSecondsOnBattery` while the UPS is on battery (0 without it).
     package static func values(of device: Device, name: String, agentVersion: String, lowBatteryTime: Double?,
-                               test: TestTimes? = nil) -> UPSMIBValues {
+                               test: TestTimes? = nil, onBatterySince: Date? = nil, now: Date? = nil) -> UPSMIBValues {
         var ups = UPSMIBValues()
         let realtime = device.realtime
         ups.model = device.asset.model
@@ -42,7 +44,15 @@ package enum UPSMIBMapping {
         if realtime.batCapacity != nil || realtime.batRemainTime != nil {
             ups.batteryStatus = low ? .batteryLow : .batteryNormal
         }
-        ups.secondsOnBattery = mode == nil ? nil : 0   // the time on battery is not read from WinPower
+        // RFC 1628: the time since the UPS last switched to battery, zero when not on battery.
+        // WinPower does not say; the outage ledger knows when the outage in progress began.
+        if mode != nil {
+            var seconds = 0.0
+            if ups.outputSource == .battery, let onBatterySince, let now {
+                seconds = max(0, now.timeIntervalSince(onBatterySince).rounded(.down))
+            }
+            ups.secondsOnBattery = seconds
+        }
         let phases = max(1, Int(device.config.inputPhaseNumber ?? 1))
         ups.inputLines = (1...min(phases, 3)).map { phase in
             UPSMIBValues.InputLine(frequency: phase == 1 ? realtime.inputFreq : nil, voltage: realtime.phase(.inputVolt, phase),
@@ -102,7 +112,10 @@ package enum UPSMIBMapping {
         let result = inProgress ? .inProgress : testResult(record?.lastStatus ?? status)
         guard let result else { return }
         ups.testResult = result
-        ups.testID = result == .noTestsInitiated ? .noTestsInitiated : .quickBatteryTest
+        // Only a test running now is named: NUT's IETF mapping reads upsTestId as the test in
+        // progress (quick battery test → `TEST` in ups.status), so a finished one is
+        // `upsTestNoTestsInitiated` and its result stays in the summary (docs/snmp.md).
+        ups.testID = result == .inProgress ? .quickBatteryTest : .noTestsInitiated
         var detail = switch result {
         case .donePass: "battery self-test passed"
         case .doneWarning: "battery self-test passed with a warning"

@@ -93,8 +93,11 @@ public struct UPSNotifier: Sendable {
         }
         guard let last else { return notifications }
         if last.testResult == .inProgress, let result = values.testResult, result != .inProgress {
-            notifications.append(SNMPNotification(trap: UPSMIB.Traps.testCompleted, varBinds: bindings([
-                UPSMIB.Test.id.appending(0), UPSMIB.Test.resultsSummary.appending(0), UPSMIB.Test.resultsDetail.appending(0),
+            // `upsTestId` names the test that completed (the one in progress before), whatever
+            // the agent answers for it now that none runs.
+            let completed = (last.testID ?? values.testID).map { [VarBind(UPSMIB.Test.id.appending(0), .objectIdentifier($0.oid))] } ?? []
+            notifications.append(SNMPNotification(trap: UPSMIB.Traps.testCompleted, varBinds: completed + bindings([
+                UPSMIB.Test.resultsSummary.appending(0), UPSMIB.Test.resultsDetail.appending(0),
                 UPSMIB.Test.startTime.appending(0), UPSMIB.Test.elapsedTime.appending(0)])))
         }
         let before = Dictionary(last.alarms.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })

@@ -29,8 +29,9 @@ struct DataDirectoryLock: Sendable {
     /// Takes the lock or throws without waiting.
     static func acquire(directory: String) throws(StorageError) -> DataDirectoryLock {
         let path = directory + "/" + fileName
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .posix("open lock file", path) }
+        // Never through a symbolic link: truncating and writing the pid would hit its target.
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard fd >= 0 else { throw FileSystem.refusal("open lock file", path) }
         var attempts = 0
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno

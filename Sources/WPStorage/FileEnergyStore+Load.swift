@@ -51,10 +51,14 @@ extension FileEnergyStore {
         case bad(String)
     }
 
-    private func read(_ path: String) -> Candidate {
+    /// - Throws: ``StorageError/symbolicLink(path:)`` for a link: never read through, nor moved
+    ///   aside as damaged; the store refuses to start, naming it.
+    private func read(_ path: String) throws(StorageError) -> Candidate {
         switch FileSystem.readFile(path) {
         case .missing: return .missing
-        case .failed(let error): return .bad(error.description)
+        case .failed(let error):
+            if case .symbolicLink = error { throw error }
+            return .bad(error.description)
         case .bytes(let bytes):
             switch StateFileFormat.decode(bytes) {
             case .success(let state): return .valid(state)
@@ -65,7 +69,7 @@ extension FileEnergyStore {
 
     private func recover() throws(StorageError) -> LoadedEnergyState {
         var quarantined: [String] = []
-        let primary = read(paths.state)
+        let primary = try read(paths.state)
         switch primary {
         case .valid(let state):
             return LoadedEnergyState(state: state, source: .primary)
@@ -77,7 +81,7 @@ extension FileEnergyStore {
         case .missing:
             break
         }
-        switch read(paths.backup) {
+        switch try read(paths.backup) {
         case .valid(let state):
             if case .missing = primary {
                 logger.warn("energy state file is missing; using the backup",

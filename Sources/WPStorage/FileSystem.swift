@@ -13,10 +13,14 @@ enum FileSystem {
         case failed(StorageError)
     }
 
-    static func readFile(_ path: String) -> ReadResult {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    /// Reads the whole file at `path`; a symbolic link there is refused
+    /// (``StorageError/symbolicLink(path:)``) unless `followingLinks` (files outside the data
+    /// directory, such as the Go exporter's, named by the user).
+    static func readFile(_ path: String, followingLinks: Bool = false) -> ReadResult {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW))
         if fd < 0 {
-            return errno == ENOENT ? .missing : .failed(.posix("open", path))
+            let code = errno
+            return code == ENOENT ? .missing : .failed(refusal("open", path, errno: code))
         }
         defer { close(fd) }
         var result: [UInt8] = []
@@ -38,9 +42,11 @@ enum FileSystem {
     ///
     /// - Returns: the identity of the file written.
     @discardableResult
+    /// A symbolic link at `path` is refused and left alone (``StorageError/symbolicLink(path:)``):
+    /// opening it would truncate, fill and re-mode whatever file it points at.
     static func writeAndSync(_ path: String, _ bytes: [UInt8], mode: UInt16) throws(StorageError) -> Identity {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode_t(mode))
-        guard fd >= 0 else { throw .posix("create", path) }
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode_t(mode))
+        guard fd >= 0 else { throw refusal("create", path) }
         defer { close(fd) }
         // Apply the configured mode exactly, whatever the umask.
         guard fchmod(fd, mode_t(mode)) == 0 else { throw .posix("chmod", path) }
@@ -63,6 +69,19 @@ enum FileSystem {
     }
 
     /// Flushes directory entries (renames, links) of `path` to stable storage.
+    /// The error of an `open` with `O_NOFOLLOW` that failed: ``StorageError/symbolicLink(path:)``
+    /// when `path` is a symbolic link (`ELOOP`), else the system error.
+    static func refusal(_ operation: String, _ path: String, errno code: Int32 = errno) -> StorageError {
+        if code == ELOOP || isSymbolicLink(path) { return .symbolicLink(path: path) }
+        return .posix(operation, path, errno: code)
+    }
+
+    /// Whether `path` itself is a symbolic link (not followed).
+    static func isSymbolicLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
+    }
+
     static func syncDirectory(_ path: String) throws(StorageError) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw .posix("open directory", path) }
@@ -109,6 +128,8 @@ enum FileSystem {
     /// links (`EPERM`, `ENOTSUP`, `EXDEV`, `EMLINK`…), a copy written with `mode` and `fsync`ed.
     /// Either way `alias` holds flushed content when this returns.
     static func backup(_ existing: String, as alias: String, mode: UInt16, calls: Calls) throws(StorageError) -> BackupMethod {
+        // A planted link is reported and left alone, not removed: someone put it there.
+        if isSymbolicLink(alias) { throw .symbolicLink(path: alias) }
         if unlink(alias) != 0 && errno != ENOENT { throw .posix("unlink", alias) }
         let failure = calls.link(existing, alias)
         if failure == 0 { return .hardLink }

@@ -20,6 +20,8 @@ package enum StorageError: Error, Equatable, CustomStringConvertible {
     case invalidState(reason: String)
     /// The store was closed and cannot be used any more.
     case closed(dataDirectory: String)
+    /// A file of the data directory is a symbolic link: never followed, and left as it is.
+    case symbolicLink(path: String)
 
     /// Captures the current `errno` for `operation` on `path`.
     static func posix(_ operation: String, _ path: String, errno code: Int32 = errno) -> StorageError {
@@ -65,6 +67,9 @@ package enum StorageError: Error, Equatable, CustomStringConvertible {
             return "energy state not saved: \(reason)"
         case .closed(let dataDirectory):
             return "energy store for \(dataDirectory) is closed"
+        case .symbolicLink(let path):
+            return "\(path) is a symbolic link: files in the data directory are never opened through a link "
+                + "(one planted there would make the exporter write where it points); it was left as it is: remove it"
         }
     }
 }

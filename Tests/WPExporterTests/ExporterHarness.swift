@@ -29,11 +29,14 @@ final class ExporterHarness: Sendable {
     ///   - clock: shared clock (pass the previous harness's to restart "later").
     ///   - configure: changes to the simulator.
     ///   - configureExporter: changes to the exporter's configuration.
+    ///   - clientsForReloads: servers a reload adds get clients like the first one (on the
+    ///     shared clock); otherwise such a reload is refused.
     init(devices: Int = 5, dataDirectory: String? = nil, clock: ManualClock = ManualClock(),
          configure: (inout WinPowerSimulator.Configuration) -> Void = { _ in },
          configureExporter: (inout ExporterConfiguration) -> Void = { _ in },
          componentLabels: Exporter<ManualClock>.ComponentLabels = .nested,
-         energyStorage: EnergyStorage = .dataDirectory, listeners: Listeners = .sockets) async throws {
+         energyStorage: EnergyStorage = .dataDirectory, listeners: Listeners = .sockets,
+         clientsForReloads: Bool = false) async throws {
         self.clock = clock
         var simulatorConfiguration = WinPowerSimulator.Configuration()
         simulatorConfiguration.deviceCount = devices
@@ -57,11 +60,14 @@ final class ExporterHarness: Sendable {
             let offset = wall.now.offset.components
             return epoch.addingTimeInterval(Double(offset.seconds) + Double(offset.attoseconds) / 1e18)
         }
-        let client = WinPowerHTTPClient(configuration: try ExporterSettings.client(configuration.winPower), clock: clock,
-                                        wallClock: wallClock, logger: logger.child(label: "client"))
-        exporter = try Exporter(configuration: configuration, client: client, clock: clock, wallClock: wallClock, logger: logger,
-                                componentLabels: componentLabels, energyStorage: energyStorage,
-                                listeners: listeners)
+        let makeClient: ClientFactory = { entry in
+            WinPowerHTTPClient(configuration: try ExporterSettings.client(entry.winPower), clock: clock,
+                               wallClock: wallClock, logger: logger.child(label: "client"))
+        }
+        exporter = try Exporter(configuration: configuration, clients: [try makeClient(Exporter<ManualClock>.singleServerEntry(configuration))],
+                                clock: clock, wallClock: wallClock, logger: logger,
+                                clientFactory: clientsForReloads ? makeClient : nil, componentLabels: componentLabels,
+                                energyStorage: energyStorage, listeners: listeners)
         let server = exporter.server
         serverTask = Task { try await server.run() }
         port = try await server.waitUntilListening().port

@@ -4,8 +4,10 @@ import WPTestThreads
 import WPClient
 import WPCollector
 import WPConfig
+import WPLogging
 import WPNUT
 import WPSimulator
+import WPSNMP
 import WPTestSupport
 @testable import WPExporter
 
@@ -32,6 +34,45 @@ import WPTestSupport
             #expect((ups.availability == .stale) == (connected == 0), "\(ups.name): a disconnected device is stale")
             #expect(ups.value(of: "driver.version") == "9.9.9")
         }
+    }
+
+    /// Issue 49: one `batCapacity` of `-1e308` on a UPS on battery gave `OB DISCHRG LB`, and a
+    /// primary upsmon powered its hosts off. The reading is refused as it arrives: NUT shows
+    /// `OB DISCHRG` without `battery.charge`, the UPS-MIB no `batteryLow` nor low-battery alarm.
+    /// A plausible low charge still gives `LB`.
+    @Test func anImpossibleChargeNeverGivesLowBattery() async throws {
+        func device(charge: Double) -> Device {
+            var device = Device.make(id: "ups-1", watts: 400)
+            device.realtime.mode = 4
+            device.realtime.batCapacity = charge
+            device.realtime.batRemainTime = 1_800
+            return device
+        }
+        let directory = temporaryPathRemovedAtExit("wpexporter-implausible")
+        let configuration = ExporterHarness.configuration(baseURL: "http://127.0.0.1:9", username: "admin", password: "pw",
+                                                          dataDirectory: directory)
+        let clock = ManualClock()
+        let exporter = try Exporter(configuration: configuration,
+                                    client: ClientStub([.success(.make(devices: [device(charge: -1e308)])),
+                                                        .success(.make(devices: [device(charge: 5)]))]),
+                                    clock: clock, wallClock: { Date() }, logger: .disabled)
+        let source = NUTFleetSource(fleet: exporter.fleet, settings: NUTBridgeSettings(), version: "1")
+        func served() throws -> (nut: NUTUPS, snmp: UPSMIBValues) {
+            let ups = try #require(source.upsList().first)
+            let device = try #require(exporter.collector.devices.readings.first?.device)
+            return (ups, UPSMIBMapping.values(of: device, name: ups.name, agentVersion: "1", lowBatteryTime: 120))
+        }
+        await exporter.collector.collect()
+        var (nut, snmp) = try served()
+        #expect(nut.value(of: "ups.status") == "OB DISCHRG")
+        #expect(nut.value(of: "battery.charge") == nil)
+        #expect(snmp.batteryStatus == .batteryNormal && !snmp.alarms.contains { $0.alarm == .lowBattery }, "\(snmp)")
+        clock.advance(by: .seconds(5))
+        await exporter.collector.collect()
+        (nut, snmp) = try served()
+        #expect(nut.value(of: "ups.status") == "OB DISCHRG LB", "a plausible low charge still shuts down")
+        #expect(snmp.batteryStatus == .batteryLow)
+        await exporter.close()
     }
 
     /// Stale by age only, as upsd's MAXAGE: a failed collection (WinPower unreachable) keeps

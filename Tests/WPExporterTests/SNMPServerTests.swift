@@ -7,6 +7,7 @@ import WPConfig
 import WPLogging
 import WPServer
 import WPSimulator
+import WPScheduler
 import WPSNMP
 import WPTestSupport
 @testable import WPExporter
@@ -116,15 +117,15 @@ struct SNMPServerTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-traps-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let trapPort = try await freeUDPPort()
         try "authCommunity log traps-c0mm\n".write(toFile: directory + "/snmptrapd.conf", atomically: true, encoding: .utf8)
         let path = ChildProcess.executable(named: "snmptrapd") ?? "/usr/sbin/snmptrapd"
         let trapd = try ChildProcess(path, ["-f", "-Lo", "-C", "-c", directory + "/snmptrapd.conf", "-m", "", "-M", directory, "-n", "-On",
-                                            "udp:127.0.0.1:\(trapPort)"],
+                                            "udp:127.0.0.1:0"],
                                      environment: ["HOME": directory, "SNMP_PERSISTENT_DIR": directory, "SNMPCONFPATH": directory])
         defer { trapd.signal(SIGTERM) }
         let ready = try await NamedThread.run(name: "test-trapd") { trapd.waitForOutput(limit: .seconds(30)) { $0.contains("NET-SNMP version") } }
         #expect(ready.satisfied, "snmptrapd did not start: \(trapd.standardError)")
+        let trapPort = try #require(await trapd.waitForUDPPort(), "snmptrapd bound no port: \(trapd.standardError)")
 
         let users = directory + "/snmp-users.yml"
         try """
@@ -150,6 +151,109 @@ struct SNMPServerTests {
         }
         #expect(received.satisfied, "\(trapd.standardOutput)")
         #expect(snmp.sender?.statistics.sent ?? 0 >= 1)
+        await harness.shutdown()
+    }
+
+    /// How the outage test configures its one WinPower server.
+    enum Shape: String, CaseIterable, Sendable {
+        /// A plain `winpower:` section.
+        case winpower
+        /// One entry of `servers:`.
+        case servers
+        /// `winpower:`, reloaded into `servers:` before mains fail and back once they return.
+        case reloaded
+    }
+
+    /// What a user runs: the exporter's collections on their schedule (`runCollection`, no
+    /// call to the notifier by hand) against a simulated UPS whose mains fail from 20 s to
+    /// 50 s, with snmptrapd as the receiver. Each collection is followed by the
+    /// notifications it calls for, whether the server is the plain `winpower:` one, an entry
+    /// of `servers:`, or reloaded from one to the other (issue 48: the plain one never sent
+    /// any).
+    @Test(.enabled(if: ChildProcess.executable(named: "snmptrapd") != nil
+                   || FileManager.default.isExecutableFile(atPath: "/usr/sbin/snmptrapd"), "snmptrapd is not installed: skipped"),
+          arguments: Shape.allCases)
+    func anOutageSendsItsTrapsFromTheRunningExporter(shape: Shape) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-outage-traps-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "authCommunity log traps-c0mm\n".write(toFile: directory + "/snmptrapd.conf", atomically: true, encoding: .utf8)
+        let path = ChildProcess.executable(named: "snmptrapd") ?? "/usr/sbin/snmptrapd"
+        let trapd = try ChildProcess(path, ["-f", "-Lo", "-C", "-c", directory + "/snmptrapd.conf", "-m", "", "-M", directory, "-n", "-On",
+                                            "udp:127.0.0.1:0"],
+                                     environment: ["HOME": directory, "SNMP_PERSISTENT_DIR": directory, "SNMPCONFPATH": directory])
+        defer { trapd.signal(SIGTERM) }
+        let ready = try await NamedThread.run(name: "test-trapd") { trapd.waitForOutput(limit: .seconds(30)) { $0.contains("NET-SNMP version") } }
+        #expect(ready.satisfied, "snmptrapd did not start: \(trapd.standardError)")
+        let trapPort = try #require(await trapd.waitForUDPPort(), "snmptrapd bound no port: \(trapd.standardError)")
+        let users = directory + "/snmp-users.yml"
+        try """
+            communities:
+              - community: \(Self.community)
+            traps:
+              - address: 127.0.0.1:\(trapPort)
+                community: traps-c0mm
+            """.write(toFile: users, atomically: true, encoding: .utf8)
+        let harness = try await ExporterHarness(devices: 1, configure: { simulator in
+            simulator.outageSchedule = [OutageWindow(device: 0, start: 20, length: 30)]
+        }, configureExporter: { configuration in
+            configuration.snmp.listen = "127.0.0.1:0"
+            configuration.snmp.usersFile = users
+            if shape == .servers { configuration.servers = [ServerEntry(name: "site-a", winPower: configuration.winPower)] }
+        }, clientsForReloads: shape == .reloaded)
+        let snmp = try #require(harness.exporter.snmp)
+        let (trigger, stop) = AsyncStream<Void>.makeStream()
+        let exporter = harness.exporter
+        let plain = exporter.configuration
+        var underServers = plain
+        underServers.servers = [ServerEntry(name: "site-a", winPower: plain.winPower)]
+        let running = Task { try await exporter.runCollection(until: { for await _ in trigger {} }) }
+        // Collections completed by the pipeline running now (a reload starts a new one).
+        func collected(_ count: Int) async {
+            let scheduler = exporter.pipelines[0].scheduler
+            await ServersHarness.until("collection \(count)") { scheduler.statistics.completed >= count }
+        }
+        func received(_ oid: String, _ times: Int) async throws -> Bool {
+            try await NamedThread.run(name: "test-trapd") {
+                trapd.waitForOutput(limit: .seconds(60)) { text in
+                    // snmpTrapOID.0's value, not a longer OID it begins.
+                    text.components(separatedBy: "OID: \(oid)").dropFirst().filter { !($0.first?.isNumber ?? false) }.count >= times
+                }
+            }.satisfied
+        }
+
+        await collected(1) // t = 0: on mains, nothing to say
+        #expect(snmp.sender?.statistics.sent == 0)
+        if shape == .reloaded {
+            _ = try await exporter.apply(underServers)
+            await collected(1) // the new pipeline's first collection
+        }
+        #expect(exporter.pipelines.map(\.name) == [shape == .winpower ? "" : "site-a"])
+        harness.clock.advance(by: .seconds(25))
+        await collected(2) // t = 25 s: on battery since 20 s
+        // Under `servers:` the notifications follow the merge, at most a second after the
+        // collection (the skipped ticks' republish merged just before it).
+        harness.clock.advance(by: .seconds(1))
+        let name = try #require(snmp.source.upsValues().first?.name)
+        #expect(try await received(".1.3.6.1.2.1.33.2.1", 1), "upsTrapOnBattery: \(trapd.standardOutput)")
+        #expect(trapd.standardOutput.contains("STRING: \"\(name)\""), "each trap names its UPS: \(trapd.standardOutput)")
+        #expect(try await received(".1.3.6.1.2.1.33.2.3", 1), "upsTrapAlarmEntryAdded: \(trapd.standardOutput)")
+        var collections = 3
+        if shape == .reloaded {
+            _ = try await exporter.apply(plain)
+            #expect(exporter.pipelines.map(\.name) == [""])
+            await collected(1)
+            collections = 2
+        }
+        harness.clock.advance(by: .seconds(34))
+        await collected(collections) // t = 60 s: mains back
+        harness.clock.advance(by: .seconds(1))
+        #expect(try await received(".1.3.6.1.2.1.33.2.4", 1), "upsTrapAlarmEntryRemoved: \(trapd.standardOutput)")
+        let sent = try #require(try await harness.scrape()["winpower_exporter_snmp_notifications_total{outcome=\"sent\"}"])
+        #expect(sent >= 3 && Int(sent) == snmp.sender?.statistics.sent, "the counter a user watches")
+
+        stop.finish()
+        try await running.value
         await harness.shutdown()
     }
 

@@ -9,8 +9,9 @@ import WPSimulator
 import WPTestSupport
 @testable import WPExporter
 
-/// The UPS-MIB test group from the outage ledger: the last self-test's start (kept across
-/// restarts), its result, and its elapsed time, reckoned from the agent's start.
+/// The UPS-MIB from the outage ledger: the test group (the last self-test's start, kept across
+/// restarts, its result, and its elapsed time, reckoned from the agent's start; `upsTestId`
+/// naming a test only while it runs) and `upsSecondsOnBattery` from the outage's start.
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct UPSMIBTestGroupTests {
     static let agentStart = Date(timeIntervalSince1970: 1_760_000_000)
 
@@ -38,7 +39,7 @@ import WPTestSupport
         let record = SelfTestRecord(count: 1, lastStart: Self.agentStart.addingTimeInterval(10), lastStatus: 2, inProgress: false)
         let ups = Self.values(mode: 3, testStatus: 6, record: record, now: 500, end: 25)
         #expect(ups.testResult == .doneWarning)
-        #expect(ups.testID == .quickBatteryTest)
+        #expect(ups.testID == .noTestsInitiated, "no test runs now: NUT's IETF mapping would read TEST")
         #expect(ups.testStartTime == 1_000)
         #expect(ups.testElapsedTime == 1_500, "the test's duration: from its start to the reading that saw it end")
         #expect(ups.testResultDetail?.hasPrefix("battery self-test passed with a warning (WinPower testStatus 2)") == true)
@@ -63,7 +64,7 @@ import WPTestSupport
     @Test func withoutALedgerRecordWinPowersStatusIsServedWithoutTimes() {
         let passed = Self.values(mode: 3, testStatus: 1, record: nil)
         #expect(passed.testResult == .donePass)
-        #expect(passed.testID == .quickBatteryTest)
+        #expect(passed.testID == .noTestsInitiated)
         #expect(passed.testStartTime == nil && passed.testElapsedTime == nil)
         let none = Self.values(mode: 3, testStatus: 6, record: nil)
         #expect(none.testResult == .noTestsInitiated)
@@ -71,6 +72,38 @@ import WPTestSupport
         let unknown = Self.values(mode: 3, testStatus: nil, record: nil)
         #expect(unknown.testResult == nil && unknown.testID == nil && unknown.testResultDetail == nil,
                 "no reading, no instance (never a made-up result)")
+    }
+
+    /// A simulated UPS on battery from 10 s to 70 s: `upsSecondsOnBattery` counts from the
+    /// ledger's start of the outage (its first on-battery reading, at 15 s) and is 0 on mains.
+    @Test func secondsOnBatteryCountFromTheOutageLedgersStart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-snmp-outage-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let users = directory + "/snmp-users.yml"
+        try "communities:\n  - community: c0mmunity-Xy\n".write(toFile: users, atomically: true, encoding: .utf8)
+        let harness = try await ExporterHarness(devices: 1, configure: { simulator in
+            simulator.outageSchedule = [OutageWindow(device: 0, start: 10, length: 60)]
+        }, configureExporter: { configuration in
+            configuration.snmp.listen = "127.0.0.1:0"
+            configuration.snmp.usersFile = users
+        })
+        let snmp = try #require(harness.exporter.snmp)
+        func served() throws -> UPSMIBValues { try #require(snmp.source.upsValues().first?.values) }
+        await harness.exporter.collector.collect()
+        #expect(try served().secondsOnBattery == 0, "on mains")
+        for (advance, expected) in [(15, 0.0), (5, 5), (25, 30)] {
+            harness.clock.advance(by: .seconds(advance))
+            await harness.exporter.collector.collect()
+            let ups = try served()
+            #expect(ups.outputSource == .battery)
+            #expect(ups.secondsOnBattery == expected, "at \(harness.clock.now)")
+        }
+        harness.clock.advance(by: .seconds(30))   // t = 75 s: mains back
+        await harness.exporter.collector.collect()
+        #expect(try served().outputSource == .normal)
+        #expect(try served().secondsOnBattery == 0)
+        await harness.shutdown()
     }
 
     @Test func spansAreHundredthsClampedToTheirType() {
@@ -105,11 +138,13 @@ import WPTestSupport
         let before = try served(snmp)
         #expect(before.testResult == .donePass, "WinPower's own status before any test was seen")
         #expect(before.testStartTime == nil)
+        #expect(before.testID == .noTestsInitiated)
 
         first.clock.advance(by: .seconds(15))
         await first.exporter.collector.collect()
         let during = try served(snmp)
         #expect(during.testResult == .inProgress)
+        #expect(during.testID == .quickBatteryTest, "named while it runs")
         #expect(during.testStartTime == 1_500, "sysUpTime at the test's first reading")
         #expect(during.testElapsedTime == 0)
 
@@ -117,6 +152,7 @@ import WPTestSupport
         await first.exporter.collector.collect()
         let after = try served(snmp)
         #expect(after.testResult == .donePass)
+        #expect(after.testID == .noTestsInitiated, "ended: only the summary keeps its result")
         #expect(after.testStartTime == 1_500)
         #expect(after.testElapsedTime == 2_000, "from the test's first reading to the first reading after it")
         #expect(after.testResultDetail?.contains("1 seen") == true, "\(after.testResultDetail ?? "")")
@@ -128,7 +164,7 @@ import WPTestSupport
         await second.exporter.collector.collect()
         let restarted = try served(try #require(second.exporter.snmp))
         #expect(restarted.testResult == .donePass)
-        #expect(restarted.testID == .quickBatteryTest)
+        #expect(restarted.testID == .noTestsInitiated)
         #expect(restarted.testStartTime == 0, "the test started before this agent: TimeStamp 0")
         #expect(restarted.testElapsedTime == nil, "its end was not seen by this agent")
         #expect(restarted.testResultDetail?.contains("1 seen") == true)

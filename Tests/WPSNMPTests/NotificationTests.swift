@@ -19,7 +19,7 @@ import WPTestSupport
         values.lowBatteryTime = 120
         values.alarms = alarms
         values.testResult = test
-        values.testID = test == nil ? nil : .quickBatteryTest
+        values.testID = test == nil ? nil : test == .inProgress ? .quickBatteryTest : .noTestsInitiated
         return values
     }
 
@@ -45,6 +45,9 @@ import WPTestSupport
                                         VarBind("1.3.6.1.2.1.33.1.6.2.1.2.2", .objectIdentifier("1.3.6.1.2.1.33.1.6.3.3"))])
         #expect(changed[2].varBinds.last == VarBind("1.3.6.1.2.1.33.1.6.2.1.2.1", .objectIdentifier("1.3.6.1.2.1.33.1.6.3.16")))
         #expect(changed[0].varBinds.contains(VarBind("1.3.6.1.2.1.33.1.7.3.0", .integer(1))))
+        // upsTestId names the test that completed, though the agent answers "no test" once it ended.
+        #expect(changed[0].varBinds.first == VarBind("1.3.6.1.2.1.33.1.7.1.0", .objectIdentifier("1.3.6.1.2.1.33.1.7.7.4")),
+                "\(changed[0].varBinds)")
     }
 
     @Test func theSenderEncodesTrapsAndLimitsTheRatePerReceiver() throws {
@@ -197,14 +200,14 @@ struct SNMPTrapReceiverTests {
         try ("authCommunity log traps\ncreateUser -e 0x\(hex) trapper SHA-256 trap-auth-123 AES trap-priv-456\nauthUser log trapper priv\n"
              + "createUser informer SHA-256 inform-auth-123 AES inform-priv-456\nauthUser log informer priv\n")
             .write(toFile: home + "/snmptrapd.conf", atomically: true, encoding: .utf8)
-        let port = try await freeUDPPort()
         let path = ChildProcess.executable(named: "snmptrapd") ?? "/usr/sbin/snmptrapd"
         let trapd = try ChildProcess(path, ["-f", "-Lo", "-C", "-c", home + "/snmptrapd.conf", "-m", "", "-M", home, "-n", "-On",
-                                            "udp:127.0.0.1:\(port)"],
+                                            "udp:127.0.0.1:0"],
                                      environment: ["HOME": home, "SNMP_PERSISTENT_DIR": home, "SNMPCONFPATH": home])
         defer { trapd.signal(SIGTERM) }
         let ready = try await NamedThread.run(name: "test-trapd") { trapd.waitForOutput(limit: .seconds(30)) { $0.contains("NET-SNMP version") } }
         #expect(ready.satisfied, "snmptrapd did not start: \(trapd.standardError)")
+        let port = try #require(await trapd.waitForUDPPort(), "snmptrapd bound no port: \(trapd.standardError)")
 
         let view = fullView()
         let server = DatagramServer(configuration: .init(host: "127.0.0.1", port: 0),

@@ -7,7 +7,14 @@
 # ~/.cache/wpexporter-build; zig lands in CACHE/zig/VERSION/ (about 80 MB downloaded, 300 MB
 # unpacked). A second run finds it there and fetches nothing.
 #
-# Usage: scripts/release/zig.sh
+# With --link-libs TRIPLE it prints instead the folder of static libraries the link needs for
+# that target (libstdc++.a, libgcc_eh.a, libz.so; scripts/release/linker/clang): for
+# x86_64-linux-gnu copied from this host's GCC and zlib (Swift's own prerequisites on Linux), for
+# aarch64-linux-gnu the one scripts/release/toolchain.sh fills from Debian's arm64 packages.
+#
+# With --cache-root it prints CACHE, which the other release scripts share (CACHE/roots, ...).
+#
+# Usage: scripts/release/zig.sh [--link-libs TRIPLE | --cache-root]
 set -euo pipefail
 version=0.14.1   # ziglang on PyPI; its glibc stubs go back to 2.17, its lld links both targets
 cache_root() {
@@ -16,6 +23,31 @@ cache_root() {
     else echo "${XDG_CACHE_HOME:-$HOME/.cache}/wpexporter-build"
     fi
 }
+if [[ "${1:-}" == --cache-root ]]; then
+    mkdir -p "$(cache_root)"
+    cache_root
+    exit 0
+fi
+if [[ "${1:-}" == --link-libs ]]; then
+    triple="${2:?--link-libs needs a target triple}"
+    libs="$(cache_root)/link/$triple"
+    mkdir -p "$libs"
+    if [[ "$triple" == "$(gcc -dumpmachine)" ]]; then
+        for library in libstdc++.a libgcc_eh.a; do
+            from="$(gcc -print-file-name="$library")"
+            [[ -f "$from" ]] || { echo "zig.sh: GCC has no $library (install libstdc++-dev)" >&2; exit 1; }
+            cp "$from" "$libs/$library"
+        done
+        from="$(readlink -f "/lib/$triple/libz.so.1")"
+        [[ -f "$from" ]] || { echo "zig.sh: /lib/$triple/libz.so.1 is missing (install zlib1g)" >&2; exit 1; }
+        cp "$from" "$libs/libz.so"
+    fi
+    for library in libstdc++.a libgcc_eh.a libz.so; do
+        [[ -f "$libs/$library" ]] || { echo "zig.sh: $libs/$library is missing" >&2; exit 1; }
+    done
+    echo "$libs"
+    exit 0
+fi
 folder="$(cache_root)/zig/$version"
 zig="$folder/ziglang/zig"
 if [[ ! -x "$zig" ]] || ! "$zig" version >/dev/null 2>&1; then
