@@ -5,7 +5,7 @@
 # first), for aarch64-unknown-linux-gnu through that root's destination and sysroot, in its own
 # scratch path (.build-arm64 in the clone). The final link is zig's (scripts/release/linker/clang,
 # target aarch64-linux-gnu.2.28) with scripts/release/glibc-compat.c, so the binary needs glibc
-# 2.28 or newer and no libstdc++ of the system (see scripts/release/check-arm64.sh).
+# 2.28 or newer, zlib's libz.so.1 and no libstdc++ of the system (scripts/release/check-arm64.sh).
 #
 # The clone is bind-mounted at its own path in the root, with its git directory (a worktree's
 # too), so Package.swift reads HEAD's commit; the manifest is evaluated afresh
@@ -54,10 +54,11 @@ case "$linker" in
         # which hands the link to zig cc for aarch64-linux-gnu.2.28 (zig from scripts/release/zig.sh,
         # mounted at /opt/zig; the static libraries from the sysroot, toolchain.sh's link-libs).
         zig="$(WPEXPORTER_CACHE="$cache" "$here/zig.sh")"
-        binds="$binds $(dirname "$zig"):/opt/zig"
+        libs="$(WPEXPORTER_CACHE="$cache" "$here/zig.sh" --link-libs aarch64-linux-gnu)"
+        binds="$binds $(dirname "$zig"):/opt/zig $libs:/opt/link-aarch64"
         build+=(-Xswiftc -tools-directory -Xswiftc "$clone/scripts/release/linker")
         environment=(WPEXPORTER_ZIG=/opt/zig/zig WPEXPORTER_ZIG_TARGET=aarch64-linux-gnu.2.28
-                     WPEXPORTER_LINK_LIBS=/opt/aarch64/link-libs)
+                     WPEXPORTER_LINK_LIBS=/opt/link-aarch64)
         ;;
     lld) ;;
     *) die "WPEXPORTER_LINKER is zig or lld, not $linker" ;;
@@ -71,10 +72,12 @@ say "cross-building wpexporter for aarch64 ($commit, linker $linker)"
 # changed, with the commit define of the manifest evaluation that wrote it: without it, the
 # description is written afresh from this evaluation (unchanged targets are not rebuilt).
 rm -f "$scratch/release.yaml"
+# The link is redone every time: SwiftPM does not see a change of the linker or its libraries.
+bin="$scratch/aarch64-unknown-linux-gnu/release/wpexporter"
+rm -f "$bin"
 start=$SECONDS
 IN_ROOT_BINDS="$binds" in_root "$root" /usr/bin/env "${environment[@]}" /bin/sh -c 'cd "$1" && shift && "$@" --manifest-cache none' build "$clone" "${build[@]}"
 say "built in $((SECONDS - start)) s"
-bin="$scratch/aarch64-unknown-linux-gnu/release/wpexporter"
 [[ -x "$bin" ]] || die "no binary at $bin"
 
 # The binary must report HEAD's commit (run through qemu with the sysroot's libraries).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks an aarch64 release binary (scripts/release/build-arm64.sh) for what a release promises:
 #   1. its dynamic symbols need glibc 2.28 at most (`objdump -T`), and no GLIBCXX_ or CXXABI_
-#      version (libstdc++ is linked in), and it needs no Swift runtime, libstdc++ or zlib library;
+#      version (libstdc++ is linked in), and no library but glibc's and zlib (ZLIB_1.2.11 at most);
 #   2. on Debian bullseye arm64 (glibc 2.31, through qemu-aarch64-static with the bullseye root
 #      of scripts/release/toolchain.sh as its library root) `wpexporter version` runs, and
 #      `wpexporter demo --port 0` serves /metrics on 127.0.0.1 with winpower_device_connected
@@ -22,6 +22,7 @@ binary="${1:?usage: scripts/release/check-arm64.sh BINARY}"
 [[ -f "$binary" ]] || die "$binary does not exist"
 binary="$(cd "$(dirname "$binary")" && pwd -P)/$(basename "$binary")"
 max_glibc="${WPEXPORTER_MAX_GLIBC:-2.28}"
+max_zlib="${WPEXPORTER_MAX_ZLIB:-1.2.11}"   # bullseye's zlib1g
 root="$cache/roots/bullseye-arm64"
 [[ -f "$root/.wpexporter-root" ]] || die "no bullseye arm64 root: run scripts/release/toolchain.sh bullseye-arm64"
 failures=0
@@ -51,10 +52,24 @@ else
     ok "no GLIBCXX_ or CXXABI_ version needed"
 fi
 needed="$(objdump -p "$binary" | awk '$1 == "NEEDED" {print $2}' | tr '\n' ' ')"
-if grep -qE 'libswift|libdispatch|libFoundation|libBlocksRuntime|libstdc\+\+|libgcc_s|libz\.' <<<"$needed"; then
-    fail "needs libraries a bullseye system may lack or the Swift runtime: $needed"
+unexpected=""
+for library in $needed; do
+    case "$library" in
+        libc.so.6|libm.so.6|libpthread.so.0|libdl.so.2|libz.so.1|ld-linux-*) ;;
+        *) unexpected="$unexpected $library" ;;
+    esac
+done
+if [[ -n "$unexpected" ]]; then
+    fail "needs$unexpected; a release needs only glibc's libraries and zlib (needed: $needed)"
 else
     ok "needed libraries: $needed"
+fi
+# zlib stays shared (scripts/release/linker/clang): its versions must be bullseye's too.
+zlib="$(grep -o 'ZLIB_[0-9][0-9.]*' <<<"$symbols" | sed 's/ZLIB_//' | sort -V | tail -n 1 || true)"
+if [[ -n "$zlib" && "$(printf '%s\n%s\n' "$zlib" "$max_zlib" | sort -V | tail -n 1)" != "$max_zlib" ]]; then
+    fail "needs ZLIB_$zlib, more than bullseye's $max_zlib"
+else
+    ok "highest zlib version needed: ZLIB_${zlib:-none} (at most $max_zlib)"
 fi
 
 # --- 2. running on bullseye arm64 -------------------------------------------------------------

@@ -10,9 +10,9 @@
 #                                    and static stdlib (usr/libexec/swift/lib/swift_static)
 #       opt/aarch64/destination.json the SwiftPM destination for aarch64-unknown-linux-gnu
 #                                    (`swift build --destination`), paths as seen in the root
-#       opt/aarch64/link-libs/       the sysroot's libstdc++.a, libgcc_eh.a and libz.a, for
-#                                    scripts/release/linker/clang (WPEXPORTER_LINK_LIBS)
 #     zig/VERSION/                   zig (scripts/release/zig.sh): the final link, against glibc 2.28
+#     link/aarch64-linux-gnu/        the sysroot's libstdc++.a, libgcc_eh.a and libz.so for
+#                                    scripts/release/linker/clang (`zig.sh --link-libs`)
 #     roots/bullseye-amd64/          Debian bullseye (glibc 2.31, OpenSSL 1.1) roots where the
 #     roots/bullseye-arm64/          binaries are run: libc6, libssl1.1, libcurl4, ca-certificates,
 #                                    curl, openssl, snmp, python3 (arm64 through qemu-aarch64-static)
@@ -167,14 +167,6 @@ step_sysroot() {
     done < <(find "$dir/sysroot" -type l)
     # Merged /usr: the program interpreter is /lib/ld-linux-aarch64.so.1 (qemu-aarch64-static -L).
     [[ -e "$dir/sysroot/lib" ]] || ln -s usr/lib "$dir/sysroot/lib"
-    # What the release link (scripts/release/linker/clang) takes statically.
-    mkdir -p "$dir/link-libs"
-    local lib found
-    for lib in libstdc++.a libgcc_eh.a libz.a; do
-        found="$(cd "$dir" && find sysroot/usr/lib -name "$lib" | sort | tail -n 1)"
-        [[ -n "$found" ]] || die "the aarch64 sysroot has no $lib"
-        ln -sfn "../$found" "$dir/link-libs/$lib"
-    done
     cat >"$dir/destination.json" <<JSON
 {
   "version": 1,
@@ -195,6 +187,23 @@ JSON
     say "aarch64 sysroot: done in $((SECONDS - start)) s ($(du -sh "$dir" | cut -f1))"
 }
 
+# What the release link (scripts/release/linker/clang) takes from the target besides zig's glibc
+# stubs, where `scripts/release/zig.sh --link-libs aarch64-linux-gnu` finds it: the sysroot's
+# static libstdc++ and libgcc_eh, and zlib's shared library (linked by soname, libz.so.1).
+# Copies, not links: build-arm64.sh mounts the folder in the root (it also holds zig's cache).
+step_link_libs() {
+    local sysroot="$trixie/opt/aarch64/sysroot" libs="$cache/link/aarch64-linux-gnu" lib found
+    [[ -f "$cache/roots/aarch64-sysroot.done" ]] || die "the aarch64 sysroot is not ready (run the sysroot step)"
+    mkdir -p "$libs"
+    for lib in libstdc++.a libgcc_eh.a libz.so; do
+        [[ -f "$libs/$lib" ]] && continue
+        found="$(cd "$sysroot" && find usr/lib -name "$lib" | sort | tail -n 1)"
+        [[ -n "$found" ]] || die "the aarch64 sysroot has no $lib"
+        cp -L "$sysroot/$found" "$libs/$lib"
+    done
+    say "aarch64 link libraries: present ($libs)"
+}
+
 # --- zig, for the final link against glibc 2.28 ----------------------------------------------
 # scripts/release/zig.sh keeps it in CACHE/zig/VERSION (build-arm64.sh mounts it in the root).
 step_zig() {
@@ -208,7 +217,7 @@ bullseye_packages="libc6,libssl1.1,libcurl4,ca-certificates,curl,openssl,snmp,py
 for step in "${expanded[@]}"; do
     case "$step" in
         trixie) step_trixie ;;
-        sysroot) step_sysroot ;;
+        sysroot) step_sysroot; step_link_libs ;;
         zig) step_zig ;;
         bullseye-amd64) bullseye_root amd64 ;;
         bullseye-arm64) bullseye_root arm64 ;;
