@@ -5,7 +5,7 @@
 # first), for aarch64-unknown-linux-gnu through that root's destination and sysroot, in its own
 # scratch path (.build-arm64 in the clone). The final link is zig's (scripts/release/linker/clang,
 # target aarch64-linux-gnu.2.28) with scripts/release/glibc-compat.c, so the binary needs glibc
-# 2.28 or newer, zlib's libz.so.1 and no libstdc++ of the system (scripts/release/check-arm64.sh).
+# 2.28 or newer, zlib's libz.so.1 and no libstdc++ of the system (scripts/release.sh checks it; scripts/release/check-userland.sh runs it).
 #
 # The clone is bind-mounted at its own path in the root, with its git directory (a worktree's
 # too), so Package.swift reads HEAD's commit; the manifest is evaluated afresh

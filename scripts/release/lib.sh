@@ -1,10 +1,15 @@
-# Helpers shared by scripts/release/toolchain.sh, build-arm64.sh and check-arm64.sh; sourced,
+# Helpers shared by scripts/release/toolchain.sh, build-arm64.sh and roots.sh; sourced,
 # not run. Needs root (chroot, mount) and util-linux's unshare.
 #
 # The cache of Debian roots and cross-compilation files lives outside the clone:
-#   ${WPEXPORTER_CACHE:-/var/cache/wpexporter-build} (layout: scripts/release/toolchain.sh).
+#   WPEXPORTER_CACHE, else /var/cache/wpexporter-build when writable, else
+#   ~/.cache/wpexporter-build (layout: scripts/release/toolchain.sh).
 
-cache="${WPEXPORTER_CACHE:-/var/cache/wpexporter-build}"
+if [[ -n "${WPEXPORTER_CACHE:-}" ]]; then cache="$WPEXPORTER_CACHE"
+elif mkdir -p /var/cache/wpexporter-build 2>/dev/null && [[ -w /var/cache/wpexporter-build ]]; then
+    cache=/var/cache/wpexporter-build
+else cache="${XDG_CACHE_HOME:-$HOME/.cache}/wpexporter-build"   # without root: zig only
+fi
 mirror="${WPEXPORTER_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 
 say() { echo "== $*" >&2; }
@@ -30,23 +35,4 @@ in_root() {
         exec chroot "$root" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" LANG=C.UTF-8 \
             PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
     ' in_root "$root" "$@"
-}
-
-# ensure_aarch64_binfmt: arm64 programs in a chroot (debootstrap's second stage, apt's
-# maintainer scripts, curl or snmpget in the bullseye arm64 root) run through
-# qemu-aarch64-static, which the kernel starts for them once the binfmt_misc entry of the
-# qemu-user-static package is registered. Registers it when it is not (a host-wide setting,
-# the one qemu-user-static's own postinst makes on a machine that runs systemd-binfmt); the
-# F flag opens the interpreter now, so the chroots need no copy of it.
-ensure_aarch64_binfmt() {
-    local misc=/proc/sys/fs/binfmt_misc conf=/usr/lib/binfmt.d/qemu-aarch64.conf
-    command -v qemu-aarch64-static >/dev/null || die "qemu-aarch64-static is missing: apt-get install qemu-user-static"
-    [[ -e "$misc/register" ]] || mount -t binfmt_misc binfmt_misc "$misc" \
-        || die "cannot mount binfmt_misc at $misc"
-    if [[ ! -e "$misc/qemu-aarch64" ]]; then
-        [[ -f "$conf" ]] || die "$conf is missing (qemu-user-static)"
-        say "registering qemu-aarch64-static with binfmt_misc ($conf)"
-        cat "$conf" >"$misc/register"
-    fi
-    grep -qx enabled "$misc/qemu-aarch64" || die "binfmt_misc entry qemu-aarch64 is disabled"
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Prepares what the aarch64 release build (scripts/release/build-arm64.sh) and its check
-# (scripts/release/check-arm64.sh) need, in a cache folder outside the clone:
+# Prepares what the aarch64 release build (scripts/release/build-arm64.sh) needs, in a cache
+# folder outside the clone (the bullseye roots the binaries are checked on are
+# scripts/release/roots.sh's):
 #
 #   ${WPEXPORTER_CACHE:-/var/cache/wpexporter-build}/
 #     roots/trixie-amd64/            Debian trixie amd64 (debootstrap minbase) with swiftlang
@@ -13,19 +14,13 @@
 #     zig/VERSION/                   zig (scripts/release/zig.sh): the final link, against glibc 2.28
 #     link/aarch64-linux-gnu/        the sysroot's libstdc++.a, libgcc_eh.a and libz.so for
 #                                    scripts/release/linker/clang (`zig.sh --link-libs`)
-#     roots/bullseye-amd64/          Debian bullseye (glibc 2.31, OpenSSL 1.1) roots where the
-#     roots/bullseye-arm64/          binaries are run: libc6, libssl1.1, libcurl4, ca-certificates,
-#                                    curl, openssl, snmp, python3 (arm64 through qemu-aarch64-static)
 #     debs/trixie-arm64/             the arm64 .debs the sysroot was made of
 #     roots/NAME.done, ...           completion markers: a step whose marker exists is skipped,
-#                                    so a second run downloads nothing (a bullseye root's marker is
-#                                    its .wpexporter-root, shared with scripts/release/roots.sh)
+#                                    so a second run downloads nothing
 #
-# Usage: scripts/release/toolchain.sh [trixie] [sysroot] [zig] [bullseye] ...
-#   with no argument: trixie, sysroot and zig (what build-arm64.sh needs); `bullseye` adds both
-#   bullseye roots (`bullseye-amd64` or `bullseye-arm64` for one); `all` does everything.
-# Prints the cache folder. Needs root, debootstrap, and qemu-user-static for arm64 roots (it
-# registers qemu-aarch64 with binfmt_misc when that is not done, see lib.sh). Network: the
+# Usage: scripts/release/toolchain.sh [trixie] [sysroot] [zig]
+#   with no argument (or `all`): the three, what build-arm64.sh needs.
+# Prints the cache folder. Needs root and debootstrap. Network: the
 # Debian mirror (WPEXPORTER_DEBIAN_MIRROR, default deb.debian.org) and PyPI (zig).
 # A root in use is chrooted into with /proc and /dev mounted (lib.sh's in_root).
 set -euo pipefail
@@ -41,9 +36,8 @@ steps=("$@")
 expanded=()
 for step in "${steps[@]}"; do
     case "$step" in
-        all) expanded+=(trixie sysroot zig bullseye-amd64 bullseye-arm64) ;;
-        bullseye) expanded+=(bullseye-amd64 bullseye-arm64) ;;
-        trixie|sysroot|zig|bullseye-amd64|bullseye-arm64) expanded+=("$step") ;;
+        all) expanded+=(trixie sysroot zig) ;;
+        trixie|sysroot|zig) expanded+=("$step") ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown step $step (see --help)" ;;
     esac
@@ -51,51 +45,6 @@ done
 
 mkdir -p "$cache/roots" "$cache/debs"
 trixie="$cache/roots/trixie-amd64"
-
-# bullseye_root ARCH: the bullseye root for ARCH at roots/bullseye-ARCH with bullseye_packages
-# installed and configured, its apt pointed at the mirror. scripts/release/roots.sh (check-userland.sh)
-# keeps its roots at the same place with the same marker (.wpexporter-root) and fewer packages:
-# a root either script made serves both, and this step adds what roots.sh leaves out. A root is
-# made under a temporary name and moved into place with its marker, so a half-made root is never
-# taken for a finished one. arm64 is bootstrapped in two stages, the second through qemu.
-bullseye_root() {
-    local arch="$1" dir="$cache/roots/bullseye-$1" name="bullseye-$1"
-    local tools=(usr/bin/curl usr/bin/openssl usr/bin/snmpget usr/bin/python3)
-    has_tools() { local tool; for tool in "${tools[@]}"; do [[ -e "$dir/$tool" ]] || return 1; done; }
-    [[ "$arch" == amd64 ]] || ensure_aarch64_binfmt
-    if [[ -f "$dir/.wpexporter-root" ]]; then
-        if has_tools; then say "$name: present ($dir)"; return; fi
-        # Made by roots.sh: add the tools. Its arm64 root is unpacked but not configured, and
-        # apt cannot work in it; that one is made again.
-        if [[ "$arch" == amd64 || ! -d "$dir/debootstrap" ]]; then
-            say "$name: adding ${bullseye_packages//,/ } to the root roots.sh made"
-            in_root "$dir" apt-get update -q
-            in_root "$dir" /usr/bin/env DEBIAN_FRONTEND=noninteractive \
-                apt-get install -y -q --no-install-recommends ${bullseye_packages//,/ }
-            in_root "$dir" apt-get clean
-            has_tools || die "$name: ${tools[*]} still missing after apt-get install"
-            return
-        fi
-    fi
-    local partial="$dir.partial" start=$SECONDS
-    rm -rf "$partial"
-    if [[ "$arch" == amd64 ]]; then
-        say "$name: debootstrap --variant=minbase bullseye"
-        debootstrap --variant=minbase --include="$bullseye_packages" bullseye "$partial" "$mirror"
-    else
-        say "$name: debootstrap --foreign --variant=minbase bullseye (arm64), second stage through qemu"
-        debootstrap --foreign --arch arm64 --variant=minbase --include="$bullseye_packages" bullseye "$partial" "$mirror"
-        in_root "$partial" /debootstrap/debootstrap --second-stage
-    fi
-    echo "deb $mirror bullseye main" >"$partial/etc/apt/sources.list"
-    in_root "$partial" apt-get clean
-    echo "bullseye $arch, made $(date -u +%Y-%m-%dT%H:%M:%SZ) from $mirror by scripts/release/toolchain.sh" \
-        >"$partial/.wpexporter-root"
-    rm -rf "$dir"
-    mv "$partial" "$dir"
-    has_tools || die "$name: ${tools[*]} missing after debootstrap"
-    say "$name: done in $((SECONDS - start)) s ($(du -sh "$dir" | cut -f1))"
-}
 
 # --- (a) trixie amd64 with Swift 6.0.3 --------------------------------------------------------
 step_trixie() {
@@ -211,16 +160,11 @@ step_zig() {
     say "zig: present ($cache/zig)"
 }
 
-# --- (d) bullseye roots to run the binaries in ------------------------------------------------
-bullseye_packages="libc6,libssl1.1,libcurl4,ca-certificates,curl,openssl,snmp,python3"
-
 for step in "${expanded[@]}"; do
     case "$step" in
         trixie) step_trixie ;;
         sysroot) step_sysroot; step_link_libs ;;
         zig) step_zig ;;
-        bullseye-amd64) bullseye_root amd64 ;;
-        bullseye-arm64) bullseye_root arm64 ;;
     esac
 done
 echo "$cache"

@@ -3,8 +3,8 @@
 # installing it first when the cache does not hold it: PyPI's `ziglang` wheel of the pinned
 # version, downloaded with pip and unpacked (a wheel is a zip), never into the clone.
 #
-# The cache is WPEXPORTER_CACHE, else /var/cache/wpexporter-build when writable, else
-# ~/.cache/wpexporter-build; zig lands in CACHE/zig/VERSION/ (about 80 MB downloaded, 300 MB
+# The cache is scripts/release/lib.sh's (WPEXPORTER_CACHE, else /var/cache/wpexporter-build);
+# zig lands in CACHE/zig/VERSION/ (about 80 MB downloaded, 300 MB
 # unpacked). A second run finds it there and fetches nothing.
 #
 # With --link-libs TRIPLE it prints instead the folder of static libraries the link needs for
@@ -12,25 +12,14 @@
 # x86_64-linux-gnu copied from this host's GCC and zlib (Swift's own prerequisites on Linux), for
 # aarch64-linux-gnu the one scripts/release/toolchain.sh fills from Debian's arm64 packages.
 #
-# With --cache-root it prints CACHE, which the other release scripts share (CACHE/roots, ...).
-#
-# Usage: scripts/release/zig.sh [--link-libs TRIPLE | --cache-root]
+# Usage: scripts/release/zig.sh [--link-libs TRIPLE]
 set -euo pipefail
 version=0.14.1   # ziglang on PyPI; its glibc stubs go back to 2.17, its lld links both targets
-cache_root() {
-    if [[ -n "${WPEXPORTER_CACHE:-}" ]]; then echo "$WPEXPORTER_CACHE"
-    elif mkdir -p /var/cache/wpexporter-build 2>/dev/null && [[ -w /var/cache/wpexporter-build ]]; then echo /var/cache/wpexporter-build
-    else echo "${XDG_CACHE_HOME:-$HOME/.cache}/wpexporter-build"
-    fi
-}
-if [[ "${1:-}" == --cache-root ]]; then
-    mkdir -p "$(cache_root)"
-    cache_root
-    exit 0
-fi
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 if [[ "${1:-}" == --link-libs ]]; then
     triple="${2:?--link-libs needs a target triple}"
-    libs="$(cache_root)/link/$triple"
+    libs="$cache/link/$triple"
     mkdir -p "$libs"
     if [[ "$triple" == "$(gcc -dumpmachine)" ]]; then
         for library in libstdc++.a libgcc_eh.a; do
@@ -48,7 +37,7 @@ if [[ "${1:-}" == --link-libs ]]; then
     echo "$libs"
     exit 0
 fi
-folder="$(cache_root)/zig/$version"
+folder="$cache/zig/$version"
 zig="$folder/ziglang/zig"
 if [[ ! -x "$zig" ]] || ! "$zig" version >/dev/null 2>&1; then
     echo "== installing zig $version (PyPI ziglang) into $folder" >&2
