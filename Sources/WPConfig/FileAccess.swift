@@ -77,6 +77,40 @@ extension FileAccess {
     public static func readPrefix(ofFileAt path: String, limit: Int) -> Result<[UInt8], FileAccessError> {
         SystemFile.readPrefix(path, limit: limit)
     }
+
+    /// The most bytes a file the configuration names and the exporter reads as text may hold
+    /// (1 MiB): the configuration file, the web configuration, the NUT and SNMP users files and
+    /// the PEM files checked at load. The largest real ones hold a few hundred kilobytes (a
+    /// thousand servers, a system CA bundle); a larger file is refused, never read whole.
+    public static let textFileLimit = 1 << 20
+
+    /// The UTF-8 text of the file at `path`, read with ``readPrefix(ofFileAt:limit:)`` (the one
+    /// bounded reader, as for password files): at most `limit` + 1 bytes are read, so a huge or
+    /// endless file costs `limit` bytes and is refused with the limit named; a FIFO, socket or
+    /// device is named as such and never blocks.
+    ///
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - limit: The most bytes accepted; ``textFileLimit`` by default.
+    public static func readText(ofFileAt path: String, limit: Int = textFileLimit) -> Result<String, FileAccessError> {
+        switch SystemFile.readPrefix(path, limit: limit + 1) {
+        case .failure(let error):
+            return .failure(error)
+        case .success(let bytes):
+            if bytes.count > limit {
+                return .failure(.unreadable("it is larger than \(sizeText(limit)), the most such a file may hold"))
+            }
+            guard let text = String(validating: bytes, as: UTF8.self) else { return .failure(.unreadable("not UTF-8 text")) }
+            return .success(text)
+        }
+    }
+
+    /// `limit` in words: `1 MiB (1048576 bytes)`, `4096 bytes`.
+    static func sizeText(_ limit: Int) -> String {
+        if limit >= 1 << 20, limit % (1 << 20) == 0 { return "\(limit >> 20) MiB (\(limit) bytes)" }
+        if limit >= 1 << 10, limit % (1 << 10) == 0 { return "\(limit >> 10) KiB (\(limit) bytes)" }
+        return "\(limit) bytes"
+    }
 }
 
 /// The system calls behind ``FileAccess/readPrefix(ofFileAt:limit:)`` (outside `FileAccess`,

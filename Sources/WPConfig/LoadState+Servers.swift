@@ -1,11 +1,21 @@
 /// Reads the `servers` section of the configuration file into ``ServerDraft``s.
 extension LoadState {
+    /// The most entries `servers:` may list (10,000): ten times the 1,000 servers
+    /// docs/performance.md measures in one exporter; past it, exporters are sharded.
+    static let maxServers = 10_000
+
     mutating func applyServers(_ section: YAMLNode, path: String) {
         func source(_ position: SourcePosition) -> ConfigSource { .file(path: path, position: position) }
         if section.scalar?.isNull == true { return }
         guard let items = section.items else {
             problem("servers", source(section.position),
                     "must be a sequence of server entries ('- name: ...'), found \(section.shapeName)")
+            return
+        }
+        guard items.count <= Self.maxServers else {
+            problem("servers", source(section.position),
+                    "lists \(items.count) servers; one exporter serves at most \(Self.maxServers): "
+                    + "shard them across several exporters, each with its own configuration")
             return
         }
         for (index, item) in items.enumerated() {

@@ -25,6 +25,10 @@ public struct NUTUsersFile: Sendable, Equatable {
         public var upsmon: String?
     }
 
+    /// The most users the file may list (1,000): far more than the hosts of any site, few
+    /// enough that checking each (a bcrypt hash among them) stays quick.
+    public static let maxEntries = 1_000
+
     /// The users, in file order.
     public var users: [User] = []
 
@@ -53,6 +57,10 @@ public struct NUTUsersFile: Sendable, Equatable {
 
     private static func readUsers(_ node: YAMLNode, _ reader: inout WebConfigurationReader) -> [User] {
         guard let entries = reader.mapping(node, key: "users") else { return [] }
+        guard entries.count <= maxEntries else {
+            reader.problem("users", node.position, "lists \(entries.count) users; a users file holds at most \(maxEntries)")
+            return []
+        }
         var users: [User] = []
         for entry in entries {
             let key = "users.\(entry.key)"

@@ -51,6 +51,9 @@ public struct SNMPUsersFile: Sendable, Equatable {
         public var inform: Bool
     }
 
+    /// The most entries each of `communities`, `users` and `traps` may list (1,000).
+    public static let maxEntries = 1_000
+
     public var communities: [Community] = []
     public var users: [User] = []
     public var traps: [Trap] = []
@@ -96,6 +99,10 @@ public struct SNMPUsersFile: Sendable, Equatable {
             reader.problem("communities", node.position, "must be a sequence of entries, found \(node.shapeName)")
             return []
         }
+        guard items.count <= maxEntries else {
+            reader.problem("communities", node.position, "lists \(items.count) communities; at most \(maxEntries)")
+            return []
+        }
         var communities: [Community] = []
         for (index, item) in items.enumerated() {
             let key = "communities[\(index)]"
@@ -136,6 +143,10 @@ public struct SNMPUsersFile: Sendable, Equatable {
 
     private static func readUsers(_ node: YAMLNode, _ reader: inout WebConfigurationReader) -> [User] {
         guard let entries = reader.mapping(node, key: "users") else { return [] }
+        guard entries.count <= maxEntries else {
+            reader.problem("users", node.position, "lists \(entries.count) users; at most \(maxEntries)")
+            return []
+        }
         var users: [User] = []
         for entry in entries {
             let key = "users.\(entry.key)"
@@ -180,6 +191,10 @@ public struct SNMPUsersFile: Sendable, Equatable {
     private static func readTraps(_ node: YAMLNode, _ reader: inout WebConfigurationReader) -> ([Trap], [SourcePosition]) {
         guard let items = node.items else {
             reader.problem("traps", node.position, "must be a sequence of receivers, found \(node.shapeName)")
+            return ([], [])
+        }
+        guard items.count <= maxEntries else {
+            reader.problem("traps", node.position, "lists \(items.count) receivers; at most \(maxEntries)")
             return ([], [])
         }
         var traps: [Trap] = []

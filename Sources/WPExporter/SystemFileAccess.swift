@@ -1,4 +1,3 @@
-import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -13,18 +12,9 @@ extension FileAccess {
     /// `ConfigurationLoader` reads a configuration file (and the files it names) through, as the
     /// command-line tool does (`ConfigurationInputs(configPath:environment:files: .system)`).
     public static var system: FileAccess {
-        FileAccess(read: { path in
-            var info = stat()
-            guard stat(path, &info) == 0 else { return .failure(.notFound) }
-            if info.st_mode & S_IFMT == S_IFDIR { return .failure(.unreadable("it is a directory")) }
-            guard access(path, R_OK) == 0, let data = FileManager.default.contents(atPath: path) else {
-                return .failure(.unreadable("permission denied"))
-            }
-            guard let text = String(data: data, encoding: .utf8) else {
-                return .failure(.unreadable("not UTF-8 text"))
-            }
-            return .success(text)
-        }, permissions: { path in
+        // Bounded and incremental (``FileAccess/textFileLimit``): a huge file is refused with
+        // the limit named, a FIFO is named as one and never blocks the read.
+        FileAccess(read: { path in FileAccess.readText(ofFileAt: path) }, permissions: { path in
             // The link itself, not its target, as `FileManager.attributesOfItem` reports it.
             var info = stat()
             guard lstat(path, &info) == 0 else { return nil }

@@ -54,7 +54,7 @@ extension FileEnergyStore {
     /// - Throws: ``StorageError/symbolicLink(path:)`` for a link: never read through, nor moved
     ///   aside as damaged; the store refuses to start, naming it.
     private func read(_ path: String) throws(StorageError) -> Candidate {
-        switch FileSystem.readFile(path) {
+        switch FileSystem.readFile(path, limit: FileSystem.stateFileLimit) {
         case .missing: return .missing
         case .failed(let error):
             if case .symbolicLink = error { throw error }

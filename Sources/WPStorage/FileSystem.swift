@@ -13,26 +13,43 @@ enum FileSystem {
         case failed(StorageError)
     }
 
-    /// Reads the whole file at `path`; a symbolic link there is refused
-    /// (``StorageError/symbolicLink(path:)``) unless `followingLinks` (files outside the data
-    /// directory, such as the Go exporter's, named by the user).
-    static func readFile(_ path: String, followingLinks: Bool = false) -> ReadResult {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW))
+    /// The most bytes the energy state file (and its backup) may hold (256 MiB). A device takes
+    /// about 40 bytes plus its id, and up to about 1 KiB with an outage ledger and a NUT name of
+    /// the longest kinds: 256 MiB is over 250,000 such devices (the state of 25 servers at the
+    /// default `winpower.max_devices`), far past any real site.
+    static let stateFileLimit = 256 << 20
+    /// The most bytes the SNMP engine file and a legacy per-device energy file may hold (64 KiB):
+    /// each holds one short line.
+    static let smallFileLimit = 64 << 10
+
+    /// Reads the file at `path`, 64 KiB at a time, up to `limit` bytes: a larger file is refused
+    /// (``StorageError/tooLarge(path:limit:)``) once `limit` + 1 bytes were read, never read
+    /// whole. A symbolic link there is refused (``StorageError/symbolicLink(path:)``) unless
+    /// `followingLinks` (files outside the data directory, such as the Go exporter's, named by
+    /// the user); what is not a regular file (a FIFO, a device) is refused without blocking.
+    static func readFile(_ path: String, limit: Int, followingLinks: Bool = false) -> ReadResult {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingLinks ? 0 : O_NOFOLLOW))
         if fd < 0 {
             let code = errno
             return code == ENOENT ? .missing : .failed(refusal("open", path, errno: code))
         }
         defer { close(fd) }
+        var info = stat()
+        if fstat(fd, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            let kind = info.st_mode & S_IFMT == S_IFIFO ? "is a FIFO" : info.st_mode & S_IFMT == S_IFDIR ? "is a directory" : "is a device or socket"
+            return .failed(.system(operation: "open", path: path, errno: EINVAL, message: "\(kind), not a regular file"))
+        }
         var result: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, min($0.count, limit + 1 - result.count)) }
             if count < 0 {
                 if errno == EINTR { continue }
                 return .failed(.posix("read", path))
             }
             if count == 0 { break }
             result.append(contentsOf: buffer[0..<count])
+            if result.count > limit { return .failed(.tooLarge(path: path, limit: limit)) }
         }
         return .bytes(result)
     }
@@ -134,7 +151,7 @@ enum FileSystem {
         let failure = calls.link(existing, alias)
         if failure == 0 { return .hardLink }
         if failure == ENOENT { return .none }
-        switch readFile(existing) {
+        switch readFile(existing, limit: stateFileLimit) {
         case .missing: return .none
         case .failed(let error): throw error
         case .bytes(let bytes):

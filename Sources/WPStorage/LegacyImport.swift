@@ -21,7 +21,7 @@ enum LegacyImport {
                 continue
             }
             let bytes: [UInt8]
-            switch FileSystem.readFile(path, followingLinks: true) {
+            switch FileSystem.readFile(path, limit: FileSystem.smallFileLimit, followingLinks: true) {
             case .bytes(let content): bytes = content
             case .missing: continue
             case .failed(let error):

@@ -46,7 +46,7 @@ package enum SNMPEngineFile {
         let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
         var engine = StoredSNMPEngine(engineID: newEngineID(), boots: 0)
         var problem: String?
-        switch FileSystem.readFile(path) {
+        switch FileSystem.readFile(path, limit: FileSystem.smallFileLimit) {
         case .missing:
             break
         case .failed(let error):

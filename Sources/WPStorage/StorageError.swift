@@ -22,6 +22,9 @@ package enum StorageError: Error, Equatable, CustomStringConvertible {
     case closed(dataDirectory: String)
     /// A file of the data directory is a symbolic link: never followed, and left as it is.
     case symbolicLink(path: String)
+    /// A file is larger than the most it may hold (`limit` bytes): refused after reading
+    /// `limit` + 1 bytes, never read whole.
+    case tooLarge(path: String, limit: Int)
 
     /// Captures the current `errno` for `operation` on `path`.
     static func posix(_ operation: String, _ path: String, errno code: Int32 = errno) -> StorageError {
@@ -70,6 +73,8 @@ package enum StorageError: Error, Equatable, CustomStringConvertible {
         case .symbolicLink(let path):
             return "\(path) is a symbolic link: files in the data directory are never opened through a link "
                 + "(one planted there would make the exporter write where it points); it was left as it is: remove it"
+        case .tooLarge(let path, let limit):
+            return "\(path) is larger than \(limit) bytes, the most it may hold; it was not read"
         }
     }
 }
