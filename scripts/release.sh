@@ -47,7 +47,7 @@ root="$(pwd)"
 bin="${WPEXPORTER_RELEASE_BIN:-}"
 out="dist"
 allow_dirty=""
-arch_list="amd64"   # arm64 joins once scripts/release/build-arm64.sh is in
+arch_list="amd64,arm64"
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --arch) arch_list="${2:?--arch needs a list}"; shift 2 ;;
@@ -141,6 +141,7 @@ for arch in "${archs[@]}"; do
     elif [[ "$arch" == amd64 ]]; then
         build_amd64 "$unstripped"
     else
+        scripts/release/toolchain.sh >/dev/null
         scripts/release/build-arm64.sh "$unstripped"
     fi
     check_binary "$arch" "$unstripped"
