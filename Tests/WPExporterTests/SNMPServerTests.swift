@@ -117,24 +117,10 @@ struct SNMPServerTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-traps-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try "authCommunity log traps-c0mm\n".write(toFile: directory + "/snmptrapd.conf", atomically: true, encoding: .utf8)
-        let path = ChildProcess.executable(named: "snmptrapd") ?? "/usr/sbin/snmptrapd"
-        let trapd = try ChildProcess(path, ["-f", "-Lo", "-C", "-c", directory + "/snmptrapd.conf", "-m", "", "-M", directory, "-n", "-On",
-                                            "udp:127.0.0.1:0"],
-                                     environment: ["HOME": directory, "SNMP_PERSISTENT_DIR": directory, "SNMPCONFPATH": directory])
+        let trapd = try await Self.startTrapReceiver(in: directory)
         defer { trapd.signal(SIGTERM) }
-        let ready = try await NamedThread.run(name: "test-trapd") { trapd.waitForOutput(limit: .seconds(30)) { $0.contains("NET-SNMP version") } }
-        #expect(ready.satisfied, "snmptrapd did not start: \(trapd.standardError)")
-        let trapPort = try #require(await trapd.waitForUDPPort(), "snmptrapd bound no port: \(trapd.standardError)")
-
-        let users = directory + "/snmp-users.yml"
-        try """
-            communities:
-              - community: \(Self.community)
-            traps:
-              - address: 127.0.0.1:\(trapPort)
-                community: traps-c0mm
-            """.write(toFile: users, atomically: true, encoding: .utf8)
+        let users = try Self.writeUsersFile(in: directory, trapPort: try #require(await trapd.waitForUDPPort(),
+                                                                                  "snmptrapd bound no port: \(trapd.standardError)"))
         let harness = try await ExporterHarness(devices: 2, configureExporter: { configuration in
             configuration.snmp.listen = "127.0.0.1:0"
             configuration.snmp.usersFile = users
@@ -152,6 +138,32 @@ struct SNMPServerTests {
         #expect(received.satisfied, "\(trapd.standardOutput)")
         #expect(snmp.sender?.statistics.sent ?? 0 >= 1)
         await harness.shutdown()
+    }
+
+    /// snmptrapd in the foreground on a port of its own choosing (read back from /proc by the
+    /// caller), logging every trap of community traps-c0mm to its standard output.
+    static func startTrapReceiver(in directory: String) async throws -> ChildProcess {
+        try "authCommunity log traps-c0mm\n".write(toFile: directory + "/snmptrapd.conf", atomically: true, encoding: .utf8)
+        let path = ChildProcess.executable(named: "snmptrapd") ?? "/usr/sbin/snmptrapd"
+        let trapd = try ChildProcess(path, ["-f", "-Lo", "-C", "-c", directory + "/snmptrapd.conf", "-m", "", "-M", directory, "-n", "-On",
+                                            "udp:127.0.0.1:0"],
+                                     environment: ["HOME": directory, "SNMP_PERSISTENT_DIR": directory, "SNMPCONFPATH": directory])
+        let ready = try await NamedThread.run(name: "test-trapd") { trapd.waitForOutput(limit: .seconds(30)) { $0.contains("NET-SNMP version") } }
+        #expect(ready.satisfied, "snmptrapd did not start: \(trapd.standardError)")
+        return trapd
+    }
+
+    /// The SNMP users file: the test community, and snmptrapd on `trapPort` as the receiver.
+    static func writeUsersFile(in directory: String, trapPort: Int) throws -> String {
+        let users = directory + "/snmp-users.yml"
+        try """
+            communities:
+              - community: \(Self.community)
+            traps:
+              - address: 127.0.0.1:\(trapPort)
+                community: traps-c0mm
+            """.write(toFile: users, atomically: true, encoding: .utf8)
+        return users
     }
 
     /// How the outage test configures its one WinPower server.
@@ -177,23 +189,10 @@ struct SNMPServerTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-outage-traps-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try "authCommunity log traps-c0mm\n".write(toFile: directory + "/snmptrapd.conf", atomically: true, encoding: .utf8)
-        let path = ChildProcess.executable(named: "snmptrapd") ?? "/usr/sbin/snmptrapd"
-        let trapd = try ChildProcess(path, ["-f", "-Lo", "-C", "-c", directory + "/snmptrapd.conf", "-m", "", "-M", directory, "-n", "-On",
-                                            "udp:127.0.0.1:0"],
-                                     environment: ["HOME": directory, "SNMP_PERSISTENT_DIR": directory, "SNMPCONFPATH": directory])
+        let trapd = try await Self.startTrapReceiver(in: directory)
         defer { trapd.signal(SIGTERM) }
-        let ready = try await NamedThread.run(name: "test-trapd") { trapd.waitForOutput(limit: .seconds(30)) { $0.contains("NET-SNMP version") } }
-        #expect(ready.satisfied, "snmptrapd did not start: \(trapd.standardError)")
-        let trapPort = try #require(await trapd.waitForUDPPort(), "snmptrapd bound no port: \(trapd.standardError)")
-        let users = directory + "/snmp-users.yml"
-        try """
-            communities:
-              - community: \(Self.community)
-            traps:
-              - address: 127.0.0.1:\(trapPort)
-                community: traps-c0mm
-            """.write(toFile: users, atomically: true, encoding: .utf8)
+        let users = try Self.writeUsersFile(in: directory, trapPort: try #require(await trapd.waitForUDPPort(),
+                                                                                  "snmptrapd bound no port: \(trapd.standardError)"))
         let harness = try await ExporterHarness(devices: 1, configure: { simulator in
             simulator.outageSchedule = [OutageWindow(device: 0, start: 20, length: 30)]
         }, configureExporter: { configuration in
