@@ -478,7 +478,6 @@ Summary:        Prometheus exporter for WinPower G2 UPS management servers
 License:        MIT
 Group:          System Environment/Daemons
 Packager:       $maintainer
-BuildArch:      $rpm_arch
 Requires(pre):  shadow-utils
 Recommends:     ca-certificates
 Recommends:     libcurl
