@@ -56,7 +56,7 @@ case "$arch" in
         run=(chroot "$root" "$inside/qemu-aarch64-static") ;;
     *) fail "unknown architecture $arch" ;;
 esac
-glibc="$("${run[@]}" /usr/bin/ldd --version 2>/dev/null | head -n 1 || chroot "$root" /usr/bin/ldd --version | head -n 1)"
+glibc="$(cd "$root" && ls lib/*-linux-gnu/libc-*.so 2>/dev/null | sed 's/.*libc-\(.*\)\.so$/glibc \1/' | head -n 1)"
 ssl="$(ls "$root"/usr/lib/*-linux-gnu/libssl.so.* 2>/dev/null | xargs -n1 basename | tr '\n' ' ')"
 echo "$name: root $root: $glibc; $ssl"
 [[ -z "$(ls "$root"/usr/lib/*-linux-gnu/libssl.so.3 2>/dev/null)" ]] || fail "the root has OpenSSL 3; this check is for a host with OpenSSL 1.1 only"
