@@ -3,7 +3,7 @@ import WPServer
 
 /// Runs an ``HTTPServer`` for the duration of `body` and always shuts it down.
 ///
-/// The server binds `configuration` (by default an ephemeral port on 127.0.0.1); `body`
+/// The server binds `configuration` (by default ``HTTPServer/Configuration/forTests``); `body`
 /// receives the bound port. When `body` returns or throws, the server is cancelled and this
 /// function waits until it has closed every descriptor.
 ///
@@ -18,7 +18,7 @@ import WPServer
 /// - Throws: The server's bind error, or whatever `body` throws.
 package func withTestServer<T>(
     _ handler: any HTTPHandler,
-    configuration: HTTPServer.Configuration = .init(host: "127.0.0.1", port: 0),
+    configuration: HTTPServer.Configuration = .forTests,
     logger: WPLogger = .disabled,
     observer: (any RequestObserver)? = nil,
     _ body: (Int) async throws -> T
@@ -40,5 +40,18 @@ package func withTestServer<T>(
             if case .success = result { throw error }
         }
         return try result.get()
+    }
+}
+
+package extension HTTPServer.Configuration {
+    /// An ephemeral port on 127.0.0.1, with head and idle timeouts longer than any suite's time
+    /// limit: a test that is not about timeouts keeps its connection while a loaded machine
+    /// leaves its thread waiting (the default 10 s head timeout, counted from accept, once closed
+    /// a test's connection before its first request was sent). Tests of the timeouts set them.
+    static var forTests: Self {
+        var configuration = Self(host: "127.0.0.1", port: 0)
+        configuration.headTimeout = .seconds(900)
+        configuration.idleTimeout = .seconds(900)
+        return configuration
     }
 }
