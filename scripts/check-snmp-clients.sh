@@ -40,8 +40,10 @@ printf 'communities:\n  - community: %s\nusers:\n  reader:\n    auth_password: a
 chmod 600 "$work/snmp-users.yml"
 start_simulator 3
 agent_port=$(free_udp_port)
+# One collection a minute: the walks compared below read the same collection (the simulator's
+# readings and upsSecondsOnBattery move with every one).
 start_exporter "$work/exporter.log" --snmp.listen "127.0.0.1:$agent_port" --snmp.users_file "$work/snmp-users.yml" \
-    --nut.listen 127.0.0.1:0
+    --nut.listen 127.0.0.1:0 --scheduler.collection_interval 60s --energy.max_gap 5m
 agent="127.0.0.1:$agent_port"
 # Every UPS's name: the agent names them as the NUT server does, and NUT lists them.
 nut_port=$(grep '"line server listening"' "$work/exporter.log" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2)
