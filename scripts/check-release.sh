@@ -80,7 +80,7 @@ release="$(sed -n 's/^## \[\([0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*\)\].*/\1/p' C
 commit="$(git rev-parse HEAD)"
 version="$release+g${commit:0:12}"
 # The architectures built: amd64 always (it is the host's), arm64 unless --arch left it out.
-mapfile -t archs < <(cd "$dist" && ls wpexporter-*.linux-*.tar.gz | sed 's/.*\.linux-\(.*\)\.tar\.gz$/\1/' | sort)
+mapfile -t archs < <(find "$dist" -maxdepth 1 -name 'wpexporter-*.linux-*.tar.gz' -printf '%f\n' | sed 's/.*\.linux-\(.*\)\.tar\.gz$/\1/' | sort)
 [[ " ${archs[*]} " == *" amd64 "* ]] || fail "no amd64 tarball in $dist"
 expected_sums=()
 for a in "${archs[@]}"; do
@@ -101,8 +101,9 @@ for a in "${archs[@]}"; do
     [[ "$(printf '%s\n2.28\n' "$highest" | sort -V | tail -n 1)" == 2.28 ]] || fail "$a: the binary needs GLIBC_$highest"
     if readelf -V "$file" | grep -qE 'Name: (GLIBCXX|CXXABI)_'; then fail "$a: the binary needs libstdc++"; fi
     needed="$(readelf -d "$file" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')"
-    [[ -z "$(printf '%s\n' $needed | grep -vE '^(libc\.so\.6|libm\.so\.6|libpthread\.so\.0|libdl\.so\.2|libz\.so\.1|ld-linux-.*)$')" ]] \
-        || fail "$a: the binary needs $needed"
+    if tr ' ' '\n' <<<"$needed" | grep -v '^$' | grep -qvE '^(libc\.so\.6|libm\.so\.6|libpthread\.so\.0|libdl\.so\.2|libz\.so\.1|ld-linux-.*)$'; then
+        fail "$a: the binary needs $needed"
+    fi
     echo "$a: highest GLIBC_$highest, no GLIBCXX/CXXABI, needs $needed"
 done
 
@@ -211,8 +212,9 @@ fi
 dpkg-deb --contents "$dist/$deb_a" | awk '$2 != "root/root" {print; bad = 1} END {exit bad}' || fail "$deb_a entries not owned by root"
 dpkg-deb --ctrl-tarfile "$dist/$deb_a" | tar -xOf - ./conffiles | grep -qx /etc/winpower-exporter/config.yaml || fail "config.yaml is not a conffile"
 dpkg-deb --fsys-tarfile "$dist/$deb_a" | tar -xOf - ./usr/share/doc/wpexporter/copyright >"$work/copyright"
-grep -qx 'License: Expat' "$work/copyright" && grep -q '^ Permission is hereby granted' "$work/copyright" \
-    || fail "$deb_a: debian/copyright does not carry the MIT (Expat) license"
+if ! grep -qx 'License: Expat' "$work/copyright" || ! grep -q '^ Permission is hereby granted' "$work/copyright"; then
+    fail "$deb_a: debian/copyright does not carry the MIT (Expat) license"
+fi
 echo "$a: $(wc -l <"$work/contents.txt") entries, config.yaml is a conffile, Depends: $(dpkg-deb --field "$dist/$deb_a" Depends), copyright: Expat"
 
 echo "== lintian $deb_a"

@@ -20,7 +20,7 @@
 # Paths of the clone and cache must not contain spaces (they are bind-mounted by name).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-# shellcheck source=lib.sh
+# shellcheck source=scripts/release/lib.sh
 source "$here/lib.sh"
 cd "$here/../.."
 clone="$(pwd -P)"
@@ -76,6 +76,7 @@ rm -f "$scratch/release.yaml"
 bin="$scratch/aarch64-unknown-linux-gnu/release/wpexporter"
 rm -f "$bin"
 start=$SECONDS
+# shellcheck disable=SC2016  # expanded by the inner sh, from its arguments
 IN_ROOT_BINDS="$binds" in_root "$root" /usr/bin/env "${environment[@]}" /bin/sh -c 'cd "$1" && shift && "$@" --manifest-cache none' build "$clone" "${build[@]}"
 say "built in $((SECONDS - start)) s"
 [[ -x "$bin" ]] || die "no binary at $bin"

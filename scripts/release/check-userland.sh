@@ -56,8 +56,8 @@ case "$arch" in
         run=(chroot "$root" "$inside/qemu-aarch64-static") ;;
     *) fail "unknown architecture $arch" ;;
 esac
-glibc="$(cd "$root" && ls lib/*-linux-gnu/libc-*.so 2>/dev/null | sed 's/.*libc-\(.*\)\.so$/glibc \1/' | head -n 1)"
-ssl="$(ls "$root"/usr/lib/*-linux-gnu/libssl.so.* 2>/dev/null | xargs -n1 basename | tr '\n' ' ')"
+glibc="$(find "$root"/lib/*-linux-gnu -maxdepth 1 -name 'libc-*.so' -printf '%f\n' 2>/dev/null | sed 's/^libc-\(.*\)\.so$/glibc \1/' | head -n 1)"
+ssl="$(find "$root"/usr/lib/*-linux-gnu -maxdepth 1 -name 'libssl.so.*' -printf '%f ' 2>/dev/null)"
 echo "$name: root $root: $glibc; $ssl"
 [[ -z "$(ls "$root"/usr/lib/*-linux-gnu/libssl.so.3 2>/dev/null)" ]] || fail "the root has OpenSSL 3; this check is for a host with OpenSSL 1.1 only"
 

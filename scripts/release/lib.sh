@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # sourced: sets cache and mirror for its caller
 # Helpers shared by scripts/release/toolchain.sh, build-arm64.sh and roots.sh; sourced,
 # not run. Needs root (chroot, mount) and util-linux's unshare.
 #
@@ -22,6 +23,7 @@ die() { echo "${0##*/}: $*" >&2; exit 1; }
 in_root() {
     local root="$1"; shift
     [[ -d "$root" ]] || die "no root at $root"
+    # shellcheck disable=SC2016  # the script is expanded by the inner bash, from its arguments
     unshare --mount --propagation private -- /bin/bash -euo pipefail -c '
         root="$1"; shift
         mount -t proc proc "$root/proc"

@@ -14,7 +14,7 @@
 # Usage: scripts/release/roots.sh ARCH       (root: debootstrap and chroot)
 set -euo pipefail
 arch="${1:?usage: roots.sh amd64|arm64}"
-# shellcheck source=lib.sh
+# shellcheck source=scripts/release/lib.sh
 source "$(dirname "$0")/lib.sh"
 root="$cache/roots/bullseye-$arch"
 marker="$root/.wpexporter-root"

@@ -25,7 +25,7 @@
 # A root in use is chrooted into with /proc and /dev mounted (lib.sh's in_root).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-# shellcheck source=lib.sh
+# shellcheck source=scripts/release/lib.sh
 source "$here/lib.sh"
 
 [[ $(id -u) -eq 0 ]] || die "needs root (debootstrap, chroot)"

@@ -15,7 +15,7 @@
 # Usage: scripts/release/zig.sh [--link-libs TRIPLE]
 set -euo pipefail
 version=0.14.1   # ziglang on PyPI; its glibc stubs go back to 2.17, its lld links both targets
-# shellcheck source=lib.sh
+# shellcheck source=scripts/release/lib.sh
 source "$(dirname "$0")/lib.sh"
 if [[ "${1:-}" == --link-libs ]]; then
     triple="${2:?--link-libs needs a target triple}"
