@@ -34,10 +34,23 @@ help=$(swift build --help 2>/dev/null || true)   # read whole: grep -q on a pipe
 if grep -q -- '--build-system' <<<"$help" && grep -q 'swiftbuild' <<<"$help"; then
     systems+=(swiftbuild)
 fi
+# SwiftPM itself (swift-package, not the compiler) has been seen to die of SIGSEGV in
+# libdispatch during the swiftbuild build on a loaded machine, and to pass on the next try: a
+# build that a signal ended is tried once more, saying so; any other failure fails at once.
+build_consumer() {  # build_consumer SYSTEM
+    local status=0
+    (cd "$work/consumer" && swift build --build-tests --build-system "$1" --scratch-path "$work/build-$1") || status=$?
+    if [[ $status -gt 128 ]]; then
+        echo "check-consumer: swift build ($1) was ended by signal $((status - 128)) (a crash of SwiftPM); building once more"
+        status=0
+        (cd "$work/consumer" && swift build --build-tests --build-system "$1" --scratch-path "$work/build-$1") || status=$?
+    fi
+    return "$status"
+}
 for system in "${systems[@]}"; do
     echo "check-consumer: wpexporter $version as a tagged dependency, CI=$CI, build system $system"
-    (cd "$work/consumer" && swift build --build-tests --build-system "$system" --scratch-path "$work/build-$system" \
-        && swift test --skip-build --build-system "$system" --scratch-path "$work/build-$system")
+    build_consumer "$system"
+    (cd "$work/consumer" && swift test --skip-build --build-system "$system" --scratch-path "$work/build-$system")
 done
 
 scripts/export-integrations.sh "file://$work/wpexporter.git" "$version" "$work/integrations" >/dev/null
