@@ -48,6 +48,18 @@ struct StubTransport: HTTPTransport {
                                      body: Array(#"{"code":"000000","message":"OK","data":{"token":"\#(token)"}}"#.utf8))
         }
     }
+
+    /// This server, answering device-list requests with `list(page)` for the `current` page the
+    /// request names.
+    func answeringLists(_ list: @escaping @Sendable (Int) -> String) -> StubTransport {
+        let login = answer
+        return StubTransport { request in
+            guard request.url.path.hasSuffix("/list") else { return try login(request) }
+            let page = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?
+                .queryItems?.first { $0.name == "current" }?.value.flatMap(Int.init) ?? 0
+            return TransportResponse(status: 200, body: Array(list(page).utf8))
+        }
+    }
 }
 
 extension SimulatorHarness {
