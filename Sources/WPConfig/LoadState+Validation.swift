@@ -23,6 +23,7 @@ extension LoadState {
         validateServers()
         warnAboutIgnoredKeys()
         warnAboutFilePermissions()
+        warnAboutSkippedCertificateChecks()
     }
 
     private mutating func validateIntegers() {
@@ -331,6 +332,22 @@ extension LoadState {
             warning(name, .file(path: path, position: nil),
                     "the file holds a password and is readable by other users (mode 0\(String(mode & 0o777, radix: 8))); "
                     + "run chmod 600 \(path)")
+        }
+    }
+
+    /// `skip_ssl_verify: true` is allowed (a WinPower server's self-signed certificate is
+    /// common) but never silent: one warning per server that uses it, naming the entry.
+    private mutating func warnAboutSkippedCertificateChecks() {
+        let reason = "is true: the WinPower server's TLS certificate is not checked, so anyone on the network path "
+            + "can pose as the server, read its password and forge readings; set ca_file to its certificate instead"
+        let key = "winpower.skip_ssl_verify"
+        if serverDrafts.isEmpty {
+            if let setting = settings[key], case .boolean(true) = setting.value { warning(key, setting.source, reason) }
+            return
+        }
+        for draft in serverDrafts where !draft.isMalformed {
+            guard let setting = draft.resolved[key], case .boolean(true) = setting.value else { continue }
+            warning(draft.path("skip_ssl_verify"), setting.source, reason)
         }
     }
 }

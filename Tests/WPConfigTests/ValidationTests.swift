@@ -204,6 +204,33 @@ import WPTestThreads
         #expect(loaded.warnings.map(\.description) == (warned ? [expected] : []))
     }
 
+    @Test func skippedCertificateChecksAreWarnedAboutOncePerServer() throws {
+        let reason = "is true: the WinPower server's TLS certificate is not checked, so anyone on the network path "
+            + "can pose as the server, read its password and forge readings; set ca_file to its certificate instead"
+        let plain = try ConfigurationLoader.load(TestInputs.make(file: "winpower:\n  skip_ssl_verify: true\n"))
+        #expect(plain.warnings.map(\.description) == ["./config.yaml:2:20: winpower.skip_ssl_verify: \(reason)"])
+        let byFlag = try ConfigurationLoader.load(TestInputs.make(flags: [("--skip-ssl-verify", "true")]))
+        #expect(byFlag.warnings.map(\.description) == ["flag --skip-ssl-verify: winpower.skip_ssl_verify: \(reason)"])
+        // Two entries inherit it, the third turns it off: two warnings, one per server using it.
+        let servers = try ConfigurationLoader.load(TestInputs.make(file: """
+            winpower:
+              skip_ssl_verify: true
+            servers:
+              - name: a
+                base_url: https://a
+              - name: b
+                base_url: https://b
+                skip_ssl_verify: false
+              - name: c
+                base_url: https://c
+            """))
+        #expect(servers.warnings.map(\.description) == [
+            "./config.yaml:2:20: servers[0].skip_ssl_verify: \(reason)",
+            "./config.yaml:2:20: servers[2].skip_ssl_verify: \(reason)",
+        ])
+        #expect(try ConfigurationLoader.load(TestInputs.make(file: "winpower:\n  skip_ssl_verify: false\n")).warnings.isEmpty)
+    }
+
     @Test func readableFileWithoutPasswordIsNotWarnedAbout() throws {
         let loaded = try ConfigurationLoader.load(TestInputs.make(file: "server:\n  port: 1\n", modes: ["./config.yaml": 0o644]))
         #expect(loaded.warnings.isEmpty)
