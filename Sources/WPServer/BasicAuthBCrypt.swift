@@ -2,6 +2,10 @@ import WPCSecurityShim
 
 /// bcrypt through libcrypt's `crypt_r`.
 public enum BCrypt {
+    /// The most password bytes bcrypt reads; a longer password is refused, never cut (as
+    /// Go's and Python's bcrypt refuse to hash one).
+    public static let maxPasswordBytes = 72
+
     static let alphabet = Array("./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
 
     /// The cost of a bcrypt hash (`$2b$10$` + 53 characters), nil when `hash` is not one.
@@ -19,9 +23,11 @@ public enum BCrypt {
     /// against a full hash (the result equals it when the password matches); nil on failure.
     ///
     /// A password holding a NUL byte gives nil: `crypt_r` reads a C string and would check
-    /// only the part before the NUL, so `right\0anything` would pass for `right`.
+    /// only the part before the NUL, so `right\0anything` would pass for `right`. So does a
+    /// password longer than ``maxPasswordBytes``: bcrypt reads only that many bytes, so
+    /// anything after them would pass.
     public static func hash(password: String, setting: String) -> String? {
-        guard !password.utf8.contains(0), !setting.utf8.contains(0) else { return nil }
+        guard !password.utf8.contains(0), !setting.utf8.contains(0), password.utf8.count <= maxPasswordBytes else { return nil }
         var output = [CChar](repeating: 0, count: 128)
         defer { for index in output.indices { output[index] = 0 } }
         guard wps_crypt(password, setting, &output, output.count) == 0 else { return nil }

@@ -400,6 +400,15 @@ private final class GatedUsers: NUTUsers, Sendable {
         #expect(await table.authenticate(username: "hashed", password: "s3cret\0junk", suspect: false) == nil)
         #expect(await table.authenticate(username: "hashed", password: "s3cret", suspect: false) != nil)
     }
+
+    @Test func aBcryptUsersPasswordPastSeventyTwoBytesFails() async throws {
+        var generator = SystemRandomNumberGenerator()
+        let longest = String(repeating: "p", count: BCrypt.maxPasswordBytes)
+        let hash = try #require(BCrypt.hash(password: longest, setting: BCrypt.setting(cost: 4, using: &generator)))
+        let table = NUTUserTable([NUTAccount(name: "hashed", secret: .bcrypt(hash), role: .primary)])
+        #expect(await table.authenticate(username: "hashed", password: longest, suspect: false) != nil)
+        #expect(await table.authenticate(username: "hashed", password: longest + "junk", suspect: false) == nil)
+    }
 }
 
 /// The protocol over a real socket: a `LineServer` serving `NUTProtocol`.

@@ -108,6 +108,18 @@ import WPTestSupport
         #expect(try await handler.handle(Self.request(Self.authorization("prometheus", "correct-horse"))).status == 200)
     }
 
+    @Test func aPasswordPastBcryptsSeventyTwoBytesIsRefusedNotCut() async throws {
+        let longest = String(repeating: "ü", count: 36)  // 72 bytes
+        let authenticator = try BasicAuthenticator(users: ["prometheus": Self.hash(longest)])
+        let handler = BasicAuthHandler(wrapping: Self.inner, authenticator: authenticator)
+        #expect(try await handler.handle(Self.request(Self.authorization("prometheus", longest))).status == 200)
+        // bcrypt itself would read only the first 72 bytes and let these in.
+        for password in [longest + "x", longest + longest] {
+            #expect(try await handler.handle(Self.request(Self.authorization("prometheus", password))).status == 401)
+        }
+        #expect(BCrypt.hash(password: longest + "x", setting: "$2b$04$abcdefghijklmnopqrstuu") == nil)
+    }
+
     @Test func aCachedSuccessClearsTheAddresssFailures() async throws {
         let failures = AuthFailureTracker(threshold: 2, delayStep: .zero, maximumDelay: .zero)
         let authenticator = try BasicAuthenticator(users: ["prometheus": Self.hash("s3cret")], failures: failures)
