@@ -41,7 +41,9 @@ package enum UPSMIBMapping {
         case nil: nil
         }
         let low = NUTVariables.isLow(device, NUTThresholds(chargeLow: 10, runtimeLow: lowBatteryTime ?? 120))
-        if realtime.batCapacity != nil || realtime.batRemainTime != nil {
+        if realtime.batteryStatus == 4 {
+            ups.batteryStatus = .batteryDepleted
+        } else if realtime.batCapacity != nil || realtime.batRemainTime != nil || low {
             ups.batteryStatus = low ? .batteryLow : .batteryNormal
         }
         // RFC 1628: the time since the UPS last switched to battery, zero when not on battery.

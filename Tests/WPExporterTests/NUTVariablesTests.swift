@@ -1,6 +1,7 @@
 import Testing
 import WPTestThreads
 import WPClient
+import WPSNMP
 @testable import WPExporter
 
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct NUTVariablesTests {
@@ -45,6 +46,29 @@ import WPClient
         #expect(Self.status(Self.device(mode: 4, runtime: 119)) == "OB DISCHRG LB")
         #expect(Self.status(Self.device(mode: 4, charge: 30), NUTThresholds(chargeLow: 40, runtimeLow: 60)) == "OB DISCHRG LB")
         #expect(Self.status(Self.device(mode: 4, charge: nil, runtime: nil)) == "OB DISCHRG", "unknown is not low")
+    }
+
+    /// WinPower's own battery flag (UPS-MIB numbering: 3 low, 4 depleted) sets `LB` without a
+    /// plausible charge or runtime; normal (2) or another code sets nothing. SNMP agrees.
+    @Test func winPowersOwnLowBatteryFlagSetsLB() {
+        func device(batteryStatus: Int?, charge: Double? = nil, runtime: Double? = nil) -> Device {
+            var device = Self.device(mode: 4, charge: charge, runtime: runtime)
+            device.realtime.batteryStatus = batteryStatus
+            return device
+        }
+        #expect(Self.status(device(batteryStatus: 3)) == "OB DISCHRG LB")
+        #expect(Self.status(device(batteryStatus: 4)) == "OB DISCHRG LB")
+        #expect(Self.status(device(batteryStatus: 2)) == "OB DISCHRG")
+        #expect(Self.status(device(batteryStatus: 7)) == "OB DISCHRG", "an unknown code says nothing")
+        #expect(Self.status(device(batteryStatus: 2, charge: 80, runtime: 3600)) == "OB DISCHRG")
+        func snmp(_ device: Device) -> (UPSMIB.BatteryStatus?, Bool) {
+            let ups = UPSMIBMapping.values(of: device, name: "rack-a", agentVersion: "1.0", lowBatteryTime: 120)
+            return (ups.batteryStatus, ups.alarms.contains { $0.alarm == .lowBattery })
+        }
+        #expect(snmp(device(batteryStatus: 3)) == (.batteryLow, true))
+        #expect(snmp(device(batteryStatus: 4)) == (.batteryDepleted, true))
+        #expect(snmp(device(batteryStatus: 2, charge: 80)) == (.batteryNormal, false))
+        #expect(snmp(device(batteryStatus: nil)) == (nil, false))
     }
 
     /// Missing readings are absent, never 0; numbers as drivers write them.
