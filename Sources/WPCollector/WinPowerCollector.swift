@@ -176,12 +176,17 @@ package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Du
             refused = BatteryBounds.apply(to: &kept.devices)
             return kept
         }
+        var recorded: EnergyMeter<C>.CycleReport?
         if case .success(let readout) = outcome {
             let prefix = configuration.energyKeyPrefix
-            meter.record(readout.devices.map { Self.energySample($0, keyPrefix: prefix) }, at: fetched, wall: wallClock(),
-                         lease: lease.withLock { $0 })
+            recorded = meter.record(readout.devices.map { Self.energySample($0, keyPrefix: prefix) }, at: fetched,
+                                    wall: wallClock(), lease: lease.withLock { $0 })
         }
         let finished = clock.now
+        // Published once on disk: the served counters are the saved ones (servedTotals), so
+        // waiting for the save serves this collection's totals. The wait is bounded: a stuck
+        // disk holds the served counters at their last saved values, never the collection.
+        if let recorded { await meter.saved(recorded, timeout: Self.saveWait) }
         let wall = wallClock()
         let energy = EnergyView(meter, prefix: configuration.energyKeyPrefix)
         // Logged after the lock is released: a blocked log output must not hold `state`.
@@ -241,6 +246,10 @@ package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Du
         }.sorted { $0.deviceID < $1.deviceID }
         publishedHealth.withLock { $0 = health }
     }
+
+    /// How long a collection waits for the save of its energy totals before it publishes: long
+    /// enough for a healthy disk's fsync, short beside the shortest collection interval (1 s).
+    package static var saveWait: Duration { .milliseconds(250) }
 
     /// Families of the shared energy meter's health: the same for every server, so a
     /// multi-server exporter serves them once, without server labels.
@@ -378,7 +387,7 @@ package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Du
         /// - Parameter prefix: the collector's key prefix: only keys with it are kept,
         ///   without it (every key when empty).
         init(_ meter: EnergyMeter<C>, prefix: String) {
-            totals = meter.totals(keyPrefix: prefix)
+            totals = meter.servedTotals(keyPrefix: prefix)
             status = meter.status
             rejectedSamples = EnergyKey.owned(meter.rejectedSamples, prefix: prefix) { $0 }
         }

@@ -17,4 +17,24 @@ package struct DeviceEnergy: Sendable, Equatable {
 
     /// The total in watt-hours (the previous exporter's `winpower_device_cumulative_energy`).
     package var wattHours: Double { joules / 3600 }
+
+    /// These totals with each counter held at most at its value in `saved` (0 when `saved` is
+    /// `nil`: a device never saved), the rest (outage in progress, last outage, last test) as
+    /// they are: what a crash now would restore, for counters.
+    package func heldAt(_ saved: DeviceEnergy?) -> DeviceEnergy {
+        let saved = saved ?? DeviceEnergy()
+        var held = self
+        held.joules = min(joules, saved.joules)
+        held.gaps = min(gaps, saved.gaps)
+        held.ledger.transfers = min(ledger.transfers, saved.ledger.transfers)
+        held.ledger.onBatterySeconds = min(ledger.onBatterySeconds, saved.ledger.onBatterySeconds)
+        held.ledger.dischargeJoules = min(ledger.dischargeJoules, saved.ledger.dischargeJoules)
+        held.ledger.tests = min(ledger.tests, saved.ledger.tests)
+        // The histogram is held whole: its buckets and sum move together.
+        if ledger.observedOutages > saved.ledger.observedOutages || ledger.durationSum > saved.ledger.durationSum {
+            held.ledger.durationCounts = saved.ledger.durationCounts
+            held.ledger.durationSum = saved.ledger.durationSum
+        }
+        return held
+    }
 }

@@ -46,6 +46,8 @@ package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration
         /// Readings not recorded: those of a pipeline that no longer owns its keys
         /// (``lease(keyPrefix:)``), of a server whose totals moved away, or after ``close()``.
         package var dropped: Int = 0
+        /// The generation of the save this cycle asked for (``saved(_:timeout:)``), if any.
+        package var saveGeneration: UInt64?
     }
 
     /// The right to record readings under one key prefix (one server's devices). Taking a new
@@ -91,6 +93,9 @@ package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration
         var generation: UInt64 = 0
         /// The newest generation known to be on disk.
         var savedGeneration: UInt64 = 0
+        /// The totals of `savedGeneration` (those loaded at the start before any save): what a
+        /// crash now would restore, so what ``servedTotals(keyPrefix:)`` never exceeds.
+        var saved: [String: DeviceEnergy] = [:]
         var status: Status
         /// The current lease of each key prefix.
         var leases: [String: UInt64] = [:]
@@ -134,8 +139,9 @@ package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration
         base.devices = [:]
         let status = Status(stateWasReset: loaded.stateWasReset, persistFailures: 0, lastPersistError: nil, saves: 0)
         let dirty = loaded.legacyImport != nil || rekeyed
-        inner = Mutex(Inner(integrator: EnergyIntegrator(configuration: configuration, seed: loaded.state),
-                            base: base, generation: dirty ? 1 : 0, status: status))
+        let integrator = EnergyIntegrator<C.Instant>(configuration: configuration, seed: loaded.state)
+        inner = Mutex(Inner(integrator: integrator, base: base, generation: dirty ? 1 : 0, saved: integrator.totals,
+                            status: status))
         writer = StateWriter(save: { state in
             do {
                 try store.save(state)
@@ -268,7 +274,8 @@ package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration
                         ["device_id": "\(rejection.deviceID)", "watts": .double(rejection.watts),
                          "max_watts": .double(rejection.maxWatts)])
         }
-        return CycleReport(totals: totals, summary: summary, saveRequested: pending != nil, dropped: dropped)
+        return CycleReport(totals: totals, summary: summary, saveRequested: pending != nil, dropped: dropped,
+                           saveGeneration: pending?.1)
     }
 
     /// Makes the caller the only one recording under `keyPrefix`: any earlier lease of the same
@@ -303,7 +310,13 @@ package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration
     @discardableResult
     package func rekey(closing: Set<String>, _ plan: ([String]) -> [String: String]) -> Rekeying {
         let (result, pending, generation) = inner.withLock { inner in
-            let result = inner.integrator.rekey(plan(Array(inner.integrator.totals.keys)))
+            let moves = plan(Array(inner.integrator.totals.keys))
+            let result = inner.integrator.rekey(moves)
+            // The saved totals travel with their keys, so a renamed server's counters are served
+            // at once, not from zero until the save below ends.
+            for old in result.moved {
+                if let new = moves[old], let saved = inner.saved.removeValue(forKey: old) { inner.saved[new] = saved }
+            }
             inner.closedServers.formUnion(closing)
             inner.generation += 1
             inner.lastSaveRequest = clock.now
@@ -394,7 +407,20 @@ package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration
     }
 
     private func submit(_ state: EnergyState, generation: UInt64) {
-        writer.submit(state, generation: generation) { [self] generation, failure in saveEnded(generation, failure) }
+        writer.submit(state, generation: generation) { [self] generation, failure in
+            saveEnded(generation, failure, state: state)
+        }
+    }
+
+    /// Suspends until the save `report`'s cycle asked for has ended, or `timeout` passed (the
+    /// save goes on); returns at once when the cycle asked for none. A collection waits here
+    /// before it publishes, so the totals it serves are the ones on disk.
+    ///
+    /// - Returns: whether the save covering the cycle succeeded in time.
+    @discardableResult
+    package func saved(_ report: CycleReport, timeout: Duration) async -> Bool {
+        guard let generation = report.saveGeneration else { return false }
+        return await writer.saved(generation, timeout: timeout) == .saved
     }
 
     private static func check(_ outcome: StateWriter.Outcome, waited: Duration) throws {
@@ -407,6 +433,20 @@ package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration
 
     /// Totals of every known device. Never waits for a save.
     package var totals: [String: DeviceEnergy] { inner.withLock { $0.integrator.totals } }
+
+    /// The totals to serve of the devices whose key starts with `prefix`, keyed without it:
+    /// ``totals(keyPrefix:)`` with every counter held at most at its last saved value
+    /// (``DeviceEnergy/heldAt(_:)``), so a served counter never exceeds what a crash now would
+    /// restore and never goes backwards across one. Never waits for a save.
+    package func servedTotals(keyPrefix prefix: String) -> [String: DeviceEnergy] {
+        inner.withLock { inner in
+            var totals = inner.integrator.totals(keyPrefix: prefix)
+            for (id, total) in totals {
+                totals[id] = total.heldAt(inner.saved[prefix + id])
+            }
+            return totals
+        }
+    }
 
     /// The totals of the devices whose key starts with `prefix`, keyed without it
     /// (``EnergyIntegrator/totals(keyPrefix:)``). Never waits for a save.
@@ -425,7 +465,10 @@ package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration
 
     /// Records a save's outcome (on the writer's thread), then logs a change of state outside
     /// the lock.
-    private func saveEnded(_ generation: UInt64, _ failure: StorageError?) {
+    private func saveEnded(_ generation: UInt64, _ failure: StorageError?, state: EnergyState) {
+        // Converted on the writer's thread, outside the lock.
+        let savedTotals = failure == nil
+            ? state.devices.mapValues { DeviceEnergy(joules: $0.joules, gaps: $0.gaps, ledger: OutageLedger($0.ledger)) } : nil
         let previous = inner.withLock { inner -> Status in
             let previous = inner.status
             if let failure {
@@ -435,6 +478,9 @@ package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration
             } else {
                 inner.status.lastPersistError = nil
                 inner.status.saves += 1
+                if generation > inner.savedGeneration, let savedTotals {
+                    inner.saved = savedTotals
+                }
                 inner.savedGeneration = max(inner.savedGeneration, generation)
             }
             return previous

@@ -42,6 +42,54 @@ import WPTestSupport
         #expect(meter.totals(keyPrefix: "") == meter.totals)
     }
 
+    /// What is served never exceeds what a crash now would restore: the counters are held at
+    /// the last saved totals while saves fail or have not ended, and follow once one succeeds.
+    @Test func servedCountersNeverExceedTheLastSavedTotals() async throws {
+        let clock = ManualClock()
+        var seed = EnergyState()
+        seed.devices["ups"] = StoredDeviceEnergy(joules: 500, gaps: 0, ledger: StoredOutageLedger())
+        let store = InMemoryEnergyStore(initial: seed)
+        let meter = try openMeter(store: store, clock: clock)
+        #expect(meter.servedTotals(keyPrefix: "")["ups"]?.joules == 500, "the loaded totals are on disk")
+        cycle(meter, clock, after: 0, [sample(100), sample(50, id: "new")])
+        store.failNextSaves(2)
+        clock.advance(by: .seconds(10))
+        let failed = meter.record([sample(100), sample(50, id: "new")])
+        #expect(await meter.saved(failed, timeout: .seconds(60)) == false)
+        #expect(meter.totals["ups"]?.joules == 1500)
+        // The first cycle's save (of the starting point) succeeded: nothing integrated yet.
+        #expect(meter.servedTotals(keyPrefix: "")["ups"]?.joules == 500)
+        #expect(meter.servedTotals(keyPrefix: "")["new"]?.joules == 0, "a device never saved with energy serves 0")
+        cycle(meter, clock, after: 10, [sample(100), sample(50, id: "new")])  // the second failure
+        #expect(meter.servedTotals(keyPrefix: "")["ups"]?.joules == 500)
+        clock.advance(by: .seconds(10))
+        let saved = meter.record([sample(100), sample(50, id: "new")])
+        #expect(await meter.saved(saved, timeout: .seconds(60)))
+        #expect(meter.servedTotals(keyPrefix: "") == meter.totals)
+        #expect(meter.servedTotals(keyPrefix: "")["ups"]?.joules == 3500)
+        #expect(store.lastSaved?.devices["ups"]?.joules == 3500)
+    }
+
+    /// Counters are held; what an outage in progress says is served as it is.
+    @Test func aHeldTotalKeepsTheLiveOutageFields() {
+        var live = DeviceEnergy(joules: 900, gaps: 2)
+        live.ledger.transfers = 3
+        live.ledger.onBatterySeconds = 40
+        live.ledger.inOutage = true
+        live.ledger.lastStart = Date(timeIntervalSince1970: 1_000)
+        live.ledger.observe(duration: 20)
+        var saved = DeviceEnergy(joules: 700, gaps: 2)
+        saved.ledger.transfers = 2
+        saved.ledger.onBatterySeconds = 30
+        let held = live.heldAt(saved)
+        #expect(held.joules == 700 && held.gaps == 2)
+        #expect(held.ledger.transfers == 2 && held.ledger.onBatterySeconds == 30)
+        #expect(held.ledger.observedOutages == 0 && held.ledger.durationSum == 0)
+        #expect(held.ledger.inOutage && held.ledger.lastStart == live.ledger.lastStart)
+        #expect(live.heldAt(nil).joules == 0)
+        #expect(saved.heldAt(live) == saved, "never above the live value either")
+    }
+
     @Test func gapsAreCountedPerDeviceAndLoggedOncePerCycle() throws {
         let sink = InMemoryLogSink()
         let clock = ManualClock()
