@@ -2,8 +2,8 @@
 /// the protocol's length. The same hash turns the user's passwords into keys and localizes
 /// them (RFC 3414 A.2, §2.6), for privacy too.
 ///
-/// HMAC-96-MD5 and DES are not offered: MD5 and DES are deprecated (RFC 7860 §1 recommends
-/// the SHA-2 protocols; DES is not in OpenSSL 3's default provider).
+/// HMAC-96-MD5 and DES privacy are not offered: both are deprecated, and DES is not in
+/// OpenSSL 3's default provider (docs/snmp.md).
 public enum USMAuthenticationProtocol: Sendable, CaseIterable, CustomStringConvertible {
     /// HMAC-96-SHA-1 (`usmHMACSHAAuthProtocol`, RFC 3414 §7): a 12-byte MAC.
     case sha1
