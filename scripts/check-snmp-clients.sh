@@ -4,6 +4,10 @@
 #     from the NUT server's LIST UPS) and pysnmp (PyPI, a second implementation) walk every
 #     UPS and agree on every instance, type and value; SNMPv3 authPriv (SHA-256,
 #     AES-128) with a context, the same; a wrong community is answered by nothing;
+#   - SNMPv3 users of each authentication protocol (users_file's auth_protocol): net-snmp's
+#     snmpget reads through SHA, SHA-224, SHA-256, SHA-384 and SHA-512 (authPriv, AES), Nagios'
+#     check_snmp (monitoring-plugins) through `-a SHA` and `-a SHA256`; a wrong password is
+#     told "Authentication failure" (a report), not a timeout;
 #   - the Debian prometheus-snmp-exporter scrapes the agent with deploy/snmp-exporter/snmp.yml,
 #     and its values equal snmpget's;
 #   - differential: net-snmp's own snmpd, given the same system-group values, serves the same
@@ -12,7 +16,8 @@
 #
 #   scripts/check-snmp-clients.sh        # uses .build/debug/wpexporter (WPEXPORTER_BIN to change)
 #
-# Installs snmp, snmpd and prometheus-snmp-exporter (Debian) and pysnmp (PyPI) when missing.
+# Installs snmp, snmpd, prometheus-snmp-exporter and monitoring-plugins-standard (Debian) and
+# pysnmp (PyPI) when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 name=check-snmp-clients
@@ -20,6 +25,11 @@ export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/debug/wpexporter}"
 if ! command -v snmpwalk >/dev/null 2>&1 || [ ! -x /usr/sbin/snmpd ] || ! command -v prometheus-snmp-exporter >/dev/null 2>&1; then
     echo "$name: installing snmp snmpd prometheus-snmp-exporter"
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq snmp snmpd prometheus-snmp-exporter) >/dev/null
+fi
+check_snmp=/usr/lib/nagios/plugins/check_snmp
+if [ ! -x "$check_snmp" ]; then
+    echo "$name: installing monitoring-plugins-standard (check_snmp)"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq monitoring-plugins-standard) >/dev/null
 fi
 if ! python3 -c 'import pysnmp' 2>/dev/null; then
     echo "$name: installing pysnmp"
@@ -35,8 +45,16 @@ free_udp_port() { python3 -c 'import socket; s = socket.socket(socket.AF_INET, s
 free_tcp_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 community='c0mm-Unity'
-printf 'communities:\n  - community: %s\nusers:\n  reader:\n    auth_password: auth-pass-123\n    priv_password: priv-pass-456\n' \
-    "$community" >"$work/snmp-users.yml"
+# reader: SHA-256 (no auth_protocol: the default); one user per other protocol, named after it.
+protocols=(SHA SHA-224 SHA-384 SHA-512)
+{
+    printf 'communities:\n  - community: %s\nusers:\n  reader:\n    auth_password: auth-pass-123\n    priv_password: priv-pass-456\n' \
+        "$community"
+    for protocol in "${protocols[@]}"; do
+        printf '  user-%s:\n    auth_protocol: %s\n    auth_password: auth-%s-pw\n    priv_password: priv-%s-pw\n' \
+            "$protocol" "$protocol" "$protocol" "$protocol"
+    done
+} >"$work/snmp-users.yml"
 chmod 600 "$work/snmp-users.yml"
 start_simulator 3
 agent_port=$(free_udp_port)
@@ -94,12 +112,49 @@ if snmpget -m '' -t 1 -r 0 -v 2c -c wrong-community "$agent" 1.3.6.1.2.1.1.1.0 >
     echo "$name: a wrong community was answered" >&2
     exit 1
 fi
-if grep -q "$community\|priv-pass-456" "$work/exporter.log"; then
+
+# 2. Each authentication protocol: net-snmp reads every one, check_snmp SHA and SHA256, a wrong
+# password is refused with a report.
+v3_args() {  # USER PROTOCOL AUTH-PASSWORD PRIV-PASSWORD
+    printf '%s\n' -v 3 -l authPriv -u "$1" -a "$2" -A "$3" -x AES -X "$4" -n "$first"
+}
+read_as() {  # USER PROTOCOL AUTH-PASSWORD PRIV-PASSWORD: upsIdentName through snmpget
+    local args
+    mapfile -t args < <(v3_args "$@")
+    snmpget -m '' -Oqv -t 5 -r 1 "${args[@]}" "$agent" 1.3.6.1.2.1.33.1.1.5.0 | tr -d '"'
+}
+[ "$(read_as reader SHA-256 auth-pass-123 priv-pass-456)" = "$first" ] \
+    || { echo "$name: net-snmp cannot read as reader with SHA-256" >&2; exit 1; }
+for protocol in "${protocols[@]}"; do
+    [ "$(read_as "user-$protocol" "$protocol" "auth-$protocol-pw" "priv-$protocol-pw")" = "$first" ] \
+        || { echo "$name: net-snmp cannot read with $protocol" >&2; exit 1; }
+done
+echo "$name: net-snmp reads upsIdentName through SHA-256 (the default) and ${protocols[*]} (authPriv, AES)"
+nagios_read() {  # USER PROTOCOL AUTH-PASSWORD PRIV-PASSWORD
+    "$check_snmp" -H 127.0.0.1 -p "$agent_port" -t 10 -P 3 -L authPriv -U "$1" -a "$2" -A "$3" -x AES -X "$4" -N "$first" \
+        -o 1.3.6.1.2.1.33.1.1.5.0
+}
+for pair in user-SHA:SHA:auth-SHA-pw:priv-SHA-pw reader:SHA256:auth-pass-123:priv-pass-456; do
+    IFS=: read -r user protocol auth priv <<<"$pair"
+    output=$(nagios_read "$user" "$protocol" "$auth" "$priv") \
+        || { echo "$name: check_snmp -a $protocol failed: $output" >&2; exit 1; }
+    case "$output" in "SNMP OK"*"$first"*) ;; *) echo "$name: check_snmp -a $protocol: $output" >&2; exit 1 ;; esac
+    echo "$name: check_snmp -a $protocol: $output"
+done
+mapfile -t wrong < <(v3_args reader SHA-256 not-the-password priv-pass-456)
+if refused=$(snmpget -m '' -t 2 -r 0 "${wrong[@]}" "$agent" 1.3.6.1.2.1.33.1.1.5.0 2>&1); then
+    echo "$name: a wrong password was answered" >&2
+    exit 1
+fi
+case "$refused" in *"Authentication failure"*) ;; *) echo "$name: a wrong password: $refused (not Authentication failure)" >&2; exit 1 ;; esac
+echo "$name: a wrong password: $refused"
+
+if grep -q "$community\|priv-pass-456\|auth-SHA\|priv-SHA" "$work/exporter.log"; then
     echo "$name: a community or password is in the log" >&2
     exit 1
 fi
 
-# 2. prometheus-snmp-exporter with the module in deploy/.
+# 3. prometheus-snmp-exporter with the module in deploy/.
 exporter_port=$(free_tcp_port)
 sed "s/community: public/community: $community/" deploy/snmp-exporter/snmp.yml >"$work/snmp-exporter.yml"
 prometheus-snmp-exporter --config.file="$work/snmp-exporter.yml" --web.listen-address="127.0.0.1:$exporter_port" \
@@ -116,7 +171,7 @@ for pair in upsEstimatedChargeRemaining:1.3.6.1.2.1.33.1.2.4.0 upsOutputSource:1
 done
 echo "$name: prometheus-snmp-exporter reads the UPS-MIB module; its values equal snmpget's"
 
-# 3. snmpd with the same system group.
+# 4. snmpd with the same system group.
 descr=$(snmpget -m '' -Oqv -t 5 -r 1 -v 2c -c "$community" "$agent" 1.3.6.1.2.1.1.1.0 | tr -d '"')
 snmpd_port=$(free_udp_port)
 cat >"$work/snmpd.conf" <<CONF

@@ -56,8 +56,8 @@ static struct {
     unsigned long (*err_get)(void);
     void (*err_string)(unsigned long, char *, size_t);
     void (*err_clear)(void);
-    unsigned char *(*sha256)(const unsigned char *, size_t, unsigned char *);
-    const void *(*evp_sha256)(void);
+    const void *(*digest_by_name)(const char *);
+    int (*digest)(const void *, size_t, unsigned char *, unsigned int *, const void *, void *);
     unsigned char *(*hmac)(const void *, const void *, int, const unsigned char *, size_t, unsigned char *, unsigned int *);
     const void *(*aes_128_cfb128)(void);
     void *(*cipher_ctx_new)(void);
@@ -138,8 +138,8 @@ static void load_ssl(void) {
     LOAD(crypto, err_get, "ERR_get_error")
     LOAD(crypto, err_string, "ERR_error_string_n")
     LOAD(crypto, err_clear, "ERR_clear_error")
-    LOAD(crypto, sha256, "SHA256")
-    LOAD(crypto, evp_sha256, "EVP_sha256")
+    LOAD(crypto, digest_by_name, "EVP_get_digestbyname")
+    LOAD(crypto, digest, "EVP_Digest")
     LOAD(crypto, hmac, "HMAC")
     LOAD(crypto, aes_128_cfb128, "EVP_aes_128_cfb128")
     LOAD(crypto, cipher_ctx_new, "EVP_CIPHER_CTX_new")
@@ -369,17 +369,34 @@ void wps_send_plain(int descriptor, const char *text) {
     }
 }
 
-int wps_sha256(const void *data, size_t length, unsigned char output[32]) {
-    if (wps_tls_load(NULL, 0) != 0) return -1;
-    return ssl_api.sha256((const unsigned char *)data, length, output) ? 0 : -1;
+/// The digest OpenSSL names `name`, or NULL (libcrypto missing, the name unknown).
+static const void *digest_named(const char *name) {
+    if (name == NULL || wps_tls_load(NULL, 0) != 0) return NULL;
+    return ssl_api.digest_by_name(name);
 }
 
-int wps_hmac_sha256(const void *key, size_t key_length, const void *data, size_t length, unsigned char output[32]) {
-    if (wps_tls_load(NULL, 0) != 0 || key_length > 1024) return -1;
+int wps_digest(const char *name, const void *data, size_t length, unsigned char *output, size_t capacity) {
+    const void *type = digest_named(name);
+    if (type == NULL) return -1;
+    unsigned char digest[WPS_MAX_DIGEST];
     unsigned int written = 0;
-    if (ssl_api.hmac(ssl_api.evp_sha256(), key, (int)key_length, (const unsigned char *)data, length, output, &written) == NULL)
-        return -1;
-    return written == 32 ? 0 : -1;
+    int ok = ssl_api.digest(data, length, digest, &written, type, NULL) == 1 && written <= capacity;
+    if (ok) memcpy(output, digest, written);
+    explicit_bzero(digest, sizeof(digest));
+    return ok ? (int)written : -1;
+}
+
+int wps_hmac(const char *name, const void *key, size_t key_length, const void *data, size_t length,
+             unsigned char *output, size_t capacity) {
+    const void *type = digest_named(name);
+    if (type == NULL || key_length > 1024) return -1;
+    unsigned char mac[WPS_MAX_DIGEST];
+    unsigned int written = 0;
+    int ok = ssl_api.hmac(type, key, (int)key_length, (const unsigned char *)data, length, mac, &written) != NULL
+        && written <= capacity;
+    if (ok) memcpy(output, mac, written);
+    explicit_bzero(mac, sizeof(mac));
+    return ok ? (int)written : -1;
 }
 
 int wps_aes128_cfb(int encrypt, const unsigned char key[16], const unsigned char iv[16],

@@ -7,9 +7,10 @@
 ///     view: all               # all (default) or system (the system group only)
 /// users:                      # SNMPv3 (USM), read-only
 ///   librenms:
-///     auth_password: long-auth-secret   # HMAC-192-SHA-256, 8 characters at least
+///     auth_password: long-auth-secret   # 8 characters at least
 ///     priv_password: long-priv-secret   # AES-128; with both, authPriv is required
 ///   zabbix-signing:
+///     auth_protocol: SHA-512            # SHA, SHA-224, SHA-256 (the default), SHA-384, SHA-512
 ///     auth_password: another-secret     # authNoPriv
 ///   open:
 ///     no_auth: true                     # noAuthNoPriv, only when said so
@@ -37,10 +38,35 @@ public struct SNMPUsersFile: Sendable, Equatable {
 
     public struct User: Sendable, Equatable {
         public var name: String
+        /// `auth_protocol`: the HMAC the user authenticates with; SHA-256 when not given.
+        public var authProtocol: AuthProtocol = .sha256
         public var authPassword: Secret?
         public var privPassword: Secret?
         /// `no_auth: true`: a user without passwords (noAuthNoPriv), allowed only so.
         public var noAuth: Bool
+    }
+
+    /// A user's `auth_protocol`: HMAC-96-SHA-1 (RFC 3414) or one of RFC 7860's SHA-2 HMACs,
+    /// named as net-snmp names them (`-a SHA-256`).
+    public enum AuthProtocol: String, Sendable, Equatable, CaseIterable {
+        case sha1 = "SHA"
+        case sha224 = "SHA-224"
+        case sha256 = "SHA-256"
+        case sha384 = "SHA-384"
+        case sha512 = "SHA-512"
+
+        /// The protocol a users file names: net-snmp's spellings with or without the dash
+        /// (`SHA-256`, `SHA256`), `SHA` or `SHA-1` for SHA-1, any case.
+        public init?(spelling: String) {
+            switch String(spelling.uppercased().filter { $0 != "-" }) {
+            case "SHA", "SHA1": self = .sha1
+            case "SHA224": self = .sha224
+            case "SHA256": self = .sha256
+            case "SHA384": self = .sha384
+            case "SHA512": self = .sha512
+            default: return nil
+            }
+        }
     }
 
     public struct Trap: Sendable, Equatable {
@@ -168,13 +194,25 @@ public struct SNMPUsersFile: Sendable, Equatable {
                     } else {
                         user.privPassword = Secret(text)
                     }
+                case "auth_protocol":
+                    guard let text = reader.string(field.value, key: "\(key).auth_protocol") else { continue }
+                    if let named = AuthProtocol(spelling: text) {
+                        user.authProtocol = named
+                    } else {
+                        reader.problem("\(key).auth_protocol", field.value.position,
+                                       "\(text.debugDescription) is not an authentication protocol; use "
+                                       + "SHA, SHA-224, SHA-256 (the default), SHA-384 or SHA-512 (MD5 is not offered)")
+                    }
                 case "no_auth":
                     user.noAuth = reader.boolean(field.value, key: "\(key).no_auth") ?? false
                 default:
-                    reader.unknown(field, in: key, allowed: ["auth_password", "priv_password", "no_auth"])
+                    reader.unknown(field, in: key, allowed: ["auth_protocol", "auth_password", "priv_password", "no_auth"])
                 }
             }
             let hasPasswords = fields.contains { $0.key == "auth_password" || $0.key == "priv_password" }
+            if fields.contains(where: { $0.key == "auth_protocol" }) && !fields.contains(where: { $0.key == "auth_password" }) {
+                reader.problem("\(key).auth_protocol", entry.keyPosition, "needs auth_password (a protocol without a password authenticates nothing)")
+            }
             if fields.contains(where: { $0.key == "priv_password" }) && !fields.contains(where: { $0.key == "auth_password" }) {
                 reader.problem(key, entry.keyPosition, "priv_password needs auth_password (privacy needs authentication)")
             } else if user.noAuth && hasPasswords {

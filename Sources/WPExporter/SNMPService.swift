@@ -61,7 +61,8 @@ package final class SNMPService<C: Clock>: Sendable where C.Duration == Duration
         var users: [String: USMUser] = [:]
         for user in file.users {
             do {
-                let made = try USMCredentials(name: user.name, authenticationPassword: user.authPassword?.reveal(),
+                let made = try USMCredentials(name: user.name, authenticationProtocol: Self.authenticationProtocol(user.authProtocol),
+                                              authenticationPassword: user.authPassword?.reveal(),
                                               privacyPassword: user.privPassword?.reveal())
                 credentials[user.name] = made
                 users[user.name] = try USMUser(made, engineID: stored.engineID)
@@ -143,6 +144,17 @@ package final class SNMPService<C: Clock>: Sendable where C.Duration == Duration
             return due
         }
         sender.send(notifications)
+    }
+
+    /// The USM protocol a users file's `auth_protocol` names.
+    static func authenticationProtocol(_ named: SNMPUsersFile.AuthProtocol) -> USMAuthenticationProtocol {
+        switch named {
+        case .sha1: .sha1
+        case .sha224: .sha224
+        case .sha256: .sha256
+        case .sha384: .sha384
+        case .sha512: .sha512
+        }
     }
 
     /// `duration` in hundredths of a second (TimeTicks), wrapping as RFC 2578 says.

@@ -35,16 +35,19 @@ public enum USMUserError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .passwordTooShort(let user, let which): "SNMPv3 user \(user.debugDescription): the \(which) password has fewer than 8 characters"
         case .privacyWithoutAuthentication(let user): "SNMPv3 user \(user.debugDescription): a privacy password needs an authentication password"
-        case .cryptoUnavailable: "SNMPv3: libcrypto (OpenSSL 3 or 1.1) is not available for SHA-256 and AES"
+        case .cryptoUnavailable: "SNMPv3: libcrypto (OpenSSL 3 or 1.1) is not available for SHA and AES"
         }
     }
 }
 
-/// An SNMPv3 user of the agent, read-only: its name, the lowest security level it may use, and
-/// its keys localized to the agent's engine (RFC 3414 §2.6). Authentication is HMAC-192-SHA-256
-/// (RFC 7860), privacy AES-128-CFB (RFC 3826); the passwords are not kept.
+/// An SNMPv3 user of the agent, read-only: its name, the lowest security level it may use, its
+/// authentication protocol, and its keys localized to the agent's engine (RFC 3414 §2.6).
+/// Authentication is HMAC with the user's SHA hash (HMAC-192-SHA-256 unless said otherwise),
+/// privacy AES-128-CFB (RFC 3826); the passwords are not kept.
 public struct USMUser: Sendable {
     public let name: String
+    /// The HMAC its messages are authenticated with; its keys are made with the same hash.
+    public let authenticationProtocol: USMAuthenticationProtocol
     /// The lowest level the user's requests may have: `authPriv` with both passwords,
     /// `authNoPriv` with an authentication password only, `noAuthNoPriv` with none (a user
     /// without passwords must be configured as such on purpose).
@@ -52,10 +55,14 @@ public struct USMUser: Sendable {
     let authenticationKey: [UInt8]?
     let privacyKey: [UInt8]?
 
+    /// - Parameter authenticationProtocol: the HMAC (and the hash of the keys); HMAC-192-SHA-256
+    ///   by default.
     /// - Throws: ``USMUserError`` for a password under 8 characters, privacy without
     ///   authentication, or no libcrypto.
-    public init(name: String, authenticationPassword: String?, privacyPassword: String?, engineID: [UInt8]) throws(USMUserError) {
-        try self.init(USMCredentials(name: name, authenticationPassword: authenticationPassword, privacyPassword: privacyPassword),
+    public init(name: String, authenticationProtocol: USMAuthenticationProtocol = .sha256, authenticationPassword: String?,
+                privacyPassword: String?, engineID: [UInt8]) throws(USMUserError) {
+        try self.init(USMCredentials(name: name, authenticationProtocol: authenticationProtocol,
+                                     authenticationPassword: authenticationPassword, privacyPassword: privacyPassword),
                       engineID: engineID)
     }
 
@@ -68,8 +75,9 @@ public struct USMUser: Sendable {
     }
 
     /// A user of already localized keys.
-    init(name: String, authenticationKey: [UInt8]?, privacyKey: [UInt8]?) {
+    init(name: String, authenticationProtocol: USMAuthenticationProtocol, authenticationKey: [UInt8]?, privacyKey: [UInt8]?) {
         self.name = name
+        self.authenticationProtocol = authenticationProtocol
         self.authenticationKey = authenticationKey
         self.privacyKey = privacyKey
         minimumLevel = privacyKey != nil ? .authPriv : authenticationKey != nil ? .authNoPriv : .noAuthNoPriv
@@ -90,17 +98,22 @@ public struct USMCredentials: Sendable {
     /// The level its messages are sent at: `authPriv` with both passwords, `authNoPriv` with
     /// an authentication password only, `noAuthNoPriv` with none.
     public let level: SNMPSecurityLevel
+    /// The HMAC its messages are authenticated with; its keys are made with the same hash.
+    public let authenticationProtocol: USMAuthenticationProtocol
     let authenticationMasterKey: [UInt8]?
     let privacyMasterKey: [UInt8]?
 
-    /// - Throws: ``USMUserError`` as ``USMUser/init(name:authenticationPassword:privacyPassword:engineID:)``.
-    public init(name: String, authenticationPassword: String?, privacyPassword: String?) throws(USMUserError) {
+    /// - Throws: ``USMUserError`` as
+    ///   ``USMUser/init(name:authenticationProtocol:authenticationPassword:privacyPassword:engineID:)``.
+    public init(name: String, authenticationProtocol: USMAuthenticationProtocol = .sha256, authenticationPassword: String?,
+                privacyPassword: String?) throws(USMUserError) {
         self.name = name
+        self.authenticationProtocol = authenticationProtocol
         if privacyPassword != nil && authenticationPassword == nil { throw .privacyWithoutAuthentication(user: name) }
         func key(_ password: String?, _ which: String) throws(USMUserError) -> [UInt8]? {
             guard let password else { return nil }
             guard password.count >= 8 else { throw .passwordTooShort(user: name, which: which) }
-            guard let key = USMCrypto.passwordToKey(Array(password.utf8)) else { throw .cryptoUnavailable }
+            guard let key = USMCrypto.passwordToKey(Array(password.utf8), authenticationProtocol) else { throw .cryptoUnavailable }
             return key
         }
         authenticationMasterKey = try key(authenticationPassword, "authentication")
@@ -112,10 +125,10 @@ public struct USMCredentials: Sendable {
     func localized(to engineID: [UInt8]) -> USMUser? {
         func localize(_ key: [UInt8]?) -> [UInt8]?? {
             guard let key else { return .some(nil) }
-            return USMCrypto.localize(key, engineID: engineID).map { .some($0) }
+            return USMCrypto.localize(key, engineID: engineID, authenticationProtocol).map { .some($0) }
         }
         guard let authentication = localize(authenticationMasterKey), let privacy = localize(privacyMasterKey) else { return nil }
-        return USMUser(name: name, authenticationKey: authentication, privacyKey: privacy)
+        return USMUser(name: name, authenticationProtocol: authenticationProtocol, authenticationKey: authentication, privacyKey: privacy)
     }
 }
 
@@ -224,14 +237,14 @@ package final class USM: Sendable {
             return report(to: message, requestID: plainPDU?.requestID, oid: Self.unsupportedSecLevels, value: value)
         }
         if level >= .authNoPriv, let key = user.authenticationKey {
-            // Step 6: the MAC over the message with its authentication parameters zeroed.
-            guard message.authenticationParameters.count == USMCrypto.macLength else {
-                count { $0.invalidMessages += 1 }
-                return .drop
-            }
+            // Step 6: the MAC over the message with its authentication parameters zeroed, of the
+            // user's protocol's length (another length is a wrong digest, RFC 3414 §6.3.2).
+            let authentication = user.authenticationProtocol
             var zeroed = bytes
             for index in message.authenticationRange { zeroed[index] = 0 }
-            guard let mac = USMCrypto.mac(key: key, zeroed), constantTimeEqual(mac, message.authenticationParameters) else {
+            guard message.authenticationParameters.count == authentication.macLength,
+                  let mac = USMCrypto.mac(authentication, key: key, zeroed),
+                  constantTimeEqual(mac, message.authenticationParameters) else {
                 let value = state.withLock { state in state.statistics.wrongDigests += 1; return state.statistics.wrongDigests }
                 return report(to: message, requestID: plainPDU?.requestID, oid: Self.wrongDigests, value: value)
             }
@@ -283,7 +296,7 @@ package final class USM: Sendable {
         let scopedSize = SNMPv3Message.scopedPDUSize(contextEngineID: engine.engineID, contextName: scoped.contextName, pdu: pdu,
                                                      varBindBytes: varBindBytes)
         return envelope(request, flags: flags, user: user, level: level)
-            .encodedSize(dataCount: scopedSize, authenticationLength: level >= .authNoPriv ? USMCrypto.macLength : 0)
+            .encodedSize(dataCount: scopedSize, authenticationLength: level >= .authNoPriv ? user.authenticationProtocol.macLength : 0)
     }
 
     /// A message of the engine's own initiative (a notification: for a Trap the sender is
@@ -319,10 +332,11 @@ package final class USM: Sendable {
                                                    plain) else { return nil }
             data = cipher
         }
-        let authenticationLength = level >= .authNoPriv ? USMCrypto.macLength : 0
+        let authenticationLength = level >= .authNoPriv ? user?.authenticationProtocol.macLength ?? 0 : 0
         var (bytes, range) = message.encoded(dataBytes: data, authenticationLength: authenticationLength)
         if level >= .authNoPriv {
-            guard let key = user?.authenticationKey, let mac = USMCrypto.mac(key: key, bytes) else { return nil }
+            guard let user, let key = user.authenticationKey,
+                  let mac = USMCrypto.mac(user.authenticationProtocol, key: key, bytes) else { return nil }
             bytes.replaceSubrange(range, with: mac)
         }
         return bytes

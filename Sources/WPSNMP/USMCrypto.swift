@@ -1,34 +1,40 @@
 import WPCSecurityShim
 
-/// The cryptography of SNMPv3's user-based security model as the agent serves it:
-/// HMAC-192-SHA-256 authentication (`usmHMAC192SHA256AuthProtocol`, RFC 7860) and AES-128 in
-/// CFB-128 mode for privacy (`usmAesCfb128Protocol`, RFC 3826), through the system's libcrypto.
+/// The cryptography of SNMPv3's user-based security model as the agent serves it: HMAC with
+/// the user's hash of the SHA family (``USMAuthenticationProtocol``: RFC 3414's HMAC-96-SHA-1
+/// and RFC 7860's SHA-2 protocols) and AES-128 in CFB-128 mode for privacy
+/// (`usmAesCfb128Protocol`, RFC 3826), through the system's libcrypto.
 enum USMCrypto {
-    /// Bytes of `msgAuthenticationParameters` with HMAC-192-SHA-256 (RFC 7860 §4.2.1).
-    static let macLength = 24
     /// Bytes of `msgPrivacyParameters` with AES (RFC 3826 §3.1.1.1: the salt).
     static let saltLength = 8
     /// RFC 3414 A.2: the password is repeated to this many bytes and hashed.
     static let passwordExpansion = 1_048_576
 
-    static func sha256(_ bytes: [UInt8]) -> [UInt8]? {
-        var output = [UInt8](repeating: 0, count: 32)
-        let status = bytes.withUnsafeBytes { input in wps_sha256(input.baseAddress, input.count, &output) }
-        return status == 0 ? output : nil
-    }
-
-    static func hmacSHA256(key: [UInt8], _ data: [UInt8]) -> [UInt8]? {
-        var output = [UInt8](repeating: 0, count: 32)
-        let status = key.withUnsafeBytes { key in
-            data.withUnsafeBytes { data in wps_hmac_sha256(key.baseAddress, key.count, data.baseAddress, data.count, &output) }
+    /// The hash of `bytes` with `authentication`'s hash; `nil` without libcrypto.
+    static func digest(_ authentication: USMAuthenticationProtocol, _ bytes: [UInt8]) -> [UInt8]? {
+        var output = [UInt8](repeating: 0, count: authentication.keyLength)
+        let written = bytes.withUnsafeBytes { input in
+            wps_digest(authentication.digestName, input.baseAddress, input.count, &output, output.count)
         }
-        return status == 0 ? output : nil
+        return written == output.count ? output : nil
     }
 
-    /// The MAC of `message` (whose authentication parameters are 24 zero bytes): the first 24
-    /// bytes of HMAC-SHA-256 with the localized authentication key.
-    static func mac(key: [UInt8], _ message: [UInt8]) -> [UInt8]? {
-        hmacSHA256(key: key, message).map { Array($0.prefix(macLength)) }
+    /// HMAC of `data` with `authentication`'s hash and `key`; `nil` without libcrypto.
+    static func hmac(_ authentication: USMAuthenticationProtocol, key: [UInt8], _ data: [UInt8]) -> [UInt8]? {
+        var output = [UInt8](repeating: 0, count: authentication.keyLength)
+        let written = key.withUnsafeBytes { key in
+            data.withUnsafeBytes { data in
+                wps_hmac(authentication.digestName, key.baseAddress, key.count, data.baseAddress, data.count, &output, output.count)
+            }
+        }
+        return written == output.count ? output : nil
+    }
+
+    /// The MAC of `message` (whose authentication parameters are zero bytes): the HMAC with the
+    /// localized authentication key, cut to the protocol's MAC length (RFC 3414 §6.3.1,
+    /// RFC 7860 §4.2.1).
+    static func mac(_ authentication: USMAuthenticationProtocol, key: [UInt8], _ message: [UInt8]) -> [UInt8]? {
+        hmac(authentication, key: key, message).map { Array($0.prefix(authentication.macLength)) }
     }
 
     /// AES-128-CFB of `input` with the first 16 bytes of `key` and `iv` (16 bytes).
@@ -42,18 +48,19 @@ enum USMCrypto {
         return status == 0 ? output : nil
     }
 
-    /// The user's key from a password (RFC 3414 A.2.2 with SHA-256): the password repeated to
-    /// 1,048,576 bytes, hashed. `nil` for an empty password or without libcrypto.
-    static func passwordToKey(_ password: [UInt8]) -> [UInt8]? {
+    /// The user's key from a password (RFC 3414 A.2 with `authentication`'s hash): the password
+    /// repeated to 1,048,576 bytes, hashed. `nil` for an empty password or without libcrypto.
+    static func passwordToKey(_ password: [UInt8], _ authentication: USMAuthenticationProtocol) -> [UInt8]? {
         guard !password.isEmpty else { return nil }
         var expanded = [UInt8](repeating: 0, count: passwordExpansion)
         for index in expanded.indices { expanded[index] = password[index % password.count] }
-        return sha256(expanded)
+        return digest(authentication, expanded)
     }
 
-    /// The key localized to an engine (RFC 3414 §2.6): SHA-256(key ‖ engineID ‖ key).
-    static func localize(_ key: [UInt8], engineID: [UInt8]) -> [UInt8]? {
-        sha256(key + engineID + key)
+    /// The key localized to an engine (RFC 3414 §2.6): hash(key ‖ engineID ‖ key) with
+    /// `authentication`'s hash.
+    static func localize(_ key: [UInt8], engineID: [UInt8], _ authentication: USMAuthenticationProtocol) -> [UInt8]? {
+        digest(authentication, key + engineID + key)
     }
 
     /// The AES IV (RFC 3826 §3.1.2.1): engine boots and time (4 bytes each, big-endian), then

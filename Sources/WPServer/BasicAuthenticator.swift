@@ -97,7 +97,7 @@ public final class BasicAuthenticator: Sendable {
         material.append(contentsOf: hash.utf8)
         defer { for index in material.indices { material[index] = 0 } }
         var digest = [UInt8](repeating: 0, count: 32)
-        guard wps_sha256(material, material.count, &digest) == 0 else { return nil }
+        guard wps_digest("SHA256", material, material.count, &digest, digest.count) == 32 else { return nil }
         return digest
     }
 }

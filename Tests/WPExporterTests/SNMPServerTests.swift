@@ -41,6 +41,10 @@ struct SNMPServerTests {
               reader:
                 auth_password: auth-pass-123
                 priv_password: priv-pass-456
+              legacy:
+                auth_protocol: sha
+                auth_password: legacy-pass-123
+                priv_password: legacy-pass-456
             """.write(toFile: users, atomically: true, encoding: .utf8)
         let harness = try await ExporterHarness(devices: 2, configureExporter: { configuration in
             configuration.snmp.listen = "127.0.0.1:0"
@@ -84,6 +88,12 @@ struct SNMPServerTests {
                                                       "-x", "AES", "-X", "priv-pass-456", "-n", second], port: port, home: directory,
                                           "1.3.6.1.2.1.33.1.1.5.0")
         #expect(version3.output.contains("STRING: \"\(second)\""), "\(version3.output)\(version3.error)")
+        // users_file's auth_protocol: the legacy user authenticates with HMAC-96-SHA-1 only.
+        let legacy = ["-v", "3", "-l", "authPriv", "-u", "legacy", "-A", "legacy-pass-123", "-x", "AES", "-X", "legacy-pass-456", "-n", second]
+        let sha1 = try await Self.run("snmpget", legacy + ["-a", "SHA"], port: port, home: directory, "1.3.6.1.2.1.33.1.1.5.0")
+        #expect(sha1.output.contains("STRING: \"\(second)\""), "\(sha1.output)\(sha1.error)")
+        let sha256 = try await Self.run("snmpget", legacy + ["-a", "SHA-256"], port: port, home: directory, "1.3.6.1.2.1.33.1.1.5.0")
+        #expect(sha256.status != 0 && sha256.error.contains("Authentication failure"), "\(sha256.error)")
 
         let walk = try await Self.run("snmpwalk", ["-v", "2c", "-c", Self.community], port: port, home: directory, "1.3.6.1.2.1.33")
         #expect(walk.status == 0 && walk.output.split(separator: "\n").count > 20, "\(walk.output)")
@@ -104,7 +114,7 @@ struct SNMPServerTests {
         let metrics = try await harness.get("/metrics").text
         #expect(metrics.contains("winpower_exporter_snmp_requests_total{outcome=\"answered\"}"), "\(metrics.suffix(800))")
         #expect(!harness.logs.allText.contains(Self.community) && !metrics.contains(Self.community))
-        #expect(!harness.logs.allText.contains("priv-pass-456"))
+        #expect(!harness.logs.allText.contains("priv-pass-456") && !harness.logs.allText.contains("legacy-pass"))
         await harness.shutdown()
     }
 

@@ -188,17 +188,19 @@ import WPTestSupport
 struct SNMPTrapReceiverTests {
 
     /// snmptrapd's `informer` has keys localized to snmptrapd's own engine (no `-e`): the
-    /// SNMPv3 inform discovers that engine first, then is acknowledged with a valid MAC.
+    /// SNMPv3 inform discovers that engine first, then is acknowledged with a valid MAC. The
+    /// trap's user authenticates with HMAC-96-SHA-1, the informer with HMAC-384-SHA-512.
     @Test func snmptrapdReceivesAnOnBatteryTrapInBothVersionsAndAcknowledgesInformsInBoth() async throws {
         let engineID = SNMPEngine.engineID(random: [9, 8, 7, 6, 5, 4, 3, 2])
         let engine = SNMPEngine(engineID: engineID, boots: 1, time: { 5 })
-        let user = try USMUser(name: "trapper", authenticationPassword: "trap-auth-123", privacyPassword: "trap-priv-456", engineID: engineID)
+        let user = try USMUser(name: "trapper", authenticationProtocol: .sha1, authenticationPassword: "trap-auth-123",
+                               privacyPassword: "trap-priv-456", engineID: engineID)
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("snmptrapd-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: home) }
         let hex = engineID.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
-        try ("authCommunity log traps\ncreateUser -e 0x\(hex) trapper SHA-256 trap-auth-123 AES trap-priv-456\nauthUser log trapper priv\n"
-             + "createUser informer SHA-256 inform-auth-123 AES inform-priv-456\nauthUser log informer priv\n")
+        try ("authCommunity log traps\ncreateUser -e 0x\(hex) trapper SHA trap-auth-123 AES trap-priv-456\nauthUser log trapper priv\n"
+             + "createUser informer SHA-512 inform-auth-123 AES inform-priv-456\nauthUser log informer priv\n")
             .write(toFile: home + "/snmptrapd.conf", atomically: true, encoding: .utf8)
         let path = ChildProcess.executable(named: "snmptrapd") ?? "/usr/sbin/snmptrapd"
         let trapd = try ChildProcess(path, ["-f", "-Lo", "-C", "-c", home + "/snmptrapd.conf", "-m", "", "-M", home, "-n", "-On",
@@ -215,7 +217,8 @@ struct SNMPTrapReceiverTests {
         let task = Task { try await server.run() }
         defer { task.cancel() }
         _ = try await server.waitUntilListening()
-        let informer = try USMCredentials(name: "informer", authenticationPassword: "inform-auth-123", privacyPassword: "inform-priv-456")
+        let informer = try USMCredentials(name: "informer", authenticationProtocol: .sha512, authenticationPassword: "inform-auth-123",
+                                          privacyPassword: "inform-priv-456")
         let informs = SNMPInforms(configuration: .init(timeout: .seconds(10), retries: 3), clock: ContinuousClock())
         let informSocket = DatagramServer(configuration: .init(host: "127.0.0.1", port: 0), protocol: informs, logger: .disabled)
         let informTask = Task { try await informSocket.run() }

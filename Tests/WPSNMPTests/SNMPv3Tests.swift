@@ -150,4 +150,45 @@ struct NetSNMPVersion3Tests {
         let stranger = try await Self.run("snmpget", ["-l", "noAuthNoPriv", "-u", "stranger"], port: port, home: home, "1.3.6.1.2.1.1.1.0")
         #expect(stranger.status != 0 && stranger.error.contains("Unknown user name"), "\(stranger.error)")
     }
+
+    /// A user of each authentication protocol, authPriv with AES: net-snmp derives and
+    /// localizes its own keys from the passwords, so each read checks our keys and MACs against
+    /// net-snmp's. A user read with another protocol (another MAC length) or a wrong password
+    /// fails with "Authentication failure", not a timeout.
+    @Test func netSNMPReadsThroughEveryAuthenticationProtocol() async throws {
+        let engineID = SNMPEngine.engineID(random: [8, 7, 6, 5, 4, 3, 2, 1])
+        let start = ContinuousClock.now
+        let engine = SNMPEngine(engineID: engineID, boots: 1, time: { Int32(clamping: (ContinuousClock.now - start).components.seconds) })
+        let users = try USMAuthenticationProtocol.allCases.map { authentication in
+            try USMUser(name: "user-\(authentication)", authenticationProtocol: authentication, authenticationPassword: "auth-\(authentication)",
+                        privacyPassword: "priv-\(authentication)", engineID: engineID)
+        }
+        let view = fullView()
+        let agent = SNMPAgent(configuration: .init(communities: [], engine: engine, users: users)) { view }
+        let server = DatagramServer(configuration: .init(host: "127.0.0.1", port: 0), protocol: agent, logger: .disabled)
+        let task = Task { try await server.run() }
+        defer { task.cancel() }
+        let port = try await server.waitUntilListening().port
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("snmp-home-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        func arguments(_ authentication: USMAuthenticationProtocol, as spoken: String? = nil, password: String? = nil) -> [String] {
+            ["-l", "authPriv", "-u", "user-\(authentication)", "-a", spoken ?? "\(authentication)", "-A", password ?? "auth-\(authentication)",
+             "-x", "AES", "-X", "priv-\(authentication)"]
+        }
+        for authentication in USMAuthenticationProtocol.allCases {
+            let get = try await Self.run("snmpget", arguments(authentication), port: port, home: home, "1.3.6.1.2.1.1.1.0")
+            #expect(get.status == 0, "-a \(authentication): \(get.error)")
+            #expect(get.output.contains(".1.3.6.1.2.1.1.1.0 = STRING: \"wpexporter UPS agent\""), "-a \(authentication): \(get.output)")
+        }
+        #expect(agent.statistics.answered == USMAuthenticationProtocol.allCases.count)
+        #expect(agent.securityStatistics.wrongDigests == 0)
+
+        let otherProtocol = try await Self.run("snmpget", arguments(.sha512, as: "SHA-256"), port: port, home: home, "1.3.6.1.2.1.1.1.0")
+        #expect(otherProtocol.status != 0 && otherProtocol.error.contains("Authentication failure"), "\(otherProtocol.error)")
+        let wrongPassword = try await Self.run("snmpget", arguments(.sha1, password: "not-the-password"), port: port, home: home,
+                                               "1.3.6.1.2.1.1.1.0")
+        #expect(wrongPassword.status != 0 && wrongPassword.error.contains("Authentication failure"), "\(wrongPassword.error)")
+        #expect(agent.securityStatistics.wrongDigests >= 2)
+    }
 }

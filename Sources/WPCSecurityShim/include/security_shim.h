@@ -59,11 +59,17 @@ int wps_peek_byte(int descriptor);
 /// to the TLS port); consumes what the peer already sent so closing does not reset.
 void wps_send_plain(int descriptor, const char *text);
 
-/// SHA-256 through libcrypto; 0 on success, -1 when libcrypto is missing.
-int wps_sha256(const void *data, size_t length, unsigned char output[32]);
+/// The longest digest libcrypto makes (EVP_MAX_MD_SIZE: SHA-512's 64 bytes).
+enum { WPS_MAX_DIGEST = 64 };
 
-/// HMAC-SHA-256 through libcrypto (keys up to 1,024 bytes); 0 on success, -1 otherwise.
-int wps_hmac_sha256(const void *key, size_t key_length, const void *data, size_t length, unsigned char output[32]);
+/// The digest of `data` with the hash libcrypto names `name` (EVP_get_digestbyname: "SHA1",
+/// "SHA224", "SHA256", "SHA384", "SHA512") into `output`: its length in bytes, or -1 when
+/// libcrypto is missing, the name unknown, or the digest longer than `capacity`.
+int wps_digest(const char *name, const void *data, size_t length, unsigned char *output, size_t capacity);
+/// HMAC of `data` with the hash libcrypto names `name` (as `wps_digest`) and `key` (up to
+/// 1,024 bytes) into `output`: its length in bytes, or -1 as `wps_digest`.
+int wps_hmac(const char *name, const void *key, size_t key_length, const void *data, size_t length,
+             unsigned char *output, size_t capacity);
 /// AES-128 in CFB-128 mode (RFC 3826 for SNMPv3 privacy), `length` up to 65,536 bytes into
 /// `output` (same length); `encrypt` 1 to encrypt, 0 to decrypt; 0 on success, -1 otherwise.
 int wps_aes128_cfb(int encrypt, const unsigned char key[16], const unsigned char iv[16],
