@@ -418,7 +418,12 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                 throw .nut(reason: "\(error)")
             }
         }
-        let state = NUTServerState()
+        let fsdLogger = logger.component("nut")
+        let state = NUTServerState { fsd in
+            // upsd logs this too: every host on the UPS is about to power off, so say who asked.
+            fsdLogger.warn(fsd.first ? "FSD set: forced shutdown of every host on the UPS" : "FSD set again",
+                           ["ups": .string(fsd.ups), "user": .string(fsd.user), "client": .string(fsd.client)])
+        }
         let commands: CounterVec
         do {
             commands = try NUTServerMetrics.commands(in: registry)

@@ -218,8 +218,8 @@ public struct NUTSession: Sendable {
     private mutating func forcedShutdown(_ arguments: [String], _ environment: Environment) async -> NUTReply {
         guard arguments.count == 1 else { return .error(.invalidArgument) }
         guard let ups = environment.data.ups(named: arguments[0]) else { return .error(.unknownUPS) }
-        guard await authenticated(environment)?.role == .primary else { return .error(.accessDenied) }
-        environment.state.setForcedShutdown(ups.name)
+        guard let user = await authenticated(environment), user.role == .primary else { return .error(.accessDenied) }
+        environment.state.setForcedShutdown(ups.name, user: user.name, client: client)
         return NUTReply("OK FSD-SET\n")
     }
 

@@ -62,14 +62,36 @@ public final class NUTServerState: Sendable {
     }
 
     private let state = Mutex(State())
+    private let onForcedShutdown: @Sendable (ForcedShutdown) -> Void
 
-    public init() {}
+    /// Who set `FSD` on which UPS, for the log: every host on that UPS is about to shut down.
+    public struct ForcedShutdown: Sendable, Equatable {
+        /// The UPS, as the client named it.
+        public var ups: String
+        /// The NUT user that sent `FSD` (a `primary`).
+        public var user: String
+        /// The client's address and port.
+        public var client: String
+        /// `false` when the UPS carried `FSD` already (another primary, or the same again).
+        public var first: Bool
+    }
+
+    /// - Parameter onForcedShutdown: told of every `FSD` a primary sends, after the flag is set
+    ///   (on the connection's task; keep it short: log, count).
+    public init(onForcedShutdown: @escaping @Sendable (ForcedShutdown) -> Void = { _ in }) {
+        self.onForcedShutdown = onForcedShutdown
+    }
 
     /// Marks `ups` for a forced shutdown (`FSD`). As upsd's flag, it stays until the process
     /// ends, whatever the UPS does afterwards (mains back included): a secondary that has not
     /// polled yet still follows the primary that is already going down.
-    public func setForcedShutdown(_ ups: String) {
-        _ = state.withLock { $0.forcedShutdown.insert(ups.lowercased()) }
+    ///
+    /// - Parameters:
+    ///   - user: the primary that asked, for ``init(onForcedShutdown:)``.
+    ///   - client: its address.
+    public func setForcedShutdown(_ ups: String, user: String = "", client: String = "") {
+        let first = state.withLock { $0.forcedShutdown.insert(ups.lowercased()).inserted }
+        onForcedShutdown(ForcedShutdown(ups: ups, user: user, client: client, first: first))
     }
 
     /// Whether `ups` carries `FSD`.

@@ -188,11 +188,21 @@ private final class GatedUsers: NUTUsers, Sendable {
 
     /// FSD set by a primary on a UPS on mains (`upsmon -c fsd`) is kept and shown at once.
     @Test func forcedShutdownOnMains() async {
-        let environment = Self.environment([Self.ups("rack-a", status: "OL CHRG"), Self.ups("rack-b")])
+        let told = Mutex<[NUTServerState.ForcedShutdown]>([])
+        let state = NUTServerState { fsd in told.withLock { $0.append(fsd) } }
+        let environment = Self.environment([Self.ups("rack-a", status: "OL CHRG"), Self.ups("rack-b")], state: state)
         var primary = NUTSession(client: "10.0.0.1:1")
         #expect(await Self.conversation(["USERNAME monuser", "PASSWORD secret", "FSD RACK-A", "GET VAR rack-a ups.status",
                                          "GET VAR rack-b ups.status"], environment, session: &primary)
                 == "OK\nOK\nOK FSD-SET\nVAR rack-a ups.status \"FSD OL CHRG\"\nVAR rack-b ups.status \"OL\"\n")
+        // Who set it is told (the exporter logs it): the UPS's own name, the user, the client.
+        #expect(await Self.conversation(["FSD rack-a"], environment, session: &primary) == "OK FSD-SET\n")
+        var secondary = NUTSession(client: "10.0.0.2:1")
+        #expect(await Self.conversation(["USERNAME watcher", "PASSWORD pw", "FSD rack-a"], environment, session: &secondary)
+                == "OK\nOK\nERR ACCESS-DENIED\n")
+        #expect(told.withLock { $0 }.map { "\($0.ups) \($0.user) \($0.client) \($0.first)" } == [
+            "rack-a monuser 10.0.0.1:1 true", "rack-a monuser 10.0.0.1:1 false",
+        ])
     }
 
     /// The alias (`ups`, as `nut.default_ups` gives it) is the same UPS as its device's name:
