@@ -46,7 +46,7 @@ package final class SNMPService<C: Clock>: Sendable where C.Duration == Duration
             do {
                 let started = try SNMPEngineFile.start(directory: engineDirectory, newEngineID: { SNMPEngine.engineID(random: random()) })
                 stored = started.engine
-                if let problem = started.problem { logger.warn("SNMP engine file damaged; a new engine ID was made", ["problem": .string(problem)]) }
+                if let problem = started.problem { logger.warn("a new SNMP engine ID was made", ["reason": .string(problem)]) }
             } catch {
                 throw .snmp(reason: "storage.data_dir: the SNMP engine file: \(error)")
             }

@@ -28,13 +28,14 @@ package struct StoredSNMPEngine: Sendable, Equatable {
 /// ```
 package enum SNMPEngineFile {
     package static let name = "snmp-engine"
-    /// RFC 3414 §2.2.2: boots stays at its maximum (the engine then needs a new identity).
+    /// RFC 3414 §2.2.2: the most boots an engine may count; reaching it, the engine takes a new
+    /// identity (a new engine ID, boots 1) rather than stay latched, unable to authenticate.
     package static let maxBoots: Int32 = 2_147_483_647
     /// RFC 3411's engine IDs are 5 to 32 bytes.
     static let engineIDLengths = 5...32
 
     /// Counts a start of the engine kept in `directory`: reads the file, adds one to its boots
-    /// (kept at ``maxBoots``) and writes it back — a temporary file, `fsync`, rename, and the
+    /// (a new engine ID with boots 1 where that would reach ``maxBoots``) and writes it back — a temporary file, `fsync`, rename, and the
     /// directory's `fsync` — before returning, so a start that serves SNMPv3 never reuses a
     /// boots value. A missing file starts a new engine (`newEngineID()`, boots 1); so does a
     /// damaged one, and `problem` says what was wrong (the managers rediscover the new engine;
@@ -57,7 +58,14 @@ package enum SNMPEngineFile {
             case .failure(let reason): problem = "\(path) is damaged (\(reason)); a new SNMP engine ID was made"
             }
         }
-        engine.boots = engine.boots >= maxBoots ? maxBoots : engine.boots + 1
+        if engine.boots >= maxBoots - 1 {
+            // RFC 3414 §2.2.2: an engine whose boots reach the maximum is latched there and can
+            // no longer authenticate; it needs a new identity, whose boots start again at 1.
+            engine = StoredSNMPEngine(engineID: newEngineID(), boots: 0)
+            problem = "snmpEngineBoots of \(path) reached its maximum (\(maxBoots)); a new SNMP engine ID was made "
+                + "(RFC 3414 §2.2.2): managers rediscover it, trap receivers set up with the old engine ID need the new one"
+        }
+        engine.boots += 1
         let temporary = path + ".tmp"
         try FileSystem.writeAndSync(temporary, encode(engine), mode: 0o600)
         try FileSystem.rename(temporary, path)

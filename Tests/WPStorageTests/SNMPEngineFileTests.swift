@@ -36,10 +36,28 @@ import WPTestThreads
         #expect(try SNMPEngineFile.start(directory: directory, newEngineID: { [] }).engine.boots == 2, "the repaired file counts on")
     }
 
-    @Test func bootsStaysAtItsMaximum() throws {
+    /// RFC 3414 §2.2.2: boots never reach the latched maximum; the engine takes a new ID with
+    /// boots 1, saying why, and counts on from there.
+    @Test(arguments: [2_147_483_646, 2_147_483_647])
+    func bootsAtTheirMaximumStartANewEngine(stored: Int32) throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try "engine_id 800000000501\nboots 2147483647\n".write(toFile: directory + "/snmp-engine", atomically: true, encoding: .utf8)
-        #expect(try SNMPEngineFile.start(directory: directory, newEngineID: { [] }).engine.boots == SNMPEngineFile.maxBoots)
+        try "engine_id 800000000501\nboots \(stored)\n".write(toFile: directory + "/snmp-engine", atomically: true, encoding: .utf8)
+        let fresh: [UInt8] = [0x80, 0, 0, 0, 5, 9, 9, 9, 9]
+        let started = try SNMPEngineFile.start(directory: directory, newEngineID: { fresh })
+        #expect(started.engine == StoredSNMPEngine(engineID: fresh, boots: 1))
+        #expect(started.problem?.contains("reached its maximum (2147483647); a new SNMP engine ID was made") == true)
+        let next = try SNMPEngineFile.start(directory: directory, newEngineID: { [] })
+        #expect(next.engine == StoredSNMPEngine(engineID: fresh, boots: 2))
+        #expect(next.problem == nil)
+    }
+
+    @Test func bootsBelowTheLastCountOn() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "engine_id 800000000501\nboots 2147483645\n".write(toFile: directory + "/snmp-engine", atomically: true, encoding: .utf8)
+        let started = try SNMPEngineFile.start(directory: directory, newEngineID: { [] })
+        #expect(started.engine == StoredSNMPEngine(engineID: [0x80, 0, 0, 0, 5, 1], boots: 2_147_483_646))
+        #expect(started.problem == nil)
     }
 }

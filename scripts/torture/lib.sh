@@ -47,7 +47,7 @@ launch_exporter() {
         --data-dir "$work/data" --scheduler.collection_interval 1s --energy.max_gap 1m \
         --logging.format json "$@" >"$log" 2>&1 &
     server=$!
-    for _ in $(seq 200); do grep -q 'exporter listening' "$log" && break; sleep 0.1; done
+    for _ in $(seq 200); do grep -qs 'exporter listening' "$log" && break; sleep 0.1; done
     port=$(grep 'exporter listening' "$log" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2)
     [ -n "$port" ] || { echo "$name: exporter did not start" >&2; cat "$log" >&2; exit 1; }
     base="http://127.0.0.1:$port"
