@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -39,6 +40,15 @@ int cs_bind_socket(const char *host, int port, int type, int backlog) {
         // where SO_REUSEADDR lets a second socket share the port silently.
         int one = 1;
         if (type == SOCK_STREAM) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (type == SOCK_DGRAM) {
+            // Room for bursts (the kernel caps it at net.core.rmem_max), and the count of
+            // datagrams the kernel dropped for want of it with each datagram read.
+            int bytes = CS_DATAGRAM_RECEIVE_BUFFER;
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
+#ifdef SO_RXQ_OVFL
+            setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof one);
+#endif
+        }
         if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && (type != SOCK_STREAM || listen(fd, backlog) == 0)) {
             freeaddrinfo(result);
             return fd;
@@ -83,18 +93,46 @@ static void format_peer(const struct sockaddr_storage *ss, char *peer, size_t pe
     else snprintf(peer, peer_len, "%s:%d", host, port);
 }
 
-long cs_recv_datagram(int fd, void *buffer, size_t length, cs_peer *peer, char *text, size_t text_len) {
+long cs_recv_datagram(int fd, void *buffer, size_t length, cs_peer *peer, char *text, size_t text_len,
+                      long long *kernel_drops) {
     for (;;) {
-        peer->length = sizeof peer->address;
-        ssize_t n = recvfrom(fd, buffer, length, MSG_DONTWAIT | MSG_TRUNC, (struct sockaddr *)&peer->address,
-                             &peer->length);
+        struct iovec vector = {buffer, length};
+        union {
+            char bytes[CMSG_SPACE(sizeof(uint32_t))];
+            struct cmsghdr align;
+        } control;
+        struct msghdr message;
+        memset(&message, 0, sizeof message);
+        message.msg_name = &peer->address;
+        message.msg_namelen = sizeof peer->address;
+        message.msg_iov = &vector;
+        message.msg_iovlen = 1;
+        message.msg_control = control.bytes;
+        message.msg_controllen = sizeof control.bytes;
+        ssize_t n = recvmsg(fd, &message, MSG_DONTWAIT | MSG_TRUNC);
         if (n < 0) {
             if (errno == EINTR) continue;
             return -errno;
         }
+        peer->length = message.msg_namelen;
+#ifdef SO_RXQ_OVFL
+        for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header != NULL; header = CMSG_NXTHDR(&message, header)) {
+            if (header->cmsg_level == SOL_SOCKET && header->cmsg_type == SO_RXQ_OVFL && kernel_drops != NULL) {
+                uint32_t drops;
+                memcpy(&drops, CMSG_DATA(header), sizeof drops);
+                *kernel_drops = (long long)drops;
+            }
+        }
+#endif
         format_peer(&peer->address, text, text_len);
         return (long)n;
     }
+}
+
+int cs_receive_buffer(int fd) {
+    int bytes = 0;
+    socklen_t size = sizeof bytes;
+    return getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, &size) == 0 ? bytes : -errno;
 }
 
 long cs_send_datagram(int fd, const void *buffer, size_t length, const cs_peer *peer) {

@@ -192,12 +192,14 @@ package struct SNMPHealth: Codable, Sendable, Equatable {
 
 extension SNMPService {
     /// Datagrams dropped unanswered that no other outcome counts: an answer that would not fit,
-    /// more in flight than allowed, too large, a malformed SNMPv3 security part or another
-    /// security model (`/metrics`' `dropped`, part of `/health`'s `refused`).
+    /// more in flight than allowed, too large, dropped by the kernel for a full receive buffer,
+    /// a malformed SNMPv3 security part or another security model (`/metrics`' `dropped`, part
+    /// of `/health`'s `refused`).
     func dropped(_ agent: SNMPAgentStatistics) -> Int {
         let datagrams = server.statistics
         let usm = self.agent.securityStatistics
-        return agent.silentDrops + datagrams.droppedBusy + datagrams.droppedTooLarge + usm.invalidMessages + usm.unknownSecurityModels
+        return agent.silentDrops + datagrams.droppedBusy + datagrams.droppedTooLarge + datagrams.droppedByKernel
+            + usm.invalidMessages + usm.unknownSecurityModels
     }
 
     /// What `/health` shows of the agent.

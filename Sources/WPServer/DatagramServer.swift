@@ -39,6 +39,13 @@ public struct DatagramServerStatistics: Sendable, Equatable {
     public var sendFailures = 0
     /// Datagrams sent on the server's own initiative (``DatagramServer/send(_:to:port:)``).
     public var sent = 0
+    /// Datagrams the kernel dropped because the socket's receive buffer was full (a flood, or
+    /// a burst faster than the loop reads), as it last reported (Linux's `SO_RXQ_OVFL`, told
+    /// with the next datagram read; 0 where the kernel does not count).
+    public var droppedByKernel = 0
+    /// The socket's receive buffer in bytes as the kernel set it (0 before binding): 4 MiB is
+    /// asked for, capped by the system (`net.core.rmem_max`).
+    public var receiveBufferBytes = 0
 
     public init() {}
 }
@@ -134,6 +141,8 @@ public final class DatagramServer<P: DatagramProtocol>: Sendable {
         let (descriptor, address) = try ListeningSocket.open(host: configuration.host, port: configuration.port, backlog: 0,
                                                              datagram: true)
         do {
+            let buffer = Int(cs_receive_buffer(descriptor))
+            counters.update { $0.receiveBufferBytes = max(0, buffer) }
             let driver = DatagramDriver(configuration: configuration, protocol: datagramProtocol, counters: counters)
             let loop = try Reactor(name: "udp", listener: descriptor, kind: .datagram, driver: driver, connectionLimit: 1, tls: nil,
                                    tlsAtAccept: false, counters: ConnectionCounters(), logger: logger)
@@ -175,6 +184,8 @@ final class DatagramDriver<P: DatagramProtocol>: ConnectionDriver {
     private let counters: DatagramCounters
     private var inFlight = 0
     private var inFlightByAddress: [String: Int] = [:]
+    /// The kernel's drop count as last reported.
+    private var lastKernelDrops: UInt32 = 0
 
     init(configuration: DatagramServer<P>.Configuration, protocol datagramProtocol: P,
          counters: DatagramCounters) {
@@ -196,10 +207,13 @@ final class DatagramDriver<P: DatagramProtocol>: ConnectionDriver {
         // of one batch from one address (a client waiting for each answer has one at most).
         var batch: [(datagram: [UInt8], peer: cs_peer, remote: String)] = []
         var batchByAddress: [String: Int] = [:]
+        // The kernel's cumulative drop count (32 bits, wrapping) as the last datagram told it.
+        var kernelDrops: Int64 = -1
+        defer { if kernelDrops >= 0 { noteKernelDrops(UInt32(truncatingIfNeeded: kernelDrops)) } }
         for _ in 0..<Self.readsPerTurn {
             var peer = cs_peer()
             let length = text.withUnsafeMutableBufferPointer { text in
-                cs_recv_datagram(descriptor, loop.scratch.baseAddress, capacity, &peer, text.baseAddress, text.count)
+                cs_recv_datagram(descriptor, loop.scratch.baseAddress, capacity, &peer, text.baseAddress, text.count, &kernelDrops)
             }
             guard length >= 0 else { break } // EAGAIN: drained (anything else: next readiness)
             guard length <= capacity else {
@@ -238,6 +252,13 @@ final class DatagramDriver<P: DatagramProtocol>: ConnectionDriver {
         for item in batch {
             if let reply = datagramProtocol.answerInline(item.datagram, from: item.remote) { send(reply, to: item.peer, in: loop) }
         }
+    }
+
+    /// The kernel's count wraps at 2³²: the statistic keeps growing across the wrap.
+    private func noteKernelDrops(_ reported: UInt32) {
+        let increase = Int(reported &- lastKernelDrops)
+        lastKernelDrops = reported
+        if increase > 0 { counters.update { $0.droppedByKernel += increase } }
     }
 
     func deliver(_ completion: DatagramAnswer, to connection: ReactorConnection?, in loop: Loop) {

@@ -172,6 +172,36 @@ private final class UDPClient: Sendable {
         #expect(server.statistics.answered == 4)
     }
 
+    /// A flood larger than the socket's receive buffer while the loop is busy: the kernel drops
+    /// the excess, and the count it reports with the next datagram read is the statistic.
+    @Test func whatTheKernelDropsForAFullReceiveBufferIsCounted() async throws {
+        let inline = InlineUpper()
+        let server = DatagramServer(configuration: .init(host: "127.0.0.1", port: 0), protocol: inline, logger: .disabled)
+        let task = Task { try await server.run() }
+        defer { task.cancel() }
+        let port = try await server.waitUntilListening().port
+        let buffer = server.statistics.receiveBufferBytes
+        #expect(buffer > 0)
+        let holder = try UDPClient(source: "127.0.0.3")
+        holder.send("hold", to: port)
+        let entered = try await NamedThread.run(name: "test-udp") { inline.entered.wait(timeout: .now() + 30) == .success }
+        #expect(entered)
+        // Twice the buffer in 1,400-byte datagrams (each costs the buffer more than its size):
+        // the loop reads nothing meanwhile, so the kernel must drop some.
+        let flooder = try UDPClient(source: "127.0.0.1")
+        let payload = [UInt8](repeating: UInt8(ascii: "x"), count: 1_400)
+        for _ in 0..<(2 * buffer / payload.count + 1) { flooder.send(payload, to: port) }
+        #expect(server.statistics.droppedByKernel == 0, "told only with a datagram read")
+        inline.release.signal()
+        #expect(try await holder.receive() == "HELD")
+        let other = try UDPClient(source: "127.0.0.2")
+        other.send("ping", to: port)
+        #expect(try await other.receive() == "PING")
+        #expect(server.statistics.droppedByKernel > 0)
+        #expect(server.statistics.droppedByKernel + server.statistics.received + server.statistics.droppedBusy
+                >= 2 * buffer / payload.count + 2)
+    }
+
     @Test func aDatagramOverTheLimitIsDroppedUnread() async throws {
         try await Self.serving(.init(host: "127.0.0.1", port: 0, maxDatagramBytes: 16)) { port, server in
             let client = try UDPClient()

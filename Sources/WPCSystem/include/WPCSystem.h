@@ -38,9 +38,17 @@ typedef struct {
     socklen_t length;
 } cs_peer;
 /// Receives one datagram without blocking; writes its sender to *peer and as "ip:port" (or
-/// "[ip6]:port") into text. Returns the datagram's full length (more than `length` when it
-/// was truncated), or -errno (-EAGAIN when none waits).
-long cs_recv_datagram(int fd, void *buffer, size_t length, cs_peer *peer, char *text, size_t text_len);
+/// "[ip6]:port") into text, and, when the kernel says (SO_RXQ_OVFL, set on datagram sockets
+/// by cs_bind_socket), the datagrams it has dropped on the socket so far into *kernel_drops (a
+/// 32-bit count that wraps; may be NULL). Returns the datagram's full length (more than
+/// `length` when it was truncated), or -errno (-EAGAIN when none waits).
+long cs_recv_datagram(int fd, void *buffer, size_t length, cs_peer *peer, char *text, size_t text_len,
+                      long long *kernel_drops);
+/// The receive buffer of a socket in bytes as the kernel set it (SO_RCVBUF: twice what was asked,
+/// capped by net.core.rmem_max), or -errno.
+int cs_receive_buffer(int fd);
+/// The receive buffer cs_bind_socket asks for on a datagram socket: 4 MiB.
+#define CS_DATAGRAM_RECEIVE_BUFFER (4 * 1024 * 1024)
 /// `peer` for a numeric IPv4 or IPv6 address (no name resolution) and port: 0, or -1 when
 /// `host` is not an address literal or the port is out of range.
 int cs_peer_parse(const char *host, int port, cs_peer *peer);
