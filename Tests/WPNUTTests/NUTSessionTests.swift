@@ -7,7 +7,7 @@ import WPServer
 import WPTestSupport
 
 /// A fixed set of UPSs; `aliases` (lower-cased alias → name) as `nut.default_ups` makes `ups`.
-private struct Fleet: NUTDataSource {
+struct Fleet: NUTDataSource {
     var list: [NUTUPS]
     var aliases: [String: String] = [:]
     func upsList() -> [NUTUPS] { list }
@@ -18,7 +18,7 @@ private struct Fleet: NUTDataSource {
 }
 
 /// Plain passwords: `monuser`/`secret` (primary), `watcher`/`pw` (secondary), `reader`/`r` (no role).
-private struct Users: NUTUsers {
+struct Users: NUTUsers {
     func authenticate(username: String, password: String, suspect: Bool) async -> NUTUser? {
         switch (username, password) {
         case ("monuser", "secret"): NUTUser(name: username, role: .primary)
