@@ -250,10 +250,29 @@ private final class GatedUsers: NUTUsers, Sendable {
             UPSDESC ups-3 "?? UPS 3 (Santak 'C3K')"
             BEGIN LIST VAR ups-3
             VAR ups-3 device.model "B?ro-USV ?n?code/1"
-            VAR ups-3 ups.alarm "tabhere"
+            VAR ups-3 ups.alarm "tab?here"
             VAR ups-3 ups.status "OL"
             END LIST VAR ups-3
             VAR ups-3 device.model "B?ro-USV ?n?code/1"
+
+            """)
+    }
+
+    /// A hostile alias and model (ESC, NUL, BEL, U+202E) reach `LIST UPS`, `GET UPSDESC` and
+    /// the variables with each of those characters shown as `?`, none dropped or passed raw.
+    @Test func hostileTextIsShownWithVisibleReplacements() async {
+        let hostile = "evil\u{1B}[2J\u{0}\u{7}\u{202E}spu"
+        let ups = NUTUPS(name: "ups-1", description: hostile,
+                         variables: [("device.model", hostile), ("ups.status", "OL")])
+        var session = NUTSession(client: "c")
+        let out = await Self.conversation(["LIST UPS", "GET UPSDESC ups-1", "GET VAR ups-1 device.model"],
+                                          Self.environment([ups]), session: &session)
+        #expect(out == """
+            BEGIN LIST UPS
+            UPS ups-1 "evil?[2J???spu"
+            END LIST UPS
+            UPSDESC ups-1 "evil?[2J???spu"
+            VAR ups-1 device.model "evil?[2J???spu"
 
             """)
     }
