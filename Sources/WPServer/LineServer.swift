@@ -54,7 +54,7 @@ public struct LineServerStatistics: Sendable, Equatable {
     /// Connections open now.
     public var open = 0
     public var accepted = 0
-    /// Refused at the cap (every open connection protected or its line being handled).
+    /// Refused at the cap (every open connection protected).
     public var refused = 0
     /// Closed to make room at the cap.
     public var evicted = 0
@@ -290,6 +290,9 @@ final class LineConnectionDriver<P: LineProtocol>: ConnectionDriver {
         return EvictionRank(activity: 0, since: connection.acceptedAt,
                             notBefore: connection.acceptedAt.adding(configuration.evictionGrace))
     }
+
+    /// A line is answered soon: a newcomer waits for it rather than being closed.
+    var newcomersWaitForHandlers: Bool { true }
 
     func deadlinePassed(_ connection: Connection, now: Int64, in loop: Loop) {
         loop.counters.update { $0.closedByLimits += 1 }

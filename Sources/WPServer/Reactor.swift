@@ -102,6 +102,9 @@ protocol ConnectionDriver: AnyObject {
     /// How readily the connection may be closed to make room at the cap; `nil` when it must
     /// not be (a request in progress, a logged-in monitor).
     func evictionRank(_ connection: Connection) -> EvictionRank?
+    /// At the cap with no connection to close but some handler running: whether the newcomer
+    /// waits in the backlog for it to finish (`false`: it is closed at once).
+    var newcomersWaitForHandlers: Bool { get }
     /// The connection's deadline passed.
     func deadlinePassed(_ connection: Connection, now: Int64, in loop: Reactor<Self>)
     /// Shutdown began: close the connection now or let it finish (within the grace period).
@@ -122,6 +125,8 @@ extension ConnectionDriver {
     }
 
     func listenerReadable(in loop: Reactor<Self>) {}
+
+    var newcomersWaitForHandlers: Bool { false }
 }
 
 /// The one epoll event loop under ``HTTPServer`` and ``LineServer``: a thread of its own owning
@@ -400,7 +405,8 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
                     }
                     victim = candidate
                 case .unreadRequests:
-                    // Read first: accepting resumes in a millisecond (no spinning on the listener).
+                    // Read or answered first: accepting resumes in a millisecond (no spinning on
+                    // the listener).
                     _ = cs_epoll_del(epoll, listener)
                     acceptPausedUntil = cs_monotonic_ns() + 1_000_000
                     acceptWaitsForRoom = true
@@ -466,8 +472,8 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
         /// The connection to close (once its rank's grace is over).
         case evict(Driver.Connection, EvictionRank)
         /// The few least worth keeping all have a request waiting unread (connections accepted
-        /// this turn, whose first bytes are read next): none is closed for it, and the newcomer
-        /// waits in the backlog until they are read.
+        /// this turn, whose first bytes are read next), or every connection that could go is
+        /// being answered: none is closed for it, and the newcomer waits in the backlog.
         case unreadRequests
         /// Nothing may be closed (every connection protected or busy): the newcomer is refused.
         case none
@@ -479,7 +485,10 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
         let ranked = connections.values.compactMap { connection in
             driver.evictionRank(connection).map { (id: connection.id, rank: $0) }
         }
-        if ranked.isEmpty { return .none }
+        if ranked.isEmpty {
+            // A line being handled is answered soon (then its connection may make room).
+            return driver.newcomersWaitForHandlers && connections.values.contains(where: driver.isHandling) ? .unreadRequests : .none
+        }
         let chosen = Self.evictionCandidate(ranked) { id in
             guard let descriptor = connections[id]?.io.descriptor, descriptor >= 0 else { return false }
             var byte: UInt8 = 0

@@ -293,6 +293,28 @@ private final class ClosedSessions: Sendable {
         }
     }
 
+    /// At the cap with the only connection's line being handled, a newcomer waits in the
+    /// backlog (it was refused before) and is served once that line is answered.
+    @Test func aNewcomerWaitsWhileTheOnlyConnectionIsBeingAnswered() async throws {
+        var configuration = LineServer<Shouting>.Configuration(host: "127.0.0.1", port: 0, maxConnections: 1)
+        configuration.evictionGrace = .zero
+        let lineProtocol = Shouting()
+        try await Self.serving(configuration, lineProtocol) { port, server in
+            let busy = try await TestHTTPClient.connect(port: port)
+            defer { busy.close() }
+            try await busy.send("SLOW\n")
+            let newcomer = try await TestHTTPClient.connect(port: port)
+            defer { newcomer.close() }
+            try await newcomer.send("hi\n")
+            lineProtocol.gate.open()
+            #expect(try await busy.readLine() == "LATE")
+            #expect(try await newcomer.readLine() == "HI #1")
+            #expect(await busy.isClosedByServer(), "answered, then closed to make room")
+            #expect(server.statistics.refused == 0)
+            #expect(server.statistics.evicted == 1)
+        }
+    }
+
     /// A slow sender (half a line, then nothing) is closed at the line deadline, an idle one
     /// at the idle timeout; the protocol hears of every close.
     @Test func slowAndIdleConnectionsAreClosed() async throws {
