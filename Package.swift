@@ -81,10 +81,10 @@ let package = Package(
         // WinPower UPS for upsmon, NAS boxes and hypervisors (docs/nut.md).
         // The exporter maps WinPower readings onto NUT variables (WPExporter's NUTVariables); this
         // library knows only its `NUTDataSource` seam.
-        .target(name: "WPNUT", dependencies: ["WPServer"]),
+        .target(name: "WPNUT", dependencies: ["WPServer", "WPRuntime"]),
         // SNMPv1/v2c over UDP: the BER codec, a read-only agent over a sorted MIB view, and the
         // system group and UPS-MIB (RFC 1628) objects (docs/snmp.md). Not served by the exporter yet.
-        .target(name: "WPSNMP", dependencies: ["WPServer", "WPCSecurityShim"]),
+        .target(name: "WPSNMP", dependencies: ["WPServer", "WPCSecurityShim", "WPRuntime"]),
 
         // Build date and git commit for `wpexporter version` (see gitCommit() below).
         .target(name: "WPCBuildInfo", cSettings: [.define("WPEXPORTER_GIT_COMMIT", to: "\"\(gitCommit())\"")]),

@@ -29,6 +29,7 @@ struct Echo: LineProtocol {                      // the session: lines answered 
         return LineReply(Array("\(session): ".utf8) + line + [0x0A])
     }
     func isProtected(_ session: Int) -> Bool { false }
+    func isEstablished(_ session: Int) -> Bool { session > 0 }
     func close(_ session: Int) {}
     var tooLongReply: [UInt8] { Array("ERR TOO-LONG\n".utf8) }
 }

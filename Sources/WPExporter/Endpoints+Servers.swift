@@ -2,6 +2,7 @@ import FoundationEssentials
 import WPCollector
 import WPMetrics
 import WPServer
+import WPRuntime
 
 /// One configured server as the endpoints see it (multi-server exporters only).
 package struct ServerView: Sendable {
@@ -129,9 +130,10 @@ extension Endpoints {
         return true
     }
 
-    /// At most 64 characters of client input, for error messages.
+    /// At most 64 characters of client input, for error messages (control and bidirectional
+    /// formatting characters replaced: ``DisplayText``).
     package static func clipped(_ text: String) -> String {
-        let printable = String(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
+        let printable = DisplayText.sanitized(text)
         return printable.count > 64 ? String(printable.prefix(64)) + "…" : printable
     }
 

@@ -4,6 +4,7 @@ import WPCollector
 import WPLogging
 import WPMetrics
 import WPServer
+import WPRuntime
 
 /// The exporter's HTTP surface: `/metrics` (path configurable), `/health`, `/-/healthy`,
 /// `/-/ready` and the `/` landing page, as one ``WPRouter``.
@@ -229,12 +230,49 @@ package struct Endpoints: Sendable {
     /// Seconds since start, to the millisecond.
     package func uptime(_ now: Date) -> Double { (now.timeIntervalSince(startedAt) * 1000).rounded() / 1000 }
 
-    /// `value` as sorted-keys JSON with a final newline.
+    /// `value` as sorted-keys JSON with a final newline (`/health`), every string's control
+    /// and bidirectional formatting characters replaced (``displayable(json:)``).
     package static func json(_ value: some Encodable, status: Int) -> WPHTTPResponse {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let body = (try? encoder.encode(value)).map { Array($0) + [0x0A] } ?? Array("{}\n".utf8)
+        let body = (try? encoder.encode(value)).map { Array(displayable(json: String(decoding: $0, as: UTF8.self)).utf8) + [0x0A] }
+            ?? Array("{}\n".utf8)
         return .json(body, status: status)
+    }
+
+    /// JSON text whose strings show no control or bidirectional formatting character
+    /// (``DisplayText``): each, raw or escaped (`\n`, `\u001b`: a client decodes those back into
+    /// the character), becomes U+FFFD; other escapes are kept.
+    package static func displayable(json: String) -> String {
+        let scalars = Array(json.unicodeScalars)
+        guard scalars.contains(where: { $0 == "\\" || DisplayText.isReplaced($0) }) else { return json }
+        var out = String.UnicodeScalarView()
+        var index = 0
+        while index < scalars.count {
+            let scalar = scalars[index]
+            index += 1
+            guard scalar == "\\", index < scalars.count else {
+                out.append(DisplayText.isReplaced(scalar) ? DisplayText.replacement : scalar)
+                continue
+            }
+            let escaped = scalars[index]
+            index += 1
+            switch escaped {
+            case "b", "f", "n", "r", "t":
+                out.append(DisplayText.replacement)
+            case "u" where index + 4 <= scalars.count:
+                let hex = String(String.UnicodeScalarView(scalars[index..<index + 4]))
+                if let code = UInt32(hex, radix: 16), let decoded = Unicode.Scalar(code), DisplayText.isReplaced(decoded) {
+                    out.append(DisplayText.replacement)
+                } else {
+                    out.append(contentsOf: [scalar, escaped] + scalars[index..<index + 4])
+                }
+                index += 4
+            default:
+                out.append(contentsOf: [scalar, escaped])
+            }
+        }
+        return String(out)
     }
 
     /// `2025-11-22T02:27:19.123Z`: UTC, rounded to the nearest millisecond (as

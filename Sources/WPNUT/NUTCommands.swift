@@ -68,6 +68,10 @@ public struct NUTSession: Sendable {
     /// Whether this connection's credentials passed a password check (a user, with a role or
     /// not): the server keeps it when full, as it keeps a login.
     public var isAuthenticated: Bool { user != nil }
+    /// Whether a useful command was answered without an error: a `GET`, `LIST`, `LOGIN`,
+    /// `PRIMARY`, `FSD`, … (not `VER`, `NETVER`, `HELP`, `STARTTLS`, `USERNAME`, `PASSWORD`,
+    /// which anyone can send). When the server is full, connections without one make room first.
+    public private(set) var wasServed = false
 
     public init(client: String) {
         self.client = client
@@ -91,6 +95,7 @@ public struct NUTSession: Sendable {
         let command = words.first?.uppercased() ?? ""
         let text = answer.0.text
         let result = text.hasPrefix("ERR ") ? String(text.dropFirst(4).dropLast()) : "OK"
+        if result == "OK" && Self.commands.contains(command) && !Self.trivialCommands.contains(command) { wasServed = true }
         environment.observe(Self.commands.contains(command) ? command : "other", result)
         return answer
     }
@@ -98,6 +103,10 @@ public struct NUTSession: Sendable {
     /// The commands counted by name (anything else is `other`).
     public static let commands: Set<String> = ["VER", "NETVER", "PROTVER", "HELP", "STARTTLS", "USERNAME", "PASSWORD", "LOGOUT",
                                                "LOGIN", "PRIMARY", "MASTER", "FSD", "GET", "LIST", "SET", "INSTCMD"]
+
+    /// Commands answered to anyone without reading a UPS: they do not make a connection
+    /// ``wasServed``.
+    static let trivialCommands: Set<String> = ["VER", "NETVER", "PROTVER", "HELP", "STARTTLS", "USERNAME", "PASSWORD", "LOGOUT"]
 
     /// upsd's `server.info`: what `VER` says.
     private static func serverInfo(_ version: String) -> String {

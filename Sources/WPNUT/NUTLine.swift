@@ -1,3 +1,5 @@
+import WPRuntime
+
 /// Command lines of the NUT network protocol split into words exactly as upsd 2.8.0 splits them
 /// (its configuration-file tokenizer), and reply values escaped as upsd escapes them.
 ///
@@ -151,16 +153,17 @@ public enum NUTLine {
 
     /// `text` in printable ASCII, as every value and description goes on the wire: `"` and `\`
     /// become `'` and `/` (PyNUT splits reply lines at every quote, escaped or not), control
-    /// characters are dropped and every other character outside ASCII becomes `?` (aionut, Home
-    /// Assistant's library, decodes replies as ASCII and fails on the whole UPS otherwise).
+    /// and bidirectional formatting characters are replaced (``DisplayText``) and, like every
+    /// other character outside ASCII, shown as `?` (aionut, Home Assistant's library, decodes
+    /// replies as ASCII and fails on the whole UPS otherwise).
     public static func printable(_ text: String) -> String {
         guard !text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
         else { return text }
-        return String(text.unicodeScalars.compactMap { scalar -> Character? in
+        return String(DisplayText.sanitized(text).unicodeScalars.map { scalar -> Character in
             switch scalar {
             case "\"": "'"
             case "\\": "/"
-            default: scalar.value < 0x20 || scalar.value == 0x7F ? nil : scalar.isASCII ? Character(scalar) : "?"
+            default: scalar.isASCII ? Character(scalar) : "?"
             }
         })
     }

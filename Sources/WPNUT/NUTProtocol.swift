@@ -3,7 +3,8 @@ import WPServer
 /// The NUT network protocol as a ``LineProtocol``: what a `LineServer` serves on the NUT port.
 /// Each connection is a ``NUTSession``; a connection logged into a UPS (an `upsmon`), or one
 /// whose user passed a password check, is protected when the server is full, so a flood of
-/// idle connections cannot cut a monitor off.
+/// idle connections cannot cut a monitor off; one that had a useful command answered
+/// (``NUTSession/wasServed``) makes room only after every connection that had none.
 public struct NUTProtocol: LineProtocol {
     public let environment: NUTSession.Environment
 
@@ -24,6 +25,8 @@ public struct NUTProtocol: LineProtocol {
     }
 
     public func isProtected(_ session: NUTSession) -> Bool { session.loggedInto != nil || session.isAuthenticated }
+
+    public func isEstablished(_ session: NUTSession) -> Bool { session.wasServed }
 
     public func close(_ session: NUTSession) { session.end(environment) }
 

@@ -1,3 +1,5 @@
+import WPRuntime
+
 /// The `system` group of SNMPv2-MIB (RFC 3418, `1.3.6.1.2.1.1`): what a manager reads first
 /// to identify the agent.
 ///
@@ -56,11 +58,12 @@ public struct SystemGroup: Sendable, Equatable {
 }
 
 extension SNMPValue {
-    /// A DisplayString of at most `maxBytes` UTF-8 bytes: `text` cut at the last whole
-    /// character that fits.
+    /// A DisplayString of at most `maxBytes` UTF-8 bytes: `text` with its control and
+    /// bidirectional formatting characters replaced (``DisplayText``), cut at the last whole
+    /// character that fits. Every text the agent serves or sends goes through here.
     public static func displayString(_ text: String, maxBytes: Int) -> SNMPValue {
         var bytes: [UInt8] = []
-        for character in text {
+        for character in DisplayText.sanitized(text) {
             let encoded = Array(String(character).utf8)
             guard bytes.count + encoded.count <= maxBytes else { break }
             bytes += encoded

@@ -18,6 +18,10 @@ public protocol LineProtocol: Sendable {
     /// Whether the connection is worth keeping when the server is full (a logged-in monitor):
     /// the server closes unprotected connections first to make room.
     func isProtected(_ session: Session) -> Bool
+    /// Whether the connection had a useful command answered (not a greeting, a version or an
+    /// error): when the server is full, connections that had none make room first, whatever
+    /// they sent, so a flood mimicking a client's first lines competes only with its own.
+    func isEstablished(_ session: Session) -> Bool
     /// The connection is gone (closed by either side, timed out, evicted, server stopped).
     func close(_ session: Session)
     /// What a line longer than the limit gets before the connection is closed.
@@ -85,18 +89,25 @@ extension LineServerStatistics {
 
 /// A TCP server for line-based protocols (the NUT network protocol): one event-loop thread of
 /// its own (a ``Reactor``) doing every read and write without blocking, each connection's lines handled in
-/// order by tasks on Swift's pool, with the HTTP server's hardening: a connection cap (the
-/// unprotected connection whose last complete line is oldest makes room), a line length limit, a deadline for a line once
+/// order by tasks on Swift's pool, with the HTTP server's hardening: a connection cap (see
+/// ``Configuration/maxConnections`` for who makes room), a line length limit, a deadline for a line once
 /// it started, an idle timeout, a write timeout, and no lock held across I/O.
 public final class LineServer<P: LineProtocol>: Sendable {
     /// Where and how it listens.
     public struct Configuration: Sendable {
         public var host: String
         public var port: Int
-        /// Connections at once; a new one beyond closes the unprotected one whose last complete
-        /// line is oldest, counting from its accept when it sent none (or is refused when all
-        /// are protected).
+        /// Connections at once. A new one beyond closes, never a protected connection (logged
+        /// in) nor one whose line is being handled: first one not established
+        /// (``LineProtocol/isEstablished(_:)``: whatever it sent, a byte, part of a line, a
+        /// greeting), the one accepted first, once its ``evictionGrace`` is over; then the
+        /// established one whose last complete line is oldest. While the one to go is in its
+        /// grace the newcomer waits in the listen backlog; when all are protected it is refused.
         public var maxConnections: Int
+        /// How long a connection that is not established is kept at the cap after its accept:
+        /// a new client's first round trips, which a flood could otherwise cut short by
+        /// connecting faster than the client talks.
+        public var evictionGrace: Duration = .seconds(2)
         /// The longest line, line ending excluded.
         public var maxLineLength: Int
         /// A line must be complete this long after its first byte arrived (slow senders).
@@ -192,8 +203,6 @@ final class LineConnectionDriver<P: LineProtocol>: ConnectionDriver {
         /// When the last complete line arrived (``ReactorConnection/acceptedAt`` before the
         /// first): who is evicted first.
         var lastLineAt: Int64
-        /// Complete lines received.
-        var linesReceived = 0
         /// Moved out while a line is handled.
         var session: P.Session?
         var input: [UInt8] = []
@@ -268,16 +277,22 @@ final class LineConnectionDriver<P: LineProtocol>: ConnectionDriver {
         lineProtocol.close(completion.1)
     }
 
-    /// At the cap, what makes room first: a connection that never sent a byte, then one that
-    /// sent part of a line only, then one that talked (the one whose last complete line is
-    /// oldest), the oldest first within each; never a protected one (a logged-in monitor) nor
-    /// one whose line is being handled. A flood of connections that never finish a line makes
-    /// room from among its own, not from clients busy logging in or polling.
+    /// At the cap, what makes room first: a connection not established (whatever it sent: no
+    /// byte, a byte, part of a line, greetings or errors), the one accepted first, once its
+    /// grace is over; then an established one, the one whose last complete line is oldest; never
+    /// a protected one (a logged-in monitor) nor one whose line is being handled. What a flood
+    /// sends short of a useful command makes it no harder to evict than a client that has not
+    /// yet sent its first line, and a newcomer is the youngest: it outlives the flood's older
+    /// connections and, within its grace, the whole flood.
     func evictionRank(_ connection: Connection) -> EvictionRank? {
         guard let session = connection.session, !lineProtocol.isProtected(session) else { return nil }
-        if connection.linesReceived > 0 { return EvictionRank(activity: 2, since: connection.lastLineAt) }
-        return EvictionRank(activity: connection.input.isEmpty ? 0 : 1, since: connection.acceptedAt)
+        if lineProtocol.isEstablished(session) { return EvictionRank(activity: 1, since: connection.lastLineAt) }
+        return EvictionRank(activity: 0, since: connection.acceptedAt,
+                            notBefore: connection.acceptedAt.adding(configuration.evictionGrace))
     }
+
+    /// A line is answered soon: a newcomer waits for it rather than being closed.
+    var newcomersWaitForHandlers: Bool { true }
 
     func deadlinePassed(_ connection: Connection, now: Int64, in loop: Loop) {
         loop.counters.update { $0.closedByLimits += 1 }
@@ -336,7 +351,6 @@ final class LineConnectionDriver<P: LineProtocol>: ConnectionDriver {
         guard var session = connection.session else { return false }
         connection.session = nil
         connection.handling = true
-        connection.linesReceived += 1
         lines.increment()
         let lineProtocol = self.lineProtocol
         let id = connection.id

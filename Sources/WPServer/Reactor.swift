@@ -59,13 +59,21 @@ final class ConnectionCounters: Sendable {
 
 /// How readily a connection makes room at the cap: the lowest rank goes first. `activity`
 /// says what the connection has done (0: nothing, or nothing worth keeping; higher: more),
-/// `since` orders equal activity (the oldest first).
+/// `since` orders equal activity (the oldest first). `notBefore` (monotonic ns, 0: none) is a
+/// grace: when the lowest-ranked connection is still in it, the reactor leaves new connections
+/// in the listen backlog until it ends (or a connection closes) rather than close it sooner or
+/// pass it over for a higher-ranked one. It does not order.
 struct EvictionRank: Comparable {
     var activity: Int
     var since: Int64
+    var notBefore: Int64 = 0
 
     static func < (lhs: EvictionRank, rhs: EvictionRank) -> Bool {
         (lhs.activity, lhs.since) < (rhs.activity, rhs.since)
+    }
+
+    static func == (lhs: EvictionRank, rhs: EvictionRank) -> Bool {
+        (lhs.activity, lhs.since) == (rhs.activity, rhs.since)
     }
 }
 
@@ -94,6 +102,9 @@ protocol ConnectionDriver: AnyObject {
     /// How readily the connection may be closed to make room at the cap; `nil` when it must
     /// not be (a request in progress, a logged-in monitor).
     func evictionRank(_ connection: Connection) -> EvictionRank?
+    /// At the cap with no connection to close but some handler running: whether the newcomer
+    /// waits in the backlog for it to finish (`false`: it is closed at once).
+    var newcomersWaitForHandlers: Bool { get }
     /// The connection's deadline passed.
     func deadlinePassed(_ connection: Connection, now: Int64, in loop: Reactor<Self>)
     /// Shutdown began: close the connection now or let it finish (within the grace period).
@@ -114,6 +125,8 @@ extension ConnectionDriver {
     }
 
     func listenerReadable(in loop: Reactor<Self>) {}
+
+    var newcomersWaitForHandlers: Bool { false }
 }
 
 /// The one epoll event loop under ``HTTPServer`` and ``LineServer``: a thread of its own owning
@@ -177,6 +190,8 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
     private var draining = false
     private var drainDeadline: Int64 = 0
     private var acceptPausedUntil: Int64 = 0
+    /// The pause waits for room at the cap (an eviction grace): it also ends once a connection closes.
+    private var acceptWaitsForRoom = false
     private let scanInterval: Int64
     private var nextScan: Int64 = 0
 
@@ -267,8 +282,10 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
             processInbox(now: now)
             now = cs_monotonic_ns()
             if draining && (connections.isEmpty || now >= drainDeadline) { break }
-            if acceptPausedUntil != 0, now >= acceptPausedUntil, listener >= 0 {
+            if acceptPausedUntil != 0, listener >= 0,
+               now >= acceptPausedUntil || (acceptWaitsForRoom && connections.count < connectionLimit) {
                 acceptPausedUntil = 0
+                acceptWaitsForRoom = false
                 _ = cs_epoll_add(epoll, listener, UInt32(CS_EV_IN), Self.listenerID)
             }
             if now >= nextScan {
@@ -283,8 +300,9 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
                 inbox.wakePending = false
                 return false
             }
+            let wakeAt = acceptPausedUntil != 0 ? min(nextScan, acceptPausedUntil) : nextScan
             let timeout = hasWork || !readAgain.isEmpty ? 0
-                : idle ? -1 : Int32(max(1, min(nextScan - now, 1_000_000_000) / 1_000_000))
+                : idle ? -1 : Int32(max(1, min(wakeAt - now, 1_000_000_000) / 1_000_000))
             let count = events.withUnsafeMutableBufferPointer { buffer in
                 cs_epoll_wait(epoll, buffer.baseAddress, Int32(buffer.count), timeout)
             }
@@ -371,6 +389,32 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
     private func acceptConnections() {
         var peer = [CChar](repeating: 0, count: 64)
         while listener >= 0 {
+            // At the cap, room is decided before accepting (a connection is closed only for one
+            // that is there): evict, refuse, or leave it in the backlog while a grace runs.
+            var victim: Driver.Connection?
+            var full = false
+            if connections.count >= connectionLimit {
+                guard listenerHasPending() else { return }
+                switch room() {
+                case .evict(let candidate, let rank):
+                    if rank.notBefore > cs_monotonic_ns() {
+                        _ = cs_epoll_del(epoll, listener)
+                        acceptPausedUntil = rank.notBefore
+                        acceptWaitsForRoom = true
+                        return
+                    }
+                    victim = candidate
+                case .unreadRequests:
+                    // Read or answered first: accepting resumes in a millisecond (no spinning on
+                    // the listener).
+                    _ = cs_epoll_del(epoll, listener)
+                    acceptPausedUntil = cs_monotonic_ns() + 1_000_000
+                    acceptWaitsForRoom = true
+                    return
+                case .none:
+                    full = true
+                }
+            }
             let descriptor = peer.withUnsafeMutableBufferPointer { cs_accept(listener, $0.baseAddress, $0.count) }
             if descriptor < 0 {
                 let code = -descriptor
@@ -380,19 +424,20 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
                     logger.warn("accept failed; pausing accepts", ["error": .string(Self.message(code))])
                     _ = cs_epoll_del(epoll, listener)
                     acceptPausedUntil = cs_monotonic_ns() + 100_000_000
+                    acceptWaitsForRoom = false
                     return
                 }
                 logger.warn("accept failed", ["error": .string(Self.message(code))])
                 return
             }
             let remote = String(decoding: peer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if connections.count >= connectionLimit {
-                guard let victim = evictionCandidate() else {
-                    _ = cs_close(descriptor)
-                    logger.debug("connection refused: limit reached", ["limit": .int(connectionLimit)])
-                    counters.update { $0.refused += 1 }
-                    continue
-                }
+            if full {
+                _ = cs_close(descriptor)
+                logger.debug("connection refused: limit reached", ["limit": .int(connectionLimit)])
+                counters.update { $0.refused += 1 }
+                continue
+            }
+            if let victim {
                 logger.debug("connection closed to make room", ["remote": .string(victim.remoteAddress)])
                 counters.update { $0.evicted += 1 }
                 close(victim)
@@ -422,18 +467,42 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
         }
     }
 
+    /// Where room at the cap comes from.
+    private enum Room {
+        /// The connection to close (once its rank's grace is over).
+        case evict(Driver.Connection, EvictionRank)
+        /// The few least worth keeping all have a request waiting unread (connections accepted
+        /// this turn, whose first bytes are read next), or every connection that could go is
+        /// being answered: none is closed for it, and the newcomer waits in the backlog.
+        case unreadRequests
+        /// Nothing may be closed (every connection protected or busy): the newcomer is refused.
+        case none
+    }
+
     /// At the cap: the connection of lowest ``EvictionRank`` whose socket holds no unread bytes
     /// (a request that arrived in this loop turn is not passed over for a quiet one).
-    private func evictionCandidate() -> Driver.Connection? {
+    private func room() -> Room {
         let ranked = connections.values.compactMap { connection in
             driver.evictionRank(connection).map { (id: connection.id, rank: $0) }
+        }
+        if ranked.isEmpty {
+            // A line being handled is answered soon (then its connection may make room).
+            return driver.newcomersWaitForHandlers && connections.values.contains(where: driver.isHandling) ? .unreadRequests : .none
         }
         let chosen = Self.evictionCandidate(ranked) { id in
             guard let descriptor = connections[id]?.io.descriptor, descriptor >= 0 else { return false }
             var byte: UInt8 = 0
             return recv(descriptor, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
         }
-        return chosen.flatMap { connections[$0] }
+        guard let chosen, let connection = connections[chosen], let rank = ranked.first(where: { $0.id == chosen })?.rank
+        else { return .unreadRequests }
+        return .evict(connection, rank)
+    }
+
+    /// Whether a connection waits in the listen backlog.
+    private func listenerHasPending() -> Bool {
+        var entry = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) > 0 && entry.revents & Int16(POLLIN) != 0
     }
 
     /// The lowest-ranked of `ranked` without unread bytes, looking at the `tries` lowest only

@@ -7,7 +7,7 @@ import WPServer
 import WPTestSupport
 
 /// A fixed set of UPSs; `aliases` (lower-cased alias → name) as `nut.default_ups` makes `ups`.
-private struct Fleet: NUTDataSource {
+struct Fleet: NUTDataSource {
     var list: [NUTUPS]
     var aliases: [String: String] = [:]
     func upsList() -> [NUTUPS] { list }
@@ -18,7 +18,7 @@ private struct Fleet: NUTDataSource {
 }
 
 /// Plain passwords: `monuser`/`secret` (primary), `watcher`/`pw` (secondary), `reader`/`r` (no role).
-private struct Users: NUTUsers {
+struct Users: NUTUsers {
     func authenticate(username: String, password: String, suspect: Bool) async -> NUTUser? {
         switch (username, password) {
         case ("monuser", "secret"): NUTUser(name: username, role: .primary)
@@ -260,10 +260,29 @@ private final class GatedUsers: NUTUsers, Sendable {
             UPSDESC ups-3 "?? UPS 3 (Santak 'C3K')"
             BEGIN LIST VAR ups-3
             VAR ups-3 device.model "B?ro-USV ?n?code/1"
-            VAR ups-3 ups.alarm "tabhere"
+            VAR ups-3 ups.alarm "tab?here"
             VAR ups-3 ups.status "OL"
             END LIST VAR ups-3
             VAR ups-3 device.model "B?ro-USV ?n?code/1"
+
+            """)
+    }
+
+    /// A hostile alias and model (ESC, NUL, BEL, U+202E) reach `LIST UPS`, `GET UPSDESC` and
+    /// the variables with each of those characters shown as `?`, none dropped or passed raw.
+    @Test func hostileTextIsShownWithVisibleReplacements() async {
+        let hostile = "evil\u{1B}[2J\u{0}\u{7}\u{202E}spu"
+        let ups = NUTUPS(name: "ups-1", description: hostile,
+                         variables: [("device.model", hostile), ("ups.status", "OL")])
+        var session = NUTSession(client: "c")
+        let out = await Self.conversation(["LIST UPS", "GET UPSDESC ups-1", "GET VAR ups-1 device.model"],
+                                          Self.environment([ups]), session: &session)
+        #expect(out == """
+            BEGIN LIST UPS
+            UPS ups-1 "evil?[2J???spu"
+            END LIST UPS
+            UPSDESC ups-1 "evil?[2J???spu"
+            VAR ups-1 device.model "evil?[2J???spu"
 
             """)
     }

@@ -161,6 +161,23 @@ func fullView() -> MIBTable {
         #expect(SNMPValue.displayString("abc", maxBytes: 255) == .string("abc"))
     }
 
+    /// A hostile alias (ESC, NUL, BEL, U+202E) as upsIdentName and sysName: each of those
+    /// characters is served as U+FFFD, the rest as it was.
+    @Test func controlAndBidiCharactersAreServedReplaced() {
+        let hostile = "evil\u{1B}[2J\u{0}\u{7}\u{202E}spu"
+        let shown = SNMPValue.string("evil\u{FFFD}[2J\u{FFFD}\u{FFFD}\u{FFFD}spu")
+        var ups = UPSMIBValues()
+        ups.name = hostile
+        var builder = MIBBuilder()
+        SystemGroup(description: "agent", name: hostile).add(to: &builder)
+        ups.add(to: &builder)
+        let view = builder.build()
+        #expect(view.get(UPSMIB.Ident.name.appending(0)) == shown)
+        #expect(view.get("1.3.6.1.2.1.1.5.0") == shown)
+        #expect(SNMPValue.displayString(hostile, maxBytes: 7) == .string("evil\u{FFFD}"), "cut after replacing")
+        #expect(SNMPValue.displayString(hostile, maxBytes: 6) == .string("evil"))
+    }
+
     @Test func upTimeIsAnsweredLive() {
         let clock = ContinuousClock()
         let view = fullView().withLiveUpTime(since: clock.now.advanced(by: .seconds(-5)), clock: clock)

@@ -6,11 +6,13 @@ import WPServer
 import WPTestSupport
 
 /// Upper-cases each line; `LOGIN` protects the connection, `QUIT` closes it, `SLOW` answers
-/// only once released.
+/// only once released, `VER` answers without establishing the connection (every other line
+/// establishes it).
 private struct Shouting: LineProtocol {
     struct Session: Sendable {
         var remote: String
         var protected = false
+        var established = false
         var lines = 0
     }
 
@@ -31,12 +33,16 @@ private struct Shouting: LineProtocol {
         case "SLOW":
             await gate.wait()
             return LineReply(Array("LATE\n".utf8))
+        case "VER":
+            return LineReply(Array("SHOUTING 1\n".utf8))
         default:
+            session.established = true
             return LineReply(Array("\(text.uppercased()) #\(session.lines)\n".utf8))
         }
     }
 
     func isProtected(_ session: Session) -> Bool { session.protected }
+    func isEstablished(_ session: Session) -> Bool { session.established }
     func close(_ session: Session) { closed.add(session.remote) }
     var tooLongReply: [UInt8] { Array("ERR TOO-LONG\n".utf8) }
 }
@@ -198,6 +204,114 @@ private final class ClosedSessions: Sendable {
             #expect(server.statistics.evicted == 2)
             talker.close()
             for client in silent { client.close() }
+        }
+    }
+
+    /// A flood that sends a byte, part of a line or only `VER` is no harder to evict than a
+    /// client that has not sent its first line yet: a newcomer, younger than all of it, outlives
+    /// the next flood connection (before, a silent newcomer went first), and an established
+    /// client and a logged-in one outlive the whole flood.
+    @Test func aNewcomerOutlivesOlderConnectionsWhateverTheySent() async throws {
+        var configuration = LineServer<Shouting>.Configuration(host: "127.0.0.1", port: 0, maxConnections: 6)
+        configuration.evictionGrace = .zero
+        try await Self.serving(configuration) { port, server in
+            var clients: [TestHTTPClient] = []
+            defer { for client in clients { client.close() } }
+            func connect() async throws -> TestHTTPClient {
+                let client = try await TestHTTPClient.connect(port: port)
+                clients.append(client)
+                return client
+            }
+            let monitor = try await connect()
+            try await monitor.send("LOGIN\n")
+            #expect(try await monitor.readLine() == "OK")
+            let poller = try await connect()
+            try await poller.send("status\n")
+            #expect(try await poller.readLine() == "STATUS #1")
+            let oneByte = try await connect()
+            try await oneByte.send("G")
+            let partial = try await connect()
+            try await partial.send("GET VAR ups")
+            var greeters: [TestHTTPClient] = []
+            for _ in 0..<2 {
+                let greeter = try await connect()
+                try await greeter.send("VER\n")
+                #expect(try await greeter.readLine() == "SHOUTING 1")
+                greeters.append(greeter)
+            }
+            // Full. The newcomer makes room and says nothing yet; one more greeter follows it
+            // (answered: accepted, so its room was made).
+            let newcomer = try await connect()
+            let next = try await connect()
+            try await next.send("VER\n")
+            #expect(try await next.readLine() == "SHOUTING 1")
+            try await newcomer.send("status\n")
+            #expect(try await newcomer.readLine() == "STATUS #1", "the newcomer was not closed for the flood")
+            #expect(await oneByte.isClosedByServer())
+            #expect(await partial.isClosedByServer())
+            // More flood than the table holds: it makes room from among its own.
+            for _ in 0..<8 {
+                let flood = try await connect()
+                try await flood.send("VER\n")
+                #expect(try await flood.readLine() == "SHOUTING 1")
+            }
+            for greeter in greeters { #expect(await greeter.isClosedByServer()) }
+            try await poller.send("again\n")
+            #expect(try await poller.readLine() == "AGAIN #2")
+            try await newcomer.send("again\n")
+            #expect(try await newcomer.readLine() == "AGAIN #2")
+            try await monitor.send("still\n")
+            #expect(try await monitor.readLine() == "STILL #2")
+            #expect(server.statistics.evicted == 10)
+            #expect(server.statistics.refused == 0)
+        }
+    }
+
+    /// At the cap, a connection not established is kept for its grace: a newcomer waits in the
+    /// backlog until the oldest one's grace ends (it is then served), and is never refused.
+    @Test func aConnectionInItsGraceIsNotEvictedANewcomerWaits() async throws {
+        var configuration = LineServer<Shouting>.Configuration(host: "127.0.0.1", port: 0, maxConnections: 2)
+        configuration.evictionGrace = .milliseconds(300)
+        try await Self.serving(configuration) { port, server in
+            let clock = ContinuousClock()
+            let started = clock.now
+            let first = try await TestHTTPClient.connect(port: port)
+            let second = try await TestHTTPClient.connect(port: port)
+            defer { first.close(); second.close() }
+            try await first.send("VER\n")
+            #expect(try await first.readLine() == "SHOUTING 1")
+            let newcomer = try await TestHTTPClient.connect(port: port)
+            defer { newcomer.close() }
+            try await newcomer.send("hello\n")
+            #expect(try await newcomer.readLine() == "HELLO #1")
+            #expect(clock.now - started >= .milliseconds(300), "served only once the first one's grace ended")
+            #expect(await first.isClosedByServer())
+            try await second.send("x\n")
+            #expect(try await second.readLine() == "X #1", "the younger one stays")
+            #expect(server.statistics.evicted == 1)
+            #expect(server.statistics.refused == 0)
+        }
+    }
+
+    /// At the cap with the only connection's line being handled, a newcomer waits in the
+    /// backlog (it was refused before) and is served once that line is answered.
+    @Test func aNewcomerWaitsWhileTheOnlyConnectionIsBeingAnswered() async throws {
+        var configuration = LineServer<Shouting>.Configuration(host: "127.0.0.1", port: 0, maxConnections: 1)
+        configuration.evictionGrace = .zero
+        let lineProtocol = Shouting()
+        try await Self.serving(configuration, lineProtocol) { port, server in
+            let busy = try await TestHTTPClient.connect(port: port)
+            defer { busy.close() }
+            try await busy.send("SLOW\n")
+            let newcomer = try await TestHTTPClient.connect(port: port)
+            defer { newcomer.close() }
+            try await newcomer.send("hi\n")
+            lineProtocol.gate.open()
+            #expect(try await busy.readLine() == "LATE")
+            #expect(try await newcomer.readLine() == "HI #1")
+            #expect(await busy.isClosedByServer(), "answered, then closed to make room")
+            #expect(server.statistics.refused == 0)
+            #expect(server.statistics.evicted == 1)
         }
     }
 

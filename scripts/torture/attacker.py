@@ -9,6 +9,9 @@ itself; it prints one line of counts (connections opened, responses by status) a
   attacker.py nut-slow PORT SECONDS N         attack 6: N NUT connections sending a line a byte a second
   attacker.py nut-flood PORT SECONDS N        attack 6: N NUT connections pipelining junk and
                                               unknown-UPS commands as fast as they are read
+  attacker.py nut-byte PORT SECONDS N         attack 8: N NUT connections sending one byte
+  attacker.py nut-partial PORT SECONDS N      attack 9: N NUT connections sending part of a line
+  attacker.py nut-ver PORT SECONDS N          attack 10: N NUT connections sending a complete VER
 Closed connections are reopened until the time is up.
 """
 import base64
@@ -139,6 +142,18 @@ def nut_flood(sock, deadline):
             pass
 
 
+def nut_byte(sock, deadline):
+    sock.sendall(b"G")
+
+
+def nut_partial(sock, deadline):
+    sock.sendall(b"GET VAR ups ups.sta")
+
+
+def nut_ver(sock, deadline):
+    sock.sendall(b"VER\n")
+
+
 def main(argv):
     mode, port, seconds = argv[1], int(argv[2]), float(argv[3])
     deadline = time.monotonic() + seconds
@@ -153,6 +168,12 @@ def main(argv):
         n, send = int(argv[4]), nut_slow
     elif mode == "nut-flood":
         n, send = int(argv[4]), nut_flood
+    elif mode == "nut-byte":
+        n, send = int(argv[4]), nut_byte
+    elif mode == "nut-partial":
+        n, send = int(argv[4]), nut_partial
+    elif mode == "nut-ver":
+        n, send = int(argv[4]), nut_ver
     elif mode != "chunked":
         sys.exit(f"attacker.py: unknown mode {mode}")
     threads = [threading.Thread(target=worker, args=(port, deadline, source, send), daemon=True)
