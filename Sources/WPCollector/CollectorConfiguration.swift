@@ -36,6 +36,10 @@ package struct CollectorConfiguration: Sendable, Equatable {
     package var readings = ReadingsPolicy()
     /// Which devices are kept, their names and static labels (every device, unchanged, by default).
     package var devices = DeviceFilter.all
+    /// How long a collection waits for the save of its energy totals before it publishes:
+    /// 250 ms, long enough for a healthy disk's fsync and short beside the shortest collection
+    /// interval (1 s). A stuck disk holds the served counters at their last saved values.
+    package var saveWait: Duration = .milliseconds(250)
 
     /// Creates a configuration.
     ///

@@ -186,7 +186,7 @@ package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Du
         // Published once on disk: the served counters are the saved ones (servedTotals), so
         // waiting for the save serves this collection's totals. The wait is bounded: a stuck
         // disk holds the served counters at their last saved values, never the collection.
-        if let recorded { await meter.saved(recorded, timeout: Self.saveWait) }
+        if let recorded { await meter.saved(recorded, timeout: configuration.saveWait) }
         let wall = wallClock()
         let energy = EnergyView(meter, prefix: configuration.energyKeyPrefix)
         // Logged after the lock is released: a blocked log output must not hold `state`.
@@ -246,10 +246,6 @@ package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Du
         }.sorted { $0.deviceID < $1.deviceID }
         publishedHealth.withLock { $0 = health }
     }
-
-    /// How long a collection waits for the save of its energy totals before it publishes: long
-    /// enough for a healthy disk's fsync, short beside the shortest collection interval (1 s).
-    package static var saveWait: Duration { .milliseconds(250) }
 
     /// Families of the shared energy meter's health: the same for every server, so a
     /// multi-server exporter serves them once, without server labels.

@@ -96,6 +96,9 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         /// (``DescriptorBudget``); `nil` for none. By default the soft limit is raised to the
         /// hard limit first, as the HTTP server does.
         public var openFilesLimit: @Sendable () -> Int? = { OpenFilesLimit.raiseToHardLimit() }
+        /// How long a collection waits for its energy totals' save before it publishes
+        /// (`CollectorConfiguration.saveWait`); tests on loaded machines wait longer.
+        package var energySaveWait: Duration = CollectorConfiguration().saveWait
 
         /// Options with real WinPower clients (their HTTP threads one shared pool).
         public init(clock: C, logger: WPLogger,
@@ -251,7 +254,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         }, afterMerge: afterPublish)
         let makeMember = Self.memberFactory(meter: meter, merger: merger, clock: clock, wallClock: wallClock,
                                             logger: components, graceful: gracefulShutdownTimeout,
-                                            afterPublish: afterPublish)
+                                            saveWait: options.energySaveWait, afterPublish: afterPublish)
         var members: [ServerFleet<C>.Member] = []
         for entry in Self.serverEntries(configuration) {
             do {
@@ -471,10 +474,13 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// and runs `afterPublish` itself.
     private static func memberFactory(meter: EnergyMeter<C>, merger: ExpositionMerger<C>, clock: C,
                                       wallClock: @escaping @Sendable () -> Date, logger: WPLogger, graceful: Duration,
+                                      saveWait: Duration,
                                       afterPublish: @escaping @Sendable () -> Void) -> ServerFleet<C>.MemberFactory {
         return { entry, client, configuration in
             let fields: [String: LogValue] = entry.name.isEmpty ? [:] : ["server": .string(entry.name)]
-            let collector = WinPowerCollector(configuration: ServerPipeline<C>.collectorConfiguration(entry, configuration),
+            var collectorConfiguration = ServerPipeline<C>.collectorConfiguration(entry, configuration)
+            collectorConfiguration.saveWait = saveWait
+            let collector = WinPowerCollector(configuration: collectorConfiguration,
                                               client: client, meter: meter, clock: clock, wallClock: wallClock,
                                               logger: logger.component("collector", fields: fields))
             let pipeline = ServerPipeline(

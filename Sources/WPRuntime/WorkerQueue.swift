@@ -113,6 +113,13 @@ public final class WorkerQueue: Sendable {
         /// Threads that will look at `queue` without a signal.
         var looking: Int { starting + finishing }
 
+        /// Trimming: since `windowStart`, the fewest threads that no submitted job needed
+        /// (idle or about to look, beyond the waiting jobs), `Int.max` before the first submit.
+        /// Idle threads are woken in turn, so each may run a job within ``idleTime`` and none
+        /// times out; once a window of ``idleTime`` passed, that many threads end instead.
+        var windowStart: ContinuousClock.Instant?
+        var fewestSpare = Int.max
+
         /// Whether every job up to `ticket` has left the queue and finished.
         func settled(through ticket: UInt64) -> Bool {
             if let first = queue.first, first.ticket <= ticket { return false }
@@ -165,6 +172,10 @@ public final class WorkerQueue: Sendable {
             state.lastTicket += 1
             if order == .latestWins { state.queue.removeAll() }
             state.queue.append(Entry(ticket: state.lastTicket, job: job))
+            if idleTime > .zero {
+                state.fewestSpare = min(state.fewestSpare, max(0, state.idle + state.looking - state.queue.count))
+                if state.windowStart == nil { state.windowStart = .now }
+            }
             // Starting and finishing threads look at `queue` before they wait; idle ones need a
             // signal. A new thread only when those will not cover every waiting job.
             let spawn = state.queue.count > state.idle + state.looking && state.threads < maxThreads
@@ -246,22 +257,47 @@ public final class WorkerQueue: Sendable {
         return entry
     }
 
-    /// A thread's life: run jobs while there are any, wait up to ``idleTime`` for more, end.
+    /// Whether the thread about to wait should end instead: a window of ``idleTime`` passed in
+    /// which some threads were never needed (``State/fewestSpare``); one of those ends per call.
+    /// Otherwise a window that passed starts again.
+    private func isSpare(_ state: inout State) -> Bool {
+        guard idleTime > .zero, let start = state.windowStart else { return false }
+        let now = ContinuousClock.now
+        guard start.duration(to: now) >= idleTime else { return false }
+        if state.fewestSpare > 0 && state.fewestSpare != .max {
+            state.fewestSpare -= 1
+            return true
+        }
+        state.windowStart = now
+        state.fewestSpare = .max
+        return false
+    }
+
+    /// A thread's life: run jobs while there are any, wait up to ``idleTime`` for more, end
+    /// (or end at once when it is spare: ``isSpare(_:)``).
     private func work() {
         // What this thread counts as until it has looked at `queue`: starting, then finishing
         // after a job that said it was over.
         var counted: WritableKeyPath<State, Int>? = \State.starting
+        enum Step { case run(Entry), wait, end }
         while true {
-            let next = state.withLock { state -> Entry? in
+            let step = state.withLock { state -> Step in
                 if let counted { state[keyPath: counted] -= 1 }
-                if !state.queue.isEmpty { return Self.take(&state) }
+                if !state.queue.isEmpty { return .run(Self.take(&state)) }
+                if isSpare(&state) {
+                    state.threads -= 1
+                    return .end
+                }
                 state.idle += 1
-                return nil
+                return .wait
             }
             let entry: Entry
-            if let next {
+            switch step {
+            case .end:
+                return
+            case .run(let next):
                 entry = next
-            } else {
+            case .wait:
                 let woken = state.wait(until: Deadline(after: idleTime), for: { !$0.queue.isEmpty }) { state, ready -> Entry? in
                     state.idle -= 1
                     if ready { return Self.take(&state) }

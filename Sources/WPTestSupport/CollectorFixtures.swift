@@ -38,6 +38,10 @@ package struct CollectorFixture: Sendable {
             let (seconds, atto) = clock.now.offset.components
             return epoch.addingTimeInterval(Double(seconds) + Double(atto) / 1e18)
         }
+        // The served energy is the saved one: a loaded machine's scheduling must not decide a
+        // test (the in-memory store's saves end at once, or fail at once).
+        var configuration = configuration
+        configuration.saveWait = .seconds(60)
         collector = WinPowerCollector(configuration: configuration, client: client, meter: meter, clock: clock,
                               wallClock: wallClock, logger: logger)
     }

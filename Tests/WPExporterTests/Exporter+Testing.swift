@@ -25,6 +25,8 @@ extension Exporter {
         options.componentLabels = componentLabels
         options.energyStorage = energyStorage
         options.listeners = listeners
+        // The served energy is the saved one: a loaded machine's fsync must not decide a test.
+        options.energySaveWait = .seconds(60)
         try self.init(configuration: configuration, options: options)
     }
 

@@ -188,7 +188,12 @@ import WPTestSupport
         let key = EnergyKey.qualified(server: "c", device: "ups-1")
         let running = Task { await fleet.run() }
 
-        await harness.until("the first collection of c") { exporter.meter.totals[key] != nil && old.calls == 1 }
+        // Published (after its save) and c's scheduler asleep again, with a's: an advance before
+        // that would be a missed tick.
+        await harness.until("the first collection of c, published") {
+            exporter.meter.totals[key] != nil && old.calls == 1 && harness.clock.sleeperCount >= 2
+                && fleet.pipelines.first { $0.name == "c" }?.collector.health.lastSuccess != nil
+        }
         harness.clock.advance(by: .seconds(10))
         await harness.until("the second collection of c, in flight") { probe.inFlight == 1 && old.calls == 2 }
 

@@ -198,6 +198,39 @@ final class Starter: Sendable {
         #expect(journal.snapshot.runs[1]?.count == 20)
     }
 
+    /// A pool that grew to 6 threads for a burst, then runs one job at a time: idle threads are
+    /// woken in turn, so each runs a job within the idle time and none would time out; the
+    /// threads no job needed for an idle time end, down to the one the jobs need.
+    @Test func threadsABurstLeftBehindEndWhileJobsKeepComing() {
+        let starter = Starter()
+        let pool = WorkerQueue(name: "test-pool", maxThreads: 6, idleTime: .milliseconds(50), starter: starter.start)
+        let gates = (0..<6).map { _ in Gate() }
+        for gate in gates { pool.submit(WorkerQueue.Job(run: { gate.pass() }, refuse: { _ in })) }
+        for gate in gates { gate.waitUntilEntered() }
+        #expect(pool.threadCount == 6)
+        for gate in gates { gate.open() }
+        #expect(pool.waitForJobs(until: patience))
+        // One job at a time, each waited for, until the pool is down to one thread (or the
+        // patience runs out: without trimming the six stay, each woken in turn).
+        let journal = Journal()
+        let deadline = Deadline(after: .seconds(60))
+        var index = 0
+        while pool.threadCount > 1 && !deadline.hasPassed {
+            pool.submit(journal.job(index: index))
+            #expect(pool.waitForJobs(until: deadline))
+            index += 1
+        }
+        #expect(pool.threadCount == 1)
+        #expect(journal.snapshot.runs[0]?.count == index)
+        // Two at once still get two threads.
+        let pair = (0..<2).map { _ in Gate() }
+        for gate in pair { pool.submit(WorkerQueue.Job(run: { gate.pass() }, refuse: { _ in })) }
+        for gate in pair { gate.waitUntilEntered() }
+        #expect(pool.threadCount == 2)
+        for gate in pair { gate.open() }
+        #expect(pool.waitForJobs(until: patience))
+    }
+
     @Test func aJobWithNoThreadIsRefusedWithTheErrorAndTheNextSubmitTriesAgain() {
         let starter = Starter()
         let queue = WorkerQueue(name: "test-worker", starter: starter.start)
