@@ -100,48 +100,14 @@ for ups in "$outage_ups" "$test_ups" "$stale_ups" "$mains_ups"; do
 done
 echo "$name: NUT on $nut; outage on $outage_ups (also 'ups'), on mains $mains_ups, self-test on $test_ups, disconnected $stale_ups"
 
-upsmon_groups=()
-stop_upsmons() { for group in "${upsmon_groups[@]}"; do kill -- "-$group" 2>/dev/null || true; done; upsmon_groups=(); }
-trap 'stop_upsmons; kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
-
-# start_upsmon ROLE UPS USER PASSWORD KIND [POLLFREQ]: one upsmon in the foreground with its own
-# files; sets upsmon_pid (a process in its mount namespace).
-declare -A upsmon_pids
-start_upsmon() {
-    local role=$1 dir="$work/upsmon-$1" poll=${6:-1}
-    mkdir -p "$dir"
-    printf '#!/bin/sh\ndate +%%s.%%N > %s/shutdown-%s\n' "$work" "$role" >"$dir/shutdown.sh"
-    chmod 755 "$dir/shutdown.sh"
-    cat >"$dir/upsmon.conf" <<UPSMON
-MONITOR $2@$nut 1 $3 $4 $5
-MINSUPPLIES 1
-SHUTDOWNCMD "$dir/shutdown.sh"
-POLLFREQ $poll
-POLLFREQALERT $poll
-HOSTSYNC 20
-DEADTIME 15
-FINALDELAY 0
-POWERDOWNFLAG $dir/killpower
-RUN_AS_USER root
-UPSMON
-    chmod 600 "$dir/upsmon.conf"
-    # upsmon's pid file is always /run/nut/upsmon.pid: each runs in a mount namespace of its
-    # own with a private /run/nut, so several can run at once.
-    # Each in a session of its own: upsmon forks, and the whole group is stopped at the end.
-    mkdir -p /run/nut
-    # shellcheck disable=SC2016  # $0 is expanded by the inner sh, on purpose
-    NUT_CONFPATH="$dir" NUT_STATEPATH="$dir" setsid unshare --mount --propagation private \
-        sh -c 'mount -t tmpfs none /run/nut && exec "$0" -F -u root' "$upsmon" >"$dir/log" 2>&1 &
-    upsmon_groups+=("$!")
-    upsmon_pids[$role]=$!
-}
-start_upsmon primary "$outage_ups" upsmon-primary primary-pass primary
-start_upsmon secondary "$outage_ups" upsmon-secondary secondary-pass secondary
-start_upsmon synology ups upsmon-secondary secondary-pass secondary 5
-start_upsmon fsd-primary "$mains_ups" upsmon-primary primary-pass primary
-start_upsmon fsd-secondary "$mains_ups" upsmon-secondary secondary-pass secondary
-start_upsmon self-test "$test_ups" upsmon-primary primary-pass primary
-start_upsmon stale "$stale_ups" upsmon-primary primary-pass primary
+# start_upsmon (scripts/torture/lib.sh): each upsmon as root in a mount namespace of its own.
+start_upsmon primary "$outage_ups@$nut" upsmon-primary primary-pass primary
+start_upsmon secondary "$outage_ups@$nut" upsmon-secondary secondary-pass secondary
+start_upsmon synology "ups@$nut" upsmon-secondary secondary-pass secondary 5
+start_upsmon fsd-primary "$mains_ups@$nut" upsmon-primary primary-pass primary
+start_upsmon fsd-secondary "$mains_ups@$nut" upsmon-secondary secondary-pass secondary
+start_upsmon self-test "$test_ups@$nut" upsmon-primary primary-pass primary
+start_upsmon stale "$stale_ups@$nut" upsmon-primary primary-pass primary
 
 # nut_ask LINE...: one NUT conversation on a fresh connection; prints the replies.
 nut_ask() { python3 - "$nut_port" "$@" <<'PY'

@@ -8,10 +8,12 @@ import WPSNMP
 /// published readings (never from WinPower), named as the NUT server names them (so
 /// `community@rack-a` and `MONITOR rack-a@host` reach the same UPS).
 ///
-/// The views are rebuilt once per published collection (the first request after it), under a
-/// lock held for that CPU work only; a request then costs a dictionary lookup. A UPS whose
-/// reading is stale (older than its collector's staleness window) or disconnected is served
-/// with its identification and `upsAlarmCommunicationsLost` only, never old readings.
+/// The views are rebuilt once per published collection (the first request after it), and
+/// when a reading served goes stale, under a lock held for that CPU work only; a request then
+/// costs a dictionary lookup. A UPS whose reading is stale (older than its collector's
+/// staleness window) or disconnected is served with its identification and
+/// `upsAlarmCommunicationsLost` only, never old readings, whether or not collections are
+/// still published (while WinPower is down, none is).
 package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Duration {
     private struct Cache {
         var built: [ObjectIdentifier] = []
@@ -30,6 +32,10 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
         var selfTests: [String: SelfTestRecord] = [:]
         var testEnds: [String: Date] = [:]
         var builtOnce = false
+        /// When the first UPS served with readings goes stale (its reading older than its
+        /// collector's staleness window): the views are rebuilt then even without a new
+        /// collection, as while WinPower is down none is published.
+        var staleAt: C.Instant?
     }
 
     private let fleet: ServerFleet<C>
@@ -111,9 +117,11 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
         let collectors = fleet.pipelines.map { (name: $0.name, collector: $0.collector) }
         let readings = collectors.map { $0.collector.devices }
         let identities = readings.map(ObjectIdentifier.init)
-        let served = identities == cache.withLock({ $0.built }) ? nil : names.servedNames()
+        let now = clock.now
+        let outdated = { (cache: Cache) in cache.built != identities || cache.staleAt.map { now > $0 } == true }
+        let served = cache.withLock { outdated($0) } ? names.servedNames() : nil
         return cache.withLock { cache in
-            if let served, cache.built != identities {
+            if let served, outdated(cache) {
                 rebuild(&cache, collectors: collectors, readings: readings, names: served)
                 cache.built = identities
             }
@@ -135,6 +143,7 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
         var byDevice: [String: String] = [:]
         var values: [(name: String, values: UPSMIBValues)] = []
         var selfTests: [String: SelfTestRecord] = [:]
+        var staleAt: C.Instant?
         let now = wallClock()
         for (key, name) in names {
             guard let (reading, collector, record, outageStart) = byKey[key] else { continue }
@@ -156,6 +165,9 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
                     (ups.model, ups.upsSoftwareVersion, ups.agentSoftwareVersion, ups.name, ups.attachedDevices)
                 stale.alarms = [.init(id: UPSMIB.WellKnownAlarm.communicationsLost.rawValue, alarm: .communicationsLost)]
                 ups = stale
+            } else {
+                let expiry = reading.readAt.advanced(by: collector.configuration.stalenessWindow)
+                staleAt = staleAt.map { min($0, expiry) } ?? expiry
             }
             ups.alarms = alarmRows(for: name.lowercased(), present: ups.alarms.map(\.alarm), in: &cache)
             var builder = MIBBuilder()
@@ -171,6 +183,7 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
         cache.selfTests = selfTests
         cache.testEnds = cache.testEnds.filter { views[$0.key] != nil }
         cache.builtOnce = true
+        cache.staleAt = staleAt
         cache.views = views
         cache.byDevice = byDevice
         cache.first = names.first.map { $0.name.lowercased() }.flatMap { views[$0] == nil ? nil : $0 }

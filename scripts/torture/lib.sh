@@ -9,13 +9,20 @@
 binary="${WPEXPORTER_BIN:-.build/release/wpexporter}"
 [ -x "$binary" ] || { echo "$name: build it first: swift build -c release --product wpexporter" >&2; exit 64; }
 work=$(mktemp -d)
-# On exit: stop the simulator, the exporter and the attackers this script started (its jobs).
-trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+upsmon_groups=()
+declare -A upsmon_pids
+# stop_upsmons: stops every upsmon start_upsmon started (each whole process group).
+stop_upsmons() { for group in "${upsmon_groups[@]}"; do kill -- "-$group" 2>/dev/null || true; done; upsmon_groups=(); }
+# On exit: stop the simulator, the exporter and the attackers this script started (its jobs),
+# and its upsmons.
+trap 'stop_upsmons; kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 
-# start_simulator [DEVICES]: `wpexporter simulate` with DEVICES devices (default 1,000) on a free
-# loopback port; sets sim_port.
+# start_simulator [DEVICES [ARG...]]: `wpexporter simulate` with DEVICES devices (default 1,000)
+# on a free loopback port, extra arguments appended (later flags win: `--port "$sim_port"` starts
+# it again on the same port); sets sim_port and simulator (PID).
 start_simulator() {
-    "$binary" simulate --port 0 --devices "${1:-1000}" >"$work/sim.log" 2>&1 &
+    "$binary" simulate --port 0 --devices "${1:-1000}" "${@:2}" >"$work/sim.log" 2>&1 &
+    simulator=$!
     for _ in $(seq 100); do grep -q '127.0.0.1:' "$work/sim.log" && break; sleep 0.1; done
     sim_port=$(grep -o '127.0.0.1:[0-9]*' "$work/sim.log" | head -1 | cut -d: -f2)
 }
@@ -92,4 +99,38 @@ counter() {
     local family=$1
     shift
     curl -s -m 60 "$@" "$base/metrics" | awk -v f="$family" '$1 == f || index($1, f "{") == 1 {s += $NF} END {printf "%d\n", s}'
+}
+
+# start_upsmon ROLE MONITOR USER PASSWORD KIND [POLLFREQ]: Debian's upsmon (nut-client, as root:
+# the caller checks) in the foreground, watching MONITOR (`ups@host:port`) as KIND (primary or
+# secondary), polling every POLLFREQ seconds (default 1), with files of its own in
+# $work/upsmon-ROLE (its log: `log` there) and a SHUTDOWNCMD that only writes the time to
+# $work/shutdown-ROLE. Sets upsmon_pids[ROLE] (a process in its mount namespace).
+start_upsmon() {
+    local role=$1 dir="$work/upsmon-$1" poll=${6:-1}
+    mkdir -p "$dir"
+    printf '#!/bin/sh\ndate +%%s.%%N > %s/shutdown-%s\n' "$work" "$role" >"$dir/shutdown.sh"
+    chmod 755 "$dir/shutdown.sh"
+    cat >"$dir/upsmon.conf" <<UPSMON
+MONITOR $2 1 $3 $4 $5
+MINSUPPLIES 1
+SHUTDOWNCMD "$dir/shutdown.sh"
+POLLFREQ $poll
+POLLFREQALERT $poll
+HOSTSYNC 20
+DEADTIME 15
+FINALDELAY 0
+POWERDOWNFLAG $dir/killpower
+RUN_AS_USER root
+UPSMON
+    chmod 600 "$dir/upsmon.conf"
+    # upsmon's pid file is always /run/nut/upsmon.pid: each runs in a mount namespace of its
+    # own with a private /run/nut, so several can run at once.
+    # Each in a session of its own: upsmon forks, and the whole group is stopped at the end.
+    mkdir -p /run/nut
+    # shellcheck disable=SC2016  # $0 is expanded by the inner sh, on purpose
+    NUT_CONFPATH="$dir" NUT_STATEPATH="$dir" setsid unshare --mount --propagation private \
+        sh -c 'mount -t tmpfs none /run/nut && exec "$0" -F -u root' /lib/nut/upsmon >"$dir/log" 2>&1 &
+    upsmon_groups+=("$!")
+    upsmon_pids[$role]=$!
 }
