@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Real NUT clients against the exporter's NUT server (in CI): `upsc -l` lists every UPS of a
 # simulated WinPower, `upsc NAME@host:port` reads each, and the values equal /metrics; PyNUT
-# (Debian's python3-nut) and aionut (PyPI) read the same; a wrong password is refused and never
+# (Debian's python3-nut) and aionut (PyPI) read the same; PyNUT, pynut2 and aionut (PyPI) list
+# the commands and writable variables of a UPS (none); a wrong password is refused and never
 # logged.
 #
 #   scripts/check-nut-clients.sh        # uses .build/debug/wpexporter (WPEXPORTER_BIN to change)
 #
-# Installs nut-client and python3-nut (Debian) and aionut (PyPI) when missing.
+# Installs nut-client and python3-nut (Debian), aionut and pynut2 (PyPI) when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 name=check-nut-clients
@@ -109,8 +110,72 @@ done <"$work/aionut.txt"
 [ "$aionut_checked" -ge 4 ] || { echo "$name: aionut read nothing" >&2; cat "$work/aionut.txt" >&2; exit 1; }
 echo "$name: aionut reads $((aionut_checked / 4)) UPSs with the values upsc reads"
 
+# LIST CMD and LIST RW of a UPS without instant commands or writable variables: the bridge
+# answers as upsd does for such a UPS, `BEGIN LIST CMD ups` then `END LIST CMD ups` with no line
+# between. Each client lists both where it can and gets nothing, without an error of its own
+# making. Two clients' parsers assume one line at least (as against upsd): PyNUT's
+# GetUPSCommands makes one entry b"" of the empty list and asks its description as
+# `GET CMDDESC ups b''` (Python 3 formats the bytes), which upsd and the bridge answer
+# "Description unavailable"; pynut2's list_commands gives "" => "" (its `GET CMDDESC ups ` is
+# refused), and its list_rw_vars raises ValueError while unpacking the empty line. Those
+# outcomes are checked exactly, so an ERR or a stray line would fail here. aionut has no LIST
+# RW call.
+if ! python3 -c 'import pynut2.nut2' >/dev/null 2>&1; then
+    echo "$name: installing pynut2"
+    python3 -m pip install -q pynut2==2.1.2 >/dev/null 2>&1 || python3 -m pip install -q --break-system-packages pynut2==2.1.2 >/dev/null 2>&1
+fi
+empty_ups=""
+for ups in "${names[@]}"; do
+    if upsc "$ups@$nut" ups.status >/dev/null 2>&1; then empty_ups=$ups; break; fi
+done
+[ -n "$empty_ups" ] || { echo "$name: no readable UPS to list commands of" >&2; exit 1; }
+raw=$(printf 'LIST CMD %s\nLIST RW %s\nLOGOUT\n' "$empty_ups" "$empty_ups" | timeout 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$nut_port; cat >&3; cat <&3")
+expected=$(printf 'BEGIN LIST CMD %s\nEND LIST CMD %s\nBEGIN LIST RW %s\nEND LIST RW %s\nOK Goodbye' "$empty_ups" "$empty_ups" "$empty_ups" "$empty_ups")
+[ "$raw" = "$expected" ] || { echo "$name: LIST CMD/RW $empty_ups answered: $raw" >&2; exit 1; }
+/usr/bin/python3 - "$nut_port" "$empty_ups" <<'PY'
+import sys
+import PyNUT
+port, ups = int(sys.argv[1]), sys.argv[2]
+client = PyNUT.PyNUTClient(host="127.0.0.1", port=port, login="monuser", password="s3cret-nut")
+commands = client.GetUPSCommands(ups)
+assert commands == {b"": b"Description unavailable"}, f"PyNUT GetUPSCommands: {commands!r}"
+rw = client.GetRWVars(ups)
+assert rw == {}, f"PyNUT GetRWVars: {rw!r}"
+assert client.GetUPSVars(ups), "the connection still answers after both lists"
+print("check-nut-clients: PyNUT lists no command and no writable variable of", ups)
+PY
+python3 - "$nut_port" "$empty_ups" <<'PY'
+import asyncio, sys
+from aionut import AIONUTClient
+from pynut2.nut2 import PyNUTClient
+
+port, ups = int(sys.argv[1]), sys.argv[2]
+client = PyNUTClient(host="127.0.0.1", port=port, login="monuser", password="s3cret-nut")
+commands = client.list_commands(ups)
+assert commands == {"": ""}, f"pynut2 list_commands: {commands!r}"
+try:
+    rw = client.list_rw_vars(ups)
+except ValueError:
+    pass  # its parser unpacks the empty line, for upsd's empty answer as for this one
+else:
+    raise SystemExit(f"pynut2 list_rw_vars: {rw!r}, expected its ValueError on an empty list")
+assert client.list_vars(ups).get("ups.status"), "the connection still answers after both lists"
+
+async def main():
+    aio = AIONUTClient(host="127.0.0.1", port=port, username="monuser", password="s3cret-nut")
+    try:
+        commands = await aio.list_commands(ups)
+        assert commands == set(), f"aionut list_commands: {commands!r}"
+        assert (await aio.list_vars(ups)).get("ups.status"), "the connection still answers after the list"
+    finally:
+        aio.disconnect()
+
+asyncio.run(main())
+print("check-nut-clients: pynut2 and aionut list no command of", ups)
+PY
+
 # A wrong password is refused; no NUT password reaches the log.
 reply=$(printf 'USERNAME monuser\nPASSWORD wrong\nLOGIN %s\nLOGOUT\n' "${names[0]}" | timeout 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$nut_port; cat >&3; cat <&3")
 grep -q 'ERR ACCESS-DENIED' <<<"$reply" || { echo "$name: a wrong password was not refused: $reply" >&2; exit 1; }
 if grep -q -e 's3cret-nut' -e 'wrong' "$work/exporter.log"; then echo "$name: a NUT password is in the log" >&2; exit 1; fi
-echo "$name: upsc, PyNUT and aionut read $checked UPSs; values equal /metrics"
+echo "$name: upsc, PyNUT and aionut read $checked UPSs; values equal /metrics; PyNUT, pynut2 and aionut list commands and writable variables"

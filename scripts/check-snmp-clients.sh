@@ -9,7 +9,8 @@
 #     check_snmp (monitoring-plugins) through `-a SHA` and `-a SHA256`; a wrong password is
 #     told "Authentication failure" (a report), not a timeout;
 #   - the Debian prometheus-snmp-exporter scrapes the agent with deploy/snmp-exporter/snmp.yml,
-#     and its values equal snmpget's;
+#     and its values equal snmpget's; each UPS through a per-UPS module merging it (the file's
+#     recipe for 0.21) reads that UPS;
 #   - differential: net-snmp's own snmpd, given the same system-group values, serves the same
 #     scalars with the same types and values (sysUpTime's value and sysObjectID aside; snmpd's
 #     sysORLastChange and sysORTable, which the agent does not serve, are listed).
@@ -61,6 +62,7 @@ agent_port=$(free_udp_port)
 # One collection a minute: the walks compared below read the same collection (the simulator's
 # readings and upsSecondsOnBattery move with every one).
 start_exporter "$work/exporter.log" --snmp.listen "127.0.0.1:$agent_port" --snmp.users_file "$work/snmp-users.yml" \
+    --snmp.system.name ups-gateway --snmp.system.contact ops@example.com --snmp.system.location hall-2 \
     --nut.listen 127.0.0.1:0 --scheduler.collection_interval 60s --energy.max_gap 5m
 agent="127.0.0.1:$agent_port"
 # Every UPS's name: the agent names them as the NUT server does, and NUT lists them.
@@ -159,6 +161,7 @@ exporter_port=$(free_tcp_port)
 sed "s/community: public/community: $community/" deploy/snmp-exporter/snmp.yml >"$work/snmp-exporter.yml"
 prometheus-snmp-exporter --config.file="$work/snmp-exporter.yml" --web.listen-address="127.0.0.1:$exporter_port" \
     >"$work/snmp-exporter.log" 2>&1 &
+snmp_exporter_pid=$!
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$exporter_port/" >/dev/null && break; sleep 0.1; done
 scrape=$(curl -sf "http://127.0.0.1:$exporter_port/snmp?target=$agent&module=ups_mib")
 for pair in upsEstimatedChargeRemaining:1.3.6.1.2.1.33.1.2.4.0 upsOutputSource:1.3.6.1.2.1.33.1.4.1.0 \
@@ -169,7 +172,23 @@ for pair in upsEstimatedChargeRemaining:1.3.6.1.2.1.33.1.2.4.0 upsOutputSource:1
     got=$(printf '%s\n' "$scrape" | grep -F "$metric " | grep -v '^#' | awk '{ print $NF }' | head -1)
     [ "$got" = "$expected" ] || { echo "$name: snmp_exporter $metric = '$got', snmpget $oid = '$expected'" >&2; exit 1; }
 done
-echo "$name: prometheus-snmp-exporter reads the UPS-MIB module; its values equal snmpget's"
+# Several UPSs through one agent: a three-line module per UPS merging ups_mib (the file's own
+# recipe for 0.21), each scrape naming its UPS.
+for ups in "${names[@]}"; do
+    printf 'ups_mib@%s:\n  <<: *ups_mib\n  auth:\n    community: "%s@%s"\n' "$ups" "$community" "$ups" >>"$work/snmp-exporter.yml"
+done
+kill "$snmp_exporter_pid" 2>/dev/null || true
+wait "$snmp_exporter_pid" 2>/dev/null || true
+prometheus-snmp-exporter --config.file="$work/snmp-exporter.yml" --web.listen-address="127.0.0.1:$exporter_port" \
+    >"$work/snmp-exporter-ups.log" 2>&1 &
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$exporter_port/" >/dev/null && break; sleep 0.1; done
+for ups in "${names[@]}"; do
+    scrape=$(curl -sf "http://127.0.0.1:$exporter_port/snmp?target=$agent&module=ups_mib@$ups") \
+        || { echo "$name: snmp_exporter module ups_mib@$ups failed" >&2; cat "$work/snmp-exporter-ups.log" >&2; exit 1; }
+    grep -q "^upsIdentName{upsIdentName=\"$ups\"} 1" <<<"$scrape" \
+        || { echo "$name: snmp_exporter module ups_mib@$ups read another UPS: $(grep '^upsIdentName' <<<"$scrape")" >&2; exit 1; }
+done
+echo "$name: prometheus-snmp-exporter reads the UPS-MIB module; its values equal snmpget's; ${#names[@]} UPSs through per-UPS modules merging it"
 
 # 4. snmpd with the same system group.
 descr=$(snmpget -m '' -Oqv -t 5 -r 1 -v 2c -c "$community" "$agent" 1.3.6.1.2.1.1.1.0 | tr -d '"')
@@ -178,9 +197,9 @@ cat >"$work/snmpd.conf" <<CONF
 agentaddress udp:127.0.0.1:$snmpd_port
 rocommunity $community 127.0.0.1
 sysDescr $descr
-sysName $first
-sysContact
-sysLocation
+sysName ups-gateway
+sysContact ops@example.com
+sysLocation hall-2
 sysServices 72
 CONF
 /usr/sbin/snmpd -f -Lo -C -c "$work/snmpd.conf" -p "$work/snmpd.pid" >"$work/snmpd.log" 2>&1 &
@@ -190,9 +209,8 @@ system_of "$agent" >"$work/agent-system.tsv"
 system_of "127.0.0.1:$snmpd_port" >"$work/snmpd-system.tsv"
 extra=$(cut -f1 "$work/snmpd-system.tsv" | grep -c -v -x -F -f <(cut -f1 "$work/agent-system.tsv") || true)
 echo "$name: snmpd serves $extra instances the agent does not (sysORLastChange and the sysORTable rows)"
-# Values where both can be given the same (snmpd fills an empty sysContact with its own);
-# types everywhere.
-for oid in 1.3.6.1.2.1.1.1.0 1.3.6.1.2.1.1.5.0 1.3.6.1.2.1.1.7.0; do
+# Values where both can be given the same (snmp.system.* and snmpd.conf); types everywhere.
+for oid in 1.3.6.1.2.1.1.1.0 1.3.6.1.2.1.1.4.0 1.3.6.1.2.1.1.5.0 1.3.6.1.2.1.1.6.0 1.3.6.1.2.1.1.7.0; do
     a=$(grep -P "^$oid\t" "$work/agent-system.tsv" || true)
     b=$(grep -P "^$oid\t" "$work/snmpd-system.tsv" || true)
     [ "$a" = "$b" ] || { echo "$name: system group differs at $oid: agent '$a', snmpd '$b'" >&2; exit 1; }
@@ -201,5 +219,8 @@ for oid in 1.3.6.1.2.1.1.2.0 1.3.6.1.2.1.1.3.0 1.3.6.1.2.1.1.4.0 1.3.6.1.2.1.1.6
     [ "$(grep -P "^$oid\t" "$work/agent-system.tsv" | cut -f2)" = "$(grep -P "^$oid\t" "$work/snmpd-system.tsv" | cut -f2)" ] \
         || { echo "$name: the type of $oid differs from snmpd's" >&2; exit 1; }
 done
-echo "$name: the system group equals snmpd's (sysDescr, sysName, sysServices; sysObjectID, sysUpTime, sysContact, sysLocation by type)"
+# A selected UPS names itself; the agent without a selector is snmp.system.name.
+selected_name=$(snmpget -m '' -Oqv -t 5 -r 1 -v 2c -c "$community@$first" "$agent" 1.3.6.1.2.1.1.5.0 | tr -d '"')
+[ "$selected_name" = "$first" ] || { echo "$name: sysName of $community@$first is '$selected_name'" >&2; exit 1; }
+echo "$name: the system group equals snmpd's (sysDescr, sysContact, sysName, sysLocation, sysServices; sysObjectID, sysUpTime by type); a selected UPS's sysName is its name"
 echo "$name: ok"

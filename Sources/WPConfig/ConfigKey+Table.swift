@@ -137,5 +137,11 @@ extension ConfigKey {
                   "YAML file of SNMP communities, SNMPv3 users and trap receivers; required with `snmp.listen` (docs/snmp.md)."),
         ConfigKey("snmp.default_ups", .string, default: nil,
                   "`device_id` or UPS name the agent answers for without a selector (`community@name`, an SNMPv3 context); else the first UPS."),
+        ConfigKey("snmp.system.name", .string, default: nil,
+                  "`sysName` of the agent answering without a UPS selector; unset: the host name. A UPS selected by `community@name` or an SNMPv3 context answers with its own name."),
+        ConfigKey("snmp.system.contact", .string, default: nil,
+                  "`sysContact`: who looks after the UPSs (e.g. an email address); unset: empty."),
+        ConfigKey("snmp.system.location", .string, default: nil,
+                  "`sysLocation`: where the UPSs are; unset: empty."),
     ]
 }

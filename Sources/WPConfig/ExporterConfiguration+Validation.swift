@@ -56,6 +56,9 @@ extension ExporterConfiguration {
             if snmp.usersFile == nil { check.problem("snmp.listen", "needs snmp.users_file: the communities and users that may read the agent") }
         }
         if let name = snmp.defaultUPS, name.isEmpty { check.problem("snmp.default_ups", "must not be empty") }
+        for (name, value) in zip(LoadState.snmpSystemKeys, [snmp.systemName ?? "", snmp.systemContact, snmp.systemLocation]) {
+            if let reason = LoadState.displayStringProblem(value) { check.problem(name, "\(value.debugDescription) \(reason)") }
+        }
         check.integer("nut.battery_charge_low", nut.batteryChargeLow)
         check.duration("nut.battery_runtime_low", nut.batteryRuntimeLow)
         check.integer("nut.max_connections", nut.maxConnections)

@@ -235,6 +235,12 @@ public struct ExporterConfiguration: Sendable, Equatable {
         public var usersFile: String?
         /// `snmp.default_ups`.
         public var defaultUPS: String?
+        /// `snmp.system.name`: `sysName` without a UPS selector; nil: the host name.
+        public var systemName: String?
+        /// `snmp.system.contact`: `sysContact`.
+        public var systemContact = ""
+        /// `snmp.system.location`: `sysLocation`.
+        public var systemLocation = ""
         public init() {}
 
         /// The port when `snmp.listen` gives none.

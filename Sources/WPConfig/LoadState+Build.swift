@@ -118,6 +118,9 @@ extension LoadState {
         config.snmp.listen = string("snmp.listen").flatMap { $0.isEmpty ? nil : $0 }
         config.snmp.usersFile = string("snmp.users_file")
         config.snmp.defaultUPS = string("snmp.default_ups")
+        config.snmp.systemName = string("snmp.system.name")
+        config.snmp.systemContact = string("snmp.system.contact") ?? ""
+        config.snmp.systemLocation = string("snmp.system.location") ?? ""
         return config
     }
 }

@@ -157,6 +157,11 @@ extension LoadState {
             }
         }
         if let (name, source) = text("snmp.default_ups"), name.isEmpty { problem("snmp.default_ups", source, "must not be empty") }
+        for name in Self.snmpSystemKeys {
+            if let (value, source) = text(name), let reason = Self.displayStringProblem(value) {
+                problem(name, source, "\(value.debugDescription) \(reason)")
+            }
+        }
         // `ups` answers for the default device: no other device may be named so (the alias would
         // silently hide it).
         if let (target, _) = text("nut.default_ups"), !target.isEmpty {
@@ -167,6 +172,19 @@ extension LoadState {
                         + "or make it nut.default_ups")
             }
         }
+    }
+
+    /// The keys whose values the SNMP agent serves as `system` DisplayStrings.
+    static let snmpSystemKeys = ["snmp.system.name", "snmp.system.contact", "snmp.system.location"]
+
+    /// Why `text` cannot be served as an SNMP DisplayString (RFC 2579: at most 255 octets of
+    /// printable text), or nil.
+    static func displayStringProblem(_ text: String) -> String? {
+        if text.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+            return "contains a control character; an SNMP DisplayString cannot hold one"
+        }
+        if text.utf8.count > 255 { return "is \(text.utf8.count) bytes long; an SNMP DisplayString holds at most 255" }
+        return nil
     }
 
     static func snmpListenProblem(_ listen: String) -> String {

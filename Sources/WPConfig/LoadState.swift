@@ -156,8 +156,19 @@ struct LoadState {
                     "must be a mapping of keys, found \(section.value.shapeName)")
             return
         }
+        applyEntries(entries, under: section.key, path: path)
+    }
+
+    /// The keys of one mapping in the file, `prefix` naming it (`snmp`, `snmp.system`): a
+    /// mapping whose dotted name starts keys of its own (`snmp.system.name`) is read as a
+    /// group of them.
+    private mutating func applyEntries(_ entries: [YAMLNode.Entry], under prefix: String, path: String) {
         for entry in entries {
-            let name = section.key + "." + entry.key
+            let name = prefix + "." + entry.key
+            if let group = entry.value.entries, ConfigKey.all.contains(where: { $0.name.hasPrefix(name + ".") }) {
+                applyEntries(group, under: name, path: path)
+                continue
+            }
             if name == "winpower.devices" {
                 winPowerDevices = parseDevices(entry.value, path: path, shown: name)
                 continue

@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import FoundationEssentials
 import Synchronization
 import WPClient
@@ -290,8 +297,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             let names = NUTFleetSource(fleet: fleet, settings: Self.nutSettings(configuration.nut), version: BuildInfo.exporterVersion,
                                        meter: configuration.nut.address != nil || configuration.snmp.address != nil ? meter : nil)
             snmp = try SNMPService.make(configuration, source: SNMPFleetSource(
-                fleet: fleet, names: names, system: SystemGroup(description: "wpexporter \(BuildInfo.exporterVersion): WinPower UPSs over the UPS-MIB",
-                                                               name: "wpexporter"),
+                fleet: fleet, names: names, system: Self.systemGroup(configuration.snmp),
                 defaultUPS: configuration.snmp.defaultUPS, version: BuildInfo.exporterVersion,
                 lowBatteryTime: Double(configuration.nut.batteryRuntimeLow.components.seconds), clock: clock,
                 wallClock: wallClock),
@@ -390,6 +396,20 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
 
     /// The NUT server of `nut.*`, or `nil` when `nut.listen` is not set.
     /// The NUT bridge's names and thresholds of `nut.*`.
+    /// The agent's `system` group: `snmp.system.*`, the host name when `snmp.system.name` is unset.
+    package static func systemGroup(_ snmp: ExporterConfiguration.SNMP) -> SystemGroup {
+        SystemGroup(description: "wpexporter \(BuildInfo.exporterVersion): WinPower UPSs over the UPS-MIB",
+                    contact: snmp.systemContact, name: snmp.systemName ?? hostName(), location: snmp.systemLocation)
+    }
+
+    /// This host's name (`gethostname`), `wpexporter` when it has none.
+    static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "wpexporter" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.isEmpty ? "wpexporter" : name
+    }
+
     private static func nutSettings(_ nut: ExporterConfiguration.NUT) -> NUTBridgeSettings {
         var settings = NUTBridgeSettings()
         settings.thresholds = NUTThresholds(chargeLow: Double(nut.batteryChargeLow),

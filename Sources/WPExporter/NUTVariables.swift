@@ -49,6 +49,27 @@ package enum NUTVariables {
         set("output.current", realtime.outputCurrent1)
         set("output.frequency", realtime.outputFreq)
         set("ups.load", realtime.loadPercent)
+        // A multi-phase side: NUT's three-phase names (docs/nut-names.txt), phase to neutral.
+        let inputs = lines(device, .input)
+        if inputs > 1 {
+            set("input.phases", Double(inputs))
+            for phase in 1...inputs {
+                set("input.L\(phase)-N.voltage", realtime.phase(.inputVolt, phase))
+                set("input.L\(phase).current", realtime.phase(.inputCurrent, phase))
+            }
+        }
+        let outputs = lines(device, .output)
+        if outputs > 1 {
+            set("output.phases", Double(outputs))
+            let loads = outputLineLoads(device)
+            for phase in 1...outputs {
+                set("output.L\(phase)-N.voltage", realtime.phase(.outputVolt, phase))
+                set("output.L\(phase).current", realtime.phase(.outputCurrent, phase))
+                set("output.L\(phase).realpower", realtime.phase(.loadWatt, phase))
+                set("output.L\(phase).power", realtime.phase(.loadVa, phase))
+                set("output.L\(phase).power.percent", loads[phase - 1])
+            }
+        }
         set("ups.realpower", realtime.loadTotalWatt)
         set("ups.power", realtime.loadTotalVa)
         set("ups.power.nominal", device.config.ratingVa)
@@ -115,6 +136,35 @@ package enum NUTVariables {
     /// operation; 3 low, 4 depleted). Other codes say nothing.
     package static func flagsLowBattery(_ device: Device) -> Bool {
         device.realtime.batteryStatus == 3 || device.realtime.batteryStatus == 4
+    }
+
+    /// A side of the UPS, for ``lines(_:_:)``.
+    package enum Side: Sendable { case input, output }
+
+    /// The lines (phases) of `side`: WinPower's `inputPhaseNumber`/`outputPhaseNumber`, 1 to 3
+    /// (1 when it does not say).
+    package static func lines(_ device: Device, _ side: Side) -> Int {
+        let configured = side == .input ? device.config.inputPhaseNumber : device.config.outputPhaseNumber
+        guard let configured, configured.isFinite else { return 1 }
+        return Int(min(3, max(1, configured)))
+    }
+
+    /// The load of each output line in percent (`upsOutputPercentLoad`, `output.Ln.power.percent`).
+    ///
+    /// WinPower reports one `loadPercent`, the UPS's. One line: that. Several: each line's
+    /// apparent power over its share of the rating (`loadVaN` / (`ratingVa` / lines)), RFC
+    /// 1628's VA percentage, when WinPower gives every line's and the rating; else each line
+    /// carries the UPS's `loadPercent` (no line is left without a load, none mixes the two).
+    package static func outputLineLoads(_ device: Device) -> [Double?] {
+        let outputs = lines(device, .output)
+        let total = device.realtime.loadPercent
+        guard outputs > 1 else { return [total] }
+        let perLine = (1...outputs).map { device.realtime.phase(.loadVa, $0) }
+        guard let rating = device.config.ratingVa, rating > 0, perLine.allSatisfy({ $0 != nil }) else {
+            return Array(repeating: total, count: outputs)
+        }
+        let share = rating / Double(outputs)
+        return perLine.map { $0.map { ($0 / share * 100).rounded() } }
     }
 
     /// `ups.test.result` for WinPower's `testStatus` code, read as the HID power device codes

@@ -52,6 +52,8 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
 
     /// - Parameters:
     ///   - names: the NUT names of the devices (its data source, with or without a NUT server).
+    ///   - system: the agent's `system` group; its `sysName` is answered without a selector,
+    ///     each UPS's view names the UPS.
     ///   - defaultUPS: `snmp.default_ups`: a device id or UPS name; else the first UPS.
     ///   - wallClock: the wall clock the outage ledger's self-test times are in.
     package init(fleet: ServerFleet<C>, names: NUTFleetSource<C>, system: SystemGroup, defaultUPS: String?, version: String,
@@ -79,7 +81,10 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
             let key = cache.byDevice[context] ?? context.lowercased()
             return cache.views[key]
         }
-        return table.map { $0.withLiveUpTime(since: start, clock: clock) }
+        guard let table else { return nil }
+        // Without a selector the agent speaks for itself: its own sysName, not the default UPS's.
+        if context.isEmpty { return table.withSysName(system.name).withLiveUpTime(since: start, clock: clock) }
+        return table.withLiveUpTime(since: start, clock: clock)
     }
 
     /// Every UPS's values as served now, in list order (the notifier's input).

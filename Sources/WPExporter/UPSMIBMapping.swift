@@ -55,16 +55,18 @@ package enum UPSMIBMapping {
             }
             ups.secondsOnBattery = seconds
         }
-        let phases = max(1, Int(device.config.inputPhaseNumber ?? 1))
-        ups.inputLines = (1...min(phases, 3)).map { phase in
-            UPSMIBValues.InputLine(frequency: phase == 1 ? realtime.inputFreq : nil, voltage: realtime.phase(.inputVolt, phase),
+        // WinPower reports one input frequency: the lines of one supply share it, so every
+        // line carries it (managers read upsInputFrequency per line).
+        ups.inputLines = (1...NUTVariables.lines(device, .input)).map { phase in
+            UPSMIBValues.InputLine(frequency: realtime.inputFreq, voltage: realtime.phase(.inputVolt, phase),
                                    current: realtime.phase(.inputCurrent, phase))
         }
-        let outputs = max(1, Int(device.config.outputPhaseNumber ?? 1))
-        ups.outputLines = (1...min(outputs, 3)).map { phase in
+        let outputs = NUTVariables.lines(device, .output)
+        let loads = NUTVariables.outputLineLoads(device)
+        ups.outputLines = (1...outputs).map { phase in
             UPSMIBValues.OutputLine(voltage: realtime.phase(.outputVolt, phase), current: realtime.phase(.outputCurrent, phase),
                                     power: outputs == 1 ? realtime.loadTotalWatt : realtime.phase(.loadWatt, phase),
-                                    percentLoad: phase == 1 ? realtime.loadPercent : nil)
+                                    percentLoad: loads[phase - 1])
         }
         ups.outputFrequency = realtime.outputFreq
         ups.nominalInputVoltage = device.config.ratingVolt

@@ -29,7 +29,24 @@ public enum NUTDescriptions {
         "ups.status": "UPS status",
         "ups.temperature": "UPS temperature (degrees C)",
         "ups.test.result": "Results of last self test",
-    ]
+        "input.phases": "Input phases",
+        "output.phases": "Output phases",
+    ].merging(phaseDescriptions) { first, _ in first }
+
+    /// The three-phase variables, lines L1 to L3.
+    private static var phaseDescriptions: [String: String] {
+        var texts: [String: String] = [:]
+        for line in 1...3 {
+            texts["input.L\(line)-N.voltage"] = "Input voltage, L\(line) to neutral (V)"
+            texts["input.L\(line).current"] = "Input current, L\(line) (A)"
+            texts["output.L\(line)-N.voltage"] = "Output voltage, L\(line) to neutral (V)"
+            texts["output.L\(line).current"] = "Output current, L\(line) (A)"
+            texts["output.L\(line).realpower"] = "Output real power, L\(line) (W)"
+            texts["output.L\(line).power"] = "Output apparent power, L\(line) (VA)"
+            texts["output.L\(line).power.percent"] = "Output load, L\(line) (percent of the line's share of the rating)"
+        }
+        return texts
+    }
 
     /// The description of `variable`, or upsd's text for one it has none for.
     public static func description(of variable: String) -> String {

@@ -100,7 +100,31 @@ public struct LiveUpTimeView<Base: SNMPMIBView, C: Clock>: SNMPMIBView where C.D
     }
 }
 
+/// Another view whose `sysName.0` (when it has one) is `name`: the agent's own name over a
+/// UPS's view, which carries the UPS's name.
+public struct SysNameView<Base: SNMPMIBView>: SNMPMIBView {
+    public let base: Base
+    public let name: SNMPValue
+
+    public func get(_ oid: OID) -> SNMPValue {
+        let value = base.get(oid)
+        return oid == Self.instance && !value.isException ? name : value
+    }
+
+    public func next(after oid: OID) -> VarBind? {
+        guard let found = base.next(after: oid) else { return nil }
+        return found.oid == Self.instance ? VarBind(found.oid, name) : found
+    }
+
+    private static var instance: OID { SystemGroup.sysName.appending(0) }
+}
+
 extension SNMPMIBView {
+    /// This view with `sysName.0` (when it has one) answered as `name` (cut to 255 bytes).
+    public func withSysName(_ name: String) -> SysNameView<Self> {
+        SysNameView(base: self, name: .displayString(name, maxBytes: 255))
+    }
+
     /// This view with `sysUpTime.0` (when it has one) answered live: the hundredths of a second
     /// elapsed on `clock` since `start`.
     public func withLiveUpTime<C: Clock>(since start: C.Instant, clock: C) -> LiveUpTimeView<Self, C> where C.Duration == Duration {

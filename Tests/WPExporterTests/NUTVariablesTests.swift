@@ -1,6 +1,7 @@
 import Testing
 import WPTestThreads
 import WPClient
+import WPNUT
 import WPSNMP
 @testable import WPExporter
 
@@ -90,6 +91,79 @@ import WPSNMP
         #expect(variables["output.current"] == nil)
         let names = NUTVariables.of(device, thresholds: NUTThresholds(), driverVersion: "1").map(\.name)
         #expect(names == names.sorted())
+    }
+
+    /// A three-phase UPS with every line's readings: WinPower's one frequency on every input
+    /// line, each output line's load its apparent power over its share of the rating.
+    static func threePhase(lineVA: [Double]?) -> Device {
+        var device = device(mode: 3)
+        device.config.inputPhaseNumber = 3
+        device.config.outputPhaseNumber = 3
+        device.config.ratingVa = 6000
+        device.realtime.inputFreq = 49.9
+        device.realtime.loadPercent = 40
+        // Phase 1 of these has a field of its own (set below); inputCurrent1 does not.
+        for phase in 1...3 {
+            device.realtime.phases[.inputVolt, phase] = 229 + Double(phase)
+            device.realtime.phases[.inputCurrent, phase] = 3 + Double(phase)
+            device.realtime.phases[.outputVolt, phase] = 229 + Double(phase)
+            device.realtime.phases[.loadWatt, phase] = 500 * Double(phase)
+        }
+        device.realtime.inputVolt1 = 230
+        device.realtime.outputVolt1 = 230
+        device.realtime.loadWatt1 = 500
+        if let lineVA {
+            device.realtime.loadVa1 = lineVA[0]
+            device.realtime.phases[.loadVa, 2] = lineVA[1]
+            device.realtime.phases[.loadVa, 3] = lineVA[2]
+        }
+        return device
+    }
+
+    @Test func threePhaseLinesInTheUPSMIB() {
+        let ups = UPSMIBMapping.values(of: Self.threePhase(lineVA: [500, 1000, 1500]), name: "rack-a", agentVersion: "1.0", lowBatteryTime: 120)
+        #expect(ups.inputLines.map(\.frequency) == [49.9, 49.9, 49.9], "one supply, one frequency on every line")
+        #expect(ups.inputLines.map(\.voltage) == [230, 231, 232])
+        #expect(ups.outputLines.map(\.percentLoad) == [25, 50, 75], "each line's VA over 2000 VA, its third of the rating")
+        #expect(ups.outputLines.map(\.power) == [500, 1000, 1500])
+        // A line without its apparent power: every line carries the UPS's load, none a mix.
+        let partial = UPSMIBMapping.values(of: Self.threePhase(lineVA: nil), name: "rack-a", agentVersion: "1.0", lowBatteryTime: 120)
+        #expect(partial.outputLines.map(\.percentLoad) == [40, 40, 40])
+        var single = Self.device(mode: 3)
+        single.realtime.loadPercent = 33
+        single.realtime.inputFreq = 50
+        let one = UPSMIBMapping.values(of: single, name: "rack-a", agentVersion: "1.0", lowBatteryTime: 120)
+        #expect(one.outputLines.map(\.percentLoad) == [33] && one.inputLines.map(\.frequency) == [50])
+    }
+
+    @Test func threePhaseVariablesHaveNUTsPhaseNames() {
+        let variables = Dictionary(uniqueKeysWithValues: NUTVariables.of(Self.threePhase(lineVA: [500, 1000, 1500]), thresholds: NUTThresholds(),
+                                                                         driverVersion: "1").map { ($0.name, $0.value) })
+        #expect(variables["input.phases"] == "3" && variables["output.phases"] == "3")
+        #expect(variables["input.L2-N.voltage"] == "231" && variables["input.L3.current"] == "6")
+        #expect(variables["output.L1-N.voltage"] == "230" && variables["output.L3-N.voltage"] == "232")
+        #expect(variables["output.L2.realpower"] == "1000" && variables["output.L3.power"] == "1500")
+        #expect(variables["output.L1.power.percent"] == "25" && variables["output.L3.power.percent"] == "75")
+        #expect(variables["ups.load"] == "40", "the UPS's own load stays ups.load")
+        #expect(variables["input.frequency"] == "49.9")
+        #expect(variables["output.L1.current"] == nil, "not reported, not invented")
+        let single = NUTVariables.of(Self.device(mode: 3), thresholds: NUTThresholds(), driverVersion: "1").map(\.name)
+        #expect(!single.contains { $0.contains(".L1") || $0.hasSuffix(".phases") }, "a single-phase UPS has no phase names, as drivers publish")
+        for name in variables.keys where name.contains(".L") || name.hasSuffix(".phases") {
+            #expect(NUTDescriptions.description(of: name) != "Description unavailable", "\(name)")
+        }
+    }
+
+    /// WinPower's one temperature, `upsTemperature`, is the UPS's: `ups.temperature` in NUT (as
+    /// the Q1/Voltronic drivers for Santak publish it), and the UPS-MIB's only temperature object.
+    @Test func theUPSTemperatureIsOneReadingInBothProtocols() {
+        var device = Self.device(mode: 3)
+        device.realtime.upsTemperature = 31.5
+        let variables = Dictionary(uniqueKeysWithValues: NUTVariables.of(device, thresholds: NUTThresholds(), driverVersion: "1")
+            .map { ($0.name, $0.value) })
+        #expect(variables["ups.temperature"] == "31.5")
+        #expect(variables["battery.temperature"] == nil, "WinPower measures no battery temperature")
+        #expect(UPSMIBMapping.values(of: device, name: "rack-a", agentVersion: "1.0", lowBatteryTime: 120).batteryTemperature == 31.5)
     }
 
     @Test func numbersAreFormattedAsDriversDo() {

@@ -49,6 +49,9 @@ struct SNMPServerTests {
         let harness = try await ExporterHarness(devices: 2, configureExporter: { configuration in
             configuration.snmp.listen = "127.0.0.1:0"
             configuration.snmp.usersFile = users
+            configuration.snmp.systemName = "ups-gateway"
+            configuration.snmp.systemContact = "Facilities <ops@example.com>"
+            configuration.snmp.systemLocation = "Hall 2, room 014"
         })
         let snmp = try #require(harness.exporter.snmp)
         let running = Task { try await snmp.server.run() }
@@ -71,6 +74,8 @@ struct SNMPServerTests {
                                      "1.3.6.1.2.1.33.1.1.5.0", "1.3.6.1.2.1.33.1.2.4.0", "1.3.6.1.2.1.1.5.0")
         #expect(get.status == 0, "\(get.error)")
         #expect(get.output.contains(".1.3.6.1.2.1.33.1.1.5.0 = STRING: \"\(first)\""), "\(get.output)")
+        // Without a selector the agent names itself (snmp.system.name), though it answers for the first UPS.
+        #expect(get.output.contains(".1.3.6.1.2.1.1.5.0 = STRING: \"ups-gateway\""), "\(get.output)")
         let device = harness.simulator.devices[0].id
         let charge = try #require(Exposition.value(samples, "winpower_device_battery_capacity", device: device))
         #expect(get.output.contains(".1.3.6.1.2.1.33.1.2.4.0 = INTEGER: \(Int(charge.rounded()))"), "\(get.output) vs \(charge)")
@@ -78,6 +83,11 @@ struct SNMPServerTests {
         let selected = try await Self.run("snmpget", ["-v", "1", "-c", "\(Self.community)@\(second)"], port: port, home: directory,
                                           "1.3.6.1.2.1.33.1.1.5.0")
         #expect(selected.output.contains("STRING: \"\(second)\""), "\(selected.output)\(selected.error)")
+        let system = try await Self.run("snmpget", ["-v", "2c", "-c", "\(Self.community)@\(second)"], port: port, home: directory,
+                                        "1.3.6.1.2.1.1.4.0", "1.3.6.1.2.1.1.5.0", "1.3.6.1.2.1.1.6.0")
+        #expect(system.output.contains(".1.3.6.1.2.1.1.4.0 = STRING: \"Facilities <ops@example.com>\""), "\(system.output)")
+        #expect(system.output.contains(".1.3.6.1.2.1.1.5.0 = STRING: \"\(second)\""), "a selected UPS names itself: \(system.output)")
+        #expect(system.output.contains(".1.3.6.1.2.1.1.6.0 = STRING: \"Hall 2, room 014\""), "\(system.output)")
 
         let unknown = try await Self.run("snmpget", ["-v", "2c", "-c", "\(Self.community)@no-such-ups"], port: port, home: directory,
                                          "1.3.6.1.2.1.33.1.1.5.0")

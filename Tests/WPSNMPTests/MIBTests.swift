@@ -194,4 +194,16 @@ func fullView() -> MIBTable {
         #expect(view.get("1.3.6.1.2.1.1.3") == .noSuchInstance)
         #expect(view.next(after: "1.3.6.1.2.1.1.3.0")?.oid == "1.3.6.1.2.1.1.4.0")
     }
+
+    /// The agent's own sysName over a UPS's view: got and walked, nothing else changed.
+    @Test func sysNameIsReplacedInGetAndWalk() {
+        let view = fullView().withSysName("ups-gateway")
+        #expect(fullView().get("1.3.6.1.2.1.1.5.0") == .string("gw"))
+        #expect(view.get("1.3.6.1.2.1.1.5.0") == .string("ups-gateway"))
+        #expect(view.get("1.3.6.1.2.1.1.5") == .noSuchInstance)
+        #expect(view.next(after: "1.3.6.1.2.1.1.4.0") == VarBind("1.3.6.1.2.1.1.5.0", .string("ups-gateway")))
+        #expect(view.get("1.3.6.1.2.1.1.4.0") == .string("ops"))
+        #expect(view.get("1.3.6.1.2.1.1.6.0") == .string("hall 1"))
+        #expect(fullView().withSysName(String(repeating: "x", count: 300)).get("1.3.6.1.2.1.1.5.0") == .string(String(repeating: "x", count: 255)))
+    }
 }
