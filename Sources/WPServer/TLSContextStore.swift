@@ -75,6 +75,10 @@ final class TLSContextStore {
         }
     }
 
+    /// The most bytes a certificate, key or CA file may hold: 1 MiB, as every file the
+    /// configuration loader reads (a CA bundle of a few hundred certificates is under 300 KB).
+    static let maxFileBytes = 1 << 20
+
     private static func makeContext(_ configuration: TLSConfiguration) throws(TLSSetupError) -> OpaquePointer {
         let cipherList: String?
         switch TLSCipherSuites.cipherList(configuration.cipherSuites) {
@@ -83,6 +87,20 @@ final class TLSContextStore {
         }
         if configuration.clientAuthentication.verifies, configuration.clientCAFile == nil {
             throw TLSSetupError("client_auth_type \(configuration.clientAuthentication.rawValue) needs client_ca_file")
+        }
+        // OpenSSL reads these files whole, on the loop thread when a changed file is picked up
+        // at an accept: a file swapped for a huge one (or a FIFO) must not stall the loop.
+        for (key, path) in [("cert_file", configuration.certificateFile), ("key_file", configuration.keyFile),
+                            ("client_ca_file", configuration.clientCAFile)] {
+            guard let path else { continue }
+            var status = stat()
+            guard stat(path, &status) == 0 else { continue }  // OpenSSL names a missing file
+            if (status.st_mode & S_IFMT) != S_IFREG {
+                throw TLSSetupError("\(key) \"\(path)\" is not a regular file")
+            }
+            if Int(status.st_size) > maxFileBytes {
+                throw TLSSetupError("\(key) \"\(path)\" is larger than 1 MiB (\(maxFileBytes) bytes), the most a PEM file may hold")
+            }
         }
         var message = [CChar](repeating: 0, count: 256)
         let pointer: UnsafeMutableRawPointer? = configuration.certificateFile.withCString { certificate in

@@ -145,6 +145,30 @@ struct TLSServerTests {
         #expect(sink.allText.contains("tls certificate reload failed"))
     }
 
+    /// A certificate swapped for a 2 GB sparse file, or for a FIFO, is refused before OpenSSL
+    /// reads it (on the loop thread): the previous certificate stays, and the loop answers.
+    @Test(arguments: ["sparse", "fifo"])
+    func aHugeOrFIFOCertificateIsRefusedUnreadAndThePreviousOneStays(kind: String) async throws {
+        let pki = try TLSTestCertificates.make()
+        defer { pki.remove() }
+        let sink = InMemoryLogSink()
+        try await withTestServer(Self.hello, configuration: Self.configuration(pki), logger: sink.logger()) { port in
+            try FileManager.default.removeItem(atPath: pki.serverCertificate)
+            if kind == "fifo" {
+                #expect(mkfifo(pki.serverCertificate, 0o644) == 0)
+            } else {
+                #expect(FileManager.default.createFile(atPath: pki.serverCertificate, contents: nil))
+                #expect(truncate(pki.serverCertificate, 2 << 30) == 0)
+            }
+            let result = try await TLSTestTools.curl(port: port, caFile: pki.caCertificate, verbose: true)
+            #expect(result.standardOutput == "200\n", "curl: \(result.standardError)")
+            #expect(result.standardError.contains("CN=server-1"))
+        }
+        let expected = kind == "fifo" ? "is not a regular file" : "is larger than 1 MiB (1048576 bytes), the most a PEM file may hold"
+        #expect(sink.allText.contains("tls certificate reload failed"))
+        #expect(sink.allText.contains(expected))
+    }
+
     @Test func unreadableCertificateFailsAtStartNamingTheFile() async throws {
         var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
         configuration.tls = TLSConfiguration(certificateFile: "/nonexistent/tls.crt", keyFile: "/nonexistent/tls.key")
