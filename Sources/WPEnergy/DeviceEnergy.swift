@@ -15,6 +15,12 @@ package struct DeviceEnergy: Sendable, Equatable {
         self.ledger = ledger
     }
 
+    /// The totals a state file stored for a device (gap counts clamped as the integrator keeps
+    /// them).
+    package init(_ stored: StoredDeviceEnergy) {
+        self.init(joules: stored.joules, gaps: StoredDeviceEnergy.clampedGaps(stored.gaps), ledger: OutageLedger(stored.ledger))
+    }
+
     /// The total in watt-hours (the previous exporter's `winpower_device_cumulative_energy`).
     package var wattHours: Double { joules / 3600 }
 

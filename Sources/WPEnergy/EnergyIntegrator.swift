@@ -71,10 +71,8 @@ package struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instan
         self.configuration = configuration
         tracks.reserveCapacity(seed.devices.count)
         for (id, stored) in seed.devices {
-            let ledger = OutageLedger(stored.ledger)
-            tracks[id] = Track(energy: DeviceEnergy(joules: stored.joules, gaps: StoredDeviceEnergy.clampedGaps(stored.gaps),
-                                                    ledger: ledger),
-                               outage: OutageTrack(ledger: ledger))
+            let energy = DeviceEnergy(stored)
+            tracks[id] = Track(energy: energy, outage: OutageTrack(ledger: energy.ledger))
         }
     }
 

@@ -467,8 +467,7 @@ package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration
     /// the lock.
     private func saveEnded(_ generation: UInt64, _ failure: StorageError?, state: EnergyState) {
         // Converted on the writer's thread, outside the lock.
-        let savedTotals = failure == nil
-            ? state.devices.mapValues { DeviceEnergy(joules: $0.joules, gaps: $0.gaps, ledger: OutageLedger($0.ledger)) } : nil
+        let savedTotals = failure == nil ? state.devices.mapValues(DeviceEnergy.init) : nil
         let previous = inner.withLock { inner -> Status in
             let previous = inner.status
             if let failure {
