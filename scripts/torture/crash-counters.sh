@@ -16,7 +16,7 @@ fsync_seconds="${2:-1}"
 name=crash-counters
 source scripts/torture/lib.sh
 
-"${CC:-$(command -v cc || command -v clang)}" -O2 -shared -fPIC Tests/Torture/slow_fsync.c -o "$work/slow_fsync.so" -ldl
+build_slow_fsync
 start_simulator 200
 exporter_env=(SLOW_FSYNC_SECONDS="$fsync_seconds" LD_PRELOAD="$work/slow_fsync.so")
 

@@ -155,7 +155,7 @@ stored_check() {
         END { printf "%d %d %.3f %.3f\n", n, lower, served, kept }' "$1" "$2"
 }
 
-"${CC:-$(command -v cc || command -v clang)}" -O2 -shared -fPIC Tests/Torture/slow_fsync.c -o "$work/slow_fsync.so" -ldl
+build_slow_fsync
 start_fleet 3 "$devices"
 sim_port=${fleet_ports[0]}   # the flags' winpower.url; every entry names its own
 echo "isolation: 3 simulated WinPower servers, ${devices} devices each (ports ${fleet_ports[*]}); $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"

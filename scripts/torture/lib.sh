@@ -94,6 +94,12 @@ rss_mb() { awk '/^VmRSS:/ {printf "%.1f\n", $2 / 1024; f = 1} END {if (!f) print
 # rss_peak_mb PID: the process's peak resident set size in MB (VmHWM).
 rss_peak_mb() { awk '/^VmHWM:/ {printf "%.1f\n", $2 / 1024; f = 1} END {if (!f) print 0}' "/proc/$1/status" 2>/dev/null || echo 0; }
 
+# build_slow_fsync: builds Tests/Torture/slow_fsync.c, the LD_PRELOAD shim that makes fsync and
+# fdatasync sleep SLOW_FSYNC_SECONDS, as $work/slow_fsync.so.
+build_slow_fsync() {
+    "${CC:-$(command -v cc || command -v clang)}" -O2 -shared -fPIC Tests/Torture/slow_fsync.c -o "$work/slow_fsync.so" -ldl
+}
+
 # counter FAMILY [CURL-ARG...]: the sum of a family's samples on /metrics.
 counter() {
     local family=$1

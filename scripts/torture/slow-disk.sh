@@ -16,7 +16,7 @@ probe_seconds="${2:-30}"
 name=slow-disk
 source scripts/torture/lib.sh
 
-"${CC:-$(command -v cc || command -v clang)}" -O2 -shared -fPIC Tests/Torture/slow_fsync.c -o "$work/slow_fsync.so" -ldl
+build_slow_fsync
 
 start_simulator 1000
 touch "$work/disk-is-slow"
