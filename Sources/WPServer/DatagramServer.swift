@@ -209,7 +209,6 @@ final class DatagramDriver<P: DatagramProtocol>: ConnectionDriver {
         var batchByAddress: [String: Int] = [:]
         // The kernel's cumulative drop count (32 bits, wrapping) as the last datagram told it.
         var kernelDrops: Int64 = -1
-        defer { if kernelDrops >= 0 { noteKernelDrops(UInt32(truncatingIfNeeded: kernelDrops)) } }
         for _ in 0..<Self.readsPerTurn {
             var peer = cs_peer()
             let length = text.withUnsafeMutableBufferPointer { text in
@@ -249,6 +248,9 @@ final class DatagramDriver<P: DatagramProtocol>: ConnectionDriver {
                 loop.complete(0, answer)
             }
         }
+        // Counted before anything of this batch is answered: a client that has its answer finds
+        // the drops the kernel told with its datagram in the statistics already.
+        if kernelDrops >= 0 { noteKernelDrops(UInt32(truncatingIfNeeded: kernelDrops)) }
         for item in batch {
             if let reply = datagramProtocol.answerInline(item.datagram, from: item.remote) { send(reply, to: item.peer, in: loop) }
         }
