@@ -15,12 +15,13 @@
 #      reads the UPS within two of its polls (pollinterval 2 s) of the exporter serving it
 #      again; each upsmon runs its SHUTDOWNCMD (a script writing a file) on the OB LB that
 #      follows;
+#   3b. two more drivers (ietf by v2c, auto by v3) started by upsdrvctl once the UPS is already
+#      stale: each fails to start (the agent serves no upsIdentModel for a UPS it cannot read)
+#      and upsdrvctl starts it again (`maxretry`, `retrydelay 1` in ups.conf: what systemd's
+#      nut-driver@ unit does every 15 s) until it reads the UPS, within two polls of the
+#      exporter serving it; their upsmons shut down on the same OB LB;
 #   4. no TEST in ups.status (no battery test runs), no warning line repeated in a driver's log
 #      after its start-up walk (networkupstools/nut#1358's line counted apart: see below).
-#
-# Not covered: a driver started once the UPS is already stale. snmp-ups 2.8.0 drops for good
-# every variable its start-up walk finds no instance of, so it would read only the
-# identification until restarted (docs/snmp.md).
 #
 # A summary table is printed at the end; any failure exits non-zero.
 #
@@ -106,15 +107,21 @@ mkdir -p "$nut_dir/etc" "$nut_dir/state"
 chmod 700 "$nut_dir/state"
 export NUT_CONFPATH="$nut_dir/etc" NUT_STATEPATH="$nut_dir/state"
 drivers=(ietf-v2c ietf-v3 auto-v2c auto-v3)
+# Started by upsdrvctl once the UPS is stale (3b); upsd knows them from the start.
+late_drivers=(late-ietf-v2c late-auto-v3)
+mibs_of() { local driver=${1#late-}; echo "${driver%-*}"; }
 {
-    for driver in "${drivers[@]}"; do
+    # upsdrvctl's: how often it starts a driver that exits during start-up, and how long it waits
+    # in between (the drivers started directly below do not read them).
+    printf 'maxretry = 300\nretrydelay = 1\n'
+    for driver in "${drivers[@]}" "${late_drivers[@]}"; do
         printf '[%s]\n\tdriver = snmp-ups\n\tport = 127.0.0.1:%s\n\tmibs = %s\n\tpollinterval = %s\n\tpollfreq = %s\n' \
-            "$driver" "$agent_port" "${driver%-*}" "$poll" "$poll"
+            "$driver" "$agent_port" "$(mibs_of "$driver")" "$poll" "$poll"
         printf '\tsnmp_retries = 1\n\tsnmp_timeout = 1\n\tdesc = "%s"\n' "$driver through the exporter's agent"
         case "$driver" in
             *-v2c) printf '\tsnmp_version = v2c\n\tcommunity = "%s@%s"\n' "$community" "$ups" ;;
-            ietf-v3) printf '\tsnmp_version = v3\n\tsecLevel = authPriv\n\tsecName = nut-sha256\n\tauthProtocol = SHA256\n\tauthPassword = auth-sha256-pw\n\tprivProtocol = AES\n\tprivPassword = priv-sha256-pw\n' ;;
-            auto-v3) printf '\tsnmp_version = v3\n\tsecLevel = authPriv\n\tsecName = nut-sha1\n\tauthProtocol = SHA\n\tauthPassword = auth-sha1-pw\n\tprivProtocol = AES\n\tprivPassword = priv-sha1-pw\n' ;;
+            *ietf-v3) printf '\tsnmp_version = v3\n\tsecLevel = authPriv\n\tsecName = nut-sha256\n\tauthProtocol = SHA256\n\tauthPassword = auth-sha256-pw\n\tprivProtocol = AES\n\tprivPassword = priv-sha256-pw\n' ;;
+            *auto-v3) printf '\tsnmp_version = v3\n\tsecLevel = authPriv\n\tsecName = nut-sha1\n\tauthProtocol = SHA\n\tauthPassword = auth-sha1-pw\n\tprivProtocol = AES\n\tprivPassword = priv-sha1-pw\n' ;;
         esac
     done
 } >"$nut_dir/etc/ups.conf"
@@ -136,7 +143,7 @@ done
 [ -n "$upsd_port" ] || { echo "$name: upsd is not listening" >&2; cat "$nut_dir/upsd.log" >&2; exit 1; }
 upsd_at="127.0.0.1:$upsd_port"
 echo "$name: upsd $(dpkg-query -W -f '${Version}' nut-server) on $upsd_at, snmp-ups $(dpkg-query -W -f '${Version}' nut-snmp): ${drivers[*]}"
-for driver in "${drivers[@]}"; do
+for driver in "${drivers[@]}" "${late_drivers[@]}"; do
     start_upsmon "$driver" "$driver@$upsd_at" monitor monitor-pass primary
 done
 
@@ -170,6 +177,32 @@ for driver in "${drivers[@]}"; do
         *) record "$driver" "stale while WinPower is down" FAIL "ups.status '${connected_status[$driver]}', then '$state' 10 s after /metrics went stale" ;;
     esac
 done
+
+# --- 3b. Drivers started while the UPS is stale -----------------------------------------------
+# snmp-ups drops for good every object its start-up walk finds no instance of, so a driver that
+# started now would never read the UPS. The agent serves no identification for a UPS it cannot
+# read: the driver exits at detection and upsdrvctl starts it again until it can. upsdrvctl
+# leaves a started driver in the background (a session of its own): stopped by its PID file.
+# shellcheck disable=SC2016  # expanded when the hook runs
+exit_hooks+=('for pidfile in "$NUT_STATEPATH"/snmp-ups-late-*.pid; do [ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null; done')
+for driver in "${late_drivers[@]}"; do
+    /sbin/upsdrvctl -u "$me" start "$driver" >"$nut_dir/$driver.log" 2>&1 &
+done
+for driver in "${late_drivers[@]}"; do
+    refused=""
+    for _ in $(seq 100); do
+        refused=$(grep -m1 -E "did not match this device|No supported device detected" "$nut_dir/$driver.log" || true)
+        [ -n "$refused" ] && break
+        sleep 0.1
+    done
+    state=$(upsc "$driver@$upsd_at" ups.status 2>&1 | grep -v '^Init SSL' || true)
+    if [ -n "$refused" ]; then
+        record "$driver" "started while stale: refused" pass "'${refused#*: }'; upsc: '$state'"
+    else
+        record "$driver" "started while stale: refused" FAIL "no refusal in 10 s; upsc: '$state'; log: $(tail -n 3 "$nut_dir/$driver.log" | tr '\n' ' ')"
+    fi
+done
+drivers+=("${late_drivers[@]}")
 
 # --- WinPower back: an outage 20 s after it starts, LB from 32 s, mains back at 45 s -----------
 outage_start=20 outage_length=25
@@ -342,6 +375,17 @@ for driver in "${drivers[@]}"; do
     # every poll (networkupstools/nut#1358, quiet from 2.8.5 on; no answer within RFC 1628
     # avoids it), counted apart too.
     log="$nut_dir/$driver.log"
+    case "$driver" in late-*)
+        # upsdrvctl's output: one refusal per start while the UPS was stale; once started, the
+        # driver logs to syslog.
+        attempts=$(grep -cE "did not match this device|No supported device detected" "$log" || true)
+        if [ "$attempts" -gt 0 ] && [ -n "${read_at[$driver]:-}" ]; then
+            record "$driver" "started again until read" pass "$attempts starts refused, then one that read the UPS"
+        else
+            record "$driver" "started again until read" FAIL "$attempts starts refused; the UPS $([ -n "${read_at[$driver]:-}" ] && echo read || echo never read)"
+        fi
+        continue ;;
+    esac
     init_lines=$(grep -n -m1 '^sock_connect' "$log" | cut -d: -f1 || true)
     nut1358="unhandled ASN 0x80 received from .1.3.6.1.2.1.33.1.7.7.1"
     known=$(grep -cF -- "$nut1358" "$log" || true)
@@ -359,15 +403,16 @@ done
 # --- The summary ---------------------------------------------------------------------------
 client="snmp-ups $(dpkg-query -W -f '${Version}' nut-snmp), upsd/upsmon $(dpkg-query -W -f '${Version}' nut-server)"
 echo
-printf '%-44s %-5s %-28s %-30s %-4s %s\n' client mibs "snmp version" check result detail
+printf '%-44s %-5s %-34s %-30s %-4s %s\n' client mibs "snmp version" check result detail
 for row in "${results[@]}"; do
     IFS='|' read -r driver what result detail <<<"$row"
     case "$driver" in
         *-v2c) version="v2c (community@name)" ;;
-        ietf-v3) version="v3 authPriv SHA-256/AES" ;;
-        auto-v3) version="v3 authPriv SHA/AES" ;;
+        *ietf-v3) version="v3 authPriv SHA-256/AES" ;;
+        *auto-v3) version="v3 authPriv SHA/AES" ;;
     esac
-    printf '%-44s %-5s %-28s %-30s %-4s %s\n' "$client" "${driver%-*}" "$version" "$what" "$result" "$detail"
+    case "$driver" in late-*) version="$version, late" ;; esac
+    printf '%-44s %-5s %-34s %-30s %-4s %s\n' "$client" "$(mibs_of "$driver")" "$version" "$what" "$result" "$detail"
 done
 echo "$name: $(awk -v s="$started" -v n="$(date +%s.%N)" 'BEGIN {printf "%.0f", n - s}') s"
 if [ "$failed" != 0 ]; then echo "$name: FAILED" >&2; exit 1; fi

@@ -11,9 +11,9 @@ import WPSNMP
 /// The views are rebuilt once per published collection (the first request after it), and
 /// when a reading served goes stale, under a lock held for that CPU work only; a request then
 /// costs a dictionary lookup. A UPS whose reading is stale (older than its collector's
-/// staleness window) or disconnected is served with its identification and
-/// `upsAlarmCommunicationsLost` only, never old readings, whether or not collections are
-/// still published (while WinPower is down, none is).
+/// staleness window) or disconnected is served with the `system` group and
+/// `upsAlarmCommunicationsLost` only, never old readings nor its identification, whether or not
+/// collections are still published (while WinPower is down, none is).
 package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Duration {
     private struct Cache {
         var built: [ObjectIdentifier] = []
@@ -165,9 +165,11 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
             var ups = UPSMIBMapping.values(of: device, name: name, agentVersion: version, lowBatteryTime: lowBatteryTime, test: test,
                                            onBatterySince: outageStart, now: now)
             if device.connected == false || collector.age(of: reading.readAt) > collector.configuration.stalenessWindow {
+                // The identification goes with the readings: NUT's snmp-ups started now would find
+                // upsIdentModel, start, and drop for good every object it found no instance of;
+                // without it, the driver exits ("did not match this device") and its service
+                // manager starts it again until the UPS is read (docs/snmp.md).
                 var stale = UPSMIBValues()
-                (stale.model, stale.upsSoftwareVersion, stale.agentSoftwareVersion, stale.name, stale.attachedDevices) =
-                    (ups.model, ups.upsSoftwareVersion, ups.agentSoftwareVersion, ups.name, ups.attachedDevices)
                 stale.alarms = [.init(id: UPSMIB.WellKnownAlarm.communicationsLost.rawValue, alarm: .communicationsLost)]
                 ups = stale
             } else {

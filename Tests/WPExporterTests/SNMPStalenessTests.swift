@@ -37,13 +37,22 @@ import WPTestSupport
         #expect(stale.outputSource == nil)
         #expect(stale.estimatedChargeRemaining == nil)
         #expect(stale.batteryStatus == nil)
-        #expect(stale.name != nil, "the identification stays")
         #expect(stale.alarms.map(\.alarm) == [.communicationsLost])
         let view = try #require(snmp.source.view(context: ""))
         #expect(view.get(UPSMIB.Output.source.appending(0)) == .noSuchObject, "upsOutputSource has no instance")
+        // No identification either: NUT's snmp-ups detects the UPS-MIB by upsIdentModel, and a
+        // driver started now must fail to start (and be started again), not start without readings.
+        for ident in [UPSMIB.Ident.manufacturer, UPSMIB.Ident.model, UPSMIB.Ident.upsSoftwareVersion,
+                      UPSMIB.Ident.agentSoftwareVersion, UPSMIB.Ident.name, UPSMIB.Ident.attachedDevices] {
+            #expect(view.get(ident.appending(0)) == .noSuchObject, "\(ident)")
+        }
+        #expect(view.get(SystemGroup.sysName.appending(0)) != .noSuchObject, "the system group stays")
+        #expect(view.get(UPSMIB.Alarm.present.appending(0)) == .gauge32(1))
 
         await harness.exporter.collector.collect()              // WinPower answers again
         #expect(try served().outputSource == .normal)
+        let back = try #require(snmp.source.view(context: ""))
+        #expect(back.get(UPSMIB.Ident.model.appending(0)) != .noSuchObject)
         #expect(try served().alarms.isEmpty)
         await harness.shutdown()
     }

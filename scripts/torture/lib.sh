@@ -13,9 +13,12 @@ upsmon_groups=()
 declare -A upsmon_pids
 # stop_upsmons: stops every upsmon start_upsmon started (each whole process group).
 stop_upsmons() { for group in "${upsmon_groups[@]}"; do kill -- "-$group" 2>/dev/null || true; done; upsmon_groups=(); }
-# On exit: stop the simulator, the exporter and the attackers this script started (its jobs),
-# and its upsmons.
-trap 'stop_upsmons; kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+# exit_hooks: commands the caller adds (eval'd first on exit), for what it started outside its
+# jobs and process groups (a daemon that left them).
+exit_hooks=()
+# On exit: run the exit hooks, stop the simulator, the exporter and the attackers this script
+# started (its jobs), and its upsmons.
+trap 'for hook in "${exit_hooks[@]}"; do eval "$hook" || true; done; stop_upsmons; kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 
 # start_simulator [DEVICES [ARG...]]: `wpexporter simulate` with DEVICES devices (default 1,000)
 # on a free loopback port, extra arguments appended (later flags win: `--port "$sim_port"` starts
