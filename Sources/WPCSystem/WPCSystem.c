@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-int cs_bind_socket(const char *host, int port, int type, int backlog) {
+int cs_bind_socket(const char *host, int port, int type, int backlog, int flags) {
     struct addrinfo hints;
     memset(&hints, 0, sizeof hints);
     hints.ai_family = AF_UNSPEC;
@@ -40,6 +40,7 @@ int cs_bind_socket(const char *host, int port, int type, int backlog) {
         // where SO_REUSEADDR lets a second socket share the port silently.
         int one = 1;
         if (type == SOCK_STREAM) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (flags & CS_SHARE_PORT) setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
         if (type == SOCK_DGRAM) {
             // Room for bursts (the kernel caps it at net.core.rmem_max), and the count of
             // datagrams the kernel dropped for want of it with each datagram read.
@@ -61,7 +62,7 @@ int cs_bind_socket(const char *host, int port, int type, int backlog) {
 }
 
 int cs_listen(const char *host, int port, int backlog) {
-    return cs_bind_socket(host, port, SOCK_STREAM, backlog);
+    return cs_bind_socket(host, port, SOCK_STREAM, backlog, 0);
 }
 
 const char *cs_listen_error(int code) {

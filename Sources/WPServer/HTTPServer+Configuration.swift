@@ -62,6 +62,11 @@ extension HTTPServer {
         public var runsHandlersOnEventLoop: Bool = true
         /// Raise the soft open-files limit to the hard limit at start (as the Go runtime does).
         public var raiseOpenFilesLimit: Bool = true
+        /// Sets `SO_REUSEPORT` on the listening socket: another socket of the same user setting
+        /// it too may bind the port while this one listens, so the port can pass between two
+        /// sockets without ever being free (WPSimulator's unreachable fault). Off by default: a
+        /// server should own its port alone.
+        public var sharesPort: Bool = false
         /// Serve HTTPS with these settings; `nil` (the default) serves plain HTTP.
         public var tls: TLSConfiguration?
 

@@ -94,7 +94,7 @@ public final class HTTPServer: Sendable {
         }
         let tls = try TLSContextStore.make(configuration.tls, logger: logger)
         let (descriptor, address) = try ListeningSocket.open(host: configuration.host, port: configuration.port,
-                                                             backlog: configuration.backlog)
+                                                             backlog: configuration.backlog, sharesPort: configuration.sharesPort)
         do {
             let driver = HTTPConnectionDriver(configuration: configuration, handler: handler, observer: observer,
                                               logger: logger)

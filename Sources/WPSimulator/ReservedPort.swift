@@ -31,10 +31,15 @@ public final class ReservedPort: Sendable {
     ///   - port: the port, 0 for any free one.
     ///   - mode: refuse connections, or accept them silently.
     ///   - reusingAddress: sets `SO_REUSEADDR`, so a port whose listener just closed (its
-    ///     connections in `TIME_WAIT`) can be held at once. Ports picked for port 0 and for
-    ///     outgoing connections still never land on it: the kernel skips ports bound this way.
+    ///     connections in `TIME_WAIT`) can be held at once, and a listener setting it too can
+    ///     bind and listen on the port while it is held (`.refusing` only). Ports picked for
+    ///     port 0 and for outgoing connections still never land on it: the kernel skips ports
+    ///     bound this way.
+    ///   - sharingPort: sets `SO_REUSEPORT`, so the port can be held while a listener that set
+    ///     it too (`HTTPServer.Configuration.sharesPort`) still listens on it.
     /// - Throws: ``SimulatorFleetError/socket(_:)`` naming the failed call.
-    public init(host: String = "127.0.0.1", port: Int = 0, mode: Mode, reusingAddress: Bool = false) throws {
+    public init(host: String = "127.0.0.1", port: Int = 0, mode: Mode, reusingAddress: Bool = false,
+                sharingPort: Bool = false) throws {
         var hints = addrinfo()
         hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -49,6 +54,10 @@ public final class ReservedPort: Sendable {
         if reusingAddress {
             var one: Int32 = 1
             _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
+        if sharingPort {
+            var one: Int32 = 1
+            _ = setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size))
         }
         guard bind(fd, info.ai_addr, info.ai_addrlen) == 0, mode == .refusing || listen(fd, 16) == 0 else {
             let reason = String(cString: strerror(errno))

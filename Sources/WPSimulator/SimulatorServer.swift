@@ -7,8 +7,10 @@ import WPServer
 /// Besides plain serving, the socket runner gives ``WinPowerSimulator/Fault/unreachable`` its
 /// real meaning: while the fault is active the listening socket is closed and the port held
 /// without listening (a ``ReservedPort``), so connections are refused exactly as with a WinPower
-/// server that is down and no other socket of the machine can take the port meanwhile; clearing
-/// the fault listens again on the same port.
+/// server that is down; clearing the fault listens again on the same port. The port is never
+/// free in between: the reservation is bound before the listener closes, and the new listener
+/// listens before the reservation is released (both set `SO_REUSEADDR` and `SO_REUSEPORT`), so
+/// no other socket of the machine can take it.
 ///
 /// ```swift
 /// let server = SimulatorServer(simulator: WinPowerSimulator(), port: 0)
@@ -60,7 +62,7 @@ public final class SimulatorServer: Sendable {
     @discardableResult
     public func start() async throws -> ServerAddress {
         guard simulator.isUnreachable else { return try await listen(port: port) }
-        let reserved = try ReservedPort(host: host, port: port, mode: .refusing)
+        let reserved = try Self.reserve(host: host, port: port)
         let address = ServerAddress(host: host, port: reserved.port)
         state.withLock { state in
             state.reserved = reserved
@@ -76,18 +78,20 @@ public final class SimulatorServer: Sendable {
     public func setUnreachable(_ unreachable: Bool) async throws {
         if unreachable {
             simulator.enable(.unreachable)
-            await closeListener()
             let (address, held) = state.withLock { ($0.address, $0.reserved != nil || $0.stopped) }
-            guard !held, let address else { return }
-            let reserved = try ReservedPort(host: host, port: address.port, mode: .refusing, reusingAddress: true)
-            state.withLock { $0.reserved = reserved }
+            if !held, let address {
+                // Held before the listener closes: the port is never free.
+                let reserved = try Self.reserve(host: host, port: address.port)
+                state.withLock { $0.reserved = reserved }
+            }
+            await closeListener()
         } else {
             simulator.disable(.unreachable)
             let listening = state.withLock { $0.server != nil || $0.stopped }
             guard !listening, let address else { return }
-            // Released just before listening: the port was never free for anyone else.
-            state.withLock { $0.reserved.take() }?.close()
+            // Listening before the reservation is released: the port is never free.
             try await listen(port: address.port)
+            state.withLock { $0.reserved.take() }?.close()
         }
     }
 
@@ -98,10 +102,16 @@ public final class SimulatorServer: Sendable {
         state.withLock { $0.reserved.take() }?.close()
     }
 
+    /// The port held while unreachable, shareable with the listener before and after it.
+    private static func reserve(host: String, port: Int) throws -> ReservedPort {
+        try ReservedPort(host: host, port: port, mode: .refusing, reusingAddress: true, sharingPort: true)
+    }
+
     @discardableResult
     private func listen(port: Int) async throws -> ServerAddress {
         var configuration = HTTPServer.Configuration(host: host, port: port)
         configuration.raiseOpenFilesLimit = false
+        configuration.sharesPort = true
         configuration.shutdownGracePeriod = .seconds(2)
         let server = HTTPServer(configuration: configuration, handler: simulator, logger: logger)
         let task = Task { try await server.run() }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import WPCSystem
 import Testing
 import WPTestThreads
@@ -207,6 +210,19 @@ import WPTestSupport
             Issue.record("bind to an unknown host succeeded")
         } catch let ServerError.bind(address, _) {
             #expect(address == "\(name):0")
+        }
+    }
+
+    /// `sharesPort` lets another socket setting `SO_REUSEPORT` bind the port while the server
+    /// listens; without it, or for a socket without the flag, the port is the server's alone.
+    @Test(arguments: [true, false]) func sharesPortLetsAnotherReusePortSocketBind(shares: Bool) async throws {
+        try await withTestServer(EchoHandler(), configuration: configuration { $0.sharesPort = shares }) { port in
+            let sharing = cs_bind_socket("127.0.0.1", Int32(port), Int32(CS_SOCK_STREAM), 16, Int32(CS_SHARE_PORT))
+            defer { if sharing >= 0 { close(sharing) } }
+            #expect((sharing >= 0) == shares, "SO_REUSEPORT socket: \(sharing < 0 ? String(cString: cs_listen_error(sharing)) : "bound")")
+            let plain = cs_bind_socket("127.0.0.1", Int32(port), Int32(CS_SOCK_STREAM), 16, 0)
+            defer { if plain >= 0 { close(plain) } }
+            #expect(plain < 0, "a socket without SO_REUSEPORT never binds it")
         }
     }
 

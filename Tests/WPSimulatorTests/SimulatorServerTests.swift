@@ -1,5 +1,7 @@
+import Synchronization
 import Testing
 import WPTestThreads
+import WPRuntime
 import WPServer
 import WPSimulator
 import WPTestSupport
@@ -45,6 +47,41 @@ import WPTestSupport
         #expect(server.simulator.counters.logins == 2)
         await server.stop()
         await #expect(throws: TestHTTPClient.ClientError.self) { _ = try await TestHTTPClient.connect(port: port) }
+    }
+
+    /// The port passes between the listener and the reservation without ever being free: a
+    /// socket trying to bind it all along (as another test binding port 0 might be given it)
+    /// never succeeds, over 20 round trips in both directions.
+    @Test func thePortIsNeverFreeWhileSwitching() async throws {
+        let server = SimulatorServer(simulator: WinPowerSimulator())
+        let port = try await server.start().port
+        let done = Atomic<Bool>(false)
+        let started = Atomic<Bool>(false)
+        let attempts = Task {
+            try await NamedThread.run(name: "test-bind") { () -> (tries: Int, bound: Int) in
+                var (tries, bound) = (0, 0)
+                while !done.load(ordering: .acquiring) {
+                    tries += 1
+                    started.store(true, ordering: .releasing)
+                    if let held = try? ReservedPort(port: port, mode: .refusing) {
+                        held.close()
+                        bound += 1
+                    }
+                }
+                return (tries, bound)
+            }
+        }
+        while !started.load(ordering: .acquiring) { await Task.yield() }
+        for _ in 0..<20 {
+            try await server.setUnreachable(true)
+            try await server.setUnreachable(false)
+        }
+        done.store(true, ordering: .releasing)
+        let result = try await attempts.value
+        #expect(result.tries > 0)
+        #expect(result.bound == 0, "the port was free \(result.bound) times in \(result.tries) attempts")
+        #expect(try await Self.login(port: port).status == 200)
+        await server.stop()
     }
 
     @Test func startingUnreachableLearnsThePortButRefuses() async throws {

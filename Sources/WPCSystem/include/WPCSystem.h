@@ -23,12 +23,14 @@ enum {
     CS_EV_RDHUP = 0x2000,
     CS_SOCK_STREAM = 1, // SOCK_STREAM, for cs_bind_socket
     CS_SOCK_DGRAM = 2,  // SOCK_DGRAM
+    CS_SHARE_PORT = 1,  // cs_bind_socket flag: SO_REUSEPORT
 };
 
 /// Binds a non-blocking socket of `type` (SOCK_STREAM: also listens with `backlog`;
 /// SOCK_DGRAM) on host:port. Returns the fd, or a negative value: -errno for socket errors, or
-/// -(100000 + gai error) when the host cannot be resolved.
-int cs_bind_socket(const char *host, int port, int type, int backlog);
+/// -(100000 + gai error) when the host cannot be resolved. `flags`: CS_SHARE_PORT sets
+/// SO_REUSEPORT, so another socket of the same user setting it too may bind the port meanwhile.
+int cs_bind_socket(const char *host, int port, int type, int backlog, int flags);
 /// cs_bind_socket for a listening TCP socket.
 int cs_listen(const char *host, int port, int backlog);
 
