@@ -6,6 +6,7 @@
 # allowed is the seed name docs/metrics.md lists.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/ci/tools.sh static   # promtool
 
 expected='winpower_exporter_device_count non-histogram and non-summary metrics should not have "_count" suffix'
 for golden in Tests/WPCollectorTests/Golden/collector.txt Tests/WPCollectorTests/Golden/collector-readings.txt; do

@@ -8,16 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-need_apt=()
-command -v promtool >/dev/null 2>&1 || need_apt+=(prometheus)
-command -v shellcheck >/dev/null 2>&1 || need_apt+=(shellcheck)
-command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
-python3 -c 'import yaml' >/dev/null 2>&1 || need_apt+=(python3-yaml)
-if ((${#need_apt[@]} > 0)); then
-    echo "installing ${need_apt[*]}"
-    apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
-fi
+scripts/ci/tools.sh tests static   # promtool, shellcheck, python3 and PyYAML
 
 echo "== promtool check config deploy/prometheus/prometheus.yml"
 promtool check config deploy/prometheus/prometheus.yml

@@ -12,34 +12,7 @@ cd "$(dirname "$0")/.."
 say() { printf '%s\n' "check-exposition: $*"; }
 fail() { printf '%s\n' "check-exposition: FAILED: $*" >&2; exit 1; }
 
-apt_updated=false
-need_apt() {  # need_apt COMMAND PACKAGE
-    command -v "$1" >/dev/null 2>&1 && return 0
-    if [ "$apt_updated" = false ]; then
-        apt-get update -qq >/dev/null
-        apt_updated=true
-    fi
-    say "installing $2"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
-}
-need_apt_package() {  # install a package that provides no command
-    if [ "$apt_updated" = false ]; then
-        apt-get update -qq >/dev/null
-        apt_updated=true
-    fi
-    say "installing $1"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$1" >/dev/null
-}
-need_apt promtool prometheus
-need_apt prometheus-pushgateway prometheus-pushgateway
-need_apt curl curl
-need_apt python3 python3
-if ! python3 -c 'import prometheus_client' >/dev/null 2>&1; then
-    say "installing prometheus-client"
-    python3 -m pip install -q prometheus-client >/dev/null 2>&1 \
-        || python3 -m pip install -q --break-system-packages prometheus-client >/dev/null 2>&1 \
-        || need_apt_package python3-prometheus-client
-fi
+scripts/ci/tools.sh tests prometheus   # promtool, prometheus-pushgateway, curl, python3, prometheus-client
 
 swift build --product wpbench >/dev/null
 swift build --product InstrumentedService >/dev/null

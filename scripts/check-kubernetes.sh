@@ -13,8 +13,8 @@
 # (PyPI; installed when missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/ci/tools.sh tests static   # kubectl, promtool, PyYAML, kubernetes-validate
 command -v kubectl >/dev/null 2>&1 || { echo "FAIL: kubectl is not installed (Debian package kubectl)"; exit 1; }
-command -v kubernetes-validate >/dev/null 2>&1 || pip install -q kubernetes-validate >/dev/null
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 

@@ -6,6 +6,7 @@
 # under deploy/grafana/dashboards/. Needs jsonnet (Debian), promtool and python3 with PyYAML.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/ci/tools.sh tests static   # jsonnet, promtool, python3 and PyYAML
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mixin='(import "deploy/mixin/mixin.libsonnet")'

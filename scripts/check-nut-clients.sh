@@ -12,10 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 name=check-nut-clients
 export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/debug/wpexporter}"
-if ! command -v upsc >/dev/null 2>&1 || [ ! -f /usr/lib/python3/dist-packages/PyNUT.py ]; then
-    echo "$name: installing nut-client python3-nut"
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nut-client python3-nut) >/dev/null
-fi
+scripts/ci/tools.sh nut   # upsc, PyNUT, aionut, pynut2
 # shellcheck source=scripts/torture/lib.sh
 source scripts/torture/lib.sh
 
@@ -78,10 +75,6 @@ PY
 
 # aionut (PyPI; the library Home Assistant's NUT integration uses): every readable UPS gives the
 # same steady values as upsc (ups.id, ups.status, battery.charge, device.model).
-if ! python3 -c 'import aionut' >/dev/null 2>&1; then
-    echo "$name: installing aionut"
-    python3 -m pip install -q aionut >/dev/null 2>&1 || python3 -m pip install -q --break-system-packages aionut >/dev/null 2>&1
-fi
 python3 - "$nut_port" >"$work/aionut.txt" <<'PY'
 import asyncio, sys
 from aionut import AIONUTClient, NUTError
@@ -120,10 +113,6 @@ echo "$name: aionut reads $((aionut_checked / 4)) UPSs with the values upsc read
 # refused), and its list_rw_vars raises ValueError while unpacking the empty line. Those
 # outcomes are checked exactly, so an ERR or a stray line would fail here. aionut has no LIST
 # RW call.
-if ! python3 -c 'import pynut2.nut2' >/dev/null 2>&1; then
-    echo "$name: installing pynut2"
-    python3 -m pip install -q pynut2==2.1.2 >/dev/null 2>&1 || python3 -m pip install -q --break-system-packages pynut2==2.1.2 >/dev/null 2>&1
-fi
 empty_ups=""
 for ups in "${names[@]}"; do
     if upsc "$ups@$nut" ups.status >/dev/null 2>&1; then empty_ups=$ups; break; fi

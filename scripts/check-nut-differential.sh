@@ -13,10 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 name=check-nut-differential
 export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/debug/wpexporter}"
-if [ ! -x /lib/nut/upsd ] || [ ! -x /lib/nut/dummy-ups ] || ! command -v upsc >/dev/null 2>&1; then
-    echo "$name: installing nut-server nut-client"
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nut-server nut-client) >/dev/null
-fi
+scripts/ci/tools.sh nut   # upsd, dummy-ups, upsc
 [ "$(id -u)" = 0 ] || { echo "$name: upsd and dummy-ups are run as root here; run as root" >&2; exit 64; }
 # shellcheck source=scripts/torture/lib.sh
 source scripts/torture/lib.sh

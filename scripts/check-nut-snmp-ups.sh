@@ -36,10 +36,7 @@ cd "$(dirname "$0")/.."
 name=check-nut-snmp-ups
 export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/debug/wpexporter}"
 snmp_ups=/lib/nut/snmp-ups upsd=/lib/nut/upsd
-if [ ! -x "$snmp_ups" ] || [ ! -x "$upsd" ] || [ ! -x /lib/nut/upsmon ] || ! command -v upsc >/dev/null 2>&1; then
-    echo "$name: installing nut-server nut-snmp nut-client"
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nut-server nut-snmp nut-client) >/dev/null
-fi
+scripts/ci/tools.sh nut   # upsd, snmp-ups, upsdrvctl, upsmon, upsc
 [ "$(id -u)" = 0 ] || { echo "$name: upsmon is run as root here; run as root" >&2; exit 64; }
 # shellcheck source=scripts/torture/lib.sh
 source scripts/torture/lib.sh

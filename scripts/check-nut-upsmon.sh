@@ -35,10 +35,7 @@ cd "$(dirname "$0")/.."
 name=check-nut-upsmon
 export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/debug/wpexporter}"
 upsmon=/lib/nut/upsmon
-if [ ! -x "$upsmon" ] || ! command -v upsc >/dev/null 2>&1; then
-    echo "$name: installing nut-client"
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nut-client) >/dev/null
-fi
+scripts/ci/tools.sh nut   # upsmon, upsc
 [ "$(id -u)" = 0 ] || { echo "$name: upsmon is run as root here; run as root" >&2; exit 64; }
 # shellcheck source=scripts/torture/lib.sh
 source scripts/torture/lib.sh

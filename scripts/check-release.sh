@@ -19,39 +19,12 @@
 #
 # Usage: scripts/check-release.sh [release.sh arguments, e.g. --skip-build BIN]
 # The control binary is WPEXPORTER_DYNAMIC_BIN (default .build/debug/wpexporter, built when
-# missing). Root is needed (unshare --mount, mount, dpkg). Installs what it needs with apt-get.
+# missing). Root is needed (unshare --mount, mount, dpkg). Installs what it needs with scripts/ci/tools.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
 
-need() {  # need COMMAND PACKAGE...: install Debian packages when COMMAND is missing
-    local command=$1
-    shift
-    command -v "$command" >/dev/null 2>&1 && return 0
-    echo "== installing $*"
-    if [ -z "${apt_updated:-}" ]; then apt-get update -qq >/dev/null; apt_updated=1; fi
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
-}
-need strip binutils
-need dpkg-shlibdeps dpkg-dev
-need lintian lintian
-need rpmbuild rpm
-need rpmlint rpmlint
-need debootstrap debootstrap
-need qemu-aarch64-static qemu-user-static
-need snmpget snmp
-need openssl openssl
-need man man-db
-need systemd-analyze systemd
-need unshare util-linux
-need curl curl
-need python3 python3
-need cc gcc
-if [ ! -f /usr/include/seccomp.h ]; then
-    echo "== installing libseccomp-dev"
-    if [ -z "${apt_updated:-}" ]; then apt-get update -qq >/dev/null; apt_updated=1; fi
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libseccomp-dev >/dev/null
-fi
+scripts/ci/tools.sh tests snmp seccomp release   # scripts/ci/tools.sh --list says what each is for
 
 work="$(mktemp -d)"
 pids=()

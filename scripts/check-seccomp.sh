@@ -18,6 +18,7 @@
 # `systemd`; systemd need not be running), cc and libseccomp-dev, curl, openssl and python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/ci/tools.sh tests seccomp   # systemd-analyze, libseccomp-dev, cc, curl, openssl, python3
 unit="${WPEXPORTER_UNIT:-deploy/systemd/wpexporter.service}"
 bin="${WPEXPORTER_BIN:-.build/debug/wpexporter}"
 [[ -x "$bin" ]] || { echo "FAIL: $bin is not built (swift build first, or set WPEXPORTER_BIN)"; exit 1; }

@@ -23,19 +23,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 name=check-snmp-clients
 export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/debug/wpexporter}"
-if ! command -v snmpwalk >/dev/null 2>&1 || [ ! -x /usr/sbin/snmpd ] || ! command -v prometheus-snmp-exporter >/dev/null 2>&1; then
-    echo "$name: installing snmp snmpd prometheus-snmp-exporter"
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq snmp snmpd prometheus-snmp-exporter) >/dev/null
-fi
+scripts/ci/tools.sh snmp   # net-snmp's clients and snmpd, snmp_exporter, check_snmp, pysnmp
 check_snmp=/usr/lib/nagios/plugins/check_snmp
-if [ ! -x "$check_snmp" ]; then
-    echo "$name: installing monitoring-plugins-standard (check_snmp)"
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq monitoring-plugins-standard) >/dev/null
-fi
-if ! python3 -c 'import pysnmp' 2>/dev/null; then
-    echo "$name: installing pysnmp"
-    python3 -m pip install -q pysnmp 2>/dev/null || python3 -m pip install -q --break-system-packages pysnmp
-fi
 # shellcheck source=scripts/torture/lib.sh
 source scripts/torture/lib.sh
 export SNMP_PERSISTENT_DIR="$work/net-snmp" SNMPCONFPATH="$work/net-snmp" HOME="$work"

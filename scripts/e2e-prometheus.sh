@@ -28,16 +28,7 @@ repo="$(pwd)"
 bin="${WPEXPORTER_BIN:-.build/debug/wpexporter}"
 timeout_s="${E2E_TIMEOUT:-150}"
 
-need_apt=()
-command -v prometheus >/dev/null 2>&1 || need_apt+=(prometheus)
-command -v promtool >/dev/null 2>&1 || need_apt+=(prometheus)
-command -v prometheus-pushgateway >/dev/null 2>&1 || need_apt+=(prometheus-pushgateway)
-command -v curl >/dev/null 2>&1 || need_apt+=(curl)
-if ((${#need_apt[@]} > 0)); then
-    echo "installing ${need_apt[*]}"
-    apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
-fi
+scripts/ci/tools.sh tests prometheus   # prometheus, promtool, prometheus-pushgateway, curl, htpasswd
 
 if [[ ! -x "$bin" ]]; then
     echo "SKIP: $bin is not built (run 'swift build' or 'swift test' first)"

@@ -19,10 +19,7 @@ seconds="${1:-10}"
 work=.build/loadtest
 mkdir -p "$work/modules"
 
-if [ "$build_only" = 0 ] && ! command -v wrk >/dev/null 2>&1; then
-    echo "loadtest: installing wrk"
-    (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null
-fi
+if [ "$build_only" = 0 ]; then scripts/ci/tools.sh measure; fi   # wrk
 
 echo "loadtest: building a server-only binary (WPServer + WPLogging + WPRuntime + WPCompression, $([ "$build_only" = 1 ] && echo "unoptimised, build check" || echo release))"
 clang -O2 -c Sources/WPCSystem/WPCSystem.c -I Sources/WPCSystem/include -o "$work/WPCSystem.o"

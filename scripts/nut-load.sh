@@ -13,10 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 name=nut-load
-if ! command -v wrk >/dev/null 2>&1; then
-    echo "$name: installing wrk"
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk) >/dev/null
-fi
+scripts/ci/tools.sh measure   # wrk
 # shellcheck source=scripts/torture/lib.sh
 source scripts/torture/lib.sh
 

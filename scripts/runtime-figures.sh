@@ -111,10 +111,7 @@ revision_binary() { echo "${dirs[$1]}/wpexporter/.build/release/$2"; }          
 embedder_binary() { echo "${dirs[$1]}/embedder-latency/.build/release/EmbedderLatency"; }
 if [ "$build_only" = 1 ]; then exit 0; fi
 
-if ! command -v wrk >/dev/null 2>&1; then
-    echo "runtime-figures: installing wrk"
-    (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null
-fi
+scripts/ci/tools.sh measure   # wrk
 ulimit -n "$(ulimit -Hn)"
 
 name=runtime-figures

@@ -9,10 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds="${1:-10}"
-if ! command -v wrk >/dev/null 2>&1; then
-    echo "loadtest: installing wrk"
-    (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null
-fi
+scripts/ci/tools.sh measure   # wrk
 # CPU per scrape is the server's utime+stime (from /proc) over the
 # requests wrk completed; RSS is read from /proc/PID/status.
 if [ -n "${WPEXPORTER_BIN:-}" ]; then

@@ -201,7 +201,7 @@ attack_number=0 exporter_args=() auth=()
 run_attack "attack 1: chunked POST /metrics, 1000-byte chunk extensions, one connection" chunked
 
 password=scrape-secret
-command -v htpasswd >/dev/null || { echo "$name: needs htpasswd (apt-get install apache2-utils)" >&2; exit 64; }
+scripts/ci/tools.sh prometheus   # htpasswd
 hash=$(htpasswd -nbBC 10 prometheus "$password" | cut -d: -f2-)
 printf 'basic_auth_users:\n  prometheus: %s\nunauthenticated_paths: [/-/healthy]\n' "$hash" >"$work/web.yml"
 exporter_args=(--web.config.file "$work/web.yml") auth=(-u "prometheus:$password") ready_auth="prometheus:$password"

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# The one place the checks' tools are installed: every Debian and PyPI package a check of CI (or a
+# measurement script) runs, with its version and the reason it is there. A check calls this with
+# the groups it needs before it starts, so it also runs alone on a fresh machine; .ci/run calls it
+# once per entry point. What is already installed is left alone (a second call installs nothing);
+# apt-get update runs at most once per call, and every missing package is installed in one go.
+#
+#   scripts/ci/tools.sh GROUP...      # e.g. scripts/ci/tools.sh nut snmp
+#   scripts/ci/tools.sh --list        # the manifest, as a table
+#
+# Versions: PyPI packages are installed at exactly the version below (`==`), also over another
+# installed version. Debian packages are installed at the version below (Debian 12, as CI's
+# machines have them); when the archive no longer offers it (a stable or security update
+# replaced it), the version it offers is installed instead and a line says so, to update here.
+# Packages whose behaviour no check asserts (libraries, compilers, the base system) are not pinned
+# ("-"): the distribution's security updates apply to them.
+set -euo pipefail
+
+# group|kind|package|version|present when|why
+manifest=(
+    "tests|deb|openssl|-|command openssl|TLS tests make their certificates and keys (WPServerTests, WPHTTPClientTests)"
+    "tests|deb|python3|-|command python3|local servers of the HTTP client's socket tests; most checks' helpers"
+    "tests|deb|curl|-|command curl|HTTPS listener tests; every check reads /metrics with it"
+    "tests|deb|snmp|5.9.3+dfsg-2+deb12u1|command snmpbulkwalk|net-snmp's snmpget, snmpwalk, snmpbulkwalk, snmpset against the agent (WPSNMPTests, checks)"
+    "tests|deb|snmptrapd|5.9.3+dfsg-2+deb12u1|file /usr/sbin/snmptrapd|receives the agent's traps and informs (SNMPTrapReceiverTests)"
+    "static|deb|shellcheck|0.9.0-1|command shellcheck|every shell script is checked (check-deploy.sh)"
+    "static|deb|python3-yaml|-|python yaml|YAML of deploy/ parsed (check-deploy.sh, check-kubernetes.sh)"
+    "static|deb|prometheus|2.42.0+ds-5+deb12u1|command promtool|promtool: rules, their unit tests, exposition (check-deploy, -mixin, -kubernetes, -collector-metrics)"
+    "static|deb|jsonnet|0.18.0+ds-3+b2|command jsonnet|the monitoring mixin builds (check-mixin.sh)"
+    "static|deb|kubectl|-|command kubectl|kustomize renders the base and overlays (check-kubernetes.sh; Debian 12 has no kubectl: the machine's own)"
+    "static|pip|kubernetes-validate|1.37.0|command kubernetes-validate|the rendered objects validate against Kubernetes' schemas (check-kubernetes.sh)"
+    "prometheus|deb|prometheus|2.42.0+ds-5+deb12u1|command prometheus|a real Prometheus scrapes the exporter (e2e-prometheus.sh)"
+    "prometheus|deb|prometheus-pushgateway|1.5.1-2+b5|command prometheus-pushgateway|a real Pushgateway takes the push (e2e-prometheus.sh, check-exposition.sh)"
+    "prometheus|deb|apache2-utils|-|command htpasswd|bcrypt hashes for basic auth (e2e-prometheus.sh, http-attacks.sh)"
+    "prometheus|pip|prometheus-client|0.26.0|python prometheus_client|the Python client's strict parser reads /metrics (check-exposition.sh)"
+    "nut|deb|nut-client|2.8.0-7|command upsc|upsc and upsmon against the NUT server (check-nut-clients.sh, check-nut-upsmon.sh)"
+    "nut|deb|nut-server|2.8.0-7|file /lib/nut/upsd|the real upsd beside the NUT server, and with snmp-ups (check-nut-differential.sh, check-nut-snmp-ups.sh)"
+    "nut|deb|nut-snmp|2.8.0-7|file /lib/nut/snmp-ups|NUT's snmp-ups driver against the SNMP agent (check-nut-snmp-ups.sh)"
+    "nut|deb|python3-nut|2.8.0-7|file /usr/lib/python3/dist-packages/PyNUT.py|PyNUT, NUT's own Python client (check-nut-clients.sh)"
+    "nut|pip|aionut|4.3.4|python aionut|an asyncio NUT client (check-nut-clients.sh)"
+    "nut|pip|pynut2|2.1.2|python pynut2|pynut2, Home Assistant's NUT client (check-nut-clients.sh)"
+    "snmp|deb|snmp|5.9.3+dfsg-2+deb12u1|command snmpbulkwalk|net-snmp's clients against the agent (check-snmp-clients.sh, check-release.sh)"
+    "snmp|deb|snmpd|5.9.3+dfsg-2+deb12u1|file /usr/sbin/snmpd|net-snmp's agent for the system-group differential (check-snmp-clients.sh)"
+    "snmp|deb|prometheus-snmp-exporter|0.21.0-1+b5|command prometheus-snmp-exporter|snmp_exporter reads the UPS-MIB module of deploy/snmp-exporter (check-snmp-clients.sh)"
+    "snmp|deb|monitoring-plugins-standard|2.3.3-5+deb12u2|file /usr/lib/nagios/plugins/check_snmp|Nagios' check_snmp over SNMPv3 (check-snmp-clients.sh)"
+    "snmp|pip|pysnmp|7.1.30|python pysnmp|a second SNMP implementation reads every instance (check-snmp-clients.sh)"
+    "seccomp|deb|systemd|-|command systemd-analyze|the unit's system-call filter expanded, units verified (check-seccomp.sh, check-release.sh)"
+    "seccomp|deb|libseccomp-dev|-|file /usr/include/seccomp.h|the filter applied to the binary (check-seccomp.sh)"
+    "seccomp|deb|gcc|-|command cc|the seccomp loader and the torture scripts' LD_PRELOAD shims are compiled"
+    "release|deb|binutils|-|command strip|stripping and reading the release binaries (check-release.sh)"
+    "release|deb|dpkg-dev|-|command dpkg-shlibdeps|the .deb's dependencies (release.sh)"
+    "release|deb|lintian|2.116.3+deb12u1|command lintian|the .debs are checked (check-release.sh)"
+    "release|deb|rpm|4.18.0+dfsg-1+deb12u1|command rpmbuild|the .rpms are built and installed into a bullseye root (release.sh, check-release.sh)"
+    "release|deb|rpmlint|2.4.0+ds1-0.2|command rpmlint|the .rpms are checked (check-release.sh)"
+    "release|deb|debootstrap|1.0.128+nmu2+deb12u2|command debootstrap|Debian bullseye and trixie roots (scripts/release/roots.sh, toolchain.sh)"
+    "release|deb|qemu-user-static|-|command qemu-aarch64-static|the arm64 binary run in an arm64 bullseye root (check-release.sh)"
+    "release|deb|man-db|-|command man|the man page renders (check-release.sh)"
+    "release|deb|util-linux|-|command unshare|namespaces for the roots and upsmon"
+    "release|deb|gcc|-|command cc|the release's glibc shims are compiled (release.sh)"
+    "measure|deb|wrk|4.1.0-3+b2|command wrk|HTTP load for the measurement scripts (loadtest, nut-load, snmp-load, runtime-figures)"
+)
+
+fields() { IFS='|' read -r group kind package version probe why <<<"$1"; }
+
+if [ "${1:-}" = --list ]; then
+    printf '%-10s %-4s %-28s %-24s %s\n' group kind package version why
+    for entry in "${manifest[@]}"; do
+        fields "$entry"
+        printf '%-10s %-4s %-28s %-24s %s\n' "$group" "$kind" "$package" "$version" "$why"
+    done
+    exit 0
+fi
+[ $# -gt 0 ] || { echo "usage: scripts/ci/tools.sh GROUP... | --list" >&2; exit 64; }
+for wanted in "$@"; do
+    printf '%s\n' "${manifest[@]}" | cut -d'|' -f1 | grep -qx "$wanted" \
+        || { echo "tools.sh: no group '$wanted' (groups: $(printf '%s\n' "${manifest[@]}" | cut -d'|' -f1 | sort -u | tr '\n' ' '))" >&2; exit 64; }
+done
+
+present() {  # PROBE: command NAME, file PATH or python MODULE
+    local how=${1%% *} what=${1#* }
+    case "$how" in
+        command) PATH="$PATH:/usr/sbin:/sbin" command -v "$what" >/dev/null 2>&1 ;;
+        file) [ -e "$what" ] ;;
+        python) python3 -c "import $what" >/dev/null 2>&1 ;;
+    esac
+}
+
+debs=() pips=()
+for entry in "${manifest[@]}"; do
+    fields "$entry"
+    printf '%s\n' "$@" | grep -qx "$group" || continue
+    case "$kind" in
+        deb) present "$probe" || debs+=("$package|$version") ;;
+        pip)
+            installed=$(python3 -m pip show "$package" 2>/dev/null | awk '/^Version:/ {print $2}' || true)
+            [ "$installed" = "$version" ] || pips+=("$package==$version") ;;
+    esac
+done
+
+if [ ${#pips[@]} -gt 0 ] && ! python3 -m pip --version >/dev/null 2>&1; then
+    debs+=("python3-pip|-")   # installs the PyPI packages
+fi
+if [ ${#debs[@]} -gt 0 ]; then
+    apt-get update -qq >/dev/null
+    install=()
+    for item in $(printf '%s\n' "${debs[@]}" | sort -u); do
+        package=${item%%|*} version=${item#*|}
+        if [ "$version" = - ]; then
+            install+=("$package")
+        elif apt-cache madison "$package" 2>/dev/null | awk -F'|' '{gsub(/ /, "", $2); print $2}' | grep -qxF "$version"; then
+            install+=("$package=$version")
+        else
+            offered=$(apt-cache policy "$package" 2>/dev/null | awk '/Candidate:/ {print $2}')
+            echo "tools.sh: $package $version is no longer offered; installing $offered (update scripts/ci/tools.sh)" >&2
+            install+=("$package")
+        fi
+    done
+    echo "tools.sh: installing ${install[*]}"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${install[@]}" >/dev/null
+fi
+if [ ${#pips[@]} -gt 0 ]; then
+    echo "tools.sh: installing ${pips[*]} (PyPI)"
+    python3 -m pip install -q "${pips[@]}" >/dev/null 2>&1 \
+        || python3 -m pip install -q --break-system-packages "${pips[@]}" >/dev/null
+fi
