@@ -15,6 +15,9 @@
 #     HEALTHCHECK command (`wpexporter healthcheck`), exits 0 on SIGTERM, and then fails it;
 #   - the HEALTHCHECK follows a port from the configuration file and TLS from the web
 #     configuration;
+#   - the runtime stage works in /app, so a configuration mounted at /app/config.yaml (as the
+#     Go exporter's image reads it) is ./config.yaml and found; without one, the exporter names
+#     the paths it searched;
 #   - Dockerfile.dockerignore keeps deploy/.env, deploy/secrets/, key and certificate files,
 #     configurations (config.yaml, web.yml, NUT users files) and .build directories out of the
 #     build context (and not the sources); compose restarts on-failure:N, not forever.
@@ -78,6 +81,9 @@ if static_build not in release_script:
     fail(f"scripts/release.sh no longer builds with `{static_build}`; keep the Dockerfile's build the same")
 if stages[0].endswith("-noble") != (stages[-1] == "ubuntu:24.04"):
     fail(f"Dockerfile: build image {stages[0]} and runtime base {stages[-1]} are not the same distribution (glibc)")
+workdirs = re.findall(r"^WORKDIR (\S+)", dockerfile.split("\nFROM ")[-1], re.M)
+if workdirs[-1:] != ["/app"]:
+    fail(f"Dockerfile: the runtime stage works in {workdirs[-1:]}; /app, where the Go exporter's image reads ./config.yaml")
 if image_env.get("WINPOWER_EXPORTER_SERVER_HOST") != "0.0.0.0":
     fail("Dockerfile: WINPOWER_EXPORTER_SERVER_HOST must be 0.0.0.0 (demo binds 127.0.0.1 otherwise)")
 
@@ -166,7 +172,7 @@ for name, value in environment.items():
 print("COMMAND=" + " ".join(command))
 print("PUBLISHED=" + published[0], file=sys.stderr)
 PY
-mkdir -p "$work/secrets" "$work/data"
+mkdir -p "$work/secrets" "$work/data" "$work/app"   # app: the image's working directory
 : >"$work/secrets/winpower_password"   # the secret's default is /dev/null: an empty file
 command="$(sed -n 's/^COMMAND=//p' "$work/container.env")"
 port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
@@ -179,7 +185,7 @@ if ldd "$binary" | grep -q 'libswiftCore'; then
     echo "note: $binary is a dynamic build; the image runs the static one (scripts/check-release.sh passes it)"
 fi
 echo "== the binary with the container's environment and command"
-(cd "$work/data" && exec env -i "${environment[@]}" "$binary" "$command" >"$work/out.txt" 2>"$work/err.txt") &
+(cd "$work/app" && exec env -i "${environment[@]}" "$binary" "$command" >"$work/out.txt" 2>"$work/err.txt") &
 pid=$!
 for _ in $(seq 1 300); do
     # Until the first collection is in: /metrics answers before it, without devices.
@@ -200,7 +206,7 @@ if ! grep -q "^ *[0-9]*: 00000000:$hex_port 00000000:0000 0A" /proc/net/tcp; the
 fi
 echo "listening on 0.0.0.0:$port, /metrics has $(grep -c '^winpower_device_connected{' "$work/metrics.txt") devices"
 echo "== the image's HEALTHCHECK command (wpexporter healthcheck, with the container's environment)"
-(cd "$work/data" && env -i "${environment[@]}" "$binary" healthcheck >"$work/health.txt" 2>&1) \
+(cd "$work/app" && env -i "${environment[@]}" "$binary" healthcheck >"$work/health.txt" 2>&1) \
     || { echo "FAIL: HEALTHCHECK against the running exporter:"; cat "$work/health.txt"; exit 1; }
 grep -qx "healthy: http://127.0.0.1:$port/-/healthy" "$work/health.txt" \
     || { echo "FAIL: HEALTHCHECK output:"; cat "$work/health.txt"; exit 1; }
@@ -212,7 +218,7 @@ pid=""
 [[ $status == 0 ]] || { echo "FAIL: exit status $status on SIGTERM"; cat "$work/err.txt"; exit 1; }
 echo "stopped with status 0 on SIGTERM"
 status=0
-(cd "$work/data" && env -i "${environment[@]}" "$binary" healthcheck >"$work/health.txt" 2>&1) || status=$?
+(cd "$work/app" && env -i "${environment[@]}" "$binary" healthcheck >"$work/health.txt" 2>&1) || status=$?
 if [[ $status != 1 ]] || ! grep -q "^healthcheck: no answer from http://127.0.0.1:$port/-/healthy" "$work/health.txt"; then
     echo "FAIL: HEALTHCHECK after the exporter stopped: status $status"; cat "$work/health.txt"; exit 1
 fi
@@ -242,4 +248,18 @@ echo "healthcheck passes: $(cat "$work/health.txt")"
 kill -TERM "$pid"
 wait "$pid" || true
 pid=""
+echo "== a configuration mounted as the Go exporter's image reads it (/app/config.yaml)"
+# check-config validates for `server` (the compose command is demo): without a file the base URL
+# is missing, and the first line names the paths searched.
+(cd "$work/app" && env -i "${environment[@]}" "$binary" check-config >"$work/check.txt" 2>&1) || true
+grep -q '^configuration file: none found (searched ./config.yaml, ' "$work/check.txt" \
+    || { echo "FAIL: without a configuration file the searched paths are not named:"; head -3 "$work/check.txt"; exit 1; }
+printf 'winpower:\n  base_url: https://winpower.example.com\n  username: admin\n  timeout: 45s\n' >"$work/app/config.yaml"
+printf 'not-a-real-password\n' >"$work/secrets/winpower_password"
+(cd "$work/app" && env -i "${environment[@]}" "$binary" check-config >"$work/check.txt" 2>&1) \
+    || { echo "FAIL: check-config with /app/config.yaml:"; cat "$work/check.txt"; exit 1; }
+if ! grep -qx 'configuration file: ./config.yaml' "$work/check.txt" || ! grep -Eq '^winpower\.timeout +45s +file' "$work/check.txt"; then
+    echo "FAIL: /app/config.yaml was not read:"; head -40 "$work/check.txt"; exit 1
+fi
+echo "/app/config.yaml read as ./config.yaml (winpower.timeout 45s from the file)"
 echo "containers: consistent"

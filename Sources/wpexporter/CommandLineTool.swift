@@ -26,7 +26,7 @@ struct CommandLineTool: Sendable {
             try await execute(try CommandParser.parse(arguments))
             return ExitCode.success.rawValue
         } catch let error as ConfigurationError {
-            let file = error.configurationFile ?? error.unreadFile.map { "\($0) (not read)" } ?? Self.noFile
+            let file = error.configurationFile ?? error.unreadFile.map { "\($0) (not read)" } ?? noFile
             output.standardError("configuration file: \(file)\n")
             report(error.warnings)
             output.standardError(error.description + "\n")
@@ -39,8 +39,16 @@ struct CommandLineTool: Sendable {
         }
     }
 
-    /// What `configuration file:` says when no file was read.
-    static let noFile = "none (defaults, environment and flags only)"
+    /// What `configuration file:` says when no file was read: the paths searched, in order, so
+    /// a file mounted where another program looks for it (the Go exporter's image reads
+    /// `/app/config.yaml`) is seen to be missed.
+    var noFile: String { Self.noFile(searched: ConfigurationInputs(environment: environment, files: files).searchPaths()) }
+
+    /// ``noFile`` for these searched paths (none known: a configuration built in code).
+    static func noFile(searched: [String]) -> String {
+        searched.isEmpty ? "none (defaults, environment and flags only)"
+            : "none found (searched \(searched.joined(separator: ", "))); defaults, environment and flags only"
+    }
 
     private func execute(_ command: Command) async throws {
         switch command {
@@ -52,7 +60,7 @@ struct CommandLineTool: Sendable {
             let loaded = try load(options, purpose: .server)
             // The web configuration file is validated as `server` would, every problem listed.
             let security = try loadWebSecurity(path: loaded.configuration.server.webConfigFile, files: files)
-            let file = loaded.configurationFile ?? Self.noFile
+            let file = loaded.configurationFile ?? noFile
             output.standardOutput("configuration file: \(file)\n\n\(loaded.effectiveSettingsTable())\n")
             report(loaded.warnings + security.warnings)
             output.standardOutput("\nconfiguration is valid\n")

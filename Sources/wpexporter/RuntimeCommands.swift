@@ -34,7 +34,7 @@ struct RuntimeCommands: Sendable {
         let logger = try makeLogger(configuration)
         // Waits (up to 1 s) for log lines still queued for standard output, then closes a log file.
         defer { logger.sink.close() }
-        let file = loaded.configurationFile ?? CommandLineTool.noFile
+        let file = loaded.configurationFile ?? CommandLineTool.noFile(searched: loaded.reloadInputs?.searchPaths() ?? [])
         logger.info("configuration loaded", ["file": .string(file)])
         let source = configuration.servers.isEmpty ? ExporterSettings.target(configuration.winPower.baseURL)
             : "\(configuration.servers.count) WinPower servers (" + configuration.servers.map(\.name).joined(separator: ", ") + ")"

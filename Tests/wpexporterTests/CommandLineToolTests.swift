@@ -119,7 +119,12 @@ private func tool(_ recorder: Recorder, environment: [String: String] = credenti
         #expect(recorder.err.contains("error: ./config.yaml:2:9: server.port: 70000 is out of range"))
         let none = Recorder()
         #expect(await tool(none).run(["check-config", "--port", "70000"]) == 78)
-        #expect(none.err.hasPrefix("configuration file: none (defaults, environment and flags only)\n"))
+        #expect(none.err.hasPrefix("configuration file: none found (searched ./config.yaml, ./config/config.yaml, "
+                                   + "/etc/winpower-exporter/config.yaml); defaults, environment and flags only\n"), "\(none.err)")
+        let home = Recorder()
+        #expect(await tool(home, environment: ["HOME": "/home/op"]).run(["check-config", "--port", "70000"]) == 78)
+        #expect(home.err.hasPrefix("configuration file: none found (searched ./config.yaml, ./config/config.yaml, "
+                                   + "/home/op/.config/winpower-exporter/config.yaml, /etc/winpower-exporter/config.yaml)"), "\(home.err)")
     }
 
     @Test func aMissingConfigurationFileIsNamedAndCountedOnce() async {
