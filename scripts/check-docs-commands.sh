@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every example command of docs/running.md, docs/deployment.md and docs/troubleshooting.md
-# (the ```sh blocks) that can run on a machine without a container engine or systemd, and fails
+# Runs every example command of docs/running.md, docs/deployment.md, docs/troubleshooting.md and
+# the Chinese pages under docs/zh-CN/ (the ```sh blocks) that can run on a machine without a container engine or systemd, and fails
 # on a command that does not work as shown or that this script does not know how to run.
 #
 # Each command runs as written except for these substitutions, which keep it on loopback, in a
@@ -133,7 +133,7 @@ while IFS=$'\t' read -r where command; do
             ;;
     esac
     if [[ "$command" == export\ * ]]; then eval "$local_command"; fi
-done < <(python3 - docs/running.md docs/deployment.md docs/troubleshooting.md <<'PY'
+done < <(python3 - docs/running.md docs/deployment.md docs/troubleshooting.md docs/zh-CN/*.md <<'PY'
 import re, sys
 for path in sys.argv[1:]:
     inside, lines, section = False, [], ""
@@ -149,7 +149,7 @@ for path in sys.argv[1:]:
     for number, line, section in lines:
         if not command:
             start = number
-            release = path.endswith("deployment.md") and section == "Installing a release"
+            release = path.endswith("deployment.md") and section in ("Installing a release", "安装发布版")
         command += line
         if command.endswith("\\"):
             command = command[:-1] + " "
