@@ -171,13 +171,23 @@ wait "$snmp_exporter_pid" 2>/dev/null || true
 prometheus-snmp-exporter --config.file="$work/snmp-exporter.yml" --web.listen-address="127.0.0.1:$exporter_port" \
     >"$work/snmp-exporter-ups.log" 2>&1 &
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$exporter_port/" >/dev/null && break; sleep 0.1; done
+unread=()
 for ups in "${names[@]}"; do
     scrape=$(curl -sf "http://127.0.0.1:$exporter_port/snmp?target=$agent&module=ups_mib@$ups") \
         || { echo "$name: snmp_exporter module ups_mib@$ups failed" >&2; cat "$work/snmp-exporter-ups.log" >&2; exit 1; }
+    # A UPS the agent cannot read (the demo's disconnected one) has no identification, only
+    # upsAlarmsPresent (communications lost): then neither has the scrape.
+    if snmpget -m '' -Oqv -t 5 -r 1 -v 2c -c "$community@$ups" "$agent" 1.3.6.1.2.1.33.1.1.5.0 | grep -q 'No Such'; then
+        if grep -q '^upsIdentName' <<<"$scrape" || ! grep -q '^upsAlarmsPresent 1' <<<"$scrape"; then
+            echo "$name: snmp_exporter module ups_mib@$ups (a UPS without readings) read: $(grep -E '^ups(IdentName|AlarmsPresent)' <<<"$scrape")" >&2; exit 1
+        fi
+        unread+=("$ups")
+        continue
+    fi
     grep -q "^upsIdentName{upsIdentName=\"$ups\"} 1" <<<"$scrape" \
         || { echo "$name: snmp_exporter module ups_mib@$ups read another UPS: $(grep '^upsIdentName' <<<"$scrape")" >&2; exit 1; }
 done
-echo "$name: prometheus-snmp-exporter reads the UPS-MIB module; its values equal snmpget's; ${#names[@]} UPSs through per-UPS modules merging it"
+echo "$name: prometheus-snmp-exporter reads the UPS-MIB module; its values equal snmpget's; ${#names[@]} UPSs through per-UPS modules merging it (without readings, so without identification: ${unread[*]:-none})"
 
 # 4. snmpd with the same system group.
 descr=$(snmpget -m '' -Oqv -t 5 -r 1 -v 2c -c "$community" "$agent" 1.3.6.1.2.1.1.1.0 | tr -d '"')
