@@ -31,6 +31,7 @@ manifest=(
     "static|pip|kubernetes-validate|1.37.0|command kubernetes-validate|the rendered objects validate against Kubernetes' schemas (check-kubernetes.sh)"
     "prometheus|deb|prometheus|2.42.0+ds-5+deb12u1|command prometheus|a real Prometheus scrapes the exporter (e2e-prometheus.sh)"
     "prometheus|deb|prometheus-pushgateway|1.5.1-2+b5|command prometheus-pushgateway|a real Pushgateway takes the push (e2e-prometheus.sh, check-exposition.sh)"
+    "prometheus|deb|prometheus-alertmanager|0.25.0-1+b4|command amtool|a real Alertmanager delivers the Chinese WeCom notifications to a local receiver (check-alertmanager-wecom.sh)"
     "prometheus|deb|apache2-utils|-|command htpasswd|bcrypt hashes for basic auth (e2e-prometheus.sh, http-attacks.sh)"
     "prometheus|pip|prometheus-client|0.26.0|python prometheus_client|the Python client's strict parser reads /metrics (check-exposition.sh)"
     "nut|deb|nut-client|2.8.0-7|command upsc|upsc and upsmon against the NUT server (check-nut-clients.sh, check-nut-upsmon.sh)"
