@@ -19,13 +19,8 @@ cd "$(dirname "$0")/.."
 name=check-alertmanager-wecom
 scripts/ci/tools.sh tests prometheus   # prometheus-alertmanager, amtool, python3 and PyYAML, curl
 work="$(mktemp -d)"
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
+# On exit: the receiver and Alertmanager (this script's jobs), then the scratch directory.
+trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 fail() { echo "$name: FAILED: $*" >&2; [ -f "$work/alertmanager.log" ] && tail -20 "$work/alertmanager.log" >&2; exit 1; }
 
 # --- WeCom's API (gettoken, message/send) and the webhooks, recorded -------------------------
@@ -72,7 +67,6 @@ with open(os.path.join(work, "receiver.port.tmp"), "w") as out:
 os.rename(os.path.join(work, "receiver.port.tmp"), os.path.join(work, "receiver.port"))
 server.serve_forever()
 PY
-pids+=($!)
 for _ in $(seq 100); do [ -f "$work/receiver.port" ] && break; sleep 0.1; done
 [ -f "$work/receiver.port" ] || fail "the local WeCom receiver did not start: $(cat "$work/receiver.log")"
 receiver="http://127.0.0.1:$(cat "$work/receiver.port")"
@@ -104,7 +98,6 @@ grep -q "SUCCESS" "$work/amtool.txt" || fail "amtool check-config: $(cat "$work/
 TZ=Asia/Shanghai prometheus-alertmanager --config.file="$work/alertmanager.yml" --storage.path="$work/data" \
     --web.listen-address=127.0.0.1:0 --cluster.listen-address= --log.level=debug >"$work/alertmanager.log" 2>&1 &
 alertmanager_pid=$!
-pids+=("$alertmanager_pid")
 port=""
 for _ in $(seq 100); do
     port=$(ss -Hltnp 2>/dev/null | awk -v p="pid=$alertmanager_pid," 'index($0, p) {n = split($4, a, ":"); print a[n]; exit}')
