@@ -32,7 +32,7 @@ struct NetSNMPClientTests {
 
     /// The numeric OIDs of net-snmp's `-On` output lines (`.1.3.6… = TYPE: value`), without
     /// the line a v2c walk prints for the final `endOfMibView`.
-    private static func oids(_ output: String) -> [OID] {
+    static func oids(_ output: String) -> [OID] {
         output.split(separator: "\n").filter { !$0.contains("No more variables left in this MIB View") }.compactMap { line in
             line.split(separator: " ", maxSplits: 1).first.flatMap { OID(parsing: String($0)) }
         }

@@ -102,6 +102,19 @@ import WPTestSupport
        .enabled(if: ["snmpget", "snmpbulkwalk"].allSatisfy { ChildProcess.executable(named: $0) != nil },
                 "net-snmp's snmpget and snmpbulkwalk are not installed: skipped"))
 struct NetSNMPVersion3Tests {
+    /// Serves `agent` on a loopback port and runs `body` with the port and a fresh net-snmp home
+    /// directory (removed after), so net-snmp keeps no state between tests.
+    private static func serving(_ agent: SNMPAgent, _ body: (_ port: Int, _ home: String) async throws -> Void) async throws {
+        let server = DatagramServer(configuration: .init(host: "127.0.0.1", port: 0), protocol: agent, logger: .disabled)
+        let task = Task { try await server.run() }
+        defer { task.cancel() }
+        let port = try await server.waitUntilListening().port
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("snmp-home-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        try await body(port, home)
+    }
+
     private static func run(_ tool: String, _ arguments: [String], port: Int, home: String, _ trailing: String...) async throws
         -> (status: Int32, output: String, error: String) {
         let path = try #require(ChildProcess.executable(named: tool))
@@ -116,39 +129,31 @@ struct NetSNMPVersion3Tests {
         let (agent, view) = try SNMPv3Tests.agent(time: {
             Int32(clamping: (ContinuousClock.now - start).components.seconds + 100)
         })
-        let server = DatagramServer(configuration: .init(host: "127.0.0.1", port: 0), protocol: agent, logger: .disabled)
-        let task = Task { try await server.run() }
-        defer { task.cancel() }
-        let port = try await server.waitUntilListening().port
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("snmp-home-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: home) }
-        let reader = ["-l", "authPriv", "-u", "reader", "-a", "SHA-256", "-A", "auth-pass-123", "-x", "AES", "-X", "priv-pass-456"]
+        try await Self.serving(agent) { port, home in
+            let reader = ["-l", "authPriv", "-u", "reader", "-a", "SHA-256", "-A", "auth-pass-123", "-x", "AES", "-X", "priv-pass-456"]
 
-        let get = try await Self.run("snmpget", reader, port: port, home: home, "1.3.6.1.2.1.1.1.0")
-        #expect(get.status == 0, "\(get.error)")
-        #expect(get.output.contains(".1.3.6.1.2.1.1.1.0 = STRING: \"wpexporter UPS agent\""), "\(get.output)")
+            let get = try await Self.run("snmpget", reader, port: port, home: home, "1.3.6.1.2.1.1.1.0")
+            #expect(get.status == 0, "\(get.error)")
+            #expect(get.output.contains(".1.3.6.1.2.1.1.1.0 = STRING: \"wpexporter UPS agent\""), "\(get.output)")
 
-        let walk = try await Self.run("snmpbulkwalk", reader + ["-Cr32"], port: port, home: home, "1.3.6.1")
-        #expect(walk.status == 0, "\(walk.error)")
-        let oids = walk.output.split(separator: "\n").filter { !$0.contains("No more variables left") }.compactMap { line in
-            line.split(separator: " ", maxSplits: 1).first.flatMap { OID(parsing: String($0)) }
+            let walk = try await Self.run("snmpbulkwalk", reader + ["-Cr32"], port: port, home: home, "1.3.6.1")
+            #expect(walk.status == 0, "\(walk.error)")
+            #expect(NetSNMPClientTests.oids(walk.output) == view.instances.map(\.oid))
+
+            let signer = try await Self.run("snmpget", ["-l", "authNoPriv", "-u", "signer", "-a", "SHA-256", "-A", "sign-pass-789"],
+                                            port: port, home: home, "1.3.6.1.2.1.1.1.0")
+            #expect(signer.status == 0, "\(signer.error)")
+
+            let wrongPassword = try await Self.run("snmpget", ["-l", "authPriv", "-u", "reader", "-a", "SHA-256", "-A", "not-the-password",
+                                                               "-x", "AES", "-X", "priv-pass-456"], port: port, home: home, "1.3.6.1.2.1.1.1.0")
+            #expect(wrongPassword.status != 0 && wrongPassword.error.contains("Authentication failure"), "\(wrongPassword.error)")
+
+            let noAuth = try await Self.run("snmpget", ["-l", "noAuthNoPriv", "-u", "reader"], port: port, home: home, "1.3.6.1.2.1.1.1.0")
+            #expect(noAuth.status != 0 && noAuth.error.contains("Unsupported security level"), "\(noAuth.error)")
+
+            let stranger = try await Self.run("snmpget", ["-l", "noAuthNoPriv", "-u", "stranger"], port: port, home: home, "1.3.6.1.2.1.1.1.0")
+            #expect(stranger.status != 0 && stranger.error.contains("Unknown user name"), "\(stranger.error)")
         }
-        #expect(oids == view.instances.map(\.oid))
-
-        let signer = try await Self.run("snmpget", ["-l", "authNoPriv", "-u", "signer", "-a", "SHA-256", "-A", "sign-pass-789"],
-                                        port: port, home: home, "1.3.6.1.2.1.1.1.0")
-        #expect(signer.status == 0, "\(signer.error)")
-
-        let wrongPassword = try await Self.run("snmpget", ["-l", "authPriv", "-u", "reader", "-a", "SHA-256", "-A", "not-the-password",
-                                                           "-x", "AES", "-X", "priv-pass-456"], port: port, home: home, "1.3.6.1.2.1.1.1.0")
-        #expect(wrongPassword.status != 0 && wrongPassword.error.contains("Authentication failure"), "\(wrongPassword.error)")
-
-        let noAuth = try await Self.run("snmpget", ["-l", "noAuthNoPriv", "-u", "reader"], port: port, home: home, "1.3.6.1.2.1.1.1.0")
-        #expect(noAuth.status != 0 && noAuth.error.contains("Unsupported security level"), "\(noAuth.error)")
-
-        let stranger = try await Self.run("snmpget", ["-l", "noAuthNoPriv", "-u", "stranger"], port: port, home: home, "1.3.6.1.2.1.1.1.0")
-        #expect(stranger.status != 0 && stranger.error.contains("Unknown user name"), "\(stranger.error)")
     }
 
     /// A user of each authentication protocol, authPriv with AES: net-snmp derives and
@@ -165,30 +170,25 @@ struct NetSNMPVersion3Tests {
         }
         let view = fullView()
         let agent = SNMPAgent(configuration: .init(communities: [], engine: engine, users: users)) { view }
-        let server = DatagramServer(configuration: .init(host: "127.0.0.1", port: 0), protocol: agent, logger: .disabled)
-        let task = Task { try await server.run() }
-        defer { task.cancel() }
-        let port = try await server.waitUntilListening().port
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("snmp-home-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: home) }
-        func arguments(_ authentication: USMAuthenticationProtocol, as spoken: String? = nil, password: String? = nil) -> [String] {
-            ["-l", "authPriv", "-u", "user-\(authentication)", "-a", spoken ?? "\(authentication)", "-A", password ?? "auth-\(authentication)",
-             "-x", "AES", "-X", "priv-\(authentication)"]
-        }
-        for authentication in USMAuthenticationProtocol.allCases {
-            let get = try await Self.run("snmpget", arguments(authentication), port: port, home: home, "1.3.6.1.2.1.1.1.0")
-            #expect(get.status == 0, "-a \(authentication): \(get.error)")
-            #expect(get.output.contains(".1.3.6.1.2.1.1.1.0 = STRING: \"wpexporter UPS agent\""), "-a \(authentication): \(get.output)")
-        }
-        #expect(agent.statistics.answered == USMAuthenticationProtocol.allCases.count)
-        #expect(agent.securityStatistics.wrongDigests == 0)
+        try await Self.serving(agent) { port, home in
+            func arguments(_ authentication: USMAuthenticationProtocol, as spoken: String? = nil, password: String? = nil) -> [String] {
+                ["-l", "authPriv", "-u", "user-\(authentication)", "-a", spoken ?? "\(authentication)", "-A", password ?? "auth-\(authentication)",
+                 "-x", "AES", "-X", "priv-\(authentication)"]
+            }
+            for authentication in USMAuthenticationProtocol.allCases {
+                let get = try await Self.run("snmpget", arguments(authentication), port: port, home: home, "1.3.6.1.2.1.1.1.0")
+                #expect(get.status == 0, "-a \(authentication): \(get.error)")
+                #expect(get.output.contains(".1.3.6.1.2.1.1.1.0 = STRING: \"wpexporter UPS agent\""), "-a \(authentication): \(get.output)")
+            }
+            #expect(agent.statistics.answered == USMAuthenticationProtocol.allCases.count)
+            #expect(agent.securityStatistics.wrongDigests == 0)
 
-        let otherProtocol = try await Self.run("snmpget", arguments(.sha512, as: "SHA-256"), port: port, home: home, "1.3.6.1.2.1.1.1.0")
-        #expect(otherProtocol.status != 0 && otherProtocol.error.contains("Authentication failure"), "\(otherProtocol.error)")
-        let wrongPassword = try await Self.run("snmpget", arguments(.sha1, password: "not-the-password"), port: port, home: home,
-                                               "1.3.6.1.2.1.1.1.0")
-        #expect(wrongPassword.status != 0 && wrongPassword.error.contains("Authentication failure"), "\(wrongPassword.error)")
-        #expect(agent.securityStatistics.wrongDigests >= 2)
+            let otherProtocol = try await Self.run("snmpget", arguments(.sha512, as: "SHA-256"), port: port, home: home, "1.3.6.1.2.1.1.1.0")
+            #expect(otherProtocol.status != 0 && otherProtocol.error.contains("Authentication failure"), "\(otherProtocol.error)")
+            let wrongPassword = try await Self.run("snmpget", arguments(.sha1, password: "not-the-password"), port: port, home: home,
+                                                   "1.3.6.1.2.1.1.1.0")
+            #expect(wrongPassword.status != 0 && wrongPassword.error.contains("Authentication failure"), "\(wrongPassword.error)")
+            #expect(agent.securityStatistics.wrongDigests >= 2)
+        }
     }
 }
