@@ -13,7 +13,8 @@
 #   - the resolution arrives as "【已恢复】…" with its end time.
 # The example's webhook receivers (another host's name) are pointed at the same local receiver,
 # and the WeCom route's group_wait and group_interval shortened to 1 s and 2 s, so nothing leaves
-# this machine and the check takes seconds. Every port is bound as port 0 and read back.
+# this machine and the check takes seconds. Every port is bound as port 0 and read back (the
+# receiver writes its own, Alertmanager logs the address it bound).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 name=check-alertmanager-wecom
@@ -98,10 +99,12 @@ grep -q "SUCCESS" "$work/amtool.txt" || fail "amtool check-config: $(cat "$work/
 TZ=Asia/Shanghai prometheus-alertmanager --config.file="$work/alertmanager.yml" --storage.path="$work/data" \
     --web.listen-address=127.0.0.1:0 --cluster.listen-address= --log.level=debug >"$work/alertmanager.log" 2>&1 &
 alertmanager_pid=$!
+# It logs the address it bound: `msg="Listening on" address=127.0.0.1:PORT`.
 port=""
 for _ in $(seq 100); do
-    port=$(ss -Hltnp 2>/dev/null | awk -v p="pid=$alertmanager_pid," 'index($0, p) {n = split($4, a, ":"); print a[n]; exit}')
+    port=$(sed -n 's/.*msg="Listening on" address=127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/alertmanager.log" | head -1)
     [ -n "$port" ] && curl -sf "http://127.0.0.1:$port/-/ready" >/dev/null 2>&1 && break
+    kill -0 "$alertmanager_pid" 2>/dev/null || break
     sleep 0.2
 done
 [ -n "$port" ] || fail "Alertmanager is not listening"
