@@ -55,6 +55,9 @@ package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Du
     private let lastSuccessInstant = Mutex<C.Instant?>(nil)
     /// Every device as last read (a leaf lock).
     private let publishedDevices = Mutex(DeviceReadings.empty)
+    /// Called after each collection has published everything it read (snapshot, devices,
+    /// health), and after each republish of a hung one (``recordSkippedCollections(total:)``).
+    private let onPublish: @Sendable () -> Void
 
     /// Creates a collector and renders its first snapshot (no devices, `winpower_exporter_up 0`).
     ///
@@ -65,8 +68,13 @@ package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Du
     ///   - clock: the monotonic clock for durations and staleness (tests inject a manual clock).
     ///   - wallClock: the wall clock for timestamps.
     ///   - logger: where cycle failures and recoveries are logged.
+    ///   - published: called once each collection (or a republish of a hung one) has published
+    ///     all it read, on the collecting task: whoever calls ``collect()`` publishes, so
+    ///     nothing downstream depends on who drives collections (a scheduler or a test).
     package init(configuration: CollectorConfiguration, client: any WinPowerClient, meter: EnergyMeter<C>,
-                clock: C, wallClock: @escaping @Sendable () -> Date, logger: WPLogger) {
+                clock: C, wallClock: @escaping @Sendable () -> Date, logger: WPLogger,
+                published: @escaping @Sendable () -> Void = {}) {
+        self.onPublish = published
         self.configuration = configuration
         self.client = client
         self.meter = meter
@@ -141,10 +149,13 @@ package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Du
             return render(&state, energy, at: now, wall: wallClock(), generatedAt: state.health.lastFinished)
         }
         guard let next else { return false }
-        return publish(encodedHere(next))
+        guard publish(encodedHere(next)) else { return false }
+        onPublish()
+        return true
     }
 
-    /// Runs one cycle: fetch → integrate → persist → render → publish. Never throws.
+    /// Runs one cycle: fetch → integrate → persist → render → publish, then calls `published`
+    /// (given at creation). Never throws.
     ///
     /// Errors are counted in `winpower_exporter_scrape_errors_total{error_type}` and reported in
     /// ``health``; the snapshot published after a failure keeps energy counters and withdraws
@@ -245,6 +256,7 @@ package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Du
             totals.ledger.inOutage ? CollectorHealth.DeviceOutage(deviceID: id, since: totals.ledger.lastStart) : nil
         }.sorted { $0.deviceID < $1.deviceID }
         publishedHealth.withLock { $0 = health }
+        onPublish()
     }
 
     /// Families of the shared energy meter's health: the same for every server, so a

@@ -138,6 +138,8 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     package let meter: EnergyMeter<C>
     /// The servers: one unnamed member for `winpower`, one per `servers` entry; reloads change them.
     package let fleet: ServerFleet<C>
+    /// Every collection's way to the front ends (``FleetPublication``).
+    package let publication: FleetPublication<C>
     /// Merges several servers' expositions into `/metrics` (idle for a single server).
     package let merger: ExpositionMerger<C>
     package let server: any Listener<ConnectionStatistics>
@@ -246,22 +248,14 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         let meter = self.meter
         let fleet = ServerFleet<C>(members: [])
         self.fleet = fleet
-        let afterCollection = options.afterCollection
-        // The SNMP agent's notifications follow each publish, whoever publishes: the merger
-        // for named servers, the unnamed server of `winpower` straight to `/metrics` (one
-        // closure for both, so a reload between the two shapes keeps them). The agent is made
-        // further down.
-        let notify = Mutex<(@Sendable () -> Void)?>(nil)
-        let afterPublish: @Sendable () -> Void = {
-            notify.withLock { $0 }?()
-            afterCollection()
-        }
-        merger = ExpositionMerger(spacing: options.mergeSpacing, clock: clock, parts: {
-            fleet.pipelines.map { $0.collector.snapshot.chunks } + [WinPowerCollector<C>.processWideChunks(meter)]
-        }, afterMerge: afterPublish)
-        let makeMember = Self.memberFactory(meter: meter, merger: merger, clock: clock, wallClock: wallClock,
+        // Every collection reaches the front ends the same way, whatever the shape.
+        let publication = FleetPublication(fleet: fleet, meter: meter, spacing: options.mergeSpacing, clock: clock,
+                                           afterCollection: options.afterCollection)
+        self.publication = publication
+        merger = publication.merger
+        let makeMember = Self.memberFactory(meter: meter, publication: publication, clock: clock, wallClock: wallClock,
                                             logger: components, graceful: gracefulShutdownTimeout,
-                                            saveWait: options.energySaveWait, afterPublish: afterPublish)
+                                            saveWait: options.energySaveWait)
         var members: [ServerFleet<C>.Member] = []
         for entry in Self.serverEntries(configuration) {
             do {
@@ -274,7 +268,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         fleet.replace(with: members)
         if !configuration.servers.isEmpty { merger.publish() }
         let ownListener = self.ownListener
-        applier = ReloadApplier(running: running, fleet: fleet, merger: merger, meter: meter,
+        applier = ReloadApplier(running: running, fleet: fleet, publication: publication, meter: meter,
                                 makeMember: makeMember, makeClient: makeClient,
                                 ownListener: { ownListener.isSet })
         let applier = self.applier
@@ -297,7 +291,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             let names = NUTFleetSource(fleet: fleet, settings: Self.nutSettings(configuration.nut), version: BuildInfo.exporterVersion,
                                        meter: configuration.nut.address != nil || configuration.snmp.address != nil ? meter : nil)
             snmp = try SNMPService.make(configuration, source: SNMPFleetSource(
-                fleet: fleet, names: names, system: Self.systemGroup(configuration.snmp),
+                names: names, system: Self.systemGroup(configuration.snmp),
                 defaultUPS: configuration.snmp.defaultUPS, version: BuildInfo.exporterVersion,
                 lowBatteryTime: Double(configuration.nut.batteryRuntimeLow.components.seconds), clock: clock,
                 wallClock: wallClock),
@@ -310,7 +304,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             store.close()
             throw error
         }
-        if let snmp { notify.withLock { $0 = { snmp.notify() } } }
+        if let snmp { publication.subscribe { snmp.published($0) } }
         let nutServer = self.nutServer
         let nutAddress = configuration.nut.listen
         let merger = self.merger
@@ -489,25 +483,22 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                               single: nil, servers: servers)
     }
 
-    /// Makes a server's pipeline around its client: a named server publishes to the merger
-    /// (whose merge runs `afterPublish`), the unnamed one of `winpower` straight to `/metrics`
-    /// and runs `afterPublish` itself.
-    private static func memberFactory(meter: EnergyMeter<C>, merger: ExpositionMerger<C>, clock: C,
+    /// Makes a server's pipeline around its client, its collector publishing to `publication`.
+    private static func memberFactory(meter: EnergyMeter<C>, publication: FleetPublication<C>, clock: C,
                                       wallClock: @escaping @Sendable () -> Date, logger: WPLogger, graceful: Duration,
-                                      saveWait: Duration,
-                                      afterPublish: @escaping @Sendable () -> Void) -> ServerFleet<C>.MemberFactory {
+                                      saveWait: Duration) -> ServerFleet<C>.MemberFactory {
         return { entry, client, configuration in
             let fields: [String: LogValue] = entry.name.isEmpty ? [:] : ["server": .string(entry.name)]
             var collectorConfiguration = ServerPipeline<C>.collectorConfiguration(entry, configuration)
             collectorConfiguration.saveWait = saveWait
             let collector = WinPowerCollector(configuration: collectorConfiguration,
                                               client: client, meter: meter, clock: clock, wallClock: wallClock,
-                                              logger: logger.component("collector", fields: fields))
+                                              logger: logger.component("collector", fields: fields),
+                                              published: publication.publisher(server: entry.name))
             let pipeline = ServerPipeline(
                 name: entry.name, labels: collector.configuration.seriesLabels, collector: collector,
                 interval: collector.configuration.interval, gracefulShutdownTimeout: graceful, clock: clock,
-                logger: logger.component("scheduler", fields: fields),
-                published: entry.name.isEmpty ? afterPublish : merger.publisher())
+                logger: logger.component("scheduler", fields: fields))
             return ServerFleet<C>.Member(entry: entry, interval: collector.configuration.interval, client: client,
                                          pipeline: pipeline)
         }

@@ -26,20 +26,20 @@ import WPEnergy
 package final class ReloadApplier<C: Clock>: Sendable where C.Duration == Duration {
     private let running: RunningConfiguration
     private let fleet: ServerFleet<C>
-    private let merger: ExpositionMerger<C>
+    private let publication: FleetPublication<C>
     private let meter: EnergyMeter<C>
     private let makeMember: ServerFleet<C>.MemberFactory
     private let makeClient: ClientFactory
     /// Whether the exporter serves its own listener (`run`), so its settings need a restart.
     private let ownListener: @Sendable () -> Bool
 
-    package init(running: RunningConfiguration, fleet: ServerFleet<C>, merger: ExpositionMerger<C>, meter: EnergyMeter<C>,
+    package init(running: RunningConfiguration, fleet: ServerFleet<C>, publication: FleetPublication<C>, meter: EnergyMeter<C>,
                  makeMember: @escaping ServerFleet<C>.MemberFactory, makeClient: @escaping ClientFactory,
                  ownListener: @escaping @Sendable () -> Bool = { true }) {
         self.ownListener = ownListener
         self.running = running
         self.fleet = fleet
-        self.merger = merger
+        self.publication = publication
         self.meter = meter
         self.makeMember = makeMember
         self.makeClient = makeClient
@@ -74,7 +74,7 @@ package final class ReloadApplier<C: Clock>: Sendable where C.Duration == Durati
             fleet.start(changed)
         }
         if !renames.isEmpty {
-            merger.publish()
+            publication.republish()
             await fleet.awaitStopped(renames.sources)
             let moved = meter.rekey(closing: renames.sources) { renames.migration.moves($0).moves }
             fleet.start(renames.targets)
@@ -98,7 +98,7 @@ package final class ReloadApplier<C: Clock>: Sendable where C.Duration == Durati
             warnings.append("servers[\(server)] removed: its \(count) energy totals stay stored but are no longer "
                             + "exported; a new entry with energy_from: \(server) continues them")
         }
-        merger.publish()
+        publication.republish()
         applied.servers = next.servers
         applied.winPower = next.winPower
         applied.scheduler.collectionInterval = next.scheduler.collectionInterval

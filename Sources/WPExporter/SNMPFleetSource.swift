@@ -4,24 +4,38 @@ import WPClient
 import WPCollector
 import WPSNMP
 
-/// The SNMP agent's data: one UPS-MIB view per UPS of the fleet, from the collectors'
-/// published readings (never from WinPower), named as the NUT server names them (so
-/// `community@rack-a` and `MONITOR rack-a@host` reach the same UPS).
+/// The SNMP agent's data: one UPS-MIB view per UPS of the fleet, from the fleet's published
+/// state (never from WinPower), named as the NUT server names them (so `community@rack-a` and
+/// `MONITOR rack-a@host` reach the same UPS).
 ///
-/// The views are rebuilt once per published collection (the first request after it), and
-/// when a reading served goes stale, under a lock held for that CPU work only; a request then
-/// costs a dictionary lookup. A UPS whose reading is stale (older than its collector's
-/// staleness window) or disconnected is served with the `system` group and
-/// `upsAlarmCommunicationsLost` only, never old readings nor its identification, whether or not
-/// collections are still published (while WinPower is down, none is).
+/// The views are built once per publication (``rebuild(_:)``, on the publishing task), never
+/// by a request: a request costs a dictionary lookup and a clock read under a lock held for
+/// nothing else. A UPS whose reading is stale (older than its collector's staleness window)
+/// or disconnected is served with the `system` group and `upsAlarmCommunicationsLost` only,
+/// never old readings nor its identification, whether or not collections are still published
+/// (while WinPower is down, none is): each build makes that view too, with the instant its
+/// readings expire, and a request after that instant is answered from it.
 package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Duration {
+    /// One UPS as built: its views with readings and without, and when the first expires.
+    private struct Entry {
+        var name: String
+        var fresh: (table: MIBTable, values: UPSMIBValues)
+        var stale: (table: MIBTable, values: UPSMIBValues)
+        /// When its readings go stale; `nil`: stale (or disconnected) already when built.
+        var expiry: C.Instant?
+
+        func served(at now: C.Instant) -> (table: MIBTable, values: UPSMIBValues) {
+            guard let expiry, now <= expiry else { return stale }
+            return fresh
+        }
+    }
+
     private struct Cache {
-        var built: [ObjectIdentifier] = []
-        /// Views by lower-cased UPS name, and the first UPS's name.
-        var views: [String: MIBTable] = [:]
+        /// Entries by lower-cased UPS name, their order, and the first UPS's name.
+        var entries: [String: Entry] = [:]
+        var order: [String] = []
         var first: String?
         var byDevice: [String: String] = [:]
-        var values: [(name: String, values: UPSMIBValues)] = []
         /// Each UPS's alarm rows (RFC 1628: ids from 1, a new id for each new row, constant
         /// while the row lasts; `upsAlarmTime` when detected, 0 for what was present at the
         /// agent's start), by lower-cased UPS name.
@@ -32,13 +46,8 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
         var selfTests: [String: SelfTestRecord] = [:]
         var testEnds: [String: Date] = [:]
         var builtOnce = false
-        /// When the first UPS served with readings goes stale (its reading older than its
-        /// collector's staleness window): the views are rebuilt then even without a new
-        /// collection, as while WinPower is down none is published.
-        var staleAt: C.Instant?
     }
 
-    private let fleet: ServerFleet<C>
     private let names: NUTFleetSource<C>
     private let system: SystemGroup
     private let defaultUPS: String?
@@ -56,9 +65,8 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
     ///     each UPS's view names the UPS.
     ///   - defaultUPS: `snmp.default_ups`: a device id or UPS name; else the first UPS.
     ///   - wallClock: the wall clock the outage ledger's self-test times are in.
-    package init(fleet: ServerFleet<C>, names: NUTFleetSource<C>, system: SystemGroup, defaultUPS: String?, version: String,
+    package init(names: NUTFleetSource<C>, system: SystemGroup, defaultUPS: String?, version: String,
                  lowBatteryTime: Double, clock: C, wallClock: @escaping @Sendable () -> Date) {
-        self.fleet = fleet
         self.names = names
         self.system = system
         self.defaultUPS = defaultUPS
@@ -73,13 +81,14 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
     /// The view of the UPS `context` selects: `""` the default UPS, else a UPS name (any case)
     /// or device id; `nil` for none (the request is dropped and counted).
     package func view(context: String) -> (any SNMPMIBView)? {
-        let table: MIBTable? = current { cache in
+        let now = clock.now
+        let table: MIBTable? = cache.withLock { cache in
             if context.isEmpty {
                 let chosen = defaultUPS.map { cache.byDevice[$0] ?? $0.lowercased() } ?? cache.first
-                return chosen.flatMap { cache.views[$0] } ?? (cache.views.isEmpty ? Self.empty(system) : nil)
+                return chosen.flatMap { cache.entries[$0]?.served(at: now).table } ?? (cache.entries.isEmpty ? Self.empty(system) : nil)
             }
             let key = cache.byDevice[context] ?? context.lowercased()
-            return cache.views[key]
+            return cache.entries[key]?.served(at: now).table
         }
         guard let table else { return nil }
         // Without a selector the agent speaks for itself: its own sysName, not the default UPS's.
@@ -89,7 +98,10 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
 
     /// Every UPS's values as served now, in list order (the notifier's input).
     package func upsValues() -> [(name: String, values: UPSMIBValues)] {
-        current { $0.values }
+        let now = clock.now
+        return cache.withLock { cache in
+            cache.order.compactMap { cache.entries[$0] }.map { ($0.name, $0.served(at: now).values) }
+        }
     }
 
     /// A view with the system group only: before the first collection, the agent still
@@ -118,37 +130,36 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
         return rows.map { UPSMIBValues.Alarm(id: $0.value.id, alarm: $0.key, time: $0.value.time) }.sorted { $0.id < $1.id }
     }
 
-    private func current<T>(_ body: (Cache) -> T) -> T {
-        let collectors = fleet.pipelines.map { (name: $0.name, collector: $0.collector) }
-        let readings = collectors.map { $0.collector.devices }
-        let identities = readings.map(ObjectIdentifier.init)
-        let now = clock.now
-        let outdated = { (cache: Cache) in cache.built != identities || cache.staleAt.map { now > $0 } == true }
-        let served = cache.withLock { outdated($0) } ? names.servedNames() : nil
-        return cache.withLock { cache in
-            if let served, outdated(cache) {
-                rebuild(&cache, collectors: collectors, readings: readings, names: served)
-                cache.built = identities
-            }
-            return body(cache)
-        }
+    /// Builds every UPS's views from `state` (a publication): the names first (the NUT
+    /// naming), then the views, outside the lock; the lock is held to carry alarm rows and
+    /// self-test ends over and to swap the result in.
+    package func rebuild(_ state: FleetState<C>) {
+        let served = names.servedNames()
+        cache.withLock { cache in rebuild(&cache, servers: state.servers, names: served) }
     }
 
-    private func rebuild(_ cache: inout Cache, collectors: [(name: String, collector: WinPowerCollector<C>)],
-                         readings: [WinPowerCollector<C>.DeviceReadings], names: [(key: String, name: String)]) {
+    private func rebuild(_ cache: inout Cache, servers: [FleetState<C>.Server], names: [(key: String, name: String)]) {
         var byKey: [String: (reading: WinPowerCollector<C>.DeviceReadings.Reading, collector: WinPowerCollector<C>,
                              selfTest: SelfTestRecord?, outageStart: Date?)] = [:]
-        for (server, readings) in zip(collectors, readings) {
-            for reading in readings.readings {
+        for server in servers {
+            for reading in server.devices.readings {
                 byKey[NUTFleetSource<C>.key(server: server.name, device: reading.device.id)] =
-                    (reading, server.collector, readings.selfTests[reading.device.id], readings.outageStarts[reading.device.id])
+                    (reading, server.collector, server.devices.selfTests[reading.device.id],
+                     server.devices.outageStarts[reading.device.id])
             }
         }
-        var views: [String: MIBTable] = [:]
+        let instant = clock.now
+        // A UPS served without its readings since the last build keeps that view's alarm row.
+        for (key, entry) in cache.entries {
+            guard let expiry = entry.expiry, instant > expiry else { continue }
+            cache.alarmRows[key] = Dictionary(entry.stale.values.alarms.map { ($0.alarm, (id: $0.id, time: $0.time)) },
+                                              uniquingKeysWith: { first, _ in first })
+            cache.nextAlarmID[key] = Self.after(entry.stale.values.alarms.map(\.id).max() ?? 0)
+        }
+        var entries: [String: Entry] = [:]
+        var order: [String] = []
         var byDevice: [String: String] = [:]
-        var values: [(name: String, values: UPSMIBValues)] = []
         var selfTests: [String: SelfTestRecord] = [:]
-        var staleAt: C.Instant?
         let now = wallClock()
         for (key, name) in names {
             guard let (reading, collector, record, outageStart) = byKey[key] else { continue }
@@ -164,36 +175,50 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
             let test = UPSMIBMapping.TestTimes(record: record, agentStart: startWall, now: now, end: cache.testEnds[lowered])
             var ups = UPSMIBMapping.values(of: device, name: name, agentVersion: version, lowBatteryTime: lowBatteryTime, test: test,
                                            onBatterySince: outageStart, now: now)
-            if device.connected == false || collector.age(of: reading.readAt) > collector.configuration.stalenessWindow {
-                // The identification goes with the readings: NUT's snmp-ups started now would find
-                // upsIdentModel, start, and drop for good every object it found no instance of;
-                // without it, the driver exits ("did not match this device") and its service
-                // manager starts it again until the UPS is read (docs/snmp.md).
-                var stale = UPSMIBValues()
-                stale.alarms = [.init(id: UPSMIB.WellKnownAlarm.communicationsLost.rawValue, alarm: .communicationsLost)]
-                ups = stale
+            let expiry = reading.readAt.advanced(by: collector.configuration.stalenessWindow)
+            // The identification goes with the readings: NUT's snmp-ups started now would find
+            // upsIdentModel, start, and drop for good every object it found no instance of;
+            // without it, the driver exits ("did not match this device") and its service
+            // manager starts it again until the UPS is read (docs/snmp.md).
+            var stale = UPSMIBValues()
+            let entry: Entry
+            if device.connected == false || instant > expiry {
+                stale.alarms = alarmRows(for: lowered, present: [.communicationsLost], in: &cache)
+                let view = table(name: name, stale)
+                entry = Entry(name: name, fresh: (view, stale), stale: (view, stale), expiry: nil)
             } else {
-                let expiry = reading.readAt.advanced(by: collector.configuration.stalenessWindow)
-                staleAt = staleAt.map { min($0, expiry) } ?? expiry
+                ups.alarms = alarmRows(for: lowered, present: ups.alarms.map(\.alarm), in: &cache)
+                // Lost communication once the readings expire: the row it will have then.
+                let lost = cache.alarmRows[lowered]?[.communicationsLost]
+                    ?? (id: cache.nextAlarmID[lowered] ?? 1, time: SNMPService<C>.ticks(start.duration(to: expiry)))
+                stale.alarms = [.init(id: lost.id, alarm: .communicationsLost, time: lost.time)]
+                entry = Entry(name: name, fresh: (table(name: name, ups), ups), stale: (table(name: name, stale), stale),
+                              expiry: expiry)
             }
-            ups.alarms = alarmRows(for: name.lowercased(), present: ups.alarms.map(\.alarm), in: &cache)
-            var builder = MIBBuilder()
-            var system = self.system
-            system.name = name
-            system.add(to: &builder)
-            ups.add(to: &builder)
-            views[lowered] = builder.build()
+            entries[lowered] = entry
+            order.append(lowered)
             if byDevice[device.id] == nil { byDevice[device.id] = lowered }
-            values.append((name, ups))
         }
-        cache.alarmRows = cache.alarmRows.filter { views[$0.key] != nil }
+        cache.alarmRows = cache.alarmRows.filter { entries[$0.key] != nil }
         cache.selfTests = selfTests
-        cache.testEnds = cache.testEnds.filter { views[$0.key] != nil }
+        cache.testEnds = cache.testEnds.filter { entries[$0.key] != nil }
         cache.builtOnce = true
-        cache.staleAt = staleAt
-        cache.views = views
+        cache.entries = entries
+        cache.order = order
         cache.byDevice = byDevice
-        cache.first = names.first.map { $0.name.lowercased() }.flatMap { views[$0] == nil ? nil : $0 }
-        cache.values = values
+        cache.first = names.first.map { $0.name.lowercased() }.flatMap { entries[$0] == nil ? nil : $0 }
     }
+
+    /// The view of one UPS: the `system` group naming it, and its UPS-MIB values.
+    private func table(name: String, _ values: UPSMIBValues) -> MIBTable {
+        var builder = MIBBuilder()
+        var system = self.system
+        system.name = name
+        system.add(to: &builder)
+        values.add(to: &builder)
+        return builder.build()
+    }
+
+    /// The alarm id after `id` (ids run from 1 to 2^31 - 1, then wrap).
+    private static func after(_ id: UInt32) -> UInt32 { id >= UInt32(Int32.max) ? 1 : id + 1 }
 }

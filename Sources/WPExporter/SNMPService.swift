@@ -125,10 +125,16 @@ package final class SNMPService<C: Clock>: Sendable where C.Duration == Duration
         self.start = start
     }
 
-    /// After a published collection: the UPS-MIB views rebuilt, and each UPS's notifications (on battery, test completed,
-    /// alarms added and removed) to the receivers. Returns at once (the loop sends).
+    /// A publication of the fleet (``FleetPublication``): the UPS-MIB views rebuilt from it,
+    /// then each UPS's notifications sent. Runs on the publishing task; returns at once.
+    package func published(_ state: FleetState<C>) {
+        source.rebuild(state)
+        notify()
+    }
+
+    /// Each UPS's notifications (on battery, test completed, alarms added and removed) since
+    /// the last call, to the receivers. Returns at once (the loop sends).
     package func notify() {
-        // The views are rebuilt here, after the publish, rather than by the first request.
         let current = source.upsValues()
         guard let sender else { return }
         let now = start.duration(to: clock.now)

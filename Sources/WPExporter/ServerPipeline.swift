@@ -29,9 +29,11 @@ package final class ServerPipeline<C: Clock>: Sendable where C.Duration == Durat
     ///   - gracefulShutdownTimeout: how long a collection in flight may finish at shutdown.
     ///   - clock: drives the scheduler.
     ///   - logger: the scheduler's logger.
-    ///   - published: called after each collection and each republish of a hung one.
+    ///
+    /// The collector publishes on its own (its `published` hook): a collection this scheduler
+    /// runs and one a test drives reach the fleet's publication alike.
     package init(name: String, labels: [SeriesLabel], collector: WPCollector.WinPowerCollector<C>, interval: Duration,
-         gracefulShutdownTimeout: Duration, clock: C, logger: WPLogger, published: @escaping @Sendable () -> Void) {
+         gracefulShutdownTimeout: Duration, clock: C, logger: WPLogger) {
         self.name = name
         self.labels = labels
         self.collector = collector
@@ -40,9 +42,8 @@ package final class ServerPipeline<C: Clock>: Sendable where C.Duration == Durat
                               clock: clock, logger: logger,
                               // Republishes at once: a hung collection publishes nothing until
                               // it times out, yet its readings must go stale on time.
-                              onSkip: { if collector.recordSkippedCollections(total: $0.skipped) { published() } }) { _ in
+                              onSkip: { collector.recordSkippedCollections(total: $0.skipped) }) { _ in
             await collector.collect()
-            published()
         }
     }
 
