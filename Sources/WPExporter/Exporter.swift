@@ -142,13 +142,19 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     package let publication: FleetPublication<C>
     /// Merges several servers' expositions into `/metrics` (idle for a single server).
     package let merger: ExpositionMerger<C>
-    package let server: any Listener<ConnectionStatistics>
+    /// The exporter's own HTTP listener (only ``run(onListening:reloadRequests:until:)`` runs it).
+    package let http: HTTPFrontEnd
+    package var server: any Listener<ConnectionStatistics> { http.server }
     package let scrape: ScrapeMetrics
     package let endpoints: Endpoints
+    /// The front ends besides the HTTP listener, in the order they start: the NUT server, the
+    /// SNMP agent, the push loop, each when configured.
+    package let frontEnds: [any FrontEnd]
     /// Pushes to `push.url` when it is set.
     package let pushLoop: PushLoop<C>?
     /// Serves every UPS over the NUT network protocol when `nut.listen` is set.
-    package let nutServer: (any Listener<LineServerStatistics>)?
+    package let nut: NUTFrontEnd<C>?
+    package var nutServer: (any Listener<LineServerStatistics>)? { nut?.server }
     /// The SNMP agent of `snmp.listen`, its notifications and their informs; `nil` when off.
     package let snmp: SNMPService<C>?
     /// Whether the listener speaks TLS (the web configuration file sets it up).
@@ -223,9 +229,74 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         let running = RunningConfiguration(configuration)
         self.running = running
         gracefulShutdownTimeout = configuration.scheduler.gracefulShutdownTimeout
+        // The store: it holds the data directory's lock, released on every failure below.
         let storage = ExporterSettings.storage(configuration.storage)
+        let store = try Self.openStore(configuration, storage: storage, options: options, logger: logger, components: components)
+        self.store = store
+        do throws(ExporterError) {
+            // The meter, the fleet and its publication.
+            let meter = try Self.openMeter(configuration, storage: storage, store: store, clock: clock, logger: components)
+            self.meter = meter
+            let fleet = ServerFleet<C>(members: [])
+            self.fleet = fleet
+            let publication = FleetPublication(fleet: fleet, meter: meter, spacing: options.mergeSpacing, clock: clock,
+                                               afterCollection: options.afterCollection)
+            self.publication = publication
+            merger = publication.merger
+            let makeMember = Self.memberFactory(meter: meter, publication: publication, clock: clock, wallClock: wallClock,
+                                                logger: components, graceful: gracefulShutdownTimeout,
+                                                saveWait: options.energySaveWait)
+            fleet.replace(with: try Self.members(configuration, makeMember: makeMember, makeClient: makeClient))
+            if !configuration.servers.isEmpty { merger.publish() }
+            let ownListener = self.ownListener
+            let applier = ReloadApplier(running: running, fleet: fleet, publication: publication, meter: meter,
+                                        makeMember: makeMember, makeClient: makeClient, ownListener: { ownListener.isSet })
+            self.applier = applier
+            reloader = Self.reloader(options.reload, applier: applier, running: running, logger: logger,
+                                     components: components, wallClock: wallClock)
+            let scrape = try Self.scrapeMetrics(reloader)
+            self.scrape = scrape
+
+            // The front ends, each from its section and the published state.
+            // One naming of the UPSs for NUT and SNMP (`community@rack-a` and `rack-a@host` alike).
+            let names = NUTFleetSource(fleet: fleet, settings: Self.nutSettings(configuration.nut), version: BuildInfo.exporterVersion,
+                                       meter: configuration.nut.address != nil || configuration.snmp.address != nil ? meter : nil)
+            let snmp = try SNMPService.make(configuration, source: SNMPFleetSource(
+                names: names, system: Self.systemGroup(configuration.snmp),
+                defaultUPS: configuration.snmp.defaultUPS, version: BuildInfo.exporterVersion,
+                lowBatteryTime: Double(configuration.nut.batteryRuntimeLow.components.seconds), clock: clock,
+                wallClock: wallClock),
+                engineDirectory: options.energyStorage.isDataDirectory ? configuration.storage.dataDirectory : nil,
+                registry: scrape.registry, clock: clock, logger: components)
+            self.snmp = snmp
+            if let snmp { publication.subscribe { snmp.published($0) } }
+            let nut = try NUTFrontEnd<C>.make(configuration.nut, names: names, tls: options.webSecurity.tls,
+                                              maxConnections: budget.map(\.lineConnections), passwords: options.webSecurity.passwords,
+                                              registry: scrape.registry, listeners: options.listeners, logger: components)
+            self.nut = nut
+            let endpoints = Self.endpoints(configuration, fleet: fleet, merger: merger, meter: meter, store: store, scrape: scrape,
+                                           reloader: reloader, nut: nut, snmp: snmp, wallClock: wallClock)
+            self.endpoints = endpoints
+            http = try Self.httpFrontEnd(configuration, endpoints: endpoints, scrape: scrape, budget: budget,
+                                         options: options, logger: components)
+            isSecure = options.webSecurity.tls != nil
+            let pushLoop = try Self.makePushLoop(configuration.push, clock: clock, logger: components) { endpoints.textExposition() }
+            self.pushLoop = pushLoop
+            let listed: [(any FrontEnd)?] = [nut, snmp, pushLoop]
+            frontEnds = listed.compactMap { $0 }
+        } catch {
+            store.close()
+            throw error
+        }
+    }
+
+    /// Opens the energy store of `storage.data_dir` (taking its lock) or in memory, and says
+    /// where the totals are kept.
+    private static func openStore(_ configuration: ExporterConfiguration, storage: StorageConfiguration, options: Options,
+                                  logger: WPLogger, components: WPLogger) throws(ExporterError) -> any EnergyStore {
+        let store: any EnergyStore
         do {
-            store = try options.energyStorage.make(storage, components.component("storage"), wallClock)
+            store = try options.energyStorage.make(storage, components.component("storage"), options.wallClock)
         } catch {
             throw .dataDirectory(error)
         }
@@ -238,115 +309,87 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             logger.info("energy totals kept in memory only: they start from zero and end with the process",
                         ["store": .string(store.location)])
         }
-        let store = self.store
-        do {
-            meter = try Self.openMeter(configuration, storage: storage, store: store, clock: clock, logger: components)
-        } catch {
-            store.close()
-            throw .dataDirectory(error)
-        }
-        let meter = self.meter
-        let fleet = ServerFleet<C>(members: [])
-        self.fleet = fleet
-        // Every collection reaches the front ends the same way, whatever the shape.
-        let publication = FleetPublication(fleet: fleet, meter: meter, spacing: options.mergeSpacing, clock: clock,
-                                           afterCollection: options.afterCollection)
-        self.publication = publication
-        merger = publication.merger
-        let makeMember = Self.memberFactory(meter: meter, publication: publication, clock: clock, wallClock: wallClock,
-                                            logger: components, graceful: gracefulShutdownTimeout,
-                                            saveWait: options.energySaveWait)
+        return store
+    }
+
+    /// One member per server of `configuration`, each with its client.
+    private static func members(_ configuration: ExporterConfiguration, makeMember: ServerFleet<C>.MemberFactory,
+                                makeClient: ClientFactory) throws(ExporterError) -> [ServerFleet<C>.Member] {
         var members: [ServerFleet<C>.Member] = []
-        for entry in Self.serverEntries(configuration) {
+        for entry in serverEntries(configuration) {
             do {
                 members.append(makeMember(entry, try makeClient(entry), configuration))
             } catch {
-                store.close()
                 throw .client(server: entry.name, reason: "\(error)")
             }
         }
-        fleet.replace(with: members)
-        if !configuration.servers.isEmpty { merger.publish() }
-        let ownListener = self.ownListener
-        applier = ReloadApplier(running: running, fleet: fleet, publication: publication, meter: meter,
-                                makeMember: makeMember, makeClient: makeClient,
-                                ownListener: { ownListener.isSet })
-        let applier = self.applier
+        return members
+    }
+
+    /// The reloader of SIGHUP and `POST /-/reload`: applies through `applier`, then makes the
+    /// passwords now in effect the log's secrets (a rotated one is masked too).
+    private static func reloader(_ load: ConfigReloader.Load?, applier: ReloadApplier<C>, running: RunningConfiguration,
+                                 logger: WPLogger, components: WPLogger,
+                                 wallClock: @escaping @Sendable () -> Date) -> ConfigReloader {
         let redactor = logger.redactor
-        reloader = ConfigReloader(load: options.reload, apply: { next in
+        return ConfigReloader(load: load, apply: { next in
             let applied = try await applier.apply(next)
-            // The passwords now in effect are the log's secrets (a rotated one is masked too).
             ExporterSecrets.register(running.value, in: redactor)
             return applied
         }, logger: components.component("reload"), now: wallClock)
+    }
+
+    /// The exporter's own per-scrape metrics, the reload status among them.
+    private static func scrapeMetrics(_ reloader: ConfigReloader) throws(ExporterError) -> ScrapeMetrics {
         do {
-            scrape = try ScrapeMetrics(build: .current)
+            let scrape = try ScrapeMetrics(build: .current)
             try reloader.register(in: scrape.registry)
+            return scrape
         } catch {
-            store.close()
             throw .metrics(error)
         }
-        do throws(ExporterError) {
-            // One naming of the UPSs for NUT and SNMP (`community@rack-a` and `rack-a@host` alike).
-            let names = NUTFleetSource(fleet: fleet, settings: Self.nutSettings(configuration.nut), version: BuildInfo.exporterVersion,
-                                       meter: configuration.nut.address != nil || configuration.snmp.address != nil ? meter : nil)
-            snmp = try SNMPService.make(configuration, source: SNMPFleetSource(
-                names: names, system: Self.systemGroup(configuration.snmp),
-                defaultUPS: configuration.snmp.defaultUPS, version: BuildInfo.exporterVersion,
-                lowBatteryTime: Double(configuration.nut.batteryRuntimeLow.components.seconds), clock: clock,
-                wallClock: wallClock),
-                engineDirectory: options.energyStorage.isDataDirectory ? configuration.storage.dataDirectory : nil,
-                registry: scrape.registry, clock: clock, logger: components)
-            nutServer = try Self.makeNUTServer(configuration, source: names, tls: options.webSecurity.tls,
-                                               maxConnections: budget.map(\.lineConnections),
-                                               registry: scrape.registry, listeners: options.listeners, logger: components)
-        } catch {
-            store.close()
-            throw error
-        }
-        if let snmp { publication.subscribe { snmp.published($0) } }
-        let nutServer = self.nutServer
-        let nutAddress = configuration.nut.listen
-        let merger = self.merger
+    }
+
+    /// Every HTTP endpoint over the fleet, with what `/health` shows of the other front ends.
+    private static func endpoints(_ configuration: ExporterConfiguration, fleet: ServerFleet<C>, merger: ExpositionMerger<C>,
+                                  meter: EnergyMeter<C>, store: any EnergyStore, scrape: ScrapeMetrics,
+                                  reloader: ConfigReloader, nut: NUTFrontEnd<C>?, snmp: SNMPService<C>?,
+                                  wallClock: @escaping @Sendable () -> Date) -> Endpoints {
         let snmpListen = configuration.snmp.listen ?? ""
-        let snmpHealth: (@Sendable () -> SNMPHealth)? = if let snmp { { snmp.health(listen: snmpListen) } } else { nil }
-        endpoints = Endpoints(view: { Self.view(fleet: fleet, merger: merger) },
-                              exposition: {
-                                  if let single = fleet.single { return (single.collector.snapshot, nil) }
-                                  return (merger.snapshot, { merger.bodyParts(of: $0, openMetrics: $1) })
-                              },
-                              version: BuildInfo.exporterVersion,
-                              metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
-                              scrape: scrape, reloader: reloader, lifecycleEnabled: configuration.server.enableLifecycle,
-                              nut: Self.nutHealth(nutServer, listen: nutAddress),
-                              snmp: snmpHealth,
-                              storage: {
-                                  let status = meter.status
-                                  return StorageHealth(dataDirectory: store.location, lastError: status.lastPersistError,
-                                                       saveFailures: status.persistFailures)
-                              })
+        return Endpoints(view: { Self.view(fleet: fleet, merger: merger) },
+                         exposition: {
+                             if let single = fleet.single { return (single.collector.snapshot, nil) }
+                             return (merger.snapshot, { merger.bodyParts(of: $0, openMetrics: $1) })
+                         },
+                         version: BuildInfo.exporterVersion,
+                         metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
+                         scrape: scrape, reloader: reloader, lifecycleEnabled: configuration.server.enableLifecycle,
+                         nut: nut.map { nut -> @Sendable () -> NUTHealth in { nut.health } },
+                         snmp: snmp.map { snmp -> @Sendable () -> SNMPHealth in { snmp.health(listen: snmpListen) } },
+                         storage: {
+                             let status = meter.status
+                             return StorageHealth(dataDirectory: store.location, lastError: status.lastPersistError,
+                                                  saveFailures: status.persistFailures)
+                         })
+    }
+
+    /// The HTTP listener of `server.*` over `endpoints`, its connections on `/metrics`.
+    private static func httpFrontEnd(_ configuration: ExporterConfiguration, endpoints: Endpoints, scrape: ScrapeMetrics,
+                                     budget: DescriptorBudget?, options: Options,
+                                     logger: WPLogger) throws(ExporterError) -> HTTPFrontEnd {
         var serverConfiguration = ExporterSettings.server(configuration)
         serverConfiguration.tls = options.webSecurity.tls
         if let budget { serverConfiguration.reservedDescriptors = budget.reservedForHTTP }
-        isSecure = options.webSecurity.tls != nil
         let server = options.listeners.http(serverConfiguration, endpoints.makeHandler(security: options.webSecurity),
-                                            components.component("http"), scrape.requests)
-        self.server = server
+                                            logger.component("http"), scrape.requests)
         do {
             try scrape.registry.register(ConnectionMetrics(prefix: "winpower_exporter_http_connections", protocolName: "HTTP") {
                 server.statistics
             })
         } catch {
-            store.close()
             throw .metrics(error)
         }
-        let endpoints = self.endpoints
-        do {
-            pushLoop = try Self.makePushLoop(configuration.push, clock: clock, logger: components) { endpoints.textExposition() }
-        } catch {
-            store.close()
-            throw error
-        }
+        return HTTPFrontEnd(server: server)
     }
 
     /// Descriptors the exporter holds apart from client connections: standard streams, the log
@@ -381,14 +424,6 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         return budget
     }
 
-    /// What `/health` shows of the NUT server; `nil` without one.
-    private static func nutHealth(_ server: (any Listener<LineServerStatistics>)?, listen: String?) -> (@Sendable () -> NUTHealth)? {
-        guard let server else { return nil }
-        let listen = listen ?? ""
-        return { NUTHealth(listen: server.address?.description ?? listen, statistics: server.statistics) }
-    }
-
-    /// The NUT server of `nut.*`, or `nil` when `nut.listen` is not set.
     /// The NUT bridge's names and thresholds of `nut.*`.
     /// The agent's `system` group: `snmp.system.*`, the host name when `snmp.system.name` is unset.
     package static func systemGroup(_ snmp: ExporterConfiguration.SNMP) -> SystemGroup {
@@ -416,53 +451,6 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                                  runtimeLow: Double((ups.batteryRuntimeLow ?? nut.batteryRuntimeLow).components.seconds))
         }
         return settings
-    }
-
-    private static func makeNUTServer(_ configuration: ExporterConfiguration, source: NUTFleetSource<C>,
-                                      tls: TLSConfiguration?, maxConnections: Int?, registry: MetricRegistry,
-                                      listeners: Listeners, logger: WPLogger) throws(ExporterError) -> (any Listener<LineServerStatistics>)? {
-        let nut = configuration.nut
-        guard let address = nut.address else { return nil }
-        var accounts: [NUTAccount] = []
-        if let path = nut.usersFile {
-            do {
-                accounts = try NUTUsersFile.load(path: path, files: .system).users.map { user in
-                    NUTAccount(name: user.name,
-                               secret: user.passwordHash.map(NUTAccount.Secret.bcrypt) ?? .plain(user.password?.reveal() ?? ""),
-                               role: user.upsmon.flatMap(NUTRole.init(rawValue:)))
-                }
-            } catch {
-                throw .nut(reason: "\(error)")
-            }
-        }
-        let fsdLogger = logger.component("nut")
-        let state = NUTServerState { fsd in
-            // upsd logs this too: every host on the UPS is about to power off, so say who asked.
-            fsdLogger.warn(fsd.first ? "FSD set: forced shutdown of every host on the UPS" : "FSD set again",
-                           ["ups": .string(fsd.ups), "user": .string(fsd.user), "client": .string(fsd.client)])
-        }
-        let commands: CounterVec
-        do {
-            commands = try NUTServerMetrics.commands(in: registry)
-        } catch {
-            throw .metrics(error)
-        }
-        let environment = NUTSession.Environment(
-            data: source,
-            users: NUTUserTable(accounts), state: state, version: BuildInfo.exporterVersion,
-            requireLogin: !nut.allowAnonymous, tlsAvailable: tls != nil, failures: AuthFailureTracker(),
-            // Both label values come from fixed sets: the error path is unreachable.
-            observe: { command, result in try? commands.labels(command, result).increment() })
-        var configuration = LineServer<NUTProtocol>.Configuration(host: address.host, port: address.port,
-                                                                  maxConnections: maxConnections ?? nut.maxConnections)
-        configuration.tls = tls
-        let server = listeners.nut(configuration, NUTProtocol(environment: environment), logger.component("nut"))
-        do throws(MetricsError) {  // typed: Swift 6.0 infers `any Error` here
-            try registry.register(NUTServerMetrics(server: server, state: state))
-        } catch {
-            throw .metrics(error)
-        }
-        return server
     }
 
     /// The exposition and servers as the endpoints see them now: a single unnamed server serves
@@ -519,9 +507,17 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// Opens the shared meter; with `servers`, moves stored totals as ``EnergyMigration`` says
     /// and warns about unqualified totals no entry adopts.
     private static func openMeter(_ configuration: ExporterConfiguration, storage: StorageConfiguration,
-                                  store: any EnergyStore, clock: C, logger: WPLogger) throws -> EnergyMeter<C> {
+                                  store: any EnergyStore, clock: C, logger: WPLogger) throws(ExporterError) -> EnergyMeter<C> {
+        do {
+            return try openMeter(configuration, storage: storage, store: store, clock: clock, energyLogger: logger.component("energy"))
+        } catch {
+            throw .dataDirectory(error)
+        }
+    }
+
+    private static func openMeter(_ configuration: ExporterConfiguration, storage: StorageConfiguration,
+                                  store: any EnergyStore, clock: C, energyLogger: WPLogger) throws -> EnergyMeter<C> {
         let energy = ExporterSettings.energy(configuration.energy)
-        let energyLogger = logger.component("energy")
         guard !configuration.servers.isEmpty else {
             return try EnergyMeter.open(configuration: energy, persistence: storage.persistencePolicy, store: store,
                                         clock: clock, logger: energyLogger)
@@ -641,93 +637,47 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         await reloader.reload(trigger: trigger)
     }
 
-    /// The parts ``run(onListening:reloadRequests:until:)`` runs as child tasks.
-    package enum Part: String, Sendable {
-        case httpServer = "the HTTP server"
-        case collection = "collection"
-        case merger = "the exposition merger"
-        case push = "the Pushgateway push loop"
-        case nutServer = "the NUT server"
-        case snmpServer = "the SNMP agent"
-        case snmpInforms = "the SNMP informs' socket"
-        case reloads = "the reload signal watcher"
-        case shutdownTrigger = "the shutdown trigger"
-    }
-
+    /// Runs the core (the collections, the merger, reloads on SIGHUP), then each front end
+    /// in turn, the HTTP listener first when the exporter serves its own, each waited for until
+    /// it serves; then lets them run until `shutdown` returns.
     private func serve(listening onListening: (@Sendable (ServerAddress) async -> Void)?,
                        reloadRequests: AsyncStream<Void>?,
                        until shutdown: @escaping @Sendable () async -> Void) async throws {
-        let (server, fleet, merger, logger, pushLoop, reloader) = (self.server, self.fleet, self.merger, self.logger,
-                                                                   self.pushLoop, self.reloader)
-        let nutServer = self.nutServer
-        try await withThrowingTaskGroup(of: Part.self) { group in
+        let (fleet, merger, logger, reloader) = (self.fleet, self.merger, self.logger, self.reloader)
+        if onListening != nil { ownListener.set() }
+        let frontEnds: [any FrontEnd] = (onListening != nil ? [http] : []) + self.frontEnds
+        /// What ended: a part's name, or nil for the shutdown trigger.
+        try await withThrowingTaskGroup(of: String?.self) { group in
             do {
-                var address: ServerAddress?
-                if onListening != nil {
-                    self.ownListener.set()
+                for frontEnd in frontEnds {
                     group.addTask {
-                        try await server.run()
-                        return .httpServer
+                        try await frontEnd.run()
+                        return frontEnd.name
                     }
-                    address = try await server.waitUntilListening()
+                    // A port that cannot be bound stops the start, naming its key.
+                    try await frontEnd.ready()
                 }
-                if let nutServer {
-                    group.addTask {
-                        try await nutServer.run()
-                        return .nutServer
-                    }
-                    // A port that cannot be bound stops the start, as the HTTP listener's does,
-                    // naming the key: the message alone reads like the HTTP port's.
-                    do {
-                        _ = try await nutServer.waitUntilListening()
-                    } catch {
-                        throw ExporterError.nut(reason: "nut.listen: \(error)")
-                    }
-                }
-                if let snmp = self.snmp {
-                    group.addTask {
-                        try await snmp.server.run()
-                        return .snmpServer
-                    }
-                    do {
-                        _ = try await snmp.server.waitUntilListening()
-                    } catch {
-                        throw ExporterError.snmp(reason: "snmp.listen: \(error)")
-                    }
-                    if let socket = snmp.informSocket {
-                        group.addTask {
-                            try await socket.run()
-                            return .snmpInforms
-                        }
-                        do {
-                            _ = try await socket.waitUntilListening()
-                        } catch {
-                            throw ExporterError.snmp(reason: "snmp.users_file: the informs' socket: \(error)")
-                        }
-                    }
-                }
-                group.addTask { await merger.run(); return .merger }
-                group.addTask { await fleet.run(); return .collection }
-                if let pushLoop { group.addTask { await pushLoop.run(); return .push } }
+                group.addTask { await merger.run(); return "the exposition merger" }
+                group.addTask { await fleet.run(); return "collection" }
                 if let reloadRequests {
                     group.addTask {
                         for await _ in reloadRequests { _ = await reloader.reload(trigger: "SIGHUP") }
-                        return .reloads
+                        return "the reload signal watcher"
                     }
                 }
-                if let onListening, let address { await onListening(address) }
+                if let onListening { await onListening(try await http.server.waitUntilListening()) }
             } catch {
                 group.cancelAll()
                 throw error
             }
             group.addTask {
                 await shutdown()
-                return .shutdownTrigger
+                return nil
             }
             do {
-                while let ended = try await group.next(), ended != .shutdownTrigger, !Task.isCancelled {
-                    logger.error("\(ended.rawValue) stopped on its own; the exporter runs on without it "
-                                 + "until it is stopped", ["part": .string("\(ended)")])
+                while let ended = try await group.next(), let part = ended, !Task.isCancelled {
+                    logger.error("\(part) stopped on its own; the exporter runs on without it until it is stopped",
+                                 ["part": .string(part)])
                 }
             } catch {
                 group.cancelAll()

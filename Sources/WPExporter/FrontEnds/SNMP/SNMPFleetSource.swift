@@ -30,12 +30,19 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
         }
     }
 
-    private struct Cache {
-        /// Entries by lower-cased UPS name, their order, and the first UPS's name.
+    /// What requests read: entries by lower-cased UPS name, their order, the first UPS's
+    /// name, and names by device id.
+    private struct Served {
         var entries: [String: Entry] = [:]
         var order: [String] = []
         var first: String?
         var byDevice: [String: String] = [:]
+    }
+
+    /// What builds carry from one to the next (only ``rebuild(_:)`` takes its lock).
+    private struct Cache {
+        /// The entries of the last build.
+        var entries: [String: Entry] = [:]
         /// Each UPS's alarm rows (RFC 1628: ids from 1, a new id for each new row, constant
         /// while the row lasts; `upsAlarmTime` when detected, 0 for what was present at the
         /// agent's start), by lower-cased UPS name.
@@ -57,7 +64,10 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
     private let startWall: Date
     private let clock: C
     private let wallClock: @Sendable () -> Date
+    /// Held by a build from start to end: builds never overlap.
     private let cache = Mutex(Cache())
+    /// Held by a request for a lookup, by a build to swap its result in; never while building.
+    private let served = Mutex(Served())
 
     /// - Parameters:
     ///   - names: the NUT names of the devices (its data source, with or without a NUT server).
@@ -82,7 +92,7 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
     /// or device id; `nil` for none (the request is dropped and counted).
     package func view(context: String) -> (any SNMPMIBView)? {
         let now = clock.now
-        let table: MIBTable? = cache.withLock { cache in
+        let table: MIBTable? = served.withLock { cache in
             if context.isEmpty {
                 let chosen = defaultUPS.map { cache.byDevice[$0] ?? $0.lowercased() } ?? cache.first
                 return chosen.flatMap { cache.entries[$0]?.served(at: now).table } ?? (cache.entries.isEmpty ? Self.empty(system) : nil)
@@ -99,7 +109,7 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
     /// Every UPS's values as served now, in list order (the notifier's input).
     package func upsValues() -> [(name: String, values: UPSMIBValues)] {
         let now = clock.now
-        return cache.withLock { cache in
+        return served.withLock { cache in
             cache.order.compactMap { cache.entries[$0] }.map { ($0.name, $0.served(at: now).values) }
         }
     }
@@ -131,8 +141,8 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
     }
 
     /// Builds every UPS's views from `state` (a publication): the names first (the NUT
-    /// naming), then the views, outside the lock; the lock is held to carry alarm rows and
-    /// self-test ends over and to swap the result in.
+    /// naming), then the views, under the build lock only; requests wait at most for the
+    /// result's swap.
     package func rebuild(_ state: FleetState<C>) {
         let served = names.servedNames()
         cache.withLock { cache in rebuild(&cache, servers: state.servers, names: served) }
@@ -204,9 +214,9 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
         cache.testEnds = cache.testEnds.filter { entries[$0.key] != nil }
         cache.builtOnce = true
         cache.entries = entries
-        cache.order = order
-        cache.byDevice = byDevice
-        cache.first = names.first.map { $0.name.lowercased() }.flatMap { entries[$0] == nil ? nil : $0 }
+        let first = names.first.map { $0.name.lowercased() }.flatMap { entries[$0] == nil ? nil : $0 }
+        let result = Served(entries: entries, order: order, first: first, byDevice: byDevice)
+        served.withLock { $0 = result }
     }
 
     /// The view of one UPS: the `system` group naming it, and its UPS-MIB values.

@@ -10,12 +10,17 @@ public struct WebSecurity: Sendable {
     public var wrap: @Sendable (any HTTPHandler) -> any HTTPHandler
     /// To print on standard error at start (never contains hashes).
     public var warnings: [ConfigDiagnostic]
+    /// The threads that check `basic_auth_users`' bcrypt hashes, when there are any: the
+    /// exporter's NUT server checks its users' hashes on the same ones, so bcrypt's CPU is
+    /// bounded once for every listener.
+    public var passwords: BCryptPool?
 
     public init(tls: TLSConfiguration?, wrap: @escaping @Sendable (any HTTPHandler) -> any HTTPHandler,
-                warnings: [ConfigDiagnostic]) {
+                warnings: [ConfigDiagnostic], passwords: BCryptPool? = nil) {
         self.tls = tls
         self.wrap = wrap
         self.warnings = warnings
+        self.passwords = passwords
     }
 
     /// No web configuration file: plain HTTP, handler unchanged.
@@ -64,7 +69,7 @@ package func loadWebSecurity(path: String?, files: FileAccess = .system) throws(
         if let authenticator { wrapped = BasicAuthHandler(wrapping: wrapped, authenticator: authenticator, openPaths: openPaths) }
         if !headers.isEmpty { wrapped = ExtraHeadersHandler(inner: wrapped, headers: headers) }
         return wrapped
-    }, warnings: web.warnings)
+    }, warnings: web.warnings, passwords: authenticator?.pool)
 }
 
 extension WebSecurity {

@@ -142,3 +142,9 @@ extension PushgatewayClient {
         return try PushgatewayClient(configuration: configuration)
     }
 }
+
+extension PushLoop: FrontEnd {
+    package var name: String { "the Pushgateway push loop" }
+    /// Pushes from the first tick on; nothing to wait for.
+    package func ready() async throws {}
+}

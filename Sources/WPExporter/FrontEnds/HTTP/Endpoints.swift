@@ -471,17 +471,3 @@ package enum HTMLEscaping {
         return out
     }
 }
-
-/// The NUT server in `/health`: where it listens (the configured `nut.listen` until it is
-/// bound), connections open now and accepted since start.
-package struct NUTHealth: Codable, Sendable, Equatable {
-    package var listen: String
-    package var connections: Int
-    package var accepted: Int
-
-    package init(listen: String, statistics: LineServerStatistics) {
-        self.listen = listen
-        connections = statistics.open
-        accepted = statistics.accepted
-    }
-}

@@ -261,3 +261,32 @@ struct SNMPMetrics<C: Clock>: Collector where C.Duration == Duration {
         return families
     }
 }
+
+extension SNMPService: FrontEnd {
+    package var name: String { "the SNMP agent" }
+
+    /// Serves requests, and receives the informs' acknowledgements on their own socket when
+    /// a receiver wants informs, until cancelled.
+    package func run() async throws {
+        let (server, informSocket) = (self.server, self.informSocket)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await server.run() }
+            if let informSocket { group.addTask { try await informSocket.run() } }
+            try await group.waitForAll()
+        }
+    }
+
+    package func ready() async throws {
+        do {
+            _ = try await server.waitUntilListening()
+        } catch {
+            throw ExporterError.snmp(reason: "snmp.listen: \(error)")
+        }
+        guard let informSocket else { return }
+        do {
+            _ = try await informSocket.waitUntilListening()
+        } catch {
+            throw ExporterError.snmp(reason: "snmp.users_file: the informs' socket: \(error)")
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import FoundationEssentials
+import WPConfig
+import WPLogging
+import WPMetrics
+import WPNUT
+import WPServer
+
+/// The NUT server of `nut.*` (docs/nut.md): upsd's network protocol over the fleet's UPSs,
+/// named by ``NUTFleetSource``.
+package final class NUTFrontEnd<C: Clock>: FrontEnd where C.Duration == Duration {
+    package let name = "the NUT server"
+    /// The listener (a socket, or a test's fake: ``Listeners``).
+    package let server: any Listener<LineServerStatistics>
+    private let listen: String
+
+    private init(server: any Listener<LineServerStatistics>, listen: String) {
+        self.server = server
+        self.listen = listen
+    }
+
+    /// The NUT server of `configuration.nut`, or `nil` when `nut.listen` is not set.
+    ///
+    /// - Parameters:
+    ///   - names: the UPSs and their NUT names.
+    ///   - tls: the certificate `STARTTLS` offers (the web configuration's), if any.
+    ///   - maxConnections: the connection cap fitted to the open-files limit, if lower.
+    ///   - passwords: the threads that check bcrypt hashes, shared with the HTTP listener
+    ///     (``WebSecurity/passwords``); `nil`: threads of its own.
+    /// - Throws: ``ExporterError/nut(reason:)`` naming `nut.users_file`, or
+    ///   ``ExporterError/metrics(_:)``.
+    package static func make(_ nut: ExporterConfiguration.NUT, names: NUTFleetSource<C>, tls: TLSConfiguration?,
+                             maxConnections: Int?, passwords: BCryptPool?, registry: MetricRegistry, listeners: Listeners,
+                             logger: WPLogger) throws(ExporterError) -> NUTFrontEnd? {
+        guard let address = nut.address else { return nil }
+        var accounts: [NUTAccount] = []
+        if let path = nut.usersFile {
+            do {
+                accounts = try NUTUsersFile.load(path: path, files: .system).users.map { user in
+                    NUTAccount(name: user.name,
+                               secret: user.passwordHash.map(NUTAccount.Secret.bcrypt) ?? .plain(user.password?.reveal() ?? ""),
+                               role: user.upsmon.flatMap(NUTRole.init(rawValue:)))
+                }
+            } catch {
+                throw .nut(reason: "\(error)")
+            }
+        }
+        let logger = logger.component("nut")
+        let state = NUTServerState { fsd in
+            // upsd logs this too: every host on the UPS is about to power off, so say who asked.
+            logger.warn(fsd.first ? "FSD set: forced shutdown of every host on the UPS" : "FSD set again",
+                        ["ups": .string(fsd.ups), "user": .string(fsd.user), "client": .string(fsd.client)])
+        }
+        let commands: CounterVec
+        do {
+            commands = try NUTServerMetrics.commands(in: registry)
+        } catch {
+            throw .metrics(error)
+        }
+        let environment = NUTSession.Environment(
+            data: names,
+            users: NUTUserTable(accounts, pool: passwords ?? BCryptPool()), state: state, version: BuildInfo.exporterVersion,
+            requireLogin: !nut.allowAnonymous, tlsAvailable: tls != nil, failures: AuthFailureTracker(),
+            // Both label values come from fixed sets: the error path is unreachable.
+            observe: { command, result in try? commands.labels(command, result).increment() })
+        var configuration = LineServer<NUTProtocol>.Configuration(host: address.host, port: address.port,
+                                                                  maxConnections: maxConnections ?? nut.maxConnections)
+        configuration.tls = tls
+        let server = listeners.nut(configuration, NUTProtocol(environment: environment), logger)
+        do throws(MetricsError) {  // typed: Swift 6.0 infers `any Error` here
+            try registry.register(NUTServerMetrics(server: server, state: state))
+        } catch {
+            throw .metrics(error)
+        }
+        return NUTFrontEnd(server: server, listen: nut.listen ?? "")
+    }
+
+    package func run() async throws { try await server.run() }
+
+    package func ready() async throws {
+        do {
+            _ = try await server.waitUntilListening()
+        } catch {
+            // The message alone reads like the HTTP port's: name the key.
+            throw ExporterError.nut(reason: "nut.listen: \(error)")
+        }
+    }
+
+    /// What `/health` shows of the NUT server.
+    package var health: NUTHealth { NUTHealth(listen: server.address?.description ?? listen, statistics: server.statistics) }
+}
+
+/// The NUT server in `/health`: where it listens (the configured `nut.listen` until it is
+/// bound), connections open now and accepted since start.
+package struct NUTHealth: Codable, Sendable, Equatable {
+    package var listen: String
+    package var connections: Int
+    package var accepted: Int
+
+    package init(listen: String, statistics: LineServerStatistics) {
+        self.listen = listen
+        connections = statistics.open
+        accepted = statistics.accepted
+    }
+}
