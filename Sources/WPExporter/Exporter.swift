@@ -732,8 +732,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// logged has left the process: a sink writing from a background thread would otherwise
     /// lose the last lines ("energy persisted") if the service exits right after `run` returns.
     private func flushLog() async {
-        let sink = logger.sink
-        _ = try? await NamedThread.run(name: "log-flush") { sink.flush(timeout: Self.logFlushTimeout) }
+        _ = await logger.sink.flushOffThePool(timeout: Self.logFlushTimeout)
     }
 
     /// Saves the energy totals, waiting at most `timeout` (a second signal, before exiting

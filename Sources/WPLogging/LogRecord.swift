@@ -1,3 +1,4 @@
+import WPRuntime
 /// One log event as handed to a ``LogSink``: already filtered by level and redacted.
 public struct LogRecord: Sendable, Equatable {
     /// Wall-clock time the event was logged.
@@ -52,4 +53,22 @@ extension LogSink {
     public func close() {}
 
     public func flush(timeout: Duration) -> Bool { true }
+
+    /// ``close()`` on a thread of its own, for async code: closing may wait (up to a second for
+    /// a stream's reader, longer for a rotated file being compressed), and that wait must not
+    /// hold one of Swift's cooperative threads. Closes on the calling thread only when no
+    /// thread can be started.
+    public func closeOffThePool() async {
+        do {
+            try await NamedThread.run(name: "log-close") { self.close() }
+        } catch {
+            close()
+        }
+    }
+
+    /// ``flush(timeout:)`` on a thread of its own, for async code (see ``closeOffThePool()``);
+    /// `false` also when no thread could be started.
+    public func flushOffThePool(timeout: Duration) async -> Bool {
+        (try? await NamedThread.run(name: "log-flush") { self.flush(timeout: timeout) }) ?? false
+    }
 }

@@ -51,11 +51,12 @@ public final class StreamSink: LogSink {
     ///   - reportFailure: Receives the first failure of each kind; standard error by default.
     ///     With background delivery the descriptor's shared ``StreamWriter`` reports write
     ///     failures instead.
-    ///   - delivery: ``Delivery/synchronous`` by default; the factory and the `standard…`
-    ///     constructors use ``Delivery/background``.
+    ///   - delivery: ``Delivery/background`` by default, so whichever thread logs never
+    ///     waits for the reader (nor holds a lock while it waits); ``Delivery/synchronous``
+    ///     writes on the caller's thread.
     public init(fileDescriptor: Int32, encoder: any LogEncoder, name: String? = nil,
                 reportFailure: @escaping @Sendable (String) -> Void = LoggingEnvironment.writeToStandardError,
-                delivery: Delivery = .synchronous) {
+                delivery: Delivery = .background) {
         self.fileDescriptor = fileDescriptor
         self.encoder = encoder
         self.delivery = delivery

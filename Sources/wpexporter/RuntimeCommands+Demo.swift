@@ -51,45 +51,47 @@ extension RuntimeCommands {
         }
         defer { if let temporary { try? FileManager.default.removeItem(at: temporary) } }
         let logger = try makeLogger(configuration)
-        defer { logger.sink.close() }
-        let output = self.output
-        let (metricsPath, interval) = (configuration.server.metricsPath, configuration.scheduler.collectionInterval)
-        let dataDirectory = configuration.storage.dataDirectory + (temporary == nil ? "" : " (temporary)")
-        let screen = DemoScreen(output: output)
-        // A note the screen keeps in its heading (a redraw would wipe a line printed once).
-        let note = Mutex<String?>(nil)
-        let onListening = Self.demoListening(screen: screen, live: output.standardOutputIsTerminal, simulatorAddress: simulatorAddress,
-                                             dataDirectory: dataDirectory, metricsPath: metricsPath, interval: interval,
-                                             fleet: fleet, note: { note.withLock { $0 } })
-        // One signal watcher for both attempts: a signal during the first must stop the second.
-        let waitForStop = controls.watchStopSignals()
-        var saved = true
-        defer {
-            if let exposition = screen.stop() {
-                output.standardOutput(DemoScreen.farewell(exposition: exposition, dataDirectory: configuration.storage.dataDirectory,
-                                                          temporary: temporary != nil, saved: saved))
+        // Closed off Swift's pool however the demo ends (waiting for the last lines).
+        try await Self.closingLog(logger) {
+            let output = self.output
+            let (metricsPath, interval) = (configuration.server.metricsPath, configuration.scheduler.collectionInterval)
+            let dataDirectory = configuration.storage.dataDirectory + (temporary == nil ? "" : " (temporary)")
+            let screen = DemoScreen(output: output)
+            // A note the screen keeps in its heading (a redraw would wipe a line printed once).
+            let note = Mutex<String?>(nil)
+            let onListening = Self.demoListening(screen: screen, live: output.standardOutputIsTerminal, simulatorAddress: simulatorAddress,
+                                                 dataDirectory: dataDirectory, metricsPath: metricsPath, interval: interval,
+                                                 fleet: fleet, note: { note.withLock { $0 } })
+            // One signal watcher for both attempts: a signal during the first must stop the second.
+            let waitForStop = controls.watchStopSignals()
+            var saved = true
+            defer {
+                if let exposition = screen.stop() {
+                    output.standardOutput(DemoScreen.farewell(exposition: exposition, dataDirectory: configuration.storage.dataDirectory,
+                                                              temporary: temporary != nil, saved: saved))
+                }
             }
-        }
-        do {
             do {
-                try await run(configuration, logger: logger, waitForStop: waitForStop, onListening: onListening)
-            } catch let error as ServerError where configuration.server.port != 0 {
-                // The port is taken (9090 often by Prometheus itself): any free port will do.
-                guard case .bind = error else { throw error }
-                let text = "note: \(error); using a free port instead"
-                output.standardError(text + "\n")
-                note.withLock { $0 = text }
-                configuration.server.port = 0
-                try await run(configuration, logger: logger, waitForStop: waitForStop, onListening: onListening)
+                do {
+                    try await run(configuration, logger: logger, waitForStop: waitForStop, onListening: onListening)
+                } catch let error as ServerError where configuration.server.port != 0 {
+                    // The port is taken (9090 often by Prometheus itself): any free port will do.
+                    guard case .bind = error else { throw error }
+                    let text = "note: \(error); using a free port instead"
+                    output.standardError(text + "\n")
+                    note.withLock { $0 = text }
+                    configuration.server.port = 0
+                    try await run(configuration, logger: logger, waitForStop: waitForStop, onListening: onListening)
+                }
+            } catch {
+                if case ExporterError.energyNotSaved = error { saved = false }
+                await simulator.stop()
+                for extra in fleet.simulators { await extra.stop() }
+                throw error
             }
-        } catch {
-            if case ExporterError.energyNotSaved = error { saved = false }
             await simulator.stop()
             for extra in fleet.simulators { await extra.stop() }
-            throw error
         }
-        await simulator.stop()
-        for extra in fleet.simulators { await extra.stop() }
     }
 
     /// What the demo shows once listening: the URLs, then the collections' values.

@@ -24,6 +24,17 @@ struct RuntimeCommands: Sendable {
         RunHooks(server: { try await server($0) }, demo: { try await demo($0, servers: $1) }, simulate: { try await simulate($0) })
     }
 
+    /// Runs `body`, then closes `logger`'s sink on a thread of its own however `body` ended.
+    static func closingLog(_ logger: WPLogger, _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch {
+            await logger.sink.closeOffThePool()
+            throw error
+        }
+        await logger.sink.closeOffThePool()
+    }
+
     /// `wpexporter server`.
     func server(_ loaded: LoadedConfiguration) async throws {
         var adjusted = loaded.configuration
@@ -32,19 +43,21 @@ struct RuntimeCommands: Sendable {
             isTerminal: { isatty($0) == 1 })
         let configuration = adjusted
         let logger = try makeLogger(configuration)
-        // Waits (up to 1 s) for log lines still queued for standard output, then closes a log file.
-        defer { logger.sink.close() }
-        let file = loaded.configurationFile ?? CommandLineTool.noFile(searched: loaded.reloadInputs?.searchPaths() ?? [])
-        logger.info("configuration loaded", ["file": .string(file)])
-        let source = configuration.servers.isEmpty ? ExporterSettings.target(configuration.winPower.baseURL)
-            : "\(configuration.servers.count) WinPower servers (" + configuration.servers.map(\.name).joined(separator: ", ") + ")"
-        let reload = loaded.reloadInputs.map { Self.reloadFunction($0, logger: logger) }
-        try await run(configuration, logger: logger, reload: reload,
-                      reloadRequests: controls.watchReloadSignals()) { address, exporter in
-            // Standard error: standard output may carry JSON log lines that parsers expect alone.
-            output.standardError("wpexporter \(BuildInfo.exporterVersion) exporting from \(source)\n"
-                                  + "configuration file: \(file)\n"
-                                  + "metrics: \(Self.url(address, configuration.server.metricsPath, secure: exporter.isSecure))\n")
+        // Waits (up to 1 s) for log lines still queued for standard output, then closes a log
+        // file: off Swift's pool, however the run ends.
+        try await Self.closingLog(logger) {
+            let file = loaded.configurationFile ?? CommandLineTool.noFile(searched: loaded.reloadInputs?.searchPaths() ?? [])
+            logger.info("configuration loaded", ["file": .string(file)])
+            let source = configuration.servers.isEmpty ? ExporterSettings.target(configuration.winPower.baseURL)
+                : "\(configuration.servers.count) WinPower servers (" + configuration.servers.map(\.name).joined(separator: ", ") + ")"
+            let reload = loaded.reloadInputs.map { Self.reloadFunction($0, logger: logger) }
+            try await run(configuration, logger: logger, reload: reload,
+                          reloadRequests: controls.watchReloadSignals()) { address, exporter in
+                // Standard error: standard output may carry JSON log lines that parsers expect alone.
+                output.standardError("wpexporter \(BuildInfo.exporterVersion) exporting from \(source)\n"
+                                      + "configuration file: \(file)\n"
+                                      + "metrics: \(Self.url(address, configuration.server.metricsPath, secure: exporter.isSecure))\n")
+            }
         }
     }
 

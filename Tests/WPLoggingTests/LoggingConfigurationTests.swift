@@ -111,7 +111,7 @@ import WPTestSupport
     @Test func streamSinkWritesWholeLinesToItsDescriptor() throws {
         var fds: [Int32] = [0, 0]
         #expect(pipe(&fds) == 0)
-        let sink = StreamSink(fileDescriptor: fds[1], encoder: MessageOnlyEncoder(), name: "pipe")
+        let sink = StreamSink(fileDescriptor: fds[1], encoder: MessageOnlyEncoder(), name: "pipe", delivery: .synchronous)
         for index in 0..<3 { sink.write(.make(message: "line \(index)")) }
         close(fds[1])
         let data = FileHandle(fileDescriptor: fds[0], closeOnDealloc: true).readDataToEndOfFile()
@@ -124,7 +124,7 @@ import WPTestSupport
             let handle = try #require(FileHandle(forReadingAtPath: dir + "/ro"))
             let failures = LoggingFailureRecorder()
             let sink = StreamSink(fileDescriptor: handle.fileDescriptor, encoder: JSONLogEncoder(), name: "stdout",
-                                  reportFailure: failures.record)
+                                  reportFailure: failures.record, delivery: .synchronous)
             for _ in 0..<3 { sink.write(.make()) }
             #expect(failures.reports == ["logging: stdout: write failed: Bad file descriptor (errno \(EBADF)) (further write failures are not reported)"])
             try handle.close()

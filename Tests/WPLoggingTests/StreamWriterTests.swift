@@ -138,7 +138,8 @@ private func stall(_ writer: StreamWriter, _ pipe: StalledPipe) -> [Int]? {
     @Test func theFactoryWritesStandardStreamsInTheBackground() throws {
         let sink = try #require(try LoggingConfiguration(output: .stderr).makeSink() as? StreamSink)
         #expect(sink.delivery == .background)
-        #expect(StreamSink(fileDescriptor: 2, encoder: JSONLogEncoder()).delivery == .synchronous)
+        #expect(StreamSink(fileDescriptor: 2, encoder: JSONLogEncoder()).delivery == .background,
+                "a sink made by hand delivers in the background too, unless told otherwise")
     }
 
     /// The exit path's last resort writes what a pipe takes now, and nothing waits for a
@@ -162,5 +163,32 @@ private func stall(_ writer: StreamWriter, _ pipe: StalledPipe) -> [Int]? {
         let text = try #require(pipe.finish())
         #expect(text.hasPrefix("config: exit 78 because ...\n"), "the line written while the pipe had room")
         #expect(text.utf8.count % 512 == line.count && text.utf8.count > pipe.capacity / 2, "the line, the filling, nothing of the refused write")
+    }
+}
+
+/// Async code closes and flushes a sink on a thread of its own: a sink's wait for its reader
+/// never holds one of Swift's cooperative threads.
+@Suite(.ownThreads) struct OffThePoolTests {
+    private final class ThreadRecorder: LogSink {
+        let names = Mutex<[String]>([])
+        func write(_ record: LogRecord) {}
+        func close() { names.withLock { $0.append(Self.currentThreadName()) } }
+        func flush(timeout: Duration) -> Bool {
+            names.withLock { $0.append(Self.currentThreadName()) }
+            return true
+        }
+
+        /// The calling thread's name, as the kernel has it.
+        static func currentThreadName() -> String {
+            ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "")
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
+    @Test func closeAndFlushRunOnThreadsOfTheirOwn() async {
+        let sink = ThreadRecorder()
+        #expect(await sink.flushOffThePool(timeout: .seconds(1)))
+        await sink.closeOffThePool()
+        #expect(sink.names.withLock { $0 } == ["log-flush", "log-close"])
     }
 }

@@ -11,10 +11,13 @@ package final class NUTFrontEnd<C: Clock>: FrontEnd where C.Duration == Duration
     package let name = "the NUT server"
     /// The listener (a socket, or a test's fake: ``Listeners``).
     package let server: any Listener<LineServerStatistics>
+    /// Where its users' bcrypt hashes are checked.
+    package let passwords: BCryptPool
     private let listen: String
 
-    private init(server: any Listener<LineServerStatistics>, listen: String) {
+    private init(server: any Listener<LineServerStatistics>, passwords: BCryptPool, listen: String) {
         self.server = server
+        self.passwords = passwords
         self.listen = listen
     }
 
@@ -45,6 +48,7 @@ package final class NUTFrontEnd<C: Clock>: FrontEnd where C.Duration == Duration
             }
         }
         let logger = logger.component("nut")
+        let pool = passwords ?? BCryptPool()
         let state = NUTServerState { fsd in
             // upsd logs this too: every host on the UPS is about to power off, so say who asked.
             logger.warn(fsd.first ? "FSD set: forced shutdown of every host on the UPS" : "FSD set again",
@@ -58,7 +62,7 @@ package final class NUTFrontEnd<C: Clock>: FrontEnd where C.Duration == Duration
         }
         let environment = NUTSession.Environment(
             data: names,
-            users: NUTUserTable(accounts, pool: passwords ?? BCryptPool()), state: state, version: BuildInfo.exporterVersion,
+            users: NUTUserTable(accounts, pool: pool), state: state, version: BuildInfo.exporterVersion,
             requireLogin: !nut.allowAnonymous, tlsAvailable: tls != nil, failures: AuthFailureTracker(),
             // Both label values come from fixed sets: the error path is unreachable.
             observe: { command, result in try? commands.labels(command, result).increment() })
@@ -71,7 +75,7 @@ package final class NUTFrontEnd<C: Clock>: FrontEnd where C.Duration == Duration
         } catch {
             throw .metrics(error)
         }
-        return NUTFrontEnd(server: server, listen: nut.listen ?? "")
+        return NUTFrontEnd(server: server, passwords: pool, listen: nut.listen ?? "")
     }
 
     package func run() async throws { try await server.run() }

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+import WPTestThreads
+import WPConfig
+import WPLogging
+import WPServer
+import WPTestSupport
+@testable import WPExporter
+
+/// The front ends as the exporter composes them: one list, in start order, from the
+/// configuration's sections; the listeners that check passwords share one bcrypt pool.
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct FrontEndTests {
+    private static func exporter(_ configure: (inout ExporterConfiguration) -> Void,
+                                 webSecurity: WebSecurity = .none) throws -> Exporter<ManualClock> {
+        var configuration = ExporterConfiguration()
+        configuration.server.host = "127.0.0.1"
+        configuration.server.port = 0
+        configuration.winPower.baseURL = "http://127.0.0.1:1"
+        configuration.winPower.username = "admin"
+        configuration.winPower.password = Secret("pw-Not-Logged-9")
+        configure(&configuration)
+        return try Exporter(configuration: configuration, client: ClientStub(), clock: ManualClock(), wallClock: { Date() },
+                            logger: WPLogger(label: "test", sink: InMemoryLogSink()), webSecurity: webSecurity,
+                            energyStorage: .memory)
+    }
+
+    @Test func theFrontEndsAreTheConfiguredSectionsInStartOrder() async throws {
+        let plain = try Self.exporter { _ in }
+        #expect(plain.frontEnds.isEmpty, "no nut.listen, snmp.listen nor push.url: only the HTTP listener")
+        await plain.close()
+
+        let directory = temporaryPathRemovedAtExit("wpexporter-front-ends")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let snmpUsers = directory + "/snmp-users.yml"
+        try "communities:\n  - community: c0mmunity-Xy\n".write(toFile: snmpUsers, atomically: true, encoding: .utf8)
+        let all = try Self.exporter { configuration in
+            configuration.push.url = "http://127.0.0.1:9/"
+            configuration.snmp.listen = "127.0.0.1:0"
+            configuration.snmp.usersFile = snmpUsers
+            configuration.nut.listen = "127.0.0.1:0"
+            configuration.nut.allowAnonymous = true
+        }
+        #expect(all.frontEnds.map(\.name) == ["the NUT server", "the SNMP agent", "the Pushgateway push loop"])
+        #expect(all.http.name == "the HTTP server")
+        await all.close()
+    }
+
+    @Test func theNUTServerChecksPasswordsOnTheWebConfigurationsPool() async throws {
+        let hash = try #require(BCrypt.hash(password: "scrape-pw", setting: "$2b$04$abcdefghijklmnopqrstuu"))
+        let security = try loadWebSecurity(path: "/web.yml", files: .inMemory(["/web.yml": "basic_auth_users:\n  prom: \(hash)\n"]))
+        let pool = try #require(security.passwords, "basic_auth_users check their hashes on a pool the web security names")
+        let exporter = try Self.exporter({ configuration in
+            configuration.nut.listen = "127.0.0.1:0"
+            configuration.nut.allowAnonymous = true
+        }, webSecurity: security)
+        #expect(try #require(exporter.nut).passwords === pool, "one pool bounds bcrypt's CPU for HTTP and NUT")
+        await exporter.close()
+
+        let alone = try Self.exporter { configuration in
+            configuration.nut.listen = "127.0.0.1:0"
+            configuration.nut.allowAnonymous = true
+        }
+        #expect(try #require(alone.nut).passwords !== pool, "without a web configuration the NUT server has its own")
+        await alone.close()
+    }
+}
