@@ -3,7 +3,7 @@
 ///
 /// Unknown codes have no case: ``init(code:)`` returns `nil` for them, and callers keep the raw
 /// code rather than guess.
-package enum OperatingMode: Int, Sendable, CaseIterable, Hashable {
+public enum OperatingMode: Int, Sendable, CaseIterable, Hashable {
     /// `0`: powering on.
     case powerOn = 0
     /// `1`: standby (output off).
@@ -20,16 +20,16 @@ package enum OperatingMode: Int, Sendable, CaseIterable, Hashable {
     case fault = 6
 
     /// The mode of a raw `mode` code, or `nil` for a code WinPower is not known to send.
-    package init?(code: Int) {
+    public init?(code: Int) {
         self.init(rawValue: code)
     }
 
     /// The raw code WinPower sends.
-    package var code: Int { rawValue }
+    public var code: Int { rawValue }
 
     /// A short snake_case name, usable as a Prometheus label value: `power_on`, `standby`,
     /// `bypass`, `line`, `battery`, `battery_test`, `fault`.
-    package var label: String {
+    public var label: String {
         switch self {
         case .powerOn: "power_on"
         case .standby: "standby"
@@ -43,7 +43,7 @@ package enum OperatingMode: Int, Sendable, CaseIterable, Hashable {
 
     /// The name a person reads: `power on`, `standby`, `bypass`, `line`, `battery`,
     /// `battery test`, `fault`.
-    package var displayName: String {
+    public var displayName: String {
         String(label.map { $0 == "_" ? " " : $0 })
     }
 }

@@ -43,7 +43,7 @@ public enum ConfigValueType: Sendable, Equatable {
 ///
 /// The full list is ``ConfigKey/all``; the documentation in `docs/configuration.md` is
 /// generated from it, so the two cannot drift.
-package struct ConfigKey: Sendable, Equatable {
+public struct ConfigKey: Sendable, Equatable {
     /// The dotted name, e.g. `winpower.base_url`.
     public var name: String
     /// The type of its value.

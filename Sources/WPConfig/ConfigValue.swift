@@ -75,7 +75,7 @@ public enum ConfigValue: Sendable, Hashable {
 }
 
 /// Why a text is not a valid value for a key's type.
-package struct ConfigValueError: Error, Sendable, Equatable {
+public struct ConfigValueError: Error, Sendable, Equatable {
     /// What is allowed, phrased to follow the key name ("must be true or false").
     public var reason: String
 

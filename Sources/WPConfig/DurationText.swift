@@ -1,6 +1,6 @@
 /// Reads and writes durations in the Go syntax configuration files use: `500ms`, `5s`,
 /// `1m30s`, `1.5h`. Units: `ns`, `us` (`µs`), `ms`, `s`, `m`, `h`.
-package enum DurationText {
+public enum DurationText {
     private static let units: [(String, Int64)] = [
         ("ns", 1), ("us", 1_000), ("µs", 1_000), ("ms", 1_000_000),
         ("s", 1_000_000_000), ("m", 60_000_000_000), ("h", 3_600_000_000_000),

@@ -1,5 +1,5 @@
 /// "Did you mean ...?" by edit distance, for unknown keys, variables and flags.
-package enum Suggestion {
+public enum Suggestion {
     /// The candidate closest to `input`, when it is close enough to be a likely typo.
     ///
     /// - Parameters:

@@ -2,32 +2,32 @@ import WPCBuildInfo
 import FoundationEssentials
 
 /// What `wpexporter version` reports.
-package struct BuildInfo: Sendable, Equatable, Codable {
-    package var version: String
-    package var swift: String
-    package var platform: String
-    package var arch: String
-    package var buildDate: String
-    package var gitCommit: String
+public struct BuildInfo: Sendable, Equatable, Codable {
+    public var version: String
+    public var swift: String
+    public var platform: String
+    public var arch: String
+    public var buildDate: String
+    public var gitCommit: String
 
-    package enum CodingKeys: String, CodingKey {
+    public enum CodingKeys: String, CodingKey {
         case version, swift, platform, arch
         case buildDate = "build_date"
         case gitCommit = "git_commit"
     }
 
     /// The exporter's version.
-    package static let exporterVersion = "0.3.0"
+    public static let exporterVersion = "0.3.0"
 
     /// The facts of this build: compiler, platform and the C build-info unit.
-    package static var current: BuildInfo {
+    public static var current: BuildInfo {
         BuildInfo(version: exporterVersion, swift: compilerVersion, platform: platformName, arch: architecture,
                   buildDate: isoDate(date: String(cString: cbuildinfo_date()), time: String(cString: cbuildinfo_time())),
                   gitCommit: String(cString: cbuildinfo_commit()))
     }
 
     /// Plain text, one fact per line.
-    package var text: String {
+    public var text: String {
         """
         wpexporter \(version)
           swift:    \(swift)
@@ -38,7 +38,7 @@ package struct BuildInfo: Sendable, Equatable, Codable {
     }
 
     /// One JSON object with sorted keys.
-    package var json: String {
+    public var json: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(self) else { return "{}" }
@@ -46,7 +46,7 @@ package struct BuildInfo: Sendable, Equatable, Codable {
     }
 
     /// Turns `__DATE__` ("Nov  2 2026") and `__TIME__` into `2026-11-02T02:50:07`.
-    package static func isoDate(date: String, time: String) -> String {
+    public static func isoDate(date: String, time: String) -> String {
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         let parts = date.split(separator: " ")
         guard parts.count == 3, let month = months.firstIndex(of: String(parts[0])), let day = Int(parts[1]),
@@ -56,7 +56,7 @@ package struct BuildInfo: Sendable, Equatable, Codable {
         return "\(year)-\(monthText)-\(dayText)T\(time)"
     }
 
-    package static var compilerVersion: String {
+    public static var compilerVersion: String {
         #if compiler(>=6.4)
         return "6.4 or newer"
         #elseif compiler(>=6.3)
@@ -70,7 +70,7 @@ package struct BuildInfo: Sendable, Equatable, Codable {
         #endif
     }
 
-    package static var platformName: String {
+    public static var platformName: String {
         #if os(Linux)
         return "linux"
         #elseif os(macOS)
@@ -80,7 +80,7 @@ package struct BuildInfo: Sendable, Equatable, Codable {
         #endif
     }
 
-    package static var architecture: String {
+    public static var architecture: String {
         #if arch(x86_64)
         return "x86_64"
         #elseif arch(arm64)

@@ -549,6 +549,15 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// build information).
     package var snapshot: MetricsSnapshot { endpoints.exposition().snapshot }
 
+    /// The latest collection's exposition as `/metrics` serves it (the merged one for several
+    /// servers), without the per-scrape families (requests, `process_*`, build information):
+    /// what the command-line tool's `demo` table reads, and a service showing readings of its
+    /// own can read too.
+    public var latestExposition: LatestExposition {
+        let snapshot = self.snapshot
+        return LatestExposition(text: snapshot.wholeText, generatedAt: snapshot.generatedAt)
+    }
+
     /// Puts the WinPower families (every family of `/metrics` but `process_*`: the latest
     /// collection's, and the exporter's own per-scrape ones, the reload status, build
     /// information, requests and NUT figures) into a service's own `registry`, which then owns
@@ -772,6 +781,14 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     public func close(timeout: Duration = Exporter.finalSaveTimeout) async -> Bool {
         await finish(timeout: timeout) == nil
     }
+}
+
+/// The exposition of the latest collection (``Exporter/latestExposition``).
+public struct LatestExposition: Sendable {
+    /// The Prometheus text format (0.0.4), as `/metrics` serves it before its per-scrape part.
+    public let text: [UInt8]
+    /// When the collection it shows finished; `nil` before the first.
+    public let generatedAt: Date?
 }
 
 /// Whether the exporter serves its own listener, read by reloads.

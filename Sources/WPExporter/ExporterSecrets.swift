@@ -31,4 +31,35 @@ public enum ExporterSecrets {
         }
         redactor.replaceSecrets(withPrefix: "servers.", by: servers)
     }
+
+    /// `base_url` without user information, query or fragment: how pages, logs and the
+    /// start-up line name a WinPower server (empty when it is not a URL).
+    public static func target(_ baseURL: String?) -> String {
+        ExporterSettings.target(baseURL)
+    }
+
+    /// The root logger `configuration.logging` describes, labelled `label`, with every password
+    /// of `configuration` a secret of its redactor (``register(_:in:)``), as the command-line
+    /// tool makes it.
+    ///
+    /// ```swift
+    /// let logger = try ExporterSecrets.logger(for: loaded.configuration, label: "wpexporter")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - formatIsDefault: whether `logging.format` was left at its default: a log going to a
+    ///     terminal (`isTerminal` of its descriptor) is then written for people (`console`), not
+    ///     as JSON.
+    /// - Throws: ``SettingError`` naming `logging.file_path` or `logging.output` when the log
+    ///   file cannot be opened.
+    public static func logger(for configuration: ExporterConfiguration, label: String, formatIsDefault: Bool = false,
+                              isTerminal: (Int32) -> Bool = { _ in false }) throws -> WPLogger {
+        var logging = configuration.logging
+        logging.format = ExporterSettings.logFormat(logging, formatIsDefault: formatIsDefault, isTerminal: isTerminal)
+        let redactor = Redactor()
+        register(configuration, in: redactor)
+        return try SettingError.namingLogFile(logging) {
+            try ExporterSettings.logging(logging).makeLogger(label: label, redactor: redactor)
+        }
+    }
 }

@@ -3,13 +3,13 @@ import WPLogging
 
 /// A runtime failure caused by one configuration key's value (the log file), named the way
 /// the configuration names it: `logging.file_path: open ./wpexporter.log: …`.
-package struct SettingError: Error, CustomStringConvertible {
+public struct SettingError: Error, CustomStringConvertible {
     /// The dotted key whose value failed.
-    package var key: String
+    public var key: String
     /// What failed.
-    package var underlying: any Error
+    public var underlying: any Error
 
-    package var description: String {
+    public var description: String {
         let text = "\(underlying)"
         return text.contains(key) ? text : "\(key): \(text)"
     }

@@ -21,7 +21,7 @@ extension String {
     /// - Parameters:
     ///   - value: The number to write.
     ///   - fractionDigits: Digits after the decimal point, 0–17 (clamped).
-    package init(fixed value: Double, fractionDigits: Int) {
+    public init(fixed value: Double, fractionDigits: Int) {
         let format = "%.\(Swift.min(Swift.max(fractionDigits, 0), 17))f"
         let length = withVaList([value]) { vsnprintf(nil, 0, format, $0) }
         guard length > 0 else {

@@ -59,7 +59,7 @@ struct CommandLineTool: Sendable {
         case .checkConfig(let options):
             let loaded = try load(options, purpose: .server)
             // The web configuration file is validated as `server` would, every problem listed.
-            let security = try loadWebSecurity(path: loaded.configuration.server.webConfigFile, files: files)
+            let security = try WebSecurity.load(path: loaded.configuration.server.webConfigFile, files: files)
             let file = loaded.configurationFile ?? noFile
             output.standardOutput("configuration file: \(file)\n\n\(loaded.effectiveSettingsTable())\n")
             report(loaded.warnings + security.warnings)

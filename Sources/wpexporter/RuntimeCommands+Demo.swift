@@ -113,8 +113,8 @@ extension RuntimeCommands {
             """ : fleet.heading(address: address, simulatorAddress: simulatorAddress, dataDirectory: dataDirectory,
                                 metricsPath: metricsPath, secure: secure))
             screen.start(heading: heading, live: live, interval: interval) {
-                let snapshot = exporter.snapshot
-                return (snapshot.generatedAt.map(Self.timeOfDay), snapshot.wholeText)
+                let latest = exporter.latestExposition
+                return (latest.generatedAt.map(Self.timeOfDay), latest.text)
             }
         }
     }

@@ -37,18 +37,17 @@ struct RuntimeCommands: Sendable {
 
     /// `wpexporter server`.
     func server(_ loaded: LoadedConfiguration) async throws {
-        var adjusted = loaded.configuration
-        adjusted.logging.format = ExporterSettings.logFormat(
-            adjusted.logging, formatIsDefault: loaded.settings["logging.format"].map { $0.source == .defaultValue } ?? true,
-            isTerminal: { isatty($0) == 1 })
-        let configuration = adjusted
-        let logger = try makeLogger(configuration)
+        let configuration = loaded.configuration
+        // A format left at its default writes for people on a terminal (console), JSON elsewhere.
+        let logger = try makeLogger(configuration, formatIsDefault: loaded.settings["logging.format"].map {
+            $0.source == .defaultValue
+        } ?? true)
         // Waits (up to 1 s) for log lines still queued for standard output, then closes a log
         // file: off Swift's pool, however the run ends.
         try await Self.closingLog(logger) {
             let file = loaded.configurationFile ?? CommandLineTool.noFile(searched: loaded.reloadInputs?.searchPaths() ?? [])
             logger.info("configuration loaded", ["file": .string(file)])
-            let source = configuration.servers.isEmpty ? ExporterSettings.target(configuration.winPower.baseURL)
+            let source = configuration.servers.isEmpty ? ExporterSecrets.target(configuration.winPower.baseURL)
                 : "\(configuration.servers.count) WinPower servers (" + configuration.servers.map(\.name).joined(separator: ", ") + ")"
             let reload = loaded.reloadInputs.map { Self.reloadFunction($0, logger: logger) }
             try await run(configuration, logger: logger, reload: reload,
@@ -70,7 +69,7 @@ struct RuntimeCommands: Sendable {
              waitForStop: ProcessControls.StopWaiter? = nil,
              onListening: @escaping @Sendable (ServerAddress, Exporter<ContinuousClock>) async -> Void) async throws {
         let waitForStop = waitForStop ?? controls.watchStopSignals()
-        let security = try loadWebSecurity(path: configuration.server.webConfigFile)
+        let security = try WebSecurity.load(path: configuration.server.webConfigFile)
         for warning in security.warnings { output.standardError("warning: \(warning)\n") }
         // The binary's records carry the bare component names (docs/logging.md: `collector`,
         // `client`, …); the exporter's own records keep the label `wpexporter`.
@@ -104,12 +103,9 @@ struct RuntimeCommands: Sendable {
     }
 
     /// Builds the root logger with every password of the configuration registered as a secret.
-    func makeLogger(_ configuration: ExporterConfiguration) throws -> WPLogger {
-        let redactor = Redactor()
-        ExporterSecrets.register(configuration, in: redactor)
-        return try SettingError.namingLogFile(configuration.logging) {
-            try ExporterSettings.logging(configuration.logging).makeLogger(label: "wpexporter", redactor: redactor)
-        }
+    func makeLogger(_ configuration: ExporterConfiguration, formatIsDefault: Bool = false) throws -> WPLogger {
+        try ExporterSecrets.logger(for: configuration, label: "wpexporter", formatIsDefault: formatIsDefault,
+                                   isTerminal: { isatty($0) == 1 })
     }
 
     /// `http://host:port/path` (`https` when `secure`), with a wildcard bind address shown as

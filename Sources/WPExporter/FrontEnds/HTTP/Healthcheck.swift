@@ -13,22 +13,22 @@ import WPHTTPClient
 /// 401 from an exporter whose web configuration requires basic authentication on
 /// `/-/healthy` (it answers; the check holds no password); 1 otherwise, with one line naming
 /// the URL and what went wrong.
-package enum Healthcheck {
+public enum Healthcheck {
     /// How long the whole exchange may take; below Docker's default 5 s health-check timeout
     /// and the shipped Dockerfile's `--timeout=5s`.
-    package static let timeout: Duration = .seconds(4)
+    public static let timeout: Duration = .seconds(4)
 
     /// What to ask and how to read the answer, from a loaded configuration.
-    package struct Target: Sendable, Equatable {
+    public struct Target: Sendable, Equatable {
         /// `http(s)://host:port/-/healthy`.
-        package var url: String
+        public var url: String
         /// The web configuration asks for basic authentication on `/-/healthy`.
-        package var authenticationRequired: Bool
+        public var authenticationRequired: Bool
     }
 
     /// The address to probe for a listen address: loopback for the wildcard addresses, the
     /// address itself otherwise (IPv6 literals in brackets).
-    package static func probeHost(_ host: String) -> String {
+    public static func probeHost(_ host: String) -> String {
         switch host {
         case "", "0.0.0.0", "*": return "127.0.0.1"
         case "::", "[::]": return "[::1]"
@@ -39,7 +39,7 @@ package enum Healthcheck {
     }
 
     /// - Throws: ``HealthcheckFailure/portZero`` when the configuration leaves nothing to probe.
-    package static func target(server: ExporterConfiguration.Server, web: WebConfiguration?) throws(HealthcheckFailure) -> Target {
+    public static func target(server: ExporterConfiguration.Server, web: WebConfiguration?) throws(HealthcheckFailure) -> Target {
         guard server.port != 0 else { throw .portZero }
         let scheme = web?.tlsServer == nil ? "http" : "https"
         let authenticated = !(web?.basicAuthUsers.isEmpty ?? true)
@@ -51,7 +51,7 @@ package enum Healthcheck {
     /// One GET of the target. Returns the line to print on success.
     ///
     /// - Throws: ``HealthcheckFailure`` naming the URL and the answer or error.
-    package static func probe(_ target: Target, client: HTTPClient, timeout: Duration = Healthcheck.timeout)
+    public static func probe(_ target: Target, client: HTTPClient, timeout: Duration = Healthcheck.timeout)
         async throws(HealthcheckFailure) -> String {
         guard let url = URL(string: target.url) else { throw .unusableURL(target.url) }
         let response: HTTPClientResponse
@@ -74,7 +74,7 @@ package enum Healthcheck {
 }
 
 /// Why `wpexporter healthcheck` failed: one line each, exit status 1.
-package enum HealthcheckFailure: Error, Sendable, Equatable, CustomStringConvertible {
+public enum HealthcheckFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// The configuration is invalid (its first problem).
     case invalidConfiguration(String)
     /// `server.port` is 0: a free port chosen at start, nothing to probe.
@@ -86,7 +86,7 @@ package enum HealthcheckFailure: Error, Sendable, Equatable, CustomStringConvert
     /// The exporter answered with another status than 200 (or 401 where authentication is required).
     case answered(url: String, status: Int, firstLine: String)
 
-    package var description: String {
+    public var description: String {
         switch self {
         case .invalidConfiguration(let problem): "healthcheck: configuration is invalid: \(problem)"
         case .portZero: "healthcheck: server.port is 0 (a free port chosen at start); set the port the exporter listens on"
