@@ -48,12 +48,12 @@ let package = Package(
         // monotonic deadline, the worker queue (docs/architecture.md, "Threads").
         .target(name: "WPRuntime"),
         .target(name: "WPLogging", dependencies: ["WPRuntime", "WPCompression"]),
-        .target(name: "WPConfig"),
+        .target(name: "WPConfig", dependencies: ["WPRuntime"]),
         // WPHTTPClient: see docs/architecture.md (deviations) for why WPMetrics depends on it.
-        .target(name: "WPMetrics"),
+        .target(name: "WPMetrics", dependencies: ["WPRuntime"]),
         // The Pushgateway client: WPMetrics' families pushed over WPHTTPClient.
         .target(name: "WPPushgateway", dependencies: ["WPMetrics", "WPHTTPClient"]),
-        .target(name: "WPStorage", dependencies: ["WPLogging", "WPCompression"]),
+        .target(name: "WPStorage", dependencies: ["WPRuntime", "WPLogging", "WPCompression"]),
         .target(name: "WPEnergy", dependencies: ["WPRuntime", "WPStorage", "WPLogging"]),
         // libcurl reached through dlopen (no headers at build time): https:// for WPHTTPClient,
         // loaded only when an https request is made.
@@ -61,7 +61,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // HTTP/1.1 client without Foundation: POSIX sockets for http://, libcurl for https://.
         .target(name: "WPHTTPClient", dependencies: ["WPRuntime", "WPCCurlShim"]),
-        .target(name: "WPClient", dependencies: ["WPLogging", "WPHTTPClient"]),
+        .target(name: "WPClient", dependencies: ["WPRuntime", "WPLogging", "WPHTTPClient"]),
         // OpenSSL and libcrypt reached through dlopen (no headers at build time): the TLS
         // listener and bcrypt basic authentication of the web configuration file.
         .target(name: "WPCSecurityShim",
@@ -75,8 +75,8 @@ let package = Package(
         // graceful, then a handler), signals as streams of requests (SIGHUP), the standard
         // streams and their bounded flush at exit (docs/architecture.md, "Signals and process policy").
         .target(name: "WPProcess", dependencies: ["WPRuntime", "WPLogging"]),
-        .target(name: "WPCollector", dependencies: ["WPClient", "WPEnergy", "WPStorage", "WPMetrics", "WPLogging", "WPBytes", "WPCompression"]),
-        .target(name: "WPSimulator", dependencies: ["WPServer", "WPLogging"]),
+        .target(name: "WPCollector", dependencies: ["WPRuntime", "WPClient", "WPEnergy", "WPStorage", "WPMetrics", "WPLogging", "WPBytes", "WPCompression"]),
+        .target(name: "WPSimulator", dependencies: ["WPRuntime", "WPServer", "WPLogging"]),
         // The NUT network protocol (upsd) over the collectors' published readings: every
         // WinPower UPS for upsmon, NAS boxes and hypervisors (docs/nut.md).
         // The exporter maps WinPower readings onto NUT variables (WPExporter's NUTVariables); this
@@ -97,7 +97,7 @@ let package = Package(
                                                              "WPServer", "WPSimulator", "WPHTTPClient", "WPCMallocTuning"]),
         // glibc heap tuning for the exporter process (arena limit, trim after each collection).
         .target(name: "WPCMallocTuning"),
-        .executableTarget(name: "wpbench", dependencies: ["WPLogging", "WPBytes", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPClient",
+        .executableTarget(name: "wpbench", dependencies: ["WPRuntime", "WPLogging", "WPBytes", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPClient",
                                                            "WPServer", "WPCollector", "WPSimulator", "WPHTTPClient", "WPSNMP",
                                                            "WPCMallocCounter", "WPTestSupport"]),
         // Allocation counting for wpbench's figures (interposes malloc; see its header).

@@ -1,3 +1,5 @@
+import WPRuntime
+
 /// Decoding of one device object, section by section.
 extension DeviceListDecoder {
     enum DeviceKey: String, CaseIterable, Sendable {
@@ -124,7 +126,7 @@ extension DeviceListDecoder {
         var first = true
         while let key = try scanner.nextKey(first: &first) {
             switch try assetKeys.lookup(key, in: scanner) {
-            case .id: asset.id = try scanner.readLooseString()?.trimmingASCIISpaces() ?? ""
+            case .id: asset.id = try scanner.readLooseString()?.trimmingSpacesAndTabs() ?? ""
             case .deviceType: asset.deviceType = try scanner.readLooseInt()
             case .model: asset.model = try scanner.readLooseString()
             case .alias: asset.alias = try scanner.readLooseString()
@@ -216,12 +218,12 @@ extension DeviceListDecoder {
             var alarm: Alarm?
             switch try scanner.peekKind() {
             case .string, .number:
-                if let code = try scanner.readLooseString()?.trimmingASCIISpaces(), !code.isEmpty { alarm = Alarm(code: code) }
+                if let code = try scanner.readLooseString()?.trimmingSpacesAndTabs(), !code.isEmpty { alarm = Alarm(code: code) }
             case .object:
                 // The most specific member of each group (code, name, message, id) wins.
                 var found: [(text: String, rank: Int)?] = [nil, nil, nil, nil]
                 try decodeSection(&scanner, keys: alarmKeys) { key, scanner in
-                    guard let text = try scanner.readLooseString()?.trimmingASCIISpaces(), !text.isEmpty else { return }
+                    guard let text = try scanner.readLooseString()?.trimmingSpacesAndTabs(), !text.isEmpty else { return }
                     let (group, rank) = key.groupAndRank
                     if let kept = found[group], kept.rank < rank { return }
                     found[group] = (text, rank)

@@ -1,3 +1,5 @@
+import WPRuntime
+
 /// Field assignment from the decoder's key enums, one switch per section.
 extension RealtimeReadings {
     mutating func set(_ key: DeviceListDecoder.RealtimeKey, from scanner: inout JSONScanner) throws {
@@ -24,7 +26,7 @@ extension RealtimeReadings {
         case .outputVoltageType: outputVoltageType = try scanner.readLooseInt()
         case .inputTransformerType: inputTransformerType = try scanner.readLooseInt()
         case .faultCode:
-            let code = try scanner.readLooseString()?.trimmingASCIISpaces()
+            let code = try scanner.readLooseString()?.trimmingSpacesAndTabs()
             faultCode = code?.isEmpty == false ? code : nil
             faultCodeReported = code != nil
         }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import WPRuntime
 
 /// The result of one successful ``WinPowerClient/fetchDevices()``: every device plus what the
 /// exporter reports about the connection.
@@ -72,10 +73,7 @@ package struct APICall: Sendable, Equatable {
     }
 
     /// ``duration`` in seconds, as a Prometheus histogram wants it.
-    package var seconds: Double {
-        let (s, atto) = duration.components
-        return Double(s) + Double(atto) / 1e18
-    }
+    package var seconds: Double { duration.inSeconds }
 }
 
 /// A device object in the list that could not be used.

@@ -1,3 +1,5 @@
+import WPRuntime
+
 /// Tolerant readers: WinPower sends numbers as strings, sometimes empty or `"N/A"`. Each reader
 /// consumes one value of any kind and returns `nil` when it is not what was asked for; only a
 /// syntax error throws.
@@ -41,7 +43,7 @@ extension JSONScanner {
         switch try peekKind() {
         case .bool: return try readBool()
         case .string:
-            switch try readString().trimmingASCIISpaces().lowercased() {
+            switch try readString().trimmingSpacesAndTabs().lowercased() {
             case "true", "1": return true
             case "false", "0": return false
             default: return nil
@@ -140,16 +142,4 @@ extension JSONScanner {
     }
 }
 
-extension String {
-    /// The string without leading and trailing ASCII spaces and tabs.
-    func trimmingASCIISpaces() -> String {
-        // Nearly every value has nothing to trim: no new string then.
-        guard let first = utf8.first, let last = utf8.last,
-              first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") || last == UInt8(ascii: " ") || last == UInt8(ascii: "\t")
-        else { return self }
-        var scalars = Substring(self)
-        while let first = scalars.first, first == " " || first == "\t" { scalars.removeFirst() }
-        while let last = scalars.last, last == " " || last == "\t" { scalars.removeLast() }
-        return String(scalars)
-    }
-}
+

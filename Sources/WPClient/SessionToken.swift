@@ -1,4 +1,5 @@
 import FoundationEssentials
+import WPRuntime
 
 /// A login token and when to stop using it.
 ///
@@ -25,7 +26,7 @@ struct SessionToken: Sendable, Equatable {
         self.value = value
         self.expiresAt = now + lifetime
         self.renewAt = now + lifetime - margin
-        self.wallExpiry = wallNow.addingTimeInterval(lifetime.secondsValue)
+        self.wallExpiry = wallNow.addingTimeInterval(lifetime.inSeconds)
         self.source = source
     }
 }

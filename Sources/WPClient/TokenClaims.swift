@@ -1,4 +1,5 @@
 import FoundationEssentials
+import WPRuntime
 
 /// The lifetime claims of a WinPower login token (an HS512 JWT), read without checking the
 /// signature (no key is known).
@@ -56,7 +57,7 @@ package struct TokenClaims: Sendable, Equatable {
             (expiredMinutes.map { $0 * 60 }, .expiredMinutes),
         ]
         for case (let seconds?, let source) in candidates where seconds.isFinite && seconds > 0 {
-            let capped = Swift.min(seconds, Self.longestLifetime.secondsValue)
+            let capped = Swift.min(seconds, Self.longestLifetime.inSeconds)
             return (.milliseconds(Int64((capped * 1000).rounded(.down))), source)
         }
         return (Swift.min(fallback, Self.longestLifetime), .assumed)

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import WPLogging
+import WPRuntime
 
 extension WinPowerHTTPClient {
     /// A usable token: the cached one unless it is due for renewal or equals `stale` (just
@@ -10,7 +11,7 @@ extension WinPowerHTTPClient {
         do {
             if let loginInFlight { return try await loginInFlight.value }
             if let blockedUntil = loginBlockedUntil, elapsed() < blockedUntil {
-                let wait = (blockedUntil - elapsed()).secondsValue
+                let wait = (blockedUntil - elapsed()).inSeconds
                 throw ClientError(.auth, "login rejected \(failedLogins) time(s); not retrying for another "
                                        + "\(String(fixed: wait, fractionDigits: 1))s: check winpower.username and winpower.password")
             }

@@ -5,6 +5,7 @@ import WPEnergy
 import WPLogging
 import WPMetrics
 import WPStorage
+import WPRuntime
 
 /// Runs collection cycles and publishes the latest ``MetricsSnapshot``.
 ///
@@ -202,7 +203,7 @@ package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Du
         let energy = EnergyView(meter, prefix: configuration.energyKeyPrefix)
         // Logged after the lock is released: a blocked log output must not hold `state`.
         var (next, health, previouslySucceeded, neverSucceeded) = state.withLock { state in
-            state.collectionDuration.observe(start.duration(to: finished).seconds)
+            state.collectionDuration.observe(start.duration(to: finished).inSeconds)
             state.end(at: wall)
             let previouslySucceeded = state.lastCollectionSucceeded
             let neverSucceeded = state.lastSuccessAt == nil

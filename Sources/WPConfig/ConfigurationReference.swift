@@ -1,3 +1,5 @@
+import WPRuntime
+
 /// The configuration reference generated from ``ConfigKey/all``.
 ///
 /// `docs/configuration.md` embeds ``markdown()`` between two marker comments; a test
@@ -36,12 +38,8 @@ extension String {
     /// Escapes `|` for a Markdown table cell.
     fileprivate func replacingPipes() -> String {
         split(separator: "|", omittingEmptySubsequences: false)
-            .map { $0.trimmingSpaces() }.joined(separator: " \\| ")
+            .map { $0.trimmingSpacesAndTabs() }.joined(separator: " \\| ")
     }
 }
 
-extension Substring {
-    fileprivate func trimmingSpaces() -> String {
-        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
-    }
-}
+

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import WPStorage
+import WPRuntime
 
 /// Per-device trapezoidal integration of active power over a monotonic time line.
 ///
@@ -145,7 +146,7 @@ package struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instan
                 summary.gapDevices.append(sample.deviceID)
                 summary.longestGap = max(summary.longestGap, elapsed)
             } else if elapsed > .zero {
-                let total = track.energy.joules + (last.watts + watts) / 2 * elapsed.seconds
+                let total = track.energy.joules + (last.watts + watts) / 2 * elapsed.inSeconds
                 // An absurd but finite reading could overflow; such a total could not be
                 // stored, so the sample is treated as unusable instead.
                 guard total.isFinite else {
@@ -205,13 +206,5 @@ package struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instan
             StoredDeviceEnergy(joules: $0.energy.joules, gaps: $0.energy.gaps, ledger: StoredOutageLedger($0.outage.ledger))
         }
         return state
-    }
-}
-
-extension Duration {
-    /// The duration in seconds as a `Double`.
-    var seconds: Double {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
     }
 }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import WPStorage
+import WPRuntime
 
 /// The rules that keep one device's ``OutageLedger`` from its readings.
 ///
@@ -97,7 +98,7 @@ struct OutageTrack<Instant: InstantProtocol>: Sendable where Instant.Duration ==
             if elapsed > maxGap {
                 step.gap = true
             } else if elapsed > .zero {
-                addOnBattery(seconds: elapsed.seconds, joules: 0)
+                addOnBattery(seconds: elapsed.inSeconds, joules: 0)
                 step.bridged = true
             }
         }
@@ -114,7 +115,7 @@ struct OutageTrack<Instant: InstantProtocol>: Sendable where Instant.Duration ==
         guard let earlier else { return nil }
         let elapsed = earlier.duration(to: later)
         guard elapsed > .zero, elapsed <= maxGap else { return nil }
-        return elapsed.seconds / 2
+        return elapsed.inSeconds / 2
     }
 
     /// Adds time and energy on battery, keeping totals finite (the energy of an interval on
@@ -139,7 +140,7 @@ struct OutageTrack<Instant: InstantProtocol>: Sendable where Instant.Duration ==
         var duration: Double?
         if observed {
             if let startInstant {
-                duration = startInstant.duration(to: instant).seconds
+                duration = startInstant.duration(to: instant).inSeconds
             } else if let start = ledger.lastStart, let wall {
                 duration = max(0, wall.timeIntervalSince(start))
             }

@@ -1,3 +1,5 @@
+import WPRuntime
+
 /// The two exposition formats WPMetrics renders, and content negotiation between them.
 ///
 /// ```swift
@@ -48,18 +50,18 @@ public enum ExpositionFormat: String, Sendable, Hashable, CaseIterable {
 
     private static func parse(_ range: Substring) -> Offer? {
         var parts = range.split(separator: ";").makeIterator()
-        guard let media = parts.next()?.trimmingSpaces(), !media.isEmpty else { return nil }
-        var offer = Offer(mediaType: media, version: nil, quality: 1)
+        guard let media = parts.next()?.trimmingSpacesAndTabs(), !media.isEmpty else { return nil }
+        var offer = Offer(mediaType: Substring(media), version: nil, quality: 1)
         while let parameter = parts.next() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
             guard pair.count == 2 else { continue }
-            let key = pair[0].trimmingSpaces().lowercased()
-            let value = pair[1].trimmingSpaces()
+            let key = pair[0].trimmingSpacesAndTabs().lowercased()
+            let value = pair[1].trimmingSpacesAndTabs()
             if key == "q" {
                 guard let quality = Double(value), quality >= 0, quality <= 1 else { return nil }
                 offer.quality = quality
             } else if key == "version" {
-                offer.version = value
+                offer.version = Substring(value)
             }
         }
         return offer
@@ -85,11 +87,4 @@ public enum ExpositionFormat: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-extension Substring {
-    fileprivate func trimmingSpaces() -> Substring {
-        var result = self
-        while let first = result.first, first == " " || first == "\t" { result = result.dropFirst() }
-        while let last = result.last, last == " " || last == "\t" { result = result.dropLast() }
-        return result
-    }
-}
+

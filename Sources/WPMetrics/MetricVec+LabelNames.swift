@@ -1,3 +1,4 @@
+import WPRuntime
 extension MetricVec {
     /// The label names still to be given to ``labels(_:)-(String...)``: all of the
     /// descriptor's, less those fixed by ``curry(_:)``, in declaration order.
@@ -65,21 +66,13 @@ extension MetricVec {
 extension Histogram {
     /// Observes a duration, in seconds (the Prometheus base unit).
     public func observe(_ duration: Duration) {
-        observe(duration.secondsValue)
+        observe(duration.inSeconds)
     }
 }
 
 extension Summary {
     /// Observes a duration, in seconds (the Prometheus base unit).
     public func observe(_ duration: Duration) {
-        observe(duration.secondsValue)
-    }
-}
-
-extension Duration {
-    /// The duration in seconds as a `Double`.
-    var secondsValue: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
+        observe(duration.inSeconds)
     }
 }

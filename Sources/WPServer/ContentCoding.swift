@@ -1,3 +1,5 @@
+import WPRuntime
+
 /// Content-coding negotiation (`Accept-Encoding`, RFC 9110 §12.5.3): the one rule every
 /// response of this server follows, whether the encoder compresses it or a handler sends a
 /// pre-compressed body.
@@ -26,11 +28,11 @@ public enum ContentCoding {
         var star: Double?
         for value in values {
             for item in HTTPRequestParser.commaList(value) {
-                let parts = item.split(separator: ";").map { $0.trimmingHTTPWhitespace() }
+                let parts = item.split(separator: ";").map { $0.trimmingSpacesAndTabs() }
                 guard let coding = parts.first?.lowercased(), !coding.isEmpty else { continue }
                 var weight = 1.0
                 for parameter in parts.dropFirst() {
-                    let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingHTTPWhitespace() }
+                    let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingSpacesAndTabs() }
                     guard pair.count == 2, pair[0].lowercased() == "q" else { continue }
                     weight = qvalue(pair[1]) ?? 0
                 }

@@ -1,3 +1,5 @@
+import WPRuntime
+
 /// Message framing and connection semantics derived from the header fields (RFC 9112 §6, §9).
 extension HTTPRequestParser {
     enum SemanticsResult {
@@ -62,15 +64,8 @@ extension HTTPRequestParser {
 
     /// Splits a comma-separated field value into trimmed, non-empty items.
     static func commaList(_ value: String) -> [String] {
-        value.split(separator: ",").map { $0.trimmingHTTPWhitespace() }.filter { !$0.isEmpty }
+        value.split(separator: ",").map { $0.trimmingSpacesAndTabs() }.filter { !$0.isEmpty }
     }
 }
 
-extension Substring {
-    func trimmingHTTPWhitespace() -> String {
-        var slice = self[...]
-        while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
-        while let last = slice.last, last == " " || last == "\t" { slice = slice.dropLast() }
-        return String(slice)
-    }
-}
+

@@ -1,3 +1,4 @@
+import WPRuntime
 /// A handler that reports every request it handles to an observer.
 ///
 /// ```swift
@@ -23,17 +24,12 @@ public struct ObservedHandler: HTTPHandler {
         do {
             let response = try await handler.handle(request)
             observer.requestHandled(RequestEvent(handler: name, method: request.method, status: response.status,
-                                                 durationSeconds: Self.seconds(start.duration(to: clock.now))))
+                                                 durationSeconds: start.duration(to: clock.now).inSeconds))
             return response
         } catch {
             observer.requestHandled(RequestEvent(handler: name, method: request.method, status: 500,
-                                                 durationSeconds: Self.seconds(start.duration(to: clock.now))))
+                                                 durationSeconds: start.duration(to: clock.now).inSeconds))
             throw error
         }
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

@@ -1,3 +1,4 @@
+import WPRuntime
 import WPLogging
 
 /// A scripted mains failure: device `device` runs on battery (`mode` 4, role ``SimulatedDevice/Role/onBattery``)

@@ -1,3 +1,4 @@
+import WPRuntime
 import Synchronization
 import WPLogging
 import WPServer

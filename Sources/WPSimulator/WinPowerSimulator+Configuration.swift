@@ -1,3 +1,4 @@
+import WPRuntime
 import FoundationEssentials
 import WPLogging
 

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Synchronization
 import WPLogging
 import WPServer
+import WPRuntime
 
 extension WinPowerSimulator {
     /// `POST /api/v1/auth/login`: checks the JSON credentials and issues a JWT-shaped token.
@@ -36,7 +37,7 @@ extension WinPowerSimulator {
         let namespace = configuration.tokenNamespace
         let serial = namespace == 0 ? localSerial : localSerial &+ (namespace << 24)
         let issuedMs = Int64((serverNow.timeIntervalSince1970 * 1000).rounded(.down))
-        let lifetimeMs = Int64((configuration.tokenLifetime.seconds * 1000).rounded())
+        let lifetimeMs = Int64((configuration.tokenLifetime.inSeconds * 1000).rounded())
         let expiresMs = issuedMs + lifetimeMs
         let minutes = (lifetimeMs + 59_999) / 60_000
         let id = SimulatorJSON.uuid(serial)

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Synchronization
 import WPLogging
 import WPServer
+import WPRuntime
 
 /// A faithful fake WinPower G2 server, as an ``HTTPHandler``.
 ///
@@ -100,14 +101,14 @@ public final class WinPowerSimulator: HTTPHandler {
     public var lastListRequest: WPHTTPRequest? { state.withLock { $0.lastListRequest } }
 
     /// Seconds of simulated time: the `t` of the power curves now.
-    public var simulatedSeconds: Double { elapsed().seconds }
+    public var simulatedSeconds: Double { elapsed().inSeconds }
 
     /// The wall-clock time the simulator believes it is (its epoch plus elapsed time).
     public var now: Date { configuration.epoch.addingTimeInterval(simulatedSeconds) }
 
     /// The server's own clock: ``now`` shifted by ``Configuration/clockSkew``; token claims
     /// are written in it.
-    public var serverNow: Date { now.addingTimeInterval(configuration.clockSkew.seconds) }
+    public var serverNow: Date { now.addingTimeInterval(configuration.clockSkew.inSeconds) }
 
     // MARK: HTTPHandler
 
@@ -166,13 +167,5 @@ public final class WinPowerSimulator: HTTPHandler {
             response.body = Array(response.body.prefix(response.body.count / 2))
         }
         return response
-    }
-}
-
-extension Duration {
-    /// The duration in seconds.
-    var seconds: Double {
-        let (s, atto) = components
-        return Double(s) + Double(atto) / 1e18
     }
 }

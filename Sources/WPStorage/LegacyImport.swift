@@ -1,3 +1,4 @@
+import WPRuntime
 import WPLogging
 
 /// Reads and parses the previous exporter's files. Parsing is a pure function.

@@ -1,3 +1,4 @@
+import WPRuntime
 import Foundation
 import WPClient
 import WPLogging
@@ -41,8 +42,7 @@ package struct SimulatorHarness: Sendable {
     /// Wall-clock time following the manual clock.
     package var wallClock: @Sendable () -> Date {
         let clock = self.clock, epoch = self.epoch
-        return { epoch.addingTimeInterval(Double(clock.now.offset.components.seconds)
-                                          + Double(clock.now.offset.components.attoseconds) / 1e18) }
+        return { epoch.addingTimeInterval(clock.now.offset.inSeconds) }
     }
 
     /// The client configuration matching the simulator's credentials.

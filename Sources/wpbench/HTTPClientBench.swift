@@ -4,6 +4,7 @@ import WPHTTPClient
 import WPServer
 import WPSimulator
 import WPTestSupport
+import WPRuntime
 
 /// Benchmark scenarios for the HTTP client area: WPHTTPClient over loopback against WPServer.
 enum HTTPClientBench {
@@ -43,7 +44,7 @@ enum HTTPClientBench {
                 best = min(best, elapsed)
                 bestCPU = min(bestCPU, CollectorBench.processCPUMilliseconds() - cpuBegan)
             }
-            let seconds = Double(best.components.seconds) + Double(best.components.attoseconds) / 1e18
+            let seconds = best.inSeconds
             print("   \(requests) requests of \(bodyBytes) B: best \(ClientBench.ms(best)) ms, "
                   + String(format: "%.1f µs/request, %.0f MB/s, CPU (client and server) %.1f µs/request",
                            seconds / Double(requests) * 1e6, Double(bodyBytes * requests) / seconds / 1e6,
@@ -81,7 +82,7 @@ enum HTTPClientBench {
                 bestCPU = min(bestCPU, CollectorBench.processCPUMilliseconds() - cpuBegan)
             }
             let requests = tasks * requestsPerTask
-            let seconds = Double(best.components.seconds) + Double(best.components.attoseconds) / 1e18
+            let seconds = best.inSeconds
             print("   \(requests) requests of \(bodyBytes) B from \(tasks) tasks: best \(ClientBench.ms(best)) ms, "
                   + String(format: "%.0f requests/s, CPU (client and server) %.1f µs/request",
                            Double(requests) / seconds, bestCPU / Double(requests) * 1e3))

@@ -1,5 +1,6 @@
 import Foundation
 import WPLogging
+import WPRuntime
 
 /// Benchmark scenarios for the Logging area: encoder cost per record, the full `WPLogger.info`
 /// path with redaction, and sustained writes into a rotating, compressing file sink.
@@ -68,7 +69,7 @@ enum LoggingBench {
     }
 
     private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        duration.inSeconds
     }
 
     private static func format(_ value: Double) -> String {

@@ -1,3 +1,4 @@
+import WPRuntime
 import WPCMallocCounter
 import Dispatch
 import WPMetrics
@@ -191,7 +192,7 @@ enum MetricsBench {
     }
 
     static func nanoseconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) * 1e9 + Double(duration.components.attoseconds) / 1e9
+        duration.inSeconds * 1e9
     }
 
     static func fixed(_ value: Double, _ digits: Int = 1) -> String {

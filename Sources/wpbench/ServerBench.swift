@@ -1,3 +1,4 @@
+import WPRuntime
 import Foundation
 import WPLogging
 import WPServer
@@ -76,7 +77,7 @@ enum ServerBench {
             }
         }
         func perCall(_ duration: Duration) -> Double {
-            (Double(duration.components.seconds) * 1e9 + Double(duration.components.attoseconds) / 1e9) / Double(iterations)
+            duration.inSeconds * 1e9 / Double(iterations)
         }
         print(String(format: "   parse %.0f ns/request, encode %.0f ns/response (%d, %d)",
                      perCall(parseTime), perCall(encodeTime), parsed / iterations, bytes / iterations))

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import WPRuntime
 
 /// A blocking keep-alive HTTP client on its own thread, for the loopback benchmark.
 enum LoopbackClient {
@@ -57,7 +58,7 @@ enum LoopbackClient {
                 if expected < 0, let total = totalLength(buffer, received) { expected = total }
             }
             let elapsed = start.duration(to: clock.now)
-            latencies.append(Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds))
+            latencies.append(elapsed.inSeconds)
         }
         return latencies
     }

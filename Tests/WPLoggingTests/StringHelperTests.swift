@@ -1,3 +1,4 @@
+import WPRuntime
 import Foundation
 import Testing
 import WPTestThreads
@@ -32,6 +33,23 @@ import WPLogging
         #expect(" \u{301}x ".trimmingWhitespace() == " \u{301}x ".trimmingCharacters(in: .whitespacesAndNewlines))
         #expect("--a--".trimming { $0 == "-" } == "a")
         #expect(Substring(" a ").trimmingBlanks() == "a")
+    }
+
+    /// HTTP's optional whitespace and the formats' own: spaces and tabs only, and a value with
+    /// nothing to trim comes back whole.
+    @Test func trimmingSpacesAndTabsLeavesEveryOtherScalar() {
+        #expect(" \tgzip;q=0.5\t ".trimmingSpacesAndTabs() == "gzip;q=0.5")
+        #expect(Substring("\t  a b \t").trimmingSpacesAndTabs() == "a b")
+        #expect(" \t \t".trimmingSpacesAndTabs() == "")
+        #expect("".trimmingSpacesAndTabs() == "")
+        #expect("\r\nx\r\n".trimmingSpacesAndTabs() == "\r\nx\r\n", "newlines are not HTTP whitespace")
+        #expect("\u{A0}x\u{A0}".trimmingSpacesAndTabs() == "\u{A0}x\u{A0}", "nor is a no-break space")
+        #expect("x ".trimmingSpacesAndTabs() == "x" && " x".trimmingSpacesAndTabs() == "x")
+        for scalar in Self.scalars {
+            let text = "\(scalar)a\(scalar)"
+            let expected = scalar == " " || scalar == "\t" ? "a" : text
+            #expect(text.trimmingSpacesAndTabs() == expected, "U+\(String(scalar.value, radix: 16))")
+        }
     }
 
     @Test(arguments: [0, 1, 2, 3, 6])

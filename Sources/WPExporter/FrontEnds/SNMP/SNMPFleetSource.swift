@@ -3,6 +3,7 @@ import Synchronization
 import WPClient
 import WPCollector
 import WPSNMP
+import WPRuntime
 
 /// The SNMP agent's data: one UPS-MIB view per UPS of the fleet, from the fleet's published
 /// state (never from WinPower), named as the NUT server names them (so `community@rack-a` and
@@ -180,7 +181,7 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
                 cache.testEnds[lowered] = nil
             } else if cache.selfTests[lowered]?.inProgress == true, record?.inProgress == false {
                 // Seen ending at this reading: its wall time on the agent's clock.
-                cache.testEnds[lowered] = startWall.addingTimeInterval(start.duration(to: reading.readAt).seconds)
+                cache.testEnds[lowered] = startWall.addingTimeInterval(start.duration(to: reading.readAt).inSeconds)
             }
             let test = UPSMIBMapping.TestTimes(record: record, agentStart: startWall, now: now, end: cache.testEnds[lowered])
             var ups = UPSMIBMapping.values(of: device, name: name, agentVersion: version, lowBatteryTime: lowBatteryTime, test: test,

@@ -1,9 +1,9 @@
 /// Whitespace trimming for the package's modules, which import FoundationEssentials at most
-/// (no `CharacterSet`, no `trimmingCharacters(in:)`).
+/// (no `CharacterSet`, no `trimmingCharacters(in:)`): the one implementation, for every module.
 ///
 /// Works on Unicode scalars, like `trimmingCharacters(in:)`, so a trailing `"\r\n"` or a
 /// combining mark after a space is handled the same way. `package` access: shared by the
-/// package's modules that depend on WPLogging, not part of its public API.
+/// package's modules, not part of WPRuntime's public API.
 extension StringProtocol {
     /// The text without leading and trailing scalars that `trim` accepts.
     ///
@@ -26,6 +26,18 @@ extension StringProtocol {
     /// `trimmingCharacters(in: .whitespaces)` returns.
     package func trimmingBlanks() -> String {
         trimming(while: \.isBlank)
+    }
+
+    /// The text without leading and trailing ASCII spaces and tabs: HTTP's optional
+    /// whitespace, and the protocols' and formats' own (JSON values, `Accept` parameters,
+    /// tables). Nearly every value has nothing to trim, and then no new storage is made.
+    package func trimmingSpacesAndTabs() -> String {
+        let isSpaceOrTab = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        let bytes = utf8
+        guard let first = bytes.first, isSpaceOrTab(first) || bytes.reversed().first.map(isSpaceOrTab) == true else {
+            return String(self)
+        }
+        return trimming(while: { $0 == " " || $0 == "\t" })
     }
 }
 
