@@ -52,7 +52,7 @@ let package = Package(
         // WPHTTPClient: see docs/architecture.md (deviations) for why WPMetrics depends on it.
         .target(name: "WPMetrics", dependencies: ["WPRuntime"]),
         // The Pushgateway client: WPMetrics' families pushed over WPHTTPClient.
-        .target(name: "WPPushgateway", dependencies: ["WPMetrics", "WPHTTPClient"]),
+        .target(name: "WPPushgateway", dependencies: ["WPRuntime", "WPMetrics", "WPHTTPClient"]),
         .target(name: "WPStorage", dependencies: ["WPRuntime", "WPLogging", "WPCompression"]),
         .target(name: "WPEnergy", dependencies: ["WPRuntime", "WPStorage", "WPLogging"]),
         // libcurl reached through dlopen (no headers at build time): https:// for WPHTTPClient,

@@ -68,8 +68,9 @@ extension WinPowerHTTPClient {
                 + " max_pages=\(maxPages) max_devices=\(maxDevices) max_text_bytes=\(maxTextBytes)"
         }
 
-        /// `url` without user info, query or fragment.
-        static func redacted(_ url: URL) -> String {
+        /// `url` without user info, query or fragment: how pages, logs and errors name a
+        /// WinPower server (the exporter's `target` too).
+        package static func redacted(_ url: URL) -> String {
             guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "<url>" }
             components.user = nil
             components.password = nil

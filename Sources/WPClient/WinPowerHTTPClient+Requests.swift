@@ -1,3 +1,4 @@
+import WPRuntime
 import WPLogging
 
 extension WinPowerHTTPClient {
@@ -133,7 +134,7 @@ enum BodyPreview {
         var result = ""
         var rest = Substring(text)
         while let range = rest.firstRange(of: "eyJ") {
-            result += rest[..<range.lowerBound] + "***"
+            result += rest[..<range.lowerBound] + Redaction.mask
             rest = rest[range.lowerBound...].drop { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }
         }
         return result + rest

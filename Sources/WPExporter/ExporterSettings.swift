@@ -135,12 +135,8 @@ package enum ExporterSettings {
 
     /// The WinPower URL without user information, query or fragment, for pages and logs.
     package static func target(_ baseURL: String?) -> String {
-        guard let baseURL, var components = URLComponents(string: baseURL) else { return "" }
-        components.user = nil
-        components.password = nil
-        components.query = nil
-        components.fragment = nil
-        return components.string ?? ""
+        guard let baseURL, let url = URL(string: baseURL) else { return "" }
+        return WinPowerHTTPClient.Configuration.redacted(url)
     }
 }
 

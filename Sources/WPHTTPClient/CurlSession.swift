@@ -146,13 +146,9 @@ final class CurlSession: Sendable {
     /// `error` with the request's path, query and header values removed from its detail, in
     /// case libcurl quoted any of them.
     static func scrubbed(_ error: HTTPClientError, of request: HTTPClientRequest, target: RequestTarget) -> HTTPClientError {
-        var detail = error.detail
         var secrets = request.headers.map(\.value).filter { $0.count >= 3 }
         if target.pathAndQuery != "/" { secrets.append(target.pathAndQuery) }
-        for secret in secrets.sorted(by: { $0.count > $1.count }) where detail.contains(secret) {
-            detail = detail.replacing(secret, with: "<redacted>")
-        }
-        return HTTPClientError(error.kind, detail)
+        return HTTPClientError(error.kind, Redaction.masking(secrets, in: error.detail))
     }
 
     /// The header fields of the last response block in curl's raw header bytes.

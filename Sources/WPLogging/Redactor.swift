@@ -1,3 +1,4 @@
+import WPRuntime
 import Synchronization
 
 /// Masks secrets in log records: by field name, by registered secret value, `Bearer` and
@@ -45,7 +46,7 @@ import Synchronization
 /// ```
 public final class Redactor: Sendable {
     /// What masked text is replaced with.
-    public static let mask = "***"
+    public static let mask = Redaction.mask
 
     /// The longest secret, in UTF-8 bytes, that a redactor accepts (4 KiB). Longer values are
     /// refused: a password or session token is far shorter, and the configuration loader

@@ -1,3 +1,4 @@
+import WPRuntime
 import FoundationEssentials
 import WPMetrics
 
@@ -33,8 +34,6 @@ struct PushCredentials: Sendable {
 
     /// `text` with the credentials masked in each of their forms.
     func redact(_ text: String) -> String {
-        var text = text
-        for secret in secrets where !secret.isEmpty { text = text.replacing(secret, with: "<redacted>") }
-        return text
+        Redaction.masking(secrets, in: text)
     }
 }

@@ -1,3 +1,4 @@
+import WPRuntime
 import FoundationEssentials
 import WPMetrics
 
@@ -65,7 +66,7 @@ public struct PushgatewayClient: Sendable {
         public var customMirror: Mirror {
             Mirror(self, children: ["url": url, "job": job, "grouping": grouping, "timeout": timeout,
                                     "maxAttempts": maxAttempts, "username": username as Any,
-                                    "password": password == nil ? "none" : "<redacted>", "format": format])
+                                    "password": password == nil ? "none" : Redaction.mask, "format": format])
         }
     }
 
