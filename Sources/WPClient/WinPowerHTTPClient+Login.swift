@@ -51,9 +51,7 @@ extension WinPowerHTTPClient {
 
     /// `initial` doubled per failure after the first, capped at `max`.
     static func backoff(after failures: Int, initial: Duration, max: Duration) -> Duration {
-        var delay = initial
-        for _ in 1..<Swift.max(failures, 1) where delay < max { delay = delay * 2 }
-        return Swift.min(delay, max)
+        Backoff(initial: initial, maximum: max).delay(afterFailures: failures)
     }
 
     private func performLogin(deadline: Duration) async throws -> SessionToken {

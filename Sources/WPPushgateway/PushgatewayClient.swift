@@ -149,8 +149,7 @@ public struct PushgatewayClient: Sendable {
 
     /// Attempt `n` (1-based) that failed waits `initialBackoff * 2^(n-1)`, capped at `maxBackoff`.
     static func backoff(afterAttempt attempt: Int, configuration: Configuration) -> Duration {
-        let factor = 1 << min(max(attempt - 1, 0), 20)
-        return min(configuration.initialBackoff * factor, configuration.maxBackoff)
+        Backoff(initial: configuration.initialBackoff, maximum: configuration.maxBackoff).delay(afterFailures: attempt)
     }
 
     private func send(method: String, body: [UInt8]) async throws(PushError) {
