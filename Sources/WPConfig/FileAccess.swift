@@ -1,3 +1,4 @@
+import WPRuntime
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -127,21 +128,10 @@ private enum SystemFile {
         guard descriptor >= 0 else { return .failure(openError(errno)) }
         defer { close(descriptor) }
         if fstat(descriptor, &info) == 0, let kind = notAFile(info.st_mode) { return .failure(.unreadable(kind)) }
-        var bytes = [UInt8](repeating: 0, count: max(limit, 0))
-        var filled = 0
-        while filled < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { buffer in
-                read(descriptor, buffer.baseAddress! + filled, buffer.count - filled)
-            }
-            if count == 0 { break }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .failure(.unreadable(message(errno)))
-            }
-            filled += count
+        switch POSIXFile.read(descriptor, limit: limit) {
+        case .bytes(let bytes), .truncated(let bytes): return .success(bytes)
+        case .failed(let code): return .failure(.unreadable(message(code)))
         }
-        bytes.removeLast(bytes.count - filled)
-        return .success(bytes)
     }
 
     /// What a path that is not a regular file is, in words, e.g. `it is a named pipe (FIFO),

@@ -1,3 +1,4 @@
+import WPRuntime
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -16,20 +17,7 @@ enum FileIO {
     /// Writes all of `bytes` to `fd`, retrying on `EINTR` and partial writes. A record up to
     /// the pipe buffer size goes out in one `write(2)`. Returns `nil` or the failing `errno`.
     static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
-        bytes.withUnsafeBytes { raw -> Int32? in
-            guard let base = raw.baseAddress else { return nil }
-            var offset = 0
-            while offset < raw.count {
-                let written = write(fd, base + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                if written == 0 { return EIO }
-                offset += written
-            }
-            return nil
-        }
+        POSIXFile.writeAll(fd, bytes)
     }
 
     /// Writes what `fd` takes now without waiting: chunks of at most `PIPE_BUF` bytes while

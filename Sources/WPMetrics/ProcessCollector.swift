@@ -1,3 +1,4 @@
+import WPRuntime
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -108,18 +109,11 @@ public struct ProcessCollector: Collector {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count == 0 { break }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
-            bytes.append(contentsOf: chunk[0..<count])
+        // /proc files are small; 1 MiB bounds a surprise.
+        switch POSIXFile.read(descriptor, limit: 1 << 20) {
+        case .bytes(let bytes), .truncated(let bytes): return String(decoding: bytes, as: UTF8.self)
+        case .failed: return nil
         }
-        return String(decoding: bytes, as: UTF8.self)
         #else
         return FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
         #endif

@@ -1,3 +1,4 @@
+import WPRuntime
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -39,19 +40,11 @@ enum FileSystem {
             let kind = info.st_mode & S_IFMT == S_IFIFO ? "is a FIFO" : info.st_mode & S_IFMT == S_IFDIR ? "is a directory" : "is a device or socket"
             return .failed(.system(operation: "open", path: path, errno: EINVAL, message: "\(kind), not a regular file"))
         }
-        var result: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, min($0.count, limit + 1 - result.count)) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .failed(.posix("read", path))
-            }
-            if count == 0 { break }
-            result.append(contentsOf: buffer[0..<count])
-            if result.count > limit { return .failed(.tooLarge(path: path, limit: limit)) }
+        switch POSIXFile.read(fd, limit: limit) {
+        case .bytes(let bytes): return .bytes(bytes)
+        case .truncated: return .failed(.tooLarge(path: path, limit: limit))
+        case .failed(let code): return .failed(.posix("read", path, errno: code))
         }
-        return .bytes(result)
     }
 
     /// Writes `bytes` to a new file at `path` (truncating any leftover), with exactly `mode`,
@@ -67,18 +60,7 @@ enum FileSystem {
         defer { close(fd) }
         // Apply the configured mode exactly, whatever the umask.
         guard fchmod(fd, mode_t(mode)) == 0 else { throw .posix("chmod", path) }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return 0 }
-                return write(fd, base + offset, raw.count - offset)
-            }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw .posix("write", path)
-            }
-            offset += written
-        }
+        if let code = POSIXFile.writeAll(fd, bytes) { throw .posix("write", path, errno: code) }
         guard fsync(fd) == 0 else { throw .posix("fsync", path) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .posix("stat", path) }
