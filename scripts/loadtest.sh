@@ -51,7 +51,7 @@ swiftc "${flags[@]}" -module-name WPLogging -emit-module -emit-module-path "$wor
 swiftc "${flags[@]}" -module-name WPBytes -emit-module -emit-module-path "$work/modules/WPBytes.swiftmodule" \
     -c Sources/WPBytes/*.swift -o "$work/WPBytes.o"
 swiftc "${flags[@]}" -module-name WPServer -emit-module -emit-module-path "$work/modules/WPServer.swiftmodule" \
-    -c Sources/WPServer/*.swift -o "$work/WPServer.o"
+    -c Sources/WPServer/*/*.swift -o "$work/WPServer.o"
 swiftc "$optimize" -swift-version 6 -package-name wpexporter "${noregex[@]}" -I "$work/modules" -I Sources/WPCZlib scripts/loadtest/ServerOnlyMain.swift \
     "$work/WPRuntime.o" "$work/WPCompression.o" "$work/WPLogging.o" "$work/WPBytes.o" "$work/WPServer.o" "$work/WPCSystem.o" "$work/WPCSecurityShim.o" -lz -ldl \
     -o "$work/http-serve-only"

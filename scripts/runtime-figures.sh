@@ -96,7 +96,7 @@ build() {  # $1: commit (12 hex digits); sets built_dir
     # The embedder's pre-rendered route exists where WPRouter.get takes `preRendered:` (the
     # revisions that run handlers off the event loop by default).
     local defines=()
-    if grep -qs 'preRendered: Bool' "$source"/Sources/WPServer/Router.swift "$source"/Sources/WPServer/WPRouter.swift; then defines=(-Xswiftc -DPRE_RENDERED_ROUTES); fi
+    if grep -rqs 'preRendered: Bool' "$source"/Sources/WPServer/; then defines=(-Xswiftc -DPRE_RENDERED_ROUTES); fi
     mkdir -p "$embedder"
     rm -rf "$embedder/Package.swift" "$embedder/Sources"
     cp -R "$root/scripts/embedder-latency/Package.swift" "$root/scripts/embedder-latency/Sources" "$embedder/"

@@ -5,6 +5,7 @@ extension Duration {
     /// ```swift
     /// Duration.milliseconds(1_500).inSeconds   // 1.5
     /// ```
+    @inlinable
     public var inSeconds: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
