@@ -655,7 +655,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         let (fleet, merger, logger, reloader) = (self.fleet, self.merger, self.logger, self.reloader)
         if onListening != nil { ownListener.set() }
         let frontEnds: [any FrontEnd] = (onListening != nil ? [http] : []) + self.frontEnds
-        /// What ended: a part's name, or nil for the shutdown trigger.
+        // What ended: a part's name, or nil for the shutdown trigger.
         try await withThrowingTaskGroup(of: String?.self) { group in
             do {
                 for frontEnd in frontEnds {

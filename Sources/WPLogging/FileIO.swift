@@ -14,11 +14,6 @@ enum FileIO {
         String(cString: strerror(code))
     }
 
-    /// Writes all of `bytes` to `fd`, retrying on `EINTR` and partial writes. A record up to
-    /// the pipe buffer size goes out in one `write(2)`. Returns `nil` or the failing `errno`.
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
-        POSIXFile.writeAll(fd, bytes)
-    }
 
     /// Writes what `fd` takes now without waiting: chunks of at most `PIPE_BUF` bytes while
     /// `poll` says it is writable (a pipe then has room for such a chunk whole). Returns the

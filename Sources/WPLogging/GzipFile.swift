@@ -1,3 +1,4 @@
+import WPRuntime
 import WPCompression
 #if canImport(Glibc)
 import Glibc
@@ -49,7 +50,7 @@ enum GzipFile {
             } catch {
                 throw Failure(description: error.description)
             }
-            if !compressed.isEmpty, let code = FileIO.writeAll(output, compressed) {
+            if !compressed.isEmpty, let code = POSIXFile.writeAll(output, compressed) {
                 throw failure("write \(destination)", code)
             }
             if count == 0 { break }

@@ -1,3 +1,4 @@
+import WPRuntime
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -36,6 +37,6 @@ public struct LoggingEnvironment: Sendable {
         var line: [UInt8] = []
         TextEscaping.append(message, quoting: .bare, to: &line)
         line.append(UInt8(ascii: "\n"))
-        _ = FileIO.writeAll(2, line)
+        _ = POSIXFile.writeAll(2, line)
     }
 }

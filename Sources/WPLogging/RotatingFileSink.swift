@@ -274,7 +274,7 @@ public final class RotatingFileSink: LogSink {
                 return problems
             }
         }
-        if let code = FileIO.writeAll(file.fd, line.bytes) {
+        if let code = POSIXFile.writeAll(file.fd, line.bytes) {
             problems.append(("write", "write failed: \(FileIO.reason(code)) (errno \(code))"))
         } else {
             file.size += line.bytes.count

@@ -1,3 +1,4 @@
+import WPRuntime
 import Synchronization
 
 /// Writes encoded records to an already open file descriptor, typically standard output or
@@ -94,7 +95,7 @@ public final class StreamSink: LogSink {
         var line: [UInt8] = []
         encoder.encode(record, into: &line)
         guard let writer else {
-            let failure = lock.withLock { _ in FileIO.writeAll(fileDescriptor, line) }
+            let failure = lock.withLock { _ in POSIXFile.writeAll(fileDescriptor, line) }
             if let failure { failures?.reportWrite(errno: failure) }
             return
         }

@@ -153,7 +153,7 @@ public final class StreamWriter: Sendable {
                 return batch
             }
             guard let batch else { return }
-            if let failure = FileIO.writeAll(fileDescriptor, batch) {
+            if let failure = POSIXFile.writeAll(fileDescriptor, batch) {
                 failures.reportWrite(errno: failure)
             }
         }

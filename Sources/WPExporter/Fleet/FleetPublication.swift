@@ -2,9 +2,9 @@ import Synchronization
 import WPCollector
 import WPEnergy
 
-/// What the fleet published last: every server's latest readings and the exposition `/metrics`
-/// serves, as one immutable value. The front ends read it (``FleetPublication/subscribe(_:)``)
-/// instead of reaching into pipelines when a request arrives.
+/// What the fleet published: every server's latest readings, as one immutable value handed to
+/// the subscribed front ends (``FleetPublication/subscribe(_:)``), so they build what they
+/// serve from it rather than reaching into pipelines when a request arrives.
 package struct FleetState<C: Clock>: Sendable where C.Duration == Duration {
     /// One server's part: its name (empty for the server of a `winpower`-only configuration),
     /// its collector (its configuration and clock judge staleness) and what it last read.
@@ -16,13 +16,10 @@ package struct FleetState<C: Clock>: Sendable where C.Duration == Duration {
 
     /// The servers in configuration order.
     package var servers: [Server]
-    /// Counts the publications, from 1.
-    package var generation: Int
 
     /// The fleet as it is now.
-    init(_ pipelines: [ServerPipeline<C>], generation: Int) {
+    init(_ pipelines: [ServerPipeline<C>]) {
         servers = pipelines.map { Server(name: $0.name, collector: $0.collector, devices: $0.collector.devices) }
-        self.generation = generation
     }
 }
 
@@ -39,20 +36,19 @@ package final class FleetPublication<C: Clock>: Sendable where C.Duration == Dur
         let fleet: ServerFleet<C>
         let afterCollection: @Sendable () -> Void
         let subscribers = Mutex<[@Sendable (FleetState<C>) -> Void]>([])
-        let latest: Mutex<FleetState<C>>
 
         init(fleet: ServerFleet<C>, afterCollection: @escaping @Sendable () -> Void) {
             self.fleet = fleet
             self.afterCollection = afterCollection
-            latest = Mutex(FleetState([], generation: 0))
         }
 
+        /// The state made once for every subscriber, and not at all without one.
         func deliver() {
-            let state = latest.withLock { latest in
-                latest = FleetState(fleet.pipelines, generation: latest.generation + 1)
-                return latest
+            let subscribers = self.subscribers.withLock { $0 }
+            if !subscribers.isEmpty {
+                let state = FleetState(fleet.pipelines)
+                for subscriber in subscribers { subscriber(state) }
             }
-            for subscriber in subscribers.withLock({ $0 }) { subscriber(state) }
             afterCollection()
         }
     }
@@ -93,7 +89,4 @@ package final class FleetPublication<C: Clock>: Sendable where C.Duration == Dur
     package func subscribe(_ subscriber: @escaping @Sendable (FleetState<C>) -> Void) {
         hub.subscribers.withLock { $0.append(subscriber) }
     }
-
-    /// The latest publication (generation 0 before the first).
-    package var state: FleetState<C> { hub.latest.withLock { $0 } }
 }
