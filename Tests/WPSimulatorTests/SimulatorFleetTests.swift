@@ -91,6 +91,8 @@ import WPTestSupport
     @Test func stoppingReleasesEveryPort() async throws {
         let (fleet, urls) = try await Self.start(servers: 3, devices: 1, faults: [0: .down, 1: .hang])
         let ports = urls.compactMap { URL(string: $0)?.port }
+        // The fleet's own sockets that /proc shows (listeners; a bound refusing port shows none).
+        let fleetSockets = Set(ports.flatMap { Self.sockets(on: $0).filter { $0.state == "0A" }.map(\.inode) })
         await fleet.stop()
         await fleet.stop()
         for port in ports {
@@ -98,25 +100,29 @@ import WPTestSupport
                 let reserved = try ReservedPort(port: port, mode: .refusing)
                 reserved.close()
             } catch {
-                // Another socket of the machine may have taken the released port as the local
-                // end of a connection meanwhile: that is not the fleet holding it.
-                #expect(Self.connectionsUsing(port), "port \(port) still held: \(error)")
+                // Tests run in parallel: once released, the port may be taken by another test's
+                // listener or connection. That is a socket the fleet never had; the fleet's own
+                // listener still open, or its bound port (which /proc does not list), is a leak.
+                let now = Self.sockets(on: port)
+                #expect(!now.isEmpty && now.allSatisfy { !fleetSockets.contains($0.inode) },
+                        "port \(port) still held by the fleet: \(error); sockets on it: \(now)")
             }
         }
     }
 
-    /// Whether a TCP connection (not a listener) on this machine has `port` as its local port
-    /// (`/proc/net/tcp` and `tcp6`, any state but LISTEN).
-    static func connectionsUsing(_ port: Int) -> Bool {
+    /// The TCP sockets of this machine with `port` as their local port (`/proc/net/tcp` and
+    /// `tcp6`): their inode and state (`0A` is a listener).
+    static func sockets(on port: Int) -> [(inode: Substring, state: Substring)] {
+        var found: [(inode: Substring, state: Substring)] = []
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
             guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
             for line in text.split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ")
-                guard fields.count > 3, let colon = fields[1].lastIndex(of: ":"),
-                      Int(fields[1][fields[1].index(after: colon)...], radix: 16) == port, fields[3] != "0A" else { continue }
-                return true
+                guard fields.count > 9, let colon = fields[1].lastIndex(of: ":"),
+                      Int(fields[1][fields[1].index(after: colon)...], radix: 16) == port else { continue }
+                found.append((inode: fields[9], state: fields[3]))
             }
         }
-        return false
+        return found
     }
 }
