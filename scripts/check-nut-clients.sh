@@ -28,6 +28,10 @@ mapfile -t names < <(upsc -l "$nut" 2>/dev/null)
 echo "$name: upsc -l $nut: ${#names[@]} UPSs (${names[*]})"
 devices=$(grep -c '^winpower_device_info{' <<<"$metrics")
 [ "${#names[@]}" = "$devices" ] || { echo "$name: upsc lists ${#names[@]} UPSs, /metrics $devices devices" >&2; exit 1; }
+# The simulator's fifth alias, 机房 UPS 3, is named and described in pinyin (docs/nut.md).
+described=$(upsc -L "$nut" 2>/dev/null | grep '^jifang-ups-3: ' || true)
+[[ "$described" == "jifang-ups-3: jifang UPS 3 "* ]] || { echo "$name: upsc -L names no jifang-ups-3 'jifang UPS 3 …': '$described'" >&2; exit 1; }
+echo "$name: upsc -L: $described"
 
 checked=0
 for ups in "${names[@]}"; do

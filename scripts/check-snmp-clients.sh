@@ -51,7 +51,7 @@ agent_port=$(free_udp_port)
 # One collection a minute: the walks compared below read the same collection (the simulator's
 # readings and upsSecondsOnBattery move with every one).
 start_exporter "$work/exporter.log" --snmp.listen "127.0.0.1:$agent_port" --snmp.users_file "$work/snmp-users.yml" \
-    --snmp.system.name ups-gateway --snmp.system.contact ops@example.com --snmp.system.location hall-2 \
+    --snmp.system.name ups-gateway --snmp.system.contact ops@example.com --snmp.system.location "二号机房 hall-2" \
     --nut.listen 127.0.0.1:0 --scheduler.collection_interval 60s --energy.max_gap 5m
 agent="127.0.0.1:$agent_port"
 # Every UPS's name: the agent names them as the NUT server does, and NUT lists them.
@@ -189,7 +189,8 @@ for ups in "${names[@]}"; do
 done
 echo "$name: prometheus-snmp-exporter reads the UPS-MIB module; its values equal snmpget's; ${#names[@]} UPSs through per-UPS modules merging it (without readings, so without identification: ${unread[*]:-none})"
 
-# 4. snmpd with the same system group.
+# 4. snmpd with the same system group. The location is given in Chinese: a DisplayString is
+# ASCII, so the agent serves it in pinyin (docs/snmp.md), a plain STRING as snmpd serves its own.
 descr=$(snmpget -m '' -Oqv -t 5 -r 1 -v 2c -c "$community" "$agent" 1.3.6.1.2.1.1.1.0 | tr -d '"')
 snmpd_port=$(free_udp_port)
 cat >"$work/snmpd.conf" <<CONF
@@ -198,7 +199,7 @@ rocommunity $community 127.0.0.1
 sysDescr $descr
 sysName ups-gateway
 sysContact ops@example.com
-sysLocation hall-2
+sysLocation erhaojifang hall-2
 sysServices 72
 CONF
 /usr/sbin/snmpd -f -Lo -C -c "$work/snmpd.conf" -p "$work/snmpd.pid" >"$work/snmpd.log" 2>&1 &

@@ -1,8 +1,11 @@
+import WPRuntime
+
 /// NUT names for WinPower devices: what `upsc name@host` and `MONITOR name@host` use.
 ///
-/// A configured name (by `device_id`) wins; otherwise the alias becomes a readable name: ASCII
-/// letters, digits, `_` and `.` kept, anything else (spaces, non-ASCII, punctuation) a single
-/// `-`, lower case, at most 32 characters, `ups` when nothing is left. Names stay unique: a
+/// A configured name (by `device_id`) wins; otherwise the alias becomes a readable name: spelled
+/// in ASCII first (``ASCIIText``: Chinese in pinyin, so `机房 A` is `jifang-a`), then ASCII
+/// letters, digits, `_` and `.` kept, anything else (spaces, punctuation, characters without an
+/// ASCII spelling) a single `-`, lower case, at most 32 characters, `ups` when nothing is left. Names stay unique: a
 /// repeated name gets `-2`, `-3`, … in the order the devices are given (configured names are
 /// taken first, so they never move).
 public enum NUTNames {
@@ -17,11 +20,12 @@ public enum NUTNames {
         return name.utf8.allSatisfy(isNameByte)
     }
 
-    /// The readable name of an alias, before uniqueness (`Server Room #2` → `server-room-2`).
+    /// The readable name of an alias, before uniqueness (`Server Room #2` → `server-room-2`,
+    /// `机房 A` → `jifang-a`).
     public static func derived(from alias: String?) -> String {
         var out: [UInt8] = []
         var pendingDash = false
-        for scalar in (alias ?? "").unicodeScalars {
+        for scalar in ASCIIText.transliterated(alias ?? "", unknown: " ").unicodeScalars {
             if scalar.isASCII, isNameByte(UInt8(scalar.value)), scalar != "-" {
                 if pendingDash, !out.isEmpty { out.append(UInt8(ascii: "-")) }
                 pendingDash = false

@@ -58,17 +58,13 @@ public struct SystemGroup: Sendable, Equatable {
 }
 
 extension SNMPValue {
-    /// A DisplayString of at most `maxBytes` UTF-8 bytes: `text` with its control and
-    /// bidirectional formatting characters replaced (``DisplayText``), cut at the last whole
-    /// character that fits. Every text the agent serves or sends goes through here.
+    /// A DisplayString (RFC 2579: printable ASCII) of at most `maxBytes` bytes: `text` with its
+    /// control and bidirectional formatting characters replaced (``DisplayText``), spelled in
+    /// ASCII (``ASCIIText``: Chinese in pinyin, `机房 A` → `jifang A`; a character without an
+    /// ASCII spelling as `?`), cut at `maxBytes`. Every text the agent serves or sends goes
+    /// through here.
     public static func displayString(_ text: String, maxBytes: Int) -> SNMPValue {
-        var bytes: [UInt8] = []
-        for character in DisplayText.sanitized(text) {
-            let encoded = Array(String(character).utf8)
-            guard bytes.count + encoded.count <= maxBytes else { break }
-            bytes += encoded
-        }
-        return .octetString(bytes)
+        .octetString(Array(ASCIIText.transliterated(DisplayText.sanitized(text)).utf8.prefix(max(0, maxBytes))))
     }
 }
 

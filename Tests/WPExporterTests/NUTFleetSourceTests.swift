@@ -20,11 +20,11 @@ import WPTestSupport
         let source = NUTFleetSource(fleet: harness.exporter.fleet, settings: NUTBridgeSettings(), version: "9.9.9")
         let list = source.upsList()
         // The simulator's aliases: "C3K" three times, "Server room \"A\"", "Rack\\B-2", "机房 UPS 3", "Büro-USV".
-        #expect(Set(list.map(\.name)) == ["c3k", "server-room-a", "c3k-2", "rack-b-2", "ups-3", "b-ro-usv", "c3k-3"])
+        #expect(Set(list.map(\.name)) == ["c3k", "server-room-a", "c3k-2", "rack-b-2", "jifang-ups-3", "buro-usv", "c3k-3"])
         for ups in list { #expect(NUTNames.isValid(ups.name), "\(ups.name)") }
         // Descriptions keep the alias as WinPower gives it (the session makes them ASCII on the wire).
-        #expect(list.first { $0.name == "ups-3" }?.description.hasPrefix("机房 UPS 3") == true)
-        #expect(list.first { $0.name == "b-ro-usv" }?.description.hasPrefix("Büro-USV") == true)
+        #expect(list.first { $0.name == "jifang-ups-3" }?.description.hasPrefix("机房 UPS 3") == true)
+        #expect(list.first { $0.name == "buro-usv" }?.description.hasPrefix("Büro-USV") == true)
         let samples = try await harness.scrape()
         for ups in list {
             let id = try #require(ups.value(of: "ups.id"))
@@ -99,7 +99,7 @@ import WPTestSupport
         var ids: [String] = []
         let harness = try await ExporterHarness(devices: 2, configureExporter: { configuration in
             ids = (0..<2).map { String(format: "5e1a7a0c-%04x-4b35-b0dd-%012x", $0, $0) }
-            configuration.winPower.devices.overrides = [ids[0]: .init(name: "机房")]
+            configuration.winPower.devices.overrides = [ids[0]: .init(name: "---")]
         })
         defer { Task { await harness.shutdown() } }
         await harness.exporter.collector.collect()
@@ -108,7 +108,7 @@ import WPTestSupport
         settings.defaultUPS = (alias: "ups", device: ids[1])
         let source = NUTFleetSource(fleet: harness.exporter.fleet, settings: settings, version: "1")
         let named = Dictionary(uniqueKeysWithValues: source.upsList().map { ($0.value(of: "ups.id") ?? "", $0.name) })
-        #expect(named[ids[0]] == "ups-2", "an alias of no ASCII letters does not take the reserved name")
+        #expect(named[ids[0]] == "ups-2", "an alias with nothing to spell does not take the reserved name")
         let target = try #require(source.ups(named: "UPS"))
         #expect(target.value(of: "ups.id") == ids[1])
         #expect(target.name == named[ids[1]], "the alias is the device under its own name")

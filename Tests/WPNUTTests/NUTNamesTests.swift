@@ -9,11 +9,25 @@ import WPNUT
                                      (id: "6", alias: "ups"), (id: "7", alias: "Rack.A_1")])
         #expect(names["1"] == "server-room-2")
         #expect(names["2"] == "server-room-2-2")
-        #expect(names["3"] == "n-code-ups")
+        #expect(names["3"] == "unicode-ups", "Latin letters lose their diacritics")
         #expect(names["4"] == "ups")
         #expect(names["5"] == "ups-2")
         #expect(names["6"] == "ups-3")
         #expect(names["7"] == "rack.a_1")
+        for name in names.values { #expect(NUTNames.isValid(name), "\(name)") }
+    }
+
+    /// Chinese aliases are named in pinyin (as ``ASCIIText`` spells them), not `ups-2`.
+    @Test func chineseAliasesBecomePinyinNames() {
+        let names = NUTNames.assign([(id: "1", alias: "机房 A"), (id: "2", alias: "机房A"), (id: "3", alias: "二楼（UPS１）"),
+                                     (id: "4", alias: "机房 A"), (id: "5", alias: "😀"), (id: "6", alias: "配电室—主机")])
+        #expect(names["1"] == "jifang-a")
+        #expect(names["2"] == "jifang-a-2", "a letter right after the ideographs is set apart, then the names kept unique")
+        #expect(names["3"] == "erlou-ups1")
+        #expect(names["4"] == "jifang-a-3")
+        #expect(names["5"] == "ups", "nothing with an ASCII spelling")
+        #expect(names["6"] == "peidianshi-zhuji")
+        #expect(NUTNames.derived(from: String(repeating: "机房", count: 40)).utf8.count == NUTNames.maximumLength)
         for name in names.values { #expect(NUTNames.isValid(name), "\(name)") }
     }
 

@@ -244,7 +244,8 @@ private final class GatedUsers: NUTUsers, Sendable {
         #expect(!NUTProtocol(environment: environment).isProtected(guesser))
     }
 
-    /// Values and descriptions are printable ASCII on the wire, whatever the alias or model.
+    /// Values and descriptions are printable ASCII on the wire, whatever the alias or model:
+    /// Chinese in pinyin, Latin letters without their diacritics.
     @Test func valuesArePrintableASCII() async {
         let ups = NUTUPS(name: "ups-3", description: "机房 UPS 3 (Santak \"C3K\")",
                          variables: [("device.model", "Büro-USV Ünïcode\\1"), ("ups.alarm", "tab\there"), ("ups.status", "OL")])
@@ -255,15 +256,15 @@ private final class GatedUsers: NUTUsers, Sendable {
         #expect(out.utf8.allSatisfy { $0 == 0x0A || (0x20..<0x7F).contains($0) }, "\(out)")
         #expect(out == """
             BEGIN LIST UPS
-            UPS ups-3 "?? UPS 3 (Santak 'C3K')"
+            UPS ups-3 "jifang UPS 3 (Santak 'C3K')"
             END LIST UPS
-            UPSDESC ups-3 "?? UPS 3 (Santak 'C3K')"
+            UPSDESC ups-3 "jifang UPS 3 (Santak 'C3K')"
             BEGIN LIST VAR ups-3
-            VAR ups-3 device.model "B?ro-USV ?n?code/1"
+            VAR ups-3 device.model "Buro-USV Unicode/1"
             VAR ups-3 ups.alarm "tab?here"
             VAR ups-3 ups.status "OL"
             END LIST VAR ups-3
-            VAR ups-3 device.model "B?ro-USV ?n?code/1"
+            VAR ups-3 device.model "Buro-USV Unicode/1"
 
             """)
     }

@@ -220,7 +220,9 @@ final class Starter: Sendable {
             #expect(pool.waitForJobs(until: deadline))
             index += 1
         }
-        #expect(pool.threadCount == 1)
+        // At most the one the jobs need: on a loaded machine the last one may itself reach its
+        // idle time between two jobs (the jobs then start a thread again).
+        #expect(pool.threadCount <= 1)
         #expect(journal.snapshot.runs[0]?.count == index)
         // Two at once still get two threads.
         let pair = (0..<2).map { _ in Gate() }

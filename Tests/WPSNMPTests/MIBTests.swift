@@ -155,17 +155,22 @@ func fullView() -> MIBTable {
         #expect(view.get(UPSMIB.Battery.estimatedChargeRemaining.appending(0)) == .noSuchObject)
     }
 
-    @Test func displayStringsAreCutAtAWholeCharacter() {
-        #expect(SNMPValue.displayString("Zürich", maxBytes: 2) == .string("Z"))
-        #expect(SNMPValue.displayString("Zürich", maxBytes: 3) == .string("Zü"))
+    /// DisplayStrings are printable ASCII (RFC 2579): Chinese in pinyin, Latin letters without
+    /// diacritics, then cut.
+    @Test func displayStringsAreASCIIAndCut() {
+        #expect(SNMPValue.displayString("Zürich", maxBytes: 2) == .string("Zu"))
+        #expect(SNMPValue.displayString("Zürich", maxBytes: 255) == .string("Zurich"))
         #expect(SNMPValue.displayString("abc", maxBytes: 255) == .string("abc"))
+        #expect(SNMPValue.displayString("机房 A（主）", maxBytes: 255) == .string("jifang A(zhu)"))
+        #expect(SNMPValue.displayString("机房", maxBytes: 4) == .string("jifa"))
+        #expect(SNMPValue.displayString("机房", maxBytes: 0) == .string(""))
     }
 
     /// A hostile alias (ESC, NUL, BEL, U+202E) as upsIdentName and sysName: each of those
-    /// characters is served as U+FFFD, the rest as it was.
+    /// characters is served as `?`, the rest as it was.
     @Test func controlAndBidiCharactersAreServedReplaced() {
         let hostile = "evil\u{1B}[2J\u{0}\u{7}\u{202E}spu"
-        let shown = SNMPValue.string("evil\u{FFFD}[2J\u{FFFD}\u{FFFD}\u{FFFD}spu")
+        let shown = SNMPValue.string("evil?[2J???spu")
         var ups = UPSMIBValues()
         ups.name = hostile
         var builder = MIBBuilder()
@@ -174,8 +179,7 @@ func fullView() -> MIBTable {
         let view = builder.build()
         #expect(view.get(UPSMIB.Ident.name.appending(0)) == shown)
         #expect(view.get("1.3.6.1.2.1.1.5.0") == shown)
-        #expect(SNMPValue.displayString(hostile, maxBytes: 7) == .string("evil\u{FFFD}"), "cut after replacing")
-        #expect(SNMPValue.displayString(hostile, maxBytes: 6) == .string("evil"))
+        #expect(SNMPValue.displayString(hostile, maxBytes: 5) == .string("evil?"), "cut after replacing")
     }
 
     @Test func upTimeIsAnsweredLive() {
