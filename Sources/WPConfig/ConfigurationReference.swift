@@ -10,22 +10,31 @@ package enum ConfigurationReference {
     /// The line that ends the generated part.
     public static let endMarker = "<!-- END GENERATED KEY TABLE -->"
 
+    /// The column titles of the English tables.
+    public static let englishColumns = ["key", "type", "default", "environment", "flag", "description"]
+
     /// One Markdown table per section: key, type, default, environment variables, flags and
     /// description of every key.
     ///
+    /// - Parameters:
+    ///   - columns: the six column titles (a translated page gives its own).
+    ///   - description: the description of a key; ``ConfigKey/summary`` unless a translated page
+    ///     gives its own (everything else in the table is the same in every language).
     /// - Returns: Markdown text ending with a newline.
-    public static func markdown() -> String {
+    public static func markdown(columns: [String] = englishColumns,
+                                description: (ConfigKey) -> String = \.summary) -> String {
+        precondition(columns.count == englishColumns.count, "six column titles")
         var out = ""
         for section in ConfigKey.sections {
             out += "### `\(section)`\n\n"
-            out += "| key | type | default | environment | flag | description |\n"
+            out += "| " + columns.joined(separator: " | ") + " |\n"
             out += "|---|---|---|---|---|---|\n"
             for key in ConfigKey.all where key.section == section {
                 let defaultText = key.defaultValue.map { "`\($0.formatted(as: key.type))`" } ?? "—"
                 let environment = ([key.environmentVariable] + key.environmentAliases).map { "`\($0)`" }
                 let flags = ([key.flag] + key.flagAliases).map { "`\($0)`" }
                 let cells = ["`\(key.name)`", key.type.name.replacingPipes(), defaultText,
-                             environment.joined(separator: "<br>"), flags.joined(separator: "<br>"), key.summary]
+                             environment.joined(separator: "<br>"), flags.joined(separator: "<br>"), description(key)]
                 out += "| " + cells.joined(separator: " | ") + " |\n"
             }
             out += "\n"
