@@ -137,6 +137,8 @@ package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration
         self.logger = logger
         var base = loaded.state
         base.devices = [:]
+        // The other components' sections are the store's (``EnergyStore/sections``).
+        base.sections = [:]
         let status = Status(stateWasReset: loaded.stateWasReset, persistFailures: 0, lastPersistError: nil, saves: 0)
         let dirty = loaded.legacyImport != nil || rekeyed
         let integrator = EnergyIntegrator<C.Instant>(configuration: configuration, seed: loaded.state)
@@ -329,19 +331,6 @@ package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration
         return Rekeying(moved: result.moved.count, skipped: result.skipped)
     }
 
-    /// Keeps what the NUT bridge serves each device as (``EnergyState/nutNames``) with the
-    /// totals: saved with the next save, loaded by the next start. Never waits for I/O.
-    package func remember(nutNames: [String: StoredNUTName]) {
-        inner.withLock { inner in
-            guard inner.base.nutNames != nutNames else { return }
-            inner.base.nutNames = nutNames
-            inner.generation += 1
-        }
-    }
-
-    /// The NUT names kept now (loaded at the start, then as last remembered).
-    package var nutNames: [String: StoredNUTName] { inner.withLock { $0.base.nutNames } }
-
     /// Accepts readings keyed under `server` again (a server of that name is configured anew
     /// after ``rekey(closing:_:)`` moved its totals away).
     package func reopen(server: String) {
@@ -396,7 +385,8 @@ package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration
     /// generation to wait for (`nil`: nothing to save).
     private func requestSave() -> UInt64? {
         let pending = inner.withLock { inner -> (EnergyState, UInt64)? in
-            guard inner.generation != inner.savedGeneration else { return nil }
+            // The other components' sections of the file changed: saved too.
+            guard inner.generation != inner.savedGeneration || store.sections.hasUnwrittenChanges else { return nil }
             // A generation of its own, so a state whose save failed is saved again.
             inner.generation += 1
             return (inner.integrator.state(base: inner.base), inner.generation)

@@ -260,7 +260,8 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             // The front ends, each from its section and the published state.
             // One naming of the UPSs for NUT and SNMP (`community@rack-a` and `rack-a@host` alike).
             let names = NUTFleetSource(fleet: fleet, settings: Self.nutSettings(configuration.nut), version: BuildInfo.exporterVersion,
-                                       meter: configuration.nut.address != nil || configuration.snmp.address != nil ? meter : nil)
+                                       memory: configuration.nut.address != nil || configuration.snmp.address != nil
+                                           ? NUTNameMemory(store.sections) : nil)
             let snmp = try SNMPService.make(configuration, source: SNMPFleetSource(
                 names: names, system: Self.systemGroup(configuration.snmp),
                 defaultUPS: configuration.snmp.defaultUPS, version: BuildInfo.exporterVersion,

@@ -15,16 +15,16 @@ package struct EnergyState: Sendable, Equatable {
     /// Wall-clock time of the save that produced this state (informational only; nothing is
     /// computed from it, so wall-clock jumps cannot affect totals).
     package var savedAt: Date?
-    /// The NUT name and description of each device the NUT bridge served, by the same keys as
-    /// ``devices`` (empty without the bridge).
-    package var nutNames: [String: StoredNUTName]
+    /// The records other components keep in the file, by section (``StateSections``): as read
+    /// by a load; a store's save writes its ``EnergyStore/sections`` instead.
+    package var sections: [String: [[String]]]
 
     package init(devices: [String: StoredDeviceEnergy] = [:], legacyFilesImported: Bool = false,
-                generation: UInt64 = 0, savedAt: Date? = nil, nutNames: [String: StoredNUTName] = [:]) {
+                generation: UInt64 = 0, savedAt: Date? = nil, sections: [String: [[String]]] = [:]) {
         self.devices = devices
         self.legacyFilesImported = legacyFilesImported
         self.generation = generation
         self.savedAt = savedAt
-        self.nutNames = nutNames
+        self.sections = sections
     }
 }

@@ -21,9 +21,13 @@ package protocol EnergyStore: Sendable {
     /// Atomically replaces the stored state with `state`.
     ///
     /// - Parameter state: the full state (all devices). Its `generation` and `savedAt` are
-    ///   assigned by the store.
+    ///   assigned by the store, its `sections` are ``sections`` as they are now.
     /// - Throws: ``StorageError`` when the write did not complete; the previous state is intact.
     func save(_ state: EnergyState) throws
+
+    /// What other components keep with the totals, each in a section of its own: filled by
+    /// ``load()``, written by every ``save(_:)``.
+    var sections: StateSections { get }
 
     /// Where the totals are kept, for `/health` and the logs: the data directory, or `memory`.
     var location: String { get }

@@ -32,6 +32,7 @@ extension FileEnergyStore {
                 logImport(report)
             }
             guarded.generation = max(guarded.generation, loaded.state.generation)
+            sections.reset(to: loaded.state.sections)
             let file: String? = switch loaded.source {
             case .primary: paths.state
             case .backup: paths.backup

@@ -54,6 +54,7 @@ package final class FileEnergyStore: EnergyStore {
     let guarded: Mutex<Guarded>
     /// Serialises saves; held across a save's I/O and taken by nothing else.
     let saving = Mutex(())
+    package let sections = StateSections()
 
     struct Guarded {
         var lock: DataDirectoryLock?
@@ -154,6 +155,8 @@ package final class FileEnergyStore: EnergyStore {
             // counter for humans); the next save must not trap on it.
             stamped.generation = StoredDeviceEnergy.incremented(max(generation, state.generation))
             stamped.savedAt = now()
+            let (records, change) = sections.snapshot()
+            stamped.sections = records
             let bytes = StateFileFormat.encode(stamped)
             var fsyncs = 0
             let written: FileSystem.Identity
@@ -192,6 +195,7 @@ package final class FileEnergyStore: EnergyStore {
                 guarded.lastWritten = WrittenState(path: paths.state, identity: written, generation: stamped.generation,
                                                    savedAt: stamped.savedAt)
             }
+            sections.written(change)
         }
         if let errno = firstCopiedBackup {
             logger.info("the data directory refuses hard links; backups are copied (one more fsync per save)",

@@ -15,12 +15,12 @@ enum FileSystem {
     }
 
     /// The most bytes the energy state file (and its backup) may hold (256 MiB). A device takes
-    /// about 40 bytes plus its id, and up to about 1 KiB with an outage ledger and a NUT name of
-    /// the longest kinds: 256 MiB is over 250,000 such devices (the state of 25 servers at the
+    /// about 40 bytes plus its id, and up to about 1 KiB with an outage ledger and another
+    /// component's record (a name and a description) of the longest kinds: 256 MiB is over 250,000 such devices (the state of 25 servers at the
     /// default `winpower.max_devices`), far past any real site.
     static let stateFileLimit = 256 << 20
-    /// The most bytes the SNMP engine file and a legacy per-device energy file may hold (64 KiB):
-    /// each holds one short line.
+    /// The most bytes a ``DataDirectoryFile`` and a legacy per-device energy file may hold
+    /// (64 KiB): each holds a few short lines.
     static let smallFileLimit = 64 << 10
 
     /// Reads the file at `path`, 64 KiB at a time, up to `limit` bytes: a larger file is refused

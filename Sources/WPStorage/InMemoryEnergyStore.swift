@@ -24,6 +24,7 @@ package final class InMemoryEnergyStore: EnergyStore {
     }
 
     private let state: Mutex<State>
+    package let sections = StateSections()
 
     /// A store whose `load()` returns `initial` from the primary file (or a fresh state).
     package init(initial: EnergyState? = nil, history: Bool = true) {
@@ -41,6 +42,7 @@ package final class InMemoryEnergyStore: EnergyStore {
         try state.withLock { state throws(StorageError) in
             state.loads += 1
             if let error = state.loadError { throw error }
+            sections.reset(to: state.loaded.state.sections)
             return state.loaded
         }
     }
@@ -53,10 +55,13 @@ package final class InMemoryEnergyStore: EnergyStore {
                     ?? .system(operation: "save (injected failure)", path: "memory", errno: 5, message: "Input/output error")
             }
             var stamped = newState
+            let (records, change) = sections.snapshot()
+            stamped.sections = records
             stamped.generation = StoredDeviceEnergy.incremented(state.saved.last?.generation ?? state.loaded.state.generation)
             if !state.keepsHistory { state.saved.removeAll(keepingCapacity: true) }
             state.saved.append(stamped)
             state.loaded = LoadedEnergyState(state: stamped, source: .primary)
+            sections.written(change)
         }
     }
 

@@ -22,10 +22,12 @@ import FoundationEssentials
 /// lines. Version 1 (written by releases before the ledger) is the same without `o` lines and is
 /// still read: every total is kept, ledgers start empty; the next save writes version 2.
 ///
-/// Version 3 is version 2 followed by one `n <key> <NUT name> <description>` line per device the
-/// NUT bridge served (``EnergyState/nutNames``, each field percent-encoded as device ids are);
-/// it is written only when there are such names, so a state without the NUT bridge stays
-/// version 2 (readable by releases before version 3).
+/// The records other components keep (``EnergyState/sections``, ``StateSections``) follow the
+/// devices. Version 4 writes each as `s <section> <field> <field> …`, every word percent-encoded
+/// as device ids are. Version 3 (its only section is ``version3Section``, records of three
+/// fields: a device key, a name, a description) writes them as `n <field> <field> <field>`; a
+/// state whose sections fit it is still written as version 3, and one without sections as
+/// version 2, so releases that read those keep reading what this one writes.
 ///
 /// Numbers are written with Swift's shortest round-trip representation, so decoding gives back
 /// the exact `Double`. Device ids are percent-encoded outside printable ASCII (and `%`).
@@ -34,14 +36,27 @@ enum StateFileFormat {
     static let magic = "wpexporter-energy-state v2"
     /// The first line of files written before the outage ledger existed (no `o` lines).
     static let magicV1 = "wpexporter-energy-state v1"
-    /// The first line of files with NUT names (`n` lines).
+    /// The first line of files with `n` lines.
     static let magicV3 = "wpexporter-energy-state v3"
+    /// The first line of files with `s` lines.
+    static let magicV4 = "wpexporter-energy-state v4"
+    /// The one section version 3 holds, as its `n` lines.
+    package static let version3Section = "nut-names"
+
+    /// The first line `sections` need: version 2 without any, 3 when they fit its `n` lines, 4
+    /// otherwise.
+    static func magic(for sections: [String: [[String]]]) -> String {
+        if sections.isEmpty { return magic }
+        let fitsVersion3 = sections.count == 1 && sections[version3Section]?.allSatisfy { $0.count == 3 && !$0[1].isEmpty } == true
+        return fitsVersion3 ? magicV3 : magicV4
+    }
 
     /// Encodes `state` into file bytes.
     static func encode(_ state: EnergyState) -> [UInt8] {
         var text = ""
         text.reserveCapacity(64 + state.devices.count * 48)
-        text += (state.nutNames.isEmpty ? magic : magicV3) + "\n"
+        let first = magic(for: state.sections)
+        text += first + "\n"
         text += "generation \(state.generation)\n"
         let savedMillis = state.savedAt.map { clampedMillis($0) } ?? 0
         text += "saved-at-ms \(savedMillis)\n"
@@ -52,9 +67,12 @@ enum StateFileFormat {
             text += "d \(device.joules) \(device.gaps) \(escape(id))\n"
             if !device.ledger.isEmpty { appendLedgerLine(device.ledger, to: &text) }
         }
-        for key in state.nutNames.keys.sorted() {
-            guard let nut = state.nutNames[key] else { continue }
-            text += "n \(escape(key)) \(escape(nut.name)) \(escape(nut.description))\n"
+        for section in state.sections.keys.sorted() {
+            for record in state.sections[section] ?? [] {
+                text += first == magicV3 ? "n" : "s \(escape(section))"
+                for field in record { text += " " + escape(field) }
+                text += "\n"
+            }
         }
         var bytes = Array(text.utf8)
         let crc = CRC32.checksum(bytes)
@@ -94,11 +112,11 @@ enum StateFileFormat {
         }
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()[...]
         let first = lines.popFirst()
-        guard first == Substring(magic) || first == Substring(magicV1) || first == Substring(magicV3) else {
-            return .failure("unknown format: first line must be '\(magic)' (or '\(magicV1)', '\(magicV3)')")
+        guard first == Substring(magic) || first == Substring(magicV1) || first == Substring(magicV3) || first == Substring(magicV4) else {
+            return .failure("unknown format: first line must be '\(magic)' (or '\(magicV1)', '\(magicV3)', '\(magicV4)')")
         }
         let allowsLedger = first != Substring(magicV1)
-        let allowsNames = first == Substring(magicV3)
+        let sectionTag: Substring? = first == Substring(magicV3) ? "n " : first == Substring(magicV4) ? "s " : nil
         do throws(FormatFailure) {
             var state = EnergyState()
             state.generation = try header("generation", lines.popFirst()) { UInt64($0) }
@@ -109,7 +127,7 @@ enum StateFileFormat {
             state.legacyFilesImported = imported == 1
             let count = try header("devices", lines.popFirst()) { Int($0) }
             let deviceLines = lines.reduce(0) { count, line in
-                count + ((allowsLedger && line.hasPrefix("o ")) || (allowsNames && line.hasPrefix("n ")) ? 0 : 1)
+                count + ((allowsLedger && line.hasPrefix("o ")) || (sectionTag.map(line.hasPrefix) ?? false) ? 0 : 1)
             }
             guard count == deviceLines else {
                 throw FormatFailure("header announces \(count) devices, file has \(deviceLines) device lines")
@@ -117,11 +135,9 @@ enum StateFileFormat {
             state.devices.reserveCapacity(count)
             var previous: String?
             for (offset, line) in lines.enumerated() {
-                if allowsNames, line.hasPrefix("n ") {
-                    let (key, nut) = try nameLine(line, number: offset + 6)
-                    guard state.nutNames.updateValue(nut, forKey: key) == nil else {
-                        throw FormatFailure("line \(offset + 6): NUT name of '\(key)' appears twice")
-                    }
+                if let sectionTag, line.hasPrefix(sectionTag) {
+                    let (section, record) = try sectionLine(line, version3: sectionTag == "n ", number: offset + 6)
+                    state.sections[section, default: []].append(record)
                     previous = nil
                     continue
                 }
@@ -180,16 +196,26 @@ enum StateFileFormat {
         return (id, StoredDeviceEnergy(joules: joules, gaps: StoredDeviceEnergy.clampedGaps(gaps)))
     }
 
-    /// `n <key> <name> <description>`.
-    private static func nameLine(_ line: Substring, number: Int) throws(FormatFailure) -> (String, StoredNUTName) {
+    /// `s <section> <field> …` (version 4) or `n <key> <name> <description>` (version 3, the
+    /// record of ``version3Section``).
+    private static func sectionLine(_ line: Substring, version3: Bool, number: Int) throws(FormatFailure) -> (String, [String]) {
         let parts = line.split(separator: " ", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0] == "n" else {
-            throw FormatFailure("line \(number): expected 'n <device key> <NUT name> <description>'")
+        if version3 {
+            guard parts.count == 4, let key = unescape(parts[1]), let name = unescape(parts[2]),
+                  let description = unescape(parts[3]), !name.isEmpty else {
+                throw FormatFailure("line \(number): expected 'n <key> <name> <description>' with an unempty name and good %-escapes")
+            }
+            return (version3Section, [key, name, description])
         }
-        guard let key = unescape(parts[1]), let name = unescape(parts[2]), let description = unescape(parts[3]), !name.isEmpty else {
-            throw FormatFailure("line \(number): a NUT name line with a bad %-escape or an empty name")
+        guard parts.count >= 2, let section = unescape(parts[1]), !section.isEmpty else {
+            throw FormatFailure("line \(number): expected 's <section> <field> …'")
         }
-        return (key, StoredNUTName(name: name, description: description))
+        var record: [String] = []
+        for part in parts.dropFirst(2) {
+            guard let field = unescape(part) else { throw FormatFailure("line \(number): a field with a bad %-escape") }
+            record.append(field)
+        }
+        return (section, record)
     }
 
     static func escape(_ id: String) -> String {

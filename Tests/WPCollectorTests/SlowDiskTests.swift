@@ -15,6 +15,7 @@ private final class BlockingStore: EnergyStore {
     let entered = DispatchSemaphore(value: 0)
     let release = DispatchSemaphore(value: 0)
     private let guarded = Mutex<(blocking: Bool, saved: [EnergyState])>((false, []))
+    let sections = StateSections()
 
     var saved: [EnergyState] { guarded.withLock { $0.saved } }
 

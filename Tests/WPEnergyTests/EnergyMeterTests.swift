@@ -23,6 +23,25 @@ import WPTestSupport
         return report
     }
 
+    /// Another component's section of the state file changed while no total did: the final
+    /// flush saves it; with nothing changed, it saves nothing.
+    @Test func aChangedSectionIsSavedByTheFlushAlone() throws {
+        let clock = ManualClock()
+        let store = InMemoryEnergyStore()
+        let meter = try openMeter(store: store, clock: clock)
+        cycle(meter, clock, after: 0, [sample(100, id: "ups-1")])
+        try meter.flush()
+        let saves = store.savedStates.count
+        try meter.flush()
+        #expect(store.savedStates.count == saves, "nothing changed: no save")
+        store.sections.replace("nut-names", with: [["ups-1", "jifang", "机房"]])
+        try meter.flush()
+        #expect(store.savedStates.count == saves + 1)
+        #expect(store.savedStates.last?.sections == ["nut-names": [["ups-1", "jifang", "机房"]]])
+        try meter.flush()
+        #expect(store.savedStates.count == saves + 1)
+    }
+
     /// A meter shared by several servers: each server reads only its own totals, keyed without
     /// its prefix, and a cycle reports only its own devices.
     @Test func aServersTotalsAndCycleReportHoldOnlyItsDevices() throws {

@@ -8,6 +8,7 @@ import WPLogging
 import WPNUT
 import WPSimulator
 import WPSNMP
+import WPStorage
 import WPTestSupport
 @testable import WPExporter
 
@@ -148,7 +149,7 @@ import WPTestSupport
         let first = try await ExporterHarness(devices: 3)
         await first.exporter.collector.collect()
         let before = NUTFleetSource(fleet: first.exporter.fleet, settings: NUTBridgeSettings(), version: "1",
-                                    meter: first.exporter.meter)
+                                    memory: NUTNameMemory(first.exporter.store.sections))
         let served = before.upsList().map { ($0.name, $0.description) }
         #expect(served.count == 3)
         await first.shutdown()
@@ -158,7 +159,7 @@ import WPTestSupport
         defer { Task { await second.shutdown() } }
         await second.exporter.collector.collect()
         let after = NUTFleetSource(fleet: second.exporter.fleet, settings: NUTBridgeSettings(), version: "1",
-                                   meter: second.exporter.meter)
+                                   memory: NUTNameMemory(second.exporter.store.sections))
         let listed = after.upsList()
         #expect(listed.map(\.name) == served.map(\.0), "the names served before, in the same order")
         #expect(listed.map(\.description) == served.map(\.1))

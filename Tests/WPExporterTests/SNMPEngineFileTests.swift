@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 import WPTestThreads
-@testable import WPStorage
+import WPStorage
+@testable import WPExporter
 
 /// The SNMP engine's ID and boots survive restarts in the data directory; every start counts.
 @Suite(.ownThreads, .timeLimit(.minutes(2))) struct SNMPEngineFileTests {

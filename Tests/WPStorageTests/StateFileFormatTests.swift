@@ -22,17 +22,48 @@ import WPCompression
         #expect(decoded.savedAt == Date(timeIntervalSince1970: 1_763_779_200.123))
     }
 
-    /// NUT names round-trip in version 3; a state without them is still written as version 2.
-    @Test func nutNamesMakeVersion3AndRoundTrip() throws {
+    /// Sections round-trip: the one version 3 holds (three fields, a name) as version 3's `n`
+    /// lines, so releases before version 4 keep reading it; any other as version 4; a state
+    /// without sections is still written as version 2.
+    @Test func sectionsRoundTripInTheOldestVersionThatHoldsThem() throws {
         var state = EnergyState(devices: ["ups-1": StoredDeviceEnergy(joules: 5)])
         #expect(String(decoding: StateFileFormat.encode(state), as: UTF8.self).hasPrefix("wpexporter-energy-state v2\n"))
-        state.nutNames = ["ups-1": StoredNUTName(name: "rack-a", description: "机房 \"A\" (C3K) on b%1"),
-                          "site\u{1F}ups-2": StoredNUTName(name: "ups-2", description: "")]
-        let bytes = StateFileFormat.encode(state)
-        #expect(String(decoding: bytes, as: UTF8.self).hasPrefix("wpexporter-energy-state v3\n"))
+        state.sections = [StateFileFormat.version3Section: [["ups-1", "rack-a", "机房 \"A\" (C3K) on b%1"],
+                                                            ["site\u{1F}ups-2", "ups-2", ""]]]
+        var bytes = StateFileFormat.encode(state)
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.hasPrefix("wpexporter-energy-state v3\n"))
+        #expect(text.contains("\nn site%1Fups-2 ups-2 \n"))
+        #expect(try StateFileFormat.decode(bytes).get() == state)
+
+        state.sections["other"] = [["a b", "", "%"], []]
+        bytes = StateFileFormat.encode(state)
+        #expect(String(decoding: bytes, as: UTF8.self).hasPrefix("wpexporter-energy-state v4\n"))
+        #expect(String(decoding: bytes, as: UTF8.self).contains("\ns other a%20b  %25\n"))
+        #expect(try StateFileFormat.decode(bytes).get() == state)
+
+        state.sections = [StateFileFormat.version3Section: [["ups-1", "", "no name"]]]
+        bytes = StateFileFormat.encode(state)
+        #expect(String(decoding: bytes, as: UTF8.self).hasPrefix("wpexporter-energy-state v4\n"), "a record version 3 cannot hold")
+        #expect(try StateFileFormat.decode(bytes).get() == state)
+    }
+
+    static func hex8(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 8 - digits.count) + digits
+    }
+
+    /// A version 3 file written by 0.3.0 (NUT names as `n` lines) loads, its names as the section.
+    @Test func aVersion3FileOfAnEarlierReleaseLoads() throws {
+        let body = "wpexporter-energy-state v3\ngeneration 7\nsaved-at-ms 1763780000000\nlegacy-imported 1\ndevices 1\n"
+            + "d 3600 0 ups-1\nn ups-1 jifang %E6%9C%BA%E6%88%BF%20(C3K)\n"
+        let bytes = Array(body.utf8) + Array("crc32 \(Self.hex8(CRC32.checksum(Array(body.utf8))))\n".utf8)
         let decoded = try StateFileFormat.decode(bytes).get()
-        #expect(decoded.nutNames == state.nutNames)
-        #expect(decoded.devices == state.devices)
+        #expect(decoded.devices["ups-1"]?.joules == 3600)
+        #expect(decoded.sections == [StateFileFormat.version3Section: [["ups-1", "jifang", "机房 (C3K)"]]])
+        var bad = Array(body.utf8.dropLast("jifang %E6%9C%BA%E6%88%BF%20(C3K)\n".utf8.count)) + Array(" x\n".utf8)
+        bad += Array("crc32 \(Self.hex8(CRC32.checksum(bad)))\n".utf8)
+        #expect(throws: StateFileFormat.FormatFailure.self) { try StateFileFormat.decode(bad).get() }
     }
 
     @Test func everyTruncationIsRejected() {
@@ -70,11 +101,14 @@ import WPCompression
 
     /// Files with a valid checksum but invalid content are rejected with a reason.
     @Test(arguments: [
-        ("wpexporter-energy-state v4\ngeneration 1\nsaved-at-ms 0\nlegacy-imported 0\ndevices 0\n", "unknown format"),
-        // NUT names: `n` lines in v3 only, three fields, once per key.
+        ("wpexporter-energy-state v5\ngeneration 1\nsaved-at-ms 0\nlegacy-imported 0\ndevices 0\n", "unknown format"),
+        // Version 3's section: `n` lines in v3 only, three fields, a name.
         ("wpexporter-energy-state v2\ngeneration 1\nsaved-at-ms 0\nlegacy-imported 0\ndevices 0\nn a ups x\n", "announces 0"),
         ("wpexporter-energy-state v3\ngeneration 1\nsaved-at-ms 0\nlegacy-imported 0\ndevices 0\nn a ups\n", "expected 'n"),
-        ("wpexporter-energy-state v3\ngeneration 1\nsaved-at-ms 0\nlegacy-imported 0\ndevices 0\nn a ups x\nn a ups-2 y\n", "appears twice"),
+        // Sections: `s` lines in v4 only, with a section name and good %-escapes.
+        ("wpexporter-energy-state v4\ngeneration 1\nsaved-at-ms 0\nlegacy-imported 0\ndevices 0\ns  x\n", "expected 's"),
+        ("wpexporter-energy-state v4\ngeneration 1\nsaved-at-ms 0\nlegacy-imported 0\ndevices 0\ns a %G1\n", "bad %-escape"),
+        ("wpexporter-energy-state v2\ngeneration 1\nsaved-at-ms 0\nlegacy-imported 0\ndevices 0\ns a x\n", "announces 0"),
         ("wpexporter-energy-state v3\ngeneration 1\nsaved-at-ms 0\nlegacy-imported 0\ndevices 0\nn a  x\n", "empty name"),
         // The outage ledger's `o` lines: only in v2, after their device, once, known keys.
         ("wpexporter-energy-state v1\ngeneration 1\nsaved-at-ms 0\nlegacy-imported 0\ndevices 1\nd 1 0 a\no transfers=1\n",

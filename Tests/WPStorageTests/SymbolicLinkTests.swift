@@ -59,6 +59,8 @@ import WPStorage
         }
     }
 
+    /// Neither the state file nor a component's own file (``DataDirectoryFile``: the SNMP
+    /// engine's) is read or written through a link.
     @Test func aLinkedStateOrEngineFileIsNeverReadThroughTheLink() throws {
         try withTemporaryDirectory { root in
             let victim = try Self.victim(in: root)
@@ -67,9 +69,14 @@ import WPStorage
             let engine = data + "/snmp-engine.tmp"
             try FileManager.default.createSymbolicLink(atPath: engine, withDestinationPath: victim)
             #expect(throws: StorageError.symbolicLink(path: engine)) {
-                _ = try SNMPEngineFile.start(directory: data, newEngineID: { [1, 2, 3, 4, 5] })
+                try DataDirectoryFile(directory: data, name: "snmp-engine").replace(with: [1, 2, 3, 4, 5])
             }
             try Self.expectUntouched(victim, link: engine)
+            let linked = data + "/linked"
+            try FileManager.default.createSymbolicLink(atPath: linked, withDestinationPath: victim)
+            #expect(throws: StorageError.symbolicLink(path: linked)) {
+                _ = try DataDirectoryFile(directory: data, name: "linked").read()
+            }
             let state = data + "/energy.state"
             try FileManager.default.createSymbolicLink(atPath: state, withDestinationPath: victim)
             #expect(throws: StorageError.symbolicLink(path: state)) {

@@ -32,7 +32,7 @@ package struct NUTBridgeSettings: Sendable, Equatable {
 /// under a lock held for that CPU work only; a command then costs a dictionary lookup and a
 /// staleness check on the collector's clock. A device keeps its NUT name, even when devices come
 /// and go (a monitor's `MONITOR name@host` must not move), and across restarts: the names
-/// served are kept with the energy state (``EnergyMeter/remember(nutNames:)``). Started while
+/// served are kept in the data directory (``NUTNameMemory``). Started while
 /// a WinPower server is unreachable, the bridge lists the UPSs it served before from there and
 /// accepts `LOGIN` for them, answering reads `ERR DRIVER-NOT-CONNECTED` (upsd with its driver
 /// down) until that server's first collection. Names set in the configuration never move.
@@ -71,17 +71,17 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
     private let version: String
     private let cache: Mutex<Cache>
     /// Where the names served are kept (`nil`: not kept).
-    private let meter: EnergyMeter<C>?
+    private let memory: NUTNameMemory?
 
-    /// - Parameter meter: keeps the names served with the energy state, and gives those of the
+    /// - Parameter memory: keeps the names served in the data directory, and gives those of the
     ///   previous run.
-    package init(fleet: ServerFleet<C>, settings: NUTBridgeSettings, version: String, meter: EnergyMeter<C>? = nil) {
+    package init(fleet: ServerFleet<C>, settings: NUTBridgeSettings, version: String, memory: NUTNameMemory? = nil) {
         self.fleet = fleet
         self.settings = Mutex(settings)
         self.version = version
-        self.meter = meter
+        self.memory = memory
         var cache = Cache()
-        cache.remembered = meter?.nutNames ?? [:]
+        cache.remembered = memory?.load() ?? [:]
         cache.assigned = cache.remembered.mapValues(\.name)
         self.cache = Mutex(cache)
     }
@@ -220,7 +220,7 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
         var byName: [String: (key: String, name: String)] = [:]
         for (key, stored) in served { byName[stored.name.lowercased()] = (key, stored.name) }
         cache.served = order.compactMap { byName[$0] }
-        meter?.remember(nutNames: served)
+        memory?.save(served)
     }
 
     /// `base`, or `base-2`, … when taken (`taken` holds lower-cased names).

@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import WPLogging
+import WPStorage
 
 /// The SNMP agent's engine as it must survive restarts (RFC 3414 §2.2): its `snmpEngineID`,
 /// and `snmpEngineBoots`, how many times it has started, so that no start reuses a boots value
@@ -18,8 +14,8 @@ package struct StoredSNMPEngine: Sendable, Equatable {
     }
 }
 
-/// The file `snmp-engine` in the data directory, beside the energy state and under the same
-/// lock:
+/// The SNMP agent's file in the data directory, `snmp-engine` (a ``DataDirectoryFile``: under
+/// the data directory's lock, replaced atomically):
 ///
 /// ```
 /// # wpexporter SNMP engine (RFC 3414): keep with the data directory
@@ -44,15 +40,11 @@ package enum SNMPEngineFile {
     /// - Throws: ``StorageError`` when the file cannot be read or written.
     package static func start(directory: String, newEngineID: () -> [UInt8]) throws(StorageError)
         -> (engine: StoredSNMPEngine, problem: String?) {
-        let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+        let file = DataDirectoryFile(directory: directory, name: name)
+        let path = file.path
         var engine = StoredSNMPEngine(engineID: newEngineID(), boots: 0)
         var problem: String?
-        switch FileSystem.readFile(path, limit: FileSystem.smallFileLimit) {
-        case .missing:
-            break
-        case .failed(let error):
-            throw error
-        case .bytes(let bytes):
+        if let bytes = try file.read() {
             switch parse(bytes) {
             case .success(let stored): engine = stored
             case .failure(let reason): problem = "\(path) is damaged (\(reason)); a new SNMP engine ID was made"
@@ -66,10 +58,7 @@ package enum SNMPEngineFile {
                 + "(RFC 3414 §2.2.2): managers rediscover it, trap receivers set up with the old engine ID need the new one"
         }
         engine.boots += 1
-        let temporary = path + ".tmp"
-        try FileSystem.writeAndSync(temporary, encode(engine), mode: 0o600)
-        try FileSystem.rename(temporary, path)
-        try FileSystem.syncDirectory(directory)
+        try file.replace(with: encode(engine), mode: 0o600)
         return (engine, problem)
     }
 
