@@ -259,9 +259,12 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
 
             // The front ends, each from its section and the published state.
             // One naming of the UPSs for NUT and SNMP (`community@rack-a` and `rack-a@host` alike).
-            let names = NUTFleetSource(fleet: fleet, settings: Self.nutSettings(configuration.nut), version: BuildInfo.exporterVersion,
-                                       memory: configuration.nut.address != nil || configuration.snmp.address != nil
-                                           ? NUTNameMemory(store.sections) : nil)
+            let namesServed = configuration.nut.address != nil || configuration.snmp.address != nil
+            let names = namesServed
+                ? NUTFleetSource(publication: publication, settings: Self.nutSettings(configuration.nut),
+                                 version: BuildInfo.exporterVersion, memory: NUTNameMemory(store.sections))
+                : NUTFleetSource(state: publication.current, settings: Self.nutSettings(configuration.nut),
+                                 version: BuildInfo.exporterVersion)
             let snmp = try SNMPService.make(configuration, source: SNMPFleetSource(
                 names: names, system: Self.systemGroup(configuration.snmp),
                 defaultUPS: configuration.snmp.defaultUPS, version: BuildInfo.exporterVersion,

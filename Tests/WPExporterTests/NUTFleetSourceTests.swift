@@ -18,7 +18,7 @@ import WPTestSupport
         let harness = try await ExporterHarness(devices: 7)
         defer { Task { await harness.shutdown() } }
         await harness.exporter.collector.collect()
-        let source = NUTFleetSource(fleet: harness.exporter.fleet, settings: NUTBridgeSettings(), version: "9.9.9")
+        let source = NUTFleetSource(publication: harness.exporter.publication, settings: NUTBridgeSettings(), version: "9.9.9")
         let list = source.upsList()
         // The simulator's aliases: "C3K" three times, "Server room \"A\"", "Rack\\B-2", "机房 UPS 3", "Büro-USV".
         #expect(Set(list.map(\.name)) == ["c3k", "server-room-a", "c3k-2", "rack-b-2", "jifang-ups-3", "buro-usv", "c3k-3"])
@@ -57,7 +57,7 @@ import WPTestSupport
                                     client: ClientStub([.success(.make(devices: [device(charge: -1e308)])),
                                                         .success(.make(devices: [device(charge: 5)]))]),
                                     clock: clock, wallClock: { Date() }, logger: .disabled)
-        let source = NUTFleetSource(fleet: exporter.fleet, settings: NUTBridgeSettings(), version: "1")
+        let source = NUTFleetSource(publication: exporter.publication, settings: NUTBridgeSettings(), version: "1")
         func served() throws -> (nut: NUTUPS, snmp: UPSMIBValues) {
             let ups = try #require(source.upsList().first)
             let device = try #require(exporter.collector.devices.readings.first?.device)
@@ -82,7 +82,7 @@ import WPTestSupport
         let harness = try await ExporterHarness(devices: 2)
         defer { Task { await harness.shutdown() } }
         await harness.exporter.collector.collect()
-        let source = NUTFleetSource(fleet: harness.exporter.fleet, settings: NUTBridgeSettings(), version: "1")
+        let source = NUTFleetSource(publication: harness.exporter.publication, settings: NUTBridgeSettings(), version: "1")
         let name = try #require(source.upsList().first?.name)
         #expect(source.ups(named: name)?.availability == .fresh)
         try await harness.simulatorServer.setUnreachable(true)
@@ -107,14 +107,14 @@ import WPTestSupport
         #expect(harness.exporter.collector.devices.readings.map(\.device.id).sorted() == ids)
         var settings = NUTBridgeSettings()
         settings.defaultUPS = (alias: "ups", device: ids[1])
-        let source = NUTFleetSource(fleet: harness.exporter.fleet, settings: settings, version: "1")
+        let source = NUTFleetSource(publication: harness.exporter.publication, settings: settings, version: "1")
         let named = Dictionary(uniqueKeysWithValues: source.upsList().map { ($0.value(of: "ups.id") ?? "", $0.name) })
         #expect(named[ids[0]] == "ups-2", "an alias with nothing to spell does not take the reserved name")
         let target = try #require(source.ups(named: "UPS"))
         #expect(target.value(of: "ups.id") == ids[1])
         #expect(target.name == named[ids[1]], "the alias is the device under its own name")
         // Without the alias, the device may be named `ups`.
-        let plain = NUTFleetSource(fleet: harness.exporter.fleet, settings: NUTBridgeSettings(), version: "1")
+        let plain = NUTFleetSource(publication: harness.exporter.publication, settings: NUTBridgeSettings(), version: "1")
         #expect(plain.ups(named: "ups")?.value(of: "ups.id") == ids[0])
     }
 
@@ -129,7 +129,7 @@ import WPTestSupport
         settings.names = [ids[1]: "main"]
         settings.defaultUPS = (alias: "ups", device: ids[1])
         settings.deviceThresholds = [ids[1]: NUTThresholds(chargeLow: 55, runtimeLow: 600)]
-        let source = NUTFleetSource(fleet: harness.exporter.fleet, settings: settings, version: "1")
+        let source = NUTFleetSource(publication: harness.exporter.publication, settings: settings, version: "1")
         let main = try #require(source.ups(named: "main"))
         #expect(main.value(of: "ups.id") == ids[1])
         #expect(main.value(of: "battery.charge.low") == "55")
@@ -148,7 +148,7 @@ import WPTestSupport
     @Test func namesSurviveARestartWhileWinPowerIsUnreachable() async throws {
         let first = try await ExporterHarness(devices: 3)
         await first.exporter.collector.collect()
-        let before = NUTFleetSource(fleet: first.exporter.fleet, settings: NUTBridgeSettings(), version: "1",
+        let before = NUTFleetSource(publication: first.exporter.publication, settings: NUTBridgeSettings(), version: "1",
                                     memory: NUTNameMemory(first.exporter.store.sections))
         let served = before.upsList().map { ($0.name, $0.description) }
         #expect(served.count == 3)
@@ -158,7 +158,7 @@ import WPTestSupport
                                                configure: { $0.faults = [.unreachable] })
         defer { Task { await second.shutdown() } }
         await second.exporter.collector.collect()
-        let after = NUTFleetSource(fleet: second.exporter.fleet, settings: NUTBridgeSettings(), version: "1",
+        let after = NUTFleetSource(publication: second.exporter.publication, settings: NUTBridgeSettings(), version: "1",
                                    memory: NUTNameMemory(second.exporter.store.sections))
         let listed = after.upsList()
         #expect(listed.map(\.name) == served.map(\.0), "the names served before, in the same order")

@@ -85,6 +85,10 @@ package final class FleetPublication<C: Clock>: Sendable where C.Duration == Dur
         if hub.fleet.single == nil { merger.publish() } else { hub.deliver() }
     }
 
+    /// The fleet as it is now, as a publication would hand it (a front end's state before the
+    /// first publication).
+    package var current: FleetState<C> { FleetState(hub.fleet.pipelines) }
+
     /// Adds a subscriber, called with every publication from now on.
     package func subscribe(_ subscriber: @escaping @Sendable (FleetState<C>) -> Void) {
         hub.subscribers.withLock { $0.append(subscriber) }

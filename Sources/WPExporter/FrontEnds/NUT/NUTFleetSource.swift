@@ -25,8 +25,9 @@ package struct NUTBridgeSettings: Sendable, Equatable {
     }
 }
 
-/// The NUT server's data: every device of every server in the fleet, read from the collectors'
-/// published readings (never from WinPower), so a NUT client sees what `/metrics` shows.
+/// The NUT server's data: every device of every server in the fleet, from the fleet's latest
+/// publication (``FleetState``; never from WinPower, nor from the pipelines), so a NUT client
+/// sees what `/metrics` shows.
 ///
 /// The UPS table is rebuilt once per published collection (the first NUT command after it),
 /// under a lock held for that CPU work only; a command then costs a dictionary lookup and a
@@ -66,7 +67,8 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
         var served: [(key: String, name: String)] = []
     }
 
-    private let fleet: ServerFleet<C>
+    /// The latest publication: the table is built from it at the first command after it.
+    private let latest: Mutex<FleetState<C>>
     private let settings: Mutex<NUTBridgeSettings>
     private let version: String
     private let cache: Mutex<Cache>
@@ -75,8 +77,8 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
 
     /// - Parameter memory: keeps the names served in the data directory, and gives those of the
     ///   previous run.
-    package init(fleet: ServerFleet<C>, settings: NUTBridgeSettings, version: String, memory: NUTNameMemory? = nil) {
-        self.fleet = fleet
+    package init(state: FleetState<C>, settings: NUTBridgeSettings, version: String, memory: NUTNameMemory? = nil) {
+        latest = Mutex(state)
         self.settings = Mutex(settings)
         self.version = version
         self.memory = memory
@@ -84,6 +86,19 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
         cache.remembered = memory?.load() ?? [:]
         cache.assigned = cache.remembered.mapValues(\.name)
         self.cache = Mutex(cache)
+    }
+
+    /// A source subscribed to `publication`, starting from the fleet as it is now.
+    package convenience init(publication: FleetPublication<C>, settings: NUTBridgeSettings, version: String,
+                             memory: NUTNameMemory? = nil) {
+        self.init(state: publication.current, settings: settings, version: version, memory: memory)
+        publication.subscribe { [weak self] in self?.published($0) }
+    }
+
+    /// Takes a publication: kept, the table rebuilt from it when a client next asks (so a
+    /// collection nobody reads over NUT costs nothing here). Never waits for I/O.
+    package func published(_ state: FleetState<C>) {
+        latest.withLock { $0 = state }
     }
 
     /// A device's key, as the energy state keys it: the device id for the unnamed server,
@@ -136,10 +151,11 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
         return ups
     }
 
-    /// Runs `body` on the table, rebuilt first when a server published a collection since.
+    /// Runs `body` on the table, rebuilt first when a publication brought a collection since.
     private func current<T>(_ body: (Cache) -> T) -> T {
-        let collectors = fleet.pipelines.map { (name: $0.name, collector: $0.collector) }
-        let readings = collectors.map { $0.collector.devices }
+        let state = latest.withLock { $0 }
+        let collectors = state.servers.map { (name: $0.name, collector: $0.collector) }
+        let readings = state.servers.map(\.devices)
         let identities = readings.map(ObjectIdentifier.init)
         let settings = self.settings.withLock { $0 }
         return cache.withLock { cache in

@@ -145,6 +145,8 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
     /// naming), then the views, under the build lock only; requests wait at most for the
     /// result's swap.
     package func rebuild(_ state: FleetState<C>) {
+        // The names of this very state, whichever subscriber the publication reached first.
+        names.published(state)
         let served = names.servedNames()
         cache.withLock { cache in rebuild(&cache, servers: state.servers, names: served) }
     }
