@@ -17,6 +17,9 @@ public enum ExporterError: Error, Sendable, CustomStringConvertible {
     case client(server: String, reason: String)
     /// The exporter's own metrics could not be registered (fixed names: not expected).
     case metrics(MetricsError)
+    /// The exporter's own HTTP listener cannot serve (`server.host`:`server.port` taken or not
+    /// an address of this host): the server's error, described naming the key.
+    case http(ServerError)
     /// The NUT server cannot be set up (`nut.users_file` unreadable or invalid).
     case nut(reason: String)
     /// The SNMP agent cannot be set up (`snmp.users_file` unreadable or invalid, the engine
@@ -53,6 +56,9 @@ public enum ExporterError: Error, Sendable, CustomStringConvertible {
             return server.isEmpty || reason.hasPrefix(prefix) ? reason : "\(prefix): \(reason)"
         case .metrics(let error):
             return "registering the exporter's own metrics: \(error)"
+        case .http(let error):
+            if case .bind = error { return "server.port: \(error) (server.host, server.port)" }
+            return "the HTTP server: \(error)"
         case .nut(let reason):
             return reason
         case .snmp(let reason):

@@ -74,9 +74,9 @@ extension RuntimeCommands {
             do {
                 do {
                     try await run(configuration, logger: logger, waitForStop: waitForStop, onListening: onListening)
-                } catch let error as ServerError where configuration.server.port != 0 {
+                } catch ExporterError.http(let error) where configuration.server.port != 0 {
                     // The port is taken (9090 often by Prometheus itself): any free port will do.
-                    guard case .bind = error else { throw error }
+                    guard case .bind = error else { throw ExporterError.http(error) }
                     let text = "note: \(error); using a free port instead"
                     output.standardError(text + "\n")
                     note.withLock { $0 = text }

@@ -107,6 +107,34 @@ import WPTestSupport
         }
     }
 
+    /// A taken `server.port` is named as `nut.listen` is: an ``ExporterError`` whose text starts
+    /// with the key, the server's own error inside it; the data directory is released.
+    @Test func aTakenHTTPPortIsNamedAsServerPort() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-http-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let taken = try ReservedPort(mode: .refusing)
+        defer { taken.close() }
+        var configuration = ExporterHarness.configuration(baseURL: "http://127.0.0.1:9", username: "admin",
+                                                          password: "pw", dataDirectory: directory)
+        configuration.server.host = "127.0.0.1"
+        configuration.server.port = taken.port
+        let exporter = try Exporter(configuration: configuration, client: ClientStub([.success(.make())]),
+                                    clock: ManualClock(), wallClock: { Date() }, logger: .disabled)
+        do {
+            try await exporter.run(onListening: { _ in }, until: {})
+            Issue.record("the exporter started on a taken HTTP port")
+        } catch let error as ExporterError {
+            #expect("\(error)".hasPrefix("server.port: cannot listen on 127.0.0.1:\(taken.port): "), "\(error)")
+            guard case .http(.bind) = error else {
+                Issue.record("not the server's bind error: \(error)")
+                return
+            }
+        }
+        let next = try Exporter(configuration: configuration, client: ClientStub([.success(.make())]),
+                                clock: ManualClock(), wallClock: { Date() }, logger: .disabled)
+        await next.close()
+    }
+
     /// `nut.ups`: a device gets its configured name and its own thresholds (exported as
     /// variables); the others keep derived names and the defaults.
     @Test func perUPSNamesAndThresholds() async throws {

@@ -9,9 +9,13 @@ package struct HTTPFrontEnd: FrontEnd {
 
     package func run() async throws { try await server.run() }
 
-    /// Returns once bound; a bind failure is thrown as it is (`ServerError.bind` names the
-    /// address), as embedders of ``Exporter/run(onListening:reloadRequests:until:)`` expect.
+    /// Returns once bound; a failure to bind is thrown as ``ExporterError/http(_:)``, naming
+    /// `server.port` as a taken `nut.listen` or `snmp.listen` is named.
     package func ready() async throws {
-        _ = try await server.waitUntilListening()
+        do {
+            _ = try await server.waitUntilListening()
+        } catch let error as ServerError {
+            throw ExporterError.http(error)
+        }
     }
 }
