@@ -23,8 +23,10 @@ import WPMetrics
 ///
 /// Conflicts never crash: a metric whose name is already used by another kind or with another
 /// set of dimension keys, or that WPMetrics rejects (a name registered outside this factory, a
-/// reserved label such as `le`), is dropped — its handler discards updates — and reported once
-/// per name through ``Configuration/onProblem``. Metrics of the same kind with the same keys share
+/// reserved label such as `le`), is dropped — its handler discards updates — and never silently:
+/// it is counted in ``droppedFamilyName`` (`swift_metrics_dropped_total{name="…"}`, on the
+/// registry's page whatever the configuration) and reported once per name through
+/// ``Configuration/onProblem``. Metrics of the same kind with the same keys share
 /// one family; `Gauge` and `Meter` share gauges, both counters share counters.
 ///
 /// `destroy…` removes the handler's series; when a family has no series left it is
@@ -37,7 +39,8 @@ public final class RegistryMetricsFactory: MetricsFactory {
         public var timerBuckets: [Double] = Buckets.default
         /// Quantiles and window of aggregating recorders.
         public var recorderSummary: Summary.Configuration = Summary.Configuration()
-        /// Called once per Prometheus name with why a metric of that name was dropped.
+        /// Called once per Prometheus name with why a metric of that name was dropped (log it
+        /// there); the drop is counted in ``RegistryMetricsFactory/droppedFamilyName`` either way.
         public var onProblem: @Sendable (Problem) -> Void = { _ in }
 
         public init() {}
@@ -55,9 +58,15 @@ public final class RegistryMetricsFactory: MetricsFactory {
         public var description: String { "swift-metrics \"\(label)\" dropped as \(name): \(reason)" }
     }
 
+    /// The counter of dropped metrics, by Prometheus name: registered with the factory, so a
+    /// dropped metric shows on `/metrics` even when nothing handles ``Configuration/onProblem``.
+    public static let droppedFamilyName = "swift_metrics_dropped_total"
+
     /// The registry metrics are created in.
     public let registry: MetricRegistry
     private let configuration: Configuration
+    /// `nil` when the registry already held the name (registered by someone else).
+    private let dropped: CounterVec?
     private let state = Mutex(State())
 
     private struct Family {
@@ -79,6 +88,10 @@ public final class RegistryMetricsFactory: MetricsFactory {
     public init(registry: MetricRegistry, configuration: Configuration = Configuration()) {
         self.registry = registry
         self.configuration = configuration
+        dropped = try? registry.counterVec(name: Self.droppedFamilyName,
+                                           help: "swift-metrics metrics this bridge dropped (name taken by another kind or "
+                                               + "other dimension keys, or refused by the registry), by Prometheus name",
+                                           labelNames: ["name"])
     }
 
     public func makeCounter(label: String, dimensions: [(String, String)]) -> CounterHandler {
@@ -137,7 +150,10 @@ public final class RegistryMetricsFactory: MetricsFactory {
             return SeriesHandler(target: target, name: name, values: values)
         case .failure(let problem):
             let first = state.withLock { $0.reported.insert(name).inserted }
-            if first { configuration.onProblem(problem) }
+            if first {
+                try? dropped?.labels(name).increment()
+                configuration.onProblem(problem)
+            }
             return SeriesHandler.dropped(name)
         }
     }

@@ -152,8 +152,22 @@ final class ProblemLog: Sendable {
         Meter(label: "owned", factory: factory).set(5)
         Timer(label: "t", dimensions: [("le", "1")], factory: factory).recordSeconds(1)
         #expect(text.contains("owned 0"))
-        #expect(!text.contains("t_seconds"))
+        #expect(!text.contains("# TYPE t_seconds"))
         #expect(Set(problems.problems.map(\.name)) == ["owned", "t_seconds"])
+    }
+
+    /// Without `onProblem`, a dropped metric is still never silent: the factory's counter on the
+    /// same page counts it, once per name.
+    @Test func aDroppedMetricIsCountedWhateverTheConfiguration() {
+        let registry = MetricRegistry()
+        let factory = RegistryMetricsFactory(registry: registry)
+        let page = { String(decoding: registry.render(format: .text), as: UTF8.self) }
+        #expect(page().contains("# TYPE swift_metrics_dropped_total counter"))
+        Counter(label: "conn", dimensions: [("pool", "a")], factory: factory).increment()
+        Counter(label: "conn", dimensions: [("host", "x")], factory: factory).increment()
+        Counter(label: "conn", dimensions: [("host", "y")], factory: factory).increment()
+        Meter(label: "conn_total", factory: factory).set(9)
+        #expect(page().contains("swift_metrics_dropped_total{name=\"conn_total\"} 1\n"), "\(page())")
     }
 
     @Test func destroyRemovesTheSeriesAndUnregistersAnEmptyFamily() {
