@@ -88,40 +88,38 @@ import WPTestSupport
         #expect(SimulatorFleetError.unknownFault("x").description.contains("down, hang, rejects-password"))
     }
 
+    /// Every socket the fleet held on its ports is closed by `stop()` (twice is fine). Checked on
+    /// this process's own descriptors, not by binding the ports again: tests run in parallel,
+    /// and a port released here may at once be another test's.
     @Test func stoppingReleasesEveryPort() async throws {
         let (fleet, urls) = try await Self.start(servers: 3, devices: 1, faults: [0: .down, 1: .hang])
-        let ports = urls.compactMap { URL(string: $0)?.port }
-        // The fleet's own sockets that /proc shows (listeners; a bound refusing port shows none).
-        let fleetSockets = Set(ports.flatMap { Self.sockets(on: $0).filter { $0.state == "0A" }.map(\.inode) })
+        let ports = Set(urls.compactMap { URL(string: $0)?.port })
+        #expect(ports.count == 3)
+        let held = Self.openSockets(on: ports)
+        #expect(Set(held.values).count == 3, "the refusing port, the silent listener and the simulator's: \(held)")
         await fleet.stop()
         await fleet.stop()
-        for port in ports {
-            do {
-                let reserved = try ReservedPort(port: port, mode: .refusing)
-                reserved.close()
-            } catch {
-                // Tests run in parallel: once released, the port may be taken by another test's
-                // listener or connection. That is a socket the fleet never had; the fleet's own
-                // listener still open, or its bound port (which /proc does not list), is a leak.
-                let now = Self.sockets(on: port)
-                #expect(!now.isEmpty && now.allSatisfy { !fleetSockets.contains($0.inode) },
-                        "port \(port) still held by the fleet: \(error); sockets on it: \(now)")
-            }
-        }
+        let left = Self.openSockets(on: ports)
+        #expect(Set(left.keys).isDisjoint(with: held.keys), "still open: \(left.filter { held[$0.key] != nil })")
     }
 
-    /// The TCP sockets of this machine with `port` as their local port (`/proc/net/tcp` and
-    /// `tcp6`): their inode and state (`0A` is a listener).
-    static func sockets(on port: Int) -> [(inode: Substring, state: Substring)] {
-        var found: [(inode: Substring, state: Substring)] = []
-        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
-            for line in text.split(separator: "\n").dropFirst() {
-                let fields = line.split(separator: " ")
-                guard fields.count > 9, let colon = fields[1].lastIndex(of: ":"),
-                      Int(fields[1][fields[1].index(after: colon)...], radix: 16) == port else { continue }
-                found.append((inode: fields[9], state: fields[3]))
+    /// This process's sockets whose local port is one of `ports`: port by socket inode
+    /// (`socket:[N]`, from /proc/self/fd).
+    static func openSockets(on ports: Set<Int>) -> [String: Int] {
+        var found: [String: Int] = [:]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+            guard let fd = Int32(entry),
+                  let link = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(entry)"),
+                  link.hasPrefix("socket:[") else { continue }
+            var address = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let named = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
             }
+            guard named == 0, address.ss_family == sa_family_t(AF_INET) || address.ss_family == sa_family_t(AF_INET6) else { continue }
+            // sin_port and sin6_port both sit right after the 2-byte family.
+            let port = Int(UInt16(bigEndian: withUnsafeBytes(of: address) { $0.load(fromByteOffset: 2, as: UInt16.self) }))
+            if ports.contains(port) { found[link] = port }
         }
         return found
     }
