@@ -6,14 +6,14 @@ import Synchronization
 /// task is cancelled), so code under test that sleeps on an injected clock runs
 /// deterministically without real waiting. ``waitForSleepers(_:)`` lets a test wait until the
 /// code under test is parked in `sleep` before advancing.
-package final class ManualClock: Clock, Sendable {
-    package struct Instant: InstantProtocol, Sendable, Hashable, CustomStringConvertible {
-        package var offset: Duration
-        package init(offset: Duration) { self.offset = offset }
-        package func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        package func duration(to other: Instant) -> Duration { other.offset - offset }
-        package static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-        package var description: String { "ManualClock.Instant(\(offset))" }
+public final class ManualClock: Clock, Sendable {
+    public struct Instant: InstantProtocol, Sendable, Hashable, CustomStringConvertible {
+        public var offset: Duration
+        public init(offset: Duration) { self.offset = offset }
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+        public var description: String { "ManualClock.Instant(\(offset))" }
     }
 
     private struct Sleeper {
@@ -47,24 +47,24 @@ package final class ManualClock: Clock, Sendable {
     private let state = Mutex(State())
     private let willRegisterSleeper: (@Sendable () -> Void)?
 
-    package init() {
+    public init() {
         willRegisterSleeper = nil
     }
 
     /// For tests of the clock itself: `willRegisterSleeper` runs inside every `sleep`, after its
     /// first cancellation check and before the sleeper is registered (where a cancellation
     /// arriving from another thread would otherwise be lost).
-    package init(willRegisterSleeper: @escaping @Sendable () -> Void) {
+    public init(willRegisterSleeper: @escaping @Sendable () -> Void) {
         self.willRegisterSleeper = willRegisterSleeper
     }
 
-    package var now: Instant { state.withLock { $0.now } }
-    package var minimumResolution: Duration { .zero }
+    public var now: Instant { state.withLock { $0.now } }
+    public var minimumResolution: Duration { .zero }
 
     /// The number of tasks currently suspended in `sleep`.
-    package var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
-    package func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
@@ -98,7 +98,7 @@ package final class ManualClock: Clock, Sendable {
 
     /// Moves `now` forward by `duration` and wakes every sleeper whose deadline has passed,
     /// earliest deadline first.
-    package func advance(by duration: Duration) {
+    public func advance(by duration: Duration) {
         let due: [Sleeper] = state.withLock { state in
             state.now = state.now.advanced(by: duration)
             let now = state.now
@@ -110,13 +110,13 @@ package final class ManualClock: Clock, Sendable {
     }
 
     /// Suspends until at least `count` tasks are sleeping on this clock.
-    package func waitForSleepers(_ count: Int = 1) async {
+    public func waitForSleepers(_ count: Int = 1) async {
         await waitFor(.count(count))
     }
 
     /// Suspends until a task sleeps on this clock until `deadline` or later: a way to know that
     /// one particular timer (say a long timeout) has started, whatever else is sleeping.
-    package func waitForSleeper(until deadline: Instant) async {
+    public func waitForSleeper(until deadline: Instant) async {
         await waitFor(.deadline(deadline))
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import WPClient
 import WPServer
 import WPSimulator
+import WPRuntime
 
 /// An ``HTTPTransport`` that hands each request straight to an ``HTTPHandler`` — no sockets —
 /// so client tests run the real client against the simulator deterministically.

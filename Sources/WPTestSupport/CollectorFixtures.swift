@@ -4,6 +4,7 @@ import WPClient
 import WPCollector
 import WPEnergy
 import WPLogging
+import WPRuntime
 
 /// A collector wired to a fake client, an in-memory energy store and a manual clock.
 ///

@@ -1,4 +1,5 @@
 import WPMetrics
+import WPRuntime
 
 /// Registries and families that cover every metric type, escaping case and special value,
 /// for golden tests of the exposition formats.

@@ -1,6 +1,7 @@
 import Foundation
 import WPMetrics
 import WPPushgateway
+import WPRuntime
 import WPTestSupport
 
 /// `wpbench --child exposition-sample FORMAT` prints a registry covering every metric type,

@@ -5,6 +5,7 @@ import WPClient
 import WPLogging
 import WPSimulator
 import WPTestSupport
+import WPRuntime
 
 /// Every simulator fault surfaces as the right typed error, and nothing secret leaks.
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct ClientFaultTests {

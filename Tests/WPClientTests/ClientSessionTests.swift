@@ -7,6 +7,7 @@ import WPLogging
 import WPServer
 import WPSimulator
 import WPTestSupport
+import WPRuntime
 
 /// Login, token lifetime, single flight, re-login and backoff, against the in-process simulator.
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct ClientSessionTests {

@@ -5,6 +5,7 @@ import WPTestThreads
 @testable import WPClient
 import WPSimulator
 import WPTestSupport
+import WPRuntime
 
 /// The token lifetime comes from the server's own claims, counted on our monotonic clock from
 /// receipt: never from comparing a claim with our wall clock.

@@ -4,6 +4,7 @@ import WPTestThreads
 import WPClient
 import WPCollector
 import WPTestSupport
+import WPRuntime
 
 /// A client whose fetch suspends until the test releases it: WinPower "hanging".
 private final class GatedClient: WinPowerClient {

@@ -6,6 +6,7 @@ import WPCollector
 import WPEnergy
 import WPStorage
 import WPTestSupport
+import WPRuntime
 
 /// Byte-for-byte goldens of a fixed readout in both formats, and the metric tables in
 /// README.md and docs/metrics.md checked against them. `UPDATE_GOLDEN=1` rewrites the goldens

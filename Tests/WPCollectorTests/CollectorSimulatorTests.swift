@@ -5,6 +5,7 @@ import WPClient
 import WPCollector
 import WPSimulator
 import WPTestSupport
+import WPRuntime
 
 /// The collector against the in-process simulator: what `/metrics` shows equals what the
 /// simulated WinPower reports, device by device.

@@ -7,6 +7,7 @@ import WPCollector
 import WPEnergy
 import WPLogging
 import WPStorage
+import WPRuntime
 import WPTestSupport
 import WPCompression
 

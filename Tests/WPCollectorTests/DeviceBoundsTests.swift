@@ -5,6 +5,7 @@ import WPClient
 import WPCollector
 import WPSimulator
 import WPTestSupport
+import WPRuntime
 
 /// The client's bounds seen from the exposition and the health value, end to end from the
 /// simulator's JSON: a 10 MB alias, a server answering one huge page, the page bound.

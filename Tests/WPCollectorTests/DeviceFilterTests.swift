@@ -7,6 +7,7 @@ import WPEnergy
 import WPSimulator
 import WPStorage
 import WPTestSupport
+import WPRuntime
 
 /// Choosing, naming and labelling devices: `DeviceFilter` applied by the collector.
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct DeviceFilterTests {

@@ -4,6 +4,7 @@ import WPClient
 import WPCollector
 import WPLogging
 import WPTestSupport
+import WPRuntime
 
 /// A glitched `loadTotalWatt` reaches the exposition as a rejected sample, not as energy, and
 /// `/health` shows how many were refused.

@@ -7,6 +7,7 @@ import WPClient
 @testable import WPCollector
 import WPEnergy
 import WPLogging
+import WPRuntime
 import WPTestSupport
 import WPCompression
 

@@ -5,6 +5,7 @@ import WPClient
 import WPCollector
 import WPSimulator
 import WPTestSupport
+import WPRuntime
 
 /// Three-phase UPSs, passed-through readings and alarm details, end to end from the
 /// simulator's JSON through the real client to the exposition.

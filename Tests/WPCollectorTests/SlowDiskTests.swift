@@ -7,6 +7,7 @@ import WPCollector
 import WPEnergy
 import WPLogging
 import WPStorage
+import WPRuntime
 import WPTestSupport
 
 /// An energy store whose saves block until the test releases them: a disk whose `fsync`

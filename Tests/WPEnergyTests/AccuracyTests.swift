@@ -5,6 +5,7 @@ import WPEnergy
 import WPLogging
 import WPSimulator
 import WPStorage
+import WPRuntime
 import WPTestSupport
 
 /// 24 simulated hours of 5 s samples (jittered ±0.5 s, a few dropped) compared with the exact

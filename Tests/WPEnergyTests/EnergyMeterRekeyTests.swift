@@ -4,6 +4,7 @@ import WPTestThreads
 import WPEnergy
 import WPLogging
 import WPStorage
+import WPRuntime
 import WPTestSupport
 
 /// A server renamed while the meter runs: `rekey(closing:_:)` and `reopen(server:)`.

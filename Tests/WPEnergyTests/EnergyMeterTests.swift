@@ -5,6 +5,7 @@ import WPTestThreads
 import WPEnergy
 import WPLogging
 import WPStorage
+import WPRuntime
 import WPTestSupport
 
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct EnergyMeterTests {

@@ -1,4 +1,5 @@
 import WPEnergy
+import WPRuntime
 import WPTestSupport
 
 typealias Instant = ManualClock.Instant

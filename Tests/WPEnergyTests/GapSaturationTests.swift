@@ -2,6 +2,7 @@ import Testing
 import WPTestThreads
 import WPEnergy
 import WPStorage
+import WPRuntime
 import WPTestSupport
 
 /// A loaded gap count at the top of `Int` must not trap the next gap (the service would

@@ -4,6 +4,7 @@ import WPTestThreads
 import WPEnergy
 import WPLogging
 import WPStorage
+import WPRuntime
 import WPTestSupport
 
 /// The ledger through the meter: saved with the totals, by the same saves only.

@@ -3,6 +3,7 @@ import WPTestThreads
 import WPEnergy
 import WPLogging
 import WPStorage
+import WPRuntime
 import WPTestSupport
 
 /// One glitched reading (`loadTotalWatt: "1e12"`) must not inflate a counter that can never

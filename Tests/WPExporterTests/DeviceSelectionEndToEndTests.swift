@@ -8,6 +8,7 @@ import WPConfig
 import WPEnergy
 import WPTestSupport
 @testable import WPExporter
+import WPRuntime
 
 /// `devices` of `servers` entries through the whole exporter: the merged `/metrics` of two
 /// servers, and a reload that excludes a device without costing its total.

@@ -6,6 +6,7 @@ import WPConfig
 import WPScheduler
 import WPServer
 import WPSimulator
+import WPRuntime
 import WPTestSupport
 @testable import WPExporter
 

@@ -8,6 +8,7 @@ import WPServer
 import WPTestSupport
 @testable import WPExporter
 import WPCompression
+import WPRuntime
 
 /// The HTTP endpoints over a real socket: formats, gzip members, health and the landing page.
 @Suite(.ownThreads, .timeLimit(.minutes(2))) struct EndpointTests {

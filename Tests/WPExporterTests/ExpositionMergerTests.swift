@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 import WPTestThreads
 import WPCollector
+import WPRuntime
 import WPTestSupport
 @testable import WPExporter
 

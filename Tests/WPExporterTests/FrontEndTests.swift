@@ -4,6 +4,7 @@ import WPTestThreads
 import WPConfig
 import WPLogging
 import WPServer
+import WPRuntime
 import WPTestSupport
 @testable import WPExporter
 

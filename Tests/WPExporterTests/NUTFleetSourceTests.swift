@@ -9,6 +9,7 @@ import WPNUT
 import WPSimulator
 import WPSNMP
 import WPStorage
+import WPRuntime
 import WPTestSupport
 @testable import WPExporter
 

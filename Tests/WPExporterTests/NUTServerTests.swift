@@ -7,6 +7,7 @@ import WPConfig
 import WPLogging
 import WPServer
 import WPSimulator
+import WPRuntime
 import WPTestSupport
 @testable import WPExporter
 

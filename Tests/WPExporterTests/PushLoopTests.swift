@@ -5,6 +5,7 @@ import WPConfig
 import WPLogging
 import WPMetrics
 import WPPushgateway
+import WPRuntime
 import WPTestSupport
 @testable import WPExporter
 

@@ -5,6 +5,7 @@ import WPClient
 import WPCollector
 import WPConfig
 import WPEnergy
+import WPRuntime
 import WPTestSupport
 @testable import WPExporter
 

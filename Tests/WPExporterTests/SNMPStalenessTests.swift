@@ -7,6 +7,7 @@ import WPConfig
 import WPSNMP
 import WPTestSupport
 @testable import WPExporter
+import WPRuntime
 
 /// The agent withdraws a UPS's readings once they are older than the staleness window even
 /// when no collection is published after them (WinPower down: every collection fails), as

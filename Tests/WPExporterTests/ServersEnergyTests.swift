@@ -7,6 +7,7 @@ import WPConfig
 import WPEnergy
 import WPLogging
 import WPStorage
+import WPRuntime
 import WPTestSupport
 @testable import WPExporter
 

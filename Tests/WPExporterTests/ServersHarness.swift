@@ -5,6 +5,7 @@ import WPClient
 import WPConfig
 import WPLogging
 import WPServer
+import WPRuntime
 import WPTestSupport
 @testable import WPExporter
 

@@ -5,6 +5,7 @@ import WPClient
 import WPCollector
 import WPLogging
 import WPScheduler
+import WPRuntime
 import WPTestSupport
 @testable import WPExporter
 

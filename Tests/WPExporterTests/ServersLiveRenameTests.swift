@@ -8,6 +8,7 @@ import WPConfig
 import WPEnergy
 import WPTestSupport
 @testable import WPExporter
+import WPRuntime
 
 /// A reload that renames a server (a new entry with `energy_from: <old>`, the old one removed)
 /// moves every total to the new name while the exporter runs; one it cannot honour is refused.

@@ -7,6 +7,7 @@ import WPCollector
 import WPConfig
 import WPEnergy
 import WPLogging
+import WPRuntime
 import WPTestSupport
 @testable import WPExporter
 

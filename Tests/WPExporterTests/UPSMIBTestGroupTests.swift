@@ -6,6 +6,7 @@ import WPCollector
 import WPConfig
 import WPSNMP
 import WPSimulator
+import WPRuntime
 import WPTestSupport
 @testable import WPExporter
 

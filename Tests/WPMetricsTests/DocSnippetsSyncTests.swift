@@ -34,7 +34,8 @@ import WPTestThreads
         paths += ["Integrations/WPMetricsBridge/Tests/WPMetricsBridgeTests/DocSnippets.swift",
                   "Integrations/WPLogHandler/Tests/WPLogHandlerTests/DocSnippets.swift",
                   "Integrations/WPServiceLifecycle/Tests/WPServiceLifecycleTests/DocSnippets.swift",
-                  "Integrations/WPHummingbird/Tests/WPHummingbirdTests/DocSnippets.swift"]
+                  "Integrations/WPHummingbird/Tests/WPHummingbirdTests/DocSnippets.swift",
+                  "Tests/WPExporterTestingTests/ExporterTestHarnessTests.swift"]
         return try paths.map { ($0, trimmedLines(try read($0))) }
     }
 

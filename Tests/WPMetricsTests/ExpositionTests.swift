@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WPTestThreads
 import WPMetrics
+import WPRuntime
 import WPTestSupport
 
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct ExpositionTests {

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import WPTestThreads
 import WPMetrics
+import WPRuntime
 import WPTestSupport
 
 /// An executor running the actor's jobs on a dispatch queue the test can hold busy.

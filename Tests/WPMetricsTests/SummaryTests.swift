@@ -1,6 +1,7 @@
 import Testing
 import WPTestThreads
 import WPMetrics
+import WPRuntime
 import WPTestSupport
 
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct SummaryTests {

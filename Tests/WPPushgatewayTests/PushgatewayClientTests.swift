@@ -8,6 +8,7 @@ import WPTestThreads
 import WPMetrics
 @testable import WPPushgateway
 import WPServer
+import WPRuntime
 import WPTestSupport
 
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct PushgatewayClientTests {

@@ -1,5 +1,6 @@
 import Testing
 import WPTestThreads
+import WPRuntime
 import WPTestSupport
 
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct ManualClockTests {

@@ -3,6 +3,7 @@ import Testing
 import WPTestThreads
 import WPLogging
 import WPScheduler
+import WPRuntime
 import WPTestSupport
 
 /// A one-shot gate a test opens; waiting on it ends early if the waiting task is cancelled.

@@ -5,6 +5,7 @@ import WPClient
 import WPServer
 import WPSimulator
 import WPTestSupport
+import WPRuntime
 
 /// Simulated devices: stable, varied, string-typed, and on the exact power curves.
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct SimulatorDeviceTests {

@@ -4,6 +4,7 @@ import WPTestThreads
 import WPServer
 import WPSimulator
 import WPTestSupport
+import WPRuntime
 
 /// Each fault's raw effect on the handler, switched at run time.
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct SimulatorFaultTests {

@@ -4,6 +4,7 @@ import WPTestThreads
 import WPServer
 import WPSimulator
 import WPTestSupport
+import WPRuntime
 
 /// `--outage-schedule`: scripted mains failures on the simulator's clock.
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct SimulatorOutageScheduleTests {

@@ -4,6 +4,7 @@ import WPTestThreads
 import WPServer
 import WPSimulator
 import WPTestSupport
+import WPRuntime
 
 /// The simulator speaks WinPower's shapes: envelopes, 401 bodies, tokens, page cap.
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct SimulatorProtocolTests {
