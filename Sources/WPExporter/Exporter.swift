@@ -787,6 +787,17 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     }
 }
 
+extension Exporter.Options where C == ContinuousClock {
+    /// Options on the continuous clock, the one every exporter outside a test runs on, with
+    /// real WinPower clients: `Exporter<ContinuousClock>.Options(logger: logger)`.
+    public init(logger: WPLogger, wallClock: @escaping @Sendable () -> Date = { Date() },
+                webSecurity: WebSecurity = .none, reload: ConfigReloader.Load? = nil,
+                mergeSpacing: Duration = .seconds(1), afterCollection: @escaping @Sendable () -> Void = {}) {
+        self.init(clock: ContinuousClock(), logger: logger, wallClock: wallClock, webSecurity: webSecurity,
+                  reload: reload, mergeSpacing: mergeSpacing, afterCollection: afterCollection)
+    }
+}
+
 /// The exposition of the latest collection (``Exporter/latestExposition``).
 public struct LatestExposition: Sendable {
     /// The Prometheus text format (0.0.4), as `/metrics` serves it before its per-scrape part.

@@ -27,8 +27,7 @@ func serviceGroupExample(router: WPRouter, log: WPLogger, logger: Logger, cache:
 }
 
 func exporterServiceExample(configuration: ExporterConfiguration, log: WPLogger, logger: Logger) async throws {
-    let exporter = try Exporter(configuration: configuration, options: .init(
-        clock: ContinuousClock(), logger: log))
+    let exporter = try Exporter(configuration: configuration, options: .init(logger: log))
     let group = ServiceGroup(configuration: .init(
         services: [ExporterService(exporter, listener: .own(onListening: { print("metrics on \($0)") }))],
         gracefulShutdownSignals: [.sigterm], cancellationSignals: [.sigterm, .sigint], logger: logger))
