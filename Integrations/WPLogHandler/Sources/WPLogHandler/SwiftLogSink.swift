@@ -56,6 +56,19 @@ public final class SwiftLogSink: LogSink {
                    source: nil, file: record.file, function: "", line: record.line)
     }
 
+    /// A sink writing into `logger`'s handler, however that one `Logger` was made (not
+    /// necessarily the bootstrapped backend), with its metadata: each record under a label
+    /// nested in `logger`'s (`myservice.collector`), which the handler, made for `logger`'s own
+    /// label, also finds in the metadata key `logger`.
+    public convenience init(logger: Logger) {
+        let handler = logger.handler
+        self.init(labelPrefix: logger.label) { label in
+            var nested = Logger(label: label) { _ in handler }
+            nested[metadataKey: "logger"] = .string(label)
+            return nested
+        }
+    }
+
     /// swift-log's level for a WPLogging level.
     static func level(_ level: LogLevel) -> Logger.Level {
         switch level {
@@ -79,5 +92,20 @@ private final class LoggerCache: Sendable {
             loggers[label] = made
             return made
         }
+    }
+}
+
+extension WPLogger {
+    /// A WPLogging logger writing into a service's swift-log `logger`: its handler, its level
+    /// (`trace` as `debug`, `notice` as `info`, `critical` as `error`), its label as the prefix of
+    /// every record's (``SwiftLogSink/init(logger:)``), secrets masked by `redactor` first. How an
+    /// embedded exporter takes the service's `Logger`:
+    ///
+    /// ```swift
+    /// let exporter = try Exporter(configuration: configuration, logger: .swiftLog(logger))
+    /// ```
+    public static func swiftLog(_ logger: Logger, redactor: Redactor = Redactor()) -> WPLogger {
+        WPLogger(label: "", level: BridgeLogHandler.level(for: logger.logLevel), sink: SwiftLogSink(logger: logger),
+                 redactor: redactor)
     }
 }

@@ -25,7 +25,8 @@ struct CapturingHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        let values = (event.metadata ?? [:]).mapValues { "\($0)" }
+        // The handler's own metadata, then the call's, as swift-log's handlers merge them.
+        let values = metadata.merging(event.metadata ?? [:]) { $1 }.mapValues { "\($0)" }
         entries.append(Entry(label: label, level: event.level, message: "\(event.message)", metadata: values, line: event.line))
     }
 
@@ -55,6 +56,24 @@ struct CapturingHandler: LogHandler {
         #expect(entries.all[0].metadata == ["devices": "3", "server": "east"])
         #expect(entries.all[2].metadata == ["ok": "false"])
         #expect(entries.all[0].line > 0, "the call site is passed on")
+    }
+
+    /// A service's own swift-log `Logger` (its handler, level and label) is what the exporter
+    /// and the other libraries take: `WPLogger.swiftLog(logger)`.
+    @Test func aServicesLoggerIsTakenWithItsHandlerLevelAndLabel() {
+        let entries = CapturingHandler.Entries()
+        var logger = Logger(label: "myservice") { CapturingHandler(label: $0, entries: entries) }
+        logger.logLevel = .info
+        logger[metadataKey: "request"] = "r-1"
+        let log = WPLogger.swiftLog(logger, redactor: Redactor(secrets: ["hunter2"]))
+        log.child(label: "collector").info("collected", ["devices": .int(3)])
+        log.child(label: "collector").debug("below the service's level")
+        log.warn("login with hunter2 refused")
+        #expect(entries.all.map(\.level) == [.info, .warning])
+        #expect(entries.all.map { $0.metadata["logger"] } == ["myservice.collector", "myservice"])
+        #expect(entries.all.allSatisfy { $0.label == "myservice" && $0.metadata["request"] == "r-1" })
+        #expect(entries.all[0].metadata["devices"] == "3")
+        #expect(!entries.all[1].message.contains("hunter2"))
     }
 
     @Test func secretsAreMaskedBeforeSwiftLogSeesThem() {
