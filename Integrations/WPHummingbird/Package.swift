@@ -64,6 +64,8 @@ let package = Package(
                 .product(name: "WPLogging", package: wpexporterPackage),
                 .product(name: "WPServer", package: wpexporterPackage, condition: .when(platforms: [.linux])),
                 .product(name: "WPSimulator", package: wpexporterPackage, condition: .when(platforms: [.linux])),
+                .product(name: "WPMetrics", package: wpexporterPackage),
+                .product(name: "WPServerMetrics", package: wpexporterPackage, condition: .when(platforms: [.linux])),
             ]
         ),
     ],

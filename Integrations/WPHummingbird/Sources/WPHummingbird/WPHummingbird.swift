@@ -16,11 +16,24 @@ import WPServer
 /// router.get("/hello") { _, _ in "hello" }
 /// router.mount(exporter.router, at: WPHandlerRoutes.exporterPaths(metricsPath: "/metrics"))
 /// ```
+///
+/// One `/metrics` for the service's families and the exporter's: register the exporter's in
+/// the service's registry, serve that registry, and mount the other endpoints without a
+/// metrics path (a second `GET /metrics` route would stop the router at start):
+///
+/// ```swift
+/// let registry = MetricRegistry()                    // the service's own families
+/// try exporter.register(in: registry)                // and every winpower_ family
+/// router.mount(MetricsHandler(registry: registry), at: [("/metrics", [.get, .head])])
+/// router.mount(exporter.router, at: WPHandlerRoutes.exporterPaths(metricsPath: nil))
+/// ```
 public enum WPHandlerRoutes {
-    /// The exporter's endpoints and the methods each answers (docs/running.md).
-    public static func exporterPaths(metricsPath: String = "/metrics") -> [(path: String, methods: [HTTPRequest.Method])] {
-        [(metricsPath, [.get, .head]), ("/health", [.get, .head]), ("/-/healthy", [.get, .head]), ("/-/ready", [.get, .head]),
-         ("/-/reload", [.post, .put]), ("/probe", [.get, .head]), ("/targets", [.get, .head]), ("/", [.get, .head])]
+    /// The exporter's endpoints and the methods each answers (docs/running.md); its metrics at
+    /// `metricsPath`, or not at all for `nil` (the service serves them with its own).
+    public static func exporterPaths(metricsPath: String? = "/metrics") -> [(path: String, methods: [HTTPRequest.Method])] {
+        (metricsPath.map { [($0, [HTTPRequest.Method.get, .head])] } ?? [])
+            + [("/health", [.get, .head]), ("/-/healthy", [.get, .head]), ("/-/ready", [.get, .head]),
+               ("/-/reload", [.post, .put]), ("/probe", [.get, .head]), ("/targets", [.get, .head]), ("/", [.get, .head])]
     }
 
     /// The largest request body read (the exporter's endpoints take none); a longer one is

@@ -8,7 +8,9 @@ import WPExporter
 import WPHTTPClient
 import WPHummingbird
 import WPLogging
+import WPMetrics
 import WPServer
+import WPServerMetrics
 import WPSimulator
 
 /// The exporter's endpoints on a Hummingbird router, over a real loopback socket: negotiation,
@@ -16,7 +18,11 @@ import WPSimulator
 @Suite(.timeLimit(.minutes(3))) struct WPHummingbirdTests {
     /// A simulated WinPower, an exporter collecting from it (energy in memory), and a
     /// Hummingbird app on 127.0.0.1 port 0 with the exporter and a WPRouter mounted.
-    static func serving(_ body: @Sendable (Int) async throws -> Void) async throws {
+    ///
+    /// - Parameter oneMetrics: the service's own registry (with `shop_orders_total` at 1) serves
+    ///   `/metrics` with the exporter's families registered in it; the other endpoints are
+    ///   mounted without a metrics path.
+    static func serving(oneMetrics: Bool = false, _ body: @Sendable (Int) async throws -> Void) async throws {
         let simulator = SimulatorServer(simulator: WinPowerSimulator())
         let winPower = try await simulator.start().port
         var configuration = ExporterConfiguration()
@@ -29,7 +35,15 @@ import WPSimulator
         let exporter = try Exporter(configuration: configuration, options: options)
 
         let router = Router()
-        router.mount(exporter.router, at: WPHandlerRoutes.exporterPaths())
+        if oneMetrics {
+            let registry = MetricRegistry()
+            try registry.counter(name: "shop_orders_total", help: "Orders taken.").increment()
+            try exporter.register(in: registry)
+            router.mount(MetricsHandler(registry: registry), at: [("/metrics", [.get, .head])])
+            router.mount(exporter.router, at: WPHandlerRoutes.exporterPaths(metricsPath: nil))
+        } else {
+            router.mount(exporter.router, at: WPHandlerRoutes.exporterPaths())
+        }
         var own = WPRouter()
         own.get("/ping") { _ in WPHTTPResponse.text("pong\n") }
         router.mount(own, at: [("/ping", [.get, .head, .post])], maxRequestBodyBytes: 16)
@@ -58,6 +72,21 @@ import WPSimulator
         async throws -> HTTPClientResponse {
         let url = try #require(URL(string: "http://127.0.0.1:\(port)\(path)"))
         return try await HTTPClient().send(HTTPClientRequest(method: method, url: url, headers: headers, body: body, timeout: .seconds(30)))
+    }
+
+    /// One `/metrics` for the service and the exporter: the service's family and the exporter's
+    /// on the same page, once each; the exporter's other endpoints beside it.
+    @Test func oneMetricsPathServesTheServicesFamiliesAndTheExporters() async throws {
+        try await Self.serving(oneMetrics: true) { port in
+            let page = try await Self.get(port, "/metrics")
+            #expect(page.status == 200)
+            let text = String(decoding: page.body, as: UTF8.self)
+            #expect(text.contains("shop_orders_total 1\n"), "\(text.prefix(300))")
+            #expect(text.contains("winpower_exporter_up 1\n"))
+            #expect(text.components(separatedBy: "# TYPE winpower_exporter_up ").count == 2, "the exporter's families once")
+            #expect(try await Self.get(port, "/health").status == 200)
+            #expect(try await Self.get(port, "/-/ready").status == 200)
+        }
     }
 
     @Test func theExportersEndpointsNegotiateAndCompressAsTheListenerDoes() async throws {
