@@ -74,7 +74,7 @@ public final class ChunkDeflater {
     /// - Parameters:
     ///   - level: the compression level (fast by default: metric text compresses about 14:1
     ///     even at level 1).
-    ///   - sizedFor: the size of the largest input expected: a smaller input gets a window no
+    ///   - expected: the size of the largest input expected: a smaller input gets a window no
     ///     larger than itself (2^9 to 2^15 bytes) and a smaller hash table, so compressing a few
     ///     KiB sets up kilobytes of zlib state instead of a quarter megabyte, with the same output.
     public init(level: Int32 = 1, sizedFor expected: Int = .max) {

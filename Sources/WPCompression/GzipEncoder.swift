@@ -3,7 +3,7 @@ import WPCZlib
 /// A gzip member (RFC 1952) compressed as its input arrives: for files and bodies too large
 /// to hold twice.
 ///
-/// Feed the input with ``compress(_:into:)`` in pieces of any size, then call
+/// Feed the input with `compress(_:into:)` in pieces of any size, then call
 /// ``finish(into:)`` once; each call appends the compressed bytes produced so far. Not
 /// thread-safe: one encoder per stream.
 public final class GzipEncoder {

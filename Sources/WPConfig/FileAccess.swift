@@ -36,9 +36,14 @@ public struct FileAccess: Sendable {
 
     /// Creates file access from closures.
     ///
-    /// - Parameter readPrefix: Reads the start of a file; `nil` (the default) reads the real
-    ///   filesystem with ``readPrefix(ofFileAt:limit:)``. Pass one when `read` does not read the
-    ///   real filesystem and password files are involved.
+    /// - Parameters:
+    ///   - read: Reads a whole file as UTF-8 text (the configuration file).
+    ///   - readPrefix: Reads the start of a file; `nil` (the default) reads the real
+    ///     filesystem with ``readPrefix(ofFileAt:limit:)``. Pass one when `read` does not read
+    ///     the real filesystem and password files are involved.
+    ///   - permissions: The permission bits of a file (``permissions``).
+    ///   - directoryProblem: Why a directory cannot be written in (``directoryProblem``); none
+    ///     by default.
     public init(read: @escaping @Sendable (String) -> Result<String, FileAccessError>,
                 readPrefix: (@Sendable (_ path: String, _ limit: Int) -> Result<[UInt8], FileAccessError>)? = nil,
                 permissions: @escaping @Sendable (String) -> Int?,

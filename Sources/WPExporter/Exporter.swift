@@ -29,7 +29,7 @@ import WPStorage
 package typealias ClientFactory = @Sendable (ServerEntry) throws -> any WinPowerClient
 
 /// The running exporter: energy store, meter, one collector and scheduler per WinPower server
-/// (``ServerPipeline``), the merged exposition, the HTTP endpoints, the push loop and
+/// (`ServerPipeline`), the merged exposition, the HTTP endpoints, the push loop and
 /// configuration reloads, composed from one `ExporterConfiguration`.
 ///
 /// One composition serves both shapes of the configuration: a `winpower`-only configuration is
@@ -94,13 +94,13 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         /// SIGHUP and `POST /-/reload`; `nil`: ``reload(trigger:)`` refuses, ``apply(_:)`` works.
         public var reload: ConfigReloader.Load?
         /// The minimum time between two merges of several servers' expositions
-        /// (``ExpositionMerger``); zero merges on every publish.
+        /// (`ExpositionMerger`); zero merges on every publish.
         public var mergeSpacing: Duration
         /// Runs after each published collection (and merge); the command-line tool returns
         /// freed heap memory to the system there.
         public var afterCollection: @Sendable () -> Void
         /// The open-files limit the HTTP and NUT connection caps are fitted into
-        /// (``DescriptorBudget``); `nil` for none. By default the soft limit is raised to the
+        /// (`DescriptorBudget`); `nil` for none. By default the soft limit is raised to the
         /// hard limit first, as the HTTP server does.
         public var openFilesLimit: @Sendable () -> Int? = { OpenFilesLimit.raiseToHardLimit() }
         /// How long a collection waits for its energy totals' save before it publishes
@@ -639,7 +639,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// - Returns: what changed, what needs a restart, and warnings.
     /// - Throws: ``ReloadRefusal`` when nothing could be applied (the running configuration
     ///   stays): ``ReloadRefusal/invalid(_:)`` with every problem when `next` breaks the rules a
-    ///   configuration file is checked against (``ExporterConfiguration/problems()``).
+    ///   configuration file is checked against (`ExporterConfiguration.problems()`).
     public func apply(_ next: ExporterConfiguration) async throws(ReloadRefusal) -> ConfigReloader.Applied {
         try await reloader.apply(next, trigger: "apply")
     }
@@ -850,7 +850,7 @@ public final class WinPowerFamilies: EncodedCollector {
 }
 
 extension Exporter where C == ContinuousClock {
-    /// The exporter on the real clocks with real WinPower clients (``httpClients(logger:threadPool:)``):
+    /// The exporter on the real clocks with real WinPower clients (`httpClients(logger:threadPool:)`):
     /// the common way to embed it, with no clock to spell.
     ///
     /// ```swift
@@ -859,7 +859,7 @@ extension Exporter where C == ContinuousClock {
     /// ```
     ///
     /// - Parameters:
-    ///   - configuration: the configuration (checked as a file is, ``ExporterConfiguration/problems()``).
+    ///   - configuration: the configuration (checked as a file is, `ExporterConfiguration.problems()`).
     ///   - logger: the root logger; components log under child labels, and every configured
     ///     password becomes a secret of its redactor.
     ///   - webSecurity: TLS and basic authentication of the listener; none by default.

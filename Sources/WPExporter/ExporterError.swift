@@ -29,7 +29,7 @@ public enum ExporterError: Error, Sendable, CustomStringConvertible {
     /// the command-line tool exits 78).
     case openFiles(DescriptorBudgetError)
     /// The configuration breaks the rules a configuration file is checked against
-    /// (``ExporterConfiguration/problems()``): every problem, each named by its key.
+    /// (`ExporterConfiguration.problems()`): every problem, each named by its key.
     case invalidConfiguration([ConfigDiagnostic])
 
     /// `the configuration is not valid (N problems):` and one indented line per problem.
@@ -39,7 +39,7 @@ public enum ExporterError: Error, Sendable, CustomStringConvertible {
     }
     /// The exporter stopped, but its final save of the energy totals failed (`reason`): the
     /// totals since the last successful save are lost. `lastSaved` says where the last saved
-    /// totals are (``WPStorage/SavedTotals``). The command-line tool exits 74.
+    /// totals are (`SavedTotals`). The command-line tool exits 74.
     case energyNotSaved(reason: String, lastSaved: String)
 
     public var description: String {
@@ -82,7 +82,7 @@ public enum ReloadRefusal: Error, Sendable, CustomStringConvertible {
     /// The WinPower client of a new or changed server could not be made.
     case client(server: String, reason: String)
     /// The configuration breaks the rules a configuration file is checked against
-    /// (``ExporterConfiguration/problems()``): every problem, each named by its key.
+    /// (`ExporterConfiguration.problems()`): every problem, each named by its key.
     case invalid([ConfigDiagnostic])
 
     public var description: String {

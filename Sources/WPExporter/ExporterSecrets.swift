@@ -2,7 +2,7 @@ import WPConfig
 import WPLogging
 
 /// The process policy for secrets in logs: every password of the configuration is a secret of
-/// the log's ``Redactor``, in a slot named by its configuration path.
+/// the log's `Redactor`, in a slot named by its configuration path.
 ///
 /// ``Exporter`` applies it itself: at init to the configuration it is given, and after each
 /// reload or ``Exporter/apply(_:)`` that succeeded to the configuration then in effect, on the
@@ -47,9 +47,12 @@ public enum ExporterSecrets {
     /// ```
     ///
     /// - Parameters:
+    ///   - configuration: the configuration whose `logging` section and passwords are used.
+    ///   - label: the root logger's label.
     ///   - formatIsDefault: whether `logging.format` was left at its default: a log going to a
     ///     terminal (`isTerminal` of its descriptor) is then written for people (`console`), not
     ///     as JSON.
+    ///   - isTerminal: whether a descriptor (1 or 2) is a terminal; never by default.
     /// - Throws: ``SettingError`` naming `logging.file_path` or `logging.output` when the log
     ///   file cannot be opened.
     public static func logger(for configuration: ExporterConfiguration, label: String, formatIsDefault: Bool = false,

@@ -26,7 +26,7 @@ public struct Listeners: Sendable {
         self.nut = nut
     }
 
-    /// An ``HTTPServer`` and a ``LineServer`` on their sockets: the default.
+    /// An `HTTPServer` and a `LineServer` on their sockets: the default.
     public static var sockets: Listeners {
         Listeners(http: { configuration, handler, logger, observer in
             HTTPServer(configuration: configuration, handler: handler, logger: logger, observer: observer)

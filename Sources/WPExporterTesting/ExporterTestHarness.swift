@@ -8,8 +8,8 @@ import WPRuntime
 import WPServer
 import WPSimulator
 
-/// The exporter as an embedder's tests need it: an ``Exporter`` against a simulated WinPower
-/// G2 server in this process, both on one ``ManualClock``, the energy totals in memory
+/// The exporter as an embedder's tests need it: an `Exporter` against a simulated WinPower
+/// G2 server in this process, both on one `ManualClock`, the energy totals in memory
 /// (`EnergyStorage.memory`: no data directory). Nothing runs on its own: ``collect()`` runs one
 /// collection, ``advance(by:)`` moves time (the simulator's readings, energy integration and
 /// staleness with it), ``metrics(path:)`` answers a request as the exporter's `/metrics` would.
@@ -29,7 +29,7 @@ import WPSimulator
 ///
 /// The simulator listens on a loopback port of its own (the exporter's real WinPower client
 /// talks to it over HTTP, as it would to a server); the exporter binds nothing unless the test
-/// runs it (``Exporter/run(onListening:reloadRequests:until:)``).
+/// runs it (`Exporter.run(onListening:reloadRequests:until:)`).
 public final class ExporterTestHarness: Sendable {
     /// The clock the exporter and the simulator share; it moves only by ``advance(by:)``.
     public let clock: ManualClock
@@ -51,7 +51,7 @@ public final class ExporterTestHarness: Sendable {
     ///     password are set to the simulator's first).
     ///   - logger: where the exporter logs (nowhere by default).
     /// - Throws: `SimulatorFleetError` or `ServerError` when the simulator cannot listen,
-    ///   ``ExporterError`` when the configuration is refused.
+    ///   `ExporterError` when the configuration is refused.
     public init(devices: Int = 3, epoch: Date = Date(timeIntervalSince1970: 1_760_000_000),
                 simulator configureSimulator: (inout WinPowerSimulator.Configuration) -> Void = { _ in },
                 configuration configure: (inout ExporterConfiguration) -> Void = { _ in },

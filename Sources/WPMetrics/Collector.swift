@@ -54,7 +54,7 @@ public struct MetricDescriptor: Sendable, Hashable {
     /// Label names shared by the family's samples.
     public let labelNames: [String]
 
-    /// Creates a descriptor without validation; ``validated()`` checks it.
+    /// Creates a descriptor without validation; `validated()` checks it.
     public init(name: String, help: String, type: MetricType, unit: String? = nil, labelNames: [String] = []) {
         self.name = name
         self.help = help

@@ -153,8 +153,8 @@ public enum NUTLine {
 
     /// `text` in printable ASCII, as every value and description goes on the wire (aionut, Home
     /// Assistant's library, decodes replies as ASCII and fails on the whole UPS otherwise):
-    /// Chinese in pinyin and the rest spelled as ``ASCIIText`` does (`机房 A` → `jifang A`),
-    /// control and bidirectional formatting characters replaced (``DisplayText``) and, like
+    /// Chinese in pinyin and the rest spelled as `ASCIIText` does (`机房 A` → `jifang A`),
+    /// control and bidirectional formatting characters replaced (`DisplayText`) and, like
     /// every character without an ASCII spelling, shown as `?`; `"` and `\` become `'` and `/`
     /// (PyNUT splits reply lines at every quote, escaped or not).
     public static func printable(_ text: String) -> String {

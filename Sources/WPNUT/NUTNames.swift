@@ -3,7 +3,7 @@ import WPRuntime
 /// NUT names for WinPower devices: what `upsc name@host` and `MONITOR name@host` use.
 ///
 /// A configured name (by `device_id`) wins; otherwise the alias becomes a readable name: spelled
-/// in ASCII first (``ASCIIText``: Chinese in pinyin, so `机房 A` is `jifang-a`), then ASCII
+/// in ASCII first (`ASCIIText`: Chinese in pinyin, so `机房 A` is `jifang-a`), then ASCII
 /// letters, digits, `_` and `.` kept, anything else (spaces, punctuation, characters without an
 /// ASCII spelling) a single `-`, lower case, at most 32 characters, `ups` when nothing is left. Names stay unique: a
 /// repeated name gets `-2`, `-3`, … in the order the devices are given (configured names are

@@ -1,6 +1,6 @@
 import WPServer
 
-/// The NUT network protocol as a ``LineProtocol``: what a `LineServer` serves on the NUT port.
+/// The NUT network protocol as a `LineProtocol`: what a `LineServer` serves on the NUT port.
 /// Each connection is a ``NUTSession``; a connection logged into a UPS (an `upsmon`), or one
 /// whose user passed a password check, is protected when the server is full, so a flood of
 /// idle connections cannot cut a monitor off; one that had a useful command answered

@@ -87,6 +87,7 @@ public final class NUTServerState: Sendable {
     /// polled yet still follows the primary that is already going down.
     ///
     /// - Parameters:
+    ///   - ups: the UPS's name.
     ///   - user: the primary that asked, for ``init(onForcedShutdown:)``.
     ///   - client: its address.
     public func setForcedShutdown(_ ups: String, user: String = "", client: String = "") {

@@ -24,7 +24,7 @@ import Darwin
 /// **When a thread cannot be created** (``ThreadStartError``: a thread or memory limit), the
 /// job that thread was to run is never run on the submitting thread, which may be a thread of
 /// Swift's cooperative pool, an event loop or a logging caller, and never left waiting for a
-/// thread that may never come: it is handed back at once to its ``Job/refuse`` callback with
+/// thread that may never come: it is handed back at once to its `Job.refuse` callback with
 /// the error, so its owner answers it (the HTTP client answers a network error, the energy
 /// writer reports a failed save that the next save retries, the log writer counts the lines
 /// it could not write). When no thread of the queue is left alive every waiting job is

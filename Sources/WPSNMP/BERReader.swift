@@ -9,7 +9,7 @@
 /// - OBJECT IDENTIFIER of at most ``OID/maxComponents`` sub-identifiers, each within 32 bits
 ///   and minimally encoded.
 ///
-/// A reader covers one element's content (or the whole input); ``nested(_:)`` opens a
+/// A reader covers one element's content (or the whole input); `nested(_:)` opens a
 /// constructed element as a reader of its own, one level deeper.
 public struct BERReader {
     /// The deepest nesting of constructed elements read (an SNMP message needs 4).

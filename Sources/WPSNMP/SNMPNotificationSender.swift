@@ -84,6 +84,7 @@ public final class SNMPNotificationSender: Sendable {
     private let state: Mutex<(windows: [[Duration]], statistics: Statistics, requestID: Int32)>
 
     /// - Parameters:
+    ///   - configuration: the receivers, their versions and the rate limit.
     ///   - uptime: `sysUpTime` in hundredths of a second, the first binding of each notification.
     ///   - now: a monotonic time for the rate limit.
     ///   - transport: sends one datagram; `false` when it could not be handed over.

@@ -59,8 +59,8 @@ public struct SystemGroup: Sendable, Equatable {
 
 extension SNMPValue {
     /// A DisplayString (RFC 2579: printable ASCII) of at most `maxBytes` bytes: `text` with its
-    /// control and bidirectional formatting characters replaced (``DisplayText``), spelled in
-    /// ASCII (``ASCIIText``: Chinese in pinyin, `机房 A` → `jifang A`; a character without an
+    /// control and bidirectional formatting characters replaced (`DisplayText`), spelled in
+    /// ASCII (`ASCIIText`: Chinese in pinyin, `机房 A` → `jifang A`; a character without an
     /// ASCII spelling as `?`), cut at `maxBytes`. Every text the agent serves or sends goes
     /// through here.
     public static func displayString(_ text: String, maxBytes: Int) -> SNMPValue {

@@ -55,8 +55,14 @@ public struct USMUser: Sendable {
     let authenticationKey: [UInt8]?
     let privacyKey: [UInt8]?
 
-    /// - Parameter authenticationProtocol: the HMAC (and the hash of the keys); HMAC-192-SHA-256
-    ///   by default.
+    /// - Parameters:
+    ///   - name: the user's name (`msgUserName`).
+    ///   - authenticationPassword: the password its authentication key is made from; `nil`
+    ///     for a user without authentication.
+    ///   - privacyPassword: the password its privacy (AES) key is made from; `nil` for none.
+    ///   - authenticationProtocol: the HMAC (and the hash of the keys); HMAC-192-SHA-256 by
+    ///     default.
+    ///   - engineID: the agent's engine ID, to which the keys are localized.
     /// - Throws: ``USMUserError`` for a password under 8 characters, privacy without
     ///   authentication, or no libcrypto.
     public init(name: String, authenticationProtocol: USMAuthenticationProtocol = .sha256, authenticationPassword: String?,

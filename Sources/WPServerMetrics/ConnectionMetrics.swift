@@ -2,8 +2,8 @@ import WPMetrics
 import WPServer
 
 /// A server's connections on `/metrics`, read at each scrape from its
-/// ``WPServer/ConnectionStatistics`` (``WPServer/HTTPServer/statistics``, or a
-/// ``WPServer/LineServer``'s `connectionStatistics`): `<prefix>_open` (a gauge) and
+/// `ConnectionStatistics` (`HTTPServer.statistics`, or a
+/// `LineServer`'s `connectionStatistics`): `<prefix>_open` (a gauge) and
 /// `<prefix>_total{outcome}` with the outcomes `accepted`, `refused` (the cap reached and no
 /// connection could make room), `evicted` (closed to make room for a new one) and
 /// `closed_limits` (closed by a timeout or a size limit).

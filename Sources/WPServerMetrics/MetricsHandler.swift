@@ -1,8 +1,8 @@
 import WPMetrics
 import WPServer
 
-/// The `/metrics` endpoint of a registry, as an ``HTTPHandler`` for WPServer: one line to serve
-/// a ``MetricRegistry``.
+/// The `/metrics` endpoint of a registry, as an `HTTPHandler` for WPServer: one line to serve
+/// a `MetricRegistry`.
 ///
 /// ```swift
 /// var router = WPRouter()
@@ -10,7 +10,7 @@ import WPServer
 /// ```
 ///
 /// Each request is answered with the registry rendered in the format its `Accept` header
-/// prefers (``ExpositionFormat/negotiate(accept:)``: OpenMetrics 1.0.0 for Prometheus 2.x and
+/// prefers (`ExpositionFormat.negotiate(accept:)`: OpenMetrics 1.0.0 for Prometheus 2.x and
 /// 3.x, the text format 0.0.4 for anything else) with the matching `Content-Type` and
 /// `Vary: Accept`, gzip-compressed (a body of at least 1 KiB) when `Accept-Encoding` allows it.
 ///

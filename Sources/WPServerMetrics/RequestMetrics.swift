@@ -1,7 +1,7 @@
 import WPMetrics
 import WPServer
 
-/// The request metrics of a WPServer, as a ``RequestObserver`` to hand to the server
+/// The request metrics of a WPServer, as a `RequestObserver` to hand to the server
 /// (through `ObservedHandler`, `WPRouter(observer:)` or `HTTPServer(observer:)`): every handled
 /// request counts in `<namespace>_http_requests_total{handler,code}` and its handling time goes
 /// into `<namespace>_http_request_duration_seconds{handler}`, both registered in `registry`.
@@ -28,7 +28,7 @@ public final class RequestMetrics: RequestObserver {
     ///   - namespace: The metric name prefix, e.g. `myservice` (valid metric name characters).
     ///   - registry: Where the two families are registered.
     ///   - buckets: The duration histogram's buckets, in seconds.
-    /// - Throws: ``MetricsError`` for an invalid namespace or names already registered.
+    /// - Throws: `MetricsError` for an invalid namespace or names already registered.
     public convenience init(namespace: String, registry: MetricRegistry,
                             buckets: [Double] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5]) throws(MetricsError) {
         try self.init(requestsName: namespace + "_http_requests_total",
@@ -45,7 +45,7 @@ public final class RequestMetrics: RequestObserver {
     ///     `nil` for none.
     ///   - registry: Where the families are registered.
     ///   - buckets: The duration histogram's buckets, in seconds.
-    /// - Throws: ``MetricsError`` for an invalid name or names already registered.
+    /// - Throws: `MetricsError` for an invalid name or names already registered.
     public init(requestsName: String, help: String, durationName: String?, registry: MetricRegistry,
                 buckets: [Double] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5]) throws(MetricsError) {
         requests = try registry.counterVec(name: requestsName, help: help, labelNames: ["handler", "code"])

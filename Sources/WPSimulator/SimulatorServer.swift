@@ -2,7 +2,7 @@ import Synchronization
 import WPLogging
 import WPServer
 
-/// Serves a ``WinPowerSimulator`` over real sockets with WPServer's ``HTTPServer``.
+/// Serves a ``WinPowerSimulator`` over real sockets with WPServer's `HTTPServer`.
 ///
 /// Besides plain serving, the socket runner gives ``WinPowerSimulator/Fault/unreachable`` its
 /// real meaning: while the fault is active the listening socket is closed and the port held

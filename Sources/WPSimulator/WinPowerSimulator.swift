@@ -4,7 +4,7 @@ import WPLogging
 import WPServer
 import WPRuntime
 
-/// A faithful fake WinPower G2 server, as an ``HTTPHandler``.
+/// A faithful fake WinPower G2 server, as an `HTTPHandler`.
 ///
 /// Serves `POST /api/v1/auth/login` and `GET /api/v1/deviceData/detail/list` with the same
 /// headers (chunked, Spring Security's), envelopes, string-typed numbers and 401 body as the

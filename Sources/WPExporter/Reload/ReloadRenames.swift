@@ -3,9 +3,9 @@ import WPEnergy
 
 /// The energy totals a reload moves to servers it adds: a new entry with `energy_from: <old>`
 /// continues the server `<old>` (a rename), and a new entry that adopts the totals of a
-/// `winpower`-only configuration (``WPConfig/ExporterConfiguration/singleServerEnergyAdopter``)
+/// `winpower`-only configuration (`ExporterConfiguration.singleServerEnergyAdopter`)
 /// continues the unqualified keys, exactly as a restart with the new file would
-/// (``EnergyMigration``).
+/// (`EnergyMigration`).
 ///
 /// `<old>` must be a server of the running configuration that the new file removes, or a
 /// server whose totals are stored (one removed by an earlier reload or before a restart). A name

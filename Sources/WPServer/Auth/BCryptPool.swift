@@ -4,7 +4,7 @@ import WPRuntime
 /// A small, bounded set of threads for bcrypt verifications, separate from the event loop and
 /// from Swift's shared task pool.
 ///
-/// At most `workers` verifications run at once, each on a thread of a ``WorkerQueue`` named
+/// At most `workers` verifications run at once, each on a thread of a `WorkerQueue` named
 /// `http-bcrypt` (started when work arrives, gone when the queue is empty). At most
 /// `queueCapacity` wait; past that ``run(lane:_:)`` answers `nil` at once (the caller sends
 /// `429`). Work from the ``Lane/clean`` lane always runs before work from the

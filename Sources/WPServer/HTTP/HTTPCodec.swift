@@ -27,6 +27,9 @@ public enum HTTPCodec {
     /// body for `HEAD`.
     ///
     /// - Parameters:
+    ///   - response: The handler's response.
+    ///   - request: The request it answers (its method, version and `Accept-Encoding`).
+    ///   - gzipMinimumBytes: The smallest body compressed when accepted; `nil` never compresses.
     ///   - keepAlive: Whether the connection stays open (`false` adds `Connection: close`).
     ///   - date: The `Date` value; the current time when `nil`.
     public static func encode(_ response: WPHTTPResponse, answering request: WPHTTPRequest = WPHTTPRequest(method: "GET", target: "/"),

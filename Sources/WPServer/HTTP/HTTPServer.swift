@@ -4,7 +4,7 @@ import Synchronization
 import WPRuntime
 import WPLogging
 
-/// An HTTP/1.1 server on POSIX sockets: one epoll event loop thread (a ``Reactor``) for all
+/// An HTTP/1.1 server on POSIX sockets: one epoll event loop thread (a `Reactor`) for all
 /// connections, handlers run as Swift tasks.
 ///
 /// The server parses requests on its loop, calls the ``HTTPHandler`` for each, and writes the

@@ -7,8 +7,10 @@ public struct HandlerFunction: HTTPHandler {
     private let body: @Sendable (WPHTTPRequest) async throws -> WPHTTPResponse
     private let preRendered: Bool
 
-    /// - Parameter preRendered: the closure only hands back bytes already rendered
-    ///   (``HTTPHandler/servesPreRenderedBody(_:)``): it may run on the event loop.
+    /// - Parameters:
+    ///   - preRendered: the closure only hands back bytes already rendered
+    ///     (``HTTPHandler/servesPreRenderedBody(_:)``): it may run on the event loop.
+    ///   - body: answers each request.
     public init(preRendered: Bool = false, _ body: @escaping @Sendable (WPHTTPRequest) async throws -> WPHTTPResponse) {
         self.body = body
         self.preRendered = preRendered

@@ -30,7 +30,11 @@ public struct WPRouter: HTTPHandler {
     /// Registers `handler` for `method` (case-sensitive, e.g. `GET`) on the exact `path`.
     /// A later registration for the same method and path replaces the earlier one.
     ///
-    /// - Parameter takesBody: `false` refuses requests with a body (`413`) before reading it.
+    /// - Parameters:
+    ///   - method: The method, case-sensitive (`GET`).
+    ///   - path: The exact path.
+    ///   - handler: Answers the requests.
+    ///   - takesBody: `false` refuses requests with a body (`413`) before reading it.
     public mutating func add(_ method: String, _ path: String, _ handler: any HTTPHandler, takesBody: Bool = true) {
         let wrapped: any HTTPHandler = observer.map { ObservedHandler(name: path, handler: handler, observer: $0) } ?? handler
         routes[path, default: [:]][method] = wrapped
@@ -44,8 +48,12 @@ public struct WPRouter: HTTPHandler {
 
     /// Registers a closure for `GET` (and so `HEAD`) on `path`.
     ///
-    /// - Parameter preRendered: the closure only hands back bytes already rendered
-    ///   (``HTTPHandler/servesPreRenderedBody(_:)``): it may run on the event loop.
+    /// - Parameters:
+    ///   - path: The exact path.
+    ///   - takesBody: `false` refuses requests with a body (`413`) before reading it.
+    ///   - preRendered: the closure only hands back bytes already rendered
+    ///     (``HTTPHandler/servesPreRenderedBody(_:)``): it may run on the event loop.
+    ///   - body: Answers each request.
     public mutating func get(_ path: String, takesBody: Bool = true, preRendered: Bool = false,
                              _ body: @escaping @Sendable (WPHTTPRequest) async throws -> WPHTTPResponse) {
         add("GET", path, HandlerFunction(preRendered: preRendered, body), takesBody: takesBody)

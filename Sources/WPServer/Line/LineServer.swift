@@ -88,7 +88,7 @@ extension LineServerStatistics {
 }
 
 /// A TCP server for line-based protocols (the NUT network protocol): one event-loop thread of
-/// its own (a ``Reactor``) doing every read and write without blocking, each connection's lines handled in
+/// its own (a `Reactor`) doing every read and write without blocking, each connection's lines handled in
 /// order by tasks on Swift's pool, with the HTTP server's hardening: a connection cap (see
 /// ``Configuration/maxConnections`` for who makes room), a line length limit, a deadline for a line once
 /// it started, an idle timeout, a write timeout, and no lock held across I/O.

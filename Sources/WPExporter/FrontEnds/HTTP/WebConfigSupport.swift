@@ -76,7 +76,9 @@ extension WebSecurity {
     /// Reads the web configuration file at `path` (`server.web_config_file`): TLS settings,
     /// basic authentication and extra headers; plain HTTP without a file.
     ///
-    /// - Parameter files: how the file is read (the file system by default).
+    /// - Parameters:
+    ///   - path: the file; `nil` for none (plain HTTP, no authentication).
+    ///   - files: how the file is read (the file system by default).
     /// - Throws: `ConfigurationError` listing every problem of the file.
     public static func load(path: String?, files: FileAccess = .system) throws(ConfigurationError) -> WebSecurity {
         try loadWebSecurity(path: path, files: files)

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# DocC over every library product, as Swift Package Index builds it (in CI: `.ci/run nightly`).
+#
+# Builds the package once with symbol graphs (scratch path .build/docc, so the ordinary debug
+# build is left alone), then runs the toolchain's `docc convert` on each library product's
+# symbol graph. Fails when DocC warns about any product — a link to a symbol that does not
+# exist or is not public, a parameter documented that the function does not have or one it
+# has left undocumented — naming the file and line. Prints each product's documentation
+# coverage (DocC's experimental coverage, brief: the share of types, members and globals with
+# an abstract), the figures docs/api-stability.md records.
+#
+#   scripts/check-docc.sh              # every library product
+#   scripts/check-docc.sh WPExporter   # some
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v docc >/dev/null || { echo "check-docc: no docc in the toolchain" >&2; exit 1; }
+products=("$@")
+if [ "${#products[@]}" = 0 ]; then
+    mapfile -t products < <(grep -oE '\.library\(name: "[A-Za-z]+"' Package.swift | cut -d'"' -f2)
+fi
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+graphs="$work/graphs"
+mkdir -p "$graphs"
+echo "check-docc: building with symbol graphs (.build/docc)"
+swift build --scratch-path .build/docc -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs" >"$work/build.log" 2>&1 \
+    || { tail -30 "$work/build.log"; exit 1; }
+status=0
+for product in "${products[@]}"; do
+    input="$work/$product"
+    mkdir -p "$input"
+    if ! cp "$graphs/$product.symbols.json" "$input/" 2>/dev/null; then
+        echo "check-docc: $product: no symbol graph (the build emitted none for it)" >&2
+        status=1
+        continue
+    fi
+    cp "$graphs/$product"@*.symbols.json "$input/" 2>/dev/null || true
+    catalog=()
+    [ -d "Sources/$product/$product.docc" ] && catalog=("Sources/$product/$product.docc")
+    docc convert "${catalog[@]}" --additional-symbol-graph-dir "$input" --fallback-display-name "$product" \
+        --fallback-bundle-identifier "org.wpexporter.$product" --output-path "$work/$product.doccarchive" \
+        --experimental-documentation-coverage --coverage-summary-level brief >"$work/$product.log" 2>&1 \
+        || { cat "$work/$product.log" >&2; status=1; continue; }
+    warnings=$(grep -c '^warning:' "$work/$product.log" || true)
+    coverage=$(awk '/^Types|^Members|^Globals/ { printf "%s %s  ", $1, $3 }' "$work/$product.log")
+    echo "check-docc: $product: $warnings warnings; abstracts: $coverage"
+    if [ "$warnings" != 0 ]; then
+        grep -A1 '^warning:' "$work/$product.log" | grep -v '^--$' >&2
+        status=1
+    fi
+done
+[ "$status" = 0 ] && echo "check-docc: ok (${#products[@]} products, no warning)"
+exit "$status"
