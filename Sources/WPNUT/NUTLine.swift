@@ -153,14 +153,14 @@ public enum NUTLine {
 
     /// `text` in printable ASCII, as every value and description goes on the wire (aionut, Home
     /// Assistant's library, decodes replies as ASCII and fails on the whole UPS otherwise):
-    /// Chinese in pinyin and the rest spelled as `ASCIIText` does (`机房 A` → `jifang A`),
-    /// control and bidirectional formatting characters replaced (`DisplayText`) and, like
-    /// every character without an ASCII spelling, shown as `?`; `"` and `\` become `'` and `/`
-    /// (PyNUT splits reply lines at every quote, escaped or not).
+    /// spelled as `ASCIIText` spells it (Chinese in pinyin, `机房 A` → `jifang A`; a character
+    /// without an ASCII spelling, control and bidirectional formatting characters among them,
+    /// as `?`); `"` and `\` become `'` and `/` (PyNUT splits reply lines at every quote, escaped
+    /// or not).
     public static func printable(_ text: String) -> String {
         guard !text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
         else { return text }
-        return String(ASCIIText.transliterated(DisplayText.sanitized(text)).map { character -> Character in
+        return String(ASCIIText.transliterated(text).map { character -> Character in
             switch character {
             case "\"": "'"
             case "\\": "/"

@@ -1,6 +1,7 @@
 /// Text from WinPower or a configuration (aliases, models, alarm texts, error messages) made
-/// safe to show: the one rule for what the NUT server, the SNMP agent and `/health` hand to a
-/// client that prints it on a terminal or a page.
+/// safe to show: the one rule for what `/health` hands to a client that prints it on a terminal
+/// or a page. (The NUT server and the SNMP agent serve ASCII only: ``ASCIIText`` spells those
+/// characters, like every one without an ASCII spelling, as `?`.)
 ///
 /// Control characters (C0 U+0000–U+001F, tab and line feed included; DEL U+007F; C1
 /// U+0080–U+009F) and the bidirectional formatting characters (the embeddings and overrides

@@ -40,7 +40,9 @@ public enum Pinyin {
 ///   (`，。、` `“”‘’` `【】《》「」` `—…·`; `：；！？（）` are full-width forms).
 /// - Latin letters with diacritics lose them (`Zürich` → `Zurich`, `ß` → `ss`; the Latin-1
 ///   letters and the combining marks U+0300–U+036F).
-/// - Every other character outside printable ASCII becomes `unknown`.
+/// - Every other character outside printable ASCII becomes `unknown`: control characters and
+///   the bidirectional formatting ones too (those ``DisplayText`` replaces), so a raw ESC or an
+///   override never reaches a client through the ASCII text.
 public enum ASCIIText {
     /// `text` in printable ASCII (see the type's rules), each character without an ASCII
     /// spelling as `unknown`.

@@ -58,13 +58,12 @@ public struct SystemGroup: Sendable, Equatable {
 }
 
 extension SNMPValue {
-    /// A DisplayString (RFC 2579: printable ASCII) of at most `maxBytes` bytes: `text` with its
-    /// control and bidirectional formatting characters replaced (`DisplayText`), spelled in
-    /// ASCII (`ASCIIText`: Chinese in pinyin, `机房 A` → `jifang A`; a character without an
-    /// ASCII spelling as `?`), cut at `maxBytes`. Every text the agent serves or sends goes
-    /// through here.
+    /// A DisplayString (RFC 2579: printable ASCII) of at most `maxBytes` bytes: `text` spelled
+    /// in ASCII (`ASCIIText`: Chinese in pinyin, `机房 A` → `jifang A`; a character without an
+    /// ASCII spelling, control and bidirectional formatting characters among them, as `?`), cut
+    /// at `maxBytes`. Every text the agent serves or sends goes through here.
     public static func displayString(_ text: String, maxBytes: Int) -> SNMPValue {
-        .octetString(Array(ASCIIText.transliterated(DisplayText.sanitized(text)).utf8.prefix(max(0, maxBytes))))
+        .octetString(Array(ASCIIText.transliterated(text).utf8.prefix(max(0, maxBytes))))
     }
 }
 
