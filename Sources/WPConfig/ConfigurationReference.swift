@@ -50,5 +50,3 @@ extension String {
             .map { $0.trimmingSpacesAndTabs() }.joined(separator: " \\| ")
     }
 }
-
-

@@ -74,10 +74,7 @@ public final class ExporterTestHarness: Sendable {
         configuration.winPower.username = simulatorConfiguration.username
         configuration.winPower.password = Secret(simulatorConfiguration.password)
         configure(&configuration)
-        let wallClock: @Sendable () -> Date = {
-            let offset = clock.now.offset.components
-            return epoch.addingTimeInterval(Double(offset.seconds) + Double(offset.attoseconds) / 1e18)
-        }
+        let wallClock: @Sendable () -> Date = { epoch.addingTimeInterval(clock.now.offset.inSeconds) }
         var options = Exporter<ManualClock>.Options(clock: clock, logger: logger, makeClient: { entry in
             WinPowerHTTPClient(configuration: try ExporterSettings.client(entry.winPower), clock: clock,
                                wallClock: wallClock, logger: logger.component("client"))
@@ -109,7 +106,7 @@ public final class ExporterTestHarness: Sendable {
     /// - Throws: ``HarnessError/status(_:path:body:)`` when the answer is not 200.
     public func metrics(path: String = "/metrics") async throws -> String {
         let response = try await exporter.router.handle(WPHTTPRequest(method: "GET", target: path))
-        let body = String(decoding: response.body + response.bodyParts.joined + response.bodySuffix, as: UTF8.self)
+        let body = String(decoding: response.prepared(acceptsGzip: false).body, as: UTF8.self)
         guard response.status == 200 else { throw HarnessError.status(response.status, path: path, body: body) }
         return body
     }

@@ -14,7 +14,6 @@ enum FileIO {
         String(cString: strerror(code))
     }
 
-
     /// Writes what `fd` takes now without waiting: chunks of at most `PIPE_BUF` bytes while
     /// `poll` says it is writable (a pipe then has room for such a chunk whole). Returns the
     /// bytes written; stops at the first chunk that would wait or fails.

@@ -24,8 +24,8 @@ package final class StateSections: Sendable {
     /// description), for the component that owns it.
     package static var version3Section: String { StateFileFormat.version3Section }
 
-    package init(_ initial: [String: [[String]]] = [:]) {
-        state = Mutex(State(sections: initial.filter { !$0.value.isEmpty }))
+    package init() {
+        state = Mutex(State(sections: [:]))
     }
 
     /// The records of `section` (none when it was never kept).

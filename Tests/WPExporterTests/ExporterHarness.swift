@@ -57,10 +57,7 @@ final class ExporterHarness: Sendable {
         let redactor = Redactor(secrets: [simulatorConfiguration.password])
         let logger = WPLogger(label: "test", level: .debug, sink: logs, redactor: redactor)
         let (epoch, wall) = (epoch, clock)
-        let wallClock: @Sendable () -> Date = {
-            let offset = wall.now.offset.components
-            return epoch.addingTimeInterval(Double(offset.seconds) + Double(offset.attoseconds) / 1e18)
-        }
+        let wallClock: @Sendable () -> Date = { epoch.addingTimeInterval(wall.now.offset.inSeconds) }
         let makeClient: ClientFactory = { entry in
             WinPowerHTTPClient(configuration: try ExporterSettings.client(entry.winPower), clock: clock,
                                wallClock: wallClock, logger: logger.child(label: "client"))
