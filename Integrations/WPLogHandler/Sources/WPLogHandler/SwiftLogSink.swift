@@ -52,7 +52,7 @@ public final class SwiftLogSink: LogSink {
             default: metadata[key] = .stringConvertible(value.description)
             }
         }
-        logger.log(level: Self.level(record.level), "\(record.message)", metadata: metadata,
+        logger.log(level: BridgeLogHandler.swiftLogLevel(for: record.level), "\(record.message)", metadata: metadata,
                    source: nil, file: record.file, function: "", line: record.line)
     }
 
@@ -69,15 +69,6 @@ public final class SwiftLogSink: LogSink {
         }
     }
 
-    /// swift-log's level for a WPLogging level.
-    static func level(_ level: LogLevel) -> Logger.Level {
-        switch level {
-        case .debug: .debug
-        case .info: .info
-        case .warn: .warning
-        case .error: .error
-        }
-    }
 }
 
 /// One swift-log logger per label, made once.
