@@ -80,20 +80,31 @@ let package = Package(
         .target(name: "WPSimulator", dependencies: ["WPRuntime", "WPServer", "WPLogging"]),
         // The NUT network protocol (upsd) over the collectors' published readings: every
         // WinPower UPS for upsmon, NAS boxes and hypervisors (docs/nut.md).
-        // The exporter maps WinPower readings onto NUT variables (WPExporter's NUTVariables); this
+        // The exporter maps WinPower readings onto NUT variables (WPNUTFrontEnd's NUTVariables); this
         // library knows only its `NUTDataSource` seam.
         .target(name: "WPNUT", dependencies: ["WPServer", "WPRuntime"]),
-        // SNMPv1/v2c over UDP: the BER codec, a read-only agent over a sorted MIB view, and the
-        // system group and UPS-MIB (RFC 1628) objects (docs/snmp.md). Not served by the exporter yet.
+        // SNMPv1/v2c/v3 over UDP: the BER codec, the user-based security model, a read-only agent over
+        // sorted MIB views, the system group and UPS-MIB (RFC 1628) objects, notifications
+        // (docs/snmp.md). The exporter serves it through WPSNMPFrontEnd.
         .target(name: "WPSNMP", dependencies: ["WPServer", "WPCSecurityShim", "WPRuntime"]),
+
+        // The seam every front end of the exporter is built on: the fleet's published state
+        // (`FleetState`, `FleetPublishing`), the `FrontEnd` shape and its error.
+        .target(name: "WPFrontEnd", dependencies: ["WPCollector", "WPMetrics"]),
+        // The NUT server of `nut.*` over the fleet's published state: names, variables, users.
+        .target(name: "WPNUTFrontEnd", dependencies: ["WPFrontEnd", "WPNUT", "WPServer", "WPServerMetrics", "WPClient", "WPCollector",
+                                                       "WPConfig", "WPEnergy", "WPStorage", "WPLogging", "WPMetrics"]),
+        // The SNMP agent of `snmp.*` and its notifications, its UPSs named as the NUT server names them.
+        .target(name: "WPSNMPFrontEnd", dependencies: ["WPFrontEnd", "WPNUTFrontEnd", "WPNUT", "WPSNMP", "WPServer", "WPClient", "WPCollector",
+                                                        "WPConfig", "WPLogging", "WPMetrics", "WPStorage", "WPRuntime"]),
 
         // Build date and git commit for `wpexporter version` (see gitCommit() below).
         .target(name: "WPCBuildInfo", cSettings: [.define("WPEXPORTER_GIT_COMMIT", to: "\"\(gitCommit())\"")]),
         // The running exporter as a library: one or many WinPower servers, merge, reload, the HTTP
         // surface, the push loop (docs/architecture.md). The executable only composes the command line.
-        .target(name: "WPExporter", dependencies: ["WPRuntime", "WPLogging", "WPConfig", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPNUT", "WPSNMP",
+        .target(name: "WPExporter", dependencies: ["WPRuntime", "WPLogging", "WPConfig", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPNUT",
                                                     "WPClient", "WPServer", "WPServerMetrics", "WPScheduler", "WPCollector", "WPHTTPClient",
-                                                    "WPCBuildInfo"]),
+                                                    "WPCBuildInfo", "WPFrontEnd", "WPNUTFrontEnd", "WPSNMPFrontEnd"]),
         // For embedders' tests (as HummingbirdTesting): an exporter against a simulated WinPower
         // in process, on a manual clock, its energy in memory (docs/embedding.md, "Testing").
         .target(name: "WPExporterTesting", dependencies: ["WPRuntime", "WPExporter", "WPConfig", "WPClient", "WPCollector", "WPLogging",
@@ -138,12 +149,14 @@ let package = Package(
                     exclude: ["Golden"]),
         .testTarget(name: "WPNUTTests", dependencies: ["WPTestThreads", "WPNUT", "WPServer", "WPLogging", "WPTestSupport"]),
         .testTarget(name: "WPSNMPTests", dependencies: ["WPTestThreads", "WPSNMP", "WPServer", "WPLogging", "WPRuntime", "WPTestSupport"]),
+        .testTarget(name: "WPSNMPFrontEndTests", dependencies: ["WPTestThreads", "WPSNMPFrontEnd", "WPStorage"]),
         .testTarget(name: "WPExporterTestingTests", dependencies: ["WPTestThreads", "WPExporterTesting", "WPExporter", "WPConfig",
                                                                    "WPRuntime", "WPSimulator"]),
         .testTarget(name: "WPSimulatorTests", dependencies: ["WPTestThreads", "WPSimulator", "WPClient", "WPServer", "WPLogging", "WPTestSupport", "WPRuntime"]),
         .testTarget(name: "WPExporterTests", dependencies: ["WPTestThreads", "WPExporter", "WPClient", "WPCollector", "WPConfig", "WPEnergy", "WPLogging",
                                                          "WPMetrics", "WPPushgateway", "WPScheduler", "WPServer", "WPStorage",
-                                                         "WPSimulator", "WPTestSupport", "WPCompression", "WPNUT", "WPSNMP", "WPRuntime"]),
+                                                         "WPSimulator", "WPTestSupport", "WPCompression", "WPNUT", "WPSNMP", "WPRuntime",
+                                                         "WPNUTFrontEnd", "WPSNMPFrontEnd"]),
         .testTarget(name: "wpexporterTests", dependencies: ["WPTestThreads", "wpexporter", "WPExporter", "WPConfig", "WPLogging", "WPServer", "WPSimulator", "WPHTTPClient",
                                                          "WPStorage", "WPTestSupport"],
                     exclude: ["Golden"]),  // help goldens, read from the source tree

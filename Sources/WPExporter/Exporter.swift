@@ -11,16 +11,17 @@ import WPClient
 import WPCollector
 import WPConfig
 import WPEnergy
+import WPFrontEnd
 import WPHTTPClient
 import WPLogging
 import WPMetrics
-import WPNUT
+import WPNUTFrontEnd
 import WPPushgateway
 import WPRuntime
 import WPScheduler
 import WPServer
 import WPServerMetrics
-import WPSNMP
+import WPSNMPFrontEnd
 import WPStorage
 
 /// Makes the WinPower client of a server: a `servers` entry, or for a `winpower`-only
@@ -258,25 +259,20 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             self.scrape = scrape
 
             // The front ends, each from its section and the published state.
-            // One naming of the UPSs for NUT and SNMP (`community@rack-a` and `rack-a@host` alike).
-            let namesServed = configuration.nut.address != nil || configuration.snmp.address != nil
-            let names = namesServed
-                ? NUTFleetSource(publication: publication, settings: Self.nutSettings(configuration.nut),
-                                 version: BuildInfo.exporterVersion, memory: NUTNameMemory(store.sections))
-                : NUTFleetSource(state: publication.current, settings: Self.nutSettings(configuration.nut),
-                                 version: BuildInfo.exporterVersion)
-            let snmp = try SNMPService.make(configuration, source: SNMPFleetSource(
-                names: names, system: Self.systemGroup(configuration.snmp),
-                defaultUPS: configuration.snmp.defaultUPS, version: BuildInfo.exporterVersion,
-                lowBatteryTime: Double(configuration.nut.batteryRuntimeLow.components.seconds), clock: clock,
-                wallClock: wallClock),
-                engineDirectory: options.energyStorage.isDataDirectory ? configuration.storage.dataDirectory : nil,
-                registry: scrape.registry, clock: clock, logger: components)
+            let names = Self.upsNames(configuration, publication: publication, store: store)
+            let snmp = try Self.section(ExporterError.snmp) { () throws(FrontEndError) in
+                try SNMPService.make(configuration, names: names, publication: publication,
+                                     engineDirectory: options.energyStorage.isDataDirectory ? configuration.storage.dataDirectory : nil,
+                                     registry: scrape.registry, version: BuildInfo.exporterVersion, clock: clock,
+                                     wallClock: wallClock, logger: components)
+            }
             self.snmp = snmp
-            if let snmp { publication.subscribe { snmp.published($0) } }
-            let nut = try NUTFrontEnd<C>.make(configuration.nut, names: names, tls: options.webSecurity.tls,
-                                              maxConnections: budget.map(\.lineConnections), passwords: options.webSecurity.passwords,
-                                              registry: scrape.registry, listeners: options.listeners, logger: components)
+            let nut = try Self.section(ExporterError.nut) { () throws(FrontEndError) in
+                try NUTFrontEnd<C>.make(configuration.nut, names: names, tls: options.webSecurity.tls,
+                                        maxConnections: budget.map(\.lineConnections), passwords: options.webSecurity.passwords,
+                                        registry: scrape.registry, version: BuildInfo.exporterVersion,
+                                        makeListener: options.listeners.nut, logger: components)
+            }
             self.nut = nut
             let endpoints = Self.endpoints(configuration, fleet: fleet, merger: merger, meter: meter, store: store, scrape: scrape,
                                            reloader: reloader, nut: nut, snmp: snmp, wallClock: wallClock)
@@ -286,7 +282,8 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             isSecure = options.webSecurity.tls != nil
             let pushLoop = try Self.makePushLoop(configuration.push, clock: clock, logger: components) { endpoints.textExposition() }
             self.pushLoop = pushLoop
-            let listed: [(any FrontEnd)?] = [nut, snmp, pushLoop]
+            let listed: [(any FrontEnd)?] = [nut.map { ReportedFrontEnd($0, as: ExporterError.nut) },
+                                              snmp.map { ReportedFrontEnd($0, as: ExporterError.snmp) }, pushLoop]
             frontEnds = listed.compactMap { $0 }
         } catch {
             store.close()
@@ -428,33 +425,27 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         return budget
     }
 
-    /// The NUT bridge's names and thresholds of `nut.*`.
-    /// The agent's `system` group: `snmp.system.*`, the host name when `snmp.system.name` is unset.
-    package static func systemGroup(_ snmp: ExporterConfiguration.SNMP) -> SystemGroup {
-        SystemGroup(description: "wpexporter \(BuildInfo.exporterVersion): WinPower UPSs over the UPS-MIB",
-                    contact: snmp.systemContact, name: snmp.systemName ?? hostName(), location: snmp.systemLocation)
-    }
-
-    /// This host's name (`gethostname`), `wpexporter` when it has none.
-    static func hostName() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "wpexporter" }
-        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return name.isEmpty ? "wpexporter" : name
-    }
-
-    private static func nutSettings(_ nut: ExporterConfiguration.NUT) -> NUTBridgeSettings {
-        var settings = NUTBridgeSettings()
-        settings.thresholds = NUTThresholds(chargeLow: Double(nut.batteryChargeLow),
-                                            runtimeLow: Double(nut.batteryRuntimeLow.components.seconds))
-        settings.defaultUPS = nut.defaultUPS.map { (alias: "ups", device: $0) }
-        settings.names = nut.ups.compactMapValues(\.name)
-        settings.deviceThresholds = nut.ups.compactMapValues { ups in
-            guard ups.batteryChargeLow != nil || ups.batteryRuntimeLow != nil else { return nil }
-            return NUTThresholds(chargeLow: Double(ups.batteryChargeLow ?? nut.batteryChargeLow),
-                                 runtimeLow: Double((ups.batteryRuntimeLow ?? nut.batteryRuntimeLow).components.seconds))
+    /// One naming of the UPSs for NUT and SNMP (`community@rack-a` and `rack-a@host` alike):
+    /// subscribed to the publication and kept in the data directory when either serves them.
+    private static func upsNames(_ configuration: ExporterConfiguration, publication: FleetPublication<C>,
+                                 store: any EnergyStore) -> NUTFleetSource<C> {
+        let settings = NUTBridgeSettings(configuration.nut)
+        guard configuration.nut.address != nil || configuration.snmp.address != nil else {
+            return NUTFleetSource(state: publication.current, settings: settings, version: BuildInfo.exporterVersion)
         }
-        return settings
+        return NUTFleetSource(publication: publication, settings: settings, version: BuildInfo.exporterVersion,
+                              memory: NUTNameMemory(store.sections))
+    }
+
+    /// What `make` builds, its ``FrontEndError`` reported as the error of its section
+    /// (`section`: ``ExporterError/nut(reason:)``, ``ExporterError/snmp(reason:)``).
+    private static func section<T>(_ section: (String) -> ExporterError,
+                                   _ make: () throws(FrontEndError) -> T) throws(ExporterError) -> T {
+        do {
+            return try make()
+        } catch {
+            throw ExporterError(error, section: section)
+        }
     }
 
     /// The exposition and servers as the endpoints see them now: a single unnamed server serves
@@ -804,6 +795,28 @@ public struct LatestExposition: Sendable {
     public let text: [UInt8]
     /// When the collection it shows finished; `nil` before the first.
     public let generatedAt: Date?
+}
+
+/// A front end whose ``FrontEndError`` at start is reported as the error of its section.
+private struct ReportedFrontEnd: FrontEnd {
+    let base: any FrontEnd
+    let section: @Sendable (String) -> ExporterError
+
+    init(_ base: any FrontEnd, as section: @escaping @Sendable (String) -> ExporterError) {
+        self.base = base
+        self.section = section
+    }
+
+    var name: String { base.name }
+    func run() async throws { try await base.run() }
+
+    func ready() async throws {
+        do {
+            try await base.ready()
+        } catch let error as FrontEndError {
+            throw ExporterError(error, section: section)
+        }
+    }
 }
 
 /// Whether the exporter serves its own listener, read by reloads.

@@ -1,4 +1,5 @@
 import WPConfig
+import WPFrontEnd
 import WPMetrics
 import WPPushgateway
 import WPServer
@@ -67,6 +68,17 @@ public enum ExporterError: Error, Sendable, CustomStringConvertible {
             return error.description
         case .energyNotSaved(let reason, let lastSaved):
             return "storage.data_dir: energy totals not saved on shutdown: \(reason); \(lastSaved)"
+        }
+    }
+}
+
+extension ExporterError {
+    /// A front end's error as the error of its configuration section (`section`:
+    /// ``ExporterError/nut(reason:)``, ``ExporterError/snmp(reason:)``).
+    init(_ error: FrontEndError, section: (String) -> ExporterError) {
+        switch error {
+        case .configuration(let reason): self = section(reason)
+        case .metrics(let error): self = .metrics(error)
         }
     }
 }

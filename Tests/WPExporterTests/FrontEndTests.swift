@@ -7,6 +7,7 @@ import WPServer
 import WPRuntime
 import WPTestSupport
 @testable import WPExporter
+import WPNUTFrontEnd
 
 /// The front ends as the exporter composes them: one list, in start order, from the
 /// configuration's sections; the listeners that check passwords share one bcrypt pool.
@@ -44,6 +45,31 @@ import WPTestSupport
         #expect(all.frontEnds.map(\.name) == ["the NUT server", "the SNMP agent", "the Pushgateway push loop"])
         #expect(all.http.name == "the HTTP server")
         await all.close()
+    }
+
+    /// The NUT and SNMP front ends live in modules of their own and throw their own error; the
+    /// composition reports it as the error of their section, naming the file, as before.
+    @Test(arguments: ["nut", "snmp"]) func aFrontEndsOwnErrorIsReportedAsItsSection(section: String) throws {
+        let directory = temporaryPathRemovedAtExit("wpexporter-front-end-errors")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let broken = directory + "/users.yml"
+        try "users: [unclosed\n".write(toFile: broken, atomically: true, encoding: .utf8)
+        do {
+            _ = try Self.exporter { configuration in
+                if section == "nut" {
+                    (configuration.nut.listen, configuration.nut.usersFile) = ("127.0.0.1:0", broken)
+                } else {
+                    (configuration.snmp.listen, configuration.snmp.usersFile) = ("127.0.0.1:0", broken)
+                }
+            }
+            Issue.record("a broken \(section).users_file was accepted")
+        } catch {
+            switch error as? ExporterError {
+            case .nut(let reason)? where section == "nut": #expect(reason.contains(broken), "\(reason)")
+            case .snmp(let reason)? where section == "snmp": #expect(reason.contains(broken), "\(reason)")
+            default: Issue.record("not the ExporterError of \(section): \(error)")
+            }
+        }
     }
 
     @Test func theNUTServerChecksPasswordsOnTheWebConfigurationsPool() async throws {

@@ -12,6 +12,8 @@ import WPStorage
 import WPRuntime
 import WPTestSupport
 @testable import WPExporter
+import WPNUTFrontEnd
+@testable import WPSNMPFrontEnd
 
 /// The NUT bridge's data: the collectors' published readings as NUT UPSs.
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct NUTFleetSourceTests {

@@ -3,7 +3,8 @@ import WPTestThreads
 import WPClient
 import WPNUT
 import WPSNMP
-@testable import WPExporter
+import WPNUTFrontEnd
+@testable import WPSNMPFrontEnd
 
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct NUTVariablesTests {
     static func device(mode: Int?, charge: Double? = 100, runtime: Double? = 3600, charging: Int? = 0,

@@ -11,6 +11,7 @@ import WPScheduler
 import WPSNMP
 import WPTestSupport
 @testable import WPExporter
+import WPSNMPFrontEnd
 
 /// The exporter with `snmp.listen`: net-snmp's tools read the UPS-MIB of each UPS from the
 /// same readings as `/metrics`, selecting a UPS with `community@name` or an SNMPv3 context.

@@ -7,6 +7,7 @@ import WPConfig
 import WPSNMP
 import WPTestSupport
 @testable import WPExporter
+import WPSNMPFrontEnd
 import WPRuntime
 
 /// The agent withdraws a UPS's readings once they are older than the staleness window even

@@ -9,6 +9,8 @@ import WPSimulator
 import WPRuntime
 import WPTestSupport
 @testable import WPExporter
+import WPNUTFrontEnd
+@testable import WPSNMPFrontEnd
 
 /// The UPS-MIB from the outage ledger: the test group (the last self-test's start, kept across
 /// restarts, its result, and its elapsed time, reckoned from the agent's start; `upsTestId`

@@ -1,25 +1,12 @@
 import Synchronization
 import WPCollector
 import WPEnergy
+import WPFrontEnd
 
-/// What the fleet published: every server's latest readings, as one immutable value handed to
-/// the subscribed front ends (``FleetPublication/subscribe(_:)``), so they build what they
-/// serve from it rather than reaching into pipelines when a request arrives.
-package struct FleetState<C: Clock>: Sendable where C.Duration == Duration {
-    /// One server's part: its name (empty for the server of a `winpower`-only configuration),
-    /// its collector (its configuration and clock judge staleness) and what it last read.
-    package struct Server: Sendable {
-        package var name: String
-        package var collector: WinPowerCollector<C>
-        package var devices: WinPowerCollector<C>.DeviceReadings
-    }
-
-    /// The servers in configuration order.
-    package var servers: [Server]
-
+extension FleetState {
     /// The fleet as it is now.
     init(_ pipelines: [ServerPipeline<C>]) {
-        servers = pipelines.map { Server(name: $0.name, collector: $0.collector, devices: $0.collector.devices) }
+        self.init(servers: pipelines.map { Server(name: $0.name, collector: $0.collector) })
     }
 }
 
@@ -31,7 +18,7 @@ package struct FleetState<C: Clock>: Sendable where C.Duration == Duration {
 ///
 /// A front end subscribes while the exporter is composed, before anything runs; subscribers
 /// do CPU work that finishes (building views, queueing notifications), never I/O.
-package final class FleetPublication<C: Clock>: Sendable where C.Duration == Duration {
+package final class FleetPublication<C: Clock>: FleetPublishing where C.Duration == Duration {
     private final class Hub: Sendable {
         let fleet: ServerFleet<C>
         let afterCollection: @Sendable () -> Void

@@ -1,9 +1,12 @@
 import FoundationEssentials
 import WPClient
 import WPCollector
+import WPFrontEnd
 import WPLogging
 import WPMetrics
+import WPNUTFrontEnd
 import WPServer
+import WPSNMPFrontEnd
 import WPRuntime
 
 /// The exporter's HTTP surface: `/metrics` (path configurable), `/health`, `/-/healthy`,

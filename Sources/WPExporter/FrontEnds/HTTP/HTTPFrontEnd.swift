@@ -1,3 +1,4 @@
+import WPFrontEnd
 import WPServer
 
 /// The exporter's own HTTP listener (`server.*`): `/metrics` and every other endpoint

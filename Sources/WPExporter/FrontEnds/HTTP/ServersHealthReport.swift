@@ -1,6 +1,8 @@
 import FoundationEssentials
 import WPCollector
+import WPNUTFrontEnd
 import WPServer
+import WPSNMPFrontEnd
 
 /// The JSON body of `/health` for a multi-server exporter: the whole, then each server.
 ///

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Synchronization
 import WPConfig
+import WPFrontEnd
 import WPLogging
 import WPMetrics
 import WPPushgateway

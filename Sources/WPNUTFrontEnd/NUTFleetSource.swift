@@ -1,7 +1,9 @@
 import Synchronization
 import WPClient
 import WPCollector
+import WPConfig
 import WPEnergy
+import WPFrontEnd
 import WPNUT
 import WPStorage
 
@@ -18,6 +20,19 @@ package struct NUTBridgeSettings: Sendable, Equatable {
     package var defaultUPS: (alias: String, device: String)?
 
     package init() {}
+
+    /// The names and thresholds of `nut.*`.
+    package init(_ nut: ExporterConfiguration.NUT) {
+        thresholds = NUTThresholds(chargeLow: Double(nut.batteryChargeLow),
+                                   runtimeLow: Double(nut.batteryRuntimeLow.components.seconds))
+        defaultUPS = nut.defaultUPS.map { (alias: "ups", device: $0) }
+        names = nut.ups.compactMapValues(\.name)
+        deviceThresholds = nut.ups.compactMapValues { ups in
+            guard ups.batteryChargeLow != nil || ups.batteryRuntimeLow != nil else { return nil }
+            return NUTThresholds(chargeLow: Double(ups.batteryChargeLow ?? nut.batteryChargeLow),
+                                 runtimeLow: Double((ups.batteryRuntimeLow ?? nut.batteryRuntimeLow).components.seconds))
+        }
+    }
 
     package static func == (lhs: NUTBridgeSettings, rhs: NUTBridgeSettings) -> Bool {
         lhs.names == rhs.names && lhs.thresholds == rhs.thresholds && lhs.deviceThresholds == rhs.deviceThresholds
@@ -89,7 +104,7 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
     }
 
     /// A source subscribed to `publication`, starting from the fleet as it is now.
-    package convenience init(publication: FleetPublication<C>, settings: NUTBridgeSettings, version: String,
+    package convenience init(publication: some FleetPublishing<C>, settings: NUTBridgeSettings, version: String,
                              memory: NUTNameMemory? = nil) {
         self.init(state: publication.current, settings: settings, version: version, memory: memory)
         publication.subscribe { [weak self] in self?.published($0) }

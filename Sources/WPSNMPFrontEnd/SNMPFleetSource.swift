@@ -2,6 +2,8 @@ import FoundationEssentials
 import Synchronization
 import WPClient
 import WPCollector
+import WPFrontEnd
+import WPNUTFrontEnd
 import WPSNMP
 import WPRuntime
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WPTestThreads
 import WPStorage
-@testable import WPExporter
+@testable import WPSNMPFrontEnd
 
 /// The SNMP engine's ID and boots survive restarts in the data directory; every start counts.
 @Suite(.ownThreads, .timeLimit(.minutes(2))) struct SNMPEngineFileTests {

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import WPConfig
+import WPFrontEnd
 import WPLogging
 import WPMetrics
 import WPNUT
@@ -9,7 +10,12 @@ import WPServer
 /// named by ``NUTFleetSource``.
 package final class NUTFrontEnd<C: Clock>: FrontEnd where C.Duration == Duration {
     package let name = "the NUT server"
-    /// The listener (a socket, or a test's fake: ``Listeners``).
+    /// Makes the listener: a `LineServer` on its socket, or a test's or an embedder's fake that
+    /// serves without binding anything (handed the `NUTProtocol`, it can open sessions on it).
+    package typealias MakeListener = @Sendable (_ configuration: LineServer<NUTProtocol>.Configuration, _ protocol: NUTProtocol,
+                                                _ logger: WPLogger) -> any Listener<LineServerStatistics>
+
+    /// The listener (a socket, or a test's fake).
     package let server: any Listener<LineServerStatistics>
     /// Where its users' bcrypt hashes are checked.
     package let passwords: BCryptPool
@@ -28,12 +34,14 @@ package final class NUTFrontEnd<C: Clock>: FrontEnd where C.Duration == Duration
     ///   - tls: the certificate `STARTTLS` offers (the web configuration's), if any.
     ///   - maxConnections: the connection cap fitted to the open-files limit, if lower.
     ///   - passwords: the threads that check bcrypt hashes, shared with the HTTP listener
-    ///     (``WebSecurity/passwords``); `nil`: threads of its own.
-    /// - Throws: ``ExporterError/nut(reason:)`` naming `nut.users_file`, or
-    ///   ``ExporterError/metrics(_:)``.
+    ///     (the web configuration's); `nil`: threads of its own.
+    ///   - version: the exporter's version, served as the driver's and the server's.
+    ///   - makeListener: makes the listener (``MakeListener``).
+    /// - Throws: ``FrontEndError/configuration(_:)`` naming `nut.users_file`, or
+    ///   ``FrontEndError/metrics(_:)``.
     package static func make(_ nut: ExporterConfiguration.NUT, names: NUTFleetSource<C>, tls: TLSConfiguration?,
-                             maxConnections: Int?, passwords: BCryptPool?, registry: MetricRegistry, listeners: Listeners,
-                             logger: WPLogger) throws(ExporterError) -> NUTFrontEnd? {
+                             maxConnections: Int?, passwords: BCryptPool?, registry: MetricRegistry, version: String,
+                             makeListener: MakeListener, logger: WPLogger) throws(FrontEndError) -> NUTFrontEnd? {
         guard let address = nut.address else { return nil }
         var accounts: [NUTAccount] = []
         if let path = nut.usersFile {
@@ -44,7 +52,7 @@ package final class NUTFrontEnd<C: Clock>: FrontEnd where C.Duration == Duration
                                role: user.upsmon.flatMap(NUTRole.init(rawValue:)))
                 }
             } catch {
-                throw .nut(reason: "\(error)")
+                throw .configuration("\(error)")
             }
         }
         let logger = logger.component("nut")
@@ -62,14 +70,14 @@ package final class NUTFrontEnd<C: Clock>: FrontEnd where C.Duration == Duration
         }
         let environment = NUTSession.Environment(
             data: names,
-            users: NUTUserTable(accounts, pool: pool), state: state, version: BuildInfo.exporterVersion,
+            users: NUTUserTable(accounts, pool: pool), state: state, version: version,
             requireLogin: !nut.allowAnonymous, tlsAvailable: tls != nil, failures: AuthFailureTracker(),
             // Both label values come from fixed sets: the error path is unreachable.
             observe: { command, result in try? commands.labels(command, result).increment() })
         var configuration = LineServer<NUTProtocol>.Configuration(host: address.host, port: address.port,
                                                                   maxConnections: maxConnections ?? nut.maxConnections)
         configuration.tls = tls
-        let server = listeners.nut(configuration, NUTProtocol(environment: environment), logger)
+        let server = makeListener(configuration, NUTProtocol(environment: environment), logger)
         do throws(MetricsError) {  // typed: Swift 6.0 infers `any Error` here
             try registry.register(NUTServerMetrics(server: server, state: state))
         } catch {
@@ -85,7 +93,7 @@ package final class NUTFrontEnd<C: Clock>: FrontEnd where C.Duration == Duration
             _ = try await server.waitUntilListening()
         } catch {
             // The message alone reads like the HTTP port's: name the key.
-            throw ExporterError.nut(reason: "nut.listen: \(error)")
+            throw FrontEndError.configuration("nut.listen: \(error)")
         }
     }
 

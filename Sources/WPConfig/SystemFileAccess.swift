@@ -5,7 +5,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import WPConfig
 
 extension FileAccess {
     /// The real filesystem, relative paths resolved against the working directory: what

@@ -1,6 +1,8 @@
 import FoundationEssentials
 import WPClient
 import WPCollector
+import WPNUT
+import WPNUTFrontEnd
 import WPSNMP
 
 /// The UPS-MIB (RFC 1628) values of one WinPower device, in plain units (``UPSMIBValues``

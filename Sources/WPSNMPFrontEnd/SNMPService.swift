@@ -1,8 +1,17 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import FoundationEssentials
 import Synchronization
 import WPConfig
+import WPFrontEnd
 import WPLogging
 import WPMetrics
+import WPNUTFrontEnd
 import WPServer
 import WPSNMP
 import WPStorage
@@ -22,24 +31,32 @@ package final class SNMPService<C: Clock>: Sendable where C.Duration == Duration
     private let clock: C
     private let start: C.Instant
 
-    /// The agent of `configuration.snmp`, or `nil` when `snmp.listen` is not set.
+    /// The agent of `configuration.snmp`, or `nil` when `snmp.listen` is not set, subscribed to
+    /// `publication`: each publication rebuilds its views, then sends the notifications due.
     ///
     /// - Parameters:
+    ///   - names: the NUT names of the devices (its UPSs are named as the NUT server names them).
     ///   - engineDirectory: where the engine's ID and boots are kept (the data directory);
     ///     `nil`: a new engine each start (energy kept in memory).
-    /// - Throws: ``ExporterError/snmp(reason:)`` naming `snmp.users_file` or the data
-    ///   directory.
-    package static func make(_ configuration: ExporterConfiguration, source: SNMPFleetSource<C>, engineDirectory: String?,
-                             registry: MetricRegistry, clock: C, logger: WPLogger) throws(ExporterError) -> SNMPService? {
+    ///   - version: the exporter's version (`sysDescr`, `upsIdentAgentSoftwareVersion`).
+    ///   - wallClock: the wall clock the outage ledger's self-test times are in.
+    /// - Throws: ``FrontEndError/configuration(_:)`` naming `snmp.users_file` or the data
+    ///   directory, or ``FrontEndError/metrics(_:)``.
+    package static func make(_ configuration: ExporterConfiguration, names: NUTFleetSource<C>, publication: some FleetPublishing<C>,
+                             engineDirectory: String?, registry: MetricRegistry, version: String, clock: C,
+                             wallClock: @escaping @Sendable () -> Date, logger: WPLogger) throws(FrontEndError) -> SNMPService? {
         let snmp = configuration.snmp
         guard let address = snmp.address else { return nil }
-        guard let path = snmp.usersFile else { throw .snmp(reason: "snmp.listen: needs snmp.users_file") }
+        guard let path = snmp.usersFile else { throw .configuration("snmp.listen: needs snmp.users_file") }
         let file: SNMPUsersFile
         do {
             file = try SNMPUsersFile.load(path: path, files: .system)
         } catch {
-            throw .snmp(reason: "\(error)")
+            throw .configuration("\(error)")
         }
+        let source = SNMPFleetSource(names: names, system: SystemGroup(snmp, version: version), defaultUPS: snmp.defaultUPS,
+                                     version: version, lowBatteryTime: Double(configuration.nut.batteryRuntimeLow.components.seconds),
+                                     clock: clock, wallClock: wallClock)
         let random = { (0..<8).map { _ in UInt8.random(in: 0...255) } }
         var stored = StoredSNMPEngine(engineID: SNMPEngine.engineID(random: random()), boots: 1)
         if let engineDirectory {
@@ -48,7 +65,7 @@ package final class SNMPService<C: Clock>: Sendable where C.Duration == Duration
                 stored = started.engine
                 if let problem = started.problem { logger.warn("a new SNMP engine ID was made", ["reason": .string(problem)]) }
             } catch {
-                throw .snmp(reason: "storage.data_dir: the SNMP engine file: \(error)")
+                throw .configuration("storage.data_dir: the SNMP engine file: \(error)")
             }
         }
         let start = clock.now
@@ -67,7 +84,7 @@ package final class SNMPService<C: Clock>: Sendable where C.Duration == Duration
                 credentials[user.name] = made
                 users[user.name] = try USMUser(made, engineID: stored.engineID)
             } catch {
-                throw .snmp(reason: "snmp.users_file: \(error)")
+                throw .configuration("snmp.users_file: \(error)")
             }
         }
         var agentConfiguration = SNMPAgent.Configuration(communities: file.communities.map { $0.community.reveal() },
@@ -108,6 +125,7 @@ package final class SNMPService<C: Clock>: Sendable where C.Duration == Duration
         } catch {
             throw .metrics(error)
         }
+        publication.subscribe { service.published($0) }
         return service
     }
 
@@ -125,7 +143,7 @@ package final class SNMPService<C: Clock>: Sendable where C.Duration == Duration
         self.start = start
     }
 
-    /// A publication of the fleet (``FleetPublication``): the UPS-MIB views rebuilt from it,
+    /// A publication of the fleet: the UPS-MIB views rebuilt from it,
     /// then each UPS's notifications sent. Runs on the publishing task; returns at once.
     package func published(_ state: FleetState<C>) {
         source.rebuild(state)
@@ -280,13 +298,30 @@ extension SNMPService: FrontEnd {
         do {
             _ = try await server.waitUntilListening()
         } catch {
-            throw ExporterError.snmp(reason: "snmp.listen: \(error)")
+            throw FrontEndError.configuration("snmp.listen: \(error)")
         }
         guard let informSocket else { return }
         do {
             _ = try await informSocket.waitUntilListening()
         } catch {
-            throw ExporterError.snmp(reason: "snmp.users_file: the informs' socket: \(error)")
+            throw FrontEndError.configuration("snmp.users_file: the informs' socket: \(error)")
         }
+    }
+}
+
+extension SystemGroup {
+    /// The agent's `system` group of `snmp.system.*`, the host name when `snmp.system.name` is
+    /// unset.
+    package init(_ snmp: ExporterConfiguration.SNMP, version: String) {
+        self.init(description: "wpexporter \(version): WinPower UPSs over the UPS-MIB",
+                  contact: snmp.systemContact, name: snmp.systemName ?? Self.hostName(), location: snmp.systemLocation)
+    }
+
+    /// This host's name (`gethostname`), `wpexporter` when it has none.
+    static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "wpexporter" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.isEmpty ? "wpexporter" : name
     }
 }
