@@ -90,7 +90,7 @@ let package = Package(
 
         // The seam every front end of the exporter is built on: the fleet's published state
         // (`FleetState`, `FleetPublishing`), the `FrontEnd` shape and its error.
-        .target(name: "WPFrontEnd", dependencies: ["WPCollector", "WPMetrics"]),
+        .target(name: "WPFrontEnd", dependencies: ["WPCollector", "WPMetrics", "WPServer"]),
         // The NUT server of `nut.*` over the fleet's published state: names, variables, users.
         .target(name: "WPNUTFrontEnd", dependencies: ["WPFrontEnd", "WPNUT", "WPServer", "WPServerMetrics", "WPClient", "WPCollector",
                                                        "WPConfig", "WPEnergy", "WPStorage", "WPLogging", "WPMetrics"]),
@@ -156,7 +156,7 @@ let package = Package(
         .testTarget(name: "WPExporterTests", dependencies: ["WPTestThreads", "WPExporter", "WPClient", "WPCollector", "WPConfig", "WPEnergy", "WPLogging",
                                                          "WPMetrics", "WPPushgateway", "WPScheduler", "WPServer", "WPStorage",
                                                          "WPSimulator", "WPTestSupport", "WPCompression", "WPNUT", "WPSNMP", "WPRuntime",
-                                                         "WPNUTFrontEnd", "WPSNMPFrontEnd"]),
+                                                         "WPFrontEnd", "WPNUTFrontEnd", "WPSNMPFrontEnd"]),
         .testTarget(name: "wpexporterTests", dependencies: ["WPTestThreads", "wpexporter", "WPExporter", "WPConfig", "WPLogging", "WPServer", "WPSimulator", "WPHTTPClient",
                                                          "WPStorage", "WPTestSupport"],
                     exclude: ["Golden"]),  // help goldens, read from the source tree

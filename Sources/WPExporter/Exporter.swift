@@ -274,7 +274,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                                         makeListener: options.listeners.nut, logger: components)
             }
             self.nut = nut
-            let endpoints = Self.endpoints(configuration, fleet: fleet, merger: merger, meter: meter, store: store, scrape: scrape,
+            let endpoints = Self.endpoints(configuration, publication: publication, meter: meter, store: store, scrape: scrape,
                                            reloader: reloader, nut: nut, snmp: snmp, wallClock: wallClock)
             self.endpoints = endpoints
             http = try Self.httpFrontEnd(configuration, endpoints: endpoints, scrape: scrape, budget: budget,
@@ -351,17 +351,15 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
-    /// Every HTTP endpoint over the fleet, with what `/health` shows of the other front ends.
-    private static func endpoints(_ configuration: ExporterConfiguration, fleet: ServerFleet<C>, merger: ExpositionMerger<C>,
+    /// Every HTTP endpoint over the fleet's latest publication, with what `/health` shows of the
+    /// other front ends and of the data directory (its owner's state, read as it is).
+    private static func endpoints(_ configuration: ExporterConfiguration, publication: FleetPublication<C>,
                                   meter: EnergyMeter<C>, store: any EnergyStore, scrape: ScrapeMetrics,
                                   reloader: ConfigReloader, nut: NUTFrontEnd<C>?, snmp: SNMPService<C>?,
                                   wallClock: @escaping @Sendable () -> Date) -> Endpoints {
         let snmpListen = configuration.snmp.listen ?? ""
-        return Endpoints(view: { Self.view(fleet: fleet, merger: merger) },
-                         exposition: {
-                             if let single = fleet.single { return (single.collector.snapshot, nil) }
-                             return (merger.snapshot, { merger.bodyParts(of: $0, openMetrics: $1) })
-                         },
+        return Endpoints(view: { Self.view(publication.current) },
+                         exposition: { Self.exposition(publication.current.exposition) },
                          version: BuildInfo.exporterVersion,
                          metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
                          scrape: scrape, reloader: reloader, lifecycleEnabled: configuration.server.enableLifecycle,
@@ -448,22 +446,31 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
-    /// The exposition and servers as the endpoints see them now: a single unnamed server serves
-    /// its collector's own snapshot, several servers the merged one.
-    private static func view(fleet: ServerFleet<C>, merger: ExpositionMerger<C>) -> Endpoints.View {
-        let pipelines = fleet.pipelines
-        let servers = pipelines.map { pipeline in
-            let collector = pipeline.collector
-            return ServerView(name: pipeline.name, labels: pipeline.labels, target: collector.configuration.target,
+    /// The exposition and servers of a published state as the endpoints see them: a single
+    /// unnamed server serves its collector's own snapshot, several servers the merged one.
+    private static func view(_ state: FleetState<C>) -> Endpoints.View {
+        let servers = state.servers.map { server in
+            let collector = server.collector
+            return ServerView(name: server.name, labels: collector.configuration.seriesLabels,
+                              target: collector.configuration.target,
                               snapshot: { collector.snapshot }, health: { collector.health },
                               sinceLastSuccess: { collector.timeSinceLastSuccess() },
                               stalenessWindow: collector.configuration.stalenessWindow)
         }
+        let (snapshot, bodyParts) = exposition(state.exposition)
         if servers.count == 1, let single = servers.first, single.name.isEmpty {
-            return Endpoints.View(snapshot: single.snapshot(), bodyParts: nil, single: single, servers: [])
+            return Endpoints.View(snapshot: snapshot, bodyParts: nil, single: single, servers: [])
         }
-        return Endpoints.View(snapshot: merger.snapshot, bodyParts: { merger.bodyParts(of: $0, openMetrics: $1) },
-                              single: nil, servers: servers)
+        return Endpoints.View(snapshot: snapshot, bodyParts: bodyParts, single: nil, servers: servers)
+    }
+
+    /// `/metrics`' snapshot of a published exposition, and a merged one's parts.
+    private static func exposition(_ exposition: FleetExposition)
+        -> (snapshot: MetricsSnapshot, bodyParts: (@Sendable (MetricsSnapshot, Bool) -> HTTPBodyParts?)?) {
+        guard exposition.parts != nil else { return (exposition.snapshot, nil) }
+        return (exposition.snapshot, { snapshot, openMetrics in
+            snapshot === exposition.snapshot ? exposition.bodyParts(openMetrics: openMetrics) : nil
+        })
     }
 
     /// Makes a server's pipeline around its client, its collector publishing to `publication`.

@@ -1,4 +1,5 @@
 import WPCollector
+import WPServer
 
 /// What the fleet published: every server's latest readings, as one immutable value handed to
 /// the subscribed front ends (``FleetPublishing/subscribe(_:)``), so they build what they
@@ -25,9 +26,34 @@ package struct FleetState<C: Clock>: Sendable where C.Duration == Duration {
 
     /// The servers in configuration order.
     package var servers: [Server]
+    /// What `/metrics` serves of it.
+    package var exposition: FleetExposition
 
-    package init(servers: [Server]) {
+    package init(servers: [Server], exposition: FleetExposition) {
         self.servers = servers
+        self.exposition = exposition
+    }
+}
+
+/// The exposition of a published state: the server of a `winpower`-only configuration's own
+/// snapshot, or the merge of several servers' with its plain bodies listed as parts once per
+/// merge.
+package struct FleetExposition: Sendable {
+    /// The `/metrics` snapshot, without the per-scrape families.
+    package var snapshot: MetricsSnapshot
+    /// A merged snapshot's plain bodies (text, OpenMetrics) as the merge listed them; `nil`
+    /// for a single server's snapshot, whose bodies are whole.
+    package var parts: (text: HTTPBodyParts, openMetrics: HTTPBodyParts)?
+
+    package init(snapshot: MetricsSnapshot, parts: (text: HTTPBodyParts, openMetrics: HTTPBodyParts)? = nil) {
+        self.snapshot = snapshot
+        self.parts = parts
+    }
+
+    /// The plain body of ``snapshot`` in a format (`true`: OpenMetrics) as parts, when the
+    /// merge listed them.
+    package func bodyParts(openMetrics: Bool) -> HTTPBodyParts? {
+        parts.map { openMetrics ? $0.openMetrics : $0.text }
     }
 }
 

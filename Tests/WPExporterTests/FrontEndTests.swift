@@ -7,6 +7,7 @@ import WPServer
 import WPRuntime
 import WPTestSupport
 @testable import WPExporter
+import WPFrontEnd
 import WPNUTFrontEnd
 
 /// The front ends as the exporter composes them: one list, in start order, from the

@@ -28,12 +28,12 @@ import WPServer
 /// once (a publish during a rebuild has it go once more), as tests that read `/metrics` right
 /// after the collections they drive need.
 package final class ExpositionMerger<C: Clock>: Sendable where C.Duration == Duration {
-    private struct Merged: Sendable {
-        var snapshot = MetricsSnapshot.empty
-        /// The snapshot's plain bodies as parts, listed once.
-        var text = HTTPBodyParts()
-        var openMetrics = HTTPBodyParts()
-        var generation = 0
+    /// A merge's result: the snapshot, its plain bodies as parts (listed once), its number.
+    package struct Merged: Sendable {
+        package var snapshot = MetricsSnapshot.empty
+        package var text = HTTPBodyParts()
+        package var openMetrics = HTTPBodyParts()
+        package var generation = 0
     }
 
     /// What a publish (or the end of a rebuild) leaves to do.
@@ -54,7 +54,7 @@ package final class ExpositionMerger<C: Clock>: Sendable where C.Duration == Dur
     package let spacing: Duration
     private let clock: C
     private let parts: @Sendable () -> [ExpositionChunks?]
-    private let afterMerge: @Sendable () -> Void
+    private let afterMerge: @Sendable (Merged) -> Void
     private let merged = Mutex(Merged())
     private let pending = Mutex(Pending())
     /// One element whenever a trailing rebuild is due; ``run()`` waits on it.
@@ -65,9 +65,9 @@ package final class ExpositionMerger<C: Clock>: Sendable where C.Duration == Dur
     ///   - spacing: the minimum time between the starts of two rebuilds (zero: no cap).
     ///   - clock: measures the spacing and times the trailing rebuild.
     ///   - parts: every server's latest chunks, then the process-wide ones, in output order.
-    ///   - afterMerge: called after each rebuild (memory trimming).
+    ///   - afterMerge: called with each rebuild's result (the fleet's publication).
     package init(spacing: Duration = defaultSpacing, clock: C, parts: @escaping @Sendable () -> [ExpositionChunks?],
-         afterMerge: @escaping @Sendable () -> Void = {}) {
+         afterMerge: @escaping @Sendable (Merged) -> Void = { _ in }) {
         self.spacing = max(spacing, .zero)
         self.clock = clock
         self.parts = parts
@@ -77,6 +77,9 @@ package final class ExpositionMerger<C: Clock>: Sendable where C.Duration == Dur
 
     /// The latest merged snapshot (its plain bodies as parts: ``MetricsSnapshot/textParts``).
     package var snapshot: MetricsSnapshot { merged.withLock { $0.snapshot } }
+
+    /// The latest merge's result.
+    package var latest: Merged { merged.withLock { $0 } }
 
     /// `snapshot`'s plain body in the text format or OpenMetrics as parts, as its merge listed
     /// them; `nil` when it is no longer the latest snapshot.
@@ -159,10 +162,11 @@ package final class ExpositionMerger<C: Clock>: Sendable where C.Duration == Dur
             let snapshot = MergedExposition.snapshot(of: parts())
             let text = HTTPBodyParts(slices: snapshot.textParts)
             let openMetrics = HTTPBodyParts(slices: snapshot.openMetricsParts)
-            merged.withLock {
+            let result = merged.withLock {
                 $0 = Merged(snapshot: snapshot, text: text, openMetrics: openMetrics, generation: $0.generation + 1)
+                return $0
             }
-            afterMerge()
+            afterMerge(result)
             next = pending.withLock { state -> Next in
                 state.running = false
                 return self.next(&state)

@@ -4,17 +4,25 @@ import WPEnergy
 import WPFrontEnd
 
 extension FleetState {
-    /// The fleet as it is now.
-    init(_ pipelines: [ServerPipeline<C>]) {
-        self.init(servers: pipelines.map { Server(name: $0.name, collector: $0.collector) })
+    /// The fleet as it is now, with `exposition`.
+    init(_ pipelines: [ServerPipeline<C>], exposition: FleetExposition) {
+        self.init(servers: pipelines.map { Server(name: $0.name, collector: $0.collector) }, exposition: exposition)
+    }
+}
+
+extension FleetExposition {
+    /// A merge's result.
+    init<C>(_ merged: ExpositionMerger<C>.Merged) {
+        self.init(snapshot: merged.snapshot, parts: (merged.text, merged.openMetrics))
     }
 }
 
 /// The one path from collections to the front ends, whatever the configuration's shape: the
 /// server of a `winpower`-only configuration publishes at once, named servers through the
 /// ``ExpositionMerger`` (at most once per its spacing). Each publication makes one
-/// ``FleetState`` and hands it to every subscriber, on the publishing task, then runs
-/// `afterCollection`.
+/// ``FleetState`` (the servers, their readings and the exposition `/metrics` serves), keeps it
+/// as the latest (``current``: what the HTTP endpoints read) and hands it to every subscriber,
+/// on the publishing task, then runs `afterCollection`.
 ///
 /// A front end subscribes while the exporter is composed, before anything runs; subscribers
 /// do CPU work that finishes (building views, queueing notifications), never I/O.
@@ -23,19 +31,31 @@ package final class FleetPublication<C: Clock>: FleetPublishing where C.Duration
         let fleet: ServerFleet<C>
         let afterCollection: @Sendable () -> Void
         let subscribers = Mutex<[@Sendable (FleetState<C>) -> Void]>([])
+        /// The latest publication; `nil` before the first.
+        let latest = Mutex<FleetState<C>?>(nil)
 
         init(fleet: ServerFleet<C>, afterCollection: @escaping @Sendable () -> Void) {
             self.fleet = fleet
             self.afterCollection = afterCollection
         }
 
-        /// The state made once for every subscriber, and not at all without one.
-        func deliver() {
-            let subscribers = self.subscribers.withLock { $0 }
-            if !subscribers.isEmpty {
-                let state = FleetState(fleet.pipelines)
-                for subscriber in subscribers { subscriber(state) }
+        /// The fleet now, with the single server's own snapshot, else `merged`, else what
+        /// `previous` served (a late publish of a server a reload removed, before the next merge).
+        func state(merged: FleetExposition?, previous: FleetState<C>?) -> FleetState<C> {
+            let exposition = fleet.single.map { FleetExposition(snapshot: $0.collector.snapshot) }
+                ?? merged ?? previous?.exposition ?? FleetExposition(snapshot: .empty)
+            return FleetState(fleet.pipelines, exposition: exposition)
+        }
+
+        /// Makes the state, keeps it as the latest (under the lock: two publications at once
+        /// never leave the older one kept), hands it to every subscriber.
+        func deliver(merged: FleetExposition?) {
+            let state = latest.withLock { latest in
+                let state = self.state(merged: merged, previous: latest)
+                latest = state
+                return state
             }
+            for subscriber in subscribers.withLock({ $0 }) { subscriber(state) }
             afterCollection()
         }
     }
@@ -56,7 +76,7 @@ package final class FleetPublication<C: Clock>: FleetPublishing where C.Duration
         self.hub = hub
         merger = ExpositionMerger(spacing: spacing, clock: clock, parts: {
             fleet.pipelines.map { $0.collector.snapshot.chunks } + [WinPowerCollector<C>.processWideChunks(meter)]
-        }, afterMerge: { hub.deliver() })
+        }, afterMerge: { hub.deliver(merged: FleetExposition($0)) })
     }
 
     /// The publish function for the collector of `server` (a `servers` name, or empty for the
@@ -64,17 +84,23 @@ package final class FleetPublication<C: Clock>: FleetPublishing where C.Duration
     package func publisher(server: String) -> @Sendable () -> Void {
         guard server.isEmpty else { return merger.publisher() }
         let hub = self.hub
-        return { hub.deliver() }
+        return { hub.deliver(merged: nil) }
     }
 
-    /// Publishes again: a reload changed the servers (a merge for named servers).
+    /// Publishes again: a reload changed the servers. The servers now are published at once
+    /// (named servers with the last merge), then merged for named servers.
     package func republish() {
-        if hub.fleet.single == nil { merger.publish() } else { hub.deliver() }
+        let named = hub.fleet.single == nil
+        hub.deliver(merged: named ? FleetExposition(merger.latest) : nil)
+        if named { merger.publish() }
     }
 
-    /// The fleet as it is now, as a publication would hand it (a front end's state before the
-    /// first publication).
-    package var current: FleetState<C> { FleetState(hub.fleet.pipelines) }
+    /// The latest publication; before the first, the fleet as it is now (the single server's
+    /// snapshot, or the last merge).
+    package var current: FleetState<C> {
+        if let latest = hub.latest.withLock({ $0 }) { return latest }
+        return hub.state(merged: FleetExposition(merger.latest), previous: nil)
+    }
 
     /// Adds a subscriber, called with every publication from now on.
     package func subscribe(_ subscriber: @escaping @Sendable (FleetState<C>) -> Void) {

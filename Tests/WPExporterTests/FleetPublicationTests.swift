@@ -1,0 +1,64 @@
+import Foundation
+import Synchronization
+import Testing
+import WPTestThreads
+import WPClient
+import WPCollector
+import WPConfig
+import WPFrontEnd
+import WPTestSupport
+@testable import WPExporter
+
+/// One published state: the HTTP endpoints serve the fleet's latest publication, the same value
+/// every subscribed front end was handed, whatever the configuration's shape.
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct FleetPublicationTests {
+    @Test func namedServersServeTheMergeTheSubscribersWereHanded() async throws {
+        let harness = try ServersHarness(servers: [
+            ("a", ClientStub([.success(.make(devices: [.make(id: "ups-1", watts: 100)]))])),
+            ("b", ClientStub([.success(.make(devices: [.make(id: "ups-9", watts: 50)]))])),
+        ])
+        let handed = Mutex<[FleetState<ManualClock>]>([])
+        harness.exporter.publication.subscribe { state in handed.withLock { $0.append(state) } }
+        for pipeline in harness.exporter.pipelines { await pipeline.collector.collect() }
+        let last = try #require(handed.withLock { $0.last })
+        #expect(last.servers.map(\.name) == ["a", "b"])
+        #expect(last.servers.map { $0.devices.readings.map(\.device.id) } == [["ups-1"], ["ups-9"]])
+        #expect(last.exposition.parts != nil, "a merge lists its bodies' parts")
+        #expect(harness.exporter.snapshot === last.exposition.snapshot, "/metrics serves the state handed out")
+        let metrics = try await harness.get("/metrics").text
+        #expect(metrics.contains("winpower_device_load_total_watts{server=\"a\",site=\"site-0\",device_id=\"ups-1\""), "\(metrics.prefix(600))")
+        #expect(metrics.contains("server=\"b\""))
+        await harness.exporter.close()
+    }
+
+    @Test func aSingleServerServesItsOwnSnapshotFromThePublication() async throws {
+        let harness = try await ExporterHarness(devices: 2)
+        defer { Task { await harness.shutdown() } }
+        let handed = Mutex<[FleetState<ManualClock>]>([])
+        harness.exporter.publication.subscribe { state in handed.withLock { $0.append(state) } }
+        await harness.exporter.collector.collect()
+        let last = try #require(handed.withLock { $0.last })
+        #expect(last.servers.map(\.name) == [""])
+        #expect(last.exposition.parts == nil, "a single server's bodies are whole")
+        #expect(last.exposition.snapshot === harness.exporter.collector.snapshot)
+        #expect(harness.exporter.snapshot === last.exposition.snapshot)
+        #expect(harness.exporter.publication.current.exposition.snapshot === last.exposition.snapshot)
+    }
+
+    /// A reload that changes the servers is published at once: `/targets` lists the new
+    /// servers before any of them collected or merged.
+    @Test func aReloadIsPublishedBeforeTheNextMerge() async throws {
+        let harness = try ServersHarness(servers: [("a", ClientStub([.success(.make())]))],
+                                         clientFactory: { _ in ClientStub([.success(.make())]) })
+        var next = harness.exporter.configuration
+        var added = next.servers[0]
+        added.name = "b"
+        added.winPower.baseURL = "http://127.0.0.9:8081"
+        next.servers.append(added)
+        _ = try await harness.exporter.apply(next)
+        #expect(harness.exporter.publication.current.servers.map(\.name) == ["a", "b"])
+        let targets = try await harness.get("/targets").text
+        #expect(targets.contains("\"b\""), "\(targets)")
+        await harness.exporter.close()
+    }
+}
