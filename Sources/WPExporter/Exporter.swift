@@ -274,17 +274,18 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                                         makeListener: options.listeners.nut, logger: components)
             }
             self.nut = nut
+            // Listed in the order they start; `/health` shows their sections.
+            let listed: [(any FrontEnd)?] = [nut.map { ReportedFrontEnd($0, as: ExporterError.nut) },
+                                              snmp.map { ReportedFrontEnd($0, as: ExporterError.snmp) }]
             let endpoints = Self.endpoints(configuration, publication: publication, meter: meter, store: store, scrape: scrape,
-                                           reloader: reloader, nut: nut, snmp: snmp, wallClock: wallClock)
+                                           reloader: reloader, frontEnds: listed.compactMap { $0 }, wallClock: wallClock)
             self.endpoints = endpoints
             http = try Self.httpFrontEnd(configuration, endpoints: endpoints, scrape: scrape, budget: budget,
                                          options: options, logger: components)
             isSecure = options.webSecurity.tls != nil
             let pushLoop = try Self.makePushLoop(configuration.push, clock: clock, logger: components) { endpoints.textExposition() }
             self.pushLoop = pushLoop
-            let listed: [(any FrontEnd)?] = [nut.map { ReportedFrontEnd($0, as: ExporterError.nut) },
-                                              snmp.map { ReportedFrontEnd($0, as: ExporterError.snmp) }, pushLoop]
-            frontEnds = listed.compactMap { $0 }
+            frontEnds = (listed + [pushLoop]).compactMap { $0 }
         } catch {
             store.close()
             throw error
@@ -355,16 +356,14 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// other front ends and of the data directory (its owner's state, read as it is).
     private static func endpoints(_ configuration: ExporterConfiguration, publication: FleetPublication<C>,
                                   meter: EnergyMeter<C>, store: any EnergyStore, scrape: ScrapeMetrics,
-                                  reloader: ConfigReloader, nut: NUTFrontEnd<C>?, snmp: SNMPService<C>?,
+                                  reloader: ConfigReloader, frontEnds: [any FrontEnd],
                                   wallClock: @escaping @Sendable () -> Date) -> Endpoints {
-        let snmpListen = configuration.snmp.listen ?? ""
         return Endpoints(view: { Self.view(publication.current) },
                          exposition: { Self.exposition(publication.current.exposition) },
                          version: BuildInfo.exporterVersion,
                          metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
                          scrape: scrape, reloader: reloader, lifecycleEnabled: configuration.server.enableLifecycle,
-                         nut: nut.map { nut -> @Sendable () -> NUTHealth in { nut.health } },
-                         snmp: snmp.map { snmp -> @Sendable () -> SNMPHealth in { snmp.health(listen: snmpListen) } },
+                         frontEnds: frontEnds,
                          storage: {
                              let status = meter.status
                              return StorageHealth(dataDirectory: store.location, lastError: status.lastPersistError,
@@ -815,6 +814,7 @@ private struct ReportedFrontEnd: FrontEnd {
     }
 
     var name: String { base.name }
+    var health: FrontEndHealth? { base.health }
     func run() async throws { try await base.run() }
 
     func ready() async throws {

@@ -12,12 +12,59 @@ import WPMetrics
 package protocol FrontEnd: Sendable {
     /// What it is, in log records ("the NUT server").
     var name: String { get }
+    /// Its section of `/health` as it is now (`nut`, `snmp`), or `nil` when it shows none.
+    var health: FrontEndHealth? { get }
     /// Serves until the task is cancelled (binding first, when it listens).
     func run() async throws
     /// Returns once it serves, while ``run()`` runs; throws what keeps it from serving, naming
     /// its configuration key (a ``FrontEndError``; the HTTP listener's `ServerError.bind`
     /// names its address).
     func ready() async throws
+}
+
+extension FrontEnd {
+    /// No section of `/health`.
+    package var health: FrontEndHealth? { nil }
+}
+
+/// A front end's section of `/health`: the key it appears under and what it shows there (any
+/// value encoding to JSON).
+package struct FrontEndHealth: Sendable {
+    /// The section's key, the front end's configuration section (`nut`, `snmp`).
+    package var key: String
+    package var value: any Encodable & Sendable
+
+    package init(key: String, value: any Encodable & Sendable) {
+        self.key = key
+        self.value = value
+    }
+}
+
+/// A report of `/health` with the front ends' sections beside its own fields, each under its
+/// key (keys the report's own fields never use).
+package struct HealthDocument<Report: Encodable>: Encodable {
+    package var report: Report
+    package var sections: [FrontEndHealth]
+
+    package init(report: Report, sections: [FrontEndHealth]) {
+        self.report = report
+        self.sections = sections
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        try report.encode(to: encoder)
+        var container = encoder.container(keyedBy: SectionKey.self)
+        for section in sections {
+            try container.encode(section.value, forKey: SectionKey(stringValue: section.key))
+        }
+    }
+
+    private struct SectionKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
 }
 
 /// Why a front end cannot be built or cannot serve. The exporter reports it as the error of

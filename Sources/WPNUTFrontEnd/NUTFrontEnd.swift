@@ -97,8 +97,11 @@ package final class NUTFrontEnd<C: Clock>: FrontEnd where C.Duration == Duration
         }
     }
 
-    /// What `/health` shows of the NUT server.
-    package var health: NUTHealth { NUTHealth(listen: server.address?.description ?? listen, statistics: server.statistics) }
+    /// What `/health` shows of the NUT server, under `nut`.
+    package var health: FrontEndHealth? { FrontEndHealth(key: "nut", value: status) }
+
+    /// The NUT server now.
+    package var status: NUTHealth { NUTHealth(listen: server.address?.description ?? listen, statistics: server.statistics) }
 }
 
 /// The NUT server in `/health`: where it listens (the configured `nut.listen` until it is

@@ -30,6 +30,8 @@ package final class SNMPService<C: Clock>: Sendable where C.Duration == Duration
     private let notifiers = Mutex<[String: UPSNotifier]>([:])
     private let clock: C
     private let start: C.Instant
+    /// `snmp.listen`, shown in `/health` until the socket is bound.
+    private let listen: String
 
     /// The agent of `configuration.snmp`, or `nil` when `snmp.listen` is not set, subscribed to
     /// `publication`: each publication rebuilds its views, then sends the notifications due.
@@ -119,7 +121,7 @@ package final class SNMPService<C: Clock>: Sendable where C.Duration == Duration
             }
         }
         let service = SNMPService(server: server, agent: agent, informSocket: informSocket, informs: informs, sender: sender,
-                                  source: source, engine: engine, clock: clock, start: start)
+                                  source: source, engine: engine, clock: clock, start: start, listen: snmp.listen ?? "")
         do {
             try registry.register(SNMPMetrics(service: service))
         } catch {
@@ -131,7 +133,8 @@ package final class SNMPService<C: Clock>: Sendable where C.Duration == Duration
 
     private init(server: DatagramServer<SNMPAgent>, agent: SNMPAgent, informSocket: DatagramServer<SNMPInforms<C>>?,
                  informs: SNMPInforms<C>?, sender: SNMPNotificationSender?, source: SNMPFleetSource<C>, engine: SNMPEngine,
-                 clock: C, start: C.Instant) {
+                 clock: C, start: C.Instant, listen: String) {
+        self.listen = listen
         self.server = server
         self.agent = agent
         self.informSocket = informSocket
@@ -226,10 +229,11 @@ extension SNMPService {
             + usm.invalidMessages + usm.unknownSecurityModels
     }
 
-    /// What `/health` shows of the agent.
-    ///
-    /// - Parameter listen: `snmp.listen`, shown until the socket is bound.
-    package func health(listen: String) -> SNMPHealth {
+    /// What `/health` shows of the agent, under `snmp`.
+    package var health: FrontEndHealth? { FrontEndHealth(key: "snmp", value: status) }
+
+    /// The agent now.
+    package var status: SNMPHealth {
         let agent = agent.statistics
         let refused = agent.reports + agent.badCommunities + agent.unknownContexts + agent.badVersions + agent.malformed
             + agent.notRequests + dropped(agent)

@@ -73,6 +73,28 @@ import WPNUTFrontEnd
         }
     }
 
+    /// `/health` shows each front end's section, read from the front end itself, under both
+    /// shapes of the configuration; a front end that is off has none.
+    @Test func healthShowsEachFrontEndsOwnSection() async throws {
+        let single = try Self.exporter { configuration in
+            configuration.nut.listen = "127.0.0.1:0"
+            configuration.nut.allowAnonymous = true
+        }
+        let alone = String(decoding: single.endpoints.healthResponse().wholeBody, as: UTF8.self)
+        #expect(alone.contains("\"nut\":{\"accepted\":0,\"connections\":0,\"listen\":\"127.0.0.1:0\"}"), "\(alone)")
+        #expect(!alone.contains("\"snmp\""), "no snmp.listen: no section")
+        await single.close()
+
+        let servers = try ServersHarness(servers: [("a", ClientStub()), ("b", ClientStub())]) { configuration in
+            configuration.nut.listen = "127.0.0.1:0"
+            configuration.nut.allowAnonymous = true
+        }
+        let fleet = try await servers.get("/health").text
+        #expect(fleet.contains("\"nut\":{\"accepted\":0,\"connections\":0,\"listen\":\"127.0.0.1:0\"}"), "\(fleet)")
+        #expect(fleet.contains("\"servers\":["), "the report of several servers")
+        await servers.exporter.close()
+    }
+
     @Test func theNUTServerChecksPasswordsOnTheWebConfigurationsPool() async throws {
         let hash = try #require(BCrypt.hash(password: "scrape-pw", setting: "$2b$04$abcdefghijklmnopqrstuu"))
         let security = try loadWebSecurity(path: "/web.yml", files: .inMemory(["/web.yml": "basic_auth_users:\n  prom: \(hash)\n"]))

@@ -4,9 +4,7 @@ import WPCollector
 import WPFrontEnd
 import WPLogging
 import WPMetrics
-import WPNUTFrontEnd
 import WPServer
-import WPSNMPFrontEnd
 import WPRuntime
 
 /// The exporter's HTTP surface: `/metrics` (path configurable), `/health`, `/-/healthy`,
@@ -51,10 +49,9 @@ package struct Endpoints: Sendable {
     package var reloader: ConfigReloader?
     /// `server.enable_lifecycle` (`--web.enable-lifecycle`): whether `/-/reload` reloads.
     package var lifecycleEnabled: Bool
-    /// The NUT server's state for `/health`; `nil` without `nut.listen`.
-    package var nut: (@Sendable () -> NUTHealth)?
-    /// The SNMP agent's state for `/health`; `nil` without `snmp.listen`.
-    package var snmp: (@Sendable () -> SNMPHealth)?
+    /// The other front ends, whose sections `/health` shows (the NUT server's under `nut`, the
+    /// SNMP agent's under `snmp`), each when configured.
+    package var frontEnds: [any FrontEnd]
     /// The energy store's state for `/health`; `nil` without one (endpoint tests). A failing
     /// store makes `/health` unhealthy.
     package var storage: (@Sendable () -> StorageHealth)?
@@ -64,8 +61,8 @@ package struct Endpoints: Sendable {
                                                bodyParts: (@Sendable (MetricsSnapshot, Bool) -> HTTPBodyParts?)?))? = nil,
                  version: String, metricsPath: String, startedAt: Date,
                  now: @escaping @Sendable () -> Date, scrape: ScrapeMetrics, reloader: ConfigReloader? = nil,
-                 lifecycleEnabled: Bool = false, nut: (@Sendable () -> NUTHealth)? = nil,
-                 snmp: (@Sendable () -> SNMPHealth)? = nil, storage: (@Sendable () -> StorageHealth)? = nil) {
+                 lifecycleEnabled: Bool = false, frontEnds: [any FrontEnd] = [],
+                 storage: (@Sendable () -> StorageHealth)? = nil) {
         self.view = view
         self.exposition = exposition ?? {
             let view = view()
@@ -78,8 +75,7 @@ package struct Endpoints: Sendable {
         self.scrape = scrape
         self.reloader = reloader
         self.lifecycleEnabled = lifecycleEnabled
-        self.nut = nut
-        self.snmp = snmp
+        self.frontEnds = frontEnds
         self.storage = storage
     }
 
@@ -226,8 +222,8 @@ package struct Endpoints: Sendable {
             deviceCount: health.deviceCount, deviceList: .init(health), energySamplesRejected: health.energySamplesRejected,
             configReload: reloader.map { HealthReport.ConfigReload($0.status) },
             outages: health.outages.map { .init(deviceID: $0.deviceID, since: $0.since.map(Self.iso)) },
-            alarms: health.alarms.map(HealthReport.DeviceAlarms.init), nut: nut?(), snmp: snmp?(), storage: storage)
-        return Self.json(report, status: healthy ? 200 : 503)
+            alarms: health.alarms.map(HealthReport.DeviceAlarms.init), storage: storage)
+        return Self.json(HealthDocument(report: report, sections: frontEnds.compactMap(\.health)), status: healthy ? 200 : 503)
     }
 
     /// Seconds since start, to the millisecond.
@@ -407,12 +403,10 @@ package struct HealthReport: Codable, Sendable, Equatable {
     package var outages: [Outage] = []
     /// Devices with active alarms, with what WinPower says of each.
     package var alarms: [DeviceAlarms] = []
-    /// The NUT server (`nut.listen`); absent when it is off.
-    package var nut: NUTHealth?
-    /// The SNMP agent (`snmp.listen`); absent when it is off.
-    package var snmp: SNMPHealth?
     /// The energy store: data directory and whether saving works.
     package var storage: StorageHealth?
+    // The front ends' sections (`nut`, `snmp`) are written beside these fields
+    // (`HealthDocument`).
     package struct DeviceAlarms: Codable, Sendable, Equatable {
         var deviceID: String
         var deviceName: String
@@ -445,7 +439,7 @@ package struct HealthReport: Codable, Sendable, Equatable {
         }
     }
     package enum CodingKeys: String, CodingKey {
-        case status, version, outages, alarms, nut, snmp, storage
+        case status, version, outages, alarms, storage
         case uptimeSeconds = "uptime_seconds"
         case lastCollection = "last_collection"
         case winPower = "winpower"

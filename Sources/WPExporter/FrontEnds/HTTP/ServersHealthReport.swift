@@ -1,8 +1,7 @@
 import FoundationEssentials
 import WPCollector
-import WPNUTFrontEnd
+import WPFrontEnd
 import WPServer
-import WPSNMPFrontEnd
 
 /// The JSON body of `/health` for a multi-server exporter: the whole, then each server.
 ///
@@ -40,14 +39,12 @@ package struct ServersHealthReport: Codable, Sendable, Equatable {
     package var energySamplesRejected: Int
     /// The last configuration reload.
     package var configReload: HealthReport.ConfigReload?
-    /// The NUT server (`nut.listen`); absent when it is off.
-    package var nut: NUTHealth?
-    /// The SNMP agent (`snmp.listen`); absent when it is off.
-    package var snmp: SNMPHealth?
+    // The front ends' sections (`nut`, `snmp`) are written beside these fields
+    // (`HealthDocument`).
     /// The energy store: data directory and whether saving works.
     package var storage: StorageHealth?
     package enum CodingKeys: String, CodingKey {
-        case status, version, servers, nut, snmp, storage
+        case status, version, servers, storage
         case uptimeSeconds = "uptime_seconds"
         case deviceCount = "device_count"
         case energySamplesRejected = "energy_samples_rejected"
@@ -92,7 +89,8 @@ extension Endpoints {
                                          deviceCount: entries.reduce(0) { $0 + $1.deviceCount },
                                          energySamplesRejected: rejected,
                                          configReload: reloader.map { HealthReport.ConfigReload($0.status) },
-                                         nut: nut?(), snmp: snmp?(), storage: storage)
-        return Self.json(report, status: status == "unhealthy" ? 503 : 200)
+                                         storage: storage)
+        return Self.json(HealthDocument(report: report, sections: frontEnds.compactMap(\.health)),
+                         status: status == "unhealthy" ? 503 : 200)
     }
 }
