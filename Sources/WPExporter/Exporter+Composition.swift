@@ -1,0 +1,288 @@
+import FoundationEssentials
+import WPCollector
+import WPConfig
+import WPEnergy
+import WPFrontEnd
+import WPLogging
+import WPMetrics
+import WPNUTFrontEnd
+import WPPushgateway
+import WPServer
+import WPServerMetrics
+import WPStorage
+
+// How ``Exporter``'s initializer composes the exporter: each part from its configuration
+// section, in the order the initializer lists them (docs/architecture.md, "Front ends").
+extension Exporter {
+    /// Opens the energy store of `storage.data_dir` (taking its lock) or in memory, and says
+    /// where the totals are kept.
+    static func openStore(_ configuration: ExporterConfiguration, storage: StorageConfiguration, options: Options,
+                                  logger: WPLogger, components: WPLogger) throws(ExporterError) -> any EnergyStore {
+        let store: any EnergyStore
+        do {
+            store = try options.energyStorage.make(storage, components.component("storage"), options.wallClock)
+        } catch {
+            throw .dataDirectory(error)
+        }
+        // A relative storage.data_dir (the default is ./data) depends on the working directory:
+        // say where the totals are.
+        if options.energyStorage.isDataDirectory {
+            logger.info("energy totals kept in the data directory",
+                        ["data_dir": .string(Self.absolute(configuration.storage.dataDirectory))])
+        } else {
+            logger.info("energy totals kept in memory only: they start from zero and end with the process",
+                        ["store": .string(store.location)])
+        }
+        return store
+    }
+
+    /// One member per server of `configuration`, each with its client.
+    static func members(_ configuration: ExporterConfiguration, makeMember: ServerFleet<C>.MemberFactory,
+                                makeClient: ClientFactory) throws(ExporterError) -> [ServerFleet<C>.Member] {
+        var members: [ServerFleet<C>.Member] = []
+        for entry in serverEntries(configuration) {
+            do {
+                members.append(makeMember(entry, try makeClient(entry), configuration))
+            } catch {
+                throw .client(server: entry.name, reason: "\(error)")
+            }
+        }
+        return members
+    }
+
+    /// The reloader of SIGHUP and `POST /-/reload`: applies through `applier`, then makes the
+    /// passwords now in effect the log's secrets (a rotated one is masked too).
+    static func reloader(_ load: ConfigReloader.Load?, applier: ReloadApplier<C>, running: RunningConfiguration,
+                                 logger: WPLogger, components: WPLogger,
+                                 wallClock: @escaping @Sendable () -> Date) -> ConfigReloader {
+        let redactor = logger.redactor
+        return ConfigReloader(load: load, apply: { next in
+            let applied = try await applier.apply(next)
+            ExporterSecrets.register(running.value, in: redactor)
+            return applied
+        }, logger: components.component("reload"), now: wallClock)
+    }
+
+    /// The exporter's own per-scrape metrics, the reload status among them.
+    static func scrapeMetrics(_ reloader: ConfigReloader) throws(ExporterError) -> ScrapeMetrics {
+        do {
+            let scrape = try ScrapeMetrics(build: .current)
+            try reloader.register(in: scrape.registry)
+            return scrape
+        } catch {
+            throw .metrics(error)
+        }
+    }
+
+    /// Every HTTP endpoint over the fleet's latest publication, with what `/health` shows of the
+    /// other front ends and of the data directory (its owner's state, read as it is).
+    static func endpoints(_ configuration: ExporterConfiguration, publication: FleetPublication<C>,
+                                  meter: EnergyMeter<C>, store: any EnergyStore, scrape: ScrapeMetrics,
+                                  reloader: ConfigReloader, frontEnds: [any FrontEnd],
+                                  wallClock: @escaping @Sendable () -> Date) -> Endpoints {
+        return Endpoints(view: { Self.view(publication.current) },
+                         exposition: { Self.exposition(publication.current.exposition) },
+                         version: BuildInfo.exporterVersion,
+                         metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
+                         scrape: scrape, reloader: reloader, lifecycleEnabled: configuration.server.enableLifecycle,
+                         frontEnds: frontEnds,
+                         storage: {
+                             let status = meter.status
+                             return StorageHealth(dataDirectory: store.location, lastError: status.lastPersistError,
+                                                  saveFailures: status.persistFailures)
+                         })
+    }
+
+    /// The HTTP listener of `server.*` over `endpoints`, its connections on `/metrics`.
+    static func httpFrontEnd(_ configuration: ExporterConfiguration, endpoints: Endpoints, scrape: ScrapeMetrics,
+                                     budget: DescriptorBudget?, options: Options,
+                                     logger: WPLogger) throws(ExporterError) -> HTTPFrontEnd {
+        var serverConfiguration = ExporterSettings.server(configuration)
+        serverConfiguration.tls = options.webSecurity.tls
+        if let budget { serverConfiguration.reservedDescriptors = budget.reservedForHTTP }
+        let server = options.listeners.http(serverConfiguration, endpoints.makeHandler(security: options.webSecurity),
+                                            logger.component("http"), scrape.requests)
+        do {
+            try scrape.registry.register(ConnectionMetrics(prefix: "winpower_exporter_http_connections", protocolName: "HTTP") {
+                server.statistics
+            })
+        } catch {
+            throw .metrics(error)
+        }
+        return HTTPFrontEnd(server: server)
+    }
+
+    /// Descriptors the exporter holds apart from client connections: standard streams, the log
+    /// file, the data directory's lock and a state file being written, two event loops and
+    /// their listeners, the signal pipe, timers, a name lookup (16), and 2 per WinPower server
+    /// (its kept connection and one being opened). Measured: 25 open with 10 servers and no
+    /// client connected (14, and 11 sockets: the listener and one kept connection per server).
+    static func reservedDescriptors(servers: Int) -> Int { 16 + 2 * servers }
+
+    /// The HTTP and NUT connection caps within the open-files limit (`nil` when unlimited);
+    /// caps lowered by it are logged.
+    ///
+    /// - Throws: ``ExporterError/openFiles(_:)`` when the limit is too low to serve at all.
+    static func descriptorBudget(_ configuration: ExporterConfiguration, limit: Int?,
+                                 logger: WPLogger) throws(ExporterError) -> DescriptorBudget? {
+        guard let limit else { return nil }
+        let http = HTTPServer.Configuration().maxConnections
+        let nut = configuration.nut.address == nil ? nil : configuration.nut.maxConnections
+        let budget: DescriptorBudget
+        do {
+            budget = try DescriptorBudget(limit: limit, reserved: reservedDescriptors(servers: serverEntries(configuration).count),
+                                          httpConnections: http, lineConnections: nut)
+        } catch {
+            throw .openFiles(error)
+        }
+        if budget.httpConnections < http || (nut.map { budget.lineConnections < $0 } ?? false) {
+            var fields: LogFields = ["open_files": .int(limit), "reserved": .int(budget.reserved),
+                                     "http_connections": .int(budget.httpConnections)]
+            if nut != nil { fields["nut_connections"] = .int(budget.lineConnections) }
+            logger.info("connection caps fitted to the open files limit", fields)
+        }
+        return budget
+    }
+
+    /// One naming of the UPSs for NUT and SNMP (`community@rack-a` and `rack-a@host` alike):
+    /// subscribed to the publication and kept in the data directory when either serves them.
+    static func upsNames(_ configuration: ExporterConfiguration, publication: FleetPublication<C>,
+                                 store: any EnergyStore) -> NUTFleetSource<C> {
+        let settings = NUTBridgeSettings(configuration.nut)
+        guard configuration.nut.address != nil || configuration.snmp.address != nil else {
+            return NUTFleetSource(state: publication.current, settings: settings, version: BuildInfo.exporterVersion)
+        }
+        return NUTFleetSource(publication: publication, settings: settings, version: BuildInfo.exporterVersion,
+                              memory: NUTNameMemory(store.sections))
+    }
+
+    /// What `make` builds, its ``FrontEndError`` reported as the error of its section
+    /// (`section`: ``ExporterError/nut(reason:)``, ``ExporterError/snmp(reason:)``).
+    static func section<T>(_ section: (String) -> ExporterError,
+                                   _ make: () throws(FrontEndError) -> T) throws(ExporterError) -> T {
+        do {
+            return try make()
+        } catch {
+            throw ExporterError(error, section: section)
+        }
+    }
+
+    /// The exposition and servers of a published state as the endpoints see them: a single
+    /// unnamed server serves its collector's own snapshot, several servers the merged one.
+    static func view(_ state: FleetState<C>) -> Endpoints.View {
+        let servers = state.servers.map { server in
+            let collector = server.collector
+            return ServerView(name: server.name, labels: collector.configuration.seriesLabels,
+                              target: collector.configuration.target,
+                              snapshot: { collector.snapshot }, health: { collector.health },
+                              sinceLastSuccess: { collector.timeSinceLastSuccess() },
+                              stalenessWindow: collector.configuration.stalenessWindow)
+        }
+        let (snapshot, bodyParts) = exposition(state.exposition)
+        if servers.count == 1, let single = servers.first, single.name.isEmpty {
+            return Endpoints.View(snapshot: snapshot, bodyParts: nil, single: single, servers: [])
+        }
+        return Endpoints.View(snapshot: snapshot, bodyParts: bodyParts, single: nil, servers: servers)
+    }
+
+    /// `/metrics`' snapshot of a published exposition, and a merged one's parts.
+    static func exposition(_ exposition: FleetExposition)
+        -> (snapshot: MetricsSnapshot, bodyParts: (@Sendable (MetricsSnapshot, Bool) -> HTTPBodyParts?)?) {
+        guard exposition.parts != nil else { return (exposition.snapshot, nil) }
+        return (exposition.snapshot, { snapshot, openMetrics in
+            snapshot === exposition.snapshot ? exposition.bodyParts(openMetrics: openMetrics) : nil
+        })
+    }
+
+    /// Makes a server's pipeline around its client, its collector publishing to `publication`.
+    static func memberFactory(meter: EnergyMeter<C>, publication: FleetPublication<C>, clock: C,
+                                      wallClock: @escaping @Sendable () -> Date, logger: WPLogger, graceful: Duration,
+                                      saveWait: Duration) -> ServerFleet<C>.MemberFactory {
+        return { entry, client, configuration in
+            let fields: [String: LogValue] = entry.name.isEmpty ? [:] : ["server": .string(entry.name)]
+            var collectorConfiguration = ServerPipeline<C>.collectorConfiguration(entry, configuration)
+            collectorConfiguration.saveWait = saveWait
+            let collector = WinPowerCollector(configuration: collectorConfiguration,
+                                              client: client, meter: meter, clock: clock, wallClock: wallClock,
+                                              logger: logger.component("collector", fields: fields),
+                                              published: publication.publisher(server: entry.name))
+            let pipeline = ServerPipeline(
+                name: entry.name, labels: collector.configuration.seriesLabels, collector: collector,
+                interval: collector.configuration.interval, gracefulShutdownTimeout: graceful, clock: clock,
+                logger: logger.component("scheduler", fields: fields))
+            return ServerFleet<C>.Member(entry: entry, interval: collector.configuration.interval, client: client,
+                                         pipeline: pipeline)
+        }
+    }
+
+    static func makePushLoop(_ push: ExporterConfiguration.Push, clock: C, logger: WPLogger,
+                                     source: @escaping @Sendable () -> [UInt8]) throws(ExporterError) -> PushLoop<C>? {
+        do {
+            return try PushgatewayClient.exporterClient(push).map { client in
+                PushLoop(client: client, interval: push.interval, clock: clock, logger: logger.component("push"),
+                         source: source)
+            }
+        } catch {
+            throw .push(error)
+        }
+    }
+
+    /// Opens the shared meter; with `servers`, moves stored totals as ``EnergyMigration`` says
+    /// and warns about unqualified totals no entry adopts.
+    static func openMeter(_ configuration: ExporterConfiguration, storage: StorageConfiguration,
+                                  store: any EnergyStore, clock: C, logger: WPLogger) throws(ExporterError) -> EnergyMeter<C> {
+        do {
+            return try openMeter(configuration, storage: storage, store: store, clock: clock, energyLogger: logger.component("energy"))
+        } catch {
+            throw .dataDirectory(error)
+        }
+    }
+
+    static func openMeter(_ configuration: ExporterConfiguration, storage: StorageConfiguration,
+                                  store: any EnergyStore, clock: C, energyLogger: WPLogger) throws -> EnergyMeter<C> {
+        let energy = ExporterSettings.energy(configuration.energy)
+        guard !configuration.servers.isEmpty else {
+            return try EnergyMeter.open(configuration: energy, persistence: storage.persistencePolicy, store: store,
+                                        clock: clock, logger: energyLogger)
+        }
+        let migration = EnergyMigration(configuration)
+        var unadopted = 0
+        let (meter, moved) = try EnergyMeter.open(configuration: energy, persistence: storage.persistencePolicy,
+                                                  store: store, clock: clock, logger: energyLogger) { keys in
+            let plan = migration.moves(keys)
+            unadopted = plan.unadopted
+            return plan.moves
+        }
+        if moved > 0 {
+            energyLogger.info("stored energy totals moved to their servers", ["devices": .int(moved)])
+        }
+        if unadopted > 0 {
+            energyLogger.warn("energy totals of a winpower-only configuration are adopted by no server: kept, not exported "
+                              + "(set energy_from: winpower on the entry that continues them)", ["devices": .int(unadopted)])
+        }
+        return meter
+    }
+}
+
+/// A front end whose ``FrontEndError`` at start is reported as the error of its section.
+struct ReportedFrontEnd: FrontEnd {
+    let base: any FrontEnd
+    let section: @Sendable (String) -> ExporterError
+
+    init(_ base: any FrontEnd, as section: @escaping @Sendable (String) -> ExporterError) {
+        self.base = base
+        self.section = section
+    }
+
+    var name: String { base.name }
+    var health: FrontEndHealth? { base.health }
+    func run() async throws { try await base.run() }
+
+    func ready() async throws {
+        do {
+            try await base.ready()
+        } catch let error as FrontEndError {
+            throw ExporterError(error, section: section)
+        }
+    }
+}
