@@ -81,7 +81,7 @@ extension Exporter {
                                   reloader: ConfigReloader, frontEnds: [any FrontEnd],
                                   wallClock: @escaping @Sendable () -> Date) -> Endpoints {
         return Endpoints(view: { Self.view(publication.current) },
-                         exposition: { Self.exposition(publication.current.exposition) },
+                         exposition: { Self.exposition(publication.exposition) },
                          version: BuildInfo.exporterVersion,
                          metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
                          scrape: scrape, reloader: reloader, lifecycleEnabled: configuration.server.enableLifecycle,

@@ -102,6 +102,12 @@ package final class FleetPublication<C: Clock>: FleetPublishing where C.Duration
         return hub.state(merged: FleetExposition(merger.latest), previous: nil)
     }
 
+    /// The exposition of ``current``, read without the rest of the state (a scrape's one read).
+    package var exposition: FleetExposition {
+        if let exposition = hub.latest.withLock({ $0?.exposition }) { return exposition }
+        return current.exposition
+    }
+
     /// Adds a subscriber, called with every publication from now on.
     package func subscribe(_ subscriber: @escaping @Sendable (FleetState<C>) -> Void) {
         hub.subscribers.withLock { $0.append(subscriber) }
