@@ -54,6 +54,10 @@ extension WinPowerSimulator {
         /// WinPower areas the devices are spread over (`--areas`): device `i` is in area
         /// `i % areas` (area 0 is the root); the list honours `areaId` and `includeSubArea`.
         public var areas = 1
+        /// Every reading as at the simulation's start (`--frozen`): the power curves and the
+        /// outage schedule stay at second 0, so every run serves the same values (tokens
+        /// still expire on the clock).
+        public var frozenReadings = false
         /// Active alarms in several shapes (`--alarm-shapes`): a plain code string for a fault,
         /// the number `501` (BatteryTestInProgress) and an object with a message and an id for a
         /// battery test, as well as the usual objects.

@@ -94,7 +94,7 @@ extension WinPowerSimulator {
         let listed = ups ? devices.filter { $0.areaId == area || (subAreas && area == SimulatedDevice.rootArea) } : []
         let start = min((page - 1).multipliedReportingOverflow(by: pageSize).partialValue, listed.count)
         let slice = listed[max(0, start)..<min(max(0, start) + pageSize, listed.count)]
-        let t = simulatedSeconds
+        let t = configuration.frozenReadings ? 0 : simulatedSeconds
         let schedule = configuration.outageSchedule
         var objects = slice.map { device in
             guard device.role != .disconnected,

@@ -5,7 +5,9 @@ extension CommandParser {
     static let simulatorFlags = ["--host", "--port", "--devices", "--page-size", "--token-lifetime",
                                  "--token-exp-ms", "--clock-skew", "--username", "--password", "--fault",
                                  "--servers", "--fault-server", "--outage-schedule", "--three-phase", "--extra-readings",
-                                 "--areas", "--alarm-shapes", "--alias-bytes"]
+                                 "--areas", "--alarm-shapes", "--alias-bytes", "--frozen"]
+    /// The flags that take no value (`--flag` is `--flag=true`).
+    static let simulatorBooleans: Set<String> = ["--token-exp-ms", "--alarm-shapes", "--frozen"]
 
     /// Parses the flags of `wpexporter simulate`.
     static func parseSimulator(_ arguments: [String]) throws(UsageError) -> SimulatorOptions {
@@ -17,7 +19,13 @@ extension CommandParser {
             }
             return parsed
         }
-        try walk(arguments, command: "simulate", isKnown: { simulatorFlags.contains($0) }, isBoolean: { $0 == "--token-exp-ms" || $0 == "--alarm-shapes" },
+        func boolean(_ flag: String, _ value: String) throws(UsageError) -> Bool {
+            guard let on = Bool(value) else {
+                throw UsageError(command: "simulate", message: "\(flag) takes true or false, not \"\(value)\"")
+            }
+            return on
+        }
+        try walk(arguments, command: "simulate", isKnown: { simulatorFlags.contains($0) }, isBoolean: { simulatorBooleans.contains($0) },
                  allNames: simulatorFlags) { flag, value throws(UsageError) in
             switch flag {
             case "--host": options.host = value
@@ -29,11 +37,7 @@ extension CommandParser {
                     throw UsageError(command: "simulate", message: "--token-lifetime must be a positive duration such as 30m, not \"\(value)\"")
                 }
                 options.tokenLifetime = lifetime
-            case "--token-exp-ms":
-                guard let on = Bool(value) else {
-                    throw UsageError(command: "simulate", message: "--token-exp-ms takes true or false, not \"\(value)\"")
-                }
-                options.tokenExpInMilliseconds = on
+            case "--token-exp-ms": options.tokenExpInMilliseconds = try boolean(flag, value)
             case "--clock-skew":
                 let negative = value.hasPrefix("-")
                 let magnitude = negative || value.hasPrefix("+") ? String(value.dropFirst()) : value
@@ -51,9 +55,8 @@ extension CommandParser {
             case "--extra-readings": options.extraReadings = try number(flag, value, 0...20_000)
             case "--areas": options.areas = try number(flag, value, 1...1000)
             case "--alias-bytes": options.aliasBytes = try number(flag, value, 0...50_000_000)
-            case "--alarm-shapes":
-                guard let on = Bool(value) else { throw UsageError(command: "simulate", message: "--alarm-shapes takes true or false, not \"\(value)\"") }
-                options.alarmShapes = on
+            case "--alarm-shapes": options.alarmShapes = try boolean(flag, value)
+            case "--frozen": options.frozen = try boolean(flag, value)
             default: options.faults.append(value)
             }
         }

@@ -56,6 +56,7 @@ extension RuntimeCommands {
         var configuration = WinPowerSimulator.Configuration()
         (configuration.threePhaseDevices, configuration.extraReadings) = (options.threePhaseDevices, options.extraReadings)
         (configuration.areas, configuration.alarmShapes) = (options.areas, options.alarmShapes)
+        configuration.frozenReadings = options.frozen
         configuration.aliasBytes = options.aliasBytes
         for entry in options.faults {
             do {
