@@ -39,4 +39,39 @@ import WPRuntime
         harness.clock.advance(by: .seconds(0.5))
         #expect(try await modes(harness) == ["3", "4", ""])
     }
+
+    /// `--frozen`: the list is the same whenever it is asked for, its outage windows included
+    /// (second 0); without it the readings move with the clock.
+    @Test func frozenReadingsNeverMove() async throws {
+        func list(_ harness: SimulatorHarness) async throws -> [[String: Any]] {
+            let response = try await harness.simulator.handle(listRequest(token: try await token(harness.simulator)))
+            return try #require(try json(response)["data"] as? [[String: Any]])
+        }
+        func readings(_ devices: [[String: Any]]) -> [String] {
+            devices.map { device in
+                let realtime = device["realtime"] as? [String: Any] ?? [:]
+                return realtime.keys.sorted().map { "\($0)=\(realtime[$0] ?? "")" }.joined(separator: ",")
+            }
+        }
+        let frozen = SimulatorHarness {
+            $0.password = "s3cr3t-Pa55"
+            $0.deviceCount = 3
+            $0.frozenReadings = true
+            $0.outageSchedule = [OutageWindow(start: 2, length: 4)]
+        }
+        let first = readings(try await list(frozen))
+        frozen.clock.advance(by: .seconds(3))
+        #expect(readings(try await list(frozen)) == first, "the window at 2-6 s does not apply: time stays at 0")
+        frozen.clock.advance(by: .seconds(1_000))
+        #expect(readings(try await list(frozen)) == first)
+        #expect(try await modes(frozen) == ["3", "4", ""])
+
+        let moving = SimulatorHarness {
+            $0.password = "s3cr3t-Pa55"
+            $0.deviceCount = 3
+        }
+        let start = readings(try await list(moving))
+        moving.clock.advance(by: .seconds(1_000))
+        #expect(readings(try await list(moving)) != start)
+    }
 }
