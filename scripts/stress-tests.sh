@@ -14,6 +14,11 @@
 # A crash prints its signal and the last lines of the run. Logs of failed runs are kept under
 # .build/stress/. The suite is built once first; the runs use that build (--skip-build). The
 # bar is every run passing (docs/architecture.md, "Threads").
+#
+# At the end it prints the time limits' headroom: for every test, the slowest of its passing
+# runs against its time limit (its own `.timeLimit`, else its suite's), the tests whose limit is
+# less than 4 times that first, and fails when one is (docs/testing.md, "Flakes"). The times of
+# each passing run are kept in .build/stress/times-RUN.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -47,6 +52,7 @@ for run in $(seq "$runs"); do
     if [ "$status" = 0 ]; then
         passed=$((passed + 1))
         echo "run $run: passed in ${took} s ($(grep -oE 'Test run with [0-9]+ tests' "$log" | head -1))"
+        grep -E '^. Test .* passed after [0-9.]+ seconds' "$log" >"$logs/times-$run.txt" || true
         rm -f "$log"
         continue
     fi
@@ -69,4 +75,45 @@ for run in $(seq "$runs"); do
     echo "    log: $log"
 done
 echo "$passed of $runs runs passed"
-[ "$passed" = "$runs" ]
+
+# The headroom of every time limit over the slowest passing run of its tests.
+headroom=0
+python3 - "$logs" "$runs" <<'PY' || headroom=$?
+import glob, os, re, sys
+logs, runs = sys.argv[1], int(sys.argv[2])
+# Each test function's limit in minutes: its own .timeLimit, else its suite's (the suite
+# declared above it in its file). Functions of the same name in several suites get the lowest.
+limits = {}
+suite_re = re.compile(r"@Suite\((.*?)\)\s*(?:final\s+)?(?:struct|class|enum)\s+(\w+)", re.S)
+test_re = re.compile(r"@Test\b(\((?:[^()]|\([^()]*\))*\))?\s*(?:@\w+\s*)*func\s+(\w+)", re.S)
+minutes_re = re.compile(r"\.timeLimit\(\.minutes\((\d+)\)\)")
+for path in glob.glob("Tests/**/*.swift", recursive=True):
+    text = open(path, encoding="utf-8").read()
+    suites = [(m.start(), minutes_re.search(m.group(1))) for m in suite_re.finditer(text)]
+    for m in test_re.finditer(text):
+        own = minutes_re.search(m.group(1) or "")
+        outer = [limit for start, limit in suites if start < m.start()]
+        limit = own or (outer[-1] if outer else None)
+        display = re.match(r'\(\s*"((?:[^"\\]|\\.)*)"', m.group(1) or "")
+        if limit:
+            # A test with a display name is printed by it, else by its function's name.
+            name = display.group(1) if display else m.group(2)
+            limits[name] = min(limits.get(name, 10**9), int(limit.group(1)))
+slowest = {}
+line_re = re.compile(r'Test (?:"(.*)"|(\w+)\([^)]*\))(?: with \d+ test cases?)? passed after ([0-9.]+) seconds')
+for path in glob.glob(os.path.join(logs, "times-*.txt")):
+    for line in open(path, encoding="utf-8"):
+        m = line_re.search(line)
+        if m:
+            name = m.group(1) if m.group(1) is not None else m.group(2)
+            slowest[name] = max(slowest.get(name, 0.0), float(m.group(3)))
+rows = sorted(((limits[name] * 60 / seconds if seconds > 0 else float("inf"), name, seconds, limits[name])
+               for name, seconds in slowest.items() if name in limits), key=lambda r: r[0])
+short = [r for r in rows if r[0] < 4]
+print(f"== time limits over the slowest passing run ({len(rows)} tests with a known limit):")
+for ratio, name, seconds, minutes in rows[:12]:
+    print(f"  {name}: slowest {seconds:.1f} s, limit {minutes} min: {ratio:.1f}x" + ("  < 4x" if ratio < 4 else ""))
+print(f"{len(short)} tests below 4x headroom")
+sys.exit(1 if short else 0)
+PY
+[ "$passed" = "$runs" ] && [ "$headroom" = 0 ]
