@@ -202,9 +202,12 @@ import WPTestSupport
         configuration.servers[1].winPower.baseURL = "http://127.0.0.9:8081"
         next.value.withLock { $0 = configuration }
         let reload = Task { await exporter.reloader.reload(trigger: "test") }
-        // Give the reload every chance to start the new pipeline early.
-        for _ in 0..<1000 { await Task.yield() }
-        #expect(replacement.calls == 0, "the new pipeline waits for the old collection")
+        // The reload has swapped the members: the old pipeline retires, its collection still in
+        // flight (held by the gate; the manual clock never reaches the graceful timeout), and the
+        // new one is deferred until it ends, so it cannot have collected, however the tasks run.
+        await harness.until("the old pipeline retiring") { fleet.retiringCount == 1 }
+        #expect(fleet.isDeferred("c"), "the new pipeline waits for the old collection")
+        #expect(replacement.calls == 0)
         old.release()
         let outcome = await reload.value
         #expect(outcome == .applied(ConfigReloader.Applied(summary: "servers: changed c; 1 unchanged")))

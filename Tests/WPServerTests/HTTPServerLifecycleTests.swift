@@ -8,7 +8,7 @@ import WPLogging
 @testable import WPServer
 import WPTestSupport
 
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct HTTPServerLifecycleTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct HTTPServerLifecycleTests {
     @Test func headTimeoutAnswers408AndCloses() async throws {
         // The head timer starts at accept; the partial head must arrive before it fires, or the
         // connection counts as silent (closed without a response, another test's case). A

@@ -93,6 +93,10 @@ package final class ExpositionMerger<C: Clock>: Sendable where C.Duration == Dur
     /// Whether a rebuild is running (its result not yet published).
     package var isMerging: Bool { pending.withLock { $0.running } }
 
+    /// Whether something was published since the last rebuild began: without it, and with no
+    /// rebuild running, nothing merges until the next publish.
+    package var isOutdated: Bool { pending.withLock { $0.outdated } }
+
     /// Marks the merged snapshot outdated: rebuilds it now when the last rebuild began at least
     /// ``spacing`` ago (or `first` is set) and none is running, else leaves it to the running
     /// rebuild or to ``run()``.

@@ -152,6 +152,10 @@ package final class ServerFleet<C: Clock>: Sendable where C.Duration == Duration
     /// Retired pipelines whose task has not ended yet.
     package var retiringCount: Int { state.withLock { $0.retiring.count } }
 
+    /// Whether the member `name` waits to be started (``start(_:)``): a reload defers a changed
+    /// server's new pipeline until the old one has stopped.
+    package func isDeferred(_ name: String) -> Bool { state.withLock { $0.deferred.contains(name) } }
+
     /// Starts `pipeline`'s scheduler; from now on its collector is the only one recording its
     /// server's energy (a predecessor's collection that outlived its graceful timeout records
     /// nothing more).
