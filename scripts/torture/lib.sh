@@ -58,7 +58,8 @@ launch_exporter() {
         --logging.format json "$@" >"$log" 2>&1 &
     server=$!
     for _ in $(seq 200); do grep -qs 'exporter listening' "$log" && break; sleep 0.1; done
-    port=$(grep 'exporter listening' "$log" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2)
+    # `|| true`: with no such line the check below names the problem (set -e would exit silently).
+    port=$(grep 'exporter listening' "$log" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2 || true)
     [ -n "$port" ] || { echo "$name: exporter did not start" >&2; cat "$log" >&2; exit 1; }
     base="http://127.0.0.1:$port"
 }
