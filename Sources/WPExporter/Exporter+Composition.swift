@@ -17,7 +17,7 @@ extension Exporter {
     /// Opens the energy store of `storage.data_dir` (taking its lock) or in memory, and says
     /// where the totals are kept.
     static func openStore(_ configuration: ExporterConfiguration, storage: StorageConfiguration, options: Options,
-                                  logger: WPLogger, components: WPLogger) throws(ExporterError) -> any EnergyStore {
+                          logger: WPLogger, components: WPLogger) throws(ExporterError) -> any EnergyStore {
         let store: any EnergyStore
         do {
             store = try options.energyStorage.make(storage, components.component("storage"), options.wallClock)
@@ -38,7 +38,7 @@ extension Exporter {
 
     /// One member per server of `configuration`, each with its client.
     static func members(_ configuration: ExporterConfiguration, makeMember: ServerFleet<C>.MemberFactory,
-                                makeClient: ClientFactory) throws(ExporterError) -> [ServerFleet<C>.Member] {
+                        makeClient: ClientFactory) throws(ExporterError) -> [ServerFleet<C>.Member] {
         var members: [ServerFleet<C>.Member] = []
         for entry in serverEntries(configuration) {
             do {
@@ -53,8 +53,8 @@ extension Exporter {
     /// The reloader of SIGHUP and `POST /-/reload`: applies through `applier`, then makes the
     /// passwords now in effect the log's secrets (a rotated one is masked too).
     static func reloader(_ load: ConfigReloader.Load?, applier: ReloadApplier<C>, running: RunningConfiguration,
-                                 logger: WPLogger, components: WPLogger,
-                                 wallClock: @escaping @Sendable () -> Date) -> ConfigReloader {
+                         logger: WPLogger, components: WPLogger,
+                         wallClock: @escaping @Sendable () -> Date) -> ConfigReloader {
         let redactor = logger.redactor
         return ConfigReloader(load: load, apply: { next in
             let applied = try await applier.apply(next)
@@ -77,9 +77,9 @@ extension Exporter {
     /// Every HTTP endpoint over the fleet's latest publication, with what `/health` shows of the
     /// other front ends and of the data directory (its owner's state, read as it is).
     static func endpoints(_ configuration: ExporterConfiguration, publication: FleetPublication<C>,
-                                  meter: EnergyMeter<C>, store: any EnergyStore, scrape: ScrapeMetrics,
-                                  reloader: ConfigReloader, frontEnds: [any FrontEnd],
-                                  wallClock: @escaping @Sendable () -> Date) -> Endpoints {
+                          meter: EnergyMeter<C>, store: any EnergyStore, scrape: ScrapeMetrics,
+                          reloader: ConfigReloader, frontEnds: [any FrontEnd],
+                          wallClock: @escaping @Sendable () -> Date) -> Endpoints {
         return Endpoints(view: { Self.view(publication.current) },
                          exposition: { Self.exposition(publication.exposition) },
                          version: BuildInfo.exporterVersion,
@@ -95,8 +95,8 @@ extension Exporter {
 
     /// The HTTP listener of `server.*` over `endpoints`, its connections on `/metrics`.
     static func httpFrontEnd(_ configuration: ExporterConfiguration, endpoints: Endpoints, scrape: ScrapeMetrics,
-                                     budget: DescriptorBudget?, options: Options,
-                                     logger: WPLogger) throws(ExporterError) -> HTTPFrontEnd {
+                             budget: DescriptorBudget?, options: Options,
+                             logger: WPLogger) throws(ExporterError) -> HTTPFrontEnd {
         var serverConfiguration = ExporterSettings.server(configuration)
         serverConfiguration.tls = options.webSecurity.tls
         if let budget { serverConfiguration.reservedDescriptors = budget.reservedForHTTP }
@@ -147,7 +147,7 @@ extension Exporter {
     /// One naming of the UPSs for NUT and SNMP (`community@rack-a` and `rack-a@host` alike):
     /// subscribed to the publication and kept in the data directory when either serves them.
     static func upsNames(_ configuration: ExporterConfiguration, publication: FleetPublication<C>,
-                                 store: any EnergyStore) -> NUTFleetSource<C> {
+                         store: any EnergyStore) -> NUTFleetSource<C> {
         let settings = NUTBridgeSettings(configuration.nut)
         guard configuration.nut.address != nil || configuration.snmp.address != nil else {
             return NUTFleetSource(state: publication.current, settings: settings, version: BuildInfo.exporterVersion)
@@ -159,7 +159,7 @@ extension Exporter {
     /// What `make` builds, its ``FrontEndError`` reported as the error of its section
     /// (`section`: ``ExporterError/nut(reason:)``, ``ExporterError/snmp(reason:)``).
     static func section<T>(_ section: (String) -> ExporterError,
-                                   _ make: () throws(FrontEndError) -> T) throws(ExporterError) -> T {
+                           _ make: () throws(FrontEndError) -> T) throws(ExporterError) -> T {
         do {
             return try make()
         } catch {
@@ -196,8 +196,8 @@ extension Exporter {
 
     /// Makes a server's pipeline around its client, its collector publishing to `publication`.
     static func memberFactory(meter: EnergyMeter<C>, publication: FleetPublication<C>, clock: C,
-                                      wallClock: @escaping @Sendable () -> Date, logger: WPLogger, graceful: Duration,
-                                      saveWait: Duration) -> ServerFleet<C>.MemberFactory {
+                              wallClock: @escaping @Sendable () -> Date, logger: WPLogger, graceful: Duration,
+                              saveWait: Duration) -> ServerFleet<C>.MemberFactory {
         return { entry, client, configuration in
             let fields: [String: LogValue] = entry.name.isEmpty ? [:] : ["server": .string(entry.name)]
             var collectorConfiguration = ServerPipeline<C>.collectorConfiguration(entry, configuration)
@@ -216,7 +216,7 @@ extension Exporter {
     }
 
     static func makePushLoop(_ push: ExporterConfiguration.Push, clock: C, logger: WPLogger,
-                                     source: @escaping @Sendable () -> [UInt8]) throws(ExporterError) -> PushLoop<C>? {
+                             source: @escaping @Sendable () -> [UInt8]) throws(ExporterError) -> PushLoop<C>? {
         do {
             return try PushgatewayClient.exporterClient(push).map { client in
                 PushLoop(client: client, interval: push.interval, clock: clock, logger: logger.component("push"),
@@ -230,7 +230,7 @@ extension Exporter {
     /// Opens the shared meter; with `servers`, moves stored totals as ``EnergyMigration`` says
     /// and warns about unqualified totals no entry adopts.
     static func openMeter(_ configuration: ExporterConfiguration, storage: StorageConfiguration,
-                                  store: any EnergyStore, clock: C, logger: WPLogger) throws(ExporterError) -> EnergyMeter<C> {
+                          store: any EnergyStore, clock: C, logger: WPLogger) throws(ExporterError) -> EnergyMeter<C> {
         do {
             return try openMeter(configuration, storage: storage, store: store, clock: clock, energyLogger: logger.component("energy"))
         } catch {
@@ -239,7 +239,7 @@ extension Exporter {
     }
 
     static func openMeter(_ configuration: ExporterConfiguration, storage: StorageConfiguration,
-                                  store: any EnergyStore, clock: C, energyLogger: WPLogger) throws -> EnergyMeter<C> {
+                          store: any EnergyStore, clock: C, energyLogger: WPLogger) throws -> EnergyMeter<C> {
         let energy = ExporterSettings.energy(configuration.energy)
         guard !configuration.servers.isEmpty else {
             return try EnergyMeter.open(configuration: energy, persistence: storage.persistencePolicy, store: store,

@@ -81,12 +81,6 @@ package final class ExpositionMerger<C: Clock>: Sendable where C.Duration == Dur
     /// The latest merge's result.
     package var latest: Merged { merged.withLock { $0 } }
 
-    /// `snapshot`'s plain body in the text format or OpenMetrics as parts, as its merge listed
-    /// them; `nil` when it is no longer the latest snapshot.
-    package func bodyParts(of snapshot: MetricsSnapshot, openMetrics: Bool) -> HTTPBodyParts? {
-        merged.withLock { $0.snapshot === snapshot ? (openMetrics ? $0.openMetrics : $0.text) : nil }
-    }
-
     /// How many rebuilds have finished.
     package var generation: Int { merged.withLock { $0.generation } }
 

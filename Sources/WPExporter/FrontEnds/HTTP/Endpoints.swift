@@ -19,7 +19,7 @@ package struct Endpoints: Sendable {
         /// The `/metrics` snapshot.
         package var snapshot: MetricsSnapshot
         /// A merged snapshot's plain body in a format (`true`: OpenMetrics) as parts listed once
-        /// per merge (``ExpositionMerger/bodyParts(of:openMetrics:)``); when it (or its answer)
+        /// per merge (`FleetExposition.parts`); when it (or its answer)
         /// is `nil`, a scrape lists them itself.
         package var bodyParts: (@Sendable (MetricsSnapshot, Bool) -> HTTPBodyParts?)?
         /// The server of a `winpower`-only configuration; `nil` with `servers`.
