@@ -38,9 +38,8 @@ start_exporter "$work/exporter.log" --scheduler.collection_interval 1h --energy.
     --nut.listen 127.0.0.1:0 \
     --snmp.listen 127.0.0.1:0 --snmp.users_file "$work/snmp-users.yml" \
     --snmp.system.name golden-host --snmp.system.contact ops@example.com --snmp.system.location "hall 2"
-listening() { grep "\"$1 server listening\"" "$work/exporter.log" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2 || true; }
-nut_port=$(listening line)
-snmp_port=$(listening udp)
+nut_port=$(listening_port "$work/exporter.log")
+snmp_port=$(listening_port "$work/exporter.log" '"udp server listening"')
 if [ -z "$nut_port" ] || [ -z "$snmp_port" ]; then
     echo "$name: no NUT or SNMP listener" >&2
     cat "$work/exporter.log" >&2

@@ -19,7 +19,7 @@ source scripts/torture/lib.sh
 start_simulator 6
 printf 'users:\n  monuser:\n    password: s3cret-nut\n    upsmon: primary\n' >"$work/nut-users.yml"
 start_exporter "$work/exporter.log" --nut.listen 127.0.0.1:0 --nut.users_file "$work/nut-users.yml"
-nut_port=$(grep '"line server listening"' "$work/exporter.log" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2)
+nut_port=$(listening_port "$work/exporter.log")
 [ -n "$nut_port" ] || { echo "$name: no NUT listener" >&2; cat "$work/exporter.log" >&2; exit 1; }
 nut="127.0.0.1:$nut_port"
 metrics=$(curl -sf "$base/metrics")

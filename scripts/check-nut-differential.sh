@@ -28,7 +28,7 @@ chmod 600 "$work/nut-users.yml"
 printf 'winpower:\n  devices:\n    include: [5e1a7a0c-0000-4b35-b0dd-000000000000]\n' >"$work/config.yml"
 start_exporter "$work/exporter.log" --config "$work/config.yml" --nut.listen 127.0.0.1:0 \
     --nut.users_file "$work/nut-users.yml" --scheduler.collection_interval 60s --energy.max_gap 5m
-nut_port=$(grep '"line server listening"' "$work/exporter.log" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2)
+nut_port=$(listening_port "$work/exporter.log")
 [ -n "$nut_port" ] || { echo "$name: no NUT listener" >&2; exit 1; }
 
 # The first UPS (device 0, on mains), its description and variables, as the exporter serves them.

@@ -84,7 +84,7 @@ nut:
   default_ups: $(device_id 0)
 CONFIG
 start_exporter "$work/exporter.log" --config "$work/config.yml"
-nut_port=$(grep '"line server listening"' "$work/exporter.log" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2)
+nut_port=$(listening_port "$work/exporter.log")
 [ -n "$nut_port" ] || { echo "$name: no NUT listener" >&2; cat "$work/exporter.log" >&2; exit 1; }
 nut="127.0.0.1:$nut_port"
 
@@ -202,7 +202,7 @@ kill -TERM "$server" 2>/dev/null || true
 wait "$server" 2>/dev/null || true
 launch_exporter "$work/exporter-2.log" --config "$work/config.yml"
 for _ in $(seq 100); do grep -q '"line server listening"' "$work/exporter-2.log" && break; sleep 0.1; done
-nut_port=$(grep '"line server listening"' "$work/exporter-2.log" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2)
+nut_port=$(listening_port "$work/exporter-2.log")
 [ -n "$nut_port" ] || { echo "$name: restarted, no NUT listener" >&2; cat "$work/exporter-2.log" >&2; exit 1; }
 nut="127.0.0.1:$nut_port"
 listed=$(upsc -l "$nut" 2>/dev/null | tr '\n' ' ')

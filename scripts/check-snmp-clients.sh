@@ -55,7 +55,7 @@ start_exporter "$work/exporter.log" --snmp.listen "127.0.0.1:$agent_port" --snmp
     --nut.listen 127.0.0.1:0 --scheduler.collection_interval 60s --energy.max_gap 5m
 agent="127.0.0.1:$agent_port"
 # Every UPS's name: the agent names them as the NUT server does, and NUT lists them.
-nut_port=$(grep '"line server listening"' "$work/exporter.log" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2)
+nut_port=$(listening_port "$work/exporter.log")
 mapfile -t names < <(python3 - "$nut_port" <<'PY'
 import socket, sys
 sys.path.insert(0, "scripts")

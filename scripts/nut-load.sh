@@ -21,7 +21,7 @@ start_simulator 1000
 printf 'users:\n  monuser:\n    password: load-secret\n    upsmon: secondary\n' >"$work/nut-users.yml"
 start_exporter "$work/exporter.log" --nut.listen 127.0.0.1:0 --nut.users_file "$work/nut-users.yml" \
     --scheduler.collection_interval 5s
-nut_port=$(grep '"line server listening"' "$work/exporter.log" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2)
+nut_port=$(listening_port "$work/exporter.log")
 [ -n "$nut_port" ] || { echo "$name: no NUT listener" >&2; exit 1; }
 echo "$name: 1,000 UPSs; exporter $base, NUT 127.0.0.1:$nut_port; $(nproc) cores, $(uname -r)"
 

@@ -166,7 +166,7 @@ else:
 PY
 
 # The 500th UPS's name: the agent names UPSs as the NUT server does, and NUT lists them.
-nut_port=$(grep '"line server listening"' "$work/exporter.log" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2)
+nut_port=$(listening_port "$work/exporter.log")
 target=$(python3 - "$nut_port" "$work/names.txt" <<'PY'
 import socket, sys
 sys.path.insert(0, "scripts")

@@ -63,7 +63,7 @@ run_attack() {
     echo "$name: $title (${seconds}s)"
     local target=$port monitor="" flood=""
     if [ -n "${nut_attack:-}" ]; then
-        target=$(grep '"line server listening"' "$log" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2)
+        target=$(listening_port "$log")
     fi
     if [ "${nut_attack:-}" = churn ]; then
         # Talking clients, each on a fresh connection: upsc (when installed) and a login.

@@ -58,10 +58,17 @@ launch_exporter() {
         --logging.format json "$@" >"$log" 2>&1 &
     server=$!
     for _ in $(seq 200); do grep -qs 'exporter listening' "$log" && break; sleep 0.1; done
-    # `|| true`: with no such line the check below names the problem (set -e would exit silently).
-    port=$(grep 'exporter listening' "$log" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2 || true)
+    port=$(listening_port "$log" 'exporter listening')
     [ -n "$port" ] || { echo "$name: exporter did not start" >&2; cat "$log" >&2; exit 1; }
     base="http://127.0.0.1:$port"
+}
+
+# listening_port LOG [PATTERN]: the loopback port of the first line of LOG matching PATTERN
+# (default '"line server listening"', the NUT server's JSON message; '"udp server listening"'
+# the SNMP agent's; 'exporter listening' the HTTP listener's); empty when there is none (never a
+# silent exit under set -e: the caller names the problem).
+listening_port() {
+    grep "${2:-\"line server listening\"}" "$1" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2 || true
 }
 
 # start_exporter LOG [ARG...]: launch_exporter, then waits until ready (the first collection).
