@@ -173,7 +173,7 @@ struct DatagramAnswer: @unchecked Sendable {
 /// A datagram protocol on a ``Reactor``: reads the socket, bounds what is in flight, sends the
 /// answers. Confined to the reactor's thread.
 final class DatagramDriver<P: DatagramProtocol>: ConnectionDriver {
-    typealias Loop = Reactor<DatagramDriver<P>>
+    typealias Loop = ConnectionLoop<DatagramDriver<P>>
     typealias Connection = ReactorConnection
 
     /// Datagrams read per readiness event: the loop gets back to timers and the inbox.
@@ -197,11 +197,9 @@ final class DatagramDriver<P: DatagramProtocol>: ConnectionDriver {
     var timeouts: [Duration] { [.seconds(1)] }
     var shutdownGracePeriod: Duration { .zero }
 
-    func listenerReadable(in loop: Loop) {
-        let descriptor = loop.listenerDescriptor
-        guard descriptor >= 0 else { return }
+    func listenerReadable(in loop: some Loop) {
         let capacity = min(loop.scratch.count, configuration.maxDatagramBytes)
-        var text = [CChar](repeating: 0, count: 64)
+        let buffer = UnsafeMutableRawBufferPointer(rebasing: loop.scratch[0..<capacity])
         let inline = datagramProtocol.answersInline
         // Inline: what was waiting is read first, then answered: at most `maxInFlightPerAddress`
         // of one batch from one address (a client waiting for each answer has one at most).
@@ -210,18 +208,15 @@ final class DatagramDriver<P: DatagramProtocol>: ConnectionDriver {
         // The kernel's cumulative drop count (32 bits, wrapping) as the last datagram told it.
         var kernelDrops: Int64 = -1
         for _ in 0..<Self.readsPerTurn {
-            var peer = cs_peer()
-            let length = text.withUnsafeMutableBufferPointer { text in
-                cs_recv_datagram(descriptor, loop.scratch.baseAddress, capacity, &peer, text.baseAddress, text.count, &kernelDrops)
-            }
-            guard length >= 0 else { break } // EAGAIN: drained (anything else: next readiness)
-            guard length <= capacity else {
+            guard let received = loop.receiveDatagram(into: buffer) else { break }
+            if received.kernelDrops >= 0 { kernelDrops = received.kernelDrops }
+            guard received.length <= capacity else {
                 counters.update { $0.droppedTooLarge += 1 }
                 continue
             }
-            let remote = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let remote = received.remote, peer = received.peer
             let address = PeerAddress.host(of: remote)
-            let datagram = Array(UnsafeRawBufferPointer(rebasing: loop.scratch[0..<length]))
+            let datagram = Array(UnsafeRawBufferPointer(rebasing: buffer[0..<received.length]))
             if inline {
                 guard batchByAddress[address, default: 0] < configuration.maxInFlightPerAddress else {
                     counters.update { $0.droppedBusy += 1 }
@@ -263,11 +258,10 @@ final class DatagramDriver<P: DatagramProtocol>: ConnectionDriver {
         if increase > 0 { counters.update { $0.droppedByKernel += increase } }
     }
 
-    func deliver(_ completion: DatagramAnswer, to connection: ReactorConnection?, in loop: Loop) {
+    func deliver(_ completion: DatagramAnswer, to connection: ReactorConnection?, in loop: some Loop) {
         if completion.outbound {
-            guard let datagram = completion.reply, loop.listenerDescriptor >= 0 else { return }
-            var peer = completion.peer
-            let sent = datagram.withUnsafeBytes { cs_send_datagram(loop.listenerDescriptor, $0.baseAddress, $0.count, &peer) }
+            guard let datagram = completion.reply,
+                  let sent = datagram.withUnsafeBytes({ loop.sendDatagram($0, to: completion.peer) }) else { return }
             counters.update { statistics in
                 if sent == datagram.count { statistics.sent += 1 } else { statistics.sendFailures += 1 }
             }
@@ -284,10 +278,8 @@ final class DatagramDriver<P: DatagramProtocol>: ConnectionDriver {
     }
 
     /// Sends an answer to `peer` from the listening socket, counted.
-    private func send(_ reply: [UInt8], to peer: cs_peer, in loop: Loop) {
-        guard loop.listenerDescriptor >= 0 else { return }
-        var peer = peer
-        let sent = reply.withUnsafeBytes { cs_send_datagram(loop.listenerDescriptor, $0.baseAddress, $0.count, &peer) }
+    private func send(_ reply: [UInt8], to peer: cs_peer, in loop: some Loop) {
+        guard let sent = reply.withUnsafeBytes({ loop.sendDatagram($0, to: peer) }) else { return }
         counters.update { statistics in
             if sent == reply.count { statistics.answered += 1 } else { statistics.sendFailures += 1 }
         }
@@ -297,12 +289,12 @@ final class DatagramDriver<P: DatagramProtocol>: ConnectionDriver {
     func makeConnection(id: UInt64, io: any ConnectionIO, remoteAddress: String, now: Int64) -> ReactorConnection {
         ReactorConnection(id: id, io: io, remoteAddress: remoteAddress, acceptedAt: now)
     }
-    func drive(_ connection: ReactorConnection, in loop: Loop) {}
+    func drive(_ connection: ReactorConnection, in loop: some Loop) {}
     func isHandling(_ connection: ReactorConnection) -> Bool { false }
-    func complete(_ connection: ReactorConnection, _ completion: DatagramAnswer, in loop: Loop) {}
+    func complete(_ connection: ReactorConnection, _ completion: DatagramAnswer, in loop: some Loop) {}
     func dropped(_ completion: DatagramAnswer) {}
     func evictionRank(_ connection: ReactorConnection) -> EvictionRank? { nil }
-    func deadlinePassed(_ connection: ReactorConnection, now: Int64, in loop: Loop) {}
-    func drain(_ connection: ReactorConnection, in loop: Loop) {}
-    func closed(_ connection: ReactorConnection, in loop: Loop) {}
+    func deadlinePassed(_ connection: ReactorConnection, now: Int64, in loop: some Loop) {}
+    func drain(_ connection: ReactorConnection, in loop: some Loop) {}
+    func closed(_ connection: ReactorConnection, in loop: some Loop) {}
 }

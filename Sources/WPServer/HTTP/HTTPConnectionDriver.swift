@@ -10,7 +10,7 @@ import WPLogging
 /// so it runs to completion on the loop thread without a thread hop; any other runs on the
 /// global concurrent executor. Results come back through ``Reactor/complete(_:_:)``.
 final class HTTPConnectionDriver: ConnectionDriver {
-    typealias Loop = Reactor<HTTPConnectionDriver>
+    typealias Loop = ConnectionLoop<HTTPConnectionDriver>
 
     /// Handler name under which refused requests (400, 408, 413, 431, 503…) are reported.
     static let refusedHandlerName = "refused"
@@ -57,7 +57,7 @@ final class HTTPConnectionDriver: ConnectionDriver {
 
     func isHandling(_ connection: HTTPConnection) -> Bool { connection.phase == .processing }
 
-    func complete(_ connection: HTTPConnection, _ completion: EncodedResponse, in loop: Loop) {
+    func complete(_ connection: HTTPConnection, _ completion: EncodedResponse, in loop: some Loop) {
         responseReady(connection, completion, in: loop)
     }
 
@@ -79,19 +79,19 @@ final class HTTPConnectionDriver: ConnectionDriver {
 
     /// Shutdown: connections between requests close now; a request in flight is answered
     /// (announcing `Connection: close`) within the grace period.
-    func drain(_ connection: HTTPConnection, in loop: Loop) {
+    func drain(_ connection: HTTPConnection, in loop: some Loop) {
         switch connection.phase {
         case .idle, .head, .body, .lingering: loop.close(connection)
         case .processing, .writing: connection.closeAfterResponse = true
         }
     }
 
-    func closed(_ connection: HTTPConnection, in loop: Loop) {
+    func closed(_ connection: HTTPConnection, in loop: some Loop) {
         releaseBody(connection)
     }
 
     /// Makes whatever progress the connection's phase and readiness allow.
-    func drive(_ connection: HTTPConnection, in loop: Loop) {
+    func drive(_ connection: HTTPConnection, in loop: some Loop) {
         switch connection.phase {
         case .writing:
             if connection.writable { flush(connection, in: loop) }
@@ -107,7 +107,7 @@ final class HTTPConnectionDriver: ConnectionDriver {
     /// Reads until the socket is drained, a request is dispatched, or the connection's read
     /// budget for this turn of the loop is spent (then it continues next turn, after the other
     /// connections and the timers have had theirs).
-    private func readAvailable(_ connection: HTTPConnection, in loop: Loop) {
+    private func readAvailable(_ connection: HTTPConnection, in loop: some Loop) {
         var budget = configuration.readBudgetPerTurn
         while loop.isOpen(connection), connection.isReading {
             guard budget > 0 else {
@@ -127,7 +127,7 @@ final class HTTPConnectionDriver: ConnectionDriver {
     }
 
     /// Reads and drops the peer's leftovers until it closes, a limit, or the linger deadline.
-    private func discardAvailable(_ connection: HTTPConnection, in loop: Loop) {
+    private func discardAvailable(_ connection: HTTPConnection, in loop: some Loop) {
         while loop.isOpen(connection), let count = loop.read(connection, into: loop.scratch) {
             connection.discarded += count
             if connection.discarded > Self.maxLingerBytes { loop.close(connection) }
@@ -138,11 +138,11 @@ final class HTTPConnectionDriver: ConnectionDriver {
     static let lingerNanoseconds: Int64 = 500_000_000
 
     /// Parses buffered bytes; dispatches a complete request or answers a malformed one.
-    func parseBuffered(_ connection: HTTPConnection, in loop: Loop) {
+    func parseBuffered(_ connection: HTTPConnection, in loop: some Loop) {
         guard !connection.buffer.isEmpty, connection.isReading,
               loop.isOpen(connection) else { return }
         let result = connection.buffer.withUnsafeBytes { connection.parser.parse($0) }
-        let now = cs_monotonic_ns()
+        let now = loop.now
         switch result {
         case .needMore(let awaitingContinue):
             if connection.phase == .idle {
@@ -177,7 +177,7 @@ final class HTTPConnectionDriver: ConnectionDriver {
 
     /// Answers a request the server refuses (malformed, too large, too slow, no room) with
     /// `error.status`, counts it under the handler name `refused`, and closes after lingering.
-    private func refuse(_ connection: HTTPConnection, _ error: HTTPParseError, now: Int64, in loop: Loop) {
+    private func refuse(_ connection: HTTPConnection, _ error: HTTPParseError, now: Int64, in loop: some Loop) {
         connection.inFlight = HTTPConnection.InFlight(method: "-", path: "-", started: now)
         let response = WPHTTPResponse.text(error.reason + "\n", status: error.status)
         let encoded = HTTPResponseEncoder.encode(response, context: ResponseContext(keepAlive: false),
@@ -196,7 +196,7 @@ final class HTTPConnectionDriver: ConnectionDriver {
     }
 
     /// Books the body of the request whose head just completed against the global budget.
-    private func reserveBody(_ connection: HTTPConnection, in loop: Loop) -> Bool {
+    private func reserveBody(_ connection: HTTPConnection, in loop: some Loop) -> Bool {
         let size: Int
         switch connection.parser.bodyFraming {
         case .length(let length): size = length
@@ -215,7 +215,7 @@ final class HTTPConnectionDriver: ConnectionDriver {
         connection.reservedBodyBytes = 0
     }
 
-    private func dispatch(_ connection: HTTPConnection, _ parsed: ParsedRequest, now: Int64, in loop: Loop) {
+    private func dispatch(_ connection: HTTPConnection, _ parsed: ParsedRequest, now: Int64, in loop: some Loop) {
         var request = parsed.request
         request.remoteAddress = connection.remoteAddress
         connection.requestCount += 1
@@ -256,7 +256,7 @@ final class HTTPConnectionDriver: ConnectionDriver {
     }
 
     /// A handler finished: write its response unless shutdown closed the connection meanwhile.
-    func responseReady(_ connection: HTTPConnection, _ response: EncodedResponse, in loop: Loop) {
+    func responseReady(_ connection: HTTPConnection, _ response: EncodedResponse, in loop: some Loop) {
         guard connection.phase == .processing else { return }
         var response = response
         let announcedClose = Self.containsConnectionClose(response.head)
@@ -270,15 +270,15 @@ final class HTTPConnectionDriver: ConnectionDriver {
     }
 
     private func startWrite(_ connection: HTTPConnection, _ response: EncodedResponse, isFinal: Bool, keepAlive: Bool,
-                            linger: Bool = false, in loop: Loop) {
+                            linger: Bool = false, in loop: some Loop) {
         connection.pending = HTTPConnection.PendingWrite(response: response, isFinal: isFinal, keepAlive: keepAlive,
                                                      linger: linger)
         connection.phase = .writing
-        connection.deadline = cs_monotonic_ns().adding(configuration.writeTimeout)
+        connection.deadline = loop.now.adding(configuration.writeTimeout)
         flush(connection, in: loop)
     }
 
-    private func flush(_ connection: HTTPConnection, in loop: Loop) {
+    private func flush(_ connection: HTTPConnection, in loop: some Loop) {
         guard var pending = connection.pending else { return }
         while pending.written < pending.response.count {
             let result = pending.response.withUnwritten(from: pending.cursor, limit: connection.io.buffersPerWrite) {
@@ -288,13 +288,13 @@ final class HTTPConnectionDriver: ConnectionDriver {
             case .bytes(let count):
                 pending.written += count
                 pending.response.advance(&pending.cursor, by: count)
-                connection.deadline = cs_monotonic_ns().adding(configuration.writeTimeout)
+                connection.deadline = loop.now.adding(configuration.writeTimeout)
             case .wouldBlock:
                 connection.writable = false
                 connection.pending = pending
                 return
             case .endOfStream, .failed:
-                accessLog(connection, status: pending.response.status, bytes: pending.written, outcome: "write failed")
+                accessLog(connection, status: pending.response.status, bytes: pending.written, outcome: "write failed", now: loop.now)
                 loop.close(connection)
                 return
             }
@@ -303,20 +303,20 @@ final class HTTPConnectionDriver: ConnectionDriver {
         finishWrite(connection, pending, in: loop)
     }
 
-    private func finishWrite(_ connection: HTTPConnection, _ pending: HTTPConnection.PendingWrite, in loop: Loop) {
+    private func finishWrite(_ connection: HTTPConnection, _ pending: HTTPConnection.PendingWrite, in loop: some Loop) {
         if !pending.isFinal {
             connection.phase = .body
-            connection.deadline = min(cs_monotonic_ns().adding(configuration.bodyTimeout), connection.requestDeadline)
+            connection.deadline = min(loop.now.adding(configuration.bodyTimeout), connection.requestDeadline)
             parseBuffered(connection, in: loop)
             if loop.isOpen(connection) { drive(connection, in: loop) }
             return
         }
-        accessLog(connection, status: pending.response.status, bytes: pending.response.count, outcome: nil)
+        accessLog(connection, status: pending.response.status, bytes: pending.response.count, outcome: nil, now: loop.now)
         guard pending.keepAlive, !connection.closeAfterResponse else {
             if pending.linger, !connection.closeAfterResponse {
                 connection.io.shutdownWrite()
                 connection.phase = .lingering
-                connection.deadline = cs_monotonic_ns() + min(Self.lingerNanoseconds, configuration.headTimeout.nanoseconds)
+                connection.deadline = loop.now + min(Self.lingerNanoseconds, configuration.headTimeout.nanoseconds)
                 connection.buffer = []
                 drive(connection, in: loop)
             } else {
@@ -325,16 +325,16 @@ final class HTTPConnectionDriver: ConnectionDriver {
             return
         }
         connection.phase = .idle
-        connection.deadline = cs_monotonic_ns().adding(configuration.idleTimeout)
+        connection.deadline = loop.now.adding(configuration.idleTimeout)
         // Pipelined requests may already be buffered.
         parseBuffered(connection, in: loop)
         if loop.isOpen(connection) { drive(connection, in: loop) }
     }
 
-    private func accessLog(_ connection: HTTPConnection, status: Int, bytes: Int, outcome: String?) {
+    private func accessLog(_ connection: HTTPConnection, status: Int, bytes: Int, outcome: String?, now: Int64) {
         guard logger.isEnabled(.debug), let inFlight = connection.inFlight else { return }
         var fields: LogFields = ["method": .string(inFlight.method), "path": .string(inFlight.path),
-                                 "status": .int(status), "bytes": .int(bytes), "duration_ms": .milliseconds(.nanoseconds(cs_monotonic_ns() - inFlight.started)),
+                                 "status": .int(status), "bytes": .int(bytes), "duration_ms": .milliseconds(.nanoseconds(now - inFlight.started)),
                                  "remote": .string(connection.remoteAddress)]
         if let outcome { fields["outcome"] = .string(outcome) }
         logger.debug("request", fields)
@@ -342,7 +342,7 @@ final class HTTPConnectionDriver: ConnectionDriver {
     }
 
     /// The phase's deadline passed: the connection closes; a request cut short gets `408`.
-    func deadlinePassed(_ connection: HTTPConnection, now: Int64, in loop: Loop) {
+    func deadlinePassed(_ connection: HTTPConnection, now: Int64, in loop: some Loop) {
         switch connection.phase {
         case .idle, .processing, .lingering:
             loop.close(connection)

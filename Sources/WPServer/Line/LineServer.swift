@@ -197,7 +197,7 @@ public final class LineServer<P: LineProtocol>: Sendable {
 /// time per connection, replies written, deadlines kept. Confined to the reactor's thread.
 final class LineConnectionDriver<P: LineProtocol>: ConnectionDriver {
     typealias Configuration = LineServer<P>.Configuration
-    typealias Loop = Reactor<LineConnectionDriver<P>>
+    typealias Loop = ConnectionLoop<LineConnectionDriver<P>>
 
     final class Connection: ReactorConnection {
         /// When the last complete line arrived (``ReactorConnection/acceptedAt`` before the
@@ -267,7 +267,7 @@ final class LineConnectionDriver<P: LineProtocol>: ConnectionDriver {
 
     func isHandling(_ connection: Connection) -> Bool { connection.handling }
 
-    func complete(_ connection: Connection, _ completion: (LineReply, P.Session), in loop: Loop) {
+    func complete(_ connection: Connection, _ completion: (LineReply, P.Session), in loop: some Loop) {
         connection.session = completion.1
         connection.handling = false
         startWrite(connection, completion.0, in: loop)
@@ -294,18 +294,18 @@ final class LineConnectionDriver<P: LineProtocol>: ConnectionDriver {
     /// A line is answered soon: a newcomer waits for it rather than being closed.
     var newcomersWaitForHandlers: Bool { true }
 
-    func deadlinePassed(_ connection: Connection, now: Int64, in loop: Loop) {
+    func deadlinePassed(_ connection: Connection, now: Int64, in loop: some Loop) {
         loop.counters.update { $0.closedByLimits += 1 }
         loop.close(connection)
     }
 
-    func drain(_ connection: Connection, in loop: Loop) {
+    func drain(_ connection: Connection, in loop: some Loop) {
         loop.close(connection)
     }
 
     /// The session and the counters first: once the peer sees the connection end, both already
     /// say so. A line being handled returns its session through the inbox; closed there.
-    func closed(_ connection: Connection, in loop: Loop) {
+    func closed(_ connection: Connection, in loop: some Loop) {
         if let session = connection.session { lineProtocol.close(session) }
         connection.session = nil
     }
@@ -313,7 +313,7 @@ final class LineConnectionDriver<P: LineProtocol>: ConnectionDriver {
     // MARK: Lines
 
     /// Writes what is pending, then handles a buffered line or reads more.
-    func drive(_ connection: Connection, in loop: Loop) {
+    func drive(_ connection: Connection, in loop: some Loop) {
         guard loop.isOpen(connection) else { return }
         if connection.written < connection.output.count {
             flush(connection, in: loop)
@@ -324,7 +324,7 @@ final class LineConnectionDriver<P: LineProtocol>: ConnectionDriver {
         guard connection.readable else { return }
         let buffer = UnsafeMutableRawBufferPointer(rebasing: loop.scratch[0..<min(Self.readSize, loop.scratch.count)])
         while let count = loop.read(connection, into: buffer) {
-            if connection.input.isEmpty { connection.lineDeadline = cs_monotonic_ns().adding(configuration.lineTimeout) }
+            if connection.input.isEmpty { connection.lineDeadline = loop.now.adding(configuration.lineTimeout) }
             connection.input.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
             if dispatchBufferedLine(connection, in: loop) { return }
             if connection.input.count > configuration.maxLineLength {
@@ -335,7 +335,7 @@ final class LineConnectionDriver<P: LineProtocol>: ConnectionDriver {
     }
 
     /// Hands the first complete buffered line to the protocol; `false` when there is none.
-    private func dispatchBufferedLine(_ connection: Connection, in loop: Loop) -> Bool {
+    private func dispatchBufferedLine(_ connection: Connection, in loop: some Loop) -> Bool {
         guard let newline = connection.input.firstIndex(of: 0x0A) else { return false }
         guard newline <= configuration.maxLineLength + 1 else {
             refuse(connection, lineProtocol.tooLongReply, in: loop)
@@ -344,7 +344,7 @@ final class LineConnectionDriver<P: LineProtocol>: ConnectionDriver {
         var line = Array(connection.input[..<newline])
         if line.last == 0x0D { line.removeLast() }
         connection.input.removeSubrange(...newline)
-        let now = cs_monotonic_ns()
+        let now = loop.now
         connection.lineDeadline = connection.input.isEmpty ? 0 : now.adding(configuration.lineTimeout)
         connection.idleDeadline = now.adding(configuration.idleTimeout)
         connection.lastLineAt = now
@@ -361,15 +361,15 @@ final class LineConnectionDriver<P: LineProtocol>: ConnectionDriver {
         return true
     }
 
-    private func startWrite(_ connection: Connection, _ reply: LineReply, in loop: Loop) {
+    private func startWrite(_ connection: Connection, _ reply: LineReply, in loop: some Loop) {
         connection.output = reply.bytes
         connection.written = 0
         connection.then = reply.then
-        connection.writeDeadline = cs_monotonic_ns().adding(configuration.writeTimeout)
+        connection.writeDeadline = loop.now.adding(configuration.writeTimeout)
         flush(connection, in: loop)
     }
 
-    private func flush(_ connection: Connection, in loop: Loop) {
+    private func flush(_ connection: Connection, in loop: some Loop) {
         while connection.written < connection.output.count {
             guard connection.writable else { return }
             let result = connection.output.withUnsafeBytes { bytes -> IOResult in
@@ -416,7 +416,7 @@ final class LineConnectionDriver<P: LineProtocol>: ConnectionDriver {
     }
 
     /// Writes `reply` (best effort) and closes the connection.
-    private func refuse(_ connection: Connection, _ reply: [UInt8], in loop: Loop) {
+    private func refuse(_ connection: Connection, _ reply: [UInt8], in loop: some Loop) {
         loop.counters.update { $0.closedByLimits += 1 }
         connection.input = []
         if !reply.isEmpty { startWrite(connection, LineReply(reply, then: .close), in: loop) } else { loop.close(connection) }

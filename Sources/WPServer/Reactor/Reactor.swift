@@ -91,12 +91,12 @@ protocol ConnectionDriver: AnyObject {
     /// The state of a connection just accepted (its ``ReactorConnection/deadline`` set).
     func makeConnection(id: UInt64, io: any ConnectionIO, remoteAddress: String, now: Int64) -> Connection
     /// Makes whatever progress the connection's state and readiness allow.
-    func drive(_ connection: Connection, in loop: Reactor<Self>)
+    func drive(_ connection: Connection, in loop: some ConnectionLoop<Self>)
     /// Whether a handler is running for the connection: a reset peer then closes it at once,
     /// since nobody can read the answer (a half-close alone is a valid way to end a request).
     func isHandling(_ connection: Connection) -> Bool
     /// A handler finished for a connection that is still open.
-    func complete(_ connection: Connection, _ completion: Completion, in loop: Reactor<Self>)
+    func complete(_ connection: Connection, _ completion: Completion, in loop: some ConnectionLoop<Self>)
     /// A handler finished for a connection that is gone, or after the loop stopped.
     func dropped(_ completion: Completion)
     /// How readily the connection may be closed to make room at the cap; `nil` when it must
@@ -106,25 +106,25 @@ protocol ConnectionDriver: AnyObject {
     /// waits in the backlog for it to finish (`false`: it is closed at once).
     var newcomersWaitForHandlers: Bool { get }
     /// The connection's deadline passed.
-    func deadlinePassed(_ connection: Connection, now: Int64, in loop: Reactor<Self>)
+    func deadlinePassed(_ connection: Connection, now: Int64, in loop: some ConnectionLoop<Self>)
     /// Shutdown began: close the connection now or let it finish (within the grace period).
-    func drain(_ connection: Connection, in loop: Reactor<Self>)
+    func drain(_ connection: Connection, in loop: some ConnectionLoop<Self>)
     /// The connection left the table; its socket is closed right after.
-    func closed(_ connection: Connection, in loop: Reactor<Self>)
+    func closed(_ connection: Connection, in loop: some ConnectionLoop<Self>)
     /// A handler's result arrived for `connection` (`nil` when it is gone). The default
     /// hands it to ``complete(_:_:in:)`` or ``dropped(_:)``.
-    func deliver(_ completion: Completion, to connection: Connection?, in loop: Reactor<Self>)
+    func deliver(_ completion: Completion, to connection: Connection?, in loop: some ConnectionLoop<Self>)
     /// A datagram listener is readable (``Reactor/Listener/datagram``); never called for a
     /// stream listener, whose connections the reactor accepts.
-    func listenerReadable(in loop: Reactor<Self>)
+    func listenerReadable(in loop: some ConnectionLoop<Self>)
 }
 
 extension ConnectionDriver {
-    func deliver(_ completion: Completion, to connection: Connection?, in loop: Reactor<Self>) {
+    func deliver(_ completion: Completion, to connection: Connection?, in loop: some ConnectionLoop<Self>) {
         if let connection { complete(connection, completion, in: loop) } else { dropped(completion) }
     }
 
-    func listenerReadable(in loop: Reactor<Self>) {}
+    func listenerReadable(in loop: some ConnectionLoop<Self>) {}
 
     var newcomersWaitForHandlers: Bool { false }
 }
@@ -143,7 +143,7 @@ extension ConnectionDriver {
 /// Other threads call only ``complete(_:_:)``, ``enqueue(_:)`` and ``requestShutdown()``, which
 /// touch nothing but the `inbox` (a `Mutex`) and signal the eventfd while holding that lock and
 /// only while it is open.
-final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchecked Sendable {
+final class Reactor<Driver: ConnectionDriver>: ConnectionLoop, ServerLoop, @unchecked Sendable {
     /// What the listening socket is.
     enum Listener {
         /// A TCP listener: the reactor accepts connections into its table.
@@ -574,24 +574,27 @@ final class Reactor<Driver: ConnectionDriver>: TaskExecutor, ServerLoop, @unchec
         }
     }
 
-    /// Reads once from the connection into `buffer`: the byte count, or `nil` when nothing
-    /// more can be read now (the read would block: ``ReactorConnection/readable`` is cleared)
-    /// or the connection ended (then it is closed: ``isOpen(_:)`` says which).
-    func read(_ connection: Driver.Connection, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
-        switch connection.io.read(into: buffer) {
-        case .bytes(let count):
-            return count
-        case .wouldBlock:
-            connection.readable = false
-            return nil
-        case .endOfStream, .failed:
-            close(connection)
-            return nil
+
+    var now: Int64 { cs_monotonic_ns() }
+
+    func receiveDatagram(into buffer: UnsafeMutableRawBufferPointer) -> ReceivedDatagram? {
+        guard listener >= 0 else { return nil }
+        var peer = cs_peer()
+        var kernelDrops: Int64 = -1
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { text in
+            text.initialize(repeating: 0)
+            let length = cs_recv_datagram(listener, buffer.baseAddress, buffer.count, &peer, text.baseAddress, text.count, &kernelDrops)
+            guard length >= 0 else { return nil } // EAGAIN: drained (anything else: next readiness)
+            let remote = String(decoding: UnsafeRawBufferPointer(text).prefix { $0 != 0 }, as: UTF8.self)
+            return ReceivedDatagram(length: length, peer: peer, remote: remote, kernelDrops: kernelDrops)
         }
     }
 
-    /// The listening socket (a datagram driver reads and answers on it); -1 once closed.
-    var listenerDescriptor: Int32 { listener }
+    func sendDatagram(_ bytes: UnsafeRawBufferPointer, to peer: cs_peer) -> Int? {
+        guard listener >= 0 else { return nil }
+        var peer = peer
+        return cs_send_datagram(listener, bytes.baseAddress, bytes.count, &peer)
+    }
 
     /// Whether the connection is still in the table.
     func isOpen(_ connection: Driver.Connection) -> Bool {

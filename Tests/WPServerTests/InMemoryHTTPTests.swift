@@ -1,0 +1,179 @@
+import Testing
+import WPTestThreads
+import WPLogging
+@testable import WPServer
+
+/// The HTTP/1.1 driver byte by byte on an ``InMemoryLoop``: no socket, no thread; time moves
+/// only when a test moves it, so every timeout is checked on both sides of its deadline.
+@Suite(.ownThreads, .timeLimit(.minutes(1))) struct InMemoryHTTPTests {
+    private func makeLoop(scratchBytes: Int = 64 * 1024, handler: any HTTPHandler = EchoHandler(),
+                          observer: (any RequestObserver)? = nil,
+                          _ change: (inout HTTPServer.Configuration) -> Void = { _ in }) -> InMemoryLoop<HTTPConnectionDriver> {
+        let driver = HTTPConnectionDriver(configuration: configuration(change), handler: handler, observer: observer,
+                                          logger: LogWaiter().logger())
+        return InMemoryLoop(driver: driver, scratchBytes: scratchBytes)
+    }
+
+    private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+
+    @Test func aRequestSentOneByteAtATimeIsAnsweredOnceWhole() async {
+        let loop = makeLoop(scratchBytes: 7)
+        let connection = loop.connect()
+        let request = Array(get("/split").utf8)
+        for byte in request.dropLast() {
+            loop.send([byte], on: connection)
+            #expect(!loop.driver.isHandling(connection), "no handler before the head's last byte")
+        }
+        #expect(loop.takeWritten(from: connection).isEmpty)
+        loop.send([request.last!], on: connection)
+        #expect(loop.driver.isHandling(connection))
+        await loop.awaitCompletions()
+        let answer = text(loop.takeWritten(from: connection))
+        #expect(answer.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(answer.hasSuffix("\r\n\r\nGET /split "))
+        #expect(loop.isOpen(connection), "keep-alive")
+    }
+
+    @Test func pipelinedRequestsInOneSegmentAreAnsweredInOrder() async {
+        let loop = makeLoop()
+        let connection = loop.connect()
+        loop.send(Array((get("/a") + "POST /b HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\r\nxyz" + get("/c")).utf8), on: connection)
+        var answers = ""
+        for _ in 0..<3 {
+            await loop.awaitCompletions()
+            answers += text(loop.takeWritten(from: connection))
+        }
+        let bodies = answers.split(separator: "HTTP/1.1 200 OK\r\n").map { $0.split(separator: "\r\n\r\n", maxSplits: 1).last.map(String.init) }
+        #expect(bodies == ["GET /a ", "POST /b xyz", "GET /c "])
+    }
+
+    @Test func anUnfinishedHeadGets408AtItsDeadlineAndNotBefore() {
+        let loop = makeLoop { $0.headTimeout = .seconds(10) }
+        let connection = loop.connect()
+        loop.send(Array("GET /slowloris HTTP/1.1\r\nHost: t\r\n".utf8), on: connection)
+        loop.advance(by: .seconds(9))
+        #expect(loop.isOpen(connection))
+        #expect(loop.takeWritten(from: connection).isEmpty)
+        loop.advance(by: .seconds(1))
+        #expect(!loop.isOpen(connection))
+        #expect(text(loop.takeWritten(from: connection)).hasPrefix("HTTP/1.1 408 "))
+        #expect(loop.counters.current.open == 0)
+    }
+
+    @Test func anUnfinishedBodyGets408AtTheBodyTimeoutCountedFromTheHeadsEnd() {
+        let loop = makeLoop { $0.bodyTimeout = .seconds(30) }
+        let connection = loop.connect()
+        loop.send(Array("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\nabc".utf8), on: connection)
+        loop.advance(by: .seconds(20))
+        loop.send(Array("de".utf8), on: connection)
+        loop.advance(by: .milliseconds(9_999))
+        #expect(loop.isOpen(connection), "a part of the body does not restart the timeout")
+        #expect(loop.takeWritten(from: connection).isEmpty)
+        loop.advance(by: .milliseconds(1))
+        #expect(text(loop.takeWritten(from: connection)).hasPrefix("HTTP/1.1 408 "))
+        #expect(!loop.isOpen(connection))
+    }
+
+    @Test func theRequestTimeoutBoundsHeadAndBodyTogether() {
+        let recorder = EventRecorder()
+        let loop = makeLoop(observer: recorder) {
+            $0.headTimeout = .seconds(3600)
+            $0.bodyTimeout = .seconds(3600)
+            $0.requestTimeout = .seconds(5)
+        }
+        let connection = loop.connect()
+        loop.send(Array("POST /echo HTTP/1.1\r\nHost: t\r\n".utf8), on: connection)
+        loop.advance(by: .seconds(3))
+        loop.send(Array("Content-Length: 10\r\n\r\nabc".utf8), on: connection)
+        loop.advance(by: .milliseconds(1_999))
+        #expect(loop.isOpen(connection))
+        loop.advance(by: .milliseconds(1))
+        #expect(text(loop.takeWritten(from: connection)).hasPrefix("HTTP/1.1 408 "))
+        #expect(recorder.all.map(\.status) == [408])
+    }
+
+    @Test func anIdleKeepAliveConnectionClosesAtTheIdleTimeout() async {
+        let loop = makeLoop { $0.idleTimeout = .seconds(60) }
+        let connection = loop.connect()
+        loop.send(Array(get("/once").utf8), on: connection)
+        await loop.awaitCompletions()
+        #expect(text(loop.takeWritten(from: connection)).hasPrefix("HTTP/1.1 200 "))
+        loop.advance(by: .seconds(59))
+        #expect(loop.isOpen(connection))
+        loop.advance(by: .seconds(1))
+        #expect(!loop.isOpen(connection))
+        #expect(loop.takeWritten(from: connection).isEmpty, "an idle close writes nothing")
+    }
+
+    @Test func aSlowReaderGetsTheWholeBodyAsItTakesIt() async {
+        let loop = makeLoop()
+        let connection = loop.connect()
+        let io = InMemoryLoop<HTTPConnectionDriver>.io(of: connection)
+        io.writeCapacity = 100
+        loop.send(Array(get("/text").utf8), on: connection)
+        await loop.awaitCompletions()
+        var received: [UInt8] = []
+        var takes = 0
+        repeat {
+            let chunk = loop.takeWritten(from: connection)
+            #expect(chunk.count <= 100)
+            received += chunk
+            takes += 1
+        } while connection.phase == .writing && takes < 10_000
+        received += loop.takeWritten(from: connection)
+        let answer = text(received)
+        #expect(takes > 100, "the 10 KB body went out 100 bytes at a time")
+        #expect(answer.hasSuffix(String(repeating: "wp_metric{device=\"1\"} 42\n", count: 400)))
+        #expect(loop.isOpen(connection))
+    }
+
+    @Test func aPeerThatStopsReadingIsClosedAtTheWriteTimeout() async {
+        let loop = makeLoop { $0.writeTimeout = .seconds(30) }
+        let connection = loop.connect()
+        InMemoryLoop<HTTPConnectionDriver>.io(of: connection).writeCapacity = 10
+        loop.send(Array(get("/text").utf8), on: connection)
+        await loop.awaitCompletions()
+        loop.advance(by: .seconds(29))
+        #expect(loop.isOpen(connection))
+        loop.advance(by: .seconds(1))
+        #expect(!loop.isOpen(connection))
+        #expect(loop.counters.current.open == 0)
+    }
+
+    @Test func aResetDuringTheHandlerClosesAndDropsItsAnswer() async {
+        let handler = EchoHandler()
+        let loop = makeLoop(handler: handler)
+        let connection = loop.connect()
+        loop.send(Array(get("/slow").utf8), on: connection)
+        await handler.gate.waitUntilEntered()
+        loop.reset(connection)
+        #expect(!loop.isOpen(connection))
+        #expect(connection.task == nil, "the handler task was cancelled and forgotten")
+        handler.gate.release()
+        await loop.awaitCompletions()
+        #expect(loop.takeWritten(from: connection).isEmpty)
+    }
+
+    @Test func aMalformedRequestIsAnswered400ThenLingersAndCloses() {
+        let loop = makeLoop { $0.headTimeout = .seconds(10) }
+        let connection = loop.connect()
+        loop.send(Array("GARBAGE\r\n\r\n".utf8), on: connection)
+        #expect(text(loop.takeWritten(from: connection)).hasPrefix("HTTP/1.1 400 "))
+        #expect(InMemoryLoop<HTTPConnectionDriver>.io(of: connection).writeShutDown, "write side shut, reads drained")
+        loop.send(Array(repeating: UInt8(ascii: "x"), count: 1000), on: connection)
+        #expect(loop.isOpen(connection), "lingering discards what the peer still sends")
+        #expect(loop.takeWritten(from: connection).isEmpty)
+        loop.halfClose(connection)
+        #expect(!loop.isOpen(connection))
+    }
+
+    @Test func aHalfCloseAfterARequestStillGetsItsAnswer() async {
+        let loop = makeLoop()
+        let connection = loop.connect()
+        loop.send(Array(get("/last").utf8), on: connection)
+        loop.halfClose(connection)
+        #expect(loop.isOpen(connection), "a half-close is a valid way to end a request")
+        await loop.awaitCompletions()
+        #expect(text(loop.takeWritten(from: connection)).hasSuffix("GET /last "))
+    }
+}
