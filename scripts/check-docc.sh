@@ -7,7 +7,9 @@
 # exist or is not public, a parameter documented that the function does not have or one it
 # has left undocumented — naming the file and line. Prints each product's documentation
 # coverage (DocC's experimental coverage, brief: the share of types, members and globals with
-# an abstract), the figures docs/api-stability.md records.
+# an abstract), the figures docs/api-stability.md records. From the same symbol graphs,
+# scripts/check-api-list.py fails when a product's public top-level declaration is not named in
+# docs/api-stability.md's table.
 #
 #   scripts/check-docc.sh              # every library product
 #   scripts/check-docc.sh WPExporter   # some
@@ -20,12 +22,16 @@ if [ "${#products[@]}" = 0 ]; then
 fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-graphs="$work/graphs"
+# Kept after the run (scripts/check-api-list.py reads them too); made anew each time.
+graphs=.build/docc/symbol-graphs
+rm -rf "$graphs"
 mkdir -p "$graphs"
 echo "check-docc: building with symbol graphs (.build/docc)"
 swift build --scratch-path .build/docc -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs" >"$work/build.log" 2>&1 \
     || { tail -30 "$work/build.log"; exit 1; }
 status=0
+# Every public top-level declaration of a product is named in docs/api-stability.md.
+scripts/check-api-list.py "$graphs" "${products[@]}" || status=1
 for product in "${products[@]}"; do
     input="$work/$product"
     mkdir -p "$input"
