@@ -21,8 +21,8 @@ cd "$(dirname "$0")/.."
 name=check-golden
 export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/debug/wpexporter}"
 scripts/ci/tools.sh nut snmp   # upsc, snmpwalk
-# shellcheck source=scripts/torture/lib.sh
-source scripts/torture/lib.sh
+# shellcheck source=IntegrationTests/harness.sh
+source IntegrationTests/harness.sh
 golden=scripts/golden
 mkdir -p "$golden"
 export SNMP_PERSISTENT_DIR="$work/net-snmp" SNMPCONFPATH="$work/net-snmp" HOME="$work"

@@ -11,8 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 name=check-gzip-clients
-# shellcheck source=scripts/torture/lib.sh
-source scripts/torture/lib.sh
+# shellcheck source=IntegrationTests/harness.sh
+source IntegrationTests/harness.sh
 command -v curl >/dev/null || { echo "$name: needs curl" >&2; exit 64; }
 command -v python3 >/dev/null || { echo "$name: needs python3" >&2; exit 64; }
 

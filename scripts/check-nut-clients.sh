@@ -13,8 +13,8 @@ cd "$(dirname "$0")/.."
 name=check-nut-clients
 export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/debug/wpexporter}"
 scripts/ci/tools.sh nut   # upsc, PyNUT, aionut, pynut2
-# shellcheck source=scripts/torture/lib.sh
-source scripts/torture/lib.sh
+# shellcheck source=IntegrationTests/harness.sh
+source IntegrationTests/harness.sh
 
 start_simulator 6
 printf 'users:\n  monuser:\n    password: s3cret-nut\n    upsmon: primary\n' >"$work/nut-users.yml"

@@ -15,8 +15,8 @@ name=check-nut-differential
 export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/debug/wpexporter}"
 scripts/ci/tools.sh nut   # upsd, dummy-ups, upsc
 [ "$(id -u)" = 0 ] || { echo "$name: upsd and dummy-ups are run as root here; run as root" >&2; exit 64; }
-# shellcheck source=scripts/torture/lib.sh
-source scripts/torture/lib.sh
+# shellcheck source=IntegrationTests/harness.sh
+source IntegrationTests/harness.sh
 
 start_simulator 3
 # A primary, a secondary and a user without an upsmon role, on both servers.

@@ -38,8 +38,8 @@ export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/debug/wpexporter}"
 snmp_ups=/lib/nut/snmp-ups upsd=/lib/nut/upsd
 scripts/ci/tools.sh nut   # upsd, snmp-ups, upsdrvctl, upsmon, upsc
 [ "$(id -u)" = 0 ] || { echo "$name: upsmon is run as root here; run as root" >&2; exit 64; }
-# shellcheck source=scripts/torture/lib.sh
-source scripts/torture/lib.sh
+# shellcheck source=IntegrationTests/harness.sh
+source IntegrationTests/harness.sh
 trap 'echo "$name: failed at line $LINENO" >&2' ERR
 started=$(date +%s.%N)
 me=$(id -un)

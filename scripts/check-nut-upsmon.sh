@@ -37,8 +37,8 @@ export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/debug/wpexporter}"
 upsmon=/lib/nut/upsmon
 scripts/ci/tools.sh nut   # upsmon, upsc
 [ "$(id -u)" = 0 ] || { echo "$name: upsmon is run as root here; run as root" >&2; exit 64; }
-# shellcheck source=scripts/torture/lib.sh
-source scripts/torture/lib.sh
+# shellcheck source=IntegrationTests/harness.sh
+source IntegrationTests/harness.sh
 trap 'echo "$name: failed at line $LINENO" >&2' ERR
 
 outage_start=25 outage_length=20
@@ -97,7 +97,7 @@ for ups in "$outage_ups" "$test_ups" "$stale_ups" "$mains_ups"; do
 done
 echo "$name: NUT on $nut; outage on $outage_ups (also 'ups'), on mains $mains_ups, self-test on $test_ups, disconnected $stale_ups"
 
-# start_upsmon (scripts/torture/lib.sh): each upsmon as root in a mount namespace of its own.
+# start_upsmon (IntegrationTests/harness.sh): each upsmon as root in a mount namespace of its own.
 start_upsmon primary "$outage_ups@$nut" upsmon-primary primary-pass primary
 start_upsmon secondary "$outage_ups@$nut" upsmon-secondary secondary-pass secondary
 start_upsmon synology "ups@$nut" upsmon-secondary secondary-pass secondary 5

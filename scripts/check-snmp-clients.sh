@@ -25,8 +25,8 @@ name=check-snmp-clients
 export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/debug/wpexporter}"
 scripts/ci/tools.sh snmp   # net-snmp's clients and snmpd, snmp_exporter, check_snmp, pysnmp
 check_snmp=/usr/lib/nagios/plugins/check_snmp
-# shellcheck source=scripts/torture/lib.sh
-source scripts/torture/lib.sh
+# shellcheck source=IntegrationTests/harness.sh
+source IntegrationTests/harness.sh
 export SNMP_PERSISTENT_DIR="$work/net-snmp" SNMPCONFPATH="$work/net-snmp" HOME="$work"
 mkdir -p "$work/net-snmp"
 

@@ -14,8 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 name=nut-load
 scripts/ci/tools.sh measure   # wrk
-# shellcheck source=scripts/torture/lib.sh
-source scripts/torture/lib.sh
+# shellcheck source=IntegrationTests/harness.sh
+source IntegrationTests/harness.sh
 
 start_simulator 1000
 printf 'users:\n  monuser:\n    password: load-secret\n    upsmon: secondary\n' >"$work/nut-users.yml"

@@ -117,8 +117,8 @@ ulimit -n "$(ulimit -Hn)"
 name=runtime-figures
 # The scratch directory ($work), every background job stopped at exit, start_fleet (the
 # simulator: the first revision's binary).
-# shellcheck source=scripts/torture/lib.sh
-WPEXPORTER_BIN=$(revision_binary 0 wpexporter) source scripts/torture/lib.sh
+# shellcheck source=IntegrationTests/harness.sh
+WPEXPORTER_BIN=$(revision_binary 0 wpexporter) source IntegrationTests/harness.sh
 set -o errtrace
 trap 'echo "runtime-figures: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 # The probe of the second route: each connection sends a request every 10 ms (wrk's delay()),

@@ -22,8 +22,8 @@ cd "$(dirname "$0")/.."
 name=snmp-load
 export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/release/wpexporter}"
 scripts/ci/tools.sh measure   # wrk
-# shellcheck source=scripts/torture/lib.sh
-source scripts/torture/lib.sh
+# shellcheck source=IntegrationTests/harness.sh
+source IntegrationTests/harness.sh
 
 printf 'communities:\n  - community: load-community\n' >"$work/snmp-users.yml"
 chmod 600 "$work/snmp-users.yml"

@@ -14,7 +14,7 @@ cd "$(dirname "$0")/../.."
 kills="${1:-30}"
 fsync_seconds="${2:-1}"
 name=crash-counters
-source scripts/torture/lib.sh
+source IntegrationTests/harness.sh
 
 build_slow_fsync
 start_simulator 200

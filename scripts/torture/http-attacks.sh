@@ -37,7 +37,7 @@ case "${1:-}" in
 esac
 seconds="${1:-15}"
 name=http-attacks
-source scripts/torture/lib.sh
+source IntegrationTests/harness.sh
 attacker=scripts/torture/attacker.py
 skipped_family=winpower_exporter_collections_skipped_total
 failed=0 dead=0

@@ -14,7 +14,7 @@ cd "$(dirname "$0")/../.."
 stall="${1:-20}"
 probe_seconds="${2:-30}"
 name=slow-disk
-source scripts/torture/lib.sh
+source IntegrationTests/harness.sh
 
 build_slow_fsync
 

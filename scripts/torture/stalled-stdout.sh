@@ -14,8 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 name=stalled-stdout
 seconds="${1:-10}"
-# shellcheck source=scripts/torture/lib.sh
-source scripts/torture/lib.sh
+# shellcheck source=IntegrationTests/harness.sh
+source IntegrationTests/harness.sh
 command -v python3 >/dev/null || { echo "$name: needs python3" >&2; exit 64; }
 
 start_simulator 100

@@ -3,7 +3,7 @@
 # exit with every background job, the simulator with 1,000 devices (or a fleet of simulated
 # servers), the exporter, latency percentiles and the exporter's peak RSS.
 #
-#   name=my-script; source scripts/torture/lib.sh     # from the repository root
+#   name=my-script; source IntegrationTests/harness.sh     # from the repository root
 #
 # Sets: binary, work (scratch directory). Functions below.
 binary="${WPEXPORTER_BIN:-.build/release/wpexporter}"
