@@ -1,14 +1,29 @@
-# shellcheck shell=bash disable=SC2034,SC2154  # sourced: sets variables for its caller, reads $name
-# Shared by the torture scripts (sourced, not run): the binary, a scratch directory cleaned on
-# exit with every background job, the simulator with 1,000 devices (or a fleet of simulated
-# servers), the exporter, latency percentiles and the exporter's peak RSS.
+# shellcheck shell=bash disable=SC2034,SC2154  # sourced: sets variables for its caller, reads some of its
+# The one harness of the integration suite (IntegrationTests/README.md), sourced by every case
+# and by the measurement scripts under Benchmarks/measure/ (not run): it goes to the repository
+# root, picks the binary, makes a scratch directory that is removed on exit with every
+# background job (after printing the tail of every log in it when the script fails), and starts
+# the simulator with 1,000 devices (or a fleet of simulated servers), the exporter and the
+# Prometheus project's servers, each waited for; plus latency percentiles and peak RSS.
 #
-#   name=my-script; source IntegrationTests/harness.sh     # from the repository root
+#   source "$(dirname "$0")/../harness.sh"      # a case, IntegrationTests/tests_NN_group/
+#   source IntegrationTests/harness.sh          # a script run from the repository root
 #
-# Sets: binary, work (scratch directory). Functions below.
-binary="${WPEXPORTER_BIN:-.build/release/wpexporter}"
-[ -x "$binary" ] || { echo "$name: build it first: swift build -c release --product wpexporter" >&2; exit 64; }
-work=$(mktemp -d)
+# Before sourcing, optionally: name (for messages; default the script's file name without .sh)
+# and binary_needed=no (a script that never runs wpexporter).
+# Sets: name, binary (WPEXPORTER_BIN, default .build/debug/wpexporter; a relative path is taken
+# from the directory the script started in; measurements pass the release build), work (the
+# scratch directory). Functions below.
+name="${name:-$(basename "$0" .sh)}"
+case "${WPEXPORTER_BIN:-}" in "" | /*) ;; *) WPEXPORTER_BIN="$PWD/$WPEXPORTER_BIN" ;; esac
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 64
+binary="${WPEXPORTER_BIN:-.build/debug/wpexporter}"
+if [ "${binary_needed:-yes}" != no ] && [ ! -x "$binary" ]; then
+    case "$binary" in */release/*) build="swift build -c release --product wpexporter" ;; *) build="swift build --product wpexporter" ;; esac
+    echo "$name: no $binary: build it first ($build), or set WPEXPORTER_BIN" >&2
+    exit 64
+fi
+work=$(mktemp -d -t "$name.XXXXXX")
 upsmon_groups=()
 declare -A upsmon_pids
 # stop_upsmons: stops every upsmon start_upsmon started (each whole process group).
@@ -16,9 +31,57 @@ stop_upsmons() { for group in "${upsmon_groups[@]}"; do kill -- "-$group" 2>/dev
 # exit_hooks: commands the caller adds (eval'd first on exit), for what it started outside its
 # jobs and process groups (a daemon that left them).
 exit_hooks=()
-# On exit: run the exit hooks, stop the simulator, the exporter and the attackers this script
-# started (its jobs), and its upsmons.
-trap 'for hook in "${exit_hooks[@]}"; do eval "$hook" || true; done; stop_upsmons; kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+
+# fail MESSAGE...: names the failure on standard error and exits 1 (the exit prints the logs).
+fail() { echo "$name: FAILED: $*" >&2; exit 1; }
+
+# show_logs: the last 40 lines of every log under the scratch directory (*.log, *.out, *.err
+# and files named `log`), each under its name, on standard error.
+show_logs() {
+    local log
+    find "$work" -type f \( -name '*.log' -o -name log -o -name '*.out' -o -name '*.err' \) 2>/dev/null | sort |
+        while IFS= read -r log; do
+            echo "---- $name: ${log#"$work"/} (last 40 lines)"
+            tail -n 40 "$log"
+        done >&2
+}
+
+# On exit: run the exit hooks, stop the simulator, the exporter, the servers and the attackers
+# this script started (its jobs) and its upsmons; when the status is not 0, print the tail of
+# every log first; then remove the scratch directory. SIGINT and SIGTERM end the script this way.
+harness_exit() {
+    local status=$? hook
+    set +e
+    for hook in "${exit_hooks[@]}"; do eval "$hook"; done
+    stop_upsmons
+    # shellcheck disable=SC2046  # one PID per word
+    kill $(jobs -p) 2>/dev/null
+    wait 2>/dev/null
+    [ "$status" = 0 ] || show_logs
+    rm -rf "$work"
+    exit "$status"
+}
+trap harness_exit EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# wait_for SECONDS COMMAND...: runs COMMAND every 0.1 s until it succeeds; status 1 when
+# SECONDS passed first.
+wait_for() {
+    local deadline=$((SECONDS + $1))
+    shift
+    until "$@"; do
+        [ "$SECONDS" -lt "$deadline" ] || return 1
+        sleep 0.1
+    done
+}
+
+# wait_http SECONDS URL [CURL-ARG...]: wait_for until URL answers with a 2xx status.
+wait_http() {
+    local seconds=$1 url=$2
+    shift 2
+    wait_for "$seconds" curl -sf -o /dev/null -m 2 "$@" "$url"
+}
 
 # start_simulator [DEVICES [ARG...]]: `wpexporter simulate` with DEVICES devices (default 1,000)
 # on a free loopback port, extra arguments appended (later flags win: `--port "$sim_port"` starts
@@ -26,14 +89,18 @@ trap 'for hook in "${exit_hooks[@]}"; do eval "$hook" || true; done; stop_upsmon
 start_simulator() {
     "$binary" simulate --port 0 --devices "${1:-1000}" "${@:2}" >"$work/sim.log" 2>&1 &
     simulator=$!
-    for _ in $(seq 100); do grep -q '127.0.0.1:' "$work/sim.log" && break; sleep 0.1; done
+    wait_for 10 grep -qs '127.0.0.1:' "$work/sim.log" || true
     sim_port=$(grep -o '127.0.0.1:[0-9]*' "$work/sim.log" | head -1 | cut -d: -f2)
+    [ -n "$sim_port" ] || fail "the simulator did not start"
 }
 
-# start_fleet N DEVICES: `wpexporter simulate --servers N` with DEVICES devices per server on
-# free loopback ports; sets fleet_ports (server 0 first).
+# stop_simulator: stops the simulator start_simulator started (SIGTERM) and waits for it.
+stop_simulator() { kill "$simulator" 2>/dev/null || true; wait "$simulator" 2>/dev/null || true; }
+
+# start_fleet N DEVICES [ARG...]: `wpexporter simulate --servers N` with DEVICES devices per
+# server on free loopback ports, extra arguments appended; sets fleet_ports (server 0 first).
 start_fleet() {
-    "$binary" simulate --servers "$1" --port 0 --devices "$2" >"$work/fleet.log" 2>&1 &
+    "$binary" simulate --servers "$1" --port 0 --devices "$2" "${@:3}" >"$work/fleet.log" 2>&1 &
     local listed
     for _ in $(seq 100); do
         listed=$(grep -sc 'server [0-9]*: http://127.0.0.1:' "$work/fleet.log" || true)
@@ -41,7 +108,7 @@ start_fleet() {
         sleep 0.1
     done
     mapfile -t fleet_ports < <(grep -o 'server [0-9]*: http://127.0.0.1:[0-9]*' "$work/fleet.log" | cut -d: -f4)
-    [ "${#fleet_ports[@]}" -eq "$1" ] || { echo "$name: the simulators did not start" >&2; cat "$work/fleet.log" >&2; exit 1; }
+    [ "${#fleet_ports[@]}" -eq "$1" ] || fail "the simulators did not start"
 }
 
 # launch_exporter LOG [ARG...]: the exporter against the simulator, loopback, 1 s collections,
@@ -57,24 +124,91 @@ launch_exporter() {
         --data-dir "$work/data" --scheduler.collection_interval 1s --energy.max_gap 1m \
         --logging.format json "$@" >"$log" 2>&1 &
     server=$!
-    for _ in $(seq 200); do grep -qs 'exporter listening' "$log" && break; sleep 0.1; done
-    port=$(listening_port "$log" 'exporter listening')
-    [ -n "$port" ] || { echo "$name: exporter did not start" >&2; cat "$log" >&2; exit 1; }
+    port=$(await_port "$log" 'exporter listening')
+    [ -n "$port" ] || fail "the exporter did not start"
     base="http://127.0.0.1:$port"
 }
 
 # listening_port LOG [PATTERN]: the loopback port of the first line of LOG matching PATTERN
 # (default '"line server listening"', the NUT server's JSON message; '"udp server listening"'
-# the SNMP agent's; 'exporter listening' the HTTP listener's); empty when there is none (never a
-# silent exit under set -e: the caller names the problem).
+# the SNMP agent's; 'exporter listening' the HTTP listener's; 'msg="Listening on"' a server of
+# the Prometheus project's); empty when there is none (never a silent exit under set -e: the
+# caller names the problem).
 listening_port() {
-    grep "${2:-\"line server listening\"}" "$1" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2 || true
+    grep -s "${2:-\"line server listening\"}" "$1" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2 || true
 }
 
-# start_exporter LOG [ARG...]: launch_exporter, then waits until ready (the first collection).
+# await_port LOG [PATTERN [SECONDS]]: listening_port once LOG has such a line (waiting up to
+# SECONDS, default 20); empty when none came.
+await_port() {
+    local port="" deadline=$((SECONDS + ${3:-20}))
+    while :; do
+        port=$(listening_port "$1" "${2:-\"line server listening\"}")
+        if [ -n "$port" ] || [ "$SECONDS" -ge "$deadline" ]; then break; fi
+        sleep 0.1
+    done
+    echo "$port"
+}
+
+# socket_port PID [tcp|udp]: the loopback port a process listens on (from ss), waiting up to
+# 10 s; for programs that bind port 0 and do not say which port they got (upsd, snmpd).
+socket_port() {
+    local port="" flags=-Hltnp deadline=$((SECONDS + 10))
+    [ "${2:-tcp}" = udp ] && flags=-Hlunp
+    while :; do
+        port=$(ss "$flags" 2>/dev/null | awk -v p="pid=$1," 'index($0, p) {n = split($4, a, ":"); print a[n]; exit}')
+        if [ -n "$port" ] || [ "$SECONDS" -ge "$deadline" ]; then break; fi
+        sleep 0.1
+    done
+    echo "$port"
+}
+
+# start_exporter LOG [ARG...]: launch_exporter, then waits until ready (the first collection;
+# ready_auth, USER:PASSWORD, when /-/ready needs it), 90 s at most.
 start_exporter() {
     launch_exporter "$@"
-    for _ in $(seq 900); do curl -sf ${ready_auth:+-u "$ready_auth"} "$base/-/ready" >/dev/null && break; sleep 0.1; done
+    wait_http 90 "$base/-/ready" ${ready_auth:+-u "$ready_auth"} || fail "the exporter did not become ready on $base"
+}
+
+# stop_exporter [SIGNAL]: sends SIGNAL (default TERM) to the exporter launch_exporter started and
+# waits for it to end.
+stop_exporter() { kill -"${1:-TERM}" "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; }
+
+# exporter_base LOG [SECONDS]: the base URL (http:// or https://) of the `metrics:` line that
+# `wpexporter server` and `wpexporter demo` print on standard error, once there (waiting up to
+# SECONDS, default 60); empty when none came.
+exporter_base() {
+    wait_for "${2:-60}" grep -qsE 'metrics: +https?://' "$1" || true
+    grep -soE 'metrics: +https?://127\.0\.0\.1:[0-9]+' "$1" | head -1 | grep -oE 'https?://.*' || true
+}
+
+# start_demo LOG [ARG...]: `wpexporter demo` (its own simulator) on a free loopback port, 1 s
+# collections, data in $work/demo-data, extra arguments appended; waits until it listens. Sets
+# demo (PID) and demo_base (URL).
+start_demo() {
+    local log=$1
+    shift
+    "$binary" demo --server.host 127.0.0.1 --server.port 0 --scheduler.collection_interval 1s \
+        --storage.data_dir "$work/demo-data" --logging.format console "$@" >"$log" 2>&1 &
+    demo=$!
+    demo_base=$(exporter_base "$log")
+    [ -n "$demo_base" ] || fail "wpexporter demo did not start"
+}
+
+# start_listening LOG PATH COMMAND [ARG...]: a server of the Prometheus project (Prometheus,
+# Alertmanager, the Pushgateway, snmp_exporter) with --web.listen-address=127.0.0.1:0 appended;
+# waits (60 s at most) until it logged the port it bound and PATH answers there. Sets
+# listener_pid and listener_port.
+start_listening() {
+    local log=$1 path=$2
+    shift 2
+    "$@" --web.listen-address=127.0.0.1:0 >"$log" 2>&1 &
+    listener_pid=$!
+    local program
+    for program in "$@"; do case "$program" in env | *=*) ;; *) break ;; esac; done
+    listener_port=$(await_port "$log" 'msg="Listening on"' 60)
+    [ -n "$listener_port" ] || fail "$program did not listen"
+    wait_http 60 "http://127.0.0.1:$listener_port$path" || fail "$program did not answer on 127.0.0.1:$listener_port$path"
 }
 
 # probe FILE URL [CURL-ARG...]: one request, its time in milliseconds appended to FILE

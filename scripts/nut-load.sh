@@ -14,6 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 name=nut-load
 scripts/ci/tools.sh measure   # wrk
+export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/release/wpexporter}"   # the release build by default
 # shellcheck source=IntegrationTests/harness.sh
 source IntegrationTests/harness.sh
 

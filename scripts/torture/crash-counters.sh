@@ -14,6 +14,7 @@ cd "$(dirname "$0")/../.."
 kills="${1:-30}"
 fsync_seconds="${2:-1}"
 name=crash-counters
+export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/release/wpexporter}"   # the release build by default
 source IntegrationTests/harness.sh
 
 build_slow_fsync

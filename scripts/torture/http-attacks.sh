@@ -37,6 +37,7 @@ case "${1:-}" in
 esac
 seconds="${1:-15}"
 name=http-attacks
+export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/release/wpexporter}"   # the release build by default
 source IntegrationTests/harness.sh
 attacker=scripts/torture/attacker.py
 skipped_family=winpower_exporter_collections_skipped_total

@@ -34,6 +34,7 @@ for value in "$slow_seconds" "$hung_seconds"; do
     [[ "$value" =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 [SLOW_SECONDS] [HUNG_SECONDS] (whole seconds ≥ 1)" >&2; exit 64; }
 done
 command -v python3 >/dev/null || { echo "$name: needs python3 (the hung servers)" >&2; exit 64; }
+export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/release/wpexporter}"   # the release build by default
 source IntegrationTests/harness.sh
 
 stall=8                 # fsync in scenario 1, seconds

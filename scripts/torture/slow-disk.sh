@@ -14,6 +14,7 @@ cd "$(dirname "$0")/../.."
 stall="${1:-20}"
 probe_seconds="${2:-30}"
 name=slow-disk
+export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/release/wpexporter}"   # the release build by default
 source IntegrationTests/harness.sh
 
 build_slow_fsync

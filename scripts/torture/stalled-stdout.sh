@@ -14,6 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 name=stalled-stdout
 seconds="${1:-10}"
+export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/release/wpexporter}"   # the release build by default
 # shellcheck source=IntegrationTests/harness.sh
 source IntegrationTests/harness.sh
 command -v python3 >/dev/null || { echo "$name: needs python3" >&2; exit 64; }
