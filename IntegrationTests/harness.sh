@@ -170,9 +170,8 @@ start_exporter() {
     wait_http 90 "$base/-/ready" ${ready_auth:+-u "$ready_auth"} || fail "the exporter did not become ready on $base"
 }
 
-# stop_exporter [SIGNAL]: sends SIGNAL (default TERM) to the exporter launch_exporter started and
-# waits for it to end.
-stop_exporter() { kill -"${1:-TERM}" "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; }
+# stop_exporter: SIGTERM to the exporter launch_exporter started, then waits for it to end.
+stop_exporter() { kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; }
 
 # exporter_base LOG [SECONDS]: the base URL (http:// or https://) of the `metrics:` line that
 # `wpexporter server` and `wpexporter demo` print on standard error, once there (waiting up to

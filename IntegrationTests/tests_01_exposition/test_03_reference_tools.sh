@@ -4,13 +4,16 @@
 #   - the strict text and OpenMetrics parsers of Python's prometheus-client must accept it,
 #   - a push round trip through a real prometheus-pushgateway on a free loopback port.
 # The sample covers every metric type, escaping case and special value; it is rendered by
-# `wpbench --child exposition-sample` from the debug build (`swift test` already built it).
-# Installs missing tools quietly (apt-get, pip); safe to run repeatedly.
+# `wpbench --child exposition-sample` and the InstrumentedService example, both built here with
+# `swift build` (a no-op after CI's debug build; minutes from a clean checkout), not
+# WPEXPORTER_BIN. Installs missing tools quietly (apt-get, pip). A few seconds once built.
+#
+#   IntegrationTests/tests_01_exposition/test_03_reference_tools.sh
 set -euo pipefail
-cd "$(dirname "$0")/.."
-
-say() { printf '%s\n' "check-exposition: $*"; }
-fail() { printf '%s\n' "check-exposition: FAILED: $*" >&2; exit 1; }
+binary_needed=no
+# shellcheck source=IntegrationTests/harness.sh
+source "$(dirname "$0")/../harness.sh"
+say() { printf '%s\n' "$name: $*"; }
 
 scripts/ci/tools.sh tests prometheus   # promtool, prometheus-pushgateway, curl, python3, prometheus-client
 
@@ -18,13 +21,6 @@ swift build --product wpbench >/dev/null
 swift build --product InstrumentedService >/dev/null
 bench="$(swift build --show-bin-path)/wpbench"
 example="$(swift build --show-bin-path)/InstrumentedService"
-work="$(mktemp -d)"
-gateway_pid=""
-cleanup() {
-    if [ -n "$gateway_pid" ]; then kill "$gateway_pid" 2>/dev/null || true; wait "$gateway_pid" 2>/dev/null || true; fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
 
 "$bench" --child exposition-sample text >"$work/sample.txt"
 "$bench" --child exposition-sample openmetrics >"$work/sample.om.txt"
@@ -43,33 +39,25 @@ $problems"
 done
 say "promtool check metrics: zero problems"
 
-python3 - "$work" <<'PY'
+python3 - "$work" "$name" <<'PY'
 import sys
 from prometheus_client.parser import text_string_to_metric_families as parse_text
 from prometheus_client.openmetrics.parser import text_string_to_metric_families as parse_openmetrics
 
-work = sys.argv[1]
-for name, parse in (("sample.txt", parse_text), ("golden.txt", parse_text), ("example.txt", parse_text),
+work, name = sys.argv[1], sys.argv[2]
+for file, parse in (("sample.txt", parse_text), ("golden.txt", parse_text), ("example.txt", parse_text),
                     ("sample.om.txt", parse_openmetrics), ("golden.om.txt", parse_openmetrics),
                     ("example.om.txt", parse_openmetrics)):
-    with open(f"{work}/{name}", encoding="utf-8") as handle:
+    with open(f"{work}/{file}", encoding="utf-8") as handle:
         families = list(parse(handle.read()))
     types = sorted({family.type for family in families})
     if len(families) < 10:
-        sys.exit(f"{name}: only {len(families)} families parsed")
-    print(f"check-exposition: {name}: {len(families)} families parsed strictly ({', '.join(types)})")
+        sys.exit(f"{file}: only {len(families)} families parsed")
+    print(f"{name}: {file}: {len(families)} families parsed strictly ({', '.join(types)})")
 PY
 
-port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
-prometheus-pushgateway --web.listen-address="127.0.0.1:$port" >"$work/gateway.log" 2>&1 &
-gateway_pid=$!
-gateway="http://127.0.0.1:$port"
-for _ in $(seq 1 100); do
-    curl -fsS "$gateway/-/ready" >/dev/null 2>&1 && break
-    kill -0 "$gateway_pid" 2>/dev/null || fail "pushgateway exited: $(cat "$work/gateway.log")"
-    sleep 0.1
-done
-curl -fsS "$gateway/-/ready" >/dev/null || fail "pushgateway not ready on $gateway"
+start_listening "$work/gateway.log" /-/ready prometheus-pushgateway
+gateway="http://127.0.0.1:$listener_port"
 
 "$bench" --child exposition-sample push "$gateway" check_exposition
 curl -fsS "$gateway/metrics" >"$work/gateway-metrics.txt"

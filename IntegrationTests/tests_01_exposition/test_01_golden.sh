@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The golden of the whole binary: `wpexporter server` against a simulated WinPower whose readings
 # never move (`wpexporter simulate --frozen`), read once its first collection is in, through
-# what operators and their tools read, each compared byte for byte with scripts/golden/:
+# what operators and their tools read, each compared byte for byte with golden/ beside this file:
 #   metrics.txt   /metrics (curl, the text format)
 #   health.json   /health (curl), re-indented with sorted keys
 #   nut.txt       every UPS's variables (NUT's own upsc: `upsc -l`, then `upsc NAME`)
@@ -9,21 +9,19 @@
 #                 snmpwalk, v2c, numeric OIDs)
 # What differs from run to run by nature is replaced by a placeholder, each rule with its reason
 # in normalize() below (process figures, timestamps, durations, the build's version); nothing
-# else is, so any other change to what the binary serves fails the check with a diff.
+# else is, so any other change to what the binary serves fails the check with a diff. A few
+# seconds.
 #
-#   scripts/check-golden.sh                          # compare (WPEXPORTER_BIN, default .build/debug/wpexporter)
-#   UPDATE_GOLDEN=1 scripts/check-golden.sh   # rewrite scripts/golden/ from this run
+#   IntegrationTests/tests_01_exposition/test_01_golden.sh                  # compare
+#   UPDATE_GOLDEN=1 IntegrationTests/tests_01_exposition/test_01_golden.sh  # rewrite golden/ from this run
 #
 # Installs nut-client and snmp (Debian) when missing. Loopback only, every port chosen by the
 # kernel and read from the processes' output.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-name=check-golden
-export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/debug/wpexporter}"
-scripts/ci/tools.sh nut snmp   # upsc, snmpwalk
 # shellcheck source=IntegrationTests/harness.sh
-source IntegrationTests/harness.sh
-golden=scripts/golden
+source "$(dirname "$0")/../harness.sh"
+scripts/ci/tools.sh nut snmp   # upsc, snmpwalk
+golden=IntegrationTests/tests_01_exposition/golden
 mkdir -p "$golden"
 export SNMP_PERSISTENT_DIR="$work/net-snmp" SNMPCONFPATH="$work/net-snmp" HOME="$work"
 mkdir -p "$work/net-snmp"
@@ -40,11 +38,7 @@ start_exporter "$work/exporter.log" --scheduler.collection_interval 1h --energy.
     --snmp.system.name golden-host --snmp.system.contact ops@example.com --snmp.system.location "hall 2"
 nut_port=$(listening_port "$work/exporter.log")
 snmp_port=$(listening_port "$work/exporter.log" '"udp server listening"')
-if [ -z "$nut_port" ] || [ -z "$snmp_port" ]; then
-    echo "$name: no NUT or SNMP listener" >&2
-    cat "$work/exporter.log" >&2
-    exit 1
-fi
+if [ -z "$nut_port" ] || [ -z "$snmp_port" ]; then fail "no NUT or SNMP listener"; fi
 version=$("$binary" version --format json | python3 -c 'import json, sys; print(json.load(sys.stdin)["version"])')
 
 curl -sf "$base/metrics" >"$work/metrics.txt"

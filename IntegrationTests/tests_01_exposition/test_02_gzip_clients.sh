@@ -2,19 +2,16 @@
 # Every gzip body /metrics sends decodes whole with clients that read only the first gzip
 # member: curl's --compressed (7.88 stops after one member) and a zlib decoder that reports any
 # bytes left over (Python), for a single WinPower server and for two (`servers:`, the merged
-# exposition). Against `wpexporter simulate`, loopback and free ports only.
+# exposition). Against `wpexporter simulate`, loopback and free ports only; a few seconds.
 #
-#   WPEXPORTER_BIN=.build/debug/wpexporter scripts/check-gzip-clients.sh
+#   IntegrationTests/tests_01_exposition/test_02_gzip_clients.sh
 #
 # The gzip and the plain body of two scrapes differ only in the per-scrape families
 # (`process_*`, the request and connection counters); everything else must be byte for byte the same.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-name=check-gzip-clients
 # shellcheck source=IntegrationTests/harness.sh
-source IntegrationTests/harness.sh
-command -v curl >/dev/null || { echo "$name: needs curl" >&2; exit 64; }
-command -v python3 >/dev/null || { echo "$name: needs python3" >&2; exit 64; }
+source "$(dirname "$0")/../harness.sh"
+scripts/ci/tools.sh tests   # curl, python3
 
 failed=0
 # check LABEL BASE: compares the decoded gzip body with the plain one, both ways of decoding.
@@ -51,7 +48,7 @@ start_fleet 2 50
 sim_port=${fleet_ports[0]}
 start_exporter "$work/single.log"
 check "one server" "$base"
-kill "$server"; wait "$server" 2>/dev/null || true
+stop_exporter
 
 printf 'servers:\n  - name: a\n    base_url: http://127.0.0.1:%s\n  - name: b\n    base_url: http://127.0.0.1:%s\n' \
     "${fleet_ports[0]}" "${fleet_ports[1]}" >"$work/servers.yml"
