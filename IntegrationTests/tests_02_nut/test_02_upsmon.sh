@@ -26,29 +26,20 @@
 # 0.625 s a second, and nut.battery_runtime_low is set so that LB comes about 12 s after OB. The
 # whole check takes about a minute.
 #
-#   scripts/check-nut-upsmon.sh        # uses .build/debug/wpexporter (WPEXPORTER_BIN to change)
+#   IntegrationTests/tests_02_nut/test_02_upsmon.sh
 #
 # Needs root (upsmon runs as root here, each in a mount namespace of its own: unshare) and
 # installs nut-client when missing. Loopback only.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-name=check-nut-upsmon
-export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/debug/wpexporter}"
+# shellcheck source=IntegrationTests/harness.sh
+source "$(dirname "$0")/../harness.sh"
 upsmon=/lib/nut/upsmon
 scripts/ci/tools.sh nut   # upsmon, upsc
 [ "$(id -u)" = 0 ] || { echo "$name: upsmon is run as root here; run as root" >&2; exit 64; }
-# shellcheck source=IntegrationTests/harness.sh
-source IntegrationTests/harness.sh
 trap 'echo "$name: failed at line $LINENO" >&2' ERR
 
 outage_start=25 outage_length=20
-start_simulation() {
-    "$binary" simulate --port "${1:-0}" --devices 8 --outage-schedule "0:$outage_start+$outage_length" >"$work/sim.log" 2>&1 &
-    simulator=$!
-    for _ in $(seq 100); do grep -q '127.0.0.1:' "$work/sim.log" && break; sleep 0.1; done
-    sim_port=$(grep -o '127.0.0.1:[0-9]*' "$work/sim.log" | head -1 | cut -d: -f2)
-}
-start_simulation
+start_simulator 8 --outage-schedule "0:$outage_start+$outage_length"
 started=$(date +%s.%N)
 
 cat >"$work/nut-users.yml" <<'USERS'
@@ -85,7 +76,7 @@ nut:
 CONFIG
 start_exporter "$work/exporter.log" --config "$work/config.yml"
 nut_port=$(listening_port "$work/exporter.log")
-[ -n "$nut_port" ] || { echo "$name: no NUT listener" >&2; cat "$work/exporter.log" >&2; exit 1; }
+[ -n "$nut_port" ] || fail "no NUT listener"
 nut="127.0.0.1:$nut_port"
 
 # The UPSs watched are named in the configuration (winpower.devices.overrides): NUT names
@@ -93,11 +84,11 @@ nut="127.0.0.1:$nut_port"
 outage_ups=outage-ups test_ups=test-ups stale_ups=stale-ups mains_ups=mains-ups
 listed=$(upsc -l "$nut" 2>/dev/null | tr '\n' ' ')
 for ups in "$outage_ups" "$test_ups" "$stale_ups" "$mains_ups"; do
-    grep -qw -- "$ups" <<<"$listed" || { echo "$name: $ups is not listed by upsc -l ($listed)" >&2; exit 1; }
+    grep -qw -- "$ups" <<<"$listed" || fail "$ups is not listed by upsc -l ($listed)"
 done
 echo "$name: NUT on $nut; outage on $outage_ups (also 'ups'), on mains $mains_ups, self-test on $test_ups, disconnected $stale_ups"
 
-# start_upsmon (IntegrationTests/harness.sh): each upsmon as root in a mount namespace of its own.
+# start_upsmon (the harness): each upsmon as root in a mount namespace of its own.
 start_upsmon primary "$outage_ups@$nut" upsmon-primary primary-pass primary
 start_upsmon secondary "$outage_ups@$nut" upsmon-secondary secondary-pass secondary
 start_upsmon synology "ups@$nut" upsmon-secondary secondary-pass secondary 5
@@ -119,12 +110,10 @@ PY
 numlogins() { nut_ask "GET NUMLOGINS $1" | awk '{print $3}'; }
 
 # Every monitor logged in: three on the outage UPS (two by its name, one as `ups`), two on the UPS on mains.
-for _ in $(seq 100); do
-    [ "$(numlogins "$outage_ups")" = 3 ] && [ "$(numlogins "$mains_ups")" = 2 ] && break
-    sleep 0.2
-done
-[ "$(numlogins ups)" = 3 ] || { echo "$name: GET NUMLOGINS ups is $(numlogins ups), not 3: 'ups' is not the same UPS" >&2; exit 1; }
-[ "$(numlogins "$mains_ups")" = 2 ] || { echo "$name: $(numlogins "$mains_ups") logins on $mains_ups, not 2" >&2; exit 1; }
+logged_in() { [ "$(numlogins "$outage_ups")" = 3 ] && [ "$(numlogins "$mains_ups")" = 2 ]; }
+wait_for 20 logged_in || true
+[ "$(numlogins ups)" = 3 ] || fail "GET NUMLOGINS ups is $(numlogins ups), not 3: 'ups' is not the same UPS"
+[ "$(numlogins "$mains_ups")" = 2 ] || fail "$(numlogins "$mains_ups") logins on $mains_ups, not 2"
 
 # upsmon -c fsd on the primary of the UPS on mains (in its mount namespace, where its pid file is).
 NUT_CONFPATH="$work/upsmon-fsd-primary" NUT_STATEPATH="$work/upsmon-fsd-primary" \
@@ -149,65 +138,58 @@ for _ in $(seq 300); do
     sleep 0.5
 done
 since() { awk -v t="$1" -v s="$started" 'BEGIN {printf "%.1f", t - s}'; }
-[ -n "$first_ob" ] || { echo "$name: the UPS never showed OB" >&2; exit 1; }
-[ -n "$first_lb" ] || { echo "$name: the UPS never showed LB" >&2; exit 1; }
+[ -n "$first_ob" ] || fail "the UPS never showed OB"
+[ -n "$first_lb" ] || fail "the UPS never showed LB"
 for role in primary secondary synology fsd-primary fsd-secondary; do
-    [ -f "$work/shutdown-$role" ] || { echo "$name: upsmon $role did not shut down" >&2; cat "$work/upsmon-$role/log" >&2; exit 1; }
+    [ -f "$work/shutdown-$role" ] || fail "upsmon $role did not shut down"
 done
 at() { cat "$work/shutdown-$1"; }
 echo "$name: OB at $(since "$first_ob") s, LB at $(since "$first_lb") s, FSD at $(since "${first_fsd:-0}") s;" \
      "secondaries shut down at $(since "$(at secondary)") s and $(since "$(at synology)") s ('ups'), primary at $(since "$(at primary)") s;" \
      "mains back at $(since "$mains_back") s: '$status_back'"
 awk -v a="$first_lb" -v b="$first_ob" 'BEGIN {exit !(a - b >= 5)}' \
-    || { echo "$name: LB came too soon after OB to show that OB alone does nothing" >&2; exit 1; }
+    || fail "LB came too soon after OB to show that OB alone does nothing"
 # A shutdown command that ran before the last read without LB ran on OB alone.
 awk -v s="$(at secondary)" -v y="$(at synology)" -v p="$(at primary)" -v l="$before_lb" 'BEGIN {exit !(s >= l && y >= l && p >= s && p >= y)}' \
-    || { echo "$name: expected LB (after $(since "$before_lb") s), then both secondaries, then the primary" >&2; exit 1; }
+    || fail "expected LB (after $(since "$before_lb") s), then both secondaries, then the primary"
 if grep -q 'Host sync timer expired' "$work/upsmon-primary/log"; then
-    echo "$name: the primary gave up waiting for a secondary ('ups' counted apart?)" >&2; cat "$work/upsmon-primary/log" >&2; exit 1
+    fail "the primary gave up waiting for a secondary ('ups' counted apart?)"
 fi
-[ -n "$first_fsd" ] || { echo "$name: FSD was never seen" >&2; exit 1; }
-case "$status_back" in "FSD OL"*) ;; *) echo "$name: mains back, the status is '$status_back', not FSD OL…: FSD was dropped" >&2; exit 1 ;; esac
+[ -n "$first_fsd" ] || fail "FSD was never seen"
+case "$status_back" in "FSD OL"*) ;; *) fail "mains back, the status is '$status_back', not FSD OL…: FSD was dropped" ;; esac
 ups_status=$(upsc "ups@$nut" ups.status 2>/dev/null || true)
-case "$ups_status" in "FSD "*) ;; *) echo "$name: 'ups' shows '$ups_status', without the FSD of $outage_ups" >&2; exit 1 ;; esac
+case "$ups_status" in "FSD "*) ;; *) fail "'ups' shows '$ups_status', without the FSD of $outage_ups" ;; esac
 
 # upsmon -c fsd with mains present: FSD OL, the secondary first, then the primary.
 mains_status=$(upsc "$mains_ups@$nut" ups.status 2>/dev/null || true)
-case "$mains_status" in "FSD OL"*) ;; *) echo "$name: after upsmon -c fsd, $mains_ups shows '$mains_status'" >&2; exit 1 ;; esac
+case "$mains_status" in "FSD OL"*) ;; *) fail "after upsmon -c fsd, $mains_ups shows '$mains_status'" ;; esac
 awk -v s="$(at fsd-secondary)" -v p="$(at fsd-primary)" -v f="$fsd_sent" 'BEGIN {exit !(p >= s && s >= f - 1)}' \
-    || { echo "$name: after upsmon -c fsd, expected the secondary, then the primary" >&2; exit 1; }
+    || fail "after upsmon -c fsd, expected the secondary, then the primary"
 echo "$name: upsmon -c fsd on mains: $mains_ups shows '$mains_status'; secondary after" \
      "$(awk -v s="$(at fsd-secondary)" -v f="$fsd_sent" 'BEGIN {printf "%.1f", s - f}') s, primary after" \
      "$(awk -v s="$(at fsd-primary)" -v f="$fsd_sent" 'BEGIN {printf "%.1f", s - f}') s"
 
 # The self-test and the stale UPS: their upsmon never shut down.
 for role in self-test stale; do
-    if [ -f "$work/shutdown-$role" ]; then
-        echo "$name: upsmon on the $role UPS shut down" >&2
-        cat "$work/upsmon-$role/log" >&2
-        exit 1
-    fi
+    if [ -f "$work/shutdown-$role" ]; then fail "upsmon on the $role UPS shut down"; fi
 done
 test_status=$(upsc "$test_ups@$nut" ups.status 2>/dev/null || true)
-grep -q 'TEST' <<<"$test_status" || { echo "$name: the self-test UPS shows '$test_status'" >&2; exit 1; }
+grep -q 'TEST' <<<"$test_status" || fail "the self-test UPS shows '$test_status'"
 grep -qi 'stale\|unavailable\|COMMBAD\|communication' "$work/upsmon-stale/log" \
-    || { echo "$name: upsmon did not report the disconnected UPS as unavailable" >&2; cat "$work/upsmon-stale/log" >&2; exit 1; }
+    || fail "upsmon did not report the disconnected UPS as unavailable"
 stop_upsmons
 
 # A restart while WinPower is down: the names served before, LOGIN accepted, reads as upsd with
 # its driver down; the login is kept once WinPower answers again, and FSD is gone.
-kill "$simulator" 2>/dev/null || true
-wait "$simulator" 2>/dev/null || true
-kill -TERM "$server" 2>/dev/null || true
-wait "$server" 2>/dev/null || true
+stop_simulator
+stop_exporter
 launch_exporter "$work/exporter-2.log" --config "$work/config.yml"
-for _ in $(seq 100); do grep -q '"line server listening"' "$work/exporter-2.log" && break; sleep 0.1; done
-nut_port=$(listening_port "$work/exporter-2.log")
-[ -n "$nut_port" ] || { echo "$name: restarted, no NUT listener" >&2; cat "$work/exporter-2.log" >&2; exit 1; }
+nut_port=$(await_port "$work/exporter-2.log")
+[ -n "$nut_port" ] || fail "restarted, no NUT listener"
 nut="127.0.0.1:$nut_port"
 listed=$(upsc -l "$nut" 2>/dev/null | tr '\n' ' ')
 for ups in "$outage_ups" "$test_ups" "$stale_ups" "$mains_ups"; do
-    grep -qw -- "$ups" <<<"$listed" || { echo "$name: restarted with WinPower down, $ups is not listed ($listed)" >&2; exit 1; }
+    grep -qw -- "$ups" <<<"$listed" || fail "restarted with WinPower down, $ups is not listed ($listed)"
 done
 mkfifo "$work/login-in"
 cat >"$work/login.py" <<'PY'
@@ -225,22 +207,22 @@ PY
 python3 "$work/login.py" "$nut_port" "$outage_ups" <"$work/login-in" >"$work/login-out" 2>&1 &
 login=$!
 exec 9>"$work/login-in"
-for _ in $(seq 50); do [ "$(wc -l <"$work/login-out")" -ge 4 ] && break; sleep 0.1; done
+answered() { [ "$(wc -l <"$work/login-out")" -ge 4 ]; }
+wait_for 5 answered || true
 expected=$(printf 'OK\nOK\nOK\nERR DRIVER-NOT-CONNECTED\n')
 [ "$(cat "$work/login-out")" = "$expected" ] \
-    || { echo "$name: restarted with WinPower down, LOGIN and GET VAR answered: $(cat "$work/login-out")" >&2; exit 1; }
-start_simulation "$sim_port"
-[ -n "$sim_port" ] || { echo "$name: the simulator did not start again" >&2; exit 1; }
-for _ in $(seq 100); do upsc "$outage_ups@$nut" ups.status >/dev/null 2>&1 && break; sleep 0.2; done
+    || fail "restarted with WinPower down, LOGIN and GET VAR answered: $(cat "$work/login-out")"
+start_simulator 8 --port "$sim_port" --outage-schedule "0:$outage_start+$outage_length"
+wait_for 20 upsc "$outage_ups@$nut" ups.status >/dev/null 2>&1 || true
 echo >&9
 exec 9>&-
 wait "$login" || true
 back=$(tail -n 2 "$work/login-out" | tr '\n' '|')
 case "$back" in "NUMLOGINS $outage_ups 1|VAR $outage_ups ups.status \"OL"*) ;;
-    *) echo "$name: WinPower back, the login and readings are: $back" >&2; exit 1 ;; esac
+    *) fail "WinPower back, the login and readings are: $back" ;; esac
 echo "$name: restarted with WinPower down: the UPSs listed, LOGIN accepted (reads ERR DRIVER-NOT-CONNECTED);" \
      "WinPower back: ${back//|/; }"
 
-if grep -q -e 'primary-pass' -e 'secondary-pass' "$work"/exporter*.log; then echo "$name: a NUT password is in the log" >&2; exit 1; fi
+if grep -q -e 'primary-pass' -e 'secondary-pass' "$work"/exporter*.log; then fail "a NUT password is in the log"; fi
 echo "$name: upsmon shut down on OB LB after FSD (both secondaries, one on 'ups', first) and on upsmon -c fsd;" \
      "FSD kept with mains back; not on OB alone, a self-test ($test_status) or stale data; names and logins survive a restart"

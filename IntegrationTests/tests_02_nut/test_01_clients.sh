@@ -3,41 +3,38 @@
 # simulated WinPower, `upsc NAME@host:port` reads each, and the values equal /metrics; PyNUT
 # (Debian's python3-nut) and aionut (PyPI) read the same; PyNUT, pynut2 and aionut (PyPI) list
 # the commands and writable variables of a UPS (none); a wrong password is refused and never
-# logged.
+# logged. A few seconds.
 #
-#   scripts/check-nut-clients.sh        # uses .build/debug/wpexporter (WPEXPORTER_BIN to change)
+#   IntegrationTests/tests_02_nut/test_01_clients.sh
 #
 # Installs nut-client and python3-nut (Debian), aionut and pynut2 (PyPI) when missing.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-name=check-nut-clients
-export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/debug/wpexporter}"
-scripts/ci/tools.sh nut   # upsc, PyNUT, aionut, pynut2
 # shellcheck source=IntegrationTests/harness.sh
-source IntegrationTests/harness.sh
+source "$(dirname "$0")/../harness.sh"
+scripts/ci/tools.sh nut   # upsc, PyNUT, aionut, pynut2
 
 start_simulator 6
 printf 'users:\n  monuser:\n    password: s3cret-nut\n    upsmon: primary\n' >"$work/nut-users.yml"
 start_exporter "$work/exporter.log" --nut.listen 127.0.0.1:0 --nut.users_file "$work/nut-users.yml"
 nut_port=$(listening_port "$work/exporter.log")
-[ -n "$nut_port" ] || { echo "$name: no NUT listener" >&2; cat "$work/exporter.log" >&2; exit 1; }
+[ -n "$nut_port" ] || fail "no NUT listener"
 nut="127.0.0.1:$nut_port"
 metrics=$(curl -sf "$base/metrics")
 
 mapfile -t names < <(upsc -l "$nut" 2>/dev/null)
 echo "$name: upsc -l $nut: ${#names[@]} UPSs (${names[*]})"
 devices=$(grep -c '^winpower_device_info{' <<<"$metrics")
-[ "${#names[@]}" = "$devices" ] || { echo "$name: upsc lists ${#names[@]} UPSs, /metrics $devices devices" >&2; exit 1; }
+[ "${#names[@]}" = "$devices" ] || fail "upsc lists ${#names[@]} UPSs, /metrics $devices devices"
 # The simulator's fifth alias, 机房 UPS 3, is named and described in pinyin (docs/nut.md).
 described=$(upsc -L "$nut" 2>/dev/null | grep '^jifang-ups-3: ' || true)
-[[ "$described" == "jifang-ups-3: jifang UPS 3 "* ]] || { echo "$name: upsc -L names no jifang-ups-3 'jifang UPS 3 …': '$described'" >&2; exit 1; }
+[[ "$described" == "jifang-ups-3: jifang UPS 3 "* ]] || fail "upsc -L names no jifang-ups-3 'jifang UPS 3 …': '$described'"
 echo "$name: upsc -L: $described"
 
 checked=0
 for ups in "${names[@]}"; do
     if ! vars=$(upsc "$ups@$nut" 2>&1); then
         # A disconnected device is stale: upsc says so, /metrics shows it disconnected.
-        grep -q 'Data stale' <<<"$vars" || { echo "$name: upsc $ups: $vars" >&2; exit 1; }
+        grep -q 'Data stale' <<<"$vars" || fail "upsc $ups: $vars"
         continue
     fi
     id=$(awk -F': ' '$1 == "ups.id" {print $2}' <<<"$vars")
@@ -48,15 +45,14 @@ for ups in "${names[@]}"; do
         nut_value=$(awk -F': ' -v v="$var" '$1 == v {print $2}' <<<"$vars")
         metric_value=$(grep "^$family{device_id=\"$id\"" <<<"$metrics" | awk '{print $NF}' | head -1 || true)
         if [ -n "$metric_value" ] && [ "$(awk -v a="$nut_value" -v b="$metric_value" 'BEGIN {print (a + 0 == b + 0)}')" != 1 ]; then
-            echo "$name: $ups $var = '$nut_value', /metrics $family = '$metric_value'" >&2
-            exit 1
+            fail "$ups $var = '$nut_value', /metrics $family = '$metric_value'"
         fi
     done
     status=$(awk -F': ' '$1 == "ups.status" {print $2}' <<<"$vars")
     echo "$name: upsc $ups: ups.status $status, battery.charge $(awk -F': ' '$1 == "battery.charge" {print $2}' <<<"$vars")"
     checked=$((checked + 1))
 done
-[ "$checked" -gt 0 ] || { echo "$name: no UPS could be read" >&2; exit 1; }
+[ "$checked" -gt 0 ] || fail "no UPS could be read"
 
 # PyNUT, the python3-nut client: the same names and values.
 /usr/bin/python3 - "$nut_port" "${names[0]}" <<'PY'
@@ -65,7 +61,7 @@ import PyNUT
 port, first = int(sys.argv[1]), sys.argv[2]
 client = PyNUT.PyNUTClient(host="127.0.0.1", port=port, login="monuser", password="s3cret-nut")
 listed = client.GetUPSList()
-print("check-nut-clients: PyNUT lists", len(listed), "UPSs")
+print("test_01_clients: PyNUT lists", len(listed), "UPSs")
 for name in listed:
     name = name.decode() if isinstance(name, bytes) else name
     try:
@@ -101,10 +97,10 @@ PY
 aionut_checked=0
 while read -r ups key value; do
     upsc_value=$(upsc "$ups@$nut" "$key" 2>/dev/null || echo -)
-    [ "$upsc_value" = "$value" ] || { echo "$name: aionut $ups $key = '$value', upsc '$upsc_value'" >&2; exit 1; }
+    [ "$upsc_value" = "$value" ] || fail "aionut $ups $key = '$value', upsc '$upsc_value'"
     aionut_checked=$((aionut_checked + 1))
 done <"$work/aionut.txt"
-[ "$aionut_checked" -ge 4 ] || { echo "$name: aionut read nothing" >&2; cat "$work/aionut.txt" >&2; exit 1; }
+[ "$aionut_checked" -ge 4 ] || { cat "$work/aionut.txt" >&2; fail "aionut read nothing"; }
 echo "$name: aionut reads $((aionut_checked / 4)) UPSs with the values upsc reads"
 
 # LIST CMD and LIST RW of a UPS without instant commands or writable variables: the bridge
@@ -121,10 +117,10 @@ empty_ups=""
 for ups in "${names[@]}"; do
     if upsc "$ups@$nut" ups.status >/dev/null 2>&1; then empty_ups=$ups; break; fi
 done
-[ -n "$empty_ups" ] || { echo "$name: no readable UPS to list commands of" >&2; exit 1; }
+[ -n "$empty_ups" ] || fail "no readable UPS to list commands of"
 raw=$(printf 'LIST CMD %s\nLIST RW %s\nLOGOUT\n' "$empty_ups" "$empty_ups" | timeout 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$nut_port; cat >&3; cat <&3")
 expected=$(printf 'BEGIN LIST CMD %s\nEND LIST CMD %s\nBEGIN LIST RW %s\nEND LIST RW %s\nOK Goodbye' "$empty_ups" "$empty_ups" "$empty_ups" "$empty_ups")
-[ "$raw" = "$expected" ] || { echo "$name: LIST CMD/RW $empty_ups answered: $raw" >&2; exit 1; }
+[ "$raw" = "$expected" ] || fail "LIST CMD/RW $empty_ups answered: $raw"
 /usr/bin/python3 - "$nut_port" "$empty_ups" <<'PY'
 import sys
 import PyNUT
@@ -135,7 +131,7 @@ assert commands == {b"": b"Description unavailable"}, f"PyNUT GetUPSCommands: {c
 rw = client.GetRWVars(ups)
 assert rw == {}, f"PyNUT GetRWVars: {rw!r}"
 assert client.GetUPSVars(ups), "the connection still answers after both lists"
-print("check-nut-clients: PyNUT lists no command and no writable variable of", ups)
+print("test_01_clients: PyNUT lists no command and no writable variable of", ups)
 PY
 python3 - "$nut_port" "$empty_ups" <<'PY'
 import asyncio, sys
@@ -164,11 +160,11 @@ async def main():
         aio.disconnect()
 
 asyncio.run(main())
-print("check-nut-clients: pynut2 and aionut list no command of", ups)
+print("test_01_clients: pynut2 and aionut list no command of", ups)
 PY
 
 # A wrong password is refused; no NUT password reaches the log.
 reply=$(printf 'USERNAME monuser\nPASSWORD wrong\nLOGIN %s\nLOGOUT\n' "${names[0]}" | timeout 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$nut_port; cat >&3; cat <&3")
-grep -q 'ERR ACCESS-DENIED' <<<"$reply" || { echo "$name: a wrong password was not refused: $reply" >&2; exit 1; }
-if grep -q -e 's3cret-nut' -e 'wrong' "$work/exporter.log"; then echo "$name: a NUT password is in the log" >&2; exit 1; fi
+grep -q 'ERR ACCESS-DENIED' <<<"$reply" || fail "a wrong password was not refused: $reply"
+if grep -q -e 's3cret-nut' -e 'wrong' "$work/exporter.log"; then fail "a NUT password is in the log"; fi
 echo "$name: upsc, PyNUT and aionut read $checked UPSs; values equal /metrics; PyNUT, pynut2 and aionut list commands and writable variables"

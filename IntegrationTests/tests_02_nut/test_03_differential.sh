@@ -3,20 +3,17 @@
 # dummy-ups driver serving exactly the variables the exporter serves for one simulated UPS (same
 # name, same description), gets the same commands as the exporter; the replies must be byte for
 # byte the same, except those docs/nut.md lists as different by design
-# (scripts/nut_differential.py holds the commands and that list).
+# (nut_differential.py beside this file holds the commands and that list). About 10 s.
 #
-#   scripts/check-nut-differential.sh      # uses .build/debug/wpexporter (WPEXPORTER_BIN to change)
+#   IntegrationTests/tests_02_nut/test_03_differential.sh
 #
 # Needs root (upsd and the driver run as root here); installs nut-server and nut-client when
-# missing. Loopback only.
+# missing. Loopback only; upsd binds port 0 and its port is read from the socket it holds.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-name=check-nut-differential
-export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/debug/wpexporter}"
+# shellcheck source=IntegrationTests/harness.sh
+source "$(dirname "$0")/../harness.sh"
 scripts/ci/tools.sh nut   # upsd, dummy-ups, upsc
 [ "$(id -u)" = 0 ] || { echo "$name: upsd and dummy-ups are run as root here; run as root" >&2; exit 64; }
-# shellcheck source=IntegrationTests/harness.sh
-source IntegrationTests/harness.sh
 
 start_simulator 3
 # A primary, a secondary and a user without an upsmon role, on both servers.
@@ -29,7 +26,7 @@ printf 'winpower:\n  devices:\n    include: [5e1a7a0c-0000-4b35-b0dd-00000000000
 start_exporter "$work/exporter.log" --config "$work/config.yml" --nut.listen 127.0.0.1:0 \
     --nut.users_file "$work/nut-users.yml" --scheduler.collection_interval 60s --energy.max_gap 5m
 nut_port=$(listening_port "$work/exporter.log")
-[ -n "$nut_port" ] || { echo "$name: no NUT listener" >&2; exit 1; }
+[ -n "$nut_port" ] || fail "no NUT listener"
 
 # The first UPS (device 0, on mains), its description and variables, as the exporter serves them.
 mkdir -p "$work/nut/etc" "$work/nut/state"
@@ -56,19 +53,19 @@ with open(f"{etc}/ups.name", "w") as out:
     out.write(ups)
 PY
 ups=$(cat "$work/nut/etc/ups.name")
-upsd_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-printf 'LISTEN 127.0.0.1 %s\nMAXAGE 15\n' "$upsd_port" >"$work/nut/etc/upsd.conf"
+printf 'LISTEN 127.0.0.1 0\nMAXAGE 15\n' >"$work/nut/etc/upsd.conf"
 printf '[monuser]\n\tpassword = s3cret-nut\n\tupsmon primary\n[watcher]\n\tpassword = s3cret-sec\n\tupsmon secondary\n[reader]\n\tpassword = s3cret-read\n' \
     >"$work/nut/etc/upsd.users"
 chmod 640 "$work/nut/etc/upsd.users"
 export NUT_CONFPATH="$work/nut/etc" NUT_STATEPATH="$work/nut/state"
 /lib/nut/dummy-ups -a "$ups" -u root -F >"$work/nut/dummy.log" 2>&1 &
-for _ in $(seq 50); do [ -S "$work/nut/state/dummy-ups-$ups" ] && break; sleep 0.1; done
+wait_for 5 test -S "$work/nut/state/dummy-ups-$ups" || true
 /lib/nut/upsd -u root -F >"$work/nut/upsd.log" 2>&1 &
+# upsd logs "port 0" as told: its port is read from the socket it holds.
+upsd_port=$(socket_port $!)
+[ -n "$upsd_port" ] || fail "upsd is not listening"
 # Until the driver has read its file: ups.status is WAIT and other variables missing before.
 served() { [ "$(upsc "$ups@127.0.0.1:$upsd_port" battery.charge 2>/dev/null || true)" != "" ]; }
-for _ in $(seq 150); do served && break; sleep 0.2; done
-served \
-    || { echo "$name: upsd did not serve $ups" >&2; cat "$work/nut/upsd.log" "$work/nut/dummy.log" >&2; exit 1; }
+wait_for 30 served || fail "upsd did not serve $ups"
 echo "$name: upsd $(upsc -V 2>&1 | grep -o '[0-9][0-9.]*' | head -1) on 127.0.0.1:$upsd_port (dummy-ups) and the exporter on 127.0.0.1:$nut_port serve $ups"
-python3 scripts/nut_differential.py "$upsd_port" "$nut_port" "$ups"
+python3 IntegrationTests/tests_02_nut/nut_differential.py "$upsd_port" "$nut_port" "$ups"
