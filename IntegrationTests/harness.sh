@@ -52,6 +52,7 @@ show_logs() {
 harness_exit() {
     local status=$? hook
     set +e
+    trap - ERR
     for hook in "${exit_hooks[@]}"; do eval "$hook"; done
     stop_upsmons
     # shellcheck disable=SC2046  # one PID per word
@@ -64,6 +65,10 @@ harness_exit() {
 trap harness_exit EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+# A command that fails under set -e, in a function too, is named with its file and line (a case
+# that ends on one is not left without a word).
+set -o errtrace
+trap 'failed_status=$?; [ "$BASH_SUBSHELL" != 0 ] || echo "$name: failed (status $failed_status) at ${BASH_SOURCE[0]##*/}:$LINENO: $BASH_COMMAND" >&2' ERR
 
 # wait_for SECONDS COMMAND...: runs COMMAND every 0.1 s until it succeeds; status 1 when
 # SECONDS passed first.
@@ -87,6 +92,7 @@ wait_http() {
 # on a free loopback port, extra arguments appended (later flags win: `--port "$sim_port"` starts
 # it again on the same port); sets sim_port and simulator (PID).
 start_simulator() {
+    : >"$work/sim.log"   # emptied here: the child's redirection may come after the wait below starts
     "$binary" simulate --port 0 --devices "${1:-1000}" "${@:2}" >"$work/sim.log" 2>&1 &
     simulator=$!
     wait_for 10 grep -qs '127.0.0.1:' "$work/sim.log" || true
@@ -100,6 +106,7 @@ stop_simulator() { kill "$simulator" 2>/dev/null || true; wait "$simulator" 2>/d
 # start_fleet N DEVICES [ARG...]: `wpexporter simulate --servers N` with DEVICES devices per
 # server on free loopback ports, extra arguments appended; sets fleet_ports (server 0 first).
 start_fleet() {
+    : >"$work/fleet.log"
     "$binary" simulate --servers "$1" --port 0 --devices "$2" "${@:3}" >"$work/fleet.log" 2>&1 &
     local listed
     for _ in $(seq 100); do
@@ -119,6 +126,7 @@ exporter_env=()
 launch_exporter() {
     local log=$1
     shift
+    : >"$log"
     env "${exporter_env[@]}" "$binary" server --winpower.url "http://127.0.0.1:$sim_port" \
         --winpower.username admin --winpower.password admin --port 0 --server.host 127.0.0.1 \
         --data-dir "$work/data" --scheduler.collection_interval 1s --energy.max_gap 1m \
@@ -187,6 +195,7 @@ exporter_base() {
 start_demo() {
     local log=$1
     shift
+    : >"$log"
     "$binary" demo --server.host 127.0.0.1 --server.port 0 --scheduler.collection_interval 1s \
         --storage.data_dir "$work/demo-data" --logging.format console "$@" >"$log" 2>&1 &
     demo=$!
@@ -201,6 +210,7 @@ start_demo() {
 start_listening() {
     local log=$1 path=$2
     shift 2
+    : >"$log"
     "$@" --web.listen-address=127.0.0.1:0 >"$log" 2>&1 &
     listener_pid=$!
     local program

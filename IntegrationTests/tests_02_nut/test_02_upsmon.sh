@@ -36,7 +36,6 @@ source "$(dirname "$0")/../harness.sh"
 upsmon=/lib/nut/upsmon
 scripts/ci/tools.sh nut   # upsmon, upsc
 [ "$(id -u)" = 0 ] || { echo "$name: upsmon is run as root here; run as root" >&2; exit 64; }
-trap 'echo "$name: failed at line $LINENO" >&2' ERR
 
 outage_start=25 outage_length=20
 start_simulator 8 --outage-schedule "0:$outage_start+$outage_length"

@@ -23,24 +23,20 @@
 #   4. no TEST in ups.status (no battery test runs), no warning line repeated in a driver's log
 #      after its start-up walk (networkupstools/nut#1358's line counted apart: see below).
 #
-# A summary table is printed at the end; any failure exits non-zero.
+# A summary table is printed at the end; any failure exits non-zero. About 70 s.
 #
-#   scripts/check-nut-snmp-ups.sh        # uses .build/debug/wpexporter (WPEXPORTER_BIN to change)
+#   IntegrationTests/tests_03_snmp/test_02_nut_snmp_ups.sh
 #
 # Needs root (upsmon runs as root, in a mount namespace of its own: unshare; upsd and the
 # drivers run as the current user) and installs nut-server, nut-snmp and nut-client when
 # missing. Loopback only; every port is chosen at run time (the agent's, upsd's and the
 # simulator's are bound to port 0 and read back).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-name=check-nut-snmp-ups
-export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/debug/wpexporter}"
+# shellcheck source=IntegrationTests/harness.sh
+source "$(dirname "$0")/../harness.sh"
 snmp_ups=/lib/nut/snmp-ups upsd=/lib/nut/upsd
 scripts/ci/tools.sh nut   # upsd, snmp-ups, upsdrvctl, upsmon, upsc
 [ "$(id -u)" = 0 ] || { echo "$name: upsmon is run as root here; run as root" >&2; exit 64; }
-# shellcheck source=IntegrationTests/harness.sh
-source IntegrationTests/harness.sh
-trap 'echo "$name: failed at line $LINENO" >&2' ERR
 started=$(date +%s.%N)
 me=$(id -un)
 poll=2                       # the drivers' pollinterval and pollfreq, seconds
@@ -92,12 +88,11 @@ start_simulator 1
 start_exporter "$work/exporter.log" --config "$work/config.yml" --scheduler.collection_interval 4s
 # The agent bound port 0; it logs no address, /health shows the one it holds.
 agent_port=$(curl -sf "$base/health" | python3 -c 'import json, sys; print(json.load(sys.stdin)["snmp"]["listen"].rsplit(":", 1)[1])')
-[ "${agent_port:-0}" != 0 ] || { echo "$name: no SNMP agent port" >&2; cat "$work/exporter.log" >&2; exit 1; }
+[ "${agent_port:-0}" != 0 ] || fail "no SNMP agent port"
 echo "$name: exporter on $base, SNMP agent on 127.0.0.1:$agent_port (udp), WinPower simulated on $sim_port"
 
 # --- upsd, the drivers and the upsmons, started while WinPower is down ------------------------
-kill "$simulator"
-wait "$simulator" 2>/dev/null || true
+stop_simulator
 down_at=$(date +%s.%N)
 nut_dir="$work/nut"
 mkdir -p "$nut_dir/etc" "$nut_dir/state"
@@ -129,15 +124,9 @@ for driver in "${drivers[@]}"; do
     "$snmp_ups" -a "$driver" -u "$me" -F >"$nut_dir/$driver.log" 2>&1 &
 done
 "$upsd" -u "$me" -F >"$nut_dir/upsd.log" 2>&1 &
-upsd_pid=$!
 # upsd binds port 0 as told (it logs "port 0"): its port is read from the socket it holds.
-upsd_port=""
-for _ in $(seq 100); do
-    upsd_port=$(ss -Hltnp 2>/dev/null | awk -v p="pid=$upsd_pid," 'index($0, p) {n = split($4, a, ":"); print a[n]; exit}')
-    [ -n "$upsd_port" ] && break
-    sleep 0.1
-done
-[ -n "$upsd_port" ] || { echo "$name: upsd is not listening" >&2; cat "$nut_dir/upsd.log" >&2; exit 1; }
+upsd_port=$(socket_port $!)
+[ -n "$upsd_port" ] || fail "upsd is not listening"
 upsd_at="127.0.0.1:$upsd_port"
 echo "$name: upsd $(dpkg-query -W -f '${Version}' nut-server) on $upsd_at, snmp-ups $(dpkg-query -W -f '${Version}' nut-snmp): ${drivers[*]}"
 for driver in "${drivers[@]}" "${late_drivers[@]}"; do
@@ -147,6 +136,7 @@ done
 metric() {  # FAMILY: the first sample of the family on /metrics (empty when absent)
     curl -s -m 10 "$base/metrics" | awk -v f="$1" '($1 == f || index($1, f "{") == 1) {print $NF; exit}'
 }
+up_is() { [ "$(metric winpower_exporter_up)" = "$1" ]; }  # 0 or 1
 # The drivers read the UPS while the exporter still serves its last readings; once they are
 # older than the staleness window, the agent withdraws them and each driver's data goes stale
 # (upsc: "Data stale"; upsmon: the UPS unavailable), never the last readings as if current.
@@ -158,8 +148,7 @@ for driver in "${drivers[@]}"; do
         sleep 0.2
     done
 done
-for _ in $(seq 400); do [ "$(metric winpower_exporter_up)" = 0 ] && break; sleep 0.1; done
-[ "$(metric winpower_exporter_up)" = 0 ] || { echo "$name: the exporter never went stale" >&2; exit 1; }
+wait_for 40 up_is 0 || fail "the exporter never went stale"
 stale_at=$(date +%s.%N)
 echo "$name: WinPower down at $(since "$down_at") s, the UPS stale on /metrics at $(since "$stale_at") s"
 for driver in "${drivers[@]}"; do
@@ -205,8 +194,7 @@ drivers+=("${late_drivers[@]}")
 outage_start=20 outage_length=25
 start_simulator 1 --port "$sim_port" --outage-schedule "0:$outage_start+$outage_length"
 sim_started=$(date +%s.%N)
-for _ in $(seq 300); do [ "$(metric winpower_exporter_up)" = 1 ] && break; sleep 0.1; done
-[ "$(metric winpower_exporter_up)" = 1 ] || { echo "$name: the exporter did not collect again" >&2; exit 1; }
+wait_for 30 up_is 1 || fail "the exporter did not collect again"
 served_at=$(date +%s.%N)
 echo "$name: WinPower back at $(since "$sim_started") s, the exporter serves the UPS again at $(since "$served_at") s"
 declare -A read_at
@@ -412,5 +400,5 @@ for row in "${results[@]}"; do
     printf '%-44s %-5s %-34s %-30s %-4s %s\n' "$client" "$(mibs_of "$driver")" "$version" "$what" "$result" "$detail"
 done
 echo "$name: $(awk -v s="$started" -v n="$(date +%s.%N)" 'BEGIN {printf "%.0f", n - s}') s"
-if [ "$failed" != 0 ]; then echo "$name: FAILED" >&2; exit 1; fi
+if [ "$failed" != 0 ]; then fail "a check failed (the table above)"; fi
 echo "$name: ok"
