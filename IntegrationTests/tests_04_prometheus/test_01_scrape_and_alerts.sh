@@ -22,7 +22,7 @@
 # (WPEXPORTER_BIN overrides it). Installs Debian's prometheus and prometheus-pushgateway when
 # missing. Skips (exit 0, saying why) when the build has no working `demo` command.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 repo="$(pwd)"
 
 bin="${WPEXPORTER_BIN:-.build/debug/wpexporter}"
