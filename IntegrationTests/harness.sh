@@ -121,14 +121,17 @@ start_fleet() {
 # launch_exporter LOG [ARG...]: the exporter against the simulator, loopback, 1 s collections,
 # extra arguments appended (later flags win, e.g. a second --data-dir); waits until it
 # listens, not for its first collection. Sets server (PID), port and base (URL).
-# Prefix with `env VAR=... ` through the exporter_env array (e.g. LD_PRELOAD).
+# Prefix with `env VAR=... ` through the exporter_env array (e.g. LD_PRELOAD); the WinPower
+# credentials are the winpower_credentials array (the simulator's admin/admin; replace it to
+# give them another way, e.g. --winpower.password_file, or empty it when a --config file does).
 exporter_env=()
+winpower_credentials=(--winpower.username admin --winpower.password admin)
 launch_exporter() {
     local log=$1
     shift
     : >"$log"
     env "${exporter_env[@]}" "$binary" server --winpower.url "http://127.0.0.1:$sim_port" \
-        --winpower.username admin --winpower.password admin --port 0 --server.host 127.0.0.1 \
+        "${winpower_credentials[@]}" --port 0 --server.host 127.0.0.1 \
         --data-dir "$work/data" --scheduler.collection_interval 1s --energy.max_gap 1m \
         --logging.format json "$@" >"$log" 2>&1 &
     server=$!

@@ -88,6 +88,6 @@ done
 echo
 printf '%-52s %-18s %7s\n' case result time
 printf '%s\n' "${table[@]}"
-printf '%-52s %-18s %5d s\n' "${#selected[@]} cases" "${#failed[@]} failed" "$SECONDS"
+printf '%-52s %-18s %5d s\n' "${#selected[@]} run" "${#failed[@]} failed" "$SECONDS"
 echo "logs: $logs/"
 [ "${#failed[@]}" = 0 ] || { printf 'failed: %s\n' "${failed[*]}" >&2; exit 1; }

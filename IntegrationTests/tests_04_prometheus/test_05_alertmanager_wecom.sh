@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Chinese WeCom (企业微信) example as a real Alertmanager runs it (in CI: `.ci/run interop`):
+# The Chinese WeCom (企业微信) example as a real Alertmanager runs it:
 # Debian's Alertmanager with deploy/alertmanager/alertmanager.yml and the fragment
 # deploy/alertmanager/wecom.zh-CN.yml merged in, the template
 # deploy/alertmanager/templates/wecom.zh-CN.tmpl, and WeCom's API played by a local receiver on
@@ -13,16 +13,16 @@
 #   - the resolution arrives as "【已恢复】…" with its end time.
 # The example's webhook receivers (another host's name) are pointed at the same local receiver,
 # and the WeCom route's group_wait and group_interval shortened to 1 s and 2 s, so nothing leaves
-# this machine and the check takes seconds. Every port is bound as port 0 and read back (the
-# receiver writes its own, Alertmanager logs the address it bound).
+# this machine and the check takes seconds (about 10 s). Every port is bound as port 0 and read
+# back (the receiver writes its own, Alertmanager logs the address it bound). Does not run
+# wpexporter.
+#
+#   IntegrationTests/tests_04_prometheus/test_05_alertmanager_wecom.sh
 set -euo pipefail
-cd "$(dirname "$0")/.."
-name=check-alertmanager-wecom
+binary_needed=no
+# shellcheck source=IntegrationTests/harness.sh
+source "$(dirname "$0")/../harness.sh"
 scripts/ci/tools.sh tests prometheus   # prometheus-alertmanager, amtool, python3 and PyYAML, curl
-work="$(mktemp -d)"
-# On exit: the receiver and Alertmanager (this script's jobs), then the scratch directory.
-trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
-fail() { echo "$name: FAILED: $*" >&2; [ -f "$work/alertmanager.log" ] && tail -20 "$work/alertmanager.log" >&2; exit 1; }
 
 # --- WeCom's API (gettoken, message/send) and the webhooks, recorded -------------------------
 python3 - "$work" >"$work/receiver.log" 2>&1 <<'PY' &
@@ -68,8 +68,7 @@ with open(os.path.join(work, "receiver.port.tmp"), "w") as out:
 os.rename(os.path.join(work, "receiver.port.tmp"), os.path.join(work, "receiver.port"))
 server.serve_forever()
 PY
-for _ in $(seq 100); do [ -f "$work/receiver.port" ] && break; sleep 0.1; done
-[ -f "$work/receiver.port" ] || fail "the local WeCom receiver did not start: $(cat "$work/receiver.log")"
+wait_for 10 test -f "$work/receiver.port" || fail "the local WeCom receiver did not start"
 receiver="http://127.0.0.1:$(cat "$work/receiver.port")"
 
 # --- The example merged into the shipped configuration -----------------------------------------
@@ -96,19 +95,9 @@ amtool check-config "$work/alertmanager.yml" >"$work/amtool.txt" 2>&1 || fail "a
 grep -q "SUCCESS" "$work/amtool.txt" || fail "amtool check-config: $(cat "$work/amtool.txt")"
 
 # --- Alertmanager ---------------------------------------------------------------------------------
-TZ=Asia/Shanghai prometheus-alertmanager --config.file="$work/alertmanager.yml" --storage.path="$work/data" \
-    --web.listen-address=127.0.0.1:0 --cluster.listen-address= --log.level=debug >"$work/alertmanager.log" 2>&1 &
-alertmanager_pid=$!
-# It logs the address it bound: `msg="Listening on" address=127.0.0.1:PORT`.
-port=""
-for _ in $(seq 100); do
-    port=$(sed -n 's/.*msg="Listening on" address=127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/alertmanager.log" | head -1)
-    [ -n "$port" ] && curl -sf "http://127.0.0.1:$port/-/ready" >/dev/null 2>&1 && break
-    kill -0 "$alertmanager_pid" 2>/dev/null || break
-    sleep 0.2
-done
-[ -n "$port" ] || fail "Alertmanager is not listening"
-api="http://127.0.0.1:$port/api/v2/alerts"
+start_listening "$work/alertmanager.log" /-/ready env TZ=Asia/Shanghai prometheus-alertmanager \
+    --config.file="$work/alertmanager.yml" --storage.path="$work/data" --cluster.listen-address= --log.level=debug
+api="http://127.0.0.1:$listener_port/api/v2/alerts"
 version=$(dpkg-query -W -f '${Version}' prometheus-alertmanager 2>/dev/null || echo unknown)
 
 # The alert as Prometheus would send it with the Chinese rules: UPSOnBattery's annotations of
@@ -137,11 +126,10 @@ PY
 curl -sf -X POST -H 'Content-Type: application/json' --data-binary @"$work/firing.json" "$api" >/dev/null \
     || fail "Alertmanager refused the alert"
 
-# waits_for STATUS: prints the first message/send body whose content starts with STATUS's marker.
-waits_for() {
-    local marker=$1
-    for _ in $(seq 150); do
-        if [ -f "$work/requests.jsonl" ] && python3 - "$work/requests.jsonl" "$marker" >"$work/message.json" 2>/dev/null <<'PY'
+# sent MARKER: writes to message.json the first message/send request whose content starts with
+# MARKER; status 1 when there is none yet.
+sent() {
+    [ -f "$work/requests.jsonl" ] && python3 - "$work/requests.jsonl" "$1" >"$work/message.json" 2>/dev/null <<'PY'
 import json, sys
 for line in open(sys.argv[1], encoding="utf-8"):
     request = json.loads(line)
@@ -150,10 +138,10 @@ for line in open(sys.argv[1], encoding="utf-8"):
         sys.exit(0)
 sys.exit(1)
 PY
-        then return 0; fi
-        sleep 0.2
-    done
-    fail "no WeCom message starting with $marker within 30 s; requests: $(cat "$work/requests.jsonl" 2>/dev/null)"
+}
+# waits_for MARKER: sent, polled for 30 s at most.
+waits_for() {
+    wait_for 30 sent "$1" || fail "no WeCom message starting with $1 within 30 s; requests: $(cat "$work/requests.jsonl" 2>/dev/null)"
 }
 
 check_message() {  # MARKER: the recorded message is the configured agent's text with the alert's texts
