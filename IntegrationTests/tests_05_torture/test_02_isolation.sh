@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Several WinPower servers: one server or the disk misbehaving must not hold back the others.
-# Runs the release binary against `wpexporter simulate --servers 3` (100 devices each), 1 s
+# Runs the exporter against `wpexporter simulate --servers 3` (100 devices each), 1 s
 # collections, everything on loopback, free ports only:
 #
 #   1. slow disk: the three servers, `storage.sync_write` on, fsync taking 8 s (the LD_PRELOAD
@@ -14,7 +14,12 @@
 # /metrics (timed with curl; also `winpower_exporter_last_collection_timestamp_seconds`, shown
 # for comparison: the merged exposition is rebuilt at most once a second).
 #
-#   scripts/torture/isolation.sh [SLOW_SECONDS] [HUNG_SECONDS]   # default 16 and 15 (about 50 s)
+#   IntegrationTests/tests_05_torture/test_02_isolation.sh [SLOW_SECONDS] [HUNG_SECONDS]
+#
+# The defaults, 5 and 5 with a p99 goal of 250 ms (about 25 s), are CI's short run with the debug
+# build on a shared machine; the full run with the release build's goal (docs/security.md) is
+#   WPEXPORTER_BIN=.build/release/wpexporter ISOLATION_P99_MS=50 \
+#       IntegrationTests/tests_05_torture/test_02_isolation.sh 16 15     # about 50 s
 #
 # Goals (a missed one is named and the exit status is 1):
 #   1. every server's last successful collection ≤ 3 s old at every poll of the stall; once the
@@ -23,19 +28,17 @@
 #      after that;
 #   3. second SIGTERM during a stuck save: exit status 1 within 1 s; one SIGTERM, disk healthy:
 #      exit status 0 and the totals served before it in the state file;
-#   4. /metrics during 1 and 2: p99 ≤ 50 ms (a failed request counts as 60,000 ms); CI runs the
-#      debug build on a shared machine and sets ISOLATION_P99_MS=250.
+#   4. /metrics during 1 and 2: p99 ≤ ISOLATION_P99_MS (default 250 ms; the release build's goal
+#      is 50 ms), a failed request counting as 60,000 ms.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-slow_seconds="${1:-16}"
-hung_seconds="${2:-15}"
-name=isolation
+slow_seconds="${1:-5}"
+hung_seconds="${2:-5}"
 for value in "$slow_seconds" "$hung_seconds"; do
     [[ "$value" =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 [SLOW_SECONDS] [HUNG_SECONDS] (whole seconds ≥ 1)" >&2; exit 64; }
 done
-command -v python3 >/dev/null || { echo "$name: needs python3 (the hung servers)" >&2; exit 64; }
-export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/release/wpexporter}"   # the release build by default
-source IntegrationTests/harness.sh
+# shellcheck source=IntegrationTests/harness.sh
+source "$(dirname "$0")/../harness.sh"
+scripts/ci/tools.sh tests seccomp   # python3 (the hung servers), curl, cc (gcc) for the LD_PRELOAD shim
 
 stall=8                 # fsync in scenario 1, seconds
 stuck_stall=30          # fsync in scenario 3's stuck save
@@ -43,7 +46,7 @@ devices=100             # per simulated server
 goal_age=3              # seconds: oldest acceptable last collection
 goal_first=3            # seconds: first collection published after the exporter's start
 goal_exit=1             # seconds: exit after the second SIGTERM
-goal_p99=${ISOLATION_P99_MS:-50}  # milliseconds: /metrics p99 (the goal is for the release build)
+goal_p99=${ISOLATION_P99_MS:-250}  # milliseconds: /metrics p99 (50 is the release build's goal)
 missed=()
 
 # goal TEXT OK: prints the goal's verdict; OK is 1 when met.
@@ -131,7 +134,7 @@ observe() {
         rest=$(( next - $(now_us) ))
         if [ "$rest" -gt 0 ]; then sleep "$(printf '0.%06d' "$rest")"; else next=$(now_us); fi
     done
-    kill -0 "$server" 2>/dev/null || { echo "$name: the exporter exited during scenario $tag" >&2; tail -20 "$work/$tag.log" >&2; exit 1; }
+    kill -0 "$server" 2>/dev/null || fail "the exporter exited during scenario $tag"
 }
 
 # ages TAG SERVER: prints "POLLS FIRST MAX-HEALTH-AGE MAX-METRICS-AGE" for SERVER: polls made,
@@ -159,7 +162,7 @@ stored_check() {
 build_slow_fsync
 start_fleet 3 "$devices"
 sim_port=${fleet_ports[0]}   # the flags' winpower.url; every entry names its own
-echo "isolation: 3 simulated WinPower servers, ${devices} devices each (ports ${fleet_ports[*]}); $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "$name: 3 simulated WinPower servers, ${devices} devices each (ports ${fleet_ports[*]}); $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ---- 1. slow disk ----------------------------------------------------------------------------
 servers_config "$work/slow.yaml" "wp-1=${fleet_ports[0]}" "wp-2=${fleet_ports[1]}" "wp-3=${fleet_ports[2]}"
@@ -251,9 +254,9 @@ while True:
                 key.fileobj.close()
 PY
 python3 "$work/hung.py" 6 >"$work/hung.ports" 2>"$work/hung.log" &
-for _ in $(seq 100); do [ -s "$work/hung.ports" ] && break; sleep 0.1; done
+wait_for 10 test -s "$work/hung.ports" || true
 read -r -a hung_ports <"$work/hung.ports"
-[ "${#hung_ports[@]}" = 6 ] || { echo "$name: the hung servers did not start" >&2; cat "$work/hung.log" >&2; exit 1; }
+[ "${#hung_ports[@]}" = 6 ] || fail "the hung servers did not start"
 entries=("wp-1=${fleet_ports[0]}" "wp-2=${fleet_ports[1]}")
 for i in "${!hung_ports[@]}"; do entries+=("hung-$(( i + 1 ))=${hung_ports[i]}"); done
 servers_config "$work/hung.yaml" "${entries[@]}"
@@ -322,8 +325,7 @@ goal "4 /metrics p99 ≤ ${goal_p99} ms (p50 $p50, p99 $p99, max $max ms, $failu
 
 echo
 if [ "${#missed[@]}" -gt 0 ]; then
-    echo "isolation: FAIL: ${#missed[@]} goal(s) missed:" >&2
     printf '  %s\n' "${missed[@]}" >&2
-    exit 1
+    fail "${#missed[@]} goal(s) missed (above)"
 fi
-echo "isolation: PASS: every goal met"
+echo "$name: PASS: every goal met"

@@ -5,19 +5,17 @@
 # written from a thread of their own, so once the pipe is full they queue (bounded) and are
 # dropped; nothing else may wait for the pipe.
 #
-#   scripts/torture/stalled-stdout.sh [SECONDS]    # default 10
+#   IntegrationTests/tests_05_torture/test_04_stalled_stdout.sh [SECONDS]
 #
+# The default, 5 s (about 10 s in all), is CI's run; docs/security.md measured 8 and 10.
 # Goals (a missed one is named and the exit status is 1): at every poll (~0.25 s) after the
 # first collection, the last successful collection is ≤ 3 s old and /metrics answers; SIGTERM
 # ends the process with status 0 within 5 s although its output is still stuck.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-name=stalled-stdout
-seconds="${1:-10}"
-export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/release/wpexporter}"   # the release build by default
+seconds="${1:-5}"
 # shellcheck source=IntegrationTests/harness.sh
-source IntegrationTests/harness.sh
-command -v python3 >/dev/null || { echo "$name: needs python3" >&2; exit 64; }
+source "$(dirname "$0")/../harness.sh"
+scripts/ci/tools.sh tests   # python3, curl
 
 start_simulator 100
 # python3 holds the pipe's read end open and never reads it; the exporter's stderr goes to a file.
@@ -39,11 +37,13 @@ open(f"{work}/status", "w").write(str(status))
 time.sleep(0.1)
 os.close(read_end)
 PY
-for _ in $(seq 200); do grep -qs 'metrics: http' "$work/stderr.log" && break; sleep 0.1; done
-base=$(grep 'metrics: http' "$work/stderr.log" | grep -o 'http://127.0.0.1:[0-9]*' | head -1)
-[ -n "$base" ] || { echo "$name: the exporter did not start" >&2; cat "$work/stderr.log" >&2; exit 1; }
+# The exporter is python3's child, not this script's job: stopped on exit by its PID.
+# shellcheck disable=SC2016  # expanded when the hook runs
+exit_hooks+=('[ ! -s "$work/status" ] && [ -s "$work/pid" ] && kill "$(cat "$work/pid")" 2>/dev/null')
+base=$(exporter_base "$work/stderr.log" 20)
+[ -n "$base" ] || fail "the exporter did not start"
 pid=$(cat "$work/pid")
-for _ in $(seq 200); do curl -sf "$base/-/ready" >/dev/null && break; sleep 0.1; done
+wait_http 20 "$base/-/ready" || fail "the exporter did not become ready"
 
 failed=0
 worst=0

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Loopback attackers for scripts/torture/http-attacks.sh. Each runs for SECONDS and stops
+"""Loopback attackers for test_05_http_attacks.sh beside this file. Each runs for SECONDS and stops
 itself; it prints one line of counts (connections opened, responses by status) at the end.
 
   attacker.py chunked PORT SECONDS            attack 1: one connection, chunks with 1000-byte extensions
