@@ -4,14 +4,14 @@
 # for DURATION seconds. Prints logins, 401s (re-logins after a rejected token), failed
 # collections and the last winpower_token_expiry_seconds.
 #
-#   scripts/token-e2e.sh [DURATION] -- SIMULATOR_FLAGS...
-#   scripts/token-e2e.sh 60 -- --clock-skew -1h --token-lifetime 20s
-#   scripts/token-e2e.sh 60 -- --token-exp-ms
+#   IntegrationTests/tests_06_end_to_end/test_02_token.sh [DURATION] -- SIMULATOR_FLAGS...
+#   IntegrationTests/tests_06_end_to_end/test_02_token.sh 60 -- --clock-skew -1h --token-lifetime 20s
+#   IntegrationTests/tests_06_end_to_end/test_02_token.sh 60 -- --token-exp-ms
 #
 # Extra exporter flags go in EXPORTER_FLAGS (e.g. EXPORTER_FLAGS="--winpower.refresh_threshold 2s").
 # Uses .build/release/wpexporter (swift build -c release --product wpexporter) and loopback only.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 duration="${1:-60}"
 shift || true
 [[ "${1:-}" == "--" ]] && shift

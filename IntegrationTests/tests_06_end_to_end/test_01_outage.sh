@@ -5,7 +5,7 @@
 # when it is killed with SIGKILL in the middle of the third outage and restarted (the outage in
 # progress stays one outage, and its end is observed by the new process).
 #
-#   scripts/outage-e2e.sh            # both runs (plain, then SIGKILL mid-outage), ~70 s
+#   IntegrationTests/tests_06_end_to_end/test_01_outage.sh            # both runs (plain, then SIGKILL mid-outage), ~70 s
 #
 # Uses $WPEXPORTER, else .build/release/wpexporter, else .build/debug/wpexporter. Loopback only;
 # both processes bind port 0 and their addresses are read from their output.
@@ -17,7 +17,7 @@
 # loses the time the exporter was down. Each observed duration is within one interval of the
 # truth.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 binary="${WPEXPORTER:-}"
 if [[ -z "$binary" ]]; then
     binary=.build/release/wpexporter
