@@ -12,13 +12,13 @@
 #   3. before 2, without wrk: the exporter's CPU per second (from /proc) collecting alone, then
 #      with 200 walks a second, beside the client's own CPU: what the walks cost the process.
 #
-#   scripts/snmp-load.sh          # uses .build/release/wpexporter (swift build -c release --product wpexporter)
+#   Benchmarks/measure/snmp-load.sh          # uses .build/release/wpexporter (swift build -c release --product wpexporter)
 #
 # Loopback only; the agent's port is one the kernel gave a moment before. Installs wrk when
 # missing. The client encodes its requests itself (a few lines of BER), so its own cost is
 # small beside the agent's.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 name=snmp-load
 export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/release/wpexporter}"
 scripts/ci/tools.sh measure   # wrk

@@ -3,7 +3,7 @@
 # /metrics with the simulated devices (the first collection done), against `wpexporter simulate`
 # (3 devices) on loopback. Each run gets a free port (bound to port 0, then released).
 #
-#   scripts/start-time.sh [path/to/wpexporter] [runs, default 20]
+#   Benchmarks/measure/start-time.sh [path/to/wpexporter] [runs, default 20]
 #
 # Prints the median and the range over the runs, in milliseconds (docs/performance.md).
 set -euo pipefail

@@ -2,7 +2,7 @@
 # Idle RSS of `wpexporter server` against `wpexporter simulate --devices 0`, and which of
 # Foundation's libraries and libcurl it has mapped. Both bind port 0.
 #
-#   scripts/idle-rss.sh [path/to/wpexporter] [seconds to wait, default 17]
+#   Benchmarks/measure/idle-rss.sh [path/to/wpexporter] [seconds to wait, default 17]
 #
 # Prints VmRSS, RssAnon and RssFile (kB) after the wait (3 collections at the default 5 s
 # interval) and the mapped Foundation/ICU/curl libraries.

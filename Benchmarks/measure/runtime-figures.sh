@@ -5,11 +5,11 @@
 # the medians per revision. Not part of CI; figures go to docs/performance.md ("Runtime
 # before and after").
 #
-#   scripts/runtime-figures.sh [--rounds N] [--seconds S] [REVISION...]
+#   Benchmarks/measure/runtime-figures.sh [--rounds N] [--seconds S] [REVISION...]
 #       REVISION   git revisions, default: a290403 (before) HEAD (after)
 #       --rounds   rounds of alternating measurements, default 3
 #       --seconds  duration of every wrk run, default 10
-#   scripts/runtime-figures.sh --build-only [REVISION...]   # build (or reuse) and stop
+#   Benchmarks/measure/runtime-figures.sh --build-only [REVISION...]   # build (or reuse) and stop
 #
 # Per revision and round:
 #   threads idle    `wpexporter server` collecting 1 simulated server × 100 devices, read from
@@ -21,7 +21,7 @@
 #                   Prometheus asks), against that 10-server exporter (1,000 devices)
 #   cycle-1000      `wpbench collector.cycle-1000`: median wall time and median CPU time of a
 #                   whole collection cycle of 1,000 devices (30 cycles)
-#   embedder        scripts/embedder-latency built against the revision: HTTPServer with its
+#   embedder        Benchmarks/measure/embedder-latency built against the revision: HTTPServer with its
 #                   default configuration serving MetricsHandler over 10,000 series (rendered
 #                   per request) and /ping (a constant body); wrk with 10 connections on
 #                   /metrics (gzip) and, at the same time, a second wrk with 2 connections on
@@ -39,7 +39,7 @@
 # .build/runtime-figures/<commit>/built stamp for the same Package.swift and Sources/) is
 # reused. Installs wrk when missing.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 
 rounds=3 seconds=10 build_only=0 revisions=()
@@ -65,7 +65,7 @@ for revision in "${revisions[@]}"; do
 done
 
 # --- Builds: .build/runtime-figures/<commit>/wpexporter is a detached worktree of the commit
-# with its own .build; <commit>/embedder-latency is scripts/embedder-latency built against it.
+# with its own .build; <commit>/embedder-latency is Benchmarks/measure/embedder-latency built against it.
 # A commit whose Package.swift and Sources/ are those of a commit built before (a later commit
 # that changed only docs or scripts) reuses that build: <commit>/source-key names the trees.
 source_key() { git rev-parse "$1:Package.swift" "$1:Sources" | git hash-object --stdin | cut -c1-12; }
@@ -77,7 +77,7 @@ build() {  # $1: commit (12 hex digits); sets built_dir
         if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$key" ]; then built_dir=$(dirname "$stamp"); break; fi
     done
     local source="$built_dir/wpexporter" embedder="$built_dir/embedder-latency"
-    if [ -f "$built_dir/built" ] && diff -rq --exclude=.build "$root/scripts/embedder-latency" "$embedder" >/dev/null 2>&1; then
+    if [ -f "$built_dir/built" ] && diff -rq --exclude=.build "$root/Benchmarks/measure/embedder-latency" "$embedder" >/dev/null 2>&1; then
         echo "runtime-figures: $1 reuses the build in ${built_dir#"$root"/} (same Package.swift and Sources/)"
         return
     fi
@@ -99,7 +99,7 @@ build() {  # $1: commit (12 hex digits); sets built_dir
     if grep -rqs 'preRendered: Bool' "$source"/Sources/WPServer/; then defines=(-Xswiftc -DPRE_RENDERED_ROUTES); fi
     mkdir -p "$embedder"
     rm -rf "$embedder/Package.swift" "$embedder/Sources"
-    cp -R "$root/scripts/embedder-latency/Package.swift" "$root/scripts/embedder-latency/Sources" "$embedder/"
+    cp -R "$root/Benchmarks/measure/embedder-latency/Package.swift" "$root/Benchmarks/measure/embedder-latency/Sources" "$embedder/"
     (cd "$embedder" && swift build -c release "${defines[@]}") >>"$built_dir/build.log" 2>&1 \
         || { tail -30 "$built_dir/build.log" >&2; exit 1; }
     echo "$key" >"$built_dir/source-key"

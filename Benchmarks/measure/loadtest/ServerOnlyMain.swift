@@ -1,5 +1,5 @@
 // A server-only binary for the load test: WPServer and WPLogging, nothing else, so its idle
-// RSS shows what an embedding service pays. Built by scripts/loadtest.sh with swiftc.
+// RSS shows what an embedding service pays. Built by Benchmarks/measure/loadtest.sh with swiftc.
 //
 //   [TLS_CERT=crt TLS_KEY=key] http-serve-only PORT   # prints "listening PORT", serves /60k, /2m, /small until killed
 import Glibc
@@ -18,7 +18,7 @@ configuration.headTimeout = .seconds(300)
 configuration.idleTimeout = .seconds(300)
 configuration.maxConnections = 20_000
 configuration.maxRequestsPerConnection = Int.max
-// HTTPS when TLS_CERT and TLS_KEY name PEM files (scripts/loadtest.sh --tls).
+// HTTPS when TLS_CERT and TLS_KEY name PEM files (Benchmarks/measure/loadtest.sh --tls).
 if let certificate = getenv("TLS_CERT").map({ String(cString: $0) }), let key = getenv("TLS_KEY").map({ String(cString: $0) }) {
     configuration.tls = TLSConfiguration(certificateFile: certificate, keyFile: key)
 }

@@ -3,14 +3,14 @@
 # 2 MB body at 10 and 100 connections, idle RSS of a server-only binary, and the latency of
 # a fresh request while a second process holds 5,000 idle connections.
 #
-#   scripts/loadtest.sh [SECONDS]         # seconds per wrk run, default 10
-#   scripts/loadtest.sh --tls [SECONDS]   # HTTPS with keep-alive instead (see the TLS block)
-#   scripts/loadtest.sh --build-only      # build the server-only binary, answer one request, stop
+#   Benchmarks/measure/loadtest.sh [SECONDS]         # seconds per wrk run, default 10
+#   Benchmarks/measure/loadtest.sh --tls [SECONDS]   # HTTPS with keep-alive instead (see the TLS block)
+#   Benchmarks/measure/loadtest.sh --build-only      # build the server-only binary, answer one request, stop
 #                                         # (CI: keeps the hand-made build from rotting)
 #
 # Installs wrk (Debian package) when missing. Prints requests/s, p50/p99 latency and peak RSS.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 tls=0 build_only=0
 if [ "${1:-}" = "--tls" ]; then tls=1; shift; fi
@@ -52,7 +52,7 @@ swiftc "${flags[@]}" -module-name WPBytes -emit-module -emit-module-path "$work/
     -c Sources/WPBytes/*.swift -o "$work/WPBytes.o"
 swiftc "${flags[@]}" -module-name WPServer -emit-module -emit-module-path "$work/modules/WPServer.swiftmodule" \
     -c Sources/WPServer/*/*.swift -o "$work/WPServer.o"
-swiftc "$optimize" -swift-version 6 -package-name wpexporter "${noregex[@]}" -I "$work/modules" -I Sources/WPCZlib scripts/loadtest/ServerOnlyMain.swift \
+swiftc "$optimize" -swift-version 6 -package-name wpexporter "${noregex[@]}" -I "$work/modules" -I Sources/WPCZlib Benchmarks/measure/loadtest/ServerOnlyMain.swift \
     "$work/WPRuntime.o" "$work/WPCompression.o" "$work/WPLogging.o" "$work/WPBytes.o" "$work/WPServer.o" "$work/WPCSystem.o" "$work/WPCSecurityShim.o" -lz -ldl \
     -o "$work/http-serve-only"
 
@@ -120,9 +120,9 @@ done
 echo "peak RSS under load: $(rss VmHWM)"
 
 echo "holding 5000 idle connections from a second process"
-python3 scripts/loadtest/idle_connections.py "$port" 5000 50
+python3 Benchmarks/measure/loadtest/idle_connections.py "$port" 5000 50
 echo "RSS with the idle connections gone: $(rss VmRSS), peak $(rss VmHWM)"
 
-# --- Exporter scrape scenarios (scripts/loadtest/scrape.sh runs them on its own too).
+# --- Exporter scrape scenarios (Benchmarks/measure/loadtest/scrape.sh runs them on its own too).
 kill "$server" 2>/dev/null || true
-scripts/loadtest/scrape.sh "$seconds"
+Benchmarks/measure/loadtest/scrape.sh "$seconds"

@@ -4,10 +4,10 @@
 # wrk at 10 and 50 connections for plain and gzip scrapes: requests/s, p99, CPU per scrape
 # and the exporter's RSS sampled every 0.1 s during the run (min / median / max).
 #
-#   scripts/loadtest/scrape.sh [SECONDS]     # seconds per wrk run, default 10
-#   WPEXPORTER_BIN=path/to/wpexporter scripts/loadtest/scrape.sh [SECONDS]   # that binary, no build
+#   Benchmarks/measure/loadtest/scrape.sh [SECONDS]     # seconds per wrk run, default 10
+#   WPEXPORTER_BIN=path/to/wpexporter Benchmarks/measure/loadtest/scrape.sh [SECONDS]   # that binary, no build
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 seconds="${1:-10}"
 scripts/ci/tools.sh measure   # wrk
 # CPU per scrape is the server's utime+stime (from /proc) over the

@@ -7,11 +7,11 @@
 #   2. /metrics under wrk (2 threads, 10 connections, 15 s) without NUT clients, then with 100
 #      NUT clients connected, logged in and idle: scrape p99 of both (goal: within 10 %).
 #
-#   scripts/nut-load.sh          # uses .build/release/wpexporter (swift build -c release --product wpexporter)
+#   Benchmarks/measure/nut-load.sh          # uses .build/release/wpexporter (swift build -c release --product wpexporter)
 #
 # Loopback only; every port is picked by the kernel. Installs wrk when missing.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 name=nut-load
 scripts/ci/tools.sh measure   # wrk
 export WPEXPORTER_BIN="${WPEXPORTER_BIN:-.build/release/wpexporter}"   # the release build by default

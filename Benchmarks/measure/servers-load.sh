@@ -3,10 +3,10 @@
 # (issue 16). Not part of CI (each mode runs about two minutes); figures go to
 # docs/performance.md ("Many servers").
 #
-#   scripts/servers-load.sh            # 50 servers × 100 devices every 5 s: CPU per plain and
+#   Benchmarks/measure/servers-load.sh            # 50 servers × 100 devices every 5 s: CPU per plain and
 #                                      # per gzip scrape, RSS, threads (also with 10 servers),
 #                                      # collections and skipped collections
-#   scripts/servers-load.sh --faults   # 10 servers, 3 down, 1 hanging, 1 rejecting the
+#   Benchmarks/measure/servers-load.sh --faults   # 10 servers, 3 down, 1 hanging, 1 rejecting the
 #                                      # password: /metrics latency every 100 ms for 30 s and
 #                                      # the 5 healthy servers' collections
 #
@@ -14,7 +14,7 @@
 # wpexporter). Loopback only: the simulators and the exporter bind port 0 and their addresses
 # are read from their output. Exits non-zero when a goal is missed.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 mode=load
 if [[ "${1:-}" == "--faults" ]]; then mode=faults; fi
 binary="${WPEXPORTER:-.build/release/wpexporter}"

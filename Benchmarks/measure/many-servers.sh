@@ -3,7 +3,7 @@
 # RSS, log lines, and the memory it returns when servers are removed by a reload. Not part of
 # CI (about three minutes); figures go to docs/performance.md ("Many servers").
 #
-#   scripts/many-servers.sh [SERVERS] [CYCLES]    # 1000 servers × 1 device, 4 reload cycles
+#   Benchmarks/measure/many-servers.sh [SERVERS] [CYCLES]    # 1000 servers × 1 device, 4 reload cycles
 #
 # Uses $WPEXPORTER, else .build/release/wpexporter (swift build -c release --product
 # wpexporter). One simulator serves every server (`wpexporter simulate --servers N`); the
@@ -15,7 +15,7 @@
 # Loopback only: the simulator and the exporter bind port 0 and their addresses are read from
 # their output.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 servers=${1:-1000}
 cycles=${2:-4}
 binary="${WPEXPORTER:-.build/release/wpexporter}"
