@@ -103,17 +103,15 @@ start_simulator() {
 # stop_simulator: stops the simulator start_simulator started (SIGTERM) and waits for it.
 stop_simulator() { kill "$simulator" 2>/dev/null || true; wait "$simulator" 2>/dev/null || true; }
 
+# fleet_listed N: whether the fleet's simulators printed N base URLs.
+fleet_listed() { [ "$(grep -sc 'server [0-9]*: http://127.0.0.1:' "$work/fleet.log")" -ge "$1" ]; }
+
 # start_fleet N DEVICES [ARG...]: `wpexporter simulate --servers N` with DEVICES devices per
 # server on free loopback ports, extra arguments appended; sets fleet_ports (server 0 first).
 start_fleet() {
     : >"$work/fleet.log"
     "$binary" simulate --servers "$1" --port 0 --devices "$2" "${@:3}" >"$work/fleet.log" 2>&1 &
-    local listed
-    for _ in $(seq 100); do
-        listed=$(grep -sc 'server [0-9]*: http://127.0.0.1:' "$work/fleet.log" || true)
-        [ "${listed:-0}" -ge "$1" ] && break
-        sleep 0.1
-    done
+    wait_for 10 fleet_listed "$1" || true
     mapfile -t fleet_ports < <(grep -o 'server [0-9]*: http://127.0.0.1:[0-9]*' "$work/fleet.log" | cut -d: -f4)
     [ "${#fleet_ports[@]}" -eq "$1" ] || fail "the simulators did not start"
 }
@@ -149,29 +147,30 @@ listening_port() {
     grep -s "${2:-\"line server listening\"}" "$1" | grep -o '127.0.0.1:[0-9]*' | head -1 | cut -d: -f2 || true
 }
 
-# await_port LOG [PATTERN [SECONDS]]: listening_port once LOG has such a line (waiting up to
-# SECONDS, default 20); empty when none came.
-await_port() {
-    local port="" deadline=$((SECONDS + ${3:-20}))
+# wait_output SECONDS COMMAND...: runs COMMAND every 0.1 s until it prints something, and
+# prints that; nothing when SECONDS passed first.
+wait_output() {
+    local out="" deadline=$((SECONDS + $1))
+    shift
     while :; do
-        port=$(listening_port "$1" "${2:-\"line server listening\"}")
-        if [ -n "$port" ] || [ "$SECONDS" -ge "$deadline" ]; then break; fi
+        out=$("$@" || true)
+        if [ -n "$out" ] || [ "$SECONDS" -ge "$deadline" ]; then break; fi
         sleep 0.1
     done
-    echo "$port"
+    [ -z "$out" ] || echo "$out"
 }
+
+# await_port LOG [PATTERN [SECONDS]]: listening_port once LOG has such a line (waiting up to
+# SECONDS, default 20); empty when none came.
+await_port() { wait_output "${3:-20}" listening_port "$1" "${2:-\"line server listening\"}"; }
 
 # socket_port PID [tcp|udp]: the loopback port a process listens on (from ss), waiting up to
 # 10 s; for programs that bind port 0 and do not say which port they got (upsd, snmpd).
 socket_port() {
-    local port="" flags=-Hltnp deadline=$((SECONDS + 10))
+    local flags=-Hltnp
     [ "${2:-tcp}" = udp ] && flags=-Hlunp
-    while :; do
-        port=$(ss "$flags" 2>/dev/null | awk -v p="pid=$1," 'index($0, p) {n = split($4, a, ":"); print a[n]; exit}')
-        if [ -n "$port" ] || [ "$SECONDS" -ge "$deadline" ]; then break; fi
-        sleep 0.1
-    done
-    echo "$port"
+    # shellcheck disable=SC2016  # awk's fields
+    wait_output 10 sh -c 'ss "$1" 2>/dev/null | awk -v p="pid=$2," '"'"'index($0, p) {n = split($4, a, ":"); print a[n]; exit}'"'" sh "$flags" "$1"
 }
 
 # start_exporter LOG [ARG...]: launch_exporter, then waits until ready (the first collection;
@@ -183,6 +182,10 @@ start_exporter() {
 
 # stop_exporter: SIGTERM to the exporter launch_exporter started, then waits for it to end.
 stop_exporter() { kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; }
+
+# device_id N: the id of the simulator's device N (`wpexporter simulate`), e.g. for
+# winpower.devices.overrides.
+device_id() { printf '5e1a7a0c-%04x-4b35-b0dd-%012x' "$1" "$1"; }
 
 # exporter_base LOG [SECONDS]: the base URL (http:// or https://) of the `metrics:` line that
 # `wpexporter server` and `wpexporter demo` print on standard error, once there (waiting up to

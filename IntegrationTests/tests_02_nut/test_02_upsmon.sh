@@ -53,7 +53,6 @@ USERS
 chmod 600 "$work/nut-users.yml"
 # The runtime the simulator reports on battery is (95 - t/120) × 75 s at t seconds: 7109 s when
 # the outage starts at 25 s, under 7102 s from about 37 s.
-device_id() { printf '5e1a7a0c-%04x-4b35-b0dd-%012x' "$1" "$1"; }
 cat >"$work/config.yml" <<CONFIG
 winpower:
   devices:
@@ -73,18 +72,27 @@ nut:
   allow_anonymous: true
   default_ups: $(device_id 0)
 CONFIG
+# nut_listener LOG: the NUT server's address the exporter logged (sets nut_port and nut).
+nut_listener() {
+    nut_port=$(await_port "$1")
+    [ -n "$nut_port" ] || fail "no NUT listener in ${1##*/}"
+    nut="127.0.0.1:$nut_port"
+}
+# expect_listed WHEN: upsc -l lists every UPS watched.
+expect_listed() {
+    local listed ups
+    listed=$(upsc -l "$nut" 2>/dev/null | tr '\n' ' ')
+    for ups in "$outage_ups" "$test_ups" "$stale_ups" "$mains_ups"; do
+        grep -qw -- "$ups" <<<"$listed" || fail "$1, $ups is not listed by upsc -l ($listed)"
+    done
+}
 start_exporter "$work/exporter.log" --config "$work/config.yml"
-nut_port=$(listening_port "$work/exporter.log")
-[ -n "$nut_port" ] || fail "no NUT listener"
-nut="127.0.0.1:$nut_port"
+nut_listener "$work/exporter.log"
 
 # The UPSs watched are named in the configuration (winpower.devices.overrides): NUT names
 # follow the names the exporter gives devices.
 outage_ups=outage-ups test_ups=test-ups stale_ups=stale-ups mains_ups=mains-ups
-listed=$(upsc -l "$nut" 2>/dev/null | tr '\n' ' ')
-for ups in "$outage_ups" "$test_ups" "$stale_ups" "$mains_ups"; do
-    grep -qw -- "$ups" <<<"$listed" || fail "$ups is not listed by upsc -l ($listed)"
-done
+expect_listed "started"
 echo "$name: NUT on $nut; outage on $outage_ups (also 'ups'), on mains $mains_ups, self-test on $test_ups, disconnected $stale_ups"
 
 # start_upsmon (the harness): each upsmon as root in a mount namespace of its own.
@@ -183,13 +191,8 @@ stop_upsmons
 stop_simulator
 stop_exporter
 launch_exporter "$work/exporter-2.log" --config "$work/config.yml"
-nut_port=$(await_port "$work/exporter-2.log")
-[ -n "$nut_port" ] || fail "restarted, no NUT listener"
-nut="127.0.0.1:$nut_port"
-listed=$(upsc -l "$nut" 2>/dev/null | tr '\n' ' ')
-for ups in "$outage_ups" "$test_ups" "$stale_ups" "$mains_ups"; do
-    grep -qw -- "$ups" <<<"$listed" || fail "restarted with WinPower down, $ups is not listed ($listed)"
-done
+nut_listener "$work/exporter-2.log"
+expect_listed "restarted with WinPower down"
 mkfifo "$work/login-in"
 cat >"$work/login.py" <<'PY'
 import socket, sys

@@ -22,7 +22,7 @@ printf 'users:\n  monuser:\n    password: s3cret-nut\n    upsmon: primary\n  wat
 chmod 600 "$work/nut-users.yml"
 # Device 0 alone (upsd serves one UPS); one collection a minute, so the values stay put while
 # both servers are asked.
-printf 'winpower:\n  devices:\n    include: [5e1a7a0c-0000-4b35-b0dd-000000000000]\n' >"$work/config.yml"
+printf 'winpower:\n  devices:\n    include: [%s]\n' "$(device_id 0)" >"$work/config.yml"
 start_exporter "$work/exporter.log" --config "$work/config.yml" --nut.listen 127.0.0.1:0 \
     --nut.users_file "$work/nut-users.yml" --scheduler.collection_interval 60s --energy.max_gap 5m
 nut_port=$(listening_port "$work/exporter.log")

@@ -66,7 +66,6 @@ users:
 USERS
 chmod 600 "$work/snmp-users.yml"
 ups=rack-ups
-device_id() { printf '5e1a7a0c-%04x-4b35-b0dd-%012x' "$1" "$1"; }
 # The runtime the simulator reports on battery is (95 - t/120) × 75 s at t seconds from its start,
 # so 7112 s when an outage starts at 20 s, under 7105 s (LB) from 32 s.
 low=7105

@@ -67,7 +67,7 @@ echo "$name: $polls polls over $seconds s with stdout stuck: oldest collection s
 
 started=$(date +%s%N)
 kill -TERM "$pid"
-for _ in $(seq 100); do [ -s "$work/status" ] && break; sleep 0.1; done
+wait_for 10 test -s "$work/status" || true
 elapsed_ms=$(( ($(date +%s%N) - started) / 1000000 ))
 status=$(cat "$work/status" 2>/dev/null || echo none)
 echo "$name: SIGTERM with stdout stuck: exit status $status after $elapsed_ms ms"
