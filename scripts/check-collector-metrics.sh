@@ -20,8 +20,9 @@ for golden in Tests/WPCollectorTests/Golden/collector.txt Tests/WPCollectorTests
 done
 echo "promtool: only the documented seed name is flagged (both goldens)"
 
-# The strict parsers of Python's prometheus-client (installed by scripts/check-exposition.sh,
-# which CI runs first) must accept both goldens.
+# The strict parsers of Python's prometheus-client (installed by
+# IntegrationTests/tests_01_exposition/test_03_reference_tools.sh, which CI runs first) must
+# accept both goldens.
 if python3 -c 'import prometheus_client' >/dev/null 2>&1; then
     python3 - <<'PYTHON'
 from prometheus_client.openmetrics.parser import text_string_to_metric_families as openmetrics

@@ -15,7 +15,7 @@
 #   - `server`, `demo` and `simulate` run until they print their URL (then /metrics is fetched
 #     for server and demo) and are stopped with SIGTERM, which must give status 0.
 # docs/security.md and its Chinese page are not run: their commands reproduce the attacks
-# (gigabyte files, floods) and scripts/torture/ runs those. Skipped, and listed as such: the commands of deployment.md's "Installing a release" (they need
+# (gigabyte files, floods) and the integration suite's torture cases run those. Skipped, and listed as such: the commands of deployment.md's "Installing a release" (they need
 # the release files, which scripts/check-release.sh checks), the release build, docker, kubectl,
 # systemctl, journalctl and deploy/stack.sh (scripts/check-containers.sh covers the container files), env-file lines and
 # fetching WinPower's certificate with openssl s_client.

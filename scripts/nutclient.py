@@ -1,6 +1,6 @@
-"""Small NUT client helpers for the scripts that talk to the exporter's NUT port
-(scripts/nut-load.sh, scripts/snmp-load.sh, scripts/check-nut-differential.sh, scripts/torture/http-attacks.sh):
-import with `sys.path.insert(0, "scripts")` from the repository root."""
+"""Small NUT client helpers for the scripts that talk to the exporter's NUT port (cases of the
+integration suite under IntegrationTests/, the NUT and SNMP load measurements): import with
+`sys.path.insert(0, "scripts")` from the repository root."""
 
 
 def ask(conn, line, end=b"\n"):

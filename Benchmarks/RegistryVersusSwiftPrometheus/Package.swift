@@ -3,7 +3,7 @@
 // RegistryVersusSwiftPrometheus — WPMetrics' registry path against swift-prometheus 2.4.1, in
 // one process: labelled increments (label lookup on every update) from 4 threads and from 1,
 // and rendering registries of 10,000 and 100,000 series. A separate package so that
-// wpexporter's own Package.swift keeps no dependencies; run it with scripts/bench-registry.sh
+// wpexporter's own Package.swift keeps no dependencies; run it with Benchmarks/measure/bench-registry.sh
 // (release build). Figures in docs/performance.md.
 
 import PackageDescription

@@ -1,6 +1,7 @@
 // LD_PRELOAD shim that makes fsync(2) and fdatasync(2) slow: a disk that stalls.
 //
-// Built by scripts/torture/slow-disk.sh with `cc -shared -fPIC`; not part of the package.
+// Built by build_slow_fsync in IntegrationTests/harness.sh (`cc -shared -fPIC`) for the torture
+// cases; not part of the package.
 // Environment:
 //   SLOW_FSYNC_SECONDS  how long each call sleeps before the real one (default 20);
 //   SLOW_FSYNC_UNTIL    a file: while it exists calls are slow; once it is removed they are
