@@ -5,7 +5,7 @@ import WPRuntime
 import WPTestSupport
 
 /// `wpbench --child exposition-sample FORMAT` prints a registry covering every metric type,
-/// escaping case and special value (text or openmetrics), for scripts/check-exposition.sh.
+/// escaping case and special value (text or openmetrics), for IntegrationTests/tests_01_exposition/test_03_reference_tools.sh.
 /// `... push URL JOB` and `... delete URL JOB` round-trip it through a real Pushgateway.
 enum MetricsExpositionSample {
     static func run(_ arguments: [String]) async -> Int32 {

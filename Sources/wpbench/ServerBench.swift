@@ -4,7 +4,7 @@ import WPLogging
 import WPServer
 
 /// Benchmark scenarios for the Server area, and the `http-serve` helper process the load
-/// test (scripts/loadtest.sh) drives with wrk.
+/// test (Benchmarks/measure/loadtest.sh) drives with wrk.
 enum ServerBench {
     static let scenarios: [Scenario] = [
         Scenario(name: "server-loopback", summary: "keep-alive GET of a 60 KB body over loopback, 4 connections") {

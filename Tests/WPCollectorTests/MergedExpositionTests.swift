@@ -158,7 +158,7 @@ import WPCompression
         #expect(Gzip.decompress(body + suffix) == merged.wholeOpenMetrics + Array("# EOF\n".utf8))
     }
 
-    /// promtool and Python's prometheus-client (as scripts/check-exposition.sh runs them) accept
+    /// promtool and Python's prometheus-client (as IntegrationTests/tests_01_exposition/test_03_reference_tools.sh runs them) accept
     /// the merged bodies; skipped where the tools are not installed.
     @Test func referenceParsersAcceptTheMergedBody() async throws {
         let fleet = try Fleet()

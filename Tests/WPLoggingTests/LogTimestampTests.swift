@@ -60,7 +60,7 @@ import WPTestSupport
     }
 
     /// The module must stay free of Foundation and Dispatch so a binary linking only WPLogging
-    /// (and WPServer) never maps those libraries; `scripts/loadtest.sh` measures the effect.
+    /// (and WPServer) never maps those libraries; `Benchmarks/measure/loadtest.sh` measures the effect.
     @Test func loggingSourcesImportNeitherFoundationNorDispatch() throws {
         let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../Sources/WPLogging").standardized.path
