@@ -1,10 +1,11 @@
 # shellcheck shell=bash disable=SC2034,SC2154  # sourced: sets variables for its caller, reads some of its
-# The one harness of the integration suite (IntegrationTests/README.md), sourced by every case
-# and by the measurement scripts under Benchmarks/measure/ (not run): it goes to the repository
+# The one harness of the integration suite (IntegrationTests/README.md), sourced (never run) by
+# every case and by some measurement scripts under Benchmarks/measure/: it goes to the repository
 # root, picks the binary, makes a scratch directory that is removed on exit with every
-# background job (after printing the tail of every log in it when the script fails), and starts
-# the simulator with 1,000 devices (or a fleet of simulated servers), the exporter and the
-# Prometheus project's servers, each waited for; plus latency percentiles and peak RSS.
+# background job (after printing the tail of every log in it when the script fails), names a
+# command that fails under set -e, and starts the simulator with 1,000 devices (or a fleet of
+# simulated servers), the exporter and the Prometheus project's servers, each waited for; plus
+# latency percentiles and peak RSS.
 #
 #   source "$(dirname "$0")/../harness.sh"      # a case, IntegrationTests/tests_NN_group/
 #   source IntegrationTests/harness.sh          # a script run from the repository root
