@@ -17,6 +17,9 @@ protocol ConnectionLoop<Driver>: TaskExecutor, Sendable {
     /// Read buffer shared by every connection of the loop.
     var scratch: UnsafeMutableRawBufferPointer { get }
 
+    /// The driver the loop runs.
+    var driver: Driver { get }
+
     /// Hands a handler's result for connection `id` to the loop. Callable from any thread.
     func complete(_ id: UInt64, _ completion: Driver.Completion)
     /// Drives the connection again on the loop's next turn, after the other connections had theirs.
@@ -38,6 +41,16 @@ protocol ConnectionLoop<Driver>: TaskExecutor, Sendable {
 }
 
 extension ConnectionLoop {
+    /// What every close does once the loop has taken the connection out of its table (leaving
+    /// `openConnections`): the handler task cancelled, the driver told, the count updated. The
+    /// loop then closes the connection's I/O.
+    func forgetClosed(_ connection: Driver.Connection, openConnections: Int) {
+        connection.task?.cancel()
+        connection.task = nil
+        driver.closed(connection, in: self)
+        counters.update { $0.open = openConnections }
+    }
+
     /// Reads once from the connection into `buffer`: the byte count, or `nil` when nothing more
     /// can be read now (``ReactorConnection/readable`` is then cleared) or the connection ended
     /// (then it is closed: ``isOpen(_:)`` says which).

@@ -221,10 +221,7 @@ final class InMemoryLoop<Driver: ConnectionDriver>: ConnectionLoop, @unchecked S
 
     func close(_ connection: Driver.Connection) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
-        connection.task?.cancel()
-        connection.task = nil
-        driver.closed(connection, in: self)
-        counters.update { $0.open = connections.count }
+        forgetClosed(connection, openConnections: connections.count)
         connection.io.close()
     }
 

@@ -604,10 +604,7 @@ final class Reactor<Driver: ConnectionDriver>: ConnectionLoop, ServerLoop, @unch
     /// Closes the connection and forgets it (cancelling its handler task). Safe to call twice.
     func close(_ connection: Driver.Connection) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
-        connection.task?.cancel()
-        connection.task = nil
-        driver.closed(connection, in: self)
-        counters.update { $0.open = connections.count }
+        forgetClosed(connection, openConnections: connections.count)
         _ = cs_epoll_del(epoll, connection.io.descriptor)
         connection.io.close()
     }
