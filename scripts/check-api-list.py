@@ -22,11 +22,18 @@ TYPE_KINDS = {"swift.struct", "swift.class", "swift.enum", "swift.protocol", "sw
 
 
 def rows(page: Path) -> dict[str, str]:
-    """Each library's row of the table, by library name (a row may name several)."""
+    """Each library's row of the promises table (the one headed `| library | platforms |`), by
+    library name (a row may name several)."""
     table = {}
+    inside = False
     for line in page.read_text(encoding="utf-8").splitlines():
+        if line.startswith("| library | platforms |"):
+            inside = True
+            continue
+        if inside and not line.startswith("|"):
+            break
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if len(cells) < 3 or not line.startswith("| ") or cells[0] in ("library", "") or set(cells[0]) <= set("-"):
+        if not inside or len(cells) < 3 or set(cells[0]) <= set("-"):
             continue
         for library in re.findall(r"\b(WP[A-Za-z]+)\b", cells[0].split("(")[0]):
             table[library] = table.get(library, "") + " " + " ".join(cells[1:])

@@ -79,15 +79,10 @@ try:
     documented = set(re.findall(r"\b(winpower_[a-z0-9_]+)", open("docs/metrics.md", encoding="utf-8").read()))
 except OSError:
     pass
-contract = documented | set("""
-winpower_exporter_up winpower_exporter_requests_total winpower_exporter_collection_duration_seconds
-winpower_exporter_scrape_errors_total winpower_exporter_device_count winpower_connection_status
-winpower_auth_status winpower_api_response_time_seconds winpower_token_expiry_seconds
-winpower_device_connected winpower_device_load_percent winpower_device_load_total_watts
-winpower_device_cumulative_energy winpower_device_input_voltage winpower_device_output_voltage
-winpower_device_output_current winpower_device_input_frequency winpower_device_output_frequency
-winpower_device_battery_charging winpower_device_battery_capacity winpower_device_battery_remain_seconds
-winpower_device_ups_temperature winpower_device_energy_joules_total winpower_device_info
+seed = {line.strip() for line in open("scripts/seed-metric-names.txt", encoding="utf-8")
+        if line.strip() and not line.startswith("#")}
+contract = documented | seed | set("""
+winpower_device_energy_joules_total winpower_device_info
 winpower_device_load_phase1_watts winpower_device_load_total_va winpower_device_load_phase1_va
 winpower_device_battery_voltage_volts winpower_device_mode winpower_device_status_code
 winpower_device_battery_status_code winpower_device_test_status_code winpower_device_on_battery

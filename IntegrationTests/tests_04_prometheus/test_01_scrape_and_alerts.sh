@@ -134,20 +134,11 @@ set +e
 promtool check metrics <"$work/scrape.txt" >"$work/lint.txt" 2>&1
 lint_status=$?
 set -e
-python3 - "$work/lint.txt" "$lint_status" docs/metrics.md <<'PY'
+python3 - "$work/lint.txt" "$lint_status" docs/metrics.md scripts/seed-metric-names.txt <<'PY'
 import os, re, sys
-lint_path, status, doc = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+lint_path, status, doc, seed_path = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 # Names kept exactly from the exporter this one replaces, so existing dashboards keep working.
-seed = set("""
-winpower_exporter_up winpower_exporter_requests_total winpower_exporter_collection_duration_seconds
-winpower_exporter_scrape_errors_total winpower_exporter_device_count winpower_connection_status
-winpower_auth_status winpower_api_response_time_seconds winpower_token_expiry_seconds
-winpower_device_connected winpower_device_load_percent winpower_device_load_total_watts
-winpower_device_cumulative_energy winpower_device_input_voltage winpower_device_output_voltage
-winpower_device_output_current winpower_device_input_frequency winpower_device_output_frequency
-winpower_device_battery_charging winpower_device_battery_capacity winpower_device_battery_remain_seconds
-winpower_device_ups_temperature
-""".split())
+seed = {line.strip() for line in open(seed_path, encoding="utf-8") if line.strip() and not line.startswith("#")}
 if os.path.exists(doc):
     documented = set(re.findall(r"\b(winpower_[a-z0-9_]+)", open(doc, encoding="utf-8").read()))
     seed &= documented
