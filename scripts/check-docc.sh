@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# DocC over every library product, as Swift Package Index builds it (in CI: `.ci/run nightly`).
+# DocC over every module of every library product, as Swift Package Index builds it (in CI: `.ci/run nightly`).
 #
 # Builds the package once with symbol graphs (scratch path .build/docc, so the ordinary debug
 # build is left alone), then runs the toolchain's `docc convert` on each library product's
@@ -18,7 +18,9 @@ cd "$(dirname "$0")/.."
 command -v docc >/dev/null || { echo "check-docc: no docc in the toolchain" >&2; exit 1; }
 products=("$@")
 if [ "${#products[@]}" = 0 ]; then
-    mapfile -t products < <(grep -oE '\.library\(name: "[A-Za-z]+"' Package.swift | cut -d'"' -f2)
+    # Every module of every library product (a product may hold a companion module).
+    mapfile -t products < <(grep -oE '\.library\(name: "[A-Za-z]+", targets: \[[^]]*\]' Package.swift \
+        | sed 's/.*targets: \[//; s/\]//' | tr ',' '\n' | tr -d ' "' | grep -v '^$' | awk '!seen[$0]++')
 fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

@@ -38,11 +38,10 @@ let package = Package(
             dependencies: [
                 "WPServiceLifecycle",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "WPHTTPClient", package: wpexporterPackage),
                 .product(name: "WPLogging", package: wpexporterPackage),
                 .product(name: "WPExporter", package: wpexporterPackage, condition: .when(platforms: [.linux])),
                 .product(name: "WPConfig", package: wpexporterPackage),
-                .product(name: "WPSimulator", package: wpexporterPackage, condition: .when(platforms: [.linux])),
+                .product(name: "WPExporterTesting", package: wpexporterPackage, condition: .when(platforms: [.linux])),
                 .product(name: "WPServer", package: wpexporterPackage, condition: .when(platforms: [.linux])),
             ]
         ),
