@@ -18,15 +18,17 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "wpexporter", targets: ["wpexporter"]),
-        // The products are the modules docs/architecture.md lists, each exactly what
-        // docs/api-stability.md promises; a product may hold a module's companion target
-        // (WPMetrics: the Pushgateway client; WPServer: its request metrics; the testing
-        // product: the simulated WinPower). Bytes, compression, the HTTP client, the NUT and
-        // SNMP codecs and the front ends are `package`: internals, no products.
+        // The products are the modules docs/architecture.md lists ("Products"), each exactly
+        // what docs/api-stability.md promises; a product may hold a companion target (WPServer:
+        // its request metrics; the testing product: the simulated WinPower). The Pushgateway
+        // client is a product of its own, so a service that only exposes metrics links no HTTP
+        // client and no Foundation. Bytes, compression, the HTTP client, the NUT and SNMP
+        // codecs and the front ends are `package`: internals, no products.
         .library(name: "WPRuntime", targets: ["WPRuntime"]),
         .library(name: "WPLogging", targets: ["WPLogging"]),
         .library(name: "WPConfig", targets: ["WPConfig"]),
-        .library(name: "WPMetrics", targets: ["WPMetrics", "WPPushgateway"]),
+        .library(name: "WPMetrics", targets: ["WPMetrics"]),
+        .library(name: "WPPushgateway", targets: ["WPPushgateway"]),
         .library(name: "WPStorage", targets: ["WPStorage"]),
         .library(name: "WPEnergy", targets: ["WPEnergy"]),
         .library(name: "WPClient", targets: ["WPClient"]),

@@ -1,7 +1,7 @@
 // swift-tools-version: 6.0
 //
-// WPServiceLifecycle — swift-service-lifecycle `Service`s for WPServer's HTTPServer,
-// WPScheduler's Scheduler and WPExporter's Exporter, so they run in a `ServiceGroup` beside NIO-based services and stop
+// WPServiceLifecycle — swift-service-lifecycle `Service`s for WPServer's WPHTTPServer,
+// WPScheduler's TickScheduler and WPExporter's Exporter, so they run in a `ServiceGroup` beside NIO-based services and stop
 // gracefully with them. A separate package so that wpexporter's own Package.swift keeps no
 // dependencies; see README.md.
 

@@ -16,12 +16,12 @@ public struct Device: Sendable, Equatable, Identifiable {
     /// `nil` when the member is absent or not an array.
     public var activeAlarms: ActiveAlarms?
     /// Numeric members of `realtime`, `config` and `setting` without a field of their own, in
-    /// the order sent (at most ``DeviceListDecoder/extraReadingLimit``).
+    /// the order sent (at most `DeviceListDecoder/extraReadingLimit`).
     public var extraReadings: [ExtraReading] = []
     /// Numeric members left out of ``extraReadings``: over the limit, or with a name longer
-    /// than ``DeviceListDecoder/longestExtraKey`` bytes.
+    /// than `DeviceListDecoder/longestExtraKey` bytes.
     public var extraReadingsDropped = 0
-    /// Text fields cut to ``DeviceListDecoder/maxTextBytes`` (alias, model, alarm texts, …).
+    /// Text fields cut to `DeviceListDecoder/maxTextBytes` (alias, model, alarm texts, …).
     public var textsTruncated = 0
 
     public init(asset: AssetDevice, connected: Bool? = nil, realtime: RealtimeReadings = RealtimeReadings(),
@@ -107,10 +107,10 @@ public struct ActiveAlarms: Sendable, Equatable {
     public var count: Int
     /// The code of each entry that has one (a string or number entry, or an object's
     /// `alarmCode`/`code`/`eventCode` member; never a per-occurrence `id`/`alarmId`), in order;
-    /// at most ``DeviceListDecoder/alarmCodeLimit``.
+    /// at most `DeviceListDecoder/alarmCodeLimit`.
     public var codes: [String]
     /// The entries that said anything (a code, name, message or id), in order, at most
-    /// ``DeviceListDecoder/alarmDetailLimit``; texts cut at 256 characters.
+    /// `DeviceListDecoder/alarmDetailLimit`; texts cut at 256 characters.
     public var alarms: [Alarm]
 
     public init(count: Int = 0, codes: [String] = [], alarms: [Alarm]? = nil) {

@@ -56,7 +56,7 @@ public struct ExtraReading: Sendable, Equatable {
     }
 
     public var section: Section
-    /// The member's name as sent (at most ``DeviceListDecoder/longestExtraKey`` bytes).
+    /// The member's name as sent (at most `DeviceListDecoder/longestExtraKey` bytes).
     public var key: String
     /// The finite number the value held (a JSON number or a string holding one).
     public var value: Double

@@ -19,7 +19,7 @@ public struct DeviceReadout: Sendable, Equatable {
     public var incompleteReason: String = ""
     /// Devices the client's bounds left out, by bound (see ``DeviceListBound``); empty when none.
     public var devicesDropped: [DeviceListBound: Int] = [:]
-    /// Text fields of the devices cut to ``DeviceListDecoder/maxTextBytes``.
+    /// Text fields of the devices cut to `DeviceListDecoder/maxTextBytes`.
     public var textsTruncated = 0
     /// Every API request made for this readout (a login included), for a latency histogram.
     public var calls: [APICall]

@@ -43,7 +43,7 @@ extension WinPowerHTTPClient {
         /// ``DeviceReadout/devicesDropped``.
         public var maxDevices = 10_000
         /// `winpower.max_text_bytes`: the longest text field of a device kept (alias, model,
-        /// alarm texts, …), in UTF-8 bytes; longer ones are cut (see ``DeviceListDecoder/maxTextBytes``).
+        /// alarm texts, …), in UTF-8 bytes; longer ones are cut (see `DeviceListDecoder/maxTextBytes`).
         public var maxTextBytes = DeviceListDecoder.defaultMaxTextBytes
         /// The area whose devices are listed (the root area includes all with sub-areas).
         public var areaId = "00000000-0000-0000-0000-000000000000"

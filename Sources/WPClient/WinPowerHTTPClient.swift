@@ -47,11 +47,12 @@ public actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
     /// What made the last readout incomplete, already logged (``reportIncompleteness(_:)``).
     var reportedIncompleteness = ""
 
-    /// Creates a client; nothing is sent until the first ``fetchDevices()``.
+    /// Creates a client; nothing is sent until the first ``fetchDevices()``. Requests go
+    /// through the transport the configuration asks for (its own sockets for `http://`, libcurl
+    /// for `https://`), on threads of its own.
     ///
     /// - Parameters:
     ///   - configuration: server, credentials and limits.
-    ///   - transport: how requests are sent; by default ``makeTransport(for:threadPool:)`` with threads of its own.
     ///   - clock: drives token renewal, login backoff and the time budget.
     ///   - wallClock: the current wall-clock time, used only to report instants (token expiry,
     ///     last login); the server's claims are never compared with it.

@@ -23,14 +23,14 @@ public struct CollectorConfiguration: Sendable, Equatable {
     /// Upper bounds (seconds) of `winpower_api_response_time_seconds`.
     public var apiResponseTimeBuckets: [Double]
     /// Labels of one server of a multi-server exporter (`server` first, then the entry's
-    /// static labels). When not empty, snapshots carry only ``MetricsSnapshot/chunks``: the
+    /// static labels). When not empty, snapshots carry only `MetricsSnapshot/chunks`: the
     /// families with these labels on every series, except the process-wide ones
     /// (``WinPowerCollector/processWideFamilies``); their bodies are empty (see
-    /// ``ExpositionChunks/standalone(openMetrics:)`` for one server's own body).
+    /// `ExpositionChunks/standalone(openMetrics:)` for one server's own body).
     public var seriesLabels: [SeriesLabel] = []
-    /// What this collector's devices are called in a shared ``WPEnergy/EnergyMeter``:
+    /// What this collector's devices are called in a shared `WPEnergy/EnergyMeter`:
     /// `energyKeyPrefix + device_id`. Empty (the device id alone) for a single server; see
-    /// ``EnergyKey`` for the multi-server scheme.
+    /// `EnergyKey` for the multi-server scheme.
     public var energyKeyPrefix: String = ""
     /// What happens to numeric readings without a metric of their own (passed through, capped).
     public var readings = ReadingsPolicy()

@@ -15,7 +15,7 @@ public struct CollectorHealth: Sendable, Equatable {
     /// When the last successful collection finished (wall clock), `nil` if none succeeded yet.
     public var lastSuccess: Date?
     /// The last finished collection's error as `kind: message`, or `nil` when it succeeded.
-    /// Built from ``WPClient/ClientError`` messages, which never hold secrets.
+    /// Built from `WPClient/ClientError` messages, which never hold secrets.
     public var lastError: String?
     /// Whether the last collection got an HTTP response from WinPower.
     public var winPowerReachable: Bool
@@ -26,7 +26,7 @@ public struct CollectorHealth: Sendable, Equatable {
     /// Power readings refused as implausible since start (all devices), not integrated.
     public var energySamplesRejected: Int = 0
     /// Devices left out of the readouts since start, by reason: a bound of the client
-    /// (``WPClient/DeviceListBound``, `max_devices`, `max_pages`) or `invalid` (a device object
+    /// (`WPClient/DeviceListBound`, `max_devices`, `max_pages`) or `invalid` (a device object
     /// without a usable id); `winpower_exporter_devices_dropped_total`.
     public var devicesDropped: [String: Int] = [:]
     /// Device text fields cut to the byte bound since start;
@@ -45,7 +45,7 @@ public struct CollectorHealth: Sendable, Equatable {
         public var deviceID: String
         /// The device's alias (`device_name`), empty when it has none.
         public var deviceName: String
-        /// At most ``WPClient/DeviceListDecoder/alarmDetailLimit`` entries, in the order sent.
+        /// At most `WPClient/DeviceListDecoder/alarmDetailLimit` entries, in the order sent.
         public var alarms: [Alarm]
 
         public init(deviceID: String, deviceName: String, alarms: [Alarm]) {

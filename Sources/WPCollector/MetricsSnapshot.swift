@@ -10,7 +10,7 @@ import WPCompression
 ///
 /// ``openMetrics`` deliberately lacks the final `# EOF\n`: a server appends its per-scrape
 /// families (request counters, process metrics) and then the terminator. For gzip responses
-/// ``gzipBody(openMetrics:appending:)`` continues the snapshot's compressed body with the
+/// `gzipBody(openMetrics:appending:)` continues the snapshot's compressed body with the
 /// per-scrape part as one gzip member (only the part is compressed per scrape): every client
 /// decodes it whole, including those that stop after the first member (curl 7.88's
 /// `--compressed`).
@@ -20,7 +20,7 @@ import WPCompression
 /// let (body, suffix) = snapshot.gzipBody(openMetrics: false, appending: perScrapeBytes)
 /// ```
 public final class MetricsSnapshot: Sendable {
-    /// The text format 0.0.4 body (of a merged snapshot: empty, see ``textParts``).
+    /// The text format 0.0.4 body (of a merged snapshot: empty, see `textParts`).
     public let text: [UInt8]
     /// The pieces of a merged snapshot's text body, in order, each a slice of a server's
     /// chunks: the body is ``text`` followed by them. Served as they are (``wholeText`` joins
@@ -30,7 +30,7 @@ public final class MetricsSnapshot: Sendable {
     /// ``gzipBody(openMetrics:appending:)``).
     package var textGzip: [UInt8] { textGzipOpen.member }
     /// The OpenMetrics 1.0 body without the final `# EOF\n` (of a merged snapshot: empty, see
-    /// ``openMetricsParts``).
+    /// `openMetricsParts`).
     public let openMetrics: [UInt8]
     /// The pieces of a merged snapshot's OpenMetrics body, as ``textParts`` are of the text one.
     package let openMetricsParts: [ByteSlice]
@@ -80,10 +80,10 @@ public final class MetricsSnapshot: Sendable {
         self.chunks = chunks
     }
 
-    /// The whole text body, ``text`` and ``textParts`` joined (a copy when there are parts).
+    /// The whole text body, ``text`` and `textParts` joined (a copy when there are parts).
     public var wholeText: [UInt8] { Self.joined(text, textParts) }
 
-    /// The whole OpenMetrics body (without `# EOF`), ``openMetrics`` and ``openMetricsParts`` joined.
+    /// The whole OpenMetrics body (without `# EOF`), ``openMetrics`` and `openMetricsParts` joined.
     public var wholeOpenMetrics: [UInt8] { Self.joined(openMetrics, openMetricsParts) }
 
     private static func joined(_ first: [UInt8], _ parts: [ByteSlice]) -> [UInt8] {

@@ -1,7 +1,7 @@
 import WPClient
 
 /// What the collector does with readings WinPower sends that have no metric of their own
-/// (``WPClient/Device/extraReadings``): passed through as `winpower_device_reading`, bounded.
+/// (`WPClient/Device/extraReadings`): passed through as `winpower_device_reading`, bounded.
 ///
 /// The caps keep a misbehaving server from exploding the exposition: a device keeps its first
 /// ``maxPerDevice`` readings in the order sent, and a server's devices (in device-id order) at
@@ -10,7 +10,7 @@ import WPClient
 public struct ReadingsPolicy: Sendable, Equatable {
     /// Whether unknown numeric readings are exported at all (on by default).
     public var passthrough: Bool
-    /// Readings kept per device (default 64; at most ``DeviceListDecoder/extraReadingLimit``).
+    /// Readings kept per device (default 64; at most `DeviceListDecoder/extraReadingLimit`).
     public var maxPerDevice: Int
     /// Readings kept per WinPower server, all devices together (default 4,096).
     public var maxPerServer: Int

@@ -10,7 +10,7 @@ import WPRuntime
 /// Runs collection cycles and publishes the latest ``MetricsSnapshot``.
 ///
 /// One ``collect()`` call fetches every device from WinPower, integrates their power into
-/// energy through the ``WPEnergy/EnergyMeter`` (whose writer thread persists the totals), builds
+/// energy through the `WPEnergy/EnergyMeter` (whose writer thread persists the totals), builds
 /// every metric family under its state lock, then, with the lock released, encodes them once in
 /// both exposition formats, gzips both at once (two child tasks) and swaps the new snapshot in.
 /// ``snapshot`` and ``health`` only copy a published value under a mutex that is held for
@@ -20,7 +20,7 @@ import WPRuntime
 /// rendering gets a generation under `state`; a snapshot encoded after a newer one was
 /// published is dropped, so snapshots never go back in time.
 ///
-/// A failed cycle is counted by ``WPClient/ClientError/Kind`` and keeps energy counters; the
+/// A failed cycle is counted by `WPClient/ClientError/Kind` and keeps energy counters; the
 /// instantaneous gauges of a device stay until its last successful reading is older than
 /// ``CollectorConfiguration/stalenessWindow``, then disappear (and come back with the next
 /// successful reading). A device missing from a successful readout is withdrawn the same way.

@@ -5,7 +5,7 @@ public struct EnergyConfiguration: Sendable, Equatable {
     /// nothing is guessed for it.
     public var maxGap: Duration
     /// The plausibility bound on active power for every device (`energy.max_power_watts`);
-    /// `nil` derives it per device (``PowerBound``).
+    /// `nil` derives it per device (`PowerBound`).
     public var maxPowerWatts: Double?
 
     public init(maxGap: Duration = .seconds(60), maxPowerWatts: Double? = nil) {
@@ -14,7 +14,7 @@ public struct EnergyConfiguration: Sendable, Equatable {
     }
 
     /// The highest plausible active power of a device rated `ratingVa` (nil when WinPower
-    /// reports no rating): the configured bound, else ``PowerBound/bound(ratingVa:)``.
+    /// reports no rating): the configured bound, else `PowerBound/bound(ratingVa:)`.
     public func maxWatts(ratingVa: Double?) -> Double {
         maxPowerWatts ?? PowerBound.bound(ratingVa: ratingVa)
     }

@@ -24,7 +24,7 @@ import WPRuntime
 /// let wh = integrator.totals["ups-1"]?.wattHours
 /// ```
 public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
-    /// What one call to ``integrate(_:at:)`` did, for logging.
+    /// What one call to `integrate(_:at:)` did, for logging.
     public struct Summary: Sendable, Equatable {
         /// Samples that extended a chain (added energy, possibly zero).
         public var integrated = 0

@@ -4,7 +4,7 @@ import WPLogging
 import WPStorage
 
 /// Energy accounting for a collector: integrates each cycle's samples on a monotonic clock and
-/// persists the totals through an ``EnergyStore`` according to a ``PersistencePolicy``.
+/// persists the totals through an `EnergyStore` according to a `PersistencePolicy`.
 ///
 /// Lifecycle:
 /// 1. at startup, ``open(configuration:persistence:store:clock:logger:)`` loads the stored
@@ -16,7 +16,7 @@ import WPStorage
 ///    ``save(timeout:)`` waits for the latest state to be on disk, with a deadline; then the
 ///    caller closes the store.
 ///
-/// Saves run on one thread of the meter's own (``StateWriter``), never on the caller's: a disk
+/// Saves run on one thread of the meter's own (`StateWriter`), never on the caller's: a disk
 /// whose `fsync` takes seconds delays no collection and blocks no thread of the Swift pool. The
 /// writer always saves the latest state asked for: a newer state replaces one still queued.
 /// A failed save never loses energy: totals stay in memory, the failure is logged and counted
@@ -55,7 +55,7 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     /// pipeline that was replaced, or whose collection outlived the graceful timeout, can never
     /// record beside its successor.
     public struct Lease: Sendable, Hashable {
-        /// The key prefix the lease covers (``EnergyKey/prefix(server:)``; empty for one server).
+        /// The key prefix the lease covers (`EnergyKey/prefix(server:)`; empty for one server).
         public let keyPrefix: String
         let id: UInt64
     }
@@ -181,8 +181,12 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     /// (logged): nothing is overwritten, nothing dropped.
     ///
     /// - Parameters:
+    ///   - configuration: the integration's bounds, as for ``open(configuration:persistence:store:clock:logger:)``.
+    ///   - persistence: when totals are saved.
+    ///   - store: where the totals are kept.
+    ///   - clock: the monotonic clock samples are timed on.
+    ///   - logger: where moves and gaps are logged.
     ///   - renaming: given the stored keys, returns `old → new` for those to move.
-    ///   - others: as ``open(configuration:persistence:store:clock:logger:)``.
     /// - Returns: the meter and the number of keys moved.
     /// - Throws: the store's error when storage cannot be used at all.
     public static func open(configuration: EnergyConfiguration = EnergyConfiguration(),
@@ -283,7 +287,7 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     /// Makes the caller the only one recording under `keyPrefix`: any earlier lease of the same
     /// prefix ends, and readings recorded with it are dropped from now on.
     ///
-    /// - Parameter keyPrefix: the server's key prefix (``EnergyKey/prefix(server:)``).
+    /// - Parameter keyPrefix: the server's key prefix (`EnergyKey/prefix(server:)`).
     /// - Returns: the lease to pass to ``record(_:at:wall:lease:)``.
     public func lease(keyPrefix: String) -> Lease {
         inner.withLock { inner in
@@ -305,7 +309,7 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     /// next cycle saves again.
     ///
     /// - Parameters:
-    ///   - closing: the servers whose keys move away (``EnergyKey`` server names; the empty
+    ///   - closing: the servers whose keys move away (`EnergyKey` server names; the empty
     ///     name for the unqualified keys of a `winpower`-only configuration).
     ///   - plan: given the keys now, returns `old → new` for those to move.
     /// - Returns: what moved.

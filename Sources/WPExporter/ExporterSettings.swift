@@ -90,7 +90,7 @@ package enum ExporterSettings {
     }
 
     /// `scheduler.*` → the scheduler's configuration.
-    package static func scheduler(_ scheduler: ExporterConfiguration.Scheduler) -> WPScheduler.Scheduler<ContinuousClock>.Configuration {
+    package static func scheduler(_ scheduler: ExporterConfiguration.Scheduler) -> WPScheduler.TickScheduler<ContinuousClock>.Configuration {
         .init(interval: scheduler.collectionInterval, gracefulShutdownTimeout: scheduler.gracefulShutdownTimeout)
     }
 
@@ -123,8 +123,8 @@ package enum ExporterSettings {
     /// `server.*` → the HTTP server's configuration. `server.read_timeout` bounds the whole
     /// request (head and body together), writes get `server.write_timeout`; shutdown waits for
     /// scrapes up to `scheduler.graceful_shutdown_timeout`.
-    package static func server(_ configuration: ExporterConfiguration) -> HTTPServer.Configuration {
-        var result = HTTPServer.Configuration(host: configuration.server.host, port: configuration.server.port)
+    package static func server(_ configuration: ExporterConfiguration) -> WPHTTPServer.Configuration {
+        var result = WPHTTPServer.Configuration(host: configuration.server.host, port: configuration.server.port)
         result.headTimeout = configuration.server.readTimeout
         result.bodyTimeout = configuration.server.readTimeout
         result.requestTimeout = configuration.server.readTimeout

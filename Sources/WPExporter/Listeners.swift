@@ -11,7 +11,7 @@ public struct Listeners: Sendable {
     /// none): the configuration from `server.*` and the web configuration, the exporter's
     /// handler (every endpoint, authentication included), the logger of component `http`, and
     /// the request observer counting `winpower_exporter_requests_total`.
-    public var http: @Sendable (_ configuration: HTTPServer.Configuration, _ handler: any HTTPHandler,
+    public var http: @Sendable (_ configuration: WPHTTPServer.Configuration, _ handler: any HTTPHandler,
                                 _ logger: WPLogger, _ observer: (any RequestObserver)?) -> any Listener<ConnectionStatistics>
     /// Makes the NUT listener of `nut.listen` (only when it is set): its configuration, the
     /// NUT protocol over the exporter's published readings, the logger of component `nut`.
@@ -19,12 +19,12 @@ public struct Listeners: Sendable {
                                _ logger: WPLogger) -> any Listener<LineServerStatistics>
 
     /// Listeners making the HTTP listener with `http` and the NUT listener on its socket.
-    public init(http: @escaping @Sendable (_ configuration: HTTPServer.Configuration, _ handler: any HTTPHandler,
+    public init(http: @escaping @Sendable (_ configuration: WPHTTPServer.Configuration, _ handler: any HTTPHandler,
                                            _ logger: WPLogger, _ observer: (any RequestObserver)?) -> any Listener<ConnectionStatistics>) {
         self.init(http: http, nut: Listeners.sockets.nut)
     }
 
-    package init(http: @escaping @Sendable (_ configuration: HTTPServer.Configuration, _ handler: any HTTPHandler,
+    package init(http: @escaping @Sendable (_ configuration: WPHTTPServer.Configuration, _ handler: any HTTPHandler,
                                            _ logger: WPLogger, _ observer: (any RequestObserver)?) -> any Listener<ConnectionStatistics>,
                 nut: @escaping @Sendable (_ configuration: LineServer<NUTProtocol>.Configuration, _ protocol: NUTProtocol,
                                           _ logger: WPLogger) -> any Listener<LineServerStatistics>) {
@@ -32,10 +32,10 @@ public struct Listeners: Sendable {
         self.nut = nut
     }
 
-    /// An `HTTPServer` and a `LineServer` on their sockets: the default.
+    /// An `WPHTTPServer` and a `LineServer` on their sockets: the default.
     public static var sockets: Listeners {
         Listeners(http: { configuration, handler, logger, observer in
-            HTTPServer(configuration: configuration, handler: handler, logger: logger, observer: observer)
+            WPHTTPServer(configuration: configuration, handler: handler, logger: logger, observer: observer)
         }, nut: { configuration, nutProtocol, logger in
             LineServer(configuration: configuration, protocol: nutProtocol, logger: logger)
         })

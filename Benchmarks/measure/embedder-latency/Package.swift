@@ -1,6 +1,6 @@
 // swift-tools-version: 6.0
 //
-// An embedder's HTTP server for Benchmarks/measure/runtime-figures.sh: WPServer's HTTPServer with its
+// An embedder's HTTP server for Benchmarks/measure/runtime-figures.sh: WPServer's WPHTTPServer with its
 // default configuration serving a 10,000-series WPMetrics registry through MetricsHandler
 // (rendered on every request) beside a route answering a constant body, so the second route's
 // latency can be measured while /metrics renders.

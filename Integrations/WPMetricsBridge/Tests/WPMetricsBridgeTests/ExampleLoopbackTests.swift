@@ -33,7 +33,7 @@ import WPServer
             return WPHTTPResponse(status: 200, headers: ["Content-Type": format.contentType],
                                 body: registry.render(format: format))
         }
-        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: router,
+        let server = WPHTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: router,
                                 logger: .disabled)
         let running = Task { try await server.run() }
         defer { running.cancel() }

@@ -11,7 +11,7 @@ import WPScheduler
 import WPServer
 import WPServiceLifecycle
 
-/// An HTTPServer and a Scheduler in one ServiceGroup, stopped by a real SIGTERM sent to this
+/// A WPHTTPServer and a TickScheduler in one ServiceGroup, stopped by a real SIGTERM sent to this
 /// process. The group's signal handling is registered before it starts any service, so once the
 /// server listens the signal cannot kill the test process. The only suite that raises a signal.
 @Suite struct GracefulShutdownTests {
@@ -28,13 +28,13 @@ import WPServiceLifecycle
             await release.wait()
             return .text("finished\n")
         }
-        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: router, logger: log)
+        let server = WPHTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: router, logger: log)
 
         // A run in progress when the scheduler is told to stop; it waits for that moment and
         // then finishes, which it may (its shutdown timeout is far away).
         let events = Mutex<[String]>([])
         let runStarted = Gate()
-        let scheduler = Scheduler(configuration: .init(interval: .seconds(3600), gracefulShutdownTimeout: .seconds(120),
+        let scheduler = TickScheduler(configuration: .init(interval: .seconds(3600), gracefulShutdownTimeout: .seconds(120),
                                                        workName: "job"),
                                   clock: ContinuousClock(), logger: log) { tick in
             events.withLock { $0.append("run \(tick.index) started") }
