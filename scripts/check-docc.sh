@@ -24,9 +24,10 @@ if [ "${#products[@]}" = 0 ]; then
 fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-# Kept after the run (scripts/check-api-list.py reads them too); made anew each time.
+# Kept after the run (scripts/check-api-list.py and scripts/check-api-breakage.sh read them
+# too). Not emptied first: an incremental build emits the graphs of the modules it compiles
+# only, and the others' are still those of their sources.
 graphs=.build/docc/symbol-graphs
-rm -rf "$graphs"
 mkdir -p "$graphs"
 echo "check-docc: building with symbol graphs (.build/docc)"
 swift build --scratch-path .build/docc -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs" >"$work/build.log" 2>&1 \

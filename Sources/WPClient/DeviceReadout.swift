@@ -1,4 +1,4 @@
-import FoundationEssentials
+public import FoundationEssentials
 import WPRuntime
 
 /// The result of one successful ``WinPowerClient/fetchDevices()``: every device plus what the

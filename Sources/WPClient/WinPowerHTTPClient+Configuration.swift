@@ -1,5 +1,5 @@
-import FoundationEssentials
-import WPHTTPClient
+public import FoundationEssentials
+package import WPHTTPClient
 
 extension WinPowerHTTPClient {
     /// Everything the client needs to reach one WinPower server, with the exporter's defaults.

@@ -1,5 +1,5 @@
-import FoundationEssentials
-import WPLogging
+public import FoundationEssentials
+public import WPLogging
 
 /// The WinPower G2 client: logs in, keeps the token fresh, reads every page of the device
 /// list and decodes it tolerantly.

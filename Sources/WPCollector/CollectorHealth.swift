@@ -1,5 +1,5 @@
-import FoundationEssentials
-import WPClient
+public import FoundationEssentials
+public import WPClient
 
 /// What the last collections found, for `/health` and readiness.
 ///

@@ -1,4 +1,4 @@
-import WPClient
+public import WPClient
 
 /// Which devices of a server the collector keeps, and what it calls and labels them.
 ///

@@ -1,5 +1,5 @@
-import WPBytes
-import FoundationEssentials
+package import WPBytes
+public import FoundationEssentials
 import WPCompression
 
 /// One collection's metrics, rendered once in both exposition formats, plain and gzipped.

@@ -1,5 +1,5 @@
-import FoundationEssentials
-import WPEnergy
+public import FoundationEssentials
+public import WPEnergy
 
 /// A device's battery self-tests as its outage ledger keeps them (saved with the energy totals,
 /// so they survive restarts): what the SNMP agent's UPS-MIB test group serves.

@@ -1,8 +1,8 @@
-import FoundationEssentials
+public import FoundationEssentials
 import Synchronization
-import WPClient
-import WPEnergy
-import WPLogging
+public import WPClient
+public import WPEnergy
+public import WPLogging
 import WPMetrics
 import WPStorage
 import WPRuntime

@@ -1,4 +1,4 @@
-import WPStorage
+public import WPStorage
 
 /// The energy totals of one device.
 public struct DeviceEnergy: Sendable, Equatable {

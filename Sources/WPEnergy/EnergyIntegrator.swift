@@ -1,5 +1,5 @@
-import FoundationEssentials
-import WPStorage
+public import FoundationEssentials
+public import WPStorage
 import WPRuntime
 
 /// Per-device trapezoidal integration of active power over a monotonic time line.

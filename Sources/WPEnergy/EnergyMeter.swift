@@ -1,7 +1,7 @@
-import FoundationEssentials
+public import FoundationEssentials
 import Synchronization
-import WPLogging
-import WPStorage
+public import WPLogging
+public import WPStorage
 
 /// Energy accounting for a collector: integrates each cycle's samples on a monotonic clock and
 /// persists the totals through an `EnergyStore` according to a `PersistencePolicy`.

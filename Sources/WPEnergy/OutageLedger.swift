@@ -1,5 +1,5 @@
-import FoundationEssentials
-import WPStorage
+public import FoundationEssentials
+public import WPStorage
 
 /// The outage ledger of one device: how often mains failed, how long the battery carried the
 /// load, how long outages lasted, and the device's battery self-tests.

@@ -1,12 +1,12 @@
 import FoundationEssentials
-import WPClient
-import WPCollector
-import WPConfig
-import WPEnergy
-import WPLogging
-import WPScheduler
-import WPServer
-import WPStorage
+package import WPClient
+package import WPCollector
+package import WPConfig
+package import WPEnergy
+package import WPLogging
+package import WPScheduler
+package import WPServer
+package import WPStorage
 
 /// Maps the validated ``ExporterConfiguration`` onto each library's own `Configuration`.
 ///

@@ -1,6 +1,6 @@
-import WPLogging
-import WPNUT
-import WPServer
+public import WPLogging
+package import WPNUT
+public import WPServer
 
 /// How an ``Exporter`` makes its listeners (``Exporter/Options/listeners``): sockets by
 /// default, or fakes of a test or an embedder that serve without binding anything (a fake

@@ -1,4 +1,4 @@
-import FoundationEssentials
+package import FoundationEssentials
 
 /// One HTTP request for ``HTTPClient``.
 ///

@@ -1,4 +1,4 @@
-import WPServer
+package import WPServer
 
 /// The NUT network protocol as a `LineProtocol`: what a `LineServer` serves on the NUT port.
 /// Each connection is a ``NUTSession``; a connection logged into a UPS (an `upsmon`), or one

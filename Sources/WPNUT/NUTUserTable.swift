@@ -1,4 +1,4 @@
-import WPServer
+package import WPServer
 
 /// One NUT user: name, password (plain or a bcrypt hash) and `upsmon` role.
 package struct NUTAccount: Sendable, Equatable {

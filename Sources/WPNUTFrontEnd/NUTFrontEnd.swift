@@ -1,10 +1,10 @@
 import FoundationEssentials
-import WPConfig
-import WPFrontEnd
-import WPLogging
-import WPMetrics
-import WPNUT
-import WPServer
+package import WPConfig
+package import WPFrontEnd
+package import WPLogging
+package import WPMetrics
+package import WPNUT
+package import WPServer
 
 /// The NUT server of `nut.*` (docs/nut.md): upsd's network protocol over the fleet's UPSs,
 /// named by ``NUTFleetSource``.

@@ -1,5 +1,5 @@
 import Synchronization
-import WPLogging
+public import WPLogging
 
 /// Runs a piece of work at a fixed rate, never twice at once.
 ///

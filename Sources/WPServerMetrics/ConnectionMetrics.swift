@@ -1,5 +1,5 @@
-import WPMetrics
-import WPServer
+public import WPMetrics
+public import WPServer
 
 /// A server's connections on `/metrics`, read at each scrape from its
 /// `ConnectionStatistics` (`WPHTTPServer.statistics`, or a

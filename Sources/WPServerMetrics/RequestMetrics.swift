@@ -1,5 +1,5 @@
-import WPMetrics
-import WPServer
+public import WPMetrics
+public import WPServer
 
 /// The request metrics of a WPServer, as a `RequestObserver` to hand to the server
 /// (through `ObservedHandler`, `WPRouter(observer:)` or `WPHTTPServer(observer:)`): every handled

@@ -1,6 +1,6 @@
 import Synchronization
-import WPLogging
-import WPServer
+public import WPLogging
+public import WPServer
 
 /// Serves a ``WinPowerSimulator`` over real sockets with WPServer's `WPHTTPServer`.
 ///

@@ -1,4 +1,4 @@
-import FoundationEssentials
+public import FoundationEssentials
 
 /// Everything the exporter persists about energy: one record per device plus bookkeeping.
 ///

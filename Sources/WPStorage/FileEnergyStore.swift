@@ -1,6 +1,6 @@
-import FoundationEssentials
+public import FoundationEssentials
 import Synchronization
-import WPLogging
+public import WPLogging
 
 /// The crash-safe ``EnergyStore``: one checksummed state file for all devices in the data
 /// directory, replaced atomically, with the previous generation kept as a backup.

@@ -1,4 +1,4 @@
-import FoundationEssentials
+public import FoundationEssentials
 
 /// Where the newest energy totals known to be on disk are (``FileEnergyStore/lastSavedTotals()``):
 /// what a shutdown whose final save failed tells the operator, so the totals can be restored.

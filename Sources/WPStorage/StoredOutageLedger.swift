@@ -1,4 +1,4 @@
-import FoundationEssentials
+public import FoundationEssentials
 
 /// One device's outage ledger as the state file stores it: the values of its `o` line, nothing
 /// more.

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
 import Synchronization
-import WPCSystem
+package import WPCSystem
 import WPRuntime
 
 /// A program run as a child process by a test or a benchmark: `posix_spawn`, its output read

@@ -1,6 +1,6 @@
 import Foundation
-import WPClient
-import WPServer
+package import WPClient
+package import WPServer
 import WPSimulator
 import WPRuntime
 

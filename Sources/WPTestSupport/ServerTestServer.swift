@@ -1,5 +1,5 @@
-import WPLogging
-import WPServer
+package import WPLogging
+package import WPServer
 
 /// Runs an ``WPHTTPServer`` for the duration of `body` and always shuts it down.
 ///

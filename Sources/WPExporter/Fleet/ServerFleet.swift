@@ -1,7 +1,7 @@
 import Synchronization
-import WPClient
+package import WPClient
 import WPCollector
-import WPConfig
+package import WPConfig
 import WPScheduler
 
 /// The pipelines of a multi-server exporter, one per `servers` entry, which a configuration

@@ -1,10 +1,10 @@
 import FoundationEssentials
 import WPClient
-import WPCollector
-import WPConfig
+package import WPCollector
+package import WPConfig
 import WPEnergy
-import WPLogging
-import WPScheduler
+package import WPLogging
+package import WPScheduler
 
 /// One WinPower server's collection: its own client (token, backoff, timeouts), collector and
 /// scheduler. A multi-server exporter runs one per `servers` entry, all as tasks on the shared

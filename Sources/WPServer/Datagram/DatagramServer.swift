@@ -1,7 +1,7 @@
 import WPCSystem
 import Glibc
 import Synchronization
-import WPLogging
+public import WPLogging
 
 /// A request-response protocol over UDP served by ``DatagramServer`` (an SNMP agent): each
 /// datagram is handed over on its own and may be answered with one datagram.

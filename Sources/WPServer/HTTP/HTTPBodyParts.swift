@@ -1,4 +1,4 @@
-import WPBytes
+package import WPBytes
 
 /// Bytes that stay at one address, unchanged, for as long as the object lives: storage a
 /// response body can point into without pinning it on every write.

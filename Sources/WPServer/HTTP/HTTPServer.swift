@@ -2,7 +2,7 @@ import WPCSystem
 import Glibc
 import Synchronization
 import WPRuntime
-import WPLogging
+public import WPLogging
 
 /// An HTTP/1.1 server on POSIX sockets: one epoll event loop thread (a `Reactor`) for all
 /// connections, handlers run as Swift tasks.

@@ -2,7 +2,7 @@ import WPCSystem
 import Glibc
 import Synchronization
 import WPRuntime
-import WPLogging
+public import WPLogging
 
 /// A line-based protocol served by ``LineServer``: one session value per connection, handed
 /// each complete line in order.

@@ -1,6 +1,6 @@
 import FoundationEssentials
-import WPConfig
-import WPHTTPClient
+public import WPConfig
+package import WPHTTPClient
 
 /// `wpexporter healthcheck`: asks the exporter that this configuration describes whether it is
 /// alive, for a container `HEALTHCHECK` or any supervisor that runs a command.

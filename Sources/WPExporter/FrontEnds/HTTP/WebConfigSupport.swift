@@ -1,5 +1,5 @@
-import WPConfig
-import WPServer
+public import WPConfig
+public import WPServer
 
 /// What the web configuration file (`server.web_config_file`, `--web.config.file`) changes
 /// in the HTTP server: TLS settings and a wrapper adding basic authentication and headers.
