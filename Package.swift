@@ -114,7 +114,7 @@ let package = Package(
         .target(name: "WPExporterTesting", dependencies: ["WPRuntime", "WPExporter", "WPConfig", "WPClient", "WPCollector", "WPLogging",
                                                            "WPSimulator", "WPServer", "WPHTTPClient", "WPCompression"]),
         .executableTarget(name: "wpexporter", dependencies: ["WPExporter", "WPLogging", "WPConfig", "WPClient", "WPCollector", "WPProcess",
-                                                             "WPServer", "WPSimulator", "WPHTTPClient", "WPCMallocTuning"]),
+                                                             "WPServer", "WPSimulator", "WPCMallocTuning"]),
         // glibc heap tuning for the exporter process (arena limit, trim after each collection).
         .target(name: "WPCMallocTuning"),
         .executableTarget(name: "wpbench", dependencies: ["WPRuntime", "WPLogging", "WPBytes", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPClient",
