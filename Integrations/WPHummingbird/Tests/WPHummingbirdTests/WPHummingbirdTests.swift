@@ -4,11 +4,13 @@ import Hummingbird
 import Testing
 import WPConfig
 import WPExporter
+import WPExporterTesting
 import WPHummingbird
 import WPLogging
 import WPMetrics
 import WPServer
-import WPExporterTesting
+import WPServerMetrics
+import WPSimulator
 
 /// The exporter's endpoints on a Hummingbird router, over a real loopback socket: negotiation,
 /// gzip, HEAD, and WPServer's answers passed through.

@@ -37,6 +37,9 @@ router.get("/ping-prerendered", preRendered: true) { _ in .text("ok\n") }
 router.get("/ping-prerendered") { _ in .text("ok\n") }
 #endif
 
+#if WPEXPORTER_OLD_NAMES
+typealias WPHTTPServer = HTTPServer
+#endif
 let server = WPHTTPServer(configuration: WPHTTPServer.Configuration(host: "127.0.0.1", port: 0), handler: router,
                         logger: .disabled)
 let serving = Task { try await server.run() }
