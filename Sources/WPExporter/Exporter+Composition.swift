@@ -9,6 +9,7 @@ import WPNUTFrontEnd
 import WPPushgateway
 import WPServer
 import WPServerMetrics
+import WPStatusPage
 import WPStorage
 
 // How ``Exporter``'s initializer composes the exporter: each part from its configuration
@@ -78,7 +79,7 @@ extension Exporter {
     /// other front ends and of the data directory (its owner's state, read as it is).
     static func endpoints(_ configuration: ExporterConfiguration, publication: FleetPublication<C>,
                           meter: EnergyMeter<C>, store: any EnergyStore, scrape: ScrapeMetrics,
-                          reloader: ConfigReloader, frontEnds: [any FrontEnd],
+                          reloader: ConfigReloader, frontEnds: [any FrontEnd], statusPage: StatusPage<C>?,
                           wallClock: @escaping @Sendable () -> Date) -> Endpoints {
         return Endpoints(view: { Self.view(publication.current) },
                          exposition: { Self.exposition(publication.exposition) },
@@ -90,7 +91,8 @@ extension Exporter {
                              let status = meter.status
                              return StorageHealth(dataDirectory: store.location, lastError: status.lastPersistError,
                                                   saveFailures: status.persistFailures)
-                         })
+                         },
+                         statusRoutes: statusPage?.routes)
     }
 
     /// The HTTP listener of `server.*` over `endpoints`, its connections on `/metrics`.
@@ -142,6 +144,12 @@ extension Exporter {
             logger.info("connection caps fitted to the open files limit", fields)
         }
         return budget
+    }
+
+    /// The status pages over the publication, showing the meter's served energy totals.
+    static func statusPage(publication: FleetPublication<C>, meter: EnergyMeter<C>,
+                           wallClock: @escaping @Sendable () -> Date) -> StatusPage<C> {
+        StatusPage(publication: publication, totals: { meter.servedTotals(keyPrefix: $0) }, wallClock: wallClock)
     }
 
     /// One naming of the UPSs for NUT and SNMP (`community@rack-a` and `rack-a@host` alike):

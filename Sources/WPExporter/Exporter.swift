@@ -11,6 +11,7 @@ import WPMetrics
 import WPNUTFrontEnd
 import WPServer
 import WPSNMPFrontEnd
+import WPStatusPage
 import WPStorage
 
 /// Makes the WinPower client of a server: a `servers` entry, or for a `winpower`-only
@@ -147,6 +148,8 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     package var nutServer: (any Listener<LineServerStatistics>)? { nut?.server }
     /// The SNMP agent of `snmp.listen`, its notifications and their informs; `nil` when off.
     package let snmp: SNMPService<C>?
+    /// The status pages (`/status`, a page per UPS) over the publication, on the HTTP listener.
+    package let statusPage: StatusPage<C>
     /// Whether the listener speaks TLS (the web configuration file sets it up).
     public let isSecure: Bool
     /// Re-reads the configuration on SIGHUP and `POST /-/reload`.
@@ -266,8 +269,11 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             // Listed in the order they start; `/health` shows their sections.
             let listed: [(any FrontEnd)?] = [nut.map { ReportedFrontEnd($0, as: ExporterError.nut) },
                                               snmp.map { ReportedFrontEnd($0, as: ExporterError.snmp) }]
+            let statusPage = Self.statusPage(publication: publication, meter: meter, wallClock: wallClock)
+            self.statusPage = statusPage
             let endpoints = Self.endpoints(configuration, publication: publication, meter: meter, store: store, scrape: scrape,
-                                           reloader: reloader, frontEnds: listed.compactMap { $0 }, wallClock: wallClock)
+                                           reloader: reloader, frontEnds: listed.compactMap { $0 }, statusPage: statusPage,
+                                           wallClock: wallClock)
             self.endpoints = endpoints
             http = try Self.httpFrontEnd(configuration, endpoints: endpoints, scrape: scrape, budget: budget,
                                          options: options, logger: components)
