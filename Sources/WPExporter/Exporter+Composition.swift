@@ -54,11 +54,16 @@ extension Exporter {
     /// The reloader of SIGHUP and `POST /-/reload`: applies through `applier`, then makes the
     /// passwords now in effect the log's secrets (a rotated one is masked too).
     static func reloader(_ load: ConfigReloader.Load?, applier: ReloadApplier<C>, running: RunningConfiguration,
-                         logger: WPLogger, components: WPLogger,
+                         costs: EnergyCostSlot, logger: WPLogger, components: WPLogger,
                          wallClock: @escaping @Sendable () -> Date) -> ConfigReloader {
         let redactor = logger.redactor
         return ConfigReloader(load: load, apply: { next in
             let applied = try await applier.apply(next)
+            // The tariffs price energy from now on; past costs keep their prices.
+            if let meter = costs.value, let schedule = ExporterSettings.tariffs(next.energy.tariffs),
+               schedule.currency == meter.schedule.currency {
+                meter.replace(schedule)
+            }
             ExporterSecrets.register(running.value, in: redactor)
             return applied
         }, logger: components.component("reload"), now: wallClock)
@@ -147,9 +152,13 @@ extension Exporter {
     }
 
     /// The status pages over the publication, showing the meter's served energy totals.
-    static func statusPage(publication: FleetPublication<C>, meter: EnergyMeter<C>,
+    static func statusPage(publication: FleetPublication<C>, meter: EnergyMeter<C>, costs: EnergyCostMeter?,
                            wallClock: @escaping @Sendable () -> Date) -> StatusPage<C> {
-        StatusPage(publication: publication, totals: { meter.servedTotals(keyPrefix: $0) }, wallClock: wallClock)
+        let shown = costs.map { costs in
+            StatusCosts(currency: costs.schedule.currency, since: costs.startedAt, costs: { costs.costs($0) })
+        } ?? StatusCosts()
+        return StatusPage(publication: publication, totals: { meter.servedTotals(keyPrefix: $0) }, costs: shown,
+                          wallClock: wallClock)
     }
 
     /// One naming of the UPSs for NUT and SNMP (`community@rack-a` and `rack-a@host` alike):
