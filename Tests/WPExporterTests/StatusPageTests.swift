@@ -191,4 +191,39 @@ struct StatusPageTests {
         }
         await harness.shutdown()
     }
+
+    @Test func energyCostIsCountedPerTariffOnMetricsAndShown() async throws {
+        let harness = try await ExporterHarness(devices: 2, configureExporter: { configuration in
+            configuration.energy.tariffs.currency = "CNY"
+            configuration.energy.tariffs.flatPrice = 0.5
+        })
+        for _ in 0..<6 {
+            await harness.exporter.collector.collect()
+            harness.clock.advance(by: .seconds(5))
+        }
+        await harness.exporter.collector.collect()
+        let samples = try await harness.scrape()
+        let flat = samples["winpower_device_energy_cost_total{device_id=\"\(Self.id(0))\",tariff=\"flat\",currency=\"CNY\"}"]
+        #expect((flat ?? 0) > 0, "the energy since the first reading is priced")
+        let joules = Exposition.value(samples, "winpower_device_energy_joules_total", device: Self.id(0)) ?? 0
+        #expect((flat ?? 0) <= joules / 3_600_000 * 0.5 + 1e-12, "never more than the whole total at the price")
+        #expect(samples["winpower_exporter_energy_cost_start_timestamp_seconds"] == harness.epoch.timeIntervalSince1970)
+        #expect(try await harness.get("/status").text.contains(" CNY</td>"))
+        await harness.shutdown()
+    }
+
+    @Test func newPricesApplyOnReloadAnotherCurrencyNeedsARestart() {
+        var running = ExporterConfiguration()
+        running.energy.tariffs.currency = "CNY"
+        running.energy.tariffs.flatPrice = 0.5
+        var dearer = running
+        dearer.energy.tariffs.flatPrice = 0.8
+        #expect(!ConfigReloader.sectionsNeedingRestart(running: running, next: dearer).contains("energy"))
+        var euros = running
+        euros.energy.tariffs.currency = "EUR"
+        #expect(ConfigReloader.sectionsNeedingRestart(running: running, next: euros).contains("energy"))
+        var off = running
+        off.energy.tariffs = .init()
+        #expect(ConfigReloader.sectionsNeedingRestart(running: running, next: off).contains("energy"))
+    }
 }
