@@ -12,7 +12,8 @@ enum StatusAssets {
     .scroll { overflow-x: auto; }
     table { border-collapse: collapse; width: 100%; font-size: 0.9rem; }
     th, td { text-align: left; padding: 0.3rem 0.5rem; border-bottom: 1px solid rgba(128, 128, 128, 0.3);
-             vertical-align: top; overflow-wrap: anywhere; max-width: 24rem; }
+             vertical-align: top; white-space: nowrap; max-width: 18rem; overflow: hidden; text-overflow: ellipsis; }
+    table.readings td, #server-table td { white-space: normal; overflow-wrap: anywhere; max-width: none; }
     thead th { position: sticky; top: 0; background: Canvas; }
     .badge { display: inline-block; padding: 0 0.4rem; border-radius: 0.3rem; white-space: nowrap; }
     .state-mains .badge { background: rgba(21, 128, 61, 0.15); color: var(--ok); }
@@ -33,7 +34,11 @@ enum StatusAssets {
     .chart .line { fill: none; stroke: #2563eb; stroke-width: 2; }
     .chart .dot { fill: #2563eb; }
     pre.exposition { font-size: 0.75rem; overflow-x: auto; white-space: pre; }
-    @media (max-width: 40rem) { th, td { padding: 0.25rem; font-size: 0.8rem; } }
+    @media (max-width: 40rem) {
+        body { padding: 0.25rem 0.5rem 1rem; }
+        th, td { padding: 0.25rem; font-size: 0.8rem; max-width: 10rem; }
+        #ups-table td:first-child, #ups-table th:first-child { position: sticky; left: 0; background: Canvas; }
+    }
 
     """.utf8)
 
@@ -59,7 +64,7 @@ enum StatusAssets {
         }
         cells.forEach(function (cell, index) {
           var td = document.createElement("td");
-          if (link && index === 1) {
+          if (link && index === 0) {
             var badge = document.createElement("span");
             badge.className = "badge";
             badge.textContent = cell;

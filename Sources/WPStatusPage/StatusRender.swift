@@ -57,10 +57,11 @@ package enum StatusRender {
         return time(outage.start) + (outage.durationSeconds.map { " (" + duration($0) + ")" } ?? "")
     }
 
-    /// The cells of a UPS's row after its name, in the order of ``headers(_:)``: the page and
+    /// The cells of a UPS's row after its name (its state first: on a phone it stays in view),
+    /// in the order of ``headers(_:)``: the page and
     /// its JSON (which the script writes into the page) show the same.
     static func cells(_ row: UPSRow, model: StatusModel, text: StatusText) -> [String] {
-        [row.serverDisplay, text.states[row.state] ?? row.state.rawValue, number(row.loadWatts, digits: 0),
+        [text.states[row.state] ?? row.state.rawValue, row.serverDisplay, number(row.loadWatts, digits: 0),
          number(row.loadPercent, digits: 0), number(row.batteryPercent, digits: 0), duration(row.runtimeSeconds),
          number(row.inputVoltage, digits: 1), number(row.outputVoltage, digits: 1),
          number(row.energyKilowattHours, digits: 3), costText(row, currency: model.currency),
@@ -68,7 +69,7 @@ package enum StatusRender {
     }
 
     static func headers(_ text: StatusText) -> [String] {
-        [text.ups, text.server, text.state, text.load, text.loadPercent, text.battery, text.runtime, text.inputVoltage,
+        [text.ups, text.state, text.server, text.load, text.loadPercent, text.battery, text.runtime, text.inputVoltage,
          text.outputVoltage, text.energy, text.cost, text.lastOutage]
     }
 
@@ -117,7 +118,7 @@ package enum StatusRender {
             out += "<tr class=\"state-\(row.state.rawValue)\(row.state.needsAttention ? " attention" : "")\">"
             out += "<td><a href=\"\(StatusRoutes.ups)?\(escaped(row.query))&amp;lang=\(language.rawValue)\">\(escaped(row.name))</a></td>"
             for (index, cell) in cells(row, model: model, text: text).enumerated() {
-                out += index == 1 ? "<td class=\"state\"><span class=\"badge\">\(escaped(cell))</span></td>" : "<td>\(escaped(cell))</td>"
+                out += index == 0 ? "<td class=\"state\"><span class=\"badge\">\(escaped(cell))</span></td>" : "<td>\(escaped(cell))</td>"
             }
             out += "</tr>\n"
         }
