@@ -102,13 +102,18 @@ let package = Package(
         .target(name: "WPSNMPFrontEnd", dependencies: ["WPFrontEnd", "WPNUTFrontEnd", "WPNUT", "WPSNMP", "WPServer", "WPClient", "WPCollector",
                                                         "WPConfig", "WPLogging", "WPMetrics", "WPStorage", "WPRuntime"]),
 
+        // The status pages on the HTTP listener (`/status`, a page per UPS, outages as CSV and JSON)
+        // over the fleet's published state: a per-UPS 24 h history, attention first (docs/status-page.md).
+        .target(name: "WPStatusPage", dependencies: ["WPFrontEnd", "WPCollector", "WPClient", "WPEnergy", "WPServer",
+                                                      "WPRuntime", "WPLogging"]),
+
         // Build date and git commit for `wpexporter version` (see gitCommit() below).
         .target(name: "WPCBuildInfo", cSettings: [.define("WPEXPORTER_GIT_COMMIT", to: "\"\(gitCommit())\"")]),
         // The running exporter as a library: one or many WinPower servers, merge, reload, the HTTP
         // surface, the push loop (docs/architecture.md). The executable only composes the command line.
         .target(name: "WPExporter", dependencies: ["WPRuntime", "WPLogging", "WPConfig", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPNUT",
                                                     "WPClient", "WPServer", "WPServerMetrics", "WPScheduler", "WPCollector", "WPHTTPClient",
-                                                    "WPCBuildInfo", "WPFrontEnd", "WPNUTFrontEnd", "WPSNMPFrontEnd"]),
+                                                    "WPCBuildInfo", "WPFrontEnd", "WPNUTFrontEnd", "WPSNMPFrontEnd", "WPStatusPage"]),
         // For embedders' tests (as HummingbirdTesting): an exporter against a simulated WinPower
         // in process, on a manual clock, its energy in memory (docs/embedding.md, "Testing").
         .target(name: "WPExporterTesting", dependencies: ["WPRuntime", "WPExporter", "WPConfig", "WPClient", "WPCollector", "WPLogging",
@@ -160,7 +165,7 @@ let package = Package(
         .testTarget(name: "WPExporterTests", dependencies: ["WPTestThreads", "WPExporter", "WPClient", "WPCollector", "WPConfig", "WPEnergy", "WPLogging",
                                                          "WPMetrics", "WPPushgateway", "WPScheduler", "WPServer", "WPStorage",
                                                          "WPSimulator", "WPTestSupport", "WPCompression", "WPNUT", "WPSNMP", "WPRuntime",
-                                                         "WPFrontEnd", "WPNUTFrontEnd", "WPSNMPFrontEnd"]),
+                                                         "WPFrontEnd", "WPNUTFrontEnd", "WPSNMPFrontEnd", "WPStatusPage"]),
         .testTarget(name: "wpexporterTests", dependencies: ["WPTestThreads", "wpexporter", "WPExporter", "WPConfig", "WPLogging", "WPServer", "WPSimulator", "WPHTTPClient",
                                                          "WPStorage", "WPTestSupport"],
                     exclude: ["Golden"]),  // help goldens, read from the source tree

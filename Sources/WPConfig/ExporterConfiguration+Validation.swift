@@ -40,6 +40,7 @@ extension ExporterConfiguration {
         check.duration("storage.flush_interval", storage.flushInterval)
         check.duration("scheduler.graceful_shutdown_timeout", scheduler.gracefulShutdownTimeout)
         if let watts = energy.maxPowerWatts { check.integer("energy.max_power_watts", watts) }
+        for problem in energy.tariffs.problems() { check.problem(problem.key, problem.message) }
         check.notEmpty("logging.file_path", logging.filePath)
         check.integer("logging.max_size", logging.maxSize)
         check.integer("logging.max_age", logging.maxAge)

@@ -103,6 +103,8 @@ public struct ExporterConfiguration: Sendable, Equatable {
         /// `energy.max_power_watts`: the plausibility bound for every device; `nil` derives
         /// it from each device's rating.
         public var maxPowerWatts: Int?
+        /// `energy.tariffs.*`: the cost of energy (off without a currency).
+        public var tariffs = Tariffs()
         public init() {}
     }
 

@@ -14,7 +14,7 @@ extension ConfigValue {
 
 /// Turns validated settings into an ``ExporterConfiguration``.
 extension LoadState {
-    private func string(_ name: String) -> String? { settings[name]?.value.text }
+    func string(_ name: String) -> String? { settings[name]?.value.text }
 
     private func integer(_ name: String, _ fallback: Int) -> Int {
         guard case .integer(let value)? = settings[name]?.value else { return fallback }
@@ -81,6 +81,7 @@ extension LoadState {
                                                             config.scheduler.gracefulShutdownTimeout)
         config.energy.maxGap = duration("energy.max_gap", config.energy.maxGap)
         if case .integer(let watts)? = settings["energy.max_power_watts"]?.value { config.energy.maxPowerWatts = watts }
+        config.energy.tariffs = tariffs()
 
         let logging = config.logging
         config.logging.level = string("logging.level").flatMap(ExporterConfiguration.Logging.Level.init) ?? logging.level
@@ -122,5 +123,20 @@ extension LoadState {
         config.snmp.systemContact = string("snmp.system.contact") ?? ""
         config.snmp.systemLocation = string("snmp.system.location") ?? ""
         return config
+    }
+
+    /// `energy.tariffs.*` as set (a price or hours that do not parse are left out: validation
+    /// names them).
+    func tariffs() -> ExporterConfiguration.Energy.Tariffs {
+        typealias Tariffs = ExporterConfiguration.Energy.Tariffs
+        var tariffs = Tariffs()
+        tariffs.currency = string("energy.tariffs.currency")
+        tariffs.timeZone = string("energy.tariffs.time_zone") ?? tariffs.timeZone
+        tariffs.flatPrice = string("energy.tariffs.flat_price").flatMap(Tariffs.price)
+        tariffs.peakPrice = string("energy.tariffs.peak_price").flatMap(Tariffs.price)
+        tariffs.valleyPrice = string("energy.tariffs.valley_price").flatMap(Tariffs.price)
+        tariffs.peakHours = string("energy.tariffs.peak_hours").flatMap(Tariffs.hours) ?? []
+        tariffs.valleyHours = string("energy.tariffs.valley_hours").flatMap(Tariffs.hours) ?? []
+        return tariffs
     }
 }

@@ -18,12 +18,27 @@ extension LoadState {
         validateIntegers()
         validateDurations()
         validateTexts()
+        validateTariffs()
         validateRequired()
         validateFiles()
         validateServers()
         warnAboutIgnoredKeys()
         warnAboutFilePermissions()
         warnAboutSkippedCertificateChecks()
+    }
+
+    /// `energy.tariffs.*` together: a currency needs a flat price, a price its hours, the
+    /// periods must not overlap, the time zone must be known (each reported once: a price or
+    /// hours that do not parse are reported by ``validateTexts()``).
+    private mutating func validateTariffs() {
+        for (key, message) in tariffs().problems() {
+            if let setting = setting(key), case .string(let text) = setting.value,
+               key.hasSuffix("_price") ? ExporterConfiguration.Energy.Tariffs.price(text) == nil
+                   : key.hasSuffix("_hours") ? ExporterConfiguration.Energy.Tariffs.hours(text) == nil : false {
+                continue
+            }
+            problem(key, setting(key)?.source, message)
+        }
     }
 
     private mutating func validateIntegers() {
@@ -126,6 +141,16 @@ extension LoadState {
         if let (path, source) = text("server.metrics_path"), let reason = Self.metricsPathProblem(path) {
             problem("server.metrics_path", source, "\(path.debugDescription) \(reason)")
         }
+        for name in ["energy.tariffs.flat_price", "energy.tariffs.peak_price", "energy.tariffs.valley_price"] {
+            if let (price, source) = text(name), ExporterConfiguration.Energy.Tariffs.price(price) == nil {
+                problem(name, source, "\(price.debugDescription) is not a price: a decimal number from 0 to 1000000, at most 6 digits after the point")
+            }
+        }
+        for name in ["energy.tariffs.peak_hours", "energy.tariffs.valley_hours"] {
+            if let (hours, source) = text(name), ExporterConfiguration.Energy.Tariffs.hours(hours) == nil {
+                problem(name, source, "\(hours.debugDescription) is not HH:MM-HH:MM, comma-separated (e.g. 08:00-11:00,18:00-21:00)")
+            }
+        }
         if let (agent, source) = text("winpower.user_agent"), let reason = Self.userAgentProblem(agent) {
             problem("winpower.user_agent", source, "\(agent.debugDescription) \(reason)")
         }
@@ -192,7 +217,9 @@ extension LoadState {
     }
 
     /// Paths of the exporter's other endpoints, which `server.metrics_path` must not take.
-    static let reservedPaths = ["/", "/health", "/-/healthy", "/-/ready", "/-/reload", "/probe", "/targets"]
+    static let reservedPaths = ["/", "/health", "/-/healthy", "/-/ready", "/-/reload", "/probe", "/targets",
+                                "/status", "/status.json", "/status/ups", "/status/outages.csv", "/status/outages.json",
+                                "/status/style.css", "/status/status.js"]
 
     /// Why `path` cannot serve `/metrics`, or nil when it can: it must start with '/', consist
     /// of URL path characters (RFC 3986 `pchar` and '/'), and not be another endpoint's path.

@@ -9,6 +9,7 @@ import WPNUTFrontEnd
 import WPPushgateway
 import WPServer
 import WPServerMetrics
+import WPStatusPage
 import WPStorage
 
 // How ``Exporter``'s initializer composes the exporter: each part from its configuration
@@ -53,11 +54,16 @@ extension Exporter {
     /// The reloader of SIGHUP and `POST /-/reload`: applies through `applier`, then makes the
     /// passwords now in effect the log's secrets (a rotated one is masked too).
     static func reloader(_ load: ConfigReloader.Load?, applier: ReloadApplier<C>, running: RunningConfiguration,
-                         logger: WPLogger, components: WPLogger,
+                         costs: EnergyCostSlot, logger: WPLogger, components: WPLogger,
                          wallClock: @escaping @Sendable () -> Date) -> ConfigReloader {
         let redactor = logger.redactor
         return ConfigReloader(load: load, apply: { next in
             let applied = try await applier.apply(next)
+            // The tariffs price energy from now on; past costs keep their prices.
+            if let meter = costs.value, let schedule = ExporterSettings.tariffs(next.energy.tariffs),
+               schedule.currency == meter.schedule.currency {
+                meter.replace(schedule)
+            }
             ExporterSecrets.register(running.value, in: redactor)
             return applied
         }, logger: components.component("reload"), now: wallClock)
@@ -78,7 +84,7 @@ extension Exporter {
     /// other front ends and of the data directory (its owner's state, read as it is).
     static func endpoints(_ configuration: ExporterConfiguration, publication: FleetPublication<C>,
                           meter: EnergyMeter<C>, store: any EnergyStore, scrape: ScrapeMetrics,
-                          reloader: ConfigReloader, frontEnds: [any FrontEnd],
+                          reloader: ConfigReloader, frontEnds: [any FrontEnd], statusPage: StatusPage<C>?,
                           wallClock: @escaping @Sendable () -> Date) -> Endpoints {
         return Endpoints(view: { Self.view(publication.current) },
                          exposition: { Self.exposition(publication.exposition) },
@@ -90,7 +96,8 @@ extension Exporter {
                              let status = meter.status
                              return StorageHealth(dataDirectory: store.location, lastError: status.lastPersistError,
                                                   saveFailures: status.persistFailures)
-                         })
+                         },
+                         statusRoutes: statusPage?.routes)
     }
 
     /// The HTTP listener of `server.*` over `endpoints`, its connections on `/metrics`.
@@ -142,6 +149,16 @@ extension Exporter {
             logger.info("connection caps fitted to the open files limit", fields)
         }
         return budget
+    }
+
+    /// The status pages over the publication, showing the meter's served energy totals.
+    static func statusPage(publication: FleetPublication<C>, meter: EnergyMeter<C>, costs: EnergyCostMeter?,
+                           wallClock: @escaping @Sendable () -> Date) -> StatusPage<C> {
+        let shown = costs.map { costs in
+            StatusCosts(currency: costs.schedule.currency, since: costs.startedAt, costs: { costs.costs($0) })
+        } ?? StatusCosts()
+        return StatusPage(publication: publication, totals: { meter.servedTotals(keyPrefix: $0) }, costs: shown,
+                          wallClock: wallClock)
     }
 
     /// One naming of the UPSs for NUT and SNMP (`community@rack-a` and `rack-a@host` alike):

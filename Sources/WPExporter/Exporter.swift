@@ -11,6 +11,7 @@ public import WPMetrics
 package import WPNUTFrontEnd
 public import WPServer
 package import WPSNMPFrontEnd
+package import WPStatusPage
 package import WPStorage
 
 /// Makes the WinPower client of a server: a `servers` entry, or for a `winpower`-only
@@ -147,6 +148,10 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     package var nutServer: (any Listener<LineServerStatistics>)? { nut?.server }
     /// The SNMP agent of `snmp.listen`, its notifications and their informs; `nil` when off.
     package let snmp: SNMPService<C>?
+    /// The status pages (`/status`, a page per UPS) over the publication, on the HTTP listener.
+    package let statusPage: StatusPage<C>
+    /// The energy cost of `energy.tariffs` per device and period; `nil` without a currency.
+    package let energyCost: EnergyCostMeter?
     /// Whether the listener speaks TLS (the web configuration file sets it up).
     public let isSecure: Bool
     /// Re-reads the configuration on SIGHUP and `POST /-/reload`.
@@ -242,7 +247,8 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             let applier = ReloadApplier(running: running, fleet: fleet, publication: publication, meter: meter,
                                         makeMember: makeMember, makeClient: makeClient, ownListener: { ownListener.isSet })
             self.applier = applier
-            reloader = Self.reloader(options.reload, applier: applier, running: running, logger: logger,
+            let costsSlot = EnergyCostSlot()
+            reloader = Self.reloader(options.reload, applier: applier, running: running, costs: costsSlot, logger: logger,
                                      components: components, wallClock: wallClock)
             let scrape = try Self.scrapeMetrics(reloader)
             self.scrape = scrape
@@ -266,8 +272,15 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             // Listed in the order they start; `/health` shows their sections.
             let listed: [(any FrontEnd)?] = [nut.map { ReportedFrontEnd($0, as: ExporterError.nut) },
                                               snmp.map { ReportedFrontEnd($0, as: ExporterError.snmp) }]
+            let costs = try Self.energyCost(configuration, publication: publication, meter: meter, registry: scrape.registry,
+                                            wallClock: wallClock)
+            self.energyCost = costs
+            costsSlot.set(costs)
+            let statusPage = Self.statusPage(publication: publication, meter: meter, costs: costs, wallClock: wallClock)
+            self.statusPage = statusPage
             let endpoints = Self.endpoints(configuration, publication: publication, meter: meter, store: store, scrape: scrape,
-                                           reloader: reloader, frontEnds: listed.compactMap { $0 }, wallClock: wallClock)
+                                           reloader: reloader, frontEnds: listed.compactMap { $0 }, statusPage: statusPage,
+                                           wallClock: wallClock)
             self.endpoints = endpoints
             http = try Self.httpFrontEnd(configuration, endpoints: endpoints, scrape: scrape, budget: budget,
                                          options: options, logger: components)

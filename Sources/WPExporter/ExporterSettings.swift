@@ -89,6 +89,19 @@ package enum ExporterSettings {
         EnergyConfiguration(maxGap: energy.maxGap, maxPowerWatts: energy.maxPowerWatts.map(Double.init))
     }
 
+    /// `energy.tariffs.*` → the cost meter's ``TariffSchedule``; `nil` when costs are off (or the
+    /// tariffs do not validate, which loading refuses first).
+    package static func tariffs(_ tariffs: ExporterConfiguration.Energy.Tariffs) -> TariffSchedule? {
+        guard let currency = tariffs.currency, let flat = tariffs.flatPrice, tariffs.problems().isEmpty,
+              let offset = ExporterConfiguration.Energy.Tariffs.utcOffset(tariffs.timeZone) else { return nil }
+        var windows: [TariffSchedule.Window] = []
+        for (period, price, hours) in [("peak", tariffs.peakPrice, tariffs.peakHours), ("valley", tariffs.valleyPrice, tariffs.valleyHours)] {
+            guard let price else { continue }
+            windows += hours.map { TariffSchedule.Window(period: period, price: price, start: $0.start, end: $0.end) }
+        }
+        return TariffSchedule(currency: currency, utcOffsetSeconds: offset, flatPrice: flat, windows: windows)
+    }
+
     /// `scheduler.*` → the scheduler's configuration.
     package static func scheduler(_ scheduler: ExporterConfiguration.Scheduler) -> WPScheduler.TickScheduler<ContinuousClock>.Configuration {
         .init(interval: scheduler.collectionInterval, gracefulShutdownTimeout: scheduler.gracefulShutdownTimeout)

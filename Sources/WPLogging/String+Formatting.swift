@@ -35,6 +35,20 @@ extension String {
         self = String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// `seconds` as a person reads a duration: `1h05m`, `12m30s`, `45s`; `nil` for a negative,
+    /// non-finite or absurd (≥ 10⁹ s) value. `package`: the demo table and the status pages.
+    package init?(compactDuration seconds: Double) {
+        guard seconds.isFinite, seconds >= 0, seconds < 1e9 else { return nil }
+        let total = Int(seconds.rounded())
+        let (hours, minutes, rest) = (total / 3600, total % 3600 / 60, total % 60)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        if hours > 0 {
+            self = "\(hours)h\(two(minutes))m"
+        } else {
+            self = minutes > 0 ? "\(minutes)m\(two(rest))s" : "\(rest)s"
+        }
+    }
+
     /// `value` in `radix` (lower-case digits), left-padded with zeros to at least `width` digits
     /// after any sign: what `%0<width>d` or `%0<width>x` writes for a value ≥ 0.
     ///

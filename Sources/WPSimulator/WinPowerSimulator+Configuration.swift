@@ -66,6 +66,9 @@ extension WinPowerSimulator {
         /// each, `x` to fill up) instead of its usual one (`--alias-bytes`): a UPS renamed to
         /// something huge, for trying the exporter's text bound.
         public var aliasBytes = 0
+        /// The first device's alias, when set (`--alias`): a UPS named with anything, markup and
+        /// quotes included, for trying how the exporter's pages show it. `aliasBytes` wins.
+        public var alias: String?
 
         public init() {}
     }

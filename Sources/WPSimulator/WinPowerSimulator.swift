@@ -54,6 +54,7 @@ public final class WinPowerSimulator: HTTPHandler {
             device.extraReadings = max(0, configuration.extraReadings)
             device.areaId = SimulatedDevice.areaId((index - first) % max(1, configuration.areas))
             device.alarmShapes = configuration.alarmShapes
+            if index == first, let alias = configuration.alias { device.alias = alias }
             if index == first, configuration.aliasBytes > 0 {
                 device.alias = String(repeating: "€", count: configuration.aliasBytes / 3)
                     + String(repeating: "x", count: configuration.aliasBytes % 3)

@@ -60,6 +60,8 @@ struct SimulatorOptions: Sendable, Equatable {
     var outageSchedule: [String] = []
     /// `--three-phase`, `--extra-readings`, `--areas`, `--alarm-shapes`, `--alias-bytes`.
     var threePhaseDevices = 0, extraReadings = 0, areas = 1, alarmShapes = false, aliasBytes = 0
+    /// `--alias`: the first device's alias.
+    var alias: String?
     /// `--frozen`: every reading as at the start (``WinPowerSimulator/Configuration/frozenReadings``).
     var frozen = false
 }

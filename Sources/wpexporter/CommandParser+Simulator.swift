@@ -5,7 +5,7 @@ extension CommandParser {
     static let simulatorFlags = ["--host", "--port", "--devices", "--page-size", "--token-lifetime",
                                  "--token-exp-ms", "--clock-skew", "--username", "--password", "--fault",
                                  "--servers", "--fault-server", "--outage-schedule", "--three-phase", "--extra-readings",
-                                 "--areas", "--alarm-shapes", "--alias-bytes", "--frozen"]
+                                 "--areas", "--alarm-shapes", "--alias-bytes", "--alias", "--frozen"]
     /// The flags that take no value (`--flag` is `--flag=true`).
     static let simulatorBooleans: Set<String> = ["--token-exp-ms", "--alarm-shapes", "--frozen"]
 
@@ -55,6 +55,7 @@ extension CommandParser {
             case "--extra-readings": options.extraReadings = try number(flag, value, 0...20_000)
             case "--areas": options.areas = try number(flag, value, 1...1000)
             case "--alias-bytes": options.aliasBytes = try number(flag, value, 0...50_000_000)
+            case "--alias": options.alias = value
             case "--alarm-shapes": options.alarmShapes = try boolean(flag, value)
             case "--frozen": options.frozen = try boolean(flag, value)
             default: options.faults.append(value)

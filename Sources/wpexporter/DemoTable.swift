@@ -135,12 +135,7 @@ enum DemoTable {
 
     /// `1h05m`, `12m30s`, `45s`.
     static func duration(_ seconds: Double?) -> String {
-        guard let seconds, seconds.isFinite, seconds >= 0, seconds < 1e9 else { return "-" }
-        let total = Int(seconds.rounded())
-        let (hours, minutes, rest) = (total / 3600, total % 3600 / 60, total % 60)
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        if hours > 0 { return "\(hours)h\(two(minutes))m" }
-        return minutes > 0 ? "\(minutes)m\(two(rest))s" : "\(rest)s"
+        seconds.flatMap(String.init(compactDuration:)) ?? "-"
     }
 
     /// The unescaped value of label `name` in an exposition line.

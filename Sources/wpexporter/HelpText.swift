@@ -164,6 +164,8 @@ enum HelpText {
                                      with messages, not only as objects
           --alias-bytes N            Give the first device an alias of N bytes (a renamed
                                      UPS), to try the exporter's text bound (default 0: off)
+          --alias TEXT               Give the first device the alias TEXT (markup, quotes:
+                                     anything), to try how pages show it
           --frozen                   Serve every reading as it is at the start, for output
                                      that is the same on every run (golden tests)
           -h, --help                 Show this help

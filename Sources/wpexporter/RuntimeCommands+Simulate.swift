@@ -58,6 +58,7 @@ extension RuntimeCommands {
         (configuration.areas, configuration.alarmShapes) = (options.areas, options.alarmShapes)
         configuration.frozenReadings = options.frozen
         configuration.aliasBytes = options.aliasBytes
+        configuration.alias = options.alias
         for entry in options.faults {
             do {
                 configuration.faults.formUnion(try WinPowerSimulator.Fault.parseList(entry))

@@ -16,8 +16,8 @@ import WPTestThreads
         ("server:\n  port: 65536\n", "./config.yaml:2:9: server.port: 65536 is out of range; must be 0–65535"),
         ("server:\n  read_timeout: 0s\n", "./config.yaml:2:17: server.read_timeout: 0s must be greater than 0"),
         ("server:\n  metrics_path: metrics\n", #"./config.yaml:2:17: server.metrics_path: "metrics" must start with '/'"#),
-        ("server:\n  metrics_path: /health\n", #"./config.yaml:2:17: server.metrics_path: "/health" is the path of another endpoint; must differ from /, /health, /-/healthy, /-/ready, /-/reload, /probe, /targets"#),
-        ("server:\n  metrics_path: /\n", #"./config.yaml:2:17: server.metrics_path: "/" is the path of another endpoint; must differ from /, /health, /-/healthy, /-/ready, /-/reload, /probe, /targets"#),
+        ("server:\n  metrics_path: /health\n", #"./config.yaml:2:17: server.metrics_path: "/health" is the path of another endpoint; must differ from /, /health, /-/healthy, /-/ready, /-/reload, /probe, /targets, /status, /status.json, /status/ups, /status/outages.csv, /status/outages.json, /status/style.css, /status/status.js"#),
+        ("server:\n  metrics_path: /\n", #"./config.yaml:2:17: server.metrics_path: "/" is the path of another endpoint; must differ from /, /health, /-/healthy, /-/ready, /-/reload, /probe, /targets, /status, /status.json, /status/ups, /status/outages.csv, /status/outages.json, /status/style.css, /status/status.js"#),
         ("server:\n  metrics_path: /a?b\n", #"./config.yaml:2:17: server.metrics_path: "/a?b" contains "?"; a path may hold letters, digits, '/' and -._~!$&'()*+,;=:@%"#),
         ("server:\n  metrics_path: \"/a b\"\n", #"./config.yaml:2:17: server.metrics_path: "/a b" contains " "; a path may hold letters, digits, '/' and -._~!$&'()*+,;=:@%"#),
         ("server:\n  enable_pprof: maybe\n", #"./config.yaml:2:17: server.enable_pprof: "maybe" must be true or false"#),
@@ -300,15 +300,24 @@ import WPTestThreads
             "winpower.base_url": "https://h.example", "push.url": "https://p.example", "server.metrics_path": "/m",
             "winpower.password_file": "/pw", "winpower.ca_file": "/ca", "server.web_config_file": "/web",
             "energy.max_power_watts": "5000", "nut.listen": "127.0.0.1:3493", "nut.default_ups": "ups-1",
+            "energy.tariffs.currency": "CNY", "energy.tariffs.flat_price": "0.5", "energy.tariffs.peak_price": "1",
+            "energy.tariffs.peak_hours": "08:00-11:00", "energy.tariffs.valley_price": "0.2",
+            "energy.tariffs.valley_hours": "23:00-07:00",
         ]
         for key in ConfigKey.all {
             let text = samples[key.name] ?? key.defaultValue?.formatted(as: key.type) ?? "text"
             let files = ["/pw": "x", "/ca": "x", "/web": "x"]
+            // A tariff key is set with the others it needs (a price needs a currency, …), from a file.
+            let companions = key.name.hasPrefix("energy.tariffs.")
+                ? "energy:\n  tariffs:\n" + ["currency", "flat_price", "peak_price", "peak_hours", "valley_price", "valley_hours"]
+                    .filter { "energy.tariffs." + $0 != key.name }
+                    .map { "    \($0): \"\(samples["energy.tariffs." + $0] ?? "")\"\n" }.joined()
+                : nil
             let viaFlag = try ConfigurationLoader.load(TestInputs.make(
-                flags: [(key.flag, text)], withCredentials: false, files: files, purpose: .demo))
+                file: companions, flags: [(key.flag, text)], withCredentials: false, files: files, purpose: .demo))
             #expect(viaFlag.settings[key.name]?.source == .flag(key.flag) || key.name == "winpower.password", "\(key.name)")
             let viaEnv = try ConfigurationLoader.load(TestInputs.make(
-                environment: [key.environmentVariable: text], withCredentials: false, files: files, purpose: .demo))
+                file: companions, environment: [key.environmentVariable: text], withCredentials: false, files: files, purpose: .demo))
             let source = viaEnv.settings[key.name]?.source
             #expect(source == .environment(key.environmentVariable) || key.name == "winpower.password", "\(key.name)")
         }

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import WPTestThreads
 import WPCollector
+import WPFrontEnd
+import WPStatusPage
 @testable import WPConfig
 import WPMetrics
 import WPServer
@@ -228,7 +230,9 @@ import WPRuntime
     @Test func theReservedPathsAreTheRoutersOtherPaths() throws {
         // /probe and /targets answer only with `servers` (404 otherwise: a reload may switch),
         // and are reserved in every configuration.
-        #expect(try Self.endpoints().makeRouter().paths == Set(LoadState.reservedPaths + ["/metrics"]))
+        var endpoints = try Self.endpoints()
+        endpoints.statusRoutes = StatusPage(publication: NoFleet(), totals: { _ in [:] }, wallClock: { Date() }).routes
+        #expect(endpoints.makeRouter().paths == Set(LoadState.reservedPaths + ["/metrics"]))
     }
 
     /// Endpoints over fixed closures, without a collector or a socket.
@@ -263,4 +267,10 @@ import WPRuntime
         }
         await harness.shutdown()
     }
+}
+
+/// A fleet that never publishes: the status pages' routes without a collector.
+private struct NoFleet: FleetPublishing {
+    var current: FleetState<ContinuousClock> { FleetState(servers: [], exposition: FleetExposition(snapshot: .empty)) }
+    func subscribe(_ subscriber: @escaping @Sendable (FleetState<ContinuousClock>) -> Void) {}
 }

@@ -37,7 +37,7 @@ final class ExporterHarness: Sendable {
          configureExporter: (inout ExporterConfiguration) -> Void = { _ in },
          componentLabels: Exporter<ManualClock>.ComponentLabels = .nested,
          energyStorage: EnergyStorage = .dataDirectory, listeners: Listeners = .sockets,
-         clientsForReloads: Bool = false) async throws {
+         clientsForReloads: Bool = false, webSecurity: WebSecurity = .none) async throws {
         self.clock = clock
         var simulatorConfiguration = WinPowerSimulator.Configuration()
         simulatorConfiguration.deviceCount = devices
@@ -63,7 +63,7 @@ final class ExporterHarness: Sendable {
                                wallClock: wallClock, logger: logger.child(label: "client"))
         }
         exporter = try Exporter(configuration: configuration, clients: [try makeClient(Exporter<ManualClock>.singleServerEntry(configuration))],
-                                clock: clock, wallClock: wallClock, logger: logger,
+                                clock: clock, wallClock: wallClock, logger: logger, webSecurity: webSecurity,
                                 clientFactory: clientsForReloads ? makeClient : nil, componentLabels: componentLabels,
                                 energyStorage: energyStorage, listeners: listeners)
         let server = exporter.server

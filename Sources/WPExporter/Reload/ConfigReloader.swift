@@ -217,7 +217,11 @@ public final class ConfigReloader: Sendable {
         if running.scheduler.gracefulShutdownTimeout != next.scheduler.gracefulShutdownTimeout {
             sections.append("scheduler.graceful_shutdown_timeout")
         }
-        if running.energy != next.energy { sections.append("energy") }
+        // New prices, hours and time zone apply from the reload on (the cost meter takes them);
+        // another currency, or turning the costs on or off, needs a restart.
+        var (runningEnergy, nextEnergy) = (running.energy, next.energy)
+        if runningEnergy.tariffs.currency == nextEnergy.tariffs.currency { nextEnergy.tariffs = runningEnergy.tariffs }
+        if runningEnergy != nextEnergy { sections.append("energy") }
         if running.logging != next.logging { sections.append("logging") }
         if running.push != next.push { sections.append("push") }
         if running.nut != next.nut { sections.append("nut") }

@@ -55,6 +55,8 @@ package struct Endpoints: Sendable {
     /// The energy store's state for `/health`; `nil` without one (endpoint tests). A failing
     /// store makes `/health` unhealthy.
     package var storage: (@Sendable () -> StorageHealth)?
+    /// Adds the status pages' routes (`/status`, …; WPStatusPage) to the router; `nil` without them.
+    package var statusRoutes: (@Sendable (inout WPRouter) -> Void)?
 
     package init(view: @escaping @Sendable () -> View,
                  exposition: (@Sendable () -> (snapshot: MetricsSnapshot,
@@ -62,7 +64,8 @@ package struct Endpoints: Sendable {
                  version: String, metricsPath: String, startedAt: Date,
                  now: @escaping @Sendable () -> Date, scrape: ScrapeMetrics, reloader: ConfigReloader? = nil,
                  lifecycleEnabled: Bool = false, frontEnds: [any FrontEnd] = [],
-                 storage: (@Sendable () -> StorageHealth)? = nil) {
+                 storage: (@Sendable () -> StorageHealth)? = nil,
+                 statusRoutes: (@Sendable (inout WPRouter) -> Void)? = nil) {
         self.view = view
         self.exposition = exposition ?? {
             let view = view()
@@ -77,6 +80,7 @@ package struct Endpoints: Sendable {
         self.lifecycleEnabled = lifecycleEnabled
         self.frontEnds = frontEnds
         self.storage = storage
+        self.statusRoutes = statusRoutes
     }
 
     /// Endpoints of one unnamed server given as closures (tests serve them without a collector).
@@ -113,6 +117,7 @@ package struct Endpoints: Sendable {
             return servers.isEmpty ? Self.notFound : targets(request, servers: servers)
         }
         router.get("/", takesBody: false) { _ in landingPage() }
+        statusRoutes?(&router)
         for method in ["POST", "PUT"] {
             router.add(method, "/-/reload", HandlerFunction { _ in await reloadResponse() }, takesBody: false)
         }
@@ -295,6 +300,7 @@ package struct Endpoints: Sendable {
                 return "<a href=\"/probe?target=\(name)\"><code>\(name)</code></a> (<code>\(HTMLEscaping.escape(server.target))</code>)"
             }.joined(separator: ", ")
         let targets = servers.isEmpty ? "" : "<li><a href=\"/targets\">Targets</a> (Prometheus <code>http_sd_configs</code>)</li>\n"
+        let status = statusRoutes == nil ? "" : "<li><a href=\"/status\">Status</a> (every UPS, attention first)</li>\n"
 
         let html = """
         <!DOCTYPE html>
@@ -304,7 +310,7 @@ package struct Endpoints: Sendable {
         <h1>WinPower exporter</h1>
         <p>Version \(HTMLEscaping.escape(version)), exporting from \(source).</p>
         <ul>
-        <li><a href="\(path)">Metrics</a> (<code>\(path)</code>)</li>
+        \(status)<li><a href="\(path)">Metrics</a> (<code>\(path)</code>)</li>
         \(targets)<li><a href="/health">Health</a> (JSON)</li>
         <li><a href="/-/healthy">Liveness</a> (<code>/-/healthy</code>)</li>
         <li><a href="/-/ready">Readiness</a> (<code>/-/ready</code>)</li>
@@ -447,24 +453,5 @@ package struct HealthReport: Codable, Sendable, Equatable {
         case deviceList = "device_list"
         case energySamplesRejected = "energy_samples_rejected"
         case configReload = "config_reload"
-    }
-}
-
-/// Escapes text for HTML element content and attribute values.
-package enum HTMLEscaping {
-    package static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
     }
 }

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# The status pages in a real browser: headless Chromium (Debian's `chromium`) loads /status and a
+# UPS page from `wpexporter server` against `wpexporter simulate` with six devices (one of each
+# state: on mains, on battery, disconnected, fault, battery test, bypass) and a scheduled outage
+# of device 0, whose alias is hostile (markup, quotes, 10 KB). In English and in Chinese (by
+# Accept-Language): every UPS named, the UPSs on battery first and marked, the page updated in
+# place by its script from /status.json (the DOM read after the script ran), the 24 h charts as
+# inline SVG, the outage listed, the hostile alias as text, no console error or refused
+# request, nothing asked of any host but the exporter. Screenshots of each page are kept in
+# $INTEGRATION_ARTIFACTS/status_page (default .build/integration/artifacts/status_page), with
+# the DOMs. About 40 s.
+#
+#   IntegrationTests/tests_07_status_page/test_01_browser.sh
+#
+# Loopback only: the browser resolves no other host (--host-resolver-rules), so a request to
+# anywhere else would fail and be logged.
+set -euo pipefail
+# shellcheck source=IntegrationTests/harness.sh
+source "$(dirname "$0")/../harness.sh"
+scripts/ci/tools.sh tests browser
+
+artifacts=${INTEGRATION_ARTIFACTS:-.build/integration/artifacts}/status_page
+mkdir -p "$artifacts"
+hostile="<script>alert(\"x\")</script>' onmouseover='y' &amp;$(python3 -c 'print("<b>é" * 2500, end="")')"
+
+start_simulator 6 --outage-schedule "0:2+600" --alias "$hostile"
+start_exporter "$work/exporter.log" --winpower.max_text_bytes 16384
+# The outage of device 0 has begun (2 s after the simulator started) and been read.
+on_battery() { curl -fsS "$base/status.json" | python3 -c 'import json, sys; sys.exit(0 if [u["state"] for u in json.load(sys.stdin)["ups"]].count("battery") == 2 else 1)'; }
+wait_for 20 on_battery || fail "device 0's outage was not seen"
+
+# browser OUTPUT-STEM URL [FLAG...]: the DOM after the page's script ran (virtual time past one
+# refresh), a screenshot, and the browser's log.
+browser() {
+    local stem=$1 url=$2
+    shift 2
+    local common=(--headless --no-sandbox --disable-gpu --hide-scrollbars --enable-logging=stderr --v=0
+                  "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1" "$@")
+    timeout 90 chromium "${common[@]}" --virtual-time-budget=15000 --dump-dom "$url" \
+        >"$artifacts/$stem.html" 2>"$work/$stem-dom.err" || fail "chromium could not load $url"
+    timeout 90 chromium "${common[@]}" --window-size=1280,1000 --screenshot="$artifacts/$stem.png" "$url" \
+        >/dev/null 2>"$work/$stem-shot.err" || fail "chromium could not take a screenshot of $url"
+    timeout 90 chromium "${common[@]}" --window-size=390,844 --screenshot="$artifacts/$stem-phone.png" "$url" \
+        >/dev/null 2>>"$work/$stem-shot.err" || fail "chromium could not take a phone screenshot of $url"
+    [ -s "$artifacts/$stem.png" ] || fail "no screenshot of $url"
+    # The page's console and the network: nothing refused, nothing failed. (Chromium's own
+    # complaints about D-Bus and the GPU in a container are not the page's.)
+    if grep -hE 'CONSOLE|Refused|Content.Security.Policy|net::ERR' "$work/$stem-dom.err" "$work/$stem-shot.err"; then
+        fail "$url: the browser logged a console message, a refused or a failed request"
+    fi
+}
+
+check() {  # check KIND LANGUAGE DOM
+    python3 - "$@" "$hostile" "$(device_id 0)" "$(device_id 1)" <<'PY'
+import html.parser, sys
+kind, language, path, hostile, outage_id, battery_id = sys.argv[1:]
+text = open(path, encoding="utf-8").read()
+
+class Page(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.stack, self.rows, self.scripts, self.tags, self.links = [], [], [], {}, {}
+        self.html_lang = None
+        self.link = None
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.tags[tag] = self.tags.get(tag, 0) + 1
+        for name, value in attrs.items():
+            if name.startswith("on") or name == "style":
+                problems.append(f"inline {name} on <{tag}>")
+            if name in ("src", "href") and value and value.startswith(("http:", "https:", "//")) and tag != "svg":
+                problems.append(f"external {name}={value}")
+        if tag == "html": self.html_lang = attrs.get("lang")
+        if tag == "script": self.scripts.append(attrs.get("src"))
+        if tag == "tr" and self.in_table("ups-table") and any(t == "tbody" for t, _ in self.stack):
+            self.rows.append([attrs.get("class", ""), None])
+        if tag == "a" and "/status/ups?device=" in (attrs.get("href") or ""):
+            device = attrs["href"].split("device=")[1][:36]
+            self.link = device
+            self.links.setdefault(device, "")
+            if self.rows and self.rows[-1][1] is None and self.in_table("ups-table"): self.rows[-1][1] = device
+        self.stack.append((tag, attrs.get("id")))
+    def handle_endtag(self, tag):
+        while self.stack:
+            top, _ = self.stack.pop()
+            if top == tag: break
+        if tag == "a": self.link = None
+    def handle_data(self, data):
+        if self.link: self.links[self.link] += data
+    def in_table(self, table_id):
+        return any(tag == "table" and ident == table_id for tag, ident in self.stack)
+
+problems = []
+page = Page()
+page.feed(text)
+want_lang = {"en": "en", "zh": "zh-CN"}[language]
+if page.html_lang != want_lang: problems.append(f"html lang {page.html_lang}, not {want_lang}")
+if [s for s in page.scripts if s != "/status/status.js"]: problems.append(f"scripts {page.scripts}")
+if page.tags.get("b"): problems.append("a <b> element: the alias became markup")
+if kind == "status":
+    ids = [row[1] for row in page.rows]
+    expected = {f"5e1a7a0c-{i:04x}-4b35-b0dd-{i:012x}" for i in range(6)}
+    if set(ids) != expected or len(ids) != 6: problems.append(f"rows {ids}")
+    states = [row[0].split()[0] if row[0] else "" for row in page.rows]
+    if states[:2] != ["state-battery", "state-battery"] or not all("attention" in row[0] for row in page.rows[:2]):
+        problems.append(f"the UPSs on battery are not first and marked: {page.rows}")
+    if set(ids[:2]) != {outage_id, battery_id}: problems.append(f"first rows {ids[:2]}")
+    word = {"en": "on battery", "zh": "电池供电"}[language]
+    if text.count(word) < 2: problems.append(f"'{word}' not shown twice")
+    if "\n<tr" in text.split('id="ups-table"')[1].split("</table>")[0]:
+        problems.append("the table was not updated in place by the script (its rows are still the server's)")
+    if page.links.get(outage_id) != hostile: problems.append("the hostile alias is not its link's text, whole")
+else:
+    if page.tags.get("svg", 0) < 3: problems.append(f"{page.tags.get('svg', 0)} SVG charts")
+    if not (page.tags.get("polyline") or page.tags.get("circle")): problems.append("no point in the charts")
+    if 'id="outages"' not in text: problems.append("no outage table")
+    title = text.split("<h1>")[1].split("</h1>")[0]
+    if html.unescape(title) != hostile: problems.append("the hostile alias is not the heading's text, whole")
+if problems:
+    print(f"FAIL {kind} {language}: " + "; ".join(problems)); sys.exit(1)
+print(f"{kind} {language}: ok ({len(page.rows)} rows, {page.tags.get('svg', 0)} svg)")
+PY
+}
+
+browser status-en "$base/status" --accept-lang=en-US
+check status en "$artifacts/status-en.html" || fail "/status in English"
+browser status-zh "$base/status" --accept-lang=zh-CN,zh
+check status zh "$artifacts/status-zh.html" || fail "/status in Chinese"
+ups="$base/status/ups?device=$(device_id 0)"
+browser ups-en "$ups" --accept-lang=en-US
+check ups en "$artifacts/ups-en.html" || fail "the UPS page in English"
+browser ups-zh "$ups" --accept-lang=zh-CN
+check ups zh "$artifacts/ups-zh.html" || fail "the UPS page in Chinese"
+echo "$name: screenshots in $artifacts: $(cd "$artifacts" && echo ./*.png)"

@@ -1,0 +1,19 @@
+package import FoundationEssentials
+
+/// The energy cost the status pages show: each device's cost totals by tariff period, the
+/// currency, and when the totals started counting. Empty without `energy.tariffs`.
+package struct StatusCosts: Sendable {
+    /// The currency of the amounts; `nil` without tariffs.
+    package var currency: String?
+    /// When the cost totals started counting; `nil` when unknown.
+    package var since: Date?
+    /// A device's totals by period, by its energy key.
+    package var costs: @Sendable (_ energyKey: String) -> [(period: String, amount: Double)]
+
+    package init(currency: String? = nil, since: Date? = nil,
+                 costs: @escaping @Sendable (_ energyKey: String) -> [(period: String, amount: Double)] = { _ in [] }) {
+        self.currency = currency
+        self.since = since
+        self.costs = costs
+    }
+}

@@ -1,0 +1,116 @@
+import WPRuntime
+
+/// The languages of the status pages: English and Chinese, chosen by `?lang=` (the switch on
+/// the page) or else `Accept-Language`; the Chinese words are those of docs/zh-CN.
+package enum StatusLanguage: String, Sendable, CaseIterable {
+    case en
+    case zh
+
+    /// `?lang=` when it names a language, else the `Accept-Language` range of highest quality
+    /// that names one (`zh`, `zh-CN`, `zh-Hans`… are Chinese; `en-*` English), else English.
+    /// Anything malformed is ignored, never refused.
+    package static func negotiate(query: String?, acceptLanguage: String?) -> StatusLanguage {
+        if let query, let language = StatusLanguage(tag: query) { return language }
+        guard let header = acceptLanguage else { return .en }
+        var best: (language: StatusLanguage, quality: Double)?
+        // A header is short; past 64 ranges the rest is not read.
+        for range in header.split(separator: ",", maxSplits: 64).prefix(64) {
+            let parts = range.split(separator: ";")
+            guard let tag = parts.first?.trimmingSpacesAndTabs(),
+                  let language = StatusLanguage(tag: tag) else { continue }
+            var quality = 1.0
+            for parameter in parts.dropFirst() {
+                let pair = parameter.trimmingSpacesAndTabs()
+                if pair.hasPrefix("q="), let value = Double(pair.dropFirst(2)), value.isFinite { quality = min(max(value, 0), 1) }
+            }
+            if quality > 0, quality > (best?.quality ?? 0) { best = (language, quality) }
+        }
+        return best?.language ?? .en
+    }
+
+    /// The language of a tag (`zh-CN` → `.zh`), `nil` for another.
+    init?(tag: String) {
+        let primary = tag.split(separator: "-").first.map { $0.lowercased() } ?? ""
+        switch primary {
+        case "en": self = .en
+        case "zh": self = .zh
+        default: return nil
+        }
+    }
+
+    /// The HTML `lang` attribute.
+    package var htmlTag: String { self == .en ? "en" : "zh-CN" }
+
+    package var text: StatusText { self == .en ? .english : .chinese }
+}
+
+/// Every word the status pages show, per language.
+package struct StatusText: Sendable {
+    var title: String
+    var upsTitle: String
+    var servers: String
+    var server: String
+    var ups: String
+    var state: String
+    var load: String
+    var loadPercent: String
+    var battery: String
+    var runtime: String
+    var inputVoltage: String
+    var outputVoltage: String
+    var energy: String
+    var cost: String
+    var lastOutage: String
+    var healthy: String
+    var unhealthy: String
+    var devices: String
+    var lastSuccess: String
+    var lastError: String
+    var updated: String
+    var never: String
+    var inProgress: String
+    var needsAttention: String
+    var allNormal: String
+    var charts: String
+    var outages: String
+    var outageStart: String
+    var outageEnd: String
+    var duration: String
+    var lowestBattery: String
+    var energyOnBattery: String
+    var noOutages: String
+    var unknownEnd: String
+    var download: String
+    var readings: String
+    var back: String
+    var energySince: String
+    var noUPS: String
+    var notFound: String
+    var states: [UPSState: String]
+
+    static let english = StatusText(
+        title: "UPS status", upsTitle: "UPS", servers: "WinPower servers", server: "Server", ups: "UPS", state: "State",
+        load: "Load (W)", loadPercent: "Load (%)", battery: "Battery (%)", runtime: "Runtime", inputVoltage: "Input (V)",
+        outputVoltage: "Output (V)", energy: "Energy (kWh)", cost: "Cost", lastOutage: "Last outage",
+        healthy: "healthy", unhealthy: "unhealthy", devices: "UPSs", lastSuccess: "last success", lastError: "last error",
+        updated: "Updated", never: "never", inProgress: "in progress", needsAttention: "need attention",
+        allNormal: "All UPSs on mains.", charts: "Last 24 hours", outages: "Outages", outageStart: "Start",
+        outageEnd: "End", duration: "Duration", lowestBattery: "Lowest battery (%)", energyOnBattery: "Energy on battery (Wh)",
+        noOutages: "No outage seen.", unknownEnd: "unknown", download: "Download", readings: "Readings as /metrics has them",
+        back: "All UPSs", energySince: "Costs counted since", noUPS: "No UPS read yet.", notFound: "No such UPS.",
+        states: [.battery: "on battery", .fault: "fault", .disconnected: "disconnected", .stale: "stale", .bypass: "bypass",
+                 .test: "battery test", .alarm: "alarm", .mains: "on mains", .unknown: "unknown"])
+
+    static let chinese = StatusText(
+        title: "UPS 状态", upsTitle: "UPS", servers: "WinPower 服务器", server: "服务器", ups: "UPS", state: "状态",
+        load: "负载 (W)", loadPercent: "负载 (%)", battery: "电池电量 (%)", runtime: "续航", inputVoltage: "输入电压 (V)",
+        outputVoltage: "输出电压 (V)", energy: "电能 (kWh)", cost: "电费", lastOutage: "上次停电",
+        healthy: "正常", unhealthy: "异常", devices: "台 UPS", lastSuccess: "上次成功", lastError: "上次错误",
+        updated: "更新于", never: "从未", inProgress: "进行中", needsAttention: "需要处理",
+        allNormal: "所有 UPS 均由市电供电。", charts: "最近 24 小时", outages: "停电记录", outageStart: "开始",
+        outageEnd: "结束", duration: "时长", lowestBattery: "最低电池电量 (%)", energyOnBattery: "电池供电电能 (Wh)",
+        noOutages: "未见停电。", unknownEnd: "未知", download: "下载", readings: "/metrics 中的读数",
+        back: "全部 UPS", energySince: "电费计数起始于", noUPS: "尚未读到 UPS。", notFound: "没有这台 UPS。",
+        states: [.battery: "电池供电", .fault: "故障", .disconnected: "断开连接", .stale: "过期", .bypass: "旁路",
+                 .test: "电池自检", .alarm: "告警", .mains: "市电供电", .unknown: "未知"])
+}

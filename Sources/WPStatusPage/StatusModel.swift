@@ -1,0 +1,153 @@
+package import FoundationEssentials
+package import WPClient
+import WPEnergy
+import WPRuntime
+
+/// What a UPS is doing, as the status page shows it; the cases in the order of attention.
+package enum UPSState: String, Sendable, CaseIterable, Comparable {
+    /// Mains failed: the battery carries the load (mode 4).
+    case battery
+    /// A fault code or fault mode.
+    case fault
+    /// WinPower lost the UPS.
+    case disconnected
+    /// The reading is older than the collector's staleness window.
+    case stale
+    /// On bypass: mains without the inverter's protection.
+    case bypass
+    /// On mains with active alarms.
+    case alarm
+    /// A battery self-test: on battery on purpose.
+    case test
+    /// On mains, nothing to say.
+    case mains
+    /// A mode WinPower is not known to send, or none.
+    case unknown
+
+    /// Whether the UPS needs someone now (everything before a self-test).
+    package var needsAttention: Bool { self < .test }
+
+    package static func < (lhs: UPSState, rhs: UPSState) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+
+    /// The state of `device`, read `age` ago, stale past `stalenessWindow`.
+    package init(_ device: Device, stale: Bool) {
+        if device.connected == false {
+            self = .disconnected
+        } else if stale {
+            self = .stale
+        } else if device.isOnBattery == true {
+            self = .battery
+        } else if device.hasFault == true {
+            self = .fault
+        } else if device.isOnBypass == true {
+            self = .bypass
+        } else if device.hasAlarm == true {
+            self = .alarm
+        } else if device.isBatteryTestRunning == true {
+            self = .test
+        } else if device.operatingMode == nil {
+            self = .unknown
+        } else {
+            self = .mains
+        }
+    }
+}
+
+/// One outage of one UPS as the status page lists it: from the collector's outage ledger (its
+/// start, end and duration, its energy on battery as the ledger's discharge grew) and the
+/// lowest battery charge the page saw during it.
+package struct OutageRecord: Sendable, Equatable, Codable {
+    package var start: Date
+    /// `nil` while it lasts, or when its end was not observed.
+    package var end: Date?
+    /// Seconds; `nil` while it lasts or when its end was not observed.
+    package var durationSeconds: Double?
+    /// The lowest battery charge read during it (%); `nil` when none was read.
+    package var lowestBatteryPercent: Double?
+    /// Energy delivered on battery during it (Wh); `nil` when the page did not see it start.
+    package var energyOnBatteryWattHours: Double?
+    /// Whether it is in progress.
+    package var ongoing: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case start, end, ongoing
+        case durationSeconds = "duration_seconds"
+        case lowestBatteryPercent = "lowest_battery_percent"
+        case energyOnBatteryWattHours = "energy_on_battery_wh"
+    }
+}
+
+/// One UPS on the status page: what one publication said of it.
+package struct UPSRow: Sendable {
+    /// Its server's name (empty for the server of a `winpower`-only configuration).
+    package var server: String
+    /// What the page shows for the server: its name, or its target when it has none.
+    package var serverDisplay: String
+    package var deviceID: String
+    /// Its alias, else its model, else its device id.
+    package var name: String
+    package var model: String?
+    package var state: UPSState
+    package var loadWatts: Double?
+    package var loadPercent: Double?
+    package var batteryPercent: Double?
+    package var runtimeSeconds: Double?
+    package var inputVoltage: Double?
+    package var outputVoltage: Double?
+    /// The energy total (kWh), as `/metrics` serves it.
+    package var energyKilowattHours: Double?
+    /// The cost totals by tariff period (`flat`, `peak`, `valley`…), in the configured currency.
+    package var costs: [(period: String, amount: Double)] = []
+    /// The latest outage (ongoing or finished), from the ledger.
+    package var lastOutage: OutageRecord?
+
+    /// The page of this UPS: `/status/ups?device=…` (`&server=…` with `servers`).
+    package var query: String {
+        let device = "device=" + PercentEncoding.encoded(deviceID, strict: true)
+        return server.isEmpty ? device : device + "&server=" + PercentEncoding.encoded(server, strict: true)
+    }
+
+    /// The order of attention: state, then lower battery, then server and name.
+    package static func attentionFirst(_ lhs: UPSRow, _ rhs: UPSRow) -> Bool {
+        if lhs.state != rhs.state { return lhs.state < rhs.state }
+        let (left, right) = (lhs.batteryPercent ?? .infinity, rhs.batteryPercent ?? .infinity)
+        if left != right { return left < right }
+        if lhs.server != rhs.server { return lhs.server < rhs.server }
+        if lhs.name != rhs.name { return lhs.name < rhs.name }
+        return lhs.deviceID < rhs.deviceID
+    }
+}
+
+/// One WinPower server's own health on the status page.
+package struct ServerRow: Sendable {
+    package var name: String
+    package var target: String
+    package var healthy: Bool
+    package var deviceCount: Int
+    package var lastSuccess: Date?
+    package var lastError: String?
+    package var inProgress: Bool
+}
+
+/// What the status page shows at one publication: every server and every UPS, in the order of
+/// attention.
+package struct StatusModel: Sendable {
+    package var servers: [ServerRow]
+    package var ups: [UPSRow]
+    /// When it was made (wall clock).
+    package var generatedAt: Date
+    /// Seconds between refreshes of the page.
+    package var refreshSeconds: Int
+    /// The currency of the costs (`energy.tariffs.currency`), `nil` without tariffs.
+    package var currency: String?
+    /// When the energy totals started counting (the state file's origin), when known.
+    package var energySince: Date?
+
+    package static let empty = StatusModel(servers: [], ups: [], generatedAt: Date(timeIntervalSince1970: 0),
+                                           refreshSeconds: 30, currency: nil, energySince: nil)
+
+    /// The UPSs that need attention now.
+    package var attentionCount: Int { ups.count { $0.state.needsAttention } }
+}

@@ -1,0 +1,220 @@
+package import FoundationEssentials
+import Synchronization
+import WPClient
+import WPCollector
+package import WPEnergy
+package import WPFrontEnd
+import WPRuntime
+import WPServer
+
+/// The status pages (`/status`, a page per UPS, their JSON and the outage downloads) over the
+/// fleet's publications: every UPS of every WinPower server, the ones that need attention first.
+///
+/// Subscribed to the publication, it keeps per UPS a bounded history (``StatusHistory``: 24 h
+/// in 5-minute slots) and its recent outages (from the collector's outage ledger, at most
+/// ``outagesKept``), and makes a ``StatusModel``: CPU work that finishes, on the publishing
+/// task. The pages are rendered when asked for, by handlers that run on Swift's pool, never on
+/// an event loop, once per publication and language (cached until the next).
+package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration {
+    /// Outages kept per UPS (the most recent).
+    package static var outagesKept: Int { 50 }
+
+    private struct Tracked: Sendable {
+        var history = StatusHistory()
+        var outages: [OutageRecord] = []
+        /// The ledger's discharge when the ongoing outage began (J), when the page saw it begin.
+        var dischargeAtStart: Double?
+        /// Whether an earlier publication had this UPS (an outage starting now is seen starting).
+        var seen = false
+    }
+
+    private struct State: Sendable {
+        var tracked: [String: Tracked] = [:]
+        var model = StatusModel.empty
+        var generation: UInt64 = 0
+        /// The latest publication (each server's `/metrics` lines of a UPS, for its page).
+        var fleet: FleetState<C>?
+    }
+
+    /// Rendered bodies of the current generation, by (kind, language).
+    private struct Cache: Sendable {
+        var generation: UInt64 = .max
+        var bodies: [String: [UInt8]] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let cache = Mutex(Cache())
+    private let totals: @Sendable (_ keyPrefix: String) -> [String: DeviceEnergy]
+    private let wallClock: @Sendable () -> Date
+    /// The costs of a device's energy by period, and the currency (``StatusCosts``).
+    private let costs: StatusCosts
+
+    /// - Parameters:
+    ///   - publication: the fleet's publications (the page subscribes to it and starts from its current state).
+    ///   - totals: the energy totals to show of a server's devices (the meter's served totals).
+    ///   - costs: the energy cost by period of each device, when tariffs are configured.
+    ///   - wallClock: the wall clock (history slots, outage times).
+    package init(publication: some FleetPublishing<C>,
+                 totals: @escaping @Sendable (_ keyPrefix: String) -> [String: DeviceEnergy],
+                 costs: StatusCosts = StatusCosts(),
+                 wallClock: @escaping @Sendable () -> Date) {
+        self.totals = totals
+        self.costs = costs
+        self.wallClock = wallClock
+        published(publication.current)
+        publication.subscribe { [weak self] in self?.published($0) }
+    }
+
+    /// The model of the latest publication.
+    package var model: StatusModel { state.withLock { $0.model } }
+
+    /// UPSs whose history is kept now.
+    package var trackedCount: Int { state.withLock { $0.tracked.count } }
+
+    /// Takes a publication: records every UPS's reading in its history, follows its outages,
+    /// makes the model. Devices no longer published are forgotten (the memory follows the fleet).
+    package func published(_ fleet: FleetState<C>) {
+        let now = wallClock()
+        var rows: [UPSRow] = []
+        var servers: [ServerRow] = []
+        var readings: [(key: String, row: UPSRow, ledger: OutageLedger?)] = []
+        var refresh = Duration.seconds(300)
+        for server in fleet.servers {
+            let collector = server.collector
+            let configuration = collector.configuration
+            let health = collector.health
+            refresh = min(refresh, configuration.interval)
+            let display = server.name.isEmpty ? configuration.target : server.name
+            servers.append(ServerRow(
+                name: display, target: configuration.target,
+                healthy: health.isHealthy(sinceLastSuccess: collector.timeSinceLastSuccess(),
+                                          stalenessWindow: configuration.stalenessWindow),
+                deviceCount: server.devices.readings.count, lastSuccess: health.lastSuccess, lastError: health.lastError,
+                inProgress: health.inProgress))
+            let energy = totals(configuration.energyKeyPrefix)
+            for reading in server.devices.readings {
+                let device = reading.device
+                let stale = collector.age(of: reading.readAt) > configuration.stalenessWindow
+                let realtime = device.realtime
+                var row = UPSRow(
+                    server: server.name, serverDisplay: display, deviceID: device.id,
+                    name: Self.name(device), model: device.asset.model, state: UPSState(device, stale: stale),
+                    loadWatts: realtime.loadTotalWatt, loadPercent: realtime.loadPercent,
+                    batteryPercent: realtime.batCapacity, runtimeSeconds: realtime.batRemainTime,
+                    inputVoltage: realtime.inputVolt1, outputVoltage: realtime.outputVolt1)
+                let total = energy[device.id]
+                if let total { row.energyKilowattHours = total.joules / 3_600_000 }
+                row.costs = costs.costs(configuration.energyKeyPrefix + device.id)
+                readings.append((configuration.energyKeyPrefix + device.id, row, total?.ledger))
+            }
+        }
+        state.withLock { state in
+            var tracked: [String: Tracked] = [:]
+            tracked.reserveCapacity(readings.count)
+            for (key, var row, ledger) in readings {
+                var entry = state.tracked[key] ?? Tracked()
+                if row.state != .stale && row.state != .disconnected {
+                    entry.history.record(at: now, load: row.loadPercent, battery: row.batteryPercent,
+                                         inputVoltage: row.inputVoltage)
+                }
+                if let ledger { Self.follow(ledger, battery: row.batteryPercent, into: &entry) }
+                entry.seen = true
+                row.lastOutage = entry.outages.last
+                tracked[key] = entry
+                rows.append(row)
+            }
+            rows.sort(by: UPSRow.attentionFirst)
+            state.tracked = tracked
+            state.fleet = fleet
+            state.generation &+= 1
+            state.model = StatusModel(servers: servers, ups: rows, generatedAt: now,
+                                      refreshSeconds: Int(min(max(refresh, .seconds(10)), .seconds(300)).components.seconds),
+                                      currency: costs.currency, energySince: costs.since)
+        }
+    }
+
+    /// What the page calls a UPS: its alias, else its model, else its id (control and
+    /// bidirectional formatting characters replaced).
+    static func name(_ device: Device) -> String {
+        for text in [device.asset.alias, device.asset.model] {
+            if let text, !text.trimmingWhitespace().isEmpty { return text }
+        }
+        return device.id
+    }
+
+    /// Follows the ledger's outages into the page's list: an outage the ledger starts opens a
+    /// record (its energy counted from now), one it ends closes it with the ledger's end and
+    /// duration. The first time a UPS is seen, its last outage is taken as the ledger has it.
+    private static func follow(_ ledger: OutageLedger, battery: Double?, into entry: inout Tracked) {
+        guard let start = ledger.lastStart else { return }
+        if entry.outages.last?.start != start {
+            // Nothing is integrated before an outage's second on-battery reading: a UPS seen
+            // before, or one with no discharge yet, has its outage's energy counted from here.
+            let seenStarting = entry.seen || ledger.dischargeJoules == 0
+            entry.outages.append(OutageRecord(start: start, end: nil, durationSeconds: nil, lowestBatteryPercent: nil,
+                                              energyOnBatteryWattHours: nil, ongoing: ledger.inOutage))
+            entry.dischargeAtStart = ledger.inOutage ? (seenStarting ? ledger.dischargeJoules : nil) : nil
+            if entry.outages.count > outagesKept { entry.outages.removeFirst(entry.outages.count - outagesKept) }
+        }
+        guard var last = entry.outages.popLast() else { return }
+        defer { entry.outages.append(last) }
+        if ledger.inOutage {
+            if let battery, battery.isFinite { last.lowestBatteryPercent = min(last.lowestBatteryPercent ?? battery, battery) }
+            if let base = entry.dischargeAtStart {
+                last.energyOnBatteryWattHours = max(0, ledger.dischargeJoules - base) / 3600
+            }
+            last.ongoing = true
+        } else if last.ongoing || last.end == nil {
+            last.ongoing = false
+            last.end = ledger.lastEnd
+            last.durationSeconds = ledger.lastDuration
+            entry.dischargeAtStart = nil
+        }
+    }
+
+    /// The outages kept for a UPS (oldest first), `nil` for a UPS not published now.
+    package func outages(server: String, device: String) -> [OutageRecord]? {
+        let key = server.isEmpty ? device : EnergyKey.qualified(server: server, device: device)
+        return state.withLock { $0.tracked[key]?.outages }
+    }
+
+    /// The history points of a UPS (oldest first), `nil` for a UPS not published now.
+    package func history(server: String, device: String) -> [StatusHistory.Point]? {
+        let key = server.isEmpty ? device : EnergyKey.qualified(server: server, device: device)
+        let now = wallClock()
+        return state.withLock { $0.tracked[key]?.history }?.points(until: now)
+    }
+
+    /// Lines of `/metrics` (its server's snapshot) about a UPS, at most `limit`.
+    package func exposition(server: String, device: String, limit: Int = 400) -> [String] {
+        guard let fleet = state.withLock({ $0.fleet }),
+              let collector = fleet.servers.first(where: { $0.name == server })?.collector else { return [] }
+        var escaped = ""
+        for character in device {
+            switch character {
+            case "\\": escaped += "\\\\"
+            case "\"": escaped += "\\\""
+            case "\n": escaped += "\\n"
+            default: escaped.append(character)
+            }
+        }
+        let needle = Array("device_id=\"\(escaped)\"".utf8)
+        var lines: [String] = []
+        for line in collector.snapshot.wholeText.split(separator: 0x0A) where lines.count < limit {
+            if line.first != 0x23, line.firstRange(of: needle) != nil { lines.append(String(decoding: line, as: UTF8.self)) }
+        }
+        return lines
+    }
+
+    /// The body named `name` of the current model, rendered by `render` once per publication.
+    func cached(_ name: String, _ render: (StatusModel) -> [UInt8]) -> [UInt8] {
+        let (model, generation) = state.withLock { ($0.model, $0.generation) }
+        if let body = cache.withLock({ $0.generation == generation ? $0.bodies[name] : nil }) { return body }
+        let body = render(model)
+        cache.withLock { cache in
+            if cache.generation != generation { cache = Cache(generation: generation) }
+            cache.bodies[name] = body
+        }
+        return body
+    }
+}

@@ -1,0 +1,110 @@
+import FoundationEssentials
+package import WPServer
+
+/// The routes of the status pages on the exporter's HTTP listener (so its TLS and basic
+/// authentication apply): every path exact, so the request metrics' `handler` label stays
+/// bounded whatever the fleet; a UPS is chosen by query (`device`, and `server` with `servers`).
+///
+/// | path | what |
+/// |---|---|
+/// | `/status` | every UPS of every server, attention first; each server's health |
+/// | `/status.json` | the same as JSON (what the page's script updates from) |
+/// | `/status/ups?device=…[&server=…]` | one UPS: readings, 24 h charts, outages |
+/// | `/status/outages.csv?…`, `/status/outages.json?…` | its outages |
+/// | `/status/style.css`, `/status/status.js` | the page's style and script (same origin) |
+package enum StatusRoutes {
+    package static let page = "/status"
+    package static let json = "/status.json"
+    package static let ups = "/status/ups"
+    package static let outagesCSV = "/status/outages.csv"
+    package static let outagesJSON = "/status/outages.json"
+    package static let style = "/status/style.css"
+    package static let script = "/status/status.js"
+
+    /// The Content-Security-Policy of every status response: nothing from anywhere but the
+    /// exporter, no inline script or style, no framing, no form.
+    package static let contentSecurityPolicy =
+        "default-src 'none'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; "
+        + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+    /// `body` with `contentType` and the status pages' security headers.
+    package static func response(_ body: [UInt8], contentType: String, status: Int = 200,
+                                 cacheable: Bool = false) -> WPHTTPResponse {
+        var response = WPHTTPResponse(status: status, body: body)
+        response.headers.set(name: "Content-Type", value: contentType)
+        response.headers.set(name: "Content-Security-Policy", value: contentSecurityPolicy)
+        response.headers.set(name: "X-Content-Type-Options", value: "nosniff")
+        response.headers.set(name: "Referrer-Policy", value: "no-referrer")
+        response.headers.set(name: "X-Frame-Options", value: "DENY")
+        response.headers.set(name: "Cache-Control", value: cacheable ? "max-age=3600" : "no-store")
+        if !cacheable { response.headers.set(name: "Vary", value: "Accept-Language") }
+        return response
+    }
+}
+
+extension StatusPage {
+    /// Adds the status routes to `router`. The page routes render on Swift's pool (not
+    /// pre-rendered); the style and script are constant bytes, served from the event loop.
+    package func register(in router: inout WPRouter) {
+        router.get(StatusRoutes.page, takesBody: false) { request in
+            let language = Self.language(request)
+            let body = self.cached("html-" + language.rawValue) { StatusRender.page($0, language: language) }
+            return StatusRoutes.response(body, contentType: "text/html; charset=utf-8")
+        }
+        router.get(StatusRoutes.json, takesBody: false) { request in
+            let language = Self.language(request)
+            let body = self.cached("json-" + language.rawValue) { StatusRender.json($0, language: language) }
+            return StatusRoutes.response(body, contentType: "application/json")
+        }
+        router.get(StatusRoutes.ups, takesBody: false) { request in self.upsPage(request) }
+        router.get(StatusRoutes.outagesCSV, takesBody: false) { request in self.outagesDownload(request, csv: true) }
+        router.get(StatusRoutes.outagesJSON, takesBody: false) { request in self.outagesDownload(request, csv: false) }
+        router.get(StatusRoutes.style, takesBody: false, preRendered: true) { _ in
+            StatusRoutes.response(StatusAssets.style, contentType: "text/css; charset=utf-8", cacheable: true)
+        }
+        router.get(StatusRoutes.script, takesBody: false, preRendered: true) { _ in
+            StatusRoutes.response(StatusAssets.script, contentType: "text/javascript; charset=utf-8", cacheable: true)
+        }
+    }
+
+    /// ``register(in:)`` as a value, for a router made elsewhere.
+    package var routes: @Sendable (inout WPRouter) -> Void {
+        { [self] router in register(in: &router) }
+    }
+
+    static func language(_ request: WPHTTPRequest) -> StatusLanguage {
+        StatusLanguage.negotiate(query: request.queryValue("lang"), acceptLanguage: request.headers["Accept-Language"])
+    }
+
+    /// The UPS a request names (`device`, `server`), when published now.
+    func row(_ request: WPHTTPRequest) -> UPSRow? {
+        guard let device = request.queryValue("device") else { return nil }
+        let server = request.queryValue("server") ?? ""
+        return model.ups.first { $0.deviceID == device && $0.server == server }
+    }
+
+    func upsPage(_ request: WPHTTPRequest) -> WPHTTPResponse {
+        let language = Self.language(request)
+        guard let row = row(request) else {
+            return StatusRoutes.response(StatusRender.notFound(language: language), contentType: "text/html; charset=utf-8",
+                                         status: 404)
+        }
+        let details = StatusRender.UPSDetails(
+            row: row, model: model, history: history(server: row.server, device: row.deviceID) ?? [],
+            outages: outages(server: row.server, device: row.deviceID) ?? [],
+            exposition: exposition(server: row.server, device: row.deviceID), now: model.generatedAt)
+        return StatusRoutes.response(StatusRender.upsPage(details, language: language), contentType: "text/html; charset=utf-8")
+    }
+
+    func outagesDownload(_ request: WPHTTPRequest, csv: Bool) -> WPHTTPResponse {
+        guard let row = row(request), let outages = outages(server: row.server, device: row.deviceID) else {
+            return StatusRoutes.response(Array("not found\n".utf8), contentType: "text/plain; charset=utf-8", status: 404)
+        }
+        let name = "outages-" + String(row.deviceID.unicodeScalars.filter { $0.properties.isASCIIHexDigit || $0 == "-" }.prefix(64))
+        var response = csv
+            ? StatusRoutes.response(StatusRender.outagesCSV(outages), contentType: "text/csv; charset=utf-8")
+            : StatusRoutes.response(StatusRender.outagesJSON(outages, row: row), contentType: "application/json")
+        response.headers.set(name: "Content-Disposition", value: "attachment; filename=\"\(name).\(csv ? "csv" : "json")\"")
+        return response
+    }
+}

@@ -1,0 +1,229 @@
+import Foundation
+import Testing
+import WPCollector
+import WPConfig
+import WPRuntime
+import WPServer
+import WPSimulator
+import WPStatusPage
+import WPTestSupport
+import WPTestThreads
+@testable import WPExporter
+
+/// The status pages (`/status`, `/status.json`, a page per UPS, its outages) through the
+/// exporter's listener, against the simulator on a manual clock.
+@Suite("Status pages", .ownThreads, .timeLimit(.minutes(3)))
+struct StatusPageTests {
+    /// Markup, quotes and 10 KB: a UPS alias is user input.
+    static let hostile = "<script>alert(\"x\")</script>' onmouseover='y' &amp;" + String(repeating: "<b>é", count: 2500)
+
+    /// Three devices (the simulator's device 0 is on mains, 1 on battery, 2 disconnected), device 0
+    /// named `hostile` and, with `outage`, on battery from 10 s for that many seconds; collected
+    /// every 5 s up to `until` seconds.
+    static func harness(outage: Double? = nil, until: Int = 30,
+                        webSecurity: WebSecurity = .none) async throws -> ExporterHarness {
+        let harness = try await ExporterHarness(devices: 3, configure: { simulator in
+            simulator.alias = hostile
+            simulator.outageSchedule = outage.map { [OutageWindow(device: 0, start: 10, length: $0)] } ?? []
+        }, configureExporter: { $0.winPower.maxTextBytes = 16_384 }, webSecurity: webSecurity)
+        for _ in stride(from: 0, through: until, by: 5) {
+            await harness.exporter.collector.collect()
+            harness.clock.advance(by: .seconds(5))
+        }
+        await harness.exporter.collector.collect()
+        return harness
+    }
+
+    static func id(_ index: Int) -> String { SimulatedDevice(index: index).id }
+
+    /// The device ids in the order `/status` lists its rows.
+    static func rowOrder(_ page: String) -> [String] {
+        page.components(separatedBy: "<tr class=\"state-").dropFirst().compactMap { row in
+            row.range(of: "device=").map { String(row[$0.upperBound...].prefix(36)) }
+        }
+    }
+
+    @Test func everyUPSIsListedTheOneOnBatteryFirstAndMarked() async throws {
+        let harness = try await Self.harness()
+        let page = try await harness.get("/status")
+        #expect(page.status == 200)
+        #expect(page.header("Content-Type") == "text/html; charset=utf-8")
+        let order = Self.rowOrder(page.text)
+        #expect(Set(order) == Set((0..<3).map(Self.id)), "every UPS named once: \(order)")
+        #expect(order.count == 3)
+        #expect(order.first == Self.id(1), "the UPS on battery first")
+        #expect(page.text.contains("<tr class=\"state-battery attention\"><td><a href=\"/status/ups?device=\(Self.id(1))"))
+        #expect(page.text.contains("<span class=\"badge\">on battery</span>"))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(try await harness.get("/status.json").body)) as? [String: Any])
+        let ups = try #require(json["ups"] as? [[String: Any]])
+        #expect(ups.map { $0["device_id"] as? String } == order)
+        #expect(ups.first?["state"] as? String == "battery" && ups.first?["attention"] as? Bool == true)
+        #expect(try await harness.get("/").text.contains("<a href=\"/status\">"), "the home page links to it")
+        await harness.shutdown()
+    }
+
+    @Test func aHostileAliasIsShownAsText() async throws {
+        let harness = try await Self.harness()
+        let device = Self.id(0)
+        for path in ["/status", "/status?lang=zh", "/status/ups?device=\(device)"] {
+            let page = try await harness.get(path)
+            #expect(page.status == 200, "\(path)")
+            #expect(!page.text.contains("<script>alert"), "\(path): the alias is not markup")
+            #expect(!page.text.contains("<b>"), "\(path)")
+            #expect(!page.text.contains("' onmouseover"), "\(path)")
+            #expect(page.text.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39; onmouseover=&#39;y&#39; &amp;amp;"),
+                    "\(path): escaped, whole")
+            #expect(page.text.contains(String(repeating: "&lt;b&gt;é", count: 2500)), "\(path): 10 KB shown, not cut")
+            // Only the page's own script, from the exporter.
+            #expect(page.text.components(separatedBy: "<script").count <= 2, "\(path)")
+        }
+        let json = try await harness.get("/status.json")
+        let ups = try #require((try JSONSerialization.jsonObject(with: Data(json.body)) as? [String: Any])?["ups"] as? [[String: Any]])
+        #expect(ups.contains { $0["name"] as? String == Self.hostile }, "JSON carries the text as it is, for textContent")
+        await harness.shutdown()
+    }
+
+    @Test func everyStatusResponseCarriesTheContentSecurityPolicy() async throws {
+        let harness = try await Self.harness(until: 0)
+        let device = Self.id(0)
+        for path in ["/status", "/status.json", "/status/ups?device=\(device)", "/status/ups?device=nope",
+                     "/status/outages.csv?device=\(device)", "/status/outages.json?device=\(device)",
+                     "/status/style.css", "/status/status.js"] {
+            let response = try await harness.get(path)
+            #expect(response.header("Content-Security-Policy") == StatusRoutes.contentSecurityPolicy, "\(path)")
+            #expect(response.header("X-Content-Type-Options") == "nosniff", "\(path)")
+        }
+        let policy = StatusRoutes.contentSecurityPolicy
+        #expect(policy.contains("default-src 'none'") && policy.contains("script-src 'self'") && !policy.contains("unsafe"))
+        #expect(try await harness.get("/status/ups?device=nope").status == 404)
+        #expect(try await harness.get("/status/outages.csv?device=nope").status == 404)
+        let page = try await harness.get("/status").text
+        #expect(!page.contains("style=") && !page.contains(" onload") && !page.contains(" onclick"), "nothing inline")
+        #expect(!page.contains("http://") && !page.contains("https://") || !page.contains("src=\"http"), "nothing external")
+        await harness.shutdown()
+    }
+
+    @Test func theOutagesDownloadAsCSVAndJSON() async throws {
+        // Device 0 on battery from 10 s to 30 s, collected until 45 s: one finished outage.
+        let harness = try await Self.harness(outage: 20, until: 45)
+        let query = "device=\(Self.id(0))"
+        let csv = try await harness.get("/status/outages.csv?\(query)")
+        #expect(csv.status == 200)
+        #expect(csv.header("Content-Type") == "text/csv; charset=utf-8")
+        #expect(csv.header("Content-Disposition")?.hasPrefix("attachment; filename=\"outages-") == true)
+        let lines = csv.text.split(separator: "\r\n")
+        #expect(lines.first == "start,end,duration_seconds,lowest_battery_percent,energy_on_battery_wh,ongoing")
+        #expect(lines.count == 2, "\(csv.text)")
+        let fields = lines.last?.split(separator: ",", omittingEmptySubsequences: false) ?? []
+        #expect(fields.count == 6 && fields[5] == "false", "\(fields)")
+        #expect(fields.count == 6 && !fields[1].isEmpty && Double(fields[2]).map { (15...25).contains($0) } == true,
+                "the ledger's end and duration: \(fields)")
+        let json = try await harness.get("/status/outages.json?\(query)")
+        #expect(json.header("Content-Type") == "application/json")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.body)) as? [String: Any])
+        #expect(document["device_id"] as? String == Self.id(0))
+        #expect(document["name"] as? String == Self.hostile)
+        let outages = try #require(document["outages"] as? [[String: Any]])
+        #expect(outages.count == 1)
+        #expect(outages.first?["ongoing"] as? Bool == false)
+        #expect((outages.first?["lowest_battery_percent"] as? Double).map { $0 <= 100 } == true)
+        // No outage of device 2 (disconnected).
+        #expect(try await harness.get("/status/outages.csv?device=\(Self.id(2))").text.split(separator: "\r\n").count == 1)
+        let page = try await harness.get("/status/ups?\(query)")
+        #expect(page.text.contains("<table id=\"outages\">"))
+        #expect(page.text.contains("<svg xmlns=\"http://www.w3.org/2000/svg\""), "the charts are inline SVG")
+        #expect(page.text.contains("<circle class=\"dot\"") || page.text.contains("<polyline class=\"line\""), "with a point")
+        let samples = try await harness.scrape()
+        #expect(Exposition.value(samples, "winpower_device_outage_duration_seconds_count", device: Self.id(0)) == 1,
+                "the ledger saw it end")
+        #expect(page.text.contains("winpower_device_load_percent{"), "its readings as /metrics has them")
+        await harness.shutdown()
+    }
+
+    @Test func theLanguageFollowsAcceptLanguageAndTheSwitch() async throws {
+        let harness = try await Self.harness(until: 15)
+        let chinese = try await harness.get("/status", headers: ["Accept-Language": "zh-CN,zh;q=0.9,en;q=0.8"])
+        #expect(chinese.text.contains("<html lang=\"zh-CN\">"))
+        #expect(chinese.text.contains("电池供电") && chinese.text.contains("市电供电") && chinese.text.contains("断开连接"))
+        #expect(chinese.header("Vary")?.contains("Accept-Language") == true)
+        let switched = try await harness.get("/status?lang=en", headers: ["Accept-Language": "zh-CN"])
+        #expect(switched.text.contains("<html lang=\"en\">") && switched.text.contains("on battery"))
+        let json = try await harness.get("/status.json?lang=zh")
+        #expect(json.text.contains("电池供电"))
+        #expect(try await harness.get("/status").text.contains("<html lang=\"en\">"), "English without a preference")
+        await harness.shutdown()
+    }
+
+    @Test(arguments: [
+        (nil, "zh-CN,zh;q=0.9,en;q=0.8", StatusLanguage.zh), (nil, "fr, en;q=0.4, zh;q=0.5", .zh),
+        (nil, "en-GB, zh;q=0.9", .en), (nil, "zh;q=0, en;q=0", .en), (nil, "de, fr", .en), (nil, ";;,,q=x;", .en),
+        ("zh", "en", .zh), ("en", "zh-TW", .en), ("klingon", "zh-Hans", .zh), (nil, nil, .en),
+    ] as [(String?, String?, StatusLanguage)])
+    func negotiation(query: String?, header: String?, expected: StatusLanguage) {
+        #expect(StatusLanguage.negotiate(query: query, acceptLanguage: header) == expected)
+    }
+
+    @Test func theHistoryIsBoundedAt24HoursPerUPS() {
+        var history = StatusHistory()
+        let start = Date(timeIntervalSince1970: 1_760_000_000)
+        // Three days of readings every 60 s.
+        for minute in 0..<(3 * 24 * 60) {
+            history.record(at: start.addingTimeInterval(Double(minute * 60)), load: Double(minute % 100), battery: 100,
+                           inputVoltage: 230)
+        }
+        let end = start.addingTimeInterval(Double(3 * 24 * 60 * 60 - 60))
+        let points = history.points(until: end)
+        #expect(points.count == StatusHistory.capacity && StatusHistory.capacity == 288)
+        #expect(points.map(\.slot) == points.map(\.slot).sorted())
+        #expect(StatusHistory.bytesPerUPS == 288 * 16, "4.6 KB per UPS, 4.6 MB for 1,000 (docs/status-page.md)")
+        // A day later with nothing recorded: nothing shown.
+        #expect(history.points(until: end.addingTimeInterval(86_400)).isEmpty)
+    }
+
+    @Test func basicAuthenticationGuardsTheStatusPagesOnTheListener() async throws {
+        let hash = try #require(BCrypt.hash(password: "page-pw", setting: "$2b$04$abcdefghijklmnopqrstuu"))
+        let security = try loadWebSecurity(path: "/web.yml", files: .inMemory(["/web.yml": "basic_auth_users:\n  ops: \(hash)\n"]))
+        let harness = try await Self.harness(until: 0, webSecurity: security)
+        let credentials = "Basic " + Data("ops:page-pw".utf8).base64EncodedString()
+        for path in ["/status", "/status.json", "/status/ups?device=\(Self.id(0))", "/status/status.js"] {
+            #expect(try await harness.get(path).status == 401, "\(path)")
+            #expect(try await harness.get(path, headers: ["Authorization": credentials]).status == 200, "\(path)")
+        }
+        await harness.shutdown()
+    }
+
+    @Test func energyCostIsCountedPerTariffOnMetricsAndShown() async throws {
+        let harness = try await ExporterHarness(devices: 2, configureExporter: { configuration in
+            configuration.energy.tariffs.currency = "CNY"
+            configuration.energy.tariffs.flatPrice = 0.5
+        })
+        for _ in 0..<6 {
+            await harness.exporter.collector.collect()
+            harness.clock.advance(by: .seconds(5))
+        }
+        await harness.exporter.collector.collect()
+        let samples = try await harness.scrape()
+        let flat = samples["winpower_device_energy_cost_total{device_id=\"\(Self.id(0))\",tariff=\"flat\",currency=\"CNY\"}"]
+        #expect((flat ?? 0) > 0, "the energy since the first reading is priced")
+        let joules = Exposition.value(samples, "winpower_device_energy_joules_total", device: Self.id(0)) ?? 0
+        #expect((flat ?? 0) <= joules / 3_600_000 * 0.5 + 1e-12, "never more than the whole total at the price")
+        #expect(samples["winpower_exporter_energy_cost_start_timestamp_seconds"] == harness.epoch.timeIntervalSince1970)
+        #expect(try await harness.get("/status").text.contains(" CNY</td>"))
+        await harness.shutdown()
+    }
+
+    @Test func newPricesApplyOnReloadAnotherCurrencyNeedsARestart() {
+        var running = ExporterConfiguration()
+        running.energy.tariffs.currency = "CNY"
+        running.energy.tariffs.flatPrice = 0.5
+        var dearer = running
+        dearer.energy.tariffs.flatPrice = 0.8
+        #expect(!ConfigReloader.sectionsNeedingRestart(running: running, next: dearer).contains("energy"))
+        var euros = running
+        euros.energy.tariffs.currency = "EUR"
+        #expect(ConfigReloader.sectionsNeedingRestart(running: running, next: euros).contains("energy"))
+        var off = running
+        off.energy.tariffs = .init()
+        #expect(ConfigReloader.sectionsNeedingRestart(running: running, next: off).contains("energy"))
+    }
+}
