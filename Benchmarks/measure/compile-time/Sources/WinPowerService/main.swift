@@ -9,7 +9,7 @@ var configuration = ExporterConfiguration()
 configuration.storage.dataDirectory = CommandLine.arguments.dropFirst().first ?? "/tmp/winpower-service"
 configuration.winPower.baseURL = "http://127.0.0.1:8081"
 configuration.winPower.username = "admin"
-configuration.winPower.password = "secret"
+configuration.winPower.password = Secret("secret")
 configuration.server.port = 0
 
 let logger = WPLogger(label: "service", sink: StreamSink.standardError(encoder: JSONLogEncoder()))
