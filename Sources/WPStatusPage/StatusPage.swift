@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import FoundationEssentials
 import Synchronization
 import WPClient
@@ -200,8 +205,27 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
         }
         let needle = Array("device_id=\"\(escaped)\"".utf8)
         var lines: [String] = []
-        for line in collector.snapshot.wholeText.split(separator: 0x0A) where lines.count < limit {
-            if line.first != 0x23, line.firstRange(of: needle) != nil { lines.append(String(decoding: line, as: UTF8.self)) }
+        // One pass over the bytes (memchr for the first byte, memcmp for the rest): a UPS's lines among 1,000 UPSs' take a few
+        // milliseconds, not a split into every line.
+        collector.snapshot.wholeText.withUnsafeBytes { text in
+            needle.withUnsafeBytes { pattern in
+                guard let base = text.baseAddress, let key = pattern.baseAddress else { return }
+                var offset = 0
+                while lines.count < limit, offset + pattern.count <= text.count,
+                      let found = memchr(base + offset, Int32(pattern[0]), text.count - offset - pattern.count + 1) {
+                    let index = base.distance(to: UnsafeRawPointer(found))
+                    guard memcmp(base + index, key, pattern.count) == 0 else {
+                        offset = index + 1
+                        continue
+                    }
+                    var start = index
+                    var end = start
+                    while start > 0, text[start - 1] != 0x0A { start -= 1 }
+                    while end < text.count, text[end] != 0x0A { end += 1 }
+                    if text[start] != 0x23 { lines.append(String(decoding: UnsafeRawBufferPointer(rebasing: text[start..<end]), as: UTF8.self)) }
+                    offset = end
+                }
+            }
         }
         return lines
     }
