@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WPCollector
+import WPCompression
 import WPConfig
 import WPRuntime
 import WPServer
@@ -225,5 +226,16 @@ struct StatusPageTests {
         var off = running
         off.energy.tariffs = .init()
         #expect(ConfigReloader.sectionsNeedingRestart(running: running, next: off).contains("energy"))
+    }
+
+    @Test func aBrowserAcceptingGzipGetsTheCompressedPageOfThisPublication() async throws {
+        let harness = try await Self.harness(until: 10)
+        let plain = try await harness.get("/status")
+        let compressed = try await harness.get("/status", headers: ["Accept-Encoding": "gzip"])
+        #expect(compressed.header("Content-Encoding") == "gzip")
+        #expect(compressed.header("Vary")?.contains("Accept-Encoding") == true)
+        #expect(Gzip.decompress(compressed.body) == plain.body, "the same page, compressed")
+        #expect(compressed.header("Content-Security-Policy") == StatusRoutes.contentSecurityPolicy)
+        await harness.shutdown()
     }
 }
