@@ -210,6 +210,13 @@ struct StatusPageTests {
         #expect((flat ?? 0) <= joules / 3_600_000 * 0.5 + 1e-12, "never more than the whole total at the price")
         #expect(samples["winpower_exporter_energy_cost_start_timestamp_seconds"] == harness.epoch.timeIntervalSince1970)
         #expect(try await harness.get("/status").text.contains(" CNY</td>"))
+        // Today's and this month's energy: what the total grew by since the page first saw the UPS.
+        let json = try await harness.get("/status.json")
+        let ups = try #require((try JSONSerialization.jsonObject(with: Data(json.body)) as? [String: Any])?["ups"] as? [[String: Any]])
+        let first = try #require(ups.first { $0["device_id"] as? String == Self.id(0) })
+        let (today, month, total) = (first["energy_today_kwh"] as? Double ?? -1, first["energy_month_kwh"] as? Double ?? -1,
+                                     first["energy_kwh"] as? Double ?? -1)
+        #expect(today > 0 && today == month && today <= total, "today \(today), month \(month), total \(total)")
         await harness.shutdown()
     }
 
