@@ -155,7 +155,8 @@ extension Exporter {
     static func statusPage(publication: FleetPublication<C>, meter: EnergyMeter<C>, costs: EnergyCostMeter?,
                            wallClock: @escaping @Sendable () -> Date) -> StatusPage<C> {
         let shown = costs.map { costs in
-            StatusCosts(currency: costs.schedule.currency, since: costs.startedAt, costs: { costs.costs($0) })
+            StatusCosts(currency: costs.schedule.currency, since: costs.startedAt,
+                        utcOffsetSeconds: costs.schedule.utcOffsetSeconds, costs: { costs.costs($0) })
         } ?? StatusCosts()
         return StatusPage(publication: publication, totals: { meter.servedTotals(keyPrefix: $0) }, costs: shown,
                           wallClock: wallClock)

@@ -36,8 +36,8 @@ extension String {
     }
 
     /// `seconds` as a person reads a duration: `1h05m`, `12m30s`, `45s`; `nil` for a negative,
-    /// non-finite or absurd (≥ 10⁹ s) value. `package`: the demo table and the status pages.
-    package init?(compactDuration seconds: Double) {
+    /// non-finite or absurd (≥ 10⁹ s) value: what the demo table and the status pages show.
+    public init?(compactDuration seconds: Double) {
         guard seconds.isFinite, seconds >= 0, seconds < 1e9 else { return nil }
         let total = Int(seconds.rounded())
         let (hours, minutes, rest) = (total / 3600, total % 3600 / 60, total % 60)

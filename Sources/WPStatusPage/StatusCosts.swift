@@ -9,11 +9,15 @@ package struct StatusCosts: Sendable {
     package var since: Date?
     /// A device's totals by period, by its energy key.
     package var costs: @Sendable (_ energyKey: String) -> [(period: String, amount: Double)]
+    /// The offset from UTC of the tariffs' time zone: where the days and months of the energy
+    /// columns begin (UTC without tariffs).
+    package var utcOffsetSeconds: Int
 
-    package init(currency: String? = nil, since: Date? = nil,
+    package init(currency: String? = nil, since: Date? = nil, utcOffsetSeconds: Int = 0,
                  costs: @escaping @Sendable (_ energyKey: String) -> [(period: String, amount: Double)] = { _ in [] }) {
         self.currency = currency
         self.since = since
+        self.utcOffsetSeconds = utcOffsetSeconds
         self.costs = costs
     }
 }

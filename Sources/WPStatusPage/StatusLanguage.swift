@@ -58,6 +58,8 @@ package struct StatusText: Sendable {
     var runtime: String
     var inputVoltage: String
     var outputVoltage: String
+    var energyToday: String
+    var energyMonth: String
     var energy: String
     var cost: String
     var lastOutage: String
@@ -91,7 +93,7 @@ package struct StatusText: Sendable {
     static let english = StatusText(
         title: "UPS status", upsTitle: "UPS", servers: "WinPower servers", server: "Server", ups: "UPS", state: "State",
         load: "Load (W)", loadPercent: "Load (%)", battery: "Battery (%)", runtime: "Runtime", inputVoltage: "Input (V)",
-        outputVoltage: "Output (V)", energy: "Energy (kWh)", cost: "Cost", lastOutage: "Last outage",
+        outputVoltage: "Output (V)", energyToday: "Today (kWh)", energyMonth: "This month (kWh)", energy: "Energy (kWh)", cost: "Cost", lastOutage: "Last outage",
         healthy: "healthy", unhealthy: "unhealthy", devices: "UPSs", lastSuccess: "last success", lastError: "last error",
         updated: "Updated", never: "never", inProgress: "in progress", needsAttention: "need attention",
         allNormal: "All UPSs on mains.", charts: "Last 24 hours", outages: "Outages", outageStart: "Start",
@@ -104,7 +106,7 @@ package struct StatusText: Sendable {
     static let chinese = StatusText(
         title: "UPS 状态", upsTitle: "UPS", servers: "WinPower 服务器", server: "服务器", ups: "UPS", state: "状态",
         load: "负载 (W)", loadPercent: "负载 (%)", battery: "电池电量 (%)", runtime: "续航", inputVoltage: "输入电压 (V)",
-        outputVoltage: "输出电压 (V)", energy: "电能 (kWh)", cost: "电费", lastOutage: "上次停电",
+        outputVoltage: "输出电压 (V)", energyToday: "今日电能 (kWh)", energyMonth: "本月电能 (kWh)", energy: "电能 (kWh)", cost: "电费", lastOutage: "上次停电",
         healthy: "正常", unhealthy: "异常", devices: "台 UPS", lastSuccess: "上次成功", lastError: "上次错误",
         updated: "更新于", never: "从未", inProgress: "进行中", needsAttention: "需要处理",
         allNormal: "所有 UPS 均由市电供电。", charts: "最近 24 小时", outages: "停电记录", outageStart: "开始",

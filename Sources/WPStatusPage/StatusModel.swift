@@ -98,6 +98,10 @@ package struct UPSRow: Sendable {
     package var outputVoltage: Double?
     /// The energy total (kWh), as `/metrics` serves it.
     package var energyKilowattHours: Double?
+    /// What the total grew by since the local day and month began (kWh), or since the page first
+    /// saw the UPS when that was later.
+    package var energyTodayKilowattHours: Double?
+    package var energyMonthKilowattHours: Double?
     /// The cost totals by tariff period (`flat`, `peak`, `valley`…), in the configured currency.
     package var costs: [(period: String, amount: Double)] = []
     /// The latest outage (ongoing or finished), from the ledger.

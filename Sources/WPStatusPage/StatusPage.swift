@@ -1,9 +1,15 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 package import FoundationEssentials
 import Synchronization
 import WPClient
 import WPCollector
 package import WPEnergy
 package import WPFrontEnd
+import WPLogging
 import WPRuntime
 import WPServer
 
@@ -26,6 +32,10 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
         var dischargeAtStart: Double?
         /// Whether an earlier publication had this UPS (an outage starting now is seen starting).
         var seen = false
+        /// The energy total (J) when the local day (`YYYY-MM-DD`) and month (`YYYY-MM`) began,
+        /// or when the page first saw the UPS in them.
+        var day: (key: Substring, joules: Double)?
+        var month: (key: Substring, joules: Double)?
     }
 
     private struct State: Sendable {
@@ -77,7 +87,10 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
         let now = wallClock()
         var rows: [UPSRow] = []
         var servers: [ServerRow] = []
-        var readings: [(key: String, row: UPSRow, ledger: OutageLedger?)] = []
+        var readings: [(key: String, row: UPSRow, ledger: OutageLedger?, joules: Double?)] = []
+        // The local date of the energy columns, in the tariffs' time zone.
+        let local = LogTimestamp(secondsSince1970: now.timeIntervalSince1970 + Double(costs.utcOffsetSeconds)).description
+        let (today, thisMonth) = (local.prefix(10), local.prefix(7))
         var refresh = Duration.seconds(300)
         for server in fleet.servers {
             let collector = server.collector
@@ -105,14 +118,21 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
                 let total = energy[device.id]
                 if let total { row.energyKilowattHours = total.joules / 3_600_000 }
                 row.costs = costs.costs(configuration.energyKeyPrefix + device.id)
-                readings.append((configuration.energyKeyPrefix + device.id, row, total?.ledger))
+                readings.append((configuration.energyKeyPrefix + device.id, row, total?.ledger, total?.joules))
             }
         }
         state.withLock { state in
             var tracked: [String: Tracked] = [:]
             tracked.reserveCapacity(readings.count)
-            for (key, var row, ledger) in readings {
+            for (key, var row, ledger, joules) in readings {
                 var entry = state.tracked[key] ?? Tracked()
+                if let joules, joules.isFinite {
+                    // A new day or month, or a total that went down (reset), starts from now.
+                    if entry.day?.key != today || joules < entry.day?.joules ?? 0 { entry.day = (today, joules) }
+                    if entry.month?.key != thisMonth || joules < entry.month?.joules ?? 0 { entry.month = (thisMonth, joules) }
+                    row.energyTodayKilowattHours = (joules - (entry.day?.joules ?? joules)) / 3_600_000
+                    row.energyMonthKilowattHours = (joules - (entry.month?.joules ?? joules)) / 3_600_000
+                }
                 if row.state != .stale && row.state != .disconnected {
                     entry.history.record(at: now, load: row.loadPercent, battery: row.batteryPercent,
                                          inputVoltage: row.inputVoltage)
@@ -200,8 +220,27 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
         }
         let needle = Array("device_id=\"\(escaped)\"".utf8)
         var lines: [String] = []
-        for line in collector.snapshot.wholeText.split(separator: 0x0A) where lines.count < limit {
-            if line.first != 0x23, line.firstRange(of: needle) != nil { lines.append(String(decoding: line, as: UTF8.self)) }
+        // One pass over the bytes (memchr for the first byte, memcmp for the rest): a UPS's lines among 1,000 UPSs' take a few
+        // milliseconds, not a split into every line.
+        collector.snapshot.wholeText.withUnsafeBytes { text in
+            needle.withUnsafeBytes { pattern in
+                guard let base = text.baseAddress, let key = pattern.baseAddress else { return }
+                var offset = 0
+                while lines.count < limit, offset + pattern.count <= text.count,
+                      let found = memchr(base + offset, Int32(pattern[0]), text.count - offset - pattern.count + 1) {
+                    let index = base.distance(to: UnsafeRawPointer(found))
+                    guard memcmp(base + index, key, pattern.count) == 0 else {
+                        offset = index + 1
+                        continue
+                    }
+                    var start = index
+                    var end = start
+                    while start > 0, text[start - 1] != 0x0A { start -= 1 }
+                    while end < text.count, text[end] != 0x0A { end += 1 }
+                    if text[start] != 0x23 { lines.append(String(decoding: UnsafeRawBufferPointer(rebasing: text[start..<end]), as: UTF8.self)) }
+                    offset = end
+                }
+            }
         }
         return lines
     }

@@ -64,13 +64,14 @@ package enum StatusRender {
         [text.states[row.state] ?? row.state.rawValue, row.serverDisplay, number(row.loadWatts, digits: 0),
          number(row.loadPercent, digits: 0), number(row.batteryPercent, digits: 0), duration(row.runtimeSeconds),
          number(row.inputVoltage, digits: 1), number(row.outputVoltage, digits: 1),
+         number(row.energyTodayKilowattHours, digits: 3), number(row.energyMonthKilowattHours, digits: 3),
          number(row.energyKilowattHours, digits: 3), costText(row, currency: model.currency),
          outageText(row.lastOutage, text: text)]
     }
 
     static func headers(_ text: StatusText) -> [String] {
         [text.ups, text.state, text.server, text.load, text.loadPercent, text.battery, text.runtime, text.inputVoltage,
-         text.outputVoltage, text.energy, text.cost, text.lastOutage]
+         text.outputVoltage, text.energyToday, text.energyMonth, text.energy, text.cost, text.lastOutage]
     }
 
     static func serverCells(_ server: ServerRow, text: StatusText) -> [String] {
@@ -142,13 +143,15 @@ package enum StatusRender {
             var cells: [String]
             var loadWatts: Double?, loadPercent: Double?, batteryPercent: Double?, runtimeSeconds: Double?
             var inputVoltage: Double?, outputVoltage: Double?, energyKilowattHours: Double?
+            var energyTodayKilowattHours: Double?, energyMonthKilowattHours: Double?
             var costs: [String: Double]
             enum CodingKeys: String, CodingKey {
                 case server, name, state, attention, href, cells, costs
                 case deviceID = "device_id", loadWatts = "load_watts", loadPercent = "load_percent"
                 case batteryPercent = "battery_percent", runtimeSeconds = "runtime_seconds"
                 case inputVoltage = "input_voltage", outputVoltage = "output_voltage"
-                case energyKilowattHours = "energy_kwh"
+                case energyKilowattHours = "energy_kwh", energyTodayKilowattHours = "energy_today_kwh"
+                case energyMonthKilowattHours = "energy_month_kwh"
             }
         }
         struct Server: Encodable {
@@ -176,6 +179,8 @@ package enum StatusRender {
                     batteryPercent: finite(row.batteryPercent), runtimeSeconds: finite(row.runtimeSeconds),
                     inputVoltage: finite(row.inputVoltage), outputVoltage: finite(row.outputVoltage),
                     energyKilowattHours: finite(row.energyKilowattHours),
+                    energyTodayKilowattHours: finite(row.energyTodayKilowattHours),
+                    energyMonthKilowattHours: finite(row.energyMonthKilowattHours),
                     costs: Dictionary(row.costs.map { ($0.period, $0.amount) }, uniquingKeysWith: +))
             },
             servers: model.servers.map { server in

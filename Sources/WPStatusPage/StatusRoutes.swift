@@ -1,4 +1,5 @@
 import FoundationEssentials
+import WPCompression
 package import WPServer
 
 /// The routes of the status pages on the exporter's HTTP listener (so its TLS and basic
@@ -48,13 +49,15 @@ extension StatusPage {
     package func register(in router: inout WPRouter) {
         router.get(StatusRoutes.page, takesBody: false) { request in
             let language = Self.language(request)
-            let body = self.cached("html-" + language.rawValue) { StatusRender.page($0, language: language) }
-            return StatusRoutes.response(body, contentType: "text/html; charset=utf-8")
+            return self.cachedResponse("html-" + language.rawValue, request, contentType: "text/html; charset=utf-8") {
+                StatusRender.page($0, language: language)
+            }
         }
         router.get(StatusRoutes.json, takesBody: false) { request in
             let language = Self.language(request)
-            let body = self.cached("json-" + language.rawValue) { StatusRender.json($0, language: language) }
-            return StatusRoutes.response(body, contentType: "application/json")
+            return self.cachedResponse("json-" + language.rawValue, request, contentType: "application/json") {
+                StatusRender.json($0, language: language)
+            }
         }
         router.get(StatusRoutes.ups, takesBody: false) { request in self.upsPage(request) }
         router.get(StatusRoutes.outagesCSV, takesBody: false) { request in self.outagesDownload(request, csv: true) }
@@ -70,6 +73,20 @@ extension StatusPage {
     /// ``register(in:)`` as a value, for a router made elsewhere.
     package var routes: @Sendable (inout WPRouter) -> Void {
         { [self] router in register(in: &router) }
+    }
+
+    /// The body named `name` of the current publication, gzip-compressed once per publication
+    /// for the requests that accept it (browsers refreshing do): no request compresses it again.
+    func cachedResponse(_ name: String, _ request: WPHTTPRequest, contentType: String,
+                        _ render: (StatusModel) -> [UInt8]) -> WPHTTPResponse {
+        guard request.acceptsGzip else { return StatusRoutes.response(cached(name, render), contentType: contentType) }
+        // Rendered and compressed from the same model: never a body of one publication under another's name.
+        let compressed = cached(name + ".gz") { Gzip.compress(render($0)) ?? [] }
+        guard !compressed.isEmpty else { return StatusRoutes.response(cached(name, render), contentType: contentType) }
+        var response = StatusRoutes.response(compressed, contentType: contentType)
+        response.headers.set(name: "Content-Encoding", value: "gzip")
+        response.headers.set(name: "Vary", value: "Accept-Language, Accept-Encoding")
+        return response
     }
 
     static func language(_ request: WPHTTPRequest) -> StatusLanguage {

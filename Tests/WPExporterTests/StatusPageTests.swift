@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WPCollector
+import WPCompression
 import WPConfig
 import WPRuntime
 import WPServer
@@ -209,6 +210,13 @@ struct StatusPageTests {
         #expect((flat ?? 0) <= joules / 3_600_000 * 0.5 + 1e-12, "never more than the whole total at the price")
         #expect(samples["winpower_exporter_energy_cost_start_timestamp_seconds"] == harness.epoch.timeIntervalSince1970)
         #expect(try await harness.get("/status").text.contains(" CNY</td>"))
+        // Today's and this month's energy: what the total grew by since the page first saw the UPS.
+        let json = try await harness.get("/status.json")
+        let ups = try #require((try JSONSerialization.jsonObject(with: Data(json.body)) as? [String: Any])?["ups"] as? [[String: Any]])
+        let first = try #require(ups.first { $0["device_id"] as? String == Self.id(0) })
+        let (today, month, total) = (first["energy_today_kwh"] as? Double ?? -1, first["energy_month_kwh"] as? Double ?? -1,
+                                     first["energy_kwh"] as? Double ?? -1)
+        #expect(today > 0 && today == month && today <= total, "today \(today), month \(month), total \(total)")
         await harness.shutdown()
     }
 
@@ -225,5 +233,16 @@ struct StatusPageTests {
         var off = running
         off.energy.tariffs = .init()
         #expect(ConfigReloader.sectionsNeedingRestart(running: running, next: off).contains("energy"))
+    }
+
+    @Test func aBrowserAcceptingGzipGetsTheCompressedPageOfThisPublication() async throws {
+        let harness = try await Self.harness(until: 10)
+        let plain = try await harness.get("/status")
+        let compressed = try await harness.get("/status", headers: ["Accept-Encoding": "gzip"])
+        #expect(compressed.header("Content-Encoding") == "gzip")
+        #expect(compressed.header("Vary")?.contains("Accept-Encoding") == true)
+        #expect(Gzip.decompress(compressed.body) == plain.body, "the same page, compressed")
+        #expect(compressed.header("Content-Security-Policy") == StatusRoutes.contentSecurityPolicy)
+        await harness.shutdown()
     }
 }
