@@ -12,7 +12,6 @@
 #   Benchmarks/measure/compile-time.sh [--rounds N] [REVISION...]   # default: 1 round, HEAD
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-root=$PWD
 rounds=1 revisions=()
 while [ $# -gt 0 ]; do
     case "$1" in

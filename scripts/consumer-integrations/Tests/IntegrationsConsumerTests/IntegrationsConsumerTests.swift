@@ -6,6 +6,7 @@ import Testing
 import WPExporterTesting
 import WPLogging
 import WPMetrics
+import WPSimulator
 
 /// Keeps every record; `wait(for:)` returns once a record with that message was written.
 final class RecordingSink: LogSink {
