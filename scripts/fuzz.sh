@@ -44,7 +44,7 @@ module=$(echo "$target" | tr -cd '[:alnum:]')
 rm -rf "$work/src" "$work/c" && mkdir -p "$work/src" "$work/c"
 copies=()
 objects=()
-keep='-e /^import[[:space:]]WPCZlib$/b'
+keep='-e /^((public|package|internal)[[:space:]])?import[[:space:]]WPCZlib$/b'
 for source in "${sources[@]}"; do
     case "$source" in
     *.c)
@@ -59,7 +59,7 @@ for source in "${sources[@]}"; do
           for header in "$PWD/$target_dir"/include/*.h; do echo "    header \"$header\""; done
           echo "    export *"
           echo "}"; } > "$work/c/$name/module.modulemap"
-        keep="$keep -e /^import[[:space:]]$name\$/b"
+        keep="$keep -e /^((public|package|internal)[[:space:]])?import[[:space:]]$name\$/b"
         ;;
     esac
 done
@@ -67,7 +67,7 @@ for source in "${sources[@]}"; do
     case "$source" in *.c) continue ;; esac
     copy="$work/src/$(echo "$source" | tr '/' '_')"
     # shellcheck disable=SC2086
-    sed $keep -e '/^import WP[A-Za-z]*$/d' "$source" > "$copy"
+    sed -E $keep -e '/^(@preconcurrency )?((public|package|internal) )?import WP[A-Za-z]*$/d' "$source" > "$copy"
     copies+=("$copy")
 done
 includes=(-I Sources/WPCZlib)
