@@ -19,6 +19,8 @@ import re
 import sys
 from pathlib import Path
 
+from api_table import named, rows
+
 
 def public_symbols(graph: Path) -> dict[str, dict]:
     """Precise identifier → {path, kind, declaration, types} of the graph's public symbols."""
@@ -43,34 +45,21 @@ def module_graphs(directory: Path, module: str) -> list[Path]:
 
 def stable_names(page: str) -> dict[str, tuple[set[str], set[str]]]:
     """Per library row of the promises table: (names in its **stable** part, names in the rest)."""
-    rows = {}
-    inside = False
-    for line in page.splitlines():
-        if line.startswith("| library | platforms |"):
-            inside = True
-            continue
-        if inside and not line.startswith("|"):
-            break
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if not inside or len(cells) < 3 or set(cells[0]) <= set("-"):
-            continue
-        text = " ".join(cells[2:])
-        stable, rest = "", text
+    promises = {}
+    for library, cells in rows(page).items():
+        text = " ".join(cells[1:])  # without the platforms
         match = re.search(r"\*\*stable\*\*:(.*?)(\*not yet stable\*|$)", text, re.IGNORECASE | re.DOTALL)
         if match:
-            stable = match.group(1)
-            rest = text[:match.start()] + text[match.end(1):]
-        words = lambda part: {w for code in re.findall(r"`([^`]+)`", part) for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", code)}
-        for library in re.findall(r"\b(WP[A-Za-z]+)\b", cells[0].split("(")[0]):
-            rows[library] = (words(stable), words(rest))
-    return rows
+            promises[library] = (named(match.group(1)), named(text[:match.start()] + text[match.end(1):]))
+        else:
+            promises[library] = (set(), named(text))
+    return promises
 
 
 def unreleased(changelog: str) -> set[str]:
     """Every identifier in backticks in the changelog's [Unreleased] section."""
     match = re.search(r"^## \[Unreleased\](.*?)^## \[", changelog, re.MULTILINE | re.DOTALL)
-    section = match.group(1) if match else ""
-    return {w for code in re.findall(r"`([^`]+)`", section) for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", code)}
+    return named(match.group(1) if match else "")
 
 
 def main() -> int:

@@ -33,9 +33,7 @@ if [ ! -f "$baseline/modules" ]; then
     partial="$baseline.partial.$$"
     rm -rf "$partial"
     mkdir -p "$partial"
-    # Every module of every library product of the release.
-    grep -oE '\.library\(name: "[A-Za-z]+", targets: \[[^]]*\]' "$work/Package.swift" \
-        | sed 's/.*targets: \[//; s/\]//' | tr ',' '\n' | tr -d ' "' | grep -v '^$' | awk '!seen[$0]++' >"$partial/modules"
+    scripts/product-modules.sh "$work/Package.swift" >"$partial/modules"
     while read -r module; do
         cp "$work/graphs/$module".symbols.json "$partial/"
         cp "$work/graphs/$module"@*.symbols.json "$partial/" 2>/dev/null || true

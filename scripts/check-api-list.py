@@ -12,40 +12,14 @@ as a word inside backticks in the row (`Exporter`, `Exporter.Options(logger:)` a
 (`PRODUCT@OTHER.symbols.json`) are members, not declarations of the product, and are not listed.
 """
 import json
-import re
 import sys
 from pathlib import Path
+
+from api_table import named, rows
 
 TOP_LEVEL_KINDS = {"swift.struct", "swift.class", "swift.enum", "swift.protocol", "swift.typealias",
                    "swift.func", "swift.var", "swift.func.op", "swift.macro", "swift.actor"}
 TYPE_KINDS = {"swift.struct", "swift.class", "swift.enum", "swift.protocol", "swift.typealias", "swift.actor"}
-
-
-def rows(page: Path) -> dict[str, str]:
-    """Each library's row of the promises table (the one headed `| library | platforms |`), by
-    library name (a row may name several)."""
-    table = {}
-    inside = False
-    for line in page.read_text(encoding="utf-8").splitlines():
-        if line.startswith("| library | platforms |"):
-            inside = True
-            continue
-        if inside and not line.startswith("|"):
-            break
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if not inside or len(cells) < 3 or set(cells[0]) <= set("-"):
-            continue
-        for library in re.findall(r"\b(WP[A-Za-z]+)\b", cells[0].split("(")[0]):
-            table[library] = table.get(library, "") + " " + " ".join(cells[1:])
-    return table
-
-
-def named(row: str) -> set[str]:
-    """Every identifier inside backticks in the row."""
-    words = set()
-    for code in re.findall(r"`([^`]+)`", row):
-        words.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", code))
-    return words
 
 
 def declarations(graph: Path) -> dict[str, str]:
@@ -67,7 +41,7 @@ def main() -> int:
         return 64
     graphs, products = Path(sys.argv[1]), sys.argv[2:]
     page = Path(__file__).resolve().parent.parent / "docs" / "api-stability.md"
-    table = rows(page)
+    table = {library: " ".join(cells) for library, cells in rows(page.read_text(encoding="utf-8")).items()}
     problems = 0
     for product in products:
         graph = graphs / f"{product}.symbols.json"

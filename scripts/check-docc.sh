@@ -18,9 +18,7 @@ cd "$(dirname "$0")/.."
 command -v docc >/dev/null || { echo "check-docc: no docc in the toolchain" >&2; exit 1; }
 products=("$@")
 if [ "${#products[@]}" = 0 ]; then
-    # Every module of every library product (a product may hold a companion module).
-    mapfile -t products < <(grep -oE '\.library\(name: "[A-Za-z]+", targets: \[[^]]*\]' Package.swift \
-        | sed 's/.*targets: \[//; s/\]//' | tr ',' '\n' | tr -d ' "' | grep -v '^$' | awk '!seen[$0]++')
+    mapfile -t products < <(scripts/product-modules.sh)
 fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
