@@ -42,8 +42,6 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
         var tracked: [String: Tracked] = [:]
         var model = StatusModel.empty
         var generation: UInt64 = 0
-        /// The latest publication (each server's `/metrics` lines of a UPS, for its page).
-        var fleet: FleetState<C>?
     }
 
     /// Rendered bodies of the current generation, by (kind, language).
@@ -56,6 +54,8 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
     private let cache = Mutex(Cache())
     private let totals: @Sendable (_ keyPrefix: String) -> [String: DeviceEnergy]
     private let wallClock: @Sendable () -> Date
+    /// The fleet as published now: `/metrics`' exposition, for a UPS page's lines.
+    private let current: @Sendable () -> FleetState<C>
     /// The costs of a device's energy by period, and the currency (``StatusCosts``).
     private let costs: StatusCosts
 
@@ -71,6 +71,7 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
         self.totals = totals
         self.costs = costs
         self.wallClock = wallClock
+        current = { [publication] in publication.current }
         published(publication.current)
         publication.subscribe { [weak self] in self?.published($0) }
     }
@@ -145,7 +146,6 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
             }
             rows.sort(by: UPSRow.attentionFirst)
             state.tracked = tracked
-            state.fleet = fleet
             state.generation &+= 1
             state.model = StatusModel(servers: servers, ups: rows, generatedAt: now,
                                       refreshSeconds: Int(min(max(refresh, .seconds(10)), .seconds(300)).components.seconds),
@@ -205,24 +205,29 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
         return state.withLock { $0.tracked[key]?.history }?.points(until: now)
     }
 
-    /// Lines of `/metrics` (its server's snapshot) about a UPS, at most `limit`.
+    /// Lines of `/metrics` about a UPS (the publication's exposition, `server="…"` too with
+    /// `servers:`), at most `limit`.
     package func exposition(server: String, device: String, limit: Int = 400) -> [String] {
-        guard let fleet = state.withLock({ $0.fleet }),
-              let collector = fleet.servers.first(where: { $0.name == server })?.collector else { return [] }
-        var escaped = ""
-        for character in device {
-            switch character {
-            case "\\": escaped += "\\\\"
-            case "\"": escaped += "\\\""
-            case "\n": escaped += "\\n"
-            default: escaped.append(character)
+        let fleet = current()
+        func labelValue(_ text: String) -> String {
+            var escaped = ""
+            for character in text {
+                switch character {
+                case "\\": escaped += "\\\\"
+                case "\"": escaped += "\\\""
+                case "\n": escaped += "\\n"
+                default: escaped.append(character)
+                }
             }
+            return escaped
         }
+        let escaped = labelValue(device)
+        let serverLabel = server.isEmpty ? nil : "server=\"\(labelValue(server))\""
         let needle = Array("device_id=\"\(escaped)\"".utf8)
         var lines: [String] = []
         // One pass over the bytes (memchr for the first byte, memcmp for the rest): a UPS's lines among 1,000 UPSs' take a few
         // milliseconds, not a split into every line.
-        collector.snapshot.wholeText.withUnsafeBytes { text in
+        fleet.exposition.snapshot.wholeText.withUnsafeBytes { text in
             needle.withUnsafeBytes { pattern in
                 guard let base = text.baseAddress, let key = pattern.baseAddress else { return }
                 var offset = 0
@@ -237,7 +242,10 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
                     var end = start
                     while start > 0, text[start - 1] != 0x0A { start -= 1 }
                     while end < text.count, text[end] != 0x0A { end += 1 }
-                    if text[start] != 0x23 { lines.append(String(decoding: UnsafeRawBufferPointer(rebasing: text[start..<end]), as: UTF8.self)) }
+                    if text[start] != 0x23 {
+                        let line = String(decoding: UnsafeRawBufferPointer(rebasing: text[start..<end]), as: UTF8.self)
+                        if serverLabel.map(line.contains) ?? true { lines.append(line) }
+                    }
                     offset = end
                 }
             }

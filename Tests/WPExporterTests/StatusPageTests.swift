@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WPCollector
+import WPClient
 import WPCompression
 import WPConfig
 import WPRuntime
@@ -244,5 +245,27 @@ struct StatusPageTests {
         #expect(Gzip.decompress(compressed.body) == plain.body, "the same page, compressed")
         #expect(compressed.header("Content-Security-Policy") == StatusRoutes.contentSecurityPolicy)
         await harness.shutdown()
+    }
+
+    /// Two servers reporting the same device id: two rows, two pages, each its server's.
+    @Test func twoServersReportingTheSameDeviceIdAreToldApart() async throws {
+        let harness = try ServersHarness(servers: [
+            ("rack-a", ClientStub([.success(.make(devices: [.make(id: "ups-1", watts: 100)]))])),
+            ("rack-b", ClientStub([.success(.make(devices: [.make(id: "ups-1", watts: 250)]))])),
+        ])
+        for pipeline in harness.exporter.pipelines { await pipeline.collector.collect() }
+        let page = try await harness.get("/status")
+        #expect(page.status == 200)
+        #expect(page.text.contains("/status/ups?device=ups-1&amp;server=rack-a&amp;lang=en"))
+        #expect(page.text.contains("/status/ups?device=ups-1&amp;server=rack-b&amp;lang=en"))
+        #expect(page.text.contains("<td>rack-a</td>") && page.text.contains("<td>rack-b</td>"))
+        let a = try await harness.get("/status/ups?device=ups-1&server=rack-a")
+        let b = try await harness.get("/status/ups?device=ups-1&server=rack-b")
+        #expect(a.status == 200 && b.status == 200)
+        #expect(a.text.contains("<td>100</td>") && b.text.contains("<td>250</td>"), "each its own readings")
+        #expect(a.text.contains("server=&quot;rack-a&quot;") && !a.text.contains("server=&quot;rack-b&quot;"), "its server's /metrics lines")
+        #expect(try await harness.get("/status/ups?device=ups-1").status == 404, "with servers, the server is named")
+        #expect(try await harness.get("/status/outages.json?device=ups-1&server=rack-c").status == 404)
+        await harness.exporter.close()
     }
 }
