@@ -220,7 +220,7 @@ package enum StatusRender {
         let values = cells(row, model: details.model, text: text)
         let names = headers(text)
         out += "<tr><th>ID</th><td>\(escaped(row.deviceID))</td></tr>\n"
-        if let model = row.model { out += "<tr><th>Model</th><td>\(escaped(model))</td></tr>\n" }
+        if let model = row.model { out += "<tr><th>\(escaped(text.model))</th><td>\(escaped(model))</td></tr>\n" }
         for (name, value) in zip(names.dropFirst(), values) { out += "<tr><th>\(escaped(name))</th><td>\(escaped(value))</td></tr>\n" }
         if let currency = details.model.currency {
             for cost in row.costs {
