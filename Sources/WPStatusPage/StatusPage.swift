@@ -24,6 +24,8 @@ import WPServer
 package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration {
     /// Outages kept per UPS (the most recent).
     package static var outagesKept: Int { 50 }
+    /// How long a UPS its server no longer lists is shown as stale before it is forgotten.
+    package static var staleKept: TimeInterval { 24 * 3600 }
 
     private struct Tracked: Sendable {
         var history = StatusHistory()
@@ -36,6 +38,10 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
         /// or when the page first saw the UPS in them.
         var day: (key: Substring, joules: Double)?
         var month: (key: Substring, joules: Double)?
+        /// Its row at the last publication that listed it, and when (wall clock): a UPS its
+        /// server stops listing (WinPower down, its reading past the staleness window) stays on
+        /// the page as stale for ``staleKept``, rather than vanishing.
+        var last: (row: UPSRow, at: Date)?
     }
 
     private struct State: Sendable {
@@ -89,6 +95,8 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
         var rows: [UPSRow] = []
         var servers: [ServerRow] = []
         var readings: [(key: String, row: UPSRow, ledger: OutageLedger?, joules: Double?)] = []
+        // The key prefixes of the servers published now: a UPS of one of them not listed is stale.
+        var prefixes: [String] = []
         // The local date of the energy columns, in the tariffs' time zone.
         let local = LogTimestamp(secondsSince1970: now.timeIntervalSince1970 + Double(costs.utcOffsetSeconds)).description
         let (today, thisMonth) = (local.prefix(10), local.prefix(7))
@@ -105,6 +113,7 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
                                           stalenessWindow: configuration.stalenessWindow),
                 deviceCount: server.devices.readings.count, lastSuccess: health.lastSuccess, lastError: health.lastError,
                 inProgress: health.inProgress))
+            prefixes.append(configuration.energyKeyPrefix)
             let energy = totals(configuration.energyKeyPrefix)
             for reading in server.devices.readings {
                 let device = reading.device
@@ -141,6 +150,25 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
                 if let ledger { Self.follow(ledger, battery: row.batteryPercent, into: &entry) }
                 entry.seen = true
                 row.lastOutage = entry.outages.last
+                entry.last = (row, now)
+                tracked[key] = entry
+                rows.append(row)
+            }
+            // The UPSs their server no longer lists, kept a while as stale: their name, their
+            // server and what they last said of energy and outages; no live reading.
+            for (key, var entry) in state.tracked where tracked[key] == nil {
+                guard let last = entry.last, now.timeIntervalSince(last.at) < Self.staleKept,
+                      prefixes.contains(where: { $0.isEmpty ? !key.contains(EnergyKey.separator) : key.hasPrefix($0) }) else {
+                    continue
+                }
+                var row = UPSRow(server: last.row.server, serverDisplay: last.row.serverDisplay, deviceID: last.row.deviceID,
+                                 name: last.row.name, model: last.row.model, state: .stale)
+                row.energyKilowattHours = last.row.energyKilowattHours
+                row.energyTodayKilowattHours = last.row.energyTodayKilowattHours
+                row.energyMonthKilowattHours = last.row.energyMonthKilowattHours
+                row.costs = last.row.costs
+                row.lastOutage = entry.outages.last
+                entry.last = (last.row, last.at)
                 tracked[key] = entry
                 rows.append(row)
             }

@@ -268,4 +268,22 @@ struct StatusPageTests {
         #expect(try await harness.get("/status/outages.json?device=ups-1&server=rack-c").status == 404)
         await harness.exporter.close()
     }
+
+    /// WinPower answering 500 past the staleness window: its UPSs stay listed, as stale, and the
+    /// server is shown unhealthy.
+    @Test func theUPSsOfAServerThatStoppedAnsweringStayListedAsStale() async throws {
+        let harness = try await Self.harness(until: 10)
+        #expect(Self.rowOrder(try await harness.get("/status").text).count == 3)
+        harness.simulator.enable(.http500)
+        for _ in 0..<6 {
+            harness.clock.advance(by: .seconds(5))
+            await harness.exporter.collector.collect()
+        }
+        let page = try await harness.get("/status").text
+        #expect(Set(Self.rowOrder(page)) == Set((0..<3).map(Self.id)), "every UPS still listed")
+        #expect(page.components(separatedBy: "<tr class=\"state-stale attention\">").count == 4, "all three stale: \(page.components(separatedBy: "<tr class=").dropFirst().map { $0.prefix(30) })")
+        #expect(page.contains("<tr class=\"unhealthy\">"), "the server unhealthy")
+        #expect(try await harness.get("/status/ups?device=\(Self.id(0))").status == 200, "its page still there")
+        await harness.shutdown()
+    }
 }
