@@ -98,7 +98,8 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
         // The key prefixes of the servers published now: a UPS of one of them not listed is stale.
         var prefixes: [String] = []
         // The local date of the energy columns, in the tariffs' time zone.
-        let local = LogTimestamp(secondsSince1970: now.timeIntervalSince1970 + Double(costs.utcOffsetSeconds)).description
+        let utc = now.timeIntervalSince1970.isFinite ? now.timeIntervalSince1970 : 0
+        let local = LogTimestamp(secondsSince1970: utc + Double(costs.timeZone.offset(at: Int64(clamping: Int(utc))))).description
         let (today, thisMonth) = (local.prefix(10), local.prefix(7))
         var refresh = Duration.seconds(300)
         for server in fleet.servers {
