@@ -91,8 +91,12 @@ package enum StatusRender {
                      json: String?) {
         out += "<!DOCTYPE html>\n<html lang=\"\(language.htmlTag)\">\n<head>\n<meta charset=\"utf-8\">\n"
         out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        // Without JavaScript the page reloads itself; with it, the script updates it in place.
-        if let refresh { out += "<noscript><meta http-equiv=\"refresh\" content=\"\(refresh)\"></noscript>\n" }
+        // A page the script updates in place reloads itself only without JavaScript; another
+        // (a UPS's) reloads itself always.
+        if let refresh {
+            let meta = "<meta http-equiv=\"refresh\" content=\"\(refresh)\">"
+            out += json == nil ? meta + "\n" : "<noscript>" + meta + "</noscript>\n"
+        }
         out += "<title>\(escaped(title))</title>\n<link rel=\"stylesheet\" href=\"\(StatusRoutes.style)\">\n"
         if json != nil { out += "<script src=\"\(StatusRoutes.script)\" defer></script>\n" }
         out += "</head>\n<body"
