@@ -18,22 +18,26 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "wpexporter", targets: ["wpexporter"]),
+        // The products are the modules docs/architecture.md lists ("Products"), each exactly
+        // what docs/api-stability.md promises; a product may hold a companion target (WPServer:
+        // its request metrics; the testing product: the simulated WinPower). The Pushgateway
+        // client is a product of its own, so a service that only exposes metrics links no HTTP
+        // client and no Foundation. Bytes, compression, the HTTP client, the NUT and SNMP
+        // codecs and the front ends are `package`: internals, no products.
         .library(name: "WPRuntime", targets: ["WPRuntime"]),
         .library(name: "WPLogging", targets: ["WPLogging"]),
         .library(name: "WPConfig", targets: ["WPConfig"]),
         .library(name: "WPMetrics", targets: ["WPMetrics"]),
         .library(name: "WPPushgateway", targets: ["WPPushgateway"]),
-        .library(name: "WPServer", targets: ["WPServer"]),
-        .library(name: "WPBytes", targets: ["WPBytes"]),
-        .library(name: "WPCompression", targets: ["WPCompression"]),
+        .library(name: "WPStorage", targets: ["WPStorage"]),
+        .library(name: "WPEnergy", targets: ["WPEnergy"]),
+        .library(name: "WPClient", targets: ["WPClient"]),
+        .library(name: "WPServer", targets: ["WPServer", "WPServerMetrics"]),
         .library(name: "WPScheduler", targets: ["WPScheduler"]),
+        .library(name: "WPCollector", targets: ["WPCollector"]),
         .library(name: "WPProcess", targets: ["WPProcess"]),
-        .library(name: "WPSimulator", targets: ["WPSimulator"]),
-        .library(name: "WPHTTPClient", targets: ["WPHTTPClient"]),
-        .library(name: "WPNUT", targets: ["WPNUT"]),
-        .library(name: "WPSNMP", targets: ["WPSNMP"]),
         .library(name: "WPExporter", targets: ["WPExporter"]),
-        .library(name: "WPExporterTesting", targets: ["WPExporterTesting"]),
+        .library(name: "WPExporterTesting", targets: ["WPExporterTesting", "WPSimulator"]),
     ],
     targets: [
         // System zlib (a Swift prerequisite on Linux), reached only through WPCompression.
@@ -113,9 +117,9 @@ let package = Package(
         // For embedders' tests (as HummingbirdTesting): an exporter against a simulated WinPower
         // in process, on a manual clock, its energy in memory (docs/embedding.md, "Testing").
         .target(name: "WPExporterTesting", dependencies: ["WPRuntime", "WPExporter", "WPConfig", "WPClient", "WPCollector", "WPLogging",
-                                                           "WPSimulator", "WPServer"]),
+                                                           "WPSimulator", "WPServer", "WPHTTPClient", "WPCompression"]),
         .executableTarget(name: "wpexporter", dependencies: ["WPExporter", "WPLogging", "WPConfig", "WPClient", "WPCollector", "WPProcess",
-                                                             "WPServer", "WPSimulator", "WPHTTPClient", "WPCMallocTuning"]),
+                                                             "WPServer", "WPSimulator", "WPCMallocTuning"]),
         // glibc heap tuning for the exporter process (arena limit, trim after each collection).
         .target(name: "WPCMallocTuning"),
         .executableTarget(name: "wpbench", dependencies: ["WPRuntime", "WPLogging", "WPBytes", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPClient",
@@ -169,7 +173,6 @@ let package = Package(
 )
 
 // Libraries for embedding services and the examples that keep the docs honest (docs/embedding.md).
-package.products.append(.library(name: "WPServerMetrics", targets: ["WPServerMetrics"]))
 package.targets += [
     // WPServer's request metrics in WPMetrics (Linux only, like WPServer).
     .target(name: "WPServerMetrics", dependencies: ["WPServer", "WPMetrics", "WPRuntime", "WPCompression"]),
@@ -242,5 +245,6 @@ for target in package.targets where target.type != .system {
     settings.append(.swiftLanguageMode(.v6))
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
     target.swiftSettings = settings
 }

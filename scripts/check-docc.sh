@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# DocC over every library product, as Swift Package Index builds it (in CI: `.ci/run nightly`).
+# DocC over every module of every library product, as Swift Package Index builds it (in CI: `.ci/run nightly`).
 #
 # Builds the package once with symbol graphs (scratch path .build/docc, so the ordinary debug
 # build is left alone), then runs the toolchain's `docc convert` on each library product's
@@ -18,13 +18,16 @@ cd "$(dirname "$0")/.."
 command -v docc >/dev/null || { echo "check-docc: no docc in the toolchain" >&2; exit 1; }
 products=("$@")
 if [ "${#products[@]}" = 0 ]; then
-    mapfile -t products < <(grep -oE '\.library\(name: "[A-Za-z]+"' Package.swift | cut -d'"' -f2)
+    # Every module of every library product (a product may hold a companion module).
+    mapfile -t products < <(grep -oE '\.library\(name: "[A-Za-z]+", targets: \[[^]]*\]' Package.swift \
+        | sed 's/.*targets: \[//; s/\]//' | tr ',' '\n' | tr -d ' "' | grep -v '^$' | awk '!seen[$0]++')
 fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-# Kept after the run (scripts/check-api-list.py reads them too); made anew each time.
+# Kept after the run (scripts/check-api-list.py and scripts/check-api-breakage.sh read them
+# too). Not emptied first: an incremental build emits the graphs of the modules it compiles
+# only, and the others' are still those of their sources.
 graphs=.build/docc/symbol-graphs
-rm -rf "$graphs"
 mkdir -p "$graphs"
 echo "check-docc: building with symbol graphs (.build/docc)"
 swift build --scratch-path .build/docc -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs" >"$work/build.log" 2>&1 \

@@ -12,7 +12,7 @@ import WPServerMetrics
 struct ServiceMetrics {
     let jobs: CounterVec
     let inFlight: WPGauge
-    let duration: Histogram
+    let duration: WPHistogram
     let registry: MetricRegistry
 
     init() throws {
@@ -33,7 +33,7 @@ struct ServiceMetrics {
 struct LiteralMetrics {
     let jobs: CounterVec
     let inFlight: WPGauge
-    let duration: Histogram
+    let duration: WPHistogram
 
     init(registry: MetricRegistry) {
         jobs = registry.counterVec("worker_jobs_total", help: "Jobs processed, by outcome.", labelNames: ["outcome"])

@@ -10,9 +10,9 @@ func quickStart(requestMetrics: any RequestObserver, metricsHandler: any HTTPHan
     router.get("/healthz") { _ in .text("ok\n") }
     router.add("GET", "/metrics", metricsHandler)           // any HTTPHandler
 
-    var configuration = HTTPServer.Configuration(host: "::", port: 9090)
+    var configuration = WPHTTPServer.Configuration(host: "::", port: 9090)
     configuration.idleTimeout = .seconds(30)
-    let server = HTTPServer(configuration: configuration, handler: router, logger: logger)
+    let server = WPHTTPServer(configuration: configuration, handler: router, logger: logger)
 
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await server.run() }            // serves until this task is cancelled

@@ -31,7 +31,7 @@ func writeAndExit() -> Never {
 }
 
 #if os(Linux)
-func serveUntilTerminated(scheduler: Scheduler<ContinuousClock>, server: HTTPServer, log: WPLogger) async throws {
+func serveUntilTerminated(scheduler: TickScheduler<ContinuousClock>, server: WPHTTPServer, log: WPLogger) async throws {
     let signal = try await runUntilTerminated {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await scheduler.run() }

@@ -1,4 +1,4 @@
-// The examples of docs/scheduler.md, docs/logging.md (durations) and the Scheduler doc
+// The examples of docs/scheduler.md, docs/logging.md (durations) and the TickScheduler doc
 // comment.
 import WPLogging
 import WPScheduler
@@ -8,7 +8,7 @@ final class Cache: Sendable {
 }
 
 func schedule(cache: Cache, log: WPLogger) async {
-    let scheduler = Scheduler(configuration: .init(interval: .seconds(5), gracefulShutdownTimeout: .seconds(5),
+    let scheduler = TickScheduler(configuration: .init(interval: .seconds(5), gracefulShutdownTimeout: .seconds(5),
                                                    workName: "refresh"),
                               clock: ContinuousClock(), logger: log) { tick in
         await cache.refresh()

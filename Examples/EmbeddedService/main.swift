@@ -74,7 +74,7 @@ router.post("/order") { request in
 }
 
 let port = option("--port").flatMap { Int($0) } ?? 9464
-let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: port), handler: router, logger: log)
+let server = WPHTTPServer(configuration: .init(host: "127.0.0.1", port: port), handler: router, logger: log)
 let pusher = try option("--push").flatMap(URL.init(string:)).map {
     try PushgatewayClient(configuration: .init(url: $0, job: "shop"))
 }
@@ -85,7 +85,7 @@ let signal = try await runUntilTerminated {
         group.addTask { try await server.run() }
         if let pusher {
             group.addTask {
-                let pushes = Scheduler(configuration: .init(interval: .seconds(15), workName: "push"),
+                let pushes = TickScheduler(configuration: .init(interval: .seconds(15), workName: "push"),
                                        clock: ContinuousClock(), logger: log) { _ in
                     do { try await pusher.push(registry) } catch { log.warn("push failed", ["error": "\(error)"]) }
                 }

@@ -41,7 +41,7 @@ enum EmbeddedWinPower {
         try exporter.register(in: registry)
         var router = WPRouter(observer: try RequestMetrics(namespace: "service", registry: registry))
         router.addMetrics(registry: registry)
-        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: router, logger: log)
+        let server = WPHTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: router, logger: log)
 
         let (stop, stopNow) = AsyncStream.makeStream(of: Void.self)
         return try await withThrowingTaskGroup(of: Void.self) { group in

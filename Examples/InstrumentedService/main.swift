@@ -15,7 +15,7 @@ import WPPushgateway
 struct ServiceMetrics {
     let jobs: CounterVec
     let inFlight: WPGauge
-    let duration: Histogram
+    let duration: WPHistogram
     let payload: Summary
     let registry: MetricRegistry
 

@@ -51,7 +51,8 @@ let package = Package(
         .testTarget(
             name: "WPMetricsBridgeTests",
             dependencies: ["ConnectionPool", "WPMetricsBridge", .product(name: "Metrics", package: "swift-metrics")]
-                + ["WPLogging", "WPMetrics", "WPServer", "WPHTTPClient"].map(wpexporter)
+                + ["WPLogging", "WPMetrics", "WPServer"].map(wpexporter)
+                + [.product(name: "WPExporterTesting", package: wpexporterPackage, condition: .when(platforms: [.linux]))]
         ),
     ],
     swiftLanguageModes: [.v6]

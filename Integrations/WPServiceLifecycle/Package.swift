@@ -1,7 +1,7 @@
 // swift-tools-version: 6.0
 //
-// WPServiceLifecycle — swift-service-lifecycle `Service`s for WPServer's HTTPServer,
-// WPScheduler's Scheduler and WPExporter's Exporter, so they run in a `ServiceGroup` beside NIO-based services and stop
+// WPServiceLifecycle — swift-service-lifecycle `Service`s for WPServer's WPHTTPServer,
+// WPScheduler's TickScheduler and WPExporter's Exporter, so they run in a `ServiceGroup` beside NIO-based services and stop
 // gracefully with them. A separate package so that wpexporter's own Package.swift keeps no
 // dependencies; see README.md.
 
@@ -38,11 +38,10 @@ let package = Package(
             dependencies: [
                 "WPServiceLifecycle",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "WPHTTPClient", package: wpexporterPackage),
                 .product(name: "WPLogging", package: wpexporterPackage),
                 .product(name: "WPExporter", package: wpexporterPackage, condition: .when(platforms: [.linux])),
                 .product(name: "WPConfig", package: wpexporterPackage),
-                .product(name: "WPSimulator", package: wpexporterPackage, condition: .when(platforms: [.linux])),
+                .product(name: "WPExporterTesting", package: wpexporterPackage, condition: .when(platforms: [.linux])),
                 .product(name: "WPServer", package: wpexporterPackage, condition: .when(platforms: [.linux])),
             ]
         ),

@@ -5,12 +5,12 @@
 /// A server's exposition chunks live in one block, so a merged body of many servers is a list
 /// of slices whose addresses can be taken once per merge and handed to the kernel on every
 /// scrape, without pinning (and reference-counting) thousands of arrays each time.
-public final class ByteBlock: Sendable {
+package final class ByteBlock: Sendable {
     /// Owned by the block: allocated in `init`, freed in `deinit`, never written after `init`.
     nonisolated(unsafe) private let storage: UnsafeMutableRawBufferPointer
 
     /// A block holding `pieces` back to back.
-    public init(_ pieces: [[UInt8]]) {
+    package init(_ pieces: [[UInt8]]) {
         let count = pieces.reduce(0) { $0 + $1.count }
         let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
         var offset = 0
@@ -29,35 +29,35 @@ public final class ByteBlock: Sendable {
     }
 
     /// Bytes in the block.
-    public let count: Int
+    package let count: Int
 
     /// The bytes: the same address and contents for as long as the block lives.
-    public var bytes: UnsafeRawBufferPointer {
+    package var bytes: UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(storage)[0..<count])
     }
 
     /// A copy of the bytes in `range`.
-    public subscript(range: Range<Int>) -> [UInt8] {
+    package subscript(range: Range<Int>) -> [UInt8] {
         Array(bytes[range])
     }
 }
 
 /// A range of a ``ByteBlock``: one piece of a merged body.
-public struct ByteSlice: Sendable {
-    public let block: ByteBlock
-    public let range: Range<Int>
+package struct ByteSlice: Sendable {
+    package let block: ByteBlock
+    package let range: Range<Int>
 
-    public init(block: ByteBlock, range: Range<Int>) {
+    package init(block: ByteBlock, range: Range<Int>) {
         self.block = block
         self.range = range
     }
 
     /// Bytes in the slice.
-    public var count: Int { range.count }
+    package var count: Int { range.count }
 
     /// The slice's bytes: the same address for as long as the block lives.
-    public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: block.bytes[range]) }
+    package var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: block.bytes[range]) }
 
     /// A copy of the slice's bytes.
-    public var array: [UInt8] { block[range] }
+    package var array: [UInt8] { block[range] }
 }

@@ -2,9 +2,9 @@
 ///
 /// Messages say what failed and what to check. They never contain a password, a token, an
 /// `Authorization` header or a response body.
-package struct ClientError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct ClientError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The failure class; `rawValue` is the stable label value for metrics.
-    package enum Kind: String, Sendable, Equatable, CaseIterable {
+    public enum Kind: String, Sendable, Equatable, CaseIterable {
         /// Connection refused, reset, DNS failure, unreachable server.
         case network
         /// A request exceeded `api_timeout` or the collection exceeded `timeout`.
@@ -21,20 +21,20 @@ package struct ClientError: Error, Sendable, Equatable, CustomStringConvertible 
         case decode
     }
 
-    package var kind: Kind
+    public var kind: Kind
     /// What went wrong and what to check.
-    package var message: String
+    public var message: String
     /// The HTTP status, when one was received.
-    package var status: Int?
+    public var status: Int?
     /// The envelope `code`, for ``Kind/apiCode`` (and auth failures that carried one).
-    package var apiCode: String?
+    public var apiCode: String?
 
-    package init(_ kind: Kind, _ message: String, status: Int? = nil, apiCode: String? = nil) {
+    public init(_ kind: Kind, _ message: String, status: Int? = nil, apiCode: String? = nil) {
         self.kind = kind
         self.message = message
         self.status = status
         self.apiCode = apiCode
     }
 
-    package var description: String { "winpower \(kind.rawValue) error: \(message)" }
+    public var description: String { "winpower \(kind.rawValue) error: \(message)" }
 }

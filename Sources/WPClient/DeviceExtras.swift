@@ -4,25 +4,25 @@
 /// `outputCurrent1`, `loadWatt1`, `loadVa1`) stays in ``RealtimeReadings``' named fields; this
 /// holds phases 2 and 3 of those, and all three phases of the other per-phase quantities. No
 /// storage is allocated for a single-phase device.
-package struct PhaseReadings: Sendable, Equatable {
+public struct PhaseReadings: Sendable, Equatable {
     /// A per-phase quantity, named by its WinPower key without the phase digit.
-    package enum Quantity: String, CaseIterable, Sendable {
+    public enum Quantity: String, CaseIterable, Sendable {
         case inputVolt, inputCurrent, outputVolt, outputCurrent, loadWatt, loadVa
     }
 
     /// The phases a UPS can have.
-    package static let phases = 1...3
+    public static let phases = 1...3
 
     /// `Quantity.allCases.count × 3` values, phase-major per quantity; empty until one is set.
     private var values: [Double?] = []
 
-    package init() {}
+    public init() {}
 
     /// Whether no per-phase value was sent.
-    package var isEmpty: Bool { values.allSatisfy { $0 == nil } }
+    public var isEmpty: Bool { values.allSatisfy { $0 == nil } }
 
     /// The value of `quantity` on `phase` (1–3), `nil` when not sent.
-    package subscript(quantity: Quantity, phase: Int) -> Double? {
+    public subscript(quantity: Quantity, phase: Int) -> Double? {
         get {
             guard Self.phases.contains(phase), !values.isEmpty else { return nil }
             return values[Self.slot(quantity, phase)]
@@ -38,7 +38,7 @@ package struct PhaseReadings: Sendable, Equatable {
     }
 
     /// Whether phase 2 or 3 of any quantity was sent.
-    package var hasHigherPhases: Bool {
+    public var hasHigherPhases: Bool {
         !values.isEmpty && Quantity.allCases.contains { self[$0, 2] != nil || self[$0, 3] != nil }
     }
 
@@ -49,19 +49,19 @@ package struct PhaseReadings: Sendable, Equatable {
 
 /// A numeric member of `realtime`, `config` or `setting` the decoder has no field for: passed
 /// through as sent (the exporter's `winpower_device_reading`).
-package struct ExtraReading: Sendable, Equatable {
+public struct ExtraReading: Sendable, Equatable {
     /// The object the member came from.
-    package enum Section: String, Sendable, CaseIterable {
+    public enum Section: String, Sendable, CaseIterable {
         case realtime, config, setting
     }
 
-    package var section: Section
-    /// The member's name as sent (at most ``DeviceListDecoder/longestExtraKey`` bytes).
-    package var key: String
+    public var section: Section
+    /// The member's name as sent (at most `DeviceListDecoder/longestExtraKey` bytes).
+    public var key: String
     /// The finite number the value held (a JSON number or a string holding one).
-    package var value: Double
+    public var value: Double
 
-    package init(section: Section, key: String, value: Double) {
+    public init(section: Section, key: String, value: Double) {
         self.section = section
         self.key = key
         self.value = value
@@ -70,19 +70,19 @@ package struct ExtraReading: Sendable, Equatable {
 
 /// One entry of `activeAlarms`, whatever its shape: a code string or number, or an object
 /// with any of a code, a name, a message and an id.
-package struct Alarm: Sendable, Equatable {
+public struct Alarm: Sendable, Equatable {
     /// The alarm's code: bounded, the same for every occurrence (`alarmCode`, `code`,
     /// `eventCode`, or the entry itself when it is a string or number).
-    package var code: String?
+    public var code: String?
     /// Its name (`alarmName`, `name`, `eventName`, `title`), or the known name of its code
     /// (``knownNames``) when the server sent none.
-    package var name: String?
+    public var name: String?
     /// Its text (`message`, `msg`, `alarmMessage`, `description`, `content`, `alarmDesc`).
-    package var message: String?
+    public var message: String?
     /// A per-occurrence id (`id`, `alarmId`, `eventId`): shown, never a label.
-    package var id: String?
+    public var id: String?
 
-    package init(code: String? = nil, name: String? = nil, message: String? = nil, id: String? = nil) {
+    public init(code: String? = nil, name: String? = nil, message: String? = nil, id: String? = nil) {
         self.code = code
         self.name = name ?? code.flatMap { Self.knownNames[$0] }
         self.message = message
@@ -91,7 +91,7 @@ package struct Alarm: Sendable, Equatable {
 
     /// Alarm codes whose meaning is known (from WinPower's own agents; not from the API's
     /// documentation, which has none).
-    package static let knownNames: [String: String] = [
+    public static let knownNames: [String: String] = [
         "501": "BatteryTestInProgress",
     ]
 }

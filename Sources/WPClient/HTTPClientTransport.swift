@@ -1,5 +1,5 @@
 import FoundationEssentials
-import WPHTTPClient
+package import WPHTTPClient
 
 /// The ``HTTPTransport`` the client uses: WPHTTPClient's `HTTPClient`, which speaks plain
 /// HTTP itself and HTTPS through libcurl (system trust, one CA file, or no verification).

@@ -1,4 +1,4 @@
-import FoundationEssentials
+package import FoundationEssentials
 
 /// Sends one HTTP request and returns the whole response. The client's only network seam.
 ///

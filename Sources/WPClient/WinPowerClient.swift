@@ -13,7 +13,7 @@
 /// let readout = try await client.fetchDevices()
 /// for device in readout.devices { print(device.id, device.realtime.loadTotalWatt ?? .nan) }
 /// ```
-package protocol WinPowerClient: Sendable {
+public protocol WinPowerClient: Sendable {
     /// Fetches every page of the device list, logging in first when needed.
     ///
     /// - Returns: every device read, plus facts about the connection.
@@ -23,7 +23,7 @@ package protocol WinPowerClient: Sendable {
 
 /// A client whose credentials can change while it runs (a configuration reload with a rotated
 /// password), without a new client, connection pool or pipeline.
-package protocol CredentialUpdating: Sendable {
+public protocol CredentialUpdating: Sendable {
     /// Uses `username` and `password` from the next login on: the current session token is
     /// dropped and any login backoff ends, so the next collection logs in with them at once.
     func updateCredentials(username: String, password: String) async

@@ -1,5 +1,5 @@
-import FoundationEssentials
-import WPHTTPClient
+public import FoundationEssentials
+package import WPHTTPClient
 
 extension WinPowerHTTPClient {
     /// Everything the client needs to reach one WinPower server, with the exporter's defaults.
@@ -11,58 +11,58 @@ extension WinPowerHTTPClient {
     ///     baseURL: URL(string: "https://winpower.example.com:8081")!, username: "admin", password: secret)
     /// configuration.caFile = "/etc/wpexporter/winpower-ca.pem"
     /// ```
-    package struct Configuration: Sendable, CustomStringConvertible {
+    public struct Configuration: Sendable, CustomStringConvertible {
         /// `winpower.base_url`: scheme, host, port and an optional path prefix; a trailing
         /// slash is fine.
-        package var baseURL: URL
-        package var username: String
+        public var baseURL: URL
+        public var username: String
         /// Sent only in the login body; never logged or put in errors.
-        package var password: String
+        public var password: String
         /// `winpower.timeout`: the overall budget of one ``WinPowerClient/fetchDevices()``.
-        package var timeout: Duration = .seconds(30)
+        public var timeout: Duration = .seconds(30)
         /// `winpower.api_timeout`: the limit of each request.
-        package var apiTimeout: Duration = .seconds(10)
+        public var apiTimeout: Duration = .seconds(10)
         /// `winpower.skip_ssl_verify`: accept any certificate (HTTPS is still
         /// encrypted, but the server is not authenticated).
-        package var skipSSLVerify = false
+        public var skipSSLVerify = false
         /// `winpower.ca_file`: trust only this PEM bundle.
-        package var caFile: String?
+        public var caFile: String?
         /// `winpower.refresh_threshold`: renew the token this long before it expires (at most
         /// half its lifetime before).
-        package var refreshThreshold: Duration = .seconds(300)
+        public var refreshThreshold: Duration = .seconds(300)
         /// Lifetime assumed when the token carries no usable lifetime claim (WinPower's own
         /// `tokenExpiredMinutes` is 30).
-        package var defaultTokenLifetime: Duration = .seconds(1800)
+        public var defaultTokenLifetime: Duration = .seconds(1800)
         /// The page size requested; the server may use a smaller one.
-        package var pageSize = 100
+        public var pageSize = 100
         /// `winpower.max_pages`: hard bound on pages per readout, so a lying server cannot make
         /// the client loop (1,000: 20,000 devices at the real server's 20 per page).
-        package var maxPages = 1_000
+        public var maxPages = 1_000
         /// `winpower.max_devices`: devices kept per readout, whatever page size the server
         /// reports; the entries past it are skipped without being decoded and counted in
         /// ``DeviceReadout/devicesDropped``.
-        package var maxDevices = 10_000
+        public var maxDevices = 10_000
         /// `winpower.max_text_bytes`: the longest text field of a device kept (alias, model,
-        /// alarm texts, …), in UTF-8 bytes; longer ones are cut (see ``DeviceListDecoder/maxTextBytes``).
-        package var maxTextBytes = DeviceListDecoder.defaultMaxTextBytes
+        /// alarm texts, …), in UTF-8 bytes; longer ones are cut (see `DeviceListDecoder/maxTextBytes`).
+        public var maxTextBytes = DeviceListDecoder.defaultMaxTextBytes
         /// The area whose devices are listed (the root area includes all with sub-areas).
-        package var areaId = "00000000-0000-0000-0000-000000000000"
+        public var areaId = "00000000-0000-0000-0000-000000000000"
         /// Whether the area's sub-areas are listed too.
-        package var includeSubArea = true
+        public var includeSubArea = true
         /// First delay after a rejected login; doubles per failure up to ``loginBackoffMax``.
-        package var loginBackoffInitial: Duration = .seconds(1)
-        package var loginBackoffMax: Duration = .seconds(300)
+        public var loginBackoffInitial: Duration = .seconds(1)
+        public var loginBackoffMax: Duration = .seconds(300)
         /// The `User-Agent` header, e.g. `wpexporter/1.2.0`.
-        package var userAgent = "wpexporter"
+        public var userAgent = "wpexporter"
 
-        package init(baseURL: URL, username: String, password: String) {
+        public init(baseURL: URL, username: String, password: String) {
             self.baseURL = baseURL
             self.username = username
             self.password = password
         }
 
         /// A summary without the password.
-        package var description: String {
+        public var description: String {
             "WinPower client \(Self.redacted(baseURL)) timeout=\(timeout) api_timeout=\(apiTimeout) "
                 + "skip_ssl_verify=\(skipSSLVerify) ca_file=\(caFile ?? "none") page_size=\(pageSize)"
                 + " max_pages=\(maxPages) max_devices=\(maxDevices) max_text_bytes=\(maxTextBytes)"

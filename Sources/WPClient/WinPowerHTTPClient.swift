@@ -1,5 +1,5 @@
-import FoundationEssentials
-import WPLogging
+public import FoundationEssentials
+public import WPLogging
 
 /// The WinPower G2 client: logs in, keeps the token fresh, reads every page of the device
 /// list and decodes it tolerantly.
@@ -22,7 +22,7 @@ import WPLogging
 /// let client = WinPowerHTTPClient(configuration: configuration, logger: logger.child(label: "client"))
 /// let readout = try await client.fetchDevices()
 /// ```
-package actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
+public actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
     /// Changed only by ``updateCredentials(username:password:)``.
     private(set) var configuration: Configuration
     let transport: any HTTPTransport
@@ -47,17 +47,24 @@ package actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
     /// What made the last readout incomplete, already logged (``reportIncompleteness(_:)``).
     var reportedIncompleteness = ""
 
-    /// Creates a client; nothing is sent until the first ``fetchDevices()``.
+    /// Creates a client; nothing is sent until the first ``fetchDevices()``. Requests go
+    /// through the transport the configuration asks for (its own sockets for `http://`, libcurl
+    /// for `https://`), on threads of its own.
     ///
     /// - Parameters:
     ///   - configuration: server, credentials and limits.
-    ///   - transport: how requests are sent; by default ``makeTransport(for:threadPool:)`` with threads of its own.
     ///   - clock: drives token renewal, login backoff and the time budget.
     ///   - wallClock: the current wall-clock time, used only to report instants (token expiry,
     ///     last login); the server's claims are never compared with it.
     ///   - logger: where the client logs; it never logs secrets or bodies (debug previews are
     ///     truncated and masked).
-    package init(configuration: Configuration, transport: (any HTTPTransport)? = nil,
+    public init(configuration: Configuration, clock: some Clock<Duration> = ContinuousClock(),
+                wallClock: @escaping @Sendable () -> Date = { Date() }, logger: WPLogger) {
+        self.init(configuration: configuration, transport: nil, clock: clock, wallClock: wallClock, logger: logger)
+    }
+
+    /// A client over `transport` (a test's fake), or the transport the configuration asks for.
+    package init(configuration: Configuration, transport: (any HTTPTransport)?,
                 clock: some Clock<Duration> = ContinuousClock(),
                 wallClock: @escaping @Sendable () -> Date = { Date() }, logger: WPLogger) {
         self.configuration = configuration
@@ -69,7 +76,7 @@ package actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
         self.elapsed = { origin.duration(to: clock.now) }
     }
 
-    package func updateCredentials(username: String, password: String) {
+    public func updateCredentials(username: String, password: String) {
         guard username != configuration.username || password != configuration.password else { return }
         configuration.username = username
         configuration.password = password
@@ -88,7 +95,7 @@ package actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
     /// - Returns: the devices and connection facts (token expiry, last login, API timings).
     /// - Throws: ``ClientError``; `auth` when credentials are rejected (or during backoff),
     ///   `timeout` when the collection exceeds `timeout`.
-    package func fetchDevices() async throws -> DeviceReadout {
+    public func fetchDevices() async throws -> DeviceReadout {
         let deadline = elapsed() + configuration.timeout
         var current = try await validToken(replacing: nil, deadline: deadline)
         var retried = false
@@ -128,10 +135,10 @@ package actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
     }
 
     /// The current token's expiry (wall clock), or `nil` when not logged in.
-    package var tokenExpiry: Date? { token?.wallExpiry }
+    public var tokenExpiry: Date? { token?.wallExpiry }
 
     /// When the last successful login happened, or `nil` if never.
-    package var lastLoginTime: Date? { lastLogin }
+    public var lastLoginTime: Date? { lastLogin }
 
     func record(_ call: APICall) {
         if pendingCalls.count >= 1024 { pendingCalls.removeFirst(pendingCalls.count - 1023) }

@@ -1,4 +1,4 @@
-import WPClient
+package import WPClient
 
 /// The physical bounds of the battery readings a shutdown can follow from (NUT's `LB`, the
 /// UPS-MIB's `batteryLow`, the shipped alerts). A reading outside them (or not finite) is

@@ -9,37 +9,37 @@
 /// let configuration = CollectorConfiguration(interval: .seconds(5), target: "https://winpower.example:8081")
 /// // configuration.stalenessWindow == .seconds(15)
 /// ```
-package struct CollectorConfiguration: Sendable, Equatable {
+public struct CollectorConfiguration: Sendable, Equatable {
     /// The collection interval (default 5 s).
-    package var interval: Duration
+    public var interval: Duration
     /// How old the last successful reading of a device may be before its instantaneous gauges
     /// are withdrawn; also the window of ``CollectorHealth/isHealthy(sinceLastSuccess:stalenessWindow:)``.
     /// Defaults to `max(3 × interval, 15 s)`.
-    package var stalenessWindow: Duration
+    public var stalenessWindow: Duration
     /// The WinPower base URL without credentials, for log fields and the health report.
-    package var target: String
+    public var target: String
     /// Upper bounds (seconds) of `winpower_exporter_collection_duration_seconds`.
-    package var collectionDurationBuckets: [Double]
+    public var collectionDurationBuckets: [Double]
     /// Upper bounds (seconds) of `winpower_api_response_time_seconds`.
-    package var apiResponseTimeBuckets: [Double]
+    public var apiResponseTimeBuckets: [Double]
     /// Labels of one server of a multi-server exporter (`server` first, then the entry's
-    /// static labels). When not empty, snapshots carry only ``MetricsSnapshot/chunks``: the
+    /// static labels). When not empty, snapshots carry only `MetricsSnapshot/chunks`: the
     /// families with these labels on every series, except the process-wide ones
     /// (``WinPowerCollector/processWideFamilies``); their bodies are empty (see
-    /// ``ExpositionChunks/standalone(openMetrics:)`` for one server's own body).
-    package var seriesLabels: [SeriesLabel] = []
-    /// What this collector's devices are called in a shared ``WPEnergy/EnergyMeter``:
+    /// `ExpositionChunks/standalone(openMetrics:)` for one server's own body).
+    public var seriesLabels: [SeriesLabel] = []
+    /// What this collector's devices are called in a shared `WPEnergy/EnergyMeter`:
     /// `energyKeyPrefix + device_id`. Empty (the device id alone) for a single server; see
-    /// ``EnergyKey`` for the multi-server scheme.
-    package var energyKeyPrefix: String = ""
+    /// `EnergyKey` for the multi-server scheme.
+    public var energyKeyPrefix: String = ""
     /// What happens to numeric readings without a metric of their own (passed through, capped).
-    package var readings = ReadingsPolicy()
+    public var readings = ReadingsPolicy()
     /// Which devices are kept, their names and static labels (every device, unchanged, by default).
-    package var devices = DeviceFilter.all
+    public var devices = DeviceFilter.all
     /// How long a collection waits for the save of its energy totals before it publishes:
     /// 250 ms, long enough for a healthy disk's fsync and short beside the shortest collection
     /// interval (1 s). A stuck disk holds the served counters at their last saved values.
-    package var saveWait: Duration = .milliseconds(250)
+    public var saveWait: Duration = .milliseconds(250)
 
     /// Creates a configuration.
     ///
@@ -47,7 +47,7 @@ package struct CollectorConfiguration: Sendable, Equatable {
     ///   - interval: the collection interval.
     ///   - stalenessWindow: the staleness window, or `nil` for `max(3 × interval, 15 s)`.
     ///   - target: the WinPower base URL without credentials.
-    package init(interval: Duration = .seconds(5), stalenessWindow: Duration? = nil, target: String = "") {
+    public init(interval: Duration = .seconds(5), stalenessWindow: Duration? = nil, target: String = "") {
         self.interval = interval
         self.stalenessWindow = stalenessWindow ?? Self.defaultStalenessWindow(interval: interval)
         self.target = target
@@ -59,7 +59,7 @@ package struct CollectorConfiguration: Sendable, Equatable {
     ///
     /// - Parameter interval: the collection interval.
     /// - Returns: the default staleness window for that interval.
-    package static func defaultStalenessWindow(interval: Duration) -> Duration {
+    public static func defaultStalenessWindow(interval: Duration) -> Duration {
         max(interval * 3, .seconds(15))
     }
 }

@@ -1,54 +1,54 @@
-import FoundationEssentials
-import WPClient
+public import FoundationEssentials
+public import WPClient
 
 /// What the last collections found, for `/health` and readiness.
 ///
 /// A value type copied out of the collector: reading it never waits on WinPower.
-package struct CollectorHealth: Sendable, Equatable {
+public struct CollectorHealth: Sendable, Equatable {
     /// When the latest collection started (wall clock), `nil` before the first; it may still be
     /// running (see ``inProgress``).
-    package var lastAttempt: Date?
+    public var lastAttempt: Date?
     /// When the last collection finished, successful or not (wall clock), `nil` before the first.
-    package var lastFinished: Date?
+    public var lastFinished: Date?
     /// Whether a collection is running now.
-    package var inProgress: Bool
+    public var inProgress: Bool
     /// When the last successful collection finished (wall clock), `nil` if none succeeded yet.
-    package var lastSuccess: Date?
+    public var lastSuccess: Date?
     /// The last finished collection's error as `kind: message`, or `nil` when it succeeded.
-    /// Built from ``WPClient/ClientError`` messages, which never hold secrets.
-    package var lastError: String?
+    /// Built from `WPClient/ClientError` messages, which never hold secrets.
+    public var lastError: String?
     /// Whether the last collection got an HTTP response from WinPower.
-    package var winPowerReachable: Bool
+    public var winPowerReachable: Bool
     /// Whether the exporter holds a token WinPower accepted that has not expired.
-    package var authenticated: Bool
+    public var authenticated: Bool
     /// Devices with live series: seen in a successful readout within the staleness window.
-    package var deviceCount: Int
+    public var deviceCount: Int
     /// Power readings refused as implausible since start (all devices), not integrated.
-    package var energySamplesRejected: Int = 0
+    public var energySamplesRejected: Int = 0
     /// Devices left out of the readouts since start, by reason: a bound of the client
-    /// (``WPClient/DeviceListBound``, `max_devices`, `max_pages`) or `invalid` (a device object
+    /// (`WPClient/DeviceListBound`, `max_devices`, `max_pages`) or `invalid` (a device object
     /// without a usable id); `winpower_exporter_devices_dropped_total`.
-    package var devicesDropped: [String: Int] = [:]
+    public var devicesDropped: [String: Int] = [:]
     /// Device text fields cut to the byte bound since start;
     /// `winpower_exporter_device_texts_truncated_total`.
-    package var textsTruncated = 0
+    public var textsTruncated = 0
     /// Why the last successful readout missed devices (a bound reached, or the server's total
     /// and its pages disagree); `nil` when it was complete.
-    package var deviceListIncomplete: String?
+    public var deviceListIncomplete: String?
     /// Devices with an outage in progress (on battery, mode 4), sorted by device id.
-    package var outages: [DeviceOutage] = []
+    public var outages: [DeviceOutage] = []
     /// Live devices with active alarms and what the alarms say, sorted by device id.
-    package var alarms: [DeviceAlarms] = []
+    public var alarms: [DeviceAlarms] = []
 
     /// The active alarms of one device, as WinPower describes them.
-    package struct DeviceAlarms: Sendable, Equatable {
-        package var deviceID: String
+    public struct DeviceAlarms: Sendable, Equatable {
+        public var deviceID: String
         /// The device's alias (`device_name`), empty when it has none.
-        package var deviceName: String
-        /// At most ``WPClient/DeviceListDecoder/alarmDetailLimit`` entries, in the order sent.
-        package var alarms: [Alarm]
+        public var deviceName: String
+        /// At most `WPClient/DeviceListDecoder/alarmDetailLimit` entries, in the order sent.
+        public var alarms: [Alarm]
 
-        package init(deviceID: String, deviceName: String, alarms: [Alarm]) {
+        public init(deviceID: String, deviceName: String, alarms: [Alarm]) {
             self.deviceID = deviceID
             self.deviceName = deviceName
             self.alarms = alarms
@@ -56,20 +56,20 @@ package struct CollectorHealth: Sendable, Equatable {
     }
 
     /// A device's outage in progress.
-    package struct DeviceOutage: Sendable, Equatable {
+    public struct DeviceOutage: Sendable, Equatable {
         /// The device's key (as its energy totals are keyed).
-        package var deviceID: String
+        public var deviceID: String
         /// When the outage began (wall clock), `nil` when unknown.
-        package var since: Date?
+        public var since: Date?
 
-        package init(deviceID: String, since: Date?) {
+        public init(deviceID: String, since: Date?) {
             self.deviceID = deviceID
             self.since = since
         }
     }
 
     /// Creates a health value; the defaults describe a collector that has not run yet.
-    package init(lastAttempt: Date? = nil, lastFinished: Date? = nil, inProgress: Bool = false,
+    public init(lastAttempt: Date? = nil, lastFinished: Date? = nil, inProgress: Bool = false,
                 lastSuccess: Date? = nil, lastError: String? = nil,
                 winPowerReachable: Bool = false, authenticated: Bool = false, deviceCount: Int = 0) {
         self.lastAttempt = lastAttempt
@@ -84,7 +84,7 @@ package struct CollectorHealth: Sendable, Equatable {
 
     /// Whether the last finished collection succeeded; `false` before the first finished.
     /// A collection in progress does not change it.
-    package var lastCollectionSucceeded: Bool {
+    public var lastCollectionSucceeded: Bool {
         lastFinished != nil && lastSuccess != nil && lastError == nil
     }
 
@@ -97,7 +97,7 @@ package struct CollectorHealth: Sendable, Equatable {
     ///   which may be stepped.
     ///   - stalenessWindow: how old the last success may be.
     /// - Returns: `true` when the exporter serves fresh data.
-    package func isHealthy(sinceLastSuccess: Duration?, stalenessWindow: Duration) -> Bool {
+    public func isHealthy(sinceLastSuccess: Duration?, stalenessWindow: Duration) -> Bool {
         guard lastCollectionSucceeded, let sinceLastSuccess else { return false }
         return sinceLastSuccess <= stalenessWindow
     }

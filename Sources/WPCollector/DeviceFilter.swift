@@ -1,30 +1,30 @@
-import WPClient
+public import WPClient
 
 /// Which devices of a server the collector keeps, and what it calls and labels them.
 ///
 /// Applied to every readout before anything else: a device left out is neither integrated,
 /// exported, published to NUT clients nor counted, and its stored energy total stays in the
 /// state file untouched (it continues if the device is selected again).
-package struct DeviceFilter: Sendable, Equatable {
+public struct DeviceFilter: Sendable, Equatable {
     /// Device ids to keep; with ``includeAliases`` empty too, every device is kept.
-    package var include: Set<String>
+    public var include: Set<String>
     /// Device ids never kept.
-    package var exclude: Set<String>
+    public var exclude: Set<String>
     /// Alias patterns of devices to keep.
-    package var includeAliases: [AliasPattern]
+    public var includeAliases: [AliasPattern]
     /// Alias patterns of devices never kept.
-    package var excludeAliases: [AliasPattern]
+    public var excludeAliases: [AliasPattern]
     /// Names shown instead of the WinPower alias, by device id.
-    package var names: [String: String]
+    public var names: [String: String]
     /// The names of the static device labels, in the order they follow `device_type`.
-    package var labelNames: [String]
+    public var labelNames: [String]
     /// Each device's static label values, aligned with ``labelNames`` (`""` where it has none).
-    package var labels: [String: [String]]
+    public var labels: [String: [String]]
 
     /// Keeps every device unchanged.
-    package static let all = DeviceFilter()
+    public static let all = DeviceFilter()
 
-    package init(include: Set<String> = [], exclude: Set<String> = [], includeAliases: [AliasPattern] = [],
+    public init(include: Set<String> = [], exclude: Set<String> = [], includeAliases: [AliasPattern] = [],
                 excludeAliases: [AliasPattern] = [], names: [String: String] = [:], labels: [String: [String: String]] = [:]) {
         self.include = include
         self.exclude = exclude
@@ -37,7 +37,7 @@ package struct DeviceFilter: Sendable, Equatable {
     }
 
     /// Whether `device` is kept.
-    package func keeps(_ device: Device) -> Bool {
+    public func keeps(_ device: Device) -> Bool {
         let alias = device.asset.alias ?? ""
         let included = (include.isEmpty && includeAliases.isEmpty) || include.contains(device.id)
             || includeAliases.contains { $0.matches(alias) }
@@ -66,7 +66,7 @@ package struct DeviceFilter: Sendable, Equatable {
 
 /// A pattern matched against a whole device alias: `*` any run of characters (none too), `?`
 /// one character, `\` makes the next character literal; case matters.
-package struct AliasPattern: Sendable, Equatable, CustomStringConvertible {
+public struct AliasPattern: Sendable, Equatable, CustomStringConvertible {
     private enum Token: Equatable, Sendable {
         case literal(Character)
         case one
@@ -74,9 +74,9 @@ package struct AliasPattern: Sendable, Equatable, CustomStringConvertible {
     }
 
     private let tokens: [Token]
-    package let description: String
+    public let description: String
 
-    package init(_ pattern: String) {
+    public init(_ pattern: String) {
         description = pattern
         var tokens: [Token] = []
         var escaped = false
@@ -98,7 +98,7 @@ package struct AliasPattern: Sendable, Equatable, CustomStringConvertible {
 
     /// Whether `text` matches the whole pattern (iterative, with one backtracking point per
     /// `*`: linear in practice, at most pattern × text steps).
-    package func matches(_ text: String) -> Bool {
+    public func matches(_ text: String) -> Bool {
         let characters = Array(text)
         var (t, p) = (0, 0)
         var star: (pattern: Int, text: Int)?

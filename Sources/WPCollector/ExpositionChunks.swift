@@ -1,7 +1,7 @@
-import WPBytes
-import FoundationEssentials
-import WPCompression
-import WPMetrics
+package import WPBytes
+package import FoundationEssentials
+package import WPCompression
+package import WPMetrics
 
 /// One server's part of a merged exposition: each family's header and its sample lines, the
 /// lines already carrying the server's labels, each piece also deflated on its own.

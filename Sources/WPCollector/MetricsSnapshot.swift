@@ -1,5 +1,5 @@
-import WPBytes
-import FoundationEssentials
+package import WPBytes
+public import FoundationEssentials
 import WPCompression
 
 /// One collection's metrics, rendered once in both exposition formats, plain and gzipped.
@@ -10,7 +10,7 @@ import WPCompression
 ///
 /// ``openMetrics`` deliberately lacks the final `# EOF\n`: a server appends its per-scrape
 /// families (request counters, process metrics) and then the terminator. For gzip responses
-/// ``gzipBody(openMetrics:appending:)`` continues the snapshot's compressed body with the
+/// `gzipBody(openMetrics:appending:)` continues the snapshot's compressed body with the
 /// per-scrape part as one gzip member (only the part is compressed per scrape): every client
 /// decodes it whole, including those that stop after the first member (curl 7.88's
 /// `--compressed`).
@@ -19,9 +19,9 @@ import WPCompression
 /// let snapshot = collector.snapshot
 /// let (body, suffix) = snapshot.gzipBody(openMetrics: false, appending: perScrapeBytes)
 /// ```
-package final class MetricsSnapshot: Sendable {
-    /// The text format 0.0.4 body (of a merged snapshot: empty, see ``textParts``).
-    package let text: [UInt8]
+public final class MetricsSnapshot: Sendable {
+    /// The text format 0.0.4 body (of a merged snapshot: empty, see `textParts`).
+    public let text: [UInt8]
     /// The pieces of a merged snapshot's text body, in order, each a slice of a server's
     /// chunks: the body is ``text`` followed by them. Served as they are (``wholeText`` joins
     /// them, at the cost of a copy). Empty for a single collector's snapshot.
@@ -30,8 +30,8 @@ package final class MetricsSnapshot: Sendable {
     /// ``gzipBody(openMetrics:appending:)``).
     package var textGzip: [UInt8] { textGzipOpen.member }
     /// The OpenMetrics 1.0 body without the final `# EOF\n` (of a merged snapshot: empty, see
-    /// ``openMetricsParts``).
-    package let openMetrics: [UInt8]
+    /// `openMetricsParts`).
+    public let openMetrics: [UInt8]
     /// The pieces of a merged snapshot's OpenMetrics body, as ``textParts`` are of the text one.
     package let openMetricsParts: [ByteSlice]
     /// ``openMetrics`` compressed as one complete gzip member (a copy, as ``textGzip``).
@@ -39,11 +39,11 @@ package final class MetricsSnapshot: Sendable {
     private let textGzipOpen: OpenGzipMember
     private let openMetricsGzipOpen: OpenGzipMember
     /// When the collection that produced this snapshot finished; `nil` before the first.
-    package let generatedAt: Date?
+    public let generatedAt: Date?
     /// Devices with live series in this snapshot.
-    package let deviceCount: Int
+    public let deviceCount: Int
     /// Samples (lines other than comments) in ``text``.
-    package let seriesCount: Int
+    public let seriesCount: Int
     /// The families as per-family chunks carrying the collector's
     /// ``CollectorConfiguration/seriesLabels``, for ``MergedExposition``; `nil` when the
     /// collector has no series labels (a single-server exporter). When set, the four bodies
@@ -80,11 +80,11 @@ package final class MetricsSnapshot: Sendable {
         self.chunks = chunks
     }
 
-    /// The whole text body, ``text`` and ``textParts`` joined (a copy when there are parts).
-    package var wholeText: [UInt8] { Self.joined(text, textParts) }
+    /// The whole text body, ``text`` and `textParts` joined (a copy when there are parts).
+    public var wholeText: [UInt8] { Self.joined(text, textParts) }
 
-    /// The whole OpenMetrics body (without `# EOF`), ``openMetrics`` and ``openMetricsParts`` joined.
-    package var wholeOpenMetrics: [UInt8] { Self.joined(openMetrics, openMetricsParts) }
+    /// The whole OpenMetrics body (without `# EOF`), ``openMetrics`` and `openMetricsParts` joined.
+    public var wholeOpenMetrics: [UInt8] { Self.joined(openMetrics, openMetricsParts) }
 
     private static func joined(_ first: [UInt8], _ parts: [ByteSlice]) -> [UInt8] {
         guard !parts.isEmpty else { return first }

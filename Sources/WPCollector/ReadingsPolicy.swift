@@ -1,21 +1,21 @@
 import WPClient
 
 /// What the collector does with readings WinPower sends that have no metric of their own
-/// (``WPClient/Device/extraReadings``): passed through as `winpower_device_reading`, bounded.
+/// (`WPClient/Device/extraReadings`): passed through as `winpower_device_reading`, bounded.
 ///
 /// The caps keep a misbehaving server from exploding the exposition: a device keeps its first
 /// ``maxPerDevice`` readings in the order sent, and a server's devices (in device-id order) at
 /// most ``maxPerServer`` together; what is left out is counted in
 /// `winpower_exporter_readings_dropped_total`.
-package struct ReadingsPolicy: Sendable, Equatable {
+public struct ReadingsPolicy: Sendable, Equatable {
     /// Whether unknown numeric readings are exported at all (on by default).
-    package var passthrough: Bool
-    /// Readings kept per device (default 64; at most ``DeviceListDecoder/extraReadingLimit``).
-    package var maxPerDevice: Int
+    public var passthrough: Bool
+    /// Readings kept per device (default 64; at most `DeviceListDecoder/extraReadingLimit`).
+    public var maxPerDevice: Int
     /// Readings kept per WinPower server, all devices together (default 4,096).
-    package var maxPerServer: Int
+    public var maxPerServer: Int
 
-    package init(passthrough: Bool = true, maxPerDevice: Int = 64, maxPerServer: Int = 4_096) {
+    public init(passthrough: Bool = true, maxPerDevice: Int = 64, maxPerServer: Int = 4_096) {
         self.passthrough = passthrough
         self.maxPerDevice = max(0, min(maxPerDevice, DeviceListDecoder.extraReadingLimit))
         self.maxPerServer = max(0, maxPerServer)

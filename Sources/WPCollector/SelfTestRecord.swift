@@ -1,19 +1,19 @@
-import FoundationEssentials
-import WPEnergy
+public import FoundationEssentials
+public import WPEnergy
 
 /// A device's battery self-tests as its outage ledger keeps them (saved with the energy totals,
 /// so they survive restarts): what the SNMP agent's UPS-MIB test group serves.
-package struct SelfTestRecord: Sendable, Equatable {
+public struct SelfTestRecord: Sendable, Equatable {
     /// Self-tests seen starting (transfers to mode 5).
-    package var count: Int
+    public var count: Int
     /// Wall-clock start of the last (or current) self-test; `nil` when it is unknown.
-    package var lastStart: Date?
+    public var lastStart: Date?
     /// WinPower's raw `testStatus` code at the end of the last self-test (or during it).
-    package var lastStatus: Int?
+    public var lastStatus: Int?
     /// A self-test is in progress.
-    package var inProgress: Bool
+    public var inProgress: Bool
 
-    package init(count: Int, lastStart: Date?, lastStatus: Int?, inProgress: Bool) {
+    public init(count: Int, lastStart: Date?, lastStatus: Int?, inProgress: Bool) {
         self.count = count
         self.lastStart = lastStart
         self.lastStatus = lastStatus
@@ -21,7 +21,7 @@ package struct SelfTestRecord: Sendable, Equatable {
     }
 
     /// The ledger's self-tests; `nil` for a device whose ledger never saw one.
-    package init?(_ ledger: OutageLedger) {
+    public init?(_ ledger: OutageLedger) {
         guard ledger.tests > 0 || ledger.inTest else { return nil }
         self.init(count: ledger.tests, lastStart: ledger.lastTest, lastStatus: ledger.lastTestStatus, inProgress: ledger.inTest)
     }

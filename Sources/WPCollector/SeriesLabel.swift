@@ -2,13 +2,13 @@ import WPMetrics
 
 /// A label added to every series a collector exports, such as `server="building-a"` in a
 /// multi-server exporter.
-package struct SeriesLabel: Sendable, Equatable {
+public struct SeriesLabel: Sendable, Equatable {
     /// A valid Prometheus label name (the configuration validates it).
-    package var name: String
+    public var name: String
     /// Any text; escaped when rendered.
-    package var value: String
+    public var value: String
 
-    package init(name: String, value: String) {
+    public init(name: String, value: String) {
         self.name = name
         self.value = value
     }
@@ -19,7 +19,7 @@ package struct SeriesLabel: Sendable, Equatable {
     ///
     /// - Parameter labels: the labels, in output order.
     /// - Returns: the bytes to insert after a series' `{`.
-    package static func rendered(_ labels: [SeriesLabel]) -> [UInt8] {
+    public static func rendered(_ labels: [SeriesLabel]) -> [UInt8] {
         var out: [UInt8] = []
         for (index, label) in labels.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }

@@ -1,8 +1,8 @@
-import FoundationEssentials
+public import FoundationEssentials
 import Synchronization
-import WPClient
-import WPEnergy
-import WPLogging
+public import WPClient
+public import WPEnergy
+public import WPLogging
 import WPMetrics
 import WPStorage
 import WPRuntime
@@ -10,7 +10,7 @@ import WPRuntime
 /// Runs collection cycles and publishes the latest ``MetricsSnapshot``.
 ///
 /// One ``collect()`` call fetches every device from WinPower, integrates their power into
-/// energy through the ``WPEnergy/EnergyMeter`` (whose writer thread persists the totals), builds
+/// energy through the `WPEnergy/EnergyMeter` (whose writer thread persists the totals), builds
 /// every metric family under its state lock, then, with the lock released, encodes them once in
 /// both exposition formats, gzips both at once (two child tasks) and swaps the new snapshot in.
 /// ``snapshot`` and ``health`` only copy a published value under a mutex that is held for
@@ -20,7 +20,7 @@ import WPRuntime
 /// rendering gets a generation under `state`; a snapshot encoded after a newer one was
 /// published is dropped, so snapshots never go back in time.
 ///
-/// A failed cycle is counted by ``WPClient/ClientError/Kind`` and keeps energy counters; the
+/// A failed cycle is counted by `WPClient/ClientError/Kind` and keeps energy counters; the
 /// instantaneous gauges of a device stay until its last successful reading is older than
 /// ``CollectorConfiguration/stalenessWindow``, then disappear (and come back with the next
 /// successful reading). A device missing from a successful readout is withdrawn the same way.
@@ -37,9 +37,9 @@ import WPRuntime
 /// await collector.collect()
 /// let body = collector.snapshot.text
 /// ```
-package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Duration {
+public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Duration {
     /// The configuration given at creation.
-    package let configuration: CollectorConfiguration
+    public let configuration: CollectorConfiguration
     private let client: any WinPowerClient
     private let meter: EnergyMeter<C>
     private let clock: C
@@ -72,7 +72,7 @@ package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Du
     ///   - published: called once each collection (or a republish of a hung one) has published
     ///     all it read, on the collecting task: whoever calls ``collect()`` publishes, so
     ///     nothing downstream depends on who drives collections (a scheduler or a test).
-    package init(configuration: CollectorConfiguration, client: any WinPowerClient, meter: EnergyMeter<C>,
+    public init(configuration: CollectorConfiguration, client: any WinPowerClient, meter: EnergyMeter<C>,
                 clock: C, wallClock: @escaping @Sendable () -> Date, logger: WPLogger,
                 published: @escaping @Sendable () -> Void = {}) {
         self.onPublish = published
@@ -97,31 +97,31 @@ package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Du
     /// a collector made earlier for the same server (replaced by a reload), whose collection is
     /// still in flight, records nothing more. Creating a collector claims it too; a pipeline
     /// started after its predecessor stopped claims it again at its start.
-    package func claimEnergy() {
+    public func claimEnergy() {
         let lease = meter.lease(keyPrefix: configuration.energyKeyPrefix)
         self.lease.withLock { $0 = lease }
     }
 
     /// The latest published snapshot; cheap (a reference copy under a mutex).
-    package var snapshot: MetricsSnapshot { published.withLock { $0.snapshot } }
+    public var snapshot: MetricsSnapshot { published.withLock { $0.snapshot } }
 
     /// What the last collections found.
-    package var health: CollectorHealth { publishedHealth.withLock { $0 } }
+    public var health: CollectorHealth { publishedHealth.withLock { $0 } }
 
     /// Every device as last read, with when: what a bridge (the NUT server) serves. A new
     /// value after each successful collection (compare with `===` to see a change); a device
     /// missing from a readout stays until its reading is older than the staleness window.
     /// Cheap: a reference copy under a mutex held for nothing else.
-    package var devices: DeviceReadings { publishedDevices.withLock { $0 } }
+    public var devices: DeviceReadings { publishedDevices.withLock { $0 } }
 
     /// How old a reading taken at `instant` is now, on the collector's clock.
-    package func age(of instant: C.Instant) -> Duration { instant.duration(to: clock.now) }
+    public func age(of instant: C.Instant) -> Duration { instant.duration(to: clock.now) }
 
     /// Time since the last successful readout was taken, on the collector's monotonic clock
     /// (the one readings go stale on); `nil` before the first success. Stepping the wall clock
     /// changes nothing here: `/health` judges freshness with it, and shows wall time only as
     /// timestamps.
-    package func timeSinceLastSuccess() -> Duration? {
+    public func timeSinceLastSuccess() -> Duration? {
         lastSuccessInstant.withLock { $0 }.map { $0.duration(to: clock.now) }
     }
 
@@ -139,7 +139,7 @@ package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Du
     ///   the one already recorded changes nothing, so the counter never decreases.
     /// - Returns: whether a new snapshot was published.
     @discardableResult
-    package func recordSkippedCollections(total: Int) -> Bool {
+    public func recordSkippedCollections(total: Int) -> Bool {
         let now = clock.now
         // Read before taking `state`: the meter may be saving (a slow disk), and nothing that
         // holds `state` may wait for it.
@@ -161,7 +161,7 @@ package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Du
     /// Errors are counted in `winpower_exporter_scrape_errors_total{error_type}` and reported in
     /// ``health``; the snapshot published after a failure keeps energy counters and withdraws
     /// stale gauges.
-    package func collect() async {
+    public func collect() async {
         let start = clock.now
         let attemptWall = wallClock()
         let started = state.withLock { state in
@@ -262,7 +262,7 @@ package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Du
 
     /// Families of the shared energy meter's health: the same for every server, so a
     /// multi-server exporter serves them once, without server labels.
-    package static var processWideFamilies: Set<String> {
+    public static var processWideFamilies: Set<String> {
         ["winpower_exporter_energy_state_reset", "winpower_exporter_energy_persist_failures_total",
          "winpower_exporter_energy_last_save_successful"]
     }
@@ -406,22 +406,22 @@ package final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Du
 extension WinPowerCollector {
     /// The devices of the latest readouts, sorted by `device_id`, each with the instant it was
     /// last read on the collector's clock. Immutable: a collection publishes a new one.
-    package final class DeviceReadings: Sendable {
+    public final class DeviceReadings: Sendable {
         /// One device as last read.
-        package struct Reading: Sendable {
-            package let device: Device
+        public struct Reading: Sendable {
+            public let device: Device
             /// When it was read, on the collector's monotonic clock (``WinPowerCollector/age(of:)``).
-            package let readAt: C.Instant
+            public let readAt: C.Instant
         }
 
         /// The devices, sorted by `device_id`.
-        package let readings: [Reading]
+        public let readings: [Reading]
         /// The battery self-tests the outage ledger keeps, by `device_id`, for devices that
         /// had one (kept across restarts with the energy totals).
-        package let selfTests: [String: SelfTestRecord]
+        public let selfTests: [String: SelfTestRecord]
         /// When the outage in progress began (wall clock), by `device_id`, for devices the outage
         /// ledger has on battery now (kept across restarts): `upsSecondsOnBattery`.
-        package let outageStarts: [String: Date]
+        public let outageStarts: [String: Date]
 
         static var empty: DeviceReadings { DeviceReadings([], selfTests: [:], outageStarts: [:]) }
 

@@ -1,12 +1,12 @@
 import WPCZlib
 
 /// CRC-32 (IEEE 802.3, the polynomial of gzip, zlib and PNG), computed by the system zlib.
-public enum CRC32 {
+package enum CRC32 {
     /// The CRC-32 of `bytes`.
     ///
     /// - Parameter bytes: the bytes; contiguous collections are checksummed in place.
     /// - Returns: the checksum (`0xCBF43926` for the ASCII digits `123456789`).
-    public static func checksum<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> UInt32 {
+    package static func checksum<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> UInt32 {
         if let crc = bytes.withContiguousStorageIfAvailable({ update(0, $0) }) { return crc }
         return Array(bytes).withUnsafeBufferPointer { update(0, $0) }
     }
@@ -18,7 +18,7 @@ public enum CRC32 {
     ///   - first: the CRC-32 of the first sequence.
     ///   - second: the CRC-32 of the second sequence.
     ///   - secondLength: the length of the second sequence in bytes.
-    public static func combine(_ first: UInt32, _ second: UInt32, secondLength: Int) -> UInt32 {
+    package static func combine(_ first: UInt32, _ second: UInt32, secondLength: Int) -> UInt32 {
         UInt32(truncatingIfNeeded: crc32_combine(uLong(first), uLong(second), .init(secondLength)))
     }
 

@@ -2,16 +2,16 @@
 ///
 /// With well-formed input (every compression path, and decompression of bytes this library
 /// made) only memory exhaustion produces it.
-public struct CompressionError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct CompressionError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The zlib call that failed (`deflateInit2`, `deflate`, …).
-    public let operation: String
+    package let operation: String
     /// zlib's status code (`Z_MEM_ERROR` is -4, `Z_STREAM_ERROR` -2, `Z_DATA_ERROR` -3).
-    public let status: Int32
+    package let status: Int32
 
-    public init(operation: String, status: Int32) {
+    package init(operation: String, status: Int32) {
         self.operation = operation
         self.status = status
     }
 
-    public var description: String { "zlib \(operation) failed (status \(status))" }
+    package var description: String { "zlib \(operation) failed (status \(status))" }
 }

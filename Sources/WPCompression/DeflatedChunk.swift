@@ -7,18 +7,18 @@ import WPCZlib
 /// ``gzipMember(_:)`` wraps such a sequence into a complete gzip member (RFC 1952) with no
 /// compression work, only CRC arithmetic. The merged exposition of a multi-server exporter is
 /// assembled this way from each server's per-family chunks.
-public struct DeflatedChunk: Sendable, Equatable {
+package struct DeflatedChunk: Sendable, Equatable {
     /// Raw deflate blocks ending with a full flush (an empty stored block).
-    public var bytes: [UInt8]
+    package var bytes: [UInt8]
     /// CRC-32 of the uncompressed input.
-    public var crc: UInt32
+    package var crc: UInt32
     /// Length of the uncompressed input.
-    public var length: Int
+    package var length: Int
 
     /// The chunk of no input: no bytes.
-    public static let empty = DeflatedChunk(bytes: [], crc: 0, length: 0)
+    package static let empty = DeflatedChunk(bytes: [], crc: 0, length: 0)
 
-    public init(bytes: [UInt8], crc: UInt32, length: Int) {
+    package init(bytes: [UInt8], crc: UInt32, length: Int) {
         self.bytes = bytes
         self.crc = crc
         self.length = length
@@ -29,7 +29,7 @@ public struct DeflatedChunk: Sendable, Equatable {
     ///
     /// - Parameter chunks: chunks from ``ChunkDeflater``, in output order.
     /// - Returns: the member; decompresses to the chunks' inputs concatenated.
-    public static func gzipMember(_ chunks: [DeflatedChunk]) -> [UInt8] {
+    package static func gzipMember(_ chunks: [DeflatedChunk]) -> [UInt8] {
         var size = 10 + 2 + 8
         for chunk in chunks { size += chunk.bytes.count }
         var output: [UInt8] = []
@@ -57,7 +57,7 @@ public struct DeflatedChunk: Sendable, Equatable {
     ///   - level: the compression level (fast by default: the exporter compresses its body once
     ///     per collection, and it must stay cheap for 10,000 devices).
     /// - Returns: the member, or `nil` if zlib could not allocate memory.
-    public static func appendableGzipMember(_ input: [UInt8], level: Int32 = 1) -> [UInt8]? {
+    package static func appendableGzipMember(_ input: [UInt8], level: Int32 = 1) -> [UInt8]? {
         guard let chunk = ChunkDeflater(level: level, sizedFor: input.count).chunk(input[...]) else { return nil }
         return gzipMember([chunk])
     }
@@ -67,7 +67,7 @@ public struct DeflatedChunk: Sendable, Equatable {
 ///
 /// Not thread-safe: one deflater per rendering. zlib failures (memory exhaustion only) make
 /// ``chunk(_:)`` return `nil`; callers then fall back to uncompressed bodies.
-public final class ChunkDeflater {
+package final class ChunkDeflater {
     /// `nil` once zlib failed (or could not start): every chunk is `nil` then.
     private var stream: DeflateStream?
 
@@ -77,7 +77,7 @@ public final class ChunkDeflater {
     ///   - expected: the size of the largest input expected: a smaller input gets a window no
     ///     larger than itself (2^9 to 2^15 bytes) and a smaller hash table, so compressing a few
     ///     KiB sets up kilobytes of zlib state instead of a quarter megabyte, with the same output.
-    public init(level: Int32 = 1, sizedFor expected: Int = .max) {
+    package init(level: Int32 = 1, sizedFor expected: Int = .max) {
         var windowBits: Int32 = 9
         while windowBits < 15, 1 << windowBits < expected { windowBits += 1 }
         // Negative window bits: raw deflate, no zlib or gzip wrapper.
@@ -89,7 +89,7 @@ public final class ChunkDeflater {
     ///
     /// - Parameter input: the bytes.
     /// - Returns: the chunk, ``DeflatedChunk/empty`` for no input, `nil` if zlib failed.
-    public func chunk(_ input: ArraySlice<UInt8>) -> DeflatedChunk? {
+    package func chunk(_ input: ArraySlice<UInt8>) -> DeflatedChunk? {
         guard let stream else { return nil }
         guard !input.isEmpty else { return .empty }
         var output: [UInt8] = []

@@ -1,14 +1,14 @@
 import WPCZlib
 
 /// One-shot gzip (RFC 1952) of in-memory bytes.
-public enum Gzip {
+package enum Gzip {
     /// `bytes` as one complete gzip member.
     ///
     /// - Parameters:
     ///   - bytes: the bytes to compress.
     ///   - level: zlib's compression level, 1 (fastest) to 9 (smallest); 6 by default.
     /// - Returns: the member, or `nil` if zlib could not allocate memory.
-    public static func compress(_ bytes: [UInt8], level: Int32 = 6) -> [UInt8]? {
+    package static func compress(_ bytes: [UInt8], level: Int32 = 6) -> [UInt8]? {
         guard let encoder = try? GzipEncoder(level: level) else { return nil }
         var output: [UInt8] = []
         output.reserveCapacity(Int(compressBound(uLong(bytes.count))) + 18)
@@ -30,7 +30,7 @@ public enum Gzip {
     /// - Returns: the decoded bytes, or `nil` when the input is not a gzip member, is cut short,
     ///   fails its CRC-32 or length check, has bytes after the member, or decodes to more than
     ///   `limit` bytes.
-    public static func decompress(_ bytes: [UInt8], limit: Int = 64 << 20) -> [UInt8]? {
+    package static func decompress(_ bytes: [UInt8], limit: Int = 64 << 20) -> [UInt8]? {
         let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
         defer {

@@ -5,18 +5,18 @@
 /// without flags, blocks that end with a full flush, a final empty block, the trailer). Any
 /// other member is kept whole and cannot be continued: data appended to it becomes a second
 /// member.
-public struct OpenGzipMember: Sendable {
+package struct OpenGzipMember: Sendable {
     /// The header and the blocks (all of a member of another shape).
-    public let head: [UInt8]
+    package let head: [UInt8]
     /// CRC-32 and length of the member's data; `nil` for a member that cannot be continued.
-    public let trailer: (crc: UInt32, length: UInt32)?
+    package let trailer: (crc: UInt32, length: UInt32)?
 
     /// The final fixed-Huffman block holding only its end-of-block code, with which
     /// ``DeflatedChunk/gzipMember(_:)`` ends its members.
     static let finalBlock: [UInt8] = [0x03, 0x00]
 
     /// - Parameter member: a gzip member (an empty array: nothing to continue).
-    public init(_ member: [UInt8]) {
+    package init(_ member: [UInt8]) {
         let end = member.count - 10
         // No flags (so the header is 10 bytes), the final empty block, and before it either
         // the header or the empty stored block of a full flush (00 00 FF FF).
@@ -32,7 +32,7 @@ public struct OpenGzipMember: Sendable {
     }
 
     /// The whole member again.
-    public var member: [UInt8] {
+    package var member: [UInt8] {
         guard let trailer else { return head }
         return head + Self.finalBlock + Self.trailer(crc: trailer.crc, length: trailer.length)
     }
@@ -42,7 +42,7 @@ public struct OpenGzipMember: Sendable {
     ///
     /// When zlib cannot allocate memory, the result ends the member without `tail` (or is
     /// empty after a member that cannot be continued).
-    public func continuation(appending tail: [UInt8]) -> [UInt8] {
+    package func continuation(appending tail: [UInt8]) -> [UInt8] {
         guard let trailer else { return DeflatedChunk.appendableGzipMember(tail) ?? [] }
         guard let chunk = ChunkDeflater(level: 1, sizedFor: tail.count).chunk(tail[...]) else {
             return Self.finalBlock + Self.trailer(crc: trailer.crc, length: trailer.length)

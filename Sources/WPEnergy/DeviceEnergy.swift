@@ -1,15 +1,15 @@
-import WPStorage
+public import WPStorage
 
 /// The energy totals of one device.
-package struct DeviceEnergy: Sendable, Equatable {
+public struct DeviceEnergy: Sendable, Equatable {
     /// Cumulative active energy in joules, unrounded.
-    package var joules: Double
+    public var joules: Double
     /// Intervals longer than `energy.max_gap` that were skipped (since the state was created).
-    package var gaps: Int
+    public var gaps: Int
     /// The device's outage ledger (transfers, time and energy on battery, self-tests).
-    package var ledger: OutageLedger
+    public var ledger: OutageLedger
 
-    package init(joules: Double = 0, gaps: Int = 0, ledger: OutageLedger = OutageLedger()) {
+    public init(joules: Double = 0, gaps: Int = 0, ledger: OutageLedger = OutageLedger()) {
         self.joules = joules
         self.gaps = gaps
         self.ledger = ledger
@@ -17,17 +17,17 @@ package struct DeviceEnergy: Sendable, Equatable {
 
     /// The totals a state file stored for a device (gap counts clamped as the integrator keeps
     /// them).
-    package init(_ stored: StoredDeviceEnergy) {
+    public init(_ stored: StoredDeviceEnergy) {
         self.init(joules: stored.joules, gaps: StoredDeviceEnergy.clampedGaps(stored.gaps), ledger: OutageLedger(stored.ledger))
     }
 
     /// The total in watt-hours (the previous exporter's `winpower_device_cumulative_energy`).
-    package var wattHours: Double { joules / 3600 }
+    public var wattHours: Double { joules / 3600 }
 
     /// These totals with each counter held at most at its value in `saved` (0 when `saved` is
     /// `nil`: a device never saved), the rest (outage in progress, last outage, last test) as
     /// they are: what a crash now would restore, for counters.
-    package func heldAt(_ saved: DeviceEnergy?) -> DeviceEnergy {
+    public func heldAt(_ saved: DeviceEnergy?) -> DeviceEnergy {
         let saved = saved ?? DeviceEnergy()
         var held = self
         held.joules = min(joules, saved.joules)

@@ -1,4 +1,4 @@
-import FoundationEssentials
+package import FoundationEssentials
 import Synchronization
 import WPRuntime
 

@@ -1,5 +1,5 @@
-import FoundationEssentials
-import WPStorage
+public import FoundationEssentials
+public import WPStorage
 import WPRuntime
 
 /// Per-device trapezoidal integration of active power over a monotonic time line.
@@ -23,30 +23,30 @@ import WPRuntime
 /// integrator.integrate([EnergySample(deviceID: "ups-1", watts: 400)], at: clock.now)
 /// let wh = integrator.totals["ups-1"]?.wattHours
 /// ```
-package struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
-    /// What one call to ``integrate(_:at:)`` did, for logging.
-    package struct Summary: Sendable, Equatable {
+public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
+    /// What one call to `integrate(_:at:)` did, for logging.
+    public struct Summary: Sendable, Equatable {
         /// Samples that extended a chain (added energy, possibly zero).
-        package var integrated = 0
+        public var integrated = 0
         /// Samples that were unusable and broke their device's chain.
-        package var unusable = 0
+        public var unusable = 0
         /// Devices whose interval since their previous valid sample exceeded the max gap.
-        package var gapDevices: [String] = []
+        public var gapDevices: [String] = []
         /// The longest skipped interval in this call.
-        package var longestGap: Duration = .zero
+        public var longestGap: Duration = .zero
         /// Samples above their plausibility bound in this call, not integrated.
-        package var implausible: [Rejection] = []
+        public var implausible: [Rejection] = []
         /// Samples ignored because their instant was not after their device's previous one (a
         /// late or repeated reading): neither energy nor the outage ledger sees them.
-        package var outOfOrder = 0
+        public var outOfOrder = 0
     }
 
     /// A reading refused as implausible.
-    package struct Rejection: Sendable, Equatable {
-        package var deviceID: String
-        package var watts: Double
+    public struct Rejection: Sendable, Equatable {
+        public var deviceID: String
+        public var watts: Double
         /// The bound it exceeded.
-        package var maxWatts: Double
+        public var maxWatts: Double
     }
 
     private struct Track: Sendable {
@@ -58,17 +58,17 @@ package struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instan
         var seen: Instant?
     }
 
-    package var configuration: EnergyConfiguration
+    public var configuration: EnergyConfiguration
     private var tracks: [String: Track] = [:]
     /// Readings above their plausibility bound per device since start (not persisted).
-    package private(set) var rejectedSamples: [String: Int] = [:]
+    public private(set) var rejectedSamples: [String: Int] = [:]
 
     /// Creates an integrator, seeding device totals from a loaded state.
     ///
     /// - Parameters:
     ///   - configuration: the max gap.
     ///   - seed: totals to continue from (a device absent from it starts at 0).
-    package init(configuration: EnergyConfiguration, seed: EnergyState = EnergyState()) {
+    public init(configuration: EnergyConfiguration, seed: EnergyState = EnergyState()) {
         self.configuration = configuration
         tracks.reserveCapacity(seed.devices.count)
         for (id, stored) in seed.devices {
@@ -89,7 +89,7 @@ package struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instan
     ///     (`nil`: none recorded); nothing is integrated from it.
     /// - Returns: counts for logging.
     @discardableResult
-    package mutating func integrate(_ samples: [EnergySample], at instant: Instant, wall: Date? = nil) -> Summary {
+    public mutating func integrate(_ samples: [EnergySample], at instant: Instant, wall: Date? = nil) -> Summary {
         var summary = Summary()
         for sample in samples {
             if let seen = tracks[sample.deviceID]?.seen, instant <= seen {
@@ -167,7 +167,7 @@ package struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instan
     ///
     /// - Parameter moves: old key → new key.
     /// - Returns: the old keys moved and those skipped, each sorted.
-    package mutating func rekey(_ moves: [String: String]) -> (moved: [String], skipped: [String]) {
+    public mutating func rekey(_ moves: [String: String]) -> (moved: [String], skipped: [String]) {
         var (moved, skipped): ([String], [String]) = ([], [])
         for (old, new) in moves.sorted(by: { $0.key < $1.key }) where old != new {
             guard let track = tracks[old] else { continue }
@@ -184,23 +184,23 @@ package struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instan
     }
 
     /// The totals of every device known (seeded or seen).
-    package var totals: [String: DeviceEnergy] { tracks.mapValues(\.energy) }
+    public var totals: [String: DeviceEnergy] { tracks.mapValues(\.energy) }
 
     /// The totals of the devices whose key starts with `prefix`, keyed without it (every device
     /// when it is empty): one server's devices of a meter shared by many, without copying the
     /// others' totals.
-    package func totals(keyPrefix prefix: String) -> [String: DeviceEnergy] {
+    public func totals(keyPrefix prefix: String) -> [String: DeviceEnergy] {
         EnergyKey.owned(tracks, prefix: prefix, \.energy)
     }
 
     /// The totals of one device, or `nil` when it was never seen nor seeded.
-    package func total(for deviceID: String) -> DeviceEnergy? { tracks[deviceID]?.energy }
+    public func total(for deviceID: String) -> DeviceEnergy? { tracks[deviceID]?.energy }
 
     /// The number of devices known.
-    package var deviceCount: Int { tracks.count }
+    public var deviceCount: Int { tracks.count }
 
     /// The devices' totals as a state to persist (bookkeeping fields copied from `base`).
-    package func state(base: EnergyState = EnergyState()) -> EnergyState {
+    public func state(base: EnergyState = EnergyState()) -> EnergyState {
         var state = base
         state.devices = tracks.mapValues {
             StoredDeviceEnergy(joules: $0.energy.joules, gaps: $0.energy.gaps, ledger: StoredOutageLedger($0.outage.ledger))

@@ -1,10 +1,10 @@
-import FoundationEssentials
+public import FoundationEssentials
 import Synchronization
-import WPLogging
-import WPStorage
+public import WPLogging
+public import WPStorage
 
 /// Energy accounting for a collector: integrates each cycle's samples on a monotonic clock and
-/// persists the totals through an ``EnergyStore`` according to a ``PersistencePolicy``.
+/// persists the totals through an `EnergyStore` according to a `PersistencePolicy`.
 ///
 /// Lifecycle:
 /// 1. at startup, ``open(configuration:persistence:store:clock:logger:)`` loads the stored
@@ -16,7 +16,7 @@ import WPStorage
 ///    ``save(timeout:)`` waits for the latest state to be on disk, with a deadline; then the
 ///    caller closes the store.
 ///
-/// Saves run on one thread of the meter's own (``StateWriter``), never on the caller's: a disk
+/// Saves run on one thread of the meter's own (`StateWriter`), never on the caller's: a disk
 /// whose `fsync` takes seconds delays no collection and blocks no thread of the Swift pool. The
 /// writer always saves the latest state asked for: a newer state replaces one still queued.
 /// A failed save never loses energy: totals stay in memory, the failure is logged and counted
@@ -32,55 +32,55 @@ import WPStorage
 /// meter.close()                               // on shutdown: no more readings
 /// try await meter.save(timeout: .seconds(5))  // the totals are on disk
 /// ```
-package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration {
+public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration {
     /// What one cycle did.
-    package struct CycleReport: Sendable {
+    public struct CycleReport: Sendable {
         /// Totals of this cycle's devices after it (a meter shared by many servers does not
         /// copy the others' totals on every cycle).
-        package var totals: [String: DeviceEnergy]
+        public var totals: [String: DeviceEnergy]
         /// Integration counts (unusable samples, gaps).
-        package var summary: EnergyIntegrator<C.Instant>.Summary
+        public var summary: EnergyIntegrator<C.Instant>.Summary
         /// Whether this cycle asked the writer thread to save (per the persistence policy).
         /// The save itself happens later; ``status`` tells how saves went.
-        package var saveRequested: Bool
+        public var saveRequested: Bool
         /// Readings not recorded: those of a pipeline that no longer owns its keys
         /// (``lease(keyPrefix:)``), of a server whose totals moved away, or after ``close()``.
-        package var dropped: Int = 0
+        public var dropped: Int = 0
         /// The generation of the save this cycle asked for (``saved(_:timeout:)``), if any.
-        package var saveGeneration: UInt64?
+        public var saveGeneration: UInt64?
     }
 
     /// The right to record readings under one key prefix (one server's devices). Taking a new
     /// lease for a prefix ends the previous one: readings recorded with it are dropped, so a
     /// pipeline that was replaced, or whose collection outlived the graceful timeout, can never
     /// record beside its successor.
-    package struct Lease: Sendable, Hashable {
-        /// The key prefix the lease covers (``EnergyKey/prefix(server:)``; empty for one server).
-        package let keyPrefix: String
+    public struct Lease: Sendable, Hashable {
+        /// The key prefix the lease covers (`EnergyKey/prefix(server:)`; empty for one server).
+        public let keyPrefix: String
         let id: UInt64
     }
 
     /// A wait for a save that did not end in time; the save goes on.
-    package struct SaveTimeout: Error, CustomStringConvertible {
+    public struct SaveTimeout: Error, CustomStringConvertible {
         /// How long the caller waited.
-        package var waited: Duration
-        package var description: String {
+        public var waited: Duration
+        public var description: String {
             "energy totals not saved within \(waited) (the disk is slow or stuck); the save goes on in the background"
         }
     }
 
     /// Health of the meter, for self-metrics.
-    package struct Status: Sendable, Equatable {
+    public struct Status: Sendable, Equatable {
         /// Stored totals were lost at startup (state file and backup both bad).
-        package var stateWasReset: Bool
+        public var stateWasReset: Bool
         /// Saves that failed since startup.
-        package var persistFailures: Int
+        public var persistFailures: Int
         /// The last save failure's text, `nil` once a save succeeds again.
-        package var lastPersistError: String?
+        public var lastPersistError: String?
         /// Successful saves since startup.
-        package var saves: Int
+        public var saves: Int
         /// Power readings refused as implausible (above their bound) since startup, all devices.
-        package var rejectedSamples: Int = 0
+        public var rejectedSamples: Int = 0
     }
 
     private struct Inner: Sendable {
@@ -110,15 +110,15 @@ package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration
     }
 
     /// What ``rekey(closing:_:)`` did.
-    package struct Rekeying: Sendable {
+    public struct Rekeying: Sendable {
         /// Keys moved.
-        package var moved: Int
+        public var moved: Int
         /// Old keys left where they were because their new key already held a total (logged).
-        package var skipped: [String]
+        public var skipped: [String]
     }
 
     /// The result of the startup load (source, quarantined files, legacy import).
-    package let loaded: LoadedEnergyState
+    public let loaded: LoadedEnergyState
     private let persistence: PersistencePolicy
     private let store: any EnergyStore
     private let clock: C
@@ -165,7 +165,7 @@ package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration
     ///   - logger: receives gap and persistence reports.
     /// - Returns: the meter; its ``loaded`` property describes where the totals came from.
     /// - Throws: the store's error when storage cannot be used at all.
-    package static func open(configuration: EnergyConfiguration = EnergyConfiguration(),
+    public static func open(configuration: EnergyConfiguration = EnergyConfiguration(),
                             persistence: PersistencePolicy = PersistencePolicy(),
                             store: any EnergyStore, clock: C, logger: WPLogger) throws -> EnergyMeter {
         let loaded = try store.load()
@@ -181,11 +181,15 @@ package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration
     /// (logged): nothing is overwritten, nothing dropped.
     ///
     /// - Parameters:
+    ///   - configuration: the integration's bounds, as for ``open(configuration:persistence:store:clock:logger:)``.
+    ///   - persistence: when totals are saved.
+    ///   - store: where the totals are kept.
+    ///   - clock: the monotonic clock samples are timed on.
+    ///   - logger: where moves and gaps are logged.
     ///   - renaming: given the stored keys, returns `old → new` for those to move.
-    ///   - others: as ``open(configuration:persistence:store:clock:logger:)``.
     /// - Returns: the meter and the number of keys moved.
     /// - Throws: the store's error when storage cannot be used at all.
-    package static func open(configuration: EnergyConfiguration = EnergyConfiguration(),
+    public static func open(configuration: EnergyConfiguration = EnergyConfiguration(),
                             persistence: PersistencePolicy = PersistencePolicy(),
                             store: any EnergyStore, clock: C, logger: WPLogger,
                             renaming: ([String]) -> [String: String]) throws -> (meter: EnergyMeter, moved: Int) {
@@ -212,7 +216,7 @@ package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration
     /// - Parameter samples: one sample per device seen in this cycle.
     /// - Returns: the totals after the cycle and what was persisted.
     @discardableResult
-    package func record(_ samples: [EnergySample]) -> CycleReport {
+    public func record(_ samples: [EnergySample]) -> CycleReport {
         record(samples, at: clock.now)
     }
 
@@ -229,7 +233,7 @@ package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration
     ///   - lease: the caller's right to record under its key prefix (``lease(keyPrefix:)``);
     ///     readings of a lease that was superseded are dropped. `nil`: no check.
     @discardableResult
-    package func record(_ samples: [EnergySample], at instant: C.Instant, wall: Date? = nil,
+    public func record(_ samples: [EnergySample], at instant: C.Instant, wall: Date? = nil,
                        lease: Lease? = nil) -> CycleReport {
         typealias Outcome = (summary: EnergyIntegrator<C.Instant>.Summary, pending: (EnergyState, UInt64)?,
                              totals: [String: DeviceEnergy], firstImplausible: [EnergyIntegrator<C.Instant>.Rejection],
@@ -283,9 +287,9 @@ package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration
     /// Makes the caller the only one recording under `keyPrefix`: any earlier lease of the same
     /// prefix ends, and readings recorded with it are dropped from now on.
     ///
-    /// - Parameter keyPrefix: the server's key prefix (``EnergyKey/prefix(server:)``).
+    /// - Parameter keyPrefix: the server's key prefix (`EnergyKey/prefix(server:)`).
     /// - Returns: the lease to pass to ``record(_:at:wall:lease:)``.
-    package func lease(keyPrefix: String) -> Lease {
+    public func lease(keyPrefix: String) -> Lease {
         inner.withLock { inner in
             inner.nextLease += 1
             inner.leases[keyPrefix] = inner.nextLease
@@ -305,12 +309,12 @@ package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration
     /// next cycle saves again.
     ///
     /// - Parameters:
-    ///   - closing: the servers whose keys move away (``EnergyKey`` server names; the empty
+    ///   - closing: the servers whose keys move away (`EnergyKey` server names; the empty
     ///     name for the unqualified keys of a `winpower`-only configuration).
     ///   - plan: given the keys now, returns `old → new` for those to move.
     /// - Returns: what moved.
     @discardableResult
-    package func rekey(closing: Set<String>, _ plan: ([String]) -> [String: String]) -> Rekeying {
+    public func rekey(closing: Set<String>, _ plan: ([String]) -> [String: String]) -> Rekeying {
         let (result, pending, generation) = inner.withLock { inner in
             let moves = plan(Array(inner.integrator.totals.keys))
             let result = inner.integrator.rekey(moves)
@@ -333,20 +337,20 @@ package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration
 
     /// Accepts readings keyed under `server` again (a server of that name is configured anew
     /// after ``rekey(closing:_:)`` moved its totals away).
-    package func reopen(server: String) {
+    public func reopen(server: String) {
         _ = inner.withLock { $0.closedServers.remove(server) }
     }
 
     /// Stops recording: readings recorded from now on are dropped (a collection that outlived
     /// the graceful shutdown timeout cannot change the totals after the final save). Saves
     /// already asked for, and those of ``flush(timeout:)`` and ``save(timeout:)``, still run.
-    package func close() {
+    public func close() {
         inner.withLock { $0.closed = true }
     }
 
     /// How long ``flush(timeout:)`` and ``waitForSaves(timeout:)`` wait unless told: one
     /// minute. Every wait for the writer has a deadline.
-    package static var defaultWaitTimeout: Duration { .seconds(60) }
+    public static var defaultWaitTimeout: Duration { .seconds(60) }
 
     /// Saves the current totals now, whatever the policy, and blocks until they are on disk or
     /// `timeout` passed. Does nothing when nothing changed since the last successful save.
@@ -355,7 +359,7 @@ package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration
     /// - Parameter timeout: how long to wait for the writer; ``defaultWaitTimeout`` by default.
     /// - Throws: the store's error (totals remain in memory), or ``SaveTimeout`` when the save
     ///   did not end in time (it goes on).
-    package func flush(timeout: Duration = EnergyMeter.defaultWaitTimeout) throws {
+    public func flush(timeout: Duration = EnergyMeter.defaultWaitTimeout) throws {
         guard let generation = requestSave() else { return }
         try Self.check(writer.waitUntilSaved(generation, timeout: timeout), waited: timeout)
     }
@@ -367,7 +371,7 @@ package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration
     /// - Parameter timeout: how long to wait for the writer.
     /// - Throws: the store's error (totals remain in memory), or ``SaveTimeout`` when the save
     ///   did not end in time (it goes on).
-    package func save(timeout: Duration) async throws {
+    public func save(timeout: Duration) async throws {
         guard let generation = requestSave() else { return }
         try Self.check(await writer.saved(generation, timeout: timeout), waited: timeout)
     }
@@ -377,7 +381,7 @@ package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration
     /// Swift concurrency pool in production code.
     ///
     /// - Throws: the last save's error, or ``SaveTimeout``.
-    package func waitForSaves(timeout: Duration = EnergyMeter.defaultWaitTimeout) throws {
+    public func waitForSaves(timeout: Duration = EnergyMeter.defaultWaitTimeout) throws {
         try Self.check(writer.waitUntilSaved(writer.newestQueued, timeout: timeout), waited: timeout)
     }
 
@@ -408,7 +412,7 @@ package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration
     ///
     /// - Returns: whether the save covering the cycle succeeded in time.
     @discardableResult
-    package func saved(_ report: CycleReport, timeout: Duration) async -> Bool {
+    public func saved(_ report: CycleReport, timeout: Duration) async -> Bool {
         guard let generation = report.saveGeneration else { return false }
         return await writer.saved(generation, timeout: timeout) == .saved
     }
@@ -422,13 +426,13 @@ package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration
     }
 
     /// Totals of every known device. Never waits for a save.
-    package var totals: [String: DeviceEnergy] { inner.withLock { $0.integrator.totals } }
+    public var totals: [String: DeviceEnergy] { inner.withLock { $0.integrator.totals } }
 
     /// The totals to serve of the devices whose key starts with `prefix`, keyed without it:
     /// ``totals(keyPrefix:)`` with every counter held at most at its last saved value
     /// (``DeviceEnergy/heldAt(_:)``), so a served counter never exceeds what a crash now would
     /// restore and never goes backwards across one. Never waits for a save.
-    package func servedTotals(keyPrefix prefix: String) -> [String: DeviceEnergy] {
+    public func servedTotals(keyPrefix prefix: String) -> [String: DeviceEnergy] {
         inner.withLock { inner in
             var totals = inner.integrator.totals(keyPrefix: prefix)
             for (id, total) in totals {
@@ -440,18 +444,18 @@ package final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration
 
     /// The totals of the devices whose key starts with `prefix`, keyed without it
     /// (``EnergyIntegrator/totals(keyPrefix:)``). Never waits for a save.
-    package func totals(keyPrefix prefix: String) -> [String: DeviceEnergy] {
+    public func totals(keyPrefix prefix: String) -> [String: DeviceEnergy] {
         inner.withLock { $0.integrator.totals(keyPrefix: prefix) }
     }
 
     /// Implausible readings refused per device since startup. Never waits for a save.
-    package var rejectedSamples: [String: Int] { inner.withLock { $0.integrator.rejectedSamples } }
+    public var rejectedSamples: [String: Int] { inner.withLock { $0.integrator.rejectedSamples } }
 
     /// Persistence health and the startup reset flag. Never waits for a save.
-    package var status: Status { inner.withLock { $0.status } }
+    public var status: Status { inner.withLock { $0.status } }
 
     /// The state as it would be persisted now. Never waits for a save.
-    package var state: EnergyState { inner.withLock { $0.integrator.state(base: $0.base) } }
+    public var state: EnergyState { inner.withLock { $0.integrator.state(base: $0.base) } }
 
     /// Records a save's outcome (on the writer's thread), then logs a change of state outside
     /// the lock.

@@ -3,25 +3,25 @@
 /// ```swift
 /// EnergySample(deviceID: "e156e6cb", watts: 412.5, connected: true)
 /// ```
-package struct EnergySample: Sendable, Equatable {
+public struct EnergySample: Sendable, Equatable {
     /// The device's stable id (the series identity).
-    package var deviceID: String
+    public var deviceID: String
     /// Active output power in watts (`loadTotalWatt`); `nil` when absent or unparsable.
-    package var watts: Double?
+    public var watts: Double?
     /// Whether WinPower currently talks to the device.
-    package var connected: Bool
+    public var connected: Bool
     /// The device's rated apparent power (`ratingVa`), when WinPower reports it: it sets the
     /// plausibility bound of the reading (``EnergyConfiguration/maxWatts(ratingVa:)``).
-    package var ratingVa: Double?
+    public var ratingVa: Double?
     /// The raw operating mode code (`realtime.mode`: 4 battery, 5 battery test, …), for the
     /// outage ledger; `nil` when missing.
-    package var mode: Int?
+    public var mode: Int?
     /// The battery runtime WinPower reports (`batRemainTime`, seconds), if any.
-    package var runtimeSeconds: Double?
+    public var runtimeSeconds: Double?
     /// The raw self-test status code (`testStatus`), if any.
-    package var testStatus: Int?
+    public var testStatus: Int?
 
-    package init(deviceID: String, watts: Double?, connected: Bool = true, ratingVa: Double? = nil,
+    public init(deviceID: String, watts: Double?, connected: Bool = true, ratingVa: Double? = nil,
                 mode: Int? = nil, runtimeSeconds: Double? = nil, testStatus: Int? = nil) {
         self.deviceID = deviceID
         self.watts = watts
@@ -33,10 +33,10 @@ package struct EnergySample: Sendable, Equatable {
     }
 
     /// The mode code the ledger may use: `nil` while disconnected (readings are stale then).
-    package var usableMode: Int? { connected ? mode : nil }
+    public var usableMode: Int? { connected ? mode : nil }
 
     /// The power when this sample may be integrated: present, finite, ≥ 0 and connected.
-    package var usableWatts: Double? {
+    public var usableWatts: Double? {
         guard connected, let watts, watts.isFinite, watts >= 0 else { return nil }
         return watts
     }

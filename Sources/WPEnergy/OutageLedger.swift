@@ -1,5 +1,5 @@
-import FoundationEssentials
-import WPStorage
+public import FoundationEssentials
+public import WPStorage
 
 /// The outage ledger of one device: how often mains failed, how long the battery carried the
 /// load, how long outages lasted, and the device's battery self-tests.
@@ -9,56 +9,56 @@ import WPStorage
 /// as a `WPStorage.StoredOutageLedger`, the plain record of the state file:
 /// ``EnergyIntegrator`` converts when it is seeded from a loaded state and when it hands one
 /// to be saved. Counters only grow.
-package struct OutageLedger: Sendable, Equatable {
+public struct OutageLedger: Sendable, Equatable {
     /// Upper bounds (seconds) of the outage-duration histogram, `+Inf` implied after the last:
     /// 10 s, 30 s, 1 min, 5 min, 15 min, 30 min, 1 h, 4 h: eight, because every bound is a series
     /// per device (docs/performance.md). Changing them changes the state-file format, which stores
     /// one count per bucket (`StoredOutageLedger.durationBucketCount`, their number plus one).
-    package static let durationBounds: [Double] = [10, 30, 60, 300, 900, 1800, 3600, 14400]
+    public static let durationBounds: [Double] = [10, 30, 60, 300, 900, 1800, 3600, 14400]
 
     /// Transfers to battery (mode 4) from another mode: outages. A self-test is not one.
-    package var transfers: Int = 0
+    public var transfers: Int = 0
     /// Seconds on battery, integrated between consecutive on-battery readings. Finite, ≥ 0.
-    package var onBatterySeconds: Double = 0
+    public var onBatterySeconds: Double = 0
     /// Energy delivered while on battery, in joules. Finite, ≥ 0.
-    package var dischargeJoules: Double = 0
+    public var dischargeJoules: Double = 0
     /// Finished outages whose duration was observed, per bucket (not cumulative):
     /// `durationBounds.count + 1` entries, the last for durations above the last bound.
-    package var durationCounts: [Int] = Array(repeating: 0, count: OutageLedger.durationBounds.count + 1)
+    public var durationCounts: [Int] = Array(repeating: 0, count: OutageLedger.durationBounds.count + 1)
     /// Sum of the observed outage durations, seconds.
-    package var durationSum: Double = 0
+    public var durationSum: Double = 0
     /// Wall-clock start of the last (or current) outage; `nil` before the first or when the
     /// exporter had no wall clock.
-    package var lastStart: Date?
+    public var lastStart: Date?
     /// Wall-clock end of the last finished outage; `nil` when it is unknown (the outage ended
     /// while the exporter was down or the device unreadable) or none finished yet.
-    package var lastEnd: Date?
+    public var lastEnd: Date?
     /// Duration of the last finished outage, seconds; `nil` when its end is unknown.
-    package var lastDuration: Double?
+    public var lastDuration: Double?
     /// Battery runtime WinPower reported at the last on-battery reading of the last finished
     /// outage, seconds; `nil` when its end is unknown or no runtime was reported.
-    package var lastRuntime: Double?
+    public var lastRuntime: Double?
     /// Battery self-tests seen starting (transfers to mode 5).
-    package var tests: Int = 0
+    public var tests: Int = 0
     /// Wall-clock start of the last self-test.
-    package var lastTest: Date?
+    public var lastTest: Date?
     /// The raw `testStatus` code reported at the end of the last self-test (or during it).
-    package var lastTestStatus: Int?
+    public var lastTestStatus: Int?
     /// An outage is in progress (survives restarts: its start is kept).
-    package var inOutage = false
+    public var inOutage = false
     /// The runtime reported at the latest on-battery reading of the outage in progress.
-    package var openRuntime: Double?
+    public var openRuntime: Double?
     /// A self-test is in progress.
-    package var inTest = false
+    public var inTest = false
 
-    package init() {}
+    public init() {}
 
     /// Observed finished outages (the histogram's count).
-    package var observedOutages: Int { durationCounts.reduce(0) { $0 &+ $1 } }
+    public var observedOutages: Int { durationCounts.reduce(0) { $0 &+ $1 } }
 
     /// Adds one finished outage of `seconds` to the histogram (negative or non-finite values,
     /// and one that would make the sum infinite, are ignored: the state must stay writable).
-    package mutating func observe(duration seconds: Double) {
+    public mutating func observe(duration seconds: Double) {
         guard seconds.isFinite, seconds >= 0, (durationSum + seconds).isFinite else { return }
         let index = Self.durationBounds.firstIndex { seconds <= $0 } ?? Self.durationBounds.count
         durationCounts[index] = StoredDeviceEnergy.incremented(durationCounts[index])
@@ -66,7 +66,7 @@ package struct OutageLedger: Sendable, Equatable {
     }
 
     /// Cumulative bucket counts, as the exposition shows them (`le` buckets then `+Inf`).
-    package var cumulativeCounts: [UInt64] {
+    public var cumulativeCounts: [UInt64] {
         var running: UInt64 = 0
         return durationCounts.map { count in
             running &+= UInt64(max(0, count))
@@ -79,7 +79,7 @@ extension OutageLedger {
     /// The ledger a state file stored for a device.
     ///
     /// - Parameter stored: the record loaded by WPStorage (validated by the state-file format).
-    package init(_ stored: StoredOutageLedger) {
+    public init(_ stored: StoredOutageLedger) {
         transfers = stored.transfers
         onBatterySeconds = stored.onBatterySeconds
         dischargeJoules = stored.dischargeJoules
@@ -103,7 +103,7 @@ extension StoredOutageLedger {
     ///
     /// - Parameter ledger: the device's ledger; converting it back with
     ///   ``OutageLedger/init(_:)`` gives the same ledger.
-    package init(_ ledger: OutageLedger) {
+    public init(_ ledger: OutageLedger) {
         self.init()
         transfers = ledger.transfers
         onBatterySeconds = ledger.onBatterySeconds

@@ -70,7 +70,7 @@ final class StateWriter: Sendable {
         }
     }
 
-    private let state = ConditionLock(State())
+    private let state = WPConditionLock(State())
     /// The highest generation queued so far (queued, in progress or done). Held while a state
     /// is handed to `writer`, so a newer generation is never replaced by an older one.
     private let queued = Mutex<UInt64>(0)

@@ -1,4 +1,4 @@
-import WPConfig
+package import WPConfig
 import WPEnergy
 
 /// Which stored energy totals each `servers` entry continues (docs/configuration.md, "Many

@@ -1,6 +1,6 @@
-import FoundationEssentials
-import WPLogging
-import WPStorage
+package import FoundationEssentials
+package import WPLogging
+package import WPStorage
 
 /// Where an ``Exporter`` keeps its energy totals (``Exporter/Options/energyStorage``).
 ///

@@ -133,7 +133,7 @@ extension Exporter {
     static func descriptorBudget(_ configuration: ExporterConfiguration, limit: Int?,
                                  logger: WPLogger) throws(ExporterError) -> DescriptorBudget? {
         guard let limit else { return nil }
-        let http = HTTPServer.Configuration().maxConnections
+        let http = WPHTTPServer.Configuration().maxConnections
         let nut = configuration.nut.address == nil ? nil : configuration.nut.maxConnections
         let budget: DescriptorBudget
         do {

@@ -1,18 +1,18 @@
-import FoundationEssentials
+public import FoundationEssentials
 import Synchronization
-import WPClient
-import WPCollector
-import WPConfig
-import WPEnergy
-import WPFrontEnd
-import WPHTTPClient
-import WPLogging
-import WPMetrics
-import WPNUTFrontEnd
-import WPServer
-import WPSNMPFrontEnd
-import WPStatusPage
-import WPStorage
+package import WPClient
+package import WPCollector
+public import WPConfig
+package import WPEnergy
+package import WPFrontEnd
+package import WPHTTPClient
+public import WPLogging
+public import WPMetrics
+package import WPNUTFrontEnd
+public import WPServer
+package import WPSNMPFrontEnd
+package import WPStatusPage
+package import WPStorage
 
 /// Makes the WinPower client of a server: a `servers` entry, or for a `winpower`-only
 /// configuration the entry ``Exporter/singleServerEntry(_:)`` (empty name). Called at start

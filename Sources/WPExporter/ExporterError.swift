@@ -1,8 +1,8 @@
-import WPConfig
+public import WPConfig
 import WPFrontEnd
-import WPMetrics
-import WPPushgateway
-import WPServer
+public import WPMetrics
+public import WPPushgateway
+public import WPServer
 
 /// Why an ``Exporter`` could not be built, or (``energyNotSaved(reason:lastSaved:)``) why its
 /// run ended with the energy totals unsaved. Each case names the configuration key at fault

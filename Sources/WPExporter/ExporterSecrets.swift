@@ -1,5 +1,5 @@
-import WPConfig
-import WPLogging
+public import WPConfig
+public import WPLogging
 
 /// The process policy for secrets in logs: every password of the configuration is a secret of
 /// the log's `Redactor`, in a slot named by its configuration path.

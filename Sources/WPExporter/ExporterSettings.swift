@@ -1,13 +1,13 @@
 import FoundationEssentials
-import WPClient
-import WPCollector
-import WPConfig
-import WPEnergy
-import WPLogging
+package import WPClient
+package import WPCollector
+package import WPConfig
+package import WPEnergy
+package import WPLogging
 import WPRuntime
-import WPScheduler
-import WPServer
-import WPStorage
+package import WPScheduler
+package import WPServer
+package import WPStorage
 
 /// Maps the validated ``ExporterConfiguration`` onto each library's own `Configuration`.
 ///
@@ -104,7 +104,7 @@ package enum ExporterSettings {
     }
 
     /// `scheduler.*` → the scheduler's configuration.
-    package static func scheduler(_ scheduler: ExporterConfiguration.Scheduler) -> WPScheduler.Scheduler<ContinuousClock>.Configuration {
+    package static func scheduler(_ scheduler: ExporterConfiguration.Scheduler) -> WPScheduler.TickScheduler<ContinuousClock>.Configuration {
         .init(interval: scheduler.collectionInterval, gracefulShutdownTimeout: scheduler.gracefulShutdownTimeout)
     }
 
@@ -137,8 +137,8 @@ package enum ExporterSettings {
     /// `server.*` → the HTTP server's configuration. `server.read_timeout` bounds the whole
     /// request (head and body together), writes get `server.write_timeout`; shutdown waits for
     /// scrapes up to `scheduler.graceful_shutdown_timeout`.
-    package static func server(_ configuration: ExporterConfiguration) -> HTTPServer.Configuration {
-        var result = HTTPServer.Configuration(host: configuration.server.host, port: configuration.server.port)
+    package static func server(_ configuration: ExporterConfiguration) -> WPHTTPServer.Configuration {
+        var result = WPHTTPServer.Configuration(host: configuration.server.host, port: configuration.server.port)
         result.headTimeout = configuration.server.readTimeout
         result.bodyTimeout = configuration.server.readTimeout
         result.requestTimeout = configuration.server.readTimeout

@@ -1,4 +1,4 @@
-import WPConfig
+package import WPConfig
 import WPLogging
 
 /// A runtime failure caused by one configuration key's value (the log file), named the way

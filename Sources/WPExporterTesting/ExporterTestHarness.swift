@@ -1,12 +1,12 @@
-import FoundationEssentials
+public import FoundationEssentials
 import WPClient
 import WPCollector
-import WPConfig
-import WPExporter
-import WPLogging
-import WPRuntime
+public import WPConfig
+public import WPExporter
+public import WPLogging
+public import WPRuntime
 import WPServer
-import WPSimulator
+public import WPSimulator
 
 /// The exporter as an embedder's tests need it: an `Exporter` against a simulated WinPower
 /// G2 server in this process, both on one `ManualClock`, the energy totals in memory

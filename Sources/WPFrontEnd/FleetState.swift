@@ -1,5 +1,5 @@
-import WPCollector
-import WPServer
+package import WPCollector
+package import WPServer
 
 /// What the fleet published: every server's latest readings, as one immutable value handed to
 /// the subscribed front ends (``FleetPublishing/subscribe(_:)``), so they build what they

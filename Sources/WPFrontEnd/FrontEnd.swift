@@ -1,4 +1,4 @@
-import WPMetrics
+package import WPMetrics
 
 /// One way the exporter serves the fleet: `/metrics` and the HTTP endpoints, the NUT server,
 /// the SNMP agent with its notifications, the push loop.

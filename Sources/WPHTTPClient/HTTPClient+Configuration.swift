@@ -1,6 +1,6 @@
 extension HTTPClient {
     /// How server certificates are checked on `https://` URLs.
-    public enum TLSVerification: Sendable, Equatable {
+    package enum TLSVerification: Sendable, Equatable {
         /// Against the system trust store.
         case system
         /// Against the PEM bundle at this path only.
@@ -16,35 +16,35 @@ extension HTTPClient {
     /// configuration.userAgent = "wpexporter/1.2.0"
     /// configuration.tls = .trust(caFile: "/etc/wpexporter/ca.pem")
     /// ```
-    public struct Configuration: Sendable, Equatable {
+    package struct Configuration: Sendable, Equatable {
         /// Certificate checking for `https://`; ``TLSVerification/system`` by default.
-        public var tls: TLSVerification = .system
+        package var tls: TLSVerification = .system
         /// The `User-Agent` sent when the request has none; none by default.
-        public var userAgent: String?
+        package var userAgent: String?
         /// Larger bodies fail with ``HTTPClientError/Kind/tooLarge`` instead of eating memory.
-        public var maxBodyBytes = 64 << 20
+        package var maxBodyBytes = 64 << 20
         /// Larger response heads (status line, headers, chunk trailers) fail with
         /// ``HTTPClientError/Kind/tooLarge``.
-        public var maxHeadBytes = 64 << 10
+        package var maxHeadBytes = 64 << 10
         /// An idle kept-alive connection older than this is closed instead of reused.
-        public var maxIdleTime: Duration = .seconds(30)
+        package var maxIdleTime: Duration = .seconds(30)
         /// The most threads the client runs exchanges on at once (at least 1); 8 by default;
         /// with a ``threadPool``, the most of the pool's threads it uses at once.
         /// Each request occupies one for its whole exchange, so this many can hang on
         /// unresponsive servers at once; further requests wait, in order, for one of this
         /// client's threads. Threads start only when requests need them.
-        public var maxThreads = 8
+        package var maxThreads = 8
         /// A client thread with no request to run for this long ends; 30 s by default. An idle
         /// client therefore holds no thread. Unused with a ``threadPool`` (the pool's
         /// ``ThreadPool/idleTime`` applies).
-        public var threadIdleTime: Duration = .seconds(30)
+        package var threadIdleTime: Duration = .seconds(30)
         /// Threads shared with other clients; none by default (the client starts its own). With
         /// a pool, ``maxThreads`` bounds how many of the pool's threads this client's exchanges
         /// use at once.
-        public var threadPool: ThreadPool?
+        package var threadPool: ThreadPool?
 
         /// Creates a configuration with the defaults.
-        public init() {}
+        package init() {}
 
         /// Creates a configuration.
         ///
@@ -52,7 +52,7 @@ extension HTTPClient {
         ///   - tls: certificate checking for `https://`.
         ///   - userAgent: the default `User-Agent`.
         ///   - maxBodyBytes: the largest body accepted.
-        public init(tls: TLSVerification = .system, userAgent: String? = nil, maxBodyBytes: Int = 64 << 20) {
+        package init(tls: TLSVerification = .system, userAgent: String? = nil, maxBodyBytes: Int = 64 << 20) {
             self.tls = tls
             self.userAgent = userAgent
             self.maxBodyBytes = maxBodyBytes

@@ -21,17 +21,17 @@ extension HTTPClient {
     /// configuration.maxThreads = 2
     /// let clients = servers.map { _ in HTTPClient(configuration: configuration) }
     /// ```
-    public final class ThreadPool: Sendable, Equatable {
+    package final class ThreadPool: Sendable, Equatable {
         /// The pool's size when none is given: 8 threads per core, at least 32. The threads
         /// mostly wait on the network, so there are more than cores; an exchange holds its
         /// thread until its deadline at most, so as many servers as the pool has threads can
         /// hang at once before the others' requests wait for a thread.
-        public static var defaultMaxThreads: Int { max(32, 8 * ProcessInfo.processInfo.activeProcessorCount) }
+        package static var defaultMaxThreads: Int { max(32, 8 * ProcessInfo.processInfo.activeProcessorCount) }
 
         /// The most threads running exchanges at once, over all clients of the pool.
-        public var maxThreads: Int { queue.maxThreads }
+        package var maxThreads: Int { queue.maxThreads }
         /// How long a thread with no exchange to run waits before it ends.
-        public var idleTime: Duration { queue.idleTime }
+        package var idleTime: Duration { queue.idleTime }
         let queue: WorkerQueue
 
         /// A pool whose threads are named `name`.
@@ -40,7 +40,7 @@ extension HTTPClient {
         ///   - maxThreads: the most threads at once; ``defaultMaxThreads`` by default.
         ///   - idleTime: how long an idle thread lives; 30 s by default.
         ///   - name: the threads' name; `http-client` by default.
-        public convenience init(maxThreads: Int = ThreadPool.defaultMaxThreads, idleTime: Duration = .seconds(30),
+        package convenience init(maxThreads: Int = ThreadPool.defaultMaxThreads, idleTime: Duration = .seconds(30),
                                 name: String = "http-client") {
             self.init(maxThreads: maxThreads, idleTime: idleTime, name: name,
                       starter: { name, body throws(ThreadStartError) in try NamedThread.start(name: name, body) })
@@ -52,9 +52,9 @@ extension HTTPClient {
         }
 
         /// Threads alive now (starting, running or idle).
-        public var threadCount: Int { queue.threadCount }
+        package var threadCount: Int { queue.threadCount }
 
         /// Pools are equal only to themselves.
-        public static func == (lhs: ThreadPool, rhs: ThreadPool) -> Bool { lhs === rhs }
+        package static func == (lhs: ThreadPool, rhs: ThreadPool) -> Bool { lhs === rhs }
     }
 }

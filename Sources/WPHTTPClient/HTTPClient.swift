@@ -29,9 +29,9 @@ import WPRuntime
 /// let response = try await client.send(HTTPClientRequest(url: URL(string: "http://127.0.0.1:8081/api")!))
 /// print(response.status, response.body.count)
 /// ```
-public final class HTTPClient: Sendable {
+package final class HTTPClient: Sendable {
     /// The configuration in use.
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// The threads exchanges run on.
     let threads: ExchangeThreads
     let pool: ConnectionPool
@@ -41,7 +41,7 @@ public final class HTTPClient: Sendable {
     /// Creates a client; nothing is connected or loaded until the first request.
     ///
     /// - Parameter configuration: limits, `User-Agent` and certificate checking.
-    public convenience init(configuration: Configuration = Configuration()) {
+    package convenience init(configuration: Configuration = Configuration()) {
         self.init(configuration: configuration, resolver: .system)
     }
 
@@ -64,7 +64,7 @@ public final class HTTPClient: Sendable {
     /// - Returns: the response (3xx, 4xx and 5xx included).
     /// - Throws: ``HTTPClientError`` when no complete response arrived; kind
     ///   ``HTTPClientError/Kind/cancelled`` when the calling task was cancelled.
-    public func send(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
+    package func send(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
         let target = try RequestTarget(request.url)
         let cancellation = ExchangeCancellation()
         let deadline = Deadline(after: request.timeout) // a wait for a thread counts too

@@ -3,9 +3,9 @@
 /// ``detail`` says what failed in words a user can act on. It may name the host and port but
 /// never contains the URL's path or query, a header value or a body: those carry tokens and
 /// passwords, and errors end up in logs.
-public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The failure class.
-    public enum Kind: String, Sendable, Equatable, CaseIterable {
+    package enum Kind: String, Sendable, Equatable, CaseIterable {
         /// The connection failed or was lost (reset, unreachable, closed mid-response).
         case network
         /// The host name did not resolve.
@@ -35,16 +35,16 @@ public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     /// The failure class.
-    public var kind: Kind
+    package var kind: Kind
     /// What went wrong; free of paths, queries, header values and bodies.
-    public var detail: String
+    package var detail: String
 
     /// Creates an error.
-    public init(_ kind: Kind, _ detail: String) {
+    package init(_ kind: Kind, _ detail: String) {
         self.kind = kind
         self.detail = detail
     }
 
     /// `kind: detail`, e.g. `connection_refused: connection to 127.0.0.1:9091 refused`.
-    public var description: String { "\(kind.rawValue): \(detail)" }
+    package var description: String { "\(kind.rawValue): \(detail)" }
 }

@@ -1,21 +1,21 @@
-import FoundationEssentials
+package import FoundationEssentials
 
 /// One HTTP request for ``HTTPClient``.
 ///
 /// The client adds the framing headers itself: `Host`, `Content-Length` and, when configured
 /// and absent here, `User-Agent`. Caller headers named `Host`, `Content-Length`,
 /// `Transfer-Encoding` or `Connection` are not sent.
-public struct HTTPClientRequest: Sendable {
+package struct HTTPClientRequest: Sendable {
     /// The method, e.g. `GET`, `POST`, `PUT`, `DELETE`.
-    public var method: String
+    package var method: String
     /// An `http://` or `https://` URL; user info in it is never sent.
-    public var url: URL
+    package var url: URL
     /// Header fields in order.
-    public var headers: [(name: String, value: String)]
+    package var headers: [(name: String, value: String)]
     /// The body; sent with `Content-Length`.
-    public var body: [UInt8]
+    package var body: [UInt8]
     /// Time allowed for the whole exchange: resolving, connecting, writing and reading.
-    public var timeout: Duration
+    package var timeout: Duration
 
     /// Creates a request.
     ///
@@ -25,7 +25,7 @@ public struct HTTPClientRequest: Sendable {
     ///   - headers: header fields, in order.
     ///   - body: the body, empty by default.
     ///   - timeout: the deadline of the whole exchange, 10 s by default.
-    public init(method: String = "GET", url: URL, headers: [(name: String, value: String)] = [],
+    package init(method: String = "GET", url: URL, headers: [(name: String, value: String)] = [],
                 body: [UInt8] = [], timeout: Duration = .seconds(10)) {
         self.method = method
         self.url = url
@@ -35,7 +35,7 @@ public struct HTTPClientRequest: Sendable {
     }
 
     /// The first value of header `name` (case-insensitive).
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 }

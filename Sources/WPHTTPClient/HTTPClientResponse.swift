@@ -1,22 +1,22 @@
 /// A complete HTTP response: any status, including 3xx (redirects are not followed) and
 /// 4xx/5xx.
-public struct HTTPClientResponse: Sendable {
+package struct HTTPClientResponse: Sendable {
     /// The status code, e.g. 200.
-    public var status: Int
+    package var status: Int
     /// Header fields in the order received.
-    public var headers: [(name: String, value: String)]
+    package var headers: [(name: String, value: String)]
     /// The whole body, de-chunked.
-    public var body: [UInt8]
+    package var body: [UInt8]
 
     /// Creates a response.
-    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+    package init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
     }
 
     /// The first value of header `name` (case-insensitive).
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 }

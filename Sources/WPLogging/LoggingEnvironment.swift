@@ -1,6 +1,6 @@
 import WPRuntime
 #if canImport(Glibc)
-import Glibc
+public import Glibc
 #elseif canImport(Musl)
 import Musl
 #elseif canImport(Darwin)

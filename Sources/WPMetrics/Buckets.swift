@@ -1,7 +1,7 @@
-/// Histogram bucket layouts.
+/// WPHistogram bucket layouts.
 ///
 /// ```swift
-/// let latency = try Histogram(name: "request_seconds", help: "Latency.",
+/// let latency = try WPHistogram(name: "request_seconds", help: "Latency.",
 ///                             buckets: Buckets.exponential(start: 0.001, factor: 2, count: 12))
 /// ```
 public enum Buckets {

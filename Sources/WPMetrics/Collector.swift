@@ -1,6 +1,6 @@
 /// Something that produces metric families when a registry is scraped.
 ///
-/// Instruments (``WPCounter``, ``WPGauge``, ``Histogram``, ``Summary``, the vectors, ``Info``,
+/// Instruments (``WPCounter``, ``WPGauge``, ``WPHistogram``, ``Summary``, the vectors, ``Info``,
 /// ``StateSet``) are collectors; so is anything that computes its families at scrape time,
 /// like ``ProcessCollector`` or a snapshot of values gathered elsewhere.
 ///

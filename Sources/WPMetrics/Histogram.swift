@@ -11,7 +11,7 @@ import Synchronization
 /// let latency = try registry.histogram(name: "request_duration_seconds", help: "Latency.")
 /// latency.observe(0.042)
 /// ```
-public final class Histogram: Collector, SampledMetric {
+public final class WPHistogram: Collector, SampledMetric {
     /// The histogram's family descriptor.
     public let descriptor: MetricDescriptor
     /// Upper bounds, ascending, ending with `+Inf`.

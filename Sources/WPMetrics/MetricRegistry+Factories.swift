@@ -12,12 +12,12 @@ extension MetricRegistry {
         try registered(try WPGauge(name: name, help: help, unit: unit))
     }
 
-    /// Creates and registers a ``Histogram``.
+    /// Creates and registers a ``WPHistogram``.
     /// - Throws: ``MetricsError`` for invalid names or buckets, or a name already registered.
     public func histogram(
         name: String, help: String, unit: String? = nil, buckets: [Double] = Buckets.default
-    ) throws(MetricsError) -> Histogram {
-        try registered(try Histogram(name: name, help: help, unit: unit, buckets: buckets))
+    ) throws(MetricsError) -> WPHistogram {
+        try registered(try WPHistogram(name: name, help: help, unit: unit, buckets: buckets))
     }
 
     /// Creates and registers a ``Summary`` timed by `clock`.

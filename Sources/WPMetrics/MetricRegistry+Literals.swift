@@ -32,11 +32,11 @@ extension MetricRegistry {
         }
     }
 
-    /// Creates and registers a ``Histogram`` named by a literal; stops the process on an
+    /// Creates and registers a ``WPHistogram`` named by a literal; stops the process on an
     /// invalid name, unit or buckets, or a name already registered.
     public func histogram(_ name: StaticString, help: String, unit: StaticString? = nil,
                           buckets: [Double] = Buckets.default,
-                          file: StaticString = #fileID, line: UInt = #line) -> Histogram {
+                          file: StaticString = #fileID, line: UInt = #line) -> WPHistogram {
         declared(file, line) { () throws(MetricsError) in
             try histogram(name: name.description, help: help, unit: unit.map(\.description), buckets: buckets)
         }

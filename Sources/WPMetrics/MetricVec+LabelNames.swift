@@ -63,7 +63,7 @@ extension MetricVec {
     }
 }
 
-extension Histogram {
+extension WPHistogram {
     /// Observes a duration, in seconds (the Prometheus base unit).
     public func observe(_ duration: Duration) {
         observe(duration.inSeconds)

@@ -317,7 +317,7 @@ public typealias CounterVec = MetricVec<WPCounter>
 /// Gauges partitioned by labels.
 public typealias GaugeVec = MetricVec<WPGauge>
 /// Histograms partitioned by labels (all children share the buckets).
-public typealias HistogramVec = MetricVec<Histogram>
+public typealias HistogramVec = MetricVec<WPHistogram>
 /// Summaries partitioned by labels (all children share objectives and window).
 public typealias SummaryVec = MetricVec<Summary>
 
@@ -339,7 +339,7 @@ extension MetricVec where Child == WPGauge {
     }
 }
 
-extension MetricVec where Child == Histogram {
+extension MetricVec where Child == WPHistogram {
     /// Creates an unregistered histogram vector.
     /// - Throws: ``MetricsError`` for invalid names, labels (including `le`), unit or buckets.
     public convenience init(
@@ -347,7 +347,7 @@ extension MetricVec where Child == Histogram {
     ) throws(MetricsError) {
         let descriptor = try MetricDescriptor(name: name, help: help, type: .histogram, unit: unit, labelNames: labelNames).validated()
         let bounds = try Buckets.normalized(buckets, metric: name)
-        self.init(descriptor: descriptor) { Histogram(descriptor: descriptor, upperBounds: bounds) }
+        self.init(descriptor: descriptor) { WPHistogram(descriptor: descriptor, upperBounds: bounds) }
     }
 }
 

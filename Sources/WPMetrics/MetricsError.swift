@@ -14,7 +14,7 @@ public enum MetricsError: Error, Equatable, Sendable, CustomStringConvertible {
     case labelCountMismatch(metric: String, expected: Int, got: Int)
     /// A counter was asked to move backwards (or by NaN).
     case negativeCounterIncrement(metric: String, amount: Double)
-    /// Histogram buckets are empty, unsorted, duplicated or NaN.
+    /// WPHistogram buckets are empty, unsorted, duplicated or NaN.
     case invalidBuckets(metric: String, reason: String)
     /// Summary objectives are outside (0, 1) or have an allowed error outside [0, 1].
     case invalidObjectives(metric: String, reason: String)

@@ -6,26 +6,26 @@ import WPServer
 ///
 /// Nothing here does I/O: the listener feeds it lines and writes the replies. Password checks
 /// (``NUTUsers``) may take milliseconds (bcrypt) and are awaited.
-public struct NUTSession: Sendable {
+package struct NUTSession: Sendable {
     /// What the server answers with.
-    public struct Environment: Sendable {
-        public var data: any NUTDataSource
-        public var users: any NUTUsers
-        public var state: NUTServerState
+    package struct Environment: Sendable {
+        package var data: any NUTDataSource
+        package var users: any NUTUsers
+        package var state: NUTServerState
         /// `VER`'s version (the exporter's).
-        public var version: String
+        package var version: String
         /// Whether reads need a user: `false` lets anyone list and read (upsd's default).
-        public var requireLogin: Bool
+        package var requireLogin: Bool
         /// Whether `STARTTLS` can be offered (a certificate is configured).
-        public var tlsAvailable: Bool
+        package var tlsAvailable: Bool
         /// Failed password checks by client host: after too many, each wrong password is
         /// answered only after a growing delay (this connection waits; no other does).
-        public var failures: any NUTFailureLimiter
+        package var failures: any NUTFailureLimiter
         /// Told of every command: its name (one of ``NUTSession/commands`` or `other`) and
         /// result (`OK` or the error code), for the exporter's metrics.
-        public var observe: @Sendable (_ command: String, _ result: String) -> Void
+        package var observe: @Sendable (_ command: String, _ result: String) -> Void
 
-        public init(data: any NUTDataSource, users: any NUTUsers, state: NUTServerState, version: String,
+        package init(data: any NUTDataSource, users: any NUTUsers, state: NUTServerState, version: String,
                     requireLogin: Bool = false, tlsAvailable: Bool = false,
                     failures: any NUTFailureLimiter,
                     observe: @escaping @Sendable (_ command: String, _ result: String) -> Void = { _, _ in }) {
@@ -41,7 +41,7 @@ public struct NUTSession: Sendable {
     }
 
     /// What the connection asked for besides a reply.
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         case none
         /// Close once the reply is written (`LOGOUT`).
         case close
@@ -50,7 +50,7 @@ public struct NUTSession: Sendable {
     }
 
     /// The peer, `ip:port`, for `LIST CLIENT`.
-    public let client: String
+    package let client: String
     private var username: String?
     private var password: String?
     /// Where the line tokenizer stands: a quote left open continues on the next line.
@@ -62,18 +62,18 @@ public struct NUTSession: Sendable {
     /// Whether the credentials were checked (passed or not).
     private var checked = false
     /// The UPS this connection logged into.
-    public private(set) var loggedInto: String?
+    package private(set) var loggedInto: String?
     /// Failed password checks on this connection.
-    public private(set) var failedChecks = 0
+    package private(set) var failedChecks = 0
     /// Whether this connection's credentials passed a password check (a user, with a role or
     /// not): the server keeps it when full, as it keeps a login.
-    public var isAuthenticated: Bool { user != nil }
+    package var isAuthenticated: Bool { user != nil }
     /// Whether a useful command was answered without an error: a `GET`, `LIST`, `LOGIN`,
     /// `PRIMARY`, `FSD`, … (not `VER`, `NETVER`, `HELP`, `STARTTLS`, `USERNAME`, `PASSWORD`,
     /// which anyone can send). When the server is full, connections without one make room first.
-    public private(set) var wasServed = false
+    package private(set) var wasServed = false
 
-    public init(client: String) {
+    package init(client: String) {
         self.client = client
     }
 
@@ -81,7 +81,7 @@ public struct NUTSession: Sendable {
     private var clientHost: String { PeerAddress.host(of: client) }
 
     /// Ends the session: its login, if any, no longer counts.
-    public func end(_ environment: Environment) {
+    package func end(_ environment: Environment) {
         if let loggedInto { environment.state.logout(loggedInto, client: client) }
     }
 
@@ -89,7 +89,7 @@ public struct NUTSession: Sendable {
     ///
     /// A line that leaves a quote open (or ends in a backslash) continues on the next one and
     /// gets no reply yet; one with a `#` inside quotes gets none at all (upsd's parse error).
-    public mutating func handle(_ line: some Collection<UInt8>, _ environment: Environment) async -> (NUTReply, Action) {
+    package mutating func handle(_ line: some Collection<UInt8>, _ environment: Environment) async -> (NUTReply, Action) {
         guard case .words(let words) = tokenizer.line(line) else { return (NUTReply(""), .none) }
         let answer = await answer(words, environment)
         let command = words.first?.uppercased() ?? ""
@@ -101,7 +101,7 @@ public struct NUTSession: Sendable {
     }
 
     /// The commands counted by name (anything else is `other`).
-    public static let commands: Set<String> = ["VER", "NETVER", "PROTVER", "HELP", "STARTTLS", "USERNAME", "PASSWORD", "LOGOUT",
+    package static let commands: Set<String> = ["VER", "NETVER", "PROTVER", "HELP", "STARTTLS", "USERNAME", "PASSWORD", "LOGOUT",
                                                "LOGIN", "PRIMARY", "MASTER", "FSD", "GET", "LIST", "SET", "INSTCMD"]
 
     /// Commands answered to anyone without reading a UPS: they do not make a connection

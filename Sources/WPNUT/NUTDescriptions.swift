@@ -1,5 +1,5 @@
 /// `GET DESC` texts of the variables the bridge serves (as NUT's own variable table words them).
-public enum NUTDescriptions {
+package enum NUTDescriptions {
     static let descriptions: [String: String] = [
         "battery.charge": "Battery charge (percent of full)",
         "battery.charge.low": "Remaining battery level when UPS switches to LB (percent)",
@@ -49,7 +49,7 @@ public enum NUTDescriptions {
     }
 
     /// The description of `variable`, or upsd's text for one it has none for.
-    public static func description(of variable: String) -> String {
+    package static func description(of variable: String) -> String {
         descriptions[variable] ?? "Description unavailable"
     }
 }

@@ -9,14 +9,14 @@ import WPRuntime
 /// newline dropped), as does a line ending in a backslash. Bytes below 0x20 and above 0x7F
 /// vanish from words; a word keeps its first ``maximumWordLength`` bytes, a line its first
 /// ``maximumWords`` words. A `#` inside quotes makes the line a parse error (no reply).
-public enum NUTLine {
+package enum NUTLine {
     /// The most words a line keeps; later ones are dropped.
-    public static let maximumWords = 32
+    package static let maximumWords = 32
     /// The most bytes a word keeps; the rest are dropped.
-    public static let maximumWordLength = 512
+    package static let maximumWordLength = 512
 
     /// What a line (a run of bytes ending in a newline) amounts to.
-    public enum Outcome: Equatable, Sendable {
+    package enum Outcome: Equatable, Sendable {
         /// A complete line and its words (none for an empty line or a comment).
         case words([String])
         /// The line continues on the next one: a quote is open, or it ended in a backslash.
@@ -26,17 +26,17 @@ public enum NUTLine {
     }
 
     /// The tokenizer's state between bytes; kept by a session across lines.
-    public struct Tokenizer: Sendable {
+    package struct Tokenizer: Sendable {
         private enum State: Sendable { case wordStart, collect, collectLiteral, quoted, quotedLiteral, comment }
 
         private var state = State.wordStart
         private var words: [String] = []
         private var current: [UInt8] = []
 
-        public init() {}
+        package init() {}
 
         /// Feeds one line without its newline, then the newline.
-        public mutating func line(_ bytes: some Collection<UInt8>) -> Outcome {
+        package mutating func line(_ bytes: some Collection<UInt8>) -> Outcome {
             for byte in bytes {
                 if let outcome = feed(byte) { return outcome }
             }
@@ -132,14 +132,14 @@ public enum NUTLine {
 
     /// The words of one complete line (without its line ending), or `nil` when it does not end
     /// there (an open quote, a final backslash) or is a parse error.
-    public static func words(_ line: some Collection<UInt8>) -> [String]? {
+    package static func words(_ line: some Collection<UInt8>) -> [String]? {
         var tokenizer = Tokenizer()
         guard case .words(let words) = tokenizer.line(line) else { return nil }
         return words
     }
 
     /// `text` for a quoted reply field: `\`, `"` and `#` get a backslash, as upsd escapes them.
-    public static func escaped(_ text: String) -> String {
+    package static func escaped(_ text: String) -> String {
         guard text.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "#") })
         else { return text }
         var out = ""
@@ -157,7 +157,7 @@ public enum NUTLine {
     /// without an ASCII spelling, control and bidirectional formatting characters among them,
     /// as `?`); `"` and `\` become `'` and `/` (PyNUT splits reply lines at every quote, escaped
     /// or not).
-    public static func printable(_ text: String) -> String {
+    package static func printable(_ text: String) -> String {
         guard !text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
         else { return text }
         return String(ASCIIText.transliterated(text).map { character -> Character in

@@ -8,13 +8,13 @@ import WPRuntime
 /// ASCII spelling) a single `-`, lower case, at most 32 characters, `ups` when nothing is left. Names stay unique: a
 /// repeated name gets `-2`, `-3`, … in the order the devices are given (configured names are
 /// taken first, so they never move).
-public enum NUTNames {
+package enum NUTNames {
     /// The longest derived name.
-    public static let maximumLength = 32
+    package static let maximumLength = 32
 
     /// Whether `name` is usable as a NUT UPS name: 1 to 64 of `[A-Za-z0-9_.-]`, not starting
     /// with `-` or `.`.
-    public static func isValid(_ name: String) -> Bool {
+    package static func isValid(_ name: String) -> Bool {
         guard let first = name.utf8.first, name.utf8.count <= 64, first != UInt8(ascii: "-"), first != UInt8(ascii: ".")
         else { return false }
         return name.utf8.allSatisfy(isNameByte)
@@ -22,7 +22,7 @@ public enum NUTNames {
 
     /// The readable name of an alias, before uniqueness (`Server Room #2` → `server-room-2`,
     /// `机房 A` → `jifang-a`).
-    public static func derived(from alias: String?) -> String {
+    package static func derived(from alias: String?) -> String {
         var out: [UInt8] = []
         var pendingDash = false
         for scalar in ASCIIText.transliterated(alias ?? "", unknown: " ").unicodeScalars {
@@ -47,7 +47,7 @@ public enum NUTNames {
     ///     `device_id`).
     ///   - configured: names given by `device_id` (valid and unique: validation checks them).
     /// - Returns: the name of each device, by `device_id`.
-    public static func assign(_ devices: [(id: String, alias: String?)], configured: [String: String] = [:]) -> [String: String] {
+    package static func assign(_ devices: [(id: String, alias: String?)], configured: [String: String] = [:]) -> [String: String] {
         var names: [String: String] = [:]
         var taken = Set(configured.values.map { $0.lowercased() })
         for device in devices {

@@ -1,9 +1,9 @@
 import Synchronization
 
 /// One UPS as the bridge serves it at one moment.
-public struct NUTUPS: Sendable {
+package struct NUTUPS: Sendable {
     /// Whether a UPS's variables may be read, as upsd decides it for its driver.
-    public enum Availability: Sendable, Equatable {
+    package enum Availability: Sendable, Equatable {
         /// Readings within the staleness age: every read answers.
         case fresh
         /// The last readings are too old, or the device is disconnected: reads answer
@@ -16,14 +16,14 @@ public struct NUTUPS: Sendable {
 
     /// The NUT name (``NUTNames``): the UPS's one identity, whatever name a client used to reach
     /// it (logins, `FSD` and `LIST CLIENT` go by it).
-    public var name: String
+    package var name: String
     /// `LIST UPS` and `GET UPSDESC`: the alias and model (made printable ASCII on the wire).
-    public var description: String
+    package var description: String
     /// Every variable, sorted by name; `ups.status` without `FSD` (the server adds it).
-    public var variables: [(name: String, value: String)]
-    public var availability: Availability
+    package var variables: [(name: String, value: String)]
+    package var availability: Availability
 
-    public init(name: String, description: String, variables: [(name: String, value: String)],
+    package init(name: String, description: String, variables: [(name: String, value: String)],
                 availability: Availability = .fresh) {
         self.name = name
         self.description = description
@@ -32,7 +32,7 @@ public struct NUTUPS: Sendable {
     }
 
     /// The value of `variable` (any case, as upsd compares names), if the UPS has it.
-    public func value(of variable: String) -> String? {
+    package func value(of variable: String) -> String? {
         if let exact = variables.first(where: { $0.name == variable }) { return exact.value }
         let lowered = variable.lowercased()
         return variables.first { $0.name.lowercased() == lowered }?.value
@@ -40,7 +40,7 @@ public struct NUTUPS: Sendable {
 }
 
 /// Where the server reads its UPSs from (the collectors' published readings, in the exporter).
-public protocol NUTDataSource: Sendable {
+package protocol NUTDataSource: Sendable {
     /// Every UPS, in `LIST UPS` order.
     func upsList() -> [NUTUPS]
     /// The UPS named `name` in any case (NUT names compare case-insensitively, as upsd's do), or
@@ -52,7 +52,7 @@ public protocol NUTDataSource: Sendable {
 /// which UPS (`GET NUMLOGINS`, `LIST CLIENT`), by the UPS's ``NUTUPS/name`` (any case), and the
 /// password checks of suspect hosts under way.
 /// One short lock, never held across I/O.
-public final class NUTServerState: Sendable {
+package final class NUTServerState: Sendable {
     private struct State {
         var forcedShutdown: Set<String> = []
         /// Client addresses logged in, per UPS name (one entry per login).
@@ -65,20 +65,20 @@ public final class NUTServerState: Sendable {
     private let onForcedShutdown: @Sendable (ForcedShutdown) -> Void
 
     /// Who set `FSD` on which UPS, for the log: every host on that UPS is about to shut down.
-    public struct ForcedShutdown: Sendable, Equatable {
+    package struct ForcedShutdown: Sendable, Equatable {
         /// The UPS, as the client named it.
-        public var ups: String
+        package var ups: String
         /// The NUT user that sent `FSD` (a `primary`).
-        public var user: String
+        package var user: String
         /// The client's address and port.
-        public var client: String
+        package var client: String
         /// `false` when the UPS carried `FSD` already (another primary, or the same again).
-        public var first: Bool
+        package var first: Bool
     }
 
     /// - Parameter onForcedShutdown: told of every `FSD` a primary sends, after the flag is set
     ///   (on the connection's task; keep it short: log, count).
-    public init(onForcedShutdown: @escaping @Sendable (ForcedShutdown) -> Void = { _ in }) {
+    package init(onForcedShutdown: @escaping @Sendable (ForcedShutdown) -> Void = { _ in }) {
         self.onForcedShutdown = onForcedShutdown
     }
 
@@ -90,34 +90,34 @@ public final class NUTServerState: Sendable {
     ///   - ups: the UPS's name.
     ///   - user: the primary that asked, for ``init(onForcedShutdown:)``.
     ///   - client: its address.
-    public func setForcedShutdown(_ ups: String, user: String = "", client: String = "") {
+    package func setForcedShutdown(_ ups: String, user: String = "", client: String = "") {
         let first = state.withLock { $0.forcedShutdown.insert(ups.lowercased()).inserted }
         onForcedShutdown(ForcedShutdown(ups: ups, user: user, client: client, first: first))
     }
 
     /// Whether `ups` carries `FSD`.
-    public func isForcedShutdown(_ ups: String) -> Bool {
+    package func isForcedShutdown(_ ups: String) -> Bool {
         state.withLock { $0.forcedShutdown.contains(ups.lowercased()) }
     }
 
     /// Starts the one password check a suspect `host` may have under way; `false` when one is
     /// under way already.
-    public func beginSuspectCheck(of host: String) -> Bool {
+    package func beginSuspectCheck(of host: String) -> Bool {
         state.withLock { $0.suspectChecks.insert(host).inserted }
     }
 
     /// Ends the check ``beginSuspectCheck(of:)`` started.
-    public func endSuspectCheck(of host: String) {
+    package func endSuspectCheck(of host: String) {
         _ = state.withLock { $0.suspectChecks.remove(host) }
     }
 
     /// Records a login of `client` into `ups`.
-    public func login(_ ups: String, client: String) {
+    package func login(_ ups: String, client: String) {
         state.withLock { $0.logins[ups.lowercased(), default: []].append(client) }
     }
 
     /// Removes one login of `client` from `ups`.
-    public func logout(_ ups: String, client: String) {
+    package func logout(_ ups: String, client: String) {
         state.withLock { state in
             let key = ups.lowercased()
             guard var clients = state.logins[key], let index = clients.firstIndex(of: client) else { return }
@@ -127,10 +127,10 @@ public final class NUTServerState: Sendable {
     }
 
     /// Logins now, over every UPS.
-    public var loginCount: Int { state.withLock { $0.logins.values.reduce(0) { $0 + $1.count } } }
+    package var loginCount: Int { state.withLock { $0.logins.values.reduce(0) { $0 + $1.count } } }
 
     /// The clients logged into `ups`, most recent first (as upsd lists them).
-    public func clients(of ups: String) -> [String] {
+    package func clients(of ups: String) -> [String] {
         state.withLock { ($0.logins[ups.lowercased()] ?? []).reversed() }
     }
 }

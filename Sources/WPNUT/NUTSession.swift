@@ -1,22 +1,22 @@
 /// A NUT user's `upsmon` role (`upsmon primary` or `upsmon secondary` in a users file).
-public enum NUTRole: String, Sendable, Equatable {
+package enum NUTRole: String, Sendable, Equatable {
     case primary, secondary
 }
 
 /// A user who gave the right password.
-public struct NUTUser: Sendable, Equatable {
-    public var name: String
+package struct NUTUser: Sendable, Equatable {
+    package var name: String
     /// `nil`: may read and log in, but neither claim primary nor set `FSD`.
-    public var role: NUTRole?
+    package var role: NUTRole?
 
-    public init(name: String, role: NUTRole?) {
+    package init(name: String, role: NUTRole?) {
         self.name = name
         self.role = role
     }
 }
 
 /// Checks passwords (plain or bcrypt-hashed).
-public protocol NUTUsers: Sendable {
+package protocol NUTUsers: Sendable {
     /// The user, when `password` is `username`'s; `nil` otherwise. A bcrypt check takes
     /// milliseconds of CPU: the server calls this off its event loop. `suspect`: the client
     /// failed too often lately (its check may wait behind others').
@@ -25,7 +25,7 @@ public protocol NUTUsers: Sendable {
 
 /// Counts failed password checks by client host and says how long to hold back the answer
 /// (basic authentication's `AuthFailureTracker` is one).
-public protocol NUTFailureLimiter: Sendable {
+package protocol NUTFailureLimiter: Sendable {
     /// Whether `host` failed too often lately.
     func isSuspect(_ host: String) -> Bool
     /// Counts a failure of `host`; returns how long to hold back the answer (zero below the threshold).
@@ -35,23 +35,23 @@ public protocol NUTFailureLimiter: Sendable {
 }
 
 /// The answer to one command line.
-public struct NUTReply: Sendable, Equatable {
+package struct NUTReply: Sendable, Equatable {
     /// The reply, every line ending in `\n`.
-    public var text: String
+    package var text: String
     /// `LOGOUT`: the server closes the connection once the reply is written.
-    public var closes: Bool
+    package var closes: Bool
 
-    public init(_ text: String, closes: Bool = false) {
+    package init(_ text: String, closes: Bool = false) {
         self.text = text
         self.closes = closes
     }
 
     /// `ERR <code>\n`.
-    public static func error(_ code: NUTError) -> NUTReply { NUTReply("ERR \(code.rawValue)\n") }
+    package static func error(_ code: NUTError) -> NUTReply { NUTReply("ERR \(code.rawValue)\n") }
 }
 
 /// The protocol's error codes (the developer guide's list).
-public enum NUTError: String, Sendable, Equatable, CaseIterable {
+package enum NUTError: String, Sendable, Equatable, CaseIterable {
     case accessDenied = "ACCESS-DENIED"
     case unknownUPS = "UNKNOWN-UPS"
     case varNotSupported = "VAR-NOT-SUPPORTED"

@@ -1,10 +1,10 @@
 import Synchronization
 import WPClient
 import WPCollector
-import WPConfig
+package import WPConfig
 import WPEnergy
-import WPFrontEnd
-import WPNUT
+package import WPFrontEnd
+package import WPNUT
 import WPStorage
 
 /// What the NUT bridge serves of each device besides its readings: names, thresholds and the

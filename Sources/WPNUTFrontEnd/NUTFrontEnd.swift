@@ -1,10 +1,10 @@
 import FoundationEssentials
-import WPConfig
-import WPFrontEnd
-import WPLogging
-import WPMetrics
-import WPNUT
-import WPServer
+package import WPConfig
+package import WPFrontEnd
+package import WPLogging
+package import WPMetrics
+package import WPNUT
+package import WPServer
 
 /// The NUT server of `nut.*` (docs/nut.md): upsd's network protocol over the fleet's UPSs,
 /// named by ``NUTFleetSource``.
@@ -39,7 +39,7 @@ package final class NUTFrontEnd<C: Clock>: FrontEnd where C.Duration == Duration
     ///   - makeListener: makes the listener (``MakeListener``).
     /// - Throws: ``FrontEndError/configuration(_:)`` naming `nut.users_file`, or
     ///   ``FrontEndError/metrics(_:)``.
-    package static func make(_ nut: ExporterConfiguration.NUT, names: NUTFleetSource<C>, tls: TLSConfiguration?,
+    package static func make(_ nut: ExporterConfiguration.NUT, names: NUTFleetSource<C>, tls: WPTLSConfiguration?,
                              maxConnections: Int?, passwords: BCryptPool?, registry: MetricRegistry, version: String,
                              makeListener: MakeListener, logger: WPLogger) throws(FrontEndError) -> NUTFrontEnd? {
         guard let address = nut.address else { return nil }

@@ -1,4 +1,4 @@
-import WPStorage
+package import WPStorage
 
 /// What the NUT bridge served a device as: kept in the data directory, so a restart while
 /// WinPower is unreachable still lists the UPS under its name and accepts `LOGIN` for it.

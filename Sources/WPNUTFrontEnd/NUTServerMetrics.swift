@@ -1,6 +1,6 @@
-import WPMetrics
-import WPNUT
-import WPServer
+package import WPMetrics
+package import WPNUT
+package import WPServer
 import WPServerMetrics
 
 /// The NUT server on `/metrics`: connections now and by outcome, and logins now, read at each

@@ -1,4 +1,4 @@
-import WPClient
+package import WPClient
 
 /// The low-battery thresholds of one UPS (`battery.charge.low`, `battery.runtime.low`): below
 /// either, `ups.status` carries `LB`, and a primary `upsmon` shuts down on `OB LB`.

@@ -5,7 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import WPLogging
+public import WPLogging
 
 /// The process's standard output and standard error, and the way out of the process that does
 /// not lose what was written to them nor wait for a reader that stopped reading.

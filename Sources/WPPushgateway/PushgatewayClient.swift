@@ -1,6 +1,6 @@
 import WPRuntime
-import FoundationEssentials
-import WPMetrics
+public import FoundationEssentials
+public import WPMetrics
 
 /// Pushes a registry (or families) to a Prometheus Pushgateway.
 ///

@@ -13,14 +13,14 @@ import Darwin
 /// Never wait from Swift's cooperative pool: a wait blocks its thread.
 ///
 /// ```swift
-/// let jobs = ConditionLock<[Job]>([])
+/// let jobs = WPConditionLock<[Job]>([])
 /// jobs.withLock { $0.append(job) }
 /// jobs.signal()
 /// let next = jobs.wait(until: Deadline(after: .seconds(30)), for: { !$0.isEmpty }) { jobs, ready in
 ///     ready ? jobs.removeFirst() : nil
 /// }
 /// ```
-public final class ConditionLock<State>: @unchecked Sendable {
+public final class WPConditionLock<State>: @unchecked Sendable {
     // Safety of `@unchecked Sendable`: `state` is read and written only while `mutex` is held.
     // `mutex` and `condition` are allocated and initialised once in `init`, never moved, and
     // destroyed in `deinit`, which runs only when no thread holds a reference.

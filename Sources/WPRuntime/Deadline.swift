@@ -48,7 +48,7 @@ public struct Deadline: Sendable, Hashable, Comparable {
         return total.overflow ? Int32.max : Int32(clamping: total.partialValue)
     }
 
-    /// The deadline as an absolute time on the clock ``ConditionLock`` waits with
+    /// The deadline as an absolute time on the clock ``WPConditionLock`` waits with
     /// (`CLOCK_MONOTONIC` on Linux, the wall clock on Darwin), for `pthread_cond_timedwait`.
     /// Far deadlines are capped at about 68 years from now.
     var conditionTime: timespec {

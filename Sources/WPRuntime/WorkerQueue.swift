@@ -139,7 +139,7 @@ public final class WorkerQueue: Sendable {
     /// submit their next job as soon as the previous one answers).
     public let spinsBeforeSleeping: Int
     private let starter: Starter
-    private let state = ConditionLock(State())
+    private let state = WPConditionLock(State())
 
     /// A queue whose threads are named `name`.
     ///

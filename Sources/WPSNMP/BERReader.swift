@@ -11,18 +11,18 @@
 ///
 /// A reader covers one element's content (or the whole input); `nested(_:)` opens a
 /// constructed element as a reader of its own, one level deeper.
-public struct BERReader {
+package struct BERReader {
     /// The deepest nesting of constructed elements read (an SNMP message needs 4).
-    public static let maxDepth = 16
+    package static let maxDepth = 16
 
     private let bytes: [UInt8]
     /// The offset of the next element.
-    public private(set) var position: Int
+    package private(set) var position: Int
     private let end: Int
     private let depth: Int
 
     /// A reader of all of `bytes`, at depth 0.
-    public init(_ bytes: [UInt8]) {
+    package init(_ bytes: [UInt8]) {
         self.init(bytes, from: 0, to: bytes.count, depth: 0)
     }
 
@@ -34,21 +34,21 @@ public struct BERReader {
     }
 
     /// Whether every byte of this reader's span was read.
-    public var isAtEnd: Bool { position >= end }
+    package var isAtEnd: Bool { position >= end }
 
     /// Throws ``SNMPError/trailingBytes(offset:)`` unless every byte was read.
-    public func finish() throws(SNMPError) {
+    package func finish() throws(SNMPError) {
         guard isAtEnd else { throw .trailingBytes(offset: position) }
     }
 
     /// The tag of the next element, not consumed.
-    public func peekTag() throws(SNMPError) -> UInt8 {
+    package func peekTag() throws(SNMPError) -> UInt8 {
         guard position < end else { throw .truncated(offset: position, needed: 1) }
         return bytes[position]
     }
 
     /// Reads the next element's tag and length: its tag and the span of its content.
-    public mutating func readHeader() throws(SNMPError) -> (tag: UInt8, content: Range<Int>) {
+    package mutating func readHeader() throws(SNMPError) -> (tag: UInt8, content: Range<Int>) {
         let start = position
         guard position < end else { throw .truncated(offset: position, needed: 1) }
         let tag = bytes[position]
@@ -75,7 +75,7 @@ public struct BERReader {
     }
 
     /// Reads an element that must have `tag`; returns its content span.
-    public mutating func readElement(tag expected: UInt8, named name: String) throws(SNMPError) -> Range<Int> {
+    package mutating func readElement(tag expected: UInt8, named name: String) throws(SNMPError) -> Range<Int> {
         let start = position
         let (tag, content) = try readHeader()
         guard tag == expected else { throw .unexpectedTag(offset: start, expected: name, found: tag) }
@@ -83,14 +83,14 @@ public struct BERReader {
     }
 
     /// Opens a constructed element of `tag` (a SEQUENCE or a PDU) as a reader of its content.
-    public mutating func nested(tag: UInt8, named name: String) throws(SNMPError) -> BERReader {
+    package mutating func nested(tag: UInt8, named name: String) throws(SNMPError) -> BERReader {
         let start = position
         let content = try readElement(tag: tag, named: name)
         return try child(content, at: start)
     }
 
     /// Opens the next constructed element, whatever its tag; returns the tag and its reader.
-    public mutating func nestedAny() throws(SNMPError) -> (tag: UInt8, reader: BERReader) {
+    package mutating func nestedAny() throws(SNMPError) -> (tag: UInt8, reader: BERReader) {
         let start = position
         let (tag, content) = try readHeader()
         guard BERTag.isConstructed(tag) else { throw .unexpectedTag(offset: start, expected: "a constructed element", found: tag) }
@@ -104,7 +104,7 @@ public struct BERReader {
 
     /// Reads and checks the next element and everything inside it (constructed elements
     /// recursively, within ``maxDepth``), without interpreting primitive contents.
-    public mutating func skipElement() throws(SNMPError) {
+    package mutating func skipElement() throws(SNMPError) {
         let start = position
         let (tag, content) = try readHeader()
         guard BERTag.isConstructed(tag) else { return }
@@ -113,7 +113,7 @@ public struct BERReader {
     }
 
     /// Reads an INTEGER within 32 bits.
-    public mutating func readInteger() throws(SNMPError) -> Int32 {
+    package mutating func readInteger() throws(SNMPError) -> Int32 {
         let start = position
         let content = try readElement(tag: BERTag.integer, named: "INTEGER")
         guard let value = Int32(exactly: try signed(content, at: start, type: "INTEGER")) else {
@@ -123,18 +123,18 @@ public struct BERReader {
     }
 
     /// Reads an OCTET STRING.
-    public mutating func readOctetString() throws(SNMPError) -> [UInt8] {
+    package mutating func readOctetString() throws(SNMPError) -> [UInt8] {
         Array(bytes[try readElement(tag: BERTag.octetString, named: "OCTET STRING")])
     }
 
     /// Reads an OBJECT IDENTIFIER.
-    public mutating func readOID() throws(SNMPError) -> OID {
+    package mutating func readOID() throws(SNMPError) -> OID {
         let start = position
         return try oid(try readElement(tag: BERTag.objectIdentifier, named: "OBJECT IDENTIFIER"), at: start)
     }
 
     /// Reads a variable binding's value: any SNMP type or exception.
-    public mutating func readValue() throws(SNMPError) -> SNMPValue {
+    package mutating func readValue() throws(SNMPError) -> SNMPValue {
         let start = position
         let (tag, content) = try readHeader()
         switch tag {

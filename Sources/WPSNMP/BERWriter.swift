@@ -1,8 +1,8 @@
 /// Encodes the BER subset SNMP uses, in the minimal definite-length form (DER-like), so that
 /// sizes are predictable: ``encodedSize(contentLength:)`` is exact.
-public enum BERWriter {
+package enum BERWriter {
     /// The bytes of one element: `tag`, the length of `content`, `content`.
-    public static func element(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] {
+    package static func element(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(encodedSize(contentLength: content.count))
         bytes.append(tag)
@@ -12,12 +12,12 @@ public enum BERWriter {
     }
 
     /// The size of an element whose content is `contentLength` bytes (tag, length, content).
-    public static func encodedSize(contentLength: Int) -> Int {
+    package static func encodedSize(contentLength: Int) -> Int {
         1 + lengthSize(contentLength) + contentLength
     }
 
     /// The number of bytes of a length field for `length`.
-    public static func lengthSize(_ length: Int) -> Int {
+    package static func lengthSize(_ length: Int) -> Int {
         if length < 0x80 { return 1 }
         var count = 0
         var rest = length
@@ -39,19 +39,19 @@ public enum BERWriter {
     }
 
     /// An INTEGER.
-    public static func integer(_ value: Int32) -> [UInt8] { element(BERTag.integer, signedContent(Int64(value))) }
+    package static func integer(_ value: Int32) -> [UInt8] { element(BERTag.integer, signedContent(Int64(value))) }
 
     /// An OCTET STRING.
-    public static func octetString(_ bytes: [UInt8]) -> [UInt8] { element(BERTag.octetString, bytes) }
+    package static func octetString(_ bytes: [UInt8]) -> [UInt8] { element(BERTag.octetString, bytes) }
 
     /// An OBJECT IDENTIFIER. An OID of fewer than two sub-identifiers is encoded with its
     /// missing arcs as 0 (X.690 needs two); one whose first two arcs do not fit the combined
     /// first sub-identifier (`X > 2`, or `Y ≥ 40` with `X < 2`) has them clamped. Neither
     /// occurs in OIDs the agent reads or builds.
-    public static func oid(_ oid: OID) -> [UInt8] { element(BERTag.objectIdentifier, oidContent(oid)) }
+    package static func oid(_ oid: OID) -> [UInt8] { element(BERTag.objectIdentifier, oidContent(oid)) }
 
     /// A variable binding's value.
-    public static func value(_ value: SNMPValue) -> [UInt8] {
+    package static func value(_ value: SNMPValue) -> [UInt8] {
         switch value {
         case .integer(let number): integer(number)
         case .octetString(let bytes): octetString(bytes)
@@ -70,7 +70,7 @@ public enum BERWriter {
     }
 
     /// A variable binding: `SEQUENCE { name OBJECT IDENTIFIER, value }`.
-    public static func varBind(_ varBind: VarBind) -> [UInt8] {
+    package static func varBind(_ varBind: VarBind) -> [UInt8] {
         element(BERTag.sequence, oid(varBind.oid) + value(varBind.value))
     }
 

@@ -3,32 +3,32 @@ import WPServer
 
 /// What an ``SNMPAgent`` has done since it was made (the RFC 3418 `snmp` group's counters
 /// where one exists).
-public struct SNMPAgentStatistics: Sendable, Equatable {
+package struct SNMPAgentStatistics: Sendable, Equatable {
     /// Datagrams handed to the agent (`snmpInPkts`).
-    public var received = 0
+    package var received = 0
     /// Datagrams that were not a well-formed SNMPv1/v2c message (`snmpInASNParseErrs`).
-    public var malformed = 0
+    package var malformed = 0
     /// Messages of another version (unknown, or SNMPv3 without users) (`snmpInBadVersions`).
-    public var badVersions = 0
+    package var badVersions = 0
     /// Messages with a community that is not configured, dropped unanswered
     /// (`snmpInBadCommunityNames`).
-    public var badCommunities = 0
+    package var badCommunities = 0
     /// Requests whose `community@name` or SNMPv3 context names no UPS, dropped unanswered.
-    public var unknownContexts = 0
+    package var unknownContexts = 0
     /// Messages that are not requests to an agent (Response, Trap, Inform, Report), dropped.
-    public var notRequests = 0
+    package var notRequests = 0
     /// Requests answered.
-    public var answered = 0
+    package var answered = 0
     /// Answers of error-status `tooBig` (`snmpOutTooBigs`).
-    public var tooBig = 0
+    package var tooBig = 0
     /// Requests dropped because even an empty answer exceeded the size bound (`snmpSilentDrops`).
-    public var silentDrops = 0
+    package var silentDrops = 0
     /// Set requests refused.
-    public var setsRefused = 0
+    package var setsRefused = 0
     /// SNMPv3 Report PDUs sent (engine discovery, unknown users, wrong digests, time windows, …).
-    public var reports = 0
+    package var reports = 0
 
-    public init() {}
+    package init() {}
 }
 
 /// A read-only SNMPv1 and SNMPv2c agent over a ``SNMPMIBView``: `Get`, `GetNext`,
@@ -63,28 +63,28 @@ public struct SNMPAgentStatistics: Sendable, Equatable {
 /// - GetBulk: max-repetitions is capped at ``Configuration/maxRepetitions`` (64 by default);
 ///   negative non-repeaters and max-repetitions count as 0 (RFC 3416 §4.2.3); the
 ///   repetitions stop early once every repeater has reached the end of the view.
-public struct SNMPAgent: DatagramProtocol {
+package struct SNMPAgent: DatagramProtocol {
     /// The agent's access and bounds.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// The read-only communities.
-        public var communities: Set<[UInt8]>
+        package var communities: Set<[UInt8]>
         /// Communities (among ``communities``) that read the `system` group only.
-        public var systemOnlyCommunities: Set<[UInt8]> = []
+        package var systemOnlyCommunities: Set<[UInt8]> = []
         /// The largest answer sent, whatever the request (bytes of the SNMP message).
-        public var maxMessageSize: Int
+        package var maxMessageSize: Int
         /// The most repetitions a GetBulk request is served.
-        public var maxRepetitions: Int
+        package var maxRepetitions: Int
         /// An answer is at most this many times its request's size ...
-        public var amplificationFactor: Int
+        package var amplificationFactor: Int
         /// ... or this many bytes, whichever is larger.
-        public var minimumResponseLimit: Int
+        package var minimumResponseLimit: Int
 
         /// The SNMPv3 engine; `nil`: SNMPv3 messages are dropped (``SNMPAgentStatistics/badVersions``).
-        public var engine: SNMPEngine?
+        package var engine: SNMPEngine?
         /// The SNMPv3 users (their keys localized to ``engine``).
-        public var users: [USMUser]
+        package var users: [USMUser]
 
-        public init(communities: [String], maxMessageSize: Int = 1472, maxRepetitions: Int = 64, amplificationFactor: Int = 8,
+        package init(communities: [String], maxMessageSize: Int = 1472, maxRepetitions: Int = 64, amplificationFactor: Int = 8,
                     minimumResponseLimit: Int = 484, engine: SNMPEngine? = nil, users: [USMUser] = []) {
             self.engine = engine
             self.users = users
@@ -97,19 +97,19 @@ public struct SNMPAgent: DatagramProtocol {
 
         /// The largest answer to a request of `requestBytes` bytes:
         /// `min(maxMessageSize, max(requestBytes × amplificationFactor, minimumResponseLimit))`.
-        public func responseLimit(forRequestOf requestBytes: Int) -> Int {
+        package func responseLimit(forRequestOf requestBytes: Int) -> Int {
             let (product, overflow) = requestBytes.multipliedReportingOverflow(by: amplificationFactor)
             return min(maxMessageSize, max(overflow ? Int.max : product, minimumResponseLimit))
         }
     }
 
-    public let configuration: Configuration
+    package let configuration: Configuration
     private let views: @Sendable (_ context: String) -> (any SNMPMIBView)?
     private let counters = AgentCounters()
     private let usm: USM?
 
     /// An agent answering from `view`, called once per request for the current snapshot.
-    public init(configuration: Configuration, view: @escaping @Sendable () -> any SNMPMIBView) {
+    package init(configuration: Configuration, view: @escaping @Sendable () -> any SNMPMIBView) {
         self.init(configuration: configuration, views: { context in context.isEmpty ? view() : nil })
     }
 
@@ -117,17 +117,17 @@ public struct SNMPAgent: DatagramProtocol {
     /// request: `""` without a selector, `name` for the community `community@name` (SNMPv1
     /// and SNMPv2c) or the SNMPv3 context name `name`; `nil` drops the request
     /// (``SNMPAgentStatistics/unknownContexts``).
-    public init(configuration: Configuration, views: @escaping @Sendable (_ context: String) -> (any SNMPMIBView)?) {
+    package init(configuration: Configuration, views: @escaping @Sendable (_ context: String) -> (any SNMPMIBView)?) {
         self.configuration = configuration
         self.views = views
         usm = configuration.engine.map { USM(engine: $0, users: configuration.users, saltSeed: UInt64.random(in: 0...UInt64.max)) }
     }
 
     /// What the agent has done since it was made.
-    public var statistics: SNMPAgentStatistics { counters.value.withLock { $0 } }
+    package var statistics: SNMPAgentStatistics { counters.value.withLock { $0 } }
 
     /// What the user-based security model counted; zero without SNMPv3.
-    public var securityStatistics: USMStatistics { usm?.statistics ?? USMStatistics() }
+    package var securityStatistics: USMStatistics { usm?.statistics ?? USMStatistics() }
 
     /// A request being answered: its PDU, the semantics of its version (SNMPv3 answers as
     /// SNMPv2c does), and how its answers are sized and written.
@@ -158,21 +158,21 @@ public struct SNMPAgent: DatagramProtocol {
         }
     }
 
-    public func handle(_ datagram: [UInt8], from peer: String) async -> [UInt8]? {
+    package func handle(_ datagram: [UInt8], from peer: String) async -> [UInt8]? {
         answer(datagram)
     }
 
     /// Answered on the server's loop: a request is a lookup in a view held in memory (and, for
     /// SNMPv3, a MAC and AES over at most one message), never I/O.
-    public var answersInline: Bool { true }
+    package var answersInline: Bool { true }
 
-    public func answerInline(_ datagram: [UInt8], from peer: String) -> [UInt8]? {
+    package func answerInline(_ datagram: [UInt8], from peer: String) -> [UInt8]? {
         answer(datagram)
     }
 
     /// The answer to `datagram`, or `nil` to send nothing (synchronous: a request is CPU work
     /// that finishes, bounded by the response limit).
-    public func answer(_ datagram: [UInt8]) -> [UInt8]? {
+    package func answer(_ datagram: [UInt8]) -> [UInt8]? {
         counters.update { $0.received += 1 }
         if SNMPv3Message.isVersion3(datagram) { return answerVersion3(datagram) }
         let request: SNMPMessage

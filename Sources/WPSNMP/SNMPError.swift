@@ -1,6 +1,6 @@
 /// Why bytes could not be read as BER or as an SNMP message: what was wrong, and at which byte
 /// offset of the input.
-public enum SNMPError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum SNMPError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The input ended inside an element (`needed` bytes more were announced or required).
     case truncated(offset: Int, needed: Int)
     /// A length byte form SNMP does not use: indefinite (`0x80`) or more than 4 length bytes.
@@ -25,7 +25,7 @@ public enum SNMPError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A PDU type the version does not have (GetBulk in SNMPv1), or an unknown PDU tag.
     case unsupportedPDU(tag: UInt8)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .truncated(let offset, let needed): "BER: input ends at byte \(offset), \(needed) more bytes needed"
         case .unsupportedLength(let offset): "BER: unsupported length form at byte \(offset) (indefinite or over 4 bytes)"

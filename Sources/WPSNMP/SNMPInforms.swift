@@ -2,7 +2,7 @@ import Synchronization
 import WPServer
 
 /// What sends informs for an ``SNMPNotificationSender``: ``SNMPInforms``.
-public protocol SNMPInformDelivery: Sendable {
+package protocol SNMPInformDelivery: Sendable {
     /// Sends an InformRequest and looks after its acknowledgement; `false` when refused.
     func inform(_ message: [UInt8], requestID: Int32, host: String, port: Int) -> Bool
     /// Sends `pdu` (an InformRequest) as SNMPv3 from `credentials` at its level, discovering the
@@ -30,39 +30,39 @@ public protocol SNMPInformDelivery: Sendable {
 /// let socket = DatagramServer(configuration: .init(host: "0.0.0.0", port: 0), protocol: informs, logger: logger)
 /// informs.transport = { bytes, host, port in socket.send(bytes, to: host, port: port) }
 /// ```
-public final class SNMPInforms<C: Clock>: DatagramProtocol, SNMPInformDelivery where C.Duration == Duration {
-    public struct Configuration: Sendable {
+package final class SNMPInforms<C: Clock>: DatagramProtocol, SNMPInformDelivery where C.Duration == Duration {
+    package struct Configuration: Sendable {
         /// How long to wait for an acknowledgement before resending.
-        public var timeout: Duration
+        package var timeout: Duration
         /// Resends after the first send.
-        public var retries: Int
+        package var retries: Int
         /// Informs awaiting acknowledgement at once.
-        public var maxPending: Int
+        package var maxPending: Int
 
-        public init(timeout: Duration = .seconds(5), retries: Int = 2, maxPending: Int = 256) {
+        package init(timeout: Duration = .seconds(5), retries: Int = 2, maxPending: Int = 256) {
             self.timeout = timeout
             self.retries = retries
             self.maxPending = maxPending
         }
     }
 
-    public struct Statistics: Sendable, Equatable {
+    package struct Statistics: Sendable, Equatable {
         /// Datagrams handed to the transport, resends included.
-        public var sent = 0
+        package var sent = 0
         /// Informs acknowledged by their receiver.
-        public var acknowledged = 0
+        package var acknowledged = 0
         /// Resends.
-        public var resent = 0
+        package var resent = 0
         /// Informs given up after every resend, or that could not be handed over.
-        public var failed = 0
+        package var failed = 0
         /// Informs refused because ``Configuration/maxPending`` were awaiting acknowledgement.
-        public var refused = 0
+        package var refused = 0
         /// Datagrams received that acknowledge nothing pending (late, unknown, or malformed).
-        public var unmatched = 0
+        package var unmatched = 0
         /// SNMPv3 receivers' engines discovered.
-        public var discovered = 0
+        package var discovered = 0
 
-        public init() {}
+        package init() {}
     }
 
     /// What is sent for an inform, at each attempt.
@@ -104,34 +104,34 @@ public final class SNMPInforms<C: Clock>: DatagramProtocol, SNMPInformDelivery w
         var probeID = Int32.random(in: 1...Int32.max / 2)
     }
 
-    public let configuration: Configuration
+    package let configuration: Configuration
     private let clock: C
     private let state = Mutex(State())
     /// Who waits for the statistics to reach a condition (``waitUntil(_:)``).
     private let watchers = Mutex<[(condition: @Sendable (Statistics) -> Bool, continuation: CheckedContinuation<Void, Never>)]>([])
     private let sendDatagram = Mutex<(@Sendable ([UInt8], String, Int) -> Bool)?>(nil)
 
-    public init(configuration: Configuration = Configuration(), clock: C) {
+    package init(configuration: Configuration = Configuration(), clock: C) {
         self.configuration = configuration
         self.clock = clock
     }
 
     /// Sends one datagram to a receiver (the inform socket's `send`); set before informing.
-    public var transport: (@Sendable (_ datagram: [UInt8], _ host: String, _ port: Int) -> Bool)? {
+    package var transport: (@Sendable (_ datagram: [UInt8], _ host: String, _ port: Int) -> Bool)? {
         get { sendDatagram.withLock { $0 } }
         set { sendDatagram.withLock { $0 = newValue } }
     }
 
-    public var statistics: Statistics { state.withLock { $0.statistics } }
+    package var statistics: Statistics { state.withLock { $0.statistics } }
 
     /// Informs awaiting acknowledgement now.
-    public var pendingCount: Int { state.withLock { $0.pending.count } }
+    package var pendingCount: Int { state.withLock { $0.pending.count } }
 
     /// Sends `message` (an InformRequest with request id `requestID`) to `host`:`port` and
     /// resends it until acknowledged or given up. Returns at once; `false` when refused or not
     /// handed over.
     @discardableResult
-    public func inform(_ message: [UInt8], requestID: Int32, host: String, port: Int) -> Bool {
+    package func inform(_ message: [UInt8], requestID: Int32, host: String, port: Int) -> Bool {
         start(Pending(host: host, port: port, delivery: .datagram(message)), requestID: requestID)
     }
 
@@ -140,7 +140,7 @@ public final class SNMPInforms<C: Clock>: DatagramProtocol, SNMPInformDelivery w
     /// it is not), and resends it until acknowledged or given up. Returns at once; `false`
     /// when refused or not handed over.
     @discardableResult
-    public func inform(_ pdu: PDU, contextName: String, credentials: USMCredentials, host: String, port: Int) -> Bool {
+    package func inform(_ pdu: PDU, contextName: String, credentials: USMCredentials, host: String, port: Int) -> Bool {
         start(Pending(host: host, port: port, delivery: .secured(pdu: pdu, contextName: contextName, credentials: credentials)),
               requestID: pdu.requestID)
     }
@@ -193,7 +193,7 @@ public final class SNMPInforms<C: Clock>: DatagramProtocol, SNMPInformDelivery w
 
     /// A Response from a receiver: acknowledges the inform with its request id when it comes
     /// from that inform's receiver address. Never answers.
-    public func handle(_ datagram: [UInt8], from peer: String) async -> [UInt8]? {
+    package func handle(_ datagram: [UInt8], from peer: String) async -> [UInt8]? {
         if SNMPv3Message.isVersion3(datagram) {
             handleVersion3(datagram, from: PeerAddress.host(of: peer))
             return nil
@@ -323,7 +323,7 @@ public final class SNMPInforms<C: Clock>: DatagramProtocol, SNMPInformDelivery w
 
     /// Returns once `condition` holds for the statistics (tests, and a shutdown that lets the
     /// informs in flight settle under a deadline of its own).
-    public func waitUntil(_ condition: @escaping @Sendable (Statistics) -> Bool) async {
+    package func waitUntil(_ condition: @escaping @Sendable (Statistics) -> Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let now = statistics
             if condition(now) { continuation.resume(); return }

@@ -3,7 +3,7 @@
 /// Contract: `get` and `next(after:)` are pure reads of one consistent set of instances, safe
 /// from any thread; `next(after:)` returns the first instance strictly after `oid` in the order
 /// of ``OID/<(_:_:)``, so repeated calls walk every instance once.
-public protocol SNMPMIBView: Sendable {
+package protocol SNMPMIBView: Sendable {
     /// The value of the instance `oid`, or ``SNMPValue/noSuchInstance`` when `oid` lies under an
     /// object type the view has but is not one of its instances, ``SNMPValue/noSuchObject``
     /// otherwise.
@@ -22,9 +22,9 @@ public protocol SNMPMIBView: Sendable {
 /// let view = builder.build()
 /// view.next(after: "1.3.6.1.2.1.1")  // sysDescr.0
 /// ```
-public struct MIBTable: SNMPMIBView {
+package struct MIBTable: SNMPMIBView {
     /// The instances, sorted by OID, no duplicates.
-    public let instances: [VarBind]
+    package let instances: [VarBind]
     /// The object types (scalars and table columns), sorted; none is a prefix of another.
     let objects: [OID]
 
@@ -33,7 +33,7 @@ public struct MIBTable: SNMPMIBView {
         self.objects = objects
     }
 
-    public func get(_ oid: OID) -> SNMPValue {
+    package func get(_ oid: OID) -> SNMPValue {
         let index = firstIndex(notBefore: oid, in: instances, by: \.oid)
         if index < instances.count, instances[index].oid == oid { return instances[index].value }
         // The object types are not nested, so only the greatest one not after `oid` can prefix it.
@@ -43,14 +43,14 @@ public struct MIBTable: SNMPMIBView {
         return .noSuchObject
     }
 
-    public func next(after oid: OID) -> VarBind? {
+    package func next(after oid: OID) -> VarBind? {
         var index = firstIndex(notBefore: oid, in: instances, by: \.oid)
         if index < instances.count, instances[index].oid == oid { index += 1 }
         return index < instances.count ? instances[index] : nil
     }
 
     /// The number of instances.
-    public var count: Int { instances.count }
+    package var count: Int { instances.count }
 }
 
 /// The index of the first element whose key is not less than `oid` (`elements.count` if none).
@@ -65,26 +65,26 @@ func firstIndex<Element>(notBefore oid: OID, in elements: [Element], by key: (El
 }
 
 /// Collects object instances, then sorts them into a ``MIBTable``.
-public struct MIBBuilder: Sendable {
+package struct MIBBuilder: Sendable {
     private var instances: [OID: SNMPValue] = [:]
     private var objects: Set<OID> = []
 
-    public init() {}
+    package init() {}
 
     /// Adds the scalar `object` as its instance `object.0`.
-    public mutating func scalar(_ object: OID, _ value: SNMPValue) {
+    package mutating func scalar(_ object: OID, _ value: SNMPValue) {
         add(object, index: [0], value)
     }
 
     /// Adds the instance `object.index` of a table column (or a scalar with `index` `[0]`);
     /// a second value for the same instance replaces the first.
-    public mutating func add(_ object: OID, index: [UInt32], _ value: SNMPValue) {
+    package mutating func add(_ object: OID, index: [UInt32], _ value: SNMPValue) {
         objects.insert(object)
         instances[object.appending(index)] = value
     }
 
     /// The sorted view of every instance added.
-    public func build() -> MIBTable {
+    package func build() -> MIBTable {
         MIBTable(instances: instances.map { VarBind($0.key, $0.value) }.sorted { $0.oid < $1.oid },
                  objects: objects.sorted())
     }
@@ -92,20 +92,20 @@ public struct MIBBuilder: Sendable {
 
 /// The part of a view under one subtree (a community limited to the `system` group): other
 /// instances do not exist for it.
-public struct SubtreeView: SNMPMIBView {
-    public let base: any SNMPMIBView
-    public let subtree: OID
+package struct SubtreeView: SNMPMIBView {
+    package let base: any SNMPMIBView
+    package let subtree: OID
 
-    public init(_ base: any SNMPMIBView, subtree: OID) {
+    package init(_ base: any SNMPMIBView, subtree: OID) {
         self.base = base
         self.subtree = subtree
     }
 
-    public func get(_ oid: OID) -> SNMPValue {
+    package func get(_ oid: OID) -> SNMPValue {
         oid.isPrefixed(by: subtree) ? base.get(oid) : .noSuchObject
     }
 
-    public func next(after oid: OID) -> VarBind? {
+    package func next(after oid: OID) -> VarBind? {
         // Before the subtree: its first instance; inside it: the next one still inside.
         let cursor = oid < subtree ? subtree : oid
         guard let found = base.next(after: cursor), found.oid.isPrefixed(by: subtree) else { return nil }

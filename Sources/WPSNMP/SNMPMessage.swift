@@ -1,5 +1,5 @@
 /// The SNMP versions of community-based messages.
-public enum SNMPVersion: Int32, Sendable, Equatable {
+package enum SNMPVersion: Int32, Sendable, Equatable {
     /// SNMPv1 (RFC 1157), `version` field 0.
     case v1 = 0
     /// SNMPv2c (RFC 1901, RFC 3416), `version` field 1.
@@ -7,7 +7,7 @@ public enum SNMPVersion: Int32, Sendable, Equatable {
 }
 
 /// The error-status values of RFC 3416 (the first six are SNMPv1's too).
-public enum SNMPErrorStatus: Int32, Sendable, Equatable {
+package enum SNMPErrorStatus: Int32, Sendable, Equatable {
     case noError = 0, tooBig = 1, noSuchName = 2, badValue = 3, readOnly = 4, genErr = 5
     case noAccess = 6, wrongType = 7, wrongLength = 8, wrongEncoding = 9, wrongValue = 10, noCreation = 11
     case inconsistentValue = 12, resourceUnavailable = 13, commitFailed = 14, undoFailed = 15
@@ -17,17 +17,17 @@ public enum SNMPErrorStatus: Int32, Sendable, Equatable {
 /// A PDU: its type tag, request id, the two fields after it and its variable bindings. For a
 /// GetBulkRequest the two fields are non-repeaters and max-repetitions (RFC 3416 §3); for the
 /// other types error-status and error-index.
-public struct PDU: Sendable, Equatable {
+package struct PDU: Sendable, Equatable {
     /// The context tag (``BERTag/getRequest`` … ``BERTag/report``).
-    public var type: UInt8
-    public var requestID: Int32
+    package var type: UInt8
+    package var requestID: Int32
     /// error-status, or non-repeaters in a GetBulkRequest.
-    public var field1: Int32
+    package var field1: Int32
     /// error-index, or max-repetitions in a GetBulkRequest.
-    public var field2: Int32
-    public var varBinds: [VarBind]
+    package var field2: Int32
+    package var varBinds: [VarBind]
 
-    public init(type: UInt8, requestID: Int32, field1: Int32 = 0, field2: Int32 = 0, varBinds: [VarBind]) {
+    package init(type: UInt8, requestID: Int32, field1: Int32 = 0, field2: Int32 = 0, varBinds: [VarBind]) {
         self.type = type
         self.requestID = requestID
         self.field1 = field1
@@ -36,7 +36,7 @@ public struct PDU: Sendable, Equatable {
     }
 
     /// A Response-PDU.
-    public static func response(requestID: Int32, error: SNMPErrorStatus = .noError, index: Int32 = 0,
+    package static func response(requestID: Int32, error: SNMPErrorStatus = .noError, index: Int32 = 0,
                                 varBinds: [VarBind]) -> PDU {
         PDU(type: BERTag.response, requestID: requestID, field1: error.rawValue, field2: index, varBinds: varBinds)
     }
@@ -86,12 +86,12 @@ extension PDU {
 ///                          pdu: .response(requestID: message.pdu.requestID, varBinds: []))
 /// let bytes = answer.encoded()
 /// ```
-public struct SNMPMessage: Sendable, Equatable {
-    public var version: SNMPVersion
-    public var community: [UInt8]
-    public var pdu: PDU
+package struct SNMPMessage: Sendable, Equatable {
+    package var version: SNMPVersion
+    package var community: [UInt8]
+    package var pdu: PDU
 
-    public init(version: SNMPVersion, community: [UInt8], pdu: PDU) {
+    package init(version: SNMPVersion, community: [UInt8], pdu: PDU) {
         self.version = version
         self.community = community
         self.pdu = pdu
@@ -102,7 +102,7 @@ public struct SNMPMessage: Sendable, Equatable {
     /// - Throws: ``SNMPError`` for malformed BER (see ``BERReader``), a version other than 1
     ///   and 2c, a PDU tag the version does not have (GetBulk, Inform, SNMPv2-Trap and Report
     ///   in SNMPv1; the SNMPv1 Trap in SNMPv2c), or bytes after the message.
-    public init(decoding bytes: [UInt8]) throws(SNMPError) {
+    package init(decoding bytes: [UInt8]) throws(SNMPError) {
         var outer = BERReader(bytes)
         var message = try outer.nested(tag: BERTag.sequence, named: "SNMP message SEQUENCE")
         try outer.finish()
@@ -120,7 +120,7 @@ public struct SNMPMessage: Sendable, Equatable {
     }
 
     /// The message's BER bytes.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         encoded(varBindBytes: pdu.varBinds.flatMap(BERWriter.varBind))
     }
 

@@ -15,10 +15,10 @@ import Synchronization
 /// }
 /// sender.send(notifier.update(values, now: clock.now - start))
 /// ```
-public final class SNMPNotificationSender: Sendable {
+package final class SNMPNotificationSender: Sendable {
     /// Where notifications go.
-    public struct Receiver: Sendable {
-        public enum Security: Sendable {
+    package struct Receiver: Sendable {
+        package enum Security: Sendable {
             /// SNMPv2c with this community.
             case community(String)
             /// SNMPv3 traps as this user of the agent's engine at this level (`authPriv` or
@@ -30,15 +30,15 @@ public final class SNMPNotificationSender: Sendable {
         }
 
         /// An IPv4 or IPv6 address literal (nothing is resolved while sending).
-        public var host: String
-        public var port: Int
-        public var security: Security
+        package var host: String
+        package var port: Int
+        package var security: Security
         /// InformRequests, acknowledged and resent, instead of traps (always for
         /// ``Security/remoteUser(_:)``; never for ``Security/user(_:_:)``, whose keys are the
         /// agent engine's).
-        public var inform: Bool
+        package var inform: Bool
 
-        public init(host: String, port: Int = 162, security: Security, inform: Bool = false) {
+        package init(host: String, port: Int = 162, security: Security, inform: Bool = false) {
             self.host = host
             self.port = port
             self.security = security
@@ -46,35 +46,35 @@ public final class SNMPNotificationSender: Sendable {
         }
     }
 
-    public struct Configuration: Sendable {
-        public var receivers: [Receiver]
+    package struct Configuration: Sendable {
+        package var receivers: [Receiver]
         /// Notifications per receiver per minute; more are dropped and counted (a flapping UPS
         /// cannot flood a manager).
-        public var maxPerMinute: Int
+        package var maxPerMinute: Int
         /// The engine SNMPv3 notifications are sent from (the agent's); `nil`: SNMPv3 receivers
         /// get nothing (counted as failures).
-        public var engine: SNMPEngine?
+        package var engine: SNMPEngine?
 
-        public init(receivers: [Receiver], maxPerMinute: Int = 30, engine: SNMPEngine? = nil) {
+        package init(receivers: [Receiver], maxPerMinute: Int = 30, engine: SNMPEngine? = nil) {
             self.receivers = receivers
             self.maxPerMinute = maxPerMinute
             self.engine = engine
         }
     }
 
-    public struct Statistics: Sendable, Equatable {
+    package struct Statistics: Sendable, Equatable {
         /// Datagrams handed to the transport.
-        public var sent = 0
+        package var sent = 0
         /// Notifications not sent to a receiver over its rate limit.
-        public var rateLimited = 0
+        package var rateLimited = 0
         /// Notifications that could not be encoded or handed over (no libcrypto for an SNMPv3
         /// receiver, the agent not serving, an address that is not a literal).
-        public var failures = 0
+        package var failures = 0
 
-        public init() {}
+        package init() {}
     }
 
-    public let configuration: Configuration
+    package let configuration: Configuration
     private let uptime: @Sendable () -> UInt32
     private let now: @Sendable () -> Duration
     private let transport: @Sendable (_ datagram: [UInt8], _ host: String, _ port: Int) -> Bool
@@ -89,7 +89,7 @@ public final class SNMPNotificationSender: Sendable {
     ///   - now: a monotonic time for the rate limit.
     ///   - transport: sends one datagram; `false` when it could not be handed over.
     ///   - informs: sends the receivers' informs (``SNMPInforms``); `nil`: informs fail.
-    public init(configuration: Configuration, uptime: @escaping @Sendable () -> UInt32, now: @escaping @Sendable () -> Duration,
+    package init(configuration: Configuration, uptime: @escaping @Sendable () -> UInt32, now: @escaping @Sendable () -> Duration,
                 informs: (any SNMPInformDelivery)? = nil,
                 transport: @escaping @Sendable (_ datagram: [UInt8], _ host: String, _ port: Int) -> Bool) {
         self.configuration = configuration
@@ -102,10 +102,10 @@ public final class SNMPNotificationSender: Sendable {
                        Int32.random(in: 1...Int32.max / 2)))
     }
 
-    public var statistics: Statistics { state.withLock { $0.statistics } }
+    package var statistics: Statistics { state.withLock { $0.statistics } }
 
     /// Sends each notification to every receiver within its rate limit.
-    public func send(_ notifications: [SNMPNotification]) {
+    package func send(_ notifications: [SNMPNotification]) {
         for notification in notifications {
             for (index, receiver) in configuration.receivers.enumerated() {
                 let instant = now()

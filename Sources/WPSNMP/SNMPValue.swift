@@ -1,6 +1,6 @@
 /// A variable binding's value: the SMIv2 types SNMP carries, and the SNMPv2 exceptions that
 /// stand in for a value a Get or GetNext could not return (RFC 3416 §3).
-public enum SNMPValue: Sendable, Hashable, CustomStringConvertible {
+package enum SNMPValue: Sendable, Hashable, CustomStringConvertible {
     /// INTEGER / Integer32 (enumerations too).
     case integer(Int32)
     /// OCTET STRING (DisplayString and binary strings).
@@ -22,17 +22,17 @@ public enum SNMPValue: Sendable, Hashable, CustomStringConvertible {
     case endOfMibView
 
     /// A DisplayString value of `text` (UTF-8 bytes).
-    public static func string(_ text: String) -> SNMPValue { .octetString(Array(text.utf8)) }
+    package static func string(_ text: String) -> SNMPValue { .octetString(Array(text.utf8)) }
 
     /// Whether this is one of the SNMPv2 exceptions.
-    public var isException: Bool {
+    package var isException: Bool {
         switch self {
         case .noSuchObject, .noSuchInstance, .endOfMibView: true
         default: false
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .integer(let value): "INTEGER: \(value)"
         case .octetString(let bytes): "STRING: \(String(decoding: bytes, as: UTF8.self).debugDescription)"
@@ -52,11 +52,11 @@ public enum SNMPValue: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// One variable binding: a name and its value (`NULL` in requests).
-public struct VarBind: Sendable, Hashable {
-    public var oid: OID
-    public var value: SNMPValue
+package struct VarBind: Sendable, Hashable {
+    package var oid: OID
+    package var value: SNMPValue
 
-    public init(_ oid: OID, _ value: SNMPValue = .null) {
+    package init(_ oid: OID, _ value: SNMPValue = .null) {
         self.oid = oid
         self.value = value
     }

@@ -4,7 +4,7 @@ extension UPSMIBValues {
     /// `upsTest` and `upsConfig` objects that have a value. Line counts and `upsAlarmsPresent`
     /// are always served (0 when there are no rows). `upsTestSpinLock` and the `upsControl`
     /// group are write controls of a read-write agent and are not served.
-    public func add(to builder: inout MIBBuilder) {
+    package func add(to builder: inout MIBBuilder) {
         func text(_ object: OID, _ value: String?, _ maxBytes: Int) {
             if let value { builder.scalar(object, .displayString(value, maxBytes: maxBytes)) }
         }

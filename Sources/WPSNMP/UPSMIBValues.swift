@@ -15,19 +15,19 @@
 /// var builder = MIBBuilder()
 /// ups.add(to: &builder)
 /// ```
-public struct UPSMIBValues: Sendable, Equatable {
+package struct UPSMIBValues: Sendable, Equatable {
     /// One input line (`upsInputEntry`).
-    public struct InputLine: Sendable, Equatable {
+    package struct InputLine: Sendable, Equatable {
         /// Hertz (served in 0.1 Hz).
-        public var frequency: Double?
+        package var frequency: Double?
         /// RMS volts.
-        public var voltage: Double?
+        package var voltage: Double?
         /// RMS amps (served in 0.1 A).
-        public var current: Double?
+        package var current: Double?
         /// Watts.
-        public var truePower: Double?
+        package var truePower: Double?
 
-        public init(frequency: Double? = nil, voltage: Double? = nil, current: Double? = nil, truePower: Double? = nil) {
+        package init(frequency: Double? = nil, voltage: Double? = nil, current: Double? = nil, truePower: Double? = nil) {
             self.frequency = frequency
             self.voltage = voltage
             self.current = current
@@ -36,17 +36,17 @@ public struct UPSMIBValues: Sendable, Equatable {
     }
 
     /// One output line (`upsOutputEntry`).
-    public struct OutputLine: Sendable, Equatable {
+    package struct OutputLine: Sendable, Equatable {
         /// RMS volts.
-        public var voltage: Double?
+        package var voltage: Double?
         /// RMS amps (served in 0.1 A).
-        public var current: Double?
+        package var current: Double?
         /// Watts.
-        public var power: Double?
+        package var power: Double?
         /// Percent of the UPS's capacity.
-        public var percentLoad: Double?
+        package var percentLoad: Double?
 
-        public init(voltage: Double? = nil, current: Double? = nil, power: Double? = nil, percentLoad: Double? = nil) {
+        package init(voltage: Double? = nil, current: Double? = nil, power: Double? = nil, percentLoad: Double? = nil) {
             self.voltage = voltage
             self.current = current
             self.power = power
@@ -55,15 +55,15 @@ public struct UPSMIBValues: Sendable, Equatable {
     }
 
     /// One bypass line (`upsBypassEntry`).
-    public struct BypassLine: Sendable, Equatable {
+    package struct BypassLine: Sendable, Equatable {
         /// RMS volts.
-        public var voltage: Double?
+        package var voltage: Double?
         /// RMS amps (served in 0.1 A).
-        public var current: Double?
+        package var current: Double?
         /// Watts.
-        public var power: Double?
+        package var power: Double?
 
-        public init(voltage: Double? = nil, current: Double? = nil, power: Double? = nil) {
+        package init(voltage: Double? = nil, current: Double? = nil, power: Double? = nil) {
             self.voltage = voltage
             self.current = current
             self.power = power
@@ -71,16 +71,16 @@ public struct UPSMIBValues: Sendable, Equatable {
     }
 
     /// A row of the alarm table (`upsAlarmEntry`).
-    public struct Alarm: Sendable, Equatable {
+    package struct Alarm: Sendable, Equatable {
         /// `upsAlarmId`: the row's index, unique and at least 1 while the alarm is present.
-        public var id: UInt32
+        package var id: UInt32
         /// `upsAlarmDescr`.
-        public var alarm: UPSMIB.WellKnownAlarm
+        package var alarm: UPSMIB.WellKnownAlarm
         /// `upsAlarmTime`: `sysUpTime` (hundredths of a second) when it was detected; 0 when
         /// it was present when the agent started.
-        public var time: UInt32
+        package var time: UInt32
 
-        public init(id: UInt32, alarm: UPSMIB.WellKnownAlarm, time: UInt32 = 0) {
+        package init(id: UInt32, alarm: UPSMIB.WellKnownAlarm, time: UInt32 = 0) {
             self.id = id
             self.alarm = alarm
             self.time = time
@@ -89,82 +89,82 @@ public struct UPSMIBValues: Sendable, Equatable {
 
     // upsIdent
     /// `upsIdentManufacturer` (cut to 31 bytes).
-    public var manufacturer: String?
+    package var manufacturer: String?
     /// `upsIdentModel` (cut to 63 bytes, as are the next four).
-    public var model: String?
+    package var model: String?
     /// `upsIdentUPSSoftwareVersion`: the UPS's firmware.
-    public var upsSoftwareVersion: String?
+    package var upsSoftwareVersion: String?
     /// `upsIdentAgentSoftwareVersion`: the agent's (wpexporter's) version.
-    public var agentSoftwareVersion: String?
+    package var agentSoftwareVersion: String?
     /// `upsIdentName`.
-    public var name: String?
+    package var name: String?
     /// `upsIdentAttachedDevices`.
-    public var attachedDevices: String?
+    package var attachedDevices: String?
 
     // upsBattery
-    public var batteryStatus: UPSMIB.BatteryStatus?
+    package var batteryStatus: UPSMIB.BatteryStatus?
     /// Seconds since the UPS last switched to battery; 0 when it is not on battery.
-    public var secondsOnBattery: Double?
+    package var secondsOnBattery: Double?
     /// Seconds of runtime left (served as `upsEstimatedMinutesRemaining`, in whole minutes).
-    public var runtimeRemaining: Double?
+    package var runtimeRemaining: Double?
     /// Percent of full charge (0…100).
-    public var estimatedChargeRemaining: Double?
+    package var estimatedChargeRemaining: Double?
     /// Volts DC (served in 0.1 V).
-    public var batteryVoltage: Double?
+    package var batteryVoltage: Double?
     /// Amps DC (served in 0.1 A; negative while charging, as the UPS reports it).
-    public var batteryCurrent: Double?
+    package var batteryCurrent: Double?
     /// Degrees Celsius.
-    public var batteryTemperature: Double?
+    package var batteryTemperature: Double?
 
     // upsInput
     /// `upsInputLineBads`: times the input went out of tolerance.
-    public var inputLineBads: UInt32?
+    package var inputLineBads: UInt32?
     /// The input lines, served as rows 1…; `upsInputNumLines` is their number.
-    public var inputLines: [InputLine] = []
+    package var inputLines: [InputLine] = []
 
     // upsOutput
-    public var outputSource: UPSMIB.OutputSource?
+    package var outputSource: UPSMIB.OutputSource?
     /// Hertz (served in 0.1 Hz).
-    public var outputFrequency: Double?
+    package var outputFrequency: Double?
     /// The output lines, served as rows 1…; `upsOutputNumLines` is their number.
-    public var outputLines: [OutputLine] = []
+    package var outputLines: [OutputLine] = []
 
     // upsBypass
     /// Hertz (served in 0.1 Hz).
-    public var bypassFrequency: Double?
+    package var bypassFrequency: Double?
     /// The bypass lines; when empty (and ``bypassFrequency`` `nil`) the bypass group is not served.
-    public var bypassLines: [BypassLine] = []
+    package var bypassLines: [BypassLine] = []
 
     // upsAlarm
     /// The alarms present; `upsAlarmsPresent` is their number.
-    public var alarms: [Alarm] = []
+    package var alarms: [Alarm] = []
 
     // upsTest
     /// `upsTestId`: the test in progress or last run (`nil`: not served).
-    public var testID: UPSMIB.WellKnownTest?
-    public var testResult: UPSMIB.TestResult?
+    package var testID: UPSMIB.WellKnownTest?
+    package var testResult: UPSMIB.TestResult?
     /// `upsTestResultsDetail` (cut to 255 bytes).
-    public var testResultDetail: String?
+    package var testResultDetail: String?
     /// `upsTestStartTime`: `sysUpTime` when the last test started, 0 for none since the agent started.
-    public var testStartTime: UInt32?
+    package var testStartTime: UInt32?
     /// `upsTestElapsedTime`: the last test's duration, hundredths of a second.
-    public var testElapsedTime: UInt32?
+    package var testElapsedTime: UInt32?
 
     // upsConfig
     /// Nominal input RMS volts.
-    public var nominalInputVoltage: Double?
+    package var nominalInputVoltage: Double?
     /// Nominal input hertz (served in 0.1 Hz).
-    public var nominalInputFrequency: Double?
+    package var nominalInputFrequency: Double?
     /// Nominal output RMS volts.
-    public var nominalOutputVoltage: Double?
+    package var nominalOutputVoltage: Double?
     /// Nominal output hertz (served in 0.1 Hz).
-    public var nominalOutputFrequency: Double?
+    package var nominalOutputFrequency: Double?
     /// Nominal output volt-amps.
-    public var nominalOutputVA: Double?
+    package var nominalOutputVA: Double?
     /// Nominal output watts.
-    public var nominalOutputPower: Double?
+    package var nominalOutputPower: Double?
     /// The remaining runtime, in seconds, below which the battery is low (served in minutes).
-    public var lowBatteryTime: Double?
+    package var lowBatteryTime: Double?
 
-    public init() {}
+    package init() {}
 }

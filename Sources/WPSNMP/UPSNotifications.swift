@@ -1,32 +1,32 @@
 extension UPSMIB {
     /// The UPS-MIB's notifications (RFC 1628 `upsTraps`, `mib-2.33.2`).
-    public enum Traps {
-        public static let group = upsMIB.appending(2)
+    package enum Traps {
+        package static let group = upsMIB.appending(2)
         /// `upsTrapOnBattery`: on battery; resent every minute while it lasts.
-        public static let onBattery = group.appending(1)
+        package static let onBattery = group.appending(1)
         /// `upsTrapTestCompleted`: a self-test finished.
-        public static let testCompleted = group.appending(2)
+        package static let testCompleted = group.appending(2)
         /// `upsTrapAlarmEntryAdded`: a row appeared in the alarm table.
-        public static let alarmEntryAdded = group.appending(3)
+        package static let alarmEntryAdded = group.appending(3)
         /// `upsTrapAlarmEntryRemoved`: a row left the alarm table.
-        public static let alarmEntryRemoved = group.appending(4)
+        package static let alarmEntryRemoved = group.appending(4)
     }
 }
 
 /// One notification: its `snmpTrapOID` and the objects it carries.
-public struct SNMPNotification: Sendable, Equatable {
+package struct SNMPNotification: Sendable, Equatable {
     /// `sysUpTime.0`, the first binding of every notification (RFC 3416 §4.2.6).
-    public static let sysUpTimeInstance: OID = "1.3.6.1.2.1.1.3.0"
+    package static let sysUpTimeInstance: OID = "1.3.6.1.2.1.1.3.0"
     /// `snmpTrapOID.0`, the second.
-    public static let snmpTrapOIDInstance: OID = "1.3.6.1.6.3.1.1.4.1.0"
+    package static let snmpTrapOIDInstance: OID = "1.3.6.1.6.3.1.1.4.1.0"
 
-    public var trap: OID
-    public var varBinds: [VarBind]
+    package var trap: OID
+    package var varBinds: [VarBind]
     /// The UPS it is about, when the agent serves several: the SNMPv3 context name its
     /// SNMPv3 traps carry (the one a manager selects the UPS with); empty for the default.
-    public var context: String
+    package var context: String
 
-    public init(trap: OID, varBinds: [VarBind], context: String = "") {
+    package init(trap: OID, varBinds: [VarBind], context: String = "") {
         self.trap = trap
         self.varBinds = varBinds
         self.context = context
@@ -35,13 +35,13 @@ public struct SNMPNotification: Sendable, Equatable {
     /// The notification about the UPS `name` of an agent serving several: its context, and
     /// `upsIdentName.0` = `name` after the objects RFC 1628 lists (RFC 3416 §4.2.6 allows
     /// more bindings than the OBJECTS clause), so a receiver can tell the UPSs apart.
-    public func about(ups name: String) -> SNMPNotification {
+    package func about(ups name: String) -> SNMPNotification {
         SNMPNotification(trap: trap, varBinds: varBinds + [VarBind(UPSMIB.Ident.name.appending(0), SNMPValue.displayString(name, maxBytes: 63))],
                          context: name)
     }
 
     /// The SNMPv2-Trap (or InformRequest) PDU: `sysUpTime.0`, `snmpTrapOID.0`, the objects.
-    public func pdu(requestID: Int32, uptime: UInt32, type: UInt8 = BERTag.snmpV2Trap) -> PDU {
+    package func pdu(requestID: Int32, uptime: UInt32, type: UInt8 = BERTag.snmpV2Trap) -> PDU {
         PDU(type: type, requestID: requestID,
             varBinds: [VarBind(Self.sysUpTimeInstance, .timeTicks(uptime)), VarBind(Self.snmpTrapOIDInstance, .objectIdentifier(trap))]
                 + varBinds)
@@ -59,17 +59,17 @@ public struct SNMPNotification: Sendable, Equatable {
 /// var notifier = UPSNotifier()
 /// for notification in notifier.update(values, now: clock.now - start) { sender.send(notification) }
 /// ```
-public struct UPSNotifier: Sendable {
+package struct UPSNotifier: Sendable {
     /// RFC 1628: `upsTrapOnBattery` "is resent at one minute intervals".
-    public static let onBatteryRepeat: Duration = .seconds(60)
+    package static let onBatteryRepeat: Duration = .seconds(60)
 
     private var last: UPSMIBValues?
     private var onBatterySent: Duration?
 
-    public init() {}
+    package init() {}
 
     /// The notifications `values` calls for; `now` is any monotonic time (the agent's uptime).
-    public mutating func update(_ values: UPSMIBValues, now: Duration) -> [SNMPNotification] {
+    package mutating func update(_ values: UPSMIBValues, now: Duration) -> [SNMPNotification] {
         defer { last = values }
         var builder = MIBBuilder()
         values.add(to: &builder)

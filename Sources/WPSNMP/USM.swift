@@ -1,14 +1,14 @@
 import Synchronization
 
 /// The security levels of SNMPv3 (RFC 3411 §3.4.3), ordered.
-public enum SNMPSecurityLevel: Int, Sendable, Comparable, CustomStringConvertible {
+package enum SNMPSecurityLevel: Int, Sendable, Comparable, CustomStringConvertible {
     case noAuthNoPriv = 0
     case authNoPriv = 1
     case authPriv = 2
 
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .noAuthNoPriv: "noAuthNoPriv"
         case .authNoPriv: "authNoPriv"
@@ -22,7 +22,7 @@ public enum SNMPSecurityLevel: Int, Sendable, Comparable, CustomStringConvertibl
 }
 
 /// Why an SNMPv3 user cannot be made.
-public enum USMUserError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum USMUserError: Error, Sendable, Equatable, CustomStringConvertible {
     /// RFC 3414 §11.2: a password of fewer than 8 characters (the password is never named).
     case passwordTooShort(user: String, which: String)
     /// A privacy password without an authentication password (RFC 3414 §3.1.1: privacy
@@ -31,7 +31,7 @@ public enum USMUserError: Error, Sendable, Equatable, CustomStringConvertible {
     /// libcrypto is not available to derive the keys.
     case cryptoUnavailable
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .passwordTooShort(let user, let which): "SNMPv3 user \(user.debugDescription): the \(which) password has fewer than 8 characters"
         case .privacyWithoutAuthentication(let user): "SNMPv3 user \(user.debugDescription): a privacy password needs an authentication password"
@@ -44,14 +44,14 @@ public enum USMUserError: Error, Sendable, Equatable, CustomStringConvertible {
 /// authentication protocol, and its keys localized to the agent's engine (RFC 3414 §2.6).
 /// Authentication is HMAC with the user's SHA hash (HMAC-192-SHA-256 unless said otherwise),
 /// privacy AES-128-CFB (RFC 3826); the passwords are not kept.
-public struct USMUser: Sendable {
-    public let name: String
+package struct USMUser: Sendable {
+    package let name: String
     /// The HMAC its messages are authenticated with; its keys are made with the same hash.
-    public let authenticationProtocol: USMAuthenticationProtocol
+    package let authenticationProtocol: USMAuthenticationProtocol
     /// The lowest level the user's requests may have: `authPriv` with both passwords,
     /// `authNoPriv` with an authentication password only, `noAuthNoPriv` with none (a user
     /// without passwords must be configured as such on purpose).
-    public let minimumLevel: SNMPSecurityLevel
+    package let minimumLevel: SNMPSecurityLevel
     let authenticationKey: [UInt8]?
     let privacyKey: [UInt8]?
 
@@ -65,7 +65,7 @@ public struct USMUser: Sendable {
     ///   - engineID: the agent's engine ID, to which the keys are localized.
     /// - Throws: ``USMUserError`` for a password under 8 characters, privacy without
     ///   authentication, or no libcrypto.
-    public init(name: String, authenticationProtocol: USMAuthenticationProtocol = .sha256, authenticationPassword: String?,
+    package init(name: String, authenticationProtocol: USMAuthenticationProtocol = .sha256, authenticationPassword: String?,
                 privacyPassword: String?, engineID: [UInt8]) throws(USMUserError) {
         try self.init(USMCredentials(name: name, authenticationProtocol: authenticationProtocol,
                                      authenticationPassword: authenticationPassword, privacyPassword: privacyPassword),
@@ -75,7 +75,7 @@ public struct USMUser: Sendable {
     /// The user of `credentials` with its keys localized to `engineID` (no password hashed again).
     ///
     /// - Throws: ``USMUserError/cryptoUnavailable`` without libcrypto.
-    public init(_ credentials: USMCredentials, engineID: [UInt8]) throws(USMUserError) {
+    package init(_ credentials: USMCredentials, engineID: [UInt8]) throws(USMUserError) {
         guard let user = credentials.localized(to: engineID) else { throw .cryptoUnavailable }
         self = user
     }
@@ -99,19 +99,19 @@ public struct USMUser: Sendable {
 /// (RFC 3414 §2.6, `Ku`), not yet localized, so they can be localized to each receiver's
 /// engine once it is discovered (an inform's receiver is the authoritative engine, RFC 3414
 /// §1.5.1). The passwords are not kept.
-public struct USMCredentials: Sendable {
-    public let name: String
+package struct USMCredentials: Sendable {
+    package let name: String
     /// The level its messages are sent at: `authPriv` with both passwords, `authNoPriv` with
     /// an authentication password only, `noAuthNoPriv` with none.
-    public let level: SNMPSecurityLevel
+    package let level: SNMPSecurityLevel
     /// The HMAC its messages are authenticated with; its keys are made with the same hash.
-    public let authenticationProtocol: USMAuthenticationProtocol
+    package let authenticationProtocol: USMAuthenticationProtocol
     let authenticationMasterKey: [UInt8]?
     let privacyMasterKey: [UInt8]?
 
     /// - Throws: ``USMUserError`` as
     ///   ``USMUser/init(name:authenticationProtocol:authenticationPassword:privacyPassword:engineID:)``.
-    public init(name: String, authenticationProtocol: USMAuthenticationProtocol = .sha256, authenticationPassword: String?,
+    package init(name: String, authenticationProtocol: USMAuthenticationProtocol = .sha256, authenticationPassword: String?,
                 privacyPassword: String?) throws(USMUserError) {
         self.name = name
         self.authenticationProtocol = authenticationProtocol
@@ -140,13 +140,13 @@ public struct USMCredentials: Sendable {
 
 /// The agent's SNMP engine (RFC 3411 §3.1.1): its identifier, how many times it has started
 /// (`snmpEngineBoots`, kept by the owner across restarts) and the seconds since this start.
-public struct SNMPEngine: Sendable {
-    public let engineID: [UInt8]
-    public let boots: Int32
+package struct SNMPEngine: Sendable {
+    package let engineID: [UInt8]
+    package let boots: Int32
     /// Seconds since the engine started (`snmpEngineTime`), from a monotonic clock.
-    public let time: @Sendable () -> Int32
+    package let time: @Sendable () -> Int32
 
-    public init(engineID: [UInt8], boots: Int32, time: @escaping @Sendable () -> Int32) {
+    package init(engineID: [UInt8], boots: Int32, time: @escaping @Sendable () -> Int32) {
         self.engineID = engineID
         self.boots = boots
         self.time = time
@@ -156,26 +156,26 @@ public struct SNMPEngine: Sendable {
     /// (8 to 27 bytes). The enterprise number is 0: wpexporter holds no enterprise number of
     /// its own and names nobody else's; set one of your own where an engine must be
     /// recognisable.
-    public static func engineID(random: [UInt8]) -> [UInt8] {
+    package static func engineID(random: [UInt8]) -> [UInt8] {
         [0x80, 0x00, 0x00, 0x00, 0x05] + random.prefix(27)
     }
 }
 
 /// What the user-based security model counted (RFC 3414 §5, `usmStats`), with the message
 /// processing's own drops.
-public struct USMStatistics: Sendable, Equatable {
-    public var unsupportedSecurityLevels = 0
-    public var notInTimeWindows = 0
-    public var unknownUserNames = 0
-    public var unknownEngineIDs = 0
-    public var wrongDigests = 0
-    public var decryptionErrors = 0
+package struct USMStatistics: Sendable, Equatable {
+    package var unsupportedSecurityLevels = 0
+    package var notInTimeWindows = 0
+    package var unknownUserNames = 0
+    package var unknownEngineIDs = 0
+    package var wrongDigests = 0
+    package var decryptionErrors = 0
     /// `snmpUnknownSecurityModels`: another security model than the USM.
-    public var unknownSecurityModels = 0
+    package var unknownSecurityModels = 0
     /// `snmpInvalidMsgs`: privacy without authentication, or a malformed security part.
-    public var invalidMessages = 0
+    package var invalidMessages = 0
 
-    public init() {}
+    package init() {}
 }
 
 /// The user-based security model of an agent (RFC 3414 §3.2 for what arrives, §3.1 for what

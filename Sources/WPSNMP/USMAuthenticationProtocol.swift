@@ -4,7 +4,7 @@
 ///
 /// HMAC-96-MD5 and DES privacy are not offered: both are deprecated, and DES is not in
 /// OpenSSL 3's default provider (docs/snmp.md).
-public enum USMAuthenticationProtocol: Sendable, CaseIterable, CustomStringConvertible {
+package enum USMAuthenticationProtocol: Sendable, CaseIterable, CustomStringConvertible {
     /// HMAC-96-SHA-1 (`usmHMACSHAAuthProtocol`, RFC 3414 §7): a 12-byte MAC.
     case sha1
     /// HMAC-128-SHA-224 (`usmHMAC128SHA224AuthProtocol`, RFC 7860): a 16-byte MAC.
@@ -17,7 +17,7 @@ public enum USMAuthenticationProtocol: Sendable, CaseIterable, CustomStringConve
     case sha512
 
     /// Bytes of `msgAuthenticationParameters`: the MAC's length.
-    public var macLength: Int {
+    package var macLength: Int {
         switch self {
         case .sha1: 12
         case .sha224: 16
@@ -28,7 +28,7 @@ public enum USMAuthenticationProtocol: Sendable, CaseIterable, CustomStringConve
     }
 
     /// Bytes of the hash, so of the user's keys.
-    public var keyLength: Int {
+    package var keyLength: Int {
         switch self {
         case .sha1: 20
         case .sha224: 28
@@ -39,7 +39,7 @@ public enum USMAuthenticationProtocol: Sendable, CaseIterable, CustomStringConve
     }
 
     /// The protocol's identity under `snmpAuthProtocols` (`1.3.6.1.6.3.10.1.1`).
-    public var oid: OID {
+    package var oid: OID {
         switch self {
         case .sha1: "1.3.6.1.6.3.10.1.1.3"
         case .sha224: "1.3.6.1.6.3.10.1.1.4"
@@ -61,7 +61,7 @@ public enum USMAuthenticationProtocol: Sendable, CaseIterable, CustomStringConve
     }
 
     /// net-snmp's name (`-a SHA-256`): `SHA`, `SHA-224`, `SHA-256`, `SHA-384`, `SHA-512`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .sha1: "SHA"
         case .sha224: "SHA-224"

@@ -1,5 +1,5 @@
 import WPLogging
-import WPStorage
+package import WPStorage
 
 /// The SNMP agent's engine as it must survive restarts (RFC 3414 §2.2): its `snmpEngineID`,
 /// and `snmpEngineBoots`, how many times it has started, so that no start reuses a boots value

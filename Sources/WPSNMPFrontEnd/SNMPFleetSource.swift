@@ -1,10 +1,10 @@
-import FoundationEssentials
+package import FoundationEssentials
 import Synchronization
 import WPClient
 import WPCollector
-import WPFrontEnd
-import WPNUTFrontEnd
-import WPSNMP
+package import WPFrontEnd
+package import WPNUTFrontEnd
+package import WPSNMP
 import WPRuntime
 
 /// The SNMP agent's data: one UPS-MIB view per UPS of the fleet, from the fleet's published

@@ -5,15 +5,15 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import FoundationEssentials
+package import FoundationEssentials
 import Synchronization
-import WPConfig
-import WPFrontEnd
-import WPLogging
-import WPMetrics
-import WPNUTFrontEnd
-import WPServer
-import WPSNMP
+package import WPConfig
+package import WPFrontEnd
+package import WPLogging
+package import WPMetrics
+package import WPNUTFrontEnd
+package import WPServer
+package import WPSNMP
 import WPStorage
 
 /// The SNMP agent of `snmp.*` (docs/snmp.md): the UDP listener serving UPS-MIB views of the

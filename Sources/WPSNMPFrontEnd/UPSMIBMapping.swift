@@ -1,9 +1,9 @@
-import FoundationEssentials
-import WPClient
-import WPCollector
+package import FoundationEssentials
+package import WPClient
+package import WPCollector
 import WPNUT
 import WPNUTFrontEnd
-import WPSNMP
+package import WPSNMP
 
 /// The UPS-MIB (RFC 1628) values of one WinPower device, in plain units (``UPSMIBValues``
 /// scales them to the MIB's). A reading WinPower did not give has no instance, never `0`;

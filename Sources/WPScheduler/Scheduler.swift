@@ -1,5 +1,5 @@
 import Synchronization
-import WPLogging
+public import WPLogging
 
 /// Runs a piece of work at a fixed rate, never twice at once.
 ///
@@ -15,11 +15,11 @@ import WPLogging
 /// and the work never runs.
 ///
 /// ```swift
-/// let scheduler = Scheduler(configuration: .init(interval: .seconds(5), workName: "refresh"),
+/// let scheduler = TickScheduler(configuration: .init(interval: .seconds(5), workName: "refresh"),
 ///                           clock: ContinuousClock(), logger: log) { tick in await cache.refresh() }
 /// await scheduler.run()   // until the task is cancelled
 /// ```
-public final class Scheduler<C: Clock>: Sendable where C.Duration == Duration {
+public final class TickScheduler<C: Clock>: Sendable where C.Duration == Duration {
     /// Scheduling settings.
     public struct Configuration: Sendable, Equatable {
         /// Time between the starts of consecutive ticks. Must be positive.

@@ -1,8 +1,8 @@
-import WPMetrics
-import WPServer
+public import WPMetrics
+public import WPServer
 
 /// A server's connections on `/metrics`, read at each scrape from its
-/// `ConnectionStatistics` (`HTTPServer.statistics`, or a
+/// `ConnectionStatistics` (`WPHTTPServer.statistics`, or a
 /// `LineServer`'s `connectionStatistics`): `<prefix>_open` (a gauge) and
 /// `<prefix>_total{outcome}` with the outcomes `accepted`, `refused` (the cap reached and no
 /// connection could make room), `evicted` (closed to make room for a new one) and

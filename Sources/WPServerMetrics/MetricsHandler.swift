@@ -1,5 +1,5 @@
-import WPMetrics
-import WPServer
+public import WPMetrics
+public import WPServer
 
 /// The `/metrics` endpoint of a registry, as an `HTTPHandler` for WPServer: one line to serve
 /// a `MetricRegistry`.

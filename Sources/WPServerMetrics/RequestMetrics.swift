@@ -1,8 +1,8 @@
-import WPMetrics
-import WPServer
+public import WPMetrics
+public import WPServer
 
 /// The request metrics of a WPServer, as a `RequestObserver` to hand to the server
-/// (through `ObservedHandler`, `WPRouter(observer:)` or `HTTPServer(observer:)`): every handled
+/// (through `ObservedHandler`, `WPRouter(observer:)` or `WPHTTPServer(observer:)`): every handled
 /// request counts in `<namespace>_http_requests_total{handler,code}` and its handling time goes
 /// into `<namespace>_http_request_duration_seconds{handler}`, both registered in `registry`.
 /// ``init(requestsName:help:durationName:registry:buckets:)`` names the families freely, and

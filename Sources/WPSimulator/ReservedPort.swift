@@ -36,7 +36,7 @@ public final class ReservedPort: Sendable {
     ///     port 0 and for outgoing connections still never land on it: the kernel skips ports
     ///     bound this way.
     ///   - sharingPort: sets `SO_REUSEPORT`, so the port can be held while a listener that set
-    ///     it too (`HTTPServer.Configuration.sharesPort`) still listens on it.
+    ///     it too (`WPHTTPServer.Configuration.sharesPort`) still listens on it.
     /// - Throws: ``SimulatorFleetError/socket(_:)`` naming the failed call.
     public init(host: String = "127.0.0.1", port: Int = 0, mode: Mode, reusingAddress: Bool = false,
                 sharingPort: Bool = false) throws {

@@ -1,6 +1,6 @@
 import WPRuntime
 import Synchronization
-import WPLogging
+public import WPLogging
 import WPServer
 
 /// Several independent simulated WinPower servers, for a multi-server exporter: each has its

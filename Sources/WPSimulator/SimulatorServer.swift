@@ -1,8 +1,8 @@
 import Synchronization
-import WPLogging
-import WPServer
+public import WPLogging
+public import WPServer
 
-/// Serves a ``WinPowerSimulator`` over real sockets with WPServer's `HTTPServer`.
+/// Serves a ``WinPowerSimulator`` over real sockets with WPServer's `WPHTTPServer`.
 ///
 /// Besides plain serving, the socket runner gives ``WinPowerSimulator/Fault/unreachable`` its
 /// real meaning: while the fault is active the listening socket is closed and the port held
@@ -22,7 +22,7 @@ import WPServer
 public final class SimulatorServer: Sendable {
     private struct State {
         var task: Task<Void, any Error>?
-        var server: HTTPServer?
+        var server: WPHTTPServer?
         var address: ServerAddress?
         /// The port held while unreachable.
         var reserved: ReservedPort?
@@ -109,11 +109,11 @@ public final class SimulatorServer: Sendable {
 
     @discardableResult
     private func listen(port: Int) async throws -> ServerAddress {
-        var configuration = HTTPServer.Configuration(host: host, port: port)
+        var configuration = WPHTTPServer.Configuration(host: host, port: port)
         configuration.raiseOpenFilesLimit = false
         configuration.sharesPort = true
         configuration.shutdownGracePeriod = .seconds(2)
-        let server = HTTPServer(configuration: configuration, handler: simulator, logger: logger)
+        let server = WPHTTPServer(configuration: configuration, handler: simulator, logger: logger)
         let task = Task { try await server.run() }
         do {
             let address = try await server.waitUntilListening()

@@ -1,5 +1,5 @@
 import WPRuntime
-import FoundationEssentials
+public import FoundationEssentials
 import WPLogging
 
 extension WinPowerSimulator {

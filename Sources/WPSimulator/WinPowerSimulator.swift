@@ -1,7 +1,7 @@
-import FoundationEssentials
+public import FoundationEssentials
 import Synchronization
-import WPLogging
-import WPServer
+public import WPLogging
+public import WPServer
 import WPRuntime
 
 /// A faithful fake WinPower G2 server, as an `HTTPHandler`.

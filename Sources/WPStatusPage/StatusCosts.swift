@@ -1,5 +1,5 @@
-import FoundationEssentials
-import WPRuntime
+package import FoundationEssentials
+package import WPRuntime
 
 /// The energy cost the status pages show: each device's cost totals by tariff period, the
 /// currency, and when the totals started counting. Empty without `energy.tariffs`.

@@ -1,4 +1,4 @@
-import FoundationEssentials
+package import FoundationEssentials
 
 /// The last 24 hours of one UPS, for the charts of its status page: load (%), battery charge (%)
 /// and input voltage (V), one point per 5-minute slot (the last reading in the slot), in a ring

@@ -1,5 +1,5 @@
-import FoundationEssentials
-import WPClient
+package import FoundationEssentials
+package import WPClient
 import WPEnergy
 import WPRuntime
 

@@ -3,12 +3,12 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import FoundationEssentials
+package import FoundationEssentials
 import Synchronization
 import WPClient
 import WPCollector
-import WPEnergy
-import WPFrontEnd
+package import WPEnergy
+package import WPFrontEnd
 import WPLogging
 import WPRuntime
 import WPServer

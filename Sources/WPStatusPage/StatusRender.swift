@@ -1,4 +1,4 @@
-import FoundationEssentials
+package import FoundationEssentials
 import WPLogging
 import WPRuntime
 import WPServer

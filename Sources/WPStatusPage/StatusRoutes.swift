@@ -1,6 +1,6 @@
 import FoundationEssentials
 import WPCompression
-import WPServer
+package import WPServer
 
 /// The routes of the status pages on the exporter's HTTP listener (so its TLS and basic
 /// authentication apply): every path exact, so the request metrics' `handler` label stays

@@ -1,25 +1,25 @@
-import FoundationEssentials
+public import FoundationEssentials
 
 /// Everything the exporter persists about energy: one record per device plus bookkeeping.
 ///
 /// This is the unit the store writes atomically, once per collection cycle, whatever the
 /// number of devices.
-package struct EnergyState: Sendable, Equatable {
+public struct EnergyState: Sendable, Equatable {
     /// Totals per device id.
-    package var devices: [String: StoredDeviceEnergy]
+    public var devices: [String: StoredDeviceEnergy]
     /// Whether the previous exporter's `<device_id>.txt` files were already imported into this
     /// state (set once by the first start; migration never runs twice).
-    package var legacyFilesImported: Bool
+    public var legacyFilesImported: Bool
     /// Monotonically increasing save counter assigned by the store (0 for a state never saved).
-    package var generation: UInt64
+    public var generation: UInt64
     /// Wall-clock time of the save that produced this state (informational only; nothing is
     /// computed from it, so wall-clock jumps cannot affect totals).
-    package var savedAt: Date?
+    public var savedAt: Date?
     /// The records other components keep in the file, by section (``StateSections``): as read
     /// by a load; a store's save writes its ``EnergyStore/sections`` instead.
-    package var sections: [String: [[String]]]
+    public var sections: [String: [[String]]]
 
-    package init(devices: [String: StoredDeviceEnergy] = [:], legacyFilesImported: Bool = false,
+    public init(devices: [String: StoredDeviceEnergy] = [:], legacyFilesImported: Bool = false,
                 generation: UInt64 = 0, savedAt: Date? = nil, sections: [String: [[String]]] = [:]) {
         self.devices = devices
         self.legacyFilesImported = legacyFilesImported

@@ -11,7 +11,7 @@
 ///   in the returned ``LoadedEnergyState``. It throws only when storage cannot be used at all.
 /// - Both may be called from any thread; an implementation serialises its own I/O. They block
 ///   for the duration of the I/O (a file store waits for `fsync`).
-package protocol EnergyStore: Sendable {
+public protocol EnergyStore: Sendable {
     /// Loads the last saved state, recovering from damage where possible.
     ///
     /// - Returns: the state and a report of where it came from.
@@ -41,7 +41,7 @@ package protocol EnergyStore: Sendable {
 }
 
 extension EnergyStore {
-    package var location: String { "memory" }
-    package func lastSavedTotals() -> SavedTotals { .notPersistent }
-    package func close() {}
+    public var location: String { "memory" }
+    public func lastSavedTotals() -> SavedTotals { .notPersistent }
+    public func close() {}
 }

@@ -73,7 +73,7 @@ extension FileEnergyStore {
     /// Where the newest totals known to be on disk are: the state file this process last
     /// wrote (or loaded at startup), checked to be still there (or where its data directory
     /// was moved). For the message of a shutdown whose final save failed.
-    package func lastSavedTotals() -> SavedTotals {
+    public func lastSavedTotals() -> SavedTotals {
         guard let written = guarded.withLock({ $0.lastWritten }) else { return .none(dataDirectory: paths.directory) }
         var candidates = [written.path]
         if let moved = written.movedTo, let name = written.path.split(separator: "/").last {

@@ -21,7 +21,7 @@ extension FileEnergyStore {
     /// - Returns: the state and a report of where it came from.
     /// - Throws: ``StorageError`` when a bad file cannot be moved aside (the store refuses to
     ///   run rather than risk overwriting evidence) or the store is closed.
-    package func load() throws -> LoadedEnergyState {
+    public func load() throws -> LoadedEnergyState {
         try guarded.withLock { guarded throws(StorageError) in
             guard guarded.lock != nil else { throw .closed(dataDirectory: paths.directory) }
             var loaded = try recover()

@@ -1,6 +1,6 @@
-import FoundationEssentials
+public import FoundationEssentials
 import Synchronization
-import WPLogging
+public import WPLogging
 
 /// The crash-safe ``EnergyStore``: one checksummed state file for all devices in the data
 /// directory, replaced atomically, with the previous generation kept as a backup.
@@ -29,22 +29,22 @@ import WPLogging
 /// try store.save(updatedState)            // once per cycle
 /// store.close()                           // at shutdown, after the last save
 /// ```
-package final class FileEnergyStore: EnergyStore {
+public final class FileEnergyStore: EnergyStore {
     /// Counters for benchmarks and self-metrics.
-    package struct Statistics: Sendable, Equatable {
+    public struct Statistics: Sendable, Equatable {
         /// Successful saves.
-        package var saves: Int = 0
+        public var saves: Int = 0
         /// Failed saves.
-        package var failedSaves: Int = 0
+        public var failedSaves: Int = 0
         /// `fsync` calls made by saves (files and directory).
-        package var fsyncs: Int = 0
+        public var fsyncs: Int = 0
         /// Size of the last state file written.
-        package var lastSaveBytes: Int = 0
+        public var lastSaveBytes: Int = 0
         /// Backups made by copy (+ `fsync`) because the file system refused a hard link.
-        package var copiedBackups: Int = 0
+        public var copiedBackups: Int = 0
     }
 
-    package let configuration: StorageConfiguration
+    public let configuration: StorageConfiguration
     let paths: Paths
     let logger: WPLogger
     let now: @Sendable () -> Date
@@ -54,7 +54,7 @@ package final class FileEnergyStore: EnergyStore {
     let guarded: Mutex<Guarded>
     /// Serialises saves; held across a save's I/O and taken by nothing else.
     let saving = Mutex(())
-    package let sections = StateSections()
+    public let sections = StateSections()
 
     struct Guarded {
         var lock: DataDirectoryLock?
@@ -82,7 +82,7 @@ package final class FileEnergyStore: EnergyStore {
     /// - Throws: ``StorageError/locked(lockFile:ownerPID:)`` when another process uses the
     ///   directory; ``StorageError/system(operation:path:errno:message:)`` when it cannot be
     ///   created or locked.
-    package convenience init(configuration: StorageConfiguration, logger: WPLogger,
+    public convenience init(configuration: StorageConfiguration, logger: WPLogger,
                             now: @escaping @Sendable () -> Date = { Date() }) throws {
         try self.init(configuration: configuration, logger: logger, now: now, calls: .system)
     }
@@ -111,7 +111,7 @@ package final class FileEnergyStore: EnergyStore {
     }
 
     /// Releases the data directory's lock; later calls to ``save(_:)`` throw. Idempotent.
-    package func close() {
+    public func close() {
         guarded.withLock { guarded in
             guarded.lock?.release()
             guarded.lock = nil
@@ -119,13 +119,13 @@ package final class FileEnergyStore: EnergyStore {
     }
 
     /// Counters since the store was opened.
-    package var statistics: Statistics { guarded.withLock { $0.statistics } }
+    public var statistics: Statistics { guarded.withLock { $0.statistics } }
 
     /// The path of the current state file.
-    package var stateFilePath: String { paths.state }
+    public var stateFilePath: String { paths.state }
 
     /// The data directory as configured (`storage.data_dir`).
-    package var location: String { configuration.dataDirectory }
+    public var location: String { configuration.dataDirectory }
 
     /// Writes `state` atomically (temp file, `fsync`, backup link, rename, directory `fsync`).
     ///
@@ -139,7 +139,7 @@ package final class FileEnergyStore: EnergyStore {
     ///   finite number ≥ 0, which could not be loaded back); the previous state file is untouched.
     ///   ``StorageError/lockTaken(lockFile:ownerPID:)`` when another process locked the data
     ///   directory after its lock file was removed or replaced: nothing is written there.
-    package func save(_ state: EnergyState) throws {
+    public func save(_ state: EnergyState) throws {
         var firstCopiedBackup: Int32?
         try saving.withLock { _ throws(StorageError) in
             let generation = try guarded.withLock { guarded throws(StorageError) -> UInt64 in

@@ -12,7 +12,7 @@ import Synchronization
 /// let store = InMemoryEnergyStore(initial: EnergyState(devices: ["ups-1": .init(joules: 3600)]))
 /// store.failNextSaves(2)
 /// ```
-package final class InMemoryEnergyStore: EnergyStore {
+public final class InMemoryEnergyStore: EnergyStore {
     private struct State {
         var loaded: LoadedEnergyState
         var saved: [EnergyState] = []
@@ -24,21 +24,21 @@ package final class InMemoryEnergyStore: EnergyStore {
     }
 
     private let state: Mutex<State>
-    package let sections = StateSections()
+    public let sections = StateSections()
 
     /// A store whose `load()` returns `initial` from the primary file (or a fresh state).
-    package init(initial: EnergyState? = nil, history: Bool = true) {
+    public init(initial: EnergyState? = nil, history: Bool = true) {
         let loaded = initial.map { LoadedEnergyState(state: $0, source: .primary) }
             ?? LoadedEnergyState(state: EnergyState(), source: .fresh)
         state = Mutex(State(loaded: loaded, keepsHistory: history))
     }
 
     /// A store whose `load()` returns exactly `loaded` (e.g. a `.reset` source).
-    package init(loaded: LoadedEnergyState) {
+    public init(loaded: LoadedEnergyState) {
         state = Mutex(State(loaded: loaded))
     }
 
-    package func load() throws -> LoadedEnergyState {
+    public func load() throws -> LoadedEnergyState {
         try state.withLock { state throws(StorageError) in
             state.loads += 1
             if let error = state.loadError { throw error }
@@ -47,7 +47,7 @@ package final class InMemoryEnergyStore: EnergyStore {
         }
     }
 
-    package func save(_ newState: EnergyState) throws {
+    public func save(_ newState: EnergyState) throws {
         try state.withLock { state throws(StorageError) in
             if state.failingSaves > 0 {
                 state.failingSaves -= 1
@@ -66,7 +66,7 @@ package final class InMemoryEnergyStore: EnergyStore {
     }
 
     /// Makes the next `count` saves throw `error` (an I/O error by default).
-    package func failNextSaves(_ count: Int, with error: StorageError? = nil) {
+    public func failNextSaves(_ count: Int, with error: StorageError? = nil) {
         state.withLock { state in
             state.failingSaves = count
             state.saveError = error
@@ -74,19 +74,19 @@ package final class InMemoryEnergyStore: EnergyStore {
     }
 
     /// Makes every following `load()` throw `error` (`nil` to stop).
-    package func failLoads(with error: StorageError?) { state.withLock { $0.loadError = error } }
+    public func failLoads(with error: StorageError?) { state.withLock { $0.loadError = error } }
 
     /// Every successfully saved state, oldest first.
-    package var savedStates: [EnergyState] { state.withLock { $0.saved } }
+    public var savedStates: [EnergyState] { state.withLock { $0.saved } }
 
     /// The last successfully saved state.
-    package var lastSaved: EnergyState? { state.withLock { $0.saved.last } }
+    public var lastSaved: EnergyState? { state.withLock { $0.saved.last } }
 
     /// Nothing is stored anywhere but here.
-    package var location: String { "memory" }
+    public var location: String { "memory" }
 
-    package func lastSavedTotals() -> SavedTotals { .notPersistent }
+    public func lastSavedTotals() -> SavedTotals { .notPersistent }
 
     /// How many times `load()` was called.
-    package var loadCount: Int { state.withLock { $0.loads } }
+    public var loadCount: Int { state.withLock { $0.loads } }
 }

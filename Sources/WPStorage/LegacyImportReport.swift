@@ -4,25 +4,25 @@
 /// directory: line 1 the unix time of the last update in milliseconds, line 2 the cumulative
 /// energy in Wh (written with `%f`). They are imported once, on the first start that finds no
 /// import marker in the state, and left in place.
-package struct LegacyImportReport: Sendable, Equatable {
+public struct LegacyImportReport: Sendable, Equatable {
     /// One imported device.
-    package struct Imported: Sendable, Equatable {
-        package var deviceID: String
-        package var wattHours: Double
+    public struct Imported: Sendable, Equatable {
+        public var deviceID: String
+        public var wattHours: Double
         /// The file's own timestamp (unix ms), informational.
-        package var updatedAtMillis: Int64
+        public var updatedAtMillis: Int64
     }
 
     /// One file that was not imported, and why.
-    package struct Skipped: Sendable, Equatable {
-        package var file: String
-        package var reason: String
+    public struct Skipped: Sendable, Equatable {
+        public var file: String
+        public var reason: String
     }
 
-    package var imported: [Imported]
-    package var skipped: [Skipped]
+    public var imported: [Imported]
+    public var skipped: [Skipped]
 
-    package init(imported: [Imported] = [], skipped: [Skipped] = []) {
+    public init(imported: [Imported] = [], skipped: [Skipped] = []) {
         self.imported = imported
         self.skipped = skipped
     }

@@ -1,7 +1,7 @@
 /// The result of ``EnergyStore/load()``: a state and how it was obtained.
-package struct LoadedEnergyState: Sendable, Equatable {
+public struct LoadedEnergyState: Sendable, Equatable {
     /// Where the state came from.
-    package enum Source: Sendable, Equatable {
+    public enum Source: Sendable, Equatable {
         /// Nothing was stored yet: a first start.
         case fresh
         /// The current state file.
@@ -13,14 +13,14 @@ package struct LoadedEnergyState: Sendable, Equatable {
         case reset
     }
 
-    package var state: EnergyState
-    package var source: Source
+    public var state: EnergyState
+    public var source: Source
     /// Damaged files that were moved aside (new paths), never deleted.
-    package var quarantined: [String]
+    public var quarantined: [String]
     /// What the import of the previous exporter's files did, when it ran during this load.
-    package var legacyImport: LegacyImportReport?
+    public var legacyImport: LegacyImportReport?
 
-    package init(state: EnergyState, source: Source, quarantined: [String] = [],
+    public init(state: EnergyState, source: Source, quarantined: [String] = [],
                 legacyImport: LegacyImportReport? = nil) {
         self.state = state
         self.source = source
@@ -29,5 +29,5 @@ package struct LoadedEnergyState: Sendable, Equatable {
     }
 
     /// `true` when stored totals were lost (both files bad); export it as a metric flag.
-    package var stateWasReset: Bool { source == .reset }
+    public var stateWasReset: Bool { source == .reset }
 }

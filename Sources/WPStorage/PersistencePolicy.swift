@@ -5,11 +5,11 @@
 /// it a cycle persists only when ``flushInterval`` has passed since the last successful save
 /// (on a monotonic clock). Shutdown always persists, whatever the policy says. A failed save
 /// does not count as a save, so the next cycle tries again.
-package struct PersistencePolicy: Sendable, Equatable {
-    package var syncWrite: Bool
-    package var flushInterval: Duration
+public struct PersistencePolicy: Sendable, Equatable {
+    public var syncWrite: Bool
+    public var flushInterval: Duration
 
-    package init(syncWrite: Bool = true, flushInterval: Duration = .seconds(60)) {
+    public init(syncWrite: Bool = true, flushInterval: Duration = .seconds(60)) {
         self.syncWrite = syncWrite
         self.flushInterval = flushInterval
     }
@@ -19,7 +19,7 @@ package struct PersistencePolicy: Sendable, Equatable {
     /// - Parameter elapsed: monotonic time since the last successful save in this process, or
     ///   `nil` when nothing was saved yet (the first cycle always persists).
     /// - Returns: `true` when the state should be saved now.
-    package func shouldPersist(sinceLastSave elapsed: Duration?) -> Bool {
+    public func shouldPersist(sinceLastSave elapsed: Duration?) -> Bool {
         if syncWrite { return true }
         guard let elapsed else { return true }
         return elapsed >= flushInterval

@@ -1,8 +1,8 @@
-import FoundationEssentials
+public import FoundationEssentials
 
 /// Where the newest energy totals known to be on disk are (``FileEnergyStore/lastSavedTotals()``):
 /// what a shutdown whose final save failed tells the operator, so the totals can be restored.
-package enum SavedTotals: Sendable, Equatable, CustomStringConvertible {
+public enum SavedTotals: Sendable, Equatable, CustomStringConvertible {
     /// A state file holds them: the last one this process wrote (or loaded at startup), at its
     /// path or where its data directory was moved while running.
     case file(path: String, generation: UInt64, savedAt: Date?)
@@ -16,7 +16,7 @@ package enum SavedTotals: Sendable, Equatable, CustomStringConvertible {
     /// process.
     case notPersistent
 
-    package var description: String {
+    public var description: String {
         switch self {
         case .file(let path, let generation, let savedAt):
             let time = savedAt.map { ", saved \(FileEnergyStore.timestamp($0))" } ?? ""

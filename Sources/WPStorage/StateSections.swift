@@ -10,7 +10,7 @@ import Synchronization
 /// let kept = store.sections.records("labels")               // [["ups-1", "rack-a"]]
 /// store.sections.replace("labels", with: [["ups-1", "rack-b"]])
 /// ```
-package final class StateSections: Sendable {
+public final class StateSections: Sendable {
     private struct State {
         var sections: [String: [[String]]]
         /// Counts the changes; `written` is the count the last successful save wrote.
@@ -24,12 +24,12 @@ package final class StateSections: Sendable {
     /// description), for the component that owns it.
     package static var version3Section: String { StateFileFormat.version3Section }
 
-    package init() {
+    public init() {
         state = Mutex(State(sections: [:]))
     }
 
     /// The records of `section` (none when it was never kept).
-    package func records(_ section: String) -> [[String]] {
+    public func records(_ section: String) -> [[String]] {
         state.withLock { $0.sections[section] ?? [] }
     }
 
@@ -37,7 +37,7 @@ package final class StateSections: Sendable {
     ///
     /// - Returns: whether they changed.
     @discardableResult
-    package func replace(_ section: String, with records: [[String]]) -> Bool {
+    public func replace(_ section: String, with records: [[String]]) -> Bool {
         state.withLock { state in
             guard (state.sections[section] ?? []) != records else { return false }
             state.sections[section] = records.isEmpty ? nil : records
@@ -47,11 +47,11 @@ package final class StateSections: Sendable {
     }
 
     /// Every section, as the next save writes them.
-    package var all: [String: [[String]]] { state.withLock { $0.sections } }
+    public var all: [String: [[String]]] { state.withLock { $0.sections } }
 
     /// Whether a section changed since the last save that wrote them: the energy meter saves
     /// then, even when no total changed.
-    package var hasUnwrittenChanges: Bool { state.withLock { $0.changes != $0.written } }
+    public var hasUnwrittenChanges: Bool { state.withLock { $0.changes != $0.written } }
 
     /// Every section and the change they are at, for a save to write (``written(_:)`` once done).
     func snapshot() -> (sections: [String: [[String]]], change: UInt64) {

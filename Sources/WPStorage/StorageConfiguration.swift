@@ -8,21 +8,21 @@
 /// configuration.dataDirectory = "/var/lib/wpexporter"
 /// let store = try FileEnergyStore(configuration: configuration, logger: logger)
 /// ```
-package struct StorageConfiguration: Sendable, Equatable {
+public struct StorageConfiguration: Sendable, Equatable {
     /// Directory holding the state file, its backup, the lock file and (when migrating) the
     /// previous exporter's `<device_id>.txt` files. Created with mode 0755 when missing.
-    package var dataDirectory: String
+    public var dataDirectory: String
     /// Mode applied to the state file and its backup (default 0644).
-    package var filePermissions: UInt16
+    public var filePermissions: UInt16
     /// `true` (default): persist after every collection cycle. `false`: persist at most every
     /// ``flushInterval`` and on shutdown. See ``PersistencePolicy``.
-    package var syncWrite: Bool
+    public var syncWrite: Bool
     /// Minimum time between two saves when ``syncWrite`` is `false` (default 60 s).
-    package var flushInterval: Duration
+    public var flushInterval: Duration
     /// Whether the previous exporter's per-device files are imported on first start.
-    package var importLegacyFiles: Bool
+    public var importLegacyFiles: Bool
 
-    package init(dataDirectory: String = "./data", filePermissions: UInt16 = 0o644,
+    public init(dataDirectory: String = "./data", filePermissions: UInt16 = 0o644,
                 syncWrite: Bool = true, flushInterval: Duration = .seconds(60),
                 importLegacyFiles: Bool = true) {
         self.dataDirectory = dataDirectory
@@ -33,7 +33,7 @@ package struct StorageConfiguration: Sendable, Equatable {
     }
 
     /// The save cadence these settings ask for.
-    package var persistencePolicy: PersistencePolicy {
+    public var persistencePolicy: PersistencePolicy {
         PersistencePolicy(syncWrite: syncWrite, flushInterval: flushInterval)
     }
 }

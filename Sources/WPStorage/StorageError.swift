@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// Errors of the energy store. Each names the file or directory involved.
-package enum StorageError: Error, Equatable, CustomStringConvertible {
+public enum StorageError: Error, Equatable, CustomStringConvertible {
     /// Another process holds the data directory's lock file.
     case locked(lockFile: String, ownerPID: Int32?)
     /// While running, the lock file was removed or replaced (the data directory deleted,
@@ -52,7 +52,7 @@ package enum StorageError: Error, Equatable, CustomStringConvertible {
         return name.isEmpty ? nil : name
     }
 
-    package var description: String {
+    public var description: String {
         switch self {
         case .locked(let lockFile, let pid):
             return "data directory is in use by \(Self.owner(pid)): lock \(lockFile) is held; "

@@ -1,32 +1,32 @@
 /// The persisted totals of one device.
-package struct StoredDeviceEnergy: Sendable, Equatable {
+public struct StoredDeviceEnergy: Sendable, Equatable {
     /// Cumulative active energy in joules, unrounded. Finite and ≥ 0.
-    package var joules: Double
+    public var joules: Double
     /// Number of gaps longer than `energy.max_gap` that were skipped for this device.
-    package var gaps: Int
+    public var gaps: Int
     /// The device's outage ledger (empty for a device that never left mains nor self-tested,
     /// and for every device of a state written before the ledger existed).
-    package var ledger: StoredOutageLedger
+    public var ledger: StoredOutageLedger
 
-    package init(joules: Double, gaps: Int = 0, ledger: StoredOutageLedger = StoredOutageLedger()) {
+    public init(joules: Double, gaps: Int = 0, ledger: StoredOutageLedger = StoredOutageLedger()) {
         self.joules = joules
         self.gaps = gaps
         self.ledger = ledger
     }
 
     /// The total in watt-hours.
-    package var wattHours: Double { joules / 3600 }
+    public var wattHours: Double { joules / 3600 }
 
     /// The largest gap count kept: 2⁵³, the largest integer a `Double` (and so the exposition)
     /// holds exactly. A loaded count above it is clamped to it, and increments stop there.
-    package static let maxGaps = 1 << 53
+    public static let maxGaps = 1 << 53
 
     /// `gaps` clamped into `0...maxGaps`.
-    package static func clampedGaps(_ gaps: Int) -> Int { min(max(gaps, 0), maxGaps) }
+    public static func clampedGaps(_ gaps: Int) -> Int { min(max(gaps, 0), maxGaps) }
 
     /// `gaps + 1`, saturating at ``maxGaps`` (a state file may hold any value up to `Int.max`).
-    package static func incremented(_ gaps: Int) -> Int { clampedGaps(gaps) == maxGaps ? maxGaps : clampedGaps(gaps) + 1 }
+    public static func incremented(_ gaps: Int) -> Int { clampedGaps(gaps) == maxGaps ? maxGaps : clampedGaps(gaps) + 1 }
 
     /// `value + 1`, saturating at `UInt64.max` (state-file generations).
-    package static func incremented(_ value: UInt64) -> UInt64 { value == .max ? .max : value + 1 }
+    public static func incremented(_ value: UInt64) -> UInt64 { value == .max ? .max : value + 1 }
 }

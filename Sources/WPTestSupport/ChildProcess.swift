@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
 import Synchronization
-import WPCSystem
+package import WPCSystem
 import WPRuntime
 
 /// A program run as a child process by a test or a benchmark: `posix_spawn`, its output read
@@ -46,9 +46,9 @@ package final class ChildProcess: Sendable {
 
     /// The child's process ID.
     package let pid: pid_t
-    private let output = ConditionLock(Stream())
-    private let errors = ConditionLock(Stream())
-    private let exit = ConditionLock(Exit())
+    private let output = WPConditionLock(Stream())
+    private let errors = WPConditionLock(Stream())
+    private let exit = WPConditionLock(Exit())
     /// The write end of the child's standard input (-1: none, or closed).
     private let input: Mutex<Int32>
 
@@ -249,7 +249,7 @@ package final class ChildProcess: Sendable {
         return result
     }
 
-    private static func drain(_ fd: Int32, into stream: ConditionLock<Stream>, name: String) {
+    private static func drain(_ fd: Int32, into stream: WPConditionLock<Stream>, name: String) {
         let read: @Sendable () -> Void = {
             var buffer = [UInt8](repeating: 0, count: 16 * 1024)
             while true {
@@ -271,7 +271,7 @@ package final class ChildProcess: Sendable {
         }
     }
 
-    private static func reap(_ pid: pid_t, into exit: ConditionLock<Exit>, after streams: [ConditionLock<Stream>]) {
+    private static func reap(_ pid: pid_t, into exit: WPConditionLock<Exit>, after streams: [WPConditionLock<Stream>]) {
         var raw: Int32 = 0
         while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
         // The output is complete once the pipes end, which follows the exit at once unless a

@@ -1,5 +1,5 @@
-import Foundation
-import WPClient
+package import Foundation
+package import WPClient
 
 extension Device {
     /// A device for tests: line mode, connected, the given power; every other field at a

@@ -1,6 +1,6 @@
 import Foundation
-import WPClient
-import WPServer
+package import WPClient
+package import WPServer
 import WPSimulator
 import WPRuntime
 
@@ -23,7 +23,7 @@ package struct InProcessTransport<C: Clock>: HTTPTransport where C.Duration == D
     package func send(_ request: TransportRequest) async throws -> TransportResponse {
         var target = request.url.path.isEmpty ? "/" : request.url.path
         if let query = request.url.query { target += "?" + query }
-        var headers = HTTPHeaders()
+        var headers = WPHTTPHeaders()
         for (name, value) in request.headers { headers.add(name: name, value: value) }
         let httpRequest = WPHTTPRequest(method: request.method, target: target, headers: headers, body: request.body,
                                       remoteAddress: "127.0.0.1:0")

@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import WPClient
+package import WPClient
 
 /// A ``WinPowerClient`` that answers from a script, for tests of code that consumes readouts
 /// (the collector, the exporter).

@@ -1,8 +1,8 @@
-import WPStorage
-import Foundation
-import WPClient
-import WPCollector
-import WPEnergy
+package import WPStorage
+package import Foundation
+package import WPClient
+package import WPCollector
+package import WPEnergy
 import WPLogging
 import WPRuntime
 

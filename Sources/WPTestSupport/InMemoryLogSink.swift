@@ -1,5 +1,5 @@
 import Synchronization
-import WPLogging
+package import WPLogging
 
 /// A ``LogSink`` that keeps every record in memory, for assertions in tests.
 package final class InMemoryLogSink: LogSink {

@@ -1,5 +1,5 @@
 import Synchronization
-import WPLogging
+package import WPLogging
 
 /// A ``LogSink`` that encodes every record with a real encoder and keeps the bytes, so tests
 /// can assert on exactly what would reach a terminal or a file.

@@ -1,6 +1,6 @@
-import Foundation
+package import Foundation
 import Synchronization
-import WPLogging
+package import WPLogging
 
 /// A fresh, uniquely named directory under the system temporary directory for one test.
 ///

@@ -1,4 +1,4 @@
-import WPMetrics
+package import WPMetrics
 
 /// Helpers for comparing exposition in tests, like client_golang's `testutil.CollectAndCompare`.
 package enum MetricsAssertions {

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import WPMetrics
-import WPPushgateway
+package import WPPushgateway
 
 /// An in-process Pushgateway for ``PushgatewayClient`` tests: records every request and
 /// answers from a script (status codes or thrown errors), defaulting to 200.

@@ -1,4 +1,4 @@
-import WPMetrics
+package import WPMetrics
 import WPRuntime
 
 /// Registries and families that cover every metric type, escaping case and special value,

@@ -1,9 +1,9 @@
-import WPLogging
-import WPServer
+package import WPLogging
+package import WPServer
 
-/// Runs an ``HTTPServer`` for the duration of `body` and always shuts it down.
+/// Runs an ``WPHTTPServer`` for the duration of `body` and always shuts it down.
 ///
-/// The server binds `configuration` (by default ``HTTPServer/Configuration/forTests``); `body`
+/// The server binds `configuration` (by default ``WPHTTPServer/Configuration/forTests``); `body`
 /// receives the bound port. When `body` returns or throws, the server is cancelled and this
 /// function waits until it has closed every descriptor.
 ///
@@ -18,12 +18,12 @@ import WPServer
 /// - Throws: The server's bind error, or whatever `body` throws.
 package func withTestServer<T>(
     _ handler: any HTTPHandler,
-    configuration: HTTPServer.Configuration = .forTests,
+    configuration: WPHTTPServer.Configuration = .forTests,
     logger: WPLogger = .disabled,
     observer: (any RequestObserver)? = nil,
     _ body: (Int) async throws -> T
 ) async throws -> T {
-    let server = HTTPServer(configuration: configuration, handler: handler, logger: logger, observer: observer)
+    let server = WPHTTPServer(configuration: configuration, handler: handler, logger: logger, observer: observer)
     return try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await server.run() }
         let result: Result<T, any Error>
@@ -43,7 +43,7 @@ package func withTestServer<T>(
     }
 }
 
-package extension HTTPServer.Configuration {
+package extension WPHTTPServer.Configuration {
     /// An ephemeral port on 127.0.0.1, with head and idle timeouts longer than any suite's time
     /// limit: a test that is not about timeouts keeps its connection while a loaded machine
     /// leaves its thread waiting (the default 10 s head timeout, counted from accept, once closed

@@ -1,8 +1,8 @@
 import WPRuntime
-import Foundation
-import WPClient
+package import Foundation
+package import WPClient
 import WPLogging
-import WPSimulator
+package import WPSimulator
 
 /// A simulator, a manual clock and a log sink wired together, making clients that talk to the
 /// simulator in process.

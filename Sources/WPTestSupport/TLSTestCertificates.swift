@@ -7,7 +7,7 @@ import Foundation
 /// ```swift
 /// let pki = try TLSTestCertificates.make()
 /// defer { pki.remove() }
-/// var tls = TLSConfiguration(certificateFile: pki.serverCertificate, keyFile: pki.serverKey)
+/// var tls = WPTLSConfiguration(certificateFile: pki.serverCertificate, keyFile: pki.serverKey)
 /// ```
 package struct TLSTestCertificates: Sendable {
     /// The directory holding every file.

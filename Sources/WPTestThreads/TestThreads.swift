@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Testing
+public import Testing
 import WPRuntime
 
 /// Runs test bodies on threads of the test process's own, not on Swift's cooperative pool.

@@ -29,8 +29,8 @@ enum MetricsBench {
         Scenario(name: "metrics.gauge.labelled", summary: "GaugeVec.labels(id, name, type).set over 1,000 devices, also through checkedLabels") {
             try labelledGauge()
         },
-        Scenario(name: "metrics.histogram.contended", summary: "Histogram.observe from 2 threads") {
-            let histogram = try Histogram(name: "bench_seconds", help: "h")
+        Scenario(name: "metrics.histogram.contended", summary: "WPHistogram.observe from 2 threads") {
+            let histogram = try WPHistogram(name: "bench_seconds", help: "h")
             contended("histogram observe") { histogram.observe(Double($0 % 1000) / 100) }
         },
         Scenario(name: "metrics.summary.contended", summary: "Summary.observe (3 objectives) from 2 threads") {

@@ -34,12 +34,12 @@ enum ServerBench {
     /// ephemeral), prints `listening PORT` once bound, and runs until killed. Timeouts are long
     /// so a second process can hold thousands of idle connections during the measurement.
     static func serveChild(_ arguments: [String]) async -> Int32 {
-        var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: arguments.first.flatMap(Int.init) ?? 0)
+        var configuration = WPHTTPServer.Configuration(host: "127.0.0.1", port: arguments.first.flatMap(Int.init) ?? 0)
         configuration.headTimeout = .seconds(300)
         configuration.idleTimeout = .seconds(300)
         configuration.maxConnections = 20_000
         configuration.maxRequestsPerConnection = Int.max
-        let server = HTTPServer(configuration: configuration, handler: makeRouter(), logger: .disabled)
+        let server = WPHTTPServer(configuration: configuration, handler: makeRouter(), logger: .disabled)
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await server.run() }
@@ -87,9 +87,9 @@ enum ServerBench {
     private static func loopback(connections: Int, bodyBytes: Int, duration: Duration) async throws {
         let body = [UInt8](repeating: 0x61, count: bodyBytes)
         let handler = HandlerFunction { _ in WPHTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: body) }
-        var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
+        var configuration = WPHTTPServer.Configuration(host: "127.0.0.1", port: 0)
         configuration.maxRequestsPerConnection = Int.max
-        let server = HTTPServer(configuration: configuration, handler: handler, logger: .disabled)
+        let server = WPHTTPServer(configuration: configuration, handler: handler, logger: .disabled)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }
             let port = try await server.waitUntilListening().port

@@ -84,7 +84,7 @@ enum ServersBench {
             if gzip { response.headers.set(name: "Content-Encoding", value: "gzip") }
             return response
         }
-        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: handler, logger: .disabled)
+        let server = WPHTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: handler, logger: .disabled)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }
             let port = try await server.waitUntilListening().port

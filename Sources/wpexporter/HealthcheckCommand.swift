@@ -1,7 +1,6 @@
 import FoundationEssentials
 import WPConfig
 import WPExporter
-import WPHTTPClient
 
 extension CommandLineTool {
     /// Runs `wpexporter healthcheck`; any failure, an invalid configuration included, is one
@@ -22,9 +21,7 @@ extension CommandLineTool {
             throw .invalidConfiguration(first)
         }
         let target = try Healthcheck.target(server: configuration.server, web: web)
-        var clientConfiguration = HTTPClient.Configuration(tls: .skip, userAgent: "wpexporter-healthcheck")
-        clientConfiguration.maxThreads = 1
-        let line = try await Healthcheck.probe(target, client: HTTPClient(configuration: clientConfiguration))
+        let line = try await Healthcheck.probe(target)
         output.standardOutput(line + "\n")
     }
 }

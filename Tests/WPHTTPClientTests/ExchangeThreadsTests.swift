@@ -35,7 +35,7 @@ import WPRuntime
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct SharedThreadPoolTests {
     /// Jobs that block their pool thread until the test lets them go; the test only awaits.
     final class Held: Sendable {
-        private let state = ConditionLock<(running: Int, peak: Int, released: Bool)>((0, 0, false))
+        private let state = WPConditionLock<(running: Int, peak: Int, released: Bool)>((0, 0, false))
         private let started = AsyncStream<Void>.makeStream()
 
         /// A job that counts itself running, blocks until ``release()``, then reports `finished`.

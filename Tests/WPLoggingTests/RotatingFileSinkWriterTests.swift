@@ -11,7 +11,7 @@ import WPTestSupport
 
     /// Starts threads that wait for ``open()`` before they run (a stalled disk), or fails.
     final class Starter: Sendable {
-        private let lock = ConditionLock((open: true, failing: false))
+        private let lock = WPConditionLock((open: true, failing: false))
 
         func hold() { lock.withLock { $0.open = false } }
         func fail(_ failing: Bool) { lock.withLock { $0.failing = failing } }

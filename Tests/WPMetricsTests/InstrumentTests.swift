@@ -26,7 +26,7 @@ import WPTestSupport
     }
 
     @Test func histogramCountsIntoBuckets() throws {
-        let histogram = try Histogram(name: "h", help: "h", buckets: [1, 2, 5])
+        let histogram = try WPHistogram(name: "h", help: "h", buckets: [1, 2, 5])
         for value in [0.5, 1, 1.5, 2, 3, 10, .nan] { histogram.observe(value) }
         let snapshot = histogram.snapshot
         #expect(snapshot.upperBounds == [1, 2, 5, .infinity])
@@ -36,9 +36,9 @@ import WPTestSupport
     }
 
     @Test func histogramRejectsBadBuckets() {
-        #expect(throws: MetricsError.self) { try Histogram(name: "h", help: "h", buckets: [2, 1]) }
-        #expect(throws: MetricsError.self) { try Histogram(name: "h", help: "h", buckets: [1, 1]) }
-        #expect(throws: MetricsError.self) { try Histogram(name: "h", help: "h", buckets: [.nan]) }
+        #expect(throws: MetricsError.self) { try WPHistogram(name: "h", help: "h", buckets: [2, 1]) }
+        #expect(throws: MetricsError.self) { try WPHistogram(name: "h", help: "h", buckets: [1, 1]) }
+        #expect(throws: MetricsError.self) { try WPHistogram(name: "h", help: "h", buckets: [.nan]) }
     }
 
     @Test func bucketHelpers() throws {

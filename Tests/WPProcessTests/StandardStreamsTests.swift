@@ -33,7 +33,7 @@ import WPRuntime
         #expect(!StandardStreams.flush(timeout: .milliseconds(200)), "the reader never read")
         #expect(started.duration(to: .now) < .seconds(20), "the deadline bounds the wait")
 
-        let drained = ConditionLock(0)
+        let drained = WPConditionLock(0)
         try NamedThread.start(name: "test-reader") {
             var buffer = [UInt8](repeating: 0, count: 65_536)
             var total = 0

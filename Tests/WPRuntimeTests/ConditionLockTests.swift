@@ -4,7 +4,7 @@ import WPRuntime
 
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct ConditionLockTests {
     @Test func aWaitWhoseConditionHoldsReturnsAtOnce() {
-        let lock = ConditionLock(3)
+        let lock = WPConditionLock(3)
         let result = lock.wait(until: Deadline(after: .zero), for: { $0 == 3 }) { value, satisfied in
             value += 1
             return satisfied
@@ -14,7 +14,7 @@ import WPRuntime
     }
 
     @Test func aWaitEndsUnsatisfiedAtItsDeadline() {
-        let lock = ConditionLock(false)
+        let lock = WPConditionLock(false)
         let start = ContinuousClock.now
         let satisfied = lock.wait(until: Deadline(after: .milliseconds(20)), for: { $0 }) { _, satisfied in satisfied }
         #expect(!satisfied)
@@ -22,7 +22,7 @@ import WPRuntime
     }
 
     @Test func aSignalFromAnotherThreadEndsTheWait() throws {
-        let lock = ConditionLock(0)
+        let lock = WPConditionLock(0)
         try NamedThread.start(name: "test-signal") {
             lock.withLock { $0 = 1 }
             lock.signal()
@@ -32,8 +32,8 @@ import WPRuntime
     }
 
     @Test func aBroadcastWakesEveryWaiter() throws {
-        let lock = ConditionLock((open: false, woken: 0))
-        let done = ConditionLock(0)
+        let lock = WPConditionLock((open: false, woken: 0))
+        let done = WPConditionLock(0)
         for index in 0..<3 {
             try NamedThread.start(name: "test-waiter-\(index)") {
                 lock.wait(until: Deadline(after: .seconds(60)), for: { $0.open }) { state, _ in state.woken += 1 }

@@ -20,7 +20,7 @@ struct OwnThreadsTests {
     /// 2-core machine's cooperative pool they would wait for each other until the deadline.
     @Test func childTasksThatBlockDoNotWaitForEachOther() async {
         let parties = min(4, TestThreadExecutor.maxThreads)
-        let barrier = ConditionLock(0)
+        let barrier = WPConditionLock(0)
         let met = await withTaskGroup(of: Bool.self) { group in
             for _ in 0..<parties {
                 group.addTask {

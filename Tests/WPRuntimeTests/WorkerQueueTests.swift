@@ -8,7 +8,7 @@ private let patience = Deadline(after: .seconds(60))
 
 /// A job that blocks its thread until opened, for tests that need a busy queue.
 final class Gate: Sendable {
-    private let lock = ConditionLock((entered: false, open: false))
+    private let lock = WPConditionLock((entered: false, open: false))
 
     /// Blocks until ``open()``; tells ``waitUntilEntered()`` first.
     func pass() {
@@ -27,7 +27,7 @@ final class Gate: Sendable {
     }
 }
 
-/// What the jobs saw, shared with the escaping job closures. A `ConditionLock` (a pthread
+/// What the jobs saw, shared with the escaping job closures. A `WPConditionLock` (a pthread
 /// mutex, which ThreadSanitizer follows), not a `Mutex`.
 final class Journal: Sendable {
     struct State {
@@ -37,7 +37,7 @@ final class Journal: Sendable {
         var refused: [Int] = []
         var errors: [ThreadStartError] = []
     }
-    let state = ConditionLock(State())
+    let state = WPConditionLock(State())
 
     func run(submitter: Int, index: Int) {
         state.withLock { state in
@@ -66,7 +66,7 @@ final class Journal: Sendable {
 
 /// Starts real threads, fails while told to, and counts the threads that ended.
 final class Starter: Sendable {
-    private let lock = ConditionLock((failing: false, started: 0, ended: 0))
+    private let lock = WPConditionLock((failing: false, started: 0, ended: 0))
 
     var start: WorkerQueue.Starter {
         { name, body throws(ThreadStartError) in
@@ -275,7 +275,7 @@ final class Starter: Sendable {
         let queue = WorkerQueue(name: "test-worker")
         let gate = Gate()
         let key = Key()
-        let refused = ConditionLock<(any Error)?>(nil)
+        let refused = WPConditionLock<(any Error)?>(nil)
         queue.submit(WorkerQueue.Job(run: { gate.pass() }, refuse: { _ in }))
         gate.waitUntilEntered()
         let ran = Atomic(false)

@@ -56,10 +56,10 @@ struct Recorder: Sendable {
     let log = InMemoryLogSink()
 
     private func makeScheduler(interval: Duration = .seconds(5), shutdown: Duration = .seconds(5),
-                               work: @escaping @Sendable (Tick) async -> Void = { _ in }) -> Scheduler<ManualClock> {
+                               work: @escaping @Sendable (Tick) async -> Void = { _ in }) -> TickScheduler<ManualClock> {
         let (clock, recorder, skipReports) = (self.clock, self.recorder, self.skipReports)
         let origin = clock.now
-        return Scheduler(configuration: .init(interval: interval, gracefulShutdownTimeout: shutdown, workName: "refresh"),
+        return TickScheduler(configuration: .init(interval: interval, gracefulShutdownTimeout: shutdown, workName: "refresh"),
                          clock: clock, logger: log.logger(),
                          onSkip: { statistics in skipReports.values.withLock { $0.append(statistics.skipped) } }) { tick in
             recorder.continuation.yield((tick, origin.duration(to: clock.now)))
@@ -222,12 +222,12 @@ struct Recorder: Sendable {
 
     /// Yields until the scheduler has completed `count` runs (a run's bookkeeping happens on
     /// its own task, just after the work returns).
-    private func waitForCompleted(_ scheduler: Scheduler<ManualClock>, _ count: Int) async {
+    private func waitForCompleted(_ scheduler: TickScheduler<ManualClock>, _ count: Int) async {
         while scheduler.statistics.completed < count { await Task.yield() }
     }
 
-    private func stats(started: Int, completed: Int, skipped: Int) -> Scheduler<ManualClock>.Statistics {
-        var s = Scheduler<ManualClock>.Statistics()
+    private func stats(started: Int, completed: Int, skipped: Int) -> TickScheduler<ManualClock>.Statistics {
+        var s = TickScheduler<ManualClock>.Statistics()
         s.started = started
         s.completed = completed
         s.skipped = skipped

@@ -11,7 +11,7 @@ import WPTestSupport
 /// released (it runs on the render thread, so the test can hold a render in progress).
 private final class RenderCounter: Collector {
     private let state = Mutex(0)
-    private let held = ConditionLock(false)
+    private let held = WPConditionLock(false)
     private let descriptor = MetricDescriptor(name: "renders", help: "Renders so far.", type: .gauge)
 
     var descriptors: [MetricDescriptor] { [descriptor] }

@@ -82,7 +82,7 @@ final class Entered: Sendable {
 
     @Test func cachedCredentialsPassAFullPoolAndOthersGet429() async throws {
         let pool = BCryptPool(workers: 1, queueCapacity: 1)
-        let authenticator = try BasicAuthenticator(users: ["prometheus": BasicAuthTests.hash("s3cret")], pool: pool)
+        let authenticator = try WPBasicAuthenticator(users: ["prometheus": BasicAuthTests.hash("s3cret")], pool: pool)
         let handler = BasicAuthHandler(wrapping: BasicAuthTests.inner, authenticator: authenticator)
         func request(_ password: String) -> WPHTTPRequest {
             var request = WPHTTPRequest(method: "GET", target: "/metrics")

@@ -50,7 +50,7 @@ import WPTestSupport
     }
 
     @Test func rightPasswordIsAcceptedAndCached() async throws {
-        let authenticator = try BasicAuthenticator(users: ["prometheus": Self.hash("s3cret")])
+        let authenticator = try WPBasicAuthenticator(users: ["prometheus": Self.hash("s3cret")])
         let handler = BasicAuthHandler(wrapping: Self.inner, authenticator: authenticator)
         let first = try await handler.handle(Self.request(Self.authorization("prometheus", "s3cret")))
         #expect(first.status == 200)
@@ -61,7 +61,7 @@ import WPTestSupport
     }
 
     @Test func wrongPasswordAndUnknownUserGetTheSame401AfterABcryptEach() async throws {
-        let authenticator = try BasicAuthenticator(users: ["prometheus": Self.hash("s3cret")])
+        let authenticator = try WPBasicAuthenticator(users: ["prometheus": Self.hash("s3cret")])
         let handler = BasicAuthHandler(wrapping: Self.inner, authenticator: authenticator)
         let wrong = try await handler.handle(Self.request(Self.authorization("prometheus", "guess")))
         #expect(authenticator.bcryptVerifications == 1)
@@ -79,7 +79,7 @@ import WPTestSupport
     }
 
     @Test func missingOrMalformedCredentialsGet401() async throws {
-        let authenticator = try BasicAuthenticator(users: ["prometheus": Self.hash("s3cret")])
+        let authenticator = try WPBasicAuthenticator(users: ["prometheus": Self.hash("s3cret")])
         let handler = BasicAuthHandler(wrapping: Self.inner, authenticator: authenticator)
         for header in [nil, "Bearer abc", "Basic !!!", "Basic " + Self.base64(Array("no-colon".utf8))] {
             let response = try await handler.handle(Self.request(header))
@@ -89,13 +89,13 @@ import WPTestSupport
     }
 
     @Test func passwordsWithColonsAndUnicodeWork() async throws {
-        let authenticator = try BasicAuthenticator(users: ["ops": Self.hash("a:b:ü")])
+        let authenticator = try WPBasicAuthenticator(users: ["ops": Self.hash("a:b:ü")])
         #expect(authenticator.verify(authorization: Self.authorization("ops", "a:b:ü")))
         #expect(!authenticator.verify(authorization: Self.authorization("ops", "a:b")))
     }
 
     @Test func aPasswordIsComparedWholeBytesAfterANulIncluded() async throws {
-        let authenticator = try BasicAuthenticator(users: ["prometheus": Self.hash("correct-horse")])
+        let authenticator = try WPBasicAuthenticator(users: ["prometheus": Self.hash("correct-horse")])
         let handler = BasicAuthHandler(wrapping: Self.inner, authenticator: authenticator)
         #expect(BCrypt.hash(password: "correct-horse\0junk", setting: try Self.hash("correct-horse")) == nil)
         for password in ["correct-horse\0junk", "correct-horse\0", "\0correct-horse"] {
@@ -110,7 +110,7 @@ import WPTestSupport
 
     @Test func aPasswordPastBcryptsSeventyTwoBytesIsRefusedNotCut() async throws {
         let longest = String(repeating: "ü", count: 36)  // 72 bytes
-        let authenticator = try BasicAuthenticator(users: ["prometheus": Self.hash(longest)])
+        let authenticator = try WPBasicAuthenticator(users: ["prometheus": Self.hash(longest)])
         let handler = BasicAuthHandler(wrapping: Self.inner, authenticator: authenticator)
         #expect(try await handler.handle(Self.request(Self.authorization("prometheus", longest))).status == 200)
         // bcrypt itself would read only the first 72 bytes and let these in.
@@ -122,7 +122,7 @@ import WPTestSupport
 
     @Test func aCachedSuccessClearsTheAddresssFailures() async throws {
         let failures = AuthFailureTracker(threshold: 2, delayStep: .zero, maximumDelay: .zero)
-        let authenticator = try BasicAuthenticator(users: ["prometheus": Self.hash("s3cret")], failures: failures)
+        let authenticator = try WPBasicAuthenticator(users: ["prometheus": Self.hash("s3cret")], failures: failures)
         let handler = BasicAuthHandler(wrapping: Self.inner, authenticator: authenticator)
         func request(_ password: String, from address: String = "10.1.2.3:5000") -> WPHTTPRequest {
             var request = Self.request(Self.authorization("prometheus", password))
@@ -146,7 +146,7 @@ import WPTestSupport
     }
 
     @Test func openPathsSkipAuthentication() async throws {
-        let authenticator = try BasicAuthenticator(users: ["prometheus": Self.hash("s3cret")])
+        let authenticator = try WPBasicAuthenticator(users: ["prometheus": Self.hash("s3cret")])
         let handler = BasicAuthHandler(wrapping: Self.inner, authenticator: authenticator, openPaths: ["/-/healthy"])
         #expect(try await handler.handle(Self.request(nil, path: "/-/healthy")).status == 200)
         #expect(try await handler.handle(Self.request(nil, path: "/metrics")).status == 401)
@@ -155,7 +155,7 @@ import WPTestSupport
 
     @Test func nonBcryptHashesAreRejectedWithoutEchoingThem() {
         #expect(throws: BasicAuthError.notBcrypt(user: "prometheus")) {
-            try BasicAuthenticator(users: ["prometheus": "hunter2"])
+            try WPBasicAuthenticator(users: ["prometheus": "hunter2"])
         }
         #expect(!BasicAuthError.notBcrypt(user: "prometheus").description.contains("hunter2"))
     }
@@ -171,7 +171,7 @@ import WPTestSupport
 
     @Test func credentialsNeverReachTheLogOverTheWire() async throws {
         let sink = InMemoryLogSink()
-        let authenticator = try BasicAuthenticator(users: ["prometheus": Self.hash("s3cret")])
+        let authenticator = try WPBasicAuthenticator(users: ["prometheus": Self.hash("s3cret")])
         let handler = BasicAuthHandler(wrapping: Self.inner, authenticator: authenticator)
         let header = Self.authorization("prometheus", "s3cret")
         try await withTestServer(handler, logger: sink.logger()) { port in

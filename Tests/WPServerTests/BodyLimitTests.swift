@@ -86,7 +86,7 @@ import WPTestThreads
     }
 
     @Test func connectionCapLeavesDescriptorsForTheRestOfTheProcess() {
-        var configuration = HTTPServer.Configuration()
+        var configuration = WPHTTPServer.Configuration()
         configuration.maxConnections = 10_000
         configuration.reservedDescriptors = 64
         #expect(HTTPConnectionDriver.connectionLimit(configuration: configuration, openFilesLimit: 128) == 64)

@@ -149,7 +149,7 @@ import WPCompression
     }
 
     @Test func everyAcceptEncodingFieldCounts() {
-        var headers: HTTPHeaders = ["Accept-Encoding": "br"]
+        var headers: WPHTTPHeaders = ["Accept-Encoding": "br"]
         headers.add(name: "Accept-Encoding", value: "gzip;q=0.2")
         #expect(ContentCoding.acceptsGzip(headers))
         headers.add(name: "accept-encoding", value: "gzip;q=0")

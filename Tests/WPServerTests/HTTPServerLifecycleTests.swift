@@ -68,7 +68,7 @@ import WPTestSupport
 
     @Test func gracefulShutdownFinishesInFlightRequest() async throws {
         let handler = EchoHandler()
-        let server = HTTPServer(configuration: configuration(), handler: handler, logger: .disabled)
+        let server = WPHTTPServer(configuration: configuration(), handler: handler, logger: .disabled)
         let run = Task { try await server.run() }
         let port = try await server.waitUntilListening().port
         let client = try await TestHTTPClient.connect(port: port)
@@ -88,7 +88,7 @@ import WPTestSupport
 
     @Test func shutdownDeadlineClosesStuckRequests() async throws {
         let handler = EchoHandler()
-        let server = HTTPServer(configuration: configuration { $0.shutdownGracePeriod = .milliseconds(50) },
+        let server = WPHTTPServer(configuration: configuration { $0.shutdownGracePeriod = .milliseconds(50) },
                                 handler: handler, logger: .disabled)
         let run = Task { try await server.run() }
         let port = try await server.waitUntilListening().port
@@ -102,7 +102,7 @@ import WPTestSupport
     }
 
     @Test func waitingBeforeRunStartsGetsTheAddress() async throws {
-        let server = HTTPServer(configuration: configuration(), handler: EchoHandler(), logger: .disabled)
+        let server = WPHTTPServer(configuration: configuration(), handler: EchoHandler(), logger: .disabled)
         async let address = server.waitUntilListening()
         let run = Task { try await server.run() }
         #expect(try await address.port > 0)
@@ -111,7 +111,7 @@ import WPTestSupport
     }
 
     @Test func cancelledBeforeListeningStopsCleanly() async throws {
-        let server = HTTPServer(configuration: configuration(), handler: EchoHandler(), logger: .disabled)
+        let server = WPHTTPServer(configuration: configuration(), handler: EchoHandler(), logger: .disabled)
         let run = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             try await server.run()
@@ -153,7 +153,7 @@ import WPTestSupport
 
     @Test func bindingAnAddressInUseThrowsNamingIt() async throws {
         try await withTestServer(EchoHandler()) { port in
-            let second = HTTPServer(configuration: .init(host: "127.0.0.1", port: port), handler: EchoHandler(), logger: .disabled)
+            let second = WPHTTPServer(configuration: .init(host: "127.0.0.1", port: port), handler: EchoHandler(), logger: .disabled)
             await #expect(throws: ServerError.bind(address: "127.0.0.1:\(port)", reason: "Address already in use")) {
                 try await second.run()
             }
@@ -165,7 +165,7 @@ import WPTestSupport
         // A name the resolver refuses without asking a name server (its first label is longer
         // than DNS allows), so nothing leaves this machine.
         let name = String(repeating: "a", count: 64) + ".invalid"
-        let unknown = HTTPServer(configuration: .init(host: name, port: 0), handler: EchoHandler(), logger: .disabled)
+        let unknown = WPHTTPServer(configuration: .init(host: name, port: 0), handler: EchoHandler(), logger: .disabled)
         do {
             try await unknown.run()
             Issue.record("bind to an unknown host succeeded")
@@ -189,7 +189,7 @@ import WPTestSupport
 
     @Test(arguments: ["127.0.0.1", "localhost", "::1", "0.0.0.0", "::"])
     func bindsHostsAndReportsTheBoundAddress(host: String) async throws {
-        let server = HTTPServer(configuration: .init(host: host, port: 0), handler: EchoHandler(), logger: .disabled)
+        let server = WPHTTPServer(configuration: .init(host: host, port: 0), handler: EchoHandler(), logger: .disabled)
         let run = Task { try await server.run() }
         let address: ServerAddress
         do {

@@ -4,7 +4,7 @@ import WPServer
 
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct HTTPTypesTests {
     @Test func headersAreCaseInsensitiveAndKeepRepeats() {
-        var headers: HTTPHeaders = ["Content-Type": "text/plain", "X-A": "1"]
+        var headers: WPHTTPHeaders = ["Content-Type": "text/plain", "X-A": "1"]
         headers.add(name: "x-a", value: "2")
         #expect(headers["content-type"] == "text/plain")
         #expect(headers.values(for: "X-a") == ["1", "2"])

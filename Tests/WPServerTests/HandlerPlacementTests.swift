@@ -38,7 +38,7 @@ import WPTestSupport
             names.withLock { $0["rendered"] = Self.threadName() }
             return .text(String(repeating: "compress me ", count: 500))
         }
-        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: router, logger: .disabled)
+        let server = WPHTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: router, logger: .disabled)
         let run = Task { try await server.run() }
         defer { run.cancel() }
         let port = try await server.waitUntilListening().port
@@ -59,7 +59,7 @@ import WPTestSupport
         router.get("/rendered", preRendered: true) { _ in .text("x") }
         router.get("/computed") { _ in .text("x") }
         func request(_ method: String, _ path: String) -> WPHTTPRequest {
-            WPHTTPRequest(method: method, target: path, headers: HTTPHeaders(), body: [], remoteAddress: "127.0.0.1:1")
+            WPHTTPRequest(method: method, target: path, headers: WPHTTPHeaders(), body: [], remoteAddress: "127.0.0.1:1")
         }
         #expect(router.servesPreRenderedBody(request("GET", "/rendered")))
         #expect(router.servesPreRenderedBody(request("HEAD", "/rendered")))

@@ -8,7 +8,7 @@ import WPLogging
 @Suite(.ownThreads, .timeLimit(.minutes(1))) struct InMemoryHTTPTests {
     private func makeLoop(scratchBytes: Int = 64 * 1024, handler: any HTTPHandler = EchoHandler(),
                           observer: (any RequestObserver)? = nil,
-                          _ change: (inout HTTPServer.Configuration) -> Void = { _ in }) -> InMemoryLoop<HTTPConnectionDriver> {
+                          _ change: (inout WPHTTPServer.Configuration) -> Void = { _ in }) -> InMemoryLoop<HTTPConnectionDriver> {
         let driver = HTTPConnectionDriver(configuration: configuration(change), handler: handler, observer: observer,
                                           logger: LogWaiter().logger())
         return InMemoryLoop(driver: driver, scratchBytes: scratchBytes)

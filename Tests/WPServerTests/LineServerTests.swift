@@ -66,7 +66,7 @@ private final class ClosedSessions: Sendable {
     }
 
     /// A task waiting for a server that never starts is freed by cancellation, as with
-    /// ``HTTPServer`` (it waited for good before).
+    /// ``WPHTTPServer`` (it waited for good before).
     @Test func waitingForListeningEndsWhenCancelled() async {
         let server = LineServer(configuration: .init(host: "127.0.0.1", port: 0), protocol: Shouting(), logger: .disabled)
         let waiting = Task { try await server.waitUntilListening() }

@@ -137,7 +137,7 @@ final class EventRecorder: RequestObserver {
     /// room before an older keep-alive connection that was served (a scraper's), and the
     /// evictions are counted.
     @Test func atTheCapASilentConnectionMakesRoomBeforeAServedOne() async throws {
-        let server = HTTPServer(configuration: configuration { $0.maxConnections = 2 }, handler: EchoHandler(),
+        let server = WPHTTPServer(configuration: configuration { $0.maxConnections = 2 }, handler: EchoHandler(),
                                 logger: .disabled)
         let task = Task { try await server.run() }
         defer { task.cancel() }

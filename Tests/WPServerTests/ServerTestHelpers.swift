@@ -101,8 +101,8 @@ func get(_ path: String, _ extra: String = "") -> String {
     "GET \(path) HTTP/1.1\r\nHost: test\r\n\(extra)\r\n"
 }
 
-func configuration(_ change: (inout HTTPServer.Configuration) -> Void = { _ in }) -> HTTPServer.Configuration {
-    var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
+func configuration(_ change: (inout WPHTTPServer.Configuration) -> Void = { _ in }) -> WPHTTPServer.Configuration {
+    var configuration = WPHTTPServer.Configuration(host: "127.0.0.1", port: 0)
     change(&configuration)
     return configuration
 }

@@ -10,10 +10,10 @@ import WPTestSupport
                                          "openssl or curl is not installed: cannot make certificates or speak HTTPS"))
 struct TLSServerTests {
     static func configuration(_ pki: TLSTestCertificates,
-                              _ adjust: (inout TLSConfiguration) -> Void = { _ in }) -> HTTPServer.Configuration {
-        var tls = TLSConfiguration(certificateFile: pki.serverCertificate, keyFile: pki.serverKey)
+                              _ adjust: (inout WPTLSConfiguration) -> Void = { _ in }) -> WPHTTPServer.Configuration {
+        var tls = WPTLSConfiguration(certificateFile: pki.serverCertificate, keyFile: pki.serverKey)
         adjust(&tls)
-        var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
+        var configuration = WPHTTPServer.Configuration(host: "127.0.0.1", port: 0)
         configuration.tls = tls
         return configuration
     }
@@ -60,7 +60,7 @@ struct TLSServerTests {
     @Test func minimumVersionIsTLS12ByDefaultAndConfigurable() async throws {
         let pki = try TLSTestCertificates.make()
         defer { pki.remove() }
-        #expect(TLSConfiguration(certificateFile: "c", keyFile: "k").minimumVersion == .tls12)
+        #expect(WPTLSConfiguration(certificateFile: "c", keyFile: "k").minimumVersion == .tls12)
         let openssl = try #require(TLSTestCertificates.openssl)
         func handshake(_ port: Int, _ version: String) async throws -> Bool {
             let result = try await TLSTestTools.run(openssl, ["s_client", "-connect", "127.0.0.1:\(port)", version,
@@ -170,9 +170,9 @@ struct TLSServerTests {
     }
 
     @Test func unreadableCertificateFailsAtStartNamingTheFile() async throws {
-        var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
-        configuration.tls = TLSConfiguration(certificateFile: "/nonexistent/tls.crt", keyFile: "/nonexistent/tls.key")
-        let server = HTTPServer(configuration: configuration, handler: Self.hello, logger: .disabled)
+        var configuration = WPHTTPServer.Configuration(host: "127.0.0.1", port: 0)
+        configuration.tls = WPTLSConfiguration(certificateFile: "/nonexistent/tls.crt", keyFile: "/nonexistent/tls.key")
+        let server = WPHTTPServer(configuration: configuration, handler: Self.hello, logger: .disabled)
         do {
             try await server.run()
             Issue.record("run() should have failed")
@@ -192,7 +192,7 @@ extension TLSServerTests {
         let pki = try TLSTestCertificates.make()
         defer { pki.remove() }
         let hash = try #require(BCrypt.hash(password: "s3cret", setting: "$2b$04$abcdefghijklmnopqrstuu"))
-        let authenticator = try BasicAuthenticator(users: ["prometheus": hash])
+        let authenticator = try WPBasicAuthenticator(users: ["prometheus": hash])
         let handler = BasicAuthHandler(wrapping: Self.hello, authenticator: authenticator)
         try await withTestServer(handler, configuration: Self.configuration(pki)) { port in
             let right = try await TLSTestTools.curl(port: port, caFile: pki.caCertificate, user: "prometheus:s3cret")

@@ -12,7 +12,7 @@ func loginRequest(username: String = "admin", password: String = "s3cr3t-Pa55") 
 }
 
 func listRequest(token: String?, page: Int = 1, pageSize: Int = 100) -> WPHTTPRequest {
-    var headers: HTTPHeaders = ["Accept": "application/json, text/plain, */*", "Content-language": "zh-CN"]
+    var headers: WPHTTPHeaders = ["Accept": "application/json, text/plain, */*", "Content-language": "zh-CN"]
     if let token { headers.add(name: "Authorization", value: "Bearer \(token)") }
     return WPHTTPRequest(method: "GET", target: "/api/v1/deviceData/detail/list?current=\(page)&pageSize=\(pageSize)"
                            + "&areaId=00000000-0000-0000-0000-000000000000&includeSubArea=true&pageNum=\(page)&deviceType=1",

@@ -42,11 +42,10 @@ let package = Package(
         ]),
         .testTarget(name: "IntegrationsConsumerTests", dependencies: [
             "IntegrationsConsumer",
-            .product(name: "WPHTTPClient", package: "wpexporter"),
             .product(name: "WPConfig", package: "wpexporter", condition: .when(platforms: [.linux])),
             .product(name: "WPExporter", package: "wpexporter", condition: .when(platforms: [.linux])),
             .product(name: "WPServer", package: "wpexporter", condition: .when(platforms: [.linux])),
-            .product(name: "WPSimulator", package: "wpexporter", condition: .when(platforms: [.linux])),
+            .product(name: "WPExporterTesting", package: "wpexporter", condition: .when(platforms: [.linux])),
         ]),
     ]
 )

@@ -13,16 +13,16 @@ router.get("/60k") { _ in WPHTTPResponse(status: 200, headers: ["Content-Type": 
 router.get("/2m") { _ in WPHTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: body2m) }
 router.get("/small") { _ in .text("ok\n") }
 
-var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 0)
+var configuration = WPHTTPServer.Configuration(host: "127.0.0.1", port: CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 0)
 configuration.headTimeout = .seconds(300)
 configuration.idleTimeout = .seconds(300)
 configuration.maxConnections = 20_000
 configuration.maxRequestsPerConnection = Int.max
 // HTTPS when TLS_CERT and TLS_KEY name PEM files (Benchmarks/measure/loadtest.sh --tls).
 if let certificate = getenv("TLS_CERT").map({ String(cString: $0) }), let key = getenv("TLS_KEY").map({ String(cString: $0) }) {
-    configuration.tls = TLSConfiguration(certificateFile: certificate, keyFile: key)
+    configuration.tls = WPTLSConfiguration(certificateFile: certificate, keyFile: key)
 }
-let server = HTTPServer(configuration: configuration, handler: router, logger: .disabled)
+let server = WPHTTPServer(configuration: configuration, handler: router, logger: .disabled)
 let serving = Task { try await server.run() }
 let address = try await server.waitUntilListening()
 print("listening \(address.port)")

@@ -1,6 +1,6 @@
 import Synchronization
-import WPCollector
-import WPServer
+package import WPCollector
+package import WPServer
 
 /// The merged `/metrics` snapshot of a multi-server exporter, rebuilt when servers publish,
 /// at most once per ``spacing``.

@@ -1,7 +1,7 @@
 import Synchronization
 import WPCollector
-import WPEnergy
-import WPFrontEnd
+package import WPEnergy
+package import WPFrontEnd
 
 extension FleetState {
     /// The fleet as it is now, with `exposition`.

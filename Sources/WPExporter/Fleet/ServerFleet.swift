@@ -1,7 +1,7 @@
 import Synchronization
-import WPClient
+package import WPClient
 import WPCollector
-import WPConfig
+package import WPConfig
 import WPScheduler
 
 /// The pipelines of a multi-server exporter, one per `servers` entry, which a configuration
@@ -31,7 +31,7 @@ package final class ServerFleet<C: Clock>: Sendable where C.Duration == Duration
 
     private struct State {
         var members: [Member]
-        /// Scheduler tasks by server name, while the fleet runs.
+        /// TickScheduler tasks by server name, while the fleet runs.
         var tasks: [String: Running] = [:]
         /// Tasks of removed servers still finishing, by name; awaited at shutdown. Each leaves
         /// the list when it ends, so nothing keeps a retired pipeline once it has stopped.

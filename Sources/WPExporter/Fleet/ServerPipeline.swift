@@ -1,10 +1,10 @@
 import FoundationEssentials
 import WPClient
-import WPCollector
-import WPConfig
+package import WPCollector
+package import WPConfig
 import WPEnergy
-import WPLogging
-import WPScheduler
+package import WPLogging
+package import WPScheduler
 
 /// One WinPower server's collection: its own client (token, backoff, timeouts), collector and
 /// scheduler. A multi-server exporter runs one per `servers` entry, all as tasks on the shared
@@ -19,7 +19,7 @@ package final class ServerPipeline<C: Clock>: Sendable where C.Duration == Durat
     /// `server` and the entry's static labels; empty for the single server.
     package let labels: [SeriesLabel]
     package let collector: WPCollector.WinPowerCollector<C>
-    package let scheduler: Scheduler<C>
+    package let scheduler: TickScheduler<C>
 
     /// - Parameters:
     ///   - name: the server's name (empty for a single server).
@@ -37,7 +37,7 @@ package final class ServerPipeline<C: Clock>: Sendable where C.Duration == Durat
         self.name = name
         self.labels = labels
         self.collector = collector
-        scheduler = Scheduler(configuration: .init(interval: interval, gracefulShutdownTimeout: gracefulShutdownTimeout,
+        scheduler = TickScheduler(configuration: .init(interval: interval, gracefulShutdownTimeout: gracefulShutdownTimeout,
                                                    workName: "collection"),
                               clock: clock, logger: logger,
                               // Republishes at once: a hung collection publishes nothing until

@@ -1,8 +1,8 @@
-import FoundationEssentials
+package import FoundationEssentials
 import Synchronization
-import WPConfig
-import WPLogging
-import WPMetrics
+public import WPConfig
+package import WPLogging
+package import WPMetrics
 
 /// Re-reads the configuration on SIGHUP or `POST /-/reload` and hands a valid one to the
 /// running exporter; a configuration that does not load keeps the running one.

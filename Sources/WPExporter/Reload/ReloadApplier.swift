@@ -1,7 +1,7 @@
 import Synchronization
 import WPClient
-import WPConfig
-import WPEnergy
+package import WPConfig
+package import WPEnergy
 
 /// Applies a reloaded configuration to a running exporter.
 ///

@@ -1,4 +1,4 @@
-import WPConfig
+public import WPConfig
 import WPEnergy
 
 /// The energy totals a reload moves to servers it adds: a new entry with `energy_from: <old>`

@@ -1,4 +1,4 @@
-import WPCSystem
+public import WPCSystem
 import Synchronization
 
 /// Remembers recent failed logins per client address, so that an address guessing passwords

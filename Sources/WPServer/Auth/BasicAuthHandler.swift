@@ -20,7 +20,7 @@
 public struct BasicAuthHandler: HTTPHandler {
     private let inner: any HTTPHandler
     /// Checks the credentials.
-    public let authenticator: BasicAuthenticator
+    public let authenticator: WPBasicAuthenticator
     /// Paths answered without credentials.
     public let openPaths: Set<String>
 
@@ -30,7 +30,7 @@ public struct BasicAuthHandler: HTTPHandler {
     ///   - inner: Answers authenticated requests.
     ///   - authenticator: Users and their bcrypt hashes.
     ///   - openPaths: Exact paths that need no credentials; empty protects everything.
-    public init(wrapping inner: any HTTPHandler, authenticator: BasicAuthenticator, openPaths: Set<String> = []) {
+    public init(wrapping inner: any HTTPHandler, authenticator: WPBasicAuthenticator, openPaths: Set<String> = []) {
         self.inner = inner
         self.authenticator = authenticator
         self.openPaths = openPaths

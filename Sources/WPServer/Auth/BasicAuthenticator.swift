@@ -11,10 +11,10 @@ import Synchronization
 /// not cost a bcrypt each time.
 ///
 /// ```swift
-/// let authenticator = try BasicAuthenticator(users: ["prometheus": "$2b$10$..."])
+/// let authenticator = try WPBasicAuthenticator(users: ["prometheus": "$2b$10$..."])
 /// let handler = BasicAuthHandler(wrapping: router, authenticator: authenticator)
 /// ```
-public final class BasicAuthenticator: Sendable {
+public final class WPBasicAuthenticator: Sendable {
     /// Realm sent in `WWW-Authenticate`.
     public let realm: String
     private let users: [String: String]

@@ -1,7 +1,7 @@
 import WPCSystem
 import Glibc
 import Synchronization
-import WPLogging
+public import WPLogging
 
 /// A request-response protocol over UDP served by ``DatagramServer`` (an SNMP agent): each
 /// datagram is handed over on its own and may be answered with one datagram.
@@ -50,7 +50,7 @@ public struct DatagramServerStatistics: Sendable, Equatable {
     public init() {}
 }
 
-/// A UDP server on the same `Reactor` as ``HTTPServer`` and ``LineServer``: one event-loop
+/// A UDP server on the same `Reactor` as ``WPHTTPServer`` and ``LineServer``: one event-loop
 /// thread receives every datagram without blocking and sends every answer; the protocol
 /// handles each datagram as a task on Swift's pool, or answers it on the loop when it says
 /// it ``DatagramProtocol/answersInline`` (an SNMP agent's answer is a lookup in memory).

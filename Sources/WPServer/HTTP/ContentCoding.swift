@@ -18,7 +18,7 @@ import WPRuntime
 /// ```
 public enum ContentCoding {
     /// Whether the request's `Accept-Encoding` fields accept gzip with a weight above zero.
-    public static func acceptsGzip(_ headers: HTTPHeaders) -> Bool {
+    public static func acceptsGzip(_ headers: WPHTTPHeaders) -> Bool {
         acceptsGzip(headers.values(for: "Accept-Encoding"))
     }
 
@@ -58,6 +58,6 @@ public enum ContentCoding {
 }
 
 extension WPHTTPRequest {
-    /// Whether this request accepts a gzip-coded response (``ContentCoding/acceptsGzip(_:)-(HTTPHeaders)``).
+    /// Whether this request accepts a gzip-coded response (``ContentCoding/acceptsGzip(_:)-(WPHTTPHeaders)``).
     public var acceptsGzip: Bool { ContentCoding.acceptsGzip(headers) }
 }

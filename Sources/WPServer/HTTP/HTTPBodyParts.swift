@@ -1,4 +1,4 @@
-import WPBytes
+package import WPBytes
 
 /// Bytes that stay at one address, unchanged, for as long as the object lives: storage a
 /// response body can point into without pinning it on every write.
@@ -49,7 +49,7 @@ public struct HTTPBodyParts: @unchecked Sendable, Equatable, ExpressibleByArrayL
     }
 
     /// Parts pointing into the slices' blocks, in order (nothing copied).
-    public init(slices: [ByteSlice]) {
+    package init(slices: [ByteSlice]) {
         self.init()
         for slice in slices { append(slice.block, range: slice.range) }
     }

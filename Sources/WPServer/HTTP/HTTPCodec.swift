@@ -12,7 +12,7 @@ public enum HTTPCodec {
     ///   but incomplete prefix.
     /// - Throws: ``HTTPParseError`` with the status the server would answer (400, 413, 417,
     ///   431, 501, 505) and what was wrong.
-    public static func parseRequest(_ bytes: [UInt8], configuration: HTTPServer.Configuration = .init())
+    public static func parseRequest(_ bytes: [UInt8], configuration: WPHTTPServer.Configuration = .init())
         throws(HTTPParseError) -> (request: WPHTTPRequest, consumed: Int)? {
         var parser = HTTPRequestParser(limits: configuration.parserLimits)
         switch bytes.withUnsafeBytes({ parser.parse($0) }) {

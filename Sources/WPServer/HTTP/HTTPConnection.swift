@@ -41,7 +41,7 @@ final class HTTPConnection: ReactorConnection {
     var buffer: [UInt8] = []
     /// Its ``ReactorConnection/deadline`` is the current phase's.
     var phase: Phase = .idle
-    /// When the request being received must be complete (``HTTPServer/Configuration/requestTimeout``).
+    /// When the request being received must be complete (``WPHTTPServer/Configuration/requestTimeout``).
     var requestDeadline: Int64 = .max
     /// Bytes of the global body budget this connection's request holds.
     var reservedBodyBytes = 0

@@ -6,7 +6,7 @@ import WPLogging
 /// time out, per connection. Confined to the reactor's thread.
 ///
 /// Handlers run as tasks: one serving a pre-rendered body (with
-/// ``HTTPServer/Configuration/runsHandlersOnEventLoop``) prefers the reactor as its executor,
+/// ``WPHTTPServer/Configuration/runsHandlersOnEventLoop``) prefers the reactor as its executor,
 /// so it runs to completion on the loop thread without a thread hop; any other runs on the
 /// global concurrent executor. Results come back through ``Reactor/complete(_:_:)``.
 final class HTTPConnectionDriver: ConnectionDriver {
@@ -15,16 +15,16 @@ final class HTTPConnectionDriver: ConnectionDriver {
     /// Handler name under which refused requests (400, 408, 413, 431, 503…) are reported.
     static let refusedHandlerName = "refused"
 
-    let configuration: HTTPServer.Configuration
+    let configuration: WPHTTPServer.Configuration
     let handler: any HTTPHandler
     /// Told of every request the server refuses before a handler sees it.
     let observer: (any RequestObserver)?
     let logger: WPLogger
     let dates = HTTPDate()
-    /// Request body bytes booked by all connections (``HTTPServer/Configuration/maxBufferedBodyBytes``).
+    /// Request body bytes booked by all connections (``WPHTTPServer/Configuration/maxBufferedBodyBytes``).
     private var bufferedBodyBytes = 0
 
-    init(configuration: HTTPServer.Configuration, handler: any HTTPHandler, observer: (any RequestObserver)?,
+    init(configuration: WPHTTPServer.Configuration, handler: any HTTPHandler, observer: (any RequestObserver)?,
          logger: WPLogger) {
         self.configuration = configuration
         self.handler = handler
@@ -32,9 +32,9 @@ final class HTTPConnectionDriver: ConnectionDriver {
         self.logger = logger
     }
 
-    /// The configured connection cap, lowered to leave ``HTTPServer/Configuration/reservedDescriptors``
+    /// The configured connection cap, lowered to leave ``WPHTTPServer/Configuration/reservedDescriptors``
     /// of the open-files limit to the rest of the process (never below 1).
-    static func connectionLimit(configuration: HTTPServer.Configuration, openFilesLimit: Int) -> Int {
+    static func connectionLimit(configuration: WPHTTPServer.Configuration, openFilesLimit: Int) -> Int {
         let room = openFilesLimit > configuration.reservedDescriptors ? openFilesLimit - configuration.reservedDescriptors : 1
         return max(1, min(configuration.maxConnections, room))
     }

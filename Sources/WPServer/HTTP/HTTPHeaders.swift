@@ -1,7 +1,7 @@
 /// An ordered list of HTTP header fields with case-insensitive lookup.
 ///
 /// Repeated fields are kept in arrival order; `subscript(name)` returns the first.
-public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+public struct WPHTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
     public typealias Element = (name: String, value: String)
 
     private var fields: [Element] = []
@@ -47,7 +47,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     public func makeIterator() -> IndexingIterator<[Element]> { fields.makeIterator() }
 
-    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+    public static func == (lhs: WPHTTPHeaders, rhs: WPHTTPHeaders) -> Bool {
         lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
     }
 }

@@ -22,7 +22,7 @@ extension HTTPRequestParser {
             index += 1
         }
         guard let requestLine = lines.first else { return .failure(.bad("empty request")) }
-        let (method, target, version): (String, String, HTTPVersion)
+        let (method, target, version): (String, String, WPHTTPVersion)
         switch parseRequestLine(bytes, requestLine) {
         case .failure(let error): return .failure(error)
         case .success(let parts): (method, target, version) = parts
@@ -30,7 +30,7 @@ extension HTTPRequestParser {
         if lines.count - 1 > limits.maxHeaderCount {
             return .failure(HTTPParseError(status: 431, reason: "more than \(limits.maxHeaderCount) header fields"))
         }
-        var headers = HTTPHeaders()
+        var headers = WPHTTPHeaders()
         for (number, line) in lines.dropFirst().enumerated() {
             switch parseField(bytes, line, what: "header line \(number + 1)") {
             case .failure(let error): return .failure(error)
@@ -54,7 +54,7 @@ extension HTTPRequestParser {
     private enum LineResult<T> { case success(T), failure(HTTPParseError) }
 
     private static func parseRequestLine(_ bytes: UnsafeRawBufferPointer,
-                                         _ line: Range<Int>) -> LineResult<(String, String, HTTPVersion)> {
+                                         _ line: Range<Int>) -> LineResult<(String, String, WPHTTPVersion)> {
         var parts: [Range<Int>] = []
         var partStart = line.lowerBound
         for index in line where bytes[index] == UInt8(ascii: " ") {
@@ -74,7 +74,7 @@ extension HTTPRequestParser {
         let method = string(bytes, parts[0])
         let target = string(bytes, parts[1])
         let versionText = string(bytes, parts[2])
-        let version: HTTPVersion
+        let version: WPHTTPVersion
         switch versionText {
         case "HTTP/1.1": version = .http11
         case "HTTP/1.0": version = .http10

@@ -7,7 +7,7 @@ extension HTTPRequestParser {
         case failure(HTTPParseError)
     }
 
-    static func semantics(of headers: HTTPHeaders, version: HTTPVersion, limits: HTTPParserLimits) -> SemanticsResult {
+    static func semantics(of headers: WPHTTPHeaders, version: WPHTTPVersion, limits: HTTPParserLimits) -> SemanticsResult {
         let hosts = headers.values(for: "Host")
         if hosts.count > 1 { return .failure(.bad("more than one Host header")) }
         if version == .http11, hosts.isEmpty { return .failure(.bad("HTTP/1.1 request without Host header")) }

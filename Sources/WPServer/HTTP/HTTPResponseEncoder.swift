@@ -4,10 +4,10 @@ import WPCompression
 struct ResponseContext: Sendable, Equatable {
     var isHead: Bool
     var keepAlive: Bool
-    var version: HTTPVersion
+    var version: WPHTTPVersion
     var acceptsGzip: Bool
 
-    init(isHead: Bool = false, keepAlive: Bool = true, version: HTTPVersion = .http11, acceptsGzip: Bool = false) {
+    init(isHead: Bool = false, keepAlive: Bool = true, version: WPHTTPVersion = .http11, acceptsGzip: Bool = false) {
         self.isHead = isHead
         self.keepAlive = keepAlive
         self.version = version
@@ -142,7 +142,7 @@ enum HTTPResponseEncoder {
 
     /// Whether a body with these headers is worth gzipping: compressible, long enough, not
     /// already encoded.
-    static func isGzipCandidate(_ headers: HTTPHeaders, bodyCount: Int, gzipMinimumBytes: Int?) -> Bool {
+    static func isGzipCandidate(_ headers: WPHTTPHeaders, bodyCount: Int, gzipMinimumBytes: Int?) -> Bool {
         guard let minimum = gzipMinimumBytes, !headers.contains("Content-Encoding"),
               isCompressible(headers["Content-Type"]) else { return false }
         return bodyCount >= minimum
@@ -151,7 +151,7 @@ enum HTTPResponseEncoder {
     /// What ``encode(_:context:date:gzipMinimumBytes:)`` sends before framing, shared with
     /// adapters that frame responses themselves (``WPHTTPResponse/prepared(acceptsGzip:gzipMinimumBytes:)``).
     struct Prepared {
-        var headers: HTTPHeaders
+        var headers: WPHTTPHeaders
         var body: [UInt8]
         var parts: HTTPBodyParts
         var suffix: [UInt8]
@@ -168,7 +168,7 @@ enum HTTPResponseEncoder {
             .contains(where: { $0.lowercased() == "close" }) {
             closes = true
         }
-        var headers = HTTPHeaders()
+        var headers = WPHTTPHeaders()
         for field in response.headers where isValidField(field.name, field.value) {
             if field.name.caseInsensitiveEquals("Content-Length") || field.name.caseInsensitiveEquals("Transfer-Encoding")
                 || field.name.caseInsensitiveEquals("Connection") {
@@ -262,7 +262,7 @@ enum HTTPResponseEncoder {
 
     /// Adds `Accept-Encoding` to the response's `Vary` unless a `Vary` field already names it
     /// (or is `*`): a handler that sets `Vary: Accept, Accept-Encoding` keeps one field.
-    static func varyOnAcceptEncoding(_ headers: inout HTTPHeaders) {
+    static func varyOnAcceptEncoding(_ headers: inout WPHTTPHeaders) {
         let present = headers.values(for: "Vary")
         let names = present.flatMap { $0.split(separator: ",") }.map { $0.filter { $0 != " " && $0 != "\t" }.lowercased() }
         if names.contains("accept-encoding") || names.contains("*") { return }

@@ -1,16 +1,16 @@
-extension HTTPServer {
+extension WPHTTPServer {
     /// Where to listen and the limits that keep the server alive on the open internet.
     ///
     /// Every field has a default suited to a metrics endpoint; embedders change what they need:
     ///
     /// ```swift
-    /// var configuration = HTTPServer.Configuration(host: "::", port: 9090)
+    /// var configuration = WPHTTPServer.Configuration(host: "::", port: 9090)
     /// configuration.idleTimeout = .seconds(30)
     /// ```
     public struct Configuration: Sendable, Equatable {
         /// Host name or IP literal to bind: `0.0.0.0`, `::`, `127.0.0.1`, `localhost`.
         public var host: String
-        /// TCP port; `0` picks an ephemeral port (read it from ``HTTPServer/waitUntilListening()``).
+        /// TCP port; `0` picks an ephemeral port (read it from ``WPHTTPServer/waitUntilListening()``).
         public var port: Int
         /// Listen backlog.
         public var backlog: Int = 1024
@@ -68,7 +68,7 @@ extension HTTPServer {
         /// server should own its port alone.
         public var sharesPort: Bool = false
         /// Serve HTTPS with these settings; `nil` (the default) serves plain HTTP.
-        public var tls: TLSConfiguration?
+        public var tls: WPTLSConfiguration?
 
         public init(host: String = "0.0.0.0", port: Int = 0) {
             self.host = host

@@ -2,7 +2,7 @@ import WPCSystem
 import Glibc
 import Synchronization
 import WPRuntime
-import WPLogging
+public import WPLogging
 
 /// An HTTP/1.1 server on POSIX sockets: one epoll event loop thread (a `Reactor`) for all
 /// connections, handlers run as Swift tasks.
@@ -13,7 +13,7 @@ import WPLogging
 /// peers that stop reading — is set in ``Configuration``.
 ///
 /// ```swift
-/// let server = HTTPServer(configuration: .init(host: "::", port: 9090), handler: router, logger: log)
+/// let server = WPHTTPServer(configuration: .init(host: "::", port: 9090), handler: router, logger: log)
 /// try await withThrowingTaskGroup(of: Void.self) { group in
 ///     group.addTask { try await server.run() }
 ///     let address = try await server.waitUntilListening()
@@ -21,7 +21,7 @@ import WPLogging
 ///     try await group.next()
 /// }
 /// ```
-public final class HTTPServer: Sendable {
+public final class WPHTTPServer: Sendable {
     public let configuration: Configuration
     private let handler: any HTTPHandler
     private let observer: (any RequestObserver)?

@@ -9,14 +9,14 @@ public struct WPHTTPRequest: Sendable, Equatable {
     /// The raw query string after `?`, or `nil` when there is none.
     public var query: String?
     /// HTTP version, e.g. `(1, 1)`.
-    public var version: HTTPVersion
-    public var headers: HTTPHeaders
+    public var version: WPHTTPVersion
+    public var headers: WPHTTPHeaders
     public var body: [UInt8]
     /// The peer's address (`127.0.0.1:53122`), when known.
     public var remoteAddress: String?
 
-    public init(method: String, target: String, version: HTTPVersion = .http11,
-                headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], remoteAddress: String? = nil) {
+    public init(method: String, target: String, version: WPHTTPVersion = .http11,
+                headers: WPHTTPHeaders = WPHTTPHeaders(), body: [UInt8] = [], remoteAddress: String? = nil) {
         self.method = method
         self.target = target
         if let question = target.firstIndex(of: "?") {
@@ -60,15 +60,15 @@ public struct WPHTTPRequest: Sendable, Equatable {
 }
 
 /// An HTTP version number.
-public struct HTTPVersion: Sendable, Equatable, Hashable, CustomStringConvertible {
+public struct WPHTTPVersion: Sendable, Equatable, Hashable, CustomStringConvertible {
     public var major: Int
     public var minor: Int
     public init(major: Int, minor: Int) {
         self.major = major
         self.minor = minor
     }
-    public static let http10 = HTTPVersion(major: 1, minor: 0)
-    public static let http11 = HTTPVersion(major: 1, minor: 1)
+    public static let http10 = WPHTTPVersion(major: 1, minor: 0)
+    public static let http11 = WPHTTPVersion(major: 1, minor: 1)
     public var description: String { "HTTP/\(major).\(minor)" }
 }
 

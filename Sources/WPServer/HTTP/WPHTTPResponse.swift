@@ -12,7 +12,7 @@
 /// chunks the body.
 public struct WPHTTPResponse: Sendable, Equatable {
     public var status: Int
-    public var headers: HTTPHeaders
+    public var headers: WPHTTPHeaders
     public var body: [UInt8]
     /// Pieces sent after `body` and before `bodySuffix`, in order, as part of the same body.
     public var bodyParts: HTTPBodyParts
@@ -27,7 +27,7 @@ public struct WPHTTPResponse: Sendable, Equatable {
     /// The largest chunk of a ``chunked`` body (8 KiB, as common servlet containers send).
     public static let chunkSize = 8192
 
-    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], bodyParts: HTTPBodyParts = [],
+    public init(status: Int, headers: WPHTTPHeaders = WPHTTPHeaders(), body: [UInt8] = [], bodyParts: HTTPBodyParts = [],
                 bodySuffix: [UInt8] = [], chunked: Bool = false) {
         self.status = status
         self.headers = headers
@@ -77,7 +77,7 @@ public protocol HTTPHandler: Sendable {
     func handle(_ request: WPHTTPRequest) async throws -> WPHTTPResponse
     /// Whether `handle` answers `request` with bytes already rendered, doing no rendering,
     /// no compression and no blocking: then it may run on the event loop thread (with
-    /// ``HTTPServer/Configuration/runsHandlersOnEventLoop``). Asked on the loop with the whole
+    /// ``WPHTTPServer/Configuration/runsHandlersOnEventLoop``). Asked on the loop with the whole
     /// request: must be quick. The default is `false`.
     func servesPreRenderedBody(_ request: WPHTTPRequest) -> Bool
     /// Whether a request with this head (method, target, headers; no body yet) may carry a
@@ -93,7 +93,7 @@ extension HTTPHandler {
 }
 
 extension WPHTTPResponse {
-    /// The response as ``HTTPServer`` sends it, before HTTP/1.1 framing, for an adapter that
+    /// The response as ``WPHTTPServer`` sends it, before HTTP/1.1 framing, for an adapter that
     /// serves handlers on another server (Hummingbird): fields unsafe in HTTP dropped, the
     /// framing fields (`Content-Length`, `Transfer-Encoding`, `Connection`) removed,
     /// `Content-Type` defaulted, `X-Content-Type-Options: nosniff` on errors, and the body
@@ -101,7 +101,7 @@ extension WPHTTPResponse {
     /// and smaller compressed (`Content-Encoding: gzip`, `Vary: Accept-Encoding` once).
     ///
     /// - Returns: the headers and the whole body (empty for a status without one).
-    public func prepared(acceptsGzip: Bool, gzipMinimumBytes: Int? = 1024) -> (headers: HTTPHeaders, body: [UInt8]) {
+    public func prepared(acceptsGzip: Bool, gzipMinimumBytes: Int? = 1024) -> (headers: WPHTTPHeaders, body: [UInt8]) {
         let prepared = HTTPResponseEncoder.prepare(self, acceptsGzip: acceptsGzip, gzipMinimumBytes: gzipMinimumBytes)
         var body = prepared.body
         prepared.parts.append(to: &body)

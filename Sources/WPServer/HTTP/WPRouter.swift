@@ -13,7 +13,7 @@
 /// var router = WPRouter(observer: requestMetrics)
 /// router.add("GET", "/metrics", metricsHandler)
 /// router.get("/healthz") { _ in .text("ok\n") }
-/// let server = HTTPServer(configuration: .init(port: 9090), handler: router, logger: log)
+/// let server = WPHTTPServer(configuration: .init(port: 9090), handler: router, logger: log)
 /// ```
 public struct WPRouter: HTTPHandler {
     private var routes: [String: [String: any HTTPHandler]] = [:]

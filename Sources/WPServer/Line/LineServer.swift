@@ -2,7 +2,7 @@ import WPCSystem
 import Glibc
 import Synchronization
 import WPRuntime
-import WPLogging
+public import WPLogging
 
 /// A line-based protocol served by ``LineServer``: one session value per connection, handed
 /// each complete line in order.
@@ -117,14 +117,14 @@ public final class LineServer<P: LineProtocol>: Sendable {
         /// A reply must be taken by the peer within this.
         public var writeTimeout: Duration
         /// The certificate for `STARTTLS`; `nil` when it is not offered.
-        public var tls: TLSConfiguration?
+        public var tls: WPTLSConfiguration?
         /// Listen backlog: connections the kernel completes before they are accepted. A short
         /// one drops new clients' SYNs while a flood reconnects (they retry after 1 s, then 2 s).
         public var backlog: Int = 1024
 
         public init(host: String, port: Int, maxConnections: Int = 256, maxLineLength: Int = 1024,
                     lineTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(300),
-                    writeTimeout: Duration = .seconds(10), tls: TLSConfiguration? = nil) {
+                    writeTimeout: Duration = .seconds(10), tls: WPTLSConfiguration? = nil) {
             self.host = host
             self.port = port
             self.maxConnections = maxConnections
@@ -154,7 +154,7 @@ public final class LineServer<P: LineProtocol>: Sendable {
         LineServerStatistics(counters.current, lines: lines.current)
     }
 
-    /// What the server's connections have done, as ``HTTPServer/statistics`` reports it.
+    /// What the server's connections have done, as ``WPHTTPServer/statistics`` reports it.
     public var connectionStatistics: ConnectionStatistics { counters.current }
 
     /// Binds, then serves until the task is cancelled; then closes every connection.

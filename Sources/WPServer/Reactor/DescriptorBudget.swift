@@ -1,6 +1,6 @@
 import WPCSystem
 
-/// The process's open-files limit (`ulimit -n`), read and raised the way ``HTTPServer`` does at
+/// The process's open-files limit (`ulimit -n`), read and raised the way ``WPHTTPServer`` does at
 /// start.
 public enum OpenFilesLimit {
     /// The soft limit now; `nil` when unlimited or unknown.
@@ -57,7 +57,7 @@ public struct DescriptorBudget: Sendable, Equatable {
         }
     }
 
-    /// What ``HTTPServer/Configuration/reservedDescriptors`` must be for the HTTP cap to be
+    /// What ``WPHTTPServer/Configuration/reservedDescriptors`` must be for the HTTP cap to be
     /// ``httpConnections``: everything but HTTP connections.
     public var reservedForHTTP: Int { limit - httpConnections }
 }

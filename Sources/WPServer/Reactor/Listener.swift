@@ -1,4 +1,4 @@
-/// A server that listens: ``HTTPServer`` and ``LineServer``, or a fake of a test or an
+/// A server that listens: ``WPHTTPServer`` and ``LineServer``, or a fake of a test or an
 /// embedder that serves without a socket (the exporter takes its listeners through this seam:
 /// `Exporter.Options.listeners`).
 ///
@@ -27,7 +27,7 @@ public protocol Listener<Statistics>: Sendable {
     var statistics: Statistics { get }
 }
 
-extension HTTPServer: Listener {
+extension WPHTTPServer: Listener {
     /// ``statistics``: an HTTP server's figures are its connections'.
     public var connectionStatistics: ConnectionStatistics { statistics }
 }

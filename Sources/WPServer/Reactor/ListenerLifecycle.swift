@@ -3,7 +3,7 @@ import WPLogging
 import WPRuntime
 
 /// Where a server is between `run()` and its end, and the tasks waiting for it to listen: one
-/// state machine for ``HTTPServer`` and ``LineServer``.
+/// state machine for ``WPHTTPServer`` and ``LineServer``.
 ///
 /// `idle` → `starting` (``begin()``) → `listening` (``listening(at:)``) or `failed` → `finished`.
 final class ListenerLifecycle: Sendable {
@@ -106,7 +106,7 @@ final class ListenerLifecycle: Sendable {
     }
 }
 
-/// An event loop a server runs on a thread of its own (``HTTPServer``'s and ``LineServer``'s).
+/// An event loop a server runs on a thread of its own (``WPHTTPServer``'s and ``LineServer``'s).
 protocol ServerLoop: Sendable {
     /// Runs until a requested shutdown completes; then every descriptor of the loop is closed.
     func runLoop()

@@ -1,6 +1,6 @@
 import WPCSystem
 
-/// Opening a listening socket, shared by ``HTTPServer``, ``LineServer`` and ``DatagramServer``.
+/// Opening a listening socket, shared by ``WPHTTPServer``, ``LineServer`` and ``DatagramServer``.
 enum ListeningSocket {
     /// Binds and listens on `host:port` (port 0: any free port).
     ///

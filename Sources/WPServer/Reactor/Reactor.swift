@@ -33,7 +33,7 @@ class ReactorConnection {
     }
 }
 
-/// What a server's connections have done since it started (``HTTPServer/statistics``,
+/// What a server's connections have done since it started (``WPHTTPServer/statistics``,
 /// ``LineServer/statistics``).
 public struct ConnectionStatistics: Sendable, Equatable {
     /// Connections open now.
@@ -129,14 +129,14 @@ extension ConnectionDriver {
     var newcomersWaitForHandlers: Bool { false }
 }
 
-/// The one epoll event loop under ``HTTPServer`` and ``LineServer``: a thread of its own owning
+/// The one epoll event loop under ``WPHTTPServer`` and ``LineServer``: a thread of its own owning
 /// the listener and every connection. It accepts (a connection cap with eviction, a pause when
 /// descriptors run out), keeps the connection table, routes readiness to the
 /// ``ConnectionDriver``, scans deadlines, starts TLS, takes results from other threads through
 /// its inbox, and drains on shutdown. What a connection's bytes mean is the driver's.
 ///
 /// It is also a `TaskExecutor`: a handler task preferring it runs on the loop thread without a
-/// thread hop (``HTTPServer`` uses this for handlers serving a pre-rendered body).
+/// thread hop (``WPHTTPServer`` uses this for handlers serving a pre-rendered body).
 ///
 /// Safety of `@unchecked Sendable`: every stored `var`, the driver and the connections are only
 /// touched on the loop thread, which is the only caller of `runLoop()` and everything it calls.

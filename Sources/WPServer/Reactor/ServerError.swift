@@ -1,4 +1,4 @@
-/// Errors thrown by ``HTTPServer`` and ``LineServer``. Equatable by case and fields.
+/// Errors thrown by ``WPHTTPServer`` and ``LineServer``. Equatable by case and fields.
 public enum ServerError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The listening socket could not be set up: address in use, permission denied, unknown host.
     case bind(address: String, reason: String)
@@ -19,5 +19,5 @@ public enum ServerError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// The name ``ServerError`` had when only ``HTTPServer`` threw it.
+/// The name ``ServerError`` had when only ``WPHTTPServer`` threw it.
 public typealias HTTPServerError = ServerError

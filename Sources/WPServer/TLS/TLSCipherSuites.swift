@@ -1,6 +1,6 @@
 /// IANA cipher suite names (as Go and the exporter-toolkit spell them) mapped to OpenSSL's.
 public enum TLSCipherSuites {
-    /// Every TLS 1.2 suite accepted in ``TLSConfiguration/cipherSuites``, with its OpenSSL name.
+    /// Every TLS 1.2 suite accepted in ``WPTLSConfiguration/cipherSuites``, with its OpenSSL name.
     public static let openSSLNames: [String: String] = [
         "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256": "ECDHE-ECDSA-AES128-GCM-SHA256",
         "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256": "ECDHE-RSA-AES128-GCM-SHA256",

@@ -1,16 +1,16 @@
 /// TLS settings of the listener: certificate, key, client certificates, versions, ciphers.
 ///
-/// Set ``HTTPServer/Configuration/tls`` to serve HTTPS. OpenSSL 3 (`libssl.so.3`) or, where the host
+/// Set ``WPHTTPServer/Configuration/tls`` to serve HTTPS. OpenSSL 3 (`libssl.so.3`) or, where the host
 /// has only that, OpenSSL 1.1 (`libssl.so.1.1`) is loaded at run time, so a server without TLS
 /// never needs it. The certificate and key files are
 /// re-read when they change (checked on each new connection), so renewals need no restart.
 ///
 /// ```swift
-/// var configuration = HTTPServer.Configuration(host: "::", port: 9090)
-/// configuration.tls = TLSConfiguration(certificateFile: "/etc/wpexporter/tls.crt",
+/// var configuration = WPHTTPServer.Configuration(host: "::", port: 9090)
+/// configuration.tls = WPTLSConfiguration(certificateFile: "/etc/wpexporter/tls.crt",
 ///                                      keyFile: "/etc/wpexporter/tls.key")
 /// ```
-public struct TLSConfiguration: Sendable, Equatable {
+public struct WPTLSConfiguration: Sendable, Equatable {
     /// Whether and how clients present certificates (the exporter-toolkit's `client_auth_type`).
     public enum ClientAuthentication: String, Sendable, Equatable, CaseIterable {
         /// No client certificate is asked for.
@@ -24,7 +24,7 @@ public struct TLSConfiguration: Sendable, Equatable {
         /// A certificate signed by the client CA is required.
         case requireAndVerify = "RequireAndVerifyClientCert"
 
-        /// Whether the policy checks certificates against ``TLSConfiguration/clientCAFile``.
+        /// Whether the policy checks certificates against ``WPTLSConfiguration/clientCAFile``.
         public var verifies: Bool { self == .verifyIfGiven || self == .requireAndVerify }
 
         var shimValue: Int32 {

@@ -22,7 +22,7 @@ final class TLSContextStore {
         var modifiedNanoseconds: Int
     }
 
-    let configuration: TLSConfiguration
+    let configuration: WPTLSConfiguration
     private let logger: WPLogger
     private var context: OpaquePointer?
     private var builtFrom: [FileSignature?]
@@ -33,7 +33,7 @@ final class TLSContextStore {
     /// Builds the first context.
     ///
     /// - Throws: ``TLSSetupError`` naming the file or setting that is wrong.
-    init(configuration: TLSConfiguration, logger: WPLogger) throws(TLSSetupError) {
+    init(configuration: WPTLSConfiguration, logger: WPLogger) throws(TLSSetupError) {
         self.configuration = configuration
         self.logger = logger
         var message = [CChar](repeating: 0, count: 256)
@@ -79,7 +79,7 @@ final class TLSContextStore {
     /// configuration loader reads (a CA bundle of a few hundred certificates is under 300 KB).
     static let maxFileBytes = 1 << 20
 
-    private static func makeContext(_ configuration: TLSConfiguration) throws(TLSSetupError) -> OpaquePointer {
+    private static func makeContext(_ configuration: WPTLSConfiguration) throws(TLSSetupError) -> OpaquePointer {
         let cipherList: String?
         switch TLSCipherSuites.cipherList(configuration.cipherSuites) {
         case .success(let list): cipherList = list
@@ -122,7 +122,7 @@ final class TLSContextStore {
         return OpaquePointer(pointer)
     }
 
-    private static func signatures(of configuration: TLSConfiguration) -> [FileSignature?] {
+    private static func signatures(of configuration: WPTLSConfiguration) -> [FileSignature?] {
         [configuration.certificateFile, configuration.keyFile, configuration.clientCAFile].map { path in
             guard let path else { return nil }
             var status = stat()

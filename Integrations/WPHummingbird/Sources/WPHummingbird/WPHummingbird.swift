@@ -47,7 +47,7 @@ public enum WPHandlerRoutes {
     /// thrown by the handler 500, as WPServer answers.
     public static func respond(to request: Request, with handler: any HTTPHandler,
                                maxRequestBodyBytes: Int = defaultMaxRequestBodyBytes, gzipMinimumBytes: Int? = 1024) async -> Response {
-        var headers = HTTPHeaders()
+        var headers = WPHTTPHeaders()
         for field in request.headers { headers.add(name: field.name.rawName, value: field.value) }
         var body: [UInt8] = []
         do {

@@ -2,10 +2,9 @@
 import FoundationEssentials
 import Hummingbird
 import Testing
-import WPCompression
 import WPConfig
 import WPExporter
-import WPHTTPClient
+import WPExporterTesting
 import WPHummingbird
 import WPLogging
 import WPMetrics
@@ -68,10 +67,9 @@ import WPSimulator
         await simulator.stop()
     }
 
-    static func get(_ port: Int, _ path: String, method: String = "GET", headers: [(String, String)] = [], body: [UInt8] = [])
-        async throws -> HTTPClientResponse {
-        let url = try #require(URL(string: "http://127.0.0.1:\(port)\(path)"))
-        return try await HTTPClient().send(HTTPClientRequest(method: method, url: url, headers: headers, body: body, timeout: .seconds(30)))
+    static func get(_ port: Int, _ path: String, method: String = "GET", headers: [(name: String, value: String)] = [], body: [UInt8] = [])
+        async throws -> LoopbackResponse {
+        try await LoopbackClient().send(method, url: "http://127.0.0.1:\(port)\(path)", headers: headers, body: body)
     }
 
     /// One `/metrics` for the service and the exporter: the service's family and the exporter's
@@ -103,7 +101,7 @@ import WPSimulator
             let vary = zipped.headers.filter { $0.name.lowercased() == "vary" }.map(\.value)
             #expect(vary.count == 1 && vary.joined().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.sorted()
                         == ["Accept", "Accept-Encoding"], "\(vary)")
-            let unzipped = try #require(Gzip.decompress(zipped.body))
+            let unzipped = try zipped.decompressedBody()
             let families = { (body: String) in body.split(separator: "\n").filter { $0.hasPrefix("# TYPE winpower_device") } }
             #expect(families(String(decoding: unzipped, as: UTF8.self)) == families(text))
             #expect(zipped.body.count < plain.body.count / 3)

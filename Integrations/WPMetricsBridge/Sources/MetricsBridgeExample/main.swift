@@ -32,7 +32,7 @@ router.post("/connect") { _ in
 
 let arguments = CommandLine.arguments
 let port = arguments.firstIndex(of: "--port").flatMap { arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil } ?? 9465
-let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: port), handler: router, logger: log)
+let server = WPHTTPServer(configuration: .init(host: "127.0.0.1", port: port), handler: router, logger: log)
 log.info("listening", ["port": .int(port)])
 try await server.run()
 #else

@@ -34,8 +34,8 @@ final class TimerVec: Collector {
 
     /// - Throws: ``MetricsError`` for an invalid name, a reserved label (`le`) or invalid buckets.
     init(name: String, help: String, labelNames: [String], buckets: [Double]) throws(MetricsError) {
-        // Histogram checks and normalizes the buckets exactly as a WPMetrics histogram would.
-        let bounds = try Histogram(name: name, help: help, unit: "seconds", buckets: buckets).upperBounds
+        // WPHistogram checks and normalizes the buckets exactly as a WPMetrics histogram would.
+        let bounds = try WPHistogram(name: name, help: help, unit: "seconds", buckets: buckets).upperBounds
         descriptor = MetricDescriptor(name: name, help: help, type: .histogram, unit: "seconds", labelNames: labelNames)
         _ = try descriptor.makeFamily()
         upperBounds = bounds

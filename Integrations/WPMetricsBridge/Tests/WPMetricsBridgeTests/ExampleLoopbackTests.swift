@@ -3,7 +3,7 @@ import ConnectionPool
 import FoundationEssentials
 import Metrics
 import Testing
-import WPHTTPClient
+import WPExporterTesting
 import WPLogging
 import WPMetrics
 import WPMetricsBridge
@@ -33,14 +33,13 @@ import WPServer
             return WPHTTPResponse(status: 200, headers: ["Content-Type": format.contentType],
                                 body: registry.render(format: format))
         }
-        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: router,
+        let server = WPHTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: router,
                                 logger: .disabled)
         let running = Task { try await server.run() }
         defer { running.cancel() }
         let address = try await server.waitUntilListening()
-        let url = try #require(URL(string: "http://127.0.0.1:\(address.port)/metrics"))
-        let response = try await HTTPClient().send(HTTPClientRequest(url: url))
-        let body = String(decoding: response.body, as: UTF8.self)
+        let response = try await LoopbackClient().send(url: "http://127.0.0.1:\(address.port)/metrics")
+        let body = response.text
 
         #expect(response.status == 200)
         #expect(body.contains("pool_connections_opened_total{pool=\"main\"} 2"))

@@ -2,7 +2,7 @@
 import ServiceLifecycle
 import WPServer
 
-/// A WPServer ``HTTPServer`` as a swift-service-lifecycle `Service` (Linux only, as WPServer).
+/// A WPServer ``WPHTTPServer`` as a swift-service-lifecycle `Service` (Linux only, as WPServer).
 ///
 /// `run()` binds and serves. Graceful shutdown of the group stops the server as cancelling its
 /// task does: it stops accepting, closes idle connections, lets requests in flight finish
@@ -11,17 +11,17 @@ import WPServer
 /// group as any failing service does.
 ///
 /// ```swift
-/// let server = HTTPServer(configuration: .init(host: "::", port: 9464), handler: router, logger: log)
+/// let server = WPHTTPServer(configuration: .init(host: "::", port: 9464), handler: router, logger: log)
 /// let group = ServiceGroup(configuration: .init(services: [HTTPServerService(server)],
 ///                                               gracefulShutdownSignals: [.sigterm], logger: logger))
 /// try await group.run()
 /// ```
 public struct HTTPServerService: Service {
     /// The server this service runs; `waitUntilListening()` gives its address.
-    public let server: HTTPServer
+    public let server: WPHTTPServer
 
     /// A service running `server`. Run it once: a server is not restarted.
-    public init(_ server: HTTPServer) {
+    public init(_ server: WPHTTPServer) {
         self.server = server
     }
 

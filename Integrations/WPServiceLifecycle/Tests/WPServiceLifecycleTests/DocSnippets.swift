@@ -17,8 +17,8 @@ protocol Cache: Sendable {
 }
 
 func serviceGroupExample(router: WPRouter, log: WPLogger, logger: Logger, cache: some Cache) async throws {
-    let server = HTTPServer(configuration: .init(host: "::", port: 9464), handler: router, logger: log)
-    let refresh = Scheduler(configuration: .init(interval: .seconds(30), workName: "refresh"),
+    let server = WPHTTPServer(configuration: .init(host: "::", port: 9464), handler: router, logger: log)
+    let refresh = TickScheduler(configuration: .init(interval: .seconds(30), workName: "refresh"),
                             clock: ContinuousClock(), logger: log) { _ in await cache.refresh() }
     let group = ServiceGroup(configuration: .init(
         services: [HTTPServerService(server), SchedulerService(refresh)],

@@ -5,13 +5,13 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 import Testing
-import WPHTTPClient
+import WPExporterTesting
 import WPLogging
 import WPScheduler
 import WPServer
 import WPServiceLifecycle
 
-/// An HTTPServer and a Scheduler in one ServiceGroup, stopped by a real SIGTERM sent to this
+/// A WPHTTPServer and a TickScheduler in one ServiceGroup, stopped by a real SIGTERM sent to this
 /// process. The group's signal handling is registered before it starts any service, so once the
 /// server listens the signal cannot kill the test process. The only suite that raises a signal.
 @Suite struct GracefulShutdownTests {
@@ -28,13 +28,13 @@ import WPServiceLifecycle
             await release.wait()
             return .text("finished\n")
         }
-        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: router, logger: log)
+        let server = WPHTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: router, logger: log)
 
         // A run in progress when the scheduler is told to stop; it waits for that moment and
         // then finishes, which it may (its shutdown timeout is far away).
         let events = Mutex<[String]>([])
         let runStarted = Gate()
-        let scheduler = Scheduler(configuration: .init(interval: .seconds(3600), gracefulShutdownTimeout: .seconds(120),
+        let scheduler = TickScheduler(configuration: .init(interval: .seconds(3600), gracefulShutdownTimeout: .seconds(120),
                                                        workName: "job"),
                                   clock: ContinuousClock(), logger: log) { tick in
             events.withLock { $0.append("run \(tick.index) started") }
@@ -56,8 +56,8 @@ import WPServiceLifecycle
 
         let address = try await within(.seconds(60), "the server to listen") { try await server.waitUntilListening() }
         try await within(.seconds(60), "the first run") { await runStarted.wait() }
-        let url = try #require(URL(string: "http://127.0.0.1:\(address.port)/slow"))
-        let response = Task { try await HTTPClient().send(HTTPClientRequest(url: url, timeout: .seconds(120))) }
+        let url = "http://127.0.0.1:\(address.port)/slow"
+        let response = Task { try await LoopbackClient(timeout: .seconds(120)).send(url: url) }
         try await within(.seconds(60), "the request to reach its handler") { await entered.wait() }
 
         #expect(kill(getpid(), SIGTERM) == 0)
@@ -68,14 +68,14 @@ import WPServiceLifecycle
         }
         #expect(draining.fields["in_flight"] == .int(1))
         #expect(events.withLock { $0 } == ["run 0 started", "run finished after shutdown began"])
-        await #expect(throws: HTTPClientError.self, "the listener is closed once draining begins") {
-            _ = try await HTTPClient().send(HTTPClientRequest(url: url, timeout: .seconds(30)))
+        await #expect(throws: LoopbackClientError.self, "the listener is closed once draining begins") {
+            _ = try await LoopbackClient().send(url: url)
         }
 
         release.open()
         let answer = try await within(.seconds(60), "the request in flight to be answered") { try await response.value }
         #expect(answer.status == 200)
-        #expect(String(decoding: answer.body, as: UTF8.self) == "finished\n")
+        #expect(answer.text == "finished\n")
 
         try await within(.seconds(60), "the group to return") { try await running.value }
         #expect(scheduler.statistics.started == 1)

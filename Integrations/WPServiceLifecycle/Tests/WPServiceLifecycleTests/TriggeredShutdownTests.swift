@@ -12,7 +12,7 @@ import WPServiceLifecycle
     @Test func aTriggeredShutdownStopsTheScheduler() async throws {
         let runs = Mutex(0)
         let ran = Gate()
-        let scheduler = Scheduler(configuration: .init(interval: .seconds(3600)), clock: ContinuousClock(),
+        let scheduler = TickScheduler(configuration: .init(interval: .seconds(3600)), clock: ContinuousClock(),
                                   logger: .disabled) { _ in
             runs.withLock { $0 += 1 }
             ran.open()

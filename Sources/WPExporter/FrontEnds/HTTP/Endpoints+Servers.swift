@@ -1,7 +1,7 @@
 import FoundationEssentials
-import WPCollector
+package import WPCollector
 import WPMetrics
-import WPServer
+package import WPServer
 import WPRuntime
 
 /// One configured server as the endpoints see it (multi-server exporters only).

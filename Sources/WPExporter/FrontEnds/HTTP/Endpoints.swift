@@ -1,10 +1,10 @@
-import FoundationEssentials
+package import FoundationEssentials
 import WPClient
-import WPCollector
-import WPFrontEnd
+package import WPCollector
+package import WPFrontEnd
 import WPLogging
-import WPMetrics
-import WPServer
+package import WPMetrics
+package import WPServer
 import WPRuntime
 
 /// The exporter's HTTP surface: `/metrics` (path configurable), `/health`, `/-/healthy`,

@@ -1,5 +1,5 @@
 import WPFrontEnd
-import WPServer
+package import WPServer
 
 /// The exporter's own HTTP listener (`server.*`): `/metrics` and every other endpoint
 /// (``Endpoints``). Only ``Exporter/run(onListening:reloadRequests:until:)`` runs it; a service

@@ -1,6 +1,6 @@
 import FoundationEssentials
-import WPConfig
-import WPHTTPClient
+public import WPConfig
+package import WPHTTPClient
 
 /// `wpexporter healthcheck`: asks the exporter that this configuration describes whether it is
 /// alive, for a container `HEALTHCHECK` or any supervisor that runs a command.
@@ -48,10 +48,19 @@ public enum Healthcheck {
                       authenticationRequired: authenticated)
     }
 
-    /// One GET of the target. Returns the line to print on success.
+    /// One GET of the target, as `wpexporter healthcheck` makes it: certificates are not
+    /// verified (the probe asks the exporter on this host whether it serves, not who it is).
+    /// Returns the line to print on success.
     ///
     /// - Throws: ``HealthcheckFailure`` naming the URL and the answer or error.
-    public static func probe(_ target: Target, client: HTTPClient, timeout: Duration = Healthcheck.timeout)
+    public static func probe(_ target: Target, timeout: Duration = Healthcheck.timeout) async throws(HealthcheckFailure) -> String {
+        var configuration = HTTPClient.Configuration(tls: .skip, userAgent: "wpexporter-healthcheck")
+        configuration.maxThreads = 1
+        return try await probe(target, client: HTTPClient(configuration: configuration), timeout: timeout)
+    }
+
+    /// One GET of the target with `client`.
+    package static func probe(_ target: Target, client: HTTPClient, timeout: Duration = Healthcheck.timeout)
         async throws(HealthcheckFailure) -> String {
         guard let url = URL(string: target.url) else { throw .unusableURL(target.url) }
         let response: HTTPClientResponse

@@ -1,5 +1,5 @@
-import WPMetrics
-import WPServerMetrics
+package import WPMetrics
+package import WPServerMetrics
 
 /// The metrics rendered on every scrape rather than once per collection: requests served by
 /// handler and status code (``requests``, the HTTP server's and router's observer), the

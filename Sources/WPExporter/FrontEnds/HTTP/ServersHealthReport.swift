@@ -1,7 +1,7 @@
 import FoundationEssentials
-import WPCollector
+package import WPCollector
 import WPFrontEnd
-import WPServer
+package import WPServer
 
 /// The JSON body of `/health` for a multi-server exporter: the whole, then each server.
 ///

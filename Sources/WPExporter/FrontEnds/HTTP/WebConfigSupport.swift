@@ -1,11 +1,11 @@
-import WPConfig
-import WPServer
+public import WPConfig
+public import WPServer
 
 /// What the web configuration file (`server.web_config_file`, `--web.config.file`) changes
 /// in the HTTP server: TLS settings and a wrapper adding basic authentication and headers.
 public struct WebSecurity: Sendable {
-    /// Put into `HTTPServer.Configuration.tls`; nil serves plain HTTP.
-    public var tls: TLSConfiguration?
+    /// Put into `WPHTTPServer.Configuration.tls`; nil serves plain HTTP.
+    public var tls: WPTLSConfiguration?
     /// Wraps the exporter's router (basic authentication, extra response headers).
     public var wrap: @Sendable (any HTTPHandler) -> any HTTPHandler
     /// To print on standard error at start (never contains hashes).
@@ -15,7 +15,7 @@ public struct WebSecurity: Sendable {
     /// bounded once for every listener.
     public var passwords: BCryptPool?
 
-    public init(tls: TLSConfiguration?, wrap: @escaping @Sendable (any HTTPHandler) -> any HTTPHandler,
+    public init(tls: WPTLSConfiguration?, wrap: @escaping @Sendable (any HTTPHandler) -> any HTTPHandler,
                 warnings: [ConfigDiagnostic], passwords: BCryptPool? = nil) {
         self.tls = tls
         self.wrap = wrap
@@ -33,7 +33,7 @@ public struct WebSecurity: Sendable {
 /// ```swift
 /// let security = try loadWebSecurity(path: loaded.configuration.server.webConfigFile)
 /// configuration.tls = security.tls
-/// let server = HTTPServer(configuration: configuration, handler: security.wrap(router), logger: log)
+/// let server = WPHTTPServer(configuration: configuration, handler: security.wrap(router), logger: log)
 /// ```
 ///
 /// - Parameters:
@@ -44,20 +44,20 @@ public struct WebSecurity: Sendable {
 package func loadWebSecurity(path: String?, files: FileAccess = .system) throws(ConfigurationError) -> WebSecurity {
     guard let path else { return .none }
     let web = try WebConfiguration.load(path: path, files: files)
-    var tls: TLSConfiguration?
+    var tls: WPTLSConfiguration?
     if let server = web.tlsServer {
-        var settings = TLSConfiguration(certificateFile: server.certFile, keyFile: server.keyFile)
-        settings.clientAuthentication = TLSConfiguration.ClientAuthentication(rawValue: server.clientAuthType) ?? .none
+        var settings = WPTLSConfiguration(certificateFile: server.certFile, keyFile: server.keyFile)
+        settings.clientAuthentication = WPTLSConfiguration.ClientAuthentication(rawValue: server.clientAuthType) ?? .none
         settings.clientCAFile = server.clientCAFile
-        settings.minimumVersion = TLSConfiguration.ProtocolVersion(rawValue: server.minVersion) ?? .tls12
-        settings.maximumVersion = server.maxVersion.flatMap(TLSConfiguration.ProtocolVersion.init(rawValue:))
+        settings.minimumVersion = WPTLSConfiguration.ProtocolVersion(rawValue: server.minVersion) ?? .tls12
+        settings.maximumVersion = server.maxVersion.flatMap(WPTLSConfiguration.ProtocolVersion.init(rawValue:))
         settings.cipherSuites = server.cipherSuites
         settings.preferServerCipherSuites = server.preferServerCipherSuites
         tls = settings
     }
-    let authenticator: BasicAuthenticator?
+    let authenticator: WPBasicAuthenticator?
     do {
-        authenticator = web.basicAuthUsers.isEmpty ? nil : try BasicAuthenticator(users: web.basicAuthUsers)
+        authenticator = web.basicAuthUsers.isEmpty ? nil : try WPBasicAuthenticator(users: web.basicAuthUsers)
     } catch {
         throw ConfigurationError(problems: [ConfigDiagnostic(key: "basic_auth_users", source: .file(path: path, position: nil),
                                                              message: error.description)])

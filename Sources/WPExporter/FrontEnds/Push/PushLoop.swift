@@ -1,10 +1,10 @@
 import FoundationEssentials
 import Synchronization
-import WPConfig
+package import WPConfig
 import WPFrontEnd
-import WPLogging
+package import WPLogging
 import WPMetrics
-import WPPushgateway
+package import WPPushgateway
 
 /// Pushes the exporter's metrics to a Prometheus Pushgateway at a fixed rate (`push.url`), for
 /// sites where Prometheus cannot reach the exporter.

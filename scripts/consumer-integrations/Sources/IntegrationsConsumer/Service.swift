@@ -28,8 +28,8 @@ public func runJob() {
 #if os(Linux)
 /// `/metrics` on WPServer and a scheduled job, in one ServiceGroup stopped by SIGTERM.
 public struct ShopService: Sendable {
-    public let server: HTTPServer
-    public let scheduler: Scheduler<ContinuousClock>
+    public let server: WPHTTPServer
+    public let scheduler: TickScheduler<ContinuousClock>
     public let group: ServiceGroup
 
     public init(registry: MetricRegistry, log: WPLogger) {
@@ -40,8 +40,8 @@ public struct ShopService: Sendable {
             return WPHTTPResponse(status: 200, headers: ["Content-Type": format.contentType],
                                 body: registry.render(format: format))
         }
-        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: router, logger: log)
-        let scheduler = Scheduler(configuration: .init(interval: .seconds(3600), workName: "job"),
+        let server = WPHTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: router, logger: log)
+        let scheduler = TickScheduler(configuration: .init(interval: .seconds(3600), workName: "job"),
                                   clock: ContinuousClock(), logger: log) { _ in runJob() }
         self.server = server
         self.scheduler = scheduler

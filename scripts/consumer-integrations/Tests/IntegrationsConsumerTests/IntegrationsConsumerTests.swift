@@ -3,9 +3,10 @@ import FoundationEssentials
 import IntegrationsConsumer
 import Synchronization
 import Testing
-import WPHTTPClient
+import WPExporterTesting
 import WPLogging
 import WPMetrics
+import WPSimulator
 
 /// Keeps every record; `wait(for:)` returns once a record with that message was written.
 final class RecordingSink: LogSink {
@@ -71,12 +72,11 @@ func within<T: Sendable>(_ limit: Duration, _ what: String,
         #expect(job.logger == "shop.job")
         #expect(job.fields["password"] == .string(Redactor.mask))
 
-        let url = try #require(URL(string: "http://127.0.0.1:\(address.port)/metrics"))
         let response = try await within(.seconds(60), "a scrape") {
-            try await HTTPClient().send(HTTPClientRequest(
-                url: url, headers: [("Accept", "application/openmetrics-text; version=1.0.0")], timeout: .seconds(30)))
+            try await LoopbackClient().send(url: "http://127.0.0.1:\(address.port)/metrics",
+                                            headers: [("Accept", "application/openmetrics-text; version=1.0.0")])
         }
-        let body = String(decoding: response.body, as: UTF8.self)
+        let body = response.text
         #expect(response.status == 200)
         #expect(body.contains("# UNIT shop_job_seconds seconds\n"))
         #expect(body.contains("shop_job_seconds_sum 0.019\n"))
@@ -95,7 +95,6 @@ func within<T: Sendable>(_ limit: Duration, _ what: String,
 import WPConfig
 import WPExporter
 import WPServer
-import WPSimulator
 
 /// The exporter embedded as a Service from the tag: it fails loudly (a taken NUT port ends the
 /// group naming `nut.listen`), checks a configuration built in code, and saves its totals when

@@ -10,7 +10,7 @@ import WPServer
 public struct ServiceMetrics: Sendable {
     public let registry = MetricRegistry()
     public let requests: CounterVec
-    public let latency: Histogram
+    public let latency: WPHistogram
 
     public init() throws {
         requests = try registry.counterVec(name: "consumer_requests_total", help: "Requests, by method.",

@@ -8,7 +8,7 @@
 //                  which lets it run on the event loop) where the revision has that parameter:
 //                  built with -DPRE_RENDERED_ROUTES; without it, the same as /ping
 //
-// with HTTPServer.Configuration's defaults, as an embedder would. Prints "listening PORT" once
+// with WPHTTPServer.Configuration's defaults, as an embedder would. Prints "listening PORT" once
 // it listens.
 //
 //   EmbedderLatency [SERIES]   # default 10000; SERIES is rounded down to a multiple of 1,000
@@ -37,7 +37,10 @@ router.get("/ping-prerendered", preRendered: true) { _ in .text("ok\n") }
 router.get("/ping-prerendered") { _ in .text("ok\n") }
 #endif
 
-let server = HTTPServer(configuration: HTTPServer.Configuration(host: "127.0.0.1", port: 0), handler: router,
+#if WPEXPORTER_OLD_NAMES
+typealias WPHTTPServer = HTTPServer
+#endif
+let server = WPHTTPServer(configuration: WPHTTPServer.Configuration(host: "127.0.0.1", port: 0), handler: router,
                         logger: .disabled)
 let serving = Task { try await server.run() }
 let address = try await server.waitUntilListening()

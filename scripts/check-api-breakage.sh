@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The API-breakage gate (in CI: `.ci/run nightly`, after scripts/check-docc.sh, whose symbol
+# graphs in .build/docc/symbol-graphs are today's API). The latest release is the commit that
+# added CHANGELOG.md's first `## [x.y.z]` heading; its library products' symbol graphs are built
+# once per machine from that commit (git archive, no work tree touched) and kept outside the
+# clone, in ${WPEXPORTER_CACHE:-/var/cache/wpexporter-build}/api-baseline/COMMIT, with the
+# release's docs/api-stability.md. scripts/check-api-breakage.py then lists every public
+# declaration of the release that is gone or changed, and fails on one the release promised
+# stable that CHANGELOG.md's [Unreleased] section does not announce (docs/api-stability.md).
+#
+#   scripts/check-api-breakage.sh               # against the latest release
+#   scripts/check-api-breakage.sh 0.2.0         # against another one
+set -euo pipefail
+cd "$(dirname "$0")/.."
+release=${1:-$(sed -n 's/^## \[\([0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*\)\].*/\1/p' CHANGELOG.md | head -n 1)}
+[ -n "$release" ] || { echo "check-api-breakage: no '## [x.y.z]' release heading in CHANGELOG.md" >&2; exit 1; }
+commit=$(git log --format=%H -S"## [$release]" -- CHANGELOG.md | tail -n 1)
+[ -n "$commit" ] || { echo "check-api-breakage: no commit added the heading of $release to CHANGELOG.md" >&2; exit 1; }
+current=.build/docc/symbol-graphs
+[ -d "$current" ] || { echo "check-api-breakage: no symbol graphs in $current: run scripts/check-docc.sh first" >&2; exit 1; }
+
+cache=${WPEXPORTER_CACHE:-/var/cache/wpexporter-build}/api-baseline
+baseline="$cache/$commit"
+if [ ! -f "$baseline/modules" ]; then
+    echo "check-api-breakage: building the symbol graphs of $release (${commit:0:12}) once, into $baseline"
+    mkdir -p "$cache"
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+    git archive "$commit" | tar -x -C "$work"
+    mkdir -p "$work/graphs"
+    (cd "$work" && swift build -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$work/graphs" \
+        >"$work/build.log" 2>&1) || { tail -30 "$work/build.log" >&2; exit 1; }
+    partial="$baseline.partial.$$"
+    rm -rf "$partial"
+    mkdir -p "$partial"
+    # Every module of every library product of the release.
+    grep -oE '\.library\(name: "[A-Za-z]+", targets: \[[^]]*\]' "$work/Package.swift" \
+        | sed 's/.*targets: \[//; s/\]//' | tr ',' '\n' | tr -d ' "' | grep -v '^$' | awk '!seen[$0]++' >"$partial/modules"
+    while read -r module; do
+        cp "$work/graphs/$module".symbols.json "$partial/"
+        cp "$work/graphs/$module"@*.symbols.json "$partial/" 2>/dev/null || true
+    done <"$partial/modules"
+    cp "$work/docs/api-stability.md" "$partial/api-stability.md"
+    rm -rf "$baseline"
+    mv "$partial" "$baseline"
+fi
+echo "check-api-breakage: the public API of $release (${commit:0:12}) against this commit's"
+scripts/check-api-breakage.py "$baseline" "$current"
