@@ -1,6 +1,6 @@
 package import FoundationEssentials
 import Synchronization
-import WPRuntime
+package import WPRuntime
 
 /// What energy costs: a price per kWh for each tariff period (`flat`, `peak`, `valley`) by the
 /// time of day in a time zone, in a currency. The exporter maps `energy.tariffs.*` onto it.
