@@ -30,14 +30,15 @@ start_exporter "$work/exporter.log" --winpower.max_text_bytes 16384
 on_battery() { curl -fsS "$base/status.json" | python3 -c 'import json, sys; sys.exit(0 if [u["state"] for u in json.load(sys.stdin)["ups"]].count("battery") == 2 else 1)'; }
 wait_for 20 on_battery || fail "device 0's outage was not seen"
 
-# browser OUTPUT-STEM URL [FLAG...]: the DOM after the page's script ran (virtual time past one
-# refresh), a screenshot, and the browser's log.
+# browser OUTPUT-STEM URL BUDGET [FLAG...]: the DOM after BUDGET ms of virtual time (for /status,
+# past one refresh of its script; a UPS page, which reloads itself, is read at once), a
+# screenshot, and the browser's log.
 browser() {
-    local stem=$1 url=$2
-    shift 2
+    local stem=$1 url=$2 budget=$3
+    shift 3
     local common=(--headless --no-sandbox --disable-gpu --hide-scrollbars --enable-logging=stderr --v=0
                   "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1" "$@")
-    timeout 90 chromium "${common[@]}" --virtual-time-budget=15000 --log-net-log="$work/$stem.netlog" --dump-dom "$url" \
+    timeout 90 chromium "${common[@]}" --virtual-time-budget="$budget" --log-net-log="$work/$stem.netlog" --dump-dom "$url" \
         >"$artifacts/$stem.html" 2>"$work/$stem-dom.err" || fail "chromium could not load $url"
     # Every request the page made (its origin the initiator; the browser's own background
     # requests have none) went to the exporter.
@@ -136,13 +137,13 @@ print(f"{kind} {language}: ok ({len(page.rows)} rows, {page.tags.get('svg', 0)} 
 PY
 }
 
-browser status-en "$base/status" --accept-lang=en-US
+browser status-en "$base/status" 15000 --accept-lang=en-US
 check status en "$artifacts/status-en.html" || fail "/status in English"
-browser status-zh "$base/status" --accept-lang=zh-CN,zh
+browser status-zh "$base/status" 15000 --accept-lang=zh-CN,zh
 check status zh "$artifacts/status-zh.html" || fail "/status in Chinese"
 ups="$base/status/ups?device=$(device_id 0)"
-browser ups-en "$ups" --accept-lang=en-US
+browser ups-en "$ups" 2000 --accept-lang=en-US
 check ups en "$artifacts/ups-en.html" || fail "the UPS page in English"
-browser ups-zh "$ups" --accept-lang=zh-CN
+browser ups-zh "$ups" 2000 --accept-lang=zh-CN
 check ups zh "$artifacts/ups-zh.html" || fail "the UPS page in Chinese"
 echo "$name: screenshots in $artifacts: $(cd "$artifacts" && echo ./*.png)"
