@@ -140,7 +140,7 @@ let package = Package(
         .testTarget(name: "WPRuntimeTests", dependencies: ["WPRuntime", "WPTestThreads"]),
         .testTarget(name: "WPCompressionTests", dependencies: ["WPTestThreads", "WPCompression"]),
         .testTarget(name: "WPLoggingTests", dependencies: ["WPTestThreads", "WPLogging", "WPRuntime", "WPCompression", "WPTestSupport", "WPCZlib"]),
-        .testTarget(name: "WPConfigTests", dependencies: ["WPTestThreads", "WPConfig"],
+        .testTarget(name: "WPConfigTests", dependencies: ["WPTestThreads", "WPConfig", "WPRuntime"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPMetricsTests", dependencies: ["WPRuntime", "WPTestThreads", "WPMetrics", "WPTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "WPPushgatewayTests", dependencies: ["WPRuntime", "WPTestThreads", "WPPushgateway", "WPMetrics", "WPServer", "WPTestSupport"]),

@@ -6,7 +6,8 @@
 # Accept-Language): every UPS named, the UPSs on battery first and marked, the page updated in
 # place by its script from /status.json (the DOM read after the script ran), the 24 h charts as
 # inline SVG, the outage listed, the hostile alias as text, no console error or refused
-# request, nothing asked of any host but the exporter. Screenshots of each page are kept in
+# request, nothing asked of any host but the exporter (the browser's net log: every request the
+# page initiated). Screenshots of each page are kept in
 # $INTEGRATION_ARTIFACTS/status_page (default .build/integration/artifacts/status_page), with
 # the DOMs. About 40 s.
 #
@@ -29,15 +30,29 @@ start_exporter "$work/exporter.log" --winpower.max_text_bytes 16384
 on_battery() { curl -fsS "$base/status.json" | python3 -c 'import json, sys; sys.exit(0 if [u["state"] for u in json.load(sys.stdin)["ups"]].count("battery") == 2 else 1)'; }
 wait_for 20 on_battery || fail "device 0's outage was not seen"
 
-# browser OUTPUT-STEM URL [FLAG...]: the DOM after the page's script ran (virtual time past one
-# refresh), a screenshot, and the browser's log.
+# browser OUTPUT-STEM URL BUDGET [FLAG...]: the DOM after BUDGET ms of virtual time (for /status,
+# past one refresh of its script; a UPS page, which reloads itself, is read at once), a
+# screenshot, and the browser's log.
 browser() {
-    local stem=$1 url=$2
-    shift 2
+    local stem=$1 url=$2 budget=$3
+    shift 3
     local common=(--headless --no-sandbox --disable-gpu --hide-scrollbars --enable-logging=stderr --v=0
                   "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1" "$@")
-    timeout 90 chromium "${common[@]}" --virtual-time-budget=15000 --dump-dom "$url" \
+    timeout 90 chromium "${common[@]}" --virtual-time-budget="$budget" --log-net-log="$work/$stem.netlog" --dump-dom "$url" \
         >"$artifacts/$stem.html" 2>"$work/$stem-dom.err" || fail "chromium could not load $url"
+    # Every request the page made (its origin the initiator; the browser's own background
+    # requests have none) went to the exporter.
+    python3 - "$work/$stem.netlog" "$base" <<'PY' || fail "$url: the page asked a host other than the exporter"
+import json, sys
+log, base = sys.argv[1], sys.argv[2]
+events = json.load(open(log, encoding="utf-8")).get("events", [])
+asked = {e["params"]["url"] for e in events
+         if isinstance(e.get("params"), dict) and "url" in e["params"] and e["params"].get("initiator") == base}
+outside = sorted(u for u in asked if not u.startswith(base + "/"))
+if outside or not asked:
+    print(f"requests outside {base}: {outside}" if outside else "no request of the page seen in the net log"); sys.exit(1)
+print(f"{len(asked)} requests of the page, all to {base}: {sorted(u[len(base):] for u in asked)}")
+PY
     timeout 90 chromium "${common[@]}" --window-size=1280,1000 --screenshot="$artifacts/$stem.png" "$url" \
         >/dev/null 2>"$work/$stem-shot.err" || fail "chromium could not take a screenshot of $url"
     timeout 90 chromium "${common[@]}" --window-size=390,844 --screenshot="$artifacts/$stem-phone.png" "$url" \
@@ -122,13 +137,13 @@ print(f"{kind} {language}: ok ({len(page.rows)} rows, {page.tags.get('svg', 0)} 
 PY
 }
 
-browser status-en "$base/status" --accept-lang=en-US
+browser status-en "$base/status" 15000 --accept-lang=en-US
 check status en "$artifacts/status-en.html" || fail "/status in English"
-browser status-zh "$base/status" --accept-lang=zh-CN,zh
+browser status-zh "$base/status" 15000 --accept-lang=zh-CN,zh
 check status zh "$artifacts/status-zh.html" || fail "/status in Chinese"
 ups="$base/status/ups?device=$(device_id 0)"
-browser ups-en "$ups" --accept-lang=en-US
+browser ups-en "$ups" 2000 --accept-lang=en-US
 check ups en "$artifacts/ups-en.html" || fail "the UPS page in English"
-browser ups-zh "$ups" --accept-lang=zh-CN
+browser ups-zh "$ups" 2000 --accept-lang=zh-CN
 check ups zh "$artifacts/ups-zh.html" || fail "the UPS page in Chinese"
 echo "$name: screenshots in $artifacts: $(cd "$artifacts" && echo ./*.png)"

@@ -86,7 +86,7 @@ extension ConfigKey {
         ConfigKey("energy.tariffs.currency", .string, default: nil,
                   "Currency of the energy prices (`CNY`, `EUR`, `¥`…); setting it counts each device's energy cost per tariff period (`winpower_device_energy_cost_total`)."),
         ConfigKey("energy.tariffs.time_zone", .string, default: .string("UTC"),
-                  "Time zone of the peak and valley hours: `UTC` or a fixed offset from it, such as `UTC+08:00` (China)."),
+                  "Time zone of the peak and valley hours: a name of the system's time zone database (`Asia/Shanghai`; daylight saving time followed), `UTC`, or a fixed offset such as `UTC+08:00`."),
         ConfigKey("energy.tariffs.flat_price", .string, default: nil,
                   "Price of 1 kWh outside the peak and valley hours (all day without them), a decimal number; required with a currency."),
         ConfigKey("energy.tariffs.peak_price", .string, default: nil,

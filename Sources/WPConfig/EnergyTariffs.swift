@@ -26,7 +26,8 @@ extension ExporterConfiguration.Energy {
 
         /// `energy.tariffs.currency`; `nil`: no cost is counted.
         public var currency: String?
-        /// `energy.tariffs.time_zone`: `UTC` or a fixed offset from it (`UTC+08:00`).
+        /// `energy.tariffs.time_zone`: a name of the system's time zone database (`Asia/Shanghai`,
+        /// `Europe/Berlin`: daylight saving time followed), `UTC`, or a fixed offset (`UTC+08:00`).
         public var timeZone = "UTC"
         /// `energy.tariffs.flat_price`: per kWh outside the peak and valley hours.
         public var flatPrice: Double?
@@ -41,21 +42,6 @@ extension ExporterConfiguration.Energy {
 
         /// Whether costs are counted.
         public var isEnabled: Bool { currency != nil }
-
-        /// The offset from UTC in seconds of a time zone written `UTC`, `UTC+08:00`, `UTC-05:30`
-        /// (or `+08:00`): at most 14 hours; `nil` otherwise. Names of the time zone database
-        /// (`Asia/Shanghai`) are not read: their daylight saving rules would need its files.
-        public static func utcOffset(_ text: String) -> Int? {
-            var rest = Substring(text.trimmingSpacesAndTabs())
-            if rest.hasPrefix("UTC") { rest = rest.dropFirst(3) } else if rest.hasPrefix("GMT") { rest = rest.dropFirst(3) }
-            if rest.isEmpty { return 0 }
-            guard let sign = rest.first, sign == "+" || sign == "-" else { return nil }
-            let parts = rest.dropFirst().split(separator: ":", omittingEmptySubsequences: false)
-            guard (1...2).contains(parts.count), parts.allSatisfy({ (1...2).contains($0.count) && $0.allSatisfy(\.isASCII) }),
-                  let hours = Int(parts[0]), let minutes = parts.count == 2 ? Int(parts[1]) : 0,
-                  (0...14).contains(hours), (0..<60).contains(minutes), hours * 60 + minutes <= 14 * 60 else { return nil }
-            return (sign == "-" ? -1 : 1) * (hours * 3600 + minutes * 60)
-        }
 
         /// A price: a decimal number of at most 6 fraction digits, 0 to 1,000,000; `nil` otherwise.
         public static func price(_ text: String) -> Double? {
@@ -108,8 +94,8 @@ extension ExporterConfiguration.Energy {
             if currency.isEmpty || currency.count > 16 || !currency.allSatisfy({ $0.isLetter || $0.isNumber || "$€¥£_".contains($0) }) {
                 problems.append(("energy.tariffs.currency", "\(currency.debugDescription) is not a currency code or sign (letters, digits, $ € ¥ £; at most 16)"))
             }
-            if Self.utcOffset(timeZone) == nil {
-                problems.append(("energy.tariffs.time_zone", "\(timeZone.debugDescription) is not UTC or an offset from it such as UTC+08:00 (names such as Asia/Shanghai are not read)"))
+            if TimeZoneRules.named(timeZone) == nil {
+                problems.append(("energy.tariffs.time_zone", "\(timeZone.debugDescription) is not a time zone of the system's database (/usr/share/zoneinfo: Asia/Shanghai), UTC, or an offset such as UTC+08:00"))
             }
             if flatPrice == nil {
                 problems.append(("energy.tariffs.flat_price", "is required with energy.tariffs.currency: the price of 1 kWh outside the peak and valley hours"))

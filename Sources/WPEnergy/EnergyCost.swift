@@ -1,5 +1,6 @@
 package import FoundationEssentials
 import Synchronization
+package import WPRuntime
 
 /// What energy costs: a price per kWh for each tariff period (`flat`, `peak`, `valley`) by the
 /// time of day in a time zone, in a currency. The exporter maps `energy.tariffs.*` onto it.
@@ -22,24 +23,25 @@ package struct TariffSchedule: Sendable, Equatable {
     }
 
     package var currency: String
-    /// The time zone of the windows, as its offset from UTC.
-    package var utcOffsetSeconds: Int
+    /// The time zone of the windows.
+    package var timeZone: TimeZoneRules
     /// The price outside every window.
     package var flatPrice: Double
     /// The first window containing a minute sets its period.
     package var windows: [Window]
 
-    package init(currency: String, utcOffsetSeconds: Int, flatPrice: Double, windows: [Window] = []) {
+    package init(currency: String, timeZone: TimeZoneRules, flatPrice: Double, windows: [Window] = []) {
         self.currency = currency
-        self.utcOffsetSeconds = utcOffsetSeconds
+        self.timeZone = timeZone
         self.flatPrice = flatPrice
         self.windows = windows
     }
 
     /// The period and price at `date`.
     package func tariff(at date: Date) -> (period: String, price: Double) {
-        let seconds = date.timeIntervalSince1970 + Double(utcOffsetSeconds)
-        guard seconds.isFinite, abs(seconds) < 1e15 else { return ("flat", flatPrice) }
+        let utc = date.timeIntervalSince1970
+        guard utc.isFinite, abs(utc) < 1e15 else { return ("flat", flatPrice) }
+        let seconds = utc + Double(timeZone.offset(at: Int64(utc.rounded(.down))))
         let local = Int(seconds.rounded(.down))
         let minute = ((local / 60) % 1440 + 1440) % 1440
         if let window = windows.first(where: { $0.contains(minute) }) { return (window.period, window.price) }

@@ -156,7 +156,7 @@ extension Exporter {
                            wallClock: @escaping @Sendable () -> Date) -> StatusPage<C> {
         let shown = costs.map { costs in
             StatusCosts(currency: costs.schedule.currency, since: costs.startedAt,
-                        utcOffsetSeconds: costs.schedule.utcOffsetSeconds, costs: { costs.costs($0) })
+                        timeZone: costs.schedule.timeZone, costs: { costs.costs($0) })
         } ?? StatusCosts()
         return StatusPage(publication: publication, totals: { meter.servedTotals(keyPrefix: $0) }, costs: shown,
                           wallClock: wallClock)

@@ -4,6 +4,7 @@ package import WPCollector
 package import WPConfig
 package import WPEnergy
 package import WPLogging
+import WPRuntime
 package import WPScheduler
 package import WPServer
 package import WPStorage
@@ -93,13 +94,13 @@ package enum ExporterSettings {
     /// tariffs do not validate, which loading refuses first).
     package static func tariffs(_ tariffs: ExporterConfiguration.Energy.Tariffs) -> TariffSchedule? {
         guard let currency = tariffs.currency, let flat = tariffs.flatPrice, tariffs.problems().isEmpty,
-              let offset = ExporterConfiguration.Energy.Tariffs.utcOffset(tariffs.timeZone) else { return nil }
+              let zone = TimeZoneRules.named(tariffs.timeZone) else { return nil }
         var windows: [TariffSchedule.Window] = []
         for (period, price, hours) in [("peak", tariffs.peakPrice, tariffs.peakHours), ("valley", tariffs.valleyPrice, tariffs.valleyHours)] {
             guard let price else { continue }
             windows += hours.map { TariffSchedule.Window(period: period, price: price, start: $0.start, end: $0.end) }
         }
-        return TariffSchedule(currency: currency, utcOffsetSeconds: offset, flatPrice: flat, windows: windows)
+        return TariffSchedule(currency: currency, timeZone: zone, flatPrice: flat, windows: windows)
     }
 
     /// `scheduler.*` → the scheduler's configuration.

@@ -1,4 +1,5 @@
 package import FoundationEssentials
+package import WPRuntime
 
 /// The energy cost the status pages show: each device's cost totals by tariff period, the
 /// currency, and when the totals started counting. Empty without `energy.tariffs`.
@@ -9,15 +10,15 @@ package struct StatusCosts: Sendable {
     package var since: Date?
     /// A device's totals by period, by its energy key.
     package var costs: @Sendable (_ energyKey: String) -> [(period: String, amount: Double)]
-    /// The offset from UTC of the tariffs' time zone: where the days and months of the energy
-    /// columns begin (UTC without tariffs).
-    package var utcOffsetSeconds: Int
+    /// The tariffs' time zone: where the days and months of the energy columns begin (UTC
+    /// without tariffs).
+    package var timeZone: TimeZoneRules
 
-    package init(currency: String? = nil, since: Date? = nil, utcOffsetSeconds: Int = 0,
+    package init(currency: String? = nil, since: Date? = nil, timeZone: TimeZoneRules = .fixed(0),
                  costs: @escaping @Sendable (_ energyKey: String) -> [(period: String, amount: Double)] = { _ in [] }) {
         self.currency = currency
         self.since = since
-        self.utcOffsetSeconds = utcOffsetSeconds
+        self.timeZone = timeZone
         self.costs = costs
     }
 }

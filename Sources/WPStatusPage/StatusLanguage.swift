@@ -52,6 +52,7 @@ package struct StatusText: Sendable {
     var server: String
     var ups: String
     var state: String
+    var model: String
     var load: String
     var loadPercent: String
     var battery: String
@@ -91,7 +92,7 @@ package struct StatusText: Sendable {
     var states: [UPSState: String]
 
     static let english = StatusText(
-        title: "UPS status", upsTitle: "UPS", servers: "WinPower servers", server: "Server", ups: "UPS", state: "State",
+        title: "UPS status", upsTitle: "UPS", servers: "WinPower servers", server: "Server", ups: "UPS", state: "State", model: "Model",
         load: "Load (W)", loadPercent: "Load (%)", battery: "Battery (%)", runtime: "Runtime", inputVoltage: "Input (V)",
         outputVoltage: "Output (V)", energyToday: "Today (kWh)", energyMonth: "This month (kWh)", energy: "Energy (kWh)", cost: "Cost", lastOutage: "Last outage",
         healthy: "healthy", unhealthy: "unhealthy", devices: "UPSs", lastSuccess: "last success", lastError: "last error",
@@ -104,7 +105,7 @@ package struct StatusText: Sendable {
                  .test: "battery test", .alarm: "alarm", .mains: "on mains", .unknown: "unknown"])
 
     static let chinese = StatusText(
-        title: "UPS 状态", upsTitle: "UPS", servers: "WinPower 服务器", server: "服务器", ups: "UPS", state: "状态",
+        title: "UPS 状态", upsTitle: "UPS", servers: "WinPower 服务器", server: "服务器", ups: "UPS", state: "状态", model: "型号",
         load: "负载 (W)", loadPercent: "负载 (%)", battery: "电池电量 (%)", runtime: "续航", inputVoltage: "输入电压 (V)",
         outputVoltage: "输出电压 (V)", energyToday: "今日电能 (kWh)", energyMonth: "本月电能 (kWh)", energy: "电能 (kWh)", cost: "电费", lastOutage: "上次停电",
         healthy: "正常", unhealthy: "异常", devices: "台 UPS", lastSuccess: "上次成功", lastError: "上次错误",

@@ -31,12 +31,13 @@ package enum UPSState: String, Sendable, CaseIterable, Comparable {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
 
-    /// The state of `device`, read `age` ago, stale past `stalenessWindow`.
+    /// The state of `device`; `stale` when its reading is older than the staleness window.
     package init(_ device: Device, stale: Bool) {
-        if device.connected == false {
-            self = .disconnected
-        } else if stale {
+        // An old reading says nothing about now, not even that WinPower had lost the UPS.
+        if stale {
             self = .stale
+        } else if device.connected == false {
+            self = .disconnected
         } else if device.isOnBattery == true {
             self = .battery
         } else if device.hasFault == true {

@@ -24,6 +24,8 @@ import WPServer
 package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration {
     /// Outages kept per UPS (the most recent).
     package static var outagesKept: Int { 50 }
+    /// How long a UPS its server no longer lists is shown as stale before it is forgotten.
+    package static var staleKept: TimeInterval { 24 * 3600 }
 
     private struct Tracked: Sendable {
         var history = StatusHistory()
@@ -36,14 +38,16 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
         /// or when the page first saw the UPS in them.
         var day: (key: Substring, joules: Double)?
         var month: (key: Substring, joules: Double)?
+        /// Its row at the last publication that listed it, and when (wall clock): a UPS its
+        /// server stops listing (WinPower down, its reading past the staleness window) stays on
+        /// the page as stale for ``staleKept``, rather than vanishing.
+        var last: (row: UPSRow, at: Date)?
     }
 
     private struct State: Sendable {
         var tracked: [String: Tracked] = [:]
         var model = StatusModel.empty
         var generation: UInt64 = 0
-        /// The latest publication (each server's `/metrics` lines of a UPS, for its page).
-        var fleet: FleetState<C>?
     }
 
     /// Rendered bodies of the current generation, by (kind, language).
@@ -56,6 +60,8 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
     private let cache = Mutex(Cache())
     private let totals: @Sendable (_ keyPrefix: String) -> [String: DeviceEnergy]
     private let wallClock: @Sendable () -> Date
+    /// The fleet as published now: `/metrics`' exposition, for a UPS page's lines.
+    private let current: @Sendable () -> FleetState<C>
     /// The costs of a device's energy by period, and the currency (``StatusCosts``).
     private let costs: StatusCosts
 
@@ -71,6 +77,7 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
         self.totals = totals
         self.costs = costs
         self.wallClock = wallClock
+        current = { [publication] in publication.current }
         published(publication.current)
         publication.subscribe { [weak self] in self?.published($0) }
     }
@@ -88,8 +95,11 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
         var rows: [UPSRow] = []
         var servers: [ServerRow] = []
         var readings: [(key: String, row: UPSRow, ledger: OutageLedger?, joules: Double?)] = []
+        // The key prefixes of the servers published now: a UPS of one of them not listed is stale.
+        var prefixes: [String] = []
         // The local date of the energy columns, in the tariffs' time zone.
-        let local = LogTimestamp(secondsSince1970: now.timeIntervalSince1970 + Double(costs.utcOffsetSeconds)).description
+        let utc = now.timeIntervalSince1970.isFinite ? now.timeIntervalSince1970 : 0
+        let local = LogTimestamp(secondsSince1970: utc + Double(costs.timeZone.offset(at: Int64(clamping: Int(utc))))).description
         let (today, thisMonth) = (local.prefix(10), local.prefix(7))
         var refresh = Duration.seconds(300)
         for server in fleet.servers {
@@ -104,6 +114,7 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
                                           stalenessWindow: configuration.stalenessWindow),
                 deviceCount: server.devices.readings.count, lastSuccess: health.lastSuccess, lastError: health.lastError,
                 inProgress: health.inProgress))
+            prefixes.append(configuration.energyKeyPrefix)
             let energy = totals(configuration.energyKeyPrefix)
             for reading in server.devices.readings {
                 let device = reading.device
@@ -140,12 +151,30 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
                 if let ledger { Self.follow(ledger, battery: row.batteryPercent, into: &entry) }
                 entry.seen = true
                 row.lastOutage = entry.outages.last
+                entry.last = (row, now)
+                tracked[key] = entry
+                rows.append(row)
+            }
+            // The UPSs their server no longer lists, kept a while as stale: their name, their
+            // server and what they last said of energy and outages; no live reading.
+            for (key, var entry) in state.tracked where tracked[key] == nil {
+                guard let last = entry.last, now.timeIntervalSince(last.at) < Self.staleKept,
+                      prefixes.contains(where: { $0.isEmpty ? !key.contains(EnergyKey.separator) : key.hasPrefix($0) }) else {
+                    continue
+                }
+                var row = UPSRow(server: last.row.server, serverDisplay: last.row.serverDisplay, deviceID: last.row.deviceID,
+                                 name: last.row.name, model: last.row.model, state: .stale)
+                row.energyKilowattHours = last.row.energyKilowattHours
+                row.energyTodayKilowattHours = last.row.energyTodayKilowattHours
+                row.energyMonthKilowattHours = last.row.energyMonthKilowattHours
+                row.costs = last.row.costs
+                row.lastOutage = entry.outages.last
+                entry.last = (last.row, last.at)
                 tracked[key] = entry
                 rows.append(row)
             }
             rows.sort(by: UPSRow.attentionFirst)
             state.tracked = tracked
-            state.fleet = fleet
             state.generation &+= 1
             state.model = StatusModel(servers: servers, ups: rows, generatedAt: now,
                                       refreshSeconds: Int(min(max(refresh, .seconds(10)), .seconds(300)).components.seconds),
@@ -205,24 +234,29 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
         return state.withLock { $0.tracked[key]?.history }?.points(until: now)
     }
 
-    /// Lines of `/metrics` (its server's snapshot) about a UPS, at most `limit`.
+    /// Lines of `/metrics` about a UPS (the publication's exposition, `server="…"` too with
+    /// `servers:`), at most `limit`.
     package func exposition(server: String, device: String, limit: Int = 400) -> [String] {
-        guard let fleet = state.withLock({ $0.fleet }),
-              let collector = fleet.servers.first(where: { $0.name == server })?.collector else { return [] }
-        var escaped = ""
-        for character in device {
-            switch character {
-            case "\\": escaped += "\\\\"
-            case "\"": escaped += "\\\""
-            case "\n": escaped += "\\n"
-            default: escaped.append(character)
+        let fleet = current()
+        func labelValue(_ text: String) -> String {
+            var escaped = ""
+            for character in text {
+                switch character {
+                case "\\": escaped += "\\\\"
+                case "\"": escaped += "\\\""
+                case "\n": escaped += "\\n"
+                default: escaped.append(character)
+                }
             }
+            return escaped
         }
+        let escaped = labelValue(device)
+        let serverLabel = server.isEmpty ? nil : "server=\"\(labelValue(server))\""
         let needle = Array("device_id=\"\(escaped)\"".utf8)
         var lines: [String] = []
         // One pass over the bytes (memchr for the first byte, memcmp for the rest): a UPS's lines among 1,000 UPSs' take a few
         // milliseconds, not a split into every line.
-        collector.snapshot.wholeText.withUnsafeBytes { text in
+        fleet.exposition.snapshot.wholeText.withUnsafeBytes { text in
             needle.withUnsafeBytes { pattern in
                 guard let base = text.baseAddress, let key = pattern.baseAddress else { return }
                 var offset = 0
@@ -237,7 +271,10 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
                     var end = start
                     while start > 0, text[start - 1] != 0x0A { start -= 1 }
                     while end < text.count, text[end] != 0x0A { end += 1 }
-                    if text[start] != 0x23 { lines.append(String(decoding: UnsafeRawBufferPointer(rebasing: text[start..<end]), as: UTF8.self)) }
+                    if text[start] != 0x23 {
+                        let line = String(decoding: UnsafeRawBufferPointer(rebasing: text[start..<end]), as: UTF8.self)
+                        if serverLabel.map(line.contains) ?? true { lines.append(line) }
+                    }
                     offset = end
                 }
             }

@@ -91,8 +91,12 @@ package enum StatusRender {
                      json: String?) {
         out += "<!DOCTYPE html>\n<html lang=\"\(language.htmlTag)\">\n<head>\n<meta charset=\"utf-8\">\n"
         out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        // Without JavaScript the page reloads itself; with it, the script updates it in place.
-        if let refresh { out += "<noscript><meta http-equiv=\"refresh\" content=\"\(refresh)\"></noscript>\n" }
+        // A page the script updates in place reloads itself only without JavaScript; another
+        // (a UPS's) reloads itself always.
+        if let refresh {
+            let meta = "<meta http-equiv=\"refresh\" content=\"\(refresh)\">"
+            out += json == nil ? meta + "\n" : "<noscript>" + meta + "</noscript>\n"
+        }
         out += "<title>\(escaped(title))</title>\n<link rel=\"stylesheet\" href=\"\(StatusRoutes.style)\">\n"
         if json != nil { out += "<script src=\"\(StatusRoutes.script)\" defer></script>\n" }
         out += "</head>\n<body"
@@ -220,7 +224,7 @@ package enum StatusRender {
         let values = cells(row, model: details.model, text: text)
         let names = headers(text)
         out += "<tr><th>ID</th><td>\(escaped(row.deviceID))</td></tr>\n"
-        if let model = row.model { out += "<tr><th>Model</th><td>\(escaped(model))</td></tr>\n" }
+        if let model = row.model { out += "<tr><th>\(escaped(text.model))</th><td>\(escaped(model))</td></tr>\n" }
         for (name, value) in zip(names.dropFirst(), values) { out += "<tr><th>\(escaped(name))</th><td>\(escaped(value))</td></tr>\n" }
         if let currency = details.model.currency {
             for cost in row.costs {

@@ -1,4 +1,5 @@
 import Testing
+import WPRuntime
 import WPTestThreads
 @testable import WPConfig
 
@@ -36,7 +37,8 @@ import WPTestThreads
         ("energy:\n  tariffs:\n    currency: CNY\n", "energy.tariffs.flat_price"),
         ("energy:\n  tariffs:\n    currency: CNY\n    flat_price: 0,5\n", "energy.tariffs.flat_price"),
         ("energy:\n  tariffs:\n    currency: CNY\n    flat_price: -1\n", "energy.tariffs.flat_price"),
-        ("energy:\n  tariffs:\n    currency: CNY\n    flat_price: 0.5\n    time_zone: Asia/Shanghai\n", "energy.tariffs.time_zone"),
+        ("energy:\n  tariffs:\n    currency: CNY\n    flat_price: 0.5\n    time_zone: Mars/Olympus_Mons\n", "energy.tariffs.time_zone"),
+        ("energy:\n  tariffs:\n    currency: CNY\n    flat_price: 0.5\n    time_zone: ../../etc/passwd\n", "energy.tariffs.time_zone"),
         ("energy:\n  tariffs:\n    currency: CNY\n    flat_price: 0.5\n    peak_price: 1\n", "energy.tariffs.peak_hours"),
         ("energy:\n  tariffs:\n    currency: CNY\n    flat_price: 0.5\n    valley_hours: 23:00-07:00\n", "energy.tariffs.valley_price"),
         ("energy:\n  tariffs:\n    currency: CNY\n    flat_price: 0.5\n    peak_price: 1\n    peak_hours: 8-11\n", "energy.tariffs.peak_hours"),
@@ -57,7 +59,10 @@ import WPTestThreads
         for bad in ["", "08:00", "08:00-08:00", "24:00-01:00", "8:00-11:00", "08:60-09:00", "08:00-24:30", "a-b"] {
             #expect(Tariffs.hours(bad) == nil, "\(bad)")
         }
-        #expect(Tariffs.utcOffset("UTC") == 0 && Tariffs.utcOffset("UTC+08:00") == 28_800 && Tariffs.utcOffset("-05:30") == -19_800)
-        for bad in ["Asia/Shanghai", "UTC+15", "UTC+08:60", "+", "UTC 8", "CST"] { #expect(Tariffs.utcOffset(bad) == nil, "\(bad)") }
+        #expect(TimeZoneRules.fixedOffset("UTC") == 0 && TimeZoneRules.fixedOffset("UTC+08:00") == 28_800)
+        #expect(TimeZoneRules.fixedOffset("-05:30") == -19_800)
+        for bad in ["Asia/Shanghai", "UTC+15", "UTC+08:60", "+", "UTC 8", "CST", ""] {
+            #expect(TimeZoneRules.fixedOffset(bad) == nil, "\(bad)")
+        }
     }
 }

@@ -2,12 +2,13 @@ import Foundation
 import Testing
 import WPTestThreads
 import WPEnergy
+import WPRuntime
 
 /// The energy cost per device and tariff period: priced from the growth of each total at the
 /// tariff in force, never for energy before counting started, a new schedule only forward.
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct EnergyCostMeterTests {
     /// UTC+8, flat 0.5, peak 1.0 from 08:00 to 11:00 local, valley 0.25 from 23:00 to 07:00.
-    static let schedule = TariffSchedule(currency: "CNY", utcOffsetSeconds: 8 * 3600, flatPrice: 0.5, windows: [
+    static let schedule = TariffSchedule(currency: "CNY", timeZone: .fixed(8 * 3600), flatPrice: 0.5, windows: [
         .init(period: "peak", price: 1.0, start: 480, end: 660), .init(period: "valley", price: 0.25, start: 1380, end: 420),
     ])
     /// 2026-01-01 00:00 at UTC+8.

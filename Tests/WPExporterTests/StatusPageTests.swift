@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WPCollector
+import WPClient
 import WPCompression
 import WPConfig
 import WPRuntime
@@ -243,6 +244,46 @@ struct StatusPageTests {
         #expect(compressed.header("Vary")?.contains("Accept-Encoding") == true)
         #expect(Gzip.decompress(compressed.body) == plain.body, "the same page, compressed")
         #expect(compressed.header("Content-Security-Policy") == StatusRoutes.contentSecurityPolicy)
+        await harness.shutdown()
+    }
+
+    /// Two servers reporting the same device id: two rows, two pages, each its server's.
+    @Test func twoServersReportingTheSameDeviceIdAreToldApart() async throws {
+        let harness = try ServersHarness(servers: [
+            ("rack-a", ClientStub([.success(.make(devices: [.make(id: "ups-1", watts: 100)]))])),
+            ("rack-b", ClientStub([.success(.make(devices: [.make(id: "ups-1", watts: 250)]))])),
+        ])
+        for pipeline in harness.exporter.pipelines { await pipeline.collector.collect() }
+        let page = try await harness.get("/status")
+        #expect(page.status == 200)
+        #expect(page.text.contains("/status/ups?device=ups-1&amp;server=rack-a&amp;lang=en"))
+        #expect(page.text.contains("/status/ups?device=ups-1&amp;server=rack-b&amp;lang=en"))
+        #expect(page.text.contains("<td>rack-a</td>") && page.text.contains("<td>rack-b</td>"))
+        let a = try await harness.get("/status/ups?device=ups-1&server=rack-a")
+        let b = try await harness.get("/status/ups?device=ups-1&server=rack-b")
+        #expect(a.status == 200 && b.status == 200)
+        #expect(a.text.contains("<td>100</td>") && b.text.contains("<td>250</td>"), "each its own readings")
+        #expect(a.text.contains("server=&quot;rack-a&quot;") && !a.text.contains("server=&quot;rack-b&quot;"), "its server's /metrics lines")
+        #expect(try await harness.get("/status/ups?device=ups-1").status == 404, "with servers, the server is named")
+        #expect(try await harness.get("/status/outages.json?device=ups-1&server=rack-c").status == 404)
+        await harness.exporter.close()
+    }
+
+    /// WinPower answering 500 past the staleness window: its UPSs stay listed, as stale, and the
+    /// server is shown unhealthy.
+    @Test func theUPSsOfAServerThatStoppedAnsweringStayListedAsStale() async throws {
+        let harness = try await Self.harness(until: 10)
+        #expect(Self.rowOrder(try await harness.get("/status").text).count == 3)
+        harness.simulator.enable(.http500)
+        for _ in 0..<6 {
+            harness.clock.advance(by: .seconds(5))
+            await harness.exporter.collector.collect()
+        }
+        let page = try await harness.get("/status").text
+        #expect(Set(Self.rowOrder(page)) == Set((0..<3).map(Self.id)), "every UPS still listed")
+        #expect(page.components(separatedBy: "<tr class=\"state-stale attention\">").count == 4, "all three stale: \(page.components(separatedBy: "<tr class=").dropFirst().map { $0.prefix(30) })")
+        #expect(page.contains("<tr class=\"unhealthy\">"), "the server unhealthy")
+        #expect(try await harness.get("/status/ups?device=\(Self.id(0))").status == 200, "its page still there")
         await harness.shutdown()
     }
 }

@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+import WPTestThreads
+@testable import WPRuntime
+
+/// Offsets from UTC by time zone: fixed ones, the system's database (TZif files and their
+/// POSIX footer rules, daylight saving time included), and files that are not TZif.
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct TimeZoneRulesTests {
+    static let zoneinfo = FileManager.default.fileExists(atPath: "/usr/share/zoneinfo/Europe/Berlin")
+
+    /// Unix time of a UTC date.
+    static func utc(_ year: Int64, _ month: Int64, _ day: Int64, _ hour: Int64 = 0, _ minute: Int64 = 0) -> Int64 {
+        PosixRule.days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60
+    }
+
+    @Test func fixedOffsets() {
+        #expect(TimeZoneRules.named("UTC")?.offset(at: 0) == 0)
+        #expect(TimeZoneRules.named("UTC+08:00")?.offset(at: Self.utc(2026, 7, 1)) == 28_800)
+        #expect(TimeZoneRules.named("UTC-05:30")?.offset(at: 0) == -19_800)
+        for bad in ["", "/etc/passwd", "../etc/passwd", "Asia/../../etc/passwd", "Not/A_Zone", "UTC+15", "a b"] {
+            #expect(TimeZoneRules.named(bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test(.enabled(if: zoneinfo)) func theDatabaseWithItsDaylightSavingRules() throws {
+        let shanghai = try #require(TimeZoneRules.named("Asia/Shanghai"))
+        #expect(shanghai.offset(at: Self.utc(2026, 1, 15)) == 28_800 && shanghai.offset(at: Self.utc(2026, 7, 15)) == 28_800)
+        let berlin = try #require(TimeZoneRules.named("Europe/Berlin"))
+        #expect(berlin.offset(at: Self.utc(2026, 1, 15)) == 3600)
+        #expect(berlin.offset(at: Self.utc(2026, 7, 15)) == 7200)
+        // 2026-03-29 01:00 UTC summer time begins; 2026-10-25 01:00 UTC it ends.
+        #expect(berlin.offset(at: Self.utc(2026, 3, 29, 0, 59)) == 3600 && berlin.offset(at: Self.utc(2026, 3, 29, 1, 0)) == 7200)
+        #expect(berlin.offset(at: Self.utc(2026, 10, 25, 0, 59)) == 7200 && berlin.offset(at: Self.utc(2026, 10, 25, 1, 0)) == 3600)
+        // Far past the file's transitions: the footer's rule.
+        #expect(berlin.offset(at: Self.utc(2100, 7, 1)) == 7200 && berlin.offset(at: Self.utc(2100, 1, 1)) == 3600)
+        let newYork = try #require(TimeZoneRules.named("America/New_York"))
+        #expect(newYork.offset(at: Self.utc(2026, 7, 1)) == -14_400 && newYork.offset(at: Self.utc(2026, 12, 1)) == -18_000)
+        let sydney = try #require(TimeZoneRules.named("Australia/Sydney"))   // summer in January
+        #expect(sydney.offset(at: Self.utc(2026, 1, 15)) == 39_600 && sydney.offset(at: Self.utc(2026, 7, 15)) == 36_000)
+    }
+
+    @Test func footerRules() throws {
+        let cet = try #require(PosixRule("CET-1CEST,M3.5.0,M10.5.0/3"))
+        #expect(cet.offset(at: Self.utc(2030, 6, 1)) == 7200 && cet.offset(at: Self.utc(2030, 12, 1)) == 3600)
+        #expect(PosixRule("<+08>-8")?.offset(at: 0) == 28_800)
+        #expect(PosixRule("CST-8")?.offset(at: 0) == 28_800)
+        for bad in ["", "C-8", "CET", "<+08", "CET-1CEST,M13.5.0,M10.5.0"] {
+            #expect(PosixRule(bad) == nil || PosixRule(bad)?.daylight == nil, "\(bad)")
+        }
+    }
+
+    @Test func bytesThatAreNotTZifAreRefused() {
+        #expect(TimeZoneRules.parse([]) == nil)
+        #expect(TimeZoneRules.parse(Array("TZif2".utf8) + [UInt8](repeating: 0xFF, count: 60)) == nil)
+        #expect(TimeZoneRules.parse([UInt8](repeating: 0, count: 4096)) == nil)
+    }
+}
