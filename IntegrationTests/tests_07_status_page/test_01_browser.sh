@@ -9,7 +9,9 @@
 # request, nothing asked of any host but the exporter (the browser's net log: every request the
 # page initiated). Screenshots of each page are kept in
 # $INTEGRATION_ARTIFACTS/status_page (default .build/integration/artifacts/status_page), with
-# the DOMs. About 40 s.
+# the DOMs. The markup as served (/, /status and a UPS page, in both languages) is then parsed
+# by html5lib, an implementation of the WHATWG HTML parsing rules: any parse error (a misnested
+# or stray tag, a bad attribute, a missing doctype) fails. About 40 s.
 #
 #   IntegrationTests/tests_07_status_page/test_01_browser.sh
 #
@@ -146,4 +148,20 @@ browser ups-en "$ups" 2000 --accept-lang=en-US
 check ups en "$artifacts/ups-en.html" || fail "the UPS page in English"
 browser ups-zh "$ups" 2000 --accept-lang=zh-CN
 check ups zh "$artifacts/ups-zh.html" || fail "the UPS page in Chinese"
+# The markup as the exporter serves it, by the HTML standard's parsing rules.
+for path in "/" "/status?lang=en" "/status?lang=zh" "/status/ups?device=$(device_id 0)&lang=en" \
+            "/status/ups?device=$(device_id 1)&lang=zh"; do
+    curl -fsS "$base$path" >"$work/served.html" || fail "$path not served"
+    python3 - "$work/served.html" "$path" <<'PY' || fail "$path: the markup has HTML parse errors"
+import html5lib, sys
+path, where = sys.argv[1], sys.argv[2]
+text = open(path, encoding="utf-8").read()
+parser = html5lib.HTMLParser()
+parser.parse(text)
+for (line, column), error, data in parser.errors:
+    print(f"{where}: line {line} column {column}: {error} {data}")
+sys.exit(1 if parser.errors else 0)
+PY
+done
+echo "$name: the served markup of /, /status and a UPS page parses with no error (html5lib)"
 echo "$name: screenshots in $artifacts: $(cd "$artifacts" && echo ./*.png)"

@@ -151,15 +151,16 @@ extension Exporter {
         return budget
     }
 
-    /// The status pages over the publication, showing the meter's served energy totals.
-    static func statusPage(publication: FleetPublication<C>, meter: EnergyMeter<C>, costs: EnergyCostMeter?,
-                           wallClock: @escaping @Sendable () -> Date) -> StatusPage<C> {
+    /// The status pages over the publication, showing the meter's served energy totals, keeping
+    /// what they show of each UPS's day, month and outages in `store`'s sections.
+    static func statusPage(publication: FleetPublication<C>, meter: EnergyMeter<C>, store: any EnergyStore,
+                           costs: EnergyCostMeter?, wallClock: @escaping @Sendable () -> Date) -> StatusPage<C> {
         let shown = costs.map { costs in
             StatusCosts(currency: costs.schedule.currency, since: costs.startedAt,
                         timeZone: costs.schedule.timeZone, costs: { costs.costs($0) })
         } ?? StatusCosts()
         return StatusPage(publication: publication, totals: { meter.servedTotals(keyPrefix: $0) }, costs: shown,
-                          wallClock: wallClock)
+                          wallClock: wallClock, sections: store.sections)
     }
 
     /// One naming of the UPSs for NUT and SNMP (`community@rack-a` and `rack-a@host` alike):

@@ -12,6 +12,7 @@ package import WPFrontEnd
 import WPLogging
 import WPRuntime
 import WPServer
+package import WPStorage
 
 /// The status pages (`/status`, a page per UPS, their JSON and the outage downloads) over the
 /// fleet's publications: every UPS of every WinPower server, the ones that need attention first.
@@ -46,6 +47,10 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
 
     private struct State: Sendable {
         var tracked: [String: Tracked] = [:]
+        /// What the data directory kept of UPSs not published since the start, by key: taken
+        /// up when a publication lists them, kept (and written back) until ``restoredUntil``.
+        var restored: [String: Tracked] = [:]
+        var restoredUntil = Date.distantPast
         var model = StatusModel.empty
         var generation: UInt64 = 0
     }
@@ -64,19 +69,40 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
     private let current: @Sendable () -> FleetState<C>
     /// The costs of a device's energy by period, and the currency (``StatusCosts``).
     private let costs: StatusCosts
+    /// Where the day and month baselines and the outages are kept (``StatusMemory``).
+    private let memory: StatusMemory?
 
     /// - Parameters:
     ///   - publication: the fleet's publications (the page subscribes to it and starts from its current state).
     ///   - totals: the energy totals to show of a server's devices (the meter's served totals).
     ///   - costs: the energy cost by period of each device, when tariffs are configured.
     ///   - wallClock: the wall clock (history slots, outage times).
+    ///   - sections: the store's sections, where the energy of the day and month and the
+    ///     outages are kept across restarts (``StatusMemory``); `nil` keeps them in memory only.
     package init(publication: some FleetPublishing<C>,
                  totals: @escaping @Sendable (_ keyPrefix: String) -> [String: DeviceEnergy],
                  costs: StatusCosts = StatusCosts(),
-                 wallClock: @escaping @Sendable () -> Date) {
+                 wallClock: @escaping @Sendable () -> Date,
+                 sections: StateSections? = nil) {
         self.totals = totals
         self.costs = costs
         self.wallClock = wallClock
+        memory = sections.map(StatusMemory.init)
+        if let memory {
+            let kept = memory.load()
+            let until = wallClock().addingTimeInterval(Self.staleKept)
+            state.withLock { state in
+                for (key, ups) in kept {
+                    var entry = Tracked()
+                    entry.day = ups.day.map { (Substring($0.key), $0.joules) }
+                    entry.month = ups.month.map { (Substring($0.key), $0.joules) }
+                    entry.dischargeAtStart = ups.dischargeAtStart
+                    entry.outages = Array(ups.outages.suffix(Self.outagesKept))
+                    state.restored[key] = entry
+                }
+                state.restoredUntil = until
+            }
+        }
         current = { [publication] in publication.current }
         published(publication.current)
         publication.subscribe { [weak self] in self?.published($0) }
@@ -136,7 +162,7 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
             var tracked: [String: Tracked] = [:]
             tracked.reserveCapacity(readings.count)
             for (key, var row, ledger, joules) in readings {
-                var entry = state.tracked[key] ?? Tracked()
+                var entry = state.tracked[key] ?? state.restored.removeValue(forKey: key) ?? Tracked()
                 if let joules, joules.isFinite {
                     // A new day or month, or a total that went down (reset), starts from now.
                     if entry.day?.key != today || joules < entry.day?.joules ?? 0 { entry.day = (today, joules) }
@@ -175,11 +201,29 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
             }
             rows.sort(by: UPSRow.attentionFirst)
             state.tracked = tracked
+            if now >= state.restoredUntil { state.restored = [:] }
             state.generation &+= 1
             state.model = StatusModel(servers: servers, ups: rows, generatedAt: now,
                                       refreshSeconds: Int(min(max(refresh, .seconds(10)), .seconds(300)).components.seconds),
                                       currency: costs.currency, energySince: costs.since)
         }
+        keep()
+    }
+
+    /// Hands what the page keeps of each UPS to the data directory's sections for the next save.
+    private func keep() {
+        guard let memory else { return }
+        let kept = state.withLock { state in
+            var kept: [String: StatusMemory.UPS] = [:]
+            kept.reserveCapacity(state.tracked.count + state.restored.count)
+            for (key, entry) in state.restored.merging(state.tracked, uniquingKeysWith: { $1 }) {
+                kept[key] = StatusMemory.UPS(day: entry.day.map { (String($0.key), $0.joules) },
+                                             month: entry.month.map { (String($0.key), $0.joules) },
+                                             dischargeAtStart: entry.dischargeAtStart, outages: entry.outages)
+            }
+            return kept
+        }
+        memory.save(kept)
     }
 
     /// What the page calls a UPS: its alias, else its model, else its id (control and

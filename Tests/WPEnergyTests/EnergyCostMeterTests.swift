@@ -3,6 +3,7 @@ import Testing
 import WPTestThreads
 import WPEnergy
 import WPRuntime
+import WPStorage
 
 /// The energy cost per device and tariff period: priced from the growth of each total at the
 /// tariff in force, never for energy before counting started, a new schedule only forward.
@@ -47,5 +48,95 @@ import WPRuntime
         #expect(meter.costs("ups").first { $0.period == "flat" }?.amount == 3.0, "1.0 before the change, 2.0 after")
         meter.retain([])
         #expect(meter.all.isEmpty, "a device gone from the fleet is forgotten")
+    }
+}
+
+/// The costs kept in the data directory's sections: a restart continues them, in the same
+/// currency only; a damaged record is named and dropped, the others kept.
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct EnergyCostKeptTests {
+    typealias Costs = EnergyCostMeterTests
+
+    static func amounts(_ meter: EnergyCostMeter, _ key: String) -> [String: Double] {
+        Dictionary(uniqueKeysWithValues: meter.costs(key).map { ($0.period, $0.amount) })
+    }
+
+    @Test func aRestartContinuesTheCostsFromTheLastTotalTheyCounted() {
+        let sections = StateSections()
+        let first = EnergyCostMeter(schedule: Costs.schedule, startedAt: Costs.at(0), sections: sections)
+        #expect(first.restoration == EnergyCostMeter.Restoration())
+        first.update(["ups": 0, "other": 5 * Costs.kWh], at: Costs.at(12))
+        first.update(["ups": 2 * Costs.kWh, "other": 5 * Costs.kWh], at: Costs.at(13))   // 2 kWh flat: 1.0
+        #expect(sections.hasUnwrittenChanges)
+        #expect(sections.records(EnergyCostMeter.startSection) == [["CNY", String(Costs.at(0).timeIntervalSince1970)]])
+
+        // The next process: later, with the sections as the state file gave them back.
+        let second = EnergyCostMeter(schedule: Costs.schedule, startedAt: Costs.at(20), sections: sections)
+        #expect(second.restoration.devices == 2)
+        #expect(second.restoration.unreadable.isEmpty)
+        #expect(second.startedAt == Costs.at(0), "the start is the first run's")
+        #expect(Self.amounts(second, "ups") == ["flat": 1.0, "peak": 0, "valley": 0], "served before any reading")
+        // 3 kWh used while the exporter was down, priced at the first reading after it (valley, 0.25).
+        second.update(["ups": 5 * Costs.kWh, "other": 5 * Costs.kWh], at: Costs.at(23.5))
+        #expect(Self.amounts(second, "ups") == ["flat": 1.0, "peak": 0, "valley": 0.75])
+        #expect(Self.amounts(second, "other") == ["flat": 0, "peak": 0, "valley": 0])
+        // A device gone from the fleet leaves the section as well.
+        second.update(["ups": 5 * Costs.kWh], at: Costs.at(23.6))
+        #expect(sections.records(EnergyCostMeter.section).map { $0[0] } == ["ups"])
+    }
+
+    @Test func costsKeptInAnotherCurrencyStartAgain() {
+        let sections = StateSections()
+        let first = EnergyCostMeter(schedule: Costs.schedule, startedAt: Costs.at(0), sections: sections)
+        first.update(["ups": 0], at: Costs.at(12))
+        first.update(["ups": 2 * Costs.kWh], at: Costs.at(13))
+        var dollars = Costs.schedule
+        dollars.currency = "USD"
+        let second = EnergyCostMeter(schedule: dollars, startedAt: Costs.at(20), sections: sections)
+        #expect(second.restoration.discardedCurrency == "CNY")
+        #expect(second.startedAt == Costs.at(20))
+        #expect(second.all.isEmpty)
+        #expect(sections.records(EnergyCostMeter.startSection) == [["USD", String(Costs.at(20).timeIntervalSince1970)]])
+        #expect(sections.records(EnergyCostMeter.section).isEmpty)
+    }
+
+    @Test func aRunWithoutTariffsEndsTheKeptCosts() {
+        let sections = StateSections()
+        let first = EnergyCostMeter(schedule: Costs.schedule, startedAt: Costs.at(0), sections: sections)
+        first.update(["ups": 0], at: Costs.at(12))
+        first.update(["ups": 2 * Costs.kWh], at: Costs.at(13))
+        #expect(EnergyCostMeter.end(in: sections))
+        #expect(sections.all.isEmpty)
+        #expect(!EnergyCostMeter.end(in: sections), "nothing left to end")
+        // Tariffs again later: the energy used meanwhile is not priced.
+        let again = EnergyCostMeter(schedule: Costs.schedule, startedAt: Costs.at(30), sections: sections)
+        #expect(again.startedAt == Costs.at(30))
+        again.update(["ups": 9 * Costs.kWh], at: Costs.at(31))
+        #expect(Self.amounts(again, "ups") == ["flat": 0, "peak": 0, "valley": 0])
+    }
+
+    @Test func aDamagedRecordIsNamedAndDroppedTheOthersKept() {
+        let sections = StateSections()
+        sections.replace(EnergyCostMeter.startSection, with: [["CNY", "1767196800"]])
+        sections.replace(EnergyCostMeter.section, with: [
+            ["good", "3600000", "flat", "0.5"],
+            ["odd", "3600000", "flat"],               // a period without its amount
+            ["negative", "3600000", "flat", "-1"],
+            ["nan", "nan", "flat", "1"],
+        ])
+        let meter = EnergyCostMeter(schedule: Costs.schedule, startedAt: Costs.at(5), sections: sections)
+        #expect(meter.restoration.devices == 1)
+        #expect(meter.restoration.unreadable == [
+            "energy-cost record 2: expected [key, total (J), period, amount, …]",
+            "energy-cost record 3: an amount is not a number of 0 or more",
+            "energy-cost record 4: expected [key, total (J), period, amount, …]",
+        ])
+        #expect(Self.amounts(meter, "good")["flat"] == 0.5)
+        #expect(meter.startedAt == Costs.midnight)
+
+        let broken = StateSections()
+        broken.replace(EnergyCostMeter.startSection, with: [["CNY"]])
+        let restarted = EnergyCostMeter(schedule: Costs.schedule, startedAt: Costs.at(5), sections: broken)
+        #expect(restarted.restoration.unreadable == ["energy-cost-start record 1: expected one record [currency, Unix seconds]"])
+        #expect(restarted.startedAt == Costs.at(5))
     }
 }

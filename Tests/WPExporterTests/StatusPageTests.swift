@@ -4,6 +4,7 @@ import WPCollector
 import WPClient
 import WPCompression
 import WPConfig
+import WPLogging
 import WPRuntime
 import WPServer
 import WPSimulator
@@ -285,5 +286,56 @@ struct StatusPageTests {
         #expect(page.contains("<tr class=\"unhealthy\">"), "the server unhealthy")
         #expect(try await harness.get("/status/ups?device=\(Self.id(0))").status == 200, "its page still there")
         await harness.shutdown()
+    }
+
+    @Test func theOutagesTodaysEnergyAndTheCostsSurviveARestart() async throws {
+        let clock = ManualClock()
+        let tariffs: (inout ExporterConfiguration) -> Void = { configuration in
+            configuration.energy.tariffs.currency = "CNY"
+            configuration.energy.tariffs.flatPrice = 0.5
+        }
+        let outage: (inout WinPowerSimulator.Configuration) -> Void = { simulator in
+            simulator.outageSchedule = [OutageWindow(device: 0, start: 10, length: 20)]
+        }
+        // The first run: device 0 on battery from 10 s to 30 s, collected until 45 s.
+        let first = try await ExporterHarness(devices: 2, clock: clock, configure: outage, configureExporter: tariffs)
+        for _ in 0...9 {
+            await first.exporter.collector.collect()
+            clock.advance(by: .seconds(5))
+        }
+        let query = "device=\(Self.id(0))"
+        let outagesBefore = try await first.get("/status/outages.csv?\(query)").text
+        #expect(outagesBefore.split(separator: "\r\n").count == 2, "one outage: \(outagesBefore)")
+        let before = try await first.scrape()
+        let cost = "winpower_device_energy_cost_total{device_id=\"\(Self.id(0))\",tariff=\"flat\",currency=\"CNY\"}"
+        let costBefore = try #require(before[cost])
+        #expect(costBefore > 0)
+        let todayBefore = try await Self.energyToday(first, Self.id(0))
+        #expect(todayBefore > 0)
+        await first.shutdown()
+
+        // The next process, on the same data directory, a minute later.
+        clock.advance(by: .seconds(60))
+        let second = try await ExporterHarness(devices: 2, dataDirectory: first.dataDirectory, clock: clock, configure: outage,
+                                               configureExporter: tariffs)
+        let restarted = try await second.scrape()
+        #expect(restarted[cost] == costBefore, "the cost counter continues, before any collection")
+        #expect(restarted["winpower_exporter_energy_cost_start_timestamp_seconds"] == before["winpower_exporter_energy_cost_start_timestamp_seconds"],
+                "counting started with the first run")
+        #expect(second.logs.records.contains { $0.message == "energy costs continued from the data directory" })
+        await second.exporter.collector.collect()
+        clock.advance(by: .seconds(5))
+        await second.exporter.collector.collect()
+        #expect(try await second.get("/status/outages.csv?\(query)").text == outagesBefore, "the outage list kept, not repeated")
+        #expect(try await Self.energyToday(second, Self.id(0)) >= todayBefore, "today's energy counted from the day's start, not from the restart")
+        #expect(try #require(try await second.scrape()[cost]) >= costBefore)
+        await second.shutdown()
+    }
+
+    /// A UPS's energy today (kWh) as `/status.json` says it.
+    static func energyToday(_ harness: ExporterHarness, _ device: String) async throws -> Double {
+        let json = try await harness.get("/status.json")
+        let ups = try #require((try JSONSerialization.jsonObject(with: Data(json.body)) as? [String: Any])?["ups"] as? [[String: Any]])
+        return try #require(ups.first { $0["device_id"] as? String == device }?["energy_today_kwh"] as? Double)
     }
 }

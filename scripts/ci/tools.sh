@@ -59,6 +59,7 @@ manifest=(
     "release|deb|util-linux|-|command unshare|namespaces for the roots and upsmon"
     "release|deb|gcc|-|command cc|the release's glibc shims are compiled (release.sh)"
     "browser|deb|chromium|156.0.8078.108-1~deb12u1|command chromium|headless Chromium loads the status pages, reads their DOM and takes their screenshots (the status_page group)"
+    "browser|pip|html5lib|1.1|python html5lib|the WHATWG HTML parser validates the status pages' markup as served (the status_page group)"
     "browser|deb|fonts-wqy-zenhei|0.9.45-8|file /usr/share/fonts/truetype/wqy/wqy-zenhei.ttc|Chinese glyphs in the status pages' screenshots (the status_page group)"
     "measure|deb|wrk|4.1.0-3+b2|command wrk|HTTP load for the measurement scripts (loadtest, nut-load, snmp-load, runtime-figures)"
 )
