@@ -7,6 +7,7 @@ import WPLogging
 import WPMetrics
 import WPNUTFrontEnd
 import WPPushgateway
+import WPRuntime
 import WPServer
 import WPServerMetrics
 import WPStatusPage
@@ -158,7 +159,7 @@ extension Exporter {
         let shown = costs.map { costs in
             StatusCosts(currency: costs.schedule.currency, since: costs.startedAt,
                         timeZone: costs.schedule.timeZone, costs: { costs.costs($0) })
-        } ?? StatusCosts()
+        } ?? StatusCosts(timeZone: .system())
         return StatusPage(publication: publication, totals: { meter.servedTotals(keyPrefix: $0) }, costs: shown,
                           wallClock: wallClock, sections: store.sections)
     }

@@ -35,11 +35,45 @@ package struct TimeZoneRules: Sendable, Equatable {
         guard !name.isEmpty, name.utf8.count <= 64, !name.hasPrefix("/"), !name.contains(".."),
               name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)
                   || "_-+/".unicodeScalars.contains($0)) }) else { return nil }
-        let fd = open(directory + "/" + name, O_RDONLY | O_CLOEXEC)
+        return file(directory + "/" + name)
+    }
+
+    /// The zone of the TZif file at `path`; `nil` when it cannot be read, is not TZif, or is over 256 KiB.
+    static func file(_ path: String) -> TimeZoneRules? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         guard case .bytes(let bytes) = POSIXFile.read(fd, limit: 256 * 1024) else { return nil }
         return parse(bytes)
+    }
+
+    /// The system's time zone, as the C library takes it: `TZ` when set (a name of the
+    /// database or an offset, a leading `:` dropped; empty is UTC), else `localtime` (the
+    /// system's TZif file); UTC when neither can be read.
+    ///
+    /// - Parameters:
+    ///   - tz: the value of `TZ` (`nil`: not set).
+    ///   - localtime: the system's zone file.
+    ///   - directory: the database.
+    package static func system(tz: String? = getenv("TZ").map { String(cString: $0) }, localtime: String = "/etc/localtime",
+                               directory: String = "/usr/share/zoneinfo") -> TimeZoneRules {
+        if let tz {
+            let name = tz.hasPrefix(":") ? String(tz.dropFirst()) : tz
+            if name.isEmpty { return .fixed(0) }
+            if name.hasPrefix("/") { return file(name) ?? .fixed(0) }
+            return named(name, directory: directory) ?? .fixed(0)
+        }
+        return file(localtime) ?? .fixed(0)
+    }
+
+    /// How a time in this zone is labelled at the Unix time `seconds`: `UTC`, or `UTC+08:00`,
+    /// `UTC-05:30`.
+    package func label(at seconds: Int64) -> String {
+        let offset = offset(at: seconds)
+        guard offset != 0 else { return "UTC" }
+        let minutes = abs(offset) / 60
+        let (hours, rest) = (minutes / 60, minutes % 60)
+        return "UTC" + (offset < 0 ? "-" : "+") + (hours < 10 ? "0" : "") + String(hours) + ":" + (rest < 10 ? "0" : "") + String(rest)
     }
 
     /// The seconds east of UTC of a fixed offset (`UTC`, `UTC+08:00`, `+8`), `nil` otherwise.

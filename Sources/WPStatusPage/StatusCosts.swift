@@ -10,8 +10,8 @@ package struct StatusCosts: Sendable {
     package var since: Date?
     /// A device's totals by period, by its energy key.
     package var costs: @Sendable (_ energyKey: String) -> [(period: String, amount: Double)]
-    /// The tariffs' time zone: where the days and months of the energy columns begin (UTC
-    /// without tariffs).
+    /// The time zone the pages show times in and the days and months of the energy columns
+    /// begin in: the tariffs', else the system's.
     package var timeZone: TimeZoneRules
 
     package init(currency: String? = nil, since: Date? = nil, timeZone: TimeZoneRules = .fixed(0),

@@ -1,7 +1,7 @@
 package import FoundationEssentials
 package import WPClient
 import WPEnergy
-import WPRuntime
+package import WPRuntime
 
 /// What a UPS is doing, as the status page shows it; the cases in the order of attention.
 package enum UPSState: String, Sendable, CaseIterable, Comparable {
@@ -149,6 +149,8 @@ package struct StatusModel: Sendable {
     package var currency: String?
     /// When the energy totals started counting (the state file's origin), when known.
     package var energySince: Date?
+    /// The time zone times are shown in (and days and months begin in).
+    package var timeZone: TimeZoneRules = .fixed(0)
 
     package static let empty = StatusModel(servers: [], ups: [], generatedAt: Date(timeIntervalSince1970: 0),
                                            refreshSeconds: 30, currency: nil, energySince: nil)

@@ -205,7 +205,7 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
             state.generation &+= 1
             state.model = StatusModel(servers: servers, ups: rows, generatedAt: now,
                                       refreshSeconds: Int(min(max(refresh, .seconds(10)), .seconds(300)).components.seconds),
-                                      currency: costs.currency, energySince: costs.since)
+                                      currency: costs.currency, energySince: costs.since, timeZone: costs.timeZone)
         }
         keep()
     }

@@ -22,11 +22,12 @@ package enum StatusRender {
         HTMLEscaping.escape(DisplayText.sanitized(text))
     }
 
-    /// `2026-11-26 07:30:00 UTC`.
-    static func time(_ date: Date?) -> String {
-        guard let date else { return "–" }
-        let iso = LogTimestamp(secondsSince1970: date.timeIntervalSince1970).description
-        return String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(8)) + " UTC"
+    /// `2026-11-26 15:30:00 UTC+08:00` (`… UTC` in UTC): the local time in `zone`, with its offset.
+    static func time(_ date: Date?, _ zone: TimeZoneRules) -> String {
+        guard let date, date.timeIntervalSince1970.isFinite, abs(date.timeIntervalSince1970) < 1e15 else { return "–" }
+        let utc = Int64(date.timeIntervalSince1970.rounded(.down))
+        let iso = LogTimestamp(secondsSince1970: Double(utc + Int64(zone.offset(at: utc)))).description
+        return String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(8)) + " " + zone.label(at: utc)
     }
 
     /// `2026-11-26T07:30:00Z`, or empty.
@@ -51,10 +52,10 @@ package enum StatusRender {
         return String(fixed: total, fractionDigits: 2) + " " + currency
     }
 
-    static func outageText(_ outage: OutageRecord?, text: StatusText) -> String {
+    static func outageText(_ outage: OutageRecord?, text: StatusText, zone: TimeZoneRules) -> String {
         guard let outage else { return "–" }
-        if outage.ongoing { return time(outage.start) + " (" + text.inProgress + ")" }
-        return time(outage.start) + (outage.durationSeconds.map { " (" + duration($0) + ")" } ?? "")
+        if outage.ongoing { return time(outage.start, zone) + " (" + text.inProgress + ")" }
+        return time(outage.start, zone) + (outage.durationSeconds.map { " (" + duration($0) + ")" } ?? "")
     }
 
     /// The cells of a UPS's row after its name (its state first: on a phone it stays in view),
@@ -66,7 +67,7 @@ package enum StatusRender {
          number(row.inputVoltage, digits: 1), number(row.outputVoltage, digits: 1),
          number(row.energyTodayKilowattHours, digits: 3), number(row.energyMonthKilowattHours, digits: 3),
          number(row.energyKilowattHours, digits: 3), costText(row, currency: model.currency),
-         outageText(row.lastOutage, text: text)]
+         outageText(row.lastOutage, text: text, zone: model.timeZone)]
     }
 
     static func headers(_ text: StatusText) -> [String] {
@@ -74,9 +75,9 @@ package enum StatusRender {
          text.outputVoltage, text.energyToday, text.energyMonth, text.energy, text.cost, text.lastOutage]
     }
 
-    static func serverCells(_ server: ServerRow, text: StatusText) -> [String] {
+    static func serverCells(_ server: ServerRow, text: StatusText, zone: TimeZoneRules) -> [String] {
         [server.name, server.healthy ? text.healthy : text.unhealthy, "\(server.deviceCount) \(text.devices)",
-         text.lastSuccess + ": " + (server.lastSuccess.map { time($0) } ?? text.never),
+         text.lastSuccess + ": " + (server.lastSuccess.map { time($0, zone) } ?? text.never),
          server.lastError.map { text.lastError + ": " + $0 } ?? ""]
     }
 
@@ -115,7 +116,7 @@ package enum StatusRender {
         head(&out, title: text.title, language: language, refresh: model.refreshSeconds, self: StatusRoutes.page,
              json: StatusRoutes.json + "?lang=" + language.rawValue)
         out += "<main>\n<p class=\"summary\" id=\"summary\">\(escaped(summary(model, text: text)))</p>\n"
-        out += "<p class=\"updated\">\(escaped(text.updated)) <time id=\"updated\">\(time(model.generatedAt))</time></p>\n"
+        out += "<p class=\"updated\">\(escaped(text.updated)) <time id=\"updated\">\(time(model.generatedAt, model.timeZone))</time></p>\n"
         out += "<div class=\"scroll\"><table id=\"ups-table\">\n<thead><tr>"
         for header in headers(text) { out += "<th>\(escaped(header))</th>" }
         out += "</tr></thead>\n<tbody>\n"
@@ -130,11 +131,11 @@ package enum StatusRender {
         out += "</tbody></table></div>\n<h2>\(escaped(text.servers))</h2>\n<div class=\"scroll\"><table id=\"server-table\"><tbody>\n"
         for server in model.servers {
             out += "<tr class=\"\(server.healthy ? "healthy" : "unhealthy")\">"
-            for cell in serverCells(server, text: text) { out += "<td>\(escaped(cell))</td>" }
+            for cell in serverCells(server, text: text, zone: model.timeZone) { out += "<td>\(escaped(cell))</td>" }
             out += "</tr>\n"
         }
         out += "</tbody></table></div>\n"
-        if let since = model.energySince { out += "<p class=\"note\">\(escaped(text.energySince)) \(time(since))</p>\n" }
+        if let since = model.energySince { out += "<p class=\"note\">\(escaped(text.energySince)) \(time(since, model.timeZone))</p>\n" }
         out += "</main>\n</body>\n</html>\n"
         return Array(out.utf8)
     }
@@ -171,7 +172,7 @@ package enum StatusRender {
         }
         func finite(_ value: Double?) -> Double? { value.flatMap { $0.isFinite ? $0 : nil } }
         let document = Document(
-            generatedAt: isoTime(model.generatedAt), updated: time(model.generatedAt), summary: summary(model, text: text),
+            generatedAt: isoTime(model.generatedAt), updated: time(model.generatedAt, model.timeZone), summary: summary(model, text: text),
             refreshSeconds: model.refreshSeconds, currency: model.currency,
             ups: model.ups.map { row in
                 UPS(server: DisplayText.sanitized(row.server), deviceID: DisplayText.sanitized(row.deviceID),
@@ -189,7 +190,7 @@ package enum StatusRender {
             },
             servers: model.servers.map { server in
                 Server(name: DisplayText.sanitized(server.name), healthy: server.healthy,
-                       cells: serverCells(server, text: text).map(DisplayText.sanitized))
+                       cells: serverCells(server, text: text, zone: model.timeZone).map(DisplayText.sanitized))
             })
         return encoded(document)
     }
@@ -250,8 +251,8 @@ package enum StatusRender {
             }
             out += "</tr></thead><tbody>\n"
             for outage in details.outages.reversed() {
-                let end = outage.ongoing ? text.inProgress : outage.end.map { time($0) } ?? text.unknownEnd
-                out += "<tr><td>\(time(outage.start))</td><td>\(escaped(end))</td><td>\(duration(outage.durationSeconds))</td>"
+                let end = outage.ongoing ? text.inProgress : outage.end.map { time($0, details.model.timeZone) } ?? text.unknownEnd
+                out += "<tr><td>\(time(outage.start, details.model.timeZone))</td><td>\(escaped(end))</td><td>\(duration(outage.durationSeconds))</td>"
                 out += "<td>\(number(outage.lowestBatteryPercent, digits: 0))</td><td>\(number(outage.energyOnBatteryWattHours, digits: 1))</td></tr>\n"
             }
             out += "</tbody></table></div>\n"

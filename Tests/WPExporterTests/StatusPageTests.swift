@@ -332,6 +332,17 @@ struct StatusPageTests {
         await second.shutdown()
     }
 
+    @Test func timesAreShownInTheConfiguredZoneWithTheirOffset() {
+        var model = StatusModel.empty
+        model.generatedAt = Date(timeIntervalSince1970: 1_795_678_200)   // 2026-11-26 07:30:00 UTC
+        model.timeZone = .fixed(8 * 3600)
+        let shanghai = String(decoding: StatusRender.page(model, language: .zh), as: UTF8.self)
+        #expect(shanghai.contains(">2026-11-26 15:30:00 UTC+08:00</time>"), "\(shanghai)")
+        model.timeZone = .fixed(0)
+        let utc = String(decoding: StatusRender.page(model, language: .en), as: UTF8.self)
+        #expect(utc.contains(">2026-11-26 07:30:00 UTC</time>"))
+    }
+
     /// A UPS's energy today (kWh) as `/status.json` says it.
     static func energyToday(_ harness: ExporterHarness, _ device: String) async throws -> Double {
         let json = try await harness.get("/status.json")

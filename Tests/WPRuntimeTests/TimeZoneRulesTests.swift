@@ -54,4 +54,24 @@ import WPTestThreads
         #expect(TimeZoneRules.parse(Array("TZif2".utf8) + [UInt8](repeating: 0xFF, count: 60)) == nil)
         #expect(TimeZoneRules.parse([UInt8](repeating: 0, count: 4096)) == nil)
     }
+
+    @Test(.enabled(if: zoneinfo)) func theSystemsZoneIsTZElseLocaltime() {
+        let july = Self.utc(2026, 7, 1)
+        let missing = "/nonexistent/localtime"
+        #expect(TimeZoneRules.system(tz: "Asia/Shanghai", localtime: missing).offset(at: july) == 28_800)
+        #expect(TimeZoneRules.system(tz: ":Europe/Berlin", localtime: missing).offset(at: july) == 7200)
+        #expect(TimeZoneRules.system(tz: "/usr/share/zoneinfo/Asia/Tokyo", localtime: missing).offset(at: july) == 32_400)
+        #expect(TimeZoneRules.system(tz: "UTC+05:30", localtime: missing).offset(at: july) == 19_800)
+        #expect(TimeZoneRules.system(tz: "", localtime: "/usr/share/zoneinfo/Asia/Tokyo").offset(at: july) == 0, "an empty TZ is UTC")
+        #expect(TimeZoneRules.system(tz: nil, localtime: "/usr/share/zoneinfo/Asia/Tokyo").offset(at: july) == 32_400)
+        #expect(TimeZoneRules.system(tz: nil, localtime: missing) == .fixed(0))
+        #expect(TimeZoneRules.system(tz: "Not/A_Zone", localtime: "/usr/share/zoneinfo/Asia/Tokyo") == .fixed(0))
+    }
+
+    @Test func labels() {
+        #expect(TimeZoneRules.fixed(0).label(at: 0) == "UTC")
+        #expect(TimeZoneRules.fixed(28_800).label(at: 0) == "UTC+08:00")
+        #expect(TimeZoneRules.fixed(-19_800).label(at: 0) == "UTC-05:30")
+        #expect(TimeZoneRules.fixed(45_900).label(at: 0) == "UTC+12:45")
+    }
 }
