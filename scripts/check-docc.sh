@@ -7,9 +7,12 @@
 # exist or is not public, a parameter documented that the function does not have or one it
 # has left undocumented — naming the file and line. Prints each product's documentation
 # coverage (DocC's experimental coverage, brief: the share of types, members and globals with
-# an abstract), the figures docs/api-stability.md records. From the same symbol graphs,
-# scripts/check-api-list.py fails when a product's public top-level declaration is not named in
-# docs/api-stability.md's table.
+# an abstract), the figures docs/api-stability.md records; members a protocol gives a type
+# (`!=`, a sequence's `map`) carry the protocol's documentation (`--enable-inherited-docs`, as
+# .spi.yml asks of Swift Package Index). From that coverage, scripts/check-docc-abstracts.py
+# fails on every public symbol declared in the sources without an abstract, naming it with its
+# file and line. From the same symbol graphs, scripts/check-api-list.py fails when a product's
+# public top-level declaration is not named in docs/api-stability.md's table.
 #
 #   scripts/check-docc.sh              # every library product
 #   scripts/check-docc.sh WPExporter   # some
@@ -46,8 +49,8 @@ for product in "${products[@]}"; do
     [ -d "Sources/$product/$product.docc" ] && catalog=("Sources/$product/$product.docc")
     docc convert "${catalog[@]}" --additional-symbol-graph-dir "$input" --fallback-display-name "$product" \
         --fallback-bundle-identifier "org.wpexporter.$product" --output-path "$work/$product.doccarchive" \
-        --experimental-documentation-coverage --coverage-summary-level brief >"$work/$product.log" 2>&1 \
-        || { cat "$work/$product.log" >&2; status=1; continue; }
+        --enable-inherited-docs --experimental-documentation-coverage --coverage-summary-level brief \
+        >"$work/$product.log" 2>&1 || { cat "$work/$product.log" >&2; status=1; continue; }
     warnings=$(grep -c '^warning:' "$work/$product.log" || true)
     coverage=$(awk '/^Types|^Members|^Globals/ { printf "%s %s  ", $1, $3 }' "$work/$product.log")
     echo "check-docc: $product: $warnings warnings; abstracts: $coverage"
@@ -55,6 +58,8 @@ for product in "${products[@]}"; do
         grep -A1 '^warning:' "$work/$product.log" | grep -v '^--$' >&2
         status=1
     fi
+    # Every public symbol declared in the sources has an abstract.
+    scripts/check-docc-abstracts.py "$product" "$work/$product.doccarchive" "$input" || status=1
 done
 [ "$status" = 0 ] && echo "check-docc: ok (${#products[@]} products, no warning)"
 exit "$status"

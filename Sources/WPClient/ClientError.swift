@@ -21,6 +21,7 @@ public struct ClientError: Error, Sendable, Equatable, CustomStringConvertible {
         case decode
     }
 
+    /// The failure class, the label value metrics count it by.
     public var kind: Kind
     /// What went wrong and what to check.
     public var message: String
@@ -29,6 +30,8 @@ public struct ClientError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The envelope `code`, for ``Kind/apiCode`` (and auth failures that carried one).
     public var apiCode: String?
 
+    /// Creates an error of `kind` saying `message`, with the HTTP status and envelope code when
+    /// there were any.
     public init(_ kind: Kind, _ message: String, status: Int? = nil, apiCode: String? = nil) {
         self.kind = kind
         self.message = message
@@ -36,5 +39,6 @@ public struct ClientError: Error, Sendable, Equatable, CustomStringConvertible {
         self.apiCode = apiCode
     }
 
+    /// `winpower <kind> error: <message>`.
     public var description: String { "winpower \(kind.rawValue) error: \(message)" }
 }

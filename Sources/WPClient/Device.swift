@@ -9,9 +9,13 @@ public struct Device: Sendable, Equatable, Identifiable {
     public var asset: AssetDevice
     /// Whether WinPower currently talks to the UPS (`connected`); `nil` when absent.
     public var connected: Bool?
+    /// Live measurements and status codes (`realtime`).
     public var realtime: RealtimeReadings
+    /// The ratings of the UPS (`config`).
     public var config: DeviceConfig
+    /// The user settings of the UPS (`setting`).
     public var setting: DeviceSetting
+    /// Which remote controls the UPS supports (`controlSupported`).
     public var controlSupported: ControlSupport
     /// `nil` when the member is absent or not an array.
     public var activeAlarms: ActiveAlarms?
@@ -24,6 +28,8 @@ public struct Device: Sendable, Equatable, Identifiable {
     /// Text fields cut to `DeviceListDecoder/maxTextBytes` (alias, model, alarm texts, …).
     public var textsTruncated = 0
 
+    /// Creates a device; an object left out has every value `nil`, as have `connected` and
+    /// `activeAlarms`.
     public init(asset: AssetDevice, connected: Bool? = nil, realtime: RealtimeReadings = RealtimeReadings(),
                 config: DeviceConfig = DeviceConfig(), setting: DeviceSetting = DeviceSetting(),
                 controlSupported: ControlSupport = ControlSupport(), activeAlarms: ActiveAlarms? = nil) {
@@ -67,20 +73,30 @@ public struct AssetDevice: Sendable, Equatable {
     public var id: String
     /// `1` for a UPS.
     public var deviceType: Int?
+    /// `model`: the model as WinPower reports it (`ON-LINE`).
     public var model: String?
     /// The user-given name: not unique, may change, may hold any characters.
     public var alias: String?
+    /// `protocolId`: WinPower's number for the protocol it talks to the UPS with.
     public var protocolId: Int?
+    /// `connectType`: WinPower's code for how it is connected to the UPS.
     public var connectType: Int?
+    /// `comPort`: the port WinPower reaches the UPS on (`COM3`).
     public var comPort: String?
+    /// `baudRate`: the serial line's speed, in baud.
     public var baudRate: Int?
+    /// `areaId`: the uuid of the WinPower area the device belongs to.
     public var areaId: String?
+    /// `isActive`: whether the device is enabled in WinPower.
     public var isActive: Bool?
+    /// `firmwareVersion`: the firmware version the UPS reports (`03.09`).
     public var firmwareVersion: String?
     /// As sent: ISO-8601 local time without zone, e.g. `2025-10-13T08:37:57.048192`.
     public var createTime: String?
+    /// `warrantyStatus`: WinPower's warranty status code.
     public var warrantyStatus: Int?
 
+    /// Creates the identity of the device `id`; what is left out is `nil`.
     public init(id: String, deviceType: Int? = nil, model: String? = nil, alias: String? = nil,
                 protocolId: Int? = nil, connectType: Int? = nil, comPort: String? = nil, baudRate: Int? = nil,
                 areaId: String? = nil, isActive: Bool? = nil, firmwareVersion: String? = nil,
@@ -113,6 +129,8 @@ public struct ActiveAlarms: Sendable, Equatable {
     /// `DeviceListDecoder/alarmDetailLimit`; texts cut at 256 characters.
     public var alarms: [Alarm]
 
+    /// Creates the alarms; without `alarms`, one per code, named by ``Alarm/knownNames`` where the
+    /// code is known.
     public init(count: Int = 0, codes: [String] = [], alarms: [Alarm]? = nil) {
         self.count = count
         self.codes = codes
@@ -122,11 +140,16 @@ public struct ActiveAlarms: Sendable, Equatable {
 
 /// The `controlSupported` object: which remote controls the UPS supports.
 public struct ControlSupport: Sendable, Equatable {
+    /// `supportQuickTest`: whether a quick battery test can be started remotely.
     public var supportQuickTest: Bool?
+    /// `supportDeepTest`: whether a deep battery test can be started remotely.
     public var supportDeepTest: Bool?
+    /// `supportTestDuration`: whether a battery test of a given duration can be started remotely.
     public var supportTestDuration: Bool?
+    /// `supportShutdown`: whether the UPS can be shut down remotely.
     public var supportShutdown: Bool?
 
+    /// Creates the supported controls; what is left out is `nil` (not reported).
     public init(supportQuickTest: Bool? = nil, supportDeepTest: Bool? = nil,
                 supportTestDuration: Bool? = nil, supportShutdown: Bool? = nil) {
         self.supportQuickTest = supportQuickTest

@@ -7,7 +7,18 @@
 public struct PhaseReadings: Sendable, Equatable {
     /// A per-phase quantity, named by its WinPower key without the phase digit.
     public enum Quantity: String, CaseIterable, Sendable {
-        case inputVolt, inputCurrent, outputVolt, outputCurrent, loadWatt, loadVa
+        /// `inputVolt…`: input voltage (V).
+        case inputVolt
+        /// `inputCurrent…`: input current (A).
+        case inputCurrent
+        /// `outputVolt…`: output voltage (V).
+        case outputVolt
+        /// `outputCurrent…`: output current (A).
+        case outputCurrent
+        /// `loadWatt…`: active power (W).
+        case loadWatt
+        /// `loadVa…`: apparent power (VA).
+        case loadVa
     }
 
     /// The phases a UPS can have.
@@ -16,6 +27,7 @@ public struct PhaseReadings: Sendable, Equatable {
     /// `Quantity.allCases.count × 3` values, phase-major per quantity; empty until one is set.
     private var values: [Double?] = []
 
+    /// Creates readings with no per-phase value.
     public init() {}
 
     /// Whether no per-phase value was sent.
@@ -52,15 +64,22 @@ public struct PhaseReadings: Sendable, Equatable {
 public struct ExtraReading: Sendable, Equatable {
     /// The object the member came from.
     public enum Section: String, Sendable, CaseIterable {
-        case realtime, config, setting
+        /// `realtime`: live measurements and status codes.
+        case realtime
+        /// `config`: the ratings of the UPS.
+        case config
+        /// `setting`: the user settings of the UPS.
+        case setting
     }
 
+    /// The object the member came from.
     public var section: Section
     /// The member's name as sent (at most `DeviceListDecoder/longestExtraKey` bytes).
     public var key: String
     /// The finite number the value held (a JSON number or a string holding one).
     public var value: Double
 
+    /// Creates the reading of member `key` of `section`, holding `value`.
     public init(section: Section, key: String, value: Double) {
         self.section = section
         self.key = key
@@ -82,6 +101,7 @@ public struct Alarm: Sendable, Equatable {
     /// A per-occurrence id (`id`, `alarmId`, `eventId`): shown, never a label.
     public var id: String?
 
+    /// Creates an alarm; without `name`, the known name of `code` (``knownNames``), if any.
     public init(code: String? = nil, name: String? = nil, message: String? = nil, id: String? = nil) {
         self.code = code
         self.name = name ?? code.flatMap { Self.knownNames[$0] }

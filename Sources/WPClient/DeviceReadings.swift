@@ -41,7 +41,9 @@ public struct RealtimeReadings: Sendable, Equatable {
     public var batteryStatus: Int?
     /// Self-test status code.
     public var testStatus: Int?
+    /// `outputVoltageType`: the output voltage type code, vendor-defined.
     public var outputVoltageType: Int?
+    /// `inputTransformerType`: the input transformer type code, vendor-defined.
     public var inputTransformerType: Int?
     /// The fault code, or `nil` when the server sends `""` (no fault) or nothing.
     public var faultCode: String?
@@ -65,12 +67,15 @@ public struct RealtimeReadings: Sendable, Equatable {
         }
     }
 
+    /// Creates readings with every value `nil`.
     public init() {}
 }
 
 /// The `config` object: ratings of the UPS (numbers sent as strings).
 public struct DeviceConfig: Sendable, Equatable {
+    /// `inputPhaseNumber`: the number of input phases (1 or 3).
     public var inputPhaseNumber: Double?
+    /// `outputPhaseNumber`: the number of output phases (1 or 3).
     public var outputPhaseNumber: Double?
     /// Rated apparent power (VA).
     public var ratingVa: Double?
@@ -80,22 +85,32 @@ public struct DeviceConfig: Sendable, Equatable {
     public var ratingFreq: Double?
     /// Rated battery voltage (V).
     public var ratingBatVolt: Double?
+    /// `ratingBatUnitNumber`: the number of battery blocks in series.
     public var ratingBatUnitNumber: Double?
+    /// `ratingBatVoltPerUnit`: the rated voltage of one battery block (V).
     public var ratingBatVoltPerUnit: Double?
+    /// `upsModuleNumber`: the number of UPS modules.
     public var upsModuleNumber: Double?
+    /// `inputSourceNumber`: the number of input sources.
     public var inputSourceNumber: Double?
 
+    /// Creates ratings with every value `nil`.
     public init() {}
 }
 
 /// The `setting` object: user settings of the UPS (numbers sent as strings).
 public struct DeviceSetting: Sendable, Equatable {
+    /// `enableAudible`: `1` when the audible alarm is on, `0` when muted.
     public var enableAudible: Double?
+    /// `enableBypassWhenTurnOff`: `1` when the UPS goes to bypass when turned off, else `0`.
     public var enableBypassWhenTurnOff: Double?
+    /// `batteryModuleNumber`: the number of battery modules.
     public var batteryModuleNumber: Double?
     /// Days between automatic self-tests.
     public var autoTestPeriod: Double?
+    /// `enableAutoRestart`: `1` when the UPS restarts by itself once mains returns, else `0`.
     public var enableAutoRestart: Double?
 
+    /// Creates settings with every value `nil`.
     public init() {}
 }

@@ -28,6 +28,8 @@ public struct DeviceReadout: Sendable, Equatable {
     /// When the last successful login happened (wall clock), or `nil` if never.
     public var lastLogin: Date?
 
+    /// Creates a readout; by default a complete one of one page, with no call recorded and no
+    /// login.
     public init(devices: [Device], dropped: [DroppedDevice] = [], reportedTotal: Int, pages: Int = 1,
                 isComplete: Bool = true, calls: [APICall] = [], tokenExpiry: Date? = nil, lastLogin: Date? = nil) {
         self.devices = devices
@@ -56,16 +58,20 @@ public enum DeviceListBound: String, Sendable, Equatable, CaseIterable {
 public struct APICall: Sendable, Equatable {
     /// Which API was called.
     public enum Endpoint: String, Sendable, Equatable, CaseIterable {
+        /// `login`: `POST /api/v1/auth/login`.
         case login
+        /// `device_list`: `GET /api/v1/deviceData/detail/list`, one page of the device list.
         case deviceList = "device_list"
     }
 
+    /// Which API was called.
     public var endpoint: Endpoint
     /// Time from sending the request to having the whole response (or the failure).
     public var duration: Duration
     /// The HTTP status, or `nil` when no response arrived.
     public var status: Int?
 
+    /// Creates the record of a call to `endpoint` that took `duration` and got `status`.
     public init(endpoint: Endpoint, duration: Duration, status: Int?) {
         self.endpoint = endpoint
         self.duration = duration
@@ -87,6 +93,7 @@ public struct DroppedDevice: Sendable, Equatable, CustomStringConvertible {
     /// What was wrong, e.g. `assetDevice.id missing`.
     public var reason: String
 
+    /// Creates the record of the object at `index` on `page` that could not be used.
     public init(page: Int, index: Int, id: String? = nil, reason: String) {
         self.page = page
         self.index = index
@@ -94,6 +101,7 @@ public struct DroppedDevice: Sendable, Equatable, CustomStringConvertible {
         self.reason = reason
     }
 
+    /// `device <index> on page <page> (id <id>): <reason>`, without the id when it is unknown.
     public var description: String {
         "device \(index) on page \(page)\(id.map { " (id \($0))" } ?? ""): \(reason)"
     }

@@ -15,6 +15,7 @@ extension WinPowerHTTPClient {
         /// `winpower.base_url`: scheme, host, port and an optional path prefix; a trailing
         /// slash is fine.
         public var baseURL: URL
+        /// `winpower.username`: the user the client logs in as.
         public var username: String
         /// Sent only in the login body; never logged or put in errors.
         public var password: String
@@ -51,10 +52,13 @@ extension WinPowerHTTPClient {
         public var includeSubArea = true
         /// First delay after a rejected login; doubles per failure up to ``loginBackoffMax``.
         public var loginBackoffInitial: Duration = .seconds(1)
+        /// The longest delay between two logins after rejected ones.
         public var loginBackoffMax: Duration = .seconds(300)
         /// The `User-Agent` header, e.g. `wpexporter/1.2.0`.
         public var userAgent = "wpexporter"
 
+        /// Creates a configuration for the server at `baseURL` and the user `username`; the rest
+        /// takes the defaults.
         public init(baseURL: URL, username: String, password: String) {
             self.baseURL = baseURL
             self.username = username

@@ -76,6 +76,8 @@ public actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
         self.elapsed = { origin.duration(to: clock.now) }
     }
 
+    /// Uses `username` and `password` from the next login on: the session token is dropped and any
+    /// login backoff ends. Nothing changes when both are the ones in use.
     public func updateCredentials(username: String, password: String) {
         guard username != configuration.username || password != configuration.password else { return }
         configuration.username = username

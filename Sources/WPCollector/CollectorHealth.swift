@@ -42,12 +42,14 @@ public struct CollectorHealth: Sendable, Equatable {
 
     /// The active alarms of one device, as WinPower describes them.
     public struct DeviceAlarms: Sendable, Equatable {
+        /// The device's id (`device_id`).
         public var deviceID: String
         /// The device's alias (`device_name`), empty when it has none.
         public var deviceName: String
         /// At most `WPClient/DeviceListDecoder/alarmDetailLimit` entries, in the order sent.
         public var alarms: [Alarm]
 
+        /// Creates the alarms of one device.
         public init(deviceID: String, deviceName: String, alarms: [Alarm]) {
             self.deviceID = deviceID
             self.deviceName = deviceName
@@ -62,6 +64,7 @@ public struct CollectorHealth: Sendable, Equatable {
         /// When the outage began (wall clock), `nil` when unknown.
         public var since: Date?
 
+        /// Creates the outage of the device `deviceID` that began at `since` (`nil`: unknown).
         public init(deviceID: String, since: Date?) {
             self.deviceID = deviceID
             self.since = since

@@ -24,6 +24,8 @@ public struct DeviceFilter: Sendable, Equatable {
     /// Keeps every device unchanged.
     public static let all = DeviceFilter()
 
+    /// Creates a filter; `labels` gives each device's static labels by name (their names, sorted,
+    /// become ``labelNames``). Left at its defaults, it keeps every device unchanged.
     public init(include: Set<String> = [], exclude: Set<String> = [], includeAliases: [AliasPattern] = [],
                 excludeAliases: [AliasPattern] = [], names: [String: String] = [:], labels: [String: [String: String]] = [:]) {
         self.include = include
@@ -74,8 +76,10 @@ public struct AliasPattern: Sendable, Equatable, CustomStringConvertible {
     }
 
     private let tokens: [Token]
+    /// The pattern as written.
     public let description: String
 
+    /// Compiles `pattern`; a trailing `\` matches a literal backslash.
     public init(_ pattern: String) {
         description = pattern
         var tokens: [Token] = []

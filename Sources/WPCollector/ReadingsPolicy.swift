@@ -15,6 +15,8 @@ public struct ReadingsPolicy: Sendable, Equatable {
     /// Readings kept per WinPower server, all devices together (default 4,096).
     public var maxPerServer: Int
 
+    /// Creates a policy; caps below zero count as zero, and `maxPerDevice` is at most
+    /// `DeviceListDecoder/extraReadingLimit`.
     public init(passthrough: Bool = true, maxPerDevice: Int = 64, maxPerServer: Int = 4_096) {
         self.passthrough = passthrough
         self.maxPerDevice = max(0, min(maxPerDevice, DeviceListDecoder.extraReadingLimit))

@@ -13,6 +13,7 @@ public struct SelfTestRecord: Sendable, Equatable {
     /// A self-test is in progress.
     public var inProgress: Bool
 
+    /// Creates a record from its values.
     public init(count: Int, lastStart: Date?, lastStatus: Int?, inProgress: Bool) {
         self.count = count
         self.lastStart = lastStart

@@ -8,6 +8,7 @@ public struct SeriesLabel: Sendable, Equatable {
     /// Any text; escaped when rendered.
     public var value: String
 
+    /// Creates the label `name="value"`.
     public init(name: String, value: String) {
         self.name = name
         self.value = value

@@ -409,6 +409,7 @@ extension WinPowerCollector {
     public final class DeviceReadings: Sendable {
         /// One device as last read.
         public struct Reading: Sendable {
+            /// The device as last read, with its configured name (if any) as its alias.
             public let device: Device
             /// When it was read, on the collector's monotonic clock (``WinPowerCollector/age(of:)``).
             public let readAt: C.Instant

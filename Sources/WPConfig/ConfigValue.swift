@@ -1,8 +1,12 @@
 /// A typed configuration value.
 public enum ConfigValue: Sendable, Hashable {
+    /// Text: a string, a path, a URL or a secret (``formatted(as:)`` masks a secret).
     case string(String)
+    /// A whole number: a count, a port, a size, or file permission bits.
     case integer(Int)
+    /// `true` or `false`.
     case boolean(Bool)
+    /// A time span, written as `30s`, `1m30s` or `500ms`.
     case duration(Duration)
 
     /// The value as configuration text: durations as `1m30s`, file modes in octal.

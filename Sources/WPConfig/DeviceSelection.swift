@@ -26,6 +26,8 @@ public struct DeviceSelection: Sendable, Equatable {
         /// Added to every series of the device, in file order.
         public var labels: [ServerEntry.Label]
 
+        /// Creates a device's override: a display name (`nil` keeps the WinPower alias) and static
+        /// labels.
         public init(name: String? = nil, labels: [ServerEntry.Label] = []) {
             self.name = name
             self.labels = labels
@@ -43,6 +45,7 @@ public struct DeviceSelection: Sendable, Equatable {
     /// Names and labels by device id.
     public var overrides: [String: Override] = [:]
 
+    /// Creates a selection; left at its defaults, it selects every device unchanged.
     public init(include: [String] = [], exclude: [String] = [], includeAliases: [String] = [],
                 excludeAliases: [String] = [], overrides: [String: Override] = [:]) {
         self.include = include

@@ -10,9 +10,12 @@ extension ExporterConfiguration.Energy {
         /// A stretch of the day, from `start` to `end` minutes after local midnight (`end` may
         /// be less than `start`: the period runs past midnight).
         public struct Hours: Sendable, Equatable {
+            /// Minutes after local midnight the period starts at (0–1439), included.
             public var start: Int
+            /// Minutes after local midnight the period ends at, excluded (0–1440: `24:00` is 1440).
             public var end: Int
 
+            /// The period from `start` to `end` minutes after local midnight.
             public init(start: Int, end: Int) {
                 self.start = start
                 self.end = end
@@ -31,13 +34,17 @@ extension ExporterConfiguration.Energy {
         public var timeZone = "UTC"
         /// `energy.tariffs.flat_price`: per kWh outside the peak and valley hours.
         public var flatPrice: Double?
-        /// `energy.tariffs.peak_price`, `energy.tariffs.peak_hours`.
+        /// `energy.tariffs.peak_price`: per kWh in the peak hours.
         public var peakPrice: Double?
+        /// `energy.tariffs.peak_hours`: when the peak price applies.
         public var peakHours: [Hours] = []
-        /// `energy.tariffs.valley_price`, `energy.tariffs.valley_hours`.
+        /// `energy.tariffs.valley_price`: per kWh in the valley hours.
         public var valleyPrice: Double?
+        /// `energy.tariffs.valley_hours`: when the valley price applies (never overlapping the peak
+        /// hours).
         public var valleyHours: [Hours] = []
 
+        /// Creates the tariffs unset: no currency, so no cost is counted.
         public init() {}
 
         /// Whether costs are counted.

@@ -28,6 +28,7 @@ public struct ExporterConfiguration: Sendable, Equatable {
         public var webConfigFile: String?
         /// `server.enable_lifecycle` (`--web.enable-lifecycle`): serve `POST /-/reload`.
         public var enableLifecycle = false
+        /// Creates `server.*` with every key at its default.
         public init() {}
     }
 
@@ -71,6 +72,7 @@ public struct ExporterConfiguration: Sendable, Equatable {
         public var maxTextBytes = 256
         /// `winpower.devices`: which devices are exported, their names and static labels.
         public var devices = DeviceSelection()
+        /// Creates `winpower.*` with every key at its default.
         public init() {}
     }
 
@@ -84,6 +86,7 @@ public struct ExporterConfiguration: Sendable, Equatable {
         public var syncWrite = true
         /// Used when `syncWrite` is false.
         public var flushInterval: Duration = .seconds(60)
+        /// Creates `storage.*` with every key at its default.
         public init() {}
     }
 
@@ -93,6 +96,7 @@ public struct ExporterConfiguration: Sendable, Equatable {
         public var collectionInterval: Duration = .seconds(5)
         /// `scheduler.graceful_shutdown_timeout`: longest wait for a running collection on stop.
         public var gracefulShutdownTimeout: Duration = .seconds(5)
+        /// Creates `scheduler.*` with every key at its default.
         public init() {}
     }
 
@@ -105,6 +109,7 @@ public struct ExporterConfiguration: Sendable, Equatable {
         public var maxPowerWatts: Int?
         /// `energy.tariffs.*`: the cost of energy (off without a currency).
         public var tariffs = Tariffs()
+        /// Creates `energy.*` with every key at its default.
         public init() {}
     }
 
@@ -112,18 +117,31 @@ public struct ExporterConfiguration: Sendable, Equatable {
     public struct Logging: Sendable, Equatable {
         /// `logging.level`.
         public enum Level: String, Sendable, Equatable, CaseIterable {
-            case debug, info, warn, error
+            /// `debug`: everything, detail for diagnosing problems included.
+            case debug
+            /// `info`: normal operation and above.
+            case info
+            /// `warn`: what the exporter recovered from, and errors.
+            case warn
+            /// `error`: failures only.
+            case error
         }
 
         /// `logging.format`.
         public enum Format: String, Sendable, Equatable, CaseIterable {
-            case json, console
+            /// `json`: one JSON object per line.
+            case json
+            /// `console`: aligned columns for people reading a terminal.
+            case console
         }
 
         /// Where records go; `file` and `both` carry the log file's path.
         public enum Output: Sendable, Equatable {
+            /// `stdout`: standard output.
             case stdout
+            /// `stderr`: standard error.
             case stderr
+            /// `file` (or a path): the log file at this path.
             case file(String)
             /// Standard output and the file.
             case both(String)
@@ -149,6 +167,7 @@ public struct ExporterConfiguration: Sendable, Equatable {
         public var enableCaller = false
         /// Accepted for compatibility; has no effect.
         public var enableStacktrace = false
+        /// Creates `logging.*` with every key at its default.
         public init() {}
     }
 
@@ -164,6 +183,7 @@ public struct ExporterConfiguration: Sendable, Equatable {
         public var username: String?
         /// `push.password`: basic-authentication password.
         public var password: Secret?
+        /// Creates `push.*` with every key at its default (pushing off).
         public init() {}
     }
 
@@ -185,6 +205,7 @@ public struct ExporterConfiguration: Sendable, Equatable {
         public var maxConnections = 256
         /// `nut.ups`: per device (by `device_id`), its NUT name and low-battery thresholds.
         public var ups: [String: UPS] = [:]
+        /// Creates `nut.*` with every key at its default (the NUT server off).
         public init() {}
 
         /// One device's NUT settings; what is `nil` takes the default.
@@ -196,6 +217,7 @@ public struct ExporterConfiguration: Sendable, Equatable {
             /// `battery.runtime.low` of this UPS (else `nut.battery_runtime_low`).
             public var batteryRuntimeLow: Duration?
 
+            /// Creates one device's NUT settings; each `nil` takes the `nut.*` default.
             public init(name: String? = nil, batteryChargeLow: Int? = nil, batteryRuntimeLow: Duration? = nil) {
                 self.name = name
                 self.batteryChargeLow = batteryChargeLow
@@ -243,6 +265,7 @@ public struct ExporterConfiguration: Sendable, Equatable {
         public var systemContact = ""
         /// `snmp.system.location`: `sysLocation`.
         public var systemLocation = ""
+        /// Creates `snmp.*` with every key at its default (the agent off).
         public init() {}
 
         /// The port when `snmp.listen` gives none.

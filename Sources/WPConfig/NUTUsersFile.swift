@@ -16,6 +16,7 @@
 public struct NUTUsersFile: Sendable, Equatable {
     /// One user.
     public struct User: Sendable, Equatable {
+        /// The user name NUT clients log in with (the key under `users`).
         public var name: String
         /// `password`: the plain password.
         public var password: Secret?

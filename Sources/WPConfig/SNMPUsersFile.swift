@@ -30,17 +30,24 @@
 /// Every problem is reported with its `file:line:column`; a community or password is never
 /// echoed (entries are named by their position: `communities[0]`).
 public struct SNMPUsersFile: Sendable, Equatable {
+    /// One entry of `communities`: an SNMPv1/v2c community with read-only access.
     public struct Community: Sendable, Equatable {
+        /// `community`: the community string (a request may add `@<ups name>` to select a UPS).
         public var community: Secret
         /// `view`: everything (`false`) or the system group only (`true`).
         public var systemOnly: Bool
     }
 
+    /// One entry of `users`: an SNMPv3 (USM) user with read-only access.
     public struct User: Sendable, Equatable {
+        /// The user name (the key under `users`).
         public var name: String
         /// `auth_protocol`: the HMAC the user authenticates with; SHA-256 when not given.
         public var authProtocol: AuthProtocol = .sha256
+        /// `auth_password`: the authentication password (8 characters at least); `nil` with
+        /// `no_auth`.
         public var authPassword: Secret?
+        /// `priv_password`: the AES-128 privacy password; with it the user must use authPriv.
         public var privPassword: Secret?
         /// `no_auth: true`: a user without passwords (noAuthNoPriv), allowed only so.
         public var noAuth: Bool
@@ -49,10 +56,15 @@ public struct SNMPUsersFile: Sendable, Equatable {
     /// A user's `auth_protocol`: HMAC-96-SHA-1 (RFC 3414) or one of RFC 7860's SHA-2 HMACs,
     /// named as net-snmp names them (`-a SHA-256`).
     public enum AuthProtocol: String, Sendable, Equatable, CaseIterable {
+        /// `SHA`: HMAC-96-SHA-1 (RFC 3414).
         case sha1 = "SHA"
+        /// `SHA-224`: HMAC-128-SHA-224 (RFC 7860).
         case sha224 = "SHA-224"
+        /// `SHA-256`: HMAC-192-SHA-256 (RFC 7860), the default.
         case sha256 = "SHA-256"
+        /// `SHA-384`: HMAC-256-SHA-384 (RFC 7860).
         case sha384 = "SHA-384"
+        /// `SHA-512`: HMAC-384-SHA-512 (RFC 7860).
         case sha512 = "SHA-512"
 
         /// The protocol a users file names: net-snmp's spellings with or without the dash
@@ -69,21 +81,33 @@ public struct SNMPUsersFile: Sendable, Equatable {
         }
     }
 
+    /// One entry of `traps`: a notification receiver.
     public struct Trap: Sendable, Equatable {
+        /// The receiver's IP address, from `address`.
         public var host: String
+        /// The receiver's UDP port, from `address`; 162 when it gives none.
         public var port: Int
+        /// `community`: the SNMPv2c community notifications are sent with; `nil` for an SNMPv3
+        /// receiver.
         public var community: Secret?
+        /// `user`: the SNMPv3 user notifications are sent as, at its security level; `nil` for
+        /// SNMPv2c.
         public var user: String?
+        /// `inform`: send informs, resent until acknowledged, instead of traps.
         public var inform: Bool
     }
 
     /// The most entries each of `communities`, `users` and `traps` may list (1,000).
     public static let maxEntries = 1_000
 
+    /// `communities`, in file order.
     public var communities: [Community] = []
+    /// `users`, in file order.
     public var users: [User] = []
+    /// `traps`, in file order.
     public var traps: [Trap] = []
 
+    /// Creates an empty file's value: no community, no user, no receiver.
     public init() {}
 
     /// Reads and validates the file at `path`.

@@ -17,7 +17,10 @@ public struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
     /// Whether the secret is the empty string.
     public var isEmpty: Bool { value.isEmpty }
 
+    /// ``mask``, never the secret.
     public var description: String { Self.mask }
+    /// ``mask``, never the secret.
     public var debugDescription: String { Self.mask }
+    /// A mirror without children, so `dump` and debuggers never show the secret.
     public var customMirror: Mirror { Mirror(self, children: []) }
 }

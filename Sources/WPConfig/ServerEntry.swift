@@ -21,9 +21,12 @@
 public struct ServerEntry: Sendable, Equatable {
     /// A static label of the entry (`labels:` in the file), in file order.
     public struct Label: Sendable, Equatable {
+        /// The label's name.
         public var name: String
+        /// The label's value.
         public var value: String
 
+        /// Creates the label `name` with `value`.
         public init(name: String, value: String) {
             self.name = name
             self.value = value
@@ -42,6 +45,7 @@ public struct ServerEntry: Sendable, Equatable {
     /// docs/configuration.md, "Many servers"); `nil` for the entry's own name.
     public var energyFrom: String?
 
+    /// Creates an entry named `name` with its complete WinPower settings.
     public init(name: String, winPower: ExporterConfiguration.WinPower, labels: [Label] = [],
                 collectionInterval: Duration? = nil, energyFrom: String? = nil) {
         self.name = name

@@ -53,7 +53,9 @@ public struct WebConfiguration: Sendable, Equatable {
 
     /// One extra response header from `http_server_config.headers`.
     public struct Header: Sendable, Equatable {
+        /// The header's name.
         public var name: String
+        /// The header's value.
         public var value: String
     }
 

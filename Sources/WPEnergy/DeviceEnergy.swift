@@ -9,6 +9,8 @@ public struct DeviceEnergy: Sendable, Equatable {
     /// The device's outage ledger (transfers, time and energy on battery, self-tests).
     public var ledger: OutageLedger
 
+    /// Creates a device's totals; by default those of a device never seen (zero, no gap, an empty
+    /// ledger).
     public init(joules: Double = 0, gaps: Int = 0, ledger: OutageLedger = OutageLedger()) {
         self.joules = joules
         self.gaps = gaps

@@ -8,6 +8,7 @@ public struct EnergyConfiguration: Sendable, Equatable {
     /// `nil` derives it per device (`PowerBound`).
     public var maxPowerWatts: Double?
 
+    /// Creates settings; by default those of the `energy.*` keys.
     public init(maxGap: Duration = .seconds(60), maxPowerWatts: Double? = nil) {
         self.maxGap = maxGap
         self.maxPowerWatts = maxPowerWatts

@@ -43,7 +43,9 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
 
     /// A reading refused as implausible.
     public struct Rejection: Sendable, Equatable {
+        /// The device the reading came from.
         public var deviceID: String
+        /// The active power it reported, in watts.
         public var watts: Double
         /// The bound it exceeded.
         public var maxWatts: Double
@@ -58,6 +60,7 @@ public struct EnergyIntegrator<Instant: InstantProtocol>: Sendable where Instant
         var seen: Instant?
     }
 
+    /// The gap and plausibility settings every later sample is integrated with.
     public var configuration: EnergyConfiguration
     private var tracks: [String: Track] = [:]
     /// Readings above their plausibility bound per device since start (not persisted).

@@ -64,6 +64,7 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
     public struct SaveTimeout: Error, CustomStringConvertible {
         /// How long the caller waited.
         public var waited: Duration
+        /// `energy totals not saved within <waited> …`: the wait, and that the save goes on.
         public var description: String {
             "energy totals not saved within \(waited) (the disk is slow or stuck); the save goes on in the background"
         }

@@ -21,6 +21,7 @@ public struct EnergySample: Sendable, Equatable {
     /// The raw self-test status code (`testStatus`), if any.
     public var testStatus: Int?
 
+    /// Creates a reading; what WinPower did not report is `nil`.
     public init(deviceID: String, watts: Double?, connected: Bool = true, ratingVa: Double? = nil,
                 mode: Int? = nil, runtimeSeconds: Double? = nil, testStatus: Int? = nil) {
         self.deviceID = deviceID

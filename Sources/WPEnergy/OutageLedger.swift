@@ -51,6 +51,7 @@ public struct OutageLedger: Sendable, Equatable {
     /// A self-test is in progress.
     public var inTest = false
 
+    /// Creates an empty ledger: no outage, no self-test seen.
     public init() {}
 
     /// Observed finished outages (the histogram's count).

@@ -3,16 +3,32 @@ import FoundationEssentials
 
 /// What `wpexporter version` reports.
 public struct BuildInfo: Sendable, Equatable, Codable {
+    /// The exporter's version (``exporterVersion`` for this build).
     public var version: String
+    /// The Swift compiler the build used (``compilerVersion``).
     public var swift: String
+    /// The operating system built for (``platformName``).
     public var platform: String
+    /// The CPU architecture built for (``architecture``).
     public var arch: String
+    /// When the build-info unit was compiled, local time without zone (`2026-11-02T02:50:07`).
     public var buildDate: String
+    /// The commit built, as the build passed it in; `unknown` when it did not.
     public var gitCommit: String
 
+    /// The JSON keys of ``json``: the properties' names, snake_case.
     public enum CodingKeys: String, CodingKey {
-        case version, swift, platform, arch
+        /// `version`: ``BuildInfo/version``.
+        case version
+        /// `swift`: ``BuildInfo/swift``.
+        case swift
+        /// `platform`: ``BuildInfo/platform``.
+        case platform
+        /// `arch`: ``BuildInfo/arch``.
+        case arch
+        /// `build_date`: ``BuildInfo/buildDate``.
         case buildDate = "build_date"
+        /// `git_commit`: ``BuildInfo/gitCommit``.
         case gitCommit = "git_commit"
     }
 
@@ -56,6 +72,8 @@ public struct BuildInfo: Sendable, Equatable, Codable {
         return "\(year)-\(monthText)-\(dayText)T\(time)"
     }
 
+    /// The Swift compiler version this was compiled with, to the minor version (`6.3`; `6.4 or
+    /// newer` past the newest this source knows).
     public static var compilerVersion: String {
         #if compiler(>=6.4)
         return "6.4 or newer"
@@ -70,6 +88,7 @@ public struct BuildInfo: Sendable, Equatable, Codable {
         #endif
     }
 
+    /// The operating system compiled for: `linux`, `macos` or `unknown`.
     public static var platformName: String {
         #if os(Linux)
         return "linux"
@@ -80,6 +99,7 @@ public struct BuildInfo: Sendable, Equatable, Codable {
         #endif
     }
 
+    /// The CPU architecture compiled for: `x86_64`, `arm64` or `unknown`.
     public static var architecture: String {
         #if arch(x86_64)
         return "x86_64"

@@ -47,7 +47,6 @@ package typealias ClientFactory = @Sendable (ServerEntry) throws -> any WinPower
 ///     clock: manualClock, logger: logger, makeClient: { _ in FakeWinPowerClient() }))
 /// ```
 public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
-    /// What the exporter is built with besides its configuration.
     /// How the exporter's components label their log records (``Options/componentLabels``).
     public enum ComponentLabels: Sendable, Equatable {
         /// `label.component` under the given logger's label (just `component` when it is empty).
@@ -56,6 +55,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         case bare
     }
 
+    /// What the exporter is built with besides its configuration.
     public struct Options: Sendable {
         /// Drives the schedulers, energy integration and staleness.
         public var clock: C
@@ -583,6 +583,7 @@ package final class RunningConfiguration: Sendable {
 /// `winpower_exporter_build_info`, the requests its router served and, with `nut.listen`, the
 /// NUT server's. The `process_*` families are left to the service's own registry.
 public final class WinPowerFamilies: EncodedCollector {
+    /// `winpower_`: the families this collector encodes all start with it.
     public let namePrefix = "winpower_"
     private let snapshot: @Sendable () -> MetricsSnapshot
     private let perScrape: @Sendable () -> [MetricFamily]
@@ -592,6 +593,8 @@ public final class WinPowerFamilies: EncodedCollector {
         self.perScrape = perScrape
     }
 
+    /// Appends to `bytes`, in `format` and without `# EOF`, the latest collection's families (as
+    /// rendered once per collection) and the exporter's own `winpower_` families rendered now.
     public func encode(format: ExpositionFormat, into bytes: inout [UInt8]) {
         let snapshot = self.snapshot()
         bytes += format == .text ? snapshot.wholeText : snapshot.wholeOpenMetrics

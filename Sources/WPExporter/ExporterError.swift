@@ -43,6 +43,8 @@ public enum ExporterError: Error, Sendable, CustomStringConvertible {
     /// totals are (`SavedTotals`). The command-line tool exits 74.
     case energyNotSaved(reason: String, lastSaved: String)
 
+    /// What failed, named by the configuration key or section involved, and why: the message the
+    /// command-line tool prints.
     public var description: String {
         switch self {
         case .invalidConfiguration(let problems):
@@ -97,6 +99,7 @@ public enum ReloadRefusal: Error, Sendable, CustomStringConvertible {
     /// (`ExporterConfiguration.problems()`): every problem, each named by its key.
     case invalid([ConfigDiagnostic])
 
+    /// Why the configuration was refused, as the log and the `POST /-/reload` answer say it.
     public var description: String {
         switch self {
         case .invalid(let problems): return ExporterError.describe(problems)

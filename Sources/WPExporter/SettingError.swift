@@ -9,6 +9,7 @@ public struct SettingError: Error, CustomStringConvertible {
     /// What failed.
     public var underlying: any Error
 
+    /// The underlying error, prefixed with the key unless it names it already.
     public var description: String {
         let text = "\(underlying)"
         return text.contains(key) ? text : "\(key): \(text)"

@@ -123,6 +123,7 @@ public final class ExporterTestHarness: Sendable {
         /// The exporter answered `path` with this status (and body).
         case status(Int, path: String, body: String)
 
+        /// `GET <path> answered <status>: <body>`, the body cut at 200 characters.
         public var description: String {
             switch self {
             case .status(let status, let path, let body): "GET \(path) answered \(status): \(body.prefix(200))"

@@ -59,6 +59,7 @@ public struct LoopbackResponse: Sendable {
     /// The body as sent (compressed when the answer says `Content-Encoding: gzip`).
     public var body: [UInt8]
 
+    /// Creates an answer from its status, header fields and body.
     public init(status: Int, headers: [(name: String, value: String)], body: [UInt8]) {
         self.status = status
         self.headers = headers
@@ -97,6 +98,7 @@ public enum LoopbackClientError: Error, Sendable, Equatable, CustomStringConvert
     /// The answer says `Content-Encoding: gzip`, and its body is not gzip.
     case notGzip
 
+    /// What failed, with the URL and the reason where there are any.
     public var description: String {
         switch self {
         case .invalidURL(let url): "not an http:// URL: \(url)"

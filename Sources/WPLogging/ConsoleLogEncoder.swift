@@ -24,6 +24,8 @@ public struct ConsoleLogEncoder: LogEncoder {
     /// Width the logger label is padded to.
     static let loggerWidth = 12
 
+    /// Creates an encoder of console lines.
+    ///
     /// - Parameters:
     ///   - caller: Which records carry the caller column; none by default.
     ///   - colors: Whether to emit ANSI colour codes; off by default.
@@ -32,6 +34,7 @@ public struct ConsoleLogEncoder: LogEncoder {
         self.colors = colors
     }
 
+    /// Appends `record` to `out` as one console line, its newline included.
     public func encode(_ record: LogRecord, into out: inout [UInt8]) {
         out.reserveCapacity(out.count + 96 + record.message.utf8.count + record.fields.count * 20)
         style(Self.dim, to: &out)

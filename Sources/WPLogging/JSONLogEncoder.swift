@@ -17,6 +17,8 @@ public struct JSONLogEncoder: LogEncoder {
     /// Which records carry `caller`.
     public var caller: CallerPolicy
 
+    /// Creates an encoder of JSON lines.
+    ///
     /// - Parameter caller: Which records carry `caller`; none by default.
     public init(caller: CallerPolicy = .never) {
         self.caller = caller
@@ -29,6 +31,7 @@ public struct JSONLogEncoder: LogEncoder {
         }
     }
 
+    /// Appends `record` to `out` as one JSON object and a newline.
     public func encode(_ record: LogRecord, into out: inout [UInt8]) {
         out.reserveCapacity(out.count + 128 + record.message.utf8.count + record.fields.count * 24)
         out.append(contentsOf: #"{"time":""#.utf8)

@@ -30,6 +30,8 @@ public struct CallerPolicy: Sendable, Equatable {
     /// Records at or above this level carry the caller; `nil` means none do.
     public var minimumLevel: LogLevel?
 
+    /// Creates a policy by the lowest level whose records carry the caller.
+    ///
     /// - Parameter minimumLevel: The lowest level that carries the caller, or `nil` for none.
     public init(minimumLevel: LogLevel?) {
         self.minimumLevel = minimumLevel

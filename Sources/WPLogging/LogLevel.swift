@@ -31,5 +31,6 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConve
         }
     }
 
+    /// Whether `lhs` is less severe than `rhs`: debug < info < warn < error.
     public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
 }

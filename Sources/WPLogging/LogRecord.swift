@@ -50,8 +50,10 @@ public protocol LogSink: Sendable {
 }
 
 extension LogSink {
+    /// Does nothing: a sink with nothing to finish or release needs no closing.
     public func close() {}
 
+    /// Returns `true` at once: a sink that writes on the caller's thread has nothing in flight.
     public func flush(timeout: Duration) -> Bool { true }
 
     /// ``close()`` on a thread of its own, for async code: closing may wait (up to a second for

@@ -109,6 +109,7 @@ public struct LogTimestamp: Sendable, Hashable, Comparable, CustomStringConverti
     /// RFC 3339 in UTC with milliseconds, e.g. `2026-11-22T02:37:19.123Z`.
     public var description: String { Timestamp.rfc3339(self) }
 
+    /// Whether `lhs` is earlier than `rhs`, by seconds, then nanoseconds.
     public static func < (lhs: LogTimestamp, rhs: LogTimestamp) -> Bool {
         (lhs.seconds, lhs.nanoseconds) < (rhs.seconds, rhs.nanoseconds)
     }

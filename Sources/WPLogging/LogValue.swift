@@ -46,18 +46,22 @@ extension LogValue {
 }
 
 extension LogValue: ExpressibleByStringLiteral, ExpressibleByStringInterpolation {
+    /// A ``string(_:)`` value from a string literal.
     public init(stringLiteral value: String) { self = .string(value) }
 }
 
 extension LogValue: ExpressibleByIntegerLiteral {
+    /// An ``int(_:)`` value from an integer literal.
     public init(integerLiteral value: Int) { self = .int(value) }
 }
 
 extension LogValue: ExpressibleByFloatLiteral {
+    /// A ``double(_:)`` value from a floating-point literal.
     public init(floatLiteral value: Double) { self = .double(value) }
 }
 
 extension LogValue: ExpressibleByBooleanLiteral {
+    /// A ``bool(_:)`` value from `true` or `false`.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
 }
 

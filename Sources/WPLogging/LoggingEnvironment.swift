@@ -20,6 +20,8 @@ public struct LoggingEnvironment: Sendable {
     /// Receives the first failure of each kind from each sink.
     public var reportFailure: @Sendable (String) -> Void
 
+    /// Creates an environment; every fact left out is the real one.
+    ///
     /// - Parameters:
     ///   - now: The wall clock; the system clock (``LogTimestamp/now()``) by default.
     ///   - isTerminal: Terminal detection; `isatty(3)` by default.

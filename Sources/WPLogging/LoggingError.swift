@@ -10,6 +10,7 @@ public enum LoggingError: Error, Equatable, CustomStringConvertible {
     /// A setting is out of range, e.g. `max_size` below 1 MB or an empty file path.
     case invalidConfiguration(key: String, message: String)
 
+    /// The message to show a user: what could not be set up, naming the path or the key, and why.
     public var description: String {
         switch self {
         case .cannotCreateDirectory(let path, let code, let reason):

@@ -10,11 +10,14 @@ public struct MultiplexingSink: LogSink {
     /// The destinations, written in this order.
     public let sinks: [any LogSink]
 
+    /// Creates a sink that writes to each of `sinks`.
+    ///
     /// - Parameter sinks: The destinations, written in this order.
     public init(_ sinks: [any LogSink]) {
         self.sinks = sinks
     }
 
+    /// Writes `record` to every destination, in order.
     public func write(_ record: LogRecord) {
         for sink in sinks { sink.write(record) }
     }

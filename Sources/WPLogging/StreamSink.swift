@@ -91,6 +91,8 @@ public final class StreamSink: LogSink {
         StreamSink(fileDescriptor: 2, encoder: encoder, name: "stderr", delivery: .background)
     }
 
+    /// Encodes `record` and delivers it as the sink's ``Delivery`` says: queued for the writer's
+    /// thread (dropped and counted when the queue is full), or written before returning.
     public func write(_ record: LogRecord) {
         var line: [UInt8] = []
         encoder.encode(record, into: &line)

@@ -119,6 +119,8 @@ public struct WPLogger: Sendable {
 
 /// A sink that drops every record.
 public struct DiscardingSink: LogSink {
+    /// Creates a sink that drops every record.
     public init() {}
+    /// Drops `record`.
     public func write(_ record: LogRecord) {}
 }

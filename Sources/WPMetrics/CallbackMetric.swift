@@ -32,8 +32,10 @@ public struct CallbackMetric: Collector {
         self.read = read
     }
 
+    /// The one family, ``descriptor``.
     public var descriptors: [MetricDescriptor] { [descriptor] }
 
+    /// One sample, the value the closure returns now.
     public func collect() -> [MetricFamily] {
         guard var family = try? descriptor.makeFamily(capacity: 1) else { return [] }
         try? family.append(labelValues: [], value: read())

@@ -70,10 +70,13 @@ public final class WPHistogram: Collector, SampledMetric {
         return HistogramValue(upperBounds: upperBounds, cumulativeCounts: cumulative, count: count, sum: sum)
     }
 
+    /// The cumulative bucket counts, the count and the sum, read together.
     public var sampleValue: SampleValue { .histogram(snapshot) }
 
+    /// The one family, ``descriptor``.
     public var descriptors: [MetricDescriptor] { [descriptor] }
 
+    /// The family with the histogram's one sample.
     public func collect() -> [MetricFamily] { singleFamily(descriptor) }
 
     private func bucketIndex(_ value: Double) -> Int {

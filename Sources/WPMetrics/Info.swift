@@ -44,8 +44,10 @@ public final class Info: Collector {
                         labels: labels)
     }
 
+    /// The one family, ``descriptor``.
     public var descriptors: [MetricDescriptor] { [descriptor] }
 
+    /// The family with its one series: the labels, value 1.
     public func collect() -> [MetricFamily] {
         guard var family = try? descriptor.makeFamily(capacity: 1),
               (try? family.append(Sample(labelValues: labelValues, value: .gauge(1)))) != nil else { return [] }

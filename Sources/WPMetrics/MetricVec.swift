@@ -191,8 +191,11 @@ public final class MetricVec<Child: SampledMetric>: Collector {
         return table.count { self.matchesCurried($0.values) }
     }
 
+    /// The one family, ``descriptor``.
     public var descriptors: [MetricDescriptor] { [descriptor] }
 
+    /// The family with one sample per child (on a curried vector: per child with its curried
+    /// values), sorted by label values.
     public func collect() -> [MetricFamily] {
         let entries = table.sorted()
         guard var family = try? descriptor.makeFamily(capacity: entries.count) else { return [] }

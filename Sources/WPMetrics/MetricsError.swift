@@ -34,6 +34,7 @@ public enum MetricsError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A `/proc` file could not be parsed; names the file and what was wrong.
     case unparsableProcessFile(String, reason: String)
 
+    /// What was rejected, on which metric, and the rule it broke.
     public var description: String {
         switch self {
         case .invalidMetricName(let name):

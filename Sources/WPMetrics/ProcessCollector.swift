@@ -69,10 +69,12 @@ public struct ProcessCollector: Collector {
          ("virtual_memory_max_bytes", "Maximum amount of virtual memory available in bytes.", .gauge)]
     }
 
+    /// Every `process_*` family this collector can produce, with the namespace prefix.
     public var descriptors: [MetricDescriptor] {
         table.map { MetricDescriptor(name: prefix + $0.suffix, help: $0.help, type: $0.type) }
     }
 
+    /// The `process_*` families read from `/proc` now; those it cannot read are left out.
     public func collect() -> [MetricFamily] {
         let directory = configuration.procRoot + "/" + configuration.process
         var values: [String: Double] = [:]

@@ -82,6 +82,8 @@ public final class SnapshotCollector<Snapshot: Sendable>: Collector {
         state.withLock { $0.lastError }
     }
 
+    /// The families of the last published snapshot, built once per snapshot and reused; none when
+    /// they could not be built (``lastError`` says why).
     public func collect() -> [MetricFamily] {
         let (snapshot, generation, cached) = state.withLock { ($0.snapshot, $0.generation, $0.families) }
         if let cached { return cached }

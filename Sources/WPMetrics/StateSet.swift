@@ -52,8 +52,10 @@ public final class StateSet: Collector {
     /// The states that are currently true.
     public var current: Set<String> { enabled.withLock { $0 } }
 
+    /// The one family, ``descriptor``.
     public var descriptors: [MetricDescriptor] { [descriptor] }
 
+    /// The family with one 0/1 sample per state, in ``states`` order.
     public func collect() -> [MetricFamily] {
         let on = current
         guard var family = try? descriptor.makeFamily(capacity: states.count) else { return [] }

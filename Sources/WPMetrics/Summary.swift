@@ -143,10 +143,13 @@ public final class Summary: Collector, SampledMetric {
         }
     }
 
+    /// The quantiles over the current window, the count and the sum.
     public var sampleValue: SampleValue { .summary(snapshot) }
 
+    /// The one family, ``descriptor``.
     public var descriptors: [MetricDescriptor] { [descriptor] }
 
+    /// The family with the summary's one sample.
     public func collect() -> [MetricFamily] { singleFamily(descriptor) }
 
     /// Resets the oldest stream for every `streamDuration` that has passed; the head is the

@@ -49,10 +49,13 @@ public final class WPCounter: Collector, SampledMetric {
         Double(bitPattern: bits.load(ordering: .relaxed))
     }
 
+    /// The current total, as a counter sample.
     public var sampleValue: SampleValue { .counter(value) }
 
+    /// The one family, ``descriptor``.
     public var descriptors: [MetricDescriptor] { [descriptor] }
 
+    /// The family with the counter's one sample.
     public func collect() -> [MetricFamily] { singleFamily(descriptor) }
 
     private func add(_ amount: Double) {

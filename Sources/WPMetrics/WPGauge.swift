@@ -58,9 +58,12 @@ public final class WPGauge: Collector, SampledMetric {
         Double(bitPattern: bits.load(ordering: .relaxed))
     }
 
+    /// The current value, as a gauge sample.
     public var sampleValue: SampleValue { .gauge(value) }
 
+    /// The one family, ``descriptor``.
     public var descriptors: [MetricDescriptor] { [descriptor] }
 
+    /// The family with the gauge's one sample.
     public func collect() -> [MetricFamily] { singleFamily(descriptor) }
 }

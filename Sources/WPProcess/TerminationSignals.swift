@@ -23,6 +23,7 @@ import Darwin
 /// }
 /// ```
 public struct TerminationSignals: AsyncSequence, Sendable {
+    /// A signal number (`SIGTERM`, `SIGINT`, …).
     public typealias Element = Int32
 
     /// The signal numbers watched.
@@ -33,6 +34,8 @@ public struct TerminationSignals: AsyncSequence, Sendable {
         self.signals = signals
     }
 
+    /// Starts watching ``signals``: the iterator yields each one that arrives, until iteration
+    /// ends.
     public func makeAsyncIterator() -> AsyncStream<Int32>.Iterator {
         let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
         let id = SignalRelay.shared.subscribe(signals) { continuation.yield($0) }

@@ -11,6 +11,8 @@ public enum PushError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No answer on every attempt (connection refused, timeout, ...).
     case unreachable(url: String, reason: String, attempts: Int)
 
+    /// What failed, the gateway URL without credentials, what it answered and after how many
+    /// attempts.
     public var description: String {
         switch self {
         case .invalidConfiguration(let reason):

@@ -57,6 +57,8 @@ public struct PushgatewayClient: Sendable {
             self.format = format
         }
 
+        /// A summary of the configuration: URL, job, grouping, authentication (never the password)
+        /// and attempts.
         public var description: String {
             "Pushgateway(url: \(url.absoluteString), job: \(job), grouping: \(grouping.sorted { $0.key < $1.key }), "
                 + "auth: \(username == nil ? "none" : "basic, password redacted"), attempts: \(maxAttempts))"

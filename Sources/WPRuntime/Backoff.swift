@@ -12,6 +12,8 @@ public struct Backoff: Sendable, Equatable {
     /// The longest wait.
     public var maximum: Duration
 
+    /// Creates a backoff that waits `initial` after the first failure and never more than
+    /// `maximum`.
     public init(initial: Duration, maximum: Duration) {
         self.initial = initial
         self.maximum = maximum

@@ -28,6 +28,7 @@ public final class WPConditionLock<State>: @unchecked Sendable {
     private let condition: UnsafeMutablePointer<pthread_cond_t>
     private var state: State
 
+    /// Creates the lock around `initial`.
     public init(_ initial: State) {
         state = initial
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)

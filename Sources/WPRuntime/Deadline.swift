@@ -23,6 +23,7 @@ public struct Deadline: Sendable, Hashable, Comparable {
         self.end = end
     }
 
+    /// Whether `lhs` comes before `rhs`: the earlier deadline orders first.
     public static func < (lhs: Deadline, rhs: Deadline) -> Bool { lhs.end < rhs.end }
 
     /// Whether the deadline has passed.

@@ -7,12 +7,19 @@ import Synchronization
 /// deterministically without real waiting. ``waitForSleepers(_:)`` lets a test wait until the
 /// code under test is parked in `sleep` before advancing.
 public final class ManualClock: Clock, Sendable {
+    /// An instant of a manual clock: the time it has been advanced by since it was created.
     public struct Instant: InstantProtocol, Sendable, Hashable, CustomStringConvertible {
+        /// The time since the clock's start: what ``ManualClock/advance(by:)`` has added up to.
         public var offset: Duration
+        /// The instant `offset` after the clock's start.
         public init(offset: Duration) { self.offset = offset }
+        /// The instant `duration` later (earlier when negative).
         public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        /// The time from this instant to `other`, negative when `other` is earlier.
         public func duration(to other: Instant) -> Duration { other.offset - offset }
+        /// Whether `lhs` is earlier than `rhs`.
         public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+        /// `ManualClock.Instant(<offset>)`, the offset as `Duration` prints it.
         public var description: String { "ManualClock.Instant(\(offset))" }
     }
 
@@ -47,6 +54,7 @@ public final class ManualClock: Clock, Sendable {
     private let state = Mutex(State())
     private let willRegisterSleeper: (@Sendable () -> Void)?
 
+    /// Creates a clock at offset zero with no sleeper.
     public init() {
         willRegisterSleeper = nil
     }
@@ -58,12 +66,22 @@ public final class ManualClock: Clock, Sendable {
         self.willRegisterSleeper = willRegisterSleeper
     }
 
+    /// The current instant: where ``advance(by:)`` has moved the clock to.
     public var now: Instant { state.withLock { $0.now } }
+    /// Zero: the clock moves by exactly what a test advances it by.
     public var minimumResolution: Duration { .zero }
 
     /// The number of tasks currently suspended in `sleep`.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
+    /// Suspends until ``advance(by:)`` moves `now` to `deadline` or past it; returns at once when
+    /// it already has.
+    ///
+    /// - Parameters:
+    ///   - deadline: The instant to wake at.
+    ///   - tolerance: Ignored: the clock wakes every sleeper exactly at its deadline.
+    /// - Throws: `CancellationError` when the task is cancelled before the deadline is reached (the
+    ///   sleeper is removed).
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
         let id = state.withLock { state -> UInt64 in

@@ -102,11 +102,13 @@ public struct ThreadStartError: Error, Sendable, Equatable, CustomStringConverti
     /// `pthread_create`'s error number (`EAGAIN` at a thread limit).
     public let code: Int32
 
+    /// Creates the error for the thread `name` that `pthread_create` refused with `code`.
     public init(name: String, code: Int32) {
         self.name = name
         self.code = code
     }
 
+    /// `cannot start thread <name>: <strerror(code)>`.
     public var description: String {
         "cannot start thread \(name): \(String(cString: strerror(code)))"
     }

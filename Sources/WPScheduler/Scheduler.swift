@@ -30,6 +30,7 @@ public final class TickScheduler<C: Clock>: Sendable where C.Duration == Duratio
         /// `"collection"`): "collection still in progress; tick skipped".
         public var workName: String
 
+        /// Creates settings; by default a tick every 5 s, 5 s to finish after cancellation.
         public init(interval: Duration = .seconds(5), gracefulShutdownTimeout: Duration = .seconds(5),
                     workName: String = "run") {
             self.interval = interval
@@ -48,6 +49,7 @@ public final class TickScheduler<C: Clock>: Sendable where C.Duration == Duratio
         public var skipped = 0
         /// Runs cancelled because they outlived the graceful shutdown timeout.
         public var abandoned = 0
+        /// Creates the counters at zero.
         public init() {}
     }
 
@@ -236,6 +238,7 @@ public struct Tick: Sendable, Equatable {
     /// Due time as an offset from the first tick.
     public var offset: Duration
 
+    /// Creates tick `index`, due `offset` after the first.
     public init(index: Int, offset: Duration) {
         self.index = index
         self.offset = offset

@@ -18,6 +18,8 @@ public struct ConnectionMetrics: Collector {
     private let outcomes: MetricDescriptor
     private let statistics: @Sendable () -> ConnectionStatistics
 
+    /// Creates the collector of one server's connections.
+    ///
     /// - Parameters:
     ///   - prefix: The families' name prefix, e.g. `myservice_http_connections`.
     ///   - protocolName: How the help texts name the connections (`HTTP`, `NUT`).
@@ -32,8 +34,10 @@ public struct ConnectionMetrics: Collector {
         self.statistics = statistics
     }
 
+    /// The two families: `<prefix>_open` and `<prefix>_total`.
     public var descriptors: [MetricDescriptor] { [open, outcomes] }
 
+    /// Both families with the server's counts now.
     public func collect() -> [MetricFamily] {
         let now = statistics()
         var families: [MetricFamily] = []

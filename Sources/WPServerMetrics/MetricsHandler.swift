@@ -31,11 +31,13 @@ public struct MetricsHandler: HTTPHandler {
         self.shared = SharedRender(registry: registry)
     }
 
+    /// `false`: a request with a body is refused (`413`).
     public func acceptsBody(_ head: WPHTTPRequest) -> Bool { false }
 
     /// The handler itself only waits for the render thread: it may run on the event loop.
     public func servesPreRenderedBody(_ request: WPHTTPRequest) -> Bool { true }
 
+    /// The registry rendered in the negotiated format, gzip-compressed when the request allows it.
     public func handle(_ request: WPHTTPRequest) async -> WPHTTPResponse {
         let format = ExpositionFormat.negotiate(accept: request.headers["Accept"])
         let body = await shared.body(SharedRender.Kind(format: format, gzip: ContentCoding.acceptsGzip(request.headers)))

@@ -55,6 +55,8 @@ public final class RequestMetrics: RequestObserver {
         }
     }
 
+    /// Counts `event` by handler and status code, and observes its duration when there is a
+    /// histogram.
     public func requestHandled(_ event: RequestEvent) {
         // Two and one label values are always supplied: the error paths are unreachable.
         try? requests.labels(event.handler, String(event.status)).increment()

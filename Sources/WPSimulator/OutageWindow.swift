@@ -18,6 +18,8 @@ public struct OutageWindow: Sendable, Equatable, CustomStringConvertible {
     /// The device's role during the window.
     public var role: SimulatedDevice.Role
 
+    /// Creates the window of device `device` from `start` for `length` seconds; by default an
+    /// outage.
     public init(device: Int = 0, start: Double, length: Double, role: SimulatedDevice.Role = .onBattery) {
         self.device = device
         self.start = start
@@ -28,6 +30,7 @@ public struct OutageWindow: Sendable, Equatable, CustomStringConvertible {
     /// Whether `t` (seconds of simulated time) falls in the window.
     public func contains(_ t: Double) -> Bool { t >= start && t < start + length }
 
+    /// `DEVICE:START+LENGTH`, with the role in parentheses when it is not an outage.
     public var description: String { "\(device):\(start)+\(length)" + (role == .onBattery ? "" : " (\(role.rawValue))") }
 
     /// Parses a comma-separated list of windows.

@@ -20,15 +20,18 @@ import Darwin
 public struct PowerCurve: Sendable, Equatable {
     /// Mean load in watts.
     public var base: Double
-    /// Amplitude (W) and period (s) of the slow swing.
+    /// Amplitude of the slow swing, in watts.
     public var slowAmplitude: Double
+    /// Period of the slow swing, in seconds.
     public var slowPeriod: Double
-    /// Amplitude (W) and period (s) of the fast ripple.
+    /// Amplitude of the fast ripple, in watts.
     public var fastAmplitude: Double
+    /// Period of the fast ripple, in seconds.
     public var fastPeriod: Double
     /// Phase offset in radians applied to both waves.
     public var phase: Double
 
+    /// Creates a curve from its base load, both waves' amplitudes and periods, and their phase.
     public init(base: Double, slowAmplitude: Double, slowPeriod: Double,
                 fastAmplitude: Double, fastPeriod: Double, phase: Double) {
         self.base = base

@@ -96,6 +96,7 @@ public enum SimulatorFleetError: Error, Sendable, Equatable, CustomStringConvert
     /// A `--fault-server` entry that is not `INDEX=FAULT` with a known fault.
     case unknownFault(String)
 
+    /// `simulator fleet: …`, or the bad `--fault-server` entry with the faults it may name.
     public var description: String {
         switch self {
         case .socket(let reason): "simulator fleet: \(reason)"

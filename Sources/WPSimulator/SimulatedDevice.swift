@@ -40,7 +40,10 @@ public struct SimulatedDevice: Sendable, Equatable {
     public var index: Int
     /// The stable uuid.
     public var id: String
+    /// The user-given name WinPower shows (`assetDevice.alias`).
     public var alias: String
+    /// What the device is doing; an ``OutageWindow`` of the schedule overrides it (unless the
+    /// device is disconnected).
     public var role: Role
     /// Drives `loadTotalWatt` (and the values derived from it).
     public var curve: PowerCurve

@@ -42,6 +42,8 @@ public final class SimulatorFleet: Sendable {
         /// The settings every simulated server starts from.
         public var server = WinPowerSimulator.Configuration()
 
+        /// Creates a fleet of `servers` servers with `devicesPerServer` devices each, every one
+        /// behaving.
         public init(servers: Int, devicesPerServer: Int = 3) {
             self.servers = servers
             self.devicesPerServer = devicesPerServer
@@ -65,11 +67,14 @@ public final class SimulatorFleet: Sendable {
         case reserved(ReservedPort)
     }
 
+    /// The fleet's shape, as created.
     public let configuration: Configuration
     private let clock: any Clock<Duration>
     private let logger: WPLogger
     private let state = Mutex<(members: [Member], runners: [Runner])>(([], []))
 
+    /// Creates the fleet; no server runs until ``start()``.
+    ///
     /// - Parameters:
     ///   - configuration: how many servers, devices and faults.
     ///   - clock: drives every simulator's token time and power curves.

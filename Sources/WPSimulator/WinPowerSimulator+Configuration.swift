@@ -5,8 +5,9 @@ import WPLogging
 extension WinPowerSimulator {
     /// How the simulated server behaves at start. Faults can be switched later at run time.
     public struct Configuration: Sendable {
-        /// Credentials the login accepts.
+        /// The user name the login accepts.
         public var username = "admin"
+        /// The password the login accepts.
         public var password = "admin"
         /// Number of simulated UPS devices (`--devices`).
         public var deviceCount = 3
@@ -70,6 +71,8 @@ extension WinPowerSimulator {
         /// quotes included, for trying how the exporter's pages show it. `aliasBytes` wins.
         public var alias: String?
 
+        /// Creates the defaults: `admin`/`admin`, 3 devices, 20 per page, 30-minute tokens, no
+        /// fault.
         public init() {}
     }
 
@@ -97,6 +100,7 @@ extension WinPowerSimulator {
         /// Every login is rejected, even with the right credentials.
         case wrongCredentials = "wrong-credentials"
 
+        /// The fault's name, as `--fault` takes it.
         public var description: String { rawValue }
 
         /// Parses a comma-separated list of fault names (`slow,http-500`).
@@ -123,6 +127,7 @@ extension WinPowerSimulator {
         /// Device-list requests rejected as unauthorized.
         public var unauthorized = 0
 
+        /// Creates the counters at zero.
         public init() {}
     }
 }
@@ -136,6 +141,7 @@ public enum SimulatorError: Error, Sendable, Equatable, CustomStringConvertible 
     /// An `--outage-schedule` entry that is not `[DEVICE:]START+LENGTH`.
     case badOutageSchedule(String)
 
+    /// What went wrong, naming the bad fault or schedule entry and what is expected.
     public var description: String {
         switch self {
         case .unreachable: "simulated WinPower is unreachable"

@@ -32,6 +32,7 @@ public final class WinPowerSimulator: HTTPHandler {
         var lastListRequest: WPHTTPRequest?
     }
 
+    /// The settings the simulator was created with (faults switch at run time, see ``faults``).
     public let configuration: Configuration
     /// The simulated devices, in list order.
     public let devices: [SimulatedDevice]
@@ -40,6 +41,9 @@ public final class WinPowerSimulator: HTTPHandler {
     let elapsed: @Sendable () -> Duration
     let sleep: @Sendable (Duration) async throws -> Void
 
+    /// Creates a simulator with its devices, in process: serve it with ``SimulatorServer`` or call
+    /// ``handle(_:)``.
+    ///
     /// - Parameters:
     ///   - configuration: credentials, device count, limits and initial faults.
     ///   - clock: drives token time, slow responses and the power curves' `t`.
@@ -113,6 +117,10 @@ public final class WinPowerSimulator: HTTPHandler {
 
     // MARK: HTTPHandler
 
+    /// The simulated server's answer to `request`, as the active faults shape it.
+    ///
+    /// - Throws: ``SimulatorError/unreachable`` while ``Fault/unreachable`` is active;
+    ///   `CancellationError` when cancelled while ``Fault/slow`` delays the answer.
     public func handle(_ request: WPHTTPRequest) async throws -> WPHTTPResponse {
         if faults.contains(.unreachable) { throw SimulatorError.unreachable }
         if faults.contains(.slow) { try await sleep(configuration.slowDelay) }

@@ -19,6 +19,7 @@ public struct EnergyState: Sendable, Equatable {
     /// by a load; a store's save writes its ``EnergyStore/sections`` instead.
     public var sections: [String: [[String]]]
 
+    /// Creates a state; by default one never saved, with no device.
     public init(devices: [String: StoredDeviceEnergy] = [:], legacyFilesImported: Bool = false,
                 generation: UInt64 = 0, savedAt: Date? = nil, sections: [String: [[String]]] = [:]) {
         self.devices = devices

@@ -41,7 +41,10 @@ public protocol EnergyStore: Sendable {
 }
 
 extension EnergyStore {
+    /// `memory`: a store that names no place of its own keeps its totals in memory.
     public var location: String { "memory" }
+    /// ``SavedTotals/notPersistent``: by default a store persists nothing a restart could find.
     public func lastSavedTotals() -> SavedTotals { .notPersistent }
+    /// Does nothing: by default a store holds nothing to release.
     public func close() {}
 }

@@ -44,6 +44,7 @@ public final class FileEnergyStore: EnergyStore {
         public var copiedBackups: Int = 0
     }
 
+    /// The settings the store was opened with.
     public let configuration: StorageConfiguration
     let paths: Paths
     let logger: WPLogger
@@ -54,6 +55,7 @@ public final class FileEnergyStore: EnergyStore {
     let guarded: Mutex<Guarded>
     /// Serialises saves; held across a save's I/O and taken by nothing else.
     let saving = Mutex(())
+    /// The other components' sections: filled by ``load()``, written by every ``save(_:)``.
     public let sections = StateSections()
 
     struct Guarded {

@@ -24,6 +24,7 @@ public final class InMemoryEnergyStore: EnergyStore {
     }
 
     private let state: Mutex<State>
+    /// The other components' sections: filled by ``load()``, kept in every saved state.
     public let sections = StateSections()
 
     /// A store whose `load()` returns `initial` from the primary file (or a fresh state).
@@ -38,6 +39,8 @@ public final class InMemoryEnergyStore: EnergyStore {
         state = Mutex(State(loaded: loaded))
     }
 
+    /// The state the store starts from or last saved, and its sections; throws the error
+    /// ``failLoads(with:)`` set.
     public func load() throws -> LoadedEnergyState {
         try state.withLock { state throws(StorageError) in
             state.loads += 1
@@ -47,6 +50,8 @@ public final class InMemoryEnergyStore: EnergyStore {
         }
     }
 
+    /// Keeps `newState` with the next generation and the current sections; throws instead while
+    /// ``failNextSaves(_:with:)`` says so.
     public func save(_ newState: EnergyState) throws {
         try state.withLock { state throws(StorageError) in
             if state.failingSaves > 0 {
@@ -85,6 +90,7 @@ public final class InMemoryEnergyStore: EnergyStore {
     /// Nothing is stored anywhere but here.
     public var location: String { "memory" }
 
+    /// ``SavedTotals/notPersistent``: nothing survives the process.
     public func lastSavedTotals() -> SavedTotals { .notPersistent }
 
     /// How many times `load()` was called.

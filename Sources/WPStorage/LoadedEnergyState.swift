@@ -13,13 +13,16 @@ public struct LoadedEnergyState: Sendable, Equatable {
         case reset
     }
 
+    /// The state loaded (fresh, or reset to zero, when nothing usable was stored).
     public var state: EnergyState
+    /// Where ``state`` came from.
     public var source: Source
     /// Damaged files that were moved aside (new paths), never deleted.
     public var quarantined: [String]
     /// What the import of the previous exporter's files did, when it ran during this load.
     public var legacyImport: LegacyImportReport?
 
+    /// Creates a load result.
     public init(state: EnergyState, source: Source, quarantined: [String] = [],
                 legacyImport: LegacyImportReport? = nil) {
         self.state = state

@@ -6,9 +6,12 @@
 /// (on a monotonic clock). Shutdown always persists, whatever the policy says. A failed save
 /// does not count as a save, so the next cycle tries again.
 public struct PersistencePolicy: Sendable, Equatable {
+    /// Whether every cycle persists.
     public var syncWrite: Bool
+    /// Without ``syncWrite``, the least time between two saves.
     public var flushInterval: Duration
 
+    /// Creates a policy; by default every cycle persists.
     public init(syncWrite: Bool = true, flushInterval: Duration = .seconds(60)) {
         self.syncWrite = syncWrite
         self.flushInterval = flushInterval

@@ -16,6 +16,7 @@ public enum SavedTotals: Sendable, Equatable, CustomStringConvertible {
     /// process.
     case notPersistent
 
+    /// A sentence for the operator: where the newest saved totals are, or that none remain.
     public var description: String {
         switch self {
         case .file(let path, let generation, let savedAt):

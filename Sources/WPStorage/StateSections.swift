@@ -24,6 +24,7 @@ public final class StateSections: Sendable {
     /// description), for the component that owns it.
     package static var version3Section: String { StateFileFormat.version3Section }
 
+    /// Creates an empty set of sections.
     public init() {
         state = Mutex(State(sections: [:]))
     }

@@ -22,6 +22,7 @@ public struct StorageConfiguration: Sendable, Equatable {
     /// Whether the previous exporter's per-device files are imported on first start.
     public var importLegacyFiles: Bool
 
+    /// Creates settings; by default those of the `storage.*` keys.
     public init(dataDirectory: String = "./data", filePermissions: UInt16 = 0o644,
                 syncWrite: Bool = true, flushInterval: Duration = .seconds(60),
                 importLegacyFiles: Bool = true) {

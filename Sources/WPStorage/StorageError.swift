@@ -52,6 +52,8 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
         return name.isEmpty ? nil : name
     }
 
+    /// What failed and the file or directory involved, with the system's reason and, where there is
+    /// one, what to do.
     public var description: String {
         switch self {
         case .locked(let lockFile, let pid):

@@ -8,6 +8,7 @@ public struct StoredDeviceEnergy: Sendable, Equatable {
     /// and for every device of a state written before the ledger existed).
     public var ledger: StoredOutageLedger
 
+    /// Creates one device's totals.
     public init(joules: Double, gaps: Int = 0, ledger: StoredOutageLedger = StoredOutageLedger()) {
         self.joules = joules
         self.gaps = gaps

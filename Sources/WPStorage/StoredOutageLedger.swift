@@ -44,6 +44,7 @@ public struct StoredOutageLedger: Sendable, Equatable {
     /// `test=1` when set.
     public var inTest = false
 
+    /// Creates an empty ledger, every field at its default.
     public init() {}
 
     /// Whether every field is at its default (such a record gets no `o` line).

@@ -32,6 +32,7 @@ public final class ConfigReloader: Sendable {
         /// `/health`.
         public var warnings: [String] = []
 
+        /// Creates the account of an applied configuration.
         public init(summary: String, needsRestart: [String] = [], warnings: [String] = []) {
             self.summary = summary
             self.needsRestart = needsRestart
@@ -41,6 +42,7 @@ public final class ConfigReloader: Sendable {
 
     /// The result of one reload.
     public enum Outcome: Sendable, Equatable {
+        /// The new configuration is running: what changed, and what did not.
         case applied(Applied)
         /// The new configuration did not load, or could not be applied; the running one is kept.
         case rejected(String)
@@ -60,6 +62,8 @@ public final class ConfigReloader: Sendable {
         var attempts = 0
     }
 
+    /// Loads the configuration again, from the startup file, environment and flags; throws when it
+    /// does not load.
     public typealias Load = @Sendable () throws -> LoadedConfiguration
     package typealias Apply = @Sendable (ExporterConfiguration) async throws -> Applied
 

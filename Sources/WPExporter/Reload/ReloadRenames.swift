@@ -30,6 +30,7 @@ public struct ReloadRenames: Sendable, Equatable {
             public var message: String
         }
 
+        /// Every `energy_from` that cannot be honoured, in `servers` order.
         public var problems: [Problem]
 
         /// One line per problem, as configuration errors are written:

@@ -15,15 +15,21 @@ public final class AuthFailureTracker: Sendable {
         var last: Int64
     }
 
+    /// Failures within ``window`` that make an address suspect (at least 1).
     public let threshold: Int
+    /// How long a failure counts; an address without failures for this long is forgotten.
     public let window: Duration
+    /// The most addresses tracked at once (at least 1).
     public let capacity: Int
     /// Delay of a `401` per failure beyond the threshold, at most ``maximumDelay``.
     public let delayStep: Duration
+    /// The longest delay of a `401`.
     public let maximumDelay: Duration
     private let records = Mutex<[String: Record]>([:])
     private let clock: @Sendable () -> Int64
 
+    /// Creates a tracker; `threshold` and `capacity` below 1 count as 1, and `clock` gives
+    /// monotonic nanoseconds (tests move it).
     public init(threshold: Int = 5, window: Duration = .seconds(60), capacity: Int = 4096,
                 delayStep: Duration = .milliseconds(100), maximumDelay: Duration = .seconds(2),
                 clock: @escaping @Sendable () -> Int64 = { cs_monotonic_ns() }) {

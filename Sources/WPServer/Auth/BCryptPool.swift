@@ -19,7 +19,13 @@ import WPRuntime
 /// ```
 public final class BCryptPool: Sendable {
     /// Which queue a verification waits in.
-    public enum Lane: Sendable { case clean, suspect }
+    public enum Lane: Sendable {
+        /// From an address without recent failures: runs first.
+        case clean
+        /// From an address with recent failures (``AuthFailureTracker``): runs after every
+        /// clean one, and fills at most half the queue.
+        case suspect
+    }
 
     private struct Job {
         var work: @Sendable () -> Bool
@@ -44,7 +50,9 @@ public final class BCryptPool: Sendable {
         }
     }
 
+    /// Verifications run at once (at least 1).
     public let workers: Int
+    /// Verifications that may wait (at least 1); more are refused.
     public let queueCapacity: Int
     // Each job of the worker queue runs (or refuses) one verification, chosen by lane when it
     // starts: the queue is FIFO, the lanes are not.
@@ -52,6 +60,8 @@ public final class BCryptPool: Sendable {
     private let threads: WorkerQueue
     private let refusedCount = Atomic<Int>(0)
 
+    /// Creates a pool; its threads start when work arrives.
+    ///
     /// - Parameters:
     ///   - workers: Verifications run at once (at least 1).
     ///   - queueCapacity: Verifications that may wait (at least 1); more are refused.

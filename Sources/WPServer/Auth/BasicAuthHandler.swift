@@ -36,11 +36,15 @@ public struct BasicAuthHandler: HTTPHandler {
         self.openPaths = openPaths
     }
 
+    /// What the wrapped handler says: credentials are checked once the request is whole.
     public func acceptsBody(_ head: WPHTTPRequest) -> Bool { inner.acceptsBody(head) }
     /// The wrapped handler's answer: a check is a cache look-up, or waits for the bcrypt
     /// threads without holding the loop.
     public func servesPreRenderedBody(_ request: WPHTTPRequest) -> Bool { inner.servesPreRenderedBody(request) }
 
+    /// The wrapped handler's answer when the path is open or the credentials verify; otherwise
+    /// `401` with a challenge (delayed for a suspect address), or `429` when too many
+    /// verifications are waiting.
     public func handle(_ request: WPHTTPRequest) async throws -> WPHTTPResponse {
         if openPaths.contains(request.path) { return try await inner.handle(request) }
         guard let credentials = request.headers["Authorization"].flatMap(BasicCredentials.init(header:)) else {

@@ -109,6 +109,7 @@ public enum BasicAuthError: Error, Sendable, Equatable, CustomStringConvertible 
     /// libcrypt (for `crypt_r`) could not be loaded.
     case libraryMissing(String)
 
+    /// What cannot be set up: the user whose hash is not bcrypt, or why libcrypt did not load.
     public var description: String {
         switch self {
         case .notBcrypt(let user): "basic_auth_users: the hash of user \"\(user)\" is not a bcrypt hash ($2a$, $2b$ or $2y$)"

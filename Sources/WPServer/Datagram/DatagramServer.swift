@@ -21,7 +21,9 @@ public protocol DatagramProtocol: Sendable {
 }
 
 extension DatagramProtocol {
+    /// `false`: by default every datagram is handled by ``handle(_:from:)`` on Swift's pool.
     public var answersInline: Bool { false }
+    /// `nil`: by default nothing is answered on the event loop.
     public func answerInline(_ datagram: [UInt8], from peer: String) -> [UInt8]? { nil }
 }
 
@@ -47,6 +49,7 @@ public struct DatagramServerStatistics: Sendable, Equatable {
     /// asked for, capped by the system (`net.core.rmem_max`).
     public var receiveBufferBytes = 0
 
+    /// Creates the figures of a server that has done nothing yet.
     public init() {}
 }
 
@@ -63,7 +66,9 @@ public struct DatagramServerStatistics: Sendable, Equatable {
 public final class DatagramServer<P: DatagramProtocol>: Sendable {
     /// Where and how it listens.
     public struct Configuration: Sendable {
+        /// The address or host name to bind (`0.0.0.0`, `::`).
         public var host: String
+        /// The UDP port to bind.
         public var port: Int
         /// The longest datagram read; longer ones are dropped (IPv4 UDP carries 65,507 at most).
         public var maxDatagramBytes: Int
@@ -72,6 +77,8 @@ public final class DatagramServer<P: DatagramProtocol>: Sendable {
         /// Datagrams from one sender address handled at once.
         public var maxInFlightPerAddress: Int
 
+        /// Creates settings for `host:port`; the limits default to 65,507-byte datagrams, 256 in
+        /// flight, 16 per address.
         public init(host: String, port: Int, maxDatagramBytes: Int = 65_507, maxInFlight: Int = 256,
                     maxInFlightPerAddress: Int = 16) {
             self.host = host
@@ -82,6 +89,7 @@ public final class DatagramServer<P: DatagramProtocol>: Sendable {
         }
     }
 
+    /// Where and how the server listens.
     public let configuration: Configuration
     private let datagramProtocol: P
     private let logger: WPLogger
@@ -90,6 +98,7 @@ public final class DatagramServer<P: DatagramProtocol>: Sendable {
     /// The running loop, for ``send(_:to:port:)``.
     private let running = Mutex<Reactor<DatagramDriver<P>>?>(nil)
 
+    /// Creates a server that hands datagrams to `datagramProtocol`; nothing is bound until it runs.
     public init(configuration: Configuration, protocol datagramProtocol: P, logger: WPLogger) {
         self.configuration = configuration
         self.datagramProtocol = datagramProtocol

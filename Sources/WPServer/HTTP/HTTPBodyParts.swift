@@ -32,6 +32,7 @@ public struct HTTPBodyParts: @unchecked Sendable, Equatable, ExpressibleByArrayL
     /// The bytes of all pieces.
     public private(set) var byteCount = 0
 
+    /// Creates empty parts.
     public init() {}
 
     /// Parts holding copies of `buffers`, in order (one block for them all).
@@ -44,6 +45,7 @@ public struct HTTPBodyParts: @unchecked Sendable, Equatable, ExpressibleByArrayL
         }
     }
 
+    /// Parts holding copies of the buffers, in order (one block for them all).
     public init(arrayLiteral buffers: [UInt8]...) {
         self.init(buffers)
     }
@@ -68,6 +70,7 @@ public struct HTTPBodyParts: @unchecked Sendable, Equatable, ExpressibleByArrayL
     /// The number of pieces.
     public var count: Int { pieces.count }
 
+    /// Whether there is no piece.
     public var isEmpty: Bool { pieces.isEmpty }
 
     /// All pieces as one array (a copy).

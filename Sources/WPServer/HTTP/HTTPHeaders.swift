@@ -2,16 +2,20 @@
 ///
 /// Repeated fields are kept in arrival order; `subscript(name)` returns the first.
 public struct WPHTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+    /// One header field: its name as sent and its value.
     public typealias Element = (name: String, value: String)
 
     private var fields: [Element] = []
 
+    /// Creates an empty list.
     public init() {}
 
+    /// Creates the list of `fields` (name, value), in order.
     public init(_ fields: [(String, String)]) {
         self.fields = fields.map { (name: $0.0, value: $0.1) }
     }
 
+    /// Creates the list of the literal's fields, in the literal's order.
     public init(dictionaryLiteral elements: (String, String)...) {
         self.init(elements)
     }
@@ -26,6 +30,7 @@ public struct WPHTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDiction
         fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
     }
 
+    /// Whether a field named `name` (case-insensitive) is present.
     public func contains(_ name: String) -> Bool { self[name] != nil }
 
     /// Appends a field, keeping any existing ones of the same name.
@@ -39,14 +44,19 @@ public struct WPHTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDiction
         add(name: name, value: value)
     }
 
+    /// Removes every field named `name` (case-insensitive).
     public mutating func remove(name: String) {
         fields.removeAll { $0.name.caseInsensitiveEquals(name) }
     }
 
+    /// The number of fields, repeated ones counted each.
     public var count: Int { fields.count }
 
+    /// An iterator over the fields, in order.
     public func makeIterator() -> IndexingIterator<[Element]> { fields.makeIterator() }
 
+    /// Whether both lists hold the same fields in the same order, names compared exactly (case
+    /// included).
     public static func == (lhs: WPHTTPHeaders, rhs: WPHTTPHeaders) -> Bool {
         lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
     }

@@ -8,11 +8,13 @@ public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertibl
     /// What was wrong and where, e.g. `header line 3: whitespace before colon`.
     public var reason: String
 
+    /// Creates the rejection answered with `status`, saying `reason`.
     public init(status: Int, reason: String) {
         self.status = status
         self.reason = reason
     }
 
+    /// `<status>: <reason>`.
     public var description: String { "\(status): \(reason)" }
 
     static func bad(_ reason: String) -> HTTPParseError { HTTPParseError(status: 400, reason: reason) }

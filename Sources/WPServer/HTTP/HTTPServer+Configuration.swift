@@ -70,6 +70,8 @@ extension WPHTTPServer {
         /// Serve HTTPS with these settings; `nil` (the default) serves plain HTTP.
         public var tls: WPTLSConfiguration?
 
+        /// Creates settings for `host:port` (by default every IPv4 address and an ephemeral port);
+        /// the rest takes the defaults.
         public init(host: String = "0.0.0.0", port: Int = 0) {
             self.host = host
             self.port = port

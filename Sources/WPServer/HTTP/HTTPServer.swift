@@ -22,6 +22,7 @@ public import WPLogging
 /// }
 /// ```
 public final class WPHTTPServer: Sendable {
+    /// Where and how the server listens.
     public let configuration: Configuration
     private let handler: any HTTPHandler
     private let observer: (any RequestObserver)?

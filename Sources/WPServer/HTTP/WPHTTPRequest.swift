@@ -10,11 +10,14 @@ public struct WPHTTPRequest: Sendable, Equatable {
     public var query: String?
     /// HTTP version, e.g. `(1, 1)`.
     public var version: WPHTTPVersion
+    /// The header fields, in the order sent.
     public var headers: WPHTTPHeaders
+    /// The body, decoded from chunked framing when it was chunked; empty when there is none.
     public var body: [UInt8]
     /// The peer's address (`127.0.0.1:53122`), when known.
     public var remoteAddress: String?
 
+    /// Creates a request; ``path`` and ``query`` are cut from `target`.
     public init(method: String, target: String, version: WPHTTPVersion = .http11,
                 headers: WPHTTPHeaders = WPHTTPHeaders(), body: [UInt8] = [], remoteAddress: String? = nil) {
         self.method = method
@@ -53,6 +56,7 @@ public struct WPHTTPRequest: Sendable, Equatable {
             .removingPercentEncodingSafely()
     }
 
+    /// Whether method, target, version, header fields, body and remote address are all equal.
     public static func == (lhs: WPHTTPRequest, rhs: WPHTTPRequest) -> Bool {
         lhs.method == rhs.method && lhs.target == rhs.target && lhs.version == rhs.version
             && lhs.headers == rhs.headers && lhs.body == rhs.body && lhs.remoteAddress == rhs.remoteAddress
@@ -61,14 +65,20 @@ public struct WPHTTPRequest: Sendable, Equatable {
 
 /// An HTTP version number.
 public struct WPHTTPVersion: Sendable, Equatable, Hashable, CustomStringConvertible {
+    /// The number before the dot: 1 in every request the server accepts.
     public var major: Int
+    /// The number after the dot: 0 or 1 in every request the server accepts.
     public var minor: Int
+    /// Creates the version `HTTP/<major>.<minor>`.
     public init(major: Int, minor: Int) {
         self.major = major
         self.minor = minor
     }
+    /// HTTP/1.0.
     public static let http10 = WPHTTPVersion(major: 1, minor: 0)
+    /// HTTP/1.1.
     public static let http11 = WPHTTPVersion(major: 1, minor: 1)
+    /// `HTTP/<major>.<minor>`, as on the request line.
     public var description: String { "HTTP/\(major).\(minor)" }
 }
 

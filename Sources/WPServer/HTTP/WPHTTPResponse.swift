@@ -11,8 +11,11 @@
 /// gathering up to 1,024 buffers a call) and never copies nor joins them, unless it compresses or
 /// chunks the body.
 public struct WPHTTPResponse: Sendable, Equatable {
+    /// The status code (`200`).
     public var status: Int
+    /// The header fields the handler sets; the server adds the framing ones.
     public var headers: WPHTTPHeaders
+    /// The first bytes of the body (often all of it).
     public var body: [UInt8]
     /// Pieces sent after `body` and before `bodySuffix`, in order, as part of the same body.
     public var bodyParts: HTTPBodyParts
@@ -27,6 +30,7 @@ public struct WPHTTPResponse: Sendable, Equatable {
     /// The largest chunk of a ``chunked`` body (8 KiB, as common servlet containers send).
     public static let chunkSize = 8192
 
+    /// Creates a response; by default without header fields or body, framed by `Content-Length`.
     public init(status: Int, headers: WPHTTPHeaders = WPHTTPHeaders(), body: [UInt8] = [], bodyParts: HTTPBodyParts = [],
                 bodySuffix: [UInt8] = [], chunked: Bool = false) {
         self.status = status
@@ -74,6 +78,7 @@ public struct WPHTTPResponse: Sendable, Equatable {
 /// compressed off the loop all the same). `handle` must never block a thread for long: do slow
 /// work asynchronously.
 public protocol HTTPHandler: Sendable {
+    /// The answer to `request`; a thrown error is answered `500` and logged.
     func handle(_ request: WPHTTPRequest) async throws -> WPHTTPResponse
     /// Whether `handle` answers `request` with bytes already rendered, doing no rendering,
     /// no compression and no blocking: then it may run on the event loop thread (with
@@ -88,7 +93,9 @@ public protocol HTTPHandler: Sendable {
 }
 
 extension HTTPHandler {
+    /// `true`: by default every request may carry a body.
     public func acceptsBody(_ head: WPHTTPRequest) -> Bool { true }
+    /// `false`: by default `handle` runs on Swift's pool, never on the event loop.
     public func servesPreRenderedBody(_ request: WPHTTPRequest) -> Bool { false }
 }
 

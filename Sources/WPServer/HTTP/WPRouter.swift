@@ -22,6 +22,8 @@ public struct WPRouter: HTTPHandler {
     private var anyTakesBody = false
     private let observer: (any RequestObserver)?
 
+    /// Creates a router without routes.
+    ///
     /// - Parameter observer: Receives one ``RequestEvent`` per request, named after the route.
     public init(observer: (any RequestObserver)? = nil) {
         self.observer = observer
@@ -67,6 +69,8 @@ public struct WPRouter: HTTPHandler {
     /// The paths that have at least one route.
     public var paths: Set<String> { Set(routes.keys) }
 
+    /// Whether the route for the head's method and path takes a body (see `takesBody`); without
+    /// such a route, whether any route does.
     public func acceptsBody(_ head: WPHTTPRequest) -> Bool {
         guard let methods = routes[head.path] else { return anyTakesBody }
         let method = methods[head.method] == nil && head.method == "HEAD" ? "GET" : head.method
@@ -82,6 +86,8 @@ public struct WPRouter: HTTPHandler {
         return handler.servesPreRenderedBody(request)
     }
 
+    /// The route's answer (`HEAD` served by the `GET` route); `404` for a path without routes,
+    /// `405` with `Allow` for a method without one.
     public func handle(_ request: WPHTTPRequest) async throws -> WPHTTPResponse {
         guard let methods = routes[request.path] else {
             return report(request, .text("not found\n", status: 404))

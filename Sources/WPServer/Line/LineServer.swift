@@ -32,6 +32,7 @@ public protocol LineProtocol: Sendable {
 public struct LineReply: Sendable, Equatable {
     /// What happens once the reply is written.
     public enum Then: Sendable, Equatable {
+        /// Keep the connection open and read the next line.
         case `continue`
         /// Close the connection.
         case close
@@ -40,9 +41,12 @@ public struct LineReply: Sendable, Equatable {
         case startTLS
     }
 
+    /// The bytes written back, line endings included.
     public var bytes: [UInt8]
+    /// What happens once they are written.
     public var then: Then
 
+    /// Creates a reply of `bytes`; by default the connection stays open.
     public init(_ bytes: [UInt8], then: Then = .continue) {
         self.bytes = bytes
         self.then = then
@@ -53,6 +57,7 @@ public struct LineReply: Sendable, Equatable {
 public struct LineServerStatistics: Sendable, Equatable {
     /// Connections open now.
     public var open = 0
+    /// Connections accepted since the start.
     public var accepted = 0
     /// Refused at the cap (every open connection protected).
     public var refused = 0
@@ -95,7 +100,9 @@ extension LineServerStatistics {
 public final class LineServer<P: LineProtocol>: Sendable {
     /// Where and how it listens.
     public struct Configuration: Sendable {
+        /// The address or host name to bind (`0.0.0.0`, `::`).
         public var host: String
+        /// The TCP port; `0` picks a free one.
         public var port: Int
         /// Connections at once. A new one beyond closes, never a protected connection (logged
         /// in) nor one whose line is being handled: first one not established
@@ -122,6 +129,8 @@ public final class LineServer<P: LineProtocol>: Sendable {
         /// one drops new clients' SYNs while a flood reconnects (they retry after 1 s, then 2 s).
         public var backlog: Int = 1024
 
+        /// Creates settings for `host:port`; the limits take their defaults (256 connections,
+        /// 1,024-byte lines, 10 s per line, 300 s idle, 10 s per reply).
         public init(host: String, port: Int, maxConnections: Int = 256, maxLineLength: Int = 1024,
                     lineTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(300),
                     writeTimeout: Duration = .seconds(10), tls: WPTLSConfiguration? = nil) {
@@ -136,6 +145,7 @@ public final class LineServer<P: LineProtocol>: Sendable {
         }
     }
 
+    /// Where and how the server listens.
     public let configuration: Configuration
     private let lineProtocol: P
     private let logger: WPLogger
@@ -143,6 +153,7 @@ public final class LineServer<P: LineProtocol>: Sendable {
     private let counters = ConnectionCounters()
     private let lines = LineCount()
 
+    /// Creates a server that hands lines to `lineProtocol`; nothing is bound until it runs.
     public init(configuration: Configuration, protocol lineProtocol: P, logger: WPLogger) {
         self.configuration = configuration
         self.lineProtocol = lineProtocol

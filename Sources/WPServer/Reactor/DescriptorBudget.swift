@@ -64,16 +64,22 @@ public struct DescriptorBudget: Sendable, Equatable {
 
 /// The open-files limit is too low to serve at all.
 public struct DescriptorBudgetError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The open-files limit.
     public var limit: Int
+    /// Descriptors needed before any client connection.
     public var reserved: Int
+    /// Descriptors needed in all: the reserved ones and the fewest connections of each listener.
     public var needed: Int
 
+    /// Creates the error for `limit`, short of `needed`.
     public init(limit: Int, reserved: Int, needed: Int) {
         self.limit = limit
         self.reserved = reserved
         self.needed = needed
     }
 
+    /// The numbers, and how to raise the limit (`ulimit -n`, systemd `LimitNOFILE=`, docker
+    /// `--ulimit`).
     public var description: String {
         "the open files limit (ulimit -n) is \(limit), too low to serve: \(reserved) descriptors are needed before "
             + "any client connection and at least \(DescriptorBudget.minimumConnections) per listener, \(needed) in all; "

@@ -38,6 +38,7 @@ class ReactorConnection {
 public struct ConnectionStatistics: Sendable, Equatable {
     /// Connections open now.
     public var open = 0
+    /// Connections accepted since the start.
     public var accepted = 0
     /// Refused at the cap: no open connection could be closed to make room.
     public var refused = 0
@@ -47,6 +48,7 @@ public struct ConnectionStatistics: Sendable, Equatable {
     /// reply the peer did not take in time.
     public var closedByLimits = 0
 
+    /// Creates the figures of a server that has done nothing yet.
     public init() {}
 }
 

@@ -2,8 +2,10 @@
 public struct ServerAddress: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// The bound IP address, e.g. `127.0.0.1`, `::` or `0.0.0.0`.
     public var host: String
+    /// The bound port.
     public var port: Int
 
+    /// Creates the address `host:port`.
     public init(host: String, port: Int) {
         self.host = host
         self.port = port

@@ -9,6 +9,8 @@ public enum ServerError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A system call the server cannot work without failed.
     case system(operation: String, reason: String)
 
+    /// What failed: the address that cannot be listened on and why, or the system call and its
+    /// reason.
     public var description: String {
         switch self {
         case .bind(let address, let reason): "cannot listen on \(address): \(reason)"

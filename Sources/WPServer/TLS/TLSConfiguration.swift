@@ -40,9 +40,13 @@ public struct WPTLSConfiguration: Sendable, Equatable {
 
     /// A TLS protocol version, named as in the web configuration file (`TLS12`).
     public enum ProtocolVersion: String, Sendable, Equatable, Comparable, CaseIterable {
+        /// `TLS10`: TLS 1.0.
         case tls10 = "TLS10"
+        /// `TLS11`: TLS 1.1.
         case tls11 = "TLS11"
+        /// `TLS12`: TLS 1.2.
         case tls12 = "TLS12"
+        /// `TLS13`: TLS 1.3.
         case tls13 = "TLS13"
 
         var wireValue: Int32 {
@@ -54,6 +58,7 @@ public struct WPTLSConfiguration: Sendable, Equatable {
             }
         }
 
+        /// Whether `lhs` is an older version than `rhs`.
         public static func < (lhs: Self, rhs: Self) -> Bool { lhs.wireValue < rhs.wireValue }
     }
 

@@ -38,6 +38,9 @@ public enum Healthcheck {
         }
     }
 
+    /// The URL of `/-/healthy` on the exporter that `server` and the web configuration `web`
+    /// describe, and whether it asks for basic authentication there.
+    ///
     /// - Throws: ``HealthcheckFailure/portZero`` when the configuration leaves nothing to probe.
     public static func target(server: ExporterConfiguration.Server, web: WebConfiguration?) throws(HealthcheckFailure) -> Target {
         guard server.port != 0 else { throw .portZero }
@@ -95,6 +98,7 @@ public enum HealthcheckFailure: Error, Sendable, Equatable, CustomStringConverti
     /// The exporter answered with another status than 200 (or 401 where authentication is required).
     case answered(url: String, status: Int, firstLine: String)
 
+    /// `healthcheck: …`: the one line the command prints, naming the URL and what went wrong.
     public var description: String {
         switch self {
         case .invalidConfiguration(let problem): "healthcheck: configuration is invalid: \(problem)"

@@ -15,6 +15,8 @@ public struct WebSecurity: Sendable {
     /// bounded once for every listener.
     public var passwords: BCryptPool?
 
+    /// Creates the changes: TLS settings, the handler wrapper, the warnings to print and the
+    /// bcrypt threads.
     public init(tls: WPTLSConfiguration?, wrap: @escaping @Sendable (any HTTPHandler) -> any HTTPHandler,
                 warnings: [ConfigDiagnostic], passwords: BCryptPool? = nil) {
         self.tls = tls
