@@ -32,7 +32,8 @@ package struct TimeZoneRules: Sendable, Equatable {
     /// anything else, a file that is not TZif, or one over 256 KiB.
     package static func named(_ name: String, directory: String = "/usr/share/zoneinfo") -> TimeZoneRules? {
         if let seconds = fixedOffset(name) { return .fixed(seconds) }
-        guard !name.isEmpty, name.utf8.count <= 64, !name.hasPrefix("/"), !name.contains(".."),
+        // No `.` is allowed, so no `..` can climb out of `directory`.
+        guard !name.isEmpty, name.utf8.count <= 64, !name.hasPrefix("/"),
               name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)
                   || "_-+/".unicodeScalars.contains($0)) }) else { return nil }
         return file(directory + "/" + name)
