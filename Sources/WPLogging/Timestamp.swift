@@ -1,8 +1,10 @@
+import WPRuntime
+
 /// Fast RFC 3339 formatting and parsing of wall-clock times in UTC with milliseconds.
 ///
 /// `DateFormatter` and `ISO8601DateFormatter` cost microseconds per call and allocate; log
 /// encoding formats one timestamp per record, so this does the civil-date arithmetic by hand
-/// (Howard Hinnant's `civil_from_days`). Years are clamped to 0...9999 so the output always has
+/// (WPRuntime's `CivilDate`). Years are clamped to 0...9999 so the output always has
 /// the fixed width `YYYY-MM-DDTHH:MM:SS.mmmZ`.
 enum Timestamp {
     /// Broken-down UTC time.
@@ -18,17 +20,8 @@ enum Timestamp {
         let days = floorDiv(secs, 86_400)
         let secondOfDay = Int(secs - days * 86_400)
 
-        // civil_from_days
-        let z = days + 719_468
-        let era = floorDiv(z, 146_097)
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = Int(doy - (153 * mp + 2) / 5 + 1)
-        let month = Int(mp < 10 ? mp + 3 : mp - 9)
-        var year = Int(yoe + era * 400) + (month <= 2 ? 1 : 0)
-        year = min(max(year, 0), 9999)
+        let date = CivilDate.date(days: days)
+        let (year, month, day) = (Int(min(max(date.year, 0), 9999)), Int(date.month), Int(date.day))
         return Parts(year: year, month: month, day: day, hour: secondOfDay / 3600,
                      minute: secondOfDay / 60 % 60, second: secondOfDay % 60, millisecond: millis)
     }
@@ -75,18 +68,9 @@ enum Timestamp {
               let millis = number(20..<23),
               (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
         else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
-        let seconds = Int64(days * 86_400 + hour * 3600 + minute * 60 + second)
+        let days = CivilDate.days(year: Int64(year), month: Int64(month), day: Int64(day))
+        let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
         return LogTimestamp(seconds: seconds, nanoseconds: Int64(millis) * 1_000_000)
-    }
-
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
     }
 
     private static func append(_ p: Parts, timeSeparator: UInt8, zulu: Bool, to out: inout [UInt8]) {

@@ -257,31 +257,19 @@ struct PosixRule: Sendable, Equatable {
         return Int(inDaylight ? daylight : standard)
     }
 
-    /// Days since 1970-01-01 of a civil date (Howard Hinnant's `days_from_civil`).
-    static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
+    /// The year of the Unix time `seconds`.
     static func year(of seconds: Int64) -> Int64 {
-        let day = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        var year = 1970 + day / 366
-        while days(year: year + 1, month: 1, day: 1) <= day { year += 1 }
-        while days(year: year, month: 1, day: 1) > day { year -= 1 }
-        return year
+        CivilDate.date(days: seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400).year
     }
 
     /// The local seconds since the epoch of a `Mm.w.d/time` change in `year`.
     static func instant(_ change: Change, year: Int64) -> Int64 {
-        let first = days(year: year, month: Int64(change.month), day: 1)
+        let first = CivilDate.days(year: year, month: Int64(change.month), day: 1)
         // 1970-01-01 was a Thursday (4).
         let weekday = Int((first % 7 + 7 + 4) % 7)
         var day = 1 + (change.weekday - weekday + 7) % 7 + (change.week - 1) * 7
-        let nextMonth = change.month == 12 ? days(year: year + 1, month: 1, day: 1) : days(year: year, month: Int64(change.month) + 1, day: 1)
+        let nextMonth = change.month == 12 ? CivilDate.days(year: year + 1, month: 1, day: 1)
+            : CivilDate.days(year: year, month: Int64(change.month) + 1, day: 1)
         let length = Int(nextMonth - first)
         while day > length { day -= 7 }
         return (first + Int64(day - 1)) * 86_400 + Int64(change.seconds)

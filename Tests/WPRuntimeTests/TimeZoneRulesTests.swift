@@ -10,7 +10,7 @@ import WPTestThreads
 
     /// Unix time of a UTC date.
     static func utc(_ year: Int64, _ month: Int64, _ day: Int64, _ hour: Int64 = 0, _ minute: Int64 = 0) -> Int64 {
-        PosixRule.days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60
+        CivilDate.days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60
     }
 
     @Test func fixedOffsets() {
@@ -73,5 +73,16 @@ import WPTestThreads
         #expect(TimeZoneRules.fixed(28_800).label(at: 0) == "UTC+08:00")
         #expect(TimeZoneRules.fixed(-19_800).label(at: 0) == "UTC-05:30")
         #expect(TimeZoneRules.fixed(45_900).label(at: 0) == "UTC+12:45")
+    }
+
+    @Test func civilDatesRoundTripThroughDays() {
+        #expect(CivilDate.days(year: 1970, month: 1, day: 1) == 0)
+        #expect(CivilDate.days(year: 2000, month: 3, day: 1) == 11_017)
+        #expect(CivilDate.date(days: -1) == (1969, 12, 31))
+        #expect(CivilDate.date(days: 20_512) == (2026, 2, 28))
+        for days in stride(from: Int64(-800_000), through: 800_000, by: 997) {
+            let date = CivilDate.date(days: days)
+            #expect(CivilDate.days(year: date.year, month: date.month, day: date.day) == days)
+        }
     }
 }
