@@ -18,22 +18,27 @@ package struct StatusMemory: Sendable {
     /// The outages' section.
     package static var outageSection: String { "status-outages" }
 
+    /// The energy total (J) when a local day (`key` `YYYY-MM-DD`) or month (`YYYY-MM`) began,
+    /// or when the page first saw the UPS in it.
+    package struct Baseline: Sendable, Equatable {
+        package var key: String
+        package var joules: Double
+
+        package init(_ key: String, _ joules: Double) {
+            (self.key, self.joules) = (key, joules)
+        }
+    }
+
     /// What is kept of one UPS.
     package struct UPS: Sendable, Equatable {
-        package var day: (key: String, joules: Double)?
-        package var month: (key: String, joules: Double)?
+        package var day: Baseline?
+        package var month: Baseline?
         package var dischargeAtStart: Double?
         package var outages: [OutageRecord] = []
 
-        package init(day: (key: String, joules: Double)? = nil, month: (key: String, joules: Double)? = nil,
-                     dischargeAtStart: Double? = nil, outages: [OutageRecord] = []) {
+        package init(day: Baseline? = nil, month: Baseline? = nil, dischargeAtStart: Double? = nil,
+                     outages: [OutageRecord] = []) {
             (self.day, self.month, self.dischargeAtStart, self.outages) = (day, month, dischargeAtStart, outages)
-        }
-
-        package static func == (lhs: UPS, rhs: UPS) -> Bool {
-            lhs.day?.key == rhs.day?.key && lhs.day?.joules == rhs.day?.joules && lhs.month?.key == rhs.month?.key
-                && lhs.month?.joules == rhs.month?.joules && lhs.dischargeAtStart == rhs.dischargeAtStart
-                && lhs.outages == rhs.outages
         }
     }
 
@@ -48,8 +53,8 @@ package struct StatusMemory: Sendable {
         var kept: [String: UPS] = [:]
         for record in sections.records(Self.energySection) where record.count == 6 && !record[0].isEmpty {
             var ups = UPS()
-            if !record[1].isEmpty, let joules = Self.number(record[2]) { ups.day = (record[1], joules) }
-            if !record[3].isEmpty, let joules = Self.number(record[4]) { ups.month = (record[3], joules) }
+            if !record[1].isEmpty, let joules = Self.number(record[2]) { ups.day = Baseline(record[1], joules) }
+            if !record[3].isEmpty, let joules = Self.number(record[4]) { ups.month = Baseline(record[3], joules) }
             ups.dischargeAtStart = Self.number(record[5])
             kept[record[0]] = ups
         }

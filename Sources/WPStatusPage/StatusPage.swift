@@ -9,7 +9,6 @@ import WPClient
 import WPCollector
 package import WPEnergy
 package import WPFrontEnd
-import WPLogging
 import WPRuntime
 import WPServer
 package import WPStorage
@@ -35,14 +34,18 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
         var dischargeAtStart: Double?
         /// Whether an earlier publication had this UPS (an outage starting now is seen starting).
         var seen = false
-        /// The energy total (J) when the local day (`YYYY-MM-DD`) and month (`YYYY-MM`) began,
-        /// or when the page first saw the UPS in them.
-        var day: (key: Substring, joules: Double)?
-        var month: (key: Substring, joules: Double)?
+        /// The energy total when the local day and month began (kept in the data directory).
+        var day: StatusMemory.Baseline?
+        var month: StatusMemory.Baseline?
         /// Its row at the last publication that listed it, and when (wall clock): a UPS its
         /// server stops listing (WinPower down, its reading past the staleness window) stays on
         /// the page as stale for ``staleKept``, rather than vanishing.
         var last: (row: UPSRow, at: Date)?
+
+        /// What the data directory keeps of it.
+        var kept: StatusMemory.UPS {
+            StatusMemory.UPS(day: day, month: month, dischargeAtStart: dischargeAtStart, outages: outages)
+        }
     }
 
     private struct State: Sendable {
@@ -94,8 +97,8 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
             state.withLock { state in
                 for (key, ups) in kept {
                     var entry = Tracked()
-                    entry.day = ups.day.map { (Substring($0.key), $0.joules) }
-                    entry.month = ups.month.map { (Substring($0.key), $0.joules) }
+                    entry.day = ups.day
+                    entry.month = ups.month
                     entry.dischargeAtStart = ups.dischargeAtStart
                     entry.outages = Array(ups.outages.suffix(Self.outagesKept))
                     state.restored[key] = entry
@@ -123,10 +126,10 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
         var readings: [(key: String, row: UPSRow, ledger: OutageLedger?, joules: Double?)] = []
         // The key prefixes of the servers published now: a UPS of one of them not listed is stale.
         var prefixes: [String] = []
-        // The local date of the energy columns, in the tariffs' time zone.
-        let utc = now.timeIntervalSince1970.isFinite ? now.timeIntervalSince1970 : 0
-        let local = LogTimestamp(secondsSince1970: utc + Double(costs.timeZone.offset(at: Int64(clamping: Int(utc))))).description
-        let (today, thisMonth) = (local.prefix(10), local.prefix(7))
+        // The local date of the energy columns, in the pages' time zone.
+        // (A wall clock beyond any calendar counts as the epoch's day.)
+        let local = StatusRender.localTimestamp(now, costs.timeZone) ?? "1970-01-01"
+        let (today, thisMonth) = (String(local.prefix(10)), String(local.prefix(7)))
         var refresh = Duration.seconds(300)
         for server in fleet.servers {
             let collector = server.collector
@@ -165,8 +168,8 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
                 var entry = state.tracked[key] ?? state.restored.removeValue(forKey: key) ?? Tracked()
                 if let joules, joules.isFinite {
                     // A new day or month, or a total that went down (reset), starts from now.
-                    if entry.day?.key != today || joules < entry.day?.joules ?? 0 { entry.day = (today, joules) }
-                    if entry.month?.key != thisMonth || joules < entry.month?.joules ?? 0 { entry.month = (thisMonth, joules) }
+                    if entry.day?.key != today || joules < entry.day?.joules ?? 0 { entry.day = StatusMemory.Baseline(today, joules) }
+                    if entry.month?.key != thisMonth || joules < entry.month?.joules ?? 0 { entry.month = StatusMemory.Baseline(thisMonth, joules) }
                     row.energyTodayKilowattHours = (joules - (entry.day?.joules ?? joules)) / 3_600_000
                     row.energyMonthKilowattHours = (joules - (entry.month?.joules ?? joules)) / 3_600_000
                 }
@@ -216,11 +219,8 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
         let kept = state.withLock { state in
             var kept: [String: StatusMemory.UPS] = [:]
             kept.reserveCapacity(state.tracked.count + state.restored.count)
-            for (key, entry) in state.restored.merging(state.tracked, uniquingKeysWith: { $1 }) {
-                kept[key] = StatusMemory.UPS(day: entry.day.map { (String($0.key), $0.joules) },
-                                             month: entry.month.map { (String($0.key), $0.joules) },
-                                             dischargeAtStart: entry.dischargeAtStart, outages: entry.outages)
-            }
+            for (key, entry) in state.restored { kept[key] = entry.kept }
+            for (key, entry) in state.tracked { kept[key] = entry.kept }
             return kept
         }
         memory.save(kept)

@@ -22,11 +22,19 @@ package enum StatusRender {
         HTMLEscaping.escape(DisplayText.sanitized(text))
     }
 
+    /// `2026-11-26T15:30:00.000Z`: the local time of `date` in `zone` in the shape of an RFC 3339
+    /// UTC timestamp (its `Z` meaning nothing); `nil` for a date that is not finite or is beyond
+    /// any calendar (a broken wall clock).
+    static func localTimestamp(_ date: Date, _ zone: TimeZoneRules) -> String? {
+        guard date.timeIntervalSince1970.isFinite, abs(date.timeIntervalSince1970) < 1e15 else { return nil }
+        let utc = Int64(date.timeIntervalSince1970.rounded(.down))
+        return LogTimestamp(secondsSince1970: Double(utc + Int64(zone.offset(at: utc)))).description
+    }
+
     /// `2026-11-26 15:30:00 UTC+08:00` (`… UTC` in UTC): the local time in `zone`, with its offset.
     static func time(_ date: Date?, _ zone: TimeZoneRules) -> String {
-        guard let date, date.timeIntervalSince1970.isFinite, abs(date.timeIntervalSince1970) < 1e15 else { return "–" }
+        guard let date, let iso = localTimestamp(date, zone) else { return "–" }
         let utc = Int64(date.timeIntervalSince1970.rounded(.down))
-        let iso = LogTimestamp(secondsSince1970: Double(utc + Int64(zone.offset(at: utc)))).description
         return String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(8)) + " " + zone.label(at: utc)
     }
 
