@@ -196,43 +196,25 @@ package final class EnergyCostMeter: Sendable {
         state.withLock { $0.schedule = schedule }
     }
 
-    /// Records the energy totals (joules, by device key) read at `date`: the growth since each
-    /// device's previous total is priced at the tariff of `date`. A device seen for the first
-    /// time, or whose total went down (its state was reset or moved), starts from its total now.
+    /// Records the energy totals (joules, by device key) of every device published at `date`:
+    /// the growth since each device's previous total is priced at the tariff of `date`. A device
+    /// seen for the first time, or whose total went down (its state was reset or moved), starts
+    /// from its total now; a device not in `totals` (removed from the fleet) is forgotten, its
+    /// costs no longer exported.
     package func record(_ totals: [String: Double], at date: Date) {
-        state.withLock { Self.record(totals, at: date, into: &$0) }
-        keep()
-    }
-
-    /// ``record(_:at:)``, then ``retain(_:)`` of the devices in `totals`: what each publication does.
-    package func update(_ totals: [String: Double], at date: Date) {
         state.withLock { state in
-            Self.record(totals, at: date, into: &state)
-            Self.retain(Set(totals.keys), in: &state)
+            let (period, price) = state.schedule.tariff(at: date)
+            for (key, joules) in totals where joules.isFinite {
+                defer { state.last[key] = joules }
+                guard let previous = state.last[key], joules > previous else { continue }
+                let cost = (joules - previous) / 3_600_000 * price
+                guard cost.isFinite else { continue }
+                state.costs[key, default: [:]][period, default: 0] += cost
+            }
+            state.last = state.last.filter { totals[$0.key] != nil }
+            state.costs = state.costs.filter { totals[$0.key] != nil }
         }
         keep()
-    }
-
-    private static func record(_ totals: [String: Double], at date: Date, into state: inout State) {
-        let (period, price) = state.schedule.tariff(at: date)
-        for (key, joules) in totals where joules.isFinite {
-            defer { state.last[key] = joules }
-            guard let previous = state.last[key], joules > previous else { continue }
-            let cost = (joules - previous) / 3_600_000 * price
-            guard cost.isFinite else { continue }
-            state.costs[key, default: [:]][period, default: 0] += cost
-        }
-    }
-
-    /// Forgets devices not in `keys` (removed from the fleet): their costs stop being exported.
-    package func retain(_ keys: Set<String>) {
-        state.withLock { Self.retain(keys, in: &$0) }
-        keep()
-    }
-
-    private static func retain(_ keys: Set<String>, in state: inout State) {
-        state.last = state.last.filter { keys.contains($0.key) }
-        state.costs = state.costs.filter { keys.contains($0.key) }
     }
 
     /// The cost of a device by period (every period of the schedule, 0 when none yet), in the

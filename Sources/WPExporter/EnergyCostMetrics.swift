@@ -88,7 +88,7 @@ extension Exporter {
                 let prefix = server.collector.configuration.energyKeyPrefix
                 for (device, total) in meter.servedTotals(keyPrefix: prefix) { totals[prefix + device] = total.joules }
             }
-            costs.update(totals, at: wallClock())
+            costs.record(totals, at: wallClock())
         }
         return costs
     }

@@ -46,7 +46,7 @@ import WPStorage
         meter.replace(dearer)
         meter.record(["ups": 3 * Self.kWh], at: Self.at(14))    // 1 kWh flat at 2
         #expect(meter.costs("ups").first { $0.period == "flat" }?.amount == 3.0, "1.0 before the change, 2.0 after")
-        meter.retain([])
+        meter.record([:], at: Self.at(15))
         #expect(meter.all.isEmpty, "a device gone from the fleet is forgotten")
     }
 }
@@ -64,8 +64,8 @@ import WPStorage
         let sections = StateSections()
         let first = EnergyCostMeter(schedule: Costs.schedule, startedAt: Costs.at(0), sections: sections)
         #expect(first.restoration == EnergyCostMeter.Restoration())
-        first.update(["ups": 0, "other": 5 * Costs.kWh], at: Costs.at(12))
-        first.update(["ups": 2 * Costs.kWh, "other": 5 * Costs.kWh], at: Costs.at(13))   // 2 kWh flat: 1.0
+        first.record(["ups": 0, "other": 5 * Costs.kWh], at: Costs.at(12))
+        first.record(["ups": 2 * Costs.kWh, "other": 5 * Costs.kWh], at: Costs.at(13))   // 2 kWh flat: 1.0
         #expect(sections.hasUnwrittenChanges)
         #expect(sections.records(EnergyCostMeter.startSection) == [["CNY", String(Costs.at(0).timeIntervalSince1970)]])
 
@@ -76,19 +76,19 @@ import WPStorage
         #expect(second.startedAt == Costs.at(0), "the start is the first run's")
         #expect(Self.amounts(second, "ups") == ["flat": 1.0, "peak": 0, "valley": 0], "served before any reading")
         // 3 kWh used while the exporter was down, priced at the first reading after it (valley, 0.25).
-        second.update(["ups": 5 * Costs.kWh, "other": 5 * Costs.kWh], at: Costs.at(23.5))
+        second.record(["ups": 5 * Costs.kWh, "other": 5 * Costs.kWh], at: Costs.at(23.5))
         #expect(Self.amounts(second, "ups") == ["flat": 1.0, "peak": 0, "valley": 0.75])
         #expect(Self.amounts(second, "other") == ["flat": 0, "peak": 0, "valley": 0])
         // A device gone from the fleet leaves the section as well.
-        second.update(["ups": 5 * Costs.kWh], at: Costs.at(23.6))
+        second.record(["ups": 5 * Costs.kWh], at: Costs.at(23.6))
         #expect(sections.records(EnergyCostMeter.section).map { $0[0] } == ["ups"])
     }
 
     @Test func costsKeptInAnotherCurrencyStartAgain() {
         let sections = StateSections()
         let first = EnergyCostMeter(schedule: Costs.schedule, startedAt: Costs.at(0), sections: sections)
-        first.update(["ups": 0], at: Costs.at(12))
-        first.update(["ups": 2 * Costs.kWh], at: Costs.at(13))
+        first.record(["ups": 0], at: Costs.at(12))
+        first.record(["ups": 2 * Costs.kWh], at: Costs.at(13))
         var dollars = Costs.schedule
         dollars.currency = "USD"
         let second = EnergyCostMeter(schedule: dollars, startedAt: Costs.at(20), sections: sections)
@@ -102,15 +102,15 @@ import WPStorage
     @Test func aRunWithoutTariffsEndsTheKeptCosts() {
         let sections = StateSections()
         let first = EnergyCostMeter(schedule: Costs.schedule, startedAt: Costs.at(0), sections: sections)
-        first.update(["ups": 0], at: Costs.at(12))
-        first.update(["ups": 2 * Costs.kWh], at: Costs.at(13))
+        first.record(["ups": 0], at: Costs.at(12))
+        first.record(["ups": 2 * Costs.kWh], at: Costs.at(13))
         #expect(EnergyCostMeter.end(in: sections))
         #expect(sections.all.isEmpty)
         #expect(!EnergyCostMeter.end(in: sections), "nothing left to end")
         // Tariffs again later: the energy used meanwhile is not priced.
         let again = EnergyCostMeter(schedule: Costs.schedule, startedAt: Costs.at(30), sections: sections)
         #expect(again.startedAt == Costs.at(30))
-        again.update(["ups": 9 * Costs.kWh], at: Costs.at(31))
+        again.record(["ups": 9 * Costs.kWh], at: Costs.at(31))
         #expect(Self.amounts(again, "ups") == ["flat": 0, "peak": 0, "valley": 0])
     }
 
