@@ -155,13 +155,14 @@ extension Exporter {
     /// The status pages over the publication, showing the meter's served energy totals, keeping
     /// what they show of each UPS's day, month and outages in `store`'s sections.
     static func statusPage(publication: FleetPublication<C>, meter: EnergyMeter<C>, store: any EnergyStore,
-                           costs: EnergyCostMeter?, wallClock: @escaping @Sendable () -> Date) -> StatusPage<C> {
+                           costs: EnergyCostMeter?, logger: WPLogger,
+                           wallClock: @escaping @Sendable () -> Date) -> StatusPage<C> {
         let shown = costs.map { costs in
             StatusCosts(currency: costs.schedule.currency, since: costs.startedAt,
                         timeZone: costs.schedule.timeZone, costs: { costs.costs($0) })
         } ?? StatusCosts(timeZone: .system())
         return StatusPage(publication: publication, totals: { meter.servedTotals(keyPrefix: $0) }, costs: shown,
-                          wallClock: wallClock, sections: store.sections)
+                          wallClock: wallClock, sections: store.sections, logger: logger)
     }
 
     /// One naming of the UPSs for NUT and SNMP (`community@rack-a` and `rack-a@host` alike):

@@ -277,7 +277,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             self.energyCost = costs
             costsSlot.set(costs)
             let statusPage = Self.statusPage(publication: publication, meter: meter, store: store, costs: costs,
-                                             wallClock: wallClock)
+                                             logger: components, wallClock: wallClock)
             self.statusPage = statusPage
             let endpoints = Self.endpoints(configuration, publication: publication, meter: meter, store: store, scrape: scrape,
                                            reloader: reloader, frontEnds: listed.compactMap { $0 }, statusPage: statusPage,

@@ -11,7 +11,7 @@ package import WPStorage
 ///   lowest battery (%), energy on battery (Wh), ongoing (1 or 0)]`, times as Unix seconds.
 ///
 /// The 24-hour charts are not kept: they start again with the process. Written with the next
-/// save of the state file; a record that cannot be read is skipped.
+/// save of the state file; a record that cannot be read is named by ``load()`` and dropped.
 package struct StatusMemory: Sendable {
     /// The energy baselines' section.
     package static var energySection: String { "status-energy" }
@@ -48,24 +48,36 @@ package struct StatusMemory: Sendable {
         self.sections = sections
     }
 
-    /// What the previous run kept, by UPS key.
-    package func load() -> [String: UPS] {
+    /// What the previous run kept, by UPS key, and the records that could not be read (each as
+    /// `section record N: why`; they are dropped, the others kept).
+    package func load() -> (kept: [String: UPS], unreadable: [String]) {
         var kept: [String: UPS] = [:]
-        for record in sections.records(Self.energySection) where record.count == 6 && !record[0].isEmpty {
-            var ups = UPS()
-            if !record[1].isEmpty, let joules = Self.number(record[2]) { ups.day = Baseline(record[1], joules) }
-            if !record[3].isEmpty, let joules = Self.number(record[4]) { ups.month = Baseline(record[3], joules) }
-            ups.dischargeAtStart = Self.number(record[5])
+        var unreadable: [String] = []
+        for (index, record) in sections.records(Self.energySection).enumerated() {
+            guard record.count == 6, !record[0].isEmpty, let day = Self.optional(record[2]), let month = Self.optional(record[4]),
+                  let discharge = Self.optional(record[5]) else {
+                unreadable.append("\(Self.energySection) record \(index + 1): expected [key, day, total (J), month, total (J), discharge (J)]")
+                continue
+            }
+            var ups = UPS(dischargeAtStart: discharge)
+            if !record[1].isEmpty, let day { ups.day = Baseline(record[1], day) }
+            if !record[3].isEmpty, let month { ups.month = Baseline(record[3], month) }
             kept[record[0]] = ups
         }
-        for record in sections.records(Self.outageSection) where record.count == 7 && !record[0].isEmpty {
-            guard let start = Self.number(record[1]), record[6] == "1" || record[6] == "0" else { continue }
-            let outage = OutageRecord(start: Date(timeIntervalSince1970: start), end: Self.number(record[2]).map(Date.init(timeIntervalSince1970:)),
-                                      durationSeconds: Self.number(record[3]), lowestBatteryPercent: Self.number(record[4]),
-                                      energyOnBatteryWattHours: Self.number(record[5]), ongoing: record[6] == "1")
+        for (index, record) in sections.records(Self.outageSection).enumerated() {
+            guard record.count == 7, !record[0].isEmpty, let start = Self.optional(record[1]) ?? nil,
+                  let end = Self.optional(record[2]), let duration = Self.optional(record[3]),
+                  let battery = Self.optional(record[4]), let energy = Self.optional(record[5]),
+                  record[6] == "1" || record[6] == "0" else {
+                unreadable.append("\(Self.outageSection) record \(index + 1): expected [key, start, end, duration (s), lowest battery (%), energy (Wh), 1 or 0]")
+                continue
+            }
+            let outage = OutageRecord(start: Date(timeIntervalSince1970: start), end: end.map(Date.init(timeIntervalSince1970:)),
+                                      durationSeconds: duration, lowestBatteryPercent: battery,
+                                      energyOnBatteryWattHours: energy, ongoing: record[6] == "1")
             kept[record[0], default: UPS()].outages.append(outage)
         }
-        return kept
+        return (kept, unreadable)
     }
 
     /// Keeps `kept` for the next save (in memory: never waits for I/O).
@@ -93,9 +105,10 @@ package struct StatusMemory: Sendable {
         return String(value)
     }
 
-    /// A field as a finite number, `nil` when empty or not one.
-    private static func number(_ field: String) -> Double? {
+    /// A field as a number: `.some(nil)` when empty, `nil` when it is not a finite number.
+    private static func optional(_ field: String) -> Double?? {
+        if field.isEmpty { return .some(nil) }
         guard let value = Double(field), value.isFinite else { return nil }
-        return value
+        return .some(value)
     }
 }

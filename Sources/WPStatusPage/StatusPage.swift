@@ -10,6 +10,7 @@ import WPCollector
 package import WPEnergy
 package import WPFrontEnd
 import WPRuntime
+package import WPLogging
 import WPServer
 package import WPStorage
 
@@ -82,17 +83,21 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
     ///   - wallClock: the wall clock (history slots, outage times).
     ///   - sections: the store's sections, where the energy of the day and month and the
     ///     outages are kept across restarts (``StatusMemory``); `nil` keeps them in memory only.
+    ///   - logger: where a kept record that cannot be read is reported.
     package init(publication: some FleetPublishing<C>,
                  totals: @escaping @Sendable (_ keyPrefix: String) -> [String: DeviceEnergy],
                  costs: StatusCosts = StatusCosts(),
                  wallClock: @escaping @Sendable () -> Date,
-                 sections: StateSections? = nil) {
+                 sections: StateSections? = nil, logger: WPLogger = .disabled) {
         self.totals = totals
         self.costs = costs
         self.wallClock = wallClock
         memory = sections.map(StatusMemory.init)
         if let memory {
-            let kept = memory.load()
+            let (kept, unreadable) = memory.load()
+            for problem in unreadable {
+                logger.warn("a status page record of the data directory is unreadable and dropped", ["record": .string(problem)])
+            }
             let until = wallClock().addingTimeInterval(Self.staleKept)
             state.withLock { state in
                 for (key, ups) in kept {

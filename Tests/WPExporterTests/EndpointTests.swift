@@ -270,7 +270,7 @@ import WPRuntime
 }
 
 /// A fleet that never publishes: the status pages' routes without a collector.
-private struct NoFleet: FleetPublishing {
+struct NoFleet: FleetPublishing {
     var current: FleetState<ContinuousClock> { FleetState(servers: [], exposition: FleetExposition(snapshot: .empty)) }
     func subscribe(_ subscriber: @escaping @Sendable (FleetState<ContinuousClock>) -> Void) {}
 }

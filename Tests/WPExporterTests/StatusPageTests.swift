@@ -9,6 +9,7 @@ import WPRuntime
 import WPServer
 import WPSimulator
 import WPStatusPage
+import WPStorage
 import WPTestSupport
 import WPTestThreads
 @testable import WPExporter
@@ -341,6 +342,24 @@ struct StatusPageTests {
         model.timeZone = .fixed(0)
         let utc = String(decoding: StatusRender.page(model, language: .en), as: UTF8.self)
         #expect(utc.contains(">2026-11-26 07:30:00 UTC</time>"))
+    }
+
+    @Test func aKeptRecordThatCannotBeReadIsNamedAndDroppedTheOthersKept() {
+        let sections = StateSections()
+        let good = ["ups-1", "2026-11-26", "3600.0", "2026-11", "1800.0", ""]   // as the page writes them
+        let outage = ["ups-1", "1795678200.0", "1795678260.0", "60.0", "97.0", "0.5", "0"]
+        sections.replace(StatusMemory.energySection, with: [good, ["ups-2", "2026-11-26", "lots", "2026-11", "1", ""], ["short"]])
+        sections.replace(StatusMemory.outageSection, with: [outage, ["ups-1", "", "", "", "", "", "0"], ["ups-2", "1", "", "", "", "", "maybe"]])
+        let logs = InMemoryLogSink()
+        _ = StatusPage(publication: NoFleet(), totals: { _ in [:] }, wallClock: { Date(timeIntervalSince1970: 1_795_680_000) },
+                       sections: sections, logger: logs.logger())
+        let dropped = logs.records.filter { $0.message == "a status page record of the data directory is unreadable and dropped" }
+        #expect(dropped.compactMap { $0.fields["record"]?.description.prefix(24) } == [
+            "status-energy record 2: ", "status-energy record 3: ", "status-outages record 2:", "status-outages record 3:",
+        ])
+        // The readable ones are kept and written back (their UPS not listed yet: kept for 24 h).
+        #expect(sections.records(StatusMemory.energySection) == [good])
+        #expect(sections.records(StatusMemory.outageSection) == [outage])
     }
 
     /// A UPS's energy today (kWh) as `/status.json` says it.
