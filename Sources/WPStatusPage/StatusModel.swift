@@ -72,6 +72,12 @@ package struct OutageRecord: Sendable, Equatable, Codable {
     /// Whether it is in progress.
     package var ongoing: Bool
 
+    package init(start: Date, end: Date?, durationSeconds: Double?, lowestBatteryPercent: Double?,
+                 energyOnBatteryWattHours: Double?, ongoing: Bool) {
+        (self.start, self.end, self.durationSeconds) = (start, end, durationSeconds)
+        (self.lowestBatteryPercent, self.energyOnBatteryWattHours, self.ongoing) = (lowestBatteryPercent, energyOnBatteryWattHours, ongoing)
+    }
+
     enum CodingKeys: String, CodingKey {
         case start, end, ongoing
         case durationSeconds = "duration_seconds"

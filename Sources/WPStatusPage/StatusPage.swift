@@ -105,7 +105,7 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
                     entry.day = ups.day
                     entry.month = ups.month
                     entry.dischargeAtStart = ups.dischargeAtStart
-                    entry.outages = Array(ups.outages.suffix(Self.outagesKept))
+                    entry.outages = Array(Self.deduplicated(ups.outages).suffix(Self.outagesKept))
                     state.restored[key] = entry
                 }
                 state.restoredUntil = until
@@ -243,9 +243,17 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
     /// Follows the ledger's outages into the page's list: an outage the ledger starts opens a
     /// record (its energy counted from now), one it ends closes it with the ledger's end and
     /// duration. The first time a UPS is seen, its last outage is taken as the ledger has it.
+    ///
+    /// One record per outage whatever restarts came between: the ledger keeps its start to the
+    /// millisecond (the state file), the page to the microsecond, so starts within
+    /// ``sameOutage`` are one outage; and no record stays in progress once the ledger has none
+    /// open or has opened a later one (its end, not observed, stays unknown).
     private static func follow(_ ledger: OutageLedger, battery: Double?, into entry: inout Tracked) {
         guard let start = ledger.lastStart else { return }
-        if entry.outages.last?.start != start {
+        if let last = entry.outages.last, isSame(last.start, start) {
+            // The same outage (seen again after a restart): keep the ledger's start.
+            entry.outages[entry.outages.count - 1].start = start
+        } else {
             // Nothing is integrated before an outage's second on-battery reading: a UPS seen
             // before, or one with no discharge yet, has its outage's energy counted from here.
             let seenStarting = entry.seen || ledger.dischargeJoules == 0
@@ -268,6 +276,41 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
             last.durationSeconds = ledger.lastDuration
             entry.dischargeAtStart = nil
         }
+        // The last record is out of the list here (put back on return): only it may go on.
+        Self.closeUnobserved(&entry.outages)
+    }
+
+    /// How far apart two starts of one outage may be: the state file keeps them to the
+    /// millisecond, so a start read back differs from the one seen by less than this.
+    static var sameOutage: Double { 0.001 }
+
+    /// Whether two recorded starts are the same outage's.
+    static func isSame(_ first: Date, _ second: Date) -> Bool {
+        abs(first.timeIntervalSince(second)) <= sameOutage
+    }
+
+    /// Closes every record in progress among `outages`: its end was not observed, so it stays
+    /// unknown.
+    private static func closeUnobserved(_ outages: inout [OutageRecord]) {
+        for index in outages.indices where outages[index].ongoing {
+            outages[index].ongoing = false
+        }
+    }
+
+    /// The outages kept by an earlier run, as one record per outage: records whose starts are
+    /// ``isSame(_:_:)`` merged (the one that ended wins; an earlier run could write the same
+    /// outage twice), and none but the last in progress.
+    package static func deduplicated(_ outages: [OutageRecord]) -> [OutageRecord] {
+        var result: [OutageRecord] = []
+        for outage in outages.sorted(by: { $0.start < $1.start }) {
+            if let last = result.last, isSame(last.start, outage.start) {
+                if last.ongoing || (last.end == nil && outage.end != nil) { result[result.count - 1] = outage }
+                continue
+            }
+            result.append(outage)
+        }
+        for index in result.indices.dropLast() where result[index].ongoing { result[index].ongoing = false }
+        return result
     }
 
     /// The outages kept for a UPS (oldest first), `nil` for a UPS not published now.

@@ -333,6 +333,60 @@ struct StatusPageTests {
         await second.shutdown()
     }
 
+    /// A restart in the middle of an outage, at wall-clock times with a fraction of a
+    /// millisecond (the state file keeps the ledger's start to the millisecond): the outage is
+    /// listed once, and it ends when mains comes back, never left in progress.
+    @Test func anOutageAcrossARestartIsOneOutageAndEnds() async throws {
+        let clock = ManualClock()
+        let outage: (inout WinPowerSimulator.Configuration) -> Void = { simulator in
+            simulator.outageSchedule = [OutageWindow(device: 0, start: 10, length: 40)]
+        }
+        let step = Duration.seconds(5) + .microseconds(1_234)
+        let first = try await ExporterHarness(devices: 1, clock: clock, configure: outage)
+        for _ in 0...4 {   // to about 25 s: on battery since about 10 s
+            await first.exporter.collector.collect()
+            clock.advance(by: step)
+        }
+        let query = "device=\(Self.id(0))"
+        let during = try await first.get("/status/outages.csv?\(query)").text.split(separator: "\r\n")
+        #expect(during.count == 2 && during[1].hasSuffix(",true"), "one outage in progress: \(during)")
+        await first.shutdown()
+
+        // The simulator's time starts with it: on battery from its start (about 25 s) to 50 s.
+        let second = try await ExporterHarness(devices: 1, dataDirectory: first.dataDirectory, clock: clock, configure: { simulator in
+            simulator.outageSchedule = [OutageWindow(device: 0, start: 0, length: 50 - clock.now.offset.inSeconds)]
+        })
+        for _ in 0...7 {   // to about 65 s: mains back at 50 s
+            await second.exporter.collector.collect()
+            clock.advance(by: step)
+        }
+        let after = try await second.get("/status/outages.csv?\(query)").text.split(separator: "\r\n")
+        #expect(after.count == 2, "one outage, not one per run: \(after)")
+        #expect(after.last?.hasSuffix(",false") == true, "ended: \(after)")
+        #expect(after.last.map { $0.split(separator: ",", omittingEmptySubsequences: false)[1].isEmpty } == false,
+                "its end observed by the second run: \(after)")
+        await second.shutdown()
+    }
+
+    /// A data directory written by an earlier version, with the same outage twice (starts a
+    /// fraction of a millisecond apart) and one left in progress: read back as one outage, and
+    /// no outage but the last in progress.
+    @Test func duplicatedOutagesKeptByAnEarlierRunAreMerged() {
+        let start = 1_795_678_200.123_456
+        let ended = OutageRecord(start: Date(timeIntervalSince1970: start.rounded(.down) + 0.123), end: Date(timeIntervalSince1970: start + 60),
+                                 durationSeconds: 60, lowestBatteryPercent: 90, energyOnBatteryWattHours: 1, ongoing: false)
+        let stuck = OutageRecord(start: Date(timeIntervalSince1970: start), end: nil, durationSeconds: nil,
+                                 lowestBatteryPercent: 95, energyOnBatteryWattHours: nil, ongoing: true)
+        let older = OutageRecord(start: Date(timeIntervalSince1970: start - 86_400), end: nil, durationSeconds: nil,
+                                 lowestBatteryPercent: nil, energyOnBatteryWattHours: nil, ongoing: true)
+        let merged = StatusPage<ManualClock>.deduplicated([stuck, older, ended])
+        #expect(merged.count == 2)
+        #expect(merged.last == ended, "the copy that ended wins")
+        #expect(merged.first?.start == older.start && merged.first?.ongoing == false, "an older one is not in progress: its end unknown")
+        #expect(merged.first?.end == nil)
+        #expect(StatusPage<ManualClock>.deduplicated([ended, stuck]) == [ended])
+    }
+
     @Test func timesAreShownInTheConfiguredZoneWithTheirOffset() {
         var model = StatusModel.empty
         model.generatedAt = Date(timeIntervalSince1970: 1_795_678_200)   // 2026-11-26 07:30:00 UTC
