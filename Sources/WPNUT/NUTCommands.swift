@@ -242,12 +242,6 @@ package struct NUTSession: Sendable {
         }
     }
 
-    /// A value or description as it goes on the wire: printable ASCII (``NUTLine/printable(_:)``),
-    /// escaped as upsd escapes it.
-    private static func quoted(_ text: String) -> String {
-        NUTLine.escaped(NUTLine.printable(text))
-    }
-
     /// `GET`, in upsd's order of checks; arguments past those a form needs are ignored. UPS and
     /// variable names are matched in any case and echoed as the client spelled them.
     private func get(_ arguments: [String], _ environment: Environment) -> NUTReply {
@@ -265,7 +259,7 @@ package struct NUTSession: Sendable {
             return NUTReply("NUMLOGINS \(name) \(environment.state.clients(of: ups.name).count)\n")
         case "UPSDESC":
             guard let ups = environment.data.ups(named: name) else { return .error(.unknownUPS) }
-            return NUTReply("UPSDESC \(name) \"\(Self.quoted(ups.description))\"\n")
+            return NUTReply(NUTLine.quotedLine("UPSDESC \(name)", ups.description))
         default:
             break
         }
@@ -285,7 +279,7 @@ package struct NUTSession: Sendable {
         case "VAR":
             guard var value = ups.value(of: variable) else { return .error(.varNotSupported) }
             if variable.lowercased() == "ups.status", environment.state.isForcedShutdown(ups.name) { value = "FSD " + value }
-            return NUTReply("VAR \(name) \(variable) \"\(Self.quoted(value))\"\n")
+            return NUTReply(NUTLine.quotedLine("VAR \(name) \(variable)", value))
         case "TYPE":
             guard ups.value(of: variable) != nil else { return .error(.varNotSupported) }
             // upsd answers NUMBER for every variable its driver gave no type flag: every
@@ -304,7 +298,10 @@ package struct NUTSession: Sendable {
         guard let what = arguments.first?.uppercased() else { return .error(.invalidArgument) }
         if what == "UPS" {
             var text = "BEGIN LIST UPS\n"
-            for ups in environment.data.upsList() { text += "UPS \(ups.name) \"\(Self.quoted(ups.description))\"\n" }
+            // The UPSs that answer reads first, each group in the source's order: clients that
+            // read the first UPS listed (Home Assistant's setup) find one that answers.
+            let all = environment.data.upsList()
+            for ups in all.filter({ $0.availability == .fresh }) + all.filter({ $0.availability != .fresh }) { text += NUTLine.quotedLine("UPS \(ups.name)", ups.description) }
             return NUTReply(text + "END LIST UPS\n")
         }
         guard arguments.count >= 2 else { return .error(.invalidArgument) }
@@ -323,7 +320,7 @@ package struct NUTSession: Sendable {
             var text = "BEGIN LIST VAR \(name)\n"
             for variable in ups.variables {
                 let value = forced && variable.name == "ups.status" ? "FSD " + variable.value : variable.value
-                text += "VAR \(name) \(variable.name) \"\(Self.quoted(value))\"\n"
+                text += NUTLine.quotedLine("VAR \(name) \(variable.name)", value)
             }
             return NUTReply(text + "END LIST VAR \(name)\n")
         case "ENUM", "RANGE":

@@ -151,6 +151,34 @@ package enum NUTLine {
         return out
     }
 
+    /// The most bytes of a reply line NUT's own clients read whole, its newline included:
+    /// upsclient (`upsc`, `upsmon`, `upsrw`) reads a line into a buffer of `UPSCLI_NETBUF_LEN`
+    /// (512) bytes, at most 511 of them before the newline, and a longer line is split into two
+    /// that it cannot parse: `upsc -l` then stops listing in silence. PyNUT, aionut and
+    /// Home Assistant read whole lines; 511 bytes fit them all.
+    package static let maximumReplyLine = 511
+
+    /// `head "value"` and a newline, `value` made printable and escaped, and cut (ending in
+    /// `...`) so the line fits ``maximumReplyLine``; never in the middle of an escape.
+    package static func quotedLine(_ head: String, _ value: String) -> String {
+        let text = printable(value)
+        // head, a blank, two quotes and the newline around the value.
+        let budget = maximumReplyLine - head.utf8.count - 4
+        var escapedCount = 0
+        for byte in text.utf8 { escapedCount += byte == UInt8(ascii: "#") ? 2 : 1 }
+        if escapedCount <= budget { return head + " \"" + escaped(text) + "\"\n" }
+        var kept: [UInt8] = []
+        var used = 0
+        for byte in text.utf8 {
+            let width = byte == UInt8(ascii: "#") ? 2 : 1
+            if used + width > budget - 3 { break }
+            if width == 2 { kept.append(UInt8(ascii: "\\")) }
+            kept.append(byte)
+            used += width
+        }
+        return head + " \"" + String(decoding: kept, as: UTF8.self) + "...\"\n"
+    }
+
     /// `text` in printable ASCII, as every value and description goes on the wire (aionut, Home
     /// Assistant's library, decodes replies as ASCII and fails on the whole UPS otherwise):
     /// spelled as `ASCIIText` spells it (Chinese in pinyin, `机房 A` → `jifang A`; a character

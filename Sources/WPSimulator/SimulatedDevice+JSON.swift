@@ -17,7 +17,7 @@ extension SimulatedDevice {
         let ratingVa = curve.base > 400 ? 6000 : 3000
         let phases = threePhase ? 3 : 1
         return """
-        {"assetDevice":{"id":\(id.jsonQuoted),"deviceType":1,"model":"ON-LINE",\
+        {"assetDevice":{"id":\(id.jsonQuoted),"deviceType":1,"model":\(model.jsonQuoted),\
         "alias":\(alias.jsonQuoted),"protocolId":13,"connectType":1,"comPort":"COM\(3 + index % 4)",\
         "baudRate":2400,"areaId":\(areaId.jsonQuoted),"isActive":true,\
         "firmwareVersion":"03.09","createTime":"2025-10-13T08:\(createTimeMinuteSecond).048192",\

@@ -42,6 +42,8 @@ public struct SimulatedDevice: Sendable, Equatable {
     public var id: String
     /// The user-given name WinPower shows (`assetDevice.alias`).
     public var alias: String
+    /// The model WinPower shows (`assetDevice.model`).
+    public var model = "ON-LINE"
     /// What the device is doing; an ``OutageWindow`` of the schedule overrides it (unless the
     /// device is disconnected).
     public var role: Role

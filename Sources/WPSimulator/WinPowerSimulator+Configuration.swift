@@ -67,6 +67,10 @@ extension WinPowerSimulator {
         /// each, `x` to fill up) instead of its usual one (`--alias-bytes`): a UPS renamed to
         /// something huge, for trying the exporter's text bound.
         public var aliasBytes = 0
+        /// Every device's alias and model are texts of this many UTF-8 bytes when above 0
+        /// (`--long-texts`): the alias `UPS <index> `, Chinese (pinyin makes it longer) and `#`
+        /// (escaped on NUT's wire), the model `#`; for trying the protocols' line limits.
+        public var longTexts = 0
         /// The first device's alias, when set (`--alias`): a UPS named with anything, markup and
         /// quotes included, for trying how the exporter's pages show it. `aliasBytes` wins.
         public var alias: String?

@@ -58,6 +58,10 @@ public final class WinPowerSimulator: HTTPHandler {
             device.extraReadings = max(0, configuration.extraReadings)
             device.areaId = SimulatedDevice.areaId((index - first) % max(1, configuration.areas))
             device.alarmShapes = configuration.alarmShapes
+            if configuration.longTexts > 0 {
+                device.alias = Self.longText("UPS \(index) " + String(repeating: "机房", count: configuration.longTexts / 12), bytes: configuration.longTexts)
+                device.model = Self.longText("", bytes: configuration.longTexts)
+            }
             if index == first, let alias = configuration.alias { device.alias = alias }
             if index == first, configuration.aliasBytes > 0 {
                 device.alias = String(repeating: "€", count: configuration.aliasBytes / 3)
@@ -104,6 +108,13 @@ public final class WinPowerSimulator: HTTPHandler {
 
     /// The last device-list request received, for header assertions.
     public var lastListRequest: WPHTTPRequest? { state.withLock { $0.lastListRequest } }
+
+    /// `prefix` filled up with `#` to `bytes` UTF-8 bytes (cut at a character when the prefix is longer).
+    static func longText(_ prefix: String, bytes: Int) -> String {
+        var text = ""
+        for character in prefix where text.utf8.count + character.utf8.count <= bytes { text.append(character) }
+        return text + String(repeating: "#", count: max(0, bytes - text.utf8.count))
+    }
 
     /// Seconds of simulated time: the `t` of the power curves now.
     public var simulatedSeconds: Double { elapsed().inSeconds }

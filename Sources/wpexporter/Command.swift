@@ -62,6 +62,8 @@ struct SimulatorOptions: Sendable, Equatable {
     var threePhaseDevices = 0, extraReadings = 0, areas = 1, alarmShapes = false, aliasBytes = 0
     /// `--alias`: the first device's alias.
     var alias: String?
+    /// `--long-texts`: every device's alias and model of this many bytes.
+    var longTexts = 0
     /// `--frozen`: every reading as at the start (``WinPowerSimulator/Configuration/frozenReadings``).
     var frozen = false
 }

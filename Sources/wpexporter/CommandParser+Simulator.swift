@@ -5,7 +5,7 @@ extension CommandParser {
     static let simulatorFlags = ["--host", "--port", "--devices", "--page-size", "--token-lifetime",
                                  "--token-exp-ms", "--clock-skew", "--username", "--password", "--fault",
                                  "--servers", "--fault-server", "--outage-schedule", "--three-phase", "--extra-readings",
-                                 "--areas", "--alarm-shapes", "--alias-bytes", "--alias", "--frozen"]
+                                 "--areas", "--alarm-shapes", "--alias-bytes", "--alias", "--long-texts", "--frozen"]
     /// The flags that take no value (`--flag` is `--flag=true`).
     static let simulatorBooleans: Set<String> = ["--token-exp-ms", "--alarm-shapes", "--frozen"]
 
@@ -56,6 +56,7 @@ extension CommandParser {
             case "--areas": options.areas = try number(flag, value, 1...1000)
             case "--alias-bytes": options.aliasBytes = try number(flag, value, 0...50_000_000)
             case "--alias": options.alias = value
+            case "--long-texts": options.longTexts = try number(flag, value, 0...65_536)
             case "--alarm-shapes": options.alarmShapes = try boolean(flag, value)
             case "--frozen": options.frozen = try boolean(flag, value)
             default: options.faults.append(value)

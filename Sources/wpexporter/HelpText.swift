@@ -166,6 +166,8 @@ enum HelpText {
                                      UPS), to try the exporter's text bound (default 0: off)
           --alias TEXT               Give the first device the alias TEXT (markup, quotes:
                                      anything), to try how pages show it
+          --long-texts N             Give every device an alias and a model of N bytes
+                                     (Chinese and '#'), to try clients' line limits
           --frozen                   Serve every reading as it is at the start, for output
                                      that is the same on every run (golden tests)
           -h, --help                 Show this help

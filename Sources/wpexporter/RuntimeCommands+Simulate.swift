@@ -59,6 +59,7 @@ extension RuntimeCommands {
         configuration.frozenReadings = options.frozen
         configuration.aliasBytes = options.aliasBytes
         configuration.alias = options.alias
+        configuration.longTexts = options.longTexts
         for entry in options.faults {
             do {
                 configuration.faults.formUnion(try WinPowerSimulator.Fault.parseList(entry))

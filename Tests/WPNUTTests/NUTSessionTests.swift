@@ -120,6 +120,49 @@ private final class GatedUsers: NUTUsers, Sendable {
             """)
     }
 
+    /// The longest texts a configuration allows (a 32-byte name; an alias, model and server name
+    /// of 256 bytes each, Chinese that pinyin makes longer, `#` that escaping doubles): every
+    /// reply line fits the 511 bytes NUT's own clients read, cut without splitting an escape.
+    @Test func everyReplyLineFitsWhatNUTClientsRead() async {
+        let name = String(repeating: "n", count: NUTNames.maximumLength)
+        let alias = String(repeating: "机房", count: 42) + String(repeating: "#", count: 200)
+        let long = NUTUPS(name: name, description: alias + " (" + String(repeating: "M", count: 256) + ") on " + String(repeating: "s", count: 256),
+                          variables: [("device.model", String(repeating: "#", count: 256)), ("ups.status", "OL")])
+        let environment = Self.environment([long, Self.ups("rack-b")])
+        var session = NUTSession(client: "c")
+        let out = await Self.conversation(["LIST UPS", "GET UPSDESC \(name)", "LIST VAR \(name)", "GET VAR \(name) device.model"],
+                                          environment, session: &session)
+        let lines = out.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(lines.count == 10)
+        for line in lines {
+            #expect(line.utf8.count + 1 <= NUTLine.maximumReplyLine, "\(line.utf8.count + 1) bytes: \(line.prefix(40))")
+            // Words as NUT splits them: the quoted value is one word, closed, and not cut mid-escape.
+            var tokenizer = NUTLine.Tokenizer()
+            guard case .words(let words) = tokenizer.line(Array(line.utf8)) else {
+                Issue.record("not one line: \(line.prefix(60))")
+                continue
+            }
+            #expect(words.count >= 2)
+        }
+        let upsLine = lines.first { $0.hasPrefix("UPS \(name) ") }
+        #expect(upsLine?.hasSuffix("...\"") == true, "cut and marked as cut")
+        #expect(upsLine?.utf8.count == NUTLine.maximumReplyLine - 1 || upsLine?.utf8.count == NUTLine.maximumReplyLine - 2,
+                "cut at the limit (one less when an escape would cross it)")
+        #expect(lines.contains("UPS rack-b \"Rack 'A' (Santak C3K)\""), "a short one untouched")
+    }
+
+    /// `LIST UPS` puts the UPSs that answer first (Home Assistant reads the first one listed),
+    /// each group in the source's order.
+    @Test func readableUPSsAreListedFirst() async {
+        let environment = Self.environment([Self.ups("down-1", stale: true), Self.ups("rack-a"),
+                                            NUTUPS(name: "gone", description: "", variables: [], availability: .driverNotConnected),
+                                            Self.ups("rack-b"), Self.ups("down-2", stale: true)])
+        var session = NUTSession(client: "c")
+        let out = await Self.conversation(["LIST UPS"], environment, session: &session)
+        let names = out.split(separator: "\n").filter { $0.hasPrefix("UPS ") }.map { $0.split(separator: " ")[1] }
+        #expect(names == ["rack-a", "rack-b", "down-1", "gone", "down-2"])
+    }
+
     @Test func errorsNameWhatWasWrong() async {
         let environment = Self.environment([Self.ups("rack-a"), Self.ups("old", stale: true)])
         var session = NUTSession(client: "c")
