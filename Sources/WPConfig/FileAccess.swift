@@ -119,52 +119,14 @@ extension FileAccess {
     }
 }
 
-/// The system calls behind ``FileAccess/readPrefix(ofFileAt:limit:)`` (outside `FileAccess`,
-/// whose `read` property would hide `read(2)`).
+/// ``FileAccess/readPrefix(ofFileAt:limit:)`` over the one reader of files named by settings
+/// (``POSIXFile/readRegularFile(_:limit:)``: no FIFO, no device, never blocking).
 private enum SystemFile {
     static func readPrefix(_ path: String, limit: Int) -> Result<[UInt8], FileAccessError> {
-        // What is not a regular file is named before it is opened: a socket cannot be opened at
-        // all (ENXIO would say nothing useful) and opening a device can have effects of its own.
-        var info = stat()
-        if stat(path, &info) == 0, let kind = notAFile(info.st_mode) { return .failure(.unreadable(kind)) }
-        // O_NONBLOCK: a FIFO that replaced the file after the check must not block the open
-        // (waiting for a writer) or the reads, and fstat names it; a regular file ignores it.
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else { return .failure(openError(errno)) }
-        defer { close(descriptor) }
-        if fstat(descriptor, &info) == 0, let kind = notAFile(info.st_mode) { return .failure(.unreadable(kind)) }
-        switch POSIXFile.read(descriptor, limit: limit) {
-        case .bytes(let bytes), .truncated(let bytes): return .success(bytes)
-        case .failed(let code): return .failure(.unreadable(message(code)))
+        switch POSIXFile.readRegularFile(path, limit: limit, prefix: true) {
+        case .success(let bytes): return .success(bytes)
+        case .failure(.missing): return .failure(.notFound)
+        case .failure(let refusal): return .failure(.unreadable(refusal.description))
         }
-    }
-
-    /// What a path that is not a regular file is, in words, e.g. `it is a named pipe (FIFO),
-    /// not a file`; `nil` for a regular file.
-    static func notAFile(_ mode: mode_t) -> String? {
-        let kind: String
-        switch mode & S_IFMT {
-        case S_IFREG: return nil
-        case S_IFDIR: return "it is a directory"
-        case S_IFIFO: kind = "a named pipe (FIFO)"
-        case S_IFCHR: kind = "a character device"
-        case S_IFBLK: kind = "a block device"
-        case S_IFSOCK: kind = "a socket"
-        default: return "it is not a regular file"
-        }
-        return "it is \(kind), not a file"
-    }
-
-    private static func openError(_ code: Int32) -> FileAccessError {
-        switch code {
-        case ENOENT, ENOTDIR: return .notFound
-        case EACCES, EPERM: return .unreadable("permission denied")
-        default: return .unreadable(message(code))
-        }
-    }
-
-    private static func message(_ code: Int32) -> String {
-        guard let text = strerror(code) else { return "error \(code)" }
-        return String(cString: text).lowercased()
     }
 }

@@ -160,9 +160,19 @@ extension Exporter {
         let shown = costs.map { costs in
             StatusCosts(currency: costs.schedule.currency, since: costs.startedAt,
                         timeZone: costs.schedule.timeZone, costs: { costs.costs($0) })
-        } ?? StatusCosts(timeZone: .system())
+        } ?? StatusCosts(timeZone: systemTimeZone(logger))
         return StatusPage(publication: publication, totals: { meter.servedTotals(keyPrefix: $0) }, costs: shown,
                           wallClock: wallClock, sections: store.sections, logger: logger)
+    }
+
+    /// The system's time zone (`TZ`, else `/etc/localtime`), read without blocking; when it cannot
+    /// be read, a warning names why and the pages show UTC.
+    static func systemTimeZone(_ logger: WPLogger) -> TimeZoneRules {
+        let (rules, problem) = TimeZoneRules.systemZone()
+        if let problem {
+            logger.warn("the system's time zone cannot be read; times are shown in UTC", ["reason": .string(problem.description)])
+        }
+        return rules
     }
 
     /// One naming of the UPSs for NUT and SNMP (`community@rack-a` and `rack-a@host` alike):

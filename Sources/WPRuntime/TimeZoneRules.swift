@@ -39,18 +39,36 @@ package struct TimeZoneRules: Sendable, Equatable {
         return file(directory + "/" + name)
     }
 
+    /// The most bytes a TZif file may hold (256 KiB; the largest of the database is under 4 KiB).
+    static let fileLimit = 256 * 1024
+
     /// The zone of the TZif file at `path`; `nil` when it cannot be read, is not TZif, or is over 256 KiB.
     static func file(_ path: String) -> TimeZoneRules? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        guard case .bytes(let bytes) = POSIXFile.read(fd, limit: 256 * 1024) else { return nil }
-        return parse(bytes)
+        try? readFile(path).get()
+    }
+
+    /// Why a zone could not be read, in words (`/etc/localtime: it is a named pipe (FIFO), not a file`).
+    package struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        package var description: String
+    }
+
+    /// The zone of the TZif file at `path`, or why not. The file is opened as every file named by
+    /// a setting is (``POSIXFile/readRegularFile(_:limit:)``): a FIFO or a device is refused
+    /// without blocking, a larger file without reading it whole.
+    static func readFile(_ path: String) -> Result<TimeZoneRules, Problem> {
+        switch POSIXFile.readRegularFile(path, limit: fileLimit) {
+        case .failure(let refusal):
+            return .failure(Problem(description: "\(path): \(refusal)"))
+        case .success(let bytes):
+            guard let rules = parse(bytes) else { return .failure(Problem(description: "\(path): not a TZif time zone file")) }
+            return .success(rules)
+        }
     }
 
     /// The system's time zone, as the C library takes it: `TZ` when set (a name of the
-    /// database or an offset, a leading `:` dropped; empty is UTC), else `localtime` (the
-    /// system's TZif file); UTC when neither can be read.
+    /// database, an offset, or a POSIX rule such as `EST5EDT,M3.2.0,M11.1.0`, a leading `:`
+    /// dropped; empty is UTC), else `localtime` (the system's TZif file); UTC when neither can be
+    /// read.
     ///
     /// - Parameters:
     ///   - tz: the value of `TZ` (`nil`: not set).
@@ -58,13 +76,37 @@ package struct TimeZoneRules: Sendable, Equatable {
     ///   - directory: the database.
     package static func system(tz: String? = getenv("TZ").map { String(cString: $0) }, localtime: String = "/etc/localtime",
                                directory: String = "/usr/share/zoneinfo") -> TimeZoneRules {
+        systemZone(tz: tz, localtime: localtime, directory: directory).rules
+    }
+
+    /// ``system(tz:localtime:directory:)`` and, when it fell back to UTC, why (for a warning):
+    /// `TZ` names no zone that can be read, or the system's zone file cannot be read. A missing
+    /// `localtime` is no problem (UTC is the C library's answer too).
+    package static func systemZone(tz: String? = getenv("TZ").map { String(cString: $0) }, localtime: String = "/etc/localtime",
+                                   directory: String = "/usr/share/zoneinfo") -> (rules: TimeZoneRules, problem: Problem?) {
         if let tz {
             let name = tz.hasPrefix(":") ? String(tz.dropFirst()) : tz
-            if name.isEmpty { return .fixed(0) }
-            if name.hasPrefix("/") { return file(name) ?? .fixed(0) }
-            return named(name, directory: directory) ?? .fixed(0)
+            if name.isEmpty { return (.fixed(0), nil) }
+            if name.hasPrefix("/") {
+                switch readFile(name) {
+                case .success(let rules): return (rules, nil)
+                case .failure(let problem): return (.fixed(0), Problem(description: "TZ=\(tz): \(problem)"))
+                }
+            }
+            if let rules = named(name, directory: directory) { return (rules, nil) }
+            if let rule = PosixRule(name) {
+                var rules = TimeZoneRules()
+                rules.initial = rule.standard
+                rules.rule = rule
+                return (rules, nil)
+            }
+            return (.fixed(0), Problem(description: "TZ=\(tz): not a zone of \(directory), an offset such as UTC+08:00, or a POSIX rule"))
         }
-        return file(localtime) ?? .fixed(0)
+        switch readFile(localtime) {
+        case .success(let rules): return (rules, nil)
+        case .failure where !POSIXFile.exists(localtime): return (.fixed(0), nil)
+        case .failure(let problem): return (.fixed(0), problem)
+        }
     }
 
     /// How a time in this zone is labelled at the Unix time `seconds`: `UTC`, or `UTC+08:00`,
@@ -92,7 +134,8 @@ package struct TimeZoneRules: Sendable, Equatable {
 
     /// The offset from UTC in seconds at the Unix time `seconds`.
     package func offset(at seconds: Int64) -> Int {
-        guard let last = transitions.last, seconds >= transitions[0] else { return Int(initial) }
+        guard let last = transitions.last else { return rule.map { $0.offset(at: seconds) } ?? Int(initial) }
+        guard seconds >= transitions[0] else { return Int(initial) }
         if seconds >= last, let rule { return rule.offset(at: seconds) }
         // The last transition at or before `seconds`.
         var (low, high) = (0, transitions.count - 1)

@@ -68,6 +68,39 @@ import WPTestThreads
         #expect(TimeZoneRules.system(tz: "Not/A_Zone", localtime: "/usr/share/zoneinfo/Asia/Tokyo") == .fixed(0))
     }
 
+    /// A FIFO (or a device) where a zone file is expected, as `TZ=/path`, the system's
+    /// `localtime` or a name of the database, is refused at once and named, never waited on.
+    @Test func aFIFOOrADeviceIsRefusedWithoutBlocking() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tz-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory + "/Asia", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fifo = directory + "/Asia/Shanghai"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let fromTZ = TimeZoneRules.systemZone(tz: fifo, localtime: "/nonexistent", directory: directory)
+        #expect(fromTZ.rules == .fixed(0))
+        #expect(fromTZ.problem?.description == "TZ=\(fifo): \(fifo): it is a named pipe (FIFO), not a file")
+        let fromLocaltime = TimeZoneRules.systemZone(tz: nil, localtime: fifo, directory: directory)
+        #expect(fromLocaltime.problem?.description == "\(fifo): it is a named pipe (FIFO), not a file")
+        #expect(TimeZoneRules.named("Asia/Shanghai", directory: directory) == nil)
+        let device = TimeZoneRules.systemZone(tz: "/dev/zero", localtime: "/nonexistent")
+        #expect(device.problem?.description == "TZ=/dev/zero: /dev/zero: it is a character device, not a file")
+        // A missing localtime is UTC without a word, as the C library has it.
+        #expect(TimeZoneRules.systemZone(tz: nil, localtime: directory + "/none").problem == nil)
+    }
+
+    /// `TZ` as a POSIX rule (glibc reads `EST5EDT,M3.2.0,M11.1.0` without any file) is honoured;
+    /// what is neither a zone nor a rule falls back to UTC with its reason.
+    @Test func aPOSIXRuleInTZIsHonouredAndNonsenseNamed() {
+        let rule = TimeZoneRules.systemZone(tz: "EST5EDT,M3.2.0,M11.1.0", localtime: "/nonexistent", directory: "/nonexistent")
+        #expect(rule.problem == nil)
+        #expect(rule.rules.offset(at: Self.utc(2026, 1, 15)) == -18_000)
+        #expect(rule.rules.offset(at: Self.utc(2026, 7, 1)) == -14_400)
+        #expect(TimeZoneRules.systemZone(tz: "CST-8", localtime: "/nonexistent", directory: "/nonexistent").rules.offset(at: 0) == 28_800)
+        let nonsense = TimeZoneRules.systemZone(tz: "Not/A_Zone", localtime: "/nonexistent", directory: "/nonexistent")
+        #expect(nonsense.rules == .fixed(0))
+        #expect(nonsense.problem?.description.hasPrefix("TZ=Not/A_Zone: not a zone of /nonexistent") == true)
+    }
+
     @Test func labels() {
         #expect(TimeZoneRules.fixed(0).label(at: 0) == "UTC")
         #expect(TimeZoneRules.fixed(28_800).label(at: 0) == "UTC+08:00")
