@@ -249,7 +249,8 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
             let readings = DeviceReadings(merging: readout.devices, at: fetched, into: previous,
                                           window: configuration.stalenessWindow,
                                           selfTests: energy.totals.compactMapValues { SelfTestRecord($0.ledger) },
-                                          outageStarts: energy.totals.compactMapValues { $0.ledger.inOutage ? $0.ledger.lastStart : nil })
+                                          outageStarts: energy.totals.compactMapValues { $0.ledger.inOutage ? $0.ledger.lastStart : nil },
+                                          transfers: energy.totals.mapValues { $0.ledger.transfers })
             publishedDevices.withLock { $0 = readings }
         }
         health.energySamplesRejected = energy.status.rejectedSamples
@@ -423,25 +424,30 @@ extension WinPowerCollector {
         /// When the outage in progress began (wall clock), by `device_id`, for devices the outage
         /// ledger has on battery now (kept across restarts): `upsSecondsOnBattery`.
         public let outageStarts: [String: Date]
+        /// The transfers to battery the outage ledger counted, by `device_id` (kept across
+        /// restarts): `upsInputLineBads`.
+        public let transfers: [String: Int]
 
         static var empty: DeviceReadings { DeviceReadings([], selfTests: [:], outageStarts: [:]) }
 
-        init(_ readings: [Reading], selfTests: [String: SelfTestRecord], outageStarts: [String: Date]) {
+        init(_ readings: [Reading], selfTests: [String: SelfTestRecord], outageStarts: [String: Date], transfers: [String: Int] = [:]) {
             self.readings = readings
             self.selfTests = selfTests
             self.outageStarts = outageStarts
+            self.transfers = transfers
         }
 
         /// `devices` read at `instant`, plus the devices of `previous` missing from them whose
         /// reading is still within `window`.
         convenience init(merging devices: [Device], at instant: C.Instant, into previous: DeviceReadings, window: Duration,
-                         selfTests: [String: SelfTestRecord], outageStarts: [String: Date]) {
+                         selfTests: [String: SelfTestRecord], outageStarts: [String: Date], transfers: [String: Int] = [:]) {
             var byID: [String: Reading] = [:]
             for reading in previous.readings where reading.readAt.duration(to: instant) <= window {
                 byID[reading.device.id] = reading
             }
             for device in devices { byID[device.id] = Reading(device: device, readAt: instant) }
-            self.init(byID.values.sorted { $0.device.id < $1.device.id }, selfTests: selfTests, outageStarts: outageStarts)
+            self.init(byID.values.sorted { $0.device.id < $1.device.id }, selfTests: selfTests, outageStarts: outageStarts,
+                      transfers: transfers)
         }
     }
 }

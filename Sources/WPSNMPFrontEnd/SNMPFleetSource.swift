@@ -155,12 +155,12 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
 
     private func rebuild(_ cache: inout Cache, servers: [FleetState<C>.Server], names: [(key: String, name: String)]) {
         var byKey: [String: (reading: WinPowerCollector<C>.DeviceReadings.Reading, collector: WinPowerCollector<C>,
-                             selfTest: SelfTestRecord?, outageStart: Date?)] = [:]
+                             selfTest: SelfTestRecord?, outageStart: Date?, transfers: Int?)] = [:]
         for server in servers {
             for reading in server.devices.readings {
                 byKey[NUTFleetSource<C>.key(server: server.name, device: reading.device.id)] =
                     (reading, server.collector, server.devices.selfTests[reading.device.id],
-                     server.devices.outageStarts[reading.device.id])
+                     server.devices.outageStarts[reading.device.id], server.devices.transfers[reading.device.id])
             }
         }
         let instant = clock.now
@@ -177,7 +177,7 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
         var selfTests: [String: SelfTestRecord] = [:]
         let now = wallClock()
         for (key, name) in names {
-            guard let (reading, collector, record, outageStart) = byKey[key] else { continue }
+            guard let (reading, collector, record, outageStart, transfers) = byKey[key] else { continue }
             let device = reading.device
             let lowered = name.lowercased()
             selfTests[lowered] = record
@@ -190,6 +190,7 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
             let test = UPSMIBMapping.TestTimes(record: record, agentStart: startWall, now: now, end: cache.testEnds[lowered])
             var ups = UPSMIBMapping.values(of: device, name: name, agentVersion: version, lowBatteryTime: lowBatteryTime, test: test,
                                            onBatterySince: outageStart, now: now)
+            ups.inputLineBads = transfers.map { UInt32(clamping: $0) }
             let expiry = reading.readAt.advanced(by: collector.configuration.stalenessWindow)
             // The identification goes with the readings: NUT's snmp-ups started now would find
             // upsIdentModel, start, and drop for good every object it found no instance of;

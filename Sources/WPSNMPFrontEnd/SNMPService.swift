@@ -97,8 +97,10 @@ package final class SNMPService<C: Clock>: Sendable where C.Duration == Duration
                                     logger: logger.component("snmp"))
         let needsInforms = file.traps.contains(where: \.inform)
         let informs = needsInforms ? SNMPInforms(configuration: .init(), clock: clock) : nil
+        // On the agent's address, as the traps leave from the agent's socket: an agent on loopback
+        // opens no port on another interface for the informs' responses.
         let informSocket = informs.map { informs in
-            DatagramServer(configuration: .init(host: address.host.contains(":") ? "::" : "0.0.0.0", port: 0), protocol: informs,
+            DatagramServer(configuration: .init(host: address.host, port: 0), protocol: informs,
                            logger: logger.component("snmp"))
         }
         if let informs, let informSocket {

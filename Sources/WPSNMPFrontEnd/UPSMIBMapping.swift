@@ -34,10 +34,14 @@ package enum UPSMIBMapping {
         ups.batteryVoltage = realtime.batVoltP
         ups.batteryTemperature = realtime.upsTemperature
         let mode = device.operatingMode
+        // A battery self-test (mode 5) is not an outage: mains is there and the UPS goes back to
+        // it when the test ends. Served as normal, as the NUT server says `OL TEST`: no
+        // upsTrapOnBattery, no `OB` in NUT's snmp-ups; the test shows in the test group and as
+        // upsAlarmTestInProgress (its upsTrapAlarmEntryAdded), then upsTrapTestCompleted.
         ups.outputSource = switch mode {
-        case .line, .powerOn: .normal
+        case .line, .powerOn, .batteryTest: .normal
         case .bypass: .bypass
-        case .battery, .batteryTest: .battery
+        case .battery: .battery
         case .standby: UPSMIB.OutputSource.none
         case .fault: .other
         case nil: nil

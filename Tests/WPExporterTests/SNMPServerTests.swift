@@ -161,6 +161,53 @@ struct SNMPServerTests {
         await harness.shutdown()
     }
 
+    /// A scheduled battery self-test (mode 5 from 10 s to 30 s) is a test for snmptrapd too: the
+    /// test-in-progress alarm's upsTrapAlarmEntryAdded, then upsTrapTestCompleted, and never
+    /// upsTrapOnBattery (which a NOC driven by traps pages on).
+    @Test(.enabled(if: ChildProcess.executable(named: "snmptrapd") != nil
+                   || FileManager.default.isExecutableFile(atPath: "/usr/sbin/snmptrapd"), "snmptrapd is not installed: skipped"))
+    func aSelfTestSendsTestTrapsAndNoOnBatteryTrap() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-test-traps-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let trapd = try await Self.startTrapReceiver(in: directory)
+        defer { trapd.signal(SIGTERM) }
+        let users = try Self.writeUsersFile(in: directory, trapPort: try #require(await trapd.waitForUDPPort(),
+                                                                                  "snmptrapd bound no port: \(trapd.standardError)"))
+        let harness = try await ExporterHarness(devices: 1, configure: { simulator in
+            simulator.outageSchedule = [OutageWindow(device: 0, start: 10, length: 20, role: .batteryTest)]
+        }, configureExporter: { configuration in
+            configuration.snmp.listen = "127.0.0.1:0"
+            configuration.snmp.usersFile = users
+        })
+        let snmp = try #require(harness.exporter.snmp)
+        let running = Task { try await snmp.server.run() }
+        defer { running.cancel() }
+        _ = try await snmp.server.waitUntilListening()
+        func received(_ oid: String) async throws -> Bool {
+            try await NamedThread.run(name: "test-trapd") {
+                trapd.waitForOutput(limit: .seconds(30)) { text in
+                    text.components(separatedBy: "OID: \(oid)").dropFirst().contains { !($0.first?.isNumber ?? false) }
+                }
+            }.satisfied
+        }
+        for advance in [0, 15] {   // on mains, then in the test
+            harness.clock.advance(by: .seconds(advance))
+            await harness.exporter.collector.collect()
+            snmp.notify()
+        }
+        #expect(snmp.source.upsValues().first?.values.outputSource == .normal)
+        #expect(try await received(".1.3.6.1.2.1.33.2.3"), "upsTrapAlarmEntryAdded (test in progress): \(trapd.standardOutput)")
+        harness.clock.advance(by: .seconds(20))   // t = 35 s: the test is over
+        await harness.exporter.collector.collect()
+        snmp.notify()
+        #expect(try await received(".1.3.6.1.2.1.33.2.2"), "upsTrapTestCompleted: \(trapd.standardOutput)")
+        let onBattery = trapd.standardOutput.components(separatedBy: "OID: .1.3.6.1.2.1.33.2.1").dropFirst()
+            .filter { !($0.first?.isNumber ?? false) }
+        #expect(onBattery.isEmpty, "no upsTrapOnBattery: \(trapd.standardOutput)")
+        await harness.shutdown()
+    }
+
     /// snmptrapd in the foreground on a port of its own choosing (read back from /proc by the
     /// caller), logging every trap of community traps-c0mm to its standard output.
     static func startTrapReceiver(in directory: String) async throws -> ChildProcess {
@@ -185,6 +232,33 @@ struct SNMPServerTests {
                 community: traps-c0mm
             """.write(toFile: users, atomically: true, encoding: .utf8)
         return users
+    }
+
+    /// The informs' acknowledgements come back to a socket of their own: on the agent's address,
+    /// so an agent on loopback opens no port on any other interface. (Nothing is sent here.)
+    @Test func theInformsSocketListensOnTheAgentsAddressOnly() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-informs-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let users = directory + "/snmp-users.yml"
+        try """
+            communities:
+              - community: \(Self.community)
+            traps:
+              - address: 127.0.0.1:162
+                community: traps-c0mm
+                inform: true
+            """.write(toFile: users, atomically: true, encoding: .utf8)
+        let harness = try await ExporterHarness(devices: 1, configureExporter: { configuration in
+            configuration.snmp.listen = "127.0.0.1:0"
+            configuration.snmp.usersFile = users
+        })
+        let snmp = try #require(harness.exporter.snmp)
+        let informSocket = try #require(snmp.informSocket)
+        let running = Task { try await informSocket.run() }
+        defer { running.cancel() }
+        #expect(try await informSocket.waitUntilListening().host == "127.0.0.1")
+        await harness.shutdown()
     }
 
     /// How the outage test configures its one WinPower server.

@@ -37,6 +37,28 @@ import WPNUTFrontEnd
         #expect(ups.alarms.map(\.alarm).contains(.testInProgress))
     }
 
+    /// A self-test is a test, not an outage: output source normal (NUT's snmp-ups reads `OL`, as
+    /// the NUT server says `OL TEST`), no on-battery alarm, and no upsTrapOnBattery, only the
+    /// test-in-progress alarm's trap and, at its end, upsTrapTestCompleted.
+    @Test func aSelfTestIsNeverServedOrTrappedAsAnOutage() {
+        let start = Self.agentStart.addingTimeInterval(40)
+        let testing = Self.values(mode: 5, testStatus: 5, record: SelfTestRecord(count: 1, lastStart: start, lastStatus: 5, inProgress: true))
+        #expect(testing.outputSource == .normal)
+        #expect(testing.secondsOnBattery == 0)
+        #expect(!testing.alarms.map(\.alarm).contains(.onBattery))
+        var notifier = UPSNotifier()
+        _ = notifier.update(Self.values(mode: 3, testStatus: 6, record: nil), now: .seconds(1))
+        let during = notifier.update(testing, now: .seconds(2)).map(\.trap)
+        #expect(!during.contains(UPSMIB.Traps.onBattery))
+        #expect(!during.isEmpty, "the test-in-progress alarm is announced")
+        let ended = Self.values(mode: 3, testStatus: 1, record: SelfTestRecord(count: 1, lastStart: start, lastStatus: 1, inProgress: false))
+        let after = notifier.update(ended, now: .seconds(30)).map(\.trap)
+        #expect(after.contains(UPSMIB.Traps.testCompleted))
+        #expect(!after.contains(UPSMIB.Traps.onBattery))
+        // A real outage still is one.
+        #expect(Self.values(mode: 4, testStatus: 6, record: nil).outputSource == .battery)
+    }
+
     @Test func aFinishedTestKeepsTheResultTheLedgerSawAtItsEnd() {
         // WinPower reports "no test" now; the ledger kept the test's own result (a warning).
         let record = SelfTestRecord(count: 1, lastStart: Self.agentStart.addingTimeInterval(10), lastStatus: 2, inProgress: false)
@@ -95,6 +117,7 @@ import WPNUTFrontEnd
         func served() throws -> UPSMIBValues { try #require(snmp.source.upsValues().first?.values) }
         await harness.exporter.collector.collect()
         #expect(try served().secondsOnBattery == 0, "on mains")
+        #expect(try served().inputLineBads == 0, "upsInputLineBads: no transfer yet")
         for (advance, expected) in [(15, 0.0), (5, 5), (25, 30)] {
             harness.clock.advance(by: .seconds(advance))
             await harness.exporter.collector.collect()
@@ -106,6 +129,7 @@ import WPNUTFrontEnd
         await harness.exporter.collector.collect()
         #expect(try served().outputSource == .normal)
         #expect(try served().secondsOnBattery == 0)
+        #expect(try served().inputLineBads == 1, "upsInputLineBads: the outage's transfer, from the ledger")
         await harness.shutdown()
     }
 
