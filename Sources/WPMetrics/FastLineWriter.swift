@@ -91,8 +91,8 @@ struct FastLineWriter {
 }
 
 extension Escaping {
-    /// Writes a label value with `\`, `"` and newline escaped and control characters replaced
-    /// by U+FFFD (as ``appendLabelValue(_:to:)``); the destination must have room for three
+    /// Writes a label value with `\`, `"` and newline escaped and control and bidirectional
+    /// formatting characters replaced by U+FFFD (as ``appendLabelValue(_:to:)``); the destination must have room for three
     /// times the input. Returns the bytes written.
     @inline(__always)
     static func writeLabelValue(_ utf8: UnsafeBufferPointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>) -> Int {
@@ -117,6 +117,14 @@ extension Escaping {
             case UInt8(ascii: "\n"):
                 destination[position] = UInt8(ascii: "\\"); destination[position + 1] = UInt8(ascii: "n")
                 position += 2
+            case 0xE2 where index + 1 < utf8.count && isBidiFormatting(utf8[index], utf8[index + 1]):
+                // A bidirectional formatting character (three bytes), as ``appendLabelValue(_:to:)``.
+                index += 2
+                position += writeReplacement(to: destination + position)
+            case 0xD8 where index < utf8.count && utf8[index] == 0x9C:
+                // U+061C ARABIC LETTER MARK.
+                index += 1
+                position += writeReplacement(to: destination + position)
             case UInt8(ascii: "\t"), 0x20..<0x7F, 0x80..<0xC2, 0xC3...0xFF:
                 destination[position] = byte
                 position += 1

@@ -53,9 +53,11 @@ struct LabelWriter {
 ///
 /// Label values and help texts escape `\`, newline and (label values, OpenMetrics help) `"`.
 /// Control characters the formats cannot escape — C0 other than tab and newline, DEL and C1
-/// (NUL, ESC, CSI…) — become U+FFFD: label values come from WinPower (aliases, alarm texts)
-/// and the configuration, and such bytes would reach Prometheus, terminals and dashboards as
-/// they are.
+/// (NUL, ESC, CSI…) — and the bidirectional formatting characters (U+202A–U+202E,
+/// U+2066–U+2069, U+200E, U+200F, U+061C) become U+FFFD, as `/health` and the status pages
+/// show them (`DisplayText`): label values come from WinPower (aliases, alarm texts) and the
+/// configuration, and such characters would reach Prometheus, terminals and dashboards as they
+/// are (an alias with U+202E shows reversed, hiding what it says).
 package enum Escaping {
     /// U+FFFD REPLACEMENT CHARACTER in UTF-8.
     private static let replacement: [UInt8] = [0xEF, 0xBF, 0xBD]
@@ -87,11 +89,19 @@ package enum Escaping {
 
     @inline(__always)
     private static func needsEscaping(_ utf8: UnsafeBufferPointer<UInt8>, escapeQuotes: Bool) -> Bool {
-        for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\\") || byte == 0x7F || byte == 0xC2
-            || (escapeQuotes && byte == UInt8(ascii: "\"")) {
+        for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\\") || byte == 0x7F || byte == 0xC2 || byte == 0xE2
+            || byte == 0xD8 || (escapeQuotes && byte == UInt8(ascii: "\"")) {
             return true
         }
         return false
+    }
+
+    /// Whether `E2 second third` is a bidirectional formatting character: U+200E, U+200F,
+    /// U+202A–U+202E (`E2 80 …`) or U+2066–U+2069 (`E2 81 …`).
+    @inline(__always)
+    static func isBidiFormatting(_ second: UInt8, _ third: UInt8) -> Bool {
+        (second == 0x80 && (third == 0x8E || third == 0x8F || (0xAA...0xAE).contains(third)))
+            || (second == 0x81 && (0xA6...0xA9).contains(third))
     }
 
     private static func appendEscaped(_ utf8: some RandomAccessCollection<UInt8>, escapeQuotes: Bool,
@@ -118,6 +128,16 @@ package enum Escaping {
                 // A C1 control character (U+0080–U+009F), two bytes in UTF-8.
                 bytes.append(contentsOf: replacement)
                 index = utf8.index(after: next)
+                continue
+            case 0xD8 where next != utf8.endIndex && utf8[next] == 0x9C:
+                // U+061C ARABIC LETTER MARK.
+                bytes.append(contentsOf: replacement)
+                index = utf8.index(after: next)
+                continue
+            case 0xE2 where next != utf8.endIndex && utf8.index(after: next) != utf8.endIndex
+                && Self.isBidiFormatting(utf8[next], utf8[utf8.index(after: next)]):
+                bytes.append(contentsOf: replacement)
+                index = utf8.index(next, offsetBy: 2)
                 continue
             default:
                 bytes.append(byte)

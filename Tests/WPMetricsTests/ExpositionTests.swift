@@ -39,6 +39,18 @@ import WPTestSupport
         }
     }
 
+    /// An alias with U+202E (right-to-left override) would show reversed in Grafana and a
+    /// terminal: the bidirectional formatting characters become U+FFFD, as on `/health`; other
+    /// characters of the same lead bytes (an en dash, Arabic letters) stay.
+    @Test func bidirectionalFormattingInLabelValuesIsMadeVisible() throws {
+        var family = try MetricFamily(name: "m", help: "H.", type: .gauge, labelNames: ["l"])
+        try family.append(labelValues: ["a\u{202E}cba\u{202C} \u{2066}x\u{2069}\u{200F}\u{061C} – \u{0628}"], value: 1)
+        for format in [ExpositionFormat.text, .openMetrics] {
+            let text = render([family], format)
+            #expect(text.contains("m{l=\"a\u{FFFD}cba\u{FFFD} \u{FFFD}x\u{FFFD}\u{FFFD}\u{FFFD} – \u{0628}\"} 1\n"), "\(text)")
+        }
+    }
+
     @Test func countersCarryTotalOnlyOnSamplesInOpenMetrics() throws {
         var family = try MetricFamily(name: "energy_joules_total", help: "E.", type: .counter, unit: "joules")
         try family.append(Sample(labelValues: [], value: .counter(5), created: 1.5))
