@@ -31,16 +31,28 @@ final class DemoScreen: Sendable {
             + "refreshed every \(interval)):\n" + table
     }
 
-    /// Prints the heading, then follows the collector's snapshots until ``stop()``.
-    func start(heading: String, live: Bool, interval: Duration,
+    /// Prints the heading, then follows the collector's snapshots until ``stop()``. Printed once
+    /// (not on a terminal), the table waits until `expectedDevices` are in the exposition (the
+    /// servers' first collections end one after the other), or two intervals after the first.
+    func start(heading: String, live: Bool, interval: Duration, expectedDevices: Int = 0,
                snapshot: @escaping @Sendable () -> (generatedAt: String?, text: [UInt8])) {
         output.standardOutput(live ? Self.clear + heading + "\nwaiting for the first collection…\n" : heading + "\nPress Ctrl-C to stop.\n\n")
         let output = self.output
         let task = Task {
             var shown: String?
+            var firstSeen: ContinuousClock.Instant?
             while !Task.isCancelled {
                 let current = snapshot()
                 if let generatedAt = current.generatedAt, generatedAt != shown {
+                    if !live {
+                        let now = ContinuousClock.now
+                        let first = firstSeen ?? now
+                        firstSeen = first
+                        guard DemoTable.rows(current.text).count >= expectedDevices || now - first >= interval * 2 else {
+                            try? await Task.sleep(for: .milliseconds(100))
+                            continue
+                        }
+                    }
                     shown = generatedAt
                     output.standardOutput(Self.frame(heading: heading, table: DemoTable.render(current.text),
                                                      collectedAt: generatedAt, live: live, interval: interval))

@@ -79,11 +79,11 @@ enum HelpText {
     static let demo = """
         Usage: wpexporter demo [flags]
 
-        Export metrics from the embedded WinPower simulator (one UPS on mains, one on battery,
-        one disconnected, one with a fault): no WinPower server or credentials needed. Prints
-        the URLs to open and a sample of live values; stop it with Ctrl-C. The simulator
-        replaces every winpower.* setting; every other key works as for 'server', with the
-        defaults below.
+        Export metrics from the embedded WinPower simulator (six UPSs: on mains, on battery,
+        disconnected, with a fault, in a battery self-test, on bypass): no WinPower server or
+        credentials needed. Prints the URLs to open and a sample of live values; stop it with
+        Ctrl-C. The simulator replaces every winpower.* setting; every other key works as for
+        'server', with the defaults below.
 
         Flags:
           -c, --config PATH          Configuration file (found as for 'server')

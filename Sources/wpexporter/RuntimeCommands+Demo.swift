@@ -9,7 +9,8 @@ import WPServer
 import WPSimulator
 
 extension RuntimeCommands {
-    /// Devices of the demo: one on mains, one on battery, one disconnected, one with a fault.
+    /// Devices of the demo, in six states: on mains, on battery, on bypass, in a battery test,
+    /// disconnected, with a fault (as the simulator cycles them).
     static let demoDevices = 6
 
     /// `wpexporter demo`: the simulator in process on a free loopback port and the exporter
@@ -112,7 +113,8 @@ extension RuntimeCommands {
 
             """ : fleet.heading(address: address, simulatorAddress: simulatorAddress, dataDirectory: dataDirectory,
                                 metricsPath: metricsPath, secure: secure))
-            screen.start(heading: heading, live: live, interval: interval) {
+            let servers = fleet.entries.isEmpty ? 1 : fleet.entries.filter { $0.name != fleet.down }.count
+            screen.start(heading: heading, live: live, interval: interval, expectedDevices: servers * Self.demoDevices) {
                 let latest = exporter.latestExposition
                 return (latest.generatedAt.map(Self.timeOfDay), latest.text)
             }
