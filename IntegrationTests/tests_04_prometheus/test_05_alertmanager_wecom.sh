@@ -120,7 +120,10 @@ start = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
 alert = {"labels": labels, "annotations": annotations, "startsAt": start.isoformat()}
 json.dump([alert], open(f"{work}/firing.json", "w"), ensure_ascii=False)
 json.dump([{**alert, "endsAt": (start + datetime.timedelta(seconds=5)).isoformat()}], open(f"{work}/resolved.json", "w"), ensure_ascii=False)
-json.dump({"annotations": annotations, "start": start.astimezone(datetime.timezone(datetime.timedelta(hours=8))).strftime("%Y-%m-%d %H:%M:%S")},
+shanghai = datetime.timezone(datetime.timedelta(hours=8))
+# The end shown is when the condition cleared: endsAt less the rule's keep_firing_for (5m).
+json.dump({"annotations": annotations, "start": start.astimezone(shanghai).strftime("%Y-%m-%d %H:%M:%S"),
+           "end": (start + datetime.timedelta(seconds=5) - datetime.timedelta(minutes=5)).astimezone(shanghai).strftime("%Y-%m-%d %H:%M:%S")},
           open(f"{work}/expected.json", "w"), ensure_ascii=False)
 PY
 curl -sf -X POST -H 'Content-Type: application/json' --data-binary @"$work/firing.json" "$api" >/dev/null \
@@ -157,11 +160,13 @@ if body.get("msgtype") != "text" or str(body.get("agentid")) != "1000002" or bod
 first = content.splitlines()[0]
 if first != f"{marker}UPSOnBattery（1 条）":
     problems.append(f"first line {first!r}")
-for text in (expected["annotations"]["summary"], expected["annotations"]["description"], "级别：warning", "开始：" + expected["start"]):
+for text in (expected["annotations"]["summary"], expected["annotations"]["description"], "级别：警告", "开始：" + expected["start"]):
     if text not in content:
         problems.append(f"{text!r} missing")
-if marker == "【已恢复】" and "结束：" not in content:
-    problems.append("no end time")
+if "warning" in content:
+    problems.append("the severity in English")
+if marker == "【已恢复】" and "结束：" + expected["end"] not in content:
+    problems.append(f"no end time {expected['end']} (endsAt less keep_firing_for)")
 if len(content.encode()) > 2048:
     problems.append(f"{len(content.encode())} bytes, over WeCom's 2048")
 if problems:
