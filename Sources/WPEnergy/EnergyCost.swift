@@ -149,21 +149,21 @@ package final class EnergyCostMeter: Sendable {
     private static func restore(_ records: [[String]], into state: inout State, restoration: inout Restoration) {
         for (index, record) in records.enumerated() {
             guard record.count >= 2, record.count % 2 == 0, !record[0].isEmpty,
-                  let joules = Double(record[1]), joules.isFinite, joules >= 0 else {
-                restoration.unreadable.append("\(section) record \(index + 1): expected [key, total (J), period, amount, …]")
+                  let joules = Double(record[1]), StoredDeviceEnergy.isPlausible(joules) else {
+                restoration.unreadable.append("\(section) record \(index + 1): expected [key, total (J), period, amount, …], numbers from 0 to 1e18")
                 continue
             }
             var costs: [String: Double] = [:]
             var valid = true
             for pair in stride(from: 2, to: record.count, by: 2) {
-                guard !record[pair].isEmpty, let amount = Double(record[pair + 1]), amount.isFinite, amount >= 0 else {
+                guard !record[pair].isEmpty, let amount = Double(record[pair + 1]), StoredDeviceEnergy.isPlausible(amount) else {
                     valid = false
                     break
                 }
                 costs[record[pair], default: 0] += amount
             }
             guard valid else {
-                restoration.unreadable.append("\(section) record \(index + 1): an amount is not a number of 0 or more")
+                restoration.unreadable.append("\(section) record \(index + 1): an amount is not a number from 0 to 1e18")
                 continue
             }
             state.last[record[0]] = joules

@@ -142,7 +142,7 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
         base.sections = [:]
         let status = Status(stateWasReset: loaded.stateWasReset, persistFailures: 0, lastPersistError: nil, saves: 0)
         let dirty = loaded.legacyImport != nil || rekeyed
-        let integrator = EnergyIntegrator<C.Instant>(configuration: configuration, seed: loaded.state)
+        let integrator = EnergyIntegrator<C.Instant>(configuration: configuration, seed: Self.plausible(loaded.state, logger: logger))
         inner = Mutex(Inner(integrator: integrator, base: base, generation: dirty ? 1 : 0, saved: integrator.totals,
                             status: status))
         writer = StateWriter(save: { state in
@@ -154,6 +154,23 @@ public final class EnergyMeter<C: Clock>: Sendable where C.Duration == Duration 
                     ?? .system(operation: "save energy state", path: "", errno: 0, message: "\(error)")
             }
         })
+    }
+
+    /// `state` without the devices whose stored total or discharge is out of range (not 0 to
+    /// ``StoredDeviceEnergy/maximumStored``: a record made to pass the checksum, or damage the
+    /// format cannot see), each named in an error with its value: such a device counts from zero
+    /// (a counter reset), never from 10³⁰⁰.
+    static func plausible(_ state: EnergyState, logger: WPLogger) -> EnergyState {
+        var state = state
+        for (key, device) in state.devices.sorted(by: { $0.key < $1.key }) {
+            let amounts = [("joules", device.joules), ("discharge_joules", device.ledger.dischargeJoules),
+                           ("on_battery_seconds", device.ledger.onBatterySeconds)]
+            guard let bad = amounts.first(where: { !StoredDeviceEnergy.isPlausible($0.1) }) else { continue }
+            logger.error("a stored energy record is out of range (0 to 1e18) and dropped; the device counts from zero",
+                         ["device": .string(key), "field": .string(bad.0), "value": .string(String(bad.1))])
+            state.devices[key] = nil
+        }
+        return state
     }
 
     /// Loads the stored totals and returns a meter continuing from them.

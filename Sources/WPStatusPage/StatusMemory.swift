@@ -11,7 +11,9 @@ package import WPStorage
 ///   lowest battery (%), energy on battery (Wh), ongoing (1 or 0)]`, times as Unix seconds.
 ///
 /// The 24-hour charts are not kept: they start again with the process. Written with the next
-/// save of the state file; a record that cannot be read is named by ``load()`` and dropped.
+/// save of the state file; a record that cannot be read, or holds a number out of range (an
+/// energy, time or duration outside 0 to 10¹⁸, a charge outside 0–100 %), is named by ``load()``
+/// and dropped.
 package struct StatusMemory: Sendable {
     /// The energy baselines' section.
     package static var energySection: String { "status-energy" }
@@ -55,8 +57,8 @@ package struct StatusMemory: Sendable {
         var unreadable: [String] = []
         for (index, record) in sections.records(Self.energySection).enumerated() {
             guard record.count == 6, !record[0].isEmpty, let day = Self.optional(record[2]), let month = Self.optional(record[4]),
-                  let discharge = Self.optional(record[5]) else {
-                unreadable.append("\(Self.energySection) record \(index + 1): expected [key, day, total (J), month, total (J), discharge (J)]")
+                  let discharge = Self.optional(record[5]), [day, month, discharge].allSatisfy({ $0.map(StoredDeviceEnergy.isPlausible) ?? true }) else {
+                unreadable.append("\(Self.energySection) record \(index + 1): expected [key, day, total (J), month, total (J), discharge (J)], each number from 0 to 1e18")
                 continue
             }
             var ups = UPS(dischargeAtStart: discharge)
@@ -68,8 +70,9 @@ package struct StatusMemory: Sendable {
             guard record.count == 7, !record[0].isEmpty, let start = Self.optional(record[1]) ?? nil,
                   let end = Self.optional(record[2]), let duration = Self.optional(record[3]),
                   let battery = Self.optional(record[4]), let energy = Self.optional(record[5]),
-                  record[6] == "1" || record[6] == "0" else {
-                unreadable.append("\(Self.outageSection) record \(index + 1): expected [key, start, end, duration (s), lowest battery (%), energy (Wh), 1 or 0]")
+                  record[6] == "1" || record[6] == "0", [end, duration, energy].allSatisfy({ $0.map(StoredDeviceEnergy.isPlausible) ?? true }),
+                  StoredDeviceEnergy.isPlausible(start), battery.map({ (0...100).contains($0) }) ?? true else {
+                unreadable.append("\(Self.outageSection) record \(index + 1): expected [key, start, end, duration (s), lowest battery (%), energy (Wh), 1 or 0], times and amounts from 0 to 1e18, the battery 0 to 100")
                 continue
             }
             let outage = OutageRecord(start: Date(timeIntervalSince1970: start), end: end.map(Date.init(timeIntervalSince1970:)),

@@ -18,6 +18,15 @@ public struct StoredDeviceEnergy: Sendable, Equatable {
     /// The total in watt-hours.
     public var wattHours: Double { joules / 3600 }
 
+    /// The largest energy, time or amount a stored record may hold (10¹⁸: joules, about 278 TWh,
+    /// a 1 GW load for 30 years; seconds, 3 × 10¹⁰ years): far past any real total, so a larger
+    /// one (`1e300` in a record whose checksum was made to match) is damage, named at load,
+    /// never shown as a 301-digit number.
+    public static let maximumStored = 1e18
+
+    /// Whether `value` is a number a stored total may be: finite, 0 to ``maximumStored``.
+    public static func isPlausible(_ value: Double) -> Bool { value.isFinite && value >= 0 && value <= maximumStored }
+
     /// The largest gap count kept: 2⁵³, the largest integer a `Double` (and so the exposition)
     /// holds exactly. A loaded count above it is clamped to it, and increments stop there.
     public static let maxGaps = 1 << 53

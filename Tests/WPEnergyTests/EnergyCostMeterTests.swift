@@ -122,13 +122,15 @@ import WPStorage
             ["odd", "3600000", "flat"],               // a period without its amount
             ["negative", "3600000", "flat", "-1"],
             ["nan", "nan", "flat", "1"],
+            ["huge", "3600000", "flat", "1e300"],      // a checksum made to match: still not a cost
         ])
         let meter = EnergyCostMeter(schedule: Costs.schedule, startedAt: Costs.at(5), sections: sections)
         #expect(meter.restoration.devices == 1)
         #expect(meter.restoration.unreadable == [
-            "energy-cost record 2: expected [key, total (J), period, amount, …]",
-            "energy-cost record 3: an amount is not a number of 0 or more",
-            "energy-cost record 4: expected [key, total (J), period, amount, …]",
+            "energy-cost record 2: expected [key, total (J), period, amount, …], numbers from 0 to 1e18",
+            "energy-cost record 3: an amount is not a number from 0 to 1e18",
+            "energy-cost record 4: expected [key, total (J), period, amount, …], numbers from 0 to 1e18",
+            "energy-cost record 5: an amount is not a number from 0 to 1e18",
         ])
         #expect(Self.amounts(meter, "good")["flat"] == 0.5)
         #expect(meter.startedAt == Costs.midnight)

@@ -43,6 +43,24 @@ import WPTestSupport
         #expect(store.savedStates.count == saves + 1)
     }
 
+    /// A stored total out of range (1e300 J in a record whose checksum was made to match) is
+    /// named in an error with its value and dropped: that device counts from zero, the others
+    /// continue.
+    @Test func aStoredTotalOutOfRangeIsNamedAndTheDeviceCountsFromZero() throws {
+        var huge = StoredDeviceEnergy(joules: 10)
+        huge.ledger.dischargeJoules = 1e300
+        let store = InMemoryEnergyStore(initial: EnergyState(devices: [
+            "good": StoredDeviceEnergy(joules: 3600), "bad": StoredDeviceEnergy(joules: 1e300), "ledger": huge,
+        ]))
+        let logs = InMemoryLogSink()
+        let meter = try openMeter(store: store, clock: ManualClock(), logger: logs.logger())
+        #expect(meter.totals == ["good": DeviceEnergy(joules: 3600)])
+        let named = logs.records.filter { $0.message.hasPrefix("a stored energy record is out of range") }
+        #expect(named.map { $0.fields["device"]?.description } == ["bad", "ledger"])
+        #expect(named.map { $0.fields["field"]?.description } == ["joules", "discharge_joules"])
+        #expect(named.first?.fields["value"]?.description == "1e+300")
+    }
+
     /// A meter shared by several servers: each server reads only its own totals, keyed without
     /// its prefix, and a cycle reports only its own devices.
     @Test func aServersTotalsAndCycleReportHoldOnlyItsDevices() throws {

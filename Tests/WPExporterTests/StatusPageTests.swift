@@ -402,14 +402,17 @@ struct StatusPageTests {
         let sections = StateSections()
         let good = ["ups-1", "2026-11-26", "3600.0", "2026-11", "1800.0", ""]   // as the page writes them
         let outage = ["ups-1", "1795678200.0", "1795678260.0", "60.0", "97.0", "0.5", "0"]
-        sections.replace(StatusMemory.energySection, with: [good, ["ups-2", "2026-11-26", "lots", "2026-11", "1", ""], ["short"]])
-        sections.replace(StatusMemory.outageSection, with: [outage, ["ups-1", "", "", "", "", "", "0"], ["ups-2", "1", "", "", "", "", "maybe"]])
+        sections.replace(StatusMemory.energySection, with: [good, ["ups-2", "2026-11-26", "lots", "2026-11", "1", ""], ["short"],
+                                                            ["ups-3", "2026-11-26", "-1e300", "2026-11", "1", ""]])
+        sections.replace(StatusMemory.outageSection, with: [outage, ["ups-1", "", "", "", "", "", "0"], ["ups-2", "1", "", "", "", "", "maybe"],
+                                                            ["ups-1", "1795678200.0", "", "", "1e300", "", "0"]])
         let logs = InMemoryLogSink()
         _ = StatusPage(publication: NoFleet(), totals: { _ in [:] }, wallClock: { Date(timeIntervalSince1970: 1_795_680_000) },
                        sections: sections, logger: logs.logger())
         let dropped = logs.records.filter { $0.message == "a status page record of the data directory is unreadable and dropped" }
         #expect(dropped.compactMap { $0.fields["record"]?.description.prefix(24) } == [
-            "status-energy record 2: ", "status-energy record 3: ", "status-outages record 2:", "status-outages record 3:",
+            "status-energy record 2: ", "status-energy record 3: ", "status-energy record 4: ", "status-outages record 2:",
+            "status-outages record 3:", "status-outages record 4:",
         ])
         // The readable ones are kept and written back (their UPS not listed yet: kept for 24 h).
         #expect(sections.records(StatusMemory.energySection) == [good])
