@@ -8,7 +8,10 @@
 #      refresh /status every 10 s in place (5 /status.json a second, every tenth a whole
 #      /status, alternating the languages, gzip accepted as browsers do): scrape p99 of each
 #      (goal: within 10 %);
-#   3. the exporter's resident memory with the history of 1,000 UPSs.
+#   3. 200 browsers on UPS pages: wrk, 200 connections (2 threads, 20 s), each request a
+#      random UPS's page of the 1,000 in a random language, gzip accepted: requests/s, p50,
+#      p99 (goal: p99 ≤ 500 ms);
+#   4. the exporter's resident memory with the history of 1,000 UPSs.
 #
 #   Benchmarks/measure/status-load.sh          # uses .build/release/wpexporter (swift build -c release --product wpexporter)
 #
@@ -60,4 +63,19 @@ python3 "$work/browsers.py" "$base" 16 &
 browsers=$!
 wrk_p99 "50 browsers refreshing /status every 10 s"
 wait "$browsers"
+
+# 200 browsers on UPS pages, each request a random UPS (of the simulator's 1,000) and language.
+cat >"$work/ups-pages.lua" <<'LUA'
+math.randomseed(os.time())
+request = function()
+    local i = math.random(0, 999)
+    local lang = (math.random(0, 1) == 0) and "en" or "zh"
+    local path = string.format("/status/ups?device=5e1a7a0c-%04x-4b35-b0dd-%012x&lang=%s", i, i, lang)
+    return wrk.format("GET", path, {["Accept-Encoding"] = "gzip"})
+end
+LUA
+out=$(wrk -t2 -c200 -d20s --timeout 10s --latency -s "$work/ups-pages.lua" "$base")
+echo "$name: UPS pages, 200 connections: $(awk '$1 == "Requests/sec:" {print $2}' <<<"$out") requests/s," \
+    "p50 $(awk '$1 == "50%" {print $2}' <<<"$out"), p99 $(awk '$1 == "99%" {print $2}' <<<"$out")," \
+    "$(grep -o 'Non-2xx or 3xx responses: [0-9]*' <<<"$out" || echo 'every response 2xx')"
 echo "$name: exporter RSS $(rss_mb "$server") MB, peak $(rss_peak_mb "$server") MB"

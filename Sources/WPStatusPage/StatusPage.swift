@@ -59,10 +59,14 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
         var generation: UInt64 = 0
     }
 
-    /// Rendered bodies of the current generation, by (kind, language).
+    /// Rendered bodies of the current generation, by (kind, language), and its exposition's
+    /// lines by UPS.
     private struct Cache: Sendable {
         var generation: UInt64 = .max
         var bodies: [String: [UInt8]] = [:]
+        var index: StatusExpositionIndex?
+        /// A page is making ``index`` now.
+        var indexing = false
     }
 
     private let state = Mutex(State())
@@ -327,28 +331,39 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
     }
 
     /// Lines of `/metrics` about a UPS (the publication's exposition, `server="…"` too with
-    /// `servers:`), at most `limit`.
+    /// `servers:`), at most `limit`: from the publication's ``StatusExpositionIndex``, made by
+    /// the first page that asks in each publication; the pages that ask while it is being made
+    /// scan the text themselves (none waits for another).
     package func exposition(server: String, device: String, limit: Int = 400) -> [String] {
-        let fleet = current()
-        func labelValue(_ text: String) -> String {
-            var escaped = ""
-            for character in text {
-                switch character {
-                case "\\": escaped += "\\\\"
-                case "\"": escaped += "\\\""
-                case "\n": escaped += "\\n"
-                default: escaped.append(character)
-                }
-            }
-            return escaped
+        let generation = state.withLock { $0.generation }
+        let (index, build) = cache.withLock { cache -> (StatusExpositionIndex?, Bool) in
+            if cache.generation != generation { cache = Cache(generation: generation) }
+            if let index = cache.index { return (index, false) }
+            if cache.indexing { return (nil, false) }
+            cache.indexing = true
+            return (nil, true)
         }
-        let escaped = labelValue(device)
-        let serverLabel = server.isEmpty ? nil : "server=\"\(labelValue(server))\""
+        if let index { return index.lines(server: server, device: device, limit: limit) }
+        let text = current().exposition.snapshot.wholeText
+        guard build else { return Self.scan(text, server: server, device: device, limit: limit) }
+        let made = StatusExpositionIndex(text: text)
+        cache.withLock { cache in
+            guard cache.generation == generation else { return }
+            cache.index = made
+            cache.indexing = false
+        }
+        return made.lines(server: server, device: device, limit: limit)
+    }
+
+    /// The lines of `text` about a UPS, found by scanning it (memchr for the first byte, memcmp
+    /// for the rest): a few milliseconds at 1,000 UPSs, for the pages that ask while the
+    /// publication's index is being made.
+    package static func scan(_ whole: [UInt8], server: String, device: String, limit: Int) -> [String] {
+        let escaped = StatusExpositionIndex.escaped(device)
+        let serverLabel = server.isEmpty ? nil : "server=\"\(StatusExpositionIndex.escaped(server))\""
         let needle = Array("device_id=\"\(escaped)\"".utf8)
         var lines: [String] = []
-        // One pass over the bytes (memchr for the first byte, memcmp for the rest): a UPS's lines among 1,000 UPSs' take a few
-        // milliseconds, not a split into every line.
-        fleet.exposition.snapshot.wholeText.withUnsafeBytes { text in
+        whole.withUnsafeBytes { text in
             needle.withUnsafeBytes { pattern in
                 guard let base = text.baseAddress, let key = pattern.baseAddress else { return }
                 var offset = 0
@@ -375,13 +390,15 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
     }
 
     /// The body named `name` of the current model, rendered by `render` once per publication.
-    func cached(_ name: String, _ render: (StatusModel) -> [UInt8]) -> [UInt8] {
+    /// With `limit`, the body is kept only while the publication's cache holds fewer bodies (the
+    /// UPS pages: a few hundred at most, whatever the fleet), else rendered for this request alone.
+    func cached(_ name: String, limit: Int = .max, _ render: (StatusModel) -> [UInt8]) -> [UInt8] {
         let (model, generation) = state.withLock { ($0.model, $0.generation) }
         if let body = cache.withLock({ $0.generation == generation ? $0.bodies[name] : nil }) { return body }
         let body = render(model)
         cache.withLock { cache in
             if cache.generation != generation { cache = Cache(generation: generation) }
-            cache.bodies[name] = body
+            if cache.bodies.count < limit { cache.bodies[name] = body }
         }
         return body
     }

@@ -10,7 +10,7 @@ package import WPServer
 /// |---|---|
 /// | `/status` | every UPS of every server, attention first; each server's health |
 /// | `/status.json` | the same as JSON (what the page's script updates from) |
-/// | `/status/ups?device=…[&server=…]` | one UPS: readings, 24 h charts, outages |
+/// | `/status/ups?device=…[&server=…]` | one UPS: readings, 24 h charts, outages (cached per publication) |
 /// | `/status/outages.csv?…`, `/status/outages.json?…` | its outages |
 /// | `/status/style.css`, `/status/status.js` | the page's style and script (same origin) |
 package enum StatusRoutes {
@@ -45,7 +45,8 @@ package enum StatusRoutes {
 
 extension StatusPage {
     /// Adds the status routes to `router`. The page routes render on Swift's pool (not
-    /// pre-rendered); the style and script are constant bytes, served from the event loop.
+    /// pre-rendered), each body once per publication; the style and script are constant bytes,
+    /// served from the event loop.
     package func register(in router: inout WPRouter) {
         router.get(StatusRoutes.page, takesBody: false) { request in
             let language = Self.language(request)
@@ -77,12 +78,12 @@ extension StatusPage {
 
     /// The body named `name` of the current publication, gzip-compressed once per publication
     /// for the requests that accept it (browsers refreshing do): no request compresses it again.
-    func cachedResponse(_ name: String, _ request: WPHTTPRequest, contentType: String,
+    func cachedResponse(_ name: String, _ request: WPHTTPRequest, contentType: String, limit: Int = .max,
                         _ render: (StatusModel) -> [UInt8]) -> WPHTTPResponse {
-        guard request.acceptsGzip else { return StatusRoutes.response(cached(name, render), contentType: contentType) }
+        guard request.acceptsGzip else { return StatusRoutes.response(cached(name, limit: limit, render), contentType: contentType) }
         // Rendered and compressed from the same model: never a body of one publication under another's name.
-        let compressed = cached(name + ".gz") { Gzip.compress(render($0)) ?? [] }
-        guard !compressed.isEmpty else { return StatusRoutes.response(cached(name, render), contentType: contentType) }
+        let compressed = cached(name + ".gz", limit: limit) { Gzip.compress(render($0)) ?? [] }
+        guard !compressed.isEmpty else { return StatusRoutes.response(cached(name, limit: limit, render), contentType: contentType) }
         var response = StatusRoutes.response(compressed, contentType: contentType)
         response.headers.set(name: "Content-Encoding", value: "gzip")
         response.headers.set(name: "Vary", value: "Accept-Language, Accept-Encoding")
@@ -106,12 +107,20 @@ extension StatusPage {
             return StatusRoutes.response(StatusRender.notFound(language: language), contentType: "text/html; charset=utf-8",
                                          status: 404)
         }
-        let details = StatusRender.UPSDetails(
-            row: row, model: model, history: history(server: row.server, device: row.deviceID) ?? [],
-            outages: outages(server: row.server, device: row.deviceID) ?? [],
-            exposition: exposition(server: row.server, device: row.deviceID), now: model.generatedAt)
-        return StatusRoutes.response(StatusRender.upsPage(details, language: language), contentType: "text/html; charset=utf-8")
+        // Rendered once per publication and language (gzip too, for browsers), as /status is.
+        let name = "ups-" + language.rawValue + "-" + row.server + "\u{1F}" + row.deviceID
+        return cachedResponse(name, request, contentType: "text/html; charset=utf-8", limit: Self.bodiesCached) { model in
+            let details = StatusRender.UPSDetails(
+                row: row, model: model, history: history(server: row.server, device: row.deviceID) ?? [],
+                outages: outages(server: row.server, device: row.deviceID) ?? [],
+                exposition: exposition(server: row.server, device: row.deviceID), now: model.generatedAt)
+            return StatusRender.upsPage(details, language: language)
+        }
     }
+
+    /// The most bodies a publication's cache keeps (the UPS pages beyond are rendered for their
+    /// request alone): 512 bodies of about 12 KB, 3 KB compressed.
+    static var bodiesCached: Int { 512 }
 
     func outagesDownload(_ request: WPHTTPRequest, csv: Bool) -> WPHTTPResponse {
         guard let row = row(request), let outages = outages(server: row.server, device: row.deviceID) else {

@@ -387,6 +387,38 @@ struct StatusPageTests {
         #expect(StatusPage<ManualClock>.deduplicated([ended, stuck]) == [ended])
     }
 
+    /// A UPS page's `/metrics` lines come from an index made once per publication: the same
+    /// lines a scan of the whole text finds, for ids and servers that need escaping, a server's
+    /// UPS apart from another's with the same id, and none for a UPS not there.
+    @Test func theExpositionIndexFindsWhatTheScanFinds() {
+        let text = """
+            # HELP winpower_device_load_percent Load.
+            # TYPE winpower_device_load_percent gauge
+            winpower_device_load_percent{device_id="ups-1",device_name="A",server="site-a"} 10
+            winpower_device_load_percent{server="site-b",device_id="ups-1",device_name="B"} 20
+            winpower_device_load_percent{device_id="we\\\\ird \\"id\\"",device_name="x,y=\\"z\\"",server="site \\"c\\""} 30
+            winpower_device_info{device_id="ups-1",server="site-a",model="C3K"} 1
+            winpower_device_info{device_id="ups-2"} 1
+            winpower_exporter_up 1
+
+            """
+        let bytes = Array(text.utf8)
+        let index = StatusExpositionIndex(text: bytes)
+        for (server, device) in [("site-a", "ups-1"), ("site-b", "ups-1"), ("site \"c\"", "we\\ird \"id\""), ("", "ups-2"),
+                                 ("site-a", "ups-9"), ("", "ups-1")] {
+            let scanned = StatusPage<ManualClock>.scan(bytes, server: server, device: device, limit: 400)
+            let indexed = index.lines(server: server, device: device, limit: 400)
+            if server.isEmpty && device == "ups-1" {
+                #expect(indexed.isEmpty, "no server label: not a site's UPS")
+            } else {
+                #expect(indexed == scanned, "\(server) \(device)")
+            }
+        }
+        #expect(index.lines(server: "site-a", device: "ups-1", limit: 400).count == 2)
+        #expect(index.lines(server: "site \"c\"", device: "we\\ird \"id\"", limit: 400).count == 1)
+        #expect(index.lines(server: "site-a", device: "ups-1", limit: 1).count == 1)
+    }
+
     @Test func timesAreShownInTheConfiguredZoneWithTheirOffset() {
         var model = StatusModel.empty
         model.generatedAt = Date(timeIntervalSince1970: 1_795_678_200)   // 2026-11-26 07:30:00 UTC
