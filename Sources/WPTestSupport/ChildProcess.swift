@@ -3,6 +3,7 @@ import Glibc
 import Synchronization
 package import WPCSystem
 import WPRuntime
+import WPTestThreads
 
 /// A program run as a child process by a test or a benchmark: `posix_spawn`, its output read
 /// by blocking reads on threads of its own, its exit reaped by `waitpid` on another.
@@ -119,9 +120,15 @@ package final class ChildProcess: Sendable {
             errors.withLock { $0.ended = true }
         }
         let exit = self.exit, pid = spawned, streams = [output, errors]
+        // A test run ended for a stall (``TestWatchdog``) leaves no child behind.
+        let watched = TestWatchdog.shared.onStall { kill(pid, SIGKILL) }
         do throws(ThreadStartError) {
-            try NamedThread.start(name: "child-reaper") { Self.reap(pid, into: exit, after: streams) }
+            try NamedThread.start(name: "child-reaper") {
+                Self.reap(pid, into: exit, after: streams)
+                TestWatchdog.shared.withdraw(watched)
+            }
         } catch {
+            TestWatchdog.shared.withdraw(watched)
             kill(pid, SIGKILL)
             Self.reap(pid, into: exit, after: streams)
             throw Failure(description: "cannot watch \(executable): \(error)")

@@ -26,6 +26,10 @@ public struct OwnThreadsTrait: SuiteTrait, TestTrait, TestScoping {
 
     public func provideScope(for test: Test, testCase: Test.Case?,
                              performing function: @Sendable () async throws -> Void) async throws {
+        // Every test says when it starts and ends, so a run that stops making progress ends by
+        // itself, naming what never ended (``TestWatchdog``).
+        let token = test.isSuite ? nil : TestWatchdog.shared.started(test.id.description)
+        defer { if let token { TestWatchdog.shared.ended(token) } }
         guard TestThreadExecutor.maxThreads > 0 else { return try await function() } // kept on Swift's pool
         try await withTaskExecutorPreference(TestThreadExecutor.shared) {
             try await function()
