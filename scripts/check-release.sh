@@ -2,7 +2,8 @@
 # Builds the release artifacts (scripts/release.sh, its arguments passed on) and checks them as
 # an operator would use them:
 #   - SHA256SUMS verifies with `sha256sum -c`; the artifacts' version is CHANGELOG.md's release
-#     and HEAD's commit, and the same the tarball's binary prints;
+#     and HEAD's commit, and the same the tarball's binary prints; every package carries the
+#     documentation, English and Chinese;
 #   - with the Swift toolchain's folder hidden (a private mount namespace with an empty tmpfs over
 #     it, as on a host without Swift), the tarball's binary runs `version` and serves `demo`
 #     (/metrics scraped on 127.0.0.1, port 0); as a control, the dynamically linked build fails
@@ -92,7 +93,8 @@ printed="$("$bin" version --format json)"
 python3 -c 'import json, sys; info = json.loads(sys.argv[1]); sys.exit(0 if info["version"] + "+g" + info["git_commit"][:12] == sys.argv[2] and info["git_commit"] == sys.argv[3] else 1)' \
     "$printed" "$version" "$commit" || fail "the binary prints $printed, the artifacts say $version ($commit)"
 echo "artifacts $version; the binary: $printed"
-for file in wpexporter README.md CHANGELOG.md config.yaml deploy/systemd/wpexporter.service \
+for file in wpexporter README.md README.zh-CN.md CHANGELOG.md docs/deployment.md docs/nut.md docs/zh-CN/deployment.md \
+        docs/zh-CN/snmp.md docs/images/status-page-en.png config.yaml deploy/systemd/wpexporter.service \
         deploy/prometheus/prometheus.yml deploy/prometheus/alerts.yml deploy/grafana/dashboards/wpexporter.json \
         man/wpexporter.1 completions/wpexporter.bash; do
     [[ -f "$tree/$file" ]] || fail "the tarball has no $file"
@@ -175,6 +177,12 @@ cat >"$work/expected.txt" <<'EXPECTED'
 -rw-r--r-- /usr/share/doc/wpexporter/changelog.gz
 -rw-r--r-- /usr/share/doc/wpexporter/changelog.Debian.gz
 -rw-r--r-- /usr/share/doc/wpexporter/README.md
+-rw-r--r-- /usr/share/doc/wpexporter/README.zh-CN.md
+-rw-r--r-- /usr/share/doc/wpexporter/deployment.md
+-rw-r--r-- /usr/share/doc/wpexporter/nut.md
+-rw-r--r-- /usr/share/doc/wpexporter/zh-CN/deployment.md
+-rw-r--r-- /usr/share/doc/wpexporter/zh-CN/troubleshooting.md
+-rw-r--r-- /usr/share/doc/wpexporter/images/status-page-zh.png
 EXPECTED
 while read -r line; do
     grep -qxF -- "$line" "$work/contents.txt" || fail "$deb_a lacks $line"
@@ -274,6 +282,8 @@ for a in "${archs[@]}"; do
             "-rw-r--r-- root:root /usr/lib/tmpfiles.d/wpexporter.conf " \
             "-rw-r--r-- root:root /usr/share/man/man1/wpexporter.1.gz d" \
             "-rw-r--r-- root:root /usr/share/licenses/wpexporter/LICENSE l" \
+            "-rw-r--r-- root:root /usr/share/doc/wpexporter/zh-CN/deployment.md d" \
+            "-rw-r--r-- root:root /usr/share/doc/wpexporter/snmp.md d" \
             "drwxr-x--- wpexporter:wpexporter /var/lib/wpexporter "; do
         grep -qxF -- "$line" "$work/rpm-files.txt" || { cat "$work/rpm-files.txt"; fail "$rpm_a lacks: $line"; }
     done

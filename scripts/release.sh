@@ -2,7 +2,8 @@
 # Builds the release artifacts into one folder (dist/ unless --out DIR), for x86_64 (amd64) and
 # aarch64 (arm64):
 #   wpexporter-VERSION.linux-ARCH.tar.gz  the static-stdlib binary (stripped), LICENSE,
-#                                         README.md, CHANGELOG.md, the example configuration,
+#                                         README.md, CHANGELOG.md, docs/ (English and Chinese
+#                                         pages), the example configuration,
 #                                         the deploy/ files an operator needs, the man page and
 #                                         the bash completion;
 #   wpexporter_VERSION_ARCH.deb           the same binary in /usr/bin, the hardened unit (ExecStart
@@ -65,6 +66,9 @@ for arch in "${archs[@]}"; do
 done
 [[ "$(dpkg --print-architecture)" == amd64 ]] || fail "release builds run on an amd64 host"
 [[ -f LICENSE ]] || fail "LICENSE is missing"
+# The documentation every package carries: every page of docs/, English and Chinese.
+mapfile -t doc_pages < <(git ls-files 'docs/*.md' 'docs/images/*')
+[[ ${#doc_pages[@]} -gt 0 ]] || fail "docs/ has no pages"
 
 # --- version ---------------------------------------------------------------------------------
 release="$(sed -n 's/^## \[\([0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*\)\].*/\1/p' CHANGELOG.md | head -n 1)"
@@ -296,7 +300,8 @@ tree="$work/$tar_name"
 mkdir -p "$tree"
 install -m 0755 "$binary" "$tree/wpexporter"
 install -m 0644 LICENSE "$tree/LICENSE"
-install -m 0644 README.md CHANGELOG.md "$tree/"
+install -m 0644 README.md README.zh-CN.md CHANGELOG.md "$tree/"
+for page in "${doc_pages[@]}"; do install -D -m 0644 "$page" "$tree/$page"; done
 install -m 0644 deploy/systemd/config.yaml "$tree/config.yaml"
 install -D -m 0644 deploy/systemd/wpexporter.service "$tree/deploy/systemd/wpexporter.service"
 for dir in deploy/prometheus deploy/alertmanager deploy/grafana; do
@@ -333,10 +338,9 @@ install -D -m 0644 "$work/wpexporter.bash" "$deb/usr/share/bash-completion/compl
 doc="$deb/usr/share/doc/wpexporter"
 install -d -m 0755 "$doc"
 gzip -9n <CHANGELOG.md >"$doc/changelog.gz"
-install -m 0644 README.md "$doc/README.md"
-for file in deployment configuration security troubleshooting metrics alerts; do
-    install -m 0644 "docs/$file.md" "$doc/$file.md"
-done
+install -m 0644 README.md README.zh-CN.md "$doc/"
+# Every page of docs/, English and Chinese: docs/X.md as X.md, docs/zh-CN/X.md as zh-CN/X.md.
+for page in "${doc_pages[@]}"; do install -D -m 0644 "$page" "$doc/${page#docs/}"; done
 {
     echo "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"
     echo "Upstream-Name: wpexporter"
@@ -467,8 +471,7 @@ TMPFILES
 install -d -m 0755 "$stage/usr/share/man/man1"
 gzip -9n <"$work/wpexporter.1" >"$stage/usr/share/man/man1/wpexporter.1.gz"
 install -D -m 0644 "$work/wpexporter.bash" "$stage/usr/share/bash-completion/completions/wpexporter"
-local docs=(README.md CHANGELOG.md)
-for file in deployment configuration security troubleshooting metrics alerts; do docs+=("docs/$file.md"); done
+local docs=(README.md README.zh-CN.md CHANGELOG.md "${doc_pages[@]}")
 local rpm_version="${version//-/_}"
 cat >"$top/wpexporter.spec" <<SPEC
 Name:           wpexporter
@@ -500,7 +503,7 @@ https:// requests, OpenSSL (3 or 1.1) only for a TLS listener or SNMPv3.
 %install
 cp -a "$stage/." %{buildroot}/
 install -D -m 0644 "$root/LICENSE" %{buildroot}%{_datadir}/licenses/%{name}/LICENSE
-$(for doc in "${docs[@]}"; do echo "install -D -m 0644 \"$root/$doc\" %{buildroot}%{_docdir}/%{name}/$(basename "$doc")"; done)
+$(for doc in "${docs[@]}"; do echo "install -D -m 0644 \"$root/$doc\" %{buildroot}%{_docdir}/%{name}/${doc#docs/}"; done)
 
 %pre
 getent group wpexporter >/dev/null || groupadd -r wpexporter
