@@ -181,6 +181,8 @@ extension Exporter {
                          store: any EnergyStore) -> NUTFleetSource<C> {
         let settings = NUTBridgeSettings(configuration.nut)
         guard configuration.nut.address != nil || configuration.snmp.address != nil else {
+            // Kept while neither serves, for when one does again (names survive).
+            store.sections.claim(NUTNameMemory.section)
             return NUTFleetSource(state: publication.current, settings: settings, version: BuildInfo.exporterVersion)
         }
         return NUTFleetSource(publication: publication, settings: settings, version: BuildInfo.exporterVersion,

@@ -157,7 +157,11 @@ public final class FileEnergyStore: EnergyStore {
             // counter for humans); the next save must not trap on it.
             stamped.generation = StoredDeviceEnergy.incremented(max(generation, state.generation))
             stamped.savedAt = now()
-            let (records, change) = sections.snapshot()
+            let (records, change, dropped) = sections.snapshot()
+            for entry in dropped {
+                logger.warn("a section of the state file no component reads is dropped: the sections nobody reads may hold 1 MiB",
+                            ["section": .string(entry.section), "bytes": .int(entry.bytes)])
+            }
             stamped.sections = records
             let bytes = StateFileFormat.encode(stamped)
             var fsyncs = 0

@@ -60,7 +60,7 @@ public final class InMemoryEnergyStore: EnergyStore {
                     ?? .system(operation: "save (injected failure)", path: "memory", errno: 5, message: "Input/output error")
             }
             var stamped = newState
-            let (records, change) = sections.snapshot()
+            let (records, change, _) = sections.snapshot()
             stamped.sections = records
             stamped.generation = StoredDeviceEnergy.incremented(state.saved.last?.generation ?? state.loaded.state.generation)
             if !state.keepsHistory { state.saved.removeAll(keepingCapacity: true) }

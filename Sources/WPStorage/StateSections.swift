@@ -11,8 +11,18 @@ import Synchronization
 /// store.sections.replace("labels", with: [["ups-1", "rack-b"]])
 /// ```
 public final class StateSections: Sendable {
+    /// The most bytes (fields and separators) the sections no component claimed may hold in a
+    /// save: 1 MiB. A section is claimed by reading it (``records(_:)``), replacing it or
+    /// ``claim(_:)``; an unclaimed one (a newer version's, after a downgrade, or one a removed
+    /// component left) is kept while they all fit, and the largest are dropped first past it,
+    /// each named by the save (``FileEnergyStore`` warns): a 204 MB section nobody reads is no
+    /// longer carried into every save.
+    public static let unclaimedLimit = 1 << 20
+
     private struct State {
         var sections: [String: [[String]]]
+        /// The sections a component read, replaced or claimed.
+        var claimed: Set<String> = []
         /// Counts the changes; `written` is the count the last successful save wrote.
         var changes: UInt64 = 0
         var written: UInt64 = 0
@@ -31,7 +41,16 @@ public final class StateSections: Sendable {
 
     /// The records of `section` (none when it was never kept).
     public func records(_ section: String) -> [[String]] {
-        state.withLock { $0.sections[section] ?? [] }
+        state.withLock { state in
+            state.claimed.insert(section)
+            return state.sections[section] ?? []
+        }
+    }
+
+    /// Claims `section` for a component that keeps it but has not read it yet (see
+    /// ``unclaimedLimit``).
+    public func claim(_ section: String) {
+        _ = state.withLock { $0.claimed.insert(section) }
     }
 
     /// Replaces the records of `section`; no records removes it. The next save writes them.
@@ -40,6 +59,7 @@ public final class StateSections: Sendable {
     @discardableResult
     public func replace(_ section: String, with records: [[String]]) -> Bool {
         state.withLock { state in
+            state.claimed.insert(section)
             guard (state.sections[section] ?? []) != records else { return false }
             state.sections[section] = records.isEmpty ? nil : records
             state.changes += 1
@@ -54,9 +74,28 @@ public final class StateSections: Sendable {
     /// then, even when no total changed.
     public var hasUnwrittenChanges: Bool { state.withLock { $0.changes != $0.written } }
 
-    /// Every section and the change they are at, for a save to write (``written(_:)`` once done).
-    func snapshot() -> (sections: [String: [[String]]], change: UInt64) {
-        state.withLock { ($0.sections, $0.changes) }
+    /// Every section and the change they are at, for a save to write (``written(_:)`` once done),
+    /// and the unclaimed sections dropped to keep them within ``unclaimedLimit`` (name, bytes).
+    func snapshot() -> (sections: [String: [[String]]], change: UInt64, dropped: [(section: String, bytes: Int)]) {
+        state.withLock { state in
+            var unclaimed = state.sections.keys.filter { !state.claimed.contains($0) }
+                .map { (section: $0, bytes: Self.size(state.sections[$0] ?? [])) }
+            var total = unclaimed.reduce(0) { $0 + $1.bytes }
+            var dropped: [(section: String, bytes: Int)] = []
+            unclaimed.sort { $0.bytes > $1.bytes || ($0.bytes == $1.bytes && $0.section < $1.section) }
+            for entry in unclaimed where total > Self.unclaimedLimit {
+                state.sections[entry.section] = nil
+                total -= entry.bytes
+                dropped.append(entry)
+            }
+            if !dropped.isEmpty { state.changes += 1 }
+            return (state.sections, state.changes, dropped)
+        }
+    }
+
+    /// The bytes a section's records take in the state file, about: each field and a separator.
+    private static func size(_ records: [[String]]) -> Int {
+        records.reduce(0) { total, record in record.reduce(total + 1) { $0 + $1.utf8.count + 1 } }
     }
 
     /// Notes that a save wrote the sections as of `change`.
