@@ -7,6 +7,7 @@ import WPLogging
 import WPMetrics
 import WPNUTFrontEnd
 import WPPushgateway
+import WPScheduler
 import WPRuntime
 import WPServer
 import WPServerMetrics
@@ -231,6 +232,8 @@ extension Exporter {
     static func memberFactory(meter: EnergyMeter<C>, publication: FleetPublication<C>, clock: C,
                               wallClock: @escaping @Sendable () -> Date, logger: WPLogger, graceful: Duration,
                               saveWait: Duration) -> ServerFleet<C>.MemberFactory {
+        // One warning a minute about missed ticks for every server's scheduler, not one each.
+        let missedTicks = MissedTickWarnings<C>()
         return { entry, client, configuration in
             let fields: [String: LogValue] = entry.name.isEmpty ? [:] : ["server": .string(entry.name)]
             var collectorConfiguration = ServerPipeline<C>.collectorConfiguration(entry, configuration)
@@ -242,7 +245,7 @@ extension Exporter {
             let pipeline = ServerPipeline(
                 name: entry.name, labels: collector.configuration.seriesLabels, collector: collector,
                 interval: collector.configuration.interval, gracefulShutdownTimeout: graceful, clock: clock,
-                logger: logger.component("scheduler", fields: fields))
+                logger: logger.component("scheduler", fields: fields), missedTicks: missedTicks)
             return ServerFleet<C>.Member(entry: entry, interval: collector.configuration.interval, client: client,
                                          pipeline: pipeline)
         }

@@ -77,6 +77,8 @@ public final class TickScheduler<C: Clock>: Sendable where C.Duration == Duratio
         var startWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
+    private let missedTicks: MissedTickWarnings<C>?
+
     /// Creates a scheduler. Nothing runs until ``run()``.
     ///
     /// - Parameters:
@@ -89,9 +91,12 @@ public final class TickScheduler<C: Clock>: Sendable where C.Duration == Duratio
     ///     could not wake), before any run that tick starts. It must not wait on I/O (the
     ///     next tick waits for it). While a run hangs, it is the only thing that still
     ///     happens every interval.
+    ///   - missedTicks: the warnings about missed ticks shared with other schedulers (one for
+    ///     all of them, at most once a minute); `nil`: this scheduler warns on its own, at most
+    ///     once a minute.
     ///   - work: what to do on each tick.
     public init(configuration: Configuration = Configuration(), clock: C, logger: WPLogger,
-                onSkip: SkipObserver? = nil, work: @escaping Work) {
+                onSkip: SkipObserver? = nil, missedTicks: MissedTickWarnings<C>? = nil, work: @escaping Work) {
         var configuration = configuration
         if configuration.interval <= .zero { configuration.interval = .seconds(1) }
         self.configuration = configuration
@@ -99,6 +104,7 @@ public final class TickScheduler<C: Clock>: Sendable where C.Duration == Duratio
         self.logger = logger
         self.work = work
         self.onSkip = onSkip
+        self.missedTicks = missedTicks
     }
 
     /// A snapshot of the counters.
@@ -155,7 +161,12 @@ public final class TickScheduler<C: Clock>: Sendable where C.Duration == Duratio
                 state.statistics.started += 1
                 return (true, state.statistics)
             }
-            if missed > 0 {
+            if missed > 0, let missedTicks {
+                if let summary = missedTicks.report(missed, from: ObjectIdentifier(self), at: clock.now) {
+                    logger.warn("ticks missed while the schedulers could not wake",
+                                ["missed": .int(summary.missed), "schedulers": .int(summary.schedulers), "tick": .int(due)])
+                }
+            } else if missed > 0 {
                 unwarnedMisses += missed
                 let now = clock.now
                 if lastMissWarning.map({ $0.duration(to: now) >= Self.missedTickWarningInterval }) ?? true {
@@ -242,5 +253,43 @@ public struct Tick: Sendable, Equatable {
     public init(index: Int, offset: Duration) {
         self.index = index
         self.offset = offset
+    }
+}
+
+/// The warnings about missed ticks of several schedulers as one (the exporter's: one scheduler
+/// per WinPower server): at most one per ``TickScheduler/missedTickWarningInterval`` for all of
+/// them, saying how many ticks were missed since the last one and by how many schedulers.
+/// A thousand servers on a host too slow for their interval wrote a warning each a minute
+/// (about 170 KB); now one line a minute says the same. Every missed tick is still counted
+/// per scheduler (``TickScheduler/Statistics/skipped``).
+///
+/// ```swift
+/// let shared = MissedTickWarnings<ContinuousClock>()
+/// let a = TickScheduler(clock: clock, logger: logger, missedTicks: shared) { _ in … }
+/// ```
+public final class MissedTickWarnings<C: Clock>: Sendable where C.Duration == Duration {
+    private struct State {
+        var lastWarning: C.Instant?
+        var missed = 0
+        var schedulers: Set<ObjectIdentifier> = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Creates the shared warnings, none given yet.
+    public init() {}
+
+    /// Counts `missed` ticks of `scheduler` at `now`; the totals to warn about when a warning is
+    /// due (the first, or ``TickScheduler/missedTickWarningInterval`` after the last), else `nil`.
+    func report(_ missed: Int, from scheduler: ObjectIdentifier, at now: C.Instant) -> (missed: Int, schedulers: Int)? {
+        state.withLock { state in
+            state.missed += missed
+            state.schedulers.insert(scheduler)
+            guard state.lastWarning.map({ $0.duration(to: now) >= TickScheduler<C>.missedTickWarningInterval }) ?? true else {
+                return nil
+            }
+            defer { (state.lastWarning, state.missed, state.schedulers) = (now, 0, []) }
+            return (state.missed, state.schedulers.count)
+        }
     }
 }

@@ -164,6 +164,31 @@ struct Recorder: Sendable {
         await task.value
     }
 
+    /// Schedulers sharing their warnings (the exporter's, one per server) write one line a
+    /// minute for all of them, with the ticks missed since the last and by how many schedulers.
+    @Test func sharedMissedTickWarningsAreOneLineAMinuteForAll() async throws {
+        let shared = MissedTickWarnings<ManualClock>()
+        let schedulers = (0..<2).map { _ in
+            TickScheduler(configuration: .init(interval: .seconds(5), workName: "refresh"), clock: clock, logger: log.logger(),
+                          missedTicks: shared) { _ in }
+        }
+        let tasks = schedulers.map { scheduler in Task { await scheduler.run() } }
+        func warnings() -> [String] {
+            log.records.filter { $0.message == "ticks missed while the schedulers could not wake" }
+                .map { record in ["missed", "schedulers"].map { "\($0)=\(record.fields[$0].map { "\($0)" } ?? "none")" }.joined(separator: " ") }
+        }
+        await clock.waitForSleepers(2)
+        clock.advance(by: .seconds(17))          // t = 17 s: each misses ticks 1 and 2
+        await clock.waitForSleepers(2)
+        #expect(warnings() == ["missed=2 schedulers=1"], "one line for both: the second's misses wait for the next")
+        clock.advance(by: .seconds(60))          // t = 77 s: each misses ticks 4 to 14
+        await clock.waitForSleepers(2)
+        #expect(warnings() == ["missed=2 schedulers=1", "missed=13 schedulers=2"])
+        #expect(schedulers.map(\.statistics.skipped) == [13, 13], "every missed tick counted per scheduler")
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
+    }
+
     @Test func cancellationLetsRunningCollectionFinish() async throws {
         let gate = Gate()
         let finished = Mutex(false)

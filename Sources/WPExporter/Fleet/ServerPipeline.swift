@@ -29,11 +29,12 @@ package final class ServerPipeline<C: Clock>: Sendable where C.Duration == Durat
     ///   - gracefulShutdownTimeout: how long a collection in flight may finish at shutdown.
     ///   - clock: drives the scheduler.
     ///   - logger: the scheduler's logger.
+    ///   - missedTicks: the warnings about missed ticks every server's scheduler shares.
     ///
     /// The collector publishes on its own (its `published` hook): a collection this scheduler
     /// runs and one a test drives reach the fleet's publication alike.
     package init(name: String, labels: [SeriesLabel], collector: WPCollector.WinPowerCollector<C>, interval: Duration,
-         gracefulShutdownTimeout: Duration, clock: C, logger: WPLogger) {
+         gracefulShutdownTimeout: Duration, clock: C, logger: WPLogger, missedTicks: MissedTickWarnings<C>? = nil) {
         self.name = name
         self.labels = labels
         self.collector = collector
@@ -42,7 +43,8 @@ package final class ServerPipeline<C: Clock>: Sendable where C.Duration == Durat
                               clock: clock, logger: logger,
                               // Republishes at once: a hung collection publishes nothing until
                               // it times out, yet its readings must go stale on time.
-                              onSkip: { collector.recordSkippedCollections(total: $0.skipped) }) { _ in
+                              onSkip: { collector.recordSkippedCollections(total: $0.skipped) },
+                              missedTicks: missedTicks) { _ in
             await collector.collect()
         }
     }
