@@ -94,7 +94,7 @@ python3 -c 'import json, sys; info = json.loads(sys.argv[1]); sys.exit(0 if info
     "$printed" "$version" "$commit" || fail "the binary prints $printed, the artifacts say $version ($commit)"
 echo "artifacts $version; the binary: $printed"
 for file in wpexporter README.md README.zh-CN.md CHANGELOG.md docs/deployment.md docs/nut.md docs/zh-CN/deployment.md \
-        docs/zh-CN/snmp.md docs/images/status-page-en.png config.yaml deploy/systemd/wpexporter.service \
+        docs/zh-CN/snmp.md config.yaml deploy/systemd/wpexporter.service \
         deploy/prometheus/prometheus.yml deploy/prometheus/alerts.yml deploy/grafana/dashboards/wpexporter.json \
         man/wpexporter.1 completions/wpexporter.bash; do
     [[ -f "$tree/$file" ]] || fail "the tarball has no $file"
@@ -182,7 +182,6 @@ cat >"$work/expected.txt" <<'EXPECTED'
 -rw-r--r-- /usr/share/doc/wpexporter/nut.md
 -rw-r--r-- /usr/share/doc/wpexporter/zh-CN/deployment.md
 -rw-r--r-- /usr/share/doc/wpexporter/zh-CN/troubleshooting.md
--rw-r--r-- /usr/share/doc/wpexporter/images/status-page-zh.png
 EXPECTED
 while read -r line; do
     grep -qxF -- "$line" "$work/contents.txt" || fail "$deb_a lacks $line"
