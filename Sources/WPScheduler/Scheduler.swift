@@ -281,7 +281,7 @@ public final class MissedTickWarnings<C: Clock>: Sendable where C.Duration == Du
 
     /// Counts `missed` ticks of `scheduler` at `now`; the totals to warn about when a warning is
     /// due (the first, or ``TickScheduler/missedTickWarningInterval`` after the last), else `nil`.
-    func report(_ missed: Int, from scheduler: ObjectIdentifier, at now: C.Instant) -> (missed: Int, schedulers: Int)? {
+    package func report(_ missed: Int, from scheduler: ObjectIdentifier, at now: C.Instant) -> (missed: Int, schedulers: Int)? {
         state.withLock { state in
             state.missed += missed
             state.schedulers.insert(scheduler)
