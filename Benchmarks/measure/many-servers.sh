@@ -11,7 +11,9 @@
 #   - threads and VmRSS once every server has been collected twice;
 #   - warning lines per second of the exporter's log over 40 s (missed ticks, ...);
 #   - for each cycle: VmRSS after a reload down to one server, then after a reload back to
-#     all of them (the removed servers' memory should come back, not grow cycle by cycle).
+#     all of them (the removed servers' memory should come back, not grow cycle by cycle), and
+#     how long after the reload down the idle `http-client` threads had ended (the pool's
+#     threads end once no exchange needed them for an idle time, 30 s: within two of them).
 # Loopback only: the simulator and the exporter bind port 0 and their addresses are read from
 # their output.
 set -euo pipefail
@@ -108,6 +110,14 @@ for ((cycle = 1; cycle <= cycles; cycle++)); do
     done
     sleep 11
     small=$(rss_mb)
+    # The pool's idle threads: counted by name until at most 2 are left (120 s at most).
+    clients=0
+    for ((waited = 11; waited <= 120; waited++)); do
+        clients=$(grep -l '^http-client' /proc/"$exporter"/task/*/comm 2>/dev/null | wc -l)
+        [ "$clients" -le 2 ] && break
+        sleep 1
+    done
+    echo "many-servers: cycle $cycle: $clients http-client threads ${waited} s after the reload to 1 server"
     reload "$servers" "$reloads"; reloads=$((reloads + 1))
     collected "$servers" 1
     echo "many-servers: cycle $cycle: VmRSS with 1 server $small MB, with $servers again $(rss_mb) MB, threads $(awk '/^Threads:/ {print $2}' "/proc/$exporter/status")"

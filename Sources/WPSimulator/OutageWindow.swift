@@ -5,9 +5,12 @@ import WPLogging
 /// from `start` for `length` seconds of simulated time, then returns to its own role. With another
 /// `role` the window scripts that instead (``SimulatedDevice/Role/batteryTest``: a battery self-test).
 ///
-/// Written `[DEVICE:]START+LENGTH` (seconds; DEVICE is the 0-based device index, default 0), several
-/// comma-separated: `2+4,10+4,1:18+8` puts device 0 on battery during [2 s, 6 s) and [10 s, 14 s)
-/// and device 1 during [18 s, 26 s) after the simulator started (`wpexporter simulate --outage-schedule`).
+/// Written `[DEVICE:]START+LENGTH[/ROLE]` (seconds; DEVICE is the 0-based device index, default 0;
+/// ROLE a ``SimulatedDevice/Role`` name, default `onBattery`), several comma-separated:
+/// `2+4,10+4,1:18+8` puts device 0 on battery during [2 s, 6 s) and [10 s, 14 s) and device 1
+/// during [18 s, 26 s) after the simulator started (`wpexporter simulate --outage-schedule`);
+/// `3:20+15/batteryTest` runs a battery self-test on device 3, `0:0+600/disconnected` disconnects
+/// device 0 for its first ten minutes.
 public struct OutageWindow: Sendable, Equatable, CustomStringConvertible {
     /// The 0-based index of the device.
     public var device: Int
@@ -30,8 +33,9 @@ public struct OutageWindow: Sendable, Equatable, CustomStringConvertible {
     /// Whether `t` (seconds of simulated time) falls in the window.
     public func contains(_ t: Double) -> Bool { t >= start && t < start + length }
 
-    /// `DEVICE:START+LENGTH`, with the role in parentheses when it is not an outage.
-    public var description: String { "\(device):\(start)+\(length)" + (role == .onBattery ? "" : " (\(role.rawValue))") }
+    /// `DEVICE:START+LENGTH`, followed by `/ROLE` when it is not an outage (as ``parseList(_:)``
+    /// reads it).
+    public var description: String { "\(device):\(start)+\(length)" + (role == .onBattery ? "" : "/\(role.rawValue)") }
 
     /// Parses a comma-separated list of windows.
     ///
@@ -40,6 +44,14 @@ public struct OutageWindow: Sendable, Equatable, CustomStringConvertible {
         var windows: [OutageWindow] = []
         for entry in text.split(separator: ",").map({ $0.trimmingBlanks() }) where !entry.isEmpty {
             var rest = Substring(entry)
+            var role = SimulatedDevice.Role.onBattery
+            if let slash = rest.firstIndex(of: "/") {
+                guard let named = SimulatedDevice.Role(rawValue: String(rest[rest.index(after: slash)...])) else {
+                    throw SimulatorError.badOutageSchedule(entry)
+                }
+                role = named
+                rest = rest[..<slash]
+            }
             var device = 0
             if let colon = rest.firstIndex(of: ":") {
                 guard let index = Int(rest[..<colon]), (0...10_000).contains(index) else {
@@ -53,7 +65,7 @@ public struct OutageWindow: Sendable, Equatable, CustomStringConvertible {
                   start.isFinite, length.isFinite, start >= 0, length > 0, start + length < 1e9 else {
                 throw SimulatorError.badOutageSchedule(entry)
             }
-            windows.append(OutageWindow(device: device, start: start, length: length))
+            windows.append(OutageWindow(device: device, start: start, length: length, role: role))
         }
         return windows
     }

@@ -3,7 +3,7 @@ import WPLogging
 /// One simulated UPS: a stable identity, a role, and readings derived from a ``PowerCurve``.
 public struct SimulatedDevice: Sendable, Equatable {
     /// What the device is doing, which shapes its readings.
-    public enum Role: String, Sendable, Equatable {
+    public enum Role: String, Sendable, Equatable, CaseIterable {
         /// On mains, no alarm.
         case normal
         /// On battery (`mode` 4) with an active "utility failure" alarm.

@@ -43,7 +43,8 @@ extension WinPowerSimulator {
         /// servers of a ``SimulatorFleet`` never issue the same token.
         public var tokenNamespace = 0
         /// Scripted mains failures (`--outage-schedule`): a device in a window reports battery
-        /// mode whatever its role (a disconnected device stays disconnected).
+        /// mode, or the window's other role, whatever its own (a disconnected device stays
+        /// disconnected).
         public var outageSchedule: [OutageWindow] = []
         /// How many of this server's devices, from the first, are three-phase UPSs
         /// (`--three-phase`): they send `…1`/`…2`/`…3` keys and phase counts of 3.
@@ -142,7 +143,7 @@ public enum SimulatorError: Error, Sendable, Equatable, CustomStringConvertible 
     case unreachable
     /// A `--fault` name that does not exist.
     case unknownFault(String)
-    /// An `--outage-schedule` entry that is not `[DEVICE:]START+LENGTH`.
+    /// An `--outage-schedule` entry that is not `[DEVICE:]START+LENGTH[/ROLE]`.
     case badOutageSchedule(String)
 
     /// What went wrong, naming the bad fault or schedule entry and what is expected.
@@ -152,7 +153,8 @@ public enum SimulatorError: Error, Sendable, Equatable, CustomStringConvertible 
         case .unknownFault(let name):
             "unknown fault '\(name)'; known: \(WinPowerSimulator.Fault.allCases.map(\.rawValue).joined(separator: ", "))"
         case .badOutageSchedule(let entry):
-            "outage window '\(entry)' is not [DEVICE:]START+LENGTH in seconds (e.g. 2+4 or 1:30+10)"
+            "outage window '\(entry)' is not [DEVICE:]START+LENGTH[/ROLE] in seconds (e.g. 2+4, 1:30+10 or 1:30+10/batteryTest; "
+                + "roles: \(SimulatedDevice.Role.allCases.map(\.rawValue).joined(separator: ", ")))"
         }
     }
 }

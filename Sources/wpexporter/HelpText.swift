@@ -155,7 +155,10 @@ enum HelpText {
                                      login answers 401); repeat or separate with commas
           --outage-schedule LIST     Scripted mains failures: [DEVICE:]START+LENGTH in seconds
                                      since start, comma-separated (e.g. 2+4,10+4,1:18+8: device
-                                     0 on battery at 2-6 s and 10-14 s, device 1 at 18-26 s)
+                                     0 on battery at 2-6 s and 10-14 s, device 1 at 18-26 s);
+                                     /ROLE after an entry scripts that role instead
+                                     (1:30+20/batteryTest: a self-test; also disconnected,
+                                     fault, bypass, standby, powerOn, normal)
           --three-phase N            The first N devices are three-phase UPSs (default 0)
           --extra-readings N         Each device sends N numeric readings the exporter has no
                                      metric for, and one text reading (default 0)

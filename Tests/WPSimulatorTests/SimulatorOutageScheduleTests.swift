@@ -11,10 +11,16 @@ import WPRuntime
     @Test func windowsParse() throws {
         #expect(try OutageWindow.parseList("2+4, 1:10.5+3,,") == [OutageWindow(start: 2, length: 4),
                                                                   OutageWindow(device: 1, start: 10.5, length: 3)])
-        for bad in ["2", "2+0", "-1+3", "x:2+3", "2+3+4", "2+nan", "1:", "99999:1+2"] {
+        let roles = try OutageWindow.parseList("3:20+15/batteryTest,0:0+600/disconnected")
+        #expect(roles == [OutageWindow(device: 3, start: 20, length: 15, role: .batteryTest),
+                          OutageWindow(device: 0, start: 0, length: 600, role: .disconnected)])
+        // The description reads back as the same window.
+        #expect(try OutageWindow.parseList(roles.map(\.description).joined(separator: ",")) == roles)
+        for bad in ["2", "2+0", "-1+3", "x:2+3", "2+3+4", "2+nan", "1:", "99999:1+2", "2+3/flying", "2+3/", "2/batteryTest+3"] {
             #expect(throws: SimulatorError.badOutageSchedule(bad)) { try OutageWindow.parseList(bad) }
         }
-        #expect(SimulatorError.badOutageSchedule("2").description.contains("[DEVICE:]START+LENGTH"))
+        #expect(SimulatorError.badOutageSchedule("2").description.contains("[DEVICE:]START+LENGTH[/ROLE]"))
+        #expect(SimulatorError.badOutageSchedule("2+3/flying").description.contains("batteryTest"))
     }
 
     /// The `mode` of each listed device at the harness clock's current time.
@@ -38,6 +44,32 @@ import WPRuntime
         #expect(try await modes(harness) == ["4", "4", ""])
         harness.clock.advance(by: .seconds(0.5))
         #expect(try await modes(harness) == ["3", "4", ""])
+    }
+
+    /// A window with another role scripts it: a self-test, then a disconnection, each ending
+    /// in the device's own role.
+    @Test func aWindowWithARoleScriptsThatRole() async throws {
+        let harness = SimulatorHarness {
+            $0.password = "s3cr3t-Pa55"
+            $0.deviceCount = 2
+            $0.outageSchedule = [OutageWindow(start: 1, length: 2, role: .batteryTest),
+                                 OutageWindow(start: 4, length: 2, role: .disconnected)]
+        }
+        func connected() async throws -> [Bool] {
+            let response = try await harness.simulator.handle(listRequest(token: try await token(harness.simulator)))
+            return try #require(try json(response)["data"] as? [[String: Any]]).map { $0["connected"] as? Bool ?? false }
+        }
+        #expect(try await modes(harness) == ["3", "4"])
+        harness.clock.advance(by: .seconds(1))
+        #expect(try await modes(harness) == ["5", "4"])
+        harness.clock.advance(by: .seconds(2))
+        #expect(try await modes(harness) == ["3", "4"])
+        harness.clock.advance(by: .seconds(1))
+        #expect(try await modes(harness) == ["", "4"])
+        #expect(try await connected() == [false, true])
+        harness.clock.advance(by: .seconds(2))
+        #expect(try await modes(harness) == ["3", "4"])
+        #expect(try await connected() == [true, true])
     }
 
     /// `--frozen`: the list is the same whenever it is asked for, its outage windows included
