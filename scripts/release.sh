@@ -66,9 +66,9 @@ for arch in "${archs[@]}"; do
 done
 [[ "$(dpkg --print-architecture)" == amd64 ]] || fail "release builds run on an amd64 host"
 [[ -f LICENSE ]] || fail "LICENSE is missing"
-# The documentation every package carries: every page of docs/, English and Chinese (not the
-# screenshots of docs/images: two of them are the same bytes, which rpmlint refuses).
-mapfile -t doc_pages < <(git ls-files 'docs/*.md')
+# The documentation every package carries: every page of docs/, English and Chinese, and the
+# screenshots of docs/images the pages show.
+mapfile -t doc_pages < <(git ls-files 'docs/*.md' 'docs/images/*.png')
 [[ ${#doc_pages[@]} -gt 0 ]] || fail "docs/ has no pages"
 
 # --- version ---------------------------------------------------------------------------------

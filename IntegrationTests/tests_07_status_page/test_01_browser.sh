@@ -9,7 +9,8 @@
 # request, nothing asked of any host but the exporter (the browser's net log: every request the
 # page initiated). Screenshots of each page are kept in
 # $INTEGRATION_ARTIFACTS/status_page (default .build/integration/artifacts/status_page), with
-# the DOMs. The markup as served (/, /status and a UPS page, in both languages) is then parsed
+# the DOMs, and of device 1's page in each language (`ups-docs-*.png`, a plain alias: the
+# screenshots docs/status-page.md shows). The markup as served (/, /status and a UPS page, in both languages) is then parsed
 # by html5lib, an implementation of the WHATWG HTML parsing rules: any parse error (a misnested
 # or stray tag, a bad attribute, a missing doctype) fails. About 40 s.
 #
@@ -35,11 +36,12 @@ wait_for 20 on_battery || fail "device 0's outage was not seen"
 # browser OUTPUT-STEM URL BUDGET [FLAG...]: the DOM after BUDGET ms of virtual time (for /status,
 # past one refresh of its script; a UPS page, which reloads itself, is read at once), a
 # screenshot, and the browser's log.
+chromium_flags=(--headless --no-sandbox --disable-gpu --hide-scrollbars --enable-logging=stderr --v=0
+                "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1")
 browser() {
     local stem=$1 url=$2 budget=$3
     shift 3
-    local common=(--headless --no-sandbox --disable-gpu --hide-scrollbars --enable-logging=stderr --v=0
-                  "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1" "$@")
+    local common=("${chromium_flags[@]}" "$@")
     timeout 90 chromium "${common[@]}" --virtual-time-budget="$budget" --log-net-log="$work/$stem.netlog" --dump-dom "$url" \
         >"$artifacts/$stem.html" 2>"$work/$stem-dom.err" || fail "chromium could not load $url"
     # Every request the page made (its origin the initiator; the browser's own background
@@ -148,6 +150,14 @@ browser ups-en "$ups" 2000 --accept-lang=en-US
 check ups en "$artifacts/ups-en.html" || fail "the UPS page in English"
 browser ups-zh "$ups" 2000 --accept-lang=zh-CN
 check ups zh "$artifacts/ups-zh.html" || fail "the UPS page in Chinese"
+# The documentation's screenshots: device 1's page (on battery, a plain alias; device 0's heading
+# is the 10 KB hostile alias, which fills the first screen in either language).
+for language in en zh; do
+    timeout 90 chromium "${chromium_flags[@]}" --window-size=1280,1000 --screenshot="$artifacts/ups-docs-$language.png" \
+        "$base/status/ups?device=$(device_id 1)&lang=$language" >/dev/null 2>"$work/ups-docs-$language.err" \
+        || fail "chromium could not take a screenshot of device 1's page ($language)"
+done
+cmp -s "$artifacts/ups-docs-en.png" "$artifacts/ups-docs-zh.png" && fail "device 1's page looks the same in English and Chinese"
 # The markup as the exporter serves it, by the HTML standard's parsing rules.
 for path in "/" "/status?lang=en" "/status?lang=zh" "/status/ups?device=$(device_id 0)&lang=en" \
             "/status/ups?device=$(device_id 1)&lang=zh"; do

@@ -107,12 +107,6 @@ package enum POSIXFile {
         }
     }
 
-    /// Whether anything is at `path` (links followed).
-    package static func exists(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0
-    }
-
     /// What a path that is not a regular file is, in words, e.g. `it is a named pipe (FIFO),
     /// not a file`; `nil` for a regular file.
     package static func notAFile(_ rawMode: UInt32) -> String? {

@@ -50,6 +50,8 @@ package struct TimeZoneRules: Sendable, Equatable {
     /// Why a zone could not be read, in words (`/etc/localtime: it is a named pipe (FIFO), not a file`).
     package struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
         package var description: String
+        /// Whether the file was not there at all (no zone configured, not a broken one).
+        var missing = false
     }
 
     /// The zone of the TZif file at `path`, or why not. The file is opened as every file named by
@@ -58,7 +60,7 @@ package struct TimeZoneRules: Sendable, Equatable {
     static func readFile(_ path: String) -> Result<TimeZoneRules, Problem> {
         switch POSIXFile.readRegularFile(path, limit: fileLimit) {
         case .failure(let refusal):
-            return .failure(Problem(description: "\(path): \(refusal)"))
+            return .failure(Problem(description: "\(path): \(refusal)", missing: refusal == .missing))
         case .success(let bytes):
             guard let rules = parse(bytes) else { return .failure(Problem(description: "\(path): not a TZif time zone file")) }
             return .success(rules)
@@ -104,7 +106,7 @@ package struct TimeZoneRules: Sendable, Equatable {
         }
         switch readFile(localtime) {
         case .success(let rules): return (rules, nil)
-        case .failure where !POSIXFile.exists(localtime): return (.fixed(0), nil)
+        case .failure(let problem) where problem.missing: return (.fixed(0), nil)
         case .failure(let problem): return (.fixed(0), problem)
         }
     }

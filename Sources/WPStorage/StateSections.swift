@@ -23,9 +23,17 @@ public final class StateSections: Sendable {
         var sections: [String: [[String]]]
         /// The sections a component read, replaced or claimed.
         var claimed: Set<String> = []
+        /// The size of each loaded section no component claimed yet (only a load adds one, a
+        /// claim removes it), so a save measures nothing.
+        var unclaimedBytes: [String: Int] = [:]
         /// Counts the changes; `written` is the count the last successful save wrote.
         var changes: UInt64 = 0
         var written: UInt64 = 0
+
+        mutating func claim(_ section: String) {
+            claimed.insert(section)
+            unclaimedBytes[section] = nil
+        }
     }
 
     private let state: Mutex<State>
@@ -42,7 +50,7 @@ public final class StateSections: Sendable {
     /// The records of `section` (none when it was never kept).
     public func records(_ section: String) -> [[String]] {
         state.withLock { state in
-            state.claimed.insert(section)
+            state.claim(section)
             return state.sections[section] ?? []
         }
     }
@@ -50,7 +58,7 @@ public final class StateSections: Sendable {
     /// Claims `section` for a component that keeps it but has not read it yet (see
     /// ``unclaimedLimit``).
     public func claim(_ section: String) {
-        _ = state.withLock { $0.claimed.insert(section) }
+        state.withLock { $0.claim(section) }
     }
 
     /// Replaces the records of `section`; no records removes it. The next save writes them.
@@ -59,7 +67,7 @@ public final class StateSections: Sendable {
     @discardableResult
     public func replace(_ section: String, with records: [[String]]) -> Bool {
         state.withLock { state in
-            state.claimed.insert(section)
+            state.claim(section)
             guard (state.sections[section] ?? []) != records else { return false }
             state.sections[section] = records.isEmpty ? nil : records
             state.changes += 1
@@ -78,13 +86,13 @@ public final class StateSections: Sendable {
     /// and the unclaimed sections dropped to keep them within ``unclaimedLimit`` (name, bytes).
     func snapshot() -> (sections: [String: [[String]]], change: UInt64, dropped: [(section: String, bytes: Int)]) {
         state.withLock { state in
-            var unclaimed = state.sections.keys.filter { !state.claimed.contains($0) }
-                .map { (section: $0, bytes: Self.size(state.sections[$0] ?? [])) }
+            var unclaimed = state.unclaimedBytes.map { (section: $0.key, bytes: $0.value) }
             var total = unclaimed.reduce(0) { $0 + $1.bytes }
             var dropped: [(section: String, bytes: Int)] = []
             unclaimed.sort { $0.bytes > $1.bytes || ($0.bytes == $1.bytes && $0.section < $1.section) }
             for entry in unclaimed where total > Self.unclaimedLimit {
                 state.sections[entry.section] = nil
+                state.unclaimedBytes[entry.section] = nil
                 total -= entry.bytes
                 dropped.append(entry)
             }
@@ -107,6 +115,10 @@ public final class StateSections: Sendable {
     func reset(to loaded: [String: [[String]]]) {
         state.withLock { state in
             state.sections = loaded.filter { !$0.value.isEmpty }
+            state.unclaimedBytes = [:]
+            for (section, records) in state.sections where !state.claimed.contains(section) {
+                state.unclaimedBytes[section] = Self.size(records)
+            }
             state.written = state.changes
         }
     }

@@ -132,80 +132,86 @@ struct SNMPServerTests {
 
     /// The simulator has a UPS on battery: the exporter's first publish sends its
     /// upsTrapOnBattery, naming the UPS, to snmptrapd.
-    @Test(.enabled(if: ChildProcess.executable(named: "snmptrapd") != nil
-                   || FileManager.default.isExecutableFile(atPath: "/usr/sbin/snmptrapd"), "snmptrapd is not installed: skipped"))
+    @Test(.enabled(if: trapdInstalled, "snmptrapd is not installed: skipped"))
     func snmptrapdReceivesTheOnBatteryTrapOfAUPSOnBattery() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-traps-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let trapd = try await Self.startTrapReceiver(in: directory)
-        defer { trapd.signal(SIGTERM) }
-        let users = try Self.writeUsersFile(in: directory, trapPort: try #require(await trapd.waitForUDPPort(),
-                                                                                  "snmptrapd bound no port: \(trapd.standardError)"))
-        let harness = try await ExporterHarness(devices: 2, configureExporter: { configuration in
-            configuration.snmp.listen = "127.0.0.1:0"
-            configuration.snmp.usersFile = users
-        })
-        let snmp = try #require(harness.exporter.snmp)
-        let running = Task { try await snmp.server.run() }
-        defer { running.cancel() }
-        _ = try await snmp.server.waitUntilListening()
-        await harness.exporter.collector.collect()
-        snmp.notify()
-        let onBattery = try #require(snmp.source.upsValues().first { $0.values.outputSource == .battery }?.name)
-        let received = try await NamedThread.run(name: "test-trapd") {
-            trapd.waitForOutput(limit: .seconds(30)) { $0.contains("OID: .1.3.6.1.2.1.33.2.1") && $0.contains("\"\(onBattery)\"") }
+        try await Self.withTrapReceiver("wpexporter-traps") { trapd, users in
+            let harness = try await ExporterHarness(devices: 2, configureExporter: { configuration in
+                configuration.snmp.listen = "127.0.0.1:0"
+                configuration.snmp.usersFile = users
+            })
+            let snmp = try #require(harness.exporter.snmp)
+            let running = Task { try await snmp.server.run() }
+            defer { running.cancel() }
+            _ = try await snmp.server.waitUntilListening()
+            await harness.exporter.collector.collect()
+            snmp.notify()
+            let onBattery = try #require(snmp.source.upsValues().first { $0.values.outputSource == .battery }?.name)
+            let received = try await NamedThread.run(name: "test-trapd") {
+                trapd.waitForOutput(limit: .seconds(30)) { $0.contains("OID: .1.3.6.1.2.1.33.2.1") && $0.contains("\"\(onBattery)\"") }
+            }
+            #expect(received.satisfied, "\(trapd.standardOutput)")
+            #expect(snmp.sender?.statistics.sent ?? 0 >= 1)
+            await harness.shutdown()
         }
-        #expect(received.satisfied, "\(trapd.standardOutput)")
-        #expect(snmp.sender?.statistics.sent ?? 0 >= 1)
-        await harness.shutdown()
     }
 
     /// A scheduled battery self-test (mode 5 from 10 s to 30 s) is a test for snmptrapd too: the
     /// test-in-progress alarm's upsTrapAlarmEntryAdded, then upsTrapTestCompleted, and never
     /// upsTrapOnBattery (which a NOC driven by traps pages on).
-    @Test(.enabled(if: ChildProcess.executable(named: "snmptrapd") != nil
-                   || FileManager.default.isExecutableFile(atPath: "/usr/sbin/snmptrapd"), "snmptrapd is not installed: skipped"))
+    @Test(.enabled(if: trapdInstalled, "snmptrapd is not installed: skipped"))
     func aSelfTestSendsTestTrapsAndNoOnBatteryTrap() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-test-traps-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let trapd = try await Self.startTrapReceiver(in: directory)
-        defer { trapd.signal(SIGTERM) }
-        let users = try Self.writeUsersFile(in: directory, trapPort: try #require(await trapd.waitForUDPPort(),
-                                                                                  "snmptrapd bound no port: \(trapd.standardError)"))
-        let harness = try await ExporterHarness(devices: 1, configure: { simulator in
-            simulator.outageSchedule = [OutageWindow(device: 0, start: 10, length: 20, role: .batteryTest)]
-        }, configureExporter: { configuration in
-            configuration.snmp.listen = "127.0.0.1:0"
-            configuration.snmp.usersFile = users
-        })
-        let snmp = try #require(harness.exporter.snmp)
-        let running = Task { try await snmp.server.run() }
-        defer { running.cancel() }
-        _ = try await snmp.server.waitUntilListening()
-        func received(_ oid: String) async throws -> Bool {
-            try await NamedThread.run(name: "test-trapd") {
-                trapd.waitForOutput(limit: .seconds(30)) { text in
-                    text.components(separatedBy: "OID: \(oid)").dropFirst().contains { !($0.first?.isNumber ?? false) }
-                }
-            }.satisfied
-        }
-        for advance in [0, 15] {   // on mains, then in the test
-            harness.clock.advance(by: .seconds(advance))
+        try await Self.withTrapReceiver("wpexporter-test-traps") { trapd, users in
+            let harness = try await ExporterHarness(devices: 1, configure: { simulator in
+                simulator.outageSchedule = [OutageWindow(device: 0, start: 10, length: 20, role: .batteryTest)]
+            }, configureExporter: { configuration in
+                configuration.snmp.listen = "127.0.0.1:0"
+                configuration.snmp.usersFile = users
+            })
+            let snmp = try #require(harness.exporter.snmp)
+            let running = Task { try await snmp.server.run() }
+            defer { running.cancel() }
+            _ = try await snmp.server.waitUntilListening()
+            func received(_ oid: String) async throws -> Bool {
+                try await NamedThread.run(name: "test-trapd") {
+                    trapd.waitForOutput(limit: .seconds(30)) { text in
+                        text.components(separatedBy: "OID: \(oid)").dropFirst().contains { !($0.first?.isNumber ?? false) }
+                    }
+                }.satisfied
+            }
+            for advance in [0, 15] {   // on mains, then in the test
+                harness.clock.advance(by: .seconds(advance))
+                await harness.exporter.collector.collect()
+                snmp.notify()
+            }
+            #expect(snmp.source.upsValues().first?.values.outputSource == .normal)
+            #expect(try await received(".1.3.6.1.2.1.33.2.3"), "upsTrapAlarmEntryAdded (test in progress): \(trapd.standardOutput)")
+            harness.clock.advance(by: .seconds(20))   // t = 35 s: the test is over
             await harness.exporter.collector.collect()
             snmp.notify()
+            #expect(try await received(".1.3.6.1.2.1.33.2.2"), "upsTrapTestCompleted: \(trapd.standardOutput)")
+            let onBattery = trapd.standardOutput.components(separatedBy: "OID: .1.3.6.1.2.1.33.2.1").dropFirst()
+                .filter { !($0.first?.isNumber ?? false) }
+            #expect(onBattery.isEmpty, "no upsTrapOnBattery: \(trapd.standardOutput)")
+            await harness.shutdown()
         }
-        #expect(snmp.source.upsValues().first?.values.outputSource == .normal)
-        #expect(try await received(".1.3.6.1.2.1.33.2.3"), "upsTrapAlarmEntryAdded (test in progress): \(trapd.standardOutput)")
-        harness.clock.advance(by: .seconds(20))   // t = 35 s: the test is over
-        await harness.exporter.collector.collect()
-        snmp.notify()
-        #expect(try await received(".1.3.6.1.2.1.33.2.2"), "upsTrapTestCompleted: \(trapd.standardOutput)")
-        let onBattery = trapd.standardOutput.components(separatedBy: "OID: .1.3.6.1.2.1.33.2.1").dropFirst()
-            .filter { !($0.first?.isNumber ?? false) }
-        #expect(onBattery.isEmpty, "no upsTrapOnBattery: \(trapd.standardOutput)")
-        await harness.shutdown()
+    }
+
+    /// Whether snmptrapd can be run (the tests that need it are skipped otherwise).
+    static let trapdInstalled = ChildProcess.executable(named: "snmptrapd") != nil
+        || FileManager.default.isExecutableFile(atPath: "/usr/sbin/snmptrapd")
+
+    /// Runs `body` with snmptrapd started in a fresh directory named after `prefix` and the users
+    /// file that makes the agent send it traps (``writeUsersFile(in:trapPort:)``); snmptrapd is
+    /// stopped and the directory removed after.
+    static func withTrapReceiver(_ prefix: String, _ body: (_ trapd: ChildProcess, _ usersFile: String) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let trapd = try await startTrapReceiver(in: directory)
+        defer { trapd.signal(SIGTERM) }
+        let users = try writeUsersFile(in: directory, trapPort: try #require(await trapd.waitForUDPPort(),
+                                                                             "snmptrapd bound no port: \(trapd.standardError)"))
+        try await body(trapd, users)
     }
 
     /// snmptrapd in the foreground on a port of its own choosing (read back from /proc by the
@@ -277,82 +283,76 @@ struct SNMPServerTests {
     /// notifications it calls for, whether the server is the plain `winpower:` one, an entry
     /// of `servers:`, or reloaded from one to the other (issue 48: the plain one never sent
     /// any).
-    @Test(.enabled(if: ChildProcess.executable(named: "snmptrapd") != nil
-                   || FileManager.default.isExecutableFile(atPath: "/usr/sbin/snmptrapd"), "snmptrapd is not installed: skipped"),
+    @Test(.enabled(if: trapdInstalled, "snmptrapd is not installed: skipped"),
           arguments: Shape.allCases)
     func anOutageSendsItsTrapsFromTheRunningExporter(shape: Shape) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-outage-traps-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let trapd = try await Self.startTrapReceiver(in: directory)
-        defer { trapd.signal(SIGTERM) }
-        let users = try Self.writeUsersFile(in: directory, trapPort: try #require(await trapd.waitForUDPPort(),
-                                                                                  "snmptrapd bound no port: \(trapd.standardError)"))
-        let harness = try await ExporterHarness(devices: 1, configure: { simulator in
-            simulator.outageSchedule = [OutageWindow(device: 0, start: 20, length: 30)]
-        }, configureExporter: { configuration in
-            configuration.snmp.listen = "127.0.0.1:0"
-            configuration.snmp.usersFile = users
-            if shape == .servers { configuration.servers = [ServerEntry(name: "site-a", winPower: configuration.winPower)] }
-        }, clientsForReloads: shape == .reloaded)
-        let snmp = try #require(harness.exporter.snmp)
-        let (trigger, stop) = AsyncStream<Void>.makeStream()
-        let exporter = harness.exporter
-        let plain = exporter.configuration
-        var underServers = plain
-        underServers.servers = [ServerEntry(name: "site-a", winPower: plain.winPower)]
-        let running = Task { try await exporter.runCollection(until: { for await _ in trigger {} }) }
-        // Collections completed by the pipeline running now (a reload starts a new one).
-        func collected(_ count: Int) async {
-            let scheduler = exporter.pipelines[0].scheduler
-            await ServersHarness.until("collection \(count)") { scheduler.statistics.completed >= count }
-        }
-        func received(_ oid: String, _ times: Int) async throws -> Bool {
-            try await NamedThread.run(name: "test-trapd") {
-                trapd.waitForOutput(limit: .seconds(60)) { text in
-                    // snmpTrapOID.0's value, not a longer OID it begins.
-                    text.components(separatedBy: "OID: \(oid)").dropFirst().filter { !($0.first?.isNumber ?? false) }.count >= times
-                }
-            }.satisfied
-        }
+        try await Self.withTrapReceiver("wpexporter-outage-traps") { trapd, users in
+            let harness = try await ExporterHarness(devices: 1, configure: { simulator in
+                simulator.outageSchedule = [OutageWindow(device: 0, start: 20, length: 30)]
+            }, configureExporter: { configuration in
+                configuration.snmp.listen = "127.0.0.1:0"
+                configuration.snmp.usersFile = users
+                if shape == .servers { configuration.servers = [ServerEntry(name: "site-a", winPower: configuration.winPower)] }
+            }, clientsForReloads: shape == .reloaded)
+            let snmp = try #require(harness.exporter.snmp)
+            let (trigger, stop) = AsyncStream<Void>.makeStream()
+            let exporter = harness.exporter
+            let plain = exporter.configuration
+            var underServers = plain
+            underServers.servers = [ServerEntry(name: "site-a", winPower: plain.winPower)]
+            let running = Task { try await exporter.runCollection(until: { for await _ in trigger {} }) }
+            // Collections completed by the pipeline running now (a reload starts a new one).
+            func collected(_ count: Int) async {
+                let scheduler = exporter.pipelines[0].scheduler
+                await ServersHarness.until("collection \(count)") { scheduler.statistics.completed >= count }
+            }
+            func received(_ oid: String, _ times: Int) async throws -> Bool {
+                try await NamedThread.run(name: "test-trapd") {
+                    trapd.waitForOutput(limit: .seconds(60)) { text in
+                        // snmpTrapOID.0's value, not a longer OID it begins.
+                        text.components(separatedBy: "OID: \(oid)").dropFirst().filter { !($0.first?.isNumber ?? false) }.count >= times
+                    }
+                }.satisfied
+            }
 
-        await collected(1) // t = 0: on mains, nothing to say
-        #expect(snmp.sender?.statistics.sent == 0)
-        if shape == .reloaded {
-            _ = try await exporter.apply(underServers)
-            await collected(1) // the new pipeline's first collection
-        }
-        #expect(exporter.pipelines.map(\.name) == [shape == .winpower ? "" : "site-a"])
-        harness.clock.advance(by: .seconds(25))
-        await collected(2) // t = 25 s: on battery since 20 s
-        // Under `servers:` the notifications follow the merge, at most a second after the
-        // collection (the skipped ticks' republish merged just before it).
-        harness.clock.advance(by: .seconds(1))
-        let name = try #require(snmp.source.upsValues().first?.name)
-        #expect(try await received(".1.3.6.1.2.1.33.2.1", 1), "upsTrapOnBattery: \(trapd.standardOutput)")
-        #expect(trapd.standardOutput.contains("STRING: \"\(name)\""), "each trap names its UPS: \(trapd.standardOutput)")
-        #expect(try await received(".1.3.6.1.2.1.33.2.3", 1), "upsTrapAlarmEntryAdded: \(trapd.standardOutput)")
-        var collections = 3
-        if shape == .reloaded {
-            _ = try await exporter.apply(plain)
-            #expect(exporter.pipelines.map(\.name) == [""])
-            await collected(1)
-            collections = 2
-        }
-        harness.clock.advance(by: .seconds(34))
-        await collected(collections) // t = 60 s: mains back
-        harness.clock.advance(by: .seconds(1))
-        #expect(try await received(".1.3.6.1.2.1.33.2.4", 1), "upsTrapAlarmEntryRemoved: \(trapd.standardOutput)")
-        // A notification may leave between the two reads (a merge republishing): the scraped
-        // counter lies between the sender's count before and after the scrape.
-        let before = snmp.sender?.statistics.sent ?? -1
-        let sent = try #require(try await harness.scrape()["winpower_exporter_snmp_notifications_total{outcome=\"sent\"}"])
-        let after = snmp.sender?.statistics.sent ?? -1
-        #expect(sent >= 3 && before <= Int(sent) && Int(sent) <= after, "the counter a user watches: \(before) ≤ \(sent) ≤ \(after)")
+            await collected(1) // t = 0: on mains, nothing to say
+            #expect(snmp.sender?.statistics.sent == 0)
+            if shape == .reloaded {
+                _ = try await exporter.apply(underServers)
+                await collected(1) // the new pipeline's first collection
+            }
+            #expect(exporter.pipelines.map(\.name) == [shape == .winpower ? "" : "site-a"])
+            harness.clock.advance(by: .seconds(25))
+            await collected(2) // t = 25 s: on battery since 20 s
+            // Under `servers:` the notifications follow the merge, at most a second after the
+            // collection (the skipped ticks' republish merged just before it).
+            harness.clock.advance(by: .seconds(1))
+            let name = try #require(snmp.source.upsValues().first?.name)
+            #expect(try await received(".1.3.6.1.2.1.33.2.1", 1), "upsTrapOnBattery: \(trapd.standardOutput)")
+            #expect(trapd.standardOutput.contains("STRING: \"\(name)\""), "each trap names its UPS: \(trapd.standardOutput)")
+            #expect(try await received(".1.3.6.1.2.1.33.2.3", 1), "upsTrapAlarmEntryAdded: \(trapd.standardOutput)")
+            var collections = 3
+            if shape == .reloaded {
+                _ = try await exporter.apply(plain)
+                #expect(exporter.pipelines.map(\.name) == [""])
+                await collected(1)
+                collections = 2
+            }
+            harness.clock.advance(by: .seconds(34))
+            await collected(collections) // t = 60 s: mains back
+            harness.clock.advance(by: .seconds(1))
+            #expect(try await received(".1.3.6.1.2.1.33.2.4", 1), "upsTrapAlarmEntryRemoved: \(trapd.standardOutput)")
+            // A notification may leave between the two reads (a merge republishing): the scraped
+            // counter lies between the sender's count before and after the scrape.
+            let before = snmp.sender?.statistics.sent ?? -1
+            let sent = try #require(try await harness.scrape()["winpower_exporter_snmp_notifications_total{outcome=\"sent\"}"])
+            let after = snmp.sender?.statistics.sent ?? -1
+            #expect(sent >= 3 && before <= Int(sent) && Int(sent) <= after, "the counter a user watches: \(before) ≤ \(sent) ≤ \(after)")
 
-        stop.finish()
-        try await running.value
-        await harness.shutdown()
+            stop.finish()
+            try await running.value
+            await harness.shutdown()
+        }
     }
 
     @Test func aMissingUsersFileOrAnInvalidListenIsAConfigurationProblem() {
