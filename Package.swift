@@ -94,7 +94,7 @@ let package = Package(
 
         // The seam every front end of the exporter is built on: the fleet's published state
         // (`FleetState`, `FleetPublishing`), the `FrontEnd` shape and its error.
-        .target(name: "WPFrontEnd", dependencies: ["WPCollector", "WPMetrics", "WPServer"]),
+        .target(name: "WPFrontEnd", dependencies: ["WPCollector", "WPEnergy", "WPMetrics", "WPServer"]),
         // The NUT server of `nut.*` over the fleet's published state: names, variables, users.
         .target(name: "WPNUTFrontEnd", dependencies: ["WPFrontEnd", "WPNUT", "WPServer", "WPServerMetrics", "WPClient", "WPCollector",
                                                        "WPConfig", "WPEnergy", "WPStorage", "WPLogging", "WPMetrics"]),

@@ -122,8 +122,12 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
     /// changes nothing here: `/health` judges freshness with it, and shows wall time only as
     /// timestamps.
     public func timeSinceLastSuccess() -> Duration? {
-        lastSuccessInstant.withLock { $0 }.map { $0.duration(to: clock.now) }
+        lastSuccess.map { $0.duration(to: clock.now) }
     }
+
+    /// When the last successful readout was taken, on the collector's monotonic clock; `nil`
+    /// before the first success.
+    public var lastSuccess: C.Instant? { lastSuccessInstant.withLock { $0 } }
 
     /// Records the scheduler's count of skipped collections, exported as
     /// `winpower_exporter_collections_skipped_total`, and publishes a new snapshot at once when

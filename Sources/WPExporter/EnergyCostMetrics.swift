@@ -55,7 +55,7 @@ extension Exporter {
     /// publication, pricing the growth of every device's served energy total, its counters
     /// registered in `registry`, its costs kept in `store`'s sections (what it continued from
     /// them is logged).
-    static func energyCost(_ configuration: ExporterConfiguration, publication: FleetPublication<C>, meter: EnergyMeter<C>,
+    static func energyCost(_ configuration: ExporterConfiguration, publication: FleetPublication<C>,
                            store: any EnergyStore, registry: MetricRegistry, logger: WPLogger,
                            wallClock: @escaping @Sendable () -> Date) throws(ExporterError) -> EnergyCostMeter? {
         guard let schedule = ExporterSettings.tariffs(configuration.energy.tariffs) else {
@@ -85,8 +85,7 @@ extension Exporter {
         publication.subscribe { state in
             var totals: [String: Double] = [:]
             for server in state.servers {
-                let prefix = server.collector.configuration.energyKeyPrefix
-                for (device, total) in meter.servedTotals(keyPrefix: prefix) { totals[prefix + device] = total.joules }
+                for (device, total) in server.totals { totals[server.energyKeyPrefix + device] = total.joules }
             }
             costs.record(totals, at: wallClock())
         }

@@ -88,7 +88,7 @@ extension Exporter {
                           meter: EnergyMeter<C>, store: any EnergyStore, scrape: ScrapeMetrics,
                           reloader: ConfigReloader, frontEnds: [any FrontEnd], statusPage: StatusPage<C>?,
                           wallClock: @escaping @Sendable () -> Date) -> Endpoints {
-        return Endpoints(view: { Self.view(publication.current) },
+        return Endpoints(view: { Self.view(publication.current, clock: publication.clock) },
                          exposition: { Self.exposition(publication.exposition) },
                          version: BuildInfo.exporterVersion,
                          metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
@@ -153,16 +153,16 @@ extension Exporter {
         return budget
     }
 
-    /// The status pages over the publication, showing the meter's served energy totals, keeping
-    /// what they show of each UPS's day, month and outages in `store`'s sections.
-    static func statusPage(publication: FleetPublication<C>, meter: EnergyMeter<C>, store: any EnergyStore,
+    /// The status pages over the publication (its servers' served energy totals among it),
+    /// keeping what they show of each UPS's day, month and outages in `store`'s sections.
+    static func statusPage(publication: FleetPublication<C>, store: any EnergyStore,
                            costs: EnergyCostMeter?, logger: WPLogger,
                            wallClock: @escaping @Sendable () -> Date) -> StatusPage<C> {
         let shown = costs.map { costs in
             StatusCosts(currency: costs.schedule.currency, since: costs.startedAt,
                         timeZone: costs.schedule.timeZone, costs: { costs.costs($0) })
         } ?? StatusCosts(timeZone: systemTimeZone(logger))
-        return StatusPage(publication: publication, totals: { meter.servedTotals(keyPrefix: $0) }, costs: shown,
+        return StatusPage(publication: publication, costs: shown,
                           wallClock: wallClock, sections: store.sections, logger: logger)
     }
 
@@ -184,7 +184,8 @@ extension Exporter {
         guard configuration.nut.address != nil || configuration.snmp.address != nil else {
             // Kept while neither serves, for when one does again (names survive).
             store.sections.claim(NUTNameMemory.section)
-            return NUTFleetSource(state: publication.current, settings: settings, version: BuildInfo.exporterVersion)
+            return NUTFleetSource(state: publication.current, clock: publication.clock, settings: settings,
+                                  version: BuildInfo.exporterVersion)
         }
         return NUTFleetSource(publication: publication, settings: settings, version: BuildInfo.exporterVersion,
                               memory: NUTNameMemory(store.sections))
@@ -203,14 +204,12 @@ extension Exporter {
 
     /// The exposition and servers of a published state as the endpoints see them: a single
     /// unnamed server serves its collector's own snapshot, several servers the merged one.
-    static func view(_ state: FleetState<C>) -> Endpoints.View {
+    static func view(_ state: FleetState<C>, clock: C) -> Endpoints.View {
         let servers = state.servers.map { server in
-            let collector = server.collector
-            return ServerView(name: server.name, labels: collector.configuration.seriesLabels,
-                              target: collector.configuration.target,
-                              snapshot: { collector.snapshot }, health: { collector.health },
-                              sinceLastSuccess: { collector.timeSinceLastSuccess() },
-                              stalenessWindow: collector.configuration.stalenessWindow)
+            ServerView(name: server.name, labels: server.labels, target: server.target,
+                       snapshot: { server.snapshot }, health: { server.health },
+                       sinceLastSuccess: { server.sinceLastSuccess(at: clock.now) },
+                       stalenessWindow: server.stalenessWindow)
         }
         let (snapshot, bodyParts) = exposition(state.exposition)
         if servers.count == 1, let single = servers.first, single.name.isEmpty {

@@ -272,11 +272,11 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             // Listed in the order they start; `/health` shows their sections.
             let listed: [(any FrontEnd)?] = [nut.map { ReportedFrontEnd($0, as: ExporterError.nut) },
                                               snmp.map { ReportedFrontEnd($0, as: ExporterError.snmp) }]
-            let costs = try Self.energyCost(configuration, publication: publication, meter: meter, store: store,
+            let costs = try Self.energyCost(configuration, publication: publication, store: store,
                                             registry: scrape.registry, logger: components, wallClock: wallClock)
             self.energyCost = costs
             costsSlot.set(costs)
-            let statusPage = Self.statusPage(publication: publication, meter: meter, store: store, costs: costs,
+            let statusPage = Self.statusPage(publication: publication, store: store, costs: costs,
                                              logger: components, wallClock: wallClock)
             self.statusPage = statusPage
             let endpoints = Self.endpoints(configuration, publication: publication, meter: meter, store: store, scrape: scrape,

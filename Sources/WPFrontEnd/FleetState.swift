@@ -1,35 +1,85 @@
 package import WPCollector
+package import WPEnergy
 package import WPServer
 
 /// What the fleet published: every server's latest readings, as one immutable value handed to
 /// the subscribed front ends (``FleetPublishing/subscribe(_:)``), so they build what they
 /// serve from it rather than reaching into pipelines when a request arrives.
+///
+/// A plain value: it holds what each server read and how its collections went, never a
+/// collector, the energy meter or the store, so a front end built from it can be tested with a
+/// value made by hand. Publications are numbered (``generation``); a subscriber is handed them
+/// in that order and never an older one after a newer.
 package struct FleetState<C: Clock>: Sendable where C.Duration == Duration {
     /// One server's part: its name (empty for the server of a `winpower`-only configuration),
-    /// its collector (its configuration and clock judge staleness) and what it last read.
+    /// what it last read and how its collections went, as of the publication.
     package struct Server: Sendable {
+        /// `servers[].name`; empty for the server of a `winpower`-only configuration.
         package var name: String
-        package var collector: WinPowerCollector<C>
+        /// The WinPower base URL, without credentials.
+        package var target: String
+        /// `server` and the entry's static labels, as the server's series carry them.
+        package var labels: [SeriesLabel]
+        /// The collection interval.
+        package var interval: Duration
+        /// How old a reading may be and still be served (``isStale(_:at:)``).
+        package var stalenessWindow: Duration
+        /// The prefix of its devices' energy keys (empty for the unnamed server).
+        package var energyKeyPrefix: String
+        /// Every device as last read, with when, and the outage ledger's records of each.
         package var devices: WinPowerCollector<C>.DeviceReadings
+        /// What the last collections found.
+        package var health: CollectorHealth
+        /// When the last successful readout was taken, on the fleet's clock (`nil`: none yet).
+        package var lastSuccess: C.Instant?
+        /// The server's own `/metrics` snapshot (no `server` labels): what `/probe` serves.
+        package var snapshot: MetricsSnapshot
+        /// The energy totals served of its devices, by `device_id` (the meter's served totals,
+        /// with each device's outage ledger).
+        package var totals: [String: DeviceEnergy]
 
-        package init(name: String, collector: WinPowerCollector<C>, devices: WinPowerCollector<C>.DeviceReadings) {
+        package init(name: String, target: String, labels: [SeriesLabel] = [], interval: Duration,
+                     stalenessWindow: Duration, energyKeyPrefix: String = "",
+                     devices: WinPowerCollector<C>.DeviceReadings, health: CollectorHealth = CollectorHealth(),
+                     lastSuccess: C.Instant? = nil, snapshot: MetricsSnapshot = .empty, totals: [String: DeviceEnergy] = [:]) {
             self.name = name
-            self.collector = collector
+            self.target = target
+            self.labels = labels
+            self.interval = interval
+            self.stalenessWindow = stalenessWindow
+            self.energyKeyPrefix = energyKeyPrefix
             self.devices = devices
+            self.health = health
+            self.lastSuccess = lastSuccess
+            self.snapshot = snapshot
+            self.totals = totals
         }
 
-        /// The server `name` as its collector is now.
-        package init(name: String, collector: WinPowerCollector<C>) {
-            self.init(name: name, collector: collector, devices: collector.devices)
+        /// Whether a reading taken at `readAt` is too old to serve at `now`: older than the
+        /// staleness window (upsd's `MAXAGE`: one failed collection does not make a UPS stale).
+        package func isStale(_ readAt: C.Instant, at now: C.Instant) -> Bool {
+            readAt.duration(to: now) > stalenessWindow
+        }
+
+        /// How long ago the last successful readout was taken, at `now` (`nil`: none yet).
+        package func sinceLastSuccess(at now: C.Instant) -> Duration? {
+            lastSuccess.map { $0.duration(to: now) }
         }
     }
 
+    /// The publication's number: each is one more than the one before it (the fleet's state
+    /// before the first publication is 0).
+    package var generation: UInt64
+    /// When it was published, on the fleet's clock.
+    package var publishedAt: C.Instant
     /// The servers in configuration order.
     package var servers: [Server]
     /// What `/metrics` serves of it.
     package var exposition: FleetExposition
 
-    package init(servers: [Server], exposition: FleetExposition) {
+    package init(generation: UInt64 = 0, publishedAt: C.Instant, servers: [Server], exposition: FleetExposition) {
+        self.generation = generation
+        self.publishedAt = publishedAt
         self.servers = servers
         self.exposition = exposition
     }
@@ -61,6 +111,9 @@ package struct FleetExposition: Sendable {
 /// The exporter's fleet publication is one; a test hands a front end its own.
 package protocol FleetPublishing<C>: Sendable {
     associatedtype C: Clock where C.Duration == Duration
+    /// The clock the publications' instants are on (readings' times, ``FleetState/publishedAt``):
+    /// a front end judges staleness on it.
+    var clock: C { get }
     /// The fleet as it is now, as a publication would hand it (a front end's state before the
     /// first publication).
     var current: FleetState<C> { get }

@@ -46,7 +46,7 @@ package struct NUTBridgeSettings: Sendable, Equatable {
 ///
 /// The UPS table is rebuilt once per published collection (the first NUT command after it),
 /// under a lock held for that CPU work only; a command then costs a dictionary lookup and a
-/// staleness check on the collector's clock. A device keeps its NUT name, even when devices come
+/// staleness check on the fleet's clock. A device keeps its NUT name, even when devices come
 /// and go (a monitor's `MONITOR name@host` must not move), and across restarts: the names
 /// served are kept in the data directory (``NUTNameMemory``). Started while
 /// a WinPower server is unreachable, the bridge lists the UPSs it served before from there and
@@ -57,10 +57,8 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
         var ups: NUTUPS
         /// `nil`: a UPS remembered from before the start, no reading yet.
         var readAt: C.Instant?
-        /// Weak: the table is rebuilt only when a client asks, so a strong reference would keep
-        /// the collector of a server a reload removed alive until then. Gone: served as stale
-        /// (the next command rebuilds the table without it).
-        weak var collector: WinPowerCollector<C>?
+        /// Its server's staleness window.
+        var stalenessWindow: Duration
         var disconnected: Bool
     }
 
@@ -84,6 +82,8 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
 
     /// The latest publication: the table is built from it at the first command after it.
     private let latest: Mutex<FleetState<C>>
+    /// The fleet's clock: readings are judged stale on it.
+    private let clock: C
     private let settings: Mutex<NUTBridgeSettings>
     private let version: String
     private let cache: Mutex<Cache>
@@ -92,8 +92,9 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
 
     /// - Parameter memory: keeps the names served in the data directory, and gives those of the
     ///   previous run.
-    package init(state: FleetState<C>, settings: NUTBridgeSettings, version: String, memory: NUTNameMemory? = nil) {
+    package init(state: FleetState<C>, clock: C, settings: NUTBridgeSettings, version: String, memory: NUTNameMemory? = nil) {
         latest = Mutex(state)
+        self.clock = clock
         self.settings = Mutex(settings)
         self.version = version
         self.memory = memory
@@ -106,14 +107,17 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
     /// A source subscribed to `publication`, starting from the fleet as it is now.
     package convenience init(publication: some FleetPublishing<C>, settings: NUTBridgeSettings, version: String,
                              memory: NUTNameMemory? = nil) {
-        self.init(state: publication.current, settings: settings, version: version, memory: memory)
+        self.init(state: publication.current, clock: publication.clock, settings: settings, version: version, memory: memory)
         publication.subscribe { [weak self] in self?.published($0) }
     }
 
     /// Takes a publication: kept, the table rebuilt from it when a client next asks (so a
-    /// collection nobody reads over NUT costs nothing here). Never waits for I/O.
+    /// collection nobody reads over NUT costs nothing here); one older than the one kept is
+    /// ignored. Never waits for I/O.
     package func published(_ state: FleetState<C>) {
-        latest.withLock { $0 = state }
+        latest.withLock { latest in
+            if state.generation >= latest.generation { latest = state }
+        }
     }
 
     /// A device's key, as the energy state keys it: the device id for the unnamed server,
@@ -129,7 +133,8 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
     }
 
     package func upsList() -> [NUTUPS] {
-        current { cache in cache.order.compactMap { cache.entries[$0].map(Self.served) } }
+        let now = clock.now
+        return current { cache in cache.order.compactMap { cache.entries[$0].map { Self.served($0, at: now) } } }
     }
 
     /// The UPS named `name` in any case (its canonical name in ``NUTUPS/name``), or, for the
@@ -137,30 +142,27 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
     /// name, so logins, `FSD` and `LIST CLIENT` count it once whichever name a client used.
     package func ups(named name: String) -> NUTUPS? {
         let key = name.lowercased()
+        let now = clock.now
         return current { cache in
             let settings = self.settings.withLock { $0 }
-            if let entry = cache.entries[key] { return Self.served(entry) }
+            if let entry = cache.entries[key] { return Self.served(entry, at: now) }
             guard let alias = settings.defaultUPS, alias.alias.lowercased() == key else { return nil }
             let target = cache.entries[alias.device.lowercased()] ?? cache.byDevice[alias.device].flatMap { cache.entries[$0] }
-            return target.map(Self.served)
+            return target.map { Self.served($0, at: now) }
         }
     }
 
-    /// `entry` as served now: stale when its reading is older than the collector's staleness
+    /// `entry` as served at `now`: stale when its reading is older than its server's staleness
     /// window (upsd's `MAXAGE`: one failed collection does not make it stale, a reading older
-    /// than `max(3 × interval, 15 s)` does), the device is disconnected, or its server was
-    /// removed by a reload.
-    private static func served(_ entry: Entry) -> NUTUPS {
+    /// than `max(3 × interval, 15 s)` does) or the device is disconnected. (A server a reload
+    /// removed is gone from the publication the reload makes.)
+    private static func served(_ entry: Entry, at now: C.Instant) -> NUTUPS {
         var ups = entry.ups
-        guard let collector = entry.collector else {
-            ups.availability = .stale
-            return ups
-        }
         guard let readAt = entry.readAt else {
             ups.availability = .driverNotConnected
             return ups
         }
-        if entry.disconnected || collector.age(of: readAt) > collector.configuration.stalenessWindow {
+        if entry.disconnected || readAt.duration(to: now) > entry.stalenessWindow {
             ups.availability = .stale
         }
         return ups
@@ -169,21 +171,18 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
     /// Runs `body` on the table, rebuilt first when a publication brought a collection since.
     private func current<T>(_ body: (Cache) -> T) -> T {
         let state = latest.withLock { $0 }
-        let collectors = state.servers.map { (name: $0.name, collector: $0.collector) }
-        let readings = state.servers.map(\.devices)
-        let identities = readings.map(ObjectIdentifier.init)
+        let identities = state.servers.map { ObjectIdentifier($0.devices) }
         let settings = self.settings.withLock { $0 }
         return cache.withLock { cache in
             if cache.built != identities {
-                rebuild(&cache, collectors: collectors, readings: readings, settings: settings)
+                rebuild(&cache, servers: state.servers, settings: settings)
                 cache.built = identities
             }
             return body(cache)
         }
     }
 
-    private func rebuild(_ cache: inout Cache, collectors: [(name: String, collector: WinPowerCollector<C>)],
-                         readings: [WinPowerCollector<C>.DeviceReadings], settings: NUTBridgeSettings) {
+    private func rebuild(_ cache: inout Cache, servers: [FleetState<C>.Server], settings: NUTBridgeSettings) {
         var order: [String] = []
         var entries: [String: Entry] = [:]
         var byDevice: [String: String] = [:]
@@ -193,8 +192,8 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
         let reserved = settings.defaultUPS.map { [$0.alias.lowercased()] } ?? []
         let configured = Set(settings.names.values.map { $0.lowercased() })
         var served: [String: StoredNUTName] = [:]
-        for (server, readings) in zip(collectors, readings) {
-            for reading in readings.readings {
+        for server in servers {
+            for reading in server.devices.readings {
                 let device = reading.device
                 let key = Self.key(server: server.name, device: device.id)
                 let isDefault = settings.defaultUPS?.device == device.id
@@ -217,7 +216,7 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
                 let place = server.name.isEmpty ? "" : " on \(server.name)"
                 let ups = NUTUPS(name: name, description: (device.asset.alias ?? device.id) + model + place,
                                  variables: variables)
-                entries[name.lowercased()] = Entry(ups: ups, readAt: reading.readAt, collector: server.collector,
+                entries[name.lowercased()] = Entry(ups: ups, readAt: reading.readAt, stalenessWindow: server.stalenessWindow,
                                                    disconnected: device.connected == false)
                 order.append(name.lowercased())
                 if byDevice[device.id] == nil { byDevice[device.id] = name.lowercased() }
@@ -225,7 +224,7 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
             }
             // Not collected since the start (WinPower unreachable): the UPSs served before, as
             // upsd lists a UPS whose driver is down.
-            guard server.collector.timeSinceLastSuccess() == nil else { continue }
+            guard server.lastSuccess == nil else { continue }
             let prefix = server.name.isEmpty ? nil : EnergyKey.prefix(server: server.name)
             for (key, stored) in cache.remembered.sorted(by: { $0.key < $1.key }) where served[key] == nil {
                 let device: String
@@ -239,7 +238,7 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
                 let name = settings.names[device] ?? stored.name
                 guard entries[name.lowercased()] == nil else { continue }
                 entries[name.lowercased()] = Entry(ups: NUTUPS(name: name, description: stored.description, variables: []),
-                                                   readAt: nil, collector: server.collector, disconnected: false)
+                                                   readAt: nil, stalenessWindow: server.stalenessWindow, disconnected: false)
                 order.append(name.lowercased())
                 if byDevice[device] == nil { byDevice[device] = name.lowercased() }
                 served[key] = StoredNUTName(name: name, description: stored.description)

@@ -13,7 +13,7 @@ import WPRuntime
 ///
 /// The views are built once per publication (``rebuild(_:)``, on the publishing task), never
 /// by a request: a request costs a dictionary lookup and a clock read under a lock held for
-/// nothing else. A UPS whose reading is stale (older than its collector's staleness window)
+/// nothing else. A UPS whose reading is stale (older than its server's staleness window)
 /// or disconnected is served with the `system` group and `upsAlarmCommunicationsLost` only,
 /// never old readings nor its identification, whether or not collections are still published
 /// (while WinPower is down, none is): each build makes that view too, with the instant its
@@ -154,12 +154,12 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
     }
 
     private func rebuild(_ cache: inout Cache, servers: [FleetState<C>.Server], names: [(key: String, name: String)]) {
-        var byKey: [String: (reading: WinPowerCollector<C>.DeviceReadings.Reading, collector: WinPowerCollector<C>,
+        var byKey: [String: (reading: WinPowerCollector<C>.DeviceReadings.Reading, stalenessWindow: Duration,
                              selfTest: SelfTestRecord?, outageStart: Date?, transfers: Int?)] = [:]
         for server in servers {
             for reading in server.devices.readings {
                 byKey[NUTFleetSource<C>.key(server: server.name, device: reading.device.id)] =
-                    (reading, server.collector, server.devices.selfTests[reading.device.id],
+                    (reading, server.stalenessWindow, server.devices.selfTests[reading.device.id],
                      server.devices.outageStarts[reading.device.id], server.devices.transfers[reading.device.id])
             }
         }
@@ -177,7 +177,7 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
         var selfTests: [String: SelfTestRecord] = [:]
         let now = wallClock()
         for (key, name) in names {
-            guard let (reading, collector, record, outageStart, transfers) = byKey[key] else { continue }
+            guard let (reading, stalenessWindow, record, outageStart, transfers) = byKey[key] else { continue }
             let device = reading.device
             let lowered = name.lowercased()
             selfTests[lowered] = record
@@ -191,7 +191,7 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
             var ups = UPSMIBMapping.values(of: device, name: name, agentVersion: version, lowBatteryTime: lowBatteryTime, test: test,
                                            onBatterySince: outageStart, now: now)
             ups.inputLineBads = transfers.map { UInt32(clamping: $0) }
-            let expiry = reading.readAt.advanced(by: collector.configuration.stalenessWindow)
+            let expiry = reading.readAt.advanced(by: stalenessWindow)
             // The identification goes with the readings: NUT's snmp-ups started now would find
             // upsIdentModel, start, and drop for good every object it found no instance of;
             // without it, the driver exits ("did not match this device") and its service

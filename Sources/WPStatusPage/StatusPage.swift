@@ -7,7 +7,7 @@ package import FoundationEssentials
 import Synchronization
 import WPClient
 import WPCollector
-package import WPEnergy
+import WPEnergy
 package import WPFrontEnd
 import WPRuntime
 package import WPLogging
@@ -71,7 +71,6 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
 
     private let state = Mutex(State())
     private let cache = Mutex(Cache())
-    private let totals: @Sendable (_ keyPrefix: String) -> [String: DeviceEnergy]
     private let wallClock: @Sendable () -> Date
     /// The fleet as published now: `/metrics`' exposition, for a UPS page's lines.
     private let current: @Sendable () -> FleetState<C>
@@ -82,18 +81,15 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
 
     /// - Parameters:
     ///   - publication: the fleet's publications (the page subscribes to it and starts from its current state).
-    ///   - totals: the energy totals to show of a server's devices (the meter's served totals).
     ///   - costs: the energy cost by period of each device, when tariffs are configured.
     ///   - wallClock: the wall clock (history slots, outage times).
     ///   - sections: the store's sections, where the energy of the day and month and the
     ///     outages are kept across restarts (``StatusMemory``); `nil` keeps them in memory only.
     ///   - logger: where a kept record that cannot be read is reported.
     package init(publication: some FleetPublishing<C>,
-                 totals: @escaping @Sendable (_ keyPrefix: String) -> [String: DeviceEnergy],
                  costs: StatusCosts = StatusCosts(),
                  wallClock: @escaping @Sendable () -> Date,
                  sections: StateSections? = nil, logger: WPLogger = .disabled) {
-        self.totals = totals
         self.costs = costs
         self.wallClock = wallClock
         memory = sections.map(StatusMemory.init)
@@ -141,22 +137,20 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
         let (today, thisMonth) = (String(local.prefix(10)), String(local.prefix(7)))
         var refresh = Duration.seconds(300)
         for server in fleet.servers {
-            let collector = server.collector
-            let configuration = collector.configuration
-            let health = collector.health
-            refresh = min(refresh, configuration.interval)
-            let display = server.name.isEmpty ? configuration.target : server.name
+            let health = server.health
+            refresh = min(refresh, server.interval)
+            let display = server.name.isEmpty ? server.target : server.name
             servers.append(ServerRow(
-                name: display, target: configuration.target,
-                healthy: health.isHealthy(sinceLastSuccess: collector.timeSinceLastSuccess(),
-                                          stalenessWindow: configuration.stalenessWindow),
+                name: display, target: server.target,
+                healthy: health.isHealthy(sinceLastSuccess: server.sinceLastSuccess(at: fleet.publishedAt),
+                                          stalenessWindow: server.stalenessWindow),
                 deviceCount: server.devices.readings.count, lastSuccess: health.lastSuccess, lastError: health.lastError,
                 inProgress: health.inProgress))
-            prefixes.append(configuration.energyKeyPrefix)
-            let energy = totals(configuration.energyKeyPrefix)
+            prefixes.append(server.energyKeyPrefix)
+            let energy = server.totals
             for reading in server.devices.readings {
                 let device = reading.device
-                let stale = collector.age(of: reading.readAt) > configuration.stalenessWindow
+                let stale = server.isStale(reading.readAt, at: fleet.publishedAt)
                 let realtime = device.realtime
                 var row = UPSRow(
                     server: server.name, serverDisplay: display, deviceID: device.id,
@@ -166,8 +160,8 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
                     inputVoltage: realtime.inputVolt1, outputVoltage: realtime.outputVolt1)
                 let total = energy[device.id]
                 if let total { row.energyKilowattHours = total.joules / 3_600_000 }
-                row.costs = costs.costs(configuration.energyKeyPrefix + device.id)
-                readings.append((configuration.energyKeyPrefix + device.id, row, total?.ledger, total?.joules))
+                row.costs = costs.costs(server.energyKeyPrefix + device.id)
+                readings.append((server.energyKeyPrefix + device.id, row, total?.ledger, total?.joules))
             }
         }
         state.withLock { state in

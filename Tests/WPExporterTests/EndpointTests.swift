@@ -231,7 +231,7 @@ import WPRuntime
         // /probe and /targets answer only with `servers` (404 otherwise: a reload may switch),
         // and are reserved in every configuration.
         var endpoints = try Self.endpoints()
-        endpoints.statusRoutes = StatusPage(publication: NoFleet(), totals: { _ in [:] }, wallClock: { Date() }).routes
+        endpoints.statusRoutes = StatusPage(publication: NoFleet(), wallClock: { Date() }).routes
         #expect(endpoints.makeRouter().paths == Set(LoadState.reservedPaths + ["/metrics"]))
     }
 
@@ -271,6 +271,9 @@ import WPRuntime
 
 /// A fleet that never publishes: the status pages' routes without a collector.
 struct NoFleet: FleetPublishing {
-    var current: FleetState<ContinuousClock> { FleetState(servers: [], exposition: FleetExposition(snapshot: .empty)) }
+    var clock: ContinuousClock { ContinuousClock() }
+    var current: FleetState<ContinuousClock> {
+        FleetState(publishedAt: clock.now, servers: [], exposition: FleetExposition(snapshot: .empty))
+    }
     func subscribe(_ subscriber: @escaping @Sendable (FleetState<ContinuousClock>) -> Void) {}
 }

@@ -7,6 +7,7 @@ import WPCollector
 import WPConfig
 import WPFrontEnd
 import WPTestSupport
+import WPRuntime
 @testable import WPExporter
 
 /// One published state: the HTTP endpoints serve the fleet's latest publication, the same value
@@ -43,6 +44,43 @@ import WPTestSupport
         #expect(last.exposition.snapshot === harness.exporter.collector.snapshot)
         #expect(harness.exporter.snapshot === last.exposition.snapshot)
         #expect(harness.exporter.publication.current.exposition.snapshot === last.exposition.snapshot)
+        // A plain value: what the server read and how its collections went, as of the publication.
+        let server = try #require(last.servers.first)
+        let collector = harness.exporter.collector
+        #expect(server.stalenessWindow == collector.configuration.stalenessWindow)
+        #expect(server.lastSuccess != nil && server.lastSuccess == collector.lastSuccess)
+        #expect(server.health == collector.health)
+        #expect(server.snapshot === collector.snapshot)
+        #expect(Set(server.totals.keys) == Set(server.devices.readings.map(\.device.id)), "\(server.totals)")
+        #expect(server.sinceLastSuccess(at: last.publishedAt) == .zero)
+        let reading = try #require(server.devices.readings.first)
+        #expect(!server.isStale(reading.readAt, at: last.publishedAt))
+        #expect(server.isStale(reading.readAt, at: last.publishedAt.advanced(by: server.stalenessWindow + .seconds(1))))
+    }
+
+    /// Publications are numbered one after the other, and a subscriber is handed them in that
+    /// order, whatever publishes at once: four threads republishing 50 times each.
+    @Test func subscribersAreHandedPublicationsInGenerationOrder() async throws {
+        let harness = try await ExporterHarness(devices: 1)
+        defer { Task { await harness.shutdown() } }
+        let publication = harness.exporter.publication
+        let first = publication.current.generation
+        let handed = Mutex<[UInt64]>([])
+        publication.subscribe { state in handed.withLock { $0.append(state.generation) } }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for thread in 0..<4 {
+                group.addTask {
+                    try await NamedThread.run(name: "test-publish-\(thread)") {
+                        for _ in 0..<50 { publication.republish() }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let generations = handed.withLock { $0 }
+        #expect(zip(generations, generations.dropFirst()).allSatisfy { $0 < $1 }, "\(generations)")
+        #expect(publication.current.generation == first + 200)
+        #expect(generations.last == first + 200, "the newest is always handed")
     }
 
     /// A reload that changes the servers is published at once: `/targets` lists the new

@@ -3,10 +3,15 @@ import WPCollector
 package import WPEnergy
 package import WPFrontEnd
 
-extension FleetState {
-    /// The fleet as it is now, with `exposition`.
-    init(_ pipelines: [ServerPipeline<C>], exposition: FleetExposition) {
-        self.init(servers: pipelines.map { Server(name: $0.name, collector: $0.collector) }, exposition: exposition)
+extension FleetState.Server {
+    /// The server `name` as `collector` is now, with the meter's served totals of its devices.
+    init(name: String, collector: WinPowerCollector<C>, meter: EnergyMeter<C>) {
+        let configuration = collector.configuration
+        self.init(name: name, target: configuration.target, labels: configuration.seriesLabels,
+                  interval: configuration.interval, stalenessWindow: configuration.stalenessWindow,
+                  energyKeyPrefix: configuration.energyKeyPrefix, devices: collector.devices, health: collector.health,
+                  lastSuccess: collector.lastSuccess, snapshot: collector.snapshot,
+                  totals: meter.servedTotals(keyPrefix: configuration.energyKeyPrefix))
     }
 }
 
@@ -20,42 +25,60 @@ extension FleetExposition {
 /// The one path from collections to the front ends, whatever the configuration's shape: the
 /// server of a `winpower`-only configuration publishes at once, named servers through the
 /// ``ExpositionMerger`` (at most once per its spacing). Each publication makes one
-/// ``FleetState`` (the servers, their readings and the exposition `/metrics` serves), keeps it
-/// as the latest (``current``: what the HTTP endpoints read) and hands it to every subscriber,
-/// on the publishing task, then runs `afterCollection`.
+/// ``FleetState`` (the servers, their readings and the exposition `/metrics` serves) with the
+/// next generation number, keeps it as the latest (``current``: what the HTTP endpoints read)
+/// and hands it to every subscriber, on the publishing task, then runs `afterCollection`. Two
+/// publications at once are handed over one after the other, in generation order; one that
+/// finds a newer already handed over is not handed at all (it is kept by nobody: the newer
+/// holds everything it did).
 ///
 /// A front end subscribes while the exporter is composed, before anything runs; subscribers
 /// do CPU work that finishes (building views, queueing notifications), never I/O.
 package final class FleetPublication<C: Clock>: FleetPublishing where C.Duration == Duration {
     private final class Hub: Sendable {
         let fleet: ServerFleet<C>
+        let meter: EnergyMeter<C>
+        let clock: C
         let afterCollection: @Sendable () -> Void
         let subscribers = Mutex<[@Sendable (FleetState<C>) -> Void]>([])
         /// The latest publication; `nil` before the first.
         let latest = Mutex<FleetState<C>?>(nil)
+        /// The generation last handed to the subscribers; held while they run, so two
+        /// publications reach them one after the other (subscribers do CPU work only).
+        let handed = Mutex<UInt64>(0)
 
-        init(fleet: ServerFleet<C>, afterCollection: @escaping @Sendable () -> Void) {
+        init(fleet: ServerFleet<C>, meter: EnergyMeter<C>, clock: C, afterCollection: @escaping @Sendable () -> Void) {
             self.fleet = fleet
+            self.meter = meter
+            self.clock = clock
             self.afterCollection = afterCollection
         }
 
-        /// The fleet now, with the single server's own snapshot, else `merged`, else what
-        /// `previous` served (a late publish of a server a reload removed, before the next merge).
-        func state(merged: FleetExposition?, previous: FleetState<C>?) -> FleetState<C> {
+        /// The fleet now as generation `generation`, with the single server's own snapshot,
+        /// else `merged`, else what `previous` served (a late publish of a server a reload
+        /// removed, before the next merge).
+        func state(generation: UInt64, merged: FleetExposition?, previous: FleetState<C>?) -> FleetState<C> {
             let exposition = fleet.single.map { FleetExposition(snapshot: $0.collector.snapshot) }
                 ?? merged ?? previous?.exposition ?? FleetExposition(snapshot: .empty)
-            return FleetState(fleet.pipelines, exposition: exposition)
+            let servers = fleet.pipelines.map { FleetState.Server(name: $0.name, collector: $0.collector, meter: meter) }
+            return FleetState(generation: generation, publishedAt: clock.now, servers: servers, exposition: exposition)
         }
 
-        /// Makes the state, keeps it as the latest (under the lock: two publications at once
-        /// never leave the older one kept), hands it to every subscriber.
+        /// Makes the state with the next generation and keeps it as the latest (under the lock:
+        /// two publications at once never leave the older one kept), then hands it to every
+        /// subscriber unless a newer one was handed first.
         func deliver(merged: FleetExposition?) {
             let state = latest.withLock { latest in
-                let state = self.state(merged: merged, previous: latest)
+                let state = self.state(generation: (latest?.generation ?? 0) + 1, merged: merged, previous: latest)
                 latest = state
                 return state
             }
-            for subscriber in subscribers.withLock({ $0 }) { subscriber(state) }
+            let subscribers = self.subscribers.withLock { $0 }
+            handed.withLock { handed in
+                guard state.generation > handed else { return }
+                handed = state.generation
+                for subscriber in subscribers { subscriber(state) }
+            }
             afterCollection()
         }
     }
@@ -72,7 +95,7 @@ package final class FleetPublication<C: Clock>: FleetPublishing where C.Duration
     ///     heap memory to the system there).
     package init(fleet: ServerFleet<C>, meter: EnergyMeter<C>, spacing: Duration, clock: C,
                  afterCollection: @escaping @Sendable () -> Void) {
-        let hub = Hub(fleet: fleet, afterCollection: afterCollection)
+        let hub = Hub(fleet: fleet, meter: meter, clock: clock, afterCollection: afterCollection)
         self.hub = hub
         merger = ExpositionMerger(spacing: spacing, clock: clock, parts: {
             fleet.pipelines.map { $0.collector.snapshot.chunks } + [WinPowerCollector<C>.processWideChunks(meter)]
@@ -99,7 +122,7 @@ package final class FleetPublication<C: Clock>: FleetPublishing where C.Duration
     /// snapshot, or the last merge).
     package var current: FleetState<C> {
         if let latest = hub.latest.withLock({ $0 }) { return latest }
-        return hub.state(merged: FleetExposition(merger.latest), previous: nil)
+        return hub.state(generation: 0, merged: FleetExposition(merger.latest), previous: nil)
     }
 
     /// The exposition of ``current``, read without the rest of the state (a scrape's one read).
@@ -107,6 +130,9 @@ package final class FleetPublication<C: Clock>: FleetPublishing where C.Duration
         if let exposition = hub.latest.withLock({ $0?.exposition }) { return exposition }
         return current.exposition
     }
+
+    /// The fleet's clock.
+    package var clock: C { hub.clock }
 
     /// Adds a subscriber, called with every publication from now on.
     package func subscribe(_ subscriber: @escaping @Sendable (FleetState<C>) -> Void) {
