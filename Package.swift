@@ -94,11 +94,11 @@ let package = Package(
 
         // The seam every front end of the exporter is built on: the fleet's published state
         // (`FleetState`, `FleetPublishing`), the `FrontEnd` shape and its error.
-        .target(name: "WPFrontEnd", dependencies: ["WPCollector", "WPEnergy", "WPMetrics", "WPServer"]),
+        .target(name: "WPFrontEnd", dependencies: ["WPClient", "WPCollector", "WPEnergy", "WPMetrics", "WPServer"]),
         // The NUT server of `nut.*` over the fleet's published state: names, variables, users.
         .target(name: "WPNUTFrontEnd", dependencies: ["WPFrontEnd", "WPNUT", "WPServer", "WPServerMetrics", "WPClient", "WPCollector",
-                                                       "WPConfig", "WPEnergy", "WPStorage", "WPLogging", "WPMetrics"]),
-        // The SNMP agent of `snmp.*` and its notifications, its UPSs named as the NUT server names them.
+                                                       "WPConfig", "WPLogging", "WPMetrics"]),
+        // The SNMP agent of `snmp.*` and its notifications, its UPSs named by the publication (as the NUT server's).
         .target(name: "WPSNMPFrontEnd", dependencies: ["WPFrontEnd", "WPNUTFrontEnd", "WPNUT", "WPSNMP", "WPServer", "WPClient", "WPCollector",
                                                         "WPConfig", "WPLogging", "WPMetrics", "WPStorage", "WPRuntime"]),
 

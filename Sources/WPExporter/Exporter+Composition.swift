@@ -176,19 +176,16 @@ extension Exporter {
         return rules
     }
 
-    /// One naming of the UPSs for NUT and SNMP (`community@rack-a` and `rack-a@host` alike):
-    /// subscribed to the publication and kept in the data directory when either serves them.
-    static func upsNames(_ configuration: ExporterConfiguration, publication: FleetPublication<C>,
-                         store: any EnergyStore) -> NUTFleetSource<C> {
-        let settings = NUTBridgeSettings(configuration.nut)
+    /// The one naming of the UPSs every publication carries (NUT's `rack-a@host` and SNMP's
+    /// `community@rack-a` alike), kept in the data directory when either serves them.
+    static func upsNaming(_ configuration: ExporterConfiguration, store: any EnergyStore) -> UPSNaming {
+        let settings = UPSNaming.Settings(configuration.nut)
         guard configuration.nut.address != nil || configuration.snmp.address != nil else {
             // Kept while neither serves, for when one does again (names survive).
-            store.sections.claim(NUTNameMemory.section)
-            return NUTFleetSource(state: publication.current, clock: publication.clock, settings: settings,
-                                  version: BuildInfo.exporterVersion)
+            store.sections.claim(UPSNameMemory.section)
+            return UPSNaming(settings: settings)
         }
-        return NUTFleetSource(publication: publication, settings: settings, version: BuildInfo.exporterVersion,
-                              memory: NUTNameMemory(store.sections))
+        return UPSNaming(settings: settings, memory: UPSNameMemory(store.sections))
     }
 
     /// What `make` builds, its ``FrontEndError`` reported as the error of its section

@@ -234,7 +234,8 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             self.meter = meter
             let fleet = ServerFleet<C>(members: [])
             self.fleet = fleet
-            let publication = FleetPublication(fleet: fleet, meter: meter, spacing: options.mergeSpacing, clock: clock,
+            let publication = FleetPublication(fleet: fleet, meter: meter, naming: Self.upsNaming(configuration, store: store),
+                                               spacing: options.mergeSpacing, clock: clock,
                                                afterCollection: options.afterCollection)
             self.publication = publication
             merger = publication.merger
@@ -254,16 +255,15 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             self.scrape = scrape
 
             // The front ends, each from its section and the published state.
-            let names = Self.upsNames(configuration, publication: publication, store: store)
             let snmp = try Self.section(ExporterError.snmp) { () throws(FrontEndError) in
-                try SNMPService.make(configuration, names: names, publication: publication,
+                try SNMPService.make(configuration, publication: publication,
                                      engineDirectory: options.energyStorage.isDataDirectory ? configuration.storage.dataDirectory : nil,
                                      registry: scrape.registry, version: BuildInfo.exporterVersion, clock: clock,
                                      wallClock: wallClock, logger: components)
             }
             self.snmp = snmp
             let nut = try Self.section(ExporterError.nut) { () throws(FrontEndError) in
-                try NUTFrontEnd<C>.make(configuration.nut, names: names, tls: options.webSecurity.tls,
+                try NUTFrontEnd<C>.make(configuration.nut, publication: publication, tls: options.webSecurity.tls,
                                         maxConnections: budget.map(\.lineConnections), passwords: options.webSecurity.passwords,
                                         registry: scrape.registry, version: BuildInfo.exporterVersion,
                                         makeListener: options.listeners.nut, logger: components)

@@ -1,3 +1,4 @@
+package import WPClient
 package import WPCollector
 package import WPEnergy
 package import WPServer
@@ -37,11 +38,20 @@ package struct FleetState<C: Clock>: Sendable where C.Duration == Duration {
         /// The energy totals served of its devices, by `device_id` (the meter's served totals,
         /// with each device's outage ledger).
         package var totals: [String: DeviceEnergy]
+        /// The one name each device is served under, by `device_id`, unique in the fleet in any
+        /// case: the NUT server's UPS name and the SNMP agent's context alike (`rack-a@host`,
+        /// `community@rack-a`). A device without one (its configured name taken by another
+        /// server's device) is served by neither.
+        package var names: [String: String]
+        /// The UPSs this server served before the start (kept in the data directory), while it
+        /// has not collected since: listed under their names with no readings.
+        package var remembered: [RememberedUPS]
 
         package init(name: String, target: String, labels: [SeriesLabel] = [], interval: Duration,
                      stalenessWindow: Duration, energyKeyPrefix: String = "",
                      devices: WinPowerCollector<C>.DeviceReadings, health: CollectorHealth = CollectorHealth(),
-                     lastSuccess: C.Instant? = nil, snapshot: MetricsSnapshot = .empty, totals: [String: DeviceEnergy] = [:]) {
+                     lastSuccess: C.Instant? = nil, snapshot: MetricsSnapshot = .empty, totals: [String: DeviceEnergy] = [:],
+                     names: [String: String] = [:], remembered: [RememberedUPS] = []) {
             self.name = name
             self.target = target
             self.labels = labels
@@ -53,6 +63,16 @@ package struct FleetState<C: Clock>: Sendable where C.Duration == Duration {
             self.lastSuccess = lastSuccess
             self.snapshot = snapshot
             self.totals = totals
+            self.names = names
+            self.remembered = remembered
+        }
+
+        /// How a device of this server is described to clients (NUT's `LIST UPS`): its alias
+        /// (its id without one), its model in parentheses, and the server's name.
+        package func description(of device: Device) -> String {
+            let model = device.asset.model.map { " (\($0))" } ?? ""
+            let place = name.isEmpty ? "" : " on \(name)"
+            return (device.asset.alias ?? device.id) + model + place
         }
 
         /// Whether a reading taken at `readAt` is too old to serve at `now`: older than the
@@ -65,6 +85,12 @@ package struct FleetState<C: Clock>: Sendable where C.Duration == Duration {
         package func sinceLastSuccess(at now: C.Instant) -> Duration? {
             lastSuccess.map { $0.duration(to: now) }
         }
+    }
+
+    /// A device's key, as the energy state keys it: the device id for the unnamed server,
+    /// `server` + U+001F + id otherwise.
+    package static func key(server: String, device: String) -> String {
+        server.isEmpty ? device : EnergyKey.qualified(server: server, device: device)
     }
 
     /// The publication's number: each is one more than the one before it (the fleet's state
@@ -82,6 +108,23 @@ package struct FleetState<C: Clock>: Sendable where C.Duration == Duration {
         self.publishedAt = publishedAt
         self.servers = servers
         self.exposition = exposition
+    }
+}
+
+/// A UPS its server served before the start, not read since: its name and description as
+/// kept in the data directory.
+package struct RememberedUPS: Sendable, Equatable {
+    /// Its `device_id`.
+    package var device: String
+    /// The name it was served under.
+    package var name: String
+    /// Its description then (``FleetState/Server/description(of:)``).
+    package var description: String
+
+    package init(device: String, name: String, description: String) {
+        self.device = device
+        self.name = name
+        self.description = description
     }
 }
 

@@ -30,7 +30,8 @@ package final class NUTFrontEnd<C: Clock>: FrontEnd where C.Duration == Duration
     /// The NUT server of `configuration.nut`, or `nil` when `nut.listen` is not set.
     ///
     /// - Parameters:
-    ///   - names: the UPSs and their NUT names.
+    ///   - publication: the fleet's publications: the UPSs, their readings and names
+    ///     (``NUTFleetSource``, subscribed to it).
     ///   - tls: the certificate `STARTTLS` offers (the web configuration's), if any.
     ///   - maxConnections: the connection cap fitted to the open-files limit, if lower.
     ///   - passwords: the threads that check bcrypt hashes, shared with the HTTP listener
@@ -39,10 +40,11 @@ package final class NUTFrontEnd<C: Clock>: FrontEnd where C.Duration == Duration
     ///   - makeListener: makes the listener (``MakeListener``).
     /// - Throws: ``FrontEndError/configuration(_:)`` naming `nut.users_file`, or
     ///   ``FrontEndError/metrics(_:)``.
-    package static func make(_ nut: ExporterConfiguration.NUT, names: NUTFleetSource<C>, tls: WPTLSConfiguration?,
+    package static func make(_ nut: ExporterConfiguration.NUT, publication: some FleetPublishing<C>, tls: WPTLSConfiguration?,
                              maxConnections: Int?, passwords: BCryptPool?, registry: MetricRegistry, version: String,
                              makeListener: MakeListener, logger: WPLogger) throws(FrontEndError) -> NUTFrontEnd? {
         guard let address = nut.address else { return nil }
+        let names = NUTFleetSource(publication: publication, settings: NUTBridgeSettings(nut), version: version)
         var accounts: [NUTAccount] = []
         if let path = nut.usersFile {
             do {

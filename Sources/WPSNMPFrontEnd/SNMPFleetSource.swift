@@ -3,7 +3,6 @@ import Synchronization
 import WPClient
 import WPCollector
 package import WPFrontEnd
-package import WPNUTFrontEnd
 package import WPSNMP
 import WPRuntime
 
@@ -58,7 +57,6 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
         var builtOnce = false
     }
 
-    private let names: NUTFleetSource<C>
     private let system: SystemGroup
     private let defaultUPS: String?
     private let version: String
@@ -73,14 +71,12 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
     private let served = Mutex(Served())
 
     /// - Parameters:
-    ///   - names: the NUT names of the devices (its data source, with or without a NUT server).
     ///   - system: the agent's `system` group; its `sysName` is answered without a selector,
     ///     each UPS's view names the UPS.
     ///   - defaultUPS: `snmp.default_ups`: a device id or UPS name; else the first UPS.
     ///   - wallClock: the wall clock the outage ledger's self-test times are in.
-    package init(names: NUTFleetSource<C>, system: SystemGroup, defaultUPS: String?, version: String,
+    package init(system: SystemGroup, defaultUPS: String?, version: String,
                  lowBatteryTime: Double, clock: C, wallClock: @escaping @Sendable () -> Date) {
-        self.names = names
         self.system = system
         self.defaultUPS = defaultUPS
         self.version = version
@@ -143,24 +139,21 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
         return rows.map { UPSMIBValues.Alarm(id: $0.value.id, alarm: $0.key, time: $0.value.time) }.sorted { $0.id < $1.id }
     }
 
-    /// Builds every UPS's views from `state` (a publication): the names first (the NUT
-    /// naming), then the views, under the build lock only; requests wait at most for the
-    /// result's swap.
+    /// Builds every UPS's views from `state` (a publication), each under the name the
+    /// publication gives it (the fleet's one naming, the NUT server's too), under the build
+    /// lock only; requests wait at most for the result's swap.
     package func rebuild(_ state: FleetState<C>) {
-        // The names of this very state, whichever subscriber the publication reached first.
-        names.published(state)
-        let served = names.servedNames()
-        cache.withLock { cache in rebuild(&cache, servers: state.servers, names: served) }
+        cache.withLock { cache in rebuild(&cache, servers: state.servers) }
     }
 
-    private func rebuild(_ cache: inout Cache, servers: [FleetState<C>.Server], names: [(key: String, name: String)]) {
-        var byKey: [String: (reading: WinPowerCollector<C>.DeviceReadings.Reading, stalenessWindow: Duration,
-                             selfTest: SelfTestRecord?, outageStart: Date?, transfers: Int?)] = [:]
+    private func rebuild(_ cache: inout Cache, servers: [FleetState<C>.Server]) {
+        var named: [(name: String, reading: WinPowerCollector<C>.DeviceReadings.Reading, stalenessWindow: Duration,
+                     selfTest: SelfTestRecord?, outageStart: Date?, transfers: Int?)] = []
         for server in servers {
             for reading in server.devices.readings {
-                byKey[NUTFleetSource<C>.key(server: server.name, device: reading.device.id)] =
-                    (reading, server.stalenessWindow, server.devices.selfTests[reading.device.id],
-                     server.devices.outageStarts[reading.device.id], server.devices.transfers[reading.device.id])
+                guard let name = server.names[reading.device.id] else { continue }
+                named.append((name, reading, server.stalenessWindow, server.devices.selfTests[reading.device.id],
+                              server.devices.outageStarts[reading.device.id], server.devices.transfers[reading.device.id]))
             }
         }
         let instant = clock.now
@@ -176,8 +169,7 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
         var byDevice: [String: String] = [:]
         var selfTests: [String: SelfTestRecord] = [:]
         let now = wallClock()
-        for (key, name) in names {
-            guard let (reading, stalenessWindow, record, outageStart, transfers) = byKey[key] else { continue }
+        for (name, reading, stalenessWindow, record, outageStart, transfers) in named {
             let device = reading.device
             let lowered = name.lowercased()
             selfTests[lowered] = record
@@ -220,7 +212,7 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
         cache.testEnds = cache.testEnds.filter { entries[$0.key] != nil }
         cache.builtOnce = true
         cache.entries = entries
-        let first = names.first.map { $0.name.lowercased() }.flatMap { entries[$0] == nil ? nil : $0 }
+        let first = order.first
         let result = Served(entries: entries, order: order, first: first, byDevice: byDevice)
         served.withLock { $0 = result }
     }

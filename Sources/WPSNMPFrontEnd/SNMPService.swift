@@ -11,7 +11,7 @@ package import WPConfig
 package import WPFrontEnd
 package import WPLogging
 package import WPMetrics
-package import WPNUTFrontEnd
+import WPNUTFrontEnd
 package import WPServer
 package import WPSNMP
 import WPStorage
@@ -37,14 +37,13 @@ package final class SNMPService<C: Clock>: Sendable where C.Duration == Duration
     /// `publication`: each publication rebuilds its views, then sends the notifications due.
     ///
     /// - Parameters:
-    ///   - names: the NUT names of the devices (its UPSs are named as the NUT server names them).
     ///   - engineDirectory: where the engine's ID and boots are kept (the data directory);
     ///     `nil`: a new engine each start (energy kept in memory).
     ///   - version: the exporter's version (`sysDescr`, `upsIdentAgentSoftwareVersion`).
     ///   - wallClock: the wall clock the outage ledger's self-test times are in.
     /// - Throws: ``FrontEndError/configuration(_:)`` naming `snmp.users_file` or the data
     ///   directory, or ``FrontEndError/metrics(_:)``.
-    package static func make(_ configuration: ExporterConfiguration, names: NUTFleetSource<C>, publication: some FleetPublishing<C>,
+    package static func make(_ configuration: ExporterConfiguration, publication: some FleetPublishing<C>,
                              engineDirectory: String?, registry: MetricRegistry, version: String, clock: C,
                              wallClock: @escaping @Sendable () -> Date, logger: WPLogger) throws(FrontEndError) -> SNMPService? {
         let snmp = configuration.snmp
@@ -56,7 +55,7 @@ package final class SNMPService<C: Clock>: Sendable where C.Duration == Duration
         } catch {
             throw .configuration("\(error)")
         }
-        let source = SNMPFleetSource(names: names, system: SystemGroup(snmp, version: version), defaultUPS: snmp.defaultUPS,
+        let source = SNMPFleetSource(system: SystemGroup(snmp, version: version), defaultUPS: snmp.defaultUPS,
                                      version: version, lowBatteryTime: Double(configuration.nut.batteryRuntimeLow.components.seconds),
                                      clock: clock, wallClock: wallClock)
         let random = { (0..<8).map { _ in UInt8.random(in: 0...255) } }

@@ -52,6 +52,10 @@ import WPRuntime
         #expect(server.health == collector.health)
         #expect(server.snapshot === collector.snapshot)
         #expect(Set(server.totals.keys) == Set(server.devices.readings.map(\.device.id)), "\(server.totals)")
+        // One name per device, the fleet's naming (NUT's and SNMP's alike), none remembered once collected.
+        #expect(Set(server.names.keys) == Set(server.devices.readings.map(\.device.id)), "\(server.names)")
+        #expect(Set(server.names.values.map { $0.lowercased() }).count == server.names.count)
+        #expect(server.remembered.isEmpty)
         #expect(server.sinceLastSuccess(at: last.publishedAt) == .zero)
         let reading = try #require(server.devices.readings.first)
         #expect(!server.isStale(reading.readAt, at: last.publishedAt))

@@ -100,11 +100,14 @@ import WPNUTFrontEnd
     /// With `nut.default_ups`, the alias `ups` is reserved: a device whose alias derives to
     /// `ups` is named `ups-2` and `ups` reaches the default device, under its own name.
     @Test func theAliasNeverHidesADevice() async throws {
-        var ids: [String] = []
-        let harness = try await ExporterHarness(devices: 2, configureExporter: { configuration in
-            ids = (0..<2).map { String(format: "5e1a7a0c-%04x-4b35-b0dd-%012x", $0, $0) }
-            configuration.winPower.devices.overrides = [ids[0]: .init(name: "---")]
-        })
+        let ids = (0..<2).map { String(format: "5e1a7a0c-%04x-4b35-b0dd-%012x", $0, $0) }
+        func makeHarness(defaultUPS: String?) async throws -> ExporterHarness {
+            try await ExporterHarness(devices: 2, configureExporter: { configuration in
+                configuration.winPower.devices.overrides = [ids[0]: .init(name: "---")]
+                configuration.nut.defaultUPS = defaultUPS
+            })
+        }
+        let harness = try await makeHarness(defaultUPS: ids[1])
         defer { Task { await harness.shutdown() } }
         await harness.exporter.collector.collect()
         #expect(harness.exporter.collector.devices.readings.map(\.device.id).sorted() == ids)
@@ -117,19 +120,25 @@ import WPNUTFrontEnd
         #expect(target.value(of: "ups.id") == ids[1])
         #expect(target.name == named[ids[1]], "the alias is the device under its own name")
         // Without the alias, the device may be named `ups`.
-        let plain = NUTFleetSource(publication: harness.exporter.publication, settings: NUTBridgeSettings(), version: "1")
+        let other = try await makeHarness(defaultUPS: nil)
+        defer { Task { await other.shutdown() } }
+        await other.exporter.collector.collect()
+        let plain = NUTFleetSource(publication: other.exporter.publication, settings: NUTBridgeSettings(), version: "1")
         #expect(plain.ups(named: "ups")?.value(of: "ups.id") == ids[0])
     }
 
     /// Configured names win; the fixed alias (Synology's `ups`) reaches one device; a device
     /// keeps its name when another one with the same alias appears.
     @Test func configuredNamesAndTheDefaultAlias() async throws {
-        let harness = try await ExporterHarness(devices: 3)
+        let ids = (0..<3).map { String(format: "5e1a7a0c-%04x-4b35-b0dd-%012x", $0, $0) }
+        let harness = try await ExporterHarness(devices: 3, configureExporter: { configuration in
+            configuration.nut.ups = [ids[1]: .init(name: "main")]
+            configuration.nut.defaultUPS = ids[1]
+        })
         defer { Task { await harness.shutdown() } }
         await harness.exporter.collector.collect()
-        let ids = harness.exporter.collector.devices.readings.map(\.device.id)
+        #expect(harness.exporter.collector.devices.readings.map(\.device.id) == ids)
         var settings = NUTBridgeSettings()
-        settings.names = [ids[1]: "main"]
         settings.defaultUPS = (alias: "ups", device: ids[1])
         settings.deviceThresholds = [ids[1]: NUTThresholds(chargeLow: 55, runtimeLow: 600)]
         let source = NUTFleetSource(publication: harness.exporter.publication, settings: settings, version: "1")
@@ -149,20 +158,20 @@ import WPNUTFrontEnd
     /// (kept with the energy state), accepts LOGIN and answers reads as upsd with its driver
     /// down, until the first collection brings the readings under the same names.
     @Test func namesSurviveARestartWhileWinPowerIsUnreachable() async throws {
-        let first = try await ExporterHarness(devices: 3)
+        // The names are kept in the data directory while NUT (or SNMP) serves them.
+        let serving: (inout ExporterConfiguration) -> Void = { $0.nut.listen = "127.0.0.1:0" }
+        let first = try await ExporterHarness(devices: 3, configureExporter: serving)
         await first.exporter.collector.collect()
-        let before = NUTFleetSource(publication: first.exporter.publication, settings: NUTBridgeSettings(), version: "1",
-                                    memory: NUTNameMemory(first.exporter.store.sections))
+        let before = NUTFleetSource(publication: first.exporter.publication, settings: NUTBridgeSettings(), version: "1")
         let served = before.upsList().map { ($0.name, $0.description) }
         #expect(served.count == 3)
         await first.shutdown()
 
         let second = try await ExporterHarness(devices: 3, dataDirectory: first.dataDirectory, clock: first.clock,
-                                               configure: { $0.faults = [.unreachable] })
+                                               configure: { $0.faults = [.unreachable] }, configureExporter: serving)
         defer { Task { await second.shutdown() } }
         await second.exporter.collector.collect()
-        let after = NUTFleetSource(publication: second.exporter.publication, settings: NUTBridgeSettings(), version: "1",
-                                   memory: NUTNameMemory(second.exporter.store.sections))
+        let after = NUTFleetSource(publication: second.exporter.publication, settings: NUTBridgeSettings(), version: "1")
         let listed = after.upsList()
         #expect(listed.map(\.name) == served.map(\.0), "the names served before, in the same order")
         #expect(listed.map(\.description) == served.map(\.1))

@@ -1,6 +1,6 @@
 import Synchronization
 import WPCollector
-package import WPEnergy
+import WPEnergy
 package import WPFrontEnd
 
 extension FleetState.Server {
@@ -38,6 +38,7 @@ package final class FleetPublication<C: Clock>: FleetPublishing where C.Duration
     private final class Hub: Sendable {
         let fleet: ServerFleet<C>
         let meter: EnergyMeter<C>
+        let naming: UPSNaming
         let clock: C
         let afterCollection: @Sendable () -> Void
         let subscribers = Mutex<[@Sendable (FleetState<C>) -> Void]>([])
@@ -47,9 +48,11 @@ package final class FleetPublication<C: Clock>: FleetPublishing where C.Duration
         /// publications reach them one after the other (subscribers do CPU work only).
         let handed = Mutex<UInt64>(0)
 
-        init(fleet: ServerFleet<C>, meter: EnergyMeter<C>, clock: C, afterCollection: @escaping @Sendable () -> Void) {
+        init(fleet: ServerFleet<C>, meter: EnergyMeter<C>, naming: UPSNaming, clock: C,
+             afterCollection: @escaping @Sendable () -> Void) {
             self.fleet = fleet
             self.meter = meter
+            self.naming = naming
             self.clock = clock
             self.afterCollection = afterCollection
         }
@@ -60,7 +63,8 @@ package final class FleetPublication<C: Clock>: FleetPublishing where C.Duration
         func state(generation: UInt64, merged: FleetExposition?, previous: FleetState<C>?) -> FleetState<C> {
             let exposition = fleet.single.map { FleetExposition(snapshot: $0.collector.snapshot) }
                 ?? merged ?? previous?.exposition ?? FleetExposition(snapshot: .empty)
-            let servers = fleet.pipelines.map { FleetState.Server(name: $0.name, collector: $0.collector, meter: meter) }
+            var servers = fleet.pipelines.map { FleetState.Server(name: $0.name, collector: $0.collector, meter: meter) }
+            naming.name(&servers)
             return FleetState(generation: generation, publishedAt: clock.now, servers: servers, exposition: exposition)
         }
 
@@ -90,12 +94,13 @@ package final class FleetPublication<C: Clock>: FleetPublishing where C.Duration
     /// - Parameters:
     ///   - fleet: the servers whose collections are published.
     ///   - meter: the shared energy meter (its health is part of a merged exposition).
+    ///   - naming: names the UPSs of each publication (``UPSNaming``).
     ///   - spacing: the minimum time between two merges (``ExpositionMerger``).
     ///   - afterCollection: runs after each publication (the command-line tool returns freed
     ///     heap memory to the system there).
-    package init(fleet: ServerFleet<C>, meter: EnergyMeter<C>, spacing: Duration, clock: C,
-                 afterCollection: @escaping @Sendable () -> Void) {
-        let hub = Hub(fleet: fleet, meter: meter, clock: clock, afterCollection: afterCollection)
+    init(fleet: ServerFleet<C>, meter: EnergyMeter<C>, naming: UPSNaming = UPSNaming(settings: .init()), spacing: Duration,
+         clock: C, afterCollection: @escaping @Sendable () -> Void) {
+        let hub = Hub(fleet: fleet, meter: meter, naming: naming, clock: clock, afterCollection: afterCollection)
         self.hub = hub
         merger = ExpositionMerger(spacing: spacing, clock: clock, parts: {
             fleet.pipelines.map { $0.collector.snapshot.chunks } + [WinPowerCollector<C>.processWideChunks(meter)]
