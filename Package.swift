@@ -95,6 +95,8 @@ let package = Package(
         // The seam every front end of the exporter is built on: the fleet's published state
         // (`FleetState`, `FleetPublishing`), the `FrontEnd` shape and its error.
         .target(name: "WPFrontEnd", dependencies: ["WPClient", "WPCollector", "WPEnergy", "WPMetrics", "WPServer"]),
+        // The published value for tests: a scripted publication and a server's part built from devices.
+        .target(name: "WPFrontEndTesting", dependencies: ["WPFrontEnd", "WPClient", "WPCollector", "WPEnergy"]),
         // The NUT server of `nut.*` over the fleet's published state: names, variables, users.
         .target(name: "WPNUTFrontEnd", dependencies: ["WPFrontEnd", "WPNUT", "WPServer", "WPServerMetrics", "WPClient", "WPCollector",
                                                        "WPConfig", "WPLogging", "WPMetrics"]),
@@ -159,6 +161,13 @@ let package = Package(
         .testTarget(name: "WPNUTTests", dependencies: ["WPTestThreads", "WPNUT", "WPServer", "WPLogging", "WPTestSupport"]),
         .testTarget(name: "WPSNMPTests", dependencies: ["WPTestThreads", "WPSNMP", "WPServer", "WPLogging", "WPRuntime", "WPTestSupport"]),
         .testTarget(name: "WPSNMPFrontEndTests", dependencies: ["WPTestThreads", "WPSNMPFrontEnd", "WPStorage"]),
+        // The front ends on their own: a scripted publication (WPFrontEndTesting), no exporter.
+        .testTarget(name: "WPFrontEndTests", dependencies: ["WPTestThreads", "WPFrontEnd", "WPFrontEndTesting", "WPClient",
+                                                          "WPCollector", "WPRuntime", "WPTestSupport"]),
+        .testTarget(name: "WPNUTFrontEndTests", dependencies: ["WPTestThreads", "WPNUTFrontEnd", "WPFrontEnd", "WPFrontEndTesting",
+                                                             "WPNUT", "WPClient", "WPRuntime", "WPTestSupport"]),
+        .testTarget(name: "WPStatusPageTests", dependencies: ["WPTestThreads", "WPStatusPage", "WPFrontEnd", "WPFrontEndTesting",
+                                                            "WPClient", "WPEnergy", "WPRuntime", "WPTestSupport"]),
         .testTarget(name: "WPExporterTestingTests", dependencies: ["WPTestThreads", "WPExporterTesting", "WPExporter", "WPConfig",
                                                                    "WPRuntime", "WPSimulator"]),
         .testTarget(name: "WPSimulatorTests", dependencies: ["WPTestThreads", "WPSimulator", "WPClient", "WPServer", "WPLogging", "WPTestSupport", "WPRuntime"]),

@@ -418,6 +418,12 @@ extension WinPowerCollector {
             public let device: Device
             /// When it was read, on the collector's monotonic clock (``WinPowerCollector/age(of:)``).
             public let readAt: C.Instant
+
+            /// `device` as read at `readAt` (a test's publication builds its own).
+            package init(device: Device, readAt: C.Instant) {
+                self.device = device
+                self.readAt = readAt
+            }
         }
 
         /// The devices, sorted by `device_id`.
@@ -434,7 +440,10 @@ extension WinPowerCollector {
 
         static var empty: DeviceReadings { DeviceReadings([], selfTests: [:], outageStarts: [:]) }
 
-        init(_ readings: [Reading], selfTests: [String: SelfTestRecord], outageStarts: [String: Date], transfers: [String: Int] = [:]) {
+        /// `readings` (sorted by `device_id`, as a collection makes them) with the outage ledger's
+        /// records of them (a test's publication builds its own).
+        package init(_ readings: [Reading], selfTests: [String: SelfTestRecord] = [:], outageStarts: [String: Date] = [:],
+                     transfers: [String: Int] = [:]) {
             self.readings = readings
             self.selfTests = selfTests
             self.outageStarts = outageStarts

@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+import WPTestThreads
+import WPClient
+import WPEnergy
+import WPFrontEnd
+import WPFrontEndTesting
+import WPRuntime
+import WPStatusPage
+import WPTestSupport
+
+/// The status pages' model from a scripted publication: no exporter, no collector, no meter.
+@Suite(.ownThreads, .timeLimit(.minutes(1))) struct StatusPageScriptedTests {
+    let clock = ManualClock()
+    let wall = Date(timeIntervalSince1970: 1_795_680_000)
+    let onMains = Device.make(id: "ups-id-1", alias: "Rack A", watts: 300)
+    let onBattery = Device.make(id: "ups-id-2", alias: "Rack B", watts: 400, mode: 4, status: 2)
+
+    /// The UPSs in attention order (on battery first), their state and energy from the
+    /// publication's served totals, the server's health.
+    @Test func rowsFollowThePublicationInAttentionOrder() throws {
+        let publication = ScriptedPublication(clock: clock)
+        let page = StatusPage(publication: publication, wallClock: { [wall] in wall })
+        #expect(page.model.ups.isEmpty)
+        publication.publish([.scripted(name: "site-a", devices: [onMains, onBattery], readAt: clock.now,
+                                       totals: [onMains.id: DeviceEnergy(joules: 7_200_000)])])
+        let model = page.model
+        #expect(model.ups.map(\.deviceID) == [onBattery.id, onMains.id])
+        #expect(model.ups.map(\.state) == [.battery, .mains])
+        #expect(model.ups.last?.energyKilowattHours == 2)
+        #expect(model.ups.first?.energyKilowattHours == nil, "no total served for it")
+        #expect(model.servers.map(\.name) == ["site-a"])
+        #expect(model.servers.first?.healthy == true)
+        #expect(page.trackedCount == 2)
+    }
+
+    /// Readings older than their server's window when a publication comes are shown stale, and
+    /// the server unhealthy: judged at the publication's instant on the fleet's clock.
+    @Test func oldReadingsAreStaleAtThePublication() {
+        let publication = ScriptedPublication(clock: clock)
+        let page = StatusPage(publication: publication, wallClock: { [wall] in wall })
+        let read = clock.now
+        publication.publish([.scripted(devices: [onMains], readAt: read, stalenessWindow: .seconds(15))])
+        #expect(page.model.ups.map(\.state) == [.mains])
+        clock.advance(by: .seconds(16))
+        publication.publish([.scripted(devices: [onMains], readAt: read, stalenessWindow: .seconds(15))])
+        #expect(page.model.ups.map(\.state) == [.stale])
+        #expect(page.model.servers.first?.healthy == false)
+    }
+}
