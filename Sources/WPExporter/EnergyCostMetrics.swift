@@ -92,12 +92,3 @@ extension Exporter {
         return costs
     }
 }
-
-/// The cost meter once made, for the reloader made before it (a reload hands it new tariffs).
-final class EnergyCostSlot: Sendable {
-    private let meter = Mutex<EnergyCostMeter?>(nil)
-
-    var value: EnergyCostMeter? { meter.withLock { $0 } }
-
-    func set(_ value: EnergyCostMeter?) { meter.withLock { $0 = value } }
-}

@@ -53,30 +53,35 @@ extension Exporter {
         return members
     }
 
-    /// The reloader of SIGHUP and `POST /-/reload`: applies through `applier`, then makes the
-    /// passwords now in effect the log's secrets (a rotated one is masked too).
+    /// The reloader of SIGHUP and `POST /-/reload`, its status among the per-scrape metrics of
+    /// `scrape`: applies through `applier`, hands the cost meter the tariffs now in effect, then
+    /// makes the passwords now in effect the log's secrets (a rotated one is masked too).
     static func reloader(_ load: ConfigReloader.Load?, applier: ReloadApplier<C>, running: RunningConfiguration,
-                         costs: EnergyCostSlot, logger: WPLogger, components: WPLogger,
-                         wallClock: @escaping @Sendable () -> Date) -> ConfigReloader {
+                         costs: EnergyCostMeter?, scrape: ScrapeMetrics, logger: WPLogger, components: WPLogger,
+                         wallClock: @escaping @Sendable () -> Date) throws(ExporterError) -> ConfigReloader {
         let redactor = logger.redactor
-        return ConfigReloader(load: load, apply: { next in
+        let reloader = ConfigReloader(load: load, apply: { next in
             let applied = try await applier.apply(next)
             // The tariffs price energy from now on; past costs keep their prices.
-            if let meter = costs.value, let schedule = ExporterSettings.tariffs(next.energy.tariffs),
-               schedule.currency == meter.schedule.currency {
-                meter.replace(schedule)
+            if let costs, let schedule = ExporterSettings.tariffs(next.energy.tariffs),
+               schedule.currency == costs.schedule.currency {
+                costs.replace(schedule)
             }
             ExporterSecrets.register(running.value, in: redactor)
             return applied
         }, logger: components.component("reload"), now: wallClock)
+        do {
+            try reloader.register(in: scrape.registry)
+        } catch {
+            throw .metrics(error)
+        }
+        return reloader
     }
 
-    /// The exporter's own per-scrape metrics, the reload status among them.
-    static func scrapeMetrics(_ reloader: ConfigReloader) throws(ExporterError) -> ScrapeMetrics {
+    /// The exporter's own per-scrape metrics (the reload status joins them with the reloader).
+    static func scrapeMetrics() throws(ExporterError) -> ScrapeMetrics {
         do {
-            let scrape = try ScrapeMetrics(build: .current)
-            try reloader.register(in: scrape.registry)
-            return scrape
+            return try ScrapeMetrics(build: .current)
         } catch {
             throw .metrics(error)
         }

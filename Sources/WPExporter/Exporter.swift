@@ -248,11 +248,14 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             let applier = ReloadApplier(running: running, fleet: fleet, publication: publication, meter: meter,
                                         makeMember: makeMember, makeClient: makeClient, ownListener: { ownListener.isSet })
             self.applier = applier
-            let costsSlot = EnergyCostSlot()
-            reloader = Self.reloader(options.reload, applier: applier, running: running, costs: costsSlot, logger: logger,
-                                     components: components, wallClock: wallClock)
-            let scrape = try Self.scrapeMetrics(reloader)
+            let scrape = try Self.scrapeMetrics()
             self.scrape = scrape
+            // The cost counters, then the reloader that hands them new tariffs.
+            let costs = try Self.energyCost(configuration, publication: publication, store: store,
+                                            registry: scrape.registry, logger: components, wallClock: wallClock)
+            self.energyCost = costs
+            reloader = try Self.reloader(options.reload, applier: applier, running: running, costs: costs, scrape: scrape,
+                                         logger: logger, components: components, wallClock: wallClock)
 
             // The front ends, each from its section and the published state.
             let snmp = try Self.section(ExporterError.snmp) { () throws(FrontEndError) in
@@ -272,10 +275,6 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             // Listed in the order they start; `/health` shows their sections.
             let listed: [(any FrontEnd)?] = [nut.map { ReportedFrontEnd($0, as: ExporterError.nut) },
                                               snmp.map { ReportedFrontEnd($0, as: ExporterError.snmp) }]
-            let costs = try Self.energyCost(configuration, publication: publication, store: store,
-                                            registry: scrape.registry, logger: components, wallClock: wallClock)
-            self.energyCost = costs
-            costsSlot.set(costs)
             let statusPage = Self.statusPage(publication: publication, store: store, costs: costs,
                                              logger: components, wallClock: wallClock)
             self.statusPage = statusPage
