@@ -176,4 +176,70 @@ import WPLogging
         await loop.awaitCompletions()
         #expect(text(loop.takeWritten(from: connection)).hasSuffix("GET /last "))
     }
+
+    /// HEAD: the GET's head (its Content-Length) and no body; the connection stays open.
+    @Test func headAnswersTheGetsHeadWithoutItsBody() async {
+        let loop = makeLoop()
+        let connection = loop.connect()
+        loop.send(Array(get("/text").utf8), on: connection)
+        await loop.awaitCompletions()
+        let full = text(loop.takeWritten(from: connection))
+        loop.send(Array("HEAD /text HTTP/1.1\r\nHost: t\r\n\r\n".utf8), on: connection)
+        await loop.awaitCompletions()
+        let head = text(loop.takeWritten(from: connection))
+        let fullHead = full.split(separator: "\r\n\r\n", maxSplits: 1).first.map(String.init) ?? ""
+        #expect(head == fullHead + "\r\n\r\n", "the same head, no body")
+        #expect(fullHead.contains("Content-Length: \(String(repeating: "wp_metric{device=\"1\"} 42\n", count: 400).utf8.count)"))
+        #expect(loop.isOpen(connection))
+    }
+
+    /// A chunked request body, its chunks split across reads, extensions and a trailer: the
+    /// handler gets the body decoded.
+    @Test func aChunkedBodyIsDecodedWhateverTheSegments() async {
+        let loop = makeLoop(scratchBytes: 5)
+        let connection = loop.connect()
+        let request = "POST /upload HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + "4;note=x\r\nwp-e\r\n6\r\nxporte\r\n1\r\nr\r\n0\r\nX-Trailer: 1\r\n\r\n"
+        for piece in Array(request.utf8).chunked(into: 3) { loop.send(piece, on: connection) }
+        await loop.awaitCompletions()
+        #expect(text(loop.takeWritten(from: connection)).hasSuffix("\r\n\r\nPOST /upload wp-exporter"))
+        #expect(loop.isOpen(connection))
+    }
+
+    /// A body announced past `maxBodyBytes` is answered 413 before it is read (the handler never
+    /// runs), then the connection lingers and closes.
+    @Test func aBodyPastTheLimitIs413BeforeTheHandler() {
+        let loop = makeLoop { $0.maxBodyBytes = 10 }
+        let connection = loop.connect()
+        loop.send(Array("POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 11\r\n\r\n".utf8), on: connection)
+        #expect(!loop.driver.isHandling(connection))
+        let answer = text(loop.takeWritten(from: connection))
+        #expect(answer.hasPrefix("HTTP/1.1 413 "), "\(answer)")
+        #expect(!answer.contains("POST /upload"))
+        loop.halfClose(connection)
+        #expect(!loop.isOpen(connection))
+    }
+
+    /// `Connection: close` ends a kept-alive connection after its answer.
+    @Test func connectionCloseEndsTheConnectionAfterTheAnswer() async {
+        let loop = makeLoop()
+        let connection = loop.connect()
+        loop.send(Array(get("/first").utf8), on: connection)
+        await loop.awaitCompletions()
+        #expect(text(loop.takeWritten(from: connection)).hasSuffix("GET /first "))
+        #expect(loop.isOpen(connection))
+        loop.send(Array(get("/last", "Connection: close\r\n").utf8), on: connection)
+        await loop.awaitCompletions()
+        let answer = text(loop.takeWritten(from: connection))
+        #expect(answer.contains("Connection: close"), "\(answer)")
+        #expect(answer.hasSuffix("GET /last "))
+        #expect(!loop.isOpen(connection), "closed after the answer")
+    }
+}
+
+private extension Array {
+    /// The array in pieces of `size` (the last one shorter).
+    func chunked(into size: Int) -> [[Element]] {
+        stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
+    }
 }
