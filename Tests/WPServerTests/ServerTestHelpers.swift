@@ -24,20 +24,29 @@ final class Gate: Sendable {
     func release() { releaseStream.continuation.yield() }
 }
 
-/// Opens once; every waiter then continues.
+/// Opens once; every waiter then continues. A waiter whose task is cancelled (its test's time
+/// limit) continues too, so a test that never opens it cannot hang the run.
 final class OpenOnceGate: Sendable {
-    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let state = Mutex<(open: Bool, next: Int, waiters: [Int: CheckedContinuation<Void, Never>])>((false, 0, [:]))
     func wait() async {
-        await withCheckedContinuation { continuation in
-            let open = state.withLock { state in
-                if !state.open { state.waiters.append(continuation) }
-                return state.open
+        let id = state.withLock { state in
+            defer { state.next += 1 }
+            return state.next
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let go = state.withLock { state in
+                    if !state.open && !Task.isCancelled { state.waiters[id] = continuation }
+                    return state.open || Task.isCancelled
+                }
+                if go { continuation.resume() }
             }
-            if open { continuation.resume() }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
         }
     }
     func open() {
-        for waiter in state.withLock({ state in state.open = true; defer { state.waiters = [] }; return state.waiters }) {
+        for waiter in state.withLock({ state in state.open = true; defer { state.waiters = [:] }; return state.waiters.values }) {
             waiter.resume()
         }
     }
@@ -47,28 +56,43 @@ final class OpenOnceGate: Sendable {
 final class LogWaiter: LogSink {
     private struct State {
         var messages: [String] = []
-        var waiters: [(String, CheckedContinuation<Void, Never>)] = []
+        var next = 0
+        var waiters: [(id: Int, message: String, continuation: CheckedContinuation<Void, Never>)] = []
     }
     private let state = Mutex(State())
 
     func write(_ record: LogRecord) {
         let ready = state.withLock { state in
             state.messages.append(record.message)
-            let ready = state.waiters.filter { $0.0 == record.message }.map(\.1)
-            state.waiters.removeAll { $0.0 == record.message }
+            let ready = state.waiters.filter { $0.message == record.message }.map(\.continuation)
+            state.waiters.removeAll { $0.message == record.message }
             return ready
         }
         for continuation in ready { continuation.resume() }
     }
 
+    /// Waits until `message` was logged, or the task is cancelled (its test's time limit: a
+    /// message that never comes fails that test, never hangs the run).
     func waitFor(_ message: String) async {
-        await withCheckedContinuation { continuation in
-            let seen = state.withLock { state in
-                if state.messages.contains(message) { return true }
-                state.waiters.append((message, continuation))
-                return false
+        let id = state.withLock { state in
+            defer { state.next += 1 }
+            return state.next
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let go = state.withLock { state in
+                    if state.messages.contains(message) || Task.isCancelled { return true }
+                    state.waiters.append((id, message, continuation))
+                    return false
+                }
+                if go { continuation.resume() }
             }
-            if seen { continuation.resume() }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index).continuation
+            }
+            waiter?.resume()
         }
     }
 
