@@ -1,3 +1,5 @@
+import WPMetrics
+
 /// The lines of one publication's `/metrics` text by UPS, made in one pass over the text the
 /// first time a UPS page asks in that publication: every later page of the publication finds
 /// its lines by key instead of scanning the whole exposition (at 1,000 UPSs, megabytes a page).
@@ -31,18 +33,12 @@ package struct StatusExpositionIndex: Sendable {
         return (lines[key] ?? []).prefix(limit).map { String(decoding: text[$0], as: UTF8.self) }
     }
 
-    /// A label value as the exposition writes it: `\`, `"` and newline escaped.
+    /// A label value as the exposition writes it (WPMetrics' escaping: `\`, `"` and newline
+    /// escaped, control and bidirectional characters replaced).
     static func escaped(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            switch character {
-            case "\\": escaped += "\\\\"
-            case "\"": escaped += "\\\""
-            case "\n": escaped += "\\n"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
+        var bytes: [UInt8] = []
+        Escaping.appendLabelValue(text, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The (escaped) values of the `server` and `device_id` labels of the sample line `line`.

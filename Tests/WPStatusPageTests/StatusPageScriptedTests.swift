@@ -48,3 +48,23 @@ import WPTestSupport
         #expect(page.model.servers.first?.healthy == false)
     }
 }
+
+/// A UPS page's `/metrics` lines are found under the label values as the exposition writes them.
+@Suite(.ownThreads, .timeLimit(.minutes(1))) struct StatusExpositionIndexTests {
+    /// Escaped as `/metrics` escapes them, a bidirectional control replaced as there: the
+    /// lines of a device whose id holds one are still found.
+    @Test func linesAreFoundUnderTheExpositionsEscaping() {
+        let text = """
+            # HELP winpower_device_load_total_watts Load.
+            winpower_device_load_total_watts{server="a\\"b",device_id="ups-\u{FFFD}1"} 300
+            winpower_device_load_total_watts{server="a\\"b",device_id="ups-2"} 200
+            winpower_device_load_total_watts{device_id="ups-2"} 100
+
+            """
+        let index = StatusExpositionIndex(text: Array(text.utf8))
+        #expect(index.lines(server: "a\"b", device: "ups-\u{202E}1", limit: 10)
+                == ["winpower_device_load_total_watts{server=\"a\\\"b\",device_id=\"ups-\u{FFFD}1\"} 300"])
+        #expect(index.lines(server: "", device: "ups-2", limit: 10) == ["winpower_device_load_total_watts{device_id=\"ups-2\"} 100"])
+        #expect(index.lines(server: "a\"b", device: "ups-2", limit: 0).isEmpty)
+    }
+}
