@@ -24,56 +24,29 @@ final class Gate: Sendable {
     func release() { releaseStream.continuation.yield() }
 }
 
-/// Opens once; every waiter then continues. A waiter whose task is cancelled (its test's time
-/// limit) continues too, so a test that never opens it cannot hang the run.
-final class OpenOnceGate: Sendable {
-    private let state = Mutex<(open: Bool, next: Int, waiters: [Int: CheckedContinuation<Void, Never>])>((false, 0, [:]))
-    func wait() async {
-        let id = state.withLock { state in
-            defer { state.next += 1 }
-            return state.next
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let go = state.withLock { state in
-                    if !state.open && !Task.isCancelled { state.waiters[id] = continuation }
-                    return state.open || Task.isCancelled
-                }
-                if go { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
-        }
-    }
-    func open() {
-        for waiter in state.withLock({ state in state.open = true; defer { state.waiters = [:] }; return state.waiters.values }) {
-            waiter.resume()
-        }
-    }
-}
-
-/// A log sink that lets a test wait for a message.
-final class LogWaiter: LogSink {
+/// Signals by name, each given once and kept: a wait for one given before returns at once, a
+/// wait for one not given yet returns when it is, or when the waiting task is cancelled (its
+/// test's time limit), so a signal that never comes fails that test and never hangs the run.
+final class Signals: Sendable {
     private struct State {
-        var messages: [String] = []
+        var given: Set<String> = []
         var next = 0
-        var waiters: [(id: Int, message: String, continuation: CheckedContinuation<Void, Never>)] = []
+        var waiters: [(id: Int, name: String, continuation: CheckedContinuation<Void, Never>)] = []
     }
     private let state = Mutex(State())
 
-    func write(_ record: LogRecord) {
+    /// Gives `name`: every wait for it returns.
+    func give(_ name: String) {
         let ready = state.withLock { state in
-            state.messages.append(record.message)
-            let ready = state.waiters.filter { $0.message == record.message }.map(\.continuation)
-            state.waiters.removeAll { $0.message == record.message }
-            return ready
+            state.given.insert(name)
+            defer { state.waiters.removeAll { $0.name == name } }
+            return state.waiters.filter { $0.name == name }.map(\.continuation)
         }
         for continuation in ready { continuation.resume() }
     }
 
-    /// Waits until `message` was logged, or the task is cancelled (its test's time limit: a
-    /// message that never comes fails that test, never hangs the run).
-    func waitFor(_ message: String) async {
+    /// Waits until `name` was given, or the task is cancelled.
+    func wait(for name: String) async {
         let id = state.withLock { state in
             defer { state.next += 1 }
             return state.next
@@ -81,8 +54,8 @@ final class LogWaiter: LogSink {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let go = state.withLock { state in
-                    if state.messages.contains(message) || Task.isCancelled { return true }
-                    state.waiters.append((id, message, continuation))
+                    if state.given.contains(name) || Task.isCancelled { return true }
+                    state.waiters.append((id, name, continuation))
                     return false
                 }
                 if go { continuation.resume() }
@@ -95,6 +68,23 @@ final class LogWaiter: LogSink {
             waiter?.resume()
         }
     }
+}
+
+/// Opens once; every waiter then continues (or its task is cancelled: ``Signals``).
+final class OpenOnceGate: Sendable {
+    private let signals = Signals()
+    func wait() async { await signals.wait(for: "open") }
+    func open() { signals.give("open") }
+}
+
+/// A log sink that lets a test wait for a message (or its task's cancellation: ``Signals``).
+final class LogWaiter: LogSink {
+    private let logged = Signals()
+
+    func write(_ record: LogRecord) { logged.give(record.message) }
+
+    /// Waits until `message` was logged, or the task is cancelled.
+    func waitFor(_ message: String) async { await logged.wait(for: message) }
 
     func logger() -> WPLogger { WPLogger(label: "test", level: .debug, sink: self) }
 }
