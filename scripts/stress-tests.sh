@@ -9,8 +9,8 @@
 # the time they leave. STRESS_NICE=0 puts them at the suite's own priority (docs/performance.md
 # says what that does to the run's length and its time limits).
 #
-# Each run has a time limit (STRESS_RUN_LIMIT seconds, default 600): a run that has not
-# finished by then hung; it is stopped and the tests that started and never ended are listed.
+# Each run has a time limit (STRESS_RUN_LIMIT seconds, default 1800, above the test watchdog's
+# 1,500 s, which names a stall first): a run that has not finished by then hung; it is stopped and the tests that started and never ended are listed.
 # A crash prints its signal and the last lines of the run. Logs of failed runs are kept under
 # .build/stress/. The suite is built once first; the runs use that build (--skip-build). The
 # bar is every run passing (docs/architecture.md, "Threads").
@@ -24,7 +24,7 @@ cd "$(dirname "$0")/.."
 
 runs=${1:-20}
 loaders=${2:-$(nproc)}
-limit=${STRESS_RUN_LIMIT:-600}
+limit=${STRESS_RUN_LIMIT:-1800}
 niceness=${STRESS_NICE:-10}
 logs=.build/stress
 mkdir -p "$logs"

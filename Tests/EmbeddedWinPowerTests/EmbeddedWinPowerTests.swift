@@ -7,7 +7,7 @@ import WPLogging
 /// The embedding example does what docs/embedding.md says: both servers and the service's own
 /// counter on one `/metrics`, in both formats' rules (each family once), and the reload's new
 /// label on the next collection.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct EmbeddedWinPowerTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct EmbeddedWinPowerTests {
     @Test func twoServersAndOwnCountersOnOneMetricsThenAReload() async throws {
         let bodies = try await EmbeddedWinPower.run(log: .disabled)
         try #require(bodies.count == 2)

@@ -10,7 +10,7 @@ import WPTestSupport
 /// The bounds on what one server can make the client hold: devices whatever the page size the
 /// server reports, pages, and the bytes of each device text. Reading past a bound drops the
 /// excess devices, never the whole readout.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ClientBoundsTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct ClientBoundsTests {
     @Test func aHugePageIsCutAtTheDeviceBoundNotDecodedWhole() async throws {
         // The server answers one page of 300 whatever the request: the `pageSize: 34000` case.
         let harness = SimulatorHarness(devices: 300) { $0.pageSizeCap = 10_000 }

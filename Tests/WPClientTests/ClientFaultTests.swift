@@ -8,7 +8,7 @@ import WPTestSupport
 import WPRuntime
 
 /// Every simulator fault surfaces as the right typed error, and nothing secret leaks.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ClientFaultTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct ClientFaultTests {
     @Test func unreachableIsANetworkError() async throws {
         let harness = SimulatorHarness()
         harness.simulator.enable(.unreachable)

@@ -7,7 +7,7 @@ import WPSimulator
 import WPTestSupport
 
 /// Paging: every page read, a lying total neither loses devices silently nor loops.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ClientPagingTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct ClientPagingTests {
     @Test func readsAll250DevicesThroughAPageCapOf20() async throws {
         let harness = SimulatorHarness(devices: 250) // cap 20 by default
         let client = harness.makeClient()

@@ -10,7 +10,7 @@ import WPTestSupport
 import WPRuntime
 
 /// Login, token lifetime, single flight, re-login and backoff, against the in-process simulator.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ClientSessionTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct ClientSessionTests {
     @Test func firstFetchLogsInWithTheDocumentedRequests() async throws {
         let harness = SimulatorHarness(devices: 3)
         let client = harness.makeClient { $0.userAgent = "wpexporter/1.2.3" }

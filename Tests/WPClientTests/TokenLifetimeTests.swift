@@ -9,7 +9,7 @@ import WPRuntime
 
 /// The token lifetime comes from the server's own claims, counted on our monotonic clock from
 /// receipt: never from comparing a claim with our wall clock.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct TokenLifetimeTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct TokenLifetimeTests {
     static let skews: [Double] = [-86_400, -3600, 0, 3600, 86_400]
 
     @Test(arguments: [false, true], skews)

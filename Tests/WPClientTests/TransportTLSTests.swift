@@ -8,7 +8,7 @@ import WPTestSupport
 /// Against a local HTTPS server with a self-signed certificate (made with `openssl` here):
 /// verification fails by default with a `tls` error that says what to set; `ca_file` and
 /// `skip_ssl_verify` both work, on Linux too.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3))) struct TransportTLSTests {
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4))) struct TransportTLSTests {
     static let openssl = LocalServerProcess.executable("openssl")
 
     /// Generates a certificate for 127.0.0.1, starts `openssl s_server -www` on port 0, and

@@ -9,7 +9,7 @@ import WPRuntime
 
 /// The collector against the in-process simulator: what `/metrics` shows equals what the
 /// simulated WinPower reports, device by device.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct CollectorSimulatorTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct CollectorSimulatorTests {
     @Test func everyDeviceValueEqualsTheSimulators() async throws {
         let harness = SimulatorHarness(devices: 10)
         let fixture = try CollectorFixture(client: harness.makeClient(), clock: harness.clock, epoch: harness.epoch)

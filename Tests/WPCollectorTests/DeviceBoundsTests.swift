@@ -9,7 +9,7 @@ import WPRuntime
 
 /// The client's bounds seen from the exposition and the health value, end to end from the
 /// simulator's JSON: a 10 MB alias, a server answering one huge page, the page bound.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct DeviceBoundsTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct DeviceBoundsTests {
     static func fixture(devices: Int, simulator: (inout WinPowerSimulator.Configuration) -> Void,
                         client: (inout WinPowerHTTPClient.Configuration) -> Void = { _ in })
         throws -> (SimulatorHarness, CollectorFixture) {

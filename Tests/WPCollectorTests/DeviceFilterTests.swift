@@ -10,7 +10,7 @@ import WPTestSupport
 import WPRuntime
 
 /// Choosing, naming and labelling devices: `DeviceFilter` applied by the collector.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct DeviceFilterTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct DeviceFilterTests {
     @Test(arguments: [
         ("C3K", "C3K", true), ("C3K", "c3k", false), ("*", "", true), ("*", "anything at all", true),
         ("Hall *", "Hall 3", true), ("Hall *", "Hall", false), ("Hall*", "Hall", true), ("?3K", "C3K", true),

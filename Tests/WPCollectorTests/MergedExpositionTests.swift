@@ -14,7 +14,7 @@ import WPCompression
 /// The merged exposition of several servers' collectors sharing one energy meter: each
 /// family's header once, every series labelled with its server, gzip bodies that decode to
 /// the plain ones, and a body the reference parsers accept.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct MergedExpositionTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct MergedExpositionTests {
     /// Two servers with the same device ids (identity is (server, device)) and a third down.
     struct Fleet {
         let clock: ManualClock

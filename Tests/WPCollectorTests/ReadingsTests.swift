@@ -9,7 +9,7 @@ import WPRuntime
 
 /// Three-phase UPSs, passed-through readings and alarm details, end to end from the
 /// simulator's JSON through the real client to the exposition.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ReadingsTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct ReadingsTests {
     static let phaseFamilies = ["winpower_device_phase_input_voltage_volts", "winpower_device_phase_input_current_amperes",
                                 "winpower_device_phase_output_voltage_volts", "winpower_device_phase_output_current_amperes",
                                 "winpower_device_phase_load_watts", "winpower_device_phase_load_va"]

@@ -4,7 +4,7 @@ import WPTestThreads
 
 /// `servers:` and the users files have documented ceilings on how many entries they list; past
 /// one the file is refused naming it (and, for servers, advising to shard).
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct CountCeilingTests {
+@Suite(.ownThreads, .timeLimit(.minutes(5))) struct CountCeilingTests {
     static func servers(_ count: Int) -> String {
         "servers:\n" + (0..<count).map { "  - name: s\($0)\n    base_url: https://ups\($0).example.com\n" }.joined()
     }

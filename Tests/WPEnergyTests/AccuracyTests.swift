@@ -12,7 +12,7 @@ import WPTestSupport
 /// integral of the simulator's power curves, for our rule and for the previous exporter's rule
 /// (right rectangle, running total rounded to 0.01 Wh at every step). The figures printed here
 /// are the ones in docs/energy.md.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct AccuracyTests {
+@Suite(.ownThreads, .timeLimit(.minutes(5))) struct AccuracyTests {
     /// One device's sample times (s) and powers (W) over a day.
     struct Trace {
         var times: [Double]

@@ -20,7 +20,7 @@ import WPTestThreads
 
 /// The testing product: an exporter against an in-process simulated WinPower, on a manual
 /// clock, its energy in memory.
-@Suite(.ownThreads, .timeLimit(.minutes(2))) struct ExporterTestHarnessTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct ExporterTestHarnessTests {
     @Test func aCollectionShowsEveryDeviceAndTimeMovesOnlyWhenAdvanced() async throws {
         let harness = try await ExporterTestHarness(devices: 4)
         await harness.collect()

@@ -8,7 +8,7 @@ import WPTestSupport
 /// The exporter's components log under the label of the logger it is given (an embedding
 /// service's `winpower` → `winpower.collector`), or under their bare names as the command-line
 /// tool writes them.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ComponentLabelTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct ComponentLabelTests {
     @Test func componentsNestUnderTheGivenLabel() async throws {
         let harness = try await ExporterHarness(devices: 2)
         await harness.exporter.collector.collect()

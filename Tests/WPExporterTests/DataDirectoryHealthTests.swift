@@ -12,7 +12,7 @@ import WPTestSupport
 /// save; while it cannot be saved to, `/health` says unhealthy naming it and
 /// `winpower_exporter_energy_last_save_successful` is 0; a shutdown that could not save says
 /// so, with where the last saved totals are.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct DataDirectoryHealthTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct DataDirectoryHealthTests {
     /// One collection, then waits (on a thread of its own) for the save it asked for.
     static func collectAndSave(_ harness: ExporterHarness) async throws {
         harness.clock.advance(by: .seconds(5))

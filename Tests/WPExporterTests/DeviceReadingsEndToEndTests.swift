@@ -10,7 +10,7 @@ import WPTestSupport
 
 /// What issue-level users see over HTTP: the area of the list request, alarm texts in
 /// `/health`, three-phase and passed-through series on `/metrics`.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct DeviceReadingsEndToEndTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct DeviceReadingsEndToEndTests {
     @Test func areaSelectionListsOnlyThatAreasDevices() async throws {
         let area = SimulatedDevice.areaId(1)
         let harness = try await ExporterHarness(devices: 6, configure: { $0.areas = 2 },

@@ -11,7 +11,7 @@ import WPTestSupport
 @testable import WPExporter
 
 /// The simulator on a socket, the exporter against it over real HTTP, scraped over real HTTP.
-@Suite(.ownThreads, .timeLimit(.minutes(2))) struct EndToEndTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct EndToEndTests {
     @Test func everyDeviceValueOnMetricsEqualsTheSimulators() async throws {
         let harness = try await ExporterHarness(devices: 7)
         await harness.exporter.collector.collect()

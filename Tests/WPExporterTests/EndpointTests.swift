@@ -13,7 +13,7 @@ import WPCompression
 import WPRuntime
 
 /// The HTTP endpoints over a real socket: formats, gzip members, health and the landing page.
-@Suite(.ownThreads, .timeLimit(.minutes(2))) struct EndpointTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct EndpointTests {
     @Test func gzipBodyIsOneMemberContinuingTheSnapshotAndDecodesLikePrometheus() async throws {
         let harness = try await ExporterHarness(devices: 20)
         await harness.exporter.collector.collect()

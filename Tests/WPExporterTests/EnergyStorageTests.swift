@@ -12,7 +12,7 @@ import WPTestSupport
 
 /// The exporter's energy store is a seam: the data directory by default, memory only on
 /// request, or a store the caller gives (a test's fake instead of a temporary directory).
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct EnergyStorageTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct EnergyStorageTests {
     static func collectAndSave(_ harness: ExporterHarness) async throws {
         harness.clock.advance(by: .seconds(5))
         await harness.exporter.collector.collect()

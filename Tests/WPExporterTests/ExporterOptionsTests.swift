@@ -6,7 +6,7 @@ import WPTestThreads
 @testable import WPExporter
 
 /// The options an embedder writes most: on the continuous clock, with nothing but a logger.
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct ExporterOptionsTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct ExporterOptionsTests {
     @Test func optionsOnTheContinuousClockNeedNoClock() async throws {
         var options = Exporter<ContinuousClock>.Options(logger: .disabled)
         #expect(options.mergeSpacing == .seconds(1))

@@ -9,7 +9,7 @@ import WPServer
 
 /// `/health` shows texts from WinPower (device names, alarm texts, errors) without their control
 /// and bidirectional formatting characters, raw or JSON-escaped.
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct HealthDisplayTextTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct HealthDisplayTextTests {
     @Test func aHostileAliasAndAlarmTextAreShownReplaced() throws {
         let now = Date()
         var health = CollectorHealth(lastFinished: now, lastSuccess: now, winPowerReachable: true, authenticated: true,

@@ -15,7 +15,7 @@ import WPTestSupport
 /// clock and HTTP clients, `/metrics` served and scraped over HTTP, the WinPower families in a
 /// service's own registry, reloads (a server added, then a switch to a `winpower`-only
 /// configuration), and a stop that persists the energy totals and releases the data directory.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct LibraryEndToEndTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct LibraryEndToEndTests {
     private static func simulator() async throws -> SimulatorServer {
         var configuration = WinPowerSimulator.Configuration()
         configuration.deviceCount = 2
@@ -172,7 +172,7 @@ import WPTestSupport
 }
 
 /// `Exporter.init` checks a configuration built in code as a file is checked.
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct ExporterValidationTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ExporterValidationTests {
     /// An exporter that serves no listener of its own (an embedder mounting its router) is not
     /// told that a changed port needs a restart: nothing uses the port.
     @Test func applyingANewPortWithoutAListenerAnnouncesNoRestart() async throws {

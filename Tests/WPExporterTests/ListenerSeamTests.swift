@@ -43,7 +43,7 @@ final class InProcessListeners: Sendable {
 
 /// The exporter takes its listeners through `Options.listeners`: a test (or an embedder) serves
 /// its endpoints and its NUT protocol without a socket.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ListenerSeamTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct ListenerSeamTests {
     @Test func theEndpointsAndNUTAreServedThroughFakeListeners() async throws {
         let fakes = InProcessListeners()
         let harness = try await ExporterHarness(devices: 2, configureExporter: { $0.nut.listen = "127.0.0.1:0" },

@@ -16,7 +16,7 @@ import WPNUTFrontEnd
 @testable import WPSNMPFrontEnd
 
 /// The NUT bridge's data: the collectors' published readings as NUT UPSs.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct NUTFleetSourceTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct NUTFleetSourceTests {
     @Test func devicesBecomeUPSsWithReadableUniqueNamesAndTheReadingsOfMetrics() async throws {
         let harness = try await ExporterHarness(devices: 7)
         defer { Task { await harness.shutdown() } }

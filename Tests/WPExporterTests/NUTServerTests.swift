@@ -12,7 +12,7 @@ import WPTestSupport
 @testable import WPExporter
 
 /// The exporter with `nut.listen`: the NUT server answers from the same readings as `/metrics`.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct NUTServerTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct NUTServerTests {
     @Test func upsReadingsOverTheNUTPortEqualMetrics() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-nut-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -4,7 +4,7 @@ import WPTestSupport
 
 /// Requests the HTTP server refuses before any handler runs are counted on the exporter's own
 /// `/metrics`, under `handler="refused"` and the status they got.
-@Suite("Refused requests on /metrics", .ownThreads, .timeLimit(.minutes(3)))
+@Suite("Refused requests on /metrics", .ownThreads, .timeLimit(.minutes(4)))
 struct RefusedRequestsTests {
     @Test func aBodyOnABodilessRouteAndAMalformedHeadAreCountedUnderRefused() async throws {
         let harness = try await ExporterHarness(devices: 1)

@@ -15,7 +15,7 @@ import WPSNMPFrontEnd
 
 /// The exporter with `snmp.listen`: net-snmp's tools read the UPS-MIB of each UPS from the
 /// same readings as `/metrics`, selecting a UPS with `community@name` or an SNMPv3 context.
-@Suite(.ownThreads, .timeLimit(.minutes(3)),
+@Suite(.ownThreads, .timeLimit(.minutes(4)),
        .enabled(if: ["snmpget", "snmpwalk"].allSatisfy { ChildProcess.executable(named: $0) != nil },
                 "net-snmp's snmpget and snmpwalk are not installed: skipped"))
 struct SNMPServerTests {

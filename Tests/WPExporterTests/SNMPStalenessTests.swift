@@ -13,7 +13,7 @@ import WPRuntime
 /// The agent withdraws a UPS's readings once they are older than the staleness window even
 /// when no collection is published after them (WinPower down: every collection fails), as
 /// `/metrics` and the NUT server do; the readings return with the next collection.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct SNMPStalenessTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct SNMPStalenessTests {
     @Test func readingsGoStaleWithoutANewCollection() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wpexporter-snmp-stale-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -12,7 +12,7 @@ import WPRuntime
 
 /// A reload that renames a server (a new entry with `energy_from: <old>`, the old one removed)
 /// moves every total to the new name while the exporter runs; one it cannot honour is refused.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ServersLiveRenameTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct ServersLiveRenameTests {
     static func readout(mode: Int) -> Result<DeviceReadout, ClientError> {
         .success(.make(devices: [.make(id: "ups-1", watts: 360, mode: mode)]))
     }

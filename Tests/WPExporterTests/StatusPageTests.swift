@@ -16,7 +16,7 @@ import WPTestThreads
 
 /// The status pages (`/status`, `/status.json`, a page per UPS, its outages) through the
 /// exporter's listener, against the simulator on a manual clock.
-@Suite("Status pages", .ownThreads, .timeLimit(.minutes(3)))
+@Suite("Status pages", .ownThreads, .timeLimit(.minutes(5)))
 struct StatusPageTests {
     /// Markup, quotes and 10 KB: a UPS alias is user input.
     static let hostile = "<script>alert(\"x\")</script>' onmouseover='y' &amp;" + String(repeating: "<b>é", count: 2500)

@@ -15,7 +15,7 @@ import WPNUTFrontEnd
 /// The UPS-MIB from the outage ledger: the test group (the last self-test's start, kept across
 /// restarts, its result, and its elapsed time, reckoned from the agent's start; `upsTestId`
 /// naming a test only while it runs) and `upsSecondsOnBattery` from the outage's start.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct UPSMIBTestGroupTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct UPSMIBTestGroupTests {
     static let agentStart = Date(timeIntervalSince1970: 1_760_000_000)
 
     static func values(mode: Int, testStatus: Int?, record: SelfTestRecord?, now: Double = 100, end: Double? = nil) -> UPSMIBValues {

@@ -12,7 +12,7 @@ import WPTestThreads
 /// Swift concurrency pool, more requests than threads wait in order, and joined host-name
 /// lookups hold one `dns` thread per name. Hung exchanges are released at the end (server
 /// stopped, lookup released, task cancelled); deadlines are upper bounds that never fire.
-@Suite(.ownThreads, .timeLimit(.minutes(2))) struct ClientThreadsTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ClientThreadsTests {
     /// More requests than the machine has cores, so blocking the pool would show.
     static let crowd = max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) + 2
 

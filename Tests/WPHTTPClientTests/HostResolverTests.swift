@@ -12,7 +12,7 @@ import WPRuntime
 
 /// Name resolution bounded by the exchange's deadline and cancellation, with a scripted lookup
 /// standing in for `getaddrinfo`.
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct HostResolverTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct HostResolverTests {
     /// A lookup that blocks until released, saying when it has started.
     final class BlockingLookup: Sendable {
         let started = DispatchSemaphore(value: 0)

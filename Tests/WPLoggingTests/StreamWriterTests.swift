@@ -168,7 +168,7 @@ private func stall(_ writer: StreamWriter, _ pipe: StalledPipe) -> [Int]? {
 
 /// Async code closes and flushes a sink on a thread of its own: a sink's wait for its reader
 /// never holds one of Swift's cooperative threads.
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct OffThePoolTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct OffThePoolTests {
     private final class ThreadRecorder: LogSink {
         let names = Mutex<[String]>([])
         func write(_ record: LogRecord) {}

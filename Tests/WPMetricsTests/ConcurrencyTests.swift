@@ -4,7 +4,7 @@ import WPMetrics
 import WPRuntime
 import WPTestSupport
 
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ConcurrencyTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct ConcurrencyTests {
     @Test func manyWritersAndARendererAgree() async throws {
         let registry = MetricRegistry()
         let counter = try registry.counter(name: "events_total", help: "h")

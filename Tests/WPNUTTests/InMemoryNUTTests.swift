@@ -5,7 +5,7 @@ import WPNUT
 
 /// The NUT server's line driver byte by byte on an ``InMemoryLoop``: no socket, no thread, and
 /// a clock the test moves, so each timeout is checked just before and at its deadline.
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct InMemoryNUTTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct InMemoryNUTTests {
     typealias Loop = InMemoryLoop<LineConnectionDriver<NUTProtocol>>
 
     private func makeLoop(scratchBytes: Int = 64 * 1024) -> Loop {

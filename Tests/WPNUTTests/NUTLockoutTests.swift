@@ -40,7 +40,7 @@ private final class FloodCount: Sendable {
 /// A flood of connections reconnecting as soon as the NUT server closes them, each sending a
 /// byte, part of a line, or `VER` only, twice as many as the server holds: new clients are
 /// still served (`LIST UPS`, `GET VAR`, a login) and a monitor logged in before stays.
-@Suite(.ownThreads, .timeLimit(.minutes(4))) struct NUTLockoutTests {
+@Suite(.ownThreads, .timeLimit(.minutes(5))) struct NUTLockoutTests {
     /// What each third of the flood sends before waiting to be closed.
     static let floodLines = ["G", "GET VAR ups ups.st", "VER\n"]
 

@@ -49,7 +49,7 @@ import WPRuntime
     }
 }
 
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct DeadlineTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct DeadlineTests {
     @Test func millisecondsRoundUp() {
         #expect(Deadline.milliseconds(.nanoseconds(1)) == 1)
         #expect(Deadline.milliseconds(.milliseconds(1)) == 1)

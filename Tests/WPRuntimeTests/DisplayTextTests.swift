@@ -2,7 +2,7 @@ import Testing
 import WPTestThreads
 import WPRuntime
 
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct DisplayTextTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct DisplayTextTests {
     /// ESC, NUL, BEL, tab, newline, DEL, a C1 control and every bidirectional formatting
     /// character each become U+FFFD; printable text, accents and CJK stay.
     @Test func controlAndBidiCharactersAreReplacedVisibly() {

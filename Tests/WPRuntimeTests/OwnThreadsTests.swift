@@ -4,7 +4,7 @@ import WPTestThreads
 
 /// `.ownThreads`: a test's body and its child tasks run on the test process's own threads, so
 /// tests that block do not hold Swift's cooperative pool (two threads on a 2-core machine).
-@Suite(.ownThreads, .timeLimit(.minutes(2)), .enabled(if: TestThreadExecutor.maxThreads > 0, "WPEXPORTER_TEST_THREADS=0 keeps test bodies on Swift's pool"))
+@Suite(.ownThreads, .timeLimit(.minutes(3)), .enabled(if: TestThreadExecutor.maxThreads > 0, "WPEXPORTER_TEST_THREADS=0 keeps test bodies on Swift's pool"))
 struct OwnThreadsTests {
     @Test func aSynchronousBodyRunsOnATestThread() {
         #expect(NamedThreadTests.currentName() == "test-thread")

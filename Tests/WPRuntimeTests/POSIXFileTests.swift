@@ -7,7 +7,7 @@ import WPTestThreads
 
 /// The one read and write loop over a descriptor: whole writes, reads bounded by a limit that
 /// say when the file goes on.
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct POSIXFileTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct POSIXFileTests {
     private func pipePair() throws -> (read: Int32, write: Int32) {
         var fds: [Int32] = [0, 0]
         try #require(pipe(&fds) == 0)

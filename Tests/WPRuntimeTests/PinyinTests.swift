@@ -3,7 +3,7 @@ import WPRuntime
 import WPTestThreads
 
 /// Chinese (and other non-ASCII text) spelled in ASCII for NUT and SNMP clients.
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct PinyinTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct PinyinTests {
     @Test func ideographsHaveTheirTonelessMainlandReading() {
         #expect(Pinyin.syllable("机") == "ji")
         #expect(Pinyin.syllable("房") == "fang")

@@ -3,7 +3,7 @@ import WPRuntime
 import WPTestThreads
 
 /// The one mask and the one way to apply it to text a library did not write.
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct RedactionTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct RedactionTests {
     @Test func everySecretIsMaskedLongestFirst() {
         let text = "user=pusher:pw-Long-1 and again pw-Long-1, prefix pw-L"
         #expect(Redaction.masking(["pw-L", "pw-Long-1"], in: text) == "user=pusher:*** and again ***, prefix ***",
@@ -19,7 +19,7 @@ import WPTestThreads
 }
 
 /// The one backoff rule: doubled per failure after the first, capped, never overflowing.
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct BackoffTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct BackoffTests {
     @Test func doublesFromTheSecondFailureUpToTheCap() {
         let backoff = Backoff(initial: .milliseconds(500), maximum: .seconds(30))
         #expect((0...9).map { backoff.delay(afterFailures: $0) }

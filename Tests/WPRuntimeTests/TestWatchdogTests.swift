@@ -5,7 +5,7 @@ import WPTestThreads
 /// The test process's watchdog: a run with tests running and none starting or ending for the
 /// limit is reported with every test that never ended (oldest first), once; the cleanups (the
 /// child processes to kill) run first; progress or no test running is no stall.
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct TestWatchdogTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct TestWatchdogTests {
     @Test func aStallNamesTheTestsThatNeverEndedAndRunsTheCleanups() throws {
         let reports = Mutex<[String]>([])
         let watchdog = TestWatchdog(stallLimit: .seconds(600), watching: false) { text in reports.withLock { $0.append(text) } }

@@ -14,7 +14,7 @@ private struct SplitMix64: RandomNumberGenerator {
     }
 }
 
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct BERPropertyTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct BERPropertyTests {
     @Test func randomOIDsAndValuesRoundTrip() throws {
         var random = SplitMix64(state: 41)
         for _ in 0..<2_000 {

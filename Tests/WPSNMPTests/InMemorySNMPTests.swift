@@ -6,7 +6,7 @@ import WPTestThreads
 
 /// The SNMP agent on the datagram driver, datagram by datagram on an ``InMemoryLoop``: no
 /// socket and no thread; the test plays the managers and the kernel.
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct InMemorySNMPTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct InMemorySNMPTests {
     private func makeLoop<P: DatagramProtocol>(_ datagramProtocol: P, counters: DatagramCounters,
                                                _ change: (inout DatagramServer<P>.Configuration) -> Void = { _ in })
         -> InMemoryLoop<DatagramDriver<P>> {

@@ -49,7 +49,7 @@ func fullView() -> MIBTable {
     return builder.build()
 }
 
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct MIBTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct MIBTests {
     @Test func oidsOrderLexicographically() {
         let sorted: [OID] = ["1.3.6.1", "1.3.6.1.0", "1.3.6.1.2.1.1.1.0", "1.3.6.1.2.1.1.10", "1.3.6.1.2.1.2", "1.3.6.2"]
         #expect(sorted.shuffled().sorted() == sorted)

@@ -7,7 +7,7 @@ import WPTestSupport
 
 /// net-snmp's command-line tools against a real `DatagramServer<SNMPAgent>` on 127.0.0.1 port
 /// 0. Skipped when the tools are not installed (Debian: `apt-get install snmp`).
-@Suite(.ownThreads, .timeLimit(.minutes(2)),
+@Suite(.ownThreads, .timeLimit(.minutes(3)),
        .enabled(if: ["snmpget", "snmpwalk", "snmpbulkwalk", "snmpset"].allSatisfy { ChildProcess.executable(named: $0) != nil },
                 "net-snmp's snmpget, snmpwalk, snmpbulkwalk and snmpset are not installed: skipped"))
 struct NetSNMPClientTests {

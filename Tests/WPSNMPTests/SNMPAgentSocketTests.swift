@@ -42,7 +42,7 @@ private final class SNMPClient: Sendable {
     deinit { close(descriptor) }
 }
 
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct SNMPAgentSocketTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct SNMPAgentSocketTests {
     /// A real `DatagramServer<SNMPAgent>` on 127.0.0.1 port 0: a dropped wrong community, then a
     /// GetBulk walk of the whole view over the socket.
     @Test func datagramServerServesTheAgent() async throws {

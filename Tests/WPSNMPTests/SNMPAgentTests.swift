@@ -29,7 +29,7 @@ func answer(_ agent: SNMPAgent, _ bytes: [UInt8], sourceLocation: SourceLocation
     return try SNMPMessage(decoding: reply)
 }
 
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct SNMPAgentTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct SNMPAgentTests {
     @Test func getAnswersTheNetSNMPRequest() throws {
         let reply = try answer(agent(), sysDescrRequest)
         #expect(reply.version == .v2c && reply.community == Array("public".utf8))

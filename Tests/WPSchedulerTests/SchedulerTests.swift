@@ -45,7 +45,7 @@ struct Recorder: Sendable {
     init() { (stream, continuation) = AsyncStream.makeStream() }
 }
 
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct SchedulerTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct SchedulerTests {
     let clock = ManualClock()
     let recorder = Recorder()
 

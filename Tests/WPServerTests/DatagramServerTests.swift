@@ -91,7 +91,7 @@ private final class UDPClient: Sendable {
     deinit { close(descriptor) }
 }
 
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct DatagramServerTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct DatagramServerTests {
     private static func serving(_ configuration: DatagramServer<Upper>.Configuration = .init(host: "127.0.0.1", port: 0),
                                 _ datagramProtocol: Upper = Upper(),
                                 _ body: (Int, DatagramServer<Upper>) async throws -> Void) async throws {

@@ -5,7 +5,7 @@ import WPTestSupport
 @testable import WPServer
 import WPCompression
 
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct HTTPResponseEncoderTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct HTTPResponseEncoderTests {
     let date = "Sun, 06 Nov 1994 08:49:37 GMT"
 
     func text(_ encoded: EncodedResponse) -> String { String(decoding: encoded.head + encoded.body, as: UTF8.self) }

@@ -10,7 +10,7 @@ import WPTestSupport
 
 /// The server's lifecycle over real sockets: the reactor's own deadline scan, caps, shutdown.
 /// Each timeout's exact boundaries (head, body, request, idle, write) are in InMemoryHTTPTests.
-@Suite(.ownThreads, .timeLimit(.minutes(2))) struct HTTPServerLifecycleTests {
+@Suite(.ownThreads, .timeLimit(.minutes(5))) struct HTTPServerLifecycleTests {
     @Test func silentNewConnectionIsClosedAfterHeadTimeout() async throws {
         try await withTestServer(EchoHandler(), configuration: configuration { $0.headTimeout = .milliseconds(50) }) { port in
             let client = try await TestHTTPClient.connect(port: port)

@@ -5,7 +5,7 @@ import WPLogging
 import WPTestSupport
 import WPCompression
 
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct HTTPServerTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct HTTPServerTests {
     @Test func keepAliveReusesTheConnection() async throws {
         try await withTestServer(EchoHandler()) { port in
             let client = try await TestHTTPClient.connect(port: port)

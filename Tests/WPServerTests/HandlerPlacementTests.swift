@@ -9,7 +9,7 @@ import WPTestSupport
 /// Where handlers run: a handler doing long synchronous work (a registry's rendering, say)
 /// runs on Swift's pool, so the event loop keeps answering every other connection; a handler
 /// that serves a pre-rendered body runs on the loop.
-@Suite(.ownThreads, .timeLimit(.minutes(2))) struct HandlerPlacementTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct HandlerPlacementTests {
     /// The name of the thread running the caller (`http-loop` for the event loop).
     static func threadName() -> String {
         let fd = open("/proc/thread-self/comm", O_RDONLY)

@@ -54,7 +54,7 @@ private final class ClosedSessions: Sendable {
     var count: Int { list.withLock { $0.count } }
 }
 
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct LineServerTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct LineServerTests {
     private static func serving<T>(_ configuration: LineServer<Shouting>.Configuration = .init(host: "127.0.0.1", port: 0),
                                    _ lineProtocol: Shouting = Shouting(),
                                    _ body: (Int, LineServer<Shouting>) async throws -> T) async throws -> T {

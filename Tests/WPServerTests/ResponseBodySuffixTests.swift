@@ -5,7 +5,7 @@ import WPTestSupport
 import WPCompression
 
 /// A response body in two parts (`body` then `bodySuffix`) is framed and sent as one body.
-@Suite(.ownThreads, .timeLimit(.minutes(2))) struct ResponseBodySuffixTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct ResponseBodySuffixTests {
     let date = "Sun, 06 Nov 1994 08:49:37 GMT"
 
     @Test func contentLengthCoversBothParts() {

@@ -13,7 +13,7 @@ final class EventRecorder: RequestObserver {
 }
 
 /// The server's side of the hardening, over real sockets on ephemeral loopback ports.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ServerHardeningTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct ServerHardeningTests {
     static let bodiless: WPRouter = {
         var router = WPRouter()
         router.get("/metrics", takesBody: false) { _ in .text("metrics\n") }

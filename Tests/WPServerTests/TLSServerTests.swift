@@ -6,7 +6,7 @@ import WPLogging
 import WPTestSupport
 
 /// HTTPS through the listener, against `curl`, with a throwaway PKI made by `openssl`.
-@Suite(.ownThreads, .timeLimit(.minutes(2)), .enabled(if: TLSTestCertificates.openssl != nil && TLSTestCertificates.curl != nil,
+@Suite(.ownThreads, .timeLimit(.minutes(4)), .enabled(if: TLSTestCertificates.openssl != nil && TLSTestCertificates.curl != nil,
                                          "openssl or curl is not installed: cannot make certificates or speak HTTPS"))
 struct TLSServerTests {
     static func configuration(_ pki: TLSTestCertificates,

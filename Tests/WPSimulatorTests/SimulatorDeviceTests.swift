@@ -8,7 +8,7 @@ import WPTestSupport
 import WPRuntime
 
 /// Simulated devices: stable, varied, string-typed, and on the exact power curves.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct SimulatorDeviceTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct SimulatorDeviceTests {
     static func simulator(devices: Int) -> WinPowerSimulator {
         var configuration = WinPowerSimulator.Configuration()
         configuration.deviceCount = devices

@@ -8,7 +8,7 @@ import WPSimulator
 import WPTestSupport
 
 /// N independent simulated servers with per-server faults, over real loopback sockets.
-@Suite(.ownThreads, .timeLimit(.minutes(2))) struct SimulatorFleetTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct SimulatorFleetTests {
     static func client(_ baseURL: String, password: String = "admin",
                        apiTimeout: Duration = .seconds(10)) throws -> WinPowerHTTPClient {
         var configuration = WinPowerHTTPClient.Configuration(baseURL: try #require(URL(string: baseURL)),

@@ -7,7 +7,7 @@ import WPSimulator
 import WPTestSupport
 
 /// The simulator served on a real socket, and `unreachable` as refused connections.
-@Suite(.ownThreads, .timeLimit(.minutes(2))) struct SimulatorServerTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct SimulatorServerTests {
     static func login(port: Int) async throws -> TestHTTPClient.Response {
         let connection = try await TestHTTPClient.connect(port: port)
         defer { connection.close() }

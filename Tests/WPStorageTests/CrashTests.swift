@@ -16,7 +16,7 @@ import Glibc
 /// started and killed take 10-20 s alone; beside a busy loop per core at its own priority the
 /// slowest of 20 runs took 104 s (`STRESS_NICE=0 scripts/stress-tests.sh 20`), and the limit keeps
 /// 4 times that.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(8))) struct CrashTests {
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(22))) struct CrashTests {
     /// The 100 kills run on a thread of their own (spawning, reading and killing block), not on
     /// Swift's pool; what went wrong is collected there and expected here.
     @Test func stateSurvives100RandomKills() async throws {

@@ -5,7 +5,7 @@ import WPServer
 import WPSimulator
 
 /// `wpexporter demo` as a newcomer runs it: next to something already on its port.
-@Suite(.ownThreads, .timeLimit(.minutes(3)), .serialized) struct DemoBinaryTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4)), .serialized) struct DemoBinaryTests {
     /// The temporary data directory the demo printed (`energy state in DIR (temporary)`).
     static func temporaryDirectory(in output: String) -> String? {
         guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("energy state in ") }),

@@ -7,7 +7,7 @@ import WPTestSupport
 
 /// The built binary reloads its configuration on SIGHUP and `POST /-/reload`, keeps running on
 /// a broken file, and never logs the password.
-@Suite(.ownThreads, .timeLimit(.minutes(3)), .serialized) struct ReloadBinaryTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4)), .serialized) struct ReloadBinaryTests {
     static func request(_ port: Int, _ method: String, _ path: String) async throws -> TestHTTPClient.Response {
         let connection = try await TestHTTPClient.connect(port: port)
         defer { connection.close() }
