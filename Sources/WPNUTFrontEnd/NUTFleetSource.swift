@@ -58,9 +58,7 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
     }
 
     private struct Cache {
-        /// The readings each entry was built from, by server, to see a new collection.
-        var built: [ObjectIdentifier] = []
-        /// The generation of the publication the table was built from.
+        /// The generation of the publication the table was built from (each collection is a new one).
         var generation: UInt64 = .max
         var order: [String] = []
         /// By lower-cased NUT name: clients name UPSs in any case, as upsd allows.
@@ -91,17 +89,12 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
     }
 
     /// Takes a publication: kept, the table rebuilt from it when a client next asks (so a
-    /// collection nobody reads over NUT costs nothing here); one older than the one kept is
+    /// collection nobody reads over NUT costs nothing here); one not newer than the one kept is
     /// ignored. Never waits for I/O.
     package func published(_ state: FleetState<C>) {
         latest.withLock { latest in
-            if state.generation >= latest.generation { latest = state }
+            if state.generation > latest.generation { latest = state }
         }
-    }
-
-    /// A device's key, as the energy state keys it (``FleetState/key(server:device:)``).
-    package static func key(server: String, device: String) -> String {
-        FleetState<C>.key(server: server, device: device)
     }
 
     package func upsList() -> [NUTUPS] {
@@ -139,14 +132,12 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
         return ups
     }
 
-    /// Runs `body` on the table, rebuilt first when a publication brought a collection since.
+    /// Runs `body` on the table, rebuilt first when a publication came since.
     private func current<T>(_ body: (Cache) -> T) -> T {
         let state = latest.withLock { $0 }
-        let identities = state.servers.map { ObjectIdentifier($0.devices) }
         return cache.withLock { cache in
-            if cache.built != identities || cache.generation != state.generation {
+            if cache.generation != state.generation {
                 rebuild(&cache, servers: state.servers)
-                cache.built = identities
                 cache.generation = state.generation
             }
             return body(cache)

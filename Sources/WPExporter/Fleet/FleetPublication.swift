@@ -98,7 +98,7 @@ package final class FleetPublication<C: Clock>: FleetPublishing where C.Duration
     ///   - spacing: the minimum time between two merges (``ExpositionMerger``).
     ///   - afterCollection: runs after each publication (the command-line tool returns freed
     ///     heap memory to the system there).
-    init(fleet: ServerFleet<C>, meter: EnergyMeter<C>, naming: UPSNaming = UPSNaming(settings: .init()), spacing: Duration,
+    init(fleet: ServerFleet<C>, meter: EnergyMeter<C>, naming: UPSNaming, spacing: Duration,
          clock: C, afterCollection: @escaping @Sendable () -> Void) {
         let hub = Hub(fleet: fleet, meter: meter, naming: naming, clock: clock, afterCollection: afterCollection)
         self.hub = hub

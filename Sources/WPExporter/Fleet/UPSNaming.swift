@@ -22,23 +22,16 @@ import WPStorage
 /// (``FleetState/Server/remembered``), as upsd lists a UPS whose driver is down.
 final class UPSNaming: Sendable {
     /// What the configuration says of names.
-    struct Settings: Sendable, Equatable {
+    struct Settings: Sendable {
         /// Names by `device_id` (`nut.ups.<device_id>.name`).
         var names: [String: String] = [:]
         /// The alias `nut.default_ups` reserves (`ups`), and the device (id or name) it stands for.
         var defaultUPS: (alias: String, device: String)?
 
-        init() {}
-
         /// The names of `nut.*`.
         init(_ nut: ExporterConfiguration.NUT) {
             names = nut.ups.compactMapValues(\.name)
             defaultUPS = nut.defaultUPS.map { (alias: "ups", device: $0) }
-        }
-
-        static func == (lhs: Settings, rhs: Settings) -> Bool {
-            lhs.names == rhs.names && lhs.defaultUPS?.alias == rhs.defaultUPS?.alias
-                && lhs.defaultUPS?.device == rhs.defaultUPS?.device
         }
     }
 
@@ -75,6 +68,10 @@ final class UPSNaming: Sendable {
         let configured = Set(settings.names.values.map { $0.lowercased() })
         let kept = state.withLock { state -> [String: StoredUPSName] in
             var taken: Set<String> = []
+            // The names `assigned` holds, lower-cased, with how many keys hold each: counted once a
+            // call and kept up to date, not remade for each device that needs a new name.
+            var given: [String: Int] = [:]
+            for name in state.assigned.values { given[name.lowercased(), default: 0] += 1 }
             var served: [String: StoredUPSName] = [:]
             for index in servers.indices {
                 let server = servers[index]
@@ -84,18 +81,21 @@ final class UPSNaming: Sendable {
                     let key = FleetState<C>.key(server: server.name, device: device.id)
                     let isDefault = settings.defaultUPS?.device == device.id
                     let name: String
-                    if let given = settings.names[device.id] {
-                        name = given
+                    if let configuredName = settings.names[device.id] {
+                        name = configuredName
                     } else if let kept = state.assigned[key], !configured.contains(kept.lowercased()),
                               isDefault || !reserved.contains(kept.lowercased()), !taken.contains(kept.lowercased()) {
                         name = kept
                     } else {
                         name = Self.unique(NUTNames.derived(from: device.asset.alias),
-                                           taken: configured.union(state.assigned.values.map { $0.lowercased() }).union(taken)
-                                               .union(isDefault ? [] : reserved))
+                                           taken: { configured.contains($0) || given[$0] != nil || taken.contains($0)
+                                                    || (!isDefault && reserved.contains($0)) })
                     }
                     guard taken.insert(name.lowercased()).inserted else { continue }
-                    state.assigned[key] = name
+                    if let old = state.assigned.updateValue(name, forKey: key)?.lowercased() {
+                        given[old] = given[old].flatMap { $0 > 1 ? $0 - 1 : nil }
+                    }
+                    given[name.lowercased(), default: 0] += 1
                     names[device.id] = name
                     served[key] = StoredUPSName(name: name, description: server.description(of: device))
                 }
@@ -125,11 +125,11 @@ final class UPSNaming: Sendable {
         memory?.save(kept)
     }
 
-    /// `base`, or `base-2`, … when taken (`taken` holds lower-cased names).
-    private static func unique(_ base: String, taken: Set<String>) -> String {
+    /// `base`, or `base-2`, … when taken (`taken` is asked of lower-cased names).
+    private static func unique(_ base: String, taken: (String) -> Bool) -> String {
         var name = base
         var suffix = 2
-        while taken.contains(name.lowercased()) {
+        while taken(name.lowercased()) {
             name = "\(base)-\(suffix)"
             suffix += 1
         }
