@@ -22,8 +22,9 @@ let package = Package(
         // what docs/api-stability.md promises; a product may hold a companion target (WPServer:
         // its request metrics; the testing product: the simulated WinPower). The Pushgateway
         // client is a product of its own, so a service that only exposes metrics links no HTTP
-        // client and no Foundation. Bytes, compression, the HTTP client, the NUT and SNMP
-        // codecs and the front ends are `package`: internals, no products.
+        // client and no Foundation. The front-end seam (WPFrontEnd) is a product, so a service
+        // or an Integrations/ package adds front ends; bytes, compression, the HTTP client, the
+        // NUT and SNMP codecs and the built-in front ends are `package`: internals, no products.
         .library(name: "WPRuntime", targets: ["WPRuntime"]),
         .library(name: "WPLogging", targets: ["WPLogging"]),
         .library(name: "WPConfig", targets: ["WPConfig"]),
@@ -36,6 +37,7 @@ let package = Package(
         .library(name: "WPScheduler", targets: ["WPScheduler"]),
         .library(name: "WPCollector", targets: ["WPCollector"]),
         .library(name: "WPProcess", targets: ["WPProcess"]),
+        .library(name: "WPFrontEnd", targets: ["WPFrontEnd"]),
         .library(name: "WPExporter", targets: ["WPExporter"]),
         .library(name: "WPExporterTesting", targets: ["WPExporterTesting", "WPSimulator"]),
     ],
@@ -93,8 +95,9 @@ let package = Package(
         .target(name: "WPSNMP", dependencies: ["WPServer", "WPCSecurityShim", "WPRuntime"]),
 
         // The seam every front end of the exporter is built on: the fleet's published state
-        // (`FleetState`, `FleetPublishing`), the `FrontEnd` shape and its error.
-        .target(name: "WPFrontEnd", dependencies: ["WPClient", "WPCollector", "WPEnergy", "WPMetrics", "WPServer"]),
+        // (`FleetState`, `FleetPublishing`), the `FrontEnd` shape, its factory and context, its error.
+        .target(name: "WPFrontEnd", dependencies: ["WPClient", "WPCollector", "WPEnergy", "WPMetrics", "WPServer", "WPConfig",
+                                                    "WPLogging", "WPStorage"]),
         // The published value for tests: a scripted publication and a server's part built from devices.
         .target(name: "WPFrontEndTesting", dependencies: ["WPFrontEnd", "WPClient", "WPCollector", "WPEnergy"]),
         // The NUT server of `nut.*` over the fleet's published state: names, variables, users.
@@ -118,7 +121,7 @@ let package = Package(
                                                     "WPCBuildInfo", "WPFrontEnd", "WPNUTFrontEnd", "WPSNMPFrontEnd", "WPStatusPage"]),
         // For embedders' tests (as HummingbirdTesting): an exporter against a simulated WinPower
         // in process, on a manual clock, its energy in memory (docs/embedding.md, "Testing").
-        .target(name: "WPExporterTesting", dependencies: ["WPRuntime", "WPExporter", "WPConfig", "WPClient", "WPCollector", "WPLogging",
+        .target(name: "WPExporterTesting", dependencies: ["WPRuntime", "WPExporter", "WPFrontEnd", "WPConfig", "WPClient", "WPCollector", "WPLogging",
                                                            "WPSimulator", "WPServer", "WPHTTPClient", "WPCompression"]),
         .executableTarget(name: "wpexporter", dependencies: ["WPExporter", "WPLogging", "WPConfig", "WPClient", "WPCollector", "WPProcess",
                                                              "WPServer", "WPSimulator", "WPCMallocTuning"]),

@@ -125,7 +125,7 @@ trap 'echo "runtime-figures: failed (status $?) at line $LINENO: $BASH_COMMAND" 
 # so the probe measures waiting, not competing for the cores with /metrics.
 printf 'function delay()\n    return 10\nend\n' >"$work/probe.lua"
 
-wait_for() {  # $1: file, $2: pattern; waits up to 60 s for the pattern in the file
+wait_for_text() {  # $1: file, $2: pattern; waits up to 60 s for the pattern in the file
     for _ in $(seq 600); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
     echo "runtime-figures: no \"$2\" in $1:" >&2; cat "$1" >&2; exit 1
 }
@@ -226,7 +226,7 @@ measure() {  # $1: revision index, $2: round
     : >"$work/embedder.out"  # emptied before it starts, as the exporter's log
     "$(embedder_binary "$index")" 10000 >>"$work/embedder.out" 2>&1 &
     local embedder=$!
-    wait_for "$work/embedder.out" "listening"
+    wait_for_text "$work/embedder.out" "listening"
     local url; url="http://127.0.0.1:$(awk '/listening/ {print $2}' "$work/embedder.out")"
     local alone=()
     for _ in 1 2 3 4 5 6; do

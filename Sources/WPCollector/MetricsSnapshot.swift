@@ -119,7 +119,7 @@ public final class MetricsSnapshot: Sendable {
     }
 
     /// A snapshot with empty bodies (each gzip field a valid member of no bytes).
-    package static let empty: MetricsSnapshot = {
+    public static let empty: MetricsSnapshot = {
         let gzipped = gzipMember(of: [])
         return MetricsSnapshot(text: [], textGzip: gzipped, openMetrics: [], openMetricsGzip: gzipped,
                                generatedAt: nil, deviceCount: 0, seriesCount: 0)

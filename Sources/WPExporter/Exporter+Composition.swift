@@ -6,7 +6,6 @@ import WPFrontEnd
 import WPLogging
 import WPMetrics
 import WPNUTFrontEnd
-import WPPushgateway
 import WPScheduler
 import WPRuntime
 import WPServer
@@ -91,7 +90,7 @@ extension Exporter {
     /// other front ends and of the data directory (its owner's state, read as it is).
     static func endpoints(_ configuration: ExporterConfiguration, publication: FleetPublication<C>,
                           meter: EnergyMeter<C>, store: any EnergyStore, scrape: ScrapeMetrics,
-                          reloader: ConfigReloader, frontEnds: [any FrontEnd], statusPage: StatusPage<C>?,
+                          reloader: ConfigReloader, frontEnds: @escaping @Sendable () -> [any FrontEnd], statusPage: StatusPage<C>?,
                           wallClock: @escaping @Sendable () -> Date) -> Endpoints {
         return Endpoints(view: { Self.view(publication.current, clock: publication.clock) },
                          exposition: { Self.exposition(publication.exposition) },
@@ -133,29 +132,62 @@ extension Exporter {
     /// client connected (14, and 11 sockets: the listener and one kept connection per server).
     static func reservedDescriptors(servers: Int) -> Int { 16 + 2 * servers }
 
-    /// The HTTP and NUT connection caps within the open-files limit (`nil` when unlimited);
-    /// caps lowered by it are logged.
+    /// The HTTP listener's and each front end's connection caps within the open-files limit
+    /// (`nil` when unlimited), the front ends' requests in the list's order
+    /// (``FrontEndFactory/connections``); caps lowered by it are logged.
     ///
     /// - Throws: ``ExporterError/openFiles(_:)`` when the limit is too low to serve at all.
-    static func descriptorBudget(_ configuration: ExporterConfiguration, limit: Int?,
+    static func descriptorBudget(_ configuration: ExporterConfiguration, limit: Int?, factories: [FrontEndFactory<C>],
                                  logger: WPLogger) throws(ExporterError) -> DescriptorBudget? {
         guard let limit else { return nil }
         let http = WPHTTPServer.Configuration().maxConnections
-        let nut = configuration.nut.address == nil ? nil : configuration.nut.maxConnections
+        let requests = factories.map { $0.connections(configuration) }
         let budget: DescriptorBudget
         do {
             budget = try DescriptorBudget(limit: limit, reserved: reservedDescriptors(servers: serverEntries(configuration).count),
-                                          httpConnections: http, lineConnections: nut)
+                                          httpConnections: http, requests: requests)
         } catch {
             throw .openFiles(error)
         }
-        if budget.httpConnections < http || (nut.map { budget.lineConnections < $0 } ?? false) {
+        let lowered = zip(factories, zip(requests, budget.grants)).filter { _, pair in
+            if let wanted = pair.0, let granted = pair.1 { return granted < wanted }
+            return false
+        }
+        if budget.httpConnections < http || !lowered.isEmpty {
             var fields: LogFields = ["open_files": .int(limit), "reserved": .int(budget.reserved),
                                      "http_connections": .int(budget.httpConnections)]
-            if nut != nil { fields["nut_connections"] = .int(budget.lineConnections) }
+            for (factory, granted) in zip(factories, budget.grants) {
+                if let granted { fields["\(factory.section)_connections"] = .int(granted) }
+            }
             logger.info("connection caps fitted to the open files limit", fields)
         }
         return budget
+    }
+
+    /// Makes each front end's context under a configuration: the fleet's publication, the
+    /// clocks and loggers, the data directory's sections, the listeners' TLS and bcrypt
+    /// threads, `/metrics`' text, and the factory's share of the open-files limit (fitted again
+    /// for the configuration a reload brings).
+    static func makeContext(publication: FleetPublication<C>, scrape: ScrapeMetrics, store: any EnergyStore,
+                            factories: [FrontEndFactory<C>], openFiles: Int?, options: Options,
+                            components: WPLogger) -> FrontEndList<C>.MakeContext {
+        let keepsDirectory = options.energyStorage.isDataDirectory
+        let (clock, wallClock, tls, passwords) = (options.clock, options.wallClock, options.webSecurity.tls, options.webSecurity.passwords)
+        return { configuration, factory in
+            var connections: Int?
+            if let openFiles, let index = factories.firstIndex(where: { $0.section == factory.section }),
+               let budget = try? DescriptorBudget(limit: openFiles,
+                                                  reserved: reservedDescriptors(servers: serverEntries(configuration).count),
+                                                  httpConnections: WPHTTPServer.Configuration().maxConnections,
+                                                  requests: factories.map { $0.connections(configuration) }) {
+                connections = budget.grants[index]
+            }
+            return FrontEndContext(configuration: configuration, publication: publication, registry: scrape.registry,
+                                   logger: components, clock: clock, wallClock: wallClock, version: BuildInfo.exporterVersion,
+                                   dataDirectory: keepsDirectory ? configuration.storage.dataDirectory : nil,
+                                   sections: store.sections, connections: connections, tls: tls, passwords: passwords,
+                                   exposition: { Endpoints.textExposition(Self.exposition(publication.exposition).snapshot, scrape: scrape) })
+        }
     }
 
     /// The status pages over the publication (its servers' served energy totals among it),
@@ -191,17 +223,6 @@ extension Exporter {
             return UPSNaming(settings: settings)
         }
         return UPSNaming(settings: settings, memory: UPSNameMemory(store.sections))
-    }
-
-    /// What `make` builds, its ``FrontEndError`` reported as the error of its section
-    /// (`section`: ``ExporterError/nut(reason:)``, ``ExporterError/snmp(reason:)``).
-    static func section<T>(_ section: (String) -> ExporterError,
-                           _ make: () throws(FrontEndError) -> T) throws(ExporterError) -> T {
-        do {
-            return try make()
-        } catch {
-            throw ExporterError(error, section: section)
-        }
     }
 
     /// The exposition and servers of a published state as the endpoints see them: a single
@@ -252,18 +273,6 @@ extension Exporter {
         }
     }
 
-    static func makePushLoop(_ push: ExporterConfiguration.Push, clock: C, logger: WPLogger,
-                             source: @escaping @Sendable () -> [UInt8]) throws(ExporterError) -> PushLoop<C>? {
-        do {
-            return try PushgatewayClient.exporterClient(push).map { client in
-                PushLoop(client: client, interval: push.interval, clock: clock, logger: logger.component("push"),
-                         source: source)
-            }
-        } catch {
-            throw .push(error)
-        }
-    }
-
     /// Opens the shared meter; with `servers`, moves stored totals as ``EnergyMigration`` says
     /// and warns about unqualified totals no entry adopts.
     static func openMeter(_ configuration: ExporterConfiguration, storage: StorageConfiguration,
@@ -298,28 +307,5 @@ extension Exporter {
                               + "(set energy_from: winpower on the entry that continues them)", ["devices": .int(unadopted)])
         }
         return meter
-    }
-}
-
-/// A front end whose ``FrontEndError`` at start is reported as the error of its section.
-struct ReportedFrontEnd: FrontEnd {
-    let base: any FrontEnd
-    let section: @Sendable (String) -> ExporterError
-
-    init(_ base: any FrontEnd, as section: @escaping @Sendable (String) -> ExporterError) {
-        self.base = base
-        self.section = section
-    }
-
-    var name: String { base.name }
-    var health: FrontEndHealth? { base.health }
-    func run() async throws { try await base.run() }
-
-    func ready() async throws {
-        do {
-            try await base.ready()
-        } catch let error as FrontEndError {
-            throw ExporterError(error, section: section)
-        }
     }
 }

@@ -4,7 +4,7 @@ package import WPClient
 package import WPCollector
 public import WPConfig
 package import WPEnergy
-package import WPFrontEnd
+public import WPFrontEnd
 package import WPHTTPClient
 public import WPLogging
 public import WPMetrics
@@ -97,6 +97,10 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         /// How long a collection waits for its energy totals' save before it publishes
         /// (`CollectorConfiguration.saveWait`); tests on loaded machines wait longer.
         package var energySaveWait: Duration = CollectorConfiguration().saveWait
+        /// Front ends of the embedder's own, made and run after the exporter's (NUT, SNMP,
+        /// push), each from a ``FrontEndContext`` as theirs are (docs/architecture.md, "Adding
+        /// a front end"); none by default.
+        public var frontEnds: [FrontEndFactory<C>] = []
 
         /// Options with real WinPower clients (their HTTP threads one shared pool).
         public init(clock: C, logger: WPLogger,
@@ -138,16 +142,19 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     package var server: any Listener<ConnectionStatistics> { http.server }
     package let scrape: ScrapeMetrics
     package let endpoints: Endpoints
-    /// The front ends besides the HTTP listener, in the order they start: the NUT server, the
-    /// SNMP agent, the push loop, each when configured.
-    package let frontEnds: [any FrontEnd]
-    /// Pushes to `push.url` when it is set.
-    package let pushLoop: PushLoop<C>?
-    /// Serves every UPS over the NUT network protocol when `nut.listen` is set.
-    package let nut: NUTFrontEnd<C>?
+    /// The front ends besides the HTTP listener (its composition's list, then
+    /// ``Options/frontEnds``): made at start, made again by reloads that change their section.
+    package let frontEndList: FrontEndList<C>
+    /// The front ends besides the HTTP listener now, in the order they start: the NUT server,
+    /// the SNMP agent, the push loop, each when configured, then an embedder's.
+    package var frontEnds: [any FrontEnd] { frontEndList.frontEnds }
+    /// The push loop of `push.url` now, when it is set.
+    package var pushLoop: PushLoop<C>? { frontEnds.lazy.compactMap { $0 as? PushLoop<C> }.first }
+    /// The NUT server of `nut.listen` now, when it is set.
+    package var nut: NUTFrontEnd<C>? { frontEnds.lazy.compactMap { $0 as? NUTFrontEnd<C> }.first }
     package var nutServer: (any Listener<LineServerStatistics>)? { nut?.server }
-    /// The SNMP agent of `snmp.listen`, its notifications and their informs; `nil` when off.
-    package let snmp: SNMPService<C>?
+    /// The SNMP agent of `snmp.listen` now, its notifications and their informs; `nil` when off.
+    package var snmp: SNMPService<C>? { frontEnds.lazy.compactMap { $0 as? SNMPService<C> }.first }
     /// The status pages (`/status`, a page per UPS) over the publication, on the HTTP listener.
     package let statusPage: StatusPage<C>
     /// The energy cost of `energy.tariffs` per device and period; `nil` without a currency.
@@ -220,7 +227,15 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         guard problems.isEmpty else { throw .invalidConfiguration(problems) }
         ExporterSecrets.register(configuration, in: logger.redactor)
         self.logger = logger
-        let budget = try Self.descriptorBudget(configuration, limit: options.openFilesLimit(), logger: logger)
+        // The front ends, made once the store is open; their connections fitted into the
+        // open-files limit first (a limit too low to serve leaves the data directory alone).
+        let factories: [FrontEndFactory<C>] = [
+            .nut(makeListener: options.listeners.nut),
+            .snmp,
+            .push,
+        ] + options.frontEnds
+        let openFiles = options.openFilesLimit()
+        let budget = try Self.descriptorBudget(configuration, limit: openFiles, factories: factories, logger: logger)
         let running = RunningConfiguration(configuration)
         self.running = running
         gracefulShutdownTimeout = configuration.scheduler.gracefulShutdownTimeout
@@ -244,50 +259,36 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                                                 saveWait: options.energySaveWait)
             fleet.replace(with: try Self.members(configuration, makeMember: makeMember, makeClient: makeClient))
             if !configuration.servers.isEmpty { merger.publish() }
-            let ownListener = self.ownListener
-            let applier = ReloadApplier(running: running, fleet: fleet, publication: publication, meter: meter,
-                                        makeMember: makeMember, makeClient: makeClient, ownListener: { ownListener.isSet })
-            self.applier = applier
             let scrape = try Self.scrapeMetrics()
             self.scrape = scrape
-            // The cost counters, then the reloader that hands them new tariffs.
+            // The cost counters (before the reloader that hands them new tariffs).
             let costs = try Self.energyCost(configuration, publication: publication, store: store,
                                             registry: scrape.registry, logger: components, wallClock: wallClock)
             self.energyCost = costs
+            // The front ends: the composition's list, then the embedder's.
+            let makeContext = Self.makeContext(publication: publication, scrape: scrape, store: store, factories: factories,
+                                               openFiles: openFiles, options: options, components: components)
+            let frontEndList = try FrontEndList(factories, configuration: configuration, publication: publication,
+                                                registry: scrape.registry, makeContext: makeContext)
+            self.frontEndList = frontEndList
+            // Reloads: the servers, the front ends whose section changed, the tariffs.
+            let ownListener = self.ownListener
+            let applier = ReloadApplier(running: running, fleet: fleet, publication: publication, meter: meter,
+                                        frontEnds: frontEndList, makeMember: makeMember, makeClient: makeClient,
+                                        ownListener: { ownListener.isSet })
+            self.applier = applier
             reloader = try Self.reloader(options.reload, applier: applier, running: running, costs: costs, scrape: scrape,
                                          logger: logger, components: components, wallClock: wallClock)
-
-            // The front ends, each from its section and the published state.
-            let snmp = try Self.section(ExporterError.snmp) { () throws(FrontEndError) in
-                try SNMPService.make(configuration, publication: publication,
-                                     engineDirectory: options.energyStorage.isDataDirectory ? configuration.storage.dataDirectory : nil,
-                                     registry: scrape.registry, version: BuildInfo.exporterVersion, clock: clock,
-                                     wallClock: wallClock, logger: components)
-            }
-            self.snmp = snmp
-            let nut = try Self.section(ExporterError.nut) { () throws(FrontEndError) in
-                try NUTFrontEnd<C>.make(configuration.nut, publication: publication, tls: options.webSecurity.tls,
-                                        maxConnections: budget.map(\.lineConnections), passwords: options.webSecurity.passwords,
-                                        registry: scrape.registry, version: BuildInfo.exporterVersion,
-                                        makeListener: options.listeners.nut, logger: components)
-            }
-            self.nut = nut
-            // Listed in the order they start; `/health` shows their sections.
-            let listed: [(any FrontEnd)?] = [nut.map { ReportedFrontEnd($0, as: ExporterError.nut) },
-                                              snmp.map { ReportedFrontEnd($0, as: ExporterError.snmp) }]
             let statusPage = Self.statusPage(publication: publication, store: store, costs: costs,
                                              logger: components, wallClock: wallClock)
             self.statusPage = statusPage
             let endpoints = Self.endpoints(configuration, publication: publication, meter: meter, store: store, scrape: scrape,
-                                           reloader: reloader, frontEnds: listed.compactMap { $0 }, statusPage: statusPage,
+                                           reloader: reloader, frontEnds: { frontEndList.frontEnds }, statusPage: statusPage,
                                            wallClock: wallClock)
             self.endpoints = endpoints
             http = try Self.httpFrontEnd(configuration, endpoints: endpoints, scrape: scrape, budget: budget,
                                          options: options, logger: components)
             isSecure = options.webSecurity.tls != nil
-            let pushLoop = try Self.makePushLoop(configuration.push, clock: clock, logger: components) { endpoints.textExposition() }
-            self.pushLoop = pushLoop
-            frontEnds = (listed + [pushLoop]).compactMap { $0 }
         } catch {
             store.close()
             throw error
@@ -408,17 +409,26 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                        until shutdown: @escaping @Sendable () async -> Void) async throws {
         let (fleet, merger, logger, reloader) = (self.fleet, self.merger, self.logger, self.reloader)
         if onListening != nil { ownListener.set() }
-        let frontEnds: [any FrontEnd] = (onListening != nil ? [http] : []) + self.frontEnds
-        // What ended: a part's name, or nil for the shutdown trigger.
+        let (http, list) = (self.http, frontEndList)
+        // What ended: a part's name, or nil for the shutdown trigger (or a front end replaced
+        // by a reload: its successor runs in the same task).
         try await withThrowingTaskGroup(of: String?.self) { group in
             do {
-                for frontEnd in frontEnds {
+                if onListening != nil {
                     group.addTask {
-                        try await frontEnd.run()
-                        return frontEnd.name
+                        try await http.run()
+                        return http.name
                     }
+                    try await http.ready()
+                }
+                for index in 0..<list.count {
+                    group.addTask { try await list.run(index) }
                     // A port that cannot be bound stops the start, naming its key.
-                    try await frontEnd.ready()
+                    do {
+                        try await list.frontEnd(index)?.ready()
+                    } catch let error as FrontEndError {
+                        throw ExporterError(error, section: list.section(index))
+                    }
                 }
                 group.addTask { await merger.run(); return "the exposition merger" }
                 group.addTask { await fleet.run(); return "collection" }

@@ -1,7 +1,6 @@
 public import WPConfig
 import WPFrontEnd
 public import WPMetrics
-public import WPPushgateway
 public import WPServer
 
 /// Why an ``Exporter`` could not be built, or (``energyNotSaved(reason:lastSaved:)``) why its
@@ -11,8 +10,6 @@ public enum ExporterError: Error, Sendable, CustomStringConvertible {
     /// The data directory (`storage.data_dir`) is locked by another process or unusable, or
     /// its state could not be loaded.
     case dataDirectory(any Error)
-    /// `push.url` cannot be used by the Pushgateway client.
-    case push(PushError)
     /// The WinPower client of a server could not be made (`server` is the `servers` entry's
     /// name, empty for `winpower`).
     case client(server: String, reason: String)
@@ -21,11 +18,10 @@ public enum ExporterError: Error, Sendable, CustomStringConvertible {
     /// The exporter's own HTTP listener cannot serve (`server.host`:`server.port` taken or not
     /// an address of this host): the server's error, described naming the key.
     case http(ServerError)
-    /// The NUT server cannot be set up (`nut.users_file` unreadable or invalid).
-    case nut(reason: String)
-    /// The SNMP agent cannot be set up (`snmp.users_file` unreadable or invalid, the engine
-    /// file in the data directory, `snmp.listen` taken): the reason names the key.
-    case snmp(reason: String)
+    /// A front end cannot be set up or cannot serve: `section` is its configuration section
+    /// (`nut`, `snmp`, `push`, or an embedder's front end's), `reason` names the key at fault
+    /// (`nut.users_file: …`, `snmp.listen: address in use`, `push.url: …`).
+    case frontEnd(section: String, reason: String)
     /// The open-files limit is too low to serve at all (a configuration error of the process:
     /// the command-line tool exits 78).
     case openFiles(DescriptorBudgetError)
@@ -52,8 +48,6 @@ public enum ExporterError: Error, Sendable, CustomStringConvertible {
         case .dataDirectory(let error):
             let text = "\(error)"
             return text.contains("storage.data_dir") ? text : "storage.data_dir: \(text)"
-        case .push(let error):
-            return "\(error)"
         case .client(let server, let reason):
             let prefix = "servers[\(server)]"
             return server.isEmpty || reason.hasPrefix(prefix) ? reason : "\(prefix): \(reason)"
@@ -62,10 +56,8 @@ public enum ExporterError: Error, Sendable, CustomStringConvertible {
         case .http(let error):
             if case .bind = error { return "server.port: \(error) (server.host, server.port)" }
             return "the HTTP server: \(error)"
-        case .nut(let reason):
-            return reason
-        case .snmp(let reason):
-            return reason
+        case .frontEnd(let section, let reason):
+            return reason.hasPrefix(section) || reason.hasPrefix("storage.") ? reason : "\(section): \(reason)"
         case .openFiles(let error):
             return error.description
         case .energyNotSaved(let reason, let lastSaved):
@@ -75,11 +67,10 @@ public enum ExporterError: Error, Sendable, CustomStringConvertible {
 }
 
 extension ExporterError {
-    /// A front end's error as the error of its configuration section (`section`:
-    /// ``ExporterError/nut(reason:)``, ``ExporterError/snmp(reason:)``).
-    init(_ error: FrontEndError, section: (String) -> ExporterError) {
+    /// A front end's error as the error of its configuration section.
+    init(_ error: FrontEndError, section: String) {
         switch error {
-        case .configuration(let reason): self = section(reason)
+        case .configuration(let reason): self = .frontEnd(section: section, reason: reason)
         case .metrics(let error): self = .metrics(error)
         }
     }
@@ -95,6 +86,9 @@ public enum ReloadRefusal: Error, Sendable, CustomStringConvertible {
     case energyFrom(ReloadRenames.Refusal)
     /// The WinPower client of a new or changed server could not be made.
     case client(server: String, reason: String)
+    /// The front end of a changed section could not be made again (`section`: its
+    /// configuration section; `reason` names the key at fault); the running one is kept.
+    case frontEnd(section: String, reason: String)
     /// The configuration breaks the rules a configuration file is checked against
     /// (`ExporterConfiguration.problems()`): every problem, each named by its key.
     case invalid([ConfigDiagnostic])
@@ -106,6 +100,7 @@ public enum ReloadRefusal: Error, Sendable, CustomStringConvertible {
         case .unavailable: return "this exporter was started without a configuration to reload"
         case .energyFrom(let refusal): return refusal.description
         case .client(let server, let reason): return ExporterError.client(server: server, reason: reason).description
+        case .frontEnd(let section, let reason): return ExporterError.frontEnd(section: section, reason: reason).description
         }
     }
 }

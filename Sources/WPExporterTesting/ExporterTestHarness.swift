@@ -3,6 +3,7 @@ import WPClient
 import WPCollector
 public import WPConfig
 public import WPExporter
+public import WPFrontEnd
 public import WPLogging
 public import WPRuntime
 import WPServer
@@ -50,12 +51,14 @@ public final class ExporterTestHarness: Sendable {
     ///   - configure: changes to the exporter's configuration (its WinPower URL, user and
     ///     password are set to the simulator's first).
     ///   - logger: where the exporter logs (nowhere by default).
+    ///   - frontEnds: front ends of the test's own, made after the exporter's
+    ///     (`Exporter.Options.frontEnds`): each ``collect()`` hands them its publication.
     /// - Throws: `SimulatorFleetError` or `ServerError` when the simulator cannot listen,
     ///   `ExporterError` when the configuration is refused.
     public init(devices: Int = 3, epoch: Date = Date(timeIntervalSince1970: 1_760_000_000),
                 simulator configureSimulator: (inout WinPowerSimulator.Configuration) -> Void = { _ in },
                 configuration configure: (inout ExporterConfiguration) -> Void = { _ in },
-                logger: WPLogger = .disabled) async throws {
+                logger: WPLogger = .disabled, frontEnds: [FrontEndFactory<ManualClock>] = []) async throws {
         let clock = ManualClock()
         self.clock = clock
         var simulatorConfiguration = WinPowerSimulator.Configuration()
@@ -80,6 +83,7 @@ public final class ExporterTestHarness: Sendable {
                                wallClock: wallClock, logger: logger.component("client"))
         }, wallClock: wallClock, mergeSpacing: .zero)
         options.energyStorage = .memory
+        options.frontEnds = frontEnds
         do {
             exporter = try Exporter(configuration: configuration, options: options)
         } catch {

@@ -1,7 +1,7 @@
-package import WPClient
-package import WPCollector
-package import WPEnergy
-package import WPServer
+public import WPClient
+public import WPCollector
+public import WPEnergy
+public import WPServer
 
 /// What the fleet published: every server's latest readings, as one immutable value handed to
 /// the subscribed front ends (``FleetPublishing/subscribe(_:)``), so they build what they
@@ -11,43 +11,43 @@ package import WPServer
 /// collector, the energy meter or the store, so a front end built from it can be tested with a
 /// value made by hand. Publications are numbered (``generation``); a subscriber is handed them
 /// in that order and never an older one after a newer.
-package struct FleetState<C: Clock>: Sendable where C.Duration == Duration {
+public struct FleetState<C: Clock>: Sendable where C.Duration == Duration {
     /// One server's part: its name (empty for the server of a `winpower`-only configuration),
     /// what it last read and how its collections went, as of the publication.
-    package struct Server: Sendable {
+    public struct Server: Sendable {
         /// `servers[].name`; empty for the server of a `winpower`-only configuration.
-        package var name: String
+        public var name: String
         /// The WinPower base URL, without credentials.
-        package var target: String
+        public var target: String
         /// `server` and the entry's static labels, as the server's series carry them.
-        package var labels: [SeriesLabel]
+        public var labels: [SeriesLabel]
         /// The collection interval.
-        package var interval: Duration
+        public var interval: Duration
         /// How old a reading may be and still be served (``isStale(_:at:)``).
-        package var stalenessWindow: Duration
+        public var stalenessWindow: Duration
         /// The prefix of its devices' energy keys (empty for the unnamed server).
-        package var energyKeyPrefix: String
+        public var energyKeyPrefix: String
         /// Every device as last read, with when, and the outage ledger's records of each.
-        package var devices: WinPowerCollector<C>.DeviceReadings
+        public var devices: WinPowerCollector<C>.DeviceReadings
         /// What the last collections found.
-        package var health: CollectorHealth
+        public var health: CollectorHealth
         /// When the last successful readout was taken, on the fleet's clock (`nil`: none yet).
-        package var lastSuccess: C.Instant?
+        public var lastSuccess: C.Instant?
         /// The server's own `/metrics` snapshot (no `server` labels): what `/probe` serves.
-        package var snapshot: MetricsSnapshot
+        public var snapshot: MetricsSnapshot
         /// The energy totals served of its devices, by `device_id` (the meter's served totals,
         /// with each device's outage ledger).
-        package var totals: [String: DeviceEnergy]
+        public var totals: [String: DeviceEnergy]
         /// The one name each device is served under, by `device_id`, unique in the fleet in any
         /// case: the NUT server's UPS name and the SNMP agent's context alike (`rack-a@host`,
         /// `community@rack-a`). A device without one (its configured name taken by another
         /// server's device) is served by neither.
-        package var names: [String: String]
+        public var names: [String: String]
         /// The UPSs this server served before the start (kept in the data directory), while it
         /// has not collected since: listed under their names with no readings.
-        package var remembered: [RememberedUPS]
+        public var remembered: [RememberedUPS]
 
-        package init(name: String, target: String, labels: [SeriesLabel] = [], interval: Duration,
+        public init(name: String, target: String, labels: [SeriesLabel] = [], interval: Duration,
                      stalenessWindow: Duration, energyKeyPrefix: String = "",
                      devices: WinPowerCollector<C>.DeviceReadings, health: CollectorHealth = CollectorHealth(),
                      lastSuccess: C.Instant? = nil, snapshot: MetricsSnapshot = .empty, totals: [String: DeviceEnergy] = [:],
@@ -69,7 +69,7 @@ package struct FleetState<C: Clock>: Sendable where C.Duration == Duration {
 
         /// How a device of this server is described to clients (NUT's `LIST UPS`): its alias
         /// (its id without one), its model in parentheses, and the server's name.
-        package func description(of device: Device) -> String {
+        public func description(of device: Device) -> String {
             let model = device.asset.model.map { " (\($0))" } ?? ""
             let place = name.isEmpty ? "" : " on \(name)"
             return (device.asset.alias ?? device.id) + model + place
@@ -77,33 +77,33 @@ package struct FleetState<C: Clock>: Sendable where C.Duration == Duration {
 
         /// Whether a reading taken at `readAt` is too old to serve at `now`: older than the
         /// staleness window (upsd's `MAXAGE`: one failed collection does not make a UPS stale).
-        package func isStale(_ readAt: C.Instant, at now: C.Instant) -> Bool {
+        public func isStale(_ readAt: C.Instant, at now: C.Instant) -> Bool {
             readAt.duration(to: now) > stalenessWindow
         }
 
         /// How long ago the last successful readout was taken, at `now` (`nil`: none yet).
-        package func sinceLastSuccess(at now: C.Instant) -> Duration? {
+        public func sinceLastSuccess(at now: C.Instant) -> Duration? {
             lastSuccess.map { $0.duration(to: now) }
         }
     }
 
     /// A device's key, as the energy state keys it: the device id for the unnamed server,
     /// `server` + U+001F + id otherwise.
-    package static func key(server: String, device: String) -> String {
+    public static func key(server: String, device: String) -> String {
         server.isEmpty ? device : EnergyKey.qualified(server: server, device: device)
     }
 
     /// The publication's number: each is one more than the one before it (the fleet's state
     /// before the first publication is 0).
-    package var generation: UInt64
+    public var generation: UInt64
     /// When it was published, on the fleet's clock.
-    package var publishedAt: C.Instant
+    public var publishedAt: C.Instant
     /// The servers in configuration order.
-    package var servers: [Server]
+    public var servers: [Server]
     /// What `/metrics` serves of it.
-    package var exposition: FleetExposition
+    public var exposition: FleetExposition
 
-    package init(generation: UInt64 = 0, publishedAt: C.Instant, servers: [Server], exposition: FleetExposition) {
+    public init(generation: UInt64 = 0, publishedAt: C.Instant, servers: [Server], exposition: FleetExposition) {
         self.generation = generation
         self.publishedAt = publishedAt
         self.servers = servers
@@ -113,15 +113,15 @@ package struct FleetState<C: Clock>: Sendable where C.Duration == Duration {
 
 /// A UPS its server served before the start, not read since: its name and description as
 /// kept in the data directory.
-package struct RememberedUPS: Sendable, Equatable {
+public struct RememberedUPS: Sendable, Equatable {
     /// Its `device_id`.
-    package var device: String
+    public var device: String
     /// The name it was served under.
-    package var name: String
+    public var name: String
     /// Its description then (``FleetState/Server/description(of:)``).
-    package var description: String
+    public var description: String
 
-    package init(device: String, name: String, description: String) {
+    public init(device: String, name: String, description: String) {
         self.device = device
         self.name = name
         self.description = description
@@ -131,28 +131,28 @@ package struct RememberedUPS: Sendable, Equatable {
 /// The exposition of a published state: the server of a `winpower`-only configuration's own
 /// snapshot, or the merge of several servers' with its plain bodies listed as parts once per
 /// merge.
-package struct FleetExposition: Sendable {
+public struct FleetExposition: Sendable {
     /// The `/metrics` snapshot, without the per-scrape families.
-    package var snapshot: MetricsSnapshot
+    public var snapshot: MetricsSnapshot
     /// A merged snapshot's plain bodies (text, OpenMetrics) as the merge listed them; `nil`
     /// for a single server's snapshot, whose bodies are whole.
-    package var parts: (text: HTTPBodyParts, openMetrics: HTTPBodyParts)?
+    public var parts: (text: HTTPBodyParts, openMetrics: HTTPBodyParts)?
 
-    package init(snapshot: MetricsSnapshot, parts: (text: HTTPBodyParts, openMetrics: HTTPBodyParts)? = nil) {
+    public init(snapshot: MetricsSnapshot, parts: (text: HTTPBodyParts, openMetrics: HTTPBodyParts)? = nil) {
         self.snapshot = snapshot
         self.parts = parts
     }
 
     /// The plain body of ``snapshot`` in a format (`true`: OpenMetrics) as parts, when the
     /// merge listed them.
-    package func bodyParts(openMetrics: Bool) -> HTTPBodyParts? {
+    public func bodyParts(openMetrics: Bool) -> HTTPBodyParts? {
         parts.map { openMetrics ? $0.openMetrics : $0.text }
     }
 }
 
 /// Where a front end gets the fleet's state: the state now, and every publication from now on.
 /// The exporter's fleet publication is one; a test hands a front end its own.
-package protocol FleetPublishing<C>: Sendable {
+public protocol FleetPublishing<C>: Sendable {
     associatedtype C: Clock where C.Duration == Duration
     /// The clock the publications' instants are on (readings' times, ``FleetState/publishedAt``):
     /// a front end judges staleness on it.

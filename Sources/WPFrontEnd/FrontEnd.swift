@@ -1,15 +1,16 @@
-package import WPMetrics
+public import WPMetrics
 
 /// One way the exporter serves the fleet: `/metrics` and the HTTP endpoints, the NUT server,
-/// the SNMP agent with its notifications, the push loop.
+/// the SNMP agent with its notifications, the push loop, or an embedder's own.
 ///
-/// Every front end has the same shape: it is built from its configuration section and what
-/// the fleet publishes (a ``FleetPublishing``, subscribed to when it acts on each
-/// collection), registers its own metrics while it is built, and then
-/// ``run()`` serves until cancelled. The exporter lists them once (its composition) and runs
-/// them alike: each started in turn and waited for (``ready()``) so a port that cannot be
-/// bound stops the start naming its key. docs/architecture.md says how to add one.
-package protocol FrontEnd: Sendable {
+/// Every front end has the same shape: a ``FrontEndFactory`` makes it from a
+/// ``FrontEndContext`` (its configuration section and what the fleet publishes, a
+/// ``FleetPublishing`` it subscribes to when it acts on each collection), it registers its own
+/// metrics while it is made, and then ``run()`` serves until cancelled. The exporter lists the
+/// factories once (its composition) and runs the front ends alike: each started in turn and
+/// waited for (``ready()``) so a port that cannot be bound stops the start naming its key.
+/// docs/architecture.md ("Adding a front end") walks through one.
+public protocol FrontEnd: Sendable {
     /// What it is, in log records ("the NUT server").
     var name: String { get }
     /// Its section of `/health` as it is now (`nut`, `snmp`), or `nil` when it shows none.
@@ -24,17 +25,19 @@ package protocol FrontEnd: Sendable {
 
 extension FrontEnd {
     /// No section of `/health`.
-    package var health: FrontEndHealth? { nil }
+    public var health: FrontEndHealth? { nil }
+    /// Serves as soon as ``run()`` starts (a front end that binds nothing).
+    public func ready() async throws {}
 }
 
 /// A front end's section of `/health`: the key it appears under and what it shows there (any
 /// value encoding to JSON).
-package struct FrontEndHealth: Sendable {
+public struct FrontEndHealth: Sendable {
     /// The section's key, the front end's configuration section (`nut`, `snmp`).
-    package var key: String
-    package var value: any Encodable & Sendable
+    public var key: String
+    public var value: any Encodable & Sendable
 
-    package init(key: String, value: any Encodable & Sendable) {
+    public init(key: String, value: any Encodable & Sendable) {
         self.key = key
         self.value = value
     }
@@ -68,15 +71,16 @@ package struct HealthDocument<Report: Encodable>: Encodable {
 }
 
 /// Why a front end cannot be built or cannot serve. The exporter reports it as the error of
-/// the front end's configuration section (`ExporterError.nut`, `.snmp`, `.metrics`).
-package enum FrontEndError: Error, Sendable, CustomStringConvertible {
+/// the front end's configuration section (`ExporterError.frontEnd(section:reason:)`, or
+/// `.metrics`).
+public enum FrontEndError: Error, Sendable, CustomStringConvertible {
     /// Its configuration cannot be served: the reason names the key (`nut.users_file: …`,
     /// `snmp.listen: …`).
     case configuration(String)
     /// Its own metrics could not be registered (fixed names: not expected).
     case metrics(MetricsError)
 
-    package var description: String {
+    public var description: String {
         switch self {
         case .configuration(let reason): reason
         case .metrics(let error): "registering the exporter's own metrics: \(error)"

@@ -243,3 +243,14 @@ public final class MetricRegistry: Sendable {
         return .alreadyRegistered(new.name)
     }
 }
+
+/// A registry is a collector of its collectors' families, so one component's metrics can be
+/// kept in a registry of its own, registered into a bigger one and removed from it together
+/// (`unregister(_:)`), as the exporter does with each front end's. Only families built as
+/// values are collected: an encoded collector's (``register(encoded:)``) text is left out.
+extension MetricRegistry: Collector, PresortedCollector {
+    /// The descriptors of every collector registered now.
+    public var descriptors: [MetricDescriptor] {
+        state.withLock { $0.collectors.map(\.collector) }.flatMap(\.descriptors)
+    }
+}

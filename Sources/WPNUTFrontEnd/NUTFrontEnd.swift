@@ -106,6 +106,20 @@ package final class NUTFrontEnd<C: Clock>: FrontEnd where C.Duration == Duration
     package var status: NUTHealth { NUTHealth(listen: server.address?.description ?? listen, statistics: server.statistics) }
 }
 
+extension FrontEndFactory {
+    /// The NUT server of `nut.*` (off without `nut.listen`), its listener made by
+    /// `makeListener`; made again when `nut.*` changes.
+    package static func nut(makeListener: @escaping NUTFrontEnd<C>.MakeListener) -> FrontEndFactory {
+        FrontEndFactory(section: "nut", settings: { $0.nut },
+                        connections: { $0.nut.address == nil ? nil : $0.nut.maxConnections }) { context throws(FrontEndError) in
+            try NUTFrontEnd<C>.make(context.configuration.nut, publication: context.publication, tls: context.tls,
+                                    maxConnections: context.connections, passwords: context.passwords,
+                                    registry: context.registry, version: context.version,
+                                    makeListener: makeListener, logger: context.logger)
+        }
+    }
+}
+
 /// The NUT server in `/health`: where it listens (the configured `nut.listen` until it is
 /// bound), connections open now and accepted since start.
 package struct NUTHealth: Codable, Sendable, Equatable {

@@ -285,6 +285,26 @@ struct SNMPMetrics<C: Clock>: Collector where C.Duration == Duration {
     }
 }
 
+extension FrontEndFactory {
+    /// The SNMP agent of `snmp.*` and its notifications (off without `snmp.listen`), its
+    /// engine kept in the data directory; made again when `snmp.*` or the low-battery runtime
+    /// it reports (`nut.battery_runtime_low`) changes.
+    package static var snmp: FrontEndFactory {
+        FrontEndFactory(section: "snmp", settings: { SNMPServedSettings(snmp: $0.snmp, lowBattery: $0.nut.batteryRuntimeLow) }) {
+            context throws(FrontEndError) in
+            try SNMPService<C>.make(context.configuration, publication: context.publication, engineDirectory: context.dataDirectory,
+                                    registry: context.registry, version: context.version, clock: context.clock,
+                                    wallClock: context.wallClock, logger: context.logger)
+        }
+    }
+}
+
+/// What of the configuration the SNMP agent serves.
+private struct SNMPServedSettings: Equatable {
+    var snmp: ExporterConfiguration.SNMP
+    var lowBattery: Duration
+}
+
 extension SNMPService: FrontEnd {
     package var name: String { "the SNMP agent" }
 

@@ -85,8 +85,15 @@ struct ConfigReloaderTests {
         next.logging.level = .debug
         next.scheduler.collectionInterval = .seconds(1)  // applied while running
         #expect(ConfigReloader.sectionsNeedingRestart(running: running, next: next) == ["server", "storage", "logging"])
+        // The front ends' sections are applied by making their front end again.
         next.snmp.listen = ":1161"
-        #expect(ConfigReloader.sectionsNeedingRestart(running: running, next: next) == ["server", "storage", "logging", "snmp"])
+        next.nut.listen = ":3493"
+        next.push.url = "http://127.0.0.1:9/"
+        #expect(ConfigReloader.sectionsNeedingRestart(running: running, next: next) == ["server", "storage", "logging"])
+        let applied = ConfigReloader.applicable(running: running, next: next)
+        #expect(applied.server == running.server && applied.storage == running.storage && applied.logging == running.logging)
+        #expect(applied.snmp == next.snmp && applied.nut == next.nut && applied.push == next.push)
+        #expect(applied.scheduler.collectionInterval == .seconds(1))
     }
 
     /// Without its own listener (`runCollection`), the listener's settings are used by nothing:

@@ -3,6 +3,9 @@ import WPTestThreads
 import WPConfig
 import WPLogging
 import WPServer
+import WPFrontEnd
+import WPNUTFrontEnd
+import WPSNMPFrontEnd
 @testable import WPExporter
 
 /// The exporter fits its HTTP and NUT connection caps into the open-files limit, and refuses
@@ -19,21 +22,25 @@ import WPServer
         return configuration
     }
 
+    static let factories: [FrontEndFactory<ContinuousClock>] = [.nut(makeListener: Listeners.sockets.nut), .snmp, .push]
+
     /// Ten servers at `ulimit -n 64` still leave room to serve (the process holds about 25).
     @Test func tenServersAtSixtyFourOpenFilesLeaveConnectionsToServe() throws {
         let budget = try #require(try Exporter<ContinuousClock>.descriptorBudget(Self.configuration(servers: 10), limit: 64,
-                                                                                  logger: .disabled))
+                                                                                  factories: Self.factories, logger: .disabled))
         #expect(budget.reserved == 36)
         #expect(budget.httpConnections == 28)
         let withNUT = try #require(try Exporter<ContinuousClock>.descriptorBudget(Self.configuration(servers: 10, nut: true),
-                                                                                   limit: 64, logger: .disabled))
+                                                                                   limit: 64, factories: Self.factories, logger: .disabled))
         #expect(withNUT.lineConnections == 7 && withNUT.httpConnections == 21)
-        #expect(try Exporter<ContinuousClock>.descriptorBudget(Self.configuration(servers: 10), limit: nil, logger: .disabled) == nil)
+        #expect(withNUT.grants == [7, nil, nil], "NUT asks, SNMP and push hold no client connections")
+        #expect(try Exporter<ContinuousClock>.descriptorBudget(Self.configuration(servers: 10), limit: nil, factories: Self.factories,
+                                                               logger: .disabled) == nil)
     }
 
     @Test func aLimitTooLowToServeStopsTheExporterBeforeItTakesTheDataDirectory() throws {
         #expect {
-            try Exporter<ContinuousClock>.descriptorBudget(Self.configuration(servers: 1), limit: 20, logger: .disabled)
+            try Exporter<ContinuousClock>.descriptorBudget(Self.configuration(servers: 1), limit: 20, factories: Self.factories, logger: .disabled)
         } throws: { error in
             guard case ExporterError.openFiles(let budget) = error else { return false }
             return budget.limit == 20 && "\(error)".contains("raise the limit")

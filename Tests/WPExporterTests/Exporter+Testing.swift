@@ -2,6 +2,7 @@ import FoundationEssentials
 import Synchronization
 import WPClient
 import WPConfig
+import WPFrontEnd
 import WPExporter
 import WPLogging
 
@@ -13,7 +14,8 @@ extension Exporter {
                      wallClock: @escaping @Sendable () -> Date, logger: WPLogger, webSecurity: WebSecurity = .none,
                      reload: ConfigReloader.Load? = nil, clientFactory: ClientFactory? = nil,
                      mergeSpacing: Duration = .seconds(1), componentLabels: ComponentLabels = .nested,
-                     energyStorage: EnergyStorage = .dataDirectory, listeners: Listeners = .sockets) throws {
+                     energyStorage: EnergyStorage = .dataDirectory, listeners: Listeners = .sockets,
+                     frontEnds: [FrontEndFactory<C>] = []) throws {
         let initial = Mutex(clients)
         let makeClient: ClientFactory = { entry in
             if let client = initial.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { return client }
@@ -25,6 +27,7 @@ extension Exporter {
         options.componentLabels = componentLabels
         options.energyStorage = energyStorage
         options.listeners = listeners
+        options.frontEnds = frontEnds
         // The served energy is the saved one: a loaded machine's fsync must not decide a test.
         options.energySaveWait = .seconds(60)
         try self.init(configuration: configuration, options: options)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WPClient
 import WPConfig
+import WPFrontEnd
 import WPLogging
 import WPServer
 import WPSimulator
@@ -37,7 +38,8 @@ final class ExporterHarness: Sendable {
          configureExporter: (inout ExporterConfiguration) -> Void = { _ in },
          componentLabels: Exporter<ManualClock>.ComponentLabels = .nested,
          energyStorage: EnergyStorage = .dataDirectory, listeners: Listeners = .sockets,
-         clientsForReloads: Bool = false, webSecurity: WebSecurity = .none) async throws {
+         clientsForReloads: Bool = false, webSecurity: WebSecurity = .none,
+         frontEnds: [FrontEndFactory<ManualClock>] = []) async throws {
         self.clock = clock
         var simulatorConfiguration = WinPowerSimulator.Configuration()
         simulatorConfiguration.deviceCount = devices
@@ -65,7 +67,7 @@ final class ExporterHarness: Sendable {
         exporter = try Exporter(configuration: configuration, clients: [try makeClient(Exporter<ManualClock>.singleServerEntry(configuration))],
                                 clock: clock, wallClock: wallClock, logger: logger, webSecurity: webSecurity,
                                 clientFactory: clientsForReloads ? makeClient : nil, componentLabels: componentLabels,
-                                energyStorage: energyStorage, listeners: listeners)
+                                energyStorage: energyStorage, listeners: listeners, frontEnds: frontEnds)
         let server = exporter.server
         serverTask = Task { try await server.run() }
         port = try await server.waitUntilListening().port

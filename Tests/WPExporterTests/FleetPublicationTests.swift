@@ -32,6 +32,28 @@ import WPRuntime
         await harness.exporter.close()
     }
 
+    /// A front end's view of the publication: its subscribers are handed what the others are
+    /// until the view ends, then nothing; the exporter's own subscribers go on.
+    @Test func aScopedViewsSubscribersEndWithIt() async throws {
+        let harness = try await ExporterHarness(devices: 1)
+        let publication = harness.exporter.publication
+        let own = Mutex<[UInt64]>([])
+        let scopedSeen = Mutex<[UInt64]>([])
+        publication.subscribe { state in own.withLock { $0.append(state.generation) } }
+        let scoped = publication.scoped()
+        scoped.subscribe { state in scopedSeen.withLock { $0.append(state.generation) } }
+        #expect(scoped.current.generation == publication.current.generation)
+        await harness.exporter.collector.collect()
+        scoped.end()
+        await harness.exporter.collector.collect()
+        scoped.subscribe { state in scopedSeen.withLock { $0.append(state.generation) } }
+        await harness.exporter.collector.collect()
+        let generations = own.withLock { $0 }
+        #expect(generations.count == 3, "\(generations)")
+        #expect(scopedSeen.withLock { $0 } == Array(generations.prefix(1)), "handed until it ended, and no subscription after")
+        await harness.shutdown()
+    }
+
     @Test func aSingleServerServesItsOwnSnapshotFromThePublication() async throws {
         let harness = try await ExporterHarness(devices: 2)
         defer { Task { await harness.shutdown() } }

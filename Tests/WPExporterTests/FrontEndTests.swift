@@ -65,11 +65,12 @@ import WPNUTFrontEnd
             }
             Issue.record("a broken \(section).users_file was accepted")
         } catch {
-            switch error as? ExporterError {
-            case .nut(let reason)? where section == "nut": #expect(reason.contains(broken), "\(reason)")
-            case .snmp(let reason)? where section == "snmp": #expect(reason.contains(broken), "\(reason)")
-            default: Issue.record("not the ExporterError of \(section): \(error)")
+            guard case .frontEnd(let named, let reason)? = error as? ExporterError, named == section else {
+                Issue.record("not the ExporterError of \(section): \(error)")
+                return
             }
+            #expect(reason.contains(broken), "\(reason)")
+            #expect("\(error)".hasPrefix("\(section): "), "the message names the section: \(error)")
         }
     }
 

@@ -25,6 +25,20 @@ import WPServer
         #expect(tighter.lineConnections == DescriptorBudget.minimumConnections && tighter.httpConnections == 6)
     }
 
+    /// Several listeners ask in turn: each gets at most a quarter of what the ones before left,
+    /// one that asks for none gets none, and HTTP the rest; each asking listener needs the minimum.
+    @Test func severalListenersAskInTurn() throws {
+        let tight = try DescriptorBudget(limit: 84, reserved: 20, httpConnections: 10_000, requests: [256, nil, 100])
+        #expect(tight.grants == [16, nil, 12])
+        #expect(tight.httpConnections == 84 - 20 - 16 - 12)
+        #expect(tight.lineConnections == 16, "the first grant")
+        let roomy = try DescriptorBudget(limit: 65_536, reserved: 20, httpConnections: 10_000, requests: [256, 32])
+        #expect(roomy.grants == [256, 32] && roomy.httpConnections == 10_000)
+        #expect(throws: DescriptorBudgetError(limit: 29, reserved: 18, needed: 30)) {
+            try DescriptorBudget(limit: 29, reserved: 18, httpConnections: 10_000, requests: [8, nil, 8])
+        }
+    }
+
     /// Too low to give each listener the minimum: an error with every number an operator needs.
     @Test func aLimitTooLowToServeIsAnErrorNamingTheNumbers() {
         #expect(throws: DescriptorBudgetError(limit: 20, reserved: 18, needed: 22)) {

@@ -117,6 +117,10 @@ import WPTestSupport
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
             }
             guard named == 0, address.ss_family == sa_family_t(AF_INET) || address.ss_family == sa_family_t(AF_INET6) else { continue }
+            // TCP only: a UDP socket of another test (an SNMP agent on port 0) may get the same number.
+            var type: Int32 = 0
+            var typeLength = socklen_t(MemoryLayout<Int32>.size)
+            guard getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &typeLength) == 0, type == Int32(SOCK_STREAM.rawValue) else { continue }
             // sin_port and sin6_port both sit right after the 2-byte family.
             let port = Int(UInt16(bigEndian: withUnsafeBytes(of: address) { $0.load(fromByteOffset: 2, as: UInt16.self) }))
             if ports.contains(port) { found[link] = port }

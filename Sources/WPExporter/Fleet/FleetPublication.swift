@@ -41,9 +41,16 @@ package final class FleetPublication<C: Clock>: FleetPublishing where C.Duration
         let naming: UPSNaming
         let clock: C
         let afterCollection: @Sendable () -> Void
-        let subscribers = Mutex<[@Sendable (FleetState<C>) -> Void]>([])
-        /// The latest publication; `nil` before the first.
+        /// Every subscriber, with its owner (0: the exporter's own, kept; a front end's scope
+        /// otherwise, removed with it).
+        let subscribers = Mutex<[(owner: UInt64, subscriber: @Sendable (FleetState<C>) -> Void)]>([])
+        /// The next scope's owner number.
+        let nextOwner = Atomic<UInt64>(1)
+        /// The latest publication; `nil` before the first. Held only to read or replace it (a
+        /// scrape reads it): states are built outside it.
         let latest = Mutex<FleetState<C>?>(nil)
+        /// The generation of the last state built.
+        let generations = Atomic<UInt64>(0)
         /// The generation last handed to the subscribers; held while they run, so two
         /// publications reach them one after the other (subscribers do CPU work only).
         let handed = Mutex<UInt64>(0)
@@ -68,20 +75,22 @@ package final class FleetPublication<C: Clock>: FleetPublishing where C.Duration
             return FleetState(generation: generation, publishedAt: clock.now, servers: servers, exposition: exposition)
         }
 
-        /// Makes the state with the next generation and keeps it as the latest (under the lock:
-        /// two publications at once never leave the older one kept), then hands it to every
-        /// subscriber unless a newer one was handed first.
+        /// Makes the state with the next generation and keeps it as the latest unless a newer
+        /// one is kept already (two publications at once never leave the older one kept), then
+        /// hands it to every subscriber unless a newer one was handed first. The state is built
+        /// outside the lock a scrape takes to read the latest.
         func deliver(merged: FleetExposition?) {
-            let state = latest.withLock { latest in
-                let state = self.state(generation: (latest?.generation ?? 0) + 1, merged: merged, previous: latest)
-                latest = state
-                return state
+            let generation = generations.add(1, ordering: .relaxed).newValue
+            let previous = merged == nil ? latest.withLock { $0 } : nil
+            let state = self.state(generation: generation, merged: merged, previous: previous)
+            latest.withLock { latest in
+                if (latest?.generation ?? 0) < generation { latest = state }
             }
             let subscribers = self.subscribers.withLock { $0 }
             handed.withLock { handed in
                 guard state.generation > handed else { return }
                 handed = state.generation
-                for subscriber in subscribers { subscriber(state) }
+                for (_, subscriber) in subscribers { subscriber(state) }
             }
             afterCollection()
         }
@@ -123,6 +132,11 @@ package final class FleetPublication<C: Clock>: FleetPublishing where C.Duration
         if named { merger.publish() }
     }
 
+    /// Names the UPSs by `settings` from the next publication on (a reload changed `nut.*`).
+    func rename(_ settings: UPSNaming.Settings) {
+        hub.naming.update(settings)
+    }
+
     /// The latest publication; before the first, the fleet as it is now (the single server's
     /// snapshot, or the last merge).
     package var current: FleetState<C> {
@@ -141,6 +155,50 @@ package final class FleetPublication<C: Clock>: FleetPublishing where C.Duration
 
     /// Adds a subscriber, called with every publication from now on.
     package func subscribe(_ subscriber: @escaping @Sendable (FleetState<C>) -> Void) {
-        hub.subscribers.withLock { $0.append(subscriber) }
+        hub.subscribers.withLock { $0.append((0, subscriber)) }
+    }
+
+    /// A view of the publication for one front end: what it subscribes through the view stops
+    /// being called once the view ends (``ScopedPublication/end()``: the front end was replaced
+    /// or discarded).
+    package func scoped() -> ScopedPublication<C> {
+        ScopedPublication(publication: self, owner: hub.nextOwner.wrappingAdd(1, ordering: .relaxed).oldValue)
+    }
+
+    fileprivate func subscribe(_ subscriber: @escaping @Sendable (FleetState<C>) -> Void, owner: UInt64) {
+        hub.subscribers.withLock { $0.append((owner, subscriber)) }
+    }
+
+    fileprivate func unsubscribe(owner: UInt64) {
+        hub.subscribers.withLock { $0.removeAll { $0.owner == owner } }
+    }
+}
+
+/// One front end's view of the fleet's publication (``FleetPublication/scoped()``): the same
+/// states, its subscriptions removed when it ends.
+package final class ScopedPublication<C: Clock>: FleetPublishing where C.Duration == Duration {
+    private let publication: FleetPublication<C>
+    private let owner: UInt64
+    private let ended = Atomic(false)
+
+    fileprivate init(publication: FleetPublication<C>, owner: UInt64) {
+        self.publication = publication
+        self.owner = owner
+    }
+
+    package var clock: C { publication.clock }
+    package var current: FleetState<C> { publication.current }
+
+    /// Adds a subscriber until ``end()`` (none after it).
+    package func subscribe(_ subscriber: @escaping @Sendable (FleetState<C>) -> Void) {
+        guard !ended.load(ordering: .acquiring) else { return }
+        publication.subscribe(subscriber, owner: owner)
+    }
+
+    /// Removes every subscriber added through this view; a publication being handed over may
+    /// still reach them once.
+    package func end() {
+        ended.store(true, ordering: .releasing)
+        publication.unsubscribe(owner: owner)
     }
 }

@@ -36,6 +36,8 @@ final class UPSNaming: Sendable {
     }
 
     private struct State {
+        /// The configured names (a reload may change them).
+        var settings: Settings
         /// Names given so far, by device key (``FleetState/key(server:device:)``); seeded
         /// from the stored names.
         var assigned: [String: String] = [:]
@@ -43,7 +45,6 @@ final class UPSNaming: Sendable {
         var remembered: [String: StoredUPSName] = [:]
     }
 
-    private let settings: Settings
     private let state: Mutex<State>
     /// Where the names are kept (`nil`: not kept).
     private let memory: UPSNameMemory?
@@ -51,9 +52,8 @@ final class UPSNaming: Sendable {
     /// - Parameter memory: keeps the names given in the data directory, and gives those of the
     ///   previous run.
     init(settings: Settings, memory: UPSNameMemory? = nil) {
-        self.settings = settings
         self.memory = memory
-        var state = State()
+        var state = State(settings: settings)
         state.remembered = memory?.load() ?? [:]
         state.assigned = state.remembered.mapValues(\.name)
         self.state = Mutex(state)
@@ -63,7 +63,7 @@ final class UPSNaming: Sendable {
     /// server not collected since the start (``FleetState/Server/remembered``); keeps the names
     /// for the next save. CPU work under this naming's lock only.
     func name<C>(_ servers: inout [FleetState<C>.Server]) {
-        let settings = self.settings
+        let settings = state.withLock { $0.settings }
         let reserved: Set<String> = settings.defaultUPS.map { [$0.alias.lowercased()] } ?? []
         let configured = Set(settings.names.values.map { $0.lowercased() })
         let kept = state.withLock { state -> [String: StoredUPSName] in
@@ -123,6 +123,12 @@ final class UPSNaming: Sendable {
             return served
         }
         memory?.save(kept)
+    }
+
+    /// Names by `settings` from the next publication on (a reload changed `nut.*`): a
+    /// configured name takes its device's at once; names given before stay as they are.
+    func update(_ settings: Settings) {
+        state.withLock { $0.settings = settings }
     }
 
     /// `base`, or `base-2`, … when taken (`taken` is asked of lower-cased names).

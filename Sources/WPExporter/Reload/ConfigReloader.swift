@@ -204,7 +204,9 @@ public final class ConfigReloader: Sendable {
     }
 
     /// The sections of `next` that differ from `running` and are not applied while running:
-    /// everything but `winpower`, `servers` and `scheduler.collection_interval`.
+    /// `server`, `storage`, `scheduler.graceful_shutdown_timeout`, `energy` (but its tariffs in
+    /// the same currency) and `logging`. The servers, the collection interval and the front
+    /// ends' sections are applied.
     ///
     /// Without a listener of its own (``Exporter/runCollection(reloadRequests:until:)``, or
     /// before ``Exporter/run(onListening:reloadRequests:until:)``), the listener's settings
@@ -227,12 +229,28 @@ public final class ConfigReloader: Sendable {
         if runningEnergy.tariffs.currency == nextEnergy.tariffs.currency { nextEnergy.tariffs = runningEnergy.tariffs }
         if runningEnergy != nextEnergy { sections.append("energy") }
         if running.logging != next.logging { sections.append("logging") }
-        if running.push != next.push { sections.append("push") }
-        if running.nut != next.nut { sections.append("nut") }
-        // The agent's address, users and engine are set at start; so are its receivers (the
-        // users file is read then too).
-        if running.snmp != next.snmp { sections.append("snmp") }
+        // The front ends' sections (`nut`, `snmp`, `push`) are applied: a changed one restarts
+        // its front end (``FrontEndList``).
         return sections
+    }
+
+    /// `next` with what ``sectionsNeedingRestart(running:next:ownListener:)`` names kept as
+    /// `running` has it: the configuration in effect once `next` is applied.
+    package static func applicable(running: ExporterConfiguration, next: ExporterConfiguration,
+                                   ownListener: Bool = true) -> ExporterConfiguration {
+        var applied = next
+        for section in sectionsNeedingRestart(running: running, next: next, ownListener: ownListener) {
+            switch section {
+            case "server": applied.server = running.server
+            case "storage": applied.storage = running.storage
+            case "scheduler.graceful_shutdown_timeout":
+                applied.scheduler.gracefulShutdownTimeout = running.scheduler.gracefulShutdownTimeout
+            case "energy": applied.energy = running.energy
+            case "logging": applied.logging = running.logging
+            default: break
+            }
+        }
+        return applied
     }
 
     /// The `server` settings the router uses (the rest are the listener's).

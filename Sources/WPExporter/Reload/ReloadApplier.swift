@@ -20,22 +20,26 @@ package import WPEnergy
 /// A new entry with `energy_from` (a rename, ``ReloadRenames``, or `energy_from: winpower` after
 /// a `winpower`-only configuration) starts once the old server's pipeline has stopped (its
 /// collection in flight finished) and the meter moved its totals and saved them.
+/// A front end whose section changed (`nut`, `snmp`, `push`: ``FrontEndFactory/changed``) is
+/// made again from the new configuration and replaces the running one (``FrontEndList``).
 /// What cannot change while running is kept and named
-/// (``ConfigReloader/sectionsNeedingRestart(running:next:)``). Clients are all made and renames
-/// checked before anything changes, so a reload applies completely or not at all.
+/// (``ConfigReloader/sectionsNeedingRestart(running:next:)``). Clients and front ends are all
+/// made and renames checked before anything changes, so a reload applies completely or not at all.
 package final class ReloadApplier<C: Clock>: Sendable where C.Duration == Duration {
     private let running: RunningConfiguration
     private let fleet: ServerFleet<C>
     private let publication: FleetPublication<C>
     private let meter: EnergyMeter<C>
+    private let frontEnds: FrontEndList<C>
     private let makeMember: ServerFleet<C>.MemberFactory
     private let makeClient: ClientFactory
     /// Whether the exporter serves its own listener (`run`), so its settings need a restart.
     private let ownListener: @Sendable () -> Bool
 
     package init(running: RunningConfiguration, fleet: ServerFleet<C>, publication: FleetPublication<C>, meter: EnergyMeter<C>,
-                 makeMember: @escaping ServerFleet<C>.MemberFactory, makeClient: @escaping ClientFactory,
+                 frontEnds: FrontEndList<C>, makeMember: @escaping ServerFleet<C>.MemberFactory, makeClient: @escaping ClientFactory,
                  ownListener: @escaping @Sendable () -> Bool = { true }) {
+        self.frontEnds = frontEnds
         self.ownListener = ownListener
         self.running = running
         self.fleet = fleet
@@ -47,12 +51,13 @@ package final class ReloadApplier<C: Clock>: Sendable where C.Duration == Durati
 
     /// Applies `next`; called by one reload at a time.
     ///
-    /// - Throws: ``ReloadRefusal`` for a server whose client cannot be made or an
-    ///   `energy_from` that cannot be honoured (nothing changed).
+    /// - Throws: ``ReloadRefusal`` for a server whose client cannot be made, an `energy_from`
+    ///   that cannot be honoured, or a front end whose changed section cannot be served
+    ///   (nothing changed).
     package func apply(_ next: ExporterConfiguration) async throws(ReloadRefusal) -> ConfigReloader.Applied {
         let current = running.value
         let needsRestart = ConfigReloader.sectionsNeedingRestart(running: current, next: next, ownListener: ownListener())
-        var applied = current
+        let applied = ConfigReloader.applicable(running: current, next: next, ownListener: ownListener())
         var warnings: [String] = []
         let members = fleet.members
         let renames: ReloadRenames
@@ -63,6 +68,9 @@ package final class ReloadApplier<C: Clock>: Sendable where C.Duration == Durati
             throw .energyFrom(error as? ReloadRenames.Refusal ?? ReloadRenames.Refusal(problems: []))
         }
         let plan = try await Self.plan(members, next, makeMember: makeMember, makeClient: makeClient)
+        // The front ends of the sections that changed, made before anything changes (the last
+        // step that can refuse), installed once the servers are.
+        let remade = try frontEnds.prepare(running: current, next: next)
         // A server configured anew under a name whose totals moved away records again.
         for name in plan.added { meter.reopen(server: name) }
         let changed = Set(plan.changed)
@@ -98,10 +106,12 @@ package final class ReloadApplier<C: Clock>: Sendable where C.Duration == Durati
             warnings.append("servers[\(server)] removed: its \(count) energy totals stay stored but are no longer "
                             + "exported; a new entry with energy_from: \(server) continues them")
         }
+        publication.rename(UPSNaming.Settings(next.nut))
         publication.republish()
-        applied.servers = next.servers
-        applied.winPower = next.winPower
-        applied.scheduler.collectionInterval = next.scheduler.collectionInterval
+        if !remade.isEmpty {
+            warnings += await frontEnds.install(remade)
+            summary += "; restarted \(remade.sections.joined(separator: ", "))"
+        }
         running.value = applied
         return ConfigReloader.Applied(summary: summary, needsRestart: needsRestart, warnings: warnings)
     }

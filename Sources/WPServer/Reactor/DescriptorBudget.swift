@@ -31,30 +31,42 @@ public struct DescriptorBudget: Sendable, Equatable {
     public var reserved: Int
     /// The HTTP listener's connection cap.
     public var httpConnections: Int
-    /// The line server's (NUT's) connection cap; 0 without one.
-    public var lineConnections: Int
+    /// The caps of the other listeners, in the order they asked (``init(limit:reserved:httpConnections:requests:)``):
+    /// `nil` where a listener asked for none.
+    public var grants: [Int?]
 
-    /// Shares `limit` out: `reserved` first, then the line server gets up to
-    /// `lineConnections` but at most a quarter of the rest (never under
+    /// The first other listener's cap (the line server's, NUT's); 0 without one.
+    public var lineConnections: Int { grants.lazy.compactMap { $0 }.first ?? 0 }
+
+    /// Shares `limit` out: `reserved` first, then each listener of `requests` in turn gets up
+    /// to what it asks but at most a quarter of what is left (never under
     /// ``minimumConnections``), the HTTP listener up to `httpConnections` of what remains.
     ///
-    /// - Throws: ``DescriptorBudgetError`` when either listener would get fewer than
+    /// - Parameter requests: the connections each other listener holds at most; `nil` for
+    ///   one that asks for none (it gets `nil`).
+    /// - Throws: ``DescriptorBudgetError`` when a listener would get fewer than
     ///   ``minimumConnections``.
-    public init(limit: Int, reserved: Int, httpConnections: Int, lineConnections: Int?) throws(DescriptorBudgetError) {
+    public init(limit: Int, reserved: Int, httpConnections: Int, requests: [Int?]) throws(DescriptorBudgetError) {
         self.limit = limit
         self.reserved = reserved
         var available = limit - reserved
-        if let wanted = lineConnections {
-            self.lineConnections = min(wanted, max(Self.minimumConnections, available / 4))
-            available -= self.lineConnections
-        } else {
-            self.lineConnections = 0
+        grants = requests.map { wanted in
+            guard let wanted else { return nil }
+            let granted = min(wanted, max(Self.minimumConnections, available / 4))
+            available -= granted
+            return granted
         }
         self.httpConnections = min(httpConnections, available)
-        let needed = reserved + Self.minimumConnections + (lineConnections == nil ? 0 : Self.minimumConnections)
+        let needed = reserved + Self.minimumConnections * (1 + requests.lazy.compactMap { $0 }.count)
         guard self.httpConnections >= Self.minimumConnections, limit >= needed else {
             throw DescriptorBudgetError(limit: limit, reserved: reserved, needed: needed)
         }
+    }
+
+    /// Shares `limit` out between the HTTP listener and a line server (`lineConnections`, `nil`
+    /// without one): ``init(limit:reserved:httpConnections:requests:)`` with that one request.
+    public init(limit: Int, reserved: Int, httpConnections: Int, lineConnections: Int?) throws(DescriptorBudgetError) {
+        try self.init(limit: limit, reserved: reserved, httpConnections: httpConnections, requests: [lineConnections])
     }
 
     /// What ``WPHTTPServer/Configuration/reservedDescriptors`` must be for the HTTP cap to be

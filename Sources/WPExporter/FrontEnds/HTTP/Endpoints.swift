@@ -49,9 +49,9 @@ package struct Endpoints: Sendable {
     package var reloader: ConfigReloader?
     /// `server.enable_lifecycle` (`--web.enable-lifecycle`): whether `/-/reload` reloads.
     package var lifecycleEnabled: Bool
-    /// The other front ends, whose sections `/health` shows (the NUT server's under `nut`, the
-    /// SNMP agent's under `snmp`), each when configured.
-    package var frontEnds: [any FrontEnd]
+    /// The other front ends now, whose sections `/health` shows (the NUT server's under `nut`,
+    /// the SNMP agent's under `snmp`), each when configured.
+    package var frontEnds: @Sendable () -> [any FrontEnd]
     /// The energy store's state for `/health`; `nil` without one (endpoint tests). A failing
     /// store makes `/health` unhealthy.
     package var storage: (@Sendable () -> StorageHealth)?
@@ -63,7 +63,7 @@ package struct Endpoints: Sendable {
                                                bodyParts: (@Sendable (MetricsSnapshot, Bool) -> HTTPBodyParts?)?))? = nil,
                  version: String, metricsPath: String, startedAt: Date,
                  now: @escaping @Sendable () -> Date, scrape: ScrapeMetrics, reloader: ConfigReloader? = nil,
-                 lifecycleEnabled: Bool = false, frontEnds: [any FrontEnd] = [],
+                 lifecycleEnabled: Bool = false, frontEnds: @escaping @Sendable () -> [any FrontEnd] = { [] },
                  storage: (@Sendable () -> StorageHealth)? = nil,
                  statusRoutes: (@Sendable (inout WPRouter) -> Void)? = nil) {
         self.view = view
@@ -182,7 +182,12 @@ package struct Endpoints: Sendable {
     /// What a plain-text scrape gets (snapshot plus the per-scrape part), for the Pushgateway;
     /// empty until the first collection has finished.
     package func textExposition() -> [UInt8] {
-        let snapshot = exposition().snapshot
+        Self.textExposition(exposition().snapshot, scrape: scrape)
+    }
+
+    /// `snapshot`'s text followed by the per-scrape families of `scrape` (empty before the
+    /// first collection): what a plain scrape gets.
+    package static func textExposition(_ snapshot: MetricsSnapshot, scrape: ScrapeMetrics) -> [UInt8] {
         guard snapshot.generatedAt != nil else { return [] }
         return snapshot.wholeText + scrape.render(format: .text)
     }
@@ -228,7 +233,7 @@ package struct Endpoints: Sendable {
             configReload: reloader.map { HealthReport.ConfigReload($0.status) },
             outages: health.outages.map { .init(deviceID: $0.deviceID, since: $0.since.map(Self.iso)) },
             alarms: health.alarms.map(HealthReport.DeviceAlarms.init), storage: storage)
-        return Self.json(HealthDocument(report: report, sections: frontEnds.compactMap(\.health)), status: healthy ? 200 : 503)
+        return Self.json(HealthDocument(report: report, sections: frontEnds().compactMap(\.health)), status: healthy ? 200 : 503)
     }
 
     /// Seconds since start, to the millisecond.

@@ -90,7 +90,7 @@ extension Endpoints {
                                          energySamplesRejected: rejected,
                                          configReload: reloader.map { HealthReport.ConfigReload($0.status) },
                                          storage: storage)
-        return Self.json(HealthDocument(report: report, sections: frontEnds.compactMap(\.health)),
+        return Self.json(HealthDocument(report: report, sections: frontEnds().compactMap(\.health)),
                          status: status == "unhealthy" ? 503 : 200)
     }
 }

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Synchronization
 package import WPConfig
-import WPFrontEnd
+package import WPFrontEnd
 package import WPLogging
 import WPMetrics
 package import WPPushgateway
@@ -141,6 +141,26 @@ extension PushgatewayClient {
         let configuration = PushgatewayClient.Configuration(
             url: url, job: push.job, grouping: grouping, username: push.username, password: push.password?.reveal())
         return try PushgatewayClient(configuration: configuration)
+    }
+}
+
+extension FrontEndFactory {
+    /// The push loop of `push.*` (off without `push.url`), pushing what `/metrics` serves;
+    /// made again when `push.*` changes.
+    package static var push: FrontEndFactory {
+        FrontEndFactory(section: "push", settings: { $0.push }) { context throws(FrontEndError) in
+            let push = context.configuration.push
+            let client: PushgatewayClient?
+            do {
+                client = try PushgatewayClient.exporterClient(push)
+            } catch {
+                throw .configuration("\(error)")
+            }
+            return client.map { client in
+                PushLoop(client: client, interval: push.interval, clock: context.clock,
+                         logger: context.logger.component("push"), source: context.exposition)
+            }
+        }
     }
 }
 
