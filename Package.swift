@@ -163,7 +163,8 @@ let package = Package(
                     exclude: ["Golden"]),
         .testTarget(name: "WPNUTTests", dependencies: ["WPTestThreads", "WPNUT", "WPServer", "WPLogging", "WPTestSupport"]),
         .testTarget(name: "WPSNMPTests", dependencies: ["WPTestThreads", "WPSNMP", "WPServer", "WPLogging", "WPRuntime", "WPTestSupport"]),
-        .testTarget(name: "WPSNMPFrontEndTests", dependencies: ["WPTestThreads", "WPSNMPFrontEnd", "WPStorage"]),
+        .testTarget(name: "WPSNMPFrontEndTests", dependencies: ["WPTestThreads", "WPSNMPFrontEnd", "WPStorage", "WPSNMP", "WPFrontEnd",
+                                                              "WPFrontEndTesting", "WPClient", "WPRuntime", "WPTestSupport"]),
         // The front ends on their own: a scripted publication (WPFrontEndTesting), no exporter.
         .testTarget(name: "WPFrontEndTests", dependencies: ["WPTestThreads", "WPFrontEnd", "WPFrontEndTesting", "WPClient",
                                                           "WPCollector", "WPRuntime", "WPTestSupport"]),
