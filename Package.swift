@@ -66,6 +66,11 @@ let package = Package(
         // loaded only when an https request is made.
         .target(name: "WPCCurlShim",
                 linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        // libsqlite3 reached through dlopen (no headers at build time): the history database.
+        .target(name: "WPCSQLiteShim",
+                linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        // History and events in one SQLite database of the data directory (docs/storage.md).
+        .target(name: "WPHistory", dependencies: ["WPCSQLiteShim"]),
         // HTTP/1.1 client without Foundation: POSIX sockets for http://, libcurl for https://.
         .target(name: "WPHTTPClient", dependencies: ["WPRuntime", "WPCCurlShim"]),
         .target(name: "WPClient", dependencies: ["WPRuntime", "WPLogging", "WPHTTPClient"]),
@@ -170,6 +175,7 @@ let package = Package(
                                                           "WPCollector", "WPRuntime", "WPTestSupport"]),
         .testTarget(name: "WPNUTFrontEndTests", dependencies: ["WPTestThreads", "WPNUTFrontEnd", "WPFrontEnd", "WPFrontEndTesting",
                                                              "WPNUT", "WPClient", "WPRuntime", "WPTestSupport"]),
+        .testTarget(name: "WPHistoryTests", dependencies: ["WPTestThreads", "WPHistory", "WPTestSupport"]),
         .testTarget(name: "WPStatusPageTests", dependencies: ["WPTestThreads", "WPStatusPage", "WPFrontEnd", "WPFrontEndTesting",
                                                             "WPClient", "WPEnergy", "WPRuntime", "WPTestSupport"]),
         .testTarget(name: "WPExporterTestingTests", dependencies: ["WPTestThreads", "WPExporterTesting", "WPExporter", "WPConfig",
