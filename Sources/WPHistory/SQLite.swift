@@ -169,6 +169,7 @@ package final class SQLiteDatabase {
     }
 
     /// Every row `sql` returns with `parameters` bound, each as its columns' values.
+    @discardableResult
     package func rows(_ sql: String, _ parameters: [SQLiteValue] = []) throws(SQLiteError) -> [[SQLiteValue]] {
         let statement = try prepare(sql)
         defer { statement.finalize() }

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+import WPTestThreads
+import WPTestSupport
+@testable import WPHistory
+
+/// Each UPS's readings in 5-minute slots, merged exactly into hours and days.
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct HistoryStoreTests {
+    let ups = HistoryUPS(server: "site-a", device: "ups-1")
+
+    func path() throws -> String {
+        let directory = temporaryPathRemovedAtExit("wpexporter-history")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory + "/history.db"
+    }
+
+    func sample(_ time: Int64, watts: Double?, charge: Double = 100, mode: Int = 3, energy: Double = 1) -> HistorySample {
+        var values: [HistoryMetric: Double] = [.batteryCharge: charge, .inputFrequency: 49.98]
+        values[.loadWatts] = watts
+        return HistorySample(time: time, values: values, mode: mode, energyKWh: energy)
+    }
+
+    /// A slot is handed over when its UPS's first sample of a later slot arrives: its samples'
+    /// least, greatest and mean (a sample without a value left out of that value), the last mode
+    /// and energy total; a sample older than the open slot is dropped.
+    @Test func samplesGatherIntoFiveMinuteSlots() throws {
+        var accumulator = HistoryAccumulator()
+        let start: Int64 = 1_764_115_200  // 2025-11-26 00:00 UTC
+        #expect(accumulator.add(sample(start + 10, watts: 100), of: ups) == nil)
+        #expect(accumulator.add(sample(start + 70, watts: nil, charge: 90), of: ups) == nil)
+        #expect(accumulator.add(sample(start + 130, watts: 300, mode: 4, energy: 1.5), of: ups) == nil)
+        #expect(accumulator.add(sample(start - 10, watts: 9_999), of: ups) == nil, "older than the open slot: dropped")
+        let handed = accumulator.add(sample(start + 300, watts: 50), of: ups)
+        let slot = try #require(handed)
+        #expect(slot.start == start && slot.samples == 3)
+        #expect(slot.mean(.loadWatts) == 200 && slot.range(.loadWatts) == 100...300)
+        #expect(slot.aggregates[.loadWatts]?.count == 2)
+        #expect(slot.range(.batteryCharge) == 90...100)
+        #expect(slot.mean(.inputFrequency) == 49.98)
+        #expect(slot.mode == 4 && slot.energyKWh == 1.5, "the last sample's")
+        #expect(accumulator.closed(before: start + 599).isEmpty, "the next slot is not over yet")
+        let closed = accumulator.closed(before: start + 600)
+        #expect(closed.map(\.start) == [start + 300] && closed.first?.samples == 1)
+        #expect(accumulator.openSlots.isEmpty)
+    }
+
+    /// Slots stored, merged into their hour and day exactly; read back by tier and range; a
+    /// slot written in two parts merges; pruning deletes by tier.
+    @Test func slotsAreStoredAndMergedIntoHoursAndDays() throws {
+        let path = try path()
+        let store = try HistoryStore(path: path)
+        let hour: Int64 = 1_764_115_200 + 3_600
+        var first = HistorySlot(ups: ups, start: hour)
+        first.add(sample(hour + 1, watts: 100))
+        first.add(sample(hour + 61, watts: 200))
+        var second = HistorySlot(ups: ups, start: hour + 300)
+        second.add(sample(hour + 301, watts: 400, mode: 4, energy: 2))
+        var other = HistorySlot(ups: HistoryUPS(server: "site-b", device: "ups-1"), start: hour)
+        other.add(sample(hour + 1, watts: 1))
+        try store.write([first, second, other])
+
+        let fine = try store.slots(of: ups, tier: .fiveMinutes, from: hour, to: hour + 3_600)
+        #expect(fine == [first, second])
+        let hourly = try #require(try store.slots(of: ups, tier: .hour, from: 0, to: .max).first)
+        #expect(hourly.start == hour && hourly.samples == 3)
+        #expect(hourly.range(.loadWatts) == 100...400)
+        #expect(abs((hourly.mean(.loadWatts) ?? 0) - 700.0 / 3) < 1e-9)
+        #expect(hourly.mode == 4 && hourly.energyKWh == 2)
+        let daily = try store.slots(of: ups, tier: .day, from: 0, to: .max)
+        #expect(daily.map(\.start) == [HistoryTier.day.slot(of: hour)] && daily.first?.samples == 3)
+        #expect(try store.slots(of: HistoryUPS(server: "site-b", device: "ups-1"), tier: .hour, from: 0, to: .max).first?.samples == 1)
+
+        // The same 5-minute slot again (its second part, after a restart): merged, not replaced.
+        var rest = HistorySlot(ups: ups, start: hour)
+        rest.add(sample(hour + 121, watts: 600))
+        try store.write([rest])
+        let merged = try #require(try store.slots(of: ups, tier: .fiveMinutes, from: hour, to: hour + 1).first)
+        #expect(merged.samples == 3 && merged.range(.loadWatts) == 100...600)
+        #expect(try store.slots(of: ups, tier: .hour, from: 0, to: .max).first?.samples == 4)
+
+        #expect(try store.prune(before: [.fiveMinutes: hour + 300]) == 2, "site-a's and site-b's first slots")
+        #expect(try store.slots(of: ups, tier: .fiveMinutes, from: 0, to: .max).map(\.start) == [hour + 300])
+        #expect(try store.slots(of: ups, tier: .hour, from: 0, to: .max).count == 1, "other tiers kept")
+    }
+
+    /// A database of a newer schema is refused, named, and left as it is.
+    @Test func aNewerSchemaIsRefused() throws {
+        let path = try path()
+        do {
+            let store = try HistoryStore(path: path)
+            try store.database.execute("PRAGMA user_version = 7")
+        }
+        #expect {
+            try HistoryStore(path: path)
+        } throws: { error in
+            "\(error)".contains("newer wpexporter (schema 7; this one reads 1)") && "\(error)".contains(path)
+        }
+        #expect(try SQLiteDatabase(path: path).rows("PRAGMA user_version") == [[.integer(7)]])
+    }
+}
