@@ -70,7 +70,8 @@ let package = Package(
         .target(name: "WPCSQLiteShim",
                 linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // History and events in one SQLite database of the data directory (docs/storage.md).
-        .target(name: "WPHistory", dependencies: ["WPCSQLiteShim"]),
+        .target(name: "WPHistory", dependencies: ["WPCSQLiteShim", "WPFrontEnd", "WPConfig", "WPLogging", "WPMetrics", "WPRuntime",
+                                                   "WPClient", "WPCollector", "WPEnergy"]),
         // HTTP/1.1 client without Foundation: POSIX sockets for http://, libcurl for https://.
         .target(name: "WPHTTPClient", dependencies: ["WPRuntime", "WPCCurlShim"]),
         .target(name: "WPClient", dependencies: ["WPRuntime", "WPLogging", "WPHTTPClient"]),
@@ -123,7 +124,8 @@ let package = Package(
         // surface, the push loop (docs/architecture.md). The executable only composes the command line.
         .target(name: "WPExporter", dependencies: ["WPRuntime", "WPLogging", "WPConfig", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPNUT",
                                                     "WPClient", "WPServer", "WPServerMetrics", "WPScheduler", "WPCollector", "WPHTTPClient",
-                                                    "WPCBuildInfo", "WPFrontEnd", "WPNUTFrontEnd", "WPSNMPFrontEnd", "WPStatusPage"]),
+                                                    "WPCBuildInfo", "WPFrontEnd", "WPNUTFrontEnd", "WPSNMPFrontEnd", "WPStatusPage",
+                                                    "WPHistory"]),
         // For embedders' tests (as HummingbirdTesting): an exporter against a simulated WinPower
         // in process, on a manual clock, its energy in memory (docs/embedding.md, "Testing").
         .target(name: "WPExporterTesting", dependencies: ["WPRuntime", "WPExporter", "WPFrontEnd", "WPConfig", "WPClient", "WPCollector", "WPLogging",
@@ -184,7 +186,7 @@ let package = Package(
         .testTarget(name: "WPExporterTests", dependencies: ["WPTestThreads", "WPExporter", "WPClient", "WPCollector", "WPConfig", "WPEnergy", "WPLogging",
                                                          "WPMetrics", "WPPushgateway", "WPScheduler", "WPServer", "WPStorage",
                                                          "WPSimulator", "WPTestSupport", "WPCompression", "WPNUT", "WPSNMP", "WPRuntime",
-                                                         "WPFrontEnd", "WPNUTFrontEnd", "WPSNMPFrontEnd", "WPStatusPage"]),
+                                                         "WPFrontEnd", "WPNUTFrontEnd", "WPSNMPFrontEnd", "WPStatusPage", "WPHistory"]),
         .testTarget(name: "wpexporterTests", dependencies: ["WPTestThreads", "wpexporter", "WPExporter", "WPConfig", "WPLogging", "WPServer", "WPSimulator", "WPHTTPClient",
                                                          "WPStorage", "WPTestSupport"],
                     exclude: ["Golden"]),  // help goldens, read from the source tree

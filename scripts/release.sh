@@ -368,7 +368,9 @@ for page in "${doc_pages[@]}"; do install -D -m 0644 "$page" "$doc/${page#docs/}
 } | gzip -9n >"$doc/changelog.Debian.gz"
 # The binary needs glibc's libraries and zlib only (checked above), at the highest versions it
 # names (zlib's symbol versions are its release numbers: ZLIB_1.2.9 is zlib 1.2.9).
-depends="libc6 (>= ${ceilings[$deb_arch]}), zlib1g (>= 1:${zlib_ceilings[$deb_arch]})"
+# libsqlite3-0: the history database (history.db), loaded at run time; without it the
+# exporter serves everything else and says the history is off.
+depends="libc6 (>= ${ceilings[$deb_arch]}), zlib1g (>= 1:${zlib_ceilings[$deb_arch]}), libsqlite3-0"
 installed_size="$(du -sk --exclude=DEBIAN "$deb" | cut -f1)"
 install -d -m 0755 "$deb/DEBIAN"
 cat >"$deb/DEBIAN/control" <<CONTROL
@@ -390,7 +392,7 @@ Description: Prometheus exporter for WinPower G2 UPS management servers
  /etc/winpower-exporter/config.yaml, write the WinPower password to
  /etc/winpower-exporter/password, then enable wpexporter.service.
  libcurl is loaded only for https:// requests, OpenSSL (3 or 1.1) only for a
- TLS listener or SNMPv3.
+ TLS listener or SNMPv3, libsqlite3 for the history of each UPS (history.db).
 CONTROL
 echo "/etc/winpower-exporter/config.yaml" >"$deb/DEBIAN/conffiles"
 # systemd, as dh_installsystemd does it: reload the units after install and removal, restart a
@@ -483,6 +485,7 @@ License:        MIT
 Group:          System Environment/Daemons
 Packager:       $maintainer
 Requires(pre):  shadow-utils
+Requires:       sqlite-libs
 Recommends:     ca-certificates
 Recommends:     libcurl
 Recommends:     openssl-libs
@@ -496,7 +499,8 @@ The package installs a hardened systemd unit (not enabled) running as the
 system user wpexporter: edit /etc/winpower-exporter/config.yaml, write the
 WinPower password to /etc/winpower-exporter/password (mode 0640, group
 wpexporter), then enable wpexporter.service. libcurl is loaded only for
-https:// requests, OpenSSL (3 or 1.1) only for a TLS listener or SNMPv3.
+https:// requests, OpenSSL (3 or 1.1) only for a TLS listener or SNMPv3,
+libsqlite3 for the history of each UPS (history.db).
 
 %prep
 %build

@@ -61,6 +61,9 @@ extension ExporterConfiguration {
             if let reason = LoadState.displayStringProblem(value) { check.problem(name, "\(value.debugDescription) \(reason)") }
         }
         check.integer("nut.battery_charge_low", nut.batteryChargeLow)
+        check.integer("history.retention_days", history.retentionDays)
+        check.integer("history.hourly_retention_days", history.hourlyRetentionDays)
+        check.integer("history.daily_retention_days", history.dailyRetentionDays)
         check.duration("nut.battery_runtime_low", nut.batteryRuntimeLow)
         check.integer("nut.max_connections", nut.maxConnections)
         for (id, ups) in nut.ups.sorted(by: { $0.key < $1.key }) {

@@ -122,6 +122,11 @@ extension LoadState {
         config.snmp.systemName = string("snmp.system.name")
         config.snmp.systemContact = string("snmp.system.contact") ?? ""
         config.snmp.systemLocation = string("snmp.system.location") ?? ""
+        let history = config.history
+        config.history.enabled = boolean("history.enabled", history.enabled)
+        config.history.retentionDays = integer("history.retention_days", history.retentionDays)
+        config.history.hourlyRetentionDays = integer("history.hourly_retention_days", history.hourlyRetentionDays)
+        config.history.dailyRetentionDays = integer("history.daily_retention_days", history.dailyRetentionDays)
         return config
     }
 

@@ -13,6 +13,7 @@ public import WPServer
 package import WPSNMPFrontEnd
 package import WPStatusPage
 package import WPStorage
+import WPHistory
 
 /// Makes the WinPower client of a server: a `servers` entry, or for a `winpower`-only
 /// configuration the entry ``Exporter/singleServerEntry(_:)`` (empty name). Called at start
@@ -233,6 +234,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             .nut(makeListener: options.listeners.nut),
             .snmp,
             .push,
+            .history,
         ] + options.frontEnds
         let openFiles = options.openFilesLimit()
         let budget = try Self.descriptorBudget(configuration, limit: openFiles, factories: factories, logger: logger)

@@ -28,6 +28,8 @@ import WPRuntime
         "winpower_exporter_nut_commands_total",
         "winpower_exporter_http_connections_open", "winpower_exporter_http_connections_total",
         "winpower_exporter_snmp_requests_total", "winpower_exporter_snmp_notifications_total",
+        "winpower_exporter_history_available", "winpower_exporter_history_slots_written_total",
+        "winpower_exporter_history_write_failures_total",
     ]
 
     /// The fixed scenario: a stored total for the first device, a stored outage ledger (two

@@ -1,0 +1,230 @@
+import FoundationEssentials
+import Synchronization
+import WPClient
+import WPCollector
+import WPEnergy
+import WPConfig
+package import WPFrontEnd
+import WPLogging
+import WPMetrics
+import WPRuntime
+
+/// The history writer of `history.*` (docs/storage.md, "History"): each publication's new
+/// readings gathered into 5-minute slots per UPS (CPU work, in the subscriber), each finished
+/// slot written to `history.db` in the data directory by a thread of its own, which also
+/// deletes what is past each tier's retention once an hour. Collection, `/metrics`, NUT and SNMP
+/// never wait for it; a database it cannot use (libsqlite3 missing, a foreign file, a full
+/// disk) is a warning when it starts failing, its `/health` section and its metrics, and costs
+/// nothing else.
+package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Duration {
+    package let name = "the history writer"
+    /// `history.db`'s path.
+    package let path: String
+
+    /// What `/health` shows of it, under `history`.
+    package struct Status: Codable, Sendable, Equatable {
+        /// `ok`, `starting` (nothing written yet) or `failing` (the last write failed).
+        package var state: String
+        package var path: String
+        package var slotsWritten: Int
+        package var failures: Int
+        package var lastError: String?
+
+        enum CodingKeys: String, CodingKey {
+            case state, path, slotsWritten = "slots_written", failures, lastError = "last_error"
+        }
+    }
+
+    private struct Gathering {
+        var accumulator = HistoryAccumulator()
+        /// The read instant of each UPS's last sample taken (a reading is taken once, however many
+        /// publications carry it).
+        var taken: [HistoryUPS: C.Instant] = [:]
+    }
+
+    /// The store, touched only by jobs of the writer's serial queue (one at a time, in order).
+    private final class Connection: @unchecked Sendable {
+        var store: HistoryStore?
+        var lastPrune: Int64?
+    }
+
+    private let logger: WPLogger
+    private let retention: [HistoryTier: Int64]
+    private let wallClock: @Sendable () -> Date
+    private let queue: WorkerQueue
+    private let gathering = Mutex(Gathering())
+    private let connection = Connection()
+    /// Shared with the availability gauge (made before the writer is whole).
+    private final class StatusCell: Sendable {
+        let value: Mutex<Status>
+        init(_ status: Status) { value = Mutex(status) }
+        func withLock<T>(_ body: (inout Status) -> T) -> T { value.withLock { body(&$0) } }
+    }
+
+    private let status: StatusCell
+    private let written: WPCounter
+    private let failed: WPCounter
+
+    /// The writer of `context.configuration.history`, or `nil` when it is off or the exporter
+    /// keeps nothing on disk (no data directory).
+    ///
+    /// - Throws: ``FrontEndError/metrics(_:)`` when its metrics cannot be registered.
+    package static func make(_ context: FrontEndContext<C>) throws(FrontEndError) -> HistoryWriter? {
+        let history = context.configuration.history
+        guard history.enabled, let directory = context.dataDirectory else { return nil }
+        let writer = try HistoryWriter(path: (directory.hasSuffix("/") ? directory : directory + "/") + "history.db",
+                                       history: history, context: context)
+        context.publication.subscribe { [writer] state in writer.published(state) }
+        return writer
+    }
+
+    private init(path: String, history: ExporterConfiguration.History, context: FrontEndContext<C>) throws(FrontEndError) {
+        self.path = path
+        logger = context.logger.component("history")
+        wallClock = context.wallClock
+        retention = [.fiveMinutes: Int64(history.retentionDays) * 86_400, .hour: Int64(history.hourlyRetentionDays) * 86_400,
+                     .day: Int64(history.dailyRetentionDays) * 86_400]
+        queue = WorkerQueue(name: "history-writer", maxThreads: 1, idleTime: .seconds(30))
+        status = StatusCell(Status(state: "starting", path: path, slotsWritten: 0, failures: 0))
+        do throws(MetricsError) {
+            written = try context.registry.counter(name: "winpower_exporter_history_slots_written_total",
+                                                   help: "5-minute slots of UPS readings written to the history database.")
+            failed = try context.registry.counter(name: "winpower_exporter_history_write_failures_total",
+                                                  help: "Writes to the history database that failed (their slots are lost).")
+            let status = self.status
+            try context.registry.gaugeFunc(name: "winpower_exporter_history_available",
+                                           help: "1 while the history database takes writes; 0 before the first or after a failed one.") {
+                status.withLock { $0.state == "ok" } ? 1 : 0
+            }
+        } catch {
+            throw .metrics(error)
+        }
+    }
+
+    /// Its section of `/health`.
+    package var health: FrontEndHealth? { FrontEndHealth(key: "history", value: status.withLock { $0 }) }
+
+    /// The writer's status now.
+    package var current: Status { status.withLock { $0 } }
+
+    /// Nothing runs until cancelled; then the open slots are written (the part of each UPS's
+    /// slot so far: a restart within it merges the rest) and the database is closed.
+    package func run() async throws {
+        let (stream, _) = AsyncStream<Void>.makeStream()
+        for await _ in stream {}
+        let open = gathering.withLock { $0.accumulator.closed(before: .max) }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let connection = self.connection
+            queue.submit(.init(run: { [self] in
+                write(open)
+                connection.store?.database.close()
+                connection.store = nil
+                done.resume()
+            }, refuse: { _ in done.resume() }))
+        }
+    }
+
+    /// Takes each reading not taken before from `state`, and queues the slots it finishes.
+    private func published(_ state: FleetState<C>) {
+        let now = wallClock()
+        let finished: [HistorySlot] = gathering.withLock { gathering in
+            var finished: [HistorySlot] = []
+            for server in state.servers {
+                for reading in server.devices.readings {
+                    let ups = HistoryUPS(server: server.name, device: reading.device.id)
+                    if let taken = gathering.taken[ups], taken >= reading.readAt { continue }
+                    gathering.taken[ups] = reading.readAt
+                    let age = reading.readAt.duration(to: state.publishedAt)
+                    let time = Int64((now.timeIntervalSince1970 - Double(age.components.seconds)).rounded(.down))
+                    let sample = HistorySample(reading.device, at: time, energyKWh: server.totals[reading.device.id].map { $0.joules / 3_600_000 })
+                    if let slot = gathering.accumulator.add(sample, of: ups) { finished.append(slot) }
+                }
+            }
+            // A UPS no longer read: its slot is written once over.
+            finished += gathering.accumulator.closed(before: Int64(now.timeIntervalSince1970) - HistoryTier.fiveMinutes.seconds)
+            return finished
+        }
+        guard !finished.isEmpty else { return }
+        let status = self.status
+        queue.submit(.init(run: { [self] in write(finished) }, refuse: { error in
+            status.withLock { $0.failures += 1 }
+        }))
+    }
+
+    /// On the writer's thread: opens the database when it is not open, writes `slots`, prunes
+    /// once an hour; a failure is counted, shown, and logged when it starts.
+    private func write(_ slots: [HistorySlot]) {
+        guard !slots.isEmpty else { return }
+        do throws(SQLiteError) {
+            let store: HistoryStore
+            if let open = connection.store {
+                store = open
+            } else {
+                store = try HistoryStore(path: path)
+                connection.store = store
+            }
+            try store.write(slots)
+            let now = Int64(wallClock().timeIntervalSince1970)
+            if connection.lastPrune.map({ now - $0 >= 3_600 }) ?? true {
+                connection.lastPrune = now
+                try store.prune(before: retention.mapValues { now - $0 })
+            }
+            try? written.increment(by: Double(slots.count))
+            let recovered = status.withLock { status -> Bool in
+                defer { status.state = "ok"; status.lastError = nil; status.slotsWritten += slots.count }
+                return status.state == "failing"
+            }
+            if recovered { logger.info("the history database takes writes again", ["path": .string(path)]) }
+        } catch {
+            failed.increment()
+            if error.code != 5, error.code != 6 {
+                // Not a lock another process holds: open it again at the next write.
+                connection.store?.database.close()
+                connection.store = nil
+            }
+            let first = status.withLock { status -> Bool in
+                defer { status.state = "failing"; status.lastError = error.description; status.failures += 1 }
+                return status.state != "failing"
+            }
+            if first {
+                logger.warn("the history database cannot be written; readings are not kept there until it can "
+                            + "(collection, /metrics and the energy totals are not affected)",
+                            ["path": .string(path), "error": .string(error.description), "slots": .int(slots.count)])
+            }
+        }
+    }
+}
+
+extension HistorySample {
+    /// What the history keeps of `device` as read at `time` (Unix seconds).
+    init(_ device: Device, at time: Int64, energyKWh: Double?) {
+        let readings = device.realtime
+        var values: [HistoryMetric: Double] = [:]
+        values[.loadWatts] = readings.loadTotalWatt
+        values[.loadPercent] = readings.loadPercent
+        values[.batteryCharge] = readings.batCapacity
+        values[.batteryRuntime] = readings.batRemainTime
+        values[.inputVoltage] = readings.inputVolt1
+        values[.outputVoltage] = readings.outputVolt1
+        values[.inputFrequency] = readings.inputFreq
+        values[.temperature] = readings.upsTemperature
+        self.init(time: time, values: values, mode: readings.mode, energyKWh: energyKWh)
+    }
+}
+
+extension FrontEndFactory {
+    /// The history writer of `history.*` (off with `history.enabled: false` or without a data
+    /// directory); made again when `history.*` or `storage.data_dir` changes.
+    package static var history: FrontEndFactory {
+        FrontEndFactory(section: "history", settings: { HistorySettings(history: $0.history, directory: $0.storage.dataDirectory) }) {
+            context throws(FrontEndError) in
+            try HistoryWriter<C>.make(context)
+        }
+    }
+}
+
+/// What of the configuration the history writer serves.
+private struct HistorySettings: Equatable {
+    var history: ExporterConfiguration.History
+    var directory: String
+}
