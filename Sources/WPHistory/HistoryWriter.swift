@@ -49,6 +49,8 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
     }
 
     private let logger: WPLogger
+    /// How long the exit waits for the last write (`scheduler.graceful_shutdown_timeout`).
+    private let shutdownWait: Duration
     private let retention: [HistoryTier: Int64]
     private let wallClock: @Sendable () -> Date
     private let queue: WorkerQueue
@@ -81,6 +83,7 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
     private init(path: String, history: ExporterConfiguration.History, context: FrontEndContext<C>) throws(FrontEndError) {
         self.path = path
         logger = context.logger.component("history")
+        shutdownWait = context.configuration.scheduler.gracefulShutdownTimeout
         wallClock = context.wallClock
         retention = [.fiveMinutes: Int64(history.retentionDays) * 86_400, .hour: Int64(history.hourlyRetentionDays) * 86_400,
                      .day: Int64(history.dailyRetentionDays) * 86_400]
@@ -108,20 +111,45 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
     package var current: Status { status.withLock { $0 } }
 
     /// Nothing runs until cancelled; then the open slots are written (the part of each UPS's
-    /// slot so far: a restart within it merges the rest) and the database is closed.
+    /// slot so far: a restart within it merges the rest) and the database is closed, waiting
+    /// at most the graceful shutdown timeout (a disk that stalls does not hold the exit: the
+    /// write goes on, or is lost with the process).
     package func run() async throws {
         let (stream, _) = AsyncStream<Void>.makeStream()
         for await _ in stream {}
         let open = gathering.withLock { $0.accumulator.closed(before: .max) }
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            let connection = self.connection
+        let connection = self.connection
+        let finished = await Self.within(shutdownWait) { done in
             queue.submit(.init(run: { [self] in
                 write(open)
                 connection.store?.database.close()
                 connection.store = nil
-                done.resume()
-            }, refuse: { _ in done.resume() }))
+                done()
+            }, refuse: { _ in done() }))
         }
+        if !finished {
+            logger.warn("the history writer did not finish its last write in time; the slots in progress may be lost",
+                        ["path": .string(path), "waited_s": .seconds(shutdownWait)])
+        }
+    }
+
+    /// Starts `work`, which calls `done` once over; returns whether it did within `timeout`.
+    private static func within(_ timeout: Duration, _ work: (@escaping @Sendable () -> Void) -> Void) async -> Bool {
+        let waiting = Mutex<CheckedContinuation<Bool, Never>?>(nil)
+        let timer = Mutex<Task<Void, Never>?>(nil)
+        let finished = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            waiting.withLock { $0 = continuation }
+            let resume: @Sendable (Bool) -> Void = { outcome in waiting.withLock { $0.take() }?.resume(returning: outcome) }
+            timer.withLock { timer in
+                timer = Task {
+                    try? await Task.sleep(for: timeout)
+                    resume(false)
+                }
+            }
+            work { resume(true) }
+        }
+        timer.withLock { $0?.cancel() }
+        return finished
     }
 
     /// Takes each reading not taken before from `state`, and queues the slots it finishes.
