@@ -167,11 +167,13 @@ extension Exporter {
     /// Makes each front end's context under a configuration: the fleet's publication, the
     /// clocks and loggers, the data directory's sections, the listeners' TLS and bcrypt
     /// threads, `/metrics`' text, and the factory's share of the open-files limit (fitted again
-    /// for the configuration a reload brings).
+    /// for the configuration a reload brings). The data directory is the one the store holds
+    /// (`dataDirectory`, the startup configuration's): a reload's `storage.data_dir` takes
+    /// effect at the next start only, for front ends as for the store.
     static func makeContext(publication: FleetPublication<C>, scrape: ScrapeMetrics, store: any EnergyStore,
-                            factories: [FrontEndFactory<C>], openFiles: Int?, options: Options,
+                            dataDirectory: String, factories: [FrontEndFactory<C>], openFiles: Int?, options: Options,
                             components: WPLogger) -> FrontEndList<C>.MakeContext {
-        let keepsDirectory = options.energyStorage.isDataDirectory
+        let directory = options.energyStorage.isDataDirectory ? dataDirectory : nil
         let (clock, wallClock, tls, passwords) = (options.clock, options.wallClock, options.webSecurity.tls, options.webSecurity.passwords)
         return { configuration, factory in
             var connections: Int?
@@ -184,7 +186,7 @@ extension Exporter {
             }
             return FrontEndContext(configuration: configuration, publication: publication, registry: scrape.registry,
                                    logger: components, clock: clock, wallClock: wallClock, version: BuildInfo.exporterVersion,
-                                   dataDirectory: keepsDirectory ? configuration.storage.dataDirectory : nil,
+                                   dataDirectory: directory,
                                    sections: store.sections, connections: connections, tls: tls, passwords: passwords,
                                    exposition: { Endpoints.textExposition(Self.exposition(publication.exposition).snapshot, scrape: scrape) })
         }

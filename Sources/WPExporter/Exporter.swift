@@ -268,7 +268,8 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                                             registry: scrape.registry, logger: components, wallClock: wallClock)
             self.energyCost = costs
             // The front ends: the composition's list, then the embedder's.
-            let makeContext = Self.makeContext(publication: publication, scrape: scrape, store: store, factories: factories,
+            let makeContext = Self.makeContext(publication: publication, scrape: scrape, store: store,
+                                               dataDirectory: configuration.storage.dataDirectory, factories: factories,
                                                openFiles: openFiles, options: options, components: components)
             let frontEndList = try FrontEndList(factories, configuration: configuration, publication: publication,
                                                 registry: scrape.registry, makeContext: makeContext)

@@ -242,17 +242,10 @@ extension HistorySample {
 
 extension FrontEndFactory {
     /// The history writer of `history.*` (off with `history.enabled: false` or without a data
-    /// directory); made again when `history.*` or `storage.data_dir` changes.
+    /// directory); made again when `history.*` changes.
     package static var history: FrontEndFactory {
-        FrontEndFactory(section: "history", settings: { HistorySettings(history: $0.history, directory: $0.storage.dataDirectory) }) {
-            context throws(FrontEndError) in
+        FrontEndFactory(section: "history", settings: { $0.history }) { context throws(FrontEndError) in
             try HistoryWriter<C>.make(context)
         }
     }
-}
-
-/// What of the configuration the history writer serves.
-private struct HistorySettings: Equatable {
-    var history: ExporterConfiguration.History
-    var directory: String
 }

@@ -76,6 +76,26 @@ import WPTestSupport
         await harness.shutdown()
     }
 
+    /// A reload that changes `history.*` makes the writer again; one that also moves
+    /// `storage.data_dir` leaves it in the directory the running exporter holds (the new one
+    /// takes effect at the next start, for the history as for the energy store).
+    @Test func aReloadMakesTheWriterAgainInTheDirectoryTheExporterHolds() async throws {
+        let harness = try await ExporterHarness(devices: 1)
+        let first = try #require(Self.writer(harness.exporter))
+        var next = harness.exporter.configuration
+        next.history.retentionDays = 10
+        next.storage.dataDirectory = harness.dataDirectory + "-elsewhere"
+        let applied = try await harness.exporter.apply(next)
+        #expect(applied.needsRestart == ["storage"], "\(applied.needsRestart)")
+        #expect(applied.summary.contains("restarted history"), "\(applied.summary)")
+        let second = try #require(Self.writer(harness.exporter))
+        #expect(second !== first)
+        #expect(second.path == harness.dataDirectory + "/history.db")
+        #expect(harness.exporter.configuration.history.retentionDays == 10)
+        #expect(harness.exporter.configuration.storage.dataDirectory == harness.dataDirectory)
+        await harness.shutdown()
+    }
+
     /// `history.enabled: false`, or energy kept in memory (no data directory): no writer.
     @Test func offWithoutADataDirectoryOrWhenDisabled() async throws {
         let disabled = try await ExporterHarness(devices: 1, configureExporter: { $0.history.enabled = false })
