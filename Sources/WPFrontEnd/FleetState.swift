@@ -47,6 +47,7 @@ public struct FleetState<C: Clock>: Sendable where C.Duration == Duration {
         /// has not collected since: listed under their names with no readings.
         public var remembered: [RememberedUPS]
 
+        /// A server's part as given (a test's or an embedder's own value, or the publication's).
         public init(name: String, target: String, labels: [SeriesLabel] = [], interval: Duration,
                      stalenessWindow: Duration, energyKeyPrefix: String = "",
                      devices: WinPowerCollector<C>.DeviceReadings, health: CollectorHealth = CollectorHealth(),
@@ -103,6 +104,7 @@ public struct FleetState<C: Clock>: Sendable where C.Duration == Duration {
     /// What `/metrics` serves of it.
     public var exposition: FleetExposition
 
+    /// A state as given: generation 0 is the fleet before its first publication.
     public init(generation: UInt64 = 0, publishedAt: C.Instant, servers: [Server], exposition: FleetExposition) {
         self.generation = generation
         self.publishedAt = publishedAt
@@ -121,6 +123,7 @@ public struct RememberedUPS: Sendable, Equatable {
     /// Its description then (``FleetState/Server/description(of:)``).
     public var description: String
 
+    /// A remembered UPS as kept in the data directory.
     public init(device: String, name: String, description: String) {
         self.device = device
         self.name = name
@@ -138,6 +141,7 @@ public struct FleetExposition: Sendable {
     /// for a single server's snapshot, whose bodies are whole.
     public var parts: (text: HTTPBodyParts, openMetrics: HTTPBodyParts)?
 
+    /// An exposition of `snapshot`, with a merge's parts when it has them.
     public init(snapshot: MetricsSnapshot, parts: (text: HTTPBodyParts, openMetrics: HTTPBodyParts)? = nil) {
         self.snapshot = snapshot
         self.parts = parts

@@ -35,8 +35,10 @@ extension FrontEnd {
 public struct FrontEndHealth: Sendable {
     /// The section's key, the front end's configuration section (`nut`, `snmp`).
     public var key: String
+    /// What it shows under ``key``: any value encoding to JSON.
     public var value: any Encodable & Sendable
 
+    /// A section `key` showing `value`.
     public init(key: String, value: any Encodable & Sendable) {
         self.key = key
         self.value = value
@@ -80,6 +82,7 @@ public enum FrontEndError: Error, Sendable, CustomStringConvertible {
     /// Its own metrics could not be registered (fixed names: not expected).
     case metrics(MetricsError)
 
+    /// The reason, naming the key, as the exporter reports it.
     public var description: String {
         switch self {
         case .configuration(let reason): reason

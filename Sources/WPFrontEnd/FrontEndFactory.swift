@@ -48,6 +48,7 @@ public struct FrontEndContext<C: Clock>: Sendable where C.Duration == Duration {
     /// families (the bytes a scrape gets): empty before the first collection.
     public var exposition: @Sendable () async -> [UInt8]
 
+    /// A context of these parts (the exporter makes one per front end; a test may make its own).
     public init(configuration: ExporterConfiguration, publication: any FleetPublishing<C>, registry: MetricRegistry,
                 logger: WPLogger, clock: C, wallClock: @escaping @Sendable () -> Date, version: String,
                 dataDirectory: String?, sections: StateSections, connections: Int? = nil,
