@@ -99,7 +99,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         /// (`CollectorConfiguration.saveWait`); tests on loaded machines wait longer.
         package var energySaveWait: Duration = CollectorConfiguration().saveWait
         /// Front ends of the embedder's own, made and run after the exporter's (NUT, SNMP,
-        /// push), each from a ``FrontEndContext`` as theirs are (docs/architecture.md, "Adding
+        /// push), each from a `FrontEndContext` as theirs are (docs/architecture.md, "Adding
         /// a front end"); none by default.
         public var frontEnds: [FrontEndFactory<C>] = []
 

@@ -157,6 +157,7 @@ public struct FleetExposition: Sendable {
 /// Where a front end gets the fleet's state: the state now, and every publication from now on.
 /// The exporter's fleet publication is one; a test hands a front end its own.
 public protocol FleetPublishing<C>: Sendable {
+    /// The fleet's clock type (`ContinuousClock`, or a test's manual clock).
     associatedtype C: Clock where C.Duration == Duration
     /// The clock the publications' instants are on (readings' times, ``FleetState/publishedAt``):
     /// a front end judges staleness on it.

@@ -73,7 +73,7 @@ public struct FrontEndContext<C: Clock>: Sendable where C.Duration == Duration {
 /// How the exporter makes one front end: the configuration section it serves, whether a new
 /// configuration changes it, the connections it asks for, and the function that makes it from
 /// a ``FrontEndContext``. The exporter's composition is a list of them (NUT, SNMP, push, …,
-/// then ``Exporter.Options.frontEnds``); each is made at start, in the list's order, and made
+/// then WPExporter's `Exporter.Options.frontEnds`); each is made at start, in the list's order, and made
 /// again when a reload changes its section (the old one stopped first, so a port is free to be
 /// bound again).
 ///
