@@ -347,7 +347,8 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     ///   - reloadRequests: one element per SIGHUP; each reloads the configuration.
     ///   - shutdown: returns when the exporter should stop (a signal); must end on cancellation.
     /// - Throws: `ServerError.bind` naming the address and reason when it cannot listen;
-    ///   ``ExporterError/nut(reason:)`` starting `nut.listen:` when the NUT server cannot;
+    ///   ``ExporterError/frontEnd(section:reason:)`` naming the key (`nut.listen: …`) when a
+    ///   front end cannot serve;
     ///   ``ExporterError/energyNotSaved(reason:lastSaved:)`` when it stopped but the final save
     ///   of the energy totals failed (the message says where the last saved totals are).
     public func run(onListening: @escaping @Sendable (ServerAddress) async -> Void,

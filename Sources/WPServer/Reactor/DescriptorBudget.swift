@@ -42,8 +42,12 @@ public struct DescriptorBudget: Sendable, Equatable {
     /// to what it asks but at most a quarter of what is left (never under
     /// ``minimumConnections``), the HTTP listener up to `httpConnections` of what remains.
     ///
-    /// - Parameter requests: the connections each other listener holds at most; `nil` for
-    ///   one that asks for none (it gets `nil`).
+    /// - Parameters:
+    ///   - limit: the open-files limit.
+    ///   - reserved: descriptors the process holds apart from client connections.
+    ///   - httpConnections: the HTTP listener's cap when there is room.
+    ///   - requests: the connections each other listener holds at most; `nil` for one that
+    ///     asks for none (it gets `nil`).
     /// - Throws: ``DescriptorBudgetError`` when a listener would get fewer than
     ///   ``minimumConnections``.
     public init(limit: Int, reserved: Int, httpConnections: Int, requests: [Int?]) throws(DescriptorBudgetError) {
@@ -65,6 +69,14 @@ public struct DescriptorBudget: Sendable, Equatable {
 
     /// Shares `limit` out between the HTTP listener and a line server (`lineConnections`, `nil`
     /// without one): ``init(limit:reserved:httpConnections:requests:)`` with that one request.
+    ///
+    /// - Parameters:
+    ///   - limit: the open-files limit.
+    ///   - reserved: descriptors the process holds apart from client connections.
+    ///   - httpConnections: the HTTP listener's cap when there is room.
+    ///   - lineConnections: the line server's cap when there is room; `nil` without one.
+    /// - Throws: ``DescriptorBudgetError`` when a listener would get fewer than
+    ///   ``minimumConnections``.
     public init(limit: Int, reserved: Int, httpConnections: Int, lineConnections: Int?) throws(DescriptorBudgetError) {
         try self.init(limit: limit, reserved: reserved, httpConnections: httpConnections, requests: [lineConnections])
     }
