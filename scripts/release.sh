@@ -485,7 +485,7 @@ License:        MIT
 Group:          System Environment/Daemons
 Packager:       $maintainer
 Requires(pre):  shadow-utils
-Requires:       sqlite-libs
+Requires:       libsqlite3.so.0()(64bit)
 Recommends:     ca-certificates
 Recommends:     libcurl
 Recommends:     openssl-libs
