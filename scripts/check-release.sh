@@ -164,8 +164,8 @@ for a in "${archs[@]}"; do
 echo "== the $a .deb: dpkg-deb --contents, control, conffiles"
 deb_a="wpexporter_${version}_$a.deb"
 [[ "$(dpkg-deb --field "$dist/$deb_a" Architecture)" == "$a" ]] || fail "$deb_a: Architecture is not $a"
-[[ "$(dpkg-deb --field "$dist/$deb_a" Depends)" =~ ^libc6\ \(\>=\ 2\.[0-9]+\),\ zlib1g\ \(\>=\ 1:1\.[0-9.]+\)$ ]] \
-    || fail "$deb_a: Depends is '$(dpkg-deb --field "$dist/$deb_a" Depends)', expected libc6 (>= 2.x), zlib1g (>= 1:1.x) alone"
+[[ "$(dpkg-deb --field "$dist/$deb_a" Depends)" =~ ^libc6\ \(\>=\ 2\.[0-9]+\),\ zlib1g\ \(\>=\ 1:1\.[0-9.]+\),\ libsqlite3-0$ ]] \
+    || fail "$deb_a: Depends is '$(dpkg-deb --field "$dist/$deb_a" Depends)', expected libc6 (>= 2.x), zlib1g (>= 1:1.x), libsqlite3-0 alone"
 dpkg-deb --contents "$dist/$deb_a" | awk '{print $1, $6}' | sed 's|\./|/|' >"$work/contents.txt"
 cat >"$work/expected.txt" <<'EXPECTED'
 -rwxr-xr-x /usr/bin/wpexporter
