@@ -260,7 +260,7 @@ public struct ExporterConfiguration: Sendable, Equatable {
         /// `history.retention_days`: days the 5-minute slots are kept.
         public var retentionDays = 30
         /// `history.hourly_retention_days`.
-        public var hourlyRetentionDays = 90
+        public var hourlyRetentionDays = 45
         /// `history.daily_retention_days`.
         public var dailyRetentionDays = 1_830
         /// Creates `history.*` with every key at its default (on, 30, 90 and 1,830 days).

@@ -52,7 +52,8 @@ package struct HistorySample: Sendable, Equatable {
 }
 
 /// A metric over a slot, in stored units (``HistoryMetric/scale``): the least, the greatest,
-/// the sum and the number of samples, so slots merge exactly into coarser ones.
+/// the sum and the number of samples it is over, so slots merge into coarser ones (a stored
+/// slot's is its mean times its samples).
 package struct HistoryAggregate: Sendable, Equatable {
     package var min: Int64
     package var max: Int64
@@ -67,6 +68,9 @@ package struct HistoryAggregate: Sendable, Equatable {
     }
 
     init(_ value: Int64) { self.init(min: value, max: value, sum: value, count: 1) }
+
+    /// The mean in stored units, rounded.
+    var storedMean: Int64 { count > 0 ? Int64((Double(sum) / Double(count)).rounded()) : 0 }
 
     mutating func add(_ other: HistoryAggregate) {
         min = Swift.min(min, other.min)
@@ -116,6 +120,17 @@ package struct HistorySlot: Sendable, Equatable {
         }
         if let mode = sample.mode { self.mode = mode }
         if let energy = sample.energyKWh { energyKWh = energy }
+    }
+
+    /// Adds a later slot's (or a later part's) samples: aggregates added, its mode and energy
+    /// total where it has them.
+    mutating func merge(_ later: HistorySlot) {
+        samples += later.samples
+        for (metric, aggregate) in later.aggregates {
+            if aggregates[metric] == nil { aggregates[metric] = aggregate } else { aggregates[metric]?.add(aggregate) }
+        }
+        if let mode = later.mode { self.mode = mode }
+        if let energy = later.energyKWh { energyKWh = energy }
     }
 
     /// The mean of `metric` over the slot, in its unit; `nil` when no sample had it.

@@ -2,17 +2,23 @@
 /// and the schema's version. One writer connection writes (``write(_:)``, ``prune(before:)``);
 /// readers open their own (WAL: they never wait for it).
 ///
-/// Schema 1: `ups` (one row per server and `device_id`), `slot` (one row per tier, UPS and
-/// slot start: samples, and per metric its least, greatest, sum and count in stored units, the
-/// last mode and energy total; `WITHOUT ROWID`, keyed by tier, UPS and start). A 5-minute slot
-/// written is merged into its hour and its day in the same transaction, so the coarser tiers
-/// are exact aggregates of the finer ones.
+/// Schema 2: `ups` (one row per server and `device_id`), `slot` (one row per tier, UPS and
+/// slot start: samples; per metric its mean and how far its least lies below and its greatest
+/// above the mean, in stored units; the last mode and energy total in Wh; `WITHOUT ROWID`, keyed
+/// by tier, UPS and start), and the view `slot_values` of the same in units. A 5-minute slot
+/// written is merged into its hour and its day in the same transaction (means weighted by
+/// samples). Schema 1 (each metric's least, greatest, sum and count; the energy in kWh) is
+/// converted in place on opening.
 package final class HistoryStore {
     /// The schema version this code writes (`PRAGMA user_version`).
-    package static let schemaVersion: Int64 = 1
+    package static let schemaVersion: Int64 = 2
 
     package let database: SQLiteDatabase
     private var upsIDs: [HistoryUPS: Int64] = [:]
+
+    /// The `slot` columns after the key and `samples`, in order.
+    private static let valueColumns: [String] =
+        HistoryMetric.allCases.flatMap { [$0.column, $0.column + "_below", $0.column + "_above"] } + ["mode", "energy_wh"]
 
     /// Opens (creating) the database at `path` and its schema.
     ///
@@ -26,20 +32,44 @@ package final class HistoryStore {
                               message: "its history was written by a newer wpexporter (schema \(version); this one reads \(Self.schemaVersion))")
         }
         guard !readOnly, version < Self.schemaVersion else { return }
-        let metrics = HistoryMetric.allCases.map { metric in
-            ["min", "max", "sum", "n"].map { "\(metric.column)_\($0) INTEGER" }.joined(separator: ", ")
-        }.joined(separator: ",\n    ")
+        let metrics = HistoryMetric.allCases
+        let columns = metrics.map { "\($0.column) INTEGER, \($0.column)_below INTEGER, \($0.column)_above INTEGER" }
+            .joined(separator: ",\n    ")
+        let units = metrics.map { metric -> String in
+            let (c, scale) = (metric.column, metric.scale == 1 ? "" : " / \(Int(metric.scale)).0")
+            return "\(c)\(scale) AS \(c), (\(c) - \(c)_below)\(scale) AS \(c)_min, (\(c) + \(c)_above)\(scale) AS \(c)_max"
+        }.joined(separator: ",\n        ")
+        // Schema 1's rows in schema 2's columns: the mean rounded, the least and greatest as distances from it.
+        let converted = metrics.map { metric -> String in
+            let c = metric.column
+            let mean = "CASE WHEN \(c)_n > 0 THEN CAST(round(\(c)_sum * 1.0 / \(c)_n) AS INTEGER) END"
+            return "\(mean), \(mean) - \(c)_min, \(c)_max - \(mean)"
+        }.joined(separator: ", ")
         try database.transaction { () throws(SQLiteError) in
+            if version == 1 { try database.execute("ALTER TABLE slot RENAME TO slot_schema1") }
             try database.execute("""
                 CREATE TABLE IF NOT EXISTS ups (
                     id INTEGER PRIMARY KEY, server TEXT NOT NULL, device TEXT NOT NULL, UNIQUE (server, device));
-                CREATE TABLE IF NOT EXISTS slot (
+                CREATE TABLE slot (
                     tier INTEGER NOT NULL, ups INTEGER NOT NULL, start INTEGER NOT NULL, samples INTEGER NOT NULL,
-                    \(metrics),
-                    mode INTEGER, energy_kwh REAL,
+                    \(columns),
+                    mode INTEGER, energy_wh INTEGER,
                     PRIMARY KEY (tier, ups, start)) WITHOUT ROWID;
-                PRAGMA user_version = \(Self.schemaVersion);
+                CREATE VIEW slot_values AS SELECT
+                    ups.server AS server, ups.device AS device, slot.tier AS tier, slot.start AS start,
+                    datetime(slot.start, 'unixepoch') AS start_utc, samples,
+                    \(units),
+                    mode, energy_wh / 1000.0 AS energy_kwh
+                    FROM slot JOIN ups ON ups.id = slot.ups;
                 """)
+            if version == 1 {
+                try database.execute("""
+                    INSERT INTO slot SELECT tier, ups, start, samples, \(converted), mode, CAST(round(energy_kwh * 1000) AS INTEGER)
+                        FROM slot_schema1;
+                    DROP TABLE slot_schema1;
+                    """)
+            }
+            try database.execute("PRAGMA user_version = \(Self.schemaVersion)")
         }
     }
 
@@ -48,41 +78,61 @@ package final class HistoryStore {
     /// merged into the stored one.
     package func write(_ slots: [HistorySlot]) throws(SQLiteError) {
         guard !slots.isEmpty else { return }
-        let metrics = HistoryMetric.allCases
-        let columns = metrics.flatMap { metric in ["min", "max", "sum", "n"].map { "\(metric.column)_\($0)" } }
-        let placeholders = Array(repeating: "?", count: 4 + columns.count + 2).joined(separator: ", ")
-        let names = (["tier", "ups", "start", "samples"] + columns + ["mode", "energy_kwh"]).joined(separator: ", ")
-        let merge = metrics.flatMap { metric -> [String] in
-            let c = metric.column
-            return ["\(c)_min = coalesce(min(\(c)_min, excluded.\(c)_min), \(c)_min, excluded.\(c)_min)",
-                    "\(c)_max = coalesce(max(\(c)_max, excluded.\(c)_max), \(c)_max, excluded.\(c)_max)",
-                    "\(c)_sum = coalesce(\(c)_sum + excluded.\(c)_sum, \(c)_sum, excluded.\(c)_sum)",
-                    "\(c)_n = coalesce(\(c)_n + excluded.\(c)_n, \(c)_n, excluded.\(c)_n)"]
-        }.joined(separator: ", ")
+        let key = "tier = ? AND ups = ? AND start = ?"
         try database.transaction { () throws(SQLiteError) in
-            let upsert = try database.prepare("""
-                INSERT INTO slot (\(names)) VALUES (\(placeholders))
-                ON CONFLICT (tier, ups, start) DO UPDATE SET samples = samples + excluded.samples, \(merge),
-                    mode = coalesce(excluded.mode, mode), energy_kwh = coalesce(excluded.energy_kwh, energy_kwh)
+            let select = try database.prepare("SELECT samples, \(Self.valueColumns.joined(separator: ", ")) FROM slot WHERE \(key)")
+            defer { select.finalize() }
+            let columns = ["tier", "ups", "start", "samples"] + Self.valueColumns
+            let replace = try database.prepare("""
+                INSERT OR REPLACE INTO slot (\(columns.joined(separator: ", ")))
+                VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
                 """)
-            defer { upsert.finalize() }
+            defer { replace.finalize() }
             for slot in slots {
                 let ups = try id(of: slot.ups)
-                var values: [SQLiteValue] = []
-                for metric in metrics {
-                    if let aggregate = slot.aggregates[metric] {
-                        values += [.integer(aggregate.min), .integer(aggregate.max), .integer(aggregate.sum), .integer(aggregate.count)]
-                    } else {
-                        values += [.null, .null, .null, .null]
-                    }
-                }
-                let tail: [SQLiteValue] = [slot.mode.map { .integer(Int64($0)) } ?? .null, slot.energyKWh.map(SQLiteValue.real) ?? .null]
                 for tier in HistoryTier.allCases {
-                    try upsert.run([.integer(Int64(tier.rawValue)), .integer(ups), .integer(tier.slot(of: slot.start)),
-                                    .integer(slot.samples)] + values + tail)
+                    let start = tier.slot(of: slot.start)
+                    let keyValues: [SQLiteValue] = [.integer(Int64(tier.rawValue)), .integer(ups), .integer(start)]
+                    var merged = HistorySlot(ups: slot.ups, start: start)
+                    if let row = try select.rows(keyValues).first { merged = Self.slot(slot.ups, start: start, row: row) }
+                    merged.merge(slot)
+                    try replace.run(keyValues + Self.row(of: merged))
                 }
             }
         }
+    }
+
+    /// A slot's stored values after the key, in ``valueColumns``' order with `samples` first.
+    private static func row(of slot: HistorySlot) -> [SQLiteValue] {
+        var values: [SQLiteValue] = [.integer(slot.samples)]
+        for metric in HistoryMetric.allCases {
+            if let aggregate = slot.aggregates[metric], aggregate.count > 0 {
+                let mean = aggregate.storedMean
+                values += [.integer(mean), .integer(mean - aggregate.min), .integer(aggregate.max - mean)]
+            } else {
+                values += [.null, .null, .null]
+            }
+        }
+        values.append(slot.mode.map { .integer(Int64($0)) } ?? .null)
+        values.append(slot.energyKWh.map { .integer(Int64(($0 * 1000).rounded())) } ?? .null)
+        return values
+    }
+
+    /// The slot a stored row (`samples`, then ``valueColumns``) describes: each metric's mean
+    /// weighted by the slot's samples.
+    private static func slot(_ ups: HistoryUPS, start: Int64, row: [SQLiteValue]) -> HistorySlot {
+        var slot = HistorySlot(ups: ups, start: start, samples: row[0].integer ?? 0)
+        for (index, metric) in HistoryMetric.allCases.enumerated() {
+            let base = 1 + index * 3
+            if let mean = row[base].integer, let below = row[base + 1].integer, let above = row[base + 2].integer, slot.samples > 0 {
+                slot.aggregates[metric] = HistoryAggregate(min: mean - below, max: mean + above,
+                                                           sum: mean &* slot.samples, count: slot.samples)
+            }
+        }
+        let tail = 1 + HistoryMetric.allCases.count * 3
+        slot.mode = row[tail].integer.map { Int($0) }
+        slot.energyKWh = row[tail + 1].integer.map { Double($0) / 1000 }
+        return slot
     }
 
     /// Deletes each tier's slots that started before its bound (Unix seconds).
@@ -102,27 +152,14 @@ package final class HistoryStore {
 
     /// A UPS's slots of `tier` that start in `from..<to` (Unix seconds), oldest first.
     package func slots(of ups: HistoryUPS, tier: HistoryTier, from: Int64, to: Int64) throws(SQLiteError) -> [HistorySlot] {
-        let metrics = HistoryMetric.allCases
-        let columns = metrics.flatMap { metric in ["min", "max", "sum", "n"].map { "slot.\(metric.column)_\($0)" } }
+        let columns = (["start", "samples"] + Self.valueColumns).map { "slot.\($0)" }.joined(separator: ", ")
         let rows = try database.rows("""
-            SELECT slot.start, slot.samples, \(columns.joined(separator: ", ")), slot.mode, slot.energy_kwh
+            SELECT \(columns)
             FROM slot JOIN ups ON ups.id = slot.ups
             WHERE ups.server = ? AND ups.device = ? AND slot.tier = ? AND slot.start >= ? AND slot.start < ?
             ORDER BY slot.start
             """, [.text(ups.server), .text(ups.device), .integer(Int64(tier.rawValue)), .integer(from), .integer(to)])
-        return rows.map { row in
-            var slot = HistorySlot(ups: ups, start: row[0].integer ?? 0, samples: row[1].integer ?? 0)
-            for (index, metric) in metrics.enumerated() {
-                let base = 2 + index * 4
-                if let min = row[base].integer, let max = row[base + 1].integer, let sum = row[base + 2].integer,
-                   let count = row[base + 3].integer, count > 0 {
-                    slot.aggregates[metric] = HistoryAggregate(min: min, max: max, sum: sum, count: count)
-                }
-            }
-            slot.mode = row[2 + metrics.count * 4].integer.map { Int($0) }
-            slot.energyKWh = row[3 + metrics.count * 4].double
-            return slot
-        }
+        return rows.map { row in Self.slot(ups, start: row[0].integer ?? 0, row: Array(row.dropFirst())) }
     }
 
     /// The id of `ups`'s row, made when it has none.

@@ -173,10 +173,7 @@ package final class SQLiteDatabase {
     package func rows(_ sql: String, _ parameters: [SQLiteValue] = []) throws(SQLiteError) -> [[SQLiteValue]] {
         let statement = try prepare(sql)
         defer { statement.finalize() }
-        try statement.bind(parameters)
-        var rows: [[SQLiteValue]] = []
-        while try statement.step() { rows.append(statement.row) }
-        return rows
+        return try statement.rows(parameters)
     }
 
     /// Rows the last `INSERT`, `UPDATE` or `DELETE` changed.
@@ -261,6 +258,14 @@ package final class SQLiteStatement {
     package func run(_ values: [SQLiteValue]) throws(SQLiteError) {
         try bind(values)
         while try step() {}
+    }
+
+    /// Binds `values` and returns every row it gives, each as its columns' values.
+    package func rows(_ values: [SQLiteValue]) throws(SQLiteError) -> [[SQLiteValue]] {
+        try bind(values)
+        var rows: [[SQLiteValue]] = []
+        while try step() { rows.append(row) }
+        return rows
     }
 
     /// The current row's values.

@@ -64,7 +64,7 @@ import WPTestSupport
         let hourly = try #require(try store.slots(of: ups, tier: .hour, from: 0, to: .max).first)
         #expect(hourly.start == hour && hourly.samples == 3)
         #expect(hourly.range(.loadWatts) == 100...400)
-        #expect(abs((hourly.mean(.loadWatts) ?? 0) - 700.0 / 3) < 1e-9)
+        #expect(abs((hourly.mean(.loadWatts) ?? 0) - 700.0 / 3) <= 0.5, "the mean of the three, to the stored 1 W")
         #expect(hourly.mode == 4 && hourly.energyKWh == 2)
         let daily = try store.slots(of: ups, tier: .day, from: 0, to: .max)
         #expect(daily.map(\.start) == [HistoryTier.day.slot(of: hour)] && daily.first?.samples == 3)
@@ -83,6 +83,49 @@ import WPTestSupport
         #expect(try store.slots(of: ups, tier: .hour, from: 0, to: .max).count == 1, "other tiers kept")
     }
 
+    /// The view `slot_values` gives each slot in units: mean, least and greatest, the energy in kWh.
+    @Test func theViewGivesSlotsInUnits() throws {
+        let store = try HistoryStore(path: try path())
+        let start: Int64 = 1_764_115_200
+        var slot = HistorySlot(ups: ups, start: start)
+        slot.add(sample(start + 1, watts: 100, charge: 99.5, energy: 12.3456))
+        slot.add(sample(start + 61, watts: 301, charge: 98))
+        try store.write([slot])
+        let rows = try store.database.rows("""
+            SELECT server, device, start_utc, samples, load_w, load_w_min, load_w_max, charge, charge_min, charge_max,
+                   in_hz, temp_c, energy_kwh FROM slot_values WHERE tier = 0
+            """)
+        #expect(rows == [[.text("site-a"), .text("ups-1"), .text("2025-11-26 00:00:00"), .integer(2), .integer(201), .integer(100),
+                          .integer(301), .real(98.8), .real(98), .real(99.5), .real(49.98), .null, .real(1)]])
+    }
+
+    /// A schema-1 database (each metric's least, greatest, sum and count; energy in kWh) is
+    /// converted in place on opening, its slots kept.
+    @Test func aSchemaOneDatabaseIsConverted() throws {
+        let path = try path()
+        do {
+            let database = try SQLiteDatabase(path: path)
+            let columns = HistoryMetric.allCases.map { "\($0.column)_min INTEGER, \($0.column)_max INTEGER, \($0.column)_sum INTEGER, \($0.column)_n INTEGER" }
+            try database.execute("""
+                CREATE TABLE ups (id INTEGER PRIMARY KEY, server TEXT NOT NULL, device TEXT NOT NULL, UNIQUE (server, device));
+                CREATE TABLE slot (tier INTEGER NOT NULL, ups INTEGER NOT NULL, start INTEGER NOT NULL, samples INTEGER NOT NULL,
+                    \(columns.joined(separator: ", ")), mode INTEGER, energy_kwh REAL, PRIMARY KEY (tier, ups, start)) WITHOUT ROWID;
+                INSERT INTO ups VALUES (1, 'site-a', 'ups-1');
+                INSERT INTO slot (tier, ups, start, samples, load_w_min, load_w_max, load_w_sum, load_w_n, charge_min, charge_max,
+                    charge_sum, charge_n, mode, energy_kwh) VALUES (1, 1, 1764115200, 3, 100, 400, 700, 3, 900, 1000, 2900, 3, 4, 2.0005);
+                PRAGMA user_version = 1;
+                """)
+            database.close()
+        }
+        let store = try HistoryStore(path: path)
+        #expect(try store.database.rows("PRAGMA user_version") == [[.integer(2)]])
+        let slot = try #require(try store.slots(of: ups, tier: .hour, from: 0, to: .max).first)
+        #expect(slot.samples == 3 && slot.range(.loadWatts) == 100...400 && slot.mean(.loadWatts) == 233)
+        #expect(slot.range(.batteryCharge) == 90...100 && slot.mean(.batteryCharge) == 96.7)
+        #expect(slot.mean(.temperature) == nil && slot.mode == 4 && slot.energyKWh == 2.001)
+        #expect(try store.database.rows("SELECT count(*) FROM sqlite_master WHERE name = 'slot_schema1'") == [[.integer(0)]])
+    }
+
     /// A database of a newer schema is refused, named, and left as it is.
     @Test func aNewerSchemaIsRefused() throws {
         let path = try path()
@@ -93,7 +136,7 @@ import WPTestSupport
         #expect {
             try HistoryStore(path: path)
         } throws: { error in
-            "\(error)".contains("newer wpexporter (schema 7; this one reads 1)") && "\(error)".contains(path)
+            "\(error)".contains("newer wpexporter (schema 7; this one reads 2)") && "\(error)".contains(path)
         }
         #expect(try SQLiteDatabase(path: path).rows("PRAGMA user_version") == [[.integer(7)]])
     }
