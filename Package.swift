@@ -116,7 +116,8 @@ let package = Package(
         // The status pages on the HTTP listener (`/status`, a page per UPS, outages as CSV and JSON)
         // over the fleet's published state: a per-UPS 24 h history, attention first (docs/status-page.md).
         .target(name: "WPStatusPage", dependencies: ["WPFrontEnd", "WPCollector", "WPClient", "WPEnergy", "WPServer",
-                                                      "WPRuntime", "WPLogging", "WPCompression", "WPStorage", "WPMetrics"]),
+                                                      "WPRuntime", "WPLogging", "WPCompression", "WPStorage", "WPMetrics",
+                                                      "WPHistory", "WPConfig"]),
 
         // Build date and git commit for `wpexporter version` (see gitCommit() below).
         .target(name: "WPCBuildInfo", cSettings: [.define("WPEXPORTER_GIT_COMMIT", to: "\"\(gitCommit())\"")]),

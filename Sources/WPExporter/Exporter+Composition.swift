@@ -3,6 +3,7 @@ import WPCollector
 import WPConfig
 import WPEnergy
 import WPFrontEnd
+import WPHistory
 import WPLogging
 import WPMetrics
 import WPNUTFrontEnd
@@ -194,15 +195,20 @@ extension Exporter {
 
     /// The status pages over the publication (its servers' served energy totals among it),
     /// keeping what they show of each UPS's day, month and outages in `store`'s sections.
+    /// `/status/history.*` read `history.db` in `dataDirectory` (none: 404) with the `history.*`
+    /// settings `running` holds at each request.
     static func statusPage(publication: FleetPublication<C>, store: any EnergyStore,
-                           costs: EnergyCostMeter?, logger: WPLogger,
+                           costs: EnergyCostMeter?, logger: WPLogger, dataDirectory: String?, running: RunningConfiguration,
                            wallClock: @escaping @Sendable () -> Date) -> StatusPage<C> {
         let shown = costs.map { costs in
             StatusCosts(currency: costs.schedule.currency, since: costs.startedAt,
                         timeZone: costs.schedule.timeZone, costs: { costs.costs($0) })
         } ?? StatusCosts(timeZone: systemTimeZone(logger))
+        let history = dataDirectory.map { directory in
+            StatusHistorySource(reader: HistoryReader(directory: directory), settings: { running.value.history })
+        }
         return StatusPage(publication: publication, costs: shown,
-                          wallClock: wallClock, sections: store.sections, logger: logger)
+                          wallClock: wallClock, sections: store.sections, logger: logger, history: history)
     }
 
     /// The system's time zone (`TZ`, else `/etc/localtime`), read without blocking; when it cannot

@@ -282,8 +282,9 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             self.applier = applier
             reloader = try Self.reloader(options.reload, applier: applier, running: running, costs: costs, scrape: scrape,
                                          logger: logger, components: components, wallClock: wallClock)
-            let statusPage = Self.statusPage(publication: publication, store: store, costs: costs,
-                                             logger: components, wallClock: wallClock)
+            let statusPage = Self.statusPage(publication: publication, store: store, costs: costs, logger: components,
+                                             dataDirectory: options.energyStorage.isDataDirectory ? configuration.storage.dataDirectory : nil,
+                                             running: running, wallClock: wallClock)
             self.statusPage = statusPage
             let endpoints = Self.endpoints(configuration, publication: publication, meter: meter, store: store, scrape: scrape,
                                            reloader: reloader, frontEnds: { frontEndList.frontEnds }, statusPage: statusPage,

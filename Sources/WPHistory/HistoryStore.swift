@@ -14,11 +14,19 @@ package final class HistoryStore {
     package static let schemaVersion: Int64 = 2
 
     package let database: SQLiteDatabase
+    /// The schema the file had when opened (0: new; below ``schemaVersion`` opened read-only:
+    /// not yet converted, which the writer does when it opens it).
+    package let openedVersion: Int64
     private var upsIDs: [HistoryUPS: Int64] = [:]
 
     /// The `slot` columns after the key and `samples`, in order.
     private static let valueColumns: [String] =
         HistoryMetric.allCases.flatMap { [$0.column, $0.column + "_below", $0.column + "_above"] } + ["mode", "energy_wh"]
+
+    /// `history.db` in `directory`.
+    package static func path(in directory: String) -> String {
+        (directory.hasSuffix("/") ? directory : directory + "/") + "history.db"
+    }
 
     /// Opens (creating) the database at `path` and its schema.
     ///
@@ -27,6 +35,7 @@ package final class HistoryStore {
     package init(path: String, readOnly: Bool = false) throws(SQLiteError) {
         database = try SQLiteDatabase(path: path, create: !readOnly, readOnly: readOnly)
         let version = try database.rows("PRAGMA user_version").first?.first?.integer ?? 0
+        openedVersion = version
         guard version <= Self.schemaVersion else {
             throw SQLiteError(code: 26, operation: "opening \(path)",
                               message: "its history was written by a newer wpexporter (schema \(version); this one reads \(Self.schemaVersion))")
@@ -160,6 +169,11 @@ package final class HistoryStore {
             ORDER BY slot.start
             """, [.text(ups.server), .text(ups.device), .integer(Int64(tier.rawValue)), .integer(from), .integer(to)])
         return rows.map { row in Self.slot(ups, start: row[0].integer ?? 0, row: Array(row.dropFirst())) }
+    }
+
+    /// Whether the database has a row for `ups` (it has had a slot written).
+    package func knows(_ ups: HistoryUPS) throws(SQLiteError) -> Bool {
+        try !database.rows("SELECT 1 FROM ups WHERE server = ? AND device = ?", [.text(ups.server), .text(ups.device)]).isEmpty
     }
 
     /// The id of `ups`'s row, made when it has none.

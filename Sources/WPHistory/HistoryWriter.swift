@@ -74,7 +74,7 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
     package static func make(_ context: FrontEndContext<C>) throws(FrontEndError) -> HistoryWriter? {
         let history = context.configuration.history
         guard history.enabled, let directory = context.dataDirectory else { return nil }
-        let writer = try HistoryWriter(path: (directory.hasSuffix("/") ? directory : directory + "/") + "history.db",
+        let writer = try HistoryWriter(path: HistoryStore.path(in: directory),
                                        history: history, context: context)
         context.publication.subscribe { [writer] state in writer.published(state) }
         return writer

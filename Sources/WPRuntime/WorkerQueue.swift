@@ -332,3 +332,21 @@ public final class WorkerQueue: Sendable {
         }
     }
 }
+
+extension WorkerQueue {
+    /// Runs `body` on a thread of the queue and hands back its result, suspending the caller
+    /// without blocking its thread (an event loop's task or Swift's pool may await it).
+    ///
+    /// - Throws: the error the job was refused with (``ThreadStartError``, or a withdrawal's)
+    ///   when `body` never ran.
+    package func perform<T: Sendable>(_ body: @escaping @Sendable () -> T) async throws -> T {
+        let outcome: Result<T, any Error> = await withCheckedContinuation { continuation in
+            submit(Job(runSignalling: { finished in
+                let result = body()
+                finished()
+                continuation.resume(returning: .success(result))
+            }, refuse: { error in continuation.resume(returning: .failure(error)) }))
+        }
+        return try outcome.get()
+    }
+}

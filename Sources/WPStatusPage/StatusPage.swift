@@ -71,13 +71,15 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
 
     private let state = Mutex(State())
     private let cache = Mutex(Cache())
-    private let wallClock: @Sendable () -> Date
+    let wallClock: @Sendable () -> Date
     /// The fleet as published now: `/metrics`' exposition, for a UPS page's lines.
     private let current: @Sendable () -> FleetState<C>
     /// The costs of a device's energy by period, and the currency (``StatusCosts``).
     private let costs: StatusCosts
     /// Where the day and month baselines and the outages are kept (``StatusMemory``).
     private let memory: StatusMemory?
+    /// The history API's database and settings (``StatusHistorySource``); `nil` without a data directory.
+    let historySource: StatusHistorySource?
 
     /// - Parameters:
     ///   - publication: the fleet's publications (the page subscribes to it and starts from its current state).
@@ -86,11 +88,14 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
     ///   - sections: the store's sections, where the energy of the day and month and the
     ///     outages are kept across restarts (``StatusMemory``); `nil` keeps them in memory only.
     ///   - logger: where a kept record that cannot be read is reported.
+    ///   - history: where `/status/history.json` and `.csv` read; `nil` answers them 404.
     package init(publication: some FleetPublishing<C>,
                  costs: StatusCosts = StatusCosts(),
                  wallClock: @escaping @Sendable () -> Date,
-                 sections: StateSections? = nil, logger: WPLogger = .disabled) {
+                 sections: StateSections? = nil, logger: WPLogger = .disabled,
+                 history: StatusHistorySource? = nil) {
         self.costs = costs
+        historySource = history
         self.wallClock = wallClock
         memory = sections.map(StatusMemory.init)
         if let memory {

@@ -1,5 +1,7 @@
 import FoundationEssentials
 import WPCompression
+import WPConfig
+import WPHistory
 package import WPServer
 
 /// The routes of the status pages on the exporter's HTTP listener (so its TLS and basic
@@ -12,6 +14,7 @@ package import WPServer
 /// | `/status.json` | the same as JSON (what the page's script updates from) |
 /// | `/status/ups?device=…[&server=…]` | one UPS: readings, 24 h charts, outages (cached per publication) |
 /// | `/status/outages.csv?…`, `/status/outages.json?…` | its outages |
+/// | `/status/history.csv?…`, `/status/history.json?…` | its history from `history.db` (``HistoryQuery``) |
 /// | `/status/style.css`, `/status/status.js` | the page's style and script (same origin) |
 package enum StatusRoutes {
     package static let page = "/status"
@@ -19,6 +22,8 @@ package enum StatusRoutes {
     package static let ups = "/status/ups"
     package static let outagesCSV = "/status/outages.csv"
     package static let outagesJSON = "/status/outages.json"
+    package static let historyCSV = "/status/history.csv"
+    package static let historyJSON = "/status/history.json"
     package static let style = "/status/style.css"
     package static let script = "/status/status.js"
 
@@ -63,6 +68,8 @@ extension StatusPage {
         router.get(StatusRoutes.ups, takesBody: false) { request in self.upsPage(request) }
         router.get(StatusRoutes.outagesCSV, takesBody: false) { request in self.outagesDownload(request, csv: true) }
         router.get(StatusRoutes.outagesJSON, takesBody: false) { request in self.outagesDownload(request, csv: false) }
+        router.get(StatusRoutes.historyCSV, takesBody: false) { request in await self.historyDownload(request, csv: true) }
+        router.get(StatusRoutes.historyJSON, takesBody: false) { request in await self.historyDownload(request, csv: false) }
         router.get(StatusRoutes.style, takesBody: false, preRendered: true) { _ in
             StatusRoutes.response(StatusAssets.style, contentType: "text/css; charset=utf-8", cacheable: true)
         }
@@ -130,6 +137,42 @@ extension StatusPage {
         var response = csv
             ? StatusRoutes.response(StatusRender.outagesCSV(outages), contentType: "text/csv; charset=utf-8")
             : StatusRoutes.response(StatusRender.outagesJSON(outages, row: row), contentType: "application/json")
+        response.headers.set(name: "Content-Disposition", value: "attachment; filename=\"\(name).\(csv ? "csv" : "json")\"")
+        return response
+    }
+
+    /// A UPS's history (``HistoryQuery``) as CSV or JSON, read on the history reader's threads;
+    /// what is wrong with a request is said in a plain-text 400.
+    func historyDownload(_ request: WPHTTPRequest, csv: Bool) async -> WPHTTPResponse {
+        func plain(_ text: String, status: Int) -> WPHTTPResponse {
+            StatusRoutes.response(Array((text + "\n").utf8), contentType: "text/plain; charset=utf-8", status: status)
+        }
+        guard let source = historySource, source.settings().enabled else {
+            return plain("the history is off (history.enabled is false, or the exporter keeps no data directory)", status: 404)
+        }
+        let now = Int64(wallClock().timeIntervalSince1970.rounded(.down))
+        let query: HistoryQuery
+        switch HistoryQuery.parse({ request.queryValue($0) }, now: now, retention: source.settings()) {
+        case .success(let parsed): query = parsed
+        case .failure(let error): return plain(error.message, status: error.status)
+        }
+        let slots: [HistorySlot]
+        switch await source.reader.slots(query) {
+        case .failure(let error): return plain(error.message, status: error.status)
+        case .success(let found?): slots = found
+        case .success(nil):
+            // Published but nothing written yet (its first slot is still open): an empty answer.
+            guard model.ups.contains(where: { $0.deviceID == query.ups.device && $0.server == query.ups.server }) else {
+                return plain("unknown device \(HistoryQuery.quoted(query.ups.device))"
+                             + (query.ups.server.isEmpty ? "" : " of server \(HistoryQuery.quoted(query.ups.server))")
+                             + ": not published now and not in the history", status: 400)
+            }
+            slots = []
+        }
+        let name = "history-" + String(query.ups.device.unicodeScalars.filter { $0.properties.isASCIIHexDigit || $0 == "-" }.prefix(64))
+        var response = csv
+            ? StatusRoutes.response(StatusRender.historyCSV(slots), contentType: "text/csv; charset=utf-8")
+            : StatusRoutes.response(StatusRender.historyJSON(slots, query: query), contentType: "application/json")
         response.headers.set(name: "Content-Disposition", value: "attachment; filename=\"\(name).\(csv ? "csv" : "json")\"")
         return response
     }

@@ -50,6 +50,52 @@ import WPTestSupport
         await harness.shutdown()
     }
 
+    /// `/status/history.json` and `.csv` answer from the database: the slots written, in the
+    /// step the range asks for; bad requests get a 400 that says what was wrong.
+    @Test func theHistoryAPIAnswersFromTheDatabase() async throws {
+        let harness = try await ExporterHarness(devices: 2)
+        let writer = try #require(Self.writer(harness.exporter))
+        await harness.exporter.collector.collect()
+        let device = try #require(harness.exporter.collector.devices.readings.first?.device.id)
+        let before = try await harness.get("/status/history.json?device=\(device)")
+        #expect(before.status == 200 && before.text.contains("\"points\":[]"), "published, nothing written yet: \(before.text)")
+        for _ in 1...5 {
+            harness.clock.advance(by: .seconds(60))
+            await harness.exporter.collector.collect()
+        }
+        await ServersHarness.until("two slots written") { writer.current.slotsWritten >= 2 }
+
+        let json = try await harness.get("/status/history.json?device=\(device)&range=24h")
+        #expect(json.status == 200, "\(json.text)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.text.utf8)) as? [String: Any])
+        #expect(document["device_id"] as? String == device && document["step"] as? String == "5m")
+        let points = try #require(document["points"] as? [[String: Any]])
+        #expect(points.count == 1)
+        #expect(points.first?["samples"] as? Int == 5)
+        let load = try #require(points.first?["load_w"] as? Double)
+        #expect(try #require(points.first?["load_w_min"] as? Double) <= load && load <= (points.first?["load_w_max"] as? Double ?? -1))
+        let daily = try await harness.get("/status/history.json?device=\(device)&range=1y")
+        #expect(daily.text.contains("\"step\":\"1d\"") && daily.text.contains("\"samples\":5"), "\(daily.text)")
+        let csv = try await harness.get("/status/history.csv?device=\(device)&range=7d")
+        let lines = csv.text.split(separator: "\r\n")
+        #expect(csv.status == 200 && lines.first?.hasPrefix("start,samples,load_w,load_w_min,load_w_max,") == true, "\(csv.text)")
+        #expect(lines.count == 2 && lines[1].split(separator: ",", omittingEmptySubsequences: false)[1] == "5", "one hourly slot of 5 samples")
+
+        let long = String(repeating: "x", count: 10_240)
+        for (query, says) in [("", "`device` is required"),
+                              ("device=nope", "unknown device \"nope\": not published now and not in the history"),
+                              ("device=\(long)", "parameter `device` is 10240 bytes long; at most 256"),
+                              ("device=\(device)&from=2026-11-02&to=2026-11-01", "is not before `to`"),
+                              ("device=\(device)&range=60d&step=5m", "5-minute slots are kept for 30 days (history.retention_days)"),
+                              ("device=\(device)&range=10y", "daily slots are kept for 1830 days (history.daily_retention_days)"),
+                              ("device=\(device)&range=7d&step=5m", "that is 2017 points of 5m; at most 2000"),
+                              ("device=\(device)&range=fortnight", "`range` \"fortnight\" is not 24h, 7d, 30d, 1y")] {
+            let answer = try await harness.get("/status/history.json?" + query)
+            #expect(answer.status == 400 && answer.text.contains(says), "\(query.prefix(60)): \(answer.status) \(answer.text.prefix(200))")
+        }
+        await harness.shutdown()
+    }
+
     /// A file that is no database where `history.db` goes: the writer says so once, counts it,
     /// `/health` shows it; collections and `/metrics` go on, and the file is left as it was.
     @Test func aFileItCannotUseCostsOnlyTheHistory() async throws {

@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+import WPRuntime
+
+/// Answers the history API (``HistoryQuery``) from `history.db`: each query on a thread of its
+/// own queue (`history-reader`, at most two at once), with a read-only connection of its own
+/// (WAL: it never waits for the writer, nor the writer for it). Never on an event loop or
+/// Swift's pool; at most ``maxWaiting`` queries wait, more are answered 503 at once.
+package final class HistoryReader: Sendable {
+    /// Queries that may wait for a thread.
+    package static let maxWaiting = 16
+
+    /// `history.db`'s path.
+    package let path: String
+    private let queue = WorkerQueue(name: "history-reader", maxThreads: 2, idleTime: .seconds(30))
+    private let waiting = Atomic<Int>(0)
+
+    /// A reader of `history.db` in `directory`.
+    package init(directory: String) {
+        path = HistoryStore.path(in: directory)
+    }
+
+    /// The slots `query` asks for, oldest first; `nil` when the database has no such UPS (or
+    /// there is no database yet).
+    ///
+    /// - Returns: the slots, or a 503 naming the file and SQLite's reason when it cannot be
+    ///   read, or when too many queries wait.
+    package func slots(_ query: HistoryQuery) async -> Result<[HistorySlot]?, HistoryQueryError> {
+        guard waiting.add(1, ordering: .relaxed).newValue <= Self.maxWaiting else {
+            waiting.subtract(1, ordering: .relaxed)
+            return .failure(HistoryQueryError("the history is answering \(Self.maxWaiting) queries; try again", status: 503))
+        }
+        defer { waiting.subtract(1, ordering: .relaxed) }
+        let path = self.path
+        do {
+            return try await queue.perform { () -> Result<[HistorySlot]?, HistoryQueryError> in
+                Self.read(query, path: path)
+            }
+        } catch {
+            return .failure(HistoryQueryError("the history cannot be read now: \(error)", status: 503))
+        }
+    }
+
+    /// On a reader thread: opens the database read-only, reads, closes.
+    static func read(_ query: HistoryQuery, path: String) -> Result<[HistorySlot]?, HistoryQueryError> {
+        do throws(SQLiteError) {
+            var status = stat()
+            if lstat(path, &status) != 0 && errno == ENOENT { return .success(nil) }  // nothing written yet
+            let store = try HistoryStore(path: path, readOnly: true)
+            defer { store.database.close() }
+            // An older schema is converted by the writer when it first writes.
+            guard store.openedVersion == HistoryStore.schemaVersion, try store.knows(query.ups) else { return .success(nil) }
+            return .success(try store.slots(of: query.ups, tier: query.tier, from: query.from, to: query.to))
+        } catch {
+            return .failure(HistoryQueryError("the history database cannot be read: \(error)", status: 503))
+        }
+    }
+}

@@ -1,0 +1,87 @@
+package import WPConfig
+package import WPHistory
+import WPLogging
+import WPRuntime
+
+/// Where the history API (`/status/history.json`, `/status/history.csv`) reads: the database
+/// and the `history.*` settings in effect (read per request: a reload applies at once).
+package struct StatusHistorySource: Sendable {
+    package var reader: HistoryReader
+    package var settings: @Sendable () -> ExporterConfiguration.History
+
+    package init(reader: HistoryReader, settings: @escaping @Sendable () -> ExporterConfiguration.History) {
+        self.reader = reader
+        self.settings = settings
+    }
+}
+
+extension StatusRender {
+    /// The columns of a history answer after `start` and `samples`: per metric its mean, least
+    /// and greatest (the names of the database's `slot_values` view), then `mode` and `energy_kwh`.
+    static let historyColumns: [String] =
+        HistoryMetric.allCases.flatMap { [$0.column, $0.column + "_min", $0.column + "_max"] } + ["mode", "energy_kwh"]
+
+    /// A slot's values in ``historyColumns``' order, `nil` where it has none.
+    static func historyValues(_ slot: HistorySlot) -> [(value: Double, digits: Int)?] {
+        var values: [(value: Double, digits: Int)?] = []
+        for metric in HistoryMetric.allCases {
+            let digits = metric.scale >= 100 ? 2 : metric.scale >= 10 ? 1 : 0
+            if let mean = slot.mean(metric), let range = slot.range(metric) {
+                values += [(mean, digits), (range.lowerBound, digits), (range.upperBound, digits)]
+            } else {
+                values += [nil, nil, nil]
+            }
+        }
+        values.append(slot.mode.map { (Double($0), 0) })
+        values.append(slot.energyKWh.map { ($0, 3) })
+        return values
+    }
+
+    /// A history answer as CSV: `start` (RFC 3339 UTC), `samples`, then ``historyColumns``.
+    package static func historyCSV(_ slots: [HistorySlot]) -> [UInt8] {
+        var out = (["start", "samples"] + historyColumns).joined(separator: ",") + "\r\n"
+        for slot in slots {
+            let values = historyValues(slot).map { $0.map { String(fixed: $0.value, fractionDigits: $0.digits) } ?? "" }
+            out += ([HistoryQuery.utc(slot.start), String(slot.samples)] + values).joined(separator: ",") + "\r\n"
+        }
+        return Array(out.utf8)
+    }
+
+    /// A history answer as JSON: the UPS, the step and range, and a point per slot with the
+    /// CSV's columns (a value a slot lacks left out).
+    package static func historyJSON(_ slots: [HistorySlot], query: HistoryQuery) -> [UInt8] {
+        struct Point: Encodable {
+            var start: String
+            var samples: Int64
+            var values: [(String, Double)]
+
+            struct Key: CodingKey {
+                var stringValue: String
+                var intValue: Int? { nil }
+                init(stringValue: String) { self.stringValue = stringValue }
+                init?(intValue: Int) { nil }
+            }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Key.self)
+                try container.encode(start, forKey: Key(stringValue: "start"))
+                try container.encode(samples, forKey: Key(stringValue: "samples"))
+                for (name, value) in values { try container.encode(value, forKey: Key(stringValue: name)) }
+            }
+        }
+        struct Document: Encodable {
+            var server: String, deviceID: String, step: String, stepSeconds: Int64, from: String, to: String, points: [Point]
+            enum CodingKeys: String, CodingKey {
+                case server, step, from, to, points
+                case deviceID = "device_id", stepSeconds = "step_seconds"
+            }
+        }
+        let points = slots.map { slot in
+            Point(start: HistoryQuery.utc(slot.start), samples: slot.samples,
+                  values: zip(historyColumns, historyValues(slot)).compactMap { name, value in value.map { (name, $0.value) } })
+        }
+        return encoded(Document(server: DisplayText.sanitized(query.ups.server), deviceID: DisplayText.sanitized(query.ups.device),
+                                step: query.tier.step, stepSeconds: query.tier.seconds, from: HistoryQuery.utc(query.from),
+                                to: HistoryQuery.utc(query.to), points: points))
+    }
+}
