@@ -114,3 +114,10 @@ public struct DeviceSetting: Sendable, Equatable {
     /// Creates settings with every value `nil`.
     public init() {}
 }
+
+extension RealtimeReadings {
+    /// WinPower's own low-battery flag: its `batteryStatus` code read with UPS-MIB's
+    /// `upsBatteryStatus` numbering (2 normal, which is what WinPower reports in normal
+    /// operation; 3 low, 4 depleted). Other codes say nothing.
+    package var flagsLowBattery: Bool { batteryStatus == 3 || batteryStatus == 4 }
+}

@@ -40,7 +40,13 @@ package final class HistoryStore {
             throw SQLiteError(code: 26, operation: "opening \(path)",
                               message: "its history was written by a newer wpexporter (schema \(version); this one reads \(Self.schemaVersion))")
         }
-        guard !readOnly, version < Self.schemaVersion else { return }
+        guard !readOnly else { return }
+        if version < Self.schemaVersion { try create(from: version) }
+        try createJournal()
+    }
+
+    /// Makes schema 2's slot table and view, converting schema 1's slots (`version` 1).
+    private func create(from version: Int64) throws(SQLiteError) {
         let metrics = HistoryMetric.allCases
         let columns = metrics.map { "\($0.column) INTEGER, \($0.column)_below INTEGER, \($0.column)_above INTEGER" }
             .joined(separator: ",\n    ")
@@ -80,6 +86,18 @@ package final class HistoryStore {
             }
             try database.execute("PRAGMA user_version = \(Self.schemaVersion)")
         }
+    }
+
+    /// The event journal's table and indexes (made on every writable open, so a file of an
+    /// earlier build of schema 2 gains them).
+    private func createJournal() throws(SQLiteError) {
+        try database.execute("""
+            CREATE TABLE IF NOT EXISTS event (
+                id INTEGER PRIMARY KEY, time INTEGER NOT NULL, server TEXT NOT NULL, device TEXT,
+                kind TEXT NOT NULL, code TEXT, detail TEXT NOT NULL);
+            CREATE INDEX IF NOT EXISTS event_time ON event (time);
+            CREATE INDEX IF NOT EXISTS event_ups ON event (server, device, time);
+            """)
     }
 
     /// Stores 5-minute slots and merges each into its hour and its day, in one transaction. A
@@ -144,6 +162,93 @@ package final class HistoryStore {
         return slot
     }
 
+    /// Appends `events` to the journal, in one transaction. An event seen at a start
+    /// (``HistoryEvent/atStart``) is kept only when the journal's last event of its condition
+    /// (of that UPS or server; for an alarm, of that code) is another, or, with none, when it
+    /// starts a condition; and each alarm the journal last had raised that a UPS seen at a
+    /// start no longer has is recorded cleared.
+    ///
+    /// - Returns: the events written.
+    @discardableResult
+    package func record(_ events: [HistoryEvent]) throws(SQLiteError) -> [HistoryEvent] {
+        guard !events.isEmpty else { return [] }
+        return try database.transaction { () throws(SQLiteError) -> [HistoryEvent] in
+            let insert = try database.prepare("INSERT INTO event (time, server, device, kind, code, detail) VALUES (?, ?, ?, ?, ?, ?)")
+            defer { insert.finalize() }
+            var written: [HistoryEvent] = []
+            var started: [HistoryUPS: (time: Int64, raised: Set<String>, detail: String)] = [:]
+            for event in events {
+                if event.atStart, let device = event.device {
+                    let ups = HistoryUPS(server: event.server, device: device)
+                    var entry = started[ups] ?? (event.time, [], event.detail)
+                    if event.kind == .alarmRaised, let code = event.code { entry.raised.insert(code) }
+                    if event.kind != .alarmRaised { entry.detail = event.detail }
+                    started[ups] = entry
+                }
+                if event.atStart, let pair = event.kind.pair {
+                    let last = try lastKind(of: pair, server: event.server, device: event.device,
+                                            code: event.kind == .alarmRaised ? event.code : nil)
+                    if last == event.kind || (last == nil && event.kind.isNormal) { continue }
+                }
+                try insert.run([.integer(event.time), .text(event.server), event.device.map(SQLiteValue.text) ?? .null,
+                                .text(event.kind.rawValue), event.code.map(SQLiteValue.text) ?? .null, .text(event.detail)])
+                written.append(event)
+            }
+            for (ups, entry) in started.sorted(by: { ($0.key.server, $0.key.device) < ($1.key.server, $1.key.device) }) {
+                let raised = try database.rows("""
+                    SELECT code, detail FROM event AS e WHERE server = ? AND device = ? AND kind = 'alarm_raised'
+                    AND id = (SELECT max(id) FROM event WHERE server = e.server AND device = e.device AND code = e.code
+                              AND kind IN ('alarm_raised', 'alarm_cleared'))
+                    ORDER BY code
+                    """, [.text(ups.server), .text(ups.device)])
+                for row in raised {
+                    guard let code = row[0].text, !entry.raised.contains(code) else { continue }
+                    let cleared = HistoryEvent(time: entry.time, server: ups.server, device: ups.device, kind: .alarmCleared,
+                                               code: code, detail: row[1].text ?? code, atStart: true)
+                    try insert.run([.integer(cleared.time), .text(ups.server), .text(ups.device), .text(cleared.kind.rawValue),
+                                    .text(code), .text(cleared.detail)])
+                    written.append(cleared)
+                }
+            }
+            return written
+        }
+    }
+
+    /// The kind of the journal's last event among `kinds` of that UPS or server (and code).
+    private func lastKind(of kinds: [HistoryEvent.Kind], server: String, device: String?, code: String?) throws(SQLiteError) -> HistoryEvent.Kind? {
+        let list = kinds.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+        let row = try database.rows("""
+            SELECT kind FROM event WHERE server = ? AND device IS ? AND kind IN (\(list)) AND (? IS NULL OR code = ?)
+            ORDER BY id DESC LIMIT 1
+            """, [.text(server), device.map(SQLiteValue.text) ?? .null, code.map(SQLiteValue.text) ?? .null,
+                  code.map(SQLiteValue.text) ?? .null]).first
+        return row?.first?.text.flatMap(HistoryEvent.Kind.init(rawValue:))
+    }
+
+    /// The journal's events in `from..<to` (Unix seconds), newest first, at most `limit`:
+    /// of one UPS (`ups`; its server's events too) or of all, of the `kinds` given (all when empty).
+    package func events(ups: HistoryUPS?, kinds: [HistoryEvent.Kind] = [], from: Int64, to: Int64,
+                        limit: Int) throws(SQLiteError) -> [HistoryEvent] {
+        var conditions = ["time >= ?", "time < ?"]
+        var parameters: [SQLiteValue] = [.integer(from), .integer(to)]
+        if let ups {
+            conditions.append("server = ? AND (device = ? OR device IS NULL)")
+            parameters += [.text(ups.server), .text(ups.device)]
+        }
+        if !kinds.isEmpty {
+            conditions.append("kind IN (\(kinds.map { "'\($0.rawValue)'" }.joined(separator: ", ")))")
+        }
+        let rows = try database.rows("""
+            SELECT time, server, device, kind, code, detail FROM event WHERE \(conditions.joined(separator: " AND "))
+            ORDER BY time DESC, id DESC LIMIT \(max(0, limit))
+            """, parameters)
+        return rows.compactMap { row in
+            guard let kind = row[3].text.flatMap(HistoryEvent.Kind.init(rawValue:)) else { return nil }
+            return HistoryEvent(time: row[0].integer ?? 0, server: row[1].text ?? "", device: row[2].text, kind: kind,
+                                code: row[4].text, detail: row[5].text ?? "")
+        }
+    }
+
     /// Deletes each tier's slots that started before its bound (Unix seconds).
     ///
     /// - Returns: the rows deleted.
@@ -154,6 +259,11 @@ package final class HistoryStore {
         defer { statement.finalize() }
         for (tier, bound) in bounds.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             try statement.run([.integer(Int64(tier.rawValue)), .integer(bound)])
+            deleted += database.changes
+        }
+        // The journal is kept as long as the daily slots.
+        if let bound = bounds[.day] {
+            try database.rows("DELETE FROM event WHERE time < ?", [.integer(bound)])
             deleted += database.changes
         }
         return deleted

@@ -27,16 +27,19 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
         package var state: String
         package var path: String
         package var slotsWritten: Int
+        /// Events written to the journal.
+        package var eventsWritten = 0
         package var failures: Int
         package var lastError: String?
 
         enum CodingKeys: String, CodingKey {
-            case state, path, slotsWritten = "slots_written", failures, lastError = "last_error"
+            case state, path, slotsWritten = "slots_written", eventsWritten = "events_written", failures, lastError = "last_error"
         }
     }
 
     private struct Gathering {
         var accumulator = HistoryAccumulator()
+        var events = HistoryEventTracker()
         /// The read instant of each UPS's last sample taken (a reading is taken once, however many
         /// publications carry it).
         var taken: [HistoryUPS: C.Instant] = [:]
@@ -49,6 +52,7 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
     }
 
     private let logger: WPLogger
+    private let version: String
     /// How long the exit waits for the last write (`scheduler.graceful_shutdown_timeout`).
     private let shutdownWait: Duration
     private let retention: [HistoryTier: Int64]
@@ -76,12 +80,16 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
         guard history.enabled, let directory = context.dataDirectory else { return nil }
         let writer = try HistoryWriter(path: HistoryStore.path(in: directory),
                                        history: history, context: context)
+        let started = HistoryEvent(time: Int64(context.wallClock().timeIntervalSince1970.rounded(.down)), server: "",
+                                   kind: .exporterStarted, detail: "wpexporter \(context.version)")
+        writer.queue.submit(.init(run: { [writer] in writer.write([], [started]) }, refuse: { _ in }))
         context.publication.subscribe { [writer] state in writer.published(state) }
         return writer
     }
 
     private init(path: String, history: ExporterConfiguration.History, context: FrontEndContext<C>) throws(FrontEndError) {
         self.path = path
+        version = context.version
         logger = context.logger.component("history")
         shutdownWait = context.configuration.scheduler.gracefulShutdownTimeout
         wallClock = context.wallClock
@@ -118,10 +126,12 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
         let (stream, _) = AsyncStream<Void>.makeStream()
         for await _ in stream {}
         let open = gathering.withLock { $0.accumulator.closed(before: .max) }
+        let stopped = HistoryEvent(time: Int64(wallClock().timeIntervalSince1970.rounded(.down)), server: "",
+                                   kind: .exporterStopped, detail: "wpexporter \(version)")
         let connection = self.connection
         let finished = await Self.within(shutdownWait) { done in
             queue.submit(.init(run: { [self] in
-                write(open)
+                write(open, [stopped])
                 connection.store?.database.close()
                 connection.store = nil
                 done()
@@ -155,8 +165,9 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
     /// Takes each reading not taken before from `state`, and queues the slots it finishes.
     private func published(_ state: FleetState<C>) {
         let now = wallClock()
-        let finished: [HistorySlot] = gathering.withLock { gathering in
+        let (finished, events): ([HistorySlot], [HistoryEvent]) = gathering.withLock { gathering in
             var finished: [HistorySlot] = []
+            let events = gathering.events.events(in: state, now: Int64(now.timeIntervalSince1970.rounded(.down)))
             for server in state.servers {
                 for reading in server.devices.readings {
                     let ups = HistoryUPS(server: server.name, device: reading.device.id)
@@ -170,19 +181,19 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
             }
             // A UPS no longer read: its slot is written once over.
             finished += gathering.accumulator.closed(before: Int64(now.timeIntervalSince1970) - HistoryTier.fiveMinutes.seconds)
-            return finished
+            return (finished, events)
         }
-        guard !finished.isEmpty else { return }
+        guard !finished.isEmpty || !events.isEmpty else { return }
         let status = self.status
-        queue.submit(.init(run: { [self] in write(finished) }, refuse: { error in
+        queue.submit(.init(run: { [self] in write(finished, events) }, refuse: { error in
             status.withLock { $0.failures += 1 }
         }))
     }
 
-    /// On the writer's thread: opens the database when it is not open, writes `slots`, prunes
-    /// once an hour; a failure is counted, shown, and logged when it starts.
-    private func write(_ slots: [HistorySlot]) {
-        guard !slots.isEmpty else { return }
+    /// On the writer's thread: opens the database when it is not open, writes `slots` and
+    /// `events`, prunes once an hour; a failure is counted, shown, and logged when it starts.
+    private func write(_ slots: [HistorySlot], _ events: [HistoryEvent] = []) {
+        guard !slots.isEmpty || !events.isEmpty else { return }
         do throws(SQLiteError) {
             let store: HistoryStore
             if let open = connection.store {
@@ -192,6 +203,7 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
                 connection.store = store
             }
             try store.write(slots)
+            let recorded = try store.record(events).count
             let now = Int64(wallClock().timeIntervalSince1970)
             if connection.lastPrune.map({ now - $0 >= 3_600 }) ?? true {
                 connection.lastPrune = now
@@ -199,7 +211,7 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
             }
             try? written.increment(by: Double(slots.count))
             let recovered = status.withLock { status -> Bool in
-                defer { status.state = "ok"; status.lastError = nil; status.slotsWritten += slots.count }
+                defer { status.state = "ok"; status.lastError = nil; status.slotsWritten += slots.count; status.eventsWritten += recorded }
                 return status.state == "failing"
             }
             if recovered { logger.info("the history database takes writes again", ["path": .string(path)]) }

@@ -125,17 +125,10 @@ package enum NUTVariables {
     /// Whether WinPower flags the battery low or depleted itself, or the charge or the runtime
     /// is below its threshold.
     package static func isLow(_ device: Device, _ thresholds: NUTThresholds) -> Bool {
-        if flagsLowBattery(device) { return true }
+        if device.realtime.flagsLowBattery { return true }
         if let charge = device.realtime.batCapacity, charge < thresholds.chargeLow { return true }
         if let runtime = device.realtime.batRemainTime, runtime < thresholds.runtimeLow { return true }
         return false
-    }
-
-    /// WinPower's own low-battery flag: its `batteryStatus` code read with UPS-MIB's
-    /// `upsBatteryStatus` numbering (2 normal, which is what WinPower reports in normal
-    /// operation; 3 low, 4 depleted). Other codes say nothing.
-    package static func flagsLowBattery(_ device: Device) -> Bool {
-        device.realtime.batteryStatus == 3 || device.realtime.batteryStatus == 4
     }
 
     /// A side of the UPS, for ``lines(_:_:)``.

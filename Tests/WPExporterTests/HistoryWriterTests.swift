@@ -8,6 +8,7 @@ import WPFrontEnd
 import WPHistory
 import WPLogging
 import WPRuntime
+import WPSimulator
 import WPTestSupport
 @testable import WPExporter
 
@@ -94,6 +95,29 @@ import WPTestSupport
             #expect(answer.status == 400 && answer.text.contains(says), "\(query.prefix(60)): \(answer.status) \(answer.text.prefix(200))")
         }
         await harness.shutdown()
+    }
+
+    /// The journal records an outage as it is seen: on battery with the alarm WinPower raises,
+    /// then mains back and the alarm cleared; the normal conditions of the first reading
+    /// (on mains, fresh) are not recorded.
+    @Test func anOutageIsJournaled() async throws {
+        let harness = try await ExporterHarness(devices: 1, configure: { simulator in
+            simulator.outageSchedule = [OutageWindow(device: 0, start: 10, length: 20)]
+        })
+        let writer = try #require(Self.writer(harness.exporter))
+        for advance in [0, 15, 25] {  // on mains, on battery (10–30 s), back
+            harness.clock.advance(by: .seconds(advance))
+            await harness.exporter.collector.collect()
+        }
+        await ServersHarness.until("the outage journaled") { writer.current.eventsWritten >= 5 }
+        let path = writer.path
+        await harness.shutdown()
+        let store = try HistoryStore(path: path, readOnly: true)
+        let events = try store.events(ups: nil, from: 0, to: .max, limit: 100).reversed().map(\.kind)
+        #expect(events == [.exporterStarted, .onBattery, .alarmRaised, .mainsBack, .alarmCleared], "\(events)")
+        let device = try #require(harness.simulator.devices.first?.id)
+        let ups = try store.events(ups: HistoryUPS(server: "", device: device), kinds: [.onBattery], from: 0, to: .max, limit: 10)
+        #expect(ups.count == 1 && ups.first?.detail.isEmpty == false)
     }
 
     /// A file that is no database where `history.db` goes: the writer says so once, counts it,

@@ -126,6 +126,34 @@ import WPTestSupport
         #expect(try store.database.rows("SELECT count(*) FROM sqlite_master WHERE name = 'slot_schema1'") == [[.integer(0)]])
     }
 
+    /// What a UPS is in at a start is journaled only where it differs from the journal's last
+    /// word on it: an outage still going is not repeated, mains that came back while the
+    /// exporter was down are, an alarm gone meanwhile is cleared; normal conditions of a UPS
+    /// the journal has never seen are not written.
+    @Test func eventsAtAStartFollowTheJournal() throws {
+        let store = try HistoryStore(path: try path())
+        let t: Int64 = 1_764_115_200
+        func event(_ kind: HistoryEvent.Kind, _ time: Int64, code: String? = nil, atStart: Bool = false) -> HistoryEvent {
+            HistoryEvent(time: time, server: "site-a", device: "ups-1", kind: kind, code: code, detail: code ?? "UPS 1", atStart: atStart)
+        }
+        // First run: never seen; on mains and fresh (not written), then an outage with an alarm.
+        #expect(try store.record([event(.mainsBack, t, atStart: true), event(.fresh, t, atStart: true)]).isEmpty)
+        try store.record([event(.onBattery, t + 10), event(.alarmRaised, t + 10, code: "0x21"), event(.alarmRaised, t + 10, code: "0x22")])
+        // A restart during the outage, with one of the alarms gone meanwhile: only that is written.
+        let restart = try store.record([event(.onBattery, t + 60, atStart: true), event(.alarmRaised, t + 60, code: "0x21", atStart: true),
+                                        event(.fresh, t + 60, atStart: true)])
+        #expect(restart.map(\.kind) == [.alarmCleared] && restart.first?.code == "0x22" && restart.first?.detail == "0x22")
+        // Another restart after mains came back while the exporter was down.
+        let back = try store.record([event(.mainsBack, t + 600, atStart: true), event(.alarmRaised, t + 600, code: "0x21", atStart: true)])
+        #expect(back.map(\.kind) == [.mainsBack])
+        let all = try store.events(ups: HistoryUPS(server: "site-a", device: "ups-1"), from: 0, to: .max, limit: 10).map(\.kind)
+        #expect(all == [.mainsBack, .alarmCleared, .alarmRaised, .alarmRaised, .onBattery])
+        #expect(try store.events(ups: nil, kinds: [.alarmRaised], from: t, to: t + 11, limit: 1).count == 1, "limited")
+        #expect(try store.events(ups: nil, from: t + 11, to: .max, limit: 10).map(\.time) == [t + 600, t + 60])
+        // Pruned with the daily slots.
+        #expect(try store.prune(before: [.day: t + 60]) == 3)
+    }
+
     /// A database of a newer schema is refused, named, and left as it is.
     @Test func aNewerSchemaIsRefused() throws {
         let path = try path()
