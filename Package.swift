@@ -180,7 +180,7 @@ let package = Package(
                                                              "WPNUT", "WPClient", "WPRuntime", "WPTestSupport"]),
         .testTarget(name: "WPHistoryTests", dependencies: ["WPTestThreads", "WPHistory", "WPTestSupport"]),
         .testTarget(name: "WPStatusPageTests", dependencies: ["WPTestThreads", "WPStatusPage", "WPFrontEnd", "WPFrontEndTesting",
-                                                            "WPClient", "WPEnergy", "WPRuntime", "WPTestSupport"]),
+                                                            "WPClient", "WPEnergy", "WPRuntime", "WPTestSupport", "WPHistory"]),
         .testTarget(name: "WPExporterTestingTests", dependencies: ["WPTestThreads", "WPExporterTesting", "WPExporter", "WPConfig",
                                                                    "WPRuntime", "WPSimulator"]),
         .testTarget(name: "WPSimulatorTests", dependencies: ["WPTestThreads", "WPSimulator", "WPClient", "WPServer", "WPLogging", "WPTestSupport", "WPRuntime"]),

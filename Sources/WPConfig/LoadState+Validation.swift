@@ -219,7 +219,7 @@ extension LoadState {
     /// Paths of the exporter's other endpoints, which `server.metrics_path` must not take.
     static let reservedPaths = ["/", "/health", "/-/healthy", "/-/ready", "/-/reload", "/probe", "/targets",
                                 "/status", "/status.json", "/status/ups", "/status/outages.csv", "/status/outages.json",
-                                "/status/history.csv", "/status/history.json",
+                                "/status/history.csv", "/status/history.json", "/status/events.csv", "/status/events.json",
                                 "/status/style.css", "/status/status.js"]
 
     /// Why `path` cannot serve `/metrics`, or nil when it can: it must start with '/', consist

@@ -39,37 +39,19 @@ package struct HistoryQuery: Sendable, Equatable {
     ///   a start beyond the chosen tier's retention, or more points than ``maxPoints``.
     package static func parse(_ parameter: (String) -> String?, now: Int64,
                               retention: ExporterConfiguration.History) -> Result<HistoryQuery, HistoryQueryError> {
-        var values: [String: String] = [:]
-        for name in ["device", "server", "range", "from", "to", "step"] {
-            guard let value = parameter(name) else { continue }
-            guard value.utf8.count <= maxParameterBytes else {
-                return .failure(.init("parameter `\(name)` is \(value.utf8.count) bytes long; at most \(maxParameterBytes)"))
-            }
-            values[name] = value
+        let values: [String: String]
+        switch parameters(parameter, ["device", "server", "range", "from", "to", "step"]) {
+        case .success(let read): values = read
+        case .failure(let error): return .failure(error)
         }
         guard let device = values["device"], !device.isEmpty else {
             return .failure(.init("`device` is required: the UPS's device_id, as /status.json lists it"))
         }
         let ups = HistoryUPS(server: values["server"] ?? "", device: device)
         let from: Int64, to: Int64
-        if let start = values["from"] {
-            guard values["range"] == nil else { return .failure(.init("give `range` or `from` (and `to`), not both")) }
-            guard let parsed = time(start) else { return .failure(.init("`from` \(quoted(start)) is not Unix seconds or an RFC 3339 UTC time")) }
-            from = parsed
-            if let end = values["to"] {
-                guard let parsed = time(end) else { return .failure(.init("`to` \(quoted(end)) is not Unix seconds or an RFC 3339 UTC time")) }
-                to = parsed
-            } else {
-                to = now
-            }
-            guard from < to else { return .failure(.init("`from` (\(utc(from))) is not before `to` (\(utc(to)))")) }
-        } else {
-            guard values["to"] == nil else { return .failure(.init("`to` needs `from`")) }
-            let text = values["range"] ?? "24h"
-            guard let span = span(text) else {
-                return .failure(.init("`range` \(quoted(text)) is not 24h, 7d, 30d, 1y or another <n>h, <n>d or <n>y"))
-            }
-            (from, to) = (now - span, now)
+        switch range(values, now: now, default: "24h") {
+        case .success(let range): (from, to) = range
+        case .failure(let error): return .failure(error)
         }
         let kept: [(HistoryTier, Int, String)] = [(.fiveMinutes, retention.retentionDays, "history.retention_days"),
                                                   (.hour, retention.hourlyRetentionDays, "history.hourly_retention_days"),
@@ -106,6 +88,41 @@ package struct HistoryQuery: Sendable, Equatable {
             return .failure(.init("that is \(count) points of \(tier.step); at most \(maxPoints) per answer: choose a coarser step or a shorter range"))
         }
         return .success(HistoryQuery(ups: ups, tier: tier, from: tier.slot(of: from), to: to))
+    }
+
+    /// The parameters `names` of a request, each at most ``maxParameterBytes`` long.
+    static func parameters(_ parameter: (String) -> String?, _ names: [String]) -> Result<[String: String], HistoryQueryError> {
+        var values: [String: String] = [:]
+        for name in names {
+            guard let value = parameter(name) else { continue }
+            guard value.utf8.count <= maxParameterBytes else {
+                return .failure(.init("parameter `\(name)` is \(value.utf8.count) bytes long; at most \(maxParameterBytes)"))
+            }
+            values[name] = value
+        }
+        return .success(values)
+    }
+
+    /// The range `range`, or `from` and `to`, ask for (Unix seconds, `to` exclusive); `range`
+    /// `fallback` ending `now` when neither is given.
+    static func range(_ values: [String: String], now: Int64, default fallback: String) -> Result<(Int64, Int64), HistoryQueryError> {
+        if let start = values["from"] {
+            guard values["range"] == nil else { return .failure(.init("give `range` or `from` (and `to`), not both")) }
+            guard let from = time(start) else { return .failure(.init("`from` \(quoted(start)) is not Unix seconds or an RFC 3339 UTC time")) }
+            var to = now + 1  // now included
+            if let end = values["to"] {
+                guard let parsed = time(end) else { return .failure(.init("`to` \(quoted(end)) is not Unix seconds or an RFC 3339 UTC time")) }
+                to = parsed
+            }
+            guard from < to else { return .failure(.init("`from` (\(utc(from))) is not before `to` (\(utc(to)))")) }
+            return .success((from, to))
+        }
+        guard values["to"] == nil else { return .failure(.init("`to` needs `from`")) }
+        let text = values["range"] ?? fallback
+        guard let span = span(text) else {
+            return .failure(.init("`range` \(quoted(text)) is not 24h, 7d, 30d, 1y or another <n>h, <n>d or <n>y"))
+        }
+        return .success((now - span, now + 1))  // now included
     }
 
     /// `text` as seconds: `<n>h`, `<n>d` or `<n>y` (365 days), n from 1 to 100,000.
@@ -190,6 +207,65 @@ extension HistoryTier {
         case .fiveMinutes: "5-minute"
         case .hour: "hourly"
         case .day: "daily"
+        }
+    }
+}
+
+/// A question to the events API (`/status/events.json` and `.csv`): the journal's events in a
+/// range, of one UPS (with its server's) or of all, of some kinds, newest first.
+package struct HistoryEventQuery: Sendable, Equatable {
+    /// The most events one answer holds.
+    package static let maxEvents = 1_000
+
+    /// The UPS (its server's events included); `nil`: every UPS, server and the exporter.
+    package var ups: HistoryUPS?
+    package var kinds: [HistoryEvent.Kind]
+    package var from: Int64
+    package var to: Int64
+    package var limit: Int
+
+    package init(ups: HistoryUPS?, kinds: [HistoryEvent.Kind] = [], from: Int64, to: Int64, limit: Int = 200) {
+        self.ups = ups
+        self.kinds = kinds
+        self.from = from
+        self.to = to
+        self.limit = limit
+    }
+
+    /// The query a request's parameters ask for at `now`: `device` (and `server`) or none for
+    /// the whole fleet, `kind` (kinds separated by commas, ``HistoryEvent/Kind``), `range`
+    /// (default `30d`) or `from`/`to` as for ``HistoryQuery``, `limit` (1 to ``maxEvents``,
+    /// default 200).
+    package static func parse(_ parameter: (String) -> String?, now: Int64) -> Result<HistoryEventQuery, HistoryQueryError> {
+        let values: [String: String]
+        switch HistoryQuery.parameters(parameter, ["device", "server", "kind", "range", "from", "to", "limit"]) {
+        case .success(let read): values = read
+        case .failure(let error): return .failure(error)
+        }
+        var ups: HistoryUPS?
+        if let device = values["device"], !device.isEmpty {
+            ups = HistoryUPS(server: values["server"] ?? "", device: device)
+        } else if values["server"] != nil {
+            return .failure(.init("`server` needs `device`"))
+        }
+        var kinds: [HistoryEvent.Kind] = []
+        for name in (values["kind"] ?? "").split(separator: ",", omittingEmptySubsequences: true) {
+            guard let kind = HistoryEvent.Kind(rawValue: String(name)) else {
+                return .failure(.init("`kind` \(HistoryQuery.quoted(String(name))) is not one of "
+                                      + HistoryEvent.Kind.allCases.map(\.rawValue).joined(separator: ", ")))
+            }
+            if !kinds.contains(kind) { kinds.append(kind) }
+        }
+        var limit = 200
+        if let text = values["limit"] {
+            guard let number = Int(text), (1...maxEvents).contains(number) else {
+                return .failure(.init("`limit` \(HistoryQuery.quoted(text)) is not a number from 1 to \(maxEvents)"))
+            }
+            limit = number
+        }
+        switch HistoryQuery.range(values, now: now, default: "30d") {
+        case .success(let (from, to)): return .success(HistoryEventQuery(ups: ups, kinds: kinds, from: from, to: to, limit: limit))
+        case .failure(let error): return .failure(error)
         }
     }
 }

@@ -30,6 +30,20 @@ package final class HistoryReader: Sendable {
     /// - Returns: the slots, or a 503 naming the file and SQLite's reason when it cannot be
     ///   read, or when too many queries wait.
     package func slots(_ query: HistoryQuery) async -> Result<[HistorySlot]?, HistoryQueryError> {
+        await answer { path in Self.read(query, path: path) }
+    }
+
+    /// The events `query` asks for, newest first (none without a database yet).
+    package func events(_ query: HistoryEventQuery) async -> Result<[HistoryEvent], HistoryQueryError> {
+        await answer { path in
+            Self.withStore(path) { store throws(SQLiteError) in
+                try store.events(ups: query.ups, kinds: query.kinds, from: query.from, to: query.to, limit: query.limit)
+            }.map { $0 ?? [] }
+        }
+    }
+
+    /// Runs `read` with the database's path on a reader thread, within the waiting bound.
+    private func answer<T: Sendable>(_ read: @escaping @Sendable (String) -> Result<T, HistoryQueryError>) async -> Result<T, HistoryQueryError> {
         guard waiting.add(1, ordering: .relaxed).newValue <= Self.maxWaiting else {
             waiting.subtract(1, ordering: .relaxed)
             return .failure(HistoryQueryError("the history is answering \(Self.maxWaiting) queries; try again", status: 503))
@@ -37,26 +51,32 @@ package final class HistoryReader: Sendable {
         defer { waiting.subtract(1, ordering: .relaxed) }
         let path = self.path
         do {
-            return try await queue.perform { () -> Result<[HistorySlot]?, HistoryQueryError> in
-                Self.read(query, path: path)
-            }
+            return try await queue.perform { read(path) }
         } catch {
             return .failure(HistoryQueryError("the history cannot be read now: \(error)", status: 503))
         }
     }
 
-    /// On a reader thread: opens the database read-only, reads, closes.
-    static func read(_ query: HistoryQuery, path: String) -> Result<[HistorySlot]?, HistoryQueryError> {
+    /// On a reader thread: `body` with the database opened read-only (`nil` when there is no
+    /// database yet, or one of an older schema the writer has not converted yet), then closed.
+    static func withStore<T>(_ path: String, _ body: (HistoryStore) throws(SQLiteError) -> T) -> Result<T?, HistoryQueryError> {
         do throws(SQLiteError) {
             var status = stat()
-            if lstat(path, &status) != 0 && errno == ENOENT { return .success(nil) }  // nothing written yet
+            if lstat(path, &status) != 0 && errno == ENOENT { return .success(nil) }
             let store = try HistoryStore(path: path, readOnly: true)
             defer { store.database.close() }
-            // An older schema is converted by the writer when it first writes.
-            guard store.openedVersion == HistoryStore.schemaVersion, try store.knows(query.ups) else { return .success(nil) }
-            return .success(try store.slots(of: query.ups, tier: query.tier, from: query.from, to: query.to))
+            guard store.openedVersion == HistoryStore.schemaVersion else { return .success(nil) }
+            return .success(try body(store))
         } catch {
             return .failure(HistoryQueryError("the history database cannot be read: \(error)", status: 503))
         }
+    }
+
+    /// On a reader thread: the slots of `query`, `nil` when the UPS has none.
+    static func read(_ query: HistoryQuery, path: String) -> Result<[HistorySlot]?, HistoryQueryError> {
+        withStore(path) { store throws(SQLiteError) -> [HistorySlot]? in
+            guard try store.knows(query.ups) else { return nil }
+            return try store.slots(of: query.ups, tier: query.tier, from: query.from, to: query.to)
+        }.map { $0 ?? nil }
     }
 }

@@ -226,13 +226,13 @@ package final class HistoryStore {
     }
 
     /// The journal's events in `from..<to` (Unix seconds), newest first, at most `limit`:
-    /// of one UPS (`ups`; its server's events too) or of all, of the `kinds` given (all when empty).
+    /// of one UPS (`ups`; its server's events too, not the exporter's) or of all, of the `kinds` given (all when empty).
     package func events(ups: HistoryUPS?, kinds: [HistoryEvent.Kind] = [], from: Int64, to: Int64,
                         limit: Int) throws(SQLiteError) -> [HistoryEvent] {
         var conditions = ["time >= ?", "time < ?"]
         var parameters: [SQLiteValue] = [.integer(from), .integer(to)]
         if let ups {
-            conditions.append("server = ? AND (device = ? OR device IS NULL)")
+            conditions.append("server = ? AND (device = ? OR (device IS NULL AND kind NOT IN ('exporter_started', 'exporter_stopped')))")
             parameters += [.text(ups.server), .text(ups.device)]
         }
         if !kinds.isEmpty {

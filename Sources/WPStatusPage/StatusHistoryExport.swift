@@ -85,3 +85,44 @@ extension StatusRender {
                                 to: HistoryQuery.utc(query.to), points: points))
     }
 }
+
+extension StatusRender {
+    /// `text` as one CSV field: displayable (``DisplayText``), quoted when it holds a comma, a
+    /// quote or a line break, and with a `'` before a leading `=`, `+`, `-`, `@` so a
+    /// spreadsheet does not take a UPS's alarm text for a formula.
+    static func csvField(_ text: String) -> String {
+        var text = DisplayText.sanitized(text)
+        if let first = text.first, "=+-@".contains(first) { text = "'" + text }
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
+    }
+
+    /// Journal events as CSV: `time` (RFC 3339 UTC), `server`, `device_id`, `kind`, `code`, `detail`; newest first.
+    package static func eventsCSV(_ events: [HistoryEvent]) -> [UInt8] {
+        var out = "time,server,device_id,kind,code,detail\r\n"
+        for event in events {
+            out += [HistoryQuery.utc(event.time), csvField(event.server), csvField(event.device ?? ""), event.kind.rawValue,
+                    csvField(event.code ?? ""), csvField(event.detail)].joined(separator: ",") + "\r\n"
+        }
+        return Array(out.utf8)
+    }
+
+    /// Journal events as JSON: the range asked for and the events, newest first.
+    package static func eventsJSON(_ events: [HistoryEvent], query: HistoryEventQuery) -> [UInt8] {
+        struct Event: Encodable {
+            var time: String, server: String, deviceID: String?, kind: String, code: String?, detail: String
+            enum CodingKeys: String, CodingKey {
+                case time, server, kind, code, detail
+                case deviceID = "device_id"
+            }
+        }
+        struct Document: Encodable {
+            var from: String, to: String, events: [Event]
+        }
+        return encoded(Document(from: HistoryQuery.utc(query.from), to: HistoryQuery.utc(query.to), events: events.map { event in
+            Event(time: HistoryQuery.utc(event.time), server: DisplayText.sanitized(event.server),
+                  deviceID: event.device.map(DisplayText.sanitized), kind: event.kind.rawValue,
+                  code: event.code.map(DisplayText.sanitized), detail: DisplayText.sanitized(event.detail))
+        }))
+    }
+}

@@ -15,6 +15,7 @@ package import WPServer
 /// | `/status/ups?device=…[&server=…]` | one UPS: readings, 24 h charts, outages (cached per publication) |
 /// | `/status/outages.csv?…`, `/status/outages.json?…` | its outages |
 /// | `/status/history.csv?…`, `/status/history.json?…` | its history from `history.db` (``HistoryQuery``) |
+/// | `/status/events.csv?…`, `/status/events.json?…` | the event journal, of a UPS or the fleet (``HistoryEventQuery``) |
 /// | `/status/style.css`, `/status/status.js` | the page's style and script (same origin) |
 package enum StatusRoutes {
     package static let page = "/status"
@@ -24,6 +25,8 @@ package enum StatusRoutes {
     package static let outagesJSON = "/status/outages.json"
     package static let historyCSV = "/status/history.csv"
     package static let historyJSON = "/status/history.json"
+    package static let eventsCSV = "/status/events.csv"
+    package static let eventsJSON = "/status/events.json"
     package static let style = "/status/style.css"
     package static let script = "/status/status.js"
 
@@ -70,6 +73,8 @@ extension StatusPage {
         router.get(StatusRoutes.outagesJSON, takesBody: false) { request in self.outagesDownload(request, csv: false) }
         router.get(StatusRoutes.historyCSV, takesBody: false) { request in await self.historyDownload(request, csv: true) }
         router.get(StatusRoutes.historyJSON, takesBody: false) { request in await self.historyDownload(request, csv: false) }
+        router.get(StatusRoutes.eventsCSV, takesBody: false) { request in await self.eventsDownload(request, csv: true) }
+        router.get(StatusRoutes.eventsJSON, takesBody: false) { request in await self.eventsDownload(request, csv: false) }
         router.get(StatusRoutes.style, takesBody: false, preRendered: true) { _ in
             StatusRoutes.response(StatusAssets.style, contentType: "text/css; charset=utf-8", cacheable: true)
         }
@@ -133,47 +138,79 @@ extension StatusPage {
         guard let row = row(request), let outages = outages(server: row.server, device: row.deviceID) else {
             return StatusRoutes.response(Array("not found\n".utf8), contentType: "text/plain; charset=utf-8", status: 404)
         }
-        let name = "outages-" + String(row.deviceID.unicodeScalars.filter { $0.properties.isASCIIHexDigit || $0 == "-" }.prefix(64))
-        var response = csv
-            ? StatusRoutes.response(StatusRender.outagesCSV(outages), contentType: "text/csv; charset=utf-8")
-            : StatusRoutes.response(StatusRender.outagesJSON(outages, row: row), contentType: "application/json")
-        response.headers.set(name: "Content-Disposition", value: "attachment; filename=\"\(name).\(csv ? "csv" : "json")\"")
-        return response
+        return Self.download(csv ? StatusRender.outagesCSV(outages) : StatusRender.outagesJSON(outages, row: row), csv: csv,
+                             name: "outages", device: row.deviceID)
     }
 
     /// A UPS's history (``HistoryQuery``) as CSV or JSON, read on the history reader's threads;
     /// what is wrong with a request is said in a plain-text 400.
     func historyDownload(_ request: WPHTTPRequest, csv: Bool) async -> WPHTTPResponse {
-        func plain(_ text: String, status: Int) -> WPHTTPResponse {
-            StatusRoutes.response(Array((text + "\n").utf8), contentType: "text/plain; charset=utf-8", status: status)
-        }
-        guard let source = historySource, source.settings().enabled else {
-            return plain("the history is off (history.enabled is false, or the exporter keeps no data directory)", status: 404)
-        }
+        guard let source = historySource, source.settings().enabled else { return Self.historyOff }
         let now = Int64(wallClock().timeIntervalSince1970.rounded(.down))
         let query: HistoryQuery
         switch HistoryQuery.parse({ request.queryValue($0) }, now: now, retention: source.settings()) {
         case .success(let parsed): query = parsed
-        case .failure(let error): return plain(error.message, status: error.status)
+        case .failure(let error): return Self.plain(error.message, status: error.status)
         }
         let slots: [HistorySlot]
         switch await source.reader.slots(query) {
-        case .failure(let error): return plain(error.message, status: error.status)
+        case .failure(let error): return Self.plain(error.message, status: error.status)
         case .success(let found?): slots = found
         case .success(nil):
             // Published but nothing written yet (its first slot is still open): an empty answer.
-            guard model.ups.contains(where: { $0.deviceID == query.ups.device && $0.server == query.ups.server }) else {
-                return plain("unknown device \(HistoryQuery.quoted(query.ups.device))"
-                             + (query.ups.server.isEmpty ? "" : " of server \(HistoryQuery.quoted(query.ups.server))")
-                             + ": not published now and not in the history", status: 400)
-            }
+            guard isPublished(query.ups) else { return Self.unknown(query.ups) }
             slots = []
         }
-        let name = "history-" + String(query.ups.device.unicodeScalars.filter { $0.properties.isASCIIHexDigit || $0 == "-" }.prefix(64))
+        return Self.download(csv ? StatusRender.historyCSV(slots) : StatusRender.historyJSON(slots, query: query), csv: csv,
+                             name: "history", device: query.ups.device)
+    }
+
+    /// The journal's events (``HistoryEventQuery``) as CSV or JSON, read on the history
+    /// reader's threads; what is wrong with a request is said in a plain-text 400.
+    func eventsDownload(_ request: WPHTTPRequest, csv: Bool) async -> WPHTTPResponse {
+        guard let source = historySource, source.settings().enabled else { return Self.historyOff }
+        let now = Int64(wallClock().timeIntervalSince1970.rounded(.down))
+        let query: HistoryEventQuery
+        switch HistoryEventQuery.parse({ request.queryValue($0) }, now: now) {
+        case .success(let parsed): query = parsed
+        case .failure(let error): return Self.plain(error.message, status: error.status)
+        }
+        let events: [HistoryEvent]
+        switch await source.reader.events(query) {
+        case .failure(let error): return Self.plain(error.message, status: error.status)
+        case .success(let found): events = found
+        }
+        if events.isEmpty, let ups = query.ups, !isPublished(ups) { return Self.unknown(ups) }
+        return Self.download(csv ? StatusRender.eventsCSV(events) : StatusRender.eventsJSON(events, query: query), csv: csv,
+                             name: "events", device: query.ups?.device)
+    }
+
+    /// Whether `ups` is published now.
+    func isPublished(_ ups: HistoryUPS) -> Bool {
+        model.ups.contains { $0.deviceID == ups.device && $0.server == ups.server }
+    }
+
+    static func plain(_ text: String, status: Int) -> WPHTTPResponse {
+        StatusRoutes.response(Array((text + "\n").utf8), contentType: "text/plain; charset=utf-8", status: status)
+    }
+
+    static var historyOff: WPHTTPResponse {
+        plain("the history is off (history.enabled is false, or the exporter keeps no data directory)", status: 404)
+    }
+
+    static func unknown(_ ups: HistoryUPS) -> WPHTTPResponse {
+        plain("unknown device \(HistoryQuery.quoted(ups.device))"
+              + (ups.server.isEmpty ? "" : " of server \(HistoryQuery.quoted(ups.server))")
+              + ": not published now and not in the history", status: 400)
+    }
+
+    /// `body` as an attachment named `<name>[-<device>].csv|json`.
+    static func download(_ body: [UInt8], csv: Bool, name: String, device: String?) -> WPHTTPResponse {
+        let suffix = device.map { "-" + String($0.unicodeScalars.filter { $0.properties.isASCIIHexDigit || $0 == "-" }.prefix(64)) } ?? ""
         var response = csv
-            ? StatusRoutes.response(StatusRender.historyCSV(slots), contentType: "text/csv; charset=utf-8")
-            : StatusRoutes.response(StatusRender.historyJSON(slots, query: query), contentType: "application/json")
-        response.headers.set(name: "Content-Disposition", value: "attachment; filename=\"\(name).\(csv ? "csv" : "json")\"")
+            ? StatusRoutes.response(body, contentType: "text/csv; charset=utf-8")
+            : StatusRoutes.response(body, contentType: "application/json")
+        response.headers.set(name: "Content-Disposition", value: "attachment; filename=\"\(name)\(suffix).\(csv ? "csv" : "json")\"")
         return response
     }
 }

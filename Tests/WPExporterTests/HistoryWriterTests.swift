@@ -111,11 +111,28 @@ import WPTestSupport
         }
         await ServersHarness.until("the outage journaled") { writer.current.eventsWritten >= 5 }
         let path = writer.path
+        let device = try #require(harness.simulator.devices.first?.id)
+        // The events API: the UPS's, newest first, filtered by kind; CSV with the same rows.
+        let json = try await harness.get("/status/events.json?device=\(device)&kind=on_battery,mains_back")
+        #expect(json.status == 200, "\(json.text)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.text.utf8)) as? [String: Any])
+        let kinds = (document["events"] as? [[String: Any]])?.compactMap { $0["kind"] as? String }
+        #expect(kinds == ["mains_back", "on_battery"])
+        let csv = try await harness.get("/status/events.csv?range=1h&limit=2")
+        let lines = csv.text.split(separator: "\r\n")
+        #expect(lines.first == "time,server,device_id,kind,code,detail" && lines.count == 3, "\(csv.text)")
+        #expect(lines.dropFirst().first?.contains(",alarm_cleared,") == true, "newest first: \(csv.text)")
+        for (query, says) in [("kind=outage", "`kind` \"outage\" is not one of on_battery, mains_back"),
+                              ("limit=5000", "`limit` \"5000\" is not a number from 1 to 1000"),
+                              ("device=nope", "unknown device \"nope\""),
+                              ("server=site-a", "`server` needs `device`")] {
+            let answer = try await harness.get("/status/events.json?" + query)
+            #expect(answer.status == 400 && answer.text.contains(says), "\(query): \(answer.status) \(answer.text)")
+        }
         await harness.shutdown()
         let store = try HistoryStore(path: path, readOnly: true)
         let events = try store.events(ups: nil, from: 0, to: .max, limit: 100).reversed().map(\.kind)
         #expect(events == [.exporterStarted, .onBattery, .alarmRaised, .mainsBack, .alarmCleared], "\(events)")
-        let device = try #require(harness.simulator.devices.first?.id)
         let ups = try store.events(ups: HistoryUPS(server: "", device: device), kinds: [.onBattery], from: 0, to: .max, limit: 10)
         #expect(ups.count == 1 && ups.first?.detail.isEmpty == false)
     }

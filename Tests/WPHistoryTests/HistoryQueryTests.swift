@@ -25,7 +25,7 @@ import WPTestThreads
         for (range, tier, span) in expected {
             let query = try parse(["device": "ups-1", "range": range]).get()
             #expect(query.tier == tier, "\(range)")
-            #expect(query.to == now && query.from == tier.slot(of: now - span), "\(range)")
+            #expect(query.to == now + 1 && query.from == tier.slot(of: now - span), "\(range): now included")
         }
         let defaulted = try parse(["device": "ups-1", "server": "site-a"]).get()
         #expect(defaulted.ups == HistoryUPS(server: "site-a", device: "ups-1") && defaulted.tier == .fiveMinutes)
@@ -44,7 +44,7 @@ import WPTestThreads
         #expect(HistoryQuery.utc(1_793_494_923) == "2026-11-01T01:02:03Z")
         let query = try parse(["device": "ups-1", "from": "2026-11-17", "to": "2026-11-18T00:00:00Z"]).get()
         #expect(query.tier == .fiveMinutes && query.from == 1_794_873_600 && query.to == 1_794_960_000)
-        #expect(try parse(["device": "ups-1", "from": "1794873600"]).get().to == now, "`to` defaults to now")
+        #expect(try parse(["device": "ups-1", "from": "1794873600"]).get().to == now + 1, "`to` defaults to now, included")
     }
 
     /// Each bad request is told what was wrong.
@@ -69,6 +69,27 @@ import WPTestThreads
         ]
         for (parameters, says) in cases {
             #expect(message(parameters).contains(says), "\(parameters.mapValues { $0.prefix(20) }): \(message(parameters))")
+        }
+    }
+
+    /// The events API's parameters: the whole fleet by default over 30 days, kinds listed once.
+    @Test func eventQueriesParse() throws {
+        let all = try HistoryEventQuery.parse({ _ in nil }, now: now).get()
+        #expect(all == HistoryEventQuery(ups: nil, from: now - 30 * 86_400, to: now + 1, limit: 200))
+        let parameters = ["device": "ups-1", "server": "site-a", "kind": "on_battery,mains_back,on_battery", "range": "7d", "limit": "5"]
+        let one = try HistoryEventQuery.parse({ parameters[$0] }, now: now).get()
+        #expect(one.ups == HistoryUPS(server: "site-a", device: "ups-1") && one.kinds == [.onBattery, .mainsBack] && one.limit == 5)
+        #expect(one.from == now - 7 * 86_400)
+        let bad: [([String: String], String)] = [(["limit": "0"], "`limit` \"0\" is not a number from 1 to 1000"),
+                                                 (["kind": "on_battery,blackout"], "`kind` \"blackout\" is not one of on_battery"),
+                                                 (["server": "x"], "`server` needs `device`"),
+                                                 (["kind": String(repeating: "k", count: 300)], "parameter `kind` is 300 bytes long")]
+        for (parameters, says) in bad {
+            guard case .failure(let error) = HistoryEventQuery.parse({ parameters[$0] }, now: now) else {
+                Issue.record("\(parameters) answered")
+                continue
+            }
+            #expect(error.status == 400 && error.message.contains(says), "\(error.message)")
         }
     }
 }

@@ -6,6 +6,7 @@ import WPEnergy
 import WPFrontEnd
 import WPFrontEndTesting
 import WPRuntime
+import WPHistory
 import WPStatusPage
 import WPTestSupport
 
@@ -66,5 +67,18 @@ import WPTestSupport
                 == ["winpower_device_load_total_watts{server=\"a\\\"b\",device_id=\"ups-\u{FFFD}1\"} 300"])
         #expect(index.lines(server: "", device: "ups-2", limit: 10) == ["winpower_device_load_total_watts{device_id=\"ups-2\"} 100"])
         #expect(index.lines(server: "a\"b", device: "ups-2", limit: 0).isEmpty)
+    }
+}
+
+/// The journal's CSV: fields quoted where they must be, no formula a spreadsheet would run.
+@Suite(.ownThreads, .timeLimit(.minutes(1))) struct StatusEventsCSVTests {
+    @Test func fieldsAreQuotedAndNeverFormulas() {
+        let events = [HistoryEvent(time: 1_793_491_200, server: "room, \"A\"", device: "ups-1", kind: .alarmRaised, code: "0x21",
+                                   detail: "=HYPERLINK(\"http://x\")"),
+                      HistoryEvent(time: 1_793_491_100, server: "", kind: .exporterStarted, detail: "wpexporter 0.3.0")]
+        let text = String(decoding: StatusRender.eventsCSV(events), as: UTF8.self)
+        #expect(text == "time,server,device_id,kind,code,detail\r\n"
+                + "2026-11-01T00:00:00Z,\"room, \"\"A\"\"\",ups-1,alarm_raised,0x21,\"'=HYPERLINK(\"\"http://x\"\")\"\r\n"
+                + "2026-10-31T23:58:20Z,,,exporter_started,,wpexporter 0.3.0\r\n")
     }
 }
