@@ -137,7 +137,7 @@ let package = Package(
         .target(name: "WPCMallocTuning"),
         .executableTarget(name: "wpbench", dependencies: ["WPRuntime", "WPLogging", "WPBytes", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPClient",
                                                            "WPServer", "WPCollector", "WPSimulator", "WPHTTPClient", "WPSNMP",
-                                                           "WPCMallocCounter", "WPTestSupport"]),
+                                                           "WPCMallocCounter", "WPTestSupport", "WPHistory"]),
         // Allocation counting for wpbench's figures (interposes malloc; see its header).
         .target(name: "WPCMallocCounter"),
 

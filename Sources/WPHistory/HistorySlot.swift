@@ -112,7 +112,7 @@ package struct HistorySlot: Sendable, Equatable {
         self.energyKWh = energyKWh
     }
 
-    mutating func add(_ sample: HistorySample) {
+    package mutating func add(_ sample: HistorySample) {
         samples += 1
         for (metric, value) in sample.values {
             guard let stored = metric.stored(value) else { continue }

@@ -6,6 +6,7 @@ enum ChildProcesses {
     /// (Closures rather than the functions themselves: Swift 6.0 crashes converting those to @Sendable.)
     static let all: [String: @Sendable ([String]) async -> Int32] = [
         "exposition-sample": { await MetricsExpositionSample.run($0) },
+        "history-fill": { await HistoryFillChild.run($0) },
         "http-serve": { await ServerBench.serveChild($0) },
         "storage-writer": { await StorageWriterChild.run($0) },
     ]

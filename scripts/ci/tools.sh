@@ -45,6 +45,7 @@ manifest=(
     "snmp|deb|prometheus-snmp-exporter|0.21.0-1+b5|command prometheus-snmp-exporter|snmp_exporter reads the UPS-MIB module of deploy/snmp-exporter (the snmp group's clients)"
     "snmp|deb|monitoring-plugins-standard|2.3.3-5+deb12u2|file /usr/lib/nagios/plugins/check_snmp|Nagios' check_snmp over SNMPv3 (the snmp group's clients)"
     "snmp|pip|pysnmp|7.1.30|python pysnmp|a second SNMP implementation reads every instance (the snmp group's clients)"
+    "history|deb|sqlite3|-|command sqlite3|the sqlite3 command runs docs/status-page.md's queries on the live history database (the history group)"
     "seccomp|deb|systemd|-|command systemd-analyze|the unit's system-call filter expanded, units verified (check-seccomp.sh, check-release.sh)"
     "seccomp|deb|libseccomp-dev|-|file /usr/include/seccomp.h|the filter applied to the binary (check-seccomp.sh)"
     "seccomp|deb|gcc|-|command cc|the seccomp loader and the torture cases' LD_PRELOAD shim are compiled"
