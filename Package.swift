@@ -83,7 +83,7 @@ let package = Package(
         .target(name: "WPServer", dependencies: ["WPRuntime", "WPLogging", "WPBytes", "WPCompression", "WPCSystem", "WPCSecurityShim"]),
         // Owned, immovable bytes: what the collector renders into and a response points into.
         .target(name: "WPBytes"),
-        .target(name: "WPScheduler", dependencies: ["WPLogging"]),
+        .target(name: "WPScheduler", dependencies: ["WPLogging", "WPRuntime"]),
         // Process policy, created once at the top of a process: termination signals (first
         // graceful, then a handler), signals as streams of requests (SIGHUP), the standard
         // streams and their bounded flush at exit (docs/architecture.md, "Signals and process policy").
@@ -178,7 +178,7 @@ let package = Package(
                                                           "WPCollector", "WPRuntime", "WPTestSupport"]),
         .testTarget(name: "WPNUTFrontEndTests", dependencies: ["WPTestThreads", "WPNUTFrontEnd", "WPFrontEnd", "WPFrontEndTesting",
                                                              "WPNUT", "WPClient", "WPRuntime", "WPTestSupport"]),
-        .testTarget(name: "WPHistoryTests", dependencies: ["WPTestThreads", "WPHistory", "WPTestSupport"]),
+        .testTarget(name: "WPHistoryTests", dependencies: ["WPTestThreads", "WPHistory", "WPTestSupport", "WPConfig"]),
         .testTarget(name: "WPStatusPageTests", dependencies: ["WPTestThreads", "WPStatusPage", "WPFrontEnd", "WPFrontEndTesting",
                                                             "WPClient", "WPEnergy", "WPRuntime", "WPTestSupport", "WPHistory"]),
         .testTarget(name: "WPExporterTestingTests", dependencies: ["WPTestThreads", "WPExporterTesting", "WPExporter", "WPConfig",

@@ -129,7 +129,7 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
         let stopped = HistoryEvent(time: Int64(wallClock().timeIntervalSince1970.rounded(.down)), server: "",
                                    kind: .exporterStopped, detail: "wpexporter \(version)")
         let connection = self.connection
-        let finished = await Self.within(shutdownWait) { done in
+        let finished = await BoundedWait.completes(within: shutdownWait, on: ContinuousClock()) { done in
             queue.submit(.init(run: { [self] in
                 write(open, [stopped])
                 connection.store?.database.close()
@@ -141,25 +141,6 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
             logger.warn("the history writer did not finish its last write in time; the slots in progress may be lost",
                         ["path": .string(path), "waited_s": .seconds(shutdownWait)])
         }
-    }
-
-    /// Starts `work`, which calls `done` once over; returns whether it did within `timeout`.
-    private static func within(_ timeout: Duration, _ work: (@escaping @Sendable () -> Void) -> Void) async -> Bool {
-        let waiting = Mutex<CheckedContinuation<Bool, Never>?>(nil)
-        let timer = Mutex<Task<Void, Never>?>(nil)
-        let finished = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            waiting.withLock { $0 = continuation }
-            let resume: @Sendable (Bool) -> Void = { outcome in waiting.withLock { $0.take() }?.resume(returning: outcome) }
-            timer.withLock { timer in
-                timer = Task {
-                    try? await Task.sleep(for: timeout)
-                    resume(false)
-                }
-            }
-            work { resume(true) }
-        }
-        timer.withLock { $0?.cancel() }
-        return finished
     }
 
     /// Takes each reading not taken before from `state`, and queues the slots it finishes.

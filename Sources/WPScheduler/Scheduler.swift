@@ -1,5 +1,6 @@
 import Synchronization
 public import WPLogging
+import WPRuntime
 
 /// Runs a piece of work at a fixed rate, never twice at once.
 ///
@@ -200,18 +201,11 @@ public final class TickScheduler<C: Clock>: Sendable where C.Duration == Duratio
     private func finish(_ task: Task<Void, Never>) async {
         guard state.withLock({ $0.runInProgress }) else { return }
         let (clock, timeout) = (self.clock, configuration.gracefulShutdownTimeout)
-        let outcome = FirstOutcome()
         // Fresh tasks: the caller is cancelled, and the timeout must really sleep.
-        let finished = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            outcome.set(continuation)
-            let timer = Task {
-                do { try await clock.sleep(for: timeout) } catch { return }
-                outcome.resolve(false)
-            }
+        let finished = await BoundedWait.completes(within: timeout, on: clock) { done in
             Task {
                 await task.value
-                timer.cancel()
-                outcome.resolve(true)
+                done()
             }
         }
         if !finished {
@@ -220,25 +214,6 @@ public final class TickScheduler<C: Clock>: Sendable where C.Duration == Duratio
             logger.warn("\(configuration.workName) still in progress after the graceful shutdown timeout; cancelled it",
                         ["timeout_s": .seconds(timeout)])
         }
-    }
-}
-
-/// Resumes a continuation with whichever result arrives first.
-private final class FirstOutcome: Sendable {
-    private let state = Mutex<(continuation: CheckedContinuation<Bool, Never>?, done: Bool)>((nil, false))
-
-    func set(_ continuation: CheckedContinuation<Bool, Never>) {
-        state.withLock { $0.continuation = continuation }
-    }
-
-    func resolve(_ value: Bool) {
-        let continuation = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-            guard !state.done else { return nil }
-            state.done = true
-            defer { state.continuation = nil }
-            return state.continuation
-        }
-        continuation?.resume(returning: value)
     }
 }
 
