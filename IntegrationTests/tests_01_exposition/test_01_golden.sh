@@ -41,6 +41,9 @@ snmp_port=$(listening_port "$work/exporter.log" '"udp server listening"')
 if [ -z "$nut_port" ] || [ -z "$snmp_port" ]; then fail "no NUT or SNMP listener"; fi
 version=$("$binary" version --format json | python3 -c 'import json, sys; print(json.load(sys.stdin)["version"])')
 
+# The history writer's first write (the journal's exporter_started) done: its state is "ok".
+history_ok() { curl -sf "$base/health" | python3 -c 'import json, sys; sys.exit(json.load(sys.stdin)["history"]["state"] != "ok")'; }
+history_ok || wait_for 30 history_ok || fail "the history writer did not write its first event"
 curl -sf "$base/metrics" >"$work/metrics.txt"
 curl -s "$base/health" | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin), indent=2, sort_keys=True, ensure_ascii=False))' \
     >"$work/health.json"
@@ -90,7 +93,9 @@ elif path.endswith("health.json"):
     # Instants, ages and durations on the wall clock of this run.
     # The SNMPv3 engine ID: random for a new data directory (kept across restarts).
     keys = ("engine_id", "uptime_seconds", "time", "last_success", "last_attempt", "last_error_time", "since", "duration_seconds",
-            "last_success_timestamp", "seconds_since_last_success", "token_expires_in_seconds", "token_expiry")
+            "last_success_timestamp", "seconds_since_last_success", "token_expires_in_seconds", "token_expiry",
+            # The journal's events written so far: the first publications' arrive as the writer's thread gets to them.
+            "events_written")
     text = re.sub(r'("(?:%s)": )("[^"]*"|[0-9.eE+-]+)' % "|".join(keys), r'\1"<varies>"', text)
 elif path.endswith("snmp.txt"):
     # sysUpTime and the agent's own uptime in the UPS-MIB views: hundredths since it started.
