@@ -84,6 +84,8 @@ package struct StatusText: Sendable {
     var noOutages: String
     var unknownEnd: String
     var download: String
+    var history: String
+    var events: String
     var readings: String
     var back: String
     var energySince: String
@@ -99,7 +101,7 @@ package struct StatusText: Sendable {
         updated: "Updated", never: "never", inProgress: "in progress", needsAttention: "need attention",
         allNormal: "All UPSs on mains.", charts: "Last 24 hours", outages: "Outages", outageStart: "Start",
         outageEnd: "End", duration: "Duration", lowestBattery: "Lowest battery (%)", energyOnBattery: "Energy on battery (Wh)",
-        noOutages: "No outage seen.", unknownEnd: "unknown", download: "Download", readings: "Readings as /metrics has them",
+        noOutages: "No outage seen.", unknownEnd: "unknown", download: "Download", history: "History", events: "events", readings: "Readings as /metrics has them",
         back: "All UPSs", energySince: "Costs counted since", noUPS: "No UPS read yet.", notFound: "No such UPS.",
         states: [.battery: "on battery", .fault: "fault", .disconnected: "disconnected", .stale: "stale", .bypass: "bypass",
                  .test: "battery test", .alarm: "alarm", .mains: "on mains", .unknown: "unknown"])
@@ -112,7 +114,7 @@ package struct StatusText: Sendable {
         updated: "更新于", never: "从未", inProgress: "进行中", needsAttention: "需要处理",
         allNormal: "所有 UPS 均由市电供电。", charts: "最近 24 小时", outages: "停电记录", outageStart: "开始",
         outageEnd: "结束", duration: "时长", lowestBattery: "最低电池电量 (%)", energyOnBattery: "电池供电电能 (Wh)",
-        noOutages: "未见停电。", unknownEnd: "未知", download: "下载", readings: "/metrics 中的读数",
+        noOutages: "未见停电。", unknownEnd: "未知", download: "下载", history: "历史数据", events: "事件", readings: "/metrics 中的读数",
         back: "全部 UPS", energySince: "电费计数起始于", noUPS: "尚未读到 UPS。", notFound: "没有这台 UPS。",
         states: [.battery: "电池供电", .fault: "故障", .disconnected: "断开连接", .stale: "过期", .bypass: "旁路",
                  .test: "电池自检", .alarm: "告警", .mains: "市电供电", .unknown: "未知"])

@@ -15,6 +15,8 @@ package enum StatusRender {
         package var outages: [OutageRecord]
         package var exposition: [String]
         package var now: Date
+        /// Whether the history database answers (`/status/history.*` and `/status/events.*`).
+        package var historyAvailable = false
     }
 
     /// Text made displayable and escaped for HTML.
@@ -246,8 +248,19 @@ package enum StatusRender {
         out += StatusChart.svg(title: text.loadPercent, points: details.history, end: end, value: \.load, fixedRange: 0...100)
         out += StatusChart.svg(title: text.battery, points: details.history, end: end, value: \.battery, fixedRange: 0...100)
         out += StatusChart.svg(title: text.inputVoltage, points: details.history, end: end, value: \.inputVoltage, fixedRange: nil)
-        out += "</div>\n<h2>\(escaped(text.outages))</h2>\n"
+        out += "</div>\n"
         let query = escaped(row.query)
+        if details.historyAvailable {
+            // Every range the history keeps, as downloads (docs/status-page.md, "History downloads").
+            out += "<p class=\"downloads\">\(escaped(text.history)):"
+            for range in ["24h", "7d", "30d", "1y"] {
+                out += " \(range) <a href=\"\(StatusRoutes.historyCSV)?\(query)&amp;range=\(range)\">CSV</a>"
+                out += " <a href=\"\(StatusRoutes.historyJSON)?\(query)&amp;range=\(range)\">JSON</a>"
+            }
+            out += "; \(escaped(text.events)): <a href=\"\(StatusRoutes.eventsCSV)?\(query)\">CSV</a> "
+            out += "<a href=\"\(StatusRoutes.eventsJSON)?\(query)\">JSON</a></p>\n"
+        }
+        out += "<h2>\(escaped(text.outages))</h2>\n"
         out += "<p class=\"downloads\">\(escaped(text.download)): <a href=\"\(StatusRoutes.outagesCSV)?\(query)\">CSV</a> "
         out += "<a href=\"\(StatusRoutes.outagesJSON)?\(query)\">JSON</a></p>\n"
         if details.outages.isEmpty {

@@ -125,7 +125,8 @@ extension StatusPage {
             let details = StatusRender.UPSDetails(
                 row: row, model: model, history: history(server: row.server, device: row.deviceID) ?? [],
                 outages: outages(server: row.server, device: row.deviceID) ?? [],
-                exposition: exposition(server: row.server, device: row.deviceID), now: model.generatedAt)
+                exposition: exposition(server: row.server, device: row.deviceID), now: model.generatedAt,
+                historyAvailable: historySource?.settings().enabled == true)
             return StatusRender.upsPage(details, language: language)
         }
     }

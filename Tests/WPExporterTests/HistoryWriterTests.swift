@@ -82,6 +82,9 @@ import WPTestSupport
         #expect(csv.status == 200 && lines.first?.hasPrefix("start,samples,load_w,load_w_min,load_w_max,") == true, "\(csv.text)")
         #expect(lines.count == 2 && lines[1].split(separator: ",", omittingEmptySubsequences: false)[1] == "5", "one hourly slot of 5 samples")
 
+        let page = try await harness.get("/status/ups?device=\(device)")
+        #expect(page.text.contains("href=\"/status/history.csv?device=\(device)&amp;range=30d\"")
+                && page.text.contains("href=\"/status/events.json?device=\(device)\""), "the UPS page links its history and events")
         let long = String(repeating: "x", count: 10_240)
         for (query, says) in [("", "`device` is required"),
                               ("device=nope", "unknown device \"nope\": not published now and not in the history"),
