@@ -1,4 +1,5 @@
 package import WPConfig
+import WPLogging
 import WPRuntime
 
 /// A question to the history API (`/status/history.json` and `.csv`, docs/status-page.md): one
@@ -53,13 +54,7 @@ package struct HistoryQuery: Sendable, Equatable {
         case .success(let range): (from, to) = range
         case .failure(let error): return .failure(error)
         }
-        let kept: [(HistoryTier, Int, String)] = [(.fiveMinutes, retention.retentionDays, "history.retention_days"),
-                                                  (.hour, retention.hourlyRetentionDays, "history.hourly_retention_days"),
-                                                  (.day, retention.dailyRetentionDays, "history.daily_retention_days")]
-        func keeps(_ tier: HistoryTier) -> (days: Int, key: String) {
-            let entry = kept.first { $0.0 == tier }!
-            return (entry.1, entry.2)
-        }
+        func keeps(_ tier: HistoryTier) -> (days: Int, key: String) { tier.retention(in: retention) }
         func points(_ tier: HistoryTier) -> Int64 {
             let first = tier.slot(of: from)
             return (to - first + tier.seconds - 1) / tier.seconds
@@ -162,13 +157,9 @@ package struct HistoryQuery: Sendable, Equatable {
         return seconds
     }
 
-    /// `seconds` as an RFC 3339 UTC time.
+    /// `seconds` as an RFC 3339 UTC time to the second (the log's timestamp without its milliseconds).
     package static func utc(_ seconds: Int64) -> String {
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let (year, month, day) = CivilDate.date(days: days)
-        let rest = seconds - days * 86_400
-        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(year)-\(two(month))-\(two(day))T\(two(rest / 3_600)):\(two(rest / 60 % 60)):\(two(rest % 60))Z"
+        String(LogTimestamp(secondsSince1970: Double(seconds)).description.prefix(19)) + "Z"
     }
 
     /// `text` quoted for a message, cut to 40 characters.
@@ -198,6 +189,15 @@ extension HistoryTier {
         case .fiveMinutes: "5m"
         case .hour: "1h"
         case .day: "1d"
+        }
+    }
+
+    /// How many days `history` keeps its slots, and the key that says so.
+    package func retention(in history: ExporterConfiguration.History) -> (days: Int, key: String) {
+        switch self {
+        case .fiveMinutes: (history.retentionDays, "history.retention_days")
+        case .hour: (history.hourlyRetentionDays, "history.hourly_retention_days")
+        case .day: (history.dailyRetentionDays, "history.daily_retention_days")
         }
     }
 

@@ -82,7 +82,7 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
                                        history: history, context: context)
         let started = HistoryEvent(time: Int64(context.wallClock().timeIntervalSince1970.rounded(.down)), server: "",
                                    kind: .exporterStarted, detail: "wpexporter \(context.version)")
-        writer.queue.submit(.init(run: { [writer] in writer.write([], [started]) }, refuse: { _ in }))
+        writer.submitWrite([], [started])
         context.publication.subscribe { [writer] state in writer.published(state) }
         return writer
     }
@@ -93,8 +93,7 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
         logger = context.logger.component("history")
         shutdownWait = context.configuration.scheduler.gracefulShutdownTimeout
         wallClock = context.wallClock
-        retention = [.fiveMinutes: Int64(history.retentionDays) * 86_400, .hour: Int64(history.hourlyRetentionDays) * 86_400,
-                     .day: Int64(history.dailyRetentionDays) * 86_400]
+        retention = Dictionary(uniqueKeysWithValues: HistoryTier.allCases.map { ($0, Int64($0.retention(in: history).days) * 86_400) })
         queue = WorkerQueue(name: "history-writer", maxThreads: 1, idleTime: .seconds(30))
         status = StatusCell(Status(state: "starting", path: path, slotsWritten: 0, failures: 0))
         do throws(MetricsError) {
@@ -164,9 +163,15 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
             finished += gathering.accumulator.closed(before: Int64(now.timeIntervalSince1970) - HistoryTier.fiveMinutes.seconds)
             return (finished, events)
         }
-        guard !finished.isEmpty || !events.isEmpty else { return }
+        submitWrite(finished, events)
+    }
+
+    /// Queues a write of `slots` and `events` on the writer's thread; one that cannot run (no
+    /// thread) is counted as a failure.
+    private func submitWrite(_ slots: [HistorySlot], _ events: [HistoryEvent]) {
+        guard !slots.isEmpty || !events.isEmpty else { return }
         let status = self.status
-        queue.submit(.init(run: { [self] in write(finished, events) }, refuse: { error in
+        queue.submit(.init(run: { [self] in write(slots, events) }, refuse: { _ in
             status.withLock { $0.failures += 1 }
         }))
     }
