@@ -169,12 +169,11 @@ extension Exporter {
     /// clocks and loggers, the data directory's sections, the listeners' TLS and bcrypt
     /// threads, `/metrics`' text, and the factory's share of the open-files limit (fitted again
     /// for the configuration a reload brings). The data directory is the one the store holds
-    /// (`dataDirectory`, the startup configuration's): a reload's `storage.data_dir` takes
+    /// (`dataDirectory`, the startup configuration's; `nil` when energy is kept elsewhere): a reload's `storage.data_dir` takes
     /// effect at the next start only, for front ends as for the store.
     static func makeContext(publication: FleetPublication<C>, scrape: ScrapeMetrics, store: any EnergyStore,
-                            dataDirectory: String, factories: [FrontEndFactory<C>], openFiles: Int?, options: Options,
+                            dataDirectory directory: String?, factories: [FrontEndFactory<C>], openFiles: Int?, options: Options,
                             components: WPLogger) -> FrontEndList<C>.MakeContext {
-        let directory = options.energyStorage.isDataDirectory ? dataDirectory : nil
         let (clock, wallClock, tls, passwords) = (options.clock, options.wallClock, options.webSecurity.tls, options.webSecurity.passwords)
         return { configuration, factory in
             var connections: Int?

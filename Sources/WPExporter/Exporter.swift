@@ -267,9 +267,11 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             let costs = try Self.energyCost(configuration, publication: publication, store: store,
                                             registry: scrape.registry, logger: components, wallClock: wallClock)
             self.energyCost = costs
+            // The data directory the front ends and the status page keep files in: the store's.
+            let dataDirectory = options.energyStorage.isDataDirectory ? configuration.storage.dataDirectory : nil
             // The front ends: the composition's list, then the embedder's.
             let makeContext = Self.makeContext(publication: publication, scrape: scrape, store: store,
-                                               dataDirectory: configuration.storage.dataDirectory, factories: factories,
+                                               dataDirectory: dataDirectory, factories: factories,
                                                openFiles: openFiles, options: options, components: components)
             let frontEndList = try FrontEndList(factories, configuration: configuration, publication: publication,
                                                 registry: scrape.registry, makeContext: makeContext)
@@ -283,8 +285,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             reloader = try Self.reloader(options.reload, applier: applier, running: running, costs: costs, scrape: scrape,
                                          logger: logger, components: components, wallClock: wallClock)
             let statusPage = Self.statusPage(publication: publication, store: store, costs: costs, logger: components,
-                                             dataDirectory: options.energyStorage.isDataDirectory ? configuration.storage.dataDirectory : nil,
-                                             running: running, wallClock: wallClock)
+                                             dataDirectory: dataDirectory, running: running, wallClock: wallClock)
             self.statusPage = statusPage
             let endpoints = Self.endpoints(configuration, publication: publication, meter: meter, store: store, scrape: scrape,
                                            reloader: reloader, frontEnds: { frontEndList.frontEnds }, statusPage: statusPage,

@@ -109,8 +109,12 @@ extension StatusPage {
     /// The UPS a request names (`device`, `server`), when published now.
     func row(_ request: WPHTTPRequest) -> UPSRow? {
         guard let device = request.queryValue("device") else { return nil }
-        let server = request.queryValue("server") ?? ""
-        return model.ups.first { $0.deviceID == device && $0.server == server }
+        return row(device: device, server: request.queryValue("server") ?? "")
+    }
+
+    /// The UPS `device` of `server`, when published now.
+    func row(device: String, server: String) -> UPSRow? {
+        model.ups.first { $0.deviceID == device && $0.server == server }
     }
 
     func upsPage(_ request: WPHTTPRequest) -> WPHTTPResponse {
@@ -188,7 +192,7 @@ extension StatusPage {
 
     /// Whether `ups` is published now.
     func isPublished(_ ups: HistoryUPS) -> Bool {
-        model.ups.contains { $0.deviceID == ups.device && $0.server == ups.server }
+        row(device: ups.device, server: ups.server) != nil
     }
 
     static func plain(_ text: String, status: Int) -> WPHTTPResponse {
