@@ -1,3 +1,4 @@
+import WPHistory
 import WPRuntime
 
 /// The languages of the status pages: English and Chinese, chosen by `?lang=` (the switch on
@@ -92,6 +93,32 @@ package struct StatusText: Sendable {
     var noUPS: String
     var notFound: String
     var states: [UPSState: String]
+    var ranges: [String: String]
+    var rangeLabel: String
+    var chartsTitle: String
+    var timesIn: String
+    var legend: String
+    var runtimeMinutes: String
+    var frequency: String
+    var temperature: String
+    var eventsTitle: String
+    var eventTime: String
+    var eventKind: String
+    var eventCode: String
+    var eventDetail: String
+    var noEvents: String
+    var allKinds: String
+    var kindGroups: [String: String]
+    var kinds: [HistoryEvent.Kind: String]
+    var attention: String
+    var currently: String
+    var alarm: String
+    var selfTestRunning: String
+    var testStatus: String
+    var reasons: [UPSState: String]
+    var historyProblem: String
+    var fromMemory: String
+    var eventsShown: String
 
     static let english = StatusText(
         title: "UPS status", upsTitle: "UPS", servers: "WinPower servers", server: "Server", ups: "UPS", state: "State", model: "Model",
@@ -104,7 +131,30 @@ package struct StatusText: Sendable {
         noOutages: "No outage seen.", unknownEnd: "unknown", download: "Download", history: "History", events: "events", readings: "Readings as /metrics has them",
         back: "All UPSs", energySince: "Costs counted since", noUPS: "No UPS read yet.", notFound: "No such UPS.",
         states: [.battery: "on battery", .fault: "fault", .disconnected: "disconnected", .stale: "stale", .bypass: "bypass",
-                 .test: "battery test", .alarm: "alarm", .mains: "on mains", .unknown: "unknown"])
+                 .test: "battery test", .alarm: "alarm", .mains: "on mains", .unknown: "unknown"],
+        ranges: ["24h": "24 h", "7d": "7 days", "30d": "30 days", "1y": "1 year"], rangeLabel: "Range",
+        chartsTitle: "Charts", timesIn: "Times in", legend: "Line: average of each slot; band: its least to greatest; "
+            + "shaded: on battery; ticks: events (hover for what).",
+        runtimeMinutes: "Runtime (min)", frequency: "Input (Hz)", temperature: "Temperature (°C)",
+        eventsTitle: "Events", eventTime: "Time", eventKind: "Event", eventCode: "Code", eventDetail: "Detail", noEvents: "No event in this range.",
+        allKinds: "All",
+        kindGroups: ["power": "Power", "alarms": "Alarms and faults", "tests": "Self-tests", "connection": "Connection",
+                     "exporter": "Exporter"],
+        kinds: [.onBattery: "on battery", .mainsBack: "mains back", .lowBattery: "low battery",
+                .lowBatteryCleared: "battery no longer low", .bypass: "on bypass", .bypassEnded: "bypass ended",
+                .fault: "fault", .faultCleared: "fault cleared", .alarmRaised: "alarm raised", .alarmCleared: "alarm cleared",
+                .selfTestStarted: "self-test started", .selfTestFinished: "self-test finished",
+                .disconnected: "disconnected", .reconnected: "reconnected", .stale: "reading stale", .fresh: "reading fresh again",
+                .serverUnreachable: "server unreachable", .loginRefused: "login refused", .serverBack: "server back",
+                .exporterStarted: "exporter started", .exporterStopped: "exporter stopped"],
+        attention: "Why it needs attention", currently: "What it is doing", alarm: "Alarm", selfTestRunning: "A battery self-test is running",
+        testStatus: "WinPower testStatus",
+        reasons: [.battery: "Mains failed: the battery carries the load", .fault: "WinPower reports a fault",
+                  .disconnected: "WinPower has lost contact with this UPS",
+                  .stale: "No fresh reading: the last one is older than the staleness window",
+                  .bypass: "On bypass: mains without the inverter's protection"],
+        historyProblem: "The history database did not answer", fromMemory: "Last 24 hours, from memory (history is off)",
+        eventsShown: "the most recent shown")
 
     static let chinese = StatusText(
         title: "UPS 状态", upsTitle: "UPS", servers: "WinPower 服务器", server: "服务器", ups: "UPS", state: "状态", model: "型号",
@@ -117,5 +167,27 @@ package struct StatusText: Sendable {
         noOutages: "未见停电。", unknownEnd: "未知", download: "下载", history: "历史数据", events: "事件", readings: "/metrics 中的读数",
         back: "全部 UPS", energySince: "电费计数起始于", noUPS: "尚未读到 UPS。", notFound: "没有这台 UPS。",
         states: [.battery: "电池供电", .fault: "故障", .disconnected: "断开连接", .stale: "过期", .bypass: "旁路",
-                 .test: "电池自检", .alarm: "告警", .mains: "市电供电", .unknown: "未知"])
+                 .test: "电池自检", .alarm: "告警", .mains: "市电供电", .unknown: "未知"],
+        ranges: ["24h": "24 小时", "7d": "7 天", "30d": "30 天", "1y": "1 年"], rangeLabel: "时间范围",
+        chartsTitle: "趋势图", timesIn: "时间为", legend: "线：每个时段的平均值；色带：时段内的最小值到最大值；"
+            + "阴影：电池供电；竖线：事件（悬停查看）。",
+        runtimeMinutes: "续航 (分钟)", frequency: "输入频率 (Hz)", temperature: "温度 (°C)",
+        eventsTitle: "事件", eventTime: "时间", eventKind: "事件", eventCode: "代码", eventDetail: "详情", noEvents: "此时间范围内没有事件。",
+        allKinds: "全部",
+        kindGroups: ["power": "供电", "alarms": "告警与故障", "tests": "自检", "connection": "连接", "exporter": "导出器"],
+        kinds: [.onBattery: "转电池供电", .mainsBack: "市电恢复", .lowBattery: "电池电量低",
+                .lowBatteryCleared: "电池电量低解除", .bypass: "转旁路", .bypassEnded: "旁路结束",
+                .fault: "故障", .faultCleared: "故障解除", .alarmRaised: "告警产生", .alarmCleared: "告警解除",
+                .selfTestStarted: "自检开始", .selfTestFinished: "自检结束",
+                .disconnected: "断开连接", .reconnected: "重新连接", .stale: "读数过期", .fresh: "读数恢复",
+                .serverUnreachable: "服务器不可达", .loginRefused: "登录被拒绝", .serverBack: "服务器恢复",
+                .exporterStarted: "导出器启动", .exporterStopped: "导出器停止"],
+        attention: "需要处理的原因", currently: "当前状况", alarm: "告警", selfTestRunning: "电池自检进行中",
+        testStatus: "WinPower testStatus",
+        reasons: [.battery: "市电中断：由电池带载", .fault: "WinPower 报告故障",
+                  .disconnected: "WinPower 与这台 UPS 失去联系",
+                  .stale: "没有新读数：最后一次读数早于过期窗口",
+                  .bypass: "旁路运行：市电未经逆变器保护"],
+        historyProblem: "历史数据库没有应答", fromMemory: "最近 24 小时，来自内存（历史数据库未启用）",
+        eventsShown: "仅显示最近的")
 }

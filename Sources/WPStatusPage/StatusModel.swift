@@ -113,6 +113,11 @@ package struct UPSRow: Sendable {
     package var costs: [(period: String, amount: Double)] = []
     /// The latest outage (ongoing or finished), from the ledger.
     package var lastOutage: OutageRecord?
+    /// Its active alarms as WinPower sent them (code, name, text).
+    package var alarms: [Alarm] = []
+    /// Whether a battery self-test is running (mode 5), and WinPower's `testStatus` code.
+    package var selfTestRunning = false
+    package var testStatus: Int?
 
     /// The page of this UPS: `/status/ups?device=…` (`&server=…` with `servers`).
     package var query: String {

@@ -163,6 +163,9 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
                     loadWatts: realtime.loadTotalWatt, loadPercent: realtime.loadPercent,
                     batteryPercent: realtime.batCapacity, runtimeSeconds: realtime.batRemainTime,
                     inputVoltage: realtime.inputVolt1, outputVoltage: realtime.outputVolt1)
+                row.alarms = device.activeAlarms?.alarms ?? []
+                row.testStatus = realtime.testStatus
+                row.selfTestRunning = device.isBatteryTestRunning == true
                 let total = energy[device.id]
                 if let total { row.energyKilowattHours = total.joules / 3_600_000 }
                 row.costs = costs.costs(server.energyKeyPrefix + device.id)
@@ -386,6 +389,12 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
             }
         }
         return lines
+    }
+
+    /// The body named `name` of the current publication, when rendered already.
+    func cachedBody(_ name: String) -> [UInt8]? {
+        let generation = state.withLock { $0.generation }
+        return cache.withLock { $0.generation == generation ? $0.bodies[name] : nil }
     }
 
     /// The body named `name` of the current model, rendered by `render` once per publication.

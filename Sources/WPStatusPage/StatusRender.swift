@@ -1,4 +1,4 @@
-package import FoundationEssentials
+import FoundationEssentials
 import WPLogging
 import WPRuntime
 import WPServer
@@ -7,18 +7,6 @@ import WPServer
 /// ``DisplayText`` made it displayable), JSON, CSV and the charts' inline SVG. No inline script,
 /// style or event handler: the Content-Security-Policy allows none.
 package enum StatusRender {
-    /// What one UPS's page shows.
-    package struct UPSDetails: Sendable {
-        package var row: UPSRow
-        package var model: StatusModel
-        package var history: [StatusHistory.Point]
-        package var outages: [OutageRecord]
-        package var exposition: [String]
-        package var now: Date
-        /// Whether the history database answers (`/status/history.*` and `/status/events.*`).
-        package var historyAvailable = false
-    }
-
     /// Text made displayable and escaped for HTML.
     static func escaped(_ text: String) -> String {
         HTMLEscaping.escape(DisplayText.sanitized(text))
@@ -99,19 +87,21 @@ package enum StatusRender {
 
     /// The head of every page, the language switch and the heading.
     static func head(_ out: inout String, title: String, language: StatusLanguage, refresh: Int?, self path: String,
-                     json: String?) {
+                     json: String?, script: Bool = false) {
         out += "<!DOCTYPE html>\n<html lang=\"\(language.htmlTag)\">\n<head>\n<meta charset=\"utf-8\">\n"
         out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        // A page the script updates in place reloads itself only without JavaScript; another
-        // (a UPS's) reloads itself always.
+        // A page with the script is updated or reloaded by it; the meta refresh is for a browser without.
+        // (A UPS page with the script reloads itself by the script: its range may have changed in place.)
+        let scripted = json != nil || script
         if let refresh {
             let meta = "<meta http-equiv=\"refresh\" content=\"\(refresh)\">"
-            out += json == nil ? meta + "\n" : "<noscript>" + meta + "</noscript>\n"
+            out += scripted ? "<noscript>" + meta + "</noscript>\n" : meta + "\n"
         }
         out += "<title>\(escaped(title))</title>\n<link rel=\"stylesheet\" href=\"\(StatusRoutes.style)\">\n"
-        if json != nil { out += "<script src=\"\(StatusRoutes.script)\" defer></script>\n" }
+        if scripted { out += "<script src=\"\(StatusRoutes.script)\" defer></script>\n" }
         out += "</head>\n<body"
-        if let json, let refresh { out += " data-json=\"\(escaped(json))\" data-refresh=\"\(refresh)\"" }
+        if let json { out += " data-json=\"\(escaped(json))\"" }
+        if scripted, let refresh { out += " data-refresh=\"\(refresh)\"" }
         out += ">\n<header><h1>\(escaped(title))</h1><nav class=\"lang\">"
         let separator = path.contains("?") ? "&amp;" : "?"
         out += "<a href=\"\(escaped(path))\(separator)lang=en\" hreflang=\"en\" lang=\"en\">English</a> "
@@ -218,69 +208,6 @@ package enum StatusRender {
         head(&out, title: text.title, language: language, refresh: nil, self: StatusRoutes.page, json: nil)
         out += "<main><p>\(escaped(text.notFound))</p><p><a href=\"\(StatusRoutes.page)?lang=\(language.rawValue)\">"
         out += "\(escaped(text.back))</a></p></main>\n</body>\n</html>\n"
-        return Array(out.utf8)
-    }
-
-    /// `/status/ups?…`: one UPS.
-    package static func upsPage(_ details: UPSDetails, language: StatusLanguage) -> [UInt8] {
-        let text = language.text
-        let row = details.row
-        var out = ""
-        head(&out, title: row.name, language: language, refresh: details.model.refreshSeconds,
-             self: StatusRoutes.ups + "?" + row.query, json: nil)
-        out += "<main>\n<p><a href=\"\(StatusRoutes.page)?lang=\(language.rawValue)\">\(escaped(text.back))</a></p>\n"
-        out += "<p class=\"state-\(row.state.rawValue)\(row.state.needsAttention ? " attention" : "")\">"
-        out += "<span class=\"badge\">\(escaped(text.states[row.state] ?? row.state.rawValue))</span></p>\n"
-        out += "<div class=\"scroll\"><table class=\"readings\"><tbody>\n"
-        let values = cells(row, model: details.model, text: text)
-        let names = headers(text)
-        out += "<tr><th>ID</th><td>\(escaped(row.deviceID))</td></tr>\n"
-        if let model = row.model { out += "<tr><th>\(escaped(text.model))</th><td>\(escaped(model))</td></tr>\n" }
-        for (name, value) in zip(names.dropFirst(), values) { out += "<tr><th>\(escaped(name))</th><td>\(escaped(value))</td></tr>\n" }
-        if let currency = details.model.currency {
-            for cost in row.costs {
-                out += "<tr><th>\(escaped(text.cost)) (\(escaped(cost.period)))</th>"
-                out += "<td>\(String(fixed: cost.amount, fractionDigits: 2)) \(escaped(currency))</td></tr>\n"
-            }
-        }
-        out += "</tbody></table></div>\n<h2>\(escaped(text.charts))</h2>\n<div class=\"charts\">\n"
-        let end = Int(details.now.timeIntervalSince1970) / StatusHistory.slotSeconds
-        out += StatusChart.svg(title: text.loadPercent, points: details.history, end: end, value: \.load, fixedRange: 0...100)
-        out += StatusChart.svg(title: text.battery, points: details.history, end: end, value: \.battery, fixedRange: 0...100)
-        out += StatusChart.svg(title: text.inputVoltage, points: details.history, end: end, value: \.inputVoltage, fixedRange: nil)
-        out += "</div>\n"
-        let query = escaped(row.query)
-        if details.historyAvailable {
-            // Every range the history keeps, as downloads (docs/status-page.md, "History downloads").
-            out += "<p class=\"downloads\">\(escaped(text.history)):"
-            for range in ["24h", "7d", "30d", "1y"] {
-                out += " \(range) <a href=\"\(StatusRoutes.historyCSV)?\(query)&amp;range=\(range)\">CSV</a>"
-                out += " <a href=\"\(StatusRoutes.historyJSON)?\(query)&amp;range=\(range)\">JSON</a>"
-            }
-            out += "; \(escaped(text.events)): <a href=\"\(StatusRoutes.eventsCSV)?\(query)\">CSV</a> "
-            out += "<a href=\"\(StatusRoutes.eventsJSON)?\(query)\">JSON</a></p>\n"
-        }
-        out += "<h2>\(escaped(text.outages))</h2>\n"
-        out += "<p class=\"downloads\">\(escaped(text.download)): <a href=\"\(StatusRoutes.outagesCSV)?\(query)\">CSV</a> "
-        out += "<a href=\"\(StatusRoutes.outagesJSON)?\(query)\">JSON</a></p>\n"
-        if details.outages.isEmpty {
-            out += "<p>\(escaped(text.noOutages))</p>\n"
-        } else {
-            out += "<div class=\"scroll\"><table id=\"outages\"><thead><tr>"
-            for header in [text.outageStart, text.outageEnd, text.duration, text.lowestBattery, text.energyOnBattery] {
-                out += "<th>\(escaped(header))</th>"
-            }
-            out += "</tr></thead><tbody>\n"
-            for outage in details.outages.reversed() {
-                let end = outage.ongoing ? text.inProgress : outage.end.map { time($0, details.model.timeZone) } ?? text.unknownEnd
-                out += "<tr><td>\(time(outage.start, details.model.timeZone))</td><td>\(escaped(end))</td><td>\(duration(outage.durationSeconds))</td>"
-                out += "<td>\(number(outage.lowestBatteryPercent, digits: 0))</td><td>\(number(outage.energyOnBatteryWattHours, digits: 1))</td></tr>\n"
-            }
-            out += "</tbody></table></div>\n"
-        }
-        out += "<h2>\(escaped(text.readings))</h2>\n<pre class=\"exposition\">"
-        for line in details.exposition { out += escaped(line) + "\n" }
-        out += "</pre>\n</main>\n</body>\n</html>\n"
         return Array(out.utf8)
     }
 

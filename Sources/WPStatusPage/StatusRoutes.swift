@@ -68,7 +68,7 @@ extension StatusPage {
                 StatusRender.json($0, language: language)
             }
         }
-        router.get(StatusRoutes.ups, takesBody: false) { request in self.upsPage(request) }
+        router.get(StatusRoutes.ups, takesBody: false) { request in await self.upsPage(request) }
         router.get(StatusRoutes.outagesCSV, takesBody: false) { request in self.outagesDownload(request, csv: true) }
         router.get(StatusRoutes.outagesJSON, takesBody: false) { request in self.outagesDownload(request, csv: false) }
         router.get(StatusRoutes.historyCSV, takesBody: false) { request in await self.historyDownload(request, csv: true) }
@@ -96,6 +96,19 @@ extension StatusPage {
         // Rendered and compressed from the same model: never a body of one publication under another's name.
         let compressed = cached(name + ".gz", limit: limit) { Gzip.compress(render($0)) ?? [] }
         guard !compressed.isEmpty else { return StatusRoutes.response(cached(name, limit: limit, render), contentType: contentType) }
+        return Self.gzipped(compressed, contentType: contentType)
+    }
+
+    /// The body named `name` of the current publication as ``cachedResponse(_:_:contentType:limit:_:)``
+    /// gives it, when rendered already; `nil` when not.
+    func cachedResponse(_ name: String, _ request: WPHTTPRequest, contentType: String) -> WPHTTPResponse? {
+        if request.acceptsGzip, let compressed = cachedBody(name + ".gz"), !compressed.isEmpty {
+            return Self.gzipped(compressed, contentType: contentType)
+        }
+        return cachedBody(name).map { StatusRoutes.response($0, contentType: contentType) }
+    }
+
+    static func gzipped(_ compressed: [UInt8], contentType: String) -> WPHTTPResponse {
         var response = StatusRoutes.response(compressed, contentType: contentType)
         response.headers.set(name: "Content-Encoding", value: "gzip")
         response.headers.set(name: "Vary", value: "Accept-Language, Accept-Encoding")
@@ -117,22 +130,92 @@ extension StatusPage {
         model.ups.first { $0.deviceID == device && $0.server == server }
     }
 
-    func upsPage(_ request: WPHTTPRequest) -> WPHTTPResponse {
+    /// A UPS's page: with the history on, its range (`range`, default `24h`) and its event
+    /// list (`kind`) read from the database on the history reader's threads, then rendered once
+    /// per publication, language, range and filter; with the history off, the last 24 hours the
+    /// page keeps in memory.
+    func upsPage(_ request: WPHTTPRequest) async -> WPHTTPResponse {
         let language = Self.language(request)
+        let html = "text/html; charset=utf-8"
         guard let row = row(request) else {
-            return StatusRoutes.response(StatusRender.notFound(language: language), contentType: "text/html; charset=utf-8",
-                                         status: 404)
+            return StatusRoutes.response(StatusRender.notFound(language: language), contentType: html, status: 404)
         }
-        // Rendered once per publication and language (gzip too, for browsers), as /status is.
-        let name = "ups-" + language.rawValue + "-" + row.server + "\u{1F}" + row.deviceID
-        return cachedResponse(name, request, contentType: "text/html; charset=utf-8", limit: Self.bodiesCached) { model in
-            let details = StatusRender.UPSDetails(
+        func details(_ model: StatusModel, trend: StatusRender.UPSTrend?) -> StatusRender.UPSDetails {
+            StatusRender.UPSDetails(
                 row: row, model: model, history: history(server: row.server, device: row.deviceID) ?? [],
                 outages: outages(server: row.server, device: row.deviceID) ?? [],
                 exposition: exposition(server: row.server, device: row.deviceID), now: model.generatedAt,
-                historyAvailable: historySource?.settings().enabled == true)
-            return StatusRender.upsPage(details, language: language)
+                historyAvailable: trend != nil, trend: trend)
         }
+        let name = "ups-" + language.rawValue + "-" + row.server + "\u{1F}" + row.deviceID
+        guard let source = historySource, source.settings().enabled else {
+            // Rendered once per publication and language (gzip too, for browsers), as /status is.
+            return cachedResponse(name, request, contentType: html, limit: Self.bodiesCached) { model in
+                StatusRender.upsPage(details(model, trend: nil), language: language)
+            }
+        }
+        let (range, kind) = (request.queryValue("range") ?? "24h", request.queryValue("kind") ?? "")
+        let key = name + "\u{1F}" + range + "\u{1F}" + kind
+        if let kept = cachedResponse(key, request, contentType: html) { return kept }
+        let (trend, status) = await self.trend(row, range: range, kind: kind, source: source)
+        guard trend.problem == nil else {
+            // Not kept: the next request asks the database again.
+            return StatusRoutes.response(StatusRender.upsPage(details(model, trend: trend), language: language), contentType: html,
+                                         status: status)
+        }
+        return cachedResponse(key, request, contentType: html, limit: Self.bodiesCached) { model in
+            StatusRender.upsPage(details(model, trend: trend), language: language)
+        }
+    }
+
+    /// Events a UPS page's charts mark, at most (the newest of its range).
+    static var marksRead: Int { 500 }
+    /// Events a UPS page lists, at most (the newest of its range and filter).
+    static var eventsListed: Int { 200 }
+
+    /// What the history database holds of `row` over `range` (``HistoryQuery``'s ranges) and
+    /// its events of the kinds `kind` names (``HistoryEventQuery``'s), and the page's status:
+    /// 400 for a range or kind the API would refuse (said in the page, over the last 24 hours).
+    func trend(_ row: UPSRow, range: String, kind: String, source: StatusHistorySource) async -> (StatusRender.UPSTrend, Int) {
+        let now = Int64(wallClock().timeIntervalSince1970.rounded(.down))
+        let values = ["device": row.deviceID, "server": row.server, "range": range, "kind": kind]
+        let parameter: (String) -> String? = { name in values[name].flatMap { $0.isEmpty ? nil : $0 } }
+        let query: HistoryQuery
+        let kinds: [HistoryEvent.Kind]
+        switch (HistoryQuery.parse(parameter, now: now, retention: source.settings()), HistoryEventQuery.parse(parameter, now: now)) {
+        case (.success(let slots), .success(let events)): (query, kinds) = (slots, events.kinds)
+        case (.failure(let error), _), (_, .failure(let error)):
+            var trend = StatusRender.UPSTrend(range: "24h", kind: "", from: now - 86_400, to: now + 1, step: HistoryTier.fiveMinutes.seconds)
+            trend.problem = error.message
+            return (trend, error.status)
+        }
+        var trend = StatusRender.UPSTrend(range: range, kind: kind, from: query.from, to: query.to, step: query.tier.seconds)
+        var status = 200
+        func failed(_ error: HistoryQueryError) {
+            trend.problem = trend.problem ?? error.message
+            status = max(status, error.status)
+        }
+        switch await source.reader.slots(query) {
+        case .success(let slots): trend.slots = slots ?? []
+        case .failure(let error): failed(error)
+        }
+        switch await source.reader.events(HistoryEventQuery(ups: query.ups, from: query.from, to: query.to, limit: Self.marksRead)) {
+        case .success(let events): trend.marks = events
+        case .failure(let error): failed(error)
+        }
+        if kinds.isEmpty {
+            trend.listed = Array(trend.marks.prefix(Self.eventsListed))
+            trend.listLimited = trend.marks.count > Self.eventsListed
+        } else {
+            let listed = HistoryEventQuery(ups: query.ups, kinds: kinds, from: query.from, to: query.to, limit: Self.eventsListed + 1)
+            switch await source.reader.events(listed) {
+            case .success(let events):
+                trend.listed = Array(events.prefix(Self.eventsListed))
+                trend.listLimited = events.count > Self.eventsListed
+            case .failure(let error): failed(error)
+            }
+        }
+        return (trend, status)
     }
 
     /// The most bodies a publication's cache keeps (the UPS pages beyond are rendered for their

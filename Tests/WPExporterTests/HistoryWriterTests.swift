@@ -8,6 +8,7 @@ import WPFrontEnd
 import WPHistory
 import WPLogging
 import WPRuntime
+import WPServer
 import WPSimulator
 import WPTestSupport
 @testable import WPExporter
@@ -82,9 +83,10 @@ import WPTestSupport
         #expect(csv.status == 200 && lines.first?.hasPrefix("start,samples,load_w,load_w_min,load_w_max,") == true, "\(csv.text)")
         #expect(lines.count == 2 && lines[1].split(separator: ",", omittingEmptySubsequences: false)[1] == "5", "one hourly slot of 5 samples")
 
-        let page = try await harness.get("/status/ups?device=\(device)")
+        let page = try await harness.get("/status/ups?device=\(device)&range=30d")
         #expect(page.text.contains("href=\"/status/history.csv?device=\(device)&amp;range=30d\"")
-                && page.text.contains("href=\"/status/events.json?device=\(device)\""), "the UPS page links its history and events")
+                && page.text.contains("href=\"/status/events.json?device=\(device)&amp;range=30d\""),
+                "the UPS page links its history and events over the range it shows")
         let long = String(repeating: "x", count: 10_240)
         for (query, says) in [("", "`device` is required"),
                               ("device=nope", "unknown device \"nope\": not published now and not in the history"),
@@ -138,6 +140,60 @@ import WPTestSupport
         #expect(events == [.exporterStarted, .onBattery, .alarmRaised, .mainsBack, .alarmCleared], "\(events)")
         let ups = try store.events(ups: HistoryUPS(server: "", device: device), kinds: [.onBattery], from: 0, to: .max, limit: 10)
         #expect(ups.count == 1 && ups.first?.detail.isEmpty == false)
+    }
+
+    /// A UPS page over the range asked for, from the database: the switch marks it, the charts
+    /// show each slot's mean with its band and shade the outage, the event list follows its kind
+    /// filter, the downloads name the range; a range the API refuses is said in the page.
+    @Test func theUPSPageShowsItsRangeFromTheDatabase() async throws {
+        let harness = try await ExporterHarness(devices: 1, configure: { simulator in
+            simulator.outageSchedule = [OutageWindow(device: 0, start: 310, length: 600)]
+        })
+        let writer = try #require(Self.writer(harness.exporter))
+        // Every 30 s for 20 minutes: on mains, on battery from 310 s to 910 s, back.
+        for step in 0...40 {
+            if step > 0 { harness.clock.advance(by: .seconds(30)) }
+            await harness.exporter.collector.collect()
+        }
+        await ServersHarness.until("three slots and the outage written") {
+            writer.current.slotsWritten >= 3 && writer.current.eventsWritten >= 5
+        }
+        let device = try #require(harness.simulator.devices.first?.id)
+        let page = try await harness.get("/status/ups?device=\(device)&range=24h&lang=en")
+        #expect(page.status == 200, "\(page.text.prefix(300))")
+        let text = page.text
+        #expect(text.contains("range=24h&amp;lang=en\" data-inplace=\"history\" aria-current=\"page\">24 h</a>"), "the range switch marks 24 h")
+        for range in ["7d", "30d", "1y"] {
+            #expect(text.contains("?device=\(device)&amp;range=\(range)&amp;lang=en\" data-inplace=\"history\">"), "a link to \(range)")
+        }
+        #expect(text.components(separatedBy: "<figure class=\"chart\">").count - 1 >= 6, "six charts or more")
+        #expect(text.contains("<polygon class=\"band\""), "a band from least to greatest")
+        #expect(text.contains("<rect class=\"outage\""), "the outage shaded")
+        #expect(text.contains("<line class=\"event event-bad\""), "its start marked")
+        #expect(text.contains("<td>on battery</td>") && text.contains("<td>mains back</td>"), "the event list in words")
+        #expect(text.contains("href=\"/status/history.csv?device=\(device)&amp;range=24h\""), "downloads of the range shown")
+        #expect(text.contains("<details class=\"exposition\"><summary>"), "the /metrics lines behind a disclosure")
+        #expect(text.contains("<script src=\"/status/status.js\" defer></script>") && text.contains("<noscript><meta http-equiv=\"refresh\""))
+
+        let power = "on_battery,mains_back,low_battery,low_battery_cleared,bypass,bypass_ended"
+        let alarms = try await harness.get("/status/ups?device=\(device)&range=24h&kind=alarm_raised,alarm_cleared,fault,fault_cleared")
+        #expect(alarms.text.contains("<td>alarm raised</td>") && !alarms.text.contains("<td>on battery</td>"), "only alarms and faults listed")
+        #expect(alarms.text.contains("<line class=\"event event-bad\""), "the charts still mark every event")
+        #expect(alarms.text.contains("kind=\(power.replacingOccurrences(of: ",", with: "%2C"))&amp;lang=en#events\" data-inplace=\"history\">"),
+                "the filters keep the range and link the power events")
+        let chinese = try await harness.get("/status/ups?device=\(device)&range=30d&lang=zh")
+        #expect(chinese.text.contains("<td>转电池供电</td>") && chinese.text.contains("30 天</a>"))
+
+        for (query, says) in [("range=fortnight", "`range` \"fortnight\" is not 24h, 7d, 30d, 1y"),
+                              ("kind=outage", "`kind` \"outage\" is not one of"),
+                              ("kind=%3Cb%3Ex", "`kind` \"<b>x\" is not one of"),
+                              ("range=" + String(repeating: "9", count: 10_240), "parameter `range` is 10240 bytes long; at most 256")] {
+            let answer = try await harness.get("/status/ups?device=\(device)&\(query)")
+            #expect(answer.status == 400 && answer.text.contains("<p class=\"problem\">") && answer.text.contains(HTMLEscaping.escape(says)),
+                    "\(query.prefix(60)): \(answer.status)")
+            #expect(!answer.text.contains("<b>"), "what was asked stays text")
+        }
+        await harness.shutdown()
     }
 
     /// A file that is no database where `history.db` goes: the writer says so once, counts it,

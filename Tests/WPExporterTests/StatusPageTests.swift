@@ -144,6 +144,29 @@ struct StatusPageTests {
         await harness.shutdown()
     }
 
+    /// A UPS page says why the UPS needs attention in words: its state, WinPower's alarm texts,
+    /// a running self-test; a UPS on mains with nothing to say has no such section.
+    @Test func aUPSPageSaysWhyItNeedsAttention() async throws {
+        let harness = try await ExporterHarness(devices: 6)
+        await harness.exporter.collector.collect()
+        let onBattery = try await harness.get("/status/ups?device=\(Self.id(1))&lang=en").text
+        #expect(onBattery.contains("<h2>Why it needs attention</h2>"))
+        #expect(onBattery.contains("<li>Mains failed: the battery carries the load"))
+        let alarms = try #require(harness.exporter.collector.devices.readings.first { $0.device.id == Self.id(1) }?.device.activeAlarms?.alarms)
+        #expect(!alarms.isEmpty)
+        for alarm in alarms {
+            #expect(onBattery.contains("<li>Alarm \(alarm.code ?? "")"), "alarm \(alarm) in words")
+            if let name = alarm.name { #expect(onBattery.contains(HTMLEscaping.escape(name))) }
+        }
+        let testing = try await harness.get("/status/ups?device=\(Self.id(4))&lang=en").text
+        #expect(testing.contains("<li>A battery self-test is running"), "\(testing.prefix(2_000))")
+        let chinese = try await harness.get("/status/ups?device=\(Self.id(1))&lang=zh").text
+        #expect(chinese.contains("<h2>需要处理的原因</h2>") && chinese.contains("<li>市电中断"))
+        let mains = try await harness.get("/status/ups?device=\(Self.id(0))&lang=en").text
+        #expect(!mains.contains("class=\"reasons\""), "nothing to say on mains")
+        await harness.shutdown()
+    }
+
     @Test func theLanguageFollowsAcceptLanguageAndTheSwitch() async throws {
         let harness = try await Self.harness(until: 15)
         let chinese = try await harness.get("/status", headers: ["Accept-Language": "zh-CN,zh;q=0.9,en;q=0.8"])
