@@ -4,15 +4,20 @@
 # state: on mains, on battery, disconnected, fault, battery test, bypass) and a scheduled outage
 # of device 0, whose alias is hostile (markup, quotes, 10 KB). In English and in Chinese (by
 # Accept-Language): every UPS named, the UPSs on battery first and marked, the page updated in
-# place by its script from /status.json (the DOM read after the script ran), the 24 h charts as
-# inline SVG, the outage listed, the hostile alias as text, no console error or refused
-# request, nothing asked of any host but the exporter (the browser's net log: every request the
-# page initiated). Screenshots of each page are kept in
+# place by its script from /status.json (the DOM read after the script ran) with a sparkline per
+# UPS and the fleet's latest events from the history database, a UPS page's charts as inline SVG
+# for 24 h, 30 days and a year (its range switch marking the one shown), its events listed,
+# why it needs attention in words, the outage listed, the hostile alias as text, no console
+# error or refused request, nothing asked of any host but the exporter (the browser's net log:
+# every request the page initiated). Then the range switch and the event filter are clicked
+# through the DevTools protocol (inplace.py): 7 days, 30 days, 1 year and the power events
+# replace the charts and the list in place (the address follows, no reload), back returns.
+# Screenshots of each page, at 1280 and 390 px wide, are kept in
 # $INTEGRATION_ARTIFACTS/status_page (default .build/integration/artifacts/status_page), with
 # the DOMs, and of device 1's page in each language (`ups-docs-*.png`, a plain alias: the
 # screenshots docs/status-page.md shows). The markup as served (/, /status and a UPS page, in both languages) is then parsed
 # by html5lib, an implementation of the WHATWG HTML parsing rules: any parse error (a misnested
-# or stray tag, a bad attribute, a missing doctype) fails. About 40 s.
+# or stray tag, a bad attribute, a missing doctype) fails. About 60 s.
 #
 #   IntegrationTests/tests_07_status_page/test_01_browser.sh
 #
@@ -32,6 +37,12 @@ start_exporter "$work/exporter.log" --winpower.max_text_bytes 16384
 # The outage of device 0 has begun (2 s after the simulator started) and been read.
 on_battery() { curl -fsS "$base/status.json" | python3 -c 'import json, sys; sys.exit(0 if [u["state"] for u in json.load(sys.stdin)["ups"]].count("battery") == 2 else 1)'; }
 wait_for 20 on_battery || fail "device 0's outage was not seen"
+# Eight days of history for every UPS (an outage about every third day, journaled) in the live
+# database, so the charts have something to show (`wpbench --child history-fill`).
+swift build --product wpbench >/dev/null
+wait_for 30 test -f "$work/data/history.db" || fail "no history.db in the data directory"
+devices=(); for index in 0 1 2 3 4 5; do devices+=("$(device_id "$index")"); done
+.build/debug/wpbench --child history-fill "$work/data" 8 "${devices[@]}" >"$work/fill.log" || fail "history-fill: $(cat "$work/fill.log")"
 
 # browser OUTPUT-STEM URL BUDGET [FLAG...]: the DOM after BUDGET ms of virtual time (for /status,
 # past one refresh of its script; a UPS page, which reloads itself, is read at once), a
@@ -69,21 +80,23 @@ PY
     fi
 }
 
-check() {  # check KIND LANGUAGE DOM
-    python3 - "$@" "$hostile" "$(device_id 0)" "$(device_id 1)" <<'PY'
-import html.parser, sys
-kind, language, path, hostile, outage_id, battery_id = sys.argv[1:]
+check() {  # check KIND LANGUAGE DOM [RANGE]
+    python3 - "$1" "$2" "$3" "${4:-24h}" "$hostile" "$(device_id 0)" "$(device_id 1)" <<'PY'
+import html, html.parser, sys
+kind, language, path, shown, hostile, outage_id, battery_id = sys.argv[1:]
 text = open(path, encoding="utf-8").read()
 
 class Page(html.parser.HTMLParser):
     def __init__(self):
         super().__init__()
-        self.stack, self.rows, self.scripts, self.tags, self.links = [], [], [], {}, {}
+        self.stack, self.rows, self.scripts, self.tags, self.links, self.classes = [], [], [], {}, {}, {}
         self.html_lang = None
         self.link = None
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
         self.tags[tag] = self.tags.get(tag, 0) + 1
+        for name in (attrs.get("class") or "").split():
+            self.classes[f"{tag}.{name}"] = self.classes.get(f"{tag}.{name}", 0) + 1
         for name, value in attrs.items():
             if name.startswith("on") or name == "style":
                 problems.append(f"inline {name} on <{tag}>")
@@ -95,7 +108,8 @@ class Page(html.parser.HTMLParser):
             self.rows.append([attrs.get("class", ""), None])
         if tag == "a" and "/status/ups?device=" in (attrs.get("href") or ""):
             device = attrs["href"].split("device=")[1][:36]
-            self.link = device
+            # The first link to each UPS (the table's; the latest events link it again).
+            self.link = device if device not in self.links else None
             self.links.setdefault(device, "")
             if self.rows and self.rows[-1][1] is None and self.in_table("ups-table"): self.rows[-1][1] = device
         self.stack.append((tag, attrs.get("id")))
@@ -129,12 +143,24 @@ if kind == "status":
     if "\n<tr" in text.split('id="ups-table"')[1].split("</table>")[0]:
         problems.append("the table was not updated in place by the script (its rows are still the server's)")
     if page.links.get(outage_id) != hostile: problems.append("the hostile alias is not its link's text, whole")
+    if page.classes.get("svg.spark", 0) != 6: problems.append(f"{page.classes.get('svg.spark', 0)} sparklines, not one per UPS")
+    if 'id="latest-events"' not in text: problems.append("no latest events")
+    elif word not in text.split('id="latest-events"')[1].split("</table>")[0]: problems.append(f"'{word}' not among the latest events")
 else:
-    if page.tags.get("svg", 0) < 3: problems.append(f"{page.tags.get('svg', 0)} SVG charts")
-    if not (page.tags.get("polyline") or page.tags.get("circle")): problems.append("no point in the charts")
+    charts = page.classes.get("figure.chart", 0)
+    if charts < 6: problems.append(f"{charts} charts")
+    if shown == "24h" and not (page.tags.get("polyline") or page.tags.get("circle")): problems.append("no point in the charts")
     if 'id="outages"' not in text: problems.append("no outage table")
+    current = text.split('<nav class="ranges"')[1].split("</nav>")[0] if '<nav class="ranges"' in text else ""
+    if f"range={shown}&amp;" not in current.split('aria-current="page"')[0].rsplit("<a ", 1)[-1]:
+        problems.append(f"the range switch does not mark {shown}")
+    if 'id="event-list"' not in text: problems.append("no event list")
+    if '<details class="exposition">' not in text: problems.append("the /metrics lines are not behind a disclosure")
+    if kind == "ups-battery":
+        reason = {"en": "Mains failed", "zh": "市电中断"}[language]
+        if reason not in text.split('id="reasons"')[-1].split("</section>")[0]: problems.append("why it needs attention is not said")
     title = text.split("<h1>")[1].split("</h1>")[0]
-    if html.unescape(title) != hostile: problems.append("the hostile alias is not the heading's text, whole")
+    if kind == "ups" and html.unescape(title) != hostile: problems.append("the hostile alias is not the heading's text, whole")
 if problems:
     print(f"FAIL {kind} {language}: " + "; ".join(problems)); sys.exit(1)
 print(f"{kind} {language}: ok ({len(page.rows)} rows, {page.tags.get('svg', 0)} svg)")
@@ -150,6 +176,15 @@ browser ups-en "$ups" 2000 --accept-lang=en-US
 check ups en "$artifacts/ups-en.html" || fail "the UPS page in English"
 browser ups-zh "$ups" 2000 --accept-lang=zh-CN
 check ups zh "$artifacts/ups-zh.html" || fail "the UPS page in Chinese"
+# The range switch as links (what a browser without the script follows), both languages.
+battery_ups="$base/status/ups?device=$(device_id 1)"
+browser ups-30d-en "$battery_ups&range=30d" 2000 --accept-lang=en-US
+check ups-battery en "$artifacts/ups-30d-en.html" 30d || fail "the UPS page's 30 days in English"
+browser ups-1y-zh "$battery_ups&range=1y&lang=zh" 2000
+check ups-battery zh "$artifacts/ups-1y-zh.html" 1y || fail "the UPS page's year in Chinese"
+# The range switch and the power filter clicked, in place (the DevTools protocol on loopback).
+python3 "$(dirname "$0")/inplace.py" chromium "$work/devtools-profile" "$battery_ups&lang=en" "$artifacts" \
+    || fail "the UPS page's range switch or event filter in place"
 # The documentation's screenshots: device 1's page (on battery, a plain alias; device 0's heading
 # is the 10 KB hostile alias, which fills the first screen in either language).
 for language in en zh; do
@@ -160,8 +195,9 @@ done
 cmp -s "$artifacts/ups-docs-en.png" "$artifacts/ups-docs-zh.png" && fail "device 1's page looks the same in English and Chinese"
 # The markup as the exporter serves it, by the HTML standard's parsing rules.
 for path in "/" "/status?lang=en" "/status?lang=zh" "/status/ups?device=$(device_id 0)&lang=en" \
-            "/status/ups?device=$(device_id 1)&lang=zh"; do
-    curl -fsS "$base$path" >"$work/served.html" || fail "$path not served"
+            "/status/ups?device=$(device_id 1)&lang=zh" "/status/ups?device=$(device_id 1)&range=30d&kind=on_battery,mains_back" \
+            "/status/ups?device=$(device_id 1)&range=fortnight"; do
+    curl -sS "$base$path" >"$work/served.html" || fail "$path not served"
     python3 - "$work/served.html" "$path" <<'PY' || fail "$path: the markup has HTML parse errors"
 import html5lib, sys
 path, where = sys.argv[1], sys.argv[2]

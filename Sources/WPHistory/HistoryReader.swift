@@ -33,6 +33,14 @@ package final class HistoryReader: Sendable {
         await answer { path in Self.read(query, path: path) }
     }
 
+    /// Every UPS's 5-minute slots that start in `from..<to` (none without a database yet): what
+    /// the status pages' memory starts from after a restart.
+    package func fiveMinuteSlots(from: Int64, to: Int64) async -> Result<[HistorySlot], HistoryQueryError> {
+        await answer { path in
+            Self.withStore(path) { store throws(SQLiteError) in try store.slots(tier: .fiveMinutes, from: from, to: to) }.map { $0 ?? [] }
+        }
+    }
+
     /// The events `query` asks for, newest first (none without a database yet).
     package func events(_ query: HistoryEventQuery) async -> Result<[HistoryEvent], HistoryQueryError> {
         await answer { path in

@@ -281,6 +281,21 @@ package final class HistoryStore {
         return rows.map { row in Self.slot(ups, start: row[0].integer ?? 0, row: Array(row.dropFirst())) }
     }
 
+    /// Every UPS's slots of `tier` that start in `from..<to`, by UPS and time.
+    package func slots(tier: HistoryTier, from: Int64, to: Int64) throws(SQLiteError) -> [HistorySlot] {
+        let columns = (["start", "samples"] + Self.valueColumns).map { "slot.\($0)" }.joined(separator: ", ")
+        let rows = try database.rows("""
+            SELECT ups.server, ups.device, \(columns)
+            FROM slot JOIN ups ON ups.id = slot.ups
+            WHERE slot.tier = ? AND slot.start >= ? AND slot.start < ?
+            ORDER BY slot.ups, slot.start
+            """, [.integer(Int64(tier.rawValue)), .integer(from), .integer(to)])
+        return rows.map { row in
+            Self.slot(HistoryUPS(server: row[0].text ?? "", device: row[1].text ?? ""), start: row[2].integer ?? 0,
+                      row: Array(row.dropFirst(3)))
+        }
+    }
+
     /// Whether the database has a row for `ups` (it has had a slot written).
     package func knows(_ ups: HistoryUPS) throws(SQLiteError) -> Bool {
         try !database.rows("SELECT 1 FROM ups WHERE server = ? AND device = ?", [.text(ups.server), .text(ups.device)]).isEmpty

@@ -44,6 +44,43 @@ package struct StatusHistory: Sendable {
                                              inputVoltage: value(inputVoltage))
     }
 
+    /// Half hours in a sparkline: 24 hours.
+    package static let sparkPoints = 48
+
+    /// The 24 hours up to `now` for a sparkline: per half hour (6 slots) the mean load and
+    /// battery charge (%), whole; `nil` for a half hour with none.
+    package func spark(until now: Date) -> (load: [Int?], battery: [Int?]) {
+        let per = Self.capacity / Self.sparkPoints
+        var sums = Array(repeating: (load: 0.0, loads: 0, battery: 0.0, batteries: 0), count: Self.sparkPoints)
+        let last = Int(max(0, now.timeIntervalSince1970)) / Self.slotSeconds
+        let first = (last / per - Self.sparkPoints + 1) * per
+        for point in points where Int(point.slot) >= first && Int(point.slot) <= last {
+            let bucket = (Int(point.slot) - first) / per
+            if point.load.isFinite { sums[bucket].load += Double(point.load); sums[bucket].loads += 1 }
+            if point.battery.isFinite { sums[bucket].battery += Double(point.battery); sums[bucket].batteries += 1 }
+        }
+        func mean(_ sum: Double, _ count: Int) -> Int? {
+            count > 0 ? Int(min(max((sum / Double(count)).rounded(), -1_000), 1_000)) : nil
+        }
+        return (sums.map { mean($0.load, $0.loads) }, sums.map { mean($0.battery, $0.batteries) })
+    }
+
+    /// Takes a slot the history database kept (its number, its means) where the ring holds
+    /// nothing newer for it: what a restart starts from.
+    package mutating func seed(slot: Int, load: Double?, battery: Double?, inputVoltage: Double?) {
+        guard slot >= 0, slot < Int(Int32.max), Int(points[slot % Self.capacity].slot) < slot else { return }
+        func value(_ reading: Double?) -> Float32 { reading.flatMap { $0.isFinite ? Float32($0) : nil } ?? .nan }
+        points[slot % Self.capacity] = Point(slot: Int32(slot), load: value(load), battery: value(battery),
+                                             inputVoltage: value(inputVoltage))
+    }
+
+    /// Takes each slot of `other` this ring holds nothing newer for.
+    package mutating func merge(_ other: StatusHistory) {
+        for point in other.points where point.slot >= 0 && points[Int(point.slot) % Self.capacity].slot < point.slot {
+            points[Int(point.slot) % Self.capacity] = point
+        }
+    }
+
     /// The points of the 24 hours up to `now`, oldest first (slots not written left out).
     package func points(until now: Date) -> [Point] {
         let last = Int(max(0, now.timeIntervalSince1970)) / Self.slotSeconds

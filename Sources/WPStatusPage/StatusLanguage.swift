@@ -102,6 +102,17 @@ package struct StatusText: Sendable {
     var frequency: String
     var temperature: String
     var eventsTitle: String
+    var last24h: String
+    var loadShort: String
+    var inOut: String
+    var site: String
+    var sites: String
+    var noSite: String
+    var onBatteryNow: String
+    var attentionHeader: String
+    var upsCount: String
+    var latestEvents: String
+    var allEvents: String
     var eventTime: String
     var eventKind: String
     var eventCode: String
@@ -136,7 +147,9 @@ package struct StatusText: Sendable {
         chartsTitle: "Charts", timesIn: "Times in", legend: "Line: average of each slot; band: its least to greatest; "
             + "shaded: on battery; ticks: events (hover for what).",
         runtimeMinutes: "Runtime (min)", frequency: "Input (Hz)", temperature: "Temperature (°C)",
-        eventsTitle: "Events", eventTime: "Time", eventKind: "Event", eventCode: "Code", eventDetail: "Detail", noEvents: "No event in this range.",
+        eventsTitle: "Events", last24h: "24 h", loadShort: "Load", inOut: "In / out (V)", site: "Site", sites: "Sites",
+        noSite: "other", onBatteryNow: "On battery", attentionHeader: "Need attention", upsCount: "UPSs", latestEvents: "Latest events", allEvents: "All events",
+        eventTime: "Time", eventKind: "Event", eventCode: "Code", eventDetail: "Detail", noEvents: "No event in this range.",
         allKinds: "All",
         kindGroups: ["power": "Power", "alarms": "Alarms and faults", "tests": "Self-tests", "connection": "Connection",
                      "exporter": "Exporter"],
@@ -172,7 +185,9 @@ package struct StatusText: Sendable {
         chartsTitle: "趋势图", timesIn: "时间为", legend: "线：每个时段的平均值；色带：时段内的最小值到最大值；"
             + "阴影：电池供电；竖线：事件（悬停查看）。",
         runtimeMinutes: "续航 (分钟)", frequency: "输入频率 (Hz)", temperature: "温度 (°C)",
-        eventsTitle: "事件", eventTime: "时间", eventKind: "事件", eventCode: "代码", eventDetail: "详情", noEvents: "此时间范围内没有事件。",
+        eventsTitle: "事件", last24h: "24 小时", loadShort: "负载", inOut: "输入 / 输出 (V)", site: "站点", sites: "站点",
+        noSite: "其他", onBatteryNow: "电池供电", attentionHeader: "需要处理", upsCount: "UPS 数量", latestEvents: "最新事件", allEvents: "全部事件",
+        eventTime: "时间", eventKind: "事件", eventCode: "代码", eventDetail: "详情", noEvents: "此时间范围内没有事件。",
         allKinds: "全部",
         kindGroups: ["power": "供电", "alarms": "告警与故障", "tests": "自检", "connection": "连接", "exporter": "导出器"],
         kinds: [.onBattery: "转电池供电", .mainsBack: "市电恢复", .lowBattery: "电池电量低",

@@ -115,6 +115,11 @@ package struct UPSRow: Sendable {
     package var lastOutage: OutageRecord?
     /// Its active alarms as WinPower sent them (code, name, text).
     package var alarms: [Alarm] = []
+    /// Its site (``StatusModel/sites``): its server's `site` label, else its server when there
+    /// are several, else its WinPower area when its server's UPSs are in several; empty for none.
+    package var site = ""
+    /// The last 24 hours for its sparkline (``StatusHistory/spark(until:)``).
+    package var spark: (load: [Int?], battery: [Int?]) = ([], [])
     /// Whether a battery self-test is running (mode 5), and WinPower's `testStatus` code.
     package var selfTestRunning = false
     package var testStatus: Int?
@@ -133,6 +138,36 @@ package struct UPSRow: Sendable {
         if lhs.server != rhs.server { return lhs.server < rhs.server }
         if lhs.name != rhs.name { return lhs.name < rhs.name }
         return lhs.deviceID < rhs.deviceID
+    }
+}
+
+/// One site's roll-up on `/status`: its UPSs, how many need attention and are on battery now,
+/// their energy today and this month (kWh) and its cost.
+package struct SiteRow: Sendable, Equatable {
+    package var name: String
+    package var count = 0
+    package var attention = 0
+    package var onBattery = 0
+    package var todayKilowattHours = 0.0
+    package var monthKilowattHours = 0.0
+    package var cost = 0.0
+
+    package init(name: String) { self.name = name }
+
+    /// The roll-ups of `rows` by site, the ones with UPSs needing attention first, then by name.
+    package static func rollUps(_ rows: [UPSRow]) -> [SiteRow] {
+        var sites: [String: SiteRow] = [:]
+        for row in rows {
+            var site = sites[row.site] ?? SiteRow(name: row.site)
+            site.count += 1
+            if row.state.needsAttention { site.attention += 1 }
+            if row.state == .battery { site.onBattery += 1 }
+            site.todayKilowattHours += row.energyTodayKilowattHours.flatMap { $0.isFinite ? $0 : nil } ?? 0
+            site.monthKilowattHours += row.energyMonthKilowattHours.flatMap { $0.isFinite ? $0 : nil } ?? 0
+            site.cost += row.costs.reduce(0) { $0 + ($1.amount.isFinite ? $1.amount : 0) }
+            sites[row.site] = site
+        }
+        return sites.values.sorted { ($0.attention == 0 ? 1 : 0, $0.name) < ($1.attention == 0 ? 1 : 0, $1.name) }
     }
 }
 
@@ -162,6 +197,13 @@ package struct StatusModel: Sendable {
     package var energySince: Date?
     /// The time zone times are shown in (and days and months begin in).
     package var timeZone: TimeZoneRules = .fixed(0)
+    /// The sites' roll-ups (``SiteRow/rollUps(_:)``); the UPSs are grouped by them when there are several.
+    package var sites: [SiteRow] = []
+    /// Whether the fleet table names each UPS's server: several servers grouped by `site` labels.
+    package var showsServer = false
+
+    /// Whether the fleet table groups its rows by site.
+    package var grouped: Bool { sites.count > 1 }
 
     package static let empty = StatusModel(servers: [], ups: [], generatedAt: Date(timeIntervalSince1970: 0),
                                            refreshSeconds: 30, currency: nil, energySince: nil)

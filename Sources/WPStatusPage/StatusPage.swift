@@ -8,6 +8,8 @@ import Synchronization
 import WPClient
 import WPCollector
 import WPEnergy
+package import WPHistory
+import WPConfig
 package import WPFrontEnd
 import WPRuntime
 package import WPLogging
@@ -57,6 +59,10 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
         var restoredUntil = Date.distantPast
         var model = StatusModel.empty
         var generation: UInt64 = 0
+        /// The last 24 hours the history database kept, by key, for UPSs not published since
+        /// it was read: taken up when a publication lists them, dropped after ``staleKept``.
+        var seeded: [String: StatusHistory] = [:]
+        var seededUntil = Date.distantPast
     }
 
     /// Rendered bodies of the current generation, by (kind, language), and its exposition's
@@ -119,6 +125,35 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
         current = { [publication] in publication.current }
         published(publication.current)
         publication.subscribe { [weak self] in self?.published($0) }
+        if let history, history.settings().enabled {
+            // The charts and sparklines start from the database's last 24 hours, not empty.
+            Task { [weak self] in await self?.seed(from: history.reader) }
+        }
+    }
+
+    /// Reads every UPS's 5-minute slots of the last 24 hours from the history database (on its
+    /// reader's threads) into the page's memory, where it holds nothing newer.
+    package func seed(from reader: HistoryReader) async {
+        let now = wallClock()
+        let end = Int64(now.timeIntervalSince1970.rounded(.down))
+        guard case .success(let slots) = await reader.fiveMinuteSlots(from: end - 86_400, to: end + 1), !slots.isEmpty else { return }
+        var histories: [String: StatusHistory] = [:]
+        for slot in slots {
+            let key = slot.ups.server.isEmpty ? slot.ups.device : EnergyKey.qualified(server: slot.ups.server, device: slot.ups.device)
+            histories[key, default: StatusHistory()].seed(
+                slot: Int(slot.start / HistoryTier.fiveMinutes.seconds), load: slot.mean(.loadPercent),
+                battery: slot.mean(.batteryCharge), inputVoltage: slot.mean(.inputVoltage))
+        }
+        state.withLock { state in
+            for (key, history) in histories {
+                if state.tracked[key] != nil {
+                    state.tracked[key]?.history.merge(history)
+                } else {
+                    state.seeded[key] = history
+                }
+            }
+            state.seededUntil = now.addingTimeInterval(Self.staleKept)
+        }
     }
 
     /// The model of the latest publication.
@@ -141,8 +176,14 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
         let local = StatusRender.localTimestamp(now, costs.timeZone) ?? "1970-01-01"
         let (today, thisMonth) = (String(local.prefix(10)), String(local.prefix(7)))
         var refresh = Duration.seconds(300)
+        var siteLabels = false
         for server in fleet.servers {
             let health = server.health
+            // Its site: its `site` label, else the server itself when there are several, else
+            // the WinPower area of each UPS when they are in several.
+            let label = server.labels.first { $0.name == "site" }?.value
+            if label != nil { siteLabels = true }
+            let areas = Set(server.devices.readings.compactMap(\.device.asset.areaId))
             refresh = min(refresh, server.interval)
             let display = server.name.isEmpty ? server.target : server.name
             servers.append(ServerRow(
@@ -166,6 +207,8 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
                 row.alarms = device.activeAlarms?.alarms ?? []
                 row.testStatus = realtime.testStatus
                 row.selfTestRunning = device.isBatteryTestRunning == true
+                row.site = label ?? (fleet.servers.count > 1 ? display
+                    : areas.count > 1 ? device.asset.areaId.map { "area " + String($0.prefix(8)) } ?? "" : "")
                 let total = energy[device.id]
                 if let total { row.energyKilowattHours = total.joules / 3_600_000 }
                 row.costs = costs.costs(server.energyKeyPrefix + device.id)
@@ -177,6 +220,7 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
             tracked.reserveCapacity(readings.count)
             for (key, var row, ledger, joules) in readings {
                 var entry = state.tracked[key] ?? state.restored.removeValue(forKey: key) ?? Tracked()
+                if let seeded = state.seeded.removeValue(forKey: key) { entry.history.merge(seeded) }
                 if let joules, joules.isFinite {
                     // A new day or month, or a total that went down (reset), starts from now.
                     if entry.day?.key != today || joules < entry.day?.joules ?? 0 { entry.day = StatusMemory.Baseline(today, joules) }
@@ -190,6 +234,7 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
                 }
                 if let ledger { Self.follow(ledger, battery: row.batteryPercent, into: &entry) }
                 entry.seen = true
+                row.spark = entry.history.spark(until: now)
                 row.lastOutage = entry.outages.last
                 entry.last = (row, now)
                 tracked[key] = entry
@@ -204,6 +249,8 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
                 }
                 var row = UPSRow(server: last.row.server, serverDisplay: last.row.serverDisplay, deviceID: last.row.deviceID,
                                  name: last.row.name, model: last.row.model, state: .stale)
+                row.site = last.row.site
+                row.spark = entry.history.spark(until: now)
                 row.energyKilowattHours = last.row.energyKilowattHours
                 row.energyTodayKilowattHours = last.row.energyTodayKilowattHours
                 row.energyMonthKilowattHours = last.row.energyMonthKilowattHours
@@ -213,13 +260,22 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
                 tracked[key] = entry
                 rows.append(row)
             }
-            rows.sort(by: UPSRow.attentionFirst)
+            let sites = SiteRow.rollUps(rows)
+            if sites.count > 1 {
+                // Grouped by site, in the sites' order, attention first within each.
+                let order = Dictionary(uniqueKeysWithValues: sites.enumerated().map { ($1.name, $0) })
+                rows.sort { order[$0.site] ?? 0 != order[$1.site] ?? 0 ? order[$0.site] ?? 0 < order[$1.site] ?? 0 : UPSRow.attentionFirst($0, $1) }
+            } else {
+                rows.sort(by: UPSRow.attentionFirst)
+            }
             state.tracked = tracked
             if now >= state.restoredUntil { state.restored = [:] }
+            if now >= state.seededUntil { state.seeded = [:] }
             state.generation &+= 1
             state.model = StatusModel(servers: servers, ups: rows, generatedAt: now,
                                       refreshSeconds: Int(min(max(refresh, .seconds(10)), .seconds(300)).components.seconds),
-                                      currency: costs.currency, energySince: costs.since, timeZone: costs.timeZone)
+                                      currency: costs.currency, energySince: costs.since, timeZone: costs.timeZone,
+                                      sites: sites, showsServer: fleet.servers.count > 1 && siteLabels)
         }
         keep()
     }

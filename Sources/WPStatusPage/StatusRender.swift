@@ -56,9 +56,7 @@ package enum StatusRender {
         return time(outage.start, zone) + (outage.durationSeconds.map { " (" + duration($0) + ")" } ?? "")
     }
 
-    /// The cells of a UPS's row after its name (its state first: on a phone it stays in view),
-    /// in the order of ``headers(_:)``: the page and
-    /// its JSON (which the script writes into the page) show the same.
+    /// The readings of a UPS's page after its name, in the order of ``headers(_:)``.
     static func cells(_ row: UPSRow, model: StatusModel, text: StatusText) -> [String] {
         [text.states[row.state] ?? row.state.rawValue, row.serverDisplay, number(row.loadWatts, digits: 0),
          number(row.loadPercent, digits: 0), number(row.batteryPercent, digits: 0), duration(row.runtimeSeconds),
@@ -106,93 +104,6 @@ package enum StatusRender {
         let separator = path.contains("?") ? "&amp;" : "?"
         out += "<a href=\"\(escaped(path))\(separator)lang=en\" hreflang=\"en\" lang=\"en\">English</a> "
         out += "<a href=\"\(escaped(path))\(separator)lang=zh\" hreflang=\"zh-CN\" lang=\"zh-CN\">中文</a></nav></header>\n"
-    }
-
-    /// `/status`.
-    package static func page(_ model: StatusModel, language: StatusLanguage) -> [UInt8] {
-        let text = language.text
-        var out = ""
-        out.reserveCapacity(1024 + model.ups.count * 600)
-        head(&out, title: text.title, language: language, refresh: model.refreshSeconds, self: StatusRoutes.page,
-             json: StatusRoutes.json + "?lang=" + language.rawValue)
-        out += "<main>\n<p class=\"summary\" id=\"summary\">\(escaped(summary(model, text: text)))</p>\n"
-        out += "<p class=\"updated\">\(escaped(text.updated)) <time id=\"updated\">\(time(model.generatedAt, model.timeZone))</time></p>\n"
-        out += "<div class=\"scroll\"><table id=\"ups-table\">\n<thead><tr>"
-        for header in headers(text) { out += "<th>\(escaped(header))</th>" }
-        out += "</tr></thead>\n<tbody>\n"
-        for row in model.ups {
-            out += "<tr class=\"state-\(row.state.rawValue)\(row.state.needsAttention ? " attention" : "")\">"
-            out += "<td><a href=\"\(StatusRoutes.ups)?\(escaped(row.query))&amp;lang=\(language.rawValue)\">\(escaped(row.name))</a></td>"
-            for (index, cell) in cells(row, model: model, text: text).enumerated() {
-                out += index == 0 ? "<td class=\"state\"><span class=\"badge\">\(escaped(cell))</span></td>" : "<td>\(escaped(cell))</td>"
-            }
-            out += "</tr>\n"
-        }
-        out += "</tbody></table></div>\n<h2>\(escaped(text.servers))</h2>\n<div class=\"scroll\"><table id=\"server-table\"><tbody>\n"
-        for server in model.servers {
-            out += "<tr class=\"\(server.healthy ? "healthy" : "unhealthy")\">"
-            for cell in serverCells(server, text: text, zone: model.timeZone) { out += "<td>\(escaped(cell))</td>" }
-            out += "</tr>\n"
-        }
-        out += "</tbody></table></div>\n"
-        if let since = model.energySince { out += "<p class=\"note\">\(escaped(text.energySince)) \(time(since, model.timeZone))</p>\n" }
-        out += "</main>\n</body>\n</html>\n"
-        return Array(out.utf8)
-    }
-
-    /// `/status.json`: what the page shows, its cells already in the reader's language.
-    package static func json(_ model: StatusModel, language: StatusLanguage) -> [UInt8] {
-        let text = language.text
-        struct UPS: Encodable {
-            var server: String, deviceID: String, name: String, state: String, attention: Bool, href: String
-            var cells: [String]
-            var loadWatts: Double?, loadPercent: Double?, batteryPercent: Double?, runtimeSeconds: Double?
-            var inputVoltage: Double?, outputVoltage: Double?, energyKilowattHours: Double?
-            var energyTodayKilowattHours: Double?, energyMonthKilowattHours: Double?
-            var costs: [String: Double]
-            enum CodingKeys: String, CodingKey {
-                case server, name, state, attention, href, cells, costs
-                case deviceID = "device_id", loadWatts = "load_watts", loadPercent = "load_percent"
-                case batteryPercent = "battery_percent", runtimeSeconds = "runtime_seconds"
-                case inputVoltage = "input_voltage", outputVoltage = "output_voltage"
-                case energyKilowattHours = "energy_kwh", energyTodayKilowattHours = "energy_today_kwh"
-                case energyMonthKilowattHours = "energy_month_kwh"
-            }
-        }
-        struct Server: Encodable {
-            var name: String, healthy: Bool, cells: [String]
-        }
-        struct Document: Encodable {
-            var generatedAt: String, updated: String, summary: String, refreshSeconds: Int, currency: String?
-            var ups: [UPS], servers: [Server]
-            enum CodingKeys: String, CodingKey {
-                case updated, summary, currency, ups, servers
-                case generatedAt = "generated_at", refreshSeconds = "refresh_seconds"
-            }
-        }
-        func finite(_ value: Double?) -> Double? { value.flatMap { $0.isFinite ? $0 : nil } }
-        let document = Document(
-            generatedAt: isoTime(model.generatedAt), updated: time(model.generatedAt, model.timeZone), summary: summary(model, text: text),
-            refreshSeconds: model.refreshSeconds, currency: model.currency,
-            ups: model.ups.map { row in
-                UPS(server: DisplayText.sanitized(row.server), deviceID: DisplayText.sanitized(row.deviceID),
-                    name: DisplayText.sanitized(row.name), state: row.state.rawValue,
-                    attention: row.state.needsAttention,
-                    href: StatusRoutes.ups + "?" + row.query + "&lang=" + language.rawValue,
-                    cells: cells(row, model: model, text: text).map(DisplayText.sanitized),
-                    loadWatts: finite(row.loadWatts), loadPercent: finite(row.loadPercent),
-                    batteryPercent: finite(row.batteryPercent), runtimeSeconds: finite(row.runtimeSeconds),
-                    inputVoltage: finite(row.inputVoltage), outputVoltage: finite(row.outputVoltage),
-                    energyKilowattHours: finite(row.energyKilowattHours),
-                    energyTodayKilowattHours: finite(row.energyTodayKilowattHours),
-                    energyMonthKilowattHours: finite(row.energyMonthKilowattHours),
-                    costs: Dictionary(row.costs.map { ($0.period, $0.amount) }, uniquingKeysWith: +))
-            },
-            servers: model.servers.map { server in
-                Server(name: DisplayText.sanitized(server.name), healthy: server.healthy,
-                       cells: serverCells(server, text: text, zone: model.timeZone).map(DisplayText.sanitized))
-            })
-        return encoded(document)
     }
 
     static func encoded(_ value: some Encodable) -> [UInt8] {

@@ -57,16 +57,10 @@ extension StatusPage {
     /// served from the event loop.
     package func register(in router: inout WPRouter) {
         router.get(StatusRoutes.page, takesBody: false) { request in
-            let language = Self.language(request)
-            return self.cachedResponse("html-" + language.rawValue, request, contentType: "text/html; charset=utf-8") {
-                StatusRender.page($0, language: language)
-            }
+            await self.fleetPage(request, name: "html", contentType: "text/html; charset=utf-8", render: StatusRender.page)
         }
         router.get(StatusRoutes.json, takesBody: false) { request in
-            let language = Self.language(request)
-            return self.cachedResponse("json-" + language.rawValue, request, contentType: "application/json") {
-                StatusRender.json($0, language: language)
-            }
+            await self.fleetPage(request, name: "json", contentType: "application/json", render: StatusRender.json)
         }
         router.get(StatusRoutes.ups, takesBody: false) { request in await self.upsPage(request) }
         router.get(StatusRoutes.outagesCSV, takesBody: false) { request in self.outagesDownload(request, csv: true) }
@@ -113,6 +107,29 @@ extension StatusPage {
         response.headers.set(name: "Content-Encoding", value: "gzip")
         response.headers.set(name: "Vary", value: "Accept-Language, Accept-Encoding")
         return response
+    }
+
+    /// Events `/status` lists, at most (the fleet's newest, of the last 30 days).
+    static var latestListed: Int { 10 }
+
+    /// `/status` or `/status.json`: rendered once per publication and language, with the fleet's
+    /// latest events read from the history database first (when it is on and the body is not kept).
+    func fleetPage(_ request: WPHTTPRequest, name: String, contentType: String,
+                   render: @escaping (StatusModel, StatusLanguage, [HistoryEvent]?) -> [UInt8]) async -> WPHTTPResponse {
+        let language = Self.language(request)
+        let key = name + "-" + language.rawValue
+        var latest: [HistoryEvent]?
+        if let source = historySource, source.settings().enabled {
+            if let kept = cachedResponse(key, request, contentType: contentType) { return kept }
+            let now = Int64(wallClock().timeIntervalSince1970.rounded(.down))
+            switch await source.reader.events(HistoryEventQuery(ups: nil, from: now - 30 * 86_400, to: now + 1, limit: Self.latestListed)) {
+            case .success(let events): latest = events
+            case .failure:
+                // Said on a UPS's page and by the API; here the list is left out, not kept.
+                return StatusRoutes.response(render(model, language, nil), contentType: contentType)
+            }
+        }
+        return cachedResponse(key, request, contentType: contentType) { render($0, language, latest) }
     }
 
     static func language(_ request: WPHTTPRequest) -> StatusLanguage {

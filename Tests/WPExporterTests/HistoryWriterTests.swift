@@ -10,6 +10,7 @@ import WPLogging
 import WPRuntime
 import WPServer
 import WPSimulator
+import WPStatusPage
 import WPTestSupport
 @testable import WPExporter
 
@@ -194,6 +195,47 @@ import WPTestSupport
             #expect(!answer.text.contains("<b>"), "what was asked stays text")
         }
         await harness.shutdown()
+    }
+
+    /// `/status` lists the fleet's latest events from the journal (each UPS's linked to its page),
+    /// as `/status.json` does for the script; the next process starts its charts and sparklines
+    /// from the database's last 24 hours rather than empty.
+    @Test func theFleetPageListsTheLatestEventsAndARestartKeepsTheLastDay() async throws {
+        let clock = ManualClock()
+        let outage: (inout WinPowerSimulator.Configuration) -> Void = { simulator in
+            simulator.outageSchedule = [OutageWindow(device: 0, start: 310, length: 600)]
+        }
+        let first = try await ExporterHarness(devices: 1, clock: clock, configure: outage)
+        let writer = try #require(Self.writer(first.exporter))
+        for step in 0...40 {
+            if step > 0 { clock.advance(by: .seconds(30)) }
+            await first.exporter.collector.collect()
+        }
+        await ServersHarness.until("slots and the outage written") { writer.current.slotsWritten >= 3 && writer.current.eventsWritten >= 5 }
+        let device = try #require(first.simulator.devices.first?.id)
+        let page = try await first.get("/status?lang=en").text
+        let latest = try #require(page.components(separatedBy: "<table id=\"latest-events\" class=\"cards\">").dropFirst().first)
+        #expect(latest.contains("<td data-label=\"Event\">on battery</td>") && latest.contains("<td data-label=\"Event\">mains back</td>"))
+        #expect(latest.contains("<a href=\"/status/ups?device=\(device)&amp;lang=en\">"), "each UPS's event links its page")
+        #expect(latest.contains("<td data-label=\"UPS\">wpexporter</td>"), "the exporter's start, named")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(try await first.get("/status.json").text.utf8)) as? [String: Any])
+        let kinds = (json["events"] as? [[String: Any]])?.compactMap { $0["kind"] as? String } ?? []
+        #expect(kinds.first == "alarm_cleared" && kinds.contains("on_battery") && kinds.last == "exporter_started", "\(kinds)")
+        let slotsBefore = try #require(first.exporter.statusPage.history(server: "", device: device)).count
+        #expect(slotsBefore >= 4)
+        await first.shutdown()
+
+        clock.advance(by: .seconds(60))
+        let second = try await ExporterHarness(devices: 1, dataDirectory: first.dataDirectory, clock: clock, configure: outage)
+        await second.exporter.collector.collect()
+        // The slots the first process wrote, and the reading just taken.
+        await ServersHarness.until("the last day read back") {
+            (second.exporter.statusPage.history(server: "", device: device)?.count ?? 0) >= 4
+        }
+        let json2 = try #require(try JSONSerialization.jsonObject(with: Data(try await second.get("/status.json").text.utf8)) as? [String: Any])
+        let load = ((json2["ups"] as? [[String: Any]])?.first?["spark"] as? [String: Any])?["load"] as? [Any] ?? []
+        #expect(load.compactMap { $0 as? Int }.count >= 1, "the sparkline drawn from what the database kept: \(load)")
+        await second.shutdown()
     }
 
     /// A file that is no database where `history.db` goes: the writer says so once, counts it,

@@ -56,7 +56,7 @@ struct StatusPageTests {
         #expect(Set(order) == Set((0..<3).map(Self.id)), "every UPS named once: \(order)")
         #expect(order.count == 3)
         #expect(order.first == Self.id(1), "the UPS on battery first")
-        #expect(page.text.contains("<tr class=\"state-battery attention\"><td><a href=\"/status/ups?device=\(Self.id(1))"))
+        #expect(page.text.contains("<tr class=\"state-battery attention\"><td class=\"name\"><a href=\"/status/ups?device=\(Self.id(1))"))
         #expect(page.text.contains("<span class=\"badge\">on battery</span>"))
         let json = try #require(try JSONSerialization.jsonObject(with: Data(try await harness.get("/status.json").body)) as? [String: Any])
         let ups = try #require(json["ups"] as? [[String: Any]])
@@ -292,6 +292,63 @@ struct StatusPageTests {
         #expect(try await harness.get("/status/ups?device=ups-1").status == 404, "with servers, the server is named")
         #expect(try await harness.get("/status/outages.json?device=ups-1&server=rack-c").status == 404)
         await harness.exporter.close()
+    }
+
+    /// Servers with `site` labels: a roll-up per site (its UPSs, those needing attention and on
+    /// battery, its energy), the site needing attention first, the fleet table grouped by site
+    /// with each UPS's server named; `/status.json` says the same for the script.
+    @Test func sitesAreRolledUpAndTheirUPSsGrouped() async throws {
+        let harness = try ServersHarness(servers: [
+            ("rack-a", ClientStub([.success(.make(devices: [.make(id: "ups-1", watts: 100)]))])),
+            ("rack-b", ClientStub([.success(.make(devices: [.make(id: "ups-2", watts: 250, mode: 4), .make(id: "ups-3", watts: 50)]))])),
+            ("rack-c", ClientStub([.success(.make(devices: [.make(id: "ups-4", watts: 80)]))])),
+        ])
+        for pipeline in harness.exporter.pipelines { await pipeline.collector.collect() }
+        let page = try await harness.get("/status?lang=en").text
+        #expect(page.contains("<table id=\"site-table\" class=\"cards\">"))
+        let sites = page.components(separatedBy: "<table id=\"site-table\"")[1].components(separatedBy: "</table>")[0]
+        // site-1 (rack-b: ups-2 on battery, ups-3) needs attention: first; site-0 (rack-a, rack-c) then.
+        #expect(sites.contains("<tr class=\"attention\"><td data-label=\"Site\">site-1</td><td data-label=\"UPSs\">2</td>"
+                               + "<td data-label=\"Need attention\">1</td><td data-label=\"On battery\">1</td>"), "\(sites)")
+        #expect(sites.contains("<tr class=\"normal\"><td data-label=\"Site\">site-0</td><td data-label=\"UPSs\">2</td>"
+                               + "<td data-label=\"Need attention\">0</td><td data-label=\"On battery\">0</td>"), "\(sites)")
+        #expect(sites.range(of: "site-1")!.lowerBound < sites.range(of: "site-0")!.lowerBound)
+        let table = page.components(separatedBy: "<table id=\"ups-table\"")[1].components(separatedBy: "</table>")[0]
+        let groups = table.components(separatedBy: "<tr class=\"site\">").dropFirst().map { String($0.prefix(200)) }
+        #expect(groups.count == 2)
+        #expect(groups.first?.contains("site-1 · 2 UPSs · 1 need attention") == true, "\(groups)")
+        #expect(groups.last?.contains("site-0 · 2 UPSs<") == true, "\(groups)")
+        let order = ["ups-2", "ups-3", "ups-1", "ups-4"].map { table.range(of: "device=\($0)&")?.lowerBound }
+        #expect(order.allSatisfy { $0 != nil } && order.map { $0! } == order.map { $0! }.sorted(), "grouped, attention first within")
+        #expect(table.contains("<td data-label=\"Server\">rack-b</td>"), "each UPS's server named")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(try await harness.get("/status.json").text.utf8)) as? [String: Any])
+        let rollUps = try #require(json["sites"] as? [[String: Any]])
+        #expect(rollUps.map { $0["name"] as? String } == ["site-1", "site-0"])
+        #expect((rollUps.first?["cells"] as? [String])?.prefix(4) == ["site-1", "2", "1", "1"])
+        let ups = try #require(json["ups"] as? [[String: Any]])
+        #expect(ups.map { $0["site"] as? String } == ["site-1", "site-1", "site-0", "site-0"])
+        await harness.exporter.close()
+    }
+
+    /// Each row's sparkline: the last 24 hours of load and charge per half hour, drawn in the page
+    /// and given to the script in `/status.json` (48 values, `null` where none).
+    @Test func everyRowHasASparklineOfItsLast24Hours() async throws {
+        let harness = try await ExporterHarness(devices: 2)
+        for step in 0...4 {  // an hour and a half, a reading every 20 minutes
+            if step > 0 { harness.clock.advance(by: .seconds(1_200)) }
+            await harness.exporter.collector.collect()
+        }
+        let page = try await harness.get("/status").text
+        #expect(page.components(separatedBy: "<td class=\"spark\" data-label=\"24 h\"><svg class=\"spark\"").count - 1 == 2)
+        #expect(page.contains("<polyline class=\"spark-load\"") && page.contains("<polyline class=\"spark-battery\""))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(try await harness.get("/status.json").text.utf8)) as? [String: Any])
+        let spark = try #require((json["ups"] as? [[String: Any]])?.first?["spark"] as? [String: Any])
+        let load = try #require(spark["load"] as? [Any])
+        #expect(load.count == 48)
+        let values = load.compactMap { $0 as? Int }
+        #expect((3...4).contains(values.count), "a value per half hour read: \(load)")
+        #expect(load.last is Int, "the newest half hour last")
+        await harness.shutdown()
     }
 
     /// WinPower answering 500 past the staleness window: its UPSs stay listed, as stale, and the
