@@ -7,7 +7,10 @@
 # runs with `sqlite3 -readonly` and must give what it promises: kWh per UPS and day for 30 days
 # or more, outages per month adding up to the journal's `on_battery` events, and the lowest
 # charge of each outage below 100 %. The exporter's own journal entry (`exporter_started`) is in
-# the same file, and its history and events APIs answer from it. About a minute.
+# the same file, and its history and events APIs answer from it. Then two SIGHUPs: a reload that
+# changes history.* is journaled as `reloaded` (the writer made again journals no stop and start
+# of its own), a file that does not validate as `configuration_refused` saying why; the stop is
+# journaled once. About a minute.
 #
 #   IntegrationTests/tests_08_history/test_01_sqlite3.sh
 #
@@ -19,7 +22,8 @@ scripts/ci/tools.sh history   # sqlite3
 
 swift build --product wpbench >/dev/null
 start_simulator 3
-start_exporter "$work/exporter.log"
+printf 'history:\n  retention_days: 30\n' >"$work/config.yml"
+start_exporter "$work/exporter.log" --config "$work/config.yml"
 wait_for 30 test -f "$work/data/history.db" || fail "no history.db in the data directory"
 db="$work/data/history.db"
 wait_for 30 sh -c "sqlite3 -readonly '$db' \"SELECT count(*) FROM event WHERE kind = 'exporter_started'\" 2>/dev/null | grep -qx 1" \
@@ -65,4 +69,18 @@ points=$(curl -sf "$base/status/history.json?device=${devices[0]}&range=30d" | p
 [ "$points" -ge 700 ] || fail "/status/history.json gives $points hourly points for 30 days"
 events=$(curl -sf "$base/status/events.csv?device=${devices[0]}&kind=on_battery" | tail -n +2 | wc -l)
 [ "$events" -ge 8 ] || fail "/status/events.csv gives $events outages of ${devices[0]}"
-echo "$name: passed (${counted} outages; ${points} hourly points; sqlite $(sqlite3 --version | cut -d' ' -f1))"
+# Reloads in the journal: one that changes history.* (the writer made again: no stop and start
+# journaled for it), one refused (why), then the stop; one start in all.
+journaled() { [ "$(sqlite3 -readonly "$db" "SELECT count(*) FROM event WHERE kind = '$1'")" = "$2" ]; }
+printf 'history:\n  retention_days: 31\n' >"$work/config.yml"
+kill -HUP "$server"
+wait_for 30 journaled reloaded 1 || fail "the reload is not in the journal"
+printf 'history:\n  retention_days: -1\n' >"$work/config.yml"
+kill -HUP "$server"
+wait_for 30 journaled configuration_refused 1 || fail "the refused configuration is not in the journal"
+refused=$(sqlite3 -readonly "$db" "SELECT detail FROM event WHERE kind = 'configuration_refused'")
+case "$refused" in *retention_days*) ;; *) fail "the refusal does not say why: $refused" ;; esac
+stop_exporter
+journaled exporter_started 1 && journaled exporter_stopped 1 \
+    || fail "starts and stops journaled: $(sqlite3 -readonly "$db" "SELECT kind FROM event WHERE kind LIKE 'exporter_%' OR kind IN ('reloaded', 'configuration_refused') ORDER BY id" | tr '\n' ' ')"
+echo "$name: passed (${counted} outages; ${points} hourly points; a reload and a refusal journaled; sqlite $(sqlite3 --version | cut -d' ' -f1))"

@@ -56,8 +56,11 @@ extension Exporter {
     /// The reloader of SIGHUP and `POST /-/reload`, its status among the per-scrape metrics of
     /// `scrape`: applies through `applier`, hands the cost meter the tariffs now in effect, then
     /// makes the passwords now in effect the log's secrets (a rotated one is masked too).
+    /// Each outcome is told to the front ends that observe the configuration (the history
+    /// writer journals it).
     static func reloader(_ load: ConfigReloader.Load?, applier: ReloadApplier<C>, running: RunningConfiguration,
                          costs: EnergyCostMeter?, scrape: ScrapeMetrics, logger: WPLogger, components: WPLogger,
+                         frontEnds: FrontEndList<C>,
                          wallClock: @escaping @Sendable () -> Date) throws(ExporterError) -> ConfigReloader {
         let redactor = logger.redactor
         let reloader = ConfigReloader(load: load, apply: { next in
@@ -69,7 +72,14 @@ extension Exporter {
             }
             ExporterSecrets.register(running.value, in: redactor)
             return applied
-        }, logger: components.component("reload"), now: wallClock)
+        }, logger: components.component("reload"), now: wallClock, observe: { outcome in
+            let event: ConfigurationEvent
+            switch outcome {
+            case .applied(let applied): event = .reloaded(summary: applied.summary)
+            case .rejected(let reason): event = .refused(reason: reason)
+            }
+            for frontEnd in frontEnds.frontEnds { (frontEnd as? any ConfigurationObserving)?.configuration(event) }
+        })
         do {
             try reloader.register(in: scrape.registry)
         } catch {

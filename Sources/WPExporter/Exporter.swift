@@ -283,7 +283,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
                                         ownListener: { ownListener.isSet })
             self.applier = applier
             reloader = try Self.reloader(options.reload, applier: applier, running: running, costs: costs, scrape: scrape,
-                                         logger: logger, components: components, wallClock: wallClock)
+                                         logger: logger, components: components, frontEnds: frontEndList, wallClock: wallClock)
             let statusPage = Self.statusPage(publication: publication, store: store, costs: costs, logger: components,
                                              dataDirectory: dataDirectory, running: running, wallClock: wallClock)
             self.statusPage = statusPage

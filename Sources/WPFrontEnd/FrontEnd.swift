@@ -30,6 +30,20 @@ extension FrontEnd {
     public func ready() async throws {}
 }
 
+/// What the exporter tells the front ends that ask (``ConfigurationObserving``) about its
+/// configuration: a reload applied (its summary), a reload refused (why), or this front end about
+/// to be stopped for a successor a reload made.
+package enum ConfigurationEvent: Sendable, Equatable {
+    case reloaded(summary: String)
+    case refused(reason: String)
+    case replaced
+}
+
+/// A front end that is told of reloads (the history writer journals them).
+package protocol ConfigurationObserving: Sendable {
+    func configuration(_ event: ConfigurationEvent)
+}
+
 /// A front end's section of `/health`: the key it appears under and what it shows there (any
 /// value encoding to JSON).
 public struct FrontEndHealth: Sendable {

@@ -47,6 +47,8 @@ public struct FrontEndContext<C: Clock>: Sendable where C.Duration == Duration {
     /// What `/metrics` serves now, in the text format, with the exporter's own per-scrape
     /// families (the bytes a scrape gets): empty before the first collection.
     public var exposition: @Sendable () async -> [UInt8]
+    /// Whether a reload makes the front end (a successor), rather than the exporter's start.
+    package var atReload = false
 
     /// A context of these parts (the exporter makes one per front end; a test may make its own).
     public init(configuration: ExporterConfiguration, publication: any FleetPublishing<C>, registry: MetricRegistry,

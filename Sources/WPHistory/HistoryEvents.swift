@@ -17,6 +17,7 @@ package struct HistoryEvent: Sendable, Equatable {
         case stale, fresh
         case serverUnreachable = "server_unreachable", loginRefused = "login_refused", serverBack = "server_back"
         case exporterStarted = "exporter_started", exporterStopped = "exporter_stopped"
+        case reloaded, configurationRefused = "configuration_refused"
 
         /// The kinds one condition alternates between (its start first), or `nil` for a
         /// kind that stands alone.
@@ -31,8 +32,13 @@ package struct HistoryEvent: Sendable, Equatable {
             case .disconnected, .reconnected: [.disconnected, .reconnected]
             case .stale, .fresh: [.stale, .fresh]
             case .serverUnreachable, .loginRefused, .serverBack: [.serverUnreachable, .loginRefused, .serverBack]
-            case .exporterStarted, .exporterStopped: nil
+            case .exporterStarted, .exporterStopped, .reloaded, .configurationRefused: nil
             }
+        }
+
+        /// The exporter's own kinds, quoted for SQL: not a UPS's nor a server's.
+        static var exporterKinds: String {
+            [Kind.exporterStarted, .exporterStopped, .reloaded, .configurationRefused].map { "'\($0.rawValue)'" }.joined(separator: ", ")
         }
 
         /// Whether it ends a condition (the state a UPS or server is normally in).

@@ -232,7 +232,7 @@ package final class HistoryStore {
         var conditions = ["time >= ?", "time < ?"]
         var parameters: [SQLiteValue] = [.integer(from), .integer(to)]
         if let ups {
-            conditions.append("server = ? AND (device = ? OR (device IS NULL AND kind NOT IN ('exporter_started', 'exporter_stopped')))")
+            conditions.append("server = ? AND (device = ? OR (device IS NULL AND kind NOT IN (\(HistoryEvent.Kind.exporterKinds))))")
             parameters += [.text(ups.server), .text(ups.device)]
         }
         if !kinds.isEmpty {

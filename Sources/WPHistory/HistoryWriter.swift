@@ -68,6 +68,8 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
     }
 
     private let status: StatusCell
+    /// Set when a reload's successor is about to take over (``configuration(_:)``).
+    private let replaced = Atomic<Bool>(false)
     private let written: WPCounter
     private let failed: WPCounter
 
@@ -80,9 +82,10 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
         guard history.enabled, let directory = context.dataDirectory else { return nil }
         let writer = try HistoryWriter(path: HistoryStore.path(in: directory),
                                        history: history, context: context)
-        let started = HistoryEvent(time: Int64(context.wallClock().timeIntervalSince1970.rounded(.down)), server: "",
-                                   kind: .exporterStarted, detail: "wpexporter \(context.version)")
-        writer.submitWrite([], [started])
+        // A successor a reload made journals the reload (``configuration(_:)``), not a start.
+        if !context.atReload {
+            writer.submitWrite([], [writer.exporterEvent(.exporterStarted, "wpexporter \(context.version)")])
+        }
         context.publication.subscribe { [writer] state in writer.published(state) }
         return writer
     }
@@ -125,12 +128,12 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
         let (stream, _) = AsyncStream<Void>.makeStream()
         for await _ in stream {}
         let open = gathering.withLock { $0.accumulator.closed(before: .max) }
-        let stopped = HistoryEvent(time: Int64(wallClock().timeIntervalSince1970.rounded(.down)), server: "",
-                                   kind: .exporterStopped, detail: "wpexporter \(version)")
+        // Replaced by a reload's successor, the exporter goes on: no stop to journal.
+        let stopped = replaced.load(ordering: .relaxed) ? [] : [exporterEvent(.exporterStopped, "wpexporter \(version)")]
         let connection = self.connection
         let finished = await BoundedWait.completes(within: shutdownWait, on: ContinuousClock()) { done in
             queue.submit(.init(run: { [self] in
-                write(open, [stopped])
+                write(open, stopped)
                 connection.store?.database.close()
                 connection.store = nil
                 done()
@@ -245,5 +248,23 @@ extension FrontEndFactory {
         FrontEndFactory(section: "history", settings: { $0.history }) { context throws(FrontEndError) in
             try HistoryWriter<C>.make(context)
         }
+    }
+}
+
+extension HistoryWriter: ConfigurationObserving {
+    /// Journals a reload applied (its summary) or refused (why, with every secret the log
+    /// masks masked); notes that a reload's successor takes over.
+    package func configuration(_ event: ConfigurationEvent) {
+        switch event {
+        case .replaced: replaced.store(true, ordering: .relaxed)
+        case .reloaded(let summary): submitWrite([], [exporterEvent(.reloaded, logger.redactor.redact(summary))])
+        case .refused(let reason): submitWrite([], [exporterEvent(.configurationRefused, logger.redactor.redact(reason))])
+        }
+    }
+
+    /// An event of the exporter itself, now.
+    func exporterEvent(_ kind: HistoryEvent.Kind, _ detail: String) -> HistoryEvent {
+        HistoryEvent(time: Int64(wallClock().timeIntervalSince1970.rounded(.down)), server: "", kind: kind,
+                     detail: String(detail.prefix(1_024)))
     }
 }

@@ -49,7 +49,7 @@ enum StatusChart {
     /// for its end, `info` for the rest (self-tests, the exporter).
     static func severity(_ kind: HistoryEvent.Kind) -> String {
         switch kind {
-        case .selfTestStarted, .selfTestFinished, .exporterStarted, .exporterStopped: "info"
+        case .selfTestStarted, .selfTestFinished, .exporterStarted, .exporterStopped, .reloaded: "info"
         default: kind.isNormal ? "ok" : "bad"
         }
     }

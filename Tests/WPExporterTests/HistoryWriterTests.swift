@@ -281,6 +281,20 @@ import WPTestSupport
         #expect(second.path == harness.dataDirectory + "/history.db")
         #expect(harness.exporter.configuration.history.retentionDays == 10)
         #expect(harness.exporter.configuration.storage.dataDirectory == harness.dataDirectory)
+        var refused = harness.exporter.configuration
+        refused.history.retentionDays = -1
+        await #expect(throws: ReloadRefusal.self) { try await harness.exporter.apply(refused) }
+        // The journal: the start, the reload with its summary (its successor journals no start),
+        // the refused one with why.
+        let store = try HistoryStore(path: second.path, readOnly: true)
+        await ServersHarness.until("both reloads journaled") {
+            ((try? store.events(ups: nil, kinds: [.configurationRefused], from: 0, to: .max, limit: 1)) ?? []).count == 1
+        }
+        let events = try store.events(ups: nil, from: 0, to: .max, limit: 10).reversed()
+        #expect(events.map(\.kind) == [.exporterStarted, .reloaded, .configurationRefused], "\(events.map(\.kind))")
+        #expect(events.first { $0.kind == .reloaded }?.detail.contains("restarted history") == true)
+        #expect(events.first { $0.kind == .configurationRefused }?.detail.contains("history.retention_days") == true,
+                "\(events.map(\.detail))")
         await harness.shutdown()
     }
 

@@ -135,7 +135,8 @@ package final class FrontEndList<C: Clock>: Sendable where C.Duration == Duratio
         var prepared = Prepared(members: [])
         for (index, factory) in factories.enumerated() where factory.changed(running, next) {
             do {
-                prepared.members.append((index, try Self.make(factory, next, publication: publication, makeContext: makeContext)))
+                prepared.members.append((index, try Self.make(factory, next, publication: publication, makeContext: makeContext,
+                                                              atReload: true)))
             } catch {
                 discard(prepared)
                 switch error {
@@ -173,6 +174,7 @@ package final class FrontEndList<C: Clock>: Sendable where C.Duration == Duratio
                 warnings.append("\(member.factory.section): \(error)")
             }
             guard running else { continue }
+            (old.frontEnd as? any ConfigurationObserving)?.configuration(.replaced)
             old.stop.continuation.yield()
             for await _ in old.stopped.stream {}
             do {
@@ -186,8 +188,10 @@ package final class FrontEndList<C: Clock>: Sendable where C.Duration == Duratio
     }
 
     private static func make(_ factory: FrontEndFactory<C>, _ configuration: ExporterConfiguration,
-                             publication: FleetPublication<C>, makeContext: MakeContext) throws(ExporterError) -> Member {
+                             publication: FleetPublication<C>, makeContext: MakeContext,
+                             atReload: Bool = false) throws(ExporterError) -> Member {
         var context = makeContext(configuration, factory)
+        context.atReload = atReload
         let registry = MetricRegistry()
         let scoped = publication.scoped()
         context.registry = registry

@@ -71,6 +71,8 @@ public final class ConfigReloader: Sendable {
     private let apply: Apply
     private let logger: WPLogger
     private let now: @Sendable () -> Date
+    /// Told every outcome, after it is logged (the exporter tells its front ends).
+    private let observe: @Sendable (Outcome) -> Void
     private let state: Mutex<Status>
     /// The reload in progress or last started; the next one waits for it.
     private let tail = Mutex<Task<Void, Never>?>(nil)
@@ -81,11 +83,14 @@ public final class ConfigReloader: Sendable {
     ///   - apply: applies a valid configuration to the running exporter.
     ///   - logger: where outcomes are logged.
     ///   - now: the wall clock.
-    package init(load: Load?, apply: @escaping Apply, logger: WPLogger, now: @escaping @Sendable () -> Date) {
+    ///   - observe: told each outcome once logged.
+    package init(load: Load?, apply: @escaping Apply, logger: WPLogger, now: @escaping @Sendable () -> Date,
+                 observe: @escaping @Sendable (Outcome) -> Void = { _ in }) {
         self.load = load
         self.apply = apply
         self.logger = logger
         self.now = now
+        self.observe = observe
         state = Mutex(Status(lastSuccess: now()))
     }
 
@@ -188,6 +193,7 @@ public final class ConfigReloader: Sendable {
             logger.error("configuration reload failed; keeping the running configuration",
                          ["trigger": .string(trigger), "error": .string(reason)])
         }
+        observe(outcome)
         return (outcome, result)
     }
 
