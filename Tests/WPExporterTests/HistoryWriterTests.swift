@@ -3,6 +3,7 @@ import Testing
 import WPTestThreads
 import WPClient
 import WPCollector
+import WPCompression
 import WPConfig
 import WPFrontEnd
 import WPHistory
@@ -236,6 +237,28 @@ import WPTestSupport
         let load = ((json2["ups"] as? [[String: Any]])?.first?["spark"] as? [String: Any])?["load"] as? [Any] ?? []
         #expect(load.compactMap { $0 as? Int }.count >= 1, "the sparkline drawn from what the database kept: \(load)")
         await second.shutdown()
+    }
+
+    /// An upgrade from 0.3.0: its data directory (a version 3 state file, no history.db) keeps
+    /// every energy total; the history starts beside it, its journal with the exporter's start.
+    @Test func anUpgradeFrom030KeepsTheTotalsAndStartsTheHistory() async throws {
+        let directory = temporaryPathRemovedAtExit("wpexporter-history-upgrade")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let device = SimulatedDevice(index: 0).id
+        let body = "wpexporter-energy-state v3\ngeneration 7\nsaved-at-ms 1763780000000\nlegacy-imported 1\ndevices 1\n"
+            + "d 7200000 0 \(device)\n"
+        let checksum = String(CRC32.checksum(Array(body.utf8)), radix: 16)
+        let file = body + "crc32 " + String(repeating: "0", count: 8 - checksum.count) + checksum + "\n"
+        try Data(file.utf8).write(to: URL(fileURLWithPath: directory + "/energy.state"))
+        let harness = try await ExporterHarness(devices: 1, dataDirectory: directory)
+        let writer = try #require(Self.writer(harness.exporter))
+        await harness.exporter.collector.collect()
+        let energy = try #require(Exposition.value(try await harness.scrape(), "winpower_device_energy_joules_total", device: device))
+        #expect(energy >= 7_200_000, "0.3.0's total kept: \(energy)")
+        await ServersHarness.until("the start journaled") { writer.current.state == "ok" }
+        let store = try HistoryStore(path: directory + "/history.db", readOnly: true)
+        #expect(try store.events(ups: nil, from: 0, to: .max, limit: 10).map(\.kind) == [.exporterStarted])
+        await harness.shutdown()
     }
 
     /// A file that is no database where `history.db` goes: the writer says so once, counts it,
