@@ -7,6 +7,7 @@ enum ChildProcesses {
     static let all: [String: @Sendable ([String]) async -> Int32] = [
         "exposition-sample": { await MetricsExpositionSample.run($0) },
         "history-fill": { await HistoryFillChild.run($0) },
+        "history-writer": { await HistoryWriterChild.run($0) },
         "http-serve": { await ServerBench.serveChild($0) },
         "storage-writer": { await StorageWriterChild.run($0) },
     ]

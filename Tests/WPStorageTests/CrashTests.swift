@@ -4,6 +4,7 @@ import WPTestThreads
 import WPLogging
 import WPRuntime
 import WPStorage
+import WPTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -39,7 +40,7 @@ import Glibc
             var unreportedSaves = 0  // killed after a save completed, before it was reported
             var killedMidWrite = 0   // a temp file was left behind
             for kill in 1...100 {
-                let child = try StorageWriterProcess(directory: directory)
+                let child = try BenchChild.storageWriter(directory: directory)
                 guard let ready = child.readLine() else { return (problems + ["kill \(kill): the child exited before loading"], "") }
                 check(ready == "ready \(lastCompleted)" || ready == "ready \(lastCompleted + 1)", "kill \(kill)")
                 // Kill after 0–3 reported saves plus a random spin, so kills land anywhere in a save.
@@ -85,7 +86,7 @@ import Glibc
 
     @Test func lockHeldByAnotherProcessIsAClearError() throws {
         try withTemporaryDirectory { directory in
-            let child = try StorageWriterProcess(directory: directory, hold: true)
+            let child = try BenchChild.storageWriter(directory: directory, hold: true)
             defer { child.finish() }
             #expect(child.readLine() == "ready 0")
             let error = #expect(throws: StorageError.self) {
