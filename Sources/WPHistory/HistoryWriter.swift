@@ -49,6 +49,8 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
     private final class Connection: @unchecked Sendable {
         var store: HistoryStore?
         var lastPrune: Int64?
+        /// SQLite's code of the failure warned of last, while writes fail.
+        var warnedCode: Int32?
     }
 
     private let logger: WPLogger
@@ -199,6 +201,7 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
                 try store.prune(before: retention.mapValues { now - $0 })
             }
             try? written.increment(by: Double(slots.count))
+            connection.warnedCode = nil
             let recovered = status.withLock { status -> Bool in
                 defer { status.state = "ok"; status.lastError = nil; status.slotsWritten += slots.count; status.eventsWritten += recorded }
                 return status.state == "failing"
@@ -211,11 +214,15 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
                 connection.store?.database.close()
                 connection.store = nil
             }
-            let first = status.withLock { status -> Bool in
-                defer { status.state = "failing"; status.lastError = error.description; status.failures += 1 }
-                return status.state != "failing"
+            status.withLock { status in
+                status.state = "failing"
+                status.lastError = error.description
+                status.failures += 1
             }
-            if first {
+            // Said when writes start failing, and again when the cause changes (a full disk, then
+            // a read-only one); not at every write that fails the same way.
+            if connection.warnedCode != error.code {
+                connection.warnedCode = error.code
                 logger.warn("the history database cannot be written; readings are not kept there until it can "
                             + "(collection, /metrics and the energy totals are not affected)",
                             ["path": .string(path), "error": .string(error.description), "slots": .int(slots.count)])
