@@ -61,6 +61,10 @@ package final class HistoryStore {
             return "\(mean), \(mean) - \(c)_min, \(c)_max - \(mean)"
         }.joined(separator: ", ")
         try database.transaction { () throws(SQLiteError) in
+            // Another connection (the writer a reload replaces, still at its first write) may
+            // have made the schema since this one read the version: read again under the lock.
+            let version = try database.rows("PRAGMA user_version").first?.first?.integer ?? 0
+            guard version < Self.schemaVersion else { return }
             if version == 1 { try database.execute("ALTER TABLE slot RENAME TO slot_schema1") }
             try database.execute("""
                 CREATE TABLE IF NOT EXISTS ups (
