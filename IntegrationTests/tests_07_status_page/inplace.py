@@ -102,7 +102,10 @@ class DevTools:
     def until(self, what, expression, seconds=30):
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
-            value = self.evaluate(expression)
+            try:
+                value = self.evaluate(expression)
+            except RuntimeError:
+                value = None  # a page loading has no context to evaluate in yet: ask again
             if value:
                 return value
             time.sleep(0.1)

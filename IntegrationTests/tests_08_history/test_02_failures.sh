@@ -28,9 +28,9 @@ if ! mount -t tmpfs -o size=6m,mode=0755 tmpfs "$work/data" 2>"$work/mount.err";
     echo "$name: skipped: a tmpfs cannot be mounted here ($(cat "$work/mount.err")); run it as root with CAP_SYS_ADMIN"
     exit 0
 fi
+exit_hooks+=("umount -l '$work/data' 2>/dev/null || true; umount -l '$work/data' 2>/dev/null || true; umount -l '$work/rw' 2>/dev/null || true")
 mkdir -p "$work/rw"
 mount --bind "$work/data" "$work/rw"
-exit_hooks+=("umount -l '$work/data' 2>/dev/null || true; umount -l '$work/data' 2>/dev/null || true; umount -l '$work/rw' 2>/dev/null || true")
 
 schedule=$(python3 -c 'print(",".join(f"{start}+4" for start in range(6, 900, 8)))')
 start_simulator 3 --outage-schedule "$schedule"
@@ -67,7 +67,9 @@ collecting() {
     before=$(last_collection)
     wait_for 10 sh -c "[ \"\$(curl -sf '$base/metrics' | awk '\$1 == \"winpower_exporter_last_collection_timestamp_seconds\" {print \$2}')\" != '$before' ]" \
         || fail "$1: collections stopped (the last stays at $before)"
-    curl -sf "$base/metrics" | grep -qx 'winpower_exporter_last_collection_success 1' || fail "$1: the last collection failed"
+    local metrics
+    metrics=$(curl -sf "$base/metrics")  # whole: `grep -q` ending a pipe early fails it under pipefail
+    grep -qx 'winpower_exporter_last_collection_success 1' <<<"$metrics" || fail "$1: the last collection failed"
 }
 
 wait_for 30 writing || fail "the history never wrote: $(history last_error)"
@@ -76,12 +78,12 @@ wait_for 30 sh -c "[ \"\$(sqlite3 -readonly '$db' \"SELECT count(*) FROM event W
 
 # says PATTERN: the writer fails and /health's history error matches PATTERN.
 says() { failing && history last_error | grep -qiE "$1"; }
-# break_check CAUSE PATTERN: waits until the writer fails saying PATTERN, then checks the
-# warning, the count, collection and the front ends.
+# baseline: the failures counted and warnings logged so far (read before a failure is caused).
+baseline() { count_before=$(failures); warned_before=$(warnings); }
+# break_check CAUSE PATTERN: waits until the writer fails saying PATTERN, then checks (against
+# the baseline) the warning, the count, collection and the front ends.
 break_check() {
-    local cause=$1 pattern=$2 count_before warned_before
-    count_before=$(failures)
-    warned_before=$(warnings)
+    local cause=$1 pattern=$2
     wait_for 40 says "$pattern" || fail "$cause: the writer does not fail saying /$pattern/ (/health: $(history state): $(history last_error))"
     local error
     error=$(history last_error)
@@ -103,16 +105,18 @@ recovered() {
 
 # 1. The disk full: a file takes every free block.
 recovered_before=$(recoveries)
+baseline
 dd if=/dev/zero of="$work/rw/filler" bs=64k 2>/dev/null || true
 break_check "a full disk" 'full'
 
 # 2. The directory read-only: a read-only bind mount over it while the writer, having failed,
 #    must open the file again; the disk freed underneath (through the writable view).
+baseline
 mount --bind "$work/rw" "$work/data"
 mount -o remount,bind,ro "$work/data"
 rm -f "$work/rw/filler"
 break_check "a read-only directory" 'read.?only|unable to open'
-umount "$work/data"
+umount -l "$work/data"
 recovered "a read-only directory (after a full disk)" "$recovered_before"
 
 # 3. Another process holds a write transaction for a minute (the sqlite3 command, as an operator
@@ -123,7 +127,11 @@ mkfifo "$fifo"
 sqlite3 "$db" <"$fifo" >"$work/sqlite3.out" 2>&1 &
 holder=$!
 exec 7>"$fifo"
-echo "BEGIN IMMEDIATE; INSERT INTO event (time, server, device, kind, code, detail) VALUES (0, '', NULL, 'reloaded', NULL, 'held');" >&7
+baseline
+# Waits up to 5 s for the writer's own transaction, then holds the lock (and says so).
+echo ".timeout 5000" >&7
+echo "BEGIN IMMEDIATE; INSERT INTO event (time, server, device, kind, code, detail) VALUES (0, '', NULL, 'reloaded', NULL, 'held'); SELECT 'held';" >&7
+wait_for 10 grep -qx held "$work/sqlite3.out" || fail "sqlite3 did not take the write lock: $(cat "$work/sqlite3.out")"
 held_since=$(date +%s)
 break_check "a write lock held by sqlite3" 'locked|busy'
 responsive "a write lock held by sqlite3, later"

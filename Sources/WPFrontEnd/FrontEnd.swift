@@ -32,11 +32,11 @@ extension FrontEnd {
 
 /// What the exporter tells the front ends that ask (``ConfigurationObserving``) about its
 /// configuration: a reload applied (its summary), a reload refused (why), or this front end about
-/// to be stopped for a successor a reload made.
+/// to be stopped by a reload (for a successor, or for none: the reload turned it off).
 package enum ConfigurationEvent: Sendable, Equatable {
     case reloaded(summary: String)
     case refused(reason: String)
-    case replaced
+    case replaced(bySuccessor: Bool)
 }
 
 /// A front end that is told of reloads (the history writer journals them).

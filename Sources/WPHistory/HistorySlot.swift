@@ -140,7 +140,8 @@ package struct HistorySlot: Sendable, Equatable {
 
     /// The least and greatest of `metric` over the slot, in its unit.
     package func range(_ metric: HistoryMetric) -> ClosedRange<Double>? {
-        aggregates[metric].map { Double($0.min) / metric.scale...Double($0.max) / metric.scale }
+        guard let aggregate = aggregates[metric], aggregate.min <= aggregate.max else { return nil }
+        return Double(aggregate.min) / metric.scale...Double(aggregate.max) / metric.scale
     }
 }
 

@@ -155,7 +155,10 @@ package final class HistoryStore {
         var slot = HistorySlot(ups: ups, start: start, samples: row[0].integer ?? 0)
         for (index, metric) in HistoryMetric.allCases.enumerated() {
             let base = 1 + index * 3
-            if let mean = row[base].integer, let below = row[base + 1].integer, let above = row[base + 2].integer, slot.samples > 0 {
+            // A row another program wrote (or a page half readable) may hold anything: a distance
+            // below zero or a value past what a reading can be drops that metric of the slot.
+            if let mean = row[base].integer, let below = row[base + 1].integer, let above = row[base + 2].integer, slot.samples > 0,
+               below >= 0, above >= 0, abs(mean) < 1 << 50, below < 1 << 50, above < 1 << 50 {
                 slot.aggregates[metric] = HistoryAggregate(min: mean - below, max: mean + above,
                                                            sum: mean &* slot.samples, count: slot.samples)
             }

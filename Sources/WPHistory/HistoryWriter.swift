@@ -70,8 +70,9 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
     }
 
     private let status: StatusCell
-    /// Set when a reload's successor is about to take over (``configuration(_:)``).
-    private let replaced = Atomic<Bool>(false)
+    /// Set when a reload stops it (``configuration(_:)``): 1 for a successor, 2 for none (the
+    /// reload turned the history off).
+    private let replaced = Atomic<Int>(0)
     private let written: WPCounter
     private let failed: WPCounter
 
@@ -130,8 +131,13 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
         let (stream, _) = AsyncStream<Void>.makeStream()
         for await _ in stream {}
         let open = gathering.withLock { $0.accumulator.closed(before: .max) }
-        // Replaced by a reload's successor, the exporter goes on: no stop to journal.
-        let stopped = replaced.load(ordering: .relaxed) ? [] : [exporterEvent(.exporterStopped, "wpexporter \(version)")]
+        // Stopped by a reload, the exporter goes on: no stop to journal; the history turned off
+        // is journaled as the reload it is (nothing is left to journal the reload itself).
+        let stopped: [HistoryEvent] = switch replaced.load(ordering: .relaxed) {
+        case 1: []
+        case 2: [exporterEvent(.reloaded, "the history is turned off (history.enabled: false)")]
+        default: [exporterEvent(.exporterStopped, "wpexporter \(version)")]
+        }
         let connection = self.connection
         let finished = await BoundedWait.completes(within: shutdownWait, on: ContinuousClock()) { done in
             queue.submit(.init(run: { [self] in
@@ -259,14 +265,36 @@ extension FrontEndFactory {
 }
 
 extension HistoryWriter: ConfigurationObserving {
-    /// Journals a reload applied (its summary) or refused (why, with every secret the log
-    /// masks masked); notes that a reload's successor takes over.
+    /// Journals a reload applied (its summary) or refused (the keys at fault, never the values:
+    /// a refused file's secrets are not the running ones the log masks; the log has the whole
+    /// reason); notes that a reload stops it.
     package func configuration(_ event: ConfigurationEvent) {
         switch event {
-        case .replaced: replaced.store(true, ordering: .relaxed)
+        case .replaced(let bySuccessor): replaced.store(bySuccessor ? 1 : 2, ordering: .relaxed)
         case .reloaded(let summary): submitWrite([], [exporterEvent(.reloaded, logger.redactor.redact(summary))])
-        case .refused(let reason): submitWrite([], [exporterEvent(.configurationRefused, logger.redactor.redact(reason))])
+        case .refused(let reason): submitWrite([], [exporterEvent(.configurationRefused, Self.refusal(reason))])
         }
+    }
+
+    /// What the journal says of a refused configuration: the configuration keys its reason
+    /// names (`history.retention_days`; words that begin with a section of ``ConfigKey/all``),
+    /// and where the reason is.
+    package static func refusal(_ reason: String) -> String {
+        let sections = Set(ConfigKey.all.compactMap { $0.name.split(separator: ".").first.map(String.init) } + ["servers"])
+        var keys: [String] = []
+        for word in reason.split(whereSeparator: { !($0.isLetter || $0.isNumber || "._[]".contains($0)) }) {
+            var key = String(word)
+            while key.hasSuffix(".") { key.removeLast() }
+            while key.hasPrefix(".") { key.removeFirst() }
+            let parts = key.split(separator: ".")
+            guard parts.count >= 2, parts.allSatisfy({ part in
+                part.first.map { $0.isLowercase && $0.isASCII } == true
+                    && part.allSatisfy { ($0.isASCII && ($0.isLowercase || $0.isNumber)) || "_[]".contains($0) }
+            }), sections.contains(String(parts[0])), !keys.contains(key) else { continue }
+            keys.append(key)
+        }
+        let named = keys.prefix(8).joined(separator: ", ")
+        return "the configuration was refused" + (named.isEmpty ? "" : " (\(named))") + "; the log says why"
     }
 
     /// An event of the exporter itself, now.

@@ -108,13 +108,20 @@ enum StatusAssets {
       var source = body.getAttribute("data-json");
       var every = parseInt(body.getAttribute("data-refresh"), 10);
       var svgNS = "http://www.w3.org/2000/svg";
-      if (!window.fetch) { return; }
+      var reloading = null;
+      // A UPS page reloads itself every `seconds` (its meta refresh is for a browser without the
+      // script); a range switched in place sets it again from the page it fetched.
+      function reloadIn(seconds) {
+        if (reloading !== null) { window.clearTimeout(reloading); }
+        reloading = seconds > 0 ? window.setTimeout(function () { window.location.reload(); }, seconds * 1000) : null;
+      }
       if (!source) {
-        if (every > 0) { window.setTimeout(function () { window.location.reload(); }, every * 1000); }
-        inPlace();
+        reloadIn(every);
+        if (window.fetch) { inPlace(); }
         return;
       }
       if (!(every > 0)) { return; }
+      if (!window.fetch) { reloadIn(every); return; }
 
       function labels(table) {
         var head = table && table.tHead && table.tHead.rows[0];
@@ -254,6 +261,7 @@ enum StatusAssets {
             var old = document.getElementById(id);
             if (!fresh || !old) { throw new Error("no " + id); }
             old.parentNode.replaceChild(document.importNode(fresh, true), old);
+            reloadIn(parseInt(page.body.getAttribute("data-refresh"), 10));
             var lang = page.querySelector("nav.lang");
             var oldLang = document.querySelector("nav.lang");
             if (lang && oldLang) { oldLang.parentNode.replaceChild(document.importNode(lang, true), oldLang); }

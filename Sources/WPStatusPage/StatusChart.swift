@@ -128,8 +128,12 @@ enum StatusChart {
             run.append(sample)
         }
         flush()
+        // One tick per pixel and look (events at the same instant, or closer than a pixel, are
+        // one tick: its tooltip the newest's): a year of flapping alarms stays a few KB.
+        var drawn: Set<String> = []
         for mark in marks where mark.time >= window.from && mark.time < window.to {
-            let markX = coordinate(x(mark.time))
+            let markX = String(fixed: x(mark.time).rounded(), fractionDigits: 0)
+            guard drawn.insert(markX + mark.severity).inserted else { continue }
             out += "<line class=\"event event-\(mark.severity)\" x1=\"\(markX)\" y1=\"\(coordinate(top))\" x2=\"\(markX)\" "
             out += "y2=\"\(coordinate(top + plotHeight))\"><title>\(StatusRender.escaped(mark.title))</title></line>"
         }

@@ -125,8 +125,9 @@ extension StatusPage {
             switch await source.reader.events(HistoryEventQuery(ups: nil, from: now - 30 * 86_400, to: now + 1, limit: Self.latestListed)) {
             case .success(let events): latest = events
             case .failure:
-                // Said on a UPS's page and by the API; here the list is left out, not kept.
-                return StatusRoutes.response(render(model, language, nil), contentType: contentType)
+                // Said on a UPS's page and by the API; here the list is left out (kept for the
+                // publication under a name of its own: the next publication asks again).
+                return cachedResponse(key + "-without-events", request, contentType: contentType) { render($0, language, nil) }
             }
         }
         return cachedResponse(key, request, contentType: contentType) { render($0, language, latest) }
@@ -158,7 +159,9 @@ extension StatusPage {
             return StatusRoutes.response(StatusRender.notFound(language: language), contentType: html, status: 404)
         }
         func details(_ model: StatusModel, trend: StatusRender.UPSTrend?) -> StatusRender.UPSDetails {
-            StatusRender.UPSDetails(
+            // The row of the publication rendered (the database was read meanwhile: a newer one may be current).
+            let row = model.ups.first { $0.deviceID == row.deviceID && $0.server == row.server } ?? row
+            return StatusRender.UPSDetails(
                 row: row, model: model, history: history(server: row.server, device: row.deviceID) ?? [],
                 outages: outages(server: row.server, device: row.deviceID) ?? [],
                 exposition: exposition(server: row.server, device: row.deviceID), now: model.generatedAt,
@@ -172,10 +175,14 @@ extension StatusPage {
             }
         }
         let (range, kind) = (request.queryValue("range") ?? "24h", request.queryValue("kind") ?? "")
+        // Only the page's own ranges and filters are kept (any other range the API takes is
+        // rendered for its request alone): the cache holds a bounded set whatever is asked.
         let key = name + "\u{1F}" + range + "\u{1F}" + kind
-        if let kept = cachedResponse(key, request, contentType: html) { return kept }
+        let keepable = StatusRender.pageRanges.contains(range)
+            && (kind.isEmpty || StatusRender.kindGroups.contains { $0.kinds.map(\.rawValue).joined(separator: ",") == kind })
+        if keepable, let kept = cachedResponse(key, request, contentType: html) { return kept }
         let (trend, status) = await self.trend(row, range: range, kind: kind, source: source)
-        guard trend.problem == nil else {
+        guard trend.problem == nil, keepable else {
             // Not kept: the next request asks the database again.
             return StatusRoutes.response(StatusRender.upsPage(details(model, trend: trend), language: language), contentType: html,
                                          status: status)
@@ -202,7 +209,10 @@ extension StatusPage {
         switch (HistoryQuery.parse(parameter, now: now, retention: source.settings()), HistoryEventQuery.parse(parameter, now: now)) {
         case (.success(let slots), .success(let events)): (query, kinds) = (slots, events.kinds)
         case (.failure(let error), _), (_, .failure(let error)):
-            var trend = StatusRender.UPSTrend(range: "24h", kind: "", from: now - 86_400, to: now + 1, step: HistoryTier.fiveMinutes.seconds)
+            // Said in the page, over the last 24 hours.
+            var (trend, _) = range == "24h" && kind.isEmpty
+                ? (StatusRender.UPSTrend(range: "24h", kind: "", from: now - 86_400, to: now + 1, step: HistoryTier.fiveMinutes.seconds), 0)
+                : await self.trend(row, range: "24h", kind: "", source: source)
             trend.problem = error.message
             return (trend, error.status)
         }
@@ -218,6 +228,16 @@ extension StatusPage {
         }
         switch await source.reader.events(HistoryEventQuery(ups: query.ups, from: query.from, to: query.to, limit: Self.marksRead)) {
         case .success(let events): trend.marks = events
+        case .failure(let error): failed(error)
+        }
+        // The outages shaded: the power events of the range on their own (alarms flapping
+        // cannot push them out of the marks).
+        let power: [HistoryEvent.Kind] = [.onBattery, .mainsBack]
+        switch await source.reader.events(HistoryEventQuery(ups: query.ups, kinds: power, from: query.from, to: query.to,
+                                                            limit: Self.marksRead)) {
+        case .success(let events):
+            trend.power = events
+            trend.powerLimited = events.count >= Self.marksRead
         case .failure(let error): failed(error)
         }
         if kinds.isEmpty {

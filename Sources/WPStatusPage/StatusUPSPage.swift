@@ -33,6 +33,10 @@ extension StatusRender {
         package var slots: [HistorySlot] = []
         /// Every event of the window (newest first, at most ``StatusPage/marksRead``): the charts' marks.
         package var marks: [HistoryEvent] = []
+        /// The range's `on_battery` and `mains_back` (newest first, at most ``StatusPage/marksRead``):
+        /// the outages shaded; whether that many were read (older ones left out).
+        package var power: [HistoryEvent] = []
+        package var powerLimited = false
         /// The events the list shows (the kind filter applied), newest first.
         package var listed: [HistoryEvent] = []
         /// Whether the list stopped at its limit (older events left out).
@@ -194,11 +198,12 @@ extension StatusRender {
         }
         out += "<p class=\"note\">\(escaped(text.timesIn)) \(escaped(zone.label(at: trend.to))). \(escaped(text.legend))</p>\n"
         let window = StatusChart.Window(from: trend.from, to: trend.to, step: trend.step, zone: zone)
-        // Outages: from each on_battery to the mains_back after it (or the window's end);
-        // one that began before the window starts with it.
+        // Outages: from each on_battery to the mains_back after it (or the window's end). One
+        // that began before the window starts with it (with the oldest event read, when the
+        // list stopped at its limit); one going on through the whole window spans it.
         var spans: [StatusChart.Span] = []
         var openUntil: Int64?
-        for event in trend.marks where event.device != nil {  // newest first
+        for event in trend.power {  // newest first
             switch event.kind {
             case .mainsBack: openUntil = event.time
             case .onBattery:
@@ -209,7 +214,11 @@ extension StatusRender {
             default: break
             }
         }
-        if let openUntil { spans.append(StatusChart.Span(from: trend.from, to: openUntil, title: text.kinds[.onBattery] ?? "")) }
+        let earliest = trend.powerLimited ? trend.power.last?.time ?? trend.from : trend.from
+        if let openUntil { spans.append(StatusChart.Span(from: earliest, to: openUntil, title: text.kinds[.onBattery] ?? "")) }
+        if trend.power.isEmpty, let outage = row.lastOutage, outage.ongoing, outage.start.timeIntervalSince1970 < Double(trend.from) {
+            spans.append(StatusChart.Span(from: trend.from, to: trend.to, title: outageText(outage, text: text, zone: zone)))
+        }
         let marks = trend.marks.map { event in
             StatusChart.Mark(time: event.time, severity: StatusChart.severity(event.kind), title: eventTitle(event, text: text, zone: zone))
         }

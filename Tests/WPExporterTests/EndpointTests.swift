@@ -247,6 +247,8 @@ import WPRuntime
     @Test func landingPageEscapesTheTargetAndDropsCredentials() {
         #expect(ExporterSettings.target("https://user:pw@winpower.example:8081/a?x=1") == "https://winpower.example:8081/a")
         #expect(HTMLEscaping.escape("<a href=\"x\">&'") == "&lt;a href=&quot;x&quot;&gt;&amp;&#39;")
+        // A quote followed by a combining mark is one Character: still escaped.
+        #expect(HTMLEscaping.escape("\"\u{301} '\u{301}") == "&quot;\u{301} &#39;\u{301}")
     }
 
     /// `/metrics` sends pre-compressed bytes, the landing page and `/health` are compressed by

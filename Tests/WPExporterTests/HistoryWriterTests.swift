@@ -239,6 +239,16 @@ import WPTestSupport
         await second.shutdown()
     }
 
+    /// A refused configuration is journaled by the keys its reason names, never by the values
+    /// it quotes (a refused file's secrets are not the running ones the log masks).
+    @Test func aRefusalIsJournaledByItsKeysNotItsValues() {
+        let reason = "winpower.password: \"hunter2.secret\" is not allowed here; history.retention_days: -1 is below 1; "
+            + "line 3: mapping values are not allowed (pass.word: zz.yy)"
+        let journaled = HistoryWriter<ManualClock>.refusal(reason)
+        #expect(journaled == "the configuration was refused (winpower.password, history.retention_days); the log says why")
+        #expect(HistoryWriter<ManualClock>.refusal("cannot read /etc/wp.yml") == "the configuration was refused; the log says why")
+    }
+
     /// An upgrade from 0.3.0: its data directory (a version 3 state file, no history.db) keeps
     /// every energy total; the history starts beside it, its journal with the exporter's start.
     @Test func anUpgradeFrom030KeepsTheTotalsAndStartsTheHistory() async throws {

@@ -84,6 +84,21 @@ import WPTestSupport
     }
 
     /// The view `slot_values` gives each slot in units: mean, least and greatest, the energy in kWh.
+    /// A row another program wrote with impossible values (a negative distance, values past
+    /// any reading) is read without a trap: that metric of the slot is left out, the rest kept.
+    @Test func aRowWithImpossibleValuesLosesOnlyThoseValues() throws {
+        let store = try HistoryStore(path: path())
+        var slot = HistorySlot(ups: ups, start: 1_764_115_200)
+        slot.add(sample(1_764_115_210, watts: 100, charge: 95))
+        try store.write([slot])
+        try store.database.execute("UPDATE slot SET load_w_below = -5, charge = 9223372036854775807, charge_above = 9223372036854775807")
+        let read = try store.slots(of: ups, tier: .fiveMinutes, from: 0, to: .max)
+        #expect(read.count == 1)
+        #expect(read.first?.range(.loadWatts) == nil && read.first?.range(.batteryCharge) == nil)
+        #expect(read.first?.mean(.inputFrequency) == 49.98, "the other values kept")
+        #expect(try store.slots(tier: .hour, from: 0, to: .max).count == 1)
+    }
+
     @Test func theViewGivesSlotsInUnits() throws {
         let store = try HistoryStore(path: try path())
         let start: Int64 = 1_764_115_200

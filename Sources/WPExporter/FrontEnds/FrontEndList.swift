@@ -174,7 +174,7 @@ package final class FrontEndList<C: Clock>: Sendable where C.Duration == Duratio
                 warnings.append("\(member.factory.section): \(error)")
             }
             guard running else { continue }
-            (old.frontEnd as? any ConfigurationObserving)?.configuration(.replaced)
+            (old.frontEnd as? any ConfigurationObserving)?.configuration(.replaced(bySuccessor: member.frontEnd != nil))
             old.stop.continuation.yield()
             for await _ in old.stopped.stream {}
             do {

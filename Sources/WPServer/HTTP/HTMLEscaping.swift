@@ -8,14 +8,16 @@ package enum HTMLEscaping {
         }
         var out = ""
         out.reserveCapacity(text.utf8.count + 16)
-        for character in text {
-            switch character {
+        // By Unicode scalar, not by character: a quote followed by a combining mark is one
+        // character, and must still be escaped.
+        for scalar in text.unicodeScalars {
+            switch scalar {
             case "&": out += "&amp;"
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
             case "'": out += "&#39;"
-            default: out.append(character)
+            default: out.unicodeScalars.append(scalar)
             }
         }
         return out
