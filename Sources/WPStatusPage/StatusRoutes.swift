@@ -165,7 +165,7 @@ extension StatusPage {
                 row: row, model: model, history: history(server: row.server, device: row.deviceID) ?? [],
                 outages: outages(server: row.server, device: row.deviceID) ?? [],
                 exposition: exposition(server: row.server, device: row.deviceID), now: model.generatedAt,
-                historyAvailable: trend != nil, trend: trend)
+                trend: trend)
         }
         let name = "ups-" + language.rawValue + "-" + row.server + "\u{1F}" + row.deviceID
         guard let source = historySource, source.settings().enabled else {
@@ -210,9 +210,7 @@ extension StatusPage {
         case (.success(let slots), .success(let events)): (query, kinds) = (slots, events.kinds)
         case (.failure(let error), _), (_, .failure(let error)):
             // Said in the page, over the last 24 hours.
-            var (trend, _) = range == "24h" && kind.isEmpty
-                ? (StatusRender.UPSTrend(range: "24h", kind: "", from: now - 86_400, to: now + 1, step: HistoryTier.fiveMinutes.seconds), 0)
-                : await self.trend(row, range: "24h", kind: "", source: source)
+            var (trend, _) = await self.trend(row, range: "24h", kind: "", source: source)
             trend.problem = error.message
             return (trend, error.status)
         }

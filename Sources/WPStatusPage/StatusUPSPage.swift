@@ -14,8 +14,6 @@ extension StatusRender {
         package var outages: [OutageRecord]
         package var exposition: [String]
         package var now: Date
-        /// Whether the history database answers (`/status/history.*` and `/status/events.*`).
-        package var historyAvailable = false
         /// What the history database answered for the page's range, when the history is on.
         package var trend: UPSTrend?
     }
