@@ -24,13 +24,13 @@ import WPTestSupport
 
     /// Sample instants shared by all devices: every 5 s ± 0.5 s (seeded).
     static func sampleTimes() -> [Double] {
-        var generator = SeededGenerator(seed: 2024)
+        var generator = SplitMix64(seed: 2024)
         return (0...Int(day / 5)).map { Double($0) * 5 + Double.random(in: -0.5...0.5, using: &generator) }
     }
 
     /// Cycles at which `device` reports nothing (a few dropped samples per device).
     static func dropped(device: Int) -> Set<Int> {
-        var generator = SeededGenerator(seed: UInt64(100 + device))
+        var generator = SplitMix64(seed: UInt64(100 + device))
         return Set((0..<12).map { _ in Int.random(in: 1..<17_280, using: &generator) })
     }
 

@@ -100,7 +100,7 @@ import WPTestSupport
     }
 
     @Test func totalsNeverDecreaseOnRandomInput() {
-        var generator = SeededGenerator(seed: 42)
+        var generator = SplitMix64(seed: 42)
         var integrator = makeIntegrator(maxGap: .seconds(20))
         var previous: [String: Double] = [:]
         var time = 0.0

@@ -173,7 +173,7 @@ import WPTestSupport
     /// outage, and the sum of many outages' errors stays far below one interval per outage.
     @Test(arguments: [1.0, 5.0, 30.0])
     func timeOnBatteryIsWithinOneIntervalPerOutageOfTheTruth(interval: Double) {
-        var generator = SeededGenerator(seed: 23)
+        var generator = SplitMix64(seed: 23)
         var integrator = makeIntegrator(maxGap: .seconds(120))
         var truth = 0.0
         var time = Double.random(in: 0..<interval, using: &generator)
@@ -225,7 +225,7 @@ import WPTestSupport
     /// Random sequences of modes, connections, gaps and restarts: no total ever decreases, and
     /// observed outages never exceed transfers.
     @Test func totalsNeverDecrease() {
-        var generator = SeededGenerator(seed: 17)
+        var generator = SplitMix64(seed: 17)
         var integrator = makeIntegrator(maxGap: .seconds(30))
         var time = 0.0
         var previous = OutageLedger()

@@ -1,18 +1,18 @@
 import Foundation
 import Testing
 import WPTestThreads
+import WPTestSupport
 import WPLogging
 
 /// Deterministic pseudo-random strings (fixed seed) rich in control characters, quotes,
 /// backslashes, line separators and non-ASCII text, pushed through both encoders.
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct EscapingPropertyTests {
     struct Generator {
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var random: SplitMix64
 
-        mutating func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(bound))
-        }
+        init(seed: UInt64 = 1) { random = SplitMix64(seed: seed) }
+
+        mutating func next(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &random) }
 
         mutating func string() -> String {
             let pool: [Unicode.Scalar] = ["\n", "\r", "\t", "\u{0}", "\u{1B}", "\u{7F}", "\u{85}", "\u{9B}",
@@ -45,7 +45,7 @@ import WPLogging
     }
 
     @Test func consoleLinesAreOneLineWithoutRawControlCharacters() {
-        var generator = Generator(state: 42)
+        var generator = Generator(seed: 42)
         let encoder = ConsoleLogEncoder()
         for _ in 0..<500 {
             let text = generator.string()

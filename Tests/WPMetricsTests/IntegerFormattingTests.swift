@@ -1,5 +1,6 @@
 import Testing
 import WPTestThreads
+import WPTestSupport
 @testable import WPMetrics
 
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct IntegerFormattingTests {

@@ -1,22 +1,11 @@
 import Testing
 import WPTestThreads
+import WPTestSupport
 @testable import WPSNMP
-
-/// SplitMix64: a seeded generator, so that every run checks the same inputs.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct BERPropertyTests {
     @Test func randomOIDsAndValuesRoundTrip() throws {
-        var random = SplitMix64(state: 41)
+        var random = SplitMix64(seed: 41)
         for _ in 0..<2_000 {
             let count = Int.random(in: 2...OID.maxComponents, using: &random)
             var components = [UInt32.random(in: 0...2, using: &random)]
@@ -48,7 +37,7 @@ private struct SplitMix64: RandomNumberGenerator {
     /// Random corruptions of valid requests: the agent answers or drops each, never crashes,
     /// and never answers beyond the size bound.
     @Test func corruptedRequestsAreAnsweredWithinBoundsOrDropped() throws {
-        var random = SplitMix64(state: 1628)
+        var random = SplitMix64(seed: 1628)
         let served = agent()
         let seeds = [sysDescrRequest,
                      request(BERTag.getBulkRequest, ["1.3.6.1.2.1.1", "1.3.6.1.2.1.33.1.3"], field1: 1, field2: 30),

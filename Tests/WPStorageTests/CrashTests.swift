@@ -33,7 +33,7 @@ import Glibc
             if !condition { problems.append(message) }
         }
         return try withTemporaryDirectory { directory in
-            var generator = SeededGenerator(seed: 0xC0FFEE)
+            var generator = SplitMix64(seed: 0xC0FFEE)
             var previous: [String: Double] = [:]
             var lastCompleted = 0
             var sources: [LoadedEnergyState.Source: Int] = [:]
