@@ -249,6 +249,26 @@ summary() {
     printf "  %-16s n=%d  p50=%.1f ms  p99=%.1f ms  max=%.1f ms  failed=%d\n" "$1" "$count" "$p50" "$p99" "$max" "$failures"
 }
 
+# wrk_p99 LABEL: wrk on $base/metrics for 15 s (2 threads, 10 connections); prints the
+# requests/s and the p99 as "$name: /metrics under wrk, LABEL: … requests/s, p99 …" (the
+# measurement scripts' scrape figure).
+wrk_p99() {
+    local out
+    out=$(wrk -t2 -c10 -d15s --latency "$base/metrics")
+    echo "$name: /metrics under wrk, $1: $(awk '$1 == "Requests/sec:" {print $2}' <<<"$out") requests/s," \
+        "p99 $(awk '$1 == "99%" {print $2}' <<<"$out")"
+}
+
+# timed_fetches LABEL URL...: fetches each URL once, in order, and prints their summary under
+# LABEL with the size of the first one's body (the measurement scripts' page figures).
+timed_fetches() {
+    local label=$1 url
+    shift
+    : >"$work/times"
+    for url in "$@"; do probe "$work/times" "$url"; done
+    summary "$label ($(curl -fsS "$1" | wc -c) bytes)" "$work/times"
+}
+
 # rss_mb PID: resident set size in MB now (VmRSS), 0 when the process is gone.
 rss_mb() { awk '/^VmRSS:/ {printf "%.1f\n", $2 / 1024; f = 1} END {if (!f) print 0}' "/proc/$1/status" 2>/dev/null || echo 0; }
 

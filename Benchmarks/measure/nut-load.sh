@@ -51,15 +51,6 @@ print(f"nut-load: {len(names)} UPSs listed; LIST VAR {ups} ({variables} variable
       f"p50 {times[1000]:.3f} ms, p99 {times[1979]:.3f} ms, max {times[-1]:.3f} ms")
 PY
 
-# wrk_p99 LABEL: 15 s of /metrics at 10 connections; prints requests/s and p99.
-wrk_p99() {
-    local out
-    out=$(wrk -t2 -c10 -d15s --latency "$base/metrics")
-    local p99 rps
-    p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
-    rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
-    echo "$name: /metrics under wrk, $1: $rps requests/s, p99 $p99"
-}
 wrk_p99 "no NUT clients"
 python3 - "$nut_port" 100 >"$work/idle.log" 2>&1 <<'PY' &
 import socket, sys, time

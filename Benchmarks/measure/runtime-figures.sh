@@ -141,7 +141,7 @@ to_ms() {  # a wrk latency such as 812.00us, 12.34ms, 1.02s -> milliseconds
         if (unit == "us") n /= 1000; else if (unit == "s") n *= 1000; else if (unit == "m") n *= 60000
         printf "%.2f", n }'
 }
-wrk_p99() { to_ms "$(awk '$1 == "99%" {print $2}' "$1")"; }
+p99_ms_of() { to_ms "$(awk '$1 == "99%" {print $2}' "$1")"; }
 wrk_errors() { grep -E "Socket errors|Non-2xx" "$1" | tr -s ' ' | tr '\n' ' ' || true; }
 
 results="$work/results"  # lines: revision-index round name value
@@ -206,7 +206,7 @@ measure() {  # $1: revision index, $2: round
     local busy; busy=$(threads "$exporter_pid")
     record "$index" "$round" threads_10 "$busy"
     wrk -t2 -c10 -d"${seconds}s" --latency -H 'Accept-Encoding: gzip' "$exporter_url/metrics" >"$work/wrk-exporter" 2>&1
-    local scrape; scrape=$(wrk_p99 "$work/wrk-exporter")
+    local scrape; scrape=$(p99_ms_of "$work/wrk-exporter")
     record "$index" "$round" metrics_p99_ms "$scrape"
     echo "   threads idle (1 server) $idle, with 10 servers $busy ($(threads "$exporter_pid") after the wrk run)"
     echo "   /metrics 10 connections: p99 $scrape ms, $(awk '/Requests\/sec/ {print $2}' "$work/wrk-exporter") req/s $(wrk_errors "$work/wrk-exporter")"
@@ -243,8 +243,8 @@ measure() {  # $1: revision index, $2: round
         wrk -t1 -c10 -d"${seconds}s" --latency -H 'Accept-Encoding: gzip' "$url/metrics" >"$work/wrk-embedder" 2>&1
         wait "$ping"
         local metrics_p99 ping_p99
-        metrics_p99=$(wrk_p99 "$work/wrk-embedder")
-        ping_p99=$(wrk_p99 "$work/wrk-ping")
+        metrics_p99=$(p99_ms_of "$work/wrk-embedder")
+        ping_p99=$(p99_ms_of "$work/wrk-ping")
         record "$index" "$round" "embedder_metrics_p99_ms_$route" "$metrics_p99"
         record "$index" "$round" "embedder_${route}_p99_ms" "$ping_p99"
         echo "   embedder, /metrics at 10 connections with /$route at 2: /metrics p99 $metrics_p99 ms" \

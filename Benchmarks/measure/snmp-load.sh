@@ -184,13 +184,6 @@ PY
 )
 python3 "$work/walk.py" "$agent_port" "load-community@$target" measure | sed "s/^/$name: walk of $target: /"
 
-wrk_p99() {
-    local out p99 rps
-    out=$(wrk -t2 -c10 -d15s --latency "$base/metrics")
-    p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
-    rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
-    echo "$name: /metrics under wrk, $1: $rps requests/s, p99 $p99"
-}
 # The exporter's own CPU (user + system, from /proc), without wrk: collections only, then
 # with 200 walks a second; what the walks cost the process, apart from the client's.
 hz=$(getconf CLK_TCK)

@@ -30,10 +30,8 @@ echo "$name: 1,000 UPSs; exporter $base; $(nproc) cores, $(uname -r)"
 sleep 6   # a publication of every UPS
 
 for target in "/status?lang=en" "/status?lang=zh" "/status.json?lang=en" "/status/ups?device=$(device_id 500)"; do
-    : >"$work/times"
-    for _ in $(seq 40); do probe "$work/times" "$base$target"; done
-    bytes=$(curl -fsS "$base$target" | wc -c)
-    summary "$target ($bytes bytes)" "$work/times"
+    mapfile -t urls < <(for _ in $(seq 40); do echo "$base$target"; done)
+    timed_fetches "$target" "${urls[@]}"
 done
 
 # 50 browsers refreshing every 10 s: 5 requests a second, one in ten a whole page.
@@ -51,13 +49,6 @@ while time.monotonic() < end:
 print(f"browsers: {n} requests in {seconds:.0f} s")
 PY
 
-wrk_p99() {
-    local out p99 rps
-    out=$(wrk -t2 -c10 -d15s --latency "$base/metrics")
-    p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
-    rps=$(awk '$1 == "Requests/sec:" {print $2}' <<<"$out")
-    echo "$name: /metrics under wrk, $1: $rps requests/s, p99 $p99"
-}
 wrk_p99 "no browsers"
 python3 "$work/browsers.py" "$base" 16 &
 browsers=$!
