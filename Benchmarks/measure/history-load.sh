@@ -7,12 +7,14 @@
 #   1. the database's size on disk;
 #   2. UPS pages at 24 h, 7 days, 30 days and 1 year: 40 fetches each, every fetch a different
 #      UPS, so every one is rendered from the database (nothing cached): p50, p99, max, size;
-#   3. /status with its sparklines (English and Chinese), 40 fetches: the first after a
+#   3. the history API (30 days, 1 year, JSON and CSV) and the events API for 40 UPSs, each a
+#      different UPS (the APIs cache nothing): p50, p99;
+#   4. /status with its sparklines (English and Chinese), 40 fetches: the first after a
 #      publication renders (max), the rest are the publication's cached body (p50);
-#   4. /metrics under wrk (2 threads, 10 connections, 15 s) alone, then while a client plays 50
+#   5. /metrics under wrk (2 threads, 10 connections, 15 s) alone, then while a client plays 50
 #      browsers each opening the 30-day page of a random UPS every 10 s (5 pages a second, both
 #      languages, gzip accepted): p99 of each (goal: within 10 %);
-#   5. the exporter's resident memory.
+#   6. the exporter's resident memory.
 #
 #   Benchmarks/measure/history-load.sh [FILLED_DIR]
 #       FILLED_DIR: a directory holding a history.db filled for the simulator's 1,000 UPSs. By
@@ -60,6 +62,12 @@ for range in 24h 7d 30d 1y; do
     mapfile -t urls < <(for index in $(seq 100 10 490); do echo "$base/status/ups?device=$(device_id "$index")&range=$range"; done)
     timed_fetches "UPS page $range" "${urls[@]}"
 done
+
+for query in "history.json?range=30d" "history.json?range=1y" "history.csv?range=30d" "events.json?range=30d"; do
+    mapfile -t urls < <(for index in $(seq 500 10 890); do echo "$base/status/${query%%\?*}?device=$(device_id "$index")&${query#*\?}"; done)
+    timed_fetches "/status/$query" "${urls[@]}"
+done
+timed_fetches "/status/events.json (fleet, 30 days, 200 events)" "$base/status/events.json" "$base/status/events.json"
 
 for target in "/status?lang=en" "/status?lang=zh"; do
     mapfile -t urls < <(for _ in $(seq 40); do echo "$base$target"; done)

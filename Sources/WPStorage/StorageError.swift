@@ -56,11 +56,14 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
     /// one, what to do.
     public var description: String {
         switch self {
+        case .locked(let lockFile, let pid) where pid == getpid():
+            return "data directory is already open in this process (pid \(pid!)): lock \(lockFile) is held by another "
+                + "store or exporter it runs; close that one first or give this one another storage.data_dir"
         case .locked(let lockFile, let pid):
             return "data directory is in use by \(Self.owner(pid)): lock \(lockFile) is held; "
                 + "stop that process or give this one another storage.data_dir"
         case .lockTaken(let lockFile, let pid):
-            let owner = Self.owner(pid)
+            let owner = pid == getpid() ? "another store or exporter of this process (pid \(pid!))" : Self.owner(pid)
             return "the data directory's lock was lost: its lock file \(lockFile) was removed or replaced while "
                 + "running and \(owner) holds the new one; not saving into a directory another exporter uses "
                 + "(stop one of them, or give them different storage.data_dir)"

@@ -91,6 +91,10 @@ import Glibc
                 #expect(throws: StorageError.locked(lockFile: directory + "/wpexporter.lock", ownerPID: getpid())) {
                     _ = try FileEnergyStore(configuration: StorageConfiguration(dataDirectory: directory), logger: .disabled)
                 }
+                // Named as this process, never as "another process" with its own pid.
+                let said = StorageError.locked(lockFile: directory + "/wpexporter.lock", ownerPID: getpid()).description
+                #expect(said.contains("already open in this process (pid \(getpid()))"), "\(said)")
+                #expect(!said.contains("another process"), "\(said)")
             }
             // Released on close: a new store can open.
             try withStore(directory) { store in
