@@ -11,7 +11,7 @@ final class CaptureSink: LogSink {
     func write(_ record: LogRecord) { stored.withLock { $0.append(record) } }
 }
 
-@Suite struct BridgeLogHandlerTests {
+@Suite(.timeLimit(.minutes(3))) struct BridgeLogHandlerTests {
     private func makeLogger(_ sink: CaptureSink, level: LogLevel = .debug,
                             redactor: Redactor = Redactor()) -> Logger {
         let base = WPLogger(label: "service", level: level, sink: sink,

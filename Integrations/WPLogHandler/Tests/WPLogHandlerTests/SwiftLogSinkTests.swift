@@ -38,7 +38,7 @@ struct CapturingHandler: LogHandler {
 }
 
 /// WPLogging records into swift-log: an embedded exporter logs through the service's backend.
-@Suite struct SwiftLogSinkTests {
+@Suite(.timeLimit(.minutes(3))) struct SwiftLogSinkTests {
     @Test func recordsReachSwiftLogUnderTheNestedLabelWithLevelsAndFields() {
         let entries = CapturingHandler.Entries()
         let sink = SwiftLogSink(labelPrefix: "winpower") { label in

@@ -12,7 +12,7 @@ import WPServer
 /// The example's shape, end to end: a library that only knows swift-metrics, the process-wide
 /// swift-metrics backend bootstrapped with a WPMetrics registry, and that registry served by
 /// WPServer on a loopback socket (port 0).
-@Suite struct ExampleLoopbackTests {
+@Suite(.timeLimit(.minutes(3))) struct ExampleLoopbackTests {
     /// `MetricsSystem.bootstrap` may run once per process; this suite is the only one using it.
     static let registry: MetricRegistry = {
         let registry = MetricRegistry()

@@ -11,7 +11,7 @@ final class ProblemLog: Sendable {
     func append(_ problem: RegistryMetricsFactory.Problem) { stored.withLock { $0.append(problem) } }
 }
 
-@Suite struct RegistryMetricsFactoryTests {
+@Suite(.timeLimit(.minutes(3))) struct RegistryMetricsFactoryTests {
     let registry = MetricRegistry()
     let problems = ProblemLog()
     let factory: RegistryMetricsFactory

@@ -13,7 +13,7 @@ import WPSimulator
 
 /// The WinPower exporter as a Service: it collects until the group's graceful shutdown, then
 /// saves its totals; a failure stops the group naming the key at fault.
-@Suite struct ExporterServiceTests {
+@Suite(.timeLimit(.minutes(3))) struct ExporterServiceTests {
     static func configuration(baseURL: String, dataDirectory: String) -> ExporterConfiguration {
         var configuration = ExporterConfiguration()
         configuration.server.host = "127.0.0.1"

@@ -14,7 +14,7 @@ import WPServiceLifecycle
 /// A WPHTTPServer and a TickScheduler in one ServiceGroup, stopped by a real SIGTERM sent to this
 /// process. The group's signal handling is registered before it starts any service, so once the
 /// server listens the signal cannot kill the test process. The only suite that raises a signal.
-@Suite struct GracefulShutdownTests {
+@Suite(.timeLimit(.minutes(3))) struct GracefulShutdownTests {
     @Test func sigtermDrainsTheRequestAndTheRunInFlight() async throws {
         let sink = RecordingSink()
         let log = WPLogger(label: "test", level: .debug, sink: sink)

@@ -8,7 +8,7 @@ import WPServiceLifecycle
 
 /// Graceful shutdown triggered from code (`triggerGracefulShutdown()`), as a parent service
 /// or a test does; no signal involved.
-@Suite struct TriggeredShutdownTests {
+@Suite(.timeLimit(.minutes(3))) struct TriggeredShutdownTests {
     @Test func aTriggeredShutdownStopsTheScheduler() async throws {
         let runs = Mutex(0)
         let ran = Gate()
