@@ -49,7 +49,7 @@ final class StateWriter: Sendable {
     private struct Waiter {
         var id: UInt64
         var generation: UInt64
-        var continuation: CheckedContinuation<Outcome, Never>
+        var resume: @Sendable (Outcome) -> Void
     }
 
     private struct State {
@@ -130,35 +130,26 @@ final class StateWriter: Sendable {
     /// Suspends until a save covering `generation` ended, or `timeout` passed on the
     /// continuous clock. The calling thread is never blocked.
     func saved(_ generation: UInt64, timeout: Duration) async -> Outcome {
-        let timer = Mutex<Task<Void, Never>?>(nil)
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
-            let (id, ready) = state.withLock { state -> (UInt64, Outcome?) in
-                if let outcome = state.outcome(for: generation) { return (0, outcome) }
+        let id = Mutex<UInt64>(0)
+        return await BoundedWait.outcome(within: timeout, on: ContinuousClock(), orElse: .timedOut,
+                                         afterTimeout: { [self] in withdrawWaiter(id.withLock { $0 }) }) { done in
+            let ready = state.withLock { state -> Outcome? in
+                if let outcome = state.outcome(for: generation) { return outcome }
                 state.nextWaiter += 1
-                state.waiters.append(Waiter(id: state.nextWaiter, generation: generation, continuation: continuation))
-                return (state.nextWaiter, nil)
+                state.waiters.append(Waiter(id: state.nextWaiter, generation: generation, resume: done))
+                id.withLock { $0 = state.nextWaiter }
+                return nil
             }
-            if let ready {
-                continuation.resume(returning: ready)
-                return
-            }
-            timer.withLock { timer in
-                timer = Task {
-                    try? await Task.sleep(for: timeout)
-                    self.resumeWaiter(id, with: .timedOut)
-                }
-            }
+            if let ready { done(ready) }
         }
-        timer.withLock { $0?.cancel() }
-        return result
     }
 
-    private func resumeWaiter(_ id: UInt64, with outcome: Outcome) {
-        let waiter = state.withLock { state -> Waiter? in
-            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-            return state.waiters.remove(at: index)
-        }
-        waiter?.continuation.resume(returning: outcome)
+    /// Waiters registered and not yet woken or withdrawn (for tests).
+    var waiterCount: Int { state.withLock { $0.waiters.count } }
+
+    /// Removes a waiter whose wait timed out, so a save that never ends keeps no one's closure.
+    private func withdrawWaiter(_ id: UInt64) {
+        state.withLock { state in state.waiters.removeAll { $0.id == id } }
     }
 
     /// Records the outcome of `job`'s save: its completion first, then every waiter it settles.
@@ -182,6 +173,6 @@ final class StateWriter: Sendable {
             return woken
         }
         state.broadcast()
-        for (waiter, outcome) in woken { waiter.continuation.resume(returning: outcome) }
+        for (waiter, outcome) in woken { waiter.resume(outcome) }
     }
 }

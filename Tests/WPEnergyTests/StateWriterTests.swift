@@ -36,4 +36,23 @@ import WPStorage
         #expect(saves.load(ordering: .relaxed) == 1)
         #expect(completions.withLock { $0.last?.1 } == nil)
     }
+
+    /// A wait that times out while the save hangs says so and leaves no waiter behind; the save,
+    /// once it ends, is seen by the next wait.
+    @Test func aWaitThatTimesOutWithdrawsItsWaiter() async {
+        let gate = WPConditionLock(false)
+        let writer = StateWriter(save: { _ in
+            gate.wait(until: Deadline(after: .seconds(120)), for: { $0 }) { _, _ in }
+            return nil
+        })
+        let ignore: StateWriter.Completion = { _, _ in }
+        #expect(writer.submit(EnergyState(), generation: 1, completion: ignore))
+        #expect(await writer.saved(1, timeout: .milliseconds(20)) == .timedOut)
+        #expect(await writer.saved(1, timeout: .milliseconds(20)) == .timedOut)
+        #expect(writer.waiterCount == 0)
+        gate.withLock { $0 = true }
+        gate.broadcast()
+        #expect(await writer.saved(1, timeout: .seconds(60)) == .saved)
+        #expect(writer.waiterCount == 0)
+    }
 }
