@@ -33,11 +33,17 @@ package final class HistoryReader: Sendable {
         await answer { path in Self.read(query, path: path) }
     }
 
-    /// Every UPS's 5-minute slots that start in `from..<to` (none without a database yet): what
-    /// the status pages' memory starts from after a restart.
-    package func fiveMinuteSlots(from: Int64, to: Int64) async -> Result<[HistorySlot], HistoryQueryError> {
+    /// Every UPS's 5-minute slots that start in `from..<to`, folded into `initial` by `fold`
+    /// one slot at a time on a reader thread (a day of them for 1,000 UPSs is 288,000 slots:
+    /// never held at once); `initial` when there is no database yet.
+    package func foldFiveMinuteSlots<T: Sendable>(from: Int64, to: Int64, into initial: T,
+                                                  _ fold: @escaping @Sendable (inout T, HistorySlot) -> Void) async -> Result<T, HistoryQueryError> {
         await answer { path in
-            Self.withStore(path) { store throws(SQLiteError) in try store.slots(tier: .fiveMinutes, from: from, to: to) }.map { $0 ?? [] }
+            Self.withStore(path) { store throws(SQLiteError) -> T in
+                var result = initial
+                try store.forEachSlot(tier: .fiveMinutes, from: from, to: to) { fold(&result, $0) }
+                return result
+            }.map { $0 ?? initial }
         }
     }
 

@@ -176,6 +176,16 @@ package final class SQLiteDatabase {
         return try statement.rows(parameters)
     }
 
+    /// Runs `sql` with `parameters` bound and hands each row to `body` as it comes, so a long
+    /// answer is never held whole.
+    package func forEachRow(_ sql: String, _ parameters: [SQLiteValue] = [],
+                            _ body: ([SQLiteValue]) throws(SQLiteError) -> Void) throws(SQLiteError) {
+        let statement = try prepare(sql)
+        defer { statement.finalize() }
+        try statement.bind(parameters)
+        while try statement.step() { try body(statement.row) }
+    }
+
     /// Rows the last `INSERT`, `UPDATE` or `DELETE` changed.
     package var changes: Int64 { handle.map { wp_sqlite_changes($0) } ?? 0 }
 

@@ -136,14 +136,13 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
     package func seed(from reader: HistoryReader) async {
         let now = wallClock()
         let end = Int64(now.timeIntervalSince1970.rounded(.down))
-        guard case .success(let slots) = await reader.fiveMinuteSlots(from: end - 86_400, to: end + 1), !slots.isEmpty else { return }
-        var histories: [String: StatusHistory] = [:]
-        for slot in slots {
+        let folded = await reader.foldFiveMinuteSlots(from: end - 86_400, to: end + 1, into: [String: StatusHistory]()) { histories, slot in
             let key = slot.ups.server.isEmpty ? slot.ups.device : EnergyKey.qualified(server: slot.ups.server, device: slot.ups.device)
             histories[key, default: StatusHistory()].seed(
                 slot: Int(slot.start / HistoryTier.fiveMinutes.seconds), load: slot.mean(.loadPercent),
                 battery: slot.mean(.batteryCharge), inputVoltage: slot.mean(.inputVoltage))
         }
+        guard case .success(let histories) = folded, !histories.isEmpty else { return }
         state.withLock { state in
             for (key, history) in histories {
                 if state.tracked[key] != nil {
