@@ -11,8 +11,9 @@ import WPRuntime
 /// (WAL: it never waits for the writer, nor the writer for it). Never on an event loop or
 /// Swift's pool; at most ``maxWaiting`` queries wait, more are answered 503 at once.
 package final class HistoryReader: Sendable {
-    /// Queries that may wait for a thread.
-    package static let maxWaiting = 16
+    /// Queries that may wait for a thread: 200 browsers opening UPS pages at once wait (a few
+    /// milliseconds each for a 24-hour page) rather than being refused.
+    package static let maxWaiting = 256
 
     /// `history.db`'s path.
     package let path: String
@@ -53,6 +54,23 @@ package final class HistoryReader: Sendable {
             Self.withStore(path) { store throws(SQLiteError) in
                 try store.events(ups: query.ups, kinds: query.kinds, from: query.from, to: query.to, limit: query.limit)
             }.map { $0 ?? [] }
+        }
+    }
+
+    /// The slots `query` asks for (`nil` when the database has no such UPS) and the events of
+    /// each of `events`, read together: one wait for a thread and one connection, as a UPS page
+    /// asks (its chart, its marks, its outages and its list).
+    package func slots(_ query: HistoryQuery, events: [HistoryEventQuery])
+        async -> Result<(slots: [HistorySlot]?, events: [[HistoryEvent]]), HistoryQueryError> {
+        await answer { path in
+            Self.withStore(path) { store throws(SQLiteError) -> (slots: [HistorySlot]?, events: [[HistoryEvent]]) in
+                let slots = try store.knows(query.ups) ? try store.slots(of: query.ups, tier: query.tier, from: query.from, to: query.to) : nil
+                var found: [[HistoryEvent]] = []
+                for each in events {
+                    found.append(try store.events(ups: each.ups, kinds: each.kinds, from: each.from, to: each.to, limit: each.limit))
+                }
+                return (slots, found)
+            }.map { $0 ?? (nil, events.map { _ in [] }) }
         }
     }
 

@@ -216,39 +216,27 @@ extension StatusPage {
         }
         var trend = StatusRender.UPSTrend(range: range, kind: kind, from: query.from, to: query.to, step: query.tier.seconds)
         var status = 200
-        func failed(_ error: HistoryQueryError) {
-            trend.problem = trend.problem ?? error.message
-            status = max(status, error.status)
-        }
-        switch await source.reader.slots(query) {
-        case .success(let slots): trend.slots = slots ?? []
-        case .failure(let error): failed(error)
-        }
-        switch await source.reader.events(HistoryEventQuery(ups: query.ups, from: query.from, to: query.to, limit: Self.marksRead)) {
-        case .success(let events): trend.marks = events
-        case .failure(let error): failed(error)
-        }
-        // The outages shaded: the power events of the range on their own (alarms flapping
-        // cannot push them out of the marks).
+        // One read: the chart's slots, the marks, the outages shaded (the power events of the
+        // range on their own: alarms flapping cannot push them out of the marks) and, with a
+        // filter, the list.
         let power: [HistoryEvent.Kind] = [.onBattery, .mainsBack]
-        switch await source.reader.events(HistoryEventQuery(ups: query.ups, kinds: power, from: query.from, to: query.to,
-                                                            limit: Self.marksRead)) {
-        case .success(let events):
-            trend.power = events
-            trend.powerLimited = events.count >= Self.marksRead
-        case .failure(let error): failed(error)
+        var asked = [HistoryEventQuery(ups: query.ups, from: query.from, to: query.to, limit: Self.marksRead),
+                     HistoryEventQuery(ups: query.ups, kinds: power, from: query.from, to: query.to, limit: Self.marksRead)]
+        if !kinds.isEmpty {
+            asked.append(HistoryEventQuery(ups: query.ups, kinds: kinds, from: query.from, to: query.to, limit: Self.eventsListed + 1))
         }
-        if kinds.isEmpty {
-            trend.listed = Array(trend.marks.prefix(Self.eventsListed))
-            trend.listLimited = trend.marks.count > Self.eventsListed
-        } else {
-            let listed = HistoryEventQuery(ups: query.ups, kinds: kinds, from: query.from, to: query.to, limit: Self.eventsListed + 1)
-            switch await source.reader.events(listed) {
-            case .success(let events):
-                trend.listed = Array(events.prefix(Self.eventsListed))
-                trend.listLimited = events.count > Self.eventsListed
-            case .failure(let error): failed(error)
-            }
+        switch await source.reader.slots(query, events: asked) {
+        case .success(let read):
+            trend.slots = read.slots ?? []
+            trend.marks = read.events[0]
+            trend.power = read.events[1]
+            trend.powerLimited = read.events[1].count >= Self.marksRead
+            let listed = kinds.isEmpty ? read.events[0] : read.events[2]
+            trend.listed = Array(listed.prefix(Self.eventsListed))
+            trend.listLimited = listed.count > Self.eventsListed
+        case .failure(let error):
+            trend.problem = error.message
+            status = error.status
         }
         return (trend, status)
     }
