@@ -11,6 +11,15 @@ Prints each difference with its line and exits 1 when there is one.
 """
 import json, os, re, sys
 
+def declared(target):
+    """The targets and products `target` depends on, by name (also used by check-imports.sh)."""
+    names = set()
+    for dependency in target["dependencies"]:
+        for kind in ("byName", "target", "product"):
+            if kind in dependency:
+                names.add(dependency[kind][0])
+    return names
+
 def thread_names():
     """Literal thread names in Sources/: name → first place."""
     names = {}
@@ -32,13 +41,6 @@ def thread_names():
 def main() -> int:
     package = json.load(sys.stdin)
     targets = {t["name"]: t for t in package["targets"] if t["type"] != "test"}
-    def dependencies(target):
-        names = set()
-        for dependency in target["dependencies"]:
-            for kind in ("byName", "target", "product"):
-                if kind in dependency:
-                    names.add(dependency[kind][0])
-        return names
     c_targets = {name for name, t in targets.items()
                  if t["type"] == "system-target" or name.startswith("WPC") and name[3:4].isupper()}
     lines = open("docs/architecture.md", encoding="utf-8").read().split("\n")
@@ -71,7 +73,7 @@ def main() -> int:
                 if re.match(r"\s*all\b", cell):
                     continue
                 listed = {word for word in re.findall(r"[A-Za-z0-9_]+", cell) if word in targets}
-                actual = dependencies(targets[name])
+                actual = declared(targets[name])
                 if listed != actual:
                     said = []
                     if actual - listed: said.append("missing " + ", ".join(sorted(actual - listed)))
@@ -97,4 +99,5 @@ def main() -> int:
     print(f"check-architecture: ok ({len(targets)} targets, {len(threads)} thread names)")
     return 0
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

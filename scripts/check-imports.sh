@@ -13,7 +13,7 @@ manifest=$(mktemp)
 trap 'rm -f "$manifest"' EXIT
 swift package dump-package >"$manifest"
 python3 - "$manifest" <<'PY'
-import json, os, re, sys
+import importlib.util, json, os, re, sys
 
 system = {"Foundation", "FoundationEssentials", "FoundationNetworking", "Glibc", "Musl", "Darwin",
           "Synchronization", "Dispatch", "Testing", "XCTest", "_Concurrency", "os", "Android"}
@@ -27,13 +27,11 @@ def directory(target):
         return target["path"]
     return os.path.join("Tests" if target["type"] == "test" else "Sources", target["name"])
 
-def declared(target):
-    names = set()
-    for dependency in target["dependencies"]:
-        for kind in ("byName", "target", "product"):
-            if kind in dependency:
-                names.add(dependency[kind][0])
-    return names
+# A target's declared dependencies, read as scripts/check-architecture.py reads them.
+spec = importlib.util.spec_from_file_location("architecture", "scripts/check-architecture.py")
+architecture = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(architecture)
+declared = architecture.declared
 
 problems = []
 for name, target in sorted(targets.items()):
