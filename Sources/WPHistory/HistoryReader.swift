@@ -52,7 +52,7 @@ package final class HistoryReader: Sendable {
     package func events(_ query: HistoryEventQuery) async -> Result<[HistoryEvent], HistoryQueryError> {
         await answer { path in
             Self.withStore(path) { store throws(SQLiteError) in
-                try store.events(ups: query.ups, kinds: query.kinds, from: query.from, to: query.to, limit: query.limit)
+                try Self.events(query, in: store)
             }.map { $0 ?? [] }
         }
     }
@@ -64,12 +64,9 @@ package final class HistoryReader: Sendable {
         async -> Result<(slots: [HistorySlot]?, events: [[HistoryEvent]]), HistoryQueryError> {
         await answer { path in
             Self.withStore(path) { store throws(SQLiteError) -> (slots: [HistorySlot]?, events: [[HistoryEvent]]) in
-                let slots = try store.knows(query.ups) ? try store.slots(of: query.ups, tier: query.tier, from: query.from, to: query.to) : nil
                 var found: [[HistoryEvent]] = []
-                for each in events {
-                    found.append(try store.events(ups: each.ups, kinds: each.kinds, from: each.from, to: each.to, limit: each.limit))
-                }
-                return (slots, found)
+                for each in events { found.append(try Self.events(each, in: store)) }
+                return (try Self.slots(query, in: store), found)
             }.map { $0 ?? (nil, events.map { _ in [] }) }
         }
     }
@@ -106,9 +103,17 @@ package final class HistoryReader: Sendable {
 
     /// On a reader thread: the slots of `query`, `nil` when the UPS has none.
     static func read(_ query: HistoryQuery, path: String) -> Result<[HistorySlot]?, HistoryQueryError> {
-        withStore(path) { store throws(SQLiteError) -> [HistorySlot]? in
-            guard try store.knows(query.ups) else { return nil }
-            return try store.slots(of: query.ups, tier: query.tier, from: query.from, to: query.to)
-        }.map { $0 ?? nil }
+        withStore(path) { store throws(SQLiteError) in try slots(query, in: store) }.map { $0 ?? nil }
+    }
+
+    /// The slots of `query` in an open store, `nil` when the UPS has none.
+    private static func slots(_ query: HistoryQuery, in store: HistoryStore) throws(SQLiteError) -> [HistorySlot]? {
+        guard try store.knows(query.ups) else { return nil }
+        return try store.slots(of: query.ups, tier: query.tier, from: query.from, to: query.to)
+    }
+
+    /// The events of `query` in an open store, newest first.
+    private static func events(_ query: HistoryEventQuery, in store: HistoryStore) throws(SQLiteError) -> [HistoryEvent] {
+        try store.events(ups: query.ups, kinds: query.kinds, from: query.from, to: query.to, limit: query.limit)
     }
 }

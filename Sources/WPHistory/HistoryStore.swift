@@ -288,13 +288,6 @@ package final class HistoryStore {
         return rows.map { row in Self.slot(ups, start: row[0].integer ?? 0, row: Array(row.dropFirst())) }
     }
 
-    /// Every UPS's slots of `tier` that start in `from..<to`, by UPS and time.
-    package func slots(tier: HistoryTier, from: Int64, to: Int64) throws(SQLiteError) -> [HistorySlot] {
-        var slots: [HistorySlot] = []
-        try forEachSlot(tier: tier, from: from, to: to) { slots.append($0) }
-        return slots
-    }
-
     /// Every UPS's slots of `tier` that start in `from..<to`, by UPS then time, handed to `body`
     /// one at a time (a day of 5-minute slots for 1,000 UPSs is 288,000: never held at once).
     package func forEachSlot(tier: HistoryTier, from: Int64, to: Int64, _ body: (HistorySlot) -> Void) throws(SQLiteError) {
