@@ -16,6 +16,13 @@ func embedTheExporter(dc1: ExporterConfiguration.WinPower, dc2: ExporterConfigur
     return exporter
 }
 
+func loadAFile() throws -> LoadedConfiguration {
+    let schema = Exporter<ContinuousClock>.configurationSchema()
+    let loaded = try ConfigurationLoader.load(ConfigurationInputs(configPath: "/etc/myservice/winpower.yaml",
+                                                                  files: .system, schema: schema))
+    return loaded
+}
+
 func addAServer(to exporter: Exporter<ContinuousClock>, dc3: ExporterConfiguration.WinPower) async throws -> String {
     var next = exporter.configuration                     // the configuration in effect
     next.servers.append(ServerEntry(name: "dc3", winPower: dc3))

@@ -20,6 +20,7 @@ let package = Package(
     targets: [
         .target(name: "UPSModeLog", dependencies: [
             .product(name: "WPFrontEnd", package: "wpexporter"),
+            .product(name: "WPConfig", package: "wpexporter"),
             .product(name: "WPClient", package: "wpexporter"),
             .product(name: "WPLogging", package: "wpexporter"),
             .product(name: "WPMetrics", package: "wpexporter"),
@@ -27,6 +28,8 @@ let package = Package(
         .testTarget(name: "UPSModeLogTests", dependencies: [
             "UPSModeLog",
             .product(name: "WPExporterTesting", package: "wpexporter"),
+            .product(name: "WPExporter", package: "wpexporter"),
+            .product(name: "WPConfig", package: "wpexporter"),
             .product(name: "WPFrontEnd", package: "wpexporter"),
             .product(name: "WPRuntime", package: "wpexporter"),
         ]),

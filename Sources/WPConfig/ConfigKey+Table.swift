@@ -158,13 +158,5 @@ extension ConfigKey {
         ConfigKey("snmp.system.location", .string, default: nil,
                   "`sysLocation`: where the UPSs are; unset: empty."),
 
-        ConfigKey("history.enabled", .boolean, default: .boolean(true),
-                  "Keep each UPS's readings in 5-minute, hourly and daily slots in `history.db` in the data directory (SQLite: the system's libsqlite3; docs/storage.md)."),
-        ConfigKey("history.retention_days", .integer(1...3_650), default: .integer(30),
-                  "Days the 5-minute slots are kept."),
-        ConfigKey("history.hourly_retention_days", .integer(1...3_650), default: .integer(45),
-                  "Days the hourly slots are kept."),
-        ConfigKey("history.daily_retention_days", .integer(1...36_500), default: .integer(1_830),
-                  "Days the daily slots are kept."),
     ]
 }

@@ -33,10 +33,13 @@ public struct ConfigurationInputs: Sendable {
     public var files: FileAccess
     /// Which keys are required.
     public var purpose: Purpose
+    /// The keys read: the exporter's own and the sections its front ends declare.
+    public var schema: ConfigSchema
 
     /// Creates inputs.
     public init(configPath: String? = nil, flags: [Flag] = [], environment: [String: String] = [:],
-                files: FileAccess, purpose: Purpose = .server) {
+                files: FileAccess, purpose: Purpose = .server, schema: ConfigSchema = .exporter) {
+        self.schema = schema
         self.configPath = configPath
         self.flags = flags
         self.environment = environment
@@ -104,7 +107,7 @@ public struct LoadedConfiguration: Sendable {
         return inputs
     }
 
-    /// One line per key, in documentation order: `key  value  source`, secrets masked,
+    /// One line per key of the schema it was loaded with, in documentation order: `key  value  source`, secrets masked,
     /// unset optional keys shown as `(unset)`; then, with `servers`, each entry's values
     /// (``ServerSettings``).
     public func effectiveSettingsTable() -> String {
@@ -113,7 +116,7 @@ public struct LoadedConfiguration: Sendable {
     }
 
     private func keyTable() -> String {
-        var rows = ConfigKey.all.map { key -> (String, String, String) in
+        var rows = (inputs?.schema ?? .exporter).keys.map { key -> (String, String, String) in
             guard let setting = settings[key.name] else { return (key.name, "(unset)", "default") }
             return (key.name, setting.value.formatted(as: key.type), setting.source.description)
         }

@@ -1,6 +1,7 @@
 import WPRuntime
 
-/// The configuration reference generated from ``ConfigKey/all``.
+/// The configuration reference generated from a ``ConfigSchema`` (the exporter's keys and the
+/// sections its front ends declare).
 ///
 /// `docs/configuration.md` embeds ``markdown()`` between two marker comments; a test
 /// compares them, so the documentation cannot drift from the code.
@@ -13,7 +14,7 @@ package enum ConfigurationReference {
     /// The column titles of the English tables.
     public static let englishColumns = ["key", "type", "default", "environment", "flag", "description"]
 
-    /// One Markdown table per section: key, type, default, environment variables, flags and
+    /// One Markdown table per section of `schema`: key, type, default, environment variables, flags and
     /// description of every key.
     ///
     /// - Parameters:
@@ -21,15 +22,15 @@ package enum ConfigurationReference {
     ///   - description: the description of a key; ``ConfigKey/summary`` unless a translated page
     ///     gives its own (everything else in the table is the same in every language).
     /// - Returns: Markdown text ending with a newline.
-    public static func markdown(columns: [String] = englishColumns,
+    public static func markdown(_ schema: ConfigSchema = .exporter, columns: [String] = englishColumns,
                                 description: (ConfigKey) -> String = \.summary) -> String {
         precondition(columns.count == englishColumns.count, "six column titles")
         var out = ""
-        for section in ConfigKey.sections {
+        for section in schema.sectionNames {
             out += "### `\(section)`\n\n"
             out += "| " + columns.joined(separator: " | ") + " |\n"
             out += "|---|---|---|---|---|---|\n"
-            for key in ConfigKey.all where key.section == section {
+            for key in schema.keys where key.section == section {
                 let defaultText = key.defaultValue.map { "`\($0.formatted(as: key.type))`" } ?? "—"
                 let environment = ([key.environmentVariable] + key.environmentAliases).map { "`\($0)`" }
                 let flags = ([key.flag] + key.flagAliases).map { "`\($0)`" }

@@ -61,9 +61,6 @@ extension ExporterConfiguration {
             if let reason = LoadState.displayStringProblem(value) { check.problem(name, "\(value.debugDescription) \(reason)") }
         }
         check.integer("nut.battery_charge_low", nut.batteryChargeLow)
-        check.integer("history.retention_days", history.retentionDays)
-        check.integer("history.hourly_retention_days", history.hourlyRetentionDays)
-        check.integer("history.daily_retention_days", history.dailyRetentionDays)
         check.duration("nut.battery_runtime_low", nut.batteryRuntimeLow)
         check.integer("nut.max_connections", nut.maxConnections)
         for (id, ups) in nut.ups.sorted(by: { $0.key < $1.key }) {
@@ -73,6 +70,7 @@ extension ExporterConfiguration {
             if let low = ups.batteryChargeLow { check.integer("nut.battery_charge_low", low, shown: "nut.ups.\(id).battery_charge_low") }
             if let low = ups.batteryRuntimeLow { check.duration("nut.battery_runtime_low", low, shown: "nut.ups.\(id).battery_runtime_low") }
         }
+        for name in declaredSections.keys.sorted() { check.problems += declaredSections[name]?.problems() ?? [] }
         return check.problems
     }
 }

@@ -250,22 +250,9 @@ public struct ExporterConfiguration: Sendable, Equatable {
     public var nut = NUT()
     /// `snmp.*`.
     public var snmp = SNMP()
-    /// `history.*`.
-    public var history = History()
-
-    /// `history.*`: each UPS's readings kept in `history.db` in the data directory.
-    public struct History: Sendable, Equatable {
-        /// `history.enabled`.
-        public var enabled = true
-        /// `history.retention_days`: days the 5-minute slots are kept.
-        public var retentionDays = 30
-        /// `history.hourly_retention_days`.
-        public var hourlyRetentionDays = 45
-        /// `history.daily_retention_days`.
-        public var dailyRetentionDays = 1_830
-        /// Creates `history.*` with every key at its default (on, 30, 90 and 1,830 days).
-        public init() {}
-    }
+    /// The sections front ends declare (``ConfigSectionSettings``; `history`), by section name:
+    /// read and set through ``subscript(section:)``.
+    public var declaredSections: [String: DeclaredSectionValues] = [:]
 
     /// `snmp.*`: the SNMP agent (docs/snmp.md).
     public struct SNMP: Sendable, Equatable {

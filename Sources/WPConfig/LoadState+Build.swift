@@ -122,12 +122,22 @@ extension LoadState {
         config.snmp.systemName = string("snmp.system.name")
         config.snmp.systemContact = string("snmp.system.contact") ?? ""
         config.snmp.systemLocation = string("snmp.system.location") ?? ""
-        let history = config.history
-        config.history.enabled = boolean("history.enabled", history.enabled)
-        config.history.retentionDays = integer("history.retention_days", history.retentionDays)
-        config.history.hourlyRetentionDays = integer("history.hourly_retention_days", history.hourlyRetentionDays)
-        config.history.dailyRetentionDays = integer("history.daily_retention_days", history.dailyRetentionDays)
+        config.declaredSections = declaredSections()
         return config
+    }
+
+    /// The values of each section the schema's front ends declare, those that differ from the
+    /// defaults.
+    func declaredSections() -> [String: DeclaredSectionValues] {
+        var result: [String: DeclaredSectionValues] = [:]
+        for section in inputs.schema.sections {
+            var values: [String: ConfigValue] = [:]
+            for key in section.keys {
+                if let value = settings[key.name]?.value, value != key.defaultValue { values[key.name] = value }
+            }
+            if !values.isEmpty { result[section.name] = DeclaredSectionValues(section: section, values: values) }
+        }
+        return result
     }
 
     /// `energy.tariffs.*` as set (a price or hours that do not parse are left out: validation

@@ -19,6 +19,7 @@ extension LoadState {
         validateDurations()
         validateTexts()
         validateTariffs()
+        validateDeclaredSections()
         validateRequired()
         validateFiles()
         validateServers()
@@ -41,8 +42,19 @@ extension LoadState {
         }
     }
 
+    /// The rules across the keys of each declared section (its keys' types and ranges are
+    /// checked with every key's), each problem at the source of the key it names.
+    private mutating func validateDeclaredSections() {
+        for section in inputs.schema.sections {
+            let values = declaredSections()[section.name]?.values ?? [:]
+            for problem in section.problems(values) {
+                self.problem(problem.key, problem.key.flatMap { setting($0)?.source }, problem.message)
+            }
+        }
+    }
+
     private mutating func validateIntegers() {
-        for key in ConfigKey.all {
+        for key in inputs.schema.keys {
             guard case .integer(let range) = key.type, let setting = settings[key.name],
                   case .integer(let value) = setting.value, !range.contains(value) else { continue }
             problem(key.name, setting.source, "\(value) is out of range; must be \(range.lowerBound)–\(range.upperBound)")
@@ -67,7 +79,7 @@ extension LoadState {
     ]
 
     private mutating func validateDurations() {
-        for key in ConfigKey.all where key.type == .duration {
+        for key in inputs.schema.keys where key.type == .duration {
             if let (value, source) = duration(key.name), let reason = Self.durationProblem(key.name, value) {
                 problem(key.name, source, reason)
             }
@@ -84,7 +96,9 @@ extension LoadState {
 
     /// Why `value` is not a valid setting of the duration key `name` on its own, or nil.
     static func durationProblem(_ name: String, _ value: Duration) -> String? {
-        if let maximum = durationMaxima.first(where: { $0.name == name })?.max, value > maximum {
+        // A key without a maximum of its own (a declared section's) takes 366 days.
+        let maximum = durationMaxima.first(where: { $0.name == name })?.max ?? .seconds(366 * 86_400)
+        if value > maximum {
             return "\(DurationText.format(value)) is too long; must be at most \(DurationText.format(maximum))"
         }
         let atLeastOneSecond = ["scheduler.collection_interval", "storage.flush_interval", "push.interval", "energy.max_gap"]
@@ -365,7 +379,7 @@ extension LoadState {
     }
 
     private mutating func warnAboutIgnoredKeys() {
-        for key in ConfigKey.all {
+        for key in inputs.schema.keys {
             guard let reason = key.ignoredBecause, let setting = settings[key.name],
                   setting.source != .defaultValue else { continue }
             warning(key.name, setting.source, "has no effect: \(reason)")
@@ -374,7 +388,7 @@ extension LoadState {
 
     private mutating func warnAboutFilePermissions() {
         guard let path = filePath, let mode = inputs.files.permissions(path), mode & 0o044 != 0 else { return }
-        for name in ["winpower.password", "push.password"] where fileKeys.contains(name) {
+        for name in inputs.schema.keys.filter(\.isSecret).map(\.name) where fileKeys.contains(name) {
             warning(name, .file(path: path, position: nil),
                     "the file holds a password and is readable by other users (mode 0\(String(mode & 0o777, radix: 8))); "
                     + "run chmod 600 \(path)")

@@ -29,7 +29,7 @@ struct LoadState {
     var unreadPath: String?
 
     /// The sections a configuration file may hold: every key's section and `servers`.
-    static var fileSections: [String] { ConfigKey.sections + ["servers"] }
+    var fileSections: [String] { inputs.schema.sectionNames + ["servers"] }
 
     init(inputs: ConfigurationInputs) { self.inputs = inputs }
 
@@ -42,7 +42,7 @@ struct LoadState {
     }
 
     mutating func applyDefaults() {
-        for key in ConfigKey.all {
+        for key in inputs.schema.keys {
             if let value = key.defaultValue { settings[key.name] = ConfigSetting(value: value, source: .defaultValue) }
         }
     }
@@ -141,12 +141,12 @@ struct LoadState {
             applyServers(section.value, path: path)
             return
         }
-        guard ConfigKey.sections.contains(section.key) else {
-            if ConfigKey.named(section.key) != nil {
+        guard inputs.schema.sectionNames.contains(section.key) else {
+            if inputs.schema.key(named: section.key) != nil {
                 problem(section.key, position, "dotted keys are not supported in the file; nest the key under its section")
             } else {
-                problem(nil, position, "unknown section \"\(section.key)\"; allowed: \(Self.fileSections.joined(separator: ", "))"
-                        + Suggestion.hint(section.key, Self.fileSections))
+                problem(nil, position, "unknown section \"\(section.key)\"; allowed: \(fileSections.joined(separator: ", "))"
+                        + Suggestion.hint(section.key, fileSections))
             }
             return
         }
@@ -165,7 +165,7 @@ struct LoadState {
     private mutating func applyEntries(_ entries: [YAMLNode.Entry], under prefix: String, path: String) {
         for entry in entries {
             let name = prefix + "." + entry.key
-            if let group = entry.value.entries, ConfigKey.all.contains(where: { $0.name.hasPrefix(name + ".") }) {
+            if let group = entry.value.entries, inputs.schema.keys.contains(where: { $0.name.hasPrefix(name + ".") }) {
                 applyEntries(group, under: name, path: path)
                 continue
             }
@@ -177,10 +177,10 @@ struct LoadState {
                 parseNUTUPS(entry.value, path: path)
                 continue
             }
-            guard let key = ConfigKey.named(name) else {
-                let alias = ConfigKey.all.first { $0.flagAliases.contains("--" + name) }
+            guard let key = inputs.schema.key(named: name) else {
+                let alias = inputs.schema.keys.first { $0.flagAliases.contains("--" + name) }
                 let hint = alias.map { "; did you mean \"\($0.name)\"?" }
-                    ?? Suggestion.hint(name, ConfigKey.all.map(\.name))
+                    ?? Suggestion.hint(name, inputs.schema.keys.map(\.name))
                 problem(nil, .file(path: path, position: entry.keyPosition), "unknown key \"\(name)\"" + hint)
                 continue
             }
@@ -200,8 +200,8 @@ struct LoadState {
     mutating func applyEnvironment() {
         let prefix = ConfigKey.environmentPrefix
         let names = inputs.environment.keys.filter { $0.hasPrefix(prefix) }.sorted()
-        let known = ConfigKey.all.flatMap { [$0.environmentVariable] + $0.environmentAliases }
-        for key in ConfigKey.all {
+        let known = inputs.schema.keys.flatMap { [$0.environmentVariable] + $0.environmentAliases }
+        for key in inputs.schema.keys {
             let present = ([key.environmentVariable] + key.environmentAliases).compactMap { name -> (String, String)? in
                 guard let value = inputs.environment[name], !value.isEmpty else { return nil }
                 return (name, value)
@@ -221,8 +221,8 @@ struct LoadState {
 
     mutating func applyFlags() {
         for flag in inputs.flags {
-            guard let key = ConfigKey.forFlag(flag.name) else {
-                problem(nil, .flag(flag.name), "unknown flag" + Suggestion.hint(flag.name, ConfigKey.allFlags, quote: false))
+            guard let key = inputs.schema.key(forFlag: flag.name) else {
+                problem(nil, .flag(flag.name), "unknown flag" + Suggestion.hint(flag.name, inputs.schema.allFlags, quote: false))
                 continue
             }
             set(key, text: flag.value, source: .flag(flag.name))

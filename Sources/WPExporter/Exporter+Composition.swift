@@ -214,7 +214,7 @@ extension Exporter {
                         timeZone: costs.schedule.timeZone, costs: { costs.costs($0) })
         } ?? StatusCosts(timeZone: systemTimeZone(logger))
         let history = dataDirectory.map { directory in
-            StatusHistorySource(reader: HistoryReader(directory: directory), settings: { running.value.history })
+            StatusHistorySource(reader: HistoryReader(directory: directory), settings: { running.value[section: HistorySettings.self] })
         }
         return StatusPage(publication: publication, costs: shown,
                           wallClock: wallClock, sections: store.sections, logger: logger, history: history)

@@ -208,6 +208,28 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
+    /// The exporter's own front ends, in the order they are made and started: the composition's
+    /// one list (an embedder's, ``Options/frontEnds``, come after them).
+    static func frontEndFactories(listeners: Listeners) -> [FrontEndFactory<C>] {
+        [
+            .nut(makeListener: listeners.nut),
+            .snmp,
+            .push,
+            .history,
+        ]
+    }
+
+    /// Every configuration key the exporter reads: its own (`ConfigKey.all`), the sections its
+    /// front ends declare (`history`), then those of `frontEnds` (an embedder's
+    /// ``Options/frontEnds``). Load the configuration with it
+    /// (`ConfigurationInputs(…, schema:)`), so a declared section's keys are read from the file,
+    /// the environment and flags, listed by `check-config` and checked.
+    public static func configurationSchema(adding frontEnds: [FrontEndFactory<C>] = []) -> ConfigSchema {
+        (frontEndFactories(listeners: .sockets) + frontEnds).compactMap(\.declares).reduce(ConfigSchema.exporter) { schema, section in
+            schema.adding(section)
+        }
+    }
+
     /// Builds the exporter: opens the store (taking the data directory's lock) and the energy
     /// meter, makes every server's client and pipeline, the endpoints and the HTTP server.
     /// Nothing runs until ``run(onListening:reloadRequests:until:)`` or
@@ -230,12 +252,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         self.logger = logger
         // The front ends, made once the store is open; their connections fitted into the
         // open-files limit first (a limit too low to serve leaves the data directory alone).
-        let factories: [FrontEndFactory<C>] = [
-            .nut(makeListener: options.listeners.nut),
-            .snmp,
-            .push,
-            .history,
-        ] + options.frontEnds
+        let factories = Self.frontEndFactories(listeners: options.listeners) + options.frontEnds
         let openFiles = options.openFilesLimit()
         let budget = try Self.descriptorBudget(configuration, limit: openFiles, factories: factories, logger: logger)
         let running = RunningConfiguration(configuration)

@@ -12,8 +12,9 @@ public import WPLogging
 /// tool does.
 public enum ExporterSecrets {
     /// Makes every password of `configuration` a secret of `redactor`, each in the slot named
-    /// by its configuration path: `winpower.password`, `servers.<name>.password` and
-    /// `push.password`. Each call replaces the previous call's values and removes the slots of
+    /// by its configuration path: `winpower.password`, `servers.<name>.password`,
+    /// `push.password`, and each secret key of a section a front end declares
+    /// (`sections.<key>`). Each call replaces the previous call's values and removes the slots of
     /// servers that are gone, so a rotated password stops being masked and the set of secrets
     /// does not grow.
     ///
@@ -30,6 +31,10 @@ public enum ExporterSecrets {
             if let password = server.winPower.password { servers["servers.\(server.name).password"] = password.reveal() }
         }
         redactor.replaceSecrets(withPrefix: "servers.", by: servers)
+        // The secrets of the sections front ends declare, in slots `sections.<key>`.
+        var declared: [String: String] = [:]
+        for (key, value) in configuration.declaredSecrets { declared["sections." + key] = value }
+        redactor.replaceSecrets(withPrefix: "sections.", by: declared)
     }
 
     /// `base_url` without user information, query or fragment: how pages, logs and the

@@ -89,6 +89,9 @@ public struct FrontEndContext<C: Clock>: Sendable where C.Duration == Duration {
 public struct FrontEndFactory<C: Clock>: Sendable where C.Duration == Duration {
     /// The configuration section it serves (`nut`, `snmp`, `push`): how errors and reloads name it.
     public var section: String
+    /// The section it declares, when its keys are its own (``init(_:connections:make:)``): the
+    /// exporter's configuration schema holds them (`Exporter.configurationSchema(adding:)`).
+    public var declares: ConfigSchema.Section?
     /// Whether going from the first configuration to the second changes what it serves (a
     /// reload then makes it again).
     public var changed: @Sendable (_ running: ExporterConfiguration, _ next: ExporterConfiguration) -> Bool
@@ -116,6 +119,22 @@ public struct FrontEndFactory<C: Clock>: Sendable where C.Duration == Duration {
         self.changed = { !Self.equal(settings($0), settings($1)) }
         self.connections = connections
         self.make = make
+    }
+
+    /// A factory whose front end serves the section it declares, `Settings`: its keys are read
+    /// with the exporter's (file, environment, flags), listed by `check-config` and the
+    /// reference, and its secrets masked in the log; a reload whose `Settings` differ makes it
+    /// again. The front end reads them as `context.configuration[section: Settings.self]`.
+    ///
+    /// - Parameters:
+    ///   - settings: the section's settings type.
+    ///   - connections: the connections it holds at most (`nil`, the default: none).
+    ///   - make: makes it (`nil`: off under this configuration).
+    public init<Settings: ConfigSectionSettings>(
+        _ settings: Settings.Type, connections: @escaping @Sendable (ExporterConfiguration) -> Int? = { _ in nil },
+        make: @escaping @Sendable (FrontEndContext<C>) throws(FrontEndError) -> (any FrontEnd)?) {
+        self.init(section: Settings.section.name, settings: { $0[section: Settings.self] }, connections: connections, make: make)
+        declares = Settings.section.erased
     }
 
     /// Whether two settings are the same value of the same type.

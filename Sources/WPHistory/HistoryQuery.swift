@@ -1,4 +1,3 @@
-package import WPConfig
 import WPLogging
 import WPRuntime
 
@@ -39,7 +38,7 @@ package struct HistoryQuery: Sendable, Equatable {
     ///   unknown range or step, a time that does not parse, a range that ends before it starts,
     ///   a start beyond the chosen tier's retention, or more points than ``maxPoints``.
     package static func parse(_ parameter: (String) -> String?, now: Int64,
-                              retention: ExporterConfiguration.History) -> Result<HistoryQuery, HistoryQueryError> {
+                              retention: HistorySettings) -> Result<HistoryQuery, HistoryQueryError> {
         let values: [String: String]
         switch parameters(parameter, ["device", "server", "range", "from", "to", "step"]) {
         case .success(let read): values = read
@@ -193,7 +192,7 @@ extension HistoryTier {
     }
 
     /// How many days `history` keeps its slots, and the key that says so.
-    package func retention(in history: ExporterConfiguration.History) -> (days: Int, key: String) {
+    package func retention(in history: HistorySettings) -> (days: Int, key: String) {
         switch self {
         case .fiveMinutes: (history.retentionDays, "history.retention_days")
         case .hour: (history.hourlyRetentionDays, "history.hourly_retention_days")

@@ -76,12 +76,12 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
     private let written: WPCounter
     private let failed: WPCounter
 
-    /// The writer of `context.configuration.history`, or `nil` when it is off or the exporter
+    /// The writer of `context.configuration`'s `history.*`, or `nil` when it is off or the exporter
     /// keeps nothing on disk (no data directory).
     ///
     /// - Throws: ``FrontEndError/metrics(_:)`` when its metrics cannot be registered.
     package static func make(_ context: FrontEndContext<C>) throws(FrontEndError) -> HistoryWriter? {
-        let history = context.configuration.history
+        let history = context.configuration[section: HistorySettings.self]
         guard history.enabled, let directory = context.dataDirectory else { return nil }
         let writer = try HistoryWriter(path: HistoryStore.path(in: directory),
                                        history: history, context: context)
@@ -93,7 +93,7 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
         return writer
     }
 
-    private init(path: String, history: ExporterConfiguration.History, context: FrontEndContext<C>) throws(FrontEndError) {
+    private init(path: String, history: HistorySettings, context: FrontEndContext<C>) throws(FrontEndError) {
         self.path = path
         version = context.version
         logger = context.logger.component("history")
@@ -258,7 +258,7 @@ extension FrontEndFactory {
     /// The history writer of `history.*` (off with `history.enabled: false` or without a data
     /// directory); made again when `history.*` changes.
     package static var history: FrontEndFactory {
-        FrontEndFactory(section: "history", settings: { $0.history }) { context throws(FrontEndError) in
+        FrontEndFactory(HistorySettings.self) { context throws(FrontEndError) in
             try HistoryWriter<C>.make(context)
         }
     }
@@ -277,10 +277,10 @@ extension HistoryWriter: ConfigurationObserving {
     }
 
     /// What the journal says of a refused configuration: the configuration keys its reason
-    /// names (`history.retention_days`; words that begin with a section of ``ConfigKey/all``),
+    /// names (`history.retention_days`; words that begin with a section of the exporter's or `history`),
     /// and where the reason is.
     package static func refusal(_ reason: String) -> String {
-        let sections = Set(ConfigKey.all.compactMap { $0.name.split(separator: ".").first.map(String.init) } + ["servers"])
+        let sections = Set(ConfigSchema.exporter.adding(HistorySettings.self).sectionNames + ["servers"])
         var keys: [String] = []
         for word in reason.split(whereSeparator: { !($0.isLetter || $0.isNumber || "._[]".contains($0)) }) {
             var key = String(word)

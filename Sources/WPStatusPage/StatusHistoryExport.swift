@@ -1,4 +1,3 @@
-package import WPConfig
 package import WPHistory
 import WPLogging
 import WPRuntime
@@ -7,9 +6,9 @@ import WPRuntime
 /// and the `history.*` settings in effect (read per request: a reload applies at once).
 package struct StatusHistorySource: Sendable {
     package var reader: HistoryReader
-    package var settings: @Sendable () -> ExporterConfiguration.History
+    package var settings: @Sendable () -> HistorySettings
 
-    package init(reader: HistoryReader, settings: @escaping @Sendable () -> ExporterConfiguration.History) {
+    package init(reader: HistoryReader, settings: @escaping @Sendable () -> HistorySettings) {
         self.reader = reader
         self.settings = settings
     }

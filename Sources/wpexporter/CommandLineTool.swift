@@ -82,7 +82,8 @@ struct CommandLineTool: Sendable {
     private func load(_ options: ConfigurationOptions, purpose: ConfigurationInputs.Purpose) throws(ConfigurationError)
         -> LoadedConfiguration {
         try ConfigurationLoader.load(ConfigurationInputs(configPath: options.configPath, flags: options.flags,
-                                                         environment: environment, files: files, purpose: purpose))
+                                                         environment: environment, files: files, purpose: purpose,
+                                                         schema: .tool))
     }
 
     private func report(_ warnings: [ConfigDiagnostic]) {

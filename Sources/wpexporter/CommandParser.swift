@@ -111,9 +111,9 @@ enum CommandParser {
         let own = ["-c", "--config"]
         let demoOwn = command == "demo" ? ["--servers"] : []
         try walk(arguments, command: command,
-                 isKnown: { own.contains($0) || demoOwn.contains($0) || ConfigKey.forFlag($0) != nil },
-                 isBoolean: { ConfigKey.forFlag($0)?.type == .boolean },
-                 allNames: ["--config"] + demoOwn + ConfigKey.allFlags) { name, value throws(UsageError) in
+                 isKnown: { own.contains($0) || demoOwn.contains($0) || ConfigSchema.tool.key(forFlag: $0) != nil },
+                 isBoolean: { ConfigSchema.tool.key(forFlag: $0)?.type == .boolean },
+                 allNames: ["--config"] + demoOwn + ConfigSchema.tool.allFlags) { name, value throws(UsageError) in
             if demoOwn.contains(name) {
                 guard let count = Int(value), (1...maxDemoServers).contains(count) else {
                     throw UsageError(command: command,
@@ -141,4 +141,10 @@ enum CommandParser {
         }
         return .version(json: json)
     }
+}
+
+extension ConfigSchema {
+    /// The keys the command-line tool reads, checks and documents: the exporter's own and its
+    /// front ends' sections.
+    static let tool = Exporter<ContinuousClock>.configurationSchema()
 }

@@ -11,7 +11,7 @@ extension CommandLineTool {
         do {
             let loaded = try ConfigurationLoader.load(ConfigurationInputs(configPath: options.configPath, flags: options.flags,
                                                                           environment: environment, files: files,
-                                                                          purpose: .demo))
+                                                                          purpose: .demo, schema: .tool))
             configuration = loaded.configuration
             web = try loaded.configuration.server.webConfigFile.map { path throws(ConfigurationError) in
                 try WebConfiguration.load(path: path, files: files)

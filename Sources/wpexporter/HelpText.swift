@@ -191,7 +191,7 @@ enum HelpText {
     /// Every configuration key with its type, default, environment variables and flags.
     static var configuration: String {
         var out = "Configuration keys (flags > environment > file > defaults):\n"
-        for key in ConfigKey.all {
+        for key in ConfigSchema.tool.keys {
             let defaultText = key.defaultValue.map { "default \($0.formatted(as: key.type))" } ?? "no default"
             out += "\n\(key.name)  \(key.type.name), \(defaultText)\n"
             out += "    \(key.summary)\n"

@@ -6,7 +6,7 @@ import WPTestThreads
     /// One bad setting → exactly this problem description.
     @Test(arguments: [
         ("server:\n  prot: 1\n", #"./config.yaml:2:3: unknown key "server.prot"; did you mean "server.port"?"#),
-        ("servr:\n  port: 1\n", #"./config.yaml:1:1: unknown section "servr"; allowed: server, winpower, storage, scheduler, energy, logging, push, nut, snmp, history, servers; did you mean "server"?"#),
+        ("servr:\n  port: 1\n", #"./config.yaml:1:1: unknown section "servr"; allowed: server, winpower, storage, scheduler, energy, logging, push, nut, snmp, servers; did you mean "server"?"#),
         ("winpower:\n  url: https://x.example\n", #"./config.yaml:2:3: unknown key "winpower.url"; did you mean "winpower.base_url"?"#),
         ("server.port: 1\n", "./config.yaml:1:1: server.port: dotted keys are not supported in the file; nest the key under its section"),
         ("server:\n  port: abc\n", #"./config.yaml:2:9: server.port: "abc" must be a whole number"#),

@@ -305,7 +305,7 @@ import WPTestSupport
         let first = try #require(Self.writer(harness.exporter))
         await ServersHarness.until("the start journaled") { first.current.eventsWritten >= 1 }
         var next = harness.exporter.configuration
-        next.history.retentionDays = 10
+        next[section: HistorySettings.self].retentionDays = 10
         next.storage.dataDirectory = harness.dataDirectory + "-elsewhere"
         let applied = try await harness.exporter.apply(next)
         #expect(applied.needsRestart == ["storage"], "\(applied.needsRestart)")
@@ -313,10 +313,10 @@ import WPTestSupport
         let second = try #require(Self.writer(harness.exporter))
         #expect(second !== first)
         #expect(second.path == harness.dataDirectory + "/history.db")
-        #expect(harness.exporter.configuration.history.retentionDays == 10)
+        #expect(harness.exporter.configuration[section: HistorySettings.self].retentionDays == 10)
         #expect(harness.exporter.configuration.storage.dataDirectory == harness.dataDirectory)
         var refused = harness.exporter.configuration
-        refused.history.retentionDays = -1
+        refused[section: HistorySettings.self].retentionDays = -1
         await #expect(throws: ReloadRefusal.self) { try await harness.exporter.apply(refused) }
         // The journal: the start, the reload with its summary (its successor journals no start),
         // the refused one with why.
@@ -335,7 +335,7 @@ import WPTestSupport
 
     /// `history.enabled: false`, or energy kept in memory (no data directory): no writer.
     @Test func offWithoutADataDirectoryOrWhenDisabled() async throws {
-        let disabled = try await ExporterHarness(devices: 1, configureExporter: { $0.history.enabled = false })
+        let disabled = try await ExporterHarness(devices: 1, configureExporter: { $0[section: HistorySettings.self].enabled = false })
         #expect(Self.writer(disabled.exporter) == nil)
         await disabled.shutdown()
         let inMemory = try await ExporterHarness(devices: 1, energyStorage: .memory)

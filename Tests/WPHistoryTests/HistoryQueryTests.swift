@@ -6,7 +6,7 @@ import WPTestThreads
 /// The history API's parameters: ranges, times, steps, and what is said about bad ones.
 @Suite(.ownThreads, .timeLimit(.minutes(1))) struct HistoryQueryTests {
     let now: Int64 = 1_795_000_000  // 2026-11-18T11:06:40Z
-    let retention = ExporterConfiguration.History()
+    let retention = HistorySettings()
 
     func parse(_ parameters: [String: String]) -> Result<HistoryQuery, HistoryQueryError> {
         HistoryQuery.parse({ parameters[$0] }, now: now, retention: retention)

@@ -29,6 +29,32 @@ import WPExporter
         #expect(redactor.redact("push-Secret-2").contains("push-Secret-2"), "a replaced password is no longer a secret")
     }
 
+    /// A secret key of a section a front end declares is a secret of the log too, replaced when
+    /// it changes, gone when it is unset; and the tool's `check-config` table masks it.
+    @Test func aDeclaredSectionsSecretIsASecretOfTheLog() throws {
+        struct Relay: ConfigSectionSettings {
+            var token: Secret?
+            static let section = ConfigSection<Relay>("relay", [.secret("token", \.token, "Token of the relay.")])
+        }
+        var configuration = ExporterConfiguration()
+        configuration[section: Relay.self].token = Secret("relay-Secret-5")
+        let redactor = Redactor()
+        ExporterSecrets.register(configuration, in: redactor)
+        #expect(!redactor.redact("token relay-Secret-5").contains("relay-Secret-5"))
+        configuration[section: Relay.self].token = Secret("relay-Rotated-6")
+        ExporterSecrets.register(configuration, in: redactor)
+        #expect(!redactor.redact("relay-Rotated-6").contains("relay-Rotated-6"))
+        #expect(redactor.redact("relay-Secret-5").contains("relay-Secret-5"), "a replaced token is no longer a secret")
+        configuration[section: Relay.self].token = nil
+        ExporterSecrets.register(configuration, in: redactor)
+        #expect(redactor.redact("relay-Rotated-6").contains("relay-Rotated-6"), "an unset token is no longer a secret")
+        let schema = ConfigSchema.tool.adding(Relay.self)
+        let loaded = try ConfigurationLoader.load(ConfigurationInputs(
+            environment: ["WINPOWER_EXPORTER_RELAY_TOKEN": "relay-Secret-7"], files: .inMemory([:]), purpose: .demo, schema: schema))
+        let table = loaded.effectiveSettingsTable()
+        #expect(table.contains("relay.token") && table.contains("history.enabled") && !table.contains("relay-Secret-7"), "\(table)")
+    }
+
     @Test func wildcardAddressesPrintAsLocalhost() {
         #expect(RuntimeCommands.url(ServerAddress(host: "0.0.0.0", port: 9090), "/metrics") == "http://localhost:9090/metrics")
         #expect(RuntimeCommands.url(ServerAddress(host: "::1", port: 1)) == "http://[::1]:1")

@@ -1,19 +1,43 @@
 import Synchronization
 public import WPClient
+public import WPConfig
 public import WPFrontEnd
 import WPLogging
 import WPMetrics
+
+/// `mode_log.*`: the section ``UPSModeLog`` declares (`mode_log.enabled`,
+/// `WINPOWER_EXPORTER_MODE_LOG_ENABLED`, `--mode_log.enabled`, and `ignore_self_tests`).
+public struct ModeLogSettings: ConfigSectionSettings {
+    /// `mode_log.enabled`: log and count the changes (on by default).
+    public var enabled = true
+    /// `mode_log.ignore_self_tests`: a self-test and its end are no change.
+    public var ignoreSelfTests = false
+
+    /// Every key at its default.
+    public init() {}
+
+    /// The keys of `mode_log.*`.
+    public static let section = ConfigSection<ModeLogSettings>("mode_log", [
+        .boolean("enabled", \.enabled, "Log each UPS whose operating mode changed and count the changes."),
+        .boolean("ignore_self_tests", \.ignoreSelfTests, "A self-test and its end are no change."),
+    ])
+}
 
 /// A front end that logs every UPS whose operating mode changed between two collections (on
 /// battery, back on line, a self-test, a fault) and counts the changes on `/metrics`
 /// (`example_ups_mode_changes_total{ups, mode}`), its `/health` section the number so far.
 ///
-/// Made by ``factory()``, given to the exporter in `Exporter.Options.frontEnds`:
+/// Made by ``factory()``, given to the exporter in `Exporter.Options.frontEnds`; its section
+/// `mode_log` (``ModeLogSettings``) is read with the exporter's keys when the configuration is loaded
+/// with `Exporter.configurationSchema(adding:)`:
 ///
 /// ```swift
+/// let factories = [UPSModeLog<ContinuousClock>.factory()]
+/// let schema = Exporter<ContinuousClock>.configurationSchema(adding: factories)
+/// let loaded = try ConfigurationLoader.load(ConfigurationInputs(configPath: path, files: .system, schema: schema))
 /// var options = Exporter<ContinuousClock>.Options(logger: logger)
-/// options.frontEnds = [UPSModeLog.factory()]
-/// let exporter = try Exporter(configuration: configuration, options: options)
+/// options.frontEnds = factories
+/// let exporter = try Exporter(configuration: loaded.configuration, options: options)
 /// ```
 ///
 /// It does its work in its subscriber, which the exporter calls after each collection: CPU work
@@ -36,18 +60,22 @@ public final class UPSModeLog<C: Clock>: FrontEnd where C.Duration == Duration {
     private let modes = Mutex<[String: OperatingMode]>([:])
     private let recorded = Mutex<[Change]>([])
 
-    /// The factory of this front end, for `Exporter.Options.frontEnds`. It reads no part of
-    /// the exporter's configuration, so a reload never makes it again.
+    /// The factory of this front end, for `Exporter.Options.frontEnds`: off with
+    /// `mode_log.enabled: false`, made again by a reload that changes `mode_log.*`.
     public static func factory() -> FrontEndFactory<C> {
-        FrontEndFactory(section: "mode_log") { context throws(FrontEndError) in
-            try UPSModeLog(context)
+        FrontEndFactory(ModeLogSettings.self) { context throws(FrontEndError) in
+            let settings = context.configuration[section: ModeLogSettings.self]
+            return settings.enabled ? try UPSModeLog(context, settings: settings) : nil
         }
     }
+
+    private let settings: ModeLogSettings
 
     /// Registers its counter in the context's registry and subscribes to the publication.
     ///
     /// - Throws: ``FrontEndError/metrics(_:)`` when the counter cannot be registered.
-    public init(_ context: FrontEndContext<C>) throws(FrontEndError) {
+    public init(_ context: FrontEndContext<C>, settings: ModeLogSettings = ModeLogSettings()) throws(FrontEndError) {
+        self.settings = settings
         logger = context.logger.component("mode_log")
         do throws(MetricsError) {
             counter = try context.registry.counterVec(name: "example_ups_mode_changes_total",
@@ -79,7 +107,8 @@ public final class UPSModeLog<C: Clock>: FrontEnd where C.Duration == Duration {
         modes.withLock { modes in
             for server in state.servers {
                 for reading in server.devices.readings {
-                    guard let mode = reading.device.operatingMode else { continue }
+                    guard let mode = reading.device.operatingMode,
+                          !(settings.ignoreSelfTests && mode == .batteryTest) else { continue }
                     let key = FleetState<C>.key(server: server.name, device: reading.device.id)
                     // The first reading of a UPS is no change.
                     guard let before = modes.updateValue(mode, forKey: key), before != mode else { continue }

@@ -33,7 +33,8 @@ let logger = Logger(label: "shop")
 let log = WPLogger(label: "winpower", sink: StreamSink.standardError(encoder: JSONLogEncoder()))
 
 let loaded = try ConfigurationLoader.load(ConfigurationInputs(configPath: argument("--config"),
-                                                              environment: ProcessInfo.processInfo.environment, files: .system))
+                                                              environment: ProcessInfo.processInfo.environment, files: .system,
+                                                              schema: Exporter<ContinuousClock>.configurationSchema()))
 let exporter = try Exporter(configuration: loaded.configuration, logger: log)
 
 // One registry: the service's own instrument and every WinPower family.

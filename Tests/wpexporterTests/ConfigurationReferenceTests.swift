@@ -2,8 +2,10 @@ import Foundation
 import Testing
 import WPTestThreads
 @testable import WPConfig
+@testable import wpexporter
 
-/// `docs/configuration.md` embeds the generated key table; this test fails when they differ.
+/// `docs/configuration.md` embeds the generated key table of every key the command-line tool
+/// reads (the exporter's and its front ends' sections); this test fails when they differ.
 /// Run with `UPDATE_DOCS=1` to rewrite the table in place.
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct ConfigurationReferenceTests {
     static let docsURL = URL(fileURLWithPath: #filePath)
@@ -17,17 +19,17 @@ import WPTestThreads
     static let chineseColumns = ["配置项", "类型", "默认值", "环境变量", "命令行参数", "说明"]
 
     @Test func documentationMatchesTheKeyTable() throws {
-        try Self.check(Self.docsURL, generated: ConfigurationReference.markdown())
+        try Self.check(Self.docsURL, generated: ConfigurationReference.markdown(.tool))
     }
 
     @Test func chineseDocumentationMatchesTheKeyTableWithEveryKeyDescribed() throws {
         let descriptions = try Self.chineseDescriptions()
-        let known = Set(ConfigKey.all.map(\.name))
-        let missing = ConfigKey.all.map(\.name).filter { descriptions[$0] == nil }
+        let known = Set(ConfigSchema.tool.keys.map(\.name))
+        let missing = ConfigSchema.tool.keys.map(\.name).filter { descriptions[$0] == nil }
         #expect(missing.isEmpty, "docs/zh-CN/configuration-keys.tsv describes no \(missing.joined(separator: ", "))")
         let unknown = descriptions.keys.filter { !known.contains($0) }.sorted()
         #expect(unknown.isEmpty, "docs/zh-CN/configuration-keys.tsv describes keys that do not exist: \(unknown.joined(separator: ", "))")
-        try Self.check(Self.chineseURL, generated: ConfigurationReference.markdown(columns: Self.chineseColumns) {
+        try Self.check(Self.chineseURL, generated: ConfigurationReference.markdown(.tool, columns: Self.chineseColumns) {
             descriptions[$0.name] ?? $0.summary
         })
     }
@@ -64,8 +66,8 @@ import WPTestThreads
     }
 
     @Test func tableNamesEveryKeyVariableAndFlag() {
-        let markdown = ConfigurationReference.markdown()
-        for key in ConfigKey.all {
+        let markdown = ConfigurationReference.markdown(.tool)
+        for key in ConfigSchema.tool.keys {
             #expect(markdown.contains("`\(key.name)`"))
             #expect(markdown.contains("`\(key.environmentVariable)`"))
             for flag in [key.flag] + key.flagAliases { #expect(markdown.contains("`\(flag)`")) }
@@ -74,13 +76,13 @@ import WPTestThreads
     }
 
     @Test func keyTableIsConsistent() {
-        let names = ConfigKey.all.map(\.name)
+        let names = ConfigSchema.tool.keys.map(\.name)
         #expect(Set(names).count == names.count)
-        let flags = ConfigKey.allFlags
+        let flags = ConfigSchema.tool.allFlags
         #expect(Set(flags).count == flags.count)
-        let variables = ConfigKey.all.flatMap { [$0.environmentVariable] + $0.environmentAliases }
+        let variables = ConfigSchema.tool.keys.flatMap { [$0.environmentVariable] + $0.environmentAliases }
         #expect(Set(variables).count == variables.count)
-        for key in ConfigKey.all {
+        for key in ConfigSchema.tool.keys {
             if let value = key.defaultValue {
                 #expect(ConfigValue.parse(value.formatted(as: key.type), as: key.type) == .success(value), "\(key.name)")
             }
