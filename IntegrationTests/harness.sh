@@ -104,6 +104,27 @@ start_simulator() {
 # stop_simulator: stops the simulator start_simulator started (SIGTERM) and waits for it.
 stop_simulator() { kill "$simulator" 2>/dev/null || true; wait "$simulator" 2>/dev/null || true; }
 
+# sim_said TEXT N: whether the simulator's log has N lines containing TEXT.
+sim_said() { [ "$(grep -c "$1" "$work/sim.log" || true)" -ge "$2" ]; }
+
+# simulator_down: the simulator start_simulator started goes down (SIGUSR1): connections to its
+# port are refused while the port stays held, so nothing else can take it. Waits for its line.
+simulator_down() {
+    local seen
+    seen=$(grep -c 'simulator down' "$work/sim.log" || true)
+    kill -USR1 "$simulator"
+    wait_for 10 sim_said 'simulator down' $((seen + 1)) || fail "the simulator did not go down"
+}
+
+# simulator_up: the simulator comes back on the same port as a restarted WinPower server
+# (SIGUSR2): its time and --outage-schedule count from now, earlier tokens are unknown.
+simulator_up() {
+    local seen
+    seen=$(grep -c 'simulator up again' "$work/sim.log" || true)
+    kill -USR2 "$simulator"
+    wait_for 10 sim_said 'simulator up again' $((seen + 1)) || fail "the simulator did not come back"
+}
+
 # fleet_listed N: whether the fleet's simulators printed N base URLs.
 fleet_listed() { [ "$(grep -sc 'server [0-9]*: http://127.0.0.1:' "$work/fleet.log")" -ge "$1" ]; }
 

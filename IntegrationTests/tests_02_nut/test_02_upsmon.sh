@@ -188,7 +188,7 @@ stop_upsmons
 
 # A restart while WinPower is down: the names served before, LOGIN accepted, reads as upsd with
 # its driver down; the login is kept once WinPower answers again, and FSD is gone.
-stop_simulator
+simulator_down
 stop_exporter
 launch_exporter "$work/exporter-2.log" --config "$work/config.yml"
 nut_listener "$work/exporter-2.log"
@@ -214,7 +214,7 @@ wait_for 5 answered || true
 expected=$(printf 'OK\nOK\nOK\nERR DRIVER-NOT-CONNECTED\n')
 [ "$(cat "$work/login-out")" = "$expected" ] \
     || fail "restarted with WinPower down, LOGIN and GET VAR answered: $(cat "$work/login-out")"
-start_simulator 8 --port "$sim_port" --outage-schedule "0:$outage_start+$outage_length"
+simulator_up      # the same schedule, counted from now (as a restarted WinPower server)
 wait_for 20 upsc "$outage_ups@$nut" ups.status >/dev/null 2>&1 || true
 echo >&9
 exec 9>&-

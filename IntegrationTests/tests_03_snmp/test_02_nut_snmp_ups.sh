@@ -82,7 +82,9 @@ snmp:
 nut:
   battery_runtime_low: ${low}s
 CONFIG
-start_simulator 1
+# Its outage comes 20 s after it is back from being down (below): LB from 32 s, mains at 45 s.
+outage_start=20 outage_length=25
+start_simulator 1 --outage-schedule "0:$outage_start+$outage_length"
 # Collections every 4 s: the readings compared between upsc and /metrics hold still between them.
 start_exporter "$work/exporter.log" --config "$work/config.yml" --scheduler.collection_interval 4s
 # The agent bound port 0; it logs no address, /health shows the one it holds.
@@ -91,7 +93,7 @@ agent_port=$(curl -sf "$base/health" | python3 -c 'import json, sys; print(json.
 echo "$name: exporter on $base, SNMP agent on 127.0.0.1:$agent_port (udp), WinPower simulated on $sim_port"
 
 # --- upsd, the drivers and the upsmons, started while WinPower is down ------------------------
-stop_simulator
+simulator_down
 down_at=$(date +%s.%N)
 nut_dir="$work/nut"
 mkdir -p "$nut_dir/etc" "$nut_dir/state"
@@ -190,8 +192,7 @@ done
 drivers+=("${late_drivers[@]}")
 
 # --- WinPower back: an outage 20 s after it starts, LB from 32 s, mains back at 45 s -----------
-outage_start=20 outage_length=25
-start_simulator 1 --port "$sim_port" --outage-schedule "0:$outage_start+$outage_length"
+simulator_up
 sim_started=$(date +%s.%N)
 wait_for 30 up_is 1 || fail "the exporter did not collect again"
 served_at=$(date +%s.%N)

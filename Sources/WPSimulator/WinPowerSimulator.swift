@@ -39,6 +39,8 @@ public final class WinPowerSimulator: HTTPHandler {
     let state: Mutex<State>
     let logger: WPLogger
     let elapsed: @Sendable () -> Duration
+    /// The time since creation at the last ``restart()`` (zero before one): ``elapsed`` counts from it.
+    private let restartedAt: RestartMark
     let sleep: @Sendable (Duration) async throws -> Void
 
     /// Creates a simulator with its devices, in process: serve it with ``SimulatorServer`` or call
@@ -72,11 +74,33 @@ public final class WinPowerSimulator: HTTPHandler {
         self.state = Mutex(State(faults: configuration.faults))
         self.logger = logger
         let origin = clock.now
-        self.elapsed = { origin.duration(to: clock.now) }
+        let restartedAt = RestartMark()
+        self.restartedAt = restartedAt
+        self.elapsed = { origin.duration(to: clock.now) - restartedAt.value.withLock { $0 } }
+        self.restartMark = { restartedAt.value.withLock { $0 = origin.duration(to: clock.now) } }
         self.sleep = { duration in try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil) }
     }
 
+    private let restartMark: @Sendable () -> Void
+
+    /// What ``restart()`` last set, shared with the clock's closures.
+    private final class RestartMark: Sendable {
+        let value = Mutex(Duration.zero)
+    }
+
     // MARK: Control API
+
+    /// Starts again as a WinPower server that was restarted: its time (the power curves' `t`,
+    /// the outage schedule, ``now``) counts from zero again, the tokens issued before are unknown
+    /// (requests carrying them are answered as an expired login is), and the faults are the
+    /// configuration's. Counters and the devices stay.
+    public func restart() {
+        restartMark()
+        state.withLock { state in
+            state.tokens.removeAll()
+            state.faults = configuration.faults
+        }
+    }
 
     /// The faults active now.
     public var faults: Set<Fault> { state.withLock { $0.faults } }

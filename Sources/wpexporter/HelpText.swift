@@ -133,6 +133,8 @@ enum HelpText {
         Usage: wpexporter simulate [flags]
 
         Run a WinPower G2 simulator that speaks the real protocol, for testing an exporter.
+        A single server goes down on SIGUSR1 (connections refused, its port kept) and comes
+        back on SIGUSR2 as a restarted server (its time and --outage-schedule from zero).
 
         Flags:
           --host ADDRESS             Address to bind (default 127.0.0.1)

@@ -13,4 +13,8 @@ struct ProcessControls: Sendable {
     /// Starts watching SIGHUP and returns the stream of reload requests it makes (`server`
     /// reloads its configuration on each). Tests pass a stream they feed.
     var watchReloadSignals: @Sendable () -> AsyncStream<Void> = { AsyncStream { $0.finish() } }
+    /// Starts watching SIGUSR1 and SIGUSR2 and returns them in the order they arrived, `true`
+    /// for SIGUSR1 (`simulate` goes down on it, comes back up on SIGUSR2). Tests pass a stream
+    /// they feed.
+    var watchSimulatorSignals: @Sendable () -> AsyncStream<Bool> = { AsyncStream { $0.finish() } }
 }

@@ -19,7 +19,11 @@ extension RuntimeCommands {
             let address = try await server.start()
             output.standardOutput("WinPower simulator on \(Self.url(address)) with \(options.devices) devices, "
                                   + "pages of at most \(options.pageSize); user \"\(options.username)\"" + faultText + "\n")
-            stop = { await server.stop() }
+            let switching = Task { await switchOnSignals(server, url: Self.url(address)) }
+            stop = {
+                switching.cancel()
+                await server.stop()
+            }
         } else {
             var fleetConfiguration = SimulatorFleet.Configuration(servers: options.servers, devicesPerServer: options.devices)
             fleetConfiguration.host = options.host
@@ -49,6 +53,29 @@ extension RuntimeCommands {
         let controls = self.controls
         await waitForStop { controls.exit(1) }
         await stop()
+    }
+
+    /// Takes the simulator down on SIGUSR1 (its port held, connections refused: a WinPower
+    /// server that is down) and back up on SIGUSR2 as a restarted one (its time and outage
+    /// schedule from zero, earlier tokens unknown), one line each, until cancelled. A signal for
+    /// the state it is in changes nothing.
+    private func switchOnSignals(_ server: SimulatorServer, url: String) async {
+        for await goDown in controls.watchSimulatorSignals() {
+            guard !Task.isCancelled else { return }
+            guard goDown != server.simulator.isUnreachable else { continue }
+            do {
+                if goDown {
+                    try await server.setUnreachable(true)
+                    output.standardOutput("WinPower simulator down: connections to \(url) refused, the port held (SIGUSR2 brings it back)\n")
+                } else {
+                    server.simulator.restart()
+                    try await server.setUnreachable(false)
+                    output.standardOutput("WinPower simulator up again on \(url), restarted: its time and outage schedule count from now\n")
+                }
+            } catch {
+                output.standardError("WinPower simulator: cannot switch \(goDown ? "down" : "up"): \(error)\n")
+            }
+        }
     }
 
     /// The simulator settings `options` ask for.

@@ -26,6 +26,8 @@ let output = TerminalOutput(standardOutput: { StandardStreams.writeOutput($0) },
 let sharedTermination = Mutex<GracefulTermination?>(nil)
 /// Kept for the life of the process once `server` starts watching SIGHUP.
 let sharedHangups = Mutex<SignalRequests?>(nil)
+/// Kept for the life of the process once `simulate` starts watching SIGUSR1 and SIGUSR2.
+let sharedSimulatorSignals = Mutex<SignalSubscription?>(nil)
 let controls = ProcessControls(watchStopSignals: {
     let termination = sharedTermination.withLock { shared in
         if let shared { return shared }
@@ -41,6 +43,11 @@ let controls = ProcessControls(watchStopSignals: {
     let hangups = SignalRequests([SIGHUP])
     sharedHangups.withLock { $0 = hangups }
     return hangups.requests
+}, watchSimulatorSignals: {
+    let (switches, continuation) = AsyncStream.makeStream(of: Bool.self)
+    let subscription = SignalSubscription([SIGUSR1, SIGUSR2]) { continuation.yield($0 == SIGUSR1) }
+    sharedSimulatorSignals.withLock { $0 = subscription }
+    return switches
 })
 MemoryTrim.configure()
 let commands = RuntimeCommands(output: output, controls: controls)

@@ -46,6 +46,29 @@ import WPRuntime
         #expect(try await modes(harness) == ["3", "4", ""])
     }
 
+    /// A restart (`simulate` brought back up by SIGUSR2) is a restarted WinPower server: its
+    /// time and schedule count from zero again, and a token issued before is refused.
+    @Test func aRestartCountsTheScheduleFromZeroAndForgetsTheTokens() async throws {
+        let harness = SimulatorHarness {
+            $0.password = "s3cr3t-Pa55"
+            $0.deviceCount = 1
+            $0.outageSchedule = [OutageWindow(start: 2, length: 4)]
+        }
+        let before = try await token(harness.simulator)
+        harness.clock.advance(by: .seconds(10))            // past the window: on line
+        #expect(try await modes(harness) == ["3"])
+        #expect(harness.simulator.simulatedSeconds == 10)
+        harness.simulator.enable(.unreachable)
+        harness.simulator.restart()
+        #expect(harness.simulator.simulatedSeconds == 0)
+        #expect(harness.simulator.faults.isEmpty, "the configuration's faults again")
+        #expect(try await harness.simulator.handle(listRequest(token: before)).status == 401)
+        harness.clock.advance(by: .seconds(3))             // inside the window again, counted from the restart
+        #expect(try await modes(harness) == ["4"])
+        harness.clock.advance(by: .seconds(4))
+        #expect(try await modes(harness) == ["3"])
+    }
+
     /// A window with another role scripts it: a self-test, then a disconnection, each ending
     /// in the device's own role.
     @Test func aWindowWithARoleScriptsThatRole() async throws {

@@ -20,6 +20,25 @@ import WPTestSupport
         return try await connection.readResponse()
     }
 
+    /// `simulate` goes down on SIGUSR1 (connections refused, the port held: binding it fails)
+    /// and comes back on SIGUSR2 on the same port, restarted; SIGTERM ends it.
+    @Test func simulateGoesDownAndComesBackOnTheSamePortOnSignals() async throws {
+        let simulator = try LaunchedExporter(["simulate", "--port", "0", "--devices", "2"])
+        try await simulator.waitFor("the simulator's URL") { simulator.standardOutput.contains("WinPower simulator on") }
+        let port = try #require(simulator.printedPort(after: "WinPower simulator on"))
+        #expect(try await Self.get(port, "/").status == 404)
+        simulator.signal(SIGUSR1)
+        try await simulator.waitFor("the simulator down") { simulator.standardOutput.contains("WinPower simulator down") }
+        await #expect(throws: TestHTTPClient.ClientError.self) { _ = try await TestHTTPClient.connect(port: port) }
+        #expect(throws: (any Error).self, "the port is held while down") {
+            _ = try ReservedPort(host: "127.0.0.1", port: port, mode: .refusing)
+        }
+        simulator.signal(SIGUSR2)
+        try await simulator.waitFor("the simulator back") { simulator.standardOutput.contains("WinPower simulator up again") }
+        #expect(try await Self.get(port, "/").status == 404)
+        #expect(await simulator.terminate() == 0)
+    }
+
     @Test func demoPrintsURLsAndLiveValuesServesTheSimulatedDevicesAndStopsOnSIGTERM() async throws {
         let dataDirectory = Self.temporaryDirectory()
         let demo = try LaunchedExporter(["demo", "--port", "0", "--data-dir", dataDirectory])
