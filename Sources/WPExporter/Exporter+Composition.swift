@@ -54,22 +54,17 @@ extension Exporter {
     }
 
     /// The reloader of SIGHUP and `POST /-/reload`, its status among the per-scrape metrics of
-    /// `scrape`: applies through `applier`, hands the cost meter the tariffs now in effect, then
-    /// makes the passwords now in effect the log's secrets (a rotated one is masked too).
+    /// `scrape`: applies through `applier`, then makes the passwords now in effect the log's
+    /// secrets (a rotated one is masked too).
     /// Each outcome is told to the front ends that observe the configuration (the history
     /// writer journals it).
     static func reloader(_ load: ConfigReloader.Load?, applier: ReloadApplier<C>, running: RunningConfiguration,
-                         costs: EnergyCostMeter?, scrape: ScrapeMetrics, logger: WPLogger, components: WPLogger,
+                         scrape: ScrapeMetrics, logger: WPLogger, components: WPLogger,
                          frontEnds: FrontEndList<C>,
                          wallClock: @escaping @Sendable () -> Date) throws(ExporterError) -> ConfigReloader {
         let redactor = logger.redactor
         let reloader = ConfigReloader(load: load, apply: { next in
             let applied = try await applier.apply(next)
-            // The tariffs price energy from now on; past costs keep their prices.
-            if let costs, let schedule = ExporterSettings.tariffs(next.energy.tariffs),
-               schedule.currency == costs.schedule.currency {
-                costs.replace(schedule)
-            }
             ExporterSecrets.register(running.value, in: redactor)
             return applied
         }, logger: components.component("reload"), now: wallClock, observe: { outcome in
@@ -98,10 +93,11 @@ extension Exporter {
     }
 
     /// Every HTTP endpoint over the fleet's latest publication, with what `/health` shows of the
-    /// other front ends and of the data directory (its owner's state, read as it is).
+    /// other front ends and of the data directory (its owner's state, read as it is), and the
+    /// routes the front ends add (the status pages').
     static func endpoints(_ configuration: ExporterConfiguration, publication: FleetPublication<C>,
                           meter: EnergyMeter<C>, store: any EnergyStore, scrape: ScrapeMetrics,
-                          reloader: ConfigReloader, frontEnds: @escaping @Sendable () -> [any FrontEnd], statusPage: StatusPage<C>?,
+                          reloader: ConfigReloader, frontEnds: @escaping @Sendable () -> [any FrontEnd], routes: [FrontEndRoutes],
                           wallClock: @escaping @Sendable () -> Date) -> Endpoints {
         return Endpoints(view: { Self.view(publication.current, clock: publication.clock) },
                          exposition: { Self.exposition(publication.exposition) },
@@ -114,7 +110,7 @@ extension Exporter {
                              return StorageHealth(dataDirectory: store.location, lastError: status.lastPersistError,
                                                   saveFailures: status.persistFailures)
                          },
-                         statusRoutes: statusPage?.routes)
+                         frontEndRoutes: routes)
     }
 
     /// The HTTP listener of `server.*` over `endpoints`, its connections on `/metrics`.
@@ -183,7 +179,7 @@ extension Exporter {
     /// effect at the next start only, for front ends as for the store.
     static func makeContext(publication: FleetPublication<C>, scrape: ScrapeMetrics, store: any EnergyStore,
                             dataDirectory directory: String?, factories: [FrontEndFactory<C>], openFiles: Int?, options: Options,
-                            components: WPLogger) -> FrontEndList<C>.MakeContext {
+                            running: RunningConfiguration, components: WPLogger) -> FrontEndList<C>.MakeContext {
         let (clock, wallClock, tls, passwords) = (options.clock, options.wallClock, options.webSecurity.tls, options.webSecurity.passwords)
         return { configuration, factory in
             var connections: Int?
@@ -198,26 +194,9 @@ extension Exporter {
                                    logger: components, clock: clock, wallClock: wallClock, version: BuildInfo.exporterVersion,
                                    dataDirectory: directory,
                                    sections: store.sections, connections: connections, tls: tls, passwords: passwords,
-                                   exposition: { Endpoints.textExposition(Self.exposition(publication.exposition).snapshot, scrape: scrape) })
+                                   exposition: { Endpoints.textExposition(Self.exposition(publication.exposition).snapshot, scrape: scrape) },
+                                   configurationNow: { running.value })
         }
-    }
-
-    /// The status pages over the publication (its servers' served energy totals among it),
-    /// keeping what they show of each UPS's day, month and outages in `store`'s sections.
-    /// `/status/history.*` read `history.db` in `dataDirectory` (none: 404) with the `history.*`
-    /// settings `running` holds at each request.
-    static func statusPage(publication: FleetPublication<C>, store: any EnergyStore,
-                           costs: EnergyCostMeter?, logger: WPLogger, dataDirectory: String?, running: RunningConfiguration,
-                           wallClock: @escaping @Sendable () -> Date) -> StatusPage<C> {
-        let shown = costs.map { costs in
-            StatusCosts(currency: costs.schedule.currency, since: costs.startedAt,
-                        timeZone: costs.schedule.timeZone, costs: { costs.costs($0) })
-        } ?? StatusCosts(timeZone: systemTimeZone(logger))
-        let history = dataDirectory.map { directory in
-            StatusHistorySource(reader: HistoryReader(directory: directory), settings: { running.value[section: HistorySettings.self] })
-        }
-        return StatusPage(publication: publication, costs: shown,
-                          wallClock: wallClock, sections: store.sections, logger: logger, history: history)
     }
 
     /// The system's time zone (`TZ`, else `/etc/localtime`), read without blocking; when it cannot

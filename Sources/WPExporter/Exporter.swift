@@ -156,10 +156,16 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     package var nutServer: (any Listener<LineServerStatistics>)? { nut?.server }
     /// The SNMP agent of `snmp.listen` now, its notifications and their informs; `nil` when off.
     package var snmp: SNMPService<C>? { frontEnds.lazy.compactMap { $0 as? SNMPService<C> }.first }
-    /// The status pages (`/status`, a page per UPS) over the publication, on the HTTP listener.
-    package let statusPage: StatusPage<C>
-    /// The energy cost of `energy.tariffs` per device and period; `nil` without a currency.
-    package let energyCost: EnergyCostMeter?
+    /// The status pages (`/status`, a page per UPS) over the publication, on the HTTP listener:
+    /// a front end of the list, always made.
+    package var statusPage: StatusPage<C> {
+        guard let page = frontEnds.lazy.compactMap({ $0 as? StatusPage<C> }).first else {
+            preconditionFailure("the status pages are a front end the list always makes")
+        }
+        return page
+    }
+    /// The energy cost of `energy.tariffs` per device and period now; `nil` without a currency.
+    package var energyCost: EnergyCostMeter? { frontEnds.lazy.compactMap { $0 as? EnergyCostCounters }.first?.meter }
     /// Whether the listener speaks TLS (the web configuration file sets it up).
     public let isSecure: Bool
     /// Re-reads the configuration on SIGHUP and `POST /-/reload`.
@@ -216,6 +222,8 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             .snmp,
             .push,
             .history,
+            .energyCost,
+            .statusPage,
         ]
     }
 
@@ -280,33 +288,28 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             if !configuration.servers.isEmpty { merger.publish() }
             let scrape = try Self.scrapeMetrics()
             self.scrape = scrape
-            // The cost counters (before the reloader that hands them new tariffs).
-            let costs = try Self.energyCost(configuration, publication: publication, store: store,
-                                            registry: scrape.registry, logger: components, wallClock: wallClock)
-            self.energyCost = costs
             // The data directory the front ends and the status page keep files in: the store's.
             let dataDirectory = options.energyStorage.isDataDirectory ? configuration.storage.dataDirectory : nil
             // The front ends: the composition's list, then the embedder's.
             let makeContext = Self.makeContext(publication: publication, scrape: scrape, store: store,
                                                dataDirectory: dataDirectory, factories: factories,
-                                               openFiles: openFiles, options: options, components: components)
+                                               openFiles: openFiles, options: options, running: running,
+                                               components: components)
             let frontEndList = try FrontEndList(factories, configuration: configuration, publication: publication,
                                                 registry: scrape.registry, makeContext: makeContext)
             self.frontEndList = frontEndList
-            // Reloads: the servers, the front ends whose section changed, the tariffs.
+            // Reloads: the servers, the front ends whose section changed.
             let ownListener = self.ownListener
             let applier = ReloadApplier(running: running, fleet: fleet, publication: publication, meter: meter,
                                         frontEnds: frontEndList, makeMember: makeMember, makeClient: makeClient,
                                         ownListener: { ownListener.isSet })
             self.applier = applier
-            reloader = try Self.reloader(options.reload, applier: applier, running: running, costs: costs, scrape: scrape,
+            reloader = try Self.reloader(options.reload, applier: applier, running: running, scrape: scrape,
                                          logger: logger, components: components, frontEnds: frontEndList, wallClock: wallClock)
-            let statusPage = Self.statusPage(publication: publication, store: store, costs: costs, logger: components,
-                                             dataDirectory: dataDirectory, running: running, wallClock: wallClock)
-            self.statusPage = statusPage
+            // The HTTP endpoints, with the routes the front ends made at start add (the status pages').
             let endpoints = Self.endpoints(configuration, publication: publication, meter: meter, store: store, scrape: scrape,
-                                           reloader: reloader, frontEnds: { frontEndList.frontEnds }, statusPage: statusPage,
-                                           wallClock: wallClock)
+                                           reloader: reloader, frontEnds: { frontEndList.frontEnds },
+                                           routes: frontEndList.frontEnds.compactMap(\.routes), wallClock: wallClock)
             self.endpoints = endpoints
             http = try Self.httpFrontEnd(configuration, endpoints: endpoints, scrape: scrape, budget: budget,
                                          options: options, logger: components)

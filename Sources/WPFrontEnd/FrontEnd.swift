@@ -1,4 +1,5 @@
 public import WPMetrics
+public import WPServer
 
 /// One way the exporter serves the fleet: `/metrics` and the HTTP endpoints, the NUT server,
 /// the SNMP agent with its notifications, the push loop, or an embedder's own.
@@ -15,6 +16,10 @@ public protocol FrontEnd: Sendable {
     var name: String { get }
     /// Its section of `/health` as it is now (`nut`, `snmp`), or `nil` when it shows none.
     var health: FrontEndHealth? { get }
+    /// Routes it serves on the exporter's HTTP listener (the status pages' `/status`), or `nil`.
+    /// Read once, from the front ends made at start: a front end with routes is one a reload
+    /// does not make again (its factory declares no settings).
+    var routes: FrontEndRoutes? { get }
     /// Serves until the task is cancelled (binding first, when it listens).
     func run() async throws
     /// Returns once it serves, while ``run()`` runs; throws what keeps it from serving, naming
@@ -26,8 +31,50 @@ public protocol FrontEnd: Sendable {
 extension FrontEnd {
     /// No section of `/health`.
     public var health: FrontEndHealth? { nil }
+    /// No routes.
+    public var routes: FrontEndRoutes? { nil }
     /// Serves as soon as ``run()`` starts (a front end that binds nothing).
     public func ready() async throws {}
+
+    /// Returns once the calling task is cancelled: the `run()` of a front end whose work is done
+    /// in its subscriber or on requests (it owns nothing to serve), or the wait before its
+    /// last act.
+    public func untilCancelled() async {
+        let (stream, _) = AsyncStream<Void>.makeStream()
+        for await _ in stream {}
+    }
+}
+
+/// Routes a front end adds to the exporter's HTTP listener, behind its web configuration (TLS,
+/// basic authentication), counted in `winpower_exporter_requests_total` as the exporter's own.
+public struct FrontEndRoutes: Sendable {
+    /// A line of the listener's index page: a link and what it leads to.
+    public struct Link: Sendable, Equatable {
+        /// The path linked (`/status`).
+        public var path: String
+        /// The link's words (`Status`).
+        public var title: String
+        /// What follows the link, in parentheses (`every UPS, attention first`); `nil`: nothing.
+        public var detail: String?
+
+        /// A link to `path` reading `title`, then `detail`.
+        public init(path: String, title: String, detail: String? = nil) {
+            self.path = path
+            self.title = title
+            self.detail = detail
+        }
+    }
+
+    /// Its line of the index page; `nil`: none.
+    public var link: Link?
+    /// Adds the routes to the listener's router.
+    public var register: @Sendable (inout WPRouter) -> Void
+
+    /// Routes `register` adds, linked from the index page by `link`.
+    public init(link: Link? = nil, register: @escaping @Sendable (inout WPRouter) -> Void) {
+        self.link = link
+        self.register = register
+    }
 }
 
 /// What the exporter tells the front ends that ask (``ConfigurationObserving``) about its

@@ -47,6 +47,13 @@ public struct FrontEndContext<C: Clock>: Sendable where C.Duration == Duration {
     /// What `/metrics` serves now, in the text format, with the exporter's own per-scrape
     /// families (the bytes a scrape gets): empty before the first collection.
     public var exposition: @Sendable () async -> [UInt8]
+    /// The configuration in effect now (``configuration`` plus what reloads applied since): what
+    /// a front end a reload does not make again reads at each use.
+    public var configurationNow: @Sendable () -> ExporterConfiguration
+    /// The exporter's front ends now, in the list's order: one that shows what another keeps
+    /// (the status pages show the cost counters' costs) finds it here at each use, so a
+    /// successor a reload made is the one it reads.
+    public var frontEnds: @Sendable () -> [any FrontEnd]
     /// Whether a reload makes the front end (a successor), rather than the exporter's start.
     package var atReload = false
 
@@ -55,8 +62,12 @@ public struct FrontEndContext<C: Clock>: Sendable where C.Duration == Duration {
                 logger: WPLogger, clock: C, wallClock: @escaping @Sendable () -> Date, version: String,
                 dataDirectory: String?, sections: StateSections, connections: Int? = nil,
                 tls: WPTLSConfiguration? = nil, passwords: BCryptPool? = nil,
-                exposition: @escaping @Sendable () async -> [UInt8] = { [] }) {
+                exposition: @escaping @Sendable () async -> [UInt8] = { [] },
+                configurationNow: (@Sendable () -> ExporterConfiguration)? = nil,
+                frontEnds: @escaping @Sendable () -> [any FrontEnd] = { [] }) {
         self.configuration = configuration
+        self.configurationNow = configurationNow ?? { configuration }
+        self.frontEnds = frontEnds
         self.publication = publication
         self.registry = registry
         self.logger = logger

@@ -128,8 +128,7 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
     /// at most the graceful shutdown timeout (a disk that stalls does not hold the exit: the
     /// write goes on, or is lost with the process).
     package func run() async throws {
-        let (stream, _) = AsyncStream<Void>.makeStream()
-        for await _ in stream {}
+        await untilCancelled()
         let open = gathering.withLock { $0.accumulator.closed(before: .max) }
         // Stopped by a reload, the exporter goes on: no stop to journal; the history turned off
         // is journaled as the reload it is (nothing is left to journal the reload itself).

@@ -24,7 +24,8 @@ package import WPStorage
 /// ``outagesKept``), and makes a ``StatusModel``: CPU work that finishes, on the publishing
 /// task. The pages are rendered when asked for, by handlers that run on Swift's pool, never on
 /// an event loop, once per publication and language (cached until the next).
-package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration {
+package final class StatusPage<C: Clock>: FrontEnd where C.Duration == Duration {
+    package let name = "the status pages"
     /// Outages kept per UPS (the most recent).
     package static var outagesKept: Int { 50 }
     /// How long a UPS its server no longer lists is shown as stale before it is forgotten.
@@ -80,8 +81,9 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
     let wallClock: @Sendable () -> Date
     /// The fleet as published now: `/metrics`' exposition, for a UPS page's lines.
     private let current: @Sendable () -> FleetState<C>
-    /// The costs of a device's energy by period, and the currency (``StatusCosts``).
-    private let costs: StatusCosts
+    /// The costs of a device's energy by period, and the currency (``StatusCosts``), as they
+    /// are now (the cost counters a reload made again are the ones read).
+    private let currentCosts: @Sendable () -> StatusCosts
     /// Where the day and month baselines and the outages are kept (``StatusMemory``).
     private let memory: StatusMemory?
     /// The history API's database and settings (``StatusHistorySource``); `nil` without a data directory.
@@ -89,18 +91,19 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
 
     /// - Parameters:
     ///   - publication: the fleet's publications (the page subscribes to it and starts from its current state).
-    ///   - costs: the energy cost by period of each device, when tariffs are configured.
+    ///   - costs: the energy cost by period of each device, when tariffs are configured, read
+    ///     at each publication and page.
     ///   - wallClock: the wall clock (history slots, outage times).
     ///   - sections: the store's sections, where the energy of the day and month and the
     ///     outages are kept across restarts (``StatusMemory``); `nil` keeps them in memory only.
     ///   - logger: where a kept record that cannot be read is reported.
     ///   - history: where `/status/history.json` and `.csv` read; `nil` answers them 404.
     package init(publication: some FleetPublishing<C>,
-                 costs: StatusCosts = StatusCosts(),
+                 costs: @escaping @Sendable () -> StatusCosts = { StatusCosts() },
                  wallClock: @escaping @Sendable () -> Date,
                  sections: StateSections? = nil, logger: WPLogger = .disabled,
                  history: StatusHistorySource? = nil) {
-        self.costs = costs
+        currentCosts = costs
         historySource = history
         self.wallClock = wallClock
         memory = sections.map(StatusMemory.init)
@@ -129,6 +132,12 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
             // The charts and sparklines start from the database's last 24 hours, not empty.
             Task { [weak self] in await self?.seed(from: history.reader) }
         }
+    }
+
+    /// Nothing to run: the pages are rendered on requests to the exporter's listener
+    /// (``routes``), the memory follows the publication in its subscriber. Returns when cancelled.
+    package func run() async throws {
+        await untilCancelled()
     }
 
     /// Reads every UPS's 5-minute slots of the last 24 hours from the history database (on its
@@ -165,6 +174,7 @@ package final class StatusPage<C: Clock>: Sendable where C.Duration == Duration 
     /// makes the model. Devices no longer published are forgotten (the memory follows the fleet).
     package func published(_ fleet: FleetState<C>) {
         let now = wallClock()
+        let costs = currentCosts()
         var rows: [UPSRow] = []
         var servers: [ServerRow] = []
         var readings: [(key: String, row: UPSRow, ledger: OutageLedger?, joules: Double?)] = []

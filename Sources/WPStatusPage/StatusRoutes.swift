@@ -2,6 +2,7 @@ import FoundationEssentials
 import WPCompression
 import WPConfig
 import WPHistory
+package import WPFrontEnd
 package import WPServer
 
 /// The routes of the status pages on the exporter's HTTP listener (so its TLS and basic
@@ -77,9 +78,9 @@ extension StatusPage {
         }
     }
 
-    /// ``register(in:)`` as a value, for a router made elsewhere.
-    package var routes: @Sendable (inout WPRouter) -> Void {
-        { [self] router in register(in: &router) }
+    /// ``register(in:)`` as the routes of a front end, linked from the exporter's index page.
+    package var routes: FrontEndRoutes? {
+        FrontEndRoutes(link: FrontEndRoutes.Link(path: StatusRoutes.page, title: "Status", detail: "every UPS, attention first")) { [self] router in register(in: &router) }
     }
 
     /// The body named `name` of the current publication, gzip-compressed once per publication

@@ -231,7 +231,7 @@ import WPRuntime
         // /probe and /targets answer only with `servers` (404 otherwise: a reload may switch),
         // and are reserved in every configuration.
         var endpoints = try Self.endpoints()
-        endpoints.statusRoutes = StatusPage(publication: NoFleet(), wallClock: { Date() }).routes
+        endpoints.frontEndRoutes = [try #require(StatusPage(publication: NoFleet(), wallClock: { Date() }).routes)]
         #expect(endpoints.makeRouter().paths == Set(LoadState.reservedPaths + ["/metrics"]))
     }
 

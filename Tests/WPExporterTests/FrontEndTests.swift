@@ -29,7 +29,8 @@ import WPNUTFrontEnd
 
     @Test func theFrontEndsAreTheConfiguredSectionsInStartOrder() async throws {
         let plain = try Self.exporter { _ in }
-        #expect(plain.frontEnds.isEmpty, "no nut.listen, snmp.listen nor push.url: only the HTTP listener")
+        #expect(plain.frontEnds.map(\.name) == ["the status pages"],
+                "no nut.listen, snmp.listen, push.url nor tariffs, history in memory: the HTTP listener and the status pages")
         await plain.close()
 
         let directory = temporaryPathRemovedAtExit("wpexporter-front-ends")
@@ -42,8 +43,11 @@ import WPNUTFrontEnd
             configuration.snmp.usersFile = snmpUsers
             configuration.nut.listen = "127.0.0.1:0"
             configuration.nut.allowAnonymous = true
+            configuration.energy.tariffs.currency = "CNY"
+            configuration.energy.tariffs.flatPrice = 0.5
         }
-        #expect(all.frontEnds.map(\.name) == ["the NUT server", "the SNMP agent", "the Pushgateway push loop"])
+        #expect(all.frontEnds.map(\.name) == ["the NUT server", "the SNMP agent", "the Pushgateway push loop",
+                                              "the energy cost counters", "the status pages"])
         #expect(all.http.name == "the HTTP server")
         await all.close()
     }

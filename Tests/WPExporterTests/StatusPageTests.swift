@@ -3,6 +3,7 @@ import Testing
 import WPCollector
 import WPClient
 import WPCompression
+import WPEnergy
 import WPConfig
 import WPLogging
 import WPRuntime
@@ -246,19 +247,54 @@ struct StatusPageTests {
         await harness.shutdown()
     }
 
-    @Test func newPricesApplyOnReloadAnotherCurrencyNeedsARestart() {
-        var running = ExporterConfiguration()
-        running.energy.tariffs.currency = "CNY"
-        running.energy.tariffs.flatPrice = 0.5
-        var dearer = running
+    /// `energy.tariffs` is the cost counters' section: a reload makes them again, with new prices
+    /// from then on and the costs so far kept; another currency starts them again; no currency
+    /// turns them off. The status pages show the counters the exporter has now.
+    @Test func aReloadOfTheTariffsMakesTheCostCountersAgain() async throws {
+        #expect(!ConfigReloader.sectionsNeedingRestart(running: ExporterConfiguration(), next: {
+            var next = ExporterConfiguration()
+            next.energy.tariffs.currency = "EUR"
+            return next
+        }()).contains("energy"))
+        let harness = try await ExporterHarness(devices: 2, configureExporter: { configuration in
+            configuration.energy.tariffs.currency = "CNY"
+            configuration.energy.tariffs.flatPrice = 0.5
+        })
+        func collect(_ times: Int) async {
+            for _ in 0..<times {
+                await harness.exporter.collector.collect()
+                harness.clock.advance(by: .seconds(5))
+            }
+        }
+        func flat(_ currency: String) async throws -> Double? {
+            try await harness.scrape()["winpower_device_energy_cost_total{device_id=\"\(Self.id(0))\",tariff=\"flat\",currency=\"\(currency)\"}"]
+        }
+        await collect(6)
+        let first = try #require(harness.exporter.energyCost)
+        let before = try #require(try await flat("CNY"))
+        #expect(before > 0)
+        var dearer = harness.exporter.configuration
         dearer.energy.tariffs.flatPrice = 0.8
-        #expect(!ConfigReloader.sectionsNeedingRestart(running: running, next: dearer).contains("energy"))
-        var euros = running
+        let applied = try await harness.exporter.apply(dearer)
+        #expect(applied.needsRestart.isEmpty && applied.summary.contains("restarted energy"), "\(applied.summary)")
+        let second = try #require(harness.exporter.energyCost)
+        #expect(second !== first && second.schedule.flatPrice == 0.8)
+        await collect(6)
+        let after = try #require(try await flat("CNY"))
+        #expect(after > before, "the costs so far kept, the growth since priced")
+        var euros = harness.exporter.configuration
         euros.energy.tariffs.currency = "EUR"
-        #expect(ConfigReloader.sectionsNeedingRestart(running: running, next: euros).contains("energy"))
-        var off = running
+        _ = try await harness.exporter.apply(euros)
+        await collect(2)
+        #expect(try await flat("CNY") == nil)
+        #expect(try await harness.get("/status").text.contains(" EUR</td>"))
+        var off = harness.exporter.configuration
         off.energy.tariffs = .init()
-        #expect(ConfigReloader.sectionsNeedingRestart(running: running, next: off).contains("energy"))
+        _ = try await harness.exporter.apply(off)
+        #expect(harness.exporter.energyCost == nil)
+        await collect(1)
+        #expect(try await harness.scrape().keys.allSatisfy { !$0.hasPrefix("winpower_device_energy_cost_total") })
+        await harness.shutdown()
     }
 
     @Test func aBrowserAcceptingGzipGetsTheCompressedPageOfThisPublication() async throws {

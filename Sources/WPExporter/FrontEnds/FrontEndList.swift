@@ -47,7 +47,14 @@ package final class FrontEndList<C: Clock>: Sendable where C.Duration == Duratio
         var taken: [Bool]
     }
 
+    /// The front ends now, as every context's ``FrontEndContext/frontEnds`` reads them: set once
+    /// the list is made and after each replacement.
+    private final class Roster: Sendable {
+        let frontEnds = Mutex<[any FrontEnd]>([])
+    }
+
     private let state: Mutex<State>
+    private let roster = Roster()
     private let publication: FleetPublication<C>
     private let registry: MetricRegistry
     private let makeContext: MakeContext
@@ -64,9 +71,11 @@ package final class FrontEndList<C: Clock>: Sendable where C.Duration == Duratio
         self.registry = registry
         self.makeContext = makeContext
         var members: [Member] = []
+        let roster = self.roster
         do {
             for factory in factories {
-                let member = try Self.make(factory, configuration, publication: publication, makeContext: makeContext)
+                let member = try Self.make(factory, configuration, publication: publication, makeContext: makeContext,
+                                           roster: roster)
                 members.append(member)
                 try Self.register(member, in: registry)
             }
@@ -75,6 +84,7 @@ package final class FrontEndList<C: Clock>: Sendable where C.Duration == Duratio
             throw error
         }
         state = Mutex(State(members: members, taken: members.map { _ in false }))
+        roster.frontEnds.withLock { $0 = members.compactMap(\.frontEnd) }
     }
 
     /// The front ends now, in the list's order (those turned off left out).
@@ -136,7 +146,7 @@ package final class FrontEndList<C: Clock>: Sendable where C.Duration == Duratio
         for (index, factory) in factories.enumerated() where factory.changed(running, next) {
             do {
                 prepared.members.append((index, try Self.make(factory, next, publication: publication, makeContext: makeContext,
-                                                              atReload: true)))
+                                                              roster: roster, atReload: true)))
             } catch {
                 discard(prepared)
                 switch error {
@@ -162,10 +172,12 @@ package final class FrontEndList<C: Clock>: Sendable where C.Duration == Duratio
     package func install(_ prepared: Prepared) async -> [String] {
         var warnings: [String] = []
         for (index, member) in prepared.members {
-            let (old, running) = state.withLock { state in
-                defer { state.members[index] = member }
-                return (state.members[index], state.taken[index])
+            let (old, running, now) = state.withLock { state in
+                let old = state.members[index]
+                state.members[index] = member
+                return (old, state.taken[index], state.members.compactMap(\.frontEnd))
             }
+            roster.frontEnds.withLock { $0 = now }
             old.publication.end()
             Self.discard(old, from: registry)
             do {
@@ -188,10 +200,11 @@ package final class FrontEndList<C: Clock>: Sendable where C.Duration == Duratio
     }
 
     private static func make(_ factory: FrontEndFactory<C>, _ configuration: ExporterConfiguration,
-                             publication: FleetPublication<C>, makeContext: MakeContext,
+                             publication: FleetPublication<C>, makeContext: MakeContext, roster: Roster,
                              atReload: Bool = false) throws(ExporterError) -> Member {
         var context = makeContext(configuration, factory)
         context.atReload = atReload
+        context.frontEnds = { roster.frontEnds.withLock { $0 } }
         let registry = MetricRegistry()
         let scoped = publication.scoped()
         context.registry = registry

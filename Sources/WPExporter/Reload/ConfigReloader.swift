@@ -210,9 +210,9 @@ public final class ConfigReloader: Sendable {
     }
 
     /// The sections of `next` that differ from `running` and are not applied while running:
-    /// `server`, `storage`, `scheduler.graceful_shutdown_timeout`, `energy` (but its tariffs in
-    /// the same currency) and `logging`. The servers, the collection interval and the front
-    /// ends' sections are applied.
+    /// `server`, `storage`, `scheduler.graceful_shutdown_timeout`, `energy` (but its tariffs) and
+    /// `logging`. The servers, the collection interval and the front ends' sections (the cost
+    /// counters' `energy.tariffs` among them) are applied.
     ///
     /// Without a listener of its own (``Exporter/runCollection(reloadRequests:until:)``, or
     /// before ``Exporter/run(onListening:reloadRequests:until:)``), the listener's settings
@@ -229,14 +229,14 @@ public final class ConfigReloader: Sendable {
         if running.scheduler.gracefulShutdownTimeout != next.scheduler.gracefulShutdownTimeout {
             sections.append("scheduler.graceful_shutdown_timeout")
         }
-        // New prices, hours and time zone apply from the reload on (the cost meter takes them);
-        // another currency, or turning the costs on or off, needs a restart.
+        // `energy.tariffs` is the cost counters' section: a reload makes them again (new prices
+        // from then on; another currency starts the costs again).
         var (runningEnergy, nextEnergy) = (running.energy, next.energy)
-        if runningEnergy.tariffs.currency == nextEnergy.tariffs.currency { nextEnergy.tariffs = runningEnergy.tariffs }
+        nextEnergy.tariffs = runningEnergy.tariffs
         if runningEnergy != nextEnergy { sections.append("energy") }
         if running.logging != next.logging { sections.append("logging") }
-        // The front ends' sections (`nut`, `snmp`, `push`) are applied: a changed one restarts
-        // its front end (``FrontEndList``).
+        // The front ends' sections (`nut`, `snmp`, `push`, `history`, `energy.tariffs`) are
+        // applied: a changed one restarts its front end (``FrontEndList``).
         return sections
     }
 
@@ -251,7 +251,9 @@ public final class ConfigReloader: Sendable {
             case "storage": applied.storage = running.storage
             case "scheduler.graceful_shutdown_timeout":
                 applied.scheduler.gracefulShutdownTimeout = running.scheduler.gracefulShutdownTimeout
-            case "energy": applied.energy = running.energy
+            case "energy":
+                applied.energy = running.energy
+                applied.energy.tariffs = next.energy.tariffs
             case "logging": applied.logging = running.logging
             default: break
             }

@@ -97,8 +97,7 @@ public final class UPSModeLog<C: Clock>: FrontEnd where C.Duration == Duration {
 
     /// Nothing to serve: the work is done in the subscriber. Returns when cancelled.
     public func run() async throws {
-        let (stream, _) = AsyncStream<Void>.makeStream()
-        for await _ in stream {}
+        await untilCancelled()
     }
 
     /// Compares each UPS's mode with the one it had at the previous publication.

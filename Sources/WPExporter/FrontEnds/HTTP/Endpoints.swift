@@ -56,7 +56,8 @@ package struct Endpoints: Sendable {
     /// store makes `/health` unhealthy.
     package var storage: (@Sendable () -> StorageHealth)?
     /// Adds the status pages' routes (`/status`, …; WPStatusPage) to the router; `nil` without them.
-    package var statusRoutes: (@Sendable (inout WPRouter) -> Void)?
+    /// The routes the front ends add (the status pages').
+    package var frontEndRoutes: [FrontEndRoutes]
 
     package init(view: @escaping @Sendable () -> View,
                  exposition: (@Sendable () -> (snapshot: MetricsSnapshot,
@@ -65,7 +66,7 @@ package struct Endpoints: Sendable {
                  now: @escaping @Sendable () -> Date, scrape: ScrapeMetrics, reloader: ConfigReloader? = nil,
                  lifecycleEnabled: Bool = false, frontEnds: @escaping @Sendable () -> [any FrontEnd] = { [] },
                  storage: (@Sendable () -> StorageHealth)? = nil,
-                 statusRoutes: (@Sendable (inout WPRouter) -> Void)? = nil) {
+                 frontEndRoutes: [FrontEndRoutes] = []) {
         self.view = view
         self.exposition = exposition ?? {
             let view = view()
@@ -80,7 +81,7 @@ package struct Endpoints: Sendable {
         self.lifecycleEnabled = lifecycleEnabled
         self.frontEnds = frontEnds
         self.storage = storage
-        self.statusRoutes = statusRoutes
+        self.frontEndRoutes = frontEndRoutes
     }
 
     /// Endpoints of one unnamed server given as closures (tests serve them without a collector).
@@ -117,7 +118,7 @@ package struct Endpoints: Sendable {
             return servers.isEmpty ? Self.notFound : targets(request, servers: servers)
         }
         router.get("/", takesBody: false) { _ in landingPage() }
-        statusRoutes?(&router)
+        for routes in frontEndRoutes { routes.register(&router) }
         for method in ["POST", "PUT"] {
             router.add(method, "/-/reload", HandlerFunction { _ in await reloadResponse() }, takesBody: false)
         }
@@ -305,7 +306,10 @@ package struct Endpoints: Sendable {
                 return "<a href=\"/probe?target=\(name)\"><code>\(name)</code></a> (<code>\(HTMLEscaping.escape(server.target))</code>)"
             }.joined(separator: ", ")
         let targets = servers.isEmpty ? "" : "<li><a href=\"/targets\">Targets</a> (Prometheus <code>http_sd_configs</code>)</li>\n"
-        let status = statusRoutes == nil ? "" : "<li><a href=\"/status\">Status</a> (every UPS, attention first)</li>\n"
+        let status = frontEndRoutes.compactMap(\.link).map { link in
+            "<li><a href=\"\(HTMLEscaping.escape(link.path))\">\(HTMLEscaping.escape(link.title))</a>"
+                + (link.detail.map { " (\(HTMLEscaping.escape($0)))" } ?? "") + "</li>\n"
+        }.joined()
 
         let html = """
         <!DOCTYPE html>

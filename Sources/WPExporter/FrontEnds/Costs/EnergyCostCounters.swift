@@ -6,6 +6,7 @@ import WPEnergy
 import WPFrontEnd
 import WPLogging
 import WPMetrics
+import WPRuntime
 import WPStorage
 
 /// The energy cost of `energy.tariffs` on `/metrics` (per scrape, from the cost meter):
@@ -50,45 +51,78 @@ struct EnergyCostMetrics: Collector {
     }
 }
 
-extension Exporter {
-    /// The cost meter of `energy.tariffs` (`nil` without a currency): subscribed to the
-    /// publication, pricing the growth of every device's served energy total, its counters
-    /// registered in `registry`, its costs kept in `store`'s sections (what it continued from
-    /// them is logged).
-    static func energyCost(_ configuration: ExporterConfiguration, publication: FleetPublication<C>,
-                           store: any EnergyStore, registry: MetricRegistry, logger: WPLogger,
-                           wallClock: @escaping @Sendable () -> Date) throws(ExporterError) -> EnergyCostMeter? {
+/// The energy cost counters of `energy.tariffs`: a front end of the list whose cost meter
+/// prices the growth of every device's served energy total at each publication, keeps the costs
+/// in the data directory's sections, and serves them on `/metrics` (``EnergyCostMetrics``). A
+/// reload that changes `energy.tariffs` makes it again: its successor continues from the costs
+/// its predecessor kept in the sections (the same currency; another currency starts again), and
+/// prices from then on at the new tariffs.
+final class EnergyCostCounters: FrontEnd {
+    let name = "the energy cost counters"
+    /// The cost meter.
+    let meter: EnergyCostMeter
+    /// The time zone of the tariffs' periods.
+    let timeZone: TimeZoneRules
+
+    private init(meter: EnergyCostMeter, timeZone: TimeZoneRules) {
+        self.meter = meter
+        self.timeZone = timeZone
+    }
+
+    /// The counters of `energy.tariffs` (`nil` without a currency, when the costs kept end):
+    /// the meter continued from `context.sections` (what it continued from is logged), its
+    /// counters in `context.registry`, subscribed to `context.publication`.
+    static func make<C: Clock>(_ context: FrontEndContext<C>) throws(FrontEndError) -> EnergyCostCounters?
+    where C.Duration == Duration {
+        let configuration = context.configuration
+        let logger = context.logger.component("energy")
         guard let schedule = ExporterSettings.tariffs(configuration.energy.tariffs) else {
-            if EnergyCostMeter.end(in: store.sections) {
+            if EnergyCostMeter.end(in: context.sections) {
                 logger.info("energy costs kept in the data directory end: energy.tariffs has no currency")
             }
             return nil
         }
-        let costs = EnergyCostMeter(schedule: schedule, startedAt: wallClock(), sections: store.sections)
-        let restoration = costs.restoration
-        if restoration.devices > 0 {
+        let meter = EnergyCostMeter(schedule: schedule, startedAt: context.wallClock(), sections: context.sections)
+        let restoration = meter.restoration
+        if restoration.devices > 0, !context.atReload {
             logger.info("energy costs continued from the data directory",
-                        ["devices": .int(restoration.devices), "since": .double(costs.startedAt.timeIntervalSince1970)])
+                        ["devices": .int(restoration.devices), "since": .double(meter.startedAt.timeIntervalSince1970)])
         }
         if let discarded = restoration.discardedCurrency {
             logger.warn("energy costs kept in another currency start again: energy.tariffs.currency changed",
-                           ["kept_currency": .string(discarded), "currency": .string(schedule.currency)])
+                        ["kept_currency": .string(discarded), "currency": .string(schedule.currency)])
         }
         for problem in restoration.unreadable {
             logger.warn("an energy cost record of the data directory is unreadable and dropped", ["record": .string(problem)])
         }
         do {
-            try registry.register(EnergyCostMetrics(meter: costs, servers: !configuration.servers.isEmpty))
+            try context.registry.register(EnergyCostMetrics(meter: meter, servers: !configuration.servers.isEmpty))
         } catch {
             throw .metrics(error)
         }
-        publication.subscribe { state in
+        let wallClock = context.wallClock
+        context.publication.subscribe { state in
             var totals: [String: Double] = [:]
             for server in state.servers {
                 for (device, total) in server.totals { totals[server.energyKeyPrefix + device] = total.joules }
             }
-            costs.record(totals, at: wallClock())
+            meter.record(totals, at: wallClock())
         }
-        return costs
+        return EnergyCostCounters(meter: meter, timeZone: schedule.timeZone)
+    }
+
+    /// Nothing to serve: the meter works in its subscriber. Returns when cancelled.
+    func run() async throws {
+        await untilCancelled()
+    }
+}
+
+extension FrontEndFactory {
+    /// The energy cost counters of `energy.tariffs` (off without a currency); made again when
+    /// `energy.tariffs` changes.
+    static var energyCost: FrontEndFactory {
+        FrontEndFactory(section: "energy", settings: { $0.energy.tariffs }) { context throws(FrontEndError) in
+            try EnergyCostCounters.make(context)
+        }
     }
 }
