@@ -81,6 +81,9 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // Linux only: the event loop is epoll (WPCSystem) and the sources import Glibc.
         .target(name: "WPServer", dependencies: ["WPRuntime", "WPLogging", "WPBytes", "WPCompression", "WPCSystem", "WPCSecurityShim"]),
+        // WPServer's drivers on a loop with no socket and no thread, the test playing the peers
+        // and the clock (as swift-nio's NIOEmbedded): for the protocols' tests, no product.
+        .target(name: "WPServerTesting", dependencies: ["WPServer", "WPCSystem"]),
         // Owned, immovable bytes: what the collector renders into and a response points into.
         .target(name: "WPBytes"),
         .target(name: "WPScheduler", dependencies: ["WPLogging", "WPRuntime"]),
@@ -163,14 +166,14 @@ let package = Package(
         .testTarget(name: "WPHTTPClientTests", dependencies: ["WPTestThreads", "WPHTTPClient", "WPRuntime"]),
         .testTarget(name: "WPClientTests", dependencies: ["WPRuntime", "WPTestThreads", "WPClient", "WPHTTPClient", "WPSimulator", "WPServer", "WPLogging", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "WPServerTests", dependencies: ["WPTestThreads", "WPServer", "WPRuntime", "WPCompression", "WPLogging", "WPTestSupport", "WPCSystem"]),
+        .testTarget(name: "WPServerTests", dependencies: ["WPServerTesting", "WPTestThreads", "WPServer", "WPRuntime", "WPCompression", "WPLogging", "WPTestSupport", "WPCSystem"]),
         .testTarget(name: "WPSchedulerTests", dependencies: ["WPRuntime", "WPTestThreads", "WPScheduler", "WPLogging", "WPTestSupport"]),
         .testTarget(name: "WPProcessTests", dependencies: ["WPTestThreads", "WPProcess", "WPLogging", "WPRuntime"]),
         .testTarget(name: "WPCollectorTests", dependencies: ["WPRuntime", "WPTestThreads", "WPCollector", "WPBytes", "WPClient", "WPEnergy", "WPStorage", "WPMetrics", "WPLogging",
                                                          "WPSimulator", "WPTestSupport", "WPCompression"],
                     exclude: ["Golden"]),
-        .testTarget(name: "WPNUTTests", dependencies: ["WPTestThreads", "WPNUT", "WPServer", "WPLogging", "WPTestSupport"]),
-        .testTarget(name: "WPSNMPTests", dependencies: ["WPTestThreads", "WPSNMP", "WPServer", "WPLogging", "WPRuntime", "WPTestSupport"]),
+        .testTarget(name: "WPNUTTests", dependencies: ["WPServerTesting", "WPTestThreads", "WPNUT", "WPServer", "WPLogging", "WPTestSupport"]),
+        .testTarget(name: "WPSNMPTests", dependencies: ["WPServerTesting", "WPTestThreads", "WPSNMP", "WPServer", "WPLogging", "WPRuntime", "WPTestSupport"]),
         .testTarget(name: "WPSNMPFrontEndTests", dependencies: ["WPTestThreads", "WPSNMPFrontEnd", "WPStorage", "WPSNMP", "WPFrontEnd",
                                                               "WPFrontEndTesting", "WPClient", "WPRuntime", "WPTestSupport"]),
         // The front ends on their own: a scripted publication (WPFrontEndTesting), no exporter.

@@ -2,6 +2,7 @@ import Testing
 import WPTestThreads
 import WPNUT
 @testable import WPServer
+import WPServerTesting
 
 /// The NUT server's line driver byte by byte on an ``InMemoryLoop``: no socket, no thread, and
 /// a clock the test moves, so each timeout is checked just before and at its deadline.

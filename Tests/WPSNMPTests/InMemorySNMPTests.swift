@@ -3,6 +3,7 @@ import Testing
 import WPTestThreads
 @testable import WPSNMP
 @testable import WPServer
+import WPServerTesting
 
 /// The SNMP agent on the datagram driver, datagram by datagram on an ``InMemoryLoop``: no
 /// socket and no thread; the test plays the managers and the kernel.

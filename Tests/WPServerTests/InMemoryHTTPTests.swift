@@ -2,6 +2,7 @@ import Testing
 import WPTestThreads
 import WPLogging
 @testable import WPServer
+import WPServerTesting
 
 /// The HTTP/1.1 driver byte by byte on an ``InMemoryLoop``: no socket, no thread; time moves
 /// only when a test moves it, so every timeout is checked on both sides of its deadline.

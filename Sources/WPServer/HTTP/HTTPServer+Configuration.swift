@@ -95,7 +95,7 @@ extension Int64 {
 
 extension Duration {
     /// Whole nanoseconds, saturating.
-    var nanoseconds: Int64 {
+    package var nanoseconds: Int64 {
         let (seconds, attoseconds) = components
         let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return seconds < 0 ? .min : .max }

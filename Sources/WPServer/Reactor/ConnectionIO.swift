@@ -1,7 +1,7 @@
 import WPCSystem
 
 /// The outcome of one non-blocking read or write.
-enum IOResult: Equatable {
+package enum IOResult: Equatable {
     case bytes(Int)
     case endOfStream
     case wouldBlock
@@ -12,7 +12,7 @@ enum IOResult: Equatable {
 ///
 /// Confined to the event loop thread. Calls never block: a call that cannot make progress
 /// answers ``IOResult/wouldBlock`` and the loop waits for readiness of ``descriptor``.
-protocol ConnectionIO: AnyObject {
+package protocol ConnectionIO: AnyObject {
     /// The socket the loop polls for readiness.
     var descriptor: Int32 { get }
     func read(into buffer: UnsafeMutableRawBufferPointer) -> IOResult
@@ -32,9 +32,9 @@ protocol ConnectionIO: AnyObject {
 }
 
 extension ConnectionIO {
-    var buffersPerWrite: Int { EncodedResponse.maxBuffersPerWrite }
-    var readWaitsForWritable: Bool { false }
-    var writeWaitsForReadable: Bool { false }
+    package var buffersPerWrite: Int { EncodedResponse.maxBuffersPerWrite }
+    package var readWaitsForWritable: Bool { false }
+    package var writeWaitsForReadable: Bool { false }
 }
 
 /// Plain TCP: `recv`, `sendmsg` with `MSG_NOSIGNAL` (a closed peer never raises SIGPIPE), every

@@ -1,4 +1,4 @@
-import WPCSystem
+package import WPCSystem
 
 /// What a ``ConnectionDriver`` may ask of the loop that runs it: the whole seam between a
 /// protocol (HTTP/1.1, a line protocol, datagrams) and the event loop. ``Reactor`` is the loop
@@ -7,7 +7,7 @@ import WPCSystem
 ///
 /// Every member but ``complete(_:_:)`` and the `TaskExecutor` requirement is called on the
 /// loop's own thread (the driver's), never from a handler task.
-protocol ConnectionLoop<Driver>: TaskExecutor, Sendable {
+package protocol ConnectionLoop<Driver>: TaskExecutor, Sendable {
     associatedtype Driver: ConnectionDriver
 
     /// The loop's monotonic clock in nanoseconds: every deadline a driver sets is read from it.
@@ -44,7 +44,7 @@ extension ConnectionLoop {
     /// What every close does once the loop has taken the connection out of its table (leaving
     /// `openConnections`): the handler task cancelled, the driver told, the count updated. The
     /// loop then closes the connection's I/O.
-    func forgetClosed(_ connection: Driver.Connection, openConnections: Int) {
+    package func forgetClosed(_ connection: Driver.Connection, openConnections: Int) {
         connection.task?.cancel()
         connection.task = nil
         driver.closed(connection, in: self)
@@ -54,7 +54,7 @@ extension ConnectionLoop {
     /// Reads once from the connection into `buffer`: the byte count, or `nil` when nothing more
     /// can be read now (``ReactorConnection/readable`` is then cleared) or the connection ended
     /// (then it is closed: ``isOpen(_:)`` says which).
-    func read(_ connection: Driver.Connection, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+    package func read(_ connection: Driver.Connection, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
         switch connection.io.read(into: buffer) {
         case .bytes(let count):
             return count
@@ -69,13 +69,20 @@ extension ConnectionLoop {
 }
 
 /// One datagram as a datagram listener received it.
-struct ReceivedDatagram {
+package struct ReceivedDatagram {
     /// Its whole length: more than the buffer's when it was truncated.
-    var length: Int
-    var peer: cs_peer
+    package var length: Int
+    package var peer: cs_peer
     /// The sender as `ip:port` (`[ip6]:port`).
-    var remote: String
+    package var remote: String
     /// The kernel's cumulative count of datagrams it dropped on the socket (32 bits, wrapping),
     /// or -1 when it did not say.
-    var kernelDrops: Int64
+    package var kernelDrops: Int64
+
+    package init(length: Int, peer: cs_peer, remote: String, kernelDrops: Int64) {
+        self.length = length
+        self.peer = peer
+        self.remote = remote
+        self.kernelDrops = kernelDrops
+    }
 }

@@ -5,25 +5,25 @@ import WPLogging
 
 /// One accepted connection as the ``Reactor`` sees it; a protocol's connection type adds its
 /// own state. Confined to the loop thread.
-class ReactorConnection {
-    let id: UInt64
+package class ReactorConnection {
+    package let id: UInt64
     /// Plain TCP, or TLS once a handshake was started on it (``Reactor/startTLS(_:)``).
-    var io: any ConnectionIO
+    package var io: any ConnectionIO
     /// The peer, `ip:port`.
-    let remoteAddress: String
+    package let remoteAddress: String
     /// Monotonic nanoseconds of the accept.
-    let acceptedAt: Int64
-    var readable = true
-    var writable = true
+    package let acceptedAt: Int64
+    package var readable = true
+    package var writable = true
     /// The peer shut down its side (or the socket failed): reads must continue to the end.
-    var peerClosed = false
+    package var peerClosed = false
     /// Queued by ``Reactor/readNextTurn(_:)``.
-    var readQueued = false
+    package var readQueued = false
     /// Monotonic nanoseconds after which ``ConnectionDriver/deadlinePassed(_:now:in:)`` is
     /// called (at the next deadline scan); 0 when none.
-    var deadline: Int64 = 0
+    package var deadline: Int64 = 0
     /// The task handling the connection's current request or line; cancelled on close.
-    var task: Task<Void, Never>?
+    package var task: Task<Void, Never>?
 
     init(id: UInt64, io: any ConnectionIO, remoteAddress: String, acceptedAt: Int64) {
         self.id = id
@@ -53,10 +53,11 @@ public struct ConnectionStatistics: Sendable, Equatable {
 }
 
 /// A server's ``ConnectionStatistics``, kept by its reactor and read from any thread.
-final class ConnectionCounters: Sendable {
+package final class ConnectionCounters: Sendable {
     private let value = Mutex(ConnectionStatistics())
-    var current: ConnectionStatistics { value.withLock { $0 } }
-    func update(_ change: (inout ConnectionStatistics) -> Void) { value.withLock { change(&$0) } }
+    package init() {}
+    package var current: ConnectionStatistics { value.withLock { $0 } }
+    package func update(_ change: (inout ConnectionStatistics) -> Void) { value.withLock { change(&$0) } }
 }
 
 /// How readily a connection makes room at the cap: the lowest rank goes first. `activity`
@@ -65,23 +66,29 @@ final class ConnectionCounters: Sendable {
 /// grace: when the lowest-ranked connection is still in it, the reactor leaves new connections
 /// in the listen backlog until it ends (or a connection closes) rather than close it sooner or
 /// pass it over for a higher-ranked one. It does not order.
-struct EvictionRank: Comparable {
-    var activity: Int
-    var since: Int64
-    var notBefore: Int64 = 0
+package struct EvictionRank: Comparable {
+    package var activity: Int
+    package var since: Int64
+    package var notBefore: Int64 = 0
 
-    static func < (lhs: EvictionRank, rhs: EvictionRank) -> Bool {
+    package init(activity: Int, since: Int64, notBefore: Int64 = 0) {
+        self.activity = activity
+        self.since = since
+        self.notBefore = notBefore
+    }
+
+    package static func < (lhs: EvictionRank, rhs: EvictionRank) -> Bool {
         (lhs.activity, lhs.since) < (rhs.activity, rhs.since)
     }
 
-    static func == (lhs: EvictionRank, rhs: EvictionRank) -> Bool {
+    package static func == (lhs: EvictionRank, rhs: EvictionRank) -> Bool {
         (lhs.activity, lhs.since) == (rhs.activity, rhs.since)
     }
 }
 
 /// A protocol served by a ``Reactor`` (HTTP/1.1, a line protocol): what happens on a
 /// connection between its accept and its close. Every method runs on the loop thread.
-protocol ConnectionDriver: AnyObject {
+package protocol ConnectionDriver: AnyObject {
     associatedtype Connection: ReactorConnection
     /// What a handler task hands back to the loop through ``Reactor/complete(_:_:)``.
     associatedtype Completion: Sendable
@@ -122,13 +129,13 @@ protocol ConnectionDriver: AnyObject {
 }
 
 extension ConnectionDriver {
-    func deliver(_ completion: Completion, to connection: Connection?, in loop: some ConnectionLoop<Self>) {
+    package func deliver(_ completion: Completion, to connection: Connection?, in loop: some ConnectionLoop<Self>) {
         if let connection { complete(connection, completion, in: loop) } else { dropped(completion) }
     }
 
-    func listenerReadable(in loop: some ConnectionLoop<Self>) {}
+    package func listenerReadable(in loop: some ConnectionLoop<Self>) {}
 
-    var newcomersWaitForHandlers: Bool { false }
+    package var newcomersWaitForHandlers: Bool { false }
 }
 
 /// The one epoll event loop under ``WPHTTPServer`` and ``LineServer``: a thread of its own owning

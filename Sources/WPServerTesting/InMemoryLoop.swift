@@ -1,5 +1,6 @@
-import WPCSystem
+package import WPCSystem
 import Synchronization
+package import WPServer
 
 /// A ``ConnectionLoop`` with no socket and no thread, for tests (as swift-nio's embedded event
 /// loop): the test plays the peers and the clock. It opens connections, hands a connection bytes,
@@ -16,31 +17,31 @@ import Synchronization
 /// connections are touched only by the loop's owner, one call at a time (a test's body); other
 /// threads call only ``complete(_:_:)`` and ``enqueue(_:)``, which touch nothing but the `inbox`
 /// (a `Mutex`).
-final class InMemoryLoop<Driver: ConnectionDriver>: ConnectionLoop, @unchecked Sendable {
+package final class InMemoryLoop<Driver: ConnectionDriver>: ConnectionLoop, @unchecked Sendable {
     private struct Inbox {
         var completions: [(UInt64, Driver.Completion)] = []
         var waiter: CheckedContinuation<Void, Never>?
     }
 
-    let driver: Driver
-    let counters = ConnectionCounters()
-    let scratch: UnsafeMutableRawBufferPointer
-    private(set) var now: Int64
-    private(set) var connections: [UInt64: Driver.Connection] = [:]
+    package let driver: Driver
+    package let counters = ConnectionCounters()
+    package let scratch: UnsafeMutableRawBufferPointer
+    package private(set) var now: Int64
+    package private(set) var connections: [UInt64: Driver.Connection] = [:]
     private var nextID: UInt64 = 2
     private var readAgain: [UInt64] = []
     private let inbox = Mutex(Inbox())
     /// Datagrams waiting for the listener, and what it sent, in order.
     private var datagramsIn: [(bytes: [UInt8], peer: cs_peer, remote: String)] = []
-    private(set) var datagramsOut: [(bytes: [UInt8], peer: cs_peer)] = []
+    package private(set) var datagramsOut: [(bytes: [UInt8], peer: cs_peer)] = []
     /// Whether the listener is open: a closed one receives and sends nothing.
-    var listenerOpen = true
+    package var listenerOpen = true
     /// The kernel's drop count each received datagram reports (-1: none reported).
-    var kernelDrops: Int64 = -1
+    package var kernelDrops: Int64 = -1
 
     /// `scratchBytes` is the read buffer's size (``Reactor`` has 64 KiB): a small one makes the
     /// driver read a connection's bytes in several reads.
-    init(driver: Driver, scratchBytes: Int = 64 * 1024, now: Int64 = 1_000_000_000) {
+    package init(driver: Driver, scratchBytes: Int = 64 * 1024, now: Int64 = 1_000_000_000) {
         self.driver = driver
         self.scratch = .allocate(byteCount: scratchBytes, alignment: 16)
         self.now = now
@@ -56,7 +57,7 @@ final class InMemoryLoop<Driver: ConnectionDriver>: ConnectionLoop, @unchecked S
     /// Accepts a connection from `remoteAddress`: the driver's state for it, whose
     /// ``ReactorConnection/io`` is an ``InMemoryIO``.
     @discardableResult
-    func connect(from remoteAddress: String = "127.0.0.1:40000") -> Driver.Connection {
+    package func connect(from remoteAddress: String = "127.0.0.1:40000") -> Driver.Connection {
         let id = nextID
         nextID += 1
         let connection = driver.makeConnection(id: id, io: InMemoryIO(), remoteAddress: remoteAddress, now: now)
@@ -66,14 +67,14 @@ final class InMemoryLoop<Driver: ConnectionDriver>: ConnectionLoop, @unchecked S
     }
 
     /// The peer sends `bytes`: the connection becomes readable and is driven.
-    func send(_ bytes: some Sequence<UInt8>, on connection: Driver.Connection) {
+    package func send(_ bytes: some Sequence<UInt8>, on connection: Driver.Connection) {
         Self.io(of: connection).inbound.append(contentsOf: bytes)
         connection.readable = true
         drive(connection)
     }
 
     /// The peer shuts down its side (a half-close): reads reach end-of-stream.
-    func halfClose(_ connection: Driver.Connection) {
+    package func halfClose(_ connection: Driver.Connection) {
         Self.io(of: connection).inboundEnded = true
         connection.readable = true
         connection.peerClosed = true
@@ -82,7 +83,7 @@ final class InMemoryLoop<Driver: ConnectionDriver>: ConnectionLoop, @unchecked S
 
     /// The peer resets the connection: as ``Reactor`` does on a hang-up, a connection whose
     /// handler is running closes at once; any other reads the failure.
-    func reset(_ connection: Driver.Connection) {
+    package func reset(_ connection: Driver.Connection) {
         Self.io(of: connection).resetByPeer = true
         connection.readable = true
         connection.peerClosed = true
@@ -97,7 +98,7 @@ final class InMemoryLoop<Driver: ConnectionDriver>: ConnectionLoop, @unchecked S
     /// Takes everything the driver wrote on the connection so far. A connection whose writes
     /// were held back (``InMemoryIO/writeCapacity``) gets room for as many bytes again and,
     /// if its last write would have blocked, becomes writable and is driven.
-    func takeWritten(from connection: Driver.Connection) -> [UInt8] {
+    package func takeWritten(from connection: Driver.Connection) -> [UInt8] {
         let io = Self.io(of: connection)
         let written = io.outbound
         io.outbound.removeAll()
@@ -110,7 +111,7 @@ final class InMemoryLoop<Driver: ConnectionDriver>: ConnectionLoop, @unchecked S
 
     /// Moves the clock by `duration`, then fires every deadline that passed (one scan, as
     /// ``Reactor`` makes).
-    func advance(by duration: Duration) {
+    package func advance(by duration: Duration) {
         now += duration.nanoseconds
         for connection in Array(connections.values) where connection.deadline != 0 && now >= connection.deadline {
             guard connections[connection.id] != nil else { continue }
@@ -121,7 +122,7 @@ final class InMemoryLoop<Driver: ConnectionDriver>: ConnectionLoop, @unchecked S
 
     /// Waits until at least one handler has handed back its result, then delivers every result
     /// waiting (a connection closed meanwhile gets ``ConnectionDriver/dropped(_:)``).
-    func awaitCompletions() async {
+    package func awaitCompletions() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             inbox.withLock { inbox in
                 if inbox.completions.isEmpty { inbox.waiter = continuation } else { continuation.resume() }
@@ -139,21 +140,21 @@ final class InMemoryLoop<Driver: ConnectionDriver>: ConnectionLoop, @unchecked S
 
     /// Datagrams, each from its `remote` (`ip:port`), wait on the listener, which is then told
     /// it is readable (once: it reads what waits, up to its budget per readiness).
-    func receive(_ datagrams: [(bytes: [UInt8], from: String)]) {
+    package func receive(_ datagrams: [(bytes: [UInt8], from: String)]) {
         for datagram in datagrams { datagramsIn.append((datagram.bytes, Self.peer(datagram.from), datagram.from)) }
         driver.listenerReadable(in: self)
     }
 
     /// Datagrams still waiting on the listener (it reads a bounded number per readiness).
-    var datagramsWaiting: Int { datagramsIn.count }
+    package var datagramsWaiting: Int { datagramsIn.count }
 
     /// The datagrams the listener sent to `remote`, in order.
-    func datagramsSent(to remote: String) -> [[UInt8]] {
+    package func datagramsSent(to remote: String) -> [[UInt8]] {
         let peer = Self.peer(remote)
         return datagramsOut.filter { Self.same($0.peer, peer) }.map(\.bytes)
     }
 
-    static func io(of connection: Driver.Connection) -> InMemoryIO {
+    package static func io(of connection: Driver.Connection) -> InMemoryIO {
         guard let io = connection.io as? InMemoryIO else { preconditionFailure("not a connection of an InMemoryLoop") }
         return io
     }
@@ -194,7 +195,7 @@ final class InMemoryLoop<Driver: ConnectionDriver>: ConnectionLoop, @unchecked S
 
     // MARK: ConnectionLoop
 
-    func complete(_ id: UInt64, _ completion: Driver.Completion) {
+    package func complete(_ id: UInt64, _ completion: Driver.Completion) {
         let waiter = inbox.withLock { inbox in
             inbox.completions.append((id, completion))
             defer { inbox.waiter = nil }
@@ -203,29 +204,29 @@ final class InMemoryLoop<Driver: ConnectionDriver>: ConnectionLoop, @unchecked S
         waiter?.resume()
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         globalConcurrentExecutor.enqueue(UnownedJob(job))
     }
 
 
-    func readNextTurn(_ connection: Driver.Connection) {
+    package func readNextTurn(_ connection: Driver.Connection) {
         guard !connection.readQueued else { return }
         connection.readQueued = true
         readAgain.append(connection.id)
     }
 
     /// An in-memory connection has no TLS.
-    func startTLS(_ connection: Driver.Connection) -> Bool { false }
+    package func startTLS(_ connection: Driver.Connection) -> Bool { false }
 
-    func isOpen(_ connection: Driver.Connection) -> Bool { connections[connection.id] != nil }
+    package func isOpen(_ connection: Driver.Connection) -> Bool { connections[connection.id] != nil }
 
-    func close(_ connection: Driver.Connection) {
+    package func close(_ connection: Driver.Connection) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
         forgetClosed(connection, openConnections: connections.count)
         connection.io.close()
     }
 
-    func receiveDatagram(into buffer: UnsafeMutableRawBufferPointer) -> ReceivedDatagram? {
+    package func receiveDatagram(into buffer: UnsafeMutableRawBufferPointer) -> ReceivedDatagram? {
         guard listenerOpen, !datagramsIn.isEmpty else { return nil }
         let datagram = datagramsIn.removeFirst()
         let copied = min(datagram.bytes.count, buffer.count)
@@ -233,7 +234,7 @@ final class InMemoryLoop<Driver: ConnectionDriver>: ConnectionLoop, @unchecked S
         return ReceivedDatagram(length: datagram.bytes.count, peer: datagram.peer, remote: datagram.remote, kernelDrops: kernelDrops)
     }
 
-    func sendDatagram(_ bytes: UnsafeRawBufferPointer, to peer: cs_peer) -> Int? {
+    package func sendDatagram(_ bytes: UnsafeRawBufferPointer, to peer: cs_peer) -> Int? {
         guard listenerOpen else { return nil }
         datagramsOut.append((Array(bytes), peer))
         return bytes.count
@@ -242,24 +243,24 @@ final class InMemoryLoop<Driver: ConnectionDriver>: ConnectionLoop, @unchecked S
 
 /// One in-memory connection's bytes: what the peer sent and the driver has not read yet, and
 /// what the driver wrote and the test has not taken (``InMemoryLoop/takeWritten(from:)``).
-final class InMemoryIO: ConnectionIO {
-    var inbound: [UInt8] = []
+package final class InMemoryIO: ConnectionIO {
+    package var inbound: [UInt8] = []
     /// The peer half-closed: once `inbound` is read, reads reach end-of-stream.
-    var inboundEnded = false
+    package var inboundEnded = false
     /// The peer reset the connection: reads and writes fail.
-    var resetByPeer = false
-    var outbound: [UInt8] = []
+    package var resetByPeer = false
+    package var outbound: [UInt8] = []
     /// How many more bytes the peer takes before a write would block; `nil`: no limit.
-    var writeCapacity: Int?
+    package var writeCapacity: Int?
     /// A write would have blocked since the test last took the written bytes.
-    var blockedWrite = false
+    package var blockedWrite = false
     /// Whether the driver shut down its writing side, and whether it closed the connection.
-    private(set) var writeShutDown = false
-    private(set) var closed = false
+    package private(set) var writeShutDown = false
+    package private(set) var closed = false
 
-    var descriptor: Int32 { -1 }
+    package var descriptor: Int32 { -1 }
 
-    func read(into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
         if closed || resetByPeer { return .failed(104) } // ECONNRESET
         guard !inbound.isEmpty else { return inboundEnded ? .endOfStream : .wouldBlock }
         let count = min(buffer.count, inbound.count)
@@ -268,7 +269,7 @@ final class InMemoryIO: ConnectionIO {
         return .bytes(count)
     }
 
-    func write(_ buffers: UnsafeBufferPointer<UnsafeRawBufferPointer>) -> IOResult {
+    package func write(_ buffers: UnsafeBufferPointer<UnsafeRawBufferPointer>) -> IOResult {
         if closed || resetByPeer { return .failed(32) } // EPIPE
         var room = writeCapacity ?? .max
         var written = 0
@@ -286,9 +287,9 @@ final class InMemoryIO: ConnectionIO {
         return .bytes(written)
     }
 
-    func shutdownWrite() { writeShutDown = true }
+    package func shutdownWrite() { writeShutDown = true }
 
-    func close() { closed = true }
+    package func close() { closed = true }
 }
 
 private extension String {
