@@ -45,8 +45,9 @@ extension LoadState {
     /// The rules across the keys of each declared section (its keys' types and ranges are
     /// checked with every key's), each problem at the source of the key it names.
     private mutating func validateDeclaredSections() {
+        let declared = declaredSections()
         for section in inputs.schema.sections {
-            let values = declaredSections()[section.name]?.values ?? [:]
+            let values = declared[section.name]?.values ?? [:]
             for problem in section.problems(values) {
                 self.problem(problem.key, problem.key.flatMap { setting($0)?.source }, problem.message)
             }

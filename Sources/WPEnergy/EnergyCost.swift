@@ -191,11 +191,6 @@ package final class EnergyCostMeter: Sendable {
 
     package var schedule: TariffSchedule { state.withLock { $0.schedule } }
 
-    /// Takes a new schedule: it prices energy from now on only.
-    package func replace(_ schedule: TariffSchedule) {
-        state.withLock { $0.schedule = schedule }
-    }
-
     /// Records the energy totals (joules, by device key) of every device published at `date`:
     /// the growth since each device's previous total is priced at the tariff of `date`. A device
     /// seen for the first time, or whose total went down (its state was reset or moved), starts

@@ -52,7 +52,8 @@ public struct FrontEndContext<C: Clock>: Sendable where C.Duration == Duration {
     public var configurationNow: @Sendable () -> ExporterConfiguration
     /// The exporter's front ends now, in the list's order: one that shows what another keeps
     /// (the status pages show the cost counters' costs) finds it here at each use, so a
-    /// successor a reload made is the one it reads.
+    /// successor a reload made is the one it reads. While a front end is made, the ones made
+    /// before it are already here (not itself, nor those after it).
     public var frontEnds: @Sendable () -> [any FrontEnd]
     /// Whether a reload makes the front end (a successor), rather than the exporter's start.
     package var atReload = false

@@ -38,12 +38,14 @@ import WPStorage
     }
 
     @Test func aNewScheduleAppliesOnlyForward() {
-        let meter = EnergyCostMeter(schedule: Self.schedule, startedAt: Self.at(0))
-        meter.record(["ups": 0], at: Self.at(12))
-        meter.record(["ups": 2 * Self.kWh], at: Self.at(13))    // 2 kWh flat at 0.5
+        // A reload that changes the tariffs makes a new meter continuing from the sections.
+        let sections = StateSections()
+        let first = EnergyCostMeter(schedule: Self.schedule, startedAt: Self.at(0), sections: sections)
+        first.record(["ups": 0], at: Self.at(12))
+        first.record(["ups": 2 * Self.kWh], at: Self.at(13))    // 2 kWh flat at 0.5
         var dearer = Self.schedule
         dearer.flatPrice = 2
-        meter.replace(dearer)
+        let meter = EnergyCostMeter(schedule: dearer, startedAt: Self.at(13.5), sections: sections)
         meter.record(["ups": 3 * Self.kWh], at: Self.at(14))    // 1 kWh flat at 2
         #expect(meter.costs("ups").first { $0.period == "flat" }?.amount == 3.0, "1.0 before the change, 2.0 after")
         meter.record([:], at: Self.at(15))

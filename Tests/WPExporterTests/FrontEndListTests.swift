@@ -2,13 +2,16 @@ import Foundation
 import Synchronization
 import Testing
 import WPTestThreads
+import WPCollector
 import WPConfig
+import WPEnergy
 import WPFrontEnd
 import WPLogging
 import WPMetrics
 import WPNUTFrontEnd
 import WPRuntime
 import WPServer
+import WPStatusPage
 import WPTestSupport
 @testable import WPExporter
 
@@ -156,6 +159,41 @@ import WPTestSupport
             #expect(section == "probe")
             #expect("\(error)" == "probe.path: /nowhere is not a directory")
         }
+    }
+
+    /// A front end made after others sees them while it is made (the list's one state, read
+    /// through ``FrontEndContext/frontEnds``), and sees a replacement at once: the status pages
+    /// read the cost counters made before them, the embedder's front end both.
+    @Test func aFrontEndSeesTheFrontEndsMadeBeforeIt() async throws {
+        let seenWhileMade = Mutex<[String]>([])
+        let readLater = Mutex<(@Sendable () -> [any FrontEnd])?>(nil)
+        let factory = FrontEndFactory<ManualClock>(section: "probe") { context throws(FrontEndError) in
+            seenWhileMade.withLock { $0 = context.frontEnds().map(\.name) }
+            readLater.withLock { $0 = context.frontEnds }
+            return Probe()
+        }
+        let harness = try await ExporterHarness(devices: 1, configureExporter: { configuration in
+            configuration.energy.tariffs.currency = "CNY"
+            configuration.energy.tariffs.flatPrice = 0.5
+            configuration.energy.tariffs.timeZone = "UTC+08:00"
+        }, frontEnds: [factory])
+        let names = seenWhileMade.withLock { $0 }
+        #expect(names.contains("the energy cost counters"), "\(names)")
+        #expect(names.contains(harness.exporter.statusPage.name), "\(names)")
+        #expect(!names.contains("the probe"), "not itself: it is being made")
+        await harness.exporter.collector.collect()
+        #expect(harness.exporter.statusPage.model.currency == "CNY")
+        #expect(harness.exporter.statusPage.model.timeZone.offset(at: 0) == 28_800)
+
+        let first = try #require(harness.exporter.energyCost)
+        var euros = harness.exporter.configuration
+        euros.energy.tariffs.currency = "EUR"
+        _ = try await harness.exporter.apply(euros)
+        let later = try #require(readLater.withLock { $0 })
+        let counters = later().compactMap { $0 as? EnergyCostCounters }
+        #expect(counters.count == 1 && counters.first?.meter !== first, "the successor, seen at once")
+        #expect(counters.first?.meter.schedule.currency == "EUR")
+        await harness.shutdown()
     }
 }
 

@@ -47,14 +47,14 @@ package final class FrontEndList<C: Clock>: Sendable where C.Duration == Duratio
         var taken: [Bool]
     }
 
-    /// The front ends now, as every context's ``FrontEndContext/frontEnds`` reads them: set once
-    /// the list is made and after each replacement.
-    private final class Roster: Sendable {
-        let frontEnds = Mutex<[any FrontEnd]>([])
+    /// The list's state, shared with every context's ``FrontEndContext/frontEnds``: a front end
+    /// made after another (at start or at a reload) sees it, and a replacement is seen at once.
+    private final class Shared: Sendable {
+        let state = Mutex(State(members: [], taken: []))
+        var frontEnds: [any FrontEnd] { state.withLock { $0.members.compactMap(\.frontEnd) } }
     }
 
-    private let state: Mutex<State>
-    private let roster = Roster()
+    private let shared = Shared()
     private let publication: FleetPublication<C>
     private let registry: MetricRegistry
     private let makeContext: MakeContext
@@ -70,34 +70,38 @@ package final class FrontEndList<C: Clock>: Sendable where C.Duration == Duratio
         self.publication = publication
         self.registry = registry
         self.makeContext = makeContext
-        var members: [Member] = []
-        let roster = self.roster
+        let shared = self.shared
         do {
             for factory in factories {
                 let member = try Self.make(factory, configuration, publication: publication, makeContext: makeContext,
-                                           roster: roster)
-                members.append(member)
+                                           shared: shared)
+                shared.state.withLock { state in
+                    state.members.append(member)
+                    state.taken.append(false)
+                }
                 try Self.register(member, in: registry)
             }
         } catch {
-            for member in members { Self.discard(member, from: registry) }
+            let made = shared.state.withLock { state in
+                defer { state = State(members: [], taken: []) }
+                return state.members
+            }
+            for member in made { Self.discard(member, from: registry) }
             throw error
         }
-        state = Mutex(State(members: members, taken: members.map { _ in false }))
-        roster.frontEnds.withLock { $0 = members.compactMap(\.frontEnd) }
     }
 
     /// The front ends now, in the list's order (those turned off left out).
-    package var frontEnds: [any FrontEnd] { state.withLock { $0.members.compactMap(\.frontEnd) } }
+    package var frontEnds: [any FrontEnd] { shared.frontEnds }
 
     /// The number of factories (``run(_:)`` takes each one's index).
-    package var count: Int { state.withLock { $0.members.count } }
+    package var count: Int { shared.state.withLock { $0.members.count } }
 
     /// The section of factory `index`.
-    package func section(_ index: Int) -> String { state.withLock { $0.members[index].factory.section } }
+    package func section(_ index: Int) -> String { shared.state.withLock { $0.members[index].factory.section } }
 
     /// The front end of factory `index` now.
-    package func frontEnd(_ index: Int) -> (any FrontEnd)? { state.withLock { $0.members[index].frontEnd } }
+    package func frontEnd(_ index: Int) -> (any FrontEnd)? { shared.state.withLock { $0.members[index].frontEnd } }
 
     /// Runs factory `index`'s front end, and each successor a reload installs, until the task
     /// is cancelled or the front end ends on its own.
@@ -106,12 +110,12 @@ package final class FrontEndList<C: Clock>: Sendable where C.Duration == Duratio
     /// - Throws: what the front end's run threw.
     package func run(_ index: Int) async throws -> String? {
         while !Task.isCancelled {
-            let member = state.withLock { state in
+            let member = shared.state.withLock { state in
                 state.taken[index] = true
                 return state.members[index]
             }
             defer {
-                state.withLock { $0.taken[index] = false }
+                shared.state.withLock { $0.taken[index] = false }
                 member.stopped.continuation.finish()
             }
             let replaced = try await withThrowingTaskGroup(of: Bool.self) { group in
@@ -141,12 +145,12 @@ package final class FrontEndList<C: Clock>: Sendable where C.Duration == Duratio
     /// - Throws: ``ReloadRefusal/frontEnd(section:reason:)`` naming the first that cannot be
     ///   made (those made before it are discarded).
     package func prepare(running: ExporterConfiguration, next: ExporterConfiguration) throws(ReloadRefusal) -> Prepared {
-        let factories = state.withLock { $0.members.map(\.factory) }
+        let factories = shared.state.withLock { $0.members.map(\.factory) }
         var prepared = Prepared(members: [])
         for (index, factory) in factories.enumerated() where factory.changed(running, next) {
             do {
                 prepared.members.append((index, try Self.make(factory, next, publication: publication, makeContext: makeContext,
-                                                              roster: roster, atReload: true)))
+                                                              shared: shared, atReload: true)))
             } catch {
                 discard(prepared)
                 switch error {
@@ -172,12 +176,11 @@ package final class FrontEndList<C: Clock>: Sendable where C.Duration == Duratio
     package func install(_ prepared: Prepared) async -> [String] {
         var warnings: [String] = []
         for (index, member) in prepared.members {
-            let (old, running, now) = state.withLock { state in
+            let (old, running) = shared.state.withLock { state in
                 let old = state.members[index]
                 state.members[index] = member
-                return (old, state.taken[index], state.members.compactMap(\.frontEnd))
+                return (old, state.taken[index])
             }
-            roster.frontEnds.withLock { $0 = now }
             old.publication.end()
             Self.discard(old, from: registry)
             do {
@@ -200,11 +203,11 @@ package final class FrontEndList<C: Clock>: Sendable where C.Duration == Duratio
     }
 
     private static func make(_ factory: FrontEndFactory<C>, _ configuration: ExporterConfiguration,
-                             publication: FleetPublication<C>, makeContext: MakeContext, roster: Roster,
+                             publication: FleetPublication<C>, makeContext: MakeContext, shared: Shared,
                              atReload: Bool = false) throws(ExporterError) -> Member {
         var context = makeContext(configuration, factory)
         context.atReload = atReload
-        context.frontEnds = { roster.frontEnds.withLock { $0 } }
+        context.frontEnds = { shared.frontEnds }
         let registry = MetricRegistry()
         let scoped = publication.scoped()
         context.registry = registry

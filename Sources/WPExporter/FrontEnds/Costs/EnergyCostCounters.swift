@@ -62,11 +62,10 @@ final class EnergyCostCounters: FrontEnd {
     /// The cost meter.
     let meter: EnergyCostMeter
     /// The time zone of the tariffs' periods.
-    let timeZone: TimeZoneRules
+    var timeZone: TimeZoneRules { meter.schedule.timeZone }
 
-    private init(meter: EnergyCostMeter, timeZone: TimeZoneRules) {
+    private init(meter: EnergyCostMeter) {
         self.meter = meter
-        self.timeZone = timeZone
     }
 
     /// The counters of `energy.tariffs` (`nil` without a currency, when the costs kept end):
@@ -108,7 +107,7 @@ final class EnergyCostCounters: FrontEnd {
             }
             meter.record(totals, at: wallClock())
         }
-        return EnergyCostCounters(meter: meter, timeZone: schedule.timeZone)
+        return EnergyCostCounters(meter: meter)
     }
 
     /// Nothing to serve: the meter works in its subscriber. Returns when cancelled.
