@@ -72,6 +72,8 @@ let package = Package(
         // History and events in one SQLite database of the data directory (docs/storage.md).
         .target(name: "WPHistory", dependencies: ["WPCSQLiteShim", "WPFrontEnd", "WPConfig", "WPLogging", "WPMetrics", "WPRuntime",
                                                    "WPClient", "WPCollector", "WPEnergy"]),
+        // Notifications of the journal's events to chat robots, webhooks and status tools.
+        .target(name: "WPNotifications", dependencies: ["WPCrypto", "WPHTTPClient", "WPHistory", "WPLogging", "WPRuntime"]),
         // HTTP/1.1 client without Foundation: POSIX sockets for http://, libcurl for https://.
         .target(name: "WPHTTPClient", dependencies: ["WPRuntime", "WPCCurlShim"]),
         .target(name: "WPClient", dependencies: ["WPRuntime", "WPLogging", "WPHTTPClient"]),
@@ -80,7 +82,9 @@ let package = Package(
         .target(name: "WPCSecurityShim",
                 linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // Linux only: the event loop is epoll (WPCSystem) and the sources import Glibc.
-        .target(name: "WPServer", dependencies: ["WPRuntime", "WPLogging", "WPBytes", "WPCompression", "WPCSystem", "WPCSecurityShim"]),
+        .target(name: "WPCrypto", dependencies: ["WPCSecurityShim"]),
+        .target(name: "WPServer", dependencies: ["WPRuntime", "WPLogging", "WPBytes", "WPCompression", "WPCSystem", "WPCSecurityShim",
+                                                 "WPCrypto"]),
         // WPServer's drivers on a loop with no socket and no thread, the test playing the peers
         // and the clock (as swift-nio's NIOEmbedded): for the protocols' tests, no product.
         .target(name: "WPServerTesting", dependencies: ["WPServer", "WPCSystem"]),
@@ -101,7 +105,7 @@ let package = Package(
         // SNMPv1/v2c/v3 over UDP: the BER codec, the user-based security model, a read-only agent over
         // sorted MIB views, the system group and UPS-MIB (RFC 1628) objects, notifications
         // (docs/snmp.md). The exporter serves it through WPSNMPFrontEnd.
-        .target(name: "WPSNMP", dependencies: ["WPServer", "WPCSecurityShim", "WPRuntime"]),
+        .target(name: "WPSNMP", dependencies: ["WPServer", "WPCSecurityShim", "WPCrypto", "WPRuntime"]),
 
         // The seam every front end of the exporter is built on: the fleet's published state
         // (`FleetState`, `FleetPublishing`), the `FrontEnd` shape, its factory and context, its error.
@@ -181,6 +185,8 @@ let package = Package(
                                                           "WPCollector", "WPRuntime", "WPTestSupport"]),
         .testTarget(name: "WPNUTFrontEndTests", dependencies: ["WPTestThreads", "WPNUTFrontEnd", "WPFrontEnd", "WPFrontEndTesting",
                                                              "WPNUT", "WPClient", "WPRuntime", "WPTestSupport"]),
+        .testTarget(name: "WPNotificationsTests", dependencies: ["WPTestThreads", "WPNotifications", "WPHistory", "WPHTTPClient",
+                                                              "WPCrypto", "WPRuntime"]),
         .testTarget(name: "WPHistoryTests", dependencies: ["WPTestThreads", "WPHistory", "WPTestSupport", "WPConfig", "WPRuntime"]),
         .testTarget(name: "WPStatusPageTests", dependencies: ["WPTestThreads", "WPStatusPage", "WPFrontEnd", "WPFrontEndTesting",
                                                             "WPClient", "WPEnergy", "WPRuntime", "WPTestSupport", "WPHistory"]),

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+package import WPRuntime
 
 /// A wall-clock instant: whole seconds and nanoseconds since 1970-01-01T00:00:00Z.
 ///
@@ -117,5 +118,14 @@ public struct LogTimestamp: Sendable, Hashable, Comparable, CustomStringConverti
     static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
         let q = a / b
         return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
+    }
+}
+
+extension LogTimestamp {
+    /// `2026-11-26 15:30:00 UTC+08:00` (`… UTC` in UTC): Unix `seconds` as the local time in
+    /// `zone`, with its offset: how the status pages and the notifications show a time.
+    package static func localText(_ seconds: Int64, _ zone: TimeZoneRules) -> String {
+        let iso = LogTimestamp(secondsSince1970: Double(seconds + Int64(zone.offset(at: seconds)))).description
+        return String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(8)) + " " + zone.label(at: seconds)
     }
 }

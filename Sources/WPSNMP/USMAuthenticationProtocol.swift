@@ -1,3 +1,5 @@
+import WPCrypto
+
 /// An SNMPv3 user's authentication protocol: HMAC with one of the SHA family, the MAC cut to
 /// the protocol's length. The same hash turns the user's passwords into keys and localizes
 /// them (RFC 3414 A.2, §2.6), for privacy too.
@@ -28,15 +30,7 @@ package enum USMAuthenticationProtocol: Sendable, CaseIterable, CustomStringConv
     }
 
     /// Bytes of the hash, so of the user's keys.
-    package var keyLength: Int {
-        switch self {
-        case .sha1: 20
-        case .sha224: 28
-        case .sha256: 32
-        case .sha384: 48
-        case .sha512: 64
-        }
-    }
+    package var keyLength: Int { function.length }
 
     /// The protocol's identity under `snmpAuthProtocols` (`1.3.6.1.6.3.10.1.1`).
     package var oid: OID {
@@ -49,14 +43,14 @@ package enum USMAuthenticationProtocol: Sendable, CaseIterable, CustomStringConv
         }
     }
 
-    /// The hash's name in libcrypto (`EVP_get_digestbyname`).
-    var digestName: String {
+    /// The hash function (libcrypto's, through WPCrypto).
+    var function: Digest.Function {
         switch self {
-        case .sha1: "SHA1"
-        case .sha224: "SHA224"
-        case .sha256: "SHA256"
-        case .sha384: "SHA384"
-        case .sha512: "SHA512"
+        case .sha1: .sha1
+        case .sha224: .sha224
+        case .sha256: .sha256
+        case .sha384: .sha384
+        case .sha512: .sha512
         }
     }
 

@@ -1,4 +1,5 @@
 import WPCSecurityShim
+import WPCrypto
 
 /// The cryptography of SNMPv3's user-based security model as the agent serves it: HMAC with
 /// the user's hash of the SHA family (``USMAuthenticationProtocol``: RFC 3414's HMAC-96-SHA-1
@@ -12,22 +13,12 @@ enum USMCrypto {
 
     /// The hash of `bytes` with `authentication`'s hash; `nil` without libcrypto.
     static func digest(_ authentication: USMAuthenticationProtocol, _ bytes: [UInt8]) -> [UInt8]? {
-        var output = [UInt8](repeating: 0, count: authentication.keyLength)
-        let written = bytes.withUnsafeBytes { input in
-            wps_digest(authentication.digestName, input.baseAddress, input.count, &output, output.count)
-        }
-        return written == output.count ? output : nil
+        Digest.hash(authentication.function, bytes)
     }
 
     /// HMAC of `data` with `authentication`'s hash and `key`; `nil` without libcrypto.
     static func hmac(_ authentication: USMAuthenticationProtocol, key: [UInt8], _ data: [UInt8]) -> [UInt8]? {
-        var output = [UInt8](repeating: 0, count: authentication.keyLength)
-        let written = key.withUnsafeBytes { key in
-            data.withUnsafeBytes { data in
-                wps_hmac(authentication.digestName, key.baseAddress, key.count, data.baseAddress, data.count, &output, output.count)
-            }
-        }
-        return written == output.count ? output : nil
+        Digest.hmac(authentication.function, key: key, data)
     }
 
     /// The MAC of `message` (whose authentication parameters are zero bytes): the HMAC with the

@@ -23,9 +23,8 @@ package enum StatusRender {
 
     /// `2026-11-26 15:30:00 UTC+08:00` (`… UTC` in UTC): the local time in `zone`, with its offset.
     static func time(_ date: Date?, _ zone: TimeZoneRules) -> String {
-        guard let date, let iso = localTimestamp(date, zone) else { return "–" }
-        let utc = Int64(date.timeIntervalSince1970.rounded(.down))
-        return String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(8)) + " " + zone.label(at: utc)
+        guard let date, date.timeIntervalSince1970.isFinite, abs(date.timeIntervalSince1970) < 1e15 else { return "–" }
+        return LogTimestamp.localText(Int64(date.timeIntervalSince1970.rounded(.down)), zone)
     }
 
     /// `2026-11-26T07:30:00Z`, or empty.

@@ -1,4 +1,5 @@
 import WPCSecurityShim
+import WPCrypto
 import Synchronization
 
 /// Checks HTTP basic credentials against bcrypt hashes (`$2a$`, `$2b$`, `$2y$`).
@@ -96,9 +97,7 @@ public final class WPBasicAuthenticator: Sendable {
         material.append(0)
         material.append(contentsOf: hash.utf8)
         defer { for index in material.indices { material[index] = 0 } }
-        var digest = [UInt8](repeating: 0, count: 32)
-        guard wps_digest("SHA256", material, material.count, &digest, digest.count) == 32 else { return nil }
-        return digest
+        return Digest.hash(.sha256, material)
     }
 }
 
