@@ -21,7 +21,7 @@ mkdir -p "$work/modules"
 
 if [ "$build_only" = 0 ]; then scripts/ci/tools.sh measure; fi   # wrk
 
-echo "loadtest: building a server-only binary (WPServer + WPLogging + WPRuntime + WPCompression, $([ "$build_only" = 1 ] && echo "unoptimised, build check" || echo release))"
+echo "loadtest: building a server-only binary (WPServer + WPLogging + WPRuntime + WPCompression + WPCrypto, $([ "$build_only" = 1 ] && echo "unoptimised, build check" || echo release))"
 clang -O2 -c Sources/WPCSystem/WPCSystem.c -I Sources/WPCSystem/include -o "$work/WPCSystem.o"
 clang -O2 -c Sources/WPCSecurityShim/security_shim.c -I Sources/WPCSecurityShim/include -o "$work/WPCSecurityShim.o"
 cat > "$work/modules/module.modulemap" <<MAP
@@ -50,10 +50,12 @@ swiftc "${flags[@]}" -module-name WPLogging -emit-module -emit-module-path "$wor
     -c Sources/WPLogging/*.swift -o "$work/WPLogging.o"
 swiftc "${flags[@]}" -module-name WPBytes -emit-module -emit-module-path "$work/modules/WPBytes.swiftmodule" \
     -c Sources/WPBytes/*.swift -o "$work/WPBytes.o"
+swiftc "${flags[@]}" -module-name WPCrypto -emit-module -emit-module-path "$work/modules/WPCrypto.swiftmodule" \
+    -c Sources/WPCrypto/*.swift -o "$work/WPCrypto.o"
 swiftc "${flags[@]}" -module-name WPServer -emit-module -emit-module-path "$work/modules/WPServer.swiftmodule" \
     -c Sources/WPServer/*/*.swift -o "$work/WPServer.o"
 swiftc "$optimize" -swift-version 6 -package-name wpexporter "${noregex[@]}" -I "$work/modules" -I Sources/WPCZlib Benchmarks/measure/loadtest/ServerOnlyMain.swift \
-    "$work/WPRuntime.o" "$work/WPCompression.o" "$work/WPLogging.o" "$work/WPBytes.o" "$work/WPServer.o" "$work/WPCSystem.o" "$work/WPCSecurityShim.o" -lz -ldl \
+    "$work/WPRuntime.o" "$work/WPCompression.o" "$work/WPLogging.o" "$work/WPBytes.o" "$work/WPCrypto.o" "$work/WPServer.o" "$work/WPCSystem.o" "$work/WPCSecurityShim.o" -lz -ldl \
     -o "$work/http-serve-only"
 
 if [ "$build_only" = 1 ]; then
