@@ -41,7 +41,10 @@ noregex=(-Xfrontend -disable-implicit-string-processing-module-import)
 # --build-only compiles without optimisation: it checks that the build works, quickly.
 optimize=-O
 if [ "$build_only" = 1 ]; then optimize=-Onone; fi
-flags=("$optimize" -wmo -parse-as-library -swift-version 6 -package-name wpexporter "${noregex[@]}" -I "$work/modules" -I Sources/WPCZlib)
+# The upcoming features Package.swift enables for every target (an import's access level among them).
+features=(-enable-upcoming-feature ExistentialAny -enable-upcoming-feature MemberImportVisibility
+          -enable-upcoming-feature InternalImportsByDefault)
+flags=("$optimize" -wmo -parse-as-library -swift-version 6 -package-name wpexporter "${features[@]}" "${noregex[@]}" -I "$work/modules" -I Sources/WPCZlib)
 swiftc "${flags[@]}" -module-name WPRuntime -emit-module -emit-module-path "$work/modules/WPRuntime.swiftmodule" \
     -c Sources/WPRuntime/*.swift -o "$work/WPRuntime.o"
 swiftc "${flags[@]}" -module-name WPCompression -emit-module -emit-module-path "$work/modules/WPCompression.swiftmodule" \

@@ -1,9 +1,9 @@
 package import FoundationEssentials
 import WPCrypto
-package import WPHistory
+import WPHistory
 package import WPHTTPClient
 import WPLogging
-package import WPRuntime
+import WPRuntime
 
 /// What a receiver is handed: an event's message, or, for a status receiver (Uptime Kuma),
 /// whether everything routed to it is well and why not.
