@@ -122,10 +122,16 @@ public struct LogTimestamp: Sendable, Hashable, Comparable, CustomStringConverti
 }
 
 extension LogTimestamp {
+    /// Unix `seconds` as the wall clock in `zone` reads them, in the shape of a UTC instant
+    /// (its description `2026-11-26T15:30:00.000Z`, the `Z` meaning nothing).
+    package static func local(_ seconds: Int64, _ zone: TimeZoneRules) -> LogTimestamp {
+        LogTimestamp(secondsSince1970: Double(seconds + Int64(zone.offset(at: seconds))))
+    }
+
     /// `2026-11-26 15:30:00 UTC+08:00` (`… UTC` in UTC): Unix `seconds` as the local time in
     /// `zone`, with its offset: how the status pages and the notifications show a time.
     package static func localText(_ seconds: Int64, _ zone: TimeZoneRules) -> String {
-        let iso = LogTimestamp(secondsSince1970: Double(seconds + Int64(zone.offset(at: seconds)))).description
+        let iso = local(seconds, zone).description
         return String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(8)) + " " + zone.label(at: seconds)
     }
 }

@@ -16,15 +16,20 @@ package enum StatusRender {
     /// UTC timestamp (its `Z` meaning nothing); `nil` for a date that is not finite or is beyond
     /// any calendar (a broken wall clock).
     static func localTimestamp(_ date: Date, _ zone: TimeZoneRules) -> String? {
-        guard date.timeIntervalSince1970.isFinite, abs(date.timeIntervalSince1970) < 1e15 else { return nil }
-        let utc = Int64(date.timeIntervalSince1970.rounded(.down))
-        return LogTimestamp(secondsSince1970: Double(utc + Int64(zone.offset(at: utc)))).description
+        unixSeconds(date).map { LogTimestamp.local($0, zone).description }
     }
 
     /// `2026-11-26 15:30:00 UTC+08:00` (`… UTC` in UTC): the local time in `zone`, with its offset.
     static func time(_ date: Date?, _ zone: TimeZoneRules) -> String {
-        guard let date, date.timeIntervalSince1970.isFinite, abs(date.timeIntervalSince1970) < 1e15 else { return "–" }
-        return LogTimestamp.localText(Int64(date.timeIntervalSince1970.rounded(.down)), zone)
+        guard let date, let utc = unixSeconds(date) else { return "–" }
+        return LogTimestamp.localText(utc, zone)
+    }
+
+    /// `date`'s whole Unix seconds; `nil` for a date that is not finite or is beyond any
+    /// calendar (a broken wall clock).
+    private static func unixSeconds(_ date: Date) -> Int64? {
+        guard date.timeIntervalSince1970.isFinite, abs(date.timeIntervalSince1970) < 1e15 else { return nil }
+        return Int64(date.timeIntervalSince1970.rounded(.down))
     }
 
     /// `2026-11-26T07:30:00Z`, or empty.

@@ -25,6 +25,14 @@ import WPTestThreads
         try #require(try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])
     }
 
+    /// `bytes` as lower-case hexadecimal, two digits each.
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { byte in
+            let digits = String(byte, radix: 16)
+            return digits.count == 1 ? "0" + digits : digits
+        }.joined()
+    }
+
     static func query(_ url: URL) -> [String: String] {
         var result: [String: String] = [:]
         for pair in (url.query(percentEncoded: true) ?? "").split(separator: "&") {
@@ -37,11 +45,7 @@ import WPTestThreads
     /// RFC 4231 test case 2: the HMAC the signatures are made with.
     @Test func theHMACIsRFC4231s() throws {
         let mac = try #require(Digest.hmac(.sha256, key: Array("Jefe".utf8), Array("what do ya want for nothing?".utf8)))
-        let hex: [String] = mac.map { byte in
-            let digits = String(byte, radix: 16)
-            return digits.count == 1 ? "0" + digits : digits
-        }
-        #expect(hex.joined() == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+        #expect(Self.hex(mac) == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
     }
 
     /// DingTalk: `timestamp` in milliseconds and `sign` = Base64(HMAC-SHA256(secret,
@@ -122,11 +126,7 @@ import WPTestThreads
         let timestamp = try #require(request.header("X-Wpexporter-Timestamp"))
         #expect(timestamp == "1767225600")
         let mac = try #require(Digest.hmac(.sha256, key: Array("s3cret".utf8), Array("\(timestamp).".utf8) + request.body))
-        let hex: [String] = mac.map { byte in
-            let digits = String(byte, radix: 16)
-            return digits.count == 1 ? "0" + digits : digits
-        }
-        #expect(request.header("X-Wpexporter-Signature") == "sha256=" + hex.joined())
+        #expect(request.header("X-Wpexporter-Signature") == "sha256=" + Self.hex(mac))
         let body = try Self.json(request)
         #expect(body["kind"] as? String == "on_battery" && body["device"] as? String == "ups-7")
         #expect(body["trouble"] as? Bool == true && body["version"] as? Int == 1 && body["site"] as? String == "Shanghai")
