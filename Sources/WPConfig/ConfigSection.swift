@@ -4,7 +4,8 @@
 /// `check-config`, `--help` and the reference list, and whose secrets the log masks.
 ///
 /// The type lists its keys once, in ``section``, each bound to the property it sets; the
-/// defaults are its properties' initial values (``init()``).
+/// defaults are its properties' initial values (``ConfigSettings/init()``). A key may hold a
+/// list of entries with keys of their own (``ConfigListEntrySettings``).
 ///
 /// ```swift
 /// struct JournalSettings: ConfigSectionSettings {
@@ -22,13 +23,12 @@
 /// let loaded = try ConfigurationLoader.load(ConfigurationInputs(files: files, schema: schema))
 /// let journal = loaded.configuration[section: JournalSettings.self]
 /// ```
-public protocol ConfigSectionSettings: Sendable, Equatable {
+public protocol ConfigSectionSettings: ConfigSettings {
     /// The section: its name and each key with the property it sets.
     static var section: ConfigSection<Self> { get }
-    /// Every key at its default.
-    init()
     /// What is wrong across keys, each naming its key (`journal.path: must not be empty while
-    /// journal.enabled`); each key's own type and range are checked before. None by default.
+    /// journal.enabled`, `journal.sinks[1].url: is required`); each key's own type and range are
+    /// checked before. None by default.
     func problems() -> [ConfigDiagnostic]
 }
 
@@ -37,9 +37,44 @@ extension ConfigSectionSettings {
     public func problems() -> [ConfigDiagnostic] { [] }
 }
 
+/// A value whose properties configuration keys set: a declared section
+/// (``ConfigSectionSettings``) or one entry of a list key (``ConfigListEntrySettings``).
+public protocol ConfigSettings: Sendable, Equatable {
+    /// Every key at its default.
+    init()
+}
+
+/// One entry of a list key of a declared section (``ConfigSection/Field/list(_:_:_:)``): in
+/// the configuration file a sequence of mappings, each with these keys.
+///
+/// ```swift
+/// struct Sink: ConfigListEntrySettings {
+///     var name = ""
+///     var url = ""
+///     var tags: [String] = []
+///     static let fields: [ConfigSection<Sink>.Field] = [
+///         .text("name", \.name, "Name of the sink."),
+///         .text("url", \.url, as: .url, "Where it sends."),
+///         .words("tags", \.tags, "Tags it takes."),
+///     ]
+/// }
+/// // journal:
+/// //   sinks:
+/// //     - name: a
+/// //       url: https://example.com/in
+/// //       tags: [x, y]
+/// ```
+///
+/// Entries are read from the configuration file only (an environment variable or a flag sets
+/// one value, not a list).
+public protocol ConfigListEntrySettings: ConfigSettings {
+    /// The keys of one entry, each bound to the property it sets.
+    static var fields: [ConfigSection<Self>.Field] { get }
+}
+
 /// The keys of a declared section (``ConfigSectionSettings``), each bound to a property of its
 /// settings type.
-public struct ConfigSection<Settings: ConfigSectionSettings>: Sendable {
+public struct ConfigSection<Settings: ConfigSettings>: Sendable {
     /// One key: its name within the section, type, documentation, and how its value is read
     /// into the settings and out of them.
     public struct Field: Sendable {
@@ -50,6 +85,18 @@ public struct ConfigSection<Settings: ConfigSectionSettings>: Sendable {
         let flagAliases: [String]
         let read: @Sendable (ConfigValue, inout Settings) -> Void
         let write: @Sendable (Settings) -> ConfigValue?
+        /// A single value (read and written by `read` and `write`), a list of words, or a list
+        /// of entries.
+        var shape: Shape = .value
+        /// In a list entry, a secret that may be read from a file named by the key `<name>_file`.
+        var fromFile = false
+
+        enum Shape: Sendable {
+            case value
+            case words(read: @Sendable ([String], inout Settings) -> Void, write: @Sendable (Settings) -> [String])
+            case list(ConfigListKey, read: @Sendable ([ConfigListEntry], inout Settings) -> Void,
+                      write: @Sendable (Settings) -> [ConfigListEntry])
+        }
 
         /// `true` or `false`.
         public static func boolean(_ name: String, _ property: any WritableKeyPath<Settings, Bool> & Sendable, _ summary: String,
@@ -97,12 +144,40 @@ public struct ConfigSection<Settings: ConfigSectionSettings>: Sendable {
 
         /// A secret that may be unset: masked in every message, table and dump, and a secret of
         /// the log (`ExporterSecrets`).
+        ///
+        /// - Parameter file: In a list entry, the secret may instead be read from the file the
+        ///   key `<name>_file` names (as `winpower.password_file`): the whole file but one final
+        ///   newline, at most 4 KiB.
         public static func secret(_ name: String, _ property: any WritableKeyPath<Settings, Secret?> & Sendable, _ summary: String,
-                                  env: [String] = [], flags: [String] = []) -> Field {
+                                  file: Bool = false, env: [String] = [], flags: [String] = []) -> Field {
             Field(name: name, type: .secret, summary: summary, environmentAliases: env, flagAliases: flags,
                   read: { value, settings in if case .string(let text) = value { settings[keyPath: property] = Secret(text) } },
-                  write: { settings in settings[keyPath: property].map { .string($0.reveal()) } })
+                  write: { settings in settings[keyPath: property].map { .string($0.reveal()) } }, fromFile: file)
         }
+
+        /// In a list entry, a list of words (`events: [on_battery, fault]`, or one word alone),
+        /// each of `type` (`.string`, `.choice([…])`).
+        public static func words(_ name: String, _ property: any WritableKeyPath<Settings, [String]> & Sendable,
+                                 as type: ConfigValueType = .string, _ summary: String) -> Field {
+            precondition(type != .secret, "a list of secrets")
+            return Field(name: name, type: type, summary: summary, environmentAliases: [], flagAliases: [],
+                         read: { _, _ in }, write: { _ in nil },
+                         shape: .words(read: { words, settings in settings[keyPath: property] = words },
+                                       write: { $0[keyPath: property] }))
+        }
+
+        /// A list of entries, each a mapping of the keys of `Entry` (read from the configuration
+        /// file only).
+        public static func list<Entry: ConfigListEntrySettings>(_ name: String, _ property: any WritableKeyPath<Settings, [Entry]> & Sendable,
+                                                                _ summary: String) -> Field {
+            let key = ConfigListKey(name: name, summary: summary, entry: Entry.self)
+            return Field(name: name, type: .string, summary: summary, environmentAliases: [], flagAliases: [],
+                         read: { _, _ in }, write: { _ in nil },
+                         shape: .list(key, read: { entries, settings in settings[keyPath: property] = entries.map(ConfigListKey.settings) },
+                                      write: { $0[keyPath: property].map(ConfigListKey.entry) }))
+        }
+
+        var isValue: Bool { if case .value = shape { true } else { false } }
     }
 
     /// The section's name: the first part of each key's name (`journal`).
@@ -118,6 +193,10 @@ public struct ConfigSection<Settings: ConfigSectionSettings>: Sendable {
         precondition(Self.isName(name, dots: false), "section name \(name.debugDescription)")
         for field in fields { precondition(Self.isName(field.name, dots: true), "key name \(field.name.debugDescription)") }
         precondition(Set(fields.map(\.name)).count == fields.count, "a key of section \(name) is listed twice")
+        for field in fields {
+            if case .words = field.shape { preconditionFailure("\(name).\(field.name): a list of words is a key of a list entry") }
+            precondition(!field.fromFile, "\(name).\(field.name): a secret read from a file is a key of a list entry")
+        }
         self.name = name
         self.fields = fields
     }
@@ -131,17 +210,30 @@ public struct ConfigSection<Settings: ConfigSectionSettings>: Sendable {
     /// default ``ConfigSectionSettings/init()`` gives.
     public var keys: [ConfigKey] {
         let defaults = Settings()
-        return fields.map { field in
+        return fields.filter(\.isValue).map { field in
             ConfigKey(name + "." + field.name, field.type, default: field.write(defaults), field.summary,
                       env: field.environmentAliases, flags: field.flagAliases)
         }
     }
 
-    /// The settings `values` give (by full key name), defaults for the rest.
-    public func settings(_ values: [String: ConfigValue]) -> Settings {
+    /// Its list keys (``Field/list(_:_:_:)``), in documentation order, named in full
+    /// (`journal.sinks`).
+    public var lists: [ConfigListKey] {
+        fields.compactMap { field in
+            guard case .list(let key, _, _) = field.shape else { return nil }
+            return key.named(name + "." + key.name)
+        }
+    }
+
+    /// The settings `values` and `lists` give (by full key name), defaults for the rest.
+    public func settings(_ values: [String: ConfigValue], lists: [String: [ConfigListEntry]] = [:]) -> Settings {
         var settings = Settings()
         for field in fields {
-            if let value = values[name + "." + field.name] { field.read(value, &settings) }
+            switch field.shape {
+            case .value: if let value = values[name + "." + field.name] { field.read(value, &settings) }
+            case .list(_, let read, _): if let entries = lists[name + "." + field.name] { read(entries, &settings) }
+            case .words: break
+            }
         }
         return settings
     }
@@ -157,10 +249,25 @@ public struct ConfigSection<Settings: ConfigSectionSettings>: Sendable {
         return values
     }
 
+    /// The non-empty lists of `settings`, by full key name.
+    public func lists(_ settings: Settings) -> [String: [ConfigListEntry]] {
+        var lists: [String: [ConfigListEntry]] = [:]
+        for field in fields {
+            guard case .list(_, _, let write) = field.shape else { continue }
+            let entries = write(settings)
+            if !entries.isEmpty { lists[name + "." + field.name] = entries }
+        }
+        return lists
+    }
+
+}
+
+extension ConfigSection where Settings: ConfigSectionSettings {
     /// The section as a ``ConfigSchema`` holds it, whatever its settings type.
     public var erased: ConfigSchema.Section {
         let section = self
-        return ConfigSchema.Section(name: name, keys: keys, problems: { values in section.settings(values).problems() })
+        return ConfigSchema.Section(name: name, keys: keys, lists: lists,
+                                    problems: { values, lists in section.settings(values, lists: lists).problems() })
     }
 }
 
@@ -177,8 +284,10 @@ public struct ConfigSchema: Sendable {
         public let name: String
         /// Its keys, in documentation order.
         public let keys: [ConfigKey]
-        /// What is wrong across its keys, for these values (by full key name).
-        let problems: @Sendable ([String: ConfigValue]) -> [ConfigDiagnostic]
+        /// Its list keys, in documentation order.
+        public let lists: [ConfigListKey]
+        /// What is wrong across its keys, for these values and lists (by full key name).
+        let problems: @Sendable ([String: ConfigValue], [String: [ConfigListEntry]]) -> [ConfigDiagnostic]
     }
 
     /// Every key, in documentation order.
@@ -220,6 +329,15 @@ public struct ConfigSchema: Sendable {
     /// The key named `name`, if there is one.
     public func key(named name: String) -> ConfigKey? { keys.first { $0.name == name } }
 
+    /// The names the reference documents for the keys of list entries
+    /// (`notifications.receivers[].url`, `notifications.receivers[].secret_file`), each list's
+    /// own name first.
+    public var listKeyNames: [String] {
+        sections.flatMap(\.lists).flatMap { list in
+            [list.name] + list.entryKeyNames.map { list.name + "[]." + $0 }
+        }
+    }
+
     /// The key a command-line flag (with its `--`) sets, if any.
     public func key(forFlag flag: String) -> ConfigKey? {
         keys.first { $0.flag == flag || $0.flagAliases.contains(flag) }
@@ -232,11 +350,17 @@ public struct ConfigSchema: Sendable {
     public var sectionNames: [String] {
         var result: [String] = []
         for key in keys where !result.contains(key.section) { result.append(key.section) }
+        for section in sections where !result.contains(section.name) { result.append(section.name) }
         return result
     }
 
     /// The declared section `name`, if any.
     func section(named name: String) -> Section? { sections.first { $0.name == name } }
+
+    /// The list key of a declared section named `name` in full (`notifications.receivers`), if any.
+    func list(named name: String) -> ConfigListKey? {
+        sections.lazy.flatMap(\.lists).first { $0.name == name }
+    }
 }
 
 /// The values of one declared section in an ``ExporterConfiguration``: those that differ from
@@ -246,10 +370,19 @@ public struct DeclaredSectionValues: Sendable, Equatable {
     public let section: ConfigSchema.Section
     /// Its values other than the defaults, by full key name (`journal.enabled`).
     public var values: [String: ConfigValue]
+    /// Its non-empty lists, by full key name (`journal.sinks`).
+    public var lists: [String: [ConfigListEntry]]
 
-    /// Equal when they are of the same section and hold the same values.
+    /// The values and lists of `section`.
+    public init(section: ConfigSchema.Section, values: [String: ConfigValue], lists: [String: [ConfigListEntry]] = [:]) {
+        self.section = section
+        self.values = values
+        self.lists = lists
+    }
+
+    /// Equal when they are of the same section and hold the same values and lists.
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.section.name == rhs.section.name && lhs.values == rhs.values
+        lhs.section.name == rhs.section.name && lhs.values == rhs.values && lhs.lists == rhs.lists
     }
 
     /// Every problem of these values: each key's type and range (as the loader checks them),
@@ -266,7 +399,7 @@ public struct DeclaredSectionValues: Sendable, Equatable {
                 problems.append(ConfigDiagnostic(key: key.name, source: nil, message: reason))
             }
         }
-        return problems + section.problems(values)
+        return problems + section.problems(values, lists)
     }
 }
 
@@ -275,11 +408,16 @@ extension ExporterConfiguration {
     /// sets, the defaults for the rest. Setting it keeps the values that differ from the
     /// defaults.
     public subscript<Settings: ConfigSectionSettings>(section type: Settings.Type) -> Settings {
-        get { Settings.section.settings(declaredSections[Settings.section.name]?.values ?? [:]) }
+        get {
+            let declared = declaredSections[Settings.section.name]
+            return Settings.section.settings(declared?.values ?? [:], lists: declared?.lists ?? [:])
+        }
         set {
             let section = Settings.section
             let values = section.values(newValue)
-            declaredSections[section.name] = values.isEmpty ? nil : DeclaredSectionValues(section: section.erased, values: values)
+            let lists = section.lists(newValue)
+            declaredSections[section.name] = values.isEmpty && lists.isEmpty ? nil
+                : DeclaredSectionValues(section: section.erased, values: values, lists: lists)
         }
     }
 
@@ -287,10 +425,19 @@ extension ExporterConfiguration {
     public var declaredSecrets: [(key: String, value: String)] {
         declaredSections.keys.sorted().flatMap { name -> [(key: String, value: String)] in
             guard let entry = declaredSections[name] else { return [] }
-            return entry.section.keys.compactMap { key in
+            let own = entry.section.keys.compactMap { key -> (key: String, value: String)? in
                 guard key.isSecret, case .string(let text)? = entry.values[key.name] else { return nil }
                 return (key.name, text)
             }
+            let listed = entry.section.lists.flatMap { list in
+                (entry.lists[list.name] ?? []).enumerated().flatMap { index, item in
+                    list.keys.compactMap { key -> (key: String, value: String)? in
+                        guard key.type == .secret, case .string(let text)? = item.values[key.name] else { return nil }
+                        return ("\(list.name)[\(index)].\(key.name)", text)
+                    }
+                }
+            }
+            return own + listed
         }
     }
 }

@@ -38,6 +38,21 @@ package enum ConfigurationReference {
                              environment.joined(separator: "<br>"), flags.joined(separator: "<br>"), description(key)]
                 out += "| " + cells.joined(separator: " | ") + " |\n"
             }
+            // A list's keys are read from the file only.
+            for list in schema.sections.filter({ $0.name == section }).flatMap(\.lists) {
+                let listKey = ConfigKey(list.name, .string, default: nil, list.summary)
+                out += "| " + ["`\(list.name)`", "list of entries", "—", "file only", "file only", description(listKey)]
+                    .joined(separator: " | ") + " |\n"
+                for entryKey in list.keys {
+                    for (name, type) in [(entryKey.name, entryKey.typeName)] + (entryKey.fileKey.map { [($0, "path")] } ?? []) {
+                        let key = ConfigKey(list.name + "[]." + name, .string, default: nil,
+                                            name == entryKey.name ? entryKey.summary : "File holding `\(entryKey.name)`.")
+                        let defaultText = name == entryKey.name ? entryKey.defaultText.map { "`\($0)`" } ?? "—" : "—"
+                        out += "| " + ["`\(key.name)`", type.replacingPipes(), defaultText, "file only", "file only", description(key)]
+                            .joined(separator: " | ") + " |\n"
+                    }
+                }
+            }
             out += "\n"
         }
         return out

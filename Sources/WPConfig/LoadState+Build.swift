@@ -135,7 +135,10 @@ extension LoadState {
             for key in section.keys {
                 if let value = settings[key.name]?.value, value != key.defaultValue { values[key.name] = value }
             }
-            if !values.isEmpty { result[section.name] = DeclaredSectionValues(section: section, values: values) }
+            let lists = lists(of: section)
+            if !values.isEmpty || !lists.isEmpty {
+                result[section.name] = DeclaredSectionValues(section: section, values: values, lists: lists)
+            }
         }
         return result
     }

@@ -48,8 +48,8 @@ extension LoadState {
         let declared = declaredSections()
         for section in inputs.schema.sections {
             let values = declared[section.name]?.values ?? [:]
-            for problem in section.problems(values) {
-                self.problem(problem.key, problem.key.flatMap { setting($0)?.source }, problem.message)
+            for problem in section.problems(values, declared[section.name]?.lists ?? [:]) {
+                self.problem(problem.key, problem.key.flatMap { setting($0)?.source ?? listSource($0) }, problem.message)
             }
         }
     }
@@ -389,7 +389,8 @@ extension LoadState {
 
     private mutating func warnAboutFilePermissions() {
         guard let path = filePath, let mode = inputs.files.permissions(path), mode & 0o044 != 0 else { return }
-        for name in inputs.schema.keys.filter(\.isSecret).map(\.name) where fileKeys.contains(name) {
+        let listed = listDrafts.keys.sorted().flatMap { listDrafts[$0] ?? [] }.flatMap(\.inlineSecrets)
+        for name in inputs.schema.keys.filter(\.isSecret).map(\.name).filter(fileKeys.contains) + listed {
             warning(name, .file(path: path, position: nil),
                     "the file holds a password and is readable by other users (mode 0\(String(mode & 0o777, radix: 8))); "
                     + "run chmod 600 \(path)")

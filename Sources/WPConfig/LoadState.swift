@@ -16,11 +16,13 @@ struct LoadState {
     var nutUPSRows: [ServerSettings.Row] = []
     /// Where each `nut.ups.<id>.name` is set, by device id.
     var nutNameSources: [String: ConfigSource] = [:]
+    /// The entries of each list key of a declared section the file sets, by full key name.
+    var listDrafts: [String: [ListEntryDraft]] = [:]
 
     /// The rows of the mappings (`winpower.devices`, `nut.ups`), keys in full.
     var mappingRows: [ServerSettings.Row] {
         (winPowerDevices?.rows ?? []).map { ServerSettings.Row(key: "winpower.devices." + $0.key, value: $0.value, source: $0.source) }
-            + nutUPSRows
+            + nutUPSRows + listRows
     }
     /// The configuration file could not be read or parsed: what it would have set is unknown,
     /// so "is required" problems would mislead (the key may well be in that file).
@@ -175,6 +177,10 @@ struct LoadState {
             }
             if name == "nut.ups" {
                 parseNUTUPS(entry.value, path: path)
+                continue
+            }
+            if let list = inputs.schema.list(named: name) {
+                applyList(entry.value, list, path: path)
                 continue
             }
             guard let key = inputs.schema.key(named: name) else {
