@@ -73,7 +73,9 @@ let package = Package(
         .target(name: "WPHistory", dependencies: ["WPCSQLiteShim", "WPFrontEnd", "WPConfig", "WPLogging", "WPMetrics", "WPRuntime",
                                                    "WPClient", "WPCollector", "WPEnergy"]),
         // Notifications of the journal's events to chat robots, webhooks and status tools.
-        .target(name: "WPNotifications", dependencies: ["WPCrypto", "WPHTTPClient", "WPHistory", "WPLogging", "WPRuntime"]),
+        .target(name: "WPNotifications", dependencies: ["WPCrypto", "WPHTTPClient", "WPHistory", "WPLogging", "WPRuntime",
+                                                         "WPConfig", "WPFrontEnd", "WPMetrics", "WPClient", "WPCollector",
+                                                         "WPStorage"]),
         // HTTP/1.1 client without Foundation: POSIX sockets for http://, libcurl for https://.
         .target(name: "WPHTTPClient", dependencies: ["WPRuntime", "WPCCurlShim"]),
         .target(name: "WPClient", dependencies: ["WPRuntime", "WPLogging", "WPHTTPClient"]),
@@ -133,7 +135,7 @@ let package = Package(
         .target(name: "WPExporter", dependencies: ["WPRuntime", "WPLogging", "WPConfig", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPNUT",
                                                     "WPClient", "WPServer", "WPServerMetrics", "WPScheduler", "WPCollector", "WPHTTPClient",
                                                     "WPCBuildInfo", "WPFrontEnd", "WPNUTFrontEnd", "WPSNMPFrontEnd", "WPStatusPage",
-                                                    "WPHistory"]),
+                                                    "WPHistory", "WPNotifications"]),
         // For embedders' tests (as HummingbirdTesting): an exporter against a simulated WinPower
         // in process, on a manual clock, its energy in memory (docs/embedding.md, "Testing").
         .target(name: "WPExporterTesting", dependencies: ["WPRuntime", "WPExporter", "WPFrontEnd", "WPConfig", "WPClient", "WPCollector", "WPLogging",
@@ -186,7 +188,8 @@ let package = Package(
         .testTarget(name: "WPNUTFrontEndTests", dependencies: ["WPTestThreads", "WPNUTFrontEnd", "WPFrontEnd", "WPFrontEndTesting",
                                                              "WPNUT", "WPClient", "WPRuntime", "WPTestSupport"]),
         .testTarget(name: "WPNotificationsTests", dependencies: ["WPTestThreads", "WPNotifications", "WPHistory", "WPHTTPClient",
-                                                              "WPCrypto", "WPRuntime"]),
+                                                              "WPCrypto", "WPRuntime", "WPClient", "WPConfig", "WPFrontEnd",
+                                                              "WPFrontEndTesting", "WPStorage", "WPTestSupport", "WPLogging"]),
         .testTarget(name: "WPHistoryTests", dependencies: ["WPTestThreads", "WPHistory", "WPTestSupport", "WPConfig", "WPRuntime"]),
         .testTarget(name: "WPStatusPageTests", dependencies: ["WPTestThreads", "WPStatusPage", "WPFrontEnd", "WPFrontEndTesting",
                                                             "WPClient", "WPEnergy", "WPRuntime", "WPTestSupport", "WPHistory"]),

@@ -54,7 +54,8 @@ public struct ConfigListKey: Sendable {
             switch field.shape {
             case .value:
                 keys.append(EntryKey(name: field.name, type: field.type, isWords: false, summary: field.summary,
-                                     fromFile: field.fromFile, defaultText: field.write(defaults).map { $0.formatted(as: field.type) }))
+                                     fromFile: field.fromFile,
+                                     defaultText: field.write(defaults).map { $0.formatted(as: field.type) }.flatMap { $0.isEmpty ? nil : $0 }))
             case .words(_, let write):
                 let words = write(defaults)
                 keys.append(EntryKey(name: field.name, type: field.type, isWords: true, summary: field.summary, fromFile: false,
@@ -80,7 +81,7 @@ public struct ConfigListKey: Sendable {
     func named(_ name: String) -> ConfigListKey { ConfigListKey(name: name, summary: summary, keys: keys) }
 
     /// Every name an entry may hold: each key's and each secret's file key.
-    var entryKeyNames: [String] { keys.flatMap { [$0.name] + ($0.fileKey.map { [$0] } ?? []) } }
+    public var entryKeyNames: [String] { keys.flatMap { [$0.name] + ($0.fileKey.map { [$0] } ?? []) } }
 
     /// The entry key `name`, if any.
     func key(named name: String) -> EntryKey? { keys.first { $0.name == name } }

@@ -14,6 +14,7 @@ package import WPSNMPFrontEnd
 package import WPStatusPage
 package import WPStorage
 import WPHistory
+import WPNotifications
 
 /// Makes the WinPower client of a server: a `servers` entry, or for a `winpower`-only
 /// configuration the entry ``Exporter/singleServerEntry(_:)`` (empty name). Called at start
@@ -222,6 +223,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             .snmp,
             .push,
             .history,
+            .notifications,
             .energyCost,
             .statusPage,
         ]

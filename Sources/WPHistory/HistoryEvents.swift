@@ -1,4 +1,4 @@
-import WPClient
+package import WPClient
 import WPCollector
 package import WPFrontEnd
 
@@ -77,16 +77,16 @@ package struct HistoryEvent: Sendable, Equatable {
 /// compared with the previous publication's. CPU work; the writer stores what it returns.
 package struct HistoryEventTracker: Sendable {
     /// What one UPS was in, by condition.
-    struct UPSConditions: Equatable {
-        var power: Bool?
-        var low = false
-        var bypass = false
-        var fault = false
-        var test = false
-        var disconnected = false
-        var stale = false
+    package struct UPSConditions: Equatable {
+        package var power: Bool?
+        package var low = false
+        package var bypass = false
+        package var fault = false
+        package var test = false
+        package var disconnected = false
+        package var stale = false
         /// Active alarms: code → text.
-        var alarms: [String: String] = [:]
+        package var alarms: [String: String] = [:]
     }
 
     private var ups: [HistoryUPS: UPSConditions] = [:]
@@ -127,7 +127,7 @@ package struct HistoryEventTracker: Sendable {
     }
 
     /// What `device` is in now.
-    static func conditions(_ device: Device, stale: Bool) -> UPSConditions {
+    package static func conditions(_ device: Device, stale: Bool) -> UPSConditions {
         var conditions = UPSConditions()
         conditions.power = device.isOnBattery
         conditions.low = device.realtime.flagsLowBattery

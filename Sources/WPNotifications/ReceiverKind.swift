@@ -92,14 +92,14 @@ package enum ReceiverKind: String, Sendable, CaseIterable {
             }
             let text = Self.cut(message.markdown, to: maxBodyBytes - 512)
             let body = Self.encoded(DingTalkBody(msgtype: "markdown",
-                                                 markdown: .init(title: Self.cut(NotificationMessage.oneLine(message.title), to: 256),
+                                                 markdown: .init(title: Self.cut(NotificationMessage.escaped(message.title), to: 256),
                                                                  text: text)))
             return HTTPClientRequest(method: "POST", url: target, headers: json, body: body, timeout: timeout)
         case (.feishu, .event(_, let message)):
             let seconds = milliseconds / 1000
             let sign = try secret.map { secret throws(NotificationError) in try Self.base64HMAC(key: "\(seconds)\n\(secret)", "") }
             let card = FeishuBody.Card(
-                header: .init(title: .init(tag: "plain_text", content: Self.cut(NotificationMessage.oneLine(message.title), to: 256)),
+                header: .init(title: .init(tag: "plain_text", content: Self.cut(NotificationMessage.escaped(message.title), to: 256)),
                               template: Self.isTrouble(payload) ? "red" : "green"),
                 elements: [.init(tag: "markdown", content: Self.cut(message.markdown, to: maxBodyBytes - 1_024))])
             let body = Self.encoded(FeishuBody(timestamp: sign == nil ? nil : String(seconds), sign: sign,

@@ -200,6 +200,11 @@ enum HelpText {
             out += "    env  " + ([key.environmentVariable] + key.environmentAliases).joined(separator: ", ") + "\n"
             out += "    flag " + ([key.flag] + key.flagAliases).joined(separator: ", ") + "\n"
         }
+        for list in ConfigSchema.tool.sections.flatMap(\.lists) {
+            out += "\n\(list.name)  sequence, file only (no environment variables or flags)\n"
+            out += "    \(list.summary)\n"
+            out += "    each entry: " + list.entryKeyNames.joined(separator: ", ") + "\n"
+        }
         out += """
 
             servers  sequence, file only (no environment variables or flags)
