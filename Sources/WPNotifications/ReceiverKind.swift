@@ -76,7 +76,10 @@ package enum ReceiverKind: String, Sendable, CaseIterable {
         case (.uptimeKuma, .status(let up, let reason)):
             let message = Self.cut(reason.isEmpty ? (up ? "OK" : "down") : NotificationMessage.oneLine(reason), to: 200)
             let query = "status=\(up ? "up" : "down")&msg=\(PercentEncoding.encoded(message, strict: true))&ping="
-            return HTTPClientRequest(method: "GET", url: try Self.adding(query, to: url), timeout: timeout)
+            // The push URL as Uptime Kuma shows it ends in `?status=up&msg=OK&ping=`: its query is replaced.
+            let text = url.absoluteString
+            let bare = URL(string: String(text.prefix { $0 != "?" && $0 != "#" })) ?? url
+            return HTTPClientRequest(method: "GET", url: try Self.adding(query, to: bare), timeout: timeout)
         case (.uptimeKuma, .event), (_, .status):
             throw NotificationError(takesStatus ? "an Uptime Kuma receiver takes the routed UPSs' status, not events"
                                                 : "a \(rawValue) receiver takes events, not a status")

@@ -30,6 +30,8 @@ import WPRuntime
         "winpower_exporter_snmp_requests_total", "winpower_exporter_snmp_notifications_total",
         "winpower_exporter_history_available", "winpower_exporter_history_slots_written_total",
         "winpower_exporter_history_write_failures_total",
+        "winpower_exporter_notifications_dropped_total", "winpower_exporter_notifications_failed_total",
+        "winpower_exporter_notifications_retried_total", "winpower_exporter_notifications_sent_total",
     ]
 
     /// The fixed scenario: a stored total for the first device, a stored outage ledger (two

@@ -145,6 +145,10 @@ import WPTestThreads
         #expect(query["status"] == "down" && query["msg"] == "Rack A on battery & low")
         #expect(Self.query(try ReceiverKind.uptimeKuma.request(.status(up: true, reason: ""), url: url, secret: nil,
                                                                 now: Self.now).url)["status"] == "up")
+        // The URL as Uptime Kuma shows it, with its example query: the query is replaced, not repeated.
+        let shown = try #require(URL(string: "http://127.0.0.1:3001/api/push/AbC?status=up&msg=OK&ping="))
+        let pushed = try ReceiverKind.uptimeKuma.request(.status(up: false, reason: "x"), url: shown, secret: nil, now: Self.now).url
+        #expect(pushed.path == "/api/push/AbC" && pushed.query?.components(separatedBy: "status=").count == 2 && Self.query(pushed)["status"] == "down")
         #expect(throws: NotificationError.self) {
             try ReceiverKind.uptimeKuma.request(Self.payload(), url: url, secret: nil, now: Self.now)
         }
