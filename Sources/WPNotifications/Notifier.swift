@@ -80,7 +80,11 @@ package final class Notifier<C: Clock>: FrontEnd where C.Duration == Duration {
         self.wallClock = wallClock
         self.sections = sections
         zone = settings.timeZone == "local" ? .system() : TimeZoneRules.named(settings.timeZone) ?? .fixed(0)
-        let told = Self.told(from: sections?.records(Self.recordSection) ?? [])
+        // A receiver no longer configured is forgotten (its records go with the next save).
+        let names = Set(settings.receivers.map(\.name))
+        let kept = Self.told(from: sections?.records(Self.recordSection) ?? [])
+        let told = kept.filter { names.contains($0.key) }
+        if told.count != kept.count { sections?.replace(Self.recordSection, with: Self.records(told)) }
         gathering = Mutex(Gathering(router: NotificationRouter(settings), told: told))
         var deliveries: [ReceiverDelivery<C>] = []
         let settle = SettleBox()
@@ -196,11 +200,17 @@ package final class Notifier<C: Clock>: FrontEnd where C.Duration == Duration {
         guard let (key, kind) = item.settles else { return }
         let records: [[String]] = gathering.withLock { gathering in
             gathering.told[receiver, default: [:]][key] = kind
-            return gathering.told.keys.sorted().flatMap { name in
-                (gathering.told[name] ?? [:]).sorted { $0.key < $1.key }.map { [name, $0.key.server, $0.key.device, $0.key.condition, $0.value.rawValue] }
-            }
+            return Self.records(gathering.told)
         }
         sections?.replace(Self.recordSection, with: records)
+    }
+
+    /// The state file's records of what each receiver was told: receiver, server, device,
+    /// condition, kind.
+    static func records(_ told: [String: [ConditionKey: HistoryEvent.Kind]]) -> [[String]] {
+        told.keys.sorted().flatMap { name in
+            (told[name] ?? [:]).sorted { $0.key < $1.key }.map { [name, $0.key.server, $0.key.device, $0.key.condition, $0.value.rawValue] }
+        }
     }
 
     /// What the state file's records say each receiver was told.

@@ -176,6 +176,12 @@ final class WallClock: Sendable {
         #expect(quiet.notifier.statuses.first?.queued == 0)
     }
 
+    @Test func aReceiverNoLongerConfiguredIsForgotten() throws {
+        let rig = try Rig(Self.settings(), records: [["ops", "", "ups-id-1", "on_battery", "on_battery"],
+                                                     ["gone", "", "ups-id-1", "on_battery", "on_battery"]])
+        #expect(rig.sections.records("notifications") == [["ops", "", "ups-id-1", "on_battery", "on_battery"]])
+    }
+
     @Test func routesChooseByKindAndUPS() throws {
         let faultsOnly = try Rig(Self.settings(events: ["fault"], holdTime: .zero))
         faultsOnly.publish(Self.onMains)
