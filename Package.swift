@@ -72,6 +72,8 @@ let package = Package(
         // History and events in one SQLite database of the data directory (docs/storage.md).
         .target(name: "WPHistory", dependencies: ["WPCSQLiteShim", "WPFrontEnd", "WPConfig", "WPLogging", "WPMetrics", "WPRuntime",
                                                    "WPClient", "WPCollector", "WPEnergy"]),
+        // MQTT 3.1.1: the packets a publisher sends and reads, and a client on a thread of its own.
+        .target(name: "WPMQTT", dependencies: ["WPCSystem", "WPHTTPClient", "WPLogging", "WPRuntime"]),
         // Notifications of the journal's events to chat robots, webhooks and status tools.
         .target(name: "WPNotifications", dependencies: ["WPCrypto", "WPHTTPClient", "WPHistory", "WPLogging", "WPRuntime",
                                                          "WPConfig", "WPFrontEnd", "WPMetrics", "WPClient", "WPCollector",
@@ -187,6 +189,7 @@ let package = Package(
                                                           "WPCollector", "WPRuntime", "WPTestSupport"]),
         .testTarget(name: "WPNUTFrontEndTests", dependencies: ["WPTestThreads", "WPNUTFrontEnd", "WPFrontEnd", "WPFrontEndTesting",
                                                              "WPNUT", "WPClient", "WPRuntime", "WPTestSupport"]),
+        .testTarget(name: "WPMQTTTests", dependencies: ["WPTestThreads", "WPMQTT"]),
         .testTarget(name: "WPNotificationsTests", dependencies: ["WPTestThreads", "WPNotifications", "WPHistory", "WPHTTPClient",
                                                               "WPCrypto", "WPRuntime", "WPClient", "WPConfig", "WPFrontEnd",
                                                               "WPFrontEndTesting", "WPStorage", "WPTestSupport", "WPLogging"]),

@@ -3,22 +3,22 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import WPRuntime
+package import WPRuntime
 
 /// A connected, non-blocking TCP socket whose every wait is bounded by a ``Deadline`` and
 /// interrupted by an ``ExchangeCancellation``.
 ///
 /// Not thread-safe: one exchange uses it at a time. Copies share the descriptor; exactly one
 /// owner closes it with ``close(detachingFrom:)``.
-struct ClientSocket {
-    let descriptor: Int32
+package struct ClientSocket {
+    package let descriptor: Int32
 
     /// Resolves `host` and connects to the first address that accepts, within `deadline`.
     ///
     /// - Throws: ``HTTPClientError`` of kind `hostNotFound`, `connectionRefused`, `timeout`,
     ///   `cancelled` or `network`.
-    static func connect(host: String, port: Int, deadline: Deadline, cancellation: ExchangeCancellation,
-                        resolver: HostResolver = .system) throws(HTTPClientError) -> ClientSocket {
+    package static func connect(host: String, port: Int, deadline: Deadline, cancellation: ExchangeCancellation,
+                                resolver: HostResolver = .system) throws(HTTPClientError) -> ClientSocket {
         let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         let addresses = try resolver.resolve(host: host, port: port, deadline: deadline, cancellation: cancellation)
         var lastError = HTTPClientError(.network, "no address to connect to for \(authority)")
@@ -97,8 +97,8 @@ struct ClientSocket {
     /// Writes all of `bytes` (never raising SIGPIPE).
     ///
     /// - Throws: `timeout`, `cancelled`, or `network` with the system's reason.
-    func write(_ bytes: [UInt8], deadline: Deadline, cancellation: ExchangeCancellation,
-               authority: String) throws(HTTPClientError) {
+    package func write(_ bytes: [UInt8], deadline: Deadline, cancellation: ExchangeCancellation,
+                       authority: String) throws(HTTPClientError) {
         var offset = 0
         while offset < bytes.count {
             try cancellation.check()
@@ -146,7 +146,7 @@ struct ClientSocket {
     }
 
     /// Closes the socket, first making sure cancellation no longer refers to it.
-    func close(detachingFrom cancellation: ExchangeCancellation? = nil) {
+    package func close(detachingFrom cancellation: ExchangeCancellation? = nil) {
         cancellation?.detach(descriptor)
         _ = System.close(descriptor)
     }

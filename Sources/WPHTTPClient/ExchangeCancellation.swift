@@ -11,7 +11,7 @@ import WPCCurlShim
 /// Cancelling marks the exchange and shuts down the socket it is using, which wakes any
 /// `poll` on it at once (a connecting socket is disconnected). libcurl transfers see the
 /// mark through ``abortFlag``, which curl's progress callback polls.
-final class ExchangeCancellation: Sendable {
+package final class ExchangeCancellation: Sendable {
     private struct State {
         var cancelled = false
         /// The socket in use; registered and unregistered under the lock, so cancel never
@@ -23,8 +23,11 @@ final class ExchangeCancellation: Sendable {
     /// Read by libcurl's progress callback.
     let abortFlag = AbortFlag()
 
+    /// An exchange not cancelled yet.
+    package init() {}
+
     /// Cancels the exchange; idempotent.
-    func cancel() {
+    package func cancel() {
         state.withLock { state in
             state.cancelled = true
             if let socket = state.socket { _ = shutdown(socket, Int32(SHUT_RDWR)) }
@@ -32,7 +35,7 @@ final class ExchangeCancellation: Sendable {
         abortFlag.raise()
     }
 
-    var isCancelled: Bool { state.withLock { $0.cancelled } }
+    package var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     /// Throws ``HTTPClientError/Kind/cancelled`` once cancelled.
     func check() throws(HTTPClientError) {

@@ -25,7 +25,7 @@ struct ResolvedAddress: Sendable, Equatable {
 /// and port join the one in flight, so a resolver that hangs holds one thread per name, not
 /// one per request. A lookup that outlives every exchange waiting for it finishes in the
 /// background and its result is dropped.
-struct HostResolver: Sendable {
+package struct HostResolver: Sendable {
     /// A blocking lookup of `host` for TCP `port`.
     typealias Lookup = @Sendable (_ host: String, _ port: Int) -> Result<[ResolvedAddress], HTTPClientError>
 
@@ -40,7 +40,7 @@ struct HostResolver: Sendable {
     }
 
     /// `getaddrinfo` with the system's configuration, shared by every client of the process.
-    static let system = HostResolver(lookup: systemLookup)
+    package static let system = HostResolver(lookup: systemLookup)
 
     /// Lookups in flight (at most one per host and port).
     var lookupsInFlight: Int { flights.count }
