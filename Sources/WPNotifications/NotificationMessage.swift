@@ -29,10 +29,20 @@ package struct NotificationEvent: Sendable, Equatable {
 package struct NotificationMessage: Sendable, Equatable {
     package var title: String
     package var lines: [(label: String, value: String)]
+    /// A word put before the title as configured, not escaped (a robot's keyword rule looks for
+    /// it as written; it comes from the configuration, not from WinPower).
+    package var keyword = ""
 
     package static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.title == rhs.title && lhs.lines.map(\.label) == rhs.lines.map(\.label) && lhs.lines.map(\.value) == rhs.lines.map(\.value)
+        lhs.title == rhs.title && lhs.keyword == rhs.keyword
+            && lhs.lines.map(\.label) == rhs.lines.map(\.label) && lhs.lines.map(\.value) == rhs.lines.map(\.value)
     }
+
+    /// The title escaped (``escaped(_:)``), after the keyword as written.
+    package var escapedTitle: String { (keyword.isEmpty ? "" : keyword + " ") + Self.escaped(title) }
+
+    /// The title after the keyword, neither escaped.
+    package var keyworded: String { (keyword.isEmpty ? "" : keyword + " ") + title }
 
     /// The message of `notification` in `language`, its time local to `zone` with the offset
     /// (`2026-11-27 16:40:05 UTC+08:00`).
@@ -66,14 +76,14 @@ package struct NotificationMessage: Sendable, Equatable {
     /// value and the title escaped (``escaped(_:)``): an alias cannot add a link, an image, a
     /// mention or a heading.
     package var markdown: String {
-        var text = "**\(Self.escaped(title))**"
+        var text = "**\(escapedTitle)**"
         for line in lines { text += "\n\n\(Self.escaped(line.label)): \(Self.escaped(line.value))" }
         return text
     }
 
     /// The message as plain text: the title, then a line per value.
     package var plain: String {
-        ([title] + lines.map { "\($0.label): \($0.value)" }).map(Self.oneLine).joined(separator: "\n")
+        ([keyworded] + lines.map { "\($0.label): \($0.value)" }).map(Self.oneLine).joined(separator: "\n")
     }
 
     /// `text` on one line (``oneLine(_:)``), safe inside the robots' markdown: the characters

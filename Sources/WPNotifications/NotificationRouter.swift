@@ -93,10 +93,15 @@ package struct NotificationRouter: Sendable {
     /// The events held.
     package var heldCount: Int { held.values.reduce(0) { $0 + $1.events.count } + atStart.count }
 
-    /// The event receivers (not Uptime Kuma's) the routes send `group` to, in route order, each once.
-    package func receivers(for group: HeldEvents) -> [String] {
+    /// Every group held, due or not (the notifier stopping).
+    package mutating func flushAll() -> [HeldEvents] { due(now: .max) }
+
+    /// The event receivers (not Uptime Kuma's) the routes send `group` to, in route order, each
+    /// once; with `anyKind`, those whose routes take its UPS, server and site whatever the kind
+    /// (what they were told of the condition follows the group even when this kind is not theirs).
+    package func receivers(for group: HeldEvents, anyKind: Bool = false) -> [String] {
         var names: [String] = []
-        for route in routes where Self.matches(route, group.events) {
+        for route in routes where Self.matches(route, group.events, anyKind: anyKind) {
             for name in route.receivers where kinds[name].map({ !$0.takesStatus }) == true && !names.contains(name) {
                 names.append(name)
             }
@@ -106,10 +111,10 @@ package struct NotificationRouter: Sendable {
 
     /// Whether `route` takes any of `events`: its kind listed (or none listed), its UPS, server
     /// and site among the route's (or none listed).
-    static func matches(_ route: NotificationSettings.Route, _ events: [NotificationEvent]) -> Bool {
+    static func matches(_ route: NotificationSettings.Route, _ events: [NotificationEvent], anyKind: Bool = false) -> Bool {
         events.contains { notification in
             let event = notification.event
-            return (route.events.isEmpty || route.events.contains(event.kind.rawValue))
+            return (anyKind || route.events.isEmpty || route.events.contains(event.kind.rawValue))
                 && matches(route, server: event.server, device: event.device, ups: notification.ups, site: notification.site)
         }
     }
@@ -141,6 +146,6 @@ extension NotificationMessage {
         if rest.count > 5 {
             lines.append((chinese ? "随后" : "Then", chinese ? "另有 \(rest.count - 5) 次变化" : "\(rest.count - 5) more changes"))
         }
-        if !keyword.isEmpty { title = keyword + " " + title }
+        self.keyword = keyword
     }
 }

@@ -140,6 +140,10 @@ public struct NotificationSettings: ConfigSectionSettings {
         if !receivers.isEmpty, routes.isEmpty {
             problem("routes", "is required with receivers: no event would reach them")
         }
+        if timeout < .seconds(1) { problem("timeout", "\(DurationText.format(timeout)) is too short; must be at least 1s") }
+        if heartbeatInterval < .seconds(1) {
+            problem("heartbeat_interval", "\(DurationText.format(heartbeatInterval)) is too short; must be at least 1s")
+        }
         if timeZone != "local", TimeZoneRules.named(timeZone) == nil {
             problem("time_zone", "\"\(timeZone)\" is no time zone; write local, a name such as Asia/Shanghai, or UTC+08:00")
         }

@@ -40,6 +40,11 @@ package final class Notifier<C: Clock>: FrontEnd where C.Duration == Duration {
         var told: [String: [ConditionKey: HistoryEvent.Kind]]
         /// Each status receiver's last status and when it was pushed.
         var statuses: [String: (up: Bool, reason: String, pushed: C.Instant?)] = [:]
+        /// The UPSs seen since the start, by server and device.
+        var seen: Set<ConditionKey> = []
+        /// When the last publication came, and how long a reading may go without one.
+        var lastPublished: C.Instant?
+        var staleAfter: Duration = .seconds(60)
     }
 
     private let settings: NotificationSettings
@@ -50,6 +55,9 @@ package final class Notifier<C: Clock>: FrontEnd where C.Duration == Duration {
     private let wallClock: @Sendable () -> Date
     private let sections: StateSections?
     private let gathering: Mutex<Gathering>
+    /// The start of the monotonic seconds holds are timed in (a wall clock set back does not
+    /// hold a message for an hour).
+    private let base: C.Instant
 
     /// The notifier of `context.configuration`'s `notifications.*`, or `nil` without receivers.
     ///
@@ -79,12 +87,13 @@ package final class Notifier<C: Clock>: FrontEnd where C.Duration == Duration {
         self.clock = clock
         self.wallClock = wallClock
         self.sections = sections
+        base = clock.now
         zone = settings.timeZone == "local" ? .system() : TimeZoneRules.named(settings.timeZone) ?? .fixed(0)
         // A receiver no longer configured is forgotten (its records go with the next save).
         let names = Set(settings.receivers.map(\.name))
         let kept = Self.told(from: sections?.records(Self.recordSection) ?? [])
         let told = kept.filter { names.contains($0.key) }
-        if told.count != kept.count { sections?.replace(Self.recordSection, with: Self.records(told)) }
+        if told != kept { sections?.replace(Self.recordSection, with: Self.records(told)) }
         gathering = Mutex(Gathering(router: NotificationRouter(settings), told: told))
         var deliveries: [ReceiverDelivery<C>] = []
         let settle = SettleBox()
@@ -101,7 +110,7 @@ package final class Notifier<C: Clock>: FrontEnd where C.Duration == Duration {
                                             language: language, keyword: receiver.keyword)
             deliveries.append(ReceiverDelivery(receiver: resolved, capacity: settings.queueSize, transport: transport, clock: clock,
                                                wallClock: wallClock, timeout: settings.timeout, logger: logger, counters: counters,
-                                               backoff: backoff, settled: { item, _ in settle.notifier?.settled(item, receiver: receiver.name) }))
+                                               backoff: backoff, settled: { item, delivered in settle.notifier?.settled(item, receiver: receiver.name, delivered: delivered) }))
         }
         self.deliveries = deliveries
         byName = Dictionary(deliveries.map { ($0.receiver.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -140,11 +149,16 @@ package final class Notifier<C: Clock>: FrontEnd where C.Duration == Duration {
             }
             await group.waitForAll()
         }
+        // Held for their hold time when the notifier stopped: not sent, counted.
+        let held = gathering.withLock { gathering in gathering.router.flushAll().map { gathering.router.receivers(for: $0) } }
+        for delivery in deliveries {
+            delivery.countDropped(held.filter { $0.contains(delivery.receiver.name) }.count)
+        }
     }
 
     /// Ends the holds due now and pushes the heartbeats due.
     package func tick() {
-        let now = Int64(wallClock().timeIntervalSince1970.rounded(.down))
+        let now = monotonicSeconds
         let (groups, beats) = gathering.withLock { gathering in
             (gathering.router.due(now: now), heartbeats(&gathering, force: false))
         }
@@ -155,14 +169,19 @@ package final class Notifier<C: Clock>: FrontEnd where C.Duration == Duration {
     /// The events of `state` held; the holds due sent; each status receiver's status pushed
     /// when it changed.
     package func published(_ state: FleetState<C>) {
-        let now = Int64(wallClock().timeIntervalSince1970.rounded(.down))
+        let wall = Int64(wallClock().timeIntervalSince1970.rounded(.down))
+        let now = monotonicSeconds
         let names = Self.names(in: state)
         let (groups, beats) = gathering.withLock { gathering in
-            let events = gathering.tracker.events(in: state, now: now).map { event in
+            gathering.lastPublished = clock.now
+            gathering.staleAfter = max(.seconds(60), state.servers.map(\.stalenessWindow).max() ?? .zero)
+            var events = gathering.tracker.events(in: state, now: wall)
+            events += Self.endedWhileAway(state, events: events, gathering: &gathering, now: wall)
+            let notifications = events.map { event in
                 let place = names[event.server]
                 return NotificationEvent(event, ups: event.device.flatMap { place?.ups[$0] }, site: place?.site)
             }
-            gathering.router.add(events, now: now)
+            gathering.router.add(notifications, now: now)
             updateStatuses(&gathering, state: state, names: names)
             return (gathering.router.due(now: now), heartbeats(&gathering, force: false))
         }
@@ -177,7 +196,14 @@ package final class Notifier<C: Clock>: FrontEnd where C.Duration == Duration {
         var items: [(ReceiverDelivery<C>, ReceiverDelivery<C>.Item)] = []
         gathering.withLock { gathering in
             for group in groups {
-                for name in gathering.router.receivers(for: group) {
+                let routed = gathering.router.receivers(for: group)
+                // A receiver that takes this UPS but not this kind: what it knows of the condition
+                // follows anyway, so a later start compares with the truth (a fault told, its end
+                // not routed, a new fault at the next start is still told).
+                for name in gathering.router.receivers(for: group, anyKind: true) where !routed.contains(name) {
+                    record(&gathering, receiver: name, key: group.key, kind: group.last.event.kind)
+                }
+                for name in routed {
                     guard let delivery = byName[name] else { continue }
                     let told = gathering.told[name]?[group.key]
                     if group.isAtStart {
@@ -194,15 +220,55 @@ package final class Notifier<C: Clock>: FrontEnd where C.Duration == Duration {
         for (delivery, item) in items { delivery.enqueue(item) }
     }
 
-    /// Records what `receiver` was told (or gave up telling) of the item's condition, and keeps
-    /// it in the state file's section.
-    private func settled(_ item: ReceiverDelivery<C>.Item, receiver: String) {
-        guard let (key, kind) = item.settles else { return }
-        let records: [[String]] = gathering.withLock { gathering in
-            gathering.told[receiver, default: [:]][key] = kind
-            return Self.records(gathering.told)
+    /// Records what `receiver` was told of the item's condition once it took it (a message
+    /// refused or dropped was not told: the next start tells the condition again).
+    private func settled(_ item: ReceiverDelivery<C>.Item, receiver: String, delivered: Bool) {
+        guard delivered, let (key, kind) = item.settles else { return }
+        gathering.withLock { record(&$0, receiver: receiver, key: key, kind: kind) }
+    }
+
+    /// Notes that `receiver` knows `key` is in `kind` (a normal kind is the same as nothing told:
+    /// the record goes), and keeps the records in the state file's section. Under the lock, so
+    /// the section always holds the latest records (it is memory; the save writes it).
+    private func record(_ gathering: inout Gathering, receiver: String, key: ConditionKey, kind: HistoryEvent.Kind) {
+        let before = gathering.told[receiver]?[key]
+        guard before != (kind.isNormal ? nil : kind) else { return }
+        gathering.told[receiver, default: [:]][key] = kind.isNormal ? nil : kind
+        sections?.replace(Self.recordSection, with: Self.records(gathering.told))
+    }
+
+    /// Seconds since the notifier was made, on its monotonic clock.
+    private var monotonicSeconds: Int64 { base.duration(to: clock.now).components.seconds }
+
+    /// The ends of conditions a start cannot see (the tracker gives an alarm or a self-test only
+    /// while it lasts): for each UPS seen for the first time, an alarm or a test some receiver was
+    /// told of that is no longer there ended while the exporter was away.
+    private static func endedWhileAway(_ state: FleetState<C>, events: [HistoryEvent], gathering: inout Gathering,
+                                       now: Int64) -> [HistoryEvent] {
+        var ended: [HistoryEvent] = []
+        for server in state.servers {
+            for reading in server.devices.readings {
+                let ups = ConditionKey(server: server.name, device: reading.device.id, condition: "")
+                guard gathering.seen.insert(ups).inserted else { continue }
+                let present = Set(events.filter { $0.server == server.name && $0.device == reading.device.id }.map(ConditionKey.init))
+                var told: [ConditionKey: HistoryEvent.Kind] = [:]
+                for records in gathering.told.values {
+                    for (key, kind) in records where key.server == ups.server && key.device == ups.device { told[key] = kind }
+                }
+                for (key, kind) in told.sorted(by: { $0.key < $1.key }) where !present.contains(key) {
+                    let end: HistoryEvent.Kind? = switch kind {
+                    case .alarmRaised: .alarmCleared
+                    case .selfTestStarted: .selfTestFinished
+                    default: nil
+                    }
+                    guard let end else { continue }
+                    let code = key.condition.hasPrefix("alarm:") ? String(key.condition.dropFirst("alarm:".count)) : nil
+                    ended.append(HistoryEvent(time: now, server: server.name, device: reading.device.id, kind: end, code: code,
+                                              detail: server.description(of: reading.device), atStart: true))
+                }
+            }
         }
-        sections?.replace(Self.recordSection, with: records)
+        return ended
     }
 
     /// The state file's records of what each receiver was told: receiver, server, device,
@@ -293,6 +359,14 @@ package final class Notifier<C: Clock>: FrontEnd where C.Duration == Duration {
     private func heartbeats(_ gathering: inout Gathering, force: Bool) -> [(ReceiverDelivery<C>, ReceiverDelivery<C>.Item)] {
         var due: [(ReceiverDelivery<C>, ReceiverDelivery<C>.Item)] = []
         let now = clock.now
+        // No publication for longer than a reading may go stale: collection is stuck, which is
+        // no "up" (said once, then at each heartbeat).
+        if let last = gathering.lastPublished, last.duration(to: now) > gathering.staleAfter {
+            let reason = "no collection for \(last.duration(to: now).components.seconds) s"
+            for name in gathering.statuses.keys where gathering.statuses[name]?.up == true {
+                gathering.statuses[name] = (false, reason, nil)
+            }
+        }
         for (name, status) in gathering.statuses.sorted(by: { $0.key < $1.key }) {
             guard let delivery = byName[name] else { continue }
             if !force, let pushed = status.pushed, pushed.duration(to: now) < settings.heartbeatInterval { continue }

@@ -174,7 +174,8 @@ package final class ReceiverDelivery<C: Clock>: Sendable where C.Duration == Dur
     package func run() async {
         while !Task.isCancelled {
             guard let item = await next() else { break }
-            await deliver(item)
+            // Cancelled before the receiver settled it: it stays queued, and is counted below.
+            guard await deliver(item) else { break }
             state.withLock { state in
                 state.head += 1
                 if state.head > 64, state.head * 2 > state.items.count {
@@ -187,10 +188,16 @@ package final class ReceiverDelivery<C: Clock>: Sendable where C.Duration == Dur
             defer { state.items = []; state.head = 0 }
             return Array(state.items[state.head...])
         }
-        if !left.isEmpty {
-            try? counters?.dropped.increment(by: Double(left.count))
-            state.withLock { $0.status.dropped += left.count }
-        }
+        countDropped(left.count)
+    }
+
+    /// Counts `count` notifications given up as the notifier stops (queued, or held for their
+    /// hold time), and says so.
+    package func countDropped(_ count: Int) {
+        guard count > 0 else { return }
+        try? counters?.dropped.increment(by: Double(count))
+        state.withLock { $0.status.dropped += count }
+        logger.warn("notifications were not sent before the notifier stopped", ["receiver": .string(receiver.name), "count": .int(count)])
     }
 
     /// The item at the head of the queue, waiting for one; `nil` once cancelled.
@@ -218,8 +225,9 @@ package final class ReceiverDelivery<C: Clock>: Sendable where C.Duration == Dur
         return nil
     }
 
-    /// Tries `item` until the receiver takes it, refuses it, or the task is cancelled.
-    private func deliver(_ item: Item) async {
+    /// Tries `item` until the receiver takes it or refuses it (true), or the task is cancelled
+    /// (false).
+    private func deliver(_ item: Item) async -> Bool {
         var failures = 0
         while !Task.isCancelled {
             await respectRateLimit()
@@ -236,7 +244,7 @@ package final class ReceiverDelivery<C: Clock>: Sendable where C.Duration == Dur
                     return state.status.state == "failing"
                 }
                 if recovered { logger.info("the receiver takes notifications again", ["receiver": .string(receiver.name)]) }
-                return
+                return true
             case .rejected(let reason):
                 settled(item, false)
                 counters?.failed.increment()
@@ -249,7 +257,7 @@ package final class ReceiverDelivery<C: Clock>: Sendable where C.Duration == Dur
                 }
                 logger.warn("the receiver refused a notification; it is not sent again",
                             ["receiver": .string(receiver.name), "reason": .string(reason)])
-                return
+                return true
             case .retry(let reason, let after):
                 failures += 1
                 counters?.failed.increment()
@@ -265,12 +273,13 @@ package final class ReceiverDelivery<C: Clock>: Sendable where C.Duration == Dur
                 do {
                     try await clock.sleep(until: clock.now.advanced(by: wait), tolerance: nil)
                 } catch {
-                    return
+                    return false
                 }
                 counters?.retried.increment()
                 state.withLock { $0.status.retried += 1 }
             }
         }
+        return false
     }
 
     /// One attempt: the request, the answer, what it means.

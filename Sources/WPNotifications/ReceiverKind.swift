@@ -95,14 +95,14 @@ package enum ReceiverKind: String, Sendable, CaseIterable {
             }
             let text = Self.cut(message.markdown, to: maxBodyBytes - 512)
             let body = Self.encoded(DingTalkBody(msgtype: "markdown",
-                                                 markdown: .init(title: Self.cut(NotificationMessage.escaped(message.title), to: 256),
+                                                 markdown: .init(title: Self.cut(message.escapedTitle, to: 256),
                                                                  text: text)))
             return HTTPClientRequest(method: "POST", url: target, headers: json, body: body, timeout: timeout)
         case (.feishu, .event(_, let message)):
             let seconds = milliseconds / 1000
             let sign = try secret.map { secret throws(NotificationError) in try Self.base64HMAC(key: "\(seconds)\n\(secret)", "") }
             let card = FeishuBody.Card(
-                header: .init(title: .init(tag: "plain_text", content: Self.cut(NotificationMessage.escaped(message.title), to: 256)),
+                header: .init(title: .init(tag: "plain_text", content: Self.cut(message.escapedTitle, to: 256)),
                               template: Self.isTrouble(payload) ? "red" : "green"),
                 elements: [.init(tag: "markdown", content: Self.cut(message.markdown, to: maxBodyBytes - 1_024))])
             let body = Self.encoded(FeishuBody(timestamp: sign == nil ? nil : String(seconds), sign: sign,
@@ -114,7 +114,7 @@ package enum ReceiverKind: String, Sendable, CaseIterable {
             let document = WebhookBody(version: 1, kind: event.kind.rawValue, time: event.time, server: event.server,
                                        device: event.device, ups: notification.ups, site: notification.site, code: event.code,
                                        detail: NotificationMessage.oneLine(event.detail), at_start: event.atStart,
-                                       trouble: Self.isTrouble(payload), title: NotificationMessage.oneLine(message.title),
+                                       trouble: Self.isTrouble(payload), title: NotificationMessage.oneLine(message.keyworded),
                                        text: message.plain)
             let body = Self.encoded(document)
             var headers = json

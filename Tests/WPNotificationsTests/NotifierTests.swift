@@ -116,6 +116,12 @@ final class WallClock: Sendable {
             publication.publish([.scripted(devices: [device], readAt: clock.now)])
         }
 
+        /// Moves the wall clock (the messages' times) and the monotonic one (the holds) together.
+        func advance(_ seconds: Int64) {
+            wall.advance(seconds)
+            clock.advance(by: .seconds(seconds))
+        }
+
         /// Every body sent, as text.
         var bodies: [String] { transport.requests.map { String(decoding: $0.body, as: UTF8.self) } }
     }
@@ -123,14 +129,14 @@ final class WallClock: Sendable {
     @Test func aShortOutageIsOneMessageDeliveredThroughAReceiverThatFailsTwice() async throws {
         let rig = try Rig(Self.settings(), answers: [.status(500, "busy"), .failure(HTTPClientError(.connectionRefused, "refused"))])
         rig.publish(Self.onMains)      // first seen on mains: nothing to tell
-        rig.wall.advance(1)
+        rig.advance(1)
         rig.publish(Self.onBattery)
-        rig.wall.advance(3)
+        rig.advance(3)
         rig.publish(Self.onMains)
-        rig.wall.advance(6)
+        rig.advance(6)
         rig.notifier.tick()            // 9 s after the outage began: still within the hold
         #expect(rig.notifier.statuses.first?.queued == 0)
-        rig.wall.advance(1)
+        rig.advance(1)
         rig.notifier.tick()
         #expect(rig.notifier.statuses.first?.queued == 1)
         let running = Task { try await rig.notifier.run() }
@@ -155,8 +161,8 @@ final class WallClock: Sendable {
         #expect(!text.contains("[A]") && !text.contains("@all") && text.contains("［A］"), "\(text)")
         // Each attempt signed afresh, with DingTalk's timestamp and sign.
         #expect(rig.transport.requests.allSatisfy { $0.url.absoluteString.contains("&timestamp=") && $0.url.absoluteString.contains("&sign=") })
-        // What was told is kept for the next start.
-        #expect(rig.sections.records("notifications") == [["ops", "", "ups-id-1", "on_battery", "mains_back"]])
+        // Back on mains: nothing to remember for the next start (a normal state is no record).
+        #expect(rig.sections.records("notifications") == [])
     }
 
     @Test func aRestartDuringAnOutageDoesNotTellItAgainButTheMainsBackIsTold() throws {
@@ -174,6 +180,52 @@ final class WallClock: Sendable {
         let quiet = try Rig(Self.settings(holdTime: .zero))
         quiet.publish(Self.onMains)
         #expect(quiet.notifier.statuses.first?.queued == 0)
+    }
+
+    @Test func whatAReceiverTookIsRecordedWhatItRefusedIsNot() async throws {
+        let rig = try Rig(Self.settings(holdTime: .zero), answers: [.status(200, #"{"errcode":310000,"errmsg":"keywords not in content"}"#)])
+        let running = Task { try await rig.notifier.run() }
+        defer { running.cancel() }
+        rig.publish(Self.onMains)
+        rig.publish(Self.onBattery)
+        await rig.transport.waitForRequests(1)
+        while rig.notifier.statuses.first?.dropped != 1 { await Task.yield() }
+        #expect(rig.sections.records("notifications") == [])   // refused: the next start tells it again
+        rig.publish(Self.onMains)
+        rig.publish(Self.onBattery)
+        await rig.transport.waitForRequests(3)
+        while rig.notifier.statuses.first?.sent != 2 { await Task.yield() }
+        #expect(rig.sections.records("notifications") == [["ops", "", "ups-id-1", "on_battery", "on_battery"]])
+    }
+
+    @Test func aKindNotRoutedStillMovesWhatTheReceiverKnows() throws {
+        // Told of a fault; its end is not routed; the record follows the end anyway.
+        let rig = try Rig(Self.settings(events: ["on_battery"], holdTime: .zero), records: [["ops", "", "ups-id-1", "on_battery", "on_battery"]])
+        rig.publish(Self.onBattery)   // a start during the outage: told already
+        #expect(rig.notifier.statuses.first?.queued == 0)
+        rig.publish(Self.onMains)     // mains_back is not routed: nothing sent, the record goes
+        #expect(rig.notifier.statuses.first?.queued == 0)
+        #expect(rig.sections.records("notifications") == [])
+    }
+
+    @Test func anAlarmThatEndedWhileTheExporterWasAwayIsToldAtTheStart() throws {
+        let rig = try Rig(Self.settings(holdTime: .zero), records: [["ops", "", "ups-id-1", "alarm:A01", "alarm_raised"]])
+        rig.publish(Self.onMains)
+        #expect(rig.notifier.statuses.first?.queued == 1)
+        // Still raised at the start: told already, nothing to send.
+        let still = try Rig(Self.settings(holdTime: .zero), records: [["ops", "", "ups-id-1", "alarm:A01", "alarm_raised"]])
+        still.publish(Device.make(id: "ups-id-1", alias: "Rack", alarmCodes: ["A01"]))
+        #expect(still.notifier.statuses.first?.queued == 0)
+    }
+
+    @Test func holdsAreTimedOnTheMonotonicClockNotTheWallClock() throws {
+        let rig = try Rig(Self.settings())
+        rig.publish(Self.onMains)
+        rig.publish(Self.onBattery)
+        rig.wall.advance(-3_600)          // the wall clock set back an hour
+        rig.clock.advance(by: .seconds(10))
+        rig.notifier.tick()
+        #expect(rig.notifier.statuses.first?.queued == 1)
     }
 
     @Test func aReceiverNoLongerConfiguredIsForgotten() throws {
