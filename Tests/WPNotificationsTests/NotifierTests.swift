@@ -267,6 +267,19 @@ final class WallClock: Sendable {
         #expect(rig.transport.requests[2].url.absoluteString.contains("status=down"))
     }
 
+    @Test func uptimeKumaIsDownWhenCollectionStops() async throws {
+        let rig = try Rig(Self.settings("uptime_kuma", language: nil))
+        let running = Task { try await rig.notifier.run() }
+        defer { running.cancel() }
+        rig.publish(Self.onMains)
+        await rig.transport.waitForRequests(1)
+        await rig.clock.waitForSleepers(1)
+        rig.clock.advance(by: .seconds(61))   // no publication for longer than a reading may go stale
+        await rig.transport.waitForRequests(2)
+        let url = rig.transport.requests[1].url.absoluteString
+        #expect(url.contains("status=down") && url.contains("no%20collection%20for%2061%20s"), "\(url)")
+    }
+
     @Test func aFullQueueDropsTheOldestButTheOneInDelivery() {
         let receiver = ResolvedReceiver(name: "ops", kind: .webhook, url: URL(string: "https://hook.example.com/")!)
         let dropped = Mutex<[String]>([])
