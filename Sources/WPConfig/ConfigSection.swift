@@ -145,9 +145,9 @@ public struct ConfigSection<Settings: ConfigSettings>: Sendable {
         /// A secret that may be unset: masked in every message, table and dump, and a secret of
         /// the log (`ExporterSecrets`).
         ///
-        /// - Parameter file: In a list entry, the secret may instead be read from the file the
-        ///   key `<name>_file` names (as `winpower.password_file`): the whole file but one final
-        ///   newline, at most 4 KiB.
+        /// - Parameter file: The secret may instead be read from the file the key `<name>_file`
+        ///   names (as `winpower.password_file`): the whole file but one final newline, at most
+        ///   4 KiB. In a section, `<name>_file` is a key of its own (environment variable, flag).
         public static func secret(_ name: String, _ property: any WritableKeyPath<Settings, Secret?> & Sendable, _ summary: String,
                                   file: Bool = false, env: [String] = [], flags: [String] = []) -> Field {
             Field(name: name, type: .secret, summary: summary, environmentAliases: env, flagAliases: flags,
@@ -195,7 +195,6 @@ public struct ConfigSection<Settings: ConfigSettings>: Sendable {
         precondition(Set(fields.map(\.name)).count == fields.count, "a key of section \(name) is listed twice")
         for field in fields {
             if case .words = field.shape { preconditionFailure("\(name).\(field.name): a list of words is a key of a list entry") }
-            precondition(!field.fromFile, "\(name).\(field.name): a secret read from a file is a key of a list entry")
         }
         self.name = name
         self.fields = fields
@@ -210,10 +209,19 @@ public struct ConfigSection<Settings: ConfigSettings>: Sendable {
     /// default ``ConfigSectionSettings/init()`` gives.
     public var keys: [ConfigKey] {
         let defaults = Settings()
-        return fields.filter(\.isValue).map { field in
-            ConfigKey(name + "." + field.name, field.type, default: field.write(defaults), field.summary,
-                      env: field.environmentAliases, flags: field.flagAliases)
+        return fields.filter(\.isValue).flatMap { field in
+            let key = ConfigKey(name + "." + field.name, field.type, default: field.write(defaults), field.summary,
+                                env: field.environmentAliases, flags: field.flagAliases)
+            guard field.fromFile else { return [key] }
+            return [key, ConfigKey(name + "." + field.name + "_file", .path, default: nil,
+                                   "File holding `\(name).\(field.name)` (the whole file but a final newline), instead of the key itself.")]
         }
+    }
+
+    /// Each secret that may be read from a file, and the key naming the file, in full
+    /// (`mqtt.password`, `mqtt.password_file`).
+    var secretFiles: [(secret: String, file: String)] {
+        fields.filter { $0.isValue && $0.fromFile }.map { (name + "." + $0.name, name + "." + $0.name + "_file") }
     }
 
     /// Its list keys (``Field/list(_:_:_:)``), in documentation order, named in full
@@ -266,7 +274,7 @@ extension ConfigSection where Settings: ConfigSectionSettings {
     /// The section as a ``ConfigSchema`` holds it, whatever its settings type.
     public var erased: ConfigSchema.Section {
         let section = self
-        return ConfigSchema.Section(name: name, keys: keys, lists: lists,
+        return ConfigSchema.Section(name: name, keys: keys, lists: lists, secretFiles: secretFiles,
                                     problems: { values, lists in section.settings(values, lists: lists).problems() })
     }
 }
@@ -286,6 +294,8 @@ public struct ConfigSchema: Sendable {
         public let keys: [ConfigKey]
         /// Its list keys, in documentation order.
         public let lists: [ConfigListKey]
+        /// Each secret that may be read from a file, and the key naming the file.
+        let secretFiles: [(secret: String, file: String)]
         /// What is wrong across its keys, for these values and lists (by full key name).
         let problems: @Sendable ([String: ConfigValue], [String: [ConfigListEntry]]) -> [ConfigDiagnostic]
     }

@@ -19,6 +19,7 @@ extension LoadState {
         validateDurations()
         validateTexts()
         validateTariffs()
+        readDeclaredSecretFiles()
         validateDeclaredSections()
         validateRequired()
         validateFiles()
@@ -42,13 +43,36 @@ extension LoadState {
         }
     }
 
+    /// A declared section's secret read from the file its `<key>_file` names, as
+    /// `winpower.password_file`, before the section's own rules see it.
+    private mutating func readDeclaredSecretFiles() {
+        unreadSecrets = []
+        for section in inputs.schema.sections {
+            for (secret, file) in section.secretFiles {
+                guard let (path, source) = text(file) else { continue }
+                if let (_, own) = text(secret) {
+                    problem(secret, own, "cannot be combined with \(file) (\(source)); set only one")
+                    continue
+                }
+                switch readPassword(path) {
+                case .success(let value): settings[secret] = value
+                case .failure(let reason):
+                    problem(file, source, reason.reason)
+                    unreadSecrets.insert(secret)
+                }
+            }
+        }
+    }
+
     /// The rules across the keys of each declared section (its keys' types and ranges are
     /// checked with every key's), each problem at the source of the key it names.
     private mutating func validateDeclaredSections() {
         let declared = declaredSections()
         for section in inputs.schema.sections {
             let values = declared[section.name]?.values ?? [:]
-            for problem in section.problems(values, declared[section.name]?.lists ?? [:]) {
+            // A secret whose file could not be read is reported once, at its file key.
+            for problem in section.problems(values, declared[section.name]?.lists ?? [:])
+            where !(problem.key.map(unreadSecrets.contains) ?? false) {
                 self.problem(problem.key, problem.key.flatMap { setting($0)?.source ?? listSource($0) }, problem.message)
             }
         }

@@ -16,6 +16,8 @@ struct LoadState {
     var nutUPSRows: [ServerSettings.Row] = []
     /// Where each `nut.ups.<id>.name` is set, by device id.
     var nutNameSources: [String: ConfigSource] = [:]
+    /// The declared sections' secrets whose `<key>_file` could not be read.
+    var unreadSecrets: Set<String> = []
     /// The entries of each list key of a declared section the file sets, by full key name.
     var listDrafts: [String: [ListEntryDraft]] = [:]
 

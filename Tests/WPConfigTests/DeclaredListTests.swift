@@ -111,6 +111,36 @@ import WPTestThreads
         #expect(configuration.declaredSections.isEmpty)
     }
 
+    struct Vault: ConfigSectionSettings {
+        var user = ""
+        var password: Secret?
+        static let section = ConfigSection<Vault>("vault", [
+            .text("user", \.user, "User."),
+            .secret("password", \.password, "Password.", file: true),
+        ])
+        func problems() -> [ConfigDiagnostic] {
+            !user.isEmpty && password == nil ? [ConfigDiagnostic(key: "vault.password", source: nil, message: "is required with vault.user")] : []
+        }
+    }
+
+    @Test func aSectionsSecretMayBeReadFromTheFileItsFileKeyNames() throws {
+        var inputs = TestInputs.make(file: "vault:\n  user: u\n", environment: ["WINPOWER_EXPORTER_VAULT_PASSWORD_FILE": "/run/vault.pw"],
+                                     files: ["/run/vault.pw": "s3cret-from-file\n"])
+        inputs.schema = ConfigSchema.exporter.adding(Vault.self)
+        let loaded = try ConfigurationLoader.load(inputs)
+        #expect(loaded.configuration[section: Vault.self].password?.reveal() == "s3cret-from-file")
+        let table = loaded.effectiveSettingsTable()
+        #expect(table.contains("vault.password_file") && table.contains("/run/vault.pw") && !table.contains("s3cret-from-file"), "\(table)")
+        #expect(inputs.schema.key(forFlag: "--vault.password_file")?.type == .path)
+        // Both set, or a file that is not there: named at their source.
+        var both = inputs
+        both.environment["WINPOWER_EXPORTER_VAULT_PASSWORD"] = "inline"
+        #expect(TestInputs.problems(both) == ["env WINPOWER_EXPORTER_VAULT_PASSWORD: vault.password: cannot be combined with vault.password_file (env WINPOWER_EXPORTER_VAULT_PASSWORD_FILE); set only one"])
+        var missing = inputs
+        missing.environment["WINPOWER_EXPORTER_VAULT_PASSWORD_FILE"] = "/run/none"
+        #expect(TestInputs.problems(missing) == [#"env WINPOWER_EXPORTER_VAULT_PASSWORD_FILE: vault.password_file: "/run/none" does not exist"#])
+    }
+
     @Test func theReferenceDocumentsEachKeyOfAnEntry() {
         let markdown = ConfigurationReference.markdown(Self.schema)
         #expect(markdown.contains("| `relay.sinks` | list of entries | — | file only | file only | Where it relays. |"), "\(markdown)")
