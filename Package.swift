@@ -74,6 +74,8 @@ let package = Package(
                                                    "WPClient", "WPCollector", "WPEnergy"]),
         // MQTT 3.1.1: the packets a publisher sends and reads, and a client on a thread of its own.
         .target(name: "WPMQTT", dependencies: ["WPCSystem", "WPHTTPClient", "WPLogging", "WPRuntime"]),
+        // Every UPS to an MQTT broker with Home Assistant discovery (`mqtt.*`).
+        .target(name: "WPMQTTFrontEnd", dependencies: ["WPMQTT", "WPFrontEnd", "WPConfig", "WPClient", "WPCollector", "WPLogging", "WPEnergy"]),
         // Notifications of the journal's events to chat robots, webhooks and status tools.
         .target(name: "WPNotifications", dependencies: ["WPCrypto", "WPHTTPClient", "WPHistory", "WPLogging", "WPRuntime",
                                                          "WPConfig", "WPFrontEnd", "WPMetrics", "WPClient", "WPCollector",
@@ -137,7 +139,7 @@ let package = Package(
         .target(name: "WPExporter", dependencies: ["WPRuntime", "WPLogging", "WPConfig", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPNUT",
                                                     "WPClient", "WPServer", "WPServerMetrics", "WPScheduler", "WPCollector", "WPHTTPClient",
                                                     "WPCBuildInfo", "WPFrontEnd", "WPNUTFrontEnd", "WPSNMPFrontEnd", "WPStatusPage",
-                                                    "WPHistory", "WPNotifications"]),
+                                                    "WPHistory", "WPNotifications", "WPMQTTFrontEnd"]),
         // For embedders' tests (as HummingbirdTesting): an exporter against a simulated WinPower
         // in process, on a manual clock, its energy in memory (docs/embedding.md, "Testing").
         .target(name: "WPExporterTesting", dependencies: ["WPRuntime", "WPExporter", "WPFrontEnd", "WPConfig", "WPClient", "WPCollector", "WPLogging",
@@ -190,6 +192,8 @@ let package = Package(
         .testTarget(name: "WPNUTFrontEndTests", dependencies: ["WPTestThreads", "WPNUTFrontEnd", "WPFrontEnd", "WPFrontEndTesting",
                                                              "WPNUT", "WPClient", "WPRuntime", "WPTestSupport"]),
         .testTarget(name: "WPMQTTTests", dependencies: ["WPTestThreads", "WPMQTT"]),
+        .testTarget(name: "WPMQTTFrontEndTests", dependencies: ["WPTestThreads", "WPMQTTFrontEnd", "WPConfig", "WPClient",
+                                                              "WPTestSupport"]),
         .testTarget(name: "WPNotificationsTests", dependencies: ["WPTestThreads", "WPNotifications", "WPHistory", "WPHTTPClient",
                                                               "WPCrypto", "WPRuntime", "WPClient", "WPConfig", "WPFrontEnd",
                                                               "WPFrontEndTesting", "WPStorage", "WPTestSupport", "WPLogging"]),

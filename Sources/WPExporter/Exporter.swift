@@ -14,6 +14,7 @@ package import WPSNMPFrontEnd
 package import WPStatusPage
 package import WPStorage
 import WPHistory
+import WPMQTTFrontEnd
 import WPNotifications
 
 /// Makes the WinPower client of a server: a `servers` entry, or for a `winpower`-only
@@ -224,6 +225,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             .push,
             .history,
             .notifications,
+            .mqtt,
             .energyCost,
             .statusPage,
         ]

@@ -1,0 +1,242 @@
+package import FoundationEssentials
+import Synchronization
+import WPClient
+import WPCollector
+import WPConfig
+import WPEnergy
+package import WPFrontEnd
+package import WPLogging
+package import WPMQTT
+
+/// The MQTT front end of `mqtt.*` (docs/home-assistant.md): after each collection, each UPS's new reading
+/// as one retained JSON state message, its availability (`online` while the reading is fresh),
+/// and with `mqtt.discovery` the Home Assistant discovery of one device per UPS. A UPS that
+/// leaves the fleet has its discovery removed. The client publishes on a thread of its own;
+/// the subscriber only builds messages and queues them, so a broker that is away, slow or
+/// refusing never delays collection, `/metrics`, NUT or SNMP.
+package final class MQTTPublisher<C: Clock>: FrontEnd where C.Duration == Duration {
+    package let name = "the MQTT publisher"
+
+    /// What `/health` shows under `mqtt`.
+    package struct Health: Encodable, Sendable {
+        package var broker: String
+        package var connected: Bool
+        package var connections: Int
+        package var failures: Int
+        package var sent: Int
+        package var dropped: Int
+        package var queued: Int
+        package var ups: Int
+        package var lastError: String?
+
+        enum CodingKeys: String, CodingKey {
+            case broker, connected, connections, failures, sent, dropped, queued, ups, lastError = "last_error"
+        }
+    }
+
+    /// What was published of one UPS.
+    private struct Published {
+        var ups: MQTTUPS
+        /// The entities announced (their keys).
+        var entities: Set<String> = []
+        var readAt: C.Instant?
+        var stateAt: C.Instant?
+        var mode: String?
+        var available: Bool?
+        var state: MQTTState?
+    }
+
+    private let settings: MQTTSettings
+    private let version: String
+    private let broker: String
+    private let wallClock: @Sendable () -> Date
+    private let client: MQTTClient
+    private let published = Mutex<[String: Published]>([:])
+
+    /// The publisher of `context.configuration`'s `mqtt.*`, or `nil` without `mqtt.url`.
+    ///
+    /// - Throws: ``FrontEndError/configuration(_:)`` for a broker URL that names none.
+    package static func make(_ context: FrontEndContext<C>) throws(FrontEndError) -> MQTTPublisher? {
+        let settings = context.configuration[section: MQTTSettings.self]
+        guard let url = settings.url, !url.isEmpty else { return nil }
+        let broker: (host: String, port: Int)
+        switch MQTTSettings.broker(url) {
+        case .success(let parsed): broker = parsed
+        case .failure(let error): throw .configuration("mqtt.url: \(error)")
+        }
+        let publisher = MQTTPublisher(settings: settings, host: broker.host, port: broker.port, version: context.version,
+                                      wallClock: context.wallClock, logger: context.logger.component("mqtt"))
+        context.publication.subscribe { [weak publisher] state in publisher?.published(state) }
+        return publisher
+    }
+
+    package init(settings: MQTTSettings, host: String, port: Int, version: String, wallClock: @escaping @Sendable () -> Date,
+                 logger: WPLogger) {
+        self.settings = settings
+        self.version = version
+        self.wallClock = wallClock
+        broker = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        var configuration = MQTTClient.Configuration(host: host, port: port, clientID: settings.clientID,
+                                                     username: settings.username, password: settings.password?.reveal())
+        configuration.keepAlive = settings.keepAlive
+        configuration.queueLimit = settings.queueSize
+        let qos = UInt8(clamping: settings.qos)
+        let status = "\(settings.topicPrefix)/status"
+        configuration.will = MQTTPacket.Message(topic: status, payload: Array("offline".utf8), qos: qos, retain: true)
+        configuration.birth = MQTTPacket.Message(topic: status, payload: Array("online".utf8), qos: qos, retain: true)
+        if settings.discovery { configuration.subscriptions = ["\(settings.discoveryPrefix)/status"] }
+        let box = PublisherBox()
+        client = MQTTClient(configuration: configuration, logger: logger,
+                            onConnect: { box.publisher?.announceAll() },
+                            onMessage: { message in
+                                // Home Assistant started again: it asks for discovery by announcing itself.
+                                if message.payload == Array("online".utf8) { box.publisher?.announceAll() }
+                            })
+        box.publisher = self
+    }
+
+    /// Lets the client's callbacks reach the publisher without a cycle at init.
+    private final class PublisherBox: @unchecked Sendable {
+        // Set once in init, before the client starts; read only after.
+        weak var publisher: MQTTPublisher?
+    }
+
+    package var health: FrontEndHealth? {
+        let status = client.status
+        let count = published.withLock { $0.count }
+        return FrontEndHealth(key: "mqtt", value: Health(broker: broker, connected: status.connected, connections: status.connections,
+                                                         failures: status.failures, sent: status.sent, dropped: status.dropped,
+                                                         queued: status.queued, ups: count, lastError: status.lastError))
+    }
+
+    /// The client's status now.
+    package var status: MQTTClient.Status { client.status }
+
+    /// Connects and publishes until cancelled; then `offline`, what is queued (2 s at most),
+    /// and a clean disconnect.
+    package func run() async throws {
+        do {
+            try client.start()
+        } catch {
+            throw FrontEndError.configuration("mqtt: cannot start the client's thread: \(error)")
+        }
+        await untilCancelled()
+        await client.stop()
+    }
+
+    /// Queues the discovery and the last state of every UPS (a new broker session, or Home
+    /// Assistant started again).
+    private func announceAll() {
+        let messages: [MQTTPacket.Message] = published.withLock { published in
+            var messages: [MQTTPacket.Message] = []
+            if settings.discovery {
+                messages.append(message(HomeAssistant.bridgeConfigTopic(topicPrefix: settings.topicPrefix, prefix: settings.discoveryPrefix),
+                                        HomeAssistant.bridgeConfig(topicPrefix: settings.topicPrefix, version: version, chinese: chinese)))
+            }
+            for key in published.keys.sorted() {
+                guard let entry = published[key] else { continue }
+                if settings.discovery {
+                    for entity in HomeAssistant.entities where entry.entities.contains(entity.key) {
+                        messages.append(config(entity, entry.ups))
+                    }
+                }
+                if let state = entry.state { messages.append(message(entry.ups.stateTopic(settings.topicPrefix), HomeAssistant.encode(state))) }
+                if let available = entry.available {
+                    messages.append(message(entry.ups.availabilityTopic(settings.topicPrefix), Array((available ? "online" : "offline").utf8)))
+                }
+            }
+            return messages
+        }
+        client.publish(messages)
+    }
+
+    private var chinese: Bool { settings.language == "zh-CN" }
+
+    private func message(_ topic: String, _ payload: [UInt8]) -> MQTTPacket.Message {
+        MQTTPacket.Message(topic: topic, payload: payload, qos: UInt8(clamping: settings.qos), retain: true)
+    }
+
+    private func config(_ entity: HomeAssistant.Entity, _ ups: MQTTUPS) -> MQTTPacket.Message {
+        message(HomeAssistant.configTopic(entity, of: ups, prefix: settings.discoveryPrefix),
+                HomeAssistant.config(entity, of: ups, topicPrefix: settings.topicPrefix, chinese: chinese, version: version))
+    }
+
+    /// Each UPS's new reading, availability and discovery from `state`; the UPSs gone from a
+    /// server that collected have theirs removed.
+    package func published(_ state: FleetState<C>) {
+        let now = wallClock().timeIntervalSince1970
+        let messages: [MQTTPacket.Message] = published.withLock { published in
+            var messages: [MQTTPacket.Message] = []
+            var seen: Set<String> = []
+            var collected: Set<String> = []
+            for server in state.servers {
+                if server.health.lastFinished != nil, server.health.winPowerReachable, server.health.authenticated {
+                    collected.insert(MQTTUPS.server(server.name))
+                }
+                for reading in server.devices.readings {
+                    let device = reading.device
+                    let ups = MQTTUPS(server: server.name, device: device)
+                    let key = ups.server + "\u{1F}" + ups.device
+                    seen.insert(key)
+                    var entry = published[key] ?? Published(ups: ups)
+                    let available = !server.isStale(reading.readAt, at: state.publishedAt)
+                    if entry.available != available {
+                        entry.available = available
+                        messages.append(message(ups.availabilityTopic(settings.topicPrefix), Array((available ? "online" : "offline").utf8)))
+                    }
+                    if entry.readAt.map({ reading.readAt > $0 }) ?? true {
+                        entry.readAt = reading.readAt
+                        let age = reading.readAt.duration(to: state.publishedAt)
+                        let time = Int64((now - Double(age.components.seconds)).rounded(.down))
+                        let current = MQTTState(device, energyKWh: server.totals[device.id].map { $0.joules / 3_600_000 }, time: time)
+                        // Discovery first: an entity exists before its first value.
+                        if settings.discovery {
+                            let present = Set(HomeAssistant.entities.filter { $0.present(current) }.map(\.key))
+                            let renamed = entry.ups != ups
+                            entry.ups = ups
+                            for entity in HomeAssistant.entities where present.contains(entity.key)
+                                && (renamed || !entry.entities.contains(entity.key)) {
+                                messages.append(config(entity, ups))
+                            }
+                            for entity in HomeAssistant.entities where entry.entities.contains(entity.key) && !present.contains(entity.key) {
+                                messages.append(message(HomeAssistant.configTopic(entity, of: ups, prefix: settings.discoveryPrefix), []))
+                            }
+                            entry.entities = present
+                        }
+                        let due = entry.stateAt.map { $0.duration(to: reading.readAt) >= settings.minInterval } ?? true
+                        if due || entry.mode != current.state {
+                            entry.stateAt = reading.readAt
+                            entry.mode = current.state
+                            entry.state = current
+                            messages.append(message(ups.stateTopic(settings.topicPrefix), HomeAssistant.encode(current)))
+                        }
+                    }
+                    published[key] = entry
+                }
+            }
+            // Gone: from a server that collected and lists it no more, or from a server no longer configured.
+            let servers = Set(state.servers.map { MQTTUPS.server($0.name) })
+            for (key, entry) in published.sorted(by: { $0.key < $1.key }) where !seen.contains(key) {
+                guard collected.contains(entry.ups.server) || !servers.contains(entry.ups.server) else { continue }
+                published[key] = nil
+                for entity in HomeAssistant.entities where entry.entities.contains(entity.key) {
+                    messages.append(message(HomeAssistant.configTopic(entity, of: entry.ups, prefix: settings.discoveryPrefix), []))
+                }
+                messages.append(message(entry.ups.stateTopic(settings.topicPrefix), []))
+                messages.append(message(entry.ups.availabilityTopic(settings.topicPrefix), []))
+            }
+            return messages
+        }
+        client.publish(messages)
+    }
+}
+
+extension FrontEndFactory {
+    /// The MQTT publisher of `mqtt.*` (off without `mqtt.url`); made again when `mqtt.*`
+    /// changes.
+    package static var mqtt: FrontEndFactory {
+        FrontEndFactory(MQTTSettings.self) { context throws(FrontEndError) in
+            try MQTTPublisher<C>.make(context)
+        }
+    }
+}

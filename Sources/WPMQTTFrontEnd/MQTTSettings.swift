@@ -1,0 +1,134 @@
+public import WPConfig
+
+/// `mqtt.*`: every UPS published to an MQTT broker, with Home Assistant discovery, the section the
+/// MQTT front end declares (docs/home-assistant.md).
+public struct MQTTSettings: ConfigSectionSettings {
+    /// `mqtt.url`: `mqtt://host:port`; unset: no MQTT.
+    public var url: String?
+    /// `mqtt.username`.
+    public var username: String?
+    /// `mqtt.password` (or `mqtt.password_file`).
+    public var password: Secret?
+    /// `mqtt.client_id`.
+    public var clientID = "wpexporter"
+    /// `mqtt.topic_prefix`.
+    public var topicPrefix = "wpexporter"
+    /// `mqtt.discovery_prefix`.
+    public var discoveryPrefix = "homeassistant"
+    /// `mqtt.discovery`: whether Home Assistant discovery is published.
+    public var discovery = true
+    /// `mqtt.language`: the entities' names.
+    public var language = "en"
+    /// `mqtt.qos`.
+    public var qos = 1
+    /// `mqtt.min_interval`: the shortest time between two states of one UPS (a change of its
+    /// mode is published at once).
+    public var minInterval: Duration = .zero
+    /// `mqtt.keep_alive`.
+    public var keepAlive: Duration = .seconds(30)
+    /// `mqtt.queue_size`: messages kept while the broker is away.
+    public var queueSize = 100_000
+
+    /// MQTT off.
+    public init() {}
+
+    /// The keys of `mqtt.*`.
+    public static let section = ConfigSection<MQTTSettings>("mqtt", [
+        .text("url", \.url, "Broker to publish every UPS to, `mqtt://host:port` (port 1883 by default); unset: no MQTT (docs/home-assistant.md)."),
+        .text("username", \.username, "User name at the broker."),
+        .secret("password", \.password, "Password at the broker.", file: true),
+        .text("client_id", \.clientID, "Client identifier at the broker; each exporter its own."),
+        .text("topic_prefix", \.topicPrefix, "First level of every state topic: `<prefix>/<server>/<device_id>/state`."),
+        .text("discovery_prefix", \.discoveryPrefix, "Home Assistant's discovery prefix."),
+        .boolean("discovery", \.discovery, "Publish Home Assistant discovery: one device per UPS with its entities."),
+        .text("language", \.language, as: .choice(["en", "zh-CN"]), "Language of the entities' names."),
+        .integer("qos", \.qos, in: 0...1, "QoS of the states and of discovery (retained either way)."),
+        .duration("min_interval", \.minInterval,
+                  "Shortest time between two states of one UPS; a change of mode is published at once. `0s`: after every collection."),
+        .duration("keep_alive", \.keepAlive, "MQTT keep-alive: a ping after this long without a packet."),
+        .integer("queue_size", \.queueSize, in: 1_000...10_000_000, "Messages kept while the broker is away; past it the oldest go."),
+    ])
+
+    /// The broker's host and port, or why `url` names none.
+    public static func broker(_ url: String) -> Result<(host: String, port: Int), BrokerError> {
+        let lower = url.lowercased()
+        if lower.hasPrefix("mqtts://") || lower.hasPrefix("ssl://") {
+            return .failure(BrokerError("\"\(url)\": TLS to the broker (mqtts://) is not supported yet; use mqtt:// on a trusted network "
+                                        + "or a local TLS tunnel"))
+        }
+        guard lower.hasPrefix("mqtt://") || lower.hasPrefix("tcp://") else {
+            return .failure(BrokerError("\"\(url)\" must start with mqtt://"))
+        }
+        var rest = Substring(url.drop { $0 != "/" }.dropFirst(2))
+        if let at = rest.lastIndex(of: "@") {
+            return .failure(BrokerError("holds credentials (\(String(rest[..<at]).contains(":") ? "user:******" : "user")@); "
+                                        + "set mqtt.username and mqtt.password instead"))
+        }
+        if let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) {
+            guard rest[slash...].allSatisfy({ $0 == "/" }) else {
+                return .failure(BrokerError("\"\(url)\" has a path or query; a broker is only mqtt://host:port"))
+            }
+            rest = rest[..<slash]
+        }
+        var host = rest
+        var port = 1883
+        if rest.hasPrefix("[") {
+            guard let close = rest.firstIndex(of: "]") else { return .failure(BrokerError("\"\(url)\" has an unclosed [")) }
+            host = rest[rest.index(after: rest.startIndex)..<close]
+            let after = rest[rest.index(after: close)...]
+            if after.hasPrefix(":") {
+                guard let number = Int(after.dropFirst()), (1...65_535).contains(number) else {
+                    return .failure(BrokerError("\"\(url)\" has a bad port; must be 1–65535"))
+                }
+                port = number
+            } else if !after.isEmpty {
+                return .failure(BrokerError("\"\(url)\" is not mqtt://host:port"))
+            }
+        } else if let colon = rest.lastIndex(of: ":") {
+            host = rest[..<colon]
+            guard let number = Int(rest[rest.index(after: colon)...]), (1...65_535).contains(number) else {
+                return .failure(BrokerError("\"\(url)\" has a bad port; must be 1–65535"))
+            }
+            port = number
+        }
+        guard !host.isEmpty, !host.contains(where: { $0 == " " || $0 == "@" }) else {
+            return .failure(BrokerError("\"\(url)\" has no host"))
+        }
+        return .success((String(host), port))
+    }
+
+    /// Why a broker URL cannot be used.
+    public struct BrokerError: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The reason, quoting the URL.
+        public var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// Why `prefix` cannot start a topic, or nil: not empty, no `+` or `#` (wildcards of
+    /// subscriptions), no NUL, no leading or trailing `/`, at most 200 bytes.
+    static func topicProblem(_ prefix: String) -> String? {
+        if prefix.isEmpty { return "must not be empty" }
+        if prefix.contains("+") || prefix.contains("#") { return "\"\(prefix)\" holds + or #, MQTT's wildcards, which no topic may" }
+        if prefix.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) { return "holds a control character" }
+        if prefix.hasPrefix("/") || prefix.hasSuffix("/") { return "\"\(prefix)\" must not start or end with /" }
+        if prefix.utf8.count > 200 { return "is longer than 200 bytes" }
+        return nil
+    }
+
+    /// The broker URL, the prefixes, the client id and the credentials together, each problem
+    /// naming its key.
+    public func problems() -> [ConfigDiagnostic] {
+        var problems: [ConfigDiagnostic] = []
+        func problem(_ key: String, _ message: String) {
+            problems.append(ConfigDiagnostic(key: "mqtt." + key, source: nil, message: message))
+        }
+        guard let url, !url.isEmpty else { return [] }
+        if case .failure(let error) = Self.broker(url) { problem("url", error.description) }
+        if let reason = Self.topicProblem(topicPrefix) { problem("topic_prefix", reason) }
+        if discovery, let reason = Self.topicProblem(discoveryPrefix) { problem("discovery_prefix", reason) }
+        if clientID.isEmpty || clientID.utf8.count > 128 { problem("client_id", "must be 1–128 bytes") }
+        if password != nil, username == nil { problem("password", "is set without mqtt.username; MQTT sends a password only with a user name") }
+        if keepAlive < .seconds(1) || keepAlive > .seconds(65_535) { problem("keep_alive", "must be 1s–65535s") }
+        return problems
+    }
+}

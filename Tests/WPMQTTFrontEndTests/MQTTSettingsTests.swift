@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+import WPClient
+import WPConfig
+import WPMQTTFrontEnd
+import WPTestSupport
+import WPTestThreads
+
+/// `mqtt.*` refused at load with the key named, and what Home Assistant is told of a UPS.
+@Suite(.ownThreads, .timeLimit(.minutes(1))) struct MQTTSettingsTests {
+    static func problems(_ file: String, files: [String: String] = [:]) -> [String] {
+        var all = files
+        all["./config.yaml"] = file
+        let inputs = ConfigurationInputs(environment: ["WINPOWER_EXPORTER_WINPOWER_BASE_URL": "https://winpower.example.com",
+                                                       "WINPOWER_EXPORTER_WINPOWER_USERNAME": "admin",
+                                                       "WINPOWER_EXPORTER_WINPOWER_PASSWORD": "hunter2"],
+                                         files: .inMemory(all), schema: ConfigSchema.exporter.adding(MQTTSettings.self))
+        do {
+            _ = try ConfigurationLoader.load(inputs)
+            return []
+        } catch {
+            return error.problems.map(\.description)
+        }
+    }
+
+    @Test func badBrokersAndPrefixesAreRefusedNamingTheKey() throws {
+        let cases: [(String, String)] = [
+            ("mqtt:\n  url: mqtt://\n", #"./config.yaml:2:8: mqtt.url: "mqtt://" has no host"#),
+            ("mqtt:\n  url: mqtt://broker:70000\n", #"./config.yaml:2:8: mqtt.url: "mqtt://broker:70000" has a bad port; must be 1–65535"#),
+            ("mqtt:\n  url: http://broker\n", #"./config.yaml:2:8: mqtt.url: "http://broker" must start with mqtt://"#),
+            ("mqtt:\n  url: mqtt://u:s3cret@broker\n",
+             "./config.yaml:2:8: mqtt.url: holds credentials (user:******@); set mqtt.username and mqtt.password instead"),
+            ("mqtt:\n  url: mqtt://broker\n  topic_prefix: ups/+\n",
+             #"./config.yaml:3:17: mqtt.topic_prefix: "ups/+" holds + or #, MQTT's wildcards, which no topic may"#),
+            ("mqtt:\n  url: mqtt://broker\n  discovery_prefix: '#'\n",
+             ##"./config.yaml:3:21: mqtt.discovery_prefix: "#" holds + or #, MQTT's wildcards, which no topic may"##),
+            ("mqtt:\n  url: mqtt://broker\n  password: x\n",
+             "./config.yaml:3:13: mqtt.password: is set without mqtt.username; MQTT sends a password only with a user name"),
+            ("mqtt:\n  url: mqtt://broker\n  username: u\n  password_file: /none\n",
+             #"./config.yaml:4:18: mqtt.password_file: "/none" does not exist"#),
+        ]
+        for (file, expected) in cases {
+            let problems = Self.problems(file)
+            #expect(problems == [expected], "\(file)")
+            #expect(problems.allSatisfy { !$0.contains("s3cret") })
+        }
+        #expect(Self.problems("mqtt:\n  url: mqtt://[::1]:1884\n  username: u\n  password_file: /run/pw\n", files: ["/run/pw": "x\n"]).isEmpty)
+        let v6 = try MQTTSettings.broker("mqtt://[::1]:1884").get()
+        #expect(v6.host == "::1" && v6.port == 1884)
+        let plain = try MQTTSettings.broker("mqtt://broker.local").get()
+        #expect(plain.host == "broker.local" && plain.port == 1883)
+    }
+
+    @Test func homeAssistantIsToldEachEntityWithItsClassesAndUnits() throws {
+        let device = Device.make(id: "5e1a7a0c-0000", alias: "Rack A")
+        let ups = MQTTUPS(server: "", device: device)
+        #expect(ups.stateTopic("wpexporter") == "wpexporter/default/5e1a7a0c-0000/state")
+        let state = MQTTState(device, energyKWh: 1.5, time: 1_795_680_000)
+        let present = HomeAssistant.entities.filter { $0.present(state) }.map(\.key)
+        #expect(present.contains("energy") && present.contains("temperature") && present.contains("load_watts"))
+        let energy = try #require(HomeAssistant.entities.first { $0.key == "energy" })
+        let config = try #require(try JSONSerialization.jsonObject(with: Data(HomeAssistant.config(
+            energy, of: ups, topicPrefix: "wpexporter", chinese: true, version: "1.0"))) as? [String: Any])
+        #expect(config["state_class"] as? String == "total_increasing" && config["unit_of_measurement"] as? String == "kWh")
+        #expect(config["device_class"] as? String == "energy" && config["name"] as? String == "电能")
+        #expect(config["unique_id"] as? String == "wpexporter_default_5e1a7a0c-0000_energy")
+        #expect(HomeAssistant.configTopic(energy, of: ups, prefix: "homeassistant")
+                == "homeassistant/sensor/wpexporter_default_5e1a7a0c-0000/energy/config")
+        let device2 = try #require(config["device"] as? [String: Any])
+        #expect(device2["name"] as? String == "Rack A" && device2["via_device"] as? String == "wpexporter_wpexporter")
+        // A UPS without a temperature reading has no temperature entity.
+        var cold = device
+        cold.realtime.upsTemperature = nil
+        #expect(!HomeAssistant.entities.filter { $0.present(MQTTState(cold, energyKWh: nil, time: 0)) }.map(\.key).contains("temperature"))
+        // The alias renamed: the same unique ids (they follow the device id).
+        var renamed = device
+        renamed.asset.alias = "Rack B"
+        #expect(MQTTUPS(server: "", device: renamed).nodeID == ups.nodeID)
+    }
+}
