@@ -26,47 +26,30 @@ scripts/ci/tools.sh tests prometheus   # prometheus-alertmanager, amtool, python
 
 # --- WeCom's API (gettoken, message/send) and the webhooks, recorded -------------------------
 python3 - "$work" >"$work/receiver.log" 2>&1 <<'PY' &
-import http.server, json, os, sys, urllib.parse
-work = sys.argv[1]
-def record(kind, data):
-    with open(os.path.join(work, "requests.jsonl"), "a", encoding="utf-8") as out:
-        out.write(json.dumps({"kind": kind, **data}, ensure_ascii=False) + "\n")
-class Handler(http.server.BaseHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-    def reply(self, body):
-        data = json.dumps(body).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+import json, sys
+sys.path.insert(0, "IntegrationTests")
+from recording_receiver import Receiver, serve
+class Handler(Receiver):
     def do_GET(self):
-        url = urllib.parse.urlparse(self.path)
-        query = {k: v[0] for k, v in urllib.parse.parse_qs(url.query).items()}
-        if url.path != "/cgi-bin/gettoken":
+        path, query = self.url()
+        if path != "/cgi-bin/gettoken":
             return self.send_error(404)
         ok = query.get("corpid") == "ww-test-corp" and query.get("corpsecret") == "test-secret"
-        record("gettoken", {"corpid": query.get("corpid"), "secret_ok": ok})
+        self.record("gettoken", corpid=query.get("corpid"), secret_ok=ok)
         self.reply({"errcode": 0, "errmsg": "ok", "access_token": "test-token", "expires_in": 7200} if ok
                    else {"errcode": 40001, "errmsg": "invalid credential"})
     def do_POST(self):
-        url = urllib.parse.urlparse(self.path)
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"null")
-        if url.path == "/cgi-bin/message/send":
-            token = urllib.parse.parse_qs(url.query).get("access_token", [""])[0]
-            record("send", {"token": token, "body": body})
+        path, query = self.url()
+        body = json.loads(self.raw_body() or b"null")
+        if path == "/cgi-bin/message/send":
+            self.record("send", token=query.get("access_token", ""), body=body)
             self.reply({"errcode": 0, "errmsg": "ok"})
-        elif url.path.startswith("/webhook"):
-            record("webhook", {"path": url.path})
+        elif path.startswith("/webhook"):
+            self.record("webhook", path=path)
             self.reply({})
         else:
             self.send_error(404)
-server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
-with open(os.path.join(work, "receiver.port.tmp"), "w") as out:
-    out.write(str(server.server_address[1]))
-os.rename(os.path.join(work, "receiver.port.tmp"), os.path.join(work, "receiver.port"))
-server.serve_forever()
+serve(Handler, sys.argv[1])
 PY
 wait_for 10 test -f "$work/receiver.port" || fail "the local WeCom receiver did not start"
 receiver="http://127.0.0.1:$(cat "$work/receiver.port")"

@@ -26,75 +26,58 @@ scripts/ci/tools.sh tests   # curl, python3
 
 # --- The receivers, recorded ---------------------------------------------------------------------
 python3 - "$work" >"$work/receiver.log" 2>&1 <<'PY' &
-import base64, hashlib, hmac, http.server, json, os, sys, time, urllib.parse
-work = sys.argv[1]
+import base64, hashlib, hmac, json, sys, time
+sys.path.insert(0, "IntegrationTests")
+from recording_receiver import Receiver, serve
 DING_SECRET, FEISHU_SECRET, HOOK_SECRET = "SECding-5a1f", "feishu-77c2", "hook-90de"
 wecom_tries = [0]
-def record(kind, data):
-    with open(os.path.join(work, "requests.jsonl"), "a", encoding="utf-8") as out:
-        out.write(json.dumps({"kind": kind, **data}, ensure_ascii=False) + "\n")
 def fresh(timestamp_seconds):
     return abs(time.time() - timestamp_seconds) <= 3600
-class Handler(http.server.BaseHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-    def reply(self, body, status=200):
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+class Handler(Receiver):
     def do_GET(self):
-        url = urllib.parse.urlparse(self.path)
-        query = {k: v[0] for k, v in urllib.parse.parse_qs(url.query).items()}
-        if url.path != "/api/push/kuma-token":
+        path, query = self.url()
+        if path != "/api/push/kuma-token":
             return self.send_error(404)
-        record("kuma", {"status": query.get("status"), "msg": query.get("msg", "")})
+        self.record("kuma", status=query.get("status"), msg=query.get("msg", ""))
         self.reply({"ok": True})
     def do_POST(self):
-        url = urllib.parse.urlparse(self.path)
-        query = {k: v[0] for k, v in urllib.parse.parse_qs(url.query).items()}
-        raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        path, query = self.url()
+        raw = self.raw_body()
         body = json.loads(raw or b"null")
-        if url.path == "/robot/send":
+        if path == "/robot/send":
             ts = query.get("timestamp", "0")
             expected = base64.b64encode(hmac.new(DING_SECRET.encode(), f"{ts}\n{DING_SECRET}".encode(), hashlib.sha256).digest()).decode()
             ok = (query.get("access_token") == "ding-token" and query.get("sign") == expected and fresh(int(ts) / 1000)
                   and body.get("msgtype") == "markdown" and len(body["markdown"]["text"].encode()) <= 20000)
-            record("dingtalk", {"ok": ok, "title": body["markdown"]["title"], "text": body["markdown"]["text"]})
+            self.record("dingtalk", ok=ok, title=body["markdown"]["title"], text=body["markdown"]["text"])
             return self.reply({"errcode": 0, "errmsg": "ok"} if ok else {"errcode": 310000, "errmsg": "sign not match"})
-        if url.path == "/open-apis/bot/v2/hook/feishu-token":
+        if path == "/open-apis/bot/v2/hook/feishu-token":
             ts = body.get("timestamp", "0")
             expected = base64.b64encode(hmac.new(f"{ts}\n{FEISHU_SECRET}".encode(), b"", hashlib.sha256).digest()).decode()
             ok = body.get("sign") == expected and fresh(int(ts)) and body.get("msg_type") == "interactive"
             card = body.get("card", {})
-            record("feishu", {"ok": ok, "title": card["header"]["title"]["content"], "text": card["elements"][0]["content"]})
+            self.record("feishu", ok=ok, title=card["header"]["title"]["content"], text=card["elements"][0]["content"])
             return self.reply({"code": 0, "msg": "success"} if ok else {"code": 19021, "msg": "sign match fail or timestamp is not within one hour from current time"})
-        if url.path == "/cgi-bin/webhook/send":
+        if path == "/cgi-bin/webhook/send":
             wecom_tries[0] += 1
             if wecom_tries[0] == 1:
-                record("wecom-failed", {"try": 1})
+                self.record("wecom-failed", attempt=1)
                 return self.reply({"errmsg": "internal error"}, 500)
             if wecom_tries[0] == 2:
-                record("wecom-failed", {"try": 2})
+                self.record("wecom-failed", attempt=2)
                 return self.reply({"errcode": -1, "errmsg": "system busy"})
             content = body["markdown"]["content"]
             ok = query.get("key") == "wecom-key" and body.get("msgtype") == "markdown" and len(content.encode()) <= 4096
-            record("wecom", {"ok": ok, "text": content})
+            self.record("wecom", ok=ok, text=content)
             return self.reply({"errcode": 0, "errmsg": "ok"} if ok else {"errcode": 93000, "errmsg": "invalid webhook url"})
-        if url.path == "/hook":
+        if path == "/hook":
             ts = self.headers.get("X-Wpexporter-Timestamp", "0")
             expected = "sha256=" + hmac.new(HOOK_SECRET.encode(), ts.encode() + b"." + raw, hashlib.sha256).hexdigest()
             ok = self.headers.get("X-Wpexporter-Signature") == expected and fresh(int(ts))
-            record("webhook", {"ok": ok, "event": body.get("kind"), "title": body.get("title"), "text": body.get("text")})
+            self.record("webhook", ok=ok, event=body.get("kind"), title=body.get("title"), text=body.get("text"))
             return self.reply({}, 200 if ok else 401)
         self.send_error(404)
-server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-with open(os.path.join(work, "receiver.port.tmp"), "w") as out:
-    out.write(str(server.server_address[1]))
-os.rename(os.path.join(work, "receiver.port.tmp"), os.path.join(work, "receiver.port"))
-server.serve_forever()
+serve(Handler, sys.argv[1])
 PY
 wait_for 10 test -f "$work/receiver.port" || fail "the local receiver did not start"
 receiver="http://127.0.0.1:$(cat "$work/receiver.port")"
