@@ -1,5 +1,6 @@
 import WPCBuildInfo
 import FoundationEssentials
+import WPFrontEnd
 
 /// What `wpexporter version` reports.
 public struct BuildInfo: Sendable, Equatable, Codable {
@@ -55,10 +56,7 @@ public struct BuildInfo: Sendable, Equatable, Codable {
 
     /// One JSON object with sorted keys.
     public var json: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(self) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
+        String(decoding: JSONBody.bytes(self), as: UTF8.self)
     }
 
     /// Turns `__DATE__` ("Nov  2 2026") and `__TIME__` into `2026-11-02T02:50:07`.

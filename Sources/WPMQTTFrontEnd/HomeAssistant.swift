@@ -1,4 +1,5 @@
 import FoundationEssentials
+import WPFrontEnd
 package import WPClient
 
 /// One UPS as MQTT shows it: where its topics are, how Home Assistant identifies it, and what
@@ -193,11 +194,7 @@ package enum HomeAssistant {
         "\(prefix)/binary_sensor/wpexporter_\(MQTTUPS.identifier(topicPrefix))/connection/config"
     }
 
-    static func encode(_ value: some Encodable) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(value)).map(Array.init) ?? Array("{}".utf8)
-    }
+    static func encode(_ value: some Encodable) -> [UInt8] { JSONBody.bytes(value) }
 
     // Home Assistant's discovery fields (its names).
     struct Availability: Encodable {

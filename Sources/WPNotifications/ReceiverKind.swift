@@ -1,5 +1,6 @@
 package import FoundationEssentials
 import WPCrypto
+import WPFrontEnd
 import WPHistory
 package import WPHTTPClient
 import WPLogging
@@ -216,11 +217,7 @@ package enum ReceiverKind: String, Sendable, CaseIterable {
         return text.isEmpty ? "" : ": " + text
     }
 
-    private static func encoded(_ value: some Encodable) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(value)).map(Array.init) ?? Array("{}".utf8)
-    }
+    private static func encoded(_ value: some Encodable) -> [UInt8] { JSONBody.bytes(value) }
 }
 
 // The bodies, as each receiver documents them (field names are theirs).

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import WPFrontEnd
 import WPLogging
 import WPRuntime
 import WPServer
@@ -111,9 +112,7 @@ package enum StatusRender {
     }
 
     static func encoded(_ value: some Encodable) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return ((try? encoder.encode(value)).map(Array.init) ?? Array("{}".utf8)) + [0x0A]
+        JSONBody.bytes(value) + [0x0A]
     }
 
     /// A page saying the UPS is not published now.

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import WPFrontEnd
 package import WPCollector
 import WPMetrics
 package import WPServer
@@ -78,9 +79,7 @@ extension Endpoints {
             for label in server.labels { labels[label.name] = label.value }
             return TargetGroup(targets: [host], labels: labels)
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let body = (try? encoder.encode(groups)).map { Array($0) + [0x0A] } ?? Array("[]\n".utf8)
+        let body = JSONBody.bytes(groups, else: "[]") + [0x0A]
         return .json(body)
     }
 

@@ -243,9 +243,7 @@ package struct Endpoints: Sendable {
     /// `value` as sorted-keys JSON with a final newline (`/health`), every string's control
     /// and bidirectional formatting characters replaced (``displayable(json:)``).
     package static func json(_ value: some Encodable, status: Int) -> WPHTTPResponse {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let body = (try? encoder.encode(value)).map { Array(displayable(json: String(decoding: $0, as: UTF8.self)).utf8) + [0x0A] }
+        let body = JSONBody.encoded(value).map { Array(displayable(json: String(decoding: $0, as: UTF8.self)).utf8) + [0x0A] }
             ?? Array("{}\n".utf8)
         return .json(body, status: status)
     }
