@@ -145,9 +145,9 @@ public struct ConfigSection<Settings: ConfigSettings>: Sendable {
         /// A secret that may be unset: masked in every message, table and dump, and a secret of
         /// the log (`ExporterSecrets`).
         ///
-        /// - Parameter file: The secret may instead be read from the file the key `<name>_file`
-        ///   names (as `winpower.password_file`): the whole file but one final newline, at most
-        ///   4 KiB. In a section, `<name>_file` is a key of its own (environment variable, flag).
+        /// With `file`, the secret may instead be read from the file the key `<name>_file` names
+        /// (as `winpower.password_file`): the whole file but one final newline, at most 4 KiB. In
+        /// a section, `<name>_file` is a key of its own (environment variable, flag).
         public static func secret(_ name: String, _ property: any WritableKeyPath<Settings, Secret?> & Sendable, _ summary: String,
                                   file: Bool = false, env: [String] = [], flags: [String] = []) -> Field {
             Field(name: name, type: .secret, summary: summary, environmentAliases: env, flagAliases: flags,
@@ -206,7 +206,7 @@ public struct ConfigSection<Settings: ConfigSettings>: Sendable {
     }
 
     /// Its keys as the loader and the reference know them (`journal.enabled`), each with the
-    /// default ``ConfigSectionSettings/init()`` gives.
+    /// default ``ConfigSettings/init()`` gives.
     public var keys: [ConfigKey] {
         let defaults = Settings()
         return fields.filter(\.isValue).flatMap { field in
