@@ -1,3 +1,5 @@
+import WPRuntime
+
 /// One UPS as listed by WinPower, with every value the API reports.
 ///
 /// Values that were missing, empty or not a finite number are `nil` — never `0` — so the
@@ -40,6 +42,15 @@ public struct Device: Sendable, Equatable, Identifiable {
         self.setting = setting
         self.controlSupported = controlSupported
         self.activeAlarms = activeAlarms
+    }
+
+    /// What the exporter's pages and messages call the UPS (the status pages, notifications,
+    /// MQTT): its alias, else its model, else its id; a blank alias or model is none.
+    package var displayName: String {
+        for text in [asset.alias, asset.model] {
+            if let text, !text.trimmingWhitespace().isEmpty { return text }
+        }
+        return id
     }
 
     /// The operating mode, or `nil` when `mode` is missing or a code WinPower is not known to

@@ -16,7 +16,7 @@ package struct MQTTUPS: Sendable, Equatable {
     package init(server: String, device: Device) {
         self.server = Self.server(server)
         self.device = device.id
-        name = device.asset.alias ?? device.asset.model ?? device.id
+        name = device.displayName
         model = device.asset.model
     }
 

@@ -296,8 +296,7 @@ package final class Notifier<C: Clock>: FrontEnd where C.Duration == Duration {
             let site = server.labels.first { $0.name == "site" }?.value
             var ups: [String: String] = [:]
             for reading in server.devices.readings {
-                let asset = reading.device.asset
-                ups[reading.device.id] = asset.alias ?? asset.model ?? reading.device.id
+                ups[reading.device.id] = reading.device.displayName
             }
             names[server.name] = (site, ups)
         }

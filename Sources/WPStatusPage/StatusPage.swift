@@ -209,7 +209,7 @@ package final class StatusPage<C: Clock>: FrontEnd where C.Duration == Duration 
                 let realtime = device.realtime
                 var row = UPSRow(
                     server: server.name, serverDisplay: display, deviceID: device.id,
-                    name: Self.name(device), model: device.asset.model, state: UPSState(device, stale: stale),
+                    name: device.displayName, model: device.asset.model, state: UPSState(device, stale: stale),
                     loadWatts: realtime.loadTotalWatt, loadPercent: realtime.loadPercent,
                     batteryPercent: realtime.batCapacity, runtimeSeconds: realtime.batRemainTime,
                     inputVoltage: realtime.inputVolt1, outputVoltage: realtime.outputVolt1)
@@ -300,15 +300,6 @@ package final class StatusPage<C: Clock>: FrontEnd where C.Duration == Duration 
             return kept
         }
         memory.save(kept)
-    }
-
-    /// What the page calls a UPS: its alias, else its model, else its id (control and
-    /// bidirectional formatting characters replaced).
-    static func name(_ device: Device) -> String {
-        for text in [device.asset.alias, device.asset.model] {
-            if let text, !text.trimmingWhitespace().isEmpty { return text }
-        }
-        return device.id
     }
 
     /// Follows the ledger's outages into the page's list: an outage the ledger starts opens a
