@@ -70,31 +70,17 @@ public struct MQTTSettings: ConfigSectionSettings {
             }
             rest = rest[..<slash]
         }
-        var host = rest
-        var port = 1883
-        if rest.hasPrefix("[") {
-            guard let close = rest.firstIndex(of: "]") else { return .failure(BrokerError("\"\(url)\" has an unclosed [")) }
-            host = rest[rest.index(after: rest.startIndex)..<close]
-            let after = rest[rest.index(after: close)...]
-            if after.hasPrefix(":") {
-                guard let number = Int(after.dropFirst()), (1...65_535).contains(number) else {
-                    return .failure(BrokerError("\"\(url)\" has a bad port; must be 1–65535"))
-                }
-                port = number
-            } else if !after.isEmpty {
-                return .failure(BrokerError("\"\(url)\" is not mqtt://host:port"))
-            }
-        } else if let colon = rest.lastIndex(of: ":") {
-            host = rest[..<colon]
-            guard let number = Int(rest[rest.index(after: colon)...]), (1...65_535).contains(number) else {
-                return .failure(BrokerError("\"\(url)\" has a bad port; must be 1–65535"))
-            }
-            port = number
+        // host:port read as every listener and receiver of the configuration is (HostPort).
+        guard let (host, port) = HostPort.parse(String(rest), defaultPort: 1883, ports: 1...65_535, emptyHost: nil) else {
+            let bracketed = rest.hasPrefix("[")
+            let hostPart = bracketed ? rest.dropFirst().prefix { $0 != "]" } : rest.prefix { $0 != ":" }
+            let reason = hostPart.isEmpty ? "has no host"
+                : bracketed && !rest.contains("]") ? "has an unclosed ["
+                : rest.dropFirst(hostPart.count + (bracketed ? 2 : 0)).hasPrefix(":") ? "has a bad port; must be 1–65535"
+                : "is not mqtt://host:port"
+            return .failure(BrokerError("\"\(url)\" \(reason)"))
         }
-        guard !host.isEmpty, !host.contains(where: { $0 == " " || $0 == "@" }) else {
-            return .failure(BrokerError("\"\(url)\" has no host"))
-        }
-        return .success((String(host), port))
+        return .success((host, port))
     }
 
     /// Why a broker URL cannot be used.

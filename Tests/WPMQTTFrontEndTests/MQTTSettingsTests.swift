@@ -47,6 +47,13 @@ import WPTestThreads
         #expect(Self.problems("mqtt:\n  url: mqtt://[::1]:1884\n  username: u\n  password_file: /run/pw\n", files: ["/run/pw": "x\n"]).isEmpty)
         let v6 = try MQTTSettings.broker("mqtt://[::1]:1884").get()
         #expect(v6.host == "::1" && v6.port == 1884)
+        for (url, reason) in [("mqtt://[::1", #""mqtt://[::1" has an unclosed ["#), ("mqtt://:1883", #""mqtt://:1883" has no host"#)] {
+            guard case .failure(let error) = MQTTSettings.broker(url) else {
+                Issue.record("\(url) accepted")
+                continue
+            }
+            #expect(error.description == reason)
+        }
         let plain = try MQTTSettings.broker("mqtt://broker.local").get()
         #expect(plain.host == "broker.local" && plain.port == 1883)
     }
