@@ -75,16 +75,19 @@ let package = Package(
         // MQTT 3.1.1: the packets a publisher sends and reads, and a client on a thread of its own.
         .target(name: "WPMQTT", dependencies: ["WPCSystem", "WPHTTPClient", "WPLogging", "WPRuntime"]),
         // Every UPS to an MQTT broker with Home Assistant discovery (`mqtt.*`).
-        .target(name: "WPMQTTFrontEnd", dependencies: ["WPMQTT", "WPFrontEnd", "WPConfig", "WPClient", "WPCollector", "WPLogging", "WPEnergy"]),
+        .target(name: "WPMQTTFrontEnd", dependencies: ["WPMQTT", "WPHTTPClient", "WPFrontEnd", "WPConfig", "WPClient", "WPCollector", "WPLogging", "WPMetrics",
+                                                       "WPEnergy"]),
         // Notifications of the journal's events to chat robots, webhooks and status tools.
         .target(name: "WPNotifications", dependencies: ["WPCrypto", "WPHTTPClient", "WPHistory", "WPLogging", "WPRuntime",
                                                          "WPConfig", "WPFrontEnd", "WPMetrics", "WPClient", "WPCollector",
                                                          "WPStorage"]),
-        // HTTP/1.1 client without Foundation: POSIX sockets for http://, libcurl for https://.
-        .target(name: "WPHTTPClient", dependencies: ["WPRuntime", "WPCCurlShim"]),
+        // HTTP/1.1 client without Foundation: POSIX sockets for http://, libcurl for https://;
+        // TLS over its sockets (OpenSSL) for clients of other protocols (MQTT's mqtts://).
+        .target(name: "WPHTTPClient", dependencies: ["WPRuntime", "WPCCurlShim", "WPCSecurityShim"]),
         .target(name: "WPClient", dependencies: ["WPRuntime", "WPLogging", "WPHTTPClient"]),
         // OpenSSL and libcrypt reached through dlopen (no headers at build time): the TLS
-        // listener and bcrypt basic authentication of the web configuration file.
+        // listener and bcrypt basic authentication of the web configuration file, the MQTT
+        // client's TLS.
         .target(name: "WPCSecurityShim",
                 linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // Linux only: the event loop is epoll (WPCSystem) and the sources import Glibc.
@@ -173,7 +176,7 @@ let package = Package(
         .testTarget(name: "WPStorageTests", dependencies: ["WPTestThreads", "WPStorage", "WPCompression", "WPLogging", "WPRuntime", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPEnergyTests", dependencies: ["WPTestThreads", "WPEnergy", "WPRuntime", "WPStorage", "WPLogging", "WPSimulator", "WPTestSupport"]),
-        .testTarget(name: "WPHTTPClientTests", dependencies: ["WPTestThreads", "WPHTTPClient", "WPRuntime"]),
+        .testTarget(name: "WPHTTPClientTests", dependencies: ["WPTestThreads", "WPHTTPClient", "WPRuntime", "WPServer", "WPTestSupport"]),
         .testTarget(name: "WPClientTests", dependencies: ["WPRuntime", "WPTestThreads", "WPClient", "WPHTTPClient", "WPSimulator", "WPServer", "WPLogging", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPServerTests", dependencies: ["WPServerTesting", "WPTestThreads", "WPServer", "WPRuntime", "WPCompression", "WPLogging", "WPTestSupport", "WPCSystem"]),

@@ -22,6 +22,8 @@ SENSOR_UNITS = {
     "frequency": {"Hz", "kHz", "MHz", "GHz"},
     "temperature": {"°C", "°F", "K"},
 }
+# `monetary` takes an ISO 4217 currency code as its unit, and the state class `total` only.
+CURRENCY = re.compile(r"^[A-Z]{3}$")
 # Device classes whose state class may only be `total` or `total_increasing` (energy), and those
 # for which `measurement` is allowed.
 TOTAL_ONLY = {"energy"}
@@ -65,7 +67,12 @@ def problems_of(topic, config):
     device_class = config.get("device_class")
     if platform == "sensor":
         unit, state_class = config.get("unit_of_measurement"), config.get("state_class")
-        if device_class is not None:
+        if device_class == "monetary":
+            if not unit or not CURRENCY.match(unit):
+                found.append(f"{topic}: monetary with unit {unit}, not an ISO 4217 code")
+            if state_class not in (None, "total"):
+                found.append(f"{topic}: monetary with state class {state_class}; Home Assistant takes total only")
+        elif device_class is not None:
             if device_class not in SENSOR_UNITS:
                 found.append(f"{topic}: device class {device_class} not checked here")
             elif unit not in SENSOR_UNITS[device_class]:

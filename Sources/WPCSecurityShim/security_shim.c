@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <arpa/inet.h>
 
 enum {
     SSL_FILETYPE_PEM = 1,
@@ -23,6 +24,7 @@ enum {
     SSL_MODE_ENABLE_PARTIAL_WRITE = 1, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER = 2, SSL_MODE_RELEASE_BUFFERS = 16,
     SSL_ERROR_SSL = 1, SSL_ERROR_WANT_READ = 2, SSL_ERROR_WANT_WRITE = 3, SSL_ERROR_SYSCALL = 5,
     SSL_ERROR_ZERO_RETURN = 6,
+    SSL_CTRL_SET_TLSEXT_HOSTNAME = 55, TLSEXT_NAMETYPE_host_name = 0, X509_V_OK = 0,
 };
 #define SSL_OP_NO_COMPRESSION (1ULL << 17)
 #define SSL_OP_CIPHER_SERVER_PREFERENCE (1ULL << 22)
@@ -32,6 +34,17 @@ typedef int (*verify_cb)(int, void *);
 
 static struct {
     const void *(*server_method)(void);
+    const void *(*client_method)(void);
+    int (*default_verify_paths)(void *);
+    long (*ssl_ctrl)(void *, int, long, void *);
+    int (*set1_host)(void *, const char *);
+    void *(*get0_param)(void *);
+    int (*param_set1_ip_asc)(void *, const char *);
+    void (*set_connect_state)(void *);
+    void (*set_accept_state)(void *);
+    int (*do_handshake)(void *);
+    long (*get_verify_result)(const void *);
+    const char *(*verify_error_string)(long);
     void *(*ctx_new)(const void *);
     void (*ctx_free)(void *);
     long (*ctx_ctrl)(void *, int, long, void *);
@@ -47,7 +60,6 @@ static struct {
     void *(*ssl_new)(void *);
     void (*ssl_free)(void *);
     int (*set_fd)(void *, int);
-    int (*accept)(void *);
     int (*read)(void *, void *, int);
     int (*write)(void *, const void *, int);
     int (*get_error)(const void *, int);
@@ -114,6 +126,17 @@ static void load_ssl(void) {
 #define LOAD(lib, field, symbol) ssl_api.field = (typeof(ssl_api.field))dlsym(lib, symbol); \
     if (ssl_api.field == NULL) { snprintf(ssl_api.error, sizeof(ssl_api.error), "OpenSSL lacks %s", symbol); return; }
     LOAD(ssl, server_method, "TLS_server_method")
+    LOAD(ssl, client_method, "TLS_client_method")
+    LOAD(ssl, default_verify_paths, "SSL_CTX_set_default_verify_paths")
+    LOAD(ssl, ssl_ctrl, "SSL_ctrl")
+    LOAD(ssl, set1_host, "SSL_set1_host")
+    LOAD(ssl, get0_param, "SSL_get0_param")
+    LOAD(crypto, param_set1_ip_asc, "X509_VERIFY_PARAM_set1_ip_asc")
+    LOAD(ssl, set_connect_state, "SSL_set_connect_state")
+    LOAD(ssl, set_accept_state, "SSL_set_accept_state")
+    LOAD(ssl, do_handshake, "SSL_do_handshake")
+    LOAD(ssl, get_verify_result, "SSL_get_verify_result")
+    LOAD(crypto, verify_error_string, "X509_verify_cert_error_string")
     LOAD(ssl, ctx_new, "SSL_CTX_new")
     LOAD(ssl, ctx_free, "SSL_CTX_free")
     LOAD(ssl, ctx_ctrl, "SSL_CTX_ctrl")
@@ -129,7 +152,6 @@ static void load_ssl(void) {
     LOAD(ssl, ssl_new, "SSL_new")
     LOAD(ssl, ssl_free, "SSL_free")
     LOAD(ssl, set_fd, "SSL_set_fd")
-    LOAD(ssl, accept, "SSL_accept")
     LOAD(ssl, read, "SSL_read")
     LOAD(ssl, write, "SSL_write")
     LOAD(ssl, get_error, "SSL_get_error")
@@ -247,11 +269,13 @@ void wps_tls_context_free(void *context) {
     if (context != NULL && ssl_api.loaded) ssl_api.ctx_free(context);
 }
 
-void *wps_tls_session_new(void *context, int descriptor) {
+/// A session of `context` on `descriptor`, or NULL.
+static void *session_on(void *context, int descriptor) {
     if (context == NULL || !ssl_api.loaded) return NULL;
     // OpenSSL writes with write(2), which raises SIGPIPE when the peer has gone. Block it on
-    // the calling thread (the event loop, which does all TLS I/O): the write then fails with
-    // EPIPE instead of killing the process. Only this thread's mask changes.
+    // the calling thread (the event loop, or the client's own thread, which does all of the
+    // session's I/O): the write then fails with EPIPE instead of killing the process. Only
+    // this thread's mask changes.
     sigset_t pipe_only;
     sigemptyset(&pipe_only);
     sigaddset(&pipe_only, SIGPIPE);
@@ -262,6 +286,64 @@ void *wps_tls_session_new(void *context, int descriptor) {
         ssl_api.ssl_free(session);
         return NULL;
     }
+    return session;
+}
+
+void *wps_tls_session_new(void *context, int descriptor) {
+    void *session = session_on(context, descriptor);
+    if (session != NULL) ssl_api.set_accept_state(session);
+    return session;
+}
+
+void *wps_tls_client_context_new(const wps_tls_client_options *options, char *message, size_t capacity) {
+    if (wps_tls_load(message, capacity) != 0) return NULL;
+    ssl_api.err_clear();
+    void *context = ssl_api.ctx_new(ssl_api.client_method());
+    if (context == NULL) { describe_failure("cannot create a TLS context", message, capacity); return NULL; }
+    const char *failed = NULL;
+    if (options->ca_file != NULL && ssl_api.load_verify(context, options->ca_file, NULL) != 1)
+        failed = "cannot load the CA file";
+    else if (options->ca_file == NULL && options->verify && ssl_api.default_verify_paths(context) != 1)
+        failed = "cannot load the system's trusted certificates";
+    else if (options->certificate_file != NULL && ssl_api.use_chain_file(context, options->certificate_file) != 1)
+        failed = "cannot load the client certificate";
+    else if (options->certificate_file != NULL && (options->key_file == NULL
+             || ssl_api.use_key_file(context, options->key_file, SSL_FILETYPE_PEM) != 1))
+        failed = "cannot load the client key";
+    else if (options->certificate_file != NULL && ssl_api.check_key(context) != 1)
+        failed = "the client key does not match the client certificate";
+    else if (ssl_api.ctx_ctrl(context, SSL_CTRL_SET_MIN_PROTO_VERSION, 0x0303, NULL) != 1)
+        failed = "TLS 1.2 is not supported";
+    if (failed != NULL) {
+        describe_failure(failed, message, capacity);
+        ssl_api.ctx_free(context);
+        return NULL;
+    }
+    ssl_api.set_verify(context, options->verify ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, NULL);
+    ssl_api.ctx_set_options(context, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION);
+    ssl_api.ctx_ctrl(context, SSL_CTRL_MODE,
+                     SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS, NULL);
+    return context;
+}
+
+void *wps_tls_client_session_new(void *context, int descriptor, const char *server_name, int verify) {
+    void *session = session_on(context, descriptor);
+    if (session == NULL) return NULL;
+    unsigned char address[16];
+    int numeric = inet_pton(AF_INET, server_name, address) == 1 || inet_pton(AF_INET6, server_name, address) == 1;
+    int ok = 1;
+    // SNI names hosts, never addresses (RFC 6066, section 3).
+    if (!numeric) ok = ssl_api.ssl_ctrl(session, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name, (void *)server_name) == 1;
+    if (ok && verify) {
+        ok = numeric ? ssl_api.param_set1_ip_asc(ssl_api.get0_param(session), server_name) == 1
+                     : ssl_api.set1_host(session, server_name) == 1;
+    }
+    if (!ok) {
+        ssl_api.err_clear();
+        ssl_api.ssl_free(session);
+        return NULL;
+    }
+    ssl_api.set_connect_state(session);
     return session;
 }
 
@@ -281,12 +363,24 @@ int wps_tls_handshake(void *session, int *wants, char *message, size_t capacity)
     *wants = WPS_WANTS_NOTHING;
     ssl_api.err_clear();
     errno = 0;
-    int result = ssl_api.accept(session);
+    int result = ssl_api.do_handshake(session);
     if (result == 1) return 1;
     int outcome = classify(session, result, wants);
     if (outcome == -1) return 0;
-    if (outcome == 0) { ssl_api.err_clear(); copy_message(message, capacity, "peer closed during the handshake"); }
-    else describe_failure("handshake failed", message, capacity);
+    long verified = ssl_api.get_verify_result(session);
+    if (verified != X509_V_OK) {
+        // This side refused the peer's certificate: OpenSSL's reason ("certificate has
+        // expired", "hostname mismatch", "unable to get local issuer certificate").
+        ssl_api.err_clear();
+        char detail[200];
+        snprintf(detail, sizeof(detail), "the peer's certificate was refused: %s", ssl_api.verify_error_string(verified));
+        copy_message(message, capacity, detail);
+    } else if (outcome == 0) {
+        ssl_api.err_clear();
+        copy_message(message, capacity, "peer closed during the handshake");
+    } else {
+        describe_failure("handshake failed", message, capacity);
+    }
     return -1;
 }
 

@@ -90,6 +90,8 @@ public struct ConfigSection<Settings: ConfigSettings>: Sendable {
         var shape: Shape = .value
         /// In a list entry, a secret that may be read from a file named by the key `<name>_file`.
         var fromFile = false
+        /// A file the loader reads to check it exists and can be read (``file(_:_:_:env:flags:)``).
+        var mustRead = false
 
         enum Shape: Sendable {
             case value
@@ -140,6 +142,15 @@ public struct ConfigSection<Settings: ConfigSettings>: Sendable {
             return Field(name: name, type: type, summary: summary, environmentAliases: env, flagAliases: flags,
                          read: { value, settings in if case .string(let text) = value { settings[keyPath: property] = text } },
                          write: { settings in settings[keyPath: property].map(ConfigValue.string) })
+        }
+
+        /// A file that may be unset and that the loader reads when set: one that does not exist
+        /// or cannot be read is a problem naming the key (a CA bundle, a certificate).
+        public static func file(_ name: String, _ property: any WritableKeyPath<Settings, String?> & Sendable, _ summary: String,
+                                env: [String] = [], flags: [String] = []) -> Field {
+            var field = text(name, property, as: .path, summary, env: env, flags: flags)
+            field.mustRead = true
+            return field
         }
 
         /// A secret that may be unset: masked in every message, table and dump, and a secret of
@@ -224,6 +235,11 @@ public struct ConfigSection<Settings: ConfigSettings>: Sendable {
         fields.filter { $0.isValue && $0.fromFile }.map { (name + "." + $0.name, name + "." + $0.name + "_file") }
     }
 
+    /// The keys of files the loader reads (``Field/file(_:_:_:env:flags:)``), in full.
+    var readableFiles: [String] {
+        fields.filter { $0.isValue && $0.mustRead }.map { name + "." + $0.name }
+    }
+
     /// Its list keys (``Field/list(_:_:_:)``), in documentation order, named in full
     /// (`journal.sinks`).
     public var lists: [ConfigListKey] {
@@ -274,7 +290,7 @@ extension ConfigSection where Settings: ConfigSectionSettings {
     /// The section as a ``ConfigSchema`` holds it, whatever its settings type.
     public var erased: ConfigSchema.Section {
         let section = self
-        return ConfigSchema.Section(name: name, keys: keys, lists: lists, secretFiles: secretFiles,
+        return ConfigSchema.Section(name: name, keys: keys, lists: lists, secretFiles: secretFiles, readableFiles: readableFiles,
                                     problems: { values, lists in section.settings(values, lists: lists).problems() })
     }
 }
@@ -296,6 +312,8 @@ public struct ConfigSchema: Sendable {
         public let lists: [ConfigListKey]
         /// Each secret that may be read from a file, and the key naming the file.
         let secretFiles: [(secret: String, file: String)]
+        /// The keys of files the loader reads to check them.
+        let readableFiles: [String]
         /// What is wrong across its keys, for these values and lists (by full key name).
         let problems: @Sendable ([String: ConfigValue], [String: [ConfigListEntry]]) -> [ConfigDiagnostic]
     }

@@ -354,7 +354,7 @@ extension LoadState {
                 problems += error.problems
             }
         }
-        for name in ["winpower.ca_file", "server.web_config_file"] {
+        for name in ["winpower.ca_file", "server.web_config_file"] + inputs.schema.sections.flatMap(\.readableFiles) {
             guard let (path, source) = text(name) else { continue }
             if case .failure(let error) = inputs.files.read(path) {
                 problem(name, source, "\"\(path)\" " + Self.describe(error))

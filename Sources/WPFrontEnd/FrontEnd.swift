@@ -1,5 +1,6 @@
 public import WPMetrics
 public import WPServer
+package import WPEnergy
 
 /// One way the exporter serves the fleet: `/metrics` and the HTTP endpoints, the NUT server,
 /// the SNMP agent with its notifications, the push loop, or an embedder's own.
@@ -89,6 +90,13 @@ package enum ConfigurationEvent: Sendable, Equatable {
 /// A front end that is told of reloads (the history writer journals them).
 package protocol ConfigurationObserving: Sendable {
     func configuration(_ event: ConfigurationEvent)
+}
+
+/// The front end that prices the fleet's energy (`energy.tariffs`): others find it among
+/// ``FrontEndContext/frontEnds`` and show its costs (the status pages, MQTT).
+package protocol EnergyCostSource: Sendable {
+    /// Its meter: the costs by device key (`energyKeyPrefix` + device id) and period.
+    var meter: EnergyCostMeter { get }
 }
 
 /// A front end's section of `/health`: the key it appears under and what it shows there (any

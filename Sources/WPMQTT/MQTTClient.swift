@@ -5,7 +5,7 @@ import Darwin
 #endif
 import Synchronization
 import WPCSystem
-import WPHTTPClient
+package import WPHTTPClient
 package import WPLogging
 package import WPRuntime
 
@@ -46,6 +46,8 @@ package final class MQTTClient: Sendable {
         /// The most QoS 1 messages sent and not yet acknowledged.
         package var inflightLimit = 100
         package var backoff = Backoff(initial: .seconds(1), maximum: .seconds(60))
+        /// TLS to the broker (`mqtts://`); nil: plain TCP.
+        package var tls: TLS?
 
         package init(host: String, port: Int, clientID: String, username: String? = nil, password: String? = nil) {
             self.host = host
@@ -53,6 +55,27 @@ package final class MQTTClient: Sendable {
             self.clientID = clientID
             self.username = username
             self.password = password
+        }
+    }
+
+    /// TLS to the broker: the certificate checked as `verification` says (the system's trust
+    /// store by default) against the broker's host name, and a client certificate when given.
+    /// The files are read again at each connection, so renewed ones are taken without a restart.
+    package struct TLS: Sendable, Equatable {
+        package var verification: HTTPClient.TLSVerification
+        package var certificateFile: String?
+        package var keyFile: String?
+
+        package init(verification: HTTPClient.TLSVerification = .system, certificateFile: String? = nil, keyFile: String? = nil) {
+            self.verification = verification
+            self.certificateFile = certificateFile
+            self.keyFile = keyFile
+        }
+
+        /// The context these settings make, or why they make none (a CA file, certificate or
+        /// key that cannot be used; OpenSSL missing).
+        package func context() throws(HTTPClientError) -> TLSClientContext {
+            try TLSClientContext(verification: verification, certificateFile: certificateFile, keyFile: keyFile)
         }
     }
 
@@ -283,13 +306,21 @@ package final class MQTTClient: Sendable {
         }
     }
 
-    /// A connection the broker accepted: CONNECT sent, CONNACK read.
-    private func connect(_ cancellation: ExchangeCancellation) throws(MQTTError) -> ClientSocket {
+    /// A connection the broker accepted: TCP connected, TLS shaken hands when configured,
+    /// CONNECT sent, CONNACK read.
+    private func connect(_ cancellation: ExchangeCancellation) throws(MQTTError) -> Link {
         let deadline = Deadline(after: configuration.connectTimeout)
-        let socket: ClientSocket
+        let socket: Link
         do throws(HTTPClientError) {
-            socket = try ClientSocket.connect(host: configuration.host, port: configuration.port, deadline: deadline,
-                                              cancellation: cancellation)
+            let context = try configuration.tls?.context()
+            let plain = try ClientSocket.connect(host: configuration.host, port: configuration.port, deadline: deadline,
+                                                 cancellation: cancellation)
+            if let context {
+                socket = .tls(try TLSClientStream(socket: plain, context: context, serverName: configuration.host, deadline: deadline,
+                                                  cancellation: cancellation, authority: authority))
+            } else {
+                socket = .plain(plain)
+            }
         } catch {
             throw .network(error.detail)
         }
@@ -319,7 +350,7 @@ package final class MQTTClient: Sendable {
 
     /// Sends and reads on an accepted connection until it is lost (throws) or the client stops
     /// (returns after a clean disconnect).
-    private func serve(_ socket: ClientSocket, cancellation: ExchangeCancellation,
+    private func serve(_ socket: Link, cancellation: ExchangeCancellation,
                        inflight: inout [UInt16: MQTTPacket.Message]) throws(MQTTError) {
         state.withLock { state in
             state.status.connected = true
@@ -392,7 +423,8 @@ package final class MQTTClient: Sendable {
             if let stopDeadline, stopDeadline.end < until.end { until = stopDeadline }
             let readable = waitReadable(socket, until: until)
             guard readable else { continue }
-            try read(socket, into: &buffer, until: Deadline(after: .zero), doing: "reading from the broker")
+            // What TLS reads may be no message (a session ticket): nothing to decode then.
+            try read(socket, into: &buffer, until: nil, doing: "reading from the broker")
             while let (packet, used) = try MQTTPacket.decode(buffer[...]) {
                 buffer.removeFirst(used)
                 switch packet {
@@ -415,42 +447,55 @@ package final class MQTTClient: Sendable {
     }
 
     /// Writes `bytes`, within `deadline`.
-    private func write(_ bytes: [UInt8], to socket: ClientSocket, deadline: Deadline,
+    private func write(_ bytes: [UInt8], to socket: Link, deadline: Deadline,
                        cancellation: ExchangeCancellation) throws(MQTTError) {
         do throws(HTTPClientError) {
-            try socket.write(bytes, deadline: deadline, cancellation: cancellation, authority: authority)
+            switch socket {
+            case .plain(let plain): try plain.write(bytes, deadline: deadline, cancellation: cancellation, authority: authority)
+            case .tls(let stream): try stream.write(bytes, deadline: deadline, cancellation: cancellation, authority: authority)
+            }
         } catch {
             throw .network("sending to the MQTT broker at \(authority) failed: \(error.detail)")
         }
     }
 
-    /// Reads what the socket has into `buffer` (waiting until `deadline` for something);
-    /// the broker closing the connection is an error.
-    private func read(_ socket: ClientSocket, into buffer: inout [UInt8], until deadline: Deadline,
+    /// Reads all the connection has into `buffer`, waiting until `deadline` for something (nil:
+    /// not waiting, perhaps reading nothing); the broker closing the connection is an error.
+    private func read(_ socket: Link, into buffer: inout [UInt8], until deadline: Deadline?,
                       doing activity: String) throws(MQTTError) {
-        var chunk = [UInt8](repeating: 0, count: 4_096)
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        var got = false
         while true {
-            let received = chunk.withUnsafeMutableBytes { cs_recv(socket.descriptor, $0.baseAddress, $0.count) }
-            if received > 0 {
+            let outcome: Result<Int?, HTTPClientError> = chunk.withUnsafeMutableBytes { raw in
+                do throws(HTTPClientError) {
+                    return .success(try socket.readAvailable(into: raw, authority: authority))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            let received: Int?
+            switch outcome {
+            case .success(let count): received = count
+            case .failure(let error): throw .network("\(activity) at \(authority) failed: \(error.detail)")
+            }
+            if let received, received > 0 {
                 buffer += chunk.prefix(received)
                 if buffer.count > 1 << 21 { throw .protocolViolation("more than 2 MiB unread") }
-                return
+                got = true
+                continue // TLS may hold more decrypted than one chunk: read until nothing is left
             }
             if received == 0 { throw .network("the MQTT broker at \(authority) closed the connection \(activity)") }
-            let code = Int32(-received)
-            guard code == EAGAIN || code == EWOULDBLOCK else {
-                throw .network("\(activity) at \(authority) failed: \(String(cString: strerror(code)))")
-            }
+            guard !got, let deadline else { return }
             guard deadline.remainingMilliseconds > 0, waitReadable(socket, until: deadline) else {
                 throw .network("timed out \(activity) at \(authority)")
             }
         }
     }
 
-    /// Waits until the socket is readable (true) or `deadline` passes or the client is woken
+    /// Waits until the connection can be read (true) or `deadline` passes or the client is woken
     /// (false).
-    private func waitReadable(_ socket: ClientSocket, until deadline: Deadline) -> Bool {
-        var entries = [pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0),
+    private func waitReadable(_ socket: Link, until deadline: Deadline) -> Bool {
+        var entries = [pollfd(fd: socket.descriptor, events: socket.readWaitsFor, revents: 0),
                        pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
         let ready = poll(&entries, 2, deadline.remainingMilliseconds)
         if entries[1].revents != 0 { cs_eventfd_drain(wake) }
@@ -462,6 +507,48 @@ package final class MQTTClient: Sendable {
         while !stopping, deadline.remainingMilliseconds > 0 {
             var entry = pollfd(fd: wake, events: Int16(POLLIN), revents: 0)
             if poll(&entry, 1, deadline.remainingMilliseconds) > 0 { cs_eventfd_drain(wake) }
+        }
+    }
+}
+
+/// The connection to the broker: TCP, or TLS over it.
+private enum Link {
+    case plain(ClientSocket)
+    case tls(TLSClientStream)
+
+    var descriptor: Int32 {
+        switch self {
+        case .plain(let socket): socket.descriptor
+        case .tls(let stream): stream.socket.descriptor
+        }
+    }
+
+    /// What the socket must be ready for before reading can go on (TLS may first need to write).
+    var readWaitsFor: Int16 {
+        if case .tls(let stream) = self { return stream.readWaitsFor }
+        return Int16(POLLIN)
+    }
+
+    /// The bytes available now: a count (0 at the end of the stream), or nil when none yet.
+    func readAvailable(into buffer: UnsafeMutableRawBufferPointer, authority: String) throws(HTTPClientError) -> Int? {
+        switch self {
+        case .tls(let stream):
+            return try stream.readAvailable(into: buffer, authority: authority)
+        case .plain(let socket):
+            let received = cs_recv(socket.descriptor, buffer.baseAddress, buffer.count)
+            if received >= 0 { return received }
+            let code = Int32(-received)
+            guard code == EAGAIN || code == EWOULDBLOCK || code == EINTR else {
+                throw HTTPClientError(.network, String(cString: strerror(code)))
+            }
+            return nil
+        }
+    }
+
+    func close(detachingFrom cancellation: ExchangeCancellation) {
+        switch self {
+        case .plain(let socket): socket.close(detachingFrom: cancellation)
+        case .tls(let stream): stream.close(detachingFrom: cancellation)
         }
     }
 }

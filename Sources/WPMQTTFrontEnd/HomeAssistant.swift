@@ -68,10 +68,13 @@ package struct MQTTState: Encodable, Sendable, Equatable {
     package var temperature: Double?
     /// The energy `/metrics` serves, kWh.
     package var energy: Double?
+    /// Its cost in `energy.tariffs.currency`, every tariff period together (the sum of
+    /// `winpower_device_energy_cost_total`), to 1/10,000; only with tariffs.
+    package var cost: Double?
     /// Unix seconds of the reading.
     package var time: Int64
 
-    package init(_ device: Device, energyKWh: Double?, time: Int64) {
+    package init(_ device: Device, energyKWh: Double?, cost: Double? = nil, time: Int64) {
         let readings = device.realtime
         state = device.connected == false ? "disconnected" : device.operatingMode?.label ?? "unknown"
         on_battery = device.isOnBattery ?? false
@@ -87,6 +90,7 @@ package struct MQTTState: Encodable, Sendable, Equatable {
         output_frequency = readings.outputFreq
         temperature = readings.upsTemperature
         energy = energyKWh
+        self.cost = cost.map { ($0 * 10_000).rounded() / 10_000 }
         self.time = time
     }
 }
@@ -148,15 +152,31 @@ package enum HomeAssistant {
                present: { $0.temperature != nil }),
         Entity("energy", "sensor", "Energy", "电能", deviceClass: "energy", stateClass: "total_increasing", unit: "kWh",
                present: { $0.energy != nil }),
+        // Its unit is the currency; `monetary` only for an ISO 4217 code (``config(_:of:topicPrefix:chinese:version:currency:)``).
+        Entity("cost", "sensor", "Energy cost", "电费", deviceClass: "monetary", stateClass: "total", icon: "mdi:cash",
+               present: { $0.cost != nil }),
     ]
+
+    /// Whether `currency` is an ISO 4217 code (three capital letters), the unit Home
+    /// Assistant's `monetary` sensors take; another (`¥`) is shown as the unit of a plain sensor.
+    static func isCurrencyCode(_ currency: String) -> Bool {
+        currency.utf8.count == 3 && currency.utf8.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
+    }
 
     /// The discovery topic of `entity` of `ups`: `<prefix>/<component>/<node>/<key>/config`.
     package static func configTopic(_ entity: Entity, of ups: MQTTUPS, prefix: String) -> String {
         "\(prefix)/\(entity.component)/\(ups.nodeID)/\(entity.key)/config"
     }
 
-    /// The discovery message of `entity` of `ups`.
-    package static func config(_ entity: Entity, of ups: MQTTUPS, topicPrefix: String, chinese: Bool, version: String) -> [UInt8] {
+    /// The discovery message of `entity` of `ups`; the cost's unit is `currency`.
+    package static func config(_ entity: Entity, of ups: MQTTUPS, topicPrefix: String, chinese: Bool, version: String,
+                               currency: String? = nil) -> [UInt8] {
+        var deviceClass = entity.deviceClass
+        var unit = entity.unit
+        if entity.key == "cost" {
+            unit = currency
+            if !(currency.map(isCurrencyCode) ?? false) { deviceClass = nil }
+        }
         let template = switch entity.component {
         case "binary_sensor": "{{ 'ON' if value_json.\(entity.key) else 'OFF' }}"
         default: "{{ value_json.\(entity.key) }}"
@@ -169,7 +189,7 @@ package enum HomeAssistant {
             value_template: template,
             json_attributes_topic: entity.key == "alarm" ? ups.stateTopic(topicPrefix) : nil,
             json_attributes_template: entity.key == "alarm" ? "{{ {'alarms': value_json.alarms} | tojson }}" : nil,
-            device_class: entity.deviceClass, state_class: entity.stateClass, unit_of_measurement: entity.unit, icon: entity.icon,
+            device_class: deviceClass, state_class: entity.stateClass, unit_of_measurement: unit, icon: entity.icon,
             availability: [.init(topic: "\(topicPrefix)/status"), .init(topic: ups.availabilityTopic(topicPrefix))],
             availability_mode: "all",
             device: .init(identifiers: [ups.nodeID], name: ups.name, model: ups.model, manufacturer: nil,

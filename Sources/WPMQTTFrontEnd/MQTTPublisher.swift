@@ -3,10 +3,12 @@ import Synchronization
 import WPClient
 import WPCollector
 import WPConfig
-import WPEnergy
+package import WPEnergy
 package import WPFrontEnd
 package import WPLogging
 package import WPMQTT
+import WPMetrics
+import WPHTTPClient
 
 /// The MQTT front end of `mqtt.*` (docs/home-assistant.md): after each collection, each UPS's new reading
 /// as one retained JSON state message, its availability (`online` while the reading is fresh),
@@ -44,6 +46,8 @@ package final class MQTTPublisher<C: Clock>: FrontEnd where C.Duration == Durati
         var mode: String?
         var available: Bool?
         var state: MQTTState?
+        /// The currency its cost entity was announced with.
+        var currency: String?
     }
 
     private let settings: MQTTSettings
@@ -51,6 +55,8 @@ package final class MQTTPublisher<C: Clock>: FrontEnd where C.Duration == Durati
     private let broker: String
     private let wallClock: @Sendable () -> Date
     private let client: MQTTClient
+    /// The cost meter of `energy.tariffs`, when there is one.
+    private let costs: @Sendable () -> EnergyCostMeter?
     private let published = Mutex<[String: Published]>([:])
 
     /// The publisher of `context.configuration`'s `mqtt.*`, or `nil` without `mqtt.url`.
@@ -59,26 +65,55 @@ package final class MQTTPublisher<C: Clock>: FrontEnd where C.Duration == Durati
     package static func make(_ context: FrontEndContext<C>) throws(FrontEndError) -> MQTTPublisher? {
         let settings = context.configuration[section: MQTTSettings.self]
         guard let url = settings.url, !url.isEmpty else { return nil }
-        let broker: (host: String, port: Int)
+        let broker: (host: String, port: Int, tls: Bool)
         switch MQTTSettings.broker(url) {
         case .success(let parsed): broker = parsed
         case .failure(let error): throw .configuration("mqtt.url: \(error)")
         }
-        let publisher = MQTTPublisher(settings: settings, host: broker.host, port: broker.port, version: context.version,
-                                      wallClock: context.wallClock, logger: context.logger.component("mqtt"))
+        let logger = context.logger.component("mqtt")
+        var tls: MQTTClient.TLS?
+        if broker.tls {
+            let configured = MQTTClient.TLS(verification: settings.skipSSLVerify ? .skip : settings.caFile.map { .trust(caFile: $0) } ?? .system,
+                                            certificateFile: settings.certFile, keyFile: settings.keyFile)
+            // Made once here so that a certificate that cannot be used stops the start, naming
+            // the keys; each connection makes its own again (renewed files are taken).
+            do throws(HTTPClientError) {
+                _ = try configured.context()
+            } catch {
+                let keys = settings.certFile == nil ? "mqtt.ca_file" : "mqtt.ca_file, mqtt.cert_file or mqtt.key_file"
+                throw .configuration("\(keys): \(error.detail)")
+            }
+            if settings.skipSSLVerify {
+                logger.warn("mqtt.skip_ssl_verify is true: the broker's TLS certificate is not checked, so anyone on the network "
+                            + "path can pose as the broker and read the password; set mqtt.ca_file to its CA instead")
+            }
+            tls = configured
+        }
+        let frontEnds = context.frontEnds
+        let publisher = MQTTPublisher(settings: settings, host: broker.host, port: broker.port, tls: tls, version: context.version,
+                                      wallClock: context.wallClock, logger: logger,
+                                      costs: { frontEnds().lazy.compactMap { ($0 as? any EnergyCostSource)?.meter }.first })
+        do throws(MetricsError) {
+            try publisher.register(context.registry)
+        } catch {
+            throw .metrics(error)
+        }
         context.publication.subscribe { [weak publisher] state in publisher?.published(state) }
         return publisher
     }
 
-    package init(settings: MQTTSettings, host: String, port: Int, version: String, wallClock: @escaping @Sendable () -> Date,
-                 logger: WPLogger) {
+    package init(settings: MQTTSettings, host: String, port: Int, tls: MQTTClient.TLS? = nil, version: String,
+                 wallClock: @escaping @Sendable () -> Date, logger: WPLogger,
+                 costs: @escaping @Sendable () -> EnergyCostMeter? = { nil }) {
         self.settings = settings
+        self.costs = costs
         self.version = version
         self.wallClock = wallClock
         broker = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         var configuration = MQTTClient.Configuration(host: host, port: port, clientID: settings.clientID,
                                                      username: settings.username, password: settings.password?.reveal())
         configuration.keepAlive = settings.keepAlive
+        configuration.tls = tls
         configuration.queueLimit = settings.queueSize
         let qos = UInt8(clamping: settings.qos)
         let status = "\(settings.topicPrefix)/status"
@@ -112,6 +147,30 @@ package final class MQTTPublisher<C: Clock>: FrontEnd where C.Duration == Durati
     /// The client's status now.
     package var status: MQTTClient.Status { client.status }
 
+    /// The client's counters on `/metrics`, read at each scrape (docs/metrics.md).
+    func register(_ registry: MetricRegistry) throws(MetricsError) {
+        let client = client
+        let metrics: [(String, String, MetricType, @Sendable (MQTTClient.Status) -> Int)] = [
+            ("winpower_exporter_mqtt_connected", "1 while connected to the MQTT broker, 0 otherwise.", .gauge,
+             { $0.connected ? 1 : 0 }),
+            ("winpower_exporter_mqtt_connections_total", "Connections the MQTT broker accepted.", .counter, { $0.connections }),
+            ("winpower_exporter_mqtt_connection_failures_total",
+             "Connections to the MQTT broker that failed (refused, TLS, login) or were lost.", .counter, { $0.failures }),
+            ("winpower_exporter_mqtt_messages_sent_total", "MQTT messages written to the broker (QoS 1: acknowledged).", .counter,
+             { $0.sent }),
+            ("winpower_exporter_mqtt_messages_dropped_total", "MQTT messages dropped from a full queue while the broker was away.",
+             .counter, { $0.dropped }),
+            ("winpower_exporter_mqtt_messages_queued", "MQTT messages waiting for the broker now.", .gauge, { $0.queued }),
+        ]
+        for (name, help, type, read) in metrics {
+            if type == .gauge {
+                try registry.gaugeFunc(name: name, help: help) { Double(read(client.status)) }
+            } else {
+                try registry.counterFunc(name: name, help: help) { Double(read(client.status)) }
+            }
+        }
+    }
+
     /// Connects and publishes until cancelled; then `offline`, what is queued (2 s at most),
     /// and a clean disconnect.
     package func run() async throws {
@@ -137,7 +196,7 @@ package final class MQTTPublisher<C: Clock>: FrontEnd where C.Duration == Durati
                 guard let entry = published[key] else { continue }
                 if settings.discovery {
                     for entity in HomeAssistant.entities where entry.entities.contains(entity.key) {
-                        messages.append(config(entity, entry.ups))
+                        messages.append(config(entity, entry.ups, currency: entry.currency))
                     }
                 }
                 if let state = entry.state { messages.append(message(entry.ups.stateTopic(settings.topicPrefix), HomeAssistant.encode(state))) }
@@ -156,15 +215,18 @@ package final class MQTTPublisher<C: Clock>: FrontEnd where C.Duration == Durati
         MQTTPacket.Message(topic: topic, payload: payload, qos: UInt8(clamping: settings.qos), retain: true)
     }
 
-    private func config(_ entity: HomeAssistant.Entity, _ ups: MQTTUPS) -> MQTTPacket.Message {
+    private func config(_ entity: HomeAssistant.Entity, _ ups: MQTTUPS, currency: String?) -> MQTTPacket.Message {
         message(HomeAssistant.configTopic(entity, of: ups, prefix: settings.discoveryPrefix),
-                HomeAssistant.config(entity, of: ups, topicPrefix: settings.topicPrefix, chinese: chinese, version: version))
+                HomeAssistant.config(entity, of: ups, topicPrefix: settings.topicPrefix, chinese: chinese, version: version,
+                                     currency: currency))
     }
 
     /// Each UPS's new reading, availability and discovery from `state`; the UPSs gone from a
     /// server that collected have theirs removed.
     package func published(_ state: FleetState<C>) {
         let now = wallClock().timeIntervalSince1970
+        let meter = costs()
+        let currency = meter?.schedule.currency
         let messages: [MQTTPacket.Message] = published.withLock { published in
             var messages: [MQTTPacket.Message] = []
             var seen: Set<String> = []
@@ -188,15 +250,21 @@ package final class MQTTPublisher<C: Clock>: FrontEnd where C.Duration == Durati
                         entry.readAt = reading.readAt
                         let age = reading.readAt.duration(to: state.publishedAt)
                         let time = Int64((now - Double(age.components.seconds)).rounded(.down))
-                        let current = MQTTState(device, energyKWh: server.totals[device.id].map { $0.joules / 3_600_000 }, time: time)
+                        let total = server.totals[device.id]
+                        let cost = meter.flatMap { meter in
+                            total.map { _ in meter.costs(server.energyKeyPrefix + device.id).reduce(0) { $0 + $1.amount } }
+                        }
+                        let current = MQTTState(device, energyKWh: total.map { $0.joules / 3_600_000 }, cost: cost, time: time)
                         // Discovery first: an entity exists before its first value.
                         if settings.discovery {
                             let present = Set(HomeAssistant.entities.filter { $0.present(current) }.map(\.key))
                             let renamed = entry.ups != ups
+                            let repriced = entry.currency != currency
                             entry.ups = ups
+                            entry.currency = currency
                             for entity in HomeAssistant.entities where present.contains(entity.key)
-                                && (renamed || !entry.entities.contains(entity.key)) {
-                                messages.append(config(entity, ups))
+                                && (renamed || !entry.entities.contains(entity.key) || (repriced && entity.key == "cost")) {
+                                messages.append(config(entity, ups, currency: currency))
                             }
                             for entity in HomeAssistant.entities where entry.entities.contains(entity.key) && !present.contains(entity.key) {
                                 messages.append(message(HomeAssistant.configTopic(entity, of: ups, prefix: settings.discoveryPrefix), []))

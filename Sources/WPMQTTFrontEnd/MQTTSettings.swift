@@ -3,12 +3,21 @@ public import WPConfig
 /// `mqtt.*`: every UPS published to an MQTT broker, with Home Assistant discovery, the section the
 /// MQTT front end declares (docs/home-assistant.md).
 public struct MQTTSettings: ConfigSectionSettings {
-    /// `mqtt.url`: `mqtt://host:port`; unset: no MQTT.
+    /// `mqtt.url`: `mqtt://host:port`, or `mqtts://host:port` for TLS; unset: no MQTT.
     public var url: String?
     /// `mqtt.username`.
     public var username: String?
     /// `mqtt.password` (or `mqtt.password_file`).
     public var password: Secret?
+    /// `mqtt.ca_file`: the PEM bundle the broker's certificate must chain to (`mqtts://`);
+    /// unset: the system's trust store.
+    public var caFile: String?
+    /// `mqtt.cert_file`: the client certificate shown to the broker (`mqtts://`).
+    public var certFile: String?
+    /// `mqtt.key_file`: the client certificate's key.
+    public var keyFile: String?
+    /// `mqtt.skip_ssl_verify`: accept any certificate from the broker.
+    public var skipSSLVerify = false
     /// `mqtt.client_id`.
     public var clientID = "wpexporter"
     /// `mqtt.topic_prefix`.
@@ -34,9 +43,15 @@ public struct MQTTSettings: ConfigSectionSettings {
 
     /// The keys of `mqtt.*`.
     public static let section = ConfigSection<MQTTSettings>("mqtt", [
-        .text("url", \.url, "Broker to publish every UPS to, `mqtt://host:port` (port 1883 by default); unset: no MQTT (docs/home-assistant.md)."),
+        .text("url", \.url, "Broker to publish every UPS to, `mqtt://host:port` (port 1883 by default) or `mqtts://host:port` "
+              + "for TLS (port 8883 by default); unset: no MQTT (docs/home-assistant.md)."),
         .text("username", \.username, "User name at the broker."),
         .secret("password", \.password, "Password at the broker.", file: true),
+        .file("ca_file", \.caFile, "PEM bundle of certificates to trust for the broker's TLS certificate (`mqtts://`); "
+              + "unset: the system's trust store."),
+        .file("cert_file", \.certFile, "Client certificate (PEM, with its chain) shown to the broker over TLS; with `mqtt.key_file`."),
+        .file("key_file", \.keyFile, "Key of `mqtt.cert_file` (PEM)."),
+        .boolean("skip_ssl_verify", \.skipSSLVerify, "Accept any TLS certificate from the broker (prefer `mqtt.ca_file`)."),
         .text("client_id", \.clientID, "Client identifier at the broker; each exporter its own."),
         .text("topic_prefix", \.topicPrefix, "First level of every state topic: `<prefix>/<server>/<device_id>/state`."),
         .text("discovery_prefix", \.discoveryPrefix, "Home Assistant's discovery prefix."),
@@ -49,15 +64,13 @@ public struct MQTTSettings: ConfigSectionSettings {
         .integer("queue_size", \.queueSize, in: 1_000...10_000_000, "Messages kept while the broker is away; past it the oldest go."),
     ])
 
-    /// The broker's host and port, or why `url` names none.
-    public static func broker(_ url: String) -> Result<(host: String, port: Int), BrokerError> {
+    /// The broker's host and port and whether it speaks TLS (`mqtts://`), or why `url` names
+    /// none.
+    public static func broker(_ url: String) -> Result<(host: String, port: Int, tls: Bool), BrokerError> {
         let lower = url.lowercased()
-        if lower.hasPrefix("mqtts://") || lower.hasPrefix("ssl://") {
-            return .failure(BrokerError("\"\(url)\": TLS to the broker (mqtts://) is not supported yet; use mqtt:// on a trusted network "
-                                        + "or a local TLS tunnel"))
-        }
-        guard lower.hasPrefix("mqtt://") || lower.hasPrefix("tcp://") else {
-            return .failure(BrokerError("\"\(url)\" must start with mqtt://"))
+        let tls = lower.hasPrefix("mqtts://") || lower.hasPrefix("ssl://")
+        guard tls || lower.hasPrefix("mqtt://") || lower.hasPrefix("tcp://") else {
+            return .failure(BrokerError("\"\(url)\" must start with mqtt:// or mqtts://"))
         }
         var rest = Substring(url.drop { $0 != "/" }.dropFirst(2))
         if let at = rest.lastIndex(of: "@") {
@@ -71,16 +84,16 @@ public struct MQTTSettings: ConfigSectionSettings {
             rest = rest[..<slash]
         }
         // host:port read as every listener and receiver of the configuration is (HostPort).
-        guard let (host, port) = HostPort.parse(String(rest), defaultPort: 1883, ports: 1...65_535, emptyHost: nil) else {
+        guard let (host, port) = HostPort.parse(String(rest), defaultPort: tls ? 8883 : 1883, ports: 1...65_535, emptyHost: nil) else {
             let bracketed = rest.hasPrefix("[")
             let hostPart = bracketed ? rest.dropFirst().prefix { $0 != "]" } : rest.prefix { $0 != ":" }
             let reason = hostPart.isEmpty ? "has no host"
                 : bracketed && !rest.contains("]") ? "has an unclosed ["
                 : rest.dropFirst(hostPart.count + (bracketed ? 2 : 0)).hasPrefix(":") ? "has a bad port; must be 1–65535"
-                : "is not mqtt://host:port"
+                : "is not mqtt://host:port or mqtts://host:port"
             return .failure(BrokerError("\"\(url)\" \(reason)"))
         }
-        return .success((host, port))
+        return .success((host, port, tls))
     }
 
     /// Why a broker URL cannot be used.
@@ -109,7 +122,20 @@ public struct MQTTSettings: ConfigSectionSettings {
             problems.append(ConfigDiagnostic(key: "mqtt." + key, source: nil, message: message))
         }
         guard let url, !url.isEmpty else { return [] }
-        if case .failure(let error) = Self.broker(url) { problem("url", error.description) }
+        switch Self.broker(url) {
+        case .failure(let error): problem("url", error.description)
+        case .success(let broker) where !broker.tls:
+            for (key, set) in [("ca_file", caFile != nil), ("cert_file", certFile != nil), ("key_file", keyFile != nil),
+                               ("skip_ssl_verify", skipSSLVerify)] where set {
+                problem(key, "applies to TLS, but mqtt.url is not mqtts://; use mqtts:// or remove it")
+            }
+        case .success: break
+        }
+        if (certFile == nil) != (keyFile == nil) {
+            problem(certFile == nil ? "key_file" : "cert_file",
+                    "is set without mqtt.\(certFile == nil ? "cert_file" : "key_file"); a client certificate needs both")
+        }
+        if skipSSLVerify, caFile != nil { problem("skip_ssl_verify", "is true while mqtt.ca_file is set; set only one") }
         if let reason = Self.topicProblem(topicPrefix) { problem("topic_prefix", reason) }
         if discovery, let reason = Self.topicProblem(discoveryPrefix) { problem("discovery_prefix", reason) }
         if clientID.isEmpty || clientID.utf8.count > 128 { problem("client_id", "must be 1–128 bytes") }

@@ -32,6 +32,9 @@ import WPRuntime
         "winpower_exporter_history_write_failures_total",
         "winpower_exporter_notifications_dropped_total", "winpower_exporter_notifications_failed_total",
         "winpower_exporter_notifications_retried_total", "winpower_exporter_notifications_sent_total",
+        "winpower_exporter_mqtt_connected", "winpower_exporter_mqtt_connections_total",
+        "winpower_exporter_mqtt_connection_failures_total", "winpower_exporter_mqtt_messages_sent_total",
+        "winpower_exporter_mqtt_messages_dropped_total", "winpower_exporter_mqtt_messages_queued",
     ]
 
     /// The fixed scenario: a stored total for the first device, a stored outage ledger (two

@@ -27,7 +27,7 @@ import WPTestThreads
         let cases: [(String, String)] = [
             ("mqtt:\n  url: mqtt://\n", #"./config.yaml:2:8: mqtt.url: "mqtt://" has no host"#),
             ("mqtt:\n  url: mqtt://broker:70000\n", #"./config.yaml:2:8: mqtt.url: "mqtt://broker:70000" has a bad port; must be 1–65535"#),
-            ("mqtt:\n  url: http://broker\n", #"./config.yaml:2:8: mqtt.url: "http://broker" must start with mqtt://"#),
+            ("mqtt:\n  url: http://broker\n", #"./config.yaml:2:8: mqtt.url: "http://broker" must start with mqtt:// or mqtts://"#),
             ("mqtt:\n  url: mqtt://u:s3cret@broker\n",
              "./config.yaml:2:8: mqtt.url: holds credentials (user:******@); set mqtt.username and mqtt.password instead"),
             ("mqtt:\n  url: mqtt://broker\n  topic_prefix: ups/+\n",
@@ -55,7 +55,35 @@ import WPTestThreads
             #expect(error.description == reason)
         }
         let plain = try MQTTSettings.broker("mqtt://broker.local").get()
-        #expect(plain.host == "broker.local" && plain.port == 1883)
+        #expect(plain.host == "broker.local" && plain.port == 1883 && !plain.tls)
+    }
+
+    @Test func tlsToTheBrokerIsMqttsWithItsFilesCheckedAtLoad() throws {
+        let secure = try MQTTSettings.broker("mqtts://broker.local").get()
+        #expect(secure.host == "broker.local" && secure.port == 8883 && secure.tls)
+        #expect(try MQTTSettings.broker("MQTTS://[::1]:18883").get() == ("::1", 18883, true))
+        let files = ["/etc/ca.pem": "-----BEGIN CERTIFICATE-----\n", "/etc/c.pem": "c", "/etc/c.key": "k"]
+        #expect(Self.problems("mqtt:\n  url: mqtts://broker\n  ca_file: /etc/ca.pem\n  cert_file: /etc/c.pem\n  key_file: /etc/c.key\n",
+                              files: files).isEmpty)
+        let cases: [(String, [String])] = [
+            ("mqtt:\n  url: mqtts://broker\n  ca_file: /etc/none.pem\n",
+             [#"./config.yaml:3:12: mqtt.ca_file: "/etc/none.pem" does not exist"#]),
+            ("mqtt:\n  url: mqtt://broker\n  ca_file: /etc/ca.pem\n  skip_ssl_verify: true\n",
+             ["./config.yaml:3:12: mqtt.ca_file: applies to TLS, but mqtt.url is not mqtts://; use mqtts:// or remove it",
+              "./config.yaml:4:20: mqtt.skip_ssl_verify: applies to TLS, but mqtt.url is not mqtts://; use mqtts:// or remove it",
+              "./config.yaml:4:20: mqtt.skip_ssl_verify: is true while mqtt.ca_file is set; set only one"]),
+            ("mqtt:\n  url: mqtts://broker\n  cert_file: /etc/c.pem\n",
+             ["./config.yaml:3:14: mqtt.cert_file: is set without mqtt.key_file; a client certificate needs both"]),
+            ("mqtt:\n  url: mqtts://broker\n  key_file: /etc/c.key\n",
+             ["./config.yaml:3:13: mqtt.key_file: is set without mqtt.cert_file; a client certificate needs both"]),
+        ]
+        for (file, expected) in cases {
+            #expect(Self.problems(file, files: files) == expected, "\(file)")
+        }
+        // Environment and flags reach the TLS keys as every key of the section.
+        #expect(MQTTSettings.section.keys.map(\.name).contains("mqtt.ca_file"))
+        #expect(MQTTSettings.section.keys.first { $0.name == "mqtt.skip_ssl_verify" }?.environmentVariable
+                == "WINPOWER_EXPORTER_MQTT_SKIP_SSL_VERIFY")
     }
 
     @Test func homeAssistantIsToldEachEntityWithItsClassesAndUnits() throws {
@@ -75,6 +103,16 @@ import WPTestThreads
                 == "homeassistant/sensor/wpexporter_default_5e1a7a0c-0000/energy/config")
         let device2 = try #require(config["device"] as? [String: Any])
         #expect(device2["name"] as? String == "Rack A" && device2["via_device"] as? String == "wpexporter_wpexporter")
+        // The cost: Home Assistant's monetary class for an ISO 4217 code, a plain total for a symbol.
+        let cost = try #require(HomeAssistant.entities.first { $0.key == "cost" })
+        #expect(!cost.present(state) && cost.present(MQTTState(device, energyKWh: 1.5, cost: 0.123456, time: 0)))
+        #expect(MQTTState(device, energyKWh: 1.5, cost: 0.123456, time: 0).cost == 0.1235)
+        for (currency, deviceClass) in [("CNY", "monetary"), ("¥", nil)] as [(String, String?)] {
+            let costConfig = try #require(try JSONSerialization.jsonObject(with: Data(HomeAssistant.config(
+                cost, of: ups, topicPrefix: "wpexporter", chinese: false, version: "1.0", currency: currency))) as? [String: Any])
+            #expect(costConfig["device_class"] as? String == deviceClass && costConfig["unit_of_measurement"] as? String == currency)
+            #expect(costConfig["state_class"] as? String == "total" && costConfig["name"] as? String == "Energy cost")
+        }
         // A UPS without a temperature reading has no temperature entity.
         var cold = device
         cold.realtime.upsTemperature = nil

@@ -1,8 +1,8 @@
 // OpenSSL 3 or 1.1 (libssl.so.3 and libcrypto.so.3, else libssl.so.1.1 and libcrypto.so.1.1)
 // and libcrypt's crypt_r reached through dlopen: no
 // headers and no link-time dependency, so builds without a web configuration file need
-// neither. Only the calls the HTTP server's TLS listener, basic authentication and the SNMPv3
-// user-based security model use.
+// neither. Only the calls the HTTP server's TLS listener, the MQTT client's TLS, basic
+// authentication and the SNMPv3 user-based security model use.
 #ifndef WPEXPORTER_SECURITY_SHIM_H
 #define WPEXPORTER_SECURITY_SHIM_H
 
@@ -32,6 +32,15 @@ typedef struct {
     int prefer_server_ciphers;
 } wps_tls_options;
 
+/// A client context's options: how the server's certificate is checked and what the client
+/// shows of itself.
+typedef struct {
+    const char *ca_file;          // PEM bundle to trust; NULL: the system's trust store
+    const char *certificate_file; // the client's certificate chain; NULL: none
+    const char *key_file;         // its key; NULL when no certificate
+    int verify;                   // 0: accept any certificate (encrypted, not authenticated)
+} wps_tls_client_options;
+
 /// Loads libssl and libcrypto once (OpenSSL 3, else 1.1); 0 on success, else a message in `message`.
 int wps_tls_load(char *message, size_t capacity);
 /// "OpenSSL 3" or "OpenSSL 1.1": the release loaded; NULL when neither could be.
@@ -41,7 +50,15 @@ void *wps_tls_context_new(const wps_tls_options *options, char *message, size_t 
 void wps_tls_context_free(void *context);
 /// A server session on a connected non-blocking socket; NULL on failure.
 void *wps_tls_session_new(void *context, int descriptor);
-/// Advances the handshake: 1 done, 0 in progress (`wants` says for what), -1 failed (message).
+/// A client context; NULL with a message on failure (a CA file or a certificate that cannot be
+/// loaded, a key that does not match).
+void *wps_tls_client_context_new(const wps_tls_client_options *options, char *message, size_t capacity);
+/// A client session on a connected non-blocking socket, for the server `server_name` (a host
+/// name, sent as SNI and matched against the certificate's names, or an IP address, matched
+/// against its addresses); NULL on failure.
+void *wps_tls_client_session_new(void *context, int descriptor, const char *server_name, int verify);
+/// Advances the handshake of either side: 1 done, 0 in progress (`wants` says for what), -1
+/// failed (message; a certificate the client refused is named with OpenSSL's reason).
 int wps_tls_handshake(void *session, int *wants, char *message, size_t capacity);
 /// Reads decrypted bytes until `capacity` is filled or the socket is drained:
 /// >0 bytes, 0 end of stream, -1 would block (`wants`), -2 failed.

@@ -57,12 +57,10 @@ struct EnergyCostMetrics: Collector {
 /// reload that changes `energy.tariffs` makes it again: its successor continues from the costs
 /// its predecessor kept in the sections (the same currency; another currency starts again), and
 /// prices from then on at the new tariffs.
-final class EnergyCostCounters: FrontEnd {
+final class EnergyCostCounters: FrontEnd, EnergyCostSource {
     let name = "the energy cost counters"
     /// The cost meter.
     let meter: EnergyCostMeter
-    /// The time zone of the tariffs' periods.
-    var timeZone: TimeZoneRules { meter.schedule.timeZone }
 
     private init(meter: EnergyCostMeter) {
         self.meter = meter

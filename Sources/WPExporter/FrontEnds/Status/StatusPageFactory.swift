@@ -20,12 +20,11 @@ extension FrontEndFactory {
             let systemZone = Exporter<C>.systemTimeZone(logger)
             let frontEnds = context.frontEnds
             let costs: @Sendable () -> StatusCosts = {
-                guard let counters = frontEnds().lazy.compactMap({ $0 as? EnergyCostCounters }).first else {
+                guard let meter = frontEnds().lazy.compactMap({ ($0 as? any EnergyCostSource)?.meter }).first else {
                     return StatusCosts(timeZone: systemZone)
                 }
-                let meter = counters.meter
                 return StatusCosts(currency: meter.schedule.currency, since: meter.startedAt,
-                                   timeZone: counters.timeZone, costs: { meter.costs($0) })
+                                   timeZone: meter.schedule.timeZone, costs: { meter.costs($0) })
             }
             let configurationNow = context.configurationNow
             let history = context.dataDirectory.map { directory in
