@@ -284,8 +284,10 @@ package final class MQTTPublisher<C: Clock>: FrontEnd where C.Duration == Durati
             }
             // Gone: from a server that collected and lists it no more, or from a server no longer configured.
             let servers = Set(state.servers.map { MQTTUPS.server($0.name) })
-            for (key, entry) in published.sorted(by: { $0.key < $1.key }) where !seen.contains(key) {
-                guard collected.contains(entry.ups.server) || !servers.contains(entry.ups.server) else { continue }
+            // Only the keys not seen are sorted (none in most publications), never the whole map.
+            for key in published.keys.filter({ !seen.contains($0) }).sorted() {
+                guard let entry = published[key],
+                      collected.contains(entry.ups.server) || !servers.contains(entry.ups.server) else { continue }
                 published[key] = nil
                 for entity in HomeAssistant.entities where entry.entities.contains(entity.key) {
                     messages.append(message(HomeAssistant.configTopic(entity, of: entry.ups, prefix: settings.discoveryPrefix), []))
