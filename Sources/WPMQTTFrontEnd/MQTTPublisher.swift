@@ -113,6 +113,7 @@ package final class MQTTPublisher<C: Clock>: FrontEnd where C.Duration == Durati
         var configuration = MQTTClient.Configuration(host: host, port: port, clientID: settings.clientID,
                                                      username: settings.username, password: settings.password?.reveal())
         configuration.keepAlive = settings.keepAlive
+        configuration.connectTimeout = settings.connectTimeout
         configuration.tls = tls
         configuration.queueLimit = settings.queueSize
         let qos = UInt8(clamping: settings.qos)

@@ -35,6 +35,8 @@ public struct MQTTSettings: ConfigSectionSettings {
     public var minInterval: Duration = .zero
     /// `mqtt.keep_alive`.
     public var keepAlive: Duration = .seconds(30)
+    /// `mqtt.connect_timeout`: how long a connection (TCP, TLS, the broker's CONNACK) may take.
+    public var connectTimeout: Duration = .seconds(10)
     /// `mqtt.queue_size`: messages kept while the broker is away.
     public var queueSize = 100_000
 
@@ -61,6 +63,8 @@ public struct MQTTSettings: ConfigSectionSettings {
         .duration("min_interval", \.minInterval,
                   "Shortest time between two states of one UPS; a change of mode is published at once. `0s`: after every collection."),
         .duration("keep_alive", \.keepAlive, "MQTT keep-alive: a ping after this long without a packet."),
+        .duration("connect_timeout", \.connectTimeout,
+                  "Longest a connection to the broker may take (TCP, TLS, the broker's answer to the login); then it is tried again with backoff."),
         .integer("queue_size", \.queueSize, in: 1_000...10_000_000, "Messages kept while the broker is away; past it the oldest go."),
     ])
 
@@ -141,6 +145,7 @@ public struct MQTTSettings: ConfigSectionSettings {
         if clientID.isEmpty || clientID.utf8.count > 128 { problem("client_id", "must be 1–128 bytes") }
         if password != nil, username == nil { problem("password", "is set without mqtt.username; MQTT sends a password only with a user name") }
         if keepAlive < .seconds(1) || keepAlive > .seconds(65_535) { problem("keep_alive", "must be 1s–65535s") }
+        if connectTimeout < .milliseconds(100) || connectTimeout > .seconds(300) { problem("connect_timeout", "must be 100ms–5m") }
         return problems
     }
 }

@@ -36,6 +36,8 @@ import WPTestThreads
              ##"./config.yaml:3:21: mqtt.discovery_prefix: "#" holds + or #, MQTT's wildcards, which no topic may"##),
             ("mqtt:\n  url: mqtt://broker\n  password: x\n",
              "./config.yaml:3:13: mqtt.password: is set without mqtt.username; MQTT sends a password only with a user name"),
+            ("mqtt:\n  url: mqtt://broker\n  connect_timeout: 50ms\n",
+             "./config.yaml:3:20: mqtt.connect_timeout: must be 100ms–5m"),
             ("mqtt:\n  url: mqtt://broker\n  username: u\n  password_file: /none\n",
              #"./config.yaml:4:18: mqtt.password_file: "/none" does not exist"#),
         ]
