@@ -3,6 +3,8 @@
 # broker played by a Python script on 127.0.0.1, port 0,
 #   - flapping: it accepts the login and drops the connection a second later, again and again;
 #   - silent: it accepts TCP connections and never answers the CONNECT;
+#   - refusing: it answers the CONNECT with return code 5 (not authorized) and closes at once, in
+#     one write: the client reads the refusal before the end of the connection and says why;
 # while each runs, collection goes on every second, every /metrics request is answered within
 # 2 s, /health and winpower_exporter_mqtt_connection_failures_total count the failures, and the
 # queue stays bounded. About 40 s.
@@ -22,7 +24,11 @@ server.listen(16)
 print(f"broker listening on 127.0.0.1:{server.getsockname()[1]}", flush=True)
 def serve(connection):
     try:
-        if mode == "flapping":
+        if mode == "refusing":
+            connection.recv(65536)                    # the CONNECT
+            connection.sendall(b"\x20\x02\x00\x05")   # CONNACK, not authorized
+            connection.shutdown(socket.SHUT_WR)       # the end right behind it
+        elif mode == "flapping":
             connection.recv(65536)                    # the CONNECT
             connection.sendall(b"\x20\x02\x00\x00")   # CONNACK, accepted
             end = time.time() + 1
@@ -56,7 +62,7 @@ responsive() {
 }
 
 start_simulator 50
-for mode in flapping silent; do
+for mode in flapping silent refusing; do
     : >"$work/$mode-broker.log"
     python3 "$work/broker.py" "$mode" >"$work/$mode-broker.log" 2>&1 &
     broker=$!
@@ -73,7 +79,7 @@ value = lambda name: float(re.search(rf"^{name} (\S+)$", metrics, re.M).group(1)
 failures, connections = value("winpower_exporter_mqtt_connection_failures_total"), value("winpower_exporter_mqtt_connections_total")
 # Queued at most: each of the 50 UPSs' discovery (14 entities), state and availability, and the status pair.
 ok = failures >= (3 if mode == "flapping" else 2) and (connections >= 3 if mode == "flapping" else connections == 0) \
-    and health["queued"] <= 50 * 16 + 2
+    and health["queued"] <= 50 * 16 + 2 and (mode != "refusing" or "not authorized" in (health["last_error"] or ""))
 print(f"{mode}: {connections:.0f} connections, {failures:.0f} failures, {health['queued']} queued, last error: {health['last_error']}")
 sys.exit(0 if ok else 1)
 PY

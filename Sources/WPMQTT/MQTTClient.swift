@@ -484,7 +484,11 @@ package final class MQTTClient: Sendable {
                 got = true
                 continue // TLS may hold more decrypted than one chunk: read until nothing is left
             }
-            if received == 0 { throw .network("the MQTT broker at \(authority) closed the connection \(activity)") }
+            if received == 0 {
+                // What came before the end is decoded first (a refused login's CONNACK, then the close).
+                if got { return }
+                throw .network("the MQTT broker at \(authority) closed the connection \(activity)")
+            }
             guard !got, let deadline else { return }
             guard deadline.remainingMilliseconds > 0, waitReadable(socket, until: deadline) else {
                 throw .network("timed out \(activity) at \(authority)")
