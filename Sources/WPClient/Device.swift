@@ -29,6 +29,9 @@ public struct Device: Sendable, Equatable, Identifiable {
     public var extraReadingsDropped = 0
     /// Text fields cut to `DeviceListDecoder/maxTextBytes` (alias, model, alarm texts, …).
     public var textsTruncated = 0
+    /// The battery's installation day and expected life, from the configuration (not WinPower:
+    /// the exporter sets it); `nil` when none is configured.
+    public var battery: BatteryLife?
 
     /// Creates a device; an object left out has every value `nil`, as have `connected` and
     /// `activeAlarms`.

@@ -171,7 +171,26 @@ extension CollectorState {
                 try readings.append(labelValues: labels + [reading.section.rawValue, reading.key], value: reading.value)
             }
         }
-        for family in [inputPhases, outputPhases, readings] where !family.samples.isEmpty { families.append(family) }
+        var installed = try MetricFamily(name: "winpower_device_battery_installed_timestamp_seconds",
+            help: "Unix time of the day the battery was installed, as configured (overrides.<id>.battery.installed); "
+                + "only for UPSs with one.",
+            type: .gauge, unit: "seconds", labelNames: deviceLabelNames)
+        var age = try MetricFamily(name: "winpower_device_battery_age_seconds",
+            help: "Age of the battery at the collection, from its configured installation day.",
+            type: .gauge, unit: "seconds", labelNames: deviceLabelNames)
+        var replaceBy = try MetricFamily(name: "winpower_device_battery_replace_by_timestamp_seconds",
+            help: "Unix time of the day the battery is due for replacement: its installation day plus its configured life (4 years by default).",
+            type: .gauge, unit: "seconds", labelNames: deviceLabelNames)
+        let now = context.now.timeIntervalSince1970
+        for (labels, extras) in carrying {
+            guard let battery = extras.battery else { continue }
+            try installed.append(labelValues: labels, value: battery.installed)
+            try age.append(labelValues: labels, value: max(0, now - battery.installed).rounded())
+            try replaceBy.append(labelValues: labels, value: battery.replaceBy)
+        }
+        for family in [inputPhases, outputPhases, readings, installed, age, replaceBy] where !family.samples.isEmpty {
+            families.append(family)
+        }
         if !readingsDropped.isEmpty {
             var dropped = try MetricFamily(name: "winpower_exporter_readings_dropped_total",
                 help: "Readings without a metric of their own left out of winpower_device_reading: over the per-device "

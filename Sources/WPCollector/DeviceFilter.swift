@@ -20,6 +20,10 @@ public struct DeviceFilter: Sendable, Equatable {
     public var labelNames: [String]
     /// Each device's static label values, aligned with ``labelNames`` (`""` where it has none).
     public var labels: [String: [String]]
+    /// Batteries by device id (``Device/battery``).
+    public var batteries: [String: BatteryLife] = [:]
+    /// The battery of every device not in ``batteries``.
+    public var battery: BatteryLife?
 
     /// Keeps every device unchanged.
     public static let all = DeviceFilter()
@@ -46,16 +50,19 @@ public struct DeviceFilter: Sendable, Equatable {
         return included && !exclude.contains(device.id) && !excludeAliases.contains { $0.matches(alias) }
     }
 
-    /// `readout` with only the kept devices, renamed where a name is set.
+    /// `readout` with only the kept devices, renamed where a name is set, each with its battery.
     func apply(to readout: DeviceReadout) -> DeviceReadout {
         guard self != .all else { return readout }
         var result = readout
         result.devices = readout.devices.compactMap { device in
             guard keeps(device) else { return nil }
-            guard let name = names[device.id] else { return device }
-            var renamed = device
-            renamed.asset.alias = name
-            return renamed
+            let name = names[device.id]
+            let battery = batteries[device.id] ?? self.battery
+            guard name != nil || battery != nil else { return device }
+            var changed = device
+            if let name { changed.asset.alias = name }
+            changed.battery = battery
+            return changed
         }
         return result
     }

@@ -32,13 +32,17 @@ struct LiveDevice: Sendable {
         let readings: [ExtraReading]
         /// The active alarms' details, for `/health`.
         let alarms: [Alarm]
+        /// The configured battery's installation and replace-by days (Unix seconds of their
+        /// start, UTC), when its installation day is configured.
+        let battery: (installed: Double, replaceBy: Double)?
 
         init(phaseValues: [[(phase: Int, value: Double)]], phaseCounts: (input: Double?, output: Double?),
-             readings: [ExtraReading], alarms: [Alarm]) {
+             readings: [ExtraReading], alarms: [Alarm], battery: (installed: Double, replaceBy: Double)? = nil) {
             self.phaseValues = phaseValues
             self.phaseCounts = phaseCounts
             self.readings = readings
             self.alarms = alarms
+            self.battery = battery
         }
     }
 
@@ -64,7 +68,11 @@ extension LiveDevice.Extras {
         let details = device.activeAlarms?.alarms ?? []
         let input = DevicePhaseGauge.isMultiPhase(device, side: .input)
         let output = DevicePhaseGauge.isMultiPhase(device, side: .output)
-        guard input || output || !readings.isEmpty || !details.isEmpty else { return nil }
+        var battery: (installed: Double, replaceBy: Double)?
+        if let installed = device.battery?.installedDay, let replaceBy = device.battery?.replaceByDay {
+            battery = (Double(installed) * 86_400, Double(replaceBy) * 86_400)
+        }
+        guard input || output || !readings.isEmpty || !details.isEmpty || battery != nil else { return nil }
         var phaseValues: [[(phase: Int, value: Double)]] = []
         if input || output {
             phaseValues = DevicePhaseGauge.all.map { gauge in
@@ -75,6 +83,6 @@ extension LiveDevice.Extras {
         return LiveDevice.Extras(phaseValues: phaseValues,
                                  phaseCounts: (input ? device.config.inputPhaseNumber : nil,
                                                output ? device.config.outputPhaseNumber : nil),
-                                 readings: readings, alarms: details)
+                                 readings: readings, alarms: details, battery: battery)
     }
 }

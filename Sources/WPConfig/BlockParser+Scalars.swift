@@ -1,4 +1,4 @@
-/// Keys, inline values, quoted scalars and flow sequences: everything read within one line.
+/// Keys, inline values, quoted scalars, flow sequences and flow mappings: everything read within one line.
 extension BlockParser {
     private static func isBlank(_ scalar: Unicode.Scalar) -> Bool { scalar == " " || scalar == "\t" }
 
@@ -51,7 +51,7 @@ extension BlockParser {
         case "*": throw error(line, column: column, "aliases ('*') are not supported; repeat the value instead")
         case "!": throw error(line, column: column, "tags ('!') are not supported; write the plain value")
         case "|", ">": throw error(line, column: column, "block scalars ('|', '>') are not supported; quote the value on one line")
-        case "{": throw error(line, column: column, "flow mappings ('{...}') are not supported; use an indented block mapping")
+        case "{" where context == "keys": throw error(line, column: column, "flow mappings cannot be keys")
         case "@", "`", "%", ",":
             throw error(line, column: column, "'\(scalar)' cannot start a plain value; quote the value")
         case "[" where context == "keys":
@@ -77,6 +77,8 @@ extension BlockParser {
         switch scalars[column] {
         case "[":
             (node, end) = try parseFlowSequence(line, at: column)
+        case "{":
+            (node, end) = try parseFlowMapping(line, at: column)
         case "\"", "'":
             let quoted = try parseQuoted(line, at: column)
             node = YAMLNode(kind: .scalar(YAMLScalar(text: quoted.text, style: quoted.style)), position: position)
@@ -183,34 +185,7 @@ extension BlockParser {
             }
             if scalars[at] == "]" { break }
             if scalars[at] == "," { throw error(line, column: at, "empty entry in flow sequence") }
-            let position = SourcePosition(line: line.number, column: at + 1)
-            switch scalars[at] {
-            case "[":
-                let (nested, end) = try parseFlowSequence(line, at: at, level: level + 1)
-                items.append(nested)
-                at = end
-            case "\"", "'":
-                let quoted = try parseQuoted(line, at: at)
-                items.append(YAMLNode(kind: .scalar(YAMLScalar(text: quoted.text, style: quoted.style)), position: position))
-                at = quoted.end
-            default:
-                try rejectIndicator(line, at: at, context: "values")
-                let start = at
-                while at < scalars.count, scalars[at] != ",", scalars[at] != "]" {
-                    if scalars[at] == "#", Self.isBlank(scalars[at - 1]) { break }
-                    if scalars[at] == "[" || scalars[at] == "{" || scalars[at] == "}" {
-                        throw error(line, column: at, "'\(scalars[at])' inside a plain value in a flow sequence; quote the value")
-                    }
-                    if scalars[at] == ":", at + 1 < scalars.count, Self.isBlank(scalars[at + 1]) {
-                        throw error(line, column: at, "mappings inside flow sequences are not supported")
-                    }
-                    at += 1
-                }
-                var end = at
-                while end > start, Self.isBlank(scalars[end - 1]) { end -= 1 }
-                let text = String(String.UnicodeScalarView(scalars[start..<end]))
-                items.append(YAMLNode(kind: .scalar(YAMLScalar(text: text, style: .plain)), position: position))
-            }
+            items.append(try parseFlowValue(line, at: &at, level: level, closer: "]"))
             while at < scalars.count, Self.isBlank(scalars[at]) { at += 1 }
             guard at < scalars.count, scalars[at] != "#" else {
                 throw error(line, column: column, "unterminated flow sequence; '[' must be closed by ']' on the same line")
@@ -223,5 +198,111 @@ extension BlockParser {
         }
         let node = YAMLNode(kind: .sequence(items), position: SourcePosition(line: line.number, column: column + 1))
         return (node, at + 1)
+    }
+
+    /// Reads a one-line flow mapping `{a: 1, "b": [x, y], c: {d: e}}` opening at `column`,
+    /// nested `level` collections deep inside the current block: keys plain or quoted, each once.
+    func parseFlowMapping(_ line: SourceLine, at column: Int, level: Int = 1) throws(YAMLError) -> (YAMLNode, Int) {
+        try checkDepth(depth + level, line, column: column)
+        let scalars = line.scalars
+        var entries: [YAMLNode.Entry] = []
+        var at = column + 1
+        func unterminated() -> YAMLError {
+            error(line, column: column, "unterminated flow mapping; '{' must be closed by '}' on the same line")
+        }
+        while true {
+            while at < scalars.count, Self.isBlank(scalars[at]) { at += 1 }
+            guard at < scalars.count, scalars[at] != "#" else { throw unterminated() }
+            if scalars[at] == "}" { break }
+            if scalars[at] == "," { throw error(line, column: at, "empty entry in flow mapping") }
+            // The key: quoted, or plain up to its ':' followed by a space (or by ',' or '}').
+            let keyPosition = SourcePosition(line: line.number, column: at + 1)
+            let key: String
+            if scalars[at] == "\"" || scalars[at] == "'" {
+                let quoted = try parseQuoted(line, at: at)
+                key = quoted.text
+                at = quoted.end
+                while at < scalars.count, Self.isBlank(scalars[at]) { at += 1 }
+            } else {
+                try rejectIndicator(line, at: at, context: "keys")
+                if scalars[at] == "[" { throw error(line, column: at, "flow sequences cannot be keys") }
+                let start = at
+                while at < scalars.count, !(scalars[at] == ":" && (at + 1 == scalars.count || Self.isBlank(scalars[at + 1])
+                                                                     || scalars[at + 1] == "," || scalars[at + 1] == "}")) {
+                    if scalars[at] == "," || scalars[at] == "}" || scalars[at] == "{" || scalars[at] == "[" || scalars[at] == "]" {
+                        throw error(line, column: start, "expected 'key: value' in flow mapping")
+                    }
+                    at += 1
+                }
+                var end = at
+                while end > start, Self.isBlank(scalars[end - 1]) { end -= 1 }
+                key = String(String.UnicodeScalarView(scalars[start..<end]))
+            }
+            guard at < scalars.count, scalars[at] == ":" else {
+                throw at < scalars.count ? error(line, column: at, "expected ':' after the key in flow mapping") : unterminated()
+            }
+            if key.isEmpty { throw error(line, column: keyPosition.column - 1, "empty key") }
+            if let first = entries.first(where: { $0.key == key }) {
+                throw error(line, column: keyPosition.column - 1,
+                            "duplicate key '\(key)' (first defined on line \(first.keyPosition.line), column \(first.keyPosition.column))")
+            }
+            at += 1
+            while at < scalars.count, Self.isBlank(scalars[at]) { at += 1 }
+            guard at < scalars.count, scalars[at] != "#" else { throw unterminated() }
+            let value: YAMLNode
+            if scalars[at] == "," || scalars[at] == "}" {
+                value = YAMLNode(kind: .scalar(YAMLScalar(text: "", style: .plain)), position: SourcePosition(line: line.number, column: at + 1))
+            } else {
+                value = try parseFlowValue(line, at: &at, level: level, closer: "}")
+            }
+            entries.append(YAMLNode.Entry(key: key, keyPosition: keyPosition, value: value))
+            while at < scalars.count, Self.isBlank(scalars[at]) { at += 1 }
+            guard at < scalars.count, scalars[at] != "#" else { throw unterminated() }
+            if scalars[at] == "}" { break }
+            guard scalars[at] == "," else { throw error(line, column: at, "expected ',' or '}' in flow mapping") }
+            at += 1
+        }
+        let node = YAMLNode(kind: .mapping(entries), position: SourcePosition(line: line.number, column: column + 1))
+        return (node, at + 1)
+    }
+
+    /// Reads one value of a flow collection at `at` (a nested sequence or mapping, a quoted or a
+    /// plain scalar) and moves `at` past it; `closer` ends the collection (`]` or `}`).
+    private func parseFlowValue(_ line: SourceLine, at: inout Int, level: Int, closer: Unicode.Scalar) throws(YAMLError) -> YAMLNode {
+        let scalars = line.scalars
+        let position = SourcePosition(line: line.number, column: at + 1)
+        switch scalars[at] {
+        case "[":
+            let (nested, end) = try parseFlowSequence(line, at: at, level: level + 1)
+            at = end
+            return nested
+        case "{":
+            let (nested, end) = try parseFlowMapping(line, at: at, level: level + 1)
+            at = end
+            return nested
+        case "\"", "'":
+            let quoted = try parseQuoted(line, at: at)
+            at = quoted.end
+            return YAMLNode(kind: .scalar(YAMLScalar(text: quoted.text, style: quoted.style)), position: position)
+        default:
+            try rejectIndicator(line, at: at, context: "values")
+            let collection = closer == "]" ? "flow sequence" : "flow mapping"
+            let start = at
+            while at < scalars.count, scalars[at] != ",", scalars[at] != closer {
+                if scalars[at] == "#", Self.isBlank(scalars[at - 1]) { break }
+                if "[]{}".unicodeScalars.contains(scalars[at]) {
+                    throw error(line, column: at, "'\(scalars[at])' inside a plain value in a \(collection); quote the value")
+                }
+                if scalars[at] == ":", at + 1 < scalars.count, Self.isBlank(scalars[at + 1]) {
+                    throw error(line, column: at, closer == "]" ? "mappings inside flow sequences are not supported; write {key: value}"
+                                : "a ':' followed by a space is not allowed inside a plain value; quote the value")
+                }
+                at += 1
+            }
+            var end = at
+            while end > start, Self.isBlank(scalars[end - 1]) { end -= 1 }
+            let text = String(String.UnicodeScalarView(scalars[start..<end]))
+            return YAMLNode(kind: .scalar(YAMLScalar(text: text, style: .plain)), position: position)
+        }
     }
 }

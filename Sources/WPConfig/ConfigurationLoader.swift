@@ -1,3 +1,5 @@
+public import FoundationEssentials
+
 /// Where the configuration loader takes its input from: everything explicit, nothing read
 /// from the process, so loading is a pure function of its inputs.
 public struct ConfigurationInputs: Sendable {
@@ -35,16 +37,25 @@ public struct ConfigurationInputs: Sendable {
     public var purpose: Purpose
     /// The keys read: the exporter's own and the sections its front ends declare.
     public var schema: ConfigSchema
+    /// Today as days since 1970-01-01 (UTC), for the checks against the calendar (a battery
+    /// installed after it is refused); `nil`: not checked.
+    public var today: Int64?
 
     /// Creates inputs.
     public init(configPath: String? = nil, flags: [Flag] = [], environment: [String: String] = [:],
-                files: FileAccess, purpose: Purpose = .server, schema: ConfigSchema = .exporter) {
+                files: FileAccess, purpose: Purpose = .server, schema: ConfigSchema = .exporter, today: Int64? = nil) {
         self.schema = schema
+        self.today = today
         self.configPath = configPath
         self.flags = flags
         self.environment = environment
         self.files = files
         self.purpose = purpose
+    }
+
+    /// The day of `date` (UTC) as days since 1970-01-01: ``today`` for a load now.
+    public static func day(of date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 / 86_400).rounded(.down))
     }
 
     /// The files tried, in order, when no `-c/--config` is given.

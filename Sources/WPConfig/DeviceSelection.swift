@@ -13,24 +13,46 @@
 ///       labels:
 ///         rack: r12
 ///         room: "2.14"
+///       battery: {installed: 2024-03-01, life: 5y}      # docs/battery.md
+///   battery: {installed: 2023-06-15}                    # every other device's (life 4y)
 /// ```
 ///
 /// A device is selected when nothing is included explicitly or it is included by id or alias,
 /// and it is neither excluded by id nor by alias. Patterns match the whole alias: `*` any run
 /// of characters, `?` one character, `\` makes the next character literal; case matters.
 public struct DeviceSelection: Sendable, Equatable {
-    /// The name and static labels of one device.
+    /// The name, static labels and battery of one device.
     public struct Override: Sendable, Equatable {
         /// Shown as `device_name` (and to NUT clients) instead of the WinPower alias.
         public var name: String?
         /// Added to every series of the device, in file order.
         public var labels: [ServerEntry.Label]
+        /// Its battery's installation day and life; each unset one is the selection's
+        /// ``DeviceSelection/battery``'s.
+        public var battery: Battery?
 
-        /// Creates a device's override: a display name (`nil` keeps the WinPower alias) and static
-        /// labels.
-        public init(name: String? = nil, labels: [ServerEntry.Label] = []) {
+        /// Creates a device's override: a display name (`nil` keeps the WinPower alias), static
+        /// labels and its battery.
+        public init(name: String? = nil, labels: [ServerEntry.Label] = [], battery: Battery? = nil) {
             self.name = name
             self.labels = labels
+            self.battery = battery
+        }
+    }
+
+    /// A battery as the configuration gives it (`battery: {installed: 2024-03-01, life: 4y}`),
+    /// checked at load: `installed` a day `YYYY-MM-DD`, `life` years, months and days (`4y`,
+    /// `3y6mo`, `1460d`).
+    public struct Battery: Sendable, Equatable {
+        /// The day the battery was installed (or last replaced), `YYYY-MM-DD`.
+        public var installed: String?
+        /// How long it is expected to last; unset: 4 years.
+        public var life: String?
+
+        /// A battery installed on `installed` expected to last `life`.
+        public init(installed: String? = nil, life: String? = nil) {
+            self.installed = installed
+            self.life = life
         }
     }
 
@@ -42,17 +64,21 @@ public struct DeviceSelection: Sendable, Equatable {
     public var includeAliases: [String] = []
     /// Alias patterns of devices never exported.
     public var excludeAliases: [String] = []
-    /// Names and labels by device id.
+    /// Names, labels and batteries by device id.
     public var overrides: [String: Override] = [:]
+    /// The battery of every device without one of its own in ``overrides`` (and what a
+    /// device's own leaves unset).
+    public var battery: Battery?
 
     /// Creates a selection; left at its defaults, it selects every device unchanged.
     public init(include: [String] = [], exclude: [String] = [], includeAliases: [String] = [],
-                excludeAliases: [String] = [], overrides: [String: Override] = [:]) {
+                excludeAliases: [String] = [], overrides: [String: Override] = [:], battery: Battery? = nil) {
         self.include = include
         self.exclude = exclude
         self.includeAliases = includeAliases
         self.excludeAliases = excludeAliases
         self.overrides = overrides
+        self.battery = battery
     }
 
     /// Whether it selects every device unchanged.

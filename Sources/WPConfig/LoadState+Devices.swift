@@ -1,3 +1,5 @@
+import WPRuntime
+
 /// A `devices` mapping as the file writes it: the selection, the rows `check-config` shows
 /// (keys within `devices`), and where each static label was set.
 struct DevicesDraft {
@@ -10,7 +12,7 @@ struct DevicesDraft {
 /// Reads a `devices` mapping (of `winpower` or of a `servers` entry) into a ``DevicesDraft``.
 extension LoadState {
     /// The keys a `devices` mapping may hold.
-    static let deviceKeys = ["include", "exclude", "include_aliases", "exclude_aliases", "overrides"]
+    static let deviceKeys = ["include", "exclude", "include_aliases", "exclude_aliases", "overrides", "battery"]
 
     /// Parses `node`, named `shown` in messages (`winpower.devices`, `servers[1].devices`),
     /// recording every problem.
@@ -52,6 +54,8 @@ extension LoadState {
                                                      source: source(entry.value.position).description))
             case "overrides":
                 parseOverrides(entry.value, path: path, shown: name, into: &draft)
+            case "battery":
+                draft.selection.battery = parseBattery(entry.value, path: path, shown: name, row: "battery", into: &draft)
             default:
                 problem(nil, source(entry.keyPosition), "unknown key \"\(name)\"; \(shown) holds \(Self.deviceKeys.joined(separator: ", "))"
                         + Suggestion.hint(entry.key, Self.deviceKeys))
@@ -88,7 +92,7 @@ extension LoadState {
         for device in devices {
             let prefix = shown + "." + device.key
             guard let keys = device.value.entries else {
-                problem(prefix, source(device.value.position), "must be a mapping with name: and/or labels:, found \(device.value.shapeName)")
+                problem(prefix, source(device.value.position), "must be a mapping with name:, labels: and/or battery:, found \(device.value.shapeName)")
                 continue
             }
             var override = DeviceSelection.Override()
@@ -114,13 +118,68 @@ extension LoadState {
                         draft.rows.append(ServerSettings.Row(key: "overrides.\(device.key).labels.\(label.name)", value: label.value,
                                                        source: labelSource.description))
                     }
+                case "battery":
+                    override.battery = parseBattery(key.value, path: path, shown: name, row: "overrides.\(device.key).battery", into: &draft)
                 default:
-                    problem(nil, source(key.keyPosition), "unknown key \"\(name)\"; an override holds name, labels"
-                            + Suggestion.hint(key.key, ["name", "labels"]))
+                    problem(nil, source(key.keyPosition), "unknown key \"\(name)\"; an override holds name, labels, battery"
+                            + Suggestion.hint(key.key, ["name", "labels", "battery"]))
                 }
             }
             draft.selection.overrides[device.key] = override
         }
+    }
+
+    /// A battery mapping (`{installed: 2024-03-01, life: 4y}`), each key checked, its rows
+    /// (`<row>.installed`, `<row>.life`) added to the draft; nil when empty or wrong.
+    private mutating func parseBattery(_ node: YAMLNode, path: String, shown: String, row: String,
+                                       into draft: inout DevicesDraft) -> DeviceSelection.Battery? {
+        func source(_ position: SourcePosition) -> ConfigSource { .file(path: path, position: position) }
+        if node.scalar?.isNull == true { return nil }
+        guard let entries = node.entries else {
+            problem(shown, source(node.position), "must be a mapping with installed: and/or life:, found \(node.shapeName)")
+            return nil
+        }
+        var battery = DeviceSelection.Battery()
+        var valid = true
+        for entry in entries {
+            let name = shown + "." + entry.key
+            guard entry.key == "installed" || entry.key == "life" else {
+                problem(nil, source(entry.keyPosition), "unknown key \"\(name)\"; a battery holds installed, life"
+                        + Suggestion.hint(entry.key, ["installed", "life"]))
+                valid = false
+                continue
+            }
+            guard let scalar = entry.value.scalar, !scalar.isNull, !scalar.text.isEmpty else {
+                problem(name, source(entry.value.position), "must be a single value, found \(entry.value.shapeName)")
+                valid = false
+                continue
+            }
+            let text = scalar.text
+            if entry.key == "installed" {
+                guard let day = CivilDate.days(text) else {
+                    problem(name, source(entry.value.position), "\(text.debugDescription) is not a day; write it YYYY-MM-DD, e.g. 2024-03-01")
+                    valid = false
+                    continue
+                }
+                if let today = inputs.today, day > today {
+                    problem(name, source(entry.value.position), "\(text.debugDescription) is after today; "
+                            + "the day the battery was installed (or last replaced) has passed")
+                    valid = false
+                    continue
+                }
+                battery.installed = text
+            } else {
+                guard let span = CalendarSpan(text), !span.isZero else {
+                    problem(name, source(entry.value.position), "\(text.debugDescription) is not a battery life; write years, months and days "
+                            + "as 4y, 3y6mo, 18mo or 1460d (at most 100y)")
+                    valid = false
+                    continue
+                }
+                battery.life = span.description
+            }
+            draft.rows.append(ServerSettings.Row(key: "\(row).\(entry.key)", value: text, source: source(entry.value.position).description))
+        }
+        return valid && (battery.installed != nil || battery.life != nil) ? battery : nil
     }
 
     /// A mapping of static labels (`site: north`), validated as `servers` labels are.

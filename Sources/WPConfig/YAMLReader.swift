@@ -1,12 +1,13 @@
 /// Reads the subset of YAML that configuration files use, and rejects everything else.
 ///
 /// Supported: nested block mappings, block sequences (`- item`, also holding mappings), flow
-/// sequences on one line (`[a, "b", 3]`), plain, single-quoted and double-quoted scalars
-/// (with the YAML escapes), comments, blank lines, and one optional leading `---`.
+/// sequences and flow mappings on one line (`[a, "b", 3]`, `{installed: 2024-03-01, life: 4y}`),
+/// plain, single-quoted and double-quoted scalars (with the YAML escapes), comments, blank
+/// lines, and one optional leading `---`.
 ///
 /// Rejected with a `file:line:column` error rather than guessed at: anchors and aliases,
-/// tags, a second document, directives, block scalars (`|`, `>`), flow mappings,
-/// multi-line scalars, tabs in indentation, duplicate keys, inconsistent indentation and
+/// tags, a second document, directives, block scalars (`|`, `>`), flow collections spanning
+/// lines, multi-line scalars, tabs in indentation, duplicate keys, inconsistent indentation and
 /// unterminated quotes. Nesting (block and flow collections together) is limited to
 /// ``maxDepth`` levels, as the JSON scanner limits its input, so a hostile file cannot
 /// exhaust the stack.

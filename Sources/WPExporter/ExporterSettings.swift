@@ -119,13 +119,27 @@ package enum ExporterSettings {
 
     /// `winpower.devices` → the collector's ``DeviceFilter``.
     package static func devices(_ selection: DeviceSelection) -> DeviceFilter {
-        DeviceFilter(include: Set(selection.include), exclude: Set(selection.exclude),
-                     includeAliases: selection.includeAliases.map(AliasPattern.init),
-                     excludeAliases: selection.excludeAliases.map(AliasPattern.init),
-                     names: selection.overrides.compactMapValues(\.name),
-                     labels: selection.overrides.mapValues { override in
-                         Dictionary(override.labels.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
-                     }.filter { !$0.value.isEmpty })
+        var filter = DeviceFilter(include: Set(selection.include), exclude: Set(selection.exclude),
+                                  includeAliases: selection.includeAliases.map(AliasPattern.init),
+                                  excludeAliases: selection.excludeAliases.map(AliasPattern.init),
+                                  names: selection.overrides.compactMapValues(\.name),
+                                  labels: selection.overrides.mapValues { override in
+                                      Dictionary(override.labels.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+                                  }.filter { !$0.value.isEmpty })
+        filter.battery = selection.battery.flatMap { battery(installed: $0.installed, life: $0.life) }
+        filter.batteries = selection.overrides.compactMapValues { override in
+            // What a device's own battery leaves unset is the selection's.
+            override.battery.flatMap { own in
+                battery(installed: own.installed ?? selection.battery?.installed, life: own.life ?? selection.battery?.life)
+            }
+        }
+        return filter
+    }
+
+    /// A configured battery (checked at load); `nil` when neither day nor life is set.
+    private static func battery(installed: String?, life: String?) -> BatteryLife? {
+        guard installed != nil || life != nil else { return nil }
+        return BatteryLife(installed: installed, life: life ?? BatteryLife.defaultLife)
     }
 
     /// `winpower.passthrough_readings` and the caps → the collector's ``ReadingsPolicy``.

@@ -41,6 +41,9 @@ package enum NUTVariables {
         set("battery.voltage.nominal", device.config.ratingBatVolt)
         set("battery.charge.low", thresholds.chargeLow)
         set("battery.runtime.low", thresholds.runtimeLow)
+        // The configured battery (docs/battery.md), days as YYYY-MM-DD: installed, and due for replacement.
+        set("battery.date", device.battery?.installed)
+        set("battery.date.maintenance", device.battery?.replaceBy)
         set("input.voltage", realtime.inputVolt1)
         set("input.voltage.nominal", device.config.ratingVolt)
         set("input.frequency", realtime.inputFreq)

@@ -41,6 +41,7 @@ enum StatusAssets {
         background: var(--warn); color: #fff; }
     .state-test .badge, .state-unknown .badge { background: rgba(128, 128, 128, 0.2); }
     tr.attention td:first-child { border-left: 4px solid var(--bad); }
+    td.due { color: var(--bad); font-weight: 600; }
     #site-table tr.attention td:first-child { border-left: 4px solid var(--bad); }
     tr.unhealthy td:nth-child(2) { color: var(--bad); font-weight: bold; }
     tr.healthy td:nth-child(2) { color: var(--ok); }

@@ -1,3 +1,4 @@
+import WPLogging
 import WPHistory
 import WPRuntime
 
@@ -126,6 +127,11 @@ package struct StatusText: Sendable {
     var alarm: String
     var selfTestRunning: String
     var testStatus: String
+    var batteryInstalled: String
+    var batteryReplaceBy: String
+    var batteryDue: @Sendable (String) -> String
+    var batteryOverdue: @Sendable (String) -> String
+    var batteryAge: @Sendable (Double) -> String
     var reasons: [UPSState: String]
     var historyProblem: String
     var fromMemory: String
@@ -156,6 +162,9 @@ package struct StatusText: Sendable {
         kinds: Dictionary(uniqueKeysWithValues: HistoryEvent.Kind.allCases.map { ($0, $0.english) }),
         attention: "Why it needs attention", currently: "What it is doing", alarm: "Alarm", selfTestRunning: "A battery self-test is running",
         testStatus: "WinPower testStatus",
+        batteryInstalled: "Battery installed", batteryReplaceBy: "Replace battery by",
+        batteryDue: { "The battery is due for replacement by " + $0 }, batteryOverdue: { "The battery is past its replacement day, " + $0 },
+        batteryAge: { String(fixed: $0, fractionDigits: 1) + " years" },
         reasons: [.battery: "Mains failed: the battery carries the load", .fault: "WinPower reports a fault",
                   .disconnected: "WinPower has lost contact with this UPS",
                   .stale: "No fresh reading: the last one is older than the staleness window",
@@ -187,6 +196,9 @@ package struct StatusText: Sendable {
         kinds: Dictionary(uniqueKeysWithValues: HistoryEvent.Kind.allCases.map { ($0, $0.chinese) }),
         attention: "需要处理的原因", currently: "当前状况", alarm: "告警", selfTestRunning: "电池自检进行中",
         testStatus: "WinPower testStatus",
+        batteryInstalled: "电池安装日期", batteryReplaceBy: "电池更换期限",
+        batteryDue: { "电池应在 " + $0 + " 前更换" }, batteryOverdue: { "电池已超过更换日期（" + $0 + "）" },
+        batteryAge: { "已使用 " + String(fixed: $0, fractionDigits: 1) + " 年" },
         reasons: [.battery: "市电中断：由电池带载", .fault: "WinPower 报告故障",
                   .disconnected: "WinPower 与这台 UPS 失去联系",
                   .stale: "没有新读数：最后一次读数早于过期窗口",

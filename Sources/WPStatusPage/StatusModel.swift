@@ -123,6 +123,18 @@ package struct UPSRow: Sendable {
     /// Whether a battery self-test is running (mode 5), and WinPower's `testStatus` code.
     package var selfTestRunning = false
     package var testStatus: Int?
+    /// Its battery's configured installation day and life (docs/battery.md).
+    package var battery: BatteryLife?
+    /// Days from today (UTC) to the battery's replace-by day: negative once it has passed.
+    package var batteryDaysLeft: Int64?
+    /// The battery's age today in years, to one decimal.
+    package var batteryAgeYears: Double?
+
+    /// Whether the battery is due for replacement within ``batteryDueDays`` or past its day.
+    package var batteryDue: Bool { batteryDaysLeft.map { $0 <= Self.batteryDueDays } ?? false }
+
+    /// How many days before its replace-by day a battery is said to be due (as the alert rule).
+    package static let batteryDueDays: Int64 = 30
 
     /// The page of this UPS: `/status/ups?device=…` (`&server=…` with `servers`).
     package var query: String {

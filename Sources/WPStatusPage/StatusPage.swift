@@ -216,6 +216,12 @@ package final class StatusPage<C: Clock>: FrontEnd where C.Duration == Duration 
                 row.alarms = device.activeAlarms?.alarms ?? []
                 row.testStatus = realtime.testStatus
                 row.selfTestRunning = device.isBatteryTestRunning == true
+                if let battery = device.battery, let installed = battery.installedDay, let replaceBy = battery.replaceByDay {
+                    let day = Int64((now.timeIntervalSince1970 / 86_400).rounded(.down))
+                    row.battery = battery
+                    row.batteryDaysLeft = replaceBy - day
+                    row.batteryAgeYears = (Double(max(0, day - installed)) / 365.25 * 10).rounded() / 10
+                }
                 row.site = label ?? (fleet.servers.count > 1 ? display
                     : areas.count > 1 ? device.asset.areaId.map { "area " + String($0.prefix(8)) } ?? "" : "")
                 let total = energy[device.id]

@@ -79,6 +79,9 @@ extension StatusRender {
         if row.selfTestRunning && row.state != .stale {
             reasons.append(text.selfTestRunning + (row.testStatus.map { " (" + text.testStatus + " \($0))" } ?? ""))
         }
+        if row.batteryDue, let days = row.batteryDaysLeft, let day = row.battery?.replaceBy {
+            reasons.append(days < 0 ? text.batteryOverdue(day) : text.batteryDue(day))
+        }
         return reasons
     }
 
@@ -119,6 +122,13 @@ extension StatusRender {
         let names = headers(text)
         out += "<tr><th>ID</th><td>\(escaped(row.deviceID))</td></tr>\n"
         if let model = row.model { out += "<tr><th>\(escaped(text.model))</th><td>\(escaped(model))</td></tr>\n" }
+        if let battery = row.battery, let installed = battery.installed, let replaceBy = battery.replaceBy {
+            let age = row.batteryAgeYears.map { " (" + text.batteryAge($0) + ")" } ?? ""
+            out += "<tr><th>\(escaped(text.batteryInstalled))</th><td>\(escaped(installed + age))</td></tr>\n"
+            out += "<tr><th>\(escaped(text.batteryReplaceBy))</th><td"
+            out += row.batteryDue ? " class=\"due\">" : ">"
+            out += "\(escaped(replaceBy)) (\(escaped(battery.life)))</td></tr>\n"
+        }
         for (name, value) in zip(names.dropFirst(), values) { out += "<tr><th>\(escaped(name))</th><td>\(escaped(value))</td></tr>\n" }
         if let currency = details.model.currency {
             for cost in row.costs {

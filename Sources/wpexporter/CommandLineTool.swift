@@ -1,3 +1,4 @@
+import FoundationEssentials
 import WPConfig
 import WPExporter
 
@@ -83,7 +84,7 @@ struct CommandLineTool: Sendable {
         -> LoadedConfiguration {
         try ConfigurationLoader.load(ConfigurationInputs(configPath: options.configPath, flags: options.flags,
                                                          environment: environment, files: files, purpose: purpose,
-                                                         schema: .tool))
+                                                         schema: .tool, today: ConfigurationInputs.day(of: Date())))
     }
 
     private func report(_ warnings: [ConfigDiagnostic]) {

@@ -96,6 +96,8 @@ struct RuntimeCommands: Sendable {
     /// secret of `logger` (a rotated password is masked like the first one).
     static func reloadFunction(_ inputs: ConfigurationInputs, logger: WPLogger) -> ConfigReloader.Load {
         return {
+            var inputs = inputs
+            inputs.today = ConfigurationInputs.day(of: Date())
             let next = try ConfigurationLoader.load(inputs)
             ExporterSecrets.register(next.configuration, in: logger.redactor)
             return next

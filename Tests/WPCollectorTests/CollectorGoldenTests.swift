@@ -90,8 +90,8 @@ import WPRuntime
         try Self.compare(try await Self.goldenSnapshot().openMetrics + Array("# EOF\n".utf8), golden: "collector.openmetrics.txt")
     }
 
-    /// The families that appear only when needed: a three-phase UPS and passed-through
-    /// readings (one device over the per-device cap), beside a single-phase UPS.
+    /// The families that appear only when needed: a three-phase UPS with a configured battery
+    /// and passed-through readings (one device over the per-device cap), beside a single-phase UPS.
     static func readingsSnapshot() async throws -> MetricsSnapshot {
         var three = Device.make(id: "0b0c4d6e-0005-4b35-b0dd-000000000005", alias: "Hall 3P", watts: 2_700)
         three.config.inputPhaseNumber = 3
@@ -112,6 +112,7 @@ import WPRuntime
         three.extraReadings = [ExtraReading(section: .realtime, key: "emdTemp", value: 24.5),
                                ExtraReading(section: .config, key: "ratingPf", value: 0.9),
                                ExtraReading(section: .setting, key: "lowBatteryWarning", value: 20)]
+        three.battery = BatteryLife(installed: "2023-06-15", life: "5y")
         var many = Device.make(id: "0b0c4d6e-0006-4b35-b0dd-000000000006", alias: "Many \"readings\"", watts: 100)
         many.extraReadings = (1...70).map { ExtraReading(section: .realtime, key: "reading\($0)", value: Double($0)) }
         many.realtime.batCapacity = -1e308   // refused: no battery capacity, one battery_charge refused
@@ -131,7 +132,7 @@ import WPRuntime
         let exposition = try CollectorExposition(text: try await Self.readingsSnapshot().text)
         let plain = try CollectorExposition(text: try await Self.goldenSnapshot().text)
         let conditional = exposition.familyOrder.filter { !plain.familyOrder.contains($0) }
-        #expect(conditional.count == 11)
+        #expect(conditional.count == 14)
         let markdown = try String(contentsOf: Self.packageRoot.appendingPathComponent("docs/metrics.md"), encoding: .utf8)
         let documented = Self.documentedRows(markdown, section: "## Families that appear only when needed")
         #expect(documented.map(\.name) == conditional)

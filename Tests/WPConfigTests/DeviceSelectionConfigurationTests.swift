@@ -115,16 +115,62 @@ import WPTestThreads
         ("    exclude_aliases: [\"\"]\n", #"./config.yaml:6:23: winpower.devices.exclude_aliases: every item must be a non-empty single value, found a scalar"#),
         ("    include: id-1\n", "./config.yaml:6:14: winpower.devices.include: must be a list ([a, b] or '- a' lines), found a scalar"),
         ("    include: [a]\n    exclude: [a]\n", "./config.yaml:7:15: winpower.devices.exclude: \"a\" is already in winpower.devices.include (./config.yaml:6:15); a device id may be listed once"),
-        ("    exclud: [a]\n", #"./config.yaml:6:5: unknown key "winpower.devices.exclud"; winpower.devices holds include, exclude, include_aliases, exclude_aliases, overrides; did you mean "exclude"?"#),
+        ("    exclud: [a]\n", #"./config.yaml:6:5: unknown key "winpower.devices.exclud"; winpower.devices holds include, exclude, include_aliases, exclude_aliases, overrides, battery; did you mean "exclude"?"#),
         ("    overrides:\n      a:\n        labels:\n          1x: y\n", #"./config.yaml:9:11: winpower.devices.overrides.a.labels.1x: "1x" is not a Prometheus label name; must match [a-zA-Z_][a-zA-Z0-9_]*"#),
         ("    overrides:\n      a:\n        labels:\n          phase: y\n", #"./config.yaml:9:11: winpower.devices.overrides.a.labels.phase: "phase" is a label the exporter or Prometheus sets; choose another name (reserved: alarm_code, code, command, configuration, device_id, device_name, device_type, endpoint, error_type, fault_code, firmware_version, handler, instance, job, key, le, method, mode, model, outcome, phase, quantile, reason, result, section, server)"#),
         ("    overrides:\n      a:\n        name: \"\"\n", "./config.yaml:8:15: winpower.devices.overrides.a.name: must be a non-empty single value, found a scalar"),
-        ("    overrides:\n      a:\n        nmae: x\n", #"./config.yaml:8:9: unknown key "winpower.devices.overrides.a.nmae"; an override holds name, labels; did you mean "name"?"#),
+        ("    overrides:\n      a:\n        nmae: x\n", #"./config.yaml:8:9: unknown key "winpower.devices.overrides.a.nmae"; an override holds name, labels, battery; did you mean "name"?"#),
+        ("    overrides:\n      a:\n        battery: {installed: 2024-02-30}\n",
+         #"./config.yaml:8:30: winpower.devices.overrides.a.battery.installed: "2024-02-30" is not a day; write it YYYY-MM-DD, e.g. 2024-03-01"#),
+        ("    battery: {installed: 2024-03-01, life: 4 years}\n",
+         #"./config.yaml:6:44: winpower.devices.battery.life: "4 years" is not a battery life; write years, months and days as 4y, 3y6mo, 18mo or 1460d (at most 100y)"#),
+        ("    battery: {install: 2024-03-01}\n",
+         #"./config.yaml:6:15: unknown key "winpower.devices.battery.install"; a battery holds installed, life; did you mean "installed"?"#),
+        ("    battery: 2024-03-01\n", "./config.yaml:6:14: winpower.devices.battery: must be a mapping with installed: and/or life:, found a scalar"),
+        ("    battery: {installed: [2024-03-01]}\n", "./config.yaml:6:26: winpower.devices.battery.installed: must be a single value, found a sequence"),
         ("    overrides: [a]\n", "./config.yaml:6:16: winpower.devices.overrides: must be a mapping of device ids to name: and labels:, found a sequence"),
     ])
     func invalidDevicesStopStartupWithTheirPosition(devices: String, expected: String) {
         let file = "winpower:\n  base_url: https://b.example\n  username: u\n  password: p\n  devices:\n" + devices
         #expect(ServersConfigurationTests.problems(file) == [expected])
+    }
+
+    @Test func batteriesAreReadWithTheirSourcesAndADeviceTakesWhatItsOwnLeavesUnset() throws {
+        let file = """
+            winpower:
+              base_url: https://b.example
+              username: u
+              password: p
+              devices:
+                battery: {installed: 2023-06-15, life: 5y}
+                overrides:
+                  id-1:
+                    battery:
+                      installed: 2024-03-01
+                  id-2:
+                    name: Rack B
+                    battery: {life: 3y6mo}
+
+            """
+        let loaded = try ServersConfigurationTests.load(file)
+        let devices = loaded.configuration.winPower.devices
+        #expect(devices.battery == DeviceSelection.Battery(installed: "2023-06-15", life: "5y"))
+        #expect(devices.overrides["id-1"]?.battery == DeviceSelection.Battery(installed: "2024-03-01"))
+        #expect(devices.overrides["id-2"]?.battery == DeviceSelection.Battery(life: "3y6mo"))
+        let table = loaded.effectiveSettingsTable()
+        #expect(table.contains("winpower.devices.battery.installed") && table.contains("2023-06-15"))
+        #expect(table.contains("winpower.devices.overrides.id-1.battery.installed") && table.contains("file ./config.yaml:10:22"))
+        #expect(table.contains("winpower.devices.overrides.id-2.battery.life"))
+    }
+
+    @Test func aBatteryInstalledAfterTodayIsRefused() {
+        let file = "winpower:\n  base_url: https://b.example\n  username: u\n  password: p\n  devices:\n    battery: {installed: 2026-12-01}\n"
+        let today: Int64 = 20_784 // 2026-11-27
+        #expect(ServersConfigurationTests.problems(file, today: today) == [
+            #"./config.yaml:6:26: winpower.devices.battery.installed: "2026-12-01" is after today; the day the battery was installed (or last replaced) has passed"#,
+        ])
+        let onTheDay = "winpower:\n  base_url: https://b.example\n  username: u\n  password: p\n  devices:\n    battery: {installed: 2026-11-27}\n"
+        #expect(ServersConfigurationTests.problems(onTheDay, today: today).isEmpty)
     }
 
     @Test func aDeviceLabelMayNotRepeatAnEntryLabel() {

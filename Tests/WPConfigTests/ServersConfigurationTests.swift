@@ -30,8 +30,10 @@ import WPTestThreads
                                                      files: files, purpose: purpose))
     }
 
-    static func problems(_ file: String, files: [String: String] = [:]) -> [String] {
-        TestInputs.problems(TestInputs.make(file: file, withCredentials: false, files: files))
+    static func problems(_ file: String, files: [String: String] = [:], today: Int64? = nil) -> [String] {
+        var inputs = TestInputs.make(file: file, withCredentials: false, files: files)
+        inputs.today = today
+        return TestInputs.problems(inputs)
     }
 
     @Test func entriesInheritWhatTheyLeaveOutFromWinpower() throws {

@@ -137,7 +137,13 @@ private func scalar(_ node: YAMLNode?, _ path: String...) -> YAMLScalar? {
         ("a: \"open\nb: 1", 1, 4, "unterminated double-quoted string"),
         ("a: \"bad \\q\"", 1, 9, "unknown escape sequence"),
         ("a: \"\\u12\"", 1, 5, "expected 4 hexadecimal digits"),
-        ("a: {b: 1}", 1, 4, "flow mappings"),
+        ("a: {b: 1", 1, 4, "unterminated flow mapping"),
+        ("a: {b: 1, b: 2}", 1, 11, "duplicate key 'b' (first defined on line 1, column 5)"),
+        ("a: {b 1}", 1, 5, "expected 'key: value' in flow mapping"),
+        ("a: {b: 1,, c: 2}", 1, 10, "empty entry in flow mapping"),
+        ("a: {b: 1 c: 2}", 1, 11, "':' followed by a space"),
+        ("a: {b: x{y}", 1, 9, "inside a plain value in a flow mapping"),
+        ("a: {[b]: 1}", 1, 5, "flow sequences cannot be keys"),
         ("a: |\n  text", 1, 4, "block scalars"),
         ("a: >\n  text", 1, 4, "block scalars"),
         ("a: [1, 2", 1, 4, "unterminated flow sequence"),
@@ -160,6 +166,22 @@ private func scalar(_ node: YAMLNode?, _ path: String...) -> YAMLScalar? {
         #expect(error?.position == SourcePosition(line: line, column: column), "\(String(describing: error))")
         #expect(error?.message.contains(message) == true, "\(String(describing: error))")
         #expect(error?.description.hasPrefix("t.yaml:\(line):\(column): ") == true)
+    }
+
+    @Test func flowMappingsOnOneLineReadAsBlockMappingsWouldWithTheirPositions() throws {
+        let root = try parse("battery: {installed: 2024-03-01, \"life\": '4y', tags: [a, b], more: {x: 1}, none: }  # comment\n"
+                             + "list: [{a: 1}, {}]\n")
+        #expect(scalar(root, "battery", "installed")?.text == "2024-03-01")
+        #expect(scalar(root, "battery", "life")?.text == "4y")
+        #expect(scalar(root, "battery", "more", "x")?.text == "1")
+        #expect(scalar(root, "battery", "none")?.isNull == true)
+        let entries = try #require(root?.entries?.first?.value.entries)
+        #expect(entries.map { $0.key } == ["installed", "life", "tags", "more", "none"])
+        #expect(entries[0].keyPosition == SourcePosition(line: 1, column: 11))
+        #expect(entries[0].value.position == SourcePosition(line: 1, column: 22))
+        #expect(entries[2].value.items?.count == 2)
+        #expect(root?.entries?.last?.value.items?.first?.entries?.first?.key == "a")
+        #expect(root?.entries?.last?.value.items?.last?.entries?.isEmpty == true)
     }
 
     @Test func tabsInsideValuesAndAfterContentAreFine() throws {

@@ -92,6 +92,21 @@ import WPNUTFrontEnd
         #expect(variables["output.current"] == nil)
         let names = NUTVariables.of(device, thresholds: NUTThresholds(), driverVersion: "1").map(\.name)
         #expect(names == names.sorted())
+        #expect(variables["battery.date"] == nil && variables["battery.date.maintenance"] == nil, "no battery configured")
+    }
+
+    /// The configured battery as upsd names it: installed (`battery.date`) and due for
+    /// replacement (`battery.date.maintenance`), as YYYY-MM-DD.
+    @Test func aConfiguredBatteryHasItsDates() {
+        var device = Self.device(mode: 3)
+        device.battery = BatteryLife(installed: "2024-03-01", life: "3y6mo")
+        let variables = Dictionary(uniqueKeysWithValues: NUTVariables.of(device, thresholds: NUTThresholds(), driverVersion: "1")
+            .map { ($0.name, $0.value) })
+        #expect(variables["battery.date"] == "2024-03-01")
+        #expect(variables["battery.date.maintenance"] == "2027-09-01")
+        device.battery = BatteryLife(installed: nil, life: "5y")
+        let lifeOnly = NUTVariables.of(device, thresholds: NUTThresholds(), driverVersion: "1").map(\.name)
+        #expect(!lifeOnly.contains("battery.date") && !lifeOnly.contains("battery.date.maintenance"))
     }
 
     /// A three-phase UPS with every line's readings: WinPower's one frequency on every input

@@ -168,6 +168,28 @@ struct StatusPageTests {
         await harness.shutdown()
     }
 
+    /// The configured battery on the UPS page: its installation day and age, its replace-by day,
+    /// and a reason when it is due within 30 days or past it (the wall clock is 2025-10-13).
+    @Test func aUPSPageShowsItsBatteryAndSaysWhenItIsDue() async throws {
+        let harness = try await ExporterHarness(devices: 3, configureExporter: { configuration in
+            configuration.winPower.devices.battery = DeviceSelection.Battery(installed: "2021-10-20")   // due 2025-10-20
+            configuration.winPower.devices.overrides = [
+                Self.id(0): .init(battery: DeviceSelection.Battery(installed: "2021-09-01")),           // due 2025-09-01: past
+                Self.id(1): .init(battery: DeviceSelection.Battery(life: "10y")),                       // 2021-10-20 + 10y
+            ]
+        })
+        await harness.exporter.collector.collect()
+        let past = try await harness.get("/status/ups?device=\(Self.id(0))&lang=en").text
+        #expect(past.contains("<tr><th>Battery installed</th><td>2021-09-01 (4.1 years)</td></tr>"))
+        #expect(past.contains("<tr><th>Replace battery by</th><td class=\"due\">2025-09-01 (4y)</td></tr>"))
+        #expect(past.contains("<li>The battery is past its replacement day, 2025-09-01</li>"))
+        let soon = try await harness.get("/status/ups?device=\(Self.id(2))&lang=zh").text
+        #expect(soon.contains("<li>电池应在 2025-10-20 前更换</li>"), "\(soon.prefix(3_000))")
+        let later = try await harness.get("/status/ups?device=\(Self.id(1))&lang=en").text
+        #expect(later.contains("<td>2031-10-20 (10y)</td>") && !later.contains("replacement"))
+        await harness.shutdown()
+    }
+
     @Test func theLanguageFollowsAcceptLanguageAndTheSwitch() async throws {
         let harness = try await Self.harness(until: 15)
         let chinese = try await harness.get("/status", headers: ["Accept-Language": "zh-CN,zh;q=0.9,en;q=0.8"])

@@ -100,6 +100,10 @@
       summary: 'UPS {{ $labels.device_name }}{{ with $labels.server }}（服务器 {{ . }}）{{ end }} 错过了电池自检',
       description: 'UPS {{ $labels.device_name }}（{{ $labels.device_id }}）最近一次电池自检开始于 {{ $value | humanizeDuration }} 之前，已超过其自动自检周期加 2 天。请检查 UPS 的自检计划。',
     },
+    UPSBatteryReplacementDue: {
+      summary: 'UPS {{ $labels.device_name }}{{ with $labels.server }}（服务器 {{ . }}）{{ end }} 的电池需要更换',
+      description: 'UPS {{ $labels.device_name }}（{{ $labels.device_id }}）的电池将在 {{ $value | humanizeDuration }} 后达到配置的使用寿命（为负值表示已超过）。请在停电暴露电池老化之前更换，并设置新的安装日期。',
+    },
   },
 
   dashboard: {
