@@ -20,7 +20,7 @@ public struct DeviceFilter: Sendable, Equatable {
     public var labelNames: [String]
     /// Each device's static label values, aligned with ``labelNames`` (`""` where it has none).
     public var labels: [String: [String]]
-    /// Batteries by device id (``Device/battery``).
+    /// Batteries by device id (`Device.battery`).
     public var batteries: [String: BatteryLife] = [:]
     /// The battery of every device not in ``batteries``.
     public var battery: BatteryLife?
