@@ -25,7 +25,22 @@ struct TLSClientStreamTests {
     }
 
     /// `GET /tls` over a TLS stream to 127.0.0.1:`port` named `serverName`: the response's bytes.
-    static func get(port: Int, context: TLSClientContext, serverName: String = "127.0.0.1") throws -> String {
+    /// The stream blocks its thread: it runs on a thread of its own, never on Swift's pool (where
+    /// the test bodies of the ThreadSanitizer run are, beside the server's handlers).
+    static func get(port: Int, context: TLSClientContext, serverName: String = "127.0.0.1") async throws -> String {
+        let result: Result<String, any Error> = await withCheckedContinuation { continuation in
+            do {
+                try NamedThread.start(name: "tls-test-client") {
+                    continuation.resume(returning: Result { try blockingGet(port: port, context: context, serverName: serverName) })
+                }
+            } catch {
+                continuation.resume(returning: .failure(error))
+            }
+        }
+        return try result.get()
+    }
+
+    private static func blockingGet(port: Int, context: TLSClientContext, serverName: String) throws -> String {
         let cancellation = ExchangeCancellation()
         let deadline = Deadline(after: .seconds(60))
         let socket = try ClientSocket.connect(host: "127.0.0.1", port: port, deadline: deadline, cancellation: cancellation)
@@ -55,7 +70,7 @@ struct TLSClientStreamTests {
         defer { pki.remove() }
         let context = try TLSClientContext(verification: .trust(caFile: pki.caCertificate))
         try await withTestServer(Self.hello, configuration: Self.server(pki)) { port in
-            let response = try Self.get(port: port, context: context)
+            let response = try await Self.get(port: port, context: context)
             #expect(response.hasPrefix("HTTP/1.1 200"))
             #expect(response.hasSuffix("hello over /tls\n"))
         }
@@ -68,7 +83,7 @@ struct TLSClientStreamTests {
         for context in [try TLSClientContext(verification: .system),
                         try TLSClientContext(verification: .trust(caFile: pki.directory + "/other-ca.crt"))] {
             try await withTestServer(Self.hello, configuration: Self.server(pki)) { port in
-                let error = #expect(throws: HTTPClientError.self) { try Self.get(port: port, context: context) }
+                let error = await #expect(throws: HTTPClientError.self) { try await Self.get(port: port, context: context) }
                 #expect(error?.kind == .certificate)
                 #expect(error?.detail.contains("certificate was refused: unable to get local issuer certificate") == true,
                         "\(String(describing: error))")
@@ -84,11 +99,13 @@ struct TLSClientStreamTests {
         try await withTestServer(Self.hello, configuration: Self.server(pki)) { port in
             // The certificate names 127.0.0.1 only.
             for name in ["localhost", "127.0.0.2", "::1"] {
-                let error = #expect(throws: HTTPClientError.self) { try Self.get(port: port, context: trusted, serverName: name) }
+                let error = await #expect(throws: HTTPClientError.self) {
+                    try await Self.get(port: port, context: trusted, serverName: name)
+                }
                 #expect(error?.kind == .certificate)
                 #expect(error?.detail.contains("mismatch") == true, "\(name): \(String(describing: error))")
             }
-            let response = try Self.get(port: port, context: skipping, serverName: "localhost")
+            let response = try await Self.get(port: port, context: skipping, serverName: "localhost")
             #expect(response.hasSuffix("hello over /tls\n"))
         }
     }
@@ -100,12 +117,12 @@ struct TLSClientStreamTests {
                                                    certificateFile: pki.clientCertificate, keyFile: pki.clientKey)
         let without = try TLSClientContext(verification: .trust(caFile: pki.caCertificate))
         try await withTestServer(Self.hello, configuration: Self.server(pki, requireClient: true)) { port in
-            let response = try Self.get(port: port, context: withCertificate)
+            let response = try await Self.get(port: port, context: withCertificate)
             #expect(response.hasSuffix("hello over /tls\n"))
             // Without one the server ends the connection (in TLS 1.3 after the client's side of
             // the handshake is done): no response either way.
-            #expect(throws: HTTPClientError.self) {
-                let answer = try Self.get(port: port, context: without)
+            await #expect(throws: HTTPClientError.self) {
+                let answer = try await Self.get(port: port, context: without)
                 if answer.isEmpty { throw HTTPClientError(.network, "closed without a response") }
             }
         }
