@@ -167,7 +167,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         return page
     }
     /// The energy cost of `energy.tariffs` per device and period now; `nil` without a currency.
-    package var energyCost: EnergyCostMeter? { frontEnds.lazy.compactMap { ($0 as? any EnergyCostSource)?.meter }.first }
+    package var energyCost: EnergyCostMeter? { frontEnds.energyCostMeter }
     /// Whether the listener speaks TLS (the web configuration file sets it up).
     public let isSecure: Bool
     /// Re-reads the configuration on SIGHUP and `POST /-/reload`.

@@ -99,6 +99,14 @@ package protocol EnergyCostSource: Sendable {
     var meter: EnergyCostMeter { get }
 }
 
+extension Sequence where Element == any FrontEnd {
+    /// The meter of the front end among these that prices the energy (``EnergyCostSource``),
+    /// or nil when `energy.tariffs` makes none.
+    package var energyCostMeter: EnergyCostMeter? {
+        lazy.compactMap { ($0 as? any EnergyCostSource)?.meter }.first
+    }
+}
+
 /// A front end's section of `/health`: the key it appears under and what it shows there (any
 /// value encoding to JSON).
 public struct FrontEndHealth: Sendable {

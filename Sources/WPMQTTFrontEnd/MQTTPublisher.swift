@@ -92,7 +92,7 @@ package final class MQTTPublisher<C: Clock>: FrontEnd where C.Duration == Durati
         let frontEnds = context.frontEnds
         let publisher = MQTTPublisher(settings: settings, host: broker.host, port: broker.port, tls: tls, version: context.version,
                                       wallClock: context.wallClock, logger: logger,
-                                      costs: { frontEnds().lazy.compactMap { ($0 as? any EnergyCostSource)?.meter }.first })
+                                      costs: { frontEnds().energyCostMeter })
         do throws(MetricsError) {
             try publisher.register(context.registry)
         } catch {

@@ -20,7 +20,7 @@ extension FrontEndFactory {
             let systemZone = Exporter<C>.systemTimeZone(logger)
             let frontEnds = context.frontEnds
             let costs: @Sendable () -> StatusCosts = {
-                guard let meter = frontEnds().lazy.compactMap({ ($0 as? any EnergyCostSource)?.meter }).first else {
+                guard let meter = frontEnds().energyCostMeter else {
                     return StatusCosts(timeZone: systemZone)
                 }
                 return StatusCosts(currency: meter.schedule.currency, since: meter.startedAt,
