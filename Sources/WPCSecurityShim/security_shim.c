@@ -220,11 +220,34 @@ static int accept_any_certificate(int ok, void *store) {
     return 1;
 }
 
-void *wps_tls_context_new(const wps_tls_options *options, char *message, size_t capacity) {
+/// A new context of `method` (TLS_server_method or TLS_client_method), or NULL with a message.
+static void *context_new(const void *(*method)(void), char *message, size_t capacity) {
     if (wps_tls_load(message, capacity) != 0) return NULL;
     ssl_api.err_clear();
-    void *context = ssl_api.ctx_new(ssl_api.server_method());
-    if (context == NULL) { describe_failure("cannot create a TLS context", message, capacity); return NULL; }
+    void *context = ssl_api.ctx_new(method());
+    if (context == NULL) describe_failure("cannot create a TLS context", message, capacity);
+    return context;
+}
+
+/// Frees `context` after the step that `failed` (with OpenSSL's reason in `message`): NULL.
+static void *context_failed(void *context, const char *failed, char *message, size_t capacity) {
+    describe_failure(failed, message, capacity);
+    ssl_api.ctx_free(context);
+    return NULL;
+}
+
+/// What both sides' contexts set last: `options` (no compression, no renegotiation, and the
+/// side's own) and the modes the non-blocking reads and writes need.
+static void *context_finished(void *context, uint64_t options) {
+    ssl_api.ctx_set_options(context, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | options);
+    ssl_api.ctx_ctrl(context, SSL_CTRL_MODE,
+                     SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS, NULL);
+    return context;
+}
+
+void *wps_tls_context_new(const wps_tls_options *options, char *message, size_t capacity) {
+    void *context = context_new(ssl_api.server_method, message, capacity);
+    if (context == NULL) return NULL;
     const char *failed = NULL;
     if (ssl_api.use_chain_file(context, options->certificate_file) != 1) failed = "cannot load cert_file";
     else if (ssl_api.use_key_file(context, options->key_file, SSL_FILETYPE_PEM) != 1) failed = "cannot load key_file";
@@ -237,11 +260,7 @@ void *wps_tls_context_new(const wps_tls_options *options, char *message, size_t 
         failed = "none of cipher_suites is available";
     else if (options->client_ca_file && ssl_api.load_verify(context, options->client_ca_file, NULL) != 1)
         failed = "cannot load client_ca_file";
-    if (failed != NULL) {
-        describe_failure(failed, message, capacity);
-        ssl_api.ctx_free(context);
-        return NULL;
-    }
+    if (failed != NULL) return context_failed(context, failed, message, capacity);
     if (options->client_ca_file) {
         void *names = ssl_api.load_client_ca_file(options->client_ca_file);
         if (names != NULL) ssl_api.set_client_ca_list(context, names);  // the context takes ownership
@@ -257,12 +276,7 @@ void *wps_tls_context_new(const wps_tls_options *options, char *message, size_t 
         break;
     default: ssl_api.set_verify(context, SSL_VERIFY_NONE, NULL); break;
     }
-    uint64_t flags = SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION;
-    if (options->prefer_server_ciphers) flags |= SSL_OP_CIPHER_SERVER_PREFERENCE;
-    ssl_api.ctx_set_options(context, flags);
-    ssl_api.ctx_ctrl(context, SSL_CTRL_MODE,
-                     SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS, NULL);
-    return context;
+    return context_finished(context, options->prefer_server_ciphers ? SSL_OP_CIPHER_SERVER_PREFERENCE : 0);
 }
 
 void wps_tls_context_free(void *context) {
@@ -296,10 +310,8 @@ void *wps_tls_session_new(void *context, int descriptor) {
 }
 
 void *wps_tls_client_context_new(const wps_tls_client_options *options, char *message, size_t capacity) {
-    if (wps_tls_load(message, capacity) != 0) return NULL;
-    ssl_api.err_clear();
-    void *context = ssl_api.ctx_new(ssl_api.client_method());
-    if (context == NULL) { describe_failure("cannot create a TLS context", message, capacity); return NULL; }
+    void *context = context_new(ssl_api.client_method, message, capacity);
+    if (context == NULL) return NULL;
     const char *failed = NULL;
     if (options->ca_file != NULL && ssl_api.load_verify(context, options->ca_file, NULL) != 1)
         failed = "cannot load the CA file";
@@ -314,16 +326,9 @@ void *wps_tls_client_context_new(const wps_tls_client_options *options, char *me
         failed = "the client key does not match the client certificate";
     else if (ssl_api.ctx_ctrl(context, SSL_CTRL_SET_MIN_PROTO_VERSION, 0x0303, NULL) != 1)
         failed = "TLS 1.2 is not supported";
-    if (failed != NULL) {
-        describe_failure(failed, message, capacity);
-        ssl_api.ctx_free(context);
-        return NULL;
-    }
+    if (failed != NULL) return context_failed(context, failed, message, capacity);
     ssl_api.set_verify(context, options->verify ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, NULL);
-    ssl_api.ctx_set_options(context, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION);
-    ssl_api.ctx_ctrl(context, SSL_CTRL_MODE,
-                     SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS, NULL);
-    return context;
+    return context_finished(context, 0);
 }
 
 void *wps_tls_client_session_new(void *context, int descriptor, const char *server_name, int verify) {

@@ -124,19 +124,32 @@ package struct ClientSocket {
               authority: String) throws(HTTPClientError) -> Int {
         while true {
             try cancellation.check()
-            let received = recv(descriptor, buffer.baseAddress, buffer.count, 0)
-            if received >= 0 {
+            let received: Int?
+            do throws(HTTPClientError) {
+                received = try readAvailable(into: buffer, authority: authority)
+            } catch {
+                try cancellation.check()
+                throw HTTPClientError(.network, "reading the response from \(authority) failed: \(error.detail)")
+            }
+            if let received {
                 try cancellation.check() // a shutdown by cancel() reads as end of stream
                 return received
-            }
-            let code = errno
-            guard code == EAGAIN || code == EWOULDBLOCK || code == EINTR else {
-                try cancellation.check()
-                throw HTTPClientError(.network, "reading the response from \(authority) failed: \(errorText(code))")
             }
             try wait(for: Int16(POLLIN), deadline: deadline, cancellation: cancellation,
                      doing: "waiting for the response from \(authority)")
         }
+    }
+
+    /// Reads what is available without waiting: the count of bytes (0 when the peer closed
+    /// the connection), or nil when nothing is there yet (as ``TLSClientStream``'s).
+    ///
+    /// - Throws: `network` with the system's reason.
+    package func readAvailable(into buffer: UnsafeMutableRawBufferPointer, authority: String) throws(HTTPClientError) -> Int? {
+        let received = recv(descriptor, buffer.baseAddress, buffer.count, 0)
+        if received >= 0 { return received }
+        let code = errno
+        guard code == EAGAIN || code == EWOULDBLOCK || code == EINTR else { throw HTTPClientError(.network, errorText(code)) }
+        return nil
     }
 
     /// Whether an idle connection still looks usable: nothing to read, no EOF, no error.

@@ -539,13 +539,7 @@ private enum Link {
         case .tls(let stream):
             return try stream.readAvailable(into: buffer, authority: authority)
         case .plain(let socket):
-            let received = cs_recv(socket.descriptor, buffer.baseAddress, buffer.count)
-            if received >= 0 { return received }
-            let code = Int32(-received)
-            guard code == EAGAIN || code == EWOULDBLOCK || code == EINTR else {
-                throw HTTPClientError(.network, String(cString: strerror(code)))
-            }
-            return nil
+            return try socket.readAvailable(into: buffer, authority: authority)
         }
     }
 
