@@ -223,6 +223,8 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
             .nut(makeListener: listeners.nut),
             .snmp,
             .push,
+            // Before the history and notifications: their events read its verdicts of the same publication.
+            .batteryHealth,
             .history,
             .notifications,
             // Before MQTT: its costs are counted from a publication before MQTT sends them.

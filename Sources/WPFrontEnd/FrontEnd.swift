@@ -107,6 +107,21 @@ extension Sequence where Element == any FrontEnd {
     }
 }
 
+/// The front end that measures the batteries' health (`battery.*`): others find it among
+/// ``FrontEndContext/frontEnds`` and show its verdicts (the status pages, the history's events).
+package protocol BatteryHealthSource: Sendable {
+    /// Its meter: the measurements by device key (`energyKeyPrefix` + device id).
+    var batteryHealth: BatteryHealthMeter { get }
+}
+
+extension Sequence where Element == any FrontEnd {
+    /// The meter of the front end among these that measures the batteries
+    /// (``BatteryHealthSource``), or nil when none does.
+    package var batteryHealthMeter: BatteryHealthMeter? {
+        lazy.compactMap { ($0 as? any BatteryHealthSource)?.batteryHealth }.first
+    }
+}
+
 /// A front end's section of `/health`: the key it appears under and what it shows there (any
 /// value encoding to JSON).
 public struct FrontEndHealth: Sendable {

@@ -1,6 +1,8 @@
 package import WPClient
 import WPCollector
+package import WPEnergy
 package import WPFrontEnd
+import FoundationEssentials
 
 /// One entry of the event journal (`event` in `history.db`): when, which UPS or server, what
 /// happened, and what it said.
@@ -13,6 +15,8 @@ package struct HistoryEvent: Sendable, Equatable {
         case fault, faultCleared = "fault_cleared"
         case alarmRaised = "alarm_raised", alarmCleared = "alarm_cleared"
         case selfTestStarted = "self_test_started", selfTestFinished = "self_test_finished"
+        case selfTestOverdue = "self_test_overdue", selfTestOverdueCleared = "self_test_overdue_cleared"
+        case batteryHealthLow = "battery_health_low", batteryHealthRecovered = "battery_health_recovered"
         case disconnected, reconnected
         case stale, fresh
         case serverUnreachable = "server_unreachable", loginRefused = "login_refused", serverBack = "server_back"
@@ -29,6 +33,8 @@ package struct HistoryEvent: Sendable, Equatable {
             case .fault, .faultCleared: [.fault, .faultCleared]
             case .alarmRaised, .alarmCleared: [.alarmRaised, .alarmCleared]
             case .selfTestStarted, .selfTestFinished: [.selfTestStarted, .selfTestFinished]
+            case .selfTestOverdue, .selfTestOverdueCleared: [.selfTestOverdue, .selfTestOverdueCleared]
+            case .batteryHealthLow, .batteryHealthRecovered: [.batteryHealthLow, .batteryHealthRecovered]
             case .disconnected, .reconnected: [.disconnected, .reconnected]
             case .stale, .fresh: [.stale, .fresh]
             case .serverUnreachable, .loginRefused, .serverBack: [.serverUnreachable, .loginRefused, .serverBack]
@@ -87,6 +93,12 @@ package struct HistoryEventTracker: Sendable {
         package var stale = false
         /// Active alarms: code → text.
         package var alarms: [String: String] = [:]
+        /// The battery's measured health is low (`nil`: not measured enough, or no meter).
+        package var healthLow: Bool?
+        /// The health in percent, for the event's text.
+        package var healthPercent: Int?
+        /// No self-test for longer than `battery.self_test_days` (`nil`: no meter).
+        package var testOverdue: Bool?
     }
 
     private var ups: [HistoryUPS: UPSConditions] = [:]
@@ -96,7 +108,9 @@ package struct HistoryEventTracker: Sendable {
 
     /// The events of `state` against the previous one, at `now` (Unix seconds). A UPS or
     /// server seen for the first time gives its current conditions as ``HistoryEvent/atStart``.
-    package mutating func events<C: Clock>(in state: FleetState<C>, now: Int64) -> [HistoryEvent] {
+    /// With the battery health meter (`battery`, the front end's), a battery's health falling
+    /// below its threshold and a self-test becoming overdue are events too.
+    package mutating func events<C: Clock>(in state: FleetState<C>, now: Int64, battery: BatteryHealthMeter? = nil) -> [HistoryEvent] {
         var events: [HistoryEvent] = []
         for server in state.servers {
             let condition: HistoryEvent.Kind? =
@@ -115,7 +129,11 @@ package struct HistoryEventTracker: Sendable {
             for reading in server.devices.readings {
                 let device = reading.device
                 let key = HistoryUPS(server: server.name, device: device.id)
-                let current = Self.conditions(device, stale: server.isStale(reading.readAt, at: state.publishedAt))
+                var current = Self.conditions(device, stale: server.isStale(reading.readAt, at: state.publishedAt))
+                if let battery {
+                    Self.addBattery(battery, key: server.energyKeyPrefix + device.id, device: device,
+                                    lastTest: server.devices.selfTests[device.id]?.lastStart, now: now, to: &current)
+                }
                 let before = ups[key]
                 ups[key] = current
                 guard before != current else { continue }
@@ -143,6 +161,21 @@ package struct HistoryEventTracker: Sendable {
         return conditions
     }
 
+    /// The battery's health and self-test conditions of the UPS of `key`, as `battery` judges them.
+    static func addBattery(_ battery: BatteryHealthMeter, key: String, device: Device, lastTest: Date?, now: Int64,
+                           to conditions: inout UPSConditions) {
+        let installed = device.battery?.installedDate
+        if let health = battery.verdict(key, installed: installed)?.health {
+            conditions.healthLow = health < battery.rules.threshold
+            conditions.healthPercent = Int((health * 100).rounded())
+        }
+        if let since = battery.watchedSince(key) {
+            let interval = battery.rules.selfTestInterval(autoTestPeriodDays: device.setting.autoTestPeriod)
+            conditions.testOverdue = BatteryHealthVerdict.testOverdue(lastTest: lastTest, watchedSince: since, installed: installed,
+                                                                      interval: interval, now: Date(timeIntervalSince1970: Double(now)))
+        }
+    }
+
     /// The events from `before` (`nil`: first seen, every condition given as it is now, as
     /// ``HistoryEvent/atStart``) to `after`.
     static func changes(from before: UPSConditions?, to after: UPSConditions, time: Int64, server: String, device: Device,
@@ -163,11 +196,16 @@ package struct HistoryEventTracker: Sendable {
         pair(before?.fault, after.fault, .fault, .faultCleared)
         pair(before?.disconnected, after.disconnected, .disconnected, .reconnected)
         pair(before?.stale, after.stale, .stale, .fresh)
+        if let low = after.healthLow, first || before?.healthLow != low {
+            add(low ? .batteryHealthLow : .batteryHealthRecovered,
+                detail: description + (after.healthPercent.map { ", battery health \($0) %" } ?? ""))
+        }
         if first ? after.test : before?.test != after.test {
             let status = device.realtime.testStatus.map(String.init)
             add(after.test ? .selfTestStarted : .selfTestFinished, code: after.test ? nil : status,
                 detail: after.test ? nil : description + (status.map { ", test status \($0)" } ?? ""))
         }
+        pair(before?.testOverdue, after.testOverdue, .selfTestOverdue, .selfTestOverdueCleared)
         let previous = before?.alarms ?? [:]
         for (code, text) in after.alarms.sorted(by: { $0.key < $1.key }) where previous[code] == nil {
             add(.alarmRaised, code: code, detail: text)

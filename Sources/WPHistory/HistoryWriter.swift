@@ -59,6 +59,8 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
     private let shutdownWait: Duration
     private let retention: [HistoryTier: Int64]
     private let wallClock: @Sendable () -> Date
+    /// The exporter's front ends now: the battery health meter's verdicts are events too.
+    private let frontEnds: @Sendable () -> [any FrontEnd]
     private let queue: WorkerQueue
     private let gathering = Mutex(Gathering())
     private let connection = Connection()
@@ -99,6 +101,7 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
         logger = context.logger.component("history")
         shutdownWait = context.configuration.scheduler.gracefulShutdownTimeout
         wallClock = context.wallClock
+        frontEnds = context.frontEnds
         retention = Dictionary(uniqueKeysWithValues: HistoryTier.allCases.map { ($0, Int64($0.retention(in: history).days) * 86_400) })
         queue = WorkerQueue(name: "history-writer", maxThreads: 1, idleTime: .seconds(30))
         status = StatusCell(Status(state: "starting", path: path, slotsWritten: 0, failures: 0))
@@ -157,7 +160,8 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
         let now = wallClock()
         let (finished, events): ([HistorySlot], [HistoryEvent]) = gathering.withLock { gathering in
             var finished: [HistorySlot] = []
-            let events = gathering.events.events(in: state, now: Int64(now.timeIntervalSince1970.rounded(.down)))
+            let events = gathering.events.events(in: state, now: Int64(now.timeIntervalSince1970.rounded(.down)),
+                                                battery: frontEnds().batteryHealthMeter)
             for server in state.servers {
                 for reading in server.devices.readings {
                     let ups = HistoryUPS(server: server.name, device: reading.device.id)

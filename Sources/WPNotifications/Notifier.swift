@@ -53,6 +53,8 @@ package final class Notifier<C: Clock>: FrontEnd where C.Duration == Duration {
     private let zone: TimeZoneRules
     private let clock: C
     private let wallClock: @Sendable () -> Date
+    /// The exporter's front ends now: the battery health meter's verdicts are events too.
+    private let frontEnds: @Sendable () -> [any FrontEnd]
     private let sections: StateSections?
     private let gathering: Mutex<Gathering>
     /// The start of the monotonic seconds holds are timed in (a wall clock set back does not
@@ -75,15 +77,17 @@ package final class Notifier<C: Clock>: FrontEnd where C.Duration == Duration {
         }
         return try Notifier(settings: settings, transport: client, clock: context.clock, wallClock: context.wallClock,
                             logger: context.logger.component("notifications"), counters: counters, sections: context.sections,
-                            publication: context.publication)
+                            publication: context.publication, frontEnds: context.frontEnds)
     }
 
     /// A notifier of `settings` sending with `transport`, told what `publication` publishes.
     package init(settings: NotificationSettings, transport: any NotificationTransport, clock: C,
                  wallClock: @escaping @Sendable () -> Date, logger: WPLogger, counters: DeliveryCounters?,
                  sections: StateSections?, publication: (any FleetPublishing<C>)?,
+                 frontEnds: @escaping @Sendable () -> [any FrontEnd] = { [] },
                  backoff: Backoff = Backoff(initial: .seconds(2), maximum: .seconds(300))) throws(FrontEndError) {
         self.settings = settings
+        self.frontEnds = frontEnds
         self.clock = clock
         self.wallClock = wallClock
         self.sections = sections
@@ -175,7 +179,7 @@ package final class Notifier<C: Clock>: FrontEnd where C.Duration == Duration {
         let (groups, beats) = gathering.withLock { gathering in
             gathering.lastPublished = clock.now
             gathering.staleAfter = max(.seconds(60), state.servers.map(\.stalenessWindow).max() ?? .zero)
-            var events = gathering.tracker.events(in: state, now: wall)
+            var events = gathering.tracker.events(in: state, now: wall, battery: frontEnds().batteryHealthMeter)
             events += Self.endedWhileAway(state, events: events, gathering: &gathering, now: wall)
             let notifications = events.map { event in
                 let place = names[event.server]

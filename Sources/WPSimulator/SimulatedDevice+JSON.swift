@@ -50,7 +50,8 @@ extension SimulatedDevice {
         let onBattery = role == .onBattery
         let discharging = onBattery || role == .batteryTest
         let phases = threePhase ? 3 : 1
-        let capacity = discharging ? max(5, 95 - t / 120) : 100
+        let capacity = !discharging ? 100
+            : battery.map { max(5, 100 - max(0, t - $0.start) * 100 / $0.runtime) } ?? max(5, 95 - t / 120)
         let values: [String: String] = [
             "inputVolt1": onBattery ? "0.0" : Self.fixed(231 + 6 * sin(t / 300 + phase), 1),
             "outputVoltageType": "0",

@@ -47,6 +47,24 @@ public struct SimulatedDevice: Sendable, Equatable {
     /// What the device is doing; an ``OutageWindow`` of the schedule overrides it (unless the
     /// device is disconnected).
     public var role: Role
+    /// The scripted window's battery (``OutageWindow/runtime``): when it started, and the runtime
+    /// from full charge it delivers; `nil`: the default charge curve.
+    public var battery: ScriptedBattery?
+
+    /// A scripted window's battery: when the window started and the runtime from full charge it
+    /// delivers, seconds.
+    public struct ScriptedBattery: Sendable, Equatable {
+        /// Seconds of simulated time when the window started (the charge is full then).
+        public var start: Double
+        /// Seconds the battery runs from full charge.
+        public var runtime: Double
+
+        /// A battery full at `start` that runs `runtime` seconds.
+        public init(start: Double, runtime: Double) {
+            self.start = start
+            self.runtime = runtime
+        }
+    }
     /// Drives `loadTotalWatt` (and the values derived from it).
     public var curve: PowerCurve
     /// A three-phase UPS: per-phase keys for phases 1 to 3, phase counts of 3.

@@ -143,7 +143,7 @@ public enum SimulatorError: Error, Sendable, Equatable, CustomStringConvertible 
     case unreachable
     /// A `--fault` name that does not exist.
     case unknownFault(String)
-    /// An `--outage-schedule` entry that is not `[DEVICE:]START+LENGTH[/ROLE]`.
+    /// An `--outage-schedule` entry that is not `[DEVICE:]START+LENGTH[~RUNTIME][/ROLE]`.
     case badOutageSchedule(String)
 
     /// What went wrong, naming the bad fault or schedule entry and what is expected.
@@ -153,7 +153,7 @@ public enum SimulatorError: Error, Sendable, Equatable, CustomStringConvertible 
         case .unknownFault(let name):
             "unknown fault '\(name)'; known: \(WinPowerSimulator.Fault.allCases.map(\.rawValue).joined(separator: ", "))"
         case .badOutageSchedule(let entry):
-            "outage window '\(entry)' is not [DEVICE:]START+LENGTH[/ROLE] in seconds (e.g. 2+4, 1:30+10 or 1:30+10/batteryTest; "
+            "outage window '\(entry)' is not [DEVICE:]START+LENGTH[~RUNTIME][/ROLE] in seconds (e.g. 2+4, 1:30+10, 0:10+60~600 or 1:30+10/batteryTest; "
                 + "roles: \(SimulatedDevice.Role.allCases.map(\.rawValue).joined(separator: ", ")))"
         }
     }

@@ -101,6 +101,7 @@ extension WinPowerSimulator {
                   let window = schedule.first(where: { $0.device == device.index && $0.contains(t) }) else { return device.json(at: t) }
             var scripted = device
             scripted.role = window.role
+            scripted.battery = window.runtime.map { SimulatedDevice.ScriptedBattery(start: window.start, runtime: $0) }
             return scripted.json(at: t)
         }
         if faults.contains(.malformedDevice), !objects.isEmpty {

@@ -1,3 +1,4 @@
+import WPEnergy
 import WPLogging
 import WPHistory
 import WPRuntime
@@ -136,6 +137,8 @@ package struct StatusText: Sendable {
     var historyProblem: String
     var fromMemory: String
     var eventsShown: String
+    /// The battery health and self-test words.
+    var health = BatteryHealthText.english
 
     static let english = StatusText(
         title: "UPS status", upsTitle: "UPS", servers: "WinPower servers", server: "Server", ups: "UPS", state: "State", model: "Model",
@@ -204,5 +207,60 @@ package struct StatusText: Sendable {
                   .stale: "没有新读数：最后一次读数早于过期窗口",
                   .bypass: "旁路运行：市电未经逆变器保护"],
         historyProblem: "历史数据库没有应答", fromMemory: "最近 24 小时，来自内存（历史数据库未启用）",
-        eventsShown: "仅显示最近的")
+        eventsShown: "仅显示最近的", health: .chinese)
+}
+
+/// The words of the UPS page's battery health and self-test parts (docs/battery.md).
+struct BatteryHealthText: Sendable {
+    var health: String
+    var percent: @Sendable (_ percent: String, _ measurements: Int) -> String
+    var notEnough: @Sendable (_ measurements: Int, _ needed: Int) -> String
+    var low: @Sendable (_ percent: String, _ threshold: String) -> String
+    var lastSelfTest: String
+    var noSelfTestSince: @Sendable (String) -> String
+    var overdue: @Sendable (String) -> String
+    var measurements: String
+    var about: String
+    var end: String
+    var kind: String
+    var kinds: [BatteryDischarge.Kind: String]
+    var chargeUsed: String
+    var meanLoad: String
+    var perTenPercent: String
+    var predictedPerTenPercent: String
+    var ratio: String
+    var notes: [BatteryHealthVerdict.Note: String]
+
+    static let english = BatteryHealthText(
+        health: "Battery health",
+        percent: { "\($0) of its first measurement (\($1) measurements)" },
+        notEnough: { "not enough data (\($0) of \($1) measurements)" },
+        low: { "Battery health \($0): below \($1) of its first measurement" },
+        lastSelfTest: "Last self-test", noSelfTestSince: { "none seen since " + $0 },
+        overdue: { "No battery self-test since " + $0 },
+        measurements: "Battery measurements",
+        about: "Each outage or self-test long enough to tell: the runtime the battery gave per 10 % of charge at its load, "
+            + "and its energy per percent of charge, corrected for load, against the first measurement's.",
+        end: "End", kind: "Kind", kinds: [.outage: "outage", .selfTest: "self-test"], chargeUsed: "Charge used (%)",
+        meanLoad: "Mean load (W)", perTenPercent: "Runtime per 10 % (min)", predictedPerTenPercent: "WinPower predicted (min)",
+        ratio: "Health",
+        notes: [.reference: "first measurement", .tooShort: "too short", .tooLittleCharge: "too little charge used",
+                .noPower: "no power reported", .beforeInstallation: "before the battery's installation",
+                .otherLoad: "load too far from the first's", .otherTemperature: "temperature too far from the first's"])
+
+    static let chinese = BatteryHealthText(
+        health: "电池健康度",
+        percent: { "为首次测量的 \($0)（共 \($1) 次测量）" },
+        notEnough: { "数据不足（\($0) / \($1) 次测量）" },
+        low: { "电池健康度 \($0)：低于首次测量的 \($1)" },
+        lastSelfTest: "最近一次自检", noSelfTestSince: { "自 " + $0 + " 以来未见自检" },
+        overdue: { "自 " + $0 + " 以来没有电池自检" },
+        measurements: "电池测量",
+        about: "每次足够长的停电或自检：电池在当时负载下每 10 % 电量提供的续航，以及经负载修正的每 1 % 电量的能量，与首次测量相比。",
+        end: "结束", kind: "类型", kinds: [.outage: "停电", .selfTest: "自检"], chargeUsed: "消耗电量 (%)",
+        meanLoad: "平均负载 (W)", perTenPercent: "每 10 % 续航 (分钟)", predictedPerTenPercent: "WinPower 预测 (分钟)",
+        ratio: "健康度",
+        notes: [.reference: "首次测量", .tooShort: "时间太短", .tooLittleCharge: "消耗电量太少",
+                .noPower: "未报告功率", .beforeInstallation: "早于电池安装日期",
+                .otherLoad: "负载与首次相差太大", .otherTemperature: "温度与首次相差太大"])
 }

@@ -1,6 +1,6 @@
 package import FoundationEssentials
 package import WPClient
-import WPEnergy
+package import WPEnergy
 package import WPRuntime
 
 /// What a UPS is doing, as the status page shows it; the cases in the order of attention.
@@ -129,6 +129,15 @@ package struct UPSRow: Sendable {
     package var batteryDaysLeft: Int64?
     /// The battery's age today in years, to one decimal.
     package var batteryAgeYears: Double?
+    /// Its battery's measured health (docs/battery.md, "Measured health"); `nil` without a
+    /// measurement kept or without the meter.
+    package var batteryHealth: BatteryHealthVerdict?
+    /// When its last self-test started (the outage ledger's), if one was seen.
+    package var lastSelfTest: Date?
+    /// No self-test for longer than `battery.self_test_days` (`nil`: not judged).
+    package var selfTestOverdue: Bool?
+    /// Since when the exporter watches it without a self-test seen (the meter's first sight).
+    package var watchedSince: Date?
 
     /// Whether the battery is due for replacement within ``batteryDueDays`` or past its day.
     package var batteryDue: Bool { batteryDaysLeft.map { $0 <= Self.batteryDueDays } ?? false }

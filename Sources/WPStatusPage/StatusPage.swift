@@ -7,7 +7,7 @@ package import FoundationEssentials
 import Synchronization
 import WPClient
 import WPCollector
-import WPEnergy
+package import WPEnergy
 package import WPHistory
 import WPConfig
 package import WPFrontEnd
@@ -84,6 +84,8 @@ package final class StatusPage<C: Clock>: FrontEnd where C.Duration == Duration 
     /// The costs of a device's energy by period, and the currency (``StatusCosts``), as they
     /// are now (the cost counters a reload made again are the ones read).
     private let currentCosts: @Sendable () -> StatusCosts
+    /// The battery health meter the exporter has now, if any (its verdicts on the UPS pages).
+    private let batteryHealth: @Sendable () -> BatteryHealthMeter?
     /// Where the day and month baselines and the outages are kept (``StatusMemory``).
     private let memory: StatusMemory?
     /// The history API's database and settings (``StatusHistorySource``); `nil` without a data directory.
@@ -98,12 +100,15 @@ package final class StatusPage<C: Clock>: FrontEnd where C.Duration == Duration 
     ///     outages are kept across restarts (``StatusMemory``); `nil` keeps them in memory only.
     ///   - logger: where a kept record that cannot be read is reported.
     ///   - history: where `/status/history.json` and `.csv` read; `nil` answers them 404.
+    ///   - batteryHealth: the battery health meter now, read at each publication.
     package init(publication: some FleetPublishing<C>,
                  costs: @escaping @Sendable () -> StatusCosts = { StatusCosts() },
+                 batteryHealth: @escaping @Sendable () -> BatteryHealthMeter? = { nil },
                  wallClock: @escaping @Sendable () -> Date,
                  sections: StateSections? = nil, logger: WPLogger = .disabled,
                  history: StatusHistorySource? = nil) {
         currentCosts = costs
+        self.batteryHealth = batteryHealth
         historySource = history
         self.wallClock = wallClock
         memory = sections.map(StatusMemory.init)
@@ -175,6 +180,7 @@ package final class StatusPage<C: Clock>: FrontEnd where C.Duration == Duration 
     package func published(_ fleet: FleetState<C>) {
         let now = wallClock()
         let costs = currentCosts()
+        let meter = batteryHealth()
         var rows: [UPSRow] = []
         var servers: [ServerRow] = []
         var readings: [(key: String, row: UPSRow, ledger: OutageLedger?, joules: Double?)] = []
@@ -221,6 +227,18 @@ package final class StatusPage<C: Clock>: FrontEnd where C.Duration == Duration 
                     row.battery = battery
                     row.batteryDaysLeft = replaceBy - day
                     row.batteryAgeYears = (Double(max(0, day - installed)) / 365.25 * 10).rounded() / 10
+                }
+                row.lastSelfTest = server.devices.selfTests[device.id]?.lastStart
+                if let meter {
+                    let key = server.energyKeyPrefix + device.id
+                    let installed = device.battery?.installedDate
+                    row.batteryHealth = meter.verdict(key, installed: installed)
+                    if let since = meter.watchedSince(key) {
+                        let interval = meter.rules.selfTestInterval(autoTestPeriodDays: device.setting.autoTestPeriod)
+                        row.watchedSince = since
+                        row.selfTestOverdue = BatteryHealthVerdict.testOverdue(lastTest: row.lastSelfTest, watchedSince: since,
+                                                                               installed: installed, interval: interval, now: now)
+                    }
                 }
                 row.site = label ?? (fleet.servers.count > 1 ? display
                     : areas.count > 1 ? device.asset.areaId.map { "area " + String($0.prefix(8)) } ?? "" : "")

@@ -1,5 +1,6 @@
 package import FoundationEssentials
 import WPClient
+import WPEnergy
 package import WPHistory
 import WPLogging
 import WPRuntime
@@ -54,7 +55,8 @@ extension StatusRender {
     static let kindGroups: [(name: String, kinds: [HistoryEvent.Kind])] = [
         ("power", [.onBattery, .mainsBack, .lowBattery, .lowBatteryCleared, .bypass, .bypassEnded]),
         ("alarms", [.alarmRaised, .alarmCleared, .fault, .faultCleared]),
-        ("tests", [.selfTestStarted, .selfTestFinished]),
+        ("tests", [.selfTestStarted, .selfTestFinished, .selfTestOverdue, .selfTestOverdueCleared, .batteryHealthLow,
+                   .batteryHealthRecovered]),
         ("connection", [.disconnected, .reconnected, .stale, .fresh, .serverUnreachable, .loginRefused, .serverBack]),
     ]
 
@@ -81,6 +83,12 @@ extension StatusRender {
         }
         if row.batteryDue, let days = row.batteryDaysLeft, let day = row.battery?.replaceBy {
             reasons.append(days < 0 ? text.batteryOverdue(day) : text.batteryDue(day))
+        }
+        if let verdict = row.batteryHealth, verdict.isLow, let health = verdict.health {
+            reasons.append(text.health.low(percent(health), percent(verdict.threshold)))
+        }
+        if row.selfTestOverdue == true, let since = row.lastSelfTest ?? row.watchedSince {
+            reasons.append(text.health.overdue(time(since, zone)))
         }
         return reasons
     }
@@ -129,6 +137,7 @@ extension StatusRender {
             out += row.batteryDue ? " class=\"due\">" : ">"
             out += "\(escaped(replaceBy)) (\(escaped(battery.life)))</td></tr>\n"
         }
+        healthRows(&out, row: row, text: text.health, zone: zone)
         for (name, value) in zip(names.dropFirst(), values) { out += "<tr><th>\(escaped(name))</th><td>\(escaped(value))</td></tr>\n" }
         if let currency = details.model.currency {
             for cost in row.costs {
@@ -142,6 +151,7 @@ extension StatusRender {
         } else {
             memorySection(&out, details: details, text: text)
         }
+        if let verdict = row.batteryHealth { measurementsSection(&out, verdict, text: text.health, zone: zone, now: details.now) }
         let query = escaped(row.query)
         out += "<h2>\(escaped(text.outages))</h2>\n"
         out += "<p class=\"downloads\">\(escaped(text.download)): <a href=\"\(StatusRoutes.outagesCSV)?\(query)\">CSV</a> "
@@ -161,6 +171,57 @@ extension StatusRender {
         for line in details.exposition { out += escaped(line) + "\n" }
         out += "</pre></details>\n</main>\n</body>\n</html>\n"
         return Array(out.utf8)
+    }
+
+    /// A ratio as a whole percent (`92 %`).
+    static func percent(_ ratio: Double) -> String { number(ratio * 100, digits: 0) + " %" }
+
+    /// The battery health and last self-test rows of the readings table.
+    static func healthRows(_ out: inout String, row: UPSRow, text: BatteryHealthText, zone: TimeZoneRules) {
+        if let verdict = row.batteryHealth {
+            let value = verdict.health.map { text.percent(percent($0), verdict.measurements) }
+                ?? text.notEnough(verdict.measurements, verdict.needed)
+            out += "<tr id=\"battery-health\"><th>\(escaped(text.health))</th><td\(verdict.isLow ? " class=\"due\"" : "")>"
+            out += "\(escaped(value))</td></tr>\n"
+        }
+        if row.lastSelfTest != nil || row.watchedSince != nil {
+            let value = row.lastSelfTest.map { time($0, zone) } ?? text.noSelfTestSince(time(row.watchedSince, zone))
+            out += "<tr id=\"last-self-test\"><th>\(escaped(text.lastSelfTest))</th><td\(row.selfTestOverdue == true ? " class=\"due\"" : "")>"
+            out += "\(escaped(value))</td></tr>\n"
+        }
+    }
+
+    /// The battery's measurements: a chart of their health over time and a table of each.
+    static func measurementsSection(_ out: inout String, _ verdict: BatteryHealthVerdict, text: BatteryHealthText,
+                                    zone: TimeZoneRules, now: Date) {
+        out += "<section id=\"battery-measurements\"><h2>\(escaped(text.measurements))</h2>\n"
+        out += "<p class=\"note\">\(escaped(text.about))</p>\n"
+        let rated = verdict.points.compactMap { point in
+            point.ratio.map { StatusChart.Point(time: Int64(point.discharge.end.timeIntervalSince1970), mean: $0 * 100, low: $0 * 100, high: $0 * 100) }
+        }
+        if rated.count > 1, let first = rated.first?.time {
+            let end = max(Int64(now.timeIntervalSince1970), (rated.last?.time ?? first) + 1)
+            let span = max(end - first, 3_600)
+            // One slot over the whole span: the points are joined, never broken into gaps.
+            let window = StatusChart.Window(from: first - span / 20, to: end, step: span * 2, zone: zone)
+            out += "<div class=\"charts\">\n"
+            out += StatusChart.svg(title: text.ratio + " (%)", points: rated, window: window, fixedRange: nil)
+            out += "</div>\n"
+        }
+        tableStart(&out, id: "measurements", [text.end, text.kind, text.chargeUsed, text.meanLoad, text.perTenPercent,
+                                              text.predictedPerTenPercent, text.ratio])
+        for point in verdict.points.reversed() {
+            let discharge = point.discharge
+            let ratio = point.note.map { note in
+                (point.ratio.map { percent($0) + ", " } ?? "") + (text.notes[note] ?? note.rawValue)
+            } ?? point.ratio.map(percent) ?? ""
+            out += "<tr><td>\(time(discharge.end, zone))</td><td>\(escaped(text.kinds[discharge.kind] ?? discharge.kind.rawValue))</td>"
+            out += "<td>\(number(discharge.chargeUsed, digits: 0))</td><td>\(number(discharge.joules > 0 ? discharge.meanWatts : nil, digits: 0))</td>"
+            out += "<td>\(number(discharge.secondsPerPercent * 10 / 60, digits: 1))</td>"
+            out += "<td>\(number(discharge.predictedSecondsPerPercent.map { $0 * 10 / 60 }, digits: 1))</td>"
+            out += "<td>\(escaped(ratio))</td></tr>\n"
+        }
+        out += "</tbody></table></div>\n</section>\n"
     }
 
     /// The charts of the last 24 hours the page keeps in memory (the history is off).

@@ -160,7 +160,9 @@ enum HelpText {
                                      0 on battery at 2-6 s and 10-14 s, device 1 at 18-26 s);
                                      /ROLE after an entry scripts that role instead
                                      (1:30+20/batteryTest: a self-test; also disconnected,
-                                     fault, bypass, standby, powerOn, normal)
+                                     fault, bypass, standby, powerOn, normal); ~RUNTIME after
+                                     the length: the battery's runtime from full charge in that
+                                     window, seconds (0:10+60~600)
           --three-phase N            The first N devices are three-phase UPSs (default 0)
           --extra-readings N         Each device sends N numeric readings the exporter has no
                                      metric for, and one text reading (default 0)

@@ -122,7 +122,7 @@ import WPTestSupport
         let harness = try await ExporterHarness(devices: 2, frontEnds: [factory])
         let exporter = harness.exporter
         try await Self.running(exporter) {
-            #expect(exporter.frontEnds.map { $0.name } == ["the history writer", "the status pages", "the probe"])
+            #expect(exporter.frontEnds.map { $0.name } == ["the battery health meter", "the history writer", "the status pages", "the probe"])
             await ServersHarness.until("the probe runs") { probe.runs.load(ordering: .relaxed) == 1 }
             await ServersHarness.until("a publication") { !probe.generations.withLock { $0.isEmpty } }
             let metrics = try await harness.get("/metrics").text
@@ -132,7 +132,8 @@ import WPTestSupport
             var next = exporter.configuration
             next.nut.listen = "127.0.0.1:0"
             _ = try await exporter.apply(next)
-            #expect(exporter.frontEnds.map { $0.name } == ["the NUT server", "the history writer", "the status pages", "the probe"])
+            #expect(exporter.frontEnds.map { $0.name } == ["the NUT server", "the battery health meter", "the history writer", "the status pages",
+                                                           "the probe"])
         }
         #expect(probe.made.load(ordering: .relaxed) == 1, "made once: its section never changes")
         #expect(probe.cancelled.load(ordering: .relaxed) == 1, "cancelled when the exporter stopped")

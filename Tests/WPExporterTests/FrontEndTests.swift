@@ -29,8 +29,8 @@ import WPNUTFrontEnd
 
     @Test func theFrontEndsAreTheConfiguredSectionsInStartOrder() async throws {
         let plain = try Self.exporter { _ in }
-        #expect(plain.frontEnds.map(\.name) == ["the status pages"],
-                "no nut.listen, snmp.listen, push.url nor tariffs, history in memory: the HTTP listener and the status pages")
+        #expect(plain.frontEnds.map(\.name) == ["the battery health meter", "the status pages"],
+                "no nut.listen, snmp.listen, push.url nor tariffs, history in memory: the HTTP listener, the battery health meter and the status pages")
         await plain.close()
 
         let directory = temporaryPathRemovedAtExit("wpexporter-front-ends")
@@ -47,7 +47,7 @@ import WPNUTFrontEnd
             configuration.energy.tariffs.flatPrice = 0.5
         }
         #expect(all.frontEnds.map(\.name) == ["the NUT server", "the SNMP agent", "the Pushgateway push loop",
-                                              "the energy cost counters", "the status pages"])
+                                              "the battery health meter", "the energy cost counters", "the status pages"])
         #expect(all.http.name == "the HTTP server")
         await all.close()
     }

@@ -52,7 +52,7 @@ import WPTestThreads
             (Self.example.replacing("receivers: [ops]", with: "receivers: [osp]"),
              #"./config.yaml:10:18: notifications.routes[0].receivers: "osp" is no receiver; receivers: ops; did you mean "ops"?"#),
             (Self.example.replacing("on_battery, mains_back", with: "on_batery, mains_back"),
-             #"./config.yaml:9:16: notifications.routes[0].events[0]: "on_batery" must be one of on_battery, mains_back, low_battery, low_battery_cleared, bypass, bypass_ended, fault, fault_cleared, alarm_raised, alarm_cleared, self_test_started, self_test_finished, disconnected, reconnected, stale, fresh, server_unreachable, login_refused, server_back; did you mean "on_battery"?"#),
+             #"./config.yaml:9:16: notifications.routes[0].events[0]: "on_batery" must be one of on_battery, mains_back, low_battery, low_battery_cleared, bypass, bypass_ended, fault, fault_cleared, alarm_raised, alarm_cleared, self_test_started, self_test_finished, self_test_overdue, self_test_overdue_cleared, battery_health_low, battery_health_recovered, disconnected, reconnected, stale, fresh, server_unreachable, login_refused, server_back; did you mean "on_battery"?"#),
             (Self.example.replacing("https://oapi", with: "oapi"),
              "./config.yaml:5:12: notifications.receivers[0].url: must start with https:// or http:// (the value is masked: it holds the receiver's token)"),
             (Self.example.replacing("type: dingtalk ", with: "type: wecom    "),

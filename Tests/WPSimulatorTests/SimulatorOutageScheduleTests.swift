@@ -16,10 +16,15 @@ import WPRuntime
                           OutageWindow(device: 0, start: 0, length: 600, role: .disconnected)])
         // The description reads back as the same window.
         #expect(try OutageWindow.parseList(roles.map(\.description).joined(separator: ",")) == roles)
-        for bad in ["2", "2+0", "-1+3", "x:2+3", "2+3+4", "2+nan", "1:", "99999:1+2", "2+3/flying", "2+3/", "2/batteryTest+3"] {
+        let batteries = try OutageWindow.parseList("0:10+60~600,1:5+20~90.5/batteryTest")
+        #expect(batteries == [OutageWindow(device: 0, start: 10, length: 60, runtime: 600),
+                              OutageWindow(device: 1, start: 5, length: 20, role: .batteryTest, runtime: 90.5)])
+        #expect(try OutageWindow.parseList(batteries.map(\.description).joined(separator: ",")) == batteries)
+        for bad in ["2", "2+0", "-1+3", "x:2+3", "2+3+4", "2+nan", "1:", "99999:1+2", "2+3/flying", "2+3/", "2/batteryTest+3",
+                    "2+3~", "2+3~0", "2+3~-5", "2+3~x", "2~5+3"] {
             #expect(throws: SimulatorError.badOutageSchedule(bad)) { try OutageWindow.parseList(bad) }
         }
-        #expect(SimulatorError.badOutageSchedule("2").description.contains("[DEVICE:]START+LENGTH[/ROLE]"))
+        #expect(SimulatorError.badOutageSchedule("2").description.contains("[DEVICE:]START+LENGTH[~RUNTIME][/ROLE]"))
         #expect(SimulatorError.badOutageSchedule("2+3/flying").description.contains("batteryTest"))
     }
 
@@ -44,6 +49,31 @@ import WPRuntime
         #expect(try await modes(harness) == ["4", "4", ""])
         harness.clock.advance(by: .seconds(0.5))
         #expect(try await modes(harness) == ["3", "4", ""])
+    }
+
+    /// `~RUNTIME`: the charge falls from 100 % at the window's start by 100 % per RUNTIME seconds
+    /// (5 % at the least), while WinPower's predicted runtime stays the nominal 75 s a percent.
+    @Test func aWindowsBatteryDeliversItsRuntime() async throws {
+        let harness = SimulatorHarness {
+            $0.password = "s3cr3t-Pa55"
+            $0.deviceCount = 1
+            $0.outageSchedule = [OutageWindow(start: 10, length: 100, runtime: 200)]
+        }
+        func charge() async throws -> (Double, Double) {
+            let response = try await harness.simulator.handle(listRequest(token: try await token(harness.simulator)))
+            let devices = try #require(try json(response)["data"] as? [[String: Any]])
+            let realtime = try #require(devices.first?["realtime"] as? [String: Any])
+            return (Double(realtime["batCapacity"] as? String ?? "") ?? -1, Double(realtime["batRemainTime"] as? String ?? "") ?? -1)
+        }
+        #expect(try await charge() == (100, 7_500))
+        harness.clock.advance(by: .seconds(10))
+        #expect(try await charge() == (100, 7_500))
+        harness.clock.advance(by: .seconds(40))
+        #expect(try await charge() == (80, 6_000))
+        harness.clock.advance(by: .seconds(58))
+        #expect(try await charge() == (51, 3_825))
+        harness.clock.advance(by: .seconds(2))
+        #expect(try await charge() == (100, 7_500))
     }
 
     /// A restart (`simulate` brought back up by SIGUSR2) is a restarted WinPower server: its

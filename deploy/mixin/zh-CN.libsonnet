@@ -104,6 +104,10 @@
       summary: 'UPS {{ $labels.device_name }}{{ with $labels.server }}（服务器 {{ . }}）{{ end }} 的电池需要更换',
       description: 'UPS {{ $labels.device_name }}（{{ $labels.device_id }}）的电池将在 {{ $value | humanizeDuration }} 后达到配置的使用寿命（为负值表示已超过）。请在停电暴露电池老化之前更换，并设置新的安装日期。',
     },
+    UPSBatteryHealthLow: {
+      summary: 'UPS {{ $labels.device_name }}{{ with $labels.server }}（服务器 {{ . }}）{{ end }} 的电池正在衰退',
+      description: 'UPS {{ $labels.device_name }}（{{ $labels.device_id }}）的电池最近一次测量在相同负载下每 1 % 电量提供的续航只有首次测量的 {{ $value | humanizePercentage }}。请做一次深度电池测试确认，并安排更换。',
+    },
   },
 
   dashboard: {

@@ -30,7 +30,8 @@ extension FrontEndFactory {
             let history = context.dataDirectory.map { directory in
                 StatusHistorySource(reader: HistoryReader(directory: directory), settings: { configurationNow().history })
             }
-            return StatusPage(publication: context.publication, costs: costs, wallClock: context.wallClock,
+            return StatusPage(publication: context.publication, costs: costs, batteryHealth: { frontEnds().batteryHealthMeter },
+                              wallClock: context.wallClock,
                               sections: context.sections, logger: logger, history: history)
         }
     }

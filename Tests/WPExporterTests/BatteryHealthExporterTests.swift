@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+import WPTestThreads
+import WPClient
+import WPCollector
+import WPConfig
+import WPHistory
+import WPRuntime
+import WPSimulator
+import WPTestSupport
+@testable import WPExporter
+
+/// The battery health meter in the exporter (docs/battery.md, "Measured health"): the
+/// simulator's scripted outages with a falling runtime measured at each collection, judged on
+/// `/metrics`, on the UPS page and in the journal; a self-test overdue journaled.
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct BatteryHealthExporterTests {
+    /// Three 300 s outages of UPS 0 whose battery delivers 1,000 s, 980 s, then 600 s from full
+    /// charge, collected every 30 s; a fourth UPS's battery never used.
+    @Test func aFallingRuntimeIsFlaggedAtTheThirdOutageOnly() async throws {
+        let harness = try await ExporterHarness(devices: 1, configure: { simulator in
+            simulator.outageSchedule = [OutageWindow(start: 100, length: 300, runtime: 1_000),
+                                        OutageWindow(start: 1_000, length: 300, runtime: 980),
+                                        OutageWindow(start: 2_000, length: 300, runtime: 600)]
+        })
+        let device = try #require(harness.simulator.devices.first?.id)
+        let name = try #require(harness.simulator.devices.first?.alias)
+        let ratio = "winpower_device_battery_health_ratio{device_id=\"\(device)\",device_name=\"\(name)\"}"
+        let count = "winpower_device_battery_health_measurements{device_id=\"\(device)\",device_name=\"\(name)\"}"
+        func collect(until seconds: Int) async {
+            while Int(harness.clock.now.offset.inSeconds) < seconds {
+                harness.clock.advance(by: .seconds(30))
+                await harness.exporter.collector.collect()
+            }
+        }
+        await harness.exporter.collector.collect()
+        await collect(until: 450)
+        var metrics = try await harness.scrape()
+        #expect(metrics[count] == 1 && metrics[ratio] == nil, "\(metrics.filter { $0.key.contains("health") })")
+        await collect(until: 1_350)
+        metrics = try await harness.scrape()
+        #expect(metrics[count] == 2 && metrics[ratio] == nil, "two measurements: not enough data")
+        let page = try await harness.get("/status/ups?device=\(device)")
+        #expect(page.text.contains("not enough data (2 of 3 measurements)"), "\(page.text)")
+        await collect(until: 2_350)
+        metrics = try await harness.scrape()
+        #expect(metrics[count] == 3)
+        let health = try #require(metrics[ratio])
+        #expect(health > 0.5 && health < 0.7, "600 s against 1,000 s: \(health)")
+        let low = try await harness.get("/status/ups?device=\(device)")
+        #expect(low.text.contains("below 80 % of its first measurement"), "\(low.text)")
+        #expect(low.text.contains("id=\"measurements\""))
+        let events = try await harness.get("/status/events.json?kind=battery_health_low,battery_health_recovered")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(events.text.utf8)) as? [String: Any])
+        let kinds = (document["events"] as? [[String: Any]])?.compactMap { $0["kind"] as? String }
+        #expect(kinds == ["battery_health_low"], "\(events.text)")
+        await harness.shutdown()
+    }
+
+    /// `battery.self_test_days`: a UPS seen for longer without a self-test is journaled as
+    /// overdue once, and no longer once it tests.
+    @Test func aSelfTestOverdueIsJournaled() async throws {
+        let day = 86_400.0
+        let harness = try await ExporterHarness(devices: 1, configure: { simulator in
+            simulator.outageSchedule = [OutageWindow(start: 15 * day, length: 60, role: .batteryTest)]
+        }, configureExporter: { $0[section: BatteryHealthSettings.self].selfTestDays = 10 })
+        await harness.exporter.collector.collect()
+        for step in [5.0, 6, 4, 0.0005, 1] {  // day 11: overdue; day 15: the test; day 16: no longer
+            harness.clock.advance(by: .seconds(step * day))
+            await harness.exporter.collector.collect()
+        }
+        let device = try #require(harness.simulator.devices.first?.id)
+        let events = try await harness.get("/status/events.json?device=\(device)&kind=self_test_overdue,self_test_overdue_cleared,self_test_started&range=30d")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(events.text.utf8)) as? [String: Any])
+        let kinds = (document["events"] as? [[String: Any]])?.compactMap { $0["kind"] as? String }
+        #expect(kinds == ["self_test_overdue_cleared", "self_test_started", "self_test_overdue"], "newest first: \(events.text)")
+        await harness.shutdown()
+    }
+}
