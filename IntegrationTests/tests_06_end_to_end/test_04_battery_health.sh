@@ -13,20 +13,34 @@
 #   - give UPS 15 no ratio, one measurement;
 #   - go on measuring UPS 0's third outage across a SIGKILL and a restart in its middle: the
 #     measurement covers the whole outage, not the part after the restart;
-#   - keep the measurements across a restart (the data directory).
+#   - keep the measurements across a restart (the data directory);
+#   - serve NUT's real `upsc` UPS 0's configured battery (`battery.date`, `battery.date.maintenance`)
+#     and, once its health is low, `RB` in `ups.status` (UPS 14 without it).
 # About 80 s. Loopback only; both processes bind port 0 and their addresses are read from their
 # output.
 set -euo pipefail
 # shellcheck source=IntegrationTests/harness.sh
 source "$(dirname "$0")/../harness.sh"
-scripts/ci/tools.sh tests   # curl, python3
+scripts/ci/tools.sh tests nut   # curl, python3, upsc
 
 # Seconds since the simulator started: outages at [2,22), [26,46), [50,70).
 # The simulator's devices 0, 14 and 15 are on mains by default (docs/simulator.md).
 schedule="0:2+20~66,0:26+20~64,0:50+20~40,14:2+20~66,14:26+20~66,14:50+20~66,15:2+20~66"
 start_simulator 16 --outage-schedule "$schedule"
-flags=(--battery.min_duration 10s --history.enabled=true)
+{
+    printf 'winpower:\n  devices:\n    overrides:\n'
+    printf '      %s:\n        name: ups-0\n        battery: {installed: 2023-06-15, life: 3y}\n' "$(device_id 0)"
+    printf '      %s:\n        name: ups-14\n' "$(device_id 14)"
+} >"$work/config.yml"
+printf 'users:\n  monuser:\n    password: s3cret-nut\n    upsmon: secondary\n' >"$work/nut-users.yml"
+flags=(--config "$work/config.yml" --battery.min_duration 10s --history.enabled=true
+       --nut.listen 127.0.0.1:0 --nut.users_file "$work/nut-users.yml")
 start_exporter "$work/exporter.log" "${flags[@]}"
+nut_port=$(listening_port "$work/exporter.log")
+[ -n "$nut_port" ] || fail "no NUT listener"
+upsc_of() { upsc "$1@127.0.0.1:$nut_port" "$2" 2>/dev/null; }
+[ "$(upsc_of ups-0 battery.date)" = 2023-06-15 ] || fail "upsc: ups-0's battery.date is '$(upsc_of ups-0 battery.date)', not 2023-06-15"
+[ "$(upsc_of ups-0 battery.date.maintenance)" = 2026-06-15 ] || fail "upsc: ups-0's battery.date.maintenance is '$(upsc_of ups-0 battery.date.maintenance)'"
 
 id() { device_id "$1"; }
 # value NAME N: the series of UPS N of metric NAME (empty when there is none).
@@ -53,6 +67,7 @@ wait_for 40 into_third || fail "UPS 0's third outage did not begin"
 kill -KILL "$server"
 wait "$server" 2>/dev/null || true
 start_exporter "$work/exporter-2.log" "${flags[@]}"
+nut_port=$(listening_port "$work/exporter-2.log")
 
 wait_for 60 measured 0 3 || fail "UPS 0 has not three measurements after its third outage: '$(value winpower_device_battery_health_measurements 0)'"
 wait_for 10 measured 14 3 || fail "UPS 14 has not three measurements: '$(value winpower_device_battery_health_measurements 14)'"
@@ -85,6 +100,12 @@ assert 40 <= newest_used <= 52, newest_used
 assert cells[2][6].startswith("100 %"), cells[2]
 EOF
 page_says 14 en ': below 80 % of its first measurement' && fail "the UPS page of UPS 14 (a fresh battery) says its health is low"
+
+# NUT: RB for UPS 0, whose measured health is low; not for UPS 14.
+status0=$(upsc_of ups-0 ups.status) status14=$(upsc_of ups-14 ups.status)
+echo "$name: upsc ups.status: ups-0 '$status0', ups-14 '$status14'"
+[[ " $status0 " == *" RB "* ]] || fail "upsc: ups-0's ups.status '$status0' has no RB"
+[[ " $status14 " != *" RB "* ]] || fail "upsc: ups-14's ups.status '$status14' has RB"
 
 # The journal: battery_health_low for UPS 0 only.
 events="$(curl -fsS "$base/status/events.json?kind=battery_health_low")"

@@ -220,11 +220,12 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// one list (an embedder's, ``Options/frontEnds``, come after them).
     static func frontEndFactories(listeners: Listeners) -> [FrontEndFactory<C>] {
         [
+            // First: the others read its verdicts of the same publication (NUT's RB, SNMP's
+            // upsAlarmBatteryBad, the history's and the notifications' events).
+            .batteryHealth,
             .nut(makeListener: listeners.nut),
             .snmp,
             .push,
-            // Before the history and notifications: their events read its verdicts of the same publication.
-            .batteryHealth,
             .history,
             .notifications,
             // Before MQTT: its costs are counted from a publication before MQTT sends them.

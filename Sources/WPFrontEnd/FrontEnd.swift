@@ -1,6 +1,7 @@
 public import WPMetrics
 public import WPServer
 package import WPEnergy
+package import WPClient
 
 /// One way the exporter serves the fleet: `/metrics` and the HTTP endpoints, the NUT server,
 /// the SNMP agent with its notifications, the push loop, or an embedder's own.
@@ -119,6 +120,16 @@ extension Sequence where Element == any FrontEnd {
     /// (``BatteryHealthSource``), or nil when none does.
     package var batteryHealthMeter: BatteryHealthMeter? {
         lazy.compactMap { ($0 as? any BatteryHealthSource)?.batteryHealth }.first
+    }
+}
+
+/// Whether a UPS's battery needs replacing by its measured health (docs/battery.md): the
+/// verdict of the battery health meter among `frontEnds` now, for the device of energy key
+/// `key` (NUT's `RB`, SNMP's `upsAlarmBatteryBad`). False without the meter or enough data.
+package func batteryNeedsReplacement(_ frontEnds: @escaping @Sendable () -> [any FrontEnd])
+    -> @Sendable (_ key: String, _ device: Device) -> Bool {
+    { key, device in
+        frontEnds().batteryHealthMeter?.verdict(key, installed: device.battery?.installedDate)?.isLow ?? false
     }
 }
 

@@ -1,5 +1,5 @@
 import Synchronization
-import WPClient
+package import WPClient
 import WPCollector
 package import WPConfig
 package import WPFrontEnd
@@ -73,18 +73,24 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
     private let clock: C
     private let settings: NUTBridgeSettings
     private let version: String
+    /// Whether a device's battery needs replacing by its measured health (`RB`), by energy key.
+    private let replaceBattery: @Sendable (_ key: String, _ device: Device) -> Bool
     private let cache = Mutex(Cache())
 
-    package init(state: FleetState<C>, clock: C, settings: NUTBridgeSettings, version: String) {
+    package init(state: FleetState<C>, clock: C, settings: NUTBridgeSettings, version: String,
+                 replaceBattery: @escaping @Sendable (_ key: String, _ device: Device) -> Bool = { _, _ in false }) {
         latest = Mutex(state)
         self.clock = clock
         self.settings = settings
         self.version = version
+        self.replaceBattery = replaceBattery
     }
 
     /// A source subscribed to `publication`, starting from the fleet as it is now.
-    package convenience init(publication: some FleetPublishing<C>, settings: NUTBridgeSettings, version: String) {
-        self.init(state: publication.current, clock: publication.clock, settings: settings, version: version)
+    package convenience init(publication: some FleetPublishing<C>, settings: NUTBridgeSettings, version: String,
+                             replaceBattery: @escaping @Sendable (_ key: String, _ device: Device) -> Bool = { _, _ in false }) {
+        self.init(state: publication.current, clock: publication.clock, settings: settings, version: version,
+                  replaceBattery: replaceBattery)
         publication.subscribe { [weak self] in self?.published($0) }
     }
 
@@ -153,7 +159,8 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
                 let device = reading.device
                 guard let name = server.names[device.id], entries[name.lowercased()] == nil else { continue }
                 let thresholds = settings.deviceThresholds[device.id] ?? settings.thresholds
-                let variables = NUTVariables.of(device, thresholds: thresholds, driverVersion: version)
+                let variables = NUTVariables.of(device, thresholds: thresholds, driverVersion: version,
+                                                replaceBattery: replaceBattery(server.energyKeyPrefix + device.id, device))
                 let ups = NUTUPS(name: name, description: server.description(of: device), variables: variables)
                 entries[name.lowercased()] = Entry(ups: ups, readAt: reading.readAt, stalenessWindow: server.stalenessWindow,
                                                    disconnected: device.connected == false)

@@ -1,4 +1,5 @@
 import FoundationEssentials
+package import WPClient
 package import WPConfig
 package import WPFrontEnd
 package import WPLogging
@@ -42,9 +43,12 @@ package final class NUTFrontEnd<C: Clock>: FrontEnd where C.Duration == Duration
     ///   ``FrontEndError/metrics(_:)``.
     package static func make(_ nut: ExporterConfiguration.NUT, publication: some FleetPublishing<C>, tls: WPTLSConfiguration?,
                              maxConnections: Int?, passwords: BCryptPool?, registry: MetricRegistry, version: String,
-                             makeListener: MakeListener, logger: WPLogger) throws(FrontEndError) -> NUTFrontEnd? {
+                             makeListener: MakeListener, logger: WPLogger,
+                             replaceBattery: @escaping @Sendable (_ key: String, _ device: Device) -> Bool = { _, _ in false })
+        throws(FrontEndError) -> NUTFrontEnd? {
         guard let address = nut.address else { return nil }
-        let names = NUTFleetSource(publication: publication, settings: NUTBridgeSettings(nut), version: version)
+        let names = NUTFleetSource(publication: publication, settings: NUTBridgeSettings(nut), version: version,
+                                   replaceBattery: replaceBattery)
         var accounts: [NUTAccount] = []
         if let path = nut.usersFile {
             do {
@@ -115,7 +119,8 @@ extension FrontEndFactory {
             try NUTFrontEnd<C>.make(context.configuration.nut, publication: context.publication, tls: context.tls,
                                     maxConnections: context.connections, passwords: context.passwords,
                                     registry: context.registry, version: context.version,
-                                    makeListener: makeListener, logger: context.logger)
+                                    makeListener: makeListener, logger: context.logger,
+                                    replaceBattery: batteryNeedsReplacement(context.frontEnds))
         }
     }
 }

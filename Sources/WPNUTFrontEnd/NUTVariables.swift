@@ -26,7 +26,8 @@ package enum NUTVariables {
     ///   - device: the latest reading.
     ///   - thresholds: the UPS's low-battery thresholds (exported too).
     ///   - driverVersion: `driver.version` (the exporter's version).
-    package static func of(_ device: Device, thresholds: NUTThresholds, driverVersion: String) -> [(name: String, value: String)] {
+    package static func of(_ device: Device, thresholds: NUTThresholds, driverVersion: String,
+                           replaceBattery: Bool = false) -> [(name: String, value: String)] {
         var values: [String: String] = [:]
         func set(_ name: String, _ value: Double?) {
             if let value, value.isFinite { values[name] = format(value) }
@@ -88,7 +89,10 @@ package enum NUTVariables {
         if let alarms = device.activeAlarms, !alarms.codes.isEmpty {
             values["ups.alarm"] = alarms.codes.map { "alarm \($0)" }.joined(separator: ", ")
         }
-        let status = status(of: device, thresholds: thresholds)
+        var status = status(of: device, thresholds: thresholds)
+        // RB: the battery's measured health is low (docs/battery.md), as a UPS that reports
+        // "replace battery" itself.
+        if replaceBattery, !status.isEmpty { status.append("RB") }
         if !status.isEmpty { values["ups.status"] = status.joined(separator: " ") }
         return values.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
     }

@@ -1,6 +1,6 @@
 package import FoundationEssentials
 import Synchronization
-import WPClient
+package import WPClient
 import WPCollector
 package import WPFrontEnd
 package import WPSNMP
@@ -61,6 +61,8 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
     private let defaultUPS: String?
     private let version: String
     private let lowBatteryTime: Double
+    /// Whether a device's battery needs replacing by its measured health (`upsAlarmBatteryBad`), by energy key.
+    private let replaceBattery: @Sendable (_ key: String, _ device: Device) -> Bool
     private let start: C.Instant
     private let startWall: Date
     private let clock: C
@@ -76,7 +78,9 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
     ///   - defaultUPS: `snmp.default_ups`: a device id or UPS name; else the first UPS.
     ///   - wallClock: the wall clock the outage ledger's self-test times are in.
     package init(system: SystemGroup, defaultUPS: String?, version: String,
-                 lowBatteryTime: Double, clock: C, wallClock: @escaping @Sendable () -> Date) {
+                 lowBatteryTime: Double, clock: C, wallClock: @escaping @Sendable () -> Date,
+                 replaceBattery: @escaping @Sendable (_ key: String, _ device: Device) -> Bool = { _, _ in false }) {
+        self.replaceBattery = replaceBattery
         self.system = system
         self.defaultUPS = defaultUPS
         self.version = version
@@ -148,12 +152,13 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
 
     private func rebuild(_ cache: inout Cache, servers: [FleetState<C>.Server]) {
         var named: [(name: String, reading: WinPowerCollector<C>.DeviceReadings.Reading, stalenessWindow: Duration,
-                     selfTest: SelfTestRecord?, outageStart: Date?, transfers: Int?)] = []
+                     selfTest: SelfTestRecord?, outageStart: Date?, transfers: Int?, replace: Bool)] = []
         for server in servers {
             for reading in server.devices.readings {
                 guard let name = server.names[reading.device.id] else { continue }
                 named.append((name, reading, server.stalenessWindow, server.devices.selfTests[reading.device.id],
-                              server.devices.outageStarts[reading.device.id], server.devices.transfers[reading.device.id]))
+                              server.devices.outageStarts[reading.device.id], server.devices.transfers[reading.device.id],
+                              replaceBattery(server.energyKeyPrefix + reading.device.id, reading.device)))
             }
         }
         let instant = clock.now
@@ -169,7 +174,7 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
         var byDevice: [String: String] = [:]
         var selfTests: [String: SelfTestRecord] = [:]
         let now = wallClock()
-        for (name, reading, stalenessWindow, record, outageStart, transfers) in named {
+        for (name, reading, stalenessWindow, record, outageStart, transfers, replace) in named {
             let device = reading.device
             let lowered = name.lowercased()
             selfTests[lowered] = record
@@ -181,7 +186,7 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
             }
             let test = UPSMIBMapping.TestTimes(record: record, agentStart: startWall, now: now, end: cache.testEnds[lowered])
             var ups = UPSMIBMapping.values(of: device, name: name, agentVersion: version, lowBatteryTime: lowBatteryTime, test: test,
-                                           onBatterySince: outageStart, now: now)
+                                           onBatterySince: outageStart, now: now, replaceBattery: replace)
             ups.inputLineBads = transfers.map { UInt32(clamping: $0) }
             let expiry = reading.readAt.advanced(by: stalenessWindow)
             // The identification goes with the readings: NUT's snmp-ups started now would find

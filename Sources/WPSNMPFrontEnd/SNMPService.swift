@@ -7,6 +7,7 @@ import Darwin
 #endif
 package import FoundationEssentials
 import Synchronization
+package import WPClient
 package import WPConfig
 package import WPFrontEnd
 package import WPLogging
@@ -45,7 +46,9 @@ package final class SNMPService<C: Clock>: Sendable where C.Duration == Duration
     ///   directory, or ``FrontEndError/metrics(_:)``.
     package static func make(_ configuration: ExporterConfiguration, publication: some FleetPublishing<C>,
                              engineDirectory: String?, registry: MetricRegistry, version: String, clock: C,
-                             wallClock: @escaping @Sendable () -> Date, logger: WPLogger) throws(FrontEndError) -> SNMPService? {
+                             wallClock: @escaping @Sendable () -> Date, logger: WPLogger,
+                             replaceBattery: @escaping @Sendable (_ key: String, _ device: Device) -> Bool = { _, _ in false })
+        throws(FrontEndError) -> SNMPService? {
         let snmp = configuration.snmp
         guard let address = snmp.address else { return nil }
         guard let path = snmp.usersFile else { throw .configuration("snmp.listen: needs snmp.users_file") }
@@ -57,7 +60,7 @@ package final class SNMPService<C: Clock>: Sendable where C.Duration == Duration
         }
         let source = SNMPFleetSource(system: SystemGroup(snmp, version: version), defaultUPS: snmp.defaultUPS,
                                      version: version, lowBatteryTime: Double(configuration.nut.batteryRuntimeLow.components.seconds),
-                                     clock: clock, wallClock: wallClock)
+                                     clock: clock, wallClock: wallClock, replaceBattery: replaceBattery)
         let random = { (0..<8).map { _ in UInt8.random(in: 0...255) } }
         var stored = StoredSNMPEngine(engineID: SNMPEngine.engineID(random: random()), boots: 1)
         if let engineDirectory {
@@ -294,7 +297,8 @@ extension FrontEndFactory {
             context throws(FrontEndError) in
             try SNMPService<C>.make(context.configuration, publication: context.publication, engineDirectory: context.dataDirectory,
                                     registry: context.registry, version: context.version, clock: context.clock,
-                                    wallClock: context.wallClock, logger: context.logger)
+                                    wallClock: context.wallClock, logger: context.logger,
+                                    replaceBattery: batteryNeedsReplacement(context.frontEnds))
         }
     }
 }

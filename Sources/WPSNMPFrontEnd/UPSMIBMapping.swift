@@ -21,7 +21,8 @@ package enum UPSMIBMapping {
     ///   - onBatterySince: the outage ledger's start of the outage in progress (wall clock);
     ///     with `now`, `upsSecondsOnBattery` while the UPS is on battery (0 without it).
     package static func values(of device: Device, name: String, agentVersion: String, lowBatteryTime: Double?,
-                               test: TestTimes? = nil, onBatterySince: Date? = nil, now: Date? = nil) -> UPSMIBValues {
+                               test: TestTimes? = nil, onBatterySince: Date? = nil, now: Date? = nil,
+                               replaceBattery: Bool = false) -> UPSMIBValues {
         var ups = UPSMIBValues()
         let realtime = device.realtime
         ups.model = device.asset.model
@@ -85,6 +86,9 @@ package enum UPSMIBMapping {
         // The alarm table: what the mode and readings say, as RFC 1628's well-known alarms.
         var alarms: [UPSMIB.WellKnownAlarm] = []
         if mode == .battery { alarms.append(.onBattery) }
+        // upsAlarmBatteryBad: "one or more batteries have been determined to require
+        // replacement" — the battery's measured health is low (docs/battery.md).
+        if replaceBattery { alarms.append(.batteryBad) }
         if low { alarms.append(.lowBattery) }
         if mode == .bypass { alarms.append(.onBypass) }
         if mode == .batteryTest { alarms.append(.testInProgress) }

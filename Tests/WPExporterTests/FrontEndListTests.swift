@@ -132,7 +132,7 @@ import WPTestSupport
             var next = exporter.configuration
             next.nut.listen = "127.0.0.1:0"
             _ = try await exporter.apply(next)
-            #expect(exporter.frontEnds.map { $0.name } == ["the NUT server", "the battery health meter", "the history writer", "the status pages",
+            #expect(exporter.frontEnds.map { $0.name } == ["the battery health meter", "the NUT server", "the history writer", "the status pages",
                                                            "the probe"])
         }
         #expect(probe.made.load(ordering: .relaxed) == 1, "made once: its section never changes")

@@ -46,8 +46,8 @@ import WPNUTFrontEnd
             configuration.energy.tariffs.currency = "CNY"
             configuration.energy.tariffs.flatPrice = 0.5
         }
-        #expect(all.frontEnds.map(\.name) == ["the NUT server", "the SNMP agent", "the Pushgateway push loop",
-                                              "the battery health meter", "the energy cost counters", "the status pages"])
+        #expect(all.frontEnds.map(\.name) == ["the battery health meter", "the NUT server", "the SNMP agent", "the Pushgateway push loop",
+                                              "the energy cost counters", "the status pages"])
         #expect(all.http.name == "the HTTP server")
         await all.close()
     }

@@ -109,6 +109,25 @@ import WPNUTFrontEnd
         #expect(!lifeOnly.contains("battery.date") && !lifeOnly.contains("battery.date.maintenance"))
     }
 
+    /// A battery whose measured health is low: NUT's `RB` after the other words (as a UPS that
+    /// says "replace battery"), SNMP's `upsAlarmBatteryBad` in the alarm table; neither otherwise.
+    @Test func aLowMeasuredHealthAsksForANewBattery() {
+        let device = Self.device(mode: 3)
+        func status(_ replace: Bool) -> String? {
+            NUTVariables.of(device, thresholds: NUTThresholds(), driverVersion: "1", replaceBattery: replace)
+                .first { $0.name == "ups.status" }?.value
+        }
+        #expect(status(false) == "OL")
+        #expect(status(true) == "OL RB")
+        let onBattery = NUTVariables.of(Self.device(mode: 4, charge: 5), thresholds: NUTThresholds(), driverVersion: "1",
+                                        replaceBattery: true).first { $0.name == "ups.status" }?.value
+        #expect(onBattery == "OB DISCHRG LB RB")
+        let bad = UPSMIBMapping.values(of: device, name: "rack-a", agentVersion: "1.0", lowBatteryTime: 120, replaceBattery: true)
+        #expect(bad.alarms.map(\.alarm) == [.batteryBad])
+        let good = UPSMIBMapping.values(of: device, name: "rack-a", agentVersion: "1.0", lowBatteryTime: 120)
+        #expect(good.alarms.isEmpty)
+    }
+
     /// A three-phase UPS with every line's readings: WinPower's one frequency on every input
     /// line, each output line's load its apparent power over its share of the rating.
     static func threePhase(lineVA: [Double]?) -> Device {
