@@ -372,7 +372,7 @@ def http_template():
                            {"type": "DISCARD_UNCHANGED_HEARTBEAT", "parameters": ["1d"]}],
          "master_item": {"key": MASTER}, "tags": [{"tag": "component", "value": "exporter"}]},
         {"uuid": uid(t, "exporter", "memory"), "name": T("wpexporter: Resident memory", "wpexporter：常驻内存"),
-         "type": "DEPENDENT", "key": "wpexporter.memory", "delay": "0", "value_type": "UNSIGNED", "units": "B",
+         "type": "DEPENDENT", "key": "wpexporter.memory", "delay": "0", "value_type": "FLOAT", "units": "B",
          "description": T("The exporter's resident memory (process_resident_memory_bytes).", "导出器进程的常驻内存（process_resident_memory_bytes）。"),
          "preprocessing": [pattern("process_resident_memory_bytes")],
          "master_item": {"key": MASTER}, "tags": [{"tag": "component", "value": "exporter"}]},
@@ -482,7 +482,7 @@ ALARMS_ELSEWHERE = ["OnBattery", "LowBattery", "DepletedBattery", "OnBypass", "T
 ALARM_JS = """var rows = JSON.parse(value), names = %s;
 for (var i = 0; i < rows.length; i++) {
     var oid = String(rows[i]['{#ALARM_DESCR}'] || '');
-    var match = /(?:^|\\.)1\\.3\\.6\\.1\\.2\\.1\\.33\\.1\\.6\\.3\\.(\\d+)$/.exec(oid);
+    var match = /^(?:\\.?1|iso)\\.3\\.6\\.1\\.2\\.1\\.33\\.1\\.6\\.3\\.(\\d+)$/.exec(oid);
     rows[i]['{#ALARM_NAME}'] = match && names[match[1] - 1] ? 'ups' + 'Alarm' + names[match[1] - 1] : oid;
 }
 return JSON.stringify(rows);""" % ("[" + ", ".join(f"'{name}'" for name in ALARMS) + "]")
@@ -634,7 +634,9 @@ def snmp_template():
             prototypes.append(prototype)
         rule = {
             "uuid": uid(t, "discovery", direction), "name": T(f"{label.en} lines", f"{label.zh}相线"), "type": "SNMP_AGENT",
-            "snmp_oid": f"discovery[{{#SNMPVALUE}},{table}.1]", "key": f"ups.{direction}.discovery",
+            # The index column is not-accessible (RFC 1628): the rows are walked on the table's first
+            # readable column, the line's frequency (input) or voltage (output).
+            "snmp_oid": f"discovery[{{#SNMPVALUE}},{table}.2]", "key": f"ups.{direction}.discovery",
             "delay": "{$UPS.LINE.DISCOVERY}", "lifetime": "{$UPS.ALARM.LIFETIME}",
             "description": T(f"The rows of the UPS-MIB's {direction} table.", f"UPS-MIB {label.zh}表的每一行。"),
             "item_prototypes": prototypes,
