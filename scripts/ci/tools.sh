@@ -16,7 +16,8 @@
 # ("-"): the distribution's security updates apply to them.
 set -euo pipefail
 
-# group|kind|package|version|present when|why
+# group|kind|package|version|present when|why (kind: deb, debmin for a Debian package installed
+# without its recommended packages, or pip)
 manifest=(
     "tests|deb|openssl|-|command openssl|TLS tests make their certificates and keys (WPServerTests, WPHTTPClientTests)"
     "tests|deb|python3|-|command python3|local servers of the HTTP client's socket tests; most checks' helpers"
@@ -65,6 +66,12 @@ manifest=(
     "browser|deb|chromium|156.0.8078.108-1~deb12u1|command chromium|headless Chromium loads the status pages, reads their DOM and takes their screenshots (the status_page group)"
     "browser|pip|html5lib|1.1|python html5lib|the WHATWG HTML parser validates the status pages' markup as served (the status_page group)"
     "browser|deb|fonts-wqy-zenhei|0.9.45-8|file /usr/share/fonts/truetype/wqy/wqy-zenhei.ttc|Chinese glyphs in the status pages' screenshots (the status_page group)"
+    "zabbix|debmin|zabbix-server-pgsql|1:6.0.14+dfsg-1+b1|file /usr/sbin/zabbix_server|a real Zabbix 6.0 server polls the exporter and the SNMP agent with deploy/zabbix's templates (the zabbix group)"
+    "zabbix|debmin|zabbix-frontend-php|1:6.0.14+dfsg-1|file /usr/share/zabbix/api_jsonrpc.php|Zabbix's API (api_jsonrpc.php) imports the templates and reads items and problems (the zabbix group)"
+    "zabbix|debmin|php8.2-cgi|-|command php-cgi|satisfies the frontend's PHP without Apache (served by php -S; the zabbix group)"
+    "zabbix|debmin|php8.2-cli|-|command php|php -S serves the frontend on loopback (the zabbix group)"
+    "zabbix|debmin|php8.2-pgsql|-|file /etc/php/8.2/mods-available/pgsql.ini|the frontend reads Zabbix's PostgreSQL database (the zabbix group)"
+    "zabbix|debmin|postgresql-15|15.20-0+deb12u1|file /usr/lib/postgresql/15/bin/initdb|Zabbix's database: a cluster of the case's own (the zabbix group)"
     "measure|deb|wrk|4.1.0-3+b2|command wrk|HTTP load for the measurement scripts (loadtest, nut-load, snmp-load, runtime-figures)"
 )
 
@@ -93,12 +100,13 @@ present() {  # PROBE: command NAME, file PATH or python MODULE
     esac
 }
 
-debs=() pips=()
+debs=() debmins=() pips=()
 for entry in "${manifest[@]}"; do
     fields "$entry"
     printf '%s\n' "$@" | grep -qx "$group" || continue
     case "$kind" in
         deb) present "$probe" || debs+=("$package|$version") ;;
+        debmin) present "$probe" || debmins+=("$package|$version") ;;
         pip)
             installed=$(python3 -m pip show "$package" 2>/dev/null | awk '/^Version:/ {print $2}' || true)
             [ "$installed" = "$version" ] || pips+=("$package==$version") ;;
@@ -108,23 +116,47 @@ done
 if [ ${#pips[@]} -gt 0 ] && ! python3 -m pip --version >/dev/null 2>&1; then
     debs+=("python3-pip|-")   # installs the PyPI packages
 fi
-if [ ${#debs[@]} -gt 0 ]; then
-    apt-get update -qq >/dev/null
-    install=()
-    for item in $(printf '%s\n' "${debs[@]}" | sort -u); do
+# versioned LIST...: each package|version of LIST as apt-get takes it (package=version, or the
+# version offered when the archive no longer has the pinned one).
+versioned() {
+    local item package version offered
+    for item in $(printf '%s\n' "$@" | sort -u); do
         package=${item%%|*} version=${item#*|}
         if [ "$version" = - ]; then
-            install+=("$package")
+            echo "$package"
         elif apt-cache madison "$package" 2>/dev/null | awk -F'|' '{gsub(/ /, "", $2); print $2}' | grep -qxF "$version"; then
-            install+=("$package=$version")
+            echo "$package=$version"
         else
             offered=$(apt-cache policy "$package" 2>/dev/null | awk '/Candidate:/ {print $2}')
             echo "tools.sh: $package $version is no longer offered; installing $offered (update scripts/ci/tools.sh)" >&2
-            install+=("$package")
+            echo "$package"
         fi
     done
-    echo "tools.sh: installing ${install[*]}"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${install[@]}" >/dev/null
+}
+if [ $((${#debs[@]} + ${#debmins[@]})) -gt 0 ]; then
+    apt-get update -qq >/dev/null
+    # Packages that ship a service (postgresql, zabbix-server, snmpd, mosquitto) do not start it:
+    # the checks start their own, on loopback, and nothing is left running system-wide. A
+    # policy-rc.d saying 101 (action forbidden) is put in place for the install when the machine
+    # has none.
+    policy=""
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+        policy=/usr/sbin/policy-rc.d
+        printf '#!/bin/sh\nexit 101\n' >"$policy"
+        chmod 755 "$policy"
+        trap 'rm -f "$policy"' EXIT
+    fi
+    if [ ${#debs[@]} -gt 0 ]; then
+        mapfile -t install < <(versioned "${debs[@]}")
+        echo "tools.sh: installing ${install[*]}"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${install[@]}" >/dev/null
+    fi
+    # debmin: without the recommended packages (the Zabbix frontend's would bring Apache).
+    if [ ${#debmins[@]} -gt 0 ]; then
+        mapfile -t install < <(versioned "${debmins[@]}")
+        echo "tools.sh: installing ${install[*]} (without recommended packages)"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${install[@]}" >/dev/null
+    fi
 fi
 if [ ${#pips[@]} -gt 0 ]; then
     echo "tools.sh: installing ${pips[*]} (PyPI)"
