@@ -23,6 +23,8 @@ NAMESPACE = uuid.UUID("6f1c2a44-8d1e-5b0a-9c33-0d5a2f7e9b10")   # this generator
 LANGUAGES = ("en", "zh")
 GROUP = "Templates/Power"
 HTTP = "wpexporter by HTTP"
+# The exporter-down trigger's expression (its name is below T), which the servers' stale triggers depend on.
+EXPORTER_DOWN_EXPRESSION = "nodata(/%s/wpexporter.memory,{$WPX.NODATA})=1"
 SNMP = "UPS-MIB by SNMP"
 
 
@@ -36,6 +38,9 @@ class T:
 
     def __init__(self, en, zh):
         self.en, self.zh = en, zh
+
+
+EXPORTER_DOWN_NAME = T("wpexporter: /metrics unreachable", "wpexporter：/metrics 无法访问")
 
 
 def tr(value, language):
@@ -342,8 +347,11 @@ def http_template():
                 tags=[{"tag": "server", "value": "{#SERVER.NAME}"}]),
         trigger(t, "server.stale", T("WinPower server {#SERVER.NAME}: collections stale", "WinPower 服务器 {#SERVER.NAME}：采集停滞"),
                 f"now()-last({sref('last_collection')})>{{$WPX.STALE.MAX}}", "WARNING",
-                T("The last collection attempt finished more than {$WPX.STALE.MAX} s ago: the exporter's scheduler may be stuck.",
-                  "最近一次采集尝试结束于 {$WPX.STALE.MAX} 秒以前：导出器的调度可能卡住了。"),
+                T("The last collection attempt finished more than {$WPX.STALE.MAX} s ago: the exporter's scheduler may be stuck. "
+                  "Depends on \"/metrics unreachable\": an exporter that stopped answering is that problem alone.",
+                  "最近一次采集尝试结束于 {$WPX.STALE.MAX} 秒以前：导出器的调度可能卡住了。"
+                  "依赖于“/metrics 无法访问”：导出器停止应答时只报那一个问题。"),
+                dependencies=[(EXPORTER_DOWN_NAME, EXPORTER_DOWN_EXPRESSION % t)],
                 tags=[{"tag": "server", "value": "{#SERVER.NAME}"}]),
         trigger(t, "server.skipped", T("WinPower server {#SERVER.NAME}: collections skipped", "WinPower 服务器 {#SERVER.NAME}：采集被跳过"),
                 f"max({sref('skipped')},10m)-min({sref('skipped')},10m)>0", "WARNING",
@@ -384,8 +392,7 @@ def http_template():
          "master_item": {"key": MASTER}, "tags": [{"tag": "component", "value": "exporter"}]},
     ]
     exporter_triggers = [
-        trigger(t, "exporter.down", T("wpexporter: /metrics unreachable", "wpexporter：/metrics 无法访问"),
-                f"nodata(/{t}/wpexporter.memory,{{$WPX.NODATA}})=1", "HIGH",
+        trigger(t, "exporter.down", EXPORTER_DOWN_NAME, EXPORTER_DOWN_EXPRESSION % t, "HIGH",
                 T("Zabbix has read nothing from {$WPX.URL} for {$WPX.NODATA}. No UPS behind this exporter is monitored.",
                   "Zabbix 已有 {$WPX.NODATA} 没有从 {$WPX.URL} 读到数据，该导出器后面的 UPS 都失去监控。")),
         trigger(t, "exporter.persist", T("wpexporter: cannot save energy totals", "wpexporter：无法保存累计电能"),
@@ -556,17 +563,21 @@ def snmp_template():
                     f"max({ref('ups.battery.charge')},{{$UPS.LOW.FOR}})<{{$UPS.BATTERY.LOW}} or last({ref('ups.battery.status')})>=3",
                     "HIGH",
                     "The charge has stayed below {$UPS.BATTERY.LOW}% for {$UPS.LOW.FOR}, or upsBatteryStatus says low or depleted.",
-                    "电量持续 {$UPS.LOW.FOR} 低于 {$UPS.BATTERY.LOW}%，或 upsBatteryStatus 为电量低或耗尽。"),
+                    "电量持续 {$UPS.LOW.FOR} 低于 {$UPS.BATTERY.LOW}%，或 upsBatteryStatus 为电量低或耗尽。",
+                    recovery=f"min({ref('ups.battery.charge')},{{$UPS.RESOLVE.AFTER}})>={{$UPS.BATTERY.LOW}} and "
+                             f"max({ref('ups.battery.status')},{{$UPS.RESOLVE.AFTER}})<3"),
         ups_trigger("runtime.low", "runtime low", "剩余续航时间不足",
                     f"max({ref('ups.battery.runtime')},{{$UPS.LOW.FOR}})<{{$UPS.RUNTIME.LOW}}", "HIGH",
                     "The estimated runtime has stayed below {$UPS.RUNTIME.LOW} s for {$UPS.LOW.FOR}.",
-                    "估计续航时间持续 {$UPS.LOW.FOR} 低于 {$UPS.RUNTIME.LOW} 秒。"),
+                    "估计续航时间持续 {$UPS.LOW.FOR} 低于 {$UPS.RUNTIME.LOW} 秒。",
+                    recovery=f"min({ref('ups.battery.runtime')},{{$UPS.RESOLVE.AFTER}})>={{$UPS.RUNTIME.LOW}}"),
         ups_trigger("fault", "fault", "故障",
                     f"min({source},{{$UPS.FAULT.FOR}})=1", "HIGH",
                     "upsOutputSource has been other(1) for {$UPS.FAULT.FOR}: wpexporter serves a UPS in fault mode so. "
                     "Other alarms of the UPS come from upsAlarmTable (discovered).",
                     "upsOutputSource 已为 other(1) {$UPS.FAULT.FOR}：wpexporter 以此表示故障模式。"
-                    "UPS 的其他告警来自 upsAlarmTable（自动发现）。"),
+                    "UPS 的其他告警来自 upsAlarmTable（自动发现）。",
+                    recovery=f"count({source},{{$UPS.RESOLVE.AFTER}},\"eq\",1)=0"),
         ups_trigger("on_bypass", "on bypass", "旁路供电",
                     f"min({source},{{$UPS.WARN.FOR}})=4", "WARNING",
                     "upsOutputSource has been bypass(4) for {$UPS.WARN.FOR}.", "upsOutputSource 已为 bypass(4) {$UPS.WARN.FOR}。"),
@@ -666,7 +677,8 @@ def snmp_template():
         macro("{$UPS.ALARM.NODATA}", "3m", T("An alarm row gone for this long: its problem resolves.", "告警行消失该时长后，问题解除。")),
         macro("{$UPS.NODATA}", "5m", T("No answer for this long: a problem.", "无应答持续该时长即告警。")),
         macro("{$UPS.ONBATT.FOR}", "30s", T("On battery for this long: a problem.", "电池供电持续该时长即告警。")),
-        macro("{$UPS.RESOLVE.AFTER}", "5m", T("On battery resolves after this long on another source.", "换到其他来源持续该时长后，电池供电问题才解除。")),
+        macro("{$UPS.RESOLVE.AFTER}", "5m", T("On battery, battery low, runtime low and fault resolve after this long back to normal (Prometheus' keep_firing_for).",
+                                               "电池供电、电量低、续航不足和故障恢复正常持续该时长后才解除（相当于 Prometheus 的 keep_firing_for）。")),
         macro("{$UPS.LOW.FOR}", "1m", T("Battery charge or runtime low for this long: a problem.", "电量或续航低于阈值持续该时长即告警。")),
         macro("{$UPS.BATTERY.LOW}", "30", T("Battery charge threshold, %.", "电池电量阈值（%）。")),
         macro("{$UPS.RUNTIME.LOW}", "600", T("Runtime threshold, seconds.", "续航时间阈值（秒）。")),
@@ -722,7 +734,7 @@ def document(template, language):
                                 "groups": [{"uuid": uid("group", GROUP), "name": GROUP}],
                                 "templates": [body], "triggers": triggers}}
     header = (f"# Generated by scripts/gen-zabbix.py ({'English' if language == 'en' else 'Chinese'}); do not edit.\n"
-              "# Zabbix 6.0 or later: Data collection > Templates > Import (docs/zabbix.md).\n")
+              "# Zabbix 6.0 and 6.2: Configuration > Templates > Import; 6.4 and later: Data collection > Templates > Import (docs/zabbix.md).\n")
     return header + yaml.dump(export, Dumper=Dumper, sort_keys=False, allow_unicode=True, width=100000)
 
 
