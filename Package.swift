@@ -196,7 +196,7 @@ let package = Package(
                                                              "WPNUT", "WPClient", "WPRuntime", "WPTestSupport"]),
         .testTarget(name: "WPMQTTTests", dependencies: ["WPTestThreads", "WPMQTT"]),
         .testTarget(name: "WPMQTTFrontEndTests", dependencies: ["WPTestThreads", "WPMQTTFrontEnd", "WPConfig", "WPClient",
-                                                              "WPTestSupport"]),
+                                                              "WPTestSupport", "WPEnergy"]),
         .testTarget(name: "WPNotificationsTests", dependencies: ["WPTestThreads", "WPNotifications", "WPHistory", "WPHTTPClient",
                                                               "WPCrypto", "WPRuntime", "WPClient", "WPConfig", "WPFrontEnd",
                                                               "WPFrontEndTesting", "WPStorage", "WPTestSupport", "WPLogging"]),

@@ -9,8 +9,11 @@
   scripts/gen-kubernetes.py          rewrite both files
   scripts/gen-kubernetes.py --check  exit 1, with a diff, when a committed file differs
 """
-import difflib, glob, os, sys
+import glob, os, sys
 import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import generated  # noqa: E402  (scripts/generated.py)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BASE = os.path.join(ROOT, "deploy/kubernetes/base")
@@ -62,25 +65,9 @@ def dashboards():
     return HEADER.format(source="deploy/grafana/dashboards/*.json") + dump(document)
 
 
-def main():
-    check = sys.argv[1:] == ["--check"]
-    if sys.argv[1:] not in ([], ["--check"]):
-        sys.exit("usage: scripts/gen-kubernetes.py [--check]")
-    stale = False
-    for name, text in (("prometheusrule.yaml", prometheus_rule()), ("grafana-dashboard.yaml", dashboards())):
-        path = os.path.join(BASE, name)
-        current = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
-        if current == text:
-            continue
-        if check:
-            stale = True
-            sys.stdout.writelines(difflib.unified_diff(current.splitlines(True), text.splitlines(True),
-                                                       f"deploy/kubernetes/base/{name}", "generated", n=1))
-            print(f"FAIL: deploy/kubernetes/base/{name} differs from its source; run scripts/gen-kubernetes.py")
-        else:
-            open(path, "w", encoding="utf-8").write(text)
-            print(f"wrote deploy/kubernetes/base/{name}")
-    sys.exit(1 if stale else 0)
+def outputs():
+    yield "prometheusrule.yaml", prometheus_rule()
+    yield "grafana-dashboard.yaml", dashboards()
 
 
-main()
+generated.run("scripts/gen-kubernetes.py", "deploy/kubernetes/base", outputs)

@@ -14,8 +14,11 @@ the same bytes.
   scripts/gen-zabbix.py          rewrite the four files
   scripts/gen-zabbix.py --check  exit 1, with a diff, when a committed file differs
 """
-import difflib, os, sys, uuid
+import os, sys, uuid
 import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import generated  # noqa: E402  (scripts/generated.py)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "deploy/zabbix")
@@ -745,27 +748,5 @@ def outputs():
         yield f"zh-CN/{name}", document(template, "zh")
 
 
-def main():
-    check = sys.argv[1:] == ["--check"]
-    if sys.argv[1:] not in ([], ["--check"]):
-        sys.exit("usage: scripts/gen-zabbix.py [--check]")
-    stale = False
-    for name, text in outputs():
-        path = os.path.join(OUT, name)
-        current = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
-        if current == text:
-            continue
-        if check:
-            stale = True
-            sys.stdout.writelines(difflib.unified_diff(current.splitlines(True), text.splitlines(True),
-                                                       f"deploy/zabbix/{name}", "generated", n=1))
-            print(f"FAIL: deploy/zabbix/{name} differs from scripts/gen-zabbix.py; run scripts/gen-zabbix.py")
-        else:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            open(path, "w", encoding="utf-8").write(text)
-            print(f"wrote deploy/zabbix/{name}")
-    sys.exit(1 if stale else 0)
-
-
 if __name__ == "__main__":
-    main()
+    generated.run("scripts/gen-zabbix.py", "deploy/zabbix", outputs)

@@ -67,7 +67,11 @@ def problems_of(topic, config):
     device_class = config.get("device_class")
     if platform == "sensor":
         unit, state_class = config.get("unit_of_measurement"), config.get("state_class")
-        if device_class == "monetary":
+        if device_class in ("date", "timestamp"):
+            # An ISO 8601 date or time: no unit, no state class.
+            if unit is not None or state_class is not None:
+                found.append(f"{topic}: {device_class} with unit {unit} or state class {state_class}; Home Assistant takes neither")
+        elif device_class == "monetary":
             if not unit or not CURRENCY.match(unit):
                 found.append(f"{topic}: monetary with unit {unit}, not an ISO 4217 code")
             if state_class not in (None, "total"):

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import WPFrontEnd
 package import WPClient
+package import WPEnergy
 
 /// One UPS as MQTT shows it: where its topics are, how Home Assistant identifies it, and what
 /// its state message says.
@@ -71,10 +72,19 @@ package struct MQTTState: Encodable, Sendable, Equatable {
     /// Its cost in `energy.tariffs.currency`, every tariff period together (the sum of
     /// `winpower_device_energy_cost_total`), to 1/10,000; only with tariffs.
     package var cost: Double?
+    /// The battery's measured health, percent of its first measurement (docs/battery.md); only
+    /// with enough measurements.
+    package var battery_health: Double?
+    /// Whether that health is below `battery.health_threshold`: the battery needs replacing.
+    package var battery_replace: Bool?
+    /// The day the battery is due for replacement (its configured installation day plus its
+    /// life), `YYYY-MM-DD`.
+    package var battery_replace_by: String?
     /// Unix seconds of the reading.
     package var time: Int64
 
-    package init(_ device: Device, energyKWh: Double?, cost: Double? = nil, time: Int64) {
+    /// - Parameter health: the battery health meter's verdict of the UPS, when it has one.
+    package init(_ device: Device, energyKWh: Double?, cost: Double? = nil, health: BatteryHealthVerdict? = nil, time: Int64) {
         let readings = device.realtime
         state = device.connected == false ? "disconnected" : device.operatingMode?.label ?? "unknown"
         on_battery = device.isOnBattery ?? false
@@ -91,6 +101,11 @@ package struct MQTTState: Encodable, Sendable, Equatable {
         temperature = readings.upsTemperature
         energy = energyKWh
         self.cost = cost.map { ($0 * 10_000).rounded() / 10_000 }
+        if let health, let ratio = health.health {
+            battery_health = (ratio * 1_000).rounded() / 10
+            battery_replace = health.isLow
+        }
+        battery_replace_by = device.battery?.replaceBy
         self.time = time
     }
 }
@@ -155,6 +170,12 @@ package enum HomeAssistant {
         // Its unit is the currency; `monetary` only for an ISO 4217 code (``config(_:of:topicPrefix:chinese:version:currency:)``).
         Entity("cost", "sensor", "Energy cost", "电费", deviceClass: "monetary", stateClass: "total", icon: "mdi:cash",
                present: { $0.cost != nil }),
+        Entity("battery_health", "sensor", "Battery health", "电池健康度", stateClass: "measurement", unit: "%",
+               icon: "mdi:battery-heart-variant", present: { $0.battery_health != nil }),
+        Entity("battery_replace", "binary_sensor", "Battery replacement", "需更换电池", deviceClass: "problem",
+               present: { $0.battery_replace != nil }),
+        Entity("battery_replace_by", "sensor", "Replace battery by", "电池更换期限", deviceClass: "date", icon: "mdi:calendar-clock",
+               present: { $0.battery_replace_by != nil }),
     ]
 
     /// Whether `currency` is an ISO 4217 code (three capital letters), the unit Home

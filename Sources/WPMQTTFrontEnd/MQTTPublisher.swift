@@ -57,6 +57,8 @@ package final class MQTTPublisher<C: Clock>: FrontEnd where C.Duration == Durati
     private let client: MQTTClient
     /// The cost meter of `energy.tariffs`, when there is one.
     private let costs: @Sendable () -> EnergyCostMeter?
+    /// The battery health meter, when there is one.
+    private let batteryHealth: @Sendable () -> BatteryHealthMeter?
     private let published = Mutex<[String: Published]>([:])
 
     /// The publisher of `context.configuration`'s `mqtt.*`, or `nil` without `mqtt.url`.
@@ -92,7 +94,7 @@ package final class MQTTPublisher<C: Clock>: FrontEnd where C.Duration == Durati
         let frontEnds = context.frontEnds
         let publisher = MQTTPublisher(settings: settings, host: broker.host, port: broker.port, tls: tls, version: context.version,
                                       wallClock: context.wallClock, logger: logger,
-                                      costs: { frontEnds().energyCostMeter })
+                                      costs: { frontEnds().energyCostMeter }, batteryHealth: { frontEnds().batteryHealthMeter })
         do throws(MetricsError) {
             try publisher.register(context.registry)
         } catch {
@@ -104,7 +106,9 @@ package final class MQTTPublisher<C: Clock>: FrontEnd where C.Duration == Durati
 
     package init(settings: MQTTSettings, host: String, port: Int, tls: MQTTClient.TLS? = nil, version: String,
                  wallClock: @escaping @Sendable () -> Date, logger: WPLogger,
-                 costs: @escaping @Sendable () -> EnergyCostMeter? = { nil }) {
+                 costs: @escaping @Sendable () -> EnergyCostMeter? = { nil },
+                 batteryHealth: @escaping @Sendable () -> BatteryHealthMeter? = { nil }) {
+        self.batteryHealth = batteryHealth
         self.settings = settings
         self.costs = costs
         self.version = version
@@ -227,6 +231,7 @@ package final class MQTTPublisher<C: Clock>: FrontEnd where C.Duration == Durati
     package func published(_ state: FleetState<C>) {
         let now = wallClock().timeIntervalSince1970
         let meter = costs()
+        let healthMeter = batteryHealth()
         let currency = meter?.schedule.currency
         let messages: [MQTTPacket.Message] = published.withLock { published in
             var messages: [MQTTPacket.Message] = []
@@ -255,7 +260,9 @@ package final class MQTTPublisher<C: Clock>: FrontEnd where C.Duration == Durati
                         let cost = meter.flatMap { meter in
                             total.map { _ in meter.costs(server.energyKeyPrefix + device.id).reduce(0) { $0 + $1.amount } }
                         }
-                        let current = MQTTState(device, energyKWh: total.map { $0.joules / 3_600_000 }, cost: cost, time: time)
+                        let health = healthMeter?.verdict(server.energyKeyPrefix + device.id, installed: device.battery?.installedDate)
+                        let current = MQTTState(device, energyKWh: total.map { $0.joules / 3_600_000 }, cost: cost, health: health,
+                                                time: time)
                         // Discovery first: an entity exists before its first value.
                         if settings.discovery {
                             let present = Set(HomeAssistant.entities.filter { $0.present(current) }.map(\.key))

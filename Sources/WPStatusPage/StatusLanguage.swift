@@ -242,7 +242,7 @@ struct BatteryHealthText: Sendable {
         about: "Each outage or self-test long enough to tell: the runtime the battery gave per 10 % of charge at its load, "
             + "and its energy per percent of charge, corrected for load, against the first measurement's.",
         end: "End", kind: "Kind", kinds: [.outage: "outage", .selfTest: "self-test"], chargeUsed: "Charge used (%)",
-        meanLoad: "Mean load (W)", perTenPercent: "Runtime per 10 % (min)", predictedPerTenPercent: "WinPower predicted (min)",
+        meanLoad: "Mean load (W)", perTenPercent: "Runtime per 10 %", predictedPerTenPercent: "WinPower predicted",
         ratio: "Health",
         notes: [.reference: "first measurement", .tooShort: "too short", .tooLittleCharge: "too little charge used",
                 .noPower: "no power reported", .beforeInstallation: "before the battery's installation",
@@ -258,7 +258,7 @@ struct BatteryHealthText: Sendable {
         measurements: "电池测量",
         about: "每次足够长的停电或自检：电池在当时负载下每 10 % 电量提供的续航，以及经负载修正的每 1 % 电量的能量，与首次测量相比。",
         end: "结束", kind: "类型", kinds: [.outage: "停电", .selfTest: "自检"], chargeUsed: "消耗电量 (%)",
-        meanLoad: "平均负载 (W)", perTenPercent: "每 10 % 续航 (分钟)", predictedPerTenPercent: "WinPower 预测 (分钟)",
+        meanLoad: "平均负载 (W)", perTenPercent: "每 10 % 续航", predictedPerTenPercent: "WinPower 预测",
         ratio: "健康度",
         notes: [.reference: "首次测量", .tooShort: "时间太短", .tooLittleCharge: "消耗电量太少",
                 .noPower: "未报告功率", .beforeInstallation: "早于电池安装日期",

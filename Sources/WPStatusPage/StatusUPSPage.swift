@@ -217,8 +217,8 @@ extension StatusRender {
             } ?? point.ratio.map(percent) ?? ""
             out += "<tr><td>\(time(discharge.end, zone))</td><td>\(escaped(text.kinds[discharge.kind] ?? discharge.kind.rawValue))</td>"
             out += "<td>\(number(discharge.chargeUsed, digits: 0))</td><td>\(number(discharge.joules > 0 ? discharge.meanWatts : nil, digits: 0))</td>"
-            out += "<td>\(number(discharge.secondsPerPercent * 10 / 60, digits: 1))</td>"
-            out += "<td>\(number(discharge.predictedSecondsPerPercent.map { $0 * 10 / 60 }, digits: 1))</td>"
+            out += "<td>\(duration(discharge.secondsPerPercent * 10))</td>"
+            out += "<td>\(duration(discharge.predictedSecondsPerPercent.map { $0 * 10 }))</td>"
             out += "<td>\(escaped(ratio))</td></tr>\n"
         }
         out += "</tbody></table></div>\n</section>\n"

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WPClient
 import WPConfig
+import WPEnergy
 import WPMQTTFrontEnd
 import WPTestSupport
 import WPTestThreads
@@ -115,6 +116,27 @@ import WPTestThreads
             #expect(costConfig["device_class"] as? String == deviceClass && costConfig["unit_of_measurement"] as? String == currency)
             #expect(costConfig["state_class"] as? String == "total" && costConfig["name"] as? String == "Energy cost")
         }
+        // The battery: its health once measured enough, the problem when low, its replace-by day.
+        let battery = ["battery_health", "battery_replace", "battery_replace_by"]
+        #expect(HomeAssistant.entities.filter { $0.present(state) }.map(\.key).allSatisfy { !battery.contains($0) })
+        var configured = device
+        configured.battery = BatteryLife(installed: "2023-06-15", life: "3y")
+        let reference = BatteryDischarge(kind: .outage, end: Date(timeIntervalSince1970: 0), seconds: 300, startCharge: 100,
+                                         chargeUsed: 30, joules: 150_000)
+        var weaker = reference
+        weaker.seconds = 180
+        weaker.joules = 90_000   // the same 500 W for 60 % of the time
+        let verdict = BatteryHealthVerdict.judge([reference, reference, weaker])
+        let measured = MQTTState(configured, energyKWh: nil, health: verdict, time: 0)
+        #expect(measured.battery_health == 60 && measured.battery_replace == true && measured.battery_replace_by == "2026-06-15")
+        #expect(HomeAssistant.entities.filter { $0.present(measured) }.map(\.key).filter(battery.contains) == battery)
+        let notEnough = MQTTState(configured, energyKWh: nil, health: BatteryHealthVerdict.judge([reference]), time: 0)
+        #expect(notEnough.battery_health == nil && notEnough.battery_replace == nil)
+        let date = try #require(HomeAssistant.entities.first { $0.key == "battery_replace_by" })
+        let dateConfig = try #require(try JSONSerialization.jsonObject(with: Data(HomeAssistant.config(
+            date, of: ups, topicPrefix: "wpexporter", chinese: true, version: "1.0"))) as? [String: Any])
+        #expect(dateConfig["device_class"] as? String == "date" && dateConfig["unit_of_measurement"] == nil
+                && dateConfig["state_class"] == nil && dateConfig["name"] as? String == "电池更换期限")
         // A UPS without a temperature reading has no temperature entity.
         var cold = device
         cold.realtime.upsTemperature = nil
