@@ -170,14 +170,14 @@ package enum NUTVariables {
     /// `ups.test.result` for WinPower's `testStatus` code, read as the HID power device codes
     /// (unverified over REST: docs/nut.md).
     static func testResult(_ code: Int?) -> String? {
-        switch code {
-        case 1: "Done and passed"
-        case 2: "Done and warning"
-        case 3: "Done and error"
-        case 4: "Aborted"
-        case 5: "In progress"
-        case 6: "No test initiated"
-        default: nil
+        switch SelfTestResult(testStatus: code) {
+        case .passed: "Done and passed"
+        case .warning: "Done and warning"
+        case .error: "Done and error"
+        case .aborted: "Aborted"
+        case .inProgress: "In progress"
+        case .noneInitiated: "No test initiated"
+        case nil: nil
         }
     }
 

@@ -159,14 +159,7 @@ package enum UPSMIBMapping {
     /// `upsTestResultsSummary` for WinPower's `testStatus` code (read as the HID codes, as
     /// `ups.test.result` in NUT is).
     static func testResult(_ code: Int?) -> UPSMIB.TestResult? {
-        switch code {
-        case 1: .donePass
-        case 2: .doneWarning
-        case 3: .doneError
-        case 4: .aborted
-        case 5: .inProgress
-        case 6: .noTestsInitiated
-        default: nil
-        }
+        // RFC 1628 numbers its results as the HID class does.
+        SelfTestResult(testStatus: code).flatMap { UPSMIB.TestResult(rawValue: Int32($0.rawValue)) }
     }
 }

@@ -1,3 +1,4 @@
+import WPClient
 import WPEnergy
 import WPLogging
 import WPHistory
@@ -230,6 +231,8 @@ struct BatteryHealthText: Sendable {
     var predictedPerTenPercent: String
     var ratio: String
     var notes: [BatteryHealthVerdict.Note: String]
+    /// A self-test's result, by WinPower's `testStatus` code as read (docs/battery.md).
+    var results: [SelfTestResult: String]
 
     static let english = BatteryHealthText(
         health: "Battery health",
@@ -246,7 +249,9 @@ struct BatteryHealthText: Sendable {
         ratio: "Health",
         notes: [.reference: "first measurement", .tooShort: "too short", .tooLittleCharge: "too little charge used",
                 .noPower: "no power reported", .beforeInstallation: "before the battery's installation",
-                .otherLoad: "load too far from the first's", .otherTemperature: "temperature too far from the first's"])
+                .otherLoad: "load too far from the first's", .otherTemperature: "temperature too far from the first's"],
+        results: [.passed: "passed", .warning: "passed with a warning", .error: "failed", .aborted: "aborted",
+                  .inProgress: "in progress", .noneInitiated: "none initiated"])
 
     static let chinese = BatteryHealthText(
         health: "电池健康度",
@@ -262,5 +267,7 @@ struct BatteryHealthText: Sendable {
         ratio: "健康度",
         notes: [.reference: "首次测量", .tooShort: "时间太短", .tooLittleCharge: "消耗电量太少",
                 .noPower: "未报告功率", .beforeInstallation: "早于电池安装日期",
-                .otherLoad: "负载与首次相差太大", .otherTemperature: "温度与首次相差太大"])
+                .otherLoad: "负载与首次相差太大", .otherTemperature: "温度与首次相差太大"],
+        results: [.passed: "通过", .warning: "通过但有警告", .error: "未通过", .aborted: "已中止",
+                  .inProgress: "进行中", .noneInitiated: "未启动"])
 }

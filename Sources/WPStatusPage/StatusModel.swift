@@ -134,6 +134,8 @@ package struct UPSRow: Sendable {
     package var batteryHealth: BatteryHealthVerdict?
     /// When its last self-test started (the outage ledger's), if one was seen.
     package var lastSelfTest: Date?
+    /// WinPower's `testStatus` code at that test's end (its result).
+    package var lastSelfTestStatus: Int?
     /// No self-test for longer than `battery.self_test_days` (`nil`: not judged).
     package var selfTestOverdue: Bool?
     /// Since when the exporter watches it without a self-test seen (the meter's first sight).

@@ -229,6 +229,7 @@ package final class StatusPage<C: Clock>: FrontEnd where C.Duration == Duration 
                     row.batteryAgeYears = (Double(max(0, day - installed)) / 365.25 * 10).rounded() / 10
                 }
                 row.lastSelfTest = server.devices.selfTests[device.id]?.lastStart
+                row.lastSelfTestStatus = server.devices.selfTests[device.id]?.lastStatus
                 if let meter {
                     let key = server.energyKeyPrefix + device.id
                     let installed = device.battery?.installedDate

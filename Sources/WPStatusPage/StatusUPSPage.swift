@@ -185,7 +185,11 @@ extension StatusRender {
             out += "\(escaped(value))</td></tr>\n"
         }
         if row.lastSelfTest != nil || row.watchedSince != nil {
-            let value = row.lastSelfTest.map { time($0, zone) } ?? text.noSelfTestSince(time(row.watchedSince, zone))
+            var value = row.lastSelfTest.map { time($0, zone) } ?? text.noSelfTestSince(time(row.watchedSince, zone))
+            if row.lastSelfTest != nil, let code = row.lastSelfTestStatus {
+                let result = SelfTestResult(testStatus: code).flatMap { text.results[$0] }
+                value += ": " + (result.map { "\($0) (testStatus \(code))" } ?? "testStatus \(code)")
+            }
             out += "<tr id=\"last-self-test\"><th>\(escaped(text.lastSelfTest))</th><td\(row.selfTestOverdue == true ? " class=\"due\"" : "")>"
             out += "\(escaped(value))</td></tr>\n"
         }

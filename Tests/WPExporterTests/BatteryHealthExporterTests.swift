@@ -73,6 +73,12 @@ import WPTestSupport
         let document = try #require(try JSONSerialization.jsonObject(with: Data(events.text.utf8)) as? [String: Any])
         let kinds = (document["events"] as? [[String: Any]])?.compactMap { $0["kind"] as? String }
         #expect(kinds == ["self_test_overdue_cleared", "self_test_started", "self_test_overdue"], "newest first: \(events.text)")
+        // The UPS page: the last self-test with its result (WinPower's testStatus 1 after it), no longer overdue.
+        let page = try await harness.get("/status/ups?device=\(device)")
+        #expect(page.text.contains("<tr id=\"last-self-test\"><th>Last self-test</th><td>"), "\(page.text)")
+        #expect(page.text.contains(": passed (testStatus 1)</td>"), "\(page.text)")
+        let chinese = try await harness.get("/status/ups?device=\(device)&lang=zh")
+        #expect(chinese.text.contains("：通过 (testStatus 1)") || chinese.text.contains(": 通过 (testStatus 1)"), "\(chinese.text)")
         await harness.shutdown()
     }
 }
