@@ -100,7 +100,8 @@ struct BatteryHealthMetrics: Collector {
             try? count.append(labelValues: labels, value: Double(verdict.measurements))
             if let health = verdict.health { try? ratio.append(labelValues: labels, value: health) }
         }
-        return [ratio, count]
+        // A fleet without measurements renders exactly what it did without the meter.
+        return [ratio, count].filter { !$0.samples.isEmpty }
     }
 }
 
