@@ -172,7 +172,7 @@ package struct BatteryHealthVerdict: Sendable, Equatable {
                 point.note = .tooShort
             } else if discharge.chargeUsed < rules.minChargeUsed {
                 point.note = .tooLittleCharge
-            } else if !(discharge.joules > 0) {
+            } else if !(discharge.joules > 0) || !discharge.meanWatts.isFinite {
                 point.note = .noPower
             } else if let reference {
                 let load = discharge.meanWatts / reference.meanWatts
@@ -184,9 +184,13 @@ package struct BatteryHealthVerdict: Sendable, Equatable {
                 } else {
                     let ratio = energyPerPercent(discharge) / energyPerPercent(reference)
                         * pow(load, BatteryHealthRules.peukertExponent - 1)
-                    point.ratio = ratio
-                    measurements += 1
-                    latest = ratio
+                    if ratio.isFinite {
+                        point.ratio = ratio
+                        measurements += 1
+                        latest = ratio
+                    } else {
+                        point.note = .noPower
+                    }
                 }
             } else {
                 reference = discharge
@@ -300,7 +304,7 @@ package struct DischargeEpisode: Sendable, Equatable {
             guard elapsed > 0 else { return nil }  // an older or repeated reading
             if current.kind == kind, elapsed <= maxGap {
                 let watts = reading.watts.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
-                if let before = current.lastWatts, let watts {
+                if let before = current.lastWatts, let watts, (current.joules + elapsed * (before + watts) / 2).isFinite {
                     current.joules += elapsed * (before + watts) / 2
                 } else {
                     current.powerKnown = false

@@ -64,12 +64,15 @@ package final class BatteryHealthMeter: Sendable {
 
     /// Takes one reading of each UPS (by device key) at `now`: a UPS seen for the first time is
     /// watched from `now`; a discharge that ends and used charge over time is kept as a
-    /// measurement.
+    /// measurement. Past ``keptPerDevice``, the oldest one too small to compare goes first, then
+    /// the oldest other than the reference (the first comparable one on or after the battery's
+    /// installation day, `installed` by device key): the ratio keeps its reference.
     ///
     /// - Returns: the measurements taken, by device key.
     @discardableResult
-    package func record(_ readings: [String: BatteryReading], at now: Date) -> [String: BatteryDischarge] {
-        let maxGap = self.maxGap
+    package func record(_ readings: [String: BatteryReading], installed: [String: Date] = [:],
+                        at now: Date) -> [String: BatteryDischarge] {
+        let (maxGap, rules) = (self.maxGap, self.rules)
         let (taken, changed) = state.withLock { devices in
             var taken: [String: BatteryDischarge] = [:]
             var changed = false
@@ -80,8 +83,8 @@ package final class BatteryHealthMeter: Sendable {
                 if let ended = DischargeEpisode.observe(reading, into: &device.episode, maxGap: maxGap),
                    let discharge = ended.discharge {
                     device.discharges.append(discharge)
-                    if device.discharges.count > Self.keptPerDevice {
-                        device.discharges.removeFirst(device.discharges.count - Self.keptPerDevice)
+                    while device.discharges.count > Self.keptPerDevice {
+                        device.discharges.remove(at: Self.leastUseful(device.discharges, installed: installed[key], rules: rules))
                     }
                     taken[key] = discharge
                 }
@@ -92,6 +95,17 @@ package final class BatteryHealthMeter: Sendable {
         }
         if changed { keep() }
         return taken
+    }
+
+    /// The index of the measurement to drop first from `discharges` (oldest first): the oldest
+    /// that can never be compared under `rules`, else the oldest but the reference.
+    static func leastUseful(_ discharges: [BatteryDischarge], installed: Date?, rules: BatteryHealthRules) -> Int {
+        if let small = discharges.firstIndex(where: { $0.seconds < rules.minSeconds || $0.chargeUsed < rules.minChargeUsed }) {
+            return small
+        }
+        let verdict = BatteryHealthVerdict.judge(discharges, installed: installed, rules: rules)
+        let reference = verdict.points.firstIndex { $0.note == .reference }
+        return reference == 0 ? 1 : 0
     }
 
     /// The measurements kept of a UPS, oldest first.
@@ -168,10 +182,10 @@ package final class BatteryHealthMeter: Sendable {
                 restoration.devices += 1
             case "m":
                 guard record.count == 10, let kind = BatteryDischarge.Kind(rawValue: record[2]), let end = date(3),
-                      let seconds = number(4), seconds > 0, let start = number(5), let used = number(6), used > 0,
-                      let joules = number(7), joules >= 0,
+                      let seconds = number(4), seconds > 0, seconds < 1e9, let start = number(5), (0...100).contains(start),
+                      let used = number(6), used > 0, used <= 100, let joules = number(7), joules >= 0, joules < 1e15,
                       record[8].isEmpty || number(8) != nil, record[9].isEmpty || number(9) != nil else {
-                    restoration.unreadable.append("\(problem): expected [m, key, kind, end, seconds > 0, start charge, charge used > 0, joules ≥ 0, predicted runtime, temperature]")
+                    restoration.unreadable.append("\(problem): expected [m, key, kind, end, seconds (0 to 1e9), start charge (0 to 100), charge used (0 to 100), joules (0 to 1e15), predicted runtime, temperature]")
                     continue
                 }
                 let discharge = BatteryDischarge(kind: kind, end: end, seconds: seconds, startCharge: start, chargeUsed: used,
@@ -179,8 +193,9 @@ package final class BatteryHealthMeter: Sendable {
                 devices[key, default: Device(watchedSince: end)].discharges.append(discharge)
             case "o":
                 guard record.count == 13, let kind = BatteryDischarge.Kind(rawValue: record[2]), let first = date(3),
-                      let last = date(4), last >= first, let start = number(5), let charge = number(6),
-                      let joules = number(7), joules >= 0, record[8].isEmpty || number(8) != nil,
+                      let last = date(4), last >= first, last.timeIntervalSince(first) < 1e9,
+                      let start = number(5), (0...100).contains(start), let charge = number(6), (0...100).contains(charge),
+                      let joules = number(7), joules >= 0, joules < 1e15, record[8].isEmpty || number(8) != nil,
                       record[9] == "0" || record[9] == "1", record[10].isEmpty || number(10) != nil,
                       let sum = number(11), let count = Int(record[12]), count >= 0 else {
                     restoration.unreadable.append("\(problem): expected [o, key, kind, first, last, start charge, last charge, joules, last watts, 0 or 1, predicted runtime, temperature sum, count]")

@@ -165,9 +165,9 @@ package struct HistoryEventTracker: Sendable {
     static func addBattery(_ battery: BatteryHealthMeter, key: String, device: Device, lastTest: Date?, now: Int64,
                            to conditions: inout UPSConditions) {
         let installed = device.battery?.installedDate
-        if let health = battery.verdict(key, installed: installed)?.health {
+        if let health = battery.verdict(key, installed: installed)?.health, health.isFinite {
             conditions.healthLow = health < battery.rules.threshold
-            conditions.healthPercent = Int((health * 100).rounded())
+            conditions.healthPercent = Int(exactly: (min(max(health, 0), 10) * 100).rounded())
         }
         if let since = battery.watchedSince(key) {
             let interval = battery.rules.selfTestInterval(autoTestPeriodDays: device.setting.autoTestPeriod)
@@ -196,7 +196,11 @@ package struct HistoryEventTracker: Sendable {
         pair(before?.fault, after.fault, .fault, .faultCleared)
         pair(before?.disconnected, after.disconnected, .disconnected, .reconnected)
         pair(before?.stale, after.stale, .stale, .fresh)
-        if let low = after.healthLow, first || before?.healthLow != low {
+        // Not known (too few measurements, or none since a new battery's installation) is not low:
+        // the low health of a replaced battery ends, and a healthy one reaching enough
+        // measurements says nothing.
+        let low = after.healthLow ?? false
+        if first || (before?.healthLow ?? false) != low {
             add(low ? .batteryHealthLow : .batteryHealthRecovered,
                 detail: description + (after.healthPercent.map { ", battery health \($0) %" } ?? ""))
         }
@@ -205,7 +209,8 @@ package struct HistoryEventTracker: Sendable {
             add(after.test ? .selfTestStarted : .selfTestFinished, code: after.test ? nil : status,
                 detail: after.test ? nil : description + (status.map { ", test status \($0)" } ?? ""))
         }
-        pair(before?.testOverdue, after.testOverdue, .selfTestOverdue, .selfTestOverdueCleared)
+        // Not judged (no meter, or one made again by a reload) is not overdue.
+        pair(before.map { $0.testOverdue ?? false }, after.testOverdue ?? false, .selfTestOverdue, .selfTestOverdueCleared)
         let previous = before?.alarms ?? [:]
         for (code, text) in after.alarms.sorted(by: { $0.key < $1.key }) where previous[code] == nil {
             add(.alarmRaised, code: code, detail: text)

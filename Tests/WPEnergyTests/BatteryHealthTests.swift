@@ -209,7 +209,31 @@ import WPStorage
         }
         let kept = meter.discharges("ups")
         #expect(kept.count == BatteryHealthMeter.keptPerDevice)
-        #expect(kept.first?.end == wall(5_020))
+        // The reference (the first) stays; the oldest after it went.
+        #expect(kept.first?.end == wall(20))
+        #expect(kept.dropFirst().first?.end == wall(6_020))
+    }
+
+    /// Past the measurements kept, quick self-tests too small to compare go first, and the
+    /// reference is never dropped: the ratio does not reset to a later, aged battery.
+    @Test func trimmingKeepsTheReference() throws {
+        var rules = BatteryHealthRules()
+        rules.minSeconds = 60
+        rules.minChargeUsed = 10
+        let meter = BatteryHealthMeter(rules: rules, maxGap: 60, sections: nil)
+        func discharge(at start: Double, seconds: Double, runtime: Double) {
+            for reading in readings(from: start, seconds: seconds, runtime: runtime) { meter.record(["ups": reading], at: reading.time) }
+            meter.record(["ups": BatteryReading(mode: 3, charge: 100, watts: 500, time: wall(start + seconds + 5))], at: wall(start + seconds + 5))
+        }
+        discharge(at: 0, seconds: 300, runtime: 1_000)                 // the reference: 30 points
+        for test in 1...40 { discharge(at: Double(test) * 10_000, seconds: 20, runtime: 1_000) }   // 2 points each
+        discharge(at: 500_000, seconds: 300, runtime: 1_000)
+        discharge(at: 600_000, seconds: 300, runtime: 600)            // 60 % of the reference
+        let kept = meter.discharges("ups")
+        #expect(kept.count == BatteryHealthMeter.keptPerDevice)
+        #expect(kept.first?.end == wall(300))
+        let health = try #require(meter.verdict("ups", installed: nil)?.health)
+        #expect(abs(health - 0.6) < 0.05)
     }
 
     @Test func aSelfTestIsOverdueAfterItsInterval() {

@@ -27,7 +27,7 @@ package struct BatteryHealthSettings: ConfigSectionSettings {
 
     package static let section = ConfigSection<BatteryHealthSettings>("battery", [
         .integer("health_threshold", \.healthThreshold, in: 1...99,
-                 "Battery health (percent of the first measurement's runtime per percent of charge) below which it is low: the UPS page says so, an event and `winpower_device_battery_health_ratio` (docs/battery.md)."),
+                 "Battery health (percent of the first measurement's energy per percent of charge, load-corrected) below which it is low: the UPS page says so, an event, NUT's RB and `winpower_device_battery_health_ratio` (docs/battery.md)."),
         .integer("min_measurements", \.minMeasurements, in: 2...BatteryHealthMeter.keptPerDevice,
                  "Comparable measurements (outages or self-tests) needed before a health ratio is given, the first one included; fewer: not enough data."),
         .integer("min_charge_used", \.minChargeUsed, in: 1...100,
@@ -60,7 +60,7 @@ package struct BatteryHealthSettings: ConfigSectionSettings {
 struct BatteryHealthMetrics: Collector {
     static let ratioName = "winpower_device_battery_health_ratio"
     static let countName = "winpower_device_battery_health_measurements"
-    static let ratioHelp = "Battery health: the latest measured runtime per percent of charge (load-corrected) over the first measurement's; only with enough measurements (docs/battery.md)."
+    static let ratioHelp = "Battery health: the latest measurement's energy per percent of charge (load-corrected) over the first measurement's; only with enough measurements (docs/battery.md)."
     static let countHelp = "Comparable battery measurements (outages and self-tests long enough to tell) kept for the UPS, the first one included."
 
     /// A UPS as the latest publication had it: its name (`device_name`) and its battery's
@@ -142,6 +142,9 @@ final class BatteryHealthMonitor: FrontEnd, BatteryHealthSource {
             throw .metrics(error)
         }
         let wallClock = context.wallClock
+        // The plausibility bound of the energy meter: a power reading above it is a glitch, and
+        // the discharge it falls in has no energy (never a wrong one).
+        let energy = ExporterSettings.energy(configuration.energy)
         // The instant of each UPS's reading last taken: a UPS missing from a collection is
         // published again with its previous reading, which is not taken twice.
         let taken = Mutex<[String: C.Instant]>([:])
@@ -160,13 +163,14 @@ final class BatteryHealthMonitor: FrontEnd, BatteryHealthSource {
                         let age = reading.readAt.duration(to: state.publishedAt).inSeconds
                         readings[key] = BatteryReading(
                             mode: device.connected == false ? nil : device.realtime.mode, charge: device.realtime.batCapacity,
-                            watts: device.realtime.loadTotalWatt, temperature: device.realtime.upsTemperature,
+                            watts: device.realtime.loadTotalWatt.flatMap { $0 <= energy.maxWatts(ratingVa: device.config.ratingVa) ? $0 : nil },
+                            temperature: device.realtime.upsTemperature,
                             runtime: device.realtime.batRemainTime, time: now.addingTimeInterval(-max(0, age)))
                     }
                 }
             }
             published.withLock { $0 = upss }
-            let measured = meter.record(readings, at: now)
+            let measured = meter.record(readings, installed: upss.compactMapValues(\.installed), at: now)
             for (key, discharge) in measured.sorted(by: { $0.key < $1.key }) {
                 logger.info("battery measured", ["device": .string(EnergyKey.split(key)?.device ?? key),
                                                  "kind": .string(discharge.kind.rawValue),
