@@ -124,10 +124,10 @@ let package = Package(
         .target(name: "WPFrontEndTesting", dependencies: ["WPFrontEnd", "WPClient", "WPCollector", "WPEnergy"]),
         // The NUT server of `nut.*` over the fleet's published state: names, variables, users.
         .target(name: "WPNUTFrontEnd", dependencies: ["WPFrontEnd", "WPNUT", "WPServer", "WPServerMetrics", "WPClient", "WPCollector",
-                                                       "WPConfig", "WPLogging", "WPMetrics"]),
+                                                       "WPConfig", "WPLogging", "WPMetrics", "WPEnergy"]),
         // The SNMP agent of `snmp.*` and its notifications, its UPSs named by the publication (as the NUT server's).
         .target(name: "WPSNMPFrontEnd", dependencies: ["WPFrontEnd", "WPNUTFrontEnd", "WPNUT", "WPSNMP", "WPServer", "WPClient", "WPCollector",
-                                                        "WPConfig", "WPLogging", "WPMetrics", "WPStorage", "WPRuntime"]),
+                                                        "WPConfig", "WPLogging", "WPMetrics", "WPStorage", "WPRuntime", "WPEnergy"]),
 
         // The status pages on the HTTP listener (`/status`, a page per UPS, outages as CSV and JSON)
         // over the fleet's published state: a per-UPS 24 h history, attention first (docs/status-page.md).

@@ -1,3 +1,4 @@
+package import FoundationEssentials
 public import WPMetrics
 public import WPServer
 package import WPEnergy
@@ -123,13 +124,26 @@ extension Sequence where Element == any FrontEnd {
     }
 }
 
-/// Whether a UPS's battery needs replacing by its measured health (docs/battery.md): the
-/// verdict of the battery health meter among `frontEnds` now, for the device of energy key
-/// `key` (NUT's `RB`, SNMP's `upsAlarmBatteryBad`). False without the meter or enough data.
-package func batteryNeedsReplacement(_ frontEnds: @escaping @Sendable () -> [any FrontEnd])
-    -> @Sendable (_ key: String, _ device: Device) -> Bool {
-    { key, device in
-        frontEnds().batteryHealthMeter?.verdict(key, installed: device.battery?.installedDate)?.isLow ?? false
+extension BatteryHealthMeter {
+    /// The verdict of `device` (energy key `key`), its measurements counted from its battery's
+    /// configured installation day; `nil` without a measurement kept.
+    package func verdict(_ key: String, of device: Device) -> BatteryHealthVerdict? {
+        verdict(key, installed: device.battery?.installedDate)
+    }
+
+    /// Whether `device`'s battery needs replacing by its measured health (NUT's `RB`, SNMP's
+    /// `upsAlarmBatteryBad`, Home Assistant's problem): false without enough data.
+    package func needsReplacement(_ key: String, of device: Device) -> Bool {
+        verdict(key, of: device)?.isLow ?? false
+    }
+
+    /// Whether `device`'s self-test is overdue at `now` (its last one began at `lastTest`), by
+    /// `battery.self_test_days` or its own `autoTestPeriod`; `nil` for a UPS the meter never saw.
+    package func selfTestOverdue(_ key: String, of device: Device, lastTest: Date?, now: Date) -> Bool? {
+        guard let since = watchedSince(key) else { return nil }
+        return BatteryHealthVerdict.testOverdue(lastTest: lastTest, watchedSince: since, installed: device.battery?.installedDate,
+                                                interval: rules.selfTestInterval(autoTestPeriodDays: device.setting.autoTestPeriod),
+                                                now: now)
     }
 }
 

@@ -164,16 +164,11 @@ package struct HistoryEventTracker: Sendable {
     /// The battery's health and self-test conditions of the UPS of `key`, as `battery` judges them.
     static func addBattery(_ battery: BatteryHealthMeter, key: String, device: Device, lastTest: Date?, now: Int64,
                            to conditions: inout UPSConditions) {
-        let installed = device.battery?.installedDate
-        if let health = battery.verdict(key, installed: installed)?.health, health.isFinite {
+        if let health = battery.verdict(key, of: device)?.health, health.isFinite {
             conditions.healthLow = health < battery.rules.threshold
             conditions.healthPercent = Int(exactly: (min(max(health, 0), 10) * 100).rounded())
         }
-        if let since = battery.watchedSince(key) {
-            let interval = battery.rules.selfTestInterval(autoTestPeriodDays: device.setting.autoTestPeriod)
-            conditions.testOverdue = BatteryHealthVerdict.testOverdue(lastTest: lastTest, watchedSince: since, installed: installed,
-                                                                      interval: interval, now: Date(timeIntervalSince1970: Double(now)))
-        }
+        conditions.testOverdue = battery.selfTestOverdue(key, of: device, lastTest: lastTest, now: Date(timeIntervalSince1970: Double(now)))
     }
 
     /// The events from `before` (`nil`: first seen, every condition given as it is now, as

@@ -260,7 +260,7 @@ package final class MQTTPublisher<C: Clock>: FrontEnd where C.Duration == Durati
                         let cost = meter.flatMap { meter in
                             total.map { _ in meter.costs(server.energyKeyPrefix + device.id).reduce(0) { $0 + $1.amount } }
                         }
-                        let health = healthMeter?.verdict(server.energyKeyPrefix + device.id, installed: device.battery?.installedDate)
+                        let health = healthMeter?.verdict(server.energyKeyPrefix + device.id, of: device)
                         let current = MQTTState(device, energyKWh: total.map { $0.joules / 3_600_000 }, cost: cost, health: health,
                                                 time: time)
                         // Discovery first: an entity exists before its first value.

@@ -1,5 +1,6 @@
 import Synchronization
-package import WPClient
+import WPClient
+package import WPEnergy
 import WPCollector
 package import WPConfig
 package import WPFrontEnd
@@ -73,24 +74,24 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
     private let clock: C
     private let settings: NUTBridgeSettings
     private let version: String
-    /// Whether a device's battery needs replacing by its measured health (`RB`), by energy key.
-    private let replaceBattery: @Sendable (_ key: String, _ device: Device) -> Bool
+    /// The battery health meter now (`RB` where a battery's measured health is low).
+    private let batteryHealth: @Sendable () -> BatteryHealthMeter?
     private let cache = Mutex(Cache())
 
     package init(state: FleetState<C>, clock: C, settings: NUTBridgeSettings, version: String,
-                 replaceBattery: @escaping @Sendable (_ key: String, _ device: Device) -> Bool = { _, _ in false }) {
+                 batteryHealth: @escaping @Sendable () -> BatteryHealthMeter? = { nil }) {
         latest = Mutex(state)
         self.clock = clock
         self.settings = settings
         self.version = version
-        self.replaceBattery = replaceBattery
+        self.batteryHealth = batteryHealth
     }
 
     /// A source subscribed to `publication`, starting from the fleet as it is now.
     package convenience init(publication: some FleetPublishing<C>, settings: NUTBridgeSettings, version: String,
-                             replaceBattery: @escaping @Sendable (_ key: String, _ device: Device) -> Bool = { _, _ in false }) {
+                             batteryHealth: @escaping @Sendable () -> BatteryHealthMeter? = { nil }) {
         self.init(state: publication.current, clock: publication.clock, settings: settings, version: version,
-                  replaceBattery: replaceBattery)
+                  batteryHealth: batteryHealth)
         publication.subscribe { [weak self] in self?.published($0) }
     }
 
@@ -154,13 +155,14 @@ package final class NUTFleetSource<C: Clock>: NUTDataSource where C.Duration == 
         var order: [String] = []
         var entries: [String: Entry] = [:]
         var byDevice: [String: String] = [:]
+        let meter = batteryHealth()
         for server in servers {
             for reading in server.devices.readings {
                 let device = reading.device
                 guard let name = server.names[device.id], entries[name.lowercased()] == nil else { continue }
                 let thresholds = settings.deviceThresholds[device.id] ?? settings.thresholds
                 let variables = NUTVariables.of(device, thresholds: thresholds, driverVersion: version,
-                                                replaceBattery: replaceBattery(server.energyKeyPrefix + device.id, device))
+                                                replaceBattery: meter?.needsReplacement(server.energyKeyPrefix + device.id, of: device) ?? false)
                 let ups = NUTUPS(name: name, description: server.description(of: device), variables: variables)
                 entries[name.lowercased()] = Entry(ups: ups, readAt: reading.readAt, stalenessWindow: server.stalenessWindow,
                                                    disconnected: device.connected == false)

@@ -1,5 +1,5 @@
 import FoundationEssentials
-package import WPClient
+package import WPEnergy
 package import WPConfig
 package import WPFrontEnd
 package import WPLogging
@@ -44,11 +44,11 @@ package final class NUTFrontEnd<C: Clock>: FrontEnd where C.Duration == Duration
     package static func make(_ nut: ExporterConfiguration.NUT, publication: some FleetPublishing<C>, tls: WPTLSConfiguration?,
                              maxConnections: Int?, passwords: BCryptPool?, registry: MetricRegistry, version: String,
                              makeListener: MakeListener, logger: WPLogger,
-                             replaceBattery: @escaping @Sendable (_ key: String, _ device: Device) -> Bool = { _, _ in false })
+                             batteryHealth: @escaping @Sendable () -> BatteryHealthMeter? = { nil })
         throws(FrontEndError) -> NUTFrontEnd? {
         guard let address = nut.address else { return nil }
         let names = NUTFleetSource(publication: publication, settings: NUTBridgeSettings(nut), version: version,
-                                   replaceBattery: replaceBattery)
+                                   batteryHealth: batteryHealth)
         var accounts: [NUTAccount] = []
         if let path = nut.usersFile {
             do {
@@ -120,7 +120,7 @@ extension FrontEndFactory {
                                     maxConnections: context.connections, passwords: context.passwords,
                                     registry: context.registry, version: context.version,
                                     makeListener: makeListener, logger: context.logger,
-                                    replaceBattery: batteryNeedsReplacement(context.frontEnds))
+                                    batteryHealth: { [frontEnds = context.frontEnds] in frontEnds().batteryHealthMeter })
         }
     }
 }

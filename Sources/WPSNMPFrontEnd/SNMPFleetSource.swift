@@ -1,6 +1,7 @@
 package import FoundationEssentials
 import Synchronization
-package import WPClient
+import WPClient
+package import WPEnergy
 import WPCollector
 package import WPFrontEnd
 package import WPSNMP
@@ -61,8 +62,8 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
     private let defaultUPS: String?
     private let version: String
     private let lowBatteryTime: Double
-    /// Whether a device's battery needs replacing by its measured health (`upsAlarmBatteryBad`), by energy key.
-    private let replaceBattery: @Sendable (_ key: String, _ device: Device) -> Bool
+    /// The battery health meter now (`upsAlarmBatteryBad` where a battery's measured health is low).
+    private let batteryHealth: @Sendable () -> BatteryHealthMeter?
     private let start: C.Instant
     private let startWall: Date
     private let clock: C
@@ -79,8 +80,8 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
     ///   - wallClock: the wall clock the outage ledger's self-test times are in.
     package init(system: SystemGroup, defaultUPS: String?, version: String,
                  lowBatteryTime: Double, clock: C, wallClock: @escaping @Sendable () -> Date,
-                 replaceBattery: @escaping @Sendable (_ key: String, _ device: Device) -> Bool = { _, _ in false }) {
-        self.replaceBattery = replaceBattery
+                 batteryHealth: @escaping @Sendable () -> BatteryHealthMeter? = { nil }) {
+        self.batteryHealth = batteryHealth
         self.system = system
         self.defaultUPS = defaultUPS
         self.version = version
@@ -153,12 +154,13 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
     private func rebuild(_ cache: inout Cache, servers: [FleetState<C>.Server]) {
         var named: [(name: String, reading: WinPowerCollector<C>.DeviceReadings.Reading, stalenessWindow: Duration,
                      selfTest: SelfTestRecord?, outageStart: Date?, transfers: Int?, replace: Bool)] = []
+        let meter = batteryHealth()
         for server in servers {
             for reading in server.devices.readings {
                 guard let name = server.names[reading.device.id] else { continue }
                 named.append((name, reading, server.stalenessWindow, server.devices.selfTests[reading.device.id],
                               server.devices.outageStarts[reading.device.id], server.devices.transfers[reading.device.id],
-                              replaceBattery(server.energyKeyPrefix + reading.device.id, reading.device)))
+                              meter?.needsReplacement(server.energyKeyPrefix + reading.device.id, of: reading.device) ?? false))
             }
         }
         let instant = clock.now

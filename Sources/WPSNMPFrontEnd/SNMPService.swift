@@ -7,7 +7,7 @@ import Darwin
 #endif
 package import FoundationEssentials
 import Synchronization
-package import WPClient
+package import WPEnergy
 package import WPConfig
 package import WPFrontEnd
 package import WPLogging
@@ -47,7 +47,7 @@ package final class SNMPService<C: Clock>: Sendable where C.Duration == Duration
     package static func make(_ configuration: ExporterConfiguration, publication: some FleetPublishing<C>,
                              engineDirectory: String?, registry: MetricRegistry, version: String, clock: C,
                              wallClock: @escaping @Sendable () -> Date, logger: WPLogger,
-                             replaceBattery: @escaping @Sendable (_ key: String, _ device: Device) -> Bool = { _, _ in false })
+                             batteryHealth: @escaping @Sendable () -> BatteryHealthMeter? = { nil })
         throws(FrontEndError) -> SNMPService? {
         let snmp = configuration.snmp
         guard let address = snmp.address else { return nil }
@@ -60,7 +60,7 @@ package final class SNMPService<C: Clock>: Sendable where C.Duration == Duration
         }
         let source = SNMPFleetSource(system: SystemGroup(snmp, version: version), defaultUPS: snmp.defaultUPS,
                                      version: version, lowBatteryTime: Double(configuration.nut.batteryRuntimeLow.components.seconds),
-                                     clock: clock, wallClock: wallClock, replaceBattery: replaceBattery)
+                                     clock: clock, wallClock: wallClock, batteryHealth: batteryHealth)
         let random = { (0..<8).map { _ in UInt8.random(in: 0...255) } }
         var stored = StoredSNMPEngine(engineID: SNMPEngine.engineID(random: random()), boots: 1)
         if let engineDirectory {
@@ -298,7 +298,7 @@ extension FrontEndFactory {
             try SNMPService<C>.make(context.configuration, publication: context.publication, engineDirectory: context.dataDirectory,
                                     registry: context.registry, version: context.version, clock: context.clock,
                                     wallClock: context.wallClock, logger: context.logger,
-                                    replaceBattery: batteryNeedsReplacement(context.frontEnds))
+                                    batteryHealth: { [frontEnds = context.frontEnds] in frontEnds().batteryHealthMeter })
         }
     }
 }

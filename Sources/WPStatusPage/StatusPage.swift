@@ -232,14 +232,9 @@ package final class StatusPage<C: Clock>: FrontEnd where C.Duration == Duration 
                 row.lastSelfTestStatus = server.devices.selfTests[device.id]?.lastStatus
                 if let meter {
                     let key = server.energyKeyPrefix + device.id
-                    let installed = device.battery?.installedDate
-                    row.batteryHealth = meter.verdict(key, installed: installed)
-                    if let since = meter.watchedSince(key) {
-                        let interval = meter.rules.selfTestInterval(autoTestPeriodDays: device.setting.autoTestPeriod)
-                        row.watchedSince = since
-                        row.selfTestOverdue = BatteryHealthVerdict.testOverdue(lastTest: row.lastSelfTest, watchedSince: since,
-                                                                               installed: installed, interval: interval, now: now)
-                    }
+                    row.batteryHealth = meter.verdict(key, of: device)
+                    row.watchedSince = meter.watchedSince(key)
+                    row.selfTestOverdue = meter.selfTestOverdue(key, of: device, lastTest: row.lastSelfTest, now: now)
                 }
                 row.site = label ?? (fleet.servers.count > 1 ? display
                     : areas.count > 1 ? device.asset.areaId.map { "area " + String($0.prefix(8)) } ?? "" : "")
