@@ -56,6 +56,35 @@ import WPTestSupport
         await harness.shutdown()
     }
 
+    /// `battery.*` out of range is refused at load, naming the key and its position; nothing
+    /// else of the file is taken (the load throws: a running exporter keeps its configuration).
+    @Test func badBatteryKeysAreRefusedNamingTheKey() {
+        func problems(_ file: String) -> [String] {
+            let inputs = ConfigurationInputs(environment: ["WINPOWER_EXPORTER_WINPOWER_BASE_URL": "https://winpower.example.com",
+                                                           "WINPOWER_EXPORTER_WINPOWER_USERNAME": "admin",
+                                                           "WINPOWER_EXPORTER_WINPOWER_PASSWORD": "hunter2"],
+                                             files: .inMemory(["./config.yaml": file]),
+                                             schema: ConfigSchema.exporter.adding(BatteryHealthSettings.self))
+            do {
+                _ = try ConfigurationLoader.load(inputs)
+                return []
+            } catch {
+                return error.problems.map(\.description)
+            }
+        }
+        #expect(problems("battery:\n  health_threshold: 80\n  min_duration: 10s\n") == [])
+        let cases: [(String, String)] = [
+            ("battery:\n  min_duration: 500ms\n", "./config.yaml:2:17: battery.min_duration: must be at least 1s"),
+            ("battery:\n  health_threshold: 120\n", "./config.yaml:2:21: battery.health_threshold: 120 is out of range; must be 1–99"),
+            ("battery:\n  min_measurements: 1\n", "./config.yaml:2:21: battery.min_measurements: 1 is out of range; must be 2–24"),
+            ("battery:\n  min_charge_used: 0\n", "./config.yaml:2:20: battery.min_charge_used: 0 is out of range; must be 1–100"),
+            ("battery:\n  self_test_days: -1\n", "./config.yaml:2:19: battery.self_test_days: -1 is out of range; must be 0–3650"),
+        ]
+        for (file, expected) in cases {
+            #expect(problems(file) == [expected], "\(file)")
+        }
+    }
+
     /// `battery.self_test_days`: a UPS seen for longer without a self-test is journaled as
     /// overdue once, and no longer once it tests.
     @Test func aSelfTestOverdueIsJournaled() async throws {
