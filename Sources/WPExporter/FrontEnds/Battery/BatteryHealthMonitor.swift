@@ -147,12 +147,12 @@ final class BatteryHealthMonitor: FrontEnd, BatteryHealthSource {
         let energy = ExporterSettings.energy(configuration.energy)
         // The instant of each UPS's reading last taken: a UPS missing from a collection is
         // published again with its previous reading, which is not taken twice.
-        let taken = Mutex<[String: C.Instant]>([:])
+        let taken = ReadingInstants<C.Instant>()
         context.publication.subscribe { state in
             let now = wallClock()
             var readings: [String: BatteryReading] = [:]
             var upss: [String: BatteryHealthMetrics.Published] = [:]
-            taken.withLock { taken in
+            taken.instants.withLock { taken in
                 for server in state.servers {
                     for reading in server.devices.readings {
                         let device = reading.device
@@ -184,6 +184,12 @@ final class BatteryHealthMonitor: FrontEnd, BatteryHealthSource {
     func run() async throws {
         await untilCancelled()
     }
+}
+
+/// The instant of each UPS's reading last taken, in a class of its own: Swift 6.0's IRGen fails
+/// an assertion on a local `Mutex` of a generic type captured by an escaping closure.
+private final class ReadingInstants<Instant: Sendable>: Sendable {
+    let instants = Mutex<[String: Instant]>([:])
 }
 
 extension FrontEndFactory {
