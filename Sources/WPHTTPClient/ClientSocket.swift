@@ -37,7 +37,7 @@ package struct ClientSocket {
                                 cancellation: ExchangeCancellation) throws(HTTPClientError) -> ClientSocket {
         let descriptor = socket(address.family, System.stream | System.socketFlags, 0)
         guard descriptor >= 0 else {
-            throw HTTPClientError(.network, "cannot create a socket: \(errorText(errno))")
+            throw HTTPClientError(.network, "cannot create a socket: \(systemErrorText(errno))")
         }
         let socket = ClientSocket(descriptor: descriptor)
         #if canImport(Darwin)
@@ -75,7 +75,7 @@ package struct ClientSocket {
         if code == ECONNREFUSED {
             return HTTPClientError(.connectionRefused, "connection to \(authority) refused")
         }
-        return HTTPClientError(.network, "cannot connect to \(authority): \(errorText(code))")
+        return HTTPClientError(.network, "cannot connect to \(authority): \(systemErrorText(code))")
     }
 
     /// Waits until the socket is ready for `events` (readable also on EOF or error).
@@ -89,7 +89,7 @@ package struct ClientSocket {
             let ready = poll(&entry, 1, Int32(timeout))
             if ready > 0 { return }
             if ready < 0 && errno != EINTR {
-                throw HTTPClientError(.network, "poll failed \(activity()): \(errorText(errno))")
+                throw HTTPClientError(.network, "poll failed \(activity()): \(systemErrorText(errno))")
             }
         }
     }
@@ -112,7 +112,7 @@ package struct ClientSocket {
                          doing: "sending the request to \(authority)")
             } else {
                 try cancellation.check()
-                throw HTTPClientError(.network, "sending the request to \(authority) failed: \(errorText(errno))")
+                throw HTTPClientError(.network, "sending the request to \(authority) failed: \(systemErrorText(errno))")
             }
         }
     }
@@ -148,7 +148,7 @@ package struct ClientSocket {
         let received = recv(descriptor, buffer.baseAddress, buffer.count, 0)
         if received >= 0 { return received }
         let code = errno
-        guard code == EAGAIN || code == EWOULDBLOCK || code == EINTR else { throw HTTPClientError(.network, errorText(code)) }
+        guard code == EAGAIN || code == EWOULDBLOCK || code == EINTR else { throw HTTPClientError(.network, systemErrorText(code)) }
         return nil
     }
 
@@ -194,7 +194,3 @@ enum System {
     #endif
 }
 
-/// `strerror` text for `code`.
-func errorText(_ code: Int32) -> String {
-    String(cString: strerror(code))
-}

@@ -172,7 +172,7 @@ final class CurlSession: Sendable {
     }
 
     private static func text(_ characters: [CChar]) -> String {
-        String(decoding: characters.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        String(cBuffer: characters)
     }
 }
 

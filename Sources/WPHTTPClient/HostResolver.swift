@@ -58,7 +58,7 @@ package struct HostResolver: Sendable {
         if Self.isNumeric(host) { return try Self.systemLookup(host: host, port: port).get() }
         var ends: [Int32] = [-1, -1]
         guard System.socketPair(&ends) == 0 else {
-            throw HTTPClientError(.network, "cannot create a socket pair to resolve \(host): \(errorText(errno))")
+            throw HTTPClientError(.network, "cannot create a socket pair to resolve \(host): \(systemErrorText(errno))")
         }
         let waiter = Waiter(signal: ends[1])
         let key = Flights.Key(host: host, port: port)
@@ -103,7 +103,7 @@ package struct HostResolver: Sendable {
         let code = errno
         defer { if let list { freeaddrinfo(list) } }
         guard status == 0 else {
-            let reason = status == EAI_SYSTEM ? errorText(code)
+            let reason = status == EAI_SYSTEM ? systemErrorText(code)
                 : gai_strerror(status).map { String(cString: $0) } ?? "error \(status)"
             return .failure(HTTPClientError(.hostNotFound, "cannot resolve \(host): \(reason)"))
         }

@@ -45,7 +45,7 @@ package final class TLSClientContext: @unchecked Sendable {
     deinit { wps_tls_context_free(UnsafeMutableRawPointer(context)) }
 
     static func string(_ message: [CChar]) -> String {
-        String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        String(cBuffer: message)
     }
 }
 

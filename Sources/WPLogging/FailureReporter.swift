@@ -1,3 +1,4 @@
+import WPRuntime
 import Synchronization
 
 /// Reports a sink's I/O failures at most once per kind (`open`, `write`, `rotate`, ...).
@@ -24,7 +25,7 @@ final class FailureReporter: Sendable {
 
     /// Reports a failed `write(2)` with its `errno` (kind `write`).
     func reportWrite(errno code: Int32) {
-        report(kind: "write", "write failed: \(FileIO.reason(code)) (errno \(code))")
+        report(kind: "write", "write failed: \(systemErrorText(code)) (errno \(code))")
     }
 }
 

@@ -9,11 +9,6 @@ import Darwin
 
 /// Thin wrappers over the POSIX calls the sinks use; errors carry `errno` and its text.
 enum FileIO {
-    /// The operating system's text for `code`, e.g. `Permission denied`.
-    static func reason(_ code: Int32) -> String {
-        String(cString: strerror(code))
-    }
-
     /// Writes what `fd` takes now without waiting: chunks of at most `PIPE_BUF` bytes while
     /// `poll` says it is writable (a pipe then has room for such a chunk whole). Returns the
     /// bytes written; stops at the first chunk that would wait or fails.
@@ -45,7 +40,7 @@ enum FileIO {
                 if isDirectory(prefix) { continue } // created concurrently
                 code = ENOTDIR // a file is in the way: say so rather than "File exists"
             }
-            throw .cannotCreateDirectory(path: displayPath(prefix, original: path), errno: code, reason: reason(code))
+            throw .cannotCreateDirectory(path: displayPath(prefix, original: path), errno: code, reason: systemErrorText(code))
         }
     }
 
@@ -72,7 +67,7 @@ enum FileIO {
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, mode)
         if fd < 0 {
             let code = errno
-            throw .cannotOpenFile(path: path, errno: code, reason: reason(code))
+            throw .cannotOpenFile(path: path, errno: code, reason: systemErrorText(code))
         }
         var info = stat()
         let size = fstat(fd, &info) == 0 ? Int(info.st_size) : 0

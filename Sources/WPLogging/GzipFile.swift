@@ -59,6 +59,6 @@ enum GzipFile {
     }
 
     private static func failure(_ operation: String, _ code: Int32) -> Failure {
-        Failure(description: "\(operation): \(FileIO.reason(code)) (errno \(code))")
+        Failure(description: "\(operation): \(systemErrorText(code)) (errno \(code))")
     }
 }

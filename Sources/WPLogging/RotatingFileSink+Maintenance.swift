@@ -1,3 +1,4 @@
+import WPRuntime
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -65,7 +66,7 @@ extension RotatingFileSink {
         guard rename(temporary, source + ".gz") == 0 else {
             let code = errno
             _ = unlink(temporary)
-            failures.report(kind: "compress", "cannot rename \(temporary): \(FileIO.reason(code)) (errno \(code))")
+            failures.report(kind: "compress", "cannot rename \(temporary): \(systemErrorText(code)) (errno \(code))")
             return
         }
         remove(name)
@@ -83,7 +84,7 @@ extension RotatingFileSink {
         if unlink(path) != 0 {
             let code = errno
             guard code != ENOENT else { return }
-            failures.report(kind: "remove", "cannot remove \(path): \(FileIO.reason(code)) (errno \(code))")
+            failures.report(kind: "remove", "cannot remove \(path): \(systemErrorText(code)) (errno \(code))")
         }
     }
 }

@@ -275,7 +275,7 @@ public final class RotatingFileSink: LogSink {
             }
         }
         if let code = POSIXFile.writeAll(file.fd, line.bytes) {
-            problems.append(("write", "write failed: \(FileIO.reason(code)) (errno \(code))"))
+            problems.append(("write", "write failed: \(systemErrorText(code)) (errno \(code))"))
         } else {
             file.size += line.bytes.count
         }
@@ -302,7 +302,7 @@ public final class RotatingFileSink: LogSink {
         state.lastSequence = sequence
         guard rename(configuration.path, target) == 0 else {
             let code = errno
-            return [("rotate", "cannot rename \(configuration.path) to \(target): \(FileIO.reason(code)) (errno \(code))")]
+            return [("rotate", "cannot rename \(configuration.path) to \(target): \(systemErrorText(code)) (errno \(code))")]
         }
         return []
     }

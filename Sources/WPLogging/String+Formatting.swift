@@ -1,3 +1,4 @@
+import WPRuntime
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -37,7 +38,7 @@ extension String {
         _ = buffer.withUnsafeMutableBufferPointer { out in
             withVaList([value]) { vsnprintf(out.baseAddress, out.count, format, $0) }
         }
-        self = String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        self = String(cBuffer: buffer.prefix(Int(length)))
     }
 
     /// `%.<n>f` for 0–3 digits of a finite value below 2⁵³ in magnitude, computed exactly in

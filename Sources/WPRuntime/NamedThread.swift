@@ -110,6 +110,6 @@ public struct ThreadStartError: Error, Sendable, Equatable, CustomStringConverti
 
     /// `cannot start thread <name>: <strerror(code)>`.
     public var description: String {
-        "cannot start thread \(name): \(String(cString: strerror(code)))"
+        "cannot start thread \(name): \(systemErrorText(code))"
     }
 }

@@ -126,8 +126,7 @@ package enum POSIXFile {
 
     /// `strerror(code)` in lower case.
     package static func message(_ code: Int32) -> String {
-        guard let text = strerror(code) else { return "error \(code)" }
-        return String(cString: text).lowercased()
+        systemErrorText(code).lowercased()
     }
 
     private static func readCall(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {

@@ -1,3 +1,4 @@
+import WPRuntime
 import Glibc
 import Synchronization
 
@@ -50,7 +51,7 @@ public final class ReservedPort: Sendable {
         }
         defer { freeaddrinfo(found) }
         let fd = socket(info.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SimulatorFleetError.socket("socket: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw SimulatorFleetError.socket("socket: \(systemErrorText(errno))") }
         if reusingAddress {
             var one: Int32 = 1
             _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -60,7 +61,7 @@ public final class ReservedPort: Sendable {
             _ = setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size))
         }
         guard bind(fd, info.ai_addr, info.ai_addrlen) == 0, mode == .refusing || listen(fd, 16) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let reason = systemErrorText(errno)
             _ = Glibc.close(fd)
             throw SimulatorFleetError.socket("bind/listen \(host):\(port): \(reason)")
         }

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Synchronization
 import WPLogging
+import WPRuntime
 
 extension FileEnergyStore {
     /// Loads the state at startup, recovering from damage, and imports the previous exporter's
@@ -126,22 +127,9 @@ extension FileEnergyStore {
         let seconds = StateFileFormat.clampedMillis(date) / 1000
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let rest = seconds - days * 86_400
-        let (year, month, day) = civilDate(daysSinceEpoch: days)
+        let (year, month, day) = CivilDate.date(days: days)
         func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
         return "\(year)\(two(month))\(two(day))T\(two(rest / 3600))\(two(rest % 3600 / 60))\(two(rest % 60))Z"
-    }
-
-    /// Days since 1970-01-01 → proleptic Gregorian (year, month, day) (H. Hinnant's algorithm).
-    private static func civilDate(daysSinceEpoch: Int64) -> (Int64, Int64, Int64) {
-        let z = daysSinceEpoch + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     private func logImport(_ report: LegacyImportReport) {

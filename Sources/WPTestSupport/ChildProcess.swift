@@ -72,7 +72,7 @@ package final class ChildProcess: Sendable {
             var ends: [Int32] = [-1, -1]
             let failed = cs_pipe_cloexec(&ends)
             guard failed == 0 else {
-                let reason = String(cString: strerror(failed))
+                let reason = systemErrorText(failed)
                 for fd in opened { close(fd) }
                 throw Failure(description: "cannot create a pipe for \(executable): \(reason)")
             }
@@ -80,7 +80,7 @@ package final class ChildProcess: Sendable {
             return (ends[0], ends[1])
         }
         let null = open("/dev/null", O_RDWR | O_CLOEXEC)
-        guard null >= 0 else { throw Failure(description: "cannot open /dev/null: \(String(cString: strerror(errno)))") }
+        guard null >= 0 else { throw Failure(description: "cannot open /dev/null: \(systemErrorText(errno))") }
         opened.append(null)
         let out = try pipeEnds()
         let err: (read: Int32, write: Int32)? = errorOutput == .separate ? try pipeEnds() : nil
@@ -109,7 +109,7 @@ package final class ChildProcess: Sendable {
             close(out.read)
             if let err { close(err.read) }
             if let inPipe { close(inPipe.write) }
-            throw Failure(description: "cannot start \(executable): \(String(cString: strerror(status)))")
+            throw Failure(description: "cannot start \(executable): \(systemErrorText(status))")
         }
         pid = spawned
         input = Mutex(inPipe?.write ?? -1)
@@ -170,7 +170,7 @@ package final class ChildProcess: Sendable {
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
             if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { throw Failure(description: "writing to the child: \(String(cString: strerror(errno)))") }
+            guard written > 0 else { throw Failure(description: "writing to the child: \(systemErrorText(errno))") }
             offset += written
         }
     }

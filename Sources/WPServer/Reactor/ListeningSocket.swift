@@ -1,3 +1,4 @@
+import WPRuntime
 import WPCSystem
 
 /// Opening a listening socket, shared by ``WPHTTPServer``, ``LineServer`` and ``DatagramServer``.
@@ -18,7 +19,7 @@ enum ListeningSocket {
         var name = [CChar](repeating: 0, count: 64)
         var bound: Int32 = 0
         _ = name.withUnsafeMutableBufferPointer { cs_local_address(descriptor, $0.baseAddress, $0.count, &bound) }
-        let address = ServerAddress(host: String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
+        let address = ServerAddress(host: String(cBuffer: name),
                                     port: Int(bound))
         return (descriptor, address)
     }

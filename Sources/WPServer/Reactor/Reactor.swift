@@ -1,3 +1,4 @@
+import WPRuntime
 import WPCSystem
 import Glibc
 import Synchronization
@@ -209,11 +210,11 @@ final class Reactor<Driver: ConnectionDriver>: ConnectionLoop, ServerLoop, @unch
     init(name: String, listener: Int32, kind: Listener = .stream, driver: Driver, connectionLimit: Int,
          tls: TLSContextStore?, tlsAtAccept: Bool, counters: ConnectionCounters, logger: WPLogger) throws(ServerError) {
         let epoll = cs_epoll_create()
-        guard epoll >= 0 else { throw .system(operation: "epoll_create1", reason: Self.message(-epoll)) }
+        guard epoll >= 0 else { throw .system(operation: "epoll_create1", reason: systemErrorText(-epoll)) }
         let wake = cs_eventfd()
         guard wake >= 0 else {
             _ = cs_close(epoll)
-            throw .system(operation: "eventfd", reason: Self.message(-wake))
+            throw .system(operation: "eventfd", reason: systemErrorText(-wake))
         }
         _ = cs_epoll_add(epoll, listener, UInt32(CS_EV_IN), Self.listenerID)
         _ = cs_epoll_add(epoll, wake, UInt32(CS_EV_IN), Self.wakeID)
@@ -317,7 +318,7 @@ final class Reactor<Driver: ConnectionDriver>: ConnectionLoop, ServerLoop, @unch
             }
             inbox.withLock { $0.wakePending = true }
             if count < 0 {
-                logger.error("epoll_wait failed", ["error": .string(Self.message(-count))])
+                logger.error("epoll_wait failed", ["error": .string(systemErrorText(-count))])
                 break
             }
             for index in 0..<Int(count) {
@@ -430,16 +431,16 @@ final class Reactor<Driver: ConnectionDriver>: ConnectionLoop, ServerLoop, @unch
                 if code == EAGAIN || code == ECONNABORTED || code == EPROTO { return }
                 if code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM {
                     // Out of descriptors: stop polling the listener briefly instead of spinning.
-                    logger.warn("accept failed; pausing accepts", ["error": .string(Self.message(code))])
+                    logger.warn("accept failed; pausing accepts", ["error": .string(systemErrorText(code))])
                     _ = cs_epoll_del(epoll, listener)
                     acceptPausedUntil = cs_monotonic_ns() + 100_000_000
                     acceptWaitsForRoom = false
                     return
                 }
-                logger.warn("accept failed", ["error": .string(Self.message(code))])
+                logger.warn("accept failed", ["error": .string(systemErrorText(code))])
                 return
             }
-            let remote = String(decoding: peer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let remote = String(cBuffer: peer)
             if full {
                 _ = cs_close(descriptor)
                 logger.debug("connection refused: limit reached", ["limit": .int(connectionLimit)])
@@ -618,5 +619,4 @@ final class Reactor<Driver: ConnectionDriver>: ConnectionLoop, ServerLoop, @unch
         connection.io.close()
     }
 
-    static func message(_ code: Int32) -> String { String(cString: strerror(code)) }
 }

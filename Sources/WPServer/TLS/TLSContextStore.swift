@@ -1,3 +1,4 @@
+import WPRuntime
 import WPCSecurityShim
 import Glibc
 import WPLogging
@@ -134,7 +135,7 @@ final class TLSContextStore {
     }
 
     static func string(_ buffer: [CChar]) -> String {
-        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        String(cBuffer: buffer)
     }
 }
 
