@@ -13,23 +13,9 @@ package import WPHTTPClient
 /// let transport = HTTPClientTransport(tls: .trust(caFile: "/etc/wpexporter/winpower-ca.pem"))
 /// ```
 package final class HTTPClientTransport: HTTPTransport {
-    /// How server certificates are checked (`winpower.ca_file`, `winpower.skip_ssl_verify`).
-    package enum TLSVerification: Sendable, Equatable {
-        /// Against the system trust store.
-        case system
-        /// Against the PEM bundle at this path only (`winpower.ca_file`).
-        case trust(caFile: String)
-        /// Not at all (`winpower.skip_ssl_verify`): encrypted but not authenticated.
-        case skip
-
-        var client: HTTPClient.TLSVerification {
-            switch self {
-            case .system: .system
-            case .trust(let caFile): .trust(caFile: caFile)
-            case .skip: .skip
-            }
-        }
-    }
+    /// How server certificates are checked (`winpower.ca_file`, `winpower.skip_ssl_verify`):
+    /// the HTTP client's one model, `.system`, `.trust(caFile:)` or `.skip`.
+    package typealias TLSVerification = HTTPClient.TLSVerification
 
     /// The certificate checking in use.
     package let tls: TLSVerification
@@ -48,7 +34,7 @@ package final class HTTPClientTransport: HTTPTransport {
     package init(tls: TLSVerification = .system, userAgent: String? = nil, maxBodyBytes: Int = 64 << 20,
                 threadPool: HTTPClient.ThreadPool? = nil, maxThreads: Int = 8) {
         self.tls = tls
-        var configuration = HTTPClient.Configuration(tls: tls.client, userAgent: userAgent, maxBodyBytes: maxBodyBytes)
+        var configuration = HTTPClient.Configuration(tls: tls, userAgent: userAgent, maxBodyBytes: maxBodyBytes)
         configuration.threadPool = threadPool
         configuration.maxThreads = maxThreads
         client = HTTPClient(configuration: configuration)

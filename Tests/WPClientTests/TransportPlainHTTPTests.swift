@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WPTestThreads
 import WPClient
+import WPHTTPClient
 
 /// The transport against a real local plain-HTTP server (`python3 -m http.server` on port 0),
 /// whatever its certificate setting (which only matters for https://).

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WPTestThreads
 import WPClient
+import WPHTTPClient
 import WPLogging
 import WPTestSupport
 

@@ -4,6 +4,7 @@ import WPTestThreads
 import WPClient
 import WPCollector
 import WPConfig
+import WPHTTPClient
 import WPLogging
 import WPServer
 import WPStorage
