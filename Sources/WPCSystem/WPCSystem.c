@@ -39,7 +39,7 @@ int cs_bind_socket(const char *host, int port, int type, int backlog, int flags)
         // TCP: a restart can bind while old connections sit in TIME_WAIT. Never for UDP,
         // where SO_REUSEADDR lets a second socket share the port silently.
         int one = 1;
-        if (type == SOCK_STREAM) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (type == SOCK_STREAM && !(flags & CS_EXCLUSIVE)) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
         if (flags & CS_SHARE_PORT) setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
         if (type == SOCK_DGRAM) {
             // Room for bursts (the kernel caps it at net.core.rmem_max), and the count of
@@ -50,7 +50,8 @@ int cs_bind_socket(const char *host, int port, int type, int backlog, int flags)
             setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof one);
 #endif
         }
-        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && (type != SOCK_STREAM || listen(fd, backlog) == 0)) {
+        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0
+            && (type != SOCK_STREAM || (flags & CS_BIND_ONLY) || listen(fd, backlog) == 0)) {
             freeaddrinfo(result);
             return fd;
         }

@@ -1,5 +1,5 @@
-import WPRuntime
 import Glibc
+import WPServer
 import Synchronization
 
 /// A TCP port this process holds without serving it: how a ``SimulatorFleet`` makes a server
@@ -28,7 +28,7 @@ public final class ReservedPort: Sendable {
     /// Binds `host:port` (`port` 0 picks a free one).
     ///
     /// - Parameters:
-    ///   - host: a numeric IPv4 or IPv6 address (`127.0.0.1`, `::1`); `localhost` means `127.0.0.1`.
+    ///   - host: an IPv4 or IPv6 address (`127.0.0.1`, `::1`); `localhost` means `127.0.0.1`.
     ///   - port: the port, 0 for any free one.
     ///   - mode: refuse connections, or accept them silently.
     ///   - reusingAddress: sets `SO_REUSEADDR`, so a port whose listener just closed (its
@@ -38,44 +38,19 @@ public final class ReservedPort: Sendable {
     ///     bound this way.
     ///   - sharingPort: sets `SO_REUSEPORT`, so the port can be held while a listener that set
     ///     it too (`WPHTTPServer.Configuration.sharesPort`) still listens on it.
-    /// - Throws: ``SimulatorFleetError/socket(_:)`` naming the failed call.
+    /// - Throws: ``SimulatorFleetError/socket(_:)`` naming the address and why it cannot be bound.
     public init(host: String = "127.0.0.1", port: Int = 0, mode: Mode, reusingAddress: Bool = false,
                 sharingPort: Bool = false) throws {
-        var hints = addrinfo()
-        hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var found: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host == "localhost" ? "127.0.0.1" : host, String(port), &hints, &found) == 0,
-              let info = found?.pointee else {
-            throw SimulatorFleetError.socket("\(host) is not a numeric address")
+        let holding: ListeningSocket.Holding = mode == .refusing ? .boundOnly(exclusive: !reusingAddress)
+            : reusingAddress ? .listening : .listeningExclusively
+        do {
+            let (fd, address) = try ListeningSocket.open(host: host == "localhost" ? "127.0.0.1" : host, port: port, backlog: 16,
+                                                         sharesPort: sharingPort, holding: holding)
+            self.port = address.port
+            self.descriptor = Mutex(fd)
+        } catch {
+            throw SimulatorFleetError.socket(error.description)
         }
-        defer { freeaddrinfo(found) }
-        let fd = socket(info.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SimulatorFleetError.socket("socket: \(systemErrorText(errno))") }
-        if reusingAddress {
-            var one: Int32 = 1
-            _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        }
-        if sharingPort {
-            var one: Int32 = 1
-            _ = setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size))
-        }
-        guard bind(fd, info.ai_addr, info.ai_addrlen) == 0, mode == .refusing || listen(fd, 16) == 0 else {
-            let reason = systemErrorText(errno)
-            _ = Glibc.close(fd)
-            throw SimulatorFleetError.socket("bind/listen \(host):\(port): \(reason)")
-        }
-        var actual = sockaddr_storage()
-        var actualLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        _ = withUnsafeMutablePointer(to: &actual) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) }
-        }
-        let networkPort: UInt16 = withUnsafeBytes(of: actual) { bytes in
-            // sin_port and sin6_port both sit right after the 2-byte family.
-            bytes.load(fromByteOffset: 2, as: UInt16.self)
-        }
-        self.port = Int(UInt16(bigEndian: networkPort))
-        self.descriptor = Mutex(fd)
     }
 
     /// Releases the port. Idempotent.

@@ -1,7 +1,7 @@
 import Foundation
-import Glibc
 import WPHTTPClient
 import WPServer
+import WPSimulator
 import WPTestSupport
 
 /// The issue of many WinPower servers that accept connections and never answer: while one
@@ -18,18 +18,9 @@ enum HTTPClientHungBench {
     static func hung(clients: Int, timeout: Duration) async throws {
         // A listening socket nobody accepts from: the kernel completes each connection in the
         // backlog, so requests are written and then wait for an answer that never comes.
-        let silent = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(silent, $0, length) == 0 && listen(silent, 64) == 0 && getsockname(silent, $0, &length) == 0
-            }
-        }
-        defer { close(silent) }
-        guard bound, let silentURL = URL(string: "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/api") else {
+        let silent = try ReservedPort(mode: .silent)
+        defer { silent.close() }
+        guard let silentURL = URL(string: "http://127.0.0.1:\(silent.port)/api") else {
             throw HTTPClientError(.network, "cannot listen on 127.0.0.1")
         }
         let handler = HandlerFunction { _ in WPHTTPResponse(status: 200, body: Array("ok".utf8)) }

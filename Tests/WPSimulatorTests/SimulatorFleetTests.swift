@@ -52,6 +52,9 @@ import WPTestSupport
         #expect(error?.kind == .network)
         // The port stays bound: nothing else can listen on it while the fleet runs.
         #expect(throws: SimulatorFleetError.self) { _ = try ReservedPort(port: port, mode: .silent) }
+        // Not even a listener setting SO_REUSEADDR, as the servers' listeners do.
+        let listener = #expect(throws: ServerError.self) { _ = try ListeningSocket.open(host: "127.0.0.1", port: port, backlog: 1) }
+        #expect(listener?.description.contains("127.0.0.1:\(port)") == true, "\(String(describing: listener))")
         #expect(try await Self.client(urls[1]).fetchDevices().devices.count == 1, "the other server is unaffected")
         #expect(fleet.members[0].simulator == nil && fleet.members[0].fault == .down)
         await fleet.stop()

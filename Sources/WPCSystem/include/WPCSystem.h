@@ -24,12 +24,18 @@ enum {
     CS_SOCK_STREAM = 1, // SOCK_STREAM, for cs_bind_socket
     CS_SOCK_DGRAM = 2,  // SOCK_DGRAM
     CS_SHARE_PORT = 1,  // cs_bind_socket flag: SO_REUSEPORT
+    CS_BIND_ONLY = 2,   // cs_bind_socket flag: a SOCK_STREAM socket bound but not listening
+    CS_EXCLUSIVE = 4,   // cs_bind_socket flag: no SO_REUSEADDR on a SOCK_STREAM socket
 };
 
 /// Binds a non-blocking socket of `type` (SOCK_STREAM: also listens with `backlog`;
 /// SOCK_DGRAM) on host:port. Returns the fd, or a negative value: -errno for socket errors, or
 /// -(100000 + gai error) when the host cannot be resolved. `flags`: CS_SHARE_PORT sets
-/// SO_REUSEPORT, so another socket of the same user setting it too may bind the port meanwhile.
+/// SO_REUSEPORT, so another socket of the same user setting it too may bind the port meanwhile;
+/// CS_BIND_ONLY binds a SOCK_STREAM socket without listening (connections to it are refused
+/// while it holds the port); CS_EXCLUSIVE leaves SO_REUSEADDR unset on a SOCK_STREAM socket (set
+/// otherwise, so a restart binds while old connections sit in TIME_WAIT), so no other socket can
+/// bind the port while it is held.
 int cs_bind_socket(const char *host, int port, int type, int backlog, int flags);
 /// cs_bind_socket for a listening TCP socket.
 int cs_listen(const char *host, int port, int backlog);
