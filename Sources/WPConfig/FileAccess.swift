@@ -71,6 +71,16 @@ public struct FileAccess: Sendable {
 }
 
 extension FileAccess {
+    /// `readable by other users (mode 0644)` when the group or others may read the file at
+    /// `path`, nil when they may not or its mode is unknown: the one test and wording of every
+    /// warning about a file holding a secret (passwords, communities, a private key).
+    func readableByOthers(_ path: String) -> String? {
+        guard let mode = permissions(path), mode & 0o044 != 0 else { return nil }
+        return "readable by other users (mode 0\(String(mode & 0o777, radix: 8)))"
+    }
+}
+
+extension FileAccess {
     /// At most `limit` bytes from the start of the file at `path`, read with `open` and `read`:
     /// a huge or endless file (a 256 MB sparse file, `/dev/zero`) costs `limit` bytes, not its
     /// size. Relative paths resolve against the working directory.

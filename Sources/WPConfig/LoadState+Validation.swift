@@ -332,10 +332,8 @@ extension LoadState {
             do {
                 let users = try NUTUsersFile.load(path: path, files: inputs.files)
                 // As upsd warns about a readable upsd.users: plain passwords others can read.
-                if users.users.contains(where: { $0.password != nil }), let mode = inputs.files.permissions(path), mode & 0o044 != 0 {
-                    warning("nut.users_file", source,
-                            "\"\(path)\" holds plain passwords and is readable by other users (mode 0\(String(mode & 0o777, radix: 8))); "
-                            + "run chmod 600 \(path), or use password_hash")
+                if users.users.contains(where: { $0.password != nil }), let readable = inputs.files.readableByOthers(path) {
+                    warning("nut.users_file", source, "\"\(path)\" holds plain passwords and is \(readable); run chmod 600 \(path), or use password_hash")
                 }
             } catch {
                 problems += error.problems
@@ -345,10 +343,8 @@ extension LoadState {
         if inputs.purpose == .server, let (path, source) = text("snmp.users_file") {
             do {
                 _ = try SNMPUsersFile.load(path: path, files: inputs.files)
-                if let mode = inputs.files.permissions(path), mode & 0o044 != 0 {
-                    warning("snmp.users_file", source,
-                            "\"\(path)\" holds communities and passwords and is readable by other users "
-                            + "(mode 0\(String(mode & 0o777, radix: 8))); run chmod 600 \(path)")
+                if let readable = inputs.files.readableByOthers(path) {
+                    warning("snmp.users_file", source, "\"\(path)\" holds communities and passwords and is \(readable); run chmod 600 \(path)")
                 }
             } catch {
                 problems += error.problems
@@ -412,12 +408,11 @@ extension LoadState {
     }
 
     private mutating func warnAboutFilePermissions() {
-        guard let path = filePath, let mode = inputs.files.permissions(path), mode & 0o044 != 0 else { return }
+        guard let path = filePath, let readable = inputs.files.readableByOthers(path) else { return }
         let listed = listDrafts.keys.sorted().flatMap { listDrafts[$0] ?? [] }.flatMap(\.inlineSecrets)
         for name in inputs.schema.keys.filter(\.isSecret).map(\.name).filter(fileKeys.contains) + listed {
             warning(name, .file(path: path, position: nil),
-                    "the file holds a password and is readable by other users (mode 0\(String(mode & 0o777, radix: 8))); "
-                    + "run chmod 600 \(path)")
+                    "the file holds a password and is \(readable); run chmod 600 \(path)")
         }
     }
 

@@ -47,9 +47,9 @@ extension WebConfigurationReader {
         var tls = WebConfiguration.TLSServer(certFile: resolve(certificate), keyFile: resolve(key))
         checkPEM(tls.certFile, key: "tls_server_config.cert_file", at: certificatePosition, marker: "CERTIFICATE")
         checkPEM(tls.keyFile, key: "tls_server_config.key_file", at: keyPosition, marker: "PRIVATE KEY")
-        if let mode = files.permissions(tls.keyFile), mode & 0o077 != 0 {
+        if let readable = files.readableByOthers(tls.keyFile) {
             warnings.append(diagnostic("tls_server_config.key_file", keyPosition,
-                                       "\"\(tls.keyFile)\" is readable by others (mode 0\(String(mode, radix: 8))); use chmod 600"))
+                                       "\"\(tls.keyFile)\" holds a private key and is \(readable); run chmod 600 \(tls.keyFile)"))
         }
         if let (type, typePosition) = values["client_auth_type"] {
             if WebConfiguration.clientAuthTypes.contains(type) {

@@ -124,7 +124,7 @@ import WPTestThreads
     @Test func groupReadableKeyIsAWarning() throws {
         let web = try Self.load("tls_server_config:\n  cert_file: tls.crt\n  key_file: tls.key\n", modes: ["/etc/wp/tls.key": 0o644])
         #expect(web.warnings.map(\.description)
-            == [#"/etc/wp/web.yml:3:13: tls_server_config.key_file: "/etc/wp/tls.key" is readable by others (mode 0644); use chmod 600"#])
+            == [#"/etc/wp/web.yml:3:13: tls_server_config.key_file: "/etc/wp/tls.key" holds a private key and is readable by other users (mode 0644); run chmod 600 /etc/wp/tls.key"#])
     }
 
     @Test func missingFileAndYAMLErrorsAreReported() {
