@@ -164,7 +164,7 @@ let package = Package(
         // The test bodies' own threads (a swift-testing trait), for the test targets only.
         .target(name: "WPTestThreads", dependencies: ["WPRuntime"]),
         .target(name: "WPTestSupport", dependencies: ["WPRuntime", "WPLogging", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPClient",
-                                                   "WPServer", "WPCollector", "WPSimulator", "WPCSystem", "WPTestThreads"]),
+                                                   "WPServer", "WPCollector", "WPSimulator", "WPCSystem", "WPTestThreads", "WPHTTPClient"]),
 
         .testTarget(name: "WPRuntimeTests", dependencies: ["WPRuntime", "WPTestThreads"]),
         .testTarget(name: "WPCompressionTests", dependencies: ["WPTestThreads", "WPCompression"]),

@@ -45,11 +45,8 @@ package final class HTTPClientTransport: HTTPTransport {
     /// - Throws: ``ClientError`` (see ``map(_:)``), or `CancellationError` when the calling
     ///   task was cancelled.
     package func send(_ request: TransportRequest) async throws -> TransportResponse {
-        let outgoing = HTTPClientRequest(method: request.method, url: request.url, headers: request.headers,
-                                         body: request.body, timeout: request.timeout)
         do {
-            let response = try await client.send(outgoing)
-            return TransportResponse(status: response.status, headers: response.headers, body: response.body)
+            return try await client.send(request)
         } catch where error.kind == .cancelled {
             throw CancellationError()
         } catch {

@@ -1,3 +1,4 @@
+import WPHTTPClient
 import FoundationEssentials
 import WPLogging
 import WPRuntime

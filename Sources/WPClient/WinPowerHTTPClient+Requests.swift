@@ -1,3 +1,4 @@
+import WPHTTPClient
 import WPRuntime
 import WPLogging
 

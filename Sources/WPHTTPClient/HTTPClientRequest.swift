@@ -5,7 +5,7 @@ package import FoundationEssentials
 /// The client adds the framing headers itself: `Host`, `Content-Length` and, when configured
 /// and absent here, `User-Agent`. Caller headers named `Host`, `Content-Length`,
 /// `Transfer-Encoding` or `Connection` are not sent.
-package struct HTTPClientRequest: Sendable {
+package struct HTTPClientRequest: Sendable, Equatable {
     /// The method, e.g. `GET`, `POST`, `PUT`, `DELETE`.
     package var method: String
     /// An `http://` or `https://` URL; user info in it is never sent.
@@ -37,5 +37,11 @@ package struct HTTPClientRequest: Sendable {
     /// The first value of header `name` (case-insensitive).
     package func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    /// Same method, URL, headers in order, body and timeout.
+    package static func == (lhs: HTTPClientRequest, rhs: HTTPClientRequest) -> Bool {
+        lhs.method == rhs.method && lhs.url == rhs.url && lhs.body == rhs.body && lhs.timeout == rhs.timeout
+            && lhs.headers.elementsEqual(rhs.headers) { $0.name == $1.name && $0.value == $1.value }
     }
 }

@@ -1,3 +1,4 @@
+import WPHTTPClient
 import Foundation
 package import WPClient
 package import WPServer

@@ -1,3 +1,4 @@
+import WPHTTPClient
 import Foundation
 import WPClient
 import WPLogging

@@ -1,3 +1,4 @@
+import WPHTTPClient
 import Foundation
 import Testing
 import WPTestThreads
