@@ -1,4 +1,3 @@
-package import FoundationEssentials
 package import WPHTTPClient
 
 /// Sends one HTTP request and returns the whole response. The client's only network seam.

@@ -30,33 +30,8 @@ enum FileIO {
     /// - Throws: ``LoggingError/cannotCreateDirectory(path:errno:reason:)`` naming the
     ///   directory that failed.
     static func makeDirectories(_ path: String) throws(LoggingError) {
-        if path.isEmpty || isDirectory(path) { return }
-        var prefix = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
-            prefix += "/" + component
-            guard !isDirectory(prefix), mkdir(prefix, 0o755) != 0 else { continue }
-            var code = errno
-            if code == EEXIST {
-                if isDirectory(prefix) { continue } // created concurrently
-                code = ENOTDIR // a file is in the way: say so rather than "File exists"
-            }
-            throw .cannotCreateDirectory(path: displayPath(prefix, original: path), errno: code, reason: systemErrorText(code))
-        }
-    }
-
-    /// `./a/b` back to `a/b` for relative paths, so errors name the path as configured.
-    private static func displayPath(_ built: String, original: String) -> String {
-        original.hasPrefix("/") || !built.hasPrefix("./") ? built : String(built.dropFirst(2))
-    }
-
-    static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
-    }
-
-    static func exists(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0
+        guard let (failed, code) = POSIXFile.makeDirectories(path) else { return }
+        throw .cannotCreateDirectory(path: failed, errno: code, reason: systemErrorText(code))
     }
 
     /// Opens `path` for appending (creating it with `mode`), returning the descriptor and the
@@ -77,16 +52,7 @@ enum FileIO {
     /// The names in directory `path` (without `.` and `..`), in no particular order; empty
     /// when the directory cannot be read.
     static func directoryEntries(_ path: String) -> [String] {
-        guard let directory = opendir(path) else { return [] }
-        defer { _ = closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: &entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
+        (try? POSIXFile.entries(of: path).get()) ?? []
     }
 
     /// Closes `fd`, ignoring errors (nothing useful can be done about them here).

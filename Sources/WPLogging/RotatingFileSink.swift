@@ -294,7 +294,7 @@ public final class RotatingFileSink: LogSink {
             sequence = state.lastSequence + 1
         }
         var target = naming.path(naming.name(stamp: stamp, sequence: sequence))
-        while FileIO.exists(target) || FileIO.exists(target + ".gz") || FileIO.exists(target + ".gz.tmp") {
+        while POSIXFile.exists(target) || POSIXFile.exists(target + ".gz") || POSIXFile.exists(target + ".gz.tmp") {
             sequence += 1
             target = naming.path(naming.name(stamp: stamp, sequence: sequence))
         }

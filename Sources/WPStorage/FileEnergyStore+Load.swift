@@ -115,7 +115,7 @@ extension FileEnergyStore {
         let stamp = Self.timestamp(now())
         var candidate = "\(path).corrupt-\(stamp)"
         var suffix = 1
-        while FileSystem.exists(candidate) {
+        while POSIXFile.exists(candidate) {
             suffix += 1
             candidate = "\(path).corrupt-\(stamp)-\(suffix)"
         }

@@ -159,23 +159,14 @@ enum FileSystem {
         return stat(path, &info) == 0 ? Identity(info) : nil
     }
 
-    static func exists(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0
-    }
-
     /// The names in `path` (without `.` and `..`), unsorted.
     static func listDirectory(_ path: String) throws(StorageError) -> [String] {
-        guard let directory = opendir(path) else { throw .posix("list directory", path) }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
+        switch POSIXFile.entries(of: path) {
+        case .success(let names): return names
+        case .failure(let refusal):
+            guard case .failed(let code) = refusal else { throw .posix("list directory", path, errno: EIO) }
+            throw .posix("list directory", path, errno: code)
         }
-        return names
     }
 
     /// The parent of `path` as `NSString.deletingLastPathComponent` gives it:
@@ -194,16 +185,11 @@ enum FileSystem {
         var info = stat()
         if stat(path, &info) == 0 {
             guard info.st_mode & S_IFMT == S_IFDIR else {
-                throw .system(operation: "use as data directory", path: path, errno: ENOTDIR,
-                              message: String(cString: strerror(ENOTDIR)))
+                throw .system(operation: "use as data directory", path: path, errno: ENOTDIR, message: systemErrorText(ENOTDIR))
             }
             return
         }
-        let parent = parentDirectory(of: path)
-        if !parent.isEmpty && parent != path && !exists(parent) {
-            try ensureDirectory(parent)
-        }
-        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw .posix("create directory", path) }
+        if let (failed, code) = POSIXFile.makeDirectories(path) { throw .posix("create directory", failed, errno: code) }
         guard chmod(path, 0o755) == 0 else { throw .posix("chmod", path) }
     }
 }

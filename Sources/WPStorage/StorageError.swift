@@ -1,3 +1,4 @@
+import WPRuntime
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -28,7 +29,7 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
 
     /// Captures the current `errno` for `operation` on `path`.
     static func posix(_ operation: String, _ path: String, errno code: Int32 = errno) -> StorageError {
-        .system(operation: operation, path: path, errno: code, message: String(cString: strerror(code)))
+        .system(operation: operation, path: path, errno: code, message: systemErrorText(code))
     }
 
     /// The process holding a lock, by the pid its lock file records and, where the system says,

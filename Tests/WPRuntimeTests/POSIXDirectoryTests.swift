@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import WPRuntime
+import WPTestThreads
+
+/// Directories made and listed once for the log sinks and the data directory.
+@Suite(.ownThreads, .timeLimit(.minutes(1))) struct POSIXDirectoryTests {
+    private func scratch() throws -> String {
+        var template = Array("/tmp/wp-posix-dir-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) != nil }
+        try #require(made)
+        return String(cBuffer: template)
+    }
+
+    @Test func missingParentsAreMadeAndListed() throws {
+        let root = try scratch()
+        defer { for path in ["/a/b/c", "/a/b", "/a/file", "/a", ""] { _ = remove(root + path) } }
+        #expect(POSIXFile.makeDirectories(root + "/a/b/c") == nil)
+        #expect(POSIXFile.isDirectory(root + "/a/b/c"))
+        #expect(POSIXFile.makeDirectories(root + "/a/b/c") == nil, "an existing directory is fine")
+        let fd = open(root + "/a/file", O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
+        close(fd)
+        #expect(try Set(POSIXFile.entries(of: root + "/a").get()) == ["b", "file"])
+        #expect(POSIXFile.exists(root + "/a/file") && !POSIXFile.isDirectory(root + "/a/file"))
+    }
+
+    @Test func aFileInTheWayIsNamedAsNotADirectory() throws {
+        let root = try scratch()
+        defer { for path in ["/file", ""] { _ = remove(root + path) } }
+        close(open(root + "/file", O_CREAT | O_WRONLY | O_CLOEXEC, 0o600))
+        let failed = try #require(POSIXFile.makeDirectories(root + "/file/sub"))
+        #expect(failed.path == root + "/file")
+        #expect(failed.errno == ENOTDIR)
+    }
+
+    @Test func anUnreadableDirectoryIsItsErrno() {
+        #expect(POSIXFile.entries(of: "/nonexistent-wp-dir") == .failure(.failed(ENOENT)))
+    }
+}
