@@ -23,8 +23,9 @@ let package = Package(
         // its request metrics; the testing product: the simulated WinPower). The Pushgateway
         // client is a product of its own, so a service that only exposes metrics links no HTTP
         // client and no Foundation. The front-end seam (WPFrontEnd) is a product, so a service
-        // or an Integrations/ package adds front ends; bytes, compression, the HTTP client, the
-        // NUT and SNMP codecs and the built-in front ends are `package`: internals, no products.
+        // or an Integrations/ package adds front ends; POSIX files, text, time, bytes,
+        // compression, the HTTP client, the NUT and SNMP codecs and the built-in front ends are
+        // `package`: internals, no products.
         .library(name: "WPRuntime", targets: ["WPRuntime"]),
         .library(name: "WPLogging", targets: ["WPLogging"]),
         .library(name: "WPConfig", targets: ["WPConfig"]),
@@ -52,16 +53,21 @@ let package = Package(
         .target(name: "WPCSystem", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
 
         // The runtime underneath: named threads, the condition variable with a deadline, the
-        // monotonic deadline, the worker queue (docs/architecture.md, "Threads").
-        .target(name: "WPRuntime"),
-        .target(name: "WPLogging", dependencies: ["WPRuntime", "WPCompression"]),
-        .target(name: "WPConfig", dependencies: ["WPRuntime"]),
+        // monotonic deadline, the worker queue, the test clock (docs/architecture.md, "Threads").
+        .target(name: "WPRuntime", dependencies: ["WPPOSIX"]),
+        // Internals, no products: POSIX files, directories and error texts; text (trimming,
+        // display text, ASCII and pinyin, percent encoding); time (civil dates, time zone rules).
+        .target(name: "WPPOSIX"),
+        .target(name: "WPText"),
+        .target(name: "WPTime", dependencies: ["WPPOSIX"]),
+        .target(name: "WPLogging", dependencies: ["WPRuntime", "WPCompression", "WPPOSIX", "WPTime"]),
+        .target(name: "WPConfig", dependencies: ["WPRuntime", "WPPOSIX", "WPText", "WPTime"]),
         // WPHTTPClient: see docs/architecture.md (deviations) for why WPMetrics depends on it.
-        .target(name: "WPMetrics", dependencies: ["WPRuntime"]),
+        .target(name: "WPMetrics", dependencies: ["WPRuntime", "WPPOSIX", "WPText"]),
         // The Pushgateway client: WPMetrics' families pushed over WPHTTPClient.
-        .target(name: "WPPushgateway", dependencies: ["WPRuntime", "WPMetrics", "WPHTTPClient"]),
-        .target(name: "WPStorage", dependencies: ["WPRuntime", "WPLogging", "WPCompression"]),
-        .target(name: "WPEnergy", dependencies: ["WPRuntime", "WPStorage", "WPLogging"]),
+        .target(name: "WPPushgateway", dependencies: ["WPRuntime", "WPMetrics", "WPHTTPClient", "WPText"]),
+        .target(name: "WPStorage", dependencies: ["WPRuntime", "WPLogging", "WPCompression", "WPPOSIX", "WPText", "WPTime"]),
+        .target(name: "WPEnergy", dependencies: ["WPRuntime", "WPStorage", "WPLogging", "WPTime"]),
         // libcurl reached through dlopen (no headers at build time): https:// for WPHTTPClient,
         // loaded only when an https request is made.
         .target(name: "WPCCurlShim",
@@ -71,7 +77,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // History and events in one SQLite database of the data directory (docs/storage.md).
         .target(name: "WPHistory", dependencies: ["WPCSQLiteShim", "WPFrontEnd", "WPConfig", "WPLogging", "WPMetrics", "WPRuntime",
-                                                   "WPClient", "WPCollector", "WPEnergy"]),
+                                                   "WPClient", "WPCollector", "WPEnergy", "WPTime"]),
         // MQTT 3.1.1: the packets a publisher sends and reads, and a client on a thread of its own.
         .target(name: "WPMQTT", dependencies: ["WPCSystem", "WPHTTPClient", "WPLogging", "WPRuntime"]),
         // Every UPS to an MQTT broker with Home Assistant discovery (`mqtt.*`).
@@ -80,11 +86,11 @@ let package = Package(
         // Notifications of the journal's events to chat robots, webhooks and status tools.
         .target(name: "WPNotifications", dependencies: ["WPCrypto", "WPHTTPClient", "WPHistory", "WPLogging", "WPRuntime",
                                                          "WPConfig", "WPFrontEnd", "WPMetrics", "WPClient", "WPCollector",
-                                                         "WPStorage"]),
+                                                         "WPStorage", "WPText", "WPTime"]),
         // HTTP/1.1 client without Foundation: POSIX sockets for http://, libcurl for https://;
         // TLS over its sockets (OpenSSL) for clients of other protocols (MQTT's mqtts://).
-        .target(name: "WPHTTPClient", dependencies: ["WPRuntime", "WPCCurlShim", "WPCSecurityShim"]),
-        .target(name: "WPClient", dependencies: ["WPRuntime", "WPLogging", "WPHTTPClient"]),
+        .target(name: "WPHTTPClient", dependencies: ["WPRuntime", "WPCCurlShim", "WPCSecurityShim", "WPPOSIX"]),
+        .target(name: "WPClient", dependencies: ["WPRuntime", "WPLogging", "WPHTTPClient", "WPText", "WPTime"]),
         // OpenSSL and libcrypt reached through dlopen (no headers at build time): the TLS
         // listener and bcrypt basic authentication of the web configuration file, the MQTT
         // client's TLS.
@@ -93,7 +99,7 @@ let package = Package(
         // Linux only: the event loop is epoll (WPCSystem) and the sources import Glibc.
         .target(name: "WPCrypto", dependencies: ["WPCSecurityShim"]),
         .target(name: "WPServer", dependencies: ["WPRuntime", "WPLogging", "WPBytes", "WPCompression", "WPCSystem", "WPCSecurityShim",
-                                                 "WPCrypto"]),
+                                                 "WPCrypto", "WPPOSIX", "WPText"]),
         // WPServer's drivers on a loop with no socket and no thread, the test playing the peers
         // and the clock (as swift-nio's NIOEmbedded): for the protocols' tests, no product.
         .target(name: "WPServerTesting", dependencies: ["WPServer", "WPCSystem"]),
@@ -105,16 +111,16 @@ let package = Package(
         // streams and their bounded flush at exit (docs/architecture.md, "Signals and process policy").
         .target(name: "WPProcess", dependencies: ["WPRuntime", "WPLogging"]),
         .target(name: "WPCollector", dependencies: ["WPRuntime", "WPClient", "WPEnergy", "WPStorage", "WPMetrics", "WPLogging", "WPBytes", "WPCompression"]),
-        .target(name: "WPSimulator", dependencies: ["WPRuntime", "WPServer", "WPLogging"]),
+        .target(name: "WPSimulator", dependencies: ["WPRuntime", "WPServer", "WPLogging", "WPText"]),
         // The NUT network protocol (upsd) over the collectors' published readings: every
         // WinPower UPS for upsmon, NAS boxes and hypervisors (docs/nut.md).
         // The exporter maps WinPower readings onto NUT variables (WPNUTFrontEnd's NUTVariables); this
         // library knows only its `NUTDataSource` seam.
-        .target(name: "WPNUT", dependencies: ["WPServer", "WPRuntime"]),
+        .target(name: "WPNUT", dependencies: ["WPServer", "WPRuntime", "WPText"]),
         // SNMPv1/v2c/v3 over UDP: the BER codec, the user-based security model, a read-only agent over
         // sorted MIB views, the system group and UPS-MIB (RFC 1628) objects, notifications
         // (docs/snmp.md). The exporter serves it through WPSNMPFrontEnd.
-        .target(name: "WPSNMP", dependencies: ["WPServer", "WPCSecurityShim", "WPCrypto", "WPRuntime"]),
+        .target(name: "WPSNMP", dependencies: ["WPServer", "WPCSecurityShim", "WPCrypto", "WPRuntime", "WPText"]),
 
         // The seam every front end of the exporter is built on: the fleet's published state
         // (`FleetState`, `FleetPublishing`), the `FrontEnd` shape, its factory and context, its error.
@@ -127,13 +133,13 @@ let package = Package(
                                                        "WPConfig", "WPLogging", "WPMetrics", "WPEnergy"]),
         // The SNMP agent of `snmp.*` and its notifications, its UPSs named by the publication (as the NUT server's).
         .target(name: "WPSNMPFrontEnd", dependencies: ["WPFrontEnd", "WPNUTFrontEnd", "WPNUT", "WPSNMP", "WPServer", "WPClient", "WPCollector",
-                                                        "WPConfig", "WPLogging", "WPMetrics", "WPStorage", "WPRuntime", "WPEnergy"]),
+                                                        "WPConfig", "WPLogging", "WPMetrics", "WPStorage", "WPRuntime", "WPEnergy", "WPPOSIX"]),
 
         // The status pages on the HTTP listener (`/status`, a page per UPS, outages as CSV and JSON)
         // over the fleet's published state: a per-UPS 24 h history, attention first (docs/status-page.md).
         .target(name: "WPStatusPage", dependencies: ["WPFrontEnd", "WPCollector", "WPClient", "WPEnergy", "WPServer",
                                                       "WPRuntime", "WPLogging", "WPCompression", "WPStorage", "WPMetrics",
-                                                      "WPHistory", "WPConfig"]),
+                                                      "WPHistory", "WPConfig", "WPText", "WPTime"]),
 
         // Build date and git commit for `wpexporter version` (see gitCommit() below).
         .target(name: "WPCBuildInfo", cSettings: [.define("WPEXPORTER_GIT_COMMIT", to: "\"\(gitCommit())\"")]),
@@ -142,7 +148,7 @@ let package = Package(
         .target(name: "WPExporter", dependencies: ["WPRuntime", "WPLogging", "WPConfig", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPNUT",
                                                     "WPClient", "WPServer", "WPServerMetrics", "WPScheduler", "WPCollector", "WPHTTPClient",
                                                     "WPCBuildInfo", "WPFrontEnd", "WPNUTFrontEnd", "WPSNMPFrontEnd", "WPStatusPage",
-                                                    "WPHistory", "WPNotifications", "WPMQTTFrontEnd"]),
+                                                    "WPHistory", "WPNotifications", "WPMQTTFrontEnd", "WPText", "WPTime"]),
         // For embedders' tests (as HummingbirdTesting): an exporter against a simulated WinPower
         // in process, on a manual clock, its energy in memory (docs/embedding.md, "Testing").
         .target(name: "WPExporterTesting", dependencies: ["WPRuntime", "WPExporter", "WPFrontEnd", "WPConfig", "WPClient", "WPCollector", "WPLogging",
@@ -162,20 +168,23 @@ let package = Package(
 
         // Fakes and helpers shared by the test targets; not a product.
         // The test bodies' own threads (a swift-testing trait), for the test targets only.
-        .target(name: "WPTestThreads", dependencies: ["WPRuntime"]),
+        .target(name: "WPTestThreads", dependencies: ["WPRuntime", "WPPOSIX"]),
         .target(name: "WPTestSupport", dependencies: ["WPRuntime", "WPLogging", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPClient",
-                                                   "WPServer", "WPCollector", "WPSimulator", "WPCSystem", "WPTestThreads", "WPHTTPClient"]),
+                                                   "WPServer", "WPCollector", "WPSimulator", "WPCSystem", "WPTestThreads", "WPHTTPClient", "WPPOSIX"]),
 
         .testTarget(name: "WPRuntimeTests", dependencies: ["WPRuntime", "WPTestThreads"]),
+        .testTarget(name: "WPPOSIXTests", dependencies: ["WPPOSIX", "WPTestThreads"]),
+        .testTarget(name: "WPTextTests", dependencies: ["WPText", "WPTestThreads"]),
+        .testTarget(name: "WPTimeTests", dependencies: ["WPTime", "WPTestThreads"]),
         .testTarget(name: "WPCompressionTests", dependencies: ["WPTestThreads", "WPCompression"]),
-        .testTarget(name: "WPLoggingTests", dependencies: ["WPTestThreads", "WPLogging", "WPRuntime", "WPCompression", "WPTestSupport", "WPCZlib"]),
-        .testTarget(name: "WPConfigTests", dependencies: ["WPTestThreads", "WPConfig", "WPRuntime"],
+        .testTarget(name: "WPLoggingTests", dependencies: ["WPTestThreads", "WPLogging", "WPRuntime", "WPCompression", "WPTestSupport", "WPCZlib", "WPText"]),
+        .testTarget(name: "WPConfigTests", dependencies: ["WPTestThreads", "WPConfig", "WPRuntime", "WPTime"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPMetricsTests", dependencies: ["WPRuntime", "WPTestThreads", "WPMetrics", "WPTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "WPPushgatewayTests", dependencies: ["WPRuntime", "WPTestThreads", "WPPushgateway", "WPMetrics", "WPServer", "WPTestSupport"]),
         .testTarget(name: "WPStorageTests", dependencies: ["WPTestThreads", "WPStorage", "WPCompression", "WPLogging", "WPRuntime", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "WPEnergyTests", dependencies: ["WPTestThreads", "WPEnergy", "WPRuntime", "WPStorage", "WPLogging", "WPSimulator", "WPTestSupport"]),
+        .testTarget(name: "WPEnergyTests", dependencies: ["WPTestThreads", "WPEnergy", "WPRuntime", "WPStorage", "WPLogging", "WPSimulator", "WPTestSupport", "WPTime"]),
         .testTarget(name: "WPHTTPClientTests", dependencies: ["WPTestThreads", "WPHTTPClient", "WPRuntime", "WPServer", "WPTestSupport"]),
         .testTarget(name: "WPClientTests", dependencies: ["WPRuntime", "WPTestThreads", "WPClient", "WPHTTPClient", "WPSimulator", "WPServer", "WPLogging", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
@@ -199,7 +208,7 @@ let package = Package(
                                                               "WPTestSupport", "WPEnergy"]),
         .testTarget(name: "WPNotificationsTests", dependencies: ["WPTestThreads", "WPNotifications", "WPHistory", "WPHTTPClient",
                                                               "WPCrypto", "WPRuntime", "WPClient", "WPConfig", "WPFrontEnd",
-                                                              "WPFrontEndTesting", "WPStorage", "WPTestSupport", "WPLogging"]),
+                                                              "WPFrontEndTesting", "WPStorage", "WPTestSupport", "WPLogging", "WPTime"]),
         .testTarget(name: "WPHistoryTests", dependencies: ["WPTestThreads", "WPHistory", "WPTestSupport", "WPConfig", "WPRuntime"]),
         .testTarget(name: "WPStatusPageTests", dependencies: ["WPTestThreads", "WPStatusPage", "WPFrontEnd", "WPFrontEndTesting",
                                                             "WPClient", "WPEnergy", "WPRuntime", "WPTestSupport", "WPHistory"]),
@@ -209,7 +218,7 @@ let package = Package(
         .testTarget(name: "WPExporterTests", dependencies: ["WPTestThreads", "WPExporter", "WPClient", "WPCollector", "WPConfig", "WPEnergy", "WPLogging",
                                                          "WPMetrics", "WPPushgateway", "WPScheduler", "WPServer", "WPStorage",
                                                          "WPSimulator", "WPTestSupport", "WPCompression", "WPNUT", "WPSNMP", "WPRuntime",
-                                                         "WPFrontEnd", "WPNUTFrontEnd", "WPSNMPFrontEnd", "WPStatusPage", "WPHistory", "WPHTTPClient"]),
+                                                         "WPFrontEnd", "WPNUTFrontEnd", "WPSNMPFrontEnd", "WPStatusPage", "WPHistory", "WPHTTPClient", "WPText", "WPTime"]),
         .testTarget(name: "wpexporterTests", dependencies: ["WPTestThreads", "wpexporter", "WPExporter", "WPConfig", "WPLogging", "WPServer", "WPSimulator", "WPHTTPClient",
                                                          "WPStorage", "WPTestSupport"],
                     exclude: ["Golden"]),  // help goldens, read from the source tree

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates Sources/WPRuntime/PinyinTable.swift, the toneless Hanyu Pinyin of every CJK
+"""Generates Sources/WPText/PinyinTable.swift, the toneless Hanyu Pinyin of every CJK
 ideograph in U+3400-U+9FFF (Extension A and the Unified Ideographs block), from the Unicode
 Character Database's Unihan file (the kMandarin field: the most customary reading, the first
 one given being the one mainland China uses). Debian's unicode-data package ships the file as
@@ -59,7 +59,7 @@ out = [
     "    /// The last code point of the table.",
     f"    static let last: UInt32 = 0x{LAST:X}",
     "    /// The Unicode version of the readings.",
-    f"    public static let unicodeVersion = \"{version}\"",
+    f"    package static let unicodeVersion = \"{version}\"",
     "",
     "    /// Every toneless syllable; index 1 of the table is the first.",
     "    static let syllables: [String] = [",
@@ -75,5 +75,5 @@ out += [
 ]
 out += ["        " + row + "\\" for row in rows[:-1]] + ["        " + rows[-1]]
 out += ['        """', "}", ""]
-open("Sources/WPRuntime/PinyinTable.swift", "w", encoding="utf-8").write("\n".join(out))
+open("Sources/WPText/PinyinTable.swift", "w", encoding="utf-8").write("\n".join(out))
 print(f"gen-pinyin: {len(readings)} ideographs, {len(syllables)} syllables, Unicode {version}")

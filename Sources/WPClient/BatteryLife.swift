@@ -1,3 +1,4 @@
+import WPTime
 public import FoundationEssentials
 import WPRuntime
 

@@ -1,3 +1,4 @@
+import WPText
 import WPRuntime
 
 /// One UPS as listed by WinPower, with every value the API reports.

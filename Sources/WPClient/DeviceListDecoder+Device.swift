@@ -1,3 +1,4 @@
+import WPText
 import WPRuntime
 
 /// Decoding of one device object, section by section.

@@ -1,3 +1,4 @@
+import WPText
 import WPRuntime
 
 /// Field assignment from the decoder's key enums, one switch per section.

@@ -1,3 +1,4 @@
+import WPText
 import WPRuntime
 
 /// Tolerant readers: WinPower sends numbers as strings, sometimes empty or `"N/A"`. Each reader

@@ -1,3 +1,4 @@
+import WPText
 import WPRuntime
 
 /// The configuration reference generated from a ``ConfigSchema`` (the exporter's keys and the

@@ -1,3 +1,4 @@
+import WPTime
 import WPRuntime
 
 /// A `devices` mapping as the file writes it: the selection, the rows `check-config` shows

@@ -1,3 +1,4 @@
+package import WPTime
 package import FoundationEssentials
 import Synchronization
 package import WPRuntime

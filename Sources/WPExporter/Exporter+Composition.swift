@@ -1,3 +1,4 @@
+import WPTime
 import FoundationEssentials
 import WPCollector
 import WPConfig

@@ -1,3 +1,4 @@
+import WPTime
 import FoundationEssentials
 package import WPClient
 package import WPCollector

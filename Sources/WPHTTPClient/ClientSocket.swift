@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import WPPOSIX
 package import WPRuntime
 
 /// A connected, non-blocking TCP socket whose every wait is bounded by a ``Deadline`` and

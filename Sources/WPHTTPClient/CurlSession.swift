@@ -1,3 +1,4 @@
+import WPPOSIX
 import WPCCurlShim
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import WPTime
 import WPLogging
 import WPRuntime
 

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+package import WPTime
 package import WPRuntime
 
 /// A wall-clock instant: whole seconds and nanoseconds since 1970-01-01T00:00:00Z.

@@ -1,3 +1,4 @@
+import WPPOSIX
 import Synchronization
 import WPRuntime
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import WPTime
 import WPRuntime
 
 /// Fast RFC 3339 formatting and parsing of wall-clock times in UTC with milliseconds.

@@ -1,3 +1,4 @@
+import WPText
 import WPRuntime
 
 /// The two exposition formats WPMetrics renders, and content negotiation between them.

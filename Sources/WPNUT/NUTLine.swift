@@ -1,3 +1,4 @@
+import WPText
 import WPRuntime
 
 /// Command lines of the NUT network protocol split into words exactly as upsd 2.8.0 splits them

@@ -1,3 +1,4 @@
+import WPText
 import WPRuntime
 
 /// NUT names for WinPower devices: what `upsc name@host` and `MONITOR name@host` use.

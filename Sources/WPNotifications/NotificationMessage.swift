@@ -1,3 +1,5 @@
+package import WPTime
+package import WPText
 package import WPHistory
 import WPLogging
 package import WPRuntime

@@ -1,3 +1,4 @@
+package import WPTime
 package import WPHistory
 import WPLogging
 package import WPRuntime

@@ -1,3 +1,4 @@
+import WPTime
 public import WPConfig
 import WPHistory
 import WPRuntime

@@ -1,3 +1,4 @@
+import WPTime
 package import FoundationEssentials
 import Synchronization
 import WPClient

@@ -1,3 +1,4 @@
+import WPText
 package import FoundationEssentials
 import WPCrypto
 import WPFrontEnd

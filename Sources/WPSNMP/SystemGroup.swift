@@ -1,3 +1,4 @@
+import WPText
 import WPRuntime
 
 /// The `system` group of SNMPv2-MIB (RFC 3418, `1.3.6.1.2.1.1`): what a manager reads first

@@ -1,3 +1,4 @@
+import WPPOSIX
 import WPRuntime
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import WPText
 import WPRuntime
 public import FoundationEssentials
 import WPLogging

@@ -1,3 +1,4 @@
+package import WPTime
 package import FoundationEssentials
 package import WPRuntime
 

@@ -1,3 +1,5 @@
+import WPTime
+import WPText
 import FoundationEssentials
 package import WPHistory
 import WPLogging

@@ -1,3 +1,4 @@
+import WPText
 package import WPHistory
 import WPLogging
 import WPRuntime

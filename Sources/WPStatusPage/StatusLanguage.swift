@@ -1,3 +1,4 @@
+import WPText
 import WPClient
 import WPEnergy
 import WPLogging

@@ -1,3 +1,5 @@
+package import WPTime
+package import WPText
 package import FoundationEssentials
 package import WPClient
 package import WPEnergy

@@ -1,3 +1,5 @@
+import WPText
+import WPTime
 package import FoundationEssentials
 import WPClient
 import WPEnergy

@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import WPText
 import WPLogging
 
 /// An exclusive `flock` on `<data_dir>/wpexporter.lock`, holding the owner's pid as text.

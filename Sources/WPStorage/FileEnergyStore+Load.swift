@@ -1,3 +1,5 @@
+import WPTime
+import WPPOSIX
 import FoundationEssentials
 import Synchronization
 import WPLogging

@@ -1,3 +1,4 @@
+import WPText
 import WPRuntime
 import WPLogging
 

@@ -1,3 +1,4 @@
+import WPPOSIX
 import FoundationEssentials
 import Glibc
 import Synchronization

@@ -10,13 +10,13 @@
 /// override cannot make `evil-ups` read as another name, and the replacement shows where
 /// something was. Everything else is kept. (`/metrics` label values keep the original text:
 /// the exposition formats escape what they must.)
-public enum DisplayText {
+package enum DisplayText {
     /// What stands in for a character that is not shown.
-    public static let replacement: Unicode.Scalar = "\u{FFFD}"
+    package static let replacement: Unicode.Scalar = "\u{FFFD}"
 
     /// Whether `scalar` is replaced (a control or bidirectional formatting character).
     @inlinable
-    public static func isReplaced(_ scalar: Unicode.Scalar) -> Bool {
+    package static func isReplaced(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x00...0x1F, 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
         default: false
@@ -24,7 +24,7 @@ public enum DisplayText {
     }
 
     /// `text` with every replaced character (``isReplaced(_:)``) as ``replacement``.
-    public static func sanitized(_ text: String) -> String {
+    package static func sanitized(_ text: String) -> String {
         // Nearly every text is printable ASCII: returned as is.
         if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
         guard text.unicodeScalars.contains(where: isReplaced) else { return text }

@@ -7,10 +7,10 @@
 /// every ideograph in common use), generated into `PinyinTable.swift` by
 /// `scripts/gen-pinyin.py`. One reading per ideograph, chosen without context: a character
 /// with several readings (多音字) gets its most customary one (`重` is `zhong`, `行` is `xing`).
-public enum Pinyin {
+package enum Pinyin {
     /// The toneless syllable of `scalar` (`机` → `ji`, `绿` → `lv`: ü is written `v`), or `nil`
     /// for anything that is not an ideograph of the table.
-    public static func syllable(_ scalar: Unicode.Scalar) -> String? {
+    package static func syllable(_ scalar: Unicode.Scalar) -> String? {
         guard scalar.value >= first, scalar.value <= last else { return nil }
         let offset = Int(scalar.value - first) * 2
         let index = table.withUTF8Buffer { digits in digit(digits[offset]) * 64 + digit(digits[offset + 1]) }
@@ -43,10 +43,10 @@ public enum Pinyin {
 /// - Every other character outside printable ASCII becomes `unknown`: control characters and
 ///   the bidirectional formatting ones too (those ``DisplayText`` replaces), so a raw ESC or an
 ///   override never reaches a client through the ASCII text.
-public enum ASCIIText {
+package enum ASCIIText {
     /// `text` in printable ASCII (see the type's rules), each character without an ASCII
     /// spelling as `unknown`.
-    public static func transliterated(_ text: String, unknown: Character = "?") -> String {
+    package static func transliterated(_ text: String, unknown: Character = "?") -> String {
         if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
         var out = ""
         out.reserveCapacity(text.utf8.count)

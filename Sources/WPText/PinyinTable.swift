@@ -8,7 +8,7 @@ extension Pinyin {
     /// The last code point of the table.
     static let last: UInt32 = 0x9FFF
     /// The Unicode version of the readings.
-    public static let unicodeVersion = "15.0.0"
+    package static let unicodeVersion = "15.0.0"
 
     /// Every toneless syllable; index 1 of the table is the first.
     static let syllables: [String] = [

@@ -1,3 +1,4 @@
+import WPPOSIX
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

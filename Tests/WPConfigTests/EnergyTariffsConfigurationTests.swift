@@ -1,3 +1,4 @@
+import WPTime
 import Testing
 import WPRuntime
 import WPTestThreads

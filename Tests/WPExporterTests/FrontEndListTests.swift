@@ -1,3 +1,4 @@
+import WPTime
 import Foundation
 import Synchronization
 import Testing

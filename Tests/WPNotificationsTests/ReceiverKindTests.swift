@@ -1,3 +1,4 @@
+import WPTime
 import Foundation
 import Testing
 import WPCrypto

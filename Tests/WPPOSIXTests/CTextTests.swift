@@ -6,7 +6,7 @@ import Musl
 import Darwin
 #endif
 import Testing
-import WPRuntime
+import WPPOSIX
 import WPTestThreads
 
 @Suite(.ownThreads, .timeLimit(.minutes(1))) struct CTextTests {

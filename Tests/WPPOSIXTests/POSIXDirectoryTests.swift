@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Testing
-import WPRuntime
+import WPPOSIX
 import WPTestThreads
 
 /// Directories made and listed once for the log sinks and the data directory.

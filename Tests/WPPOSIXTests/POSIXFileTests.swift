@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Testing
-@testable import WPRuntime
+@testable import WPPOSIX
 import WPTestThreads
 
 /// The one read and write loop over a descriptor: whole writes, reads bounded by a limit that

@@ -1,6 +1,6 @@
+import WPText
 import Testing
 import WPTestThreads
-import WPRuntime
 
 @Suite(.ownThreads, .timeLimit(.minutes(2))) struct DisplayTextTests {
     /// ESC, NUL, BEL, tab, newline, DEL, a C1 control and every bidirectional formatting

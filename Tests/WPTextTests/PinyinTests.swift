@@ -1,5 +1,5 @@
+import WPText
 import Testing
-import WPRuntime
 import WPTestThreads
 
 /// Chinese (and other non-ASCII text) spelled in ASCII for NUT and SNMP clients.

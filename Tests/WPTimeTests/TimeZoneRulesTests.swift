@@ -1,7 +1,7 @@
+@testable import WPTime
 import Foundation
 import Testing
 import WPTestThreads
-@testable import WPRuntime
 
 /// Offsets from UTC by time zone: fixed ones, the system's database (TZif files and their
 /// POSIX footer rules, daylight saving time included), and files that are not TZif.

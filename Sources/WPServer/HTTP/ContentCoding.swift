@@ -1,3 +1,4 @@
+import WPText
 import WPRuntime
 
 /// Content-coding negotiation (`Accept-Encoding`, RFC 9110 §12.5.3): the one rule every

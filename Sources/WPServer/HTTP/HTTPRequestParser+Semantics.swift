@@ -1,3 +1,4 @@
+import WPText
 import WPRuntime
 
 /// Message framing and connection semantics derived from the header fields (RFC 9112 §6, §9).

@@ -1,3 +1,4 @@
+import WPPOSIX
 import WPRuntime
 import WPCSecurityShim
 import Glibc

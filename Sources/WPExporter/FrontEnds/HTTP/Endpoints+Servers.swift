@@ -1,3 +1,4 @@
+import WPText
 import FoundationEssentials
 import WPFrontEnd
 package import WPCollector

@@ -1,3 +1,4 @@
+import WPText
 package import FoundationEssentials
 import WPClient
 package import WPCollector
