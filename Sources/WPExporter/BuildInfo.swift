@@ -34,7 +34,7 @@ public struct BuildInfo: Sendable, Equatable, Codable {
     }
 
     /// The exporter's version.
-    public static let exporterVersion = "0.3.0"
+    public static let exporterVersion = "0.4.0"
 
     /// The facts of this build: compiler, platform and the C build-info unit.
     public static var current: BuildInfo {
