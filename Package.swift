@@ -232,6 +232,7 @@ package.targets += [
     .testTarget(name: "WPServerMetricsTests", dependencies: ["WPTestThreads", "WPServerMetrics", "WPMetrics", "WPServer", "WPRuntime", "WPTestSupport"]),
     // The examples of docs/*.md and of the main doc comments, compiled so they cannot rot.
     .executableTarget(name: "DocSnippets", dependencies: ["WPMetrics", "WPPushgateway", "WPLogging", "WPScheduler", "WPProcess",
+                                                          .target(name: "WPRuntime", condition: .when(platforms: [.linux])),
                                                           .target(name: "WPConfig", condition: .when(platforms: [.linux])),
                                                           .target(name: "WPExporter", condition: .when(platforms: [.linux])),
                                                           .target(name: "WPServer", condition: .when(platforms: [.linux])),
@@ -246,7 +247,8 @@ package.targets += [
     // A service embedding the WinPower exporter: two simulated servers beside its own counters
     // on one /metrics, and a reload (docs/embedding.md; Linux only: it serves with WPServer).
     .executableTarget(name: "EmbeddedWinPower",
-                      dependencies: ["WPExporter", "WPConfig", "WPLogging", "WPMetrics", "WPHTTPClient",
+                      dependencies: ["WPExporter", "WPConfig", "WPLogging", "WPMetrics",
+                                     .target(name: "WPExporterTesting", condition: .when(platforms: [.linux])),
                                      .target(name: "WPServer", condition: .when(platforms: [.linux])),
                                      .target(name: "WPServerMetrics", condition: .when(platforms: [.linux])),
                                      .target(name: "WPSimulator", condition: .when(platforms: [.linux]))],

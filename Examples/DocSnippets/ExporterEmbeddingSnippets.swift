@@ -5,6 +5,7 @@
 import WPConfig
 import WPExporter
 import WPLogging
+import WPRuntime
 
 func embedTheExporter(dc1: ExporterConfiguration.WinPower, dc2: ExporterConfiguration.WinPower,
                       logger: WPLogger) throws -> Exporter<ContinuousClock> {
@@ -13,6 +14,13 @@ func embedTheExporter(dc1: ExporterConfiguration.WinPower, dc2: ExporterConfigur
     configuration.servers = [ServerEntry(name: "dc1", winPower: dc1), ServerEntry(name: "dc2", winPower: dc2)]
 
     let exporter = try Exporter(configuration: configuration, logger: logger.child(label: "winpower"))
+    return exporter
+}
+
+// The second listing of `Exporter`'s documentation (Sources/WPExporter/Exporter.swift): a clock
+// of the test's own.
+func exporterOnAClockOfItsOwn(configuration: ExporterConfiguration, logger: WPLogger) throws -> Exporter<ManualClock> {
+    let exporter = try Exporter(configuration: configuration, options: .init(clock: ManualClock(), logger: logger))
     return exporter
 }
 

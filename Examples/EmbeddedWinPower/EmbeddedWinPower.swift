@@ -5,7 +5,7 @@
 import FoundationEssentials
 import WPConfig
 import WPExporter
-import WPHTTPClient
+import WPExporterTesting
 import WPLogging
 import WPMetrics
 import WPServer
@@ -47,10 +47,10 @@ enum EmbeddedWinPower {
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }
             group.addTask { try await exporter.runCollection(until: { for await _ in stop {} }) }
-            let url = URL(string: "http://127.0.0.1:\(try await server.waitUntilListening().port)/metrics")!
+            let url = "http://127.0.0.1:\(try await server.waitUntilListening().port)/metrics"
             func scrape(until expected: String...) async throws -> String {
                 for await _ in published {
-                    let body = String(decoding: try await HTTPClient().send(.init(url: url)).body, as: UTF8.self)
+                    let body = try await LoopbackClient().send(url: url).text
                     if expected.allSatisfy(body.contains) { return body }
                 }
                 throw CancellationError()

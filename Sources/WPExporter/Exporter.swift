@@ -43,11 +43,12 @@ package typealias ClientFactory = @Sendable (ServerEntry) throws -> any WinPower
 /// try await exporter.run(onListening: { print("http://\($0)/metrics") }, until: { await stop() })
 /// ```
 ///
-/// Tests and simulations pass their own clock and clients through ``Options``:
+/// Tests and simulations pass a clock of their own through ``Options`` (the WinPower clients stay
+/// real: point `winpower.base_url` at a simulated server, as WPExporterTesting's
+/// `ExporterTestHarness` does):
 ///
 /// ```swift
-/// let exporter = try Exporter(configuration: configuration, options: .init(
-///     clock: manualClock, logger: logger, makeClient: { _ in FakeWinPowerClient() }))
+/// let exporter = try Exporter(configuration: configuration, options: .init(clock: ManualClock(), logger: logger))
 /// ```
 public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// How the exporter's components label their log records (``Options/componentLabels``).
