@@ -1,7 +1,7 @@
 package import WPTime
 package import FoundationEssentials
 import Synchronization
-package import WPRuntime
+import WPRuntime
 package import WPStorage
 
 /// What energy costs: a price per kWh for each tariff period (`flat`, `peak`, `valley`) by the

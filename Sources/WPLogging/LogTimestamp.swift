@@ -6,7 +6,7 @@ import Musl
 import Darwin
 #endif
 package import WPTime
-package import WPRuntime
+import WPRuntime
 
 /// A wall-clock instant: whole seconds and nanoseconds since 1970-01-01T00:00:00Z.
 ///

@@ -1,8 +1,8 @@
 package import WPTime
-package import WPText
+import WPText
 package import WPHistory
 import WPLogging
-package import WPRuntime
+import WPRuntime
 
 /// The language of a receiver's messages.
 package enum NotificationLanguage: String, Sendable, CaseIterable {

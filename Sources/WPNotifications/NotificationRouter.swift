@@ -1,7 +1,7 @@
 package import WPTime
 package import WPHistory
 import WPLogging
-package import WPRuntime
+import WPRuntime
 
 /// One condition of a UPS or a server (on battery or not, one alarm's code, reachable or not):
 /// what a hold gathers, and what the record of deliveries is kept by.

@@ -1,6 +1,6 @@
 package import WPTime
 package import FoundationEssentials
-package import WPRuntime
+import WPRuntime
 
 /// The energy cost the status pages show: each device's cost totals by tariff period, the
 /// currency, and when the totals started counting. Empty without `energy.tariffs`.

@@ -1,9 +1,9 @@
 package import WPTime
-package import WPText
+import WPText
 package import FoundationEssentials
 package import WPClient
 package import WPEnergy
-package import WPRuntime
+import WPRuntime
 
 /// What a UPS is doing, as the status page shows it; the cases in the order of attention.
 package enum UPSState: String, Sendable, CaseIterable, Comparable {
