@@ -18,7 +18,7 @@ public struct BuildInfo: Sendable, Equatable, Codable {
     public var gitCommit: String
 
     /// The JSON keys of ``json``: the properties' names, snake_case.
-    public enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         /// `version`: ``BuildInfo/version``.
         case version
         /// `swift`: ``BuildInfo/swift``.
@@ -60,7 +60,7 @@ public struct BuildInfo: Sendable, Equatable, Codable {
     }
 
     /// Turns `__DATE__` ("Nov  2 2026") and `__TIME__` into `2026-11-02T02:50:07`.
-    public static func isoDate(date: String, time: String) -> String {
+    package static func isoDate(date: String, time: String) -> String {
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         let parts = date.split(separator: " ")
         guard parts.count == 3, let month = months.firstIndex(of: String(parts[0])), let day = Int(parts[1]),

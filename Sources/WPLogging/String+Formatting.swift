@@ -9,8 +9,8 @@ import Darwin
 #endif
 
 /// The two `printf` conversions the package's modules need, without `String(format:)` (which
-/// FoundationEssentials does not have). `package` access: shared by the package's modules that
-/// depend on WPLogging, not part of its public API.
+/// FoundationEssentials does not have). Public because the command-line tool, which uses public
+/// API only, prints its demo table with them; not yet stable (docs/api-stability.md).
 extension String {
     /// `value` with exactly `fractionDigits` digits after the point, as `%.<n>f` writes it.
     ///

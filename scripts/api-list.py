@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Every public declaration of every library product, members included, one line each in
+api/MODULE.txt: what the package promises to embedders, reviewed with each change that moves it.
+
+    scripts/api-list.py           # fails, showing the difference, when api/ is not the build's API (CI: gate)
+    scripts/api-list.py --write   # writes api/ from the build
+
+Reads the debug build's modules (`swift build` first; the gate has built them) with the
+toolchain's `swift symbolgraph-extract`, about a second a module, no second build. A line is a
+symbol's path and its declaration as the compiler prints it:
+
+    WPMetrics.MetricRegistry.counter(name:help:labelNames:): func counter(name: String, ...) throws -> WPCounter
+
+Members of types, protocol requirements, and extensions of other modules' types (the standard
+library's included: `WPServer extends Duration: ...`) are listed; what the compiler synthesizes
+(a protocol's default `!=`, memberwise conformances) is not. A public declaration added, removed
+or changed makes the check fail until api/ is written again, so the change to the API is part of
+the diff a reviewer reads (docs/api-stability.md says which changes a release may make).
+"""
+import json
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+API = ROOT / "api"
+
+
+def product_modules() -> list[str]:
+    out = subprocess.run([str(ROOT / "scripts/product-modules.sh")], check=True, capture_output=True, text=True).stdout
+    return [line for line in out.split("\n") if line]
+
+
+def target_triple() -> str:
+    out = subprocess.run(["swift", "-print-target-info"], check=True, capture_output=True, text=True, cwd=ROOT).stdout
+    return json.loads(out)["target"]["triple"]
+
+
+def c_flags(bin_path: Path) -> list[str]:
+    """The C targets' module maps (generated ones in the build, written ones in Sources) and headers."""
+    flags = []
+    for map_file in sorted(bin_path.glob("*.build/module.modulemap")) + sorted(ROOT.glob("Sources/*/module.modulemap")):
+        flags += ["-Xcc", f"-fmodule-map-file={map_file}"]
+    for include in sorted(ROOT.glob("Sources/*/include")):
+        flags += ["-Xcc", "-I", "-Xcc", str(include)]
+    return flags
+
+
+def extract(module: str, modules_dir: Path, triple: str, flags: list[str], out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    result = subprocess.run(["swift", "symbolgraph-extract", "-module-name", module, "-I", str(modules_dir),
+                             "-target", triple, "-minimum-access-level", "public", "-output-dir", str(out)] + flags,
+                            capture_output=True, text=True, cwd=ROOT)
+    if result.returncode != 0:
+        raise SystemExit(f"api-list: symbolgraph-extract {module} failed:\n{result.stderr[-2000:]}")
+
+
+def lines(module: str, graphs: Path) -> list[str]:
+    found = set()
+    for graph in sorted(graphs.glob("*.symbols.json")):
+        extended = graph.name[:-len(".symbols.json")].partition("@")[2]
+        for symbol in json.loads(graph.read_text(encoding="utf-8"))["symbols"]:
+            if symbol.get("accessLevel") != "public" or "::SYNTHESIZED::" in symbol["identifier"]["precise"]:
+                continue
+            path = ".".join(symbol["pathComponents"])
+            declaration = "".join(fragment["spelling"] for fragment in symbol.get("declarationFragments", []))
+            declaration = " ".join(declaration.split())
+            kind = symbol["kind"]["identifier"].removeprefix("swift.")
+            prefix = f"{module} extends {extended}: " if extended else f"{module}."
+            if kind == "extension":
+                continue
+            found.add(f"{prefix}{path}: {declaration}")
+    return sorted(found)
+
+
+def main() -> int:
+    write = sys.argv[1:] == ["--write"]
+    if sys.argv[1:] not in ([], ["--write"]):
+        print(__doc__, file=sys.stderr)
+        return 64
+    bin_path = Path(subprocess.run(["swift", "build", "--show-bin-path"], check=True, capture_output=True, text=True,
+                                   cwd=ROOT).stdout.strip())
+    modules_dir = bin_path / "Modules"
+    modules = product_modules()
+    missing = [m for m in modules if not (modules_dir / f"{m}.swiftmodule").exists()]
+    if missing:
+        print(f"api-list: no build of {', '.join(missing)} in {modules_dir}: run swift build first", file=sys.stderr)
+        return 1
+    triple = target_triple()
+    with tempfile.TemporaryDirectory() as work:
+        work = Path(work)
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            flags = c_flags(bin_path)
+            list(pool.map(lambda m: extract(m, modules_dir, triple, flags, work / m), modules))
+        listings = {m: lines(m, work / m) for m in modules}
+    if write:
+        API.mkdir(exist_ok=True)
+        for old in API.glob("*.txt"):
+            if old.stem not in listings:
+                old.unlink()
+        for module, listed in listings.items():
+            (API / f"{module}.txt").write_text("".join(line + "\n" for line in listed), encoding="utf-8")
+        print(f"api-list: wrote api/ ({sum(map(len, listings.values()))} public declarations, {len(listings)} modules)")
+        return 0
+    status = 0
+    for module, listed in listings.items():
+        path = API / f"{module}.txt"
+        committed = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+        added = sorted(set(listed) - set(committed))
+        removed = sorted(set(committed) - set(listed))
+        if added or removed:
+            status = 1
+            print(f"api-list: api/{module}.txt is not {module}'s public API:")
+            for line in removed[:30]:
+                print(f"  - {line}")
+            for line in added[:30]:
+                print(f"  + {line}")
+            if len(added) + len(removed) > 60:
+                print(f"  … {len(added) + len(removed) - 60} more")
+    stale = [p.name for p in API.glob("*.txt") if p.stem not in listings]
+    if stale:
+        status = 1
+        print(f"api-list: api/ lists modules that are no products: {', '.join(stale)}")
+    if status:
+        print("api-list: run scripts/api-list.py --write and commit api/ with the change "
+              "(docs/api-stability.md: what a release may change)", file=sys.stderr)
+    else:
+        print(f"api-list: ok ({sum(map(len, listings.values()))} public declarations of {len(listings)} modules)")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
