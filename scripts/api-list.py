@@ -4,6 +4,11 @@ api/MODULE.txt: what the package promises to embedders, reviewed with each chang
 
     scripts/api-list.py           # fails, showing the difference, when api/ is not the build's API (CI: gate)
     scripts/api-list.py --write   # writes api/ from the build
+    scripts/api-list.py --graphs DIR [--package PATH]
+                                  # writes the products' symbol graphs into DIR (MODULE.symbols.json,
+                                  # MODULE@OTHER.symbols.json) and their names into DIR/modules, from
+                                  # the debug build of the package at PATH (this one by default):
+                                  # what scripts/check-api-breakage.sh --from-build compares
 
 Reads the debug build's modules (`swift build` first; the gate has built them) with the
 toolchain's `swift symbolgraph-extract`, about a second a module, no second build. A line is a
@@ -28,8 +33,9 @@ ROOT = Path(__file__).resolve().parent.parent
 API = ROOT / "api"
 
 
-def product_modules() -> list[str]:
-    out = subprocess.run([str(ROOT / "scripts/product-modules.sh")], check=True, capture_output=True, text=True).stdout
+def product_modules(package: Path) -> list[str]:
+    out = subprocess.run([str(ROOT / "scripts/product-modules.sh"), str(package / "Package.swift")], check=True,
+                         capture_output=True, text=True).stdout
     return [line for line in out.split("\n") if line]
 
 
@@ -38,14 +44,30 @@ def target_triple() -> str:
     return json.loads(out)["target"]["triple"]
 
 
-def c_flags(bin_path: Path) -> list[str]:
+def c_flags(package: Path, bin_path: Path) -> list[str]:
     """The C targets' module maps (generated ones in the build, written ones in Sources) and headers."""
     flags = []
-    for map_file in sorted(bin_path.glob("*.build/module.modulemap")) + sorted(ROOT.glob("Sources/*/module.modulemap")):
+    for map_file in sorted(bin_path.glob("*.build/module.modulemap")) + sorted(package.glob("Sources/*/module.modulemap")):
         flags += ["-Xcc", f"-fmodule-map-file={map_file}"]
-    for include in sorted(ROOT.glob("Sources/*/include")):
+    for include in sorted(package.glob("Sources/*/include")):
         flags += ["-Xcc", "-I", "-Xcc", str(include)]
     return flags
+
+
+def extract_products(package: Path, out: Path) -> list[str]:
+    """Every product module's symbol graphs from the debug build of `package`, into out/MODULE/."""
+    bin_path = Path(subprocess.run(["swift", "build", "--show-bin-path"], check=True, capture_output=True, text=True,
+                                   cwd=package).stdout.strip())
+    modules_dir = bin_path / "Modules"
+    modules = product_modules(package)
+    missing = [m for m in modules if not (modules_dir / f"{m}.swiftmodule").exists()]
+    if missing:
+        raise SystemExit(f"api-list: no build of {', '.join(missing)} in {modules_dir}: run swift build first")
+    triple = target_triple()
+    flags = c_flags(package, bin_path)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        list(pool.map(lambda m: extract(m, modules_dir, triple, flags, out / m), modules))
+    return modules
 
 
 def extract(module: str, modules_dir: Path, triple: str, flags: list[str], out: Path) -> None:
@@ -76,24 +98,25 @@ def lines(module: str, graphs: Path) -> list[str]:
 
 
 def main() -> int:
-    write = sys.argv[1:] == ["--write"]
-    if sys.argv[1:] not in ([], ["--write"]):
+    arguments = sys.argv[1:]
+    if arguments[:1] == ["--graphs"] and len(arguments) in (2, 4) and (len(arguments) == 2 or arguments[2] == "--package"):
+        out = Path(arguments[1]).resolve()
+        package = Path(arguments[3]).resolve() if len(arguments) == 4 else ROOT
+        with tempfile.TemporaryDirectory() as work:
+            modules = extract_products(package, Path(work))
+            out.mkdir(parents=True, exist_ok=True)
+            for module in modules:
+                for graph in (Path(work) / module).glob("*.symbols.json"):
+                    (out / graph.name).write_bytes(graph.read_bytes())
+        (out / "modules").write_text("".join(m + "\n" for m in modules), encoding="utf-8")
+        return 0
+    write = arguments == ["--write"]
+    if arguments not in ([], ["--write"]):
         print(__doc__, file=sys.stderr)
         return 64
-    bin_path = Path(subprocess.run(["swift", "build", "--show-bin-path"], check=True, capture_output=True, text=True,
-                                   cwd=ROOT).stdout.strip())
-    modules_dir = bin_path / "Modules"
-    modules = product_modules()
-    missing = [m for m in modules if not (modules_dir / f"{m}.swiftmodule").exists()]
-    if missing:
-        print(f"api-list: no build of {', '.join(missing)} in {modules_dir}: run swift build first", file=sys.stderr)
-        return 1
-    triple = target_triple()
     with tempfile.TemporaryDirectory() as work:
         work = Path(work)
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            flags = c_flags(bin_path)
-            list(pool.map(lambda m: extract(m, modules_dir, triple, flags, work / m), modules))
+        modules = extract_products(ROOT, work)
         listings = {m: lines(m, work / m) for m in modules}
     if write:
         API.mkdir(exist_ok=True)

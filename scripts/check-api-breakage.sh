@@ -10,16 +10,47 @@
 #
 #   scripts/check-api-breakage.sh               # against the latest release
 #   scripts/check-api-breakage.sh 0.2.0         # against another one
+#   scripts/check-api-breakage.sh --from-build [RELEASE]
+#                                               # CI's gate: today's graphs from the debug build's
+#                                               # modules (scripts/api-list.py --graphs, seconds,
+#                                               # no second build); the release's made the same
+#                                               # way from its own debug build, once per machine,
+#                                               # in api-baseline/extracted-COMMIT
 set -euo pipefail
 cd "$(dirname "$0")/.."
+from_build=false
+if [ "${1:-}" = --from-build ]; then from_build=true; shift; fi
 release=${1:-$(sed -n 's/^## \[\([0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*\)\].*/\1/p' CHANGELOG.md | head -n 1)}
 [ -n "$release" ] || { echo "check-api-breakage: no '## [x.y.z]' release heading in CHANGELOG.md" >&2; exit 1; }
 commit=$(git log --format=%H -S"## [$release]" -- CHANGELOG.md | tail -n 1)
 [ -n "$commit" ] || { echo "check-api-breakage: no commit added the heading of $release to CHANGELOG.md" >&2; exit 1; }
+cache=${WPEXPORTER_CACHE:-/var/cache/wpexporter-build}/api-baseline
+if $from_build; then
+    current=$(mktemp -d)
+    trap 'rm -rf "$current"' EXIT
+    scripts/api-list.py --graphs "$current"
+    baseline="$cache/extracted-$commit"
+    if [ ! -f "$baseline/modules" ]; then
+        echo "check-api-breakage: building $release (${commit:0:12}) once, for its symbol graphs, into $baseline"
+        mkdir -p "$cache"
+        work=$(mktemp -d)
+        trap 'rm -rf "$current" "$work"' EXIT
+        git archive "$commit" | tar -x -C "$work"
+        (cd "$work" && swift build >"$work/build.log" 2>&1) || { tail -30 "$work/build.log" >&2; exit 1; }
+        partial="$baseline.partial.$$"
+        rm -rf "$partial"
+        scripts/api-list.py --graphs "$partial" --package "$work"
+        cp "$work/docs/api-stability.md" "$partial/api-stability.md"
+        rm -rf "$baseline"
+        mv "$partial" "$baseline"
+    fi
+    echo "check-api-breakage: the public API of $release (${commit:0:12}) against this build's"
+    scripts/check-api-breakage.py "$baseline" "$current"
+    exit
+fi
 current=.build/docc/symbol-graphs
 [ -d "$current" ] || { echo "check-api-breakage: no symbol graphs in $current: run scripts/check-docc.sh first" >&2; exit 1; }
 
-cache=${WPEXPORTER_CACHE:-/var/cache/wpexporter-build}/api-baseline
 baseline="$cache/$commit"
 if [ ! -f "$baseline/modules" ]; then
     echo "check-api-breakage: building the symbol graphs of $release (${commit:0:12}) once, into $baseline"

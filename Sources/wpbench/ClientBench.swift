@@ -86,8 +86,9 @@ enum ClientBench {
     }
 }
 
-/// Answers the login and then the pre-rendered pages by `current`.
-private struct CannedTransport: HTTPTransport {
+/// Answers the login and then the pre-rendered pages by `current` (the client and collector
+/// benchmarks' WinPower).
+struct CannedTransport: HTTPTransport {
     let pages: [[UInt8]]
 
     func send(_ request: TransportRequest) async throws -> TransportResponse {

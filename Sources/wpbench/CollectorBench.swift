@@ -41,7 +41,7 @@ enum CollectorBench {
             baseURL: URL(string: "http://bench.invalid:8081")!, username: "bench", password: "bench")
         configuration.pageSize = pageSize
         configuration.maxPages = pages.count + 1
-        let client = WinPowerHTTPClient(configuration: configuration, transport: CollectorBenchTransport(pages: pages),
+        let client = WinPowerHTTPClient(configuration: configuration, transport: CannedTransport(pages: pages),
                                         logger: .disabled)
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("wpbench-collector-\(getpid())-\(count)").path
@@ -105,17 +105,3 @@ enum CollectorBench {
     }
 }
 
-/// Answers the login and then the pre-rendered pages by `current`.
-private struct CollectorBenchTransport: HTTPTransport {
-    let pages: [[UInt8]]
-
-    func send(_ request: TransportRequest) async throws -> TransportResponse {
-        if request.method == "POST" {
-            return TransportResponse(status: 200, body: Array(#"{"code":"000000","message":"OK","data":{"token":"bench"}}"#.utf8))
-        }
-        let query = request.url.query ?? ""
-        let current = query.split(separator: "&").first { $0.hasPrefix("current=") }.flatMap { Int($0.dropFirst(8)) } ?? 1
-        let body = current >= 1 && current <= pages.count ? pages[current - 1] : Array(#"{"total":0,"data":[],"code":"000000"}"#.utf8)
-        return TransportResponse(status: 200, body: body)
-    }
-}
