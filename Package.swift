@@ -233,6 +233,10 @@ package.targets += [
     // The examples of docs/*.md and of the main doc comments, compiled so they cannot rot.
     .executableTarget(name: "DocSnippets", dependencies: ["WPMetrics", "WPPushgateway", "WPLogging", "WPScheduler", "WPProcess",
                                                           .target(name: "WPRuntime", condition: .when(platforms: [.linux])),
+                                                          .target(name: "WPClient", condition: .when(platforms: [.linux])),
+                                                          .target(name: "WPEnergy", condition: .when(platforms: [.linux])),
+                                                          .target(name: "WPStorage", condition: .when(platforms: [.linux])),
+                                                          .target(name: "WPSimulator", condition: .when(platforms: [.linux])),
                                                           .target(name: "WPConfig", condition: .when(platforms: [.linux])),
                                                           .target(name: "WPExporter", condition: .when(platforms: [.linux])),
                                                           .target(name: "WPServer", condition: .when(platforms: [.linux])),

@@ -31,6 +31,7 @@ let package = Package(
             .product(name: "WPExporter", package: "wpexporter"),
             .product(name: "WPConfig", package: "wpexporter"),
             .product(name: "WPFrontEnd", package: "wpexporter"),
+            .product(name: "WPLogging", package: "wpexporter"),
             .product(name: "WPRuntime", package: "wpexporter"),
         ]),
     ]

@@ -10,7 +10,8 @@ import WPTestThreads
 /// compiles. The few examples that are not compiled are listed below, each with its reason.
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct DocSnippetsSyncTests {
     static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let docs = ["embedding.md", "scheduler.md", "process.md", "logging.md", "http-server.md", "metrics-library.md"]
+    static let docs = ["embedding.md", "scheduler.md", "process.md", "logging.md", "http-server.md", "metrics-library.md",
+                        "simulator.md", "energy.md", "winpower-client.md", "front-ends.md", "testing.md", "http-client.md"]
 
     /// Examples not compiled, by their first line, and why.
     static let notCompiled: [String: String] = [
@@ -22,6 +23,14 @@ import WPTestThreads
             "needs both integration packages; each compiles its half (Integrations/*/Tests/*/DocSnippets.swift)",
         "// Package.swift of your service: wpexporter and its integrations, each by URL and version.":
             "manifest lines; scripts/check-consumer.sh builds scripts/consumer-integrations, which depends on them this way",
+        "public protocol FrontEnd: Sendable {":
+            "the protocol's requirements as WPFrontEnd declares them, shown rather than used",
+        "static func frontEndFactories(listeners: Listeners) -> [FrontEndFactory<C>] {":
+            "an excerpt of the exporter's own composition (package code), shown rather than used",
+        "let client = HTTPClient(configuration: .init(userAgent: \"my-service/1.0\"))":
+            "WPHTTPClient is `package` (no product); WPHTTPClientTests compile the same calls",
+        "let loop = InMemoryLoop(driver: HTTPConnectionDriver(configuration: settings, handler: handler, observer: nil, logger: logger))":
+            "WPServerTesting is the package's own test support, not a product; its tests compile the same calls",
     ]
 
     static func read(_ path: String) throws -> String {
@@ -35,6 +44,8 @@ import WPTestThreads
                   "Integrations/WPLogHandler/Tests/WPLogHandlerTests/DocSnippets.swift",
                   "Integrations/WPServiceLifecycle/Tests/WPServiceLifecycleTests/DocSnippets.swift",
                   "Integrations/WPHummingbird/Tests/WPHummingbirdTests/DocSnippets.swift",
+                  "Examples/FrontEndPlugin/Sources/UPSModeLog/UPSModeLog.swift",
+                  "Examples/FrontEndPlugin/Tests/UPSModeLogTests/UPSModeLogTests.swift",
                   "Tests/WPExporterTestingTests/ExporterTestHarnessTests.swift"]
         return try paths.map { ($0, trimmedLines(try read($0))) }
     }

@@ -4,6 +4,7 @@ import WPConfig
 import WPExporter
 import WPExporterTesting
 import WPFrontEnd
+import WPLogging
 import WPRuntime
 import WPSimulator
 
@@ -62,4 +63,16 @@ import WPSimulator
         #expect(health.contains("\"mode_log\":{\"changes\":0}"), "\(health)")
         await harness.shutdown()
     }
+}
+
+/// docs/front-ends.md's listings, as written there: a service adds the front end to the schema
+/// it loads its configuration with and to the exporter's options (compiled, not run).
+func addTheFrontEnd(path: String, logger: WPLogger) throws -> Exporter<ContinuousClock> {
+    let factories = [UPSModeLog<ContinuousClock>.factory()]
+    let schema = Exporter<ContinuousClock>.configurationSchema(adding: factories)
+    let loaded = try ConfigurationLoader.load(ConfigurationInputs(configPath: path, files: .system, schema: schema))
+    var options = Exporter<ContinuousClock>.Options(logger: logger)
+    options.frontEnds = factories
+    let exporter = try Exporter(configuration: loaded.configuration, options: options)
+    return exporter
 }
