@@ -159,7 +159,7 @@ package struct HistoryQuery: Sendable, Equatable {
 
     /// `seconds` as an RFC 3339 UTC time to the second (the log's timestamp without its milliseconds).
     package static func utc(_ seconds: Int64) -> String {
-        String(LogTimestamp(secondsSince1970: Double(seconds)).description.prefix(19)) + "Z"
+        LogTimestamp(secondsSince1970: Double(seconds)).text(.rfc3339Seconds)
     }
 
     /// `text` quoted for a message, cut to 40 characters.

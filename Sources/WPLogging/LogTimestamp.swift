@@ -132,7 +132,33 @@ extension LogTimestamp {
     /// `2026-11-26 15:30:00 UTC+08:00` (`… UTC` in UTC): Unix `seconds` as the local time in
     /// `zone`, with its offset: how the status pages and the notifications show a time.
     package static func localText(_ seconds: Int64, _ zone: TimeZoneRules) -> String {
-        let iso = local(seconds, zone).description
-        return String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(8)) + " " + zone.label(at: seconds)
+        local(seconds, zone).text(.second) + " " + zone.label(at: seconds)
+    }
+
+    /// How much of a time ``text(_:)`` shows.
+    package enum Shown: Sendable {
+        /// `2026-11`
+        case month
+        /// `2026-11-26`
+        case day
+        /// `2026-11-26 15:30`
+        case minute
+        /// `2026-11-26 15:30:00`
+        case second
+        /// `2026-11-26T15:30:00Z`: RFC 3339 to the second (the description without milliseconds).
+        case rfc3339Seconds
+    }
+
+    /// This time as text, to the part `shown`: the one place a time is cut to a day, a minute or
+    /// a second for the pages, the history's answers and the notifications.
+    package func text(_ shown: Shown) -> String {
+        let iso = description  // 2026-11-26T15:30:00.000Z
+        return switch shown {
+        case .month: String(iso.prefix(7))
+        case .day: String(iso.prefix(10))
+        case .minute: String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(5))
+        case .second: String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(8))
+        case .rfc3339Seconds: String(iso.prefix(19)) + "Z"
+        }
     }
 }

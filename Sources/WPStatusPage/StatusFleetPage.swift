@@ -40,8 +40,7 @@ extension StatusRender {
 
     /// `2026-11-26 15:30`: the local time without seconds or offset (the page says the zone once).
     static func shortTime(_ date: Date, _ zone: TimeZoneRules) -> String {
-        guard let iso = localTimestamp(date, zone) else { return "–" }
-        return String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(5))
+        localTime(date, zone)?.text(.minute) ?? "–"
     }
 
     /// The site roll-ups' headers and cells.

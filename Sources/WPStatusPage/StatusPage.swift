@@ -188,8 +188,8 @@ package final class StatusPage<C: Clock>: FrontEnd where C.Duration == Duration 
         var prefixes: [String] = []
         // The local date of the energy columns, in the pages' time zone.
         // (A wall clock beyond any calendar counts as the epoch's day.)
-        let local = StatusRender.localTimestamp(now, costs.timeZone) ?? "1970-01-01"
-        let (today, thisMonth) = (String(local.prefix(10)), String(local.prefix(7)))
+        let local = StatusRender.localTime(now, costs.timeZone) ?? LogTimestamp(seconds: 0)
+        let (today, thisMonth) = (local.text(.day), local.text(.month))
         var refresh = Duration.seconds(300)
         var siteLabels = false
         for server in fleet.servers {

@@ -19,7 +19,13 @@ package enum StatusRender {
     /// UTC timestamp (its `Z` meaning nothing); `nil` for a date that is not finite or is beyond
     /// any calendar (a broken wall clock).
     static func localTimestamp(_ date: Date, _ zone: TimeZoneRules) -> String? {
-        unixSeconds(date).map { LogTimestamp.local($0, zone).description }
+        localTime(date, zone)?.description
+    }
+
+    /// The local time of `date` in `zone` (``localTimestamp(_:_:)``'s value), to show with
+    /// `LogTimestamp.text(_:)`; `nil` for a date that is not finite or is beyond any calendar.
+    static func localTime(_ date: Date, _ zone: TimeZoneRules) -> LogTimestamp? {
+        unixSeconds(date).map { LogTimestamp.local($0, zone) }
     }
 
     /// `2026-11-26 15:30:00 UTC+08:00` (`… UTC` in UTC): the local time in `zone`, with its offset.
@@ -38,8 +44,7 @@ package enum StatusRender {
     /// `2026-11-26T07:30:00Z`, or empty.
     static func isoTime(_ date: Date?) -> String {
         guard let date else { return "" }
-        let iso = LogTimestamp(secondsSince1970: date.timeIntervalSince1970).description
-        return String(iso.prefix(19)) + "Z"
+        return LogTimestamp(secondsSince1970: date.timeIntervalSince1970).text(.rfc3339Seconds)
     }
 
     static func number(_ value: Double?, digits: Int) -> String {

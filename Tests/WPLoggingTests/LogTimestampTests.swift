@@ -74,4 +74,14 @@ import WPTestSupport
             #expect(imports.isEmpty, "\(name) imports \(imports)")
         }
     }
+
+    @Test func aTimeIsCutToTheDayMinuteOrSecondItShows() {
+        let time = LogTimestamp(seconds: 1_795_315_039, nanoseconds: 987_000_000)  // 2026-11-22T02:37:19.987Z
+        #expect(time.text(.month) == "2026-11")
+        #expect(time.text(.day) == "2026-11-22")
+        #expect(time.text(.minute) == "2026-11-22 02:37")
+        #expect(time.text(.second) == "2026-11-22 02:37:19")
+        #expect(time.text(.rfc3339Seconds) == "2026-11-22T02:37:19Z", "milliseconds dropped, never rounded up")
+        #expect(LogTimestamp(seconds: -1).text(.second) == "1969-12-31 23:59:59")
+    }
 }
