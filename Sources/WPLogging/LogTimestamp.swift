@@ -147,6 +147,10 @@ extension LogTimestamp {
         case second
         /// `2026-11-26T15:30:00Z`: RFC 3339 to the second (the description without milliseconds).
         case rfc3339Seconds
+        /// `11-26`: a chart's day tick.
+        case monthDay
+        /// `15:30`: a chart's hour tick.
+        case hourMinute
     }
 
     /// This time as text, to the part `shown`: the one place a time is cut to a day, a minute or
@@ -159,6 +163,8 @@ extension LogTimestamp {
         case .minute: String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(5))
         case .second: String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(8))
         case .rfc3339Seconds: String(iso.prefix(19)) + "Z"
+        case .monthDay: String(iso.dropFirst(5).prefix(5))
+        case .hourMinute: String(iso.dropFirst(11).prefix(5))
         }
     }
 }

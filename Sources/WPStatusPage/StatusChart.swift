@@ -148,22 +148,22 @@ enum StatusChart {
         let span = window.to - window.from
         guard span > 0 else { return [] }
         let zone = window.zone
-        func local(_ time: Int64) -> String? {
-            StatusRender.localTimestamp(Date(timeIntervalSince1970: Double(time)), zone)
+        func local(_ time: Int64) -> LogTimestamp? {
+            StatusRender.localTime(Date(timeIntervalSince1970: Double(time)), zone)
         }
         var ticks: [(Int64, String)] = []
         if span > 120 * 86_400 {
             // Month starts (local midnight on the 1st), labelled by year and month.
-            guard let first = local(window.from), let year = Int64(first.prefix(4)), let month = Int64(first.dropFirst(5).prefix(2)) else {
-                return []
-            }
+            guard let first = local(window.from) else { return [] }
+            let localSeconds = Int64(first.secondsSince1970.rounded(.down))
+            let (year, month, _) = CivilDate.date(days: localSeconds >= 0 ? localSeconds / 86_400 : (localSeconds - 86_399) / 86_400)
             var (nextYear, nextMonth) = month == 12 ? (year + 1, Int64(1)) : (year, month + 1)
             let every: Int64 = span > 400 * 86_400 ? 3 : span > 200 * 86_400 ? 2 : 1
             while ticks.count < 40 {
                 let midnight = CivilDate.days(year: nextYear, month: nextMonth, day: 1) * 86_400
                 let time = midnight - Int64(zone.offset(at: midnight))
                 if time >= window.to { break }
-                if (nextMonth - 1) % every == 0, let text = local(time) { ticks.append((time, String(text.prefix(7)))) }
+                if (nextMonth - 1) % every == 0, let text = local(time) { ticks.append((time, text.text(.month))) }
                 (nextYear, nextMonth) = nextMonth == 12 ? (nextYear + 1, 1) : (nextYear, nextMonth + 1)
             }
             return ticks
@@ -179,7 +179,7 @@ enum StatusChart {
             let time = localTime - Int64(zone.offset(at: localTime - offset))
             if time >= window.to { break }
             if time >= window.from, let text = local(time) {
-                ticks.append((time, step < 86_400 ? String(text.dropFirst(11).prefix(5)) : String(text.dropFirst(5).prefix(5))))
+                ticks.append((time, text.text(step < 86_400 ? .hourMinute : .monthDay)))
             }
             localTime += step
         }

@@ -82,6 +82,7 @@ import WPTestSupport
         #expect(time.text(.minute) == "2026-11-22 02:37")
         #expect(time.text(.second) == "2026-11-22 02:37:19")
         #expect(time.text(.rfc3339Seconds) == "2026-11-22T02:37:19Z", "milliseconds dropped, never rounded up")
+        #expect(time.text(.monthDay) == "11-22" && time.text(.hourMinute) == "02:37")
         #expect(LogTimestamp(seconds: -1).text(.second) == "1969-12-31 23:59:59")
     }
 }
