@@ -211,7 +211,7 @@ let package = Package(
                                                               "WPFrontEndTesting", "WPStorage", "WPTestSupport", "WPLogging", "WPTime"]),
         .testTarget(name: "WPHistoryTests", dependencies: ["WPTestThreads", "WPHistory", "WPTestSupport", "WPConfig", "WPRuntime"]),
         .testTarget(name: "WPStatusPageTests", dependencies: ["WPTestThreads", "WPStatusPage", "WPFrontEnd", "WPFrontEndTesting",
-                                                            "WPClient", "WPEnergy", "WPRuntime", "WPTestSupport", "WPHistory"]),
+                                                            "WPClient", "WPEnergy", "WPRuntime", "WPTestSupport", "WPHistory", "WPTime"]),
         .testTarget(name: "WPExporterTestingTests", dependencies: ["WPTestThreads", "WPExporterTesting", "WPExporter", "WPConfig",
                                                                    "WPRuntime", "WPSimulator"]),
         .testTarget(name: "WPSimulatorTests", dependencies: ["WPTestThreads", "WPSimulator", "WPClient", "WPServer", "WPLogging", "WPTestSupport", "WPRuntime"]),
