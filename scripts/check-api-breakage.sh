@@ -25,53 +25,49 @@ release=${1:-$(sed -n 's/^## \[\([0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*\)\].*/\1/
 commit=$(git log --format=%H -S"## [$release]" -- CHANGELOG.md | tail -n 1)
 [ -n "$commit" ] || { echo "check-api-breakage: no commit added the heading of $release to CHANGELOG.md" >&2; exit 1; }
 cache=${WPEXPORTER_CACHE:-/var/cache/wpexporter-build}/api-baseline
-if $from_build; then
-    current=$(mktemp -d)
-    trap 'rm -rf "$current"' EXIT
-    scripts/api-list.py --graphs "$current"
-    baseline="$cache/extracted-$commit"
-    if [ ! -f "$baseline/modules" ]; then
-        echo "check-api-breakage: building $release (${commit:0:12}) once, for its symbol graphs, into $baseline"
-        mkdir -p "$cache"
-        work=$(mktemp -d)
-        trap 'rm -rf "$current" "$work"' EXIT
-        git archive "$commit" | tar -x -C "$work"
-        (cd "$work" && swift build >"$work/build.log" 2>&1) || { tail -30 "$work/build.log" >&2; exit 1; }
-        partial="$baseline.partial.$$"
-        rm -rf "$partial"
-        scripts/api-list.py --graphs "$partial" --package "$work"
-        cp "$work/docs/api-stability.md" "$partial/api-stability.md"
-        rm -rf "$baseline"
-        mv "$partial" "$baseline"
-    fi
-    echo "check-api-breakage: the public API of $release (${commit:0:12}) against this build's"
-    scripts/check-api-breakage.py "$baseline" "$current"
-    exit
-fi
-current=.build/docc/symbol-graphs
-[ -d "$current" ] || { echo "check-api-breakage: no symbol graphs in $current: run scripts/check-docc.sh first" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 
-baseline="$cache/$commit"
+# graphs_from_build DIR PACKAGE: DIR gets the products' graphs (and `modules`) from a debug build
+# of PACKAGE, read by `swift symbolgraph-extract` (--from-build).
+graphs_from_build() {
+    (cd "$2" && swift build >"$work/build.log" 2>&1) || { tail -30 "$work/build.log" >&2; exit 1; }
+    scripts/api-list.py --graphs "$1" --package "$2"
+}
+
+# graphs_emitted DIR PACKAGE: DIR gets the products' graphs (and `modules`) as a build of PACKAGE
+# emits them, as scripts/check-docc.sh builds today's.
+graphs_emitted() {
+    mkdir -p "$2/graphs" "$1"
+    (cd "$2" && swift build -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$2/graphs" \
+        >"$work/build.log" 2>&1) || { tail -30 "$work/build.log" >&2; exit 1; }
+    scripts/product-modules.sh "$2/Package.swift" >"$1/modules"
+    while read -r module; do
+        cp "$2/graphs/$module".symbols.json "$1/"
+        cp "$2/graphs/$module"@*.symbols.json "$1/" 2>/dev/null || true
+    done <"$1/modules"
+}
+
+if $from_build; then
+    current="$work/current"
+    scripts/api-list.py --graphs "$current"
+    baseline="$cache/extracted-$commit" make=graphs_from_build today="this build's"
+else
+    current=.build/docc/symbol-graphs
+    [ -d "$current" ] || { echo "check-api-breakage: no symbol graphs in $current: run scripts/check-docc.sh first" >&2; exit 1; }
+    baseline="$cache/$commit" make=graphs_emitted today="this commit's"
+fi
+# The release's graphs, made once per machine from its commit (git archive, no work tree touched).
 if [ ! -f "$baseline/modules" ]; then
     echo "check-api-breakage: building the symbol graphs of $release (${commit:0:12}) once, into $baseline"
-    mkdir -p "$cache"
-    work=$(mktemp -d)
-    trap 'rm -rf "$work"' EXIT
-    git archive "$commit" | tar -x -C "$work"
-    mkdir -p "$work/graphs"
-    (cd "$work" && swift build -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$work/graphs" \
-        >"$work/build.log" 2>&1) || { tail -30 "$work/build.log" >&2; exit 1; }
+    mkdir -p "$cache" "$work/release"
+    git archive "$commit" | tar -x -C "$work/release"
     partial="$baseline.partial.$$"
     rm -rf "$partial"
-    mkdir -p "$partial"
-    scripts/product-modules.sh "$work/Package.swift" >"$partial/modules"
-    while read -r module; do
-        cp "$work/graphs/$module".symbols.json "$partial/"
-        cp "$work/graphs/$module"@*.symbols.json "$partial/" 2>/dev/null || true
-    done <"$partial/modules"
-    cp "$work/docs/api-stability.md" "$partial/api-stability.md"
+    "$make" "$partial" "$work/release"
+    cp "$work/release/docs/api-stability.md" "$partial/api-stability.md"
     rm -rf "$baseline"
     mv "$partial" "$baseline"
 fi
-echo "check-api-breakage: the public API of $release (${commit:0:12}) against this commit's"
+echo "check-api-breakage: the public API of $release (${commit:0:12}) against $today"
 scripts/check-api-breakage.py "$baseline" "$current"
