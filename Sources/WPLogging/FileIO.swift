@@ -53,7 +53,7 @@ enum FileIO {
     /// The names in directory `path` (without `.` and `..`), in no particular order; empty
     /// when the directory cannot be read.
     static func directoryEntries(_ path: String) -> [String] {
-        (try? POSIXFile.entries(of: path).get()) ?? []
+        POSIXFile.entries(of: path) ?? []
     }
 
     /// Closes `fd`, ignoring errors (nothing useful can be done about them here).

@@ -20,10 +20,10 @@ extension POSIXFile {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
-    /// The names in directory `path`, without `.` and `..`, in no particular order; or the
-    /// `errno` of `opendir(3)`.
-    package static func entries(of path: String) -> Result<[String], Refusal> {
-        guard let directory = opendir(path) else { return .failure(.failed(errno)) }
+    /// The names in directory `path`, without `.` and `..`, in no particular order; `nil` when
+    /// `opendir(3)` fails, `errno` saying why.
+    package static func entries(of path: String) -> [String]? {
+        guard let directory = opendir(path) else { return nil }
         defer { _ = closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
@@ -32,7 +32,7 @@ extension POSIXFile {
             }
             if name != "." && name != ".." { names.append(name) }
         }
-        return .success(names)
+        return names
     }
 
     /// Creates `path` and its missing parents (`mkdir -p`) with `mode` (less the umask).

@@ -41,11 +41,10 @@ public final class ReservedPort: Sendable {
     /// - Throws: ``SimulatorFleetError/socket(_:)`` naming the address and why it cannot be bound.
     public init(host: String = "127.0.0.1", port: Int = 0, mode: Mode, reusingAddress: Bool = false,
                 sharingPort: Bool = false) throws {
-        let holding: ListeningSocket.Holding = mode == .refusing ? .boundOnly(exclusive: !reusingAddress)
-            : reusingAddress ? .listening : .listeningExclusively
         do {
             let (fd, address) = try ListeningSocket.open(host: host == "localhost" ? "127.0.0.1" : host, port: port, backlog: 16,
-                                                         sharesPort: sharingPort, holding: holding)
+                                                         sharesPort: sharingPort, listens: mode == .silent,
+                                                         exclusive: !reusingAddress)
             self.port = address.port
             self.descriptor = Mutex(fd)
         } catch {

@@ -162,12 +162,8 @@ enum FileSystem {
 
     /// The names in `path` (without `.` and `..`), unsorted.
     static func listDirectory(_ path: String) throws(StorageError) -> [String] {
-        switch POSIXFile.entries(of: path) {
-        case .success(let names): return names
-        case .failure(let refusal):
-            guard case .failed(let code) = refusal else { throw .posix("list directory", path, errno: EIO) }
-            throw .posix("list directory", path, errno: code)
-        }
+        guard let names = POSIXFile.entries(of: path) else { throw .posix("list directory", path) }
+        return names
     }
 
     /// The parent of `path` as `NSString.deletingLastPathComponent` gives it:

@@ -22,7 +22,7 @@ import WPTestThreads
         #expect(POSIXFile.makeDirectories(root + "/a/b/c") == nil, "an existing directory is fine")
         let fd = open(root + "/a/file", O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
         close(fd)
-        #expect(try Set(POSIXFile.entries(of: root + "/a").get()) == ["b", "file"])
+        #expect(POSIXFile.entries(of: root + "/a").map(Set.init) == ["b", "file"])
         #expect(POSIXFile.exists(root + "/a/file") && !POSIXFile.isDirectory(root + "/a/file"))
     }
 
@@ -36,6 +36,9 @@ import WPTestThreads
     }
 
     @Test func anUnreadableDirectoryIsItsErrno() {
-        #expect(POSIXFile.entries(of: "/nonexistent-wp-dir") == .failure(.failed(ENOENT)))
+        let entries = POSIXFile.entries(of: "/nonexistent-wp-dir")
+        let code = errno
+        #expect(entries == nil)
+        #expect(code == ENOENT)
     }
 }
