@@ -156,7 +156,7 @@ enum StatusChart {
             // Month starts (local midnight on the 1st), labelled by year and month.
             guard let first = local(window.from) else { return [] }
             let localSeconds = Int64(first.secondsSince1970.rounded(.down))
-            let (year, month, _) = CivilDate.date(days: localSeconds >= 0 ? localSeconds / 86_400 : (localSeconds - 86_399) / 86_400)
+            let (year, month, _) = CivilDate.date(days: CivilDate.days(containing: localSeconds))
             var (nextYear, nextMonth) = month == 12 ? (year + 1, Int64(1)) : (year, month + 1)
             let every: Int64 = span > 400 * 86_400 ? 3 : span > 200 * 86_400 ? 2 : 1
             while ticks.count < 40 {

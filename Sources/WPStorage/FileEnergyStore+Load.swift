@@ -127,7 +127,7 @@ extension FileEnergyStore {
 
     static func timestamp(_ date: Date) -> String {
         let seconds = StateFileFormat.clampedMillis(date) / 1000
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let days = CivilDate.days(containing: seconds)
         let rest = seconds - days * 86_400
         let (year, month, day) = CivilDate.date(days: days)
         func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }

@@ -12,6 +12,11 @@ package enum CivilDate {
         return era * 146_097 + doe - 719_468
     }
 
+    /// The day (since 1970-01-01) that Unix `seconds` fall in, floored: -1 is 1969-12-31.
+    package static func days(containing seconds: Int64) -> Int64 {
+        seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+    }
+
     /// The date `days` after 1970-01-01 (before it when negative).
     package static func date(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let z = days + 719_468

@@ -305,7 +305,7 @@ struct PosixRule: Sendable, Equatable {
 
     /// The year of the Unix time `seconds`.
     static func year(of seconds: Int64) -> Int64 {
-        CivilDate.date(days: seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400).year
+        CivilDate.date(days: CivilDate.days(containing: seconds)).year
     }
 
     /// The local seconds since the epoch of a `Mm.w.d/time` change in `year`.
