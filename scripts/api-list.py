@@ -29,6 +29,8 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import symbol_graph
+
 ROOT = Path(__file__).resolve().parent.parent
 API = ROOT / "api"
 
@@ -81,15 +83,14 @@ def extract(module: str, modules_dir: Path, triple: str, flags: list[str], out: 
 
 def lines(module: str, graphs: Path) -> list[str]:
     found = set()
-    for graph in sorted(graphs.glob("*.symbols.json")):
-        extended = graph.name[:-len(".symbols.json")].partition("@")[2]
-        for symbol in json.loads(graph.read_text(encoding="utf-8"))["symbols"]:
-            if symbol.get("accessLevel") != "public" or "::SYNTHESIZED::" in symbol["identifier"]["precise"]:
+    for graph in symbol_graph.graphs(graphs):
+        extended = symbol_graph.extended_module(graph)
+        for symbol in symbol_graph.exposed_symbols(graph):
+            if "::SYNTHESIZED::" in symbol["identifier"]["precise"]:
                 continue
-            path = ".".join(symbol["pathComponents"])
-            declaration = "".join(fragment["spelling"] for fragment in symbol.get("declarationFragments", []))
-            declaration = " ".join(declaration.split())
-            kind = symbol["kind"]["identifier"].removeprefix("swift.")
+            path = symbol_graph.path(symbol)
+            declaration = symbol_graph.declaration(symbol)
+            kind = symbol_graph.kind(symbol).removeprefix("swift.")
             prefix = f"{module} extends {extended}: " if extended else f"{module}."
             if kind == "extension":
                 continue
@@ -106,7 +107,7 @@ def main() -> int:
             modules = extract_products(package, Path(work))
             out.mkdir(parents=True, exist_ok=True)
             for module in modules:
-                for graph in (Path(work) / module).glob("*.symbols.json"):
+                for graph in symbol_graph.graphs(Path(work) / module):
                     (out / graph.name).write_bytes(graph.read_bytes())
         (out / "modules").write_text("".join(m + "\n" for m in modules), encoding="utf-8")
         return 0

@@ -14,33 +14,26 @@ break of a declaration the release's docs/api-stability.md promised **stable** f
 unless CHANGELOG.md's `[Unreleased]` section names it, or names a type its old signature used
 and its new one no longer does (a rename announced once explains every signature it touched).
 """
-import json
 import re
 import sys
 from pathlib import Path
 
+import symbol_graph
 from api_table import named, rows
 
 
 def public_symbols(graph: Path) -> dict[str, dict]:
     """Precise identifier → {path, kind, declaration, types} of the graph's public symbols."""
-    symbols = {}
-    for symbol in json.loads(graph.read_text(encoding="utf-8"))["symbols"]:
-        if symbol.get("accessLevel") not in ("public", "open"):
-            continue
+    found = {}
+    for symbol in symbol_graph.exposed_symbols(graph):
         fragments = symbol.get("declarationFragments", [])
-        symbols[symbol["identifier"]["precise"]] = {
-            "path": ".".join(symbol["pathComponents"]),
+        found[symbol["identifier"]["precise"]] = {
+            "path": symbol_graph.path(symbol),
             "kind": symbol["kind"]["displayName"],
-            "declaration": "".join(f["spelling"] for f in fragments).strip(),
+            "declaration": symbol_graph.declaration(symbol),
             "types": {f["spelling"] for f in fragments if f.get("kind") == "typeIdentifier"},
         }
-    return symbols
-
-
-def module_graphs(directory: Path, module: str) -> list[Path]:
-    """A module's graph and those of its extensions of other modules' types."""
-    return sorted(directory.glob(f"{module}.symbols.json")) + sorted(directory.glob(f"{module}@*.symbols.json"))
+    return found
 
 
 def stable_names(page: str) -> dict[str, tuple[set[str], set[str]]]:
@@ -73,14 +66,14 @@ def main() -> int:
     announced = unreleased((root / "CHANGELOG.md").read_text(encoding="utf-8"))
 
     now = {}
-    for graph in current.glob("*.symbols.json"):
+    for graph in symbol_graph.graphs(current):
         now.update(public_symbols(graph))
     # A declaration whose signature changed may have another precise identifier (a function's
     # includes its types): matched by its path and kind too.
     by_path = {(symbol["path"], symbol["kind"]): symbol for symbol in now.values()}
     breaks, failures = 0, 0
     for module in modules:
-        graphs = module_graphs(baseline, module)
+        graphs = symbol_graph.graphs(baseline, module)
         if not graphs:
             print(f"check-api-breakage: {module}: the release has no symbol graph", file=sys.stderr)
             failures += 1

@@ -11,10 +11,10 @@ as a word inside backticks in the row (`Exporter`, `Exporter.Options(logger:)` a
 `WebSecurity.load(path:)` name `Exporter` and `WebSecurity`). Extensions of other modules' types
 (`PRODUCT@OTHER.symbols.json`) are members, not declarations of the product, and are not listed.
 """
-import json
 import sys
 from pathlib import Path
 
+import symbol_graph
 from api_table import named, rows
 
 TOP_LEVEL_KINDS = {"swift.struct", "swift.class", "swift.enum", "swift.protocol", "swift.typealias",
@@ -24,12 +24,11 @@ TYPE_KINDS = {"swift.struct", "swift.class", "swift.enum", "swift.protocol", "sw
 
 def declarations(graph: Path) -> dict[str, str]:
     """The product's public top-level declarations: name → kind."""
-    symbols = json.loads(graph.read_text(encoding="utf-8"))["symbols"]
     found = {}
-    for symbol in symbols:
-        if symbol.get("accessLevel") != "public" or len(symbol["pathComponents"]) != 1:
+    for symbol in symbol_graph.exposed_symbols(graph):
+        if len(symbol["pathComponents"]) != 1:
             continue
-        kind = symbol["kind"]["identifier"]
+        kind = symbol_graph.kind(symbol)
         if kind in TOP_LEVEL_KINDS:
             found[symbol["pathComponents"][0].split("(")[0]] = kind
     return found
@@ -44,7 +43,7 @@ def main() -> int:
     table = {library: " ".join(cells) for library, cells in rows(page.read_text(encoding="utf-8")).items()}
     problems = 0
     for product in products:
-        graph = graphs / f"{product}.symbols.json"
+        graph = graphs / f"{product}{symbol_graph.SUFFIX}"
         if not graph.exists():
             print(f"check-api-list: {product}: no symbol graph", file=sys.stderr)
             problems += 1

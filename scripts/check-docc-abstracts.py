@@ -19,6 +19,8 @@ import json
 import sys
 from pathlib import Path
 
+import symbol_graph
+
 
 def pages(archive: Path) -> dict[str, str]:
     """The precise identifier of each symbol page of the archive, by page reference."""
@@ -35,8 +37,8 @@ def declarations(graphs: Path, root: Path) -> dict[str, tuple[str, str]]:
     """Precise identifier → (path of the symbol, `file:line` of its declaration, or "" for a
     symbol the compiler made)."""
     found = {}
-    for graph in sorted(graphs.glob("*.symbols.json")):
-        for symbol in json.loads(graph.read_text(encoding="utf-8"))["symbols"]:
+    for graph in symbol_graph.graphs(graphs):
+        for symbol in symbol_graph.symbols(graph):
             where = ""
             location = symbol.get("location")
             if location:
@@ -44,7 +46,7 @@ def declarations(graphs: Path, root: Path) -> dict[str, tuple[str, str]]:
                 if file.is_relative_to(root):
                     file = file.relative_to(root)
                 where = f"{file}:{location['position']['line'] + 1}"
-            found[symbol["identifier"]["precise"]] = (".".join(symbol["pathComponents"]), where)
+            found[symbol["identifier"]["precise"]] = (symbol_graph.path(symbol), where)
     return found
 
 
