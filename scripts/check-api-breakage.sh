@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The API-breakage gate (in CI: `.ci/run nightly`, after scripts/check-docc.sh, whose symbol
 # graphs in .build/docc/symbol-graphs are today's API). The latest release is the commit that
-# added CHANGELOG.md's first `## [x.y.z]` heading; its library products' symbol graphs are built
-# once per machine from that commit (git archive, no work tree touched) and kept outside the
-# clone, in ${WPEXPORTER_CACHE:-/var/cache/wpexporter-build}/api-baseline/COMMIT, with the
-# release's docs/api-stability.md. scripts/check-api-breakage.py then lists every public
+# added CHANGELOG.md's first `## [x.y.z]` heading (scripts/release-commit.sh); its library
+# products' symbol graphs are built once per machine from that commit (git archive, no work tree
+# touched) and kept outside the clone, in
+# ${WPEXPORTER_CACHE:-/var/cache/wpexporter-build}/api-baseline/COMMIT, with the release's
+# docs/api-stability.md. scripts/check-api-breakage.py then lists every public
 # declaration of the release that is gone or changed, and fails on one the release promised
 # stable that CHANGELOG.md's [Unreleased] section does not announce (docs/api-stability.md).
 #
@@ -20,10 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 from_build=false
 if [ "${1:-}" = --from-build ]; then from_build=true; shift; fi
-release=${1:-$(sed -n 's/^## \[\([0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*\)\].*/\1/p' CHANGELOG.md | head -n 1)}
-[ -n "$release" ] || { echo "check-api-breakage: no '## [x.y.z]' release heading in CHANGELOG.md" >&2; exit 1; }
-commit=$(git log --format=%H -S"## [$release]" -- CHANGELOG.md | tail -n 1)
-[ -n "$commit" ] || { echo "check-api-breakage: no commit added the heading of $release to CHANGELOG.md" >&2; exit 1; }
+read -r release commit < <(scripts/release-commit.sh "$@")
 cache=${WPEXPORTER_CACHE:-/var/cache/wpexporter-build}/api-baseline
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
