@@ -21,7 +21,7 @@ mkdir -p "$work/modules"
 
 if [ "$build_only" = 0 ]; then scripts/ci/tools.sh measure; fi   # wrk
 
-echo "loadtest: building a server-only binary (WPServer + WPLogging + WPRuntime + WPCompression + WPCrypto, $([ "$build_only" = 1 ] && echo "unoptimised, build check" || echo release))"
+echo "loadtest: building a server-only binary (WPServer and the modules it needs, $([ "$build_only" = 1 ] && echo "unoptimised, build check" || echo release))"
 clang -O2 -c Sources/WPCSystem/WPCSystem.c -I Sources/WPCSystem/include -o "$work/WPCSystem.o"
 clang -O2 -c Sources/WPCSecurityShim/security_shim.c -I Sources/WPCSecurityShim/include -o "$work/WPCSecurityShim.o"
 cat > "$work/modules/module.modulemap" <<MAP
@@ -45,20 +45,29 @@ if [ "$build_only" = 1 ]; then optimize=-Onone; fi
 features=(-enable-upcoming-feature ExistentialAny -enable-upcoming-feature MemberImportVisibility
           -enable-upcoming-feature InternalImportsByDefault)
 flags=("$optimize" -wmo -parse-as-library -swift-version 6 -package-name wpexporter "${features[@]}" "${noregex[@]}" -I "$work/modules" -I Sources/WPCZlib)
-swiftc "${flags[@]}" -module-name WPRuntime -emit-module -emit-module-path "$work/modules/WPRuntime.swiftmodule" \
-    -c Sources/WPRuntime/*.swift -o "$work/WPRuntime.o"
-swiftc "${flags[@]}" -module-name WPCompression -emit-module -emit-module-path "$work/modules/WPCompression.swiftmodule" \
-    -c Sources/WPCompression/*.swift -o "$work/WPCompression.o"
-swiftc "${flags[@]}" -module-name WPLogging -emit-module -emit-module-path "$work/modules/WPLogging.swiftmodule" \
-    -c Sources/WPLogging/*.swift -o "$work/WPLogging.o"
-swiftc "${flags[@]}" -module-name WPBytes -emit-module -emit-module-path "$work/modules/WPBytes.swiftmodule" \
-    -c Sources/WPBytes/*.swift -o "$work/WPBytes.o"
-swiftc "${flags[@]}" -module-name WPCrypto -emit-module -emit-module-path "$work/modules/WPCrypto.swiftmodule" \
-    -c Sources/WPCrypto/*.swift -o "$work/WPCrypto.o"
-swiftc "${flags[@]}" -module-name WPServer -emit-module -emit-module-path "$work/modules/WPServer.swiftmodule" \
-    -c Sources/WPServer/*/*.swift -o "$work/WPServer.o"
+# WPServer and the Swift modules it depends on, dependencies first, read from the package
+# description (the C modules are the two above, and zlib's).
+read -r -a modules < <(swift package dump-package | python3 -c '
+import json, sys
+from pathlib import Path
+targets = {t["name"]: t for t in json.load(sys.stdin)["targets"]}
+order = []
+def visit(name):
+    if name in order or not any(Path("Sources", name).rglob("*.swift")):
+        return
+    for dependency in targets[name]["dependencies"]:
+        visit(next(iter(dependency.values()))[0])
+    order.append(name)
+visit("WPServer")
+print(" ".join(order))')
+objects=()
+for module in "${modules[@]}"; do
+    find "Sources/$module" -name '*.swift' -print0 | sort -z | xargs -0 swiftc "${flags[@]}" -module-name "$module" \
+        -emit-module -emit-module-path "$work/modules/$module.swiftmodule" -c -o "$work/$module.o"
+    objects+=("$work/$module.o")
+done
 swiftc "$optimize" -swift-version 6 -package-name wpexporter "${noregex[@]}" -I "$work/modules" -I Sources/WPCZlib Benchmarks/measure/loadtest/ServerOnlyMain.swift \
-    "$work/WPRuntime.o" "$work/WPCompression.o" "$work/WPLogging.o" "$work/WPBytes.o" "$work/WPCrypto.o" "$work/WPServer.o" "$work/WPCSystem.o" "$work/WPCSecurityShim.o" -lz -ldl \
+    "${objects[@]}" "$work/WPCSystem.o" "$work/WPCSecurityShim.o" -lz -ldl \
     -o "$work/http-serve-only"
 
 if [ "$build_only" = 1 ]; then
