@@ -9,15 +9,15 @@ import WPCompression
 /// WinPower and never sees half a cycle.
 ///
 /// ``openMetrics`` deliberately lacks the final `# EOF\n`: a server appends its per-scrape
-/// families (request counters, process metrics) and then the terminator. For gzip responses
-/// `gzipBody(openMetrics:appending:)` continues the snapshot's compressed body with the
-/// per-scrape part as one gzip member (only the part is compressed per scrape): every client
-/// decodes it whole, including those that stop after the first member (curl 7.88's
-/// `--compressed`).
+/// families (request counters, process metrics) and then the terminator. The exporter's own
+/// `/metrics` also keeps each body gzipped and continues it with the per-scrape part as one gzip
+/// member (only that part is compressed per scrape), which every client decodes whole, including
+/// those that stop after the first member (curl 7.88's `--compressed`).
 ///
 /// ```swift
 /// let snapshot = collector.snapshot
-/// let (body, suffix) = snapshot.gzipBody(openMetrics: false, appending: perScrapeBytes)
+/// let body = snapshot.wholeText + Array("my_service_up 1\n".utf8)   // a scrape's text body
+/// print(snapshot.deviceCount, snapshot.seriesCount)                 // UPSs and series in it
 /// ```
 public final class MetricsSnapshot: Sendable {
     /// The text format 0.0.4 body (of a merged snapshot: empty, see `textParts`).

@@ -568,7 +568,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
     /// replaced atomically) and the failure is logged; the data directory is released either way.
     ///
     /// ```swift
-    /// let exporter = try Exporter(configuration: configuration)
+    /// let exporter = try Exporter(configuration: configuration, logger: logger)
     /// // ... serve exporter.router, collect ...
     /// await exporter.close()
     /// ```

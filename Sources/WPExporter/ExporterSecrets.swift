@@ -21,7 +21,8 @@ public enum ExporterSecrets {
     /// ```swift
     /// let redactor = Redactor()
     /// ExporterSecrets.register(loaded.configuration, in: redactor)
-    /// let logger = WPLogger(label: "winpower", redactor: redactor)
+    /// let logger = WPLogger(label: "winpower", sink: StreamSink.standardOutput(encoder: JSONLogEncoder()),
+///                       redactor: redactor)
     /// ```
     public static func register(_ configuration: ExporterConfiguration, in redactor: Redactor) {
         redactor.setSecret(configuration.winPower.password?.reveal(), named: "winpower.password")

@@ -57,7 +57,7 @@ package struct SNMPNotification: Sendable, Equatable {
 ///
 /// ```swift
 /// var notifier = UPSNotifier()
-/// for notification in notifier.update(values, now: clock.now - start) { sender.send(notification) }
+/// sender.send(notifier.update(values, now: clock.now - start))   // what changed since the last reading
 /// ```
 package struct UPSNotifier: Sendable {
     /// RFC 1628: `upsTrapOnBattery` "is resent at one minute intervals".

@@ -19,7 +19,9 @@ import WPRuntime
 /// Apply it to a suite (it applies to every test in it) or to a test:
 ///
 /// ```swift
-/// @Suite(.ownThreads, .timeLimit(.minutes(1))) struct WorkerQueueTests { ... }
+/// @Suite(.ownThreads, .timeLimit(.minutes(1))) struct WorkerQueueTests {
+///     @Test func drainsInOrder() async throws { ... }
+/// }
 /// ```
 public struct OwnThreadsTrait: SuiteTrait, TestTrait, TestScoping {
     public var isRecursive: Bool { true }

@@ -14,10 +14,14 @@ package import WPMetrics
 /// `winpower_exporter_config_last_reload_success_timestamp_seconds` (as Prometheus names its
 /// own), logged, and shown in `/health`.
 ///
+/// An embedder gives the exporter the way to read its configuration again
+/// (``Exporter/Options/reload``) and asks for a reload through ``Exporter/reload(trigger:)``:
+///
 /// ```swift
-/// let reloader = ConfigReloader(running: loaded.configuration, load: { try loadAgain() },
-///                               apply: { try await exporter.apply($0) }, logger: logger, now: { Date() })
-/// let outcome = await reloader.reload(trigger: "SIGHUP")
+/// var options = Exporter<ContinuousClock>.Options(logger: logger)
+/// options.reload = { try ConfigurationLoader.load(inputs) }   // the startup's file, environment, flags
+/// let exporter = try Exporter(configuration: loaded.configuration, options: options)
+/// let outcome = await exporter.reload(trigger: "SIGHUP")
 /// ```
 public final class ConfigReloader: Sendable {
     /// What the running exporter did with a new configuration.

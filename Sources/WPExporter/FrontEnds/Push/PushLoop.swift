@@ -24,7 +24,7 @@ package import WPPushgateway
 /// ```swift
 /// guard let client = try PushgatewayClient.exporterClient(configuration.push) else { return }  // push.url unset
 /// let loop = PushLoop(client: client, interval: configuration.push.interval, clock: ContinuousClock(),
-///                     logger: logger.child(label: "push")) { snapshotText() }
+///                     logger: logger.child(label: "push")) { Array(snapshotText().utf8) }
 /// try await loop.run()      // until the task is cancelled
 /// ```
 package final class PushLoop<C: Clock<Duration>>: Sendable {

@@ -1,0 +1,3 @@
+// parameters: files: FileAccess, inputs: ConfigurationInputs
+import Foundation
+import WPConfig

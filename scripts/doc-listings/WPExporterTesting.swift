@@ -1,0 +1,3 @@
+// parameters: port: Int
+import Testing
+import WPExporterTesting

@@ -1,0 +1,3 @@
+// parameters: servers: [String]
+import Foundation
+import WPHTTPClient

@@ -1,0 +1,3 @@
+// parameters: logger: WPLogger
+import WPLogging
+import WPMQTT

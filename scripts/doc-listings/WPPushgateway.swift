@@ -1,0 +1,4 @@
+// parameters: registry: MetricRegistry
+import Foundation
+import WPMetrics
+import WPPushgateway

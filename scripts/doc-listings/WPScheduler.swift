@@ -1,0 +1,5 @@
+// parameters: log: WPLogger, logger: WPLogger, clock: ContinuousClock, cache: Cache
+import WPLogging
+import WPScheduler
+
+fileprivate final class Cache: Sendable { func refresh() async {} }

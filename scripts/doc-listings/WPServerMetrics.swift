@@ -1,0 +1,4 @@
+// parameters: registry: MetricRegistry, server: WPHTTPServer, metricsHandler: any HTTPHandler
+import WPMetrics
+import WPServer
+import WPServerMetrics

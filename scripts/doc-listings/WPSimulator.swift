@@ -1,0 +1,3 @@
+// parameters: clock: ContinuousClock, request: WPHTTPRequest
+import WPServer
+import WPSimulator

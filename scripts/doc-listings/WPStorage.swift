@@ -1,0 +1,3 @@
+// parameters: logger: WPLogger, updatedState: EnergyState, store: FileEnergyStore
+import WPLogging
+import WPStorage

@@ -1,0 +1,3 @@
+// parameters:
+import Testing
+import WPTestThreads
