@@ -92,6 +92,8 @@ public struct ConfigSection<Settings: ConfigSettings>: Sendable {
         var fromFile = false
         /// A file the loader reads to check it exists and can be read (``file(_:_:_:env:flags:)``).
         var mustRead = false
+        /// Whether the file it names holds a private key (a warning when others may read it).
+        var holdsKey = false
 
         enum Shape: Sendable {
             case value
@@ -150,6 +152,16 @@ public struct ConfigSection<Settings: ConfigSettings>: Sendable {
                                 env: [String] = [], flags: [String] = []) -> Field {
             var field = text(name, property, as: .path, summary, env: env, flags: flags)
             field.mustRead = true
+            return field
+        }
+
+        /// A private key's file that may be unset: read as ``file(_:_:_:env:flags:)`` reads
+        /// one, and a warning naming the key when the group or others may read it (as for the
+        /// web configuration's `tls_server_config.key_file`).
+        public static func keyFile(_ name: String, _ property: any WritableKeyPath<Settings, String?> & Sendable, _ summary: String,
+                                   env: [String] = [], flags: [String] = []) -> Field {
+            var field = file(name, property, summary, env: env, flags: flags)
+            field.holdsKey = true
             return field
         }
 
@@ -240,6 +252,11 @@ public struct ConfigSection<Settings: ConfigSettings>: Sendable {
         fields.filter { $0.isValue && $0.mustRead }.map { name + "." + $0.name }
     }
 
+    /// The keys of private keys' files (``Field/keyFile(_:_:_:env:flags:)``), in full.
+    var keyFiles: [String] {
+        fields.filter { $0.isValue && $0.holdsKey }.map { name + "." + $0.name }
+    }
+
     /// Its list keys (``Field/list(_:_:_:)``), in documentation order, named in full
     /// (`journal.sinks`).
     public var lists: [ConfigListKey] {
@@ -291,6 +308,7 @@ extension ConfigSection where Settings: ConfigSectionSettings {
     public var erased: ConfigSchema.Section {
         let section = self
         return ConfigSchema.Section(name: name, keys: keys, lists: lists, secretFiles: secretFiles, readableFiles: readableFiles,
+                                    keyFiles: keyFiles,
                                     problems: { values, lists in section.settings(values, lists: lists).problems() })
     }
 }
@@ -314,6 +332,8 @@ public struct ConfigSchema: Sendable {
         let secretFiles: [(secret: String, file: String)]
         /// The keys of files the loader reads to check them.
         let readableFiles: [String]
+        /// The keys of the private keys' files among them.
+        let keyFiles: [String]
         /// What is wrong across its keys, for these values and lists (by full key name).
         let problems: @Sendable ([String: ConfigValue], [String: [ConfigListEntry]]) -> [ConfigDiagnostic]
     }

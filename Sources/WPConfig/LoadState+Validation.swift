@@ -356,6 +356,10 @@ extension LoadState {
                 problem(name, source, "\"\(path)\" " + Self.describe(error))
             }
         }
+        for name in inputs.schema.sections.flatMap(\.keyFiles) {
+            guard let (path, source) = text(name), let readable = inputs.files.readableByOthers(path) else { continue }
+            warning(name, source, "\"\(path)\" holds a private key and is \(readable); run chmod 600 \(path)")
+        }
     }
 
     /// The most bytes a password, and a password file, may hold (4 KiB): far more than any

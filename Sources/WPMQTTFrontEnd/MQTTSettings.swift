@@ -52,7 +52,7 @@ public struct MQTTSettings: ConfigSectionSettings {
         .file("ca_file", \.caFile, "PEM bundle of certificates to trust for the broker's TLS certificate (`mqtts://`); "
               + "unset: the system's trust store."),
         .file("cert_file", \.certFile, "Client certificate (PEM, with its chain) shown to the broker over TLS; with `mqtt.key_file`."),
-        .file("key_file", \.keyFile, "Key of `mqtt.cert_file` (PEM)."),
+        .keyFile("key_file", \.keyFile, "Key of `mqtt.cert_file` (PEM)."),
         .boolean("skip_ssl_verify", \.skipSSLVerify, "Accept any TLS certificate from the broker (prefer `mqtt.ca_file`)."),
         .text("client_id", \.clientID, "Client identifier at the broker; each exporter its own."),
         .text("topic_prefix", \.topicPrefix, "First level of every state topic: `<prefix>/<server>/<device_id>/state`."),

@@ -24,6 +24,26 @@ import WPTestThreads
         }
     }
 
+    /// A client certificate's key that others may read is warned about at load, naming
+    /// `mqtt.key_file` and the file, as the web configuration's key is; mode 600 is not.
+    @Test func aKeyFileOthersMayReadIsWarnedAbout() throws {
+        func warnings(mode: Int) throws -> [String] {
+            let file = "mqtt:\n  url: mqtts://broker\n  cert_file: /etc/wp/client.crt\n  key_file: /etc/wp/client.key\n"
+            let files = ["./config.yaml": file, "/etc/wp/client.crt": "-----BEGIN CERTIFICATE-----\n",
+                         "/etc/wp/client.key": "-----BEGIN PRIVATE KEY-----\nc2VjcmV0\n"]
+            let inputs = ConfigurationInputs(environment: ["WINPOWER_EXPORTER_WINPOWER_BASE_URL": "https://winpower.example.com",
+                                                           "WINPOWER_EXPORTER_WINPOWER_USERNAME": "admin",
+                                                           "WINPOWER_EXPORTER_WINPOWER_PASSWORD": "hunter2"],
+                                             files: .inMemory(files, modes: ["/etc/wp/client.key": mode, "./config.yaml": 0o600]),
+                                             schema: ConfigSchema.exporter.adding(MQTTSettings.self))
+            return try ConfigurationLoader.load(inputs).warnings.map(\.description)
+        }
+        let warned = try warnings(mode: 0o640)
+        #expect(warned == [#"./config.yaml:4:13: mqtt.key_file: "/etc/wp/client.key" holds a private key and is readable by other users (mode 0640); run chmod 600 /etc/wp/client.key"#])
+        #expect(warned.allSatisfy { !$0.contains("c2VjcmV0") }, "nothing of the key in the warning")
+        #expect(try warnings(mode: 0o600).isEmpty)
+    }
+
     @Test func badBrokersAndPrefixesAreRefusedNamingTheKey() throws {
         let cases: [(String, String)] = [
             ("mqtt:\n  url: mqtt://\n", #"./config.yaml:2:8: mqtt.url: "mqtt://" has no host"#),
