@@ -4,11 +4,15 @@ api/MODULE.txt: what the package promises to embedders, reviewed with each chang
 
     scripts/api-list.py           # fails, showing the difference, when api/ is not the build's API (CI: gate)
     scripts/api-list.py --write   # writes api/ from the build
+    scripts/api-list.py --integrations [--write]
+                                  # the same for the packages under Integrations/, in
+                                  # api/integrations/MODULE.txt, from their shared build in
+                                  # .build/integrations (CI: consumers, which builds them)
     scripts/api-list.py --graphs DIR [--package PATH]
                                   # writes the products' symbol graphs into DIR (MODULE.symbols.json,
                                   # MODULE@OTHER.symbols.json) and their names into DIR/modules, from
                                   # the debug build of the package at PATH (this one by default):
-                                  # what scripts/check-api-breakage.sh --from-build compares
+                                  # what scripts/check-api-breakage.sh and scripts/check-docc.sh read
 
 Reads the debug build's modules (`swift build` first; the gate has built them) with the
 toolchain's `swift symbolgraph-extract`, about a second a module, no second build. A line is a
@@ -46,27 +50,36 @@ def target_triple() -> str:
     return json.loads(out)["target"]["triple"]
 
 
-def c_flags(package: Path, bin_path: Path) -> list[str]:
+def c_flags(packages: list[Path], bin_path: Path) -> list[str]:
     """The C targets' module maps (generated ones in the build, written ones in Sources) and headers."""
     flags = []
-    for map_file in sorted(bin_path.glob("*.build/module.modulemap")) + sorted(package.glob("Sources/*/module.modulemap")):
+    maps = sorted(bin_path.glob("*.build/module.modulemap"))
+    for package in packages:
+        maps += sorted(package.glob("Sources/*/module.modulemap"))
+    for map_file in maps:
         flags += ["-Xcc", f"-fmodule-map-file={map_file}"]
-    for include in sorted(package.glob("Sources/*/include")):
-        flags += ["-Xcc", "-I", "-Xcc", str(include)]
+    for package in packages:
+        for include in sorted(package.glob("Sources/*/include")):
+            flags += ["-Xcc", "-I", "-Xcc", str(include)]
     return flags
 
 
-def extract_products(package: Path, out: Path) -> list[str]:
-    """Every product module's symbol graphs from the debug build of `package`, into out/MODULE/."""
-    bin_path = Path(subprocess.run(["swift", "build", "--show-bin-path"], check=True, capture_output=True, text=True,
-                                   cwd=package).stdout.strip())
+def extract_products(package: Path, out: Path, scratch: Path | None = None) -> list[str]:
+    """Every product module's symbol graphs from the debug build of `package` (in its own scratch
+    path, or in `scratch`), into out/MODULE/."""
+    scratch_flags = ["--scratch-path", str(scratch)] if scratch else []
+    bin_path = Path(subprocess.run(["swift", "build", "--show-bin-path"] + scratch_flags, check=True, capture_output=True,
+                                   text=True, cwd=package).stdout.strip())
     modules_dir = bin_path / "Modules"
     modules = product_modules(package)
     missing = [m for m in modules if not (modules_dir / f"{m}.swiftmodule").exists()]
     if missing:
         raise SystemExit(f"api-list: no build of {', '.join(missing)} in {modules_dir}: run swift build first")
     triple = target_triple()
-    flags = c_flags(package, bin_path)
+    # The C modules of this package, of the root (a package under Integrations/ depends on it) and
+    # of the resolved dependencies (swift-atomics' shims, NIO's).
+    checkouts = sorted(((scratch or package / ".build") / "checkouts").glob("*"))
+    flags = c_flags(list(dict.fromkeys([package, ROOT] + checkouts)), bin_path)
     with ThreadPoolExecutor(max_workers=2) as pool:
         list(pool.map(lambda m: extract(m, modules_dir, triple, flags, out / m), modules))
     return modules
@@ -111,47 +124,57 @@ def main() -> int:
                     (out / graph.name).write_bytes(graph.read_bytes())
         (out / "modules").write_text("".join(m + "\n" for m in modules), encoding="utf-8")
         return 0
+    integrations = "--integrations" in arguments
+    arguments = [a for a in arguments if a != "--integrations"]
     write = arguments == ["--write"]
     if arguments not in ([], ["--write"]):
         print(__doc__, file=sys.stderr)
         return 64
+    api = API / "integrations" if integrations else API
     with tempfile.TemporaryDirectory() as work:
         work = Path(work)
-        modules = extract_products(ROOT, work)
+        if integrations:
+            modules = []
+            for package in sorted(p.parent for p in (ROOT / "Integrations").glob("*/Package.swift")):
+                modules += extract_products(package, work, scratch=ROOT / ".build" / "integrations")
+        else:
+            modules = extract_products(ROOT, work)
         listings = {m: lines(m, work / m) for m in modules}
+    where = api.relative_to(ROOT)
     if write:
-        API.mkdir(exist_ok=True)
-        for old in API.glob("*.txt"):
+        api.mkdir(exist_ok=True)
+        for old in api.glob("*.txt"):
             if old.stem not in listings:
                 old.unlink()
         for module, listed in listings.items():
-            (API / f"{module}.txt").write_text("".join(line + "\n" for line in listed), encoding="utf-8")
-        print(f"api-list: wrote api/ ({sum(map(len, listings.values()))} public declarations, {len(listings)} modules)")
+            (api / f"{module}.txt").write_text("".join(line + "\n" for line in listed), encoding="utf-8")
+        print(f"api-list: wrote {where}/ ({sum(map(len, listings.values()))} public declarations, {len(listings)} modules)")
         return 0
     status = 0
     for module, listed in listings.items():
-        path = API / f"{module}.txt"
+        path = api / f"{module}.txt"
         committed = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
         added = sorted(set(listed) - set(committed))
         removed = sorted(set(committed) - set(listed))
         if added or removed:
             status = 1
-            print(f"api-list: api/{module}.txt is not {module}'s public API:")
+            print(f"api-list: {where}/{module}.txt is not {module}'s public API:")
             for line in removed[:30]:
                 print(f"  - {line}")
             for line in added[:30]:
                 print(f"  + {line}")
             if len(added) + len(removed) > 60:
                 print(f"  … {len(added) + len(removed) - 60} more")
-    stale = [p.name for p in API.glob("*.txt") if p.stem not in listings]
+    stale = [p.name for p in api.glob("*.txt") if p.stem not in listings]
     if stale:
         status = 1
-        print(f"api-list: api/ lists modules that are no products: {', '.join(stale)}")
+        print(f"api-list: {where}/ lists modules that are no products: {', '.join(stale)}")
     if status:
-        print("api-list: run scripts/api-list.py --write and commit api/ with the change "
+        again = "scripts/api-list.py --integrations --write" if integrations else "scripts/api-list.py --write"
+        print(f"api-list: run {again} and commit {where}/ with the change "
               "(docs/api-stability.md: what a release may change)", file=sys.stderr)
     else:
-        print(f"api-list: ok ({sum(map(len, listings.values()))} public declarations of {len(listings)} modules)")
+        print(f"api-list: {where}/ ok ({sum(map(len, listings.values()))} public declarations of {len(listings)} modules)")
     return status
 
 
