@@ -30,20 +30,38 @@ described=$(upsc -L "$nut" 2>/dev/null | grep '^jifang-ups-3: ' || true)
 [[ "$described" == "jifang-ups-3: jifang UPS 3 "* ]] || fail "upsc -L names no jifang-ups-3 'jifang UPS 3 …': '$described'"
 echo "$name: upsc -L: $described"
 
+# reading FAMILY ID METRICS: the device's sample of FAMILY in METRICS (empty when it has none).
+reading() { grep "^$1{device_id=\"$2\"" <<<"$3" | awk '{print $NF}' | head -1 || true; }
+compared=("battery.charge winpower_device_battery_capacity" "input.voltage winpower_device_input_voltage"
+          "ups.realpower winpower_device_load_total_watts" "ups.load winpower_device_load_percent"
+          "output.frequency winpower_device_output_frequency")
 checked=0
 for ups in "${names[@]}"; do
-    if ! vars=$(upsc "$ups@$nut" 2>&1); then
-        # A disconnected device is stale: upsc says so, /metrics shows it disconnected.
-        grep -q 'Data stale' <<<"$vars" || fail "upsc $ups: $vars"
-        continue
-    fi
-    id=$(awk -F': ' '$1 == "ups.id" {print $2}' <<<"$vars")
-    for pair in "battery.charge winpower_device_battery_capacity" "input.voltage winpower_device_input_voltage" \
-                "ups.realpower winpower_device_load_total_watts" "ups.load winpower_device_load_percent" \
-                "output.frequency winpower_device_output_frequency"; do
+    # The NUT server answers from the latest collection, and a collection comes every second:
+    # upsc is read between two reads of /metrics, and compared only when both show the same
+    # readings (one collection throughout); otherwise read again (at most 20 times).
+    consistent=0
+    for _ in $(seq 20); do
+        before=$(curl -sf "$base/metrics")
+        if ! vars=$(upsc "$ups@$nut" 2>&1); then
+            # A disconnected device is stale: upsc says so, /metrics shows it disconnected.
+            grep -q 'Data stale' <<<"$vars" || fail "upsc $ups: $vars"
+            continue 2
+        fi
+        after=$(curl -sf "$base/metrics")
+        id=$(awk -F': ' '$1 == "ups.id" {print $2}' <<<"$vars")
+        consistent=1
+        for pair in "${compared[@]}"; do
+            family=${pair#* }
+            [ "$(reading "$family" "$id" "$before")" = "$(reading "$family" "$id" "$after")" ] || { consistent=0; break; }
+        done
+        [ "$consistent" = 0 ] || break
+    done
+    [ "$consistent" = 1 ] || fail "$ups: a collection came between every read of /metrics and upsc (20 tries)"
+    for pair in "${compared[@]}"; do
         read -r var family <<<"$pair"
         nut_value=$(awk -F': ' -v v="$var" '$1 == v {print $2}' <<<"$vars")
-        metric_value=$(grep "^$family{device_id=\"$id\"" <<<"$metrics" | awk '{print $NF}' | head -1 || true)
+        metric_value=$(reading "$family" "$id" "$before")
         if [ -n "$metric_value" ] && [ "$(awk -v a="$nut_value" -v b="$metric_value" 'BEGIN {print (a + 0 == b + 0)}')" != 1 ]; then
             fail "$ups $var = '$nut_value', /metrics $family = '$metric_value'"
         fi
