@@ -24,69 +24,66 @@ enum HTTPClientBench {
     ]
 
     static func gets(bodyBytes: Int, requests: Int) async throws {
-        let body = [UInt8](repeating: UInt8(ascii: "x"), count: bodyBytes)
-        let handler = HandlerFunction { _ in WPHTTPResponse(status: 200, body: body) }
-        try await withTestServer(handler) { port in
-            let client = HTTPClient()
-            guard let url = URL(string: "http://127.0.0.1:\(port)/data") else { return }
-            let request = HTTPClientRequest(url: url, headers: [("Accept", "*/*")])
-            let clock = ContinuousClock()
-            var best = Duration.seconds(1000)
-            var bestCPU = Double.infinity
-            for _ in 0..<3 {
-                let cpuBegan = CollectorBench.processCPUMilliseconds()
-                let elapsed = try await clock.measure {
-                    for _ in 0..<requests {
-                        let response = try await client.send(request)
-                        guard response.body.count == bodyBytes else { throw HTTPClientError(.network, "short body") }
-                    }
-                }
-                best = min(best, elapsed)
-                bestCPU = min(bestCPU, CollectorBench.processCPUMilliseconds() - cpuBegan)
+        try await withDataServer(bodyBytes: bodyBytes) { client, request in
+            let (best, cpu) = try await bestOfThree {
+                for _ in 0..<requests { try await get(request, bodyBytes: bodyBytes, with: client) }
             }
             let seconds = best.inSeconds
             print("   \(requests) requests of \(bodyBytes) B: best \(ClientBench.ms(best)) ms, "
                   + String(format: "%.1f µs/request, %.0f MB/s, CPU (client and server) %.1f µs/request",
                            seconds / Double(requests) * 1e6, Double(bodyBytes * requests) / seconds / 1e6,
-                           bestCPU / Double(requests) * 1e3))
+                           cpu / Double(requests) * 1e3))
         }
     }
 
     /// `tasks` tasks sending `requestsPerTask` requests each, all at once, through one client.
     static func parallelGets(bodyBytes: Int, tasks: Int, requestsPerTask: Int) async throws {
-        let body = [UInt8](repeating: UInt8(ascii: "x"), count: bodyBytes)
-        let handler = HandlerFunction { _ in WPHTTPResponse(status: 200, body: body) }
-        try await withTestServer(handler) { port in
-            let client = HTTPClient()
-            guard let url = URL(string: "http://127.0.0.1:\(port)/data") else { return }
-            let request = HTTPClientRequest(url: url, headers: [("Accept", "*/*")])
-            let clock = ContinuousClock()
-            var best = Duration.seconds(1000)
-            var bestCPU = Double.infinity
-            for _ in 0..<3 {
-                let cpuBegan = CollectorBench.processCPUMilliseconds()
-                let elapsed = try await clock.measure {
-                    try await withThrowingTaskGroup(of: Void.self) { group in
-                        for _ in 0..<tasks {
-                            group.addTask {
-                                for _ in 0..<requestsPerTask {
-                                    let response = try await client.send(request)
-                                    guard response.body.count == bodyBytes else { throw HTTPClientError(.network, "short body") }
-                                }
-                            }
+        try await withDataServer(bodyBytes: bodyBytes) { client, request in
+            let (best, cpu) = try await bestOfThree {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for _ in 0..<tasks {
+                        group.addTask {
+                            for _ in 0..<requestsPerTask { try await get(request, bodyBytes: bodyBytes, with: client) }
                         }
-                        try await group.waitForAll()
                     }
+                    try await group.waitForAll()
                 }
-                best = min(best, elapsed)
-                bestCPU = min(bestCPU, CollectorBench.processCPUMilliseconds() - cpuBegan)
             }
             let requests = tasks * requestsPerTask
-            let seconds = best.inSeconds
             print("   \(requests) requests of \(bodyBytes) B from \(tasks) tasks: best \(ClientBench.ms(best)) ms, "
                   + String(format: "%.0f requests/s, CPU (client and server) %.1f µs/request",
-                           Double(requests) / seconds, bestCPU / Double(requests) * 1e3))
+                           Double(requests) / best.inSeconds, cpu / Double(requests) * 1e3))
         }
+    }
+
+    /// A loopback server answering every request with `bodyBytes` bytes, a client, and the GET of
+    /// its `/data`.
+    static func withDataServer(bodyBytes: Int,
+                               _ body: @escaping @Sendable (HTTPClient, HTTPClientRequest) async throws -> Void) async throws {
+        let bytes = [UInt8](repeating: UInt8(ascii: "x"), count: bodyBytes)
+        try await withTestServer(HandlerFunction { _ in WPHTTPResponse(status: 200, body: bytes) }) { port in
+            guard let url = URL(string: "http://127.0.0.1:\(port)/data") else { return }
+            try await body(HTTPClient(), HTTPClientRequest(url: url, headers: [("Accept", "*/*")]))
+        }
+    }
+
+    /// One GET, its body checked whole.
+    static func get(_ request: HTTPClientRequest, bodyBytes: Int, with client: HTTPClient) async throws {
+        let response = try await client.send(request)
+        guard response.body.count == bodyBytes else { throw HTTPClientError(.network, "short body") }
+    }
+
+    /// The shortest of three runs of `work` and the least process CPU one took, milliseconds.
+    static func bestOfThree(_ work: () async throws -> Void) async throws -> (Duration, Double) {
+        let clock = ContinuousClock()
+        var best = Duration.seconds(1000)
+        var bestCPU = Double.infinity
+        for _ in 0..<3 {
+            let cpuBegan = CollectorBench.processCPUMilliseconds()
+            best = min(best, try await clock.measure { try await work() })
+            bestCPU = min(bestCPU, CollectorBench.processCPUMilliseconds() - cpuBegan)
+        }
+        return (best, bestCPU)
     }
 
     static func fetch(devices: Int, iterations: Int) async throws {
