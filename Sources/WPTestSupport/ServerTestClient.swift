@@ -46,19 +46,41 @@ package final class TestHTTPClient: Sendable {
         return TestHTTPClient(descriptor: descriptor)
     }
 
+    /// Connects to `host:port` and sends `request` on the same thread at once: no task switch
+    /// between the two, so a test process short of CPU never leaves the connection without a
+    /// request for longer than the server's head timeout (which closes it unanswered).
+    package static func connect(port: Int, host: String = "127.0.0.1", sending request: String) async throws -> TestHTTPClient {
+        let bytes = Array(request.utf8)
+        let descriptor = try await offload { () throws -> Int32 in
+            let descriptor = cs_connect(host, Int32(port), 0)
+            guard descriptor >= 0 else { throw ClientError.connect(String(cString: cs_listen_error(descriptor))) }
+            do {
+                try send(bytes, on: descriptor)
+            } catch {
+                _ = cs_close(descriptor)
+                throw error
+            }
+            return descriptor
+        }
+        return TestHTTPClient(descriptor: descriptor)
+    }
+
     package func send(_ text: String) async throws { try await send(Array(text.utf8)) }
 
     package func send(_ bytes: [UInt8]) async throws {
         let descriptor = self.descriptor
-        try await Self.offload {
-            var sent = 0
-            while sent < bytes.count {
-                let count = bytes.withUnsafeBytes { raw in
-                    cs_send2(descriptor, raw.baseAddress! + sent, raw.count - sent, nil, 0)
-                }
-                guard count > 0 else { throw ClientError.io("send: \(-count)") }
-                sent += count
+        try await Self.offload { try Self.send(bytes, on: descriptor) }
+    }
+
+    /// Sends all of `bytes`, blocking.
+    private static func send(_ bytes: [UInt8], on descriptor: Int32) throws {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes.withUnsafeBytes { raw in
+                cs_send2(descriptor, raw.baseAddress! + sent, raw.count - sent, nil, 0)
             }
+            guard count > 0 else { throw ClientError.io("send: \(-count)") }
+            sent += count
         }
     }
 

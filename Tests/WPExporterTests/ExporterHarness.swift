@@ -96,11 +96,10 @@ final class ExporterHarness: Sendable {
 
     /// GET `path` from the exporter.
     func get(_ path: String, headers: [String: String] = [:]) async throws -> TestHTTPClient.Response {
-        let connection = try await TestHTTPClient.connect(port: port)
-        defer { connection.close() }
         var request = "GET \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
-        try await connection.send(request + "\r\n")
+        let connection = try await TestHTTPClient.connect(port: port, sending: request + "\r\n")
+        defer { connection.close() }
         return try await connection.readResponse()
     }
 

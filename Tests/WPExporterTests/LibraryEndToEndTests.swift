@@ -35,9 +35,8 @@ import WPTestSupport
     }
 
     private static func get(_ path: String, port: Int) async throws -> TestHTTPClient.Response {
-        let connection = try await TestHTTPClient.connect(port: port)
+        let connection = try await TestHTTPClient.connect(port: port, sending: "GET \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
         defer { connection.close() }
-        try await connection.send("GET \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
         return try await connection.readResponse()
     }
 

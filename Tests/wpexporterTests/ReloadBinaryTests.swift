@@ -9,9 +9,8 @@ import WPTestSupport
 /// a broken file, and never logs the password.
 @Suite(.ownThreads, .timeLimit(.minutes(4)), .serialized) struct ReloadBinaryTests {
     static func request(_ port: Int, _ method: String, _ path: String) async throws -> TestHTTPClient.Response {
-        let connection = try await TestHTTPClient.connect(port: port)
+        let connection = try await TestHTTPClient.connect(port: port, sending: "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
         defer { connection.close() }
-        try await connection.send("\(method) \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
         return try await connection.readResponse()
     }
 
