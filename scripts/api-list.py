@@ -33,6 +33,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import swift_build
 import symbol_graph
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,26 +51,10 @@ def target_triple() -> str:
     return json.loads(out)["target"]["triple"]
 
 
-def c_flags(packages: list[Path], bin_path: Path) -> list[str]:
-    """The C targets' module maps (generated ones in the build, written ones in Sources) and headers."""
-    flags = []
-    maps = sorted(bin_path.glob("*.build/module.modulemap"))
-    for package in packages:
-        maps += sorted(package.glob("Sources/*/module.modulemap"))
-    for map_file in maps:
-        flags += ["-Xcc", f"-fmodule-map-file={map_file}"]
-    for package in packages:
-        for include in sorted(package.glob("Sources/*/include")):
-            flags += ["-Xcc", "-I", "-Xcc", str(include)]
-    return flags
-
-
 def extract_products(package: Path, out: Path, scratch: Path | None = None) -> list[str]:
     """Every product module's symbol graphs from the debug build of `package` (in its own scratch
     path, or in `scratch`), into out/MODULE/."""
-    scratch_flags = ["--scratch-path", str(scratch)] if scratch else []
-    bin_path = Path(subprocess.run(["swift", "build", "--show-bin-path"] + scratch_flags, check=True, capture_output=True,
-                                   text=True, cwd=package).stdout.strip())
+    bin_path = swift_build.bin_path(package, scratch)
     modules_dir = bin_path / "Modules"
     modules = product_modules(package)
     missing = [m for m in modules if not (modules_dir / f"{m}.swiftmodule").exists()]
@@ -79,7 +64,7 @@ def extract_products(package: Path, out: Path, scratch: Path | None = None) -> l
     # The C modules of this package, of the root (a package under Integrations/ depends on it) and
     # of the resolved dependencies (swift-atomics' shims, NIO's).
     checkouts = sorted(((scratch or package / ".build") / "checkouts").glob("*"))
-    flags = c_flags(list(dict.fromkeys([package, ROOT] + checkouts)), bin_path)
+    flags = swift_build.c_flags(list(dict.fromkeys([package, ROOT] + checkouts)), bin_path)
     with ThreadPoolExecutor(max_workers=2) as pool:
         list(pool.map(lambda m: extract(m, modules_dir, triple, flags, out / m), modules))
     return modules

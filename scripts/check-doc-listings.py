@@ -29,6 +29,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import swift_build
+
 ROOT = Path(__file__).resolve().parent.parent
 CONTEXTS = ROOT / "scripts" / "doc-listings"
 FILE_SCOPE = re.compile(r"^(extension|protocol|public protocol|@main|@Suite|@Test|import)\b")
@@ -140,15 +142,10 @@ def main() -> int:
                 where = "public API" if exposed and module in products else "package API"
                 print(f"{file}:{line}: {module} ({where}): {body[0] if body else ''}")
         return 0
-    bin_path = Path(subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, check=True,
-                                   capture_output=True, text=True).stdout.strip())
+    bin_path = swift_build.bin_path(ROOT)
     flags = ["-typecheck", "-parse-as-library", "-swift-version", "6", "-enable-upcoming-feature", "ExistentialAny",
              "-enable-upcoming-feature", "MemberImportVisibility", "-DSWIFT_PACKAGE", "-I", str(bin_path / "Modules"),
-             "-module-cache-path", str(bin_path / "ModuleCache")]
-    for modulemap in sorted(bin_path.glob("*.build/module.modulemap")) + sorted((ROOT / "Sources").glob("*/module.modulemap")):
-        flags += ["-Xcc", f"-fmodule-map-file={modulemap}"]
-    for include in sorted((ROOT / "Sources").glob("*/include")):
-        flags += ["-Xcc", "-I", "-Xcc", str(include)]
+             "-module-cache-path", str(bin_path / "ModuleCache")] + swift_build.c_flags([ROOT], bin_path)
     failed = False
     with tempfile.TemporaryDirectory() as work:
         # A product's listings of public declarations as an embedder's; the others as the package's.
