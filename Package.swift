@@ -28,6 +28,7 @@ let package = Package(
         // `package`: internals, no products.
         .library(name: "WPRuntime", targets: ["WPRuntime"]),
         .library(name: "WPLogging", targets: ["WPLogging"]),
+        .library(name: "WPWallClock", targets: ["WPWallClock"]),
         .library(name: "WPConfig", targets: ["WPConfig"]),
         .library(name: "WPMetrics", targets: ["WPMetrics"]),
         .library(name: "WPPushgateway", targets: ["WPPushgateway"]),
@@ -66,7 +67,10 @@ let package = Package(
         .target(name: "WPMetrics", dependencies: ["WPRuntime", "WPPOSIX", "WPText"]),
         // The Pushgateway client: WPMetrics' families pushed over WPHTTPClient.
         .target(name: "WPPushgateway", dependencies: ["WPRuntime", "WPMetrics", "WPHTTPClient", "WPText"]),
-        .target(name: "WPStorage", dependencies: ["WPRuntime", "WPLogging", "WPCompression", "WPPOSIX", "WPText", "WPTime"]),
+        // The time of day the libraries read (the system's, or a test's following its manual
+        // clock): one value passed down from the exporter's options.
+        .target(name: "WPWallClock", dependencies: ["WPLogging", "WPRuntime"]),
+        .target(name: "WPStorage", dependencies: ["WPWallClock", "WPRuntime", "WPLogging", "WPCompression", "WPPOSIX", "WPText", "WPTime"]),
         .target(name: "WPEnergy", dependencies: ["WPRuntime", "WPStorage", "WPLogging", "WPTime"]),
         // libcurl reached through dlopen (no headers at build time): https:// for WPHTTPClient,
         // loaded only when an https request is made.
@@ -76,21 +80,21 @@ let package = Package(
         .target(name: "WPCSQLiteShim",
                 linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // History and events in one SQLite database of the data directory (docs/storage.md).
-        .target(name: "WPHistory", dependencies: ["WPCSQLiteShim", "WPFrontEnd", "WPConfig", "WPLogging", "WPMetrics", "WPRuntime",
+        .target(name: "WPHistory", dependencies: ["WPWallClock", "WPCSQLiteShim", "WPFrontEnd", "WPConfig", "WPLogging", "WPMetrics", "WPRuntime",
                                                    "WPClient", "WPCollector", "WPEnergy", "WPTime"]),
         // MQTT 3.1.1: the packets a publisher sends and reads, and a client on a thread of its own.
         .target(name: "WPMQTT", dependencies: ["WPCSystem", "WPHTTPClient", "WPLogging", "WPRuntime"]),
         // Every UPS to an MQTT broker with Home Assistant discovery (`mqtt.*`).
-        .target(name: "WPMQTTFrontEnd", dependencies: ["WPMQTT", "WPHTTPClient", "WPFrontEnd", "WPConfig", "WPClient", "WPCollector", "WPLogging", "WPMetrics",
+        .target(name: "WPMQTTFrontEnd", dependencies: ["WPWallClock", "WPMQTT", "WPHTTPClient", "WPFrontEnd", "WPConfig", "WPClient", "WPCollector", "WPLogging", "WPMetrics",
                                                        "WPEnergy"]),
         // Notifications of the journal's events to chat robots, webhooks and status tools.
-        .target(name: "WPNotifications", dependencies: ["WPCrypto", "WPHTTPClient", "WPHistory", "WPLogging", "WPRuntime",
+        .target(name: "WPNotifications", dependencies: ["WPWallClock", "WPCrypto", "WPHTTPClient", "WPHistory", "WPLogging", "WPRuntime",
                                                          "WPConfig", "WPFrontEnd", "WPMetrics", "WPClient", "WPCollector",
                                                          "WPStorage", "WPText", "WPTime"]),
         // HTTP/1.1 client without Foundation: POSIX sockets for http://, libcurl for https://;
         // TLS over its sockets (OpenSSL) for clients of other protocols (MQTT's mqtts://).
         .target(name: "WPHTTPClient", dependencies: ["WPRuntime", "WPCCurlShim", "WPCSecurityShim", "WPPOSIX"]),
-        .target(name: "WPClient", dependencies: ["WPRuntime", "WPLogging", "WPHTTPClient", "WPText", "WPTime"]),
+        .target(name: "WPClient", dependencies: ["WPWallClock", "WPRuntime", "WPLogging", "WPHTTPClient", "WPText", "WPTime"]),
         // OpenSSL and libcrypt reached through dlopen (no headers at build time): the TLS
         // listener and bcrypt basic authentication of the web configuration file, the MQTT
         // client's TLS.
@@ -110,7 +114,7 @@ let package = Package(
         // graceful, then a handler), signals as streams of requests (SIGHUP), the standard
         // streams and their bounded flush at exit (docs/architecture.md, "Signals and process policy").
         .target(name: "WPProcess", dependencies: ["WPRuntime", "WPLogging"]),
-        .target(name: "WPCollector", dependencies: ["WPRuntime", "WPClient", "WPEnergy", "WPStorage", "WPMetrics", "WPLogging", "WPBytes", "WPCompression"]),
+        .target(name: "WPCollector", dependencies: ["WPWallClock", "WPRuntime", "WPClient", "WPEnergy", "WPStorage", "WPMetrics", "WPLogging", "WPBytes", "WPCompression"]),
         .target(name: "WPSimulator", dependencies: ["WPRuntime", "WPServer", "WPLogging", "WPText"]),
         // The NUT network protocol (upsd) over the collectors' published readings: every
         // WinPower UPS for upsmon, NAS boxes and hypervisors (docs/nut.md).
@@ -124,7 +128,7 @@ let package = Package(
 
         // The seam every front end of the exporter is built on: the fleet's published state
         // (`FleetState`, `FleetPublishing`), the `FrontEnd` shape, its factory and context, its error.
-        .target(name: "WPFrontEnd", dependencies: ["WPClient", "WPCollector", "WPEnergy", "WPMetrics", "WPServer", "WPConfig",
+        .target(name: "WPFrontEnd", dependencies: ["WPWallClock", "WPClient", "WPCollector", "WPEnergy", "WPMetrics", "WPServer", "WPConfig",
                                                     "WPLogging", "WPStorage"]),
         // The published value for tests: a scripted publication and a server's part built from devices.
         .target(name: "WPFrontEndTesting", dependencies: ["WPFrontEnd", "WPClient", "WPCollector", "WPEnergy"]),
@@ -132,12 +136,12 @@ let package = Package(
         .target(name: "WPNUTFrontEnd", dependencies: ["WPFrontEnd", "WPNUT", "WPServer", "WPServerMetrics", "WPClient", "WPCollector",
                                                        "WPConfig", "WPLogging", "WPMetrics", "WPEnergy"]),
         // The SNMP agent of `snmp.*` and its notifications, its UPSs named by the publication (as the NUT server's).
-        .target(name: "WPSNMPFrontEnd", dependencies: ["WPFrontEnd", "WPNUTFrontEnd", "WPNUT", "WPSNMP", "WPServer", "WPClient", "WPCollector",
+        .target(name: "WPSNMPFrontEnd", dependencies: ["WPWallClock", "WPFrontEnd", "WPNUTFrontEnd", "WPNUT", "WPSNMP", "WPServer", "WPClient", "WPCollector",
                                                         "WPConfig", "WPLogging", "WPMetrics", "WPStorage", "WPRuntime", "WPEnergy", "WPPOSIX"]),
 
         // The status pages on the HTTP listener (`/status`, a page per UPS, outages as CSV and JSON)
         // over the fleet's published state: a per-UPS 24 h history, attention first (docs/status-page.md).
-        .target(name: "WPStatusPage", dependencies: ["WPFrontEnd", "WPCollector", "WPClient", "WPEnergy", "WPServer",
+        .target(name: "WPStatusPage", dependencies: ["WPWallClock", "WPFrontEnd", "WPCollector", "WPClient", "WPEnergy", "WPServer",
                                                       "WPRuntime", "WPLogging", "WPCompression", "WPStorage", "WPMetrics",
                                                       "WPHistory", "WPConfig", "WPText", "WPTime"]),
 
@@ -145,19 +149,19 @@ let package = Package(
         .target(name: "WPCBuildInfo", cSettings: [.define("WPEXPORTER_GIT_COMMIT", to: "\"\(gitCommit())\"")]),
         // The running exporter as a library: one or many WinPower servers, merge, reload, the HTTP
         // surface, the push loop (docs/architecture.md). The executable only composes the command line.
-        .target(name: "WPExporter", dependencies: ["WPRuntime", "WPLogging", "WPConfig", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPNUT",
+        .target(name: "WPExporter", dependencies: ["WPWallClock", "WPRuntime", "WPLogging", "WPConfig", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPNUT",
                                                     "WPClient", "WPServer", "WPServerMetrics", "WPScheduler", "WPCollector", "WPHTTPClient",
                                                     "WPCBuildInfo", "WPFrontEnd", "WPNUTFrontEnd", "WPSNMPFrontEnd", "WPStatusPage",
                                                     "WPHistory", "WPNotifications", "WPMQTTFrontEnd", "WPText", "WPTime"]),
         // For embedders' tests (as HummingbirdTesting): an exporter against a simulated WinPower
         // in process, on a manual clock, its energy in memory (docs/embedding.md, "Testing").
-        .target(name: "WPExporterTesting", dependencies: ["WPRuntime", "WPExporter", "WPFrontEnd", "WPConfig", "WPClient", "WPCollector", "WPLogging",
+        .target(name: "WPExporterTesting", dependencies: ["WPWallClock", "WPRuntime", "WPExporter", "WPFrontEnd", "WPConfig", "WPClient", "WPCollector", "WPLogging",
                                                            "WPSimulator", "WPServer", "WPHTTPClient", "WPCompression"]),
         .executableTarget(name: "wpexporter", dependencies: ["WPExporter", "WPLogging", "WPConfig", "WPClient", "WPCollector", "WPProcess",
                                                              "WPServer", "WPSimulator", "WPCMallocTuning"]),
         // glibc heap tuning for the exporter process (arena limit, trim after each collection).
         .target(name: "WPCMallocTuning"),
-        .executableTarget(name: "wpbench", dependencies: ["WPRuntime", "WPLogging", "WPBytes", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPClient",
+        .executableTarget(name: "wpbench", dependencies: ["WPWallClock", "WPRuntime", "WPLogging", "WPBytes", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPClient",
                                                            "WPServer", "WPCollector", "WPSimulator", "WPHTTPClient", "WPSNMP",
                                                            "WPCMallocCounter", "WPTestSupport", "WPHistory"]),
         // Allocation counting for wpbench's figures (interposes malloc; see its header).
@@ -169,7 +173,7 @@ let package = Package(
         // Fakes and helpers shared by the test targets; not a product.
         // The test bodies' own threads (a swift-testing trait), for the test targets only.
         .target(name: "WPTestThreads", dependencies: ["WPRuntime", "WPPOSIX"]),
-        .target(name: "WPTestSupport", dependencies: ["WPRuntime", "WPLogging", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPClient",
+        .target(name: "WPTestSupport", dependencies: ["WPWallClock", "WPRuntime", "WPLogging", "WPMetrics", "WPPushgateway", "WPStorage", "WPEnergy", "WPClient",
                                                    "WPServer", "WPCollector", "WPSimulator", "WPCSystem", "WPTestThreads", "WPHTTPClient", "WPPOSIX"]),
 
         .testTarget(name: "WPRuntimeTests", dependencies: ["WPRuntime", "WPTestThreads"]),
@@ -178,25 +182,26 @@ let package = Package(
         .testTarget(name: "WPTimeTests", dependencies: ["WPTime", "WPTestThreads"]),
         .testTarget(name: "WPCompressionTests", dependencies: ["WPTestThreads", "WPCompression"]),
         .testTarget(name: "WPLoggingTests", dependencies: ["WPTestThreads", "WPLogging", "WPRuntime", "WPCompression", "WPTestSupport", "WPCZlib", "WPText"]),
+        .testTarget(name: "WPWallClockTests", dependencies: ["WPTestThreads", "WPWallClock", "WPLogging", "WPRuntime"]),
         .testTarget(name: "WPConfigTests", dependencies: ["WPTestThreads", "WPConfig", "WPRuntime", "WPTime"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPMetricsTests", dependencies: ["WPRuntime", "WPTestThreads", "WPMetrics", "WPTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "WPPushgatewayTests", dependencies: ["WPRuntime", "WPTestThreads", "WPPushgateway", "WPMetrics", "WPServer", "WPTestSupport"]),
-        .testTarget(name: "WPStorageTests", dependencies: ["WPTestThreads", "WPStorage", "WPCompression", "WPLogging", "WPRuntime", "WPTestSupport"],
+        .testTarget(name: "WPStorageTests", dependencies: ["WPWallClock", "WPTestThreads", "WPStorage", "WPCompression", "WPLogging", "WPRuntime", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "WPEnergyTests", dependencies: ["WPTestThreads", "WPEnergy", "WPRuntime", "WPStorage", "WPLogging", "WPSimulator", "WPTestSupport", "WPTime"]),
+        .testTarget(name: "WPEnergyTests", dependencies: ["WPWallClock", "WPTestThreads", "WPEnergy", "WPRuntime", "WPStorage", "WPLogging", "WPSimulator", "WPTestSupport", "WPTime"]),
         .testTarget(name: "WPHTTPClientTests", dependencies: ["WPTestThreads", "WPHTTPClient", "WPRuntime", "WPServer", "WPTestSupport"]),
-        .testTarget(name: "WPClientTests", dependencies: ["WPRuntime", "WPTestThreads", "WPClient", "WPHTTPClient", "WPSimulator", "WPServer", "WPLogging", "WPTestSupport"],
+        .testTarget(name: "WPClientTests", dependencies: ["WPWallClock", "WPRuntime", "WPTestThreads", "WPClient", "WPHTTPClient", "WPSimulator", "WPServer", "WPLogging", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WPServerTests", dependencies: ["WPServerTesting", "WPTestThreads", "WPServer", "WPRuntime", "WPCompression", "WPLogging", "WPTestSupport", "WPCSystem"]),
         .testTarget(name: "WPSchedulerTests", dependencies: ["WPRuntime", "WPTestThreads", "WPScheduler", "WPLogging", "WPTestSupport"]),
         .testTarget(name: "WPProcessTests", dependencies: ["WPTestThreads", "WPProcess", "WPLogging", "WPRuntime"]),
-        .testTarget(name: "WPCollectorTests", dependencies: ["WPRuntime", "WPTestThreads", "WPCollector", "WPBytes", "WPClient", "WPEnergy", "WPStorage", "WPMetrics", "WPLogging",
+        .testTarget(name: "WPCollectorTests", dependencies: ["WPWallClock", "WPRuntime", "WPTestThreads", "WPCollector", "WPBytes", "WPClient", "WPEnergy", "WPStorage", "WPMetrics", "WPLogging",
                                                          "WPSimulator", "WPTestSupport", "WPCompression"],
                     exclude: ["Golden"]),
         .testTarget(name: "WPNUTTests", dependencies: ["WPServerTesting", "WPTestThreads", "WPNUT", "WPServer", "WPLogging", "WPTestSupport"]),
         .testTarget(name: "WPSNMPTests", dependencies: ["WPServerTesting", "WPTestThreads", "WPSNMP", "WPServer", "WPLogging", "WPRuntime", "WPTestSupport"]),
-        .testTarget(name: "WPSNMPFrontEndTests", dependencies: ["WPTestThreads", "WPSNMPFrontEnd", "WPStorage", "WPSNMP", "WPFrontEnd",
+        .testTarget(name: "WPSNMPFrontEndTests", dependencies: ["WPWallClock", "WPTestThreads", "WPSNMPFrontEnd", "WPStorage", "WPSNMP", "WPFrontEnd",
                                                               "WPFrontEndTesting", "WPClient", "WPRuntime", "WPTestSupport"]),
         // The front ends on their own: a scripted publication (WPFrontEndTesting), no exporter.
         .testTarget(name: "WPFrontEndTests", dependencies: ["WPTestThreads", "WPFrontEnd", "WPFrontEndTesting", "WPClient",
@@ -206,16 +211,16 @@ let package = Package(
         .testTarget(name: "WPMQTTTests", dependencies: ["WPTestThreads", "WPMQTT"]),
         .testTarget(name: "WPMQTTFrontEndTests", dependencies: ["WPTestThreads", "WPMQTTFrontEnd", "WPConfig", "WPClient",
                                                               "WPTestSupport", "WPEnergy"]),
-        .testTarget(name: "WPNotificationsTests", dependencies: ["WPTestThreads", "WPNotifications", "WPHistory", "WPHTTPClient",
+        .testTarget(name: "WPNotificationsTests", dependencies: ["WPWallClock", "WPTestThreads", "WPNotifications", "WPHistory", "WPHTTPClient",
                                                               "WPCrypto", "WPRuntime", "WPClient", "WPConfig", "WPFrontEnd",
                                                               "WPFrontEndTesting", "WPStorage", "WPTestSupport", "WPLogging", "WPTime"]),
         .testTarget(name: "WPHistoryTests", dependencies: ["WPTestThreads", "WPHistory", "WPTestSupport", "WPConfig", "WPRuntime"]),
-        .testTarget(name: "WPStatusPageTests", dependencies: ["WPTestThreads", "WPStatusPage", "WPFrontEnd", "WPFrontEndTesting",
+        .testTarget(name: "WPStatusPageTests", dependencies: ["WPWallClock", "WPTestThreads", "WPStatusPage", "WPFrontEnd", "WPFrontEndTesting",
                                                             "WPClient", "WPEnergy", "WPRuntime", "WPTestSupport", "WPHistory", "WPTime"]),
         .testTarget(name: "WPExporterTestingTests", dependencies: ["WPTestThreads", "WPExporterTesting", "WPExporter", "WPConfig",
                                                                    "WPRuntime", "WPSimulator"]),
         .testTarget(name: "WPSimulatorTests", dependencies: ["WPTestThreads", "WPSimulator", "WPClient", "WPServer", "WPLogging", "WPTestSupport", "WPRuntime"]),
-        .testTarget(name: "WPExporterTests", dependencies: ["WPTestThreads", "WPExporter", "WPClient", "WPCollector", "WPConfig", "WPEnergy", "WPLogging",
+        .testTarget(name: "WPExporterTests", dependencies: ["WPWallClock", "WPTestThreads", "WPExporter", "WPClient", "WPCollector", "WPConfig", "WPEnergy", "WPLogging",
                                                          "WPMetrics", "WPPushgateway", "WPScheduler", "WPServer", "WPStorage",
                                                          "WPSimulator", "WPTestSupport", "WPCompression", "WPNUT", "WPSNMP", "WPRuntime",
                                                          "WPFrontEnd", "WPNUTFrontEnd", "WPSNMPFrontEnd", "WPStatusPage", "WPHistory", "WPHTTPClient", "WPText", "WPTime"]),

@@ -2,6 +2,7 @@ import WPHTTPClient
 import FoundationEssentials
 import WPLogging
 import WPRuntime
+import WPWallClock
 
 extension WinPowerHTTPClient {
     /// A usable token: the cached one unless it is due for renewal or equals `stale` (just
@@ -107,7 +108,7 @@ extension WinPowerHTTPClient {
         let (lifetime, source) = (decoder.tokenClaims(value) ?? TokenClaims())
             .lifetime(fallback: configuration.defaultTokenLifetime)
         let now = elapsed()
-        let wallNow = wallClock()
+        let wallNow = wallClock.now
         let token = SessionToken(value: value, receivedAt: now, wallNow: wallNow, lifetime: lifetime,
                                  refreshThreshold: configuration.refreshThreshold, source: source)
         // Masked wherever the logger's redactor reaches, replacing the previous token.

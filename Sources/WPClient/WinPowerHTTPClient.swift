@@ -1,5 +1,6 @@
 public import FoundationEssentials
 public import WPLogging
+public import WPWallClock
 
 /// The WinPower G2 client: logs in, keeps the token fresh, reads every page of the device
 /// list and decodes it tolerantly.
@@ -30,7 +31,7 @@ public actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
     let decoder: DeviceListDecoder
     /// Elapsed time on the injected clock since the client was made.
     let elapsed: @Sendable () -> Duration
-    let wallClock: @Sendable () -> Date
+    let wallClock: WallClock
     /// This client's slot in the logger's redactor: each client masks its own current token, so
     /// several servers sharing one redactor never unmask each other's.
     let tokenSlot = "winpower.token." + UUID().uuidString
@@ -59,14 +60,14 @@ public actor WinPowerHTTPClient: WinPowerClient, CredentialUpdating {
     ///   - logger: where the client logs; it never logs secrets or bodies (debug previews are
     ///     truncated and masked).
     public init(configuration: Configuration, clock: some Clock<Duration> = ContinuousClock(),
-                wallClock: @escaping @Sendable () -> Date = { Date() }, logger: WPLogger) {
+                wallClock: WallClock = .system, logger: WPLogger) {
         self.init(configuration: configuration, transport: nil, clock: clock, wallClock: wallClock, logger: logger)
     }
 
     /// A client over `transport` (a test's fake), or the transport the configuration asks for.
     package init(configuration: Configuration, transport: (any HTTPTransport)?,
                 clock: some Clock<Duration> = ContinuousClock(),
-                wallClock: @escaping @Sendable () -> Date = { Date() }, logger: WPLogger) {
+                wallClock: WallClock = .system, logger: WPLogger) {
         self.configuration = configuration
         self.decoder = DeviceListDecoder(maxTextBytes: configuration.maxTextBytes)
         self.transport = transport ?? Self.makeTransport(for: configuration)

@@ -6,6 +6,7 @@ public import WPLogging
 import WPMetrics
 import WPStorage
 import WPRuntime
+public import WPWallClock
 
 /// Runs collection cycles and publishes the latest ``MetricsSnapshot``.
 ///
@@ -33,7 +34,7 @@ import WPRuntime
 /// ```swift
 /// let collector = WinPowerCollector(configuration: CollectorConfiguration(interval: .seconds(5)),
 ///                           client: client, meter: meter, clock: ContinuousClock(),
-///                           wallClock: { Date() }, logger: logger)
+///                           wallClock: .system, logger: logger)
 /// await collector.collect()
 /// let body = collector.snapshot.text
 /// ```
@@ -43,7 +44,7 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
     private let client: any WinPowerClient
     private let meter: EnergyMeter<C>
     private let clock: C
-    private let wallClock: @Sendable () -> Date
+    private let wallClock: WallClock
     private let logger: WPLogger
     private let state: Mutex<CollectorState<C.Instant>>
     private let published: Mutex<(snapshot: MetricsSnapshot, generation: UInt64)>
@@ -73,7 +74,7 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
     ///     all it read, on the collecting task: whoever calls ``collect()`` publishes, so
     ///     nothing downstream depends on who drives collections (a scheduler or a test).
     public init(configuration: CollectorConfiguration, client: any WinPowerClient, meter: EnergyMeter<C>,
-                clock: C, wallClock: @escaping @Sendable () -> Date, logger: WPLogger,
+                clock: C, wallClock: WallClock, logger: WPLogger,
                 published: @escaping @Sendable () -> Void = {}) {
         self.onPublish = published
         self.configuration = configuration
@@ -88,7 +89,7 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
         self.lease = Mutex(meter.lease(keyPrefix: configuration.energyKeyPrefix))
         let energy = EnergyView(meter, prefix: configuration.energyKeyPrefix)
         let initial = state.withLock { state in
-            render(&state, energy, at: clock.now, wall: wallClock(), generatedAt: nil)
+            render(&state, energy, at: clock.now, wall: wallClock.now, generatedAt: nil)
         }
         publish(encodedHere(initial))
     }
@@ -151,7 +152,7 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
         let next = state.withLock { state -> Rendering? in
             guard total > state.skippedCollections else { return nil }
             state.skippedCollections = total
-            return render(&state, energy, at: now, wall: wallClock(), generatedAt: state.health.lastFinished)
+            return render(&state, energy, at: now, wall: wallClock.now, generatedAt: state.health.lastFinished)
         }
         guard let next else { return false }
         guard publish(encodedHere(next)) else { return false }
@@ -167,7 +168,7 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
     /// stale gauges.
     public func collect() async {
         let start = clock.now
-        let attemptWall = wallClock()
+        let attemptWall = wallClock.now
         let started = state.withLock { state in
             state.begin(at: attemptWall)
             return state.health
@@ -196,14 +197,14 @@ public final class WinPowerCollector<C: Clock>: Sendable where C.Duration == Dur
         if case .success(let readout) = outcome {
             let prefix = configuration.energyKeyPrefix
             recorded = meter.record(readout.devices.map { Self.energySample($0, keyPrefix: prefix) }, at: fetched,
-                                    wall: wallClock(), lease: lease.withLock { $0 })
+                                    wall: wallClock.now, lease: lease.withLock { $0 })
         }
         let finished = clock.now
         // Published once on disk: the served counters are the saved ones (servedTotals), so
         // waiting for the save serves this collection's totals. The wait is bounded: a stuck
         // disk holds the served counters at their last saved values, never the collection.
         if let recorded { await meter.saved(recorded, timeout: configuration.saveWait) }
-        let wall = wallClock()
+        let wall = wallClock.now
         let energy = EnergyView(meter, prefix: configuration.energyKeyPrefix)
         // Logged after the lock is released: a blocked log output must not hold `state`.
         var (next, health, previouslySucceeded, neverSucceeded) = state.withLock { state in

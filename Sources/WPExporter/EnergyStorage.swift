@@ -1,6 +1,6 @@
-package import FoundationEssentials
 package import WPLogging
 package import WPStorage
+package import WPWallClock
 
 /// Where an ``Exporter`` keeps its energy totals (``Exporter/Options/energyStorage``).
 ///
@@ -10,12 +10,12 @@ package import WPStorage
 /// ```
 public struct EnergyStorage: Sendable {
     /// Opens the store for the configuration's storage settings.
-    package let make: @Sendable (StorageConfiguration, WPLogger, @escaping @Sendable () -> Date) throws -> any EnergyStore
+    package let make: @Sendable (StorageConfiguration, WPLogger, WallClock) throws -> any EnergyStore
     /// Whether this is `storage.data_dir` (what the start-up log line names).
     package let isDataDirectory: Bool
 
     package init(isDataDirectory: Bool,
-                 make: @escaping @Sendable (StorageConfiguration, WPLogger, @escaping @Sendable () -> Date) throws -> any EnergyStore) {
+                 make: @escaping @Sendable (StorageConfiguration, WPLogger, WallClock) throws -> any EnergyStore) {
         self.isDataDirectory = isDataDirectory
         self.make = make
     }
@@ -23,8 +23,8 @@ public struct EnergyStorage: Sendable {
     /// The state file in `storage.data_dir`, locked while the exporter runs: totals survive
     /// restarts (docs/energy.md). The default.
     public static var dataDirectory: EnergyStorage {
-        EnergyStorage(isDataDirectory: true) { configuration, logger, now in
-            try FileEnergyStore(configuration: configuration, logger: logger, now: now)
+        EnergyStorage(isDataDirectory: true) { configuration, logger, wallClock in
+            try FileEnergyStore(configuration: configuration, logger: logger, wallClock: wallClock)
         }
     }
 

@@ -14,6 +14,7 @@ import WPServer
 import WPServerMetrics
 import WPStatusPage
 import WPStorage
+import WPWallClock
 
 // How ``Exporter``'s initializer composes the exporter: each part from its configuration
 // section, in the order the initializer lists them (docs/architecture.md, "Front ends").
@@ -62,13 +63,13 @@ extension Exporter {
     static func reloader(_ load: ConfigReloader.Load?, applier: ReloadApplier<C>, running: RunningConfiguration,
                          scrape: ScrapeMetrics, logger: WPLogger, components: WPLogger,
                          frontEnds: FrontEndList<C>,
-                         wallClock: @escaping @Sendable () -> Date) throws(ExporterError) -> ConfigReloader {
+                         wallClock: WallClock) throws(ExporterError) -> ConfigReloader {
         let redactor = logger.redactor
         let reloader = ConfigReloader(load: load, apply: { next in
             let applied = try await applier.apply(next)
             ExporterSecrets.register(running.value, in: redactor)
             return applied
-        }, logger: components.component("reload"), now: wallClock, observe: { outcome in
+        }, logger: components.component("reload"), wallClock: wallClock, observe: { outcome in
             let event: ConfigurationEvent
             switch outcome {
             case .applied(let applied): event = .reloaded(summary: applied.summary)
@@ -99,11 +100,11 @@ extension Exporter {
     static func endpoints(_ configuration: ExporterConfiguration, publication: FleetPublication<C>,
                           meter: EnergyMeter<C>, store: any EnergyStore, scrape: ScrapeMetrics,
                           reloader: ConfigReloader, frontEnds: @escaping @Sendable () -> [any FrontEnd], routes: [FrontEndRoutes],
-                          wallClock: @escaping @Sendable () -> Date) -> Endpoints {
+                          wallClock: WallClock) -> Endpoints {
         return Endpoints(view: { Self.view(publication.current, clock: publication.clock) },
                          exposition: { Self.exposition(publication.exposition) },
                          version: BuildInfo.exporterVersion,
-                         metricsPath: configuration.server.metricsPath, startedAt: wallClock(), now: wallClock,
+                         metricsPath: configuration.server.metricsPath, startedAt: wallClock.now, wallClock: wallClock,
                          scrape: scrape, reloader: reloader, lifecycleEnabled: configuration.server.enableLifecycle,
                          frontEnds: frontEnds,
                          storage: {
@@ -249,7 +250,7 @@ extension Exporter {
 
     /// Makes a server's pipeline around its client, its collector publishing to `publication`.
     static func memberFactory(meter: EnergyMeter<C>, publication: FleetPublication<C>, clock: C,
-                              wallClock: @escaping @Sendable () -> Date, logger: WPLogger, graceful: Duration,
+                              wallClock: WallClock, logger: WPLogger, graceful: Duration,
                               saveWait: Duration) -> ServerFleet<C>.MemberFactory {
         // One warning a minute about missed ticks for every server's scheduler, not one each.
         let missedTicks = MissedTickWarnings<C>()

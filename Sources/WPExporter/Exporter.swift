@@ -16,6 +16,7 @@ package import WPStorage
 import WPHistory
 import WPMQTTFrontEnd
 import WPNotifications
+public import WPWallClock
 
 /// Makes the WinPower client of a server: a `servers` entry, or for a `winpower`-only
 /// configuration the entry ``Exporter/singleServerEntry(_:)`` (empty name). Called at start
@@ -64,7 +65,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
         /// Drives the schedulers, energy integration and staleness.
         public var clock: C
         /// Timestamps and `/health` ages.
-        public var wallClock: @Sendable () -> Date
+        public var wallClock: WallClock
         /// The root logger: the exporter's own records carry its label, and each component
         /// (`collector`, `client`, `scheduler`, `energy`, `storage`, `http`, `nut`, `push`,
         /// `reload`) logs under a label of its own, nested under it by default
@@ -108,7 +109,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
 
         /// Options with real WinPower clients (their HTTP threads one shared pool).
         public init(clock: C, logger: WPLogger,
-                    wallClock: @escaping @Sendable () -> Date = { Date() }, webSecurity: WebSecurity = .none,
+                    wallClock: WallClock = .system, webSecurity: WebSecurity = .none,
                     reload: ConfigReloader.Load? = nil, mergeSpacing: Duration = .seconds(1),
                     afterCollection: @escaping @Sendable () -> Void = {}) {
             self.clock = clock
@@ -123,7 +124,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
 
         /// Options whose servers' clients `makeClient` makes (the tests' fakes).
         package init(clock: C, logger: WPLogger, makeClient: @escaping ClientFactory,
-                     wallClock: @escaping @Sendable () -> Date = { Date() }, webSecurity: WebSecurity = .none,
+                     wallClock: WallClock = .system, webSecurity: WebSecurity = .none,
                      reload: ConfigReloader.Load? = nil, mergeSpacing: Duration = .seconds(1),
                      afterCollection: @escaping @Sendable () -> Void = {}) {
             self.init(clock: clock, logger: logger, wallClock: wallClock, webSecurity: webSecurity, reload: reload,
@@ -585,7 +586,7 @@ public final class Exporter<C: Clock>: Sendable where C.Duration == Duration {
 extension Exporter.Options where C == ContinuousClock {
     /// Options on the continuous clock, the one every exporter outside a test runs on, with
     /// real WinPower clients: `Exporter<ContinuousClock>.Options(logger: logger)`.
-    public init(logger: WPLogger, wallClock: @escaping @Sendable () -> Date = { Date() },
+    public init(logger: WPLogger, wallClock: WallClock = .system,
                 webSecurity: WebSecurity = .none, reload: ConfigReloader.Load? = nil,
                 mergeSpacing: Duration = .seconds(1), afterCollection: @escaping @Sendable () -> Void = {}) {
         self.init(clock: ContinuousClock(), logger: logger, wallClock: wallClock, webSecurity: webSecurity,

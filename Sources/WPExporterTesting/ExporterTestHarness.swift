@@ -8,6 +8,7 @@ public import WPLogging
 public import WPRuntime
 import WPServer
 public import WPSimulator
+import WPWallClock
 
 /// The exporter as an embedder's tests need it: an `Exporter` against a simulated WinPower
 /// G2 server in this process, both on one `ManualClock`, the energy totals in memory
@@ -77,7 +78,7 @@ public final class ExporterTestHarness: Sendable {
         configuration.winPower.username = simulatorConfiguration.username
         configuration.winPower.password = Secret(simulatorConfiguration.password)
         configure(&configuration)
-        let wallClock: @Sendable () -> Date = { epoch.addingTimeInterval(clock.now.offset.inSeconds) }
+        let wallClock = WallClock.following(clock, from: epoch)
         var options = Exporter<ManualClock>.Options(clock: clock, logger: logger, makeClient: { entry in
             WinPowerHTTPClient(configuration: try ExporterSettings.client(entry.winPower), clock: clock,
                                wallClock: wallClock, logger: logger.component("client"))

@@ -4,6 +4,7 @@ public import WPLogging
 public import WPMetrics
 public import WPServer
 public import WPStorage
+public import WPWallClock
 
 /// Everything a front end is made from, the same for every front end: the configuration, the
 /// fleet's publications, a registry of its own, its logger, the clocks, the durable sections of
@@ -27,7 +28,7 @@ public struct FrontEndContext<C: Clock>: Sendable where C.Duration == Duration {
     /// The fleet's clock (the publications' instants are on it).
     public var clock: C
     /// The wall clock: times shown to people and written to files.
-    public var wallClock: @Sendable () -> Date
+    public var wallClock: WallClock
     /// The exporter's version (`0.4.0`), for what a front end tells its clients.
     public var version: String
     /// `storage.data_dir` when the exporter keeps its state there; `nil` when everything is kept
@@ -60,7 +61,7 @@ public struct FrontEndContext<C: Clock>: Sendable where C.Duration == Duration {
 
     /// A context of these parts (the exporter makes one per front end; a test may make its own).
     public init(configuration: ExporterConfiguration, publication: any FleetPublishing<C>, registry: MetricRegistry,
-                logger: WPLogger, clock: C, wallClock: @escaping @Sendable () -> Date, version: String,
+                logger: WPLogger, clock: C, wallClock: WallClock, version: String,
                 dataDirectory: String?, sections: StateSections, connections: Int? = nil,
                 tls: WPTLSConfiguration? = nil, passwords: BCryptPool? = nil,
                 exposition: @escaping @Sendable () async -> [UInt8] = { [] },

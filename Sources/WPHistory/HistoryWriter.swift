@@ -8,6 +8,7 @@ package import WPFrontEnd
 import WPLogging
 import WPMetrics
 import WPRuntime
+import WPWallClock
 
 /// The history writer of `history.*` (docs/storage.md, "History"): each publication's new
 /// readings gathered into 5-minute slots per UPS (CPU work, in the subscriber), each finished
@@ -58,7 +59,7 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
     /// How long the exit waits for the last write (`scheduler.graceful_shutdown_timeout`).
     private let shutdownWait: Duration
     private let retention: [HistoryTier: Int64]
-    private let wallClock: @Sendable () -> Date
+    private let wallClock: WallClock
     /// The exporter's front ends now: the battery health meter's verdicts are events too.
     private let frontEnds: @Sendable () -> [any FrontEnd]
     private let queue: WorkerQueue
@@ -157,7 +158,7 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
 
     /// Takes each reading not taken before from `state`, and queues the slots it finishes.
     private func published(_ state: FleetState<C>) {
-        let now = wallClock()
+        let now = wallClock.now
         let (finished, events): ([HistorySlot], [HistoryEvent]) = gathering.withLock { gathering in
             var finished: [HistorySlot] = []
             let events = gathering.events.events(in: state, now: Int64(now.timeIntervalSince1970.rounded(.down)),
@@ -204,7 +205,7 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
             }
             try store.write(slots)
             let recorded = try store.record(events).count
-            let now = Int64(wallClock().timeIntervalSince1970)
+            let now = Int64(wallClock.now.timeIntervalSince1970)
             if connection.lastPrune.map({ now - $0 >= 3_600 }) ?? true {
                 connection.lastPrune = now
                 try store.prune(before: retention.mapValues { now - $0 })
@@ -302,7 +303,7 @@ extension HistoryWriter: ConfigurationObserving {
 
     /// An event of the exporter itself, now.
     func exporterEvent(_ kind: HistoryEvent.Kind, _ detail: String) -> HistoryEvent {
-        HistoryEvent(time: Int64(wallClock().timeIntervalSince1970.rounded(.down)), server: "", kind: kind,
+        HistoryEvent(time: Int64(wallClock.now.timeIntervalSince1970.rounded(.down)), server: "", kind: kind,
                      detail: String(detail.prefix(1_024)))
     }
 }

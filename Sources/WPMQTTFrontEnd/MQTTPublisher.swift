@@ -9,6 +9,7 @@ package import WPLogging
 package import WPMQTT
 import WPMetrics
 import WPHTTPClient
+package import WPWallClock
 
 /// The MQTT front end of `mqtt.*` (docs/home-assistant.md): after each collection, each UPS's new reading
 /// as one retained JSON state message, its availability (`online` while the reading is fresh),
@@ -53,7 +54,7 @@ package final class MQTTPublisher<C: Clock>: FrontEnd where C.Duration == Durati
     private let settings: MQTTSettings
     private let version: String
     private let broker: String
-    private let wallClock: @Sendable () -> Date
+    private let wallClock: WallClock
     private let client: MQTTClient
     /// The cost meter of `energy.tariffs`, when there is one.
     private let costs: @Sendable () -> EnergyCostMeter?
@@ -105,7 +106,7 @@ package final class MQTTPublisher<C: Clock>: FrontEnd where C.Duration == Durati
     }
 
     package init(settings: MQTTSettings, host: String, port: Int, tls: MQTTClient.TLS? = nil, version: String,
-                 wallClock: @escaping @Sendable () -> Date, logger: WPLogger,
+                 wallClock: WallClock, logger: WPLogger,
                  costs: @escaping @Sendable () -> EnergyCostMeter? = { nil },
                  batteryHealth: @escaping @Sendable () -> BatteryHealthMeter? = { nil }) {
         self.batteryHealth = batteryHealth
@@ -229,7 +230,7 @@ package final class MQTTPublisher<C: Clock>: FrontEnd where C.Duration == Durati
     /// Each UPS's new reading, availability and discovery from `state`; the UPSs gone from a
     /// server that collected have theirs removed.
     package func published(_ state: FleetState<C>) {
-        let now = wallClock().timeIntervalSince1970
+        let now = wallClock.now.timeIntervalSince1970
         let meter = costs()
         let healthMeter = batteryHealth()
         let currency = meter?.schedule.currency

@@ -11,6 +11,7 @@ package import WPLogging
 import WPMetrics
 package import WPRuntime
 package import WPStorage
+package import WPWallClock
 
 /// The notifier of `notifications.*` (docs/notifications.md): the journal's events, found in
 /// each publication as the history writer finds them, held for the hold time so a flapping
@@ -53,7 +54,7 @@ package final class Notifier<C: Clock>: FrontEnd where C.Duration == Duration {
     private let byName: [String: ReceiverDelivery<C>]
     private let zone: TimeZoneRules
     private let clock: C
-    private let wallClock: @Sendable () -> Date
+    private let wallClock: WallClock
     /// The exporter's front ends now: the battery health meter's verdicts are events too.
     private let frontEnds: @Sendable () -> [any FrontEnd]
     private let sections: StateSections?
@@ -83,7 +84,7 @@ package final class Notifier<C: Clock>: FrontEnd where C.Duration == Duration {
 
     /// A notifier of `settings` sending with `transport`, told what `publication` publishes.
     package init(settings: NotificationSettings, transport: any NotificationTransport, clock: C,
-                 wallClock: @escaping @Sendable () -> Date, logger: WPLogger, counters: DeliveryCounters?,
+                 wallClock: WallClock, logger: WPLogger, counters: DeliveryCounters?,
                  sections: StateSections?, publication: (any FleetPublishing<C>)?,
                  frontEnds: @escaping @Sendable () -> [any FrontEnd] = { [] },
                  backoff: Backoff = Backoff(initial: .seconds(2), maximum: .seconds(300))) throws(FrontEndError) {
@@ -174,7 +175,7 @@ package final class Notifier<C: Clock>: FrontEnd where C.Duration == Duration {
     /// The events of `state` held; the holds due sent; each status receiver's status pushed
     /// when it changed.
     package func published(_ state: FleetState<C>) {
-        let wall = Int64(wallClock().timeIntervalSince1970.rounded(.down))
+        let wall = Int64(wallClock.now.timeIntervalSince1970.rounded(.down))
         let now = monotonicSeconds
         let names = Self.names(in: state)
         let (groups, beats) = gathering.withLock { gathering in

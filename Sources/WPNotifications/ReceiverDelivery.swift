@@ -5,6 +5,7 @@ package import WPHTTPClient
 package import WPLogging
 package import WPMetrics
 package import WPRuntime
+package import WPWallClock
 
 /// What sends a receiver's requests: the exporter's HTTP client, or a test's fake.
 package protocol NotificationTransport: Sendable {
@@ -105,7 +106,7 @@ package final class ReceiverDelivery<C: Clock>: Sendable where C.Duration == Dur
     private let capacity: Int
     private let transport: any NotificationTransport
     private let clock: C
-    private let wallClock: @Sendable () -> Date
+    private let wallClock: WallClock
     private let timeout: Duration
     private let backoff: Backoff
     private let logger: WPLogger
@@ -115,7 +116,7 @@ package final class ReceiverDelivery<C: Clock>: Sendable where C.Duration == Dur
     private let settled: @Sendable (Item, Bool) -> Void
 
     package init(receiver: ResolvedReceiver, capacity: Int, transport: any NotificationTransport, clock: C,
-                 wallClock: @escaping @Sendable () -> Date, timeout: Duration, logger: WPLogger, counters: DeliveryCounters?,
+                 wallClock: WallClock, timeout: Duration, logger: WPLogger, counters: DeliveryCounters?,
                  backoff: Backoff = Backoff(initial: .seconds(2), maximum: .seconds(300)),
                  settled: @escaping @Sendable (Item, Bool) -> Void = { _, _ in }) {
         self.receiver = receiver
@@ -286,7 +287,7 @@ package final class ReceiverDelivery<C: Clock>: Sendable where C.Duration == Dur
     private func attempt(_ payload: NotificationPayload) async -> DeliveryOutcome {
         let request: HTTPClientRequest
         do throws(NotificationError) {
-            request = try receiver.kind.request(payload, url: receiver.url, secret: receiver.secret, now: wallClock(), timeout: timeout)
+            request = try receiver.kind.request(payload, url: receiver.url, secret: receiver.secret, now: wallClock.now, timeout: timeout)
         } catch {
             return .rejected(reason: error.description)
         }

@@ -6,6 +6,7 @@ import WPCollector
 package import WPFrontEnd
 package import WPSNMP
 import WPRuntime
+package import WPWallClock
 
 /// The SNMP agent's data: one UPS-MIB view per UPS of the fleet, from the fleet's published
 /// state (never from WinPower), named as the NUT server names them (so `community@rack-a` and
@@ -67,7 +68,7 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
     private let start: C.Instant
     private let startWall: Date
     private let clock: C
-    private let wallClock: @Sendable () -> Date
+    private let wallClock: WallClock
     /// Held by a build from start to end: builds never overlap.
     private let cache = Mutex(Cache())
     /// Held by a request for a lookup, by a build to swap its result in; never while building.
@@ -79,7 +80,7 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
     ///   - defaultUPS: `snmp.default_ups`: a device id or UPS name; else the first UPS.
     ///   - wallClock: the wall clock the outage ledger's self-test times are in.
     package init(system: SystemGroup, defaultUPS: String?, version: String,
-                 lowBatteryTime: Double, clock: C, wallClock: @escaping @Sendable () -> Date,
+                 lowBatteryTime: Double, clock: C, wallClock: WallClock,
                  batteryHealth: @escaping @Sendable () -> BatteryHealthMeter? = { nil }) {
         self.batteryHealth = batteryHealth
         self.system = system
@@ -89,7 +90,7 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
         self.clock = clock
         self.wallClock = wallClock
         self.start = clock.now
-        self.startWall = wallClock()
+        self.startWall = wallClock.now
     }
 
     /// The view of the UPS `context` selects: `""` the default UPS, else a UPS name (any case)
@@ -175,7 +176,7 @@ package final class SNMPFleetSource<C: Clock>: Sendable where C.Duration == Dura
         var order: [String] = []
         var byDevice: [String: String] = [:]
         var selfTests: [String: SelfTestRecord] = [:]
-        let now = wallClock()
+        let now = wallClock.now
         for (name, reading, stalenessWindow, record, outageStart, transfers, replace) in named {
             let device = reading.device
             let lowered = name.lowercased()

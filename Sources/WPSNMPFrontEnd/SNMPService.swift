@@ -18,6 +18,7 @@ import WPNUTFrontEnd
 package import WPServer
 package import WPSNMP
 import WPStorage
+package import WPWallClock
 
 /// The SNMP agent of `snmp.*` (docs/snmp.md): the UDP listener serving UPS-MIB views of the
 /// fleet, its SNMPv3 engine (ID and boots kept in the data directory), and the notifications
@@ -48,7 +49,7 @@ package final class SNMPService<C: Clock>: Sendable where C.Duration == Duration
     ///   directory, or ``FrontEndError/metrics(_:)``.
     package static func make(_ configuration: ExporterConfiguration, publication: some FleetPublishing<C>,
                              engineDirectory: String?, registry: MetricRegistry, version: String, clock: C,
-                             wallClock: @escaping @Sendable () -> Date, logger: WPLogger,
+                             wallClock: WallClock, logger: WPLogger,
                              batteryHealth: @escaping @Sendable () -> BatteryHealthMeter? = { nil })
         throws(FrontEndError) -> SNMPService? {
         let snmp = configuration.snmp

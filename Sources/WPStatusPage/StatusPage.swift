@@ -15,6 +15,7 @@ import WPRuntime
 package import WPLogging
 import WPServer
 package import WPStorage
+package import WPWallClock
 
 /// The status pages (`/status`, a page per UPS, their JSON and the outage downloads) over the
 /// fleet's publications: every UPS of every WinPower server, the ones that need attention first.
@@ -78,7 +79,7 @@ package final class StatusPage<C: Clock>: FrontEnd where C.Duration == Duration 
 
     private let state = Mutex(State())
     private let cache = Mutex(Cache())
-    let wallClock: @Sendable () -> Date
+    let wallClock: WallClock
     /// The fleet as published now: `/metrics`' exposition, for a UPS page's lines.
     private let current: @Sendable () -> FleetState<C>
     /// The costs of a device's energy by period, and the currency (``StatusCosts``), as they
@@ -104,7 +105,7 @@ package final class StatusPage<C: Clock>: FrontEnd where C.Duration == Duration 
     package init(publication: some FleetPublishing<C>,
                  costs: @escaping @Sendable () -> StatusCosts = { StatusCosts() },
                  batteryHealth: @escaping @Sendable () -> BatteryHealthMeter? = { nil },
-                 wallClock: @escaping @Sendable () -> Date,
+                 wallClock: WallClock,
                  sections: StateSections? = nil, logger: WPLogger = .disabled,
                  history: StatusHistorySource? = nil) {
         currentCosts = costs
@@ -117,7 +118,7 @@ package final class StatusPage<C: Clock>: FrontEnd where C.Duration == Duration 
             for problem in unreadable {
                 logger.warn("a status page record of the data directory is unreadable and dropped", ["record": .string(problem)])
             }
-            let until = wallClock().addingTimeInterval(Self.staleKept)
+            let until = wallClock.now.addingTimeInterval(Self.staleKept)
             state.withLock { state in
                 for (key, ups) in kept {
                     var entry = Tracked()
@@ -148,7 +149,7 @@ package final class StatusPage<C: Clock>: FrontEnd where C.Duration == Duration 
     /// Reads every UPS's 5-minute slots of the last 24 hours from the history database (on its
     /// reader's threads) into the page's memory, where it holds nothing newer.
     package func seed(from reader: HistoryReader) async {
-        let now = wallClock()
+        let now = wallClock.now
         let end = Int64(now.timeIntervalSince1970.rounded(.down))
         let folded = await reader.foldFiveMinuteSlots(from: end - 86_400, to: end + 1, into: [String: StatusHistory]()) { histories, slot in
             let key = slot.ups.server.isEmpty ? slot.ups.device : EnergyKey.qualified(server: slot.ups.server, device: slot.ups.device)
@@ -178,7 +179,7 @@ package final class StatusPage<C: Clock>: FrontEnd where C.Duration == Duration 
     /// Takes a publication: records every UPS's reading in its history, follows its outages,
     /// makes the model. Devices no longer published are forgotten (the memory follows the fleet).
     package func published(_ fleet: FleetState<C>) {
-        let now = wallClock()
+        let now = wallClock.now
         let costs = currentCosts()
         let meter = batteryHealth()
         var rows: [UPSRow] = []
@@ -404,7 +405,7 @@ package final class StatusPage<C: Clock>: FrontEnd where C.Duration == Duration 
     /// The history points of a UPS (oldest first), `nil` for a UPS not published now.
     package func history(server: String, device: String) -> [StatusHistory.Point]? {
         let key = server.isEmpty ? device : EnergyKey.qualified(server: server, device: device)
-        let now = wallClock()
+        let now = wallClock.now
         return state.withLock { $0.tracked[key]?.history }?.points(until: now)
     }
 

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Synchronization
 import WPLogging
 import WPRuntime
+import WPWallClock
 
 extension FileEnergyStore {
     /// Loads the state at startup, recovering from damage, and imports the previous exporter's
@@ -114,7 +115,7 @@ extension FileEnergyStore {
 
     /// Renames a damaged file to `<name>.corrupt-<UTC yyyyMMdd'T'HHmmss'Z'>[-n]`.
     private func quarantine(_ path: String) throws(StorageError) -> String {
-        let stamp = Self.timestamp(now())
+        let stamp = Self.timestamp(wallClock.now)
         var candidate = "\(path).corrupt-\(stamp)"
         var suffix = 1
         while POSIXFile.exists(candidate) {

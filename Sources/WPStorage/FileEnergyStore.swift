@@ -1,6 +1,7 @@
 public import FoundationEssentials
 import Synchronization
 public import WPLogging
+public import WPWallClock
 
 /// The crash-safe ``EnergyStore``: one checksummed state file for all devices in the data
 /// directory, replaced atomically, with the previous generation kept as a backup.
@@ -48,7 +49,7 @@ public final class FileEnergyStore: EnergyStore {
     public let configuration: StorageConfiguration
     let paths: Paths
     let logger: WPLogger
-    let now: @Sendable () -> Date
+    let wallClock: WallClock
     let calls: FileSystem.Calls
     /// The lock file, generation and counters: held for in-memory work only, so ``close()``
     /// and ``statistics`` never wait for a save in progress.
@@ -79,18 +80,18 @@ public final class FileEnergyStore: EnergyStore {
     /// - Parameters:
     ///   - configuration: the data directory and file settings.
     ///   - logger: receives recovery and migration reports.
-    ///   - now: the wall clock, used only for the informational `savedAt` and for naming files
+    ///   - wallClock: the time of day, used only for the informational `savedAt` and for naming files
     ///     moved aside; never for energy.
     /// - Throws: ``StorageError/locked(lockFile:ownerPID:)`` when another process uses the
     ///   directory; ``StorageError/system(operation:path:errno:message:)`` when it cannot be
     ///   created or locked.
     public convenience init(configuration: StorageConfiguration, logger: WPLogger,
-                            now: @escaping @Sendable () -> Date = { Date() }) throws {
-        try self.init(configuration: configuration, logger: logger, now: now, calls: .system)
+                            wallClock: WallClock = .system) throws {
+        try self.init(configuration: configuration, logger: logger, wallClock: wallClock, calls: .system)
     }
 
     /// Opens the store with replaced system calls (tests).
-    init(configuration: StorageConfiguration, logger: WPLogger, now: @escaping @Sendable () -> Date,
+    init(configuration: StorageConfiguration, logger: WPLogger, wallClock: WallClock,
          calls: FileSystem.Calls) throws {
         var directory = configuration.dataDirectory
         while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }
@@ -100,7 +101,7 @@ public final class FileEnergyStore: EnergyStore {
         self.configuration = configuration
         self.paths = Paths(directory: directory)
         self.logger = logger
-        self.now = now
+        self.wallClock = wallClock
         self.calls = calls
         self.guarded = Mutex(Guarded(lock: lock))
     }
@@ -156,7 +157,7 @@ public final class FileEnergyStore: EnergyStore {
             // Saturating: a state file may carry any generation up to UInt64.max (it is only a
             // counter for humans); the next save must not trap on it.
             stamped.generation = StoredDeviceEnergy.incremented(max(generation, state.generation))
-            stamped.savedAt = now()
+            stamped.savedAt = wallClock.now
             let (records, change, dropped) = sections.snapshot()
             for entry in dropped {
                 logger.warn("a section of the state file no component reads is dropped: the sections nobody reads may hold 1 MiB",

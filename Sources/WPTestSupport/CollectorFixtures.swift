@@ -5,6 +5,7 @@ package import WPCollector
 package import WPEnergy
 import WPLogging
 import WPRuntime
+import WPWallClock
 
 /// A collector wired to a fake client, an in-memory energy store and a manual clock.
 ///
@@ -35,10 +36,7 @@ package struct CollectorFixture: Sendable {
         self.sink = sink
         self.epoch = epoch
         meter = try EnergyMeter.open(store: store, clock: clock, logger: logger)
-        let wallClock: @Sendable () -> Date = {
-            let (seconds, atto) = clock.now.offset.components
-            return epoch.addingTimeInterval(Double(seconds) + Double(atto) / 1e18)
-        }
+        let wallClock = WallClock.following(clock, from: epoch)
         // The served energy is the saved one: a loaded machine's scheduling must not decide a
         // test (the in-memory store's saves end at once, or fail at once).
         var configuration = configuration

@@ -3,6 +3,7 @@ package import Foundation
 package import WPClient
 import WPLogging
 package import WPSimulator
+package import WPWallClock
 
 /// A simulator, a manual clock and a log sink wired together, making clients that talk to the
 /// simulator in process.
@@ -40,10 +41,7 @@ package struct SimulatorHarness: Sendable {
     }
 
     /// Wall-clock time following the manual clock.
-    package var wallClock: @Sendable () -> Date {
-        let clock = self.clock, epoch = self.epoch
-        return { epoch.addingTimeInterval(clock.now.offset.inSeconds) }
-    }
+    package var wallClock: WallClock { WallClock.following(clock, from: epoch) }
 
     /// The client configuration matching the simulator's credentials.
     package var clientConfiguration: WinPowerHTTPClient.Configuration {

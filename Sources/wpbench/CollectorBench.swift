@@ -6,6 +6,7 @@ import WPEnergy
 import WPLogging
 import WPSimulator
 import WPStorage
+import WPWallClock
 
 /// Benchmark scenarios for the WinPowerCollector area: one whole collection cycle.
 enum CollectorBench {
@@ -53,7 +54,7 @@ enum CollectorBench {
         let meter = try EnergyMeter.open(persistence: PersistencePolicy(syncWrite: true), store: store, clock: clock,
                                          logger: .disabled)
         let collector = WinPowerCollector(configuration: CollectorConfiguration(), client: client, meter: meter, clock: clock,
-                                  wallClock: { Date() }, logger: .disabled)
+                                  wallClock: .system, logger: .disabled)
         var whole: [Double] = [], fetchOnly: [Double] = [], cpu: [Double] = []
         for round in 0...cycles {
             let began = clock.now

@@ -9,6 +9,7 @@ import WPLogging
 import WPServer
 import WPStorage
 import WPTestSupport
+import WPWallClock
 
 /// The multi-server exporter at the scale of issue 16: 50 servers × 100 devices (about
 /// 185,000 series) in one process, collections rendered with their per-family chunks, merged,
@@ -42,7 +43,7 @@ enum ServersBench {
                                           SeriesLabel(name: "site", value: server.isMultiple(of: 2) ? "north" : "south")]
             configuration.energyKeyPrefix = EnergyKey.prefix(server: "wp-\(server)")
             return WinPowerCollector(configuration: configuration, client: ClientStub([.success(readout)]), meter: meter,
-                             clock: clock, wallClock: { Date() }, logger: .disabled)
+                             clock: clock, wallClock: .system, logger: .disabled)
         }
         func merge() -> MetricsSnapshot {
             MergedExposition.snapshot(of: collectors.map { $0.snapshot.chunks } + [WinPowerCollector.processWideChunks(meter)])

@@ -6,6 +6,7 @@ import WPTestThreads
 import WPSimulator
 import WPTestSupport
 import WPRuntime
+import WPWallClock
 
 /// The token lifetime comes from the server's own claims, counted on our monotonic clock from
 /// receipt: never from comparing a claim with our wall clock.
@@ -25,7 +26,7 @@ import WPRuntime
             harness.clock.advance(by: .seconds(1499))
             let later = try await client.fetchDevices()
             #expect(logins.withLock { $0 } == 1, "reused until refresh_threshold (300 s) before expiry")
-            let remaining = try #require(later.tokenExpiry).timeIntervalSince(harness.wallClock())
+            let remaining = try #require(later.tokenExpiry).timeIntervalSince(harness.wallClock.now)
             #expect(remaining == 301, "winpower_token_expiry_seconds is the real remaining lifetime")
             harness.clock.advance(by: .seconds(1))
             _ = try await client.fetchDevices()
@@ -77,7 +78,7 @@ import WPRuntime
         let client = harness.makeClient { $0.refreshThreshold = .seconds(threshold) }
         for _ in 0..<60 {
             let readout = try await client.fetchDevices()
-            let remaining = try #require(readout.tokenExpiry).timeIntervalSince(harness.wallClock())
+            let remaining = try #require(readout.tokenExpiry).timeIntervalSince(harness.wallClock.now)
             #expect(remaining > 0 && remaining <= 20)
             harness.clock.advance(by: .seconds(5))
         }
@@ -91,13 +92,13 @@ import WPRuntime
     @Test func millisecondExpNeverCausesA401() async throws {
         let harness = SimulatorHarness { $0.tokenExpInMilliseconds = true }
         let client = harness.makeClient()
-        var issued = harness.wallClock()
+        var issued = harness.wallClock.now
         var lastLogin: Date?
         for _ in 0..<(7200 / 60) {
             let readout = try await client.fetchDevices()
-            if readout.lastLogin != lastLogin { issued = harness.wallClock(); lastLogin = readout.lastLogin }
-            let remaining = try #require(readout.tokenExpiry).timeIntervalSince(harness.wallClock())
-            let real = 1800 - harness.wallClock().timeIntervalSince(issued)
+            if readout.lastLogin != lastLogin { issued = harness.wallClock.now; lastLogin = readout.lastLogin }
+            let remaining = try #require(readout.tokenExpiry).timeIntervalSince(harness.wallClock.now)
+            let real = 1800 - harness.wallClock.now.timeIntervalSince(issued)
             #expect(remaining > 0 && remaining <= real)
             harness.clock.advance(by: .seconds(60))
         }

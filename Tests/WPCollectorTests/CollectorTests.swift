@@ -10,6 +10,7 @@ import WPStorage
 import WPRuntime
 import WPTestSupport
 import WPCompression
+import WPWallClock
 
 private let deviceID = "e156e6cb-41cb-4b35-b0dd-869929186a5c"
 private let device = ["device_id": deviceID]
@@ -372,7 +373,7 @@ private let device = ["device_id": deviceID]
         let meter = try EnergyMeter.open(store: InMemoryEnergyStore(), clock: clock, logger: .disabled)
         let collector = WinPowerCollector(configuration: CollectorConfiguration(target: "http://winpower.test:8081"),
                                   client: ClientStub([.success(.make())]), meter: meter, clock: clock,
-                                  wallClock: { wall.withLock { $0 } }, logger: .disabled)
+                                  wallClock: WallClock { wall.withLock { $0 } }, logger: .disabled)
         await collector.collect()
         wall.withLock { $0 += 3600 }      // stepped forward an hour
         clock.advance(by: .seconds(4))

@@ -10,6 +10,7 @@ import WPLogging
 import WPRuntime
 import WPTestSupport
 import WPCompression
+import WPWallClock
 
 /// The merged exposition of several servers' collectors sharing one energy meter: each
 /// family's header once, every series labelled with its server, gzip bodies that decode to
@@ -36,7 +37,7 @@ import WPCompression
             single = WinPowerCollector(configuration: CollectorConfiguration(target: "http://a.test:8081"),
                                client: ClientStub([.success(readout)]),
                                meter: try EnergyMeter.open(store: InMemoryEnergyStore(), clock: clock, logger: logger),
-                               clock: clock, wallClock: { epoch.addingTimeInterval(Double(clock.now.offset.components.seconds)) },
+                               clock: clock, wallClock: .following(clock, from: epoch),
                                logger: logger)
             let names = ["a", "b", "down"]
             collectors = zip(names, clients).map { name, client in
@@ -46,7 +47,7 @@ import WPCompression
                 configuration.energyKeyPrefix = EnergyKey.prefix(server: name)
                 let epoch = Date(timeIntervalSince1970: 1_760_365_813)
                 return WinPowerCollector(configuration: configuration, client: client, meter: meter, clock: clock,
-                                 wallClock: { epoch.addingTimeInterval(Double(clock.now.offset.components.seconds)) },
+                                 wallClock: .following(clock, from: epoch),
                                  logger: logger)
             }
         }

@@ -9,6 +9,7 @@ import WPLogging
 import WPStorage
 import WPRuntime
 import WPTestSupport
+import WPWallClock
 
 /// An energy store whose saves block until the test releases them: a disk whose `fsync`
 /// takes as long as the test wants.
@@ -50,7 +51,7 @@ private final class BlockingStore: EnergyStore {
         let client = ClientStub([.success(.make(devices: [Device.make(id: "ups-1", watts: 400)]))])
         let collector = WinPowerCollector(configuration: CollectorConfiguration(target: "http://winpower.test:8081"),
                                   client: client, meter: meter, clock: clock,
-                                  wallClock: { Date(timeIntervalSince1970: 1_760_000_000) }, logger: .disabled)
+                                  wallClock: .fixed(Date(timeIntervalSince1970: 1_760_000_000)), logger: .disabled)
         await collector.collect()
         try meter.waitForSaves()
         clock.advance(by: .seconds(5))
@@ -112,7 +113,7 @@ private final class BlockingStore: EnergyStore {
             configuration.energyKeyPrefix = EnergyKey.prefix(server: "s\(index)")
             return WinPowerCollector(configuration: configuration,
                              client: ClientStub([.success(.make(devices: [Device.make(id: "ups-1", watts: 360)]))]),
-                             meter: meter, clock: clock, wallClock: { Date(timeIntervalSince1970: 1_760_000_000) },
+                             meter: meter, clock: clock, wallClock: .fixed(Date(timeIntervalSince1970: 1_760_000_000)),
                              logger: .disabled)
         }
         let rounds = 4

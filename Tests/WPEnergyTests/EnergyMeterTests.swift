@@ -7,6 +7,7 @@ import WPLogging
 import WPStorage
 import WPRuntime
 import WPTestSupport
+import WPWallClock
 
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct EnergyMeterTests {
     private func openMeter(store: any EnergyStore, clock: ManualClock, logger: WPLogger = .disabled,
@@ -187,7 +188,7 @@ import WPTestSupport
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let wall = Mutex(Date(timeIntervalSince1970: 1_763_779_200))
         let store = try FileEnergyStore(configuration: StorageConfiguration(dataDirectory: directory), logger: .disabled,
-                                        now: { wall.withLock { $0 } })
+                                        wallClock: WallClock { wall.withLock { $0 } })
         defer { store.close() }
         let clock = ManualClock()
         let meter = try openMeter(store: store, clock: clock)

@@ -4,6 +4,7 @@ import WPTestThreads
 import WPEnergy
 import WPLogging
 @testable import WPStorage
+import WPWallClock
 
 /// The ledger lives in WPEnergy and the state file stores a plain record of it: a state file
 /// with ledgers, as releases wrote it before that split, loads into the same ledgers and is
@@ -69,7 +70,7 @@ import WPLogging
 
         let saved = Date(timeIntervalSince1970: 1_763_780_000)
         let store = try FileEnergyStore(configuration: StorageConfiguration(dataDirectory: directory, importLegacyFiles: false),
-                                        logger: .disabled, now: { saved })
+                                        logger: .disabled, wallClock: .fixed(saved))
         defer { store.close() }
         let loaded = try store.load()
         #expect(loaded.source == .primary)

@@ -6,6 +6,7 @@ import WPLogging
 @testable import WPExporter
 #if canImport(Glibc)
 import Glibc
+import WPWallClock
 #endif
 
 /// Files the configuration names are read with a bound (``FileAccess/textFileLimit``): a huge
@@ -95,7 +96,7 @@ import Glibc
         let inputs = ConfigurationInputs(configPath: config, files: .system)
         let reloader = ConfigReloader(load: { try ConfigurationLoader.load(inputs) },
                                       apply: { _ in ConfigReloader.Applied(summary: "applied") },
-                                      logger: .disabled, now: { Date() })
+                                      logger: .disabled, wallClock: .system)
         #expect(truncate(config, off_t(Self.twoGB)) == 0)
         guard case .rejected(let reason) = await reloader.reload(trigger: "test") else {
             Issue.record("an oversized configuration was applied")

@@ -8,6 +8,7 @@ import WPMetrics
 import WPServer
 import WPTestSupport
 @testable import WPExporter
+import WPWallClock
 
 /// Reloading the configuration: outcomes, metrics, `/-/reload` and serialisation.
 @Suite("Configuration reload", .ownThreads, .timeLimit(.minutes(3)))
@@ -30,7 +31,7 @@ struct ConfigReloaderTests {
             if fails.load(ordering: .relaxed) { throw Broken() }
             return Self.loaded()
         }, apply: { _ in ConfigReloader.Applied(summary: "no change") },
-        logger: WPLogger(label: "t", level: .debug, sink: logs), now: { clock.withLock { $0 } })
+        logger: WPLogger(label: "t", level: .debug, sink: logs), wallClock: WallClock { clock.withLock { $0 } })
         let registry = MetricRegistry()
         try reloader.register(in: registry)
         func gauges() -> [String: Double] {
@@ -67,7 +68,7 @@ struct ConfigReloaderTests {
             await Task.yield()
             active.subtract(1, ordering: .sequentiallyConsistent)
             return ConfigReloader.Applied(summary: "ok")
-        }, logger: .disabled, now: { Date() })
+        }, logger: .disabled, wallClock: .system)
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<20 { group.addTask { _ = await reloader.reload(trigger: "test") } }
         }
@@ -113,7 +114,7 @@ struct ConfigReloaderTests {
 
     @Test func reloadEndpointIsForbiddenWithoutTheLifecycleFlagAndReportsFailuresWith500() async throws {
         let reloader = ConfigReloader(load: { throw Broken() }, apply: { _ in .init(summary: "x") },
-                                      logger: .disabled, now: { Date() })
+                                      logger: .disabled, wallClock: .system)
         var endpoints = try EndpointTests.endpoints()
         endpoints.reloader = reloader
         let router = endpoints.makeRouter()

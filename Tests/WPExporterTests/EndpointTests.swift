@@ -11,6 +11,7 @@ import WPTestSupport
 @testable import WPExporter
 import WPCompression
 import WPRuntime
+import WPWallClock
 
 /// The HTTP endpoints over a real socket: formats, gzip members, health and the landing page.
 @Suite(.ownThreads, .timeLimit(.minutes(4))) struct EndpointTests {
@@ -231,7 +232,7 @@ import WPRuntime
         // /probe and /targets answer only with `servers` (404 otherwise: a reload may switch),
         // and are reserved in every configuration.
         var endpoints = try Self.endpoints()
-        endpoints.frontEndRoutes = [try #require(StatusPage(publication: NoFleet(), wallClock: { Date() }).routes)]
+        endpoints.frontEndRoutes = [try #require(StatusPage(publication: NoFleet(), wallClock: .system).routes)]
         #expect(endpoints.makeRouter().paths == Set(LoadState.reservedPaths + ["/metrics"]))
     }
 
@@ -241,7 +242,7 @@ import WPRuntime
                   sinceLastSuccess: { health.lastSuccess.map { .seconds(now.timeIntervalSince($0)) } },
                   stalenessWindow: .seconds(15),
                   target: "http://winpower.test:8081", version: "1.0.0", metricsPath: "/metrics",
-                  startedAt: now.addingTimeInterval(-60), now: { now }, scrape: try ScrapeMetrics(build: .current))
+                  startedAt: now.addingTimeInterval(-60), wallClock: .fixed(now), scrape: try ScrapeMetrics(build: .current))
     }
 
     @Test func landingPageEscapesTheTargetAndDropsCredentials() {

@@ -5,13 +5,14 @@ import WPConfig
 import WPFrontEnd
 import WPExporter
 import WPLogging
+import WPWallClock
 
 extension Exporter {
     /// An exporter whose servers take `clients` in configuration order (one for a
     /// `winpower`-only configuration); a server a reload adds or changes gets `clientFactory`'s,
     /// or none (the reload is refused naming it).
     convenience init(configuration: ExporterConfiguration, clients: [any WinPowerClient], clock: C,
-                     wallClock: @escaping @Sendable () -> Date, logger: WPLogger, webSecurity: WebSecurity = .none,
+                     wallClock: WallClock, logger: WPLogger, webSecurity: WebSecurity = .none,
                      reload: ConfigReloader.Load? = nil, clientFactory: ClientFactory? = nil,
                      mergeSpacing: Duration = .seconds(1), componentLabels: ComponentLabels = .nested,
                      energyStorage: EnergyStorage = .dataDirectory, listeners: Listeners = .sockets,
@@ -35,7 +36,7 @@ extension Exporter {
 
     /// A `winpower`-only exporter reading from `client`.
     convenience init(configuration: ExporterConfiguration, client: any WinPowerClient, clock: C,
-                     wallClock: @escaping @Sendable () -> Date, logger: WPLogger, webSecurity: WebSecurity = .none,
+                     wallClock: WallClock, logger: WPLogger, webSecurity: WebSecurity = .none,
                      reload: ConfigReloader.Load? = nil, componentLabels: ComponentLabels = .nested,
                      energyStorage: EnergyStorage = .dataDirectory, listeners: Listeners = .sockets) throws {
         try self.init(configuration: configuration, clients: [client], clock: clock, wallClock: wallClock, logger: logger,

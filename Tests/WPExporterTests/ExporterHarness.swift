@@ -9,6 +9,7 @@ import WPSimulator
 import WPRuntime
 import WPTestSupport
 @testable import WPExporter
+import WPWallClock
 
 /// A simulator on a real socket and an exporter against it, in process, sharing one manual
 /// clock: the simulator's readings, token lifetimes, energy integration and staleness all
@@ -59,7 +60,7 @@ final class ExporterHarness: Sendable {
         let redactor = Redactor(secrets: [simulatorConfiguration.password])
         let logger = WPLogger(label: "test", level: .debug, sink: logs, redactor: redactor)
         let (epoch, wall) = (epoch, clock)
-        let wallClock: @Sendable () -> Date = { epoch.addingTimeInterval(wall.now.offset.inSeconds) }
+        let wallClock = WallClock.following(wall, from: epoch)
         let makeClient: ClientFactory = { entry in
             WinPowerHTTPClient(configuration: try ExporterSettings.client(entry.winPower), clock: clock,
                                wallClock: wallClock, logger: logger.child(label: "client"))

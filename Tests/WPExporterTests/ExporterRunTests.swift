@@ -9,6 +9,7 @@ import WPServer
 import WPRuntime
 import WPTestSupport
 @testable import WPExporter
+import WPWallClock
 
 /// A log sink that lets a test wait for a record.
 private final class LogWatcher: LogSink {
@@ -55,7 +56,7 @@ private final class LogWatcher: LogSink {
         let configuration = ExporterHarness.configuration(baseURL: "http://127.0.0.1:9", username: "admin",
                                                           password: "pw", dataDirectory: directory)
         let exporter = try Exporter(configuration: configuration, client: ClientStub([.success(.make())]),
-                                    clock: ManualClock(), wallClock: { Date() },
+                                    clock: ManualClock(), wallClock: .system,
                                     logger: WPLogger(label: "test", level: .debug, sink: logs))
         return (exporter, directory)
     }

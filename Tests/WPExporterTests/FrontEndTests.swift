@@ -9,6 +9,7 @@ import WPTestSupport
 @testable import WPExporter
 import WPFrontEnd
 import WPNUTFrontEnd
+import WPWallClock
 
 /// The front ends as the exporter composes them: one list, in start order, from the
 /// configuration's sections; the listeners that check passwords share one bcrypt pool.
@@ -22,7 +23,7 @@ import WPNUTFrontEnd
         configuration.winPower.username = "admin"
         configuration.winPower.password = Secret("pw-Not-Logged-9")
         configure(&configuration)
-        return try Exporter(configuration: configuration, client: ClientStub(), clock: ManualClock(), wallClock: { Date() },
+        return try Exporter(configuration: configuration, client: ClientStub(), clock: ManualClock(), wallClock: .system,
                             logger: WPLogger(label: "test", sink: InMemoryLogSink()), webSecurity: webSecurity,
                             energyStorage: .memory)
     }

@@ -14,6 +14,7 @@ import WPTestSupport
 @testable import WPExporter
 import WPNUTFrontEnd
 @testable import WPSNMPFrontEnd
+import WPWallClock
 
 /// The NUT bridge's data: the collectors' published readings as NUT UPSs.
 @Suite(.ownThreads, .timeLimit(.minutes(4))) struct NUTFleetSourceTests {
@@ -59,7 +60,7 @@ import WPNUTFrontEnd
         let exporter = try Exporter(configuration: configuration,
                                     client: ClientStub([.success(.make(devices: [device(charge: -1e308)])),
                                                         .success(.make(devices: [device(charge: 5)]))]),
-                                    clock: clock, wallClock: { Date() }, logger: .disabled)
+                                    clock: clock, wallClock: .system, logger: .disabled)
         let source = NUTFleetSource(publication: exporter.publication, settings: NUTBridgeSettings(), version: "1")
         func served() throws -> (nut: NUTUPS, snmp: UPSMIBValues) {
             let ups = try #require(source.upsList().first)

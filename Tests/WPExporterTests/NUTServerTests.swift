@@ -10,6 +10,7 @@ import WPSimulator
 import WPRuntime
 import WPTestSupport
 @testable import WPExporter
+import WPWallClock
 
 /// The exporter with `nut.listen`: the NUT server answers from the same readings as `/metrics`.
 @Suite(.ownThreads, .timeLimit(.minutes(4))) struct NUTServerTests {
@@ -89,7 +90,7 @@ import WPTestSupport
                                                               password: "pw", dataDirectory: directory)
             configuration.nut.listen = "127.0.0.1:\(taken)"
             let exporter = try Exporter(configuration: configuration, client: ClientStub([.success(.make())]),
-                                        clock: ManualClock(), wallClock: { Date() }, logger: .disabled)
+                                        clock: ManualClock(), wallClock: .system, logger: .disabled)
             do {
                 if collectionOnly {
                     try await exporter.runCollection(until: {})
@@ -103,7 +104,7 @@ import WPTestSupport
                 #expect(error is ExporterError)
             }
             let next = try Exporter(configuration: configuration, client: ClientStub([.success(.make())]),
-                                    clock: ManualClock(), wallClock: { Date() }, logger: .disabled)
+                                    clock: ManualClock(), wallClock: .system, logger: .disabled)
             await next.close()
         }
     }
@@ -120,7 +121,7 @@ import WPTestSupport
         configuration.server.host = "127.0.0.1"
         configuration.server.port = taken.port
         let exporter = try Exporter(configuration: configuration, client: ClientStub([.success(.make())]),
-                                    clock: ManualClock(), wallClock: { Date() }, logger: .disabled)
+                                    clock: ManualClock(), wallClock: .system, logger: .disabled)
         do {
             try await exporter.run(onListening: { _ in }, until: {})
             Issue.record("the exporter started on a taken HTTP port")
@@ -132,7 +133,7 @@ import WPTestSupport
             }
         }
         let next = try Exporter(configuration: configuration, client: ClientStub([.success(.make())]),
-                                clock: ManualClock(), wallClock: { Date() }, logger: .disabled)
+                                clock: ManualClock(), wallClock: .system, logger: .disabled)
         await next.close()
     }
 

@@ -10,6 +10,7 @@ import WPStorage
 import WPRuntime
 import WPTestSupport
 @testable import WPExporter
+import WPWallClock
 
 /// Energy totals keyed by (server, device) in the one state file, and kept when a
 /// `winpower`-only configuration becomes a `servers` one or a server is renamed.
@@ -27,7 +28,7 @@ import WPTestSupport
 
     static func storedKeys(_ directory: String) throws -> [String: Double] {
         let store = try FileEnergyStore(configuration: StorageConfiguration(dataDirectory: directory),
-                                        logger: WPLogger(label: "t", sink: InMemoryLogSink()), now: { Date() })
+                                        logger: WPLogger(label: "t", sink: InMemoryLogSink()), wallClock: .system)
         defer { store.close() }
         return try store.load().state.devices.mapValues(\.joules)
     }

@@ -8,6 +8,7 @@ import WPServer
 import WPRuntime
 import WPTestSupport
 @testable import WPExporter
+import WPWallClock
 
 /// A multi-server exporter over fake clients and a manual clock, in process, without a
 /// socket: requests go straight to its handler.
@@ -48,7 +49,7 @@ final class ServersHarness: Sendable {
         let logger = WPLogger(label: "test", level: .debug, sink: logs, redactor: Redactor(secrets: ["s3cr3t-Pa55"]))
         let (epoch, wall) = (epoch, clock)
         exporter = try Exporter(configuration: configuration, clients: servers.map(\.client), clock: clock,
-                                wallClock: { epoch.addingTimeInterval(Double(wall.now.offset.components.seconds)) },
+                                wallClock: .following(wall, from: epoch),
                                 logger: logger, reload: reload, clientFactory: clientFactory,
                                 // Every publish merges at once: these tests read /metrics right
                                 // after the collections they drive (ExpositionMergerTests covers

@@ -10,6 +10,7 @@ import WPLogging
 import WPRuntime
 import WPTestSupport
 @testable import WPExporter
+import WPWallClock
 
 /// A reload adds, removes and changes servers without touching the unchanged ones, and loses
 /// no energy total.
@@ -307,7 +308,7 @@ final class CredentialRecorder: WinPowerClient, CredentialUpdating {
         let configuration = ExporterHarness.configuration(baseURL: "http://127.0.0.1:1", username: "admin",
                                                           password: "old-Pa55", dataDirectory: directory)
         let exporter = try Exporter(configuration: configuration, clients: [client], clock: ManualClock(),
-                                    wallClock: { Date() }, logger: .disabled,
+                                    wallClock: .system, logger: .disabled,
                                     reload: { LoadedConfiguration(configuration: try #require(next.value.withLock { $0 })) },
                                     clientFactory: { _ in CredentialRecorder() })
         var rotated = configuration

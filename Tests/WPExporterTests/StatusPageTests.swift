@@ -15,6 +15,7 @@ import WPStorage
 import WPTestSupport
 import WPTestThreads
 @testable import WPExporter
+import WPWallClock
 
 /// The status pages (`/status`, `/status.json`, a page per UPS, its outages) through the
 /// exporter's listener, against the simulator on a manual clock.
@@ -578,7 +579,7 @@ struct StatusPageTests {
         sections.replace(StatusMemory.outageSection, with: [outage, ["ups-1", "", "", "", "", "", "0"], ["ups-2", "1", "", "", "", "", "maybe"],
                                                             ["ups-1", "1795678200.0", "", "", "1e300", "", "0"]])
         let logs = InMemoryLogSink()
-        _ = StatusPage(publication: NoFleet(), wallClock: { Date(timeIntervalSince1970: 1_795_680_000) },
+        _ = StatusPage(publication: NoFleet(), wallClock: .fixed(Date(timeIntervalSince1970: 1_795_680_000)),
                        sections: sections, logger: logs.logger())
         let dropped = logs.records.filter { $0.message == "a status page record of the data directory is unreadable and dropped" }
         #expect(dropped.compactMap { $0.fields["record"]?.description.prefix(24) } == [

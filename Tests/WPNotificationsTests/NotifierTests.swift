@@ -13,6 +13,7 @@ import WPRuntime
 import WPStorage
 import WPTestSupport
 import WPTestThreads
+import WPWallClock
 
 /// A receiver the test scripts: it records each request and answers what the test lined up
 /// (then success: `{"errcode":0,"code":0,"ok":true}`, which every kind reads as taken).
@@ -64,11 +65,11 @@ final class ScriptedReceiver: NotificationTransport {
 }
 
 /// A wall clock the test sets.
-final class WallClock: Sendable {
+final class SetWallClock: Sendable {
     private let seconds = Mutex<Int64>(1_767_225_600)
     var now: Date { Date(timeIntervalSince1970: TimeInterval(seconds.withLock { $0 })) }
     func advance(_ by: Int64) { seconds.withLock { $0 += by } }
-    var read: @Sendable () -> Date { { [self] in now } }
+    var wallClock: WallClock { WallClock { [self] in now } }
 }
 
 @Suite(.ownThreads, .timeLimit(.minutes(2))) struct NotifierTests {
@@ -97,7 +98,7 @@ final class WallClock: Sendable {
 
     struct Rig {
         let clock = ManualClock()
-        let wall = WallClock()
+        let wall = SetWallClock()
         let publication: ScriptedPublication<ManualClock>
         let transport: ScriptedReceiver
         let sections: StateSections
@@ -108,7 +109,7 @@ final class WallClock: Sendable {
             transport = ScriptedReceiver(answers)
             sections = StateSections()
             if !records.isEmpty { sections.replace("notifications", with: records) }
-            notifier = try Notifier(settings: settings, transport: transport, clock: clock, wallClock: wall.read, logger: .disabled,
+            notifier = try Notifier(settings: settings, transport: transport, clock: clock, wallClock: wall.wallClock, logger: .disabled,
                                     counters: nil, sections: sections, publication: publication)
         }
 
@@ -284,7 +285,7 @@ final class WallClock: Sendable {
         let receiver = ResolvedReceiver(name: "ops", kind: .webhook, url: URL(string: "https://hook.example.com/")!)
         let dropped = Mutex<[String]>([])
         let delivery = ReceiverDelivery(receiver: receiver, capacity: 3, transport: ScriptedReceiver(), clock: ManualClock(),
-                                        wallClock: { Date() }, timeout: .seconds(1), logger: .disabled, counters: nil,
+                                        wallClock: .system, timeout: .seconds(1), logger: .disabled, counters: nil,
                                         settled: { item, delivered in
                                             if case .status(_, let reason) = item.payload, !delivered { dropped.withLock { $0.append(reason) } }
                                         })

@@ -8,6 +8,7 @@ import WPRuntime
 import WPSNMP
 import WPSNMPFrontEnd
 import WPTestSupport
+import WPWallClock
 
 /// The SNMP agent's UPS-MIB views from a scripted publication: no exporter, no collector.
 @Suite(.ownThreads, .timeLimit(.minutes(1))) struct SNMPFleetSourceScriptedTests {
@@ -18,7 +19,7 @@ import WPTestSupport
 
     func source(defaultUPS: String? = nil) -> SNMPFleetSource<ManualClock> {
         SNMPFleetSource(system: SystemGroup(description: "wpexporter test", name: "agent"), defaultUPS: defaultUPS,
-                        version: "1", lowBatteryTime: 120, clock: clock, wallClock: { Date(timeIntervalSince1970: 1_760_000_000) })
+                        version: "1", lowBatteryTime: 120, clock: clock, wallClock: .fixed(Date(timeIntervalSince1970: 1_760_000_000)))
     }
 
     func published(_ source: SNMPFleetSource<ManualClock>) -> ScriptedPublication<ManualClock> {

@@ -9,6 +9,7 @@ import WPRuntime
 import WPHistory
 import WPStatusPage
 import WPTestSupport
+import WPWallClock
 
 /// The status pages' model from a scripted publication: no exporter, no collector, no meter.
 @Suite(.ownThreads, .timeLimit(.minutes(1))) struct StatusPageScriptedTests {
@@ -21,7 +22,7 @@ import WPTestSupport
     /// publication's served totals, the server's health.
     @Test func rowsFollowThePublicationInAttentionOrder() throws {
         let publication = ScriptedPublication(clock: clock)
-        let page = StatusPage(publication: publication, wallClock: { [wall] in wall })
+        let page = StatusPage(publication: publication, wallClock: WallClock { [wall] in wall })
         #expect(page.model.ups.isEmpty)
         publication.publish([.scripted(name: "site-a", devices: [onMains, onBattery], readAt: clock.now,
                                        totals: [onMains.id: DeviceEnergy(joules: 7_200_000)])])
@@ -39,7 +40,7 @@ import WPTestSupport
     /// the server unhealthy: judged at the publication's instant on the fleet's clock.
     @Test func oldReadingsAreStaleAtThePublication() {
         let publication = ScriptedPublication(clock: clock)
-        let page = StatusPage(publication: publication, wallClock: { [wall] in wall })
+        let page = StatusPage(publication: publication, wallClock: WallClock { [wall] in wall })
         let read = clock.now
         publication.publish([.scripted(devices: [onMains], readAt: read, stalenessWindow: .seconds(15))])
         #expect(page.model.ups.map(\.state) == [.mains])

@@ -7,6 +7,7 @@ import WPLogging
 import WPTestSupport
 #if canImport(Glibc)
 import Glibc
+import WPWallClock
 #endif
 
 /// Data directories whose file system refuses hard links (vfat, exFAT, SMB, FUSE): the backup
@@ -21,7 +22,7 @@ import Glibc
         try withTemporaryDirectory { directory in
             let sink = InMemoryLogSink()
             let store = try FileEnergyStore(configuration: StorageConfiguration(dataDirectory: directory),
-                                            logger: sink.logger(), now: { Date() }, calls: Self.refusingLinks(code))
+                                            logger: sink.logger(), wallClock: .system, calls: Self.refusingLinks(code))
             defer { store.close() }
             _ = try store.load()
             try store.save(sampleState(step: 1))
@@ -50,7 +51,7 @@ import Glibc
         try withTemporaryDirectory { directory in
             do {
                 let store = try FileEnergyStore(configuration: StorageConfiguration(dataDirectory: directory),
-                                                logger: .disabled, now: { Date() }, calls: Self.refusingLinks(EPERM))
+                                                logger: .disabled, wallClock: .system, calls: Self.refusingLinks(EPERM))
                 defer { store.close() }
                 _ = try store.load()
                 try store.save(sampleState(step: 1))
@@ -66,7 +67,7 @@ import Glibc
     @Test func firstSaveHasNothingToBackUp() throws {
         try withTemporaryDirectory { directory in
             let store = try FileEnergyStore(configuration: StorageConfiguration(dataDirectory: directory),
-                                            logger: .disabled, now: { Date() }, calls: Self.refusingLinks(EPERM))
+                                            logger: .disabled, wallClock: .system, calls: Self.refusingLinks(EPERM))
             defer { store.close() }
             _ = try store.load()
             try store.save(sampleState(step: 1))
@@ -92,7 +93,7 @@ import Glibc
                 return FileSystem.Calls.system.link(existing, alias)
             })
             let store = try FileEnergyStore(configuration: StorageConfiguration(dataDirectory: directory),
-                                            logger: .disabled, now: { Date() }, calls: calls)
+                                            logger: .disabled, wallClock: .system, calls: calls)
             _ = try store.load()
             try store.save(sampleState(step: 1))
             stuck.withLock { $0 = true } // the next save's backup link is stuck

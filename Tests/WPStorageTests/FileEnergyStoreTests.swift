@@ -6,6 +6,7 @@ import WPStorage
 import WPTestSupport
 #if canImport(Glibc)
 import Glibc
+import WPWallClock
 #endif
 
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct FileEnergyStoreTests {
@@ -131,7 +132,7 @@ import Glibc
 
     @Test func absurdWallClockDoesNotCrashSaves() throws {
         try withTemporaryDirectory { directory in
-            try withStore(directory, now: { Date(timeIntervalSince1970: 1e300) }) { store in
+            try withStore(directory, wallClock: .fixed(Date(timeIntervalSince1970: 1e300))) { store in
                 _ = try store.load()
                 try store.save(sampleState(step: 1))
                 let loaded = try store.load()

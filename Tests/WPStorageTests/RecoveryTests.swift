@@ -6,11 +6,12 @@ import WPStorage
 import WPTestSupport
 #if canImport(Glibc)
 import Glibc
+import WPWallClock
 #endif
 
 /// Damaged storage: the totals survive (from the backup) and the evidence is kept.
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct RecoveryTests {
-    static let fixedNow: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_763_779_200) }  // 2025-11-22 02:40:00 UTC
+    static let fixedNow = WallClock.fixed(Date(timeIntervalSince1970: 1_763_779_200))  // 2025-11-22 02:40:00 UTC
 
     /// Saves generations 1 (step 1) and 2 (step 2), then applies `damage` to the current file.
     private func prepare(_ directory: String, damage: (String) throws -> Void) throws {
@@ -24,7 +25,7 @@ import Glibc
 
     private func expectBackupUsed(_ directory: String, damaged original: Data?) throws {
         let sink = InMemoryLogSink()
-        try withStore(directory, logger: sink.logger(), now: Self.fixedNow) { store in
+        try withStore(directory, logger: sink.logger(), wallClock: Self.fixedNow) { store in
             let loaded = try store.load()
             #expect(loaded.source == .backup)
             #expect(loaded.state.devices == sampleState(step: 1).devices)
@@ -96,7 +97,7 @@ import Glibc
                 try damaged.write(to: URL(fileURLWithPath: path))
             }
             let sink = InMemoryLogSink()
-            try withStore(directory, logger: sink.logger(), now: Self.fixedNow) { store in
+            try withStore(directory, logger: sink.logger(), wallClock: Self.fixedNow) { store in
                 let loaded = try store.load()
                 #expect(loaded.source == .reset)
                 #expect(loaded.stateWasReset)
@@ -116,7 +117,7 @@ import Glibc
                 try Data("garbage one\n".utf8).write(to: URL(fileURLWithPath: path))
                 try Data("garbage two\n".utf8).write(to: URL(fileURLWithPath: path + ".bak"))
             }
-            try withStore(directory, now: Self.fixedNow) { store in
+            try withStore(directory, wallClock: Self.fixedNow) { store in
                 let loaded = try store.load()
                 #expect(loaded.source == .reset)
                 #expect(loaded.quarantined.count == 2)
@@ -132,7 +133,7 @@ import Glibc
         try withTemporaryDirectory { directory in
             for round in 1...3 {
                 try Data("bad \(round)\n".utf8).write(to: URL(fileURLWithPath: directory + "/energy.state"))
-                try withStore(directory, now: Self.fixedNow) { store in _ = try store.load() }
+                try withStore(directory, wallClock: Self.fixedNow) { store in _ = try store.load() }
             }
             let kept = files(in: directory, prefix: "energy.state.corrupt-")
             #expect(kept.count == 3)
@@ -149,7 +150,7 @@ import Glibc
                 try FileManager.default.removeItem(atPath: path)
                 try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
             }
-            try withStore(directory, now: Self.fixedNow) { store in
+            try withStore(directory, wallClock: Self.fixedNow) { store in
                 let loaded = try store.load()
                 #expect(loaded.source == .backup)
                 #expect(loaded.state.devices == sampleState(step: 1).devices)

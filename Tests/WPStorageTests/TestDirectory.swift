@@ -1,6 +1,7 @@
 import Foundation
 import WPLogging
 import WPStorage
+import WPWallClock
 
 /// A scratch directory removed when the body returns.
 func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
@@ -14,11 +15,11 @@ func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
 /// Opens a store on `directory`, runs `body`, and closes it.
 @discardableResult
 func withStore<T>(_ directory: String, logger: WPLogger = .disabled, importLegacy: Bool = false,
-                  now: @escaping @Sendable () -> Date = { Date() },
+                  wallClock: WallClock = .system,
                   _ body: (FileEnergyStore) throws -> T) throws -> T {
     let store = try FileEnergyStore(configuration: StorageConfiguration(dataDirectory: directory,
                                                                         importLegacyFiles: importLegacy),
-                                    logger: logger, now: now)
+                                    logger: logger, wallClock: wallClock)
     defer { store.close() }
     return try body(store)
 }

@@ -5,3 +5,4 @@ import WPClient
 import WPCollector
 import WPEnergy
 import WPLogging
+import WPWallClock

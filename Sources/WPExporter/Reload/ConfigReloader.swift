@@ -3,6 +3,7 @@ import Synchronization
 public import WPConfig
 package import WPLogging
 package import WPMetrics
+package import WPWallClock
 
 /// Re-reads the configuration on SIGHUP or `POST /-/reload` and hands a valid one to the
 /// running exporter; a configuration that does not load keeps the running one.
@@ -74,7 +75,7 @@ public final class ConfigReloader: Sendable {
     private let load: Load?
     private let apply: Apply
     private let logger: WPLogger
-    private let now: @Sendable () -> Date
+    private let wallClock: WallClock
     /// Told every outcome, after it is logged (the exporter tells its front ends).
     private let observe: @Sendable (Outcome) -> Void
     private let state: Mutex<Status>
@@ -86,16 +87,16 @@ public final class ConfigReloader: Sendable {
     ///     `nil` when the exporter cannot reload (each reload is then refused, saying so).
     ///   - apply: applies a valid configuration to the running exporter.
     ///   - logger: where outcomes are logged.
-    ///   - now: the wall clock.
+    ///   - wallClock: the time of day of the last success and of each attempt.
     ///   - observe: told each outcome once logged.
-    package init(load: Load?, apply: @escaping Apply, logger: WPLogger, now: @escaping @Sendable () -> Date,
+    package init(load: Load?, apply: @escaping Apply, logger: WPLogger, wallClock: WallClock,
                  observe: @escaping @Sendable (Outcome) -> Void = { _ in }) {
         self.load = load
         self.apply = apply
         self.logger = logger
-        self.now = now
+        self.wallClock = wallClock
         self.observe = observe
-        state = Mutex(Status(lastSuccess: now()))
+        state = Mutex(Status(lastSuccess: wallClock.now))
     }
 
     /// The last reload's outcome.
@@ -169,7 +170,7 @@ public final class ConfigReloader: Sendable {
         } catch {
             outcome = .rejected("\(error)")
         }
-        let at = now()
+        let at = wallClock.now
         state.withLock { status in
             status.attempts += 1
             switch outcome {

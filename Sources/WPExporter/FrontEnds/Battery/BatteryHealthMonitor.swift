@@ -8,6 +8,7 @@ import WPFrontEnd
 import WPLogging
 import WPMetrics
 import WPRuntime
+import WPWallClock
 
 /// `battery.*`: how each UPS's discharges are measured and judged into a battery health ratio,
 /// and when a self-test is overdue (docs/battery.md, "Measured health").
@@ -149,7 +150,7 @@ final class BatteryHealthMonitor: FrontEnd, BatteryHealthSource {
         // published again with its previous reading, which is not taken twice.
         let taken = ReadingInstants<C.Instant>()
         context.publication.subscribe { state in
-            let now = wallClock()
+            let now = wallClock.now
             var readings: [String: BatteryReading] = [:]
             var upss: [String: BatteryHealthMetrics.Published] = [:]
             taken.instants.withLock { taken in

@@ -8,6 +8,7 @@ import WPLogging
 import WPMetrics
 import WPRuntime
 import WPStorage
+import WPWallClock
 
 /// The energy cost of `energy.tariffs` on `/metrics` (per scrape, from the cost meter):
 /// `winpower_device_energy_cost_total{device_id,tariff,currency}` (with `server` when several
@@ -79,7 +80,7 @@ final class EnergyCostCounters: FrontEnd, EnergyCostSource {
             }
             return nil
         }
-        let meter = EnergyCostMeter(schedule: schedule, startedAt: context.wallClock(), sections: context.sections)
+        let meter = EnergyCostMeter(schedule: schedule, startedAt: context.wallClock.now, sections: context.sections)
         let restoration = meter.restoration
         if restoration.devices > 0, !context.atReload {
             logger.info("energy costs continued from the data directory",
@@ -103,7 +104,7 @@ final class EnergyCostCounters: FrontEnd, EnergyCostSource {
             for server in state.servers {
                 for (device, total) in server.totals { totals[server.energyKeyPrefix + device] = total.joules }
             }
-            meter.record(totals, at: wallClock())
+            meter.record(totals, at: wallClock.now)
         }
         return EnergyCostCounters(meter: meter)
     }

@@ -7,6 +7,7 @@ import WPLogging
 package import WPMetrics
 package import WPServer
 import WPRuntime
+package import WPWallClock
 
 /// The exporter's HTTP surface: `/metrics` (path configurable), `/health`, `/-/healthy`,
 /// `/-/ready` and the `/` landing page, as one ``WPRouter``.
@@ -43,7 +44,7 @@ package struct Endpoints: Sendable {
     /// Start of the process, for the uptime.
     package var startedAt: Date
     /// The wall clock.
-    package var now: @Sendable () -> Date
+    package var wallClock: WallClock
     /// Per-scrape metrics; its ``ScrapeMetrics/requests`` observes every request.
     package var scrape: ScrapeMetrics
     /// Reloads the configuration (`POST /-/reload`) and reports the last reload in `/health`.
@@ -64,7 +65,7 @@ package struct Endpoints: Sendable {
                  exposition: (@Sendable () -> (snapshot: MetricsSnapshot,
                                                bodyParts: (@Sendable (MetricsSnapshot, Bool) -> HTTPBodyParts?)?))? = nil,
                  version: String, metricsPath: String, startedAt: Date,
-                 now: @escaping @Sendable () -> Date, scrape: ScrapeMetrics, reloader: ConfigReloader? = nil,
+                 wallClock: WallClock, scrape: ScrapeMetrics, reloader: ConfigReloader? = nil,
                  lifecycleEnabled: Bool = false, frontEnds: @escaping @Sendable () -> [any FrontEnd] = { [] },
                  storage: (@Sendable () -> StorageHealth)? = nil,
                  frontEndRoutes: [FrontEndRoutes] = []) {
@@ -76,7 +77,7 @@ package struct Endpoints: Sendable {
         self.version = version
         self.metricsPath = metricsPath
         self.startedAt = startedAt
-        self.now = now
+        self.wallClock = wallClock
         self.scrape = scrape
         self.reloader = reloader
         self.lifecycleEnabled = lifecycleEnabled
@@ -88,12 +89,12 @@ package struct Endpoints: Sendable {
     /// Endpoints of one unnamed server given as closures (tests serve them without a collector).
     package init(snapshot: @escaping @Sendable () -> MetricsSnapshot, health: @escaping @Sendable () -> CollectorHealth,
                  sinceLastSuccess: @escaping @Sendable () -> Duration?, stalenessWindow: Duration, target: String,
-                 version: String, metricsPath: String, startedAt: Date, now: @escaping @Sendable () -> Date,
+                 version: String, metricsPath: String, startedAt: Date, wallClock: WallClock,
                  scrape: ScrapeMetrics) {
         let single = ServerView(name: "", labels: [], target: target, snapshot: snapshot, health: health,
                                 sinceLastSuccess: sinceLastSuccess, stalenessWindow: stalenessWindow)
         self.init(view: { View(snapshot: snapshot(), bodyParts: nil, single: single, servers: []) }, version: version,
-                  metricsPath: metricsPath, startedAt: startedAt, now: now, scrape: scrape)
+                  metricsPath: metricsPath, startedAt: startedAt, wallClock: wallClock, scrape: scrape)
     }
 
     /// The servers of a multi-server exporter now; empty for a single server.
@@ -223,7 +224,7 @@ package struct Endpoints: Sendable {
     /// staleness window and the energy totals can be saved, 503 otherwise. A collection in progress changes neither.
     package func healthResponse(_ server: ServerView) -> WPHTTPResponse {
         let health = server.health()
-        let now = self.now()
+        let now = wallClock.now
         let target = server.target
         let storage = self.storage?()
         let healthy = health.isHealthy(sinceLastSuccess: server.sinceLastSuccess(), stalenessWindow: server.stalenessWindow)

@@ -2,6 +2,7 @@ import FoundationEssentials
 package import WPCollector
 import WPFrontEnd
 package import WPServer
+import WPWallClock
 
 /// The JSON body of `/health` for a multi-server exporter: the whole, then each server.
 ///
@@ -69,7 +70,7 @@ extension HealthReport.WinPower {
 extension Endpoints {
     /// The multi-server `/health` document (see ``ServersHealthReport`` for the status rule).
     package func serversHealthResponse(_ servers: [ServerView]) -> WPHTTPResponse {
-        let now = self.now()
+        let now = wallClock.now
         var rejected = 0
         let entries = servers.map { server -> ServersHealthReport.Server in
             let health = server.health()

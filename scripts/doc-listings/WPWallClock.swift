@@ -1,0 +1,4 @@
+// parameters:
+import FoundationEssentials
+import WPRuntime
+import WPWallClock
