@@ -100,11 +100,13 @@ enum MetricsBench {
 
     static func formatValues() {
         let count = 100_000
-        let kinds: [(String, [Double])] = [
-            ("integer", (0..<count).map { Double($0 % 5000) }),
-            ("short decimal", (0..<count).map { Double($0 % 5000) + Double($0 % 10) / 10 }),
-            ("full precision", (0..<count).map { (Double($0) + 1) * 1234.5678 / 7 }),
-        ]
+        let integers: [Double] = (0..<count).map { (index: Int) -> Double in Double(index % 5000) }
+        let shortDecimals: [Double] = (0..<count).map { (index: Int) -> Double in
+            Double(index % 5000) + Double(index % 10) / 10
+        }
+        let fullPrecision: [Double] = (0..<count).map { (index: Int) -> Double in (Double(index) + 1) * 1234.5678 / 7 }
+        let kinds: [(String, [Double])] = [("integer", integers), ("short decimal", shortDecimals),
+                                           ("full precision", fullPrecision)]
         var buffer: [UInt8] = []
         buffer.reserveCapacity(count * 32)
         for (name, values) in kinds {

@@ -33,11 +33,13 @@ enum ServersBench {
         // server's collection would save the whole state of every server.
         let meter = try EnergyMeter.open(persistence: PersistencePolicy(syncWrite: false), store: store, clock: clock,
                                          logger: .disabled)
-        let collectors = (0..<servers).map { server in
-            let readout = DeviceReadout.make(devices: (0..<devices).map { index in
-                .make(id: String(format: "%08x-41cb-4b35-b0dd-%012d", server, index), alias: "UPS \(index)",
-                      watts: Double(100 + index), alarmCodes: index % 10 == 0 ? ["A\(index)"] : [])
-            })
+        let collectors = (0..<servers).map { (server: Int) -> WinPowerCollector<ContinuousClock> in
+            let fleet: [Device] = (0..<devices).map { (index: Int) -> Device in
+                let alarms: [String] = index % 10 == 0 ? ["A\(index)"] : []
+                return Device.make(id: String(format: "%08x-41cb-4b35-b0dd-%012d", server, index), alias: "UPS \(index)",
+                                   watts: Double(100 + index), alarmCodes: alarms)
+            }
+            let readout = DeviceReadout.make(devices: fleet)
             var configuration = CollectorConfiguration()
             configuration.seriesLabels = [SeriesLabel(name: "server", value: "wp-\(server)"),
                                           SeriesLabel(name: "site", value: server.isMultiple(of: 2) ? "north" : "south")]
