@@ -1,4 +1,4 @@
-public import FoundationEssentials
+import FoundationEssentials
 public import WPConfig
 public import WPLogging
 public import WPMetrics

@@ -1,4 +1,4 @@
-package import FoundationEssentials
+import FoundationEssentials
 import Synchronization
 import WPClient
 import WPCollector

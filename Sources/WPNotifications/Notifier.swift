@@ -1,5 +1,5 @@
 import WPTime
-package import FoundationEssentials
+import FoundationEssentials
 import Synchronization
 import WPClient
 import WPCollector

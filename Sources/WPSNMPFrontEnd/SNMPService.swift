@@ -7,7 +7,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-package import FoundationEssentials
+import FoundationEssentials
 import Synchronization
 package import WPEnergy
 package import WPConfig

@@ -1,4 +1,4 @@
-package import FoundationEssentials
+import FoundationEssentials
 import Synchronization
 public import WPConfig
 package import WPLogging
