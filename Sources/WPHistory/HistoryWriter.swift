@@ -205,7 +205,7 @@ package final class HistoryWriter<C: Clock>: FrontEnd where C.Duration == Durati
             }
             try store.write(slots)
             let recorded = try store.record(events).count
-            let now = Int64(wallClock.now.timeIntervalSince1970)
+            let now = wallClock.unixSeconds
             if connection.lastPrune.map({ now - $0 >= 3_600 }) ?? true {
                 connection.lastPrune = now
                 try store.prune(before: retention.mapValues { now - $0 })
@@ -303,7 +303,7 @@ extension HistoryWriter: ConfigurationObserving {
 
     /// An event of the exporter itself, now.
     func exporterEvent(_ kind: HistoryEvent.Kind, _ detail: String) -> HistoryEvent {
-        HistoryEvent(time: Int64(wallClock.now.timeIntervalSince1970.rounded(.down)), server: "", kind: kind,
+        HistoryEvent(time: wallClock.unixSeconds, server: "", kind: kind,
                      detail: String(detail.prefix(1_024)))
     }
 }

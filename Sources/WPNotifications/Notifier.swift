@@ -175,7 +175,7 @@ package final class Notifier<C: Clock>: FrontEnd where C.Duration == Duration {
     /// The events of `state` held; the holds due sent; each status receiver's status pushed
     /// when it changed.
     package func published(_ state: FleetState<C>) {
-        let wall = Int64(wallClock.now.timeIntervalSince1970.rounded(.down))
+        let wall = wallClock.unixSeconds
         let now = monotonicSeconds
         let names = Self.names(in: state)
         let (groups, beats) = gathering.withLock { gathering in

@@ -123,7 +123,7 @@ extension StatusPage {
         var latest: [HistoryEvent]?
         if let source = historySource, source.settings().enabled {
             if let kept = cachedResponse(key, request, contentType: contentType) { return kept }
-            let now = Int64(wallClock.now.timeIntervalSince1970.rounded(.down))
+            let now = wallClock.unixSeconds
             switch await source.reader.events(HistoryEventQuery(ups: nil, from: now - 30 * 86_400, to: now + 1, limit: Self.latestListed)) {
             case .success(let events): latest = events
             case .failure:
@@ -203,7 +203,7 @@ extension StatusPage {
     /// its events of the kinds `kind` names (``HistoryEventQuery``'s), and the page's status:
     /// 400 for a range or kind the API would refuse (said in the page, over the last 24 hours).
     func trend(_ row: UPSRow, range: String, kind: String, source: StatusHistorySource) async -> (StatusRender.UPSTrend, Int) {
-        let now = Int64(wallClock.now.timeIntervalSince1970.rounded(.down))
+        let now = wallClock.unixSeconds
         let values = ["device": row.deviceID, "server": row.server, "range": range, "kind": kind]
         let parameter: (String) -> String? = { name in values[name].flatMap { $0.isEmpty ? nil : $0 } }
         let query: HistoryQuery
@@ -259,7 +259,7 @@ extension StatusPage {
     /// what is wrong with a request is said in a plain-text 400.
     func historyDownload(_ request: WPHTTPRequest, csv: Bool) async -> WPHTTPResponse {
         guard let source = historySource, source.settings().enabled else { return Self.historyOff }
-        let now = Int64(wallClock.now.timeIntervalSince1970.rounded(.down))
+        let now = wallClock.unixSeconds
         let query: HistoryQuery
         switch HistoryQuery.parse({ request.queryValue($0) }, now: now, retention: source.settings()) {
         case .success(let parsed): query = parsed
@@ -282,7 +282,7 @@ extension StatusPage {
     /// reader's threads; what is wrong with a request is said in a plain-text 400.
     func eventsDownload(_ request: WPHTTPRequest, csv: Bool) async -> WPHTTPResponse {
         guard let source = historySource, source.settings().enabled else { return Self.historyOff }
-        let now = Int64(wallClock.now.timeIntervalSince1970.rounded(.down))
+        let now = wallClock.unixSeconds
         let query: HistoryEventQuery
         switch HistoryEventQuery.parse({ request.queryValue($0) }, now: now) {
         case .success(let parsed): query = parsed

@@ -47,6 +47,10 @@ public struct WallClock: Sendable {
     /// The time of day now.
     public var now: Date { read() }
 
+    /// The time of day now in whole seconds since 1970-01-01T00:00:00Z, rounded toward the past:
+    /// what the journals, the history and the pages store and compare.
+    public var unixSeconds: Int64 { Int64(read().timeIntervalSince1970.rounded(.down)) }
+
     /// The time of day now as the text formatter's value (`LogTimestamp`, to the microsecond).
     public var timestamp: LogTimestamp { LogTimestamp(secondsSince1970: read().timeIntervalSince1970) }
 }

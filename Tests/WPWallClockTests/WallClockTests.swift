@@ -40,6 +40,12 @@ import WPWallClock
         #expect(wall.now.timeIntervalSince1970 == 1_000)
     }
 
+    @Test func unixSecondsAreWholeSecondsRoundedTowardThePast() {
+        #expect(WallClock.fixed(Self.start).unixSeconds == 1_795_315_039)
+        #expect(WallClock.fixed(Date(timeIntervalSince1970: 59.999)).unixSeconds == 59)
+        #expect(WallClock.fixed(Date(timeIntervalSince1970: -0.5)).unixSeconds == -1)
+    }
+
     @Test func theTimestampIsTheSameInstantToTheMicrosecond() {
         let wall = WallClock.fixed(Self.start)
         #expect(wall.timestamp == LogTimestamp(seconds: 1_795_315_039, nanoseconds: 123_000_000))

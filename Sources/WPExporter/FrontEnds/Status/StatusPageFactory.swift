@@ -6,7 +6,6 @@ import WPHistory
 import WPLogging
 import WPRuntime
 import WPStatusPage
-import WPWallClock
 
 extension FrontEndFactory {
     /// The status pages (`/status`, a page per UPS, their JSON, outage, history and event
