@@ -13,7 +13,7 @@ import WPTestSupport
 /// The battery health meter in the exporter (docs/battery.md, "Measured health"): the
 /// simulator's scripted outages with a falling runtime measured at each collection, judged on
 /// `/metrics`, on the UPS page and in the journal; a self-test overdue journaled.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct BatteryHealthExporterTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct BatteryHealthExporterTests {
     /// Three 300 s outages of UPS 0 whose battery delivers 1,000 s, 980 s, then 600 s from full
     /// charge, collected every 30 s; a fourth UPS's battery never used.
     @Test func aFallingRuntimeIsFlaggedAtTheThirdOutageOnly() async throws {

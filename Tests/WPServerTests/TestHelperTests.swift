@@ -5,7 +5,7 @@ import WPLogging
 
 /// The waits the server tests use end when their task is cancelled (a test's time limit), so a
 /// signal that never comes fails that test and never hangs the run.
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct TestHelperTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct TestHelperTests {
     @Test func aLogWaitEndsWhenItsTaskIsCancelled() async {
         let log = LogWaiter()
         let waiting = Task { await log.waitFor("never logged") }
