@@ -7,7 +7,7 @@ import WPTestSupport
 
 /// A configured battery (``Device/battery``, set by ``DeviceFilter``) on `/metrics`: its
 /// installation day, its age at the collection and its replace-by day, only for UPSs that have one.
-@Suite(.ownThreads, .timeLimit(.minutes(2))) struct BatteryLifeMetricsTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct BatteryLifeMetricsTests {
     @Test func installedAgeAndReplaceByForEachUPSWithABattery() async throws {
         let simulated = (0..<3).map(SimulatedDevice.init(index:))
         var filter = DeviceFilter(exclude: [simulated[2].id])

@@ -4,7 +4,7 @@ import WPTestThreads
 
 /// `ExporterConfiguration.problems()`: a configuration built in code meets the rules a file
 /// meets, with the same messages, each problem named by its key.
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct TypedValidationTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct TypedValidationTests {
     /// A valid configuration with one server.
     static func valid() -> ExporterConfiguration {
         var configuration = ExporterConfiguration()

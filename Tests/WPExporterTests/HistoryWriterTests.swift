@@ -17,7 +17,7 @@ import WPTestSupport
 
 /// The history writer in the exporter: each UPS's readings in 5-minute slots in `history.db`,
 /// written by its own thread; a file it cannot use costs nothing but the history.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct HistoryWriterTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct HistoryWriterTests {
     static func writer(_ exporter: Exporter<ManualClock>) -> HistoryWriter<ManualClock>? {
         exporter.frontEnds.lazy.compactMap { $0 as? HistoryWriter<ManualClock> }.first
     }

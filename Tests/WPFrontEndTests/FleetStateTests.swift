@@ -11,7 +11,7 @@ import WPTestSupport
 
 /// The published value on its own: what a front end reads of a server, and a scripted
 /// publication's numbering.
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct FleetStateTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct FleetStateTests {
     @Test func aReadingIsStaleOnlyPastTheWindow() {
         let clock = ManualClock()
         let read = clock.now

@@ -141,7 +141,7 @@ import WPRuntime
     }
 }
 
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct AbortFlagTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct AbortFlagTests {
     @Test func cancellingRaisesTheFlagTheTransferPolls() {
         let cancellation = ExchangeCancellation()
         #expect(!cancellation.abortFlag.isRaised)

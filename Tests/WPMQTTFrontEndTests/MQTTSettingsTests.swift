@@ -8,7 +8,7 @@ import WPTestSupport
 import WPTestThreads
 
 /// `mqtt.*` refused at load with the key named, and what Home Assistant is told of a UPS.
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct MQTTSettingsTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct MQTTSettingsTests {
     static func problems(_ file: String, files: [String: String] = [:]) -> [String] {
         var all = files
         all["./config.yaml"] = file

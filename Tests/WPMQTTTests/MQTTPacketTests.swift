@@ -4,7 +4,7 @@ import WPTestThreads
 
 /// MQTT 3.1.1's packets as the standard lays them out (OASIS MQTT 3.1.1, section 3), and a
 /// broker's bytes read whole, in pieces, and refused when malformed.
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct MQTTPacketTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct MQTTPacketTests {
     @Test func connectCarriesEveryFlagAndFieldInTheStandardsOrder() {
         let will = MQTTPacket.Message(topic: "wp/status", payload: Array("offline".utf8), qos: 1, retain: true)
         let connect = MQTTPacket.connect(.init(clientID: "wpx", keepAlive: 30, will: will, username: "u", password: Array("pw".utf8)))

@@ -4,7 +4,7 @@ import WPTestThreads
 
 /// The client's queue: oldest first, a retained topic's waiting message replaced in place of
 /// being repeated, and a big discovery queued and taken in linear time.
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct MQTTQueueTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct MQTTQueueTests {
     static func message(_ topic: String, _ text: String, retain: Bool = true) -> MQTTPacket.Message {
         MQTTPacket.Message(topic: topic, payload: Array(text.utf8), qos: 1, retain: retain)
     }

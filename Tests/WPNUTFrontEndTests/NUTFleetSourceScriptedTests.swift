@@ -9,7 +9,7 @@ import WPRuntime
 import WPTestSupport
 
 /// The NUT server's UPS table from a scripted publication: no exporter, no collector.
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct NUTFleetSourceScriptedTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct NUTFleetSourceScriptedTests {
     let clock = ManualClock()
     let onMains = Device.make(id: "ups-id-1", alias: "Rack A")
     let lost = Device.make(id: "ups-id-2", alias: "Rack B", connected: false)

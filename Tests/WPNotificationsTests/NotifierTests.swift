@@ -72,7 +72,7 @@ final class SetWallClock: Sendable {
     var wallClock: WallClock { WallClock { [self] in now } }
 }
 
-@Suite(.ownThreads, .timeLimit(.minutes(2))) struct NotifierTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct NotifierTests {
     static let onMains = Device.make(id: "ups-id-1", alias: "Rack [A](http://evil) @all", watts: 300)
     static let onBattery = Device.make(id: "ups-id-1", alias: "Rack [A](http://evil) @all", watts: 300, mode: 4, status: 2)
 

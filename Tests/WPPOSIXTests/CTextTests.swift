@@ -9,7 +9,7 @@ import Testing
 import WPPOSIX
 import WPTestThreads
 
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct CTextTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct CTextTests {
     @Test func aBufferEndsAtItsFirstNul() {
         let buffer: [CChar] = [0x31, 0x32, 0x37, 0x2E, 0x30, 0, 0x39, 0x39]
         #expect(String(cBuffer: buffer) == "127.0")

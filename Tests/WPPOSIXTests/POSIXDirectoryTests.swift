@@ -6,7 +6,7 @@ import WPPOSIX
 import WPTestThreads
 
 /// Directories made and listed once for the log sinks and the data directory.
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct POSIXDirectoryTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct POSIXDirectoryTests {
     private func scratch() throws -> String {
         var template = Array("/tmp/wp-posix-dir-XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) != nil }

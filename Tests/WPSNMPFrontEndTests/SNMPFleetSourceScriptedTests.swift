@@ -11,7 +11,7 @@ import WPTestSupport
 import WPWallClock
 
 /// The SNMP agent's UPS-MIB views from a scripted publication: no exporter, no collector.
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct SNMPFleetSourceScriptedTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct SNMPFleetSourceScriptedTests {
     let clock = ManualClock()
     let onMains = Device.make(id: "ups-id-1", alias: "Rack A")
     let onBattery = Device.make(id: "ups-id-2", alias: "Rack B", mode: 4)

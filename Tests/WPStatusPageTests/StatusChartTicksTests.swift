@@ -4,7 +4,7 @@ import WPTime
 @testable import WPStatusPage
 
 /// The charts' time axis: ticks on local hours, days or months, labelled in the pages' zone.
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct StatusChartTicksTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct StatusChartTicksTests {
     static let beijing = TimeZoneRules.fixed(8 * 3_600)
 
     @Test func aDayIsTickedEveryFourLocalHours() {

@@ -12,7 +12,7 @@ import WPTestSupport
 import WPWallClock
 
 /// The status pages' model from a scripted publication: no exporter, no collector, no meter.
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct StatusPageScriptedTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct StatusPageScriptedTests {
     let clock = ManualClock()
     let wall = Date(timeIntervalSince1970: 1_795_680_000)
     let onMains = Device.make(id: "ups-id-1", alias: "Rack A", watts: 300)
@@ -52,7 +52,7 @@ import WPWallClock
 }
 
 /// A UPS page's `/metrics` lines are found under the label values as the exposition writes them.
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct StatusExpositionIndexTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct StatusExpositionIndexTests {
     /// Escaped as `/metrics` escapes them, a bidirectional control replaced as there: the
     /// lines of a device whose id holds one are still found.
     @Test func linesAreFoundUnderTheExpositionsEscaping() {
@@ -72,7 +72,7 @@ import WPWallClock
 }
 
 /// The journal's CSV: fields quoted where they must be, no formula a spreadsheet would run.
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct StatusEventsCSVTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct StatusEventsCSVTests {
     @Test func fieldsAreQuotedAndNeverFormulas() {
         let events = [HistoryEvent(time: 1_793_491_200, server: "room, \"A\"", device: "ups-1", kind: .alarmRaised, code: "0x21",
                                    detail: "=HYPERLINK(\"http://x\")"),

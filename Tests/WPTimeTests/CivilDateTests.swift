@@ -2,7 +2,7 @@ import Testing
 import WPTestThreads
 import WPTime
 
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct CivilDateTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct CivilDateTests {
     @Test func unixSecondsFallInTheirFlooredDay() {
         #expect(CivilDate.days(containing: 0) == 0)
         #expect(CivilDate.days(containing: 86_399) == 0)

@@ -6,7 +6,7 @@ import WPRuntime
 import WPTestThreads
 import WPWallClock
 
-@Suite(.ownThreads, .timeLimit(.minutes(1))) struct WallClockTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct WallClockTests {
     static let start = Date(timeIntervalSince1970: 1_795_315_039.123)
 
     @Test func theSystemClockReadsTheTimeOfDayAtEachRead() {
