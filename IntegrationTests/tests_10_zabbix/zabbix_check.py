@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Zabbix's JSON-RPC API (api_jsonrpc.php, Zabbix 6.0) for tests_10_zabbix/test_01_templates.sh:
+"""Zabbix's JSON-RPC API (api_jsonrpc.php, Zabbix 6.0) for the tests_10_zabbix cases:
 
   zabbix_check.py import FILE...                     configuration.import of each template
   zabbix_check.py http-host NAME URL [MACRO=VALUE...] a host linked to "wpexporter by HTTP"
