@@ -147,7 +147,7 @@ struct SNMPServerTests {
             snmp.notify()
             let onBattery = try #require(snmp.source.upsValues().first { $0.values.outputSource == .battery }?.name)
             let received = try await NamedThread.run(name: "test-trapd") {
-                trapd.waitForOutput(limit: .seconds(30)) { $0.contains("OID: .1.3.6.1.2.1.33.2.1") && $0.contains("\"\(onBattery)\"") }
+                trapd.waitForOutput(limit: .seconds(60)) { $0.contains("OID: .1.3.6.1.2.1.33.2.1") && $0.contains("\"\(onBattery)\"") }
             }
             #expect(received.satisfied, "\(trapd.standardOutput)")
             #expect(snmp.sender?.statistics.sent ?? 0 >= 1)
@@ -173,7 +173,7 @@ struct SNMPServerTests {
             _ = try await snmp.server.waitUntilListening()
             func received(_ oid: String) async throws -> Bool {
                 try await NamedThread.run(name: "test-trapd") {
-                    trapd.waitForOutput(limit: .seconds(30)) { text in
+                    trapd.waitForOutput(limit: .seconds(60)) { text in
                         text.components(separatedBy: "OID: \(oid)").dropFirst().contains { !($0.first?.isNumber ?? false) }
                     }
                 }.satisfied
@@ -222,7 +222,7 @@ struct SNMPServerTests {
         let trapd = try ChildProcess(path, ["-f", "-Lo", "-C", "-c", directory + "/snmptrapd.conf", "-m", "", "-M", directory, "-n", "-On",
                                             "udp:127.0.0.1:0"],
                                      environment: ["HOME": directory, "SNMP_PERSISTENT_DIR": directory, "SNMPCONFPATH": directory])
-        let ready = try await NamedThread.run(name: "test-trapd") { trapd.waitForOutput(limit: .seconds(30)) { $0.contains("NET-SNMP version") } }
+        let ready = try await NamedThread.run(name: "test-trapd") { trapd.waitForOutput(limit: .seconds(60)) { $0.contains("NET-SNMP version") } }
         #expect(ready.satisfied, "snmptrapd did not start: \(trapd.standardError)")
         return trapd
     }

@@ -96,7 +96,7 @@ private func stall(_ writer: StreamWriter, _ pipe: StalledPipe) -> [Int]? {
         #expect(writer.flush(timeout: .milliseconds(20)) == false, "nothing reads the pipe, so the queue cannot drain")
 
         pipe.startReading()
-        #expect(writer.flush(timeout: .seconds(30)))
+        #expect(writer.flush(timeout: .seconds(60)))
         let lines = try #require(pipe.finish()).split(separator: "\n")
         #expect(lines.count == accepted.count, "every accepted write arrives, whole and once")
         #expect(zip(lines, accepted).allSatisfy { $0.hasPrefix("record \($1) ") }, "in the order written")
@@ -113,9 +113,9 @@ private func stall(_ writer: StreamWriter, _ pipe: StalledPipe) -> [Int]? {
         let dropped = sink.droppedRecords
         #expect(dropped == 5, "the queue stays full while the reader is stuck, so every record after it filled is counted")
         pipe.startReading()
-        #expect(sink.flush(timeout: .seconds(30)))
+        #expect(sink.flush(timeout: .seconds(60)))
         sink.write(.make(message: "after the reader came back"))
-        #expect(sink.flush(timeout: .seconds(30)))
+        #expect(sink.flush(timeout: .seconds(60)))
         #expect(sink.droppedRecords == 0)
         let lines = try #require(pipe.finish()).split(separator: "\n")
         try #require(lines.count >= 2)

@@ -207,7 +207,7 @@ struct SNMPTrapReceiverTests {
                                             "udp:127.0.0.1:0"],
                                      environment: ["HOME": home, "SNMP_PERSISTENT_DIR": home, "SNMPCONFPATH": home])
         defer { trapd.signal(SIGTERM) }
-        let ready = try await NamedThread.run(name: "test-trapd") { trapd.waitForOutput(limit: .seconds(30)) { $0.contains("NET-SNMP version") } }
+        let ready = try await NamedThread.run(name: "test-trapd") { trapd.waitForOutput(limit: .seconds(60)) { $0.contains("NET-SNMP version") } }
         #expect(ready.satisfied, "snmptrapd did not start: \(trapd.standardError)")
         let port = try #require(await trapd.waitForUDPPort(), "snmptrapd bound no port: \(trapd.standardError)")
 
@@ -238,7 +238,7 @@ struct SNMPTrapReceiverTests {
         sender.send(notifier.update(NotificationTests.values(onBattery: true), now: .zero))
         #expect(sender.statistics.sent == 4 && sender.statistics.failures == 0)
         let received = try await NamedThread.run(name: "test-trapd") {
-            trapd.waitForOutput(limit: .seconds(30)) { $0.components(separatedBy: "OID: .1.3.6.1.2.1.33.2.1").count == 5 }
+            trapd.waitForOutput(limit: .seconds(60)) { $0.components(separatedBy: "OID: .1.3.6.1.2.1.33.2.1").count == 5 }
         }
         await informs.waitUntil { $0.acknowledged + $0.failed == 2 }
         #expect(informs.statistics.acknowledged == 2, "snmptrapd acknowledges both informs: \(informs.statistics)")
