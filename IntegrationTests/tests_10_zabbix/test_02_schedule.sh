@@ -8,8 +8,9 @@
 #     is unsupported only where the source has no such series;
 #   - a UPS's scheduled self-test fires nothing on its HTTP and SNMP hosts; its outage that follows
 #     fires "on battery" on both, and both resolve once mains is back.
-# About 2.5 minutes: the schedule runs until 2.5 minutes after the simulator's start (Zabbix
-# polls every item within about 60 s of it, before the self-test).
+# About 3.5 minutes (202 s measured): Zabbix ready after 15 to 30 s, then the schedule runs until
+# 2.5 minutes after the simulator's start (Zabbix polls every item within about 40 s of it,
+# before the self-test).
 #
 #   IntegrationTests/tests_10_zabbix/test_02_schedule.sh
 
