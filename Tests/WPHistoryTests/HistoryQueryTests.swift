@@ -4,7 +4,7 @@ import WPTestThreads
 @testable import WPHistory
 
 /// The history API's parameters: ranges, times, steps, and what is said about bad ones.
-@Suite(.ownThreads, .timeLimit(.minutes(2))) struct HistoryQueryTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct HistoryQueryTests {
     let now: Int64 = 1_795_000_000  // 2026-11-18T11:06:40Z
     let retention = HistorySettings()
 

@@ -5,7 +5,7 @@ import WPTestSupport
 @testable import WPHistory
 
 /// Each UPS's readings in 5-minute slots, merged exactly into hours and days.
-@Suite(.ownThreads, .timeLimit(.minutes(2))) struct HistoryStoreTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct HistoryStoreTests {
     let ups = HistoryUPS(server: "site-a", device: "ups-1")
 
     func path() throws -> String {

@@ -5,7 +5,7 @@ import WPTestSupport
 @testable import WPHistory
 
 /// The history database's connection to the system's libsqlite3 (loaded at run time).
-@Suite(.ownThreads, .timeLimit(.minutes(2))) struct SQLiteTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct SQLiteTests {
     func directory() throws -> String {
         let directory = temporaryPathRemovedAtExit("wpexporter-sqlite")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
