@@ -275,10 +275,11 @@ def check_values(seconds, pairs):
                 continue
             if item["lastclock"] == "0":
                 continue
-            if what in EVERY_READ and within_seen(item["lastvalue"], values):
-                checked += 1
-                continue
-            if not any(same(item["lastvalue"], value, item["value_type"]) for value in values):
+            if what in EVERY_READ:
+                matches = within_seen(item["lastvalue"], values)
+            else:
+                matches = any(same(item["lastvalue"], value, item["value_type"]) for value in values)
+            if not matches:
                 problems.append(f"{host}: {item['key_']} = {item['lastvalue']!r}, {what} took {sorted(values)[:5]}")
             checked += 1
         counts[host] = (len(discovered), checked, unsupported)
