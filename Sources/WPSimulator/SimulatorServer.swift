@@ -113,6 +113,11 @@ public final class SimulatorServer: Sendable {
         configuration.raiseOpenFilesLimit = false
         configuration.sharesPort = true
         configuration.shutdownGracePeriod = .seconds(2)
+        // The real server's (Tomcat's) connection timeout: 60 s to send a request, head or body,
+        // not WPServer's 10 s slowloris limit — a client on a loaded machine that connects and
+        // writes its request a few seconds later is answered, as WinPower would answer it.
+        configuration.headTimeout = .seconds(60)
+        configuration.bodyTimeout = .seconds(60)
         let server = WPHTTPServer(configuration: configuration, handler: simulator, logger: logger)
         let task = Task { try await server.run() }
         do {
