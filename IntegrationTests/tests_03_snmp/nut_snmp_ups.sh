@@ -37,41 +37,30 @@ mibs_of() { local driver=${1#late-}; echo "${driver%-*}"; }
 
 # --- The exporter and its agent ---------------------------------------------------------------
 community='nut-c0mmunity'
-cat >"$work/snmp-users.yml" <<USERS
-communities:
-  - community: $community
-users:
-  nut-sha256:
-    auth_password: auth-sha256-pw
-    priv_password: priv-sha256-pw
-  nut-sha1:
-    auth_protocol: SHA
-    auth_password: auth-sha1-pw
-    priv_password: priv-sha1-pw
-USERS
-chmod 600 "$work/snmp-users.yml"
 ups=rack-ups
 # The runtime the simulator reports on battery is (95 - t/120) × 75 s at t seconds from its start,
-# so 7112 s when an outage starts at 20 s, under 7105 s (LB) from 32 s.
-low=7105
-cat >"$work/config.yml" <<CONFIG
-winpower:
-  devices:
-    overrides:
-      $(device_id 0):
-        name: $ups
-snmp:
-  listen: 127.0.0.1:0
-  users_file: $work/snmp-users.yml
-  default_ups: $ups
-nut:
-  battery_runtime_low: ${low}s
-CONFIG
+# so 7112 s when an outage starts at 20 s, under 7105 s (LB) from 32 s. A case that sets low
+# empty before sourcing configures no nut.battery_runtime_low.
+low=${low-7105}
 
 # start_agent [SIMULATE-ARG...]: the simulator with one UPS (and these arguments), then the
 # exporter with collections every 4 s (the readings compared between upsc and /metrics hold still
-# between them). Sets sim_started (the simulator's time 0) and agent_port.
+# between them) and its agent: the community, two v3 users (nut-sha256: SHA-256/AES, nut-sha1:
+# SHA/AES), traps to 127.0.0.1:$trap_port (community traps-c0mm) when the case set trap_port.
+# Sets sim_started (the simulator's time 0) and agent_port.
 start_agent() {
+    {
+        printf 'communities:\n  - community: %s\n' "$community"
+        printf 'users:\n  nut-sha256:\n    auth_password: auth-sha256-pw\n    priv_password: priv-sha256-pw\n'
+        printf '  nut-sha1:\n    auth_protocol: SHA\n    auth_password: auth-sha1-pw\n    priv_password: priv-sha1-pw\n'
+        [ -z "${trap_port:-}" ] || printf 'traps:\n  - address: 127.0.0.1:%s\n    community: traps-c0mm\n' "$trap_port"
+    } >"$work/snmp-users.yml"
+    chmod 600 "$work/snmp-users.yml"
+    {
+        printf 'winpower:\n  devices:\n    overrides:\n      %s:\n        name: %s\n' "$(device_id 0)" "$ups"
+        printf 'snmp:\n  listen: 127.0.0.1:0\n  users_file: %s\n  default_ups: %s\n' "$work/snmp-users.yml" "$ups"
+        [ -z "$low" ] || printf 'nut:\n  battery_runtime_low: %ss\n' "$low"
+    } >"$work/config.yml"
     sim_started=$(date +%s.%N)
     start_simulator 1 "$@"
     start_exporter "$work/exporter.log" --config "$work/config.yml" --scheduler.collection_interval 4s

@@ -12,17 +12,16 @@
 #   3. the real outage that follows shows OB and sends upsTrapOnBattery: the checks above can
 #      fail.
 #
-# About 60 s. Installs nut-server, nut-snmp, nut-client and snmptrapd (snmpd's package) when
-# missing; upsd and the driver run as the current user. Loopback only; every port is chosen at
-# run time (bound to port 0 and read back).
+# About 60 s. Set-up shared with this group's NUT cases (tests_03_snmp/nut_snmp_ups.sh); installs
+# snmptrapd (snmpd's package) too when missing; upsd and the driver run as the current user.
+# Loopback only; every port is chosen at run time (bound to port 0 and read back).
 #
 #   IntegrationTests/tests_03_snmp/test_03_self_test.sh
 set -euo pipefail
-# shellcheck source=IntegrationTests/harness.sh
-source "$(dirname "$0")/../harness.sh"
-scripts/ci/tools.sh nut snmp   # upsd, snmp-ups, upsc; snmptrapd
-snmp_ups=/lib/nut/snmp-ups upsd=/lib/nut/upsd
-me=$(id -un)
+low=""   # no nut.battery_runtime_low: LB plays no part here
+# shellcheck source=IntegrationTests/tests_03_snmp/nut_snmp_ups.sh
+source "$(dirname "$0")/nut_snmp_ups.sh"
+scripts/ci/tools.sh snmp   # snmptrapd
 
 # --- snmptrapd: every trap of the community, numeric OIDs, on its standard output ------------
 printf 'authCommunity log traps-c0mm\n' >"$work/snmptrapd.conf"
@@ -31,50 +30,16 @@ HOME="$work" SNMP_PERSISTENT_DIR="$work" SNMPCONFPATH="$work" \
 trap_port=$(socket_port $! udp)
 [ -n "$trap_port" ] || fail "snmptrapd is not listening"
 
-# --- The exporter: a self-test from 20 s for 15 s, mains fail at 45 s for 10 s ---------------
-community='selftest-c0mmunity'
-cat >"$work/snmp-users.yml" <<USERS
-communities:
-  - community: $community
-traps:
-  - address: 127.0.0.1:$trap_port
-    community: traps-c0mm
-USERS
-chmod 600 "$work/snmp-users.yml"
-ups=lab-ups
-cat >"$work/config.yml" <<CONFIG
-winpower:
-  devices:
-    overrides:
-      $(device_id 0):
-        name: $ups
-snmp:
-  listen: 127.0.0.1:0
-  users_file: $work/snmp-users.yml
-CONFIG
+# --- The exporter (traps to snmptrapd): a self-test from 20 s for 15 s, mains fail at 45 s for 10 s
 test_start=20 test_length=15 outage_start=45 outage_length=10
-start_simulator 1 --outage-schedule "0:$test_start+$test_length/batteryTest,0:$outage_start+$outage_length"
-sim_started=$(date +%s.%N)
-start_exporter "$work/exporter.log" --config "$work/config.yml"
-agent_port=$(curl -sf "$base/health" | python3 -c 'import json, sys; print(json.load(sys.stdin)["snmp"]["listen"].rsplit(":", 1)[1])')
-[ "${agent_port:-0}" != 0 ] || fail "no SNMP agent port"
+start_agent --outage-schedule "0:$test_start+$test_length/batteryTest,0:$outage_start+$outage_length"
 
-# --- upsd and one snmp-ups driver, polling every second --------------------------------------
-nut_dir="$work/nut"
-mkdir -p "$nut_dir/etc" "$nut_dir/state"
-chmod 700 "$nut_dir/state"
-export NUT_CONFPATH="$nut_dir/etc" NUT_STATEPATH="$nut_dir/state"
-printf '[%s]\n\tdriver = snmp-ups\n\tport = 127.0.0.1:%s\n\tmibs = ietf\n\tpollinterval = 1\n\tpollfreq = 1\n\tsnmp_version = v2c\n\tcommunity = "%s@%s"\n' \
-    "$ups" "$agent_port" "$community" "$ups" >"$nut_dir/etc/ups.conf"
-printf 'LISTEN 127.0.0.1 0\n' >"$nut_dir/etc/upsd.conf"
-printf '[monitor]\n\tpassword = monitor-pass\n\tupsmon primary\n' >"$nut_dir/etc/upsd.users"
-chmod 600 "$nut_dir/etc/"*
-"$snmp_ups" -a "$ups" -u "$me" -F >"$nut_dir/driver.log" 2>&1 &
-"$upsd" -u "$me" -F >"$nut_dir/upsd.log" 2>&1 &
-upsd_port=$(socket_port $!)
-[ -n "$upsd_port" ] || fail "upsd is not listening"
-target="$ups@127.0.0.1:$upsd_port"
-echo "$name: snmp-ups $(dpkg-query -W -f '${Version}' nut-snmp) through upsd on 127.0.0.1:$upsd_port, snmptrapd on 127.0.0.1:$trap_port"
+# --- upsd and one snmp-ups driver (ietf, v2c), polling every second ---------------------------
+poll=1
+write_nut ietf-v2c
+start_nut ietf-v2c
+target="ietf-v2c@$upsd_at"
+echo "$name: snmptrapd on 127.0.0.1:$trap_port"
 
 # --- Watch ups.status and the traps until the outage has been seen ---------------------------
 elapsed() { awk -v s="$sim_started" -v n="$(date +%s.%N)" 'BEGIN {printf "%.1f", n - s}'; }
