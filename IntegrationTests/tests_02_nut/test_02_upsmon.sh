@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The real upsmon (Debian's nut-client) against the exporter's NUT server, through a simulated
-# mains failure and a restart (in CI). Each upsmon runs as root in the foreground, with its own
+# mains failure (in CI; tests_02_nut/upsmon.sh: the configuration and UPS names it shares with
+# test_06_restart_down.sh, which restarts the exporter while WinPower is down). Each upsmon runs as root in the foreground, with its own
 # configuration under a scratch directory and a SHUTDOWNCMD that only writes a file:
 #
 #   primary      on the UPS whose mains fails (simulator --outage-schedule): OB alone must not
@@ -17,81 +18,26 @@
 #   stale        a primary on a disconnected UPS (every GET VAR answers ERR DATA-STALE, upsmon
 #                reports it unavailable): never shuts down, as the UPS was never seen on battery.
 #
-# Mains returns 20 s after it failed, a few seconds after FSD: FSD must stay (FSD OL) until the
-# exporter restarts. Then the exporter is restarted while WinPower (the simulator) is down: it
-# must list the UPSs it served before and accept LOGIN for them (reads answer
-# ERR DRIVER-NOT-CONNECTED), keep that login once WinPower is back, and serve the readings.
+# Mains returns 20 s after it failed, a few seconds after FSD: FSD must stay (FSD OL).
 #
 # Timing: the outage starts 25 s after the simulator, the battery runtime it reports falls by
 # 0.625 s a second, and nut.battery_runtime_low is set so that LB comes about 12 s after OB. The
-# whole check takes about a minute.
+# whole check takes about 50 s.
 #
 #   IntegrationTests/tests_02_nut/test_02_upsmon.sh
 #
 # Needs root (upsmon runs as root here, each in a mount namespace of its own: unshare) and
 # installs nut-client when missing. Loopback only.
 set -euo pipefail
-# shellcheck source=IntegrationTests/harness.sh
-source "$(dirname "$0")/../harness.sh"
-upsmon=/lib/nut/upsmon
-scripts/ci/tools.sh nut   # upsmon, upsc
+# shellcheck source=IntegrationTests/tests_02_nut/upsmon.sh
+source "$(dirname "$0")/upsmon.sh"
 [ "$(id -u)" = 0 ] || { echo "$name: upsmon is run as root here; run as root" >&2; exit 64; }
 
 outage_start=25 outage_length=20
 start_simulator 8 --outage-schedule "0:$outage_start+$outage_length"
 started=$(date +%s.%N)
-
-cat >"$work/nut-users.yml" <<'USERS'
-users:
-  upsmon-primary:
-    password: primary-pass
-    upsmon: primary
-  upsmon-secondary:
-    password: secondary-pass
-    upsmon: secondary
-USERS
-chmod 600 "$work/nut-users.yml"
-# The runtime the simulator reports on battery is (95 - t/120) × 75 s at t seconds: 7109 s when
-# the outage starts at 25 s, under 7102 s from about 37 s.
-cat >"$work/config.yml" <<CONFIG
-winpower:
-  devices:
-    overrides:
-      $(device_id 0):
-        name: outage-ups
-      $(device_id 2):
-        name: stale-ups
-      $(device_id 4):
-        name: test-ups
-      $(device_id 7):
-        name: mains-ups
-nut:
-  listen: 127.0.0.1:0
-  users_file: $work/nut-users.yml
-  battery_runtime_low: 7102s
-  allow_anonymous: true
-  default_ups: $(device_id 0)
-CONFIG
-# nut_listener LOG: the NUT server's address the exporter logged (sets nut_port and nut).
-nut_listener() {
-    nut_port=$(await_port "$1")
-    [ -n "$nut_port" ] || fail "no NUT listener in ${1##*/}"
-    nut="127.0.0.1:$nut_port"
-}
-# expect_listed WHEN: upsc -l lists every UPS watched.
-expect_listed() {
-    local listed ups
-    listed=$(upsc -l "$nut" 2>/dev/null | tr '\n' ' ')
-    for ups in "$outage_ups" "$test_ups" "$stale_ups" "$mains_ups"; do
-        grep -qw -- "$ups" <<<"$listed" || fail "$1, $ups is not listed by upsc -l ($listed)"
-    done
-}
 start_exporter "$work/exporter.log" --config "$work/config.yml"
 nut_listener "$work/exporter.log"
-
-# The UPSs watched are named in the configuration (winpower.devices.overrides): NUT names
-# follow the names the exporter gives devices.
-outage_ups=outage-ups test_ups=test-ups stale_ups=stale-ups mains_ups=mains-ups
 expect_listed "started"
 echo "$name: NUT on $nut; outage on $outage_ups (also 'ups'), on mains $mains_ups, self-test on $test_ups, disconnected $stale_ups"
 
@@ -104,16 +50,6 @@ start_upsmon fsd-secondary "$mains_ups@$nut" upsmon-secondary secondary-pass sec
 start_upsmon self-test "$test_ups@$nut" upsmon-primary primary-pass primary
 start_upsmon stale "$stale_ups@$nut" upsmon-primary primary-pass primary
 
-# nut_ask LINE...: one NUT conversation on a fresh connection; prints the replies.
-nut_ask() { python3 - "$nut_port" "$@" <<'PY'
-import socket, sys
-sys.path.insert(0, "scripts")
-from nutclient import ask
-conn = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-for line in sys.argv[2:]:
-    print(ask(conn, line).decode(), end="")
-PY
-}
 numlogins() { nut_ask "GET NUMLOGINS $1" | awk '{print $3}'; }
 
 # Every monitor logged in: three on the outage UPS (two by its name, one as `ups`), two on the UPS on mains.
@@ -185,46 +121,6 @@ grep -q 'TEST' <<<"$test_status" || fail "the self-test UPS shows '$test_status'
 grep -qi 'stale\|unavailable\|COMMBAD\|communication' "$work/upsmon-stale/log" \
     || fail "upsmon did not report the disconnected UPS as unavailable"
 stop_upsmons
-
-# A restart while WinPower is down: the names served before, LOGIN accepted, reads as upsd with
-# its driver down; the login is kept once WinPower answers again, and FSD is gone.
-simulator_down
-stop_exporter
-launch_exporter "$work/exporter-2.log" --config "$work/config.yml"
-nut_listener "$work/exporter-2.log"
-expect_listed "restarted with WinPower down"
-mkfifo "$work/login-in"
-cat >"$work/login.py" <<'PY'
-import socket, sys
-sys.path.insert(0, "scripts")
-from nutclient import ask
-conn = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-ups = sys.argv[2]
-for line in ["USERNAME upsmon-secondary", "PASSWORD secondary-pass", f"LOGIN {ups}", f"GET VAR {ups} ups.status"]:
-    print(ask(conn, line).decode(), end="", flush=True)
-sys.stdin.readline()                      # WinPower is back
-print(ask(conn, f"GET NUMLOGINS {ups}").decode(), end="", flush=True)
-print(ask(conn, f"GET VAR {ups} ups.status").decode(), end="", flush=True)
-PY
-python3 "$work/login.py" "$nut_port" "$outage_ups" <"$work/login-in" >"$work/login-out" 2>&1 &
-login=$!
-exec 9>"$work/login-in"
-answered() { [ "$(wc -l <"$work/login-out")" -ge 4 ]; }
-wait_for 5 answered || true
-expected=$(printf 'OK\nOK\nOK\nERR DRIVER-NOT-CONNECTED\n')
-[ "$(cat "$work/login-out")" = "$expected" ] \
-    || fail "restarted with WinPower down, LOGIN and GET VAR answered: $(cat "$work/login-out")"
-simulator_up      # the same schedule, counted from now (as a restarted WinPower server)
-wait_for 20 upsc "$outage_ups@$nut" ups.status >/dev/null 2>&1 || true
-echo >&9
-exec 9>&-
-wait "$login" || true
-back=$(tail -n 2 "$work/login-out" | tr '\n' '|')
-case "$back" in "NUMLOGINS $outage_ups 1|VAR $outage_ups ups.status \"OL"*) ;;
-    *) fail "WinPower back, the login and readings are: $back" ;; esac
-echo "$name: restarted with WinPower down: the UPSs listed, LOGIN accepted (reads ERR DRIVER-NOT-CONNECTED);" \
-     "WinPower back: ${back//|/; }"
-
-if grep -q -e 'primary-pass' -e 'secondary-pass' "$work"/exporter*.log; then fail "a NUT password is in the log"; fi
+no_password_logged
 echo "$name: upsmon shut down on OB LB after FSD (both secondaries, one on 'ups', first) and on upsmon -c fsd;" \
-     "FSD kept with mains back; not on OB alone, a self-test ($test_status) or stale data; names and logins survive a restart"
+     "FSD kept with mains back; not on OB alone, a self-test ($test_status) or stale data"
