@@ -14,14 +14,12 @@
 #   Benchmarks/measure/mqtt-load.sh [WINDOW [ROUNDS]]   # uses .build/release/wpexporter (swift build -c release --product wpexporter)
 #
 # Runs in a network namespace of its own (Mosquitto takes no port 0: it listens on
-# 127.0.0.1:1883 there, which nothing else can reach); needs root for the namespace. Installs
-# wrk, Mosquitto and paho-mqtt when missing (before entering the namespace).
+# 127.0.0.1:1883 there, which nothing else can reach); needs root for the namespace (IntegrationTests/netns.sh).
+# Installs wrk, Mosquitto and paho-mqtt when missing (before entering the namespace).
 set -euo pipefail
-if [ -z "${WP_MQTT_NETNS:-}" ]; then
-    (cd "$(dirname "$0")/../.." && scripts/ci/tools.sh measure mqtt)
-    # shellcheck disable=SC2016  # $0 and $@ are the inner shell's: this script and its arguments
-    exec unshare --net env WP_MQTT_NETNS=1 bash -c 'ip link set lo up && exec bash "$0" "$@"' "$0" "$@"
-fi
+netns_tools="measure mqtt"
+# shellcheck source=IntegrationTests/netns.sh
+source "$(dirname "$0")/../../IntegrationTests/netns.sh"
 window=${1:-60} rounds=${2:-2}
 [[ "$window" =~ ^[1-9][0-9]*$ && "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 [WINDOW [ROUNDS]]" >&2; exit 64; }
 cd "$(dirname "$0")/../.."

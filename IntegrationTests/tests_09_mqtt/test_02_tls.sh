@@ -15,12 +15,9 @@
 #
 #   IntegrationTests/tests_09_mqtt/test_02_tls.sh
 set -euo pipefail
-if [ -z "${WP_MQTT_NETNS:-}" ]; then
-    # Installed before the namespace, which has no route out.
-    (cd "$(dirname "$0")/../.." && scripts/ci/tools.sh tests mqtt)   # curl, python3, openssl, mosquitto, mosquitto_sub, paho-mqtt
-    # shellcheck disable=SC2016  # $0 is the inner shell's: this script
-    exec unshare --net env WP_MQTT_NETNS=1 bash -c 'ip link set lo up && exec bash "$0"' "$0"
-fi
+netns_tools="tests mqtt"   # curl, python3, openssl, mosquitto, mosquitto_sub, paho-mqtt
+# shellcheck source=IntegrationTests/netns.sh
+source "$(dirname "$0")/../netns.sh"
 # shellcheck source=IntegrationTests/harness.sh
 source "$(dirname "$0")/../harness.sh"
 

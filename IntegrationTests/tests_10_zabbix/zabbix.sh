@@ -7,14 +7,12 @@
 # bound over /etc/zabbix there only. Needs root for the namespaces; PostgreSQL runs as its
 # postgres user. About 13 s until the API answers and the server polls.
 #
-# When sourced, it re-runs the case ($0) inside the namespaces, then sources the harness and
-# starts Zabbix; the case goes on with `$check` (zabbix_check.py: the API) and `$began`.
-if [ -z "${WP_ZABBIX_NETNS:-}" ]; then
-    # Installed before the namespace, which has no route out.
-    (cd "$(dirname "$0")/../.." && scripts/ci/tools.sh tests zabbix)   # curl, python3, net-snmp's tools, Zabbix, PostgreSQL
-    # shellcheck disable=SC2016  # $0 is the inner shell's: the case
-    exec unshare --net --mount env WP_ZABBIX_NETNS=1 bash -c 'ip link set lo up && exec bash "$0"' "$0"
-fi
+# When sourced, it re-runs the case ($0) inside the namespaces (IntegrationTests/netns.sh), then
+# sources the harness and starts Zabbix; the case goes on with `$check` (zabbix_check.py: the API)
+# and `$began`.
+netns_tools="tests zabbix" netns_flags="--net --mount"   # curl, python3, net-snmp's tools, Zabbix, PostgreSQL
+# shellcheck source=IntegrationTests/netns.sh
+source "$(dirname "$0")/../netns.sh"
 # shellcheck source=IntegrationTests/harness.sh
 source "$(dirname "$0")/../harness.sh"
 # shellcheck disable=SC2034  # read by the case that sources this file
