@@ -1,22 +1,23 @@
-#!/usr/bin/env bash
-# The history database failing under a running exporter, one way after another: the disk full,
-# then the directory read-only (a read-only bind mount over the data directory while the writer
-# must open the file again), the `sqlite3` command holding a write transaction for a minute, and
-# the file corrupted. The data directory is a small tmpfs of the case's own (mounted here, with a
-# second, writable view of it; unmounted on exit); the simulator takes UPS 0 off mains every
-# 8 s, so the writer has journal events to write every few seconds. Each failure must be named in
-# a warning of the log naming the file (when writes start failing, and again when the cause
-# changes), counted in winpower_exporter_history_write_failures_total and shown in /health's
-# `history` section, and the history must write again once the cause is gone (the corrupt file
-# excepted: it is left as it is). All the while collections go on (the last success
-# moves), and /metrics, NUT (`upsc`) and SNMP (`snmpget`) answer within a second: nothing waits
-# on the database. About two minutes.
+# shellcheck shell=bash disable=SC2034  # sets variables its cases read
+# Sourced by this group's failure cases (never run alone): the history database of a running
+# exporter whose data directory is a small tmpfs of the case's own (mounted here, with a second,
+# writable view of it in $work/rw; unmounted on exit); the simulator takes UPS 0 off mains every
+# 8 s, so the writer has journal events to write every few seconds. When sourced, the exporter
+# (with its NUT server and SNMP agent) has written its history and journaled an outage. A
+# case that cannot mount a tmpfs exits 0 here, saying it skipped (run it as root with
+# CAP_SYS_ADMIN, as CI does). Installs sqlite3, nut-client and snmp (Debian) when missing.
 #
-#   IntegrationTests/tests_08_history/test_02_failures.sh
+# Each failure must be named in a warning of the log naming the file (when writes start failing,
+# and again when the cause changes), counted in winpower_exporter_history_write_failures_total
+# and shown in /health's `history` section, and the history must write again once the cause is
+# gone. All the while collections go on (the last success moves), and /metrics, NUT (`upsc`) and
+# SNMP (`snmpget`) answer within a second: nothing waits on the database. The cases use:
 #
-# Needs to mount a tmpfs (root with CAP_SYS_ADMIN, as CI runs); says it skipped otherwise.
-# Installs sqlite3, nut-client and snmp (Debian) when missing.
-set -euo pipefail
+#   baseline; break_check CAUSE PATTERN   the failure's warning, count, /health (PATTERN), and
+#                                         collections and front ends going on through it
+#   recoveries; recovered WHAT BEFORE     the history writing again, and saying so
+#   collecting WHAT; responsive WHAT      collections succeeding; the front ends within a second
+#   history FIELD; failing; writing       /health's history section
 # shellcheck source=IntegrationTests/harness.sh
 source "$(dirname "$0")/../harness.sh"
 scripts/ci/tools.sh history   # sqlite3
@@ -102,69 +103,3 @@ recovered() {
     [ "$(recoveries)" -gt "$before" ] || fail "$1: no word that it writes again"
     echo "$name: $1: the history writes again"
 }
-
-# 1. The disk full: a file takes every free block.
-recovered_before=$(recoveries)
-baseline
-dd if=/dev/zero of="$work/rw/filler" bs=64k 2>/dev/null || true
-break_check "a full disk" 'full'
-
-# 2. The directory read-only: a read-only bind mount over it while the writer, having failed,
-#    must open the file again; the disk freed underneath (through the writable view).
-baseline
-mount --bind "$work/rw" "$work/data"
-mount -o remount,bind,ro "$work/data"
-rm -f "$work/rw/filler"
-break_check "a read-only directory" 'read.?only|unable to open'
-umount -l "$work/data"
-recovered "a read-only directory (after a full disk)" "$recovered_before"
-
-# 3. Another process holds a write transaction for a minute (the sqlite3 command, as an operator
-#    might leave it), then lets go.
-recovered_before=$(recoveries)
-fifo="$work/sqlite3.in"
-mkfifo "$fifo"
-sqlite3 "$db" <"$fifo" >"$work/sqlite3.out" 2>&1 &
-holder=$!
-exec 7>"$fifo"
-baseline
-# Waits up to 5 s for the writer's own transaction, then holds the lock (and says so).
-echo ".timeout 5000" >&7
-echo "BEGIN IMMEDIATE; INSERT INTO event (time, server, device, kind, code, detail) VALUES (0, '', NULL, 'reloaded', NULL, 'held'); SELECT 'held';" >&7
-wait_for 10 grep -qx held "$work/sqlite3.out" || fail "sqlite3 did not take the write lock: $(cat "$work/sqlite3.out")"
-held_since=$(date +%s)
-break_check "a write lock held by sqlite3" 'locked|busy'
-responsive "a write lock held by sqlite3, later"
-sleep_until=$((held_since + 60))
-while [ "$(date +%s)" -lt "$sleep_until" ]; do collecting "a write lock held by sqlite3 (held $(( $(date +%s) - held_since )) s)"; done
-echo "ROLLBACK;" >&7
-exec 7>&-
-wait "$holder" || true
-recovered "a write lock held by sqlite3 for a minute" "$recovered_before"
-
-# 4. The file corrupted under the writer: pages past the first overwritten. It is left as it is.
-stop_exporter
-python3 - "$db" <<'PY'
-import os, sys
-path = sys.argv[1]
-size = os.path.getsize(path)
-with open(path, "r+b") as f:
-    for offset in range(4096, size, 8192):
-        f.seek(offset)
-        f.write(os.urandom(4096))
-PY
-rm -f "$db-wal" "$db-shm"
-before=$(sha256sum "$db" | cut -d' ' -f1)
-start_exporter "$work/exporter-2.log" --nut.listen 127.0.0.1:0 --snmp.listen 127.0.0.1:0 --snmp.users_file "$work/snmp-users.yml"
-nut_port=$(listening_port "$work/exporter-2.log")
-agent_port=$(listening_port "$work/exporter-2.log" '"udp server listening"')
-warnings() { grep -c 'the history database cannot be written' "$work/exporter-2.log" || true; }
-wait_for 40 failing || fail "a corrupt file: the writer does not fail"
-error=$(history last_error)
-grep -qiE 'malformed|corrupt|not a database' <<<"$error" || fail "a corrupt file: /health's error does not say it: $error"
-[ "$(warnings)" -ge 1 ] || fail "a corrupt file: no warning"
-collecting "a corrupt file"
-responsive "a corrupt file"
-[ "$(sha256sum "$db" | cut -d' ' -f1)" = "$before" ] || fail "a corrupt file: the file was changed"
-echo "$name: a corrupt file: warned, /health says: $error; the file left as it is"
-echo "$name: passed"
