@@ -10,24 +10,32 @@
 #   IntegrationTests/run-tests.sh nut torture        # two groups: tests_02_nut, tests_05_torture
 #   IntegrationTests/run-tests.sh golden             # one case: tests_01_exposition/test_01_golden.sh
 #   IntegrationTests/run-tests.sh --list [FILTER...] # the cases that would run, without running them
+#   IntegrationTests/run-tests.sh --jobs 2 [FILTER...] # two cases at a time
 #
 # A filter names a group (`nut` or `tests_02_nut`) or a case (`golden`, `test_01_golden`,
 # `tests_01_exposition/test_01_golden` or its path). The cases run the binary WPEXPORTER_BIN
 # (default .build/debug/wpexporter); a case still running after INTEGRATION_TIMEOUT seconds
-# (default 900) is stopped and fails.
+# (default 900) is stopped and fails. `--jobs N` runs up to N cases at once (default 1: one
+# after another, as CI runs them — its interop lane shares two cores with another lane, and
+# several cases assert timings); each case's result line and, when it failed, its log are
+# printed as it ends, the table in the cases' order at the end.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 64
 logs=.build/integration
 
-list=0 filters=()
-for arg in "$@"; do
-    case "$arg" in
+list=0 jobs=1 filters=()
+while [ $# -gt 0 ]; do
+    case "$1" in
         --list) list=1 ;;
+        --jobs | -j) jobs=${2:-}; shift ;;
+        --jobs=*) jobs=${1#--jobs=} ;;
         -h | --help) sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-        -*) echo "run-tests.sh: unknown option $arg (--list, --help)" >&2; exit 64 ;;
-        *) filters+=("$arg") ;;
+        -*) echo "run-tests.sh: unknown option $1 (--list, --jobs N, --help)" >&2; exit 64 ;;
+        *) filters+=("$1") ;;
     esac
+    shift
 done
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "run-tests.sh: --jobs takes a number of cases, 1 or more (got '$jobs')" >&2; exit 64; }
 
 # named TEST FILTER: whether FILTER names TEST (tests_NN_group/test_NN_name.sh) or its group.
 named() {
@@ -54,35 +62,50 @@ for filter in "${filters[@]}"; do
 done
 if [ "$list" = 1 ]; then printf '%s\n' "${selected[@]}"; exit 0; fi
 
-# A case runs under timeout, in a process group of its own: on SIGINT or SIGTERM the case is
-# stopped first (its harness then stops what it started).
-child=""
-trap '[ -z "$child" ] || { kill -TERM "$child" 2>/dev/null; wait "$child"; }; exit 130' INT TERM
-
-rm -rf "$logs"
-table=() failed=()
-for test in "${selected[@]}"; do
-    log="$logs/${test%.sh}.log"
-    mkdir -p "$(dirname "$log")"
-    echo "== $test"
-    started=$SECONDS status=0
+# run_case TEST: runs one case under timeout, its output in its log; then prints its result line
+# (and its log when it failed) and writes "STATUS SECONDS" to the case's .status file. A case
+# runs in a process group of its own; on SIGINT or SIGTERM every running case is stopped first
+# (its harness then stops what it started).
+run_case() {
+    local test=$1 log="$logs/${1%.sh}.log" started=$SECONDS status=0 result child
     timeout -k 10 "${INTEGRATION_TIMEOUT:-900}" bash "IntegrationTests/$test" </dev/null >"$log" 2>&1 &
     child=$!
+    trap 'kill -TERM "$child" 2>/dev/null; wait "$child"; exit 130' INT TERM
     wait "$child" || status=$?
-    child=""
     case "$status" in
         0) result=passed ;;
         124) result="TIMED OUT" ;;
         *) result="FAILED (exit $status)" ;;
     esac
-    if [ "$status" != 0 ]; then
-        failed+=("$test")
-        echo "---- $log"
-        cat "$log"
-        echo "---- end of $log"
-    fi
-    echo "== $test: $result after $((SECONDS - started)) s"
-    table+=("$(printf '%-52s %-18s %5d s' "$test" "$result" $((SECONDS - started)))")
+    {
+        if [ "$status" != 0 ]; then
+            echo "---- $log"
+            cat "$log"
+            echo "---- end of $log"
+        fi
+        echo "== $test: $result after $((SECONDS - started)) s"
+    } | flock "$logs/.print.lock" cat   # one case's block at a time, whole
+    echo "$status $((SECONDS - started)) $result" >"$logs/${test%.sh}.status"
+}
+
+rm -rf "$logs"
+running=()
+trap '[ "${#running[@]}" = 0 ] || { kill -TERM "${running[@]}" 2>/dev/null; wait; }; exit 130' INT TERM
+for test in "${selected[@]}"; do
+    mkdir -p "$(dirname "$logs/$test")"
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+    echo "== $test"
+    run_case "$test" &
+    running+=("$!")
+done
+wait
+running=()
+table=() failed=()
+for test in "${selected[@]}"; do
+    status=none seconds=0 result="did not end"
+    read -r status seconds result <"$logs/${test%.sh}.status" || true
+    [ "$status" = 0 ] || failed+=("$test")
+    table+=("$(printf '%-52s %-18s %5d s' "$test" "$result" "$seconds")")
 done
 
 echo
