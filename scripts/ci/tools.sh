@@ -133,6 +133,12 @@ versioned() {
         fi
     done
 }
+# One install at a time (integration cases run side by side by run-tests.sh --jobs): the second
+# waits for the first, then installs what is still missing (apt-get and pip skip the rest).
+if [ $((${#debs[@]} + ${#debmins[@]} + ${#pips[@]})) -gt 0 ]; then
+    exec 8>>/tmp/wpexporter-tools.lock
+    flock 8
+fi
 if [ $((${#debs[@]} + ${#debmins[@]})) -gt 0 ]; then
     apt-get update -qq >/dev/null
     # Packages that ship a service (postgresql, zabbix-server, snmpd, mosquitto) do not start it:
