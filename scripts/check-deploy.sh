@@ -3,12 +3,12 @@
 #   - promtool check config / check rules / test rules on the Prometheus files;
 #   - every JSON file parses, every YAML file parses (python3 yaml), the Grafana dashboard
 #     only queries metric names the exporter exports;
-#   - bash -n and shellcheck on every shell script of the repository.
-# Installs Debian's prometheus (for promtool), shellcheck and python3-yaml when missing.
+# (scripts/check-shell.sh checks the shell scripts.) Installs Debian's prometheus (for promtool)
+# and python3-yaml when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/ci/tools.sh tests static   # promtool, shellcheck, python3 and PyYAML
+scripts/ci/tools.sh tests static   # promtool, python3 and PyYAML
 
 echo "== promtool check config deploy/prometheus/prometheus.yml"
 promtool check config deploy/prometheus/prometheus.yml
@@ -149,12 +149,3 @@ if failures:
     sys.exit(1)
 print(f"ok: {len(alerts)} alerts tested firing and silent; JSON, YAML and metric names valid")
 PY
-
-echo "== bash -n and shellcheck"
-mapfile -t scripts < <( { git ls-files '*.sh' 2>/dev/null; find scripts deploy -name '*.sh' -type f 2>/dev/null; } | sort -u)
-for script in "${scripts[@]}"; do
-    [[ -f "$script" ]] || continue
-    bash -n "$script"
-done
-shellcheck "${scripts[@]}"
-echo "ok: ${#scripts[@]} shell scripts pass bash -n and shellcheck"
