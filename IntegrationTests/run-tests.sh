@@ -63,7 +63,7 @@ done
 if [ "$list" = 1 ]; then printf '%s\n' "${selected[@]}"; exit 0; fi
 
 # run_case TEST: runs one case under timeout, its output in its log; then prints its result line
-# (and its log when it failed) and writes "STATUS SECONDS" to the case's .status file. A case
+# (and its log when it failed) and writes "STATUS SECONDS RESULT" to its .status file. A case
 # runs in a process group of its own; on SIGINT or SIGTERM every running case is stopped first
 # (its harness then stops what it started).
 run_case() {
