@@ -79,8 +79,9 @@ value = lambda name: float(re.search(rf"^{name} (\S+)$", metrics, re.M).group(1)
 failures, connections = value("winpower_exporter_mqtt_connection_failures_total"), value("winpower_exporter_mqtt_connections_total")
 # Queued at most: each of the 50 UPSs' discovery (14 entities), state and availability, and the status pair.
 ok = failures >= (3 if mode == "flapping" else 2) and (connections >= 3 if mode == "flapping" else connections == 0) \
-    and health["queued"] <= 50 * 16 + 2 and (mode != "refusing" or "not authorized" in (health["last_error"] or ""))
-print(f"{mode}: {connections:.0f} connections, {failures:.0f} failures, {health['queued']} queued, last error: {health['last_error']}")
+    and health["queued"] <= 50 * 16 + 2 and (mode != "refusing" or "not authorized" in health.get("last_error", ""))
+# last_error is left out while connected (a flapping broker's connection may be up right now).
+print(f"{mode}: {connections:.0f} connections, {failures:.0f} failures, {health['queued']} queued, last error: {health.get('last_error')}")
 sys.exit(0 if ok else 1)
 PY
     stop_exporter
