@@ -8,7 +8,7 @@ import WPLogging
 
 /// The package's replacements for Foundation's trimming and `String(format:)` give exactly
 /// Foundation's results (the tests may import Foundation; the libraries do not).
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct StringHelperTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct StringHelperTests {
     /// Every scalar of the BMP up to U+3100 (all of Unicode's whitespace), plus a few beyond.
     static let scalars: [Unicode.Scalar] = (0...0x3100).compactMap(Unicode.Scalar.init) + ["\u{FEFF}", "\u{1F600}"]
 
