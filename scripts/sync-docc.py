@@ -68,7 +68,7 @@ CATALOGS = {
                    ["FrontEnd", "FrontEndFactory", "FrontEndContext", "FleetState", "FleetPublishing", "FrontEndError"]),
     "WPExporter": ("The whole WinPower exporter as a library: one or many servers, energy, reloads, the HTTP endpoints, NUT and SNMP.",
                    "`Exporter` is what the `wpexporter` binary runs: built from an `ExporterConfiguration`, it serves its endpoints on its own listener (`run`) or inside your service (`router`, `register(in:)`).",
-                   [("Embedding", "embedding.md")], ["Exporter", "ExporterError", "WebSecurity"]),
+                   [("EmbeddingTheExporter", "embedding-exporter.md")], ["Exporter", "ExporterError", "WebSecurity"]),
     "WPExporterTesting": ("Tests of a service that embeds the exporter: a simulated WinPower in process, a manual clock, energy in memory.",
                           "`ExporterTestHarness` runs an `Exporter` against WPSimulator's simulated WinPower on a manual clock; `LoopbackClient` asks a service listening on this host. The simulator is the product's companion module, WPSimulator.",
                           [], ["ExporterTestHarness", "LoopbackClient", "LoopbackResponse"]),

@@ -1,4 +1,4 @@
-// docs/embedding.md §8 (the WinPower exporter inside a service), as written there, wrapped in
+// docs/embedding-exporter.md (the WinPower exporter inside a service), as written there, wrapped in
 // functions. Linux only, like WPExporter. Nothing here runs.
 #if os(Linux)
 // .product(name: "WPExporter", package: "wpexporter") among the target's dependencies

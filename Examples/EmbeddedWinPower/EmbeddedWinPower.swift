@@ -1,4 +1,4 @@
-// A service that embeds the WinPower exporter (docs/embedding.md): the WinPower pipeline of two
+// A service that embeds the WinPower exporter (docs/embedding-exporter.md): the WinPower pipeline of two
 // servers, simulated here by the simulator library, beside the service's own counters on one
 // /metrics served by the service's WPServer; then a configuration reload. Linux only (WPServer).
 #if os(Linux)

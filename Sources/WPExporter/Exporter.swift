@@ -37,7 +37,7 @@ package typealias ClientFactory = @Sendable (ServerEntry) throws -> any WinPower
 /// returns, then lets the collection and scrapes in flight finish within
 /// `scheduler.graceful_shutdown_timeout` and persists energy. A service with an HTTP server of
 /// its own mounts ``router`` and calls ``runCollection(reloadRequests:until:)`` instead, or
-/// puts the WinPower families into its own registry (``register(in:)``; docs/embedding.md).
+/// puts the WinPower families into its own registry (``register(in:)``; docs/embedding-exporter.md).
 ///
 /// ```swift
 /// let exporter = try Exporter(configuration: loaded.configuration, logger: logger)

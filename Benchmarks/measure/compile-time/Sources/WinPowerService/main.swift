@@ -1,4 +1,4 @@
-// The exporter inside a service, as docs/embedding.md §8 writes it: built from a configuration
+// The exporter inside a service, as docs/embedding-exporter.md writes it: built from a configuration
 // made in code, run until the process is stopped. Written against the API every measured
 // revision shares.
 import WPConfig
