@@ -90,8 +90,9 @@ wait_http() {
 }
 
 # start_simulator [DEVICES [ARG...]]: `wpexporter simulate` with DEVICES devices (default 1,000)
-# on a free loopback port, extra arguments appended (later flags win: `--port "$sim_port"` starts
-# it again on the same port); sets sim_port and simulator (PID).
+# on a free loopback port, extra arguments appended (later flags win); sets sim_port and
+# simulator (PID). WinPower going away and coming back is simulator_down and simulator_up (the
+# port stays held), never a second start on the same port.
 start_simulator() {
     : >"$work/sim.log"   # emptied here: the child's redirection may come after the wait below starts
     "$binary" simulate --port 0 --devices "${1:-1000}" "${@:2}" >"$work/sim.log" 2>&1 &

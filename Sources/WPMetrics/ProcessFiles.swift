@@ -1,3 +1,5 @@
+import WPText
+
 /// Pure parsers for the `/proc` files the ``ProcessCollector`` reads, tested on fixture text.
 public enum ProcessFiles {
     /// The fields of `/proc/<pid>/stat` the process metrics need.
@@ -104,19 +106,11 @@ public enum ProcessFiles {
     public static func parseBootTime(_ text: String) throws(MetricsError) -> UInt64 {
         for lineBytes in text.utf8.split(separator: UInt8(ascii: "\n")) where lineBytes.starts(with: "btime ".utf8) {
             let line = Substring(lineBytes)
-            guard let value = UInt64(line.dropFirst(6).trimmingPrefix(while: { $0 == " " })) else {
+            guard let value = UInt64(line.dropFirst(6).trimmingSpacesAndTabs()) else {
                 throw .unparsableProcessFile("/proc/stat", reason: "btime is not a number")
             }
             return value
         }
         throw .unparsableProcessFile("/proc/stat", reason: "no btime line")
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingPrefix(while predicate: (Character) -> Bool) -> Substring {
-        var result = self
-        while let first = result.first, predicate(first) { result = result.dropFirst() }
-        return result
     }
 }
