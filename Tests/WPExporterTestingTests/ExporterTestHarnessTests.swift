@@ -1,4 +1,4 @@
-// The test target of the example below, as docs/embedding.md shows it:
+// The test target of the example below, as docs/embedding-exporter.md shows it:
 // Package.swift: .testTarget(name: "ServiceTests", dependencies: [
 //     .product(name: "WPExporterTesting", package: "wpexporter")])
 import Testing
@@ -9,7 +9,7 @@ import WPRuntime
 import WPSimulator
 import WPTestThreads
 
-// The example docs/embedding.md gives an embedder, as it is there (DocSnippetsSyncTests).
+// The example docs/embedding-exporter.md gives an embedder, as it is there (DocSnippetsSyncTests).
 @Test func everyUPSIsExported() async throws {
     let harness = try await ExporterTestHarness(devices: 3)
     await harness.collect()

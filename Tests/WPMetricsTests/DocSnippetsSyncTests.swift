@@ -10,12 +10,16 @@ import WPTestThreads
 /// compiles. The few examples that are not compiled are listed below, each with its reason.
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct DocSnippetsSyncTests {
     static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let docs = ["embedding.md", "scheduler.md", "process.md", "logging.md", "http-server.md", "metrics-library.md",
-                        "simulator.md", "energy.md", "winpower-client.md", "front-ends.md", "testing.md", "http-client.md"]
+    /// Every page of docs/ with a Swift listing, read from the directory: a page added later is
+    /// checked without being named here.
+    static let docs: [String] = ((try? FileManager.default.contentsOfDirectory(atPath: root.appending(path: "docs").path)) ?? [])
+        .filter { $0.hasSuffix(".md") && ((try? read("docs/\($0)"))?.contains("```swift") ?? false) }.sorted()
 
     /// Examples not compiled, by their first line, and why.
     static let notCompiled: [String: String] = [
         "// Package.swift of your service; the URL is this repository's URL (a git URL SwiftPM can clone).":
+            "a manifest line; scripts/check-consumer.sh builds a package that depends on a tag this way",
+        "// Package.swift of your service; the URL is this repository's URL.":
             "a manifest line; scripts/check-consumer.sh builds a package that depends on a tag this way",
         "let fixed = LogTimestamp(seconds: 1_795_315_039, nanoseconds: 123_000_000)":
             "shows bare expressions and their values, which compile only with unused-result warnings",
@@ -88,6 +92,12 @@ import WPTestThreads
             let compiled = files.contains { Self.isSubsequence(example.lines, of: $0.lines) }
             #expect(compiled, "docs/\(doc):\(example.line): this example is not in Examples/DocSnippets (or differs); first line: \(first)")
         }
+    }
+
+    @Test func everyPageWithAListingIsRead() {
+        #expect(Self.docs.contains("embedding.md"))
+        #expect(Self.docs.contains("embedding-exporter.md"))
+        #expect(!Self.docs.contains("running.md"), "a page without a Swift listing")
     }
 
     @Test func theMatcherCatchesAChangedLine() {
