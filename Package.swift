@@ -56,12 +56,13 @@ let package = Package(
         // The runtime underneath: named threads, the condition variable with a deadline, the
         // monotonic deadline, the worker queue, the test clock (docs/architecture.md, "Threads").
         .target(name: "WPRuntime", dependencies: ["WPPOSIX"]),
-        // Internals, no products: POSIX files, directories and error texts; text (trimming,
-        // display text, ASCII and pinyin, percent encoding); time (civil dates, time zone rules).
+        // Internals, no products: POSIX files (read, write, fsync, rename, directory sync),
+        // directories and error texts; text (trimming, display text, ASCII and pinyin, percent
+        // encoding, HTML and JSON escaping); time (civil dates, time zone rules).
         .target(name: "WPPOSIX"),
         .target(name: "WPText"),
         .target(name: "WPTime", dependencies: ["WPPOSIX"]),
-        .target(name: "WPLogging", dependencies: ["WPRuntime", "WPCompression", "WPPOSIX", "WPTime"]),
+        .target(name: "WPLogging", dependencies: ["WPRuntime", "WPCompression", "WPPOSIX", "WPText", "WPTime"]),
         .target(name: "WPConfig", dependencies: ["WPRuntime", "WPPOSIX", "WPText", "WPTime"]),
         // WPHTTPClient: see docs/architecture.md (deviations) for why WPMetrics depends on it.
         .target(name: "WPMetrics", dependencies: ["WPRuntime", "WPPOSIX", "WPText"]),

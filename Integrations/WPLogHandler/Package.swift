@@ -33,7 +33,10 @@ let package = Package(
         ),
         .testTarget(
             name: "WPLogHandlerTests",
-            dependencies: ["WPLogHandler"]
+            // WPExporter (Linux) and WPConfig: the README's listing of an exporter logging
+            // through `.swiftLog(logger)` is compiled in DocSnippets.swift.
+            dependencies: ["WPLogHandler", .product(name: "WPConfig", package: wpexporterPackage),
+                           .product(name: "WPExporter", package: wpexporterPackage, condition: .when(platforms: [.linux]))]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import WPText
 import WPHTTPClient
 import FoundationEssentials
 import WPLogging

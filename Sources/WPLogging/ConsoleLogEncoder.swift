@@ -1,3 +1,5 @@
+import WPText
+
 /// Encodes records for people reading a terminal: aligned columns, `key=value` fields.
 ///
 /// ```text

@@ -36,10 +36,10 @@ enum GzipFile {
         var compressed: [UInt8] = []
         compressed.reserveCapacity(chunk)
         while true {
-            let count = inBuffer.withUnsafeMutableBytes { read(input, $0.baseAddress, chunk) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw failure("read \(source)", errno)
+            let count: Int
+            switch POSIXFile.readChunk(input, into: &inBuffer) {
+            case .read(let read): count = read
+            case .failed(let code): throw failure("read \(source)", code)
             }
             compressed.removeAll(keepingCapacity: true)
             do {
@@ -56,7 +56,7 @@ enum GzipFile {
             }
             if count == 0 { break }
         }
-        if fsync(output) != 0 { throw failure("fsync \(destination)", errno) }
+        if let code = POSIXFile.sync(output) { throw failure("fsync \(destination)", code) }
     }
 
     private static func failure(_ operation: String, _ code: Int32) -> Failure {

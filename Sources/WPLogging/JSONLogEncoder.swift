@@ -1,3 +1,5 @@
+import WPText
+
 /// Encodes records as JSON Lines: one object per line, keys in a fixed order.
 ///
 /// The object starts with `time` (RFC 3339, UTC, milliseconds), `level`, `logger`, `message`,

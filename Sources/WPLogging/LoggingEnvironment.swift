@@ -1,3 +1,4 @@
+import WPText
 import WPPOSIX
 import WPRuntime
 #if canImport(Glibc)

@@ -64,8 +64,7 @@ extension RotatingFileSink {
             failures.report(kind: "compress", "cannot compress \(source): \(error.description)")
             return
         }
-        guard rename(temporary, source + ".gz") == 0 else {
-            let code = errno
+        if let code = POSIXFile.rename(temporary, to: source + ".gz") {
             _ = unlink(temporary)
             failures.report(kind: "compress", "cannot rename \(temporary): \(systemErrorText(code)) (errno \(code))")
             return

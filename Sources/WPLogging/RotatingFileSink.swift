@@ -301,8 +301,7 @@ public final class RotatingFileSink: LogSink {
         }
         state.lastStamp = stamp
         state.lastSequence = sequence
-        guard rename(configuration.path, target) == 0 else {
-            let code = errno
+        if let code = POSIXFile.rename(configuration.path, to: target) {
             return [("rotate", "cannot rename \(configuration.path) to \(target): \(systemErrorText(code)) (errno \(code))")]
         }
         return []

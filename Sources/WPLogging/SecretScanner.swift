@@ -1,3 +1,5 @@
+import WPText
+
 /// The byte-level matching behind ``Redactor``: registered secrets, `Bearer` and `Basic`
 /// credentials, and the password of a URL's user information.
 enum SecretScanner {

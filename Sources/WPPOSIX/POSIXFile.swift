@@ -48,11 +48,10 @@ package enum POSIXFile {
         var result: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let wanted = min(buffer.count, limit - result.count + 1)
-            let count = buffer.withUnsafeMutableBytes { Self.readCall(fd, $0.baseAddress, wanted) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .failed(errno)
+            let count: Int
+            switch readChunk(fd, into: &buffer, count: limit - result.count + 1) {
+            case .read(let read): count = read
+            case .failed(let code): return .failed(code)
             }
             if count == 0 { return .bytes(result) }
             result.append(contentsOf: buffer[0..<count])
@@ -129,7 +128,7 @@ package enum POSIXFile {
         systemErrorText(code).lowercased()
     }
 
-    private static func readCall(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    static func readCall(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
         #if canImport(Glibc)
         Glibc.read(fd, buffer, count)
         #elseif canImport(Musl)

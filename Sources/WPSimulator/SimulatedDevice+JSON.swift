@@ -1,3 +1,4 @@
+import WPText
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import WPText
 import FoundationEssentials
 import Synchronization
 import WPLogging

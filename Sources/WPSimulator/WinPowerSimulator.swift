@@ -1,4 +1,5 @@
 public import FoundationEssentials
+import WPText
 import Synchronization
 public import WPLogging
 public import WPServer

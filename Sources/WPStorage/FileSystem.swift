@@ -62,13 +62,12 @@ enum FileSystem {
         // Apply the configured mode exactly, whatever the umask.
         guard fchmod(fd, mode_t(mode)) == 0 else { throw .posix("chmod", path) }
         if let code = POSIXFile.writeAll(fd, bytes) { throw .posix("write", path, errno: code) }
-        guard fsync(fd) == 0 else { throw .posix("fsync", path) }
+        if let code = POSIXFile.sync(fd) { throw .posix("fsync", path, errno: code) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .posix("stat", path) }
         return Identity(info)
     }
 
-    /// Flushes directory entries (renames, links) of `path` to stable storage.
     /// The error of an `open` with `O_NOFOLLOW` that failed: ``StorageError/symbolicLink(path:)``
     /// when `path` is a symbolic link (`ELOOP`), else the system error.
     static func refusal(_ operation: String, _ path: String, errno code: Int32 = errno) -> StorageError {
@@ -82,20 +81,13 @@ enum FileSystem {
         return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
     }
 
+    /// Flushes directory entries (renames, links) of `path` to stable storage.
     static func syncDirectory(_ path: String) throws(StorageError) {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw .posix("open directory", path) }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw .posix("fsync directory", path) }
+        if let failure = POSIXFile.syncDirectory(path) { throw .posix(failure.operation, path, errno: failure.errno) }
     }
 
     static func rename(_ from: String, _ to: String) throws(StorageError) {
-        #if canImport(Glibc)
-        let result = Glibc.rename(from, to)
-        #else
-        let result = Darwin.rename(from, to)
-        #endif
-        guard result == 0 else { throw .posix("rename to \(to)", from) }
+        if let code = POSIXFile.rename(from, to: to) { throw .posix("rename to \(to)", from, errno: code) }
     }
 
     /// The system calls a save makes that a test needs to replace (the file-system seam):

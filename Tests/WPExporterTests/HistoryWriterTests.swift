@@ -1,3 +1,4 @@
+import WPText
 import Foundation
 import Testing
 import WPTestThreads

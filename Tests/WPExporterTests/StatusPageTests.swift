@@ -1,3 +1,4 @@
+import WPText
 import WPTime
 import Foundation
 import Testing

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WPTestThreads
 
-/// Every Swift example of the library docs is compiled (Examples/DocSnippets, or the
+/// Every Swift example of the docs and the integrations' READMEs is compiled (Examples/DocSnippets, or the
 /// integrations' DocSnippets.swift test files) *as written in the doc*: each example's lines,
 /// trimmed, appear in that order in one compiled file, which may add wrapping lines (a function
 /// around it, the values it uses, a `return`). So an example edited in the doc and not in the
@@ -10,10 +10,20 @@ import WPTestThreads
 /// compiles. The few examples that are not compiled are listed below, each with its reason.
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct DocSnippetsSyncTests {
     static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    /// Every page of docs/ with a Swift listing, read from the directory: a page added later is
-    /// checked without being named here.
-    static let docs: [String] = ((try? FileManager.default.contentsOfDirectory(atPath: root.appending(path: "docs").path)) ?? [])
-        .filter { $0.hasSuffix(".md") && ((try? read("docs/\($0)"))?.contains("```swift") ?? false) }.sorted()
+    /// Every page with a Swift listing, by its path in the repository, read from the
+    /// directories (the README, docs/ and its Chinese pages, each integration's README): a page
+    /// added later is checked without being named here.
+    static let docs: [String] = {
+        let manager = FileManager.default
+        let integrations = ((try? manager.contentsOfDirectory(atPath: root.appending(path: "Integrations").path)) ?? [])
+            .map { "Integrations/\($0)/README.md" }
+        var pages = ["README.md", "README.zh-CN.md"] + integrations
+        for directory in ["docs", "docs/zh-CN"] {
+            pages += ((try? manager.contentsOfDirectory(atPath: root.appending(path: directory).path)) ?? [])
+                .filter { $0.hasSuffix(".md") }.map { "\(directory)/\($0)" }
+        }
+        return pages.filter { ((try? read($0))?.contains("```swift") ?? false) }.sorted()
+    }()
 
     /// Examples not compiled, by their first line, and why.
     static let notCompiled: [String: String] = [
@@ -25,6 +35,8 @@ import WPTestThreads
             "shows bare expressions and their values, which compile only with unused-result warnings",
         "import Logging":
             "needs both integration packages; each compiles its half (Integrations/*/Tests/*/DocSnippets.swift)",
+        "// Package.swift of a service: wpexporter and the published WPMetricsBridge, by version":
+            "manifest lines; scripts/check-consumer.sh builds scripts/consumer-integrations, which depends on them this way",
         "// Package.swift of your service: wpexporter and its integrations, each by URL and version.":
             "manifest lines; scripts/check-consumer.sh builds scripts/consumer-integrations, which depends on them this way",
         "public protocol FrontEnd: Sendable {":
@@ -85,19 +97,20 @@ import WPTestThreads
 
     @Test(arguments: docs) func everyExampleIsCompiledAsWritten(doc: String) throws {
         let files = try Self.compiledFiles()
-        let examples = Self.examples(try Self.read("docs/\(doc)"))
+        let examples = Self.examples(try Self.read(doc))
         #expect(!examples.isEmpty)
         for example in examples {
             guard let first = example.lines.first, Self.notCompiled[first] == nil else { continue }
             let compiled = files.contains { Self.isSubsequence(example.lines, of: $0.lines) }
-            #expect(compiled, "docs/\(doc):\(example.line): this example is not in Examples/DocSnippets (or differs); first line: \(first)")
+            #expect(compiled, "\(doc):\(example.line): this example is in no compiled file (Examples/DocSnippets, Integrations/*/Tests/*/DocSnippets.swift…) or differs; first line: \(first)")
         }
     }
 
     @Test func everyPageWithAListingIsRead() {
-        #expect(Self.docs.contains("embedding.md"))
-        #expect(Self.docs.contains("embedding-exporter.md"))
-        #expect(!Self.docs.contains("running.md"), "a page without a Swift listing")
+        #expect(Self.docs.contains("docs/embedding.md"))
+        #expect(Self.docs.contains("docs/embedding-exporter.md"))
+        #expect(Self.docs.contains("Integrations/WPLogHandler/README.md"), "an integration's README")
+        #expect(!Self.docs.contains("docs/running.md"), "a page without a Swift listing")
     }
 
     @Test func theMatcherCatchesAChangedLine() {

@@ -20,4 +20,15 @@ func embeddingSnippet() {
 func readmeSwiftLogSinkSnippet() {
     let log = WPLogger(label: "", sink: SwiftLogSink(labelPrefix: "winpower"))
     log.child(label: "collector").info("collected")   // swift-log logger "winpower.collector"
+    // the exporter: try Exporter(configuration: configuration, logger: log)
 }
+
+#if os(Linux)
+import WPConfig
+import WPExporter
+
+func readmeSwiftLogLoggerSnippet(configuration: ExporterConfiguration, logger: Logger) throws -> Exporter<ContinuousClock> {
+    let exporter = try Exporter(configuration: configuration, logger: .swiftLog(logger))
+    return exporter
+}
+#endif

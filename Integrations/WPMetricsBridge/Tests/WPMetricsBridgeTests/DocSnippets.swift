@@ -9,6 +9,8 @@ func readmeBootstrapSnippet() {
     let registry = MetricRegistry()
     MetricsSystem.bootstrap(RegistryMetricsFactory(registry: registry))
     Counter(label: "http.requests", dimensions: [("method", "GET")]).increment()
+    // registry.render(format: .text):
+    // http_requests_total{method="GET"} 1
 }
 
 func readmeProblemSnippet(logger: WPLogger) {

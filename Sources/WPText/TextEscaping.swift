@@ -1,14 +1,15 @@
-/// Byte-level escaping shared by the encoders, so that no message, field or label can break
-/// a record across lines or inject terminal control sequences.
+/// The one JSON string escaping, byte by byte: the log encoders' (JSON records and console
+/// lines, so that no message, field or label can break a record across lines or inject terminal
+/// control sequences) and that of the JSON bodies written by hand (``Swift/String/jsonQuoted``).
 ///
 /// Escaped everywhere: C0 controls (U+0000–U+001F), DEL (U+007F), C1 controls (U+0080–U+009F,
 /// which include NEL and the 8-bit CSI some terminals honour) and the Unicode line and paragraph
 /// separators U+2028/U+2029. Every other character, including all other non-ASCII text, passes
 /// through as UTF-8. Escapes use the JSON spelling in both encoders: `\n`, `\r`, `\t`, `\b`,
 /// `\f`, otherwise `\u00XX` (lower-case hex).
-enum TextEscaping {
+package enum TextEscaping {
     /// How `"` and `\` are treated.
-    enum Quoting {
+    package enum Quoting {
         /// Escape `"` and `\` (JSON strings, quoted console values).
         case quoted
         /// Leave `"` and `\` alone (console messages, which are not quoted).
@@ -16,12 +17,12 @@ enum TextEscaping {
     }
 
     /// Appends `text`, escaped, to `out`.
-    static func append(_ text: String, quoting: Quoting, to out: inout [UInt8]) {
+    package static func append(_ text: String, quoting: Quoting, to out: inout [UInt8]) {
         var text = text
         text.withUTF8 { append($0, quoting: quoting, to: &out) }
     }
 
-    static func append(_ bytes: UnsafeBufferPointer<UInt8>, quoting: Quoting, to out: inout [UInt8]) {
+    package static func append(_ bytes: UnsafeBufferPointer<UInt8>, quoting: Quoting, to out: inout [UInt8]) {
         let escapeQuotes = quoting == .quoted
         var runStart = 0
         var index = 0
@@ -55,7 +56,7 @@ enum TextEscaping {
 
     /// Whether `text` contains anything ``append(_:quoting:to:)`` would escape in `.quoted`
     /// mode, or a space or `=`: such console values are written in quotes.
-    static func needsQuotes(_ text: String) -> Bool {
+    package static func needsQuotes(_ text: String) -> Bool {
         if text.isEmpty { return true }
         for byte in text.utf8 where byte <= 0x20 || byte == 0x22 || byte == 0x3D || byte == 0x5C
             || byte == 0x7F || byte == 0xC2 || byte == 0xE2 {
