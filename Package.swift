@@ -186,7 +186,7 @@ let package = Package(
         .testTarget(name: "WPWallClockTests", dependencies: ["WPTestThreads", "WPWallClock", "WPLogging", "WPRuntime"]),
         .testTarget(name: "WPConfigTests", dependencies: ["WPTestThreads", "WPConfig", "WPRuntime", "WPTime"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "WPMetricsTests", dependencies: ["WPRuntime", "WPTestThreads", "WPMetrics", "WPTestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "WPMetricsTests", dependencies: ["WPRuntime", "WPTestThreads", "WPMetrics", "WPTestSupport", "WPText"], exclude: ["Golden"]),
         .testTarget(name: "WPPushgatewayTests", dependencies: ["WPRuntime", "WPTestThreads", "WPPushgateway", "WPMetrics", "WPServer", "WPTestSupport"]),
         .testTarget(name: "WPStorageTests", dependencies: ["WPWallClock", "WPTestThreads", "WPStorage", "WPCompression", "WPLogging", "WPRuntime", "WPTestSupport"],
                     resources: [.copy("Fixtures")]),
