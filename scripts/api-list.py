@@ -25,6 +25,9 @@ library's included: `WPServer extends Duration: ...`) are listed; what the compi
 (a protocol's default `!=`, memberwise conformances) is not. A public declaration added, removed
 or changed makes the check fail until api/ is written again, so the change to the API is part of
 the diff a reviewer reads (docs/api-stability.md says which changes a release may make).
+The root's modules that no product holds (the foundations WPPOSIX, WPText and WPTime, the codecs,
+the built-in front ends; test support aside) must declare nothing public but what INTERNAL_PUBLIC
+lists with its reason: the check fails naming the module and its first public declaration.
 """
 import json
 import subprocess
@@ -79,6 +82,47 @@ def extract(module: str, modules_dir: Path, triple: str, flags: list[str], out: 
         raise SystemExit(f"api-list: symbolgraph-extract {module} failed:\n{result.stderr[-2000:]}")
 
 
+def internal_modules() -> list[str]:
+    """The root's Swift library modules that no product holds and that are not test support
+    (WPTestSupport, WPTestThreads, the `…Testing` modules): the foundations, the codecs, the
+    built-in front ends. Their declarations are `package` at most, so nothing in them is API."""
+    package = json.loads(subprocess.run(["swift", "package", "dump-package"], check=True, capture_output=True,
+                                        text=True, cwd=ROOT).stdout)
+    products = set(product_modules(ROOT))
+    names = []
+    for target in package["targets"]:
+        name = target["name"]
+        if target["type"] != "regular" or name in products or name.startswith("WPTest") or name.endswith("Testing"):
+            continue
+        if any((ROOT / "Sources" / name).rglob("*.swift")):
+            names.append(name)
+    return sorted(names)
+
+
+# Public declarations a module that is no product's may keep, by path prefix, and why.
+INTERNAL_PUBLIC = {
+    "WPHistory.HistorySettings": "the type of WPExporter's public `ExporterConfiguration.history`, "
+                                 "released in 0.4.0 (docs/api-stability.md)",
+}
+
+
+def check_internal_modules(work: Path) -> list[str]:
+    """`MODULE: N public declarations (first: …)` for each internal module that declares any."""
+    modules = internal_modules()
+    bin_path = swift_build.bin_path(ROOT, None)
+    flags = swift_build.c_flags([ROOT], bin_path)
+    triple = target_triple()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        list(pool.map(lambda m: extract(m, bin_path / "Modules", triple, flags, work / "internal" / m), modules))
+    problems = []
+    for module in modules:
+        listed = [line for line in lines(module, work / "internal" / module)
+                  if not any(line.startswith(prefix + ".") or line.startswith(prefix + ":") for prefix in INTERNAL_PUBLIC)]
+        if listed:
+            problems.append(f"{module}: {len(listed)} public declarations (first: {listed[0]})")
+    return problems
+
+
 def lines(module: str, graphs: Path) -> list[str]:
     found = set()
     for graph in symbol_graph.graphs(graphs):
@@ -125,6 +169,7 @@ def main() -> int:
         else:
             modules = extract_products(ROOT, work)
         listings = {m: lines(m, work / m) for m in modules}
+        internal_problems = [] if integrations else check_internal_modules(work)
     where = api.relative_to(ROOT)
     if write:
         api.mkdir(exist_ok=True)
@@ -150,6 +195,12 @@ def main() -> int:
                 print(f"  + {line}")
             if len(added) + len(removed) > 60:
                 print(f"  … {len(added) + len(removed) - 60} more")
+    if internal_problems:
+        status = 1
+        print("api-list: modules that are no product's declare public API (make it `package`, or the "
+              "module a product: docs/architecture.md, \"Products\"):")
+        for problem in internal_problems:
+            print(f"  {problem}")
     stale = [p.name for p in api.glob("*.txt") if p.stem not in listings]
     if stale:
         status = 1

@@ -1,50 +1,50 @@
-public import WPConfig
+package import WPConfig
 
 /// `mqtt.*`: every UPS published to an MQTT broker, with Home Assistant discovery, the section the
 /// MQTT front end declares (docs/home-assistant.md).
-public struct MQTTSettings: ConfigSectionSettings {
+package struct MQTTSettings: ConfigSectionSettings {
     /// `mqtt.url`: `mqtt://host:port`, or `mqtts://host:port` for TLS; unset: no MQTT.
-    public var url: String?
+    package var url: String?
     /// `mqtt.username`.
-    public var username: String?
+    package var username: String?
     /// `mqtt.password` (or `mqtt.password_file`).
-    public var password: Secret?
+    package var password: Secret?
     /// `mqtt.ca_file`: the PEM bundle the broker's certificate must chain to (`mqtts://`);
     /// unset: the system's trust store.
-    public var caFile: String?
+    package var caFile: String?
     /// `mqtt.cert_file`: the client certificate shown to the broker (`mqtts://`).
-    public var certFile: String?
+    package var certFile: String?
     /// `mqtt.key_file`: the client certificate's key.
-    public var keyFile: String?
+    package var keyFile: String?
     /// `mqtt.skip_ssl_verify`: accept any certificate from the broker.
-    public var skipSSLVerify = false
+    package var skipSSLVerify = false
     /// `mqtt.client_id`.
-    public var clientID = "wpexporter"
+    package var clientID = "wpexporter"
     /// `mqtt.topic_prefix`.
-    public var topicPrefix = "wpexporter"
+    package var topicPrefix = "wpexporter"
     /// `mqtt.discovery_prefix`.
-    public var discoveryPrefix = "homeassistant"
+    package var discoveryPrefix = "homeassistant"
     /// `mqtt.discovery`: whether Home Assistant discovery is published.
-    public var discovery = true
+    package var discovery = true
     /// `mqtt.language`: the entities' names.
-    public var language = "en"
+    package var language = "en"
     /// `mqtt.qos`.
-    public var qos = 1
+    package var qos = 1
     /// `mqtt.min_interval`: the shortest time between two states of one UPS (a change of its
     /// mode is published at once).
-    public var minInterval: Duration = .zero
+    package var minInterval: Duration = .zero
     /// `mqtt.keep_alive`.
-    public var keepAlive: Duration = .seconds(30)
+    package var keepAlive: Duration = .seconds(30)
     /// `mqtt.connect_timeout`: how long a connection (TCP, TLS, the broker's CONNACK) may take.
-    public var connectTimeout: Duration = .seconds(10)
+    package var connectTimeout: Duration = .seconds(10)
     /// `mqtt.queue_size`: messages kept while the broker is away.
-    public var queueSize = 100_000
+    package var queueSize = 100_000
 
     /// MQTT off.
-    public init() {}
+    package init() {}
 
     /// The keys of `mqtt.*`.
-    public static let section = ConfigSection<MQTTSettings>("mqtt", [
+    package static let section = ConfigSection<MQTTSettings>("mqtt", [
         .text("url", \.url, "Broker to publish every UPS to, `mqtt://host:port` (port 1883 by default) or `mqtts://host:port` "
               + "for TLS (port 8883 by default); unset: no MQTT (docs/home-assistant.md)."),
         .text("username", \.username, "User name at the broker."),
@@ -70,7 +70,7 @@ public struct MQTTSettings: ConfigSectionSettings {
 
     /// The broker's host and port and whether it speaks TLS (`mqtts://`), or why `url` names
     /// none.
-    public static func broker(_ url: String) -> Result<(host: String, port: Int, tls: Bool), BrokerError> {
+    package static func broker(_ url: String) -> Result<(host: String, port: Int, tls: Bool), BrokerError> {
         let lower = url.lowercased()
         let tls = lower.hasPrefix("mqtts://") || lower.hasPrefix("ssl://")
         guard tls || lower.hasPrefix("mqtt://") || lower.hasPrefix("tcp://") else {
@@ -101,9 +101,9 @@ public struct MQTTSettings: ConfigSectionSettings {
     }
 
     /// Why a broker URL cannot be used.
-    public struct BrokerError: Error, Sendable, Equatable, CustomStringConvertible {
+    package struct BrokerError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The reason, quoting the URL.
-        public var description: String
+        package var description: String
         init(_ description: String) { self.description = description }
     }
 
@@ -120,7 +120,7 @@ public struct MQTTSettings: ConfigSectionSettings {
 
     /// The broker URL, the prefixes, the client id and the credentials together, each problem
     /// naming its key.
-    public func problems() -> [ConfigDiagnostic] {
+    package func problems() -> [ConfigDiagnostic] {
         var problems: [ConfigDiagnostic] = []
         func problem(_ key: String, _ message: String) {
             problems.append(ConfigDiagnostic(key: "mqtt." + key, source: nil, message: message))

@@ -1,31 +1,31 @@
 import WPTime
-public import WPConfig
+package import WPConfig
 import WPHistory
 import WPRuntime
 
 /// `notifications.*`: the journal's events told to chat robots, webhooks and status tools, the
 /// section the notifier declares (docs/notifications.md).
-public struct NotificationSettings: ConfigSectionSettings {
+package struct NotificationSettings: ConfigSectionSettings {
     /// One receiver (`notifications.receivers[]`): where messages go and how.
-    public struct Receiver: ConfigListEntrySettings {
+    package struct Receiver: ConfigListEntrySettings {
         /// Its name, used by routes, metrics and `/health`.
-        public var name = ""
+        package var name = ""
         /// `wecom`, `dingtalk`, `feishu`, `webhook` or `uptime_kuma`.
-        public var type = "webhook"
+        package var type = "webhook"
         /// Its URL; it holds the receiver's token, so it is a secret.
-        public var url: Secret?
+        package var url: Secret?
         /// The signing secret (DingTalk, Feishu, webhook).
-        public var secret: Secret?
+        package var secret: Secret?
         /// `en` or `zh-CN`; `nil`: `notifications.language`.
-        public var language: String?
+        package var language: String?
         /// A word the robot's keyword rule asks for, put before each title.
-        public var keyword = ""
+        package var keyword = ""
 
         /// Every key at its default.
-        public init() {}
+        package init() {}
 
         /// The keys of one receiver.
-        public static let fields: [ConfigSection<Receiver>.Field] = [
+        package static let fields: [ConfigSection<Receiver>.Field] = [
             .text("name", \.name, "Name of the receiver, used by routes, in metrics and in `/health` (letters, digits, `_`, `-`)."),
             .text("type", \.type, as: .choice(ReceiverKind.allCases.map(\.rawValue)), "Kind of receiver."),
             .secret("url", \.url, "URL of the receiver; it holds the receiver's token, so it is masked as a secret.", file: true),
@@ -36,23 +36,23 @@ public struct NotificationSettings: ConfigSectionSettings {
     }
 
     /// One route (`notifications.routes[]`): which events go to which receivers.
-    public struct Route: ConfigListEntrySettings {
+    package struct Route: ConfigListEntrySettings {
         /// Event kinds; empty: every kind of a UPS or a server.
-        public var events: [String] = []
+        package var events: [String] = []
         /// UPS names (as the status pages show them) or device ids; empty: every UPS.
-        public var ups: [String] = []
+        package var ups: [String] = []
         /// Server names; empty: every server.
-        public var servers: [String] = []
+        package var servers: [String] = []
         /// `site` labels; empty: every site.
-        public var sites: [String] = []
+        package var sites: [String] = []
         /// The receivers told.
-        public var receivers: [String] = []
+        package var receivers: [String] = []
 
         /// Every key at its default.
-        public init() {}
+        package init() {}
 
         /// The keys of one route.
-        public static let fields: [ConfigSection<Route>.Field] = [
+        package static let fields: [ConfigSection<Route>.Field] = [
             .words("events", \.events, as: .choice(NotificationSettings.eventNames),
                    "Event kinds routed; empty: every event of a UPS or a server."),
             .words("ups", \.ups, "UPSs routed, by name or device id; empty: every UPS."),
@@ -63,30 +63,30 @@ public struct NotificationSettings: ConfigSectionSettings {
     }
 
     /// `notifications.receivers`.
-    public var receivers: [Receiver] = []
+    package var receivers: [Receiver] = []
     /// `notifications.routes`.
-    public var routes: [Route] = []
+    package var routes: [Route] = []
     /// `notifications.language`.
-    public var language = "en"
+    package var language = "en"
     /// `notifications.time_zone`: `local` (the system's) or a zone name.
-    public var timeZone = "local"
+    package var timeZone = "local"
     /// `notifications.hold_time`: how long an event waits for more of its condition.
-    public var holdTime: Duration = .seconds(10)
+    package var holdTime: Duration = .seconds(10)
     /// `notifications.queue_size`: messages each receiver keeps while it cannot take them.
-    public var queueSize = 100
+    package var queueSize = 100
     /// `notifications.timeout`: the longest one delivery attempt takes.
-    public var timeout: Duration = .seconds(10)
+    package var timeout: Duration = .seconds(10)
     /// `notifications.heartbeat_interval`: time between two status pushes to Uptime Kuma.
-    public var heartbeatInterval: Duration = .seconds(60)
+    package var heartbeatInterval: Duration = .seconds(60)
 
     /// Nothing configured: no receiver.
-    public init() {}
+    package init() {}
 
     /// The event kinds a route may name: a UPS's and a server's (not the exporter's own).
     static let eventNames = HistoryEvent.Kind.allCases.filter { $0.pair != nil }.map(\.rawValue)
 
     /// The keys of `notifications.*`.
-    public static let section = ConfigSection<NotificationSettings>("notifications", [
+    package static let section = ConfigSection<NotificationSettings>("notifications", [
         .list("receivers", \.receivers, "Where messages go: chat robots, webhooks, Uptime Kuma (docs/notifications.md)."),
         .list("routes", \.routes, "Which events go to which receivers."),
         .text("language", \.language, as: .choice(["en", "zh-CN"]), "Language of the messages of a receiver that sets none."),
@@ -105,7 +105,7 @@ public struct NotificationSettings: ConfigSectionSettings {
     }
 
     /// The receivers, routes and time zone together, each problem naming its key.
-    public func problems() -> [ConfigDiagnostic] {
+    package func problems() -> [ConfigDiagnostic] {
         var problems: [ConfigDiagnostic] = []
         func problem(_ key: String, _ message: String) {
             problems.append(ConfigDiagnostic(key: "notifications." + key, source: nil, message: message))
