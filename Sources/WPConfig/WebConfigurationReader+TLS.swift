@@ -1,3 +1,4 @@
+import WPPOSIX
 /// `tls_server_config`: keys, enumerations, and the certificate, key and CA files.
 extension WebConfigurationReader {
     static let tlsKeys = ["cert_file", "key_file", "client_auth_type", "client_ca_file", "min_version", "max_version",
@@ -91,19 +92,8 @@ extension WebConfigurationReader {
     /// Relative paths are relative to the web configuration file's directory (as in the toolkit).
     func resolve(_ path: String) -> String {
         guard !path.hasPrefix("/") else { return path }
-        let directory = Self.directory(of: file)
+        let directory = POSIXFile.parentDirectory(of: file)
         return directory.isEmpty ? path : directory + "/" + path
-    }
-
-    /// The directory part of `file` as `NSString.deletingLastPathComponent` gives it:
-    /// `"/etc/wp/web.yml"` → `"/etc/wp"`, `"web.yml"` → `""`, `"/web.yml"` → `"/"`.
-    static func directory(of file: String) -> String {
-        var path = Substring(file)
-        while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
-        guard let slash = path.lastIndex(of: "/") else { return "" }
-        var directory = path[..<slash]
-        while directory.hasSuffix("/") { directory = directory.dropLast() }
-        return directory.isEmpty && path.hasPrefix("/") ? "/" : String(directory)
     }
 
     private mutating func checkPEM(_ path: String, key: String, at position: SourcePosition, marker: String) {

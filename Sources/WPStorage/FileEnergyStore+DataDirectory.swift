@@ -1,3 +1,4 @@
+import WPPOSIX
 import FoundationEssentials
 import Synchronization
 import WPLogging
@@ -41,7 +42,7 @@ extension FileEnergyStore {
         try FileSystem.ensureDirectory(paths.directory)
         if recreated {
             // The new directory's entry is flushed too, so the saves into it survive a power loss.
-            let parent = FileSystem.parentDirectory(of: paths.directory)
+            let parent = POSIXFile.parentDirectory(of: paths.directory)
             try FileSystem.syncDirectory(parent.isEmpty ? "." : parent)
         }
         let lock: DataDirectoryLock

@@ -158,17 +158,6 @@ enum FileSystem {
         return names
     }
 
-    /// The parent of `path` as `NSString.deletingLastPathComponent` gives it:
-    /// `"/var/lib/wp"` → `"/var/lib"`, `"wp"` → `""`, `"/wp"` → `"/"`.
-    static func parentDirectory(of path: String) -> String {
-        var path = Substring(path)
-        while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
-        guard let slash = path.lastIndex(of: "/") else { return "" }
-        var parent = path[..<slash]
-        while parent.hasSuffix("/") { parent = parent.dropLast() }
-        return parent.isEmpty && path.hasPrefix("/") ? "/" : String(parent)
-    }
-
     /// Creates `path` (and missing parents) with mode 0755 when it does not exist.
     static func ensureDirectory(_ path: String) throws(StorageError) {
         var info = stat()

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import Testing
 import WPPOSIX
 import WPTestThreads
@@ -33,6 +34,16 @@ import WPTestThreads
         let failed = try #require(POSIXFile.makeDirectories(root + "/file/sub"))
         #expect(failed.path == root + "/file")
         #expect(failed.errno == ENOTDIR)
+    }
+
+    /// The data directory's parent and the web configuration's relative certificate paths are
+    /// found as with `NSString.deletingLastPathComponent`, which WPStorage and WPConfig used
+    /// before they dropped Foundation.
+    @Test func theParentOfAPathIsWhatNSStringGives() {
+        for path in ["/var/lib/wp", "/var/lib/wp/", "wp", "/wp", "/", "a/b", "a//b", "a/b//", "./x", "../x/y", "//x", "",
+                     "/etc/wp/web.yml", "conf/web.yml", "a//b.yml"] {
+            #expect(POSIXFile.parentDirectory(of: path) == (path as NSString).deletingLastPathComponent, "\(path)")
+        }
     }
 
     @Test func anUnreadableDirectoryIsItsErrno() {

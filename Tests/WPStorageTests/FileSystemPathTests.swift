@@ -3,14 +3,8 @@ import Testing
 import WPTestThreads
 @testable import WPStorage
 
-/// Path helpers that replaced Foundation in WPStorage.
+/// Listing a directory in WPStorage (the parent of a path is WPPOSIX's: POSIXDirectoryTests).
 @Suite(.ownThreads, .timeLimit(.minutes(3))) struct FileSystemPathTests {
-    @Test func parentDirectoryMatchesNSString() {
-        for path in ["/var/lib/wp", "/var/lib/wp/", "wp", "/wp", "/", "a/b", "a//b", "a/b//", "./x", "../x/y", "//x", ""] {
-            #expect(FileSystem.parentDirectory(of: path) == (path as NSString).deletingLastPathComponent, "\(path)")
-        }
-    }
-
     @Test func listDirectoryNamesEntriesAndNamesTheFailure() throws {
         let directory = NSTemporaryDirectory() + "wpstorage-list-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
