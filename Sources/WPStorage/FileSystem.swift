@@ -51,10 +51,11 @@ enum FileSystem {
     /// Writes `bytes` to a new file at `path` (truncating any leftover), with exactly `mode`,
     /// and flushes it to stable storage with `fsync`.
     ///
-    /// - Returns: the identity of the file written.
-    @discardableResult
     /// A symbolic link at `path` is refused and left alone (``StorageError/symbolicLink(path:)``):
     /// opening it would truncate, fill and re-mode whatever file it points at.
+    ///
+    /// - Returns: the identity of the file written.
+    @discardableResult
     static func writeAndSync(_ path: String, _ bytes: [UInt8], mode: UInt16) throws(StorageError) -> Identity {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode_t(mode))
         guard fd >= 0 else { throw refusal("create", path) }
