@@ -179,7 +179,7 @@ let package = Package(
 
         .testTarget(name: "WPRuntimeTests", dependencies: ["WPRuntime", "WPTestThreads"]),
         .testTarget(name: "WPPOSIXTests", dependencies: ["WPPOSIX", "WPTestThreads"]),
-        .testTarget(name: "WPTextTests", dependencies: ["WPText", "WPTestThreads"]),
+        .testTarget(name: "WPTextTests", dependencies: ["WPText", "WPTestThreads", "WPTestSupport"]),
         .testTarget(name: "WPTimeTests", dependencies: ["WPTime", "WPTestThreads"]),
         .testTarget(name: "WPCompressionTests", dependencies: ["WPTestThreads", "WPCompression"]),
         .testTarget(name: "WPLoggingTests", dependencies: ["WPTestThreads", "WPLogging", "WPRuntime", "WPCompression", "WPTestSupport", "WPCZlib", "WPText"]),

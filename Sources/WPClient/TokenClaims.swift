@@ -1,3 +1,4 @@
+import WPText
 import FoundationEssentials
 import WPRuntime
 
@@ -81,7 +82,7 @@ extension DeviceListDecoder {
     /// segment is tried, so a token with extra segments still reads.
     package func tokenClaims(_ token: String) -> TokenClaims? {
         for segment in token.split(separator: ".") where segment.count >= 8 {
-            guard let bytes = Self.base64URLDecode(segment),
+            guard let bytes = Base64.decoded(segment, url: true),
                   let claims = Self.claims(in: bytes, keys: claimKeys) else { continue }
             return claims
         }
@@ -117,12 +118,6 @@ extension DeviceListDecoder {
             }
             return found ? claims : nil
         }
-    }
-
-    static func base64URLDecode(_ text: Substring) -> [UInt8]? {
-        var base64 = String(text).replacing("-", with: "+").replacing("_", with: "/")
-        while base64.count % 4 != 0 { base64.append("=") }
-        return Data(base64Encoded: base64).map { Array($0) }
     }
 }
 

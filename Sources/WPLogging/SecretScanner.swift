@@ -145,7 +145,7 @@ enum SecretScanner {
         var bits: UInt32 = 0
         var bitCount = 0
         for byte in text where byte != UInt8(ascii: "=") {
-            guard let value = Base64Alphabet.value(of: byte) else { return false }
+            guard let value = Base64.value(of: byte) else { return false }
             bits = (bits << 6 | value) & 0xFFFF
             bitCount += 6
             if bitCount >= 8 {

@@ -185,7 +185,7 @@ package enum ReceiverKind: String, Sendable, CaseIterable {
         guard let mac = Digest.hmac(.sha256, key: Array(key.utf8), Array(message.utf8)) else {
             throw NotificationError("the signature cannot be made: libcrypto is not available or the secret is over 1,024 bytes")
         }
-        return Data(mac).base64EncodedString()
+        return Base64.encoded(mac)
     }
 
     /// `url` with `query` added to its own.

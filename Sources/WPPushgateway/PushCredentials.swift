@@ -1,3 +1,4 @@
+import WPText
 import WPRuntime
 import FoundationEssentials
 import WPMetrics
@@ -21,7 +22,7 @@ struct PushCredentials: Sendable {
             secrets = password.map { [$0] } ?? []
             return
         }
-        let encoded = Data((username + ":" + (password ?? "")).utf8).base64EncodedString()
+        let encoded = Base64.encoded((username + ":" + (password ?? "")).utf8)
         header = "Basic " + encoded
         var forms: Set<String> = [encoded]
         if let password, !password.isEmpty {

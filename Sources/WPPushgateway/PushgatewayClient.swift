@@ -213,20 +213,12 @@ public struct PushgatewayClient: Sendable {
     /// One `name/value` pair of the grouping path.
     static func segment(_ name: String, _ value: String) -> String {
         if value.isEmpty { return name + "@base64/=" }
-        if value.contains("/") { return name + "@base64/" + base64URL(value) }
+        if value.contains("/") { return name + "@base64/" + Base64.encoded(value.utf8, url: true) }
         return name + "/" + percentEncoded(value)
     }
 
     /// `value` percent-encoded for a path segment (``PercentEncoding/encoded(_:strict:)``).
     static func percentEncoded(_ value: String, strict: Bool = false) -> String {
         PercentEncoding.encoded(value, strict: strict)
-    }
-
-    /// RFC 4648 §5 base64url without padding.
-    static func base64URL(_ value: String) -> String {
-        Data(value.utf8).base64EncodedString()
-            .replacing("+", with: "-")
-            .replacing("/", with: "_")
-            .replacing("=", with: "")
     }
 }

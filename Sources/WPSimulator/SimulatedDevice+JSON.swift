@@ -157,13 +157,6 @@ extension SimulatedDevice {
 
 /// JSON text helpers for the simulator's hand-built responses.
 enum SimulatorJSON {
-    /// Base64url without padding.
-    static func base64URL(_ text: String) -> String {
-        Data(text.utf8).base64EncodedString()
-            .replacing("+", with: "-").replacing("/", with: "_")
-            .replacing("=", with: "")
-    }
-
     /// A stable uuid-shaped string for `serial`.
     static func uuid(_ serial: Int) -> String {
         let hex = String(UInt64(truncatingIfNeeded: serial), radix: 16, width: 12)

@@ -51,8 +51,8 @@ extension WinPowerSimulator {
             + "\"login_user_id\":\"00000000-0000-0000-0000-000000000000\",\"expire_time_key\":\(expiresMs),"
             + "\"tokenExpiredMinutes\":\(minutes),\"jti\":\"\(SimulatorJSON.uuid(serial &+ 0x5000))\","
             + "\"exp\":\(exp),\"iat\":\(issuedMs / 1000),\"sub\":\"WINPOWER_TOKEN\",\"iss\":\"WINPOWER\"}"
-        let signature = SimulatorJSON.base64URL("simulated-signature-\(serial)")
-        return [SimulatorJSON.base64URL(header), SimulatorJSON.base64URL(payload), signature].joined(separator: ".")
+        let signature = Base64.encoded("simulated-signature-\(serial)".utf8, url: true)
+        return [Base64.encoded(header.utf8, url: true), Base64.encoded(payload.utf8, url: true), signature].joined(separator: ".")
     }
 
     /// Whether `request` carries a token the server still accepts.
