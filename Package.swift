@@ -114,7 +114,7 @@ let package = Package(
         // Process policy, created once at the top of a process: termination signals (first
         // graceful, then a handler), signals as streams of requests (SIGHUP), the standard
         // streams and their bounded flush at exit (docs/architecture.md, "Signals and process policy").
-        .target(name: "WPProcess", dependencies: ["WPRuntime", "WPLogging"]),
+        .target(name: "WPProcess", dependencies: ["WPRuntime", "WPLogging", "WPPOSIX"]),
         .target(name: "WPCollector", dependencies: ["WPWallClock", "WPRuntime", "WPClient", "WPEnergy", "WPStorage", "WPMetrics", "WPLogging", "WPBytes", "WPCompression"]),
         .target(name: "WPSimulator", dependencies: ["WPRuntime", "WPServer", "WPLogging", "WPText"]),
         // The NUT network protocol (upsd) over the collectors' published readings: every
@@ -179,7 +179,7 @@ let package = Package(
 
         .testTarget(name: "WPRuntimeTests", dependencies: ["WPRuntime", "WPTestThreads"]),
         .testTarget(name: "WPPOSIXTests", dependencies: ["WPPOSIX", "WPTestThreads"]),
-        .testTarget(name: "WPTextTests", dependencies: ["WPText", "WPTestThreads", "WPTestSupport"]),
+        .testTarget(name: "WPTextTests", dependencies: ["WPText", "WPTestThreads"]),
         .testTarget(name: "WPTimeTests", dependencies: ["WPTime", "WPTestThreads"]),
         .testTarget(name: "WPCompressionTests", dependencies: ["WPTestThreads", "WPCompression"]),
         .testTarget(name: "WPLoggingTests", dependencies: ["WPTestThreads", "WPLogging", "WPRuntime", "WPCompression", "WPTestSupport", "WPCZlib", "WPText"]),

@@ -123,6 +123,13 @@ def check_internal_modules(work: Path) -> list[str]:
     return problems
 
 
+def print_internal_problems(problems: list[str]) -> None:
+    print("api-list: modules that are no product's declare public API (make it `package`, or the "
+          "module a product: docs/architecture.md, \"Products\"):")
+    for problem in problems:
+        print(f"  {problem}")
+
+
 def lines(module: str, graphs: Path) -> list[str]:
     found = set()
     for graph in symbol_graph.graphs(graphs):
@@ -179,6 +186,9 @@ def main() -> int:
         for module, listed in listings.items():
             (api / f"{module}.txt").write_text("".join(line + "\n" for line in listed), encoding="utf-8")
         print(f"api-list: wrote {where}/ ({sum(map(len, listings.values()))} public declarations, {len(listings)} modules)")
+        if internal_problems:
+            print_internal_problems(internal_problems)
+            return 1
         return 0
     status = 0
     for module, listed in listings.items():
@@ -197,10 +207,7 @@ def main() -> int:
                 print(f"  … {len(added) + len(removed) - 60} more")
     if internal_problems:
         status = 1
-        print("api-list: modules that are no product's declare public API (make it `package`, or the "
-              "module a product: docs/architecture.md, \"Products\"):")
-        for problem in internal_problems:
-            print(f"  {problem}")
+        print_internal_problems(internal_problems)
     stale = [p.name for p in api.glob("*.txt") if p.stem not in listings]
     if stale:
         status = 1

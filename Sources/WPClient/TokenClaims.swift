@@ -1,5 +1,4 @@
 import WPText
-import FoundationEssentials
 import WPRuntime
 
 /// The lifetime claims of a WinPower login token (an HS512 JWT), read without checking the
@@ -82,7 +81,8 @@ extension DeviceListDecoder {
     /// segment is tried, so a token with extra segments still reads.
     package func tokenClaims(_ token: String) -> TokenClaims? {
         for segment in token.split(separator: ".") where segment.count >= 8 {
-            guard let bytes = Base64.decoded(segment, url: true),
+            // JWTs use the URL alphabet (RFC 7515); a token in the standard one reads too.
+            guard let bytes = Base64.decoded(segment, url: true) ?? Base64.decoded(segment),
                   let claims = Self.claims(in: bytes, keys: claimKeys) else { continue }
             return claims
         }

@@ -35,17 +35,16 @@ extension POSIXFile {
         return names
     }
 
-    /// The directory `path` is in, as `NSString.deletingLastPathComponent` gives it (trailing
-    /// and doubled slashes dropped): `"/var/lib/wp"` → `"/var/lib"`, `"wp"` → `""`, `"/wp"` →
-    /// `"/"`. What the data directory's parent and the web configuration's relative files are
+    /// The directory `path` is in, as `NSString.deletingLastPathComponent` gives it (doubled
+    /// slashes made one, a slash at the end dropped): `"/var/lib/wp"` → `"/var/lib"`, `"wp"` →
+    /// `""`, `"/wp"` → `"/"`, `"a//b/c"` → `"a/b"`. What the data directory's parent and the web configuration's relative files are
     /// found by.
     package static func parentDirectory(of path: String) -> String {
-        var path = Substring(path)
-        while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
-        guard let slash = path.lastIndex(of: "/") else { return "" }
-        var parent = path[..<slash]
-        while parent.hasSuffix("/") { parent = parent.dropLast() }
-        return parent.isEmpty && path.hasPrefix("/") ? "/" : String(parent)
+        var components = path.split(separator: "/", omittingEmptySubsequences: true)
+        guard !components.isEmpty else { return path.hasPrefix("/") ? "/" : "" }
+        components.removeLast()
+        let parent = components.joined(separator: "/")
+        return path.hasPrefix("/") ? "/" + parent : parent
     }
 
     /// Creates `path` and its missing parents (`mkdir -p`) with `mode` (less the umask).

@@ -69,11 +69,12 @@ extension POSIXFile {
         case failed(Int32)
     }
 
-    /// Reads what `fd` has, up to `count` bytes (all of `buffer` by default), into the start of
-    /// `buffer` (`read(2)`, retried on `EINTR`). The one read call of ``read(_:limit:)`` and of
+    /// Reads what `fd` has, up to `count` bytes (all of `buffer` by default; a count below 1
+    /// reads nothing and gives `.read(0)`, which a loop takes for the end), into the start of
+    /// `buffer` (`read(2)`, retried on `EINTR`): the read call of ``read(_:limit:)`` and of
     /// every loop that streams a file.
     package static func readChunk(_ fd: Int32, into buffer: inout [UInt8], count: Int? = nil) -> ChunkRead {
-        let wanted = min(count ?? buffer.count, buffer.count)
+        let wanted = max(0, min(count ?? buffer.count, buffer.count))
         while true {
             let result = buffer.withUnsafeMutableBytes { readCall(fd, $0.baseAddress, wanted) }
             if result >= 0 { return .read(result) }

@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import Synchronization
+import WPPOSIX
 import WPRuntime
 
 /// The process-wide relay behind every signal type of this module: a signal handler that
@@ -102,9 +103,9 @@ final class SignalRelay: Sendable {
     private func readLoop(_ fd: Int32) {
         var bytes = [UInt8](repeating: 0, count: 64)
         while true {
-            let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return }   // the pipe is never closed: not expected
+            guard case .read(let count) = POSIXFile.readChunk(fd, into: &bytes), count > 0 else {
+                return   // the pipe is never closed: not expected
+            }
             for byte in bytes.prefix(count) { deliver(Int32(byte)) }
         }
     }

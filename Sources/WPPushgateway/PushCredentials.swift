@@ -1,6 +1,5 @@
 import WPText
 import WPRuntime
-import FoundationEssentials
 import WPMetrics
 
 /// The basic-auth credentials of a ``PushgatewayClient``: the `Authorization` header it sends,

@@ -1,5 +1,4 @@
 import WPText
-import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

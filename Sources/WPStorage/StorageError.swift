@@ -44,13 +44,8 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
 
     /// The name the kernel shows for `pid` (`/proc/PID/comm`), if it runs and is readable.
     static func programName(_ pid: Int32) -> String? {
-        let descriptor = open("/proc/\(pid)/comm", O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var buffer = [UInt8](repeating: 0, count: 64)
-        let count = read(descriptor, &buffer, buffer.count)
-        guard count > 0 else { return nil }
-        let name = String(decoding: buffer.prefix(count).filter { $0 != 0x0A }, as: UTF8.self)
+        guard case .success(let bytes) = POSIXFile.readRegularFile("/proc/\(pid)/comm", limit: 64, prefix: true) else { return nil }
+        let name = String(decoding: bytes.filter { $0 != 0x0A }, as: UTF8.self)
         return name.isEmpty ? nil : name
     }
 

@@ -43,7 +43,8 @@ package enum Base64 {
     }
 
     /// `text` decoded from base64 (with `url`, the URL alphabet), padding optional; `nil` when
-    /// a character is outside the alphabet, one follows `=`, or more than two `=` end it.
+    /// a character is outside the alphabet, one follows `=`, more than two `=` end it, or a
+    /// lone character is left over (a length of 4n + 1, which no bytes encode to).
     package static func decoded(_ text: some StringProtocol, url: Bool = false) -> [UInt8]? {
         var output: [UInt8] = []
         output.reserveCapacity(text.utf8.count * 3 / 4)
@@ -63,7 +64,7 @@ package enum Base64 {
                 output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
             }
         }
-        guard padding <= 2 else { return nil }
+        guard padding <= 2, bits != 6 else { return nil }
         return output
     }
 }

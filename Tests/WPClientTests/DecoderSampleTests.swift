@@ -133,4 +133,17 @@ import WPTestThreads
         #expect(decoder.tokenClaims("eyJhbGciOiJIUzUxMiJ9.eyJzdWIiOiJ4In0.sig") == nil) // {"sub":"x"}
         #expect(decoder.tokenClaims("a.%%%%%%%%%%%.b") == nil)
     }
+
+    /// JWT segments are base64url (RFC 7515); a payload written in the standard alphabet, with
+    /// `+` and `/` and its padding, reads too, as it did when the decoder was Foundation's.
+    @Test func aPayloadInEitherBase64AlphabetIsRead() throws {
+        // ">>>" and "???" encode to "Pj4+" and "Pz8/": bytes that differ between the alphabets.
+        let payload = #"{"exp":1760367613,"iat":1760365813,"note":">>>???"}"#
+        let standard = Data(payload.utf8).base64EncodedString()
+        try #require(standard.contains("+") || standard.contains("/"))
+        for segment in [standard, TokenFactory.base64URL(payload)] {
+            let claims = try #require(DeviceListDecoder().tokenClaims("eyJhbGciOiJIUzUxMiJ9.\(segment).c2ln"), "\(segment)")
+            #expect(claims.exp == 1_760_367_613 && claims.iat == 1_760_365_813)
+        }
+    }
 }

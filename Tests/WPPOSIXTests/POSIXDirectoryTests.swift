@@ -41,7 +41,7 @@ import WPTestThreads
     /// before they dropped Foundation.
     @Test func theParentOfAPathIsWhatNSStringGives() {
         for path in ["/var/lib/wp", "/var/lib/wp/", "wp", "/wp", "/", "a/b", "a//b", "a/b//", "./x", "../x/y", "//x", "",
-                     "/etc/wp/web.yml", "conf/web.yml", "a//b.yml"] {
+                     "/etc/wp/web.yml", "conf/web.yml", "a//b.yml", "a//b/c"] {
             #expect(POSIXFile.parentDirectory(of: path) == (path as NSString).deletingLastPathComponent, "\(path)")
         }
     }

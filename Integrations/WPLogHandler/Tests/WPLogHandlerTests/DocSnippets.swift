@@ -10,6 +10,7 @@ func readmeBootstrapSnippet() {
 
     let logger = Logger(label: "nio")
     logger.info("connected", metadata: ["peer": ["host": "db", "port": "5432"]])
+    // {"time":"…","level":"info","logger":"nio","message":"connected","peer.host":"db","peer.port":"5432","source":"…"}
 }
 
 func embeddingSnippet() {
