@@ -54,12 +54,14 @@ def target_triple() -> str:
     return json.loads(out)["target"]["triple"]
 
 
-def extract_products(package: Path, out: Path, scratch: Path | None = None) -> list[str]:
+def extract_products(package: Path, out: Path, scratch: Path | None = None, also: list[str] = ()) -> list[str]:
     """Every product module's symbol graphs from the debug build of `package` (in its own scratch
-    path, or in `scratch`), into out/MODULE/."""
+    path, or in `scratch`), into out/MODULE/, and those of the modules `also` names beside them
+    (one build path, one pool). Returns the product modules."""
     bin_path = swift_build.bin_path(package, scratch)
     modules_dir = bin_path / "Modules"
-    modules = product_modules(package)
+    products = product_modules(package)
+    modules = products + [m for m in also if m not in products]
     missing = [m for m in modules if not (modules_dir / f"{m}.swiftmodule").exists()]
     if missing:
         raise SystemExit(f"api-list: no build of {', '.join(missing)} in {modules_dir}: run swift build first")
@@ -70,7 +72,7 @@ def extract_products(package: Path, out: Path, scratch: Path | None = None) -> l
     flags = swift_build.c_flags(list(dict.fromkeys([package, ROOT] + checkouts)), bin_path)
     with ThreadPoolExecutor(max_workers=2) as pool:
         list(pool.map(lambda m: extract(m, modules_dir, triple, flags, out / m), modules))
-    return modules
+    return products
 
 
 def extract(module: str, modules_dir: Path, triple: str, flags: list[str], out: Path) -> None:
@@ -82,13 +84,12 @@ def extract(module: str, modules_dir: Path, triple: str, flags: list[str], out: 
         raise SystemExit(f"api-list: symbolgraph-extract {module} failed:\n{result.stderr[-2000:]}")
 
 
-def internal_modules() -> list[str]:
+def internal_modules(products: list[str]) -> list[str]:
     """The root's Swift library modules that no product holds and that are not test support
     (WPTestSupport, WPTestThreads, the `…Testing` modules): the foundations, the codecs, the
     built-in front ends. Their declarations are `package` at most, so nothing in them is API."""
     package = json.loads(subprocess.run(["swift", "package", "dump-package"], check=True, capture_output=True,
                                         text=True, cwd=ROOT).stdout)
-    products = set(product_modules(ROOT))
     names = []
     for target in package["targets"]:
         name = target["name"]
@@ -106,17 +107,12 @@ INTERNAL_PUBLIC = {
 }
 
 
-def check_internal_modules(work: Path) -> list[str]:
-    """`MODULE: N public declarations (first: …)` for each internal module that declares any."""
-    modules = internal_modules()
-    bin_path = swift_build.bin_path(ROOT, None)
-    flags = swift_build.c_flags([ROOT], bin_path)
-    triple = target_triple()
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        list(pool.map(lambda m: extract(m, bin_path / "Modules", triple, flags, work / "internal" / m), modules))
+def internal_problems(modules: list[str], graphs: Path) -> list[str]:
+    """`MODULE: N public declarations (first: …)` for each internal module (its symbol graphs in
+    graphs/MODULE) that declares any INTERNAL_PUBLIC does not list."""
     problems = []
     for module in modules:
-        listed = [line for line in lines(module, work / "internal" / module)
+        listed = [line for line in lines(module, graphs / module)
                   if not any(line.startswith(prefix + ".") or line.startswith(prefix + ":") for prefix in INTERNAL_PUBLIC)]
         if listed:
             problems.append(f"{module}: {len(listed)} public declarations (first: {listed[0]})")
@@ -173,10 +169,12 @@ def main() -> int:
             modules = []
             for package in sorted(p.parent for p in (ROOT / "Integrations").glob("*/Package.swift")):
                 modules += extract_products(package, work, scratch=ROOT / ".build" / "integrations")
+            problems = []
         else:
-            modules = extract_products(ROOT, work)
+            internal = internal_modules(product_modules(ROOT))
+            modules = extract_products(ROOT, work, also=internal)
+            problems = internal_problems(internal, work)
         listings = {m: lines(m, work / m) for m in modules}
-        internal_problems = [] if integrations else check_internal_modules(work)
     where = api.relative_to(ROOT)
     if write:
         api.mkdir(exist_ok=True)
@@ -186,8 +184,8 @@ def main() -> int:
         for module, listed in listings.items():
             (api / f"{module}.txt").write_text("".join(line + "\n" for line in listed), encoding="utf-8")
         print(f"api-list: wrote {where}/ ({sum(map(len, listings.values()))} public declarations, {len(listings)} modules)")
-        if internal_problems:
-            print_internal_problems(internal_problems)
+        if problems:
+            print_internal_problems(problems)
             return 1
         return 0
     status = 0
@@ -205,9 +203,9 @@ def main() -> int:
                 print(f"  + {line}")
             if len(added) + len(removed) > 60:
                 print(f"  … {len(added) + len(removed) - 60} more")
-    if internal_problems:
+    if problems:
         status = 1
-        print_internal_problems(internal_problems)
+        print_internal_problems(problems)
     stale = [p.name for p in api.glob("*.txt") if p.stem not in listings]
     if stale:
         status = 1
