@@ -37,8 +37,8 @@ extension POSIXFile {
 
     /// The directory `path` is in, as `NSString.deletingLastPathComponent` gives it (doubled
     /// slashes made one, a slash at the end dropped): `"/var/lib/wp"` → `"/var/lib"`, `"wp"` →
-    /// `""`, `"/wp"` → `"/"`, `"a//b/c"` → `"a/b"`. What the data directory's parent and the web configuration's relative files are
-    /// found by.
+    /// `""`, `"/wp"` → `"/"`, `"a//b/c"` → `"a/b"`. What the data directory's parent and the web
+    /// configuration's relative files are found by.
     package static func parentDirectory(of path: String) -> String {
         var components = path.split(separator: "/", omittingEmptySubsequences: true)
         guard !components.isEmpty else { return path.hasPrefix("/") ? "/" : "" }

@@ -8,15 +8,8 @@ import WPTestThreads
 
 /// Directories made and listed once for the log sinks and the data directory.
 @Suite(.ownThreads, .timeLimit(.minutes(2))) struct POSIXDirectoryTests {
-    private func scratch() throws -> String {
-        var template = Array("/tmp/wp-posix-dir-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) != nil }
-        try #require(made)
-        return String(cBuffer: template)
-    }
-
     @Test func missingParentsAreMadeAndListed() throws {
-        let root = try scratch()
+        let root = try scratchDirectory("dir")
         defer { for path in ["/a/b/c", "/a/b", "/a/file", "/a", ""] { _ = remove(root + path) } }
         #expect(POSIXFile.makeDirectories(root + "/a/b/c") == nil)
         #expect(POSIXFile.isDirectory(root + "/a/b/c"))
@@ -28,7 +21,7 @@ import WPTestThreads
     }
 
     @Test func aFileInTheWayIsNamedAsNotADirectory() throws {
-        let root = try scratch()
+        let root = try scratchDirectory("dir")
         defer { for path in ["/file", ""] { _ = remove(root + path) } }
         close(open(root + "/file", O_CREAT | O_WRONLY | O_CLOEXEC, 0o600))
         let failed = try #require(POSIXFile.makeDirectories(root + "/file/sub"))

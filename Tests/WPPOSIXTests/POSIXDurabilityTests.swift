@@ -8,20 +8,13 @@ import WPTestThreads
 /// fsync, rename, a directory's entries flushed and the one read call, written once for the
 /// state file, the data directory's files and the rotated logs.
 @Suite(.ownThreads, .timeLimit(.minutes(2))) struct POSIXDurabilityTests {
-    private func scratch() throws -> String {
-        var template = Array("/tmp/wp-posix-sync-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) != nil }
-        try #require(made)
-        return String(cBuffer: template)
-    }
-
     private func contents(_ path: String) -> [UInt8]? {
         if case .success(let bytes) = POSIXFile.readRegularFile(path, limit: 1024) { return bytes }
         return nil
     }
 
     @Test func aRenameReplacesTheTargetAndTheDirectoryIsFlushed() throws {
-        let root = try scratch()
+        let root = try scratchDirectory("sync")
         defer { for path in ["/new", "/old", ""] { _ = remove(root + path) } }
         for (name, text) in [("new", "fresh"), ("old", "stale")] {
             let fd = open(root + "/" + name, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
@@ -37,7 +30,7 @@ import WPTestThreads
     }
 
     @Test func failuresAreNamedWithTheirErrno() throws {
-        let root = try scratch()
+        let root = try scratchDirectory("sync")
         defer { for path in ["/file", ""] { _ = remove(root + path) } }
         #expect(POSIXFile.rename(root + "/missing", to: root + "/other") == ENOENT)
         #expect(POSIXFile.syncDirectory(root + "/missing") == .init(operation: "open directory", errno: ENOENT))
